@@ -1,0 +1,8 @@
+//! Loading flow and profile files: YAML/TOML -> `Value` + span map, schema validation, the typed
+//! model and the semantic checks.
+
+pub mod model;
+pub mod schema;
+pub mod suggest;
+pub mod toml;
+pub mod yaml;

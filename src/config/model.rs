@@ -1,0 +1,543 @@
+//! The typed model of a flow, deserialized from the validated `Value`. The JSON Schema in
+//! `schemas/flow.schema.json` and these types describe the same data; a test keeps them in step.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A whole flow file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
+    pub name: String,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub vars: IndexMap<String, Value>,
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    #[serde(default)]
+    pub env: IndexMap<String, Scalar>,
+    pub web_server: Option<WebServer>,
+    pub atlas: Option<String>,
+    pub browser: Option<BrowserDefaults>,
+    pub defaults: Option<StepDefaults>,
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub finally: Vec<Step>,
+    #[serde(default)]
+    pub outputs: IndexMap<String, Value>,
+}
+
+/// A string, number or boolean (environment values, log messages).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    String(String),
+    Number(serde_json::Number),
+    Bool(bool),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::String(s) => f.write_str(s),
+            Scalar::Number(n) => write!(f, "{n}"),
+            Scalar::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// `web_server:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebServer {
+    #[serde(rename = "static")]
+    pub static_dir: Option<String>,
+    pub command: Option<Command>,
+    pub url: Option<String>,
+    pub ready_timeout: Option<String>,
+}
+
+/// `browser:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserDefaults {
+    pub headed: Option<bool>,
+    pub timeout: Option<String>,
+}
+
+/// `defaults:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepDefaults {
+    pub timeout: Option<String>,
+    pub retry: Option<Retry>,
+}
+
+/// `retry:` — a number of attempts or the full form.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Retry {
+    Attempts(u32),
+    Full(RetryPolicy),
+}
+
+/// The full form of `retry:`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryPolicy {
+    pub attempts: Option<u32>,
+    pub delay: Option<String>,
+    pub backoff: Option<f64>,
+    pub max_delay: Option<String>,
+    pub on: Option<Vec<ErrorKindName>>,
+}
+
+/// Error kinds `retry.on` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKindName {
+    Timeout,
+    NotFound,
+    Assertion,
+    CommandFailed,
+    Any,
+}
+
+/// A command: argv or a string.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Command {
+    String(String),
+    Argv(Vec<String>),
+}
+
+/// One step: the common keys and its action.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub condition: Option<Value>,
+    pub timeout: Option<String>,
+    pub retry: Option<Retry>,
+    pub continue_on_error: bool,
+    pub action: Action,
+}
+
+/// The keys every step may have besides its action.
+pub const COMMON_KEYS: &[&str] = &["id", "name", "if", "timeout", "retry", "continue_on_error"];
+
+/// Every action key, in the order the schema lists them.
+pub const ACTION_KEYS: &[&str] = &[
+    "open",
+    "snapshot",
+    "click",
+    "dblclick",
+    "hover",
+    "focus",
+    "check",
+    "uncheck",
+    "fill",
+    "type",
+    "press",
+    "select",
+    "wait",
+    "screenshot",
+    "eval",
+    "inspect",
+    "expect",
+    "agent",
+    "stop_agent",
+    "link_state",
+    "exec",
+    "set",
+    "log",
+    "run_flow",
+];
+
+/// A step's action with its (not yet rendered) value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Open(String),
+    Snapshot(Toggle<SnapshotOptions>),
+    Click(Selector),
+    Dblclick(Selector),
+    Hover(Selector),
+    Focus(Selector),
+    Check(Selector),
+    Uncheck(Selector),
+    Fill(FillAction),
+    Type(FillAction),
+    Press(String),
+    Select(SelectAction),
+    Wait(WaitAction),
+    Screenshot(Toggle<ScreenshotOptions>),
+    Eval(String),
+    Inspect(InspectAction),
+    Expect(ExpectAction),
+    Agent(AgentAction),
+    StopAgent(String),
+    LinkState(LinkState),
+    Exec(ExecAction),
+    Set(IndexMap<String, Value>),
+    Log(Scalar),
+    RunFlow(RunFlow),
+}
+
+impl Action {
+    /// The action key.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Action::Open(_) => "open",
+            Action::Snapshot(_) => "snapshot",
+            Action::Click(_) => "click",
+            Action::Dblclick(_) => "dblclick",
+            Action::Hover(_) => "hover",
+            Action::Focus(_) => "focus",
+            Action::Check(_) => "check",
+            Action::Uncheck(_) => "uncheck",
+            Action::Fill(_) => "fill",
+            Action::Type(_) => "type",
+            Action::Press(_) => "press",
+            Action::Select(_) => "select",
+            Action::Wait(_) => "wait",
+            Action::Screenshot(_) => "screenshot",
+            Action::Eval(_) => "eval",
+            Action::Inspect(_) => "inspect",
+            Action::Expect(_) => "expect",
+            Action::Agent(_) => "agent",
+            Action::StopAgent(_) => "stop_agent",
+            Action::LinkState(_) => "link_state",
+            Action::Exec(_) => "exec",
+            Action::Set(_) => "set",
+            Action::Log(_) => "log",
+            Action::RunFlow(_) => "run_flow",
+        }
+    }
+}
+
+/// `true` or an options object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Toggle<T> {
+    On(True),
+    Options(T),
+}
+
+/// Only the literal `true`.
+#[derive(Debug, Clone, Copy)]
+pub struct True;
+
+impl<'de> Deserialize<'de> for True {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<True, D::Error> {
+        if bool::deserialize(d)? {
+            Ok(True)
+        } else {
+            Err(serde::de::Error::custom("expected `true` or an object"))
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotOptions {
+    pub interactive: Option<bool>,
+    pub compact: Option<bool>,
+    pub depth: Option<u32>,
+    pub scope: Option<Selector>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotOptions {
+    pub path: Option<String>,
+    pub target: Option<Selector>,
+    pub full_page: Option<bool>,
+}
+
+/// An ElementSelector (SPEC §3.2).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Selector {
+    String(String),
+    Object(SelectorObject),
+    List(Vec<SelectorItem>),
+}
+
+/// One entry of a fallback list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SelectorItem {
+    String(String),
+    Object(SelectorObject),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectorObject {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub role: Option<String>,
+    pub text: Option<String>,
+    pub exact: Option<bool>,
+    pub css: Option<String>,
+    pub tag: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FillAction {
+    pub target: Selector,
+    pub value: Scalar,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectAction {
+    pub target: Selector,
+    pub value: OneOrMany,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum WaitAction {
+    Duration(String),
+    For(WaitOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitOptions {
+    #[serde(rename = "for")]
+    pub target: Option<Selector>,
+    pub state: Option<VisibleState>,
+    pub text: Option<String>,
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VisibleState {
+    Visible,
+    Hidden,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InspectAction {
+    pub target: Selector,
+    pub depth: Option<u32>,
+    pub include_styles: Option<bool>,
+    pub max_size: Option<Size>,
+    pub format: Option<InspectFormat>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Size {
+    Bytes(u64),
+    Text(String),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InspectFormat {
+    Html,
+    Aria,
+    Text,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectAction {
+    pub url: Option<Matcher>,
+    pub title: Option<Matcher>,
+    pub visible: Option<Selector>,
+    pub hidden: Option<Selector>,
+    pub text: Option<TargetMatcher>,
+    pub value: Option<TargetMatcher>,
+    pub count: Option<CountMatcher>,
+    pub checked: Option<Selector>,
+    pub that: Option<Value>,
+}
+
+/// A plain string (equals) or one of `equals` / `contains` / `matches`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Matcher {
+    Equals(String),
+    Full(MatcherOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatcherOptions {
+    pub equals: Option<String>,
+    pub contains: Option<String>,
+    pub matches: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetMatcher {
+    pub target: Selector,
+    pub equals: Option<String>,
+    pub contains: Option<String>,
+    pub matches: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountMatcher {
+    pub target: Selector,
+    pub equals: Option<IntOrTemplate>,
+    pub min: Option<IntOrTemplate>,
+    pub max: Option<IntOrTemplate>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum IntOrTemplate {
+    Int(i64),
+    Template(String),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentAction {
+    pub profile: String,
+    pub variant: Option<String>,
+    pub prompt: Option<String>,
+    pub follow_up: Option<String>,
+    pub session: Option<String>,
+    pub message: Option<String>,
+    pub workspace: Option<String>,
+    pub timeout: Option<String>,
+    pub idle_timeout: Option<String>,
+    pub background: Option<bool>,
+    #[serde(default)]
+    pub env: IndexMap<String, Scalar>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum LinkState {
+    Action(String),
+    Full(LinkStateOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkStateOptions {
+    pub action: String,
+    pub atlas: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ExecAction {
+    Short(Command),
+    Full(ExecOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecOptions {
+    pub command: Command,
+    #[serde(default)]
+    pub shell: bool,
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub env: IndexMap<String, Scalar>,
+    pub stdin: Option<String>,
+    #[serde(default)]
+    pub allow_failure: bool,
+}
+
+impl ExecAction {
+    /// The full form, whichever way it was written.
+    pub fn options(self) -> ExecOptions {
+        match self {
+            ExecAction::Short(command) => ExecOptions {
+                command,
+                shell: false,
+                cwd: None,
+                env: IndexMap::new(),
+                stdin: None,
+                allow_failure: false,
+            },
+            ExecAction::Full(o) => o,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RunFlow {
+    Path(String),
+    Full(RunFlowOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFlowOptions {
+    pub path: String,
+    #[serde(default)]
+    pub vars: IndexMap<String, Value>,
+}
+
+impl RunFlow {
+    /// The sub-flow's path as written.
+    pub fn path(&self) -> &str {
+        match self {
+            RunFlow::Path(p) => p,
+            RunFlow::Full(o) => &o.path,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Step, D::Error> {
+        use serde::de::Error;
+        let mut map = serde_json::Map::<String, Value>::deserialize(d)?;
+        let mut take = |k: &str| map.remove(k);
+        let id = take("id").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let name = take("name").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let condition = take("if");
+        let timeout = take("timeout").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let retry = take("retry").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let continue_on_error = take("continue_on_error")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?
+            .unwrap_or(false);
+        if map.len() != 1 {
+            return Err(D::Error::custom(format!(
+                "a step needs exactly one action key, found {}",
+                map.len()
+            )));
+        }
+        let action = serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        Ok(Step {
+            id,
+            name,
+            condition,
+            timeout,
+            retry,
+            continue_on_error,
+            action,
+        })
+    }
+}

@@ -1,0 +1,495 @@
+//! YAML -> `serde_json::Value` + span map, on saphyr's event parser (which keeps positions).
+//!
+//! Anchors and aliases work; an alias that would blow the document up past a fixed node budget is
+//! refused (the "billion laughs" attack). Duplicate keys are errors. `<<` merge keys are honoured.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+use serde_json::{Map, Number, Value};
+
+use crate::source::{Diagnostic, NodeSpan, SourceFile, SpanMap, pointer_push};
+
+/// Most nodes a document may expand to, aliases included.
+const MAX_NODES: usize = 1_000_000;
+/// Deepest nesting accepted.
+const MAX_DEPTH: usize = 200;
+
+/// Parses `file` as one YAML document.
+pub fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
+    let text = file.text();
+    let chars = CharIndex::new(text);
+    let mut builder = Builder {
+        file,
+        chars: &chars,
+        spans: SpanMap::default(),
+        anchors: HashMap::new(),
+        nodes: 0,
+        stack: Vec::new(),
+        root: None,
+        docs: 0,
+        errors: Vec::new(),
+    };
+    for item in Parser::new_from_str(text) {
+        match item {
+            Ok((event, span)) => {
+                if let Err(d) = builder.event(event, span) {
+                    return Err(vec![d]);
+                }
+            }
+            Err(e) => {
+                let off = chars.byte(e.marker().index());
+                let msg = format!("invalid YAML: {}", e.info());
+                return Err(vec![
+                    Diagnostic::error(file, off..off, msg)
+                        .with_help("check indentation, quoting and `:` after keys"),
+                ]);
+            }
+        }
+    }
+    if !builder.errors.is_empty() {
+        return Err(builder.errors);
+    }
+    match builder.root {
+        Some(v) if !v.is_null() => Ok((v, builder.spans)),
+        _ => Err(vec![
+            Diagnostic::error(file, 0..0, "the file is empty")
+                .with_help("a flow needs at least `name:` and `steps:`"),
+        ]),
+    }
+}
+
+/// Char index -> byte offset (saphyr counts characters).
+struct CharIndex {
+    /// Byte offset of each char, or empty when the text is ASCII (identity).
+    offsets: Vec<usize>,
+    len: usize,
+}
+
+impl CharIndex {
+    fn new(text: &str) -> CharIndex {
+        let offsets = if text.is_ascii() {
+            Vec::new()
+        } else {
+            text.char_indices().map(|(i, _)| i).collect()
+        };
+        CharIndex {
+            offsets,
+            len: text.len(),
+        }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        if self.offsets.is_empty() {
+            char_index.min(self.len)
+        } else {
+            self.offsets.get(char_index).copied().unwrap_or(self.len)
+        }
+    }
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        start: usize,
+        anchor: usize,
+        pointer: String,
+        key: Option<Range<usize>>,
+    },
+    Map {
+        map: Map<String, Value>,
+        start: usize,
+        anchor: usize,
+        pointer: String,
+        key: Option<Range<usize>>,
+        /// The key waiting for its value, with its span.
+        pending: Option<(String, Range<usize>)>,
+        /// Keys of this map with their spans, for duplicate detection.
+        seen: HashMap<String, Range<usize>>,
+        /// Merged (`<<`) entries, applied at the end so explicit keys win.
+        merges: Vec<Value>,
+    },
+}
+
+struct Builder<'a> {
+    file: &'a SourceFile,
+    chars: &'a CharIndex,
+    spans: SpanMap,
+    anchors: HashMap<usize, (Value, usize)>,
+    nodes: usize,
+    stack: Vec<Frame>,
+    root: Option<Value>,
+    docs: usize,
+    errors: Vec<Diagnostic>,
+}
+
+impl Builder<'_> {
+    fn range(&self, span: &Span) -> Range<usize> {
+        self.chars.byte(span.start.index())..self.chars.byte(span.end.index())
+    }
+
+    /// Pointer and key span for the next value to be placed in the current container.
+    fn slot(&self) -> (String, Option<Range<usize>>) {
+        match self.stack.last() {
+            None => (String::new(), None),
+            Some(Frame::Seq { items, pointer, .. }) => {
+                (pointer_push(pointer, &items.len().to_string()), None)
+            }
+            Some(Frame::Map {
+                pointer, pending, ..
+            }) => match pending {
+                Some((k, r)) => (pointer_push(pointer, k), Some(r.clone())),
+                None => (pointer.clone(), None),
+            },
+        }
+    }
+
+    fn expecting_key(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map { pending: None, .. }))
+    }
+
+    fn count(&mut self, n: usize, at: Range<usize>) -> Result<(), Diagnostic> {
+        self.nodes += n;
+        if self.nodes > MAX_NODES {
+            return Err(Diagnostic::error(
+                self.file,
+                at,
+                format!("the document expands to more than {MAX_NODES} nodes"),
+            )
+            .with_help("aliases that nest other aliases multiply; this looks like an alias bomb"));
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<(), Diagnostic> {
+        let range = self.range(&span);
+        match event {
+            Event::DocumentStart(_) => {
+                self.docs += 1;
+                if self.docs > 1 {
+                    return Err(Diagnostic::error(
+                        self.file,
+                        range,
+                        "a file holds one YAML document; found a second one",
+                    )
+                    .with_help("remove the `---` line or split the file"));
+                }
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                if self.expecting_key() {
+                    return self.key(text.into_owned(), range);
+                }
+                self.count(1, range.clone())?;
+                let value = scalar(&text, style, tag.as_deref().map(|t| t.suffix.as_str()));
+                let (pointer, key) = self.slot();
+                let content_start = match style {
+                    ScalarStyle::Plain => Some(range.start),
+                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Some(range.start + 1),
+                    _ => None,
+                }
+                .filter(|_| {
+                    // Only when the source text of the scalar is exactly its value.
+                    let src = &self.file.text()[range.clone()];
+                    let inner = match style {
+                        ScalarStyle::Plain => src,
+                        _ => src.get(1..src.len().saturating_sub(1)).unwrap_or(""),
+                    };
+                    inner == text.as_ref()
+                });
+                self.spans.insert(
+                    pointer,
+                    NodeSpan {
+                        value: range.clone(),
+                        key,
+                        content_start,
+                    },
+                );
+                if anchor > 0 {
+                    self.anchors.insert(anchor, (value.clone(), 1));
+                }
+                self.place(value, range)?;
+            }
+            Event::Alias(id) => {
+                let Some((value, size)) = self.anchors.get(&id).cloned() else {
+                    return Err(Diagnostic::error(self.file, range, "unknown alias"));
+                };
+                if self.expecting_key() {
+                    let key = match value {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    return self.key(key, range);
+                }
+                self.count(size, range.clone())?;
+                let (pointer, key) = self.slot();
+                self.spans.insert(
+                    pointer,
+                    NodeSpan {
+                        value: range.clone(),
+                        key,
+                        content_start: None,
+                    },
+                );
+                self.place(value, range)?;
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if self.expecting_key() {
+                    return Err(Diagnostic::error(
+                        self.file,
+                        range,
+                        "a map key must be a plain value, not a list or map",
+                    ));
+                }
+                if self.stack.len() >= MAX_DEPTH {
+                    return Err(Diagnostic::error(
+                        self.file,
+                        range,
+                        format!("nesting deeper than {MAX_DEPTH} levels"),
+                    ));
+                }
+                self.count(1, range.clone())?;
+                let (pointer, key) = self.slot();
+                let start = range.start;
+                let frame = if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Seq {
+                        items: Vec::new(),
+                        start,
+                        anchor,
+                        pointer,
+                        key,
+                    }
+                } else {
+                    Frame::Map {
+                        map: Map::new(),
+                        start,
+                        anchor,
+                        pointer,
+                        key,
+                        pending: None,
+                        seen: HashMap::new(),
+                        merges: Vec::new(),
+                    }
+                };
+                self.stack.push(frame);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let frame = self.stack.pop().expect("the parser balances start and end events");
+                let (value, start, anchor, pointer, key) = match frame {
+                    Frame::Seq {
+                        items,
+                        start,
+                        anchor,
+                        pointer,
+                        key,
+                    } => (Value::Array(items), start, anchor, pointer, key),
+                    Frame::Map {
+                        mut map,
+                        start,
+                        anchor,
+                        pointer,
+                        key,
+                        merges,
+                        ..
+                    } => {
+                        for merged in merges {
+                            let sources = match merged {
+                                Value::Array(list) => list,
+                                other => vec![other],
+                            };
+                            for source in sources {
+                                if let Value::Object(m) = source {
+                                    for (k, v) in m {
+                                        map.entry(k).or_insert(v);
+                                    }
+                                }
+                            }
+                        }
+                        (Value::Object(map), start, anchor, pointer, key)
+                    }
+                };
+                let end = range.end.max(start);
+                self.spans.insert(
+                    pointer,
+                    NodeSpan {
+                        value: start..end,
+                        key,
+                        content_start: None,
+                    },
+                );
+                if anchor > 0 {
+                    let size = node_count(&value);
+                    self.anchors.insert(anchor, (value.clone(), size));
+                }
+                self.place(value, start..end)?;
+            }
+            Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentEnd
+            | Event::Nothing => {}
+        }
+        Ok(())
+    }
+
+    fn key(&mut self, key: String, range: Range<usize>) -> Result<(), Diagnostic> {
+        let Some(Frame::Map { pending, seen, .. }) = self.stack.last_mut() else {
+            unreachable!("expecting_key checked the frame");
+        };
+        if key != "<<" {
+            if let Some(first) = seen.get(&key) {
+                let (line, _) = self.file.line_col(first.start);
+                self.errors.push(
+                    Diagnostic::error(self.file, range.clone(), format!("duplicate key `{key}`"))
+                        .with_help(format!("`{key}` is already defined on line {line}")),
+                );
+            } else {
+                seen.insert(key.clone(), range.clone());
+            }
+        }
+        *pending = Some((key, range));
+        Ok(())
+    }
+
+    fn place(&mut self, value: Value, _range: Range<usize>) -> Result<(), Diagnostic> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(value);
+            }
+            Some(Frame::Seq { items, .. }) => items.push(value),
+            Some(Frame::Map {
+                map,
+                pending,
+                merges,
+                ..
+            }) => {
+                let (key, _) = pending.take().expect("a value follows its key");
+                if key == "<<" {
+                    merges.push(value);
+                } else {
+                    map.insert(key, value);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn node_count(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(node_count).sum::<usize>(),
+        Value::Object(m) => 1 + m.values().map(node_count).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// Resolves a scalar with the YAML 1.2 core schema.
+fn scalar(text: &Cow<'_, str>, style: ScalarStyle, tag: Option<&str>) -> Value {
+    match tag {
+        Some("str") => return Value::String(text.to_string()),
+        Some("null") => return Value::Null,
+        _ => {}
+    }
+    if style != ScalarStyle::Plain {
+        return Value::String(text.to_string());
+    }
+    let t = text.as_ref();
+    match t {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        _ => {}
+    }
+    if let Some(n) = parse_int(t) {
+        return Value::Number(n.into());
+    }
+    let looks_numeric = t
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+        && t.bytes().any(|b| b.is_ascii_digit());
+    if looks_numeric {
+        if let Some(n) = t.parse::<f64>().ok().and_then(Number::from_f64) {
+            return Value::Number(n);
+        }
+    }
+    Value::String(t.to_string())
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let (neg, digits) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (radix, digits) = if let Some(h) = digits.strip_prefix("0x") {
+        (16, h)
+    } else if let Some(o) = digits.strip_prefix("0o") {
+        (8, o)
+    } else {
+        (10, digits)
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let n = i64::from_str_radix(digits, radix).ok()?;
+    Some(if neg { -n } else { n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn load_str(s: &str) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
+        load(&SourceFile::new(Path::new("t.yaml"), s.to_string()))
+    }
+
+    #[test]
+    fn builds_values_and_spans() {
+        let (v, spans) = load_str("name: x\nsteps:\n  - log: hi\n  - n: 3\n").unwrap();
+        assert_eq!(v["steps"][1]["n"], 3);
+        let s = spans.get("/steps/0/log").unwrap();
+        assert_eq!(s.value, 24..26);
+        assert_eq!(s.key, Some(19..22));
+    }
+
+    #[test]
+    fn anchors_and_merge_keys() {
+        let (v, _) = load_str("a: &x {k: 1, j: 2}\nb:\n  <<: *x\n  j: 5\nc: *x\n").unwrap();
+        assert_eq!(v["b"]["k"], 1);
+        assert_eq!(v["b"]["j"], 5);
+        assert_eq!(v["c"]["j"], 2);
+    }
+
+    #[test]
+    fn refuses_alias_bombs() {
+        let mut s = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            s.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let errs = load_str(&s).unwrap_err();
+        assert!(errs[0].message.contains("more than"), "{}", errs[0].message);
+    }
+
+    #[test]
+    fn duplicate_keys_and_empty_files() {
+        let errs = load_str("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(errs[0].message, "duplicate key `a`");
+        assert_eq!(errs[0].line_col(), Some((3, 1)));
+        assert_eq!(load_str("# nothing\n").unwrap_err()[0].message, "the file is empty");
+    }
+
+    #[test]
+    fn scalars_follow_the_core_schema() {
+        let (v, _) = load_str("a: yes\nb: 'true'\nc: 1.5\nd: 0x1f\ne: ~\nf: 1.2.3\n").unwrap();
+        assert_eq!(v["a"], "yes");
+        assert_eq!(v["b"], "true");
+        assert_eq!(v["c"], 1.5);
+        assert_eq!(v["d"], 31);
+        assert!(v["e"].is_null());
+        assert_eq!(v["f"], "1.2.3");
+    }
+}

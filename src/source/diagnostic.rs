@@ -1,0 +1,143 @@
+//! A problem found in a file: where it is, what is wrong, and how to fix it.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::SourceFile;
+
+/// How bad a diagnostic is. Only errors fail validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// One problem in one file, with its location when the file could be read.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub file: Option<SourceFile>,
+    /// The file name when there is no readable source (unreadable files, CLI input).
+    pub file_name: String,
+    /// Byte range in the file.
+    pub span: Option<Range<usize>>,
+    /// JSON pointer of the node the problem is about ("" for the document).
+    pub pointer: String,
+    pub message: String,
+    pub help: Option<String>,
+    /// What the underlined text is (shown beside the caret).
+    pub label: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error at `span` in `file`.
+    pub fn error(file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            file_name: file.name().to_string(),
+            file: Some(file.clone()),
+            span: Some(span),
+            pointer: String::new(),
+            message: message.into(),
+            help: None,
+            label: None,
+        }
+    }
+
+    /// An error about a file as a whole, with no source to show (unreadable, not UTF-8, ...).
+    pub fn file_error(file_name: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            file: None,
+            file_name: file_name.into(),
+            span: None,
+            pointer: String::new(),
+            message: message.into(),
+            help: None,
+            label: None,
+        }
+    }
+
+    /// Sets the help line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the JSON pointer.
+    pub fn with_pointer(mut self, pointer: impl Into<String>) -> Diagnostic {
+        self.pointer = pointer.into();
+        self
+    }
+
+    /// Sets the label under the caret.
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// 1-based line and column, when the diagnostic has a location.
+    pub fn line_col(&self) -> Option<(usize, usize)> {
+        match (&self.file, &self.span) {
+            (Some(f), Some(s)) => Some(f.line_col(s.start)),
+            _ => None,
+        }
+    }
+
+    /// `file:line:col` (or just `file`).
+    pub fn location(&self) -> String {
+        match self.line_col() {
+            Some((l, c)) => format!("{}:{l}:{c}", self.file_name),
+            None => self.file_name.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location(), self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+impl miette::Diagnostic for Diagnostic {
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h.as_str()) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.file.as_ref().map(|f| f as &dyn miette::SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let span = self.span.clone()?;
+        self.file.as_ref()?;
+        let len = span.end.saturating_sub(span.start).max(1);
+        let label = miette::LabeledSpan::new(self.label.clone(), span.start, len);
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+impl miette::SourceCode for SourceFile {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let inner = self
+            .text()
+            .read_span(span, context_lines_before, context_lines_after)?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name().to_string(),
+            inner.data(),
+            *inner.span(),
+            inner.line(),
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
