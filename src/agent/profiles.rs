@@ -1,0 +1,189 @@
+//! Agent profiles: built-in ones embedded from `profiles/`, a project's `profiles/` directory and
+//! `--profiles DIR` override them by label (later wins).
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+use crate::config::document;
+use crate::config::schema::{self, SchemaKind};
+use crate::source::Diagnostic;
+
+/// The profiles shipped inside the binary: (file name, text).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("claude-code.toml", include_str!("../../profiles/claude-code.toml")),
+    ("codex.toml", include_str!("../../profiles/codex.toml")),
+    ("cursor.toml", include_str!("../../profiles/cursor.toml")),
+    ("gemini.toml", include_str!("../../profiles/gemini.toml")),
+    ("opencode.toml", include_str!("../../profiles/opencode.toml")),
+];
+
+/// One profile file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
+    pub label: String,
+    pub executor_type: String,
+    pub kind: Kind,
+    pub description: Option<String>,
+    pub command: ProfileCommand,
+    #[serde(default)]
+    pub variants: Vec<Variant>,
+    /// Where it came from (`built-in` or a path).
+    #[serde(skip)]
+    pub origin: String,
+}
+
+/// The output protocol of an agent CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Claude,
+    Codex,
+    Gemini,
+    Cursor,
+    Opencode,
+    Generic,
+}
+
+/// A command line.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileCommand {
+    pub binary: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+}
+
+/// A named variation of a profile.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub label: String,
+    pub description: Option<String>,
+    pub command: Option<ProfileCommand>,
+}
+
+/// All known profiles by label.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    profiles: IndexMap<String, Profile>,
+}
+
+impl Registry {
+    /// Built-in profiles, then each directory in order (later ones override earlier ones).
+    /// Problems in profile files come back as diagnostics; the good files still load.
+    pub fn load(dirs: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
+        let mut reg = Registry::default();
+        let mut diags = Vec::new();
+        for (name, text) in BUILT_IN {
+            let path = Path::new("profiles").join(name);
+            match parse(&path, text.as_bytes().to_vec()) {
+                Ok(mut p) => {
+                    p.origin = "built-in".into();
+                    reg.profiles.insert(p.label.clone(), p);
+                }
+                Err(d) => diags.extend(d),
+            }
+        }
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut paths: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| document::Format::of(p).is_some())
+                .collect();
+            paths.sort();
+            for path in paths {
+                match load_file(&path) {
+                    Ok(p) => {
+                        reg.profiles.insert(p.label.clone(), p);
+                    }
+                    Err(d) => diags.extend(d),
+                }
+            }
+        }
+        (reg, diags)
+    }
+
+    /// A profile by label.
+    pub fn get_profile(&self, label: &str) -> Option<&Profile> {
+        self.profiles.get(label)
+    }
+
+    /// All profiles, in load order.
+    pub fn iter(&self) -> impl Iterator<Item = &Profile> {
+        self.profiles.values()
+    }
+
+    /// Labels of all profiles.
+    pub fn labels(&self) -> impl Iterator<Item = &str> {
+        self.profiles.keys().map(String::as_str)
+    }
+}
+
+impl Profile {
+    /// A variant by label.
+    pub fn get_variant(&self, label: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.label == label)
+    }
+}
+
+/// Reads and validates one profile file.
+pub fn load_file(path: &Path) -> Result<Profile, Vec<Diagnostic>> {
+    let doc = document::read(path)?;
+    let mut p = from_document(&doc)?;
+    p.origin = path.display().to_string();
+    Ok(p)
+}
+
+fn parse(path: &Path, bytes: Vec<u8>) -> Result<Profile, Vec<Diagnostic>> {
+    let format = document::Format::of(path).unwrap_or(document::Format::Toml);
+    let doc = document::parse_bytes(path, bytes, format)?;
+    from_document(&doc)
+}
+
+/// Validates a parsed profile document and builds the typed profile.
+pub fn from_document(doc: &document::Document) -> Result<Profile, Vec<Diagnostic>> {
+    let errors = schema::validate(SchemaKind::Profile, &doc.file, &doc.value, &doc.spans);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let p: Profile = serde_json::from_value(doc.value.clone()).map_err(|e| {
+        vec![Diagnostic::error(&doc.file, 0..0, format!("invalid profile: {e}"))]
+    })?;
+    let mut seen = std::collections::HashSet::new();
+    let mut errs = Vec::new();
+    for (i, v) in p.variants.iter().enumerate() {
+        if !seen.insert(v.label.as_str()) {
+            errs.push(schema::at_value(
+                &doc.file,
+                &doc.spans,
+                &format!("/variants/{i}/label"),
+                format!("duplicate variant `{}`", v.label),
+            ));
+        }
+    }
+    if errs.is_empty() { Ok(p) } else { Err(errs) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_profiles_load() {
+        let (reg, diags) = Registry::load(&[]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let labels: Vec<&str> = reg.labels().collect();
+        assert_eq!(labels, ["claude-code", "codex", "cursor", "gemini", "opencode"]);
+        assert!(reg.get_profile("claude-code").unwrap().get_variant("plan").is_some());
+        assert!(reg.get_profile("gemini").unwrap().get_variant("flash").is_some());
+    }
+}

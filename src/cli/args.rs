@@ -1,0 +1,120 @@
+//! The clap definitions. Flags are parsed into these plain structs first, then turned into the
+//! objects that do the work.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A declarative workflow runner: browser, agent and state steps described in YAML or TOML.
+#[derive(Debug, Parser)]
+#[command(name = "runner", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run flows (a directory runs every *.yaml, *.yml and *.toml flow under it).
+    Run(RunArgs),
+    /// Check flows and profiles without running anything.
+    Validate(ValidateArgs),
+    /// Print a JSON Schema (the same text as the files in schemas/).
+    Schema {
+        /// Which schema.
+        #[arg(value_enum, default_value = "flow")]
+        which: SchemaWhich,
+    },
+    /// List agent profiles, or show one's resolved command line.
+    Profiles {
+        #[command(subcommand)]
+        command: Option<ProfilesCommand>,
+        /// More profile directories (repeatable; later ones override earlier ones).
+        #[arg(long = "profiles", value_name = "DIR", global = true)]
+        profiles: Vec<PathBuf>,
+    },
+    /// Check that what flows need is installed and say how to fix what is not.
+    Doctor {
+        /// Flows whose agent profiles to check too.
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfilesCommand {
+    /// One line per profile: label, kind, variants, origin.
+    List,
+    /// The resolved command line of NAME or NAME/VARIANT.
+    Show { name: String },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemaWhich {
+    Flow,
+    Profile,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiagnosticFormat {
+    Human,
+    Json,
+    Github,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Files or directories (default: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// How to print problems.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: DiagnosticFormat,
+    /// More profile directories (repeatable; later ones override earlier ones).
+    #[arg(long = "profiles", value_name = "DIR")]
+    pub profiles: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Flow files or directories.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Override a var: KEY=VALUE (repeatable).
+    #[arg(long = "var", value_name = "KEY=VALUE")]
+    pub vars: Vec<String>,
+    /// Read vars from a YAML, TOML or .env file (repeatable).
+    #[arg(long = "var-file", value_name = "FILE")]
+    pub var_files: Vec<PathBuf>,
+    /// Flows run in parallel.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+    /// Run the I-th of N deterministic slices of the flows (I from 1 to N).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Only flows with this tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "T")]
+    pub tags: Vec<String>,
+    /// Skip flows with this tag (repeatable).
+    #[arg(long = "exclude-tag", value_name = "T")]
+    pub exclude_tags: Vec<String>,
+    /// Also write a report: junit=PATH, json=PATH (repeatable).
+    #[arg(long = "report", value_name = "KIND=PATH")]
+    pub reports: Vec<String>,
+    /// Where screenshots, logs and outputs go (default .runner/runs/<run-id>).
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
+    /// Where link_state records states (overrides the flow's `atlas:`).
+    #[arg(long, value_name = "DIR")]
+    pub atlas: Option<PathBuf>,
+    /// More agent profile directories (repeatable; later ones override earlier ones).
+    #[arg(long = "profiles", value_name = "DIR")]
+    pub profiles: Vec<PathBuf>,
+    /// Load, validate and print the plan; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Show the browser.
+    #[arg(long)]
+    pub headed: bool,
+    /// Stop scheduling flows after the first failure.
+    #[arg(long)]
+    pub fail_fast: bool,
+}

@@ -1,0 +1,47 @@
+//! Turning the paths given on the command line into the list of files to work on.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::document::Format;
+use crate::source::Diagnostic;
+
+/// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
+/// directories, `target` and `node_modules` skipped), sorted for a deterministic order.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = walkdir::WalkDir::new(p)
+                .follow_links(true)
+                .into_iter()
+                .filter_entry(|e| e.depth() == 0 || !skipped_dir(e.path()))
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
+                .map(walkdir::DirEntry::into_path)
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            errors.push(
+                Diagnostic::file_error(p.display().to_string(), "no such file or directory")
+                    .with_help("check the path"),
+            );
+        }
+    }
+    if errors.is_empty() { Ok(out) } else { Err(errors) }
+}
+
+fn skipped_dir(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    p.is_dir() && (name.starts_with('.') || name == "target" || name == "node_modules")
+}
+
+/// Whether a file is an agent profile (it sits in a directory named `profiles`).
+pub fn is_profile(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "profiles")
+}

@@ -1,0 +1,344 @@
+//! `runner run`: load and validate every flow first, then run them and write the reports.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::args::{DiagnosticFormat, RunArgs};
+use super::{exit, files, validate};
+use crate::config::document;
+use crate::config::flows::{LoadedFlow, Loader, absolute};
+use crate::engine::context::process_env;
+use crate::engine::flow::Runtime;
+use crate::engine::{FlowStatus, RunOptions, processes, run_flows};
+use crate::report::{Console, Reporter};
+use crate::source::Diagnostic;
+use crate::template::Templates;
+
+/// A report to write at the end.
+#[derive(Debug, Clone)]
+enum ReportTarget {
+    Junit(PathBuf),
+    Json(PathBuf),
+}
+
+/// Runs `run`; returns the exit code.
+pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
+    let reports = match parse_reports(&args.reports) {
+        Ok(r) => r,
+        Err(e) => return usage(reporter, &e),
+    };
+    let shard = match args.shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s,
+        Err(e) => return usage(reporter, &e),
+    };
+    let overrides = match parse_vars(&args.vars, &args.var_files) {
+        Ok(v) => v,
+        Err(d) => {
+            reporter.diagnostics(&d, DiagnosticFormat::Human);
+            return exit::INVALID_INPUT;
+        }
+    };
+    let paths = match files::collect(&args.paths) {
+        Ok(p) => p,
+        Err(d) => {
+            reporter.diagnostics(&d, DiagnosticFormat::Human);
+            return exit::INVALID_INPUT;
+        }
+    };
+    // A directory runs its flows, not its profiles or `_partial` sub-flows.
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .filter(|p| {
+            args.paths.contains(p)
+                || !(files::is_profile(p)
+                    || p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')))
+        })
+        .collect();
+    let (registry, diags) = validate::load_registry(&args.profiles);
+    if !diags.is_empty() {
+        reporter.diagnostics(&diags, DiagnosticFormat::Human);
+        return exit::INVALID_INPUT;
+    }
+    let mut loader = Loader::new(&registry);
+    let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
+    if !loader.diagnostics.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let diags: Vec<Diagnostic> = loader
+            .diagnostics
+            .into_iter()
+            .filter(|d| seen.insert((d.file_name.clone(), d.span.clone(), d.message.clone())))
+            .collect();
+        reporter.diagnostics(&diags, DiagnosticFormat::Human);
+        reporter.error(&format!("{} problem(s) found; nothing was run", diags.len()));
+        return exit::INVALID_INPUT;
+    }
+    let total = flows.len();
+    let flows = select(flows, &args.tags, &args.exclude_tags, shard);
+    if flows.is_empty() {
+        reporter.error("no flow to run (check the paths, --tag, --exclude-tag and --shard)");
+        return exit::INVALID_INPUT;
+    }
+    if args.dry_run {
+        reporter.out(&plan(&flows));
+        return exit::SUCCESS;
+    }
+    let run_id = run_id();
+    let artifacts = absolute(
+        &args
+            .artifacts
+            .clone()
+            .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
+    );
+    if let Err(e) = std::fs::create_dir_all(&artifacts) {
+        reporter.error(&format!("cannot create the artifacts directory {}: {e}", artifacts.display()));
+        return exit::ENVIRONMENT;
+    }
+    let jobs = args.jobs as usize;
+    let console = Arc::new(Console::new(*reporter, jobs));
+    let cancel = CancellationToken::new();
+    let rt = Arc::new(Runtime {
+        templates: Templates::new(),
+        env: Arc::new(process_env()),
+        run_id: run_id.clone(),
+        artifacts: artifacts.clone(),
+        cancel: cancel.clone(),
+        listener: console.clone(),
+        overrides,
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            reporter.error(&format!("cannot start the async runtime: {e}"));
+            return exit::ENVIRONMENT;
+        }
+    };
+    let started = Instant::now();
+    let count = flows.len();
+    let (results, interrupted) = runtime.block_on(async {
+        let watcher = tokio::spawn(watch_signals(cancel.clone()));
+        let results = run_flows(
+            rt,
+            flows,
+            RunOptions {
+                jobs,
+                fail_fast: args.fail_fast,
+            },
+        )
+        .await;
+        watcher.abort();
+        (results, cancel.is_cancelled())
+    });
+    processes::kill_all();
+    let elapsed = started.elapsed();
+    let not_run = count - results.len() + (total - count);
+    let mut code = exit_code(&results, interrupted);
+    for r in &reports {
+        let written = match r {
+            ReportTarget::Json(p) => {
+                let v = crate::report::json::report(&results, not_run, elapsed, &run_id);
+                write(p, &serde_json::to_string_pretty(&v).unwrap_or_default())
+            }
+            ReportTarget::Junit(p) => write(p, &crate::report::junit::report(&results, elapsed)),
+        };
+        if let Err(e) = written {
+            reporter.error(&e);
+            if code == exit::SUCCESS {
+                code = exit::ENVIRONMENT;
+            }
+        }
+    }
+    let summary_path = artifacts.join("report.json");
+    let v = crate::report::json::report(&results, not_run, elapsed, &run_id);
+    let _ = write(&summary_path, &serde_json::to_string_pretty(&v).unwrap_or_default());
+    console.summary(&results, not_run, elapsed);
+    code
+}
+
+fn usage(reporter: &Reporter, message: &str) -> i32 {
+    reporter.error(message);
+    exit::INVALID_INPUT
+}
+
+/// 130 if interrupted, 3 if a flow met an environment problem, 1 if one failed, else 0.
+pub fn exit_code(results: &[crate::engine::FlowResult], interrupted: bool) -> i32 {
+    if interrupted || results.iter().any(|r| r.status == FlowStatus::Interrupted) {
+        exit::INTERRUPTED
+    } else if results.iter().any(|r| r.status == FlowStatus::Error) {
+        exit::ENVIRONMENT
+    } else if results.iter().any(|r| r.status == FlowStatus::Failed) {
+        exit::FLOW_FAILED
+    } else {
+        exit::SUCCESS
+    }
+}
+
+async fn watch_signals(cancel: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        return;
+    };
+    let Ok(mut int) = signal(SignalKind::interrupt()) else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    cancel.cancel();
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    // Write then rename, so a reader never sees half a report.
+    let tmp = path.with_extension("tmp~");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn parse_reports(specs: &[String]) -> Result<Vec<ReportTarget>, String> {
+    specs
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some(("junit", p)) if !p.is_empty() => Ok(ReportTarget::Junit(PathBuf::from(p))),
+            Some(("json", p)) if !p.is_empty() => Ok(ReportTarget::Json(PathBuf::from(p))),
+            Some(("html", _)) => Err("--report html=DIR is not supported yet; use junit=PATH or json=PATH".into()),
+            _ => Err(format!("invalid --report `{s}`: expected junit=PATH or json=PATH")),
+        })
+        .collect()
+}
+
+/// `I/N` with 1 <= I <= N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let err = || format!("invalid --shard `{s}`: expected I/N with 1 <= I <= N, like 1/3");
+    let (i, n) = s.split_once('/').ok_or_else(err)?;
+    let i: usize = i.trim().parse().map_err(|_| err())?;
+    let n: usize = n.trim().parse().map_err(|_| err())?;
+    if i == 0 || n == 0 || i > n {
+        return Err(err());
+    }
+    Ok((i, n))
+}
+
+/// Tag filters, then the shard: flows sorted by path, the I-th of every N.
+fn select(
+    mut flows: Vec<Arc<LoadedFlow>>,
+    tags: &[String],
+    exclude: &[String],
+    shard: Option<(usize, usize)>,
+) -> Vec<Arc<LoadedFlow>> {
+    flows.retain(|f| {
+        (tags.is_empty() || f.flow.tags.iter().any(|t| tags.contains(t)))
+            && !f.flow.tags.iter().any(|t| exclude.contains(t))
+    });
+    flows.sort_by(|a, b| a.path.cmp(&b.path));
+    flows.dedup_by(|a, b| a.path == b.path);
+    if let Some((i, n)) = shard {
+        flows = flows
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i - 1)
+            .map(|(_, f)| f)
+            .collect();
+    }
+    flows
+}
+
+fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, Vec<Diagnostic>> {
+    let mut out = Map::new();
+    for f in files {
+        let is_env = f.extension().is_none_or(|e| e == "env") || f.file_name().is_some_and(|n| n == ".env");
+        if is_env {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                vec![Diagnostic::file_error(f.display().to_string(), format!("cannot read the var file: {e}"))]
+            })?;
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let line = line.strip_prefix("export ").unwrap_or(line);
+                let Some((k, v)) = line.split_once('=') else {
+                    return Err(vec![Diagnostic::file_error(
+                        format!("{}:{}", f.display(), i + 1),
+                        "expected KEY=VALUE",
+                    )]);
+                };
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|x| x.strip_suffix('"'))
+                    .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
+                    .unwrap_or(v);
+                out.insert(k.trim().to_string(), Value::String(v.to_string()));
+            }
+        } else {
+            let doc = document::read(f)?;
+            if let Value::Object(m) = doc.value {
+                out.extend(m);
+            }
+        }
+    }
+    for v in vars {
+        match v.split_once('=') {
+            Some((k, val)) if !k.trim().is_empty() => {
+                out.insert(k.trim().to_string(), Value::String(val.to_string()));
+            }
+            _ => {
+                return Err(vec![
+                    Diagnostic::file_error("--var", format!("invalid --var `{v}`: expected KEY=VALUE"))
+                        .with_help("for example --var base_url=http://localhost:8080"),
+                ]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `--dry-run`: the flows and their steps, as they would run.
+fn plan(flows: &[Arc<LoadedFlow>]) -> String {
+    let mut s = String::new();
+    for f in flows {
+        s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
+        for (i, step) in f.flow.steps.iter().enumerate() {
+            let name = step.name.clone().unwrap_or_else(|| step.action.key().to_string());
+            let cond = if step.condition.is_some() { " [if]" } else { "" };
+            s.push_str(&format!("  {}. {name}{cond}\n", i + 1));
+        }
+        for (i, step) in f.flow.finally.iter().enumerate() {
+            let name = step.name.clone().unwrap_or_else(|| step.action.key().to_string());
+            s.push_str(&format!("  finally {}. {name}\n", i + 1));
+        }
+    }
+    s.push_str(&format!("{} flow(s) would run\n", flows.len()));
+    s
+}
+
+/// A run id: UTC time and pid, sortable and unique on one machine.
+fn run_id() -> String {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let compact: String = now.chars().filter(|c| c.is_ascii_digit() || *c == 'T').collect();
+    format!("{compact}-{}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards() {
+        assert_eq!(parse_shard("2/3"), Ok((2, 3)));
+        assert!(parse_shard("0/3").is_err());
+        assert!(parse_shard("4/3").is_err());
+        assert!(parse_shard("x").is_err());
+    }
+}

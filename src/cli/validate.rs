@@ -1,0 +1,80 @@
+//! `runner validate`: check flows and profiles, print every problem, exit 2 if any.
+
+use std::path::PathBuf;
+
+use super::args::ValidateArgs;
+use super::exit;
+use super::files;
+use crate::agent::profiles::{self, Registry};
+use crate::config::flows::Loader;
+use crate::report::Reporter;
+use crate::source::Diagnostic;
+
+/// Runs `validate`; returns the exit code.
+pub fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let files = match files::collect(&paths) {
+        Ok(f) => f,
+        Err(d) => {
+            reporter.diagnostics(&d, args.format);
+            return exit::INVALID_INPUT;
+        }
+    };
+    let (registry, mut diags) = load_registry(&args.profiles);
+    diags.extend(check_files(&files, &registry));
+    reporter.diagnostics(&diags, args.format);
+    reporter.validate_summary(files.len(), diags.len(), args.format);
+    if diags.is_empty() { exit::SUCCESS } else { exit::INVALID_INPUT }
+}
+
+/// Profiles: built-in, then `./profiles`, then each `--profiles DIR`.
+pub fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
+    let mut dirs = vec![PathBuf::from("profiles")];
+    dirs.extend(extra.iter().cloned());
+    Registry::load(&dirs)
+}
+
+/// Validates files in parallel (one chunk per core) and returns every problem, in file order.
+pub fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
+    let chunk = files.len().div_ceil(threads).max(1);
+    let mut results: Vec<Vec<Diagnostic>> = Vec::new();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    for f in part {
+                        out.extend(check_file(f, registry));
+                    }
+                    out
+                })
+            })
+            .collect();
+        for h in handles {
+            results.push(h.join().unwrap_or_default());
+        }
+    });
+    results.into_iter().flatten().collect()
+}
+
+fn check_file(path: &std::path::Path, registry: &Registry) -> Vec<Diagnostic> {
+    if files::is_profile(path) {
+        return profiles::load_file(path).err().unwrap_or_default();
+    }
+    let mut loader = Loader::new(registry);
+    loader.load(path);
+    // Sub-flows' own problems are reported when those files are validated themselves, or here
+    // when they are not part of the set.
+    let mut seen = std::collections::HashSet::new();
+    loader
+        .diagnostics
+        .into_iter()
+        .filter(|d| seen.insert((d.file_name.clone(), d.span.clone(), d.message.clone())))
+        .collect()
+}

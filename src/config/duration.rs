@@ -1,0 +1,46 @@
+//! Durations as flows write them: `250ms`, `5s`, `2m`, `1h`.
+
+use std::time::Duration;
+
+/// Parses a duration; the message says what is wrong.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s.trim())
+        .map_err(|e| format!("invalid duration `{s}`: {e}"))?;
+    if d.is_zero() {
+        return Err(format!("duration `{s}` must be more than zero"));
+    }
+    Ok(d)
+}
+
+/// Parses a size: bytes, or with `B`, `KB`, `MB`, `KiB`, `MiB` (KB = 1024 bytes, as editors and
+/// browsers count page weight).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("invalid size `{s}`"))?;
+    let mult = match unit.trim() {
+        "" | "B" => 1.0,
+        "KB" | "KiB" => 1024.0,
+        "MB" | "MiB" => 1024.0 * 1024.0,
+        _ => return Err(format!("invalid size `{s}`")),
+    };
+    Ok((n * mult) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_sizes() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert_eq!(parse_size("50KB").unwrap(), 51_200);
+        assert_eq!(parse_size("1MB").unwrap(), 1_048_576);
+        assert_eq!(parse_size("10").unwrap(), 10);
+        assert!(parse_size("5 GB").is_err());
+    }
+}

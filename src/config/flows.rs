@@ -1,0 +1,231 @@
+//! Loading flows with everything they pull in: schema, typed model, semantic checks, and the
+//! sub-flows of `run_flow` steps (loaded once each, cycles reported).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::check::{Ctx, check_flow};
+use super::document::{self, Document};
+use super::model::{Action, Flow};
+use super::schema::{self, SchemaKind, at_value};
+use crate::agent::profiles::Registry;
+use crate::source::Diagnostic;
+use crate::template::{Templates, is_template};
+
+/// A flow that passed every check.
+#[derive(Debug)]
+pub struct LoadedFlow {
+    pub doc: Document,
+    pub flow: Flow,
+    /// The flow file's absolute path.
+    pub path: PathBuf,
+    /// Its directory (relative paths in the flow resolve against it).
+    pub dir: PathBuf,
+    /// Sub-flows of `run_flow` steps with literal paths, by the path as written.
+    pub subflows: HashMap<String, Arc<LoadedFlow>>,
+}
+
+/// Loads flows and their sub-flows, caching each file.
+pub struct Loader<'a> {
+    profiles: &'a Registry,
+    templates: Templates,
+    cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
+    stack: Vec<PathBuf>,
+    /// Every problem found so far, in all files.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader checking agent steps against `profiles`.
+    pub fn new(profiles: &'a Registry) -> Loader<'a> {
+        Loader {
+            profiles,
+            templates: Templates::new(),
+            cache: HashMap::new(),
+            stack: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Loads one flow; `None` when it (or a sub-flow) has problems, which are in `diagnostics`.
+    pub fn load(&mut self, path: &Path) -> Option<Arc<LoadedFlow>> {
+        let abs = absolute(path);
+        if let Some(hit) = self.cache.get(&abs) {
+            return hit.clone();
+        }
+        self.stack.push(abs.clone());
+        let result = self.load_uncached(path, &abs);
+        self.stack.pop();
+        self.cache.insert(abs, result.clone());
+        result
+    }
+
+    fn load_uncached(&mut self, path: &Path, abs: &Path) -> Option<Arc<LoadedFlow>> {
+        let doc = match document::read(path) {
+            Ok(d) => d,
+            Err(d) => {
+                self.diagnostics.extend(d);
+                return None;
+            }
+        };
+        let errors = schema::validate(SchemaKind::Flow, &doc.file, &doc.value, &doc.spans);
+        if !errors.is_empty() {
+            // Report the semantic problems of the parts that are well formed too: all at once.
+            let mut all = errors;
+            if let Some(partial) = partial_flow(&doc.value) {
+                let bad: Vec<String> = all.iter().map(|d| d.pointer.clone()).collect();
+                let more = check_flow(&Ctx {
+                    file: &doc.file,
+                    spans: &doc.spans,
+                    value: &doc.value,
+                    flow: &partial,
+                    profiles: self.profiles,
+                    templates: &self.templates,
+                });
+                all.extend(more.into_iter().filter(|d| !bad.iter().any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))));
+            }
+            all.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+            self.diagnostics.extend(all);
+            return None;
+        }
+        let flow: Flow = match serde_json::from_value(doc.value.clone()) {
+            Ok(f) => f,
+            Err(e) => {
+                // The schema accepted what the typed model refuses: a bug in runner.
+                self.diagnostics.push(Diagnostic::error(
+                    &doc.file,
+                    0..0,
+                    format!("internal error: the flow model disagrees with the schema: {e}"),
+                ));
+                return None;
+            }
+        };
+        let mut problems = check_flow(&Ctx {
+            file: &doc.file,
+            spans: &doc.spans,
+            value: &doc.value,
+            flow: &flow,
+            profiles: self.profiles,
+            templates: &self.templates,
+        });
+        let dir = abs.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let mut subflows = HashMap::new();
+        let run_flows = flow
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("/steps/{i}"), s))
+            .chain(flow.finally.iter().enumerate().map(|(i, s)| (format!("/finally/{i}"), s)));
+        for (ptr, step) in run_flows {
+            let Action::RunFlow(rf) = &step.action else { continue };
+            let rel = rf.path();
+            if is_template(rel) {
+                continue;
+            }
+            let ptr = if doc.value.pointer(&format!("{ptr}/run_flow/path")).is_some() {
+                format!("{ptr}/run_flow/path")
+            } else {
+                format!("{ptr}/run_flow")
+            };
+            let target = dir.join(rel);
+            let target_abs = absolute(&target);
+            if !target.is_file() {
+                problems.push(
+                    at_value(&doc.file, &doc.spans, &ptr, format!("sub-flow `{rel}` not found"))
+                        .with_help(format!("the path is relative to the flow's directory: looked for {}", target.display())),
+                );
+                continue;
+            }
+            if let Some(pos) = self.stack.iter().position(|p| *p == target_abs) {
+                let chain: Vec<String> = self.stack[pos..]
+                    .iter()
+                    .chain(std::iter::once(&target_abs))
+                    .map(|p| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()))
+                    .collect();
+                problems.push(
+                    at_value(&doc.file, &doc.spans, &ptr, format!("`run_flow` cycle: {}", chain.join(" -> ")))
+                        .with_help("a flow must not run itself, directly or through other flows"),
+                );
+                continue;
+            }
+            match self.load(&target) {
+                Some(sub) => {
+                    subflows.insert(rel.to_string(), sub);
+                }
+                None => problems.push(
+                    at_value(&doc.file, &doc.spans, &ptr, format!("sub-flow `{rel}` has errors"))
+                        .with_help("see the errors reported for that file"),
+                ),
+            }
+        }
+        if !problems.is_empty() {
+            problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+            self.diagnostics.extend(problems);
+            return None;
+        }
+        Some(Arc::new(LoadedFlow {
+            doc,
+            flow,
+            path: abs.to_path_buf(),
+            dir,
+            subflows,
+        }))
+    }
+}
+
+/// The typed model of the well-formed parts of a flow that failed the schema: steps that do not
+/// parse become placeholders (keeping their index and id) and bad top-level keys are dropped.
+fn partial_flow(value: &serde_json::Value) -> Option<Flow> {
+    use serde_json::{Value, json};
+    let mut v = value.as_object()?.clone();
+    for list in ["steps", "finally"] {
+        if let Some(Value::Array(items)) = v.get_mut(list) {
+            for item in items.iter_mut() {
+                if serde_json::from_value::<super::model::Step>(item.clone()).is_err() {
+                    let id = item
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+                    *item = match id {
+                        Some(id) => json!({"id": id, "log": ""}),
+                        None => json!({"log": ""}),
+                    };
+                }
+            }
+        }
+    }
+    let keys: Vec<String> = v.keys().cloned().collect();
+    for k in keys {
+        let mut probe = serde_json::Map::new();
+        probe.insert("name".into(), json!("x"));
+        probe.insert("steps".into(), json!([{"log": ""}]));
+        probe.insert(k.clone(), v[&k].clone());
+        if serde_json::from_value::<Flow>(Value::Object(probe)).is_err() {
+            v.remove(&k);
+        }
+    }
+    v.entry("name").or_insert(json!(""));
+    v.entry("steps").or_insert(json!([]));
+    serde_json::from_value(Value::Object(v)).ok()
+}
+
+/// An absolute, lexically normalized path (symlinks are kept: flows name files as users see them).
+pub fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}

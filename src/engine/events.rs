@@ -1,0 +1,37 @@
+//! The progress interface between the engine and the reporting layer.
+
+use super::{FlowResult, StepError, StepResult};
+
+/// Identifies a running flow in events.
+#[derive(Debug, Clone)]
+pub struct FlowInfo {
+    /// Position of the flow in the run (0-based).
+    pub index: usize,
+    pub name: String,
+    pub file: String,
+    pub steps: usize,
+}
+
+/// Receives progress. Implementations must not block for long.
+pub trait Listener: Send + Sync {
+    /// A flow starts.
+    fn flow_started(&self, flow: &FlowInfo);
+    /// A step starts (`depth` > 0 inside a sub-flow).
+    fn step_started(&self, flow: &FlowInfo, depth: usize, name: &str);
+    /// An attempt failed; `retry_in` is set when another attempt follows.
+    fn attempt_failed(
+        &self,
+        flow: &FlowInfo,
+        depth: usize,
+        name: &str,
+        attempt: u32,
+        error: &StepError,
+        retry_in: Option<std::time::Duration>,
+    );
+    /// A step finished.
+    fn step_finished(&self, flow: &FlowInfo, depth: usize, result: &StepResult);
+    /// A line of output meant for the user (`log` steps, relayed agent output).
+    fn message(&self, flow: &FlowInfo, depth: usize, text: &str);
+    /// A flow finished.
+    fn flow_finished(&self, flow: &FlowInfo, result: &FlowResult);
+}

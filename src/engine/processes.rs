@@ -1,0 +1,71 @@
+//! Child process groups: every process runner starts leads its own group, registered here so
+//! that a timeout, Ctrl-C or the end of the run can end the whole group (grandchildren included).
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+/// How long a group gets between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(2);
+
+fn registry() -> &'static Mutex<HashSet<i32>> {
+    static R: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Registers a live process group; it is ended by [`kill_all`] if still there.
+pub fn register(pgid: i32) {
+    if let Ok(mut r) = registry().lock() {
+        r.insert(pgid);
+    }
+}
+
+/// Forgets a process group that has been ended.
+pub fn unregister(pgid: i32) {
+    if let Ok(mut r) = registry().lock() {
+        r.remove(&pgid);
+    }
+}
+
+/// Sends `signal` to a whole group; a group that is gone already is fine.
+pub fn signal_group(pgid: i32, signal: Signal) {
+    if pgid > 1 {
+        let _ = killpg(Pid::from_raw(pgid), signal);
+    }
+}
+
+/// Whether any process of the group is still alive.
+pub fn group_alive(pgid: i32) -> bool {
+    pgid > 1 && killpg(Pid::from_raw(pgid), None).is_ok()
+}
+
+/// SIGKILLs every registered group (the last resort at exit).
+pub fn kill_all() {
+    let groups: Vec<i32> = registry().lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
+    for g in groups {
+        signal_group(g, Signal::SIGKILL);
+    }
+}
+
+/// Ends a group: SIGTERM, up to [`GRACE`] for it to go, then SIGKILL.
+pub async fn terminate_group(pgid: i32) {
+    signal_group(pgid, Signal::SIGTERM);
+    let deadline = tokio::time::Instant::now() + GRACE;
+    while group_alive(pgid) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal_group(pgid, Signal::SIGKILL);
+}
+
+/// SIGKILLs the group when dropped (a future cancelled mid-way still leaves no orphans).
+pub struct GroupGuard(pub i32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        signal_group(self.0, Signal::SIGKILL);
+        unregister(self.0);
+    }
+}

@@ -1,0 +1,95 @@
+//! Retry policies: attempts, delay, backoff, max_delay, and which error kinds retry.
+
+use std::time::Duration;
+
+use super::ErrorKind;
+use crate::config::duration::parse_duration;
+use crate::config::model::{ErrorKindName, Retry};
+
+/// A resolved retry policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub attempts: u32,
+    pub delay: Duration,
+    pub backoff: f64,
+    pub max_delay: Option<Duration>,
+    pub on: Vec<ErrorKindName>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            attempts: 1,
+            delay: Duration::ZERO,
+            backoff: 1.0,
+            max_delay: None,
+            on: vec![ErrorKindName::Any],
+        }
+    }
+}
+
+impl Policy {
+    /// The policy a step's `retry` (or the flow's default) describes; durations were validated.
+    pub fn from_config(r: Option<&Retry>) -> Policy {
+        match r {
+            None => Policy::default(),
+            Some(Retry::Attempts(n)) => Policy {
+                attempts: (*n).max(1),
+                ..Policy::default()
+            },
+            Some(Retry::Full(p)) => Policy {
+                attempts: p.attempts.unwrap_or(1).max(1),
+                delay: p.delay.as_deref().and_then(|d| parse_duration(d).ok()).unwrap_or_default(),
+                backoff: p.backoff.unwrap_or(1.0).max(1.0),
+                max_delay: p.max_delay.as_deref().and_then(|d| parse_duration(d).ok()),
+                on: p.on.clone().unwrap_or_else(|| vec![ErrorKindName::Any]),
+            },
+        }
+    }
+
+    /// Whether an error of `kind` is retried.
+    pub fn retries(&self, kind: ErrorKind) -> bool {
+        if matches!(kind, ErrorKind::Interrupted | ErrorKind::Environment | ErrorKind::Template) {
+            return false;
+        }
+        self.on.iter().any(|k| match k {
+            ErrorKindName::Any => true,
+            ErrorKindName::Timeout => kind == ErrorKind::Timeout,
+            ErrorKindName::NotFound => kind == ErrorKind::NotFound,
+            ErrorKindName::Assertion => kind == ErrorKind::Assertion,
+            ErrorKindName::CommandFailed => kind == ErrorKind::CommandFailed,
+        })
+    }
+
+    /// The wait before attempt `next` (2-based: the first retry).
+    pub fn delay_before(&self, next: u32) -> Duration {
+        let factor = self.backoff.powi(next.saturating_sub(2) as i32);
+        let d = self.delay.mul_f64(factor.min(1e6));
+        match self.max_delay {
+            Some(m) => d.min(m),
+            None => d,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::model::RetryPolicy;
+
+    #[test]
+    fn backoff_is_capped() {
+        let p = Policy::from_config(Some(&Retry::Full(RetryPolicy {
+            attempts: Some(5),
+            delay: Some("100ms".into()),
+            backoff: Some(2.0),
+            max_delay: Some("300ms".into()),
+            on: Some(vec![ErrorKindName::Timeout]),
+        })));
+        assert_eq!(p.delay_before(2), Duration::from_millis(100));
+        assert_eq!(p.delay_before(3), Duration::from_millis(200));
+        assert_eq!(p.delay_before(4), Duration::from_millis(300));
+        assert!(p.retries(ErrorKind::Timeout));
+        assert!(!p.retries(ErrorKind::Assertion));
+    }
+}

@@ -1,0 +1,5 @@
+//! The `runner` binary: parse the command line, call the library, exit with its code.
+
+fn main() {
+    std::process::exit(runner::cli::main());
+}

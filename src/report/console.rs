@@ -1,0 +1,212 @@
+//! Live progress of a run: indicatif bars in a terminal, plain non-interleaved lines otherwise.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::Reporter;
+use crate::engine::events::{FlowInfo, Listener};
+use crate::engine::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
+
+/// The run's terminal output.
+pub struct Console {
+    reporter: Reporter,
+    /// Buffer each flow's lines and print them when it ends (several flows at once).
+    buffered: bool,
+    state: Mutex<State>,
+    multi: Option<MultiProgress>,
+}
+
+#[derive(Default)]
+struct State {
+    buffers: HashMap<usize, String>,
+    bars: HashMap<usize, ProgressBar>,
+}
+
+impl Console {
+    /// Output for a run of `jobs` flows at a time.
+    pub fn new(reporter: Reporter, jobs: usize) -> Console {
+        let multi = reporter
+            .interactive
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        Console {
+            reporter,
+            buffered: jobs > 1,
+            state: Mutex::new(State::default()),
+            multi,
+        }
+    }
+
+    fn mark(&self, ok: &str, plain: &str) -> String {
+        if self.reporter.color { ok.to_string() } else { plain.to_string() }
+    }
+
+    fn line(&self, flow: &FlowInfo, text: String) {
+        if let Some(m) = &self.multi {
+            let _ = m.println(text);
+            return;
+        }
+        if self.buffered {
+            if let Ok(mut s) = self.state.lock() {
+                let b = s.buffers.entry(flow.index).or_default();
+                b.push_str(&text);
+                b.push('\n');
+            }
+        } else {
+            self.reporter.err(&format!("{text}\n"));
+        }
+    }
+
+    fn flush(&self, flow: &FlowInfo) {
+        if let Ok(mut s) = self.state.lock()
+            && let Some(b) = s.buffers.remove(&flow.index)
+        {
+            self.reporter.err(&b);
+        }
+    }
+
+    /// The final summary line.
+    pub fn summary(&self, results: &[FlowResult], not_run: usize, elapsed: Duration) {
+        let count = |st: FlowStatus| results.iter().filter(|r| r.status == st).count();
+        let passed = count(FlowStatus::Passed);
+        let failed = count(FlowStatus::Failed) + count(FlowStatus::Error);
+        let interrupted = count(FlowStatus::Interrupted);
+        let flaky = results.iter().filter(|r| r.flaky).count();
+        let mut s = format!(
+            "\nflows: {passed} passed, {failed} failed, {flaky} flaky, {not_run} skipped"
+        );
+        if interrupted > 0 {
+            s.push_str(&format!(", {interrupted} interrupted"));
+        }
+        s.push_str(&format!(" ({})\n", secs(elapsed)));
+        for r in results.iter().filter(|r| r.status != FlowStatus::Passed) {
+            let why = r
+                .error
+                .as_ref()
+                .or_else(|| {
+                    r.steps
+                        .iter()
+                        .find(|s| s.conclusion == Outcome::Failed)
+                        .and_then(|s| s.error.as_ref())
+                })
+                .map_or_else(String::new, |e| format!(": {}", e.message));
+            s.push_str(&format!("  {} {} ({}){why}\n", r.status.as_str(), r.name, r.file.display()));
+        }
+        self.reporter.err(&s);
+    }
+}
+
+fn secs(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{:.2}s", d.as_secs_f64())
+    }
+}
+
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth + 1)
+}
+
+impl Listener for Console {
+    fn flow_started(&self, flow: &FlowInfo) {
+        if let Some(m) = &self.multi {
+            let bar = m.add(ProgressBar::new(flow.steps as u64));
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {prefix} [{bar:20}] {pos}/{len} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(flow.name.clone());
+            bar.enable_steady_tick(Duration::from_millis(100));
+            if let Ok(mut s) = self.state.lock() {
+                s.bars.insert(flow.index, bar);
+            }
+            return;
+        }
+        self.line(flow, format!("▶ {} ({})", flow.name, flow.file));
+    }
+
+    fn step_started(&self, flow: &FlowInfo, _depth: usize, name: &str) {
+        if let Ok(s) = self.state.lock()
+            && let Some(bar) = s.bars.get(&flow.index)
+        {
+            bar.set_message(name.to_string());
+        }
+    }
+
+    fn attempt_failed(
+        &self,
+        flow: &FlowInfo,
+        depth: usize,
+        name: &str,
+        attempt: u32,
+        error: &StepError,
+        retry_in: Option<Duration>,
+    ) {
+        if let Some(d) = retry_in {
+            self.line(
+                flow,
+                format!(
+                    "{}↻ {name}: attempt {attempt} failed ({}): {}; retrying in {}",
+                    indent(depth),
+                    error.kind.as_str(),
+                    error.message,
+                    secs(d)
+                ),
+            );
+        }
+    }
+
+    fn step_finished(&self, flow: &FlowInfo, depth: usize, r: &StepResult) {
+        if depth == 0
+            && let Ok(s) = self.state.lock()
+            && let Some(bar) = s.bars.get(&flow.index)
+        {
+            bar.inc(1);
+        }
+        if self.multi.is_some() && r.outcome != Outcome::Failed {
+            return;
+        }
+        let pad = indent(depth);
+        let (mark, note) = match (r.outcome, r.conclusion) {
+            (Outcome::Passed, _) if r.flaky => (self.mark("✓", "ok"), format!(" flaky, {} attempts", r.attempts)),
+            (Outcome::Passed, _) => (self.mark("✓", "ok"), String::new()),
+            (Outcome::Skipped, _) => (self.mark("-", "skip"), String::new()),
+            (Outcome::Failed, Outcome::Passed) => (self.mark("!", "FAIL"), " continue_on_error".to_string()),
+            (Outcome::Failed, _) => (self.mark("✗", "FAIL"), String::new()),
+        };
+        let attempts = if r.attempts > 1 && !r.flaky { format!(", {} attempts", r.attempts) } else { String::new() };
+        let mut text = format!("{pad}{mark} {} ({}{attempts}{note})", r.name, secs(r.duration));
+        if let Some(e) = &r.error {
+            text.push_str(&format!("\n{pad}    {}: {}", e.kind.as_str(), e.message));
+            if let Some(loc) = &e.location {
+                text.push_str(&format!("\n{pad}    at {loc}"));
+            }
+        }
+        self.line(flow, text);
+    }
+
+    fn message(&self, flow: &FlowInfo, depth: usize, text: &str) {
+        let pad = indent(depth);
+        let body: Vec<String> = text.lines().map(|l| format!("{pad}│ {l}")).collect();
+        self.line(flow, body.join("\n"));
+    }
+
+    fn flow_finished(&self, flow: &FlowInfo, r: &FlowResult) {
+        let mark = if r.status == FlowStatus::Passed { self.mark("✓", "ok") } else { self.mark("✗", "FAIL") };
+        let mut text = format!("{mark} {} {} in {}", r.name, r.status.as_str(), secs(r.duration));
+        if let Some(e) = &r.error {
+            text.push_str(&format!("\n  {}: {}", e.kind.as_str(), e.message));
+        }
+        if let Ok(mut s) = self.state.lock()
+            && let Some(bar) = s.bars.remove(&flow.index)
+        {
+            bar.finish_and_clear();
+        }
+        self.line(flow, text);
+        self.flush(flow);
+    }
+}

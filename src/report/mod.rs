@@ -1,0 +1,11 @@
+//! The only code that writes to the terminal: diagnostics, live progress (indicatif bars in a
+//! terminal, plain lines in CI), summaries; and the report files (JSON, JUnit).
+
+mod console;
+pub mod diagnostics;
+pub mod json;
+pub mod junit;
+mod reporter;
+
+pub use console::Console;
+pub use reporter::Reporter;

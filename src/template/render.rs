@@ -1,0 +1,214 @@
+//! Rendering strings and whole values against a context.
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde_json::Value;
+
+/// Whether a string holds template syntax at all; plain strings are used as they are.
+pub fn is_template(s: &str) -> bool {
+    s.contains("{{") || s.contains("{%") || s.contains("{#")
+}
+
+/// A template that failed to render, with the JSON pointer suffix of the string inside the
+/// rendered value and the byte offset inside that string when minijinja knows it.
+#[derive(Debug, Clone)]
+pub struct RenderError {
+    pub pointer: String,
+    pub offset: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The shared minijinja environment.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl Default for Templates {
+    fn default() -> Self {
+        Templates::new()
+    }
+}
+
+impl Templates {
+    /// A strict environment: undefined names are errors.
+    pub fn new() -> Templates {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_keep_trailing_newline(true);
+        env.set_recursion_limit(100);
+        env.set_fuel(Some(5_000_000));
+        Templates { env }
+    }
+
+    /// The environment, for static checks.
+    pub fn env(&self) -> &Environment<'static> {
+        &self.env
+    }
+
+    /// Renders one string.
+    pub fn render_str(&self, src: &str, ctx: &minijinja::Value) -> Result<String, RenderError> {
+        if !is_template(src) {
+            return Ok(src.to_string());
+        }
+        self.env
+            .render_str(src, ctx)
+            .map_err(|e| error(String::new(), &e))
+    }
+
+    /// Renders a string; a string that is a single `{{ expression }}` keeps the expression's
+    /// type (a number stays a number, a list a list).
+    pub fn render_string_value(
+        &self,
+        src: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, RenderError> {
+        if !is_template(src) {
+            return Ok(Value::String(src.to_string()));
+        }
+        if let Some(expr) = single_expression(src) {
+            let compiled = self
+                .env
+                .compile_expression(expr)
+                .map_err(|e| error(String::new(), &e))?;
+            let v = compiled.eval(ctx).map_err(|e| error(String::new(), &e))?;
+            if v.is_undefined() {
+                return Err(RenderError {
+                    pointer: String::new(),
+                    offset: None,
+                    message: format!("undefined value: `{}`", expr.trim()),
+                });
+            }
+            return serde_json::to_value(&v).map_err(|e| RenderError {
+                pointer: String::new(),
+                offset: None,
+                message: e.to_string(),
+            });
+        }
+        self.render_str(src, ctx).map(Value::String)
+    }
+
+    /// Renders every string inside `value`.
+    pub fn render_value(&self, value: &Value, ctx: &minijinja::Value) -> Result<Value, RenderError> {
+        match value {
+            Value::String(s) => self.render_string_value(s, ctx),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    self.render_value(v, ctx).map_err(|mut e| {
+                        e.pointer = format!("/{i}{}", e.pointer);
+                        e
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+            Value::Object(map) => {
+                let mut out = serde_json::Map::with_capacity(map.len());
+                for (k, v) in map {
+                    let r = self.render_value(v, ctx).map_err(|mut e| {
+                        e.pointer = format!("/{}{}", crate::source::pointer_escape(k), e.pointer);
+                        e
+                    })?;
+                    out.insert(k.clone(), r);
+                }
+                Ok(Value::Object(out))
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// Evaluates a condition: a boolean, a `{{ template }}`, or a bare expression.
+    pub fn condition(&self, cond: &Value, ctx: &minijinja::Value) -> Result<bool, RenderError> {
+        match cond {
+            Value::Bool(b) => Ok(*b),
+            Value::String(s) => {
+                let v = if is_template(s) {
+                    self.render_string_value(s, ctx)?
+                } else {
+                    let compiled = self
+                        .env
+                        .compile_expression(s)
+                        .map_err(|e| error(String::new(), &e))?;
+                    let v = compiled.eval(ctx).map_err(|e| error(String::new(), &e))?;
+                    serde_json::to_value(&v).unwrap_or(Value::Null)
+                };
+                Ok(truthy(&v))
+            }
+            other => Ok(truthy(other)),
+        }
+    }
+}
+
+/// Jinja truthiness, with the strings `false`, `no`, `0` and `` counting as false (a rendered
+/// `{{ x }}` inside a longer string gives text).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !matches!(s.trim(), "" | "false" | "False" | "no" | "0"),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
+/// `{{ expr }}` with nothing around it and no other tag inside.
+pub(crate) fn single_expression(src: &str) -> Option<&str> {
+    let t = src.trim();
+    let inner = t.strip_prefix("{{")?.strip_suffix("}}")?;
+    if inner.contains("{{") || inner.contains("}}") || inner.contains("{%") {
+        return None;
+    }
+    Some(inner.trim_start_matches('-').trim_end_matches('-'))
+}
+
+fn error(pointer: String, e: &minijinja::Error) -> RenderError {
+    let mut message = e.detail().map_or_else(|| e.kind().to_string(), str::to_string);
+    if e.kind() == minijinja::ErrorKind::UndefinedError && e.detail().is_none() {
+        message = "undefined value".to_string();
+    }
+    RenderError {
+        pointer,
+        offset: e.range().map(|r| r.start),
+        message: format!("template error: {message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> minijinja::Value {
+        minijinja::Value::from_serialize(json!({"vars": {"n": 3, "name": "x"}, "env": {}}))
+    }
+
+    #[test]
+    fn single_expressions_keep_their_type() {
+        let t = Templates::new();
+        assert_eq!(t.render_string_value("{{ vars.n }}", &ctx()).unwrap(), json!(3));
+        assert_eq!(t.render_string_value("n={{ vars.n }}", &ctx()).unwrap(), json!("n=3"));
+        assert_eq!(t.render_string_value("plain", &ctx()).unwrap(), json!("plain"));
+    }
+
+    #[test]
+    fn strict_undefined_and_defaults() {
+        let t = Templates::new();
+        assert!(t.render_str("{{ vars.nope }}", &ctx()).is_err());
+        assert!(t.render_str("{{ vars.nope.deeper }}", &ctx()).is_err());
+        assert_eq!(t.render_str("{{ env.NOPE | default('d') }}", &ctx()).unwrap(), "d");
+    }
+
+    #[test]
+    fn conditions() {
+        let t = Templates::new();
+        assert!(t.condition(&json!("vars.n == 3"), &ctx()).unwrap());
+        assert!(!t.condition(&json!("{{ vars.n > 5 }}"), &ctx()).unwrap());
+        assert!(t.condition(&json!(true), &ctx()).unwrap());
+    }
+}
