@@ -18,7 +18,10 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
                 .filter_entry(|e| e.depth() == 0 || !skipped_dir(e.path()))
                 .filter_map(Result::ok)
                 .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
-                .map(walkdir::DirEntry::into_path)
+                .map(|e| {
+                    let p = e.into_path();
+                    p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)
+                })
                 .collect();
             found.sort();
             out.extend(found);

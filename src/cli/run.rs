@@ -63,7 +63,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         reporter.diagnostics(&diags, DiagnosticFormat::Human);
         return exit::INVALID_INPUT;
     }
-    let mut loader = Loader::new(&registry);
+    let mut loader = Loader::new(&registry).with_vars(overrides.keys().cloned());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();

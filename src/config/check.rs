@@ -22,6 +22,8 @@ pub struct Ctx<'a> {
     pub flow: &'a Flow,
     pub profiles: &'a Registry,
     pub templates: &'a Templates,
+    /// Vars given on the command line.
+    pub extra_vars: &'a [String],
 }
 
 /// Runs every semantic check on a flow that passed the schema.
@@ -87,10 +89,11 @@ pub fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             Action::Set(m) => m.keys().cloned().collect::<Vec<_>>(),
             _ => Vec::new(),
         }))
+        .chain(c.extra_vars.iter().cloned())
         .collect();
     let secrets: HashSet<String> = c.flow.secrets.iter().cloned().collect();
     let none = HashSet::new();
-    let mut vars_before = HashSet::new();
+    let mut vars_before: HashSet<String> = c.extra_vars.iter().cloned().collect();
     for (k, v) in &c.flow.vars {
         let scope = Scope {
             vars: &vars_before,

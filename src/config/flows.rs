@@ -32,6 +32,7 @@ pub struct Loader<'a> {
     templates: Templates,
     cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
     stack: Vec<PathBuf>,
+    extra_vars: Vec<String>,
     /// Every problem found so far, in all files.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -44,8 +45,15 @@ impl<'a> Loader<'a> {
             templates: Templates::new(),
             cache: HashMap::new(),
             stack: Vec::new(),
+            extra_vars: Vec::new(),
             diagnostics: Vec::new(),
         }
+    }
+
+    /// Vars given on the command line (`--var`), which templates may read.
+    pub fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
+        self.extra_vars = names.into_iter().collect();
+        self
     }
 
     /// Loads one flow; `None` when it (or a sub-flow) has problems, which are in `diagnostics`.
@@ -82,6 +90,7 @@ impl<'a> Loader<'a> {
                     flow: &partial,
                     profiles: self.profiles,
                     templates: &self.templates,
+                    extra_vars: &self.extra_vars,
                 });
                 all.extend(more.into_iter().filter(|d| !bad.iter().any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))));
             }
@@ -89,7 +98,10 @@ impl<'a> Loader<'a> {
             self.diagnostics.extend(all);
             return None;
         }
-        let flow: Flow = match serde_json::from_value(doc.value.clone()) {
+        let flow: Flow = match serde_json::from_value::<Flow>(doc.value.clone())
+            .map_err(|e| e.to_string())
+            .and_then(|f| f.check().map(|()| f))
+        {
             Ok(f) => f,
             Err(e) => {
                 // The schema accepted what the typed model refuses: a bug in runner.
@@ -108,6 +120,7 @@ impl<'a> Loader<'a> {
             flow: &flow,
             profiles: self.profiles,
             templates: &self.templates,
+            extra_vars: &self.extra_vars,
         });
         let dir = abs.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
         let mut subflows = HashMap::new();

@@ -516,6 +516,11 @@ impl<'de> Deserialize<'de> for Step {
         let id = take("id").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
         let name = take("name").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
         let condition = take("if");
+        if let Some(c) = &condition
+            && !(c.is_string() || c.is_boolean())
+        {
+            return Err(D::Error::custom("`if` must be a string or a boolean"));
+        }
         let timeout = take("timeout").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
         let retry = take("retry").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
         let continue_on_error = take("continue_on_error")
@@ -529,7 +534,8 @@ impl<'de> Deserialize<'de> for Step {
                 map.len()
             )));
         }
-        let action = serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        let action: Action = serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        action.check().map_err(D::Error::custom)?;
         Ok(Step {
             id,
             name,
@@ -539,5 +545,85 @@ impl<'de> Deserialize<'de> for Step {
             continue_on_error,
             action,
         })
+    }
+}
+
+/// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
+/// minimums), checked on a whole flow.
+pub fn check_constraints(flow: &Value) -> Result<(), String> {
+    let f: Flow = serde_json::from_value(flow.clone()).map_err(|e| e.to_string())?;
+    f.check()
+}
+
+impl Flow {
+    /// The flow-level rules the types alone do not enforce.
+    pub fn check(&self) -> Result<(), String> {
+        if self.steps.is_empty() {
+            return Err("`steps` must not be empty".into());
+        }
+        if let Some(ws) = &self.web_server {
+            let by_static = ws.static_dir.is_some();
+            let by_command = ws.command.is_some() && ws.url.is_some();
+            if by_static == by_command {
+                return Err("`web_server` needs either `static`, or both `command` and `url`".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Selector {
+    fn check(&self) -> Result<(), String> {
+        let obj = |o: &SelectorObject| {
+            let any = o.reference.is_some() || o.role.is_some() || o.css.is_some() || o.text.is_some();
+            if any { Ok(()) } else { Err("a selector needs `ref`, `role`, `css` or `text`".to_string()) }
+        };
+        let string = |s: &str| if s.is_empty() { Err("empty selector".to_string()) } else { Ok(()) };
+        match self {
+            Selector::String(s) => string(s),
+            Selector::Object(o) => obj(o),
+            Selector::List(l) if l.is_empty() => Err("empty selector list".into()),
+            Selector::List(l) => l.iter().try_for_each(|i| match i {
+                SelectorItem::String(s) => string(s),
+                SelectorItem::Object(o) => obj(o),
+            }),
+        }
+    }
+}
+
+impl Command {
+    fn check(&self) -> Result<(), String> {
+        match self {
+            Command::String(s) if s.is_empty() => Err("empty command".into()),
+            Command::Argv(a) if a.is_empty() => Err("empty command".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Action {
+    /// The rules of the schema that the types alone do not enforce.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Action::Click(s) | Action::Dblclick(s) | Action::Hover(s) | Action::Focus(s) | Action::Check(s) | Action::Uncheck(s) => s.check(),
+            Action::Fill(f) | Action::Type(f) => f.target.check(),
+            Action::Select(f) => f.target.check(),
+            Action::Inspect(i) => i.target.check(),
+            Action::Wait(WaitAction::For(w)) => {
+                if w.target.is_none() && w.state.is_none() && w.text.is_none() && w.url.is_none() {
+                    return Err("empty `wait`".into());
+                }
+                w.target.as_ref().map_or(Ok(()), Selector::check)
+            }
+            Action::Expect(e) => {
+                let any = e.url.is_some() || e.title.is_some() || e.visible.is_some() || e.hidden.is_some()
+                    || e.text.is_some() || e.value.is_some() || e.count.is_some() || e.checked.is_some() || e.that.is_some();
+                if any { Ok(()) } else { Err("empty `expect`".into()) }
+            }
+            Action::Exec(ExecAction::Short(c)) => c.check(),
+            Action::Exec(ExecAction::Full(o)) => o.command.check(),
+            Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
+            _ => Ok(()),
+        }
     }
 }

@@ -219,7 +219,7 @@ async fn run_step(
     finally: bool,
 ) -> StepResult {
     let loaded = frame.loaded;
-    let name = frame.masker.mask(&display_name(loaded, step, ptr));
+    let name = frame.masker.mask(&display_name(rt, loaded, scope, step, ptr));
     let started = Instant::now();
     let mut result = StepResult {
         index,
@@ -612,12 +612,19 @@ fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> StepError {
 }
 
 /// The name shown for a step: its `name`, or a short rendering of its action.
-fn display_name(loaded: &LoadedFlow, step: &Step, ptr: &str) -> String {
-    if let Some(n) = &step.name {
-        return n.clone();
-    }
+fn display_name(rt: &Runtime, loaded: &LoadedFlow, scope: &mut Scope, step: &Step, ptr: &str) -> String {
     let key = step.action.key();
+    if let Some(n) = &step.name {
+        let ctx = scope.context();
+        return rt.templates.render_str(n, &ctx).unwrap_or_else(|_| n.clone());
+    }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
+    // Show the values the step will use, when its templates render already.
+    let rendered = raw.and_then(|r| {
+        let ctx = scope.context();
+        rt.templates.render_value(r, &ctx).ok()
+    });
+    let raw = rendered.as_ref().or(raw);
     let detail = match raw {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect::<Vec<_>>().join(" "),

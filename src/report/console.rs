@@ -172,10 +172,10 @@ impl Listener for Console {
         }
         let pad = indent(depth);
         let (mark, note) = match (r.outcome, r.conclusion) {
-            (Outcome::Passed, _) if r.flaky => (self.mark("✓", "ok"), format!(" flaky, {} attempts", r.attempts)),
+            (Outcome::Passed, _) if r.flaky => (self.mark("✓", "ok"), format!(", flaky after {} attempts", r.attempts)),
             (Outcome::Passed, _) => (self.mark("✓", "ok"), String::new()),
             (Outcome::Skipped, _) => (self.mark("-", "skip"), String::new()),
-            (Outcome::Failed, Outcome::Passed) => (self.mark("!", "FAIL"), " continue_on_error".to_string()),
+            (Outcome::Failed, Outcome::Passed) => (self.mark("!", "FAIL"), ", continue_on_error".to_string()),
             (Outcome::Failed, _) => (self.mark("✗", "FAIL"), String::new()),
         };
         let attempts = if r.attempts > 1 && !r.flaky { format!(", {} attempts", r.attempts) } else { String::new() };

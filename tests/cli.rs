@@ -1,0 +1,187 @@
+//! The command line: exit codes, sharding, tags, dry runs, validation of good files.
+
+use crate::common::{output, root, runner, write};
+
+#[test]
+fn exit_codes() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "ok.yaml", "name: ok\nsteps:\n  - log: hi\n");
+    write(d.path(), "fail.yaml", "name: fail\nsteps:\n  - exec: [\"false\"]\n");
+    write(d.path(), "bad.yaml", "name: bad\nsteps:\n  - lgo: hi\n");
+    write(d.path(), "browser.yaml", "name: browser\nsteps:\n  - open: http://127.0.0.1:9/\n");
+    let code = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args);
+        output(c).0
+    };
+    assert_eq!(code(&["run", "ok.yaml"]), 0);
+    assert_eq!(code(&["run", "fail.yaml"]), 1);
+    assert_eq!(code(&["run", "bad.yaml"]), 2);
+    assert_eq!(code(&["run", "missing.yaml"]), 2);
+    assert_eq!(code(&["run", "ok.yaml", "--shard", "3/2"]), 2);
+    assert_eq!(code(&["run", "ok.yaml", "--var", "novalue"]), 2);
+    assert_eq!(code(&["frobnicate"]), 2);
+    assert_eq!(code(&["run", "browser.yaml"]), 3);
+    assert_eq!(code(&["validate", "ok.yaml", "fail.yaml", "browser.yaml"]), 0);
+    assert_eq!(code(&["validate", "bad.yaml"]), 2);
+    assert_eq!(code(&["--version"]), 0);
+}
+
+#[test]
+fn invalid_flows_run_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.yaml", "name: a\nsteps:\n  - exec: { command: \"touch ran\", shell: true }\n");
+    write(d.path(), "b.yaml", "name: b\nsteps:\n  - log: \"{{ vars.nope }}\"\n");
+    let mut c = runner(d.path());
+    c.args(["run", "."]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("b.yaml:3:14: error: unknown var `nope`"), "{stderr}");
+    assert!(!d.path().join("ran").exists(), "a flow ran although another was invalid");
+}
+
+#[test]
+fn interrupt_stops_children_and_exits_130() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "long.yaml", r#"
+name: long
+steps:
+  - exec: { command: 'sleep 300 & echo $! > child.pid; wait', shell: true }
+    timeout: 5m
+"#);
+    let mut c = runner(d.path());
+    c.args(["run", "long.yaml", "--report", "json=r.json"]);
+    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pidfile = d.path().join("child.pid");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pidfile).is_ok_and(|s| s.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let grandchild: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!std::path::Path::new(&format!("/proc/{grandchild}")).exists()
+        || std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap().contains(") Z"),
+        "the step's child outlived runner");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["flows"][0]["status"], "interrupted");
+}
+
+#[test]
+fn shards_split_deterministically() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..7 {
+        write(d.path(), &format!("f{i}.yaml"), &format!("name: flow {i}\nsteps:\n  - log: {i}\n"));
+    }
+    let names = |shard: &str| {
+        let mut c = runner(d.path());
+        c.args(["run", ".", "--dry-run", "--shard", shard]);
+        let (code, stdout, _) = output(c);
+        assert_eq!(code, 0);
+        stdout.lines().filter(|l| l.starts_with("flow ")).map(str::to_string).collect::<Vec<_>>()
+    };
+    let all: Vec<Vec<String>> = (1..=3).map(|i| names(&format!("{i}/3"))).collect();
+    assert_eq!(all[0].len() + all[1].len() + all[2].len(), 7);
+    let mut union: Vec<String> = all.concat();
+    union.sort();
+    union.dedup();
+    assert_eq!(union.len(), 7, "shards overlap or miss flows");
+    assert_eq!(names("2/3"), all[1], "the same shard twice gives the same flows");
+}
+
+#[test]
+fn tags_filter_flows() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.yaml", "name: a\ntags: [smoke]\nsteps:\n  - log: a\n");
+    write(d.path(), "b.yaml", "name: b\ntags: [slow]\nsteps:\n  - log: b\n");
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--tag", "smoke", "--report", "json=r.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["flows"].as_array().unwrap().len(), 1);
+    assert_eq!(r["flows"][0]["name"], "a");
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--exclude-tag", "smoke", "--dry-run"]);
+    let (_, stdout, _) = output(c);
+    assert!(stdout.contains("b (") && !stdout.contains("a ("), "{stdout}");
+}
+
+#[test]
+fn vars_from_the_command_line_and_files() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "v.yaml", "name: v\nvars:\n  who: default\n  greeting: \"hi {{ vars.who }}\"\nsteps:\n  - expect: { that: \"{{ vars.greeting == 'hi cli' and vars.extra == 'from file' }}\" }\n");
+    write(d.path(), "vars.env", "# comment\nextra=\"from file\"\n");
+    let mut c = runner(d.path());
+    c.args(["run", "v.yaml", "--var", "who=cli", "--var-file", "vars.env"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn parallel_jobs_do_not_interleave() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..4 {
+        write(d.path(), &format!("f{i}.yaml"), &format!(
+            "name: flow{i}\nsteps:\n  - log: start{i}\n  - exec: [sleep, \"0.2\"]\n  - log: end{i}\n"));
+    }
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--jobs", "2"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    for i in 0..4 {
+        let lines: Vec<&str> = stderr.lines().collect();
+        let start = lines.iter().position(|l| l.starts_with(&format!("▶ flow{i} "))).unwrap();
+        let end = lines.iter().position(|l| l.contains(&format!("flow{i} passed"))).unwrap();
+        assert!(lines[start..end].iter().all(|l| !l.contains("flow") || l.contains(&format!("flow{i}"))),
+            "flow{i}'s lines are interleaved:\n{stderr}");
+    }
+}
+
+#[test]
+fn shipped_workflows_and_profiles_validate() {
+    let mut c = runner(&root());
+    c.args(["validate", "workflows", "profiles"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let d = tempfile::tempdir().unwrap();
+    // A small deterministic generator: the same inputs on every run.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let seeds = ["name: x\nsteps:\n  - log: hi\n", "name = \"x\"\n[[steps]]\nlog = \"hi\"\n"];
+    let mut paths = Vec::new();
+    for i in 0..60 {
+        let mut bytes = seeds[i % 2].as_bytes().to_vec();
+        for _ in 0..(next() % 12) {
+            let pos = (next() as usize) % (bytes.len() + 1);
+            let b = (next() % 256) as u8;
+            if next() % 2 == 0 && pos < bytes.len() {
+                bytes[pos] = b;
+            } else {
+                bytes.insert(pos, b);
+            }
+        }
+        let ext = if i % 2 == 0 { "yaml" } else { "toml" };
+        let p = d.path().join(format!("r{i}.{ext}"));
+        std::fs::write(&p, &bytes).unwrap();
+        paths.push(p);
+    }
+    let mut c = runner(d.path());
+    c.arg("validate").args(&paths);
+    let (code, _, stderr) = output(c);
+    assert!(code == 0 || code == 2, "exit {code}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

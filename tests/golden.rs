@@ -1,0 +1,67 @@
+//! Golden diagnostics: every file under `tests/fixtures/invalid/` is validated and its stderr
+//! compared to `<file>.stderr` beside it. `UPDATE_GOLDEN=1` rewrites the expected files.
+
+use crate::common::{fixture, output, runner};
+
+#[test]
+fn invalid_corpus_matches_golden_files() {
+    let dir = fixture("invalid");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "toml"))
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "the corpus has {} files", files.len());
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut mismatches = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let mut cmd = runner(&dir);
+        cmd.args(["validate", &name]);
+        let (code, stdout, stderr) = output(cmd);
+        assert_eq!(code, 2, "{name} must be invalid (exit 2); stderr:\n{stderr}");
+        assert!(stdout.is_empty(), "{name}: human diagnostics go to stderr");
+        assert!(!stderr.contains("panicked"), "{name} panicked:\n{stderr}");
+        let golden = dir.join(format!("{name}.stderr"));
+        if update {
+            std::fs::write(&golden, &stderr).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", golden.display()));
+        if expected != stderr {
+            mismatches.push(format!("--- {name}: expected\n{expected}\n--- got\n{stderr}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn json_and_github_formats() {
+    let dir = fixture("invalid");
+    let mut cmd = runner(&dir);
+    cmd.args(["validate", "--format", "json", "many-problems.yaml"]);
+    let (code, stdout, _) = output(cmd);
+    assert_eq!(code, 2);
+    let list: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 5, "{stdout}");
+    assert_eq!(list[0]["file"], "many-problems.yaml");
+    assert_eq!(list[0]["line"], 5);
+    assert_eq!(list[0]["col"], 5);
+    assert_eq!(list[0]["pointer"], "/steps/0/clik");
+    assert_eq!(list[0]["message"], "unknown key `clik` in a step");
+    assert_eq!(list[0]["help"], "did you mean `click`?");
+
+    let mut cmd = runner(&dir);
+    cmd.args(["validate", "--format", "github", "unknown-var.yaml"]);
+    let (code, stdout, _) = output(cmd);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stdout.trim(),
+        "::error file=unknown-var.yaml,line=5,col=15::unknown var `base_ur` (help: did you mean `base_url`?)"
+    );
+}

@@ -1,0 +1,7 @@
+//! End-to-end tests: the real `runner` binary against files under `tests/fixtures/`.
+
+mod cli;
+mod common;
+mod golden;
+mod model;
+mod run;

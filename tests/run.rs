@@ -1,0 +1,236 @@
+//! Running flows end to end with the real binary: retries, timeouts, finally, continue_on_error,
+//! run_flow scoping, secrets, reports.
+
+use std::path::Path;
+
+use crate::common::{output, runner, write};
+
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    c.arg("run").args(args);
+    output(c)
+}
+
+fn report(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn retry_until_it_passes_is_flaky() {
+    let d = tempfile::tempdir().unwrap();
+    // Fails twice, then passes: a counter file in the flow's directory.
+    write(d.path(), "flaky.yaml", r#"
+name: flaky
+steps:
+  - id: attempt
+    exec:
+      command: 'n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; [ $n -ge 3 ]'
+      shell: true
+    retry: { attempts: 5, delay: 10ms, on: [command_failed] }
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["flaky.yaml", "--report", "json=report.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let r = report(d.path());
+    let step = &r["flows"][0]["steps"][0];
+    assert_eq!(step["attempts"], 3);
+    assert_eq!(step["flaky"], true);
+    assert_eq!(step["outcome"], "passed");
+    assert_eq!(r["summary"]["flaky"], 1);
+    assert!(stderr.contains("attempt 1 failed"), "{stderr}");
+    assert!(stderr.contains("attempt 2 failed"), "{stderr}");
+}
+
+#[test]
+fn retry_on_limits_the_kinds_retried() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", r#"
+name: only timeouts retry
+steps:
+  - exec: ["false"]
+    retry: { attempts: 3, on: [timeout] }
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(report(d.path())["flows"][0]["steps"][0]["attempts"], 1);
+}
+
+fn pid_alive(pid: i32) -> bool {
+    // kill -0 via /proc: the process exists and is not a zombie.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn timeout_kills_the_whole_process_group() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "hang.yaml", r#"
+name: hang
+steps:
+  - exec:
+      command: 'sleep 300 & echo $! > grandchild.pid; trap "" TERM; wait'
+      shell: true
+    timeout: 500ms
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["hang.yaml", "--report", "json=report.json"]);
+    assert_eq!(code, 1, "{stderr}");
+    let step = &report(d.path())["flows"][0]["steps"][0];
+    assert_eq!(step["error"]["kind"], "timeout");
+    assert!(step["error"]["message"].as_str().unwrap().contains("timed out after 500ms"));
+    let pid: i32 = std::fs::read_to_string(d.path().join("grandchild.pid")).unwrap().trim().parse().unwrap();
+    assert!(!pid_alive(pid), "grandchild {pid} outlived the timeout");
+}
+
+#[test]
+fn finished_command_leaves_no_background_children() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "bg.yaml", r#"
+name: background child
+steps:
+  - exec: { command: 'sleep 300 & echo $! > bg.pid', shell: true }
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["bg.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let pid: i32 = std::fs::read_to_string(d.path().join("bg.pid")).unwrap().trim().parse().unwrap();
+    assert!(!pid_alive(pid), "background child {pid} outlived its step");
+}
+
+#[test]
+fn continue_on_error_and_finally() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", r#"
+name: outcome vs conclusion
+steps:
+  - id: broken
+    exec: ["sh", "-c", "echo oops >&2; exit 3"]
+    continue_on_error: true
+  - log: "exit code was {{ steps.broken.exit_code }}"
+    if: "steps.broken is defined"
+  - exec: ["false"]
+  - log: never runs
+finally:
+  - exec: { command: "echo cleaned > cleaned.txt", shell: true }
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
+    assert_eq!(code, 1, "{stderr}");
+    let r = report(d.path());
+    let steps = r["flows"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["outcome"], "failed");
+    assert_eq!(steps[0]["conclusion"], "passed");
+    assert!(steps[0]["error"]["message"].as_str().unwrap().contains("exited with code 3; stderr: oops"));
+    assert_eq!(steps[2]["conclusion"], "failed");
+    // The step after the failure did not run; finally did.
+    assert_eq!(steps.len(), 4);
+    assert_eq!(steps[3]["finally"], true);
+    assert_eq!(steps[3]["outcome"], "passed");
+    assert!(d.path().join("cleaned.txt").exists());
+    assert!(!stderr.contains("never runs"));
+}
+
+#[test]
+fn run_flow_has_its_own_scope() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "_sub.yaml", r#"
+name: sub
+vars:
+  greeting: hello
+  who: nobody
+steps:
+  - set: { leaked: "sub value" }
+  - id: say
+    exec: ["echo", "{{ vars.greeting }} {{ vars.who }}"]
+outputs:
+  said: "{{ steps.say.stdout }}"
+  leaked: "{{ vars.leaked }}"
+"#);
+    write(d.path(), "main.yaml", r#"
+name: main
+vars:
+  leaked: main value
+steps:
+  - id: sub
+    run_flow: { path: _sub.yaml, vars: { who: "{{ vars.leaked }}" } }
+  - expect: { that: "{{ steps.sub.said == 'hello main value' }}" }
+  - expect: { that: "{{ vars.leaked == 'main value' }}" }
+  - expect: { that: "{{ steps.sub.leaked == 'sub value' }}" }
+"#);
+    let (code, _, stderr) = run_in(d.path(), &["main.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn secrets_are_masked_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "s.yaml", r#"
+name: secrets
+secrets: [RUNNER_TEST_TOKEN]
+steps:
+  - id: show
+    exec: ["sh", "-c", "echo token=$0; echo err=$0 >&2", "{{ secrets.RUNNER_TEST_TOKEN }}"]
+  - log: "the token is {{ secrets.RUNNER_TEST_TOKEN }}"
+  - exec: ["sh", "-c", "echo bad $0 >&2; exit 1", "{{ secrets.RUNNER_TEST_TOKEN }}"]
+"#);
+    let mut c = runner(d.path());
+    c.env("RUNNER_TEST_TOKEN", "hunter2-s3cr3t")
+        .args(["run", "s.yaml", "--artifacts", "art", "--report", "json=r.json", "--report", "junit=r.xml"]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the token is ***"), "{stderr}");
+    let mut texts = vec![stdout, stderr];
+    for f in ["r.json", "r.xml"] {
+        texts.push(std::fs::read_to_string(d.path().join(f)).unwrap());
+    }
+    for e in walkdir::WalkDir::new(d.path().join("art")).into_iter().filter_map(Result::ok) {
+        if e.file_type().is_file() {
+            texts.push(std::fs::read_to_string(e.path()).unwrap());
+        }
+    }
+    let stdout_artifact = texts.iter().any(|t| t.contains("token=***"));
+    assert!(stdout_artifact, "the exec output artifact is kept, masked");
+    for t in &texts {
+        assert!(!t.contains("hunter2-s3cr3t"), "secret leaked in:\n{t}");
+    }
+}
+
+#[test]
+fn missing_secret_is_an_environment_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "s.yaml", "name: s\nsecrets: [RUNNER_TEST_UNSET_SECRET]\nsteps:\n  - log: hi\n");
+    let mut c = runner(d.path());
+    c.env_remove("RUNNER_TEST_UNSET_SECRET").args(["run", "s.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("secret `RUNNER_TEST_UNSET_SECRET` is not set"), "{stderr}");
+}
+
+#[test]
+fn junit_report_parses_and_names_the_failing_step() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.yaml", "name: passes\nsteps:\n  - log: ok\n");
+    write(d.path(), "b.yaml", "name: fails\nsteps:\n  - log: first\n  - name: the check\n    expect: { that: \"{{ 1 == 2 }}\" }\n");
+    let (code, _, _) = run_in(d.path(), &[".", "--report", "junit=out/junit.xml"]);
+    assert_eq!(code, 1);
+    let xml = std::fs::read_to_string(d.path().join("out/junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).expect("valid XML");
+    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    assert_eq!(cases.len(), 2);
+    let failing = cases.iter().find(|c| c.attribute("name") == Some("fails")).unwrap();
+    let failure = failing.children().find(|n| n.has_tag_name("failure")).expect("a <failure>");
+    let msg = failure.attribute("message").unwrap();
+    assert!(msg.contains("step `the check` failed"), "{msg}");
+    assert!(msg.contains("expected `{{ 1 == 2 }}` to be true"), "{msg}");
+    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    assert_eq!(suite.attribute("tests"), Some("2"));
+    assert_eq!(suite.attribute("failures"), Some("1"));
+}
+
+#[test]
+fn runtime_template_errors_point_into_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "t.yaml", "name: t\nvars:\n  m: {a: 1}\nsteps:\n  - log: \"{{ vars.m.b.c }}\"\n");
+    let (code, _, stderr) = run_in(d.path(), &["t.yaml"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("template error"), "{stderr}");
+    assert!(stderr.contains("t.yaml:5:"), "{stderr}");
+}
