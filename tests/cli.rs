@@ -6,9 +6,17 @@ use crate::common::{output, root, runner, write};
 fn exit_codes() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "ok.yaml", "name: ok\nsteps:\n  - log: hi\n");
-    write(d.path(), "fail.yaml", "name: fail\nsteps:\n  - exec: [\"false\"]\n");
+    write(
+        d.path(),
+        "fail.yaml",
+        "name: fail\nsteps:\n  - exec: [\"false\"]\n",
+    );
     write(d.path(), "bad.yaml", "name: bad\nsteps:\n  - lgo: hi\n");
-    write(d.path(), "browser.yaml", "name: browser\nsteps:\n  - open: http://127.0.0.1:9/\n");
+    write(
+        d.path(),
+        "browser.yaml",
+        "name: browser\nsteps:\n  - open: http://127.0.0.1:9/\n",
+    );
     let code = |args: &[&str]| {
         let mut c = runner(d.path());
         c.args(args);
@@ -22,7 +30,10 @@ fn exit_codes() {
     assert_eq!(code(&["run", "ok.yaml", "--var", "novalue"]), 2);
     assert_eq!(code(&["frobnicate"]), 2);
     assert_eq!(code(&["run", "browser.yaml"]), 3);
-    assert_eq!(code(&["validate", "ok.yaml", "fail.yaml", "browser.yaml"]), 0);
+    assert_eq!(
+        code(&["validate", "ok.yaml", "fail.yaml", "browser.yaml"]),
+        0
+    );
     assert_eq!(code(&["validate", "bad.yaml"]), 2);
     assert_eq!(code(&["--version"]), 0);
 }
@@ -30,28 +41,47 @@ fn exit_codes() {
 #[test]
 fn invalid_flows_run_nothing() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "a.yaml", "name: a\nsteps:\n  - exec: { command: \"touch ran\", shell: true }\n");
-    write(d.path(), "b.yaml", "name: b\nsteps:\n  - log: \"{{ vars.nope }}\"\n");
+    write(
+        d.path(),
+        "a.yaml",
+        "name: a\nsteps:\n  - exec: { command: \"touch ran\", shell: true }\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: b\nsteps:\n  - log: \"{{ vars.nope }}\"\n",
+    );
     let mut c = runner(d.path());
     c.args(["run", "."]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("b.yaml:3:14: error: unknown var `nope`"), "{stderr}");
-    assert!(!d.path().join("ran").exists(), "a flow ran although another was invalid");
+    assert!(
+        stderr.contains("b.yaml:3:14: error: unknown var `nope`"),
+        "{stderr}"
+    );
+    assert!(
+        !d.path().join("ran").exists(),
+        "a flow ran although another was invalid"
+    );
 }
 
 #[test]
 fn interrupt_stops_children_and_exits_130() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "long.yaml", r#"
+    write(
+        d.path(),
+        "long.yaml",
+        r#"
 name: long
 steps:
   - exec: { command: 'sleep 300 & echo $! > child.pid; wait', shell: true }
     timeout: 5m
-"#);
+"#,
+    );
     let mut c = runner(d.path());
     c.args(["run", "long.yaml", "--report", "json=r.json"]);
-    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
     let pidfile = d.path().join("child.pid");
     for _ in 0..200 {
@@ -60,14 +90,32 @@ steps:
         }
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
-    let grandchild: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let grandchild: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!std::path::Path::new(&format!("/proc/{grandchild}")).exists()
-        || std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap().contains(") Z"),
-        "the step's child outlived runner");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{grandchild}")).exists()
+            || std::fs::read_to_string(format!("/proc/{grandchild}/stat"))
+                .unwrap()
+                .contains(") Z"),
+        "the step's child outlived runner"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["flows"][0]["status"], "interrupted");
 }
 
@@ -75,14 +123,22 @@ steps:
 fn shards_split_deterministically() {
     let d = tempfile::tempdir().unwrap();
     for i in 0..7 {
-        write(d.path(), &format!("f{i}.yaml"), &format!("name: flow {i}\nsteps:\n  - log: {i}\n"));
+        write(
+            d.path(),
+            &format!("f{i}.yaml"),
+            &format!("name: flow {i}\nsteps:\n  - log: {i}\n"),
+        );
     }
     let names = |shard: &str| {
         let mut c = runner(d.path());
         c.args(["run", ".", "--dry-run", "--shard", shard]);
         let (code, stdout, _) = output(c);
         assert_eq!(code, 0);
-        stdout.lines().filter(|l| l.starts_with("flow ")).map(str::to_string).collect::<Vec<_>>()
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("flow "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
     };
     let all: Vec<Vec<String>> = (1..=3).map(|i| names(&format!("{i}/3"))).collect();
     assert_eq!(all[0].len() + all[1].len() + all[2].len(), 7);
@@ -90,34 +146,61 @@ fn shards_split_deterministically() {
     union.sort();
     union.dedup();
     assert_eq!(union.len(), 7, "shards overlap or miss flows");
-    assert_eq!(names("2/3"), all[1], "the same shard twice gives the same flows");
+    assert_eq!(
+        names("2/3"),
+        all[1],
+        "the same shard twice gives the same flows"
+    );
 }
 
 #[test]
 fn tags_filter_flows() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "a.yaml", "name: a\ntags: [smoke]\nsteps:\n  - log: a\n");
-    write(d.path(), "b.yaml", "name: b\ntags: [slow]\nsteps:\n  - log: b\n");
+    write(
+        d.path(),
+        "a.yaml",
+        "name: a\ntags: [smoke]\nsteps:\n  - log: a\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: b\ntags: [slow]\nsteps:\n  - log: b\n",
+    );
     let mut c = runner(d.path());
     c.args(["run", ".", "--tag", "smoke", "--report", "json=r.json"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 0, "{stderr}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["flows"].as_array().unwrap().len(), 1);
     assert_eq!(r["flows"][0]["name"], "a");
     let mut c = runner(d.path());
     c.args(["run", ".", "--exclude-tag", "smoke", "--dry-run"]);
     let (_, stdout, _) = output(c);
-    assert!(stdout.contains("b (") && !stdout.contains("a ("), "{stdout}");
+    assert!(
+        stdout.contains("b (") && !stdout.contains("a ("),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn vars_from_the_command_line_and_files() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "v.yaml", "name: v\nvars:\n  who: default\n  greeting: \"hi {{ vars.who }}\"\nsteps:\n  - expect: { that: \"{{ vars.greeting == 'hi cli' and vars.extra == 'from file' }}\" }\n");
+    write(
+        d.path(),
+        "v.yaml",
+        "name: v\nvars:\n  who: default\n  greeting: \"hi {{ vars.who }}\"\nsteps:\n  - expect: { that: \"{{ vars.greeting == 'hi cli' and vars.extra == 'from file' }}\" }\n",
+    );
     write(d.path(), "vars.env", "# comment\nextra=\"from file\"\n");
     let mut c = runner(d.path());
-    c.args(["run", "v.yaml", "--var", "who=cli", "--var-file", "vars.env"]);
+    c.args([
+        "run",
+        "v.yaml",
+        "--var",
+        "who=cli",
+        "--var-file",
+        "vars.env",
+    ]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 0, "{stderr}");
 }
@@ -126,8 +209,13 @@ fn vars_from_the_command_line_and_files() {
 fn parallel_jobs_do_not_interleave() {
     let d = tempfile::tempdir().unwrap();
     for i in 0..4 {
-        write(d.path(), &format!("f{i}.yaml"), &format!(
-            "name: flow{i}\nsteps:\n  - log: start{i}\n  - exec: [sleep, \"0.2\"]\n  - log: end{i}\n"));
+        write(
+            d.path(),
+            &format!("f{i}.yaml"),
+            &format!(
+                "name: flow{i}\nsteps:\n  - log: start{i}\n  - exec: [sleep, \"0.2\"]\n  - log: end{i}\n"
+            ),
+        );
     }
     let mut c = runner(d.path());
     c.args(["run", ".", "--jobs", "2"]);
@@ -135,10 +223,20 @@ fn parallel_jobs_do_not_interleave() {
     assert_eq!(code, 0, "{stderr}");
     for i in 0..4 {
         let lines: Vec<&str> = stderr.lines().collect();
-        let start = lines.iter().position(|l| l.starts_with(&format!("▶ flow{i} "))).unwrap();
-        let end = lines.iter().position(|l| l.contains(&format!("flow{i} passed"))).unwrap();
-        assert!(lines[start..end].iter().all(|l| !l.contains("flow") || l.contains(&format!("flow{i}"))),
-            "flow{i}'s lines are interleaved:\n{stderr}");
+        let start = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("▶ flow{i} ")))
+            .unwrap();
+        let end = lines
+            .iter()
+            .position(|l| l.contains(&format!("flow{i} passed")))
+            .unwrap();
+        assert!(
+            lines[start..end]
+                .iter()
+                .all(|l| !l.contains("flow") || l.contains(&format!("flow{i}"))),
+            "flow{i}'s lines are interleaved:\n{stderr}"
+        );
     }
 }
 
@@ -161,7 +259,10 @@ fn random_bytes_never_panic() {
         state ^= state << 17;
         state
     };
-    let seeds = ["name: x\nsteps:\n  - log: hi\n", "name = \"x\"\n[[steps]]\nlog = \"hi\"\n"];
+    let seeds = [
+        "name: x\nsteps:\n  - log: hi\n",
+        "name = \"x\"\n[[steps]]\nlog = \"hi\"\n",
+    ];
     let mut paths = Vec::new();
     for i in 0..60 {
         let mut bytes = seeds[i % 2].as_bytes().to_vec();

@@ -25,7 +25,11 @@ pub fn runner(cwd: &Path) -> Command {
 
 /// Runs and returns (exit code, stdout, stderr).
 pub fn output(mut c: Command) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = c.output().expect("the runner binary starts");
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = c.output().expect("the runner binary starts");
     (
         status.code().unwrap_or(-1),
         String::from_utf8_lossy(&stdout).into_owned(),

@@ -10,7 +10,10 @@ fn invalid_corpus_matches_golden_files() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
-            matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "toml"))
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "toml")
+            )
         })
         .collect();
     files.sort();
@@ -22,7 +25,10 @@ fn invalid_corpus_matches_golden_files() {
         let mut cmd = runner(&dir);
         cmd.args(["validate", &name]);
         let (code, stdout, stderr) = output(cmd);
-        assert_eq!(code, 2, "{name} must be invalid (exit 2); stderr:\n{stderr}");
+        assert_eq!(
+            code, 2,
+            "{name} must be invalid (exit 2); stderr:\n{stderr}"
+        );
         assert!(stdout.is_empty(), "{name}: human diagnostics go to stderr");
         assert!(!stderr.contains("panicked"), "{name} panicked:\n{stderr}");
         let golden = dir.join(format!("{name}.stderr"));
@@ -33,7 +39,9 @@ fn invalid_corpus_matches_golden_files() {
         let expected = std::fs::read_to_string(&golden)
             .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", golden.display()));
         if expected != stderr {
-            mismatches.push(format!("--- {name}: expected\n{expected}\n--- got\n{stderr}"));
+            mismatches.push(format!(
+                "--- {name}: expected\n{expected}\n--- got\n{stderr}"
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));

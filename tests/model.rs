@@ -9,19 +9,27 @@ use crate::common::{output, root, runner};
 
 #[test]
 fn schema_command_prints_the_files() {
-    for (which, file) in [("flow", "flow.schema.json"), ("profile", "profile.schema.json")] {
+    for (which, file) in [
+        ("flow", "flow.schema.json"),
+        ("profile", "profile.schema.json"),
+    ] {
         let mut c = runner(&root());
         c.args(["schema", which]);
         let (code, stdout, _) = output(c);
         assert_eq!(code, 0);
         let on_disk = std::fs::read_to_string(root().join("schemas").join(file)).unwrap();
-        assert_eq!(stdout, on_disk, "`runner schema {which}` differs from schemas/{file}");
+        assert_eq!(
+            stdout, on_disk,
+            "`runner schema {which}` differs from schemas/{file}"
+        );
     }
 }
 
 fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
     match node.get("$ref").and_then(Value::as_str) {
-        Some(r) => root.pointer(r.trim_start_matches('#')).expect("a $ref resolves"),
+        Some(r) => root
+            .pointer(r.trim_start_matches('#'))
+            .expect("a $ref resolves"),
         None => node,
     }
 }
@@ -29,7 +37,8 @@ fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
 fn check_descriptions(root: &Value, node: &Value, path: &str, missing: &mut Vec<String>) {
     if let Some(props) = node.get("properties").and_then(Value::as_object) {
         for (k, v) in props {
-            let has = v.get("description").is_some() || resolve(root, v).get("description").is_some();
+            let has =
+                v.get("description").is_some() || resolve(root, v).get("description").is_some();
             if !has {
                 missing.push(format!("{path}/properties/{k}"));
             }
@@ -56,7 +65,10 @@ fn every_property_has_a_description_and_objects_are_closed() {
         let s = schema_value(kind);
         let mut missing = Vec::new();
         check_descriptions(s, s, "", &mut missing);
-        assert!(missing.is_empty(), "properties without description: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "properties without description: {missing:?}"
+        );
         assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
         assert_eq!(s["additionalProperties"], false);
     }
@@ -138,10 +150,24 @@ fn mutations(step: &Value) -> Vec<Value> {
     unknown.insert("bogus".into(), json!(1));
     out.push(Value::Object(unknown));
     let mut two = obj.clone();
-    two.insert(if obj.contains_key("log") { "exec" } else { "log" }.into(), json!("x"));
+    two.insert(
+        if obj.contains_key("log") {
+            "exec"
+        } else {
+            "log"
+        }
+        .into(),
+        json!("x"),
+    );
     out.push(Value::Object(two));
     for (k, v) in obj {
-        for replacement in [json!(null), json!([]), json!({}), json!(12.5), json!({"zzz": 1})] {
+        for replacement in [
+            json!(null),
+            json!([]),
+            json!({}),
+            json!(12.5),
+            json!({"zzz": 1}),
+        ] {
             if &replacement == v {
                 continue;
             }
@@ -186,8 +212,7 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
     let mut valid = 0;
     for s in &samples {
         let by_schema = validator.is_valid(s);
-        let by_model = serde_json::from_value::<Flow>(s.clone()).is_ok()
-            && model_extra_rules(s);
+        let by_model = serde_json::from_value::<Flow>(s.clone()).is_ok() && model_extra_rules(s);
         if by_schema {
             valid += 1;
         }
@@ -196,8 +221,17 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         }
     }
     assert!(valid >= 40, "only {valid} valid samples");
-    assert!(samples.len() - valid >= 200, "only {} invalid samples", samples.len() - valid);
-    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+    assert!(
+        samples.len() - valid >= 200,
+        "only {} invalid samples",
+        samples.len() - valid
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
 }
 
 /// Constraints the schema expresses that serde types cannot (lengths, patterns, ranges); the

@@ -19,7 +19,10 @@ fn report(dir: &Path) -> serde_json::Value {
 fn retry_until_it_passes_is_flaky() {
     let d = tempfile::tempdir().unwrap();
     // Fails twice, then passes: a counter file in the flow's directory.
-    write(d.path(), "flaky.yaml", r#"
+    write(
+        d.path(),
+        "flaky.yaml",
+        r#"
 name: flaky
 steps:
   - id: attempt
@@ -27,7 +30,8 @@ steps:
       command: 'n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; [ $n -ge 3 ]'
       shell: true
     retry: { attempts: 5, delay: 10ms, on: [command_failed] }
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["flaky.yaml", "--report", "json=report.json"]);
     assert_eq!(code, 0, "{stderr}");
     let r = report(d.path());
@@ -43,12 +47,16 @@ steps:
 #[test]
 fn retry_on_limits_the_kinds_retried() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "f.yaml", r#"
+    write(
+        d.path(),
+        "f.yaml",
+        r#"
 name: only timeouts retry
 steps:
   - exec: ["false"]
     retry: { attempts: 3, on: [timeout] }
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(report(d.path())["flows"][0]["steps"][0]["attempts"], 1);
@@ -57,7 +65,10 @@ steps:
 fn pid_alive(pid: i32) -> bool {
     // kill -0 via /proc: the process exists and is not a zombie.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => !s.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z')),
+        Ok(s) => !s
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
         Err(_) => false,
     }
 }
@@ -65,41 +76,65 @@ fn pid_alive(pid: i32) -> bool {
 #[test]
 fn timeout_kills_the_whole_process_group() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "hang.yaml", r#"
+    write(
+        d.path(),
+        "hang.yaml",
+        r#"
 name: hang
 steps:
   - exec:
       command: 'sleep 300 & echo $! > grandchild.pid; trap "" TERM; wait'
       shell: true
     timeout: 500ms
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["hang.yaml", "--report", "json=report.json"]);
     assert_eq!(code, 1, "{stderr}");
     let step = &report(d.path())["flows"][0]["steps"][0];
     assert_eq!(step["error"]["kind"], "timeout");
-    assert!(step["error"]["message"].as_str().unwrap().contains("timed out after 500ms"));
-    let pid: i32 = std::fs::read_to_string(d.path().join("grandchild.pid")).unwrap().trim().parse().unwrap();
+    assert!(
+        step["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("timed out after 500ms")
+    );
+    let pid: i32 = std::fs::read_to_string(d.path().join("grandchild.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(!pid_alive(pid), "grandchild {pid} outlived the timeout");
 }
 
 #[test]
 fn finished_command_leaves_no_background_children() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "bg.yaml", r#"
+    write(
+        d.path(),
+        "bg.yaml",
+        r#"
 name: background child
 steps:
   - exec: { command: 'sleep 300 & echo $! > bg.pid', shell: true }
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["bg.yaml"]);
     assert_eq!(code, 0, "{stderr}");
-    let pid: i32 = std::fs::read_to_string(d.path().join("bg.pid")).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(d.path().join("bg.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(!pid_alive(pid), "background child {pid} outlived its step");
 }
 
 #[test]
 fn continue_on_error_and_finally() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "f.yaml", r#"
+    write(
+        d.path(),
+        "f.yaml",
+        r#"
 name: outcome vs conclusion
 steps:
   - id: broken
@@ -111,14 +146,20 @@ steps:
   - log: never runs
 finally:
   - exec: { command: "echo cleaned > cleaned.txt", shell: true }
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
     assert_eq!(code, 1, "{stderr}");
     let r = report(d.path());
     let steps = r["flows"][0]["steps"].as_array().unwrap();
     assert_eq!(steps[0]["outcome"], "failed");
     assert_eq!(steps[0]["conclusion"], "passed");
-    assert!(steps[0]["error"]["message"].as_str().unwrap().contains("exited with code 3; stderr: oops"));
+    assert!(
+        steps[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 3; stderr: oops")
+    );
     assert_eq!(steps[2]["conclusion"], "failed");
     // The step after the failure did not run; finally did.
     assert_eq!(steps.len(), 4);
@@ -131,7 +172,10 @@ finally:
 #[test]
 fn run_flow_has_its_own_scope() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "_sub.yaml", r#"
+    write(
+        d.path(),
+        "_sub.yaml",
+        r#"
 name: sub
 vars:
   greeting: hello
@@ -143,8 +187,12 @@ steps:
 outputs:
   said: "{{ steps.say.stdout }}"
   leaked: "{{ vars.leaked }}"
-"#);
-    write(d.path(), "main.yaml", r#"
+"#,
+    );
+    write(
+        d.path(),
+        "main.yaml",
+        r#"
 name: main
 vars:
   leaked: main value
@@ -154,7 +202,8 @@ steps:
   - expect: { that: "{{ steps.sub.said == 'hello main value' }}" }
   - expect: { that: "{{ vars.leaked == 'main value' }}" }
   - expect: { that: "{{ steps.sub.leaked == 'sub value' }}" }
-"#);
+"#,
+    );
     let (code, _, stderr) = run_in(d.path(), &["main.yaml"]);
     assert_eq!(code, 0, "{stderr}");
 }
@@ -162,7 +211,10 @@ steps:
 #[test]
 fn secrets_are_masked_everywhere() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "s.yaml", r#"
+    write(
+        d.path(),
+        "s.yaml",
+        r#"
 name: secrets
 secrets: [RUNNER_TEST_TOKEN]
 steps:
@@ -170,10 +222,19 @@ steps:
     exec: ["sh", "-c", "echo token=$0; echo err=$0 >&2", "{{ secrets.RUNNER_TEST_TOKEN }}"]
   - log: "the token is {{ secrets.RUNNER_TEST_TOKEN }}"
   - exec: ["sh", "-c", "echo bad $0 >&2; exit 1", "{{ secrets.RUNNER_TEST_TOKEN }}"]
-"#);
+"#,
+    );
     let mut c = runner(d.path());
-    c.env("RUNNER_TEST_TOKEN", "hunter2-s3cr3t")
-        .args(["run", "s.yaml", "--artifacts", "art", "--report", "json=r.json", "--report", "junit=r.xml"]);
+    c.env("RUNNER_TEST_TOKEN", "hunter2-s3cr3t").args([
+        "run",
+        "s.yaml",
+        "--artifacts",
+        "art",
+        "--report",
+        "json=r.json",
+        "--report",
+        "junit=r.xml",
+    ]);
     let (code, stdout, stderr) = output(c);
     assert_eq!(code, 1);
     assert!(stderr.contains("the token is ***"), "{stderr}");
@@ -181,7 +242,10 @@ steps:
     for f in ["r.json", "r.xml"] {
         texts.push(std::fs::read_to_string(d.path().join(f)).unwrap());
     }
-    for e in walkdir::WalkDir::new(d.path().join("art")).into_iter().filter_map(Result::ok) {
+    for e in walkdir::WalkDir::new(d.path().join("art"))
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         if e.file_type().is_file() {
             texts.push(std::fs::read_to_string(e.path()).unwrap());
         }
@@ -196,31 +260,55 @@ steps:
 #[test]
 fn missing_secret_is_an_environment_error() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "s.yaml", "name: s\nsecrets: [RUNNER_TEST_UNSET_SECRET]\nsteps:\n  - log: hi\n");
+    write(
+        d.path(),
+        "s.yaml",
+        "name: s\nsecrets: [RUNNER_TEST_UNSET_SECRET]\nsteps:\n  - log: hi\n",
+    );
     let mut c = runner(d.path());
-    c.env_remove("RUNNER_TEST_UNSET_SECRET").args(["run", "s.yaml"]);
+    c.env_remove("RUNNER_TEST_UNSET_SECRET")
+        .args(["run", "s.yaml"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 3, "{stderr}");
-    assert!(stderr.contains("secret `RUNNER_TEST_UNSET_SECRET` is not set"), "{stderr}");
+    assert!(
+        stderr.contains("secret `RUNNER_TEST_UNSET_SECRET` is not set"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn junit_report_parses_and_names_the_failing_step() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "a.yaml", "name: passes\nsteps:\n  - log: ok\n");
-    write(d.path(), "b.yaml", "name: fails\nsteps:\n  - log: first\n  - name: the check\n    expect: { that: \"{{ 1 == 2 }}\" }\n");
+    write(
+        d.path(),
+        "b.yaml",
+        "name: fails\nsteps:\n  - log: first\n  - name: the check\n    expect: { that: \"{{ 1 == 2 }}\" }\n",
+    );
     let (code, _, _) = run_in(d.path(), &[".", "--report", "junit=out/junit.xml"]);
     assert_eq!(code, 1);
     let xml = std::fs::read_to_string(d.path().join("out/junit.xml")).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("valid XML");
-    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
     assert_eq!(cases.len(), 2);
-    let failing = cases.iter().find(|c| c.attribute("name") == Some("fails")).unwrap();
-    let failure = failing.children().find(|n| n.has_tag_name("failure")).expect("a <failure>");
+    let failing = cases
+        .iter()
+        .find(|c| c.attribute("name") == Some("fails"))
+        .unwrap();
+    let failure = failing
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("a <failure>");
     let msg = failure.attribute("message").unwrap();
     assert!(msg.contains("step `the check` failed"), "{msg}");
     assert!(msg.contains("expected `{{ 1 == 2 }}` to be true"), "{msg}");
-    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
     assert_eq!(suite.attribute("tests"), Some("2"));
     assert_eq!(suite.attribute("failures"), Some("1"));
 }
@@ -228,7 +316,11 @@ fn junit_report_parses_and_names_the_failing_step() {
 #[test]
 fn runtime_template_errors_point_into_the_file() {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "t.yaml", "name: t\nvars:\n  m: {a: 1}\nsteps:\n  - log: \"{{ vars.m.b.c }}\"\n");
+    write(
+        d.path(),
+        "t.yaml",
+        "name: t\nvars:\n  m: {a: 1}\nsteps:\n  - log: \"{{ vars.m.b.c }}\"\n",
+    );
     let (code, _, stderr) = run_in(d.path(), &["t.yaml"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("template error"), "{stderr}");

@@ -12,11 +12,17 @@ use crate::source::Diagnostic;
 
 /// The profiles shipped inside the binary: (file name, text).
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("claude-code.toml", include_str!("../../profiles/claude-code.toml")),
+    (
+        "claude-code.toml",
+        include_str!("../../profiles/claude-code.toml"),
+    ),
     ("codex.toml", include_str!("../../profiles/codex.toml")),
     ("cursor.toml", include_str!("../../profiles/cursor.toml")),
     ("gemini.toml", include_str!("../../profiles/gemini.toml")),
-    ("opencode.toml", include_str!("../../profiles/opencode.toml")),
+    (
+        "opencode.toml",
+        include_str!("../../profiles/opencode.toml"),
+    ),
 ];
 
 /// One profile file.
@@ -85,7 +91,10 @@ impl Registry {
             // Built-in profiles are checked against the schema by a test; here only parsed, so
             // start-up does not pay for compiling the profile schema.
             let parsed = ::toml::from_str::<Profile>(text).map_err(|e| {
-                vec![Diagnostic::file_error(format!("profiles/{name}"), format!("invalid built-in profile: {e}"))]
+                vec![Diagnostic::file_error(
+                    format!("profiles/{name}"),
+                    format!("invalid built-in profile: {e}"),
+                )]
             });
             match parsed {
                 Ok(mut p) => {
@@ -161,7 +170,11 @@ pub fn from_document(doc: &document::Document) -> Result<Profile, Vec<Diagnostic
         return Err(errors);
     }
     let p: Profile = serde_json::from_value(doc.value.clone()).map_err(|e| {
-        vec![Diagnostic::error(&doc.file, 0..0, format!("invalid profile: {e}"))]
+        vec![Diagnostic::error(
+            &doc.file,
+            0..0,
+            format!("invalid profile: {e}"),
+        )]
     })?;
     let mut seen = std::collections::HashSet::new();
     let mut errs = Vec::new();
@@ -195,8 +208,21 @@ mod tests {
         let (reg, diags) = Registry::load(&[]);
         assert!(diags.is_empty(), "{diags:?}");
         let labels: Vec<&str> = reg.labels().collect();
-        assert_eq!(labels, ["claude-code", "codex", "cursor", "gemini", "opencode"]);
-        assert!(reg.get_profile("claude-code").unwrap().get_variant("plan").is_some());
-        assert!(reg.get_profile("gemini").unwrap().get_variant("flash").is_some());
+        assert_eq!(
+            labels,
+            ["claude-code", "codex", "cursor", "gemini", "opencode"]
+        );
+        assert!(
+            reg.get_profile("claude-code")
+                .unwrap()
+                .get_variant("plan")
+                .is_some()
+        );
+        assert!(
+            reg.get_profile("gemini")
+                .unwrap()
+                .get_variant("flash")
+                .is_some()
+        );
     }
 }

@@ -22,7 +22,11 @@ pub fn find_agent_browser() -> Option<PathBuf> {
     }
     let native = native_name();
     let mut candidates: Vec<PathBuf> = Vec::new();
-    for dir in ["node_modules/agent-browser/bin", "/usr/local/lib/node_modules/agent-browser/bin", "/usr/lib/node_modules/agent-browser/bin"] {
+    for dir in [
+        "node_modules/agent-browser/bin",
+        "/usr/local/lib/node_modules/agent-browser/bin",
+        "/usr/lib/node_modules/agent-browser/bin",
+    ] {
         candidates.push(Path::new(dir).join(&native));
     }
     if let Some(path) = std::env::var_os("PATH") {
@@ -58,7 +62,11 @@ pub fn run(reporter: &Reporter) -> i32 {
         Some(p) => Check {
             name: "agent-browser",
             ok: true,
-            detail: format!("{} ({})", version(p, "--version").unwrap_or_else(|| "unknown version".into()), p.display()),
+            detail: format!(
+                "{} ({})",
+                version(p, "--version").unwrap_or_else(|| "unknown version".into()),
+                p.display()
+            ),
             fix: None,
         },
         None => Check {
@@ -71,13 +79,24 @@ pub fn run(reporter: &Reporter) -> i32 {
     let chromium = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
         .map(PathBuf::from)
         .into_iter()
-        .chain(["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].map(PathBuf::from))
+        .chain(
+            [
+                "/usr/bin/chromium",
+                "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
+            .map(PathBuf::from),
+        )
         .find(|p| p.is_file());
     checks.push(match &chromium {
         Some(p) => Check {
             name: "chromium",
             ok: true,
-            detail: format!("{} ({})", version(p, "--version").unwrap_or_else(|| "unknown version".into()), p.display()),
+            detail: format!(
+                "{} ({})",
+                version(p, "--version").unwrap_or_else(|| "unknown version".into()),
+                p.display()
+            ),
             fix: None,
         },
         None => Check {
@@ -103,5 +122,9 @@ pub fn run(reporter: &Reporter) -> i32 {
         }
     }
     reporter.out(&text);
-    if checks.iter().all(|c| c.ok) { exit::SUCCESS } else { exit::ENVIRONMENT }
+    if checks.iter().all(|c| c.ok) {
+        exit::SUCCESS
+    } else {
+        exit::ENVIRONMENT
+    }
 }

@@ -34,7 +34,11 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
             );
         }
     }
-    if errors.is_empty() { Ok(out) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
 }
 
 fn skipped_dir(p: &Path) -> bool {

@@ -20,7 +20,11 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { exit::INVALID_INPUT } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::INVALID_INPUT
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return code;
         }
@@ -44,12 +48,17 @@ pub fn main() -> i32 {
                 ProfilesCommand::List => {
                     let mut s = String::new();
                     for p in registry.iter() {
-                        let variants: Vec<&str> = p.variants.iter().map(|v| v.label.as_str()).collect();
+                        let variants: Vec<&str> =
+                            p.variants.iter().map(|v| v.label.as_str()).collect();
                         s.push_str(&format!(
                             "{:<14} {:<9} variants: {:<12} {}\n",
                             p.label,
                             format!("{:?}", p.kind).to_lowercase(),
-                            if variants.is_empty() { "-".to_string() } else { variants.join(",") },
+                            if variants.is_empty() {
+                                "-".to_string()
+                            } else {
+                                variants.join(",")
+                            },
                             p.origin
                         ));
                     }
@@ -70,7 +79,8 @@ pub fn main() -> i32 {
                         Some(v) => match p.get_variant(v) {
                             Some(var) => var.command.as_ref().unwrap_or(&p.command),
                             None => {
-                                reporter.error(&format!("unknown variant `{v}` of profile `{label}`"));
+                                reporter
+                                    .error(&format!("unknown variant `{v}` of profile `{label}`"));
                                 return exit::INVALID_INPUT;
                             }
                         },

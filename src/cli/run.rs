@@ -55,7 +55,8 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         .filter(|p| {
             args.paths.contains(p)
                 || !(files::is_profile(p)
-                    || p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')))
+                    || p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('_')))
         })
         .collect();
     let (registry, diags) = validate::load_registry(&args.profiles);
@@ -73,7 +74,10 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
             .filter(|d| seen.insert((d.file_name.clone(), d.span.clone(), d.message.clone())))
             .collect();
         reporter.diagnostics(&diags, DiagnosticFormat::Human);
-        reporter.error(&format!("{} problem(s) found; nothing was run", diags.len()));
+        reporter.error(&format!(
+            "{} problem(s) found; nothing was run",
+            diags.len()
+        ));
         return exit::INVALID_INPUT;
     }
     let total = flows.len();
@@ -94,7 +98,10 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
             .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
     );
     if let Err(e) = std::fs::create_dir_all(&artifacts) {
-        reporter.error(&format!("cannot create the artifacts directory {}: {e}", artifacts.display()));
+        reporter.error(&format!(
+            "cannot create the artifacts directory {}: {e}",
+            artifacts.display()
+        ));
         return exit::ENVIRONMENT;
     }
     let jobs = args.jobs as usize;
@@ -157,7 +164,10 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
     }
     let summary_path = artifacts.join("report.json");
     let v = crate::report::json::report(&results, not_run, elapsed, &run_id);
-    let _ = write(&summary_path, &serde_json::to_string_pretty(&v).unwrap_or_default());
+    let _ = write(
+        &summary_path,
+        &serde_json::to_string_pretty(&v).unwrap_or_default(),
+    );
     console.summary(&results, not_run, elapsed);
     code
 }
@@ -197,7 +207,8 @@ async fn watch_signals(cancel: CancellationToken) {
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     // Write then rename, so a reader never sees half a report.
     let tmp = path.with_extension("tmp~");
@@ -211,8 +222,12 @@ fn parse_reports(specs: &[String]) -> Result<Vec<ReportTarget>, String> {
         .map(|s| match s.split_once('=') {
             Some(("junit", p)) if !p.is_empty() => Ok(ReportTarget::Junit(PathBuf::from(p))),
             Some(("json", p)) if !p.is_empty() => Ok(ReportTarget::Json(PathBuf::from(p))),
-            Some(("html", _)) => Err("--report html=DIR is not supported yet; use junit=PATH or json=PATH".into()),
-            _ => Err(format!("invalid --report `{s}`: expected junit=PATH or json=PATH")),
+            Some(("html", _)) => {
+                Err("--report html=DIR is not supported yet; use junit=PATH or json=PATH".into())
+            }
+            _ => Err(format!(
+                "invalid --report `{s}`: expected junit=PATH or json=PATH"
+            )),
         })
         .collect()
 }
@@ -256,10 +271,14 @@ fn select(
 fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
     for f in files {
-        let is_env = f.extension().is_none_or(|e| e == "env") || f.file_name().is_some_and(|n| n == ".env");
+        let is_env =
+            f.extension().is_none_or(|e| e == "env") || f.file_name().is_some_and(|n| n == ".env");
         if is_env {
             let text = std::fs::read_to_string(f).map_err(|e| {
-                vec![Diagnostic::file_error(f.display().to_string(), format!("cannot read the var file: {e}"))]
+                vec![Diagnostic::file_error(
+                    f.display().to_string(),
+                    format!("cannot read the var file: {e}"),
+                )]
             })?;
             for (i, line) in text.lines().enumerate() {
                 let line = line.trim();
@@ -295,8 +314,11 @@ fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, 
             }
             _ => {
                 return Err(vec![
-                    Diagnostic::file_error("--var", format!("invalid --var `{v}`: expected KEY=VALUE"))
-                        .with_help("for example --var base_url=http://localhost:8080"),
+                    Diagnostic::file_error(
+                        "--var",
+                        format!("invalid --var `{v}`: expected KEY=VALUE"),
+                    )
+                    .with_help("for example --var base_url=http://localhost:8080"),
                 ]);
             }
         }
@@ -310,12 +332,22 @@ fn plan(flows: &[Arc<LoadedFlow>]) -> String {
     for f in flows {
         s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
         for (i, step) in f.flow.steps.iter().enumerate() {
-            let name = step.name.clone().unwrap_or_else(|| step.action.key().to_string());
-            let cond = if step.condition.is_some() { " [if]" } else { "" };
+            let name = step
+                .name
+                .clone()
+                .unwrap_or_else(|| step.action.key().to_string());
+            let cond = if step.condition.is_some() {
+                " [if]"
+            } else {
+                ""
+            };
             s.push_str(&format!("  {}. {name}{cond}\n", i + 1));
         }
         for (i, step) in f.flow.finally.iter().enumerate() {
-            let name = step.name.clone().unwrap_or_else(|| step.action.key().to_string());
+            let name = step
+                .name
+                .clone()
+                .unwrap_or_else(|| step.action.key().to_string());
             s.push_str(&format!("  finally {}. {name}\n", i + 1));
         }
     }
@@ -326,7 +358,10 @@ fn plan(flows: &[Arc<LoadedFlow>]) -> String {
 /// A run id: UTC time and pid, sortable and unique on one machine.
 fn run_id() -> String {
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let compact: String = now.chars().filter(|c| c.is_ascii_digit() || *c == 'T').collect();
+    let compact: String = now
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .collect();
     format!("{compact}-{}", std::process::id())
 }
 

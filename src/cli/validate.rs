@@ -28,7 +28,11 @@ pub fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
     diags.extend(check_files(&files, &registry));
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);
-    if diags.is_empty() { exit::SUCCESS } else { exit::INVALID_INPUT }
+    if diags.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::INVALID_INPUT
+    }
 }
 
 /// Profiles: built-in, then `./profiles`, then each `--profiles DIR`.
@@ -40,7 +44,9 @@ pub fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
 
 /// Validates files in parallel (one chunk per core) and returns every problem, in file order.
 pub fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len().max(1));
     let chunk = files.len().div_ceil(threads).max(1);
     let mut results: Vec<Vec<Diagnostic>> = Vec::new();
     std::thread::scope(|s| {

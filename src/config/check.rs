@@ -11,8 +11,8 @@ use super::schema::{at_key, at_value};
 use super::suggest::did_you_mean;
 use crate::agent::profiles::Registry;
 use crate::source::{Diagnostic, SourceFile, SpanMap, pointer_push};
-use crate::template::{Templates, check_expression, check_template, is_template};
 use crate::template::check::Scope;
+use crate::template::{Templates, check_expression, check_template, is_template};
 
 /// Everything a check needs to point into the file.
 pub struct Ctx<'a> {
@@ -53,8 +53,9 @@ pub fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             if let Some(first) = ids.get(id.as_str()) {
                 let line = c.file.line_col(*first).0;
                 out.push(
-                    at_value(c.file, c.spans, &p, format!("duplicate step id `{id}`"))
-                        .with_help(format!("`{id}` is already the id of the step on line {line}")),
+                    at_value(c.file, c.spans, &p, format!("duplicate step id `{id}`")).with_help(
+                        format!("`{id}` is already the id of the step on line {line}"),
+                    ),
                 );
             } else {
                 let at = c.spans.nearest(&p).map_or(0, |s| s.value.start);
@@ -184,8 +185,15 @@ fn check_action(
                     let last = msg.lines().last().unwrap_or("invalid regex").trim();
                     let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
                     out.push(
-                        at_value(c.file, c.spans, &p, format!("invalid regular expression: {last}"))
-                            .with_help("`matches` takes a Rust regex; escape special characters with `\\`"),
+                        at_value(
+                            c.file,
+                            c.spans,
+                            &p,
+                            format!("invalid regular expression: {last}"),
+                        )
+                        .with_help(
+                            "`matches` takes a Rust regex; escape special characters with `\\`",
+                        ),
                     );
                 }
             }
@@ -219,7 +227,9 @@ fn check_action(
                             None if names.is_empty() => {
                                 format!("profile `{}` has no variants", profile.label)
                             }
-                            None => format!("variants of `{}`: {}", profile.label, names.join(", ")),
+                            None => {
+                                format!("variants of `{}`: {}", profile.label, names.join(", "))
+                            }
                         };
                         out.push(
                             at_value(
@@ -242,8 +252,13 @@ fn check_action(
                 );
             } else if a.prompt.is_none() && !follows {
                 out.push(
-                    at_key(c.file, c.spans, &p, "an agent step needs `prompt` (a new chat) or `follow_up` and `message`")
-                        .with_help("add `prompt: \"...\"`"),
+                    at_key(
+                        c.file,
+                        c.spans,
+                        &p,
+                        "an agent step needs `prompt` (a new chat) or `follow_up` and `message`",
+                    )
+                    .with_help("add `prompt: \"...\"`"),
                 );
             } else if follows && a.message.is_none() {
                 out.push(
@@ -262,7 +277,16 @@ fn check_action(
             if let Some(target) = &a.follow_up
                 && !is_template(target)
             {
-                step_ref(c, &format!("{p}/follow_up"), target, ids, agent_steps, before, "follow_up", out);
+                step_ref(
+                    c,
+                    &format!("{p}/follow_up"),
+                    target,
+                    ids,
+                    agent_steps,
+                    before,
+                    "follow_up",
+                    out,
+                );
             }
         }
         Action::StopAgent(target) => {
@@ -270,7 +294,16 @@ fn check_action(
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
             if looks_like_id && !is_template(target) {
-                step_ref(c, &format!("{ptr}/stop_agent"), target, ids, agent_steps, before, "stop_agent", out);
+                step_ref(
+                    c,
+                    &format!("{ptr}/stop_agent"),
+                    target,
+                    ids,
+                    agent_steps,
+                    before,
+                    "stop_agent",
+                    out,
+                );
                 if agent_steps.get(target.as_str()) == Some(&false) {
                     out.push(
                         at_value(
@@ -301,7 +334,12 @@ fn step_ref(
 ) {
     if !ids.contains_key(target) {
         let agents: Vec<&str> = agent_steps.keys().copied().collect();
-        let mut d = at_value(c.file, c.spans, p, format!("`{key}` names unknown step `{target}`"));
+        let mut d = at_value(
+            c.file,
+            c.spans,
+            p,
+            format!("`{key}` names unknown step `{target}`"),
+        );
         d = match did_you_mean(target, agents.iter().copied().chain(ids.keys().copied())) {
             Some(s) => d.with_help(format!("did you mean `{s}`?")),
             None => d.with_help("name the `id` of an earlier agent step"),
@@ -309,13 +347,23 @@ fn step_ref(
         out.push(d);
     } else if !agent_steps.contains_key(target) {
         out.push(
-            at_value(c.file, c.spans, p, format!("`{key}` names step `{target}`, which is not an agent step"))
-                .with_help("name the `id` of an earlier `agent` step"),
+            at_value(
+                c.file,
+                c.spans,
+                p,
+                format!("`{key}` names step `{target}`, which is not an agent step"),
+            )
+            .with_help("name the `id` of an earlier `agent` step"),
         );
     } else if !before.contains(target) {
         out.push(
-            at_value(c.file, c.spans, p, format!("`{key}` names step `{target}`, which runs later"))
-                .with_help("an agent step must run before it can be followed up or stopped"),
+            at_value(
+                c.file,
+                c.spans,
+                p,
+                format!("`{key}` names step `{target}`, which runs later"),
+            )
+            .with_help("an agent step must run before it can be followed up or stopped"),
         );
     }
 }
@@ -330,7 +378,11 @@ fn matcher_regex(m: &Matcher) -> Option<String> {
 /// Pointers of every duration-valued node.
 fn duration_pointers(v: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    for p in ["/browser/timeout", "/defaults/timeout", "/web_server/ready_timeout"] {
+    for p in [
+        "/browser/timeout",
+        "/defaults/timeout",
+        "/web_server/ready_timeout",
+    ] {
         out.push(p.to_string());
     }
     retry_pointers("/defaults/retry", &mut out);

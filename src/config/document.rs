@@ -40,31 +40,55 @@ pub fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
     let name = path.display().to_string();
     let format = Format::of(path).ok_or_else(|| {
         vec![
-            Diagnostic::file_error(&name, "not a flow file: the name must end in .yaml, .yml or .toml")
-                .with_help("rename the file, or point runner at the right one"),
+            Diagnostic::file_error(
+                &name,
+                "not a flow file: the name must end in .yaml, .yml or .toml",
+            )
+            .with_help("rename the file, or point runner at the right one"),
         ]
     })?;
-    let meta = std::fs::metadata(path)
-        .map_err(|e| vec![Diagnostic::file_error(&name, format!("cannot read the file: {}", io_reason(&e)))])?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        vec![Diagnostic::file_error(
+            &name,
+            format!("cannot read the file: {}", io_reason(&e)),
+        )]
+    })?;
     if meta.is_dir() {
-        return Err(vec![Diagnostic::file_error(&name, "is a directory, not a file")]);
+        return Err(vec![Diagnostic::file_error(
+            &name,
+            "is a directory, not a file",
+        )]);
     }
     if meta.len() > MAX_FILE_SIZE {
         return Err(vec![Diagnostic::file_error(
             &name,
-            format!("the file is {} bytes; config files may be at most 10 MB", meta.len()),
+            format!(
+                "the file is {} bytes; config files may be at most 10 MB",
+                meta.len()
+            ),
         )]);
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| vec![Diagnostic::file_error(&name, format!("cannot read the file: {}", io_reason(&e)))])?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        vec![Diagnostic::file_error(
+            &name,
+            format!("cannot read the file: {}", io_reason(&e)),
+        )]
+    })?;
     parse_bytes(path, bytes, format)
 }
 
 /// Parses file contents already in memory.
-pub fn parse_bytes(path: &Path, bytes: Vec<u8>, format: Format) -> Result<Document, Vec<Diagnostic>> {
+pub fn parse_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    format: Format,
+) -> Result<Document, Vec<Diagnostic>> {
     let name = path.display().to_string();
     if bytes.len() as u64 > MAX_FILE_SIZE {
-        return Err(vec![Diagnostic::file_error(&name, "config files may be at most 10 MB")]);
+        return Err(vec![Diagnostic::file_error(
+            &name,
+            "config files may be at most 10 MB",
+        )]);
     }
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -73,17 +97,27 @@ pub fn parse_bytes(path: &Path, bytes: Vec<u8>, format: Format) -> Result<Docume
             let before = String::from_utf8_lossy(&e.as_bytes()[..at]).to_string();
             let line = before.matches('\n').count() + 1;
             return Err(vec![
-                Diagnostic::file_error(&name, format!("the file is not valid UTF-8 (byte {at}, line {line})"))
-                    .with_help("save the file as UTF-8 text"),
+                Diagnostic::file_error(
+                    &name,
+                    format!("the file is not valid UTF-8 (byte {at}, line {line})"),
+                )
+                .with_help("save the file as UTF-8 text"),
             ]);
         }
     };
-    let text = text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text);
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
     if let Some(at) = text.find('\0') {
         let file = SourceFile::new(path, text.clone());
         return Err(vec![
-            Diagnostic::error(&file, at..at + 1, "the file holds a NUL byte: it looks like a binary file")
-                .with_help("flows are YAML or TOML text"),
+            Diagnostic::error(
+                &file,
+                at..at + 1,
+                "the file holds a NUL byte: it looks like a binary file",
+            )
+            .with_help("flows are YAML or TOML text"),
         ]);
     }
     let file = SourceFile::new(path, text);
@@ -100,8 +134,12 @@ pub fn parse_bytes(path: &Path, bytes: Vec<u8>, format: Format) -> Result<Docume
     if !value.is_object() {
         let span = spans.get("").map_or(0..0, |s| s.value.clone());
         return Err(vec![
-            Diagnostic::error(&file, span, "the file must hold a map of keys (`name:`, `steps:`, ...)")
-                .with_help("start with `name: my flow` and a `steps:` list"),
+            Diagnostic::error(
+                &file,
+                span,
+                "the file must hold a map of keys (`name:`, `steps:`, ...)",
+            )
+            .with_help("start with `name: my flow` and a `steps:` list"),
         ]);
     }
     Ok(Document { file, value, spans })

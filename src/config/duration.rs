@@ -4,8 +4,8 @@ use std::time::Duration;
 
 /// Parses a duration; the message says what is wrong.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s.trim())
-        .map_err(|e| format!("invalid duration `{s}`: {e}"))?;
+    let d =
+        humantime::parse_duration(s.trim()).map_err(|e| format!("invalid duration `{s}`: {e}"))?;
     if d.is_zero() {
         return Err(format!("duration `{s}` must be more than zero"));
     }
@@ -16,7 +16,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// browsers count page weight).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let n: f64 = num.parse().map_err(|_| format!("invalid size `{s}`"))?;
     let mult = match unit.trim() {

@@ -92,7 +92,10 @@ impl<'a> Loader<'a> {
                     templates: &self.templates,
                     extra_vars: &self.extra_vars,
                 });
-                all.extend(more.into_iter().filter(|d| !bad.iter().any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))));
+                all.extend(more.into_iter().filter(|d| {
+                    !bad.iter()
+                        .any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))
+                }));
             }
             all.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
             self.diagnostics.extend(all);
@@ -122,16 +125,25 @@ impl<'a> Loader<'a> {
             templates: &self.templates,
             extra_vars: &self.extra_vars,
         });
-        let dir = abs.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let dir = abs
+            .parent()
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
         let mut subflows = HashMap::new();
         let run_flows = flow
             .steps
             .iter()
             .enumerate()
             .map(|(i, s)| (format!("/steps/{i}"), s))
-            .chain(flow.finally.iter().enumerate().map(|(i, s)| (format!("/finally/{i}"), s)));
+            .chain(
+                flow.finally
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (format!("/finally/{i}"), s)),
+            );
         for (ptr, step) in run_flows {
-            let Action::RunFlow(rf) = &step.action else { continue };
+            let Action::RunFlow(rf) = &step.action else {
+                continue;
+            };
             let rel = rf.path();
             if is_template(rel) {
                 continue;
@@ -145,8 +157,16 @@ impl<'a> Loader<'a> {
             let target_abs = absolute(&target);
             if !target.is_file() {
                 problems.push(
-                    at_value(&doc.file, &doc.spans, &ptr, format!("sub-flow `{rel}` not found"))
-                        .with_help(format!("the path is relative to the flow's directory: looked for {}", target.display())),
+                    at_value(
+                        &doc.file,
+                        &doc.spans,
+                        &ptr,
+                        format!("sub-flow `{rel}` not found"),
+                    )
+                    .with_help(format!(
+                        "the path is relative to the flow's directory: looked for {}",
+                        target.display()
+                    )),
                 );
                 continue;
             }
@@ -154,11 +174,19 @@ impl<'a> Loader<'a> {
                 let chain: Vec<String> = self.stack[pos..]
                     .iter()
                     .chain(std::iter::once(&target_abs))
-                    .map(|p| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()))
+                    .map(|p| {
+                        p.file_name()
+                            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                    })
                     .collect();
                 problems.push(
-                    at_value(&doc.file, &doc.spans, &ptr, format!("`run_flow` cycle: {}", chain.join(" -> ")))
-                        .with_help("a flow must not run itself, directly or through other flows"),
+                    at_value(
+                        &doc.file,
+                        &doc.spans,
+                        &ptr,
+                        format!("`run_flow` cycle: {}", chain.join(" -> ")),
+                    )
+                    .with_help("a flow must not run itself, directly or through other flows"),
                 );
                 continue;
             }
@@ -167,8 +195,13 @@ impl<'a> Loader<'a> {
                     subflows.insert(rel.to_string(), sub);
                 }
                 None => problems.push(
-                    at_value(&doc.file, &doc.spans, &ptr, format!("sub-flow `{rel}` has errors"))
-                        .with_help("see the errors reported for that file"),
+                    at_value(
+                        &doc.file,
+                        &doc.spans,
+                        &ptr,
+                        format!("sub-flow `{rel}` has errors"),
+                    )
+                    .with_help("see the errors reported for that file"),
                 ),
             }
         }
@@ -196,10 +229,11 @@ fn partial_flow(value: &serde_json::Value) -> Option<Flow> {
         if let Some(Value::Array(items)) = v.get_mut(list) {
             for item in items.iter_mut() {
                 if serde_json::from_value::<super::model::Step>(item.clone()).is_err() {
-                    let id = item
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+                    let id = item.get("id").and_then(Value::as_str).filter(|s| {
+                        !s.is_empty()
+                            && s.bytes()
+                                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                    });
                     *item = match id {
                         Some(id) => json!({"id": id, "log": ""}),
                         None => json!({"log": ""}),

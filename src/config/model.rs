@@ -160,6 +160,8 @@ pub const ACTION_KEYS: &[&str] = &[
 ];
 
 /// A step's action with its (not yet rendered) value.
+// Built once per step at load time; boxing the larger variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -513,16 +515,28 @@ impl<'de> Deserialize<'de> for Step {
         use serde::de::Error;
         let mut map = serde_json::Map::<String, Value>::deserialize(d)?;
         let mut take = |k: &str| map.remove(k);
-        let id = take("id").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
-        let name = take("name").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let id = take("id")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?;
+        let name = take("name")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?;
         let condition = take("if");
         if let Some(c) = &condition
             && !(c.is_string() || c.is_boolean())
         {
             return Err(D::Error::custom("`if` must be a string or a boolean"));
         }
-        let timeout = take("timeout").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
-        let retry = take("retry").map(serde_json::from_value).transpose().map_err(D::Error::custom)?;
+        let timeout = take("timeout")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?;
+        let retry = take("retry")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?;
         let continue_on_error = take("continue_on_error")
             .map(serde_json::from_value)
             .transpose()
@@ -534,7 +548,8 @@ impl<'de> Deserialize<'de> for Step {
                 map.len()
             )));
         }
-        let action: Action = serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        let action: Action =
+            serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
         action.check().map_err(D::Error::custom)?;
         Ok(Step {
             id,
@@ -565,7 +580,9 @@ impl Flow {
             let by_static = ws.static_dir.is_some();
             let by_command = ws.command.is_some() && ws.url.is_some();
             if by_static == by_command {
-                return Err("`web_server` needs either `static`, or both `command` and `url`".into());
+                return Err(
+                    "`web_server` needs either `static`, or both `command` and `url`".into(),
+                );
             }
         }
         Ok(())
@@ -575,10 +592,21 @@ impl Flow {
 impl Selector {
     fn check(&self) -> Result<(), String> {
         let obj = |o: &SelectorObject| {
-            let any = o.reference.is_some() || o.role.is_some() || o.css.is_some() || o.text.is_some();
-            if any { Ok(()) } else { Err("a selector needs `ref`, `role`, `css` or `text`".to_string()) }
+            let any =
+                o.reference.is_some() || o.role.is_some() || o.css.is_some() || o.text.is_some();
+            if any {
+                Ok(())
+            } else {
+                Err("a selector needs `ref`, `role`, `css` or `text`".to_string())
+            }
         };
-        let string = |s: &str| if s.is_empty() { Err("empty selector".to_string()) } else { Ok(()) };
+        let string = |s: &str| {
+            if s.is_empty() {
+                Err("empty selector".to_string())
+            } else {
+                Ok(())
+            }
+        };
         match self {
             Selector::String(s) => string(s),
             Selector::Object(o) => obj(o),
@@ -605,7 +633,12 @@ impl Action {
     /// The rules of the schema that the types alone do not enforce.
     pub fn check(&self) -> Result<(), String> {
         match self {
-            Action::Click(s) | Action::Dblclick(s) | Action::Hover(s) | Action::Focus(s) | Action::Check(s) | Action::Uncheck(s) => s.check(),
+            Action::Click(s)
+            | Action::Dblclick(s)
+            | Action::Hover(s)
+            | Action::Focus(s)
+            | Action::Check(s)
+            | Action::Uncheck(s) => s.check(),
             Action::Fill(f) | Action::Type(f) => f.target.check(),
             Action::Select(f) => f.target.check(),
             Action::Inspect(i) => i.target.check(),
@@ -616,9 +649,20 @@ impl Action {
                 w.target.as_ref().map_or(Ok(()), Selector::check)
             }
             Action::Expect(e) => {
-                let any = e.url.is_some() || e.title.is_some() || e.visible.is_some() || e.hidden.is_some()
-                    || e.text.is_some() || e.value.is_some() || e.count.is_some() || e.checked.is_some() || e.that.is_some();
-                if any { Ok(()) } else { Err("empty `expect`".into()) }
+                let any = e.url.is_some()
+                    || e.title.is_some()
+                    || e.visible.is_some()
+                    || e.hidden.is_some()
+                    || e.text.is_some()
+                    || e.value.is_some()
+                    || e.count.is_some()
+                    || e.checked.is_some()
+                    || e.that.is_some();
+                if any {
+                    Ok(())
+                } else {
+                    Err("empty `expect`".into())
+                }
             }
             Action::Exec(ExecAction::Short(c)) => c.check(),
             Action::Exec(ExecAction::Full(o)) => o.command.check(),

@@ -106,7 +106,8 @@ fn collect(
                     } else {
                         format!("in `{name}`")
                     };
-                    let mut d = at_key(file, spans, &child, format!("unknown key `{key}` {where_}"));
+                    let mut d =
+                        at_key(file, spans, &child, format!("unknown key `{key}` {where_}"));
                     d = match did_you_mean(key, allowed.iter().copied()) {
                         Some(s) => d.with_help(format!("did you mean `{s}`?")),
                         None if !allowed.is_empty() => {
@@ -143,8 +144,11 @@ fn collect(
                     .and_then(Value::as_array)
                     .map(|b| b.iter().map(|b| deref(&c.schema, b)).collect())
                     .unwrap_or_default();
-                let same_type: Vec<&Value> =
-                    branches.iter().copied().filter(|b| type_fits(b, value)).collect();
+                let same_type: Vec<&Value> = branches
+                    .iter()
+                    .copied()
+                    .filter(|b| type_fits(b, value))
+                    .collect();
                 if same_type.len() == 1 && (value.is_object() || value.is_array()) {
                     let mut sub = same_type[0].clone();
                     if let (Some(obj), Some(defs)) = (sub.as_object_mut(), c.schema.get("$defs")) {
@@ -196,9 +200,18 @@ fn collect(
                     format!("`{name}`")
                 };
                 let d = if pointer.is_empty() {
-                    Diagnostic::error(file, 0..0, format!("{whose} is missing the required key `{prop}`"))
+                    Diagnostic::error(
+                        file,
+                        0..0,
+                        format!("{whose} is missing the required key `{prop}`"),
+                    )
                 } else {
-                    at_key(file, spans, &pointer, format!("{whose} is missing the required key `{prop}`"))
+                    at_key(
+                        file,
+                        spans,
+                        &pointer,
+                        format!("{whose} is missing the required key `{prop}`"),
+                    )
                 };
                 out.push(d.with_pointer(pointer.clone()));
             }
@@ -211,7 +224,12 @@ fn collect(
                 out.push(at_value(file, spans, &pointer, msg));
             }
             ValidationErrorKind::MinProperties { .. } => {
-                out.push(at_value(file, spans, &pointer, format!("`{name}` must not be empty")));
+                out.push(at_value(
+                    file,
+                    spans,
+                    &pointer,
+                    format!("`{name}` must not be empty"),
+                ));
             }
             ValidationErrorKind::MaxProperties { limit } => {
                 out.push(at_value(
@@ -222,7 +240,12 @@ fn collect(
                 ));
             }
             ValidationErrorKind::MinLength { .. } => {
-                out.push(at_value(file, spans, &pointer, format!("`{name}` must not be empty")));
+                out.push(at_value(
+                    file,
+                    spans,
+                    &pointer,
+                    format!("`{name}` must not be empty"),
+                ));
             }
             ValidationErrorKind::Pattern { pattern } => {
                 let s = value.as_str().unwrap_or_default();
@@ -261,9 +284,15 @@ fn collect(
             ValidationErrorKind::Enum { options } => {
                 let opts: Vec<String> = options
                     .as_array()
-                    .map(|o| o.iter().map(|v| v.as_str().unwrap_or("?").to_string()).collect())
+                    .map(|o| {
+                        o.iter()
+                            .map(|v| v.as_str().unwrap_or("?").to_string())
+                            .collect()
+                    })
                     .unwrap_or_default();
-                let s = value.as_str().map_or_else(|| value.to_string(), str::to_string);
+                let s = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
                 let mut d = at_value(
                     file,
                     spans,
@@ -271,7 +300,9 @@ fn collect(
                     format!("`{s}` is not a valid `{name}`"),
                 );
                 d = match did_you_mean(&s, opts.iter().map(String::as_str)) {
-                    Some(m) => d.with_help(format!("did you mean `{m}`? (one of: {})", opts.join(", "))),
+                    Some(m) => {
+                        d.with_help(format!("did you mean `{m}`? (one of: {})", opts.join(", ")))
+                    }
                     None => d.with_help(format!("expected one of: {}", opts.join(", "))),
                 };
                 out.push(d);
@@ -293,7 +324,12 @@ fn collect(
                 ));
             }
             ValidationErrorKind::UniqueItems => {
-                out.push(at_value(file, spans, &pointer, format!("`{name}` lists an item twice")));
+                out.push(at_value(
+                    file,
+                    spans,
+                    &pointer,
+                    format!("`{name}` lists an item twice"),
+                ));
             }
             _ => {
                 out.push(at_value(file, spans, &pointer, err.to_string()));
@@ -323,7 +359,10 @@ fn step_action_error(
                 file,
                 spans,
                 &pointer_push(pointer, second),
-                format!("a step has one action, but this one has `{}` and `{second}`", actions[0]),
+                format!(
+                    "a step has one action, but this one has `{}` and `{second}`",
+                    actions[0]
+                ),
             )
             .with_help("split it into two steps"),
         ];
@@ -474,7 +513,10 @@ pub fn at_value(
     pointer: &str,
     message: impl Into<String>,
 ) -> Diagnostic {
-    let span = spans.nearest(pointer).map(|s| s.value.clone()).unwrap_or(0..0);
+    let span = spans
+        .nearest(pointer)
+        .map(|s| s.value.clone())
+        .unwrap_or(0..0);
     Diagnostic::error(file, span, message).with_pointer(pointer)
 }
 
@@ -493,6 +535,9 @@ mod tests {
     #[test]
     fn embedded_schemas_compile() {
         assert_eq!(schema_value(SchemaKind::Flow)["title"], "runner flow");
-        assert_eq!(schema_value(SchemaKind::Profile)["title"], "runner agent profile");
+        assert_eq!(
+            schema_value(SchemaKind::Profile)["title"],
+            "runner agent profile"
+        );
     }
 }

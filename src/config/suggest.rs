@@ -1,7 +1,10 @@
 //! "Did you mean" suggestions.
 
 /// The candidate closest to `input`, when one is close enough to be a likely typo.
-pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = input.to_lowercase();
     candidates
         .into_iter()

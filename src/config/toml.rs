@@ -51,7 +51,11 @@ pub fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
 
 fn split_help(message: &str) -> (String, Option<String>) {
     let first = message.lines().next().unwrap_or("").to_string();
-    let rest: Vec<&str> = message.lines().skip(1).filter(|l| !l.trim().is_empty()).collect();
+    let rest: Vec<&str> = message
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     (
         first,
         (!rest.is_empty()).then(|| rest.join(" ").trim().to_string()),
@@ -100,7 +104,13 @@ fn convert(
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    convert(file, item, &pointer_push(pointer, &i.to_string()), None, spans)
+                    convert(
+                        file,
+                        item,
+                        &pointer_push(pointer, &i.to_string()),
+                        None,
+                        spans,
+                    )
                 })
                 .collect(),
         ),

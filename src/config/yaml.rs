@@ -3,7 +3,9 @@
 //! Anchors and aliases work; an alias that would blow the document up past a fixed node budget is
 //! refused (the "billion laughs" attack). Duplicate keys are errors. `<<` merge keys are honoured.
 
-use std::borrow::Cow;
+// The error path runs once per bad file; boxing diagnostics would only add noise.
+#![allow(clippy::result_large_err)]
+
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -275,7 +277,10 @@ impl Builder<'_> {
                 self.stack.push(frame);
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                let frame = self.stack.pop().expect("the parser balances start and end events");
+                let frame = self
+                    .stack
+                    .pop()
+                    .expect("the parser balances start and end events");
                 let (value, start, anchor, pointer, key) = match frame {
                     Frame::Seq {
                         items,
@@ -324,10 +329,7 @@ impl Builder<'_> {
                 }
                 self.place(value, start..end)?;
             }
-            Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentEnd
-            | Event::Nothing => {}
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
         }
         Ok(())
     }
@@ -384,7 +386,7 @@ fn node_count(v: &Value) -> usize {
 }
 
 /// Resolves a scalar with the YAML 1.2 core schema.
-fn scalar(text: &Cow<'_, str>, style: ScalarStyle, tag: Option<&str>) -> Value {
+fn scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Value {
     match tag {
         Some("str") => return Value::String(text.to_string()),
         Some("null") => return Value::Null,
@@ -393,7 +395,7 @@ fn scalar(text: &Cow<'_, str>, style: ScalarStyle, tag: Option<&str>) -> Value {
     if style != ScalarStyle::Plain {
         return Value::String(text.to_string());
     }
-    let t = text.as_ref();
+    let t = text;
     match t {
         "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
         "true" | "True" | "TRUE" => return Value::Bool(true),
@@ -407,10 +409,8 @@ fn scalar(text: &Cow<'_, str>, style: ScalarStyle, tag: Option<&str>) -> Value {
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
         && t.bytes().any(|b| b.is_ascii_digit());
-    if looks_numeric {
-        if let Some(n) = t.parse::<f64>().ok().and_then(Number::from_f64) {
-            return Value::Number(n);
-        }
+    if looks_numeric && let Some(n) = t.parse::<f64>().ok().and_then(Number::from_f64) {
+        return Value::Number(n);
     }
     Value::String(t.to_string())
 }
@@ -479,7 +479,10 @@ mod tests {
         let errs = load_str("a: 1\nb: 2\na: 3\n").unwrap_err();
         assert_eq!(errs[0].message, "duplicate key `a`");
         assert_eq!(errs[0].line_col(), Some((3, 1)));
-        assert_eq!(load_str("# nothing\n").unwrap_err()[0].message, "the file is empty");
+        assert_eq!(
+            load_str("# nothing\n").unwrap_err()[0].message,
+            "the file is empty"
+        );
     }
 
     #[test]

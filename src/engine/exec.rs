@@ -59,7 +59,11 @@ pub async fn run(
     cmd.args(args)
         .current_dir(&spec.cwd)
         .envs(&spec.env)
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
@@ -104,7 +108,10 @@ pub async fn run(
             let _ = child.wait().await;
             let (stdout, stderr) = collect(out_task, err_task).await;
             let what = if kind == ErrorKind::Timeout {
-                format!("command timed out after {}", humantime::format_duration(timeout))
+                format!(
+                    "command timed out after {}",
+                    humantime::format_duration(timeout)
+                )
             } else {
                 "command interrupted".to_string()
             };
@@ -136,8 +143,16 @@ async fn collect(
 ) -> (Captured, Captured) {
     // A process that left its group could keep the pipes open; don't wait for it forever.
     let wait = Duration::from_secs(2);
-    let o = tokio::time::timeout(wait, out).await.ok().and_then(Result::ok).unwrap_or_default();
-    let e = tokio::time::timeout(wait, err).await.ok().and_then(Result::ok).unwrap_or_default();
+    let o = tokio::time::timeout(wait, out)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let e = tokio::time::timeout(wait, err)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
     (o, e)
 }
 

@@ -50,7 +50,9 @@ struct Frame<'a> {
 pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
     let started = Instant::now();
     rt.listener.flow_started(&info);
-    let dir = rt.artifacts.join(format!("{:03}-{}", info.index + 1, slug(&loaded.flow.name)));
+    let dir = rt
+        .artifacts
+        .join(format!("{:03}-{}", info.index + 1, slug(&loaded.flow.name)));
     let mut scope = new_scope(rt, &loaded);
     let mut result = FlowResult {
         name: loaded.flow.name.clone(),
@@ -75,7 +77,10 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         result.status = FlowStatus::Error;
         result.error = Some(StepError::new(
             ErrorKind::Environment,
-            format!("cannot create the artifacts directory {}: {e}", dir.display()),
+            format!(
+                "cannot create the artifacts directory {}: {e}",
+                dir.display()
+            ),
         ));
         rt.listener.flow_finished(&info, &result);
         return result;
@@ -146,7 +151,11 @@ fn prepare(
             None => {
                 let ctx = scope.context();
                 rt.templates.render_value(raw, &ctx).map_err(|e| {
-                    template_error(loaded, &format!("/vars/{}", crate::source::pointer_escape(k)), e)
+                    template_error(
+                        loaded,
+                        &format!("/vars/{}", crate::source::pointer_escape(k)),
+                        e,
+                    )
                 })?
             }
         };
@@ -201,7 +210,11 @@ async fn run_steps(
         }
         results.push(r);
     }
-    if interrupted && failure.as_ref().is_none_or(|f| f.kind != ErrorKind::Interrupted) {
+    if interrupted
+        && failure
+            .as_ref()
+            .is_none_or(|f| f.kind != ErrorKind::Interrupted)
+    {
         failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
     }
     (results, failure)
@@ -219,7 +232,9 @@ async fn run_step(
     finally: bool,
 ) -> StepResult {
     let loaded = frame.loaded;
-    let name = frame.masker.mask(&display_name(rt, loaded, scope, step, ptr));
+    let name = frame
+        .masker
+        .mask(&display_name(rt, loaded, scope, step, ptr));
     let started = Instant::now();
     let mut result = StepResult {
         index,
@@ -254,7 +269,11 @@ async fn run_step(
         }
     }
     let defaults = loaded.flow.defaults.as_ref();
-    let policy = Policy::from_config(step.retry.as_ref().or(defaults.and_then(|d| d.retry.as_ref())));
+    let policy = Policy::from_config(
+        step.retry
+            .as_ref()
+            .or(defaults.and_then(|d| d.retry.as_ref())),
+    );
     let timeout = step_timeout(loaded, step);
     rt.listener.step_started(frame.info, frame.depth, &name);
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
@@ -266,7 +285,10 @@ async fn run_step(
             Ok(r) => r,
             Err(_) => Err(StepError::new(
                 ErrorKind::Timeout,
-                format!("step timed out after {}", humantime::format_duration(timeout)),
+                format!(
+                    "step timed out after {}",
+                    humantime::format_duration(timeout)
+                ),
             )),
         };
         result.steps = children;
@@ -280,7 +302,9 @@ async fn run_step(
                 if e.location.is_none() {
                     e.location = Some(result.location.clone());
                 }
-                let again = attempt < policy.attempts && policy.retries(e.kind) && !rt.cancel.is_cancelled();
+                let again = attempt < policy.attempts
+                    && policy.retries(e.kind)
+                    && !rt.cancel.is_cancelled();
                 let delay = policy.delay_before(attempt + 1);
                 rt.listener.attempt_failed(
                     frame.info,
@@ -328,7 +352,11 @@ fn finish(
             result.outcome = Outcome::Failed;
             let tolerated = step.continue_on_error
                 && !matches!(e.kind, ErrorKind::Interrupted | ErrorKind::Environment);
-            result.conclusion = if tolerated { Outcome::Passed } else { Outcome::Failed };
+            result.conclusion = if tolerated {
+                Outcome::Passed
+            } else {
+                Outcome::Failed
+            };
             result.error = Some(e);
         }
     }
@@ -354,7 +382,13 @@ fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
 }
 
 /// Renders the step's action value and deserializes it into the typed action.
-fn render_action(rt: &Runtime, loaded: &LoadedFlow, scope: &mut Scope, step: &Step, ptr: &str) -> Result<Action, StepError> {
+fn render_action(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> Result<Action, StepError> {
     let key = step.action.key();
     let raw = loaded
         .doc
@@ -402,9 +436,11 @@ async fn run_action(
             Ok(json!({}))
         }
         Action::Exec(e) => {
-            let base = frame
-                .dir
-                .join(format!("{:03}-{}", index + 1, step.id.as_deref().unwrap_or("exec")));
+            let base = frame.dir.join(format!(
+                "{:03}-{}",
+                index + 1,
+                step.id.as_deref().unwrap_or("exec")
+            ));
             exec_step(rt, frame, e, timeout, base).await
         }
         Action::Expect(e) => {
@@ -422,10 +458,9 @@ async fn run_action(
             match e.that {
                 Some(cond) => {
                     let ctx = scope.context();
-                    let holds = rt
-                        .templates
-                        .condition(&cond, &ctx)
-                        .map_err(|err| template_error(loaded, &format!("{ptr}/expect/that"), err))?;
+                    let holds = rt.templates.condition(&cond, &ctx).map_err(|err| {
+                        template_error(loaded, &format!("{ptr}/expect/that"), err)
+                    })?;
                     if holds {
                         Ok(json!({}))
                     } else {
@@ -433,7 +468,9 @@ async fn run_action(
                             .doc
                             .value
                             .pointer(&format!("{ptr}/expect/that"))
-                            .map_or_else(String::new, |v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+                            .map_or_else(String::new, |v| {
+                                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                            });
                         Err(StepError::new(
                             ErrorKind::Assertion,
                             format!("expected `{}` to be true, but it is false", src.trim()),
@@ -459,7 +496,10 @@ async fn run_action(
             let Some(sub) = loaded.subflows.get(&raw_path).cloned() else {
                 return Err(StepError::new(
                     ErrorKind::Environment,
-                    format!("sub-flow `{}` was not loaded (templated sub-flow paths are not supported)", rf.path()),
+                    format!(
+                        "sub-flow `{}` was not loaded (templated sub-flow paths are not supported)",
+                        rf.path()
+                    ),
                 ));
             };
             run_subflow(rt, frame, sub, vars.into_iter().collect(), index, children).await
@@ -487,7 +527,10 @@ async fn exec_step(
         (Command::Argv(a), _) => a.clone(),
         (Command::String(s), true) => vec!["sh".into(), "-c".into(), s.clone()],
         (Command::String(s), false) => shell_words::split(s).map_err(|err| {
-            StepError::new(ErrorKind::CommandFailed, format!("cannot split the command `{s}`: {err}"))
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot split the command `{s}`: {err}"),
+            )
         })?,
     };
     let mut env: IndexMap<String, String> = frame
@@ -529,7 +572,10 @@ async fn exec_step(
     if !tail.is_empty() {
         msg.push_str(&format!("; stderr: {tail}"));
     }
-    Err(StepError::new(ErrorKind::CommandFailed, frame.masker.mask(&msg)))
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        frame.masker.mask(&msg),
+    ))
 }
 
 /// Runs a sub-flow in its own scope: its vars never leak back, its outputs come back.
@@ -549,10 +595,15 @@ fn run_subflow<'a>(
             depth: frame.depth + 1,
             loaded: &sub,
             masker: frame.masker.extend(masker_values(&masker, &frame.masker)),
-            dir: frame.dir.join(format!("{:03}-{}", index + 1, slug(&sub.flow.name))),
+            dir: frame
+                .dir
+                .join(format!("{:03}-{}", index + 1, slug(&sub.flow.name))),
         };
         std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
-            StepError::new(ErrorKind::Environment, format!("cannot create {}: {e}", sub_frame.dir.display()))
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot create {}: {e}", sub_frame.dir.display()),
+            )
         })?;
         let (steps, failure) = run_steps(rt, &sub_frame, &mut scope).await;
         *children = steps;
@@ -570,10 +621,13 @@ fn run_subflow<'a>(
         let mut outputs = Map::new();
         for (k, raw) in &sub.flow.outputs {
             let ctx = scope.context();
-            let v = rt
-                .templates
-                .render_value(raw, &ctx)
-                .map_err(|e| template_error(&sub, &format!("/outputs/{}", crate::source::pointer_escape(k)), e))?;
+            let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
+                template_error(
+                    &sub,
+                    &format!("/outputs/{}", crate::source::pointer_escape(k)),
+                    e,
+                )
+            })?;
             outputs.insert(k.clone(), v);
         }
         Ok(Value::Object(outputs))
@@ -588,7 +642,11 @@ fn masker_values(sub: &Masker, _parent: &Masker) -> Vec<String> {
 /// `file:line:col` of the node at `ptr`.
 pub fn location(loaded: &LoadedFlow, ptr: &str) -> String {
     let file = &loaded.doc.file;
-    let at = loaded.doc.spans.nearest(ptr).map_or(0, |s| s.key.clone().unwrap_or(s.value.clone()).start);
+    let at = loaded
+        .doc
+        .spans
+        .nearest(ptr)
+        .map_or(0, |s| s.key.clone().unwrap_or(s.value.clone()).start);
     let (l, c) = file.line_col(at);
     format!("{}:{l}:{c}", file.name())
 }
@@ -612,11 +670,20 @@ fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> StepError {
 }
 
 /// The name shown for a step: its `name`, or a short rendering of its action.
-fn display_name(rt: &Runtime, loaded: &LoadedFlow, scope: &mut Scope, step: &Step, ptr: &str) -> String {
+fn display_name(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> String {
     let key = step.action.key();
     if let Some(n) = &step.name {
         let ctx = scope.context();
-        return rt.templates.render_str(n, &ctx).unwrap_or_else(|_| n.clone());
+        return rt
+            .templates
+            .render_str(n, &ctx)
+            .unwrap_or_else(|_| n.clone());
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
     // Show the values the step will use, when its templates render already.
@@ -627,14 +694,22 @@ fn display_name(rt: &Runtime, loaded: &LoadedFlow, scope: &mut Scope, step: &Ste
     let raw = rendered.as_ref().or(raw);
     let detail = match raw {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect::<Vec<_>>().join(" "),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(" "),
         Some(Value::Object(m)) => {
             let first = ["command", "path", "profile", "action", "target"]
                 .iter()
                 .find_map(|k| m.get(*k));
             match first {
                 Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect::<Vec<_>>().join(" "),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 Some(v) => v.to_string(),
                 None => m.keys().cloned().collect::<Vec<_>>().join(", "),
             }
@@ -644,17 +719,35 @@ fn display_name(rt: &Runtime, loaded: &LoadedFlow, scope: &mut Scope, step: &Ste
     };
     let detail = detail.replace('\n', " ");
     let short: String = detail.chars().take(60).collect();
-    let ellipsis = if detail.chars().count() > 60 { "…" } else { "" };
-    if short.is_empty() { key.to_string() } else { format!("{key} {short}{ellipsis}") }
+    let ellipsis = if detail.chars().count() > 60 {
+        "…"
+    } else {
+        ""
+    };
+    if short.is_empty() {
+        key.to_string()
+    } else {
+        format!("{key} {short}{ellipsis}")
+    }
 }
 
 /// A file-name-safe form of a name.
 pub fn slug(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
-    let s = s.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
+    let s = s
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
     let s: String = s.chars().take(50).collect();
     if s.is_empty() { "flow".into() } else { s }
 }

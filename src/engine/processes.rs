@@ -44,7 +44,10 @@ pub fn group_alive(pgid: i32) -> bool {
 
 /// SIGKILLs every registered group (the last resort at exit).
 pub fn kill_all() {
-    let groups: Vec<i32> = registry().lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
+    let groups: Vec<i32> = registry()
+        .lock()
+        .map(|r| r.iter().copied().collect())
+        .unwrap_or_default();
     for g in groups {
         signal_group(g, Signal::SIGKILL);
     }

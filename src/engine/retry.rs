@@ -39,7 +39,11 @@ impl Policy {
             },
             Some(Retry::Full(p)) => Policy {
                 attempts: p.attempts.unwrap_or(1).max(1),
-                delay: p.delay.as_deref().and_then(|d| parse_duration(d).ok()).unwrap_or_default(),
+                delay: p
+                    .delay
+                    .as_deref()
+                    .and_then(|d| parse_duration(d).ok())
+                    .unwrap_or_default(),
                 backoff: p.backoff.unwrap_or(1.0).max(1.0),
                 max_delay: p.max_delay.as_deref().and_then(|d| parse_duration(d).ok()),
                 on: p.on.clone().unwrap_or_else(|| vec![ErrorKindName::Any]),
@@ -49,7 +53,10 @@ impl Policy {
 
     /// Whether an error of `kind` is retried.
     pub fn retries(&self, kind: ErrorKind) -> bool {
-        if matches!(kind, ErrorKind::Interrupted | ErrorKind::Environment | ErrorKind::Template) {
+        if matches!(
+            kind,
+            ErrorKind::Interrupted | ErrorKind::Environment | ErrorKind::Template
+        ) {
             return false;
         }
         self.on.iter().any(|k| match k {

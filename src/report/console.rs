@@ -40,7 +40,11 @@ impl Console {
     }
 
     fn mark(&self, ok: &str, plain: &str) -> String {
-        if self.reporter.color { ok.to_string() } else { plain.to_string() }
+        if self.reporter.color {
+            ok.to_string()
+        } else {
+            plain.to_string()
+        }
     }
 
     fn line(&self, flow: &FlowInfo, text: String) {
@@ -74,9 +78,8 @@ impl Console {
         let failed = count(FlowStatus::Failed) + count(FlowStatus::Error);
         let interrupted = count(FlowStatus::Interrupted);
         let flaky = results.iter().filter(|r| r.flaky).count();
-        let mut s = format!(
-            "\nflows: {passed} passed, {failed} failed, {flaky} flaky, {not_run} skipped"
-        );
+        let mut s =
+            format!("\nflows: {passed} passed, {failed} failed, {flaky} flaky, {not_run} skipped");
         if interrupted > 0 {
             s.push_str(&format!(", {interrupted} interrupted"));
         }
@@ -92,7 +95,12 @@ impl Console {
                         .and_then(|s| s.error.as_ref())
                 })
                 .map_or_else(String::new, |e| format!(": {}", e.message));
-            s.push_str(&format!("  {} {} ({}){why}\n", r.status.as_str(), r.name, r.file.display()));
+            s.push_str(&format!(
+                "  {} {} ({}){why}\n",
+                r.status.as_str(),
+                r.name,
+                r.file.display()
+            ));
         }
         self.reporter.err(&s);
     }
@@ -115,9 +123,11 @@ impl Listener for Console {
         if let Some(m) = &self.multi {
             let bar = m.add(ProgressBar::new(flow.steps as u64));
             bar.set_style(
-                ProgressStyle::with_template("{spinner} {prefix} [{bar:20}] {pos}/{len} {wide_msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{spinner} {prefix} [{bar:20}] {pos}/{len} {wide_msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
             bar.set_prefix(flow.name.clone());
             bar.enable_steady_tick(Duration::from_millis(100));
@@ -172,14 +182,27 @@ impl Listener for Console {
         }
         let pad = indent(depth);
         let (mark, note) = match (r.outcome, r.conclusion) {
-            (Outcome::Passed, _) if r.flaky => (self.mark("✓", "ok"), format!(", flaky after {} attempts", r.attempts)),
+            (Outcome::Passed, _) if r.flaky => (
+                self.mark("✓", "ok"),
+                format!(", flaky after {} attempts", r.attempts),
+            ),
             (Outcome::Passed, _) => (self.mark("✓", "ok"), String::new()),
             (Outcome::Skipped, _) => (self.mark("-", "skip"), String::new()),
-            (Outcome::Failed, Outcome::Passed) => (self.mark("!", "FAIL"), ", continue_on_error".to_string()),
+            (Outcome::Failed, Outcome::Passed) => {
+                (self.mark("!", "FAIL"), ", continue_on_error".to_string())
+            }
             (Outcome::Failed, _) => (self.mark("✗", "FAIL"), String::new()),
         };
-        let attempts = if r.attempts > 1 && !r.flaky { format!(", {} attempts", r.attempts) } else { String::new() };
-        let mut text = format!("{pad}{mark} {} ({}{attempts}{note})", r.name, secs(r.duration));
+        let attempts = if r.attempts > 1 && !r.flaky {
+            format!(", {} attempts", r.attempts)
+        } else {
+            String::new()
+        };
+        let mut text = format!(
+            "{pad}{mark} {} ({}{attempts}{note})",
+            r.name,
+            secs(r.duration)
+        );
         if let Some(e) = &r.error {
             text.push_str(&format!("\n{pad}    {}: {}", e.kind.as_str(), e.message));
             if let Some(loc) = &e.location {
@@ -196,8 +219,17 @@ impl Listener for Console {
     }
 
     fn flow_finished(&self, flow: &FlowInfo, r: &FlowResult) {
-        let mark = if r.status == FlowStatus::Passed { self.mark("✓", "ok") } else { self.mark("✗", "FAIL") };
-        let mut text = format!("{mark} {} {} in {}", r.name, r.status.as_str(), secs(r.duration));
+        let mark = if r.status == FlowStatus::Passed {
+            self.mark("✓", "ok")
+        } else {
+            self.mark("✗", "FAIL")
+        };
+        let mut text = format!(
+            "{mark} {} {} in {}",
+            r.name,
+            r.status.as_str(),
+            secs(r.duration)
+        );
         if let Some(e) = &r.error {
             text.push_str(&format!("\n  {}: {}", e.kind.as_str(), e.message));
         }

@@ -45,7 +45,9 @@ pub fn json(diags: &[Diagnostic]) -> String {
     let list: Vec<_> = diags
         .iter()
         .map(|d| {
-            let (line, col) = d.line_col().map_or((None, None), |(l, c)| (Some(l), Some(c)));
+            let (line, col) = d
+                .line_col()
+                .map_or((None, None), |(l, c)| (Some(l), Some(c)));
             json!({
                 "file": d.file_name,
                 "line": line,
@@ -65,8 +67,15 @@ pub fn github(d: &Diagnostic) -> String {
     if let Some(h) = &d.help {
         msg.push_str(&format!(" (help: {h})"));
     }
-    let msg = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
-    let file = d.file_name.replace('%', "%25").replace(',', "%2C").replace(':', "%3A");
+    let msg = msg
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    let file = d
+        .file_name
+        .replace('%', "%25")
+        .replace(',', "%2C")
+        .replace(':', "%3A");
     match d.line_col() {
         Some((l, c)) => format!("::error file={file},line={l},col={c}::{msg}"),
         None => format!("::error file={file}::{msg}"),

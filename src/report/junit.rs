@@ -56,7 +56,8 @@ fn case(r: &FlowResult) -> TestCase {
                             "step {} `{}` at {}\n{}",
                             step.index + 1,
                             step.name,
-                            e.and_then(|e| e.location.as_deref()).unwrap_or(&step.location),
+                            e.and_then(|e| e.location.as_deref())
+                                .unwrap_or(&step.location),
                             e.map_or("", |e| e.message.as_str())
                         ),
                     )

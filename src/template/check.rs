@@ -82,10 +82,12 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
         if !ROOTS.contains(&root) {
             let help = crate::config::suggest::did_you_mean(root, ROOTS.iter().copied())
                 .map(|s| format!("did you mean `{s}`?"))
-                .or_else(|| {
-                    Some(format!("a template can read: {}", ROOTS.join(", ")))
-                });
-            out.push(issue(root, format!("unknown name `{root}` in template"), help));
+                .or_else(|| Some(format!("a template can read: {}", ROOTS.join(", "))));
+            out.push(issue(
+                root,
+                format!("unknown name `{root}` in template"),
+                help,
+            ));
             continue;
         }
         let Some(key) = second else { continue };
@@ -144,7 +146,9 @@ mod tests {
             steps_before: &steps,
             all_steps: &steps,
         };
-        assert!(check_template(&t, "hi {{ vars.user }} {{ steps.build.stdout }}", &scope).is_empty());
+        assert!(
+            check_template(&t, "hi {{ vars.user }} {{ steps.build.stdout }}", &scope).is_empty()
+        );
         let i = check_template(&t, "hi {{ vars.usr }}", &scope);
         assert_eq!(i[0].message, "unknown var `usr`");
         assert_eq!(i[0].help.as_deref(), Some("did you mean `user`?"));

@@ -8,4 +8,12 @@ pub use check::{TemplateIssue, check_expression, check_template};
 pub use render::{RenderError, Templates, is_template};
 
 /// The names a template's context holds at its top level.
-pub const ROOTS: &[&str] = &["vars", "env", "secrets", "steps", "flow", "run", "web_server"];
+pub const ROOTS: &[&str] = &[
+    "vars",
+    "env",
+    "secrets",
+    "steps",
+    "flow",
+    "run",
+    "web_server",
+];

@@ -93,7 +93,11 @@ impl Templates {
     }
 
     /// Renders every string inside `value`.
-    pub fn render_value(&self, value: &Value, ctx: &minijinja::Value) -> Result<Value, RenderError> {
+    pub fn render_value(
+        &self,
+        value: &Value,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, RenderError> {
         match value {
             Value::String(s) => self.render_string_value(s, ctx),
             Value::Array(items) => items
@@ -168,7 +172,9 @@ pub(crate) fn single_expression(src: &str) -> Option<&str> {
 }
 
 fn error(pointer: String, e: &minijinja::Error) -> RenderError {
-    let mut message = e.detail().map_or_else(|| e.kind().to_string(), str::to_string);
+    let mut message = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), str::to_string);
     if e.kind() == minijinja::ErrorKind::UndefinedError && e.detail().is_none() {
         message = "undefined value".to_string();
     }
@@ -191,9 +197,18 @@ mod tests {
     #[test]
     fn single_expressions_keep_their_type() {
         let t = Templates::new();
-        assert_eq!(t.render_string_value("{{ vars.n }}", &ctx()).unwrap(), json!(3));
-        assert_eq!(t.render_string_value("n={{ vars.n }}", &ctx()).unwrap(), json!("n=3"));
-        assert_eq!(t.render_string_value("plain", &ctx()).unwrap(), json!("plain"));
+        assert_eq!(
+            t.render_string_value("{{ vars.n }}", &ctx()).unwrap(),
+            json!(3)
+        );
+        assert_eq!(
+            t.render_string_value("n={{ vars.n }}", &ctx()).unwrap(),
+            json!("n=3")
+        );
+        assert_eq!(
+            t.render_string_value("plain", &ctx()).unwrap(),
+            json!("plain")
+        );
     }
 
     #[test]
@@ -201,7 +216,11 @@ mod tests {
         let t = Templates::new();
         assert!(t.render_str("{{ vars.nope }}", &ctx()).is_err());
         assert!(t.render_str("{{ vars.nope.deeper }}", &ctx()).is_err());
-        assert_eq!(t.render_str("{{ env.NOPE | default('d') }}", &ctx()).unwrap(), "d");
+        assert_eq!(
+            t.render_str("{{ env.NOPE | default('d') }}", &ctx())
+                .unwrap(),
+            "d"
+        );
     }
 
     #[test]
