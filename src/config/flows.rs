@@ -276,3 +276,36 @@ pub fn absolute(path: &Path) -> PathBuf {
     }
     out
 }
+
+/// Loads and checks a flow held in memory (no sub-flows): every problem, or none. Used by the
+/// fuzz target, which must reach the same code `validate` runs.
+pub fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
+    let format = document::Format::of(path).unwrap_or(document::Format::Yaml);
+    let doc = match document::parse_bytes(path, bytes, format) {
+        Ok(d) => d,
+        Err(d) => return d,
+    };
+    let mut out = schema::validate(SchemaKind::Flow, &doc.file, &doc.value, &doc.spans);
+    let flow = if out.is_empty() {
+        serde_json::from_value::<Flow>(doc.value.clone()).ok()
+    } else {
+        partial_flow(&doc.value)
+    };
+    if let Some(flow) = flow {
+        let registry = Registry::default();
+        out.extend(check_flow(&Ctx {
+            file: &doc.file,
+            spans: &doc.spans,
+            value: &doc.value,
+            flow: &flow,
+            profiles: &registry,
+            templates: &Templates::new(),
+            extra_vars: &[],
+        }));
+    }
+    // Rendering must not panic either.
+    for d in &out {
+        let _ = crate::report::diagnostics::human(d, false);
+    }
+    out
+}

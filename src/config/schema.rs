@@ -44,6 +44,7 @@ fn compiled(kind: SchemaKind) -> &'static Compiled {
 fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
+        .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(schema)
         .map_err(|e| e.to_string())
 }
