@@ -190,7 +190,12 @@ impl<'a> Loader<'a> {
                 );
                 continue;
             }
-            match self.load(&target) {
+            // Name the sub-flow as the user would: relative to the working directory.
+            let shown = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| target_abs.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+                .unwrap_or_else(|| target_abs.clone());
+            match self.load(&shown) {
                 Some(sub) => {
                     subflows.insert(rel.to_string(), sub);
                 }

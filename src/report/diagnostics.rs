@@ -32,7 +32,9 @@ pub fn human(d: &Diagnostic, color: bool) -> String {
     // miette names the location in the frame; keep a plain `file:line:col` first for editors
     // and terminals that make it clickable.
     out.push_str(&format!("{}: error: {}\n", d.location(), d.message));
-    for line in s.lines().skip(1) {
+    // Skip miette's own header (the message, wrapped over as many lines as it needs).
+    let frame = s.lines().position(|l| l.contains("╭─[")).unwrap_or(1);
+    for line in s.lines().skip(frame) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
