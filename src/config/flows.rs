@@ -163,10 +163,7 @@ impl<'a> Loader<'a> {
                         &ptr,
                         format!("sub-flow `{rel}` not found"),
                     )
-                    .with_help(format!(
-                        "the path is relative to the flow's directory: looked for {}",
-                        target.display()
-                    )),
+                    .with_help("the path is relative to the directory of the flow that runs it"),
                 );
                 continue;
             }
