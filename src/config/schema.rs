@@ -86,12 +86,12 @@ fn collect(
     out: &mut Vec<Diagnostic>,
 ) {
     for err in validator.iter_errors(instance) {
-        let pointer = format!("{base}{}", err.instance_path.as_str());
-        let at = resolve(schema, err.schema_path.as_str());
+        let pointer = format!("{base}{}", err.instance_path().as_str());
+        let at = resolve(schema, err.schema_path().as_str());
         let node = at.and_then(|(parent, _)| parent);
-        let value = &*err.instance;
+        let value = err.instance().as_ref();
         let name = key_name(&pointer);
-        match &err.kind {
+        match err.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let allowed: Vec<&str> = node
                     .and_then(|n| n.get("properties"))
@@ -119,12 +119,14 @@ fn collect(
                     out.push(d);
                 }
             }
-            ValidationErrorKind::OneOfNotValid | ValidationErrorKind::OneOfMultipleValid
+            ValidationErrorKind::OneOfNotValid { .. }
+            | ValidationErrorKind::OneOfMultipleValid { .. }
                 if is_step(&pointer) =>
             {
                 out.extend(step_action_error(file, spans, &pointer, value));
             }
-            ValidationErrorKind::OneOfNotValid | ValidationErrorKind::OneOfMultipleValid
+            ValidationErrorKind::OneOfNotValid { .. }
+            | ValidationErrorKind::OneOfMultipleValid { .. }
                 if pointer == "/web_server" =>
             {
                 out.push(
@@ -137,7 +139,7 @@ fn collect(
                     .with_help("serve a folder with `static: ./site`, or start a server with `command` and poll `url`"),
                 );
             }
-            ValidationErrorKind::AnyOf | ValidationErrorKind::OneOfNotValid => {
+            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
                 // Narrow to the one branch of the instance's type, to point at what is wrong
                 // inside it rather than at the whole value.
                 let branches: Vec<&Value> = node
@@ -271,7 +273,7 @@ fn collect(
                 out.push(d);
             }
             ValidationErrorKind::PropertyNames { error } => {
-                let bad = error.instance.as_str().unwrap_or_default().to_string();
+                let bad = error.instance().as_str().unwrap_or_default().to_string();
                 out.push(
                     at_key(
                         file,
