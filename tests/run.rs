@@ -326,3 +326,61 @@ fn runtime_template_errors_point_into_the_file() {
     assert!(stderr.contains("template error"), "{stderr}");
     assert!(stderr.contains("t.yaml:5:"), "{stderr}");
 }
+
+#[test]
+fn junit_shows_flaky_flows() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"
+name: flaky one
+steps:
+  - name: second time lucky
+    exec: { command: '[ -f seen ] || { touch seen; exit 1; }', shell: true }
+    retry: 2
+"#,
+    );
+    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "junit=j.xml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let xml = std::fs::read_to_string(d.path().join("j.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let case = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase"))
+        .unwrap();
+    assert!(case.children().all(|n| !n.has_tag_name("failure")), "{xml}");
+    let flaky = case
+        .children()
+        .find(|n| n.has_tag_name("flakyFailure"))
+        .expect("a <flakyFailure>");
+    assert_eq!(
+        flaky.attribute("message"),
+        Some("step `second time lucky` passed after 2 attempts")
+    );
+}
+
+#[test]
+fn large_output_is_bounded_in_memory_and_whole_in_artifacts() {
+    let d = tempfile::tempdir().unwrap();
+    // 3 MiB of output: more than the 1 MiB kept in the step's outputs.
+    write(
+        d.path(),
+        "big.yaml",
+        r#"
+name: big output
+steps:
+  - id: big
+    exec: ["sh", "-c", "i=0; while [ $i -lt 49152 ]; do echo 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; i=$((i+1)); done"]
+  - expect: { that: "{{ steps.big.stdout | length <= 1048576 }}" }
+"#,
+    );
+    let (code, _, stderr) = run_in(d.path(), &["big.yaml", "--artifacts", "art"]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = walkdir::WalkDir::new(d.path().join("art"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with("big.stdout"))
+        .expect("the stdout artifact");
+    assert_eq!(std::fs::metadata(file.path()).unwrap().len(), 49152 * 64);
+}

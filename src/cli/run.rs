@@ -86,10 +86,6 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         reporter.error("no flow to run (check the paths, --tag, --exclude-tag and --shard)");
         return exit::INVALID_INPUT;
     }
-    if args.dry_run {
-        reporter.out(&plan(&flows));
-        return exit::SUCCESS;
-    }
     let run_id = run_id();
     let artifacts = absolute(
         &args
@@ -97,13 +93,6 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
             .clone()
             .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
     );
-    if let Err(e) = std::fs::create_dir_all(&artifacts) {
-        reporter.error(&format!(
-            "cannot create the artifacts directory {}: {e}",
-            artifacts.display()
-        ));
-        return exit::ENVIRONMENT;
-    }
     let jobs = args.jobs as usize;
     let console = Arc::new(Console::new(*reporter, jobs));
     let cancel = CancellationToken::new();
@@ -116,6 +105,25 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         listener: console.clone(),
         overrides,
     });
+    if args.dry_run {
+        let mut s = String::new();
+        for f in &flows {
+            s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
+            for line in crate::engine::flow::plan(&rt, f) {
+                s.push_str(&format!("  {line}\n"));
+            }
+        }
+        s.push_str(&format!("{} flow(s) would run\n", flows.len()));
+        reporter.out(&s);
+        return exit::SUCCESS;
+    }
+    if let Err(e) = std::fs::create_dir_all(&artifacts) {
+        reporter.error(&format!(
+            "cannot create the artifacts directory {}: {e}",
+            artifacts.display()
+        ));
+        return exit::ENVIRONMENT;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -324,35 +332,6 @@ fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, 
         }
     }
     Ok(out)
-}
-
-/// `--dry-run`: the flows and their steps, as they would run.
-fn plan(flows: &[Arc<LoadedFlow>]) -> String {
-    let mut s = String::new();
-    for f in flows {
-        s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
-        for (i, step) in f.flow.steps.iter().enumerate() {
-            let name = step
-                .name
-                .clone()
-                .unwrap_or_else(|| step.action.key().to_string());
-            let cond = if step.condition.is_some() {
-                " [if]"
-            } else {
-                ""
-            };
-            s.push_str(&format!("  {}. {name}{cond}\n", i + 1));
-        }
-        for (i, step) in f.flow.finally.iter().enumerate() {
-            let name = step
-                .name
-                .clone()
-                .unwrap_or_else(|| step.action.key().to_string());
-            s.push_str(&format!("  finally {}. {name}\n", i + 1));
-        }
-    }
-    s.push_str(&format!("{} flow(s) would run\n", flows.len()));
-    s
 }
 
 /// A run id: UTC time and pid, sortable and unique on one machine.

@@ -731,6 +731,49 @@ fn display_name(
     }
 }
 
+/// `--dry-run`: each step's display name with the templates that can be rendered before the run
+/// (vars, env, flow) rendered; secrets show as `***`.
+pub fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
+    let mut scope = new_scope(rt, loaded);
+    for name in &loaded.flow.secrets {
+        scope.set_secret(name.clone(), "***".into());
+    }
+    for (k, raw) in &loaded.flow.vars {
+        let ctx = scope.context();
+        let v = match rt.overrides.get(k) {
+            Some(v) => v.clone(),
+            None => rt
+                .templates
+                .render_value(raw, &ctx)
+                .unwrap_or_else(|_| raw.clone()),
+        };
+        scope.set_var(k.clone(), v);
+    }
+    let mut out = Vec::new();
+    let steps = loaded
+        .flow
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("/steps/{i}"), s, ""));
+    let fin = loaded
+        .flow
+        .finally
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("/finally/{i}"), s, "finally "));
+    for (n, (ptr, step, prefix)) in steps.chain(fin).enumerate() {
+        let name = display_name(rt, loaded, &mut scope, step, &ptr);
+        let cond = if step.condition.is_some() {
+            " (if)"
+        } else {
+            ""
+        };
+        out.push(format!("{prefix}{}. {name}{cond}", n + 1));
+    }
+    out
+}
+
 /// A file-name-safe form of a name.
 pub fn slug(name: &str) -> String {
     let s: String = name

@@ -49,6 +49,15 @@ impl Console {
 
     fn line(&self, flow: &FlowInfo, text: String) {
         if let Some(m) = &self.multi {
+            // Live bars of several flows: say whose line it is.
+            let text = if self.buffered {
+                text.lines()
+                    .map(|l| format!("[{}] {}", flow.name, l.trim_start()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else {
+                text
+            };
             let _ = m.println(text);
             return;
         }
