@@ -104,6 +104,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         cancel: cancel.clone(),
         listener: console.clone(),
         overrides,
+        browser: crate::browser::host::BrowserHost::new(args.headed),
     });
     if args.dry_run {
         let mut s = String::new();
@@ -137,6 +138,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
     };
     let started = Instant::now();
     let count = flows.len();
+    let rt_close = rt.clone();
     let (results, interrupted) = runtime.block_on(async {
         let watcher = tokio::spawn(watch_signals(cancel.clone()));
         let results = run_flows(
@@ -148,6 +150,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
             },
         )
         .await;
+        rt_close.browser.wait_closed().await;
         watcher.abort();
         (results, cancel.is_cancelled())
     });

@@ -15,6 +15,7 @@ use super::exec::{self, ExecSpec};
 use super::retry::Policy;
 use super::secrets::Masker;
 use super::{ErrorKind, FlowResult, FlowStatus, Outcome, StepError, StepResult};
+use crate::browser::session::Session;
 use crate::config::duration::parse_duration;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::{Action, Command, ExecAction, Step};
@@ -34,6 +35,16 @@ pub struct Runtime {
     pub listener: Arc<dyn Listener>,
     /// `--var` / `--var-file` values, applied to top-level flows.
     pub overrides: Map<String, Value>,
+    /// Browser resources (adapter, sockets, background closes).
+    pub browser: crate::browser::host::BrowserHost,
+}
+
+/// The browser session of one flow run (sub-flows share it), opened on first use.
+pub struct FlowBrowser {
+    session: tokio::sync::Mutex<Option<Session>>,
+    name: String,
+    headed: bool,
+    cwd: PathBuf,
 }
 
 /// Where a step sits, for events and artifact names.
@@ -44,6 +55,7 @@ struct Frame<'a> {
     masker: Masker,
     /// `<artifacts>/<flow dir name>`.
     dir: PathBuf,
+    browser: &'a FlowBrowser,
 }
 
 /// Runs a top-level flow.
@@ -63,9 +75,25 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         error: None,
         flaky: false,
     };
+    let server = match start_web_server(&loaded).await {
+        Ok(s) => s,
+        Err(e) => {
+            result.status = status_for(e.kind);
+            result.error = Some(e);
+            result.duration = started.elapsed();
+            rt.listener.flow_finished(&info, &result);
+            return result;
+        }
+    };
+    if let Some(s) = &server {
+        scope.web_server = Some(json!({ "url": s.url }));
+    }
     let masker = match prepare(rt, &loaded, &mut scope, &rt.overrides) {
         Ok(m) => m,
         Err(e) => {
+            if let Some(s) = server {
+                s.stop().await;
+            }
             result.status = status_for(e.kind);
             result.error = Some(e);
             result.duration = started.elapsed();
@@ -85,14 +113,34 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         rt.listener.flow_finished(&info, &result);
         return result;
     }
+    let headed = rt.browser.headed
+        || loaded
+            .flow
+            .browser
+            .as_ref()
+            .and_then(|b| b.headed)
+            .unwrap_or(false);
+    let browser = FlowBrowser {
+        session: tokio::sync::Mutex::new(None),
+        name: format!("r{}-{}", std::process::id(), info.index + 1),
+        headed,
+        cwd: loaded.dir.clone(),
+    };
     let frame = Frame {
         info: &info,
         depth: 0,
         loaded: &loaded,
         masker,
         dir,
+        browser: &browser,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
+    if let Some(session) = browser.session.lock().await.take() {
+        rt.browser.close_later(session);
+    }
+    if let Some(s) = server {
+        s.stop().await;
+    }
     result.steps = steps;
     if let Some(e) = failure {
         result.status = status_for(e.kind);
@@ -166,13 +214,39 @@ fn prepare(
             scope.set_var(k.clone(), v.clone());
         }
     }
-    if loaded.flow.web_server.is_some() {
-        return Err(StepError::new(
-            ErrorKind::Environment,
-            "`web_server` is not supported yet: it comes with the browser backend",
-        ));
-    }
     Ok(Masker::new(values))
+}
+
+/// Starts the flow's `web_server`, if it has one.
+async fn start_web_server(
+    loaded: &LoadedFlow,
+) -> Result<Option<crate::engine::web_server::WebServer>, StepError> {
+    use crate::engine::web_server::WebServer;
+    let Some(ws) = &loaded.flow.web_server else {
+        return Ok(None);
+    };
+    if let Some(dir) = &ws.static_dir {
+        return WebServer::serve_static(&loaded.dir.join(dir))
+            .await
+            .map(Some);
+    }
+    let (Some(command), Some(url)) = (&ws.command, &ws.url) else {
+        return Ok(None);
+    };
+    let argv = match command {
+        Command::Argv(a) => a.clone(),
+        Command::String(s) => shell_words::split(s).map_err(|e| {
+            StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
+        })?,
+    };
+    let ready = ws
+        .ready_timeout
+        .as_deref()
+        .and_then(|d| parse_duration(d).ok())
+        .unwrap_or(Duration::from_secs(30));
+    WebServer::start_command(&argv, &loaded.dir, url, ready)
+        .await
+        .map(Some)
 }
 
 /// Runs `steps` then `finally`; returns the results and the error that failed the flow.
@@ -330,6 +404,17 @@ async fn run_step(
     {
         scope.set_outputs(id.clone(), outputs.clone());
     }
+    if outcome.is_err() && is_browser_action(&step.action) {
+        let base = format!(
+            "{:03}-{}",
+            index + 1,
+            step.id.as_deref().unwrap_or(step.action.key())
+        );
+        let arts = failure_artifacts(frame, &base).await;
+        if !arts.is_null() {
+            result.outputs = json!({ "failure_artifacts": arts });
+        }
+    }
     finish(rt, frame, result, outcome, started, step)
 }
 
@@ -444,7 +529,7 @@ async fn run_action(
             exec_step(rt, frame, e, timeout, base).await
         }
         Action::Expect(e) => {
-            let browser = e.url.is_some()
+            let has_browser = e.url.is_some()
                 || e.title.is_some()
                 || e.visible.is_some()
                 || e.hidden.is_some()
@@ -452,8 +537,11 @@ async fn run_action(
                 || e.value.is_some()
                 || e.count.is_some()
                 || e.checked.is_some();
-            if browser {
-                return Err(unsupported("browser assertions in `expect`"));
+            if has_browser {
+                let deadline = tokio::time::Instant::now() + timeout;
+                let mut guard = session(rt, frame).await?;
+                let s = guard.as_mut().expect("session() leaves a session in place");
+                crate::browser::expect::expect(s, &e, deadline).await?;
             }
             match e.that {
                 Some(cond) => {
@@ -502,10 +590,96 @@ async fn run_action(
                     ),
                 ));
             };
-            run_subflow(rt, frame, sub, vars.into_iter().collect(), index, children).await
+            let parent_web_server = scope.web_server.clone();
+            run_subflow(
+                rt,
+                frame,
+                sub,
+                vars.into_iter().collect(),
+                index,
+                children,
+                parent_web_server,
+            )
+            .await
         }
-        other => Err(unsupported(&format!("`{}` steps", other.key()))),
+        Action::Agent(_) | Action::StopAgent(_) | Action::LinkState(_) => {
+            Err(unsupported(&format!("`{}` steps", step.action.key())))
+        }
+        browser_action => {
+            let files = crate::browser::steps::StepFiles {
+                dir: frame.dir.clone(),
+                base: format!(
+                    "{:03}-{}",
+                    index + 1,
+                    step.id.as_deref().unwrap_or(step.action.key())
+                ),
+            };
+            let mut guard = session(rt, frame).await?;
+            let s = guard.as_mut().expect("session() leaves a session in place");
+            crate::browser::steps::run(s, browser_action, timeout, &files).await
+        }
     }
+}
+
+/// The flow's browser session, opened on first use.
+async fn session<'f>(
+    rt: &Runtime,
+    frame: &'f Frame<'_>,
+) -> Result<tokio::sync::MutexGuard<'f, Option<Session>>, StepError> {
+    let mut guard = frame.browser.session.lock().await;
+    if guard.is_none() {
+        let adapter = rt.browser.adapter()?;
+        *guard = Some(Session::new(
+            adapter,
+            frame.browser.name.clone(),
+            frame.browser.headed,
+            frame.browser.cwd.clone(),
+        ));
+    }
+    Ok(guard)
+}
+
+/// After a browser step failed: a screenshot and a snapshot of the page, for the report.
+async fn failure_artifacts(frame: &Frame<'_>, base: &str) -> Value {
+    let mut guard = frame.browser.session.lock().await;
+    let Some(s) = guard.as_mut().filter(|s| s.is_open()) else {
+        return Value::Null;
+    };
+    let t = Duration::from_secs(5);
+    let png = frame.dir.join(format!("{base}-failure.png"));
+    let txt = frame.dir.join(format!("{base}-failure.snapshot.txt"));
+    let mut out = Map::new();
+    if s.cmd("screenshot", &[png.display().to_string()], t)
+        .await
+        .is_ok()
+    {
+        out.insert(
+            "screenshot".into(),
+            Value::String(png.display().to_string()),
+        );
+    }
+    if let Ok(data) = s.cmd("snapshot", &[], t).await {
+        let text = frame
+            .masker
+            .mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
+        if std::fs::write(&txt, text).is_ok() {
+            out.insert("snapshot".into(), Value::String(txt.display().to_string()));
+        }
+    }
+    Value::Object(out)
+}
+
+fn is_browser_action(a: &Action) -> bool {
+    !matches!(
+        a,
+        Action::Log(_)
+            | Action::Set(_)
+            | Action::Exec(_)
+            | Action::RunFlow(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+    )
 }
 
 fn unsupported(what: &str) -> StepError {
@@ -586,9 +760,11 @@ fn run_subflow<'a>(
     vars: Map<String, Value>,
     index: usize,
     children: &'a mut Vec<StepResult>,
+    parent_web_server: Option<Value>,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, StepError>> + Send + 'a>> {
     Box::pin(async move {
         let mut scope = new_scope(rt, &sub);
+        scope.web_server = parent_web_server;
         let masker = prepare(rt, &sub, &mut scope, &vars)?;
         let sub_frame = Frame {
             info: frame.info,
@@ -598,6 +774,7 @@ fn run_subflow<'a>(
             dir: frame
                 .dir
                 .join(format!("{:03}-{}", index + 1, slug(&sub.flow.name))),
+            browser: frame.browser,
         };
         std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
             StepError::new(
@@ -692,6 +869,29 @@ fn display_name(
         rt.templates.render_value(r, &ctx).ok()
     });
     let raw = rendered.as_ref().or(raw);
+    let selector_of = |v: &Value| -> Option<String> {
+        let sel: crate::config::model::Selector = serde_json::from_value(v.clone()).ok()?;
+        let alts = crate::browser::selector::alternatives(&sel);
+        Some(
+            alts.iter()
+                .map(|a| a.describe())
+                .collect::<Vec<_>>()
+                .join(" | "),
+        )
+    };
+    let selector_actions = ["click", "dblclick", "hover", "focus", "check", "uncheck"];
+    if let Some(v) = raw {
+        let label = if selector_actions.contains(&key) {
+            selector_of(v)
+        } else if matches!(key, "fill" | "type" | "select" | "inspect") {
+            v.get("target").and_then(selector_of)
+        } else {
+            None
+        };
+        if let Some(label) = label {
+            return format!("{key} {label}");
+        }
+    }
     let detail = match raw {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(a)) => a

@@ -11,6 +11,7 @@ pub mod result;
 pub mod retry;
 pub mod run;
 pub mod secrets;
+pub mod web_server;
 
 pub use error::{ErrorKind, StepError};
 pub use events::Listener;

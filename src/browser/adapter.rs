@@ -1,0 +1,295 @@
+//! The agent-browser CLI adapter: other code talks to the browser only through this API.
+//!
+//! Facts it respects (agent-browser 0.41): the native binary is called directly (the Node
+//! wrapper adds ~50 ms a call and hides signal deaths); stdout is one JSON line
+//! `{success, data, error}`; relative paths resolve against the daemon's cwd, so only absolute
+//! ones are passed; `AGENT_BROWSER_NO_VERSION_CHECK=1` avoids a ~3 s update check offline; each
+//! run has a private socket directory and each flow run its own session name.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::process::Command;
+
+use crate::engine::processes::{self, GroupGuard};
+
+/// Chromium flags needed headless in containers and offline machines.
+pub const CHROMIUM_ARGS: &str = "--no-sandbox,--disable-gpu,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-dev-shm-usage";
+
+/// What can go wrong calling agent-browser.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AdapterError {
+    #[error("agent-browser is not installed: {message}")]
+    NotInstalled { message: String },
+    #[error("agent-browser {command} failed (exit code {exit_code:?}): {error_message}")]
+    CommandFailed {
+        command: String,
+        args: Vec<String>,
+        exit_code: Option<i32>,
+        stderr: String,
+        error_message: String,
+    },
+    #[error("agent-browser {command} timed out after {}", humantime::format_duration(*timeout))]
+    Timeout {
+        command: String,
+        args: Vec<String>,
+        timeout: Duration,
+    },
+    #[error("cannot read agent-browser's output: {message}")]
+    ParseError { message: String, raw_output: String },
+}
+
+/// A ref of a snapshot: `e5 -> {role, name}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RefInfo {
+    pub role: String,
+    pub name: String,
+}
+
+/// How to run one command.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    pub session: String,
+    pub headed: bool,
+    pub timeout: Duration,
+    pub cwd: PathBuf,
+}
+
+/// The adapter: where the binary and the browser are, and the run's socket directory.
+#[derive(Debug, Clone)]
+pub struct AgentBrowser {
+    pub binary: PathBuf,
+    pub chromium: Option<PathBuf>,
+    pub socket_dir: PathBuf,
+}
+
+/// The native binary's name for this platform.
+pub fn native_name() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("agent-browser-{}-{arch}", std::env::consts::OS)
+}
+
+/// Finds the native binary: `$AGENT_BROWSER`, then `node_modules` (local, then global), then PATH.
+pub fn find_binary() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("AGENT_BROWSER").map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    let native = native_name();
+    let mut candidates: Vec<PathBuf> =
+        vec![Path::new("node_modules/agent-browser/bin").join(&native)];
+    for prefix in ["/usr/local/lib", "/usr/lib"] {
+        candidates.push(
+            Path::new(prefix)
+                .join("node_modules/agent-browser/bin")
+                .join(&native),
+        );
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            candidates.push(dir.join(&native));
+            // An npm global bin links to the Node wrapper; the native binary sits beside the
+            // package it points into.
+            let wrapper = dir.join("agent-browser");
+            if let Ok(real) = std::fs::canonicalize(&wrapper)
+                && let Some(bin) = real.parent()
+            {
+                candidates.push(bin.join(&native));
+            }
+        }
+    }
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Finds Chromium: `$AGENT_BROWSER_EXECUTABLE_PATH`, then Debian's and common locations.
+pub fn find_chromium() -> Option<PathBuf> {
+    std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            [
+                "/usr/bin/chromium",
+                "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
+            .map(PathBuf::from),
+        )
+        .find(|p| p.is_file())
+}
+
+/// Whether agent-browser is installed, and its version.
+pub fn check() -> Result<(PathBuf, String), AdapterError> {
+    let binary = find_binary().ok_or_else(|| AdapterError::NotInstalled {
+        message: format!(
+            "no {} found (looked at $AGENT_BROWSER, node_modules and PATH); install it with `npm install -g agent-browser` or run scripts/setup",
+            native_name()
+        ),
+    })?;
+    let out = std::process::Command::new(&binary)
+        .arg("--version")
+        .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+        .output()
+        .map_err(|e| AdapterError::NotInstalled {
+            message: format!("{} cannot run: {e}", binary.display()),
+        })?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Ok((binary, version))
+}
+
+/// Parses agent-browser's stdout: the last JSON line, `{success, data, error}`.
+pub fn parse_json_output(stdout: &str) -> Result<Value, String> {
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'))
+        .ok_or_else(|| "no JSON in the output".to_string())?;
+    serde_json::from_str(line).map_err(|e| e.to_string())
+}
+
+/// The refs of a snapshot's `data`: `{"e1": {"role", "name"}}`.
+pub fn parse_snapshot_refs(data: &Value) -> BTreeMap<String, RefInfo> {
+    data.get("refs")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let s = |f: &str| v.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+                    (
+                        k.clone(),
+                        RefInfo {
+                            role: s("role"),
+                            name: s("name"),
+                        },
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl AgentBrowser {
+    /// An adapter using the installed binary and a socket directory of its own.
+    pub fn new(socket_dir: PathBuf) -> Result<AgentBrowser, AdapterError> {
+        let (binary, _) = check()?;
+        Ok(AgentBrowser {
+            binary,
+            chromium: find_chromium(),
+            socket_dir,
+        })
+    }
+
+    /// Runs `agent-browser --session S --json <command> <args...>` and returns its `data`.
+    pub async fn execute(
+        &self,
+        command: &str,
+        args: &[String],
+        opts: &ExecOptions,
+    ) -> Result<Value, AdapterError> {
+        let mut cmd = Command::new(&self.binary);
+        cmd.arg("--session").arg(&opts.session).arg("--json");
+        if opts.headed {
+            cmd.arg("--headed");
+        }
+        cmd.arg(command)
+            .args(args)
+            .current_dir(&opts.cwd)
+            .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+            .env("AGENT_BROWSER_SOCKET_DIR", &self.socket_dir)
+            .env("AGENT_BROWSER_ARGS", CHROMIUM_ARGS)
+            // The CLI's own wait (and its re-sends) stay inside ours.
+            .env(
+                "AGENT_BROWSER_DEFAULT_TIMEOUT",
+                opts.timeout.as_millis().to_string(),
+            )
+            .env_remove("AGENT_BROWSER_SESSION")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(c) = &self.chromium {
+            cmd.env("AGENT_BROWSER_EXECUTABLE_PATH", c);
+        }
+        let child = cmd.spawn().map_err(|e| AdapterError::NotInstalled {
+            message: format!("cannot start {}: {e}", self.binary.display()),
+        })?;
+        let pgid = child.id().map_or(0, |p| p as i32);
+        processes::register(pgid);
+        let _guard = GroupGuard(pgid);
+        let out = match tokio::time::timeout(opts.timeout, child.wait_with_output()).await {
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => {
+                return Err(AdapterError::CommandFailed {
+                    command: command.into(),
+                    args: args.to_vec(),
+                    exit_code: None,
+                    stderr: String::new(),
+                    error_message: e.to_string(),
+                });
+            }
+            Err(_) => {
+                return Err(AdapterError::Timeout {
+                    command: command.into(),
+                    args: args.to_vec(),
+                    timeout: opts.timeout,
+                });
+            }
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let parsed = parse_json_output(&stdout);
+        match parsed {
+            Ok(v) if v.get("success") == Some(&Value::Bool(true)) => {
+                Ok(v.get("data").cloned().unwrap_or(Value::Null))
+            }
+            Ok(v) => Err(AdapterError::CommandFailed {
+                command: command.into(),
+                args: args.to_vec(),
+                exit_code: out.status.code(),
+                stderr,
+                error_message: v
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown error")
+                    .to_string(),
+            }),
+            Err(message) if out.status.success() => Err(AdapterError::ParseError {
+                message,
+                raw_output: stdout,
+            }),
+            Err(_) => Err(AdapterError::CommandFailed {
+                command: command.into(),
+                args: args.to_vec(),
+                exit_code: out.status.code(),
+                error_message: stderr.lines().last().unwrap_or("no output").to_string(),
+                stderr,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_output_and_refs() {
+        let out = "warning\n{\"success\":true,\"data\":{\"refs\":{\"e1\":{\"name\":\"Sign in\",\"role\":\"button\"}}},\"error\":null}\n";
+        let v = parse_json_output(out).unwrap();
+        let refs = parse_snapshot_refs(&v["data"]);
+        assert_eq!(
+            refs["e1"],
+            RefInfo {
+                role: "button".into(),
+                name: "Sign in".into()
+            }
+        );
+        assert!(parse_json_output("").is_err());
+    }
+}

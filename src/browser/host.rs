@@ -1,0 +1,123 @@
+//! The run's browser resources: the adapter (found once), the private socket directory, and the
+//! sessions closing in the background.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tokio::task::JoinHandle;
+
+use super::adapter::AgentBrowser;
+use super::session::Session;
+use crate::engine::{ErrorKind, StepError};
+
+/// Browser resources shared by the flows of a run.
+pub struct BrowserHost {
+    pub socket_dir: PathBuf,
+    pub headed: bool,
+    adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
+    closers: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// The parent of every run's socket directory: short, so socket paths stay under 104 bytes.
+fn sockets_root() -> PathBuf {
+    PathBuf::from(format!("/tmp/rnr-{}", nix::unistd::getuid()))
+}
+
+impl BrowserHost {
+    /// Resources for this process's run; stale daemons of dead runs are reaped first.
+    pub fn new(headed: bool) -> BrowserHost {
+        reap_stale();
+        BrowserHost {
+            socket_dir: sockets_root().join(std::process::id().to_string()),
+            headed,
+            adapter: OnceLock::new(),
+            closers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The adapter, or the environment error saying how to install agent-browser.
+    pub fn adapter(&self) -> Result<Arc<AgentBrowser>, StepError> {
+        let r = self.adapter.get_or_init(|| {
+            if self.headed
+                && std::env::var_os("DISPLAY").is_none()
+                && std::env::var_os("WAYLAND_DISPLAY").is_none()
+                && !on_path("Xvfb")
+            {
+                return Err("headed mode needs a display: set DISPLAY, install xvfb, or drop --headed / browser.headed".into());
+            }
+            std::fs::create_dir_all(&self.socket_dir)
+                .map_err(|e| format!("cannot create {}: {e}", self.socket_dir.display()))?;
+            AgentBrowser::new(self.socket_dir.clone()).map(Arc::new).map_err(|e| e.to_string())
+        });
+        r.clone()
+            .map_err(|m| StepError::new(ErrorKind::Environment, m))
+    }
+
+    /// Closes a session off the critical path.
+    pub fn close_later(&self, mut session: Session) {
+        let h = tokio::spawn(async move { session.close().await });
+        if let Ok(mut c) = self.closers.lock() {
+            c.push(h);
+        }
+    }
+
+    /// Waits for every close started so far, then removes the socket directory.
+    pub async fn wait_closed(&self) {
+        let handles: Vec<JoinHandle<()>> = self
+            .closers
+            .lock()
+            .map(|mut c| c.drain(..).collect())
+            .unwrap_or_default();
+        for h in handles {
+            let _ = h.await;
+        }
+        kill_daemons(&self.socket_dir);
+        let _ = std::fs::remove_dir_all(&self.socket_dir);
+    }
+}
+
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}
+
+/// SIGTERMs the agent-browser daemons whose pid files are in `dir` (their browsers go with them).
+fn kill_daemons(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "pid")
+            && let Ok(text) = std::fs::read_to_string(&p)
+            && let Ok(pid) = text.trim().parse::<i32>()
+            && pid > 1
+            && std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.contains("agent-browser"))
+        {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+}
+
+/// Socket directories of runs whose runner is gone: their daemons are ended, the directory removed.
+fn reap_stale() {
+    let Ok(entries) = std::fs::read_dir(sockets_root()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if pid == std::process::id() as i32
+            || std::path::Path::new(&format!("/proc/{pid}")).exists()
+        {
+            continue;
+        }
+        kill_daemons(&e.path());
+        let _ = std::fs::remove_dir_all(e.path());
+    }
+}

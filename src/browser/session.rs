@@ -1,0 +1,159 @@
+//! One browser session per flow run: opened lazily by its first command, closed at the end of
+//! the flow (also after failures and interrupts). Keeps the refs of the last snapshot and the
+//! page they came from, to refuse stale refs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use crate::engine::{ErrorKind, StepError};
+
+/// Serializes session launches across flows: parallel first commands can start duplicate
+/// daemons.
+static LAUNCH: Mutex<()> = Mutex::const_new(());
+
+/// The refs a snapshot returned and the document they belong to.
+#[derive(Debug, Clone, Default)]
+pub struct RefTable {
+    pub refs: BTreeMap<String, RefInfo>,
+    /// `performance.timeOrigin` of the document: a new one after every navigation.
+    pub document: String,
+}
+
+/// A browser session.
+pub struct Session {
+    adapter: Arc<AgentBrowser>,
+    pub name: String,
+    pub headed: bool,
+    pub cwd: PathBuf,
+    opened: bool,
+    /// The refs of the user's last `snapshot` step.
+    pub user_refs: Option<RefTable>,
+    /// The refs of the latest snapshot taken by anyone (selectors take their own).
+    pub latest_refs: Option<RefTable>,
+}
+
+impl Session {
+    /// A session that opens on its first command.
+    pub fn new(adapter: Arc<AgentBrowser>, name: String, headed: bool, cwd: PathBuf) -> Session {
+        Session {
+            adapter,
+            name,
+            headed,
+            cwd,
+            opened: false,
+            user_refs: None,
+            latest_refs: None,
+        }
+    }
+
+    /// Whether a command has been sent (so there is something to close).
+    pub fn is_open(&self) -> bool {
+        self.opened
+    }
+
+    /// Runs a command; errors become step errors of the right kind.
+    pub async fn cmd(
+        &mut self,
+        command: &str,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<Value, StepError> {
+        let opts = ExecOptions {
+            session: self.name.clone(),
+            headed: self.headed,
+            timeout: timeout.max(Duration::from_millis(500)),
+            cwd: self.cwd.clone(),
+        };
+        let first = !self.opened;
+        let r = if first {
+            let _g = LAUNCH.lock().await;
+            self.opened = true;
+            self.adapter.execute(command, args, &opts).await
+        } else {
+            self.adapter.execute(command, args, &opts).await
+        };
+        r.map_err(|e| to_step_error(e, first))
+    }
+
+    /// Evaluates JavaScript and returns its result.
+    pub async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(js);
+        let data = self.cmd("eval", &["-b".into(), b64], timeout).await?;
+        Ok(data.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    /// The identity of the current document.
+    pub async fn document(&mut self, timeout: Duration) -> Result<String, StepError> {
+        let v = self
+            .eval(
+                "String(performance.timeOrigin) + ' ' + location.href",
+                timeout,
+            )
+            .await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    /// Takes a snapshot; returns its data and records its refs.
+    pub async fn snapshot(
+        &mut self,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<Value, StepError> {
+        let data = self.cmd("snapshot", args, timeout).await?;
+        let document = self.document(timeout).await?;
+        self.latest_refs = Some(RefTable {
+            refs: parse_snapshot_refs(&data),
+            document,
+        });
+        Ok(data)
+    }
+
+    /// Closes the browser (best effort; the daemon goes with it).
+    pub async fn close(&mut self) {
+        if !self.opened {
+            return;
+        }
+        let opts = ExecOptions {
+            session: self.name.clone(),
+            headed: self.headed,
+            timeout: Duration::from_secs(10),
+            cwd: self.cwd.clone(),
+        };
+        let _ = self.adapter.execute("close", &[], &opts).await;
+        self.opened = false;
+    }
+}
+
+/// Maps adapter errors to step errors: a launch failure is the environment's (exit 3).
+pub fn to_step_error(e: AdapterError, launching: bool) -> StepError {
+    match &e {
+        AdapterError::NotInstalled { .. } => StepError::new(ErrorKind::Environment, e.to_string()),
+        AdapterError::Timeout { .. } => StepError::new(ErrorKind::Timeout, e.to_string()),
+        AdapterError::ParseError { .. } => StepError::new(ErrorKind::CommandFailed, e.to_string()),
+        AdapterError::CommandFailed { error_message, .. } => {
+            let lower = error_message.to_lowercase();
+            if launching
+                && (lower.contains("launch")
+                    || lower.contains("chrome")
+                    || lower.contains("browser"))
+                && !lower.contains("not found:")
+            {
+                StepError::new(
+                    ErrorKind::Environment,
+                    format!("the browser cannot launch: {error_message}"),
+                )
+            } else if lower.contains("not found") || lower.contains("no element") {
+                StepError::new(ErrorKind::NotFound, error_message.clone())
+            } else {
+                StepError::new(ErrorKind::CommandFailed, error_message.clone())
+            }
+        }
+    }
+}

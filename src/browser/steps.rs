@@ -1,0 +1,266 @@
+//! The browser steps: each turns a typed action into agent-browser commands on the flow's
+//! session and returns the step's outputs.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::selector::{resolve, resolve_now};
+use super::session::{RefTable, Session};
+use crate::config::duration::parse_duration;
+use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
+use crate::engine::{ErrorKind, StepError};
+
+/// Where a browser step writes files.
+pub struct StepFiles {
+    /// The run's artifacts directory for this flow.
+    pub dir: PathBuf,
+    /// `NNN-<id>`: the prefix of this step's files.
+    pub base: String,
+}
+
+/// Runs one browser action.
+pub async fn run(
+    session: &mut Session,
+    action: Action,
+    timeout: Duration,
+    files: &StepFiles,
+) -> Result<Value, StepError> {
+    let deadline = Instant::now() + timeout;
+    match action {
+        Action::Open(url) => open(session, &url, timeout).await,
+        Action::Snapshot(t) => {
+            let mut args = Vec::new();
+            if let Toggle::Options(o) = t {
+                if o.interactive == Some(true) {
+                    args.push("-i".to_string());
+                }
+                if o.compact == Some(true) {
+                    args.push("-c".to_string());
+                }
+                if let Some(d) = o.depth {
+                    args.extend(["-d".to_string(), d.to_string()]);
+                }
+                if let Some(scope) = &o.scope {
+                    let r = resolve(session, scope, deadline).await?;
+                    if r.target.starts_with('@') {
+                        return Err(StepError::new(
+                            ErrorKind::NotFound,
+                            "snapshot `scope` takes a CSS or text selector, not a ref or role",
+                        ));
+                    }
+                    args.extend(["-s".to_string(), r.target]);
+                }
+            }
+            let data = session.snapshot(&args, timeout).await?;
+            session.user_refs = session.latest_refs.clone();
+            let table: RefTable = session.user_refs.clone().unwrap_or_default();
+            let url = session
+                .document(timeout)
+                .await?
+                .split_once(' ')
+                .map(|(_, u)| u.to_string())
+                .unwrap_or_default();
+            Ok(json!({
+                "text": data.get("snapshot").cloned().unwrap_or(Value::String(String::new())),
+                "refs": table.refs,
+                "url": url,
+            }))
+        }
+        Action::Click(s) => element(session, "click", &s, &[], deadline).await,
+        Action::Dblclick(s) => element(session, "dblclick", &s, &[], deadline).await,
+        Action::Hover(s) => element(session, "hover", &s, &[], deadline).await,
+        Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
+        Action::Check(s) => element(session, "check", &s, &[], deadline).await,
+        Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
+        Action::Fill(f) => {
+            element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
+        }
+        Action::Type(f) => {
+            element(session, "type", &f.target, &[f.value.to_string()], deadline).await
+        }
+        Action::Select(f) => {
+            let values = match f.value {
+                OneOrMany::One(v) => vec![v],
+                OneOrMany::Many(v) => v,
+            };
+            element(session, "select", &f.target, &values, deadline).await
+        }
+        Action::Press(key) => {
+            session.cmd("press", &[key], timeout).await?;
+            Ok(json!({}))
+        }
+        Action::Wait(w) => wait(session, w, deadline).await,
+        Action::Screenshot(t) => {
+            let (path, target, full) = match t {
+                Toggle::On(_) => (None, None, false),
+                Toggle::Options(o) => (o.path, o.target, o.full_page.unwrap_or(false)),
+            };
+            let path = match path {
+                Some(p) if Path::new(&p).is_absolute() => PathBuf::from(p),
+                Some(p) => files.dir.join(p),
+                None => files.dir.join(format!("{}.png", files.base)),
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    StepError::new(
+                        ErrorKind::CommandFailed,
+                        format!("cannot create {}: {e}", parent.display()),
+                    )
+                })?;
+            }
+            let mut args = Vec::new();
+            if full {
+                args.push("--full".to_string());
+            }
+            if let Some(t) = target {
+                args.push(resolve(session, &t, deadline).await?.target);
+            }
+            args.push(path.display().to_string());
+            session.cmd("screenshot", &args, timeout).await?;
+            Ok(json!({ "path": path.display().to_string() }))
+        }
+        Action::Eval(js) => {
+            let v = session.eval(&js, timeout).await?;
+            Ok(json!({ "value": v }))
+        }
+        Action::Inspect(i) => super::inspect::inspect(session, &i, deadline).await,
+        Action::Expect(e) => super::expect::expect(session, &e, deadline).await,
+        other => Err(StepError::new(
+            ErrorKind::Environment,
+            format!("`{}` is not a browser step", other.key()),
+        )),
+    }
+}
+
+async fn open(session: &mut Session, url: &str, timeout: Duration) -> Result<Value, StepError> {
+    let data = session.cmd("open", &[url.to_string()], timeout).await?;
+    // agent-browser reports success for a 404 page: ask the page for its HTTP status.
+    let status = session
+        .eval(
+            "(() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || 0 : 0 })()",
+            timeout,
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
+    let final_url = data
+        .get("url")
+        .cloned()
+        .unwrap_or(Value::String(url.to_string()));
+    if status >= 400 {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("HTTP {status} for {}", final_url.as_str().unwrap_or(url)),
+        ));
+    }
+    Ok(json!({
+        "url": final_url,
+        "title": data.get("title").cloned().unwrap_or(Value::String(String::new())),
+        "status": status,
+    }))
+}
+
+async fn element(
+    session: &mut Session,
+    command: &str,
+    sel: &Selector,
+    extra: &[String],
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let r = resolve(session, sel, deadline).await?;
+    let mut args = vec![r.target.clone()];
+    args.extend(extra.iter().cloned());
+    let t = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1));
+    session.cmd(command, &args, t).await?;
+    Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result<Value, StepError> {
+    match w {
+        WaitAction::Duration(d) => {
+            let d = parse_duration(&d).map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+            tokio::time::sleep(d).await;
+            Ok(json!({}))
+        }
+        WaitAction::For(o) => loop {
+            let t = Duration::from_secs(5);
+            let done = if let Some(sel) = &o.target {
+                let visible = match resolve_now(session, sel).await? {
+                    Some(r) => is(session, "visible", &r.target).await?,
+                    None => false,
+                };
+                match o.state.unwrap_or(VisibleState::Visible) {
+                    VisibleState::Visible => visible,
+                    VisibleState::Hidden => !visible,
+                }
+            } else if let Some(text) = &o.text {
+                let js = format!(
+                    "document.body ? document.body.innerText.includes({}) : false",
+                    super::selector::js_str(text)
+                );
+                session.eval(&js, t).await?.as_bool().unwrap_or(false)
+            } else if let Some(u) = &o.url {
+                let data = session.cmd("get", &["url".into()], t).await?;
+                data.get("url")
+                    .and_then(Value::as_str)
+                    .is_some_and(|cur| cur.contains(u.as_str()))
+            } else {
+                true
+            };
+            if done {
+                return Ok(json!({}));
+            }
+            if Instant::now() >= deadline {
+                let what = if let Some(sel) = &o.target {
+                    let state = match o.state.unwrap_or(VisibleState::Visible) {
+                        VisibleState::Visible => "visible",
+                        VisibleState::Hidden => "hidden",
+                    };
+                    format!(
+                        "{} to be {state}",
+                        super::selector::alternatives(sel)
+                            .iter()
+                            .map(|a| a.describe())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )
+                } else if let Some(t) = &o.text {
+                    format!("the page to show \"{t}\"")
+                } else {
+                    format!(
+                        "the URL to contain \"{}\"",
+                        o.url.clone().unwrap_or_default()
+                    )
+                };
+                return Err(StepError::new(
+                    ErrorKind::Timeout,
+                    format!("timed out waiting for {what}"),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        },
+    }
+}
+
+/// `is visible|checked|enabled <target>`.
+pub async fn is(session: &mut Session, what: &str, target: &str) -> Result<bool, StepError> {
+    let data = session
+        .cmd(
+            "is",
+            &[what.to_string(), target.to_string()],
+            Duration::from_secs(5),
+        )
+        .await?;
+    Ok(data
+        .get(what)
+        .or_else(|| data.get("result"))
+        .or_else(|| data.get("value"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false))
+}

@@ -1,0 +1,168 @@
+//! `web_server:` — a folder served on 127.0.0.1 at a free port, or a command started in its own
+//! process group and polled at `url` until it answers. Stopped when the flow ends.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use super::processes;
+use super::{ErrorKind, StepError};
+
+/// A running web server.
+pub struct WebServer {
+    pub url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    pgid: Option<i32>,
+}
+
+impl WebServer {
+    /// Serves `dir` on 127.0.0.1 at a free port.
+    pub async fn serve_static(dir: &Path) -> Result<WebServer, StepError> {
+        if !dir.is_dir() {
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!("web_server.static: {} is not a directory", dir.display()),
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| {
+                StepError::new(
+                    ErrorKind::Environment,
+                    format!("cannot bind 127.0.0.1: {e}"),
+                )
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| StepError::new(ErrorKind::Environment, e.to_string()))?;
+        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+        });
+        Ok(WebServer {
+            url: format!("http://{addr}"),
+            stop: Some(tx),
+            task: Some(task),
+            pgid: None,
+        })
+    }
+
+    /// Starts `argv` in `cwd` and waits until `url` answers.
+    pub async fn start_command(
+        argv: &[String],
+        cwd: &Path,
+        url: &str,
+        ready: Duration,
+    ) -> Result<WebServer, StepError> {
+        let Some((program, args)) = argv.split_first() else {
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                "web_server.command is empty",
+            ));
+        };
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| {
+                StepError::new(
+                    ErrorKind::Environment,
+                    format!("cannot start web server `{program}`: {e}"),
+                )
+            })?;
+        let pgid = child.id().map_or(0, |p| p as i32);
+        processes::register(pgid);
+        let server = WebServer {
+            url: url.to_string(),
+            stop: None,
+            task: None,
+            pgid: Some(pgid),
+        };
+        let deadline = tokio::time::Instant::now() + ready;
+        loop {
+            if answers(url).await {
+                return Ok(server);
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                server.stop().await;
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!("web server `{program}` exited ({status}) before {url} answered"),
+                ));
+            }
+            if tokio::time::Instant::now() >= deadline {
+                server.stop().await;
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!(
+                        "web server did not answer at {url} within {}",
+                        humantime::format_duration(ready)
+                    ),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Stops the server (a command's whole process group).
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
+        }
+        if let Some(pgid) = self.pgid.take() {
+            processes::terminate_group(pgid).await;
+            processes::unregister(pgid);
+        }
+    }
+}
+
+/// Whether an HTTP GET of `url` gets any answer.
+async fn answers(url: &str) -> bool {
+    let Ok(uri) = url.parse::<hyper::Uri>() else {
+        return false;
+    };
+    let host = uri.host().unwrap_or("127.0.0.1").to_string();
+    let port = uri.port_u16().unwrap_or(80);
+    let Ok(Ok(stream)) = tokio::time::timeout(
+        Duration::from_secs(1),
+        tokio::net::TcpStream::connect((host.as_str(), port)),
+    )
+    .await
+    else {
+        return false;
+    };
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let Ok((mut sender, conn)) =
+        hyper::client::conn::http1::handshake::<_, http_body_util::Empty<hyper::body::Bytes>>(io)
+            .await
+    else {
+        return false;
+    };
+    tokio::spawn(conn);
+    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
+    let Ok(req) = hyper::Request::get(path)
+        .header("host", host)
+        .body(http_body_util::Empty::new())
+    else {
+        return false;
+    };
+    matches!(
+        tokio::time::timeout(Duration::from_secs(2), sender.send_request(req)).await,
+        Ok(Ok(_))
+    )
+}
