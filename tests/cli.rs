@@ -14,8 +14,8 @@ fn exit_codes() {
     write(d.path(), "bad.yaml", "name: bad\nsteps:\n  - lgo: hi\n");
     write(
         d.path(),
-        "browser.yaml",
-        "name: browser\nsteps:\n  - open: http://127.0.0.1:9/\n",
+        "agent.yaml",
+        "name: agent\nsteps:\n  - agent: { profile: codex, prompt: hi }\n",
     );
     let code = |args: &[&str]| {
         let mut c = runner(d.path());
@@ -29,11 +29,8 @@ fn exit_codes() {
     assert_eq!(code(&["run", "ok.yaml", "--shard", "3/2"]), 2);
     assert_eq!(code(&["run", "ok.yaml", "--var", "novalue"]), 2);
     assert_eq!(code(&["frobnicate"]), 2);
-    assert_eq!(code(&["run", "browser.yaml"]), 3);
-    assert_eq!(
-        code(&["validate", "ok.yaml", "fail.yaml", "browser.yaml"]),
-        0
-    );
+    assert_eq!(code(&["run", "agent.yaml"]), 3);
+    assert_eq!(code(&["validate", "ok.yaml", "fail.yaml", "agent.yaml"]), 0);
     assert_eq!(code(&["validate", "bad.yaml"]), 2);
     assert_eq!(code(&["--version"]), 0);
 }

@@ -136,7 +136,14 @@ pub async fn run(
 }
 
 async fn open(session: &mut Session, url: &str, timeout: Duration) -> Result<Value, StepError> {
-    let data = session.cmd("open", &[url.to_string()], timeout).await?;
+    let data = session.cmd("open", &[url.to_string()], timeout).await.map_err(|mut e| {
+        if e.message.contains("ERR_HTTP_RESPONSE_CODE_FAILURE") {
+            e.message = format!("HTTP error response for {url} (the server answered with an error status and an empty page)");
+        } else {
+            e.message = format!("cannot open {url}: {}", e.message);
+        }
+        e
+    })?;
     // agent-browser reports success for a 404 page: ask the page for its HTTP status.
     let status = session
         .eval(

@@ -355,15 +355,28 @@ async fn run_step(
         result.attempts = attempt;
         let mut children = Vec::new();
         let run = run_action(rt, frame, scope, step, ptr, index, timeout, &mut children);
-        let r = match tokio::time::timeout(timeout + Duration::from_secs(5), run).await {
-            Ok(r) => r,
-            Err(_) => Err(StepError::new(
-                ErrorKind::Timeout,
-                format!(
-                    "step timed out after {}",
-                    humantime::format_duration(timeout)
-                ),
-            )),
+        let bounded = async {
+            match tokio::time::timeout(timeout + Duration::from_secs(5), run).await {
+                Ok(r) => r,
+                Err(_) => Err(StepError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "step timed out after {}",
+                        humantime::format_duration(timeout)
+                    ),
+                )),
+            }
+        };
+        // `exec` ends its process group gracefully on interrupt by itself; other steps are
+        // dropped at once (their agent-browser calls die with their process groups).
+        let graceful = matches!(step.action, Action::Exec(_) | Action::RunFlow(_));
+        let r = if graceful {
+            bounded.await
+        } else {
+            tokio::select! {
+                r = bounded => r,
+                _ = rt.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
+            }
         };
         result.steps = children;
         match r {

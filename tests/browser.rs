@@ -1,0 +1,469 @@
+//! Browser steps end to end: the real runner, agent-browser and Chromium on `tests/fixtures/site`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{fixture, output, runner, write};
+
+/// A flow file serving the fixture site, with `steps` appended (YAML, indented by 2).
+fn flow(name: &str, steps: &str) -> String {
+    format!(
+        "name: {name}\nweb_server: {{ static: \"{}\" }}\nvars:\n  base: \"{{{{ web_server.url }}}}\"\nsteps:\n{steps}",
+        fixture("site").display()
+    )
+}
+
+fn run(dir: &Path, file: &str) -> (i32, String, Value) {
+    let mut c = runner(dir);
+    c.args([
+        "run",
+        file,
+        "--report",
+        "json=report.json",
+        "--artifacts",
+        "art",
+    ]);
+    let (code, _, stderr) = output(c);
+    let report = std::fs::read_to_string(dir.join("report.json"))
+        .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (code, stderr, report)
+}
+
+/// Processes started for this runner's browser sessions (they carry its socket directory).
+fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
+    let needle = format!(
+        "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-{}/{runner_pid}",
+        nix::unistd::getuid()
+    );
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+            let cmd = std::fs::read_to_string(e.path().join("cmdline"))
+                .unwrap_or_default()
+                .replace('\0', " ");
+            out.push(format!("{name}: {cmd}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_whole_browser_flow_passes_and_leaves_no_process() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "browser tour",
+            r##"
+  - id: home
+    open: "{{ vars.base }}/index.html"
+  - id: snap
+    snapshot: { interactive: true }
+  - fill: { target: { role: textbox, text: Email }, value: "demo@example.com" }
+  - fill: { target: "#password", value: "pw" }
+  - check: { role: checkbox, text: I agree }
+  - select: { target: "#plan", value: pro }
+  - click: [{ css: "#missing-button" }, { role: button, text: Sign in }]
+  - expect:
+      text: { target: "#out", equals: Hello demo@example.com }
+      title: { equals: Runner fixture }
+      url: { matches: "/index\\.html$" }
+      visible: { text: Welcome, tag: h1 }
+      hidden: { css: "#spinner" }
+      value: { target: { css: "#plan" }, equals: pro }
+      count: { target: li.todo, equals: 3 }
+      checked: "#agree"
+  - click: { role: button, text: ログイン }
+  - expect: { text: { target: "#out", contains: こんにちは } }
+  - click: { role: button, text: Appeared late }
+  - expect: { text: { target: "#out", equals: late clicked } }
+  - id: title
+    eval: "document.title + ' / ' + window.secretValue"
+  - id: shot
+    screenshot: { path: shots/home.png }
+  - press: Tab
+  - wait: { text: late clicked }
+  - wait: { for: "#spinner", state: hidden }
+"##,
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args([
+        "run",
+        "f.yaml",
+        "--report",
+        "json=report.json",
+        "--artifacts",
+        "art",
+    ]);
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("report.json")).unwrap())
+            .unwrap();
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    let by_id = |id: &str| steps.iter().find(|s| s["id"] == id).unwrap()["outputs"].clone();
+    assert_eq!(by_id("home")["title"], "Runner fixture");
+    let refs = by_id("snap")["refs"].clone();
+    assert!(
+        refs.as_object()
+            .unwrap()
+            .values()
+            .any(|r| r["role"] == "button" && r["name"] == "ログイン"),
+        "{refs}"
+    );
+    assert!(
+        by_id("snap")["text"]
+            .as_str()
+            .unwrap()
+            .contains("textbox \"Email\"")
+    );
+    assert_eq!(by_id("title")["value"], "Runner fixture / 42");
+    // The fallback list reports which alternative matched.
+    let click = steps.iter().find(|s| s["action"] == "click").unwrap();
+    assert_eq!(click["outputs"]["matched"], "button \"Sign in\"");
+    assert_eq!(click["outputs"]["matched_index"], 1);
+    let png = std::fs::read(
+        d.path().join("art").join(
+            walkdir::WalkDir::new(d.path().join("art"))
+                .into_iter()
+                .filter_map(Result::ok)
+                .find(|e| e.file_name() == "home.png")
+                .unwrap()
+                .path()
+                .strip_prefix(d.path().join("art"))
+                .unwrap(),
+        ),
+    )
+    .unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(
+        leftover_browser_processes(pid).is_empty(),
+        "{:?}",
+        leftover_browser_processes(pid)
+    );
+}
+
+#[test]
+fn every_role_and_name_in_a_snapshot_is_found_by_its_selector() {
+    for page in ["index.html", "page2.html"] {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "snap.yaml",
+            &flow(
+                "snap",
+                &format!(
+                    "  - open: \"{{{{ vars.base }}}}/{page}\"\n  - id: snap\n    snapshot: true\n"
+                ),
+            ),
+        );
+        let (code, stderr, report) = run(d.path(), "snap.yaml");
+        assert_eq!(code, 0, "{stderr}");
+        let refs = report["flows"][0]["steps"][1]["outputs"]["refs"]
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(refs.len() >= 3, "{page}: {refs:?}");
+        let mut steps = format!("  - open: \"{{{{ vars.base }}}}/{page}\"\n");
+        for r in refs.values() {
+            let (role, name) = (r["role"].as_str().unwrap(), r["name"].as_str().unwrap());
+            if name.is_empty() || name.chars().any(|c| c.is_ascii_digit()) {
+                continue; // page2's visitor number changes on every load
+            }
+            steps.push_str(&format!(
+                "  - expect: {{ count: {{ target: {{ role: {role}, text: {}, exact: true }}, min: 1 }} }}\n    timeout: 3s\n",
+                serde_json::to_string(name).unwrap()
+            ));
+        }
+        write(d.path(), "find.yaml", &flow("find", &steps));
+        let (code, stderr, _) = run(d.path(), "find.yaml");
+        assert_eq!(code, 0, "{page}: {stderr}");
+    }
+}
+
+#[test]
+fn a_ref_from_before_a_page_driven_navigation_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "stale",
+            r#"
+  - open: "{{ vars.base }}/page2.html"
+  - id: snap
+    snapshot: { interactive: true }
+  - click: { role: button, text: Go home soon }
+  - wait: { url: index.html }
+  - click: "@e1"
+"#,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 1, "{stderr}");
+    let last = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["error"]["kind"], "not_found");
+    assert_eq!(
+        last["error"]["message"],
+        "ref e1 is from an earlier page; take a new snapshot"
+    );
+}
+
+#[test]
+fn a_selector_miss_lists_similar_elements() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "miss",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - click: { role: button, text: Sing in }
+    timeout: 1s
+"#,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 1, "{stderr}");
+    let step = &report["flows"][0]["steps"][1];
+    assert_eq!(step["error"]["kind"], "not_found");
+    let msg = step["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("no element matches button \"Sing in\"; similar elements on the page: "),
+        "{msg}"
+    );
+    assert!(msg.contains("{ role: button, text: Sign in }"), "{msg}");
+    // A failed browser step leaves a screenshot and a snapshot.
+    let arts = &step["outputs"]["failure_artifacts"];
+    assert!(
+        Path::new(arts["screenshot"].as_str().unwrap()).is_file(),
+        "{arts}"
+    );
+    let snap = std::fs::read_to_string(arts["snapshot"].as_str().unwrap()).unwrap();
+    assert!(snap.contains("button \"Sign in\""), "{snap}");
+}
+
+#[test]
+fn a_failed_assertion_says_what_was_expected_and_what_was_there() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "assert",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - expect:
+      title: Wrong title
+      count: { target: li.todo, max: 2 }
+    timeout: 1s
+"#,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 1, "{stderr}");
+    let e = &report["flows"][0]["steps"][1]["error"];
+    assert_eq!(e["kind"], "assertion");
+    assert_eq!(
+        e["message"],
+        "expected title to equal \"Wrong title\", got \"Runner fixture\"; expected at most 2 elements matching css `li.todo`, got 3"
+    );
+}
+
+#[test]
+fn inspect_prunes_and_strips_scripts_and_handlers() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "inspect",
+            r##"
+  - open: "{{ vars.base }}/index.html"
+  - id: one
+    inspect: { target: ["#details", { role: heading, text: Welcome }, "#nothing-here"], depth: 3, include_styles: true }
+  - id: small
+    inspect: { target: "#details", max_size: 100 }
+  - id: text
+    inspect: { target: "#todos", format: text }
+"##,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 0, "{stderr}");
+    let steps = &report["flows"][0]["steps"];
+    let one = &steps[1]["outputs"];
+    let html = one["html"].as_str().unwrap();
+    assert!(
+        html.starts_with("<section id=\"details\" class=\"card\">"),
+        "{html}"
+    );
+    for banned in [
+        "<script",
+        "onclick",
+        "onmouseover",
+        "javascript:",
+        "secretValue",
+    ] {
+        assert!(!html.contains(banned), "{banned} in {html}");
+    }
+    assert!(
+        html.contains("Level 3") && !html.contains("Level 4"),
+        "depth 3 keeps Level 3, drops Level 4: {html}"
+    );
+    assert!(html.contains("href=\"page2.html\""));
+    let els = one["elements"].as_array().unwrap();
+    assert_eq!(els[0]["metadata"]["tag"], "section");
+    assert_eq!(els[0]["styles"]["display"], "block");
+    assert_eq!(els[1]["metadata"]["tag"], "h1");
+    assert_eq!(els[2]["found"], false);
+    assert_eq!(one["truncated"], false);
+    assert!(
+        one["suggestions"][0]
+            .as_str()
+            .unwrap()
+            .contains("#nothing-here")
+    );
+    assert_eq!(steps[2]["outputs"]["truncated"], true);
+    assert_eq!(steps[2]["outputs"]["total_size"], 100);
+    assert_eq!(
+        steps[3]["outputs"]["html"],
+        "Buy milk\nWalk the dog\nWrite tests"
+    );
+}
+
+#[test]
+fn open_of_a_missing_page_fails_and_a_wait_times_out() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "missing page",
+            r##"
+  - open: "{{ vars.base }}/no-such-page.html"
+    continue_on_error: true
+  - open: "{{ vars.base }}/index.html"
+  - wait: { for: "#never" }
+    timeout: 500ms
+"##,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 1, "{stderr}");
+    let steps = &report["flows"][0]["steps"];
+    assert_eq!(steps[0]["error"]["kind"], "command_failed");
+    let msg = steps[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("HTTP error response for http://127.0.0.1:")
+            && msg.contains("/no-such-page.html"),
+        "{msg}"
+    );
+    assert_eq!(steps[2]["error"]["kind"], "timeout");
+    assert_eq!(
+        steps[2]["error"]["message"],
+        "timed out waiting for css `#never` to be visible"
+    );
+}
+
+#[test]
+fn missing_agent_browser_is_an_environment_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: b\nsteps:\n  - open: http://127.0.0.1:9/\n",
+    );
+    let mut c = runner(d.path());
+    c.env("AGENT_BROWSER", "/nonexistent/agent-browser")
+        .args(["run", "f.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("agent-browser is not installed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("npm install -g agent-browser"), "{stderr}");
+}
+
+#[test]
+fn interrupting_a_browser_flow_closes_the_browser() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "wait forever",
+            r##"
+  - open: "{{ vars.base }}/index.html"
+  - exec: { command: "touch opened", shell: true }
+  - wait: { for: "#never" }
+    timeout: 5m
+"##,
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    for _ in 0..400 {
+        if d.path().join("opened").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(
+        !leftover_browser_processes(pid).is_empty(),
+        "the browser should be running"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The daemon may take a moment to finish exiting after `close` returned.
+    for _ in 0..40 {
+        if leftover_browser_processes(pid).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        leftover_browser_processes(pid).is_empty(),
+        "{:?}",
+        leftover_browser_processes(pid)
+    );
+}
