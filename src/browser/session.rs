@@ -8,14 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::Mutex;
 
 use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
 use crate::engine::{ErrorKind, StepError};
-
-/// Serializes session launches across flows: parallel first commands can start duplicate
-/// daemons.
-static LAUNCH: Mutex<()> = Mutex::const_new(());
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
@@ -70,14 +65,11 @@ impl Session {
             timeout: timeout.max(Duration::from_millis(500)),
             cwd: self.cwd.clone(),
         };
+        // A session's commands run one at a time (the flow awaits each), so its first command
+        // (which starts the daemon) never races another of the same session.
         let first = !self.opened;
-        let r = if first {
-            let _g = LAUNCH.lock().await;
-            self.opened = true;
-            self.adapter.execute(command, args, &opts).await
-        } else {
-            self.adapter.execute(command, args, &opts).await
-        };
+        self.opened = true;
+        let r = self.adapter.execute(command, args, &opts).await;
         r.map_err(|e| to_step_error(e, first))
     }
 

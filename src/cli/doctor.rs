@@ -2,8 +2,51 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::{Duration, Instant};
+
 use super::exit;
+use crate::browser::adapter::{AgentBrowser, ExecOptions, find_binary, find_chromium};
+use crate::config::model::Action;
 use crate::report::Reporter;
+
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}
+
+/// The (profile, binary) pairs the agent steps of these flows use.
+fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
+    let (registry, _) = super::validate::load_registry(&[]);
+    let Ok(files) = super::files::collect(flows) else {
+        return Vec::new();
+    };
+    let mut loader = crate::config::flows::Loader::new(&registry);
+    let mut out = Vec::new();
+    for f in files {
+        let Some(flow) = loader.load(&f) else {
+            continue;
+        };
+        for step in flow.flow.steps.iter().chain(&flow.flow.finally) {
+            let Action::Agent(a) = &step.action else {
+                continue;
+            };
+            let Some(p) = registry.get_profile(&a.profile) else {
+                continue;
+            };
+            let cmd = a
+                .variant
+                .as_deref()
+                .and_then(|v| p.get_variant(v))
+                .and_then(|v| v.command.as_ref())
+                .unwrap_or(&p.command);
+            let pair = (p.label.clone(), cmd.binary.clone());
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+    }
+    out
+}
 
 /// One check's result.
 struct Check {
@@ -13,51 +56,51 @@ struct Check {
     fix: Option<String>,
 }
 
-/// Where agent-browser's native binary is: `$AGENT_BROWSER`, then PATH, then `node_modules`.
-pub fn find_agent_browser() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("AGENT_BROWSER").map(PathBuf::from)
-        && p.is_file()
-    {
-        return Some(p);
-    }
-    let native = native_name();
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    for dir in [
-        "node_modules/agent-browser/bin",
-        "/usr/local/lib/node_modules/agent-browser/bin",
-        "/usr/lib/node_modules/agent-browser/bin",
-    ] {
-        candidates.push(Path::new(dir).join(&native));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            candidates.push(dir.join(&native));
-            candidates.push(dir.join("agent-browser"));
-        }
-    }
-    candidates.into_iter().find(|p| p.is_file())
-}
-
-fn native_name() -> String {
-    let os = std::env::consts::OS;
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => "x64",
-        "aarch64" => "arm64",
-        other => other,
-    };
-    format!("agent-browser-{os}-{arch}")
-}
-
 fn version(cmd: &Path, arg: &str) -> Option<String> {
     let out = std::process::Command::new(cmd).arg(arg).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (out.status.success() && !text.is_empty()).then_some(text)
 }
 
+/// Opens about:blank in a throwaway headless session and closes it.
+fn launch_check(binary: &Path) -> Result<Duration, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let dir = PathBuf::from(format!(
+        "/tmp/rnr-{}/doctor-{}",
+        nix::unistd::getuid(),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let ab = AgentBrowser {
+        binary: binary.to_path_buf(),
+        chromium: find_chromium(),
+        socket_dir: dir.clone(),
+    };
+    let opts = ExecOptions {
+        session: format!("doctor{}", std::process::id()),
+        headed: false,
+        timeout: Duration::from_secs(30),
+        cwd: std::env::temp_dir(),
+    };
+    let started = Instant::now();
+    let r = rt.block_on(async {
+        let r = ab
+            .execute("open", &["about:blank".to_string()], &opts)
+            .await;
+        let _ = ab.execute("close", &[], &opts).await;
+        r
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    r.map(|_| started.elapsed()).map_err(|e| e.to_string())
+}
+
 /// Runs the checks; exit 0 only when everything needed is there.
-pub fn run(reporter: &Reporter) -> i32 {
+pub fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
     let mut checks = Vec::new();
-    let ab = find_agent_browser();
+    let ab = find_binary();
     checks.push(match &ab {
         Some(p) => Check {
             name: "agent-browser",
@@ -106,6 +149,30 @@ pub fn run(reporter: &Reporter) -> i32 {
             fix: Some("run scripts/setup, or `apt-get install chromium`".into()),
         },
     });
+    if let (Some(b), Some(_)) = (&ab, &chromium) {
+        checks.push(match launch_check(b) {
+            Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started and closed in {} ms", d.as_millis()), fix: None },
+            Err(e) => Check {
+                name: "headless launch",
+                ok: false,
+                detail: e,
+                fix: Some("check that `chromium --headless --no-sandbox --dump-dom about:blank` works; install missing libraries with apt-get".into()),
+            },
+        });
+    }
+    for (label, binary) in profile_binaries(flows) {
+        let found = binary.contains('/') && Path::new(&binary).is_file() || on_path(&binary);
+        checks.push(Check {
+            name: "agent profile",
+            ok: found,
+            detail: format!(
+                "{label}: `{binary}` {}",
+                if found { "found" } else { "not found on PATH" }
+            ),
+            fix: (!found)
+                .then(|| format!("install `{binary}` (see `runner profiles show {label}`)")),
+        });
+    }
     let sh = Path::new("/bin/sh");
     checks.push(Check {
         name: "sh (exec with shell: true)",

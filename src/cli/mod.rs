@@ -37,7 +37,7 @@ pub fn main() -> i32 {
             reporter.out(schema::text(which));
             exit::SUCCESS
         }
-        Command::Doctor { .. } => doctor::run(&reporter),
+        Command::Doctor { paths } => doctor::run(&reporter, &paths),
         Command::Profiles { command, profiles } => {
             let (registry, diags) = validate::load_registry(&profiles);
             if !diags.is_empty() {
