@@ -467,3 +467,30 @@ fn interrupting_a_browser_flow_closes_the_browser() {
         leftover_browser_processes(pid)
     );
 }
+
+#[test]
+fn a_browser_that_cannot_launch_is_an_environment_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: b\nsteps:\n  - open: about:blank\n",
+    );
+    let mut c = runner(d.path());
+    c.env("AGENT_BROWSER_EXECUTABLE_PATH", "/bin/false")
+        .args(["run", "f.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("the browser cannot launch"), "{stderr}");
+
+    let mut c = runner(d.path());
+    c.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("PATH", "/usr/bin:/bin")
+        .args(["run", "f.yaml", "--headed"]);
+    let (code, _, stderr) = output(c);
+    if !Path::new("/usr/bin/Xvfb").exists() {
+        assert_eq!(code, 3, "{stderr}");
+        assert!(stderr.contains("headed mode needs a display"), "{stderr}");
+    }
+}

@@ -213,7 +213,8 @@ impl Listener for Console {
             secs(r.duration)
         );
         if let Some(e) = &r.error {
-            text.push_str(&format!("\n{pad}    {}: {}", e.kind.as_str(), e.message));
+            let msg = e.message.replace('\n', &format!("\n{pad}    "));
+            text.push_str(&format!("\n{pad}    {}: {msg}", e.kind.as_str()));
             if let Some(loc) = &e.location {
                 text.push_str(&format!("\n{pad}    at {loc}"));
             }
