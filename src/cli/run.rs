@@ -105,6 +105,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         listener: console.clone(),
         overrides,
         browser: crate::browser::host::BrowserHost::new(args.headed),
+        profiles: registry.clone(),
     });
     if args.dry_run {
         let mut s = String::new();

@@ -104,7 +104,7 @@ pub async fn run(
             s.ok()
         }
         Err(kind) => {
-            processes::terminate_group(pgid).await;
+            processes::terminate_child_group(pgid, &mut child).await;
             let _ = child.wait().await;
             let (stdout, stderr) = collect(out_task, err_task).await;
             let what = if kind == ErrorKind::Timeout {

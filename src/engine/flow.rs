@@ -37,6 +37,8 @@ pub struct Runtime {
     pub overrides: Map<String, Value>,
     /// Browser resources (adapter, sockets, background closes).
     pub browser: crate::browser::host::BrowserHost,
+    /// Agent profiles.
+    pub profiles: crate::agent::profiles::Registry,
 }
 
 /// The browser session of one flow run (sub-flows share it), opened on first use.
@@ -135,6 +137,7 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         browser: &browser,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
+    crate::agent::registry::stop_flow(&browser.name).await;
     if let Some(session) = browser.session.lock().await.take() {
         rt.browser.close_later(session);
     }
@@ -471,6 +474,10 @@ fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
         // A sub-flow's steps have their own timeouts.
         return Duration::from_secs(365 * 24 * 3600);
     }
+    if let Action::Agent(a) = &step.action {
+        // An agent's wall clock is its own `timeout` (default 15 minutes).
+        return parse(&a.timeout).unwrap_or(Duration::from_secs(15 * 60));
+    }
     loaded
         .flow
         .defaults
@@ -615,9 +622,53 @@ async fn run_action(
             )
             .await
         }
-        Action::Agent(_) | Action::StopAgent(_) | Action::LinkState(_) => {
-            Err(unsupported(&format!("`{}` steps", step.action.key())))
+        Action::Agent(a) => {
+            let listener = rt.listener.clone();
+            let info = frame.info.clone();
+            let depth = frame.depth;
+            let steps = scope.steps.clone();
+            let session_of_step = move |id: &str| {
+                steps
+                    .get(id)
+                    .and_then(|o| o.get("session_id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            let ctx = crate::agent::step::AgentCtx {
+                profiles: &rt.profiles,
+                flow_dir: loaded.dir.clone(),
+                env: loaded
+                    .flow
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_string()))
+                    .collect(),
+                masker: frame.masker.clone(),
+                relay: std::sync::Arc::new(move |line: &str| listener.message(&info, depth, line)),
+                cancel: rt.cancel.clone(),
+                log_path: frame.dir.join(format!(
+                    "{:03}-{}.agent.log",
+                    index + 1,
+                    step.id.as_deref().unwrap_or("agent")
+                )),
+                flow_key: frame.browser.name.clone(),
+                session_of_step: &session_of_step,
+                timeout,
+            };
+            crate::agent::step::run(a, ctx).await
         }
+        Action::StopAgent(target) => {
+            let steps = scope.steps.clone();
+            let session_of_step = move |id: &str| {
+                steps
+                    .get(id)
+                    .and_then(|o| o.get("session_id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            crate::agent::step::stop(&target, &session_of_step).await
+        }
+        Action::LinkState(_) => Err(unsupported(&format!("`{}` steps", step.action.key()))),
         browser_action => {
             let files = crate::browser::steps::StepFiles {
                 dir: frame.dir.clone(),

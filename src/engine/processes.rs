@@ -63,6 +63,15 @@ pub async fn terminate_group(pgid: i32) {
     signal_group(pgid, Signal::SIGKILL);
 }
 
+/// Ends the group of `child` (its leader): SIGTERM, up to [`GRACE`] for the leader to exit
+/// (reaping it, so a zombie leader is not mistaken for a live one), then SIGKILL for anything
+/// left in the group.
+pub async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child) {
+    signal_group(pgid, Signal::SIGTERM);
+    let _ = tokio::time::timeout(GRACE, child.wait()).await;
+    signal_group(pgid, Signal::SIGKILL);
+}
+
 /// SIGKILLs the group when dropped (a future cancelled mid-way still leaves no orphans).
 pub struct GroupGuard(pub i32);
 

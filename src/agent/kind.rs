@@ -1,0 +1,278 @@
+//! Output protocols of agent CLIs: how a kind starts a new chat or a follow-up, where its event
+//! stream carries the session id, the final answer and the cost. Tolerates noise: non-JSON
+//! lines, unknown event types, partial lines.
+
+use serde_json::Value;
+
+use super::profiles::Kind;
+
+/// What the event stream has told so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventState {
+    /// The agent's own session id (the last part of runner's session id).
+    pub session_id: Option<String>,
+    /// The final answer.
+    pub result: Option<String>,
+    /// Text of assistant messages, for kinds whose answer is the last message.
+    pub last_message: Option<String>,
+    /// Streamed assistant text (deltas), joined.
+    pub streamed: String,
+    pub cost_usd: Option<f64>,
+    /// Token usage where the agent reports tokens rather than money.
+    pub usage: Option<Value>,
+    /// The agent said the run failed.
+    pub is_error: bool,
+}
+
+impl EventState {
+    /// The final answer, whichever way the kind gives it.
+    pub fn answer(&self) -> Option<String> {
+        self.result
+            .clone()
+            .or_else(|| self.last_message.clone())
+            .or_else(|| (!self.streamed.is_empty()).then(|| self.streamed.clone()))
+    }
+}
+
+impl Kind {
+    /// Arguments of a new chat; `pre_assigned` is a session id runner chose, for CLIs that accept one.
+    pub fn new_chat_args(self, base: &[String], pre_assigned: Option<&str>) -> Vec<String> {
+        let mut args = base.to_vec();
+        if let (Kind::Claude, Some(id)) = (self, pre_assigned) {
+            args.push(format!("--session-id={id}"));
+        }
+        args
+    }
+
+    /// Whether runner can choose the session id up front.
+    pub fn pre_assigns(self) -> bool {
+        matches!(self, Kind::Claude)
+    }
+
+    /// Arguments of a follow-up in session `id`; `None` when the kind cannot follow up.
+    pub fn follow_up_args(self, base: &[String], id: &str) -> Option<Vec<String>> {
+        let mut args = base.to_vec();
+        match self {
+            // Claude Code only accepts the equals form reliably with other flags around it.
+            Kind::Claude => args.push(format!("--resume={id}")),
+            Kind::Cursor | Kind::Gemini => args.extend(["--resume".to_string(), id.to_string()]),
+            Kind::Codex => args.extend(["resume".to_string(), id.to_string()]),
+            Kind::Opencode => args.extend(["--session".to_string(), id.to_string()]),
+            Kind::Generic => return None,
+        }
+        Some(args)
+    }
+
+    /// Reads one stdout line into `state`; anything that is not a known event is ignored.
+    pub fn parse_line(self, state: &mut EventState, line: &str) {
+        let t = line.trim();
+        if self == Kind::Generic {
+            return;
+        }
+        if !t.starts_with('{') {
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(t) else {
+            return;
+        };
+        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        let ty = s("/type").unwrap_or_default();
+        match self {
+            Kind::Claude | Kind::Cursor => {
+                if let Some(id) = s("/session_id")
+                    && (state.session_id.is_none() || ty == "system")
+                {
+                    state.session_id = Some(id);
+                }
+                match ty.as_str() {
+                    "assistant" => {
+                        let text: Vec<String> = v
+                            .pointer("/message/content")
+                            .and_then(Value::as_array)
+                            .map(|c| {
+                                c.iter()
+                                    .filter(|p| {
+                                        p.get("type").and_then(Value::as_str) == Some("text")
+                                    })
+                                    .filter_map(|p| {
+                                        p.get("text").and_then(Value::as_str).map(str::to_string)
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        if !text.is_empty() {
+                            state.last_message = Some(text.join(""));
+                        }
+                    }
+                    "result" => {
+                        state.result = s("/result");
+                        state.cost_usd = v
+                            .get("total_cost_usd")
+                            .and_then(Value::as_f64)
+                            .or(state.cost_usd);
+                        state.is_error =
+                            v.get("is_error").and_then(Value::as_bool).unwrap_or(false)
+                                || s("/subtype").is_some_and(|st| st != "success");
+                    }
+                    _ => {}
+                }
+            }
+            Kind::Codex => match ty.as_str() {
+                "thread.started" => state.session_id = s("/thread_id"),
+                "item.completed" if s("/item/type").as_deref() == Some("agent_message") => {
+                    state.last_message = s("/item/text");
+                }
+                "turn.completed" => state.usage = v.get("usage").cloned(),
+                "turn.failed" | "error" => state.is_error = true,
+                _ => {}
+            },
+            Kind::Gemini => match ty.as_str() {
+                "init" => state.session_id = s("/session_id"),
+                "message" if s("/role").as_deref() == Some("assistant") => {
+                    let text = s("/content").unwrap_or_default();
+                    if v.get("delta").and_then(Value::as_bool) == Some(true) {
+                        state.streamed.push_str(&text);
+                    } else {
+                        state.last_message = Some(text);
+                    }
+                }
+                "result" => {
+                    state.usage = v.get("stats").cloned();
+                    state.is_error = s("/status").is_some_and(|st| st != "success");
+                }
+                _ => {}
+            },
+            Kind::Opencode => {
+                if let Some(id) = s("/sessionID") {
+                    state.session_id = Some(id);
+                }
+                match ty.as_str() {
+                    "text" => {
+                        if let Some(t) = s("/part/text") {
+                            state.streamed.push_str(&t);
+                        }
+                    }
+                    "step_finish" => {
+                        if let Some(c) = v.pointer("/part/cost").and_then(Value::as_f64) {
+                            state.cost_usd = Some(state.cost_usd.unwrap_or(0.0) + c);
+                        }
+                    }
+                    "error" => state.is_error = true,
+                    _ => {}
+                }
+            }
+            Kind::Generic => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(kind: Kind, lines: &[&str]) -> EventState {
+        let mut st = EventState::default();
+        for l in lines {
+            kind.parse_line(&mut st, l);
+        }
+        st
+    }
+
+    #[test]
+    fn claude_stream_json() {
+        let st = feed(
+            Kind::Claude,
+            &[
+                r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"3f1b6a8e-1c2d-4e5f-9a0b-1c2d3e4f5a6b","tools":["Bash"],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"none"}"#,
+                "not json at all",
+                r#"{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Looking"}]},"parent_tool_use_id":null,"session_id":"3f1b6a8e-1c2d-4e5f-9a0b-1c2d3e4f5a6b"}"#,
+                r#"{"type":"some_future_event","x":1}"#,
+                r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":2100,"num_turns":2,"result":"All good.","session_id":"3f1b6a8e-1c2d-4e5f-9a0b-1c2d3e4f5a6b","total_cost_usd":0.0213,"usage":{"input_tokens":10}}"#,
+                r#"{"type":"resu"#,
+            ],
+        );
+        assert_eq!(
+            st.session_id.as_deref(),
+            Some("3f1b6a8e-1c2d-4e5f-9a0b-1c2d3e4f5a6b")
+        );
+        assert_eq!(st.answer().as_deref(), Some("All good."));
+        assert_eq!(st.cost_usd, Some(0.0213));
+        assert!(!st.is_error);
+    }
+
+    #[test]
+    fn codex_exec_json() {
+        let st = feed(
+            Kind::Codex,
+            &[
+                r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#,
+                r#"{"type":"turn.started"}"#,
+                r#"{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"thinking"}}"#,
+                r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}"#,
+                r#"{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}"#,
+            ],
+        );
+        assert_eq!(
+            st.session_id.as_deref(),
+            Some("0199a213-81c0-7800-8aa1-bbab2a035a53")
+        );
+        assert_eq!(st.answer().as_deref(), Some("Done."));
+        assert_eq!(st.usage.unwrap()["output_tokens"], 122);
+    }
+
+    #[test]
+    fn gemini_stream_json() {
+        let st = feed(
+            Kind::Gemini,
+            &[
+                r#"{"type":"init","timestamp":"2026-11-01T10:00:00.000Z","session_id":"c0ffee00-0000-4000-8000-000000000001","model":"gemini-2.5-pro"}"#,
+                r#"{"type":"message","timestamp":"2026-11-01T10:00:00.100Z","role":"user","content":"hi"}"#,
+                r#"{"type":"message","timestamp":"2026-11-01T10:00:01.000Z","role":"assistant","content":"Hel","delta":true}"#,
+                r#"{"type":"message","timestamp":"2026-11-01T10:00:01.100Z","role":"assistant","content":"lo","delta":true}"#,
+                r#"{"type":"result","timestamp":"2026-11-01T10:00:02.000Z","status":"success","stats":{"total_tokens":42}}"#,
+            ],
+        );
+        assert_eq!(
+            st.session_id.as_deref(),
+            Some("c0ffee00-0000-4000-8000-000000000001")
+        );
+        assert_eq!(st.answer().as_deref(), Some("Hello"));
+    }
+
+    #[test]
+    fn opencode_json() {
+        let st = feed(
+            Kind::Opencode,
+            &[
+                r#"{"type":"step_start","timestamp":1762000000000,"sessionID":"ses_5a1b2c3d4e","part":{"id":"prt_1","sessionID":"ses_5a1b2c3d4e","messageID":"msg_1","type":"step-start"}}"#,
+                r#"{"type":"text","timestamp":1762000000100,"sessionID":"ses_5a1b2c3d4e","part":{"id":"prt_2","type":"text","text":"Fixed it."}}"#,
+                r#"{"type":"step_finish","timestamp":1762000000200,"sessionID":"ses_5a1b2c3d4e","part":{"id":"prt_3","type":"step-finish","reason":"stop","cost":0.0015,"tokens":{"input":10,"output":5}}}"#,
+            ],
+        );
+        assert_eq!(st.session_id.as_deref(), Some("ses_5a1b2c3d4e"));
+        assert_eq!(st.answer().as_deref(), Some("Fixed it."));
+        assert_eq!(st.cost_usd, Some(0.0015));
+    }
+
+    #[test]
+    fn follow_up_forms() {
+        let base = vec!["-p".to_string()];
+        assert_eq!(
+            Kind::Claude.follow_up_args(&base, "x").unwrap(),
+            ["-p", "--resume=x"]
+        );
+        assert_eq!(
+            Kind::Codex.follow_up_args(&base, "x").unwrap(),
+            ["-p", "resume", "x"]
+        );
+        assert_eq!(
+            Kind::Opencode.follow_up_args(&base, "x").unwrap(),
+            ["-p", "--session", "x"]
+        );
+        assert_eq!(
+            Kind::Gemini.follow_up_args(&base, "x").unwrap(),
+            ["-p", "--resume", "x"]
+        );
+        assert!(Kind::Generic.follow_up_args(&base, "x").is_none());
+    }
+}

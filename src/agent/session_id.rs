@@ -1,0 +1,151 @@
+//! Session ids `{EXECUTOR_TYPE}:{ACTUAL_PROJECT_ID}:{SESSION_ID}`: the project id is the URL-safe
+//! base64 of the workspace path; the last part is whatever the agent uses (not always a UUID).
+//! Also the session-file watch for agents that only write their id to disk (Gemini).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+/// The project id of a workspace.
+pub fn project_id(workspace: &Path) -> String {
+    URL_SAFE_NO_PAD.encode(workspace.as_os_str().as_encoded_bytes())
+}
+
+/// `{executor}:{project}:{id}`.
+pub fn format(executor: &str, workspace: &Path, id: &str) -> String {
+    format!("{executor}:{}:{id}", project_id(workspace))
+}
+
+/// A parsed full session id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionId {
+    pub executor: String,
+    pub workspace: PathBuf,
+    /// The agent's own id.
+    pub id: String,
+}
+
+/// Parses `{executor}:{project}:{id}` (the id may itself contain `:`).
+pub fn parse(full: &str) -> Option<SessionId> {
+    let mut parts = full.splitn(3, ':');
+    let executor = parts.next()?.to_string();
+    let project = parts.next()?;
+    let id = parts.next()?.to_string();
+    let bytes = URL_SAFE_NO_PAD.decode(project).ok()?;
+    let workspace = PathBuf::from(String::from_utf8(bytes).ok()?);
+    (!executor.is_empty() && !id.is_empty()).then_some(SessionId {
+        executor,
+        workspace,
+        id,
+    })
+}
+
+/// Gemini keeps sessions in `~/.gemini/tmp/<project>/chats/session-*.json` (or `.jsonl`, one
+/// object per line): the id is the `sessionId` field (of the first line for JSONL). Files older
+/// than `since` are ignored.
+pub fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
+    let tmp = home.join(".gemini").join("tmp");
+    let mut newest: Option<(SystemTime, String)> = None;
+    for project in std::fs::read_dir(tmp).ok()?.flatten() {
+        let Ok(chats) = std::fs::read_dir(project.path().join("chats")) else {
+            continue;
+        };
+        for f in chats.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if !name.starts_with("session-")
+                || !(name.ends_with(".json") || name.ends_with(".jsonl"))
+            {
+                continue;
+            }
+            let Ok(modified) = f.metadata().and_then(|m| m.modified()) else {
+                continue;
+            };
+            if modified < since {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(f.path()) else {
+                continue;
+            };
+            let first = if name.ends_with(".jsonl") {
+                text.lines().next().unwrap_or("")
+            } else {
+                text.as_str()
+            };
+            let Some(id) = serde_json::from_str::<serde_json::Value>(first)
+                .ok()
+                .and_then(|v| {
+                    v.get("sessionId")
+                        .and_then(|s| s.as_str())
+                        .map(str::to_string)
+                })
+            else {
+                continue;
+            };
+            if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+                newest = Some((modified, id));
+            }
+        }
+    }
+    newest.map(|(_, id)| id)
+}
+
+/// Polls for a Gemini session file every 500 ms for at most 30 s (or until `stop` is true);
+/// files older than the launch minus 5 s are ignored.
+pub async fn watch_gemini_session(
+    home: PathBuf,
+    launched: SystemTime,
+    stop: impl Fn() -> bool,
+) -> Option<String> {
+    let since = launched
+        .checked_sub(Duration::from_secs(5))
+        .unwrap_or(launched);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(id) = find_gemini_session(&home, since) {
+            return Some(id);
+        }
+        if stop() || tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let full = format("CODEX", Path::new("/work/my project"), "thread:with:colons");
+        let p = parse(&full).unwrap();
+        assert_eq!(p.executor, "CODEX");
+        assert_eq!(p.workspace, PathBuf::from("/work/my project"));
+        assert_eq!(p.id, "thread:with:colons");
+        assert!(!full.split(':').nth(1).unwrap().contains(['+', '/', '=']));
+        assert!(parse("nonsense").is_none());
+    }
+
+    #[test]
+    fn gemini_session_files() {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join(".gemini/tmp/abc123/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let before = SystemTime::now() - Duration::from_secs(60);
+        std::fs::write(
+            chats.join("session-1.jsonl"),
+            "{\"sessionId\":\"g-1\",\"x\":1}\n{\"other\":2}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            find_gemini_session(home.path(), before).as_deref(),
+            Some("g-1")
+        );
+        assert_eq!(
+            find_gemini_session(home.path(), SystemTime::now() + Duration::from_secs(60)),
+            None
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! The `agent` and `stop_agent` steps.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::execution::{self, Ended, Launch, Relay};
+use super::profiles::Registry;
+use super::{registry, session_id};
+use crate::config::model::AgentAction;
+use crate::engine::secrets::Masker;
+use crate::engine::{ErrorKind, StepError};
+
+/// What an agent step needs from the flow.
+pub struct AgentCtx<'a> {
+    pub profiles: &'a Registry,
+    pub flow_dir: PathBuf,
+    pub env: IndexMap<String, String>,
+    pub masker: Masker,
+    pub relay: Relay,
+    pub cancel: CancellationToken,
+    pub log_path: PathBuf,
+    /// Identifies the flow run, to stop its background agents when it ends.
+    pub flow_key: String,
+    /// `steps.<id>.session_id` of earlier steps.
+    pub session_of_step: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+    pub timeout: Duration,
+}
+
+/// Runs an `agent` step: a new chat or a follow-up, in the foreground or the background.
+pub async fn run(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, StepError> {
+    let profile = c.profiles.get_profile(&a.profile).ok_or_else(|| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("Profile config not found for {}", a.profile),
+        )
+    })?;
+    let command = match &a.variant {
+        None => profile.command.clone(),
+        Some(v) => match profile.get_variant(v) {
+            Some(var) => var
+                .command
+                .clone()
+                .unwrap_or_else(|| profile.command.clone()),
+            None => {
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!("unknown variant `{v}` of profile `{}`", profile.label),
+                ));
+            }
+        },
+    };
+    let follow_up = match (&a.follow_up, &a.session) {
+        (Some(step), _) => {
+            let full = (c.session_of_step)(step).ok_or_else(|| {
+                StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("step `{step}` has no session id to follow up"),
+                )
+            })?;
+            Some(full)
+        }
+        (None, Some(s)) => Some(s.clone()),
+        (None, None) => None,
+    };
+    let follow_up = match follow_up {
+        Some(full) => {
+            if registry::is_running(&full) {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "session {full} is still running; stop it or wait for it before following up"
+                    ),
+                ));
+            }
+            let parsed = session_id::parse(&full).ok_or_else(|| {
+                StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("`{full}` is not a session id (EXECUTOR:PROJECT:ID)"),
+                )
+            })?;
+            Some(parsed)
+        }
+        None => None,
+    };
+    // A follow-up runs where its session started: agents resume per directory.
+    let workspace = match (&follow_up, &a.workspace) {
+        (Some(s), _) => s.workspace.clone(),
+        (None, Some(w)) => c.flow_dir.join(w),
+        (None, None) => c.flow_dir.clone(),
+    };
+    let message = match &follow_up {
+        Some(_) => a.message.clone().unwrap_or_default(),
+        None => a.prompt.clone().unwrap_or_default(),
+    };
+    let mut env = c.env.clone();
+    env.extend(a.env.iter().map(|(k, v)| (k.clone(), v.to_string())));
+    let parse = |d: &Option<String>| {
+        d.as_deref()
+            .and_then(|s| crate::config::duration::parse_duration(s).ok())
+    };
+    let timeout = parse(&a.timeout).unwrap_or(c.timeout);
+    let launch = Launch {
+        label: profile.label.clone(),
+        executor_type: profile.executor_type.clone(),
+        kind: profile.kind,
+        variant: a.variant.clone(),
+        command,
+        workspace,
+        message,
+        follow_up,
+        env,
+        timeout,
+        idle_timeout: parse(&a.idle_timeout),
+        log_path: c.log_path.clone(),
+        masker: c.masker.clone(),
+        relay: c.relay.clone(),
+        cancel: c.cancel.clone(),
+    };
+    let mut running = execution::start(launch)?;
+    let log = c.log_path.display().to_string();
+    if a.background.unwrap_or(false) {
+        let sid = running.resolved_session_id().await;
+        registry::insert(
+            sid.clone(),
+            c.flow_key.clone(),
+            running.stop.clone(),
+            Some(running.task),
+        );
+        return Ok(json!({ "session_id": sid, "log": log, "background": true }));
+    }
+    // Registered while it runs, so a follow-up of the same session is refused meanwhile.
+    let provisional = running.current_session_id();
+    registry::insert(
+        provisional.clone(),
+        c.flow_key.clone(),
+        running.stop.clone(),
+        None,
+    );
+    // The agent watches the run's cancellation itself and ends its process group gracefully.
+    let result = running
+        .task
+        .await
+        .map_err(|e| StepError::new(ErrorKind::CommandFailed, format!("agent task failed: {e}")));
+    registry::remove(&provisional);
+    let finished = result?;
+    let answer = finished.state.answer();
+    let outputs = json!({
+        "session_id": finished.session_id,
+        "result": answer,
+        "exit_code": finished.exit_code,
+        "cost_usd": finished.state.cost_usd,
+        "usage": finished.state.usage,
+        "log": log,
+    });
+    match finished.ended {
+        Ended::Timeout => Err(StepError::new(
+            ErrorKind::Timeout,
+            format!(
+                "agent timed out after {}",
+                humantime::format_duration(timeout)
+            ),
+        )),
+        Ended::Idle => Err(StepError::new(
+            ErrorKind::Timeout,
+            "agent printed nothing for longer than idle_timeout",
+        )),
+        Ended::Interrupted => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
+        Ended::Stopped => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            "agent was stopped",
+        )),
+        Ended::Exited if finished.exit_code != Some(0) => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "agent exited with code {}; see {log}",
+                finished
+                    .exit_code
+                    .map_or("none (killed by a signal)".to_string(), |c| c.to_string())
+            ),
+        )),
+        Ended::Exited if finished.state.is_error => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("agent reported an error: {}", answer.unwrap_or_default()),
+        )),
+        Ended::Exited => Ok(outputs),
+    }
+}
+
+/// Runs a `stop_agent` step: `target` is a step id or a session id.
+pub async fn stop(
+    target: &str,
+    session_of_step: &(dyn Fn(&str) -> Option<String> + Send + Sync),
+) -> Result<Value, StepError> {
+    let sid = session_of_step(target).unwrap_or_else(|| target.to_string());
+    let stopped = registry::stop(&sid).await.is_some();
+    Ok(json!({ "stopped": stopped, "session_id": sid }))
+}
