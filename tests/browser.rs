@@ -454,13 +454,7 @@ fn interrupting_a_browser_flow_closes_the_browser() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The daemon may take a moment to finish exiting after `close` returned.
-    for _ in 0..40 {
-        if leftover_browser_processes(pid).is_empty() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    // runner waits for its daemons and browsers to exit before it exits itself.
     assert!(
         leftover_browser_processes(pid).is_empty(),
         "{:?}",

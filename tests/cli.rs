@@ -15,7 +15,14 @@ fn exit_codes() {
     write(
         d.path(),
         "agent.yaml",
-        "name: agent\nsteps:\n  - agent: { profile: codex, prompt: hi }\n",
+        "name: agent\nsteps:\n  - agent: { profile: missing-bin, prompt: hi }\n",
+    );
+    // An agent profile whose binary is not installed: an environment problem.
+    std::fs::create_dir(d.path().join("profiles")).unwrap();
+    write(
+        &d.path().join("profiles"),
+        "missing.toml",
+        "label = \"missing-bin\"\nexecutor_type = \"MISSING\"\nkind = \"generic\"\n[command]\nbinary = \"runner-test-no-such-agent\"\n",
     );
     let code = |args: &[&str]| {
         let mut c = runner(d.path());

@@ -1,5 +1,6 @@
 //! End-to-end tests: the real `runner` binary against files under `tests/fixtures/`.
 
+mod agents;
 mod browser;
 mod cli;
 mod common;

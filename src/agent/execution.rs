@@ -315,6 +315,7 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
         let ws = l.workspace.clone();
         let minted2 = minted.clone();
         let pre = pre_assigned.clone();
+        let kind = l.kind;
         tokio::spawn(async move {
             let _guard = GroupGuard(pgid);
             let deadline = tokio::time::Instant::now() + timeout;
@@ -348,7 +349,19 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
                 let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
             }
             let st = state.lock().map(|s| s.clone()).unwrap_or_default();
-            let session_id = match (pre, found.borrow().clone()) {
+            // The session file may appear just before the agent exits, between two polls.
+            let late_file = (kind == Kind::Gemini && pre.is_none() && found.borrow().is_none())
+                .then(|| {
+                    let home = std::env::var_os("HOME")
+                        .map(PathBuf::from)
+                        .unwrap_or_default();
+                    let since = launched
+                        .checked_sub(Duration::from_secs(5))
+                        .unwrap_or(launched);
+                    session_id::find_gemini_session(&home, since)
+                })
+                .flatten();
+            let session_id = match (pre, found.borrow().clone().or(late_file)) {
                 (Some(id), _) | (None, Some(id)) => session_id::format(&exec, &ws, &id),
                 (None, None) => minted2,
             };

@@ -72,8 +72,46 @@ impl BrowserHost {
             let _ = h.await;
         }
         kill_daemons(&self.socket_dir);
+        // Daemons and browsers take a moment to exit after `close`; runner does not exit before
+        // them. Every one of them carries this run's socket directory in its environment.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+        loop {
+            let left = processes_of(&self.socket_dir);
+            if left.is_empty() {
+                break;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                for pid in left {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
         let _ = std::fs::remove_dir_all(&self.socket_dir);
     }
+}
+
+/// Live processes (not zombies) whose environment names `socket_dir` as their socket directory.
+fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
+    let needle = format!("AGENT_BROWSER_SOCKET_DIR={}", socket_dir.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let zombie = stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z'));
+            !zombie
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .collect()
 }
 
 fn on_path(name: &str) -> bool {

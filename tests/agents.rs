@@ -1,0 +1,479 @@
+//! Agent steps end to end with fake agent executables (tests/fake-agents/fake-agent) that emit
+//! each CLI's real event format, run through the same profile code real users run.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{fixture, output, root, runner, write};
+
+/// The runner with the fake agents on PATH, a private HOME and a record directory.
+fn agent_runner(dir: &Path) -> Command {
+    let mut c = runner(dir);
+    let path = format!(
+        "{}:{}",
+        root().join("tests/fake-agents").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    c.env("PATH", path)
+        .env("HOME", dir.join("home"))
+        .env("FAKE_AGENT_RECORD", dir.join("rec"));
+    c
+}
+
+/// The records the fake agents wrote, oldest first.
+fn records(dir: &Path) -> Vec<Value> {
+    let mut out: Vec<(std::time::SystemTime, Value)> = std::fs::read_dir(dir.join("rec"))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .map(|e| {
+                    let t = e.metadata().unwrap().modified().unwrap();
+                    (
+                        t,
+                        serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by_key(|(t, _)| *t);
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+fn step<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["flows"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no step {id}: {report}"))
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
+}
+
+fn flow(steps: &str) -> String {
+    format!("name: agents\nsteps:\n{steps}")
+}
+
+fn with_profiles(args: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    v.push("--profiles".into());
+    v.push(fixture("profiles").display().to_string());
+    v
+}
+
+fn run_flow(dir: &Path, file: &str, env: &[(&str, &str)]) -> (i32, String, Value) {
+    let mut c = agent_runner(dir);
+    c.args(with_profiles(&[
+        "run",
+        file,
+        "--report",
+        "json=report.json",
+        "--artifacts",
+        "art",
+    ]));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let (code, _, stderr) = output(c);
+    let report = std::fs::read_to_string(dir.join("report.json"))
+        .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap());
+    (code, stderr, report)
+}
+
+#[test]
+fn env_stdin_and_session_id_format() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: review
+    agent: { profile: fake-claude, prompt: "Review the code, please", env: { STEP_VAR: from-step } }
+"#,
+        ),
+    );
+    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = &step(&report, "review")["outputs"];
+    let rec = &records(d.path())[0];
+    // The prompt goes to stdin, never into argv.
+    assert_eq!(rec["stdin"], "Review the code, please");
+    assert!(!rec["argv"].to_string().contains("Review the code"));
+    assert_eq!(
+        rec["cwd"],
+        d.path().canonicalize().unwrap().display().to_string()
+    );
+    let env = &rec["env"];
+    use base64::Engine;
+    let project =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.path().display().to_string());
+    assert_eq!(env["NORMALIZED_EXECUTION_KIND"], "new");
+    assert_eq!(env["NORMALIZED_EXECUTION_PROFILE"], "fake-claude");
+    assert_eq!(env["NORMALIZED_EXECUTION_PROJECT_ID"], project);
+    assert_eq!(env["NORMALIZED_EXECUTION_ACTUAL_PROJECT_ID"], project);
+    assert_eq!(
+        env["NORMALIZED_EXECUTION_WORKSPACE"],
+        d.path().display().to_string()
+    );
+    assert!(env.get("NORMALIZED_EXECUTION_VARIANT").is_none());
+    assert_eq!(env["NODE_NO_WARNINGS"], "1");
+    assert_eq!(env["FAKE_PROFILE_ENV"], "from-profile");
+    assert_eq!(env["STEP_VAR"], "from-step");
+    // Claude's id is assigned up front and is the one the agent reports.
+    let sid = out["session_id"].as_str().unwrap();
+    assert_eq!(
+        sid,
+        format!("FAKE_CLAUDE:{project}:{}", rec["session"].as_str().unwrap())
+    );
+    assert_eq!(env["NORMALIZED_EXECUTION_SESSION_ID"], sid);
+    assert!(rec["argv"].to_string().contains(&format!(
+        "--session-id={}",
+        rec["session"].as_str().unwrap()
+    )));
+    assert_eq!(out["result"], "echo: Review the code, please");
+    assert_eq!(out["cost_usd"], 0.0123);
+    assert_eq!(out["exit_code"], 0);
+    let log = std::fs::read_to_string(out["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("\"type\": \"result\""));
+    assert!(
+        stderr.contains(&format!("[execution:{sid}] {{\"type\": \"system\"")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn follow_ups_pass_the_id_in_each_kinds_form_and_run_in_the_same_directory() {
+    let forms = [
+        ("claude", "--resume={id}"),
+        ("cursor", "--resume {id}"),
+        ("codex", "resume {id}"),
+        ("gemini", "--resume {id}"),
+        ("opencode", "--session {id}"),
+    ];
+    for (kind, form) in forms {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("ws")).unwrap();
+        write(
+            d.path(),
+            "f.yaml",
+            &flow(&format!(
+                r#"
+  - id: first
+    agent: {{ profile: fake-{kind}, prompt: start, workspace: ws, variant: hang, timeout: 1s }}
+    continue_on_error: true
+  - id: one
+    agent: {{ profile: fake-{kind}, prompt: start, workspace: ws }}
+  - id: two
+    agent: {{ profile: fake-{kind}, follow_up: one, message: "and now tests" }}
+"#
+            )),
+        );
+        let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+        assert_eq!(code, 0, "{kind}: {stderr}");
+        let recs = records(d.path());
+        let (first, follow) = (&recs[recs.len() - 2], &recs[recs.len() - 1]);
+        let id = first["session"].as_str().unwrap();
+        let argv: Vec<String> = follow["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            argv.join(" ").contains(&form.replace("{id}", id)),
+            "{kind}: {argv:?}"
+        );
+        assert_eq!(follow["cwd"], first["cwd"], "{kind}");
+        assert!(follow["cwd"].as_str().unwrap().ends_with("/ws"));
+        assert_eq!(follow["env"]["NORMALIZED_EXECUTION_KIND"], "follow-up");
+        assert_eq!(follow["stdin"], "and now tests");
+        assert_eq!(
+            step(&report, "two")["outputs"]["session_id"],
+            step(&report, "one")["outputs"]["session_id"],
+            "{kind}"
+        );
+        assert!(
+            step(&report, "one")["outputs"]["session_id"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!(":{id}")),
+            "{kind}"
+        );
+        // The variant's env and label reached the first agent.
+        assert_eq!(recs[0]["env"]["NORMALIZED_EXECUTION_VARIANT"], "hang");
+    }
+}
+
+#[test]
+fn gemini_session_id_from_a_late_session_file_and_the_minted_fallback() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: late
+    agent: { profile: fake-gemini, prompt: hi, env: { FAKE_AGENT_MODE: late-session-file } }
+  - id: none
+    agent: { profile: fake-codex, prompt: hi, env: { FAKE_AGENT_MODE: no-session } }
+"#,
+        ),
+    );
+    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let recs = records(d.path());
+    let late = step(&report, "late")["outputs"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        late.starts_with("FAKE_GEMINI:")
+            && late.ends_with(&format!(":{}", recs[0]["session"].as_str().unwrap())),
+        "{late}"
+    );
+    // No id anywhere: the minted one, in the same format.
+    let none = step(&report, "none")["outputs"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let parts: Vec<&str> = none.splitn(3, ':').collect();
+    assert_eq!(parts[0], "FAKE_CODEX");
+    assert_ne!(parts[2], recs[1]["session"].as_str().unwrap());
+    assert_eq!(parts[2].len(), 36, "a minted UUID: {none}");
+}
+
+#[test]
+fn a_hanging_agent_is_killed_at_its_timeout_with_its_grandchild() {
+    for mode in ["grandchild", "ignore-term,grandchild"] {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "f.yaml",
+            &flow(&format!(
+                r#"
+  - id: stuck
+    agent: {{ profile: fake-opencode, prompt: hi, timeout: 1s, env: {{ FAKE_AGENT_MODE: "{mode}" }} }}
+"#
+            )),
+        );
+        let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(step_at(&report, 0)["error"]["kind"], "timeout");
+        let gc: i32 = std::fs::read_to_string(d.path().join("rec/grandchild.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!alive(gc), "{mode}: grandchild {gc} outlived the step");
+    }
+}
+
+fn step_at(report: &Value, i: usize) -> &Value {
+    &report["flows"][0]["steps"][i]
+}
+
+#[test]
+fn background_agents_are_stopped_by_stop_agent_or_at_the_end_of_the_flow() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: bg
+    agent: { profile: fake-codex, prompt: work, background: true, env: { FAKE_AGENT_MODE: grandchild } }
+  - exec: { command: 'for i in $(seq 100); do [ -f rec/grandchild.pid ] && break; sleep 0.05; done; cp rec/grandchild.pid first.pid', shell: true }
+  - id: refused
+    agent: { profile: fake-codex, follow_up: bg, message: more }
+    continue_on_error: true
+  - id: stop
+    stop_agent: bg
+  - exec: { command: 'rm rec/grandchild.pid', shell: true }
+  - id: forgotten
+    agent: { profile: fake-codex, prompt: work, background: true, env: { FAKE_AGENT_MODE: grandchild } }
+  - exec: { command: 'for i in $(seq 100); do [ -f rec/grandchild.pid ] && break; sleep 0.05; done', shell: true }
+"#,
+        ),
+    );
+    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let bg = step(&report, "bg")["outputs"].clone();
+    assert!(
+        bg["session_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAKE_CODEX:")
+    );
+    let refused = step(&report, "refused");
+    assert_eq!(refused["outcome"], "failed");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is still running"),
+        "{refused}"
+    );
+    assert_eq!(step(&report, "stop")["outputs"]["stopped"], true);
+    let first: i32 = std::fs::read_to_string(d.path().join("first.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let second: i32 = std::fs::read_to_string(d.path().join("rec/grandchild.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!alive(first), "stop_agent left {first}");
+    assert!(!alive(second), "the flow's end left {second}");
+}
+
+#[test]
+fn ctrl_c_leaves_no_agent_process() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - agent: { profile: fake-claude, prompt: hi, env: { FAKE_AGENT_MODE: "ignore-term,grandchild" } }
+"#,
+        ),
+    );
+    let mut c = agent_runner(d.path());
+    c.args(with_profiles(&["run", "f.yaml"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pidfile = d.path().join("rec/grandchild.pid");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pidfile).is_ok_and(|s| !s.is_empty()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let gc: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!alive(gc), "grandchild {gc} outlived runner");
+}
+
+#[test]
+fn secrets_are_masked_in_the_relay_and_the_log() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: s\nsecrets: [FAKE_SECRET]\nsteps:\n{}",
+            r#"
+  - id: a
+    agent: { profile: fake-cursor, prompt: hi, env: { FAKE_AGENT_MODE: secret } }
+"#
+        ),
+    );
+    let (code, stderr, report) = run_flow(
+        d.path(),
+        "f.yaml",
+        &[("FAKE_SECRET", "hunter2-agent-secret")],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("debug token ***"), "{stderr}");
+    assert!(!stderr.contains("hunter2-agent-secret"));
+    let out = &step(&report, "a")["outputs"];
+    assert_eq!(out["result"], "echo: hi token=***");
+    let log = std::fs::read_to_string(out["log"].as_str().unwrap()).unwrap();
+    assert!(
+        log.contains("token=***") && !log.contains("hunter2-agent-secret"),
+        "{log}"
+    );
+}
+
+#[test]
+fn crashes_and_garbage() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: noisy
+    agent: { profile: fake-gemini, prompt: hi, env: { FAKE_AGENT_MODE: garbage } }
+  - id: crash
+    agent: { profile: fake-claude, prompt: hi, env: { FAKE_AGENT_MODE: crash } }
+"#,
+        ),
+    );
+    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(step(&report, "noisy")["outputs"]["result"], "echo: hi");
+    let crash = step(&report, "crash");
+    assert_eq!(crash["error"]["kind"], "command_failed");
+    assert!(
+        crash["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("agent exited with code 3"),
+        "{crash}"
+    );
+}
+
+#[test]
+fn profiles_list_and_show() {
+    // Outside the repository: no ./profiles directory overrides the built-in ones.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut c = runner(elsewhere.path());
+    c.args(["profiles", "list"]);
+    let (code, stdout, _) = output(c);
+    assert_eq!(code, 0);
+    for label in ["claude-code", "codex", "cursor", "gemini", "opencode"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(label) && l.contains("built-in")),
+            "{stdout}"
+        );
+    }
+    let mut c = runner(&root());
+    c.args(["profiles", "show", "claude-code/plan"]);
+    let (code, stdout, _) = output(c);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("npx -y @anthropic-ai/claude-code@"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--permission-mode=plan"));
+    let mut c = runner(&root());
+    c.args(with_profiles(&["profiles", "show", "fake-codex/hang"]));
+    let (code, stdout, _) = output(c);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.starts_with("fake-agent --kind codex --plan"),
+        "{stdout}"
+    );
+    let mut c = runner(&root());
+    c.args(["profiles", "show", "claude-code/nope"]);
+    assert_eq!(output(c).0, 2);
+}
