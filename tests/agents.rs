@@ -477,3 +477,32 @@ fn profiles_list_and_show() {
     c.args(["profiles", "show", "claude-code/nope"]);
     assert_eq!(output(c).0, 2);
 }
+
+#[test]
+fn a_background_agent_without_any_session_id_gets_the_minted_one_after_the_watch() {
+    // Gemini prints no id and writes no session file: the watch gives up after 30 s and the
+    // step returns the minted id, in the same format.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: quiet
+    agent: { profile: fake-gemini, prompt: hi, background: true, env: { FAKE_AGENT_MODE: "no-session,hang" } }
+  - stop_agent: quiet
+"#,
+        ),
+    );
+    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let sid = step(&report, "quiet")["outputs"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let parts: Vec<&str> = sid.splitn(3, ':').collect();
+    assert_eq!(parts[0], "FAKE_GEMINI");
+    assert_eq!(parts[2].len(), 36, "{sid}");
+    assert_ne!(parts[2], records(d.path())[0]["session"].as_str().unwrap());
+    assert_eq!(report["flows"][0]["steps"][1]["outputs"]["stopped"], true);
+}
