@@ -488,3 +488,31 @@ fn a_browser_that_cannot_launch_is_an_environment_error() {
         assert!(stderr.contains("headed mode needs a display"), "{stderr}");
     }
 }
+
+#[test]
+fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "css",
+            r##"
+  - open: "{{ vars.base }}/index.html"
+  - click: "#late"
+  - expect: { text: { target: "#out", equals: late clicked } }
+  - click: "div[[["
+    timeout: 2s
+"##,
+        ),
+    );
+    let (code, stderr, report) = run(d.path(), "f.yaml");
+    assert_eq!(code, 1, "{stderr}");
+    let steps = &report["flows"][0]["steps"];
+    assert_eq!(steps[1]["outcome"], "passed", "{}", steps[1]);
+    assert_eq!(steps[3]["error"]["kind"], "not_found");
+    assert_eq!(
+        steps[3]["error"]["message"],
+        "invalid CSS selector `div[[[`"
+    );
+}

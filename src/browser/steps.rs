@@ -178,6 +178,22 @@ async fn element(
     extra: &[String],
     deadline: Instant,
 ) -> Result<Value, StepError> {
+    // A single CSS selector goes straight to agent-browser, which waits for the element itself:
+    // one call instead of two. Only when that fails does runner resolve it, for a precise error
+    // (invalid CSS, or suggestions).
+    if let [super::selector::Alt::Css(css)] = super::selector::alternatives(sel).as_slice() {
+        let mut args = vec![css.clone()];
+        args.extend(extra.iter().cloned());
+        let t = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_secs(1));
+        match session.cmd(command, &args, t).await {
+            Ok(_) => return Ok(json!({ "matched": format!("css `{css}`"), "matched_index": 0 })),
+            // Not there (yet): wait for it the usual way below, which also explains a miss.
+            Err(e) if e.kind == ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
     let r = resolve(session, sel, deadline).await?;
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
