@@ -203,20 +203,7 @@ pub async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepErr
         return Ok(0);
     };
     match alt {
-        Alt::Css(css) => {
-            let js = format!(
-                "(() => {{ try {{ return document.querySelectorAll({}).length }} catch (e) {{ return -1 }} }})()",
-                js_str(css)
-            );
-            let n = session.eval(&js, t).await?.as_i64().unwrap_or(0);
-            if n < 0 {
-                return Err(StepError::new(
-                    ErrorKind::NotFound,
-                    format!("invalid CSS selector `{css}`"),
-                ));
-            }
-            Ok(n)
-        }
+        Alt::Css(css) => super::selector::css_count(session, css, t).await,
         Alt::Role { role, name, exact } => {
             session.snapshot(&[], t).await?;
             let refs = session

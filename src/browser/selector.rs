@@ -161,6 +161,23 @@ fn left(deadline: Instant) -> Duration {
         .max(Duration::from_secs(2))
 }
 
+/// How many elements match `css`; invalid CSS is an error (agent-browser's reads would quietly
+/// return nothing).
+pub async fn css_count(session: &mut Session, css: &str, t: Duration) -> Result<i64, StepError> {
+    let js = format!(
+        "(() => {{ try {{ return document.querySelectorAll({}).length }} catch (e) {{ return -1 }} }})()",
+        js_str(css)
+    );
+    let n = session.eval(&js, t).await?.as_i64().unwrap_or(0);
+    if n < 0 {
+        return Err(StepError::new(
+            ErrorKind::NotFound,
+            format!("invalid CSS selector `{css}`"),
+        ));
+    }
+    Ok(n)
+}
+
 /// A JSON string literal for embedding in JavaScript.
 pub fn js_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -174,20 +191,7 @@ async fn try_once(
     let t = left(deadline);
     match alt {
         Alt::Ref(r) => resolve_ref(session, r, t).await.map(Some),
-        Alt::Css(css) => {
-            let js = format!(
-                "(() => {{ try {{ return document.querySelectorAll({}).length }} catch (e) {{ return -1 }} }})()",
-                js_str(css)
-            );
-            let n = session.eval(&js, t).await?.as_i64().unwrap_or(0);
-            if n < 0 {
-                return Err(StepError::new(
-                    ErrorKind::NotFound,
-                    format!("invalid CSS selector `{css}`"),
-                ));
-            }
-            Ok((n > 0).then(|| css.clone()))
-        }
+        Alt::Css(css) => Ok((css_count(session, css, t).await? > 0).then(|| css.clone())),
         Alt::Role { role, name, exact } => {
             session.snapshot(&[], t).await?;
             let refs = session

@@ -97,58 +97,45 @@ fn launch_check(binary: &Path) -> Result<Duration, String> {
     r.map(|_| started.elapsed()).map_err(|e| e.to_string())
 }
 
+/// A check that a program exists, with its version.
+fn found(name: &'static str, path: Option<&Path>, missing: &str, fix: &str) -> Check {
+    match path {
+        Some(p) => Check {
+            name,
+            ok: true,
+            detail: format!(
+                "{} ({})",
+                version(p, "--version").unwrap_or_else(|| "unknown version".into()),
+                p.display()
+            ),
+            fix: None,
+        },
+        None => Check {
+            name,
+            ok: false,
+            detail: missing.into(),
+            fix: Some(fix.into()),
+        },
+    }
+}
+
 /// Runs the checks; exit 0 only when everything needed is there.
 pub fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
     let mut checks = Vec::new();
     let ab = find_binary();
-    checks.push(match &ab {
-        Some(p) => Check {
-            name: "agent-browser",
-            ok: true,
-            detail: format!(
-                "{} ({})",
-                version(p, "--version").unwrap_or_else(|| "unknown version".into()),
-                p.display()
-            ),
-            fix: None,
-        },
-        None => Check {
-            name: "agent-browser",
-            ok: false,
-            detail: "not found (looked at $AGENT_BROWSER, PATH and node_modules)".into(),
-            fix: Some("run scripts/setup, or `npm install -g agent-browser`".into()),
-        },
-    });
-    let chromium = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            [
-                "/usr/bin/chromium",
-                "/usr/bin/chromium-browser",
-                "/usr/bin/google-chrome",
-            ]
-            .map(PathBuf::from),
-        )
-        .find(|p| p.is_file());
-    checks.push(match &chromium {
-        Some(p) => Check {
-            name: "chromium",
-            ok: true,
-            detail: format!(
-                "{} ({})",
-                version(p, "--version").unwrap_or_else(|| "unknown version".into()),
-                p.display()
-            ),
-            fix: None,
-        },
-        None => Check {
-            name: "chromium",
-            ok: false,
-            detail: "not found".into(),
-            fix: Some("run scripts/setup, or `apt-get install chromium`".into()),
-        },
-    });
+    checks.push(found(
+        "agent-browser",
+        ab.as_deref(),
+        "not found (looked at $AGENT_BROWSER, node_modules and PATH)",
+        "run scripts/setup, or `npm install -g agent-browser`",
+    ));
+    let chromium = find_chromium();
+    checks.push(found(
+        "chromium",
+        chromium.as_deref(),
+        "not found",
+        "run scripts/setup, or `apt-get install chromium`",
+    ));
     if let (Some(b), Some(_)) = (&ab, &chromium) {
         checks.push(match launch_check(b) {
             Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started and closed in {} ms", d.as_millis()), fix: None },

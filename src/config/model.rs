@@ -375,6 +375,20 @@ pub struct ExpectAction {
     pub that: Option<Value>,
 }
 
+impl ExpectAction {
+    /// Whether it asserts anything about the page (everything but `that`).
+    pub fn has_browser_checks(&self) -> bool {
+        self.url.is_some()
+            || self.title.is_some()
+            || self.visible.is_some()
+            || self.hidden.is_some()
+            || self.text.is_some()
+            || self.value.is_some()
+            || self.count.is_some()
+            || self.checked.is_some()
+    }
+}
+
 /// A plain string (equals) or one of `equals` / `contains` / `matches`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
@@ -649,16 +663,7 @@ impl Action {
                 w.target.as_ref().map_or(Ok(()), Selector::check)
             }
             Action::Expect(e) => {
-                let any = e.url.is_some()
-                    || e.title.is_some()
-                    || e.visible.is_some()
-                    || e.hidden.is_some()
-                    || e.text.is_some()
-                    || e.value.is_some()
-                    || e.count.is_some()
-                    || e.checked.is_some()
-                    || e.that.is_some();
-                if any {
+                if e.has_browser_checks() || e.that.is_some() {
                     Ok(())
                 } else {
                     Err("empty `expect`".into())

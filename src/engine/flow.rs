@@ -549,15 +549,7 @@ async fn run_action(
             exec_step(rt, frame, e, timeout, base).await
         }
         Action::Expect(e) => {
-            let has_browser = e.url.is_some()
-                || e.title.is_some()
-                || e.visible.is_some()
-                || e.hidden.is_some()
-                || e.text.is_some()
-                || e.value.is_some()
-                || e.count.is_some()
-                || e.checked.is_some();
-            if has_browser {
+            if e.has_browser_checks() {
                 let deadline = tokio::time::Instant::now() + timeout;
                 let mut guard = session(rt, frame).await?;
                 let s = guard.as_mut().expect("session() leaves a session in place");
@@ -626,14 +618,7 @@ async fn run_action(
             let listener = rt.listener.clone();
             let info = frame.info.clone();
             let depth = frame.depth;
-            let steps = scope.steps.clone();
-            let session_of_step = move |id: &str| {
-                steps
-                    .get(id)
-                    .and_then(|o| o.get("session_id"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
+            let session_of_step = session_lookup(scope.steps.clone());
             let ctx = crate::agent::step::AgentCtx {
                 profiles: &rt.profiles,
                 flow_dir: loaded.dir.clone(),
@@ -658,14 +643,7 @@ async fn run_action(
             crate::agent::step::run(a, ctx).await
         }
         Action::StopAgent(target) => {
-            let steps = scope.steps.clone();
-            let session_of_step = move |id: &str| {
-                steps
-                    .get(id)
-                    .and_then(|o| o.get("session_id"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
+            let session_of_step = session_lookup(scope.steps.clone());
             crate::agent::step::stop(&target, &session_of_step).await
         }
         Action::LinkState(_) => Err(unsupported(&format!("`{}` steps", step.action.key()))),
@@ -682,6 +660,17 @@ async fn run_action(
             let s = guard.as_mut().expect("session() leaves a session in place");
             crate::browser::steps::run(s, browser_action, timeout, &files).await
         }
+    }
+}
+
+/// `steps.<id>.session_id` of the steps run so far.
+fn session_lookup(steps: Map<String, Value>) -> impl Fn(&str) -> Option<String> + Send + Sync {
+    move |id: &str| {
+        steps
+            .get(id)
+            .and_then(|o| o.get("session_id"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 }
 
