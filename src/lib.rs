@@ -2,6 +2,7 @@
 //! against JSON Schemas with positions, and interpreted step by step.
 
 pub mod agent;
+pub mod atlas;
 pub mod browser;
 pub mod cli;
 pub mod config;

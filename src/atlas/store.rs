@@ -1,0 +1,546 @@
+//! The atlas on disk (SPEC §6):
+//! `nodes/<id>/meta.json`, `screenshot.png`, `snapshot.txt`, `todos.json`,
+//! `nodes/<id>/links/<action>` (a symlink to `../../<target>`: the edge) and
+//! `edges/<source>/<action>/flow.yaml` (the steps from source to target, a flow that replays).
+//! Writes are atomic (write, then rename) and serialized by a lock file, so two runs can share
+//! an atlas. A broken or hand-edited atlas gives errors, never a panic.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// What can go wrong with an atlas.
+#[derive(Debug, thiserror::Error)]
+pub enum AtlasError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("link `{action}` of node {from} already leads to {existing}, not {target}")]
+    LinkExists {
+        from: String,
+        action: String,
+        existing: String,
+        target: String,
+    },
+    #[error("the atlas is broken at {path}: {message}")]
+    Broken { path: String, message: String },
+    #[error("no node `{0}` in the atlas")]
+    NotFound(String),
+}
+
+fn io(path: &Path, e: std::io::Error) -> AtlasError {
+    AtlasError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The result of [`Atlas::ensure_state`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ensured {
+    pub node_id: String,
+    pub node_path: PathBuf,
+    pub is_new: bool,
+    pub meta_file: PathBuf,
+}
+
+/// One step of a path from a root: the node, and the action taken from it (none at the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathStep {
+    pub node_id: String,
+    pub action: Option<String>,
+    pub script_path: Option<PathBuf>,
+}
+
+/// An atlas directory.
+#[derive(Debug, Clone)]
+pub struct Atlas {
+    pub root: PathBuf,
+}
+
+/// Makes an action name safe as a file name: no `/`, no NUL, no `..`, no leading `.`; names
+/// longer than 80 bytes are shortened and given a hash of the whole name.
+pub fn safe_action_name(action: &str) -> String {
+    let mut s: String = action
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c == '\0' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    while s.contains("..") {
+        s = s.replace("..", "_");
+    }
+    let s = s.trim().trim_start_matches('.').to_string();
+    let s = if s.is_empty() { "_".to_string() } else { s };
+    if s.len() <= 80 {
+        return s;
+    }
+    let hash: String = Sha256::digest(action.as_bytes())
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut cut = 60;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{hash}", &s[..cut])
+}
+
+/// Writes `bytes` to `path` atomically.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtlasError> {
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+}
+
+fn read_json(path: &Path) -> Result<Value, AtlasError> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
+        path: path.display().to_string(),
+        message: format!("invalid JSON: {e}"),
+    })
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl Atlas {
+    /// Opens (and creates) an atlas directory.
+    pub fn open(root: &Path) -> Result<Atlas, AtlasError> {
+        for d in ["nodes", "edges"] {
+            std::fs::create_dir_all(root.join(d)).map_err(|e| io(&root.join(d), e))?;
+        }
+        Ok(Atlas {
+            root: root.to_path_buf(),
+        })
+    }
+
+    fn lock(&self) -> Result<Flock<File>, AtlasError> {
+        let p = self.root.join(".lock");
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| io(&p, e))?;
+        Flock::lock(f, FlockArg::LockExclusive).map_err(|(_, e)| AtlasError::Io {
+            path: p.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// `nodes/<id>`.
+    pub fn node_dir(&self, id: &str) -> PathBuf {
+        self.root.join("nodes").join(id)
+    }
+
+    /// Records a state: a new node, or a new sighting of a known one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ensure_state(
+        &self,
+        node_id: &str,
+        url: &str,
+        title: &str,
+        fingerprint: &str,
+        snapshot: &str,
+        screenshot: Option<&Path>,
+        run_id: &str,
+    ) -> Result<Ensured, AtlasError> {
+        let _lock = self.lock()?;
+        let dir = self.node_dir(node_id);
+        let meta_file = dir.join("meta.json");
+        let is_new = !meta_file.exists();
+        let meta = if is_new {
+            std::fs::create_dir_all(dir.join("links")).map_err(|e| io(&dir, e))?;
+            write_atomic(&dir.join("snapshot.txt"), snapshot.as_bytes())?;
+            write_atomic(&dir.join("todos.json"), b"[]")?;
+            if let Some(png) = screenshot
+                && png.exists()
+            {
+                let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
+                write_atomic(&dir.join("screenshot.png"), &bytes)?;
+            }
+            json!({
+                "id": node_id, "url": url, "title": title, "fingerprint": fingerprint,
+                "first_seen": now(), "last_seen": now(), "run_ids": [run_id], "entry": null,
+            })
+        } else {
+            let mut m = read_json(&meta_file)?;
+            m["last_seen"] = json!(now());
+            if let Some(runs) = m.get_mut("run_ids").and_then(Value::as_array_mut)
+                && !runs.iter().any(|r| r == run_id)
+            {
+                runs.push(json!(run_id));
+            }
+            m
+        };
+        write_atomic(
+            &meta_file,
+            serde_json::to_string_pretty(&meta)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+        Ok(Ensured {
+            node_id: node_id.to_string(),
+            node_path: dir,
+            is_new,
+            meta_file,
+        })
+    }
+
+    /// A node's metadata.
+    pub fn meta(&self, id: &str) -> Result<Value, AtlasError> {
+        let p = self.node_dir(id).join("meta.json");
+        if !p.exists() {
+            return Err(AtlasError::NotFound(id.to_string()));
+        }
+        read_json(&p)
+    }
+
+    /// Marks a node as a root reached by `steps` (kept if it already has an entry).
+    pub fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        let p = self.node_dir(id).join("meta.json");
+        let mut m = read_json(&p)?;
+        if m.get("entry").is_none_or(Value::is_null) {
+            m["entry"] = Value::Array(steps.to_vec());
+            write_atomic(
+                &p,
+                serde_json::to_string_pretty(&m)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Links `source` to `target` under `action`, with the steps between them as the edge's flow.
+    /// The same link again is a no-op; the same action to another target is `LinkExists`.
+    pub fn link_state(
+        &self,
+        source: &str,
+        action: &str,
+        target: &str,
+        steps: &[Value],
+    ) -> Result<PathBuf, AtlasError> {
+        let _lock = self.lock()?;
+        for id in [source, target] {
+            if !self.node_dir(id).join("meta.json").exists() {
+                return Err(AtlasError::NotFound(id.to_string()));
+            }
+        }
+        let safe = safe_action_name(action);
+        let links = self.node_dir(source).join("links");
+        std::fs::create_dir_all(&links).map_err(|e| io(&links, e))?;
+        let link = links.join(&safe);
+        let edge_dir = self.root.join("edges").join(source).join(&safe);
+        let flow_path = edge_dir.join("flow.yaml");
+        if let Ok(existing) = std::fs::read_link(&link) {
+            let existing = existing
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            if existing == target {
+                return Ok(flow_path);
+            }
+            return Err(AtlasError::LinkExists {
+                from: source.into(),
+                action: action.into(),
+                existing,
+                target: target.into(),
+            });
+        }
+        std::fs::create_dir_all(&edge_dir).map_err(|e| io(&edge_dir, e))?;
+        // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
+        let flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
+        write_atomic(
+            &flow_path,
+            serde_json::to_string_pretty(&flow)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+        let meta =
+            json!({ "source": source, "action": action, "target": target, "created": now() });
+        write_atomic(
+            &edge_dir.join("meta.json"),
+            serde_json::to_string_pretty(&meta)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+        let tmp = links.join(format!(".{safe}.{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(Path::new("../..").join(target), &tmp)
+            .map_err(|e| io(&tmp, e))?;
+        std::fs::rename(&tmp, &link).map_err(|e| io(&link, e))?;
+        Ok(flow_path)
+    }
+
+    /// Pushes tasks onto a node's todo list, or pops the first one.
+    pub fn manage_todos(
+        &self,
+        id: &str,
+        push: Option<&[Value]>,
+    ) -> Result<Option<Value>, AtlasError> {
+        let _lock = self.lock()?;
+        let p = self.node_dir(id).join("todos.json");
+        let mut todos = match read_json(&p) {
+            Ok(Value::Array(a)) => a,
+            Ok(_) => {
+                return Err(AtlasError::Broken {
+                    path: p.display().to_string(),
+                    message: "not a list".into(),
+                });
+            }
+            Err(AtlasError::Io { .. }) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let popped = match push {
+            Some(tasks) => {
+                todos.extend(tasks.iter().cloned());
+                None
+            }
+            None if todos.is_empty() => None,
+            None => Some(todos.remove(0)),
+        };
+        write_atomic(
+            &p,
+            serde_json::to_string_pretty(&todos)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+        Ok(popped)
+    }
+
+    /// Every node id.
+    pub fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
+        let dir = self.root.join("nodes");
+        let mut ids: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| io(&dir, e))?
+            .flatten()
+            .filter(|e| e.path().join("meta.json").exists())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// A node's outgoing edges: (action, target, safe name), by action.
+    pub fn links(&self, id: &str) -> Result<Vec<(String, String, String)>, AtlasError> {
+        let dir = self.node_dir(id).join("links");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for e in rd.flatten() {
+            let safe = e.file_name().to_string_lossy().into_owned();
+            if safe.starts_with('.') {
+                continue;
+            }
+            let target = std::fs::read_link(e.path()).map_err(|err| AtlasError::Broken {
+                path: e.path().display().to_string(),
+                message: format!("not a link: {err}"),
+            })?;
+            let target = target
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let edge_meta = self
+                .root
+                .join("edges")
+                .join(id)
+                .join(&safe)
+                .join("meta.json");
+            let action = read_json(&edge_meta)
+                .ok()
+                .and_then(|m| m.get("action").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| safe.clone());
+            out.push((action, target, safe));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Nodes with an entry (reached from outside the graph).
+    pub fn roots(&self) -> Result<Vec<String>, AtlasError> {
+        Ok(self
+            .node_ids()?
+            .into_iter()
+            .filter(|id| {
+                self.meta(id)
+                    .is_ok_and(|m| m.get("entry").is_some_and(|e| !e.is_null()))
+            })
+            .collect())
+    }
+
+    /// The shortest path of actions from a root to `target`.
+    pub fn path_to_node(&self, target: &str) -> Result<Vec<PathStep>, AtlasError> {
+        self.meta(target)?;
+        let roots = self.roots()?;
+        let mut prev: BTreeMap<String, (String, String, String)> = BTreeMap::new();
+        let mut seen: HashSet<String> = roots.iter().cloned().collect();
+        let mut queue: VecDeque<String> = roots.iter().cloned().collect();
+        let mut found = roots.iter().any(|r| r == target);
+        while let Some(n) = queue.pop_front() {
+            if found {
+                break;
+            }
+            for (action, to, safe) in self.links(&n)? {
+                if seen.insert(to.clone()) {
+                    prev.insert(to.clone(), (n.clone(), action, safe));
+                    if to == target {
+                        found = true;
+                    }
+                    queue.push_back(to);
+                }
+            }
+        }
+        if !found {
+            return Err(AtlasError::Broken {
+                path: self.node_dir(target).display().to_string(),
+                message: "no root leads to this node".into(),
+            });
+        }
+        let mut steps = vec![PathStep {
+            node_id: target.to_string(),
+            action: None,
+            script_path: None,
+        }];
+        let mut cur = target.to_string();
+        while let Some((from, action, safe)) = prev.get(&cur).cloned() {
+            steps.push(PathStep {
+                node_id: from.clone(),
+                action: Some(action),
+                script_path: Some(
+                    self.root
+                        .join("edges")
+                        .join(&from)
+                        .join(&safe)
+                        .join("flow.yaml"),
+                ),
+            });
+            cur = from;
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(a: &Atlas, id: &str) {
+        a.ensure_state(
+            id,
+            &format!("http://h/{id}"),
+            id,
+            "fp",
+            "- main",
+            None,
+            "run1",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn nodes_links_paths_and_todos() {
+        let d = tempfile::tempdir().unwrap();
+        let a = Atlas::open(d.path()).unwrap();
+        let first = a
+            .ensure_state("n1", "http://h/", "Home", "fp", "- main", None, "run1")
+            .unwrap();
+        assert!(first.is_new);
+        assert!(
+            !a.ensure_state("n1", "http://h/", "Home", "fp", "- main", None, "run2")
+                .unwrap()
+                .is_new
+        );
+        assert_eq!(a.meta("n1").unwrap()["run_ids"], json!(["run1", "run2"]));
+        node(&a, "n2");
+        node(&a, "n3");
+        a.set_entry("n1", &[json!({"open": "http://h/"})]).unwrap();
+        a.link_state("n1", "go to 2", "n2", &[json!({"click": "#a"})])
+            .unwrap();
+        a.link_state("n2", "go/to/3 ../../etc", "n3", &[json!({"click": "#b"})])
+            .unwrap();
+        a.link_state("n1", "go to 2", "n2", &[]).unwrap(); // same link: no-op
+        assert!(matches!(
+            a.link_state("n1", "go to 2", "n3", &[]),
+            Err(AtlasError::LinkExists { .. })
+        ));
+        let path = a.path_to_node("n3").unwrap();
+        let actions: Vec<_> = path.iter().map(|p| p.action.clone()).collect();
+        assert_eq!(
+            actions,
+            [
+                Some("go to 2".into()),
+                Some("go/to/3 ../../etc".into()),
+                None
+            ]
+        );
+        assert!(
+            path[1]
+                .script_path
+                .as_ref()
+                .unwrap()
+                .starts_with(d.path().join("edges/n2"))
+        );
+        assert_eq!(
+            std::fs::read_link(d.path().join("nodes/n1/links/go to 2")).unwrap(),
+            Path::new("../../n2")
+        );
+        a.manage_todos("n1", Some(&[json!("a"), json!("b")]))
+            .unwrap();
+        assert_eq!(a.manage_todos("n1", None).unwrap(), Some(json!("a")));
+        assert!(matches!(a.path_to_node("zz"), Err(AtlasError::NotFound(_))));
+    }
+
+    #[test]
+    fn hostile_action_names_stay_inside_the_atlas() {
+        for name in [
+            "../../../etc/passwd",
+            "a/b",
+            "..",
+            ".hidden",
+            "nul\0byte",
+            &"x".repeat(300),
+        ] {
+            let safe = safe_action_name(name);
+            assert!(
+                !safe.contains('/')
+                    && !safe.contains("..")
+                    && !safe.starts_with('.')
+                    && !safe.contains('\0'),
+                "{safe}"
+            );
+            assert!(safe.len() <= 80);
+        }
+        assert_ne!(
+            safe_action_name(&"x".repeat(300)),
+            safe_action_name(&"x".repeat(301))
+        );
+    }
+
+    #[test]
+    fn a_broken_atlas_is_an_error_not_a_panic() {
+        let d = tempfile::tempdir().unwrap();
+        let a = Atlas::open(d.path()).unwrap();
+        node(&a, "n1");
+        std::fs::write(d.path().join("nodes/n1/meta.json"), "{ not json").unwrap();
+        assert!(matches!(a.meta("n1"), Err(AtlasError::Broken { .. })));
+        std::fs::write(d.path().join("nodes/n1/links/oops"), "a file, not a link").unwrap();
+        assert!(matches!(a.links("n1"), Err(AtlasError::Broken { .. })));
+    }
+}
