@@ -20,12 +20,25 @@ pub fn normalize_url(url: &str) -> String {
     } else {
         path
     };
-    format!(
-        "{}://{}{}",
-        scheme.to_lowercase(),
-        host.to_lowercase(),
-        path
-    )
+    let host = host.to_lowercase();
+    // A local test server gets a free port on every run: the same screen must stay one node.
+    let bare = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h);
+    let host = if matches!(bare, "127.0.0.1" | "localhost" | "[::1]" | "0.0.0.0") {
+        "localhost"
+    } else {
+        host.as_str()
+    };
+    format!("{}://{host}{path}", scheme.to_lowercase())
+}
+
+/// A fingerprint without its URL's origin: what a replay against another origin must match.
+pub fn without_origin(fp: &str) -> String {
+    let (url, rest) = fp.split_once('\n').unwrap_or((fp, ""));
+    let path = url
+        .split_once("://")
+        .and_then(|(_, r)| r.find('/').map(|i| &r[i..]))
+        .unwrap_or("/");
+    format!("{path}\n{rest}")
 }
 
 fn volatile() -> &'static [Regex] {
@@ -79,6 +92,14 @@ mod tests {
             "http://example.com/a/b"
         );
         assert_eq!(normalize_url("http://h:8080"), "http://h:8080/");
+        assert_eq!(
+            normalize_url("http://127.0.0.1:41234/a"),
+            normalize_url("http://localhost:9/a")
+        );
+        assert_eq!(
+            without_origin("http://a:1/x\n- main\n"),
+            without_origin("https://b/x\n- main\n")
+        );
     }
 
     #[test]

@@ -33,6 +33,19 @@ pub enum Command {
         #[arg(long = "profiles", value_name = "DIR", global = true)]
         profiles: Vec<PathBuf>,
     },
+    /// The atlas of recorded states: show, path, graph, export, replay, verify.
+    Atlas {
+        #[command(subcommand)]
+        command: AtlasCommand,
+        /// The atlas directory.
+        #[arg(
+            long,
+            value_name = "DIR",
+            default_value = ".runner/atlas",
+            global = true
+        )]
+        atlas: PathBuf,
+    },
     /// Check that what flows need is installed and say how to fix what is not.
     Doctor {
         /// Flows whose agent profiles to check too.
@@ -46,6 +59,56 @@ pub enum ProfilesCommand {
     List,
     /// The resolved command line of NAME or NAME/VARIANT.
     Show { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AtlasCommand {
+    /// Nodes, edges, roots and unreachable nodes.
+    Show,
+    /// The actions from a root to NODE.
+    Path { node: String },
+    /// A picture of the graph.
+    Graph {
+        #[arg(long, value_enum, default_value = "dot")]
+        format: GraphFormat,
+    },
+    /// The path to NODE as a standalone flow (or a Playwright script).
+    Export {
+        node: String,
+        #[arg(long, value_enum, default_value = "flow")]
+        format: ExportFormat,
+        /// Replace the recorded origin with this one.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Replay the path to NODE in a browser and check the fingerprint on arrival.
+    Replay {
+        node: String,
+        /// Replace the recorded origin with this one.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Replay the path to every node; report which still arrive.
+    Verify {
+        /// Replace the recorded origin with this one.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Also write a report: junit=PATH, json=PATH (repeatable).
+        #[arg(long = "report", value_name = "KIND=PATH")]
+        report: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GraphFormat {
+    Dot,
+    Mermaid,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    Flow,
+    PlaywrightPython,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

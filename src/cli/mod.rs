@@ -1,6 +1,7 @@
 //! The command line: clap definitions, one file per subcommand, exit codes.
 
 pub mod args;
+pub mod atlas;
 pub mod doctor;
 pub mod exit;
 pub mod files;
@@ -38,6 +39,10 @@ pub fn main() -> i32 {
             exit::SUCCESS
         }
         Command::Doctor { paths } => doctor::run(&reporter, &paths),
+        Command::Atlas {
+            command,
+            atlas: dir,
+        } => atlas::run(&command, &dir, &reporter),
         Command::Profiles { command, profiles } => {
             let (registry, diags) = validate::load_registry(&profiles);
             if !diags.is_empty() {

@@ -106,6 +106,7 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         overrides,
         browser: crate::browser::host::BrowserHost::new(args.headed),
         profiles: registry.clone(),
+        atlas: args.atlas.as_deref().map(absolute),
     });
     if args.dry_run {
         let mut s = String::new();

@@ -14,6 +14,11 @@ pub struct Scope {
     pub flow: Value,
     pub run: Value,
     pub web_server: Option<Value>,
+    /// Steps run since the last `link_state` (templates rendered, secrets as references): the
+    /// next edge's flow.
+    pub trail: Vec<Value>,
+    /// The node of the last `link_state`.
+    pub last_state: Option<String>,
     cached: Option<minijinja::Value>,
 }
 
@@ -28,6 +33,8 @@ impl Scope {
             flow,
             run,
             web_server: None,
+            trail: Vec::new(),
+            last_state: None,
             cached: None,
         }
     }
@@ -48,6 +55,17 @@ impl Scope {
     pub fn set_secret(&mut self, name: String, value: String) {
         self.secrets.insert(name, Value::String(value));
         self.cached = None;
+    }
+
+    /// The context with every secret replaced by its own reference (`{{ secrets.X }}`): what
+    /// recorded steps are rendered with, so secret values never reach the atlas.
+    pub fn context_with_secret_refs(&self) -> minijinja::Value {
+        let mut s = self.clone();
+        for (k, v) in s.secrets.iter_mut() {
+            *v = Value::String(format!("{{{{ secrets.{k} }}}}"));
+        }
+        s.cached = None;
+        s.context()
     }
 
     /// The template context, rebuilt only after a change.

@@ -39,6 +39,8 @@ pub struct Runtime {
     pub browser: crate::browser::host::BrowserHost,
     /// Agent profiles.
     pub profiles: crate::agent::profiles::Registry,
+    /// `--atlas DIR`.
+    pub atlas: Option<PathBuf>,
 }
 
 /// The browser session of one flow run (sub-flows share it), opened on first use.
@@ -420,6 +422,19 @@ async fn run_step(
     {
         scope.set_outputs(id.clone(), outputs.clone());
     }
+    if outcome.is_ok() && records_states(loaded) {
+        let key = step.action.key();
+        if let Some(raw) = loaded.doc.value.pointer(&format!("{ptr}/{key}")) {
+            let ctx = scope.context_with_secret_refs();
+            let rendered = rt
+                .templates
+                .render_value(raw, &ctx)
+                .unwrap_or_else(|_| raw.clone());
+            if let Some(r) = crate::engine::link_state::recorded(step, rendered) {
+                scope.trail.push(r);
+            }
+        }
+    }
     if outcome.is_err() && is_browser_action(&step.action) {
         let base = format!(
             "{:03}-{}",
@@ -646,7 +661,22 @@ async fn run_action(
             let session_of_step = session_lookup(scope.steps.clone());
             crate::agent::step::stop(&target, &session_of_step).await
         }
-        Action::LinkState(_) => Err(unsupported(&format!("`{}` steps", step.action.key()))),
+        Action::LinkState(ls) => {
+            let atlas = crate::engine::link_state::atlas_dir(
+                match &ls {
+                    crate::config::model::LinkState::Full(o) => o.atlas.as_deref(),
+                    crate::config::model::LinkState::Action(_) => None,
+                },
+                rt.atlas.as_deref(),
+                loaded.flow.atlas.as_deref(),
+                &loaded.dir,
+            );
+            let shot = frame.dir.join(format!("{:03}-state.png", index + 1));
+            let mut guard = session(rt, frame).await?;
+            let s = guard.as_mut().expect("session() leaves a session in place");
+            crate::engine::link_state::record(s, &ls, &atlas, scope, &rt.run_id, &shot, timeout)
+                .await
+        }
         browser_action => {
             let files = crate::browser::steps::StepFiles {
                 dir: frame.dir.clone(),
@@ -722,6 +752,16 @@ async fn failure_artifacts(frame: &Frame<'_>, base: &str) -> Value {
     Value::Object(out)
 }
 
+/// Whether the flow has `link_state` steps (then the steps it runs are recorded for edges).
+fn records_states(loaded: &LoadedFlow) -> bool {
+    loaded
+        .flow
+        .steps
+        .iter()
+        .chain(&loaded.flow.finally)
+        .any(|s| matches!(s.action, Action::LinkState(_)))
+}
+
 fn is_browser_action(a: &Action) -> bool {
     !matches!(
         a,
@@ -732,13 +772,6 @@ fn is_browser_action(a: &Action) -> bool {
             | Action::Agent(_)
             | Action::StopAgent(_)
             | Action::LinkState(_)
-    )
-}
-
-fn unsupported(what: &str) -> StepError {
-    StepError::new(
-        ErrorKind::Environment,
-        format!("{what} are not supported yet by this version of runner"),
     )
 }
 

@@ -6,6 +6,7 @@ pub mod error;
 pub mod events;
 pub mod exec;
 pub mod flow;
+pub mod link_state;
 pub mod processes;
 pub mod result;
 pub mod retry;
