@@ -46,6 +46,20 @@ pub enum Command {
         )]
         atlas: PathBuf,
     },
+    /// Crawl an app from URL: record its states and the links and buttons between them.
+    Explore {
+        url: String,
+        #[arg(long, default_value_t = 5)]
+        max_depth: usize,
+        #[arg(long, default_value_t = 100)]
+        max_nodes: usize,
+        /// Also click delete, remove, logout, pay, ... buttons.
+        #[arg(long)]
+        allow_destructive: bool,
+        /// The atlas directory.
+        #[arg(long, value_name = "DIR", default_value = ".runner/atlas")]
+        atlas: PathBuf,
+    },
     /// Check that what flows need is installed and say how to fix what is not.
     Doctor {
         /// Flows whose agent profiles to check too.

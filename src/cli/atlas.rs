@@ -502,3 +502,65 @@ fn verify(
         },
     ))
 }
+
+/// `runner explore URL`.
+pub fn explore(
+    url: &str,
+    max_depth: usize,
+    max_nodes: usize,
+    allow_destructive: bool,
+    dir: &Path,
+    reporter: &Reporter,
+) -> i32 {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            reporter.error(&format!("cannot start the async runtime: {e}"));
+            return exit::ENVIRONMENT;
+        }
+    };
+    let host = crate::browser::host::BrowserHost::new(false);
+    let adapter = match host.adapter() {
+        Ok(a) => a,
+        Err(e) => {
+            reporter.error(&e.message);
+            return exit::ENVIRONMENT;
+        }
+    };
+    let run_id = format!("explore-{}", std::process::id());
+    let opts = crate::atlas::explore::Options {
+        url: url.to_string(),
+        max_depth,
+        max_nodes,
+        allow_destructive,
+        atlas: crate::config::flows::absolute(dir),
+        artifacts: std::env::temp_dir().join(&run_id),
+        run_id,
+    };
+    let status = crate::report::Status::new(*reporter);
+    let result = rt.block_on(async {
+        let r = crate::atlas::explore::explore(adapter, &opts, &|line| status.update(line)).await;
+        host.wait_closed().await;
+        r
+    });
+    status.finish();
+    let _ = std::fs::remove_dir_all(&opts.artifacts);
+    match result {
+        Ok(summary) => {
+            reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));
+            exit::SUCCESS
+        }
+        Err(e) => {
+            reporter.error(&e.message);
+            if e.kind == crate::engine::ErrorKind::Environment {
+                exit::ENVIRONMENT
+            } else {
+                exit::FLOW_FAILED
+            }
+        }
+    }
+}

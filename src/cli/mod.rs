@@ -43,6 +43,20 @@ pub fn main() -> i32 {
             command,
             atlas: dir,
         } => atlas::run(&command, &dir, &reporter),
+        Command::Explore {
+            url,
+            max_depth,
+            max_nodes,
+            allow_destructive,
+            atlas: dir,
+        } => atlas::explore(
+            &url,
+            max_depth,
+            max_nodes,
+            allow_destructive,
+            &dir,
+            &reporter,
+        ),
         Command::Profiles { command, profiles } => {
             let (registry, diags) = validate::load_registry(&profiles);
             if !diags.is_empty() {

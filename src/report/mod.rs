@@ -6,6 +6,8 @@ pub mod diagnostics;
 pub mod json;
 pub mod junit;
 mod reporter;
+mod status;
 
 pub use console::Console;
 pub use reporter::Reporter;
+pub use status::Status;
