@@ -227,10 +227,20 @@ fn export_flow(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Valu
     ) {
         text = text.replace(&recorded, base.trim_end_matches('/'));
     }
-    serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
+    let mut flow: Value = serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
         path: node.into(),
         message: e.to_string(),
-    })
+    })?;
+    // Recorded steps keep secrets as references: the flow declares them.
+    let re = regex::Regex::new(r"\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+        .expect("a valid pattern");
+    let mut secrets: Vec<String> = re.captures_iter(&text).map(|c| c[1].to_string()).collect();
+    secrets.sort();
+    secrets.dedup();
+    if !secrets.is_empty() {
+        flow["secrets"] = json!(secrets);
+    }
+    Ok(flow)
 }
 
 fn export(

@@ -674,8 +674,17 @@ async fn run_action(
             let shot = frame.dir.join(format!("{:03}-state.png", index + 1));
             let mut guard = session(rt, frame).await?;
             let s = guard.as_mut().expect("session() leaves a session in place");
-            crate::engine::link_state::record(s, &ls, &atlas, scope, &rt.run_id, &shot, timeout)
-                .await
+            crate::engine::link_state::record(
+                s,
+                &ls,
+                &atlas,
+                scope,
+                &rt.run_id,
+                &shot,
+                timeout,
+                &frame.masker,
+            )
+            .await
         }
         browser_action => {
             let files = crate::browser::steps::StepFiles {

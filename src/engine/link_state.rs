@@ -30,6 +30,7 @@ pub fn atlas_dir(
 }
 
 /// Records the current state and the edge to it.
+#[allow(clippy::too_many_arguments)]
 pub async fn record(
     session: &mut Session,
     ls: &LinkState,
@@ -38,17 +39,13 @@ pub async fn record(
     run_id: &str,
     shot: &Path,
     timeout: Duration,
+    masker: &crate::engine::secrets::Masker,
 ) -> Result<Value, StepError> {
     let action = match ls {
         LinkState::Action(a) => a.clone(),
         LinkState::Full(o) => o.action.clone(),
     };
-    let data = session.cmd("snapshot", &[], timeout).await?;
-    let text = data
-        .get("snapshot")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let text = settled_snapshot(session, timeout).await?;
     let get = |d: Value, k: &str| {
         d.get(k)
             .and_then(Value::as_str)
@@ -60,6 +57,8 @@ pub async fn record(
         session.cmd("get", &["title".into()], timeout).await?,
         "title",
     );
+    // Secrets never reach the atlas (a form may put one in the URL or on the page).
+    let (url, title, text) = (masker.mask(&url), masker.mask(&title), masker.mask(&text));
     let (fp, node_id) = fingerprint(&url, &text);
     let screenshot = session
         .cmd("screenshot", &[shot.display().to_string()], timeout)
@@ -94,6 +93,33 @@ pub async fn record(
         "url": url,
         "title": title,
     }))
+}
+
+/// A snapshot of a page that has finished loading and stopped changing: two snapshots 100 ms
+/// apart with the same structure (a click may return before the navigation it starts is done).
+pub async fn settled_snapshot(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<String, StepError> {
+    let deadline = tokio::time::Instant::now() + timeout.min(Duration::from_secs(5));
+    let snap = |d: Value| {
+        d.get("snapshot")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut last = snap(session.cmd("snapshot", &[], timeout).await?);
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let ready = session.eval("document.readyState", timeout).await?;
+        let now = snap(session.cmd("snapshot", &[], timeout).await?);
+        let stable = crate::atlas::fingerprint::structure(&now)
+            == crate::atlas::fingerprint::structure(&last);
+        if (stable && ready == "complete") || tokio::time::Instant::now() >= deadline {
+            return Ok(now);
+        }
+        last = now;
+    }
 }
 
 /// The step as it goes into an edge's flow: its action with templates rendered (secrets as

@@ -1,0 +1,408 @@
+//! The atlas end to end: link_state recording, show/path/graph/export/replay/verify, concurrent
+//! runs, hostile names, and explore — real browser on `tests/fixtures/atlas-site`.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{fixture, output, runner, write};
+
+/// A static server (Python's http.server) on a free port, stopped when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn serve(dir: &Path) -> Server {
+        let mut child = Command::new("python3")
+            .args([
+                "-u",
+                "-m",
+                "http.server",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+            ])
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .split("port ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .expect("a port")
+            .to_string();
+        Server {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn site_copy(d: &Path) -> PathBuf {
+    let site = d.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    for e in std::fs::read_dir(fixture("atlas-site")).unwrap().flatten() {
+        std::fs::copy(e.path(), site.join(e.file_name())).unwrap();
+    }
+    site
+}
+
+const TOUR: &str = r##"name: atlas tour
+secrets: [ATLAS_TEST_SECRET]
+web_server: { static: site }
+atlas: atlas
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - id: home
+    link_state: home
+  - click: { role: link, text: Statistics }
+  - id: stats1
+    link_state: statistics
+  - click: { role: link, text: Home }
+  - link_state: home from statistics
+  - click: { role: link, text: Statistics }
+  - id: stats2
+    link_state: statistics
+  - click: { role: link, text: Home }
+  - link_state: home from statistics
+  - click: { role: link, text: About us }
+  - link_state: about
+  - click: { role: link, text: Our team }
+  - link_state: team
+  - click: { role: link, text: Contact }
+  - id: contact
+    link_state: contact
+  - click: { role: link, text: Back to team }
+  - click: { role: link, text: Back to about }
+  - click: { role: link, text: Home }
+  - fill: { target: "#name", value: "{{ secrets.ATLAS_TEST_SECRET }}" }
+  - click: { role: button, text: Join }
+  - wait: { url: welcome }
+  - id: joined
+    link_state: join with a name
+  - expect: { that: "{{ steps.stats1.node_id == steps.stats2.node_id and steps.stats1.is_new and not steps.stats2.is_new }}" }
+"##;
+
+fn atlas_cmd(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    c.arg("atlas").args(args).args(["--atlas", "atlas"]);
+    output(c)
+}
+
+fn node_by_title(dir: &Path, title: &str) -> String {
+    for e in std::fs::read_dir(dir.join("atlas/nodes"))
+        .unwrap()
+        .flatten()
+    {
+        let m: Value =
+            serde_json::from_str(&std::fs::read_to_string(e.path().join("meta.json")).unwrap())
+                .unwrap();
+        if m["title"] == title {
+            return e.file_name().to_string_lossy().into_owned();
+        }
+    }
+    panic!("no node titled {title}");
+}
+
+#[test]
+fn record_show_path_graph_export_replay_and_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    write(d.path(), "tour.yaml", TOUR);
+    let mut c = runner(d.path());
+    c.env("ATLAS_TEST_SECRET", "s3cret-name-value")
+        .args(["run", "tour.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+
+    let (code, show, _) = atlas_cmd(d.path(), &["show"]);
+    assert_eq!(code, 0);
+    // home, statistics (one node although its numbers change), about, team, contact, welcome.
+    assert!(show.contains("6 node(s)"), "{show}");
+    assert!(
+        show.contains("--[join with a name]-->") && show.contains("unreachable: -"),
+        "{show}"
+    );
+
+    let contact = node_by_title(d.path(), "Contact");
+    let (code, path, _) = atlas_cmd(d.path(), &["path", &contact]);
+    assert_eq!(code, 0);
+    let actions: Vec<&str> = path
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("--["))
+        .collect();
+    assert_eq!(actions, ["about]-->", "team]-->", "contact]-->"], "{path}");
+
+    let (_, dot, _) = atlas_cmd(d.path(), &["graph", "--format", "dot"]);
+    assert!(
+        dot.starts_with("digraph atlas {") && dot.contains("[label=\"about\"]"),
+        "{dot}"
+    );
+    let (_, mermaid, _) = atlas_cmd(d.path(), &["graph", "--format", "mermaid"]);
+    assert!(
+        mermaid.starts_with("flowchart LR") && mermaid.contains("-->|\"team\"|"),
+        "{mermaid}"
+    );
+
+    // The secret went into the atlas as a reference, never as its value.
+    for e in walkdir::WalkDir::new(d.path().join("atlas"))
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if e.file_type().is_file()
+            && e.path()
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "json")
+        {
+            assert!(
+                !std::fs::read_to_string(e.path())
+                    .unwrap()
+                    .contains("s3cret-name-value"),
+                "{}",
+                e.path().display()
+            );
+        }
+    }
+    let welcome = node_by_title(d.path(), "Welcome");
+    let server = Server::serve(&site);
+    let (code, exported, _) = atlas_cmd(d.path(), &["export", &welcome, "--base-url", &server.url]);
+    assert_eq!(code, 0);
+    assert!(
+        exported.contains("{{ secrets.ATLAS_TEST_SECRET }}"),
+        "{exported}"
+    );
+    assert!(exported.contains(&server.url), "{exported}");
+    write(d.path(), "exported.yaml", &exported);
+    let mut c = runner(d.path());
+    c.args(["validate", "exported.yaml"]);
+    assert_eq!(output(c).0, 0);
+    let mut c = runner(d.path());
+    c.env("ATLAS_TEST_SECRET", "someone")
+        .args(["run", "exported.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "the exported flow runs: {stderr}");
+
+    let (_, py, _) = atlas_cmd(
+        d.path(),
+        &["export", &contact, "--format", "playwright-python"],
+    );
+    assert!(
+        py.starts_with("\"\"\"Replays the path to atlas node"),
+        "{py}"
+    );
+    assert!(
+        py.contains("page.get_by_role(\"link\", name=\"Our team\").click()"),
+        "{py}"
+    );
+
+    let (code, out, stderr) = atlas_cmd(d.path(), &["replay", &contact, "--base-url", &server.url]);
+    assert_eq!(code, 0, "{out}{stderr}");
+    assert!(out.starts_with(&format!("ok {contact}")), "{out}");
+
+    let mut c = runner(d.path());
+    c.env("ATLAS_TEST_SECRET", "someone").args([
+        "atlas",
+        "verify",
+        "--atlas",
+        "atlas",
+        "--base-url",
+        &server.url,
+        "--report",
+        "junit=verify.xml",
+    ]);
+    let (code, out, stderr) = output(c);
+    assert_eq!(code, 0, "{out}{stderr}");
+    assert!(out.contains("6 verified, 0 no longer arrive"), "{out}");
+
+    // Change a page: its node no longer arrives, the others still do.
+    let team = std::fs::read_to_string(site.join("team.html")).unwrap();
+    std::fs::write(
+        site.join("team.html"),
+        team.replace("<h1>Team</h1>", "<h1>Our new team</h1>"),
+    )
+    .unwrap();
+    let mut c = runner(d.path());
+    c.env("ATLAS_TEST_SECRET", "someone").args([
+        "atlas",
+        "verify",
+        "--atlas",
+        "atlas",
+        "--base-url",
+        &server.url,
+        "--report",
+        "junit=verify.xml",
+    ]);
+    let (code, out, _) = output(c);
+    assert_eq!(code, 1, "{out}");
+    let team_node = node_by_title(d.path(), "Team");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("FAIL {team_node}"))),
+        "{out}"
+    );
+    let xml = std::fs::read_to_string(d.path().join("verify.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failed: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase") && n.children().any(|c| c.has_tag_name("failure")))
+        .map(|n| n.attribute("name").unwrap().to_string())
+        .collect();
+    assert_eq!(failed.len(), 1, "{xml}");
+    assert!(failed[0].starts_with(&team_node));
+}
+
+#[test]
+fn two_concurrent_runs_share_one_atlas() {
+    let d = tempfile::tempdir().unwrap();
+    site_copy(d.path());
+    // Which run sees a state first is a race: no `is_new` expectations here.
+    let tour: String = TOUR
+        .lines()
+        .filter(|l| !l.contains("is_new"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(d.path(), "tour.yaml", &tour);
+    let spawn = || {
+        let mut c = runner(d.path());
+        c.env("ATLAS_TEST_SECRET", "concurrent-name")
+            .args(["run", "tour.yaml"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c.spawn().unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (code, show, _) = atlas_cmd(d.path(), &["show"]);
+    assert_eq!(code, 0);
+    assert!(show.contains("6 node(s)"), "{show}");
+    let home = node_by_title(d.path(), "Atlas home");
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("atlas/nodes").join(&home).join("meta.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["run_ids"].as_array().unwrap().len(), 2, "{meta}");
+}
+
+#[test]
+fn hostile_action_names_stay_inside_the_atlas() {
+    let d = tempfile::tempdir().unwrap();
+    site_copy(d.path());
+    let long = "x".repeat(300);
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: hostile
+web_server: {{ static: site }}
+atlas: atlas
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - link_state: start
+  - click: {{ role: link, text: About us }}
+  - link_state: "../../../escape/evil"
+  - click: {{ role: link, text: Our team }}
+  - link_state: "{long}"
+"#
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!d.path().join("escape").exists());
+    for e in walkdir::WalkDir::new(d.path().join("atlas"))
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        assert!(e.path().starts_with(d.path().join("atlas")));
+        assert!(e.file_name().len() <= 90, "{}", e.path().display());
+    }
+    let (_, show, _) = atlas_cmd(d.path(), &["show"]);
+    assert!(show.contains("--[../../../escape/evil]-->"), "{show}");
+    assert!(show.contains(&format!("--[{long}]-->")), "{show}");
+}
+
+#[test]
+fn explore_finds_the_states_and_never_clicks_destructive_buttons() {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    let mut c = runner(d.path());
+    c.args([
+        "explore",
+        &format!("{}/index.html", server.url),
+        "--atlas",
+        "atlas",
+        "--max-depth",
+        "5",
+    ]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let titles: Vec<String> = std::fs::read_dir(d.path().join("atlas/nodes"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let m: Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path().join("meta.json")).unwrap())
+                    .unwrap();
+            m["title"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for t in ["Atlas home", "About", "Team", "Contact", "Statistics"] {
+        assert_eq!(
+            titles.iter().filter(|x| *x == t).count().min(1),
+            1,
+            "{t} missing: {titles:?}"
+        );
+    }
+    assert_eq!(
+        titles.iter().filter(|x| *x == "Statistics").count(),
+        1,
+        "changing numbers split a node: {titles:?}"
+    );
+    assert!(
+        !titles.iter().any(|t| t == "Deleted"),
+        "a destructive button was clicked"
+    );
+    assert!(
+        !titles.iter().any(|t| t == "Welcome"),
+        "explore does not fill forms"
+    );
+    assert_eq!(
+        summary["skipped_destructive"],
+        serde_json::json!(["click button Delete account"])
+    );
+    assert_eq!(
+        summary["total_nodes"].as_u64().unwrap() as usize,
+        titles.len()
+    );
+    assert!(summary["max_depth_reached"].as_u64().unwrap() >= 3);
+}
