@@ -406,3 +406,29 @@ fn explore_finds_the_states_and_never_clicks_destructive_buttons() {
     );
     assert!(summary["max_depth_reached"].as_u64().unwrap() >= 3);
 }
+
+#[test]
+fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    let crawl = |max: &str| {
+        let mut c = runner(d.path());
+        c.args([
+            "explore",
+            &format!("{}/index.html", server.url),
+            "--atlas",
+            "atlas",
+            "--max-nodes",
+            max,
+        ]);
+        let (code, stdout, stderr) = output(c);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+    assert_eq!(crawl("2")["total_nodes"], 2);
+    let all = crawl("50");
+    // The second crawl went on from the first one's todos and reached the deepest page.
+    assert!(all["total_nodes"].as_u64().unwrap() >= 5, "{all}");
+    node_by_title(d.path(), "Contact");
+}

@@ -249,9 +249,16 @@ async fn crawl(
     }
     let mut max_depth = 0;
     let mut skipped = Vec::new();
-    while let Some((node, depth)) = queue.pop_front() {
+    'crawl: while let Some((node, depth)) = queue.pop_front() {
         max_depth = max_depth.max(depth);
-        while let Some(todo) = c.atlas.manage_todos(&node, None).map_err(atlas_err)? {
+        loop {
+            // Stop before taking a todo, so what is left stays on disk for the next crawl.
+            if c.atlas.node_ids().map_err(atlas_err)?.len() >= opts.max_nodes {
+                break 'crawl;
+            }
+            let Some(todo) = c.atlas.manage_todos(&node, None).map_err(atlas_err)? else {
+                break;
+            };
             let role = todo["role"].as_str().unwrap_or_default().to_string();
             let name = todo["name"].as_str().unwrap_or_default().to_string();
             let action = format!("click {role} {name}");
@@ -277,9 +284,6 @@ async fn crawl(
             let url_now = c.session.cmd("get", &["url".into()], c.timeout).await?;
             if origin(url_now.get("url").and_then(Value::as_str).unwrap_or("")) != start_origin {
                 continue; // left the app
-            }
-            if nodes >= opts.max_nodes {
-                break;
             }
             let (target, is_new, _, todos) = c.observe().await?;
             if target != node {
