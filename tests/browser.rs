@@ -516,3 +516,44 @@ fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
         "invalid CSS selector `div[[[`"
     );
 }
+
+#[test]
+fn a_browser_launched_ahead_for_the_next_flow_is_closed_even_if_unused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        &flow(
+            "first",
+            "  - open: \"{{ vars.base }}/index.html\"\n  - wait: 500ms\n",
+        ),
+    );
+    // The second flow fails before its first browser step: its browser, launched while the
+    // first flow ran, is never used and must still be closed.
+    write(
+        d.path(),
+        "b.yaml",
+        &flow(
+            "second",
+            "  - exec: [\"false\"]\n  - open: \"{{ vars.base }}/index.html\"\n",
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "a.yaml", "b.yaml"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        leftover_browser_processes(pid).is_empty(),
+        "{:?}",
+        leftover_browser_processes(pid)
+    );
+}

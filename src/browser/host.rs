@@ -16,6 +16,10 @@ pub struct BrowserHost {
     pub headed: bool,
     adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
     closers: Mutex<Vec<JoinHandle<()>>>,
+    /// Sessions launched ahead of their flow, by session name.
+    prewarmed: Mutex<std::collections::HashMap<String, JoinHandle<Session>>>,
+    /// Flows whose browser may be launched ahead, in run order: (session name, headed, cwd).
+    queue: Mutex<std::collections::VecDeque<(String, bool, PathBuf)>>,
 }
 
 /// The parent of every run's socket directory: short, so socket paths stay under 104 bytes.
@@ -32,6 +36,8 @@ impl BrowserHost {
             headed,
             adapter: OnceLock::new(),
             closers: Mutex::new(Vec::new()),
+            prewarmed: Mutex::new(std::collections::HashMap::new()),
+            queue: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -53,6 +59,61 @@ impl BrowserHost {
             .map_err(|m| StepError::new(ErrorKind::Environment, m))
     }
 
+    /// Launches the browser of a flow that has not started yet, so its first step does not wait
+    /// for the launch (SPEC §7). A launch that fails leaves an unopened session: the flow's first
+    /// step then reports the failure itself.
+    pub fn prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
+        let Ok(adapter) = self.adapter() else { return };
+        let key = name.clone();
+        let h = tokio::spawn(async move {
+            let mut s = Session::new(adapter.clone(), name.clone(), headed, cwd.clone());
+            let warm = s
+                .cmd(
+                    "open",
+                    &["about:blank".to_string()],
+                    std::time::Duration::from_secs(30),
+                )
+                .await;
+            if warm.is_err() {
+                s.close().await;
+                return Session::new(adapter, name, headed, cwd);
+            }
+            s
+        });
+        if let Ok(mut p) = self.prewarmed.lock() {
+            p.insert(key, h);
+        }
+    }
+
+    /// Adds a flow whose browser can be launched ahead of it.
+    pub fn queue_prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
+        if let Ok(mut q) = self.queue.lock() {
+            q.push_back((name, headed, cwd));
+        }
+    }
+
+    /// A flow started: its browser is no longer to be launched ahead.
+    pub fn unqueue(&self, name: &str) {
+        if let Ok(mut q) = self.queue.lock() {
+            q.retain(|(n, _, _)| n != name);
+        }
+    }
+
+    /// Launches the next queued flow's browser. Called once a running flow's browser is up, so
+    /// two launches never compete for the CPU.
+    pub fn start_next_prewarm(&self) {
+        let next = self.queue.lock().ok().and_then(|mut q| q.pop_front());
+        if let Some((name, headed, cwd)) = next {
+            self.prewarm(name, headed, cwd);
+        }
+    }
+
+    /// The session launched ahead for `name`, if any.
+    pub async fn take_prewarmed(&self, name: &str) -> Option<Session> {
+        let h = self.prewarmed.lock().ok()?.remove(name)?;
+        h.await.ok()
+    }
+
     /// Closes a session off the critical path.
     pub fn close_later(&self, mut session: Session) {
         let h = tokio::spawn(async move { session.close().await });
@@ -63,6 +124,16 @@ impl BrowserHost {
 
     /// Waits for every close started so far, then removes the socket directory.
     pub async fn wait_closed(&self) {
+        let unused: Vec<JoinHandle<Session>> = self
+            .prewarmed
+            .lock()
+            .map(|mut p| p.drain().map(|(_, h)| h).collect())
+            .unwrap_or_default();
+        for h in unused {
+            if let Ok(mut s) = h.await {
+                s.close().await;
+            }
+        }
         let handles: Vec<JoinHandle<()>> = self
             .closers
             .lock()

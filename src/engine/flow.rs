@@ -46,6 +46,8 @@ pub struct Runtime {
 /// The browser session of one flow run (sub-flows share it), opened on first use.
 pub struct FlowBrowser {
     session: tokio::sync::Mutex<Option<Session>>,
+    /// Set once this flow's browser is up and the next flow's launch has been started.
+    warmed_next: std::sync::atomic::AtomicBool,
     name: String,
     headed: bool,
     cwd: PathBuf,
@@ -126,7 +128,8 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
             .unwrap_or(false);
     let browser = FlowBrowser {
         session: tokio::sync::Mutex::new(None),
-        name: format!("r{}-{}", std::process::id(), info.index + 1),
+        warmed_next: std::sync::atomic::AtomicBool::new(false),
+        name: session_name(info.index),
         headed,
         cwd: loaded.dir.clone(),
     };
@@ -141,6 +144,10 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     crate::agent::registry::stop_flow(&browser.name).await;
     if let Some(session) = browser.session.lock().await.take() {
+        rt.browser.close_later(session);
+    }
+    // A browser launched ahead that the flow never used (it failed before its first browser step).
+    if let Some(session) = rt.browser.take_prewarmed(&browser.name).await {
         rt.browser.close_later(session);
     }
     if let Some(s) = server {
@@ -697,7 +704,16 @@ async fn run_action(
             };
             let mut guard = session(rt, frame).await?;
             let s = guard.as_mut().expect("session() leaves a session in place");
-            crate::browser::steps::run(s, browser_action, timeout, &files).await
+            let r = crate::browser::steps::run(s, browser_action, timeout, &files).await;
+            if s.is_open()
+                && !frame
+                    .browser
+                    .warmed_next
+                    .swap(true, std::sync::atomic::Ordering::SeqCst)
+            {
+                rt.browser.start_next_prewarm();
+            }
+            r
         }
     }
 }
@@ -719,6 +735,11 @@ async fn session<'f>(
     frame: &'f Frame<'_>,
 ) -> Result<tokio::sync::MutexGuard<'f, Option<Session>>, StepError> {
     let mut guard = frame.browser.session.lock().await;
+    if guard.is_none()
+        && let Some(warm) = rt.browser.take_prewarmed(&frame.browser.name).await
+    {
+        *guard = Some(warm);
+    }
     if guard.is_none() {
         let adapter = rt.browser.adapter()?;
         *guard = Some(Session::new(
@@ -759,6 +780,24 @@ async fn failure_artifacts(frame: &Frame<'_>, base: &str) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// The browser session name of the flow at `index` in this run.
+pub fn session_name(index: usize) -> String {
+    format!("r{}-{}", std::process::id(), index + 1)
+}
+
+/// Whether a flow drives the browser (then its browser can be launched ahead).
+pub fn uses_browser(loaded: &LoadedFlow) -> bool {
+    loaded
+        .flow
+        .steps
+        .iter()
+        .chain(&loaded.flow.finally)
+        .any(|s| match &s.action {
+            Action::Expect(e) => e.has_browser_checks(),
+            a => is_browser_action(a) || matches!(a, Action::LinkState(_)),
+        })
 }
 
 /// Whether the flow has `link_state` steps (then the steps it runs are recorded for edges).

@@ -26,6 +26,21 @@ pub async fn run_flows(
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
+    // Each flow's browser is launched while the flow before it runs (SPEC §7): the launch is
+    // the largest fixed cost of a browser flow.
+    for (index, loaded) in flows.iter().enumerate().skip(1) {
+        if super::flow::uses_browser(loaded) {
+            let headed = rt.browser.headed
+                || loaded
+                    .flow
+                    .browser
+                    .as_ref()
+                    .and_then(|b| b.headed)
+                    .unwrap_or(false);
+            rt.browser
+                .queue_prewarm(super::flow::session_name(index), headed, loaded.dir.clone());
+        }
+    }
     for (index, loaded) in flows.into_iter().enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
@@ -34,6 +49,7 @@ pub async fn run_flows(
         if stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
             break;
         }
+        rt.browser.unqueue(&super::flow::session_name(index));
         let rt = rt.clone();
         let stop = stop.clone();
         let info = FlowInfo {
