@@ -354,29 +354,13 @@ fn ctrl_c_leaves_no_agent_process() {
         .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
     let pidfile = d.path().join("rec/grandchild.pid");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&pidfile).is_ok_and(|s| !s.is_empty()) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
+    crate::common::wait_for_file(&pidfile);
     let gc: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::interrupt(child);
     assert!(!alive(gc), "grandchild {gc} outlived runner");
 }
 

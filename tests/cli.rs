@@ -88,29 +88,13 @@ steps:
         .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
     let pidfile = d.path().join("child.pid");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&pidfile).is_ok_and(|s| s.ends_with('\n')) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
+    crate::common::wait_for_file(&pidfile);
     let grandchild: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::interrupt(child);
     assert!(
         !std::path::Path::new(&format!("/proc/{grandchild}")).exists()
             || std::fs::read_to_string(format!("/proc/{grandchild}/stat"))

@@ -43,3 +43,31 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).expect("write fixture");
     p
 }
+
+/// Waits (up to 10 s) until `path` exists and is not empty.
+pub fn wait_for_file(path: &Path) {
+    for _ in 0..400 {
+        if std::fs::read_to_string(path).is_ok_and(|s| !s.trim().is_empty()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("{} did not appear", path.display());
+}
+
+/// Sends SIGINT to a running runner, waits for it, and checks it exited with 130.
+pub fn interrupt(child: std::process::Child) -> Output {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("the runner is alive");
+    let out = child.wait_with_output().expect("the runner exits");
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -119,13 +119,7 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         rt.listener.flow_finished(&info, &result);
         return result;
     }
-    let headed = rt.browser.headed
-        || loaded
-            .flow
-            .browser
-            .as_ref()
-            .and_then(|b| b.headed)
-            .unwrap_or(false);
+    let headed = wants_headed(rt, &loaded);
     let browser = FlowBrowser {
         session: tokio::sync::Mutex::new(None),
         warmed_next: std::sync::atomic::AtomicBool::new(false),
@@ -780,6 +774,17 @@ async fn failure_artifacts(frame: &Frame<'_>, base: &str) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// `--headed` or the flow's `browser.headed`.
+pub fn wants_headed(rt: &Runtime, loaded: &LoadedFlow) -> bool {
+    rt.browser.headed
+        || loaded
+            .flow
+            .browser
+            .as_ref()
+            .and_then(|b| b.headed)
+            .unwrap_or(false)
 }
 
 /// The browser session name of the flow at `index` in this run.

@@ -30,13 +30,7 @@ pub async fn run_flows(
     // the largest fixed cost of a browser flow.
     for (index, loaded) in flows.iter().enumerate().skip(1) {
         if super::flow::uses_browser(loaded) {
-            let headed = rt.browser.headed
-                || loaded
-                    .flow
-                    .browser
-                    .as_ref()
-                    .and_then(|b| b.headed)
-                    .unwrap_or(false);
+            let headed = super::flow::wants_headed(&rt, loaded);
             rt.browser
                 .queue_prewarm(super::flow::session_name(index), headed, loaded.dir.clone());
         }
