@@ -156,27 +156,7 @@ impl Crawler<'_> {
 
     /// Replays the path to `node` (its root's entry, then each edge).
     async fn teleport(&mut self, node: &str) -> Result<(), StepError> {
-        let path = self.atlas.path_to_node(node).map_err(atlas_err)?;
-        let entry = self.atlas.meta(&path[0].node_id).map_err(atlas_err)?;
-        let mut steps: Vec<Value> = entry
-            .get("entry")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for p in &path {
-            if let Some(script) = &p.script_path {
-                let flow: Value = std::fs::read_to_string(script)
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .unwrap_or(Value::Null);
-                steps.extend(
-                    flow.get("steps")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                );
-            }
-        }
+        let steps = self.atlas.steps_to(node).map_err(atlas_err)?;
         self.run_steps(&steps).await
     }
 }

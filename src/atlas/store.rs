@@ -435,6 +435,37 @@ impl Atlas {
         steps.reverse();
         Ok(steps)
     }
+
+    /// The steps from a root to `node`: the root's entry, then each edge's flow.
+    pub fn steps_to(&self, node: &str) -> Result<Vec<Value>, AtlasError> {
+        let path = self.path_to_node(node)?;
+        let root = &path[0].node_id;
+        let mut steps: Vec<Value> = self
+            .meta(root)?
+            .get("entry")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for p in &path {
+            if let Some(script) = &p.script_path {
+                let text = std::fs::read_to_string(script).map_err(|e| AtlasError::Io {
+                    path: script.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                let flow: Value = serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
+                    path: script.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                steps.extend(
+                    flow.get("steps")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+            }
+        }
+        Ok(steps)
+    }
 }
 
 #[cfg(test)]

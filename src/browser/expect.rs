@@ -205,12 +205,7 @@ pub async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepErr
     match alt {
         Alt::Css(css) => super::selector::css_count(session, css, t).await,
         Alt::Role { role, name, exact } => {
-            session.snapshot(&[], t).await?;
-            let refs = session
-                .latest_refs
-                .as_ref()
-                .map(|r| r.refs.clone())
-                .unwrap_or_default();
+            let refs = session.fresh_refs(t).await?;
             Ok(refs
                 .values()
                 .filter(|i| role_matches(i, role, name.as_deref(), *exact))

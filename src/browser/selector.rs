@@ -193,12 +193,7 @@ async fn try_once(
         Alt::Ref(r) => resolve_ref(session, r, t).await.map(Some),
         Alt::Css(css) => Ok((css_count(session, css, t).await? > 0).then(|| css.clone())),
         Alt::Role { role, name, exact } => {
-            session.snapshot(&[], t).await?;
-            let refs = session
-                .latest_refs
-                .as_ref()
-                .map(|r| r.refs.clone())
-                .unwrap_or_default();
+            let refs = session.fresh_refs(t).await?;
             Ok(refs
                 .iter()
                 .find(|(_, info)| role_matches(info, role, name.as_deref(), *exact))

@@ -107,6 +107,19 @@ impl Session {
         Ok(data)
     }
 
+    /// Takes a snapshot and returns its refs (role selectors resolve against them).
+    pub async fn fresh_refs(
+        &mut self,
+        timeout: Duration,
+    ) -> Result<BTreeMap<String, RefInfo>, StepError> {
+        self.snapshot(&[], timeout).await?;
+        Ok(self
+            .latest_refs
+            .as_ref()
+            .map(|r| r.refs.clone())
+            .unwrap_or_default())
+    }
+
     /// Closes the browser (best effort; the daemon goes with it).
     pub async fn close(&mut self) {
         if !self.opened {

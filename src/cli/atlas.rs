@@ -170,37 +170,6 @@ fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasError> {
     Ok(s)
 }
 
-/// The steps from a root to `node`: the root's entry, then each edge's flow.
-fn steps_to(atlas: &Atlas, node: &str) -> Result<Vec<Value>, AtlasError> {
-    let path = atlas.path_to_node(node)?;
-    let root = &path[0].node_id;
-    let mut steps: Vec<Value> = atlas
-        .meta(root)?
-        .get("entry")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for p in &path {
-        if let Some(script) = &p.script_path {
-            let text = std::fs::read_to_string(script).map_err(|e| AtlasError::Io {
-                path: script.display().to_string(),
-                message: e.to_string(),
-            })?;
-            let flow: Value = serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
-                path: script.display().to_string(),
-                message: e.to_string(),
-            })?;
-            steps.extend(
-                flow.get("steps")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default(),
-            );
-        }
-    }
-    Ok(steps)
-}
-
 /// `http://host:port` of a URL.
 fn origin(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
@@ -210,7 +179,7 @@ fn origin(url: &str) -> Option<String> {
 
 /// The flow that reaches `node`, optionally pointed at another origin.
 fn export_flow(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Value, AtlasError> {
-    let steps = steps_to(atlas, node)?;
+    let steps = atlas.steps_to(node)?;
     let root = &atlas.path_to_node(node)?[0].node_id;
     let mut text = serde_json::to_string(&json!({
         "name": format!("reach {} ({node})", label(atlas, node)),
