@@ -541,3 +541,36 @@ fn a_browser_launched_ahead_for_the_next_flow_is_closed_even_if_unused() {
         leftover_browser_processes(pid)
     );
 }
+
+#[test]
+fn a_web_server_command_is_polled_until_ready_and_stopped_at_the_end() {
+    let d = tempfile::tempdir().unwrap();
+    // A free port for the server command.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: command server
+web_server:
+  command: ["python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1", "--directory", "{site}"]
+  url: "http://127.0.0.1:{port}/index.html"
+  ready_timeout: 20s
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - expect: {{ title: Runner fixture }}
+"#,
+            site = fixture("site").display()
+        ),
+    );
+    let (code, stderr, _) = run(d.path(), "f.yaml");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the web server outlived the flow"
+    );
+}
