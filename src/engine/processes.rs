@@ -37,11 +37,6 @@ pub fn signal_group(pgid: i32, signal: Signal) {
     }
 }
 
-/// Whether any process of the group is still alive.
-pub fn group_alive(pgid: i32) -> bool {
-    pgid > 1 && killpg(Pid::from_raw(pgid), None).is_ok()
-}
-
 /// SIGKILLs every registered group (the last resort at exit).
 pub fn kill_all() {
     let groups: Vec<i32> = registry()
@@ -51,16 +46,6 @@ pub fn kill_all() {
     for g in groups {
         signal_group(g, Signal::SIGKILL);
     }
-}
-
-/// Ends a group: SIGTERM, up to [`GRACE`] for it to go, then SIGKILL.
-pub async fn terminate_group(pgid: i32) {
-    signal_group(pgid, Signal::SIGTERM);
-    let deadline = tokio::time::Instant::now() + GRACE;
-    while group_alive(pgid) && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    signal_group(pgid, Signal::SIGKILL);
 }
 
 /// Ends the group of `child` (its leader): SIGTERM, up to [`GRACE`] for the leader to exit

@@ -15,7 +15,8 @@ pub struct WebServer {
     pub url: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
-    pgid: Option<i32>,
+    /// A command server: its process (the leader of its group).
+    child: Option<(i32, tokio::process::Child)>,
 }
 
 impl WebServer {
@@ -51,7 +52,7 @@ impl WebServer {
             url: format!("http://{addr}"),
             stop: Some(tx),
             task: Some(task),
-            pgid: None,
+            child: None,
         })
     }
 
@@ -84,36 +85,30 @@ impl WebServer {
             })?;
         let pgid = child.id().map_or(0, |p| p as i32);
         processes::register(pgid);
-        let server = WebServer {
-            url: url.to_string(),
-            stop: None,
-            task: None,
-            pgid: Some(pgid),
-        };
         let deadline = tokio::time::Instant::now() + ready;
-        loop {
+        let failure = loop {
             if answers(url).await {
-                return Ok(server);
+                return Ok(WebServer {
+                    url: url.to_string(),
+                    stop: None,
+                    task: None,
+                    child: Some((pgid, child)),
+                });
             }
             if let Ok(Some(status)) = child.try_wait() {
-                server.stop().await;
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!("web server `{program}` exited ({status}) before {url} answered"),
-                ));
+                break format!("web server `{program}` exited ({status}) before {url} answered");
             }
             if tokio::time::Instant::now() >= deadline {
-                server.stop().await;
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!(
-                        "web server did not answer at {url} within {}",
-                        humantime::format_duration(ready)
-                    ),
-                ));
+                break format!(
+                    "web server did not answer at {url} within {}",
+                    humantime::format_duration(ready)
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        };
+        processes::terminate_child_group(pgid, &mut child).await;
+        processes::unregister(pgid);
+        Err(StepError::new(ErrorKind::Environment, failure))
     }
 
     /// Stops the server (a command's whole process group).
@@ -124,8 +119,8 @@ impl WebServer {
         if let Some(t) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
         }
-        if let Some(pgid) = self.pgid.take() {
-            processes::terminate_group(pgid).await;
+        if let Some((pgid, mut child)) = self.child.take() {
+            processes::terminate_child_group(pgid, &mut child).await;
             processes::unregister(pgid);
         }
     }
