@@ -234,12 +234,14 @@ steps:
         "json=r.json",
         "--report",
         "junit=r.xml",
+        "--report",
+        "html=html",
     ]);
     let (code, stdout, stderr) = output(c);
     assert_eq!(code, 1);
     assert!(stderr.contains("the token is ***"), "{stderr}");
     let mut texts = vec![stdout, stderr];
-    for f in ["r.json", "r.xml"] {
+    for f in ["r.json", "r.xml", "html/index.html"] {
         texts.push(std::fs::read_to_string(d.path().join(f)).unwrap());
     }
     for e in walkdir::WalkDir::new(d.path().join("art"))
@@ -383,4 +385,30 @@ steps:
         .find(|e| e.file_name().to_string_lossy().ends_with("big.stdout"))
         .expect("the stdout artifact");
     assert_eq!(std::fs::metadata(file.path()).unwrap().len(), 49152 * 64);
+}
+
+#[test]
+fn html_report_lists_flows_and_steps() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: <b>html</b> flow\nsteps:\n  - log: fine\n  - name: \"broken & <odd>\"\n    exec: [\"false\"]\n",
+    );
+    let (code, _, _) = run_in(d.path(), &["f.yaml", "--report", "html=out/html"]);
+    assert_eq!(code, 1);
+    let page = std::fs::read_to_string(d.path().join("out/html/index.html")).unwrap();
+    assert!(page.starts_with("<!doctype html>"));
+    assert!(page.contains("0 of 1 flows passed"), "{page}");
+    assert!(
+        page.contains("&lt;b&gt;html&lt;/b&gt; flow"),
+        "names are escaped: {page}"
+    );
+    assert!(
+        page.contains(
+            "<tr class=\"failed\"><td style=\"padding-left:0.5em\">broken &amp; &lt;odd&gt;</td>"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("command exited with code 1"));
 }

@@ -23,6 +23,7 @@ use crate::template::Templates;
 enum ReportTarget {
     Junit(PathBuf),
     Json(PathBuf),
+    Html(PathBuf),
 }
 
 /// Runs `run`; returns the exit code.
@@ -167,6 +168,10 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
                 write(p, &serde_json::to_string_pretty(&v).unwrap_or_default())
             }
             ReportTarget::Junit(p) => write(p, &crate::report::junit::report(&results, elapsed)),
+            ReportTarget::Html(dir) => write(
+                &dir.join("index.html"),
+                &crate::report::html::report(&results, elapsed, &run_id),
+            ),
         };
         if let Err(e) = written {
             reporter.error(&e);
@@ -235,11 +240,9 @@ fn parse_reports(specs: &[String]) -> Result<Vec<ReportTarget>, String> {
         .map(|s| match s.split_once('=') {
             Some(("junit", p)) if !p.is_empty() => Ok(ReportTarget::Junit(PathBuf::from(p))),
             Some(("json", p)) if !p.is_empty() => Ok(ReportTarget::Json(PathBuf::from(p))),
-            Some(("html", _)) => {
-                Err("--report html=DIR is not supported yet; use junit=PATH or json=PATH".into())
-            }
+            Some(("html", p)) if !p.is_empty() => Ok(ReportTarget::Html(PathBuf::from(p))),
             _ => Err(format!(
-                "invalid --report `{s}`: expected junit=PATH or json=PATH"
+                "invalid --report `{s}`: expected junit=PATH, json=PATH or html=DIR"
             )),
         })
         .collect()

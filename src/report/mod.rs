@@ -3,6 +3,7 @@
 
 mod console;
 pub mod diagnostics;
+pub mod html;
 pub mod json;
 pub mod junit;
 mod reporter;
