@@ -52,11 +52,6 @@ fn step<'a>(report: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no step {id}: {report}"))
 }
 
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
-}
-
 fn flow(steps: &str) -> String {
     format!("name: agents\nsteps:\n{steps}")
 }
@@ -267,12 +262,11 @@ fn a_hanging_agent_is_killed_at_its_timeout_with_its_grandchild() {
         let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
         assert_eq!(code, 1, "{stderr}");
         assert_eq!(step_at(&report, 0)["error"]["kind"], "timeout");
-        let gc: i32 = std::fs::read_to_string(d.path().join("rec/grandchild.pid"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        assert!(!alive(gc), "{mode}: grandchild {gc} outlived the step");
+        let gc: i32 = crate::common::read_pid(&d.path().join("rec/grandchild.pid"));
+        assert!(
+            !crate::common::pid_alive(gc),
+            "{mode}: grandchild {gc} outlived the step"
+        );
     }
 }
 
@@ -322,18 +316,13 @@ fn background_agents_are_stopped_by_stop_agent_or_at_the_end_of_the_flow() {
         "{refused}"
     );
     assert_eq!(step(&report, "stop")["outputs"]["stopped"], true);
-    let first: i32 = std::fs::read_to_string(d.path().join("first.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let second: i32 = std::fs::read_to_string(d.path().join("rec/grandchild.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(!alive(first), "stop_agent left {first}");
-    assert!(!alive(second), "the flow's end left {second}");
+    let first: i32 = crate::common::read_pid(&d.path().join("first.pid"));
+    let second: i32 = crate::common::read_pid(&d.path().join("rec/grandchild.pid"));
+    assert!(!crate::common::pid_alive(first), "stop_agent left {first}");
+    assert!(
+        !crate::common::pid_alive(second),
+        "the flow's end left {second}"
+    );
 }
 
 #[test]
@@ -355,13 +344,12 @@ fn ctrl_c_leaves_no_agent_process() {
     let child = c.spawn().unwrap();
     let pidfile = d.path().join("rec/grandchild.pid");
     crate::common::wait_for_file(&pidfile);
-    let gc: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let gc: i32 = crate::common::read_pid(&pidfile);
     crate::common::interrupt(child);
-    assert!(!alive(gc), "grandchild {gc} outlived runner");
+    assert!(
+        !crate::common::pid_alive(gc),
+        "grandchild {gc} outlived runner"
+    );
 }
 
 #[test]

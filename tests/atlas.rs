@@ -217,18 +217,21 @@ fn record_show_path_graph_export_replay_and_verify() {
     assert_eq!(code, 0, "{out}{stderr}");
     assert!(out.starts_with(&format!("ok {contact}")), "{out}");
 
-    let mut c = runner(d.path());
-    c.env("ATLAS_TEST_SECRET", "someone").args([
-        "atlas",
-        "verify",
-        "--atlas",
-        "atlas",
-        "--base-url",
-        &server.url,
-        "--report",
-        "junit=verify.xml",
-    ]);
-    let (code, out, stderr) = output(c);
+    let verify = || {
+        let mut c = runner(d.path());
+        c.env("ATLAS_TEST_SECRET", "someone").args([
+            "atlas",
+            "verify",
+            "--atlas",
+            "atlas",
+            "--base-url",
+            &server.url,
+            "--report",
+            "junit=verify.xml",
+        ]);
+        output(c)
+    };
+    let (code, out, stderr) = verify();
     assert_eq!(code, 0, "{out}{stderr}");
     assert!(out.contains("6 verified, 0 no longer arrive"), "{out}");
 
@@ -239,18 +242,7 @@ fn record_show_path_graph_export_replay_and_verify() {
         team.replace("<h1>Team</h1>", "<h1>Our new team</h1>"),
     )
     .unwrap();
-    let mut c = runner(d.path());
-    c.env("ATLAS_TEST_SECRET", "someone").args([
-        "atlas",
-        "verify",
-        "--atlas",
-        "atlas",
-        "--base-url",
-        &server.url,
-        "--report",
-        "junit=verify.xml",
-    ]);
-    let (code, out, _) = output(c);
+    let (code, out, _) = verify();
     assert_eq!(code, 1, "{out}");
     let team_node = node_by_title(d.path(), "Team");
     assert!(

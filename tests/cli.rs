@@ -89,17 +89,10 @@ steps:
     let child = c.spawn().unwrap();
     let pidfile = d.path().join("child.pid");
     crate::common::wait_for_file(&pidfile);
-    let grandchild: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let grandchild: i32 = crate::common::read_pid(&pidfile);
     crate::common::interrupt(child);
     assert!(
-        !std::path::Path::new(&format!("/proc/{grandchild}")).exists()
-            || std::fs::read_to_string(format!("/proc/{grandchild}/stat"))
-                .unwrap()
-                .contains(") Z"),
+        !crate::common::pid_alive(grandchild),
         "the step's child outlived runner"
     );
     let r: serde_json::Value =

@@ -71,3 +71,18 @@ pub fn interrupt(child: std::process::Child) -> Output {
     );
     out
 }
+
+/// The pid written in a pid file.
+pub fn read_pid(path: &Path) -> i32 {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .trim()
+        .parse()
+        .expect("a pid")
+}
+
+/// Whether a process exists and is not a zombie (a zombie is dead, waiting for its parent).
+pub fn pid_alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
+}

@@ -62,17 +62,6 @@ steps:
     assert_eq!(report(d.path())["flows"][0]["steps"][0]["attempts"], 1);
 }
 
-fn pid_alive(pid: i32) -> bool {
-    // kill -0 via /proc: the process exists and is not a zombie.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => !s
-            .split(") ")
-            .nth(1)
-            .is_some_and(|rest| rest.starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
 #[test]
 fn timeout_kills_the_whole_process_group() {
     let d = tempfile::tempdir().unwrap();
@@ -98,12 +87,11 @@ steps:
             .unwrap()
             .contains("timed out after 500ms")
     );
-    let pid: i32 = std::fs::read_to_string(d.path().join("grandchild.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(!pid_alive(pid), "grandchild {pid} outlived the timeout");
+    let pid: i32 = crate::common::read_pid(&d.path().join("grandchild.pid"));
+    assert!(
+        !crate::common::pid_alive(pid),
+        "grandchild {pid} outlived the timeout"
+    );
 }
 
 #[test]
@@ -120,12 +108,11 @@ steps:
     );
     let (code, _, stderr) = run_in(d.path(), &["bg.yaml"]);
     assert_eq!(code, 0, "{stderr}");
-    let pid: i32 = std::fs::read_to_string(d.path().join("bg.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(!pid_alive(pid), "background child {pid} outlived its step");
+    let pid: i32 = crate::common::read_pid(&d.path().join("bg.pid"));
+    assert!(
+        !crate::common::pid_alive(pid),
+        "background child {pid} outlived its step"
+    );
 }
 
 #[test]
@@ -374,7 +361,7 @@ name: big output
 steps:
   - id: big
     exec: ["sh", "-c", "i=0; while [ $i -lt 49152 ]; do echo 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; i=$((i+1)); done"]
-  - expect: { that: "{{ steps.big.stdout | length <= 1048576 }}" }
+  - expect: { that: "{{ steps.big.stdout | length <= 1048576 and steps.big.truncated }}" }
 "#,
     );
     let (code, _, stderr) = run_in(d.path(), &["big.yaml", "--artifacts", "art"]);

@@ -74,8 +74,6 @@ pub struct Running {
     /// The agent's own id once known (stdout events or session files).
     found: watch::Receiver<Option<String>>,
     pub stop: CancellationToken,
-    pub pgid: i32,
-    pub log_path: PathBuf,
     pub task: tokio::task::JoinHandle<Finished>,
 }
 
@@ -380,8 +378,6 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
         workspace: l.workspace,
         found: found_rx,
         stop,
-        pgid,
-        log_path: l.log_path,
         task,
     })
 }

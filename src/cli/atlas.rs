@@ -491,16 +491,9 @@ pub fn explore(
     dir: &Path,
     reporter: &Reporter,
 ) -> i32 {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let rt = match super::runtime(reporter) {
         Ok(r) => r,
-        Err(e) => {
-            reporter.error(&format!("cannot start the async runtime: {e}"));
-            return exit::ENVIRONMENT;
-        }
+        Err(code) => return code,
     };
     let host = crate::browser::host::BrowserHost::new(false);
     let adapter = match host.adapter() {

@@ -16,6 +16,19 @@ use report::Reporter;
 
 use crate::report;
 
+/// The async runtime of a command (2 workers: the machines runner targets have 2 cores); a
+/// failure to build it is reported as an environment problem.
+pub fn runtime(reporter: &Reporter) -> Result<tokio::runtime::Runtime, i32> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            reporter.error(&format!("cannot start the async runtime: {e}"));
+            exit::ENVIRONMENT
+        })
+}
+
 /// Parses the command line and runs the subcommand; returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

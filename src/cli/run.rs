@@ -128,16 +128,9 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         ));
         return exit::ENVIRONMENT;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match super::runtime(reporter) {
         Ok(r) => r,
-        Err(e) => {
-            reporter.error(&format!("cannot start the async runtime: {e}"));
-            return exit::ENVIRONMENT;
-        }
+        Err(code) => return code,
     };
     let started = Instant::now();
     let count = flows.len();

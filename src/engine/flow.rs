@@ -62,6 +62,8 @@ struct Frame<'a> {
     /// `<artifacts>/<flow dir name>`.
     dir: PathBuf,
     browser: &'a FlowBrowser,
+    /// The flow has `link_state` steps: record the steps it runs for the atlas's edges.
+    records_states: bool,
 }
 
 /// Runs a top-level flow.
@@ -134,6 +136,7 @@ pub async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> 
         masker,
         dir,
         browser: &browser,
+        records_states: records_states(&loaded),
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     crate::agent::registry::stop_flow(&browser.name).await;
@@ -423,7 +426,7 @@ async fn run_step(
     {
         scope.set_outputs(id.clone(), outputs.clone());
     }
-    if outcome.is_ok() && records_states(loaded) {
+    if outcome.is_ok() && frame.records_states {
         let key = step.action.key();
         if let Some(raw) = loaded.doc.value.pointer(&format!("{ptr}/{key}")) {
             let ctx = scope.context_with_secret_refs();
@@ -871,6 +874,8 @@ async fn exec_step(
         "stdout": trim(&out.stdout),
         "stderr": trim(&out.stderr),
         "exit_code": out.exit_code,
+        // More than 1 MiB of output: the outputs hold the start, the artifacts all of it.
+        "truncated": out.truncated,
     });
     let ok = out.exit_code == Some(0) || (o.allow_failure && out.exit_code.is_some());
     if ok {
@@ -914,6 +919,7 @@ fn run_subflow<'a>(
                 .dir
                 .join(format!("{:03}-{}", index + 1, slug(&sub.flow.name))),
             browser: frame.browser,
+            records_states: records_states(&sub),
         };
         std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
             StepError::new(

@@ -28,11 +28,6 @@ impl Masker {
         self.values.clone()
     }
 
-    /// Whether there is nothing to mask.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-
     /// `text` with secrets replaced.
     pub fn mask(&self, text: &str) -> String {
         let mut out = text.to_string();

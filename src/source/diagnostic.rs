@@ -5,17 +5,9 @@ use std::ops::Range;
 
 use super::SourceFile;
 
-/// How bad a diagnostic is. Only errors fail validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
 /// One problem in one file, with its location when the file could be read.
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
-    pub severity: Severity,
     pub file: Option<SourceFile>,
     /// The file name when there is no readable source (unreadable files, CLI input).
     pub file_name: String,
@@ -33,7 +25,6 @@ impl Diagnostic {
     /// An error at `span` in `file`.
     pub fn error(file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
-            severity: Severity::Error,
             file_name: file.name().to_string(),
             file: Some(file.clone()),
             span: Some(span),
@@ -47,7 +38,6 @@ impl Diagnostic {
     /// An error about a file as a whole, with no source to show (unreadable, not UTF-8, ...).
     pub fn file_error(file_name: impl Into<String>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
-            severity: Severity::Error,
             file: None,
             file_name: file_name.into(),
             span: None,

@@ -5,6 +5,6 @@ mod diagnostic;
 mod file;
 mod span_map;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::Diagnostic;
 pub use file::SourceFile;
 pub use span_map::{NodeSpan, SpanMap, pointer_escape, pointer_push};
