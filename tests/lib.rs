@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `runner` binary against files under `tests/fixtures/`.
 
 mod agents;
+mod architecture;
 mod atlas;
 mod browser;
 mod cli;

@@ -5,6 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     for name in ["fuzz.yaml", "fuzz.toml"] {
-        let _ = runner::config::flows::check_bytes(std::path::Path::new(name), data.to_vec());
+        let _ = runner::fuzz_check(std::path::Path::new(name), data.to_vec());
     }
 });

@@ -9,17 +9,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use indexmap::IndexMap;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::kind::EventState;
-use super::profiles::{Kind, ProfileCommand};
 use super::session_id::{self, SessionId};
-use crate::engine::processes::{self, GroupGuard};
-use crate::engine::secrets::Masker;
-use crate::engine::{ErrorKind, StepError};
+use crate::config::profiles::{Kind, ProfileCommand};
+use crate::process::{self, GroupGuard};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Receives each relayed line (already masked and prefixed).
 pub type Relay = Arc<dyn Fn(&str) + Send + Sync>;
@@ -168,14 +167,12 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
         .env("NORMALIZED_EXECUTION_SESSION_ID", &full_now)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     if let Some(v) = &l.variant {
         cmd.env("NORMALIZED_EXECUTION_VARIANT", v);
     }
     let launched = SystemTime::now();
-    let mut child = cmd.spawn().map_err(|e| {
+    let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
         let msg = if e.kind() == std::io::ErrorKind::NotFound {
             format!(
                 "agent binary `{}` of profile `{}` not found; see `runner doctor`",
@@ -186,8 +183,6 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
         };
         StepError::new(ErrorKind::Environment, msg)
     })?;
-    let pgid = child.id().map_or(0, |p| p as i32);
-    processes::register(pgid);
 
     if let Some(mut stdin) = child.stdin.take() {
         let text = l.message.clone();
@@ -244,14 +239,8 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
         let sid = sid_for_relay.clone();
         let pre = pre_assigned.is_some();
         readers.push(tokio::spawn(async move {
-            let mut reader = BufReader::new(stream);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
+            let mut lines = process::Lines::new(stream);
+            while let Some(buf) = lines.next().await {
                 if let Ok(mut t) = last_output.lock() {
                     *t = tokio::time::Instant::now();
                 }
@@ -338,11 +327,11 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
                 }
             };
             if ended != Ended::Exited {
-                processes::terminate_child_group(pgid, &mut child).await;
+                process::terminate_child_group(pgid, &mut child).await;
             }
             let status = child.wait().await.ok();
             // Whatever the agent left running in its group goes with it.
-            processes::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+            process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
             for r in readers {
                 let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
             }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::profiles::Kind;
+use crate::config::profiles::Kind;
 
 /// What the event stream has told so far.
 #[derive(Debug, Clone, Default, PartialEq)]

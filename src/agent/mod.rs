@@ -1,8 +1,12 @@
-//! AI coding agents: profiles and variants (the registry), and later the execution service.
+//! AI coding agents: the execution service (spawn, relay, stop), session-id resolution, the
+//! active-execution registry, and the `agent` / `stop_agent` steps. Profiles are loaded by
+//! `config`.
 
-pub mod execution;
-pub mod kind;
-pub mod profiles;
-pub mod registry;
-pub mod session_id;
-pub mod step;
+mod execution;
+mod kind;
+mod registry;
+mod session_id;
+mod step;
+
+pub(crate) use registry::stop_flow;
+pub(crate) use step::{AgentCtx, run_step, stop_step};

@@ -8,11 +8,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::execution::{self, Ended, Launch, Relay};
-use super::profiles::Registry;
 use super::{registry, session_id};
 use crate::config::model::AgentAction;
-use crate::engine::secrets::Masker;
-use crate::engine::{ErrorKind, StepError};
+use crate::config::profiles::Registry;
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// What an agent step needs from the flow.
 pub struct AgentCtx<'a> {
@@ -31,28 +30,26 @@ pub struct AgentCtx<'a> {
 }
 
 /// Runs an `agent` step: a new chat or a follow-up, in the foreground or the background.
-pub async fn run(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, StepError> {
+pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, StepError> {
     let profile = c.profiles.get_profile(&a.profile).ok_or_else(|| {
         StepError::new(
             ErrorKind::Environment,
             format!("Profile config not found for {}", a.profile),
         )
     })?;
-    let command = match &a.variant {
-        None => profile.command.clone(),
-        Some(v) => match profile.get_variant(v) {
-            Some(var) => var
-                .command
-                .clone()
-                .unwrap_or_else(|| profile.command.clone()),
-            None => {
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!("unknown variant `{v}` of profile `{}`", profile.label),
-                ));
-            }
-        },
-    };
+    let command = profile
+        .command_of(a.variant.as_deref())
+        .cloned()
+        .ok_or_else(|| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!(
+                    "unknown variant `{}` of profile `{}`",
+                    a.variant.as_deref().unwrap_or_default(),
+                    profile.label
+                ),
+            )
+        })?;
     let follow_up = match (&a.follow_up, &a.session) {
         (Some(step), _) => {
             let full = (c.session_of_step)(step).ok_or_else(|| {
@@ -191,7 +188,7 @@ pub async fn run(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, StepError> {
 }
 
 /// Runs a `stop_agent` step: `target` is a step id or a session id.
-pub async fn stop(
+pub(crate) async fn stop_step(
     target: &str,
     session_of_step: &(dyn Fn(&str) -> Option<String> + Send + Sync),
 ) -> Result<Value, StepError> {

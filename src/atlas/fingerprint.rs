@@ -6,8 +6,15 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 
+/// `scheme://host:port` of a URL.
+pub(crate) fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split('/').next()?;
+    Some(format!("{scheme}://{host}"))
+}
+
 /// Origin and path of a URL, without query and fragment (and without a trailing `/` except the root).
-pub fn normalize_url(url: &str) -> String {
+pub(crate) fn normalize_url(url: &str) -> String {
     let no_fragment = url.split('#').next().unwrap_or("");
     let no_query = no_fragment.split('?').next().unwrap_or("");
     let (scheme, rest) = no_query.split_once("://").unwrap_or(("", no_query));
@@ -32,7 +39,7 @@ pub fn normalize_url(url: &str) -> String {
 }
 
 /// A fingerprint without its URL's origin: what a replay against another origin must match.
-pub fn without_origin(fp: &str) -> String {
+pub(crate) fn without_origin(fp: &str) -> String {
     let (url, rest) = fp.split_once('\n').unwrap_or((fp, ""));
     let path = url
         .split_once("://")
@@ -59,7 +66,7 @@ fn volatile() -> &'static [Regex] {
 }
 
 /// The structure of a snapshot: each line's role and name with volatile text normalized.
-pub fn structure(snapshot: &str) -> String {
+pub(crate) fn structure(snapshot: &str) -> String {
     let mut out = String::new();
     for line in snapshot.lines() {
         let mut l = line.trim_end().to_string();
@@ -74,7 +81,7 @@ pub fn structure(snapshot: &str) -> String {
 }
 
 /// The fingerprint of a state and the node id derived from it.
-pub fn fingerprint(url: &str, snapshot: &str) -> (String, String) {
+pub(crate) fn fingerprint(url: &str, snapshot: &str) -> (String, String) {
     let fp = format!("{}\n{}", normalize_url(url), structure(snapshot));
     let hash = Sha256::digest(fp.as_bytes());
     let id: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();

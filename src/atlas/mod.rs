@@ -1,6 +1,17 @@
 //! The atlas: an on-disk graph of browser states (nodes) linked by the actions between them
-//! (edges), recorded by `link_state` steps.
+//! (edges), recorded by `link_state` steps, replayed, verified, exported and explored.
 
-pub mod explore;
-pub mod fingerprint;
-pub mod store;
+mod explore;
+mod export;
+mod fingerprint;
+mod record;
+mod replay;
+mod store;
+mod view;
+
+pub(crate) use explore::{Options as ExploreOptions, explore};
+pub(crate) use export::{ExportFormat, export};
+pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
+pub(crate) use replay::{Driver, replay, verify};
+pub(crate) use store::{Atlas, AtlasError};
+pub(crate) use view::{GraphFormat, graph, label, path, show};

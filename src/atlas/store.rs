@@ -10,12 +10,15 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use crate::step::{ErrorKind, StepError};
 use sha2::{Digest, Sha256};
 
 /// What can go wrong with an atlas.
 #[derive(Debug, thiserror::Error)]
-pub enum AtlasError {
+pub(crate) enum AtlasError {
     #[error("{path}: {message}")]
     Io { path: String, message: String },
     #[error("link `{action}` of node {from} already leads to {existing}, not {target}")]
@@ -31,6 +34,65 @@ pub enum AtlasError {
     NotFound(String),
 }
 
+impl From<AtlasError> for StepError {
+    /// An atlas that cannot be read or written is the environment's problem (exit code 3);
+    /// a conflicting or broken atlas fails the step.
+    fn from(e: AtlasError) -> StepError {
+        let kind = match e {
+            AtlasError::Io { .. } => ErrorKind::Environment,
+            AtlasError::LinkExists { .. } | AtlasError::Broken { .. } | AtlasError::NotFound(_) => {
+                ErrorKind::CommandFailed
+            }
+        };
+        StepError::new(kind, format!("atlas: {e}"))
+    }
+}
+
+/// `nodes/<id>/meta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NodeMeta {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) fingerprint: String,
+    pub(crate) first_seen: String,
+    pub(crate) last_seen: String,
+    pub(crate) run_ids: Vec<String>,
+    /// For a root: the steps that reach it from outside the graph (usually an `open`).
+    #[serde(default)]
+    pub(crate) entry: Option<Vec<Value>>,
+}
+
+/// `edges/<source>/<action>/meta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EdgeMeta {
+    pub(crate) source: String,
+    /// The action's name as given (the directory and link use its safe form).
+    pub(crate) action: String,
+    pub(crate) target: String,
+    pub(crate) created: String,
+}
+
+/// An outgoing edge of a node.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Link {
+    pub(crate) action: String,
+    pub(crate) target: String,
+    /// The action's file-name-safe form (the link's name).
+    pub(crate) safe: String,
+}
+
+/// A state seen in the browser, as [`Atlas::ensure_state`] records it.
+pub(crate) struct State<'a> {
+    pub(crate) node_id: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) fingerprint: &'a str,
+    pub(crate) snapshot: &'a str,
+    pub(crate) screenshot: Option<&'a Path>,
+    pub(crate) run_id: &'a str,
+}
+
 fn io(path: &Path, e: std::io::Error) -> AtlasError {
     AtlasError::Io {
         path: path.display().to_string(),
@@ -40,30 +102,30 @@ fn io(path: &Path, e: std::io::Error) -> AtlasError {
 
 /// The result of [`Atlas::ensure_state`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ensured {
-    pub node_id: String,
-    pub node_path: PathBuf,
-    pub is_new: bool,
-    pub meta_file: PathBuf,
+pub(crate) struct Ensured {
+    pub(crate) node_id: String,
+    pub(crate) node_path: PathBuf,
+    pub(crate) is_new: bool,
+    pub(crate) meta_file: PathBuf,
 }
 
 /// One step of a path from a root: the node, and the action taken from it (none at the end).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathStep {
-    pub node_id: String,
-    pub action: Option<String>,
-    pub script_path: Option<PathBuf>,
+pub(crate) struct PathStep {
+    pub(crate) node_id: String,
+    pub(crate) action: Option<String>,
+    pub(crate) script_path: Option<PathBuf>,
 }
 
 /// An atlas directory.
 #[derive(Debug, Clone)]
-pub struct Atlas {
-    pub root: PathBuf,
+pub(crate) struct Atlas {
+    pub(crate) root: PathBuf,
 }
 
 /// Makes an action name safe as a file name: no `/`, no NUL, no `..`, no leading `.`; names
 /// longer than 80 bytes are shortened and given a hash of the whole name.
-pub fn safe_action_name(action: &str) -> String {
+pub(crate) fn safe_action_name(action: &str) -> String {
     let mut s: String = action
         .chars()
         .map(|c| {
@@ -106,12 +168,20 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtlasError> {
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 
-fn read_json(path: &Path) -> Result<Value, AtlasError> {
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, AtlasError> {
     let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
     serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
         path: path.display().to_string(),
         message: format!("invalid JSON: {e}"),
     })
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), AtlasError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| AtlasError::Broken {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    write_atomic(path, text.as_bytes())
 }
 
 fn now() -> String {
@@ -120,7 +190,7 @@ fn now() -> String {
 
 impl Atlas {
     /// Opens (and creates) an atlas directory.
-    pub fn open(root: &Path) -> Result<Atlas, AtlasError> {
+    pub(crate) fn open(root: &Path) -> Result<Atlas, AtlasError> {
         for d in ["nodes", "edges"] {
             std::fs::create_dir_all(root.join(d)).map_err(|e| io(&root.join(d), e))?;
         }
@@ -144,58 +214,47 @@ impl Atlas {
     }
 
     /// `nodes/<id>`.
-    pub fn node_dir(&self, id: &str) -> PathBuf {
+    pub(crate) fn node_dir(&self, id: &str) -> PathBuf {
         self.root.join("nodes").join(id)
     }
 
     /// Records a state: a new node, or a new sighting of a known one.
-    #[allow(clippy::too_many_arguments)]
-    pub fn ensure_state(
-        &self,
-        node_id: &str,
-        url: &str,
-        title: &str,
-        fingerprint: &str,
-        snapshot: &str,
-        screenshot: Option<&Path>,
-        run_id: &str,
-    ) -> Result<Ensured, AtlasError> {
+    pub(crate) fn ensure_state(&self, st: &State<'_>) -> Result<Ensured, AtlasError> {
         let _lock = self.lock()?;
-        let dir = self.node_dir(node_id);
+        let dir = self.node_dir(st.node_id);
         let meta_file = dir.join("meta.json");
         let is_new = !meta_file.exists();
         let meta = if is_new {
             std::fs::create_dir_all(dir.join("links")).map_err(|e| io(&dir, e))?;
-            write_atomic(&dir.join("snapshot.txt"), snapshot.as_bytes())?;
+            write_atomic(&dir.join("snapshot.txt"), st.snapshot.as_bytes())?;
             write_atomic(&dir.join("todos.json"), b"[]")?;
-            if let Some(png) = screenshot
+            if let Some(png) = st.screenshot
                 && png.exists()
             {
                 let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
                 write_atomic(&dir.join("screenshot.png"), &bytes)?;
             }
-            json!({
-                "id": node_id, "url": url, "title": title, "fingerprint": fingerprint,
-                "first_seen": now(), "last_seen": now(), "run_ids": [run_id], "entry": null,
-            })
+            NodeMeta {
+                id: st.node_id.to_string(),
+                url: st.url.to_string(),
+                title: st.title.to_string(),
+                fingerprint: st.fingerprint.to_string(),
+                first_seen: now(),
+                last_seen: now(),
+                run_ids: vec![st.run_id.to_string()],
+                entry: None,
+            }
         } else {
-            let mut m = read_json(&meta_file)?;
-            m["last_seen"] = json!(now());
-            if let Some(runs) = m.get_mut("run_ids").and_then(Value::as_array_mut)
-                && !runs.iter().any(|r| r == run_id)
-            {
-                runs.push(json!(run_id));
+            let mut m: NodeMeta = read_json(&meta_file)?;
+            m.last_seen = now();
+            if !m.run_ids.iter().any(|r| r == st.run_id) {
+                m.run_ids.push(st.run_id.to_string());
             }
             m
         };
-        write_atomic(
-            &meta_file,
-            serde_json::to_string_pretty(&meta)
-                .unwrap_or_default()
-                .as_bytes(),
-        )?;
+        write_json(&meta_file, &meta)?;
         Ok(Ensured {
-            node_id: node_id.to_string(),
+            node_id: st.node_id.to_string(),
             node_path: dir,
             is_new,
             meta_file,
@@ -203,7 +262,7 @@ impl Atlas {
     }
 
     /// A node's metadata.
-    pub fn meta(&self, id: &str) -> Result<Value, AtlasError> {
+    pub(crate) fn meta(&self, id: &str) -> Result<NodeMeta, AtlasError> {
         let p = self.node_dir(id).join("meta.json");
         if !p.exists() {
             return Err(AtlasError::NotFound(id.to_string()));
@@ -212,25 +271,20 @@ impl Atlas {
     }
 
     /// Marks a node as a root reached by `steps` (kept if it already has an entry).
-    pub fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
+    pub(crate) fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
         let _lock = self.lock()?;
         let p = self.node_dir(id).join("meta.json");
-        let mut m = read_json(&p)?;
-        if m.get("entry").is_none_or(Value::is_null) {
-            m["entry"] = Value::Array(steps.to_vec());
-            write_atomic(
-                &p,
-                serde_json::to_string_pretty(&m)
-                    .unwrap_or_default()
-                    .as_bytes(),
-            )?;
+        let mut m: NodeMeta = read_json(&p)?;
+        if m.entry.is_none() {
+            m.entry = Some(steps.to_vec());
+            write_json(&p, &m)?;
         }
         Ok(())
     }
 
     /// Links `source` to `target` under `action`, with the steps between them as the edge's flow.
     /// The same link again is a no-op; the same action to another target is `LinkExists`.
-    pub fn link_state(
+    pub(crate) fn link_state(
         &self,
         source: &str,
         action: &str,
@@ -266,20 +320,14 @@ impl Atlas {
         std::fs::create_dir_all(&edge_dir).map_err(|e| io(&edge_dir, e))?;
         // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
         let flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
-        write_atomic(
-            &flow_path,
-            serde_json::to_string_pretty(&flow)
-                .unwrap_or_default()
-                .as_bytes(),
-        )?;
-        let meta =
-            json!({ "source": source, "action": action, "target": target, "created": now() });
-        write_atomic(
-            &edge_dir.join("meta.json"),
-            serde_json::to_string_pretty(&meta)
-                .unwrap_or_default()
-                .as_bytes(),
-        )?;
+        write_json(&flow_path, &flow)?;
+        let meta = EdgeMeta {
+            source: source.into(),
+            action: action.into(),
+            target: target.into(),
+            created: now(),
+        };
+        write_json(&edge_dir.join("meta.json"), &meta)?;
         let tmp = links.join(format!(".{safe}.{}.tmp", std::process::id()));
         let _ = std::fs::remove_file(&tmp);
         std::os::unix::fs::symlink(Path::new("../..").join(target), &tmp)
@@ -289,21 +337,15 @@ impl Atlas {
     }
 
     /// Pushes tasks onto a node's todo list, or pops the first one.
-    pub fn manage_todos(
+    pub(crate) fn manage_todos(
         &self,
         id: &str,
         push: Option<&[Value]>,
     ) -> Result<Option<Value>, AtlasError> {
         let _lock = self.lock()?;
         let p = self.node_dir(id).join("todos.json");
-        let mut todos = match read_json(&p) {
-            Ok(Value::Array(a)) => a,
-            Ok(_) => {
-                return Err(AtlasError::Broken {
-                    path: p.display().to_string(),
-                    message: "not a list".into(),
-                });
-            }
+        let mut todos: Vec<Value> = match read_json(&p) {
+            Ok(a) => a,
             Err(AtlasError::Io { .. }) => Vec::new(),
             Err(e) => return Err(e),
         };
@@ -315,17 +357,12 @@ impl Atlas {
             None if todos.is_empty() => None,
             None => Some(todos.remove(0)),
         };
-        write_atomic(
-            &p,
-            serde_json::to_string_pretty(&todos)
-                .unwrap_or_default()
-                .as_bytes(),
-        )?;
+        write_json(&p, &todos)?;
         Ok(popped)
     }
 
     /// Every node id.
-    pub fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
+    pub(crate) fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
         let dir = self.root.join("nodes");
         let mut ids: Vec<String> = std::fs::read_dir(&dir)
             .map_err(|e| io(&dir, e))?
@@ -337,8 +374,13 @@ impl Atlas {
         Ok(ids)
     }
 
-    /// A node's outgoing edges: (action, target, safe name), by action.
-    pub fn links(&self, id: &str) -> Result<Vec<(String, String, String)>, AtlasError> {
+    /// A node's pending todos (an unreadable list counts as none).
+    pub(crate) fn todos(&self, id: &str) -> Vec<Value> {
+        read_json(&self.node_dir(id).join("todos.json")).unwrap_or_default()
+    }
+
+    /// A node's outgoing edges, by action.
+    pub(crate) fn links(&self, id: &str) -> Result<Vec<Link>, AtlasError> {
         let dir = self.node_dir(id).join("links");
         let Ok(rd) = std::fs::read_dir(&dir) else {
             return Ok(Vec::new());
@@ -362,30 +404,29 @@ impl Atlas {
                 .join(id)
                 .join(&safe)
                 .join("meta.json");
-            let action = read_json(&edge_meta)
-                .ok()
-                .and_then(|m| m.get("action").and_then(Value::as_str).map(str::to_string))
-                .unwrap_or_else(|| safe.clone());
-            out.push((action, target, safe));
+            let action =
+                read_json::<EdgeMeta>(&edge_meta).map_or_else(|_| safe.clone(), |m| m.action);
+            out.push(Link {
+                action,
+                target,
+                safe,
+            });
         }
         out.sort();
         Ok(out)
     }
 
     /// Nodes with an entry (reached from outside the graph).
-    pub fn roots(&self) -> Result<Vec<String>, AtlasError> {
+    pub(crate) fn roots(&self) -> Result<Vec<String>, AtlasError> {
         Ok(self
             .node_ids()?
             .into_iter()
-            .filter(|id| {
-                self.meta(id)
-                    .is_ok_and(|m| m.get("entry").is_some_and(|e| !e.is_null()))
-            })
+            .filter(|id| self.meta(id).is_ok_and(|m| m.entry.is_some()))
             .collect())
     }
 
     /// The shortest path of actions from a root to `target`.
-    pub fn path_to_node(&self, target: &str) -> Result<Vec<PathStep>, AtlasError> {
+    pub(crate) fn path_to_node(&self, target: &str) -> Result<Vec<PathStep>, AtlasError> {
         self.meta(target)?;
         let roots = self.roots()?;
         let mut prev: BTreeMap<String, (String, String, String)> = BTreeMap::new();
@@ -396,7 +437,12 @@ impl Atlas {
             if found {
                 break;
             }
-            for (action, to, safe) in self.links(&n)? {
+            for Link {
+                action,
+                target: to,
+                safe,
+            } in self.links(&n)?
+            {
                 if seen.insert(to.clone()) {
                     prev.insert(to.clone(), (n.clone(), action, safe));
                     if to == target {
@@ -437,25 +483,13 @@ impl Atlas {
     }
 
     /// The steps from a root to `node`: the root's entry, then each edge's flow.
-    pub fn steps_to(&self, node: &str) -> Result<Vec<Value>, AtlasError> {
+    pub(crate) fn steps_to(&self, node: &str) -> Result<Vec<Value>, AtlasError> {
         let path = self.path_to_node(node)?;
         let root = &path[0].node_id;
-        let mut steps: Vec<Value> = self
-            .meta(root)?
-            .get("entry")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let mut steps: Vec<Value> = self.meta(root)?.entry.unwrap_or_default();
         for p in &path {
             if let Some(script) = &p.script_path {
-                let text = std::fs::read_to_string(script).map_err(|e| AtlasError::Io {
-                    path: script.display().to_string(),
-                    message: e.to_string(),
-                })?;
-                let flow: Value = serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
-                    path: script.display().to_string(),
-                    message: e.to_string(),
-                })?;
+                let flow: Value = read_json(script)?;
                 steps.extend(
                     flow.get("steps")
                         .and_then(Value::as_array)
@@ -472,33 +506,35 @@ impl Atlas {
 mod tests {
     use super::*;
 
+    fn state<'a>(id: &'a str, url: &'a str, run_id: &'a str) -> State<'a> {
+        State {
+            node_id: id,
+            url,
+            title: id,
+            fingerprint: "fp",
+            snapshot: "- main",
+            screenshot: None,
+            run_id,
+        }
+    }
+
     fn node(a: &Atlas, id: &str) {
-        a.ensure_state(
-            id,
-            &format!("http://h/{id}"),
-            id,
-            "fp",
-            "- main",
-            None,
-            "run1",
-        )
-        .unwrap();
+        a.ensure_state(&state(id, &format!("http://h/{id}"), "run1"))
+            .unwrap();
     }
 
     #[test]
     fn nodes_links_paths_and_todos() {
         let d = tempfile::tempdir().unwrap();
         let a = Atlas::open(d.path()).unwrap();
-        let first = a
-            .ensure_state("n1", "http://h/", "Home", "fp", "- main", None, "run1")
-            .unwrap();
+        let first = a.ensure_state(&state("n1", "http://h/", "run1")).unwrap();
         assert!(first.is_new);
         assert!(
-            !a.ensure_state("n1", "http://h/", "Home", "fp", "- main", None, "run2")
+            !a.ensure_state(&state("n1", "http://h/", "run2"))
                 .unwrap()
                 .is_new
         );
-        assert_eq!(a.meta("n1").unwrap()["run_ids"], json!(["run1", "run2"]));
+        assert_eq!(a.meta("n1").unwrap().run_ids, ["run1", "run2"]);
         node(&a, "n2");
         node(&a, "n3");
         a.set_entry("n1", &[json!({"open": "http://h/"})]).unwrap();

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
-use crate::engine::processes::{self, GroupGuard};
+use crate::process::{GroupGuard, spawn_group};
 
 /// Chromium flags needed headless in containers and offline machines.
 pub const CHROMIUM_ARGS: &str = "--no-sandbox,--disable-gpu,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-dev-shm-usage";
@@ -210,17 +210,13 @@ impl AgentBrowser {
             .env_remove("AGENT_BROWSER_SESSION")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(c) = &self.chromium {
             cmd.env("AGENT_BROWSER_EXECUTABLE_PATH", c);
         }
-        let child = cmd.spawn().map_err(|e| AdapterError::NotInstalled {
+        let (child, pgid) = spawn_group(&mut cmd).map_err(|e| AdapterError::NotInstalled {
             message: format!("cannot start {}: {e}", self.binary.display()),
         })?;
-        let pgid = child.id().map_or(0, |p| p as i32);
-        processes::register(pgid);
         let _guard = GroupGuard(pgid);
         let out = match tokio::time::timeout(opts.timeout, child.wait_with_output()).await {
             Ok(Ok(o)) => o,

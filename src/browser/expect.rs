@@ -8,11 +8,10 @@ use tokio::time::Instant;
 
 use super::selector::{Alt, alternatives, js_str, resolve_now, role_matches};
 use super::session::Session;
-use super::steps::is;
 use crate::config::model::{
     CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
 };
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Checks every browser assertion of `e` until all hold or `deadline` passes.
 pub async fn expect(
@@ -63,7 +62,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String
                 "expected {} to be visible, but it is not on the page",
                 describe(sel)
             )),
-            Some(r) if !is(session, "visible", &r.target).await? => out.push(format!(
+            Some(r) if !session.is("visible", &r.target).await? => out.push(format!(
                 "expected {} to be visible, but it is hidden",
                 describe(sel)
             )),
@@ -72,7 +71,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String
     }
     if let Some(sel) = &e.hidden
         && let Some(r) = resolve_now(session, sel).await?
-        && is(session, "visible", &r.target).await?
+        && session.is("visible", &r.target).await?
     {
         out.push(format!(
             "expected {} to be hidden, but it is visible",
@@ -85,7 +84,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String
                 "expected {} to be checked, but it is not on the page",
                 describe(sel)
             )),
-            Some(r) if !is(session, "checked", &r.target).await? => out.push(format!(
+            Some(r) if !session.is("checked", &r.target).await? => out.push(format!(
                 "expected {} to be checked, but it is not checked",
                 describe(sel)
             )),

@@ -8,7 +8,7 @@ use tokio::task::JoinHandle;
 
 use super::adapter::AgentBrowser;
 use super::session::Session;
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Browser resources shared by the flows of a run.
 pub struct BrowserHost {
@@ -47,7 +47,7 @@ impl BrowserHost {
             if self.headed
                 && std::env::var_os("DISPLAY").is_none()
                 && std::env::var_os("WAYLAND_DISPLAY").is_none()
-                && !on_path("Xvfb")
+                && !crate::process::on_path("Xvfb")
             {
                 return Err("headed mode needs a display: set DISPLAY, install xvfb, or drop --headed / browser.headed".into());
             }
@@ -183,11 +183,6 @@ fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
                     .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
         })
         .collect()
-}
-
-fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
 }
 
 /// SIGTERMs the agent-browser daemons whose pid files are in `dir` (their browsers go with them).

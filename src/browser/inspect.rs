@@ -11,7 +11,7 @@ use super::selector::{Alt, alternatives, js_str};
 use super::session::Session;
 use crate::config::duration::parse_size;
 use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem, Size};
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Default budget: 50 KB.
 pub const DEFAULT_MAX_SIZE: u64 = 50 * 1024;

@@ -1,10 +1,17 @@
 //! The browser half of runner: the agent-browser adapter, sessions, selectors, the HTML
 //! inspector, and the browser steps and assertions built on them.
 
-pub mod adapter;
-pub mod expect;
-pub mod host;
-pub mod inspect;
-pub mod selector;
-pub mod session;
-pub mod steps;
+pub(crate) mod adapter;
+mod expect;
+mod flow_session;
+mod host;
+mod inspect;
+mod selector;
+mod session;
+mod steps;
+
+pub(crate) use flow_session::{FlowBrowser, session_name};
+pub(crate) use host::BrowserHost;
+pub(crate) use selector::describe_selector;
+pub(crate) use session::Session;
+pub(crate) use steps::{StepFiles, run_step};

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::adapter::RefInfo;
 use super::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// How often a selector is re-tried while waiting for the element.
 const POLL: Duration = Duration::from_millis(100);
@@ -110,6 +110,15 @@ pub fn alternatives(sel: &Selector) -> Vec<Alt> {
             })
             .collect(),
     }
+}
+
+/// A selector as the user reads it: its alternatives joined with ` | `.
+pub(crate) fn describe_selector(sel: &Selector) -> String {
+    alternatives(sel)
+        .iter()
+        .map(Alt::describe)
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.

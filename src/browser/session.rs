@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
@@ -79,6 +79,23 @@ impl Session {
         let b64 = base64::engine::general_purpose::STANDARD.encode(js);
         let data = self.cmd("eval", &["-b".into(), b64], timeout).await?;
         Ok(data.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    /// `is visible|checked|enabled <target>`.
+    pub(crate) async fn is(&mut self, what: &str, target: &str) -> Result<bool, StepError> {
+        let data = self
+            .cmd(
+                "is",
+                &[what.to_string(), target.to_string()],
+                Duration::from_secs(5),
+            )
+            .await?;
+        Ok(data
+            .get(what)
+            .or_else(|| data.get("result"))
+            .or_else(|| data.get("value"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false))
     }
 
     /// The identity of the current document.

@@ -11,7 +11,7 @@ use super::selector::{resolve, resolve_now};
 use super::session::{RefTable, Session};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
-use crate::engine::{ErrorKind, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Where a browser step writes files.
 pub struct StepFiles {
@@ -21,8 +21,8 @@ pub struct StepFiles {
     pub base: String,
 }
 
-/// Runs one browser action.
-pub async fn run(
+/// Runs one browser action (the page checks of an `expect` included).
+pub(crate) async fn run_step(
     session: &mut Session,
     action: Action,
     timeout: Duration,
@@ -128,9 +128,16 @@ pub async fn run(
         }
         Action::Inspect(i) => super::inspect::inspect(session, &i, deadline).await,
         Action::Expect(e) => super::expect::expect(session, &e, deadline).await,
-        other => Err(StepError::new(
+        // Listed one by one, so a new action has to be placed in a family.
+        other @ (Action::Agent(_)
+        | Action::StopAgent(_)
+        | Action::LinkState(_)
+        | Action::Exec(_)
+        | Action::Set(_)
+        | Action::Log(_)
+        | Action::RunFlow(_)) => Err(StepError::new(
             ErrorKind::Environment,
-            format!("`{}` is not a browser step", other.key()),
+            format!("internal error: `{}` is not a browser step", other.key()),
         )),
     }
 }
@@ -215,7 +222,7 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
             let t = Duration::from_secs(5);
             let done = if let Some(sel) = &o.target {
                 let visible = match resolve_now(session, sel).await? {
-                    Some(r) => is(session, "visible", &r.target).await?,
+                    Some(r) => session.is("visible", &r.target).await?,
                     None => false,
                 };
                 match o.state.unwrap_or(VisibleState::Visible) {
@@ -269,21 +276,4 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
             tokio::time::sleep(Duration::from_millis(100)).await;
         },
     }
-}
-
-/// `is visible|checked|enabled <target>`.
-pub async fn is(session: &mut Session, what: &str, target: &str) -> Result<bool, StepError> {
-    let data = session
-        .cmd(
-            "is",
-            &[what.to_string(), target.to_string()],
-            Duration::from_secs(5),
-        )
-        .await?;
-    Ok(data
-        .get(what)
-        .or_else(|| data.get("result"))
-        .or_else(|| data.get("value"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false))
 }

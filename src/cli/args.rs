@@ -5,16 +5,19 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::atlas::{ExportFormat, GraphFormat};
+use crate::report::DiagnosticFormat;
+
 /// A declarative workflow runner: browser, agent and state steps described in YAML or TOML.
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run flows (a directory runs every *.yaml, *.yml and *.toml flow under it).
     Run(RunArgs),
     /// Check flows and profiles without running anything.
@@ -68,7 +71,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ProfilesCommand {
+pub(crate) enum ProfilesCommand {
     /// One line per profile: label, kind, variants, origin.
     List,
     /// The resolved command line of NAME or NAME/VARIANT.
@@ -76,7 +79,7 @@ pub enum ProfilesCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum AtlasCommand {
+pub(crate) enum AtlasCommand {
     /// Nodes, edges, roots and unreachable nodes.
     Show,
     /// The actions from a root to NODE.
@@ -114,84 +117,65 @@ pub enum AtlasCommand {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum GraphFormat {
-    Dot,
-    Mermaid,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ExportFormat {
-    Flow,
-    PlaywrightPython,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SchemaWhich {
+pub(crate) enum SchemaWhich {
     Flow,
     Profile,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiagnosticFormat {
-    Human,
-    Json,
-    Github,
-}
-
 #[derive(Debug, Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Files or directories (default: the current directory).
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// How to print problems.
     #[arg(long, value_enum, default_value = "human")]
-    pub format: DiagnosticFormat,
+    pub(crate) format: DiagnosticFormat,
     /// More profile directories (repeatable; later ones override earlier ones).
     #[arg(long = "profiles", value_name = "DIR")]
-    pub profiles: Vec<PathBuf>,
+    pub(crate) profiles: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Flow files or directories.
     #[arg(required = true)]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Override a var: KEY=VALUE (repeatable).
     #[arg(long = "var", value_name = "KEY=VALUE")]
-    pub vars: Vec<String>,
+    pub(crate) vars: Vec<String>,
     /// Read vars from a YAML, TOML or .env file (repeatable).
     #[arg(long = "var-file", value_name = "FILE")]
-    pub var_files: Vec<PathBuf>,
+    pub(crate) var_files: Vec<PathBuf>,
     /// Flows run in parallel.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: u16,
+    pub(crate) jobs: u16,
     /// Run the I-th of N deterministic slices of the flows (I from 1 to N).
     #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Only flows with this tag (repeatable: any of them).
     #[arg(long = "tag", value_name = "T")]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// Skip flows with this tag (repeatable).
     #[arg(long = "exclude-tag", value_name = "T")]
-    pub exclude_tags: Vec<String>,
+    pub(crate) exclude_tags: Vec<String>,
     /// Also write a report: junit=PATH, json=PATH (repeatable).
     #[arg(long = "report", value_name = "KIND=PATH")]
-    pub reports: Vec<String>,
+    pub(crate) reports: Vec<String>,
     /// Where screenshots, logs and outputs go (default .runner/runs/<run-id>).
     #[arg(long, value_name = "DIR")]
-    pub artifacts: Option<PathBuf>,
+    pub(crate) artifacts: Option<PathBuf>,
     /// Where link_state records states (overrides the flow's `atlas:`).
     #[arg(long, value_name = "DIR")]
-    pub atlas: Option<PathBuf>,
+    pub(crate) atlas: Option<PathBuf>,
     /// More agent profile directories (repeatable; later ones override earlier ones).
     #[arg(long = "profiles", value_name = "DIR")]
-    pub profiles: Vec<PathBuf>,
+    pub(crate) profiles: Vec<PathBuf>,
     /// Load, validate and print the plan; run nothing.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// Show the browser.
     #[arg(long)]
-    pub headed: bool,
+    pub(crate) headed: bool,
     /// Stop scheduling flows after the first failure.
     #[arg(long)]
-    pub fail_fast: bool,
+    pub(crate) fail_fast: bool,
 }

@@ -9,11 +9,6 @@ use crate::browser::adapter::{AgentBrowser, ExecOptions, find_binary, find_chrom
 use crate::config::model::Action;
 use crate::report::Reporter;
 
-fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
-}
-
 /// The (profile, binary) pairs the agent steps of these flows use.
 fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
     let (registry, _) = super::validate::load_registry(&[]);
@@ -26,19 +21,16 @@ fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
         let Some(flow) = loader.load(&f) else {
             continue;
         };
-        for step in flow.flow.steps.iter().chain(&flow.flow.finally) {
+        for step in flow.flow.all_steps() {
             let Action::Agent(a) = &step.action else {
                 continue;
             };
             let Some(p) = registry.get_profile(&a.profile) else {
                 continue;
             };
-            let cmd = a
-                .variant
-                .as_deref()
-                .and_then(|v| p.get_variant(v))
-                .and_then(|v| v.command.as_ref())
-                .unwrap_or(&p.command);
+            let Some(cmd) = p.command_of(a.variant.as_deref()) else {
+                continue;
+            };
             let pair = (p.label.clone(), cmd.binary.clone());
             if !out.contains(&pair) {
                 out.push(pair);
@@ -120,7 +112,7 @@ fn found(name: &'static str, path: Option<&Path>, missing: &str, fix: &str) -> C
 }
 
 /// Runs the checks; exit 0 only when everything needed is there.
-pub fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
+pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
     let mut checks = Vec::new();
     let ab = find_binary();
     checks.push(found(
@@ -148,7 +140,8 @@ pub fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
         });
     }
     for (label, binary) in profile_binaries(flows) {
-        let found = binary.contains('/') && Path::new(&binary).is_file() || on_path(&binary);
+        let found = binary.contains('/') && Path::new(&binary).is_file()
+            || crate::process::on_path(&binary);
         checks.push(Check {
             name: "agent profile",
             ok: found,

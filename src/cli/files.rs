@@ -7,7 +7,7 @@ use crate::source::Diagnostic;
 
 /// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
 /// directories, `target` and `node_modules` skipped), sorted for a deterministic order.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
+pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -47,7 +47,7 @@ fn skipped_dir(p: &Path) -> bool {
 }
 
 /// Whether a file is an agent profile (it sits in a directory named `profiles`).
-pub fn is_profile(path: &Path) -> bool {
+pub(crate) fn is_profile(path: &Path) -> bool {
     path.parent()
         .and_then(Path::file_name)
         .is_some_and(|n| n == "profiles")

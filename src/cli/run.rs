@@ -7,49 +7,27 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{DiagnosticFormat, RunArgs};
+use super::args::RunArgs;
+use super::error::CliError;
 use super::{exit, files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
-use crate::engine::context::process_env;
-use crate::engine::flow::Runtime;
-use crate::engine::{FlowStatus, RunOptions, processes, run_flows};
-use crate::report::{Console, Reporter};
+use crate::engine::{RunOptions, Runtime, RuntimeSettings, run_flows};
+use crate::report::{Console, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
-use crate::template::Templates;
+use crate::step::{FlowResult, FlowStatus};
 
-/// A report to write at the end.
-#[derive(Debug, Clone)]
-enum ReportTarget {
-    Junit(PathBuf),
-    Json(PathBuf),
-    Html(PathBuf),
-}
-
-/// Runs `run`; returns the exit code.
-pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
-    let reports = match parse_reports(&args.reports) {
-        Ok(r) => r,
-        Err(e) => return usage(reporter, &e),
-    };
-    let shard = match args.shard.as_deref().map(parse_shard).transpose() {
-        Ok(s) => s,
-        Err(e) => return usage(reporter, &e),
-    };
-    let overrides = match parse_vars(&args.vars, &args.var_files) {
-        Ok(v) => v,
-        Err(d) => {
-            reporter.diagnostics(&d, DiagnosticFormat::Human);
-            return exit::INVALID_INPUT;
-        }
-    };
-    let paths = match files::collect(&args.paths) {
-        Ok(p) => p,
-        Err(d) => {
-            reporter.diagnostics(&d, DiagnosticFormat::Human);
-            return exit::INVALID_INPUT;
-        }
-    };
+/// Runs `run`; returns the exit code its results give.
+pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> {
+    let reports = ReportTarget::parse_all(&args.reports).map_err(CliError::Usage)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()
+        .map_err(CliError::Usage)?;
+    let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
+    let paths = files::collect(&args.paths).map_err(CliError::invalid)?;
     // A directory runs its flows, not its profiles or `_partial` sub-flows.
     let paths: Vec<PathBuf> = paths
         .into_iter()
@@ -62,30 +40,29 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         .collect();
     let (registry, diags) = validate::load_registry(&args.profiles);
     if !diags.is_empty() {
-        reporter.diagnostics(&diags, DiagnosticFormat::Human);
-        return exit::INVALID_INPUT;
+        return Err(CliError::invalid(diags));
     }
     let mut loader = Loader::new(&registry).with_vars(overrides.keys().cloned());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
-        let diags: Vec<Diagnostic> = loader
+        let diagnostics: Vec<Diagnostic> = loader
             .diagnostics
             .into_iter()
             .filter(|d| seen.insert((d.file_name.clone(), d.span.clone(), d.message.clone())))
             .collect();
-        reporter.diagnostics(&diags, DiagnosticFormat::Human);
-        reporter.error(&format!(
-            "{} problem(s) found; nothing was run",
-            diags.len()
-        ));
-        return exit::INVALID_INPUT;
+        let note = format!("{} problem(s) found; nothing was run", diagnostics.len());
+        return Err(CliError::Invalid {
+            diagnostics,
+            note: Some(note),
+        });
     }
     let total = flows.len();
     let flows = select(flows, &args.tags, &args.exclude_tags, shard);
     if flows.is_empty() {
-        reporter.error("no flow to run (check the paths, --tag, --exclude-tag and --shard)");
-        return exit::INVALID_INPUT;
+        return Err(CliError::Usage(
+            "no flow to run (check the paths, --tag, --exclude-tag and --shard)".into(),
+        ));
     }
     let run_id = run_id();
     let artifacts = absolute(
@@ -96,44 +73,37 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
     );
     let jobs = args.jobs as usize;
     let console = Arc::new(Console::new(*reporter, jobs));
-    let cancel = CancellationToken::new();
-    let rt = Arc::new(Runtime {
-        templates: Templates::new(),
-        env: Arc::new(process_env()),
+    let rt = Arc::new(Runtime::new(RuntimeSettings {
         run_id: run_id.clone(),
         artifacts: artifacts.clone(),
-        cancel: cancel.clone(),
         listener: console.clone(),
         overrides,
-        browser: crate::browser::host::BrowserHost::new(args.headed),
+        headed: args.headed,
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
-    });
+    }));
     if args.dry_run {
         let mut s = String::new();
         for f in &flows {
             s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
-            for line in crate::engine::flow::plan(&rt, f) {
+            for line in crate::engine::plan(&rt, f) {
                 s.push_str(&format!("  {line}\n"));
             }
         }
         s.push_str(&format!("{} flow(s) would run\n", flows.len()));
         reporter.out(&s);
-        return exit::SUCCESS;
+        return Ok(exit::SUCCESS);
     }
-    if let Err(e) = std::fs::create_dir_all(&artifacts) {
-        reporter.error(&format!(
+    std::fs::create_dir_all(&artifacts).map_err(|e| {
+        CliError::Environment(format!(
             "cannot create the artifacts directory {}: {e}",
             artifacts.display()
-        ));
-        return exit::ENVIRONMENT;
-    }
-    let runtime = match super::runtime(reporter) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+        ))
+    })?;
+    let runtime = super::runtime()?;
     let started = Instant::now();
     let count = flows.len();
+    let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
     let (results, interrupted) = runtime.block_on(async {
         let watcher = tokio::spawn(watch_signals(cancel.clone()));
@@ -150,46 +120,25 @@ pub fn run(args: &RunArgs, reporter: &Reporter) -> i32 {
         watcher.abort();
         (results, cancel.is_cancelled())
     });
-    processes::kill_all();
-    let elapsed = started.elapsed();
+    crate::process::kill_all();
     let not_run = count - results.len() + (total - count);
+    let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
     let mut code = exit_code(&results, interrupted);
     for r in &reports {
-        let written = match r {
-            ReportTarget::Json(p) => {
-                let v = crate::report::json::report(&results, not_run, elapsed, &run_id);
-                write(p, &serde_json::to_string_pretty(&v).unwrap_or_default())
-            }
-            ReportTarget::Junit(p) => write(p, &crate::report::junit::report(&results, elapsed)),
-            ReportTarget::Html(dir) => write(
-                &dir.join("index.html"),
-                &crate::report::html::report(&results, elapsed, &run_id),
-            ),
-        };
-        if let Err(e) = written {
+        if let Err(e) = r.write(&results, &summary) {
             reporter.error(&e);
             if code == exit::SUCCESS {
                 code = exit::ENVIRONMENT;
             }
         }
     }
-    let summary_path = artifacts.join("report.json");
-    let v = crate::report::json::report(&results, not_run, elapsed, &run_id);
-    let _ = write(
-        &summary_path,
-        &serde_json::to_string_pretty(&v).unwrap_or_default(),
-    );
-    console.summary(&results, not_run, elapsed);
-    code
-}
-
-fn usage(reporter: &Reporter, message: &str) -> i32 {
-    reporter.error(message);
-    exit::INVALID_INPUT
+    let _ = write_json(&artifacts.join("report.json"), &results, &summary);
+    console.summary(&results, &summary);
+    Ok(code)
 }
 
 /// 130 if interrupted, 3 if a flow met an environment problem, 1 if one failed, else 0.
-pub fn exit_code(results: &[crate::engine::FlowResult], interrupted: bool) -> i32 {
+fn exit_code(results: &[FlowResult], interrupted: bool) -> i32 {
     if interrupted || results.iter().any(|r| r.status == FlowStatus::Interrupted) {
         exit::INTERRUPTED
     } else if results.iter().any(|r| r.status == FlowStatus::Error) {
@@ -216,33 +165,8 @@ async fn watch_signals(cancel: CancellationToken) {
     cancel.cancel();
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    // Write then rename, so a reader never sees half a report.
-    let tmp = path.with_extension("tmp~");
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn parse_reports(specs: &[String]) -> Result<Vec<ReportTarget>, String> {
-    specs
-        .iter()
-        .map(|s| match s.split_once('=') {
-            Some(("junit", p)) if !p.is_empty() => Ok(ReportTarget::Junit(PathBuf::from(p))),
-            Some(("json", p)) if !p.is_empty() => Ok(ReportTarget::Json(PathBuf::from(p))),
-            Some(("html", p)) if !p.is_empty() => Ok(ReportTarget::Html(PathBuf::from(p))),
-            _ => Err(format!(
-                "invalid --report `{s}`: expected junit=PATH, json=PATH or html=DIR"
-            )),
-        })
-        .collect()
-}
-
 /// `I/N` with 1 <= I <= N.
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let err = || format!("invalid --shard `{s}`: expected I/N with 1 <= I <= N, like 1/3");
     let (i, n) = s.split_once('/').ok_or_else(err)?;
     let i: usize = i.trim().parse().map_err(|_| err())?;

@@ -4,7 +4,7 @@ use super::args::SchemaWhich;
 use crate::config::schema::{FLOW_SCHEMA, PROFILE_SCHEMA};
 
 /// The schema's text, exactly as the file in `schemas/`.
-pub fn text(which: SchemaWhich) -> &'static str {
+pub(crate) fn text(which: SchemaWhich) -> &'static str {
     match which {
         SchemaWhich::Flow => FLOW_SCHEMA,
         SchemaWhich::Profile => PROFILE_SCHEMA,

@@ -3,15 +3,16 @@
 use std::path::PathBuf;
 
 use super::args::ValidateArgs;
+use super::error::CliError;
 use super::exit;
 use super::files;
-use crate::agent::profiles::{self, Registry};
 use crate::config::flows::Loader;
+use crate::config::profiles::{self, Registry};
 use crate::report::Reporter;
 use crate::source::Diagnostic;
 
 /// Runs `validate`; returns the exit code.
-pub fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
+pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Result<i32, CliError> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -21,29 +22,30 @@ pub fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
         Ok(f) => f,
         Err(d) => {
             reporter.diagnostics(&d, args.format);
-            return exit::INVALID_INPUT;
+            return Ok(exit::INVALID_INPUT);
         }
     };
     let (registry, mut diags) = load_registry(&args.profiles);
     diags.extend(check_files(&files, &registry));
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);
-    if diags.is_empty() {
+    // The problems were printed in the format asked for; the code says whether there were any.
+    Ok(if diags.is_empty() {
         exit::SUCCESS
     } else {
         exit::INVALID_INPUT
-    }
+    })
 }
 
 /// Profiles: built-in, then `./profiles`, then each `--profiles DIR`.
-pub fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
+pub(crate) fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
     let mut dirs = vec![PathBuf::from("profiles")];
     dirs.extend(extra.iter().cloned());
     Registry::load(&dirs)
 }
 
 /// Validates files in parallel (one chunk per core) and returns every problem, in file order.
-pub fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
+pub(crate) fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(files.len().max(1));

@@ -9,7 +9,7 @@ use super::check::{Ctx, check_flow};
 use super::document::{self, Document};
 use super::model::{Action, Flow};
 use super::schema::{self, SchemaKind, at_value};
-use crate::agent::profiles::Registry;
+use crate::config::profiles::Registry;
 use crate::source::Diagnostic;
 use crate::template::{Templates, is_template};
 
@@ -280,7 +280,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 }
 
 /// Loads and checks a flow held in memory (no sub-flows): every problem, or none. Used by the
-/// fuzz target, which must reach the same code `validate` runs.
+/// fuzz target ([`crate::fuzz_check`]), which must reach the same code `validate` runs.
 pub fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
     let format = document::Format::of(path).unwrap_or(document::Format::Yaml);
     let doc = match document::parse_bytes(path, bytes, format) {
@@ -304,10 +304,6 @@ pub fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
             templates: &Templates::new(),
             extra_vars: &[],
         }));
-    }
-    // Rendering must not panic either.
-    for d in &out {
-        let _ = crate::report::diagnostics::human(d, false);
     }
     out
 }

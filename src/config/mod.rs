@@ -1,12 +1,15 @@
 //! Loading flow and profile files: YAML/TOML -> `Value` + span map, schema validation, the typed
-//! model and the semantic checks.
+//! model, the semantic checks, and agent profiles.
 
-pub mod check;
-pub mod document;
-pub mod duration;
-pub mod flows;
-pub mod model;
-pub mod schema;
-pub mod suggest;
-pub mod toml;
-pub mod yaml;
+mod check;
+pub(crate) mod document;
+pub(crate) mod duration;
+pub(crate) mod flows;
+pub(crate) mod model;
+pub(crate) mod profiles;
+pub(crate) mod schema;
+mod toml;
+mod yaml;
+
+#[cfg(test)]
+mod drift_tests;

@@ -9,9 +9,13 @@ use serde_json::Value;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Flow {
+    /// Accepted so editors can point at the schema; not used.
     #[serde(rename = "$schema")]
+    #[allow(dead_code)]
     pub schema: Option<String>,
     pub name: String,
+    /// Documentation for readers of the flow; not used.
+    #[allow(dead_code)]
     pub description: Option<String>,
     #[serde(default)]
     pub tags: Vec<String>,
@@ -221,6 +225,97 @@ impl Action {
             Action::RunFlow(_) => "run_flow",
         }
     }
+}
+
+/// Which part of runner carries out an action: one exhaustive answer per action, so a new
+/// action cannot silently default to one family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// The engine itself: `log`, `set`, `exec`, `run_flow`, and `expect` (whose page checks go
+    /// to the browser, and whose `that` is a template condition).
+    Core,
+    /// Acts on the page through agent-browser.
+    Browser,
+    /// Starts or stops AI coding agents.
+    Agent,
+    /// Records the browser's state into the atlas (`link_state`).
+    State,
+}
+
+impl Action {
+    /// The family that runs this action.
+    pub fn family(&self) -> Family {
+        match self {
+            Action::Open(_)
+            | Action::Snapshot(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Select(_)
+            | Action::Wait(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Inspect(_) => Family::Browser,
+            Action::Agent(_) | Action::StopAgent(_) => Family::Agent,
+            Action::LinkState(_) => Family::State,
+            Action::Expect(_)
+            | Action::Exec(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_) => Family::Core,
+        }
+    }
+
+    /// Whether the step drives the flow's browser (then it is launched for it, and a failure
+    /// leaves a screenshot and a snapshot of the page).
+    pub fn needs_browser(&self) -> bool {
+        match self.family() {
+            Family::Browser | Family::State => true,
+            Family::Agent => false,
+            Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
+        }
+    }
+
+    /// Whether a successful step of this kind goes into the atlas edge that the next
+    /// `link_state` records: what changes or checks the page's state, not bookkeeping.
+    pub fn recorded_in_atlas(&self) -> bool {
+        match self.family() {
+            Family::Browser => true,
+            Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
+            Family::Agent | Family::State => false,
+        }
+    }
+
+    /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
+    /// and a grace period) instead of being dropped at once.
+    pub fn graceful_on_interrupt(&self) -> bool {
+        matches!(self, Action::Exec(_) | Action::RunFlow(_))
+    }
+
+    /// The timeout of one attempt when the step sets none; `None` means the flow's defaults
+    /// apply. A sub-flow's steps have their own timeouts; an agent's is its own `timeout`.
+    pub fn own_timeout(&self) -> Option<OwnTimeout> {
+        match self {
+            Action::RunFlow(_) => Some(OwnTimeout::Unbounded),
+            Action::Agent(a) => Some(OwnTimeout::Agent(a.timeout.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// A timeout an action brings with it (see [`Action::own_timeout`]).
+#[derive(Debug, Clone)]
+pub enum OwnTimeout {
+    /// No timeout of its own: its inner steps are bounded.
+    Unbounded,
+    /// The agent step's `timeout` (a duration text), or the agent default.
+    Agent(Option<String>),
 }
 
 /// `true` or an options object.
@@ -578,13 +673,38 @@ impl<'de> Deserialize<'de> for Step {
 }
 
 /// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
-/// minimums), checked on a whole flow.
+/// minimums), checked on a whole flow (the drift tests compare it with the schema).
+#[cfg(test)]
 pub fn check_constraints(flow: &Value) -> Result<(), String> {
     let f: Flow = serde_json::from_value(flow.clone()).map_err(|e| e.to_string())?;
     f.check()
 }
 
 impl Flow {
+    /// Every step, `finally` included.
+    pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().chain(&self.finally)
+    }
+
+    /// The flow's `env` as strings (what exec and agent steps get).
+    pub fn env_strings(&self) -> IndexMap<String, String> {
+        self.env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect()
+    }
+
+    /// Whether the flow drives the browser (then its browser can be launched ahead).
+    pub fn uses_browser(&self) -> bool {
+        self.all_steps().any(|s| s.action.needs_browser())
+    }
+
+    /// Whether the flow has `link_state` steps (then the steps it runs are recorded for edges).
+    pub fn records_states(&self) -> bool {
+        self.all_steps()
+            .any(|s| matches!(s.action, Action::LinkState(_)))
+    }
+
     /// The flow-level rules the types alone do not enforce.
     pub fn check(&self) -> Result<(), String> {
         if self.steps.is_empty() {

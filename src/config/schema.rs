@@ -7,7 +7,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
 
-use super::suggest::did_you_mean;
+use crate::source::did_you_mean;
 use crate::source::{Diagnostic, SourceFile, SpanMap, pointer_push};
 
 /// The text of `schemas/flow.schema.json`.
@@ -49,7 +49,8 @@ fn compile(schema: &Value) -> Result<Validator, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The schema as JSON.
+/// The schema as JSON (the drift tests walk it).
+#[cfg(test)]
 pub fn schema_value(kind: SchemaKind) -> &'static Value {
     &compiled(kind).schema
 }

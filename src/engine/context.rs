@@ -4,27 +4,26 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::atlas::Trail;
+
 /// The scope of one flow (a sub-flow has its own).
 #[derive(Debug, Clone)]
-pub struct Scope {
-    pub vars: Map<String, Value>,
-    pub steps: Map<String, Value>,
-    pub env: Arc<Map<String, Value>>,
-    pub secrets: Map<String, Value>,
-    pub flow: Value,
-    pub run: Value,
-    pub web_server: Option<Value>,
-    /// Steps run since the last `link_state` (templates rendered, secrets as references): the
-    /// next edge's flow.
-    pub trail: Vec<Value>,
-    /// The node of the last `link_state`.
-    pub last_state: Option<String>,
+pub(crate) struct Scope {
+    pub(crate) vars: Map<String, Value>,
+    pub(crate) steps: Map<String, Value>,
+    pub(crate) env: Arc<Map<String, Value>>,
+    pub(crate) secrets: Map<String, Value>,
+    pub(crate) flow: Value,
+    pub(crate) run: Value,
+    pub(crate) web_server: Option<Value>,
+    /// What the flow did since its last `link_state`: the next atlas edge.
+    pub(crate) trail: Trail,
     cached: Option<minijinja::Value>,
 }
 
 impl Scope {
     /// A scope with no vars or step outputs yet.
-    pub fn new(env: Arc<Map<String, Value>>, flow: Value, run: Value) -> Scope {
+    pub(crate) fn new(env: Arc<Map<String, Value>>, flow: Value, run: Value) -> Scope {
         Scope {
             vars: Map::new(),
             steps: Map::new(),
@@ -33,33 +32,32 @@ impl Scope {
             flow,
             run,
             web_server: None,
-            trail: Vec::new(),
-            last_state: None,
+            trail: Trail::default(),
             cached: None,
         }
     }
 
     /// Sets a var.
-    pub fn set_var(&mut self, name: String, value: Value) {
+    pub(crate) fn set_var(&mut self, name: String, value: Value) {
         self.vars.insert(name, value);
         self.cached = None;
     }
 
     /// Records a step's outputs under `steps.<id>`.
-    pub fn set_outputs(&mut self, id: String, outputs: Value) {
+    pub(crate) fn set_outputs(&mut self, id: String, outputs: Value) {
         self.steps.insert(id, outputs);
         self.cached = None;
     }
 
     /// Sets a secret.
-    pub fn set_secret(&mut self, name: String, value: String) {
+    pub(crate) fn set_secret(&mut self, name: String, value: String) {
         self.secrets.insert(name, Value::String(value));
         self.cached = None;
     }
 
     /// The context with every secret replaced by its own reference (`{{ secrets.X }}`): what
     /// recorded steps are rendered with, so secret values never reach the atlas.
-    pub fn context_with_secret_refs(&self) -> minijinja::Value {
+    pub(crate) fn context_with_secret_refs(&self) -> minijinja::Value {
         let mut s = self.clone();
         for (k, v) in s.secrets.iter_mut() {
             *v = Value::String(format!("{{{{ secrets.{k} }}}}"));
@@ -69,7 +67,7 @@ impl Scope {
     }
 
     /// The template context, rebuilt only after a change.
-    pub fn context(&mut self) -> minijinja::Value {
+    pub(crate) fn context(&mut self) -> minijinja::Value {
         if let Some(c) = &self.cached {
             return c.clone();
         }
@@ -90,9 +88,16 @@ impl Scope {
     }
 }
 
-/// The process environment as a JSON map.
-pub fn process_env() -> Map<String, Value> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, Value::String(v.into_string().ok()?))))
-        .collect()
+impl Scope {
+    /// `steps.<id>.session_id` of the steps run so far.
+    pub(crate) fn session_lookup(&self) -> impl Fn(&str) -> Option<String> + Send + Sync + use<> {
+        let steps = self.steps.clone();
+        move |id: &str| {
+            steps
+                .get(id)
+                .and_then(|o| o.get("session_id"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }
+    }
 }

@@ -6,41 +6,100 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::processes::{self, GroupGuard};
-use super::secrets::Masker;
-use super::{ErrorKind, StepError};
+use serde_json::{Value, json};
+
+use super::runtime::StepCtx;
+use crate::config::model::{Command as CommandSpec, ExecAction};
+use crate::process::{self, GroupGuard};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Most bytes of each stream kept in memory (and in the step's outputs).
-pub const MAX_CAPTURE: usize = 1024 * 1024;
+pub(crate) const MAX_CAPTURE: usize = 1024 * 1024;
 
 /// A command ready to run.
 #[derive(Debug, Clone)]
-pub struct ExecSpec {
-    pub argv: Vec<String>,
-    pub cwd: PathBuf,
-    pub env: IndexMap<String, String>,
-    pub stdin: Option<String>,
+pub(crate) struct ExecSpec {
+    pub(crate) argv: Vec<String>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: IndexMap<String, String>,
+    pub(crate) stdin: Option<String>,
     /// Where the whole stdout and stderr go (`<base>.stdout`, `<base>.stderr`).
-    pub artifacts: Option<PathBuf>,
+    pub(crate) artifacts: Option<PathBuf>,
 }
 
 /// What a command did.
 #[derive(Debug, Clone)]
-pub struct ExecOutput {
-    pub stdout: String,
-    pub stderr: String,
-    pub exit_code: Option<i32>,
+pub(crate) struct ExecOutput {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) exit_code: Option<i32>,
     /// Set when the command was killed by a signal.
-    pub signal: Option<i32>,
-    pub truncated: bool,
+    pub(crate) signal: Option<i32>,
+    pub(crate) truncated: bool,
+}
+
+/// The `exec` step: the command with the flow's and the step's env, in the flow's directory
+/// (or `cwd` relative to it).
+pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepError> {
+    let frame = cx.frame;
+    let o = e.options();
+    let argv = match (&o.command, o.shell) {
+        (CommandSpec::Argv(a), _) => a.clone(),
+        (CommandSpec::String(s), true) => vec!["sh".into(), "-c".into(), s.clone()],
+        (CommandSpec::String(s), false) => shell_words::split(s).map_err(|err| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot split the command `{s}`: {err}"),
+            )
+        })?,
+    };
+    let mut env = frame.loaded.flow.env_strings();
+    env.extend(o.env.iter().map(|(k, v)| (k.clone(), v.to_string())));
+    let cwd = match &o.cwd {
+        Some(c) => frame.loaded.dir.join(c),
+        None => frame.loaded.dir.clone(),
+    };
+    let spec = ExecSpec {
+        argv,
+        cwd,
+        env,
+        stdin: o.stdin.clone(),
+        artifacts: Some(cx.artifact("exec")),
+    };
+    let out = run(&spec, cx.timeout, &cx.rt.cancel, &frame.masker).await?;
+    let trim = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
+    let outputs = json!({
+        "stdout": trim(&out.stdout),
+        "stderr": trim(&out.stderr),
+        "exit_code": out.exit_code,
+        // More than 1 MiB of output: the outputs hold the start, the artifacts all of it.
+        "truncated": out.truncated,
+    });
+    let ok = out.exit_code == Some(0) || (o.allow_failure && out.exit_code.is_some());
+    if ok {
+        return Ok(outputs);
+    }
+    let mut msg = match (out.exit_code, out.signal) {
+        (Some(c), _) => format!("command exited with code {c}"),
+        (None, Some(s)) => format!("command was killed by signal {s}"),
+        _ => "command failed".into(),
+    };
+    let tail = last_lines(&out.stderr, 5);
+    if !tail.is_empty() {
+        msg.push_str(&format!("; stderr: {tail}"));
+    }
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        frame.masker.mask(&msg),
+    ))
 }
 
 /// Runs the command until it exits, `timeout` passes or `cancel` fires.
-pub async fn run(
+pub(crate) async fn run(
     spec: &ExecSpec,
     timeout: Duration,
     cancel: &CancellationToken,
@@ -65,10 +124,8 @@ pub async fn run(
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| {
+        .stderr(Stdio::piped());
+    let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
         let msg = if e.kind() == std::io::ErrorKind::NotFound {
             format!("command not found: `{program}`")
         } else {
@@ -76,8 +133,6 @@ pub async fn run(
         };
         StepError::new(ErrorKind::CommandFailed, msg)
     })?;
-    let pgid = child.id().map_or(0, |p| p as i32);
-    processes::register(pgid);
     let _guard = GroupGuard(pgid);
 
     if let (Some(text), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
@@ -100,11 +155,11 @@ pub async fn run(
     let status = match status {
         Ok(s) => {
             // The command is done; anything it left running in its group goes with it.
-            processes::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+            process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
             s.ok()
         }
         Err(kind) => {
-            processes::terminate_child_group(pgid, &mut child).await;
+            process::terminate_child_group(pgid, &mut child).await;
             let _ = child.wait().await;
             let (stdout, stderr) = collect(out_task, err_task).await;
             let what = if kind == ErrorKind::Timeout {
@@ -177,16 +232,10 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
         Some(p) => tokio::fs::File::create(&p).await.ok(),
         None => None,
     };
-    let mut reader = BufReader::new(stream);
     let mut kept = String::new();
     let mut truncated = false;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+    let mut lines = process::Lines::new(stream);
+    while let Some(line) = lines.next().await {
         let text = masker.mask(&String::from_utf8_lossy(&line));
         if let Some(f) = file.as_mut() {
             let _ = f.write_all(text.as_bytes()).await;
@@ -204,7 +253,7 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
 }
 
 /// The last `n` non-empty lines, joined with ` | `.
-pub fn last_lines(text: &str, n: usize) -> String {
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }

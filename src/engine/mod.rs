@@ -1,20 +1,31 @@
 //! The interpreter: runs flows step by step with conditions, retries, timeouts, outputs,
-//! `finally`, cancellation, and reports progress through the [`Listener`] trait (no UI here).
+//! `finally`, cancellation, and reports progress through the [`Listener`](crate::step::Listener)
+//! trait (no UI here). It dispatches each step to its family (`browser`, `agent`, `atlas`, or
+//! its own built-ins); no family depends on it.
 
-pub mod context;
-pub mod error;
-pub mod events;
-pub mod exec;
-pub mod flow;
-pub mod link_state;
-pub mod processes;
-pub mod result;
-pub mod retry;
-pub mod run;
-pub mod secrets;
-pub mod web_server;
+mod artifacts;
+mod attempts;
+mod builtins;
+mod context;
+mod dispatch;
+mod exec;
+mod families;
+mod lifecycle;
+mod plan;
+mod render;
+mod replay;
+mod retry;
+mod run;
+mod runtime;
+mod start;
+mod subflow;
+mod web_server;
 
-pub use error::{ErrorKind, StepError};
-pub use events::Listener;
-pub use result::{FlowResult, FlowStatus, Outcome, StepResult};
-pub use run::{RunOptions, run_flows};
+pub(crate) use dispatch::RuntimeSettings;
+pub(crate) use plan::plan;
+pub(crate) use replay::InProcess;
+pub(crate) use run::{RunOptions, run_flows};
+pub(crate) use runtime::Runtime;
+
+#[cfg(test)]
+mod tests;

@@ -2,18 +2,18 @@
 
 use std::time::Duration;
 
-use super::ErrorKind;
 use crate::config::duration::parse_duration;
 use crate::config::model::{ErrorKindName, Retry};
+use crate::step::ErrorKind;
 
 /// A resolved retry policy.
 #[derive(Debug, Clone)]
-pub struct Policy {
-    pub attempts: u32,
-    pub delay: Duration,
-    pub backoff: f64,
-    pub max_delay: Option<Duration>,
-    pub on: Vec<ErrorKindName>,
+pub(crate) struct Policy {
+    pub(crate) attempts: u32,
+    pub(crate) delay: Duration,
+    pub(crate) backoff: f64,
+    pub(crate) max_delay: Option<Duration>,
+    pub(crate) on: Vec<ErrorKindName>,
 }
 
 impl Default for Policy {
@@ -30,7 +30,7 @@ impl Default for Policy {
 
 impl Policy {
     /// The policy a step's `retry` (or the flow's default) describes; durations were validated.
-    pub fn from_config(r: Option<&Retry>) -> Policy {
+    pub(crate) fn from_config(r: Option<&Retry>) -> Policy {
         match r {
             None => Policy::default(),
             Some(Retry::Attempts(n)) => Policy {
@@ -52,10 +52,13 @@ impl Policy {
     }
 
     /// Whether an error of `kind` is retried.
-    pub fn retries(&self, kind: ErrorKind) -> bool {
+    pub(crate) fn retries(&self, kind: ErrorKind) -> bool {
         if matches!(
             kind,
-            ErrorKind::Interrupted | ErrorKind::Environment | ErrorKind::Template
+            ErrorKind::Interrupted
+                | ErrorKind::Environment
+                | ErrorKind::Template
+                | ErrorKind::Internal
         ) {
             return false;
         }
@@ -69,7 +72,7 @@ impl Policy {
     }
 
     /// The wait before attempt `next` (2-based: the first retry).
-    pub fn delay_before(&self, next: u32) -> Duration {
+    pub(crate) fn delay_before(&self, next: u32) -> Duration {
         let factor = self.backoff.powi(next.saturating_sub(2) as i32);
         let d = self.delay.mul_f64(factor.min(1e6));
         match self.max_delay {

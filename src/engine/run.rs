@@ -1,24 +1,26 @@
-//! Scheduling flows: `--jobs` in parallel, `--fail-fast`, cancellation.
+//! Scheduling flows: `--jobs` in parallel, `--fail-fast`, cancellation, browsers launched ahead.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Semaphore;
 
-use super::events::FlowInfo;
-use super::flow::{Runtime, run_flow};
-use super::{FlowResult, FlowStatus};
+use super::lifecycle::{run_flow, wants_headed};
+use super::runtime::Runtime;
+use crate::browser::session_name;
 use crate::config::flows::LoadedFlow;
+use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 
 /// How to schedule a run.
 #[derive(Debug, Clone, Copy)]
-pub struct RunOptions {
-    pub jobs: usize,
-    pub fail_fast: bool,
+pub(crate) struct RunOptions {
+    pub(crate) jobs: usize,
+    pub(crate) fail_fast: bool,
 }
 
-/// Runs the flows; returns the results of those that ran, in the order given.
-pub async fn run_flows(
+/// Runs the flows; returns the results of those that ran, in the order given. A flow whose task
+/// panicked is an `internal` error result, never dropped.
+pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
     opts: RunOptions,
@@ -29,21 +31,21 @@ pub async fn run_flows(
     // Each flow's browser is launched while the flow before it runs (SPEC §7): the launch is
     // the largest fixed cost of a browser flow.
     for (index, loaded) in flows.iter().enumerate().skip(1) {
-        if super::flow::uses_browser(loaded) {
-            let headed = super::flow::wants_headed(&rt, loaded);
+        if loaded.flow.uses_browser() {
+            let headed = wants_headed(&rt, loaded);
             rt.browser
-                .queue_prewarm(super::flow::session_name(index), headed, loaded.dir.clone());
+                .queue_prewarm(session_name(index), headed, loaded.dir.clone());
         }
     }
     for (index, loaded) in flows.into_iter().enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            _ = rt.cancel.cancelled() => break,
+            () = rt.cancel.cancelled() => break,
         };
         if stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
             break;
         }
-        rt.browser.unqueue(&super::flow::session_name(index));
+        rt.browser.unqueue(&session_name(index));
         let rt = rt.clone();
         let stop = stop.clone();
         let info = FlowInfo {
@@ -52,20 +54,50 @@ pub async fn run_flows(
             file: loaded.doc.file.name().to_string(),
             steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
         };
-        handles.push(tokio::spawn(async move {
+        let identity = (loaded.flow.name.clone(), loaded.path.clone());
+        let handle = tokio::spawn(async move {
             let r = run_flow(&rt, loaded, info).await;
             if opts.fail_fast && r.status != FlowStatus::Passed {
                 stop.store(true, Ordering::SeqCst);
             }
             drop(permit);
             r
-        }));
+        });
+        handles.push((identity, handle));
     }
     let mut results = Vec::new();
-    for h in handles {
-        if let Ok(r) = h.await {
-            results.push(r);
-        }
+    for ((name, file), h) in handles {
+        results.push(match h.await {
+            Ok(r) => r,
+            Err(e) => {
+                // The permit went with the task; a panic must not pass as success.
+                if opts.fail_fast {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                panicked(name, file, &e)
+            }
+        });
     }
     results
+}
+
+/// The result of a flow whose task panicked (or was cancelled).
+fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) -> FlowResult {
+    let why = if e.is_panic() {
+        "panicked"
+    } else {
+        "was cancelled"
+    };
+    FlowResult {
+        name,
+        file,
+        status: FlowStatus::Error,
+        duration: std::time::Duration::ZERO,
+        steps: Vec::new(),
+        error: Some(StepError::new(
+            ErrorKind::Internal,
+            format!("internal error: the flow's task {why}; this is a bug in runner"),
+        )),
+        flaky: false,
+    }
 }

@@ -7,12 +7,15 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
-use super::processes;
-use super::{ErrorKind, StepError};
+use crate::config::duration::parse_duration;
+use crate::config::flows::LoadedFlow;
+use crate::config::model::Command as CommandSpec;
+use crate::process;
+use crate::step::{ErrorKind, StepError};
 
 /// A running web server.
-pub struct WebServer {
-    pub url: String,
+pub(crate) struct WebServer {
+    pub(crate) url: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
     /// A command server: its process (the leader of its group).
@@ -20,8 +23,37 @@ pub struct WebServer {
 }
 
 impl WebServer {
+    /// Starts the flow's `web_server`, if it has one.
+    pub(crate) async fn start(loaded: &LoadedFlow) -> Result<Option<WebServer>, StepError> {
+        let Some(ws) = &loaded.flow.web_server else {
+            return Ok(None);
+        };
+        if let Some(dir) = &ws.static_dir {
+            return WebServer::serve_static(&loaded.dir.join(dir))
+                .await
+                .map(Some);
+        }
+        let (Some(command), Some(url)) = (&ws.command, &ws.url) else {
+            return Ok(None);
+        };
+        let argv = match command {
+            CommandSpec::Argv(a) => a.clone(),
+            CommandSpec::String(s) => shell_words::split(s).map_err(|e| {
+                StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
+            })?,
+        };
+        let ready = ws
+            .ready_timeout
+            .as_deref()
+            .and_then(|d| parse_duration(d).ok())
+            .unwrap_or(Duration::from_secs(30));
+        WebServer::start_command(&argv, &loaded.dir, url, ready)
+            .await
+            .map(Some)
+    }
+
     /// Serves `dir` on 127.0.0.1 at a free port.
-    pub async fn serve_static(dir: &Path) -> Result<WebServer, StepError> {
+    async fn serve_static(dir: &Path) -> Result<WebServer, StepError> {
         if !dir.is_dir() {
             return Err(StepError::new(
                 ErrorKind::Environment,
@@ -57,7 +89,7 @@ impl WebServer {
     }
 
     /// Starts `argv` in `cwd` and waits until `url` answers.
-    pub async fn start_command(
+    async fn start_command(
         argv: &[String],
         cwd: &Path,
         url: &str,
@@ -69,22 +101,18 @@ impl WebServer {
                 "web_server.command is empty",
             ));
         };
-        let mut child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("cannot start web server `{program}`: {e}"),
-                )
-            })?;
-        let pgid = child.id().map_or(0, |p| p as i32);
-        processes::register(pgid);
+            .stderr(Stdio::null());
+        let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot start web server `{program}`: {e}"),
+            )
+        })?;
         let deadline = tokio::time::Instant::now() + ready;
         let failure = loop {
             if answers(url).await {
@@ -106,13 +134,13 @@ impl WebServer {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         };
-        processes::terminate_child_group(pgid, &mut child).await;
-        processes::unregister(pgid);
+        process::terminate_child_group(pgid, &mut child).await;
+        process::unregister(pgid);
         Err(StepError::new(ErrorKind::Environment, failure))
     }
 
     /// Stops the server (a command's whole process group).
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
@@ -120,8 +148,8 @@ impl WebServer {
             let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
         }
         if let Some((pgid, mut child)) = self.child.take() {
-            processes::terminate_child_group(pgid, &mut child).await;
-            processes::unregister(pgid);
+            process::terminate_child_group(pgid, &mut child).await;
+            process::unregister(pgid);
         }
     }
 }

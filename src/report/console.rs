@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::Reporter;
-use crate::engine::events::{FlowInfo, Listener};
-use crate::engine::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
+use super::{Reporter, Summary};
+use crate::step::{FlowInfo, Listener};
+use crate::step::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
 
 /// The run's terminal output.
-pub struct Console {
+pub(crate) struct Console {
     reporter: Reporter,
     /// Buffer each flow's lines and print them when it ends (several flows at once).
     buffered: bool,
@@ -27,7 +27,7 @@ struct State {
 
 impl Console {
     /// Output for a run of `jobs` flows at a time.
-    pub fn new(reporter: Reporter, jobs: usize) -> Console {
+    pub(crate) fn new(reporter: Reporter, jobs: usize) -> Console {
         let multi = reporter
             .interactive
             .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
@@ -81,18 +81,18 @@ impl Console {
     }
 
     /// The final summary line.
-    pub fn summary(&self, results: &[FlowResult], not_run: usize, elapsed: Duration) {
-        let count = |st: FlowStatus| results.iter().filter(|r| r.status == st).count();
-        let passed = count(FlowStatus::Passed);
-        let failed = count(FlowStatus::Failed) + count(FlowStatus::Error);
-        let interrupted = count(FlowStatus::Interrupted);
-        let flaky = results.iter().filter(|r| r.flaky).count();
-        let mut s =
-            format!("\nflows: {passed} passed, {failed} failed, {flaky} flaky, {not_run} skipped");
-        if interrupted > 0 {
-            s.push_str(&format!(", {interrupted} interrupted"));
+    pub(crate) fn summary(&self, results: &[FlowResult], sum: &Summary) {
+        let mut s = format!(
+            "\nflows: {} passed, {} failed, {} flaky, {} skipped",
+            sum.passed,
+            sum.failed + sum.errors,
+            sum.flaky,
+            sum.skipped
+        );
+        if sum.interrupted > 0 {
+            s.push_str(&format!(", {} interrupted", sum.interrupted));
         }
-        s.push_str(&format!(" ({})\n", secs(elapsed)));
+        s.push_str(&format!(" ({})\n", secs(sum.elapsed)));
         for r in results.iter().filter(|r| r.status != FlowStatus::Passed) {
             let why = r
                 .error

@@ -1,8 +1,7 @@
 //! The HTML report: `DIR/index.html`, one self-contained page with every flow and step.
 
-use std::time::Duration;
-
-use crate::engine::{FlowResult, FlowStatus, Outcome, StepResult};
+use super::Summary;
+use crate::step::{FlowResult, Outcome, StepResult};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -25,7 +24,11 @@ fn steps(out: &mut String, steps: &[StepResult], depth: usize) {
                 "<div class=\"error\">{}: {}<br><small>{}</small></div>",
                 e.kind.as_str(),
                 esc(&e.message),
-                esc(e.location.as_deref().unwrap_or(""))
+                esc(&e
+                    .location
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default())
             )
         });
         out.push_str(&format!(
@@ -41,16 +44,13 @@ fn steps(out: &mut String, steps: &[StepResult], depth: usize) {
 }
 
 /// The page.
-pub fn report(results: &[FlowResult], elapsed: Duration, run_id: &str) -> String {
-    let passed = results
-        .iter()
-        .filter(|r| r.status == FlowStatus::Passed)
-        .count();
+pub(crate) fn report(results: &[FlowResult], summary: &Summary) -> String {
     let mut out = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report {run}</title>\n<style>\nbody{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:collapse;width:100%;margin-bottom:2em}}\ntd,th{{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}}\n.failed{{background:#fde8e8}} .flaky{{background:#fff6d6}} .tolerated{{background:#fff0e0}} .skipped{{color:#888}}\n.error{{color:#a00;font-family:monospace;white-space:pre-wrap}} h2 small{{font-weight:normal;color:#666}}\n</style></head><body>\n<h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n",
-        run = esc(run_id),
-        total = results.len(),
-        secs = elapsed.as_secs_f64()
+        run = esc(&summary.run_id),
+        passed = summary.passed,
+        total = summary.total,
+        secs = summary.elapsed.as_secs_f64()
     );
     for r in results {
         out.push_str(&format!(

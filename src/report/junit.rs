@@ -1,14 +1,14 @@
 //! The JUnit XML report: a test suite per run, a test case per flow; failures name the step,
 //! flaky flows carry their failed attempts as `flakyFailure`.
 
-use std::time::Duration;
-
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
-use crate::engine::{FlowResult, FlowStatus, Outcome, StepResult};
+use super::Summary;
+use crate::step::{FlowResult, FlowStatus, Outcome, StepResult};
 
 /// The report as XML text.
-pub fn report(results: &[FlowResult], elapsed: Duration) -> String {
+pub(crate) fn report(results: &[FlowResult], summary: &Summary) -> String {
+    let elapsed = summary.elapsed;
     let mut report = Report::new("runner");
     let mut suite = TestSuite::new("runner");
     for r in results {
@@ -56,7 +56,7 @@ fn case(r: &FlowResult) -> TestCase {
                             "step {} `{}` at {}\n{}",
                             step.index + 1,
                             step.name,
-                            e.and_then(|e| e.location.as_deref())
+                            e.and_then(|e| e.location.as_ref())
                                 .unwrap_or(&step.location),
                             e.map_or("", |e| e.message.as_str())
                         ),

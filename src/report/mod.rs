@@ -1,14 +1,21 @@
 //! The only code that writes to the terminal: diagnostics, live progress (indicatif bars in a
-//! terminal, plain lines in CI), summaries; and the report files (JSON, JUnit).
+//! terminal, plain lines in CI), summaries; and the report files (JSON, JUnit, HTML).
 
 mod console;
-pub mod diagnostics;
-pub mod html;
-pub mod json;
-pub mod junit;
+mod diagnostics;
+mod files;
+mod html;
+mod json;
+mod junit;
 mod reporter;
+mod silent;
 mod status;
+mod summary;
 
-pub use console::Console;
-pub use reporter::Reporter;
-pub use status::Status;
+pub(crate) use console::Console;
+pub(crate) use diagnostics::human as human_diagnostic;
+pub(crate) use files::{ReportTarget, write_json};
+pub(crate) use reporter::{DiagnosticFormat, Reporter};
+pub(crate) use silent::Silent;
+pub(crate) use status::Status;
+pub(crate) use summary::Summary;

@@ -2,8 +2,18 @@
 
 use std::io::{IsTerminal, Write};
 
-use crate::cli::args::DiagnosticFormat;
 use crate::source::Diagnostic;
+
+/// How diagnostics are printed (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiagnosticFormat {
+    /// miette-rendered, with source excerpts, to stderr.
+    Human,
+    /// A JSON array to stdout.
+    Json,
+    /// GitHub Actions `::error` annotations to stdout.
+    Github,
+}
 
 /// How and where output goes.
 #[derive(Debug, Clone, Copy)]

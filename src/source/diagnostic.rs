@@ -17,8 +17,6 @@ pub struct Diagnostic {
     pub pointer: String,
     pub message: String,
     pub help: Option<String>,
-    /// What the underlined text is (shown beside the caret).
-    pub label: Option<String>,
 }
 
 impl Diagnostic {
@@ -31,7 +29,6 @@ impl Diagnostic {
             pointer: String::new(),
             message: message.into(),
             help: None,
-            label: None,
         }
     }
 
@@ -44,7 +41,6 @@ impl Diagnostic {
             pointer: String::new(),
             message: message.into(),
             help: None,
-            label: None,
         }
     }
 
@@ -57,12 +53,6 @@ impl Diagnostic {
     /// Sets the JSON pointer.
     pub fn with_pointer(mut self, pointer: impl Into<String>) -> Diagnostic {
         self.pointer = pointer.into();
-        self
-    }
-
-    /// Sets the label under the caret.
-    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
-        self.label = Some(label.into());
         self
     }
 
@@ -106,7 +96,7 @@ impl miette::Diagnostic for Diagnostic {
         let span = self.span.clone()?;
         self.file.as_ref()?;
         let len = span.end.saturating_sub(span.start).max(1);
-        let label = miette::LabeledSpan::new(self.label.clone(), span.start, len);
+        let label = miette::LabeledSpan::new(None, span.start, len);
         Some(Box::new(std::iter::once(label)))
     }
 }

@@ -1,6 +1,6 @@
 //! A loaded text file and the conversions between byte offsets and `line:col`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// One source file held in memory. Cheap to clone: diagnostics keep a handle to it.
@@ -11,7 +11,6 @@ pub struct SourceFile {
 
 #[derive(Debug)]
 struct Inner {
-    path: PathBuf,
     display: String,
     text: String,
     /// Byte offset of the start of every line.
@@ -25,17 +24,11 @@ impl SourceFile {
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             inner: Arc::new(Inner {
-                path: path.to_path_buf(),
                 display: path.display().to_string(),
                 text,
                 line_starts,
             }),
         }
-    }
-
-    /// The path the file was read from.
-    pub fn path(&self) -> &Path {
-        &self.inner.path
     }
 
     /// The file name as shown in messages.
@@ -61,17 +54,6 @@ impl SourceFile {
             .count();
         (line + 1, col + 1)
     }
-
-    /// The text of a 1-based line, without its line break.
-    pub fn line_text(&self, line: usize) -> &str {
-        let starts = &self.inner.line_starts;
-        if line == 0 || line > starts.len() {
-            return "";
-        }
-        let start = starts[line - 1];
-        let end = starts.get(line).map_or(self.inner.text.len(), |e| e - 1);
-        self.inner.text[start..end].trim_end_matches('\r')
-    }
 }
 
 /// The largest char boundary at or before `offset`.
@@ -92,7 +74,5 @@ mod tests {
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(3 + "ログ".len()), (2, 3));
-        assert_eq!(f.line_text(2), "ログc");
-        assert_eq!(f.line_text(9), "");
     }
 }

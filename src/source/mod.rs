@@ -4,7 +4,9 @@
 mod diagnostic;
 mod file;
 mod span_map;
+mod suggest;
 
 pub use diagnostic::Diagnostic;
 pub use file::SourceFile;
 pub use span_map::{NodeSpan, SpanMap, pointer_escape, pointer_push};
+pub use suggest::did_you_mean;

@@ -80,7 +80,7 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
             }
         };
         if !ROOTS.contains(&root) {
-            let help = crate::config::suggest::did_you_mean(root, ROOTS.iter().copied())
+            let help = crate::source::did_you_mean(root, ROOTS.iter().copied())
                 .map(|s| format!("did you mean `{s}`?"))
                 .or_else(|| Some(format!("a template can read: {}", ROOTS.join(", "))));
             out.push(issue(
@@ -122,7 +122,7 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
 }
 
 fn suggest(key: &str, known: &HashSet<String>) -> Option<String> {
-    crate::config::suggest::did_you_mean(key, known.iter().map(String::as_str))
+    crate::source::did_you_mean(key, known.iter().map(String::as_str))
         .map(|s| format!("did you mean `{s}`?"))
 }
 

@@ -29,11 +29,15 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
+    /// Accepted so editors can point at the schema; not used.
     #[serde(rename = "$schema")]
+    #[allow(dead_code)]
     pub schema: Option<String>,
     pub label: String,
     pub executor_type: String,
     pub kind: Kind,
+    /// Documentation for readers of the profile; not used.
+    #[allow(dead_code)]
     pub description: Option<String>,
     pub command: ProfileCommand,
     #[serde(default)]
@@ -71,6 +75,8 @@ pub struct ProfileCommand {
 #[serde(deny_unknown_fields)]
 pub struct Variant {
     pub label: String,
+    /// Documentation for readers of the profile; not used.
+    #[allow(dead_code)]
     pub description: Option<String>,
     pub command: Option<ProfileCommand>,
 }
@@ -142,6 +148,17 @@ impl Registry {
 }
 
 impl Profile {
+    /// The command line of the profile (`None`) or of one of its variants (which falls back to
+    /// the profile's); `None` when there is no such variant.
+    pub fn command_of(&self, variant: Option<&str>) -> Option<&ProfileCommand> {
+        match variant {
+            None => Some(&self.command),
+            Some(v) => self
+                .get_variant(v)
+                .map(|var| var.command.as_ref().unwrap_or(&self.command)),
+        }
+    }
+
     /// A variant by label.
     pub fn get_variant(&self, label: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.label == label)

@@ -4,14 +4,14 @@ use serde_json::Value;
 
 /// Replaces every secret value with `***`.
 #[derive(Debug, Clone, Default)]
-pub struct Masker {
+pub(crate) struct Masker {
     /// Longest first, so a secret that contains another is masked whole.
     values: Vec<String>,
 }
 
 impl Masker {
     /// A masker for these values (empty ones are ignored: they would match everywhere).
-    pub fn new(values: impl IntoIterator<Item = String>) -> Masker {
+    pub(crate) fn new(values: impl IntoIterator<Item = String>) -> Masker {
         let mut values: Vec<String> = values.into_iter().filter(|v| !v.is_empty()).collect();
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
@@ -19,17 +19,17 @@ impl Masker {
     }
 
     /// Adds more values (a sub-flow's secrets).
-    pub fn extend(&self, more: impl IntoIterator<Item = String>) -> Masker {
+    pub(crate) fn extend(&self, more: impl IntoIterator<Item = String>) -> Masker {
         Masker::new(self.values.iter().cloned().chain(more))
     }
 
     /// The values masked.
-    pub fn values(&self) -> Vec<String> {
+    pub(crate) fn values(&self) -> Vec<String> {
         self.values.clone()
     }
 
     /// `text` with secrets replaced.
-    pub fn mask(&self, text: &str) -> String {
+    pub(crate) fn mask(&self, text: &str) -> String {
         let mut out = text.to_string();
         for v in &self.values {
             if out.contains(v.as_str()) {
@@ -40,7 +40,7 @@ impl Masker {
     }
 
     /// A copy of `value` with secrets replaced in every string.
-    pub fn mask_value(&self, value: &Value) -> Value {
+    pub(crate) fn mask_value(&self, value: &Value) -> Value {
         if self.values.is_empty() {
             return value.clone();
         }

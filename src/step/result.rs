@@ -6,57 +6,46 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::StepError;
+use super::{ErrorKind, Location, StepError};
 
 /// passed | failed | skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Passed,
     Failed,
     Skipped,
 }
 
-impl Outcome {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::Skipped => "skipped",
-        }
-    }
-}
-
 /// One step's result. `outcome` is what happened; `conclusion` is what it means for the flow
 /// (a failed step with `continue_on_error` concludes `passed`).
 #[derive(Debug, Clone, Serialize)]
-pub struct StepResult {
-    pub index: usize,
-    pub id: Option<String>,
-    pub name: String,
-    pub action: &'static str,
-    pub outcome: Outcome,
-    pub conclusion: Outcome,
-    pub attempts: u32,
-    pub flaky: bool,
+pub(crate) struct StepResult {
+    pub(crate) index: usize,
+    pub(crate) id: Option<String>,
+    pub(crate) name: String,
+    pub(crate) action: &'static str,
+    pub(crate) outcome: Outcome,
+    pub(crate) conclusion: Outcome,
+    pub(crate) attempts: u32,
+    pub(crate) flaky: bool,
     #[serde(serialize_with = "millis", rename = "duration_ms")]
-    pub duration: Duration,
-    pub error: Option<StepError>,
-    pub outputs: Value,
-    /// `file:line:col` of the step.
-    pub location: String,
+    pub(crate) duration: Duration,
+    pub(crate) error: Option<StepError>,
+    pub(crate) outputs: Value,
+    /// Where the step is in its flow file.
+    pub(crate) location: Location,
     /// Whether it is a `finally` step.
-    pub finally: bool,
+    pub(crate) finally: bool,
     /// Steps of a `run_flow` sub-flow.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<StepResult>,
+    pub(crate) steps: Vec<StepResult>,
 }
 
 /// passed | failed | error (environment) | interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FlowStatus {
+pub(crate) enum FlowStatus {
     Passed,
     Failed,
     /// The environment is missing something (exit code 3).
@@ -65,8 +54,21 @@ pub enum FlowStatus {
 }
 
 impl FlowStatus {
+    /// The status of a flow that failed with an error of `kind`.
+    pub(crate) fn of(kind: ErrorKind) -> FlowStatus {
+        match kind {
+            ErrorKind::Environment | ErrorKind::Internal => FlowStatus::Error,
+            ErrorKind::Interrupted => FlowStatus::Interrupted,
+            ErrorKind::Timeout
+            | ErrorKind::NotFound
+            | ErrorKind::Assertion
+            | ErrorKind::CommandFailed
+            | ErrorKind::Template => FlowStatus::Failed,
+        }
+    }
+
     /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FlowStatus::Passed => "passed",
             FlowStatus::Failed => "failed",
@@ -78,17 +80,17 @@ impl FlowStatus {
 
 /// One flow's result.
 #[derive(Debug, Clone, Serialize)]
-pub struct FlowResult {
-    pub name: String,
-    pub file: PathBuf,
-    pub status: FlowStatus,
+pub(crate) struct FlowResult {
+    pub(crate) name: String,
+    pub(crate) file: PathBuf,
+    pub(crate) status: FlowStatus,
     #[serde(serialize_with = "millis", rename = "duration_ms")]
-    pub duration: Duration,
-    pub steps: Vec<StepResult>,
+    pub(crate) duration: Duration,
+    pub(crate) steps: Vec<StepResult>,
     /// A failure outside any step (a missing secret, a server that did not start).
-    pub error: Option<StepError>,
+    pub(crate) error: Option<StepError>,
     /// Whether a step passed only after a retry.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

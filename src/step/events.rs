@@ -4,16 +4,16 @@ use super::{FlowResult, StepError, StepResult};
 
 /// Identifies a running flow in events.
 #[derive(Debug, Clone)]
-pub struct FlowInfo {
+pub(crate) struct FlowInfo {
     /// Position of the flow in the run (0-based).
-    pub index: usize,
-    pub name: String,
-    pub file: String,
-    pub steps: usize,
+    pub(crate) index: usize,
+    pub(crate) name: String,
+    pub(crate) file: String,
+    pub(crate) steps: usize,
 }
 
 /// Receives progress. Implementations must not block for long.
-pub trait Listener: Send + Sync {
+pub(crate) trait Listener: Send + Sync {
     /// A flow starts.
     fn flow_started(&self, flow: &FlowInfo);
     /// A step starts (`depth` > 0 inside a sub-flow).

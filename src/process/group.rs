@@ -1,5 +1,5 @@
-//! Child process groups: every process runner starts leads its own group, registered here so
-//! that a timeout, Ctrl-C or the end of the run can end the whole group (grandchildren included).
+//! Process groups: [`spawn_group`] starts every child as the leader of its own group and
+//! registers it, so a timeout, Ctrl-C or the end of the run can end the whole group.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -9,7 +9,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 /// How long a group gets between SIGTERM and SIGKILL.
-pub const GRACE: Duration = Duration::from_secs(2);
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
 
 fn registry() -> &'static Mutex<HashSet<i32>> {
     static R: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
@@ -17,28 +17,28 @@ fn registry() -> &'static Mutex<HashSet<i32>> {
 }
 
 /// Registers a live process group; it is ended by [`kill_all`] if still there.
-pub fn register(pgid: i32) {
+pub(crate) fn register(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.insert(pgid);
     }
 }
 
 /// Forgets a process group that has been ended.
-pub fn unregister(pgid: i32) {
+pub(crate) fn unregister(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.remove(&pgid);
     }
 }
 
 /// Sends `signal` to a whole group; a group that is gone already is fine.
-pub fn signal_group(pgid: i32, signal: Signal) {
+pub(crate) fn signal_group(pgid: i32, signal: Signal) {
     if pgid > 1 {
         let _ = killpg(Pid::from_raw(pgid), signal);
     }
 }
 
 /// SIGKILLs every registered group (the last resort at exit).
-pub fn kill_all() {
+pub(crate) fn kill_all() {
     let groups: Vec<i32> = registry()
         .lock()
         .map(|r| r.iter().copied().collect())
@@ -57,8 +57,21 @@ pub async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child)
     signal_group(pgid, Signal::SIGKILL);
 }
 
+/// Spawns `cmd` as the leader of a new process group (killed if its handle is dropped), and
+/// registers the group. Returns the child and its group id.
+pub(crate) fn spawn_group(
+    cmd: &mut tokio::process::Command,
+) -> std::io::Result<(tokio::process::Child, i32)> {
+    cmd.process_group(0).kill_on_drop(true);
+    let child = cmd.spawn()?;
+    // A child that has already been reaped has no id; 0 never names a group we signal.
+    let pgid = child.id().map_or(0, |p| i32::try_from(p).unwrap_or(0));
+    register(pgid);
+    Ok((child, pgid))
+}
+
 /// SIGKILLs the group when dropped (a future cancelled mid-way still leaves no orphans).
-pub struct GroupGuard(pub i32);
+pub(crate) struct GroupGuard(pub(crate) i32);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {

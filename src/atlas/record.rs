@@ -1,0 +1,206 @@
+//! The `link_state` step: fingerprints the browser's current state, records it as a node of the
+//! atlas, and links the flow's previous state to it with the steps run in between.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::fingerprint::fingerprint;
+use super::store::{Atlas, Ensured, State};
+use crate::browser::Session;
+use crate::config::model::{LinkState, Step};
+use crate::step::{Masker, StepError};
+
+/// What a flow has done since its last `link_state`: the steps run (templates rendered, secrets
+/// as references), which become the next edge's flow, and the node it last recorded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Trail {
+    pub(crate) steps: Vec<Value>,
+    pub(crate) last_state: Option<String>,
+}
+
+impl Trail {
+    /// Adds a step that ran (see [`recorded`]).
+    pub(crate) fn push(&mut self, step: &Step, rendered: Value) {
+        if let Some(r) = recorded(step, rendered) {
+            self.steps.push(r);
+        }
+    }
+}
+
+/// Where a `link_state` step writes: the atlas directory and the screenshot file.
+pub(crate) struct RecordTarget<'a> {
+    pub(crate) atlas: &'a Path,
+    pub(crate) screenshot: &'a Path,
+    pub(crate) run_id: &'a str,
+    pub(crate) masker: &'a Masker,
+}
+
+/// Where the atlas is: the step's `atlas`, else `--atlas`, else the flow's `atlas:` (relative to
+/// the flow), else `.runner/atlas`.
+pub(crate) fn atlas_dir(
+    ls: &LinkState,
+    cli: Option<&Path>,
+    flow: Option<&str>,
+    flow_dir: &Path,
+) -> PathBuf {
+    let step = match ls {
+        LinkState::Full(o) => o.atlas.as_deref(),
+        LinkState::Action(_) => None,
+    };
+    match (step, cli, flow) {
+        (Some(s), _, _) => flow_dir.join(s),
+        (None, Some(c), _) => c.to_path_buf(),
+        (None, None, Some(f)) => flow_dir.join(f),
+        (None, None, None) => PathBuf::from(".runner/atlas"),
+    }
+}
+
+/// Records the current state and the edge to it (the `link_state` step).
+pub(crate) async fn record_state(
+    session: &mut Session,
+    ls: &LinkState,
+    to: &RecordTarget<'_>,
+    trail: &mut Trail,
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let action = match ls {
+        LinkState::Action(a) => a.clone(),
+        LinkState::Full(o) => o.action.clone(),
+    };
+    let atlas = Atlas::open(to.atlas)?;
+    let seen = observe(session, &atlas, to, timeout).await?;
+    let steps = std::mem::take(&mut trail.steps);
+    let edge = match trail.last_state.clone() {
+        None => {
+            atlas.set_entry(&seen.ensured.node_id, &steps)?;
+            None
+        }
+        Some(prev) => Some(atlas.link_state(&prev, &action, &seen.ensured.node_id, &steps)?),
+    };
+    trail.last_state = Some(seen.ensured.node_id.clone());
+    Ok(json!({
+        "node_id": seen.ensured.node_id,
+        "is_new": seen.ensured.is_new,
+        "path": seen.ensured.node_path.display().to_string(),
+        "edge": edge.map(|p| p.display().to_string()),
+        "url": seen.seen.url,
+        "title": seen.seen.title,
+    }))
+}
+
+/// A state of the browser, recorded as a node.
+pub(crate) struct Observed {
+    pub(crate) ensured: Ensured,
+    pub(crate) seen: Seen,
+}
+
+/// What the browser shows once its page has settled; secret values masked out.
+pub(crate) struct Seen {
+    pub(crate) url: String,
+    pub(crate) title: String,
+    /// The snapshot's text.
+    pub(crate) text: String,
+    /// The snapshot as agent-browser returned it (its refs name the state's elements).
+    pub(crate) snapshot: Value,
+}
+
+/// Waits for the page to settle and reads its URL, title and snapshot.
+pub(crate) async fn settled_state(
+    session: &mut Session,
+    masker: &Masker,
+    timeout: Duration,
+) -> Result<Seen, StepError> {
+    let snapshot = settled_snapshot(session, timeout).await?;
+    let get = |d: Value, k: &str| {
+        d.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let url = get(session.cmd("get", &["url".into()], timeout).await?, "url");
+    let title = get(
+        session.cmd("get", &["title".into()], timeout).await?,
+        "title",
+    );
+    let text = snapshot
+        .get("snapshot")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    // Secrets never reach the atlas (a form may put one in the URL or on the page).
+    Ok(Seen {
+        url: masker.mask(&url),
+        title: masker.mask(&title),
+        text: masker.mask(text),
+        snapshot,
+    })
+}
+
+/// Waits for the page to settle, fingerprints it and ensures its node in `atlas` (with a
+/// screenshot).
+pub(crate) async fn observe(
+    session: &mut Session,
+    atlas: &Atlas,
+    to: &RecordTarget<'_>,
+    timeout: Duration,
+) -> Result<Observed, StepError> {
+    let seen = settled_state(session, to.masker, timeout).await?;
+    let (fp, node_id) = fingerprint(&seen.url, &seen.text);
+    let screenshot = session
+        .cmd(
+            "screenshot",
+            &[to.screenshot.display().to_string()],
+            timeout,
+        )
+        .await
+        .ok()
+        .map(|_| to.screenshot);
+    let ensured = atlas.ensure_state(&State {
+        node_id: &node_id,
+        url: &seen.url,
+        title: &seen.title,
+        fingerprint: &fp,
+        snapshot: &seen.text,
+        screenshot,
+        run_id: to.run_id,
+    })?;
+    Ok(Observed { ensured, seen })
+}
+
+/// A snapshot of a page that has finished loading and stopped changing: two snapshots 100 ms
+/// apart with the same structure (a click may return before the navigation it starts is done).
+async fn settled_snapshot(session: &mut Session, timeout: Duration) -> Result<Value, StepError> {
+    let deadline = tokio::time::Instant::now() + timeout.min(Duration::from_secs(5));
+    let text = |d: &Value| {
+        d.get("snapshot")
+            .and_then(Value::as_str)
+            .map(super::fingerprint::structure)
+            .unwrap_or_default()
+    };
+    let mut last = session.cmd("snapshot", &[], timeout).await?;
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let ready = session.eval("document.readyState", timeout).await?;
+        let now = session.cmd("snapshot", &[], timeout).await?;
+        let stable = text(&now) == text(&last);
+        if (stable && ready == "complete") || tokio::time::Instant::now() >= deadline {
+            return Ok(now);
+        }
+        last = now;
+    }
+}
+
+/// The step as it goes into an edge's flow: its action with templates rendered (secrets as
+/// references) and its name; `None` for steps that do not act on the page's state.
+fn recorded(step: &Step, rendered: Value) -> Option<Value> {
+    if !step.action.recorded_in_atlas() {
+        return None;
+    }
+    let mut m = serde_json::Map::new();
+    if let Some(n) = &step.name {
+        m.insert("name".into(), json!(n));
+    }
+    m.insert(step.action.key().into(), rendered);
+    Some(Value::Object(m))
+}

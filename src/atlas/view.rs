@@ -1,0 +1,138 @@
+//! Reading an atlas as people do: `atlas show`, `atlas path` and `atlas graph`.
+
+use super::store::{Atlas, AtlasError};
+
+/// How `atlas graph` draws the graph.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum GraphFormat {
+    /// Graphviz dot.
+    Dot,
+    /// A Mermaid flowchart.
+    Mermaid,
+}
+
+/// A node as people read it: its title and path.
+pub(crate) fn label(atlas: &Atlas, id: &str) -> String {
+    let Ok(m) = atlas.meta(id) else {
+        return String::new();
+    };
+    let path = m
+        .url
+        .split_once("://")
+        .and_then(|(_, r)| r.find('/').map(|i| &r[i..]))
+        .unwrap_or("/");
+    format!("{} {path}", m.title).trim().to_string()
+}
+
+/// `atlas show`: nodes, edges, roots and unreachable nodes.
+pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
+    let ids = atlas.node_ids()?;
+    let roots = atlas.roots()?;
+    let mut reachable = std::collections::HashSet::new();
+    let mut s = format!(
+        "atlas {}: {} node(s)\n\nnodes:\n",
+        atlas.root.display(),
+        ids.len()
+    );
+    for id in &ids {
+        s.push_str(&format!("  {id}  {}\n", label(atlas, id)));
+    }
+    s.push_str("\nedges:\n");
+    for id in &ids {
+        for l in atlas.links(id)? {
+            s.push_str(&format!("  {id} --[{}]--> {}\n", l.action, l.target));
+        }
+    }
+    for r in &roots {
+        let mut stack = vec![r.clone()];
+        while let Some(n) = stack.pop() {
+            if reachable.insert(n.clone()) {
+                stack.extend(atlas.links(&n)?.into_iter().map(|l| l.target));
+            }
+        }
+    }
+    s.push_str(&format!(
+        "\nroots: {}\n",
+        if roots.is_empty() {
+            "-".into()
+        } else {
+            roots.join(", ")
+        }
+    ));
+    let unreachable: Vec<&String> = ids.iter().filter(|i| !reachable.contains(*i)).collect();
+    s.push_str(&format!(
+        "unreachable: {}\n",
+        if unreachable.is_empty() {
+            "-".to_string()
+        } else {
+            unreachable
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    ));
+    Ok(s)
+}
+
+/// `atlas path NODE`: the actions from a root to the node.
+pub(crate) fn path(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
+    let steps = atlas.path_to_node(node)?;
+    let mut s = String::new();
+    for p in steps {
+        match p.action {
+            Some(a) => s.push_str(&format!(
+                "{}  {}\n  --[{a}]-->\n",
+                p.node_id,
+                label(atlas, &p.node_id)
+            )),
+            None => s.push_str(&format!("{}  {}\n", p.node_id, label(atlas, &p.node_id))),
+        }
+    }
+    Ok(s)
+}
+
+/// `atlas graph`: the graph as Graphviz dot or a Mermaid flowchart.
+pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasError> {
+    let ids = atlas.node_ids()?;
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut s = String::new();
+    match format {
+        GraphFormat::Dot => {
+            s.push_str("digraph atlas {\n  rankdir=LR;\n");
+            for id in &ids {
+                s.push_str(&format!(
+                    "  \"{id}\" [label=\"{}\"];\n",
+                    esc(&label(atlas, id))
+                ));
+            }
+            for id in &ids {
+                for l in atlas.links(id)? {
+                    s.push_str(&format!(
+                        "  \"{id}\" -> \"{}\" [label=\"{}\"];\n",
+                        l.target,
+                        esc(&l.action)
+                    ));
+                }
+            }
+            s.push_str("}\n");
+        }
+        GraphFormat::Mermaid => {
+            s.push_str("flowchart LR\n");
+            let m = |t: &str| t.replace('"', "#quot;");
+            for id in &ids {
+                s.push_str(&format!("  n{id}[\"{}\"]\n", m(&label(atlas, id))));
+            }
+            for id in &ids {
+                for l in atlas.links(id)? {
+                    s.push_str(&format!(
+                        "  n{id} -->|\"{}\"| n{}\n",
+                        m(&l.action),
+                        l.target
+                    ));
+                }
+            }
+        }
+    }
+    Ok(s)
+}

@@ -1,0 +1,221 @@
+//! The schema files, the embedded copies and the typed model must describe the same data.
+
+use serde_json::{Value, json};
+
+use super::model::{ACTION_KEYS, COMMON_KEYS, Flow};
+use super::schema::{SchemaKind, schema_value};
+
+fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
+    match node.get("$ref").and_then(Value::as_str) {
+        Some(r) => root
+            .pointer(r.trim_start_matches('#'))
+            .expect("a $ref resolves"),
+        None => node,
+    }
+}
+
+fn check_descriptions(root: &Value, node: &Value, path: &str, missing: &mut Vec<String>) {
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        for (k, v) in props {
+            let has =
+                v.get("description").is_some() || resolve(root, v).get("description").is_some();
+            if !has {
+                missing.push(format!("{path}/properties/{k}"));
+            }
+        }
+    }
+    match node {
+        Value::Object(m) => {
+            for (k, v) in m {
+                check_descriptions(root, v, &format!("{path}/{k}"), missing);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                check_descriptions(root, v, &format!("{path}/{i}"), missing);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_property_has_a_description_and_objects_are_closed() {
+    for kind in [SchemaKind::Flow, SchemaKind::Profile] {
+        let s = schema_value(kind);
+        let mut missing = Vec::new();
+        check_descriptions(s, s, "", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "properties without description: {missing:?}"
+        );
+        assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(s["additionalProperties"], false);
+    }
+}
+
+#[test]
+fn schema_and_model_list_the_same_step_keys() {
+    let s = schema_value(SchemaKind::Flow);
+    let props: Vec<&str> = s["$defs"]["step"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let expected: Vec<&str> = COMMON_KEYS.iter().chain(ACTION_KEYS).copied().collect();
+    assert_eq!(props, expected);
+    let one_of: Vec<&str> = s["$defs"]["step"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["required"][0].as_str().unwrap())
+        .collect();
+    assert_eq!(one_of, ACTION_KEYS);
+}
+
+/// One valid value per action, and per option where the shape changes.
+fn valid_steps() -> Vec<Value> {
+    vec![
+        json!({"open": "http://127.0.0.1/"}),
+        json!({"snapshot": true}),
+        json!({"snapshot": {"interactive": true, "compact": true, "depth": 3, "scope": {"css": "main"}}}),
+        json!({"click": "@e5"}),
+        json!({"click": {"role": "button", "text": "Sign in", "exact": true}}),
+        json!({"dblclick": {"css": "li"}}),
+        json!({"hover": [{"css": "#a"}, {"role": "button", "text": "A"}, "#b"]}),
+        json!({"focus": {"text": "Welcome", "tag": "h1"}}),
+        json!({"check": {"ref": "e2"}}),
+        json!({"uncheck": "#agree"}),
+        json!({"fill": {"target": {"css": "#email"}, "value": "a@b.c"}}),
+        json!({"type": {"target": "#n", "value": 42}}),
+        json!({"press": "Control+a"}),
+        json!({"select": {"target": "#c", "value": ["a", "b"]}}),
+        json!({"wait": "250ms"}),
+        json!({"wait": {"for": "#x", "state": "hidden"}}),
+        json!({"wait": {"text": "Done"}}),
+        json!({"screenshot": true}),
+        json!({"screenshot": {"path": "a.png", "target": "#x", "full_page": true}}),
+        json!({"eval": "document.title"}),
+        json!({"inspect": {"target": ["#a", {"css": "main"}], "depth": 2, "include_styles": true, "max_size": "50KB", "format": "aria"}}),
+        json!({"inspect": {"target": "#a", "max_size": 1000}}),
+        json!({"expect": {"url": {"contains": "/x"}, "title": "T", "visible": "#a", "hidden": {"css": ".s"},
+            "text": {"target": "h1", "contains": "W"}, "value": {"target": "#e", "equals": "d"},
+            "count": {"target": "li", "min": 1, "max": "{{ vars.n }}"}, "checked": "#c", "that": true}}),
+        json!({"agent": {"profile": "claude-code", "variant": "plan", "prompt": "p", "workspace": ".",
+            "timeout": "15m", "idle_timeout": "2m", "background": true, "env": {"K": "v"}}}),
+        json!({"agent": {"profile": "codex", "follow_up": "a", "message": "m"}}),
+        json!({"stop_agent": "a"}),
+        json!({"link_state": "signed in"}),
+        json!({"link_state": {"action": "signed in", "atlas": "x"}}),
+        json!({"exec": "echo hi"}),
+        json!({"exec": ["echo", "hi"]}),
+        json!({"exec": {"command": "echo hi", "shell": true, "cwd": "sub", "env": {"A": 1}, "stdin": "x", "allow_failure": true}}),
+        json!({"set": {"a": 1, "b": {"c": [1]}}}),
+        json!({"log": "hi"}),
+        json!({"log": 3}),
+        json!({"run_flow": "sub.yaml"}),
+        json!({"run_flow": {"path": "sub.yaml", "vars": {"a": 1}}}),
+        json!({"id": "x_1", "name": "n", "if": "vars.a", "timeout": "5s", "retry": 3, "continue_on_error": true, "log": "x"}),
+        json!({"retry": {"attempts": 3, "delay": "1s", "backoff": 2, "max_delay": "5s", "on": ["timeout", "not_found"]}, "log": "x"}),
+        json!({"if": false, "log": "x"}),
+    ]
+}
+
+/// Ways to break a valid step.
+fn mutations(step: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let obj = step.as_object().unwrap();
+    let mut unknown = obj.clone();
+    unknown.insert("bogus".into(), json!(1));
+    out.push(Value::Object(unknown));
+    let mut two = obj.clone();
+    two.insert(
+        if obj.contains_key("log") {
+            "exec"
+        } else {
+            "log"
+        }
+        .into(),
+        json!("x"),
+    );
+    out.push(Value::Object(two));
+    for (k, v) in obj {
+        for replacement in [
+            json!(null),
+            json!([]),
+            json!({}),
+            json!(12.5),
+            json!({"zzz": 1}),
+        ] {
+            if &replacement == v {
+                continue;
+            }
+            let mut m = obj.clone();
+            m.insert(k.clone(), replacement);
+            out.push(Value::Object(m));
+        }
+        if let Value::Object(inner) = v {
+            let mut i2 = inner.clone();
+            i2.insert("bogus".into(), json!(true));
+            let mut m = obj.clone();
+            m.insert(k.clone(), Value::Object(i2));
+            out.push(Value::Object(m));
+        }
+    }
+    out
+}
+
+fn flow_with(step: Value) -> Value {
+    json!({"name": "sample", "steps": [step]})
+}
+
+#[test]
+fn schema_and_typed_model_judge_a_corpus_identically() {
+    let schema = schema_value(SchemaKind::Flow);
+    let validator = jsonschema::draft202012::new(schema).unwrap();
+    let mut samples: Vec<Value> = Vec::new();
+    for s in valid_steps() {
+        samples.extend(mutations(&s).into_iter().map(flow_with));
+        samples.push(flow_with(s));
+    }
+    samples.push(json!({"name": "x", "steps": [{"log": "a"}], "vars": {"a": 1}, "secrets": ["A"],
+        "env": {"A": "b"}, "web_server": {"static": "./site"}, "atlas": "a", "browser": {"headed": true, "timeout": "5s"},
+        "defaults": {"timeout": "1s", "retry": 2}, "finally": [{"log": "b"}], "outputs": {"o": "{{ vars.a }}"}, "tags": ["t"]}));
+    samples.push(json!({"name": "x", "steps": []}));
+    samples.push(json!({"name": "x"}));
+    samples.push(json!({"steps": [{"log": "a"}]}));
+    samples.push(json!({"name": "x", "steps": [{"log": "a"}], "tags": "t"}));
+    samples.push(json!({"name": "x", "steps": [{"log": "a"}], "web_server": {"command": "x"}}));
+    samples.push(json!({"name": "x", "steps": [{"log": "a"}], "stepz": []}));
+    let mut disagreements = Vec::new();
+    let mut valid = 0;
+    for s in &samples {
+        let by_schema = validator.is_valid(s);
+        let by_model = serde_json::from_value::<Flow>(s.clone()).is_ok() && model_extra_rules(s);
+        if by_schema {
+            valid += 1;
+        }
+        if by_schema != by_model {
+            disagreements.push(format!("schema={by_schema} model={by_model}: {s}"));
+        }
+    }
+    assert!(valid >= 40, "only {valid} valid samples");
+    assert!(
+        samples.len() - valid >= 200,
+        "only {} invalid samples",
+        samples.len() - valid
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+/// Constraints the schema expresses that serde types cannot (lengths, patterns, ranges); the
+/// validator enforces them after deserializing, so they count as part of the model.
+fn model_extra_rules(v: &Value) -> bool {
+    super::model::check_constraints(v).is_ok()
+}

@@ -1,0 +1,242 @@
+//! One step: its condition, its attempts (retries with delays, each bounded by the timeout),
+//! its outputs, what it adds to the atlas trail, and its result.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use super::context::Scope;
+use super::plan::display_name;
+use super::render::{location, raw_action, template_error};
+use super::retry::Policy;
+use super::runtime::Runtime;
+use super::runtime::{Frame, StepCtx};
+use crate::config::duration::parse_duration;
+use crate::config::flows::LoadedFlow;
+use crate::config::model::{OwnTimeout, Step};
+use crate::step::{ErrorKind, Outcome, StepError, StepResult};
+
+/// Default timeout of one attempt when neither the step nor `defaults` sets one.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An agent's wall clock when its step sets none.
+const AGENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+/// Extra time the engine gives an attempt beyond its timeout before it cuts it off: the
+/// families enforce the timeout themselves and say precisely what timed out.
+const OVERRUN: Duration = Duration::from_secs(5);
+
+/// A sub-flow's bound (its own steps have timeouts): a year.
+const UNBOUNDED: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// The timeout of one attempt: the step's; else the action's own; else, for a step that
+/// drives the browser, the flow's `browser.timeout`; else `defaults.timeout`; else 30 s.
+pub(crate) fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
+    let parse = |s: Option<&String>| s.and_then(|d| parse_duration(d).ok());
+    if let Some(t) = parse(step.timeout.as_ref()) {
+        return t;
+    }
+    let flow = &loaded.flow;
+    match step.action.own_timeout() {
+        Some(OwnTimeout::Unbounded) => UNBOUNDED,
+        Some(OwnTimeout::Agent(t)) => parse(t.as_ref()).unwrap_or(AGENT_TIMEOUT),
+        None => step
+            .action
+            .needs_browser()
+            .then(|| parse(flow.browser.as_ref().and_then(|b| b.timeout.as_ref())))
+            .flatten()
+            .or_else(|| parse(flow.defaults.as_ref().and_then(|d| d.timeout.as_ref())))
+            .unwrap_or(DEFAULT_TIMEOUT),
+    }
+}
+
+/// Runs one step with its condition, retries and timeout.
+pub(crate) async fn run_step(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+    index: usize,
+    finally: bool,
+) -> StepResult {
+    let loaded = frame.loaded;
+    let name = frame
+        .masker
+        .mask(&display_name(rt, loaded, scope, step, ptr));
+    let started = Instant::now();
+    let mut result = StepResult {
+        index,
+        id: step.id.clone(),
+        name: name.clone(),
+        action: step.action.key(),
+        outcome: Outcome::Passed,
+        conclusion: Outcome::Passed,
+        attempts: 0,
+        flaky: false,
+        duration: Duration::ZERO,
+        error: None,
+        outputs: Value::Object(Map::new()),
+        location: location(loaded, ptr),
+        finally,
+        steps: Vec::new(),
+    };
+    if let Some(cond) = &step.condition {
+        let ctx = scope.context();
+        match rt.templates.condition(cond, &ctx) {
+            Ok(true) => {}
+            Ok(false) => {
+                result.outcome = Outcome::Skipped;
+                result.conclusion = Outcome::Skipped;
+                rt.listener.step_finished(frame.info, frame.depth, &result);
+                return result;
+            }
+            Err(e) => {
+                let err = template_error(loaded, &format!("{ptr}/if"), e);
+                return finish(rt, frame, result, Err(err), started, step);
+            }
+        }
+    }
+    let cx = StepCtx {
+        rt,
+        frame,
+        step,
+        ptr,
+        index,
+        timeout: step_timeout(loaded, step),
+    };
+    rt.listener.step_started(frame.info, frame.depth, &name);
+    let outcome = attempts(&cx, scope, &mut result).await;
+    if let Ok(outputs) = &outcome
+        && let Some(id) = &step.id
+    {
+        scope.set_outputs(id.clone(), outputs.clone());
+    }
+    if outcome.is_ok()
+        && frame.records_states
+        && let Some(raw) = raw_action(loaded, ptr, step.action.key())
+    {
+        let ctx = scope.context_with_secret_refs();
+        let rendered = rt
+            .templates
+            .render_value(raw, &ctx)
+            .unwrap_or_else(|_| raw.clone());
+        scope.trail.push(step, rendered);
+    }
+    if outcome.is_err() && step.action.needs_browser() {
+        let base = super::artifacts::step_base(index, step, step.action.key());
+        let arts = frame
+            .browser
+            .failure_artifacts(&frame.dir, &base, &frame.masker)
+            .await;
+        if !arts.is_null() {
+            result.outputs = json!({ "failure_artifacts": arts });
+        }
+    }
+    finish(rt, frame, result, outcome, started, step)
+}
+
+/// The attempts of a step: each bounded by its timeout, retried as its policy says, stopped by
+/// an interrupt. Records the attempts and any sub-flow steps in `result`.
+async fn attempts(
+    cx: &StepCtx<'_>,
+    scope: &mut Scope,
+    result: &mut StepResult,
+) -> Result<Value, StepError> {
+    let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
+    let defaults = frame.loaded.flow.defaults.as_ref();
+    let policy = Policy::from_config(
+        step.retry
+            .as_ref()
+            .or(defaults.and_then(|d| d.retry.as_ref())),
+    );
+    let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
+    for attempt in 1..=policy.attempts {
+        result.attempts = attempt;
+        let mut children = Vec::new();
+        let run = rt.dispatch.run(cx, scope, &mut children);
+        let bounded = async {
+            match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
+                Ok(r) => r,
+                Err(_) => Err(StepError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "step timed out after {}",
+                        humantime::format_duration(cx.timeout)
+                    ),
+                )),
+            }
+        };
+        let r = if step.action.graceful_on_interrupt() {
+            bounded.await
+        } else {
+            // Dropped at once: their agent-browser calls die with their process groups.
+            tokio::select! {
+                r = bounded => r,
+                () = rt.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
+            }
+        };
+        result.steps = children;
+        match r {
+            Ok(outputs) => return Ok(outputs),
+            Err(mut e) => {
+                e.message = frame.masker.mask(&e.message);
+                let e = e.located(&result.location);
+                let again = attempt < policy.attempts
+                    && policy.retries(e.kind)
+                    && !rt.cancel.is_cancelled();
+                let delay = policy.delay_before(attempt + 1);
+                rt.listener.attempt_failed(
+                    frame.info,
+                    frame.depth,
+                    &result.name,
+                    attempt,
+                    &e,
+                    again.then_some(delay),
+                );
+                outcome = Err(e);
+                if !again {
+                    break;
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = rt.cancel.cancelled() => break,
+                }
+            }
+        }
+    }
+    outcome
+}
+
+fn finish(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    mut result: StepResult,
+    outcome: Result<Value, StepError>,
+    started: Instant,
+    step: &Step,
+) -> StepResult {
+    result.duration = started.elapsed();
+    match outcome {
+        Ok(outputs) => {
+            result.outputs = frame.masker.mask_value(&outputs);
+            result.flaky = result.attempts > 1;
+        }
+        Err(e) => {
+            result.outcome = Outcome::Failed;
+            let tolerated = step.continue_on_error
+                && !matches!(
+                    e.kind,
+                    ErrorKind::Interrupted | ErrorKind::Environment | ErrorKind::Internal
+                );
+            result.conclusion = if tolerated {
+                Outcome::Passed
+            } else {
+                Outcome::Failed
+            };
+            result.error = Some(e);
+        }
+    }
+    rt.listener.step_finished(frame.info, frame.depth, &result);
+    result
+}

@@ -1,0 +1,94 @@
+//! The steps the engine runs itself: `log`, `set`, `exec`, `expect` (its page checks go to the
+//! browser family, its `that` is a template condition) and `run_flow`.
+
+use serde_json::{Value, json};
+
+use super::context::Scope;
+use super::families;
+use super::render::{raw_action, template_error};
+use super::runtime::StepCtx;
+use super::{exec, subflow};
+use crate::config::model::{Action, ExpectAction, Scalar};
+use crate::step::{ErrorKind, StepError, StepResult};
+
+/// Runs a core action.
+pub(crate) async fn run(
+    cx: &StepCtx<'_>,
+    action: Action,
+    scope: &mut Scope,
+    children: &mut Vec<StepResult>,
+) -> Result<Value, StepError> {
+    match action {
+        Action::Log(msg) => {
+            let text = cx.frame.masker.mask(&log_text(&msg));
+            cx.rt.listener.message(cx.frame.info, cx.frame.depth, &text);
+            Ok(json!({}))
+        }
+        Action::Set(map) => {
+            for (k, v) in map {
+                scope.set_var(k, v);
+            }
+            Ok(json!({}))
+        }
+        Action::Exec(e) => exec::step(cx, e).await,
+        Action::Expect(e) => expect(cx, e, scope).await,
+        Action::RunFlow(rf) => subflow::step(cx, &rf, scope, children).await,
+        // Listed one by one, so a new action has to be placed in a family.
+        other @ (Action::Open(_)
+        | Action::Snapshot(_)
+        | Action::Click(_)
+        | Action::Dblclick(_)
+        | Action::Hover(_)
+        | Action::Focus(_)
+        | Action::Check(_)
+        | Action::Uncheck(_)
+        | Action::Fill(_)
+        | Action::Type(_)
+        | Action::Press(_)
+        | Action::Select(_)
+        | Action::Wait(_)
+        | Action::Screenshot(_)
+        | Action::Eval(_)
+        | Action::Inspect(_)
+        | Action::Agent(_)
+        | Action::StopAgent(_)
+        | Action::LinkState(_)) => Err(StepError::new(
+            ErrorKind::Internal,
+            format!("internal error: `{}` is not a core step", other.key()),
+        )),
+    }
+}
+
+fn log_text(msg: &Scalar) -> String {
+    msg.to_string()
+}
+
+/// `expect`: the page checks (web-first, in the browser family), then `that`.
+async fn expect(cx: &StepCtx<'_>, e: ExpectAction, scope: &mut Scope) -> Result<Value, StepError> {
+    let that = e.that.clone();
+    if e.has_browser_checks() {
+        families::browser(cx, Action::Expect(e)).await?;
+    }
+    let Some(cond) = that else {
+        return Ok(json!({}));
+    };
+    let loaded = cx.frame.loaded;
+    let ctx = scope.context();
+    let holds = cx
+        .rt
+        .templates
+        .condition(&cond, &ctx)
+        .map_err(|err| template_error(loaded, &format!("{}/expect/that", cx.ptr), err))?;
+    if holds {
+        return Ok(json!({}));
+    }
+    let src = raw_action(loaded, cx.ptr, "expect")
+        .and_then(|v| v.get("that"))
+        .map_or_else(String::new, |v| {
+            v.as_str().map_or_else(|| v.to_string(), str::to_string)
+        });
+    Err(StepError::new(
+        ErrorKind::Assertion,
+        format!("expected `{}` to be true, but it is false", src.trim()),
+    ))
+}

@@ -1,0 +1,92 @@
+//! The one place that sends a step's action to the family that carries it out, and the
+//! runtime that uses it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::context::Scope;
+use super::render::render_action;
+use super::runtime::{Dispatch, Runtime, StepCtx, StepFuture};
+use super::{builtins, families};
+use crate::browser::BrowserHost;
+use crate::config::model::{Action, Family};
+use crate::config::profiles::Registry;
+use crate::step::{Listener, StepError, StepResult};
+use crate::template::Templates;
+
+/// What a command decides about a run.
+pub(crate) struct RuntimeSettings {
+    pub(crate) run_id: String,
+    /// The artifacts directory (absolute).
+    pub(crate) artifacts: PathBuf,
+    pub(crate) listener: Arc<dyn Listener>,
+    pub(crate) overrides: Map<String, Value>,
+    pub(crate) headed: bool,
+    pub(crate) profiles: Registry,
+    pub(crate) atlas: Option<PathBuf>,
+}
+
+impl Runtime {
+    /// A runtime with the real step families, the process environment, and a fresh
+    /// cancellation token.
+    pub(crate) fn new(s: RuntimeSettings) -> Runtime {
+        Runtime {
+            templates: Templates::new(),
+            env: Arc::new(process_env()),
+            run_id: s.run_id,
+            artifacts: s.artifacts,
+            cancel: CancellationToken::new(),
+            listener: s.listener,
+            overrides: s.overrides,
+            browser: BrowserHost::new(s.headed),
+            profiles: s.profiles,
+            atlas: s.atlas,
+            dispatch: &FAMILIES,
+        }
+    }
+}
+
+/// The real families.
+pub(crate) struct Families;
+
+/// The dispatcher every run uses.
+pub(crate) static FAMILIES: Families = Families;
+
+impl Dispatch for Families {
+    fn run<'a>(
+        &'a self,
+        cx: &'a StepCtx<'a>,
+        scope: &'a mut Scope,
+        children: &'a mut Vec<StepResult>,
+    ) -> StepFuture<'a> {
+        Box::pin(async move {
+            let action = render_action(cx, &scope.context())?;
+            run_family(cx, action, scope, children).await
+        })
+    }
+}
+
+/// Runs a rendered action in its family.
+pub(crate) async fn run_family(
+    cx: &StepCtx<'_>,
+    action: Action,
+    scope: &mut Scope,
+    children: &mut Vec<StepResult>,
+) -> Result<Value, StepError> {
+    match action.family() {
+        Family::Browser => families::browser(cx, action).await,
+        Family::Agent => families::agent(cx, action, scope).await,
+        Family::State => families::state(cx, action, scope).await,
+        Family::Core => builtins::run(cx, action, scope, children).await,
+    }
+}
+
+/// The process environment as a JSON map.
+fn process_env() -> Map<String, Value> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, Value::String(v.into_string().ok()?))))
+        .collect()
+}

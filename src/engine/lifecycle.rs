@@ -1,0 +1,180 @@
+//! One flow from start to end: its web server, secrets and vars, its steps then `finally`, and
+//! one teardown path (agents stopped, browser closed, server stopped) whatever happened.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::artifacts;
+use super::attempts::run_step;
+use super::context::Scope;
+use super::runtime::{Frame, Runtime};
+use super::start::{new_scope, prepare};
+use super::web_server::WebServer;
+use crate::browser::FlowBrowser;
+use crate::config::flows::LoadedFlow;
+use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, Outcome, StepError, StepResult};
+
+/// Whether the flow's browser is headed: `--headed` or the flow's `browser.headed`.
+pub(crate) fn wants_headed(rt: &Runtime, loaded: &LoadedFlow) -> bool {
+    rt.browser.headed
+        || loaded
+            .flow
+            .browser
+            .as_ref()
+            .and_then(|b| b.headed)
+            .unwrap_or(false)
+}
+
+/// Runs a top-level flow in a browser of its own.
+pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
+    let browser = FlowBrowser::new(info.index, wants_headed(rt, &loaded), loaded.dir.clone());
+    let result = run_in(rt, &loaded, &info, &browser).await;
+    browser.close(&rt.browser).await;
+    result
+}
+
+/// Runs a top-level flow in `browser` (which it leaves open).
+pub(crate) async fn run_in(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    info: &FlowInfo,
+    browser: &FlowBrowser,
+) -> FlowResult {
+    let started = Instant::now();
+    rt.listener.flow_started(info);
+    let mut server = None;
+    let ran = body(rt, loaded, info, browser, &mut server).await;
+    // The one teardown path: every return above ends here.
+    crate::agent::stop_flow(browser.name()).await;
+    if let Some(s) = server {
+        s.stop().await;
+    }
+    let mut result = FlowResult {
+        name: loaded.flow.name.clone(),
+        file: loaded.path.clone(),
+        status: FlowStatus::Passed,
+        duration: started.elapsed(),
+        steps: Vec::new(),
+        error: None,
+        flaky: false,
+    };
+    match ran {
+        Ok((steps, failure)) => {
+            result.flaky = steps.iter().any(|s| s.flaky);
+            result.steps = steps;
+            if let Some(e) = failure {
+                result.status = FlowStatus::of(e.kind);
+            }
+        }
+        Err(e) => {
+            result.status = FlowStatus::of(e.kind);
+            result.error = Some(e);
+        }
+    }
+    rt.listener.flow_finished(info, &result);
+    result
+}
+
+/// Everything between start and teardown; an `Err` is a failure outside any step.
+async fn body(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    info: &FlowInfo,
+    browser: &FlowBrowser,
+    server: &mut Option<WebServer>,
+) -> Result<(Vec<StepResult>, Option<StepError>), StepError> {
+    let mut scope = new_scope(rt, loaded);
+    *server = WebServer::start(loaded).await?;
+    if let Some(s) = server.as_ref() {
+        scope.web_server = Some(json!({ "url": s.url }));
+    }
+    let masker = prepare(&mut scope, rt, loaded, &rt.overrides)?;
+    let dir = rt
+        .artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!(
+                "cannot create the artifacts directory {}: {e}",
+                dir.display()
+            ),
+        )
+    })?;
+    let frame = Frame {
+        info,
+        depth: 0,
+        loaded,
+        masker,
+        dir,
+        browser,
+        records_states: loaded.flow.records_states(),
+    };
+    Ok(run_steps(rt, &frame, &mut scope).await)
+}
+
+/// Runs `steps` then `finally`; returns the results and the error that failed the flow.
+pub(crate) async fn run_steps(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+) -> (Vec<StepResult>, Option<StepError>) {
+    let flow = &frame.loaded.flow;
+    let mut results = Vec::new();
+    let mut failure: Option<StepError> = None;
+    for (i, step) in flow.steps.iter().enumerate() {
+        if rt.cancel.is_cancelled() {
+            failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
+            break;
+        }
+        let r = Box::pin(run_step(
+            rt,
+            frame,
+            scope,
+            step,
+            &format!("/steps/{i}"),
+            i,
+            false,
+        ))
+        .await;
+        let failed = r.conclusion == Outcome::Failed;
+        if failed {
+            failure.clone_from(&r.error);
+        }
+        results.push(r);
+        if failed {
+            break;
+        }
+    }
+    let interrupted = rt.cancel.is_cancelled();
+    for (i, step) in flow.finally.iter().enumerate() {
+        if interrupted {
+            break;
+        }
+        let idx = flow.steps.len() + i;
+        let r = Box::pin(run_step(
+            rt,
+            frame,
+            scope,
+            step,
+            &format!("/finally/{i}"),
+            idx,
+            true,
+        ))
+        .await;
+        if r.conclusion == Outcome::Failed && failure.is_none() {
+            failure.clone_from(&r.error);
+        }
+        results.push(r);
+    }
+    if interrupted
+        && failure
+            .as_ref()
+            .is_none_or(|f| f.kind != ErrorKind::Interrupted)
+    {
+        failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
+    }
+    (results, failure)
+}

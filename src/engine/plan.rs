@@ -1,0 +1,133 @@
+//! How steps are named in the output and the `--dry-run` plan: a step's `name`, or a short
+//! rendering of its action with the templates that can be rendered already.
+
+use serde_json::Value;
+
+use super::context::Scope;
+use super::runtime::Runtime;
+use super::start::new_scope;
+use crate::browser::describe_selector;
+use crate::config::flows::LoadedFlow;
+use crate::config::model::{Selector, Step};
+
+/// The name shown for a step: its `name`, or a short rendering of its action.
+pub(crate) fn display_name(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> String {
+    let key = step.action.key();
+    if let Some(n) = &step.name {
+        let ctx = scope.context();
+        return rt
+            .templates
+            .render_str(n, &ctx)
+            .unwrap_or_else(|_| n.clone());
+    }
+    let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
+    // Show the values the step will use, when its templates render already.
+    let rendered = raw.and_then(|r| {
+        let ctx = scope.context();
+        rt.templates.render_value(r, &ctx).ok()
+    });
+    let raw = rendered.as_ref().or(raw);
+    let selector_of = |v: &Value| -> Option<String> {
+        let sel: Selector = serde_json::from_value(v.clone()).ok()?;
+        Some(describe_selector(&sel))
+    };
+    let selector_actions = ["click", "dblclick", "hover", "focus", "check", "uncheck"];
+    if let Some(v) = raw {
+        let label = if selector_actions.contains(&key) {
+            selector_of(v)
+        } else if matches!(key, "fill" | "type" | "select" | "inspect") {
+            v.get("target").and_then(selector_of)
+        } else {
+            None
+        };
+        if let Some(label) = label {
+            return format!("{key} {label}");
+        }
+    }
+    let detail = match raw {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Some(Value::Object(m)) => {
+            let first = ["command", "path", "profile", "action", "target"]
+                .iter()
+                .find_map(|k| m.get(*k));
+            match first {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                Some(v) => v.to_string(),
+                None => m.keys().cloned().collect::<Vec<_>>().join(", "),
+            }
+        }
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let detail = detail.replace('\n', " ");
+    let short: String = detail.chars().take(60).collect();
+    let ellipsis = if detail.chars().count() > 60 {
+        "…"
+    } else {
+        ""
+    };
+    if short.is_empty() {
+        key.to_string()
+    } else {
+        format!("{key} {short}{ellipsis}")
+    }
+}
+
+/// `--dry-run`: each step's display name with the templates that can be rendered before the run
+/// (vars, env, flow) rendered; secrets show as `***`.
+pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
+    let mut scope = new_scope(rt, loaded);
+    for name in &loaded.flow.secrets {
+        scope.set_secret(name.clone(), "***".into());
+    }
+    for (k, raw) in &loaded.flow.vars {
+        let ctx = scope.context();
+        let v = match rt.overrides.get(k) {
+            Some(v) => v.clone(),
+            None => rt
+                .templates
+                .render_value(raw, &ctx)
+                .unwrap_or_else(|_| raw.clone()),
+        };
+        scope.set_var(k.clone(), v);
+    }
+    let mut out = Vec::new();
+    let steps = loaded
+        .flow
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("/steps/{i}"), s, ""));
+    let fin = loaded
+        .flow
+        .finally
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("/finally/{i}"), s, "finally "));
+    for (n, (ptr, step, prefix)) in steps.chain(fin).enumerate() {
+        let name = display_name(rt, loaded, &mut scope, step, &ptr);
+        let cond = if step.condition.is_some() {
+            " (if)"
+        } else {
+            ""
+        };
+        out.push(format!("{prefix}{}. {name}{cond}", n + 1));
+    }
+    out
+}

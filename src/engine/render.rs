@@ -1,0 +1,72 @@
+//! Rendering a step's templates when it starts, and locating what failed in the flow file.
+
+use serde_json::{Map, Value};
+
+use super::runtime::StepCtx;
+use crate::config::flows::LoadedFlow;
+use crate::config::model::Action;
+use crate::step::{ErrorKind, Location, StepError};
+use crate::template::RenderError;
+
+/// The place of the node at `ptr` (its key when it has one).
+pub(crate) fn location(loaded: &LoadedFlow, ptr: &str) -> Location {
+    let span = loaded.doc.spans.nearest(ptr).map_or(0..0, |s| {
+        let at = s.key.clone().unwrap_or_else(|| s.value.clone());
+        at.start..at.end
+    });
+    Location {
+        file: loaded.doc.file.clone(),
+        span,
+    }
+}
+
+/// A template error at `ptr` (plus the pointer inside the value the error names), located at
+/// the offending text inside the string when the renderer knows it.
+pub(crate) fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> StepError {
+    let full = format!("{ptr}{}", e.pointer);
+    let span = match loaded.doc.spans.get(&full) {
+        Some(s) => match (s.content_start, e.offset) {
+            (Some(start), Some(off)) => (start + off)..(start + off + 1),
+            _ => s.value.clone(),
+        },
+        None => loaded
+            .doc
+            .spans
+            .nearest(&full)
+            .map_or(0..0, |s| s.value.clone()),
+    };
+    StepError {
+        kind: ErrorKind::Template,
+        message: e.message,
+        location: Some(Location {
+            file: loaded.doc.file.clone(),
+            span,
+        }),
+    }
+}
+
+/// The step's action value as written (`/steps/N/<key>`).
+pub(crate) fn raw_action<'a>(loaded: &'a LoadedFlow, ptr: &str, key: &str) -> Option<&'a Value> {
+    loaded.doc.value.pointer(&format!("{ptr}/{key}"))
+}
+
+/// Renders the step's action value and deserializes it into the typed action.
+pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<Action, StepError> {
+    let loaded = cx.frame.loaded;
+    let key = cx.step.action.key();
+    let raw = raw_action(loaded, cx.ptr, key)
+        .cloned()
+        .unwrap_or(Value::Null);
+    let rendered = cx
+        .rt
+        .templates
+        .render_value(&raw, ctx)
+        .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
+    let mut m = Map::new();
+    m.insert(key.to_string(), rendered);
+    serde_json::from_value(Value::Object(m)).map_err(|e| StepError {
+        kind: ErrorKind::Template,
+        message: format!("after rendering its templates, `{key}` is invalid: {e}"),
+        location: Some(location(loaded, &format!("{}/{key}", cx.ptr))),
+    })
+}

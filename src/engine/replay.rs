@@ -1,0 +1,113 @@
+//! Running recorded atlas paths in process, for `atlas replay|verify` and `explore`: the engine's
+//! side of [`crate::atlas::Driver`]. Recorded steps run as any flow's steps do (`exec` and
+//! `expect.that` included), through the same loader checks and dispatch.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::MappedMutexGuard;
+
+use super::lifecycle::run_in;
+use super::runtime::Runtime;
+use crate::atlas::Driver;
+use crate::browser::{FlowBrowser, Session};
+use crate::config::flows::Loader;
+use crate::step::{ErrorKind, FlowInfo, FlowResult, StepError};
+
+/// Runs flows one after another in one browser session (until [`Driver::reset`]).
+pub(crate) struct InProcess {
+    rt: Arc<Runtime>,
+    browser: FlowBrowser,
+    /// Flows run so far (names their files and artifacts).
+    runs: usize,
+    /// Browsers opened so far (names their sessions).
+    browsers: usize,
+}
+
+impl InProcess {
+    /// A driver for `rt`'s run; its first browser opens on first use.
+    pub(crate) fn new(rt: Arc<Runtime>) -> InProcess {
+        let browser = FlowBrowser::new(0, rt.browser.headed, rt.artifacts.clone());
+        InProcess {
+            rt,
+            browser,
+            runs: 0,
+            browsers: 1,
+        }
+    }
+
+    /// Closes the browser and waits until its processes are gone.
+    pub(crate) async fn close(self) {
+        self.browser.close(&self.rt.browser).await;
+        self.rt.browser.wait_closed().await;
+    }
+}
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, StepError>> + Send + 'a>>;
+
+impl Driver for InProcess {
+    fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
+        Box::pin(async move {
+            let rt = self.rt.clone();
+            let index = self.runs;
+            self.runs += 1;
+            // Through a file, so the flow is checked like any other and failures point at it.
+            let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
+            let text = serde_json::to_string_pretty(flow).map_err(|e| {
+                StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
+            })?;
+            std::fs::create_dir_all(&rt.artifacts)
+                .and_then(|()| std::fs::write(&path, text))
+                .map_err(|e| {
+                    StepError::new(
+                        ErrorKind::Environment,
+                        format!("cannot write {}: {e}", path.display()),
+                    )
+                })?;
+            let mut loader = Loader::new(&rt.profiles);
+            let Some(loaded) = loader.load(&path) else {
+                let why: Vec<String> = loader
+                    .diagnostics
+                    .iter()
+                    .map(|d| format!("{}: {}", d.location(), d.message))
+                    .collect();
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "the recorded steps are not a valid flow: {}",
+                        why.join("; ")
+                    ),
+                ));
+            };
+            let info = FlowInfo {
+                index,
+                name: loaded.flow.name.clone(),
+                file: loaded.doc.file.name().to_string(),
+                steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
+            };
+            Ok(run_in(&rt, &loaded, &info, &self.browser).await)
+        })
+    }
+
+    fn session<'a>(&'a mut self) -> Boxed<'a, MappedMutexGuard<'a, Session>> {
+        Box::pin(async move { self.browser.session(&self.rt.browser).await })
+    }
+
+    fn reset<'a>(&'a mut self) -> Boxed<'a, ()> {
+        Box::pin(async move {
+            let old = std::mem::replace(
+                &mut self.browser,
+                FlowBrowser::new(
+                    self.browsers,
+                    self.rt.browser.headed,
+                    self.rt.artifacts.clone(),
+                ),
+            );
+            self.browsers += 1;
+            old.close(&self.rt.browser).await;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! The context a step runs in, at three levels: the run ([`Runtime`]), the flow ([`Frame`]) and
+//! the step ([`StepCtx`]); and the seam between the engine's step logic and the families that
+//! carry out actions ([`Dispatch`]).
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::artifacts;
+use super::context::Scope;
+use crate::browser::{BrowserHost, FlowBrowser};
+use crate::config::flows::LoadedFlow;
+use crate::config::model::Step;
+use crate::config::profiles::Registry;
+use crate::step::{FlowInfo, Listener, Masker, StepError, StepResult};
+use crate::template::Templates;
+
+/// The run's shared state and settings.
+pub(crate) struct Runtime {
+    pub(crate) templates: Templates,
+    pub(crate) env: Arc<Map<String, Value>>,
+    pub(crate) run_id: String,
+    /// The run's artifacts directory (absolute).
+    pub(crate) artifacts: PathBuf,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) listener: Arc<dyn Listener>,
+    /// `--var` / `--var-file` values, applied to top-level flows.
+    pub(crate) overrides: Map<String, Value>,
+    /// Browser resources (adapter, sockets, background closes).
+    pub(crate) browser: BrowserHost,
+    /// Agent profiles.
+    pub(crate) profiles: Registry,
+    /// `--atlas DIR`.
+    pub(crate) atlas: Option<PathBuf>,
+    /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in
+    /// the engine's own tests.
+    pub(crate) dispatch: &'static dyn Dispatch,
+}
+
+/// A boxed step future (it keeps the engine's own futures small).
+pub(crate) type StepFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Value, StepError>> + Send + 'a>>;
+
+/// Runs one attempt of a step's action: renders its templates and hands it to its family.
+/// The engine's step logic (conditions, attempts, timeouts, outputs) sits above this seam; the
+/// engine's tests put a fake family here.
+pub(crate) trait Dispatch: Send + Sync {
+    /// One attempt; a `run_flow` puts its sub-steps' results in `children`.
+    fn run<'a>(
+        &'a self,
+        cx: &'a StepCtx<'a>,
+        scope: &'a mut Scope,
+        children: &'a mut Vec<StepResult>,
+    ) -> StepFuture<'a>;
+}
+
+/// A flow being run (a sub-flow has its own frame, one level deeper).
+pub(crate) struct Frame<'a> {
+    pub(crate) info: &'a FlowInfo,
+    pub(crate) depth: usize,
+    pub(crate) loaded: &'a LoadedFlow,
+    pub(crate) masker: Masker,
+    /// `<artifacts>/<NNN-flow>` (a sub-flow's inside its parent's).
+    pub(crate) dir: PathBuf,
+    pub(crate) browser: &'a FlowBrowser,
+    /// The flow has `link_state` steps: record the steps it runs for the atlas's edges.
+    pub(crate) records_states: bool,
+}
+
+/// What one step's action needs.
+pub(crate) struct StepCtx<'a> {
+    pub(crate) rt: &'a Runtime,
+    pub(crate) frame: &'a Frame<'a>,
+    pub(crate) step: &'a Step,
+    /// The step's JSON pointer in its file (`/steps/3`, `/finally/0`).
+    pub(crate) ptr: &'a str,
+    /// Its position in the flow (steps, then `finally`).
+    pub(crate) index: usize,
+    /// The timeout of one attempt.
+    pub(crate) timeout: Duration,
+}
+
+impl StepCtx<'_> {
+    /// `<flow artifacts>/NNN-<id or fallback>`: the prefix of this step's files.
+    pub(crate) fn artifact(&self, fallback: &str) -> PathBuf {
+        self.frame
+            .dir
+            .join(artifacts::step_base(self.index, self.step, fallback))
+    }
+}

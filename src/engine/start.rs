@@ -1,0 +1,70 @@
+//! How a flow's scope starts: `flow`, `run` and `env`, its secrets read from the environment
+//! and its vars rendered in order (a sub-flow's from the vars its parent passes).
+
+use serde_json::{Map, Value, json};
+
+use super::context::Scope;
+use super::render::template_error;
+use super::runtime::Runtime;
+use crate::config::flows::LoadedFlow;
+use crate::step::{ErrorKind, Masker, StepError};
+
+/// The scope a flow starts with: `flow`, `run` and `env` set, no vars yet.
+pub(crate) fn new_scope(rt: &Runtime, loaded: &LoadedFlow) -> Scope {
+    Scope::new(
+        rt.env.clone(),
+        json!({
+            "name": loaded.flow.name,
+            "file": loaded.path.display().to_string(),
+            "dir": loaded.dir.display().to_string(),
+        }),
+        json!({"id": rt.run_id, "artifacts": rt.artifacts.display().to_string()}),
+    )
+}
+
+/// Reads the flow's secrets and renders its vars (`overrides` win); returns the masker of
+/// the flow's secrets.
+pub(crate) fn prepare(
+    scope: &mut Scope,
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    overrides: &Map<String, Value>,
+) -> Result<Masker, StepError> {
+    let mut values = Vec::new();
+    for name in &loaded.flow.secrets {
+        match rt.env.get(name).and_then(Value::as_str) {
+            Some(v) => {
+                values.push(v.to_string());
+                scope.set_secret(name.clone(), v.to_string());
+            }
+            None => {
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!("secret `{name}` is not set in the environment"),
+                ));
+            }
+        }
+    }
+    for (k, raw) in &loaded.flow.vars {
+        let value = match overrides.get(k) {
+            Some(v) => v.clone(),
+            None => {
+                let ctx = scope.context();
+                rt.templates.render_value(raw, &ctx).map_err(|e| {
+                    template_error(
+                        loaded,
+                        &format!("/vars/{}", crate::source::pointer_escape(k)),
+                        e,
+                    )
+                })?
+            }
+        };
+        scope.set_var(k.clone(), value);
+    }
+    for (k, v) in overrides {
+        if !loaded.flow.vars.contains_key(k) {
+            scope.set_var(k.clone(), v.clone());
+        }
+    }
+    Ok(Masker::new(values))
+}

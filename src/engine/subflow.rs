@@ -1,0 +1,111 @@
+//! `run_flow`: a sub-flow in its own scope, sharing its parent's browser; its vars never leak
+//! back, its `outputs` come back.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::artifacts;
+use super::context::Scope;
+use super::lifecycle::run_steps;
+use super::render::{raw_action, template_error};
+use super::runtime::{Frame, StepCtx};
+use super::start::{new_scope, prepare};
+use crate::config::flows::LoadedFlow;
+use crate::config::model::RunFlow;
+use crate::step::{ErrorKind, Outcome, StepError, StepResult};
+
+/// The `run_flow` step; the sub-flow's step results go to `children`.
+pub(crate) async fn step(
+    cx: &StepCtx<'_>,
+    rf: &RunFlow,
+    scope: &Scope,
+    children: &mut Vec<StepResult>,
+) -> Result<Value, StepError> {
+    let loaded = cx.frame.loaded;
+    let vars = match rf {
+        RunFlow::Full(o) => o.vars.clone(),
+        RunFlow::Path(_) => IndexMap::new(),
+    };
+    // Sub-flows were loaded by the path as written (before rendering).
+    let raw = raw_action(loaded, cx.ptr, "run_flow");
+    let raw_path = raw
+        .and_then(|v| v.get("path"))
+        .or(raw)
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(sub) = loaded.subflows.get(raw_path).cloned() else {
+        return Err(StepError::new(
+            ErrorKind::Environment,
+            format!(
+                "sub-flow `{}` was not loaded (templated sub-flow paths are not supported)",
+                rf.path()
+            ),
+        ));
+    };
+    run(
+        cx,
+        sub,
+        vars.into_iter().collect(),
+        scope.web_server.clone(),
+        children,
+    )
+    .await
+}
+
+async fn run(
+    cx: &StepCtx<'_>,
+    sub: Arc<LoadedFlow>,
+    vars: Map<String, Value>,
+    web_server: Option<Value>,
+    children: &mut Vec<StepResult>,
+) -> Result<Value, StepError> {
+    let (rt, frame) = (cx.rt, cx.frame);
+    let mut scope = new_scope(rt, &sub);
+    scope.web_server = web_server;
+    let masker = prepare(&mut scope, rt, &sub, &vars)?;
+    let sub_frame = Frame {
+        info: frame.info,
+        depth: frame.depth + 1,
+        loaded: &sub,
+        masker: frame.masker.extend(masker.values()),
+        dir: frame
+            .dir
+            .join(artifacts::flow_dir(cx.index, &sub.flow.name)),
+        browser: frame.browser,
+        records_states: sub.flow.records_states(),
+    };
+    std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("cannot create {}: {e}", sub_frame.dir.display()),
+        )
+    })?;
+    let (steps, failure) = run_steps(rt, &sub_frame, &mut scope).await;
+    *children = steps;
+    if let Some(e) = failure {
+        let at = children
+            .iter()
+            .find(|s| s.conclusion == Outcome::Failed)
+            .map_or_else(String::new, |s| format!(" at step `{}`", s.name));
+        return Err(StepError {
+            kind: e.kind,
+            message: format!("sub-flow `{}` failed{at}: {}", sub.flow.name, e.message),
+            location: e.location,
+        });
+    }
+    let mut outputs = Map::new();
+    for (k, raw) in &sub.flow.outputs {
+        let ctx = scope.context();
+        let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
+            template_error(
+                &sub,
+                &format!("/outputs/{}", crate::source::pointer_escape(k)),
+                e,
+            )
+        })?;
+        outputs.insert(k.clone(), v);
+    }
+    Ok(Value::Object(outputs))
+}

@@ -1,0 +1,100 @@
+//! What went wrong in a step, and where in the flow file.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::source::SourceFile;
+
+/// Error kinds; `retry.on` selects among the first four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ErrorKind {
+    Timeout,
+    NotFound,
+    Assertion,
+    CommandFailed,
+    /// A template failed to render (an undefined name at run time).
+    Template,
+    /// Something the machine lacks or the step family not built yet: exit code 3.
+    Environment,
+    /// Stopped by SIGINT/SIGTERM.
+    Interrupted,
+    /// A bug in runner (a flow's task panicked): never retried, exit code 3.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The name used in `retry.on` and reports.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Assertion => "assertion",
+            ErrorKind::CommandFailed => "command_failed",
+            ErrorKind::Template => "template",
+            ErrorKind::Environment => "environment",
+            ErrorKind::Interrupted => "interrupted",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// A place in a flow file: the file and a byte span, so a failure can show its source line the
+/// way `validate` does. Reports show it as `file:line:col`.
+#[derive(Debug, Clone)]
+pub(crate) struct Location {
+    pub(crate) file: SourceFile,
+    pub(crate) span: Range<usize>,
+}
+
+impl Location {
+    /// 1-based line and column of the start.
+    pub(crate) fn line_col(&self) -> (usize, usize) {
+        self.file.line_col(self.span.start)
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (l, c) = self.line_col();
+        write!(f, "{}:{l}:{c}", self.file.name())
+    }
+}
+
+impl Serialize for Location {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A step's failure: its kind, a message, and where in the flow file it comes from.
+#[derive(Debug, Clone, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct StepError {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+    /// The step, or the template in it, that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) location: Option<Location>,
+}
+
+impl StepError {
+    /// An error of `kind`.
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> StepError {
+        StepError {
+            kind,
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// The same error, located at `at` unless it already has a place.
+    #[must_use]
+    pub(crate) fn located(mut self, at: &Location) -> StepError {
+        if self.location.is_none() {
+            self.location = Some(at.clone());
+        }
+        self
+    }
+}
