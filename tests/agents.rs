@@ -6,11 +6,17 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{fixture, output, root, runner, write};
+use crate::common::{FlowRun, Ran, fixture, flow_run, output, root, runner, step, write};
 
 /// The runner with the fake agents on PATH, a private HOME and a record directory.
 fn agent_runner(dir: &Path) -> Command {
     let mut c = runner(dir);
+    agent_env(&mut c, dir);
+    c
+}
+
+/// Puts the fake agents on PATH, with a private HOME and a record directory.
+fn agent_env(c: &mut Command, dir: &Path) {
     let path = format!(
         "{}:{}",
         root().join("tests/fake-agents").display(),
@@ -20,7 +26,6 @@ fn agent_runner(dir: &Path) -> Command {
     c.env("PATH", path)
         .env("HOME", dir.join("home"))
         .env("FAKE_AGENT_RECORD", dir.join("rec"));
-    c
 }
 
 /// The records the fake agents wrote, oldest first.
@@ -43,15 +48,6 @@ fn records(dir: &Path) -> Vec<Value> {
     out.into_iter().map(|(_, v)| v).collect()
 }
 
-fn step<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["flows"][0]["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no step {id}: {report}"))
-}
-
 fn flow(steps: &str) -> String {
     format!("name: agents\nsteps:\n{steps}")
 }
@@ -63,23 +59,11 @@ fn with_profiles(args: &[&str]) -> Vec<String> {
     v
 }
 
-fn run_flow(dir: &Path, file: &str, env: &[(&str, &str)]) -> (i32, String, Value) {
-    let mut c = agent_runner(dir);
-    c.args(with_profiles(&[
-        "run",
-        file,
-        "--report",
-        "json=report.json",
-        "--artifacts",
-        "art",
-    ]));
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let (code, _, stderr) = output(c);
-    let report = std::fs::read_to_string(dir.join("report.json"))
-        .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap());
-    (code, stderr, report)
+/// A run of `file` with the fake agents and their profiles.
+fn agents_run(dir: &Path, file: &str) -> FlowRun {
+    flow_run(dir)
+        .with(|c| agent_env(c, dir))
+        .args(with_profiles(&[file]))
 }
 
 #[test]
@@ -95,7 +79,12 @@ fn env_stdin_and_session_id_format() {
 "#,
         ),
     );
-    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let out = &step(&report, "review")["outputs"];
     let rec = &records(d.path())[0];
@@ -171,7 +160,12 @@ fn follow_ups_pass_the_id_in_each_kinds_form_and_run_in_the_same_directory() {
 "#
             )),
         );
-        let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+        let Ran {
+            code,
+            stderr,
+            report,
+            ..
+        } = agents_run(d.path(), "f.yaml").run();
         assert_eq!(code, 0, "{kind}: {stderr}");
         let recs = records(d.path());
         let (first, follow) = (&recs[recs.len() - 2], &recs[recs.len() - 1]);
@@ -222,7 +216,12 @@ fn gemini_session_id_from_a_late_session_file_and_the_minted_fallback() {
 "#,
         ),
     );
-    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let recs = records(d.path());
     let late = step(&report, "late")["outputs"]["session_id"]
@@ -259,7 +258,12 @@ fn a_hanging_agent_is_killed_at_its_timeout_with_its_grandchild() {
 "#
             )),
         );
-        let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+        let Ran {
+            code,
+            stderr,
+            report,
+            ..
+        } = agents_run(d.path(), "f.yaml").run();
         assert_eq!(code, 1, "{stderr}");
         assert_eq!(step_at(&report, 0)["error"]["kind"], "timeout");
         let gc: i32 = crate::common::read_pid(&d.path().join("rec/grandchild.pid"));
@@ -297,7 +301,12 @@ fn background_agents_are_stopped_by_stop_agent_or_at_the_end_of_the_flow() {
 "#,
         ),
     );
-    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let bg = step(&report, "bg")["outputs"].clone();
     assert!(
@@ -366,11 +375,14 @@ fn secrets_are_masked_in_the_relay_and_the_log() {
 "#
         ),
     );
-    let (code, stderr, report) = run_flow(
-        d.path(),
-        "f.yaml",
-        &[("FAKE_SECRET", "hunter2-agent-secret")],
-    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml")
+        .env("FAKE_SECRET", "hunter2-agent-secret")
+        .run();
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("debug token ***"), "{stderr}");
     assert!(!stderr.contains("hunter2-agent-secret"));
@@ -398,7 +410,12 @@ fn crashes_and_garbage() {
 "#,
         ),
     );
-    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(step(&report, "noisy")["outputs"]["result"], "echo: hi");
     let crash = step(&report, "crash");
@@ -466,7 +483,12 @@ fn a_background_agent_without_any_session_id_gets_the_minted_one_after_the_watch
 "#,
         ),
     );
-    let (code, stderr, report) = run_flow(d.path(), "f.yaml", &[]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let sid = step(&report, "quiet")["outputs"]["session_id"]
         .as_str()

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{fixture, output, runner, write};
+use crate::common::{Ran, fixture, flow_run, output, runner, write};
 
 /// A static server (Python's http.server) on a free port, stopped when dropped.
 struct Server {
@@ -127,10 +127,10 @@ fn record_show_path_graph_export_replay_and_verify() {
     let d = tempfile::tempdir().unwrap();
     let site = site_copy(d.path());
     write(d.path(), "tour.yaml", TOUR);
-    let mut c = runner(d.path());
-    c.env("ATLAS_TEST_SECRET", "s3cret-name-value")
-        .args(["run", "tour.yaml"]);
-    let (code, _, stderr) = output(c);
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("ATLAS_TEST_SECRET", "s3cret-name-value")
+        .arg("tour.yaml")
+        .run();
     assert_eq!(code, 0, "{stderr}");
 
     let (code, show, _) = atlas_cmd(d.path(), &["show"]);
@@ -194,10 +194,10 @@ fn record_show_path_graph_export_replay_and_verify() {
     let mut c = runner(d.path());
     c.args(["validate", "exported.yaml"]);
     assert_eq!(output(c).0, 0);
-    let mut c = runner(d.path());
-    c.env("ATLAS_TEST_SECRET", "someone")
-        .args(["run", "exported.yaml"]);
-    let (code, _, stderr) = output(c);
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("ATLAS_TEST_SECRET", "someone")
+        .arg("exported.yaml")
+        .run();
     assert_eq!(code, 0, "the exported flow runs: {stderr}");
 
     let (_, py, _) = atlas_cmd(
@@ -324,9 +324,7 @@ steps:
 "#
         ),
     );
-    let mut c = runner(d.path());
-    c.args(["run", "f.yaml"]);
-    let (code, _, stderr) = output(c);
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     assert!(!d.path().join("escape").exists());
     for e in walkdir::WalkDir::new(d.path().join("atlas"))

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{fixture, output, runner, write};
+use crate::common::{Ran, fixture, flow_run, output, runner, write};
 
 /// A flow file serving the fixture site, with `steps` appended (YAML, indented by 2).
 fn flow(name: &str, steps: &str) -> String {
@@ -12,23 +12,6 @@ fn flow(name: &str, steps: &str) -> String {
         "name: {name}\nweb_server: {{ static: \"{}\" }}\nvars:\n  base: \"{{{{ web_server.url }}}}\"\nsteps:\n{steps}",
         fixture("site").display()
     )
-}
-
-fn run(dir: &Path, file: &str) -> (i32, String, Value) {
-    let mut c = runner(dir);
-    c.args([
-        "run",
-        file,
-        "--report",
-        "json=report.json",
-        "--artifacts",
-        "art",
-    ]);
-    let (code, _, stderr) = output(c);
-    let report = std::fs::read_to_string(dir.join("report.json"))
-        .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap());
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (code, stderr, report)
 }
 
 /// Processes started for this runner's browser sessions (they carry its socket directory).
@@ -175,7 +158,12 @@ fn every_role_and_name_in_a_snapshot_is_found_by_its_selector() {
                 ),
             ),
         );
-        let (code, stderr, report) = run(d.path(), "snap.yaml");
+        let Ran {
+            code,
+            stderr,
+            report,
+            ..
+        } = flow_run(d.path()).arg("snap.yaml").run();
         assert_eq!(code, 0, "{stderr}");
         let refs = report["flows"][0]["steps"][1]["outputs"]["refs"]
             .as_object()
@@ -194,7 +182,7 @@ fn every_role_and_name_in_a_snapshot_is_found_by_its_selector() {
             ));
         }
         write(d.path(), "find.yaml", &flow("find", &steps));
-        let (code, stderr, _) = run(d.path(), "find.yaml");
+        let Ran { code, stderr, .. } = flow_run(d.path()).arg("find.yaml").run();
         assert_eq!(code, 0, "{page}: {stderr}");
     }
 }
@@ -217,7 +205,12 @@ fn a_ref_from_before_a_page_driven_navigation_is_refused() {
 "#,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let last = report["flows"][0]["steps"]
         .as_array()
@@ -247,7 +240,12 @@ fn a_selector_miss_lists_similar_elements() {
 "#,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let step = &report["flows"][0]["steps"][1];
     assert_eq!(step["error"]["kind"], "not_found");
@@ -284,7 +282,12 @@ fn a_failed_assertion_says_what_was_expected_and_what_was_there() {
 "#,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let e = &report["flows"][0]["steps"][1]["error"];
     assert_eq!(e["kind"], "assertion");
@@ -313,7 +316,12 @@ fn inspect_prunes_and_strips_scripts_and_handlers() {
 "##,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let steps = &report["flows"][0]["steps"];
     let one = &steps[1]["outputs"];
@@ -373,7 +381,12 @@ fn open_of_a_missing_page_fails_and_a_wait_times_out() {
 "##,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let steps = &report["flows"][0]["steps"];
     assert_eq!(steps[0]["error"]["kind"], "command_failed");
@@ -490,7 +503,12 @@ fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
 "##,
         ),
     );
-    let (code, stderr, report) = run(d.path(), "f.yaml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let steps = &report["flows"][0]["steps"];
     assert_eq!(steps[1]["outcome"], "passed", "{}", steps[1]);
@@ -567,7 +585,7 @@ steps:
             site = fixture("site").display()
         ),
     );
-    let (code, stderr, _) = run(d.path(), "f.yaml");
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     assert!(
         std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),

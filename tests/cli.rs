@@ -1,6 +1,6 @@
 //! The command line: exit codes, sharding, tags, dry runs, validation of good files.
 
-use crate::common::{output, root, runner, write};
+use crate::common::{Ran, flow_run, output, root, runner, write};
 
 #[test]
 fn exit_codes() {
@@ -147,12 +147,13 @@ fn tags_filter_flows() {
         "b.yaml",
         "name: b\ntags: [slow]\nsteps:\n  - log: b\n",
     );
-    let mut c = runner(d.path());
-    c.args(["run", ".", "--tag", "smoke", "--report", "json=r.json"]);
-    let (code, _, stderr) = output(c);
+    let Ran {
+        code,
+        stderr,
+        report: r,
+        ..
+    } = flow_run(d.path()).args([".", "--tag", "smoke"]).run();
     assert_eq!(code, 0, "{stderr}");
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["flows"].as_array().unwrap().len(), 1);
     assert_eq!(r["flows"][0]["name"], "a");
     let mut c = runner(d.path());
@@ -198,9 +199,7 @@ fn parallel_jobs_do_not_interleave() {
             ),
         );
     }
-    let mut c = runner(d.path());
-    c.args(["run", ".", "--jobs", "2"]);
-    let (code, _, stderr) = output(c);
+    let Ran { code, stderr, .. } = flow_run(d.path()).args([".", "--jobs", "2"]).run();
     assert_eq!(code, 0, "{stderr}");
     for i in 0..4 {
         let lines: Vec<&str> = stderr.lines().collect();

@@ -86,3 +86,96 @@ pub fn pid_alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
 }
+
+/// A `runner run` in a test directory, with a JSON report and artifacts kept inside it: the
+/// one way the tests run flows (as just's `Test`).
+pub struct FlowRun {
+    cmd: Command,
+    dir: PathBuf,
+    artifacts: bool,
+}
+
+/// What a run did.
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The JSON report (`null` when the run wrote none, e.g. invalid input).
+    pub report: serde_json::Value,
+}
+
+/// `runner run` with its working directory in `dir`.
+pub fn flow_run(dir: &Path) -> FlowRun {
+    let mut cmd = runner(dir);
+    cmd.arg("run");
+    FlowRun {
+        cmd,
+        dir: dir.to_path_buf(),
+        artifacts: true,
+    }
+}
+
+impl FlowRun {
+    /// Adds arguments (flow files, flags).
+    pub fn args<I, S>(mut self, args: I) -> FlowRun
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        for a in args {
+            if a.as_ref() == "--artifacts" {
+                self.artifacts = false;
+            }
+            self.cmd.arg(a);
+        }
+        self
+    }
+
+    /// Adds one argument.
+    pub fn arg(self, a: impl AsRef<std::ffi::OsStr>) -> FlowRun {
+        self.args([a])
+    }
+
+    /// Sets an environment variable of the run.
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> FlowRun {
+        self.cmd.env(k, v);
+        self
+    }
+
+    /// Changes the command in other ways (PATH, HOME, ...).
+    pub fn with(mut self, f: impl FnOnce(&mut Command)) -> FlowRun {
+        f(&mut self.cmd);
+        self
+    }
+
+    /// Runs to the end; a panic in runner fails the test.
+    pub fn run(mut self) -> Ran {
+        let report_path = self.dir.join("report.json");
+        let _ = std::fs::remove_file(&report_path);
+        self.cmd
+            .arg("--report")
+            .arg(format!("json={}", report_path.display()));
+        if self.artifacts {
+            self.cmd.arg("--artifacts").arg(self.dir.join("art"));
+        }
+        let (code, stdout, stderr) = output(self.cmd);
+        assert!(!stderr.contains("panicked"), "runner panicked:\n{stderr}");
+        let report = std::fs::read_to_string(&report_path).map_or(serde_json::Value::Null, |t| {
+            serde_json::from_str(&t).expect("the JSON report parses")
+        });
+        Ran {
+            code,
+            stdout,
+            stderr,
+            report,
+        }
+    }
+}
+
+/// The step with `id` of the report's first flow.
+pub fn step<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["flows"][0]["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == id))
+        .unwrap_or_else(|| panic!("no step {id} in {report}"))
+}

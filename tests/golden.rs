@@ -73,3 +73,49 @@ fn json_and_github_formats() {
         "::error file=unknown-var.yaml,line=5,col=15::unknown var `base_ur` (help: did you mean `base_url`?)"
     );
 }
+
+/// Run-time failures print their source line like `validate` does: every flow under
+/// `tests/fixtures/failing/` (but `_` sub-flows) fails, and its stderr (timings and the
+/// fixture directory normalized) matches `<file>.stderr`. `UPDATE_GOLDEN=1` rewrites them.
+#[test]
+fn run_time_failures_match_golden_files() {
+    let dir = fixture("failing");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "yaml")
+                && !p.file_name().unwrap().to_string_lossy().starts_with('_')
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "the corpus has {} files", files.len());
+    let times = regex::Regex::new(r"\d+(\.\d+)?m?s\b").unwrap();
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut mismatches = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let artifacts = tempfile::tempdir().unwrap();
+        let mut cmd = runner(&dir);
+        cmd.args(["run", &name, "--artifacts"])
+            .arg(artifacts.path());
+        let (code, _, stderr) = output(cmd);
+        assert_eq!(code, 1, "{name} must fail (exit 1); stderr:\n{stderr}");
+        let stderr = times
+            .replace_all(&stderr.replace(&dir.display().to_string(), "<dir>"), "<t>")
+            .into_owned();
+        let golden = dir.join(format!("{name}.stderr"));
+        if update {
+            std::fs::write(&golden, &stderr).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", golden.display()));
+        if expected != stderr {
+            mismatches.push(format!(
+                "--- {name}: expected\n{expected}\n--- got\n{stderr}"
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

@@ -1,19 +1,7 @@
 //! Running flows end to end with the real binary: retries, timeouts, finally, continue_on_error,
 //! run_flow scoping, secrets, reports.
 
-use std::path::Path;
-
-use crate::common::{output, runner, write};
-
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut c = runner(dir);
-    c.arg("run").args(args);
-    output(c)
-}
-
-fn report(dir: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
-}
+use crate::common::{Ran, flow_run, write};
 
 #[test]
 fn retry_until_it_passes_is_flaky() {
@@ -32,9 +20,14 @@ steps:
     retry: { attempts: 5, delay: 10ms, on: [command_failed] }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["flaky.yaml", "--report", "json=report.json"]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["flaky.yaml"]).run();
     assert_eq!(code, 0, "{stderr}");
-    let r = report(d.path());
+    let r = &report;
     let step = &r["flows"][0]["steps"][0];
     assert_eq!(step["attempts"], 3);
     assert_eq!(step["flaky"], true);
@@ -57,9 +50,14 @@ steps:
     retry: { attempts: 3, on: [timeout] }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["f.yaml"]).run();
     assert_eq!(code, 1, "{stderr}");
-    assert_eq!(report(d.path())["flows"][0]["steps"][0]["attempts"], 1);
+    assert_eq!(report["flows"][0]["steps"][0]["attempts"], 1);
 }
 
 #[test]
@@ -77,9 +75,14 @@ steps:
     timeout: 500ms
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["hang.yaml", "--report", "json=report.json"]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["hang.yaml"]).run();
     assert_eq!(code, 1, "{stderr}");
-    let step = &report(d.path())["flows"][0]["steps"][0];
+    let step = &report["flows"][0]["steps"][0];
     assert_eq!(step["error"]["kind"], "timeout");
     assert!(
         step["error"]["message"]
@@ -106,7 +109,7 @@ steps:
   - exec: { command: 'sleep 300 & echo $! > bg.pid', shell: true }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["bg.yaml"]);
+    let Ran { code, stderr, .. } = flow_run(d.path()).args(["bg.yaml"]).run();
     assert_eq!(code, 0, "{stderr}");
     let pid: i32 = crate::common::read_pid(&d.path().join("bg.pid"));
     assert!(
@@ -135,9 +138,14 @@ finally:
   - exec: { command: "echo cleaned > cleaned.txt", shell: true }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "json=report.json"]);
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["f.yaml"]).run();
     assert_eq!(code, 1, "{stderr}");
-    let r = report(d.path());
+    let r = &report;
     let steps = r["flows"][0]["steps"].as_array().unwrap();
     assert_eq!(steps[0]["outcome"], "failed");
     assert_eq!(steps[0]["conclusion"], "passed");
@@ -153,7 +161,8 @@ finally:
     assert_eq!(steps[3]["finally"], true);
     assert_eq!(steps[3]["outcome"], "passed");
     assert!(d.path().join("cleaned.txt").exists());
-    assert!(!stderr.contains("never runs"));
+    // (The excerpt under the failure may show the step; its message never printed.)
+    assert!(!stderr.contains("│ never runs"), "{stderr}");
 }
 
 #[test]
@@ -191,7 +200,7 @@ steps:
   - expect: { that: "{{ steps.sub.leaked == 'sub value' }}" }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["main.yaml"]);
+    let Ran { code, stderr, .. } = flow_run(d.path()).args(["main.yaml"]).run();
     assert_eq!(code, 0, "{stderr}");
 }
 
@@ -211,24 +220,19 @@ steps:
   - exec: ["sh", "-c", "echo bad $0 >&2; exit 1", "{{ secrets.RUNNER_TEST_TOKEN }}"]
 "#,
     );
-    let mut c = runner(d.path());
-    c.env("RUNNER_TEST_TOKEN", "hunter2-s3cr3t").args([
-        "run",
-        "s.yaml",
-        "--artifacts",
-        "art",
-        "--report",
-        "json=r.json",
-        "--report",
-        "junit=r.xml",
-        "--report",
-        "html=html",
-    ]);
-    let (code, stdout, stderr) = output(c);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = flow_run(d.path())
+        .env("RUNNER_TEST_TOKEN", "hunter2-s3cr3t")
+        .args(["s.yaml", "--report", "junit=r.xml", "--report", "html=html"])
+        .run();
     assert_eq!(code, 1);
     assert!(stderr.contains("the token is ***"), "{stderr}");
     let mut texts = vec![stdout, stderr];
-    for f in ["r.json", "r.xml", "html/index.html"] {
+    for f in ["report.json", "r.xml", "html/index.html"] {
         texts.push(std::fs::read_to_string(d.path().join(f)).unwrap());
     }
     for e in walkdir::WalkDir::new(d.path().join("art"))
@@ -254,10 +258,12 @@ fn missing_secret_is_an_environment_error() {
         "s.yaml",
         "name: s\nsecrets: [RUNNER_TEST_UNSET_SECRET]\nsteps:\n  - log: hi\n",
     );
-    let mut c = runner(d.path());
-    c.env_remove("RUNNER_TEST_UNSET_SECRET")
-        .args(["run", "s.yaml"]);
-    let (code, _, stderr) = output(c);
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .with(|c| {
+            c.env_remove("RUNNER_TEST_UNSET_SECRET");
+        })
+        .arg("s.yaml")
+        .run();
     assert_eq!(code, 3, "{stderr}");
     assert!(
         stderr.contains("secret `RUNNER_TEST_UNSET_SECRET` is not set"),
@@ -274,7 +280,9 @@ fn junit_report_parses_and_names_the_failing_step() {
         "b.yaml",
         "name: fails\nsteps:\n  - log: first\n  - name: the check\n    expect: { that: \"{{ 1 == 2 }}\" }\n",
     );
-    let (code, _, _) = run_in(d.path(), &[".", "--report", "junit=out/junit.xml"]);
+    let Ran { code, .. } = flow_run(d.path())
+        .args([".", "--report", "junit=out/junit.xml"])
+        .run();
     assert_eq!(code, 1);
     let xml = std::fs::read_to_string(d.path().join("out/junit.xml")).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("valid XML");
@@ -310,7 +318,7 @@ fn runtime_template_errors_point_into_the_file() {
         "t.yaml",
         "name: t\nvars:\n  m: {a: 1}\nsteps:\n  - log: \"{{ vars.m.b.c }}\"\n",
     );
-    let (code, _, stderr) = run_in(d.path(), &["t.yaml"]);
+    let Ran { code, stderr, .. } = flow_run(d.path()).args(["t.yaml"]).run();
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("template error"), "{stderr}");
     assert!(stderr.contains("t.yaml:5:"), "{stderr}");
@@ -330,7 +338,9 @@ steps:
     retry: 2
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["f.yaml", "--report", "junit=j.xml"]);
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args(["f.yaml", "--report", "junit=j.xml"])
+        .run();
     assert_eq!(code, 0, "{stderr}");
     let xml = std::fs::read_to_string(d.path().join("j.xml")).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
@@ -364,7 +374,9 @@ steps:
   - expect: { that: "{{ steps.big.stdout | length <= 1048576 and steps.big.truncated }}" }
 "#,
     );
-    let (code, _, stderr) = run_in(d.path(), &["big.yaml", "--artifacts", "art"]);
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args(["big.yaml", "--artifacts", "art"])
+        .run();
     assert_eq!(code, 0, "{stderr}");
     let file = walkdir::WalkDir::new(d.path().join("art"))
         .into_iter()
@@ -382,7 +394,9 @@ fn html_report_lists_flows_and_steps() {
         "f.yaml",
         "name: <b>html</b> flow\nsteps:\n  - log: fine\n  - name: \"broken & <odd>\"\n    exec: [\"false\"]\n",
     );
-    let (code, _, _) = run_in(d.path(), &["f.yaml", "--report", "html=out/html"]);
+    let Ran { code, .. } = flow_run(d.path())
+        .args(["f.yaml", "--report", "html=out/html"])
+        .run();
     assert_eq!(code, 1);
     let page = std::fs::read_to_string(d.path().join("out/html/index.html")).unwrap();
     assert!(page.starts_with("<!doctype html>"));
@@ -398,4 +412,46 @@ fn html_report_lists_flows_and_steps() {
         "{page}"
     );
     assert!(page.contains("command exited with code 1"));
+}
+
+#[test]
+fn a_flow_that_fails_before_its_first_step_is_torn_down_and_timed() {
+    let d = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: blocked\nweb_server:\n  command: [python3, -m, http.server, --bind, 127.0.0.1, \"{port}\"]\n  url: http://127.0.0.1:{port}/\nsteps:\n  - log: never\n"
+        ),
+    );
+    // A file where the flow's artifacts directory must go: the flow fails after its server is up.
+    std::fs::create_dir_all(d.path().join("art")).unwrap();
+    std::fs::write(d.path().join("art/001-blocked"), "in the way").unwrap();
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 3, "{stderr}");
+    let flow = &report["flows"][0];
+    assert_eq!(flow["status"], "error");
+    assert!(
+        flow["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot create the artifacts directory"),
+        "{flow}"
+    );
+    // The flow's time includes its server's start: the one teardown path measured it.
+    assert!(flow["duration_ms"].as_u64().unwrap() > 0, "{flow}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the web server was stopped"
+    );
 }

@@ -2,19 +2,26 @@
 
 use std::time::Duration;
 
+/// The longest duration a flow may ask for: anything longer is a typo, and would overflow the
+/// clock arithmetic of deadlines.
+pub(crate) const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// Parses a duration; the message says what is wrong.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let d =
         humantime::parse_duration(s.trim()).map_err(|e| format!("invalid duration `{s}`: {e}"))?;
     if d.is_zero() {
         return Err(format!("duration `{s}` must be more than zero"));
+    }
+    if d > MAX_DURATION {
+        return Err(format!("duration `{s}` is longer than 7 days"));
     }
     Ok(d)
 }
 
 /// Parses a size: bytes, or with `B`, `KB`, `MB`, `KiB`, `MiB` (KB = 1024 bytes, as editors and
 /// browsers count page weight).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -33,6 +40,13 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_durations_are_refused() {
+        assert!(parse_duration("7d").is_ok());
+        assert!(parse_duration("8d").is_err());
+        assert!(parse_duration("18446744073709551615s").is_err());
+    }
 
     #[test]
     fn durations_and_sizes() {

@@ -77,7 +77,8 @@ pub(crate) async fn run_step(
         duration: Duration::ZERO,
         error: None,
         outputs: Value::Object(Map::new()),
-        location: location(loaded, ptr),
+        // The action's key: one line to underline, where the step says what it does.
+        location: location(loaded, &format!("{ptr}/{}", step.action.key())),
         finally,
         steps: Vec::new(),
     };

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::context::Scope;
 use super::families;
-use super::render::{raw_action, template_error};
+use super::render::{location, raw_action, template_error};
 use super::runtime::StepCtx;
 use super::{exec, subflow};
 use crate::config::model::{Action, ExpectAction, Scalar};
@@ -90,5 +90,6 @@ async fn expect(cx: &StepCtx<'_>, e: ExpectAction, scope: &mut Scope) -> Result<
     Err(StepError::new(
         ErrorKind::Assertion,
         format!("expected `{}` to be true, but it is false", src.trim()),
-    ))
+    )
+    .located(&location(loaded, &format!("{}/expect/that", cx.ptr))))
 }

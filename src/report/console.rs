@@ -217,6 +217,9 @@ impl Listener for Console {
             text.push_str(&format!("\n{pad}    {}: {msg}", e.kind.as_str()));
             if let Some(loc) = &e.location {
                 text.push_str(&format!("\n{pad}    at {loc}"));
+                for line in super::diagnostics::excerpt(loc, self.reporter.color).lines() {
+                    text.push_str(&format!("\n{pad}    {line}"));
+                }
             }
         }
         self.line(flow, text);

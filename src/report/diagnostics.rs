@@ -4,9 +4,10 @@ use miette::{GraphicalReportHandler, GraphicalTheme};
 use serde_json::json;
 
 use crate::source::Diagnostic;
+use crate::step::Location;
 
 /// miette's rendering: `file:line:col`, the source line with a caret, the message and `help:`.
-pub fn human(d: &Diagnostic, color: bool) -> String {
+pub(crate) fn human(d: &Diagnostic, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -42,8 +43,20 @@ pub fn human(d: &Diagnostic, color: bool) -> String {
     out
 }
 
+/// The source excerpt of a place in a file (the lines around it, the span underlined), as
+/// `validate` shows it: what a run-time failure prints under its step.
+pub(crate) fn excerpt(loc: &Location, color: bool) -> String {
+    let d = Diagnostic::error(&loc.file, loc.span.clone(), "");
+    human(&d, color)
+        .lines()
+        .skip(1) // the `file:line:col: error:` line: the caller says what failed
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// A JSON list of `{file, line, col, pointer, message, help}`.
-pub fn json(diags: &[Diagnostic]) -> String {
+pub(crate) fn json(diags: &[Diagnostic]) -> String {
     let list: Vec<_> = diags
         .iter()
         .map(|d| {
@@ -64,7 +77,7 @@ pub fn json(diags: &[Diagnostic]) -> String {
 }
 
 /// `::error file=F,line=L,col=C::message` (GitHub Actions workflow command).
-pub fn github(d: &Diagnostic) -> String {
+pub(crate) fn github(d: &Diagnostic) -> String {
     let mut msg = d.message.clone();
     if let Some(h) = &d.help {
         msg.push_str(&format!(" (help: {h})"));
