@@ -2,6 +2,8 @@
 //! each CLI's real event format, run through the same profile code real users run.
 
 use std::path::Path;
+
+use base64::Engine;
 use std::process::Command;
 
 use serde_json::Value;
@@ -53,7 +55,7 @@ fn flow(steps: &str) -> String {
 }
 
 fn with_profiles(args: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut v: Vec<String> = args.iter().map(std::string::ToString::to_string).collect();
     v.push("--profiles".into());
     v.push(fixture("profiles").display().to_string());
     v
@@ -96,7 +98,6 @@ fn env_stdin_and_session_id_format() {
         d.path().canonicalize().unwrap().display().to_string()
     );
     let env = &rec["env"];
-    use base64::Engine;
     let project =
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.path().display().to_string());
     assert_eq!(env["NORMALIZED_EXECUTION_KIND"], "new");

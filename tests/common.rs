@@ -4,17 +4,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The repository root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `tests/fixtures/<rel>`.
-pub fn fixture(rel: &str) -> PathBuf {
+pub(crate) fn fixture(rel: &str) -> PathBuf {
     root().join("tests/fixtures").join(rel)
 }
 
 /// The runner binary with colour off and CI-style output.
-pub fn runner(cwd: &Path) -> Command {
+pub(crate) fn runner(cwd: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_runner"));
     c.current_dir(cwd)
         .env("NO_COLOR", "1")
@@ -24,7 +24,7 @@ pub fn runner(cwd: &Path) -> Command {
 }
 
 /// Runs and returns (exit code, stdout, stderr).
-pub fn output(mut c: Command) -> (i32, String, String) {
+pub(crate) fn output(mut c: Command) -> (i32, String, String) {
     let Output {
         status,
         stdout,
@@ -38,14 +38,14 @@ pub fn output(mut c: Command) -> (i32, String, String) {
 }
 
 /// Writes a flow into `dir` and returns its path.
-pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write fixture");
     p
 }
 
 /// Waits (up to 10 s) until `path` exists and is not empty.
-pub fn wait_for_file(path: &Path) {
+pub(crate) fn wait_for_file(path: &Path) {
     for _ in 0..400 {
         if std::fs::read_to_string(path).is_ok_and(|s| !s.trim().is_empty()) {
             return;
@@ -56,7 +56,7 @@ pub fn wait_for_file(path: &Path) {
 }
 
 /// Sends SIGINT to a running runner, waits for it, and checks it exited with 130.
-pub fn interrupt(child: std::process::Child) -> Output {
+pub(crate) fn interrupt(child: std::process::Child) -> Output {
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -73,7 +73,7 @@ pub fn interrupt(child: std::process::Child) -> Output {
 }
 
 /// The pid written in a pid file.
-pub fn read_pid(path: &Path) -> i32 {
+pub(crate) fn read_pid(path: &Path) -> i32 {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .trim()
@@ -82,30 +82,30 @@ pub fn read_pid(path: &Path) -> i32 {
 }
 
 /// Whether a process exists and is not a zombie (a zombie is dead, waiting for its parent).
-pub fn pid_alive(pid: i32) -> bool {
+pub(crate) fn pid_alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
 }
 
 /// A `runner run` in a test directory, with a JSON report and artifacts kept inside it: the
 /// one way the tests run flows (as just's `Test`).
-pub struct FlowRun {
+pub(crate) struct FlowRun {
     cmd: Command,
     dir: PathBuf,
     artifacts: bool,
 }
 
 /// What a run did.
-pub struct Ran {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct Ran {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
     /// The JSON report (`null` when the run wrote none, e.g. invalid input).
-    pub report: serde_json::Value,
+    pub(crate) report: serde_json::Value,
 }
 
 /// `runner run` with its working directory in `dir`.
-pub fn flow_run(dir: &Path) -> FlowRun {
+pub(crate) fn flow_run(dir: &Path) -> FlowRun {
     let mut cmd = runner(dir);
     cmd.arg("run");
     FlowRun {
@@ -117,7 +117,7 @@ pub fn flow_run(dir: &Path) -> FlowRun {
 
 impl FlowRun {
     /// Adds arguments (flow files, flags).
-    pub fn args<I, S>(mut self, args: I) -> FlowRun
+    pub(crate) fn args<I, S>(mut self, args: I) -> FlowRun
     where
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
@@ -132,24 +132,24 @@ impl FlowRun {
     }
 
     /// Adds one argument.
-    pub fn arg(self, a: impl AsRef<std::ffi::OsStr>) -> FlowRun {
+    pub(crate) fn arg(self, a: impl AsRef<std::ffi::OsStr>) -> FlowRun {
         self.args([a])
     }
 
     /// Sets an environment variable of the run.
-    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> FlowRun {
+    pub(crate) fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> FlowRun {
         self.cmd.env(k, v);
         self
     }
 
     /// Changes the command in other ways (PATH, HOME, ...).
-    pub fn with(mut self, f: impl FnOnce(&mut Command)) -> FlowRun {
+    pub(crate) fn with(mut self, f: impl FnOnce(&mut Command)) -> FlowRun {
         f(&mut self.cmd);
         self
     }
 
     /// Runs to the end; a panic in runner fails the test.
-    pub fn run(mut self) -> Ran {
+    pub(crate) fn run(mut self) -> Ran {
         let report_path = self.dir.join("report.json");
         let _ = std::fs::remove_file(&report_path);
         self.cmd
@@ -173,7 +173,7 @@ impl FlowRun {
 }
 
 /// The step with `id` of the report's first flow.
-pub fn step<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+pub(crate) fn step<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     report["flows"][0]["steps"]
         .as_array()
         .and_then(|s| s.iter().find(|s| s["id"] == id))

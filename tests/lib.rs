@@ -1,5 +1,12 @@
 //! End-to-end tests: the real `runner` binary against files under `tests/fixtures/`.
 
+// Counts and random bytes in tests are small: their casts cannot truncate.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+
 mod agents;
 mod architecture;
 mod atlas;

@@ -21,32 +21,32 @@ use crate::process::{self, GroupGuard};
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// Receives each relayed line (already masked and prefixed).
-pub type Relay = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Everything needed to start one agent.
-pub struct Launch {
-    pub label: String,
-    pub executor_type: String,
-    pub kind: Kind,
-    pub variant: Option<String>,
-    pub command: ProfileCommand,
-    pub workspace: PathBuf,
+pub(crate) struct Launch {
+    pub(crate) label: String,
+    pub(crate) executor_type: String,
+    pub(crate) kind: Kind,
+    pub(crate) variant: Option<String>,
+    pub(crate) command: ProfileCommand,
+    pub(crate) workspace: PathBuf,
     /// The prompt (new chat) or the message (follow-up); written to stdin, never to argv.
-    pub message: String,
+    pub(crate) message: String,
     /// The session to continue, for a follow-up.
-    pub follow_up: Option<SessionId>,
-    pub env: IndexMap<String, String>,
-    pub timeout: Duration,
-    pub idle_timeout: Option<Duration>,
-    pub log_path: PathBuf,
-    pub masker: Masker,
-    pub relay: Relay,
-    pub cancel: CancellationToken,
+    pub(crate) follow_up: Option<SessionId>,
+    pub(crate) env: IndexMap<String, String>,
+    pub(crate) timeout: Duration,
+    pub(crate) idle_timeout: Option<Duration>,
+    pub(crate) log_path: PathBuf,
+    pub(crate) masker: Masker,
+    pub(crate) relay: Relay,
+    pub(crate) cancel: CancellationToken,
 }
 
 /// Why an agent stopped before finishing by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     Exited,
     Timeout,
     Idle,
@@ -56,29 +56,29 @@ pub enum Ended {
 
 /// A finished agent.
 #[derive(Debug, Clone)]
-pub struct Finished {
-    pub exit_code: Option<i32>,
-    pub ended: Ended,
-    pub state: EventState,
-    pub session_id: String,
+pub(crate) struct Finished {
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) ended: Ended,
+    pub(crate) state: EventState,
+    pub(crate) session_id: String,
 }
 
 /// A running agent.
-pub struct Running {
+pub(crate) struct Running {
     /// The id runner minted (the fallback).
-    pub minted: String,
-    pub pre_assigned: Option<String>,
-    pub executor_type: String,
-    pub workspace: PathBuf,
+    pub(crate) minted: String,
+    pub(crate) pre_assigned: Option<String>,
+    pub(crate) executor_type: String,
+    pub(crate) workspace: PathBuf,
     /// The agent's own id once known (stdout events or session files).
     found: watch::Receiver<Option<String>>,
-    pub stop: CancellationToken,
-    pub task: tokio::task::JoinHandle<Finished>,
+    pub(crate) stop: CancellationToken,
+    pub(crate) task: tokio::task::JoinHandle<Finished>,
 }
 
 impl Running {
     /// The full session id: pre-assigned, else found in events or files, else the minted one.
-    pub fn current_session_id(&self) -> String {
+    pub(crate) fn current_session_id(&self) -> String {
         if let Some(id) = &self.pre_assigned {
             return session_id::format(&self.executor_type, &self.workspace, id);
         }
@@ -89,14 +89,14 @@ impl Running {
     }
 
     /// Waits until the session id is known (at most 30 s, or until the agent ends).
-    pub async fn resolved_session_id(&mut self) -> String {
+    pub(crate) async fn resolved_session_id(&mut self) -> String {
         if self.pre_assigned.is_none() {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
             while self.found.borrow().is_none() && !self.task.is_finished() {
                 tokio::select! {
                     r = self.found.changed() => if r.is_err() { break },
-                    _ = tokio::time::sleep_until(deadline) => break,
-                    _ = tokio::time::sleep(Duration::from_millis(50)) => {},
+                    () = tokio::time::sleep_until(deadline) => break,
+                    () = tokio::time::sleep(Duration::from_millis(50)) => {},
                 }
                 if tokio::time::Instant::now() >= deadline {
                     break;
@@ -108,7 +108,7 @@ impl Running {
 }
 
 /// Starts the agent.
-pub fn start(l: Launch) -> Result<Running, StepError> {
+pub(crate) fn start(l: Launch) -> Result<Running, StepError> {
     if !l.workspace.is_dir() {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -123,30 +123,27 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
     }
     let uuid = uuid::Uuid::new_v4().to_string();
     let minted = session_id::format(&l.executor_type, &l.workspace, &uuid);
-    let (args, pre_assigned, kind_name) = match &l.follow_up {
-        Some(s) => {
-            let args = l
-                .kind
-                .follow_up_args(&l.command.args, &s.id)
-                .ok_or_else(|| {
-                    StepError::new(
-                        ErrorKind::CommandFailed,
-                        format!(
-                            "profile `{}` (kind generic) cannot follow up a session",
-                            l.label
-                        ),
-                    )
-                })?;
-            (args, Some(s.id.clone()), "follow-up")
-        }
-        None => {
-            let pre = l.kind.pre_assigns().then(|| uuid.clone());
-            (
-                l.kind.new_chat_args(&l.command.args, pre.as_deref()),
-                pre,
-                "new",
-            )
-        }
+    let (args, pre_assigned, kind_name) = if let Some(s) = &l.follow_up {
+        let args = l
+            .kind
+            .follow_up_args(&l.command.args, &s.id)
+            .ok_or_else(|| {
+                StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "profile `{}` (kind generic) cannot follow up a session",
+                        l.label
+                    ),
+                )
+            })?;
+        (args, Some(s.id.clone()), "follow-up")
+    } else {
+        let pre = l.kind.pre_assigns().then(|| uuid.clone());
+        (
+            l.kind.new_chat_args(&l.command.args, pre.as_deref()),
+            pre,
+            "new",
+        )
     };
     let full_now = pre_assigned.as_deref().map_or_else(
         || minted.clone(),
@@ -310,16 +307,15 @@ pub fn start(l: Launch) -> Result<Running, StepError> {
                 let idle_left = idle.map(|d| {
                     let last = last_output
                         .lock()
-                        .map(|t| *t)
-                        .unwrap_or_else(|_| tokio::time::Instant::now());
+                        .map_or_else(|_| tokio::time::Instant::now(), |t| *t);
                     (last + d).saturating_duration_since(tokio::time::Instant::now())
                 });
                 tokio::select! {
                     _ = child.wait() => break Ended::Exited,
-                    _ = tokio::time::sleep_until(deadline) => break Ended::Timeout,
-                    _ = stop.cancelled() => break Ended::Stopped,
-                    _ = cancel.cancelled() => break Ended::Interrupted,
-                    _ = tokio::time::sleep(idle_left.unwrap_or(Duration::from_secs(3600)).max(Duration::from_millis(10))) => {
+                    () = tokio::time::sleep_until(deadline) => break Ended::Timeout,
+                    () = stop.cancelled() => break Ended::Stopped,
+                    () = cancel.cancelled() => break Ended::Interrupted,
+                    () = tokio::time::sleep(idle_left.unwrap_or(Duration::from_secs(3600)).max(Duration::from_millis(10))) => {
                         if idle_left.is_some_and(|l| l <= Duration::from_millis(10)) {
                             break Ended::Idle;
                         }

@@ -8,25 +8,25 @@ use crate::config::profiles::Kind;
 
 /// What the event stream has told so far.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventState {
+pub(crate) struct EventState {
     /// The agent's own session id (the last part of runner's session id).
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// The final answer.
-    pub result: Option<String>,
+    pub(crate) result: Option<String>,
     /// Text of assistant messages, for kinds whose answer is the last message.
-    pub last_message: Option<String>,
+    pub(crate) last_message: Option<String>,
     /// Streamed assistant text (deltas), joined.
-    pub streamed: String,
-    pub cost_usd: Option<f64>,
+    pub(crate) streamed: String,
+    pub(crate) cost_usd: Option<f64>,
     /// Token usage where the agent reports tokens rather than money.
-    pub usage: Option<Value>,
+    pub(crate) usage: Option<Value>,
     /// The agent said the run failed.
-    pub is_error: bool,
+    pub(crate) is_error: bool,
 }
 
 impl EventState {
     /// The final answer, whichever way the kind gives it.
-    pub fn answer(&self) -> Option<String> {
+    pub(crate) fn answer(&self) -> Option<String> {
         self.result
             .clone()
             .or_else(|| self.last_message.clone())
@@ -36,7 +36,7 @@ impl EventState {
 
 impl Kind {
     /// Arguments of a new chat; `pre_assigned` is a session id runner chose, for CLIs that accept one.
-    pub fn new_chat_args(self, base: &[String], pre_assigned: Option<&str>) -> Vec<String> {
+    pub(crate) fn new_chat_args(self, base: &[String], pre_assigned: Option<&str>) -> Vec<String> {
         let mut args = base.to_vec();
         if let (Kind::Claude, Some(id)) = (self, pre_assigned) {
             args.push(format!("--session-id={id}"));
@@ -45,12 +45,12 @@ impl Kind {
     }
 
     /// Whether runner can choose the session id up front.
-    pub fn pre_assigns(self) -> bool {
+    pub(crate) fn pre_assigns(self) -> bool {
         matches!(self, Kind::Claude)
     }
 
     /// Arguments of a follow-up in session `id`; `None` when the kind cannot follow up.
-    pub fn follow_up_args(self, base: &[String], id: &str) -> Option<Vec<String>> {
+    pub(crate) fn follow_up_args(self, base: &[String], id: &str) -> Option<Vec<String>> {
         let mut args = base.to_vec();
         match self {
             // Claude Code only accepts the equals form reliably with other flags around it.
@@ -64,7 +64,7 @@ impl Kind {
     }
 
     /// Reads one stdout line into `state`; anything that is not a known event is ignored.
-    pub fn parse_line(self, state: &mut EventState, line: &str) {
+    pub(crate) fn parse_line(self, state: &mut EventState, line: &str) {
         let t = line.trim();
         if self == Kind::Generic {
             return;

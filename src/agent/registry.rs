@@ -23,7 +23,7 @@ fn entries() -> &'static Mutex<HashMap<String, Entry>> {
 }
 
 /// Registers a running agent under its session id.
-pub fn insert(
+pub(crate) fn insert(
     session_id: String,
     flow: String,
     stop: CancellationToken,
@@ -35,25 +35,22 @@ pub fn insert(
 }
 
 /// Forgets an agent (its step has finished with it).
-pub fn remove(session_id: &str) {
+pub(crate) fn remove(session_id: &str) {
     if let Ok(mut e) = entries().lock() {
         e.remove(session_id);
     }
 }
 
 /// Whether an agent with this session id is still running.
-pub fn is_running(session_id: &str) -> bool {
-    entries()
-        .lock()
-        .map(|e| {
-            e.get(session_id)
-                .is_some_and(|x| x.task.as_ref().is_none_or(|t| !t.is_finished()))
-        })
-        .unwrap_or(false)
+pub(crate) fn is_running(session_id: &str) -> bool {
+    entries().lock().is_ok_and(|e| {
+        e.get(session_id)
+            .is_some_and(|x| x.task.as_ref().is_none_or(|t| !t.is_finished()))
+    })
 }
 
 /// Stops an agent and waits for it; `None` when no agent has this session id.
-pub async fn stop(session_id: &str) -> Option<Option<Finished>> {
+pub(crate) async fn stop(session_id: &str) -> Option<Option<Finished>> {
     let entry = entries().lock().ok()?.remove(session_id)?;
     entry.stop.cancel();
     Some(match entry.task {
@@ -63,7 +60,7 @@ pub async fn stop(session_id: &str) -> Option<Option<Finished>> {
 }
 
 /// Stops every agent the flow run `flow` started and still runs.
-pub async fn stop_flow(flow: &str) {
+pub(crate) async fn stop_flow(flow: &str) {
     let ids: Vec<String> = entries()
         .lock()
         .map(|e| {

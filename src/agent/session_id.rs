@@ -9,26 +9,26 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// The project id of a workspace.
-pub fn project_id(workspace: &Path) -> String {
+pub(crate) fn project_id(workspace: &Path) -> String {
     URL_SAFE_NO_PAD.encode(workspace.as_os_str().as_encoded_bytes())
 }
 
 /// `{executor}:{project}:{id}`.
-pub fn format(executor: &str, workspace: &Path, id: &str) -> String {
+pub(crate) fn format(executor: &str, workspace: &Path, id: &str) -> String {
     format!("{executor}:{}:{id}", project_id(workspace))
 }
 
 /// A parsed full session id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionId {
-    pub executor: String,
-    pub workspace: PathBuf,
+pub(crate) struct SessionId {
+    pub(crate) executor: String,
+    pub(crate) workspace: PathBuf,
     /// The agent's own id.
-    pub id: String,
+    pub(crate) id: String,
 }
 
 /// Parses `{executor}:{project}:{id}` (the id may itself contain `:`).
-pub fn parse(full: &str) -> Option<SessionId> {
+pub(crate) fn parse(full: &str) -> Option<SessionId> {
     let mut parts = full.splitn(3, ':');
     let executor = parts.next()?.to_string();
     let project = parts.next()?;
@@ -45,7 +45,7 @@ pub fn parse(full: &str) -> Option<SessionId> {
 /// Gemini keeps sessions in `~/.gemini/tmp/<project>/chats/session-*.json` (or `.jsonl`, one
 /// object per line): the id is the `sessionId` field (of the first line for JSONL). Files older
 /// than `since` are ignored.
-pub fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
+pub(crate) fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
     let tmp = home.join(".gemini").join("tmp");
     let mut newest: Option<(SystemTime, String)> = None;
     for project in std::fs::read_dir(tmp).ok()?.flatten() {
@@ -54,9 +54,11 @@ pub fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
         };
         for f in chats.flatten() {
             let name = f.file_name().to_string_lossy().into_owned();
-            if !name.starts_with("session-")
-                || !(name.ends_with(".json") || name.ends_with(".jsonl"))
-            {
+            // Gemini names its files exactly so: no other case to match.
+            #[allow(clippy::case_sensitive_file_extension_comparisons)]
+            let skip = !name.starts_with("session-")
+                || !(name.ends_with(".json") || name.ends_with(".jsonl"));
+            if skip {
                 continue;
             }
             let Ok(modified) = f.metadata().and_then(|m| m.modified()) else {
@@ -68,7 +70,9 @@ pub fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
             let Ok(text) = std::fs::read_to_string(f.path()) else {
                 continue;
             };
-            let first = if name.ends_with(".jsonl") {
+            #[allow(clippy::case_sensitive_file_extension_comparisons)]
+            let jsonl = name.ends_with(".jsonl");
+            let first = if jsonl {
                 text.lines().next().unwrap_or("")
             } else {
                 text.as_str()
@@ -93,7 +97,7 @@ pub fn find_gemini_session(home: &Path, since: SystemTime) -> Option<String> {
 
 /// Polls for a Gemini session file every 500 ms for at most 30 s (or until `stop` is true);
 /// files older than the launch minus 5 s are ignored.
-pub async fn watch_gemini_session(
+pub(crate) async fn watch_gemini_session(
     home: PathBuf,
     launched: SystemTime,
     stop: impl Fn() -> bool,

@@ -14,19 +14,19 @@ use crate::config::profiles::Registry;
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// What an agent step needs from the flow.
-pub struct AgentCtx<'a> {
-    pub profiles: &'a Registry,
-    pub flow_dir: PathBuf,
-    pub env: IndexMap<String, String>,
-    pub masker: Masker,
-    pub relay: Relay,
-    pub cancel: CancellationToken,
-    pub log_path: PathBuf,
+pub(crate) struct AgentCtx<'a> {
+    pub(crate) profiles: &'a Registry,
+    pub(crate) flow_dir: PathBuf,
+    pub(crate) env: IndexMap<String, String>,
+    pub(crate) masker: Masker,
+    pub(crate) relay: Relay,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) log_path: PathBuf,
     /// Identifies the flow run, to stop its background agents when it ends.
-    pub flow_key: String,
+    pub(crate) flow_key: String,
     /// `steps.<id>.session_id` of earlier steps.
-    pub session_of_step: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
-    pub timeout: Duration,
+    pub(crate) session_of_step: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+    pub(crate) timeout: Duration,
 }
 
 /// Runs an `agent` step: a new chat or a follow-up, in the foreground or the background.

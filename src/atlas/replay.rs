@@ -23,9 +23,9 @@ pub(crate) trait Driver: Send {
     /// Runs a flow document in the current browser session.
     fn run<'a>(&'a mut self, flow: &'a serde_json::Value) -> Boxed<'a, FlowResult>;
     /// The current browser session (opened on first use).
-    fn session<'a>(&'a mut self) -> Boxed<'a, MappedMutexGuard<'a, Session>>;
+    fn session(&mut self) -> Boxed<'_, MappedMutexGuard<'_, Session>>;
     /// Closes the current browser: the next run starts in a fresh one.
-    fn reset<'a>(&'a mut self) -> Boxed<'a, ()>;
+    fn reset(&mut self) -> Boxed<'_, ()>;
 }
 
 /// Where a replay ended up.

@@ -17,11 +17,11 @@ use tokio::process::Command;
 use crate::process::{GroupGuard, spawn_group};
 
 /// Chromium flags needed headless in containers and offline machines.
-pub const CHROMIUM_ARGS: &str = "--no-sandbox,--disable-gpu,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-dev-shm-usage";
+pub(crate) const CHROMIUM_ARGS: &str = "--no-sandbox,--disable-gpu,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-dev-shm-usage";
 
 /// What can go wrong calling agent-browser.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum AdapterError {
+pub(crate) enum AdapterError {
     #[error("agent-browser is not installed: {message}")]
     NotInstalled { message: String },
     #[error("agent-browser {command} failed (exit code {exit_code:?}): {error_message}")]
@@ -44,30 +44,30 @@ pub enum AdapterError {
 
 /// A ref of a snapshot: `e5 -> {role, name}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct RefInfo {
-    pub role: String,
-    pub name: String,
+pub(crate) struct RefInfo {
+    pub(crate) role: String,
+    pub(crate) name: String,
 }
 
 /// How to run one command.
 #[derive(Debug, Clone)]
-pub struct ExecOptions {
-    pub session: String,
-    pub headed: bool,
-    pub timeout: Duration,
-    pub cwd: PathBuf,
+pub(crate) struct ExecOptions {
+    pub(crate) session: String,
+    pub(crate) headed: bool,
+    pub(crate) timeout: Duration,
+    pub(crate) cwd: PathBuf,
 }
 
 /// The adapter: where the binary and the browser are, and the run's socket directory.
 #[derive(Debug, Clone)]
-pub struct AgentBrowser {
-    pub binary: PathBuf,
-    pub chromium: Option<PathBuf>,
-    pub socket_dir: PathBuf,
+pub(crate) struct AgentBrowser {
+    pub(crate) binary: PathBuf,
+    pub(crate) chromium: Option<PathBuf>,
+    pub(crate) socket_dir: PathBuf,
 }
 
 /// The native binary's name for this platform.
-pub fn native_name() -> String {
+pub(crate) fn native_name() -> String {
     let arch = match std::env::consts::ARCH {
         "x86_64" => "x64",
         "aarch64" => "arm64",
@@ -77,7 +77,7 @@ pub fn native_name() -> String {
 }
 
 /// Finds the native binary: `$AGENT_BROWSER`, then `node_modules` (local, then global), then PATH.
-pub fn find_binary() -> Option<PathBuf> {
+pub(crate) fn find_binary() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("AGENT_BROWSER").map(PathBuf::from) {
         return p.is_file().then_some(p);
     }
@@ -108,7 +108,7 @@ pub fn find_binary() -> Option<PathBuf> {
 }
 
 /// Finds Chromium: `$AGENT_BROWSER_EXECUTABLE_PATH`, then Debian's and common locations.
-pub fn find_chromium() -> Option<PathBuf> {
+pub(crate) fn find_chromium() -> Option<PathBuf> {
     std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
         .map(PathBuf::from)
         .into_iter()
@@ -124,7 +124,7 @@ pub fn find_chromium() -> Option<PathBuf> {
 }
 
 /// Whether agent-browser is installed, and its version.
-pub fn check() -> Result<(PathBuf, String), AdapterError> {
+pub(crate) fn check() -> Result<(PathBuf, String), AdapterError> {
     let binary = find_binary().ok_or_else(|| AdapterError::NotInstalled {
         message: format!(
             "no {} found (looked at $AGENT_BROWSER, node_modules and PATH); install it with `npm install -g agent-browser` or run scripts/setup",
@@ -143,7 +143,7 @@ pub fn check() -> Result<(PathBuf, String), AdapterError> {
 }
 
 /// Parses agent-browser's stdout: the last JSON line, `{success, data, error}`.
-pub fn parse_json_output(stdout: &str) -> Result<Value, String> {
+pub(crate) fn parse_json_output(stdout: &str) -> Result<Value, String> {
     let line = stdout
         .lines()
         .rev()
@@ -153,7 +153,7 @@ pub fn parse_json_output(stdout: &str) -> Result<Value, String> {
 }
 
 /// The refs of a snapshot's `data`: `{"e1": {"role", "name"}}`.
-pub fn parse_snapshot_refs(data: &Value) -> BTreeMap<String, RefInfo> {
+pub(crate) fn parse_snapshot_refs(data: &Value) -> BTreeMap<String, RefInfo> {
     data.get("refs")
         .and_then(Value::as_object)
         .map(|m| {
@@ -175,7 +175,7 @@ pub fn parse_snapshot_refs(data: &Value) -> BTreeMap<String, RefInfo> {
 
 impl AgentBrowser {
     /// An adapter using the installed binary and a socket directory of its own.
-    pub fn new(socket_dir: PathBuf) -> Result<AgentBrowser, AdapterError> {
+    pub(crate) fn new(socket_dir: PathBuf) -> Result<AgentBrowser, AdapterError> {
         let (binary, _) = check()?;
         Ok(AgentBrowser {
             binary,
@@ -185,7 +185,7 @@ impl AgentBrowser {
     }
 
     /// Runs `agent-browser --session S --json <command> <args...>` and returns its `data`.
-    pub async fn execute(
+    pub(crate) async fn execute(
         &self,
         command: &str,
         args: &[String],

@@ -14,7 +14,7 @@ use crate::config::model::{
 use crate::step::{ErrorKind, StepError};
 
 /// Checks every browser assertion of `e` until all hold or `deadline` passes.
-pub async fn expect(
+pub(crate) async fn expect(
     session: &mut Session,
     e: &ExpectAction,
     deadline: Instant,
@@ -123,7 +123,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String
 }
 
 /// A matcher in one shape.
-pub struct Match {
+pub(crate) struct Match {
     equals: Option<String>,
     contains: Option<String>,
     matches: Option<String>,
@@ -195,7 +195,7 @@ fn describe(sel: &Selector) -> String {
 }
 
 /// How many elements match the first alternative of a selector.
-pub async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepError> {
+pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepError> {
     let t = Duration::from_secs(5);
     let alts = alternatives(sel);
     let Some(alt) = alts.first() else {
@@ -208,7 +208,9 @@ pub async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepErr
             Ok(refs
                 .values()
                 .filter(|i| role_matches(i, role, name.as_deref(), *exact))
-                .count() as i64)
+                .count()
+                .try_into()
+                .unwrap_or(i64::MAX))
         }
         Alt::Text { text, tag, exact } => {
             let js = format!(

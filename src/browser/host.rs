@@ -11,9 +11,9 @@ use super::session::Session;
 use crate::step::{ErrorKind, StepError};
 
 /// Browser resources shared by the flows of a run.
-pub struct BrowserHost {
-    pub socket_dir: PathBuf,
-    pub headed: bool,
+pub(crate) struct BrowserHost {
+    pub(crate) socket_dir: PathBuf,
+    pub(crate) headed: bool,
     adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
     closers: Mutex<Vec<JoinHandle<()>>>,
     /// Sessions launched ahead of their flow, by session name.
@@ -29,7 +29,7 @@ fn sockets_root() -> PathBuf {
 
 impl BrowserHost {
     /// Resources for this process's run; stale daemons of dead runs are reaped first.
-    pub fn new(headed: bool) -> BrowserHost {
+    pub(crate) fn new(headed: bool) -> BrowserHost {
         reap_stale();
         BrowserHost {
             socket_dir: sockets_root().join(std::process::id().to_string()),
@@ -42,7 +42,7 @@ impl BrowserHost {
     }
 
     /// The adapter, or the environment error saying how to install agent-browser.
-    pub fn adapter(&self) -> Result<Arc<AgentBrowser>, StepError> {
+    pub(crate) fn adapter(&self) -> Result<Arc<AgentBrowser>, StepError> {
         let r = self.adapter.get_or_init(|| {
             if self.headed
                 && std::env::var_os("DISPLAY").is_none()
@@ -62,7 +62,7 @@ impl BrowserHost {
     /// Launches the browser of a flow that has not started yet, so its first step does not wait
     /// for the launch (SPEC §7). A launch that fails leaves an unopened session: the flow's first
     /// step then reports the failure itself.
-    pub fn prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
+    pub(crate) fn prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
         let Ok(adapter) = self.adapter() else { return };
         let key = name.clone();
         let h = tokio::spawn(async move {
@@ -86,14 +86,14 @@ impl BrowserHost {
     }
 
     /// Adds a flow whose browser can be launched ahead of it.
-    pub fn queue_prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
+    pub(crate) fn queue_prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
         if let Ok(mut q) = self.queue.lock() {
             q.push_back((name, headed, cwd));
         }
     }
 
     /// A flow started: its browser is no longer to be launched ahead.
-    pub fn unqueue(&self, name: &str) {
+    pub(crate) fn unqueue(&self, name: &str) {
         if let Ok(mut q) = self.queue.lock() {
             q.retain(|(n, _, _)| n != name);
         }
@@ -101,7 +101,7 @@ impl BrowserHost {
 
     /// Launches the next queued flow's browser. Called once a running flow's browser is up, so
     /// two launches never compete for the CPU.
-    pub fn start_next_prewarm(&self) {
+    pub(crate) fn start_next_prewarm(&self) {
         let next = self.queue.lock().ok().and_then(|mut q| q.pop_front());
         if let Some((name, headed, cwd)) = next {
             self.prewarm(name, headed, cwd);
@@ -109,13 +109,13 @@ impl BrowserHost {
     }
 
     /// The session launched ahead for `name`, if any.
-    pub async fn take_prewarmed(&self, name: &str) -> Option<Session> {
+    pub(crate) async fn take_prewarmed(&self, name: &str) -> Option<Session> {
         let h = self.prewarmed.lock().ok()?.remove(name)?;
         h.await.ok()
     }
 
     /// Closes a session off the critical path.
-    pub fn close_later(&self, mut session: Session) {
+    pub(crate) fn close_later(&self, mut session: Session) {
         let h = tokio::spawn(async move { session.close().await });
         if let Ok(mut c) = self.closers.lock() {
             c.push(h);
@@ -123,7 +123,7 @@ impl BrowserHost {
     }
 
     /// Waits for every close started so far, then removes the socket directory.
-    pub async fn wait_closed(&self) {
+    pub(crate) async fn wait_closed(&self) {
         let unused: Vec<JoinHandle<Session>> = self
             .prewarmed
             .lock()
@@ -216,7 +216,7 @@ fn reap_stale() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
-        if pid == std::process::id() as i32
+        if u32::try_from(pid).is_ok_and(|p| p == std::process::id())
             || std::path::Path::new(&format!("/proc/{pid}")).exists()
         {
             continue;

@@ -14,7 +14,7 @@ use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem,
 use crate::step::{ErrorKind, StepError};
 
 /// Default budget: 50 KB.
-pub const DEFAULT_MAX_SIZE: u64 = 50 * 1024;
+pub(crate) const DEFAULT_MAX_SIZE: u64 = 50 * 1024;
 
 const JS: &str = r#"((targets, depth, budget, withStyles, format) => {
   const STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
@@ -70,7 +70,7 @@ const JS: &str = r#"((targets, depth, budget, withStyles, format) => {
 })"#;
 
 /// Reads the targets' pruned HTML and metadata.
-pub async fn inspect(
+pub(crate) async fn inspect(
     session: &mut Session,
     i: &InspectAction,
     deadline: Instant,
@@ -127,16 +127,14 @@ pub async fn inspect(
         Value::Array(targets),
         i.include_styles.unwrap_or(false),
         js_str(match format {
-            InspectFormat::Html => "html",
-            InspectFormat::Aria => "html",
+            InspectFormat::Html | InspectFormat::Aria => "html",
             InspectFormat::Text => "text",
         })
     );
     let mut result = session.eval(&call, t).await?;
     let mut elements = result
         .get_mut("elements")
-        .map(Value::take)
-        .unwrap_or(Value::Array(Vec::new()));
+        .map_or(Value::Array(Vec::new()), Value::take);
     if matches!(format, InspectFormat::Aria)
         && let Value::Array(list) = &mut elements
     {

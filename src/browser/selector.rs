@@ -17,18 +17,18 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// A resolved element.
 #[derive(Debug, Clone)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// What agent-browser gets: `@e5` or a CSS selector.
-    pub target: String,
+    pub(crate) target: String,
     /// Which alternative matched, as the user wrote it.
-    pub matched: String,
+    pub(crate) matched: String,
     /// Its position in a fallback list.
-    pub index: usize,
+    pub(crate) index: usize,
 }
 
 /// One alternative of a selector.
 #[derive(Debug, Clone)]
-pub enum Alt {
+pub(crate) enum Alt {
     Ref(String),
     Css(String),
     Role {
@@ -45,7 +45,7 @@ pub enum Alt {
 
 impl Alt {
     /// How the user wrote it (for reports).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Alt::Ref(r) => format!("@{r}"),
             Alt::Css(c) => format!("css `{c}`"),
@@ -98,7 +98,7 @@ fn from_string(s: &str) -> Alt {
 }
 
 /// The alternatives of a selector, in order.
-pub fn alternatives(sel: &Selector) -> Vec<Alt> {
+pub(crate) fn alternatives(sel: &Selector) -> Vec<Alt> {
     match sel {
         Selector::String(s) => vec![from_string(s)],
         Selector::Object(o) => vec![from_object(o)],
@@ -122,7 +122,7 @@ pub(crate) fn describe_selector(sel: &Selector) -> String {
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.
-pub async fn resolve(
+pub(crate) async fn resolve(
     session: &mut Session,
     sel: &Selector,
     deadline: Instant,
@@ -147,7 +147,7 @@ pub async fn resolve(
 }
 
 /// Resolves once, without waiting; `None` when nothing matches now.
-pub async fn resolve_now(
+pub(crate) async fn resolve_now(
     session: &mut Session,
     sel: &Selector,
 ) -> Result<Option<Resolved>, StepError> {
@@ -172,7 +172,11 @@ fn left(deadline: Instant) -> Duration {
 
 /// How many elements match `css`; invalid CSS is an error (agent-browser's reads would quietly
 /// return nothing).
-pub async fn css_count(session: &mut Session, css: &str, t: Duration) -> Result<i64, StepError> {
+pub(crate) async fn css_count(
+    session: &mut Session,
+    css: &str,
+    t: Duration,
+) -> Result<i64, StepError> {
     let js = format!(
         "(() => {{ try {{ return document.querySelectorAll({}).length }} catch (e) {{ return -1 }} }})()",
         js_str(css)
@@ -188,7 +192,7 @@ pub async fn css_count(session: &mut Session, css: &str, t: Duration) -> Result<
 }
 
 /// A JSON string literal for embedding in JavaScript.
-pub fn js_str(s: &str) -> String {
+pub(crate) fn js_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
@@ -237,7 +241,7 @@ async fn try_once(
 
 /// Role and accessible name as the snapshot shows them: role equal, name a case-insensitive
 /// substring (or equal with `exact`).
-pub fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact: bool) -> bool {
+pub(crate) fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact: bool) -> bool {
     if !info.role.eq_ignore_ascii_case(role) {
         return false;
     }
@@ -303,7 +307,7 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
             .as_ref()
             .map(|r| r.refs.clone())
             .unwrap_or_default(),
-        Err(_) => Default::default(),
+        Err(_) => std::collections::BTreeMap::default(),
     };
     for alt in alts {
         match alt {

@@ -14,28 +14,33 @@ use crate::step::{ErrorKind, StepError};
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
-pub struct RefTable {
-    pub refs: BTreeMap<String, RefInfo>,
+pub(crate) struct RefTable {
+    pub(crate) refs: BTreeMap<String, RefInfo>,
     /// `performance.timeOrigin` of the document: a new one after every navigation.
-    pub document: String,
+    pub(crate) document: String,
 }
 
 /// A browser session.
-pub struct Session {
+pub(crate) struct Session {
     adapter: Arc<AgentBrowser>,
-    pub name: String,
-    pub headed: bool,
-    pub cwd: PathBuf,
+    pub(crate) name: String,
+    pub(crate) headed: bool,
+    pub(crate) cwd: PathBuf,
     opened: bool,
     /// The refs of the user's last `snapshot` step.
-    pub user_refs: Option<RefTable>,
+    pub(crate) user_refs: Option<RefTable>,
     /// The refs of the latest snapshot taken by anyone (selectors take their own).
-    pub latest_refs: Option<RefTable>,
+    pub(crate) latest_refs: Option<RefTable>,
 }
 
 impl Session {
     /// A session that opens on its first command.
-    pub fn new(adapter: Arc<AgentBrowser>, name: String, headed: bool, cwd: PathBuf) -> Session {
+    pub(crate) fn new(
+        adapter: Arc<AgentBrowser>,
+        name: String,
+        headed: bool,
+        cwd: PathBuf,
+    ) -> Session {
         Session {
             adapter,
             name,
@@ -48,12 +53,12 @@ impl Session {
     }
 
     /// Whether a command has been sent (so there is something to close).
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.opened
     }
 
     /// Runs a command; errors become step errors of the right kind.
-    pub async fn cmd(
+    pub(crate) async fn cmd(
         &mut self,
         command: &str,
         args: &[String],
@@ -74,7 +79,7 @@ impl Session {
     }
 
     /// Evaluates JavaScript and returns its result.
-    pub async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
+    pub(crate) async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
         use base64::Engine;
         let b64 = base64::engine::general_purpose::STANDARD.encode(js);
         let data = self.cmd("eval", &["-b".into(), b64], timeout).await?;
@@ -99,7 +104,7 @@ impl Session {
     }
 
     /// The identity of the current document.
-    pub async fn document(&mut self, timeout: Duration) -> Result<String, StepError> {
+    pub(crate) async fn document(&mut self, timeout: Duration) -> Result<String, StepError> {
         let v = self
             .eval(
                 "String(performance.timeOrigin) + ' ' + location.href",
@@ -110,7 +115,7 @@ impl Session {
     }
 
     /// Takes a snapshot; returns its data and records its refs.
-    pub async fn snapshot(
+    pub(crate) async fn snapshot(
         &mut self,
         args: &[String],
         timeout: Duration,
@@ -125,7 +130,7 @@ impl Session {
     }
 
     /// Takes a snapshot and returns its refs (role selectors resolve against them).
-    pub async fn fresh_refs(
+    pub(crate) async fn fresh_refs(
         &mut self,
         timeout: Duration,
     ) -> Result<BTreeMap<String, RefInfo>, StepError> {
@@ -138,7 +143,7 @@ impl Session {
     }
 
     /// Closes the browser (best effort; the daemon goes with it).
-    pub async fn close(&mut self) {
+    pub(crate) async fn close(&mut self) {
         if !self.opened {
             return;
         }
@@ -154,7 +159,7 @@ impl Session {
 }
 
 /// Maps adapter errors to step errors: a launch failure is the environment's (exit 3).
-pub fn to_step_error(e: AdapterError, launching: bool) -> StepError {
+pub(crate) fn to_step_error(e: AdapterError, launching: bool) -> StepError {
     match &e {
         AdapterError::NotInstalled { .. } => StepError::new(ErrorKind::Environment, e.to_string()),
         AdapterError::Timeout { .. } => StepError::new(ErrorKind::Timeout, e.to_string()),

@@ -14,11 +14,11 @@ use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, Wa
 use crate::step::{ErrorKind, StepError};
 
 /// Where a browser step writes files.
-pub struct StepFiles {
+pub(crate) struct StepFiles {
     /// The run's artifacts directory for this flow.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// `NNN-<id>`: the prefix of this step's files.
-    pub base: String,
+    pub(crate) base: String,
 }
 
 /// Runs one browser action (the page checks of an `expect` included).
@@ -55,7 +55,7 @@ pub(crate) async fn run_step(
                 }
             }
             let data = session.snapshot(&args, timeout).await?;
-            session.user_refs = session.latest_refs.clone();
+            session.user_refs.clone_from(&session.latest_refs);
             let table: RefTable = session.user_refs.clone().unwrap_or_default();
             let url = session
                 .document(timeout)
@@ -256,7 +256,7 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
                         "{} to be {state}",
                         super::selector::alternatives(sel)
                             .iter()
-                            .map(|a| a.describe())
+                            .map(super::selector::Alt::describe)
                             .collect::<Vec<_>>()
                             .join(" or ")
                     )

@@ -140,7 +140,8 @@ fn verify(
     reporter.out(&s);
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
     for t in &targets {
-        t.write(&results, &summary).map_err(CliError::Environment)?;
+        t.write(&results, &summary)
+            .map_err(|e| CliError::Environment(e.to_string()))?;
     }
     Ok(if failed == 0 {
         exit::SUCCESS

@@ -45,7 +45,7 @@ pub fn main() -> i32 {
     let reporter = Reporter::from_env();
     let result = match cli.command {
         Command::Run(a) => run::run(&a, &reporter),
-        Command::Validate(a) => validate::run(&a, &reporter),
+        Command::Validate(a) => Ok(validate::run(&a, &reporter)),
         Command::Schema { which } => {
             reporter.out(schema::text(which));
             Ok(exit::SUCCESS)

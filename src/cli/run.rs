@@ -126,7 +126,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     let mut code = exit_code(&results, interrupted);
     for r in &reports {
         if let Err(e) = r.write(&results, &summary) {
-            reporter.error(&e);
+            reporter.error(&e.to_string());
             if code == exit::SUCCESS {
                 code = exit::ENVIRONMENT;
             }

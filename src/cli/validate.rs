@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use super::args::ValidateArgs;
-use super::error::CliError;
 use super::exit;
 use super::files;
 use crate::config::flows::Loader;
@@ -12,7 +11,8 @@ use crate::report::Reporter;
 use crate::source::Diagnostic;
 
 /// Runs `validate`; returns the exit code.
-pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Result<i32, CliError> {
+/// Validates; prints every problem in the format asked for. Returns the exit code.
+pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -22,7 +22,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Result<i32, CliEr
         Ok(f) => f,
         Err(d) => {
             reporter.diagnostics(&d, args.format);
-            return Ok(exit::INVALID_INPUT);
+            return exit::INVALID_INPUT;
         }
     };
     let (registry, mut diags) = load_registry(&args.profiles);
@@ -30,11 +30,11 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Result<i32, CliEr
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);
     // The problems were printed in the format asked for; the code says whether there were any.
-    Ok(if diags.is_empty() {
+    if diags.is_empty() {
         exit::SUCCESS
     } else {
         exit::INVALID_INPUT
-    })
+    }
 }
 
 /// Profiles: built-in, then `./profiles`, then each `--profiles DIR`.
@@ -47,7 +47,7 @@ pub(crate) fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
 /// Validates files in parallel (one chunk per core) and returns every problem, in file order.
 pub(crate) fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
     let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+        .map_or(1, std::num::NonZero::get)
         .min(files.len().max(1));
     let chunk = files.len().div_ceil(threads).max(1);
     let mut results: Vec<Vec<Diagnostic>> = Vec::new();

@@ -15,19 +15,19 @@ use crate::template::check::Scope;
 use crate::template::{Templates, check_expression, check_template, is_template};
 
 /// Everything a check needs to point into the file.
-pub struct Ctx<'a> {
-    pub file: &'a SourceFile,
-    pub spans: &'a SpanMap,
-    pub value: &'a Value,
-    pub flow: &'a Flow,
-    pub profiles: &'a Registry,
-    pub templates: &'a Templates,
+pub(crate) struct Ctx<'a> {
+    pub(crate) file: &'a SourceFile,
+    pub(crate) spans: &'a SpanMap,
+    pub(crate) value: &'a Value,
+    pub(crate) flow: &'a Flow,
+    pub(crate) profiles: &'a Registry,
+    pub(crate) templates: &'a Templates,
     /// Vars given on the command line.
-    pub extra_vars: &'a [String],
+    pub(crate) extra_vars: &'a [String],
 }
 
 /// Runs every semantic check on a flow that passed the schema.
-pub fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
+pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let steps: Vec<(String, &Step)> = c
         .flow
@@ -66,7 +66,7 @@ pub fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             }
         }
     }
-    let all_steps: HashSet<String> = ids.keys().map(|s| s.to_string()).collect();
+    let all_steps: HashSet<String> = ids.keys().map(std::string::ToString::to_string).collect();
 
     // Durations (the schema checks their form; this checks their value).
     for ptr in duration_pointers(c.value) {
@@ -129,7 +129,7 @@ pub fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
                 let p = pointer_push(ptr, k);
                 match (k.as_str(), v) {
                     ("if", Value::String(s)) if !is_template(s) => {
-                        expression(c, &p, s, &scope, &mut out)
+                        expression(c, &p, s, &scope, &mut out);
                     }
                     ("id" | "timeout" | "retry" | "continue_on_error", _) => {}
                     _ => strings(c, &p, v, &scope, &mut out),

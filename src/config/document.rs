@@ -7,26 +7,26 @@ use serde_json::Value;
 use crate::source::{Diagnostic, SourceFile, SpanMap};
 
 /// Largest config file accepted.
-pub const MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+pub(crate) const MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 
 /// A parsed config document.
 #[derive(Debug, Clone)]
-pub struct Document {
-    pub file: SourceFile,
-    pub value: Value,
-    pub spans: SpanMap,
+pub(crate) struct Document {
+    pub(crate) file: SourceFile,
+    pub(crate) value: Value,
+    pub(crate) spans: SpanMap,
 }
 
 /// The formats a config file can be in, by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Yaml,
     Toml,
 }
 
 impl Format {
     /// `.yaml`/`.yml` or `.toml`.
-    pub fn of(path: &Path) -> Option<Format> {
+    pub(crate) fn of(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "yaml" | "yml" => Some(Format::Yaml),
             "toml" => Some(Format::Toml),
@@ -36,7 +36,7 @@ impl Format {
 }
 
 /// Reads and parses a file.
-pub fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
+pub(crate) fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
     let name = path.display().to_string();
     let format = Format::of(path).ok_or_else(|| {
         vec![
@@ -78,7 +78,7 @@ pub fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
 }
 
 /// Parses file contents already in memory.
-pub fn parse_bytes(
+pub(crate) fn parse_bytes(
     path: &Path,
     bytes: Vec<u8>,
     format: Format,

@@ -34,6 +34,8 @@ pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
         "MB" | "MiB" => 1024.0 * 1024.0,
         _ => return Err(format!("invalid size `{s}`")),
     };
+    // `n` has only digits and a dot (never negative), and sizes are far below 2^53 bytes.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok((n * mult) as u64)
 }
 

@@ -15,31 +15,31 @@ use crate::template::{Templates, is_template};
 
 /// A flow that passed every check.
 #[derive(Debug)]
-pub struct LoadedFlow {
-    pub doc: Document,
-    pub flow: Flow,
+pub(crate) struct LoadedFlow {
+    pub(crate) doc: Document,
+    pub(crate) flow: Flow,
     /// The flow file's absolute path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its directory (relative paths in the flow resolve against it).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Sub-flows of `run_flow` steps with literal paths, by the path as written.
-    pub subflows: HashMap<String, Arc<LoadedFlow>>,
+    pub(crate) subflows: HashMap<String, Arc<LoadedFlow>>,
 }
 
 /// Loads flows and their sub-flows, caching each file.
-pub struct Loader<'a> {
+pub(crate) struct Loader<'a> {
     profiles: &'a Registry,
     templates: Templates,
     cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
     stack: Vec<PathBuf>,
     extra_vars: Vec<String>,
     /// Every problem found so far, in all files.
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Loader<'a> {
     /// A loader checking agent steps against `profiles`.
-    pub fn new(profiles: &'a Registry) -> Loader<'a> {
+    pub(crate) fn new(profiles: &'a Registry) -> Loader<'a> {
         Loader {
             profiles,
             templates: Templates::new(),
@@ -51,13 +51,13 @@ impl<'a> Loader<'a> {
     }
 
     /// Vars given on the command line (`--var`), which templates may read.
-    pub fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
+    pub(crate) fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
         self.extra_vars = names.into_iter().collect();
         self
     }
 
     /// Loads one flow; `None` when it (or a sub-flow) has problems, which are in `diagnostics`.
-    pub fn load(&mut self, path: &Path) -> Option<Arc<LoadedFlow>> {
+    pub(crate) fn load(&mut self, path: &Path) -> Option<Arc<LoadedFlow>> {
         let abs = absolute(path);
         if let Some(hit) = self.cache.get(&abs) {
             return hit.clone();
@@ -260,7 +260,7 @@ fn partial_flow(value: &serde_json::Value) -> Option<Flow> {
 }
 
 /// An absolute, lexically normalized path (symlinks are kept: flows name files as users see them).
-pub fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -281,7 +281,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// Loads and checks a flow held in memory (no sub-flows): every problem, or none. Used by the
 /// fuzz target ([`crate::fuzz_check`]), which must reach the same code `validate` runs.
-pub fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
+pub(crate) fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
     let format = document::Format::of(path).unwrap_or(document::Format::Yaml);
     let doc = match document::parse_bytes(path, bytes, format) {
         Ok(d) => d,

@@ -8,38 +8,38 @@ use serde_json::Value;
 /// A whole flow file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Flow {
+pub(crate) struct Flow {
     /// Accepted so editors can point at the schema; not used.
     #[serde(rename = "$schema")]
     #[allow(dead_code)]
-    pub schema: Option<String>,
-    pub name: String,
+    pub(crate) schema: Option<String>,
+    pub(crate) name: String,
     /// Documentation for readers of the flow; not used.
     #[allow(dead_code)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     #[serde(default)]
-    pub vars: IndexMap<String, Value>,
+    pub(crate) vars: IndexMap<String, Value>,
     #[serde(default)]
-    pub secrets: Vec<String>,
+    pub(crate) secrets: Vec<String>,
     #[serde(default)]
-    pub env: IndexMap<String, Scalar>,
-    pub web_server: Option<WebServer>,
-    pub atlas: Option<String>,
-    pub browser: Option<BrowserDefaults>,
-    pub defaults: Option<StepDefaults>,
-    pub steps: Vec<Step>,
+    pub(crate) env: IndexMap<String, Scalar>,
+    pub(crate) web_server: Option<WebServer>,
+    pub(crate) atlas: Option<String>,
+    pub(crate) browser: Option<BrowserDefaults>,
+    pub(crate) defaults: Option<StepDefaults>,
+    pub(crate) steps: Vec<Step>,
     #[serde(default)]
-    pub finally: Vec<Step>,
+    pub(crate) finally: Vec<Step>,
     #[serde(default)]
-    pub outputs: IndexMap<String, Value>,
+    pub(crate) outputs: IndexMap<String, Value>,
 }
 
 /// A string, number or boolean (environment values, log messages).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Scalar {
+pub(crate) enum Scalar {
     String(String),
     Number(serde_json::Number),
     Bool(bool),
@@ -58,34 +58,34 @@ impl std::fmt::Display for Scalar {
 /// `web_server:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WebServer {
+pub(crate) struct WebServer {
     #[serde(rename = "static")]
-    pub static_dir: Option<String>,
-    pub command: Option<Command>,
-    pub url: Option<String>,
-    pub ready_timeout: Option<String>,
+    pub(crate) static_dir: Option<String>,
+    pub(crate) command: Option<Command>,
+    pub(crate) url: Option<String>,
+    pub(crate) ready_timeout: Option<String>,
 }
 
 /// `browser:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BrowserDefaults {
-    pub headed: Option<bool>,
-    pub timeout: Option<String>,
+pub(crate) struct BrowserDefaults {
+    pub(crate) headed: Option<bool>,
+    pub(crate) timeout: Option<String>,
 }
 
 /// `defaults:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StepDefaults {
-    pub timeout: Option<String>,
-    pub retry: Option<Retry>,
+pub(crate) struct StepDefaults {
+    pub(crate) timeout: Option<String>,
+    pub(crate) retry: Option<Retry>,
 }
 
 /// `retry:` — a number of attempts or the full form.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Retry {
+pub(crate) enum Retry {
     Attempts(u32),
     Full(RetryPolicy),
 }
@@ -93,18 +93,18 @@ pub enum Retry {
 /// The full form of `retry:`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RetryPolicy {
-    pub attempts: Option<u32>,
-    pub delay: Option<String>,
-    pub backoff: Option<f64>,
-    pub max_delay: Option<String>,
-    pub on: Option<Vec<ErrorKindName>>,
+pub(crate) struct RetryPolicy {
+    pub(crate) attempts: Option<u32>,
+    pub(crate) delay: Option<String>,
+    pub(crate) backoff: Option<f64>,
+    pub(crate) max_delay: Option<String>,
+    pub(crate) on: Option<Vec<ErrorKindName>>,
 }
 
 /// Error kinds `retry.on` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorKindName {
+pub(crate) enum ErrorKindName {
     Timeout,
     NotFound,
     Assertion,
@@ -115,28 +115,29 @@ pub enum ErrorKindName {
 /// A command: argv or a string.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Command {
+pub(crate) enum Command {
     String(String),
     Argv(Vec<String>),
 }
 
 /// One step: the common keys and its action.
 #[derive(Debug, Clone)]
-pub struct Step {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub condition: Option<Value>,
-    pub timeout: Option<String>,
-    pub retry: Option<Retry>,
-    pub continue_on_error: bool,
-    pub action: Action,
+pub(crate) struct Step {
+    pub(crate) id: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) condition: Option<Value>,
+    pub(crate) timeout: Option<String>,
+    pub(crate) retry: Option<Retry>,
+    pub(crate) continue_on_error: bool,
+    pub(crate) action: Action,
 }
 
 /// The keys every step may have besides its action.
-pub const COMMON_KEYS: &[&str] = &["id", "name", "if", "timeout", "retry", "continue_on_error"];
+pub(crate) const COMMON_KEYS: &[&str] =
+    &["id", "name", "if", "timeout", "retry", "continue_on_error"];
 
 /// Every action key, in the order the schema lists them.
-pub const ACTION_KEYS: &[&str] = &[
+pub(crate) const ACTION_KEYS: &[&str] = &[
     "open",
     "snapshot",
     "click",
@@ -168,7 +169,7 @@ pub const ACTION_KEYS: &[&str] = &[
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     Open(String),
     Snapshot(Toggle<SnapshotOptions>),
     Click(Selector),
@@ -197,7 +198,7 @@ pub enum Action {
 
 impl Action {
     /// The action key.
-    pub fn key(&self) -> &'static str {
+    pub(crate) fn key(&self) -> &'static str {
         match self {
             Action::Open(_) => "open",
             Action::Snapshot(_) => "snapshot",
@@ -230,7 +231,7 @@ impl Action {
 /// Which part of runner carries out an action: one exhaustive answer per action, so a new
 /// action cannot silently default to one family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     /// The engine itself: `log`, `set`, `exec`, `run_flow`, and `expect` (whose page checks go
     /// to the browser, and whose `that` is a template condition).
     Core,
@@ -244,7 +245,7 @@ pub enum Family {
 
 impl Action {
     /// The family that runs this action.
-    pub fn family(&self) -> Family {
+    pub(crate) fn family(&self) -> Family {
         match self {
             Action::Open(_)
             | Action::Snapshot(_)
@@ -274,7 +275,7 @@ impl Action {
 
     /// Whether the step drives the flow's browser (then it is launched for it, and a failure
     /// leaves a screenshot and a snapshot of the page).
-    pub fn needs_browser(&self) -> bool {
+    pub(crate) fn needs_browser(&self) -> bool {
         match self.family() {
             Family::Browser | Family::State => true,
             Family::Agent => false,
@@ -284,7 +285,7 @@ impl Action {
 
     /// Whether a successful step of this kind goes into the atlas edge that the next
     /// `link_state` records: what changes or checks the page's state, not bookkeeping.
-    pub fn recorded_in_atlas(&self) -> bool {
+    pub(crate) fn recorded_in_atlas(&self) -> bool {
         match self.family() {
             Family::Browser => true,
             Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
@@ -294,13 +295,13 @@ impl Action {
 
     /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
     /// and a grace period) instead of being dropped at once.
-    pub fn graceful_on_interrupt(&self) -> bool {
+    pub(crate) fn graceful_on_interrupt(&self) -> bool {
         matches!(self, Action::Exec(_) | Action::RunFlow(_))
     }
 
     /// The timeout of one attempt when the step sets none; `None` means the flow's defaults
     /// apply. A sub-flow's steps have their own timeouts; an agent's is its own `timeout`.
-    pub fn own_timeout(&self) -> Option<OwnTimeout> {
+    pub(crate) fn own_timeout(&self) -> Option<OwnTimeout> {
         match self {
             Action::RunFlow(_) => Some(OwnTimeout::Unbounded),
             Action::Agent(a) => Some(OwnTimeout::Agent(a.timeout.clone())),
@@ -311,7 +312,7 @@ impl Action {
 
 /// A timeout an action brings with it (see [`Action::own_timeout`]).
 #[derive(Debug, Clone)]
-pub enum OwnTimeout {
+pub(crate) enum OwnTimeout {
     /// No timeout of its own: its inner steps are bounded.
     Unbounded,
     /// The agent step's `timeout` (a duration text), or the agent default.
@@ -321,14 +322,14 @@ pub enum OwnTimeout {
 /// `true` or an options object.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Toggle<T> {
+pub(crate) enum Toggle<T> {
     On(True),
     Options(T),
 }
 
 /// Only the literal `true`.
 #[derive(Debug, Clone, Copy)]
-pub struct True;
+pub(crate) struct True;
 
 impl<'de> Deserialize<'de> for True {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<True, D::Error> {
@@ -342,25 +343,25 @@ impl<'de> Deserialize<'de> for True {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SnapshotOptions {
-    pub interactive: Option<bool>,
-    pub compact: Option<bool>,
-    pub depth: Option<u32>,
-    pub scope: Option<Selector>,
+pub(crate) struct SnapshotOptions {
+    pub(crate) interactive: Option<bool>,
+    pub(crate) compact: Option<bool>,
+    pub(crate) depth: Option<u32>,
+    pub(crate) scope: Option<Selector>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScreenshotOptions {
-    pub path: Option<String>,
-    pub target: Option<Selector>,
-    pub full_page: Option<bool>,
+pub(crate) struct ScreenshotOptions {
+    pub(crate) path: Option<String>,
+    pub(crate) target: Option<Selector>,
+    pub(crate) full_page: Option<bool>,
 }
 
 /// An ElementSelector (SPEC §3.2).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Selector {
+pub(crate) enum Selector {
     String(String),
     Object(SelectorObject),
     List(Vec<SelectorItem>),
@@ -369,88 +370,88 @@ pub enum Selector {
 /// One entry of a fallback list.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum SelectorItem {
+pub(crate) enum SelectorItem {
     String(String),
     Object(SelectorObject),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SelectorObject {
+pub(crate) struct SelectorObject {
     #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    pub role: Option<String>,
-    pub text: Option<String>,
-    pub exact: Option<bool>,
-    pub css: Option<String>,
-    pub tag: Option<String>,
+    pub(crate) reference: Option<String>,
+    pub(crate) role: Option<String>,
+    pub(crate) text: Option<String>,
+    pub(crate) exact: Option<bool>,
+    pub(crate) css: Option<String>,
+    pub(crate) tag: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FillAction {
-    pub target: Selector,
-    pub value: Scalar,
+pub(crate) struct FillAction {
+    pub(crate) target: Selector,
+    pub(crate) value: Scalar,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SelectAction {
-    pub target: Selector,
-    pub value: OneOrMany,
+pub(crate) struct SelectAction {
+    pub(crate) target: Selector,
+    pub(crate) value: OneOrMany,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum OneOrMany {
+pub(crate) enum OneOrMany {
     One(String),
     Many(Vec<String>),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum WaitAction {
+pub(crate) enum WaitAction {
     Duration(String),
     For(WaitOptions),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WaitOptions {
+pub(crate) struct WaitOptions {
     #[serde(rename = "for")]
-    pub target: Option<Selector>,
-    pub state: Option<VisibleState>,
-    pub text: Option<String>,
-    pub url: Option<String>,
+    pub(crate) target: Option<Selector>,
+    pub(crate) state: Option<VisibleState>,
+    pub(crate) text: Option<String>,
+    pub(crate) url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum VisibleState {
+pub(crate) enum VisibleState {
     Visible,
     Hidden,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct InspectAction {
-    pub target: Selector,
-    pub depth: Option<u32>,
-    pub include_styles: Option<bool>,
-    pub max_size: Option<Size>,
-    pub format: Option<InspectFormat>,
+pub(crate) struct InspectAction {
+    pub(crate) target: Selector,
+    pub(crate) depth: Option<u32>,
+    pub(crate) include_styles: Option<bool>,
+    pub(crate) max_size: Option<Size>,
+    pub(crate) format: Option<InspectFormat>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Size {
+pub(crate) enum Size {
     Bytes(u64),
     Text(String),
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum InspectFormat {
+pub(crate) enum InspectFormat {
     Html,
     Aria,
     Text,
@@ -458,21 +459,21 @@ pub enum InspectFormat {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExpectAction {
-    pub url: Option<Matcher>,
-    pub title: Option<Matcher>,
-    pub visible: Option<Selector>,
-    pub hidden: Option<Selector>,
-    pub text: Option<TargetMatcher>,
-    pub value: Option<TargetMatcher>,
-    pub count: Option<CountMatcher>,
-    pub checked: Option<Selector>,
-    pub that: Option<Value>,
+pub(crate) struct ExpectAction {
+    pub(crate) url: Option<Matcher>,
+    pub(crate) title: Option<Matcher>,
+    pub(crate) visible: Option<Selector>,
+    pub(crate) hidden: Option<Selector>,
+    pub(crate) text: Option<TargetMatcher>,
+    pub(crate) value: Option<TargetMatcher>,
+    pub(crate) count: Option<CountMatcher>,
+    pub(crate) checked: Option<Selector>,
+    pub(crate) that: Option<Value>,
 }
 
 impl ExpectAction {
     /// Whether it asserts anything about the page (everything but `that`).
-    pub fn has_browser_checks(&self) -> bool {
+    pub(crate) fn has_browser_checks(&self) -> bool {
         self.url.is_some()
             || self.title.is_some()
             || self.visible.is_some()
@@ -487,99 +488,99 @@ impl ExpectAction {
 /// A plain string (equals) or one of `equals` / `contains` / `matches`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Matcher {
+pub(crate) enum Matcher {
     Equals(String),
     Full(MatcherOptions),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MatcherOptions {
-    pub equals: Option<String>,
-    pub contains: Option<String>,
-    pub matches: Option<String>,
+pub(crate) struct MatcherOptions {
+    pub(crate) equals: Option<String>,
+    pub(crate) contains: Option<String>,
+    pub(crate) matches: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TargetMatcher {
-    pub target: Selector,
-    pub equals: Option<String>,
-    pub contains: Option<String>,
-    pub matches: Option<String>,
+pub(crate) struct TargetMatcher {
+    pub(crate) target: Selector,
+    pub(crate) equals: Option<String>,
+    pub(crate) contains: Option<String>,
+    pub(crate) matches: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CountMatcher {
-    pub target: Selector,
-    pub equals: Option<IntOrTemplate>,
-    pub min: Option<IntOrTemplate>,
-    pub max: Option<IntOrTemplate>,
+pub(crate) struct CountMatcher {
+    pub(crate) target: Selector,
+    pub(crate) equals: Option<IntOrTemplate>,
+    pub(crate) min: Option<IntOrTemplate>,
+    pub(crate) max: Option<IntOrTemplate>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum IntOrTemplate {
+pub(crate) enum IntOrTemplate {
     Int(i64),
     Template(String),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AgentAction {
-    pub profile: String,
-    pub variant: Option<String>,
-    pub prompt: Option<String>,
-    pub follow_up: Option<String>,
-    pub session: Option<String>,
-    pub message: Option<String>,
-    pub workspace: Option<String>,
-    pub timeout: Option<String>,
-    pub idle_timeout: Option<String>,
-    pub background: Option<bool>,
+pub(crate) struct AgentAction {
+    pub(crate) profile: String,
+    pub(crate) variant: Option<String>,
+    pub(crate) prompt: Option<String>,
+    pub(crate) follow_up: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) message: Option<String>,
+    pub(crate) workspace: Option<String>,
+    pub(crate) timeout: Option<String>,
+    pub(crate) idle_timeout: Option<String>,
+    pub(crate) background: Option<bool>,
     #[serde(default)]
-    pub env: IndexMap<String, Scalar>,
+    pub(crate) env: IndexMap<String, Scalar>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum LinkState {
+pub(crate) enum LinkState {
     Action(String),
     Full(LinkStateOptions),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LinkStateOptions {
-    pub action: String,
-    pub atlas: Option<String>,
+pub(crate) struct LinkStateOptions {
+    pub(crate) action: String,
+    pub(crate) atlas: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum ExecAction {
+pub(crate) enum ExecAction {
     Short(Command),
     Full(ExecOptions),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExecOptions {
-    pub command: Command,
+pub(crate) struct ExecOptions {
+    pub(crate) command: Command,
     #[serde(default)]
-    pub shell: bool,
-    pub cwd: Option<String>,
+    pub(crate) shell: bool,
+    pub(crate) cwd: Option<String>,
     #[serde(default)]
-    pub env: IndexMap<String, Scalar>,
-    pub stdin: Option<String>,
+    pub(crate) env: IndexMap<String, Scalar>,
+    pub(crate) stdin: Option<String>,
     #[serde(default)]
-    pub allow_failure: bool,
+    pub(crate) allow_failure: bool,
 }
 
 impl ExecAction {
     /// The full form, whichever way it was written.
-    pub fn options(self) -> ExecOptions {
+    pub(crate) fn options(self) -> ExecOptions {
         match self {
             ExecAction::Short(command) => ExecOptions {
                 command,
@@ -596,22 +597,22 @@ impl ExecAction {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum RunFlow {
+pub(crate) enum RunFlow {
     Path(String),
     Full(RunFlowOptions),
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunFlowOptions {
-    pub path: String,
+pub(crate) struct RunFlowOptions {
+    pub(crate) path: String,
     #[serde(default)]
-    pub vars: IndexMap<String, Value>,
+    pub(crate) vars: IndexMap<String, Value>,
 }
 
 impl RunFlow {
     /// The sub-flow's path as written.
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         match self {
             RunFlow::Path(p) => p,
             RunFlow::Full(o) => &o.path,
@@ -675,19 +676,19 @@ impl<'de> Deserialize<'de> for Step {
 /// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
 /// minimums), checked on a whole flow (the drift tests compare it with the schema).
 #[cfg(test)]
-pub fn check_constraints(flow: &Value) -> Result<(), String> {
+pub(crate) fn check_constraints(flow: &Value) -> Result<(), String> {
     let f: Flow = serde_json::from_value(flow.clone()).map_err(|e| e.to_string())?;
     f.check()
 }
 
 impl Flow {
     /// Every step, `finally` included.
-    pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
+    pub(crate) fn all_steps(&self) -> impl Iterator<Item = &Step> {
         self.steps.iter().chain(&self.finally)
     }
 
     /// The flow's `env` as strings (what exec and agent steps get).
-    pub fn env_strings(&self) -> IndexMap<String, String> {
+    pub(crate) fn env_strings(&self) -> IndexMap<String, String> {
         self.env
             .iter()
             .map(|(k, v)| (k.clone(), v.to_string()))
@@ -695,18 +696,18 @@ impl Flow {
     }
 
     /// Whether the flow drives the browser (then its browser can be launched ahead).
-    pub fn uses_browser(&self) -> bool {
+    pub(crate) fn uses_browser(&self) -> bool {
         self.all_steps().any(|s| s.action.needs_browser())
     }
 
     /// Whether the flow has `link_state` steps (then the steps it runs are recorded for edges).
-    pub fn records_states(&self) -> bool {
+    pub(crate) fn records_states(&self) -> bool {
         self.all_steps()
             .any(|s| matches!(s.action, Action::LinkState(_)))
     }
 
     /// The flow-level rules the types alone do not enforce.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if self.steps.is_empty() {
             return Err("`steps` must not be empty".into());
         }
@@ -765,7 +766,7 @@ impl Command {
 
 impl Action {
     /// The rules of the schema that the types alone do not enforce.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         match self {
             Action::Click(s)
             | Action::Dblclick(s)

@@ -11,7 +11,7 @@ use crate::config::schema::{self, SchemaKind};
 use crate::source::Diagnostic;
 
 /// The profiles shipped inside the binary: (file name, text).
-pub const BUILT_IN: &[(&str, &str)] = &[
+pub(crate) const BUILT_IN: &[(&str, &str)] = &[
     (
         "claude-code.toml",
         include_str!("../../profiles/claude-code.toml"),
@@ -28,29 +28,29 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 /// One profile file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// Accepted so editors can point at the schema; not used.
     #[serde(rename = "$schema")]
     #[allow(dead_code)]
-    pub schema: Option<String>,
-    pub label: String,
-    pub executor_type: String,
-    pub kind: Kind,
+    pub(crate) schema: Option<String>,
+    pub(crate) label: String,
+    pub(crate) executor_type: String,
+    pub(crate) kind: Kind,
     /// Documentation for readers of the profile; not used.
     #[allow(dead_code)]
-    pub description: Option<String>,
-    pub command: ProfileCommand,
+    pub(crate) description: Option<String>,
+    pub(crate) command: ProfileCommand,
     #[serde(default)]
-    pub variants: Vec<Variant>,
+    pub(crate) variants: Vec<Variant>,
     /// Where it came from (`built-in` or a path).
     #[serde(skip)]
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// The output protocol of an agent CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub(crate) enum Kind {
     Claude,
     Codex,
     Gemini,
@@ -62,35 +62,35 @@ pub enum Kind {
 /// A command line.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ProfileCommand {
-    pub binary: String,
+pub(crate) struct ProfileCommand {
+    pub(crate) binary: String,
     #[serde(default)]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     #[serde(default)]
-    pub env: IndexMap<String, String>,
+    pub(crate) env: IndexMap<String, String>,
 }
 
 /// A named variation of a profile.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Variant {
-    pub label: String,
+pub(crate) struct Variant {
+    pub(crate) label: String,
     /// Documentation for readers of the profile; not used.
     #[allow(dead_code)]
-    pub description: Option<String>,
-    pub command: Option<ProfileCommand>,
+    pub(crate) description: Option<String>,
+    pub(crate) command: Option<ProfileCommand>,
 }
 
 /// All known profiles by label.
 #[derive(Debug, Clone, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     profiles: IndexMap<String, Profile>,
 }
 
 impl Registry {
     /// Built-in profiles, then each directory in order (later ones override earlier ones).
     /// Problems in profile files come back as diagnostics; the good files still load.
-    pub fn load(dirs: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
+    pub(crate) fn load(dirs: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
         let mut reg = Registry::default();
         let mut diags = Vec::new();
         for (name, text) in BUILT_IN {
@@ -132,17 +132,17 @@ impl Registry {
     }
 
     /// A profile by label.
-    pub fn get_profile(&self, label: &str) -> Option<&Profile> {
+    pub(crate) fn get_profile(&self, label: &str) -> Option<&Profile> {
         self.profiles.get(label)
     }
 
     /// All profiles, in load order.
-    pub fn iter(&self) -> impl Iterator<Item = &Profile> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Profile> {
         self.profiles.values()
     }
 
     /// Labels of all profiles.
-    pub fn labels(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn labels(&self) -> impl Iterator<Item = &str> {
         self.profiles.keys().map(String::as_str)
     }
 }
@@ -150,7 +150,7 @@ impl Registry {
 impl Profile {
     /// The command line of the profile (`None`) or of one of its variants (which falls back to
     /// the profile's); `None` when there is no such variant.
-    pub fn command_of(&self, variant: Option<&str>) -> Option<&ProfileCommand> {
+    pub(crate) fn command_of(&self, variant: Option<&str>) -> Option<&ProfileCommand> {
         match variant {
             None => Some(&self.command),
             Some(v) => self
@@ -160,13 +160,13 @@ impl Profile {
     }
 
     /// A variant by label.
-    pub fn get_variant(&self, label: &str) -> Option<&Variant> {
+    pub(crate) fn get_variant(&self, label: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.label == label)
     }
 }
 
 /// Reads and validates one profile file.
-pub fn load_file(path: &Path) -> Result<Profile, Vec<Diagnostic>> {
+pub(crate) fn load_file(path: &Path) -> Result<Profile, Vec<Diagnostic>> {
     let doc = document::read(path)?;
     let mut p = from_document(&doc)?;
     p.origin = path.display().to_string();
@@ -181,7 +181,7 @@ fn parse(path: &Path, bytes: Vec<u8>) -> Result<Profile, Vec<Diagnostic>> {
 }
 
 /// Validates a parsed profile document and builds the typed profile.
-pub fn from_document(doc: &document::Document) -> Result<Profile, Vec<Diagnostic>> {
+pub(crate) fn from_document(doc: &document::Document) -> Result<Profile, Vec<Diagnostic>> {
     let errors = schema::validate(SchemaKind::Profile, &doc.file, &doc.value, &doc.spans);
     if !errors.is_empty() {
         return Err(errors);

@@ -11,13 +11,13 @@ use crate::source::did_you_mean;
 use crate::source::{Diagnostic, SourceFile, SpanMap, pointer_push};
 
 /// The text of `schemas/flow.schema.json`.
-pub const FLOW_SCHEMA: &str = include_str!("../../schemas/flow.schema.json");
+pub(crate) const FLOW_SCHEMA: &str = include_str!("../../schemas/flow.schema.json");
 /// The text of `schemas/profile.schema.json`.
-pub const PROFILE_SCHEMA: &str = include_str!("../../schemas/profile.schema.json");
+pub(crate) const PROFILE_SCHEMA: &str = include_str!("../../schemas/profile.schema.json");
 
 /// Which schema a document follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchemaKind {
+pub(crate) enum SchemaKind {
     Flow,
     Profile,
 }
@@ -51,12 +51,12 @@ fn compile(schema: &Value) -> Result<Validator, String> {
 
 /// The schema as JSON (the drift tests walk it).
 #[cfg(test)]
-pub fn schema_value(kind: SchemaKind) -> &'static Value {
+pub(crate) fn schema_value(kind: SchemaKind) -> &'static Value {
     &compiled(kind).schema
 }
 
 /// Validates `doc` against the schema; every error becomes a diagnostic at the node it is about.
-pub fn validate(
+pub(crate) fn validate(
     kind: SchemaKind,
     file: &SourceFile,
     doc: &Value,
@@ -227,14 +227,6 @@ fn collect(
                 };
                 out.push(at_value(file, spans, &pointer, msg));
             }
-            ValidationErrorKind::MinProperties { .. } => {
-                out.push(at_value(
-                    file,
-                    spans,
-                    &pointer,
-                    format!("`{name}` must not be empty"),
-                ));
-            }
             ValidationErrorKind::MaxProperties { limit } => {
                 out.push(at_value(
                     file,
@@ -243,7 +235,7 @@ fn collect(
                     format!("`{name}` takes at most {limit} key(s)"),
                 ));
             }
-            ValidationErrorKind::MinLength { .. } => {
+            ValidationErrorKind::MinProperties { .. } | ValidationErrorKind::MinLength { .. } => {
                 out.push(at_value(
                     file,
                     spans,
@@ -496,7 +488,7 @@ fn lower_first(s: &str) -> String {
 }
 
 /// A diagnostic at the key of the node at `pointer` (its value when it has no key).
-pub fn at_key(
+pub(crate) fn at_key(
     file: &SourceFile,
     spans: &SpanMap,
     pointer: &str,
@@ -511,7 +503,7 @@ pub fn at_key(
 }
 
 /// A diagnostic at the value of the node at `pointer`.
-pub fn at_value(
+pub(crate) fn at_value(
     file: &SourceFile,
     spans: &SpanMap,
     pointer: &str,

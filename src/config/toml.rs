@@ -6,7 +6,7 @@ use toml::de::{DeTable, DeValue};
 use crate::source::{Diagnostic, NodeSpan, SourceFile, SpanMap, pointer_push};
 
 /// Parses `file` as a TOML document.
-pub fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
+pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
     let (table, errors) = DeTable::parse_recoverable(file.text());
     if !errors.is_empty() {
         return Err(errors

@@ -20,7 +20,7 @@ const MAX_NODES: usize = 1_000_000;
 const MAX_DEPTH: usize = 200;
 
 /// Parses `file` as one YAML document.
-pub fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
+pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
     let text = file.text();
     let chars = CharIndex::new(text);
     let mut builder = Builder {
@@ -181,7 +181,8 @@ impl Builder<'_> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 if self.expecting_key() {
-                    return self.key(text.into_owned(), range);
+                    self.key(text.into_owned(), range);
+                    return Ok(());
                 }
                 self.count(1, range.clone())?;
                 let value = scalar(&text, style, tag.as_deref().map(|t| t.suffix.as_str()));
@@ -211,7 +212,7 @@ impl Builder<'_> {
                 if anchor > 0 {
                     self.anchors.insert(anchor, (value.clone(), 1));
                 }
-                self.place(value, range)?;
+                self.place(value);
             }
             Event::Alias(id) => {
                 let Some((value, size)) = self.anchors.get(&id).cloned() else {
@@ -222,7 +223,8 @@ impl Builder<'_> {
                         Value::String(s) => s,
                         other => other.to_string(),
                     };
-                    return self.key(key, range);
+                    self.key(key, range);
+                    return Ok(());
                 }
                 self.count(size, range.clone())?;
                 let (pointer, key) = self.slot();
@@ -234,7 +236,7 @@ impl Builder<'_> {
                         content_start: None,
                     },
                 );
-                self.place(value, range)?;
+                self.place(value);
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 if self.expecting_key() {
@@ -327,14 +329,14 @@ impl Builder<'_> {
                     let size = node_count(&value);
                     self.anchors.insert(anchor, (value.clone(), size));
                 }
-                self.place(value, start..end)?;
+                self.place(value);
             }
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
         }
         Ok(())
     }
 
-    fn key(&mut self, key: String, range: Range<usize>) -> Result<(), Diagnostic> {
+    fn key(&mut self, key: String, range: Range<usize>) {
         let Some(Frame::Map { pending, seen, .. }) = self.stack.last_mut() else {
             unreachable!("expecting_key checked the frame");
         };
@@ -350,10 +352,9 @@ impl Builder<'_> {
             }
         }
         *pending = Some((key, range));
-        Ok(())
     }
 
-    fn place(&mut self, value: Value, _range: Range<usize>) -> Result<(), Diagnostic> {
+    fn place(&mut self, value: Value) {
         match self.stack.last_mut() {
             None => {
                 self.root = Some(value);
@@ -373,7 +374,6 @@ impl Builder<'_> {
                 }
             }
         }
-        Ok(())
     }
 }
 

@@ -59,7 +59,7 @@ impl Scope {
     /// recorded steps are rendered with, so secret values never reach the atlas.
     pub(crate) fn context_with_secret_refs(&self) -> minijinja::Value {
         let mut s = self.clone();
-        for (k, v) in s.secrets.iter_mut() {
+        for (k, v) in &mut s.secrets {
             *v = Value::String(format!("{{{{ secrets.{k} }}}}"));
         }
         s.cached = None;

@@ -1,6 +1,7 @@
 //! The `exec` step: a command in its own process group, output captured (bounded in memory,
 //! whole in the artifacts), ended as a group on timeout or interrupt.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -149,8 +150,8 @@ pub(crate) async fn run(
     let deadline = tokio::time::Instant::now() + timeout;
     let status = tokio::select! {
         s = child.wait() => Ok(s),
-        _ = tokio::time::sleep_until(deadline) => Err(ErrorKind::Timeout),
-        _ = cancel.cancelled() => Err(ErrorKind::Interrupted),
+        () = tokio::time::sleep_until(deadline) => Err(ErrorKind::Timeout),
+        () = cancel.cancelled() => Err(ErrorKind::Interrupted),
     };
     let status = match status {
         Ok(s) => {
@@ -180,7 +181,6 @@ pub(crate) async fn run(
         }
     };
     let ((stdout, t1), (stderr, t2)) = collect(out_task, err_task).await;
-    use std::os::unix::process::ExitStatusExt;
     Ok(ExecOutput {
         stdout,
         stderr,

@@ -91,11 +91,11 @@ impl Driver for InProcess {
         })
     }
 
-    fn session<'a>(&'a mut self) -> Boxed<'a, MappedMutexGuard<'a, Session>> {
+    fn session(&mut self) -> Boxed<'_, MappedMutexGuard<'_, Session>> {
         Box::pin(async move { self.browser.session(&self.rt.browser).await })
     }
 
-    fn reset<'a>(&'a mut self) -> Boxed<'a, ()> {
+    fn reset(&mut self) -> Boxed<'_, ()> {
         Box::pin(async move {
             let old = std::mem::replace(
                 &mut self.browser,

@@ -73,7 +73,9 @@ impl Policy {
 
     /// The wait before attempt `next` (2-based: the first retry).
     pub(crate) fn delay_before(&self, next: u32) -> Duration {
-        let factor = self.backoff.powi(next.saturating_sub(2) as i32);
+        let factor = self
+            .backoff
+            .powi(i32::try_from(next.saturating_sub(2)).unwrap_or(i32::MAX));
         let d = self.delay.mul_f64(factor.min(1e6));
         match self.max_delay {
             Some(m) => d.min(m),

@@ -46,18 +46,17 @@ pub(crate) fn prepare(
         }
     }
     for (k, raw) in &loaded.flow.vars {
-        let value = match overrides.get(k) {
-            Some(v) => v.clone(),
-            None => {
-                let ctx = scope.context();
-                rt.templates.render_value(raw, &ctx).map_err(|e| {
-                    template_error(
-                        loaded,
-                        &format!("/vars/{}", crate::source::pointer_escape(k)),
-                        e,
-                    )
-                })?
-            }
+        let value = if let Some(v) = overrides.get(k) {
+            v.clone()
+        } else {
+            let ctx = scope.context();
+            rt.templates.render_value(raw, &ctx).map_err(|e| {
+                template_error(
+                    loaded,
+                    &format!("/vars/{}", crate::source::pointer_escape(k)),
+                    e,
+                )
+            })?
         };
         scope.set_var(k.clone(), value);
     }

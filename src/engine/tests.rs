@@ -56,7 +56,6 @@ async fn fake(cx: &StepCtx<'_>, script: &str) -> Result<Value, StepError> {
     };
     let parts: Vec<&str> = script.split(':').collect();
     match parts.as_slice() {
-        ["ok"] => Ok(json!({ "attempt": attempt })),
         ["fail", n, kind] if attempt <= n.parse::<u32>().unwrap() => {
             let kind = match *kind {
                 "not_found" => ErrorKind::NotFound,
@@ -66,8 +65,8 @@ async fn fake(cx: &StepCtx<'_>, script: &str) -> Result<Value, StepError> {
             };
             Err(StepError::new(kind, format!("attempt {attempt} failed")))
         }
-        ["fail", ..] => Ok(json!({ "attempt": attempt })),
-        ["timeout"] => Ok(json!({ "timeout_ms": cx.timeout.as_millis() as u64 })),
+        ["ok"] | ["fail", ..] => Ok(json!({ "attempt": attempt })),
+        ["timeout"] => Ok(json!({ "timeout_ms": u64::try_from(cx.timeout.as_millis()).unwrap() })),
         ["hang"] => std::future::pending().await,
         ["panic"] => panic!("the fake family panics"),
         _ => panic!("unknown script {script}"),

@@ -51,7 +51,7 @@ pub(crate) fn kill_all() {
 /// Ends the group of `child` (its leader): SIGTERM, up to [`GRACE`] for the leader to exit
 /// (reaping it, so a zombie leader is not mistaken for a live one), then SIGKILL for anything
 /// left in the group.
-pub async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child) {
+pub(crate) async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child) {
     signal_group(pgid, Signal::SIGTERM);
     let _ = tokio::time::timeout(GRACE, child.wait()).await;
     signal_group(pgid, Signal::SIGKILL);

@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 use super::Summary;
 use crate::step::FlowResult;
 
+/// A report that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub(crate) struct ReportError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 /// A report to write at the end.
 #[derive(Debug, Clone)]
 pub(crate) enum ReportTarget {
@@ -31,7 +39,11 @@ impl ReportTarget {
     }
 
     /// Writes this report.
-    pub(crate) fn write(&self, results: &[FlowResult], summary: &Summary) -> Result<(), String> {
+    pub(crate) fn write(
+        &self,
+        results: &[FlowResult],
+        summary: &Summary,
+    ) -> Result<(), ReportError> {
         match self {
             ReportTarget::Json(p) => write_json(p, results, summary),
             ReportTarget::Junit(p) => write(p, &super::junit::report(results, summary)),
@@ -48,19 +60,23 @@ pub(crate) fn write_json(
     path: &Path,
     results: &[FlowResult],
     summary: &Summary,
-) -> Result<(), String> {
+) -> Result<(), ReportError> {
     let v = super::json::report(results, summary);
-    let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+    // A `Value` always serializes.
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
     write(path, &text)
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
+fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    let err = |source| ReportError {
+        path: path.to_path_buf(),
+        source,
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(err)?;
     }
     // Write then rename, so a reader never sees half a report.
     let tmp = path.with_extension("tmp~");
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(&tmp, text).map_err(err)?;
+    std::fs::rename(&tmp, path).map_err(err)
 }

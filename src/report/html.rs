@@ -33,7 +33,7 @@ fn steps(out: &mut String, steps: &[StepResult], depth: usize) {
         });
         out.push_str(&format!(
             "<tr class=\"{class}\"><td style=\"padding-left:{}em\">{}</td><td>{}</td><td>{class}</td><td>{}</td><td>{} ms</td><td>{error}</td></tr>\n",
-            0.5 + depth as f64 * 1.5,
+            0.5 + f64::from(u32::try_from(depth).unwrap_or(u32::MAX)) * 1.5,
             esc(&s.name),
             s.action,
             s.attempts,

@@ -6,7 +6,7 @@ use crate::source::Diagnostic;
 
 /// How diagnostics are printed (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiagnosticFormat {
+pub(crate) enum DiagnosticFormat {
     /// miette-rendered, with source excerpts, to stderr.
     Human,
     /// A JSON array to stdout.
@@ -17,16 +17,16 @@ pub enum DiagnosticFormat {
 
 /// How and where output goes.
 #[derive(Debug, Clone, Copy)]
-pub struct Reporter {
+pub(crate) struct Reporter {
     /// Live output (a terminal, not CI).
-    pub interactive: bool,
+    pub(crate) interactive: bool,
     /// Colours allowed.
-    pub color: bool,
+    pub(crate) color: bool,
 }
 
 impl Reporter {
     /// Settings from the environment: `CI`, `NO_COLOR`, whether stderr is a terminal.
-    pub fn from_env() -> Reporter {
+    pub(crate) fn from_env() -> Reporter {
         let tty = std::io::stderr().is_terminal();
         let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -37,7 +37,7 @@ impl Reporter {
     }
 
     /// Prints diagnostics in the chosen format (human and github to stderr, json to stdout).
-    pub fn diagnostics(&self, diags: &[Diagnostic], format: DiagnosticFormat) {
+    pub(crate) fn diagnostics(&self, diags: &[Diagnostic], format: DiagnosticFormat) {
         match format {
             DiagnosticFormat::Json => {
                 let text = super::diagnostics::json(diags);
@@ -62,7 +62,7 @@ impl Reporter {
     }
 
     /// The last line of `validate`.
-    pub fn validate_summary(&self, files: usize, problems: usize, format: DiagnosticFormat) {
+    pub(crate) fn validate_summary(&self, files: usize, problems: usize, format: DiagnosticFormat) {
         if format != DiagnosticFormat::Human {
             return;
         }
@@ -76,21 +76,21 @@ impl Reporter {
     }
 
     /// Writes to stdout; a closed pipe is not an error worth reporting.
-    pub fn out(&self, text: &str) {
+    pub(crate) fn out(&self, text: &str) {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(text.as_bytes());
         let _ = o.flush();
     }
 
     /// Writes to stderr.
-    pub fn err(&self, text: &str) {
+    pub(crate) fn err(&self, text: &str) {
         let mut e = std::io::stderr().lock();
         let _ = e.write_all(text.as_bytes());
         let _ = e.flush();
     }
 
     /// An error line (`error: ...`).
-    pub fn error(&self, message: &str) {
+    pub(crate) fn error(&self, message: &str) {
         self.err(&format!("error: {message}\n"));
     }
 }

@@ -7,14 +7,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Reporter;
 
 /// A status line.
-pub struct Status {
+pub(crate) struct Status {
     reporter: Reporter,
     bar: Option<ProgressBar>,
 }
 
 impl Status {
     /// A spinner when the output is live, else nothing until the first update.
-    pub fn new(reporter: Reporter) -> Status {
+    pub(crate) fn new(reporter: Reporter) -> Status {
         let bar = reporter.interactive.then(|| {
             let b = ProgressBar::new_spinner();
             b.set_style(
@@ -28,7 +28,7 @@ impl Status {
     }
 
     /// Replaces the status.
-    pub fn update(&self, line: &str) {
+    pub(crate) fn update(&self, line: &str) {
         match &self.bar {
             Some(b) => b.set_message(line.to_string()),
             None => self.reporter.err(&format!("{line}\n")),
@@ -36,7 +36,7 @@ impl Status {
     }
 
     /// Clears the line.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

@@ -7,21 +7,25 @@ use super::SourceFile;
 
 /// One problem in one file, with its location when the file could be read.
 #[derive(Debug, Clone)]
-pub struct Diagnostic {
-    pub file: Option<SourceFile>,
+pub(crate) struct Diagnostic {
+    pub(crate) file: Option<SourceFile>,
     /// The file name when there is no readable source (unreadable files, CLI input).
-    pub file_name: String,
+    pub(crate) file_name: String,
     /// Byte range in the file.
-    pub span: Option<Range<usize>>,
+    pub(crate) span: Option<Range<usize>>,
     /// JSON pointer of the node the problem is about ("" for the document).
-    pub pointer: String,
-    pub message: String,
-    pub help: Option<String>,
+    pub(crate) pointer: String,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 impl Diagnostic {
     /// An error at `span` in `file`.
-    pub fn error(file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error(
+        file: &SourceFile,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic {
             file_name: file.name().to_string(),
             file: Some(file.clone()),
@@ -33,7 +37,10 @@ impl Diagnostic {
     }
 
     /// An error about a file as a whole, with no source to show (unreadable, not UTF-8, ...).
-    pub fn file_error(file_name: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn file_error(
+        file_name: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic {
             file: None,
             file_name: file_name.into(),
@@ -45,19 +52,19 @@ impl Diagnostic {
     }
 
     /// Sets the help line.
-    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self
     }
 
     /// Sets the JSON pointer.
-    pub fn with_pointer(mut self, pointer: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_pointer(mut self, pointer: impl Into<String>) -> Diagnostic {
         self.pointer = pointer.into();
         self
     }
 
     /// 1-based line and column, when the diagnostic has a location.
-    pub fn line_col(&self) -> Option<(usize, usize)> {
+    pub(crate) fn line_col(&self) -> Option<(usize, usize)> {
         match (&self.file, &self.span) {
             (Some(f), Some(s)) => Some(f.line_col(s.start)),
             _ => None,
@@ -65,7 +72,7 @@ impl Diagnostic {
     }
 
     /// `file:line:col` (or just `file`).
-    pub fn location(&self) -> String {
+    pub(crate) fn location(&self) -> String {
         match self.line_col() {
             Some((l, c)) => format!("{}:{l}:{c}", self.file_name),
             None => self.file_name.clone(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 /// One source file held in memory. Cheap to clone: diagnostics keep a handle to it.
 #[derive(Debug, Clone)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     inner: Arc<Inner>,
 }
 
@@ -19,7 +19,7 @@ struct Inner {
 
 impl SourceFile {
     /// Wraps `text` read from `path`; `display` is how messages name the file.
-    pub fn new(path: &Path, text: String) -> SourceFile {
+    pub(crate) fn new(path: &Path, text: String) -> SourceFile {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
@@ -32,17 +32,17 @@ impl SourceFile {
     }
 
     /// The file name as shown in messages.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.inner.display
     }
 
     /// The whole text.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.inner.text
     }
 
     /// 1-based line and 1-based column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.inner.text.len());
         let line = match self.inner.line_starts.binary_search(&offset) {
             Ok(i) => i,

@@ -5,36 +5,36 @@ use std::ops::Range;
 
 /// Where one node of a document stands: its value and, for a map entry, its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeSpan {
+pub(crate) struct NodeSpan {
     /// Byte range of the value.
-    pub value: Range<usize>,
+    pub(crate) value: Range<usize>,
     /// Byte range of the key, when the node is a map entry.
-    pub key: Option<Range<usize>>,
+    pub(crate) key: Option<Range<usize>>,
     /// Byte offset where a string's content starts (after an opening quote), when the value is a
     /// string written on one line whose characters map one to one to the source.
-    pub content_start: Option<usize>,
+    pub(crate) content_start: Option<usize>,
 }
 
 /// JSON pointer (RFC 6901) -> span of the node.
 #[derive(Debug, Clone, Default)]
-pub struct SpanMap {
+pub(crate) struct SpanMap {
     nodes: HashMap<String, NodeSpan>,
 }
 
 impl SpanMap {
     /// Records where the node at `pointer` stands.
-    pub fn insert(&mut self, pointer: String, span: NodeSpan) {
+    pub(crate) fn insert(&mut self, pointer: String, span: NodeSpan) {
         self.nodes.insert(pointer, span);
     }
 
     /// The node at exactly `pointer`.
-    pub fn get(&self, pointer: &str) -> Option<&NodeSpan> {
+    pub(crate) fn get(&self, pointer: &str) -> Option<&NodeSpan> {
         self.nodes.get(pointer)
     }
 
     /// The node at `pointer`, or its nearest recorded ancestor (nodes that came from a YAML
     /// alias have no span of their own).
-    pub fn nearest(&self, pointer: &str) -> Option<&NodeSpan> {
+    pub(crate) fn nearest(&self, pointer: &str) -> Option<&NodeSpan> {
         let mut p = pointer;
         loop {
             if let Some(s) = self.nodes.get(p) {
@@ -49,7 +49,7 @@ impl SpanMap {
 }
 
 /// Escapes one reference token of a JSON pointer.
-pub fn pointer_escape(token: &str) -> String {
+pub(crate) fn pointer_escape(token: &str) -> String {
     if token.contains(['~', '/']) {
         token.replace('~', "~0").replace('/', "~1")
     } else {
@@ -58,7 +58,7 @@ pub fn pointer_escape(token: &str) -> String {
 }
 
 /// `base` + `/` + escaped `token`.
-pub fn pointer_push(base: &str, token: &str) -> String {
+pub(crate) fn pointer_push(base: &str, token: &str) -> String {
     let mut s = String::with_capacity(base.len() + token.len() + 1);
     s.push_str(base);
     s.push('/');

@@ -1,7 +1,7 @@
 //! "Did you mean" suggestions.
 
 /// The candidate closest to `input`, when one is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {

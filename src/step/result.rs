@@ -94,5 +94,5 @@ pub(crate) struct FlowResult {
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(d.as_millis() as u64)
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -7,25 +7,25 @@ use super::{ROOTS, Templates};
 
 /// A problem in a template string; `offset` is a byte offset inside the string.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TemplateIssue {
-    pub offset: usize,
-    pub len: usize,
-    pub message: String,
-    pub help: Option<String>,
+pub(crate) struct TemplateIssue {
+    pub(crate) offset: usize,
+    pub(crate) len: usize,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 /// What a template may name.
-pub struct Scope<'a> {
-    pub vars: &'a HashSet<String>,
-    pub secrets: &'a HashSet<String>,
+pub(crate) struct Scope<'a> {
+    pub(crate) vars: &'a HashSet<String>,
+    pub(crate) secrets: &'a HashSet<String>,
     /// Step ids that have run before this string is rendered.
-    pub steps_before: &'a HashSet<String>,
+    pub(crate) steps_before: &'a HashSet<String>,
     /// Every step id of the flow (to tell "later" from "unknown").
-    pub all_steps: &'a HashSet<String>,
+    pub(crate) all_steps: &'a HashSet<String>,
 }
 
 /// Parses `src` as a template and checks the names it reads.
-pub fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
+pub(crate) fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
     if let Some(expr) = single_expression(src) {
         // Same result, but a better column for errors inside the expression.
         let start = src.find(expr).unwrap_or(0);
@@ -44,7 +44,7 @@ pub fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<Templa
 }
 
 /// Parses `src` as a bare expression (`if:` without braces) and checks its names.
-pub fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
+pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
     match t.env().compile_expression(src) {
         Err(e) => vec![syntax(src, &e)],
         Ok(expr) => names(src, expr.undeclared_variables(true), scope),
@@ -131,7 +131,7 @@ mod tests {
     use super::*;
 
     fn set(items: &[&str]) -> HashSet<String> {
-        items.iter().map(|s| s.to_string()).collect()
+        items.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

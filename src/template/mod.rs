@@ -1,14 +1,14 @@
 //! minijinja templates: the environment (strict undefined), rendering of values, conditions, and
 //! the static checks `validate` runs on every template string.
 
-pub mod check;
+pub(crate) mod check;
 mod render;
 
-pub use check::{TemplateIssue, check_expression, check_template};
-pub use render::{RenderError, Templates, is_template};
+pub(crate) use check::{TemplateIssue, check_expression, check_template};
+pub(crate) use render::{RenderError, Templates, is_template};
 
 /// The names a template's context holds at its top level.
-pub const ROOTS: &[&str] = &[
+pub(crate) const ROOTS: &[&str] = &[
     "vars",
     "env",
     "secrets",

@@ -4,17 +4,17 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 
 /// Whether a string holds template syntax at all; plain strings are used as they are.
-pub fn is_template(s: &str) -> bool {
+pub(crate) fn is_template(s: &str) -> bool {
     s.contains("{{") || s.contains("{%") || s.contains("{#")
 }
 
 /// A template that failed to render, with the JSON pointer suffix of the string inside the
 /// rendered value and the byte offset inside that string when minijinja knows it.
 #[derive(Debug, Clone)]
-pub struct RenderError {
-    pub pointer: String,
-    pub offset: Option<usize>,
-    pub message: String,
+pub(crate) struct RenderError {
+    pub(crate) pointer: String,
+    pub(crate) offset: Option<usize>,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for RenderError {
@@ -24,7 +24,7 @@ impl std::fmt::Display for RenderError {
 }
 
 /// The shared minijinja environment.
-pub struct Templates {
+pub(crate) struct Templates {
     env: Environment<'static>,
 }
 
@@ -36,7 +36,7 @@ impl Default for Templates {
 
 impl Templates {
     /// A strict environment: undefined names are errors.
-    pub fn new() -> Templates {
+    pub(crate) fn new() -> Templates {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_keep_trailing_newline(true);
@@ -46,12 +46,16 @@ impl Templates {
     }
 
     /// The environment, for static checks.
-    pub fn env(&self) -> &Environment<'static> {
+    pub(crate) fn env(&self) -> &Environment<'static> {
         &self.env
     }
 
     /// Renders one string.
-    pub fn render_str(&self, src: &str, ctx: &minijinja::Value) -> Result<String, RenderError> {
+    pub(crate) fn render_str(
+        &self,
+        src: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<String, RenderError> {
         if !is_template(src) {
             return Ok(src.to_string());
         }
@@ -62,7 +66,7 @@ impl Templates {
 
     /// Renders a string; a string that is a single `{{ expression }}` keeps the expression's
     /// type (a number stays a number, a list a list).
-    pub fn render_string_value(
+    pub(crate) fn render_string_value(
         &self,
         src: &str,
         ctx: &minijinja::Value,
@@ -93,7 +97,7 @@ impl Templates {
     }
 
     /// Renders every string inside `value`.
-    pub fn render_value(
+    pub(crate) fn render_value(
         &self,
         value: &Value,
         ctx: &minijinja::Value,
@@ -127,7 +131,11 @@ impl Templates {
     }
 
     /// Evaluates a condition: a boolean, a `{{ template }}`, or a bare expression.
-    pub fn condition(&self, cond: &Value, ctx: &minijinja::Value) -> Result<bool, RenderError> {
+    pub(crate) fn condition(
+        &self,
+        cond: &Value,
+        ctx: &minijinja::Value,
+    ) -> Result<bool, RenderError> {
         match cond {
             Value::Bool(b) => Ok(*b),
             Value::String(s) => {
