@@ -14,11 +14,12 @@ use tokio::process::Command;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::error::AgentError;
 use super::kind::EventState;
 use super::session_id::{self, SessionId};
 use crate::config::profiles::{Kind, ProfileCommand};
 use crate::process::{self, GroupGuard};
-use crate::step::{ErrorKind, Masker, StepError};
+use crate::step::Masker;
 
 /// Receives each relayed line (already masked and prefixed).
 pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
@@ -108,18 +109,12 @@ impl Running {
 }
 
 /// Starts the agent.
-pub(crate) fn start(l: Launch) -> Result<Running, StepError> {
+pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
     if !l.workspace.is_dir() {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("Workspace path does not exist: {}", l.workspace.display()),
-        ));
+        return Err(AgentError::NoWorkspace(l.workspace.display().to_string()));
     }
     if l.command.binary.trim().is_empty() {
-        return Err(StepError::new(
-            ErrorKind::Environment,
-            format!("Profile command not found for {}", l.label),
-        ));
+        return Err(AgentError::NoCommand(l.label.clone()));
     }
     let uuid = uuid::Uuid::new_v4().to_string();
     let minted = session_id::format(&l.executor_type, &l.workspace, &uuid);
@@ -127,15 +122,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, StepError> {
         let args = l
             .kind
             .follow_up_args(&l.command.args, &s.id)
-            .ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!(
-                        "profile `{}` (kind generic) cannot follow up a session",
-                        l.label
-                    ),
-                )
-            })?;
+            .ok_or_else(|| AgentError::CannotFollowUp(l.label.clone()))?;
         (args, Some(s.id.clone()), "follow-up")
     } else {
         let pre = l.kind.pre_assigns().then(|| uuid.clone());
@@ -170,15 +157,17 @@ pub(crate) fn start(l: Launch) -> Result<Running, StepError> {
     }
     let launched = SystemTime::now();
     let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
-        let msg = if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "agent binary `{}` of profile `{}` not found; see `runner doctor`",
-                l.command.binary, l.label
-            )
+        if e.kind() == std::io::ErrorKind::NotFound {
+            AgentError::BinaryNotFound {
+                binary: l.command.binary.clone(),
+                profile: l.label.clone(),
+            }
         } else {
-            format!("cannot start `{}`: {e}", l.command.binary)
-        };
-        StepError::new(ErrorKind::Environment, msg)
+            AgentError::Spawn {
+                binary: l.command.binary.clone(),
+                message: e.to_string(),
+            }
+        }
     })?;
 
     if let Some(mut stdin) = child.stdin.take() {

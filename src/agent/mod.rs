@@ -2,6 +2,7 @@
 //! active-execution registry, and the `agent` / `stop_agent` steps. Profiles are loaded by
 //! `config`.
 
+mod error;
 mod execution;
 mod kind;
 mod registry;

@@ -7,11 +7,12 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::error::AgentError;
 use super::execution::{self, Ended, Launch, Relay};
 use super::{registry, session_id};
 use crate::config::model::AgentAction;
 use crate::config::profiles::Registry;
-use crate::step::{ErrorKind, Masker, StepError};
+use crate::step::Masker;
 
 /// What an agent step needs from the flow.
 pub(crate) struct AgentCtx<'a> {
@@ -30,34 +31,22 @@ pub(crate) struct AgentCtx<'a> {
 }
 
 /// Runs an `agent` step: a new chat or a follow-up, in the foreground or the background.
-pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, StepError> {
-    let profile = c.profiles.get_profile(&a.profile).ok_or_else(|| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("Profile config not found for {}", a.profile),
-        )
-    })?;
+pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, AgentError> {
+    let profile = c
+        .profiles
+        .get_profile(&a.profile)
+        .ok_or_else(|| AgentError::UnknownProfile(a.profile.clone()))?;
     let command = profile
         .command_of(a.variant.as_deref())
         .cloned()
-        .ok_or_else(|| {
-            StepError::new(
-                ErrorKind::Environment,
-                format!(
-                    "unknown variant `{}` of profile `{}`",
-                    a.variant.as_deref().unwrap_or_default(),
-                    profile.label
-                ),
-            )
+        .ok_or_else(|| AgentError::UnknownVariant {
+            profile: profile.label.clone(),
+            variant: a.variant.clone().unwrap_or_default(),
         })?;
     let follow_up = match (&a.follow_up, &a.session) {
         (Some(step), _) => {
-            let full = (c.session_of_step)(step).ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!("step `{step}` has no session id to follow up"),
-                )
-            })?;
+            let full =
+                (c.session_of_step)(step).ok_or_else(|| AgentError::NoSession(step.clone()))?;
             Some(full)
         }
         (None, Some(s)) => Some(s.clone()),
@@ -66,19 +55,10 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, S
     let follow_up = match follow_up {
         Some(full) => {
             if registry::is_running(&full) {
-                return Err(StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!(
-                        "session {full} is still running; stop it or wait for it before following up"
-                    ),
-                ));
+                return Err(AgentError::StillRunning(full));
             }
-            let parsed = session_id::parse(&full).ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!("`{full}` is not a session id (EXECUTOR:PROJECT:ID)"),
-                )
-            })?;
+            let parsed =
+                session_id::parse(&full).ok_or_else(|| AgentError::NotASessionId(full.clone()))?;
             Some(parsed)
         }
         None => None,
@@ -141,7 +121,7 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, S
     let result = running
         .task
         .await
-        .map_err(|e| StepError::new(ErrorKind::CommandFailed, format!("agent task failed: {e}")));
+        .map_err(|e| AgentError::Task(e.to_string()));
     registry::remove(&provisional);
     let finished = result?;
     let answer = finished.state.answer();
@@ -154,35 +134,19 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, S
         "log": log,
     });
     match finished.ended {
-        Ended::Timeout => Err(StepError::new(
-            ErrorKind::Timeout,
-            format!(
-                "agent timed out after {}",
-                humantime::format_duration(timeout)
-            ),
-        )),
-        Ended::Idle => Err(StepError::new(
-            ErrorKind::Timeout,
-            "agent printed nothing for longer than idle_timeout",
-        )),
-        Ended::Interrupted => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
-        Ended::Stopped => Err(StepError::new(
-            ErrorKind::CommandFailed,
-            "agent was stopped",
-        )),
-        Ended::Exited if finished.exit_code != Some(0) => Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "agent exited with code {}; see {log}",
-                finished
-                    .exit_code
-                    .map_or("none (killed by a signal)".to_string(), |c| c.to_string())
-            ),
-        )),
-        Ended::Exited if finished.state.is_error => Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("agent reported an error: {}", answer.unwrap_or_default()),
-        )),
+        Ended::Timeout => Err(AgentError::Timeout(timeout)),
+        Ended::Idle => Err(AgentError::Idle),
+        Ended::Interrupted => Err(AgentError::Interrupted),
+        Ended::Stopped => Err(AgentError::Stopped),
+        Ended::Exited if finished.exit_code != Some(0) => Err(AgentError::Exited {
+            code: finished
+                .exit_code
+                .map_or("none (killed by a signal)".to_string(), |c| c.to_string()),
+            log,
+        }),
+        Ended::Exited if finished.state.is_error => {
+            Err(AgentError::Reported(answer.unwrap_or_default()))
+        }
         Ended::Exited => Ok(outputs),
     }
 }
@@ -191,7 +155,7 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, S
 pub(crate) async fn stop_step(
     target: &str,
     session_of_step: &(dyn Fn(&str) -> Option<String> + Send + Sync),
-) -> Result<Value, StepError> {
+) -> Result<Value, AgentError> {
     let sid = session_of_step(target).unwrap_or_else(|| target.to_string());
     let stopped = registry::stop(&sid).await.is_some();
     Ok(json!({ "stopped": stopped, "session_id": sid }))

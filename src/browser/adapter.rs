@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio::process::Command;
 
 use crate::process::{GroupGuard, spawn_group};
+use crate::step::{ErrorKind, StepError};
 
 /// Chromium flags needed headless in containers and offline machines.
 pub(crate) const CHROMIUM_ARGS: &str = "--no-sandbox,--disable-gpu,--disable-background-networking,--disable-component-update,--disable-sync,--no-first-run,--disable-dev-shm-usage";
@@ -40,6 +41,57 @@ pub(crate) enum AdapterError {
     },
     #[error("cannot read agent-browser's output: {message}")]
     ParseError { message: String, raw_output: String },
+}
+
+/// What a failed command's message says. agent-browser's JSON carries its errors only as text,
+/// so this is the one place that reads that text; everything else matches on this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cause {
+    /// No element matched (`Element not found: ...`).
+    pub(crate) not_found: bool,
+    /// The message is about the browser itself (launching Chrome); it means the browser cannot
+    /// start when it comes from a session's first command.
+    pub(crate) browser: bool,
+}
+
+impl Cause {
+    /// Reads agent-browser's error message.
+    pub(crate) fn of(message: &str) -> Cause {
+        let lower = message.to_lowercase();
+        Cause {
+            not_found: lower.contains("not found") || lower.contains("no element"),
+            browser: (lower.contains("launch")
+                || lower.contains("chrome")
+                || lower.contains("browser"))
+                && !lower.contains("not found:"),
+        }
+    }
+}
+
+impl AdapterError {
+    /// The step error this means; `launching` says whether the session's browser was being
+    /// started by this command (then a browser failure is the environment's: exit code 3).
+    pub(crate) fn into_step_error(self, launching: bool) -> StepError {
+        let kind = match &self {
+            AdapterError::NotInstalled { .. } => ErrorKind::Environment,
+            AdapterError::Timeout { .. } => ErrorKind::Timeout,
+            AdapterError::ParseError { .. } => ErrorKind::CommandFailed,
+            AdapterError::CommandFailed { error_message, .. } => {
+                let cause = Cause::of(error_message);
+                return if launching && cause.browser {
+                    StepError::new(
+                        ErrorKind::Environment,
+                        format!("the browser cannot launch: {error_message}"),
+                    )
+                } else if cause.not_found {
+                    StepError::new(ErrorKind::NotFound, error_message.clone())
+                } else {
+                    StepError::new(ErrorKind::CommandFailed, error_message.clone())
+                };
+            }
+        };
+        StepError::new(kind, self.to_string())
+    }
 }
 
 /// A ref of a snapshot: `e5 -> {role, name}`.
@@ -273,6 +325,35 @@ impl AgentBrowser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failures_are_read_once_into_kinds() {
+        let failed = |m: &str| AdapterError::CommandFailed {
+            command: "click".into(),
+            args: vec![],
+            exit_code: Some(1),
+            stderr: String::new(),
+            error_message: m.into(),
+        };
+        let missing = "Element not found: #nope. Verify the selector, role, or name is correct";
+        assert_eq!(
+            failed(missing).into_step_error(true).kind,
+            ErrorKind::NotFound
+        );
+        let launch = "Failed to launch Chrome: no usable sandbox";
+        assert_eq!(
+            failed(launch).into_step_error(true).kind,
+            ErrorKind::Environment
+        );
+        assert_eq!(
+            failed(launch).into_step_error(false).kind,
+            ErrorKind::CommandFailed
+        );
+        assert_eq!(
+            failed("Unknown ref: e9").into_step_error(false).kind,
+            ErrorKind::CommandFailed
+        );
+    }
 
     #[test]
     fn parses_output_and_refs() {

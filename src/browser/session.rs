@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
-use crate::step::{ErrorKind, StepError};
+use super::adapter::{AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use crate::step::StepError;
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
@@ -75,7 +75,7 @@ impl Session {
         let first = !self.opened;
         self.opened = true;
         let r = self.adapter.execute(command, args, &opts).await;
-        r.map_err(|e| to_step_error(e, first))
+        r.map_err(|e| e.into_step_error(first))
     }
 
     /// Evaluates JavaScript and returns its result.
@@ -155,32 +155,5 @@ impl Session {
         };
         let _ = self.adapter.execute("close", &[], &opts).await;
         self.opened = false;
-    }
-}
-
-/// Maps adapter errors to step errors: a launch failure is the environment's (exit 3).
-pub(crate) fn to_step_error(e: AdapterError, launching: bool) -> StepError {
-    match &e {
-        AdapterError::NotInstalled { .. } => StepError::new(ErrorKind::Environment, e.to_string()),
-        AdapterError::Timeout { .. } => StepError::new(ErrorKind::Timeout, e.to_string()),
-        AdapterError::ParseError { .. } => StepError::new(ErrorKind::CommandFailed, e.to_string()),
-        AdapterError::CommandFailed { error_message, .. } => {
-            let lower = error_message.to_lowercase();
-            if launching
-                && (lower.contains("launch")
-                    || lower.contains("chrome")
-                    || lower.contains("browser"))
-                && !lower.contains("not found:")
-            {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("the browser cannot launch: {error_message}"),
-                )
-            } else if lower.contains("not found") || lower.contains("no element") {
-                StepError::new(ErrorKind::NotFound, error_message.clone())
-            } else {
-                StepError::new(ErrorKind::CommandFailed, error_message.clone())
-            }
-        }
     }
 }

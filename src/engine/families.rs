@@ -51,9 +51,9 @@ pub(crate) async fn agent(
                 session_of_step: &session_of_step,
                 timeout: cx.timeout,
             };
-            crate::agent::run_step(a, ctx).await
+            Ok(crate::agent::run_step(a, ctx).await?)
         }
-        Action::StopAgent(target) => crate::agent::stop_step(&target, &session_of_step).await,
+        Action::StopAgent(target) => Ok(crate::agent::stop_step(&target, &session_of_step).await?),
         other => Err(not_in_family(&other, "agent")),
     }
 }
