@@ -5,6 +5,10 @@ use serde_json::{Value, json};
 
 use super::fingerprint::origin;
 use super::store::{Atlas, AtlasError};
+use crate::config::duration::parse_duration;
+use crate::config::model::{
+    Action, OneOrMany, Selector, SelectorItem, SelectorObject, Step, VisibleState, WaitAction,
+};
 
 /// What `atlas export` writes.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -65,29 +69,97 @@ fn py(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-fn locator(sel: &Value) -> String {
-    let sel = match sel {
-        Value::Array(a) => a.first().cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    match &sel {
-        Value::String(s) => format!("page.locator({})", py(s)),
-        Value::Object(o) => {
-            let g = |k: &str| o.get(k).and_then(Value::as_str);
-            if let Some(c) = g("css") {
-                format!("page.locator({})", py(c))
-            } else if let Some(r) = g("role") {
-                match g("text") {
-                    Some(t) => format!("page.get_by_role({}, name={})", py(r), py(t)),
-                    None => format!("page.get_by_role({})", py(r)),
-                }
-            } else if let Some(t) = g("text") {
-                format!("page.get_by_text({})", py(t))
-            } else {
-                "page.locator(\"body\")".into()
-            }
+/// The Playwright locator of a selector's first alternative; `None` for a snapshot ref, which
+/// has no meaning outside runner.
+fn locator(sel: &Selector) -> Option<String> {
+    let obj = |o: &SelectorObject| {
+        if let Some(c) = &o.css {
+            Some(format!("page.locator({})", py(c)))
+        } else if let Some(r) = &o.role {
+            Some(match &o.text {
+                Some(t) => format!("page.get_by_role({}, name={})", py(r), py(t)),
+                None => format!("page.get_by_role({})", py(r)),
+            })
+        } else {
+            o.text
+                .as_ref()
+                .map(|t| format!("page.get_by_text({})", py(t)))
         }
-        _ => "page.locator(\"body\")".into(),
+    };
+    let string = |s: &str| (!s.starts_with('@')).then(|| format!("page.locator({})", py(s)));
+    match sel {
+        Selector::String(s) => string(s),
+        Selector::Object(o) => obj(o),
+        Selector::List(items) => items.first().and_then(|i| match i {
+            SelectorItem::String(s) => string(s),
+            SelectorItem::Object(o) => obj(o),
+        }),
+    }
+}
+
+/// One recorded step as Python lines (a comment for what Playwright has no form of).
+fn python(action: &Action) -> String {
+    let on = |sel: &Selector, call: &str| match locator(sel) {
+        Some(l) => format!("{l}.{call}"),
+        None => format!(
+            "# {} on a snapshot ref: no Playwright equivalent",
+            action.key()
+        ),
+    };
+    match action {
+        Action::Open(url) => format!("page.goto({})", py(url)),
+        Action::Click(s) => on(s, "click()"),
+        Action::Dblclick(s) => on(s, "dblclick()"),
+        Action::Hover(s) => on(s, "hover()"),
+        Action::Focus(s) => on(s, "focus()"),
+        Action::Check(s) => on(s, "check()"),
+        Action::Uncheck(s) => on(s, "uncheck()"),
+        Action::Fill(f) => on(&f.target, &format!("fill({})", py(&f.value.to_string()))),
+        Action::Type(f) => on(
+            &f.target,
+            &format!("press_sequentially({})", py(&f.value.to_string())),
+        ),
+        Action::Press(key) => format!("page.keyboard.press({})", py(key)),
+        Action::Select(f) => {
+            let values = match &f.value {
+                OneOrMany::One(v) => py(v),
+                OneOrMany::Many(v) => serde_json::to_string(v).unwrap_or_default(),
+            };
+            on(&f.target, &format!("select_option({values})"))
+        }
+        Action::Wait(WaitAction::Duration(d)) => {
+            let ms = parse_duration(d).map_or(0, |d| d.as_millis());
+            format!("page.wait_for_timeout({ms})")
+        }
+        Action::Wait(WaitAction::For(w)) => match (&w.target, &w.text, &w.url) {
+            (Some(t), _, _) => {
+                let state = match w.state {
+                    Some(VisibleState::Hidden) => "hidden",
+                    _ => "visible",
+                };
+                on(t, &format!("wait_for(state={})", py(state)))
+            }
+            (None, Some(t), _) => format!("page.get_by_text({}).first.wait_for()", py(t)),
+            (None, None, Some(u)) => format!("page.wait_for_url({})", py(&format!("**{u}**"))),
+            (None, None, None) => "page.wait_for_load_state()".into(),
+        },
+        Action::Screenshot(_) => "page.screenshot()".into(),
+        Action::Eval(js) => format!("page.evaluate({})", py(js)),
+        Action::Snapshot(_) | Action::Inspect(_) | Action::Expect(_) => {
+            format!(
+                "# {}: a check runner makes; not replayed here",
+                action.key()
+            )
+        }
+        Action::Exec(_)
+        | Action::Agent(_)
+        | Action::StopAgent(_)
+        | Action::LinkState(_)
+        | Action::Set(_)
+        | Action::Log(_)
+        | Action::RunFlow(_) => {
+            format!("# {}: runs outside the browser in runner", action.key())
+        }
     }
 }
 
@@ -101,33 +173,42 @@ fn playwright(flow: &Value, node: &str) -> String {
         .cloned()
         .unwrap_or_default()
     {
-        let Some(obj) = step.as_object() else {
-            continue;
+        let line = match serde_json::from_value::<Step>(step.clone()) {
+            Ok(step) => python(&step.action),
+            Err(e) => format!("# a recorded step could not be read: {e}"),
         };
-        for (k, v) in obj {
-            let line = match k.as_str() {
-                "open" => format!("page.goto({})", py(v.as_str().unwrap_or(""))),
-                "click" => format!("{}.click()", locator(v)),
-                "dblclick" => format!("{}.dblclick()", locator(v)),
-                "hover" => format!("{}.hover()", locator(v)),
-                "check" => format!("{}.check()", locator(v)),
-                "uncheck" => format!("{}.uncheck()", locator(v)),
-                "fill" | "type" => format!(
-                    "{}.fill({})",
-                    locator(&v["target"]),
-                    py(&v["value"]
-                        .as_str()
-                        .map_or_else(|| v["value"].to_string(), str::to_string))
-                ),
-                "press" => format!("page.keyboard.press({})", py(v.as_str().unwrap_or(""))),
-                "select" => format!("{}.select_option({})", locator(&v["target"]), v["value"]),
-                "wait" => "page.wait_for_load_state()".into(),
-                "name" => continue,
-                other => format!("# `{other}` has no Playwright equivalent here"),
-            };
-            s.push_str(&format!("        {line}\n"));
-        }
+        s.push_str(&format!("        {line}\n"));
     }
     s.push_str("        browser.close()\n\n\nif __name__ == \"__main__\":\n    main()\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(step: Value) -> String {
+        python(&serde_json::from_value::<Step>(step).unwrap().action)
+    }
+
+    #[test]
+    fn recorded_steps_become_playwright_calls_or_comments() {
+        assert_eq!(
+            line(serde_json::json!({"fill": {"target": {"css": "#q"}, "value": "hi"}})),
+            "page.locator(\"#q\").fill(\"hi\")"
+        );
+        assert_eq!(
+            line(serde_json::json!({"click": [{"role": "button", "text": "Go"}, "#go"]})),
+            "page.get_by_role(\"button\", name=\"Go\").click()"
+        );
+        assert_eq!(
+            line(serde_json::json!({"wait": "250ms"})),
+            "page.wait_for_timeout(250)"
+        );
+        assert!(line(serde_json::json!({"click": "@e3"})).starts_with('#'));
+        assert!(line(serde_json::json!({"exec": ["make"]})).starts_with("# exec"));
+        assert!(
+            line(serde_json::json!({"expect": {"that": "{{ true }}"}})).starts_with("# expect")
+        );
+    }
 }

@@ -293,6 +293,35 @@ impl Action {
         }
     }
 
+    /// The element the action acts on or reads, when it names one (labels show it).
+    pub(crate) fn target(&self) -> Option<&Selector> {
+        match self {
+            Action::Click(s)
+            | Action::Dblclick(s)
+            | Action::Hover(s)
+            | Action::Focus(s)
+            | Action::Check(s)
+            | Action::Uncheck(s) => Some(s),
+            Action::Fill(f) | Action::Type(f) => Some(&f.target),
+            Action::Select(s) => Some(&s.target),
+            Action::Inspect(i) => Some(&i.target),
+            Action::Open(_)
+            | Action::Snapshot(_)
+            | Action::Press(_)
+            | Action::Wait(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Expect(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+            | Action::Exec(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_) => None,
+        }
+    }
+
     /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
     /// and a grace period) instead of being dropped at once.
     pub(crate) fn graceful_on_interrupt(&self) -> bool {

@@ -8,7 +8,7 @@ use super::runtime::Runtime;
 use super::start::new_scope;
 use crate::browser::describe_selector;
 use crate::config::flows::LoadedFlow;
-use crate::config::model::{Selector, Step};
+use crate::config::model::{Action, Step};
 
 /// The name shown for a step: its `name`, or a short rendering of its action.
 pub(crate) fn display_name(
@@ -33,22 +33,14 @@ pub(crate) fn display_name(
         rt.templates.render_value(r, &ctx).ok()
     });
     let raw = rendered.as_ref().or(raw);
-    let selector_of = |v: &Value| -> Option<String> {
-        let sel: Selector = serde_json::from_value(v.clone()).ok()?;
-        Some(describe_selector(&sel))
-    };
-    let selector_actions = ["click", "dblclick", "hover", "focus", "check", "uncheck"];
-    if let Some(v) = raw {
-        let label = if selector_actions.contains(&key) {
-            selector_of(v)
-        } else if matches!(key, "fill" | "type" | "select" | "inspect") {
-            v.get("target").and_then(selector_of)
-        } else {
-            None
-        };
-        if let Some(label) = label {
-            return format!("{key} {label}");
-        }
+    // An action that names an element is labelled by it, as the user reads selectors.
+    let typed = raw.and_then(|v| {
+        let mut m = serde_json::Map::new();
+        m.insert(key.to_string(), v.clone());
+        serde_json::from_value::<Action>(Value::Object(m)).ok()
+    });
+    if let Some(sel) = typed.as_ref().and_then(Action::target) {
+        return format!("{key} {}", describe_selector(sel));
     }
     let detail = match raw {
         Some(Value::String(s)) => s.clone(),
