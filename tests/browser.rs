@@ -564,11 +564,7 @@ fn a_browser_launched_ahead_for_the_next_flow_is_closed_even_if_unused() {
 fn a_web_server_command_is_polled_until_ready_and_stopped_at_the_end() {
     let d = tempfile::tempdir().unwrap();
     // A free port for the server command.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::free_port();
     write(
         d.path(),
         "f.yaml",

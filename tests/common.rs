@@ -37,6 +37,14 @@ pub(crate) fn output(mut c: Command) -> (i32, String, String) {
     )
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on (for a `web_server.command`).
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// Writes a flow into `dir` and returns its path.
 pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

@@ -1,36 +1,29 @@
-//! Golden diagnostics: every file under `tests/fixtures/invalid/` is validated and its stderr
-//! compared to `<file>.stderr` beside it. `UPDATE_GOLDEN=1` rewrites the expected files.
+//! Golden files: `validate` on every file under `tests/fixtures/invalid/` and `run` on every
+//! flow under `tests/fixtures/failing/`, their stderr compared to `<file>.stderr` beside it.
+//! `UPDATE_GOLDEN=1` rewrites the expected files.
+
+use std::path::Path;
 
 use crate::common::{fixture, output, runner};
 
-#[test]
-fn invalid_corpus_matches_golden_files() {
-    let dir = fixture("invalid");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+/// The files of a corpus directory, sorted.
+fn corpus(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml" | "toml")
-            )
-        })
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
         .collect();
-    files.sort();
-    assert!(files.len() >= 30, "the corpus has {} files", files.len());
+    names.sort();
+    names
+}
+
+/// Compares what `stderr_of` gives for each file with `<file>.stderr` beside it;
+/// `UPDATE_GOLDEN=1` rewrites the expected files instead.
+fn golden(dir: &Path, names: &[String], mut stderr_of: impl FnMut(&str) -> String) {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut mismatches = Vec::new();
-    for f in &files {
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let mut cmd = runner(&dir);
-        cmd.args(["validate", &name]);
-        let (code, stdout, stderr) = output(cmd);
-        assert_eq!(
-            code, 2,
-            "{name} must be invalid (exit 2); stderr:\n{stderr}"
-        );
-        assert!(stdout.is_empty(), "{name}: human diagnostics go to stderr");
-        assert!(!stderr.contains("panicked"), "{name} panicked:\n{stderr}");
+    for name in names {
+        let stderr = stderr_of(name);
         let golden = dir.join(format!("{name}.stderr"));
         if update {
             std::fs::write(&golden, &stderr).unwrap();
@@ -45,6 +38,27 @@ fn invalid_corpus_matches_golden_files() {
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn invalid_corpus_matches_golden_files() {
+    let dir = fixture("invalid");
+    let names = corpus(&dir, |n| {
+        [".yaml", ".yml", ".toml"].iter().any(|e| n.ends_with(e))
+    });
+    assert!(names.len() >= 30, "the corpus has {} files", names.len());
+    golden(&dir, &names, |name| {
+        let mut cmd = runner(&dir);
+        cmd.args(["validate", name]);
+        let (code, stdout, stderr) = output(cmd);
+        assert_eq!(
+            code, 2,
+            "{name} must be invalid (exit 2); stderr:\n{stderr}"
+        );
+        assert!(stdout.is_empty(), "{name}: human diagnostics go to stderr");
+        assert!(!stderr.contains("panicked"), "{name} panicked:\n{stderr}");
+        stderr
+    });
 }
 
 #[test]
@@ -80,42 +94,19 @@ fn json_and_github_formats() {
 #[test]
 fn run_time_failures_match_golden_files() {
     let dir = fixture("failing");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "yaml")
-                && !p.file_name().unwrap().to_string_lossy().starts_with('_')
-        })
-        .collect();
-    files.sort();
-    assert!(files.len() >= 4, "the corpus has {} files", files.len());
+    let names = corpus(&dir, |n| {
+        n.to_ascii_lowercase().ends_with(".yaml") && !n.starts_with('_')
+    });
+    assert!(names.len() >= 4, "the corpus has {} files", names.len());
     let times = regex::Regex::new(r"\d+(\.\d+)?m?s\b").unwrap();
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let mut mismatches = Vec::new();
-    for f in &files {
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+    golden(&dir, &names, |name| {
         let artifacts = tempfile::tempdir().unwrap();
         let mut cmd = runner(&dir);
-        cmd.args(["run", &name, "--artifacts"])
-            .arg(artifacts.path());
+        cmd.args(["run", name, "--artifacts"]).arg(artifacts.path());
         let (code, _, stderr) = output(cmd);
         assert_eq!(code, 1, "{name} must fail (exit 1); stderr:\n{stderr}");
-        let stderr = times
+        times
             .replace_all(&stderr.replace(&dir.display().to_string(), "<dir>"), "<t>")
-            .into_owned();
-        let golden = dir.join(format!("{name}.stderr"));
-        if update {
-            std::fs::write(&golden, &stderr).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", golden.display()));
-        if expected != stderr {
-            mismatches.push(format!(
-                "--- {name}: expected\n{expected}\n--- got\n{stderr}"
-            ));
-        }
-    }
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+            .into_owned()
+    });
 }

@@ -417,11 +417,7 @@ fn html_report_lists_flows_and_steps() {
 #[test]
 fn a_flow_that_fails_before_its_first_step_is_torn_down_and_timed() {
     let d = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::free_port();
     write(
         d.path(),
         "f.yaml",

@@ -110,7 +110,7 @@ pub(crate) enum AtlasCommand {
         /// Replace the recorded origin with this one.
         #[arg(long)]
         base_url: Option<String>,
-        /// Also write a report: junit=PATH, json=PATH (repeatable).
+        /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
         #[arg(long = "report", value_name = "KIND=PATH")]
         report: Vec<String>,
     },

@@ -1,6 +1,7 @@
 //! Loading flow and profile files: YAML/TOML -> `Value` + span map, schema validation, the typed
 //! model, the semantic checks, and agent profiles.
 
+pub(crate) mod action;
 mod check;
 pub(crate) mod document;
 pub(crate) mod duration;

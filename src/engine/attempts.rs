@@ -11,13 +11,17 @@ use super::render::{location, raw_action, template_error};
 use super::retry::Policy;
 use super::runtime::Runtime;
 use super::runtime::{Frame, StepCtx};
+use crate::config::action::OwnTimeout;
 use crate::config::duration::parse_duration;
 use crate::config::flows::LoadedFlow;
-use crate::config::model::{OwnTimeout, Step};
+use crate::config::model::Step;
 use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 
 /// Default timeout of one attempt when neither the step nor `defaults` sets one.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Default timeout of a step that drives the browser when nothing sets one (SPEC §3).
+pub(crate) const BROWSER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// An agent's wall clock when its step sets none.
 const AGENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -30,23 +34,24 @@ const OVERRUN: Duration = Duration::from_secs(5);
 const UNBOUNDED: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// The timeout of one attempt: the step's; else the action's own; else, for a step that
-/// drives the browser, the flow's `browser.timeout`; else `defaults.timeout`; else 30 s.
+/// drives the browser, the flow's `browser.timeout`; else `defaults.timeout`; else 15 s for a
+/// browser step and 30 s for the others.
 pub(crate) fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
     let parse = |s: Option<&String>| s.and_then(|d| parse_duration(d).ok());
     if let Some(t) = parse(step.timeout.as_ref()) {
         return t;
     }
     let flow = &loaded.flow;
+    let defaults = || parse(flow.defaults.as_ref().and_then(|d| d.timeout.as_ref()));
     match step.action.own_timeout() {
         Some(OwnTimeout::Unbounded) => UNBOUNDED,
         Some(OwnTimeout::Agent(t)) => parse(t.as_ref()).unwrap_or(AGENT_TIMEOUT),
-        None => step
-            .action
-            .needs_browser()
-            .then(|| parse(flow.browser.as_ref().and_then(|b| b.timeout.as_ref())))
-            .flatten()
-            .or_else(|| parse(flow.defaults.as_ref().and_then(|d| d.timeout.as_ref())))
-            .unwrap_or(DEFAULT_TIMEOUT),
+        None if step.action.needs_browser() => {
+            parse(flow.browser.as_ref().and_then(|b| b.timeout.as_ref()))
+                .or_else(defaults)
+                .unwrap_or(BROWSER_TIMEOUT)
+        }
+        None => defaults().unwrap_or(DEFAULT_TIMEOUT),
     }
 }
 

@@ -42,29 +42,22 @@ pub(crate) fn display_name(
     if let Some(sel) = typed.as_ref().and_then(Action::target) {
         return format!("{key} {}", describe_selector(sel));
     }
-    let detail = match raw {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a
+    // A string as is, a list as words, a map by its most telling key.
+    let words = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
             .iter()
             .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
             .collect::<Vec<_>>()
             .join(" "),
-        Some(Value::Object(m)) => {
-            let first = ["command", "path", "profile", "action", "target"]
-                .iter()
-                .find_map(|k| m.get(*k));
-            match first {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                Some(v) => v.to_string(),
-                None => m.keys().cloned().collect::<Vec<_>>().join(", "),
-            }
-        }
-        Some(v) => v.to_string(),
+        v => v.to_string(),
+    };
+    let detail = match raw {
+        Some(Value::Object(m)) => ["command", "path", "profile", "action", "target"]
+            .iter()
+            .find_map(|k| m.get(*k))
+            .map_or_else(|| m.keys().cloned().collect::<Vec<_>>().join(", "), words),
+        Some(v) => words(v),
         None => String::new(),
     };
     let detail = detail.replace('\n', " ");

@@ -196,7 +196,7 @@ fn finally_runs_after_a_failure_and_skipped_steps_are_skipped() {
 }
 
 #[test]
-fn timeouts_step_then_browser_then_defaults_then_30s() {
+fn timeouts_step_then_browser_then_defaults_then_15s_for_browser_steps() {
     let ms = |r: &FlowResult, id: &str| step(r, id).outputs["timeout_ms"].as_u64().unwrap();
     let r = run(
         "name: t1\nbrowser: { timeout: 7s }\ndefaults: { timeout: 9s }\nsteps:\n  - id: own\n    timeout: 3s\n    click: timeout\n  - id: browser\n    click: timeout\n",
@@ -210,7 +210,13 @@ fn timeouts_step_then_browser_then_defaults_then_30s() {
     );
     assert_eq!(ms(&r, "d"), 9000);
     let r = run("name: t3\nsteps:\n  - id: d\n    click: timeout\n", None);
-    assert_eq!(ms(&r, "d"), 30_000);
+    assert_eq!(ms(&r, "d"), 15_000);
+    // `browser.timeout` is for browser steps only: an exec step keeps the 30 s default.
+    let r = run(
+        "name: t4\nbrowser: { timeout: 100ms }\nsteps:\n  - id: e\n    exec: [sleep, '0.5']\n",
+        None,
+    );
+    assert_eq!(r.status, FlowStatus::Passed, "{:?}", r.steps[0].error);
 }
 
 #[test]
@@ -246,4 +252,33 @@ fn an_interrupt_stops_the_step_and_skips_finally() {
         ErrorKind::Interrupted
     );
     assert!(r.steps.iter().all(|s| !s.finally));
+}
+
+#[test]
+fn engine_futures_stay_small() {
+    // Each step's action is boxed at the dispatch seam, so a flow's future does not carry
+    // every family's state inline (it was over 20 KB before the seam).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flow.yaml");
+    std::fs::write(&path, "name: size\nsteps:\n  - log: hi\n").unwrap();
+    let registry = Registry::default();
+    let loaded = Loader::new(&registry).load(&path).unwrap();
+    let rt = Runtime::new(RuntimeSettings {
+        run_id: "size".into(),
+        artifacts: dir.path().to_path_buf(),
+        listener: Arc::new(Silent),
+        overrides: serde_json::Map::new(),
+        headed: false,
+        profiles: registry,
+        atlas: None,
+    });
+    let info = crate::step::FlowInfo {
+        index: 0,
+        name: "size".into(),
+        file: "flow.yaml".into(),
+        steps: 1,
+    };
+    let f = super::lifecycle::run_flow(&rt, loaded, info);
+    let size = std::mem::size_of_val(&f);
+    assert!(size < 4096, "a flow's future takes {size} bytes");
 }

@@ -1,0 +1,125 @@
+//! What each action is, answered once and exhaustively (no `_ =>`): its family, and the traits
+//! the engine, the atlas and the labels ask about. A new action does not compile until it has
+//! answered every question here.
+
+use super::model::{Action, Selector};
+
+/// Which part of runner carries out an action: one exhaustive answer per action, so a new
+/// action cannot silently default to one family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// The engine itself: `log`, `set`, `exec`, `run_flow`, and `expect` (whose page checks go
+    /// to the browser, and whose `that` is a template condition).
+    Core,
+    /// Acts on the page through agent-browser.
+    Browser,
+    /// Starts or stops AI coding agents.
+    Agent,
+    /// Records the browser's state into the atlas (`link_state`).
+    State,
+}
+
+impl Action {
+    /// The family that runs this action.
+    pub(crate) fn family(&self) -> Family {
+        match self {
+            Action::Open(_)
+            | Action::Snapshot(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Select(_)
+            | Action::Wait(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Inspect(_) => Family::Browser,
+            Action::Agent(_) | Action::StopAgent(_) => Family::Agent,
+            Action::LinkState(_) => Family::State,
+            Action::Expect(_)
+            | Action::Exec(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_) => Family::Core,
+        }
+    }
+
+    /// Whether the step drives the flow's browser (then it is launched for it, and a failure
+    /// leaves a screenshot and a snapshot of the page).
+    pub(crate) fn needs_browser(&self) -> bool {
+        match self.family() {
+            Family::Browser | Family::State => true,
+            Family::Agent => false,
+            Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
+        }
+    }
+
+    /// Whether a successful step of this kind goes into the atlas edge that the next
+    /// `link_state` records: what changes or checks the page's state, not bookkeeping.
+    pub(crate) fn recorded_in_atlas(&self) -> bool {
+        match self.family() {
+            Family::Browser => true,
+            Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
+            Family::Agent | Family::State => false,
+        }
+    }
+
+    /// The element the action acts on or reads, when it names one (labels show it).
+    pub(crate) fn target(&self) -> Option<&Selector> {
+        match self {
+            Action::Click(s)
+            | Action::Dblclick(s)
+            | Action::Hover(s)
+            | Action::Focus(s)
+            | Action::Check(s)
+            | Action::Uncheck(s) => Some(s),
+            Action::Fill(f) | Action::Type(f) => Some(&f.target),
+            Action::Select(s) => Some(&s.target),
+            Action::Inspect(i) => Some(&i.target),
+            Action::Open(_)
+            | Action::Snapshot(_)
+            | Action::Press(_)
+            | Action::Wait(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Expect(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+            | Action::Exec(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_) => None,
+        }
+    }
+
+    /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
+    /// and a grace period) instead of being dropped at once.
+    pub(crate) fn graceful_on_interrupt(&self) -> bool {
+        matches!(self, Action::Exec(_) | Action::RunFlow(_))
+    }
+
+    /// The timeout of one attempt when the step sets none; `None` means the flow's defaults
+    /// apply. A sub-flow's steps have their own timeouts; an agent's is its own `timeout`.
+    pub(crate) fn own_timeout(&self) -> Option<OwnTimeout> {
+        match self {
+            Action::RunFlow(_) => Some(OwnTimeout::Unbounded),
+            Action::Agent(a) => Some(OwnTimeout::Agent(a.timeout.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// A timeout an action brings with it (see [`Action::own_timeout`]).
+#[derive(Debug, Clone)]
+pub(crate) enum OwnTimeout {
+    /// No timeout of its own: its inner steps are bounded.
+    Unbounded,
+    /// The agent step's `timeout` (a duration text), or the agent default.
+    Agent(Option<String>),
+}
