@@ -422,3 +422,77 @@ fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
     assert!(all["total_nodes"].as_u64().unwrap() >= 5, "{all}");
     node_by_title(d.path(), "Contact");
 }
+
+#[test]
+fn an_atlas_that_cannot_be_read_is_an_environment_error_and_a_missing_node_is_input() {
+    let d = tempfile::tempdir().unwrap();
+    // A node whose meta.json cannot be read (a directory where the file should be).
+    std::fs::create_dir_all(d.path().join("atlas/nodes/abc/meta.json")).unwrap();
+    std::fs::create_dir_all(d.path().join("atlas/edges")).unwrap();
+    let (code, _, stderr) = atlas_cmd(d.path(), &["path", "abc"]);
+    assert_eq!(code, 3, "I/O errors are the environment's: {stderr}");
+    assert!(stderr.contains("Is a directory"), "{stderr}");
+    let (code, _, stderr) = atlas_cmd(d.path(), &["path", "zzz"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no node `zzz`"), "{stderr}");
+}
+
+#[test]
+fn explore_teleports_through_recorded_exec_and_expect_steps() {
+    // `link_state` records `exec` and `expect` steps into edges; explore replays those edges
+    // through the engine, so it can go on from a state that lies behind them.
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: an edge with exec and expect
+atlas: atlas
+steps:
+  - open: "{{ env.SITE_URL }}/index.html"
+  - link_state: home
+  - exec: ["true"]
+  - expect: { that: "{{ 1 == 1 }}" }
+  - click: { role: link, text: About us }
+  - link_state: about
+"#,
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("SITE_URL", &server.url)
+        .arg("f.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let home = node_by_title(d.path(), "Atlas home");
+    let about = node_by_title(d.path(), "About");
+    let edge =
+        std::fs::read_to_string(d.path().join(format!("atlas/edges/{home}/about/flow.yaml")))
+            .unwrap();
+    assert!(
+        edge.contains("\"exec\"") && edge.contains("\"expect\""),
+        "{edge}"
+    );
+    // Give the state behind that edge something left to explore.
+    std::fs::write(
+        d.path().join(format!("atlas/nodes/{about}/todos.json")),
+        r#"[{"role": "link", "name": "Our team"}]"#,
+    )
+    .unwrap();
+    let mut c = runner(d.path());
+    c.args([
+        "explore",
+        &format!("{}/index.html", server.url),
+        "--atlas",
+        "atlas",
+        "--max-nodes",
+        "10",
+    ]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let team = node_by_title(d.path(), "Team");
+    let (_, show, _) = atlas_cmd(d.path(), &["show"]);
+    assert!(
+        show.contains(&format!("{about} --[click link Our team]--> {team}")),
+        "{show}"
+    );
+}
