@@ -3,7 +3,8 @@
 //!
 //! The modules depend on each other in one direction (a test checks there is no cycle):
 //! `cli` -> `engine` -> the step families (`browser`, `agent`, `atlas`) -> `step`, `process`,
-//! `config` -> `template` -> `source`; `report` sits beside the engine and only prints.
+//! `config` -> `template` -> `source`; `report` sits beside the engine and only prints; `fs`
+//! (atomic writes) is used by the atlas and the reports.
 
 mod agent;
 mod atlas;
@@ -11,6 +12,7 @@ mod browser;
 pub mod cli;
 mod config;
 mod engine;
+mod fs;
 mod process;
 mod report;
 mod source;

@@ -158,14 +158,7 @@ pub(crate) fn safe_action_name(action: &str) -> String {
 
 /// Writes `bytes` to `path` atomically.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtlasError> {
-    let tmp = path.with_file_name(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+    crate::fs::write_atomic(path, bytes).map_err(|e| io(path, e))
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, AtlasError> {

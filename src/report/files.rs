@@ -75,8 +75,5 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(err)?;
     }
-    // Write then rename, so a reader never sees half a report.
-    let tmp = path.with_extension("tmp~");
-    std::fs::write(&tmp, text).map_err(err)?;
-    std::fs::rename(&tmp, path).map_err(err)
+    crate::fs::write_atomic(path, text.as_bytes()).map_err(err)
 }

@@ -1,0 +1,33 @@
+//! Files written whole or not at all: reports and the atlas are read by other processes (CI
+//! uploads, concurrent runs) while runner writes them.
+
+use std::path::Path;
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader sees
+/// the old file or the new one, never half of one. The temporary name carries the pid, so two
+/// processes writing the same file do not share it.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writes_whole_files_and_leaves_no_temporary_one() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        super::write_atomic(&p, b"one").unwrap();
+        super::write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+}
