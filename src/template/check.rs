@@ -39,7 +39,20 @@ pub(crate) fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec
     }
     match t.env().template_from_str(src) {
         Err(e) => vec![syntax(src, &e)],
-        Ok(tmpl) => names(src, tmpl.undeclared_variables(true), scope),
+        Ok(tmpl) => {
+            let mut out = names(src, tmpl.undeclared_variables(true), scope);
+            for (start, end) in blocks(src) {
+                out.extend(
+                    unknown_filters_and_tests(t, &src[start..end])
+                        .into_iter()
+                        .map(|mut i| {
+                            i.offset += start;
+                            i
+                        }),
+                );
+            }
+            out
+        }
     }
 }
 
@@ -47,8 +60,119 @@ pub(crate) fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec
 pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
     match t.env().compile_expression(src) {
         Err(e) => vec![syntax(src, &e)],
-        Ok(expr) => names(src, expr.undeclared_variables(true), scope),
+        Ok(expr) => {
+            let mut out = names(src, expr.undeclared_variables(true), scope);
+            out.extend(unknown_filters_and_tests(t, src));
+            out
+        }
     }
+}
+
+/// The byte ranges of the `{{ ... }}` and `{% ... %}` blocks of a template (where filters and
+/// tests can be).
+fn blocks(src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = src[at..].find('{').map(|i| at + i) {
+        let close = match src[i + 1..].chars().next() {
+            Some('{') => "}}",
+            Some('%') => "%}",
+            _ => {
+                at = i + 1;
+                continue;
+            }
+        };
+        let start = i + 2;
+        let end = src[start..].find(close).map_or(src.len(), |j| start + j);
+        out.push((start, end));
+        at = end;
+    }
+    out
+}
+
+/// Filters (`| name`) and tests (`is name`, `is not name`) that the environment does not have.
+/// The static check minijinja does not make: it resolves them only when rendering.
+fn unknown_filters_and_tests(t: &Templates, src: &str) -> Vec<TemplateIssue> {
+    // Blank out string literals, so a `|` or `is` inside quotes is not taken for syntax.
+    let mut code = String::with_capacity(src.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in src.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            // The closing quote stays; what is inside becomes blanks of the same width.
+            if quote.is_none() {
+                code.push(c);
+            } else {
+                code.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        } else {
+            if c == '\'' || c == '"' {
+                quote = Some(c);
+            }
+            code.push(c);
+        }
+    }
+    let state = t.env().empty_state();
+    let mut out = Vec::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (i, _) in code.match_indices('|') {
+        let rest = &code[i + 1..];
+        let name = ident(rest.trim_start());
+        if name.is_empty() {
+            continue;
+        }
+        let unknown = matches!(
+            state.apply_filter(&name, &[minijinja::Value::UNDEFINED]),
+            Err(e) if e.kind() == minijinja::ErrorKind::UnknownFilter
+        );
+        if unknown {
+            let offset = i + 1 + (rest.len() - rest.trim_start().len());
+            out.push(TemplateIssue {
+                offset,
+                len: name.len(),
+                message: format!("unknown filter `{name}`"),
+                help: Some(
+                    "see https://docs.rs/minijinja/latest/minijinja/filters/ for the filters templates have"
+                        .into(),
+                ),
+            });
+        }
+    }
+    for (i, _) in code.match_indices(" is ") {
+        let rest = code[i + 4..].trim_start();
+        let rest = rest.strip_prefix("not ").map_or(rest, str::trim_start);
+        let name = ident(rest);
+        if name.is_empty() {
+            continue;
+        }
+        let unknown = matches!(
+            state.perform_test(&name, &[minijinja::Value::UNDEFINED]),
+            Err(e) if e.kind() == minijinja::ErrorKind::UnknownTest
+        );
+        if unknown {
+            out.push(TemplateIssue {
+                offset: code.len() - rest.len(),
+                len: name.len(),
+                message: format!("unknown test `{name}`"),
+                help: Some(
+                    "tests are `defined`, `none`, `number`, `string`, `in`, `startingwith`, ..."
+                        .into(),
+                ),
+            });
+        }
+    }
+    out
 }
 
 fn syntax(src: &str, e: &minijinja::Error) -> TemplateIssue {
@@ -91,6 +215,9 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
             continue;
         }
         let Some(key) = second else { continue };
+        if guarded(src, &name) {
+            continue;
+        }
         match root {
             "vars" if !scope.vars.contains(key) => {
                 let help = suggest(key, scope.vars)
@@ -119,6 +246,30 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
         }
     }
     out
+}
+
+/// Whether some use of `name` in `src` is guarded, so the name is optional by design:
+/// `name is defined`, `name is not defined`, `name is undefined`, `name | default(...)`,
+/// `name | d(...)`.
+fn guarded(src: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    src.match_indices(name).any(|(i, _)| {
+        let before_ok = src[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = &src[i + name.len()..];
+        if !before_ok || rest.chars().next().is_some_and(ident) {
+            return false;
+        }
+        let rest = rest.trim_start();
+        if let Some(test) = rest.strip_prefix("is") {
+            let test = test.trim_start();
+            let test = test.strip_prefix("not").map_or(test, str::trim_start);
+            return test.starts_with("defined") || test.starts_with("undefined");
+        }
+        rest.strip_prefix('|').is_some_and(|f| {
+            let f = f.trim_start();
+            f.starts_with("default") || f.starts_with("d(") || f.starts_with("d ")
+        })
+    })
 }
 
 fn suggest(key: &str, known: &HashSet<String>) -> Option<String> {
@@ -158,5 +309,37 @@ mod tests {
         let i = check_template(&t, "{{ step.build }}", &scope);
         assert_eq!(i[0].help.as_deref(), Some("did you mean `steps`?"));
         assert!(check_expression(&t, "steps.build.exit_code == 0", &scope).is_empty());
+    }
+
+    #[test]
+    fn guarded_names_are_optional_and_unknown_filters_and_tests_are_refused() {
+        let t = Templates::new();
+        let none = set(&[]);
+        let scope = Scope {
+            vars: &none,
+            secrets: &none,
+            steps_before: &none,
+            all_steps: &none,
+        };
+        for ok in [
+            "{{ vars.base_url | default('http://localhost') }}",
+            "{{ vars.base_url|d('x') }}",
+            "{% if vars.flag is defined %}{{ vars.flag }}{% endif %}",
+            "{{ 'a|b' | upper }} {{ env.HOME is not none }}",
+            "plain text | with a bar",
+        ] {
+            assert!(
+                check_template(&t, ok, &scope).is_empty(),
+                "{ok}: {:?}",
+                check_template(&t, ok, &scope)
+            );
+        }
+        let i = check_template(&t, "{{ vars.name }}", &scope);
+        assert_eq!(i[0].message, "unknown var `name`");
+        let i = check_template(&t, "{{ 'x' | uper }}", &scope);
+        assert_eq!(i[0].message, "unknown filter `uper`");
+        assert_eq!(i[0].offset, 9);
+        let i = check_expression(&t, "env.X is definedd", &scope);
+        assert_eq!(i[0].message, "unknown test `definedd`");
     }
 }

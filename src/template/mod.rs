@@ -2,6 +2,7 @@
 //! the static checks `validate` runs on every template string.
 
 pub(crate) mod check;
+mod methods;
 mod render;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};

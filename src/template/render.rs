@@ -42,6 +42,19 @@ impl Templates {
         env.set_keep_trailing_newline(true);
         env.set_recursion_limit(100);
         env.set_fuel(Some(5_000_000));
+        // What Jinja2 users write: Python's str/dict/list methods and the contrib filters.
+        env.set_unknown_method_callback(super::methods::call);
+        minijinja_contrib::add_to_environment(&mut env);
+        // Booleans print as YAML and JSON write them (`true`), not as Python does (`True`).
+        env.set_formatter(|out, state, value| {
+            if value.kind() == minijinja::value::ValueKind::Bool {
+                let text = if value.is_true() { "true" } else { "false" };
+                return out.write_str(text).map_err(|e| {
+                    minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
+                });
+            }
+            minijinja::escape_formatter(out, state, value)
+        });
         Templates { env }
     }
 
