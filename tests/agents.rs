@@ -102,7 +102,10 @@ fn env_stdin_and_session_id_format() {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.path().display().to_string());
     assert_eq!(env["NORMALIZED_EXECUTION_KIND"], "new");
     assert_eq!(env["NORMALIZED_EXECUTION_PROFILE"], "fake-claude");
-    assert_eq!(env["NORMALIZED_EXECUTION_PROJECT_ID"], project);
+    assert_eq!(
+        env["NORMALIZED_EXECUTION_PROJECT_ID"],
+        format!("FAKE_CLAUDE:{project}")
+    );
     assert_eq!(env["NORMALIZED_EXECUTION_ACTUAL_PROJECT_ID"], project);
     assert_eq!(
         env["NORMALIZED_EXECUTION_WORKSPACE"],

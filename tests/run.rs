@@ -130,8 +130,8 @@ steps:
   - id: broken
     exec: ["sh", "-c", "echo oops >&2; exit 3"]
     continue_on_error: true
-  - log: "exit code was {{ steps.broken.exit_code }}"
-    if: "steps.broken is defined"
+  - log: "exit code was {{ steps.broken.exit_code }}, stderr {{ steps.broken.stderr }}"
+  - log: "{{ [1, 'two', {'three': 3}] }}"
   - exec: ["false"]
   - log: never runs
 finally:
@@ -155,11 +155,16 @@ finally:
             .unwrap()
             .contains("exited with code 3; stderr: oops")
     );
-    assert_eq!(steps[2]["conclusion"], "failed");
+    // A failed step keeps the outputs it produced, for later steps and the report.
+    assert!(stderr.contains("exit code was 3, stderr oops"), "{stderr}");
+    assert_eq!(steps[0]["outputs"]["exit_code"], 3);
+    // A list logs as JSON.
+    assert!(stderr.contains(r#"[1,"two",{"three":3}]"#), "{stderr}");
+    assert_eq!(steps[3]["conclusion"], "failed");
     // The step after the failure did not run; finally did.
-    assert_eq!(steps.len(), 4);
-    assert_eq!(steps[3]["finally"], true);
-    assert_eq!(steps[3]["outcome"], "passed");
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[4]["finally"], true);
+    assert_eq!(steps[4]["outcome"], "passed");
     assert!(d.path().join("cleaned.txt").exists());
     // (The excerpt under the failure may show the step; its message never printed.)
     assert!(!stderr.contains("│ never runs"), "{stderr}");

@@ -145,7 +145,11 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
         .env("NODE_NO_WARNINGS", "1")
         .env("NORMALIZED_EXECUTION_KIND", kind_name)
         .env("NORMALIZED_EXECUTION_PROFILE", &l.label)
-        .env("NORMALIZED_EXECUTION_PROJECT_ID", &project)
+        // The composite `{EXECUTOR_TYPE}:{ACTUAL_PROJECT_ID}`, as the session id starts.
+        .env(
+            "NORMALIZED_EXECUTION_PROJECT_ID",
+            format!("{}:{project}", l.executor_type),
+        )
         .env("NORMALIZED_EXECUTION_ACTUAL_PROJECT_ID", &project)
         .env("NORMALIZED_EXECUTION_WORKSPACE", &l.workspace)
         .env("NORMALIZED_EXECUTION_SESSION_ID", &full_now)

@@ -157,7 +157,7 @@ pub(crate) struct RunArgs {
     /// Skip flows with this tag (repeatable).
     #[arg(long = "exclude-tag", value_name = "T")]
     pub(crate) exclude_tags: Vec<String>,
-    /// Also write a report: junit=PATH, json=PATH (repeatable).
+    /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub(crate) reports: Vec<String>,
     /// Where screenshots, logs and outputs go (default .runner/runs/<run-id>).

@@ -192,7 +192,7 @@ pub(crate) enum Action {
     LinkState(LinkState),
     Exec(ExecAction),
     Set(IndexMap<String, Value>),
-    Log(Scalar),
+    Log(Value),
     RunFlow(RunFlow),
 }
 
@@ -702,6 +702,7 @@ impl Action {
             Action::Exec(ExecAction::Short(c)) => c.check(),
             Action::Exec(ExecAction::Full(o)) => o.command.check(),
             Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
+            Action::Log(Value::Null) => Err("`log` needs a message".into()),
             _ => Ok(()),
         }
     }

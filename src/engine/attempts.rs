@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::context::Scope;
 use super::plan::display_name;
@@ -113,10 +113,16 @@ pub(crate) async fn run_step(
     };
     rt.listener.step_started(frame.info, frame.depth, &name);
     let outcome = attempts(&cx, scope, &mut result).await;
-    if let Ok(outputs) = &outcome
-        && let Some(id) = &step.id
-    {
-        scope.set_outputs(id.clone(), outputs.clone());
+    // A failed step keeps what it produced (a failed exec's exit code and output).
+    let produced = match &outcome {
+        Ok(outputs) => Some(outputs),
+        Err(e) => e.outputs.as_deref(),
+    };
+    if let Some(outputs) = produced {
+        if let Some(id) = &step.id {
+            scope.set_outputs(id.clone(), outputs.clone());
+        }
+        result.outputs = frame.masker.mask_value(outputs);
     }
     if outcome.is_ok()
         && frame.records_states
@@ -135,8 +141,10 @@ pub(crate) async fn run_step(
             .browser
             .failure_artifacts(&frame.dir, &base, &frame.masker)
             .await;
-        if !arts.is_null() {
-            result.outputs = json!({ "failure_artifacts": arts });
+        if !arts.is_null()
+            && let Some(o) = result.outputs.as_object_mut()
+        {
+            o.insert("failure_artifacts".into(), arts);
         }
     }
     finish(rt, frame, result, outcome, started, step)
@@ -224,8 +232,7 @@ fn finish(
 ) -> StepResult {
     result.duration = started.elapsed();
     match outcome {
-        Ok(outputs) => {
-            result.outputs = frame.masker.mask_value(&outputs);
+        Ok(_) => {
             result.flaky = result.attempts > 1;
         }
         Err(e) => {

@@ -8,7 +8,7 @@ use super::families;
 use super::render::{location, raw_action, template_error};
 use super::runtime::StepCtx;
 use super::{exec, subflow};
-use crate::config::model::{Action, ExpectAction, Scalar};
+use crate::config::model::{Action, ExpectAction};
 use crate::step::{ErrorKind, StepError, StepResult};
 
 /// Runs a core action.
@@ -59,8 +59,12 @@ pub(crate) async fn run(
     }
 }
 
-fn log_text(msg: &Scalar) -> String {
-    msg.to_string()
+/// A message as printed: text as it is, anything else (a list, a map) as JSON.
+fn log_text(msg: &Value) -> String {
+    match msg {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// `expect`: the page checks (web-first, in the browser family), then `that`.

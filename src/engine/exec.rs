@@ -93,10 +93,7 @@ pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepE
     if !tail.is_empty() {
         msg.push_str(&format!("; stderr: {tail}"));
     }
-    Err(StepError::new(
-        ErrorKind::CommandFailed,
-        frame.masker.mask(&msg),
-    ))
+    Err(StepError::new(ErrorKind::CommandFailed, frame.masker.mask(&msg)).with_outputs(outputs))
 }
 
 /// Runs the command until it exits, `timeout` passes or `cancel` fires.

@@ -35,14 +35,10 @@ pub(crate) fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> 
             .nearest(&full)
             .map_or(0..0, |s| s.value.clone()),
     };
-    StepError {
-        kind: ErrorKind::Template,
-        message: e.message,
-        location: Some(Location {
-            file: loaded.doc.file.clone(),
-            span,
-        }),
-    }
+    StepError::new(ErrorKind::Template, e.message).located(&Location {
+        file: loaded.doc.file.clone(),
+        span,
+    })
 }
 
 /// The step's action value as written (`/steps/N/<key>`).
@@ -64,9 +60,11 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
-    serde_json::from_value(Value::Object(m)).map_err(|e| StepError {
-        kind: ErrorKind::Template,
-        message: format!("after rendering its templates, `{key}` is invalid: {e}"),
-        location: Some(location(loaded, &format!("{}/{key}", cx.ptr))),
+    serde_json::from_value(Value::Object(m)).map_err(|e| {
+        StepError::new(
+            ErrorKind::Template,
+            format!("after rendering its templates, `{key}` is invalid: {e}"),
+        )
+        .located(&location(loaded, &format!("{}/{key}", cx.ptr)))
     })
 }

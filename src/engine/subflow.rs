@@ -90,9 +90,9 @@ async fn run(
             .find(|s| s.conclusion == Outcome::Failed)
             .map_or_else(String::new, |s| format!(" at step `{}`", s.name));
         return Err(StepError {
-            kind: e.kind,
             message: format!("sub-flow `{}` failed{at}: {}", sub.flow.name, e.message),
-            location: e.location,
+            outputs: None,
+            ..e
         });
     }
     let mut outputs = Map::new();

@@ -77,6 +77,10 @@ pub(crate) struct StepError {
     /// The step, or the template in it, that failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) location: Option<Location>,
+    /// What the step produced before it failed (a failed `exec`'s exit code and output): kept
+    /// as the step's outputs, so later steps can read them.
+    #[serde(skip)]
+    pub(crate) outputs: Option<Box<serde_json::Value>>,
 }
 
 impl StepError {
@@ -86,7 +90,15 @@ impl StepError {
             kind,
             message: message.into(),
             location: None,
+            outputs: None,
         }
+    }
+
+    /// The same error, with the outputs the step produced before it failed.
+    #[must_use]
+    pub(crate) fn with_outputs(mut self, outputs: serde_json::Value) -> StepError {
+        self.outputs = Some(Box::new(outputs));
+        self
     }
 
     /// The same error, located at `at` unless it already has a place.
