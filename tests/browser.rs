@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{Ran, fixture, flow_run, output, runner, write};
+use crate::common::{Ran, fixture, flow_run, output, runner, step, write};
 
 /// A flow file serving the fixture site, with `steps` appended (YAML, indented by 2).
 fn flow(name: &str, steps: &str) -> String {
@@ -498,7 +498,7 @@ fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
   - open: "{{ vars.base }}/index.html"
   - click: "#late"
   - expect: { text: { target: "#out", equals: late clicked } }
-  - click: "div[[["
+  - click: "{{ 'div[[[' }}"
     timeout: 2s
 "##,
         ),
@@ -586,5 +586,121 @@ steps:
     assert!(
         std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
         "the web server outlived the flow"
+    );
+}
+
+#[test]
+fn actions_resolve_one_element_of_the_right_kind_or_fail() {
+    let d = tempfile::tempdir().unwrap();
+    // Templates keep validate's static selector checks out of the way: these run in the page.
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "strict",
+            r##"
+  - open: "{{ vars.base }}/strict.html"
+  - click: "#p"
+  - id: playwright_text
+    fill: { target: "{{ 'text=Email' }}", value: typed into the focus }
+    timeout: 2s
+    continue_on_error: true
+  - id: playwright_chain
+    fill: { target: "{{ 'iframe >> #card' }}", value: x }
+    timeout: 2s
+    continue_on_error: true
+  - id: select_on_textbox
+    select: { target: "#q", value: basic }
+    continue_on_error: true
+  - id: fill_on_file
+    fill: { target: "#f", value: photo.png }
+    continue_on_error: true
+  - id: uncheck_radio
+    uncheck: "#r"
+    continue_on_error: true
+  - id: check_textbox
+    check: { role: textbox, text: Name }
+    continue_on_error: true
+  - id: ambiguous
+    click: { role: button, text: Remove }
+    continue_on_error: true
+  - id: ambiguous_css
+    click: "li button"
+    continue_on_error: true
+  - id: nothing_clicked
+    eval: "String(window.removed)"
+  - click: { role: button, text: Remove, nth: -1 }
+  - id: last_clicked
+    eval: "window.removed"
+  - click: { css: "li button", nth: 0 }
+  - id: first_clicked
+    eval: "window.removed"
+  - fill: { target: "#p", value: one }
+  - fill: { target: "#p", value: two }
+  - fill: { target: { role: textbox, text: Email }, value: three }
+  - check: { role: checkbox, text: Agree }
+  - select: { target: { css: select }, value: pro }
+  - id: values
+    eval: "[...document.querySelectorAll('#p, #q, #s')].map(e => e.value).join('|') + '|' + document.querySelector('#c').checked + '|' + document.querySelector('#r').checked"
+  - expect: { count: { target: li, equals: 3 } }
+  - snapshot: { interactive: true }
+  - id: unknown_ref
+    click: "@e999"
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let error = |id: &str| {
+        let s = step(&report, id);
+        assert_eq!(s["outcome"], "failed", "{id} must fail: {s}");
+        s["error"]["message"].as_str().unwrap().to_string()
+    };
+    assert!(
+        error("playwright_text").contains("`text=` is Playwright's syntax"),
+        "{}",
+        error("playwright_text")
+    );
+    assert!(error("playwright_chain").contains("`>>` chains"));
+    assert!(
+        error("select_on_textbox").contains(
+            "`select` needs a <select> (a combobox or listbox), but css `#q` is <input type=text>"
+        ),
+        "{}",
+        error("select_on_textbox")
+    );
+    assert!(error("fill_on_file").contains("file inputs take files"));
+    assert!(error("uncheck_radio").contains("a radio button cannot be unchecked"));
+    assert!(error("check_textbox").contains("needs a checkbox or a radio button"));
+    let ambiguous = error("ambiguous");
+    assert!(
+        ambiguous.contains("strict mode: button \"Remove\" matches 2 elements")
+            && ambiguous.contains("[1] button \"Remove\""),
+        "{ambiguous}"
+    );
+    assert!(error("ambiguous_css").contains("[1] button \"Remove\""));
+    // Nothing happened on the page for the refused actions: no typing into the focused field,
+    // no click on the first of two matches.
+    assert_eq!(
+        step(&report, "nothing_clicked")["outputs"]["value"],
+        "undefined"
+    );
+    assert_eq!(step(&report, "last_clicked")["outputs"]["value"], "two");
+    assert_eq!(step(&report, "first_clicked")["outputs"]["value"], "one");
+    // Fills replace; the textbox kept nothing from the refused steps.
+    assert_eq!(
+        step(&report, "values")["outputs"]["value"],
+        "three||pro|true|true"
+    );
+    let unknown = error("unknown_ref");
+    assert!(
+        unknown.contains("ref e999 is not in the last snapshot; the closest refs it has: @e"),
+        "{unknown}"
     );
 }

@@ -13,7 +13,7 @@ use super::fingerprint::origin;
 use super::record::{RecordTarget, observe};
 use super::replay::Driver;
 use super::store::Atlas;
-use crate::browser::adapter::parse_snapshot_refs;
+use crate::browser::adapter::{RefInfo, parse_snapshot_refs, ref_number};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
 /// Words that make an action look destructive.
@@ -100,10 +100,29 @@ impl Crawler<'_> {
         };
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         let refs = parse_snapshot_refs(&seen.seen.snapshot);
-        let todos = refs
-            .values()
-            .filter(|r| matches!(r.role.as_str(), "link" | "button") && !r.name.trim().is_empty())
-            .map(|r| json!({ "role": r.role, "name": r.name }))
+        let mut clickable: Vec<(&String, &RefInfo)> = refs
+            .iter()
+            .filter(|(_, r)| {
+                matches!(r.role.as_str(), "link" | "button") && !r.name.trim().is_empty()
+            })
+            .collect();
+        clickable.sort_by_key(|(k, _)| ref_number(k));
+        // Two links of the same name are told apart by their order (the click is strict).
+        let mut seen_names: std::collections::HashMap<(&str, &str), i64> =
+            std::collections::HashMap::new();
+        let todos = clickable
+            .into_iter()
+            .map(|(_, r)| {
+                let n = seen_names
+                    .entry((r.role.as_str(), r.name.as_str()))
+                    .or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    json!({ "role": r.role, "name": r.name })
+                } else {
+                    json!({ "role": r.role, "name": r.name, "nth": *n - 1 })
+                }
+            })
             .collect();
         Ok((seen.ensured.node_id, seen.ensured.is_new, todos))
     }
@@ -190,7 +209,11 @@ async fn crawl(
             };
             let role = todo["role"].as_str().unwrap_or_default().to_string();
             let name = todo["name"].as_str().unwrap_or_default().to_string();
-            let action = format!("click {role} {name}");
+            let nth = todo.get("nth").and_then(Value::as_i64);
+            let action = match nth {
+                Some(n) => format!("click {role} {name} #{}", n + 1),
+                None => format!("click {role} {name}"),
+            };
             if is_destructive(&name) && !opts.allow_destructive {
                 if !skipped.contains(&action) {
                     skipped.push(action);
@@ -206,7 +229,11 @@ async fn crawl(
             if c.teleport(&node).await.is_err() {
                 continue;
             }
-            let step = json!({ "click": { "role": role, "text": name, "exact": true } });
+            let mut target = json!({ "role": role, "text": name, "exact": true });
+            if let Some(n) = nth {
+                target["nth"] = json!(n);
+            }
+            let step = json!({ "click": target });
             if c.run_steps(std::slice::from_ref(&step)).await.is_err() {
                 continue;
             }

@@ -94,6 +94,13 @@ impl AdapterError {
     }
 }
 
+/// The number of a ref (`e12` -> 12): refs are numbered in document order.
+pub(crate) fn ref_number(r: &str) -> u64 {
+    r.trim_start_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap_or(u64::MAX)
+}
+
 /// A ref of a snapshot: `e5 -> {role, name}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct RefInfo {

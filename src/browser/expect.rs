@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Alt, alternatives, js_str, resolve_now, role_matches};
+use super::selector::{Alt, alternatives, resolve_now};
 use super::session::Session;
 use crate::config::model::{
     CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
@@ -194,38 +194,10 @@ fn describe(sel: &Selector) -> String {
         .join(" or ")
 }
 
-/// How many elements match the first alternative of a selector.
+/// How many elements match the first alternative of a selector (one or none with `nth`).
 pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepError> {
-    let t = Duration::from_secs(5);
-    let alts = alternatives(sel);
-    let Some(alt) = alts.first() else {
-        return Ok(0);
-    };
-    match alt {
-        Alt::Css(css) => super::selector::css_count(session, css, t).await,
-        Alt::Role { role, name, exact } => {
-            let refs = session.fresh_refs(t).await?;
-            Ok(refs
-                .values()
-                .filter(|i| role_matches(i, role, name.as_deref(), *exact))
-                .count()
-                .try_into()
-                .unwrap_or(i64::MAX))
-        }
-        Alt::Text { text, tag, exact } => {
-            let js = format!(
-                r#"(() => {{ const want = {w}, exact = {e};
-  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
-  const found = [...document.querySelectorAll({t})].filter(el => {{ const x = norm(el.innerText); return exact ? x === want : x.toLowerCase().includes(want.toLowerCase()); }});
-  return found.filter(el => !found.some(o => o !== el && el.contains(o))).length; }})()"#,
-                w = js_str(text),
-                e = exact,
-                t = js_str(tag.as_deref().unwrap_or("body *"))
-            );
-            Ok(session.eval(&js, t).await?.as_i64().unwrap_or(0))
-        }
-        Alt::Ref(_) => Ok(resolve_now(session, sel).await?.map_or(0, |_| 1)),
-    }
+    let n = super::selector::count(session, sel).await?;
+    Ok(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 fn int(v: &IntOrTemplate) -> Result<i64, StepError> {

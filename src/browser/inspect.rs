@@ -104,8 +104,9 @@ pub(crate) async fn inspect(
         let alt = alternatives(sel).into_iter().next();
         let name = alt.as_ref().map_or_else(String::new, Alt::describe);
         let css = match alt {
-            Some(Alt::Css(c)) => Some(c),
-            // Refs and roles have no CSS form: resolve them now and mark the element.
+            Some(Alt::Css { css, nth: None }) => Some(css),
+            // Refs, roles and picked matches have no CSS form: resolve them now and mark the
+            // element.
             Some(_) => match super::selector::resolve_now(session, sel).await {
                 Ok(Some(r)) if r.target.starts_with('@') => mark_ref(session, &r.target, t).await?,
                 Ok(Some(r)) => Some(r.target),

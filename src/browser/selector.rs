@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::adapter::RefInfo;
+use super::adapter::{RefInfo, ref_number};
 use super::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
 use crate::step::{ErrorKind, StepError};
@@ -18,37 +18,148 @@ const POLL: Duration = Duration::from_millis(100);
 /// A resolved element.
 #[derive(Debug, Clone)]
 pub(crate) struct Resolved {
-    /// What agent-browser gets: `@e5` or a CSS selector.
+    /// What agent-browser gets for exactly this element: `@e5`, or a CSS handle runner put on it
+    /// (`[data-runner-sel="…"]`).
     pub(crate) target: String,
     /// Which alternative matched, as the user wrote it.
     pub(crate) matched: String,
     /// Its position in a fallback list.
     pub(crate) index: usize,
+    /// How many elements that alternative matched (actions refuse more than one without `nth`).
+    pub(crate) count: usize,
+    /// Whether the alternative said which match it means (`nth`).
+    pub(crate) has_nth: bool,
+    /// Up to 5 of the matches, described (`button "Remove"`, `button#rm.danger "Remove"`).
+    pub(crate) matches: Vec<String>,
+    /// What kind of element it is, for the actions that need a particular one.
+    pub(crate) kind: ElementKind,
+}
+
+/// What kind of element a target is: its tag and input type, or its ARIA role.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ElementKind {
+    pub(crate) tag: String,
+    /// `type` of an `<input>`.
+    pub(crate) input_type: String,
+    pub(crate) editable: bool,
+    /// The role, when the element was found through the accessibility snapshot.
+    pub(crate) role: String,
+}
+
+impl ElementKind {
+    /// How the user would name the element in a message.
+    pub(crate) fn describe(&self) -> String {
+        if !self.role.is_empty() {
+            return self.role.clone();
+        }
+        if self.tag == "input" && !self.input_type.is_empty() {
+            return format!("<input type={}>", self.input_type);
+        }
+        format!("<{}>", self.tag)
+    }
+
+    /// A field that takes typed text.
+    pub(crate) fn is_text_field(&self) -> bool {
+        if !self.role.is_empty() {
+            return matches!(
+                self.role.as_str(),
+                "textbox" | "searchbox" | "combobox" | "spinbutton"
+            );
+        }
+        match self.tag.as_str() {
+            "textarea" => true,
+            "input" => !matches!(
+                self.input_type.as_str(),
+                "checkbox"
+                    | "radio"
+                    | "file"
+                    | "submit"
+                    | "button"
+                    | "reset"
+                    | "image"
+                    | "range"
+                    | "color"
+                    | "hidden"
+            ),
+            _ => self.editable,
+        }
+    }
+
+    /// A `<select>` (a combobox or listbox in the snapshot).
+    pub(crate) fn is_select(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "select"
+        } else {
+            matches!(self.role.as_str(), "combobox" | "listbox")
+        }
+    }
+
+    /// A checkbox (or switch).
+    pub(crate) fn is_checkbox(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "input" && self.input_type == "checkbox"
+        } else {
+            matches!(
+                self.role.as_str(),
+                "checkbox" | "switch" | "menuitemcheckbox"
+            )
+        }
+    }
+
+    /// A radio button.
+    pub(crate) fn is_radio(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "input" && self.input_type == "radio"
+        } else {
+            matches!(self.role.as_str(), "radio" | "menuitemradio")
+        }
+    }
 }
 
 /// One alternative of a selector.
 #[derive(Debug, Clone)]
 pub(crate) enum Alt {
     Ref(String),
-    Css(String),
+    Css {
+        css: String,
+        nth: Option<i64>,
+    },
     Role {
         role: String,
         name: Option<String>,
         exact: bool,
+        nth: Option<i64>,
     },
     Text {
         text: String,
         tag: Option<String>,
         exact: bool,
+        nth: Option<i64>,
     },
 }
 
 impl Alt {
     /// How the user wrote it (for reports).
     pub(crate) fn describe(&self) -> String {
+        let base = self.describe_base();
+        match self.nth() {
+            Some(n) => format!("{base} (nth {n})"),
+            None => base,
+        }
+    }
+
+    /// Which match the alternative means, when it says.
+    pub(crate) fn nth(&self) -> Option<i64> {
+        match self {
+            Alt::Ref(_) => None,
+            Alt::Css { nth, .. } | Alt::Role { nth, .. } | Alt::Text { nth, .. } => *nth,
+        }
+    }
+
+    fn describe_base(&self) -> String {
         match self {
             Alt::Ref(r) => format!("@{r}"),
-            Alt::Css(c) => format!("css `{c}`"),
+            Alt::Css { css: c, .. } => format!("css `{c}`"),
             Alt::Role {
                 role,
                 name: Some(n),
@@ -69,21 +180,27 @@ impl Alt {
 
 fn from_object(o: &SelectorObject) -> Alt {
     let exact = o.exact.unwrap_or(false);
+    let nth = o.nth;
     if let Some(r) = &o.reference {
         Alt::Ref(r.trim_start_matches('@').to_string())
     } else if let Some(c) = &o.css {
-        Alt::Css(c.clone())
+        Alt::Css {
+            css: c.clone(),
+            nth,
+        }
     } else if let Some(role) = &o.role {
         Alt::Role {
             role: role.clone(),
             name: o.text.clone(),
             exact,
+            nth,
         }
     } else {
         Alt::Text {
             text: o.text.clone().unwrap_or_default(),
             tag: o.tag.clone(),
             exact,
+            nth,
         }
     }
 }
@@ -93,7 +210,10 @@ fn from_string(s: &str) -> Alt {
         Some(r) if !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric()) => {
             Alt::Ref(r.to_string())
         }
-        _ => Alt::Css(s.to_string()),
+        _ => Alt::Css {
+            css: s.to_string(),
+            nth: None,
+        },
     }
 }
 
@@ -130,12 +250,8 @@ pub(crate) async fn resolve(
     let alts = alternatives(sel);
     loop {
         for (index, alt) in alts.iter().enumerate() {
-            if let Some(target) = try_once(session, alt, deadline).await? {
-                return Ok(Resolved {
-                    target,
-                    matched: alt.describe(),
-                    index,
-                });
+            if let Some(found) = try_once(session, alt, deadline).await? {
+                return Ok(found.resolved(alt, index));
             }
         }
         if Instant::now() + POLL >= deadline {
@@ -153,15 +269,24 @@ pub(crate) async fn resolve_now(
 ) -> Result<Option<Resolved>, StepError> {
     let deadline = Instant::now() + Duration::from_secs(10);
     for (index, alt) in alternatives(sel).iter().enumerate() {
-        if let Some(target) = try_once(session, alt, deadline).await? {
-            return Ok(Some(Resolved {
-                target,
-                matched: alt.describe(),
-                index,
-            }));
+        if let Some(found) = try_once(session, alt, deadline).await? {
+            return Ok(Some(found.resolved(alt, index)));
         }
     }
     Ok(None)
+}
+
+/// How many elements the first alternative of `sel` matches; with `nth`, one or none.
+pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize, StepError> {
+    let Some(alt) = alternatives(sel).into_iter().next() else {
+        return Ok(0);
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    Ok(match try_once(session, &alt, deadline).await? {
+        None => 0,
+        Some(_) if alt.nth().is_some() => 1,
+        Some(found) => found.count,
+    })
 }
 
 fn left(deadline: Instant) -> Duration {
@@ -170,73 +295,206 @@ fn left(deadline: Instant) -> Duration {
         .max(Duration::from_secs(2))
 }
 
-/// How many elements match `css`; invalid CSS is an error (agent-browser's reads would quietly
-/// return nothing).
-pub(crate) async fn css_count(
-    session: &mut Session,
-    css: &str,
-    t: Duration,
-) -> Result<i64, StepError> {
-    let js = format!(
-        "(() => {{ try {{ return document.querySelectorAll({}).length }} catch (e) {{ return -1 }} }})()",
-        js_str(css)
-    );
-    let n = session.eval(&js, t).await?.as_i64().unwrap_or(0);
-    if n < 0 {
-        return Err(StepError::new(
-            ErrorKind::NotFound,
-            format!("invalid CSS selector `{css}`"),
-        ));
-    }
-    Ok(n)
-}
-
 /// A JSON string literal for embedding in JavaScript.
 pub(crate) fn js_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// What one alternative found on the page.
+struct Found {
+    target: String,
+    count: usize,
+    matches: Vec<String>,
+    kind: ElementKind,
+}
+
+impl Found {
+    fn resolved(self, alt: &Alt, index: usize) -> Resolved {
+        Resolved {
+            target: self.target,
+            matched: alt.describe(),
+            index,
+            count: self.count,
+            has_nth: alt.nth().is_some(),
+            matches: self.matches,
+            kind: self.kind,
+        }
+    }
+}
+
+/// The index `nth` names among `count` matches (negative counts from the end).
+fn pick(nth: Option<i64>, count: usize) -> Option<usize> {
+    let n = nth.unwrap_or(0);
+    let count = i64::try_from(count).ok()?;
+    let i = if n < 0 { count + n } else { n };
+    (0..count)
+        .contains(&i)
+        .then(|| usize::try_from(i).ok())
+        .flatten()
+}
+
+/// The page-side half of CSS and text alternatives: given the list of matching elements, put
+/// a handle on the one picked and describe the matches.
+const MARK_JS: &str = r#"
+  const n = els.length;
+  const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
+  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
+  const desc = el => {
+    let d = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+    for (const c of [...el.classList].slice(0, 2)) d += '.' + c;
+    const t = norm(el.innerText || el.value || el.getAttribute('aria-label')).slice(0, 40);
+    return t ? d + ' "' + t + '"' : d;
+  };
+  const out = { count: n, matches: els.slice(0, 5).map(desc) };
+  const el = els[i];
+  if (el) {
+    if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
+    out.id = el.dataset.runnerSel;
+    out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable };
+  }
+  return out;"#;
+
 async fn try_once(
     session: &mut Session,
     alt: &Alt,
     deadline: Instant,
-) -> Result<Option<String>, StepError> {
+) -> Result<Option<Found>, StepError> {
     let t = left(deadline);
-    match alt {
-        Alt::Ref(r) => resolve_ref(session, r, t).await.map(Some),
-        Alt::Css(css) => Ok((css_count(session, css, t).await? > 0).then(|| css.clone())),
-        Alt::Role { role, name, exact } => {
-            let refs = session.fresh_refs(t).await?;
-            Ok(refs
-                .iter()
-                .find(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
-                .map(|(k, _)| format!("@{k}")))
+    let page = |setup: String, nth: Option<i64>| {
+        format!(
+            "(() => {{ let els; {setup}\n const nth = {};\n{MARK_JS} }})()",
+            nth.map_or("null".to_string(), |n| n.to_string())
+        )
+    };
+    let js = match alt {
+        Alt::Ref(r) => {
+            let target = resolve_ref(session, r, t).await?;
+            let role = session
+                .user_refs
+                .as_ref()
+                .and_then(|tbl| tbl.refs.get(r.as_str()))
+                .map(|i| (i.role.clone(), format!("{} \"{}\"", i.role, i.name)))
+                .unwrap_or_default();
+            return Ok(Some(Found {
+                target,
+                count: 1,
+                matches: vec![role.1],
+                kind: ElementKind {
+                    role: role.0,
+                    ..ElementKind::default()
+                },
+            }));
         }
-        Alt::Text { text, tag, exact } => {
-            let js = format!(
-                r#"(() => {{
-  const want = {want}, tag = {tag}, exact = {exact};
-  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
-  const hit = el => {{
-    const t = norm(el.innerText);
-    return exact ? t === want : t.toLowerCase().includes(want.toLowerCase());
-  }};
+        Alt::Role {
+            role,
+            name,
+            exact,
+            nth,
+        } => {
+            let refs = session.fresh_refs(t).await?;
+            let mut hits: Vec<(&String, &RefInfo)> = refs
+                .iter()
+                .filter(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
+                .collect();
+            // Refs are numbered in document order (e2 before e10): `nth` counts in that order.
+            hits.sort_by_key(|(k, _)| ref_number(k));
+            let Some(i) = pick(*nth, hits.len()) else {
+                return Ok(None);
+            };
+            return Ok(Some(Found {
+                target: format!("@{}", hits[i].0),
+                count: hits.len(),
+                matches: hits
+                    .iter()
+                    .take(5)
+                    .map(|(k, info)| format!("{} \"{}\" (@{k})", info.role, info.name))
+                    .collect(),
+                kind: ElementKind {
+                    role: hits[i].1.role.clone(),
+                    ..ElementKind::default()
+                },
+            }));
+        }
+        Alt::Css { css, nth } => page(
+            format!(
+                "try {{ els = [...document.querySelectorAll({})] }} catch (e) {{ return {{ invalid: true }} }}",
+                js_str(css)
+            ),
+            *nth,
+        ),
+        Alt::Text {
+            text,
+            tag,
+            exact,
+            nth,
+        } => page(
+            format!(
+                r"const want = {want}, tag = {tag}, exact = {exact};
+  const normt = s => (s || '').replace(/\s+/g, ' ').trim();
+  const hit = el => {{ const t = normt(el.innerText); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); }};
   const all = [...document.querySelectorAll(tag || 'body *')].filter(el => el.offsetParent !== null || el.getClientRects().length);
   const found = all.filter(hit);
-  const deepest = found.filter(el => !found.some(o => o !== el && el.contains(o)));
-  const el = deepest[0];
-  if (!el) return null;
-  if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
-  return el.dataset.runnerSel;
-}})()"#,
+  els = found.filter(el => !found.some(o => o !== el && el.contains(o)));",
                 want = js_str(text),
                 tag = tag.as_deref().map_or("null".to_string(), js_str),
                 exact = exact
-            );
-            let v = session.eval(&js, t).await?;
-            Ok(v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]")))
-        }
+            ),
+            *nth,
+        ),
+    };
+    let v = session.eval(&js, t).await?;
+    if v.get("invalid").and_then(Value::as_bool) == Some(true) {
+        let Alt::Css { css, .. } = alt else {
+            unreachable!("only CSS can be invalid")
+        };
+        return Err(invalid_css(css));
     }
+    let Some(id) = v.get("id").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let kind = v.get("kind").cloned().unwrap_or(Value::Null);
+    let field = |k: &str| {
+        kind.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Ok(Some(Found {
+        target: format!("[data-runner-sel=\"{id}\"]"),
+        count: v
+            .get("count")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+        matches: v
+            .get("matches")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        kind: ElementKind {
+            tag: field("tag"),
+            input_type: field("input_type"),
+            editable: kind
+                .get("editable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            role: String::new(),
+        },
+    }))
+}
+
+/// The error for CSS the page cannot parse, with the runner form of Playwright-only syntax.
+pub(crate) fn invalid_css(css: &str) -> StepError {
+    let mut msg = format!("invalid CSS selector `{css}`");
+    if let Some(hint) = crate::config::selector_hint(css) {
+        msg.push_str(&format!("; {hint}"));
+    }
+    StepError::new(ErrorKind::NotFound, msg)
 }
 
 /// Role and accessible name as the snapshot shows them: role equal, name a case-insensitive
@@ -260,10 +518,20 @@ async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<Stri
         ));
     };
     let Some(info) = table.refs.get(r).cloned() else {
-        return Err(StepError::new(
-            ErrorKind::NotFound,
-            format!("ref {r} is not in the last snapshot"),
-        ));
+        // The refs nearest in number are the elements around where it would be.
+        let want = ref_number(r);
+        let mut near: Vec<(&String, &RefInfo)> = table.refs.iter().collect();
+        near.sort_by_key(|(k, _)| ref_number(k).abs_diff(want));
+        let listed: Vec<String> = near
+            .iter()
+            .take(5)
+            .map(|(k, i)| format!("@{k} ({} \"{}\")", i.role, i.name))
+            .collect();
+        let mut msg = format!("ref {r} is not in the last snapshot");
+        if !listed.is_empty() {
+            msg.push_str(&format!("; the closest refs it has: {}", listed.join(", ")));
+        }
+        return Err(StepError::new(ErrorKind::NotFound, msg));
     };
     let now = session.document(t).await?;
     if now != table.document {
@@ -340,7 +608,7 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
                     suggestions.push((0.1, format!("@{k} ({} \"{}\")", info.role, info.name)));
                 }
             }
-            Alt::Css(css) => {
+            Alt::Css { css, .. } => {
                 let js = r#"(() => { const out = new Set();
   for (const el of document.querySelectorAll('body *')) {
     if (el.id) out.add('#' + el.id);
@@ -384,8 +652,18 @@ mod tests {
     #[test]
     fn strings_are_refs_or_css() {
         assert!(matches!(from_string("@e5"), Alt::Ref(r) if r == "e5"));
-        assert!(matches!(from_string("#login > button"), Alt::Css(_)));
+        assert!(matches!(from_string("#login > button"), Alt::Css { .. }));
         assert!(matches!(from_string("@media"), Alt::Ref(_)));
+    }
+
+    #[test]
+    fn nth_counts_from_zero_and_from_the_end() {
+        assert_eq!(pick(None, 3), Some(0));
+        assert_eq!(pick(Some(2), 3), Some(2));
+        assert_eq!(pick(Some(-1), 3), Some(2));
+        assert_eq!(pick(Some(3), 3), None);
+        assert_eq!(pick(Some(-4), 3), None);
+        assert_eq!(pick(None, 0), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{resolve, resolve_now};
+use super::selector::{Resolved, resolve, resolve_now};
 use super::session::{RefTable, Session};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
@@ -178,6 +178,10 @@ async fn open(session: &mut Session, url: &str, timeout: Duration) -> Result<Val
     }))
 }
 
+/// An action on one element: the selector is resolved to exactly one element first (strict,
+/// as Playwright's locators: more than one match fails unless `nth` says which), the element
+/// must be of the kind the action needs, and `check`/`uncheck` verify that the state changed.
+/// Never a fallback to whatever element has the focus.
 async fn element(
     session: &mut Session,
     command: &str,
@@ -185,30 +189,79 @@ async fn element(
     extra: &[String],
     deadline: Instant,
 ) -> Result<Value, StepError> {
-    // A single CSS selector goes straight to agent-browser, which waits for the element itself:
-    // one call instead of two. Only when that fails does runner resolve it, for a precise error
-    // (invalid CSS, or suggestions).
-    if let [super::selector::Alt::Css(css)] = super::selector::alternatives(sel).as_slice() {
-        let mut args = vec![css.clone()];
-        args.extend(extra.iter().cloned());
-        let t = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_secs(1));
-        match session.cmd(command, &args, t).await {
-            Ok(_) => return Ok(json!({ "matched": format!("css `{css}`"), "matched_index": 0 })),
-            // Not there (yet): wait for it the usual way below, which also explains a miss.
-            Err(e) if e.kind == ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-    }
     let r = resolve(session, sel, deadline).await?;
+    if r.count > 1 && !r.has_nth {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
+                r.matched,
+                r.count,
+                r.matches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("[{i}] {m}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    fits(command, &r)?;
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
     let t = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(1));
     session.cmd(command, &args, t).await?;
+    if let Some(want) = match command {
+        "check" => Some(true),
+        "uncheck" => Some(false),
+        _ => None,
+    } && session.is("checked", &r.target).await? != want
+    {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{command} did not change {}: it is still {}",
+                r.matched,
+                if want { "unchecked" } else { "checked" }
+            ),
+        ));
+    }
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+/// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
+/// field, `uncheck` on a radio button), instead of reporting success and doing nothing.
+fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
+    let k = &r.kind;
+    let needs = match command {
+        "fill" | "type" if !k.is_text_field() => Some(if k.input_type == "file" {
+            "a text field (file inputs take files, not text)".to_string()
+        } else {
+            "a text field".to_string()
+        }),
+        "select" if !k.is_select() => Some("a <select> (a combobox or listbox)".to_string()),
+        "check" if !(k.is_checkbox() || k.is_radio()) => {
+            Some("a checkbox or a radio button".to_string())
+        }
+        "uncheck" if k.is_radio() => Some(
+            "a checkbox (a radio button cannot be unchecked: check another option)".to_string(),
+        ),
+        "uncheck" if !k.is_checkbox() => Some("a checkbox".to_string()),
+        _ => None,
+    };
+    match needs {
+        None => Ok(()),
+        Some(what) => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`{command}` needs {what}, but {} is {}",
+                r.matched,
+                k.describe()
+            ),
+        )),
+    }
 }
 
 async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result<Value, StepError> {

@@ -167,6 +167,33 @@ fn check_action(
     before: &HashSet<String>,
     out: &mut Vec<Diagnostic>,
 ) {
+    // Bare strings in selectors are CSS: Playwright's syntax and broken CSS are refused here.
+    let key = step.action.key();
+    for (at, sel) in super::selector::selectors(&step.action) {
+        for sub in super::selector::refs_with_nth(sel) {
+            out.push(
+                at_key(
+                    c.file,
+                    c.spans,
+                    &format!("{ptr}/{key}{at}{sub}"),
+                    "a ref names one element: `nth` does not apply to it".to_string(),
+                )
+                .with_help("drop `nth`, or select by role, CSS or text"),
+            );
+        }
+        for (sub, css) in super::selector::css_strings(sel) {
+            if is_template(css) {
+                continue;
+            }
+            if let Some(problem) = super::selector::css_problem(css) {
+                out.push(
+                    at_value(c.file, c.spans, &format!("{ptr}/{key}{at}{sub}"), problem).with_help(
+                        "a string selector is CSS; other kinds: `@e5` (a ref), { role, text }, { text, tag }, { css, nth }",
+                    ),
+                );
+            }
+        }
+    }
     match &step.action {
         Action::Expect(e) => {
             let matchers = [

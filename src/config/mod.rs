@@ -9,8 +9,11 @@ pub(crate) mod flows;
 pub(crate) mod model;
 pub(crate) mod profiles;
 pub(crate) mod schema;
+mod selector;
 mod toml;
 mod yaml;
+
+pub(crate) use selector::selector_hint;
 
 #[cfg(test)]
 mod drift_tests;

@@ -294,6 +294,8 @@ pub(crate) struct SelectorObject {
     pub(crate) exact: Option<bool>,
     pub(crate) css: Option<String>,
     pub(crate) tag: Option<String>,
+    /// Which match, when several do: 0-based, negative counts from the end.
+    pub(crate) nth: Option<i64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,0 +1,222 @@
+//! Static checks of selectors: a bare string is CSS, so Playwright's own selector syntax
+//! (`text=`, `>>`, `:has-text(`, XPath) is refused with the runner form to write instead, and
+//! CSS that cannot parse is refused before anything runs.
+
+use super::model::{Action, Selector, SelectorItem, Toggle, WaitAction};
+
+/// The runner form of a selector written in Playwright's syntax, when it is one.
+pub(crate) fn selector_hint(css: &str) -> Option<String> {
+    let s = css.trim();
+    let unquote = |v: &str| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string();
+    if let Some(t) = s.strip_prefix("text=") {
+        return Some(format!(
+            "`text=` is Playwright's syntax; write {{ text: \"{}\" }}",
+            unquote(t)
+        ));
+    }
+    if let Some(r) = s.strip_prefix("role=") {
+        let (role, name) = match r.split_once("[name=") {
+            Some((role, rest)) => (role, Some(unquote(rest.trim_end_matches(']')))),
+            None => (r, None),
+        };
+        return Some(match name {
+            Some(n) => {
+                format!("`role=` is Playwright's syntax; write {{ role: {role}, text: \"{n}\" }}")
+            }
+            None => format!("`role=` is Playwright's syntax; write {{ role: {role} }}"),
+        });
+    }
+    if s.starts_with("xpath=") || s.starts_with("//") || s.starts_with("(//") {
+        return Some(
+            "XPath is not supported; use CSS, { role, text } or { text, tag }".to_string(),
+        );
+    }
+    if let Some(c) = s.strip_prefix("css=") {
+        return Some(format!("drop the `css=` prefix: `{}`", c.trim()));
+    }
+    if let Some(id) = s.strip_prefix("id=") {
+        return Some(format!(
+            "`id=` is Playwright's syntax; write `#{}`",
+            unquote(id)
+        ));
+    }
+    if let Some(v) = s.strip_prefix("data-testid=") {
+        return Some(format!(
+            "`data-testid=` is Playwright's syntax; write `[data-testid=\"{}\"]`",
+            unquote(v)
+        ));
+    }
+    if s.contains(">>") {
+        return Some(
+            "`>>` chains are Playwright's syntax; write one CSS selector (`form button` for a descendant), or a list of fallbacks; frames are not supported yet"
+                .to_string(),
+        );
+    }
+    for (pseudo, instead) in [
+        (
+            ":has-text(",
+            "{ text: \"…\", tag: … } (visible text, optionally of one tag)",
+        ),
+        (":text(", "{ text: \"…\" }"),
+        (":text-is(", "{ text: \"…\", exact: true }"),
+        (
+            ":visible",
+            "a selector without `:visible` (actions wait for visible elements)",
+        ),
+        (":nth-match(", "{ css: \"…\", nth: N }"),
+    ] {
+        if s.contains(pseudo) {
+            return Some(format!(
+                "`{}` is Playwright's syntax; write {instead}",
+                pseudo.trim_end_matches('(')
+            ));
+        }
+    }
+    None
+}
+
+/// What is wrong with a CSS selector, as far as can be told without a browser: Playwright
+/// syntax, unbalanced quotes or brackets, a dangling combinator.
+pub(crate) fn css_problem(css: &str) -> Option<String> {
+    if let Some(hint) = selector_hint(css) {
+        return Some(format!("`{css}` is not CSS: {hint}"));
+    }
+    let s = css.trim();
+    let mut stack = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in s.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (_, '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => stack.push(c),
+            (None, ')') if stack.pop() != Some('(') => {
+                return Some(format!("unbalanced `)` in CSS `{css}`"));
+            }
+            (None, ']') if stack.pop() != Some('[') => {
+                return Some(format!("unbalanced `]` in CSS `{css}`"));
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() {
+        return Some(format!("unclosed quote in CSS `{css}`"));
+    }
+    if let Some(open) = stack.last() {
+        return Some(format!("unclosed `{open}` in CSS `{css}`"));
+    }
+    let dangling = |c: char| matches!(c, '>' | '+' | '~' | ',');
+    if s.ends_with(dangling) || s.starts_with(['+', '~', ',']) {
+        return Some(format!(
+            "CSS `{css}` has a combinator with nothing on one side"
+        ));
+    }
+    None
+}
+
+/// Every selector of an action, with its JSON pointer below the action's value.
+pub(crate) fn selectors(action: &Action) -> Vec<(&'static str, &Selector)> {
+    let found: Vec<(&'static str, Option<&Selector>)> = match action {
+        Action::Fill(_) | Action::Type(_) | Action::Select(_) | Action::Inspect(_) => {
+            vec![("/target", action.target())]
+        }
+        Action::Snapshot(Toggle::Options(o)) => vec![("/scope", o.scope.as_ref())],
+        Action::Screenshot(Toggle::Options(o)) => vec![("/target", o.target.as_ref())],
+        Action::Wait(WaitAction::For(w)) => vec![("/for", w.target.as_ref())],
+        Action::Expect(e) => vec![
+            ("/visible", e.visible.as_ref()),
+            ("/hidden", e.hidden.as_ref()),
+            ("/checked", e.checked.as_ref()),
+            ("/text/target", e.text.as_ref().map(|t| &t.target)),
+            ("/value/target", e.value.as_ref().map(|t| &t.target)),
+            ("/count/target", e.count.as_ref().map(|t| &t.target)),
+        ],
+        other => vec![("", other.target())],
+    };
+    found
+        .into_iter()
+        .filter_map(|(p, s)| s.map(|s| (p, s)))
+        .collect()
+}
+
+/// The objects of a selector that name a ref and an `nth` (a ref is one element: `nth` would be
+/// ignored), with their pointers below it.
+pub(crate) fn refs_with_nth(sel: &Selector) -> Vec<String> {
+    let bad = |o: &super::model::SelectorObject| o.reference.is_some() && o.nth.is_some();
+    match sel {
+        Selector::Object(o) if bad(o) => vec!["/nth".to_string()],
+        Selector::List(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                SelectorItem::Object(o) if bad(o) => Some(format!("/{i}/nth")),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The CSS strings of a selector, with their pointers below it (refs are not CSS).
+pub(crate) fn css_strings(sel: &Selector) -> Vec<(String, &str)> {
+    let is_ref = |s: &str| s.starts_with('@');
+    match sel {
+        Selector::String(s) if !is_ref(s) => vec![(String::new(), s.as_str())],
+        Selector::String(_) => Vec::new(),
+        Selector::Object(o) => o
+            .css
+            .iter()
+            .map(|c| ("/css".to_string(), c.as_str()))
+            .collect(),
+        Selector::List(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                SelectorItem::String(s) if !is_ref(s) => Some((format!("/{i}"), s.as_str())),
+                SelectorItem::String(_) => None,
+                SelectorItem::Object(o) => o.css.as_deref().map(|c| (format!("/{i}/css"), c)),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn playwright_syntax_gets_the_runner_form() {
+        assert!(
+            selector_hint("text=Email")
+                .unwrap()
+                .contains("{ text: \"Email\" }")
+        );
+        assert!(
+            selector_hint("role=button[name=\"Go\"]")
+                .unwrap()
+                .contains("{ role: button, text: \"Go\" }")
+        );
+        assert!(selector_hint("iframe >> #card").unwrap().contains(">>"));
+        assert!(
+            selector_hint("button:has-text(\"Go\")")
+                .unwrap()
+                .contains("{ text:")
+        );
+        assert!(selector_hint("//div[@id='x']").unwrap().contains("XPath"));
+        assert!(selector_hint("#login > button").is_none());
+    }
+
+    #[test]
+    fn broken_css_is_found_without_a_browser() {
+        assert!(css_problem("a[href").is_some());
+        assert!(css_problem("div > ").is_some());
+        assert!(css_problem("p:not(.x").is_some());
+        assert!(css_problem("input[name='a]']").is_none());
+        assert!(css_problem("ul > li:nth-child(2) a[href^=\"/x\"]").is_none());
+    }
+}
