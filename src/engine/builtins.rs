@@ -91,9 +91,14 @@ async fn expect(cx: &StepCtx<'_>, e: ExpectAction, scope: &mut Scope) -> Result<
         .map_or_else(String::new, |v| {
             v.as_str().map_or_else(|| v.to_string(), str::to_string)
         });
+    // Show why: the values of the operands.
+    let why = crate::template::explain(&cx.rt.templates, &src, &ctx).map_or_else(
+        || "it is false".to_string(),
+        |w| format!("it is false: {w}"),
+    );
     Err(StepError::new(
         ErrorKind::Assertion,
-        format!("expected `{}` to be true, but it is false", src.trim()),
+        format!("expected `{}` to be true, but {why}", src.trim()),
     )
     .located(&location(loaded, &format!("{}/expect/that", cx.ptr))))
 }

@@ -2,10 +2,12 @@
 //! the static checks `validate` runs on every template string.
 
 pub(crate) mod check;
+mod explain;
 mod methods;
 mod render;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
+pub(crate) use explain::explain;
 pub(crate) use render::{RenderError, Templates, is_template};
 
 /// The names a template's context holds at its top level.

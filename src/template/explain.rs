@@ -1,0 +1,141 @@
+//! Why a condition is false: the values of its operands, as pytest and Playwright show them
+//! (`expected steps.total.value == 36.5, but the left side is 36.0`).
+
+use serde_json::Value;
+
+use super::Templates;
+use super::render::single_expression;
+
+/// Operators a condition is split at, longest first so `<=` is not read as `<`.
+const COMPARISONS: &[&str] = &[" not in ", "==", "!=", "<=", ">=", " in ", "<", ">"];
+
+/// The top-level operands of a condition and what each evaluates to, for a message; `None` when
+/// the condition has no operator to split at (then its own value is all there is to show).
+pub(crate) fn explain(t: &Templates, cond: &str, ctx: &minijinja::Value) -> Option<String> {
+    let expr = single_expression(cond).unwrap_or(cond).trim();
+    let value = |src: &str| -> String {
+        t.env()
+            .compile_expression(src)
+            .ok()
+            .and_then(|e| e.eval(ctx).ok())
+            .map_or_else(
+                || "(cannot be evaluated)".to_string(),
+                |v| {
+                    if v.is_undefined() {
+                        "undefined".to_string()
+                    } else {
+                        serde_json::to_value(&v).map_or_else(|_| v.to_string(), |j| show(&j))
+                    }
+                },
+            )
+    };
+    for joiner in [" and ", " or "] {
+        let parts = split_top(expr, joiner);
+        if parts.len() > 1 {
+            let shown: Vec<String> = parts
+                .iter()
+                .map(|p| format!("`{}` is {}", p.trim(), value(p)))
+                .collect();
+            return Some(shown.join(", "));
+        }
+    }
+    for op in COMPARISONS {
+        let parts = split_top(expr, op);
+        if parts.len() == 2 {
+            return Some(format!(
+                "the left side `{}` is {} and the right side `{}` is {}",
+                parts[0].trim(),
+                value(parts[0]),
+                parts[1].trim(),
+                value(parts[1])
+            ));
+        }
+    }
+    let v = value(expr);
+    (!expr.is_empty()).then(|| format!("it is {v}"))
+}
+
+/// A value as a message shows it: strings quoted, the rest as JSON, long ones cut.
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 200 {
+        let cut: String = s.chars().take(200).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
+
+/// `src` split at `sep` where it stands outside quotes, parentheses and brackets.
+fn split_top<'a>(src: &'a str, sep: &str) -> Vec<&'a str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let bytes = src.as_bytes();
+    let mut i = 0;
+    while i < src.len() {
+        let c = src[i..].chars().next().unwrap_or(' ');
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ if depth == 0 && src[i..].starts_with(sep) => {
+                    // `<` must not be half of `<=`, nor `=` of `==` etc.
+                    let after = bytes.get(i + sep.len()).copied();
+                    let before = i.checked_sub(1).and_then(|j| bytes.get(j)).copied();
+                    let glued =
+                        |b: Option<u8>| b.is_some_and(|b| matches!(b, b'=' | b'<' | b'>' | b'!'));
+                    if !(sep.len() == 1 && (glued(after) || glued(before))) {
+                        parts.push(&src[start..i]);
+                        i += sep.len();
+                        start = i;
+                        continue;
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += c.len_utf8();
+    }
+    parts.push(&src[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operands_are_shown_with_their_values() {
+        let t = Templates::new();
+        let ctx = minijinja::Value::from_serialize(serde_json::json!({
+            "steps": { "total": { "value": 36.0 }, "a": { "ok": true }, "b": { "ok": false } },
+            "vars": { "name": "Ann" }
+        }));
+        assert_eq!(
+            explain(&t, "{{ steps.total.value == 36.5 }}", &ctx).unwrap(),
+            "the left side `steps.total.value` is 36.0 and the right side `36.5` is 36.5"
+        );
+        assert_eq!(
+            explain(&t, "steps.a.ok and steps.b.ok", &ctx).unwrap(),
+            "`steps.a.ok` is true, `steps.b.ok` is false"
+        );
+        assert_eq!(
+            explain(&t, "vars.name <= 'Al'", &ctx).unwrap(),
+            "the left side `vars.name` is \"Ann\" and the right side `'Al'` is \"Al\""
+        );
+        assert_eq!(
+            explain(&t, "'x' in vars.name", &ctx).unwrap(),
+            "the left side `'x'` is \"x\" and the right side `vars.name` is \"Ann\""
+        );
+        assert_eq!(explain(&t, "steps.b.ok", &ctx).unwrap(), "it is false");
+        assert_eq!(
+            split_top("f(a == b) == [1, 2]", "=="),
+            vec!["f(a == b) ", " [1, 2]"]
+        );
+    }
+}
