@@ -15,4 +15,5 @@ mod cli;
 mod common;
 mod golden;
 mod model;
+mod readme;
 mod run;

@@ -40,7 +40,7 @@ pub(crate) fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec
     match t.env().template_from_str(src) {
         Err(e) => vec![syntax(src, &e)],
         Ok(tmpl) => {
-            let mut out = names(src, tmpl.undeclared_variables(true), scope);
+            let mut out = names(t, src, tmpl.undeclared_variables(true), scope);
             for (start, end) in blocks(src) {
                 out.extend(
                     unknown_filters_and_tests(t, &src[start..end])
@@ -61,7 +61,7 @@ pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> V
     match t.env().compile_expression(src) {
         Err(e) => vec![syntax(src, &e)],
         Ok(expr) => {
-            let mut out = names(src, expr.undeclared_variables(true), scope);
+            let mut out = names(t, src, expr.undeclared_variables(true), scope);
             out.extend(unknown_filters_and_tests(t, src));
             out
         }
@@ -186,7 +186,7 @@ fn syntax(src: &str, e: &minijinja::Error) -> TemplateIssue {
     }
 }
 
-fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIssue> {
+fn names(t: &Templates, src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIssue> {
     let mut used: Vec<String> = used.into_iter().collect();
     used.sort();
     let mut out = Vec::new();
@@ -203,6 +203,10 @@ fn names(src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIss
                 help,
             }
         };
+        // The environment's own globals (`range`, `dict`, `namespace`, `cycler`, ...).
+        if t.env().globals().any(|(g, _)| g == root) {
+            continue;
+        }
         if !ROOTS.contains(&root) {
             let help = crate::source::did_you_mean(root, ROOTS.iter().copied())
                 .map(|s| format!("did you mean `{s}`?"))
@@ -327,6 +331,7 @@ mod tests {
             "{% if vars.flag is defined %}{{ vars.flag }}{% endif %}",
             "{{ 'a|b' | upper }} {{ env.HOME is not none }}",
             "plain text | with a bar",
+            "{{ range(3) | list }} {{ dict(a=1).items() | list }} {{ namespace(x=1).x }}",
         ] {
             assert!(
                 check_template(&t, ok, &scope).is_empty(),
