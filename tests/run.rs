@@ -456,3 +456,33 @@ fn a_flow_that_fails_before_its_first_step_is_torn_down_and_timed() {
         "the web server was stopped"
     );
 }
+
+#[test]
+fn env_and_web_server_strings_are_rendered_not_taken_literally() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("public")).unwrap();
+    std::fs::write(d.path().join("public/hello.txt"), "served from public").unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: rendered everywhere
+web_server: { static: "{{ env.SITE_DIR }}" }
+vars:
+  who: world
+env:
+  GREETING: "hello {{ vars.who }}"
+steps:
+  - id: greet
+    exec: ["sh", "-c", "echo $GREETING"]
+  - id: fetch
+    exec: ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "{{ web_server.url }}/hello.txt"]
+  - expect: { that: "{{ steps.greet.stdout == 'hello world' and steps.fetch.stdout == 'served from public' }}" }
+"#,
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("SITE_DIR", "public")
+        .arg("f.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!d.path().join("{{ env.SITE_DIR }}").exists());
+}

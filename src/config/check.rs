@@ -80,6 +80,40 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         }
     }
 
+    // Strings runner uses as written: a template there would be taken literally, so it is refused.
+    let mut literal: Vec<String> = vec!["/name".to_string()];
+    let tags = c
+        .value
+        .get("tags")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    literal.extend((0..tags).map(|i| format!("/tags/{i}")));
+    for (ptr, step) in &steps {
+        if let Action::RunFlow(_) = &step.action {
+            literal.push(format!("{ptr}/run_flow"));
+            literal.push(format!("{ptr}/run_flow/path"));
+        }
+    }
+    for ptr in literal {
+        if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
+            && is_template(s)
+        {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &ptr,
+                    format!(
+                        "`{s}` is used as written here: templates are not rendered in this field"
+                    ),
+                )
+                .with_help(
+                    "write the value itself (sub-flow paths are loaded and checked before the run)",
+                ),
+            );
+        }
+    }
+
     // Templates, in the order things are rendered.
     let vars_all: HashSet<String> = c
         .flow
@@ -111,10 +145,35 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         steps_before: &none,
         all_steps: &all_steps,
     };
-    for key in ["env", "web_server", "atlas"] {
+    for key in ["env", "atlas"] {
         if let Some(v) = c.value.get(key) {
             strings(c, &format!("/{key}"), v, &top_scope, &mut out);
         }
+    }
+    // The web server starts before vars are rendered (they may read its URL): it sees `env`,
+    // `flow` and `run` only.
+    if let Some(v) = c.value.get("web_server") {
+        let early = Scope {
+            vars: &none,
+            secrets: &none,
+            steps_before: &none,
+            all_steps: &none,
+        };
+        let mut found = Vec::new();
+        strings(c, "/web_server", v, &early, &mut found);
+        out.extend(found.into_iter().map(|mut d| {
+            if ["unknown var", "unknown secret", "unknown step"]
+                .iter()
+                .any(|p| d.message.starts_with(p))
+            {
+                d.message = format!(
+                    "{} here: the web server starts before vars, secrets and steps",
+                    d.message
+                );
+                d.help = Some("`web_server` can read `env`, `flow` and `run`".into());
+            }
+            d
+        }));
     }
     let mut before: HashSet<String> = HashSet::new();
     for (ptr, step) in &steps {

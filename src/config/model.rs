@@ -598,14 +598,6 @@ impl Flow {
         self.steps.iter().chain(&self.finally)
     }
 
-    /// The flow's `env` as strings (what exec and agent steps get).
-    pub(crate) fn env_strings(&self) -> IndexMap<String, String> {
-        self.env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_string()))
-            .collect()
-    }
-
     /// Whether the flow drives the browser (then its browser can be launched ahead).
     pub(crate) fn uses_browser(&self) -> bool {
         self.all_steps().any(|s| s.action.needs_browser())

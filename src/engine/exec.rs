@@ -58,7 +58,7 @@ pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepE
             )
         })?,
     };
-    let mut env = frame.loaded.flow.env_strings();
+    let mut env = frame.env.clone();
     env.extend(o.env.iter().map(|(k, v)| (k.clone(), v.to_string())));
     let cwd = match &o.cwd {
         Some(c) => frame.loaded.dir.join(c),

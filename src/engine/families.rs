@@ -42,7 +42,7 @@ pub(crate) async fn agent(
             let ctx = AgentCtx {
                 profiles: &rt.profiles,
                 flow_dir: frame.loaded.dir.clone(),
-                env: frame.loaded.flow.env_strings(),
+                env: frame.env.clone(),
                 masker: frame.masker.clone(),
                 relay: Arc::new(move |line: &str| listener.message(&info, depth, line)),
                 cancel: rt.cancel.clone(),
@@ -67,10 +67,19 @@ pub(crate) async fn state(
     let Action::LinkState(ls) = action else {
         return Err(not_in_family(&action, "state"));
     };
+    // The flow's `atlas:` may be a template (the step's own was rendered with the step).
+    let flow_atlas = match &frame.loaded.flow.atlas {
+        Some(a) => Some(
+            rt.templates
+                .render_str(a, &scope.context())
+                .map_err(|e| super::render::template_error(frame.loaded, "/atlas", e))?,
+        ),
+        None => None,
+    };
     let atlas = crate::atlas::atlas_dir(
         &ls,
         rt.atlas.as_deref(),
-        frame.loaded.flow.atlas.as_deref(),
+        flow_atlas.as_deref(),
         &frame.loaded.dir,
     );
     let shot = frame.dir.join(format!("{:03}-state.png", cx.index + 1));

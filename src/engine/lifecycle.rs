@@ -10,7 +10,7 @@ use super::artifacts;
 use super::attempts::run_step;
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
-use super::start::{new_scope, prepare};
+use super::start::{new_scope, prepare, render_env};
 use super::web_server::WebServer;
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
@@ -86,11 +86,12 @@ async fn body(
     server: &mut Option<WebServer>,
 ) -> Result<(Vec<StepResult>, Option<StepError>), StepError> {
     let mut scope = new_scope(rt, loaded);
-    *server = WebServer::start(loaded).await?;
+    *server = WebServer::start(rt, loaded, &scope.context()).await?;
     if let Some(s) = server.as_ref() {
         scope.web_server = Some(json!({ "url": s.url }));
     }
     let masker = prepare(&mut scope, rt, loaded, &rt.overrides)?;
+    let env = render_env(&mut scope, rt, loaded)?;
     let dir = rt
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
@@ -111,6 +112,7 @@ async fn body(
         dir,
         browser,
         records_states: loaded.flow.records_states(),
+        env,
     };
     Ok(run_steps(rt, &frame, &mut scope).await)
 }

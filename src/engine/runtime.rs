@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -70,6 +71,8 @@ pub(crate) struct Frame<'a> {
     pub(crate) browser: &'a FlowBrowser,
     /// The flow has `link_state` steps: record the steps it runs for the atlas's edges.
     pub(crate) records_states: bool,
+    /// The flow's `env`, rendered: what its exec and agent steps get.
+    pub(crate) env: IndexMap<String, String>,
 }
 
 /// What one step's action needs.

@@ -1,6 +1,7 @@
 //! How a flow's scope starts: `flow`, `run` and `env`, its secrets read from the environment
 //! and its vars rendered in order (a sub-flow's from the vars its parent passes).
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::context::Scope;
@@ -20,6 +21,34 @@ pub(crate) fn new_scope(rt: &Runtime, loaded: &LoadedFlow) -> Scope {
         }),
         json!({"id": rt.run_id, "artifacts": rt.artifacts.display().to_string()}),
     )
+}
+
+/// The flow's `env` with its templates rendered (vars and secrets are known by then): what its
+/// exec and agent steps get.
+pub(crate) fn render_env(
+    scope: &mut Scope,
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+) -> Result<IndexMap<String, String>, StepError> {
+    let ctx = scope.context();
+    loaded
+        .flow
+        .env
+        .iter()
+        .map(|(k, v)| {
+            let text = v.to_string();
+            rt.templates
+                .render_str(&text, &ctx)
+                .map(|r| (k.clone(), r))
+                .map_err(|e| {
+                    template_error(
+                        loaded,
+                        &format!("/env/{}", crate::source::pointer_escape(k)),
+                        e,
+                    )
+                })
+        })
+        .collect()
 }
 
 /// Reads the flow's secrets and renders its vars (`overrides` win); returns the masker of

@@ -11,7 +11,7 @@ use super::context::Scope;
 use super::lifecycle::run_steps;
 use super::render::{raw_action, template_error};
 use super::runtime::{Frame, StepCtx};
-use super::start::{new_scope, prepare};
+use super::start::{new_scope, prepare, render_env};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::RunFlow;
 use crate::step::{ErrorKind, Outcome, StepError, StepResult};
@@ -65,6 +65,7 @@ async fn run(
     let mut scope = new_scope(rt, &sub);
     scope.web_server = web_server;
     let masker = prepare(&mut scope, rt, &sub, &vars)?;
+    let env = render_env(&mut scope, rt, &sub)?;
     let sub_frame = Frame {
         info: frame.info,
         depth: frame.depth + 1,
@@ -75,6 +76,7 @@ async fn run(
             .join(artifacts::flow_dir(cx.index, &sub.flow.name)),
         browser: frame.browser,
         records_states: sub.flow.records_states(),
+        env,
     };
     std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
         StepError::new(

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
+use super::render::template_error;
+use super::runtime::Runtime;
 use crate::config::duration::parse_duration;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Command as CommandSpec;
@@ -23,12 +25,23 @@ pub(crate) struct WebServer {
 }
 
 impl WebServer {
-    /// Starts the flow's `web_server`, if it has one.
-    pub(crate) async fn start(loaded: &LoadedFlow) -> Result<Option<WebServer>, StepError> {
+    /// Starts the flow's `web_server`, if it has one; its strings are rendered with `ctx`
+    /// (`env`, `flow`, `run`: it starts before the vars, which may read its URL).
+    pub(crate) async fn start(
+        rt: &Runtime,
+        loaded: &LoadedFlow,
+        ctx: &minijinja::Value,
+    ) -> Result<Option<WebServer>, StepError> {
         let Some(ws) = &loaded.flow.web_server else {
             return Ok(None);
         };
+        let render = |s: &str, ptr: &str| {
+            rt.templates
+                .render_str(s, ctx)
+                .map_err(|e| template_error(loaded, ptr, e))
+        };
         if let Some(dir) = &ws.static_dir {
+            let dir = render(dir, "/web_server/static")?;
             return WebServer::serve_static(&loaded.dir.join(dir))
                 .await
                 .map(Some);
@@ -36,18 +49,26 @@ impl WebServer {
         let (Some(command), Some(url)) = (&ws.command, &ws.url) else {
             return Ok(None);
         };
+        let url = render(url, "/web_server/url")?;
         let argv = match command {
-            CommandSpec::Argv(a) => a.clone(),
-            CommandSpec::String(s) => shell_words::split(s).map_err(|e| {
-                StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
-            })?,
+            CommandSpec::Argv(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, s)| render(s, &format!("/web_server/command/{i}")))
+                .collect::<Result<Vec<_>, _>>()?,
+            CommandSpec::String(s) => {
+                let s = render(s, "/web_server/command")?;
+                shell_words::split(&s).map_err(|e| {
+                    StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
+                })?
+            }
         };
         let ready = ws
             .ready_timeout
             .as_deref()
             .and_then(|d| parse_duration(d).ok())
             .unwrap_or(Duration::from_secs(30));
-        WebServer::start_command(&argv, &loaded.dir, url, ready)
+        WebServer::start_command(&argv, &loaded.dir, &url, ready)
             .await
             .map(Some)
     }
