@@ -69,6 +69,59 @@ impl Action {
         }
     }
 
+    /// The outputs a successful step of this action has (`steps.<id>.<output>`); `None` when
+    /// they are not known ahead (a sub-flow's are its own `outputs`).
+    pub(crate) fn outputs(&self) -> Option<&'static [&'static str]> {
+        const ELEMENT: &[&str] = &["matched", "matched_index", "failure_artifacts"];
+        Some(match self {
+            Action::Open(_) => &["url", "title", "status", "failure_artifacts"],
+            Action::Snapshot(_) => &["text", "refs", "url", "failure_artifacts"],
+            Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Select(_) => ELEMENT,
+            Action::Press(_) | Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Screenshot(_) => &["path", "failure_artifacts"],
+            Action::Eval(_) => &["value", "failure_artifacts"],
+            Action::Inspect(_) => &[
+                "html",
+                "text",
+                "elements",
+                "total_size",
+                "truncated",
+                "suggestions",
+                "failure_artifacts",
+            ],
+            Action::Agent(_) => &[
+                "session_id",
+                "result",
+                "exit_code",
+                "cost_usd",
+                "usage",
+                "log",
+                "background",
+            ],
+            Action::StopAgent(_) => &["stopped", "session_id"],
+            Action::LinkState(_) => &[
+                "node_id",
+                "is_new",
+                "path",
+                "edge",
+                "url",
+                "title",
+                "failure_artifacts",
+            ],
+            Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
+            Action::Set(_) | Action::Log(_) => &[],
+            Action::RunFlow(_) => return None,
+        })
+    }
+
     /// The element the action acts on or reads, when it names one (labels show it).
     pub(crate) fn target(&self) -> Option<&Selector> {
         match self {

@@ -67,6 +67,19 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         }
     }
     let all_steps: HashSet<String> = ids.keys().map(std::string::ToString::to_string).collect();
+    // What `steps.<id>.*` may read, where the outputs are known ahead.
+    let outputs: HashMap<String, &'static [&'static str]> = steps
+        .iter()
+        .filter_map(|(_, s)| Some((s.id.clone()?, s.action.outputs()?)))
+        .collect();
+    // A `_` sub-flow runs with its parent's web server.
+    let sub_flow = c
+        .file
+        .name()
+        .rsplit('/')
+        .next()
+        .is_some_and(|n| n.starts_with('_'));
+    let has_ws = c.flow.web_server.is_some() || sub_flow;
 
     // Durations (the schema checks their form; this checks their value).
     for ptr in duration_pointers(c.value) {
@@ -76,6 +89,30 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             out.push(
                 at_value(c.file, c.spans, &ptr, e)
                     .with_help("write a number and a unit: `250ms`, `5s`, `2m`, `1h`"),
+            );
+        }
+    }
+
+    // A static web server's directory must exist (relative to the flow's directory).
+    if let Some(dir) = c
+        .flow
+        .web_server
+        .as_ref()
+        .and_then(|w| w.static_dir.as_deref())
+        && !is_template(dir)
+    {
+        let base = std::path::Path::new(c.file.name())
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        if !base.join(dir).is_dir() {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    "/web_server/static",
+                    format!("web_server.static: no directory `{dir}`"),
+                )
+                .with_help("the path is relative to the flow's directory"),
             );
         }
     }
@@ -135,6 +172,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             secrets: &secrets,
             steps_before: &none,
             all_steps: &none,
+            outputs: &outputs,
+            web_server: has_ws,
         };
         strings(c, &pointer_push("/vars", k), v, &scope, &mut out);
         vars_before.insert(k.clone());
@@ -144,6 +183,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         secrets: &secrets,
         steps_before: &none,
         all_steps: &all_steps,
+        outputs: &outputs,
+        web_server: has_ws,
     };
     for key in ["env", "atlas"] {
         if let Some(v) = c.value.get(key) {
@@ -158,6 +199,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             secrets: &none,
             steps_before: &none,
             all_steps: &none,
+            outputs: &outputs,
+            web_server: false,
         };
         let mut found = Vec::new();
         strings(c, "/web_server", v, &early, &mut found);
@@ -182,6 +225,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             secrets: &secrets,
             steps_before: &before,
             all_steps: &all_steps,
+            outputs: &outputs,
+            web_server: has_ws,
         };
         if let Some(raw) = c.value.pointer(ptr).and_then(Value::as_object) {
             for (k, v) in raw {
@@ -205,14 +250,16 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
             before.insert(id.clone());
         }
     }
-    if let Some(outputs) = c.value.get("outputs") {
+    if let Some(flow_outputs) = c.value.get("outputs") {
         let scope = Scope {
             vars: &vars_all,
             secrets: &secrets,
             steps_before: &all_steps,
             all_steps: &all_steps,
+            outputs: &outputs,
+            web_server: has_ws,
         };
-        strings(c, "/outputs", outputs, &scope, &mut out);
+        strings(c, "/outputs", flow_outputs, &scope, &mut out);
     }
     out
 }

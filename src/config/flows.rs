@@ -194,6 +194,37 @@ impl<'a> Loader<'a> {
                 .unwrap_or_else(|| target_abs.clone());
             match self.load(&shown) {
                 Some(sub) => {
+                    // Vars passed to a sub-flow must be vars it declares: anything else is a typo.
+                    if let super::model::RunFlow::Full(o) = rf {
+                        for k in o.vars.keys().filter(|k| !sub.flow.vars.contains_key(*k)) {
+                            let declared: Vec<&str> =
+                                sub.flow.vars.keys().map(String::as_str).collect();
+                            let help =
+                                match crate::source::did_you_mean(k, declared.iter().copied()) {
+                                    Some(s) => format!("did you mean `{s}`?"),
+                                    None if declared.is_empty() => {
+                                        format!(
+                                            "`{rel}` declares no vars: add `{k}` under its `vars:`"
+                                        )
+                                    }
+                                    None => format!("`{rel}` declares: {}", declared.join(", ")),
+                                };
+                            let vptr = format!(
+                                "{}/vars/{}",
+                                ptr.trim_end_matches("/path"),
+                                crate::source::pointer_escape(k)
+                            );
+                            problems.push(
+                                super::schema::at_key(
+                                    &doc.file,
+                                    &doc.spans,
+                                    &vptr,
+                                    format!("sub-flow `{rel}` has no var `{k}`"),
+                                )
+                                .with_help(help),
+                            );
+                        }
+                    }
                     subflows.insert(rel.to_string(), sub);
                 }
                 None => problems.push(

@@ -189,12 +189,29 @@ fn collect(
                         .collect::<Vec<_>>()
                         .join(" or "),
                 };
-                out.push(at_value(
+                let mut d = at_value(
                     file,
                     spans,
                     &pointer,
                     format!("`{name}` must be {expected}, not {}", describe(value)),
-                ));
+                );
+                // A bare number where a duration goes: say which unit is meant.
+                if let Value::Number(n) = value
+                    && matches!(
+                        name.as_str(),
+                        "timeout"
+                            | "delay"
+                            | "max_delay"
+                            | "ready_timeout"
+                            | "idle_timeout"
+                            | "wait"
+                    )
+                {
+                    d = d.with_help(format!(
+                        "did you mean `{n}s`? durations need a unit: `250ms`, `5s`, `2m`, `1h`"
+                    ));
+                }
+                out.push(d);
             }
             ValidationErrorKind::Required { property } => {
                 let prop = property.as_str().unwrap_or("?");
@@ -203,7 +220,20 @@ fn collect(
                 } else {
                     format!("`{name}`")
                 };
-                let d = if pointer.is_empty() {
+                let first_key = value
+                    .as_object()
+                    .and_then(|m| m.keys().next())
+                    .map(|k| pointer_push("", k));
+                let d = if let (true, Some(first)) = (pointer.is_empty(), &first_key) {
+                    // Where the key belongs: beside the mapping's first key, not at a comment
+                    // on line 1.
+                    at_key(
+                        file,
+                        spans,
+                        first,
+                        format!("{whose} is missing the required key `{prop}`"),
+                    )
+                } else if pointer.is_empty() {
                     Diagnostic::error(
                         file,
                         0..0,

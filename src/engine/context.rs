@@ -15,6 +15,7 @@ pub(crate) struct Scope {
     pub(crate) secrets: Map<String, Value>,
     pub(crate) flow: Value,
     pub(crate) run: Value,
+    /// Set through [`Scope::set_web_server`], which drops the cached context.
     pub(crate) web_server: Option<Value>,
     /// What the flow did since its last `link_state`: the next atlas edge.
     pub(crate) trail: Trail,
@@ -46,6 +47,12 @@ impl Scope {
     /// Records a step's outputs under `steps.<id>`.
     pub(crate) fn set_outputs(&mut self, id: String, outputs: Value) {
         self.steps.insert(id, outputs);
+        self.cached = None;
+    }
+
+    /// Sets what `web_server.*` reads (the flow's server, or a sub-flow's parent's).
+    pub(crate) fn set_web_server(&mut self, web_server: Option<Value>) {
+        self.web_server = web_server;
         self.cached = None;
     }
 

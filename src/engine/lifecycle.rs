@@ -88,7 +88,7 @@ async fn body(
     let mut scope = new_scope(rt, loaded);
     *server = WebServer::start(rt, loaded, &scope.context()).await?;
     if let Some(s) = server.as_ref() {
-        scope.web_server = Some(json!({ "url": s.url }));
+        scope.set_web_server(Some(json!({ "url": s.url })));
     }
     let masker = prepare(&mut scope, rt, loaded, &rt.overrides)?;
     let env = render_env(&mut scope, rt, loaded)?;

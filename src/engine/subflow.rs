@@ -63,7 +63,7 @@ async fn run(
 ) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
     let mut scope = new_scope(rt, &sub);
-    scope.web_server = web_server;
+    scope.set_web_server(web_server);
     let masker = prepare(&mut scope, rt, &sub, &vars)?;
     let env = render_env(&mut scope, rt, &sub)?;
     let sub_frame = Frame {

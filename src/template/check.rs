@@ -1,6 +1,6 @@
 //! Static checks of template strings: syntax, and the names they read.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::render::single_expression;
 use super::{ROOTS, Templates};
@@ -22,6 +22,11 @@ pub(crate) struct Scope<'a> {
     pub(crate) steps_before: &'a HashSet<String>,
     /// Every step id of the flow (to tell "later" from "unknown").
     pub(crate) all_steps: &'a HashSet<String>,
+    /// The outputs of steps whose outputs are known ahead, by step id.
+    pub(crate) outputs: &'a HashMap<String, &'static [&'static str]>,
+    /// Whether `web_server.*` exists here (the flow has one, or it is a `_` sub-flow that runs
+    /// with its parent's).
+    pub(crate) web_server: bool,
 }
 
 /// Parses `src` as a template and checks the names it reads.
@@ -178,11 +183,20 @@ fn unknown_filters_and_tests(t: &Templates, src: &str) -> Vec<TemplateIssue> {
 fn syntax(src: &str, e: &minijinja::Error) -> TemplateIssue {
     let range = e.range().unwrap_or(0..src.len().min(2));
     let detail = e.detail().unwrap_or("invalid syntax");
+    // `a = 'b'` in a condition is almost always a comparison.
+    let lone_eq = src.char_indices().any(|(i, c)| {
+        c == '=' && !src[..i].ends_with(['=', '!', '<', '>']) && !src[i + 1..].starts_with('=')
+    });
+    let help = if lone_eq {
+        "did you mean `==`? (`=` assigns only in `{% set %}`)".to_string()
+    } else {
+        "templates use minijinja (Jinja2) syntax: `{{ vars.name }}`".to_string()
+    };
     TemplateIssue {
         offset: range.start.min(src.len()),
         len: range.end.saturating_sub(range.start).max(1),
         message: format!("template syntax error: {detail}"),
-        help: Some("templates use minijinja (Jinja2) syntax: `{{ vars.name }}`".into()),
+        help: Some(help),
     }
 }
 
@@ -194,6 +208,10 @@ fn names(t: &Templates, src: &str, used: HashSet<String>, scope: &Scope<'_>) -> 
         let mut parts = name.splitn(3, '.');
         let root = parts.next().unwrap_or("");
         let second = parts.next();
+        // The output a `steps.<id>.<output>...` path reads.
+        let field = parts
+            .next()
+            .map(|f| f.split(['.', '[', '(']).next().unwrap_or(f));
         let issue = |what: &str, message: String, help: Option<String>| {
             let offset = src.find(what).unwrap_or(0);
             TemplateIssue {
@@ -218,6 +236,14 @@ fn names(t: &Templates, src: &str, used: HashSet<String>, scope: &Scope<'_>) -> 
             ));
             continue;
         }
+        if root == "web_server" && !scope.web_server && !guarded(src, &name) {
+            out.push(issue(
+                root,
+                "`web_server` is not defined: this flow has no `web_server:`".to_string(),
+                Some("add `web_server: { static: DIR }` (or `command` + `url`), or use a var for the URL".into()),
+            ));
+            continue;
+        }
         let Some(key) = second else { continue };
         if guarded(src, &name) {
             continue;
@@ -232,6 +258,32 @@ fn names(t: &Templates, src: &str, used: HashSet<String>, scope: &Scope<'_>) -> 
                 let help = suggest(key, scope.secrets)
                     .unwrap_or_else(|| format!("list `{key}` under `secrets:`"));
                 out.push(issue(&name, format!("unknown secret `{key}`"), Some(help)));
+            }
+            "steps"
+                if scope.steps_before.contains(key)
+                    && field.is_some_and(|f| {
+                        scope
+                            .outputs
+                            .get(key)
+                            .is_some_and(|known| !known.contains(&f))
+                    }) =>
+            {
+                let field = field.unwrap_or_default();
+                let known = scope.outputs.get(key).copied().unwrap_or_default();
+                let help = crate::source::did_you_mean(field, known.iter().copied())
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .or_else(|| {
+                        Some(if known.is_empty() {
+                            format!("step `{key}` has no outputs")
+                        } else {
+                            format!("its outputs: {}", known.join(", "))
+                        })
+                    });
+                out.push(issue(
+                    &format!("{root}.{key}.{field}"),
+                    format!("step `{key}` has no output `{field}`"),
+                    help,
+                ));
             }
             "steps" if !scope.steps_before.contains(key) => {
                 if scope.all_steps.contains(key) {
@@ -300,6 +352,8 @@ mod tests {
             secrets: &none,
             steps_before: &steps,
             all_steps: &steps,
+            outputs: &HashMap::new(),
+            web_server: false,
         };
         assert!(
             check_template(&t, "hi {{ vars.user }} {{ steps.build.stdout }}", &scope).is_empty()
@@ -324,6 +378,8 @@ mod tests {
             secrets: &none,
             steps_before: &none,
             all_steps: &none,
+            outputs: &HashMap::new(),
+            web_server: false,
         };
         for ok in [
             "{{ vars.base_url | default('http://localhost') }}",

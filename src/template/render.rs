@@ -72,9 +72,7 @@ impl Templates {
         if !is_template(src) {
             return Ok(src.to_string());
         }
-        self.env
-            .render_str(src, ctx)
-            .map_err(|e| error(String::new(), &e))
+        self.env.render_str(src, ctx).map_err(|e| error(src, &e))
     }
 
     /// Renders a string; a string that is a single `{{ expression }}` keeps the expression's
@@ -91,8 +89,8 @@ impl Templates {
             let compiled = self
                 .env
                 .compile_expression(expr)
-                .map_err(|e| error(String::new(), &e))?;
-            let v = compiled.eval(ctx).map_err(|e| error(String::new(), &e))?;
+                .map_err(|e| error(expr, &e))?;
+            let v = compiled.eval(ctx).map_err(|e| error(expr, &e))?;
             if v.is_undefined() {
                 return Err(RenderError {
                     pointer: String::new(),
@@ -155,11 +153,8 @@ impl Templates {
                 let v = if is_template(s) {
                     self.render_string_value(s, ctx)?
                 } else {
-                    let compiled = self
-                        .env
-                        .compile_expression(s)
-                        .map_err(|e| error(String::new(), &e))?;
-                    let v = compiled.eval(ctx).map_err(|e| error(String::new(), &e))?;
+                    let compiled = self.env.compile_expression(s).map_err(|e| error(s, &e))?;
+                    let v = compiled.eval(ctx).map_err(|e| error(s, &e))?;
                     serde_json::to_value(&v).unwrap_or(Value::Null)
                 };
                 Ok(truthy(&v))
@@ -192,12 +187,23 @@ pub(crate) fn single_expression(src: &str) -> Option<&str> {
     Some(inner.trim_start_matches('-').trim_end_matches('-'))
 }
 
-fn error(pointer: String, e: &minijinja::Error) -> RenderError {
+/// A render error; `src` is the text minijinja's range points into.
+fn error(src: &str, e: &minijinja::Error) -> RenderError {
+    let pointer = String::new();
     let mut message = e
         .detail()
         .map_or_else(|| e.kind().to_string(), str::to_string);
     if e.kind() == minijinja::ErrorKind::UndefinedError && e.detail().is_none() {
-        message = "undefined value".to_string();
+        // Name what is undefined: the expression the error points at.
+        let what = e
+            .range()
+            .and_then(|r| src.get(r))
+            .map(str::trim)
+            .filter(|w| !w.is_empty());
+        message = match what {
+            Some(w) => format!("`{w}` is undefined"),
+            None => "undefined value".to_string(),
+        };
     }
     RenderError {
         pointer,
