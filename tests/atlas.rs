@@ -137,6 +137,30 @@ fn record_show_path_graph_export_replay_and_verify() {
     assert_eq!(code, 0);
     // home, statistics (one node although its numbers change), about, team, contact, welcome.
     assert!(show.contains("6 node(s)"), "{show}");
+    // The atlas's edge flows are fragments, not tests: `runner validate .` and `runner run .`
+    // skip the atlas directory; an edge flow given by name declares the secrets it uses.
+    let mut c = runner(d.path());
+    c.args(["validate", "."]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "validate . with an atlas inside: {stderr}");
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--dry-run"]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1 flow(s) would run"), "{stdout}");
+    let join_edge = walkdir::WalkDir::new(d.path().join("atlas/edges"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .find(|p| {
+            p.file_name().is_some_and(|n| n == "flow.yaml")
+                && std::fs::read_to_string(p).is_ok_and(|t| t.contains("secrets.ATLAS_TEST_SECRET"))
+        })
+        .expect("the edge that fills the name");
+    let mut c = runner(d.path());
+    c.arg("validate").arg(&join_edge);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "an edge flow validates on its own: {stderr}");
     assert!(
         show.contains("--[join with a name]-->") && show.contains("unreachable: -"),
         "{show}"

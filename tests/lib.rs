@@ -14,6 +14,7 @@ mod browser;
 mod cli;
 mod common;
 mod golden;
+mod mistakes;
 mod model;
 mod readme;
 mod run;

@@ -40,11 +40,7 @@ pub(crate) fn export_flow(
         message: e.to_string(),
     })?;
     // Recorded steps keep secrets as references: the flow declares them.
-    let re = regex::Regex::new(r"\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-        .expect("a valid pattern");
-    let mut secrets: Vec<String> = re.captures_iter(&text).map(|c| c[1].to_string()).collect();
-    secrets.sort();
-    secrets.dedup();
+    let secrets = super::store::referenced_secrets(&text);
     if !secrets.is_empty() {
         flow["secrets"] = json!(secrets);
     }

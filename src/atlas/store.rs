@@ -156,6 +156,20 @@ pub(crate) fn safe_action_name(action: &str) -> String {
     format!("{}-{hash}", &s[..cut])
 }
 
+/// The secrets recorded steps refer to (`{{ secrets.X }}`), sorted: a flow made of them
+/// declares them, so it validates and runs on its own.
+pub(crate) fn referenced_secrets(text: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+            .expect("a valid pattern")
+    });
+    let mut secrets: Vec<String> = re.captures_iter(text).map(|c| c[1].to_string()).collect();
+    secrets.sort();
+    secrets.dedup();
+    secrets
+}
+
 /// Writes `bytes` to `path` atomically.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtlasError> {
     crate::fs::write_atomic(path, bytes).map_err(|e| io(path, e))
@@ -312,7 +326,11 @@ impl Atlas {
         }
         std::fs::create_dir_all(&edge_dir).map_err(|e| io(&edge_dir, e))?;
         // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
-        let flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
+        let mut flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
+        let secrets = referenced_secrets(&serde_json::to_string(steps).unwrap_or_default());
+        if !secrets.is_empty() {
+            flow["secrets"] = json!(secrets);
+        }
         write_json(&flow_path, &flow)?;
         let meta = EdgeMeta {
             source: source.into(),

@@ -6,7 +6,8 @@ use crate::config::document::Format;
 use crate::source::Diagnostic;
 
 /// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
-/// directories, `target` and `node_modules` skipped), sorted for a deterministic order.
+/// directories, `target`, `node_modules` and atlas directories skipped), sorted for a
+/// deterministic order.
 pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -43,7 +44,12 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>
 
 fn skipped_dir(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    p.is_dir() && (name.starts_with('.') || name == "target" || name == "node_modules")
+    p.is_dir()
+        && (name.starts_with('.')
+            || name == "target"
+            || name == "node_modules"
+            // An atlas: its edge flows are fragments to replay, not tests to run.
+            || (p.join("nodes").is_dir() && p.join("edges").is_dir()))
 }
 
 /// Whether a file is an agent profile (it sits in a directory named `profiles`).

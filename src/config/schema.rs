@@ -170,6 +170,24 @@ fn collect(
                     .and_then(|n| n.get("description"))
                     .and_then(Value::as_str)
                     .unwrap_or("see the schema");
+                // The schema's description as a sentence about the key: "`wait` takes a
+                // duration, or ...", not "expected wait: a duration".
+                let what = what
+                    .split_once(": ")
+                    .filter(|(head, _)| head.eq_ignore_ascii_case(&name))
+                    .map_or(what, |(_, rest)| rest);
+                let help = if let Value::Number(n) = value
+                    && DURATION_KEYS.contains(&name.as_str())
+                {
+                    format!("did you mean `{n}s`? durations need a unit: `250ms`, `5s`, `2m`, `1h`")
+                } else if ["a ", "an ", "one ", "the "]
+                    .iter()
+                    .any(|a| what.to_lowercase().starts_with(a))
+                {
+                    format!("`{name}` takes {}", lower_first(what))
+                } else {
+                    format!("`{name}`: {what}")
+                };
                 out.push(
                     at_value(
                         file,
@@ -177,7 +195,7 @@ fn collect(
                         &pointer,
                         format!("invalid value for `{name}`: {}", describe(value)),
                     )
-                    .with_help(format!("expected {}", lower_first(what))),
+                    .with_help(help),
                 );
             }
             ValidationErrorKind::Type { kind } => {
@@ -197,15 +215,7 @@ fn collect(
                 );
                 // A bare number where a duration goes: say which unit is meant.
                 if let Value::Number(n) = value
-                    && matches!(
-                        name.as_str(),
-                        "timeout"
-                            | "delay"
-                            | "max_delay"
-                            | "ready_timeout"
-                            | "idle_timeout"
-                            | "wait"
-                    )
+                    && DURATION_KEYS.contains(&name.as_str())
                 {
                     d = d.with_help(format!(
                         "did you mean `{n}s`? durations need a unit: `250ms`, `5s`, `2m`, `1h`"
@@ -486,6 +496,16 @@ fn key_name(pointer: &str) -> String {
     }
     last.replace("~1", "/").replace("~0", "~")
 }
+
+/// Keys whose value is a duration (a bare number there is missing its unit).
+const DURATION_KEYS: &[&str] = &[
+    "timeout",
+    "delay",
+    "max_delay",
+    "ready_timeout",
+    "idle_timeout",
+    "wait",
+];
 
 fn describe(v: &Value) -> String {
     match v {
