@@ -151,7 +151,7 @@ fn record_show_path_graph_export_replay_and_verify() {
     let join_edge = walkdir::WalkDir::new(d.path().join("atlas/edges"))
         .into_iter()
         .filter_map(Result::ok)
-        .map(|e| e.into_path())
+        .map(walkdir::DirEntry::into_path)
         .find(|p| {
             p.file_name().is_some_and(|n| n == "flow.yaml")
                 && std::fs::read_to_string(p).is_ok_and(|t| t.contains("secrets.ATLAS_TEST_SECRET"))
