@@ -182,9 +182,17 @@ fn vars_from_the_command_line_and_files() {
         "who=cli",
         "--var-file",
         "vars.env",
+        "--var",
+        "whom=typo",
     ]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 0, "{stderr}");
+    // A var no flow uses is most likely misspelled: a warning, the run goes on.
+    assert!(
+        stderr.contains("warning: --var whom is not used by any flow"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--var who "), "{stderr}");
 }
 
 #[test]

@@ -57,6 +57,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             note: Some(note),
         });
     }
+    warn_unused_vars(&overrides, &flows, reporter);
     let total = flows.len();
     let flows = select(flows, &args.tags, &args.exclude_tags, shard);
     if flows.is_empty() {
@@ -135,6 +136,29 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     let _ = write_json(&artifacts.join("report.json"), &results, &summary);
     console.summary(&results, &summary);
     Ok(code)
+}
+
+/// A `--var` that no flow declares or reads is most likely misspelled: say so (the run goes on).
+fn warn_unused_vars(
+    overrides: &Map<String, Value>,
+    flows: &[Arc<LoadedFlow>],
+    reporter: &Reporter,
+) {
+    fn uses(f: &LoadedFlow, k: &str) -> bool {
+        let text = f.doc.file.text();
+        f.flow.vars.contains_key(k)
+            || text.contains(&format!("vars.{k}"))
+            || text.contains(&format!("vars['{k}']"))
+            || text.contains(&format!("vars[\"{k}\"]"))
+            || f.subflows.values().any(|s| uses(s, k))
+    }
+    for k in overrides.keys() {
+        if !flows.iter().any(|f| uses(f, k)) {
+            reporter.warn(&format!(
+                "--var {k} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)"
+            ));
+        }
+    }
 }
 
 /// 130 if interrupted, 3 if a flow met an environment problem, 1 if one failed, else 0.

@@ -89,6 +89,11 @@ impl Reporter {
         let _ = e.flush();
     }
 
+    /// A warning line (`warning: ...`): something suspicious that does not stop the run.
+    pub(crate) fn warn(&self, message: &str) {
+        self.err(&format!("warning: {message}\n"));
+    }
+
     /// An error line (`error: ...`).
     pub(crate) fn error(&self, message: &str) {
         self.err(&format!("error: {message}\n"));
