@@ -472,7 +472,7 @@ fn explore_teleports_through_recorded_exec_and_expect_steps() {
         d.path(),
         "f.yaml",
         r#"name: an edge with exec and expect
-atlas: atlas
+atlas: "{{ env.ATLAS_NAME }}"
 steps:
   - open: "{{ env.SITE_URL }}/index.html"
   - link_state: home
@@ -484,9 +484,12 @@ steps:
     );
     let Ran { code, stderr, .. } = flow_run(d.path())
         .env("SITE_URL", &server.url)
+        .env("ATLAS_NAME", "atlas")
         .arg("f.yaml")
         .run();
     assert_eq!(code, 0, "{stderr}");
+    // The flow's `atlas:` template was rendered, not taken as a directory name.
+    assert!(!d.path().join("{{ env.ATLAS_NAME }}").exists());
     let home = node_by_title(d.path(), "Atlas home");
     let about = node_by_title(d.path(), "About");
     let edge =

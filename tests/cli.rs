@@ -196,6 +196,18 @@ fn vars_from_the_command_line_and_files() {
 }
 
 #[test]
+fn run_help_lists_every_report_kind() {
+    let mut c = runner(&root());
+    c.args(["run", "--help"]);
+    let (code, stdout, _) = output(c);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("junit=PATH, json=PATH, html=DIR"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn parallel_jobs_do_not_interleave() {
     let d = tempfile::tempdir().unwrap();
     for i in 0..4 {
