@@ -627,6 +627,9 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
   - id: ambiguous_css
     click: "li button"
     continue_on_error: true
+  - id: ambiguous_screenshot
+    screenshot: { target: "li button" }
+    continue_on_error: true
   - id: nothing_clicked
     eval: "String(window.removed)"
   - click: { role: button, text: Remove, nth: -1 }
@@ -685,6 +688,7 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
         "{ambiguous}"
     );
     assert!(error("ambiguous_css").contains("[1] button \"Remove\""));
+    assert!(error("ambiguous_screenshot").starts_with("strict mode: css `li button` matches 2"));
     // Nothing happened on the page for the refused actions: no typing into the focused field,
     // no click on the first of two matches.
     assert_eq!(

@@ -116,7 +116,8 @@ pub(crate) async fn run_step(
                 args.push("--full".to_string());
             }
             if let Some(t) = target {
-                args.push(resolve(session, &t, deadline).await?.target);
+                // One element, as an action would (Playwright's locator.screenshot is strict).
+                args.push(resolve_one(session, &t, deadline).await?.target);
             }
             args.push(path.display().to_string());
             session.cmd("screenshot", &args, timeout).await?;
@@ -189,23 +190,7 @@ async fn element(
     extra: &[String],
     deadline: Instant,
 ) -> Result<Value, StepError> {
-    let r = resolve(session, sel, deadline).await?;
-    if r.count > 1 && !r.has_nth {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
-                r.matched,
-                r.count,
-                r.matches
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| format!("[{i}] {m}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
-    }
+    let r = resolve_one(session, sel, deadline).await?;
     fits(command, &r)?;
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
@@ -229,6 +214,33 @@ async fn element(
         ));
     }
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+/// Resolves a selector to exactly one element: more than one match is an error listing them,
+/// unless `nth` says which (strict mode).
+async fn resolve_one(
+    session: &mut Session,
+    sel: &Selector,
+    deadline: Instant,
+) -> Result<Resolved, StepError> {
+    let r = resolve(session, sel, deadline).await?;
+    if r.count > 1 && !r.has_nth {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
+                r.matched,
+                r.count,
+                r.matches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("[{i}] {m}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(r)
 }
 
 /// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
