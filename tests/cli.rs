@@ -100,6 +100,74 @@ steps:
     assert_eq!(r["flows"][0]["status"], "interrupted");
 }
 
+/// A run with a step whose shell and background child write their pids; returns the runner.
+fn start_long_run(dir: &std::path::Path) -> (std::process::Child, i32, i32) {
+    write(
+        dir,
+        "long.yaml",
+        r#"
+name: long
+steps:
+  - exec: { command: 'echo $$ > shell.pid; sleep 300 & echo $! > child.pid; wait', shell: true }
+    timeout: 5m
+"#,
+    );
+    let mut c = runner(dir);
+    c.args(["run", "long.yaml", "--report", "json=r.json"]);
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let child = c.spawn().unwrap();
+    crate::common::wait_for_file(&dir.join("child.pid"));
+    crate::common::wait_for_file(&dir.join("shell.pid"));
+    let shell = crate::common::read_pid(&dir.join("shell.pid"));
+    let grandchild = crate::common::read_pid(&dir.join("child.pid"));
+    (child, shell, grandchild)
+}
+
+/// Waits (up to 10 s) until none of `pids` is alive.
+fn all_gone(pids: &[i32]) -> bool {
+    for _ in 0..200 {
+        if pids.iter().all(|p| !crate::common::pid_alive(*p)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn kill_9_of_runner_leaves_no_process_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let (mut child, shell, grandchild) = start_long_run(d.path());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let _ = child.wait();
+    assert!(
+        all_gone(&[shell, grandchild]),
+        "after kill -9 of runner, its step's processes {shell} and {grandchild} live on"
+    );
+}
+
+#[test]
+fn sighup_is_an_interrupt_like_sigterm() {
+    let d = tempfile::tempdir().unwrap();
+    let (child, shell, grandchild) = start_long_run(d.path());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(all_gone(&[shell, grandchild]));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["flows"][0]["status"], "interrupted");
+}
+
 #[test]
 fn shards_split_deterministically() {
     let d = tempfile::tempdir().unwrap();
@@ -285,4 +353,34 @@ fn random_bytes_never_panic() {
     let (code, _, stderr) = output(c);
     assert!(code == 0 || code == 2, "exit {code}\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_while_a_web_server_starts_is_an_interrupt() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: slow server\nweb_server:\n  command: [sh, -c, 'echo $$ > server.pid; exec sleep 300']\n  url: http://127.0.0.1:{port}/\n  ready_timeout: 2m\nsteps:\n  - log: never\n"
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml", "--report", "json=r.json"]);
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    crate::common::wait_for_file(&d.path().join("server.pid"));
+    let server = crate::common::read_pid(&d.path().join("server.pid"));
+    let started = std::time::Instant::now();
+    crate::common::interrupt(child);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the interrupt waited for ready_timeout"
+    );
+    assert!(all_gone(&[server]), "the server command outlived runner");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["flows"][0]["status"], "interrupted");
 }

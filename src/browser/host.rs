@@ -166,6 +166,20 @@ impl BrowserHost {
     }
 }
 
+/// Ends what the run of runner `pid` left of its browsers (the guardian calls it once that
+/// runner is gone): its daemons, every process carrying its socket directory, the directory.
+pub(crate) fn cleanup_run(pid: u32) {
+    let dir = sockets_root().join(pid.to_string());
+    kill_daemons(&dir);
+    for p in processes_of(&dir) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Live processes (not zombies) whose environment names `socket_dir` as their socket directory.
 fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
     let needle = format!("AGENT_BROWSER_SOCKET_DIR={}", socket_dir.display());

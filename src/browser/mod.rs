@@ -11,7 +11,7 @@ mod session;
 mod steps;
 
 pub(crate) use flow_session::{FlowBrowser, session_name};
-pub(crate) use host::BrowserHost;
+pub(crate) use host::{BrowserHost, cleanup_run};
 pub(crate) use selector::describe_selector;
 pub(crate) use session::Session;
 pub(crate) use steps::{StepFiles, run_step};

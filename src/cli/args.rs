@@ -63,6 +63,13 @@ pub(crate) enum Command {
         #[arg(long, value_name = "DIR", default_value = ".runner/atlas")]
         atlas: PathBuf,
     },
+    /// Internal: the guardian process `run` starts, which ends runner's process groups and
+    /// browsers when runner is gone (`kill -9` included).
+    #[command(name = "__guardian", hide = true)]
+    Guardian {
+        /// The pid of the runner it guards.
+        pid: u32,
+    },
     /// Check that what flows need is installed and say how to fix what is not.
     Doctor {
         /// Flows whose agent profiles to check too.

@@ -21,6 +21,8 @@ use crate::report::{DiagnosticFormat, Reporter};
 
 /// The async runtime of a command (2 workers: the machines runner targets have 2 cores).
 fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    // Whatever runner starts from here on is ended by the guardian if runner dies.
+    crate::process::guardian::start();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -51,6 +53,9 @@ pub fn main() -> i32 {
             Ok(exit::SUCCESS)
         }
         Command::Doctor { paths } => Ok(doctor::run(&reporter, &paths)),
+        Command::Guardian { pid } => Ok(crate::process::guardian::run(&|| {
+            crate::browser::cleanup_run(pid);
+        })),
         Command::Atlas {
             command,
             atlas: dir,

@@ -182,9 +182,14 @@ async fn watch_signals(cancel: CancellationToken) {
     let Ok(mut int) = signal(SignalKind::interrupt()) else {
         return;
     };
+    // A closed terminal or SSH session is an interrupt like the others: clean up, report.
+    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+        return;
+    };
     tokio::select! {
         _ = term.recv() => {}
         _ = int.recv() => {}
+        _ = hup.recv() => {}
     }
     cancel.cancel();
 }

@@ -68,7 +68,7 @@ impl WebServer {
             .as_deref()
             .and_then(|d| parse_duration(d).ok())
             .unwrap_or(Duration::from_secs(30));
-        WebServer::start_command(&argv, &loaded.dir, &url, ready)
+        WebServer::start_command(&argv, &loaded.dir, &url, ready, &rt.cancel)
             .await
             .map(Some)
     }
@@ -115,6 +115,7 @@ impl WebServer {
         cwd: &Path,
         url: &str,
         ready: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<WebServer, StepError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(StepError::new(
@@ -145,19 +146,29 @@ impl WebServer {
                 });
             }
             if let Ok(Some(status)) = child.try_wait() {
-                break format!("web server `{program}` exited ({status}) before {url} answered");
-            }
-            if tokio::time::Instant::now() >= deadline {
-                break format!(
-                    "web server did not answer at {url} within {}",
-                    humantime::format_duration(ready)
+                break (
+                    ErrorKind::Environment,
+                    format!("web server `{program}` exited ({status}) before {url} answered"),
                 );
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            if tokio::time::Instant::now() >= deadline {
+                break (
+                    ErrorKind::Environment,
+                    format!(
+                        "web server did not answer at {url} within {}",
+                        humantime::format_duration(ready)
+                    ),
+                );
+            }
+            // Ctrl-C while waiting for it ends the wait (and the server) at once.
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                () = cancel.cancelled() => break (ErrorKind::Interrupted, "interrupted".to_string()),
+            }
         };
         process::terminate_child_group(pgid, &mut child).await;
         process::unregister(pgid);
-        Err(StepError::new(ErrorKind::Environment, failure))
+        Err(StepError::new(failure.0, failure.1))
     }
 
     /// Stops the server (a command's whole process group).

@@ -21,6 +21,7 @@ pub(crate) fn register(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.insert(pgid);
     }
+    super::guardian::tell(&format!("+{pgid}"));
 }
 
 /// Forgets a process group that has been ended.
@@ -28,6 +29,7 @@ pub(crate) fn unregister(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.remove(&pgid);
     }
+    super::guardian::tell(&format!("-{pgid}"));
 }
 
 /// Sends `signal` to a whole group; a group that is gone already is fine.

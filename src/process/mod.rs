@@ -2,6 +2,7 @@
 //! a timeout, Ctrl-C or the end of the run ends the whole group (grandchildren included).
 
 mod group;
+pub(crate) mod guardian;
 mod lines;
 
 pub(crate) use group::{

@@ -1,0 +1,78 @@
+//! The guardian: a small process runner starts first, outside every child's process group, that
+//! holds the read end of a pipe from runner and learns each process group runner starts. When the
+//! pipe closes — runner exited for any reason, `kill -9` included — it kills every group still
+//! registered, runs the cleanup it was given (the run's browser daemons) and exits.
+
+use std::collections::HashSet;
+use std::io::{BufRead, Write};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use nix::sys::signal::Signal;
+
+fn pipe() -> &'static Mutex<Option<ChildStdin>> {
+    static P: OnceLock<Mutex<Option<ChildStdin>>> = OnceLock::new();
+    P.get_or_init(|| Mutex::new(None))
+}
+
+/// Starts the guardian (`<this binary> __guardian`); without one (it could not start), runner
+/// still ends its groups itself on every exit it lives through.
+pub(crate) fn start() {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut cmd = Command::new(exe);
+    cmd.arg("__guardian")
+        .arg(std::process::id().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // Its own group: a Ctrl-C to the terminal's group must not end it before runner.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    if let Ok(mut child) = cmd.spawn()
+        && let (Some(stdin), Ok(mut p)) = (child.stdin.take(), pipe().lock())
+    {
+        *p = Some(stdin);
+        // Reaped by the kernel's init once it exits; runner does not wait for it.
+        std::mem::forget(child);
+    }
+}
+
+/// Tells the guardian about a group (`+pgid`) or that it is gone (`-pgid`).
+pub(crate) fn tell(line: &str) {
+    if let Ok(mut p) = pipe().lock()
+        && let Some(stdin) = p.as_mut()
+        && writeln!(stdin, "{line}").is_err()
+    {
+        *p = None;
+    }
+}
+
+/// The guardian's own loop (`runner __guardian`): reads `+pgid`/`-pgid` lines until the pipe
+/// closes, then SIGKILLs the groups left and calls `cleanup`.
+pub(crate) fn run(cleanup: &dyn Fn()) -> i32 {
+    // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's
+    // group, not to the guardian, which must outlive runner.
+    let mut groups: HashSet<i32> = HashSet::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let (sign, pgid) = line.split_at(line.len().min(1));
+        let Ok(pgid) = pgid.trim().parse::<i32>() else {
+            continue;
+        };
+        match sign {
+            "+" => {
+                groups.insert(pgid);
+            }
+            "-" => {
+                groups.remove(&pgid);
+            }
+            _ => {}
+        }
+    }
+    for g in groups {
+        super::signal_group(g, Signal::SIGKILL);
+    }
+    cleanup();
+    0
+}
