@@ -486,3 +486,84 @@ steps:
     assert_eq!(code, 0, "{stderr}");
     assert!(!d.path().join("{{ env.SITE_DIR }}").exists());
 }
+
+#[test]
+fn secrets_are_masked_in_every_form_they_travel() {
+    let d = tempfile::tempdir().unwrap();
+    let pem = "-----BEGIN TEST KEY-----\nMIIBVwIBADANBgkqhkiG\nw0BAQEFAASCAT8wggE7\n-----END TEST KEY-----";
+    let token = "tok3n-v@lue \"q\"";
+    write(
+        d.path(),
+        "_sub.yaml",
+        "name: sub\nsecrets: [SUB_SECRET]\nsteps:\n  - log: sub\noutputs:\n  leaked: \"{{ secrets.SUB_SECRET }}\"\n",
+    );
+    write(
+        d.path(),
+        "s.yaml",
+        r#"name: secret forms
+secrets: [PEM_KEY, API_TOKEN, NUM_SECRET]
+vars:
+  shout: "{{ secrets.API_TOKEN | upper }}"
+steps:
+  - exec: ["sh", "-c", "printf '%s\n' \"$0\"", "{{ secrets.PEM_KEY }}"]
+  - log: "{{ secrets.PEM_KEY }}"
+  - log: "{{ vars.shout }} {{ secrets.API_TOKEN | reverse }}"
+  - set: { url: "https://example.test/?t={{ secrets.API_TOKEN | urlencode }}" }
+  - log: "{{ vars.url }} {{ secrets.API_TOKEN | tojson }}"
+  - id: sub
+    run_flow: _sub.yaml
+  - log: "from the sub-flow: {{ steps.sub.leaked }}"
+  - if: "{{ (env.NUM_SECRET | int) ** 100 }}"
+    log: never
+"#,
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = flow_run(d.path())
+        .env("PEM_KEY", pem)
+        .env("API_TOKEN", token)
+        .env("SUB_SECRET", "sub-s3cret-value")
+        .env("NUM_SECRET", "987654321")
+        .args(["s.yaml", "--report", "junit=r.xml", "--report", "html=html"])
+        .run();
+    assert_eq!(code, 1, "the last step fails: {stderr}");
+    let mut texts = vec![
+        ("stdout".to_string(), stdout),
+        ("stderr".to_string(), stderr),
+    ];
+    for e in walkdir::WalkDir::new(d.path())
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let p = e.path();
+        if e.file_type().is_file()
+            && p.extension().is_none_or(|x| x != "yaml")
+            && let Ok(t) = std::fs::read_to_string(p)
+        {
+            texts.push((p.display().to_string(), t));
+        }
+    }
+    let upper = token.to_uppercase();
+    let reversed: String = token.chars().rev().collect();
+    let json = serde_json::to_string(token).unwrap();
+    let forms = [
+        pem,
+        "MIIBVwIBADANBgkqhkiG",
+        "w0BAQEFAASCAT8wggE7",
+        token,
+        &upper,
+        &reversed,
+        &json[1..json.len() - 1],
+        "tok3n-v%40lue%20%22q%22",
+        "sub-s3cret-value",
+        "987654321",
+    ];
+    for (name, t) in &texts {
+        for f in forms {
+            assert!(!t.contains(f), "`{f}` leaked in {name}:\n{t}");
+        }
+    }
+}

@@ -68,7 +68,7 @@ pub(crate) async fn run_step(
     let loaded = frame.loaded;
     let name = frame
         .masker
-        .mask(&display_name(rt, loaded, scope, step, ptr));
+        .mask(&display_name(rt, loaded, scope, step, ptr, &frame.masker));
     let started = Instant::now();
     let mut result = StepResult {
         index,
@@ -98,7 +98,9 @@ pub(crate) async fn run_step(
                 return result;
             }
             Err(e) => {
-                let err = template_error(loaded, &format!("{ptr}/if"), e);
+                let mut err = template_error(loaded, &format!("{ptr}/if"), e);
+                // The error may quote a value (`unable to calculate <secret> ** 100`).
+                err.message = frame.masker.mask(&err.message);
                 return finish(rt, frame, result, Err(err), started, step);
             }
         }

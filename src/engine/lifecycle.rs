@@ -14,7 +14,9 @@ use super::start::{new_scope, prepare, render_env};
 use super::web_server::WebServer;
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
-use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, Outcome, StepError, StepResult};
+use crate::step::{
+    ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, Outcome, StepError, StepResult,
+};
 
 /// Whether the flow's browser is headed: `--headed` or the flow's `browser.headed`.
 pub(crate) fn wants_headed(rt: &Runtime, loaded: &LoadedFlow) -> bool {
@@ -90,7 +92,13 @@ async fn body(
     if let Some(s) = server.as_ref() {
         scope.set_web_server(Some(json!({ "url": s.url })));
     }
-    let masker = prepare(&mut scope, rt, loaded, &rt.overrides)?;
+    let masker = Masker::default();
+    let prepared = prepare(&mut scope, rt, loaded, &rt.overrides, &masker);
+    // A template error in a var may quote a secret's value: mask it like everything else.
+    prepared.map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })?;
     let env = render_env(&mut scope, rt, loaded)?;
     let dir = rt
         .artifacts

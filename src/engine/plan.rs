@@ -9,28 +9,36 @@ use super::start::new_scope;
 use crate::browser::describe_selector;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::{Action, Step};
+use crate::step::Masker;
 
-/// The name shown for a step: its `name`, or a short rendering of its action.
+/// The name shown for a step: its `name`, or a short rendering of its action, masked (before it
+/// is shortened, so no part of a secret is shown).
 pub(crate) fn display_name(
     rt: &Runtime,
     loaded: &LoadedFlow,
     scope: &mut Scope,
     step: &Step,
     ptr: &str,
+    masker: &Masker,
 ) -> String {
     let key = step.action.key();
     if let Some(n) = &step.name {
         let ctx = scope.context();
-        return rt
+        let name = rt
             .templates
             .render_str(n, &ctx)
             .unwrap_or_else(|_| n.clone());
+        masker.add_derived(&Value::String(n.clone()), &Value::String(name.clone()));
+        return masker.mask(&name);
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
-    // Show the values the step will use, when its templates render already.
+    // Show the values the step will use, when its templates render already; what they made of
+    // a secret is masked from here on.
     let rendered = raw.and_then(|r| {
         let ctx = scope.context();
-        rt.templates.render_value(r, &ctx).ok()
+        let v = rt.templates.render_value(r, &ctx).ok()?;
+        masker.add_derived(r, &v);
+        Some(masker.mask_value(&v))
     });
     let raw = rendered.as_ref().or(raw);
     // An action that names an element is labelled by it, as the user reads selectors.
@@ -78,8 +86,13 @@ pub(crate) fn display_name(
 /// (vars, env, flow) rendered; secrets show as `***`.
 pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
     let mut scope = new_scope(rt, loaded);
+    // Secrets show as `***`, also when a step reads them through `env.NAME`.
+    let masker = Masker::default();
     for name in &loaded.flow.secrets {
         scope.set_secret(name.clone(), "***".into());
+        if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
+            masker.add(v);
+        }
     }
     for (k, raw) in &loaded.flow.vars {
         let ctx = scope.context();
@@ -106,7 +119,7 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
         .enumerate()
         .map(|(i, s)| (format!("/finally/{i}"), s, "finally "));
     for (n, (ptr, step, prefix)) in steps.chain(fin).enumerate() {
-        let name = display_name(rt, loaded, &mut scope, step, &ptr);
+        let name = display_name(rt, loaded, &mut scope, step, &ptr, &masker);
         let cond = if step.condition.is_some() {
             " (if)"
         } else {

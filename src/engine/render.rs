@@ -58,6 +58,8 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         .templates
         .render_value(&raw, ctx)
         .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
+    // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
+    cx.frame.masker.add_derived(&raw, &rendered);
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
     serde_json::from_value(Value::Object(m)).map_err(|e| {

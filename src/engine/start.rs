@@ -51,27 +51,29 @@ pub(crate) fn render_env(
         .collect()
 }
 
-/// Reads the flow's secrets and renders its vars (`overrides` win); returns the masker of
-/// the flow's secrets.
+/// Reads the flow's secrets into `masker` (shared with the flow's parent and sub-flows) and
+/// renders its vars (`overrides` win); a var rendered from a secret is masked too.
 pub(crate) fn prepare(
     scope: &mut Scope,
     rt: &Runtime,
     loaded: &LoadedFlow,
     overrides: &Map<String, Value>,
-) -> Result<Masker, StepError> {
-    let mut values = Vec::new();
+    masker: &Masker,
+) -> Result<(), StepError> {
     for name in &loaded.flow.secrets {
-        match rt.env.get(name).and_then(Value::as_str) {
-            Some(v) => {
-                values.push(v.to_string());
-                scope.set_secret(name.clone(), v.to_string());
-            }
-            None => {
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!("secret `{name}` is not set in the environment"),
-                ));
-            }
+        if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
+            masker.add(v);
+            scope.set_secret(name.clone(), v.to_string());
+        } else {
+            let why = if std::env::var_os(name).is_some() {
+                "is not valid UTF-8"
+            } else {
+                "is not set in the environment"
+            };
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!("secret `{name}` {why}"),
+            ));
         }
     }
     for (k, raw) in &loaded.flow.vars {
@@ -79,13 +81,15 @@ pub(crate) fn prepare(
             v.clone()
         } else {
             let ctx = scope.context();
-            rt.templates.render_value(raw, &ctx).map_err(|e| {
+            let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
                 template_error(
                     loaded,
                     &format!("/vars/{}", crate::source::pointer_escape(k)),
                     e,
                 )
-            })?
+            })?;
+            masker.add_derived(raw, &v);
+            v
         };
         scope.set_var(k.clone(), value);
     }
@@ -94,5 +98,5 @@ pub(crate) fn prepare(
             scope.set_var(k.clone(), v.clone());
         }
     }
-    Ok(Masker::new(values))
+    Ok(())
 }

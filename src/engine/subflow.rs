@@ -64,13 +64,17 @@ async fn run(
     let (rt, frame) = (cx.rt, cx.frame);
     let mut scope = new_scope(rt, &sub);
     scope.set_web_server(web_server);
-    let masker = prepare(&mut scope, rt, &sub, &vars)?;
+    // The sub-flow's secrets join the flow's masker: its outputs are masked in the parent too.
+    prepare(&mut scope, rt, &sub, &vars, &frame.masker).map_err(|mut e| {
+        e.message = frame.masker.mask(&e.message);
+        e
+    })?;
     let env = render_env(&mut scope, rt, &sub)?;
     let sub_frame = Frame {
         info: frame.info,
         depth: frame.depth + 1,
         loaded: &sub,
-        masker: frame.masker.extend(masker.values()),
+        masker: frame.masker.clone(),
         dir: frame
             .dir
             .join(artifacts::flow_dir(cx.index, &sub.flow.name)),

@@ -1,47 +1,172 @@
-//! Masking secret values in everything that leaves the engine.
+//! Masking secret values in everything that leaves the engine: one masker per flow run (its
+//! sub-flows add theirs to it), seeded with each secret, each line of a multi-line secret, and
+//! their encoded forms (JSON-escaped, percent- and form-encoded, base64); values derived from a
+//! secret by a template are added as they are rendered. Every match is replaced, overlapping
+//! ones together, longest first.
 
+use std::sync::{Arc, RwLock};
+
+use aho_corasick::AhoCorasick;
+use base64::Engine;
 use serde_json::Value;
 
-/// Replaces every secret value with `***`.
+/// Lines of a multi-line secret shorter than this are not masked on their own (a `-----` or an
+/// empty line would blank out everything).
+const MIN_LINE: usize = 4;
+
+/// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
+/// learns (a sub-flow's secret, a derived value), all mask.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Masker {
-    /// Longest first, so a secret that contains another is masked whole.
+    inner: Arc<RwLock<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
     values: Vec<String>,
+    matcher: Option<AhoCorasick>,
+}
+
+/// What a secret looks like where it travels.
+fn forms(secret: &str) -> Vec<String> {
+    let mut out = vec![secret.to_string()];
+    let lines: Vec<&str> = secret
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() >= MIN_LINE)
+        .collect();
+    if lines.len() > 1 {
+        out.extend(lines.iter().map(|l| (*l).to_string()));
+    }
+    for v in out.clone() {
+        // JSON-escaped (inside a JSON string: agent events, reports).
+        let json = serde_json::to_string(&v).unwrap_or_default();
+        out.push(json[1..json.len().saturating_sub(1)].to_string());
+        // Percent-encoded (a URL path or query) and form-encoded (`+` for spaces).
+        out.push(
+            percent_encoding::utf8_percent_encode(&v, percent_encoding::NON_ALPHANUMERIC)
+                .to_string(),
+        );
+        out.push(
+            percent_encoding::utf8_percent_encode(&v, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+                .replace("%20", "+"),
+        );
+        // base64, standard and URL-safe, padded or not.
+        let b = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
+        out.push(b.trim_end_matches('=').to_string());
+        out.push(b);
+        out.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.as_bytes()));
+    }
+    out.retain(|f| !f.is_empty());
+    out
 }
 
 impl Masker {
-    /// A masker for these values (empty ones are ignored: they would match everywhere).
+    /// A masker for these secrets (empty ones are ignored: they would match everywhere).
+    #[cfg(test)]
     pub(crate) fn new(values: impl IntoIterator<Item = String>) -> Masker {
-        let mut values: Vec<String> = values.into_iter().filter(|v| !v.is_empty()).collect();
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        values.dedup();
-        Masker { values }
+        let m = Masker::default();
+        m.add_all(values);
+        m
     }
 
-    /// Adds more values (a sub-flow's secrets).
-    pub(crate) fn extend(&self, more: impl IntoIterator<Item = String>) -> Masker {
-        Masker::new(self.values.iter().cloned().chain(more))
-    }
-
-    /// The values masked.
-    pub(crate) fn values(&self) -> Vec<String> {
-        self.values.clone()
-    }
-
-    /// `text` with secrets replaced.
-    pub(crate) fn mask(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for v in &self.values {
-            if out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), "***");
+    /// Adds secrets (a sub-flow's, or values derived from one); every clone masks them.
+    pub(crate) fn add_all(&self, values: impl IntoIterator<Item = String>) {
+        let new: Vec<String> = values
+            .into_iter()
+            .filter(|v| !v.is_empty())
+            .flat_map(|v| forms(&v))
+            .collect();
+        if new.is_empty() {
+            return;
+        }
+        let Ok(mut inner) = self.inner.write() else {
+            return;
+        };
+        let before = inner.values.len();
+        for v in new {
+            if !inner.values.contains(&v) {
+                inner.values.push(v);
             }
         }
+        if inner.values.len() != before {
+            inner.matcher = AhoCorasick::new(&inner.values).ok();
+        }
+    }
+
+    /// Adds one secret.
+    pub(crate) fn add(&self, value: &str) {
+        self.add_all([value.to_string()]);
+    }
+
+    /// Registers what templates that read a secret rendered to (`{{ secrets.T | upper }}`):
+    /// `raw` is the value as written, `rendered` what it became; every rendered string whose
+    /// source names a secret is masked from now on, wherever it travels.
+    pub(crate) fn add_derived(&self, raw: &Value, rendered: &Value) {
+        match (raw, rendered) {
+            (Value::String(src), out) if src.contains("secrets.") => {
+                let mut leaves = Vec::new();
+                string_leaves(out, &mut leaves);
+                self.add_all(leaves);
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    self.add_derived(x, y);
+                }
+            }
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, x) in a {
+                    if let Some(y) = b.get(k) {
+                        self.add_derived(x, y);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `text` with every secret form replaced by `***` (overlapping matches merged).
+    pub(crate) fn mask(&self, text: &str) -> String {
+        let Ok(inner) = self.inner.read() else {
+            return text.to_string();
+        };
+        let Some(m) = &inner.matcher else {
+            return text.to_string();
+        };
+        let mut spans: Vec<(usize, usize)> = m
+            .find_overlapping_iter(text)
+            .map(|f| (f.start(), f.end()))
+            .collect();
+        if spans.is_empty() {
+            return text.to_string();
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        let mut i = 0;
+        while i < spans.len() {
+            let (start, mut end) = spans[i];
+            i += 1;
+            while i < spans.len() && spans[i].0 <= end {
+                end = end.max(spans[i].1);
+                i += 1;
+            }
+            if start >= at {
+                out.push_str(&text[at..start]);
+                out.push_str("***");
+                at = end;
+            } else if end > at {
+                at = end;
+            }
+        }
+        out.push_str(&text[at..]);
         out
     }
 
-    /// A copy of `value` with secrets replaced in every string.
+    /// A copy of `value` with secrets replaced in every string (and map key).
     pub(crate) fn mask_value(&self, value: &Value) -> Value {
-        if self.values.is_empty() {
+        if self.inner.read().map_or(true, |i| i.matcher.is_none()) {
             return value.clone();
         }
         match value {
@@ -49,11 +174,25 @@ impl Masker {
             Value::Array(a) => Value::Array(a.iter().map(|v| self.mask_value(v)).collect()),
             Value::Object(m) => Value::Object(
                 m.iter()
-                    .map(|(k, v)| (k.clone(), self.mask_value(v)))
+                    .map(|(k, v)| (self.mask(k), self.mask_value(v)))
                     .collect(),
             ),
             other => other.clone(),
         }
+    }
+}
+
+/// Every string inside a value (numbers and booleans as their text).
+fn string_leaves(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
+        Value::Object(m) => m.iter().for_each(|(k, x)| {
+            out.push(k.clone());
+            string_leaves(x, out);
+        }),
+        Value::Bool(_) | Value::Null => {}
     }
 }
 
@@ -62,12 +201,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn masks_longest_first() {
+    fn masks_longest_first_and_overlaps_together() {
         let m = Masker::new(["abc".to_string(), "abcdef".to_string(), String::new()]);
         assert_eq!(m.mask("x abcdef y abc"), "x *** y ***");
         assert_eq!(
-            m.mask_value(&serde_json::json!({"a": ["abc"]})),
-            serde_json::json!({"a": ["***"]})
+            m.mask_value(&serde_json::json!({"a": ["abc"], "abc": 1})),
+            serde_json::json!({"a": ["***"], "***": 1})
         );
+        let m = Masker::new(["abcXYZ".to_string(), "XYZdef".to_string()]);
+        assert_eq!(m.mask("1 abcXYZdef 2"), "1 *** 2");
+    }
+
+    #[test]
+    fn masks_lines_and_encodings() {
+        let pem = "-----BEGIN KEY-----\nMIIBVwIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----";
+        let m = Masker::new([pem.to_string(), "p@ss word\"\\é".to_string()]);
+        assert_eq!(m.mask("line: hkiG9w0BAQEFAASC"), "line: ***");
+        assert_eq!(m.mask("MIIBVwIBADANBgkq | hkiG9w0BAQEFAASC"), "*** | ***");
+        assert_eq!(m.mask(r#"{"v":"p@ss word\"\\é"}"#), r#"{"v":"***"}"#);
+        assert_eq!(m.mask("?pw=p%40ss%20word%22%5C%C3%A9"), "?pw=***");
+        assert_eq!(m.mask("?pw=p%40ss+word%22%5C%C3%A9"), "?pw=***");
+        let b64 = base64::engine::general_purpose::STANDARD.encode("p@ss word\"\\é");
+        assert_eq!(m.mask(&format!("basic {b64}")), "basic ***");
+    }
+
+    #[test]
+    fn values_derived_from_a_secret_are_masked() {
+        let m = Masker::new(["s3cret".to_string()]);
+        let raw = serde_json::json!({"a": "{{ secrets.T | upper }}", "b": "plain"});
+        m.add_derived(&raw, &serde_json::json!({"a": "S3CRET", "b": "plain"}));
+        assert_eq!(m.mask("S3CRET plain"), "*** plain");
+    }
+
+    #[test]
+    fn clones_learn_what_one_adds() {
+        let m = Masker::new(["s3cret".to_string()]);
+        let c = m.clone();
+        m.add("S3CRET");
+        assert_eq!(c.mask("S3CRET s3cret"), "*** ***");
     }
 }
