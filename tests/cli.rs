@@ -110,6 +110,8 @@ name: long
 steps:
   - exec: { command: 'echo $$ > shell.pid; sleep 300 & echo $! > child.pid; wait', shell: true }
     timeout: 5m
+finally:
+  - exec: { command: 'echo cleaned > cleaned.txt', shell: true }
 "#,
     );
     let mut c = runner(dir);
@@ -163,6 +165,8 @@ fn sighup_is_an_interrupt_like_sigterm() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
     assert!(all_gone(&[shell, grandchild]));
+    // `finally` ran on the interrupt.
+    assert!(d.path().join("cleaned.txt").exists());
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["flows"][0]["status"], "interrupted");

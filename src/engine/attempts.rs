@@ -189,7 +189,7 @@ async fn attempts(
             // Dropped at once: their agent-browser calls die with their process groups.
             tokio::select! {
                 r = bounded => r,
-                () = rt.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
+                () = frame.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
             }
         };
         result.steps = children;
@@ -200,7 +200,7 @@ async fn attempts(
                 let e = e.located(&result.location);
                 let again = attempt < policy.attempts
                     && policy.retries(e.kind)
-                    && !rt.cancel.is_cancelled();
+                    && !frame.cancel.is_cancelled();
                 let delay = policy.delay_before(attempt + 1);
                 rt.listener.attempt_failed(
                     frame.info,
@@ -216,7 +216,7 @@ async fn attempts(
                 }
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
-                    () = rt.cancel.cancelled() => break,
+                    () = frame.cancel.cancelled() => break,
                 }
             }
         }

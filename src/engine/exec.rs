@@ -71,7 +71,7 @@ pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepE
         stdin: o.stdin.clone(),
         artifacts: Some(cx.artifact("exec")),
     };
-    let out = run(&spec, cx.timeout, &cx.rt.cancel, &frame.masker).await?;
+    let out = run(&spec, cx.timeout, &frame.cancel, &frame.masker).await?;
     let trim = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
     let outputs = json!({
         "stdout": trim(&out.stdout),

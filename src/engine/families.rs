@@ -45,7 +45,7 @@ pub(crate) async fn agent(
                 env: frame.env.clone(),
                 masker: frame.masker.clone(),
                 relay: Arc::new(move |line: &str| listener.message(&info, depth, line)),
-                cancel: rt.cancel.clone(),
+                cancel: frame.cancel.clone(),
                 log_path: cx.artifact("agent").with_extension("agent.log"),
                 flow_key: frame.browser.name().to_string(),
                 session_of_step: &session_of_step,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use super::artifacts;
 use super::attempts::run_step;
@@ -121,9 +122,13 @@ async fn body(
         browser,
         records_states: loaded.flow.records_states(),
         env,
+        cancel: rt.cancel.clone(),
     };
     Ok(run_steps(rt, &frame, &mut scope).await)
 }
+
+/// How long `finally` may run after an interrupt.
+const FINALLY_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs `steps` then `finally`; returns the results and the error that failed the flow.
 pub(crate) async fn run_steps(
@@ -135,7 +140,7 @@ pub(crate) async fn run_steps(
     let mut results = Vec::new();
     let mut failure: Option<StepError> = None;
     for (i, step) in flow.steps.iter().enumerate() {
-        if rt.cancel.is_cancelled() {
+        if frame.cancel.is_cancelled() {
             failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
             break;
         }
@@ -158,15 +163,35 @@ pub(crate) async fn run_steps(
             break;
         }
     }
-    let interrupted = rt.cancel.is_cancelled();
+    let interrupted = frame.cancel.is_cancelled();
+    // After an interrupt, `finally` still runs (cleanup, as CI systems run it on cancel), within
+    // a short grace period; after it, its steps are interrupted too.
+    let grace = CancellationToken::new();
+    let finally_frame = Frame {
+        info: frame.info,
+        depth: frame.depth,
+        loaded: frame.loaded,
+        masker: frame.masker.clone(),
+        dir: frame.dir.clone(),
+        browser: frame.browser,
+        records_states: frame.records_states,
+        env: frame.env.clone(),
+        cancel: if interrupted && !flow.finally.is_empty() {
+            let g = grace.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(FINALLY_GRACE).await;
+                g.cancel();
+            });
+            grace.clone()
+        } else {
+            frame.cancel.clone()
+        },
+    };
     for (i, step) in flow.finally.iter().enumerate() {
-        if interrupted {
-            break;
-        }
         let idx = flow.steps.len() + i;
         let r = Box::pin(run_step(
             rt,
-            frame,
+            &finally_frame,
             scope,
             step,
             &format!("/finally/{i}"),

@@ -28,7 +28,7 @@ pub(crate) fn display_name(
             .templates
             .render_str(n, &ctx)
             .unwrap_or_else(|_| n.clone());
-        masker.add_derived(&Value::String(n.clone()), &Value::String(name.clone()));
+        super::render::learn_secrets(&rt.templates, &ctx, &Value::String(n.clone()), masker);
         return masker.mask(&name);
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
@@ -37,7 +37,7 @@ pub(crate) fn display_name(
     let rendered = raw.and_then(|r| {
         let ctx = scope.context();
         let v = rt.templates.render_value(r, &ctx).ok()?;
-        masker.add_derived(r, &v);
+        super::render::learn_secrets(&rt.templates, &ctx, r, masker);
         Some(masker.mask_value(&v))
     });
     let raw = rendered.as_ref().or(raw);

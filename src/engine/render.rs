@@ -41,6 +41,22 @@ pub(crate) fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> 
     })
 }
 
+/// Teaches `masker` what the templates in `raw` make of a secret (`{{ secrets.T | upper }}`),
+/// so derived values are masked wherever they travel.
+pub(crate) fn learn_secrets(
+    t: &crate::template::Templates,
+    ctx: &minijinja::Value,
+    raw: &Value,
+    masker: &crate::step::Masker,
+) {
+    match raw {
+        Value::String(s) => masker.add_all(t.secret_parts(s, ctx)),
+        Value::Array(a) => a.iter().for_each(|v| learn_secrets(t, ctx, v, masker)),
+        Value::Object(m) => m.values().for_each(|v| learn_secrets(t, ctx, v, masker)),
+        _ => {}
+    }
+}
+
 /// The step's action value as written (`/steps/N/<key>`).
 pub(crate) fn raw_action<'a>(loaded: &'a LoadedFlow, ptr: &str, key: &str) -> Option<&'a Value> {
     loaded.doc.value.pointer(&format!("{ptr}/{key}"))
@@ -59,7 +75,7 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         .render_value(&raw, ctx)
         .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
     // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
-    cx.frame.masker.add_derived(&raw, &rendered);
+    learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
     serde_json::from_value(Value::Object(m)).map_err(|e| {

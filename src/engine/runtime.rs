@@ -73,6 +73,9 @@ pub(crate) struct Frame<'a> {
     pub(crate) records_states: bool,
     /// The flow's `env`, rendered: what its exec and agent steps get.
     pub(crate) env: IndexMap<String, String>,
+    /// What stops this flow's steps: the run's interrupt, or, for `finally` after an
+    /// interrupt, the end of its grace period.
+    pub(crate) cancel: CancellationToken,
 }
 
 /// What one step's action needs.

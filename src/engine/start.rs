@@ -88,7 +88,7 @@ pub(crate) fn prepare(
                     e,
                 )
             })?;
-            masker.add_derived(raw, &v);
+            super::render::learn_secrets(&rt.templates, &ctx, raw, masker);
             v
         };
         scope.set_var(k.clone(), value);

@@ -81,6 +81,7 @@ async fn run(
         browser: frame.browser,
         records_states: sub.flow.records_states(),
         env,
+        cancel: frame.cancel.clone(),
     };
     std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
         StepError::new(

@@ -100,32 +100,6 @@ impl Masker {
         self.add_all([value.to_string()]);
     }
 
-    /// Registers what templates that read a secret rendered to (`{{ secrets.T | upper }}`):
-    /// `raw` is the value as written, `rendered` what it became; every rendered string whose
-    /// source names a secret is masked from now on, wherever it travels.
-    pub(crate) fn add_derived(&self, raw: &Value, rendered: &Value) {
-        match (raw, rendered) {
-            (Value::String(src), out) if src.contains("secrets.") => {
-                let mut leaves = Vec::new();
-                string_leaves(out, &mut leaves);
-                self.add_all(leaves);
-            }
-            (Value::Array(a), Value::Array(b)) => {
-                for (x, y) in a.iter().zip(b) {
-                    self.add_derived(x, y);
-                }
-            }
-            (Value::Object(a), Value::Object(b)) => {
-                for (k, x) in a {
-                    if let Some(y) = b.get(k) {
-                        self.add_derived(x, y);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// `text` with every secret form replaced by `***` (overlapping matches merged).
     pub(crate) fn mask(&self, text: &str) -> String {
         let Ok(inner) = self.inner.read() else {
@@ -182,20 +156,6 @@ impl Masker {
     }
 }
 
-/// Every string inside a value (numbers and booleans as their text).
-fn string_leaves(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
-        Value::Object(m) => m.iter().for_each(|(k, x)| {
-            out.push(k.clone());
-            string_leaves(x, out);
-        }),
-        Value::Bool(_) | Value::Null => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,14 +183,6 @@ mod tests {
         assert_eq!(m.mask("?pw=p%40ss+word%22%5C%C3%A9"), "?pw=***");
         let b64 = base64::engine::general_purpose::STANDARD.encode("p@ss word\"\\é");
         assert_eq!(m.mask(&format!("basic {b64}")), "basic ***");
-    }
-
-    #[test]
-    fn values_derived_from_a_secret_are_masked() {
-        let m = Masker::new(["s3cret".to_string()]);
-        let raw = serde_json::json!({"a": "{{ secrets.T | upper }}", "b": "plain"});
-        m.add_derived(&raw, &serde_json::json!({"a": "S3CRET", "b": "plain"}));
-        assert_eq!(m.mask("S3CRET plain"), "*** plain");
     }
 
     #[test]
