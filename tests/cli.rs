@@ -193,6 +193,12 @@ fn shards_split_deterministically() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
+    // More shards than flows: the empty ones pass.
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--shard", "9/9"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("no flows in this shard"), "{stderr}");
     let all: Vec<Vec<String>> = (1..=3).map(|i| names(&format!("{i}/3"))).collect();
     assert_eq!(all[0].len() + all[1].len() + all[2].len(), 7);
     let mut union: Vec<String> = all.concat();
