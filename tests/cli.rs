@@ -394,3 +394,25 @@ fn ctrl_c_while_a_web_server_starts_is_an_interrupt() {
         serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["flows"][0]["status"], "interrupted");
 }
+
+#[test]
+fn endless_files_are_cut_at_the_size_cap() {
+    // The size a file reports is not what it gives: the cap counts bytes read.
+    let d = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", d.path().join("random.yaml")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.env")).unwrap();
+    write(d.path(), "ok.yaml", "name: ok\nsteps:\n  - log: hi\n");
+    let mut c = runner(d.path());
+    c.args(["validate", "random.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("10 MB"), "{stderr}");
+    let mut c = runner(d.path());
+    c.args(["run", "ok.yaml", "--var-file", "zero.env"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("var files may be at most 10 MB"),
+        "{stderr}"
+    );
+}

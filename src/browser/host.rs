@@ -51,6 +51,7 @@ impl BrowserHost {
             {
                 return Err("headed mode needs a display: set DISPLAY, install xvfb, or drop --headed / browser.headed".into());
             }
+            private_dir(&sockets_root())?;
             std::fs::create_dir_all(&self.socket_dir)
                 .map_err(|e| format!("cannot create {}: {e}", self.socket_dir.display()))?;
             AgentBrowser::new(self.socket_dir.clone()).map(Arc::new).map_err(|e| e.to_string())
@@ -166,6 +167,31 @@ impl BrowserHost {
     }
 }
 
+/// Makes sure `dir` is this user's alone (created 0700 if missing): the browsers' sockets live
+/// there, and another local user must not be able to plant or reach them.
+fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(dir)
+            .or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) })
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let uid = nix::unistd::getuid().as_raw();
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is not a private directory of this user (owner {}, mode {:o}): remove it, or run as its owner",
+            dir.display(),
+            meta.uid(),
+            meta.mode() & 0o777
+        ));
+    }
+    Ok(())
+}
+
 /// Ends what the run of runner `pid` left of its browsers (the guardian calls it once that
 /// runner is gone): its daemons, every process carrying its socket directory, the directory.
 pub(crate) fn cleanup_run(pid: u32) {
@@ -237,5 +263,25 @@ fn reap_stale() {
         }
         kill_daemons(&e.path());
         let _ = std::fs::remove_dir_all(e.path());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_socket_root_others_can_write_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let mine = d.path().join("mine");
+        super::private_dir(&mine).unwrap();
+        assert_eq!(
+            std::fs::metadata(&mine).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        let open = d.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = super::private_dir(&open).unwrap_err();
+        assert!(err.contains("is not a private directory"), "{err}");
     }
 }

@@ -51,7 +51,13 @@ fn driver(run_id: &str) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliEr
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
-    let artifacts = std::env::temp_dir().join(format!("runner-{run_id}"));
+    // A private scratch directory (created 0700 with an unpredictable name): another local user
+    // must not be able to put a flow there for the replay to run.
+    let artifacts = tempfile::Builder::new()
+        .prefix(&format!("runner-{run_id}-"))
+        .tempdir()
+        .map_err(|e| CliError::Environment(format!("cannot create a scratch directory: {e}")))?
+        .keep();
     let rt = Runtime::new(RuntimeSettings {
         run_id: run_id.to_string(),
         artifacts,
@@ -168,12 +174,16 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
         max_nodes: args.max_nodes,
         allow_destructive: args.allow_destructive,
         atlas: absolute(&args.dir),
-        artifacts: std::env::temp_dir().join(format!("runner-{run_id}-states")),
+        artifacts: PathBuf::new(),
         run_id: run_id.clone(),
     };
     let status = Status::new(*reporter);
     let (tokio_rt, rt) = driver(&run_id)?;
     let scratch = rt.artifacts.clone();
+    let opts = atlas::ExploreOptions {
+        artifacts: scratch.join("states"),
+        ..opts
+    };
     let result = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
         let r = atlas::explore(&mut d, &opts, &|line| status.update(line)).await;

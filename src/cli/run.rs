@@ -243,10 +243,22 @@ fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, 
         let is_env =
             f.extension().is_none_or(|e| e == "env") || f.file_name().is_some_and(|n| n == ".env");
         if is_env {
-            let text = std::fs::read_to_string(f).map_err(|e| {
+            let bytes = document::read_capped(f).map_err(|e| {
                 vec![Diagnostic::file_error(
                     f.display().to_string(),
                     format!("cannot read the var file: {e}"),
+                )]
+            })?;
+            if bytes.len() as u64 > document::MAX_FILE_SIZE {
+                return Err(vec![Diagnostic::file_error(
+                    f.display().to_string(),
+                    "var files may be at most 10 MB",
+                )]);
+            }
+            let text = String::from_utf8(bytes).map_err(|_| {
+                vec![Diagnostic::file_error(
+                    f.display().to_string(),
+                    "the var file is not UTF-8 text",
                 )]
             })?;
             for (i, line) in text.lines().enumerate() {

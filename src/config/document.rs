@@ -68,13 +68,24 @@ pub(crate) fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
             ),
         )]);
     }
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_capped(path).map_err(|e| {
         vec![Diagnostic::file_error(
             &name,
             format!("cannot read the file: {}", io_reason(&e)),
         )]
     })?;
     parse_bytes(path, bytes, format)
+}
+
+/// Reads at most one byte more than [`MAX_FILE_SIZE`]: the size a file reports is not what it
+/// gives (`/dev/urandom`, a FIFO, a file that grows), so the cap counts the bytes read.
+pub(crate) fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Parses file contents already in memory.
