@@ -1,5 +1,5 @@
-//! Files written whole or not at all: reports and the atlas are read by other processes (CI
-//! uploads, concurrent runs) while runner writes them.
+//! Files runner writes: whole or not at all (reports and the atlas are read by other processes
+//! while runner writes them), and only where they belong.
 
 use std::path::Path;
 
@@ -17,6 +17,15 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Whether a path given for a file runner writes would leave the directory it is relative to:
+/// absolute, or with a `..` component.
+pub(crate) fn leaves_dir(path: &str) -> bool {
+    let p = Path::new(path);
+    p.is_absolute()
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 #[cfg(test)]

@@ -630,6 +630,9 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
   - id: ambiguous_screenshot
     screenshot: { target: "li button" }
     continue_on_error: true
+  - id: shot_outside
+    screenshot: { path: "{{ '../escaped.png' }}" }
+    continue_on_error: true
   - id: nothing_clicked
     eval: "String(window.removed)"
   - click: { role: button, text: Remove, nth: -1 }
@@ -689,6 +692,8 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
     );
     assert!(error("ambiguous_css").contains("[1] button \"Remove\""));
     assert!(error("ambiguous_screenshot").starts_with("strict mode: css `li button` matches 2"));
+    assert!(error("shot_outside").contains("leaves the artifacts directory"));
+    assert!(!d.path().join("art/escaped.png").exists());
     // Nothing happened on the page for the refused actions: no typing into the focused field,
     // no click on the first of two matches.
     assert_eq!(

@@ -1,7 +1,7 @@
 //! The browser steps: each turns a typed action into agent-browser commands on the flow's
 //! session and returns the step's outputs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -99,7 +99,15 @@ pub(crate) async fn run_step(
                 Toggle::Options(o) => (o.path, o.target, o.full_page.unwrap_or(false)),
             };
             let path = match path {
-                Some(p) if Path::new(&p).is_absolute() => PathBuf::from(p),
+                // Screenshots stay inside the run's artifacts (a rendered path too).
+                Some(p) if crate::fs::leaves_dir(&p) => {
+                    return Err(StepError::new(
+                        ErrorKind::CommandFailed,
+                        format!(
+                            "screenshot path `{p}` leaves the artifacts directory; give a relative path without `..`"
+                        ),
+                    ));
+                }
                 Some(p) => files.dir.join(p),
                 None => files.dir.join(format!("{}.png", files.base)),
             };

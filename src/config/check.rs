@@ -117,6 +117,25 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         }
     }
 
+    // Artifact paths stay inside the artifacts directory.
+    for (ptr, step) in &steps {
+        if let Action::Screenshot(super::model::Toggle::Options(o)) = &step.action
+            && let Some(p) = &o.path
+            && !is_template(p)
+            && crate::fs::leaves_dir(p)
+        {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &format!("{ptr}/screenshot/path"),
+                    format!("screenshot path `{p}` leaves the artifacts directory"),
+                )
+                .with_help("give a path relative to the run's artifacts directory, without `..`"),
+            );
+        }
+    }
+
     // Strings runner uses as written: a template there would be taken literally, so it is refused.
     let mut literal: Vec<String> = vec!["/name".to_string()];
     let tags = c
