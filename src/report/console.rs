@@ -103,7 +103,7 @@ impl Console {
                         .find(|s| s.conclusion == Outcome::Failed)
                         .and_then(|s| s.error.as_ref())
                 })
-                .map_or_else(String::new, |e| format!(": {}", e.message));
+                .map_or_else(String::new, |e| format!(": {}", clean(&e.message)));
             s.push_str(&format!(
                 "  {} {} ({}){why}\n",
                 r.status.as_str(),
@@ -113,6 +113,14 @@ impl Console {
         }
         self.reporter.err(&s);
     }
+}
+
+/// Text from pages, commands and agents without its control characters: an escape sequence in
+/// a page's text must not recolour, move or clear the terminal it is printed on.
+fn clean(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
 }
 
 fn secs(d: Duration) -> String {
@@ -172,7 +180,7 @@ impl Listener for Console {
                     "{}↻ {name}: attempt {attempt} failed ({}): {}; retrying in {}",
                     indent(depth),
                     error.kind.as_str(),
-                    error.message,
+                    clean(&error.message),
                     secs(d)
                 ),
             );
@@ -209,11 +217,11 @@ impl Listener for Console {
         };
         let mut text = format!(
             "{pad}{mark} {} ({}{attempts}{note})",
-            r.name,
+            clean(&r.name),
             secs(r.duration)
         );
         if let Some(e) = &r.error {
-            let msg = e.message.replace('\n', &format!("\n{pad}    "));
+            let msg = clean(&e.message).replace('\n', &format!("\n{pad}    "));
             text.push_str(&format!("\n{pad}    {}: {msg}", e.kind.as_str()));
             if let Some(loc) = &e.location {
                 text.push_str(&format!("\n{pad}    at {loc}"));
@@ -227,7 +235,7 @@ impl Listener for Console {
 
     fn message(&self, flow: &FlowInfo, depth: usize, text: &str) {
         let pad = indent(depth);
-        let body: Vec<String> = text.lines().map(|l| format!("{pad}│ {l}")).collect();
+        let body: Vec<String> = clean(text).lines().map(|l| format!("{pad}│ {l}")).collect();
         self.line(flow, body.join("\n"));
     }
 
@@ -244,7 +252,7 @@ impl Listener for Console {
             secs(r.duration)
         );
         if let Some(e) = &r.error {
-            text.push_str(&format!("\n  {}: {}", e.kind.as_str(), e.message));
+            text.push_str(&format!("\n  {}: {}", e.kind.as_str(), clean(&e.message)));
         }
         if let Ok(mut s) = self.state.lock()
             && let Some(bar) = s.bars.remove(&flow.index)
@@ -253,5 +261,16 @@ impl Listener for Console {
         }
         self.line(flow, text);
         self.flush(flow);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_do_not_reach_the_terminal() {
+        assert_eq!(
+            super::clean("red \u{1b}[31mtext\u{7}\r\nnext\tcol"),
+            "red [31mtext\nnext\tcol"
+        );
     }
 }
