@@ -567,3 +567,53 @@ steps:
         }
     }
 }
+
+#[test]
+fn the_static_server_hides_dotfiles_and_stays_in_its_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<p>ログイン</p>").unwrap();
+    std::fs::write(site.join(".env"), "TOKEN=secret").unwrap();
+    std::fs::write(d.path().join("outside.txt"), "outside").unwrap();
+    std::os::unix::fs::symlink(d.path().join("outside.txt"), site.join("link.txt")).unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: static server
+web_server: { static: site }
+steps:
+  - id: get
+    exec:
+      - python3
+      - -c
+      - |
+        import sys, urllib.request, urllib.error
+        for p in ["/index.html", "/.env", "/%2Eenv", "/link.txt"]:
+            try:
+                r = urllib.request.urlopen(sys.argv[1] + p)
+                print(p, r.status, r.headers.get("content-type"))
+            except urllib.error.HTTPError as e:
+                print(p, e.code)
+      - "{{ web_server.url }}"
+"#,
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let out = crate::common::step(&report, "get")["outputs"]["stdout"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        out.contains("/index.html 200 text/html; charset=utf-8"),
+        "{out}"
+    );
+    assert!(out.contains("/.env 404"), "{out}");
+    assert!(out.contains("/%2Eenv 404"), "{out}");
+    assert!(out.contains("/link.txt 404"), "{out}");
+}

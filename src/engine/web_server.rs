@@ -92,7 +92,18 @@ impl WebServer {
         let addr = listener
             .local_addr()
             .map_err(|e| StepError::new(ErrorKind::Environment, e.to_string()))?;
-        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
+        let root = dir.canonicalize().map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("web_server.static: {}: {e}", dir.display()),
+            )
+        })?;
+        let app = axum::Router::new()
+            .fallback_service(tower_http::services::ServeDir::new(&root))
+            .layer(axum::middleware::from_fn(move |req, next| {
+                let root = root.clone();
+                guard_static(root, req, next)
+            }));
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app)
@@ -184,6 +195,42 @@ impl WebServer {
             process::unregister(pgid);
         }
     }
+}
+
+/// What the static server refuses and adds: no dotfile (`/.env`, `/.git/config`), nothing a
+/// symlink leads to outside the directory (both 404), and `charset=utf-8` on text, so
+/// non-ASCII pages are not read as windows-1252.
+async fn guard_static(
+    root: std::path::PathBuf,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let path = percent_encoding::percent_decode_str(req.uri().path())
+        .decode_utf8_lossy()
+        .into_owned();
+    let hidden = path.split('/').any(|seg| seg.starts_with('.'));
+    let outside = root
+        .join(path.trim_start_matches('/'))
+        .canonicalize()
+        .is_ok_and(|real| !real.starts_with(&root));
+    if hidden || outside {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    }
+    let mut resp = next.run(req).await;
+    let ct = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .cloned();
+    if let Some(ct) = ct.and_then(|v| v.to_str().ok().map(str::to_string))
+        && (ct.starts_with("text/") || ct.starts_with("application/javascript"))
+        && !ct.contains("charset")
+        && let Ok(v) = axum::http::HeaderValue::from_str(&format!("{ct}; charset=utf-8"))
+    {
+        resp.headers_mut()
+            .insert(axum::http::header::CONTENT_TYPE, v);
+    }
+    resp
 }
 
 /// Whether an HTTP GET of `url` gets any answer.
