@@ -462,6 +462,23 @@ fn an_atlas_that_cannot_be_read_is_an_environment_error_and_a_missing_node_is_in
 }
 
 #[test]
+fn a_damaged_atlas_is_reported_not_shown_as_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let node = d.path().join("atlas/nodes/aaa");
+    std::fs::create_dir_all(node.join("links")).unwrap();
+    std::fs::create_dir_all(d.path().join("atlas/edges")).unwrap();
+    std::fs::write(node.join("meta.json"), "{ broken").unwrap();
+    std::os::unix::fs::symlink("../../gone", node.join("links/to nowhere")).unwrap();
+    let (code, out, stderr) = atlas_cmd(d.path(), &["show"]);
+    assert_ne!(code, 0, "{out}");
+    assert!(stderr.contains("invalid JSON"), "{stderr}");
+    assert!(
+        stderr.contains("link `to nowhere` of node aaa leads to gone, which is not in the atlas"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn explore_teleports_through_recorded_exec_and_expect_steps() {
     // `link_state` records `exec` and `expect` steps into edges; explore replays those edges
     // through the engine, so it can go on from a state that lies behind them.
@@ -522,4 +539,20 @@ steps:
         show.contains(&format!("{about} --[click link Our team]--> {team}")),
         "{show}"
     );
+}
+
+#[test]
+fn explore_refuses_a_url_with_credentials() {
+    let d = tempfile::tempdir().unwrap();
+    let mut c = runner(d.path());
+    c.args([
+        "explore",
+        "http://admin:hunter2@127.0.0.1:9/",
+        "--atlas",
+        "atlas",
+    ]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("has credentials"), "{stderr}");
+    assert!(!d.path().join("atlas").exists(), "nothing was recorded");
 }

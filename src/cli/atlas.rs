@@ -167,6 +167,14 @@ pub(crate) struct ExploreArgs {
 
 /// `runner explore URL`.
 pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, CliError> {
+    // Credentials in the URL would be stored in the root's entry, in clear, and browsers drop
+    // them anyway.
+    let authority = args.url.split_once("://").map_or("", |(_, rest)| {
+        rest.split(['/', '?', '#']).next().unwrap_or("")
+    });
+    if authority.contains('@') {
+        return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
+    }
     let run_id = format!("explore-{}", std::process::id());
     let opts = atlas::ExploreOptions {
         url: args.url.clone(),
