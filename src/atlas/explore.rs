@@ -204,9 +204,11 @@ async fn crawl(
             if c.atlas.node_ids()?.len() >= opts.max_nodes {
                 break 'crawl;
             }
-            let Some(todo) = c.atlas.manage_todos(&node, None)? else {
+            // Taken off the list only once it is done: a crawl killed midway retries it.
+            let Some(todo) = c.atlas.todos(&node).into_iter().next() else {
                 break;
             };
+            let done: Result<(), StepError> = async {
             let role = todo["role"].as_str().unwrap_or_default().to_string();
             let name = todo["name"].as_str().unwrap_or_default().to_string();
             let nth = todo.get("nth").and_then(Value::as_i64);
@@ -218,7 +220,7 @@ async fn crawl(
                 if !skipped.contains(&action) {
                     skipped.push(action);
                 }
-                continue;
+                return Ok(());
             }
             let nodes = c.atlas.node_ids()?.len();
             progress(&format!(
@@ -227,7 +229,7 @@ async fn crawl(
                 started.elapsed().as_secs_f64()
             ));
             if c.teleport(&node).await.is_err() {
-                continue;
+                return Ok(());
             }
             let mut target = json!({ "role": role, "text": name, "exact": true });
             if let Some(n) = nth {
@@ -235,10 +237,10 @@ async fn crawl(
             }
             let step = json!({ "click": target });
             if c.run_steps(std::slice::from_ref(&step)).await.is_err() {
-                continue;
+                return Ok(());
             }
             if origin(&c.url().await?) != start_origin {
-                continue; // left the app
+                return Ok(()); // left the app
             }
             let (target, is_new, todos) = c.observe().await?;
             if target != node {
@@ -251,6 +253,11 @@ async fn crawl(
                 }
                 queue.push_back((target, depth + 1));
             }
+                Ok(())
+            }
+            .await;
+            c.atlas.manage_todos(&node, None)?;
+            done?;
         }
     }
     let ids = c.atlas.node_ids()?;

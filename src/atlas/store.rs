@@ -304,9 +304,27 @@ impl Atlas {
                 return Err(AtlasError::NotFound(id.to_string()));
             }
         }
-        let safe = safe_action_name(action);
         let links = self.node_dir(source).join("links");
         std::fs::create_dir_all(&links).map_err(|e| io(&links, e))?;
+        // Two actions whose safe names collide (`a/b` and `a_b`) get distinct links: the second
+        // is suffixed; each edge keeps its original name in its meta.json.
+        let base = safe_action_name(action);
+        let mut safe = base.clone();
+        for n in 2.. {
+            let taken_by_other = read_json::<EdgeMeta>(
+                &self
+                    .root
+                    .join("edges")
+                    .join(source)
+                    .join(&safe)
+                    .join("meta.json"),
+            )
+            .is_ok_and(|m| m.action != action);
+            if !taken_by_other {
+                break;
+            }
+            safe = format!("{base}-{n}");
+        }
         let link = links.join(&safe);
         let edge_dir = self.root.join("edges").join(source).join(&safe);
         let flow_path = edge_dir.join("flow.yaml");
@@ -583,6 +601,26 @@ mod tests {
             .unwrap();
         assert_eq!(a.manage_todos("n1", None).unwrap(), Some(json!("a")));
         assert!(matches!(a.path_to_node("zz"), Err(AtlasError::NotFound(_))));
+    }
+
+    #[test]
+    fn actions_whose_safe_names_collide_get_their_own_links() {
+        let d = tempfile::tempdir().unwrap();
+        let a = Atlas::open(d.path()).unwrap();
+        for id in ["n1", "n2", "n3"] {
+            node(&a, id);
+        }
+        a.link_state("n1", "go a/b", "n2", &[]).unwrap();
+        a.link_state("n1", "go a_b", "n3", &[]).unwrap();
+        let links = a.links("n1").unwrap();
+        let pairs: Vec<(&str, &str)> = links
+            .iter()
+            .map(|l| (l.action.as_str(), l.target.as_str()))
+            .collect();
+        assert_eq!(pairs, [("go a/b", "n2"), ("go a_b", "n3")]);
+        // The same action again is still the same link.
+        a.link_state("n1", "go a_b", "n3", &[]).unwrap();
+        assert_eq!(a.links("n1").unwrap().len(), 2);
     }
 
     #[test]
