@@ -617,3 +617,31 @@ steps:
     assert!(out.contains("/%2Eenv 404"), "{out}");
     assert!(out.contains("/link.txt 404"), "{out}");
 }
+
+#[test]
+fn output_is_streamed_in_chunks_and_a_secret_across_a_chunk_boundary_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: chunks
+secrets: [CHUNK_SECRET]
+steps:
+  - exec: ["python3", "-c", "import sys; sys.stdout.write('x' * 65530 + sys.argv[1] + 'y' * 100000)", "{{ secrets.CHUNK_SECRET }}"]
+"#,
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("CHUNK_SECRET", "straddling-the-64k-boundary")
+        .arg("f.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let out = std::fs::read_to_string(d.path().join("art/001-chunks/001-exec.stdout")).unwrap();
+    assert!(
+        !out.contains("straddling"),
+        "the secret leaked across a chunk boundary"
+    );
+    assert_eq!(
+        out,
+        format!("{}***{}", "x".repeat(65530), "y".repeat(100_000))
+    );
+}

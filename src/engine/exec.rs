@@ -215,32 +215,68 @@ fn with_ext(base: &Path, ext: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Reads a stream line by line: masked, the first [`MAX_CAPTURE`] bytes kept, all of it written
-/// to `path`.
+/// How much is read from a command's output at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// Streams a command's output: masked, the first [`MAX_CAPTURE`] bytes kept, all of it written
+/// to `path` through a buffer. Memory stays bounded whatever the command prints (one 300 MB
+/// line included): it is read in chunks, and the last `longest secret - 1` bytes of a chunk wait
+/// for the next one, so a secret split by a chunk boundary is still masked whole.
 async fn capture<R: tokio::io::AsyncRead + Unpin>(
     stream: Option<R>,
     path: Option<PathBuf>,
     masker: Masker,
 ) -> Captured {
-    let Some(stream) = stream else {
+    use tokio::io::AsyncReadExt;
+    let Some(mut stream) = stream else {
         return Captured::default();
     };
     let mut file = match path {
-        Some(p) => tokio::fs::File::create(&p).await.ok(),
+        Some(p) => tokio::fs::File::create(&p)
+            .await
+            .ok()
+            .map(|f| tokio::io::BufWriter::with_capacity(CHUNK, f)),
         None => None,
     };
+    let carry = masker.longest().saturating_sub(1);
     let mut kept = String::new();
     let mut truncated = false;
-    let mut lines = process::Lines::new(stream);
-    while let Some(line) = lines.next().await {
-        let text = masker.mask(&String::from_utf8_lossy(&line));
-        if let Some(f) = file.as_mut() {
-            let _ = f.write_all(text.as_bytes()).await;
+    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + carry);
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = stream.read(&mut buf).await.unwrap_or(0);
+        if n > 0 {
+            pending.extend_from_slice(&buf[..n]);
         }
-        if kept.len() + text.len() <= MAX_CAPTURE {
-            kept.push_str(&text);
+        // Emit all but the carry (all at the end), cut at a UTF-8 character boundary.
+        let mut cut = if n == 0 {
+            pending.len()
         } else {
-            truncated = true;
+            pending.len().saturating_sub(carry)
+        };
+        while cut > 0 && cut < pending.len() && (pending[cut] & 0xC0) == 0x80 {
+            cut -= 1;
+        }
+        if cut > 0 && (n == 0 || pending.len() >= CHUNK) {
+            let chunk: Vec<u8> = pending.drain(..cut).collect();
+            let text = masker.mask(&String::from_utf8_lossy(&chunk));
+            if let Some(f) = file.as_mut() {
+                let _ = f.write_all(text.as_bytes()).await;
+            }
+            let room = MAX_CAPTURE.saturating_sub(kept.len());
+            if text.len() <= room {
+                kept.push_str(&text);
+            } else {
+                let mut end = room;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                kept.push_str(&text[..end]);
+                truncated = true;
+            }
+        }
+        if n == 0 {
+            break;
         }
     }
     if let Some(f) = file.as_mut() {

@@ -100,6 +100,14 @@ impl Masker {
         self.add_all([value.to_string()]);
     }
 
+    /// The length of the longest form masked (0 with no secrets): a stream cut into pieces
+    /// keeps this much minus one back, so no secret is split between two pieces.
+    pub(crate) fn longest(&self) -> usize {
+        self.inner
+            .read()
+            .map_or(0, |i| i.values.iter().map(String::len).max().unwrap_or(0))
+    }
+
     /// `text` with every secret form replaced by `***` (overlapping matches merged).
     pub(crate) fn mask(&self, text: &str) -> String {
         let Ok(inner) = self.inner.read() else {
