@@ -277,6 +277,29 @@ fn missing_secret_is_an_environment_error() {
 }
 
 #[test]
+fn a_secret_that_is_not_utf8_is_named_as_such() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "s.yaml",
+        "name: s\nsecrets: [RUNNER_TEST_BINARY_SECRET]\nsteps:\n  - log: hi\n",
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env(
+            "RUNNER_TEST_BINARY_SECRET",
+            std::ffi::OsStr::from_bytes(b"\xff\xfe-bytes"),
+        )
+        .arg("s.yaml")
+        .run();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("secret `RUNNER_TEST_BINARY_SECRET` is not valid UTF-8"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn junit_report_parses_and_names_the_failing_step() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "a.yaml", "name: passes\nsteps:\n  - log: ok\n");
