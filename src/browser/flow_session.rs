@@ -83,7 +83,9 @@ impl FlowBrowser {
         let Some(s) = guard.as_mut().filter(|s| s.is_open()) else {
             return Value::Null;
         };
-        let t = Duration::from_secs(5);
+        // At most 3 s in all on top of the failed step: a wedged page must not stretch a
+        // failure by the artifacts' own timeouts.
+        let t = Duration::from_millis(1500);
         let png = dir.join(format!("{base}-failure.png"));
         let txt = dir.join(format!("{base}-failure.snapshot.txt"));
         let mut out = Map::new();

@@ -130,12 +130,14 @@ pub(crate) async fn run_step(
         && frame.records_states
         && let Some(raw) = raw_action(loaded, ptr, step.action.key())
     {
-        let ctx = scope.context_with_secret_refs();
+        let ctx = scope.context();
         let rendered = rt
             .templates
             .render_value(raw, &ctx)
             .unwrap_or_else(|_| raw.clone());
-        scope.trail.push(step, rendered);
+        scope
+            .trail
+            .push(step, for_the_atlas(raw, rendered, &frame.masker));
     }
     if outcome.is_err() && step.action.needs_browser() {
         let base = super::artifacts::step_base(index, step, step.action.key());
@@ -222,6 +224,39 @@ async fn attempts(
         }
     }
     outcome
+}
+
+/// A step's action as the atlas records it: rendered, except where the rendered value holds a
+/// secret (or something made of one, `| upper` included): there the template that produced it
+/// is kept, so no secret is written and a replay renders it again with its own secrets.
+fn for_the_atlas(raw: &Value, rendered: Value, masker: &crate::step::Masker) -> Value {
+    match (raw, rendered) {
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => Value::Array(
+            a.iter()
+                .zip(b)
+                .map(|(r, v)| for_the_atlas(r, v, masker))
+                .collect(),
+        ),
+        (Value::Object(a), Value::Object(b)) => Value::Object(
+            b.into_iter()
+                .map(|(k, v)| {
+                    let v = match a.get(&k) {
+                        Some(r) => for_the_atlas(r, v, masker),
+                        None => v,
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        (raw, v) => {
+            let text = v.to_string();
+            if masker.mask(&text) == text {
+                v
+            } else {
+                raw.clone()
+            }
+        }
+    }
 }
 
 fn finish(

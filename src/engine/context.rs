@@ -62,17 +62,6 @@ impl Scope {
         self.cached = None;
     }
 
-    /// The context with every secret replaced by its own reference (`{{ secrets.X }}`): what
-    /// recorded steps are rendered with, so secret values never reach the atlas.
-    pub(crate) fn context_with_secret_refs(&self) -> minijinja::Value {
-        let mut s = self.clone();
-        for (k, v) in &mut s.secrets {
-            *v = Value::String(format!("{{{{ secrets.{k} }}}}"));
-        }
-        s.cached = None;
-        s.context()
-    }
-
     /// The template context, rebuilt only after a change.
     pub(crate) fn context(&mut self) -> minijinja::Value {
         if let Some(c) = &self.cached {
