@@ -94,6 +94,14 @@ impl AdapterError {
     }
 }
 
+/// The argv and stdin of one command sent as a one-command `batch`: argv names no value.
+pub(crate) fn batch_command(command: &str, args: &[String]) -> (Vec<String>, String) {
+    let mut one = vec![command.to_string()];
+    one.extend(args.iter().cloned());
+    let stdin = serde_json::to_string(&[one]).unwrap_or_else(|_| "[]".into());
+    (vec!["batch".to_string(), "--bail".to_string()], stdin)
+}
+
 /// The number of a ref (`e12` -> 12): refs are numbered in document order.
 pub(crate) fn ref_number(r: &str) -> u64 {
     r.trim_start_matches(|c: char| !c.is_ascii_digit())
@@ -206,9 +214,25 @@ pub(crate) fn parse_json_output(stdout: &str) -> Result<Value, String> {
     let line = stdout
         .lines()
         .rev()
-        .find(|l| l.trim_start().starts_with('{'))
+        .find(|l| {
+            let l = l.trim_start();
+            l.starts_with('{') || l.starts_with('[')
+        })
         .ok_or_else(|| "no JSON in the output".to_string())?;
-    serde_json::from_str(line).map_err(|e| e.to_string())
+    let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    // A one-command `batch` answers `[{command, success, result, error}]`: the same answer as
+    // the command alone (`{success, data, error}`).
+    Ok(match v {
+        Value::Array(items) => match items.into_iter().next() {
+            Some(first) => serde_json::json!({
+                "success": first.get("success").cloned().unwrap_or(Value::Bool(false)),
+                "data": first.get("result").cloned().unwrap_or(Value::Null),
+                "error": first.get("error").cloned().unwrap_or(Value::Null),
+            }),
+            None => return Err("an empty batch answer".to_string()),
+        },
+        other => other,
+    })
 }
 
 /// The refs of a snapshot's `data`: `{"e1": {"role", "name"}}`.
@@ -255,8 +279,10 @@ impl AgentBrowser {
         if opts.headed {
             cmd.arg("--headed");
         }
-        cmd.arg(command)
-            .args(args)
+        // The command goes through `batch` on stdin, never argv: fill values and eval scripts
+        // (secrets among them) must not be readable by every local user in /proc/*/cmdline.
+        let (argv, stdin) = batch_command(command, args);
+        cmd.args(&argv)
             .current_dir(&opts.cwd)
             .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
             .env("AGENT_BROWSER_SOCKET_DIR", &self.socket_dir)
@@ -267,16 +293,21 @@ impl AgentBrowser {
                 opts.timeout.as_millis().to_string(),
             )
             .env_remove("AGENT_BROWSER_SESSION")
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(c) = &self.chromium {
             cmd.env("AGENT_BROWSER_EXECUTABLE_PATH", c);
         }
-        let (child, pgid) = spawn_group(&mut cmd).map_err(|e| AdapterError::NotInstalled {
+        let (mut child, pgid) = spawn_group(&mut cmd).map_err(|e| AdapterError::NotInstalled {
             message: format!("cannot start {}: {e}", self.binary.display()),
         })?;
         let _guard = GroupGuard(pgid);
+        if let Some(mut input) = child.stdin.take() {
+            use tokio::io::AsyncWriteExt;
+            let _ = input.write_all(stdin.as_bytes()).await;
+            let _ = input.shutdown().await;
+        }
         let out = match tokio::time::timeout(opts.timeout, child.wait_with_output()).await {
             Ok(Ok(o)) => o,
             Ok(Err(e)) => {
@@ -332,6 +363,18 @@ impl AgentBrowser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_go_to_stdin_never_to_argv() {
+        let secret = "hunter2-in-a-fill".to_string();
+        let (argv, stdin) = batch_command("fill", &["#pw".to_string(), secret.clone()]);
+        assert!(argv.iter().all(|a| !a.contains("hunter2")), "{argv:?}");
+        assert_eq!(stdin, r##"[["fill","#pw","hunter2-in-a-fill"]]"##);
+        let answer = r##"[{"command":["fill","#pw","x"],"error":null,"result":{"filled":"#pw"},"success":true}]"##;
+        let v = parse_json_output(answer).unwrap();
+        assert_eq!(v["success"], true);
+        assert_eq!(v["data"]["filled"], "#pw");
+    }
 
     #[test]
     fn failures_are_read_once_into_kinds() {
