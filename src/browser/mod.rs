@@ -2,6 +2,7 @@
 //! inspector, and the browser steps and assertions built on them.
 
 pub(crate) mod adapter;
+mod element_kind;
 mod expect;
 mod flow_session;
 mod host;

@@ -1,0 +1,83 @@
+//! What kind of element an action's target is, so an action refuses an element it cannot act
+//! on (`fill` on a checkbox, `select` on a text field) instead of reporting success.
+
+/// What kind of element a target is: its tag and input type, or its ARIA role.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ElementKind {
+    pub(crate) tag: String,
+    /// `type` of an `<input>`.
+    pub(crate) input_type: String,
+    pub(crate) editable: bool,
+    /// The role, when the element was found through the accessibility snapshot.
+    pub(crate) role: String,
+}
+
+impl ElementKind {
+    /// How the user would name the element in a message.
+    pub(crate) fn describe(&self) -> String {
+        if !self.role.is_empty() {
+            return self.role.clone();
+        }
+        if self.tag == "input" && !self.input_type.is_empty() {
+            return format!("<input type={}>", self.input_type);
+        }
+        format!("<{}>", self.tag)
+    }
+
+    /// A field that takes typed text.
+    pub(crate) fn is_text_field(&self) -> bool {
+        if !self.role.is_empty() {
+            return matches!(
+                self.role.as_str(),
+                "textbox" | "searchbox" | "combobox" | "spinbutton"
+            );
+        }
+        match self.tag.as_str() {
+            "textarea" => true,
+            "input" => !matches!(
+                self.input_type.as_str(),
+                "checkbox"
+                    | "radio"
+                    | "file"
+                    | "submit"
+                    | "button"
+                    | "reset"
+                    | "image"
+                    | "range"
+                    | "color"
+                    | "hidden"
+            ),
+            _ => self.editable,
+        }
+    }
+
+    /// A `<select>` (a combobox or listbox in the snapshot).
+    pub(crate) fn is_select(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "select"
+        } else {
+            matches!(self.role.as_str(), "combobox" | "listbox")
+        }
+    }
+
+    /// A checkbox (or switch).
+    pub(crate) fn is_checkbox(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "input" && self.input_type == "checkbox"
+        } else {
+            matches!(
+                self.role.as_str(),
+                "checkbox" | "switch" | "menuitemcheckbox"
+            )
+        }
+    }
+
+    /// A radio button.
+    pub(crate) fn is_radio(&self) -> bool {
+        if self.role.is_empty() {
+            self.tag == "input" && self.input_type == "radio"
+        } else {
+            matches!(self.role.as_str(), "radio" | "menuitemradio")
+        }
+    }
+}
