@@ -176,22 +176,19 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
         return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
     }
     let run_id = format!("explore-{}", std::process::id());
+    let (tokio_rt, rt) = driver(&run_id)?;
+    let scratch = rt.artifacts.clone();
     let opts = atlas::ExploreOptions {
         url: args.url.clone(),
         max_depth: args.max_depth,
         max_nodes: args.max_nodes,
         allow_destructive: args.allow_destructive,
         atlas: absolute(&args.dir),
-        artifacts: PathBuf::new(),
-        run_id: run_id.clone(),
+        // State screenshots go to the private scratch directory, removed with it.
+        artifacts: scratch.join("states"),
+        run_id,
     };
     let status = Status::new(*reporter);
-    let (tokio_rt, rt) = driver(&run_id)?;
-    let scratch = rt.artifacts.clone();
-    let opts = atlas::ExploreOptions {
-        artifacts: scratch.join("states"),
-        ..opts
-    };
     let result = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
         let r = atlas::explore(&mut d, &opts, &|line| status.update(line)).await;
@@ -200,7 +197,6 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
     });
     status.finish();
     finish(&scratch);
-    let _ = std::fs::remove_dir_all(&opts.artifacts);
     match result {
         Ok(summary) => {
             reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));

@@ -73,12 +73,9 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         .filter_map(|(_, s)| Some((s.id.clone()?, s.action.outputs()?)))
         .collect();
     // A `_` sub-flow runs with its parent's web server.
-    let sub_flow = c
-        .file
-        .name()
-        .rsplit('/')
-        .next()
-        .is_some_and(|n| n.starts_with('_'));
+    let sub_flow = std::path::Path::new(c.file.name())
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('_'));
     let has_ws = c.flow.web_server.is_some() || sub_flow;
 
     // Durations (the schema checks their form; this checks their value).
