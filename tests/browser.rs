@@ -621,6 +621,9 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
   - id: check_textbox
     check: { role: textbox, text: Name }
     continue_on_error: true
+  - id: fill_on_select
+    fill: { target: { role: combobox, text: Plan }, value: pro }
+    continue_on_error: true
   - id: ambiguous
     click: { role: button, text: Remove }
     continue_on_error: true
@@ -684,6 +687,11 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
     assert!(error("fill_on_file").contains("file inputs take files"));
     assert!(error("uncheck_radio").contains("a radio button cannot be unchecked"));
     assert!(error("check_textbox").contains("needs a checkbox or a radio button"));
+    assert!(
+        error("fill_on_select").contains("did not set combobox \"Plan\" to `pro`"),
+        "{}",
+        error("fill_on_select")
+    );
     let ambiguous = error("ambiguous");
     assert!(
         ambiguous.contains("strict mode: button \"Remove\" matches 2 elements")

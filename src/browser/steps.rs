@@ -221,6 +221,33 @@ async fn element(
             ),
         ));
     }
+    // A combobox in the snapshot may be a text field or a <select>: agent-browser "fills" a
+    // <select> without changing it, so the value is read back.
+    if matches!(command, "fill" | "type") && r.kind.role == "combobox" {
+        let want = extra.first().map_or("", String::as_str);
+        let data = session
+            .cmd(
+                "get",
+                &["value".to_string(), r.target.clone()],
+                Duration::from_secs(5),
+            )
+            .await?;
+        let got = data.get("value").and_then(Value::as_str).unwrap_or("");
+        let took = if command == "fill" {
+            got == want
+        } else {
+            got.ends_with(want)
+        };
+        if !took {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "`{command}` did not set {} to `{want}`: its value is now `{got}` (a <select> takes `select`)",
+                    r.matched
+                ),
+            ));
+        }
+    }
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
 }
 
