@@ -108,6 +108,20 @@ fn atlas_cmd(dir: &Path, args: &[&str]) -> (i32, String, String) {
     output(c)
 }
 
+/// `runner explore URL --atlas atlas <more>`: (exit code, stdout, stderr).
+fn explore_cmd(dir: &Path, url: &str, more: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    c.args(["explore", url, "--atlas", "atlas"]).args(more);
+    output(c)
+}
+
+/// A successful crawl's summary.
+fn crawl(dir: &Path, url: &str, more: &[&str]) -> Value {
+    let (code, stdout, stderr) = explore_cmd(dir, url, more);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
 fn node_by_title(dir: &Path, title: &str) -> String {
     for e in std::fs::read_dir(dir.join("atlas/nodes"))
         .unwrap()
@@ -371,18 +385,11 @@ fn explore_finds_the_states_and_never_clicks_destructive_buttons() {
     let d = tempfile::tempdir().unwrap();
     let site = site_copy(d.path());
     let server = Server::serve(&site);
-    let mut c = runner(d.path());
-    c.args([
-        "explore",
+    let summary = crawl(
+        d.path(),
         &format!("{}/index.html", server.url),
-        "--atlas",
-        "atlas",
-        "--max-depth",
-        "5",
-    ]);
-    let (code, stdout, stderr) = output(c);
-    assert_eq!(code, 0, "{stderr}");
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
+        &["--max-depth", "5"],
+    );
     let titles: Vec<String> = std::fs::read_dir(d.path().join("atlas/nodes"))
         .unwrap()
         .flatten()
@@ -429,20 +436,8 @@ fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
     let d = tempfile::tempdir().unwrap();
     let site = site_copy(d.path());
     let server = Server::serve(&site);
-    let crawl = |max: &str| {
-        let mut c = runner(d.path());
-        c.args([
-            "explore",
-            &format!("{}/index.html", server.url),
-            "--atlas",
-            "atlas",
-            "--max-nodes",
-            max,
-        ]);
-        let (code, stdout, stderr) = output(c);
-        assert_eq!(code, 0, "{stderr}");
-        serde_json::from_str::<Value>(&stdout).unwrap()
-    };
+    let url = format!("{}/index.html", server.url);
+    let crawl = |max: &str| crawl(d.path(), &url, &["--max-nodes", max]);
     assert_eq!(crawl("2")["total_nodes"], 2);
     let all = crawl("50");
     // The second crawl went on from the first one's todos and reached the deepest page.
@@ -525,17 +520,11 @@ steps:
         r#"[{"role": "link", "name": "Our team"}]"#,
     )
     .unwrap();
-    let mut c = runner(d.path());
-    c.args([
-        "explore",
+    crawl(
+        d.path(),
         &format!("{}/index.html", server.url),
-        "--atlas",
-        "atlas",
-        "--max-nodes",
-        "10",
-    ]);
-    let (code, stdout, stderr) = output(c);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+        &["--max-nodes", "10"],
+    );
     let team = node_by_title(d.path(), "Team");
     let (_, show, _) = atlas_cmd(d.path(), &["show"]);
     assert!(
@@ -547,14 +536,7 @@ steps:
 #[test]
 fn explore_refuses_a_url_with_credentials() {
     let d = tempfile::tempdir().unwrap();
-    let mut c = runner(d.path());
-    c.args([
-        "explore",
-        "http://admin:hunter2@127.0.0.1:9/",
-        "--atlas",
-        "atlas",
-    ]);
-    let (code, _, stderr) = output(c);
+    let (code, _, stderr) = explore_cmd(d.path(), "http://admin:hunter2@127.0.0.1:9/", &[]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("has credentials"), "{stderr}");
     assert!(!d.path().join("atlas").exists(), "nothing was recorded");
