@@ -18,7 +18,7 @@ fn agent_runner(dir: &Path) -> Command {
 }
 
 /// Puts the fake agents on PATH, with a private HOME and a record directory.
-fn agent_env(c: &mut Command, dir: &Path) {
+pub(crate) fn agent_env(c: &mut Command, dir: &Path) {
     let path = format!(
         "{}:{}",
         root().join("tests/fake-agents").display(),
@@ -54,7 +54,7 @@ fn flow(steps: &str) -> String {
     format!("name: agents\nsteps:\n{steps}")
 }
 
-fn with_profiles(args: &[&str]) -> Vec<String> {
+pub(crate) fn with_profiles(args: &[&str]) -> Vec<String> {
     let mut v: Vec<String> = args.iter().map(std::string::ToString::to_string).collect();
     v.push("--profiles".into());
     v.push(fixture("profiles").display().to_string());

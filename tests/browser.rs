@@ -39,6 +39,66 @@ fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
     out
 }
 
+/// The pids of this runner's browser processes (agent-browser daemons and Chromium).
+fn browser_pids(runner_pid: u32) -> Vec<i32> {
+    leftover_browser_processes(runner_pid)
+        .iter()
+        .filter_map(|l| l.split(':').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "killed",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - agent: { profile: fake-claude, prompt: hi, timeout: 5m, env: { FAKE_AGENT_MODE: "ignore-term,grandchild" } }
+"#,
+        ),
+    );
+    let mut c = runner(d.path());
+    crate::agents::agent_env(&mut c, d.path());
+    c.args(crate::agents::with_profiles(&["run", "f.yaml"]))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    crate::common::wait_for_file(&d.path().join("rec/grandchild.pid"));
+    let mut pids = vec![crate::common::read_pid(&d.path().join("rec/grandchild.pid"))];
+    // The agent itself writes `<pid>.json`.
+    for e in std::fs::read_dir(d.path().join("rec")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_suffix(".json").and_then(|p| p.parse().ok()) {
+            pids.push(pid);
+        }
+    }
+    assert_eq!(pids.len(), 2, "the agent and its child: {pids:?}");
+    let browser = browser_pids(child.id());
+    assert!(
+        browser.len() >= 2,
+        "the agent-browser daemon and Chromium run: {browser:?}"
+    );
+    pids.extend(browser);
+    assert!(pids.iter().all(|p| crate::common::pid_alive(*p)));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let _ = child.wait();
+    assert!(
+        crate::common::all_gone(&pids),
+        "after kill -9 of runner these live on: {:?}",
+        pids.iter()
+            .filter(|p| crate::common::pid_alive(**p))
+            .collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn a_whole_browser_flow_passes_and_leaves_no_process() {
     let d = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! The command line: exit codes, sharding, tags, dry runs, validation of good files.
 
-use crate::common::{Ran, flow_run, output, root, runner, write};
+use crate::common::{Ran, all_gone, flow_run, output, root, runner, write};
 
 #[test]
 fn exit_codes() {
@@ -124,17 +124,6 @@ finally:
     let shell = crate::common::read_pid(&dir.join("shell.pid"));
     let grandchild = crate::common::read_pid(&dir.join("child.pid"));
     (child, shell, grandchild)
-}
-
-/// Waits (up to 10 s) until none of `pids` is alive.
-fn all_gone(pids: &[i32]) -> bool {
-    for _ in 0..200 {
-        if pids.iter().all(|p| !crate::common::pid_alive(*p)) {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    false
 }
 
 #[test]

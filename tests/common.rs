@@ -95,6 +95,17 @@ pub(crate) fn pid_alive(pid: i32) -> bool {
         .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
 }
 
+/// Waits (up to 10 s) until none of `pids` is alive.
+pub(crate) fn all_gone(pids: &[i32]) -> bool {
+    for _ in 0..200 {
+        if pids.iter().all(|p| !pid_alive(*p)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
 /// A `runner run` in a test directory, with a JSON report and artifacts kept inside it: the
 /// one way the tests run flows (as just's `Test`).
 pub(crate) struct FlowRun {
