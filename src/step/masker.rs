@@ -27,6 +27,36 @@ struct Inner {
     matcher: Option<AhoCorasick>,
 }
 
+/// The characters each common URL encoder escapes: everything but letters and digits; RFC 3986's
+/// unreserved set kept (Go, Python's `quote_plus`, Rust's `url` forms); WHATWG forms
+/// (`URLSearchParams`, HTML form submission); `encodeURIComponent`; `encodeURI`.
+const URL_SETS: [&percent_encoding::AsciiSet; 5] = {
+    use percent_encoding::NON_ALPHANUMERIC as N;
+    const UNRESERVED: percent_encoding::AsciiSet =
+        N.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    const FORM: percent_encoding::AsciiSet =
+        N.remove(b'*').remove(b'-').remove(b'.').remove(b'_');
+    const COMPONENT: percent_encoding::AsciiSet = UNRESERVED
+        .remove(b'!')
+        .remove(b'*')
+        .remove(b'\'')
+        .remove(b'(')
+        .remove(b')');
+    const URI: percent_encoding::AsciiSet = COMPONENT
+        .remove(b';')
+        .remove(b',')
+        .remove(b'/')
+        .remove(b'?')
+        .remove(b':')
+        .remove(b'@')
+        .remove(b'&')
+        .remove(b'=')
+        .remove(b'+')
+        .remove(b'$')
+        .remove(b'#');
+    [N, &UNRESERVED, &FORM, &COMPONENT, &URI]
+};
+
 /// What a secret looks like where it travels.
 fn forms(secret: &str) -> Vec<String> {
     let mut out = vec![secret.to_string()];
@@ -42,16 +72,13 @@ fn forms(secret: &str) -> Vec<String> {
         // JSON-escaped (inside a JSON string: agent events, reports).
         let json = serde_json::to_string(&v).unwrap_or_default();
         out.push(json[1..json.len().saturating_sub(1)].to_string());
-        // Percent-encoded (a URL path or query) and form-encoded (`+` for spaces).
-        out.push(
-            percent_encoding::utf8_percent_encode(&v, percent_encoding::NON_ALPHANUMERIC)
-                .to_string(),
-        );
-        out.push(
-            percent_encoding::utf8_percent_encode(&v, percent_encoding::NON_ALPHANUMERIC)
-                .to_string()
-                .replace("%20", "+"),
-        );
+        // Percent-encoded (a URL path or query) and form-encoded (`+` for spaces), as each
+        // common encoder leaves a different set of characters unescaped.
+        for set in URL_SETS {
+            let p = percent_encoding::utf8_percent_encode(&v, set).to_string();
+            out.push(p.replace("%20", "+"));
+            out.push(p);
+        }
         // base64, standard and URL-safe, padded or not.
         let b = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
         out.push(b.trim_end_matches('=').to_string());
@@ -59,6 +86,8 @@ fn forms(secret: &str) -> Vec<String> {
         out.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.as_bytes()));
     }
     out.retain(|f| !f.is_empty());
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -191,6 +220,17 @@ mod tests {
         assert_eq!(m.mask("?pw=p%40ss+word%22%5C%C3%A9"), "?pw=***");
         let b64 = base64::engine::general_purpose::STANDARD.encode("p@ss word\"\\é");
         assert_eq!(m.mask(&format!("basic {b64}")), "basic ***");
+        // Each encoder leaves its own set unescaped.
+        let m = Masker::new(["a-b.c~d(e)/f g*h".to_string()]);
+        for encoded in [
+            "a-b.c~d(e)%2Ff%20g*h",       // encodeURIComponent
+            "a-b.c~d(e)/f%20g*h",         // encodeURI
+            "a-b.c%7Ed%28e%29%2Ff+g*h",   // URLSearchParams, HTML forms
+            "a-b.c~d%28e%29%2Ff+g%2Ah",   // Go's QueryEscape, Python's quote_plus
+            "a%2Db%2Ec%7Ed%28e%29%2Ff%20g%2Ah",
+        ] {
+            assert_eq!(m.mask(&format!("?q={encoded}&x")), "?q=***&x", "{encoded}");
+        }
     }
 
     #[test]
