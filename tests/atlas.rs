@@ -231,11 +231,7 @@ fn record_show_path_graph_export_replay_and_verify() {
                     e.path().display()
                 );
             }
-            assert!(
-                !text.contains("s3cret"),
-                "{}: {text}",
-                e.path().display()
-            );
+            assert!(!text.contains("s3cret"), "{}: {text}", e.path().display());
             // A value made of the secret is kept as the template that made it.
             assert!(!text.contains("SECRETS."), "{}", e.path().display());
         }
@@ -460,6 +456,52 @@ fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
     assert_eq!(crawl("2")["total_nodes"], 2);
     let all = crawl("50");
     // The second crawl went on from the first one's todos and reached the deepest page.
+    assert!(all["total_nodes"].as_u64().unwrap() >= 5, "{all}");
+    node_by_title(d.path(), "Contact");
+}
+
+#[test]
+fn an_interrupted_explore_keeps_the_todo_in_flight_for_the_next_crawl() {
+    use std::io::BufRead;
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    let url = format!("{}/index.html", server.url);
+    let mut c = runner(d.path());
+    c.args(["explore", &url, "--atlas", "atlas"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    // `explore: 1 nodes, ... 0.4s: click link About us`: the todo is being done.
+    let action = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| Some(l.split_once("s: click ")?.1.to_string()))
+        .expect("a progress line");
+    let out = crate::common::interrupt(child);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        rest.iter().any(|l| l.contains("explore interrupted")),
+        "{rest:?} {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let home = node_by_title(d.path(), "Atlas home");
+    let todos: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join(format!("atlas/nodes/{home}/todos.json"))).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        todos.iter().any(|t| action
+            == format!(
+                "{} {}",
+                t["role"].as_str().unwrap(),
+                t["name"].as_str().unwrap()
+            )),
+        "the todo in flight ({action}) was lost: {todos:?}"
+    );
+    // The next crawl does it and the rest.
+    let all = crawl(d.path(), &url, &[]);
     assert!(all["total_nodes"].as_u64().unwrap() >= 5, "{all}");
     node_by_title(d.path(), "Contact");
 }

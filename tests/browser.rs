@@ -68,7 +68,9 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
         .stderr(std::process::Stdio::null());
     let mut child = c.spawn().unwrap();
     crate::common::wait_for_file(&d.path().join("rec/grandchild.pid"));
-    let mut pids = vec![crate::common::read_pid(&d.path().join("rec/grandchild.pid"))];
+    let mut pids = vec![crate::common::read_pid(
+        &d.path().join("rec/grandchild.pid"),
+    )];
     // The agent itself writes `<pid>.json`.
     for e in std::fs::read_dir(d.path().join("rec")).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();

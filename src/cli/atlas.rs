@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::args::AtlasCommand;
 use super::error::CliError;
 use super::exit;
+use super::signals::interruptible;
 use crate::atlas::{self, Atlas};
 use crate::config::flows::absolute;
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
@@ -87,12 +88,12 @@ fn replay(
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
-        let r = atlas::replay(&mut d, atlas, node, base_url).await;
+        let r = interruptible(atlas::replay(&mut d, atlas, node, base_url)).await;
         d.close().await;
         r
     });
     finish(&scratch);
-    let r = r?;
+    let r = r.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.arrival.describe(node);
     if !ok {
@@ -118,12 +119,13 @@ fn verify(
     let scratch = rt.artifacts.clone();
     let replayed = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
-        let r = atlas::verify(&mut d, atlas, base_url).await;
+        let r = interruptible(atlas::verify(&mut d, atlas, base_url)).await;
         d.close().await;
         r
     });
     finish(&scratch);
-    let replayed = replayed?;
+    let replayed =
+        replayed.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let mut s = String::new();
     for r in &replayed {
         s.push_str(&format!(
@@ -191,12 +193,18 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
-        let r = atlas::explore(&mut d, &opts, &|line| status.update(line)).await;
+        let r = interruptible(atlas::explore(&mut d, &opts, &|line| status.update(line))).await;
         d.close().await;
         r
     });
     status.finish();
     finish(&scratch);
+    // The todo in flight was not taken off its list: the next crawl does it.
+    let result = result.ok_or_else(|| {
+        CliError::Interrupted(
+            "explore interrupted: what was recorded is kept, the todos left (the one in flight too) are done by the next `runner explore`".to_string(),
+        )
+    })?;
     match result {
         Ok(summary) => {
             reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));

@@ -21,6 +21,9 @@ pub(crate) enum CliError {
     /// Something the machine lacks or cannot do.
     #[error("{0}")]
     Environment(String),
+    /// Stopped by Ctrl-C, SIGTERM or SIGHUP before the work was done.
+    #[error("{0}")]
+    Interrupted(String),
     /// The atlas could not be read or written, or lacks what was asked for.
     #[error("{0}")]
     Atlas(#[from] AtlasError),
@@ -32,6 +35,7 @@ impl CliError {
         match self {
             CliError::Usage(_) | CliError::Invalid { .. } => exit::INVALID_INPUT,
             CliError::Environment(_) => exit::ENVIRONMENT,
+            CliError::Interrupted(_) => exit::INTERRUPTED,
             CliError::Atlas(e) => match e {
                 // Asked for a node that is not there, or an atlas that is not one: the input.
                 AtlasError::NotFound(_)

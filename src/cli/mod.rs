@@ -10,6 +10,7 @@ mod files;
 mod profiles;
 mod run;
 mod schema;
+mod signals;
 mod validate;
 
 use clap::Parser;

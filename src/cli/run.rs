@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use super::args::RunArgs;
 use super::error::CliError;
@@ -114,7 +113,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
     let (results, interrupted) = runtime.block_on(async {
-        let watcher = tokio::spawn(watch_signals(cancel.clone()));
+        let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
         let results = run_flows(
             rt,
             flows,
@@ -179,26 +178,6 @@ fn exit_code(results: &[FlowResult], interrupted: bool) -> i32 {
     } else {
         exit::SUCCESS
     }
-}
-
-async fn watch_signals(cancel: CancellationToken) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        return;
-    };
-    let Ok(mut int) = signal(SignalKind::interrupt()) else {
-        return;
-    };
-    // A closed terminal or SSH session is an interrupt like the others: clean up, report.
-    let Ok(mut hup) = signal(SignalKind::hangup()) else {
-        return;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-        _ = hup.recv() => {}
-    }
-    cancel.cancel();
 }
 
 /// `I/N` with 1 <= I <= N.

@@ -34,8 +34,7 @@ const URL_SETS: [&percent_encoding::AsciiSet; 5] = {
     use percent_encoding::NON_ALPHANUMERIC as N;
     const UNRESERVED: percent_encoding::AsciiSet =
         N.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
-    const FORM: percent_encoding::AsciiSet =
-        N.remove(b'*').remove(b'-').remove(b'.').remove(b'_');
+    const FORM: percent_encoding::AsciiSet = N.remove(b'*').remove(b'-').remove(b'.').remove(b'_');
     const COMPONENT: percent_encoding::AsciiSet = UNRESERVED
         .remove(b'!')
         .remove(b'*')
@@ -223,10 +222,10 @@ mod tests {
         // Each encoder leaves its own set unescaped.
         let m = Masker::new(["a-b.c~d(e)/f g*h".to_string()]);
         for encoded in [
-            "a-b.c~d(e)%2Ff%20g*h",       // encodeURIComponent
-            "a-b.c~d(e)/f%20g*h",         // encodeURI
-            "a-b.c%7Ed%28e%29%2Ff+g*h",   // URLSearchParams, HTML forms
-            "a-b.c~d%28e%29%2Ff+g%2Ah",   // Go's QueryEscape, Python's quote_plus
+            "a-b.c~d(e)%2Ff%20g*h",     // encodeURIComponent
+            "a-b.c~d(e)/f%20g*h",       // encodeURI
+            "a-b.c%7Ed%28e%29%2Ff+g*h", // URLSearchParams, HTML forms
+            "a-b.c~d%28e%29%2Ff+g%2Ah", // Go's QueryEscape, Python's quote_plus
             "a%2Db%2Ec%7Ed%28e%29%2Ff%20g%2Ah",
         ] {
             assert_eq!(m.mask(&format!("?q={encoded}&x")), "?q=***&x", "{encoded}");
