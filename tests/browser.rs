@@ -328,6 +328,44 @@ fn a_selector_miss_lists_similar_elements() {
 }
 
 #[test]
+fn a_wedged_page_costs_the_step_timeout_plus_bounded_artifacts_and_close() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "wedged",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - id: wedge
+    eval: "while (true) {}"
+    timeout: 2s
+"#,
+        ),
+    );
+    let started = std::time::Instant::now();
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    let whole = started.elapsed();
+    assert_eq!(code, 1, "{stderr}");
+    let step = step(&report, "wedge");
+    assert_eq!(step["error"]["kind"], "timeout", "{step}");
+    // Budgets, not speed: 2 s of timeout + at most 3 s of failure artifacts; the browser that no
+    // longer answers gets 2 s to close, then it is killed. Before: 5 s for the step and 13 s
+    // more for the close; a step's artifacts had no bound (a 3 s step took 13 s).
+    let ms = step["duration_ms"].as_u64().unwrap();
+    assert!(ms < 5_900, "the step took {ms} ms");
+    assert!(
+        whole < std::time::Duration::from_secs(14),
+        "the run took {whole:?}"
+    );
+}
+
+#[test]
 fn a_failed_assertion_says_what_was_expected_and_what_was_there() {
     let d = tempfile::tempdir().unwrap();
     write(

@@ -15,7 +15,8 @@ pub(crate) struct BrowserHost {
     pub(crate) socket_dir: PathBuf,
     pub(crate) headed: bool,
     adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
-    closers: Mutex<Vec<JoinHandle<()>>>,
+    /// Closes under way; each says whether its browser answered.
+    closers: Mutex<Vec<JoinHandle<bool>>>,
     /// Sessions launched ahead of their flow, by session name.
     prewarmed: Mutex<std::collections::HashMap<String, JoinHandle<Session>>>,
     /// Flows whose browser may be launched ahead, in run order: (session name, headed, cwd).
@@ -130,23 +131,26 @@ impl BrowserHost {
             .lock()
             .map(|mut p| p.drain().map(|(_, h)| h).collect())
             .unwrap_or_default();
+        let mut answered = true;
         for h in unused {
             if let Ok(mut s) = h.await {
-                s.close().await;
+                answered &= s.close().await;
             }
         }
-        let handles: Vec<JoinHandle<()>> = self
+        let handles: Vec<JoinHandle<bool>> = self
             .closers
             .lock()
             .map(|mut c| c.drain(..).collect())
             .unwrap_or_default();
         for h in handles {
-            let _ = h.await;
+            answered &= h.await.unwrap_or(false);
         }
         kill_daemons(&self.socket_dir);
         // Daemons and browsers take a moment to exit after `close`; runner does not exit before
-        // them. Every one of them carries this run's socket directory in its environment.
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+        // them. Every one of them carries this run's socket directory in its environment. A
+        // browser that did not answer `close` is wedged: it gets no grace.
+        let grace = if answered { 3000 } else { 200 };
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(grace);
         loop {
             let left = processes_of(&self.socket_dir);
             if left.is_empty() {

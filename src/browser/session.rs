@@ -142,18 +142,22 @@ impl Session {
             .unwrap_or_default())
     }
 
-    /// Closes the browser (best effort; the daemon goes with it).
-    pub(crate) async fn close(&mut self) {
+    /// Closes the browser (best effort; the daemon goes with it); false when the browser did not
+    /// answer (a wedged page): the caller kills it.
+    pub(crate) async fn close(&mut self) -> bool {
         if !self.opened {
-            return;
+            return true;
         }
         let opts = ExecOptions {
             session: self.name.clone(),
             headed: self.headed,
-            timeout: Duration::from_secs(10),
+            // A wedged page (a script in an endless loop) can hold `close` up: the daemon and its
+            // browser are killed after this anyway.
+            timeout: Duration::from_secs(2),
             cwd: self.cwd.clone(),
         };
-        let _ = self.adapter.execute("close", &[], &opts).await;
+        let closed = self.adapter.execute("close", &[], &opts).await.is_ok();
         self.opened = false;
+        closed
     }
 }
