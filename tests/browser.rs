@@ -101,6 +101,65 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     );
 }
 
+/// The agent-browser binary runner would use.
+fn real_agent_browser() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("AGENT_BROWSER") {
+        return p.into();
+    }
+    ["/usr/local/lib", "/usr/lib"]
+        .iter()
+        .map(|p| Path::new(p).join("node_modules/agent-browser/bin/agent-browser-linux-x64"))
+        .find(|p| p.is_file())
+        .expect("agent-browser is installed (bash scripts/setup)")
+}
+
+#[test]
+fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    // A wrapper that logs each command line it is given (what /proc/PID/cmdline shows every local
+    // user), then becomes the real binary.
+    let log = d.path().join("argv.log");
+    let wrapper = write(
+        d.path(),
+        "agent-browser-wrapper",
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real_agent_browser().display()
+        ),
+    );
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "argv",
+            r##"
+  - open: "{{ vars.base }}/index.html"
+  - fill: { target: "#password", value: "{{ secrets.PW }}" }
+  - eval: "document.title = 'x' + '{{ secrets.PW | upper }}'"
+  - id: title
+    eval: "document.title"
+  - expect: { that: "{{ steps.title.value == 'xHUNTER2-ARGV-SECRET' }}" }
+"##,
+        )
+        .replacen("steps:", "secrets: [PW]\nsteps:", 1),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .env("PW", "hunter2-argv-secret")
+        .arg("f.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let argv = std::fs::read_to_string(&log).unwrap();
+    assert!(argv.contains("batch"), "the wrapper was used: {argv}");
+    assert!(
+        !argv.to_lowercase().contains("hunter2") && !argv.contains("document.title"),
+        "a value or a script reached argv:\n{argv}"
+    );
+}
+
 #[test]
 fn a_whole_browser_flow_passes_and_leaves_no_process() {
     let d = tempfile::tempdir().unwrap();
