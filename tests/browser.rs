@@ -102,7 +102,7 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
 }
 
 /// The agent-browser binary runner would use.
-fn real_agent_browser() -> std::path::PathBuf {
+pub(crate) fn real_agent_browser() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("AGENT_BROWSER") {
         return p.into();
     }

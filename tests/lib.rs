@@ -13,6 +13,7 @@ mod atlas;
 mod browser;
 mod cli;
 mod common;
+mod contexts;
 mod golden;
 mod mistakes;
 mod model;

@@ -287,6 +287,8 @@ impl AgentBrowser {
             .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
             .env("AGENT_BROWSER_SOCKET_DIR", &self.socket_dir)
             .env("AGENT_BROWSER_ARGS", CHROMIUM_ARGS)
+            // A flow's commands go to its own tab and fail once it is gone, never to another.
+            .env("AGENT_BROWSER_PIN_TAB", "1")
             // The CLI's own wait (and its re-sends) stay inside ours.
             .env(
                 "AGENT_BROWSER_DEFAULT_TIMEOUT",

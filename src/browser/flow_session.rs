@@ -1,86 +1,106 @@
-//! The browser session of one flow run (sub-flows share it): opened on first use (or taken from
-//! the sessions launched ahead), closed in the background when the flow ends.
+//! The browser of one flow run (sub-flows share it): on first use, a fresh context and tab in a
+//! worker's browser (see `pool`); when the flow ends, the context is disposed and the browser
+//! goes back to the pool.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use super::host::BrowserHost;
+use super::pool::{Context, Worker};
 use super::session::Session;
 use crate::step::{Masker, StepError};
 
-/// The browser session name of the flow at `index` in this run.
+/// The key of the flow at `index` in this run (its background agents are filed under it).
 pub(crate) fn session_name(index: usize) -> String {
     format!("r{}-{}", std::process::id(), index + 1)
 }
 
+/// A flow's context in a worker's browser, and the session its commands go through.
+struct Leased {
+    session: Session,
+    worker: Worker,
+    context: Context,
+}
+
 /// A flow run's browser.
 pub(crate) struct FlowBrowser {
-    session: Mutex<Option<Session>>,
-    /// Set once this flow's browser is up and the next flow's launch has been started.
-    warmed_next: AtomicBool,
+    state: Mutex<Option<Leased>>,
     name: String,
     headed: bool,
     cwd: PathBuf,
 }
 
 impl FlowBrowser {
-    /// A browser for the flow at `index`, launched on its first use.
+    /// A browser for the flow at `index`, taken on its first use.
     pub(crate) fn new(index: usize, headed: bool, cwd: PathBuf) -> FlowBrowser {
         FlowBrowser {
-            session: Mutex::new(None),
-            warmed_next: AtomicBool::new(false),
+            state: Mutex::new(None),
             name: session_name(index),
             headed,
             cwd,
         }
     }
 
-    /// The session's name (also the key of the flow's background agents).
+    /// The flow's key (its background agents are filed under it).
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
-    /// The session, opened on first use.
+    /// The session, in a context of its own opened on first use.
     pub(crate) async fn session(
         &self,
         host: &BrowserHost,
     ) -> Result<MappedMutexGuard<'_, Session>, StepError> {
-        let mut guard = self.session.lock().await;
-        if guard.is_none()
-            && let Some(warm) = host.take_prewarmed(&self.name).await
-        {
-            *guard = Some(warm);
-        }
+        let mut guard = self.state.lock().await;
         if guard.is_none() {
-            let adapter = host.adapter()?;
-            *guard = Some(Session::new(
-                adapter,
-                self.name.clone(),
-                self.headed,
-                self.cwd.clone(),
-            ));
+            *guard = Some(self.lease(host).await?);
         }
         Ok(MutexGuard::map(guard, |s| {
-            s.as_mut().expect("a session was put in place above")
+            &mut s
+                .as_mut()
+                .expect("a context was put in place above")
+                .session
         }))
     }
 
-    /// Called after a browser step: once this flow's browser is up, the next flow's launch
-    /// starts (one launch at a time, so launches never compete for the CPU).
-    pub(crate) fn launched(&self, session: &Session, host: &BrowserHost) {
-        if session.is_open() && !self.warmed_next.swap(true, Ordering::SeqCst) {
-            host.start_next_prewarm();
+    /// A context in a browser with this flow's settings. A browser that fails to give one (it
+    /// died since its last flow) is discarded and a fresh one tried once.
+    async fn lease(&self, host: &BrowserHost) -> Result<Leased, StepError> {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let worker = host.acquire(self.headed, self.cwd.clone()).await?;
+            let mut session = Session::attached(
+                host.adapter()?,
+                worker.name().to_string(),
+                self.headed,
+                self.cwd.clone(),
+            );
+            match worker.open_context(&mut session).await {
+                Ok(context) => {
+                    return Ok(Leased {
+                        session,
+                        worker,
+                        context,
+                    });
+                }
+                Err(e) => {
+                    host.release(worker, false);
+                    if attempts == 2 {
+                        return Err(e);
+                    }
+                }
+            }
         }
     }
 
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
     pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
-        let mut guard = self.session.lock().await;
-        let Some(s) = guard.as_mut().filter(|s| s.is_open()) else {
+        let mut guard = self.state.lock().await;
+        let Some(s) = guard.as_mut().map(|l| &mut l.session) else {
             return Value::Null;
         };
         // At most 3 s in all on top of the failed step: a wedged page must not stretch a
@@ -107,14 +127,14 @@ impl FlowBrowser {
         Value::Object(out)
     }
 
-    /// Ends the flow's browser off the critical path: its session, and one launched ahead for
-    /// it that it never used (it failed before its first browser step).
+    /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives
+    /// the browser back; a browser that does not answer, or whose daemon may still be busy with
+    /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     pub(crate) async fn close(&self, host: &BrowserHost) {
-        if let Some(session) = self.session.lock().await.take() {
-            host.close_later(session);
-        }
-        if let Some(session) = host.take_prewarmed(&self.name).await {
-            host.close_later(session);
+        if let Some(l) = self.state.lock().await.take() {
+            let disposed = l.worker.dispose(&l.context).await;
+            let healthy = disposed && !l.session.unsettled();
+            host.release(l.worker, healthy);
         }
     }
 }

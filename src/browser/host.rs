@@ -1,26 +1,34 @@
-//! The run's browser resources: the adapter (found once), the private socket directory, and the
-//! sessions closing in the background.
+//! The run's browser resources: the adapter (found once), the private socket directory, the
+//! pool of launched browsers (one per worker and launch settings, see `pool`), and the
+//! browsers closing in the background.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::task::JoinHandle;
 
 use super::adapter::AgentBrowser;
+use super::pool::Worker;
 use super::session::Session;
 use crate::step::{ErrorKind, StepError};
+
+/// A browser being launched, and the settings it is launched with.
+type Launch = (bool, JoinHandle<Result<Worker, StepError>>);
 
 /// Browser resources shared by the flows of a run.
 pub(crate) struct BrowserHost {
     pub(crate) socket_dir: PathBuf,
     pub(crate) headed: bool,
     adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
+    /// Launched browsers no flow is using.
+    idle: Mutex<Vec<Worker>>,
+    /// Browsers launched ahead of the flows that will use them.
+    launching: Mutex<Vec<Launch>>,
+    /// Browsers launched so far (names their sessions).
+    launched: AtomicUsize,
     /// Closes under way; each says whether its browser answered.
     closers: Mutex<Vec<JoinHandle<bool>>>,
-    /// Sessions launched ahead of their flow, by session name.
-    prewarmed: Mutex<std::collections::HashMap<String, JoinHandle<Session>>>,
-    /// Flows whose browser may be launched ahead, in run order: (session name, headed, cwd).
-    queue: Mutex<std::collections::VecDeque<(String, bool, PathBuf)>>,
 }
 
 /// The parent of every run's socket directory: short, so socket paths stay under 104 bytes.
@@ -36,9 +44,10 @@ impl BrowserHost {
             socket_dir: sockets_root().join(std::process::id().to_string()),
             headed,
             adapter: OnceLock::new(),
+            idle: Mutex::new(Vec::new()),
+            launching: Mutex::new(Vec::new()),
+            launched: AtomicUsize::new(0),
             closers: Mutex::new(Vec::new()),
-            prewarmed: Mutex::new(std::collections::HashMap::new()),
-            queue: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -61,59 +70,57 @@ impl BrowserHost {
             .map_err(|m| StepError::new(ErrorKind::Environment, m))
     }
 
-    /// Launches the browser of a flow that has not started yet, so its first step does not wait
-    /// for the launch (SPEC §7). A launch that fails leaves an unopened session: the flow's first
-    /// step then reports the failure itself.
-    pub(crate) fn prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
+    /// A session name for the next browser: `r<pid>-w<n>`.
+    fn next_name(&self) -> String {
+        let n = self.launched.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("r{}-w{n}", std::process::id())
+    }
+
+    /// Starts launching a browser with these settings for a flow that will run soon (at the
+    /// start of a run, one per worker), so the flow's first step does not wait for it. A launch
+    /// that fails is reported by the first flow that takes it.
+    pub(crate) fn prelaunch(&self, headed: bool, cwd: PathBuf) {
         let Ok(adapter) = self.adapter() else { return };
-        let key = name.clone();
-        let h = tokio::spawn(async move {
-            let mut s = Session::new(adapter.clone(), name.clone(), headed, cwd.clone());
-            let warm = s
-                .cmd(
-                    "open",
-                    &["about:blank".to_string()],
-                    std::time::Duration::from_secs(30),
-                )
-                .await;
-            if warm.is_err() {
-                s.close().await;
-                return Session::new(adapter, name, headed, cwd);
-            }
-            s
+        let name = self.next_name();
+        let h = tokio::spawn(Worker::launch(adapter, name, headed, cwd));
+        if let Ok(mut l) = self.launching.lock() {
+            l.push((headed, h));
+        }
+    }
+
+    /// A browser with these settings for a flow: an idle one, else one being launched, else a
+    /// new one.
+    pub(crate) async fn acquire(&self, headed: bool, cwd: PathBuf) -> Result<Worker, StepError> {
+        let idle = self.idle.lock().ok().and_then(|mut idle| {
+            let i = idle.iter().position(|w| w.headed == headed)?;
+            Some(idle.swap_remove(i))
         });
-        if let Ok(mut p) = self.prewarmed.lock() {
-            p.insert(key, h);
+        if let Some(w) = idle {
+            return Ok(w);
         }
+        let launch = self.launching.lock().ok().and_then(|mut l| {
+            let i = l.iter().position(|(h, _)| *h == headed)?;
+            Some(l.swap_remove(i).1)
+        });
+        if let Some(h) = launch {
+            return h.await.map_err(|e| {
+                StepError::new(
+                    ErrorKind::Internal,
+                    format!("internal error: a browser launch did not finish: {e}"),
+                )
+            })?;
+        }
+        Worker::launch(self.adapter()?, self.next_name(), headed, cwd).await
     }
 
-    /// Adds a flow whose browser can be launched ahead of it.
-    pub(crate) fn queue_prewarm(&self, name: String, headed: bool, cwd: PathBuf) {
-        if let Ok(mut q) = self.queue.lock() {
-            q.push_back((name, headed, cwd));
+    /// A flow is done with its browser: kept for the next flow, or (it did not answer)
+    /// closed.
+    pub(crate) fn release(&self, worker: Worker, healthy: bool) {
+        if healthy && let Ok(mut idle) = self.idle.lock() {
+            idle.push(worker);
+            return;
         }
-    }
-
-    /// A flow started: its browser is no longer to be launched ahead.
-    pub(crate) fn unqueue(&self, name: &str) {
-        if let Ok(mut q) = self.queue.lock() {
-            q.retain(|(n, _, _)| n != name);
-        }
-    }
-
-    /// Launches the next queued flow's browser. Called once a running flow's browser is up, so
-    /// two launches never compete for the CPU.
-    pub(crate) fn start_next_prewarm(&self) {
-        let next = self.queue.lock().ok().and_then(|mut q| q.pop_front());
-        if let Some((name, headed, cwd)) = next {
-            self.prewarm(name, headed, cwd);
-        }
-    }
-
-    /// The session launched ahead for `name`, if any.
-    pub(crate) async fn take_prewarmed(&self, name: &str) -> Option<Session> {
-        let h = self.prewarmed.lock().ok()?.remove(name)?;
-        h.await.ok()
+        self.close_later(worker.into_session());
     }
 
     /// Closes a session off the critical path.
@@ -124,19 +131,28 @@ impl BrowserHost {
         }
     }
 
-    /// Waits for every close started so far, then removes the socket directory.
+    /// Closes every browser (idle, being launched, closing) and waits until their processes are
+    /// gone, then removes the socket directory.
     pub(crate) async fn wait_closed(&self) {
-        let unused: Vec<JoinHandle<Session>> = self
-            .prewarmed
+        let idle: Vec<Worker> = self
+            .idle
             .lock()
-            .map(|mut p| p.drain().map(|(_, h)| h).collect())
+            .map(|mut i| i.drain(..).collect())
             .unwrap_or_default();
-        let mut answered = true;
-        for h in unused {
-            if let Ok(mut s) = h.await {
-                answered &= s.close().await;
+        for w in idle {
+            self.close_later(w.into_session());
+        }
+        let launching: Vec<Launch> = self
+            .launching
+            .lock()
+            .map(|mut l| l.drain(..).collect())
+            .unwrap_or_default();
+        for (_, h) in launching {
+            if let Ok(Ok(w)) = h.await {
+                self.close_later(w.into_session());
             }
         }
+        let mut answered = true;
         let handles: Vec<JoinHandle<bool>> = self
             .closers
             .lock()

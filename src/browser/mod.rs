@@ -2,16 +2,18 @@
 //! inspector, and the browser steps and assertions built on them.
 
 pub(crate) mod adapter;
+mod cdp;
 mod element_kind;
 mod expect;
 mod flow_session;
 mod host;
 mod inspect;
+mod pool;
 mod selector;
 mod session;
 mod steps;
 
-pub(crate) use flow_session::{FlowBrowser, session_name};
+pub(crate) use flow_session::FlowBrowser;
 pub(crate) use host::{BrowserHost, cleanup_run};
 pub(crate) use selector::describe_selector;
 pub(crate) use session::Session;

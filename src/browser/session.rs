@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::adapter::{AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
 use crate::step::StepError;
 
 /// The refs a snapshot returned and the document they belong to.
@@ -27,6 +27,10 @@ pub(crate) struct Session {
     pub(crate) headed: bool,
     pub(crate) cwd: PathBuf,
     opened: bool,
+    /// The last command did not finish: it timed out, or its step was cut short while it ran.
+    /// The daemon handles one command at a time and may still be busy with it (a page in an
+    /// endless loop), so the browser is replaced rather than handed to the next flow.
+    unsettled: bool,
     /// The refs of the user's last `snapshot` step.
     pub(crate) user_refs: Option<RefTable>,
     /// The refs of the latest snapshot taken by anyone (selectors take their own).
@@ -47,14 +51,24 @@ impl Session {
             headed,
             cwd,
             opened: false,
+            unsettled: false,
             user_refs: None,
             latest_refs: None,
         }
     }
 
-    /// Whether a command has been sent (so there is something to close).
-    pub(crate) fn is_open(&self) -> bool {
-        self.opened
+    /// A session whose browser is already up (a worker's, see `pool`): closing it is the
+    /// worker's business.
+    pub(crate) fn attached(
+        adapter: Arc<AgentBrowser>,
+        name: String,
+        headed: bool,
+        cwd: PathBuf,
+    ) -> Session {
+        Session {
+            opened: true,
+            ..Session::new(adapter, name, headed, cwd)
+        }
     }
 
     /// Runs a command; errors become step errors of the right kind.
@@ -74,8 +88,15 @@ impl Session {
         // (which starts the daemon) never races another of the same session.
         let first = !self.opened;
         self.opened = true;
+        self.unsettled = true;
         let r = self.adapter.execute(command, args, &opts).await;
+        self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
         r.map_err(|e| e.into_step_error(first))
+    }
+
+    /// Whether the last command did not finish (see `unsettled`).
+    pub(crate) fn unsettled(&self) -> bool {
+        self.unsettled
     }
 
     /// Evaluates JavaScript and returns its result.

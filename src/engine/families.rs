@@ -22,9 +22,7 @@ pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, S
         base: artifacts::step_base(cx.index, cx.step, cx.step.action.key()),
     };
     let mut session = frame.browser.session(&rt.browser).await?;
-    let r = crate::browser::run_step(&mut session, action, cx.timeout, &files).await;
-    frame.browser.launched(&session, &rt.browser);
-    r
+    crate::browser::run_step(&mut session, action, cx.timeout, &files).await
 }
 
 pub(crate) async fn agent(

@@ -1,4 +1,4 @@
-//! Scheduling flows: `--jobs` in parallel, `--fail-fast`, cancellation, browsers launched ahead.
+//! Scheduling flows: `--jobs` in parallel, `--fail-fast`, cancellation, a browser per worker.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,7 +7,6 @@ use tokio::sync::Semaphore;
 
 use super::lifecycle::{run_flow, wants_headed};
 use super::runtime::Runtime;
-use crate::browser::session_name;
 use crate::config::flows::LoadedFlow;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 
@@ -28,14 +27,15 @@ pub(crate) async fn run_flows(
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
-    // Each flow's browser is launched while the flow before it runs (SPEC §7): the launch is
-    // the largest fixed cost of a browser flow.
-    for (index, loaded) in flows.iter().enumerate().skip(1) {
-        if loaded.flow.uses_browser() {
-            let headed = wants_headed(&rt, loaded);
-            rt.browser
-                .queue_prewarm(session_name(index), headed, loaded.dir.clone());
-        }
+    // One browser per worker, launched at once, while the first flows load and start their
+    // web servers (SPEC §7): every flow after that gets a fresh context in an idle browser.
+    for loaded in flows
+        .iter()
+        .filter(|l| l.flow.uses_browser())
+        .take(opts.jobs.max(1))
+    {
+        rt.browser
+            .prelaunch(wants_headed(&rt, loaded), loaded.dir.clone());
     }
     for (index, loaded) in flows.into_iter().enumerate() {
         let permit = tokio::select! {
@@ -45,7 +45,6 @@ pub(crate) async fn run_flows(
         if stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
             break;
         }
-        rt.browser.unqueue(&session_name(index));
         let rt = rt.clone();
         let stop = stop.clone();
         let info = FlowInfo {

@@ -1,0 +1,334 @@
+//! One browser per worker, a fresh browser context per flow (SPEC §7): flows of one worker share
+//! a Chromium but nothing of each other's state; a crashed page or a dead browser does not
+//! poison the next flow. Real runner, agent-browser and Chromium on `tests/fixtures/site`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::common::{Ran, fixture, flow_run, write};
+
+/// A flow serving the fixture site.
+fn flow(name: &str, steps: &str) -> String {
+    format!(
+        "name: {name}\nweb_server: {{ static: \"{}\" }}\nvars:\n  base: \"{{{{ web_server.url }}}}\"\nsteps:\n  - open: \"{{{{ vars.base }}}}/index.html\"\n{steps}",
+        fixture("site").display()
+    )
+}
+
+/// Leaves a cookie, localStorage, sessionStorage, an IndexedDB entry and a second tab.
+const LEAVE_STATE: &str = r#"  - id: leave
+    eval: |
+      document.cookie = 'flow=left; path=/';
+      localStorage.setItem('flow', 'left');
+      sessionStorage.setItem('flow', 'left');
+      const popup = window.open(location.href);
+      new Promise((resolve, reject) => {
+        const r = indexedDB.open('runner', 1);
+        r.onupgradeneeded = () => r.result.createObjectStore('s');
+        r.onsuccess = () => {
+          const tx = r.result.transaction('s', 'readwrite');
+          tx.objectStore('s').put('left', 'flow');
+          tx.oncomplete = () => resolve(popup ? 'stored, second tab' : 'stored, no tab');
+        };
+        r.onerror = () => reject(r.error);
+      })
+  - id: left
+    eval: "document.cookie + '|' + localStorage.getItem('flow') + '|' + sessionStorage.getItem('flow')"
+  - expect: { that: "{{ steps.left.value == 'flow=left|left|left' and steps.leave.value == 'stored, second tab' }}" }
+"#;
+
+/// Finds none of what `LEAVE_STATE` left.
+const SEE_NOTHING: &str = r#"  - id: seen
+    eval: |
+      indexedDB.databases().then(dbs => [document.cookie, localStorage.getItem('flow'),
+        sessionStorage.getItem('flow'), dbs.map(d => d.name).join(',')].join('|'))
+  - expect: { that: "{{ steps.seen.value == '|||' }}" }
+"#;
+
+/// A wrapper for agent-browser that logs each command line, so a test can count the browsers
+/// a run launched (each has its own `--session`).
+fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let log = dir.join("argv.log");
+    let wrapper = write(
+        dir,
+        "agent-browser-wrapper",
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            crate::browser::real_agent_browser().display()
+        ),
+    );
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (wrapper, log)
+}
+
+/// The browser sessions a run used (one per launched browser).
+fn sessions(log: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split("--session ").nth(1)?.split(' ').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn flows_of_one_worker_share_one_browser_and_none_of_its_state() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
+    write(d.path(), "2-see.yaml", &flow("see", SEE_NOTHING));
+    write(d.path(), "3-leave.yaml", &flow("leave again", LEAVE_STATE));
+    write(d.path(), "4-see.yaml", &flow("see again", SEE_NOTHING));
+    write(d.path(), "5-see.yaml", &flow("see once more", SEE_NOTHING));
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .arg(".")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["passed"], 5, "{report}");
+    let used = sessions(&log);
+    assert_eq!(used.len(), 1, "one Chromium for five flows: {used:?}");
+}
+
+#[test]
+fn with_two_workers_each_flow_still_gets_a_fresh_context() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
+    write(d.path(), "2-leave.yaml", &flow("leave too", LEAVE_STATE));
+    write(d.path(), "3-see.yaml", &flow("see", SEE_NOTHING));
+    write(d.path(), "4-see.yaml", &flow("see too", SEE_NOTHING));
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .args([".", "--jobs", "2"])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["passed"], 4, "{report}");
+    let used = sessions(&log);
+    assert_eq!(used.len(), 2, "one Chromium per worker: {used:?}");
+}
+
+/// An `exec` step that kills this run's Chromium: its renderers (`renderers`: a page crash, as
+/// when the OOM killer takes a tab) or its browser process (the browser dies). Processes of this
+/// run carry its socket directory in their environment, or descend from one that does (the
+/// zygote clears the environment); the step's shell is runner's child.
+fn kill_chromium(renderers: bool) -> String {
+    let pick = if renderers {
+        r#"grep -q -- --type=renderer /proc/$p/cmdline 2>/dev/null || continue
+          a=$p
+          for i in 1 2 3 4; do
+            a=$(awk '/^PPid/ {print $2}' /proc/$a/status 2>/dev/null)
+            [ -n "$a" ] || break
+            if of_run $a; then kill -9 $p; break; fi
+          done"#
+    } else {
+        r#"grep -q chromium /proc/$p/comm 2>/dev/null && of_run $p && kill -9 $p"#
+    };
+    format!(
+        r#"  - exec:
+      shell: true
+      command: |
+        of_run() {{ tr "\0" "\n" < /proc/$1/environ 2>/dev/null | grep -qx "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-$(id -u)/$PPID"; }}
+        for d in /proc/[0-9]*; do
+          p=${{d#/proc/}}
+          {pick}
+        done
+        true
+"#
+    )
+}
+
+#[test]
+fn a_wedged_or_crashed_page_does_not_poison_the_next_flow() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "1-wedge.yaml",
+        &flow("wedge", "  - eval: \"while (true) {}\"\n    timeout: 2s\n"),
+    );
+    write(
+        d.path(),
+        "2-crash.yaml",
+        &flow(
+            "crash",
+            &format!(
+                "{}  - expect: {{ visible: {{ role: button, text: Sign in }} }}\n    timeout: 2s\n",
+                kill_chromium(true)
+            ),
+        ),
+    );
+    write(
+        d.path(),
+        "3-fine.yaml",
+        &flow("fine", "  - click: { role: button, text: Sign in }\n"),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg(".").run();
+    assert_eq!(code, 1);
+    let statuses: Vec<&str> = report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["failed", "failed", "passed"], "{report}");
+}
+
+#[test]
+fn a_browser_that_died_between_flows_is_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    // The first flow kills its own browser (every Chromium process of this run), as a crash
+    // would; the second flow gets a new one.
+    write(
+        d.path(),
+        "1-kill.yaml",
+        &flow("kill", &kill_chromium(false)),
+    );
+    write(
+        d.path(),
+        "2-fine.yaml",
+        &flow(
+            "fine",
+            "  - id: click\n    click: { role: button, text: Sign in }\n",
+        ),
+    );
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .arg(".")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["passed"], 2, "{report}");
+    assert_eq!(
+        sessions(&log).len(),
+        2,
+        "a new browser after the first died"
+    );
+}
+
+/// Calls DevTools `method` on the browser at `url`.
+fn cdp(url: &str, method: &str) -> serde_json::Value {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        ws.send(Message::text(
+            serde_json::json!({ "id": 1, "method": method }).to_string(),
+        ))
+        .await
+        .unwrap();
+        while let Some(m) = ws.next().await {
+            if let Message::Text(t) = m.unwrap() {
+                let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                if v["id"] == 1 {
+                    return v["result"].clone();
+                }
+            }
+        }
+        panic!("no answer to {method}");
+    })
+}
+
+#[test]
+fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
+    // The second flow waits while the test looks into the browser.
+    write(
+        d.path(),
+        "2-wait.yaml",
+        &flow(
+            "wait",
+            "  - exec: { command: 'touch ready; while [ ! -f go ]; do sleep 0.05; done', shell: true }\n    timeout: 30s\n",
+        ),
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(["run", "1-leave.yaml", "2-wait.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(d.path().join("stderr.txt")).unwrap());
+    let mut child = c.spawn().unwrap();
+    if !(0..400).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        d.path().join("ready").exists()
+    }) {
+        let _ = child.kill();
+        panic!(
+            "the second flow did not start: {}",
+            std::fs::read_to_string(d.path().join("stderr.txt")).unwrap()
+        );
+    }
+    let sockets = PathBuf::from(format!("/tmp/rnr-{}/{}", nix::unistd::getuid(), child.id()));
+    let names: Vec<String> = std::fs::read_dir(&sockets)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".sock")
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(names.len(), 1, "one browser: {names:?}");
+    let out = std::process::Command::new(crate::browser::real_agent_browser())
+        .args(["--session", &names[0], "--json", "get", "cdp-url"])
+        .env("AGENT_BROWSER_SOCKET_DIR", &sockets)
+        .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+        .output()
+        .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let url = answer["data"]["cdpUrl"].as_str().unwrap().to_string();
+    let contexts = cdp(&url, "Target.getBrowserContexts");
+    let targets = cdp(&url, "Target.getTargets");
+    std::fs::write(d.path().join("go"), "").unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    // The second flow's context only: the first flow's, with its second tab, was disposed.
+    assert_eq!(
+        contexts["browserContextIds"].as_array().unwrap().len(),
+        1,
+        "{contexts}"
+    );
+    let pages: Vec<&serde_json::Value> = targets["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"] == "page")
+        .collect();
+    // Of the pages on the site (the first flow had two), only the second flow's is left, in
+    // the one context there is; the others are the browser's own, in its default context.
+    let ours = contexts["browserContextIds"][0].clone();
+    let on_site: Vec<_> = pages
+        .iter()
+        .filter(|p| p["url"].as_str().unwrap().contains("/index.html"))
+        .collect();
+    assert_eq!(on_site.len(), 1, "{pages:#?}");
+    assert_eq!(on_site[0]["browserContextId"], ours, "{pages:#?}");
+    assert_eq!(
+        pages
+            .iter()
+            .filter(|p| p["browserContextId"] == ours)
+            .count(),
+        1,
+        "{pages:#?}"
+    );
+}
