@@ -332,3 +332,17 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
         "{pages:#?}"
     );
 }
+
+#[test]
+fn the_todomvc_scenarios_pass_in_one_browser() {
+    // The app keeps its todos in localStorage: each scenario counts on starting empty.
+    let d = tempfile::tempdir().unwrap();
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg(fixture("todomvc/flows")).run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["passed"], 5, "{report}");
+}

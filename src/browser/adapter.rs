@@ -94,11 +94,21 @@ impl AdapterError {
     }
 }
 
-/// The argv and stdin of one command sent as a one-command `batch`: argv names no value.
-pub(crate) fn batch_command(command: &str, args: &[String]) -> (Vec<String>, String) {
-    let mut one = vec![command.to_string()];
-    one.extend(args.iter().cloned());
-    let stdin = serde_json::to_string(&[one]).unwrap_or_else(|_| "[]".into());
+/// One command: its name and arguments.
+pub(crate) type Cmd<'a> = (&'a str, &'a [String]);
+
+/// The argv and stdin of commands sent as one `batch` (stopping at the first that fails): argv
+/// names no value.
+pub(crate) fn batch_command(commands: &[Cmd<'_>]) -> (Vec<String>, String) {
+    let list: Vec<Vec<String>> = commands
+        .iter()
+        .map(|(command, args)| {
+            let mut one = vec![(*command).to_string()];
+            one.extend(args.iter().cloned());
+            one
+        })
+        .collect();
+    let stdin = serde_json::to_string(&list).unwrap_or_else(|_| "[]".into());
     (vec!["batch".to_string(), "--bail".to_string()], stdin)
 }
 
@@ -209,8 +219,9 @@ pub(crate) fn check() -> Result<(PathBuf, String), AdapterError> {
     Ok((binary, version))
 }
 
-/// Parses agent-browser's stdout: the last JSON line, `{success, data, error}`.
-pub(crate) fn parse_json_output(stdout: &str) -> Result<Value, String> {
+/// Parses agent-browser's stdout: the last JSON line, `{success, data, error}` for a command, or
+/// a `batch` answer, one such answer per command run.
+pub(crate) fn parse_json_output(stdout: &str) -> Result<Vec<Value>, String> {
     let line = stdout
         .lines()
         .rev()
@@ -220,18 +231,21 @@ pub(crate) fn parse_json_output(stdout: &str) -> Result<Value, String> {
         })
         .ok_or_else(|| "no JSON in the output".to_string())?;
     let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    // A one-command `batch` answers `[{command, success, result, error}]`: the same answer as
-    // the command alone (`{success, data, error}`).
+    // A `batch` answers `[{command, success, result, error}]`: for each command, the same
+    // answer as the command alone (`{success, data, error}`).
     Ok(match v {
-        Value::Array(items) => match items.into_iter().next() {
-            Some(first) => serde_json::json!({
-                "success": first.get("success").cloned().unwrap_or(Value::Bool(false)),
-                "data": first.get("result").cloned().unwrap_or(Value::Null),
-                "error": first.get("error").cloned().unwrap_or(Value::Null),
-            }),
-            None => return Err("an empty batch answer".to_string()),
-        },
-        other => other,
+        Value::Array(items) if items.is_empty() => return Err("an empty batch answer".to_string()),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|one| {
+                serde_json::json!({
+                    "success": one.get("success").cloned().unwrap_or(Value::Bool(false)),
+                    "data": one.get("result").cloned().unwrap_or(Value::Null),
+                    "error": one.get("error").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect(),
+        other => vec![other],
     })
 }
 
@@ -274,6 +288,18 @@ impl AgentBrowser {
         args: &[String],
         opts: &ExecOptions,
     ) -> Result<Value, AdapterError> {
+        let mut all = self.execute_all(&[(command, args)], opts).await?;
+        Ok(all.swap_remove(0))
+    }
+
+    /// Runs commands one after another in one call (one process, one round trip), stopping at
+    /// the first that fails; returns each one's `data`, or the first failure.
+    pub(crate) async fn execute_all(
+        &self,
+        commands: &[Cmd<'_>],
+        opts: &ExecOptions,
+    ) -> Result<Vec<Value>, AdapterError> {
+        let (command, args) = commands.first().copied().unwrap_or(("batch", &[]));
         let mut cmd = Command::new(&self.binary);
         cmd.arg("--session").arg(&opts.session).arg("--json");
         if opts.headed {
@@ -281,7 +307,7 @@ impl AgentBrowser {
         }
         // The command goes through `batch` on stdin, never argv: fill values and eval scripts
         // (secrets among them) must not be readable by every local user in /proc/*/cmdline.
-        let (argv, stdin) = batch_command(command, args);
+        let (argv, stdin) = batch_command(commands);
         cmd.args(&argv)
             .current_dir(&opts.cwd)
             .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
@@ -333,20 +359,37 @@ impl AgentBrowser {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let parsed = parse_json_output(&stdout);
         match parsed {
-            Ok(v) if v.get("success") == Some(&Value::Bool(true)) => {
-                Ok(v.get("data").cloned().unwrap_or(Value::Null))
+            Ok(answers) => {
+                let mut data = Vec::new();
+                for (i, v) in answers.iter().enumerate() {
+                    if v.get("success") != Some(&Value::Bool(true)) {
+                        let (command, args) = commands.get(i).copied().unwrap_or((command, args));
+                        return Err(AdapterError::CommandFailed {
+                            command: command.into(),
+                            args: args.to_vec(),
+                            exit_code: out.status.code(),
+                            stderr,
+                            error_message: v
+                                .get("error")
+                                .and_then(Value::as_str)
+                                .unwrap_or("unknown error")
+                                .to_string(),
+                        });
+                    }
+                    data.push(v.get("data").cloned().unwrap_or(Value::Null));
+                }
+                if data.len() < commands.len() {
+                    return Err(AdapterError::ParseError {
+                        message: format!(
+                            "agent-browser answered {} of {} commands",
+                            data.len(),
+                            commands.len()
+                        ),
+                        raw_output: stdout,
+                    });
+                }
+                Ok(data)
             }
-            Ok(v) => Err(AdapterError::CommandFailed {
-                command: command.into(),
-                args: args.to_vec(),
-                exit_code: out.status.code(),
-                stderr,
-                error_message: v
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown error")
-                    .to_string(),
-            }),
             Err(message) if out.status.success() => Err(AdapterError::ParseError {
                 message,
                 raw_output: stdout,
@@ -369,13 +412,14 @@ mod tests {
     #[test]
     fn values_go_to_stdin_never_to_argv() {
         let secret = "hunter2-in-a-fill".to_string();
-        let (argv, stdin) = batch_command("fill", &["#pw".to_string(), secret.clone()]);
+        let args = ["#pw".to_string(), secret.clone()];
+        let (argv, stdin) = batch_command(&[("fill", &args)]);
         assert!(argv.iter().all(|a| !a.contains("hunter2")), "{argv:?}");
         assert_eq!(stdin, r##"[["fill","#pw","hunter2-in-a-fill"]]"##);
         let answer = r##"[{"command":["fill","#pw","x"],"error":null,"result":{"filled":"#pw"},"success":true}]"##;
         let v = parse_json_output(answer).unwrap();
-        assert_eq!(v["success"], true);
-        assert_eq!(v["data"]["filled"], "#pw");
+        assert_eq!(v[0]["success"], true);
+        assert_eq!(v[0]["data"]["filled"], "#pw");
     }
 
     #[test]
@@ -411,7 +455,7 @@ mod tests {
     fn parses_output_and_refs() {
         let out = "warning\n{\"success\":true,\"data\":{\"refs\":{\"e1\":{\"name\":\"Sign in\",\"role\":\"button\"}}},\"error\":null}\n";
         let v = parse_json_output(out).unwrap();
-        let refs = parse_snapshot_refs(&v["data"]);
+        let refs = parse_snapshot_refs(&v[0]["data"]);
         assert_eq!(
             refs["e1"],
             RefInfo {

@@ -66,6 +66,17 @@ impl FlowBrowser {
         }))
     }
 
+    /// Takes the flow's context ahead of its first browser step; a failure is left for that step
+    /// to report.
+    pub(crate) async fn prepare(&self, host: &BrowserHost) {
+        let _ = self.session(host).await;
+    }
+
+    /// Waits until a context being taken (by `prepare`) is in place.
+    pub(crate) async fn settled(&self) {
+        drop(self.state.lock().await);
+    }
+
     /// A context in a browser with this flow's settings. A browser that fails to give one (it
     /// died since its last flow) is discarded and a fresh one tried once.
     async fn lease(&self, host: &BrowserHost) -> Result<Leased, StepError> {

@@ -9,8 +9,29 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::adapter::{AdapterError, AgentBrowser, Cmd, ExecOptions, RefInfo, parse_snapshot_refs};
 use crate::step::StepError;
+
+/// The identity of a document: a new one after every navigation.
+const DOCUMENT_JS: &str = "String(performance.timeOrigin) + ' ' + location.href";
+
+/// The arguments of an `eval` of `js` (sent base64-encoded: any script survives the batch).
+pub(crate) fn eval_args(js: &str) -> Vec<String> {
+    use base64::Engine;
+    vec![
+        "-b".into(),
+        base64::engine::general_purpose::STANDARD.encode(js),
+    ]
+}
+
+/// The answer of `is <what> <target>`.
+pub(crate) fn is_answer(data: &Value, what: &str) -> bool {
+    data.get(what)
+        .or_else(|| data.get("result"))
+        .or_else(|| data.get("value"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
@@ -78,6 +99,17 @@ impl Session {
         args: &[String],
         timeout: Duration,
     ) -> Result<Value, StepError> {
+        let mut all = self.cmds(&[(command, args)], timeout).await?;
+        Ok(all.swap_remove(0))
+    }
+
+    /// Runs commands in one call (one round trip to the browser), stopping at the first that
+    /// fails: for a step's commands that always go together.
+    pub(crate) async fn cmds(
+        &mut self,
+        commands: &[Cmd<'_>],
+        timeout: Duration,
+    ) -> Result<Vec<Value>, StepError> {
         let opts = ExecOptions {
             session: self.name.clone(),
             headed: self.headed,
@@ -89,7 +121,7 @@ impl Session {
         let first = !self.opened;
         self.opened = true;
         self.unsettled = true;
-        let r = self.adapter.execute(command, args, &opts).await;
+        let r = self.adapter.execute_all(commands, &opts).await;
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
         r.map_err(|e| e.into_step_error(first))
     }
@@ -99,11 +131,9 @@ impl Session {
         self.unsettled
     }
 
-    /// Evaluates JavaScript and returns its result.
+    /// Evaluates JavaScript and returns its result (`eval_args` makes its command).
     pub(crate) async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
-        use base64::Engine;
-        let b64 = base64::engine::general_purpose::STANDARD.encode(js);
-        let data = self.cmd("eval", &["-b".into(), b64], timeout).await?;
+        let data = self.cmd("eval", &eval_args(js), timeout).await?;
         Ok(data.get("result").cloned().unwrap_or(Value::Null))
     }
 
@@ -116,22 +146,12 @@ impl Session {
                 Duration::from_secs(5),
             )
             .await?;
-        Ok(data
-            .get(what)
-            .or_else(|| data.get("result"))
-            .or_else(|| data.get("value"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false))
+        Ok(is_answer(&data, what))
     }
 
     /// The identity of the current document.
     pub(crate) async fn document(&mut self, timeout: Duration) -> Result<String, StepError> {
-        let v = self
-            .eval(
-                "String(performance.timeOrigin) + ' ' + location.href",
-                timeout,
-            )
-            .await?;
+        let v = self.eval(DOCUMENT_JS, timeout).await?;
         Ok(v.as_str().unwrap_or_default().to_string())
     }
 
@@ -141,8 +161,16 @@ impl Session {
         args: &[String],
         timeout: Duration,
     ) -> Result<Value, StepError> {
-        let data = self.cmd("snapshot", args, timeout).await?;
-        let document = self.document(timeout).await?;
+        // The snapshot and the identity of the document it came from, in one call.
+        let eval = eval_args(DOCUMENT_JS);
+        let mut both = self
+            .cmds(&[("snapshot", args), ("eval", &eval)], timeout)
+            .await?;
+        let document = both
+            .pop()
+            .and_then(|d| d.get("result").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        let data = both.swap_remove(0);
         self.latest_refs = Some(RefTable {
             refs: parse_snapshot_refs(&data),
             document,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::selector::{Resolved, resolve, resolve_now};
-use super::session::{RefTable, Session};
+use super::session::{RefTable, Session, is_answer};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
 use crate::step::{ErrorKind, StepError};
@@ -205,12 +205,22 @@ async fn element(
     let t = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(1));
-    session.cmd(command, &args, t).await?;
-    if let Some(want) = match command {
+    let want = match command {
         "check" => Some(true),
         "uncheck" => Some(false),
         _ => None,
-    } && session.is("checked", &r.target).await? != want
+    };
+    let now_checked = if want.is_some() {
+        // The action and the read-back of its state in one call.
+        let is = ["checked".to_string(), r.target.clone()];
+        let both = session.cmds(&[(command, &args), ("is", &is)], t).await?;
+        both.get(1).is_some_and(|d| is_answer(d, "checked"))
+    } else {
+        session.cmd(command, &args, t).await?;
+        false
+    };
+    if let Some(want) = want
+        && now_checked != want
     {
         return Err(StepError::new(
             ErrorKind::CommandFailed,

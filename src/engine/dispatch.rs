@@ -11,7 +11,10 @@ use super::context::Scope;
 use super::render::render_action;
 use super::runtime::{Dispatch, Runtime, StepCtx, StepFuture};
 use super::{builtins, families};
-use crate::browser::BrowserHost;
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::browser::{BrowserHost, FlowBrowser};
 use crate::config::action::Family;
 use crate::config::model::Action;
 use crate::config::profiles::Registry;
@@ -67,6 +70,14 @@ impl Dispatch for Families {
             let action = render_action(cx, &scope.context())?;
             run_family(cx, action, scope, children).await
         })
+    }
+
+    fn prepare_browser<'a>(
+        &'a self,
+        browser: &'a FlowBrowser,
+        host: &'a BrowserHost,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(browser.prepare(host))
     }
 }
 

@@ -22,7 +22,14 @@ pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, S
         base: artifacts::step_base(cx.index, cx.step, cx.step.action.key()),
     };
     let mut session = frame.browser.session(&rt.browser).await?;
-    crate::browser::run_step(&mut session, action, cx.timeout, &files).await
+    // Boxed: the browser steps' futures are large and the engine's must stay small.
+    Box::pin(crate::browser::run_step(
+        &mut session,
+        action,
+        cx.timeout,
+        &files,
+    ))
+    .await
 }
 
 pub(crate) async fn agent(

@@ -33,7 +33,18 @@ pub(crate) fn wants_headed(rt: &Runtime, loaded: &LoadedFlow) -> bool {
 /// Runs a top-level flow in a browser of its own.
 pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
     let browser = FlowBrowser::new(info.index, wants_headed(rt, &loaded), loaded.dir.clone());
-    let result = run_in(rt, &loaded, &info, &browser).await;
+    // The flow's browser context is made while its web server starts and its vars render, and
+    // is not counted in its first step's time (a launch or context that fails is reported by
+    // the first browser step, which tries again).
+    let result = if loaded.flow.uses_browser() {
+        tokio::join!(
+            rt.dispatch.prepare_browser(&browser, &rt.browser),
+            run_in(rt, &loaded, &info, &browser)
+        )
+        .1
+    } else {
+        run_in(rt, &loaded, &info, &browser).await
+    };
     browser.close(&rt.browser).await;
     result
 }
@@ -113,6 +124,9 @@ async fn body(
             ),
         )
     })?;
+    // The context being made for the flow (see `run_flow`) is ready before the first step, so
+    // its time counts as the flow's set-up, not as its first step's.
+    browser.settled().await;
     let frame = Frame {
         info,
         depth: 0,

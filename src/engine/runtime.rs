@@ -58,6 +58,13 @@ pub(crate) trait Dispatch: Send + Sync {
         scope: &'a mut Scope,
         children: &'a mut Vec<StepResult>,
     ) -> StepFuture<'a>;
+
+    /// Takes a flow's browser context ahead of its first browser step (see `run_flow`).
+    fn prepare_browser<'a>(
+        &'a self,
+        browser: &'a FlowBrowser,
+        host: &'a BrowserHost,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 }
 
 /// A flow being run (a sub-flow has its own frame, one level deeper).

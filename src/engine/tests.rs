@@ -42,6 +42,15 @@ impl Dispatch for Fake {
             }
         })
     }
+
+    /// The fake family needs no browser.
+    fn prepare_browser<'a>(
+        &'a self,
+        _: &'a crate::browser::FlowBrowser,
+        _: &'a crate::browser::BrowserHost,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        Box::pin(async {})
+    }
 }
 
 /// `ok`, `fail:N:KIND` (fails the first N attempts), `timeout` (outputs the step's timeout),
