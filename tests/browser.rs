@@ -101,18 +101,6 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     );
 }
 
-/// The agent-browser binary runner would use.
-pub(crate) fn real_agent_browser() -> std::path::PathBuf {
-    if let Some(p) = std::env::var_os("AGENT_BROWSER") {
-        return p.into();
-    }
-    ["/usr/local/lib", "/usr/lib"]
-        .iter()
-        .map(|p| Path::new(p).join("node_modules/agent-browser/bin/agent-browser-linux-x64"))
-        .find(|p| p.is_file())
-        .expect("agent-browser is installed (bash scripts/setup)")
-}
-
 #[test]
 fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
     use std::os::unix::fs::PermissionsExt;
@@ -126,7 +114,7 @@ fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
         &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
             log.display(),
-            real_agent_browser().display()
+            crate::common::real_agent_browser().display()
         ),
     );
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -679,28 +667,24 @@ fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
 }
 
 #[test]
-fn a_browser_launched_ahead_for_the_next_flow_is_closed_even_if_unused() {
+fn a_browser_launched_at_the_start_is_closed_even_if_no_flow_uses_it() {
     let d = tempfile::tempdir().unwrap();
+    // The first flow needs no browser and fails; with --fail-fast the second never runs, so
+    // the browser launched for it at the start of the run is never used and must be closed.
     write(
         d.path(),
         "a.yaml",
-        &flow(
-            "first",
-            "  - open: \"{{ vars.base }}/index.html\"\n  - wait: 500ms\n",
-        ),
+        "name: first\nsteps:\n  - exec: { command: 'sleep 1; false', shell: true }\n",
     );
-    // The second flow fails before its first browser step: its browser, launched while the
-    // first flow ran, is never used and must still be closed.
     write(
         d.path(),
         "b.yaml",
-        &flow(
-            "second",
-            "  - exec: [\"false\"]\n  - open: \"{{ vars.base }}/index.html\"\n",
-        ),
+        &flow("second", "  - open: \"{{ vars.base }}/index.html\"\n"),
     );
+    let (wrapper, log) = crate::common::logging_agent_browser(d.path());
     let mut c = runner(d.path());
-    c.args(["run", "a.yaml", "b.yaml"])
+    c.env("AGENT_BROWSER", &wrapper);
+    c.args(["run", "a.yaml", "b.yaml", "--fail-fast"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
@@ -711,6 +695,11 @@ fn a_browser_launched_ahead_for_the_next_flow_is_closed_even_if_unused() {
         Some(1),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        crate::common::sessions(&log).len(),
+        1,
+        "a browser was launched for the second flow"
     );
     assert!(
         leftover_browser_processes(pid).is_empty(),

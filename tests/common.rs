@@ -198,3 +198,45 @@ pub(crate) fn step<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_jso
         .and_then(|s| s.iter().find(|s| s["id"] == id))
         .unwrap_or_else(|| panic!("no step {id} in {report}"))
 }
+
+/// The agent-browser binary runner would use.
+pub(crate) fn real_agent_browser() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("AGENT_BROWSER") {
+        return p.into();
+    }
+    ["/usr/local/lib", "/usr/lib"]
+        .iter()
+        .map(|p| {
+            std::path::Path::new(p).join("node_modules/agent-browser/bin/agent-browser-linux-x64")
+        })
+        .find(|p| p.is_file())
+        .expect("agent-browser is installed (bash scripts/setup)")
+}
+
+/// A wrapper for agent-browser that logs each command line, so a test can count the browsers
+/// a run launched (each has its own `--session`).
+pub(crate) fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let log = dir.join("argv.log");
+    let wrapper = write(
+        dir,
+        "agent-browser-wrapper",
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real_agent_browser().display()
+        ),
+    );
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (wrapper, log)
+}
+
+/// The browser sessions a run used (one per launched browser).
+pub(crate) fn sessions(log: &Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split("--session ").nth(1)?.split(' ').next())
+        .map(str::to_string)
+        .collect()
+}

@@ -2,10 +2,9 @@
 //! a Chromium but nothing of each other's state; a crashed page or a dead browser does not
 //! poison the next flow. Real runner, agent-browser and Chromium on `tests/fixtures/site`.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::common::{Ran, fixture, flow_run, write};
+use crate::common::{Ran, fixture, flow_run, logging_agent_browser, sessions, write};
 
 /// A flow serving the fixture site.
 fn flow(name: &str, steps: &str) -> String {
@@ -44,34 +43,6 @@ const SEE_NOTHING: &str = r#"  - id: seen
         sessionStorage.getItem('flow'), dbs.map(d => d.name).join(',')].join('|'))
   - expect: { that: "{{ steps.seen.value == '|||' }}" }
 "#;
-
-/// A wrapper for agent-browser that logs each command line, so a test can count the browsers
-/// a run launched (each has its own `--session`).
-fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let log = dir.join("argv.log");
-    let wrapper = write(
-        dir,
-        "agent-browser-wrapper",
-        &format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            crate::browser::real_agent_browser().display()
-        ),
-    );
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (wrapper, log)
-}
-
-/// The browser sessions a run used (one per launched browser).
-fn sessions(log: &Path) -> BTreeSet<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split("--session ").nth(1)?.split(' ').next())
-        .map(str::to_string)
-        .collect()
-}
 
 #[test]
 fn flows_of_one_worker_share_one_browser_and_none_of_its_state() {
@@ -289,7 +260,7 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
         })
         .collect();
     assert_eq!(names.len(), 1, "one browser: {names:?}");
-    let out = std::process::Command::new(crate::browser::real_agent_browser())
+    let out = std::process::Command::new(crate::common::real_agent_browser())
         .args(["--session", &names[0], "--json", "get", "cdp-url"])
         .env("AGENT_BROWSER_SOCKET_DIR", &sockets)
         .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")

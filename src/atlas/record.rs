@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::fingerprint::fingerprint;
 use super::store::{Atlas, Ensured, State};
-use crate::browser::Session;
+use crate::browser::{Session, eval_args};
 use crate::config::model::{LinkState, Step};
-use crate::step::{Masker, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// What a flow has done since its last `link_state`: the steps run (templates rendered, secrets
 /// as references), which become the next edge's flow, and the node it last recorded.
@@ -112,18 +112,7 @@ pub(crate) async fn settled_state(
     masker: &Masker,
     timeout: Duration,
 ) -> Result<Seen, StepError> {
-    let snapshot = settled_snapshot(session, timeout).await?;
-    let get = |d: Value, k: &str| {
-        d.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    let url = get(session.cmd("get", &["url".into()], timeout).await?, "url");
-    let title = get(
-        session.cmd("get", &["title".into()], timeout).await?,
-        "title",
-    );
+    let (snapshot, url, title) = settled_snapshot(session, timeout).await?;
     let text = snapshot
         .get("snapshot")
         .and_then(Value::as_str)
@@ -170,7 +159,12 @@ pub(crate) async fn observe(
 
 /// A snapshot of a page that has finished loading and stopped changing: two snapshots 100 ms
 /// apart with the same structure (a click may return before the navigation it starts is done).
-async fn settled_snapshot(session: &mut Session, timeout: Duration) -> Result<Value, StepError> {
+/// Snapshots until two taken 100 ms apart agree and the document is loaded (at most 5 s);
+/// returns the last snapshot with the page's URL and title, read in the same call.
+async fn settled_snapshot(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<(Value, String, String), StepError> {
     let deadline = tokio::time::Instant::now() + timeout.min(Duration::from_secs(5));
     let text = |d: &Value| {
         d.get("snapshot")
@@ -178,14 +172,38 @@ async fn settled_snapshot(session: &mut Session, timeout: Duration) -> Result<Va
             .map(super::fingerprint::structure)
             .unwrap_or_default()
     };
+    let field = |d: &Value, k: &str| {
+        d.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let ready = eval_args("document.readyState");
+    let (url, title) = (["url".to_string()], ["title".to_string()]);
     let mut last = session.cmd("snapshot", &[], timeout).await?;
     loop {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let ready = session.eval("document.readyState", timeout).await?;
-        let now = session.cmd("snapshot", &[], timeout).await?;
+        let all = session
+            .cmds(
+                &[
+                    ("eval", &ready),
+                    ("snapshot", &[]),
+                    ("get", &url),
+                    ("get", &title),
+                ],
+                timeout,
+            )
+            .await?;
+        let [ready_now, now, url_now, title_now] = <[Value; 4]>::try_from(all).map_err(|_| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                "agent-browser answered fewer commands than it was sent",
+            )
+        })?;
         let stable = text(&now) == text(&last);
-        if (stable && ready == "complete") || tokio::time::Instant::now() >= deadline {
-            return Ok(now);
+        let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
+        if (stable && loaded) || tokio::time::Instant::now() >= deadline {
+            return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
         }
         last = now;
     }

@@ -16,5 +16,5 @@ mod steps;
 pub(crate) use flow_session::FlowBrowser;
 pub(crate) use host::{BrowserHost, cleanup_run};
 pub(crate) use selector::describe_selector;
-pub(crate) use session::Session;
+pub(crate) use session::{Session, eval_args};
 pub(crate) use steps::{StepFiles, run_step};

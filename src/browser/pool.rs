@@ -55,12 +55,18 @@ impl Worker {
     }
 
     async fn connect(session: &mut Session) -> Result<Cdp, StepError> {
-        session
-            .cmd("open", &["about:blank".into()], Duration::from_secs(30))
-            .await?;
+        // The launch and the browser's DevTools URL in one call.
         let data = session
-            .cmd("get", &["cdp-url".into()], Duration::from_secs(10))
-            .await?;
+            .cmds(
+                &[
+                    ("open", &["about:blank".into()]),
+                    ("get", &["cdp-url".into()]),
+                ],
+                Duration::from_secs(30),
+            )
+            .await?
+            .pop()
+            .unwrap_or_default();
         let url = data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
             StepError::new(
                 ErrorKind::Environment,
