@@ -66,7 +66,7 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     c.args(crate::agents::with_profiles(&["run", "f.yaml"]))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    let mut child = c.spawn().unwrap();
+    let child = c.spawn().unwrap();
     crate::common::wait_for_file(&d.path().join("rec/grandchild.pid"));
     let mut pids = vec![crate::common::read_pid(
         &d.path().join("rec/grandchild.pid"),
@@ -86,12 +86,7 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     );
     pids.extend(browser);
     assert!(pids.iter().all(|p| crate::common::pid_alive(*p)));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-    let _ = child.wait();
+    crate::common::kill_9(child);
     assert!(
         crate::common::all_gone(&pids),
         "after kill -9 of runner these live on: {:?}",

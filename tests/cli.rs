@@ -129,13 +129,8 @@ finally:
 #[test]
 fn kill_9_of_runner_leaves_no_process_behind() {
     let d = tempfile::tempdir().unwrap();
-    let (mut child, shell, grandchild) = start_long_run(d.path());
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-    let _ = child.wait();
+    let (child, shell, grandchild) = start_long_run(d.path());
+    crate::common::kill_9(child);
     assert!(
         all_gone(&[shell, grandchild]),
         "after kill -9 of runner, its step's processes {shell} and {grandchild} live on"

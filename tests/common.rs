@@ -95,6 +95,16 @@ pub(crate) fn pid_alive(pid: i32) -> bool {
         .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
 }
 
+/// Sends SIGKILL to a running runner and reaps it.
+pub(crate) fn kill_9(mut child: std::process::Child) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("the runner is alive");
+    let _ = child.wait();
+}
+
 /// Waits (up to 10 s) until none of `pids` is alive.
 pub(crate) fn all_gone(pids: &[i32]) -> bool {
     for _ in 0..200 {

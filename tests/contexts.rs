@@ -44,14 +44,13 @@ const SEE_NOTHING: &str = r#"  - id: seen
   - expect: { that: "{{ steps.seen.value == '|||' }}" }
 "#;
 
-#[test]
-fn flows_of_one_worker_share_one_browser_and_none_of_its_state() {
+/// Runs `flows` (file name, flow text) with `jobs` workers; checks every flow passed and returns
+/// how many browsers the run launched.
+fn run_all(flows: &[(&str, String)], jobs: &str) -> usize {
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
-    write(d.path(), "2-see.yaml", &flow("see", SEE_NOTHING));
-    write(d.path(), "3-leave.yaml", &flow("leave again", LEAVE_STATE));
-    write(d.path(), "4-see.yaml", &flow("see again", SEE_NOTHING));
-    write(d.path(), "5-see.yaml", &flow("see once more", SEE_NOTHING));
+    for (name, text) in flows {
+        write(d.path(), name, text);
+    }
     let (wrapper, log) = logging_agent_browser(d.path());
     let Ran {
         code,
@@ -60,35 +59,40 @@ fn flows_of_one_worker_share_one_browser_and_none_of_its_state() {
         ..
     } = flow_run(d.path())
         .env("AGENT_BROWSER", &wrapper)
-        .arg(".")
+        .args([".", "--jobs", jobs])
         .run();
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(report["summary"]["passed"], 5, "{report}");
-    let used = sessions(&log);
-    assert_eq!(used.len(), 1, "one Chromium for five flows: {used:?}");
+    assert_eq!(report["summary"]["passed"], flows.len(), "{report}");
+    sessions(&log).len()
+}
+
+#[test]
+fn flows_of_one_worker_share_one_browser_and_none_of_its_state() {
+    let launched = run_all(
+        &[
+            ("1-leave.yaml", flow("leave", LEAVE_STATE)),
+            ("2-see.yaml", flow("see", SEE_NOTHING)),
+            ("3-leave.yaml", flow("leave again", LEAVE_STATE)),
+            ("4-see.yaml", flow("see again", SEE_NOTHING)),
+            ("5-see.yaml", flow("see once more", SEE_NOTHING)),
+        ],
+        "1",
+    );
+    assert_eq!(launched, 1, "one Chromium for five flows");
 }
 
 #[test]
 fn with_two_workers_each_flow_still_gets_a_fresh_context() {
-    let d = tempfile::tempdir().unwrap();
-    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
-    write(d.path(), "2-leave.yaml", &flow("leave too", LEAVE_STATE));
-    write(d.path(), "3-see.yaml", &flow("see", SEE_NOTHING));
-    write(d.path(), "4-see.yaml", &flow("see too", SEE_NOTHING));
-    let (wrapper, log) = logging_agent_browser(d.path());
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
-        .env("AGENT_BROWSER", &wrapper)
-        .args([".", "--jobs", "2"])
-        .run();
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(report["summary"]["passed"], 4, "{report}");
-    let used = sessions(&log);
-    assert_eq!(used.len(), 2, "one Chromium per worker: {used:?}");
+    let launched = run_all(
+        &[
+            ("1-leave.yaml", flow("leave", LEAVE_STATE)),
+            ("2-leave.yaml", flow("leave too", LEAVE_STATE)),
+            ("3-see.yaml", flow("see", SEE_NOTHING)),
+            ("4-see.yaml", flow("see too", SEE_NOTHING)),
+        ],
+        "2",
+    );
+    assert_eq!(launched, 2, "one Chromium per worker");
 }
 
 /// An `exec` step that kills this run's Chromium: its renderers (`renderers`: a page crash, as
