@@ -161,6 +161,32 @@ fn a_wedged_or_crashed_page_does_not_poison_the_next_flow() {
 }
 
 #[test]
+fn an_open_dialog_and_extra_tabs_are_not_carried_over() {
+    // The first flow leaves a `confirm()` open (after its last step) and a second tab; the next
+    // flow in the same browser works as if they had never been.
+    let launched = run_all(
+        &[
+            (
+                "1-dialog.yaml",
+                flow(
+                    "dialog",
+                    "  - eval: \"window.open(location.href); setTimeout(() => confirm('Leave?'), 10); 'armed'\"\n  - wait: 300ms\n",
+                ),
+            ),
+            (
+                "2-fine.yaml",
+                flow(
+                    "fine",
+                    "  - click: { role: button, text: Sign in }\n  - id: tabs\n    eval: \"document.title\"\n  - expect: { that: \"{{ steps.tabs.value == 'Runner fixture' }}\" }\n",
+                ),
+            ),
+        ],
+        "1",
+    );
+    assert_eq!(launched, 1, "the browser was kept for the second flow");
+}
+
+#[test]
 fn a_browser_that_died_between_flows_is_replaced() {
     let d = tempfile::tempdir().unwrap();
     // The first flow kills its own browser (every Chromium process of this run), as a crash
