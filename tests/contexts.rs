@@ -170,7 +170,7 @@ fn an_open_dialog_and_extra_tabs_are_not_carried_over() {
                 "1-dialog.yaml",
                 flow(
                     "dialog",
-                    "  - eval: \"window.open(location.href); setTimeout(() => confirm('Leave?'), 10); 'armed'\"\n  - wait: 300ms\n",
+                    "  - eval: \"window.open(location.href); setTimeout(() => confirm('Leave?'), 400); 'armed'\"\n  - wait: 1s\n",
                 ),
             ),
             (
