@@ -75,9 +75,8 @@ impl Cdp {
             .map_err(|_| format!("{method}: no answer in {timeout:?}"))?
     }
 
-    /// A new browser context (its own cookies, storage, cache) with one blank tab; returns
-    /// (context id, target id).
-    pub(crate) async fn new_context(&self, timeout: Duration) -> Result<(String, String), String> {
+    /// A new browser context (its own cookies, storage, cache), with no tab yet.
+    pub(crate) async fn create_context(&self, timeout: Duration) -> Result<String, String> {
         let ctx = self
             .call(
                 "Target.createBrowserContext",
@@ -85,7 +84,12 @@ impl Cdp {
                 timeout,
             )
             .await?;
-        let ctx = id_field(&ctx, "browserContextId")?;
+        id_field(&ctx, "browserContextId")
+    }
+
+    /// One blank tab in context `ctx` (disposed if the tab cannot be made); returns its target
+    /// id.
+    pub(crate) async fn open_tab(&self, ctx: &str, timeout: Duration) -> Result<String, String> {
         let target = self
             .call(
                 "Target.createTarget",
@@ -94,9 +98,9 @@ impl Cdp {
             )
             .await;
         match target.and_then(|t| id_field(&t, "targetId")) {
-            Ok(t) => Ok((ctx, t)),
+            Ok(t) => Ok(t),
             Err(e) => {
-                let _ = self.dispose_context(&ctx, timeout).await;
+                let _ = self.dispose_context(ctx, timeout).await;
                 Err(e)
             }
         }

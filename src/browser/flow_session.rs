@@ -83,7 +83,7 @@ impl FlowBrowser {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let worker = host.acquire(self.headed, self.cwd.clone()).await?;
+            let mut worker = host.acquire(self.headed, self.cwd.clone()).await?;
             let mut session = Session::attached(
                 host.adapter()?,
                 worker.name().to_string(),
@@ -142,7 +142,7 @@ impl FlowBrowser {
     /// the browser back; a browser that does not answer, or whose daemon may still be busy with
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     pub(crate) async fn close(&self, host: &BrowserHost) {
-        if let Some(l) = self.state.lock().await.take() {
+        if let Some(mut l) = self.state.lock().await.take() {
             let disposed = l.worker.dispose(&l.context).await;
             let healthy = disposed && !l.session.unsettled();
             host.release(l.worker, healthy);

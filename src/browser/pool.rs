@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::task::JoinHandle;
 
 use super::adapter::AgentBrowser;
 use super::cdp::Cdp;
@@ -23,8 +24,11 @@ const CDP_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct Worker {
     /// The worker's own session: launches the browser and closes it.
     session: Session,
-    cdp: Cdp,
+    cdp: Arc<Cdp>,
     pub(crate) headed: bool,
+    /// The next flow's context, made (without a tab) as soon as the previous one is disposed.
+    /// Only the context: a tab made ahead would be one agent-browser switches its session to.
+    spare: Option<JoinHandle<Result<String, String>>>,
 }
 
 /// A flow's context in a worker's browser.
@@ -42,11 +46,16 @@ impl Worker {
     ) -> Result<Worker, StepError> {
         let mut session = Session::new(adapter, name, headed, cwd);
         match Self::connect(&mut session).await {
-            Ok(cdp) => Ok(Worker {
-                session,
-                cdp,
-                headed,
-            }),
+            Ok(cdp) => {
+                let mut w = Worker {
+                    session,
+                    cdp: Arc::new(cdp),
+                    headed,
+                    spare: None,
+                };
+                w.make_spare();
+                Ok(w)
+            }
             Err(e) => {
                 session.close().await;
                 Err(e)
@@ -85,12 +94,19 @@ impl Worker {
 
     /// A new context with one tab, and `session` switched to that tab (pinned: a command after
     /// the tab is gone fails instead of acting on another tab).
-    pub(crate) async fn open_context(&self, session: &mut Session) -> Result<Context, StepError> {
-        let (id, target) = self
-            .cdp
-            .new_context(CDP_TIMEOUT)
-            .await
-            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+    pub(crate) async fn open_context(
+        &mut self,
+        session: &mut Session,
+    ) -> Result<Context, StepError> {
+        let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+        let id = match self.spare.take() {
+            Some(h) => h
+                .await
+                .unwrap_or_else(|e| Err(format!("making a context did not finish: {e}"))),
+            None => self.cdp.create_context(CDP_TIMEOUT).await,
+        }
+        .map_err(fail)?;
+        let target = self.cdp.open_tab(&id, CDP_TIMEOUT).await.map_err(fail)?;
         if let Err(e) = session
             .cmd(
                 "tab",
@@ -105,12 +121,26 @@ impl Worker {
         Ok(Context { id })
     }
 
-    /// Disposes a flow's context; false when the browser did not answer (it is then discarded).
-    pub(crate) async fn dispose(&self, context: &Context) -> bool {
-        self.cdp
+    /// Disposes a flow's context and starts making the next one; false when the browser did
+    /// not answer (it is then discarded).
+    pub(crate) async fn dispose(&mut self, context: &Context) -> bool {
+        let ok = self
+            .cdp
             .dispose_context(&context.id, Duration::from_secs(2))
             .await
-            .is_ok()
+            .is_ok();
+        if ok {
+            self.make_spare();
+        }
+        ok
+    }
+
+    /// Starts making the next flow's context.
+    fn make_spare(&mut self) {
+        let cdp = self.cdp.clone();
+        self.spare = Some(tokio::spawn(async move {
+            cdp.create_context(CDP_TIMEOUT).await
+        }));
     }
 
     /// The session to close when the worker is done.
