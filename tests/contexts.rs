@@ -347,3 +347,36 @@ fn the_todomvc_scenarios_pass_in_one_browser() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(report["summary"]["passed"], 5, "{report}");
 }
+
+#[test]
+fn an_interrupt_does_not_wait_for_a_browser_still_launching() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    // An agent-browser whose launch takes 60 s.
+    let wrapper = write(
+        d.path(),
+        "slow-agent-browser",
+        &format!(
+            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in *about:blank*) echo launching > '{}'; sleep 60 ;; esac\nprintf '%s' \"$input\" | exec '{}' \"$@\"\n",
+            d.path().join("launching").display(),
+            crate::common::real_agent_browser().display()
+        ),
+    );
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(d.path(), "a.yaml", &flow("slow launch", ""));
+    write(d.path(), "b.yaml", &flow("second", ""));
+    let mut c = crate::common::runner(d.path());
+    c.env("AGENT_BROWSER", &wrapper)
+        .args(["run", "a.yaml", "b.yaml", "--jobs", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    crate::common::wait_for_file(&d.path().join("launching"));
+    let started = std::time::Instant::now();
+    crate::common::interrupt(child);
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the interrupted run waited {took:?} for the launches"
+    );
+}

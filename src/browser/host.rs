@@ -148,7 +148,11 @@ impl BrowserHost {
             .map(|mut l| l.drain(..).collect())
             .unwrap_or_default();
         for (_, h) in launching {
-            if let Ok(Ok(w)) = h.await {
+            // A launch still under way is not waited for (the run may be ending on an
+            // interrupt): its processes are ended below with the others of this run.
+            if !h.is_finished() {
+                h.abort();
+            } else if let Ok(Ok(w)) = h.await {
                 self.close_later(w.into_session());
             }
         }

@@ -35,13 +35,16 @@ pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowIn
     let browser = FlowBrowser::new(info.index, wants_headed(rt, &loaded), loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
-    // the first browser step, which tries again).
+    // the first browser step, which tries again). A flow that ends before (it failed to start,
+    // or was interrupted) stops waiting for it.
     let result = if loaded.flow.uses_browser() {
-        tokio::join!(
-            rt.dispatch.prepare_browser(&browser, &rt.browser),
-            run_in(rt, &loaded, &info, &browser)
-        )
-        .1
+        let prepare = rt.dispatch.prepare_browser(&browser, &rt.browser);
+        let mut run = Box::pin(run_in(rt, &loaded, &info, &browser));
+        tokio::select! {
+            biased;
+            () = prepare => run.await,
+            r = &mut run => r,
+        }
     } else {
         run_in(rt, &loaded, &info, &browser).await
     };
@@ -126,7 +129,10 @@ async fn body(
     })?;
     // The context being made for the flow (see `run_flow`) is ready before the first step, so
     // its time counts as the flow's set-up, not as its first step's.
-    browser.settled().await;
+    tokio::select! {
+        () = browser.settled() => {}
+        () = rt.cancel.cancelled() => {}
+    }
     let frame = Frame {
         info,
         depth: 0,
