@@ -609,12 +609,21 @@ fn a_browser_that_cannot_launch_is_an_environment_error() {
         "f.yaml",
         "name: b\nsteps:\n  - open: about:blank\n",
     );
+    let (wrapper, log) = crate::common::logging_agent_browser(d.path());
     let mut c = runner(d.path());
     c.env("AGENT_BROWSER_EXECUTABLE_PATH", "/bin/false")
+        .env("AGENT_BROWSER", &wrapper)
         .args(["run", "f.yaml"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("the browser cannot launch"), "{stderr}");
+    // The launch is tried once, not again by the first step after it failed ahead of it.
+    assert_eq!(
+        crate::common::sessions(&log).len(),
+        1,
+        "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
 
     let mut c = runner(d.path());
     c.env_remove("DISPLAY")

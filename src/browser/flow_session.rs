@@ -25,9 +25,18 @@ struct Leased {
     context: Context,
 }
 
+/// Where a flow's browser is at.
+enum Slot {
+    /// Not taken yet.
+    Empty,
+    Ready(Box<Leased>),
+    /// No browser could be had: every browser step reports this, none launches again.
+    Failed(StepError),
+}
+
 /// A flow run's browser.
 pub(crate) struct FlowBrowser {
-    state: Mutex<Option<Leased>>,
+    state: Mutex<Slot>,
     name: String,
     headed: bool,
     cwd: PathBuf,
@@ -37,7 +46,7 @@ impl FlowBrowser {
     /// A browser for the flow at `index`, taken on its first use.
     pub(crate) fn new(index: usize, headed: bool, cwd: PathBuf) -> FlowBrowser {
         FlowBrowser {
-            state: Mutex::new(None),
+            state: Mutex::new(Slot::Empty),
             name: session_name(index),
             headed,
             cwd,
@@ -55,19 +64,23 @@ impl FlowBrowser {
         host: &BrowserHost,
     ) -> Result<MappedMutexGuard<'_, Session>, StepError> {
         let mut guard = self.state.lock().await;
-        if guard.is_none() {
-            *guard = Some(self.lease(host).await?);
+        if matches!(*guard, Slot::Empty) {
+            *guard = match self.lease(host).await {
+                Ok(l) => Slot::Ready(Box::new(l)),
+                Err(e) => Slot::Failed(e),
+            };
         }
-        Ok(MutexGuard::map(guard, |s| {
-            &mut s
-                .as_mut()
-                .expect("a context was put in place above")
-                .session
+        if let Slot::Failed(e) = &*guard {
+            return Err(e.clone());
+        }
+        Ok(MutexGuard::map(guard, |s| match s {
+            Slot::Ready(l) => &mut l.session,
+            Slot::Empty | Slot::Failed(_) => unreachable!("a context was put in place above"),
         }))
     }
 
-    /// Takes the flow's context ahead of its first browser step; a failure is left for that step
-    /// to report.
+    /// Takes the flow's context ahead of its first browser step; a failure is kept for that
+    /// step to report.
     pub(crate) async fn prepare(&self, host: &BrowserHost) {
         let _ = self.session(host).await;
     }
@@ -77,13 +90,13 @@ impl FlowBrowser {
         drop(self.state.lock().await);
     }
 
-    /// A context in a browser with this flow's settings. A browser that fails to give one (it
-    /// died since its last flow) is discarded and a fresh one tried once.
+    /// A context in a browser with this flow's settings. A browser that served earlier flows
+    /// and fails to give one (it died since) is discarded and a fresh one tried; a fresh one
+    /// that fails is the answer.
     async fn lease(&self, host: &BrowserHost) -> Result<Leased, StepError> {
-        let mut attempts = 0;
         loop {
-            attempts += 1;
             let mut worker = host.acquire(self.headed, self.cwd.clone()).await?;
+            let reused = worker.served();
             let mut session = Session::attached(
                 host.adapter()?,
                 worker.name().to_string(),
@@ -100,7 +113,7 @@ impl FlowBrowser {
                 }
                 Err(e) => {
                     host.release(worker, false);
-                    if attempts == 2 {
+                    if !reused {
                         return Err(e);
                     }
                 }
@@ -111,9 +124,10 @@ impl FlowBrowser {
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
     pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
         let mut guard = self.state.lock().await;
-        let Some(s) = guard.as_mut().map(|l| &mut l.session) else {
+        let Slot::Ready(l) = &mut *guard else {
             return Value::Null;
         };
+        let s = &mut l.session;
         // At most 3 s in all on top of the failed step: a wedged page must not stretch a
         // failure by the artifacts' own timeouts.
         let t = Duration::from_millis(1500);
@@ -142,7 +156,7 @@ impl FlowBrowser {
     /// the browser back; a browser that does not answer, or whose daemon may still be busy with
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     pub(crate) async fn close(&self, host: &BrowserHost) {
-        if let Some(mut l) = self.state.lock().await.take() {
+        if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
             let disposed = l.worker.dispose(&l.context).await;
             let healthy = disposed && !l.session.unsettled();
             host.release(l.worker, healthy);

@@ -31,6 +31,8 @@ pub(crate) struct Worker {
     /// The next flow's context, made (without a tab) as soon as the previous one is disposed.
     /// Only the context: a tab made ahead would be one agent-browser switches its session to.
     spare: Option<JoinHandle<Result<String, String>>>,
+    /// Whether it has given a flow a context before.
+    served: bool,
 }
 
 /// A flow's context in a worker's browser.
@@ -54,6 +56,7 @@ impl Worker {
                     cdp: Arc::new(cdp),
                     headed,
                     spare: None,
+                    served: false,
                 };
                 w.make_spare();
                 Ok(w)
@@ -89,6 +92,12 @@ impl Worker {
             .map_err(|e| StepError::new(ErrorKind::Environment, e))
     }
 
+    /// Whether it has given a flow a context before (then a failure to give another means it
+    /// died since, and a fresh browser is worth a try).
+    pub(crate) fn served(&self) -> bool {
+        self.served
+    }
+
     /// The agent-browser session name (every flow in this browser sends its commands there).
     pub(crate) fn name(&self) -> &str {
         &self.session.name
@@ -120,6 +129,7 @@ impl Worker {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
         }
+        self.served = true;
         Ok(Context { id })
     }
 

@@ -35,16 +35,17 @@ pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowIn
     let browser = FlowBrowser::new(info.index, wants_headed(rt, &loaded), loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
-    // the first browser step, which tries again). A flow that ends before (it failed to start,
-    // or was interrupted) stops waiting for it.
+    // the first browser step). A flow that ends before it (it failed to start) lets it finish,
+    // so the browser it is taking goes back to the pool; an interrupted one does not wait.
     let result = if loaded.flow.uses_browser() {
-        let prepare = rt.dispatch.prepare_browser(&browser, &rt.browser);
-        let mut run = Box::pin(run_in(rt, &loaded, &info, &browser));
-        tokio::select! {
-            biased;
-            () = prepare => run.await,
-            r = &mut run => r,
-        }
+        let prepare = async {
+            tokio::select! {
+                () = rt.dispatch.prepare_browser(&browser, &rt.browser) => {}
+                () = rt.cancel.cancelled() => {}
+            }
+        };
+        // `biased`: the context is being taken before the flow reaches its first step.
+        tokio::join!(biased; prepare, Box::pin(run_in(rt, &loaded, &info, &browser))).1
     } else {
         run_in(rt, &loaded, &info, &browser).await
     };
