@@ -1,4 +1,6 @@
-//! The agent-browser CLI adapter: other code talks to the browser only through this API.
+//! The agent-browser CLI adapter: other code talks to the browser only through this API (and
+//! `daemon`, its other half: the commands of a session whose browser is up go to its daemon's
+//! socket directly, as the CLI would send them).
 //!
 //! Facts it respects (agent-browser 0.41): the native binary is called directly (the Node
 //! wrapper adds ~50 ms a call and hides signal deaths); stdout is one JSON line
@@ -279,6 +281,11 @@ impl AgentBrowser {
             chromium: find_chromium(),
             socket_dir,
         })
+    }
+
+    /// Where the run's sessions keep their sockets (see `daemon`).
+    pub(crate) fn socket_dir(&self) -> &Path {
+        &self.socket_dir
     }
 
     /// Runs `agent-browser --session S --json <command> <args...>` and returns its `data`.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Alt, alternatives, resolve_now};
+use super::selector::{Alt, Poll, alternatives, resolve_now};
 use super::session::Session;
 use crate::config::model::{
     CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
@@ -19,15 +19,15 @@ pub(crate) async fn expect(
     e: &ExpectAction,
     deadline: Instant,
 ) -> Result<Value, StepError> {
+    let mut poll = Poll::new();
     loop {
         let failures = check_all(session, e).await?;
         if failures.is_empty() {
             return Ok(json!({}));
         }
-        if Instant::now() + Duration::from_millis(100) >= deadline {
+        if !poll.wait(deadline).await {
             return Err(StepError::new(ErrorKind::Assertion, failures.join("; ")));
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub(crate) mod adapter;
 mod cdp;
+mod daemon;
 mod element_kind;
 mod expect;
 mod flow_session;

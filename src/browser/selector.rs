@@ -13,8 +13,30 @@ use super::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
 use crate::step::{ErrorKind, StepError};
 
-/// How often a selector is re-tried while waiting for the element.
-const POLL: Duration = Duration::from_millis(100);
+/// The waits between re-checks of what the page has yet to show (an element, an assertion, a
+/// `wait`): short at first, as a re-render after a click or a route change takes a frame or
+/// two, then every 100 ms (Playwright retries after 0, 20, 50, 100, 100, 500 ms).
+pub(crate) struct Poll(usize);
+
+impl Poll {
+    const STEPS_MS: [u64; 5] = [10, 20, 30, 50, 100];
+
+    pub(crate) fn new() -> Poll {
+        Poll(0)
+    }
+
+    /// Sleeps until the next check; false (without sleeping) when that check would come at or
+    /// after `deadline`.
+    pub(crate) async fn wait(&mut self, deadline: Instant) -> bool {
+        let d = Duration::from_millis(Self::STEPS_MS[self.0.min(Self::STEPS_MS.len() - 1)]);
+        self.0 += 1;
+        if Instant::now() + d >= deadline {
+            return false;
+        }
+        tokio::time::sleep(d).await;
+        true
+    }
+}
 
 /// A resolved element.
 #[derive(Debug, Clone)]
@@ -168,16 +190,16 @@ pub(crate) async fn resolve(
     deadline: Instant,
 ) -> Result<Resolved, StepError> {
     let alts = alternatives(sel);
+    let mut poll = Poll::new();
     loop {
         for (index, alt) in alts.iter().enumerate() {
             if let Some(found) = try_once(session, alt, deadline).await? {
                 return Ok(found.resolved(alt, index));
             }
         }
-        if Instant::now() + POLL >= deadline {
+        if !poll.wait(deadline).await {
             break;
         }
-        tokio::time::sleep(POLL).await;
     }
     Err(miss(session, &alts).await)
 }

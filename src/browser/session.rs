@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::adapter::{AdapterError, AgentBrowser, Cmd, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::daemon::DaemonLink;
 use crate::step::StepError;
 
 /// The identity of a document: a new one after every navigation.
@@ -48,6 +49,8 @@ pub(crate) struct Session {
     pub(crate) headed: bool,
     pub(crate) cwd: PathBuf,
     opened: bool,
+    /// The connection to its daemon, once the browser is up (see `daemon`).
+    link: Option<DaemonLink>,
     /// The last command did not finish: it timed out, or its step was cut short while it ran.
     /// The daemon handles one command at a time and may still be busy with it (a page in an
     /// endless loop), so the browser is replaced rather than handed to the next flow.
@@ -72,6 +75,7 @@ impl Session {
             headed,
             cwd,
             opened: false,
+            link: None,
             unsettled: false,
             user_refs: None,
             latest_refs: None,
@@ -117,11 +121,19 @@ impl Session {
             cwd: self.cwd.clone(),
         };
         // A session's commands run one at a time (the flow awaits each), so its first command
-        // (which starts the daemon) never races another of the same session.
+        // (which starts the daemon, through the CLI) never races another of the same session;
+        // the others go straight to the daemon.
         let first = !self.opened;
         self.opened = true;
         self.unsettled = true;
-        let r = self.adapter.execute_all(commands, &opts).await;
+        let r = if first {
+            self.adapter.execute_all(commands, &opts).await
+        } else {
+            let link = self
+                .link
+                .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
+            link.send_all(commands, &self.cwd, opts.timeout).await
+        };
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
         r.map_err(|e| e.into_step_error(first))
     }
@@ -205,6 +217,7 @@ impl Session {
             timeout: Duration::from_secs(2),
             cwd: self.cwd.clone(),
         };
+        self.link = None;
         let closed = self.adapter.execute("close", &[], &opts).await.is_ok();
         self.opened = false;
         closed

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Resolved, resolve, resolve_now};
+use super::selector::{Poll, Resolved, resolve, resolve_now};
 use super::session::{RefTable, Session, is_answer};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
@@ -328,62 +328,64 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
             tokio::time::sleep(d).await;
             Ok(json!({}))
         }
-        WaitAction::For(o) => loop {
-            let t = Duration::from_secs(5);
-            let done = if let Some(sel) = &o.target {
-                let visible = match resolve_now(session, sel).await? {
-                    Some(r) => session.is("visible", &r.target).await?,
-                    None => false,
-                };
-                match o.state.unwrap_or(VisibleState::Visible) {
-                    VisibleState::Visible => visible,
-                    VisibleState::Hidden => !visible,
-                }
-            } else if let Some(text) = &o.text {
-                let js = format!(
-                    "document.body ? document.body.innerText.includes({}) : false",
-                    super::selector::js_str(text)
-                );
-                session.eval(&js, t).await?.as_bool().unwrap_or(false)
-            } else if let Some(u) = &o.url {
-                let data = session.cmd("get", &["url".into()], t).await?;
-                data.get("url")
-                    .and_then(Value::as_str)
-                    .is_some_and(|cur| cur.contains(u.as_str()))
-            } else {
-                true
-            };
-            if done {
-                return Ok(json!({}));
-            }
-            if Instant::now() >= deadline {
-                let what = if let Some(sel) = &o.target {
-                    let state = match o.state.unwrap_or(VisibleState::Visible) {
-                        VisibleState::Visible => "visible",
-                        VisibleState::Hidden => "hidden",
+        WaitAction::For(o) => {
+            let mut poll = Poll::new();
+            loop {
+                let t = Duration::from_secs(5);
+                let done = if let Some(sel) = &o.target {
+                    let visible = match resolve_now(session, sel).await? {
+                        Some(r) => session.is("visible", &r.target).await?,
+                        None => false,
                     };
-                    format!(
-                        "{} to be {state}",
-                        super::selector::alternatives(sel)
-                            .iter()
-                            .map(super::selector::Alt::describe)
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    )
-                } else if let Some(t) = &o.text {
-                    format!("the page to show \"{t}\"")
+                    match o.state.unwrap_or(VisibleState::Visible) {
+                        VisibleState::Visible => visible,
+                        VisibleState::Hidden => !visible,
+                    }
+                } else if let Some(text) = &o.text {
+                    let js = format!(
+                        "document.body ? document.body.innerText.includes({}) : false",
+                        super::selector::js_str(text)
+                    );
+                    session.eval(&js, t).await?.as_bool().unwrap_or(false)
+                } else if let Some(u) = &o.url {
+                    let data = session.cmd("get", &["url".into()], t).await?;
+                    data.get("url")
+                        .and_then(Value::as_str)
+                        .is_some_and(|cur| cur.contains(u.as_str()))
                 } else {
-                    format!(
-                        "the URL to contain \"{}\"",
-                        o.url.clone().unwrap_or_default()
-                    )
+                    true
                 };
-                return Err(StepError::new(
-                    ErrorKind::Timeout,
-                    format!("timed out waiting for {what}"),
-                ));
+                if done {
+                    return Ok(json!({}));
+                }
+                if !poll.wait(deadline).await {
+                    let what = if let Some(sel) = &o.target {
+                        let state = match o.state.unwrap_or(VisibleState::Visible) {
+                            VisibleState::Visible => "visible",
+                            VisibleState::Hidden => "hidden",
+                        };
+                        format!(
+                            "{} to be {state}",
+                            super::selector::alternatives(sel)
+                                .iter()
+                                .map(super::selector::Alt::describe)
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        )
+                    } else if let Some(t) = &o.text {
+                        format!("the page to show \"{t}\"")
+                    } else {
+                        format!(
+                            "the URL to contain \"{}\"",
+                            o.url.clone().unwrap_or_default()
+                        )
+                    };
+                    return Err(StepError::new(
+                        ErrorKind::Timeout,
+                        format!("timed out waiting for {what}"),
+                    ));
+                }
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        },
+        }
     }
 }
