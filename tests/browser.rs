@@ -609,20 +609,37 @@ fn a_browser_that_cannot_launch_is_an_environment_error() {
         "f.yaml",
         "name: b\nsteps:\n  - open: about:blank\n",
     );
-    let (wrapper, log) = crate::common::logging_agent_browser(d.path());
+    // A "browser" that notes each start and fails at once.
+    let log = d.path().join("launches.log");
+    let fake = d.path().join("no-chrome");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho started >> '{}'\necho 'cannot open display: nothing here' >&2\nexit 1\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut c = runner(d.path());
-    c.env("AGENT_BROWSER_EXECUTABLE_PATH", "/bin/false")
-        .env("AGENT_BROWSER", &wrapper)
+    c.env("AGENT_BROWSER_EXECUTABLE_PATH", &fake)
         .args(["run", "f.yaml"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("the browser cannot launch"), "{stderr}");
+    // What the browser said is in the error.
+    assert!(
+        stderr.contains("cannot open display: nothing here"),
+        "{stderr}"
+    );
     // The launch is tried once, not again by the first step after it failed ahead of it.
     assert_eq!(
-        crate::common::sessions(&log).len(),
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count(),
         1,
-        "{}",
-        std::fs::read_to_string(&log).unwrap_or_default()
+        "{stderr}"
     );
 
     let mut c = runner(d.path());

@@ -352,12 +352,13 @@ fn the_todomvc_scenarios_pass_in_one_browser() {
 fn an_interrupt_does_not_wait_for_a_browser_still_launching() {
     use std::os::unix::fs::PermissionsExt;
     let d = tempfile::tempdir().unwrap();
-    // An agent-browser whose launch takes 60 s.
+    // An agent-browser whose launch (its first command: connect to the browser, or launch one,
+    // and name its DevTools URL) takes 60 s.
     let wrapper = write(
         d.path(),
         "slow-agent-browser",
         &format!(
-            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in *about:blank*) echo launching > '{}'; sleep 60 ;; esac\nprintf '%s' \"$input\" | exec '{}' \"$@\"\n",
+            "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in *cdp-url*) echo launching > '{}'; sleep 60 ;; esac\nprintf '%s' \"$input\" | exec '{}' \"$@\"\n",
             d.path().join("launching").display(),
             crate::common::real_agent_browser().display()
         ),

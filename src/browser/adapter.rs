@@ -135,6 +135,9 @@ pub(crate) struct ExecOptions {
     pub(crate) headed: bool,
     pub(crate) timeout: Duration,
     pub(crate) cwd: PathBuf,
+    /// The DevTools URL of a browser already running, for the daemon to connect to (`--cdp`)
+    /// instead of launching one.
+    pub(crate) cdp: Option<String>,
 }
 
 /// The adapter: where the binary and the browser are, and the run's socket directory.
@@ -186,11 +189,14 @@ pub(crate) fn find_binary() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// Finds Chromium: `$AGENT_BROWSER_EXECUTABLE_PATH`, then Debian's and common locations.
+/// Finds Chromium: `$AGENT_BROWSER_EXECUTABLE_PATH` when set (taken as it is: a path that is
+/// not there fails the launch, it is not silently replaced by another browser), else Debian's
+/// and common locations.
 pub(crate) fn find_chromium() -> Option<PathBuf> {
-    std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
-        .map(PathBuf::from)
-        .into_iter()
+    if let Some(p) = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    std::iter::empty()
         .chain(
             [
                 "/usr/bin/chromium",
@@ -311,6 +317,9 @@ impl AgentBrowser {
         cmd.arg("--session").arg(&opts.session).arg("--json");
         if opts.headed {
             cmd.arg("--headed");
+        }
+        if let Some(url) = &opts.cdp {
+            cmd.arg("--cdp").arg(url);
         }
         // The command goes through `batch` on stdin, never argv: fill values and eval scripts
         // (secrets among them) must not be readable by every local user in /proc/*/cmdline.

@@ -10,7 +10,6 @@ use tokio::task::JoinHandle;
 
 use super::adapter::AgentBrowser;
 use super::pool::Worker;
-use super::session::Session;
 use crate::step::{ErrorKind, StepError};
 
 /// A browser being launched, and the settings it is launched with.
@@ -110,7 +109,13 @@ impl BrowserHost {
                 )
             })?;
         }
-        Worker::launch(self.adapter()?, self.next_name(), headed, cwd).await
+        Box::pin(Worker::launch(
+            self.adapter()?,
+            self.next_name(),
+            headed,
+            cwd,
+        ))
+        .await
     }
 
     /// A flow is done with its browser: kept for the next flow, or (it did not answer)
@@ -120,12 +125,12 @@ impl BrowserHost {
             idle.push(worker);
             return;
         }
-        self.close_later(worker.into_session());
+        self.close_later(worker);
     }
 
-    /// Closes a session off the critical path.
-    pub(crate) fn close_later(&self, mut session: Session) {
-        let h = tokio::spawn(async move { session.close().await });
+    /// Closes a browser off the critical path.
+    pub(crate) fn close_later(&self, worker: Worker) {
+        let h = tokio::spawn(worker.close());
         if let Ok(mut c) = self.closers.lock() {
             c.push(h);
         }
@@ -140,7 +145,7 @@ impl BrowserHost {
             .map(|mut i| i.drain(..).collect())
             .unwrap_or_default();
         for w in idle {
-            self.close_later(w.into_session());
+            self.close_later(w);
         }
         let launching: Vec<Launch> = self
             .launching
@@ -153,7 +158,7 @@ impl BrowserHost {
             if !h.is_finished() {
                 h.abort();
             } else if let Ok(Ok(w)) = h.await {
-                self.close_later(w.into_session());
+                self.close_later(w);
             }
         }
         let mut answered = true;

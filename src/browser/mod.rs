@@ -3,6 +3,7 @@
 
 pub(crate) mod adapter;
 mod cdp;
+mod chromium;
 mod daemon;
 mod element_kind;
 mod expect;

@@ -14,8 +14,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::adapter::AgentBrowser;
+use super::adapter::{AgentBrowser, CHROMIUM_ARGS};
 use super::cdp::Cdp;
+use super::chromium::Chromium;
 use super::session::Session;
 use crate::step::{ErrorKind, StepError};
 
@@ -26,6 +27,9 @@ const CDP_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct Worker {
     /// The worker's own session: launches the browser and closes it.
     session: Session,
+    /// The browser when runner started it (headless with a known Chromium); else agent-browser
+    /// launched it and closes it.
+    browser: Option<Chromium>,
     cdp: Arc<Cdp>,
     pub(crate) headed: bool,
     /// The next flow's context, made (without a tab) as soon as the previous one is disposed.
@@ -48,11 +52,36 @@ impl Worker {
         headed: bool,
         cwd: PathBuf,
     ) -> Result<Worker, StepError> {
+        let browser = match adapter.chromium.clone() {
+            Some(exe) if !headed => {
+                let profile = adapter.socket_dir().join(format!("{name}.profile"));
+                let launched = Chromium::launch(
+                    &exe,
+                    CHROMIUM_ARGS,
+                    adapter.socket_dir(),
+                    profile,
+                    Duration::from_secs(30),
+                )
+                .await
+                .map_err(|e| {
+                    StepError::new(
+                        ErrorKind::Environment,
+                        format!("the browser cannot launch: {e}"),
+                    )
+                })?;
+                Some(launched)
+            }
+            _ => None,
+        };
         let mut session = Session::new(adapter, name, headed, cwd);
-        match Self::connect(&mut session).await {
+        if let Some(b) = &browser {
+            session.connect_to(b.url.clone());
+        }
+        match Self::connect(&mut session, browser.is_some()).await {
             Ok(cdp) => {
                 let mut w = Worker {
                     session,
+                    browser,
                     cdp: Arc::new(cdp),
                     headed,
                     spare: None,
@@ -63,21 +92,24 @@ impl Worker {
             }
             Err(e) => {
                 session.close().await;
+                if let Some(b) = browser {
+                    b.kill().await;
+                }
                 Err(e)
             }
         }
     }
 
-    async fn connect(session: &mut Session) -> Result<Cdp, StepError> {
-        // The launch and the browser's DevTools URL in one call.
+    /// Starts the session's daemon (which launches the browser, or connects to the one runner
+    /// started) and opens a DevTools connection of runner's own to the browser.
+    async fn connect(session: &mut Session, started: bool) -> Result<Cdp, StepError> {
+        // The launch (or connection) and the browser's DevTools URL in one call.
+        let blank = ["about:blank".to_string()];
+        let open: (&str, &[String]) = ("open", &blank);
+        let url: (&str, &[String]) = ("get", &["cdp-url".to_string()]);
+        let commands = if started { vec![url] } else { vec![open, url] };
         let data = session
-            .cmds(
-                &[
-                    ("open", &["about:blank".into()]),
-                    ("get", &["cdp-url".into()]),
-                ],
-                Duration::from_secs(30),
-            )
+            .cmds(&commands, Duration::from_secs(30))
             .await?
             .pop()
             .unwrap_or_default();
@@ -155,8 +187,13 @@ impl Worker {
         }));
     }
 
-    /// The session to close when the worker is done.
-    pub(crate) fn into_session(self) -> Session {
-        self.session
+    /// Closes the browser: its session, then (when runner started it) the browser itself.
+    /// False when the session did not answer `close` (a wedged page).
+    pub(crate) async fn close(mut self) -> bool {
+        let answered = self.session.close().await;
+        if let Some(b) = self.browser {
+            b.kill().await;
+        }
+        answered
     }
 }

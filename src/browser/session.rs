@@ -51,6 +51,8 @@ pub(crate) struct Session {
     opened: bool,
     /// The connection to its daemon, once the browser is up (see `daemon`).
     link: Option<DaemonLink>,
+    /// The DevTools URL of a browser runner started, for the daemon to connect to.
+    cdp: Option<String>,
     /// The last command did not finish: it timed out, or its step was cut short while it ran.
     /// The daemon handles one command at a time and may still be busy with it (a page in an
     /// endless loop), so the browser is replaced rather than handed to the next flow.
@@ -76,6 +78,7 @@ impl Session {
             cwd,
             opened: false,
             link: None,
+            cdp: None,
             unsettled: false,
             user_refs: None,
             latest_refs: None,
@@ -94,6 +97,12 @@ impl Session {
             opened: true,
             ..Session::new(adapter, name, headed, cwd)
         }
+    }
+
+    /// Makes its first command connect the daemon to the browser at `url` (started by runner,
+    /// see `chromium`) instead of launching one.
+    pub(crate) fn connect_to(&mut self, url: String) {
+        self.cdp = Some(url);
     }
 
     /// Runs a command; errors become step errors of the right kind.
@@ -119,6 +128,7 @@ impl Session {
             headed: self.headed,
             timeout: timeout.max(Duration::from_millis(500)),
             cwd: self.cwd.clone(),
+            cdp: self.cdp.clone(),
         };
         // A session's commands run one at a time (the flow awaits each), so its first command
         // (which starts the daemon, through the CLI) never races another of the same session;
@@ -216,6 +226,7 @@ impl Session {
             // browser are killed after this anyway.
             timeout: Duration::from_secs(2),
             cwd: self.cwd.clone(),
+            cdp: None,
         };
         self.link = None;
         let closed = self.adapter.execute("close", &[], &opts).await.is_ok();

@@ -76,6 +76,7 @@ fn launch_check(binary: &Path) -> Result<Duration, String> {
         headed: false,
         timeout: Duration::from_secs(30),
         cwd: std::env::temp_dir(),
+        cdp: None,
     };
     let started = Instant::now();
     let r = rt.block_on(async {
