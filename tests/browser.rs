@@ -679,7 +679,7 @@ fn css_selectors_wait_for_late_elements_and_invalid_css_is_refused() {
     } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 1, "{stderr}");
     let steps = &report["flows"][0]["steps"];
-    assert_eq!(steps[1]["outcome"], "passed", "{}", steps[1]);
+    assert_eq!(steps[1]["outcome"], "passed", "{stderr}\n{report}");
     assert_eq!(steps[3]["error"]["kind"], "not_found");
     assert_eq!(
         steps[3]["error"]["message"],

@@ -135,7 +135,15 @@ fn a_wedged_or_crashed_page_does_not_poison_the_next_flow() {
     );
     write(
         d.path(),
-        "2-crash.yaml",
+        "2-fine.yaml",
+        &flow(
+            "fine after wedge",
+            "  - click: { role: button, text: Sign in }\n",
+        ),
+    );
+    write(
+        d.path(),
+        "3-crash.yaml",
         &flow(
             "crash",
             &format!(
@@ -146,18 +154,30 @@ fn a_wedged_or_crashed_page_does_not_poison_the_next_flow() {
     );
     write(
         d.path(),
-        "3-fine.yaml",
-        &flow("fine", "  - click: { role: button, text: Sign in }\n"),
+        "4-fine.yaml",
+        &flow(
+            "fine after crash",
+            "  - click: { role: button, text: Sign in }\n",
+        ),
     );
     let Ran { code, report, .. } = flow_run(d.path()).arg(".").run();
     assert_eq!(code, 1);
-    let statuses: Vec<&str> = report["flows"]
-        .as_array()
-        .unwrap()
+    let flows = report["flows"].as_array().unwrap();
+    let statuses: Vec<&str> = flows
         .iter()
         .map(|f| f["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["failed", "failed", "passed"], "{report}");
+    assert_eq!(
+        statuses,
+        ["failed", "passed", "failed", "passed"],
+        "{report}"
+    );
+    // The wedged browser was not handed to the next flow (its daemon is still in the endless
+    // `eval`: the flow's tab would wait ~10 s for it before a fresh browser was tried).
+    for i in [1, 3] {
+        let ms = flows[i]["duration_ms"].as_u64().unwrap();
+        assert!(ms < 6000, "flow {} took {ms} ms: {report}", i + 1);
+    }
 }
 
 #[test]
@@ -338,14 +358,20 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
 fn the_todomvc_scenarios_pass_in_one_browser() {
     // The app keeps its todos in localStorage: each scenario counts on starting empty.
     let d = tempfile::tempdir().unwrap();
+    let (wrapper, log) = logging_agent_browser(d.path());
     let Ran {
         code,
         stderr,
         report,
         ..
-    } = flow_run(d.path()).arg(fixture("todomvc/flows")).run();
+    } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .arg(fixture("todomvc/flows"))
+        .run();
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(report["summary"]["passed"], 5, "{report}");
+    // One browser for the five.
+    assert_eq!(sessions(&log).len(), 1, "{report}");
 }
 
 #[test]

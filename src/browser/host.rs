@@ -196,6 +196,19 @@ impl BrowserHost {
     }
 }
 
+/// Starts a headless browser the way a run does (see `pool`) and closes it: `runner doctor`'s
+/// launch check. Returns how long the start took.
+pub(crate) async fn launch_check(adapter: AgentBrowser) -> Result<std::time::Duration, String> {
+    let started = std::time::Instant::now();
+    let name = format!("doctor{}", std::process::id());
+    let worker = Worker::launch(Arc::new(adapter), name, false, std::env::temp_dir())
+        .await
+        .map_err(|e| e.message)?;
+    let took = started.elapsed();
+    worker.close().await;
+    Ok(took)
+}
+
 /// Makes sure `dir` is this user's alone (created 0700 if missing): the browsers' sockets live
 /// there, and another local user must not be able to plant or reach them.
 fn private_dir(dir: &std::path::Path) -> Result<(), String> {

@@ -16,7 +16,7 @@ mod session;
 mod steps;
 
 pub(crate) use flow_session::FlowBrowser;
-pub(crate) use host::{BrowserHost, cleanup_run};
+pub(crate) use host::{BrowserHost, cleanup_run, launch_check};
 pub(crate) use selector::describe_selector;
 pub(crate) use session::{Session, eval_args};
 pub(crate) use steps::{StepFiles, run_step};

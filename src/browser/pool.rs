@@ -1,6 +1,7 @@
 //! One browser per worker, a fresh browser context per flow (SPEC §7): a worker is an
-//! agent-browser session whose Chromium is launched once; each flow gets a new context and tab
-//! in it (~0.1–0.25 s here, most of it the new tab's renderer starting, against ~0.6 s for a
+//! agent-browser session whose Chromium is launched once (headless: started by runner, see
+//! `chromium`, and connected to); each flow gets a new context and tab in it (~0.2 s here, most
+//! of it the new tab starting and agent-browser attaching to it, against ~0.4–0.6 s for a
 //! launch) and the context is disposed when the flow ends, so nothing of one flow (cookies,
 //! storage, IndexedDB, cache, tabs, dialogs) reaches the next. Flows with other launch settings
 //! (headed) get browsers of their own. A browser that does not answer when its flow ends, or

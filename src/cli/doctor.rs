@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::exit;
-use crate::browser::adapter::{AgentBrowser, ExecOptions, find_binary, find_chromium};
+use crate::browser::adapter::{AgentBrowser, find_binary, find_chromium};
 use crate::config::model::Action;
 use crate::report::Reporter;
 
@@ -71,23 +71,9 @@ fn launch_check(binary: &Path) -> Result<Duration, String> {
         chromium: find_chromium(),
         socket_dir: dir.clone(),
     };
-    let opts = ExecOptions {
-        session: format!("doctor{}", std::process::id()),
-        headed: false,
-        timeout: Duration::from_secs(30),
-        cwd: std::env::temp_dir(),
-        cdp: None,
-    };
-    let started = Instant::now();
-    let r = rt.block_on(async {
-        let r = ab
-            .execute("open", &["about:blank".to_string()], &opts)
-            .await;
-        let _ = ab.execute("close", &[], &opts).await;
-        r
-    });
+    let r = rt.block_on(crate::browser::launch_check(ab));
     let _ = std::fs::remove_dir_all(&dir);
-    r.map(|_| started.elapsed()).map_err(|e| e.to_string())
+    r
 }
 
 /// A check that a program exists, with its version.
@@ -131,7 +117,7 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
     ));
     if let (Some(b), Some(_)) = (&ab, &chromium) {
         checks.push(match launch_check(b) {
-            Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started and closed in {} ms", d.as_millis()), fix: None },
+            Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started as a run starts it (agent-browser connected) in {} ms, and closed", d.as_millis()), fix: None },
             Err(e) => Check {
                 name: "headless launch",
                 ok: false,
