@@ -7,6 +7,7 @@
     clippy::cast_possible_wrap
 )]
 
+mod act;
 mod agents;
 mod architecture;
 mod atlas;

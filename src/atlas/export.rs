@@ -147,6 +147,10 @@ fn python(action: &Action) -> String {
                 action.key()
             )
         }
+        Action::Act(a) => format!(
+            "# act: {} (resolved by runner when it runs)",
+            py(a.parts().0)
+        ),
         Action::Exec(_)
         | Action::Agent(_)
         | Action::StopAgent(_)

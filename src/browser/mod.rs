@@ -10,6 +10,7 @@ mod expect;
 mod flow_session;
 mod host;
 mod inspect;
+pub(crate) mod intent;
 mod pool;
 mod selector;
 mod session;

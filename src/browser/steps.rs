@@ -139,6 +139,7 @@ pub(crate) async fn run_step(
         Action::Expect(e) => super::expect::expect(session, &e, deadline).await,
         // Listed one by one, so a new action has to be placed in a family.
         other @ (Action::Agent(_)
+        | Action::Act(_)
         | Action::StopAgent(_)
         | Action::LinkState(_)
         | Action::Exec(_)

@@ -127,6 +127,15 @@ pub(crate) enum AtlasCommand {
 pub(crate) enum SchemaWhich {
     Flow,
     Profile,
+    /// What the `intent` skill answers (the `act` step's agent).
+    #[value(name = "skill/intent")]
+    SkillIntent,
+    #[value(name = "skill/page_analysis")]
+    SkillPageAnalysis,
+    #[value(name = "skill/trajectory_labeling")]
+    SkillTrajectoryLabeling,
+    #[value(name = "skill/test_generation")]
+    SkillTestGeneration,
 }
 
 #[derive(Debug, Args)]
@@ -182,6 +191,10 @@ pub(crate) struct RunArgs {
     /// Show the browser.
     #[arg(long)]
     pub(crate) headed: bool,
+    /// How agent skill answers (`act`) are cached under .runner/cache/skills: read-write,
+    /// read-only (replay them; never call an agent), or off.
+    #[arg(long = "agent-cache", value_name = "MODE", default_value = "read-write", value_parser = ["read-write", "read-only", "off"])]
+    pub(crate) agent_cache: String,
     /// Stop scheduling flows after the first failure.
     #[arg(long)]
     pub(crate) fail_fast: bool,

@@ -68,6 +68,7 @@ fn driver(run_id: &str) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliEr
         headed: false,
         profiles: registry,
         atlas: None,
+        agent_cache: crate::agent::CacheMode::default(),
     });
     Ok((tokio_rt, Arc::new(rt)))
 }

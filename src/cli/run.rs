@@ -88,6 +88,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         headed: args.headed,
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
+        agent_cache: crate::agent::CacheMode::parse(&args.agent_cache).unwrap_or_default(),
     }));
     if args.dry_run {
         let mut s = String::new();

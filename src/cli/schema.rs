@@ -1,6 +1,7 @@
-//! `runner schema flow|profile`.
+//! `runner schema flow|profile|skill/<name>`.
 
 use super::args::SchemaWhich;
+use crate::agent::Skill;
 use crate::config::schema::{FLOW_SCHEMA, PROFILE_SCHEMA};
 
 /// The schema's text, exactly as the file in `schemas/`.
@@ -8,5 +9,9 @@ pub(crate) fn text(which: SchemaWhich) -> &'static str {
     match which {
         SchemaWhich::Flow => FLOW_SCHEMA,
         SchemaWhich::Profile => PROFILE_SCHEMA,
+        SchemaWhich::SkillIntent => Skill::Intent.schema_text(),
+        SchemaWhich::SkillPageAnalysis => Skill::PageAnalysis.schema_text(),
+        SchemaWhich::SkillTrajectoryLabeling => Skill::TrajectoryLabeling.schema_text(),
+        SchemaWhich::SkillTestGeneration => Skill::TestGeneration.schema_text(),
     }
 }

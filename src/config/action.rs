@@ -15,6 +15,9 @@ pub(crate) enum Family {
     Browser,
     /// Starts or stops AI coding agents.
     Agent,
+    /// Acts on the page on a natural-language instruction (`act`): the browser, and an agent
+    /// skill when the built-in resolver cannot tell.
+    Act,
     /// Records the browser's state into the atlas (`link_state`).
     State,
 }
@@ -39,6 +42,7 @@ impl Action {
             | Action::Screenshot(_)
             | Action::Eval(_)
             | Action::Inspect(_) => Family::Browser,
+            Action::Act(_) => Family::Act,
             Action::Agent(_) | Action::StopAgent(_) => Family::Agent,
             Action::LinkState(_) => Family::State,
             Action::Expect(_)
@@ -53,7 +57,7 @@ impl Action {
     /// leaves a screenshot and a snapshot of the page).
     pub(crate) fn needs_browser(&self) -> bool {
         match self.family() {
-            Family::Browser | Family::State => true,
+            Family::Browser | Family::State | Family::Act => true,
             Family::Agent => false,
             Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
         }
@@ -63,7 +67,7 @@ impl Action {
     /// `link_state` records: what changes or checks the page's state, not bookkeeping.
     pub(crate) fn recorded_in_atlas(&self) -> bool {
         match self.family() {
-            Family::Browser => true,
+            Family::Browser | Family::Act => true,
             Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
             Family::Agent | Family::State => false,
         }
@@ -86,6 +90,17 @@ impl Action {
             | Action::Type(_)
             | Action::Select(_) => ELEMENT,
             Action::Press(_) | Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Act(_) => &[
+                "action_type",
+                "selector",
+                "value",
+                "source",
+                "confidence",
+                "screenshot_before",
+                "screenshot_after",
+                "matched",
+                "failure_artifacts",
+            ],
             Action::Screenshot(_) => &["path", "failure_artifacts"],
             Action::Eval(_) => &["value", "failure_artifacts"],
             Action::Inspect(_) => &[
@@ -134,7 +149,8 @@ impl Action {
             Action::Fill(f) | Action::Type(f) => Some(&f.target),
             Action::Select(s) => Some(&s.target),
             Action::Inspect(i) => Some(&i.target),
-            Action::Open(_)
+            Action::Act(_)
+            | Action::Open(_)
             | Action::Snapshot(_)
             | Action::Press(_)
             | Action::Wait(_)

@@ -347,52 +347,14 @@ fn check_action(
                 }
             }
         }
+        Action::Act(a) => {
+            if let (_, Some(profile), variant) = a.parts() {
+                check_profile(c, &format!("{ptr}/act"), profile, variant, out);
+            }
+        }
         Action::Agent(a) => {
             let p = format!("{ptr}/agent");
-            match c.profiles.get_profile(&a.profile) {
-                None if !is_template(&a.profile) => {
-                    let mut d = at_value(
-                        c.file,
-                        c.spans,
-                        &format!("{p}/profile"),
-                        format!("Profile config not found for {}", a.profile),
-                    );
-                    let labels: Vec<&str> = c.profiles.labels().collect();
-                    d = match did_you_mean(&a.profile, labels.iter().copied()) {
-                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                        None => d.with_help(format!("known profiles: {}", labels.join(", "))),
-                    };
-                    out.push(d);
-                }
-                Some(profile) => {
-                    if let Some(v) = &a.variant
-                        && !is_template(v)
-                        && profile.get_variant(v).is_none()
-                    {
-                        let names: Vec<&str> =
-                            profile.variants.iter().map(|v| v.label.as_str()).collect();
-                        let help = match did_you_mean(v, names.iter().copied()) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None if names.is_empty() => {
-                                format!("profile `{}` has no variants", profile.label)
-                            }
-                            None => {
-                                format!("variants of `{}`: {}", profile.label, names.join(", "))
-                            }
-                        };
-                        out.push(
-                            at_value(
-                                c.file,
-                                c.spans,
-                                &format!("{p}/variant"),
-                                format!("unknown variant `{v}` of profile `{}`", profile.label),
-                            )
-                            .with_help(help),
-                        );
-                    }
-                }
-                None => {}
-            }
+            check_profile(c, &p, &a.profile, a.variant.as_deref(), out);
             let follows = a.follow_up.is_some() || a.session.is_some();
             if a.prompt.is_some() && follows {
                 out.push(
@@ -467,6 +429,59 @@ fn check_action(
             }
         }
         _ => {}
+    }
+}
+
+/// An agent profile (and variant) a step names: known, or an error with the near misses.
+fn check_profile(
+    c: &Ctx<'_>,
+    p: &str,
+    label: &str,
+    variant: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    match c.profiles.get_profile(label) {
+        None if !is_template(label) => {
+            let mut d = at_value(
+                c.file,
+                c.spans,
+                &format!("{p}/profile"),
+                format!("Profile config not found for {label}"),
+            );
+            let labels: Vec<&str> = c.profiles.labels().collect();
+            d = match did_you_mean(label, labels.iter().copied()) {
+                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                None => d.with_help(format!("known profiles: {}", labels.join(", "))),
+            };
+            out.push(d);
+        }
+        Some(profile) => {
+            if let Some(v) = variant
+                && !is_template(v)
+                && profile.get_variant(v).is_none()
+            {
+                let names: Vec<&str> = profile.variants.iter().map(|v| v.label.as_str()).collect();
+                let help = match did_you_mean(v, names.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None if names.is_empty() => {
+                        format!("profile `{}` has no variants", profile.label)
+                    }
+                    None => {
+                        format!("variants of `{}`: {}", profile.label, names.join(", "))
+                    }
+                };
+                out.push(
+                    at_value(
+                        c.file,
+                        c.spans,
+                        &format!("{p}/variant"),
+                        format!("unknown variant `{v}` of profile `{}`", profile.label),
+                    )
+                    .with_help(help),
+                );
+            }
+        }
+        None => {}
     }
 }
 

@@ -154,6 +154,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "screenshot",
     "eval",
     "inspect",
+    "act",
     "expect",
     "agent",
     "stop_agent",
@@ -186,6 +187,7 @@ pub(crate) enum Action {
     Screenshot(Toggle<ScreenshotOptions>),
     Eval(String),
     Inspect(InspectAction),
+    Act(ActAction),
     Expect(ExpectAction),
     Agent(AgentAction),
     StopAgent(String),
@@ -216,6 +218,7 @@ impl Action {
             Action::Screenshot(_) => "screenshot",
             Action::Eval(_) => "eval",
             Action::Inspect(_) => "inspect",
+            Action::Act(_) => "act",
             Action::Expect(_) => "expect",
             Action::Agent(_) => "agent",
             Action::StopAgent(_) => "stop_agent",
@@ -224,6 +227,33 @@ impl Action {
             Action::Set(_) => "set",
             Action::Log(_) => "log",
             Action::RunFlow(_) => "run_flow",
+        }
+    }
+}
+
+/// `act: "click the Sign in button"`, or with the agent profile that resolves what the built-in
+/// resolver cannot.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum ActAction {
+    Intent(String),
+    Options(ActOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ActOptions {
+    pub(crate) intent: String,
+    pub(crate) profile: Option<String>,
+    pub(crate) variant: Option<String>,
+}
+
+impl ActAction {
+    /// The instruction, its profile and variant.
+    pub(crate) fn parts(&self) -> (&str, Option<&str>, Option<&str>) {
+        match self {
+            ActAction::Intent(i) => (i, None, None),
+            ActAction::Options(o) => (&o.intent, o.profile.as_deref(), o.variant.as_deref()),
         }
     }
 }

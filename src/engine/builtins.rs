@@ -50,6 +50,7 @@ pub(crate) async fn run(
         | Action::Screenshot(_)
         | Action::Eval(_)
         | Action::Inspect(_)
+        | Action::Act(_)
         | Action::Agent(_)
         | Action::StopAgent(_)
         | Action::LinkState(_)) => Err(StepError::new(

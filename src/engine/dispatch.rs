@@ -14,6 +14,7 @@ use super::{builtins, families};
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::agent::CacheMode;
 use crate::browser::{BrowserHost, FlowBrowser};
 use crate::config::action::Family;
 use crate::config::model::Action;
@@ -31,6 +32,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) headed: bool,
     pub(crate) profiles: Registry,
     pub(crate) atlas: Option<PathBuf>,
+    /// `--agent-cache`.
+    pub(crate) agent_cache: CacheMode,
 }
 
 impl Runtime {
@@ -48,6 +51,7 @@ impl Runtime {
             browser: BrowserHost::new(s.headed),
             profiles: s.profiles,
             atlas: s.atlas,
+            agent_cache: s.agent_cache,
             dispatch: &FAMILIES,
         }
     }
@@ -91,6 +95,7 @@ pub(crate) async fn run_family(
     match action.family() {
         Family::Browser => families::browser(cx, action).await,
         Family::Agent => families::agent(cx, action, scope).await,
+        Family::Act => families::act(cx, action).await,
         Family::State => families::state(cx, action, scope).await,
         Family::Core => builtins::run(cx, action, scope, children).await,
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::artifacts;
 use super::context::Scope;
@@ -98,10 +98,167 @@ pub(crate) async fn state(
     crate::atlas::record_state(&mut session, &ls, &target, &mut scope.trail, cx.timeout).await
 }
 
+/// `act`: an instruction carried out on the page. Its answer comes from the agent cache when
+/// the cached element is still there (and alone), else from the built-in resolver, else from
+/// the `intent` skill of the step's agent profile (the answer then replaces the cached one);
+/// the answer becomes the runner step it names, which runs as written out would.
+pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
+    use crate::agent::{CacheMode, Skill, SkillCall, SkillEnv};
+    use crate::browser::intent;
+    let (rt, frame) = (cx.rt, cx.frame);
+    let Action::Act(a) = action else {
+        return Err(not_in_family(&action, "act"));
+    };
+    let (intent_text, profile, variant) = a.parts();
+    let mut session = frame.browser.session(&rt.browser).await?;
+    let page = intent::observe(&mut session, cx.timeout).await?;
+    // The question's identity: the instruction and the page's path. Not its origin (a local web
+    // server's port changes every run; staging and production share answers) and not its text
+    // (which changes with every item in a list): an answer that does not fit the page it is
+    // used on is resolved again anyway.
+    let page_key = page_path(&page.url);
+    let key = json!({ "intent": intent_text, "page": page_key });
+    let listener = rt.listener.clone();
+    let info = frame.info.clone();
+    let depth = frame.depth;
+    let env = SkillEnv {
+        profiles: &rt.profiles,
+        cache: rt.agent_cache,
+        cache_dir: std::env::current_dir()
+            .unwrap_or_default()
+            .join(".runner/cache/skills"),
+        workspace: frame.loaded.dir.clone(),
+        env: frame.env.clone(),
+        masker: frame.masker.clone(),
+        relay: Arc::new(move |line: &str| listener.message(&info, depth, line)),
+        cancel: frame.cancel.clone(),
+        log_path: cx.artifact("act").with_extension("intent"),
+        timeout: cx.timeout.max(std::time::Duration::from_secs(60)),
+    };
+    let mut cached_broke = false;
+    let mut found = None;
+    if let Some(answer) = crate::agent::cached_skill_answer(&env, Skill::Intent, &key) {
+        if intent::still_matches(&mut session, &answer).await {
+            found = Some((answer, "cache"));
+        } else {
+            cached_broke = true;
+        }
+    }
+    if found.is_none()
+        && let Some(answer) = intent::resolve_local(intent_text, &page.refs)
+    {
+        found = Some((answer, "local"));
+    }
+    let (mut answer, source) = if let Some(f) = found {
+        f
+    } else {
+        {
+            let call = SkillCall {
+                skill: Skill::Intent,
+                input: json!({
+                    "intent": intent_text,
+                    "url": page.url,
+                    "snapshot": page.snapshot,
+                }),
+                key: key.clone(),
+                profile,
+                variant,
+                use_cache: !cached_broke,
+            };
+            let no_agent = profile.is_none() && rt.agent_cache != CacheMode::ReadOnly;
+            if no_agent {
+                return Err(StepError::new(
+                    ErrorKind::Skill,
+                    format!(
+                        "cannot tell what to do for \"{intent_text}\" on this page{}: give the step an agent profile (`act: {{ intent: ..., profile: ... }}`) or name the element as the page does",
+                        if cached_broke {
+                            " (the cached answer no longer fits)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            let (answer, _) = crate::agent::call_skill(&call, &env).await?;
+            (answer, "agent")
+        }
+    };
+    // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
+    if let Some(r) = answer
+        .pointer("/selector/ref")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        && let Some(stable) = intent::stable_selector(&r, &page.refs)
+    {
+        answer["selector"] = stable;
+        if source == "agent" {
+            crate::agent::store_skill_answer(&env, Skill::Intent, &key, &answer);
+        }
+    }
+    let errors = Skill::Intent.check(&answer);
+    if !errors.is_empty() {
+        return Err(StepError::new(
+            ErrorKind::Internal,
+            format!(
+                "internal error: `act` made an invalid answer ({source}): {}",
+                errors.join("; ")
+            ),
+        ));
+    }
+    let step = intent::to_action(&answer)?;
+    let before = cx.artifact("act").with_extension("before.png");
+    let after = cx.artifact("act").with_extension("after.png");
+    intent::screenshot(&mut session, &before, cx.timeout).await?;
+    let files = StepFiles {
+        dir: frame.dir.clone(),
+        base: artifacts::step_base(cx.index, cx.step, "act"),
+    };
+    let done = Box::pin(crate::browser::run_step(
+        &mut session,
+        step,
+        cx.timeout,
+        &files,
+    ))
+    .await?;
+    let _ = intent::screenshot(&mut session, &after, cx.timeout).await;
+    Ok(json!({
+        "action_type": answer["action_type"],
+        "selector": answer.get("selector").cloned().unwrap_or(Value::Null),
+        "value": answer.get("value").cloned().unwrap_or(Value::Null),
+        "source": source,
+        "confidence": answer["confidence"],
+        "screenshot_before": before.display().to_string(),
+        "screenshot_after": if after.exists() { Value::String(after.display().to_string()) } else { Value::Null },
+        "matched": done.get("matched").cloned().unwrap_or(Value::Null),
+    }))
+}
+
+/// The path of a URL, without origin, query or fragment (`about:blank` stays whole).
+fn page_path(url: &str) -> String {
+    let no_query = url.split(['?', '#']).next().unwrap_or_default();
+    match no_query.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]).to_string(),
+        None => no_query.to_string(),
+    }
+}
+
 /// An action sent to a family it does not belong to: a bug in runner.
 fn not_in_family(action: &Action, family: &str) -> StepError {
     StepError::new(
         ErrorKind::Internal,
         format!("internal error: `{}` is not a {family} step", action.key()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_act_answer_is_keyed_by_the_pages_path() {
+        assert_eq!(
+            super::page_path("http://127.0.0.1:4242/shop/cart?x=1#top"),
+            "/shop/cart"
+        );
+        assert_eq!(super::page_path("https://example.com"), "/");
+        assert_eq!(super::page_path("about:blank"), "about:blank");
+    }
 }

@@ -61,7 +61,7 @@ pub(crate) fn display_name(
         v => v.to_string(),
     };
     let detail = match raw {
-        Some(Value::Object(m)) => ["command", "path", "profile", "action", "target"]
+        Some(Value::Object(m)) => ["command", "path", "intent", "profile", "action", "target"]
             .iter()
             .find_map(|k| m.get(*k))
             .map_or_else(|| m.keys().cloned().collect::<Vec<_>>().join(", "), words),

@@ -38,6 +38,8 @@ pub(crate) struct Runtime {
     pub(crate) profiles: Registry,
     /// `--atlas DIR`.
     pub(crate) atlas: Option<PathBuf>,
+    /// `--agent-cache`: how agent skill answers are cached.
+    pub(crate) agent_cache: crate::agent::CacheMode,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in
     /// the engine's own tests.
     pub(crate) dispatch: &'static dyn Dispatch,

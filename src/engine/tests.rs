@@ -100,6 +100,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
         headed: false,
         profiles: registry,
         atlas: None,
+        agent_cache: crate::agent::CacheMode::default(),
     });
     rt.dispatch = &FAKE;
     let rt = Arc::new(rt);
@@ -283,6 +284,7 @@ fn engine_futures_stay_small() {
         headed: false,
         profiles: registry,
         atlas: None,
+        agent_cache: crate::agent::CacheMode::default(),
     });
     let info = crate::step::FlowInfo {
         index: 0,

@@ -22,6 +22,9 @@ pub(crate) enum ErrorKind {
     Interrupted,
     /// A bug in runner (a flow's task panicked): never retried, exit code 3.
     Internal,
+    /// An agent skill gave no valid answer (after one retry), or none is cached in a read-only
+    /// cache.
+    Skill,
 }
 
 impl ErrorKind {
@@ -36,6 +39,7 @@ impl ErrorKind {
             ErrorKind::Environment => "environment",
             ErrorKind::Interrupted => "interrupted",
             ErrorKind::Internal => "internal",
+            ErrorKind::Skill => "skill",
         }
     }
 }

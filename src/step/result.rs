@@ -63,6 +63,7 @@ impl FlowStatus {
             | ErrorKind::NotFound
             | ErrorKind::Assertion
             | ErrorKind::CommandFailed
+            | ErrorKind::Skill
             | ErrorKind::Template => FlowStatus::Failed,
         }
     }

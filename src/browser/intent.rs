@@ -1,0 +1,625 @@
+//! The `act` step's page side: what the page offers (an interactive snapshot), the built-in
+//! resolver that turns a simple instruction into an action on one element without any LLM
+//! (English, Chinese, Japanese and Korean phrasings), whether an earlier answer still points at
+//! exactly one element, and the runner step an answer means.
+//!
+//! An answer has the `intent` skill's shape (`runner schema skill/intent`): `action_type`,
+//! `selector` (an ElementSelector), `value`, `confidence`. The resolver never guesses: an
+//! instruction it cannot read, or a name that two elements share, gives no answer (then the
+//! agent is asked, when the step names one).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::{Value, json};
+
+use super::adapter::{RefInfo, ref_number};
+use super::selector::resolve_now;
+use super::session::Session;
+use crate::config::model::{
+    Action, FillAction, OneOrMany, Scalar, SelectAction, Selector, SelectorObject,
+};
+use crate::step::{ErrorKind, StepError};
+
+/// What the page offers an instruction: its URL, the interactive snapshot's text and refs.
+pub(crate) struct Page {
+    pub(crate) url: String,
+    pub(crate) snapshot: String,
+    pub(crate) refs: BTreeMap<String, RefInfo>,
+}
+
+/// Takes the page's interactive snapshot.
+pub(crate) async fn observe(session: &mut Session, timeout: Duration) -> Result<Page, StepError> {
+    let data = session.snapshot(&["-i".to_string()], timeout).await?;
+    let refs = session
+        .latest_refs
+        .as_ref()
+        .map(|r| r.refs.clone())
+        .unwrap_or_default();
+    let url = session
+        .cmd("get", &["url".to_string()], timeout)
+        .await?
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    Ok(Page {
+        url,
+        snapshot: data
+            .get("snapshot")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        refs,
+    })
+}
+
+/// Saves a screenshot of the page at `path`.
+pub(crate) async fn screenshot(
+    session: &mut Session,
+    path: &Path,
+    timeout: Duration,
+) -> Result<(), StepError> {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    session
+        .cmd("screenshot", &[path.display().to_string()], timeout)
+        .await
+        .map(|_| ())
+}
+
+/// Whether an answer still fits the page: its element is there, and only one (an answer
+/// without an element always fits).
+pub(crate) async fn still_matches(session: &mut Session, answer: &Value) -> bool {
+    let Some(sel) = answer.get("selector").filter(|s| !s.is_null()) else {
+        return true;
+    };
+    let Ok(sel) = serde_json::from_value::<SelectorObject>(sel.clone()) else {
+        return false;
+    };
+    let has_nth = sel.nth.is_some();
+    match resolve_now(session, &Selector::Object(sel)).await {
+        Ok(Some(r)) => r.count == 1 || has_nth,
+        _ => false,
+    }
+}
+
+/// The element of a snapshot ref as a selector that does not depend on that snapshot: role and
+/// exact name, with `nth` when other elements share both.
+pub(crate) fn stable_selector(reference: &str, refs: &BTreeMap<String, RefInfo>) -> Option<Value> {
+    let key = reference.trim_start_matches('@');
+    let info = refs.get(key)?;
+    let mut same: Vec<&String> = refs
+        .iter()
+        .filter(|(_, r)| r.role == info.role && r.name == info.name)
+        .map(|(k, _)| k)
+        .collect();
+    same.sort_by_key(|k| ref_number(k));
+    let mut sel = json!({ "role": info.role, "text": info.name, "exact": true });
+    if same.len() > 1 {
+        let nth = same.iter().position(|k| k.as_str() == key)?;
+        sel["nth"] = json!(nth);
+    }
+    if info.name.is_empty() {
+        sel.as_object_mut()?.remove("text");
+        sel.as_object_mut()?.remove("exact");
+    }
+    Some(sel)
+}
+
+/// The runner step an answer means.
+pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
+    let bad = |m: &str| StepError::new(ErrorKind::Skill, format!("{m}: {answer}"));
+    let kind = answer
+        .get("action_type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("the answer names no action_type"))?;
+    let value = answer
+        .get("value")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let selector = || -> Result<Selector, StepError> {
+        let s = answer
+            .get("selector")
+            .filter(|s| !s.is_null())
+            .ok_or_else(|| bad(&format!("`{kind}` needs a selector")))?;
+        serde_json::from_value::<SelectorObject>(s.clone())
+            .map(Selector::Object)
+            .map_err(|e| bad(&format!("the selector is not an ElementSelector ({e})")))
+    };
+    let value_or = |what: &str| {
+        value
+            .clone()
+            .ok_or_else(|| bad(&format!("`{kind}` needs {what}")))
+    };
+    Ok(match kind {
+        "click" => Action::Click(selector()?),
+        "dblclick" => Action::Dblclick(selector()?),
+        "hover" => Action::Hover(selector()?),
+        "focus" => Action::Focus(selector()?),
+        "check" => Action::Check(selector()?),
+        "uncheck" => Action::Uncheck(selector()?),
+        "fill" | "type" => {
+            let f = FillAction {
+                target: selector()?,
+                value: Scalar::String(value_or("a value")?),
+            };
+            if kind == "fill" {
+                Action::Fill(f)
+            } else {
+                Action::Type(f)
+            }
+        }
+        "select" => Action::Select(SelectAction {
+            target: selector()?,
+            value: OneOrMany::One(value_or("an option")?),
+        }),
+        "press" => Action::Press(value_or("a key")?),
+        "open" => Action::Open(value_or("a URL")?),
+        other => return Err(bad(&format!("unknown action_type `{other}`"))),
+    })
+}
+
+/// The verbs the resolver knows, and which roles each can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verb {
+    Click,
+    Check,
+    Uncheck,
+    Fill,
+    Select,
+}
+
+impl Verb {
+    fn name(self) -> &'static str {
+        match self {
+            Verb::Click => "click",
+            Verb::Check => "check",
+            Verb::Uncheck => "uncheck",
+            Verb::Fill => "fill",
+            Verb::Select => "select",
+        }
+    }
+
+    fn fits(self, role: &str) -> bool {
+        match self {
+            Verb::Click => matches!(
+                role,
+                "button"
+                    | "link"
+                    | "tab"
+                    | "menuitem"
+                    | "menuitemcheckbox"
+                    | "menuitemradio"
+                    | "option"
+                    | "checkbox"
+                    | "radio"
+                    | "switch"
+                    | "treeitem"
+                    | "row"
+                    | "cell"
+                    | "gridcell"
+                    | "listitem"
+                    | "img"
+                    | "heading"
+            ),
+            Verb::Check | Verb::Uncheck => {
+                matches!(role, "checkbox" | "radio" | "switch" | "menuitemcheckbox")
+            }
+            Verb::Fill => matches!(role, "textbox" | "searchbox" | "combobox" | "spinbutton"),
+            Verb::Select => matches!(role, "combobox" | "listbox"),
+        }
+    }
+}
+
+/// Words that name a kind of element (in the languages the resolver reads) and the roles they
+/// mean.
+const ROLE_WORDS: &[(&str, &[&str])] = &[
+    ("menu item", &["menuitem"]),
+    ("check box", &["checkbox"]),
+    ("checkbox", &["checkbox"]),
+    ("text box", &["textbox", "searchbox"]),
+    ("textbox", &["textbox", "searchbox"]),
+    ("text field", &["textbox", "searchbox"]),
+    ("field", &["textbox", "searchbox", "combobox", "spinbutton"]),
+    ("input", &["textbox", "searchbox", "combobox", "spinbutton"]),
+    ("dropdown", &["combobox", "listbox"]),
+    ("button", &["button"]),
+    ("link", &["link"]),
+    ("radio", &["radio"]),
+    ("tab", &["tab"]),
+    ("按钮", &["button"]),
+    ("链接", &["link"]),
+    ("复选框", &["checkbox"]),
+    ("输入框", &["textbox", "searchbox"]),
+    ("文本框", &["textbox", "searchbox"]),
+    ("下拉框", &["combobox", "listbox"]),
+    ("ボタン", &["button"]),
+    ("リンク", &["link"]),
+    ("チェックボックス", &["checkbox"]),
+    ("入力欄", &["textbox", "searchbox"]),
+    ("버튼", &["button"]),
+    ("링크", &["link"]),
+];
+
+/// Keys `press` knows by name (chords are recognised by `+`).
+const KEYS: &[&str] = &[
+    "Enter",
+    "Tab",
+    "Escape",
+    "Space",
+    "Backspace",
+    "Delete",
+    "ArrowUp",
+    "ArrowDown",
+    "ArrowLeft",
+    "ArrowRight",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+];
+
+fn patterns() -> &'static [(Regex, &'static str)] {
+    static P: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    P.get_or_init(|| {
+        [
+            // English.
+            (r"(?i)^(?:press|hit)\s+(?:the\s+)?(?P<key>[A-Za-z0-9]+(?:\+[A-Za-z0-9]+)*)(?:\s+key)?$", "press"),
+            (r"(?i)^(?:open|go to|visit|navigate to)\s+(?P<url>(?:https?://|/)\S*)$", "open"),
+            (r#"(?i)^(?:fill(?:\s+in)?|enter|type)\s+(?P<target>.+?)\s+with\s+(?P<value>.+)$"#, "fill"),
+            (r#"(?i)^(?:type|enter|input|write)\s+(?P<value>.+?)\s+(?:into|in)\s+(?P<target>.+)$"#, "fill"),
+            (r#"(?i)^(?:select|choose|pick)\s+(?P<value>.+?)\s+(?:in|from)\s+(?P<target>.+)$"#, "select"),
+            (r"(?i)^(?:uncheck|untick|unselect)\s+(?P<target>.+)$", "uncheck"),
+            (r"(?i)^(?:check|tick)\s+(?P<target>.+)$", "check"),
+            (r"(?i)^(?:click|tap|press|hit|follow|choose|select)(?:\s+on)?\s+(?P<target>.+)$", "click"),
+            // Chinese.
+            (r"^在\s*(?P<target>.+?)\s*(?:中|里|内)?\s*(?:输入|填写|填入)\s*(?P<value>.+)$", "fill"),
+            (r"^取消(?:勾选|选中)\s*(?P<target>.+)$", "uncheck"),
+            (r"^(?:勾选|选中)\s*(?P<target>.+)$", "check"),
+            (r"^(?:点击|单击|点一下|点|按下|按|轻触)\s*(?P<target>.+)$", "click"),
+            // Japanese.
+            (r"^(?P<target>.+?)\s*(?:に|へ)\s*(?P<value>.+?)\s*を\s*入力(?:する|して)?(?:ください)?$", "fill"),
+            (r"^(?P<target>.+?)\s*の\s*チェックを\s*外(?:す|して(?:ください)?)$", "uncheck"),
+            (r"^(?P<target>.+?)\s*を\s*チェック(?:する|して)?(?:ください)?$", "check"),
+            (r"^(?P<target>.+?)\s*を\s*(?:クリック|タップ|押)(?:す|する|して)?(?:ください)?$", "click"),
+            // Korean.
+            (r"^(?P<target>.+?)\s*(?:을|를)?\s*(?:클릭|누르기|누르세요|탭)(?:하기|하세요|해)?$", "click"),
+        ]
+        .into_iter()
+        .map(|(p, k)| (Regex::new(p).expect("the resolver's patterns compile"), k))
+        .collect()
+    })
+}
+
+fn unquote(s: &str) -> String {
+    let s = s.trim().trim_end_matches(['.', '。', '!', '！']);
+    let pairs = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('“', '”'),
+        ('「', '」'),
+        ('`', '`'),
+    ];
+    for (a, b) in pairs {
+        if let Some(inner) = s.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
+            return inner.to_string();
+        }
+    }
+    s.to_string()
+}
+
+fn norm(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+/// The name an instruction gives its element and the roles its words name.
+fn target_words(phrase: &str) -> (String, Option<&'static [&'static str]>) {
+    let mut p = unquote(phrase);
+    for article in ["the ", "a ", "an ", "on "] {
+        if p.to_lowercase().starts_with(article) {
+            p = p[article.len()..].to_string();
+        }
+    }
+    let mut roles = None;
+    for (word, r) in ROLE_WORDS {
+        let lower = p.to_lowercase();
+        let ends = lower.strip_suffix(word).map(str::len);
+        let starts = lower.strip_prefix(word).map(|_| word.len());
+        if let Some(n) = ends {
+            p = p[..n].to_string();
+            roles = Some(*r);
+            break;
+        }
+        if let Some(n) = starts {
+            p = p[n..].to_string();
+            roles = Some(*r);
+            break;
+        }
+    }
+    let p = unquote(p.trim().trim_end_matches(['的', 'の']).trim());
+    (p, roles)
+}
+
+/// The built-in resolver: an answer for a simple instruction on this page, or `None` when it
+/// cannot tell (unknown phrasing, no element of that name, or two that share it).
+pub(crate) fn resolve_local(intent: &str, refs: &BTreeMap<String, RefInfo>) -> Option<Value> {
+    let intent = intent.trim();
+    for (re, kind) in patterns() {
+        let Some(c) = re.captures(intent) else {
+            continue;
+        };
+        match *kind {
+            "press" => {
+                let key = c.name("key")?.as_str();
+                let known = KEYS
+                    .iter()
+                    .find(|k| k.eq_ignore_ascii_case(key))
+                    .map(|k| (*k).to_string())
+                    .or_else(|| (key.contains('+') || key.len() == 1).then(|| key.to_string()));
+                // "press Sign in" is a click: only a key name is a key.
+                let Some(key) = known else { continue };
+                return Some(json!({ "action_type": "press", "value": key, "confidence": 1.0 }));
+            }
+            "open" => {
+                return Some(json!({
+                    "action_type": "open",
+                    "value": c.name("url")?.as_str(),
+                    "confidence": 1.0,
+                }));
+            }
+            _ => {}
+        }
+        let verb = match *kind {
+            "fill" => Verb::Fill,
+            "select" => Verb::Select,
+            "check" => Verb::Check,
+            "uncheck" => Verb::Uncheck,
+            _ => Verb::Click,
+        };
+        let (name, roles) = target_words(c.name("target")?.as_str());
+        let want = norm(&name);
+        if want.is_empty() {
+            return None;
+        }
+        let fits = |r: &RefInfo| {
+            verb.fits(&r.role) && roles.is_none_or(|rs| rs.contains(&r.role.as_str()))
+        };
+        // In tenths: the name as written, or one name containing the other.
+        let score = |r: &RefInfo| -> u8 {
+            let have = norm(&r.name);
+            if have == want {
+                10
+            } else if !have.is_empty() && (have.contains(&want) || want.contains(&have)) {
+                8
+            } else {
+                0
+            }
+        };
+        let mut scored: Vec<(u8, &String)> = refs
+            .iter()
+            .filter(|(_, r)| fits(r))
+            .map(|(k, r)| (score(r), k))
+            .filter(|(s, _)| *s > 0)
+            .collect();
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let (best, key) = *scored.first()?;
+        // Two elements as good as each other: the resolver does not pick one.
+        if scored.iter().filter(|(s, _)| *s == best).count() > 1 {
+            return None;
+        }
+        let selector = stable_selector(key, refs)?;
+        let mut answer = json!({
+            "action_type": verb.name(),
+            "selector": selector,
+            "confidence": f64::from(best) / 10.0,
+        });
+        if let Some(v) = c.name("value") {
+            answer["value"] = json!(unquote(v.as_str()));
+        }
+        return Some(answer);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> BTreeMap<String, RefInfo> {
+        let mut m = BTreeMap::new();
+        for (k, role, name) in [
+            ("e1", "link", "About us"),
+            ("e2", "button", "Sign in"),
+            ("e3", "textbox", "Email"),
+            ("e4", "checkbox", "Remember me"),
+            ("e5", "button", "登录"),
+            ("e6", "button", "ログイン"),
+            ("e7", "combobox", "Country"),
+            ("e8", "button", "Delete"),
+            ("e9", "button", "Delete"),
+            ("e10", "link", "Sign in help"),
+        ] {
+            m.insert(
+                k.to_string(),
+                RefInfo {
+                    role: role.to_string(),
+                    name: name.to_string(),
+                },
+            );
+        }
+        m
+    }
+
+    fn sel(role: &str, text: &str) -> Value {
+        json!({ "role": role, "text": text, "exact": true })
+    }
+
+    #[test]
+    fn simple_instructions_resolve_in_english_and_cjk() {
+        let p = page();
+        let cases: Vec<(&str, &str, Value, Option<&str>)> = vec![
+            (
+                "click the Sign in button",
+                "click",
+                sel("button", "Sign in"),
+                None,
+            ),
+            (
+                "Click on \"About us\"",
+                "click",
+                sel("link", "About us"),
+                None,
+            ),
+            (
+                "press the Sign in button",
+                "click",
+                sel("button", "Sign in"),
+                None,
+            ),
+            (
+                "fill Email with a@b.c",
+                "fill",
+                sel("textbox", "Email"),
+                Some("a@b.c"),
+            ),
+            (
+                "type 'hello world' into the Email field",
+                "fill",
+                sel("textbox", "Email"),
+                Some("hello world"),
+            ),
+            (
+                "check Remember me",
+                "check",
+                sel("checkbox", "Remember me"),
+                None,
+            ),
+            (
+                "uncheck the Remember me checkbox",
+                "uncheck",
+                sel("checkbox", "Remember me"),
+                None,
+            ),
+            (
+                "select France in Country",
+                "select",
+                sel("combobox", "Country"),
+                Some("France"),
+            ),
+            ("点击登录按钮", "click", sel("button", "登录"), None),
+            ("点击“登录”", "click", sel("button", "登录"), None),
+            (
+                "在Email中输入张三",
+                "fill",
+                sel("textbox", "Email"),
+                Some("张三"),
+            ),
+            (
+                "ログイン をクリック",
+                "click",
+                sel("button", "ログイン"),
+                None,
+            ),
+            (
+                "ログインボタンを押してください",
+                "click",
+                sel("button", "ログイン"),
+                None,
+            ),
+            (
+                "Email に taro@example.jp を入力",
+                "fill",
+                sel("textbox", "Email"),
+                Some("taro@example.jp"),
+            ),
+            (
+                "Remember me を チェック",
+                "check",
+                sel("checkbox", "Remember me"),
+                None,
+            ),
+        ];
+        for (intent, kind, selector, value) in cases {
+            let a = resolve_local(intent, &p).unwrap_or_else(|| panic!("{intent}: no answer"));
+            assert_eq!(a["action_type"], kind, "{intent}: {a}");
+            assert_eq!(a["selector"], selector, "{intent}: {a}");
+            assert_eq!(
+                a.get("value").and_then(Value::as_str),
+                value,
+                "{intent}: {a}"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_and_urls() {
+        let p = page();
+        let a = resolve_local("press Enter", &p).unwrap();
+        assert_eq!(
+            a,
+            json!({"action_type": "press", "value": "Enter", "confidence": 1.0})
+        );
+        assert_eq!(
+            resolve_local("press Control+a", &p).unwrap()["value"],
+            "Control+a"
+        );
+        let a = resolve_local("open https://example.com/x", &p).unwrap();
+        assert_eq!(a["action_type"], "open");
+        assert_eq!(a["value"], "https://example.com/x");
+    }
+
+    #[test]
+    fn it_never_guesses() {
+        let p = page();
+        // Two buttons share the name.
+        assert_eq!(resolve_local("click Delete", &p), None);
+        // Nothing of that name.
+        assert_eq!(resolve_local("click Checkout", &p), None);
+        // Not a phrasing it reads.
+        assert_eq!(resolve_local("sign me in please", &p), None);
+        // A checkbox verb on a button.
+        assert_eq!(resolve_local("check Sign in", &p), None);
+        // "Sign in" matches the button exactly and the link only in part: the exact one wins.
+        assert_eq!(
+            resolve_local("click Sign in", &p).unwrap()["selector"],
+            sel("button", "Sign in")
+        );
+    }
+
+    #[test]
+    fn refs_become_selectors_that_outlive_the_snapshot() {
+        let p = page();
+        assert_eq!(stable_selector("@e2", &p), Some(sel("button", "Sign in")));
+        let mut second = sel("button", "Delete");
+        second["nth"] = json!(1);
+        assert_eq!(stable_selector("e9", &p), Some(second));
+        assert_eq!(stable_selector("e99", &p), None);
+    }
+
+    #[test]
+    fn answers_become_steps() {
+        assert!(matches!(
+            to_action(
+                &json!({"action_type": "click", "selector": {"role": "button", "text": "A"}, "confidence": 1})
+            ),
+            Ok(Action::Click(_))
+        ));
+        assert!(matches!(
+            to_action(&json!({"action_type": "press", "value": "Enter", "confidence": 1})),
+            Ok(Action::Press(k)) if k == "Enter"
+        ));
+        let e =
+            to_action(&json!({"action_type": "fill", "selector": {"css": "#a"}, "confidence": 1}))
+                .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Skill);
+        assert!(to_action(&json!({"action_type": "click", "confidence": 1})).is_err());
+    }
+}

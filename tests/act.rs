@@ -1,0 +1,335 @@
+//! The `act` step end to end, in the real browser: the built-in resolver, the `intent` skill
+//! through a fake claude agent (its real stream-json events), the answer cache with
+//! `--agent-cache`, self-healing of a cached answer that no longer fits, and the one retry of an
+//! invalid answer.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::agents::{agent_env, with_profiles};
+use crate::common::{Ran, fixture, flow_run, step, write};
+
+/// A flow on a copy of the fixture site in `dir/site` (so a test can change the page).
+fn flow(dir: &Path, steps: &str) -> String {
+    let site = dir.join("site");
+    if !site.exists() {
+        std::fs::create_dir_all(&site).unwrap();
+        for f in ["index.html", "page2.html"] {
+            std::fs::copy(fixture("site").join(f), site.join(f)).unwrap();
+        }
+    }
+    format!(
+        "name: act\nweb_server: {{ static: \"{}\" }}\nvars:\n  base: \"{{{{ web_server.url }}}}\"\nsteps:\n  - open: \"{{{{ vars.base }}}}/index.html\"\n{steps}",
+        site.display()
+    )
+}
+
+/// How many times a fake agent ran.
+fn agent_calls(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("rec")).map_or(0, |rd| {
+        rd.flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .count()
+    })
+}
+
+fn run(dir: &Path, extra: &[&str]) -> Ran {
+    let mut args = vec!["f.yaml"];
+    args.extend_from_slice(extra);
+    flow_run(dir)
+        .args(with_profiles(&args))
+        .with(|c| agent_env(c, dir))
+        .run()
+}
+
+#[test]
+fn simple_instructions_run_without_any_agent() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            d.path(),
+            r##"  - id: email
+    act: "fill the Email field with ada@example.com"
+  - id: sign
+    act: "click the Sign in button"
+  - expect: { text: { target: "#out", equals: "Hello ada@example.com" } }
+  - id: agree
+    act: "check I agree to the terms"
+  - expect: { checked: "#agree" }
+  - id: jp
+    act: "ログイン をクリック"
+  - expect: { text: { target: "#out", equals: "こんにちは" } }
+  - id: zh
+    act: "点击“Sign in”按钮"
+  - expect: { text: { target: "#out", equals: "Hello ada@example.com" } }
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let email = &step(&report, "email")["outputs"];
+    assert_eq!(email["source"], "local", "{email}");
+    assert_eq!(email["action_type"], "fill");
+    assert_eq!(email["value"], "ada@example.com");
+    assert_eq!(
+        email["selector"],
+        serde_json::json!({"role": "textbox", "text": "Email", "exact": true})
+    );
+    assert_eq!(step(&report, "agree")["outputs"]["action_type"], "check");
+    for id in ["sign", "jp", "zh"] {
+        let o = &step(&report, id)["outputs"];
+        assert_eq!(o["source"], "local", "{id}: {o}");
+        assert_eq!(o["action_type"], "click", "{id}: {o}");
+        let before = o["screenshot_before"].as_str().unwrap();
+        let after = o["screenshot_after"].as_str().unwrap();
+        assert!(std::fs::metadata(before).unwrap().len() > 0, "{before}");
+        assert!(std::fs::metadata(after).unwrap().len() > 0, "{after}");
+    }
+    assert_eq!(agent_calls(d.path()), 0);
+}
+
+#[test]
+fn an_instruction_runner_cannot_read_without_a_profile_fails_clearly() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), "  - id: x\n    act: \"sign me in, please\"\n"),
+    );
+    let Ran { code, report, .. } = run(d.path(), &[]);
+    assert_eq!(code, 1, "{report}");
+    let e = &step(&report, "x")["error"];
+    assert_eq!(e["kind"], "skill", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("give the step an agent profile"),
+        "{e}"
+    );
+}
+
+const ASK: &str = r##"  - id: ask
+    act: { intent: "sign me in, please: the Sign in or Log in button", profile: fake-claude }
+  - expect: { text: { target: "#out", equals: "Hello" } }
+"##;
+
+#[test]
+fn the_agent_answers_once_then_the_cache_replays_it_read_only() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow(d.path(), ASK));
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let o = &step(&report, "ask")["outputs"];
+    assert_eq!(o["source"], "agent", "{o}");
+    // The agent named a snapshot ref; runner keeps role and name, which outlive the snapshot.
+    assert_eq!(
+        o["selector"],
+        serde_json::json!({"role": "button", "text": "Sign in", "exact": true})
+    );
+    assert_eq!(agent_calls(d.path()), 1);
+    let cached: Vec<_> = std::fs::read_dir(d.path().join(".runner/cache/skills/intent"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(cached.len(), 1);
+
+    // Read-only, with no agent binary anywhere on PATH: the cached answer is replayed.
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(with_profiles(&["f.yaml", "--agent-cache", "read-only"]))
+        .run();
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "cache");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // `off` asks the agent again.
+    let Ran { code, report, .. } = run(d.path(), &["--agent-cache", "off"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "agent");
+    assert_eq!(agent_calls(d.path()), 2);
+}
+
+#[test]
+fn a_cached_answer_that_no_longer_fits_is_resolved_again() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow(d.path(), ASK));
+    let Ran { code, report, .. } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // The button is renamed: the cached "Sign in" is no longer on the page.
+    let page = d.path().join("site/index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, html.replace(">Sign in</button>", ">Log in</button>")).unwrap();
+
+    // Read-only cannot heal it: a clear `skill` error, no agent call.
+    let Ran { code, report, .. } = run(d.path(), &["--agent-cache", "read-only"]);
+    assert_eq!(code, 1, "{report}");
+    let e = &step(&report, "ask")["error"];
+    assert_eq!(e["kind"], "skill", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("read-only"), "{e}");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // Read-write asks again and replaces the cached answer.
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let o = &step(&report, "ask")["outputs"];
+    assert_eq!(o["source"], "agent", "{o}");
+    assert_eq!(o["selector"]["text"], "Log in", "{o}");
+    assert_eq!(agent_calls(d.path()), 2);
+    let Ran { code, report, .. } = run(d.path(), &["--agent-cache", "read-only"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "cache");
+}
+
+#[test]
+fn an_invalid_answer_is_asked_again_once() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow(d.path(), ASK));
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args(with_profiles(&["f.yaml"]))
+        .with(|c| {
+            agent_env(c, d.path());
+            c.env("FAKE_AGENT_MODE", "skill-invalid-first");
+        })
+        .run();
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(agent_calls(d.path()), 2);
+    let second: Value = std::fs::read_dir(d.path().join("rec"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            serde_json::from_str::<Value>(&std::fs::read_to_string(e.path()).unwrap()).unwrap()
+        })
+        .find(|r| {
+            r["stdin"]
+                .as_str()
+                .unwrap()
+                .contains("previous answer was not valid")
+        })
+        .expect("the retry tells the agent what was wrong");
+    assert!(
+        second["stdin"].as_str().unwrap().contains("/action_type"),
+        "{second}"
+    );
+
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow(d.path(), ASK));
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args(with_profiles(&["f.yaml"]))
+        .with(|c| {
+            agent_env(c, d.path());
+            c.env("FAKE_AGENT_MODE", "skill-invalid");
+        })
+        .run();
+    assert_eq!(code, 1, "{report}");
+    let e = &step(&report, "ask")["error"];
+    assert_eq!(e["kind"], "skill", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("asked twice"),
+        "{e}"
+    );
+    assert_eq!(agent_calls(d.path()), 2);
+    assert!(!d.path().join(".runner/cache/skills/intent").exists());
+}
+
+#[test]
+fn validate_checks_act_and_the_skill_schemas_are_printed() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nsteps:\n  - act: { intent: click it, profile: fake-claud }\n  - act: { intent: click it, colour: red }\n",
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(with_profiles(&["validate", "f.yaml"]));
+    let (code, out, err) = crate::common::output(c);
+    let all = format!("{out}{err}");
+    assert_eq!(code, 2, "{all}");
+    assert!(
+        all.contains("Profile config not found for fake-claud"),
+        "{all}"
+    );
+    assert!(all.contains("did you mean `fake-claude`?"), "{all}");
+    assert!(all.contains("colour"), "{all}");
+
+    for name in [
+        "intent",
+        "page_analysis",
+        "trajectory_labeling",
+        "test_generation",
+    ] {
+        let mut c = crate::common::runner(d.path());
+        c.args(["schema", &format!("skill/{name}")]);
+        let (code, out, _) = crate::common::output(c);
+        assert_eq!(code, 0);
+        let file = std::fs::read_to_string(
+            crate::common::root().join(format!("schemas/skills/{name}.schema.json")),
+        )
+        .unwrap();
+        assert_eq!(out.trim(), file.trim(), "{name}");
+    }
+}
+
+#[test]
+fn a_secret_on_the_page_never_reaches_the_agent() {
+    let d = tempfile::tempdir().unwrap();
+    let secret = "hunter2-act-secret";
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            d.path(),
+            r##"  - fill: { target: "#email", value: "{{ env.ACT_SECRET }}" }
+  - click: "#signin"
+  - id: ask
+    act: { intent: "sign me in, please: the Sign in or Log in button", profile: fake-claude }
+"##,
+        )
+        .replacen("steps:", "secrets: [ACT_SECRET]\nsteps:", 1),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(with_profiles(&["f.yaml"]))
+        .with(|c| {
+            agent_env(c, d.path());
+            c.env("ACT_SECRET", secret);
+        })
+        .run();
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let rec = std::fs::read_dir(d.path().join("rec"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<String>();
+    // The snapshot shows the field's value: the prompt has it masked.
+    assert!(rec.contains(": ***"), "{rec}");
+    assert!(!rec.contains(secret), "{rec}");
+}
