@@ -39,13 +39,7 @@ pub(crate) async fn observe(session: &mut Session, timeout: Duration) -> Result<
         .as_ref()
         .map(|r| r.refs.clone())
         .unwrap_or_default();
-    let url = session
-        .cmd("get", &["url".to_string()], timeout)
-        .await?
-        .get("url")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let url = current_url(session, timeout).await?;
     Ok(Page {
         url,
         snapshot: data
@@ -55,6 +49,20 @@ pub(crate) async fn observe(session: &mut Session, timeout: Duration) -> Result<
             .to_string(),
         refs,
     })
+}
+
+/// The page's URL.
+pub(crate) async fn current_url(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<String, StepError> {
+    Ok(session
+        .cmd("get", &["url".to_string()], timeout)
+        .await?
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string())
 }
 
 /// Saves a screenshot of the page at `path`.

@@ -111,12 +111,12 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
     };
     let (intent_text, profile, variant) = a.parts();
     let mut session = frame.browser.session(&rt.browser).await?;
-    let page = intent::observe(&mut session, cx.timeout).await?;
+    let url = intent::current_url(&mut session, cx.timeout).await?;
     // The question's identity: the instruction and the page's path. Not its origin (a local web
     // server's port changes every run; staging and production share answers) and not its text
     // (which changes with every item in a list): an answer that does not fit the page it is
     // used on is resolved again anyway.
-    let page_key = page_path(&page.url);
+    let page_key = page_path(&url);
     let key = json!({ "intent": intent_text, "page": page_key });
     let listener = rt.listener.clone();
     let info = frame.info.clone();
@@ -144,14 +144,22 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
             cached_broke = true;
         }
     }
-    if found.is_none()
-        && let Some(answer) = intent::resolve_local(intent_text, &page.refs)
+    // The page's interactive snapshot, for the resolver and the agent (not needed on a hit).
+    let page = match found {
+        Some(_) => None,
+        None => Some(intent::observe(&mut session, cx.timeout).await?),
+    };
+    if let Some(p) = &page
+        && let Some(answer) = intent::resolve_local(intent_text, &p.refs)
     {
         found = Some((answer, "local"));
     }
     let (mut answer, source) = if let Some(f) = found {
         f
     } else {
+        let page = page
+            .as_ref()
+            .expect("observed above when nothing was found");
         {
             let call = SkillCall {
                 skill: Skill::Intent,
@@ -188,7 +196,9 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         .pointer("/selector/ref")
         .and_then(Value::as_str)
         .map(str::to_string)
-        && let Some(stable) = intent::stable_selector(&r, &page.refs)
+        && let Some(stable) = page
+            .as_ref()
+            .and_then(|p| intent::stable_selector(&r, &p.refs))
     {
         answer["selector"] = stable;
         if source == "agent" {
@@ -206,9 +216,17 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         ));
     }
     let step = intent::to_action(&answer)?;
-    let before = cx.artifact("act").with_extension("before.png");
-    let after = cx.artifact("act").with_extension("after.png");
-    intent::screenshot(&mut session, &before, cx.timeout).await?;
+    // An agent's decision is kept on record: the page before and after it (~40 ms each, so not
+    // for the resolver's and the cache's answers, which are as cheap as the step written out).
+    let shots = (source == "agent").then(|| {
+        (
+            cx.artifact("act").with_extension("before.png"),
+            cx.artifact("act").with_extension("after.png"),
+        )
+    });
+    if let Some((before, _)) = &shots {
+        intent::screenshot(&mut session, before, cx.timeout).await?;
+    }
     let files = StepFiles {
         dir: frame.dir.clone(),
         base: artifacts::step_base(cx.index, cx.step, "act"),
@@ -220,15 +238,21 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         &files,
     ))
     .await?;
-    let _ = intent::screenshot(&mut session, &after, cx.timeout).await;
+    if let Some((_, after)) = &shots {
+        let _ = intent::screenshot(&mut session, after, cx.timeout).await;
+    }
+    let shown = |p: Option<&std::path::PathBuf>| {
+        p.filter(|p| p.exists())
+            .map_or(Value::Null, |p| Value::String(p.display().to_string()))
+    };
     Ok(json!({
         "action_type": answer["action_type"],
         "selector": answer.get("selector").cloned().unwrap_or(Value::Null),
         "value": answer.get("value").cloned().unwrap_or(Value::Null),
         "source": source,
         "confidence": answer["confidence"],
-        "screenshot_before": before.display().to_string(),
-        "screenshot_after": if after.exists() { Value::String(after.display().to_string()) } else { Value::Null },
+        "screenshot_before": shown(shots.as_ref().map(|s| &s.0)),
+        "screenshot_after": shown(shots.as_ref().map(|s| &s.1)),
         "matched": done.get("matched").cloned().unwrap_or(Value::Null),
     }))
 }
