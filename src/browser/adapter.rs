@@ -99,6 +99,30 @@ impl AdapterError {
 /// One command: its name and arguments.
 pub(crate) type Cmd<'a> = (&'a str, &'a [String]);
 
+/// The `data` of one command's answer (`{success, data, error}`, from the CLI or the daemon), or
+/// its failure.
+pub(crate) fn answer_data(
+    (command, args): Cmd<'_>,
+    answer: &Value,
+    exit_code: Option<i32>,
+    stderr: &str,
+) -> Result<Value, AdapterError> {
+    if answer.get("success") != Some(&Value::Bool(true)) {
+        return Err(AdapterError::CommandFailed {
+            command: command.into(),
+            args: args.to_vec(),
+            exit_code,
+            stderr: stderr.to_string(),
+            error_message: answer
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown error")
+                .to_string(),
+        });
+    }
+    Ok(answer.get("data").cloned().unwrap_or(Value::Null))
+}
+
 /// The argv and stdin of commands sent as one `batch` (stopping at the first that fails): argv
 /// names no value.
 pub(crate) fn batch_command(commands: &[Cmd<'_>]) -> (Vec<String>, String) {
@@ -378,21 +402,8 @@ impl AgentBrowser {
             Ok(answers) => {
                 let mut data = Vec::new();
                 for (i, v) in answers.iter().enumerate() {
-                    if v.get("success") != Some(&Value::Bool(true)) {
-                        let (command, args) = commands.get(i).copied().unwrap_or((command, args));
-                        return Err(AdapterError::CommandFailed {
-                            command: command.into(),
-                            args: args.to_vec(),
-                            exit_code: out.status.code(),
-                            stderr,
-                            error_message: v
-                                .get("error")
-                                .and_then(Value::as_str)
-                                .unwrap_or("unknown error")
-                                .to_string(),
-                        });
-                    }
-                    data.push(v.get("data").cloned().unwrap_or(Value::Null));
+                    let cmd = commands.get(i).copied().unwrap_or((command, args));
+                    data.push(answer_data(cmd, v, out.status.code(), &stderr)?);
                 }
                 if data.len() < commands.len() {
                     return Err(AdapterError::ParseError {

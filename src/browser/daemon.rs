@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
-use super::adapter::{AdapterError, Cmd};
+use super::adapter::{AdapterError, Cmd, answer_data};
 
 /// The CLI's `open` rule: a URL without a known scheme gets `https://`.
 fn normalize_url(url: &str) -> String {
@@ -259,20 +259,7 @@ impl DaemonLink {
                     break v;
                 }
             };
-            if answer.get("success") != Some(&Value::Bool(true)) {
-                return Err(AdapterError::CommandFailed {
-                    command: (*command).to_string(),
-                    args: args.to_vec(),
-                    exit_code: None,
-                    stderr: String::new(),
-                    error_message: answer
-                        .get("error")
-                        .and_then(Value::as_str)
-                        .unwrap_or("unknown error")
-                        .to_string(),
-                });
-            }
-            out.push(answer.get("data").cloned().unwrap_or(Value::Null));
+            out.push(answer_data((command, args), &answer, None, "")?);
         }
         Ok(out)
     }
