@@ -110,7 +110,7 @@ fn an_instruction_runner_cannot_read_without_a_profile_fails_clearly() {
         e["message"]
             .as_str()
             .unwrap()
-            .contains("give the step an agent profile"),
+            .contains("give it an agent profile"),
         "{e}"
     );
 }
@@ -336,4 +336,52 @@ fn a_secret_on_the_page_never_reaches_the_agent() {
     // The snapshot shows the field's value: the prompt has it masked.
     assert!(rec.contains(": ***"), "{rec}");
     assert!(!rec.contains(secret), "{rec}");
+}
+
+#[test]
+fn the_flows_agent_or_run_agent_answers_when_the_step_names_none() {
+    const BARE: &str = r##"  - id: ask
+    act: "sign me in, please: the Sign in or Log in button"
+  - expect: { text: { target: "#out", equals: "Hello" } }
+"##;
+    // The flow's `agent:`.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), BARE).replacen("steps:", "agent: fake-claude\nsteps:", 1),
+    );
+    let Ran { code, report, .. } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "agent");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // `--agent`.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow(d.path(), BARE));
+    let Ran { code, report, .. } = run(d.path(), &["--agent", "fake-claude"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "agent");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // An unknown `--agent` is refused before anything runs.
+    let Ran { code, stderr, .. } = run(d.path(), &["--agent", "fake-claud"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("Profile config not found for fake-claud"),
+        "{stderr}"
+    );
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // And an unknown flow `agent:` is a validation error at its line.
+    write(
+        d.path(),
+        "g.yaml",
+        "name: g\nagent: fake-claud\nsteps:\n  - act: click Sign in\n",
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(with_profiles(&["validate", "g.yaml"]));
+    let (code, out, err) = crate::common::output(c);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(format!("{out}{err}").contains("g.yaml:2:"), "{out}{err}");
 }

@@ -19,7 +19,7 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run flows (a directory runs every *.yaml, *.yml and *.toml flow under it).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check flows and profiles without running anything.
     Validate(ValidateArgs),
     /// Print a JSON Schema (the same text as the files in schemas/).
@@ -193,6 +193,9 @@ pub(crate) struct RunArgs {
     pub(crate) headed: bool,
     /// How agent skill answers (`act`) are cached under .runner/cache/skills: read-write,
     /// read-only (replay them; never call an agent), or off.
+    /// The agent profile `act` steps ask when neither the step nor its flow names one.
+    #[arg(long = "agent", value_name = "PROFILE")]
+    pub(crate) agent: Option<String>,
     #[arg(long = "agent-cache", value_name = "MODE", default_value = "read-write", value_parser = ["read-write", "read-only", "off"])]
     pub(crate) agent_cache: String,
     /// Stop scheduling flows after the first failure.

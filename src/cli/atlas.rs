@@ -69,6 +69,7 @@ fn driver(run_id: &str) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliEr
         profiles: registry,
         atlas: None,
         agent_cache: crate::agent::CacheMode::default(),
+        default_agent: None,
     });
     Ok((tokio_rt, Arc::new(rt)))
 }

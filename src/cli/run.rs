@@ -41,6 +41,15 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
+    if let Some(a) = &args.agent
+        && registry.get_profile(a).is_none()
+    {
+        let labels: Vec<&str> = registry.labels().collect();
+        return Err(CliError::Usage(format!(
+            "--agent {a}: Profile config not found for {a} (known profiles: {})",
+            labels.join(", ")
+        )));
+    }
     let mut loader = Loader::new(&registry).with_vars(overrides.keys().cloned());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
@@ -89,6 +98,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
         agent_cache: crate::agent::CacheMode::parse(&args.agent_cache).unwrap_or_default(),
+        default_agent: args.agent.clone(),
     }));
     if args.dry_run {
         let mut s = String::new();

@@ -44,6 +44,11 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         )
         .collect();
 
+    // The flow's default agent profile (for `act` steps that name none).
+    if let Some(agent) = &c.flow.agent {
+        check_profile(c, "/agent", "/agent", agent, None, &mut out);
+    }
+
     // Ids: unique across steps and finally.
     let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut agent_steps: HashMap<&str, bool> = HashMap::new();
@@ -349,12 +354,27 @@ fn check_action(
         }
         Action::Act(a) => {
             if let (_, Some(profile), variant) = a.parts() {
-                check_profile(c, &format!("{ptr}/act"), profile, variant, out);
+                let p = format!("{ptr}/act");
+                check_profile(
+                    c,
+                    &format!("{p}/profile"),
+                    &format!("{p}/variant"),
+                    profile,
+                    variant,
+                    out,
+                );
             }
         }
         Action::Agent(a) => {
             let p = format!("{ptr}/agent");
-            check_profile(c, &p, &a.profile, a.variant.as_deref(), out);
+            check_profile(
+                c,
+                &format!("{p}/profile"),
+                &format!("{p}/variant"),
+                &a.profile,
+                a.variant.as_deref(),
+                out,
+            );
             let follows = a.follow_up.is_some() || a.session.is_some();
             if a.prompt.is_some() && follows {
                 out.push(
@@ -435,7 +455,8 @@ fn check_action(
 /// An agent profile (and variant) a step names: known, or an error with the near misses.
 fn check_profile(
     c: &Ctx<'_>,
-    p: &str,
+    profile_ptr: &str,
+    variant_ptr: &str,
     label: &str,
     variant: Option<&str>,
     out: &mut Vec<Diagnostic>,
@@ -445,7 +466,7 @@ fn check_profile(
             let mut d = at_value(
                 c.file,
                 c.spans,
-                &format!("{p}/profile"),
+                profile_ptr,
                 format!("Profile config not found for {label}"),
             );
             let labels: Vec<&str> = c.profiles.labels().collect();
@@ -474,7 +495,7 @@ fn check_profile(
                     at_value(
                         c.file,
                         c.spans,
-                        &format!("{p}/variant"),
+                        variant_ptr,
                         format!("unknown variant `{v}` of profile `{}`", profile.label),
                     )
                     .with_help(help),

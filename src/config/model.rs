@@ -28,6 +28,8 @@ pub(crate) struct Flow {
     pub(crate) web_server: Option<WebServer>,
     pub(crate) atlas: Option<String>,
     pub(crate) browser: Option<BrowserDefaults>,
+    /// The agent profile `act` steps ask when they name none (`--agent` when this is unset).
+    pub(crate) agent: Option<String>,
     pub(crate) defaults: Option<StepDefaults>,
     pub(crate) steps: Vec<Step>,
     #[serde(default)]

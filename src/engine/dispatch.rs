@@ -34,6 +34,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) atlas: Option<PathBuf>,
     /// `--agent-cache`.
     pub(crate) agent_cache: CacheMode,
+    /// `--agent`: the profile `act` steps ask when neither they nor their flow name one.
+    pub(crate) default_agent: Option<String>,
 }
 
 impl Runtime {
@@ -52,6 +54,7 @@ impl Runtime {
             profiles: s.profiles,
             atlas: s.atlas,
             agent_cache: s.agent_cache,
+            default_agent: s.default_agent,
             dispatch: &FAMILIES,
         }
     }

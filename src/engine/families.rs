@@ -110,6 +110,10 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         return Err(not_in_family(&action, "act"));
     };
     let (intent_text, profile, variant) = a.parts();
+    // The step's profile, else its flow's `agent:`, else `--agent`.
+    let profile = profile
+        .or(frame.loaded.flow.agent.as_deref())
+        .or(rt.default_agent.as_deref());
     let mut session = frame.browser.session(&rt.browser).await?;
     let url = intent::current_url(&mut session, cx.timeout).await?;
     // The question's identity: the instruction and the page's path. Not its origin (a local web
@@ -178,7 +182,7 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
                 return Err(StepError::new(
                     ErrorKind::Skill,
                     format!(
-                        "cannot tell what to do for \"{intent_text}\" on this page{}: give the step an agent profile (`act: {{ intent: ..., profile: ... }}`) or name the element as the page does",
+                        "cannot tell what to do for \"{intent_text}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
                         if cached_broke {
                             " (the cached answer no longer fits)"
                         } else {

@@ -40,6 +40,8 @@ pub(crate) struct Runtime {
     pub(crate) atlas: Option<PathBuf>,
     /// `--agent-cache`: how agent skill answers are cached.
     pub(crate) agent_cache: crate::agent::CacheMode,
+    /// `--agent`.
+    pub(crate) default_agent: Option<String>,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in
     /// the engine's own tests.
     pub(crate) dispatch: &'static dyn Dispatch,

@@ -101,6 +101,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
         profiles: registry,
         atlas: None,
         agent_cache: crate::agent::CacheMode::default(),
+        default_agent: None,
     });
     rt.dispatch = &FAKE;
     let rt = Arc::new(rt);
@@ -285,6 +286,7 @@ fn engine_futures_stay_small() {
         profiles: registry,
         atlas: None,
         agent_cache: crate::agent::CacheMode::default(),
+        default_agent: None,
     });
     let info = crate::step::FlowInfo {
         index: 0,
