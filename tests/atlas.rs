@@ -602,3 +602,30 @@ fn explore_refuses_a_url_with_credentials() {
     assert!(stderr.contains("has credentials"), "{stderr}");
     assert!(!d.path().join("atlas").exists(), "nothing was recorded");
 }
+
+#[test]
+fn what_explore_records_a_fresh_replay_reaches() {
+    // "Add to cart" changes the app's state (localStorage) but not the page's fingerprint, so it
+    // is no edge. The cart explore records must be the one its recorded path reaches from a
+    // fresh browser: `atlas verify` right after `explore`, on the unchanged app, passes.
+    let d = tempfile::tempdir().unwrap();
+    let server = Server::serve(&fixture("shop"));
+    let summary = crawl(d.path(), &format!("{}/index.html", server.url), &[]);
+    // Shop, Cart, and both pages behind the two "Details" links (each link clicked, not the
+    // first one twice).
+    assert_eq!(summary["total_nodes"], 4, "{summary}");
+    node_by_title(d.path(), "Apples");
+    node_by_title(d.path(), "Bananas");
+    let (code, stdout, stderr) = atlas_cmd(d.path(), &["verify"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The cart node is the empty cart.
+    let cart = node_by_title(d.path(), "Cart");
+    let snapshot = std::fs::read_to_string(
+        d.path()
+            .join("atlas/nodes")
+            .join(&cart)
+            .join("snapshot.txt"),
+    )
+    .unwrap_or_default();
+    assert!(!snapshot.contains("Checkout"), "{snapshot}");
+}

@@ -107,17 +107,22 @@ impl Crawler<'_> {
             })
             .collect();
         clickable.sort_by_key(|(k, _)| ref_number(k));
-        // Two links of the same name are told apart by their order (the click is strict).
+        // Links of one name are told apart by their order, every one of them (the click is
+        // strict: without `nth`, the first of two would match both and never be clicked).
+        let mut total: std::collections::HashMap<(&str, &str), i64> =
+            std::collections::HashMap::new();
+        for (_, r) in &clickable {
+            *total.entry((r.role.as_str(), r.name.as_str())).or_insert(0) += 1;
+        }
         let mut seen_names: std::collections::HashMap<(&str, &str), i64> =
             std::collections::HashMap::new();
         let todos = clickable
             .into_iter()
             .map(|(_, r)| {
-                let n = seen_names
-                    .entry((r.role.as_str(), r.name.as_str()))
-                    .or_insert(0);
+                let key = (r.role.as_str(), r.name.as_str());
+                let n = seen_names.entry(key).or_insert(0);
                 *n += 1;
-                if *n == 1 {
+                if total.get(&key).copied().unwrap_or(1) == 1 {
                     json!({ "role": r.role, "name": r.name })
                 } else {
                     json!({ "role": r.role, "name": r.name, "nth": *n - 1 })
@@ -138,9 +143,13 @@ impl Crawler<'_> {
             .to_string())
     }
 
-    /// Replays the path to `node` (its root's entry, then each edge).
+    /// Replays the path to `node` (its root's entry, then each edge) in a fresh browser context:
+    /// what an earlier todo did to the app's client state (cookies, storage) without changing a
+    /// fingerprint is not carried over, so every state recorded is one its recorded path
+    /// reaches from scratch, as `atlas verify` and `replay` do.
     async fn teleport(&mut self, node: &str) -> Result<(), StepError> {
         let steps = self.atlas.steps_to(node)?;
+        self.driver.reset().await?;
         self.run_steps(&steps).await
     }
 }
