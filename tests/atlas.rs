@@ -629,3 +629,61 @@ fn what_explore_records_a_fresh_replay_reaches() {
     .unwrap_or_default();
     assert!(!snapshot.contains("Checkout"), "{snapshot}");
 }
+
+/// `runner atlas status --atlas atlas` as JSON.
+fn atlas_status(dir: &Path) -> Value {
+    let (code, stdout, stderr) = atlas_cmd(dir, &["status"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// Starts `runner explore` on the shop and waits until another process sees it exploring.
+// The child is handed to the caller, which waits for it (or kills it) itself.
+#[allow(clippy::zombie_processes)]
+fn exploring(dir: &Path, url: &str) -> (std::process::Child, Value) {
+    let mut c = runner(dir);
+    c.args(["explore", url, "--atlas", "atlas"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if dir.join("atlas/nodes").is_dir() && dir.join("atlas/status.json").is_file() {
+            let s = atlas_status(dir);
+            if s["state"] == "exploring" && s["current_node"].is_string() {
+                return (child, s);
+            }
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("explore never said it was exploring");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn atlas_status_follows_an_explore_and_tells_a_killed_one() {
+    let server = Server::serve(&fixture("shop"));
+    let url = format!("{}/index.html", server.url);
+    let d = tempfile::tempdir().unwrap();
+    let (child, seen) = exploring(d.path(), &url);
+    assert_eq!(seen["pid"], child.id(), "{seen}");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let done = atlas_status(d.path());
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["nodes_explored"], 4, "{done}");
+    assert_eq!(done["tasks_pending"], 0, "{done}");
+    assert!(done["current_node"].is_null(), "{done}");
+    assert!(done["uptime"].as_f64().unwrap() > 0.0, "{done}");
+
+    // An explore killed with -9 cannot say so itself: `atlas status` tells from its pid.
+    let d = tempfile::tempdir().unwrap();
+    let (child, _) = exploring(d.path(), &url);
+    crate::common::kill_9(child);
+    let s = atlas_status(d.path());
+    assert_eq!(s["state"], "stopped", "{s}");
+    assert!(s["tasks_pending"].as_u64().unwrap() > 0, "{s}");
+}

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::fingerprint::origin;
 use super::record::{RecordTarget, observe};
 use super::replay::Driver;
+use super::status::StatusFile;
 use super::store::Atlas;
 use crate::browser::adapter::{RefInfo, parse_snapshot_refs, ref_number};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
@@ -67,6 +68,7 @@ pub(crate) struct Summary {
 struct Crawler<'a> {
     driver: &'a mut dyn Driver,
     atlas: Atlas,
+    status: StatusFile,
     opts: &'a Options,
     timeout: Duration,
     masker: Masker,
@@ -169,14 +171,19 @@ pub(crate) async fn explore(
         )
     })?;
     let atlas = Atlas::open(&opts.atlas)?;
+    let status = StatusFile::start(&atlas);
     let mut c = Crawler {
         driver,
         atlas,
+        status,
         opts,
         timeout: Duration::from_secs(15),
         masker: Masker::default(),
     };
-    crawl(&mut c, started, progress).await
+    let r = crawl(&mut c, started, progress).await;
+    let end = if r.is_ok() { "done" } else { "failed" };
+    c.status.write(&c.atlas, end, None);
+    r
 }
 
 async fn crawl(
@@ -232,6 +239,7 @@ async fn crawl(
                 return Ok(());
             }
             let nodes = c.atlas.node_ids()?.len();
+            c.status.write(&c.atlas, "exploring", Some(&node));
             progress(&format!(
                 "explore: {nodes} nodes, {} pending in the queue, at {node} (depth {depth}), {:.1}s: {action}",
                 queue.len(),

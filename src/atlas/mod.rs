@@ -6,6 +6,7 @@ mod export;
 mod fingerprint;
 mod record;
 mod replay;
+mod status;
 mod store;
 mod view;
 
@@ -13,5 +14,6 @@ pub(crate) use explore::{Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export};
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};
+pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
 pub(crate) use view::{GraphFormat, graph, label, path, show};

@@ -89,6 +89,9 @@ pub(crate) enum ProfilesCommand {
 pub(crate) enum AtlasCommand {
     /// Nodes, edges, roots and unreachable nodes.
     Show,
+    /// What `explore` is doing (status.json: state, current_node, nodes_explored,
+    /// tasks_pending, uptime), readable while it works.
+    Status,
     /// The actions from a root to NODE.
     Path { node: String },
     /// A picture of the graph.

@@ -27,6 +27,7 @@ pub(crate) fn run(cmd: &AtlasCommand, dir: &Path, reporter: &Reporter) -> Result
     };
     let text = match cmd {
         AtlasCommand::Show => atlas::show(&atlas)?,
+        AtlasCommand::Status => atlas::status(&atlas),
         AtlasCommand::Path { node } => atlas::path(&atlas, node)?,
         AtlasCommand::Graph { format } => atlas::graph(&atlas, *format)?,
         AtlasCommand::Export {
@@ -202,6 +203,14 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
     status.finish();
     finish(&scratch);
     // The todo in flight was not taken off its list: the next crawl does it.
+    if result.is_none() {
+        atlas::mark_status(
+            &Atlas {
+                root: opts.atlas.clone(),
+            },
+            "interrupted",
+        );
+    }
     let result = result.ok_or_else(|| {
         CliError::Interrupted(
             "explore interrupted: what was recorded is kept, the todos left (the one in flight too) are done by the next `runner explore`".to_string(),
