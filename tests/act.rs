@@ -209,17 +209,23 @@ fn a_cached_answer_that_no_longer_fits_is_resolved_again() {
     assert_eq!(step(&report, "ask")["outputs"]["source"], "cache");
 }
 
-#[test]
-fn an_invalid_answer_is_asked_again_once() {
+/// The `ASK` flow in a fresh directory, with the fake agent in `mode`.
+fn ask_in_mode(mode: &str) -> (tempfile::TempDir, Ran) {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "f.yaml", &flow(d.path(), ASK));
-    let Ran { code, report, .. } = flow_run(d.path())
+    let ran = flow_run(d.path())
         .args(with_profiles(&["f.yaml"]))
         .with(|c| {
             agent_env(c, d.path());
-            c.env("FAKE_AGENT_MODE", "skill-invalid-first");
+            c.env("FAKE_AGENT_MODE", mode);
         })
         .run();
+    (d, ran)
+}
+
+#[test]
+fn an_invalid_answer_is_asked_again_once() {
+    let (d, Ran { code, report, .. }) = ask_in_mode("skill-invalid-first");
     assert_eq!(code, 0, "{report}");
     assert_eq!(agent_calls(d.path()), 2);
     let second: Value = std::fs::read_dir(d.path().join("rec"))
@@ -240,15 +246,7 @@ fn an_invalid_answer_is_asked_again_once() {
         "{second}"
     );
 
-    let d = tempfile::tempdir().unwrap();
-    write(d.path(), "f.yaml", &flow(d.path(), ASK));
-    let Ran { code, report, .. } = flow_run(d.path())
-        .args(with_profiles(&["f.yaml"]))
-        .with(|c| {
-            agent_env(c, d.path());
-            c.env("FAKE_AGENT_MODE", "skill-invalid");
-        })
-        .run();
+    let (d, Ran { code, report, .. }) = ask_in_mode("skill-invalid");
     assert_eq!(code, 1, "{report}");
     let e = &step(&report, "ask")["error"];
     assert_eq!(e["kind"], "skill", "{e}");
