@@ -890,3 +890,47 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
         "{unknown}"
     );
 }
+
+#[test]
+fn agent_browsers_own_launch_still_works() {
+    // The way headed runs (and machines where runner knows no Chromium) go: agent-browser
+    // launches the browser, runner talks to its daemon after that, and closes it at the end.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "own launch",
+            r##"
+  - open: "{{ vars.base }}/index.html"
+  - fill: { target: "#email", value: "ada@example.com" }
+  - click: { role: button, text: Sign in }
+  - expect: { text: { target: "#out", equals: "Hello ada@example.com" } }
+"##,
+        ),
+    );
+    let (wrapper, log) = crate::common::logging_agent_browser(d.path());
+    let mut c = runner(d.path());
+    c.env("RUNNER_BROWSER_LAUNCH", "agent-browser")
+        .env("AGENT_BROWSER", &wrapper)
+        .args(["run", "f.yaml"]);
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // agent-browser launched it (no `--cdp` to a browser runner started) ...
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(crate::common::sessions(&log).len(), 1, "{calls}");
+    assert!(!calls.contains("--cdp"), "{calls}");
+    // ... and nothing of it is left.
+    assert!(
+        leftover_browser_processes(pid).is_empty(),
+        "{:?}",
+        leftover_browser_processes(pid)
+    );
+}

@@ -53,8 +53,11 @@ impl Worker {
         headed: bool,
         cwd: PathBuf,
     ) -> Result<Worker, StepError> {
+        // `RUNNER_BROWSER_LAUNCH=agent-browser` keeps agent-browser's own launch also headless
+        // (the way headed runs and machines without a known Chromium always go).
+        let own = std::env::var("RUNNER_BROWSER_LAUNCH").map_or(true, |v| v != "agent-browser");
         let browser = match adapter.chromium.clone() {
-            Some(exe) if !headed => {
+            Some(exe) if !headed && own => {
                 let profile = adapter.socket_dir().join(format!("{name}.profile"));
                 let launched = Chromium::launch(
                     &exe,
