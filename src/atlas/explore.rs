@@ -65,6 +65,17 @@ pub(crate) struct Summary {
     pub(crate) skipped_destructive: Vec<String>,
 }
 
+/// Whether clicking an element of this role may lead somewhere (as Crawljax's candidates):
+/// links and buttons, and what behaves as one — tabs, menu items, tree items. Form controls
+/// that only hold a value (checkboxes, radios, selects and their options, text fields) are not:
+/// toggling one is no new state of the app.
+fn is_candidate(role: &str) -> bool {
+    matches!(
+        role,
+        "link" | "button" | "tab" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "treeitem"
+    )
+}
+
 struct Crawler<'a> {
     driver: &'a mut dyn Driver,
     atlas: Atlas,
@@ -104,9 +115,7 @@ impl Crawler<'_> {
         let refs = parse_snapshot_refs(&seen.seen.snapshot);
         let mut clickable: Vec<(&String, &RefInfo)> = refs
             .iter()
-            .filter(|(_, r)| {
-                matches!(r.role.as_str(), "link" | "button") && !r.name.trim().is_empty()
-            })
+            .filter(|(_, r)| is_candidate(&r.role) && !r.name.trim().is_empty())
             .collect();
         clickable.sort_by_key(|(k, _)| ref_number(k));
         // Links of one name are told apart by their order, every one of them (the click is
