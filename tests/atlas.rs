@@ -626,6 +626,17 @@ fn what_explore_records_a_fresh_replay_reaches() {
         })
         .count();
     assert!(reviews >= 1, "the Reviews tab was not explored");
+    // The deals page shows "Loading…" for 0.7 s: what is recorded is the page after it.
+    let deals = node_by_title(d.path(), "Deals");
+    let deals = std::fs::read_to_string(
+        d.path()
+            .join("atlas/nodes")
+            .join(deals)
+            .join("snapshot.txt"),
+    )
+    .unwrap();
+    assert!(deals.contains("Two for one"), "{deals}");
+    assert!(!deals.contains("Loading"), "{deals}");
     let (code, stdout, stderr) = atlas_cmd(d.path(), &["verify"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     // The cart the shop's own Cart link reaches from scratch is the empty one; a cart with an

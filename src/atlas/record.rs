@@ -157,8 +157,37 @@ pub(crate) async fn observe(
     Ok(Observed { ensured, seen })
 }
 
+/// Whether a snapshot shows a page still loading: a progress bar, or a short text that says so
+/// ("Loading…", "Please wait", "加载中", "読み込み中", "로딩 중", "Cargando", "Chargement").
+/// Such a state is waited out (up to the cap), never recorded as a node.
+pub(crate) fn looks_loading(snapshot: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "loading",
+        "please wait",
+        "加载中",
+        "載入中",
+        "読み込み中",
+        "로딩",
+        "cargando",
+        "chargement",
+    ];
+    snapshot.lines().any(|line| {
+        let l = line.trim_start().trim_start_matches("- ");
+        if l == "progressbar" || l.starts_with("progressbar ") {
+            return true;
+        }
+        // The line's text: a StaticText's or an element's name, in quotes.
+        let Some(text) = l.split('"').nth(1) else {
+            return false;
+        };
+        let t = text.trim().to_lowercase();
+        t.chars().count() <= 40 && WORDS.iter().any(|w| t.starts_with(w))
+    })
+}
+
 /// A snapshot of a page that has finished loading and stopped changing: two snapshots 100 ms
-/// apart with the same structure (a click may return before the navigation it starts is done).
+/// apart with the same structure (a click may return before the navigation it starts is done),
+/// and nothing on it saying it is still loading (see `looks_loading`).
 /// Snapshots until two taken 100 ms apart agree and the document is loaded (at most 5 s);
 /// returns the last snapshot with the page's URL and title, read in the same call.
 async fn settled_snapshot(
@@ -202,7 +231,11 @@ async fn settled_snapshot(
         })?;
         let stable = text(&now) == text(&last);
         let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
-        if (stable && loaded) || tokio::time::Instant::now() >= deadline {
+        let busy = now
+            .get("snapshot")
+            .and_then(Value::as_str)
+            .is_some_and(looks_loading);
+        if (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
             return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
         }
         last = now;
@@ -221,4 +254,28 @@ fn recorded(step: &Step, rendered: Value) -> Option<Value> {
     }
     m.insert(step.action.key().into(), rendered);
     Some(Value::Object(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_loading;
+
+    #[test]
+    fn loading_states_are_told_apart_from_pages_about_loading() {
+        assert!(looks_loading(
+            "- heading \"Shop\" [level=1]\n- StaticText \"Loading…\""
+        ));
+        assert!(looks_loading("- progressbar\n- status"));
+        assert!(looks_loading("- status\n  - StaticText \"Please wait...\""));
+        assert!(looks_loading("- StaticText \"加载中…\""));
+        assert!(looks_loading("- StaticText \"読み込み中\""));
+        assert!(!looks_loading(
+            "- heading \"Deals\" [level=1]\n- link \"Shop\""
+        ));
+        // A page about loading docks is not loading.
+        assert!(!looks_loading(
+            "- StaticText \"Loading docks and warehouses: our guide to the best ones in town\""
+        ));
+        assert!(!looks_loading("- button \"Reload\""));
+    }
 }
