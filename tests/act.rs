@@ -383,3 +383,33 @@ fn the_flows_agent_or_run_agent_answers_when_the_step_names_none() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(format!("{out}{err}").contains("g.yaml:2:"), "{out}{err}");
 }
+
+#[test]
+fn an_agent_gets_an_agents_time_while_the_page_keeps_the_browsers() {
+    // The flow's browser commands get 1 s; the agent takes 6.5 s to answer (more than the 1 s
+    // and the 5 s the engine gives any attempt beyond its timeout). The act step is bounded as an
+    // agent step is (15 min by default), its page work by the 1 s.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), ASK).replacen("steps:", "browser: { timeout: 1s }\nsteps:", 1),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(with_profiles(&["f.yaml"]))
+        .with(|c| {
+            agent_env(c, d.path());
+            c.env("FAKE_AGENT_MODE", "slow")
+                .env("FAKE_AGENT_SLEEP", "6.5");
+        })
+        .run();
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let ask = step(&report, "ask");
+    assert_eq!(ask["outputs"]["source"], "agent", "{ask}");
+    assert!(ask["duration_ms"].as_u64().unwrap() >= 6500, "{ask}");
+}

@@ -174,11 +174,14 @@ impl Action {
     }
 
     /// The timeout of one attempt when the step sets none; `None` means the flow's defaults
-    /// apply. A sub-flow's steps have their own timeouts; an agent's is its own `timeout`.
+    /// apply. A sub-flow's steps have their own timeouts; an agent's is its own `timeout`; an
+    /// `act` may ask an agent, so it gets an agent's default.
     pub(crate) fn own_timeout(&self) -> Option<OwnTimeout> {
         match self {
             Action::RunFlow(_) => Some(OwnTimeout::Unbounded),
             Action::Agent(a) => Some(OwnTimeout::Agent(a.timeout.clone())),
+            // It may ask an agent: bounded as one (its page work keeps the browser's timeout).
+            Action::Act(_) => Some(OwnTimeout::Agent(None)),
             _ => None,
         }
     }

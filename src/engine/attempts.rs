@@ -46,13 +46,19 @@ pub(crate) fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
     match step.action.own_timeout() {
         Some(OwnTimeout::Unbounded) => UNBOUNDED,
         Some(OwnTimeout::Agent(t)) => parse(t.as_ref()).unwrap_or(AGENT_TIMEOUT),
-        None if step.action.needs_browser() => {
-            parse(flow.browser.as_ref().and_then(|b| b.timeout.as_ref()))
-                .or_else(defaults)
-                .unwrap_or(BROWSER_TIMEOUT)
-        }
+        None if step.action.needs_browser() => browser_timeout(loaded),
         None => defaults().unwrap_or(DEFAULT_TIMEOUT),
     }
+}
+
+/// What a browser command may take in this flow when its step sets nothing: the flow's
+/// `browser.timeout`, else `defaults.timeout`, else 15 s.
+pub(crate) fn browser_timeout(loaded: &LoadedFlow) -> Duration {
+    let parse = |s: Option<&String>| s.and_then(|d| parse_duration(d).ok());
+    let flow = &loaded.flow;
+    parse(flow.browser.as_ref().and_then(|b| b.timeout.as_ref()))
+        .or_else(|| parse(flow.defaults.as_ref().and_then(|d| d.timeout.as_ref())))
+        .unwrap_or(BROWSER_TIMEOUT)
 }
 
 /// Runs one step with its condition, retries and timeout.

@@ -114,8 +114,11 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
     let profile = profile
         .or(frame.loaded.flow.agent.as_deref())
         .or(rt.default_agent.as_deref());
+    // The attempt is bounded as an agent's (the agent may be asked); the page work keeps the
+    // browser's timeout, so a missing element fails as fast as in the step written out.
+    let page_timeout = super::attempts::browser_timeout(frame.loaded).min(cx.timeout);
     let mut session = frame.browser.session(&rt.browser).await?;
-    let url = intent::current_url(&mut session, cx.timeout).await?;
+    let url = intent::current_url(&mut session, page_timeout).await?;
     // The question's identity: the instruction and the page's path. Not its origin (a local web
     // server's port changes every run; staging and production share answers) and not its text
     // (which changes with every item in a list): an answer that does not fit the page it is
@@ -137,7 +140,7 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         relay: Arc::new(move |line: &str| listener.message(&info, depth, line)),
         cancel: frame.cancel.clone(),
         log_path: cx.artifact("act").with_extension("intent"),
-        timeout: cx.timeout.max(std::time::Duration::from_secs(60)),
+        timeout: cx.timeout,
     };
     let mut cached_broke = false;
     let mut found = None;
@@ -151,7 +154,7 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
     // The page's interactive snapshot, for the resolver and the agent (not needed on a hit).
     let page = match found {
         Some(_) => None,
-        None => Some(intent::observe(&mut session, cx.timeout).await?),
+        None => Some(intent::observe(&mut session, page_timeout).await?),
     };
     if let Some(p) = &page
         && let Some(answer) = intent::resolve_local(intent_text, &p.refs)
@@ -229,7 +232,7 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         )
     });
     if let Some((before, _)) = &shots {
-        intent::screenshot(&mut session, before, cx.timeout).await?;
+        intent::screenshot(&mut session, before, page_timeout).await?;
     }
     let files = StepFiles {
         dir: frame.dir.clone(),
@@ -238,12 +241,12 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
     let done = Box::pin(crate::browser::run_step(
         &mut session,
         step,
-        cx.timeout,
+        page_timeout,
         &files,
     ))
     .await?;
     if let Some((_, after)) = &shots {
-        let _ = intent::screenshot(&mut session, after, cx.timeout).await;
+        let _ = intent::screenshot(&mut session, after, page_timeout).await;
     }
     let shown = |p: Option<&std::path::PathBuf>| {
         p.filter(|p| p.exists())
