@@ -150,6 +150,10 @@ fn the_agent_answers_once_then_the_cache_replays_it_read_only() {
         .flatten()
         .collect();
     assert_eq!(cached.len(), 1);
+    // What is cached is the answer as used: role and name, not the snapshot's ref.
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(cached[0].path()).unwrap()).unwrap();
+    assert_eq!(entry["answer"]["selector"], o["selector"], "{entry}");
 
     // Read-only, with no agent binary anywhere on PATH: the cached answer is replayed.
     let Ran {

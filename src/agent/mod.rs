@@ -13,6 +13,5 @@ mod step;
 pub(crate) use registry::stop_flow;
 pub(crate) use skill::{
     CacheMode, Skill, SkillCall, SkillEnv, cached as cached_skill_answer, call as call_skill,
-    store as store_skill_answer,
 };
 pub(crate) use step::{AgentCtx, run_step, stop_step};

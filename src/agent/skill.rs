@@ -166,6 +166,9 @@ pub(crate) struct SkillCall<'a> {
     /// False when the cached answer is known not to fit any more (it is asked anew and
     /// replaced).
     pub(crate) use_cache: bool,
+    /// Puts an agent's answer in the form it is checked, cached and used in (for `intent`: a
+    /// snapshot ref becomes role and name, which outlive the snapshot).
+    pub(crate) normalize: &'a (dyn Fn(&mut Value) + Send + Sync),
 }
 
 /// The file an answer to `key` is cached in.
@@ -190,7 +193,7 @@ pub(crate) fn cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Va
 }
 
 /// Keeps an answer (read-write cache only), atomically.
-pub(crate) fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Value) {
+fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Value) {
     if env.cache != CacheMode::ReadWrite {
         return;
     }
@@ -282,7 +285,8 @@ pub(crate) async fn call(
     for attempt in 1..=2 {
         let text = ask(label, c.variant, &message, attempt, env).await?;
         let errors = match extract_json(&text) {
-            Some(answer) => {
+            Some(mut answer) => {
+                (c.normalize)(&mut answer);
                 let errors = c.skill.check(&answer);
                 if errors.is_empty() {
                     store(env, c.skill, &c.key, &answer);

@@ -31,15 +31,18 @@ pub(crate) struct Page {
     pub(crate) refs: BTreeMap<String, RefInfo>,
 }
 
-/// Takes the page's interactive snapshot.
-pub(crate) async fn observe(session: &mut Session, timeout: Duration) -> Result<Page, StepError> {
+/// Takes the interactive snapshot of the page at `url` (read by the caller).
+pub(crate) async fn observe(
+    session: &mut Session,
+    url: String,
+    timeout: Duration,
+) -> Result<Page, StepError> {
     let data = session.snapshot(&["-i".to_string()], timeout).await?;
     let refs = session
         .latest_refs
         .as_ref()
         .map(|r| r.refs.clone())
         .unwrap_or_default();
-    let url = current_url(session, timeout).await?;
     Ok(Page {
         url,
         snapshot: data

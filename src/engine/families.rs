@@ -154,64 +154,59 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
     // The page's interactive snapshot, for the resolver and the agent (not needed on a hit).
     let page = match found {
         Some(_) => None,
-        None => Some(intent::observe(&mut session, page_timeout).await?),
+        None => Some(intent::observe(&mut session, url.clone(), page_timeout).await?),
     };
     if let Some(p) = &page
         && let Some(answer) = intent::resolve_local(intent_text, &p.refs)
     {
         found = Some((answer, "local"));
     }
-    let (mut answer, source) = if let Some(f) = found {
+    let (answer, source) = if let Some(f) = found {
         f
     } else {
         let page = page
             .as_ref()
             .expect("observed above when nothing was found");
-        {
-            let call = SkillCall {
-                skill: Skill::Intent,
-                input: json!({
-                    "intent": intent_text,
-                    "url": page.url,
-                    "snapshot": page.snapshot,
-                }),
-                key: key.clone(),
-                profile,
-                variant,
-                use_cache: !cached_broke,
-            };
-            let no_agent = profile.is_none() && rt.agent_cache != CacheMode::ReadOnly;
-            if no_agent {
-                return Err(StepError::new(
-                    ErrorKind::Skill,
-                    format!(
-                        "cannot tell what to do for \"{intent_text}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
-                        if cached_broke {
-                            " (the cached answer no longer fits)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
+        // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
+        let stable = |a: &mut Value| {
+            if let Some(s) = a
+                .pointer("/selector/ref")
+                .and_then(Value::as_str)
+                .and_then(|r| intent::stable_selector(r, &page.refs))
+            {
+                a["selector"] = s;
             }
-            let (answer, _) = crate::agent::call_skill(&call, &env).await?;
-            (answer, "agent")
+        };
+        let call = SkillCall {
+            skill: Skill::Intent,
+            input: json!({
+                "intent": intent_text,
+                "url": page.url,
+                "snapshot": page.snapshot,
+            }),
+            key: key.clone(),
+            profile,
+            variant,
+            use_cache: !cached_broke,
+            normalize: &stable,
+        };
+        let no_agent = profile.is_none() && rt.agent_cache != CacheMode::ReadOnly;
+        if no_agent {
+            return Err(StepError::new(
+                ErrorKind::Skill,
+                format!(
+                    "cannot tell what to do for \"{intent_text}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
+                    if cached_broke {
+                        " (the cached answer no longer fits)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
         }
+        let (answer, _) = crate::agent::call_skill(&call, &env).await?;
+        (answer, "agent")
     };
-    // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
-    if let Some(r) = answer
-        .pointer("/selector/ref")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        && let Some(stable) = page
-            .as_ref()
-            .and_then(|p| intent::stable_selector(&r, &p.refs))
-    {
-        answer["selector"] = stable;
-        if source == "agent" {
-            crate::agent::store_skill_answer(&env, Skill::Intent, &key, &answer);
-        }
-    }
     let errors = Skill::Intent.check(&answer);
     if !errors.is_empty() {
         return Err(StepError::new(
