@@ -282,6 +282,25 @@ fn validate_checks_act_and_the_skill_schemas_are_printed() {
     assert!(all.contains("did you mean `fake-claude`?"), "{all}");
     assert!(all.contains("colour"), "{all}");
 
+    // Each flag says what it does (not its neighbour's text).
+    let mut c = crate::common::runner(d.path());
+    c.args(["run", "--help"]);
+    let (_, help, _) = crate::common::output(c);
+    let line = |flag: &str| {
+        help.lines()
+            .find(|l| l.trim_start().starts_with(flag))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let agent = line("--agent <PROFILE>");
+    assert!(
+        agent.contains("`act` steps ask") && !agent.contains("cached"),
+        "{help}"
+    );
+    assert!(
+        line("--agent-cache <MODE>").contains("cached under"),
+        "{help}"
+    );
     for name in [
         "intent",
         "page_analysis",

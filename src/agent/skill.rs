@@ -127,17 +127,6 @@ pub(crate) enum CacheMode {
     Off,
 }
 
-impl CacheMode {
-    pub(crate) fn parse(s: &str) -> Option<CacheMode> {
-        match s {
-            "read-write" => Some(CacheMode::ReadWrite),
-            "read-only" => Some(CacheMode::ReadOnly),
-            "off" => Some(CacheMode::Off),
-            _ => None,
-        }
-    }
-}
-
 /// Where and how a skill call runs.
 pub(crate) struct SkillEnv<'a> {
     pub(crate) profiles: &'a Registry,

@@ -126,6 +126,14 @@ pub(crate) enum AtlasCommand {
     },
 }
 
+/// `--agent-cache`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum AgentCache {
+    ReadWrite,
+    ReadOnly,
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum SchemaWhich {
     Flow,
@@ -194,13 +202,18 @@ pub(crate) struct RunArgs {
     /// Show the browser.
     #[arg(long)]
     pub(crate) headed: bool,
-    /// How agent skill answers (`act`) are cached under .runner/cache/skills: read-write,
-    /// read-only (replay them; never call an agent), or off.
     /// The agent profile `act` steps ask when neither the step nor its flow names one.
     #[arg(long = "agent", value_name = "PROFILE")]
     pub(crate) agent: Option<String>,
-    #[arg(long = "agent-cache", value_name = "MODE", default_value = "read-write", value_parser = ["read-write", "read-only", "off"])]
-    pub(crate) agent_cache: String,
+    /// How agent skill answers (`act`) are cached under .runner/cache/skills: read-write,
+    /// read-only (replay them; never call an agent), or off.
+    #[arg(
+        long = "agent-cache",
+        value_name = "MODE",
+        value_enum,
+        default_value = "read-write"
+    )]
+    pub(crate) agent_cache: AgentCache,
     /// Stop scheduling flows after the first failure.
     #[arg(long)]
     pub(crate) fail_fast: bool,
