@@ -104,14 +104,7 @@ fn read_file(atlas: &Atlas) -> Option<Status> {
 /// `exploring` is gone, `idle` (with the atlas's counts) when no explore ran.
 pub(crate) fn status(atlas: &Atlas) -> String {
     let s = if let Some(mut s) = read_file(atlas) {
-        let alive = i32::try_from(s.pid).is_ok_and(|p| {
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None).is_ok()
-                && !std::fs::read_to_string(format!("/proc/{p}/stat"))
-                    .unwrap_or_default()
-                    .split(") ")
-                    .nth(1)
-                    .is_some_and(|r| r.starts_with('Z'))
-        });
+        let alive = i32::try_from(s.pid).is_ok_and(crate::process::is_live);
         if s.state == "exploring" && !alive {
             s.state = "stopped".to_string();
         }

@@ -258,9 +258,7 @@ fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z'));
-            !zombie
+            crate::process::is_live(*pid)
                 && std::fs::read(format!("/proc/{pid}/environ"))
                     .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
         })

@@ -10,6 +10,12 @@ pub(crate) use group::{
 };
 pub(crate) use lines::Lines;
 
+/// Whether process `pid` is running: it exists and is not a zombie waiting to be reaped.
+pub(crate) fn is_live(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.split(") ").nth(1).is_some_and(|r| !r.starts_with('Z')))
+}
+
 /// Whether `name` is an executable file in a directory of `PATH`.
 pub(crate) fn on_path(name: &str) -> bool {
     std::env::var_os("PATH")
