@@ -14,6 +14,22 @@ fn flow(name: &str, steps: &str) -> String {
     )
 }
 
+/// Runs `c` to its end: its pid (to look for what it left), exit code and stderr.
+fn run_keeping_pid(mut c: std::process::Command) -> (u32, Option<i32>, String) {
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    (
+        pid,
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Processes started for this runner's browser sessions (they carry its socket directory).
 fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
     let needle = format!(
@@ -193,15 +209,8 @@ fn a_whole_browser_flow_passes_and_leaves_no_process() {
         "--artifacts",
         "art",
     ]);
-    let child = c
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (pid, code, stderr) = run_keeping_pid(c);
+    assert_eq!(code, Some(0), "{stderr}");
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("report.json")).unwrap())
             .unwrap();
@@ -914,15 +923,8 @@ fn agent_browsers_own_launch_still_works() {
     c.env("RUNNER_BROWSER_LAUNCH", "agent-browser")
         .env("AGENT_BROWSER", &wrapper)
         .args(["run", "f.yaml"]);
-    let child = c
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (pid, code, stderr) = run_keeping_pid(c);
+    assert_eq!(code, Some(0), "{stderr}");
     // agent-browser launched it (no `--cdp` to a browser runner started) ...
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(crate::common::sessions(&log).len(), 1, "{calls}");
