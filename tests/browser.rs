@@ -935,4 +935,15 @@ fn agent_browsers_own_launch_still_works() {
         "{:?}",
         leftover_browser_processes(pid)
     );
+
+    // A misspelt choice is refused, not taken for the default.
+    let mut c = runner(d.path());
+    c.env("RUNNER_BROWSER_LAUNCH", "agentbrowser")
+        .args(["run", "f.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("RUNNER_BROWSER_LAUNCH=agentbrowser"),
+        "{stderr}"
+    );
 }

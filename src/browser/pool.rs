@@ -54,8 +54,20 @@ impl Worker {
         cwd: PathBuf,
     ) -> Result<Worker, StepError> {
         // `RUNNER_BROWSER_LAUNCH=agent-browser` keeps agent-browser's own launch also headless
-        // (the way headed runs and machines without a known Chromium always go).
-        let own = std::env::var("RUNNER_BROWSER_LAUNCH").map_or(true, |v| v != "agent-browser");
+        // (the way headed runs and machines without a known Chromium always go); any other
+        // value but `runner` is refused, not taken for the default.
+        let own = match std::env::var("RUNNER_BROWSER_LAUNCH").as_deref() {
+            Err(_) | Ok("" | "runner") => true,
+            Ok("agent-browser") => false,
+            Ok(other) => {
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!(
+                        "RUNNER_BROWSER_LAUNCH={other}: expected `runner` (the default) or `agent-browser`"
+                    ),
+                ));
+            }
+        };
         let browser = match adapter.chromium.clone() {
             Some(exe) if !headed && own => {
                 let profile = adapter.socket_dir().join(format!("{name}.profile"));
