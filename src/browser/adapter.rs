@@ -54,6 +54,11 @@ pub(crate) struct Cause {
     /// The message is about the browser itself (launching Chrome); it means the browser cannot
     /// start when it comes from a session's first command.
     pub(crate) browser: bool,
+    /// The page's document was replaced while the command read it (a navigation committed
+    /// mid-read: Chromium answers `Inspected target navigated or closed` or `Execution context
+    /// was destroyed`). A read that is checked again anyway (a wait, an assertion, a selector)
+    /// just reads the new document; it is not a failure of the page.
+    pub(crate) navigated: bool,
 }
 
 impl Cause {
@@ -66,6 +71,10 @@ impl Cause {
                 || lower.contains("chrome")
                 || lower.contains("browser"))
                 && !lower.contains("not found:"),
+            navigated: lower.contains("inspected target navigated or closed")
+                || lower.contains("execution context was destroyed")
+                || lower.contains("cannot find context with specified id")
+                || lower.contains("cannot find default execution context"),
         }
     }
 }
@@ -311,6 +320,16 @@ impl AgentBrowser {
             chromium: find_chromium(),
             socket_dir,
         })
+    }
+
+    /// An adapter whose sessions are fake daemons listening in `socket_dir` (unit tests).
+    #[cfg(test)]
+    pub(crate) fn for_tests(socket_dir: PathBuf) -> AgentBrowser {
+        AgentBrowser {
+            binary: PathBuf::from("agent-browser"),
+            chromium: None,
+            socket_dir,
+        }
     }
 
     /// Where the run's sessions keep their sockets (see `daemon`).

@@ -20,13 +20,18 @@ pub(crate) async fn expect(
     deadline: Instant,
 ) -> Result<Value, StepError> {
     let mut poll = Poll::new();
+    let mut failures = Vec::new();
     loop {
-        let failures = check_all(session, e).await?;
-        if failures.is_empty() {
-            return Ok(json!({}));
+        match poll.settle(check_all(session, e).await)? {
+            Some(f) if f.is_empty() => return Ok(json!({})),
+            Some(f) => failures = f,
+            None => {}
         }
         if !poll.wait(deadline).await {
-            return Err(StepError::new(ErrorKind::Assertion, failures.join("; ")));
+            return Err(match poll.still_navigating() {
+                Some(e) if failures.is_empty() => e,
+                _ => StepError::new(ErrorKind::Assertion, failures.join("; ")),
+            });
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::adapter::{RefInfo, ref_number};
+use super::adapter::{Cause, RefInfo, ref_number};
 pub(crate) use super::element_kind::ElementKind;
 use super::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
@@ -16,20 +16,57 @@ use crate::step::{ErrorKind, StepError};
 /// The waits between re-checks of what the page has yet to show (an element, an assertion, a
 /// `wait`): short at first, as a re-render after a click or a route change takes a frame or
 /// two, then every 100 ms (Playwright retries after 0, 20, 50, 100, 100, 500 ms).
-pub(crate) struct Poll(usize);
+pub(crate) struct Poll {
+    checks: usize,
+    /// The last check that met a navigation in flight (see `settle`).
+    navigated: Option<StepError>,
+}
 
 impl Poll {
     const STEPS_MS: [u64; 5] = [10, 20, 30, 50, 100];
 
     pub(crate) fn new() -> Poll {
-        Poll(0)
+        Poll {
+            checks: 0,
+            navigated: None,
+        }
+    }
+
+    /// What one check of the page gave. A check that met a navigation committing while it read
+    /// the page (`Cause::navigated`) has no answer yet: `None`, and the next check reads the
+    /// new document. Any other failure is the check's.
+    pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
+        match r {
+            Err(e) if Cause::of(&e.message).navigated => {
+                self.navigated = Some(e);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+            Ok(v) => {
+                self.navigated = None;
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// The error of a wait that ran out while the last check still met a navigation.
+    pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
+        self.navigated.take().map(|e| {
+            StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timed out: the page was still navigating at the last check ({})",
+                    e.message
+                ),
+            )
+        })
     }
 
     /// Sleeps until the next check; false (without sleeping) when that check would come at or
     /// after `deadline`.
     pub(crate) async fn wait(&mut self, deadline: Instant) -> bool {
-        let d = Duration::from_millis(Self::STEPS_MS[self.0.min(Self::STEPS_MS.len() - 1)]);
-        self.0 += 1;
+        let d = Duration::from_millis(Self::STEPS_MS[self.checks.min(Self::STEPS_MS.len() - 1)]);
+        self.checks += 1;
         if Instant::now() + d >= deadline {
             return false;
         }
@@ -193,15 +230,21 @@ pub(crate) async fn resolve(
     let mut poll = Poll::new();
     loop {
         for (index, alt) in alts.iter().enumerate() {
-            if let Some(found) = try_once(session, alt, deadline).await? {
-                return Ok(found.resolved(alt, index));
+            match poll.settle(try_once(session, alt, deadline).await)? {
+                Some(Some(found)) => return Ok(found.resolved(alt, index)),
+                Some(None) => {}
+                // The document changed under the check: all alternatives again, on the new one.
+                None => break,
             }
         }
         if !poll.wait(deadline).await {
             break;
         }
     }
-    Err(miss(session, &alts).await)
+    match poll.still_navigating() {
+        Some(e) => Err(e),
+        None => Err(miss(session, &alts).await),
+    }
 }
 
 /// Resolves once, without waiting; `None` when nothing matches now.

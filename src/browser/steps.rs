@@ -333,30 +333,32 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
             let mut poll = Poll::new();
             loop {
                 let t = Duration::from_secs(5);
-                let done = if let Some(sel) = &o.target {
-                    let visible = match resolve_now(session, sel).await? {
-                        Some(r) => session.is("visible", &r.target).await?,
-                        None => false,
-                    };
-                    match o.state.unwrap_or(VisibleState::Visible) {
-                        VisibleState::Visible => visible,
-                        VisibleState::Hidden => !visible,
-                    }
-                } else if let Some(text) = &o.text {
-                    let js = format!(
-                        "document.body ? document.body.innerText.includes({}) : false",
-                        super::selector::js_str(text)
-                    );
-                    session.eval(&js, t).await?.as_bool().unwrap_or(false)
-                } else if let Some(u) = &o.url {
-                    let data = session.cmd("get", &["url".into()], t).await?;
-                    data.get("url")
-                        .and_then(Value::as_str)
-                        .is_some_and(|cur| cur.contains(u.as_str()))
-                } else {
-                    true
+                let check = async {
+                    Ok::<bool, StepError>(if let Some(sel) = &o.target {
+                        let visible = match resolve_now(session, sel).await? {
+                            Some(r) => session.is("visible", &r.target).await?,
+                            None => false,
+                        };
+                        match o.state.unwrap_or(VisibleState::Visible) {
+                            VisibleState::Visible => visible,
+                            VisibleState::Hidden => !visible,
+                        }
+                    } else if let Some(text) = &o.text {
+                        let js = format!(
+                            "document.body ? document.body.innerText.includes({}) : false",
+                            super::selector::js_str(text)
+                        );
+                        session.eval(&js, t).await?.as_bool().unwrap_or(false)
+                    } else if let Some(u) = &o.url {
+                        let data = session.cmd("get", &["url".into()], t).await?;
+                        data.get("url")
+                            .and_then(Value::as_str)
+                            .is_some_and(|cur| cur.contains(u.as_str()))
+                    } else {
+                        true
+                    })
                 };
-                if done {
+                if poll.settle(check.await)?.unwrap_or(false) {
                     return Ok(json!({}));
                 }
                 if !poll.wait(deadline).await {
@@ -381,12 +383,122 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
                             o.url.clone().unwrap_or_default()
                         )
                     };
-                    return Err(StepError::new(
-                        ErrorKind::Timeout,
-                        format!("timed out waiting for {what}"),
-                    ));
+                    return Err(match poll.still_navigating() {
+                        Some(e) => StepError::new(
+                            ErrorKind::Timeout,
+                            format!(
+                                "timed out waiting for {what}; {}",
+                                e.message.trim_start_matches("timed out: ")
+                            ),
+                        ),
+                        None => StepError::new(
+                            ErrorKind::Timeout,
+                            format!("timed out waiting for {what}"),
+                        ),
+                    });
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::time::Instant;
+
+    use super::super::adapter::AgentBrowser;
+    use super::super::session::Session;
+    use super::*;
+
+    /// A session on a fake daemon whose first `navigating` answers are Chromium's "the document
+    /// was replaced while reading it"; then a page at `/done` with one `#ok` element.
+    fn session_on_a_navigating_page(dir: &std::path::Path, navigating: usize) -> Session {
+        let listener = tokio::net::UnixListener::bind(dir.join("s.sock")).unwrap();
+        tokio::spawn(async move {
+            let (s, _) = listener.accept().await.unwrap();
+            let mut r = BufReader::new(s);
+            for n in 0.. {
+                let mut line = String::new();
+                if r.read_line(&mut line).await.unwrap() == 0 {
+                    return;
+                }
+                let v: Value = serde_json::from_str(&line).unwrap();
+                let reply = if n < navigating {
+                    json!({"id":v["id"],"success":false,
+                        "error":"CDP error (Runtime.evaluate): Inspected target navigated or closed"})
+                } else {
+                    let data = match v["action"].as_str().unwrap() {
+                        "url" => json!({"url":"http://site/done"}),
+                        // A selector's look-up script: one match, of a div.
+                        "evaluate" => json!({"result":{"count":1,"matches":["div#ok"],"id":"k1",
+                            "kind":{"tag":"div","input_type":"","editable":false}}}),
+                        other => panic!("unexpected {other}"),
+                    };
+                    json!({"id":v["id"],"success":true,"data":data})
+                };
+                r.get_mut()
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+        });
+        let adapter = Arc::new(AgentBrowser::for_tests(dir.to_path_buf()));
+        Session::attached(adapter, "s".into(), false, dir.to_path_buf())
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(3)
+    }
+
+    /// A check that meets a navigation committing (CI saw `wait: { url }` fail on it right after
+    /// a form's submit) is checked again on the new document, by every re-checking step.
+    #[tokio::test]
+    async fn a_navigation_in_flight_is_checked_again_not_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = session_on_a_navigating_page(dir.path(), 2);
+        let w: WaitAction = serde_json::from_value(json!({"url":"done"})).unwrap();
+        wait(&mut s, w, soon()).await.unwrap();
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = session_on_a_navigating_page(dir.path(), 2);
+        let e: crate::config::model::ExpectAction =
+            serde_json::from_value(json!({"url":{"contains":"done"}})).unwrap();
+        super::super::expect::expect(&mut s, &e, soon())
+            .await
+            .unwrap();
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = session_on_a_navigating_page(dir.path(), 2);
+        let sel: Selector = serde_json::from_value(json!("#ok")).unwrap();
+        let r = resolve(&mut s, &sel, soon()).await.unwrap();
+        assert_eq!(r.count, 1);
+
+        // A page that never stops navigating is a timeout that says so.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = session_on_a_navigating_page(dir.path(), usize::MAX);
+        let w: WaitAction = serde_json::from_value(json!({"url":"done"})).unwrap();
+        let deadline = Instant::now() + Duration::from_millis(400);
+        let err = wait(&mut s, w, deadline).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Timeout);
+        assert!(err.message.contains("still navigating"), "{}", err.message);
+    }
+
+    /// Any other failure of a check is the step's, at once.
+    #[tokio::test]
+    async fn other_failures_of_a_check_are_not_retried() {
+        assert!(
+            !super::super::adapter::Cause::of("CDP error (Runtime.evaluate): Target crashed")
+                .navigated
+        );
+        assert!(
+            super::super::adapter::Cause::of(
+                "Execution context was destroyed, most likely because of a navigation."
+            )
+            .navigated
+        );
     }
 }
