@@ -626,6 +626,18 @@ fn what_explore_records_a_fresh_replay_reaches() {
         })
         .count();
     assert!(reviews >= 1, "the Reviews tab was not explored");
+    // An element with a click handler and a <details> summary are clicked too.
+    for shown in ["Open 9 to 17", "Delivery within two days"] {
+        let found = std::fs::read_dir(d.path().join("atlas/nodes"))
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                std::fs::read_to_string(e.path().join("snapshot.txt"))
+                    .unwrap_or_default()
+                    .contains(shown)
+            });
+        assert!(found, "no state shows {shown:?}");
+    }
     // The deals page shows "Loading…" for 0.7 s: what is recorded is the page after it.
     let deals = node_by_title(d.path(), "Deals");
     let deals = std::fs::read_to_string(
@@ -710,4 +722,264 @@ fn atlas_status_follows_an_explore_and_tells_a_killed_one() {
     let s = atlas_status(d.path());
     assert_eq!(s["state"], "stopped", "{s}");
     assert!(s["tasks_pending"].as_u64().unwrap() > 0, "{s}");
+}
+
+/// `runner explore URL --agent fake-claude` on the shop, in `dir`, with the fake agents on PATH
+/// (unless `agents` is false: then no agent binary can be found at all).
+fn explore_with_agent(dir: &Path, url: &str, agents: bool, more: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    if agents {
+        crate::agents::agent_env(&mut c, dir);
+    } else {
+        c.env("PATH", "/usr/bin:/bin");
+    }
+    c.args(["explore", url, "--atlas", "atlas", "--agent", "fake-claude"])
+        .args(crate::agents::with_profiles(more));
+    output(c)
+}
+
+#[test]
+fn explore_with_an_agent_analyses_pages_labels_edges_and_replays_from_the_cache() {
+    let server = Server::serve(&fixture("shop"));
+    let url = format!("{}/index.html", server.url);
+    let d = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = explore_with_agent(d.path(), &url, true, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    // The agent called "Clear history" destructive (no word of the local list does): skipped.
+    assert!(
+        summary["skipped_destructive"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "click button Clear history"),
+        "{summary}"
+    );
+    // Opening the Reviews tab was judged meaningless: no edge, and its state is not kept.
+    assert!(
+        summary["dropped_meaningless"]
+            .to_string()
+            .contains("click tab Reviews"),
+        "{summary}"
+    );
+    let nodes = std::fs::read_dir(d.path().join("atlas/nodes"))
+        .unwrap()
+        .count();
+    assert_eq!(summary["total_nodes"], nodes, "{summary}");
+    for e in std::fs::read_dir(d.path().join("atlas/nodes"))
+        .unwrap()
+        .flatten()
+    {
+        let snap = std::fs::read_to_string(e.path().join("snapshot.txt")).unwrap();
+        assert!(!snap.contains("Great apples"), "the reviews state was kept");
+    }
+    // The form was filled with the value the agent proposed (alone, Subscribe goes nowhere).
+    let thanks = node_by_title(d.path(), "Subscribed");
+    let snap = std::fs::read_to_string(d.path().join(format!("atlas/nodes/{thanks}/snapshot.txt")))
+        .unwrap();
+    assert!(snap.contains("ada@example.com"), "{snap}");
+    // Edges carry the agent's names; the file name for their scripts is kept with them.
+    let shop = node_by_title(d.path(), "Shop");
+    let cart = node_by_title(d.path(), "Cart");
+    let (_, show, _) = atlas_cmd(d.path(), &["show"]);
+    assert!(
+        show.contains(&format!("{shop} --[open cart]--> {cart}")),
+        "{show}"
+    );
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            d.path()
+                .join(format!("atlas/edges/{shop}/open cart/meta.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["label"]["script_name"], "open_cart", "{meta}");
+    assert_eq!(meta["label"]["performed"], "click link Cart", "{meta}");
+    // ... and is the name of the file the path to the cart is exported to.
+    let (code, out, err) = atlas_cmd(d.path(), &["export", &cart, "--out", "exported"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.trim_end().ends_with("exported/open_cart.yaml"), "{out}");
+    let exported = std::fs::read_to_string(d.path().join("exported/open_cart.yaml")).unwrap();
+    assert!(exported.contains("\"Cart\""), "{exported}");
+    // The analysis and test ideas are kept beside each node.
+    let ideas: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join(format!("atlas/nodes/{cart}/test_ideas.json")))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ideas[0]["name"], "shows Cart", "{ideas}");
+    assert_eq!(ideas.as_array().unwrap().len(), 2, "{ideas}");
+    let analysis =
+        std::fs::read_to_string(d.path().join(format!("atlas/nodes/{shop}/analysis.json")))
+            .unwrap();
+    assert!(analysis.contains("The Shop page"), "{analysis}");
+    // What explore recorded, a fresh replay reaches.
+    let (code, out, err) = atlas_cmd(d.path(), &["verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let asked = std::fs::read_dir(d.path().join("rec")).unwrap().count();
+    assert!(asked >= nodes, "{asked} agent calls for {nodes} nodes");
+
+    // CI replays the exploration from the cache, with no agent installed at all.
+    std::fs::remove_dir_all(d.path().join("atlas")).unwrap();
+    let (code, stdout, stderr) =
+        explore_with_agent(d.path(), &url, false, &["--agent-cache", "read-only"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let again: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(again["total_nodes"], summary["total_nodes"], "{again}");
+    assert_eq!(again["total_edges"], summary["total_edges"], "{again}");
+    assert_eq!(
+        std::fs::read_dir(d.path().join("rec")).unwrap().count(),
+        asked
+    );
+
+    // A read-only cache that lacks an answer stops the crawl, saying so; the state it could not
+    // analyse is not kept half done (the next crawl meets it anew).
+    let fresh = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) =
+        explore_with_agent(fresh.path(), &url, false, &["--agent-cache", "read-only"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("page_analysis of "), "{stderr}");
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(fresh.path().join("atlas/nodes"))
+            .unwrap()
+            .count(),
+        0
+    );
+
+    // An agent that fails mid-crawl stops it; the todo in flight stays for the next crawl,
+    // which ends where an unbroken one does.
+    let broken = tempfile::tempdir().unwrap();
+    let mut c = runner(broken.path());
+    crate::agents::agent_env(&mut c, broken.path());
+    c.env("FAKE_AGENT_MODE", "labeling-crash")
+        .args([
+            "explore",
+            &url,
+            "--atlas",
+            "atlas",
+            "--agent",
+            "fake-claude",
+        ])
+        .args(crate::agents::with_profiles(&["--agent-cache", "off"]));
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("trajectory_labeling of ") && stderr.contains("click link Cart"),
+        "{stderr}"
+    );
+    let root_todos: Value = serde_json::from_str(
+        &std::fs::read_to_string(broken.path().join(format!("atlas/nodes/{shop}/todos.json")))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(root_todos[0]["selector"]["text"], "Cart", "{root_todos}");
+    assert_eq!(
+        std::fs::read_dir(broken.path().join("atlas/nodes"))
+            .unwrap()
+            .count(),
+        1,
+        "only the analysed root is kept"
+    );
+    let (code, stdout, stderr) = explore_with_agent(broken.path(), &url, true, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let resumed: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(resumed["total_nodes"], summary["total_nodes"], "{resumed}");
+    assert_eq!(resumed["total_edges"], summary["total_edges"], "{resumed}");
+}
+
+/// The JUnit report's test cases: (name, failed).
+fn junit_cases(path: &Path) -> Vec<(String, bool)> {
+    let xml = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| {
+            (
+                n.attribute("name").unwrap().to_string(),
+                n.children().any(|c| c.has_tag_name("failure")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
+    let server = Server::serve(&fixture("shop"));
+    let url = format!("{}/index.html", server.url);
+    let d = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = explore_with_agent(d.path(), &url, true, &["--max-depth", "2"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let atlas_test = |agents: bool, more: &[&str]| {
+        let mut c = runner(d.path());
+        if agents {
+            crate::agents::agent_env(&mut c, d.path());
+        } else {
+            c.env("PATH", "/usr/bin:/bin");
+        }
+        c.args(["atlas", "test", "--atlas", "atlas"])
+            .args(crate::agents::with_profiles(more));
+        output(c)
+    };
+    let (code, stdout, stderr) = atlas_test(true, &["--agent", "fake-claude"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let nodes = std::fs::read_dir(d.path().join("atlas/nodes"))
+        .unwrap()
+        .count();
+    // One test per node ("shows <title>"), the cart's discount (which the shop lacks), and the
+    // one whose steps the agent misspelt: refused by runner's flow loader, never run.
+    assert_eq!(summary["total_tests"], nodes + 2, "{summary}");
+    assert_eq!(summary["failed"], 2, "{summary}");
+    assert_eq!(summary["nodes_failed"], 0, "{summary}");
+    assert!(
+        stderr.contains("FAIL cart offers a discount")
+            && stderr.contains("expected text \"10% off\" to be visible"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("FAIL typo in a step") && stderr.contains("not a valid flow"),
+        "{stderr}"
+    );
+    let report = d.path().join("atlas/tests/junit.xml");
+    assert_eq!(
+        summary["report_path"],
+        report.strip_prefix(d.path()).unwrap().display().to_string()
+    );
+    let cases = junit_cases(&report);
+    let failed: Vec<&str> = cases.iter().filter(|c| c.1).map(|c| c.0.as_str()).collect();
+    assert_eq!(failed.len(), 2, "{cases:?}");
+    assert!(
+        failed
+            .iter()
+            .any(|n| n.starts_with("cart offers a discount"))
+    );
+    assert!(failed.iter().any(|n| n.starts_with("typo in a step")));
+    // Node verifications are in the report too, all passing.
+    assert_eq!(cases.len(), nodes * 2 + 2, "{cases:?}");
+    // The saved tests are flows `runner run` takes as they are; the invalid one was not saved.
+    let cart = node_by_title(d.path(), "Cart");
+    let saved = d.path().join(format!("atlas/tests/{cart}/shows_cart.yaml"));
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg(&saved).run();
+    assert_eq!(code, 0, "{stderr}");
+    let subscribed = node_by_title(d.path(), "Subscribed");
+    assert!(
+        !d.path()
+            .join(format!("atlas/tests/{subscribed}/typo_in_a_step.yaml"))
+            .exists()
+    );
+    let status = atlas_status(d.path());
+    assert_eq!(status["state"], "done", "{status}");
+
+    // Without an agent (none installed), the saved tests run again; the unsaved one says why.
+    let (code, stdout, stderr) = atlas_test(false, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let again: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(again["total_tests"], summary["total_tests"], "{again}");
+    assert_eq!(again["failed"], 2, "{again}");
+    assert!(
+        stderr.contains("no test written for this idea yet"),
+        "{stderr}"
+    );
 }

@@ -61,6 +61,42 @@ pub(crate) fn export(
     })
 }
 
+/// The file name (no extension) of a test or an export: a name, lower-case, `_` between words.
+pub(crate) fn script_name(idea: &str) -> String {
+    let mut out = String::new();
+    for c in idea.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out: String = out.trim_end_matches('_').chars().take(60).collect();
+    if out.is_empty() { "test".into() } else { out }
+}
+
+/// The file name (no extension) an exported node gets: the agent's `script_name` of the last
+/// edge on its path (`explore --agent`), else its label's words.
+pub(crate) fn file_stem(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
+    let path = atlas.path_to_node(node)?;
+    let labelled = path
+        .len()
+        .checked_sub(2)
+        .and_then(|i| {
+            let from = &path[i];
+            let action = from.action.as_deref()?;
+            let link = atlas
+                .links(&from.node_id)
+                .ok()?
+                .into_iter()
+                .find(|l| l.action == action)?;
+            atlas.edge_meta(&from.node_id, &link.safe)?.label
+        })
+        .map(|l| l.script_name);
+    Ok(labelled
+        .unwrap_or_else(|| script_name(&format!("reach {}", super::view::label(atlas, node)))))
+}
+
 fn py(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }

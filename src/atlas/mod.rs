@@ -8,12 +8,14 @@ mod record;
 mod replay;
 mod status;
 mod store;
+mod testing;
 mod view;
 
-pub(crate) use explore::{Options as ExploreOptions, explore};
-pub(crate) use export::{ExportFormat, export};
+pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
+pub(crate) use export::{ExportFormat, export, file_stem};
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
+pub(crate) use testing::test;
 pub(crate) use view::{GraphFormat, graph, label, path, show};

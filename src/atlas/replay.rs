@@ -22,6 +22,9 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, StepError>> + Send + '
 pub(crate) trait Driver: Send {
     /// Runs a flow document in the current browser session.
     fn run<'a>(&'a mut self, flow: &'a serde_json::Value) -> Boxed<'a, FlowResult>;
+    /// Checks a flow document as `run` would load it, without running it: every problem, in
+    /// the error.
+    fn check(&mut self, flow: &serde_json::Value) -> Result<(), StepError>;
     /// The current browser session (opened on first use).
     fn session(&mut self) -> Boxed<'_, MappedMutexGuard<'_, Session>>;
     /// Closes the current browser: the next run starts in a fresh one.

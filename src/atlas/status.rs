@@ -105,7 +105,7 @@ fn read_file(atlas: &Atlas) -> Option<Status> {
 pub(crate) fn status(atlas: &Atlas) -> String {
     let s = if let Some(mut s) = read_file(atlas) {
         let alive = i32::try_from(s.pid).is_ok_and(crate::process::is_live);
-        if s.state == "exploring" && !alive {
+        if (s.state == "exploring" || s.state == "testing") && !alive {
             s.state = "stopped".to_string();
         }
         s

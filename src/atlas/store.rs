@@ -71,6 +71,20 @@ pub(crate) struct EdgeMeta {
     pub(crate) action: String,
     pub(crate) target: String,
     pub(crate) created: String,
+    /// What an agent said of the edge (`explore --agent`), when one labelled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) label: Option<EdgeLabel>,
+}
+
+/// An agent's label of an edge (the `trajectory_labeling` skill): the edge's name is its
+/// `semantic_label`; these are the rest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EdgeLabel {
+    /// The file name (without extension) of the edge's exported flow.
+    pub(crate) script_name: String,
+    pub(crate) confidence: f64,
+    /// What explore did, in its own words (`click link Cart`).
+    pub(crate) performed: String,
 }
 
 /// An outgoing edge of a node.
@@ -298,6 +312,18 @@ impl Atlas {
         target: &str,
         steps: &[Value],
     ) -> Result<PathBuf, AtlasError> {
+        self.link_labelled(source, action, target, steps, None)
+    }
+
+    /// `link_state` with an agent's label of the edge kept in its meta.json.
+    pub(crate) fn link_labelled(
+        &self,
+        source: &str,
+        action: &str,
+        target: &str,
+        steps: &[Value],
+        label: Option<EdgeLabel>,
+    ) -> Result<PathBuf, AtlasError> {
         let _lock = self.lock()?;
         for id in [source, target] {
             if !self.node_dir(id).join("meta.json").exists() {
@@ -355,6 +381,7 @@ impl Atlas {
             action: action.into(),
             target: target.into(),
             created: now(),
+            label,
         };
         write_json(&edge_dir.join("meta.json"), &meta)?;
         let tmp = links.join(format!(".{safe}.{}.tmp", std::process::id()));
@@ -401,6 +428,46 @@ impl Atlas {
             .collect();
         ids.sort();
         Ok(ids)
+    }
+
+    /// Writes `nodes/<id>/<name>` (JSON, atomically): what explore learnt of a node.
+    pub(crate) fn write_node_json(
+        &self,
+        id: &str,
+        name: &str,
+        value: &Value,
+    ) -> Result<(), AtlasError> {
+        write_json(&self.node_dir(id).join(name), value)
+    }
+
+    /// Removes a node explore just recorded and then found to mean nothing (no edge leads to
+    /// it: the move to it was dropped).
+    pub(crate) fn forget_new_node(&self, id: &str) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        let dir = self.node_dir(id);
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))
+    }
+
+    /// Reads `nodes/<id>/<name>`; `None` when there is no such file.
+    pub(crate) fn read_node_json(&self, id: &str, name: &str) -> Result<Option<Value>, AtlasError> {
+        let p = self.node_dir(id).join(name);
+        if !p.exists() {
+            return Ok(None);
+        }
+        read_json(&p).map(Some)
+    }
+
+    /// An edge's meta.json, by its source and link name.
+    pub(crate) fn edge_meta(&self, source: &str, safe: &str) -> Option<EdgeMeta> {
+        read_json(
+            &self
+                .root
+                .join("edges")
+                .join(source)
+                .join(safe)
+                .join("meta.json"),
+        )
+        .ok()
     }
 
     /// A node's pending todos (an unreadable list counts as none).

@@ -62,6 +62,8 @@ pub(crate) enum Command {
         /// The atlas directory.
         #[arg(long, value_name = "DIR", default_value = ".runner/atlas")]
         atlas: PathBuf,
+        #[command(flatten)]
+        agent: AgentArgs,
     },
     /// Internal: the guardian process `run` starts, which ends runner's process groups and
     /// browsers when runner is gone (`kill -9` included).
@@ -107,6 +109,10 @@ pub(crate) enum AtlasCommand {
         /// Replace the recorded origin with this one.
         #[arg(long)]
         base_url: Option<String>,
+        /// Write it into DIR (named after the path's last edge, as the explorer's agent named
+        /// it) instead of printing it; prints the file's path.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Replay the path to NODE in a browser and check the fingerprint on arrival.
     Replay {
@@ -124,6 +130,40 @@ pub(crate) enum AtlasCommand {
         #[arg(long = "report", value_name = "KIND=PATH")]
         report: Vec<String>,
     },
+    /// Verify every node, then turn each node's test ideas (from `explore --agent`) into flows
+    /// under <atlas>/tests/ and run them; without --agent, run the ones saved before.
+    Test {
+        /// Replace the recorded origin with this one.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Reports: junit=PATH, json=PATH, html=DIR (repeatable; default
+        /// junit=<atlas>/tests/junit.xml).
+        #[arg(long = "report", value_name = "KIND=PATH")]
+        report: Vec<String>,
+        #[command(flatten)]
+        agent: AgentArgs,
+    },
+}
+
+/// The agent behind the explorer's skills (`explore`, `atlas test`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct AgentArgs {
+    /// The agent profile whose skills analyse pages, label edges and write tests (see
+    /// `runner schema skill/NAME`); without one, explore uses its own heuristics.
+    #[arg(long = "agent", value_name = "PROFILE")]
+    pub(crate) agent: Option<String>,
+    /// How skill answers are cached under .runner/cache/skills: read-write, read-only (replay
+    /// them; never call an agent), or off.
+    #[arg(
+        long = "agent-cache",
+        value_name = "MODE",
+        value_enum,
+        default_value = "read-write"
+    )]
+    pub(crate) agent_cache: AgentCache,
+    /// More agent profile directories (repeatable; later ones override earlier ones).
+    #[arg(long = "profiles", value_name = "DIR")]
+    pub(crate) profiles: Vec<PathBuf>,
 }
 
 /// `--agent-cache`.
@@ -132,6 +172,18 @@ pub(crate) enum AgentCache {
     ReadWrite,
     ReadOnly,
     Off,
+}
+
+impl AgentCache {
+    /// What the skills' cache does.
+    pub(crate) fn mode(self) -> crate::agent::CacheMode {
+        use crate::agent::CacheMode;
+        match self {
+            AgentCache::ReadWrite => CacheMode::ReadWrite,
+            AgentCache::ReadOnly => CacheMode::ReadOnly,
+            AgentCache::Off => CacheMode::Off,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::args::AtlasCommand;
+use super::args::{AgentArgs, AtlasCommand};
 use super::error::CliError;
 use super::exit;
 use super::signals::interruptible;
-use crate::atlas::{self, Atlas};
+use crate::agent::{CacheMode, SkillEnv};
+use crate::atlas::{self, Atlas, ExploreAgent};
 use crate::config::flows::absolute;
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
@@ -34,22 +35,50 @@ pub(crate) fn run(cmd: &AtlasCommand, dir: &Path, reporter: &Reporter) -> Result
             node,
             format,
             base_url,
-        } => atlas::export(&atlas, node, *format, base_url.as_deref())?,
+            out,
+        } => {
+            let text = atlas::export(&atlas, node, *format, base_url.as_deref())?;
+            match out {
+                None => text,
+                Some(dir) => {
+                    let ext = match format {
+                        atlas::ExportFormat::Flow => "yaml",
+                        atlas::ExportFormat::PlaywrightPython => "py",
+                    };
+                    let file = dir.join(format!("{}.{ext}", atlas::file_stem(&atlas, node)?));
+                    std::fs::create_dir_all(dir)
+                        .and_then(|()| crate::fs::write_atomic(&file, text.as_bytes()))
+                        .map_err(|e| {
+                            CliError::Environment(format!("cannot write {}: {e}", file.display()))
+                        })?;
+                    format!("{}\n", file.display())
+                }
+            }
+        }
         AtlasCommand::Replay { node, base_url } => {
             return replay(&atlas, node, base_url.as_deref(), reporter);
         }
         AtlasCommand::Verify { base_url, report } => {
             return verify(&atlas, base_url.as_deref(), report, reporter);
         }
+        AtlasCommand::Test {
+            base_url,
+            report,
+            agent,
+        } => return test(&atlas, base_url.as_deref(), report, agent, reporter),
     };
     reporter.out(&text);
     Ok(exit::SUCCESS)
 }
 
-/// A runtime and an in-process driver for replays, with artifacts in a scratch directory.
-fn driver(run_id: &str) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
+/// A runtime and an in-process driver for replays, with artifacts in a scratch directory;
+/// `profiles` are the agent profile directories beyond the usual ones.
+fn driver(
+    run_id: &str,
+    profiles: &[PathBuf],
+) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
     let tokio_rt = super::runtime()?;
-    let (registry, diags) = super::validate::load_registry(&[]);
+    let (registry, diags) = super::validate::load_registry(profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
@@ -87,7 +116,7 @@ fn replay(
     base_url: Option<&str>,
     reporter: &Reporter,
 ) -> Result<i32, CliError> {
-    let (tokio_rt, rt) = driver(&format!("replay-{}", std::process::id()))?;
+    let (tokio_rt, rt) = driver(&format!("replay-{}", std::process::id()), &[])?;
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
@@ -118,7 +147,7 @@ fn verify(
     let targets = ReportTarget::parse_all(reports).map_err(CliError::Usage)?;
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
-    let (tokio_rt, rt) = driver(&run_id)?;
+    let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
     let replayed = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
@@ -161,6 +190,121 @@ fn verify(
     })
 }
 
+/// `runner atlas test`.
+fn test(
+    atlas: &Atlas,
+    base_url: Option<&str>,
+    reports: &[String],
+    agent_args: &AgentArgs,
+    reporter: &Reporter,
+) -> Result<i32, CliError> {
+    let mut reports = reports.to_vec();
+    if reports.is_empty() {
+        reports.push(format!(
+            "junit={}",
+            atlas.root.join("tests").join("junit.xml").display()
+        ));
+    }
+    let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
+    let run_id = format!("atlas-test-{}", std::process::id());
+    let started = std::time::Instant::now();
+    let (tokio_rt, rt) = driver(&run_id, &agent_args.profiles)?;
+    let skills_rt = rt.clone();
+    let agent = skill_env(&skills_rt, agent_args, &run_id)?;
+    let scratch = rt.artifacts.clone();
+    let status = Status::new(*reporter);
+    let tested = tokio_rt.block_on(async {
+        let mut d = InProcess::new(rt);
+        let r = interruptible(atlas::test(
+            &mut d,
+            atlas,
+            agent.as_ref(),
+            base_url,
+            &|line| status.update(line),
+        ))
+        .await;
+        d.close().await;
+        r
+    });
+    status.finish();
+    finish(&scratch);
+    let Some(tested) = tested else {
+        atlas::mark_status(atlas, "interrupted");
+        return Err(CliError::Interrupted("atlas test interrupted".to_string()));
+    };
+    let tested = match tested {
+        Ok(t) => t,
+        Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
+        Err(e) => {
+            reporter.error(&e.message);
+            return Ok(exit::FLOW_FAILED);
+        }
+    };
+    let mut s = String::new();
+    let mut results = Vec::new();
+    let mut nodes_failed = 0;
+    for r in tested.verified {
+        if !r.arrival.ok() {
+            nodes_failed += 1;
+            s.push_str(&format!(
+                "FAIL reach {}: {}\n",
+                r.node_id,
+                r.arrival.describe(&r.node_id)
+            ));
+        }
+        results.push(r.into_result(atlas));
+    }
+    let nodes = results.len();
+    let mut passed = 0;
+    for t in &tested.tests {
+        let ok = t.status == FlowStatus::Passed;
+        passed += usize::from(ok);
+        s.push_str(&format!(
+            "{} {}{}\n",
+            if ok { "ok  " } else { "FAIL" },
+            t.name,
+            t.error
+                .as_ref()
+                .map(|e| format!(": {}", e.message))
+                .or_else(|| {
+                    t.steps
+                        .iter()
+                        .find_map(|st| st.error.as_ref().map(|e| format!(": {}", e.message)))
+                })
+                .unwrap_or_default()
+        ));
+    }
+    let total = tested.tests.len();
+    results.extend(tested.tests);
+    let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
+    for t in &targets {
+        t.write(&results, &summary)
+            .map_err(|e| CliError::Environment(e.to_string()))?;
+    }
+    let report_path = reports[0]
+        .split_once('=')
+        .map_or("", |(_, p)| p)
+        .to_string();
+    reporter.err(&s);
+    reporter.out(
+        &(serde_json::to_string_pretty(&serde_json::json!({
+            "total_tests": total,
+            "passed": passed,
+            "failed": total - passed,
+            "report_path": report_path,
+            "nodes_verified": nodes - nodes_failed,
+            "nodes_failed": nodes_failed,
+        }))
+        .unwrap_or_default()
+            + "\n"),
+    );
+    Ok(if passed == total && nodes_failed == 0 {
+        exit::SUCCESS
+    } else {
+        exit::FLOW_FAILED
+    })
+}
+
 /// `runner explore` settings.
 pub(crate) struct ExploreArgs {
     pub(crate) url: String,
@@ -168,6 +312,48 @@ pub(crate) struct ExploreArgs {
     pub(crate) max_nodes: usize,
     pub(crate) allow_destructive: bool,
     pub(crate) dir: PathBuf,
+    pub(crate) agent: AgentArgs,
+}
+
+/// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache
+/// is fine: answers come from the cache), answers cached under `.runner/cache/skills`, agent
+/// logs under `.runner/logs/<run-id>/`.
+fn skill_env<'a>(
+    rt: &'a Runtime,
+    args: &AgentArgs,
+    run_id: &str,
+) -> Result<Option<ExploreAgent<'a>>, CliError> {
+    let cache = args.agent_cache.mode();
+    if args.agent.is_none() && cache != CacheMode::ReadOnly {
+        return Ok(None);
+    }
+    if let Some(p) = &args.agent
+        && rt.profiles.get_profile(p).is_none()
+    {
+        return Err(CliError::Usage(format!(
+            "no agent profile `{p}` (see `runner profiles list`)"
+        )));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;
+    let logs = cwd.join(".runner/logs").join(run_id);
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| CliError::Environment(format!("cannot create {}: {e}", logs.display())))?;
+    Ok(Some(ExploreAgent {
+        env: SkillEnv {
+            profiles: &rt.profiles,
+            cache,
+            cache_dir: cwd.join(".runner/cache/skills"),
+            workspace: cwd,
+            env: indexmap::IndexMap::new(),
+            masker: crate::step::Masker::default(),
+            relay: Arc::new(|_: &str| {}),
+            cancel: tokio_util::sync::CancellationToken::new(),
+            log_path: logs.join("skill"),
+            timeout: std::time::Duration::from_secs(600),
+        },
+        profile: args.agent.clone(),
+    }))
 }
 
 /// `runner explore URL`.
@@ -181,7 +367,9 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
         return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
     }
     let run_id = format!("explore-{}", std::process::id());
-    let (tokio_rt, rt) = driver(&run_id)?;
+    let (tokio_rt, rt) = driver(&run_id, &args.agent.profiles)?;
+    let skills_rt = rt.clone();
+    let agent = skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
     let opts = atlas::ExploreOptions {
         url: args.url.clone(),
@@ -196,7 +384,10 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(async {
         let mut d = InProcess::new(rt);
-        let r = interruptible(atlas::explore(&mut d, &opts, &|line| status.update(line))).await;
+        let r = interruptible(atlas::explore(&mut d, &opts, agent.as_ref(), &|line| {
+            status.update(line);
+        }))
+        .await;
         d.close().await;
         r
     });

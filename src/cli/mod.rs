@@ -67,6 +67,7 @@ pub fn main() -> i32 {
             max_nodes,
             allow_destructive,
             atlas: dir,
+            agent,
         } => atlas::explore(
             &atlas::ExploreArgs {
                 url,
@@ -74,6 +75,7 @@ pub fn main() -> i32 {
                 max_nodes,
                 allow_destructive,
                 dir,
+                agent,
             },
             &reporter,
         ),

@@ -6,10 +6,9 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::args::{AgentCache, RunArgs};
+use super::args::RunArgs;
 use super::error::CliError;
 use super::{exit, files, validate};
-use crate::agent::CacheMode;
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::engine::{RunOptions, Runtime, RuntimeSettings, run_flows};
@@ -98,11 +97,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         headed: args.headed,
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
-        agent_cache: match args.agent_cache {
-            AgentCache::ReadWrite => CacheMode::ReadWrite,
-            AgentCache::ReadOnly => CacheMode::ReadOnly,
-            AgentCache::Off => CacheMode::Off,
-        },
+        agent_cache: args.agent_cache.mode(),
         default_agent: args.agent.clone(),
     }));
     if args.dry_run {

@@ -13,7 +13,7 @@ use super::lifecycle::run_in;
 use super::runtime::Runtime;
 use crate::atlas::Driver;
 use crate::browser::{FlowBrowser, Session};
-use crate::config::flows::Loader;
+use crate::config::flows::{LoadedFlow, Loader};
 use crate::step::{ErrorKind, FlowInfo, FlowResult, StepError};
 
 /// Runs flows one after another in one browser session (until [`Driver::reset`]).
@@ -45,6 +45,40 @@ impl InProcess {
     }
 }
 
+impl InProcess {
+    /// Loads a flow document as `runner run` loads a file (through a file, so it is checked
+    /// like any other and failures point at it); the error lists every problem.
+    fn load(&mut self, flow: &Value) -> Result<Arc<LoadedFlow>, StepError> {
+        let rt = &self.rt;
+        let index = self.runs;
+        self.runs += 1;
+        let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
+        let text = serde_json::to_string_pretty(flow).map_err(|e| {
+            StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
+        })?;
+        std::fs::create_dir_all(&rt.artifacts)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| {
+                StepError::new(
+                    ErrorKind::Environment,
+                    format!("cannot write {}: {e}", path.display()),
+                )
+            })?;
+        let mut loader = Loader::new(&rt.profiles);
+        loader.load(&path).ok_or_else(|| {
+            let why: Vec<String> = loader
+                .diagnostics
+                .iter()
+                .map(|d| format!("{}: {}", d.location(), d.message))
+                .collect();
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("the steps are not a valid flow: {}", why.join("; ")),
+            )
+        })
+    }
+}
+
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, StepError>> + Send + 'a>>;
 
 impl Driver for InProcess {
@@ -52,35 +86,7 @@ impl Driver for InProcess {
         Box::pin(async move {
             let rt = self.rt.clone();
             let index = self.runs;
-            self.runs += 1;
-            // Through a file, so the flow is checked like any other and failures point at it.
-            let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
-            let text = serde_json::to_string_pretty(flow).map_err(|e| {
-                StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
-            })?;
-            std::fs::create_dir_all(&rt.artifacts)
-                .and_then(|()| std::fs::write(&path, text))
-                .map_err(|e| {
-                    StepError::new(
-                        ErrorKind::Environment,
-                        format!("cannot write {}: {e}", path.display()),
-                    )
-                })?;
-            let mut loader = Loader::new(&rt.profiles);
-            let Some(loaded) = loader.load(&path) else {
-                let why: Vec<String> = loader
-                    .diagnostics
-                    .iter()
-                    .map(|d| format!("{}: {}", d.location(), d.message))
-                    .collect();
-                return Err(StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!(
-                        "the recorded steps are not a valid flow: {}",
-                        why.join("; ")
-                    ),
-                ));
-            };
+            let loaded = self.load(flow)?;
             let info = FlowInfo {
                 index,
                 name: loaded.flow.name.clone(),
@@ -89,6 +95,10 @@ impl Driver for InProcess {
             };
             Ok(run_in(&rt, &loaded, &info, &self.browser).await)
         })
+    }
+
+    fn check(&mut self, flow: &Value) -> Result<(), StepError> {
+        self.load(flow).map(|_| ())
     }
 
     fn session(&mut self) -> Boxed<'_, MappedMutexGuard<'_, Session>> {

@@ -1,0 +1,185 @@
+//! `runner atlas test`: every node verified (its recorded path still reaches it), then every
+//! test idea `explore --agent` kept beside a node becomes a test: the `test_generation` skill
+//! writes its steps, runner's own flow loader checks them, the flow (the path to the node, then
+//! those steps) is saved as `<atlas>/tests/<node>/<script>.yaml` and run in a fresh context.
+//! Without an agent, the tests saved by an earlier run are run again.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::explore::ExploreAgent;
+use super::export::{export_flow, script_name};
+use super::replay::{Driver, Replayed, verify};
+use super::status::StatusFile;
+use super::store::Atlas;
+use crate::agent::{Skill, SkillCall, call_skill};
+use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+
+/// What `atlas test` did.
+pub(crate) struct Tested {
+    /// One replay per node.
+    pub(crate) verified: Vec<Replayed>,
+    /// One result per test idea, named `<idea> (<node>)`.
+    pub(crate) tests: Vec<FlowResult>,
+}
+
+/// A test that did not get to run: failed, saying why.
+fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
+    FlowResult {
+        name,
+        file,
+        status: FlowStatus::Failed,
+        duration: Duration::ZERO,
+        steps: Vec::new(),
+        error: Some(error),
+        flaky: false,
+    }
+}
+
+/// Verifies every node, then runs a test for each test idea; `progress` gets a line per test.
+pub(crate) async fn test(
+    driver: &mut dyn Driver,
+    atlas: &Atlas,
+    agent: Option<&ExploreAgent<'_>>,
+    base_url: Option<&str>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Tested, StepError> {
+    let status = StatusFile::start(atlas);
+    status.write(atlas, "testing", None);
+    let verified = verify(driver, atlas, base_url).await?;
+    let mut tests = Vec::new();
+    for node in atlas.node_ids()? {
+        let Some(ideas) = atlas.read_node_json(&node, "test_ideas.json")? else {
+            continue;
+        };
+        let mut names: Vec<String> = Vec::new();
+        for idea in ideas.as_array().into_iter().flatten() {
+            let title = idea["name"].as_str().unwrap_or("test").to_string();
+            // Two ideas of one name on a node get two files.
+            let mut script = script_name(&title);
+            let base = script.clone();
+            for n in 2.. {
+                if !names.contains(&script) {
+                    break;
+                }
+                script = format!("{base}_{n}");
+            }
+            names.push(script.clone());
+            status.write(atlas, "testing", Some(&node));
+            progress(&format!("atlas test: {node}: {title}"));
+            let file = atlas
+                .root
+                .join("tests")
+                .join(&node)
+                .join(format!("{script}.yaml"));
+            let name = format!("{title} ({node})");
+            let result = match flow_for(driver, atlas, agent, &node, idea, &file, base_url).await {
+                Ok(flow) => {
+                    driver.reset().await.ok();
+                    match driver.run(&flow).await {
+                        Ok(mut r) => {
+                            r.name = name;
+                            r.file = file;
+                            r
+                        }
+                        Err(e) => not_run(name, file, e),
+                    }
+                }
+                Err(e) => not_run(name, file, e),
+            };
+            tests.push(result);
+        }
+    }
+    status.write(atlas, "done", None);
+    Ok(Tested { verified, tests })
+}
+
+/// The flow of one test idea: written by the agent (then checked and saved), or the one an
+/// earlier run saved.
+async fn flow_for(
+    driver: &mut dyn Driver,
+    atlas: &Atlas,
+    agent: Option<&ExploreAgent<'_>>,
+    node: &str,
+    idea: &Value,
+    file: &std::path::Path,
+    base_url: Option<&str>,
+) -> Result<Value, StepError> {
+    let Some(agent) = agent else {
+        let text = std::fs::read_to_string(file).map_err(|_| {
+            StepError::new(
+                ErrorKind::Skill,
+                format!(
+                    "no test written for this idea yet ({} is missing): give `atlas test` an agent (--agent PROFILE) to write it",
+                    file.display()
+                ),
+            )
+        })?;
+        return serde_json::from_str(&text).map_err(|e| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "{} is not the JSON `atlas test` writes: {e}",
+                    file.display()
+                ),
+            )
+        });
+    };
+    let reach = export_flow(atlas, node, base_url)?;
+    let snapshot =
+        std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
+    let call = SkillCall {
+        skill: Skill::TestGeneration,
+        input: json!({ "idea": idea, "flow": reach, "snapshot": snapshot }),
+        key: json!({ "node": node, "idea": idea }),
+        profile: agent.profile.as_deref(),
+        variant: None,
+        use_cache: true,
+        normalize: &|_: &mut Value| {},
+    };
+    let (answer, _) = call_skill(&call, &agent.env).await?;
+    let mut flow = reach;
+    flow["name"] = json!(idea["name"]);
+    let mut steps = flow["steps"].as_array().cloned().unwrap_or_default();
+    steps.extend(answer["steps"].as_array().cloned().unwrap_or_default());
+    flow["steps"] = Value::Array(steps);
+    // What the agent wrote runs only if runner would run it as a file.
+    driver.check(&flow).map_err(|e| {
+        StepError::new(
+            ErrorKind::Skill,
+            format!("the agent's test is not a valid flow: {}", e.message),
+        )
+    })?;
+    let text = serde_json::to_string_pretty(&flow).unwrap_or_default() + "\n";
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot create {}: {e}", dir.display()),
+            )
+        })?;
+    }
+    crate::fs::write_atomic(file, text.as_bytes()).map_err(|e| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("cannot write {}: {e}", file.display()),
+        )
+    })?;
+    Ok(flow)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn script_names_are_file_names() {
+        assert_eq!(
+            super::script_name("Cart offers a discount!"),
+            "cart_offers_a_discount"
+        );
+        assert_eq!(super::script_name("../../etc/passwd"), "etc_passwd");
+        assert_eq!(super::script_name("   "), "test");
+        assert_eq!(super::script_name("ログイン できる"), "ログイン_できる");
+    }
+}
