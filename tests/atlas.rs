@@ -638,6 +638,12 @@ fn what_explore_records_a_fresh_replay_reaches() {
             });
         assert!(found, "no state shows {shown:?}");
     }
+    // The newsletter form, filled with an email of explore's own (its field is required, so a
+    // bare click on Subscribe goes nowhere).
+    let thanks = node_by_title(d.path(), "Subscribed");
+    let snap = std::fs::read_to_string(d.path().join(format!("atlas/nodes/{thanks}/snapshot.txt")))
+        .unwrap();
+    assert!(snap.contains("test@example.com"), "{snap}");
     // The deals page shows "Loading…" for 0.7 s: what is recorded is the page after it.
     let deals = node_by_title(d.path(), "Deals");
     let deals = std::fs::read_to_string(
@@ -922,8 +928,22 @@ fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
             .args(crate::agents::with_profiles(more));
         output(c)
     };
-    let (code, stdout, stderr) = atlas_test(true, &["--agent", "fake-claude"]);
+    // The tests are written by another CLI (codex's `exec --json` events) than the one that
+    // explored (claude's stream-json): skills work through any profile.
+    let (code, stdout, stderr) = atlas_test(true, &["--agent", "fake-codex"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
+    let by_codex = std::fs::read_dir(d.path().join("rec"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let r = std::fs::read_to_string(e.path()).unwrap_or_default();
+            r.contains("\"codex\"") && r.contains("test_generation")
+        })
+        .count();
+    assert!(
+        by_codex >= 2,
+        "{by_codex} test_generation calls to the codex profile"
+    );
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     let nodes = std::fs::read_dir(d.path().join("atlas/nodes"))
         .unwrap()

@@ -103,6 +103,8 @@ struct Arrived {
     title: String,
     /// The snapshot's text (refs included; secrets masked).
     text: String,
+    /// The page's forms (`FORMS_JS`), when explore makes its own todos.
+    forms: Value,
     refs: BTreeMap<String, RefInfo>,
 }
 
@@ -275,11 +277,79 @@ fn text_todos(snapshot: &str) -> Vec<Value> {
     todos
 }
 
+/// The page's forms, for explore's own form todos: each form's visible fields (name, type,
+/// required, min) and its submit button's text.
+const FORMS_JS: &str = r#"[...document.forms].map(f => ({
+  fields: [...f.elements].filter(e => e.name && (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA')
+      && !['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox', 'radio'].includes(e.type)
+      && (e.offsetParent !== null || e.getClientRects().length))
+    .map(e => ({ name: e.name, type: (e.type || 'text').toLowerCase(), required: e.required, min: e.min || '' })),
+  submit: ((f.querySelector('button:not([type=button]):not([type=reset]), input[type=submit]') || {}).innerText
+    || (f.querySelector('input[type=submit]') || {}).value || '').trim(),
+}))"#;
+
+/// A value of the field's type that a form accepts, for explore's own form todos (an agent
+/// proposes its own values).
+fn typed_default(kind: &str, min: &str) -> String {
+    match kind {
+        "email" => "test@example.com".into(),
+        "number" | "range" => {
+            if min.is_empty() {
+                "1".into()
+            } else {
+                min.into()
+            }
+        }
+        "date" => "2026-01-15".into(),
+        "datetime-local" => "2026-01-15T10:30".into(),
+        "time" => "10:30".into(),
+        "month" => "2026-01".into(),
+        "week" => "2026-W03".into(),
+        "tel" => "+15550100".into(),
+        "url" => "https://example.com".into(),
+        "password" => "Example-passw0rd".into(),
+        "color" => "#336699".into(),
+        _ => "test".into(),
+    }
+}
+
+/// Explore's own todos for a page's forms (`FORMS_JS`'s answer): fill every field with a value
+/// of its type, then press the form's submit button (named by its text).
+fn form_todos(forms: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for f in forms.as_array().into_iter().flatten() {
+        let submit = f["submit"].as_str().unwrap_or_default();
+        let fields = f["fields"].as_array().cloned().unwrap_or_default();
+        if submit.is_empty() || fields.is_empty() {
+            continue;
+        }
+        let params: serde_json::Map<String, Value> = fields
+            .iter()
+            .filter_map(|x| {
+                let name = x["name"].as_str()?;
+                let kind = x["type"].as_str().unwrap_or("text");
+                let value = typed_default(kind, x["min"].as_str().unwrap_or_default());
+                Some((
+                    format!("[name={}]", serde_json::to_string(name).ok()?),
+                    json!(value),
+                ))
+            })
+            .collect();
+        out.push(json!({
+            "action": "submit",
+            "selector": { "role": "button", "text": submit, "exact": true },
+            "parameters": params,
+        }));
+    }
+    out
+}
+
 /// Explore's own todos of a state: its clickable elements with a name, in page order; elements
 /// sharing a role and name are told apart by `nth`, every one of them (the click is strict:
 /// without `nth`, the first of two would match both and never be clicked). Then what has a click
-/// handler or is a `<details>` summary (see `text_todos`).
-fn own_todos(refs: &BTreeMap<String, RefInfo>, snapshot: &str) -> Vec<Value> {
+/// handler or is a `<details>` summary (see `text_todos`), and each form filled with values of
+/// its fields' types and submitted (see `form_todos`).
+fn own_todos(refs: &BTreeMap<String, RefInfo>, snapshot: &str, forms: &Value) -> Vec<Value> {
     let mut clickable: Vec<(&String, &RefInfo)> = refs
         .iter()
         .filter(|(_, r)| is_candidate(&r.role) && !r.name.trim().is_empty())
@@ -305,6 +375,7 @@ fn own_todos(refs: &BTreeMap<String, RefInfo>, snapshot: &str) -> Vec<Value> {
         })
         .collect();
     todos.extend(text_todos(snapshot));
+    todos.extend(form_todos(forms));
     todos
 }
 
@@ -346,11 +417,17 @@ impl Crawler<'_> {
             masker: &self.masker,
         };
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
+        // Forms are read for explore's own todos, of new states only.
+        let forms = if self.agent.is_none() && seen.ensured.is_new {
+            session.eval(FORMS_JS, self.timeout).await?
+        } else {
+            Value::Null
+        };
         Ok(Arrived {
             node: seen.ensured.node_id,
             is_new: seen.ensured.is_new,
             refs: parse_snapshot_refs(&seen.seen.snapshot),
-
+            forms,
             url: seen.seen.url,
             title: seen.seen.title,
             text: seen.seen.text,
@@ -361,7 +438,7 @@ impl Crawler<'_> {
     /// test ideas kept beside the node), else the state's own clickable elements.
     async fn todos_of(&mut self, at: &Arrived) -> Result<Vec<Value>, StepError> {
         let Some(agent) = self.agent else {
-            return Ok(own_todos(&at.refs, &at.text));
+            return Ok(own_todos(&at.refs, &at.text, &at.forms));
         };
         self.analyse(agent, at).await.map_err(|mut e| {
             e.message = format!("page_analysis of {}: {}", at.node, e.message);
@@ -758,6 +835,33 @@ mod tests {
         );
         let t = task_of(&text_todos(snap)[2]).unwrap();
         assert_eq!(t.name, "click text \"More info\"");
+    }
+
+    #[test]
+    fn forms_are_filled_with_values_of_their_types() {
+        let forms = json!([
+            {"fields": [
+                {"name": "email", "type": "email", "required": true, "min": ""},
+                {"name": "qty", "type": "number", "required": false, "min": "2"},
+                {"name": "when", "type": "date", "required": false, "min": ""},
+                {"name": "nick", "type": "text", "required": true, "min": ""}],
+             "submit": "Send"},
+            {"fields": [], "submit": "Search"},
+        ]);
+        let todos = form_todos(&forms);
+        assert_eq!(todos.len(), 1, "a form without fields is no form todo");
+        let task = task_of(&todos[0]).unwrap();
+        assert_eq!(task.name, "submit button Send");
+        assert_eq!(
+            task.steps,
+            vec![
+                json!({"fill": {"target": {"css": "[name=\"email\"]"}, "value": "test@example.com"}}),
+                json!({"fill": {"target": {"css": "[name=\"qty\"]"}, "value": "2"}}),
+                json!({"fill": {"target": {"css": "[name=\"when\"]"}, "value": "2026-01-15"}}),
+                json!({"fill": {"target": {"css": "[name=\"nick\"]"}, "value": "test"}}),
+                json!({"click": {"role": "button", "text": "Send", "exact": true}}),
+            ]
+        );
     }
 
     #[test]
