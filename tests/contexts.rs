@@ -407,3 +407,146 @@ fn an_interrupt_does_not_wait_for_a_browser_still_launching() {
         "the interrupted run waited {took:?} for the launches"
     );
 }
+
+/// A Chromium this test starts itself (not runner), with its DevTools endpoint on a free port of
+/// 127.0.0.1 — as Browserless or a Selenium Grid would serve one. Ended when dropped.
+struct RemoteBrowser {
+    child: std::process::Child,
+    url: String,
+    _profile: tempfile::TempDir,
+}
+
+impl RemoteBrowser {
+    fn start() -> RemoteBrowser {
+        let profile = tempfile::tempdir().unwrap();
+        let child = std::process::Command::new("/usr/bin/chromium")
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                // As runner's own launch: the flow opens a second tab.
+                "--disable-popup-blocking",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Chromium writes the port it took to DevToolsActivePort.
+        let port_file = profile.path().join("DevToolsActivePort");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let port = loop {
+            if let Some(p) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|t| t.lines().next().map(str::to_string))
+                .filter(|p| !p.is_empty())
+            {
+                break p;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "chromium never listened"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        RemoteBrowser {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            _profile: profile,
+        }
+    }
+
+    /// The URLs of its open pages (DevTools' /json/list).
+    fn pages(&self) -> Vec<String> {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import json, sys, urllib.request\nfor t in json.load(urllib.request.urlopen(sys.argv[1] + '/json/list')):\n    t['type'] == 'page' and print(t['url'])",
+                &self.url,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for RemoteBrowser {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn flows_connect_to_a_running_browser_isolated_and_leave_it_running() {
+    let mut remote = RemoteBrowser::start();
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
+    write(d.path(), "2-see.yaml", &flow("see", SEE_NOTHING));
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .args([".", "--jobs", "1", "--browser-cdp", &remote.url])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["passed"], 2, "{report}");
+    // agent-browser connected to that browser; runner launched none of its own.
+    let argv = std::fs::read_to_string(&log).unwrap();
+    assert!(argv.contains(&format!("--cdp {}", remote.url)), "{argv}");
+    assert_eq!(sessions(&log).len(), 1, "{argv}");
+    // The browser runs on, with none of the flows' pages (their contexts were disposed).
+    assert!(
+        remote.running(),
+        "runner closed a browser it did not launch"
+    );
+    let pages = remote.pages();
+    assert!(!pages.iter().any(|u| u.contains("index.html")), "{pages:?}");
+
+    // Again through RUNNER_BROWSER_CDP, and through the flow's own `browser.cdp`.
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("RUNNER_BROWSER_CDP", &remote.url)
+        .arg("2-see.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let own = flow("own", SEE_NOTHING).replacen(
+        "\nsteps:",
+        &format!("\nbrowser: {{ cdp: \"{}\" }}\nsteps:", remote.url),
+        1,
+    );
+    write(d.path(), "3-own.yaml", &own);
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("3-own.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(remote.running());
+
+    // A browser that is not there is the environment's problem (exit 3), said plainly.
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args(["2-see.yaml", "--browser-cdp", "http://127.0.0.1:9"])
+        .run();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("cannot connect to the browser at http://127.0.0.1:9"),
+        "{stderr}"
+    );
+}

@@ -277,13 +277,13 @@ fn text_todos(snapshot: &str) -> Vec<Value> {
     todos
 }
 
-/// The page's forms, for explore's own form todos: each form's visible fields (name, type,
-/// required, min) and its submit button's text.
+/// The page's forms, for explore's own form todos: each form's visible fields with a name or an
+/// id (name, id, type, required, min) and its submit button's text.
 const FORMS_JS: &str = r#"[...document.forms].map(f => ({
-  fields: [...f.elements].filter(e => e.name && (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA')
+  fields: [...f.elements].filter(e => (e.name || e.id) && (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA')
       && !['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox', 'radio'].includes(e.type)
       && (e.offsetParent !== null || e.getClientRects().length))
-    .map(e => ({ name: e.name, type: (e.type || 'text').toLowerCase(), required: e.required, min: e.min || '' })),
+    .map(e => ({ name: e.name, id: e.id, type: (e.type || 'text').toLowerCase(), required: e.required, min: e.min || '' })),
   submit: ((f.querySelector('button:not([type=button]):not([type=reset]), input[type=submit]') || {}).innerText
     || (f.querySelector('input[type=submit]') || {}).value || '').trim(),
 }))"#;
@@ -326,11 +326,15 @@ fn form_todos(forms: &Value) -> Vec<Value> {
         let params: serde_json::Map<String, Value> = fields
             .iter()
             .filter_map(|x| {
-                let name = x["name"].as_str()?;
+                // By name, else by id (as CSS attribute selectors: any character is safe).
+                let s = |k: &str| x[k].as_str().filter(|v| !v.is_empty());
+                let (attr, v) = s("name")
+                    .map(|n| ("name", n))
+                    .or(s("id").map(|i| ("id", i)))?;
                 let kind = x["type"].as_str().unwrap_or("text");
                 let value = typed_default(kind, x["min"].as_str().unwrap_or_default());
                 Some((
-                    format!("[name={}]", serde_json::to_string(name).ok()?),
+                    format!("[{attr}={}]", serde_json::to_string(v).ok()?),
                     json!(value),
                 ))
             })
@@ -844,7 +848,7 @@ mod tests {
                 {"name": "email", "type": "email", "required": true, "min": ""},
                 {"name": "qty", "type": "number", "required": false, "min": "2"},
                 {"name": "when", "type": "date", "required": false, "min": ""},
-                {"name": "nick", "type": "text", "required": true, "min": ""}],
+                {"name": "", "id": "nick", "type": "text", "required": true, "min": ""}],
              "submit": "Send"},
             {"fields": [], "submit": "Search"},
         ]);
@@ -858,7 +862,7 @@ mod tests {
                 json!({"fill": {"target": {"css": "[name=\"email\"]"}, "value": "test@example.com"}}),
                 json!({"fill": {"target": {"css": "[name=\"qty\"]"}, "value": "2"}}),
                 json!({"fill": {"target": {"css": "[name=\"when\"]"}, "value": "2026-01-15"}}),
-                json!({"fill": {"target": {"css": "[name=\"nick\"]"}, "value": "test"}}),
+                json!({"fill": {"target": {"css": "[id=\"nick\"]"}, "value": "test"}}),
                 json!({"click": {"role": "button", "text": "Send", "exact": true}}),
             ]
         );

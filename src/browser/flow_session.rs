@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use super::host::BrowserHost;
-use super::pool::{Context, Worker};
+use super::pool::{BrowserSpec, Context, Worker};
 use super::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -38,17 +38,17 @@ enum Slot {
 pub(crate) struct FlowBrowser {
     state: Mutex<Slot>,
     name: String,
-    headed: bool,
+    spec: BrowserSpec,
     cwd: PathBuf,
 }
 
 impl FlowBrowser {
     /// A browser for the flow at `index`, taken on its first use.
-    pub(crate) fn new(index: usize, headed: bool, cwd: PathBuf) -> FlowBrowser {
+    pub(crate) fn new(index: usize, spec: BrowserSpec, cwd: PathBuf) -> FlowBrowser {
         FlowBrowser {
             state: Mutex::new(Slot::Empty),
             name: session_name(index),
-            headed,
+            spec,
             cwd,
         }
     }
@@ -95,12 +95,12 @@ impl FlowBrowser {
     /// that fails is the answer.
     async fn lease(&self, host: &BrowserHost) -> Result<Leased, StepError> {
         loop {
-            let mut worker = host.acquire(self.headed, self.cwd.clone()).await?;
+            let mut worker = host.acquire(&self.spec, self.cwd.clone()).await?;
             let reused = worker.served();
             let mut session = Session::attached(
                 host.adapter()?,
                 worker.name().to_string(),
-                self.headed,
+                self.spec.headed,
                 self.cwd.clone(),
             );
             match worker.open_context(&mut session).await {

@@ -9,16 +9,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokio::task::JoinHandle;
 
 use super::adapter::AgentBrowser;
-use super::pool::Worker;
+use super::pool::{BrowserSpec, Worker};
 use crate::step::{ErrorKind, StepError};
 
 /// A browser being launched, and the settings it is launched with.
-type Launch = (bool, JoinHandle<Result<Worker, StepError>>);
+type Launch = (BrowserSpec, JoinHandle<Result<Worker, StepError>>);
 
 /// Browser resources shared by the flows of a run.
 pub(crate) struct BrowserHost {
     pub(crate) socket_dir: PathBuf,
     pub(crate) headed: bool,
+    /// A running browser every flow connects to instead of launching one (`--browser-cdp`,
+    /// `RUNNER_BROWSER_CDP`), unless its own `browser.cdp` names another.
+    pub(crate) cdp: Option<String>,
     adapter: OnceLock<Result<Arc<AgentBrowser>, String>>,
     /// Launched browsers no flow is using.
     idle: Mutex<Vec<Worker>>,
@@ -37,11 +40,12 @@ fn sockets_root() -> PathBuf {
 
 impl BrowserHost {
     /// Resources for this process's run; stale daemons of dead runs are reaped first.
-    pub(crate) fn new(headed: bool) -> BrowserHost {
+    pub(crate) fn new(headed: bool, cdp: Option<String>) -> BrowserHost {
         reap_stale();
         BrowserHost {
             socket_dir: sockets_root().join(std::process::id().to_string()),
             headed,
+            cdp,
             adapter: OnceLock::new(),
             idle: Mutex::new(Vec::new()),
             launching: Mutex::new(Vec::new()),
@@ -78,27 +82,46 @@ impl BrowserHost {
     /// Starts launching a browser with these settings for a flow that will run soon (at the
     /// start of a run, one per worker), so the flow's first step does not wait for it. A launch
     /// that fails is reported by the first flow that takes it.
-    pub(crate) fn prelaunch(&self, headed: bool, cwd: PathBuf) {
+    pub(crate) fn prelaunch(&self, spec: BrowserSpec, cwd: PathBuf) {
         let Ok(adapter) = self.adapter() else { return };
         let name = self.next_name();
-        let h = tokio::spawn(Worker::launch(adapter, name, headed, cwd));
+        let h = tokio::spawn(Worker::launch(adapter, name, spec.clone(), cwd));
         if let Ok(mut l) = self.launching.lock() {
-            l.push((headed, h));
+            l.push((spec, h));
+        }
+    }
+
+    /// The spec of a flow's browser: a running one to connect to (the flow's `browser.cdp`,
+    /// else the run's), else one launched here, headed when asked.
+    pub(crate) fn spec(&self, headed: bool, cdp: Option<&str>) -> BrowserSpec {
+        match cdp.map(str::to_string).or_else(|| self.cdp.clone()) {
+            Some(url) => BrowserSpec {
+                headed: false,
+                cdp: Some(url),
+            },
+            None => BrowserSpec {
+                headed: self.headed || headed,
+                cdp: None,
+            },
         }
     }
 
     /// A browser with these settings for a flow: an idle one, else one being launched, else a
     /// new one.
-    pub(crate) async fn acquire(&self, headed: bool, cwd: PathBuf) -> Result<Worker, StepError> {
+    pub(crate) async fn acquire(
+        &self,
+        spec: &BrowserSpec,
+        cwd: PathBuf,
+    ) -> Result<Worker, StepError> {
         let idle = self.idle.lock().ok().and_then(|mut idle| {
-            let i = idle.iter().position(|w| w.headed == headed)?;
+            let i = idle.iter().position(|w| w.spec == *spec)?;
             Some(idle.swap_remove(i))
         });
         if let Some(w) = idle {
             return Ok(w);
         }
         let launch = self.launching.lock().ok().and_then(|mut l| {
-            let i = l.iter().position(|(h, _)| *h == headed)?;
+            let i = l.iter().position(|(s, _)| s == spec)?;
             Some(l.swap_remove(i).1)
         });
         if let Some(h) = launch {
@@ -112,7 +135,7 @@ impl BrowserHost {
         Box::pin(Worker::launch(
             self.adapter()?,
             self.next_name(),
-            headed,
+            spec.clone(),
             cwd,
         ))
         .await
@@ -196,12 +219,17 @@ impl BrowserHost {
     }
 }
 
-/// Starts a headless browser the way a run does (see `pool`) and closes it: `runner doctor`'s
-/// launch check. Returns how long the start took.
-pub(crate) async fn launch_check(adapter: AgentBrowser) -> Result<std::time::Duration, String> {
+/// Starts a headless browser the way a run does (see `pool`), or connects to the running one
+/// `cdp` names, and closes it (a connected one only disconnects): `runner doctor`'s browser
+/// check. Returns how long the start took.
+pub(crate) async fn launch_check(
+    adapter: AgentBrowser,
+    cdp: Option<String>,
+) -> Result<std::time::Duration, String> {
     let started = std::time::Instant::now();
     let name = format!("doctor{}", std::process::id());
-    let worker = Worker::launch(Arc::new(adapter), name, false, std::env::temp_dir())
+    let spec = BrowserSpec { headed: false, cdp };
+    let worker = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir())
         .await
         .map_err(|e| e.message)?;
     let took = started.elapsed();

@@ -18,6 +18,7 @@ mod steps;
 
 pub(crate) use flow_session::FlowBrowser;
 pub(crate) use host::{BrowserHost, cleanup_run, launch_check};
+pub(crate) use pool::BrowserSpec;
 pub(crate) use selector::describe_selector;
 pub(crate) use session::{Session, eval_args};
 pub(crate) use steps::{StepFiles, run_step};

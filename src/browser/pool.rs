@@ -24,7 +24,16 @@ use crate::step::{ErrorKind, StepError};
 /// How long a DevTools call may take before its browser counts as wedged.
 const CDP_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A launched browser: its agent-browser session and its DevTools connection.
+/// How a flow's browser is had: launched by this run (headed or not), or a browser already
+/// running elsewhere, connected to through its DevTools endpoint (`cdp`: `http://host:port` or a
+/// `ws://` URL) and never closed by runner. Flows with equal specs share browsers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct BrowserSpec {
+    pub(crate) headed: bool,
+    pub(crate) cdp: Option<String>,
+}
+
+/// A launched (or connected) browser: its agent-browser session and its DevTools connection.
 pub(crate) struct Worker {
     /// The worker's own session: launches the browser and closes it.
     session: Session,
@@ -32,7 +41,7 @@ pub(crate) struct Worker {
     /// launched it and closes it.
     browser: Option<Chromium>,
     cdp: Arc<Cdp>,
-    pub(crate) headed: bool,
+    pub(crate) spec: BrowserSpec,
     /// The next flow's context, made (without a tab) as soon as the previous one is disposed.
     /// Only the context: a tab made ahead would be one agent-browser switches its session to.
     spare: Option<JoinHandle<Result<String, String>>>,
@@ -46,13 +55,14 @@ pub(crate) struct Context {
 }
 
 impl Worker {
-    /// Launches a browser under session `name`.
+    /// Launches a browser under session `name`, or connects to the running one `spec` names.
     pub(crate) async fn launch(
         adapter: Arc<AgentBrowser>,
         name: String,
-        headed: bool,
+        spec: BrowserSpec,
         cwd: PathBuf,
     ) -> Result<Worker, StepError> {
+        let headed = spec.headed;
         // `RUNNER_BROWSER_LAUNCH=agent-browser` keeps agent-browser's own launch also headless
         // (the way headed runs and machines without a known Chromium always go); any other
         // value but `runner` is refused, not taken for the default.
@@ -69,6 +79,7 @@ impl Worker {
             }
         };
         let browser = match adapter.chromium.clone() {
+            _ if spec.cdp.is_some() => None,
             Some(exe) if !headed && own => {
                 let profile = adapter.socket_dir().join(format!("{name}.profile"));
                 let launched = Chromium::launch(
@@ -90,16 +101,27 @@ impl Worker {
             _ => None,
         };
         let mut session = Session::new(adapter, name, headed, cwd);
-        if let Some(b) = &browser {
-            session.connect_to(b.url.clone());
+        let remote = spec.cdp.clone();
+        if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
+            session.connect_to(url);
         }
-        match Self::connect(&mut session, browser.is_some()).await {
+        let connected = Self::connect(&mut session, browser.is_some() || remote.is_some())
+            .await
+            .map_err(|mut e| {
+                if let Some(url) = &remote {
+                    e.kind = ErrorKind::Environment;
+                    let why = e.message.trim_start_matches("the browser cannot launch: ");
+                    e.message = format!("cannot connect to the browser at {url}: {why}");
+                }
+                e
+            });
+        match connected {
             Ok(cdp) => {
                 let mut w = Worker {
                     session,
                     browser,
                     cdp: Arc::new(cdp),
-                    headed,
+                    spec,
                     spare: None,
                     served: false,
                 };
@@ -203,8 +225,10 @@ impl Worker {
         }));
     }
 
-    /// Closes the browser: its session, then (when runner started it) the browser itself.
-    /// False when the session did not answer `close` (a wedged page).
+    /// Closes the browser: its session, then (when runner started it) the browser itself. A
+    /// browser runner connected to (`spec.cdp`) stays: `close` only disconnects agent-browser
+    /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
+    /// disposed with its flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
         let answered = self.session.close().await;
         if let Some(b) = self.browser {

@@ -76,6 +76,9 @@ pub(crate) enum Command {
     Doctor {
         /// Flows whose agent profiles to check too.
         paths: Vec<PathBuf>,
+        /// Check the running browser at this DevTools endpoint instead of a launch.
+        #[arg(long, value_name = "URL", env = "RUNNER_BROWSER_CDP")]
+        browser_cdp: Option<String>,
     },
 }
 
@@ -254,6 +257,10 @@ pub(crate) struct RunArgs {
     /// Show the browser.
     #[arg(long)]
     pub(crate) headed: bool,
+    /// Connect to a running Chromium through its DevTools endpoint (http://host:9222 or a
+    /// ws:// URL) instead of launching one; each flow still gets a context of its own.
+    #[arg(long, value_name = "URL", env = "RUNNER_BROWSER_CDP")]
+    pub(crate) browser_cdp: Option<String>,
     /// The agent profile `act` steps ask when neither the step nor its flow names one.
     #[arg(long = "agent", value_name = "PROFILE")]
     pub(crate) agent: Option<String>,

@@ -96,6 +96,8 @@ fn driver(
         listener: Arc::new(crate::report::Silent),
         overrides: serde_json::Map::new(),
         headed: false,
+        // Replays and explore connect to a running browser when one is named.
+        browser_cdp: super::remote_browser(std::env::var("RUNNER_BROWSER_CDP").ok().as_deref())?,
         profiles: registry,
         atlas: None,
         agent_cache: crate::agent::CacheMode::default(),

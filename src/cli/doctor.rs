@@ -54,8 +54,9 @@ fn version(cmd: &Path, arg: &str) -> Option<String> {
     (out.status.success() && !text.is_empty()).then_some(text)
 }
 
-/// Opens about:blank in a throwaway headless session and closes it.
-fn launch_check(binary: &Path) -> Result<Duration, String> {
+/// Starts a headless browser as a run does (or connects to the running one `cdp` names) in a
+/// throwaway session, and closes it.
+fn launch_check(binary: &Path, cdp: Option<String>) -> Result<Duration, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -71,7 +72,7 @@ fn launch_check(binary: &Path) -> Result<Duration, String> {
         chromium: find_chromium(),
         socket_dir: dir.clone(),
     };
-    let r = rt.block_on(crate::browser::launch_check(ab));
+    let r = rt.block_on(crate::browser::launch_check(ab, cdp));
     let _ = std::fs::remove_dir_all(&dir);
     r
 }
@@ -99,7 +100,7 @@ fn found(name: &'static str, path: Option<&Path>, missing: &str, fix: &str) -> C
 }
 
 /// Runs the checks; exit 0 only when everything needed is there.
-pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
+pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> i32 {
     let mut checks = Vec::new();
     let ab = find_binary();
     checks.push(found(
@@ -115,8 +116,18 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf]) -> i32 {
         "not found",
         "run scripts/setup, or `apt-get install chromium`",
     ));
-    if let (Some(b), Some(_)) = (&ab, &chromium) {
-        checks.push(match launch_check(b) {
+    if let (Some(b), Some(url)) = (&ab, cdp) {
+        checks.push(match launch_check(b, Some(url.to_string())) {
+            Ok(d) => Check { name: "remote browser", ok: true, detail: format!("connected to the browser at {url} as a run does (agent-browser with --cdp, a DevTools connection of runner's own) in {} ms, and disconnected", d.as_millis()), fix: None },
+            Err(e) => Check {
+                name: "remote browser",
+                ok: false,
+                detail: e,
+                fix: Some(format!("check that a Chromium serves DevTools at {url} (`curl {url}/json/version`; started with --remote-debugging-port, reachable from here)")),
+            },
+        });
+    } else if let (Some(b), Some(_)) = (&ab, &chromium) {
+        checks.push(match launch_check(b, None) {
             Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started as a run starts it (agent-browser connected) in {} ms, and closed", d.as_millis()), fix: None },
             Err(e) => Check {
                 name: "headless launch",

@@ -31,6 +31,23 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(|e| CliError::Environment(format!("cannot start the async runtime: {e}")))
 }
 
+/// A running browser's DevTools endpoint (`--browser-cdp`, `RUNNER_BROWSER_CDP`): empty is none;
+/// anything but an `http(s)://` or `ws(s)://` URL is refused, not tried.
+pub(crate) fn remote_browser(url: Option<&str>) -> Result<Option<String>, CliError> {
+    let Some(url) = url.map(str::trim).filter(|u| !u.is_empty()) else {
+        return Ok(None);
+    };
+    let ok = ["http://", "https://", "ws://", "wss://"]
+        .iter()
+        .any(|s| url.starts_with(s) && url.len() > s.len());
+    if !ok {
+        return Err(CliError::Usage(format!(
+            "--browser-cdp / RUNNER_BROWSER_CDP: `{url}` is not a DevTools endpoint: give http://host:port or a ws:// URL"
+        )));
+    }
+    Ok(Some(url.to_string()))
+}
+
 /// Parses the command line and runs the subcommand; returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -53,7 +70,8 @@ pub fn main() -> i32 {
             reporter.out(schema::text(which));
             Ok(exit::SUCCESS)
         }
-        Command::Doctor { paths } => Ok(doctor::run(&reporter, &paths)),
+        Command::Doctor { paths, browser_cdp } => remote_browser(browser_cdp.as_deref())
+            .map(|cdp| doctor::run(&reporter, &paths, cdp.as_deref())),
         Command::Guardian { pid } => Ok(crate::process::guardian::run(&|| {
             crate::browser::cleanup_run(pid);
         })),

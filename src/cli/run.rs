@@ -95,6 +95,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         listener: console.clone(),
         overrides,
         headed: args.headed,
+        browser_cdp: super::remote_browser(args.browser_cdp.as_deref())?,
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
         agent_cache: args.agent_cache.mode(),

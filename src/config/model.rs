@@ -74,6 +74,8 @@ pub(crate) struct WebServer {
 pub(crate) struct BrowserDefaults {
     pub(crate) headed: Option<bool>,
     pub(crate) timeout: Option<String>,
+    /// A running browser's DevTools endpoint to connect to instead of launching one.
+    pub(crate) cdp: Option<String>,
 }
 
 /// `defaults:`.

@@ -30,6 +30,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) listener: Arc<dyn Listener>,
     pub(crate) overrides: Map<String, Value>,
     pub(crate) headed: bool,
+    /// A running browser to connect to instead of launching one (`--browser-cdp`).
+    pub(crate) browser_cdp: Option<String>,
     pub(crate) profiles: Registry,
     pub(crate) atlas: Option<PathBuf>,
     /// `--agent-cache`.
@@ -50,7 +52,7 @@ impl Runtime {
             cancel: CancellationToken::new(),
             listener: s.listener,
             overrides: s.overrides,
-            browser: BrowserHost::new(s.headed),
+            browser: BrowserHost::new(s.headed, s.browser_cdp.clone()),
             profiles: s.profiles,
             atlas: s.atlas,
             agent_cache: s.agent_cache,

@@ -13,26 +13,25 @@ use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::start::{new_scope, prepare, render_env};
 use super::web_server::WebServer;
-use crate::browser::FlowBrowser;
+use crate::browser::{BrowserSpec, FlowBrowser};
 use crate::config::flows::LoadedFlow;
 use crate::step::{
     ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, Outcome, StepError, StepResult,
 };
 
-/// Whether the flow's browser is headed: `--headed` or the flow's `browser.headed`.
-pub(crate) fn wants_headed(rt: &Runtime, loaded: &LoadedFlow) -> bool {
-    rt.browser.headed
-        || loaded
-            .flow
-            .browser
-            .as_ref()
-            .and_then(|b| b.headed)
-            .unwrap_or(false)
+/// The flow's browser: a running one its `browser.cdp` (else `--browser-cdp`) names, else one
+/// launched here, headed with `--headed` or its `browser.headed`.
+pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
+    let b = loaded.flow.browser.as_ref();
+    rt.browser.spec(
+        b.and_then(|b| b.headed).unwrap_or(false),
+        b.and_then(|b| b.cdp.as_deref()),
+    )
 }
 
 /// Runs a top-level flow in a browser of its own.
 pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
-    let browser = FlowBrowser::new(info.index, wants_headed(rt, &loaded), loaded.dir.clone());
+    let browser = FlowBrowser::new(info.index, browser_spec(rt, &loaded), loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
     // the first browser step). A flow that ends before it (it failed to start) lets it finish,

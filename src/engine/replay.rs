@@ -29,7 +29,7 @@ pub(crate) struct InProcess {
 impl InProcess {
     /// A driver for `rt`'s run; its first browser opens on first use.
     pub(crate) fn new(rt: Arc<Runtime>) -> InProcess {
-        let browser = FlowBrowser::new(0, rt.browser.headed, rt.artifacts.clone());
+        let browser = FlowBrowser::new(0, rt.browser.spec(false, None), rt.artifacts.clone());
         InProcess {
             rt,
             browser,
@@ -111,7 +111,7 @@ impl Driver for InProcess {
                 &mut self.browser,
                 FlowBrowser::new(
                     self.browsers,
-                    self.rt.browser.headed,
+                    self.rt.browser.spec(false, None),
                     self.rt.artifacts.clone(),
                 ),
             );

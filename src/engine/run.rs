@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Semaphore;
 
-use super::lifecycle::{run_flow, wants_headed};
+use super::lifecycle::{browser_spec, run_flow};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
@@ -35,7 +35,7 @@ pub(crate) async fn run_flows(
         .take(opts.jobs.max(1))
     {
         rt.browser
-            .prelaunch(wants_headed(&rt, loaded), loaded.dir.clone());
+            .prelaunch(browser_spec(&rt, loaded), loaded.dir.clone());
     }
     for (index, loaded) in flows.into_iter().enumerate() {
         let permit = tokio::select! {
