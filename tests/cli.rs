@@ -1,5 +1,7 @@
 //! The command line: exit codes, sharding, tags, dry runs, validation of good files.
 
+use serde_json::Value;
+
 use crate::common::{Ran, all_gone, flow_run, output, root, runner, write};
 
 #[test]
@@ -194,6 +196,186 @@ fn shards_split_deterministically() {
         all[1],
         "the same shard twice gives the same flows"
     );
+}
+
+/// A 7-flow suite: passes, a failure, a flaky flow (fails once, then passes), an environment
+/// error (a missing secret).
+fn suite(dir: &std::path::Path) {
+    for i in 0..7 {
+        let steps = match i {
+            3 => "  - exec: \"false\"\n".to_string(),
+            5 => "  - exec: { command: \"test -f marker || { touch marker; exit 1; }\", shell: true }\n    retry: 2\n"
+                .to_string(),
+            _ => format!("  - exec: \"echo {i}\"\n"),
+        };
+        let secrets = if i == 6 {
+            "secrets: [MERGE_TEST_NOPE]\n"
+        } else {
+            ""
+        };
+        write(
+            dir,
+            &format!("f{i}.yaml"),
+            &format!("name: flow {i}\n{secrets}steps:\n{steps}"),
+        );
+    }
+}
+
+/// A JSON report's flows as (file name, flow name, status, flaky), and its counts but time.
+fn flows_and_counts(path: &std::path::Path) -> (Vec<(String, String, String, bool)>, Value) {
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let flows = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = std::path::Path::new(f["file"].as_str().unwrap());
+            (
+                file.file_name().unwrap().to_string_lossy().into_owned(),
+                f["name"].as_str().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+                f["flaky"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let mut counts = r["summary"].clone();
+    counts.as_object_mut().unwrap().remove("duration_ms");
+    (flows, counts)
+}
+
+#[test]
+fn merged_shard_reports_equal_the_unsharded_run() {
+    let whole = tempfile::tempdir().unwrap();
+    suite(whole.path());
+    let mut c = runner(whole.path());
+    c.args(["run", ".", "--report", "json=all.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 3, "{stderr}");
+    let sharded = tempfile::tempdir().unwrap();
+    suite(sharded.path());
+    for i in 1..=3 {
+        let mut c = runner(sharded.path());
+        c.args(["run", ".", "--shard", &format!("{i}/3")])
+            .args(["--report", &format!("json=shards/{i}/report.json")]);
+        output(c);
+    }
+    let mut c = runner(sharded.path());
+    c.args(["merge-reports", "shards"])
+        .args([
+            "--report",
+            "json=merged.json",
+            "--report",
+            "junit=merged.xml",
+        ])
+        .args(["--report", "html=merged-html"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("merged 3 report(s): 7 flows"), "{stderr}");
+    let (all, all_counts) = flows_and_counts(&whole.path().join("all.json"));
+    let (merged, merged_counts) = flows_and_counts(&sharded.path().join("merged.json"));
+    assert_eq!(merged, all);
+    assert_eq!(merged_counts, all_counts);
+    assert_eq!(all_counts["skipped"], 0, "{all_counts}");
+    assert!(
+        all.iter().any(|f| f.3),
+        "the suite has a flaky flow: {all:?}"
+    );
+    // JUnit and HTML are written from the merged document as a run writes them.
+    let xml = std::fs::read_to_string(sharded.path().join("merged.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let cases = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
+    let failures = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    let errors = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("error"))
+        .count();
+    let reruns = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("flakyFailure"))
+        .count();
+    assert_eq!((cases, failures, errors, reruns), (7, 1, 1, 1), "{xml}");
+    let html = std::fs::read_to_string(sharded.path().join("merged-html/index.html")).unwrap();
+    assert!(html.contains("5 of 7 flows passed"), "{html}");
+
+    // The same shard twice, or a file that is not a report, is refused, and nothing written.
+    let mut c = runner(sharded.path());
+    c.args([
+        "merge-reports",
+        "shards/1/report.json",
+        "shards/1/report.json",
+    ])
+    .args(["--report", "json=twice.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("give each shard's report once"), "{stderr}");
+    assert!(!sharded.path().join("twice.json").exists());
+    write(sharded.path(), "bad.json", "{\"flows\": 3}");
+    let mut c = runner(sharded.path());
+    c.args(["merge-reports", "bad.json", "--report", "json=x.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.json is not a runner JSON report"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: gh flow\nsteps:\n  - exec: \"echo hi\"\n  - exec: \"false\"\n",
+    );
+    write(
+        d.path(),
+        "g.yaml",
+        "name: fine, really\nsteps:\n  - exec: \"true\"\n",
+    );
+    let mut c = runner(d.path());
+    c.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
+        .args(["run", "."]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    assert!(
+        errors[0].starts_with("::error file=f.yaml,line=4,col=5,title=gh flow%3A step `exec false` failed::command_failed: "),
+        "{stdout}"
+    );
+    let summary = std::fs::read_to_string(d.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("### runner: 1 of 2 flows passed"),
+        "{summary}"
+    );
+    let rows: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| flow"))
+        .collect();
+    assert!(
+        rows[0].starts_with("| gh flow | failed | f.yaml | `exec false` at f.yaml:4:5"),
+        "{summary}"
+    );
+    assert!(
+        rows[1].starts_with("| fine, really | passed |"),
+        "{summary}"
+    );
+    // Not on GitHub Actions: no workflow commands.
+    let mut c = runner(d.path());
+    c.args(["run", "."]);
+    let (_, stdout, _) = output(c);
+    assert!(!stdout.contains("::error"), "{stdout}");
 }
 
 #[test]

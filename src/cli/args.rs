@@ -65,6 +65,16 @@ pub(crate) enum Command {
         #[command(flatten)]
         agent: AgentArgs,
     },
+    /// Merge the JSON reports of a suite's shards (`run --shard I/N --report json=...`) into one
+    /// set of reports.
+    MergeReports {
+        /// JSON reports, or directories holding them (any depth).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// What to write: junit=PATH, json=PATH, html=DIR (repeatable).
+        #[arg(long = "report", value_name = "KIND=PATH")]
+        report: Vec<String>,
+    },
     /// Internal: the guardian process `run` starts, which ends runner's process groups and
     /// browsers when runner is gone (`kill -9` included).
     #[command(name = "__guardian", hide = true)]

@@ -7,6 +7,7 @@ mod doctor;
 mod error;
 mod exit;
 mod files;
+mod merge;
 mod profiles;
 mod run;
 mod schema;
@@ -98,6 +99,7 @@ pub fn main() -> i32 {
             &reporter,
         ),
         Command::Profiles { command, profiles } => profiles::run(command, &profiles, &reporter),
+        Command::MergeReports { paths, report } => merge::run(&paths, &report, &reporter),
     };
     match result {
         Ok(code) => code,

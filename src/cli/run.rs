@@ -12,7 +12,7 @@ use super::{exit, files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::engine::{RunOptions, Runtime, RuntimeSettings, run_flows};
-use crate::report::{Console, ReportTarget, Reporter, Summary, write_json};
+use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
 use crate::step::{FlowResult, FlowStatus};
 
@@ -143,15 +143,36 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     let not_run = count - results.len() + (total - count);
     let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
     let mut code = exit_code(&results, interrupted);
+    let report = Report::of(&results, &summary);
     for r in &reports {
-        if let Err(e) = r.write(&results, &summary) {
+        if let Err(e) = r.write_report(&report) {
             reporter.error(&e.to_string());
             if code == exit::SUCCESS {
                 code = exit::ENVIRONMENT;
             }
         }
     }
-    let _ = write_json(&artifacts.join("report.json"), &results, &summary);
+    let _ = write_json(&artifacts.join("report.json"), &report);
+    // On GitHub Actions: failures annotated on their lines, and the job's summary.
+    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+        reporter.out(&crate::report::github_annotations(&report));
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            use std::io::Write;
+            let appended = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .and_then(|mut f| {
+                    f.write_all(crate::report::github_step_summary(&report).as_bytes())
+                });
+            if let Err(e) = appended {
+                reporter.warn(&format!(
+                    "cannot write the job summary to {}: {e}",
+                    std::path::Path::new(&path).display()
+                ));
+            }
+        }
+    }
     console.summary(&results, &summary);
     Ok(code)
 }

@@ -82,15 +82,8 @@ pub(crate) fn github(d: &Diagnostic) -> String {
     if let Some(h) = &d.help {
         msg.push_str(&format!(" (help: {h})"));
     }
-    let msg = msg
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A");
-    let file = d
-        .file_name
-        .replace('%', "%25")
-        .replace(',', "%2C")
-        .replace(':', "%3A");
+    let msg = super::github::data(&msg);
+    let file = super::github::property(&d.file_name);
     match d.line_col() {
         Some((l, c)) => format!("::error file={file},line={l},col={c}::{msg}"),
         None => format!("::error file={file}::{msg}"),

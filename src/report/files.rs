@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Summary;
+use super::model::Report;
 use crate::step::FlowResult;
 
 /// A report that could not be written.
@@ -38,30 +39,28 @@ impl ReportTarget {
             .collect()
     }
 
-    /// Writes this report.
+    /// Writes this report of a run's results.
     pub(crate) fn write(
         &self,
         results: &[FlowResult],
         summary: &Summary,
     ) -> Result<(), ReportError> {
+        self.write_report(&Report::of(results, summary))
+    }
+
+    /// Writes this report of a report document (a run's, or shards' merged).
+    pub(crate) fn write_report(&self, r: &Report) -> Result<(), ReportError> {
         match self {
-            ReportTarget::Json(p) => write_json(p, results, summary),
-            ReportTarget::Junit(p) => write(p, &super::junit::report(results, summary)),
-            ReportTarget::Html(dir) => write(
-                &dir.join("index.html"),
-                &super::html::report(results, summary),
-            ),
+            ReportTarget::Json(p) => write_json(p, r),
+            ReportTarget::Junit(p) => write(p, &super::junit::report(r)),
+            ReportTarget::Html(dir) => write(&dir.join("index.html"), &super::html::report(r)),
         }
     }
 }
 
 /// Writes the JSON report to `path`.
-pub(crate) fn write_json(
-    path: &Path,
-    results: &[FlowResult],
-    summary: &Summary,
-) -> Result<(), ReportError> {
-    let v = super::json::report(results, summary);
+pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
+    let v = super::json::report(r);
     // A `Value` always serializes.
     let text = serde_json::to_string_pretty(&v).unwrap_or_default();
     write(path, &text)

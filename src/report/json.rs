@@ -1,25 +1,12 @@
-//! The JSON report: `{"run_id", "flows": [...], "summary": {...}}`, serialized from the result
-//! types themselves.
+//! The JSON report: `{"run_id", "flows": [...], "summary": {...}}`, the report document itself
+//! (see `model`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::Summary;
-use crate::step::FlowResult;
+use super::model::Report;
 
 /// The report as JSON.
-pub(crate) fn report(results: &[FlowResult], s: &Summary) -> Value {
-    json!({
-        "run_id": s.run_id,
-        "flows": results,
-        "summary": {
-            "total": s.total,
-            "passed": s.passed,
-            "failed": s.failed,
-            "errors": s.errors,
-            "interrupted": s.interrupted,
-            "flaky": s.flaky,
-            "skipped": s.skipped,
-            "duration_ms": u64::try_from(s.elapsed.as_millis()).unwrap_or(u64::MAX),
-        }
-    })
+pub(crate) fn report(r: &Report) -> Value {
+    // A document of strings, numbers and values always serializes.
+    serde_json::to_value(r).unwrap_or_default()
 }

@@ -1,0 +1,141 @@
+//! `runner merge-reports`: the JSON reports of a suite's shards (`runner run --shard I/N
+//! --report json=...` on each machine of a CI matrix) made into one set of reports, as if one
+//! run had run them all.
+
+use std::path::{Path, PathBuf};
+
+use super::error::CliError;
+use super::exit;
+use crate::report::{Report, ReportTarget, Reporter};
+
+/// The JSON files named, a directory standing for the `*.json` files under it (any depth: CI
+/// downloads each shard's artifact into a directory of its own), in path order.
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found)
+                .map_err(|e| CliError::Environment(format!("cannot read {}: {e}", p.display())))?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::Usage(
+            "no JSON report to merge (give the files, or directories holding them)".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Merges shard reports: every flow of every report (in file order, as one run lists them),
+/// counts made again from the flows; `total` is the suite's (each shard counts the flows of the
+/// others as skipped), the duration the longest shard's.
+pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
+    let mut flows = Vec::new();
+    let mut seen: std::collections::HashMap<(String, String), &Path> =
+        std::collections::HashMap::new();
+    for (path, r) in reports {
+        for f in &r.flows {
+            if let Some(other) = seen.insert((f.file.clone(), f.name.clone()), path) {
+                return Err(CliError::Usage(format!(
+                    "flow `{}` ({}) is in {} and in {}: give each shard's report once",
+                    f.name,
+                    f.file,
+                    other.display(),
+                    path.display()
+                )));
+            }
+            flows.push(f.clone());
+        }
+    }
+    flows.sort_by(|a, b| (&a.file, &a.name).cmp(&(&b.file, &b.name)));
+    let count = |s: &str| flows.iter().filter(|f| f.status == s).count();
+    let total = reports
+        .iter()
+        .map(|(_, r)| r.summary.total)
+        .max()
+        .unwrap_or(0)
+        .max(flows.len());
+    let summary = crate::report::Counts {
+        total,
+        passed: count("passed"),
+        failed: count("failed"),
+        errors: count("error"),
+        interrupted: count("interrupted"),
+        flaky: flows.iter().filter(|f| f.flaky).count(),
+        skipped: total - flows.len(),
+        duration_ms: reports
+            .iter()
+            .map(|(_, r)| r.summary.duration_ms)
+            .max()
+            .unwrap_or(0),
+    };
+    let run_id = reports
+        .iter()
+        .map(|(_, r)| r.run_id.as_str())
+        .collect::<Vec<_>>()
+        .join("+");
+    Ok(Report {
+        run_id,
+        flows,
+        summary,
+    })
+}
+
+/// `runner merge-reports PATH... --report KIND=PATH...`.
+pub(crate) fn run(
+    paths: &[PathBuf],
+    targets: &[String],
+    reporter: &Reporter,
+) -> Result<i32, CliError> {
+    let targets = ReportTarget::parse_all(targets).map_err(CliError::Usage)?;
+    if targets.is_empty() {
+        return Err(CliError::Usage(
+            "say what to write: --report junit=PATH, json=PATH or html=DIR".into(),
+        ));
+    }
+    let mut reports = Vec::new();
+    for f in files(paths)? {
+        let text = std::fs::read_to_string(&f)
+            .map_err(|e| CliError::Environment(format!("cannot read {}: {e}", f.display())))?;
+        let r: Report = serde_json::from_str(&text).map_err(|e| {
+            CliError::Usage(format!(
+                "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
+                f.display()
+            ))
+        })?;
+        reports.push((f, r));
+    }
+    let merged = merge(&reports)?;
+    for t in &targets {
+        t.write_report(&merged)
+            .map_err(|e| CliError::Environment(e.to_string()))?;
+    }
+    let s = &merged.summary;
+    reporter.err(&format!(
+        "merged {} report(s): {} flows, {} passed, {} failed, {} errors, {} flaky, {} skipped\n",
+        reports.len(),
+        s.total,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.flaky,
+        s.skipped
+    ));
+    Ok(exit::SUCCESS)
+}

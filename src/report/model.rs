@@ -1,0 +1,191 @@
+//! The report document every report file is written from: what the JSON report holds, read
+//! back as types. A run builds it from its results; `merge-reports` reads it from the JSON
+//! reports of several shards; JUnit and HTML are written from it either way, so a merged report
+//! is the same as a run's.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Summary;
+use crate::step::FlowResult;
+
+/// `{"run_id", "flows", "summary"}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Report {
+    pub(crate) run_id: String,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) summary: Counts,
+}
+
+/// The counts of a report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Counts {
+    pub(crate) total: usize,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) errors: usize,
+    pub(crate) interrupted: usize,
+    pub(crate) flaky: usize,
+    pub(crate) skipped: usize,
+    pub(crate) duration_ms: u64,
+}
+
+/// One flow.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Flow {
+    pub(crate) name: String,
+    pub(crate) file: String,
+    /// passed | failed | error | interrupted.
+    pub(crate) status: String,
+    pub(crate) duration_ms: u64,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) error: Option<Error>,
+    pub(crate) flaky: bool,
+}
+
+/// One step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Step {
+    pub(crate) index: usize,
+    pub(crate) id: Option<String>,
+    pub(crate) name: String,
+    pub(crate) action: String,
+    /// passed | failed | skipped: what happened.
+    pub(crate) outcome: String,
+    /// What it means for the flow (a failure with `continue_on_error` concludes `passed`).
+    pub(crate) conclusion: String,
+    pub(crate) attempts: u32,
+    pub(crate) flaky: bool,
+    pub(crate) duration_ms: u64,
+    pub(crate) error: Option<Error>,
+    #[serde(default)]
+    pub(crate) outputs: Value,
+    /// `file:line:col`.
+    pub(crate) location: String,
+    pub(crate) finally: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) steps: Vec<Step>,
+}
+
+/// A failure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Error {
+    pub(crate) kind: String,
+    pub(crate) message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) location: Option<String>,
+}
+
+impl Flow {
+    pub(crate) fn duration(&self) -> Duration {
+        Duration::from_millis(self.duration_ms)
+    }
+
+    /// The step that failed the flow (the first whose conclusion is `failed`).
+    pub(crate) fn failed_step(&self) -> Option<&Step> {
+        self.steps.iter().find(|s| s.conclusion == "failed")
+    }
+}
+
+impl Report {
+    /// The report of a run's results.
+    pub(crate) fn of(results: &[FlowResult], s: &Summary) -> Report {
+        let flows = serde_json::to_value(results)
+            .and_then(serde_json::from_value)
+            .expect("the result types serialize to the report's fields (unit-tested)");
+        Report {
+            run_id: s.run_id.clone(),
+            flows,
+            summary: Counts {
+                total: s.total,
+                passed: s.passed,
+                failed: s.failed,
+                errors: s.errors,
+                interrupted: s.interrupted,
+                flaky: s.flaky,
+                skipped: s.skipped,
+                duration_ms: u64::try_from(s.elapsed.as_millis()).unwrap_or(u64::MAX),
+            },
+        }
+    }
+
+    pub(crate) fn duration(&self) -> Duration {
+        Duration::from_millis(self.summary.duration_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::Report;
+    use crate::report::Summary;
+    use crate::step::{
+        ErrorKind, FlowResult, FlowStatus, Location, Outcome, StepError, StepResult,
+    };
+
+    /// Every field of the result types (nested steps, errors with and without a place) comes
+    /// through the report document.
+    #[test]
+    fn results_make_a_report() {
+        let file = crate::source::SourceFile::new(
+            std::path::Path::new("f.yaml"),
+            "name: x\nsteps:\n  - exec: a\n".into(),
+        );
+        let at = Location { file, span: 19..23 };
+        let step = |steps: Vec<StepResult>, error: Option<StepError>| StepResult {
+            index: 0,
+            id: Some("a".into()),
+            name: "exec a".into(),
+            action: "exec",
+            outcome: Outcome::Failed,
+            conclusion: Outcome::Failed,
+            attempts: 2,
+            flaky: false,
+            duration: Duration::from_millis(12),
+            error,
+            outputs: json!({"exit_code": 1}),
+            location: at.clone(),
+            finally: false,
+            steps,
+        };
+        let mut e = StepError::new(ErrorKind::Assertion, "expected 1");
+        e.location = Some(at.clone());
+        let r = FlowResult {
+            name: "x".into(),
+            file: PathBuf::from("f.yaml"),
+            status: FlowStatus::Failed,
+            duration: Duration::from_millis(40),
+            steps: vec![step(vec![step(vec![], None)], Some(e))],
+            error: Some(StepError::new(ErrorKind::Environment, "no sh")),
+            flaky: true,
+        };
+        let s = Summary::of(
+            std::slice::from_ref(&r),
+            1,
+            Duration::from_millis(50),
+            "run1",
+        );
+        let rep = Report::of(&[r], &s);
+        let f = &rep.flows[0];
+        assert_eq!(
+            (f.status.as_str(), f.duration_ms, f.flaky),
+            ("failed", 40, true)
+        );
+        assert_eq!(
+            f.steps[0].error.as_ref().unwrap().location.as_deref(),
+            Some("f.yaml:3:5")
+        );
+        assert_eq!(f.steps[0].steps.len(), 1);
+        assert_eq!(f.error.as_ref().unwrap().kind, "environment");
+        assert_eq!(
+            (rep.summary.total, rep.summary.failed, rep.summary.skipped),
+            (2, 1, 1)
+        );
+    }
+}
