@@ -947,3 +947,79 @@ fn agent_browsers_own_launch_still_works() {
         "{stderr}"
     );
 }
+
+/// The HTML report, opened in Chromium (by runner itself): the failed flow first and open, the
+/// failure screenshot loaded, the source line and each attempt's error shown, and the filter
+/// hides what it should.
+#[test]
+fn the_html_report_is_read_in_a_browser() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a-passes.yaml",
+        "name: passes\nsteps:\n  - exec: \"echo hello from the passing flow\"\n",
+    );
+    write(
+        d.path(),
+        "b-flaky.yaml",
+        "name: second time lucky\nsteps:\n  - exec: { command: '[ -f seen ] || { touch seen; echo first try fails >&2; exit 1; }', shell: true }\n    retry: 2\n",
+    );
+    write(
+        d.path(),
+        "c-fails.yaml",
+        &flow(
+            "fails on the page",
+            r#"  - open: "{{ vars.base }}/index.html"
+  - expect: { visible: { text: "Nothing like this" } }
+    timeout: 1s
+"#,
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args([".", "--report", "html=report"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let page = std::fs::read_to_string(d.path().join("report/index.html")).unwrap();
+    assert!(page.contains("c-fails.yaml"), "paths are shown relative");
+    assert!(
+        !page.contains(&d.path().display().to_string()),
+        "no absolute paths"
+    );
+    assert!(
+        page.contains("expect: { visible: { text: &quot;Nothing like this&quot; } }"),
+        "the failing step's source line"
+    );
+    // Look at it in a browser, served as a static site.
+    write(
+        d.path(),
+        "look.yaml",
+        &format!(
+            r##"name: look at the report
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - id: order
+    eval: "[...document.querySelectorAll('details.flow')].map(f => f.dataset.status + (f.open ? ':open' : ':closed')).join(' ')"
+  - expect: {{ that: "{{{{ steps.order.value == 'failed:open flaky:closed passed:closed' }}}}" }}
+  - id: shot
+    eval: "[...document.images].map(i => i.complete && i.naturalWidth > 0).join(',')"
+  - expect: {{ that: "{{{{ steps.shot.value == 'true' }}}}" }}
+  - id: attempts
+    eval: "document.querySelector('details.flaky ol.attempts').textContent"
+  - expect: {{ that: "{{{{ 'attempt 1 of 2: command_failed' in steps.attempts.value and 'attempt 2: passed' in steps.attempts.value }}}}" }}
+  - click: {{ role: button, text: flaky, exact: true }}
+  - id: shown
+    eval: "[...document.querySelectorAll('details.flow')].filter(f => !f.hidden).map(f => f.dataset.status).join(' ')"
+  - expect: {{ that: "{{{{ steps.shown.value == 'flaky' }}}}" }}
+  - click: {{ role: button, text: all, exact: true }}
+  - fill: {{ target: "#q", value: "hello from the passing" }}
+  - id: found
+    eval: "[...document.querySelectorAll('details.flow')].filter(f => !f.hidden).map(f => f.dataset.status).join(' ')"
+  - expect: {{ that: "{{{{ steps.found.value == 'passed' }}}}" }}
+"##,
+            d.path().join("report").display()
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("look.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+}

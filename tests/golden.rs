@@ -106,7 +106,12 @@ fn run_time_failures_match_golden_files() {
         let (code, _, stderr) = output(cmd);
         assert_eq!(code, 1, "{name} must fail (exit 1); stderr:\n{stderr}");
         times
-            .replace_all(&stderr.replace(&dir.display().to_string(), "<dir>"), "<t>")
+            .replace_all(
+                &stderr
+                    .replace(&artifacts.path().display().to_string(), "<artifacts>")
+                    .replace(&dir.display().to_string(), "<dir>"),
+                "<t>",
+            )
             .into_owned()
     });
 }

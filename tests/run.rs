@@ -381,9 +381,60 @@ steps:
         .children()
         .find(|n| n.has_tag_name("flakyFailure"))
         .expect("a <flakyFailure>");
-    assert_eq!(
-        flaky.attribute("message"),
-        Some("step `second time lucky` passed after 2 attempts")
+    let message = flaky.attribute("message").unwrap();
+    assert!(
+        message.starts_with("step `second time lucky` attempt 1 of 2 failed: ")
+            && message.contains("exit"),
+        "{xml}"
+    );
+    assert_eq!(flaky.attribute("type"), Some("command_failed"), "{xml}");
+
+    // A step that fails every attempt: its earlier attempts are `rerunFailure`s, each with its
+    // own error; the JSON report keeps them all.
+    write(
+        d.path(),
+        "g.yaml",
+        r#"
+name: never lucky
+steps:
+  - name: counts its tries
+    exec: { command: 'echo x >> tries; n=$(wc -l < tries); echo "try $n" >&2; exit $n', shell: true }
+    retry: 3
+"#,
+    );
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args(["g.yaml", "--report", "junit=g.xml"])
+        .run();
+    assert_eq!(code, 1);
+    let xml = std::fs::read_to_string(d.path().join("g.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let reruns: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rerunFailure"))
+        .map(|n| n.attribute("message").unwrap())
+        .collect();
+    assert_eq!(reruns.len(), 2, "{xml}");
+    assert!(
+        reruns[0].starts_with("step `counts its tries` attempt 1 of 3 failed: "),
+        "{xml}"
+    );
+    assert!(
+        reruns[0].contains("exit code 1")
+            || reruns[0].contains("exited with 1")
+            || reruns[0].contains(" 1"),
+        "{xml}"
+    );
+    let errors = report["flows"][0]["steps"][0]["attempt_errors"]
+        .as_array()
+        .unwrap();
+    assert_eq!(errors.len(), 3, "{report}");
+    let msgs: Vec<&str> = errors
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        msgs[0] != msgs[1] && msgs[1] != msgs[2],
+        "each attempt keeps its own error: {msgs:?}"
     );
 }
 

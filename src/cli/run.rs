@@ -173,7 +173,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             }
         }
     }
-    console.summary(&results, &summary);
+    console.summary(&results, &summary, &artifacts);
     Ok(code)
 }
 

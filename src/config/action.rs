@@ -132,7 +132,8 @@ impl Action {
                 "failure_artifacts",
             ],
             Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
-            Action::Set(_) | Action::Log(_) => &[],
+            Action::Set(_) => &[],
+            Action::Log(_) => &["message"],
             Action::RunFlow(_) => return None,
         })
     }

@@ -87,6 +87,7 @@ pub(crate) async fn run_step(
         flaky: false,
         duration: Duration::ZERO,
         error: None,
+        attempt_errors: Vec::new(),
         outputs: Value::Object(Map::new()),
         // The action's key: one line to underline, where the step says what it does.
         location: location(loaded, &format!("{ptr}/{}", step.action.key())),
@@ -218,6 +219,7 @@ async fn attempts(
                     &e,
                     again.then_some(delay),
                 );
+                result.attempt_errors.push(e.clone());
                 outcome = Err(e);
                 if !again {
                     break;

@@ -22,7 +22,8 @@ pub(crate) async fn run(
         Action::Log(msg) => {
             let text = cx.frame.masker.mask(&log_text(&msg));
             cx.rt.listener.message(cx.frame.info, cx.frame.depth, &text);
-            Ok(json!({}))
+            // Kept for the reports: the label says `log`, the message is here.
+            Ok(json!({ "message": text }))
         }
         Action::Set(map) => {
             for (k, v) in map {

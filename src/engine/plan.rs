@@ -60,11 +60,30 @@ pub(crate) fn display_name(
             .join(" "),
         v => v.to_string(),
     };
+    // A `log` step's message is printed as it runs: the label does not say it again.
+    if key == "log" {
+        return key.to_string();
+    }
+    let scalar = |v: &Value| !v.is_object() && !v.is_array();
     let detail = match raw {
         Some(Value::Object(m)) => ["command", "path", "intent", "profile", "action", "target"]
             .iter()
             .find_map(|k| m.get(*k))
-            .map_or_else(|| m.keys().cloned().collect::<Vec<_>>().join(", "), words),
+            .map_or_else(
+                || {
+                    // A wait's plain settings read as they are written (`wait for #spinner
+                    // state hidden`).
+                    if key == "wait" && m.values().all(scalar) {
+                        m.iter()
+                            .map(|(k, v)| format!("{k} {}", words(v)))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else {
+                        m.keys().cloned().collect::<Vec<_>>().join(", ")
+                    }
+                },
+                words,
+            ),
         Some(v) => words(v),
         None => String::new(),
     };

@@ -81,7 +81,12 @@ impl Console {
     }
 
     /// The final summary line.
-    pub(crate) fn summary(&self, results: &[FlowResult], sum: &Summary) {
+    pub(crate) fn summary(
+        &self,
+        results: &[FlowResult],
+        sum: &Summary,
+        artifacts: &std::path::Path,
+    ) {
         let mut s = format!(
             "\nflows: {} passed, {} failed, {} flaky, {} skipped",
             sum.passed,
@@ -93,23 +98,41 @@ impl Console {
             s.push_str(&format!(", {} interrupted", sum.interrupted));
         }
         s.push_str(&format!(" ({})\n", secs(sum.elapsed)));
+        let mut failed = false;
         for r in results.iter().filter(|r| r.status != FlowStatus::Passed) {
-            let why = r
-                .error
-                .as_ref()
-                .or_else(|| {
-                    r.steps
-                        .iter()
-                        .find(|s| s.conclusion == Outcome::Failed)
-                        .and_then(|s| s.error.as_ref())
-                })
-                .map_or_else(String::new, |e| format!(": {}", clean(&e.message)));
+            failed = true;
+            let step = r.steps.iter().find(|s| s.conclusion == Outcome::Failed);
+            // The failing step, where it is (`file:line:col`), and why.
+            let why = match (&r.error, step) {
+                (Some(e), _) => format!(": {}", clean(&e.message)),
+                (None, Some(st)) => format!(
+                    ": step `{}` at {}{}",
+                    clean(&st.name),
+                    st.error
+                        .as_ref()
+                        .and_then(|e| e.location.as_ref())
+                        .unwrap_or(&st.location),
+                    st.error
+                        .as_ref()
+                        .map_or_else(String::new, |e| format!(": {}", clean(&e.message)))
+                ),
+                (None, None) => String::new(),
+            };
             s.push_str(&format!(
                 "  {} {} ({}){why}\n",
                 r.status.as_str(),
                 r.name,
                 r.file.display()
             ));
+            if let Some(shot) = step
+                .and_then(|st| st.outputs.pointer("/failure_artifacts/screenshot"))
+                .and_then(serde_json::Value::as_str)
+            {
+                s.push_str(&format!("      screenshot: {shot}\n"));
+            }
+        }
+        if failed {
+            s.push_str(&format!("artifacts: {}\n", artifacts.display()));
         }
         self.reporter.err(&s);
     }

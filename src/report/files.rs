@@ -53,7 +53,19 @@ impl ReportTarget {
         match self {
             ReportTarget::Json(p) => write_json(p, r),
             ReportTarget::Junit(p) => write(p, &super::junit::report(r)),
-            ReportTarget::Html(dir) => write(&dir.join("index.html"), &super::html::report(r)),
+            ReportTarget::Html(dir) => {
+                let page = super::html::report(r);
+                for (from, name) in &page.assets {
+                    let to = dir.join("assets").join(name);
+                    let err = |source| ReportError {
+                        path: to.clone(),
+                        source,
+                    };
+                    std::fs::create_dir_all(dir.join("assets")).map_err(err)?;
+                    std::fs::copy(from, &to).map_err(err)?;
+                }
+                write(&dir.join("index.html"), &page.html)
+            }
         }
     }
 }

@@ -1,6 +1,14 @@
-//! The HTML report: `DIR/index.html`, one self-contained page with every flow and step.
+//! The HTML report: `DIR/index.html` and `DIR/assets/` (the failure screenshots, copied), one
+//! self-contained page a user opens after a failure: counts and time at the top; failed flows
+//! first and open; per step its error with the source line, each retried attempt's own error,
+//! the failure screenshot and the page's snapshot; output collapsed; a filter by status and by
+//! text. No network: styles and script are inline.
 
-use super::model::{Report, Step};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::model::{Error, Flow, Report, Step};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -9,64 +17,221 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn steps(out: &mut String, steps: &[Step], depth: usize) {
-    for s in steps {
-        let class = match (s.outcome.as_str(), s.conclusion.as_str()) {
-            ("passed", _) if s.flaky => "flaky",
-            ("passed", _) => "passed",
-            ("skipped", _) => "skipped",
-            ("failed", "passed") => "tolerated",
-            _ => "failed",
-        };
-        let error = s.error.as_ref().map_or_else(String::new, |e| {
-            format!(
-                "<div class=\"error\">{}: {}<br><small>{}</small></div>",
-                esc(&e.kind),
-                esc(&e.message),
-                esc(e.location.as_deref().unwrap_or_default())
-            )
-        });
-        out.push_str(&format!(
-            "<tr class=\"{class}\"><td style=\"padding-left:{}em\">{}</td><td>{}</td><td>{class}</td><td>{}</td><td>{} ms</td><td>{error}</td></tr>\n",
-            0.5 + f64::from(u32::try_from(depth).unwrap_or(u32::MAX)) * 1.5,
-            esc(&s.name),
-            esc(&s.action),
-            s.attempts,
-            s.duration_ms
+/// A path as shown: relative to where runner ran, when inside it.
+fn rel(path: &str) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| {
+            Path::new(path)
+                .strip_prefix(cwd)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// The page, and the files it shows that are to be copied beside it: (source, name under
+/// `assets/`).
+pub(crate) struct Page {
+    pub(crate) html: String,
+    pub(crate) assets: Vec<(PathBuf, String)>,
+}
+
+struct Writer {
+    out: String,
+    assets: Vec<(PathBuf, String)>,
+}
+
+/// The line a `file:line:col` place points at, numbered (when the file can be read here).
+fn source_line(location: &str) -> Option<String> {
+    let mut parts = location.rsplitn(3, ':');
+    let _col = parts.next()?;
+    let line: usize = parts.next()?.parse().ok()?;
+    let file = parts.next()?;
+    let text = std::fs::read_to_string(file).ok()?;
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    Some(format!("{line} │ {l}"))
+}
+
+impl Writer {
+    fn error(&mut self, e: &Error, fallback_location: Option<&str>) {
+        let place = e
+            .location
+            .as_deref()
+            .or(fallback_location)
+            .unwrap_or_default();
+        self.out.push_str(&format!(
+            "<div class=\"error\"><b>{}</b>: {}",
+            esc(&e.kind),
+            esc(&e.message)
         ));
-        self::steps(out, &s.steps, depth + 1);
+        if !place.is_empty() {
+            self.out
+                .push_str(&format!("<div class=\"at\">at {}</div>", esc(&rel(place))));
+            if let Some(src) = source_line(place) {
+                self.out
+                    .push_str(&format!("<pre class=\"src\">{}</pre>", esc(&src)));
+            }
+        }
+        self.out.push_str("</div>");
+    }
+
+    /// The failure screenshot (copied under `assets/`) and the page's snapshot.
+    fn artifacts(&mut self, outputs: &Value) {
+        let arts = &outputs["failure_artifacts"];
+        if let Some(png) = arts["screenshot"].as_str()
+            && Path::new(png).is_file()
+        {
+            let name = format!("{}.png", self.assets.len() + 1);
+            self.out.push_str(&format!(
+                "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
+            ));
+            self.assets.push((PathBuf::from(png), name));
+        }
+        if let Some(txt) = arts["snapshot"].as_str()
+            && let Ok(text) = std::fs::read_to_string(txt)
+        {
+            self.out.push_str(&format!(
+                "<details><summary>page snapshot</summary><pre>{}</pre></details>",
+                esc(&text)
+            ));
+        }
+    }
+
+    fn steps(&mut self, steps: &[Step], depth: usize) {
+        for s in steps {
+            let class = match (s.outcome.as_str(), s.conclusion.as_str()) {
+                ("passed", _) if s.flaky => "flaky",
+                ("passed", _) => "passed",
+                ("skipped", _) => "skipped",
+                ("failed", "passed") => "tolerated",
+                _ => "failed",
+            };
+            self.out.push_str(&format!(
+                "<tr class=\"{class}\"><td style=\"padding-left:{}em\">{}</td><td>{}</td><td>{class}</td><td>{}</td><td>{} ms</td><td>",
+                0.5 + f64::from(u32::try_from(depth).unwrap_or(u32::MAX)) * 1.5,
+                esc(&s.name),
+                esc(&s.action),
+                s.attempts,
+                s.duration_ms
+            ));
+            if let Some(e) = &s.error {
+                self.error(e, Some(&s.location));
+            }
+            // Each attempt of a retried step, with its own error.
+            if s.attempts > 1 && !s.attempt_errors.is_empty() {
+                self.out.push_str("<ol class=\"attempts\">");
+                for (i, e) in s.attempt_errors.iter().enumerate() {
+                    self.out.push_str(&format!(
+                        "<li>attempt {} of {}: <b>{}</b>: {}</li>",
+                        i + 1,
+                        s.attempts,
+                        esc(&e.kind),
+                        esc(&e.message)
+                    ));
+                }
+                if s.error.is_none() {
+                    self.out
+                        .push_str(&format!("<li>attempt {}: passed</li>", s.attempts));
+                }
+                self.out.push_str("</ol>");
+            }
+            self.artifacts(&s.outputs);
+            if let Some(text) = s.outputs["message"].as_str() {
+                self.out
+                    .push_str(&format!("<div class=\"message\">{}</div>", esc(text)));
+            }
+            for stream in ["stdout", "stderr"] {
+                if let Some(text) = s.outputs[stream].as_str().filter(|t| !t.is_empty()) {
+                    self.out.push_str(&format!(
+                        "<details class=\"log\"><summary>{stream}</summary><pre>{}</pre></details>",
+                        esc(text)
+                    ));
+                }
+            }
+            self.out.push_str("</td></tr>\n");
+            self.steps(&s.steps, depth + 1);
+        }
+    }
+
+    fn flow(&mut self, f: &Flow) {
+        let status = if f.status == "passed" && f.flaky {
+            "flaky"
+        } else {
+            f.status.as_str()
+        };
+        let open = if f.status == "passed" { "" } else { " open" };
+        self.out.push_str(&format!(
+            "<details class=\"flow {status}\" data-status=\"{status}\"{open}><summary><span class=\"badge {status}\">{status}</span> <b>{}</b> <small>{} — {} ms</small></summary>\n",
+            esc(&f.name),
+            esc(&rel(&f.file)),
+            f.duration_ms
+        ));
+        if let Some(e) = &f.error {
+            self.error(e, None);
+        }
+        self.out.push_str("<table><tr><th>step</th><th>action</th><th>outcome</th><th>attempts</th><th>time</th><th>details</th></tr>\n");
+        self.steps(&f.steps, 0);
+        self.out.push_str("</table></details>\n");
     }
 }
 
-/// The page.
-pub(crate) fn report(r: &Report) -> String {
-    let mut out = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report {run}</title>\n<style>\nbody{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:collapse;width:100%;margin-bottom:2em}}\ntd,th{{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}}\n.failed{{background:#fde8e8}} .flaky{{background:#fff6d6}} .tolerated{{background:#fff0e0}} .skipped{{color:#888}}\n.error{{color:#a00;font-family:monospace;white-space:pre-wrap}} h2 small{{font-weight:normal;color:#666}}\n</style></head><body>\n<h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n",
-        run = esc(&r.run_id),
-        passed = r.summary.passed,
-        total = r.summary.total,
-        secs = r.duration().as_secs_f64()
-    );
-    for f in &r.flows {
-        out.push_str(&format!(
-            "<h2>{} <small>{} — {} in {} ms{}</small></h2>\n",
-            esc(&f.name),
-            esc(&f.file),
-            esc(&f.status),
-            f.duration_ms,
-            if f.flaky { ", flaky" } else { "" }
-        ));
-        if let Some(e) = &f.error {
-            out.push_str(&format!(
-                "<div class=\"error\">{}: {}</div>\n",
-                esc(&e.kind),
-                esc(&e.message)
-            ));
-        }
-        out.push_str("<table><tr><th>step</th><th>action</th><th>outcome</th><th>attempts</th><th>time</th><th>error</th></tr>\n");
-        steps(&mut out, &f.steps, 0);
-        out.push_str("</table>\n");
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+header .counts span{display:inline-block;margin-right:1em}
+.bar{margin:1em 0} .bar button{margin-right:.3em} .bar button.on{font-weight:bold} #q{margin-left:1em;padding:.2em}
+details.flow{border:1px solid #ddd;border-radius:4px;margin:.5em 0;padding:.3em .6em}
+details.flow>summary{cursor:pointer;padding:.2em 0} details.flow small{color:#666}
+.badge{border-radius:3px;padding:0 .4em;font-size:.85em;color:#fff;background:#888}
+.badge.passed{background:#2a7} .badge.failed,.badge.error,.badge.interrupted{background:#c33} .badge.flaky{background:#c90}
+table{border-collapse:collapse;width:100%;margin:.5em 0}
+td,th{border-bottom:1px solid #eee;padding:.3em .5em;text-align:left;vertical-align:top}
+tr.failed{background:#fde8e8} tr.flaky{background:#fff6d6} tr.tolerated{background:#fff0e0} tr.skipped{color:#888}
+.error{color:#a00;font-family:monospace;white-space:pre-wrap} .at{color:#666}
+pre{background:#f6f6f6;padding:.4em;overflow:auto;max-height:30em} pre.src{color:#222}
+img.shot{max-width:100%;border:1px solid #ccc;margin:.4em 0;display:block}";
+
+/// Shows the flows whose status the pressed button names (all by default) and whose text holds
+/// the filter's words.
+const SCRIPT: &str = "const q=document.getElementById('q');let want='all';
+function apply(){const t=q.value.toLowerCase();for(const f of document.querySelectorAll('details.flow')){
+const s=f.dataset.status;const okS=want==='all'||s===want||(want==='failed'&&(s==='error'||s==='interrupted'));
+f.hidden=!(okS&&f.textContent.toLowerCase().includes(t));}}
+for(const b of document.querySelectorAll('.bar button')){b.onclick=()=>{want=b.dataset.want;
+for(const o of document.querySelectorAll('.bar button'))o.classList.toggle('on',o===b);apply();};}
+q.oninput=apply;";
+
+/// The page of a report.
+pub(crate) fn report(r: &Report) -> Page {
+    let s = &r.summary;
+    let mut w = Writer {
+        out: format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report {run}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n<p class=\"counts\"><span>{total} flows</span><span>{passed} passed</span><span>{failed} failed</span><span>{errors} errors</span><span>{flaky} flaky</span><span>{skipped} skipped</span></p></header>\n<div class=\"bar\"><button data-want=\"all\" class=\"on\">all</button><button data-want=\"failed\">failed</button><button data-want=\"flaky\">flaky</button><button data-want=\"passed\">passed</button><input id=\"q\" type=\"search\" placeholder=\"filter by text\"></div>\n",
+            run = esc(&r.run_id),
+            passed = s.passed,
+            total = s.total,
+            failed = s.failed,
+            errors = s.errors,
+            flaky = s.flaky,
+            skipped = s.skipped,
+            secs = r.duration().as_secs_f64()
+        ),
+        assets: Vec::new(),
+    };
+    // Failed (and errors, interrupted) first, then flaky, then passed; run order within each.
+    let rank = |f: &Flow| match (f.status.as_str(), f.flaky) {
+        ("passed", false) => 2,
+        ("passed", true) => 1,
+        _ => 0,
+    };
+    let mut flows: Vec<&Flow> = r.flows.iter().collect();
+    flows.sort_by_key(|f| rank(f));
+    for f in flows {
+        w.flow(f);
     }
-    out.push_str("</body></html>\n");
-    out
+    w.out
+        .push_str(&format!("<script>\n{SCRIPT}\n</script>\n</body></html>\n"));
+    Page {
+        html: w.out,
+        assets: w.assets,
+    }
 }

@@ -25,13 +25,21 @@ fn case(r: &Flow) -> TestCase {
     let status = match r.status.as_str() {
         "passed" => {
             let mut s = TestCaseStatus::success();
+            // A flaky flow's failed attempts, each with its own error (`flakyFailure`).
             for step in r.steps.iter().filter(|s| s.flaky) {
-                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
-                rerun.set_message(format!(
-                    "step `{}` passed after {} attempts",
-                    step.name, step.attempts
-                ));
-                s.add_rerun(rerun);
+                for (i, e) in step.attempt_errors.iter().enumerate() {
+                    let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+                    rerun
+                        .set_message(format!(
+                            "step `{}` attempt {} of {} failed: {}",
+                            step.name,
+                            i + 1,
+                            step.attempts,
+                            e.message
+                        ))
+                        .set_type(e.kind.clone());
+                    s.add_rerun(rerun);
+                }
             }
             s
         }
@@ -62,6 +70,23 @@ fn case(r: &Flow) -> TestCase {
                 (None, None) => (status.to_string(), status.to_string(), String::new()),
             };
             s.set_message(message).set_type(ty).set_description(desc);
+            // The failing step's earlier attempts (`rerunFailure`), each with its own error.
+            if let Some(step) = r.failed_step() {
+                let earlier = step.attempt_errors.len().saturating_sub(1);
+                for (i, e) in step.attempt_errors.iter().take(earlier).enumerate() {
+                    let mut rerun = TestRerun::new(kind);
+                    rerun
+                        .set_message(format!(
+                            "step `{}` attempt {} of {} failed: {}",
+                            step.name,
+                            i + 1,
+                            step.attempts,
+                            e.message
+                        ))
+                        .set_type(e.kind.clone());
+                    s.add_rerun(rerun);
+                }
+            }
             s
         }
     };

@@ -60,6 +60,9 @@ pub(crate) struct Step {
     pub(crate) flaky: bool,
     pub(crate) duration_ms: u64,
     pub(crate) error: Option<Error>,
+    /// Why each failed attempt failed, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) attempt_errors: Vec<Error>,
     #[serde(default)]
     pub(crate) outputs: Value,
     /// `file:line:col`.
@@ -148,6 +151,7 @@ mod tests {
             attempts: 2,
             flaky: false,
             duration: Duration::from_millis(12),
+            attempt_errors: error.iter().cloned().collect(),
             error,
             outputs: json!({"exit_code": 1}),
             location: at.clone(),
@@ -182,6 +186,7 @@ mod tests {
             Some("f.yaml:3:5")
         );
         assert_eq!(f.steps[0].steps.len(), 1);
+        assert_eq!(f.steps[0].attempt_errors[0].message, "expected 1");
         assert_eq!(f.error.as_ref().unwrap().kind, "environment");
         assert_eq!(
             (rep.summary.total, rep.summary.failed, rep.summary.skipped),

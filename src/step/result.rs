@@ -32,6 +32,10 @@ pub(crate) struct StepResult {
     #[serde(serialize_with = "millis", rename = "duration_ms")]
     pub(crate) duration: Duration,
     pub(crate) error: Option<StepError>,
+    /// Why each attempt that failed failed, in order (a retried step's history; the last one of
+    /// a step that failed is `error`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) attempt_errors: Vec<StepError>,
     pub(crate) outputs: Value,
     /// Where the step is in its flow file.
     pub(crate) location: Location,
