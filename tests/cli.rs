@@ -379,6 +379,123 @@ fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
 }
 
 #[test]
+fn grep_list_repeat_retries_and_pass_with_no_flows() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        "name: login works\nsteps:\n  - exec: \"true\"\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: login fails\nsteps:\n  - exec: \"false\"\n",
+    );
+    // Fails on its first run, passes on the next (a file remembers).
+    write(
+        d.path(),
+        "c.yaml",
+        "name: search\nsteps:\n  - exec: { command: \"echo run >> runs; [ $(wc -l < runs) -ge 2 ]\", shell: true }\n",
+    );
+    let run = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.arg("run").args(args);
+        output(c)
+    };
+    let (code, out, err) = run(&[".", "--list", "--grep", "^login"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "a.yaml: login works\nb.yaml: login fails\n");
+    let (_, out, _) = run(&[".", "--list", "--grep", "login", "--grep-invert", "fails"]);
+    assert_eq!(out, "a.yaml: login works\n");
+    let (code, _, err) = run(&[".", "--grep", "(unclosed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--grep `(unclosed` is not a regular expression"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[".", "--grep", "nothing like it"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&[".", "--grep", "nothing like it", "--pass-with-no-flows"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        std::fs::read_dir(d.path())
+            .unwrap()
+            .all(|e| e.unwrap().file_name() != "runs"),
+        "nothing ran"
+    );
+
+    // --repeat-each: every run is a result of its own.
+    let (code, _, err) = run(&["a.yaml", "--repeat-each", "3", "--report", "json=r.json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    let names: Vec<&str> = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "login works [1/3]",
+            "login works [2/3]",
+            "login works [3/3]"
+        ]
+    );
+    assert_eq!(r["summary"]["total"], 3);
+    assert_eq!(r["summary"]["passed"], 3);
+
+    // --retries: a flow that passes on its second run is flaky, and keeps why the first failed.
+    let (code, _, err) = run(&[
+        "c.yaml",
+        "--retries",
+        "1",
+        "--report",
+        "json=c.json",
+        "--report",
+        "junit=c.xml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("c.json")).unwrap()).unwrap();
+    let f = &r["flows"][0];
+    assert_eq!(
+        (f["status"].as_str(), f["flaky"].as_bool()),
+        (Some("passed"), Some(true)),
+        "{f}"
+    );
+    assert!(
+        f["retry_errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("step `exec"),
+        "{f}"
+    );
+    assert_eq!(r["summary"]["flaky"], 1);
+    let xml = std::fs::read_to_string(d.path().join("c.xml")).unwrap();
+    assert!(
+        xml.contains("<flakyFailure") && xml.contains("run 1 of the flow failed"),
+        "{xml}"
+    );
+    // A flow that always fails runs 1 + N times and fails; without --retries, once.
+    let (code, _, _) = run(&["b.yaml", "--retries", "2", "--report", "json=b.json"]);
+    assert_eq!(code, 1);
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("b.json")).unwrap()).unwrap();
+    assert_eq!(
+        r["flows"][0]["retry_errors"].as_array().unwrap().len(),
+        2,
+        "{r}"
+    );
+    assert_eq!(
+        r["flows"].as_array().unwrap().len(),
+        1,
+        "one result per flow"
+    );
+}
+
+#[test]
 fn tags_filter_flows() {
     let d = tempfile::tempdir().unwrap();
     write(

@@ -130,6 +130,7 @@ pub(crate) async fn replay(
             arrival.describe(node),
         )),
         flaky: false,
+        retry_errors: Vec::new(),
     });
     Ok(Replayed {
         node_id: node.to_string(),

@@ -35,6 +35,7 @@ fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
         steps: Vec::new(),
         error: Some(error),
         flaky: false,
+        retry_errors: Vec::new(),
     }
 }
 

@@ -226,6 +226,8 @@ pub(crate) struct ValidateArgs {
     pub(crate) profiles: Vec<PathBuf>,
 }
 
+// Each bool is a flag of its own on the command line (clap's derive).
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// Flow files or directories.
@@ -249,6 +251,25 @@ pub(crate) struct RunArgs {
     /// Skip flows with this tag (repeatable).
     #[arg(long = "exclude-tag", value_name = "T")]
     pub(crate) exclude_tags: Vec<String>,
+    /// Only flows whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) grep: Option<String>,
+    /// Only flows whose name does not match this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) grep_invert: Option<String>,
+    /// Print the flows that would run (after the filters and the shard), one per line; run
+    /// nothing.
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Run each flow N times (each run its own result, `name [k/N]`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(crate) repeat_each: u32,
+    /// Run a flow that fails again, up to N times; one that then passes is flaky.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub(crate) retries: u32,
+    /// Exit 0 when the filters leave no flow (instead of a usage error).
+    #[arg(long)]
+    pub(crate) pass_with_no_flows: bool,
     /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub(crate) reports: Vec<String>,

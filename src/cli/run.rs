@@ -66,18 +66,31 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         });
     }
     warn_unused_vars(&overrides, &flows, reporter);
-    let total = flows.len();
-    let tagged = select(flows.clone(), &args.tags, &args.exclude_tags, None).len();
-    let flows = select(flows, &args.tags, &args.exclude_tags, shard);
-    // A CI matrix may have more shards than flows: an empty shard passes (a tag filter that
-    // matches nothing stays an error: most likely a typo).
+    let filter = Filter::new(args)?;
+    let total = flows.len() * args.repeat_each as usize;
+    let tagged = select(flows.clone(), &filter, None).len();
+    let flows = select(flows, &filter, shard);
+    if args.list {
+        let mut s = String::new();
+        for f in &flows {
+            s.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
+        }
+        reporter.out(&s);
+        return Ok(exit::SUCCESS);
+    }
+    // A CI matrix may have more shards than flows: an empty shard passes (a filter that
+    // matches nothing stays an error, most likely a typo, unless --pass-with-no-flows).
     if flows.is_empty() && tagged > 0 {
         reporter.err("no flows in this shard\n");
         return Ok(exit::SUCCESS);
     }
+    if flows.is_empty() && args.pass_with_no_flows {
+        reporter.err("no flow to run (--pass-with-no-flows)\n");
+        return Ok(exit::SUCCESS);
+    }
     if flows.is_empty() {
         return Err(CliError::Usage(
-            "no flow to run (check the paths, --tag, --exclude-tag and --shard)".into(),
+            "no flow to run (check the paths, --tag, --exclude-tag, --grep, --grep-invert and --shard; --pass-with-no-flows makes this a pass)".into(),
         ));
     }
     let run_id = run_id();
@@ -121,7 +134,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     })?;
     let runtime = super::runtime()?;
     let started = Instant::now();
-    let count = flows.len();
+    let count = flows.len() * args.repeat_each as usize;
     let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
     let (results, interrupted) = runtime.block_on(async {
@@ -132,6 +145,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             RunOptions {
                 jobs,
                 fail_fast: args.fail_fast,
+                retries: args.retries,
+                repeat_each: args.repeat_each,
             },
         )
         .await;
@@ -225,17 +240,49 @@ pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// Tag filters, then the shard: flows sorted by path, the I-th of every N.
+/// Which flows run: tags and names.
+struct Filter<'a> {
+    tags: &'a [String],
+    exclude: &'a [String],
+    grep: Option<regex::Regex>,
+    grep_invert: Option<regex::Regex>,
+}
+
+impl Filter<'_> {
+    fn new(args: &RunArgs) -> Result<Filter<'_>, CliError> {
+        let re = |flag: &str, p: &Option<String>| {
+            p.as_deref()
+                .map(|p| {
+                    regex::Regex::new(p).map_err(|e| {
+                        CliError::Usage(format!("{flag} `{p}` is not a regular expression: {e}"))
+                    })
+                })
+                .transpose()
+        };
+        Ok(Filter {
+            tags: &args.tags,
+            exclude: &args.exclude_tags,
+            grep: re("--grep", &args.grep)?,
+            grep_invert: re("--grep-invert", &args.grep_invert)?,
+        })
+    }
+
+    fn keeps(&self, f: &LoadedFlow) -> bool {
+        let name = &f.flow.name;
+        (self.tags.is_empty() || f.flow.tags.iter().any(|t| self.tags.contains(t)))
+            && !f.flow.tags.iter().any(|t| self.exclude.contains(t))
+            && self.grep.as_ref().is_none_or(|r| r.is_match(name))
+            && !self.grep_invert.as_ref().is_some_and(|r| r.is_match(name))
+    }
+}
+
+/// The filters, then the shard: flows sorted by path, the I-th of every N.
 fn select(
     mut flows: Vec<Arc<LoadedFlow>>,
-    tags: &[String],
-    exclude: &[String],
+    filter: &Filter<'_>,
     shard: Option<(usize, usize)>,
 ) -> Vec<Arc<LoadedFlow>> {
-    flows.retain(|f| {
-        (tags.is_empty() || f.flow.tags.iter().any(|t| tags.contains(t)))
-            && !f.flow.tags.iter().any(|t| exclude.contains(t))
-    });
+    flows.retain(|f| filter.keeps(f));
     flows.sort_by(|a, b| a.path.cmp(&b.path));
     flows.dedup_by(|a, b| a.path == b.path);
     if let Some((i, n)) = shard {

@@ -76,6 +76,7 @@ pub(crate) async fn run_in(
         steps: Vec::new(),
         error: None,
         flaky: false,
+        retry_errors: Vec::new(),
     };
     match ran {
         Ok((steps, failure)) => {

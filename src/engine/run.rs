@@ -15,6 +15,32 @@ use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 pub(crate) struct RunOptions {
     pub(crate) jobs: usize,
     pub(crate) fail_fast: bool,
+    /// A flow that fails is run again up to this many times (`--retries`); one that then passes
+    /// is flaky.
+    pub(crate) retries: u32,
+    /// Each flow runs this many times (`--repeat-each`), each run its own result
+    /// (`name [k/n]`).
+    pub(crate) repeat_each: u32,
+}
+
+/// Why a flow's run failed, for the record of a retried flow.
+fn failure_of(r: &FlowResult) -> StepError {
+    r.error.clone().unwrap_or_else(|| {
+        let step = r
+            .steps
+            .iter()
+            .find(|s| s.conclusion == crate::step::Outcome::Failed);
+        match step.and_then(|s| s.error.as_ref().map(|e| (s, e))) {
+            Some((s, e)) => StepError {
+                message: format!("step `{}` failed: {}", s.name, e.message),
+                ..e.clone()
+            },
+            None => StepError::new(
+                ErrorKind::CommandFailed,
+                format!("the flow {}", r.status.as_str()),
+            ),
+        }
+    })
 }
 
 /// Runs the flows; returns the results of those that ran, in the order given. A flow whose task
@@ -37,7 +63,11 @@ pub(crate) async fn run_flows(
         rt.browser
             .prelaunch(browser_spec(&rt, loaded), loaded.dir.clone());
     }
-    for (index, loaded) in flows.into_iter().enumerate() {
+    let n = opts.repeat_each.max(1) as usize;
+    let runs = flows
+        .into_iter()
+        .flat_map(|l| (1..=n).map(move |k| (l.clone(), k)));
+    for (index, (loaded, k)) in runs.enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
             () = rt.cancel.cancelled() => break,
@@ -47,15 +77,38 @@ pub(crate) async fn run_flows(
         }
         let rt = rt.clone();
         let stop = stop.clone();
+        // Repeated runs are told apart by their names, in every report.
+        let name = if n > 1 {
+            format!("{} [{k}/{n}]", loaded.flow.name)
+        } else {
+            loaded.flow.name.clone()
+        };
         let info = FlowInfo {
             index,
-            name: loaded.flow.name.clone(),
+            name: name.clone(),
             file: loaded.doc.file.name().to_string(),
             steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
         };
-        let identity = (loaded.flow.name.clone(), loaded.path.clone());
+        let identity = (name.clone(), loaded.path.clone());
         let handle = tokio::spawn(async move {
-            let r = run_flow(&rt, loaded, info).await;
+            let mut failures = Vec::new();
+            let mut r = loop {
+                let r = run_flow(&rt, loaded.clone(), info.clone()).await;
+                // Only a flow's own failure is retried: not the environment's, not an interrupt.
+                if r.status == FlowStatus::Failed
+                    && failures.len() < opts.retries as usize
+                    && !rt.cancel.is_cancelled()
+                {
+                    failures.push(failure_of(&r));
+                    continue;
+                }
+                break r;
+            };
+            r.name = name;
+            if !failures.is_empty() && r.status == FlowStatus::Passed {
+                r.flaky = true;
+            }
+            r.retry_errors = failures;
             if opts.fail_fast && r.status != FlowStatus::Passed {
                 stop.store(true, Ordering::SeqCst);
             }
@@ -98,5 +151,6 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
             format!("internal error: the flow's task {why}; this is a bug in runner"),
         )),
         flaky: false,
+        retry_errors: Vec::new(),
     }
 }

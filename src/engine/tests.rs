@@ -122,6 +122,8 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
         let opts = RunOptions {
             jobs: 1,
             fail_fast: false,
+            retries: 0,
+            repeat_each: 1,
         };
         run_flows(rt, vec![loaded], opts).await
     });

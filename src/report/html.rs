@@ -170,6 +170,18 @@ impl Writer {
         if let Some(e) = &f.error {
             self.error(e, None);
         }
+        if !f.retry_errors.is_empty() {
+            self.out.push_str("<ol class=\"attempts\">");
+            for (i, e) in f.retry_errors.iter().enumerate() {
+                self.out.push_str(&format!(
+                    "<li>run {} failed: <b>{}</b>: {}</li>",
+                    i + 1,
+                    esc(&e.kind),
+                    esc(&e.message)
+                ));
+            }
+            self.out.push_str("</ol>");
+        }
         self.out.push_str("<table><tr><th>step</th><th>action</th><th>outcome</th><th>attempts</th><th>time</th><th>details</th></tr>\n");
         self.steps(&f.steps, 0);
         self.out.push_str("</table></details>\n");

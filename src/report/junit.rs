@@ -25,7 +25,15 @@ fn case(r: &Flow) -> TestCase {
     let status = match r.status.as_str() {
         "passed" => {
             let mut s = TestCaseStatus::success();
-            // A flaky flow's failed attempts, each with its own error (`flakyFailure`).
+            // A flaky flow's failed runs (`--retries`) and steps' failed attempts, each with its
+            // own error (`flakyFailure`).
+            for (i, e) in r.retry_errors.iter().enumerate() {
+                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+                rerun
+                    .set_message(format!("run {} of the flow failed: {}", i + 1, e.message))
+                    .set_type(e.kind.clone());
+                s.add_rerun(rerun);
+            }
             for step in r.steps.iter().filter(|s| s.flaky) {
                 for (i, e) in step.attempt_errors.iter().enumerate() {
                     let mut rerun = TestRerun::new(NonSuccessKind::Failure);
@@ -70,7 +78,15 @@ fn case(r: &Flow) -> TestCase {
                 (None, None) => (status.to_string(), status.to_string(), String::new()),
             };
             s.set_message(message).set_type(ty).set_description(desc);
-            // The failing step's earlier attempts (`rerunFailure`), each with its own error.
+            // The flow's earlier runs (`--retries`) and the failing step's earlier attempts
+            // (`rerunFailure`), each with its own error.
+            for (i, e) in r.retry_errors.iter().enumerate() {
+                let mut rerun = TestRerun::new(kind);
+                rerun
+                    .set_message(format!("run {} of the flow failed: {}", i + 1, e.message))
+                    .set_type(e.kind.clone());
+                s.add_rerun(rerun);
+            }
             if let Some(step) = r.failed_step() {
                 let earlier = step.attempt_errors.len().saturating_sub(1);
                 for (i, e) in step.attempt_errors.iter().take(earlier).enumerate() {

@@ -43,6 +43,9 @@ pub(crate) struct Flow {
     pub(crate) steps: Vec<Step>,
     pub(crate) error: Option<Error>,
     pub(crate) flaky: bool,
+    /// Why each earlier run failed, when `--retries` ran the flow again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) retry_errors: Vec<Error>,
 }
 
 /// One step.
@@ -168,6 +171,7 @@ mod tests {
             steps: vec![step(vec![step(vec![], None)], Some(e))],
             error: Some(StepError::new(ErrorKind::Environment, "no sh")),
             flaky: true,
+            retry_errors: Vec::new(),
         };
         let s = Summary::of(
             std::slice::from_ref(&r),

@@ -94,8 +94,11 @@ pub(crate) struct FlowResult {
     pub(crate) steps: Vec<StepResult>,
     /// A failure outside any step (a missing secret, a server that did not start).
     pub(crate) error: Option<StepError>,
-    /// Whether a step passed only after a retry.
+    /// Whether a step passed only after a retry (or the flow, after `--retries`).
     pub(crate) flaky: bool,
+    /// Why each earlier run of the flow failed, when `--retries` ran it again (in order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) retry_errors: Vec<StepError>,
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
