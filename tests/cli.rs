@@ -496,6 +496,93 @@ fn grep_list_repeat_retries_and_pass_with_no_flows() {
 }
 
 #[test]
+fn a_project_file_gives_defaults_the_command_line_overrides() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "runner.toml",
+        "flows = [\"flows\"]\njobs = 2\nreports = [\"json=out/report.json\"]\n\n[vars]\ngreeting = \"hello from the project\"\n",
+    );
+    std::fs::create_dir_all(d.path().join("flows")).unwrap();
+    write(
+        d.path(),
+        "flows/a.yaml",
+        "name: uses the project's var\nsteps:\n  - exec: \"echo {{ vars.greeting }}\"\n",
+    );
+    write(
+        d.path(),
+        "flows/b.yaml",
+        "name: has its own\nvars:\n  greeting: its own\nsteps:\n  - exec: \"echo {{ vars.greeting }}\"\n",
+    );
+    let stdout_of = |report: &std::path::Path| -> Vec<String> {
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        r["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                f["steps"][0]["outputs"]["stdout"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    // No paths, no --report: the project file's.
+    let mut c = runner(d.path());
+    c.arg("run");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout_of(&d.path().join("out/report.json")),
+        ["hello from the project", "its own"]
+    );
+    // `validate` knows the project's vars, and checks its flows.
+    let mut c = runner(d.path());
+    c.arg("validate");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("ok: 2 files valid"), "{stderr}");
+    // Found from a directory below it; its paths stay relative to the file.
+    let mut c = runner(&d.path().join("flows"));
+    c.args(["run", "--list"]);
+    let (code, out, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // The command line wins: --var over the project's vars, --report over its reports.
+    let mut c = runner(d.path());
+    c.args([
+        "run",
+        "flows/a.yaml",
+        "--var",
+        "greeting=from the command line",
+    ])
+    .args(["--report", "json=cli.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout_of(&d.path().join("cli.json")),
+        ["from the command line"]
+    );
+    // A misspelt setting is refused, pointing at its line.
+    write(d.path(), "runner.toml", "flows = [\"flows\"]\njobz = 2\n");
+    let mut c = runner(d.path());
+    c.arg("run");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("runner.toml:2"), "{stderr}");
+    assert!(stderr.contains("jobz"), "{stderr}");
+    let mut c = runner(d.path());
+    c.args(["schema", "config"]);
+    let (code, out, _) = output(c);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        std::fs::read_to_string(root().join("schemas/config.schema.json")).unwrap()
+    );
+}
+
+#[test]
 fn tags_filter_flows() {
     let d = tempfile::tempdir().unwrap();
     write(

@@ -203,6 +203,8 @@ impl AgentCache {
 pub(crate) enum SchemaWhich {
     Flow,
     Profile,
+    /// The project file (runner.toml / runner.yaml).
+    Config,
     /// What the `intent` skill answers (the `act` step's agent).
     #[value(name = "skill/intent")]
     SkillIntent,
@@ -230,8 +232,7 @@ pub(crate) struct ValidateArgs {
 #[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// Flow files or directories.
-    #[arg(required = true)]
+    /// Flow files or directories (default: `flows` of the project file).
     pub(crate) paths: Vec<PathBuf>,
     /// Override a var: KEY=VALUE (repeatable).
     #[arg(long = "var", value_name = "KEY=VALUE")]
@@ -239,9 +240,9 @@ pub(crate) struct RunArgs {
     /// Read vars from a YAML, TOML or .env file (repeatable).
     #[arg(long = "var-file", value_name = "FILE")]
     pub(crate) var_files: Vec<PathBuf>,
-    /// Flows run in parallel.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub(crate) jobs: u16,
+    /// Flows run in parallel (default: the project file's `jobs`, else 1).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub(crate) jobs: Option<u16>,
     /// Run the I-th of N deterministic slices of the flows (I from 1 to N).
     #[arg(long, value_name = "I/N")]
     pub(crate) shard: Option<String>,
@@ -265,8 +266,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub(crate) repeat_each: u32,
     /// Run a flow that fails again, up to N times; one that then passes is flaky.
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub(crate) retries: u32,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub(crate) retries: Option<u32>,
     /// Exit 0 when the filters leave no flow (instead of a usage error).
     #[arg(long)]
     pub(crate) pass_with_no_flows: bool,

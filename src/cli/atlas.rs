@@ -98,6 +98,7 @@ fn driver(
         headed: false,
         // Replays and explore connect to a running browser when one is named.
         browser_cdp: super::remote_browser(std::env::var("RUNNER_BROWSER_CDP").ok().as_deref())?,
+        defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
         agent_cache: crate::agent::CacheMode::default(),

@@ -19,6 +19,12 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>
                 .filter_entry(|e| e.depth() == 0 || !skipped_dir(e.path()))
                 .filter_map(Result::ok)
                 .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
+                // The project file is settings, not a flow (validate checks it on its own).
+                .filter(|e| {
+                    !crate::config::project::NAMES
+                        .iter()
+                        .any(|n| e.file_name() == std::ffi::OsStr::new(n))
+                })
                 .map(|e| {
                     let p = e.into_path();
                     p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)

@@ -11,14 +11,82 @@ use super::error::CliError;
 use super::{exit, files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
+use crate::config::project;
 use crate::engine::{RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
 use crate::step::{FlowResult, FlowStatus};
 
+/// A run's settings: the command line's, else the project file's (see `config::project`),
+/// else the defaults.
+pub(crate) struct Settings {
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) reports: Vec<String>,
+    pub(crate) profiles: Vec<PathBuf>,
+    pub(crate) jobs: usize,
+    pub(crate) retries: u32,
+    pub(crate) headed: bool,
+    pub(crate) cdp: Option<String>,
+    /// Vars every flow has (a flow's own and `--var` win).
+    pub(crate) vars: Map<String, Value>,
+}
+
+impl Settings {
+    pub(crate) fn of(args: &RunArgs) -> Result<Settings, CliError> {
+        let cwd = std::env::current_dir().map_err(|e| {
+            CliError::Environment(format!("cannot read the current directory: {e}"))
+        })?;
+        let project = project::find(&cwd).map_err(CliError::invalid)?;
+        let f = project.as_ref().map(|p| &p.file);
+        let resolve = |list: &[String]| -> Vec<PathBuf> {
+            project
+                .as_ref()
+                .map(|p| list.iter().map(|x| p.resolve(x)).collect())
+                .unwrap_or_default()
+        };
+        let paths = if args.paths.is_empty() {
+            resolve(f.map_or(&[][..], |f| &f.flows))
+        } else {
+            args.paths.clone()
+        };
+        if paths.is_empty() {
+            return Err(CliError::Usage(
+                "give the flow files or directories to run (or `flows` in runner.toml)".into(),
+            ));
+        }
+        let reports = if args.reports.is_empty() {
+            project.as_ref().map_or_else(Vec::new, |p| {
+                p.file.reports.iter().map(|r| p.report(r)).collect()
+            })
+        } else {
+            args.reports.clone()
+        };
+        let mut profiles = resolve(f.map_or(&[][..], |f| &f.profiles));
+        profiles.extend(args.profiles.iter().cloned());
+        let browser = f.and_then(|f| f.browser.as_ref());
+        let cdp = args
+            .browser_cdp
+            .clone()
+            .or_else(|| browser.and_then(|b| b.cdp.clone()));
+        Ok(Settings {
+            paths,
+            reports,
+            profiles,
+            jobs: usize::from(args.jobs.or(f.and_then(|f| f.jobs)).unwrap_or(1)),
+            retries: args.retries.or(f.and_then(|f| f.retries)).unwrap_or(0),
+            headed: args.headed || browser.and_then(|b| b.headed).unwrap_or(false),
+            cdp: super::remote_browser(cdp.as_deref())?,
+            vars: f
+                .map(|f| f.vars.clone().into_iter().collect())
+                .unwrap_or_default(),
+        })
+    }
+}
+
 /// Runs `run`; returns the exit code its results give.
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> {
-    let reports = ReportTarget::parse_all(&args.reports).map_err(CliError::Usage)?;
+    let s = Settings::of(args)?;
+    let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = args
         .shard
         .as_deref()
@@ -26,18 +94,18 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         .transpose()
         .map_err(CliError::Usage)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
-    let paths = files::collect(&args.paths).map_err(CliError::invalid)?;
+    let paths = files::collect(&s.paths).map_err(CliError::invalid)?;
     // A directory runs its flows, not its profiles or `_partial` sub-flows.
     let paths: Vec<PathBuf> = paths
         .into_iter()
         .filter(|p| {
-            args.paths.contains(p)
+            s.paths.contains(p)
                 || !(files::is_profile(p)
                     || p.file_name()
                         .is_some_and(|n| n.to_string_lossy().starts_with('_')))
         })
         .collect();
-    let (registry, diags) = validate::load_registry(&args.profiles);
+    let (registry, diags) = validate::load_registry(&s.profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
@@ -50,7 +118,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             labels.join(", ")
         )));
     }
-    let mut loader = Loader::new(&registry).with_vars(overrides.keys().cloned());
+    let mut loader =
+        Loader::new(&registry).with_vars(overrides.keys().chain(s.vars.keys()).cloned());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
@@ -100,15 +169,16 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             .clone()
             .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
     );
-    let jobs = args.jobs as usize;
+    let jobs = s.jobs;
     let console = Arc::new(Console::new(*reporter, jobs));
     let rt = Arc::new(Runtime::new(RuntimeSettings {
         run_id: run_id.clone(),
         artifacts: artifacts.clone(),
         listener: console.clone(),
         overrides,
-        headed: args.headed,
-        browser_cdp: super::remote_browser(args.browser_cdp.as_deref())?,
+        defaults: s.vars.clone(),
+        headed: s.headed,
+        browser_cdp: s.cdp.clone(),
         profiles: registry.clone(),
         atlas: args.atlas.as_deref().map(absolute),
         agent_cache: args.agent_cache.mode(),
@@ -145,7 +215,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             RunOptions {
                 jobs,
                 fail_fast: args.fail_fast,
-                retries: args.retries,
+                retries: s.retries,
                 repeat_each: args.repeat_each,
             },
         )

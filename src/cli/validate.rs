@@ -13,11 +13,34 @@ use crate::source::Diagnostic;
 /// Runs `validate`; returns the exit code.
 /// Validates; prints every problem in the format asked for. Returns the exit code.
 pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
+    // The project file: checked itself, and its flows, profiles and vars used.
+    let project = match std::env::current_dir()
+        .map_err(|_| Vec::new())
+        .and_then(|cwd| crate::config::project::find(&cwd))
+    {
+        Ok(p) => p,
+        Err(d) => {
+            reporter.diagnostics(&d, args.format);
+            reporter.validate_summary(1, d.len(), args.format);
+            return exit::INVALID_INPUT;
+        }
     };
+    let paths = match (&project, args.paths.is_empty()) {
+        (_, false) => args.paths.clone(),
+        (Some(p), true) if !p.file.flows.is_empty() => {
+            p.file.flows.iter().map(|f| p.resolve(f)).collect()
+        }
+        _ => vec![PathBuf::from(".")],
+    };
+    let vars: Vec<String> = project
+        .as_ref()
+        .map(|p| p.file.vars.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut profile_dirs: Vec<PathBuf> = project
+        .as_ref()
+        .map(|p| p.file.profiles.iter().map(|d| p.resolve(d)).collect())
+        .unwrap_or_default();
+    profile_dirs.extend(args.profiles.iter().cloned());
     let files = match files::collect(&paths) {
         Ok(f) => f,
         Err(d) => {
@@ -25,8 +48,8 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
             return exit::INVALID_INPUT;
         }
     };
-    let (registry, mut diags) = load_registry(&args.profiles);
-    diags.extend(check_files(&files, &registry));
+    let (registry, mut diags) = load_registry(&profile_dirs);
+    diags.extend(check_files(&files, &registry, &vars));
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);
     // The problems were printed in the format asked for; the code says whether there were any.
@@ -45,7 +68,11 @@ pub(crate) fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
 }
 
 /// Validates files in parallel (one chunk per core) and returns every problem, in file order.
-pub(crate) fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnostic> {
+pub(crate) fn check_files(
+    files: &[PathBuf],
+    registry: &Registry,
+    vars: &[String],
+) -> Vec<Diagnostic> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(files.len().max(1));
@@ -58,7 +85,7 @@ pub(crate) fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnos
                 s.spawn(move || {
                     let mut out = Vec::new();
                     for f in part {
-                        out.extend(check_file(f, registry));
+                        out.extend(check_file(f, registry, vars));
                     }
                     out
                 })
@@ -71,11 +98,11 @@ pub(crate) fn check_files(files: &[PathBuf], registry: &Registry) -> Vec<Diagnos
     results.into_iter().flatten().collect()
 }
 
-fn check_file(path: &std::path::Path, registry: &Registry) -> Vec<Diagnostic> {
+fn check_file(path: &std::path::Path, registry: &Registry, vars: &[String]) -> Vec<Diagnostic> {
     if files::is_profile(path) {
         return profiles::load_file(path).err().unwrap_or_default();
     }
-    let mut loader = Loader::new(registry);
+    let mut loader = Loader::new(registry).with_vars(vars.iter().cloned());
     loader.load(path);
     // Sub-flows' own problems are reported when those files are validated themselves, or here
     // when they are not part of the set.

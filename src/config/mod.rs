@@ -8,6 +8,7 @@ pub(crate) mod duration;
 pub(crate) mod flows;
 pub(crate) mod model;
 pub(crate) mod profiles;
+pub(crate) mod project;
 pub(crate) mod schema;
 mod selector;
 mod toml;

@@ -14,12 +14,15 @@ use crate::source::{Diagnostic, SourceFile, SpanMap, pointer_push};
 pub(crate) const FLOW_SCHEMA: &str = include_str!("../../schemas/flow.schema.json");
 /// The text of `schemas/profile.schema.json`.
 pub(crate) const PROFILE_SCHEMA: &str = include_str!("../../schemas/profile.schema.json");
+/// The text of `schemas/config.schema.json` (the project file).
+pub(crate) const CONFIG_SCHEMA: &str = include_str!("../../schemas/config.schema.json");
 
 /// Which schema a document follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SchemaKind {
     Flow,
     Profile,
+    Config,
 }
 
 struct Compiled {
@@ -30,9 +33,11 @@ struct Compiled {
 fn compiled(kind: SchemaKind) -> &'static Compiled {
     static FLOW: OnceLock<Compiled> = OnceLock::new();
     static PROFILE: OnceLock<Compiled> = OnceLock::new();
+    static CONFIG: OnceLock<Compiled> = OnceLock::new();
     let (cell, text) = match kind {
         SchemaKind::Flow => (&FLOW, FLOW_SCHEMA),
         SchemaKind::Profile => (&PROFILE, PROFILE_SCHEMA),
+        SchemaKind::Config => (&CONFIG, CONFIG_SCHEMA),
     };
     cell.get_or_init(|| {
         let schema: Value = serde_json::from_str(text).expect("the embedded schema is valid JSON");

@@ -32,6 +32,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) headed: bool,
     /// A running browser to connect to instead of launching one (`--browser-cdp`).
     pub(crate) browser_cdp: Option<String>,
+    /// Vars every flow has (the project file's); a flow's own and the overrides win.
+    pub(crate) defaults: Map<String, Value>,
     pub(crate) profiles: Registry,
     pub(crate) atlas: Option<PathBuf>,
     /// `--agent-cache`.
@@ -52,6 +54,7 @@ impl Runtime {
             cancel: CancellationToken::new(),
             listener: s.listener,
             overrides: s.overrides,
+            defaults: s.defaults,
             browser: BrowserHost::new(s.headed, s.browser_cdp.clone()),
             profiles: s.profiles,
             atlas: s.atlas,

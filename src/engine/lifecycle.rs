@@ -109,6 +109,10 @@ async fn body(
         scope.set_web_server(Some(json!({ "url": s.url })));
     }
     let masker = Masker::default();
+    // The project file's vars first: the flow's own vars may use them, and win over them.
+    for (k, v) in &rt.defaults {
+        scope.set_var(k.clone(), v.clone());
+    }
     let prepared = prepare(&mut scope, rt, loaded, &rt.overrides, &masker);
     // A template error in a var may quote a secret's value: mask it like everything else.
     prepared.map_err(|mut e| {

@@ -32,6 +32,9 @@ pub(crate) struct Runtime {
     pub(crate) listener: Arc<dyn Listener>,
     /// `--var` / `--var-file` values, applied to top-level flows.
     pub(crate) overrides: Map<String, Value>,
+    /// The project file's vars: every top-level flow has them; its own vars and the overrides
+    /// win.
+    pub(crate) defaults: Map<String, Value>,
     /// Browser resources (adapter, sockets, background closes).
     pub(crate) browser: BrowserHost,
     /// Agent profiles.
