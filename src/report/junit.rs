@@ -5,7 +5,7 @@ use quick_junit::{
     NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestRerun, TestSuite,
 };
 
-use super::model::{Flow, Report};
+use super::model::{Error, Flow, Report, Step};
 
 /// The report as XML text.
 pub(crate) fn report(r: &Report) -> String {
@@ -21,34 +21,49 @@ pub(crate) fn report(r: &Report) -> String {
     report.to_string().unwrap_or_default()
 }
 
+/// The earlier failures of a flow as reruns of `kind` (`flakyFailure` for a flow that passed in
+/// the end, `rerunFailure` for one that failed): its earlier runs (`--retries`), then its steps'
+/// failed attempts (`last_too: false` leaves out a step's last attempt, which is the flow's
+/// failure itself), each with its own error.
+fn reruns(s: &mut TestCaseStatus, kind: NonSuccessKind, r: &Flow, steps: &[&Step], last_too: bool) {
+    let mut add = |message: String, e: &Error| {
+        let mut rerun = TestRerun::new(kind);
+        rerun.set_message(message).set_type(e.kind.clone());
+        s.add_rerun(rerun);
+    };
+    for (i, e) in r.retry_errors.iter().enumerate() {
+        add(
+            format!("run {} of the flow failed: {}", i + 1, e.message),
+            e,
+        );
+    }
+    for step in steps {
+        let n = if last_too {
+            step.attempt_errors.len()
+        } else {
+            step.attempt_errors.len().saturating_sub(1)
+        };
+        for (i, e) in step.attempt_errors.iter().take(n).enumerate() {
+            add(
+                format!(
+                    "step `{}` attempt {} of {} failed: {}",
+                    step.name,
+                    i + 1,
+                    step.attempts,
+                    e.message
+                ),
+                e,
+            );
+        }
+    }
+}
+
 fn case(r: &Flow) -> TestCase {
     let status = match r.status.as_str() {
         "passed" => {
             let mut s = TestCaseStatus::success();
-            // A flaky flow's failed runs (`--retries`) and steps' failed attempts, each with its
-            // own error (`flakyFailure`).
-            for (i, e) in r.retry_errors.iter().enumerate() {
-                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
-                rerun
-                    .set_message(format!("run {} of the flow failed: {}", i + 1, e.message))
-                    .set_type(e.kind.clone());
-                s.add_rerun(rerun);
-            }
-            for step in r.steps.iter().filter(|s| s.flaky) {
-                for (i, e) in step.attempt_errors.iter().enumerate() {
-                    let mut rerun = TestRerun::new(NonSuccessKind::Failure);
-                    rerun
-                        .set_message(format!(
-                            "step `{}` attempt {} of {} failed: {}",
-                            step.name,
-                            i + 1,
-                            step.attempts,
-                            e.message
-                        ))
-                        .set_type(e.kind.clone());
-                    s.add_rerun(rerun);
-                }
-            }
+            let flaky: Vec<&Step> = r.steps.iter().filter(|s| s.flaky).collect();
+            reruns(&mut s, NonSuccessKind::Failure, r, &flaky, true);
             s
         }
         status => {
@@ -78,31 +93,8 @@ fn case(r: &Flow) -> TestCase {
                 (None, None) => (status.to_string(), status.to_string(), String::new()),
             };
             s.set_message(message).set_type(ty).set_description(desc);
-            // The flow's earlier runs (`--retries`) and the failing step's earlier attempts
-            // (`rerunFailure`), each with its own error.
-            for (i, e) in r.retry_errors.iter().enumerate() {
-                let mut rerun = TestRerun::new(kind);
-                rerun
-                    .set_message(format!("run {} of the flow failed: {}", i + 1, e.message))
-                    .set_type(e.kind.clone());
-                s.add_rerun(rerun);
-            }
-            if let Some(step) = r.failed_step() {
-                let earlier = step.attempt_errors.len().saturating_sub(1);
-                for (i, e) in step.attempt_errors.iter().take(earlier).enumerate() {
-                    let mut rerun = TestRerun::new(kind);
-                    rerun
-                        .set_message(format!(
-                            "step `{}` attempt {} of {} failed: {}",
-                            step.name,
-                            i + 1,
-                            step.attempts,
-                            e.message
-                        ))
-                        .set_type(e.kind.clone());
-                    s.add_rerun(rerun);
-                }
-            }
+            let failed: Vec<&Step> = r.failed_step().into_iter().collect();
+            reruns(&mut s, kind, r, &failed, false);
             s
         }
     };

@@ -32,7 +32,8 @@ impl Reporter {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Reporter {
             interactive: tty && !ci,
-            color: tty && !no_color,
+            // Colour in a terminal, never in CI logs (NO_COLOR also turns it off).
+            color: tty && !no_color && !ci,
         }
     }
 
