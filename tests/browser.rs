@@ -1023,3 +1023,67 @@ steps:
     let Ran { code, stderr, .. } = flow_run(d.path()).arg("look.yaml").run();
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// `upload` attaches the files (relative to the flow) and says how many the input took; a file
+/// input refuses `fill`, a missing file and a non-file element refuse `upload`.
+#[test]
+fn upload_attaches_files_and_a_file_input_refuses_text() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "first");
+    std::fs::create_dir_all(d.path().join("docs")).unwrap();
+    write(d.path(), "docs/b.txt", "second");
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "uploads",
+            r##"  - open: "{{ vars.base }}/upload.html"
+  - id: up
+    upload: { target: "#many", files: [a.txt, docs/b.txt] }
+  - expect: { text: { target: "#shown", equals: "2 file(s): a.txt, b.txt" } }
+  - expect: { that: "{{ steps.up.uploaded == 2 and steps.up.files | length == 2 }}" }
+  - upload: { target: "#one", files: a.txt }
+  - expect: { text: { target: "#shown", equals: "1 file(s): a.txt" } }
+  - fill: { target: "#one", value: "a.txt" }
+    continue_on_error: true
+  - upload: { target: "#one", files: nowhere.txt }
+    continue_on_error: true
+  - upload: { target: { role: button, text: Send }, files: a.txt }
+    continue_on_error: true
+  - upload: { target: "#one", files: [a.txt, docs/b.txt] }
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    let error = |i: usize| {
+        steps[i]["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        error(6).contains("`fill` needs a text field (a file input takes files"),
+        "{}",
+        error(6)
+    );
+    assert!(error(7).contains("no file to upload at"), "{}", error(7));
+    assert!(
+        error(8).contains("`upload` needs a file input"),
+        "{}",
+        error(8)
+    );
+    // Two files on an input without `multiple`: it keeps one, and the step says so.
+    assert!(
+        error(9).contains("holds 1 of the 2 file(s) uploaded"),
+        "{}",
+        error(9)
+    );
+}

@@ -152,6 +152,19 @@ fn python(action: &Action) -> String {
             &format!("press_sequentially({})", py(&f.value.to_string())),
         ),
         Action::Press(key) => format!("page.keyboard.press({})", py(key)),
+        Action::Upload(u) => {
+            let files = match &u.files {
+                OneOrMany::One(f) => vec![f.clone()],
+                OneOrMany::Many(v) => v.clone(),
+            };
+            on(
+                &u.target,
+                &format!(
+                    "set_input_files({})",
+                    serde_json::to_string(&files).unwrap_or_default()
+                ),
+            )
+        }
         Action::Select(f) => {
             let values = match &f.value {
                 OneOrMany::One(v) => py(v),

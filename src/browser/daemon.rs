@@ -69,6 +69,10 @@ pub(crate) fn request(command: &str, args: &[String], cwd: &Path) -> Result<Valu
         "click" | "dblclick" | "hover" | "focus" | "check" | "uncheck" => selector(command, 0)?,
         "fill" => json!({ "action": "fill", "selector": arg(0)?, "value": arg(1)? }),
         "type" => json!({ "action": "type", "selector": arg(0)?, "text": arg(1)? }),
+        "upload" => {
+            arg(1)?;
+            json!({ "action": "upload", "selector": arg(0)?, "files": args[1..] })
+        }
         "select" => {
             arg(1)?;
             json!({ "action": "select", "selector": arg(0)?, "values": args[1..] })
@@ -329,6 +333,10 @@ mod tests {
             (
                 &["uncheck", ".x"],
                 json!({"action":"uncheck","selector":".x"}),
+            ),
+            (
+                &["upload", "#f", "/a.txt", "/b.txt"],
+                json!({"action":"upload","selector":"#f","files":["/a.txt","/b.txt"]}),
             ),
             (&["get", "url"], json!({"action":"url"})),
             (&["get", "title"], json!({"action":"title"})),

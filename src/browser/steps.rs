@@ -74,6 +74,7 @@ pub(crate) async fn run_step(
         Action::Hover(s) => element(session, "hover", &s, &[], deadline).await,
         Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
         Action::Check(s) => element(session, "check", &s, &[], deadline).await,
+        Action::Upload(u) => upload(session, &u, deadline).await,
         Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
         Action::Fill(f) => {
             element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
@@ -262,6 +263,84 @@ async fn element(
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
 }
 
+/// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
+/// input, and the count the page then holds checked.
+async fn upload(
+    session: &mut Session,
+    u: &crate::config::model::UploadAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let names = match &u.files {
+        OneOrMany::One(f) => vec![f.clone()],
+        OneOrMany::Many(v) => v.clone(),
+    };
+    let mut files = Vec::new();
+    for n in &names {
+        let p = session.cwd.join(n);
+        if !p.is_file() {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "no file to upload at {} (`{n}`, relative to the flow's directory)",
+                    p.display()
+                ),
+            ));
+        }
+        files.push(p.display().to_string());
+    }
+    let r = resolve_one(session, &u.target, deadline).await?;
+    fits("upload", &r)?;
+    // What the input then holds is read from the page, which needs the element in CSS (a
+    // snapshot ref is agent-browser's alone): agent-browser counts the files it was given, and
+    // an input without `multiple` keeps one of them.
+    let css = (!r.target.starts_with('@')).then(|| r.target.clone());
+    if css.is_none() && files.len() > 1 {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "to upload several files, name the input by css or text ({} is a snapshot ref): runner checks that it took them all",
+                r.matched
+            ),
+        ));
+    }
+    let mut args = vec![r.target.clone()];
+    args.extend(files.iter().cloned());
+    let t = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1));
+    let data = session.cmd("upload", &args, t).await?;
+    let uploaded = match &css {
+        Some(c) => session
+            .eval(
+                &format!(
+                    "document.querySelector({}).files.length",
+                    super::selector::js_str(c)
+                ),
+                t,
+            )
+            .await?
+            .as_u64()
+            .unwrap_or(0),
+        None => data.get("uploaded").and_then(Value::as_u64).unwrap_or(0),
+    };
+    if usize::try_from(uploaded).ok() != Some(files.len()) {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{} holds {uploaded} of the {} file(s) uploaded (an input without `multiple` takes one)",
+                r.matched,
+                files.len()
+            ),
+        ));
+    }
+    Ok(json!({
+        "matched": r.matched,
+        "matched_index": r.index,
+        "uploaded": uploaded,
+        "files": files,
+    }))
+}
+
 /// Resolves a selector to exactly one element: more than one match is an error listing them,
 /// unless `nth` says which (strict mode).
 async fn resolve_one(
@@ -295,10 +374,13 @@ fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
     let k = &r.kind;
     let needs = match command {
         "fill" | "type" if !k.is_text_field() => Some(if k.input_type == "file" {
-            "a text field (file inputs take files, not text)".to_string()
+            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
         } else {
             "a text field".to_string()
         }),
+        "upload" if !(k.tag == "input" && k.input_type == "file") => {
+            Some("a file input (`<input type=file>`)".to_string())
+        }
         "select" if !k.is_select() => Some("a <select> (a combobox or listbox)".to_string()),
         "check" if !(k.is_checkbox() || k.is_radio()) => {
             Some("a checkbox or a radio button".to_string())

@@ -38,6 +38,7 @@ impl Action {
             | Action::Type(_)
             | Action::Press(_)
             | Action::Select(_)
+            | Action::Upload(_)
             | Action::Wait(_)
             | Action::Screenshot(_)
             | Action::Eval(_)
@@ -89,6 +90,13 @@ impl Action {
             | Action::Fill(_)
             | Action::Type(_)
             | Action::Select(_) => ELEMENT,
+            Action::Upload(_) => &[
+                "matched",
+                "matched_index",
+                "uploaded",
+                "files",
+                "failure_artifacts",
+            ],
             Action::Press(_) | Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
             Action::Act(_) => &[
                 "action_type",
@@ -149,6 +157,7 @@ impl Action {
             | Action::Uncheck(s) => Some(s),
             Action::Fill(f) | Action::Type(f) => Some(&f.target),
             Action::Select(s) => Some(&s.target),
+            Action::Upload(u) => Some(&u.target),
             Action::Inspect(i) => Some(&i.target),
             Action::Act(_)
             | Action::Open(_)

@@ -41,7 +41,7 @@ fn check_descriptions(root: &Value, node: &Value, path: &str, missing: &mut Vec<
 
 #[test]
 fn every_property_has_a_description_and_objects_are_closed() {
-    for kind in [SchemaKind::Flow, SchemaKind::Profile] {
+    for kind in [SchemaKind::Flow, SchemaKind::Profile, SchemaKind::Config] {
         let s = schema_value(kind);
         let mut missing = Vec::new();
         check_descriptions(s, s, "", &mut missing);

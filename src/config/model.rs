@@ -154,6 +154,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "type",
     "press",
     "select",
+    "upload",
     "wait",
     "screenshot",
     "eval",
@@ -187,6 +188,7 @@ pub(crate) enum Action {
     Type(FillAction),
     Press(String),
     Select(SelectAction),
+    Upload(UploadAction),
     Wait(WaitAction),
     Screenshot(Toggle<ScreenshotOptions>),
     Eval(String),
@@ -218,6 +220,7 @@ impl Action {
             Action::Type(_) => "type",
             Action::Press(_) => "press",
             Action::Select(_) => "select",
+            Action::Upload(_) => "upload",
             Action::Wait(_) => "wait",
             Action::Screenshot(_) => "screenshot",
             Action::Eval(_) => "eval",
@@ -337,6 +340,14 @@ pub(crate) struct SelectorObject {
 pub(crate) struct FillAction {
     pub(crate) target: Selector,
     pub(crate) value: Scalar,
+}
+
+/// `upload`: files for a file input, paths relative to the flow's directory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UploadAction {
+    pub(crate) target: Selector,
+    pub(crate) files: OneOrMany,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -713,6 +724,12 @@ impl Action {
             | Action::Uncheck(s) => s.check(),
             Action::Fill(f) | Action::Type(f) => f.target.check(),
             Action::Select(f) => f.target.check(),
+            Action::Upload(u) => match &u.files {
+                OneOrMany::Many(v) if v.is_empty() => {
+                    Err("`upload` needs at least one file".into())
+                }
+                _ => u.target.check(),
+            },
             Action::Inspect(i) => i.target.check(),
             Action::Wait(WaitAction::For(w)) => {
                 if w.target.is_none() && w.state.is_none() && w.text.is_none() && w.url.is_none() {

@@ -47,6 +47,7 @@ pub(crate) async fn run(
         | Action::Type(_)
         | Action::Press(_)
         | Action::Select(_)
+        | Action::Upload(_)
         | Action::Wait(_)
         | Action::Screenshot(_)
         | Action::Eval(_)
