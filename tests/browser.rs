@@ -862,7 +862,11 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
         "{}",
         error("select_on_textbox")
     );
-    assert!(error("fill_on_file").contains("file inputs take files"));
+    assert!(
+        error("fill_on_file").contains("a file input takes files: `upload: { target, files }`"),
+        "{}",
+        error("fill_on_file")
+    );
     assert!(error("uncheck_radio").contains("a radio button cannot be unchecked"));
     assert!(error("check_textbox").contains("needs a checkbox or a radio button"));
     assert!(
@@ -1085,5 +1089,51 @@ fn upload_attaches_files_and_a_file_input_refuses_text() {
         error(9).contains("holds 1 of the 2 file(s) uploaded"),
         "{}",
         error(9)
+    );
+}
+
+/// `dialog` answers the confirm or prompt the previous step opened (the page is blocked until
+/// then) and says what it was; with none open it times out saying so.
+#[test]
+fn dialog_answers_confirm_and_prompt() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "dialogs",
+            r##"  - open: "{{ vars.base }}/dialog.html"
+  - click: { role: button, text: Delete }
+  - id: asked
+    dialog: dismiss
+  - expect: { text: { target: "#r", equals: "no" } }
+  - expect: { that: "{{ steps.asked.type == 'confirm' and steps.asked.message == 'Delete it?' and not steps.asked.accepted }}" }
+  - click: { role: button, text: Delete }
+  - dialog: accept
+  - expect: { text: { target: "#r", equals: "yes" } }
+  - click: { role: button, text: Ask }
+  - dialog: { text: Ada Lovelace }
+  - expect: { text: { target: "#r", equals: "Ada Lovelace" } }
+  - dialog: accept
+    timeout: 1s
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let last = &report["flows"][0]["steps"][11];
+    assert_eq!(last["error"]["kind"], "timeout", "{last}");
+    assert!(
+        last["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the page opened none"),
+        "{last}"
     );
 }

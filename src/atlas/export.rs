@@ -190,6 +190,18 @@ fn python(action: &Action) -> String {
         },
         Action::Screenshot(_) => "page.screenshot()".into(),
         Action::Eval(js) => format!("page.evaluate({})", py(js)),
+        Action::Dialog(d) => {
+            let (accept, text) = d.answer();
+            let how = match (accept, text) {
+                (true, Some(t)) => format!("d.accept({})", py(t)),
+                (true, None) => "d.accept()".to_string(),
+                (false, _) => "d.dismiss()".to_string(),
+            };
+            // Playwright answers a dialog from a handler armed before the action that opens it.
+            format!(
+                "# arm before the action that opens the dialog: page.once(\"dialog\", lambda d: {how})"
+            )
+        }
         Action::Snapshot(_) | Action::Inspect(_) | Action::Expect(_) => {
             format!(
                 "# {}: a check runner makes; not replayed here",

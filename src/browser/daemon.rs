@@ -69,6 +69,13 @@ pub(crate) fn request(command: &str, args: &[String], cwd: &Path) -> Result<Valu
         "click" | "dblclick" | "hover" | "focus" | "check" | "uncheck" => selector(command, 0)?,
         "fill" => json!({ "action": "fill", "selector": arg(0)?, "value": arg(1)? }),
         "type" => json!({ "action": "type", "selector": arg(0)?, "text": arg(1)? }),
+        "dialog" => {
+            let mut v = json!({ "action": "dialog", "response": arg(0)? });
+            if let Some(text) = args.get(1) {
+                v["promptText"] = json!(text);
+            }
+            v
+        }
         "upload" => {
             arg(1)?;
             json!({ "action": "upload", "selector": arg(0)?, "files": args[1..] })
@@ -337,6 +344,14 @@ mod tests {
             (
                 &["upload", "#f", "/a.txt", "/b.txt"],
                 json!({"action":"upload","selector":"#f","files":["/a.txt","/b.txt"]}),
+            ),
+            (
+                &["dialog", "accept", "Ada"],
+                json!({"action":"dialog","response":"accept","promptText":"Ada"}),
+            ),
+            (
+                &["dialog", "status"],
+                json!({"action":"dialog","response":"status"}),
             ),
             (&["get", "url"], json!({"action":"url"})),
             (&["get", "title"], json!({"action":"title"})),

@@ -75,6 +75,7 @@ pub(crate) async fn run_step(
         Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
         Action::Check(s) => element(session, "check", &s, &[], deadline).await,
         Action::Upload(u) => upload(session, &u, deadline).await,
+        Action::Dialog(d) => dialog(session, &d, deadline).await,
         Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
         Action::Fill(f) => {
             element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
@@ -261,6 +262,41 @@ async fn element(
         }
     }
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+/// `dialog`: waits (up to the step's timeout) for the page's dialog to be open, answers it,
+/// and says what it was (`type`: alert, confirm, prompt, beforeunload; `message`).
+async fn dialog(
+    session: &mut Session,
+    d: &crate::config::model::DialogAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let (accept, text) = d.answer();
+    let mut poll = Poll::new();
+    let status = loop {
+        let s = session
+            .cmd("dialog", &["status".to_string()], Duration::from_secs(5))
+            .await?;
+        if s.get("hasDialog").and_then(Value::as_bool) == Some(true) {
+            break s;
+        }
+        if !poll.wait(deadline).await {
+            return Err(StepError::new(
+                ErrorKind::Timeout,
+                "timed out waiting for a dialog: the page opened none (a `dialog` step answers one the previous step opened)",
+            ));
+        }
+    };
+    let mut args = vec![if accept { "accept" } else { "dismiss" }.to_string()];
+    if let Some(t) = text {
+        args.push(t.to_string());
+    }
+    session.cmd("dialog", &args, Duration::from_secs(5)).await?;
+    Ok(json!({
+        "type": status.get("type").cloned().unwrap_or(Value::Null),
+        "message": status.get("message").cloned().unwrap_or(Value::Null),
+        "accepted": accept,
+    }))
 }
 
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file

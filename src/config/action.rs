@@ -39,6 +39,7 @@ impl Action {
             | Action::Press(_)
             | Action::Select(_)
             | Action::Upload(_)
+            | Action::Dialog(_)
             | Action::Wait(_)
             | Action::Screenshot(_)
             | Action::Eval(_)
@@ -98,6 +99,7 @@ impl Action {
                 "failure_artifacts",
             ],
             Action::Press(_) | Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Dialog(_) => &["type", "message", "accepted", "failure_artifacts"],
             Action::Act(_) => &[
                 "action_type",
                 "selector",
@@ -160,6 +162,7 @@ impl Action {
             Action::Upload(u) => Some(&u.target),
             Action::Inspect(i) => Some(&i.target),
             Action::Act(_)
+            | Action::Dialog(_)
             | Action::Open(_)
             | Action::Snapshot(_)
             | Action::Press(_)

@@ -154,6 +154,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "type",
     "press",
     "select",
+    "dialog",
     "upload",
     "wait",
     "screenshot",
@@ -189,6 +190,7 @@ pub(crate) enum Action {
     Press(String),
     Select(SelectAction),
     Upload(UploadAction),
+    Dialog(DialogAction),
     Wait(WaitAction),
     Screenshot(Toggle<ScreenshotOptions>),
     Eval(String),
@@ -221,6 +223,7 @@ impl Action {
             Action::Press(_) => "press",
             Action::Select(_) => "select",
             Action::Upload(_) => "upload",
+            Action::Dialog(_) => "dialog",
             Action::Wait(_) => "wait",
             Action::Screenshot(_) => "screenshot",
             Action::Eval(_) => "eval",
@@ -340,6 +343,32 @@ pub(crate) struct SelectorObject {
 pub(crate) struct FillAction {
     pub(crate) target: Selector,
     pub(crate) value: Scalar,
+}
+
+/// `dialog`: the answer to the page's `alert`/`confirm`/`prompt`: `accept`, `dismiss`, or
+/// `{ accept, text }` (the text typed into a prompt).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum DialogAction {
+    Word(String),
+    Full(DialogAnswer),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DialogAnswer {
+    pub(crate) accept: Option<bool>,
+    pub(crate) text: Option<String>,
+}
+
+impl DialogAction {
+    /// Whether it accepts, and the prompt's text.
+    pub(crate) fn answer(&self) -> (bool, Option<&str>) {
+        match self {
+            DialogAction::Word(w) => (w == "accept", None),
+            DialogAction::Full(a) => (a.accept.unwrap_or(true), a.text.as_deref()),
+        }
+    }
 }
 
 /// `upload`: files for a file input, paths relative to the flow's directory.
@@ -724,6 +753,9 @@ impl Action {
             | Action::Uncheck(s) => s.check(),
             Action::Fill(f) | Action::Type(f) => f.target.check(),
             Action::Select(f) => f.target.check(),
+            Action::Dialog(DialogAction::Word(w)) if w != "accept" && w != "dismiss" => {
+                Err(format!("`dialog: {w}`: expected accept or dismiss"))
+            }
             Action::Upload(u) => match &u.files {
                 OneOrMany::Many(v) if v.is_empty() => {
                     Err("`upload` needs at least one file".into())

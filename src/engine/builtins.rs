@@ -48,6 +48,7 @@ pub(crate) async fn run(
         | Action::Press(_)
         | Action::Select(_)
         | Action::Upload(_)
+        | Action::Dialog(_)
         | Action::Wait(_)
         | Action::Screenshot(_)
         | Action::Eval(_)
