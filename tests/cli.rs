@@ -371,11 +371,18 @@ fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
         rows[1].starts_with("| fine, really | passed |"),
         "{summary}"
     );
-    // Not on GitHub Actions: no workflow commands.
+    // Not on GitHub Actions: no workflow commands, unless asked for.
     let mut c = runner(d.path());
     c.args(["run", "."]);
     let (_, stdout, _) = output(c);
     assert!(!stdout.contains("::error"), "{stdout}");
+    let mut c = runner(d.path());
+    c.args(["run", ".", "--format", "github"]);
+    let (_, stdout, _) = output(c);
+    assert!(
+        stdout.contains("::error file=f.yaml,line=4,col=5,"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -572,6 +579,28 @@ fn a_project_file_gives_defaults_the_command_line_overrides() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("runner.toml:2"), "{stderr}");
     assert!(stderr.contains("jobz"), "{stderr}");
+    // Its timeouts apply to flows that set none.
+    write(
+        d.path(),
+        "runner.toml",
+        "flows = [\"slow\"]\ntimeout = \"1s\"\n",
+    );
+    std::fs::create_dir_all(d.path().join("slow")).unwrap();
+    write(
+        d.path(),
+        "slow/s.yaml",
+        "name: slow\nsteps:\n  - exec: \"sleep 5\"\n",
+    );
+    let mut c = runner(d.path());
+    c.arg("run");
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("timed out after 1s"), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "the 1s timeout applied"
+    );
     let mut c = runner(d.path());
     c.args(["schema", "config"]);
     let (code, out, _) = output(c);

@@ -179,6 +179,15 @@ pub(crate) struct AgentArgs {
     pub(crate) profiles: Vec<PathBuf>,
 }
 
+/// `run --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RunFormat {
+    /// The console's output only.
+    Human,
+    /// Also `::error` annotations (and the job summary when `$GITHUB_STEP_SUMMARY` is set).
+    Github,
+}
+
 /// `--agent-cache`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum AgentCache {
@@ -271,6 +280,10 @@ pub(crate) struct RunArgs {
     /// Exit 0 when the filters leave no flow (instead of a usage error).
     #[arg(long)]
     pub(crate) pass_with_no_flows: bool,
+    /// `github`: also print GitHub Actions annotations for failures (on by itself when
+    /// GITHUB_ACTIONS=true; `human` turns them off there).
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) format: Option<RunFormat>,
     /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub(crate) reports: Vec<String>,

@@ -29,6 +29,8 @@ pub(crate) struct Settings {
     pub(crate) cdp: Option<String>,
     /// Vars every flow has (a flow's own and `--var` win).
     pub(crate) vars: Map<String, Value>,
+    /// The project file's step and browser timeouts (for flows that set none).
+    pub(crate) timeouts: (Option<String>, Option<String>),
 }
 
 impl Settings {
@@ -79,6 +81,10 @@ impl Settings {
             vars: f
                 .map(|f| f.vars.clone().into_iter().collect())
                 .unwrap_or_default(),
+            timeouts: (
+                f.and_then(|f| f.timeout.clone()),
+                browser.and_then(|b| b.timeout.clone()),
+            ),
         })
     }
 }
@@ -118,8 +124,9 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             labels.join(", ")
         )));
     }
-    let mut loader =
-        Loader::new(&registry).with_vars(overrides.keys().chain(s.vars.keys()).cloned());
+    let mut loader = Loader::new(&registry)
+        .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
+        .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
@@ -239,7 +246,11 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     }
     let _ = write_json(&artifacts.join("report.json"), &report);
     // On GitHub Actions: failures annotated on their lines, and the job's summary.
-    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+    let github = match args.format {
+        Some(f) => f == super::args::RunFormat::Github,
+        None => std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true"),
+    };
+    if github {
         reporter.out(&crate::report::github_annotations(&report));
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
             use std::io::Write;

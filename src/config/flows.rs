@@ -33,6 +33,8 @@ pub(crate) struct Loader<'a> {
     cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
     stack: Vec<PathBuf>,
     extra_vars: Vec<String>,
+    /// The project file's timeouts: (step, browser), for flows that set none.
+    timeouts: (Option<String>, Option<String>),
     /// Every problem found so far, in all files.
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
@@ -46,6 +48,7 @@ impl<'a> Loader<'a> {
             cache: HashMap::new(),
             stack: Vec::new(),
             extra_vars: Vec::new(),
+            timeouts: (None, None),
             diagnostics: Vec::new(),
         }
     }
@@ -54,6 +57,35 @@ impl<'a> Loader<'a> {
     pub(crate) fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
         self.extra_vars = names.into_iter().collect();
         self
+    }
+
+    /// The project file's default timeouts (a step's attempt, a browser step), for flows whose
+    /// `defaults.timeout` / `browser.timeout` are not set.
+    pub(crate) fn with_timeouts(
+        mut self,
+        step: Option<String>,
+        browser: Option<String>,
+    ) -> Loader<'a> {
+        self.timeouts = (step, browser);
+        self
+    }
+
+    fn apply_timeouts(&self, f: &mut Flow) {
+        if let Some(t) = &self.timeouts.0 {
+            let d = f.defaults.get_or_insert(super::model::StepDefaults {
+                timeout: None,
+                retry: None,
+            });
+            d.timeout.get_or_insert_with(|| t.clone());
+        }
+        if let Some(t) = &self.timeouts.1 {
+            let b = f.browser.get_or_insert(super::model::BrowserDefaults {
+                headed: None,
+                timeout: None,
+                cdp: None,
+            });
+            b.timeout.get_or_insert_with(|| t.clone());
+        }
     }
 
     /// Loads one flow; `None` when it (or a sub-flow) has problems, which are in `diagnostics`.
@@ -105,7 +137,10 @@ impl<'a> Loader<'a> {
             .map_err(|e| e.to_string())
             .and_then(|f| f.check().map(|()| f))
         {
-            Ok(f) => f,
+            Ok(mut f) => {
+                self.apply_timeouts(&mut f);
+                f
+            }
             Err(e) => {
                 // The schema accepted what the typed model refuses: a bug in runner.
                 self.diagnostics.push(Diagnostic::error(

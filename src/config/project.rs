@@ -22,6 +22,7 @@ pub(crate) const NAMES: [&str; 3] = ["runner.toml", "runner.yaml", "runner.yml"]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProjectBrowser {
     pub(crate) headed: Option<bool>,
+    pub(crate) timeout: Option<String>,
     pub(crate) cdp: Option<String>,
 }
 
@@ -32,6 +33,7 @@ pub(crate) struct ProjectFile {
     #[serde(default)]
     pub(crate) flows: Vec<String>,
     pub(crate) jobs: Option<u16>,
+    pub(crate) timeout: Option<String>,
     pub(crate) retries: Option<u32>,
     #[serde(default)]
     pub(crate) reports: Vec<String>,
