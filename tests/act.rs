@@ -286,11 +286,17 @@ fn validate_checks_act_and_the_skill_schemas_are_printed() {
     let mut c = crate::common::runner(d.path());
     c.args(["run", "--help"]);
     let (_, help, _) = crate::common::output(c);
+    // The flag's help: on its line, or below it (clap moves every help below its flag when
+    // some are long), up to the next flag.
     let line = |flag: &str| {
-        help.lines()
-            .find(|l| l.trim_start().starts_with(flag))
-            .unwrap_or_default()
-            .to_string()
+        let mut lines = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(flag));
+        let first = lines.next().unwrap_or_default().to_string();
+        let rest: Vec<&str> = lines
+            .take_while(|l| !l.trim_start().starts_with('-'))
+            .collect();
+        format!("{first} {}", rest.join(" "))
     };
     let agent = line("--agent <PROFILE>");
     assert!(

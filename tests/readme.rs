@@ -6,12 +6,18 @@ use crate::common::{Ran, flow_run, output, root, runner};
 
 /// The fenced `yaml` blocks of README.md.
 fn yaml_blocks() -> Vec<String> {
+    blocks("yaml")
+}
+
+/// The fenced blocks of README.md in `lang`.
+fn blocks(lang: &str) -> Vec<String> {
     let text = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let fence = format!("```{lang}");
     let mut out = Vec::new();
     let mut block: Option<String> = None;
     for line in text.lines() {
         match &mut block {
-            None if line.trim_start() == "```yaml" => block = Some(String::new()),
+            None if line.trim_start() == fence => block = Some(String::new()),
             Some(b) if line.trim_start() == "```" => {
                 out.push(std::mem::take(b));
                 block = None;
@@ -78,4 +84,34 @@ fn readme_examples_validate_and_the_self_contained_ones_run() {
         assert_eq!(code, 0, "README's {f} must run:\n{stderr}");
         assert!(!stderr.contains("readme-token"), "the secret is masked");
     }
+}
+
+/// README's project file example is a project file runner takes: it validates, and a run under
+/// it uses its vars, jobs and reports.
+#[test]
+fn readme_project_file_example_is_taken() {
+    let toml = blocks("toml");
+    let example = toml
+        .iter()
+        .find(|b| b.contains("flows = "))
+        .expect("README shows a runner.toml");
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("runner.toml"), example).unwrap();
+    std::fs::create_dir_all(d.path().join("flows")).unwrap();
+    std::fs::create_dir_all(d.path().join("agents")).unwrap();
+    std::fs::write(
+        d.path().join("flows/base.yaml"),
+        "name: base url\nsteps:\n  - exec: \"echo {{ vars.base_url }}\"\n",
+    )
+    .unwrap();
+    let mut c = runner(d.path());
+    c.arg("validate");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let mut c = runner(d.path());
+    c.arg("run");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let junit = std::fs::read_to_string(d.path().join("reports/junit.xml")).unwrap();
+    assert!(junit.contains("base url"), "{junit}");
 }
