@@ -107,6 +107,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
     });
     rt.dispatch = &FAKE;
     let rt = Arc::new(rt);
+    let rt_close = rt.clone();
     let tokio_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -126,7 +127,11 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
             retries: 0,
             repeat_each: 1,
         };
-        run_flows(rt, vec![loaded], opts).await
+        let results = run_flows(rt, vec![loaded], opts).await;
+        // As `runner run` does: the browser launched ahead for the flow (its `click` steps are
+        // browser steps, faked here) is closed and its daemon ended, not left behind the test.
+        rt_close.browser.wait_closed().await;
+        results
     });
     assert_eq!(results.len(), 1);
     results.remove(0)
