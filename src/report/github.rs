@@ -1,7 +1,7 @@
 //! GitHub Actions: `::error` workflow commands (annotations on the failing line) and the job's
 //! Markdown summary (`$GITHUB_STEP_SUMMARY`), written from the report document.
 
-use super::model::Report;
+use super::model::{Report, place, shown_path as shown};
 
 /// A workflow command's message: `%`, CR and LF escaped.
 pub(crate) fn data(s: &str) -> String {
@@ -13,28 +13,6 @@ pub(crate) fn data(s: &str) -> String {
 /// A workflow command's property value: as `data`, and `:` and `,` too.
 pub(crate) fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
-/// A path as shown on GitHub: relative to where runner runs (the checkout), when inside it.
-fn shown(path: &str) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| {
-            std::path::Path::new(path)
-                .strip_prefix(cwd)
-                .ok()
-                .map(|p| p.display().to_string())
-        })
-        .unwrap_or_else(|| path.to_string())
-}
-
-/// `file:line:col` as its parts (the file may hold colons itself).
-fn place(location: &str) -> Option<(&str, &str, &str)> {
-    let mut parts = location.rsplitn(3, ':');
-    let col = parts.next()?;
-    let line = parts.next()?;
-    let file = parts.next()?;
-    (line.parse::<u32>().is_ok() && col.parse::<u32>().is_ok()).then_some((file, line, col))
 }
 
 /// One `::error` line per flow that did not pass, on the line of the step that failed (or of
@@ -126,7 +104,7 @@ pub(crate) fn step_summary(r: &Report) -> String {
 mod tests {
     #[test]
     fn places_and_escapes() {
-        assert_eq!(super::place("a:b.yaml:3:5"), Some(("a:b.yaml", "3", "5")));
+        assert_eq!(super::place("a:b.yaml:3:5"), Some(("a:b.yaml", 3, 5)));
         assert_eq!(super::place("nowhere"), None);
         assert_eq!(super::property("a,b:c%\n"), "a%2Cb%3Ac%25%0A");
     }

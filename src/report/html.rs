@@ -8,26 +8,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::model::{Error, Flow, Report, Step};
+use super::model::{Error, Flow, Report, Step, place, shown_path as rel};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-/// A path as shown: relative to where runner ran, when inside it.
-fn rel(path: &str) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| {
-            Path::new(path)
-                .strip_prefix(cwd)
-                .ok()
-                .map(|p| p.display().to_string())
-        })
-        .unwrap_or_else(|| path.to_string())
 }
 
 /// The page, and the files it shows that are to be copied beside it: (source, name under
@@ -44,10 +31,7 @@ struct Writer {
 
 /// The line a `file:line:col` place points at, numbered (when the file can be read here).
 fn source_line(location: &str) -> Option<String> {
-    let mut parts = location.rsplitn(3, ':');
-    let _col = parts.next()?;
-    let line: usize = parts.next()?.parse().ok()?;
-    let file = parts.next()?;
+    let (file, line, _) = place(location)?;
     let text = std::fs::read_to_string(file).ok()?;
     let l = text.lines().nth(line.checked_sub(1)?)?;
     Some(format!("{line} │ {l}"))

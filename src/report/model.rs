@@ -84,6 +84,27 @@ pub(crate) struct Error {
     pub(crate) location: Option<String>,
 }
 
+/// A path as reports show it: relative to where runner runs, when inside it.
+pub(crate) fn shown_path(path: &str) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| {
+            std::path::Path::new(path)
+                .strip_prefix(cwd)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// A report's `file:line:col` place as its parts (the file may hold colons itself).
+pub(crate) fn place(location: &str) -> Option<(&str, usize, usize)> {
+    let mut parts = location.rsplitn(3, ':');
+    let col = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?, line, col))
+}
+
 impl Flow {
     pub(crate) fn duration(&self) -> Duration {
         Duration::from_millis(self.duration_ms)
