@@ -291,7 +291,13 @@ async fn dialog(
     if let Some(t) = text {
         args.push(t.to_string());
     }
-    session.cmd("dialog", &args, Duration::from_secs(5)).await?;
+    let done = session.cmd("dialog", &args, Duration::from_secs(5)).await?;
+    if done.get("handled").and_then(Value::as_bool) != Some(true) {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("the {} dialog was not answered: {done}", status["type"]),
+        ));
+    }
     Ok(json!({
         "type": status.get("type").cloned().unwrap_or(Value::Null),
         "message": status.get("message").cloned().unwrap_or(Value::Null),
@@ -326,39 +332,27 @@ async fn upload(
     }
     let r = resolve_one(session, &u.target, deadline).await?;
     fits("upload", &r)?;
-    // What the input then holds is read from the page, which needs the element in CSS (a
-    // snapshot ref is agent-browser's alone): agent-browser counts the files it was given, and
-    // an input without `multiple` keeps one of them.
-    let css = (!r.target.starts_with('@')).then(|| r.target.clone());
-    if css.is_none() && files.len() > 1 {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "to upload several files, name the input by css or text ({} is a snapshot ref): runner checks that it took them all",
-                r.matched
-            ),
-        ));
-    }
     let mut args = vec![r.target.clone()];
     args.extend(files.iter().cloned());
     let t = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(1));
-    let data = session.cmd("upload", &args, t).await?;
-    let uploaded = match &css {
-        Some(c) => session
-            .eval(
-                &format!(
-                    "document.querySelector({}).files.length",
-                    super::selector::js_str(c)
-                ),
-                t,
-            )
-            .await?
-            .as_u64()
-            .unwrap_or(0),
-        None => data.get("uploaded").and_then(Value::as_u64).unwrap_or(0),
-    };
+    session.cmd("upload", &args, t).await?;
+    // What the input then holds is read from the page: agent-browser counts the files it was
+    // given, and an input without `multiple` keeps one of them. `fits` let only an element known
+    // to be a file input through, which the resolver marks with a CSS handle (a snapshot ref
+    // carries no tag), so the handle reaches it.
+    let uploaded = session
+        .eval(
+            &format!(
+                "document.querySelector({}).files.length",
+                super::selector::js_str(&r.target)
+            ),
+            t,
+        )
+        .await?
+        .as_u64()
+        .unwrap_or(0);
     if usize::try_from(uploaded).ok() != Some(files.len()) {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
