@@ -579,6 +579,35 @@ fn a_project_file_gives_defaults_the_command_line_overrides() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("runner.toml:2"), "{stderr}");
     assert!(stderr.contains("jobz"), "{stderr}");
+    // Its jobs and retries are used: two flows that each wait for the other to start pass only
+    // when they run at once (jobs = 2), and a flow that fails once passes on its retry, flaky.
+    let meet = |me: &str, other: &str| {
+        format!(
+            "name: meet {me}\nsteps:\n  - exec: {{ command: \"touch {me}; for i in $(seq 50); do [ -f {other} ] && exit 0; sleep 0.1; done; exit 1\", shell: true }}\n"
+        )
+    };
+    std::fs::create_dir_all(d.path().join("pair")).unwrap();
+    write(d.path(), "pair/a.yaml", &meet("a", "b"));
+    write(d.path(), "pair/b.yaml", &meet("b", "a"));
+    write(
+        d.path(),
+        "pair/c.yaml",
+        "name: once\nsteps:\n  - exec: { command: \"[ -f c ] || { touch c; exit 1; }\", shell: true }\n",
+    );
+    write(
+        d.path(),
+        "runner.toml",
+        "flows = [\"pair\"]\njobs = 2\nretries = 1\nreports = [\"json=pair.json\"]\n",
+    );
+    let mut c = runner(d.path());
+    c.arg("run");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("pair.json")).unwrap())
+            .unwrap();
+    assert_eq!(r["summary"]["passed"], 3, "{r}");
+    assert_eq!(r["summary"]["flaky"], 1, "{r}");
     // Its timeouts apply to flows that set none.
     write(
         d.path(),
