@@ -713,7 +713,12 @@ fn atlas_status_follows_an_explore_and_tells_a_killed_one() {
     let (child, seen) = exploring(d.path(), &url);
     assert_eq!(seen["pid"], child.id(), "{seen}");
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     let done = atlas_status(d.path());
     assert_eq!(done["state"], "done", "{done}");

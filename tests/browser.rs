@@ -14,6 +14,18 @@ fn flow(name: &str, steps: &str) -> String {
     )
 }
 
+/// The error message of the last step of the report's first flow, after checking that every
+/// step before it passed (the flows of these tests end with one step expected to fail).
+fn all_pass_but_last(report: &serde_json::Value) -> String {
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for s in &steps[..steps.len() - 1] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+    let last = steps.last().unwrap();
+    assert_eq!(last["outcome"], "failed", "{last}");
+    last["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
 /// Runs `c` to its end: its pid (to look for what it left), exit code and stderr.
 fn run_keeping_pid(mut c: std::process::Command) -> (u32, Option<i32>, String) {
     let child = c
@@ -1136,4 +1148,803 @@ fn dialog_answers_confirm_and_prompt() {
             .contains("the page opened none"),
         "{last}"
     );
+}
+
+/// The element-state assertions wait for the page (the button turns enabled and the link's
+/// state ready after 400 ms), read refs and roles as well as CSS, and `not` fails for an element
+/// that is missing, except `not: { visible }`. Each wrong expectation fails with what was found.
+#[test]
+fn element_state_assertions_wait_and_say_what_they_found() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "states",
+            r##"  - open: "{{ vars.base }}/states.html"
+  - expect:
+      enabled: { role: button, text: Save }
+      editable: "#name"
+      disabled: "#locked"
+      unchecked: "#terms"
+      attribute: { target: { text: Docs, tag: a }, name: data-state, equals: ready }
+      not:
+        visible: "#missing"
+        disabled: "#save"
+        attribute: { target: "#docs", name: data-state, equals: loading }
+  - expect: { attribute: { target: "#docs", name: href, matches: "^/docs/" } }
+  - expect: { editable: { role: textbox, text: Search } }
+  - focus: "#search"
+  - expect: { focused: { role: textbox, text: Search }, not: { focused: "#name" } }
+  - check: "#terms"
+  - expect: { checked: "#terms", not: { checked: "#terms" } }
+    timeout: 600ms
+    continue_on_error: true
+  - expect: { editable: "#code" }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { editable: "#inside" }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { editable: "#plain" }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { focused: "#name" }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { not: { enabled: "#missing" } }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { attribute: { target: "#docs", name: title } }
+    timeout: 300ms
+    continue_on_error: true
+  - expect: { enabled: "#locked" }
+    timeout: 300ms
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for (i, s) in steps.iter().enumerate().take(7) {
+        assert_eq!(s["outcome"], "passed", "step {i}: {s}");
+    }
+    let error = |i: usize| {
+        assert_eq!(steps[i]["outcome"], "failed", "step {i}");
+        steps[i]["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let expected = [
+        (7, "expected not: css `#terms` to be checked, but it is so"),
+        (
+            8,
+            "expected css `#code` to be editable, but it is read-only",
+        ),
+        (
+            9,
+            "expected css `#inside` to be editable, but it is disabled",
+        ),
+        (
+            10,
+            "expected css `#plain` to be editable, but it is not a form field",
+        ),
+        (
+            11,
+            "expected css `#name` to be focused, but the focus is on input#terms",
+        ),
+        (
+            12,
+            "expected not: css `#missing` to be enabled, but css `#missing` is not on the page",
+        ),
+        (
+            13,
+            "expected attribute `title` of css `#docs` to be present, but it has no `title`",
+        ),
+        (14, "expected css `#locked` to be enabled, but it is not"),
+    ];
+    for (i, want) in expected {
+        let got = error(i);
+        assert!(got.contains(want), "step {i}: {got}");
+    }
+}
+
+/// Elements found by role are read where they are on a scrolled page: `inspect` and `focused`
+/// find the element behind a ref by its box, which agent-browser gives in viewport
+/// coordinates (inspect subtracted the scroll once more, and took whatever element was under
+/// the point when none had the box).
+#[test]
+fn role_targets_are_read_on_a_scrolled_page() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "scrolled",
+            r##"  - open: "{{ vars.base }}/states.html"
+  - scroll: { to: bottom }
+  - id: seen
+    inspect: { target: { role: button, text: Back to top } }
+  - expect: { that: "{{ steps.seen.elements[0].metadata.tag == 'button' and steps.seen.elements[0].metadata.text == 'Back to top' }}" }
+  - focus: { role: button, text: Back to top }
+  - expect: { focused: { role: button, text: Back to top } }
+"##,
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// `press` on a target focuses it first and refuses one that cannot take the focus (the key
+/// would go elsewhere); `scroll` brings an element into view, goes to the page's ends and
+/// wheels by pixels, with the scroll position as outputs.
+#[test]
+fn press_on_a_target_and_scroll() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "keys and scroll",
+            r##"  - open: "{{ vars.base }}/states.html"
+  - fill: { target: "#search", value: shoes }
+  - focus: "#name"
+  - press: { key: Enter, target: { role: textbox, text: Search } }
+  - expect: { text: { target: "#result", equals: "searched: shoes" } }
+  - press: { key: Control+a, target: "#name" }
+  - press: Backspace
+  - expect: { value: { target: "#name", equals: "" } }
+  - id: down
+    scroll: { to: "#end" }
+  - expect: { that: "{{ steps.down.y > 1000 }}" }
+  - id: top
+    scroll: { to: top }
+  - expect: { that: "{{ steps.top.y == 0 }}" }
+  - id: wheel
+    scroll: { by: 500 }
+  - expect: { that: "{{ steps.wheel.y > 0 and steps.wheel.y <= 500 }}" }
+  - id: bottom
+    scroll: { to: bottom }
+  - expect: { that: "{{ steps.bottom.y > steps.wheel.y }}" }
+  - press: { key: Enter, target: "#plain" }
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let message = all_pass_but_last(&report);
+    assert!(
+        message.contains("cannot take the focus, so the key was not sent"),
+        "{message}"
+    );
+}
+
+/// `browser: { dialogs: dismiss }` answers the confirms no `dialog` step answers (also one that
+/// opens later, while an `expect` of it waits); `expect: { dialog }` reads the last one. Without
+/// the default, the step after the one that opened a confirm fails at once saying how to answer
+/// it, and `expect: { dialog }` reads the open dialog without answering it.
+#[test]
+fn dialogs_get_the_flow_default_and_expect_reads_them() {
+    let d = tempfile::tempdir().unwrap();
+    let site = fixture("site");
+    write(
+        d.path(),
+        "default.yaml",
+        &format!(
+            r##"name: dialog default
+web_server: {{ static: "{}" }}
+browser: {{ dialogs: dismiss }}
+steps:
+  - open: "{{{{ web_server.url }}}}/dialog.html"
+  - click: {{ role: button, text: Delete }}
+  - expect: {{ text: {{ target: "#r", equals: "no" }} }}
+  - expect: {{ dialog: {{ type: confirm, message: "Delete it?", accepted: false }} }}
+  - click: {{ role: button, text: Later }}
+  - expect: {{ dialog: {{ message: {{ contains: Later }} }} }}
+  - expect: {{ text: {{ target: "#r", equals: "later no" }} }}
+  - expect: {{ dialog: {{ accepted: true }} }}
+    timeout: 300ms
+    continue_on_error: true
+"##,
+            site.display()
+        ),
+    );
+    write(
+        d.path(),
+        "none.yaml",
+        &flow(
+            "no dialog default",
+            r##"  - open: "{{ vars.base }}/dialog.html"
+  - click: { role: button, text: Delete }
+  - click: { role: button, text: Ask }
+    continue_on_error: true
+  - expect: { dialog: { type: confirm, message: "Delete it?" } }
+  - expect: { dialog: { accepted: true } }
+    timeout: 300ms
+    continue_on_error: true
+  - dialog: accept
+  - expect: { text: { target: "#r", equals: "yes" } }
+  - expect: { dialog: { accepted: true, message: { matches: "^Delete" } } }
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["default.yaml", "none.yaml"]).run();
+    assert_eq!(code, 0, "{stderr}");
+    let flows = report["flows"].as_array().unwrap();
+    let flow = |name: &str| {
+        flows
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {report}"))["steps"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let message = |s: &serde_json::Value| s["error"]["message"].as_str().unwrap_or("").to_string();
+    let with_default = flow("dialog default");
+    for (i, s) in with_default.iter().enumerate().take(7) {
+        assert_eq!(s["outcome"], "passed", "step {i}: {s}");
+    }
+    assert!(
+        message(&with_default[7])
+            .contains("expected the last dialog to be accepted, but it was dismissed"),
+        "{}",
+        with_default[7]
+    );
+    let without = flow("no dialog default");
+    assert_eq!(without[2]["outcome"], "failed");
+    assert!(
+        message(&without[2]).contains(
+            "a confirm dialog (\"Delete it?\") is blocking the page: answer it with a `dialog: accept` (or dismiss) step right after"
+        ),
+        "{}",
+        without[2]
+    );
+    assert_eq!(without[3]["outcome"], "passed", "{}", without[3]);
+    assert!(
+        message(&without[4]).contains("is still open: answer it with a `dialog` step first"),
+        "{}",
+        without[4]
+    );
+    for s in &without[5..] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+}
+
+/// A flow's device settings reach its pages (viewport, color scheme, locale, time zone,
+/// geolocation, extra headers; a device's user agent and pixel ratio; offline), and the next
+/// flow in the same browser sees the browser's defaults again.
+#[test]
+fn device_settings_apply_to_their_flow_only() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let server = format!(
+        r#"web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}/index.html"
+  ready_timeout: 20s"#,
+        echo = fixture("echo_server.py").display(),
+        site = fixture("site").display()
+    );
+    write(
+        d.path(),
+        "a-settings.yaml",
+        &format!(
+            r##"name: settings
+{server}
+browser:
+  viewport: {{ width: 600, height: 500 }}
+  color_scheme: dark
+  locale: de-DE
+  timezone: Asia/Tokyo
+  geolocation: {{ latitude: 48.85, longitude: 2.35 }}
+  headers: {{ X-Runner-Test: on-every-request }}
+steps:
+  - open: "http://127.0.0.1:{port}/headers"
+  - expect: {{ text: {{ target: "#headers", contains: '"X-Runner-Test": "on-every-request"' }} }}
+  - id: page
+    eval: |
+      new Promise(done => navigator.geolocation.getCurrentPosition(
+        p => done({{ size: innerWidth + 'x' + innerHeight, dark: matchMedia('(prefers-color-scheme: dark)').matches,
+                    lang: navigator.language, tz: Intl.DateTimeFormat().resolvedOptions().timeZone,
+                    lat: p.coords.latitude, lng: p.coords.longitude }}),
+        e => done({{ error: e.message }})))
+  - expect: {{ that: "{{{{ steps.page.value.size == '600x500' and steps.page.value.dark and steps.page.value.lang == 'de-DE' }}}}" }}
+  - expect: {{ that: "{{{{ steps.page.value.tz == 'Asia/Tokyo' and steps.page.value.lat == 48.85 and steps.page.value.lng == 2.35 }}}}" }}
+"##
+        ),
+    );
+    write(
+        d.path(),
+        "b-device.yaml",
+        &format!(
+            r##"name: device
+{server}
+browser: {{ device: "iPhone 14" }}
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - id: page
+    eval: "({{ ua: navigator.userAgent, ratio: devicePixelRatio, width: screen.width }})"
+  - expect: {{ that: "{{{{ 'iPhone' in steps.page.value.ua and steps.page.value.ratio == 3 and steps.page.value.width < 500 }}}}" }}
+"##
+        ),
+    );
+    write(
+        d.path(),
+        "c-defaults.yaml",
+        &format!(
+            r##"name: defaults
+{server}
+steps:
+  - open: "http://127.0.0.1:{port}/headers"
+  - expect: {{ not: {{ text: {{ target: "#headers", contains: X-Runner-Test }} }} }}
+  - id: page
+    eval: "({{ size: innerWidth + 'x' + innerHeight, dark: matchMedia('(prefers-color-scheme: dark)').matches, lang: navigator.language, tz: Intl.DateTimeFormat().resolvedOptions().timeZone, ua: navigator.userAgent }})"
+  - expect: {{ that: "{{{{ steps.page.value.size.startswith('1280x') and not steps.page.value.dark and steps.page.value.lang != 'de-DE' }}}}" }}
+  - expect: {{ that: "{{{{ steps.page.value.tz != 'Asia/Tokyo' and 'iPhone' not in steps.page.value.ua }}}}" }}
+"##
+        ),
+    );
+    write(
+        d.path(),
+        "d-offline.yaml",
+        &format!(
+            r##"name: offline
+{server}
+browser: {{ offline: true }}
+steps:
+  - open: "{{{{ web_server.url }}}}"
+"##
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args([
+            "a-settings.yaml",
+            "b-device.yaml",
+            "c-defaults.yaml",
+            "d-offline.yaml",
+            "--jobs",
+            "1",
+        ])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let flows = report["flows"].as_array().unwrap();
+    for f in &flows[..3] {
+        assert_eq!(f["status"], "passed", "{}: {stderr}", f["name"]);
+    }
+    let offline = &flows[3]["steps"][0];
+    assert!(
+        offline["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ERR_INTERNET_DISCONNECTED"),
+        "{offline}"
+    );
+}
+
+/// `frame` in a selector scopes CSS, text and role to an iframe (the page and the frame both
+/// have a `#card`): fill, click, expect and editable act inside it, then a step without
+/// `frame` acts on the page again. A frame of another origin refuses CSS with the reason.
+#[test]
+fn frame_scopes_selectors_to_an_iframe() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "frames",
+            r##"  - open: "{{ vars.base }}/frames.html"
+  - fill: { target: { css: "#card", frame: "#pay" }, value: "4242" }
+  - expect:
+      value: { target: { css: "#card", frame: "#pay" }, equals: "4242" }
+      editable: { role: textbox, text: Card number, frame: "#pay" }
+      text: { target: "#card", equals: outer card }
+  - click: { role: button, text: Pay, frame: "#pay" }
+  - expect: { text: { target: { text: paid with, frame: "#pay" }, equals: paid with 4242 } }
+  - click: "#outer"
+  - expect: { text: { target: "#outer", equals: outer clicked } }
+  - expect: { count: { target: { css: "input", frame: "#pay" }, equals: 1 } }
+  - expect: { count: { target: "input", equals: 0 } }
+  - frame: "#pay"
+    fill: { target: "#card", value: "1111" }
+  - frame: "#pay"
+    click: [{ role: button, text: Pay }]
+  - frame: "#pay"
+    expect: { text: { target: "#done", equals: paid with 1111 }, not: { visible: "#outer" } }
+  - expect: { text: { target: "#card", equals: outer card } }
+  - click: { css: "button", frame: "#foreign" }
+    timeout: 3s
+    continue_on_error: true
+  - click: { role: button, text: Pay, frame: "#foreign" }
+    timeout: 3s
+    continue_on_error: true
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for s in &steps[..steps.len() - 2] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+    for foreign in &steps[steps.len() - 2..] {
+        assert!(
+            foreign["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("frame `#foreign` shows a page of another origin"),
+            "{foreign}"
+        );
+    }
+}
+
+/// `tab` follows the tabs a flow opens (a target=_blank link; a window.open a moment later,
+/// waited for), by newest, index or URL; `close` goes back to the tab before; `expect: tabs`
+/// counts the flow's tabs only (not the worker's or another flow's). A tab that never opens
+/// times out listing the open ones.
+#[test]
+fn tab_switches_closes_and_counts_the_flows_tabs() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        &flow(
+            "tabs",
+            r##"  - open: "{{ vars.base }}/tabs.html"
+  - expect: { tabs: { count: 1 } }
+  - click: { role: link, text: Open help }
+  - id: help
+    tab: { switch: last }
+  - expect: { title: Second page, url: { contains: "from=tabs" }, tabs: { count: 2 } }
+  - expect: { that: "{{ steps.help.index == 1 and steps.help.count == 2 }}" }
+  - tab: { switch: 0 }
+  - expect: { title: Tabs }
+  - click: { role: button, text: Pop up }
+  - tab: { switch: { url: "popup=1" } }
+  - expect: { title: Runner fixture, tabs: { count: 3 } }
+  - id: closed
+    tab: close
+  - expect: { title: Second page, tabs: { count: 2 } }
+  - expect: { that: "{{ steps.closed.index == 1 and steps.closed.count == 2 }}" }
+  - tab: { switch: { url: nowhere } }
+    timeout: 500ms
+    continue_on_error: true
+"##,
+        ),
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        &flow(
+            "one tab",
+            r##"  - open: "{{ vars.base }}/index.html"
+  - expect: { tabs: { count: 1 } }
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["a.yaml", "b.yaml", "--jobs", "1"])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let message = all_pass_but_last(&report);
+    assert!(
+        message.contains("timed out waiting for a tab whose URL contains `nowhere`")
+            && message.contains("[0] http://")
+            && message.contains("tabs.html"),
+        "{message}"
+    );
+    assert_eq!(report["flows"][1]["status"], "passed");
+}
+
+/// `route` stubs (JSON, a status and text, replaced by a later route of the same pattern) and
+/// aborts requests for the rest of its flow only; `expect: request` counts the flow's own
+/// requests (the next flow on the same browser sees the real server and its own one request).
+#[test]
+fn route_stubs_and_aborts_requests_for_its_flow_only() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        &flow(
+            "stubbed",
+            r##"  - route: { url: "**/api/orders", body: [{ id: 1, item: Tea }, { id: 2, item: Jam }] }
+  - route: { url: "**/ads/**", abort: true }
+  - open: "{{ vars.base }}/network.html"
+  - click: "#load"
+  - expect: { text: { target: "#orders", equals: "2 order(s): Tea, Jam" } }
+  - click: "#ad"
+  - expect: { text: { target: "#banner", equals: ad failed } }
+  - route: { url: "**/api/orders", status: 503, body: service down }
+  - click: "#load"
+  - expect: { text: { target: "#orders", equals: "error 503: service down" } }
+  - expect: { request: { url: "**/api/orders", method: GET, count: 2 } }
+  - expect: { request: { url: "/api/orders", method: POST } }
+    timeout: 300ms
+    continue_on_error: true
+"##,
+        ),
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        &flow(
+            "real server",
+            r##"  - open: "{{ vars.base }}/network.html"
+  - click: "#load"
+  - expect: { text: { target: "#orders", contains: "error 404" } }
+  - expect: { request: { url: "**/api/orders", count: 1 } }
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["a.yaml", "b.yaml", "--jobs", "1"])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let message = all_pass_but_last(&report);
+    assert!(
+        message.contains("expected a POST request to `/api/orders`, got 0"),
+        "{message}"
+    );
+    assert_eq!(report["flows"][1]["status"], "passed", "{stderr}");
+}
+
+/// Downloads land in the flow's artifacts (never the user's ~/Downloads: HOME is a fresh
+/// directory here and stays empty): `download` moves its file where it says and outputs its
+/// size and suggested name; a download no step took gets its suggested name when the flow ends;
+/// a click that starts no download times out saying so.
+#[test]
+fn downloads_are_kept_with_the_flows_artifacts() {
+    let d = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r##"name: downloads
+web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}/downloads.html"
+  ready_timeout: 20s
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - id: first
+    download: {{ target: {{ role: link, text: Report, exact: true }} }}
+  - expect: {{ that: "{{{{ steps.first.suggested_name == 'report.csv' and steps.first.size == 20 }}}}" }}
+  - id: named
+    download: {{ target: "#again", path: kept/r.csv }}
+  - id: redirected
+    download: {{ target: {{ role: link, text: Export }}, path: exported.csv }}
+  - expect: {{ that: "{{{{ steps.redirected.url.endswith('/download/report.csv') and steps.redirected.size == 20 }}}}" }}
+  - click: "#again"
+  - download: {{ target: {{ role: link, text: Not a download }} }}
+    timeout: 1500ms
+    continue_on_error: true
+"##,
+            echo = fixture("echo_server.py").display(),
+            site = fixture("site").display()
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .arg("f.yaml")
+        .env("HOME", home.path())
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    let first = std::path::PathBuf::from(steps[1]["outputs"]["path"].as_str().unwrap());
+    let named = std::path::PathBuf::from(steps[3]["outputs"]["path"].as_str().unwrap());
+    let redirected = std::path::PathBuf::from(steps[4]["outputs"]["path"].as_str().unwrap());
+    let want = std::fs::read(fixture("site/report.csv")).unwrap();
+    assert_eq!(std::fs::read(&first).unwrap(), want);
+    assert_eq!(std::fs::read(&named).unwrap(), want);
+    assert_eq!(std::fs::read(&redirected).unwrap(), want);
+    assert!(first.ends_with("downloads/report.csv"), "{first:?}");
+    assert!(named.ends_with("kept/r.csv"), "{named:?}");
+    let downloads = first.parent().unwrap();
+    // The click's download, no step's: named when the flow ended.
+    assert_eq!(
+        std::fs::read(downloads.join("report (2).csv")).unwrap(),
+        want,
+        "{:?}",
+        std::fs::read_dir(downloads).unwrap().collect::<Vec<_>>()
+    );
+    let message = all_pass_but_last(&report);
+    assert!(message.contains("started no download"), "{message}");
+    let home_files: Vec<_> = walkdir::WalkDir::new(home.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains("report"))
+        .collect();
+    assert!(home_files.is_empty(), "{home_files:?}");
+}
+
+/// `state: { save }` keeps a signed-in flow's cookies and storage (a file only its owner reads,
+/// whose values never reach the reports); a flow with `browser: { state }` starts signed in,
+/// and runs after the flow that saves it even when given first and run in parallel. When the
+/// saving flow fails, the loading one is not run and says why.
+#[test]
+fn saved_state_signs_later_flows_in() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let server = format!(
+        r#"web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}/login.html"
+  ready_timeout: 20s"#,
+        echo = fixture("echo_server.py").display(),
+        site = fixture("site").display()
+    );
+    let sign_in = |name: &str, fail: bool| {
+        format!(
+            r##"name: {name}
+{server}
+steps:
+  - open: "http://127.0.0.1:{port}/login.html"
+  - fill: {{ target: "#name", value: Ada }}
+  - click: {{ role: button, text: Sign in }}
+  - expect: {{ text: {{ target: "#status", equals: "{}" }} }}
+    timeout: 2s
+  - id: saved
+    state: {{ save: .auth/user.json }}
+  - expect: {{ that: "{{{{ steps.saved.cookies == 1 and steps.saved.origins == 1 }}}}" }}
+"##,
+            if fail { "nobody" } else { "welcome Ada" }
+        )
+    };
+    write(
+        d.path(),
+        "account.yaml",
+        &format!(
+            r##"name: account
+{server}
+browser: {{ state: .auth/user.json }}
+steps:
+  - open: "http://127.0.0.1:{port}/account.html"
+  - expect: {{ text: {{ target: "#who", equals: "signed in (Ada)" }} }}
+  - expect: {{ text: {{ target: "#token", equals: has a token }} }}
+"##
+        ),
+    );
+    write(d.path(), "setup.yaml", &sign_in("sign in", false));
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["account.yaml", "setup.yaml", "--jobs", "2"])
+        .arg("--report")
+        .arg(format!("junit={}", d.path().join("junit.xml").display()))
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let names: Vec<&str> = report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sign in", "account"]);
+    let saved = d.path().join(".auth/user.json");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.contains("sid-Ada-42"), "{text}");
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&saved).unwrap().permissions())
+            & 0o777,
+        0o600
+    );
+    let junit = std::fs::read_to_string(d.path().join("junit.xml")).unwrap();
+    for out in [report.to_string(), junit, stderr] {
+        assert!(
+            !out.contains("sid-Ada-42") && !out.contains("t-Ada"),
+            "{out}"
+        );
+    }
+    // The saving flow fails: the loading flow is not run.
+    std::fs::remove_file(&saved).unwrap();
+    write(d.path(), "setup.yaml", &sign_in("sign in", true));
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["account.yaml", "setup.yaml", "--jobs", "2"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let account = &report["flows"][1];
+    assert_eq!(account["name"], "account");
+    assert!(
+        account["error"]["message"].as_str().unwrap_or("").contains(
+            "not run: its `browser.state` is saved by the flow `sign in`, which did not pass"
+        ),
+        "{account}"
+    );
+}
+
+/// The project file's `[browser]` settings are defaults of every flow's own `browser:` keys: a
+/// flow without them gets the project's locale, color scheme, viewport and dialog answer; a
+/// flow's own value wins.
+#[test]
+fn the_project_file_gives_browser_defaults_a_flow_overrides() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "runner.toml",
+        "[browser]\nlocale = \"de-DE\"\ncolor_scheme = \"dark\"\ndialogs = \"accept\"\nviewport = { width = 700, height = 500 }\n",
+    );
+    let probe = r##"  - id: page
+    eval: "({ lang: navigator.language, dark: matchMedia('(prefers-color-scheme: dark)').matches, size: innerWidth + 'x' + innerHeight })"
+"##;
+    write(
+        d.path(),
+        "a.yaml",
+        &flow(
+            "project defaults",
+            &format!(
+                r##"  - open: "{{{{ vars.base }}}}/dialog.html"
+  - click: {{ role: button, text: Delete }}
+  - expect: {{ text: {{ target: "#r", equals: "yes" }} }}
+{probe}  - expect: {{ that: "{{{{ steps.page.value.lang == 'de-DE' and steps.page.value.dark and steps.page.value.size == '700x500' }}}}" }}
+"##
+            ),
+        ),
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        &flow(
+            "own locale",
+            &format!(
+                r##"  - open: "{{{{ vars.base }}}}/index.html"
+{probe}  - expect: {{ that: "{{{{ steps.page.value.lang == 'fr-FR' and steps.page.value.dark }}}}" }}
+"##
+            ),
+        )
+        .replace("steps:\n", "browser: { locale: fr-FR }\nsteps:\n"),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).args(["a.yaml", "b.yaml"]).run();
+    assert_eq!(code, 0, "{stderr}");
 }

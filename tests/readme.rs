@@ -115,3 +115,49 @@ fn readme_project_file_example_is_taken() {
     let junit = std::fs::read_to_string(d.path().join("reports/junit.xml")).unwrap();
     assert!(junit.contains("base url"), "{junit}");
 }
+
+/// README's browser examples that serve `./site` run against the fixture site (the reference
+/// card, whose first line says so, is only validated): each passes.
+#[test]
+fn readme_browser_examples_run_against_the_fixture_site() {
+    let d = tempfile::tempdir().unwrap();
+    let site = root().join("tests/fixtures/site");
+    for e in walkdir::WalkDir::new(&site)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let to = d
+            .path()
+            .join("site")
+            .join(e.path().strip_prefix(&site).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+    let mut ran = Vec::new();
+    for (i, block) in yaml_blocks().iter().enumerate() {
+        let first = block.lines().next().unwrap_or("");
+        if first.starts_with("# reference") || !block.contains("web_server: { static: ") {
+            continue;
+        }
+        let path = match first.strip_prefix("# file: ") {
+            Some(p) => d.path().join(p.trim()),
+            None => d.path().join(format!("readme-browser-{i}.yaml")),
+        };
+        if !(block.contains("static: ./site") || block.contains("static: ../site")) {
+            continue;
+        }
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, block).unwrap();
+        let Ran { code, stderr, .. } = flow_run(d.path()).arg(&path).run();
+        assert_eq!(code, 0, "README's {}:\n{block}\n{stderr}", path.display());
+        ran.push(path);
+    }
+    assert!(
+        ran.len() >= 4,
+        "only {} README browser examples ran",
+        ran.len()
+    );
+}

@@ -22,6 +22,7 @@ use super::store::{Atlas, AtlasError, EdgeLabel};
 use crate::agent::{Skill, SkillCall, SkillEnv, call_skill};
 use crate::browser::adapter::{RefInfo, parse_snapshot_refs, ref_number};
 use crate::browser::intent::stable_selector;
+use crate::browser::{Poll, Session, eval_args};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
 /// Words that make an action look destructive.
@@ -394,6 +395,29 @@ struct Crawler<'a> {
     summary: Summary,
 }
 
+/// One read of the page right after a todo acted: a read that meets the navigation the todo
+/// started (`Poll::settle`) is made again on the new document, until `timeout`.
+async fn read(
+    session: &mut Session,
+    command: &str,
+    args: &[String],
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut poll = Poll::new();
+    loop {
+        let r = session.cmd(command, args, timeout).await;
+        if let Some(data) = poll.settle(r)? {
+            return Ok(data);
+        }
+        if !poll.wait(deadline).await {
+            return Err(poll.still_navigating().unwrap_or_else(|| {
+                StepError::new(ErrorKind::Timeout, "timed out reading the page")
+            }));
+        }
+    }
+}
+
 impl Crawler<'_> {
     /// Runs recorded steps as a flow; the error names the step that failed.
     async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
@@ -423,7 +447,8 @@ impl Crawler<'_> {
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
         let forms = if self.agent.is_none() && seen.ensured.is_new {
-            session.eval(FORMS_JS, self.timeout).await?
+            let data = read(&mut session, "eval", &eval_args(FORMS_JS), self.timeout).await?;
+            data.get("result").cloned().unwrap_or(Value::Null)
         } else {
             Value::Null
         };
@@ -550,7 +575,7 @@ impl Crawler<'_> {
     /// The current URL.
     async fn url(&mut self) -> Result<String, StepError> {
         let mut session = self.driver.session().await?;
-        let data = session.cmd("get", &["url".into()], self.timeout).await?;
+        let data = read(&mut session, "get", &["url".into()], self.timeout).await?;
         Ok(data
             .get("url")
             .and_then(Value::as_str)
@@ -815,6 +840,32 @@ async fn visit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The URL read after a click on a link is read again while the page it opens commits.
+    #[tokio::test]
+    async fn a_read_after_a_todo_waits_out_the_navigation_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |n, _| {
+            if n < 2 {
+                Err("CDP error (Runtime.evaluate): Inspected target navigated or closed".into())
+            } else {
+                Ok(json!({"url":"http://shop/cart"}))
+            }
+        });
+        let got = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+            .await
+            .unwrap();
+        assert_eq!(got["url"], "http://shop/cart");
+        // Any other failure is the read's, at once.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |_, _| {
+            Err("CDP error (Runtime.evaluate): Target crashed".into())
+        });
+        let err = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("Target crashed"), "{}", err.message);
+    }
 
     #[test]
     fn handlers_and_summaries_are_candidates_by_their_text() {

@@ -151,7 +151,23 @@ fn python(action: &Action) -> String {
             &f.target,
             &format!("press_sequentially({})", py(&f.value.to_string())),
         ),
-        Action::Press(key) => format!("page.keyboard.press({})", py(key)),
+        Action::Press(p) => match p.target() {
+            Some(t) => on(t, &format!("press({})", py(p.key()))),
+            None => format!("page.keyboard.press({})", py(p.key())),
+        },
+        Action::Scroll(s) => match s.to() {
+            Some(crate::config::model::ScrollTo::Element(t)) => {
+                on(t, "scroll_into_view_if_needed()")
+            }
+            Some(crate::config::model::ScrollTo::Top) => {
+                "page.evaluate(\"window.scrollTo(0, 0)\")".into()
+            }
+            Some(crate::config::model::ScrollTo::Bottom) => {
+                "page.evaluate(\"window.scrollTo(0, document.documentElement.scrollHeight)\")"
+                    .into()
+            }
+            None => format!("page.mouse.wheel(0, {})", s.by.unwrap_or(0)),
+        },
         Action::Upload(u) => {
             let files = match &u.files {
                 OneOrMany::One(f) => vec![f.clone()],
@@ -201,6 +217,23 @@ fn python(action: &Action) -> String {
             format!(
                 "# arm before the action that opens the dialog: page.once(\"dialog\", lambda d: {how})"
             )
+        }
+        Action::Route(r) if r.abort => {
+            format!("page.route({}, lambda route: route.abort())", py(&r.url))
+        }
+        Action::Route(r) => format!(
+            "page.route({}, lambda route: route.fulfill(status={}))",
+            py(&r.url),
+            r.status.unwrap_or(200)
+        ),
+        Action::State(s) => format!("context.storage_state(path={})", py(&s.save)),
+        Action::Download(d) => format!(
+            "with page.expect_download() as dl:\n    {}\ndl.value.save_as(\"downloads/\" + dl.value.suggested_filename)",
+            on(&d.target, "click()")
+        ),
+        Action::Tab(_) => {
+            "# switch tabs: page = context.pages[-1] (Playwright keeps a Page object per tab)"
+                .into()
         }
         Action::Snapshot(_) | Action::Inspect(_) | Action::Expect(_) => {
             format!(

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::fingerprint::fingerprint;
 use super::store::{Atlas, Ensured, State};
-use crate::browser::{Session, eval_args};
+use crate::browser::{Poll, Session, eval_args};
 use crate::config::model::{LinkState, Step};
 use crate::step::{ErrorKind, Masker, StepError};
 
@@ -209,10 +209,12 @@ async fn settled_snapshot(
     };
     let ready = eval_args("document.readyState");
     let (url, title) = (["url".to_string()], ["title".to_string()]);
-    let mut last = session.cmd("snapshot", &[], timeout).await?;
+    // A read that meets a navigation committing (a click on a link returns before the page it
+    // opens has replaced the old one) is no answer: the next read is of the new document.
+    let mut poll = Poll::new();
+    let mut last: Option<Value> = None;
     loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let all = session
+        let read = session
             .cmds(
                 &[
                     ("eval", &ready),
@@ -222,23 +224,31 @@ async fn settled_snapshot(
                 ],
                 timeout,
             )
-            .await?;
-        let [ready_now, now, url_now, title_now] = <[Value; 4]>::try_from(all).map_err(|_| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                "agent-browser answered fewer commands than it was sent",
-            )
-        })?;
-        let stable = text(&now) == text(&last);
-        let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
-        let busy = now
-            .get("snapshot")
-            .and_then(Value::as_str)
-            .is_some_and(looks_loading);
-        if (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
-            return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
+            .await;
+        if let Some(all) = poll.settle(read)? {
+            let [ready_now, now, url_now, title_now] =
+                <[Value; 4]>::try_from(all).map_err(|_| {
+                    StepError::new(
+                        ErrorKind::CommandFailed,
+                        "agent-browser answered fewer commands than it was sent",
+                    )
+                })?;
+            let stable = last.as_ref().is_some_and(|l| text(&now) == text(l));
+            let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
+            let busy = now
+                .get("snapshot")
+                .and_then(Value::as_str)
+                .is_some_and(looks_loading);
+            if (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
+                return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
+            }
+            last = Some(now);
+        } else if tokio::time::Instant::now() >= deadline {
+            return Err(poll.still_navigating().unwrap_or_else(|| {
+                StepError::new(ErrorKind::Timeout, "timed out reading the page")
+            }));
         }
-        last = now;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
@@ -258,7 +268,53 @@ fn recorded(step: &Step, rendered: Value) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::looks_loading;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::{looks_loading, settled_snapshot};
+    use crate::browser::session_on_fake_daemon;
+
+    /// A page whose first `navigating` reads meet a navigation committing (a click on a link
+    /// returns before the page it opens has replaced the old one).
+    fn navigating_page(dir: &std::path::Path, navigating: usize) -> crate::browser::Session {
+        session_on_fake_daemon(dir, move |n, v| {
+            if n < navigating {
+                return Err(
+                    "CDP error (Runtime.evaluate): Inspected target navigated or closed".into(),
+                );
+            }
+            Ok(match v["action"].as_str().unwrap() {
+                "snapshot" => json!({"snapshot":"- heading \"Cart\" [level=1]"}),
+                "evaluate" => json!({"result":"complete"}),
+                "url" => json!({"url":"http://shop/cart"}),
+                "title" => json!({"title":"Cart"}),
+                other => panic!("unexpected {other}"),
+            })
+        })
+    }
+
+    /// explore read a page right after a click on a link and failed the whole crawl on
+    /// Chromium's "Inspected target navigated or closed" (CI saw it): a state is read again on
+    /// the new document, and a page that never stops navigating says so.
+    #[tokio::test]
+    async fn a_state_read_during_a_navigation_is_read_again_on_the_new_page() {
+        for navigating in [1, 2, 3] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut s = navigating_page(dir.path(), navigating);
+            let (snap, url, title) = settled_snapshot(&mut s, Duration::from_secs(3))
+                .await
+                .unwrap();
+            assert_eq!(snap["snapshot"], "- heading \"Cart\" [level=1]");
+            assert_eq!((url.as_str(), title.as_str()), ("http://shop/cart", "Cart"));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = navigating_page(dir.path(), usize::MAX);
+        let err = settled_snapshot(&mut s, Duration::from_millis(600))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("still navigating"), "{}", err.message);
+    }
 
     #[test]
     fn loading_states_are_told_apart_from_pages_about_loading() {

@@ -94,6 +94,8 @@ impl AdapterError {
                         ErrorKind::Environment,
                         format!("the browser cannot launch: {error_message}"),
                     )
+                } else if let Some(m) = blocking_dialog(error_message) {
+                    StepError::new(ErrorKind::CommandFailed, m)
                 } else if cause.not_found {
                     StepError::new(ErrorKind::NotFound, error_message.clone())
                 } else {
@@ -103,6 +105,20 @@ impl AdapterError {
         };
         StepError::new(kind, self.to_string())
     }
+}
+
+/// agent-browser's "A JavaScript confirm dialog is blocking the page: \"…\". Resolve it with
+/// `dialog accept` ..." in runner's terms.
+fn blocking_dialog(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("A JavaScript ")?;
+    let (kind, rest) = rest.split_once(" dialog is blocking the page")?;
+    let text = rest
+        .strip_prefix(": ")
+        .and_then(|r| r.rsplit_once(". Resolve it").map(|(t, _)| t))
+        .unwrap_or("");
+    Some(format!(
+        "a {kind} dialog {text} is blocking the page: answer it with a `dialog: accept` (or dismiss) step after the step that opens it, or give the flow a default with `browser: {{ dialogs: accept }}` (or dismiss)"
+    ))
 }
 
 /// One command: its name and arguments.

@@ -53,6 +53,7 @@ pub(crate) fn request(command: &str, args: &[String], cwd: &Path) -> Result<Valu
     };
     let v = match command {
         "open" => json!({ "action": "navigate", "url": normalize_url(arg(0)?) }),
+        "tab" if arg(0)? == "close" => json!({ "action": "tab_close", "tabId": arg(1)? }),
         "tab" => json!({ "action": "tab_switch", "tabId": arg(0)? }),
         "eval" => {
             let script = if arg(0)? == "-b" {
@@ -85,6 +86,91 @@ pub(crate) fn request(command: &str, args: &[String], cwd: &Path) -> Result<Valu
             json!({ "action": "select", "selector": arg(0)?, "values": args[1..] })
         }
         "press" => json!({ "action": "press", "key": arg(0)? }),
+        // The CLI's `network route URL [--abort | --body B]`; `--response JSON` is runner's own:
+        // the daemon's whole `response` object (`status`, `body`, `contentType`, `headers`),
+        // of which the CLI fills only `body` (the daemon's handling of the others was checked
+        // by hand against agent-browser 0.41.2).
+        "network" => match arg(0)? {
+            "route" => {
+                let mut v = json!({ "action": "route", "url": arg(1)?, "abort": false });
+                match args.get(2).map(String::as_str) {
+                    None => {}
+                    Some("--abort") => v["abort"] = json!(true),
+                    Some("--body") => v["response"] = json!({ "body": arg(3)? }),
+                    Some("--response") => {
+                        v["response"] = serde_json::from_str(arg(3)?)
+                            .map_err(|e| format!("network route --response: {e}"))?;
+                    }
+                    Some(other) => return Err(format!("network route: unknown option `{other}`")),
+                }
+                v
+            }
+            "unroute" => match args.get(1) {
+                Some(url) => json!({ "action": "unroute", "url": url }),
+                None => json!({ "action": "unroute" }),
+            },
+            "requests" => json!({ "action": "requests", "clear": false }),
+            other => {
+                return Err(format!(
+                    "`network {other}` is not known to runner's daemon link"
+                ));
+            }
+        },
+        "state" => match arg(0)? {
+            "save" => {
+                json!({ "action": "state_save", "path": cwd.join(arg(1)?).display().to_string() })
+            }
+            "load" => {
+                json!({ "action": "state_load", "path": cwd.join(arg(1)?).display().to_string() })
+            }
+            other => {
+                return Err(format!(
+                    "`state {other}` is not known to runner's daemon link"
+                ));
+            }
+        },
+        "set" => {
+            let num = |i: usize| -> Result<f64, String> {
+                arg(i)?
+                    .parse::<f64>()
+                    .map_err(|e| format!("set {}: {e}", args[0]))
+            };
+            match arg(0)? {
+                "viewport" => {
+                    let px = |i: usize| -> Result<u64, String> {
+                        arg(i)?.parse().map_err(|e| format!("set viewport: {e}"))
+                    };
+                    json!({ "action": "viewport", "width": px(1)?, "height": px(2)? })
+                }
+                "device" => json!({ "action": "device", "device": arg(1)? }),
+                "media" => json!({
+                    "action": "emulatemedia",
+                    "colorScheme": arg(1)?,
+                    "reducedMotion": "no-preference",
+                }),
+                "geo" => {
+                    json!({ "action": "geolocation", "latitude": num(1)?, "longitude": num(2)? })
+                }
+                "offline" => json!({ "action": "offline", "offline": arg(1)? == "on" }),
+                "headers" => {
+                    let h: Value =
+                        serde_json::from_str(arg(1)?).map_err(|e| format!("set headers: {e}"))?;
+                    json!({ "action": "headers", "headers": h })
+                }
+                other => {
+                    return Err(format!(
+                        "`set {other}` is not known to runner's daemon link"
+                    ));
+                }
+            }
+        }
+        "scroll" => {
+            let amount: u64 = arg(1)?.parse().map_err(|e| format!("scroll: {e}"))?;
+            json!({ "action": "scroll", "direction": arg(0)?, "amount": amount })
+        }
+        "scrollintoview" => selector("scrollintoview", 0)?,
+        "frame" if arg(0)? == "main" => json!({ "action": "mainframe" }),
+        "frame" => selector("frame", 0)?,
         "get" => match arg(0)? {
             "url" => json!({ "action": "url" }),
             "title" => json!({ "action": "title" }),
@@ -93,6 +179,9 @@ pub(crate) fn request(command: &str, args: &[String], cwd: &Path) -> Result<Valu
             "value" => selector("inputvalue", 1)?,
             "box" => selector("boundingbox", 1)?,
             "html" => selector("innerhtml", 1)?,
+            "attr" => {
+                json!({ "action": "getattribute", "selector": arg(1)?, "attribute": arg(2)? })
+            }
             other => {
                 return Err(format!(
                     "`get {other}` is not known to runner's daemon link"
@@ -354,6 +443,68 @@ mod tests {
                 json!({"action":"dialog","response":"status"}),
             ),
             (&["get", "url"], json!({"action":"url"})),
+            (
+                &["get", "attr", "#l", "href"],
+                json!({"action":"getattribute","selector":"#l","attribute":"href"}),
+            ),
+            (
+                &["scroll", "down", "500"],
+                json!({"action":"scroll","direction":"down","amount":500}),
+            ),
+            (
+                &["scrollintoview", "#l"],
+                json!({"action":"scrollintoview","selector":"#l"}),
+            ),
+            (&["frame", "#f"], json!({"action":"frame","selector":"#f"})),
+            (&["frame", "main"], json!({"action":"mainframe"})),
+            (
+                &["network", "route", "**/api/x", "--body", "{}"],
+                json!({"action":"route","url":"**/api/x","abort":false,"response":{"body":"{}"}}),
+            ),
+            (
+                &["network", "route", "**/api/y", "--abort"],
+                json!({"action":"route","url":"**/api/y","abort":true}),
+            ),
+            (
+                &["network", "requests"],
+                json!({"action":"requests","clear":false}),
+            ),
+            (
+                &["state", "save", "auth.json"],
+                json!({"action":"state_save","path":"/run/here/auth.json"}),
+            ),
+            (
+                &["state", "load", "/abs/auth.json"],
+                json!({"action":"state_load","path":"/abs/auth.json"}),
+            ),
+            (
+                &["tab", "close", "T1"],
+                json!({"action":"tab_close","tabId":"T1"}),
+            ),
+            (
+                &["set", "viewport", "800", "600"],
+                json!({"action":"viewport","width":800,"height":600}),
+            ),
+            (
+                &["set", "device", "iPhone 14"],
+                json!({"action":"device","device":"iPhone 14"}),
+            ),
+            (
+                &["set", "media", "dark"],
+                json!({"action":"emulatemedia","colorScheme":"dark","reducedMotion":"no-preference"}),
+            ),
+            (
+                &["set", "geo", "48.85", "2.35"],
+                json!({"action":"geolocation","latitude":48.85,"longitude":2.35}),
+            ),
+            (
+                &["set", "offline", "on"],
+                json!({"action":"offline","offline":true}),
+            ),
+            (
+                &["set", "headers", "{\"X-A\":\"1\"}"],
+                json!({"action":"headers","headers":{"X-A":"1"}}),
+            ),
             (&["get", "title"], json!({"action":"title"})),
             (&["get", "cdp-url"], json!({"action":"cdp_url"})),
             (
@@ -409,7 +560,14 @@ mod tests {
         let none: Vec<String> = Vec::new();
         assert!(request("frobnicate", &none, Path::new("/")).is_err());
         assert!(request("fill", &[".x".to_string()], Path::new("/")).is_err());
-        assert!(request("get", &["attr".to_string()], Path::new("/")).is_err());
+        assert!(
+            request(
+                "get",
+                &["attr".to_string(), "#a".to_string()],
+                Path::new("/")
+            )
+            .is_err()
+        );
         assert!(request("snapshot", &["-z".to_string()], Path::new("/")).is_err());
         assert!(request("eval", &["-b".into(), "%%%".into()], Path::new("/")).is_err());
     }

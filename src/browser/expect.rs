@@ -22,7 +22,7 @@ pub(crate) async fn expect(
     let mut poll = Poll::new();
     let mut failures = Vec::new();
     loop {
-        match poll.settle(check_all(session, e).await)? {
+        match poll.settle(failed(session, e).await)? {
             Some(f) if f.is_empty() => return Ok(json!({})),
             Some(f) => failures = f,
             None => {}
@@ -36,73 +36,138 @@ pub(crate) async fn expect(
     }
 }
 
-async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String>, StepError> {
+/// What one check found: what it asserts, and why it does not hold (`None`: it holds).
+struct Outcome {
+    what: String,
+    failure: Option<String>,
+    /// The element it is about, when it is not on the page: the check fails, and so does its
+    /// `not` (`not: { enabled: X }` does not pass for an X that is missing; `not: { visible: X }`
+    /// does, as absent is one way of not being visible).
+    absent: Option<String>,
+}
+
+impl Outcome {
+    fn new(what: impl Into<String>, failure: Option<String>) -> Outcome {
+        Outcome {
+            what: what.into(),
+            failure,
+            absent: None,
+        }
+    }
+
+    /// The check of an element (`target`, described) that is not on the page.
+    fn missing(what: String, target: String) -> Outcome {
+        Outcome {
+            failure: Some(format!("expected {what}, but {target} is not on the page")),
+            absent: Some(target),
+            what,
+        }
+    }
+}
+
+/// The failures of one round of checks: the checks that do not hold, and the `not` checks
+/// that do.
+async fn failed(session: &mut Session, e: &ExpectAction) -> Result<Vec<String>, StepError> {
+    let mut out: Vec<String> = check_all(session, e)
+        .await?
+        .into_iter()
+        .filter_map(|o| o.failure)
+        .collect();
+    if let Some(n) = &e.not {
+        for o in check_all(session, n).await? {
+            if let Some(target) = o.absent {
+                out.push(format!(
+                    "expected not: {}, but {target} is not on the page",
+                    o.what
+                ));
+            } else if o.failure.is_none() {
+                out.push(format!("expected not: {}, but it is so", o.what));
+            }
+        }
+    }
+    Ok(out)
+}
+
+async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcome>, StepError> {
     let t = Duration::from_secs(5);
     let mut out = Vec::new();
-    if let Some(m) = &e.url {
-        let data = session.cmd("get", &["url".into()], t).await?;
+    for (key, m) in [("url", &e.url), ("title", &e.title)] {
+        let Some(m) = m else { continue };
+        let data = session.cmd("get", &[key.into()], t).await?;
         let got = data
-            .get("url")
+            .get(key)
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        if let Some(f) = matcher(&m.clone().into(), &got, "url")? {
-            out.push(f);
-        }
-    }
-    if let Some(m) = &e.title {
-        let data = session.cmd("get", &["title".into()], t).await?;
-        let got = data
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        if let Some(f) = matcher(&m.clone().into(), &got, "title")? {
-            out.push(f);
-        }
-    }
-    if let Some(sel) = &e.visible {
-        match resolve_now(session, sel).await? {
-            None => out.push(format!(
-                "expected {} to be visible, but it is not on the page",
-                describe(sel)
-            )),
-            Some(r) if !session.is("visible", &r.target).await? => out.push(format!(
-                "expected {} to be visible, but it is hidden",
-                describe(sel)
-            )),
-            Some(_) => {}
-        }
-    }
-    if let Some(sel) = &e.hidden
-        && let Some(r) = resolve_now(session, sel).await?
-        && session.is("visible", &r.target).await?
-    {
-        out.push(format!(
-            "expected {} to be hidden, but it is visible",
-            describe(sel)
+        let m: Match = m.clone().into();
+        out.push(Outcome::new(
+            format!("{key} {}", m.describe()),
+            matcher(&m, &got, key)?,
         ));
     }
-    if let Some(sel) = &e.checked {
-        match resolve_now(session, sel).await? {
-            None => out.push(format!(
-                "expected {} to be checked, but it is not on the page",
-                describe(sel)
-            )),
-            Some(r) if !session.is("checked", &r.target).await? => out.push(format!(
-                "expected {} to be checked, but it is not checked",
-                describe(sel)
-            )),
-            Some(_) => {}
-        }
+    if let Some(sel) = &e.visible {
+        let what = format!("{} to be visible", describe(sel));
+        let failure = match resolve_now(session, sel).await? {
+            None => Some(format!("expected {what}, but it is not on the page")),
+            Some(r) if !session.is("visible", &r.target).await? => {
+                Some(format!("expected {what}, but it is hidden"))
+            }
+            Some(_) => None,
+        };
+        out.push(Outcome::new(what, failure));
+    }
+    if let Some(sel) = &e.hidden {
+        let what = format!("{} to be hidden", describe(sel));
+        let failure = match resolve_now(session, sel).await? {
+            Some(r) if session.is("visible", &r.target).await? => {
+                Some(format!("expected {what}, but it is visible"))
+            }
+            _ => None,
+        };
+        out.push(Outcome::new(what, failure));
+    }
+    for (state, sel, query, want) in [
+        ("checked", &e.checked, "checked", true),
+        ("unchecked", &e.unchecked, "checked", false),
+        ("enabled", &e.enabled, "enabled", true),
+        ("disabled", &e.disabled, "enabled", false),
+    ] {
+        let Some(sel) = sel else { continue };
+        let what = format!("{} to be {state}", describe(sel));
+        out.push(match resolve_now(session, sel).await? {
+            None => Outcome::missing(what, describe(sel)),
+            Some(r) => {
+                let failure = (session.is(query, &r.target).await? != want)
+                    .then(|| format!("expected {what}, but it is not"));
+                Outcome::new(what, failure)
+            }
+        });
+    }
+    for (state, sel, js) in [
+        ("editable", &e.editable, EDITABLE_JS),
+        ("focused", &e.focused, FOCUSED_JS),
+    ] {
+        let Some(sel) = sel else { continue };
+        let what = format!("{} to be {state}", describe(sel));
+        out.push(match resolve_now(session, sel).await? {
+            None => Outcome::missing(what, describe(sel)),
+            Some(r) => {
+                let failure = match super::selector::element_eval(session, &r, js).await? {
+                    Some(Value::Bool(true)) => None,
+                    Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
+                    _ => Some(format!("expected {what}, but it is gone from the page")),
+                };
+                Outcome::new(what, failure)
+            }
+        });
     }
     for (key, tm) in [("text", &e.text), ("value", &e.value)] {
         let Some(tm) = tm else { continue };
-        match resolve_now(session, &tm.target).await? {
-            None => out.push(format!(
-                "expected {} to have a {key}, but it is not on the page",
-                describe(&tm.target)
-            )),
+        let m = target_matcher(tm);
+        let of = format!("{key} of {}", describe(&tm.target));
+        let what = format!("{of} {}", m.describe());
+        out.push(match resolve_now(session, &tm.target).await? {
+            None => Outcome::missing(what, describe(&tm.target)),
             Some(r) => {
                 let data = session.cmd("get", &[key.to_string(), r.target], t).await?;
                 let got = data
@@ -111,21 +176,198 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<String
                     .unwrap_or_default()
                     .trim()
                     .to_string();
-                let what = format!("{key} of {}", describe(&tm.target));
-                if let Some(f) = matcher(&target_matcher(tm), &got, &what)? {
-                    out.push(f);
-                }
+                Outcome::new(what, matcher(&m, &got, &of)?)
             }
-        }
+        });
+    }
+    if let Some(a) = &e.attribute {
+        let m = Match::of(a.equals.as_ref(), a.contains.as_ref(), a.matches.as_ref());
+        let of = format!("attribute `{}` of {}", a.name, describe(&a.target));
+        let what = if m.is_empty() {
+            format!("{of} to be present")
+        } else {
+            format!("{of} {}", m.describe())
+        };
+        out.push(match resolve_now(session, &a.target).await? {
+            None => Outcome::missing(what, describe(&a.target)),
+            Some(r) => {
+                let data = session
+                    .cmd("get", &["attr".into(), r.target, a.name.clone()], t)
+                    .await?;
+                let failure = match data.get("value").and_then(Value::as_str) {
+                    None => Some(format!("expected {what}, but it has no `{}`", a.name)),
+                    Some(got) => matcher(&m, got, &of)?,
+                };
+                Outcome::new(what, failure)
+            }
+        });
+    }
+    if let Some(d) = &e.dialog {
+        out.push(dialog_outcome(session, d).await?);
+    }
+    if let Some(rm) = &e.request {
+        out.push(request_outcome(session, rm).await?);
+    }
+    if let Some(tm) = &e.tabs {
+        let want = int(&tm.count)?;
+        let what = format!("{want} tab(s) open");
+        let failure = match session.tabs.as_mut() {
+            None => Some("`tabs` needs the flow's own browser context".to_string()),
+            Some(tabs) => {
+                let list = tabs.list().await?;
+                let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
+                (n != want).then(|| {
+                    let urls: Vec<&str> = list.iter().map(|(_, u)| u.as_str()).collect();
+                    format!("expected {what}, got {n}: {}", urls.join(", "))
+                })
+            }
+        };
+        out.push(Outcome::new(what, failure));
     }
     if let Some(c) = &e.count {
         let n = count(session, &c.target).await?;
-        if let Some(f) = count_failure(c, n)? {
-            out.push(f);
-        }
+        out.push(Outcome::new(
+            format!("the count of {}", describe(&c.target)),
+            count_failure(c, n)?,
+        ));
     }
     Ok(out)
 }
+
+/// `dialog`: the dialog open now (answered first when the flow has a default answer, else read
+/// as it is and left for a `dialog` step), else the last one the flow answered.
+async fn dialog_outcome(
+    session: &mut Session,
+    d: &crate::config::model::DialogMatcher,
+) -> Result<Outcome, StepError> {
+    let mut parts = Vec::new();
+    if let Some(k) = d.kind {
+        parts.push(format!("a {}", k.as_str()));
+    }
+    let message: Option<Match> = d.message.clone().map(Into::into);
+    if let Some(m) = &message {
+        parts.push(format!("with a message {}", m.describe()));
+    }
+    if let Some(a) = d.accepted {
+        parts.push(if a { "accepted" } else { "dismissed" }.to_string());
+    }
+    let what = format!("the last dialog to be {}", parts.join(", "));
+    let open = super::dialog::open(session).await?;
+    let (seen, still_open) = match (open, session.dialog_default) {
+        (Some(o), Some(accept)) => (
+            Some(super::dialog::answer(session, o, accept, None).await?),
+            false,
+        ),
+        (Some(o), None) => (Some(o), true),
+        (None, _) => (session.dialogs.last().cloned(), false),
+    };
+    let Some(seen) = seen else {
+        return Ok(Outcome::new(
+            what.clone(),
+            Some(format!("expected {what}, but no dialog has opened")),
+        ));
+    };
+    let kind = seen["type"].as_str().unwrap_or_default();
+    let text = seen["message"].as_str().unwrap_or_default();
+    let mut failure = None;
+    if let Some(k) = d.kind
+        && k.as_str() != kind
+    {
+        failure = Some(format!("expected {what}, but it is a {kind} (\"{text}\")"));
+    }
+    if failure.is_none()
+        && let Some(m) = &message
+    {
+        failure = matcher(m, text, &format!("the {kind} dialog's message"))?;
+    }
+    if failure.is_none()
+        && let Some(want) = d.accepted
+    {
+        if still_open {
+            failure = Some(format!(
+                "expected {what}, but the {kind} dialog (\"{text}\") is still open: answer it with a `dialog` step first"
+            ));
+        } else if seen["accepted"].as_bool() != Some(want) {
+            failure = Some(format!(
+                "expected {what}, but it was {}",
+                if want { "dismissed" } else { "accepted" }
+            ));
+        }
+    }
+    Ok(Outcome::new(what, failure))
+}
+
+/// `request`: the requests the flow's pages made (agent-browser's request log since the flow's
+/// context opened) whose URL matches, and method when given: exactly `count`, else at least one.
+async fn request_outcome(
+    session: &mut Session,
+    rm: &crate::config::model::RequestMatcher,
+) -> Result<Outcome, StepError> {
+    let bad = |e: String| StepError::new(ErrorKind::Assertion, e);
+    let matches: Box<dyn Fn(&str) -> bool + Send + Sync> = if rm.url.contains('*') {
+        let glob = globset::GlobBuilder::new(&rm.url)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| bad(format!("`request.url` `{}`: {e}", rm.url)))?
+            .compile_matcher();
+        Box::new(move |u: &str| glob.is_match(u))
+    } else {
+        let part = rm.url.clone();
+        Box::new(move |u: &str| u.contains(&part))
+    };
+    let since = session.since_ms;
+    let log = session.requests_since(since).await?;
+    let seen = log
+        .iter()
+        .filter(|r| {
+            rm.method.as_deref().is_none_or(|m| {
+                r.get("method")
+                    .and_then(Value::as_str)
+                    .is_some_and(|got| got.eq_ignore_ascii_case(m))
+            })
+        })
+        .filter_map(|r| r.get("url").and_then(Value::as_str))
+        .filter(|u| matches(u))
+        .count();
+    let n = i64::try_from(seen).unwrap_or(i64::MAX);
+    let method = rm
+        .method
+        .as_deref()
+        .map(|m| format!("{m} "))
+        .unwrap_or_default();
+    let (what, ok) = match &rm.count {
+        Some(c) => {
+            let want = int(c)?;
+            (
+                format!("{want} {method}request(s) to `{}`", rm.url),
+                n == want,
+            )
+        }
+        None => (format!("a {method}request to `{}`", rm.url), n > 0),
+    };
+    let failure = (!ok).then(|| format!("expected {what}, got {n}"));
+    Ok(Outcome::new(what, failure))
+}
+
+/// Whether an element can be typed into: `true`, or why not.
+const EDITABLE_JS: &str = r#"(() => {
+  if (el.isContentEditable) return true;
+  const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+  const role = el.getAttribute('role');
+  if (!field && !['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role)) return 'it is not a form field';
+  if (el.disabled || el.getAttribute('aria-disabled') === 'true' || el.closest('fieldset[disabled]')) return 'it is disabled';
+  if (el.readOnly || el.getAttribute('aria-readonly') === 'true') return 'it is read-only';
+  return true;
+})()"#;
+
+/// Whether the element has the focus (through shadow roots), or what has it.
+const FOCUSED_JS: &str = r#"(() => {
+  let a = el.ownerDocument.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (a === el) return true;
+  if (!a || a === el.ownerDocument.body) return 'nothing has the focus';
+  return 'the focus is on ' + a.tagName.toLowerCase() + (a.id ? '#' + a.id : '');
+})()"#;
 
 /// A matcher in one shape.
 pub(crate) struct Match {
@@ -151,12 +393,38 @@ impl From<Matcher> for Match {
     }
 }
 
-fn target_matcher(t: &TargetMatcher) -> Match {
-    Match {
-        equals: t.equals.clone(),
-        contains: t.contains.clone(),
-        matches: t.matches.clone(),
+impl Match {
+    /// The matcher of an object's `equals`, `contains` and `matches` keys.
+    fn of(equals: Option<&String>, contains: Option<&String>, matches: Option<&String>) -> Match {
+        Match {
+            equals: equals.cloned(),
+            contains: contains.cloned(),
+            matches: matches.cloned(),
+        }
     }
+
+    fn is_empty(&self) -> bool {
+        self.equals.is_none() && self.contains.is_none() && self.matches.is_none()
+    }
+
+    /// `to equal "x"`, `to contain "x"`, `to match /x/`.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.equals {
+            parts.push(format!("to equal \"{s}\""));
+        }
+        if let Some(s) = &self.contains {
+            parts.push(format!("to contain \"{s}\""));
+        }
+        if let Some(s) = &self.matches {
+            parts.push(format!("to match /{s}/"));
+        }
+        parts.join(" and ")
+    }
+}
+
+fn target_matcher(t: &TargetMatcher) -> Match {
+    Match::of(t.equals.as_ref(), t.contains.as_ref(), t.matches.as_ref())
 }
 
 /// `None` when `got` satisfies `m`, else the "expected X, got Y" message.

@@ -34,21 +34,39 @@ enum Slot {
     Failed(StepError),
 }
 
+/// What a flow sets up in its own context (`browser:` of the flow).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ContextSetup {
+    /// The answer to a confirm or prompt no `dialog` step answers: true accepts.
+    pub(crate) dialogs: Option<bool>,
+    pub(crate) emulation: super::pool::Emulation,
+    /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
+    /// which saves files on its own machine.
+    pub(crate) downloads: Option<PathBuf>,
+}
+
 /// A flow run's browser.
 pub(crate) struct FlowBrowser {
     state: Mutex<Slot>,
     name: String,
     spec: BrowserSpec,
+    setup: ContextSetup,
     cwd: PathBuf,
 }
 
 impl FlowBrowser {
     /// A browser for the flow at `index`, taken on its first use.
-    pub(crate) fn new(index: usize, spec: BrowserSpec, cwd: PathBuf) -> FlowBrowser {
+    pub(crate) fn new(
+        index: usize,
+        spec: BrowserSpec,
+        setup: ContextSetup,
+        cwd: PathBuf,
+    ) -> FlowBrowser {
         FlowBrowser {
             state: Mutex::new(Slot::Empty),
             name: session_name(index),
             spec,
+            setup,
             cwd,
         }
     }
@@ -103,8 +121,23 @@ impl FlowBrowser {
                 self.spec.headed,
                 self.cwd.clone(),
             );
+            session.dialog_default = self.setup.dialogs;
             match worker.open_context(&mut session).await {
                 Ok(context) => {
+                    session.tabs = Some(worker.tabs(&context));
+                    let set_up = async {
+                        if let Some(dir) = &self.setup.downloads {
+                            session.downloads = Some(worker.save_downloads(&context, dir).await?);
+                        }
+                        worker
+                            .set_up(&context, &mut session, &self.setup.emulation)
+                            .await
+                    };
+                    if let Err(e) = set_up.await {
+                        let healthy = worker.dispose(&context).await;
+                        host.release(worker, healthy);
+                        return Err(e);
+                    }
                     return Ok(Leased {
                         session,
                         worker,
@@ -134,6 +167,20 @@ impl FlowBrowser {
         let png = dir.join(format!("{base}-failure.png"));
         let txt = dir.join(format!("{base}-failure.snapshot.txt"));
         let mut out = Map::new();
+        // A page blocked by a dialog answers neither (and would keep its daemon busy past
+        // these timeouts): the dialog is what there is to show.
+        // (Not when the failed command never finished: the daemon is still busy with it.)
+        let dialog = if s.unsettled() {
+            None
+        } else {
+            super::dialog::open_within(s, t).await.ok().flatten()
+        };
+        if let Some(mut open) = dialog {
+            let message = masker.mask(open["message"].as_str().unwrap_or(""));
+            open["message"] = Value::String(message);
+            out.insert("dialog".into(), open);
+            return Value::Object(out);
+        }
         if s.cmd("screenshot", &[png.display().to_string()], t)
             .await
             .is_ok()
@@ -157,7 +204,19 @@ impl FlowBrowser {
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     pub(crate) async fn close(&self, host: &BrowserHost) {
         if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
-            let disposed = l.worker.dispose(&l.context).await;
+            if let Some(d) = &mut l.session.downloads {
+                d.finish().await;
+            }
+            // Routes belong to the worker's session: the next flow must not get this one's.
+            let mut unrouted = true;
+            if !l.session.routes.is_empty() && !l.session.unsettled() {
+                unrouted = l
+                    .session
+                    .cmd("network", &["unroute".to_string()], Duration::from_secs(2))
+                    .await
+                    .is_ok();
+            }
+            let disposed = l.worker.dispose(&l.context).await && unrouted;
             let healthy = disposed && !l.session.unsettled();
             host.release(l.worker, healthy);
         }

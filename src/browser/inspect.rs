@@ -53,7 +53,9 @@ const JS: &str = r#"((targets, depth, budget, withStyles, format) => {
   const elements = [];
   for (const t of targets) {
     let el = null;
-    try { el = document.querySelector(t.css); } catch (e) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
+    const doc = t.frame ? (document.querySelector(t.frame) || {}).contentDocument : document;
+    if (!doc) { elements.push({ target: t.name, error: 'frame ' + t.frame + ' is missing or shows a page of another origin' }); continue; }
+    try { el = doc.querySelector(t.css); } catch (e) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
     if (!el) { elements.push({ target: t.name, found: false }); continue; }
     let html = format === 'text' ? (el.innerText || '') : prune(el, depth).outerHTML;
     const left = Math.max(0, budget - total);
@@ -103,12 +105,19 @@ pub(crate) async fn inspect(
     for sel in &sels {
         let alt = alternatives(sel).into_iter().next();
         let name = alt.as_ref().map_or_else(String::new, Alt::describe);
+        let frame = alt.as_ref().and_then(Alt::frame).map(str::to_string);
         let css = match alt {
-            Some(Alt::Css { css, nth: None }) => Some(css),
+            Some(Alt::Css {
+                css,
+                nth: None,
+                frame: _,
+            }) => Some(css),
             // Refs, roles and picked matches have no CSS form: resolve them now and mark the
             // element.
             Some(_) => match super::selector::resolve_now(session, sel).await {
-                Ok(Some(r)) if r.target.starts_with('@') => mark_ref(session, &r.target, t).await?,
+                Ok(Some(r)) if r.target.starts_with('@') => {
+                    super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
+                }
                 Ok(Some(r)) => Some(r.target),
                 Ok(None) => None,
                 Err(e) => {
@@ -119,7 +128,7 @@ pub(crate) async fn inspect(
             None => None,
         };
         match css {
-            Some(css) => targets.push(json!({ "name": name, "css": css })),
+            Some(css) => targets.push(json!({ "name": name, "css": css, "frame": frame })),
             None => suggestions.push(format!("{name}: no element matches")),
         }
     }
@@ -199,29 +208,4 @@ pub(crate) async fn inspect(
         "truncated": result.get("truncated").cloned().unwrap_or(json!(false)),
         "suggestions": suggestions,
     }))
-}
-
-/// Gives the element behind a ref a CSS handle, found by its box on the page.
-async fn mark_ref(
-    session: &mut Session,
-    target: &str,
-    t: Duration,
-) -> Result<Option<String>, StepError> {
-    let data = session
-        .cmd("get", &["box".into(), target.to_string()], t)
-        .await?;
-    let b = data.get("box").unwrap_or(&data);
-    let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
-    let js = format!(
-        r#"(() => {{ const x = {x}, y = {y}, w = {w}, h = {h};
-  const hits = document.elementsFromPoint(x + w / 2 - window.scrollX, y + h / 2 - window.scrollY);
-  const close = (a, b) => Math.abs(a - b) < 1.5;
-  const el = hits.find(e => {{ const r = e.getBoundingClientRect(); return close(r.width, w) && close(r.height, h); }}) || hits[0];
-  if (!el) return null;
-  if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
-  return el.dataset.runnerSel; }})()"#
-    );
-    let v = session.eval(&js, t).await?;
-    Ok(v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]")))
 }

@@ -169,7 +169,7 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
             target: selector()?,
             value: OneOrMany::One(value_or("an option")?),
         }),
-        "press" => Action::Press(value_or("a key")?),
+        "press" => Action::Press(crate::config::model::PressAction::Key(value_or("a key")?)),
         "open" => Action::Open(value_or("a URL")?),
         other => return Err(bad(&format!("unknown action_type `{other}`"))),
     })
@@ -625,7 +625,7 @@ mod tests {
         ));
         assert!(matches!(
             to_action(&json!({"action_type": "press", "value": "Enter", "confidence": 1})),
-            Ok(Action::Press(k)) if k == "Enter"
+            Ok(Action::Press(k)) if k.key() == "Enter"
         ));
         let e =
             to_action(&json!({"action_type": "fill", "selector": {"css": "#a"}, "confidence": 1}))

@@ -5,6 +5,9 @@ pub(crate) mod adapter;
 mod cdp;
 mod chromium;
 mod daemon;
+mod dialog;
+mod download;
+mod downloads;
 mod element_kind;
 mod expect;
 mod flow_session;
@@ -16,9 +19,11 @@ mod selector;
 mod session;
 mod steps;
 
-pub(crate) use flow_session::FlowBrowser;
+pub(crate) use flow_session::{ContextSetup, FlowBrowser};
 pub(crate) use host::{BrowserHost, cleanup_run, launch_check};
-pub(crate) use pool::BrowserSpec;
-pub(crate) use selector::describe_selector;
+pub(crate) use pool::{BrowserSpec, Emulation};
+pub(crate) use selector::{Poll, describe_selector};
+#[cfg(test)]
+pub(crate) use session::on_fake_daemon as session_on_fake_daemon;
 pub(crate) use session::{Session, eval_args};
 pub(crate) use steps::{StepFiles, run_step};

@@ -33,6 +33,24 @@ pub(crate) struct BrowserSpec {
     pub(crate) cdp: Option<String>,
 }
 
+/// A flow's device settings, applied to its own context.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Emulation {
+    /// A device agent-browser knows (`iPhone 14`, `Pixel 7`): viewport, scale, touch, user agent.
+    pub(crate) device: Option<String>,
+    pub(crate) viewport: Option<(u32, u32)>,
+    pub(crate) locale: Option<String>,
+    pub(crate) timezone: Option<String>,
+    /// `light` or `dark`.
+    pub(crate) color_scheme: Option<String>,
+    pub(crate) geolocation: Option<(f64, f64)>,
+    pub(crate) offline: bool,
+    /// Extra HTTP headers sent with every request.
+    pub(crate) headers: Option<Value>,
+    /// A saved state (cookies, storage) to load (an absolute path).
+    pub(crate) state: Option<PathBuf>,
+}
+
 /// A launched (or connected) browser: its agent-browser session and its DevTools connection.
 pub(crate) struct Worker {
     /// The worker's own session: launches the browser and closes it.
@@ -51,7 +69,9 @@ pub(crate) struct Worker {
 
 /// A flow's context in a worker's browser.
 pub(crate) struct Context {
-    id: String,
+    pub(crate) id: String,
+    /// The flow's tab.
+    pub(crate) target: String,
 }
 
 impl Worker {
@@ -200,7 +220,124 @@ impl Worker {
             return Err(e);
         }
         self.served = true;
-        Ok(Context { id })
+        Ok(Context { id, target })
+    }
+
+    /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
+    /// first download), for its session.
+    pub(crate) async fn save_downloads(
+        &self,
+        context: &Context,
+        dir: &std::path::Path,
+    ) -> Result<super::downloads::Downloads, StepError> {
+        let fail = |e: String| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot keep the flow's downloads in {}: {e}", dir.display()),
+            )
+        };
+        self.cdp
+            .save_downloads(&context.id, dir, CDP_TIMEOUT)
+            .await
+            .map_err(fail)?;
+        Ok(super::downloads::Downloads::new(
+            self.cdp.clone(),
+            dir.to_path_buf(),
+        ))
+    }
+
+    /// The flow's tabs, for its session.
+    pub(crate) fn tabs(&self, context: &Context) -> super::session::Tabs {
+        super::session::Tabs {
+            cdp: self.cdp.clone(),
+            context: context.id.clone(),
+            order: vec![context.target.clone()],
+            current: context.target.clone(),
+        }
+    }
+
+    /// Applies a flow's device settings to its context (its own tab: settings made with
+    /// agent-browser's `set` stay with that tab, and the next flow's tab starts from the
+    /// browser's defaults).
+    pub(crate) async fn set_up(
+        &self,
+        context: &Context,
+        session: &mut Session,
+        e: &Emulation,
+    ) -> Result<(), StepError> {
+        let fail = |e: String| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot apply the flow's browser settings: {e}"),
+            )
+        };
+        let t = Duration::from_secs(10);
+        let mut commands: Vec<Vec<String>> = Vec::new();
+        if let Some(d) = &e.device {
+            commands.push(vec!["device".into(), d.clone()]);
+        }
+        if let Some((w, h)) = e.viewport {
+            commands.push(vec!["viewport".into(), w.to_string(), h.to_string()]);
+        }
+        if let Some(c) = &e.color_scheme {
+            commands.push(vec!["media".into(), c.clone()]);
+        }
+        if let Some((lat, lng)) = e.geolocation {
+            self.cdp
+                .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
+                .await
+                .map_err(fail)?;
+            commands.push(vec!["geo".into(), lat.to_string(), lng.to_string()]);
+        }
+        if e.offline {
+            commands.push(vec!["offline".into(), "on".into()]);
+        }
+        if let Some(h) = &e.headers {
+            commands.push(vec!["headers".into(), h.to_string()]);
+        }
+        let all: Vec<(&str, &[String])> = commands.iter().map(|c| ("set", c.as_slice())).collect();
+        if !all.is_empty() {
+            session
+                .cmds(&all, t)
+                .await
+                .map_err(|err| fail(err.message))?;
+        }
+        if let Some(state) = &e.state {
+            if !state.is_file() {
+                return Err(StepError::new(
+                    ErrorKind::Environment,
+                    format!(
+                        "no saved state at {} (`browser.state`): a flow with `state: {{ save }}` writes it (runner runs that flow first when both are in the run)",
+                        state.display()
+                    ),
+                ));
+            }
+            let saved: Value = std::fs::read_to_string(state)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .ok_or_else(|| {
+                    StepError::new(
+                        ErrorKind::Environment,
+                        format!("the saved state {} is not JSON", state.display()),
+                    )
+                })?;
+            self.cdp
+                .load_state(&context.id, &context.target, &saved, CDP_TIMEOUT)
+                .await
+                .map_err(|e| fail(format!("loading {}: {e}", state.display())))?;
+        }
+        if e.locale.is_some() || e.timezone.is_some() {
+            self.cdp
+                .emulate_locale(
+                    &context.target,
+                    e.locale.as_deref(),
+                    e.timezone.as_deref(),
+                    CDP_TIMEOUT,
+                )
+                .await
+                .map_err(fail)?;
+        }
+        Ok(())
     }
 
     /// Disposes a flow's context and starts making the next one; false when the browser did

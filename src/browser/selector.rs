@@ -93,6 +93,8 @@ pub(crate) struct Resolved {
     pub(crate) matches: Vec<String>,
     /// What kind of element it is, for the actions that need a particular one.
     pub(crate) kind: ElementKind,
+    /// The iframe (CSS in the page) it is inside, when its selector said.
+    pub(crate) frame: Option<String>,
 }
 
 /// One alternative of a selector.
@@ -102,28 +104,44 @@ pub(crate) enum Alt {
     Css {
         css: String,
         nth: Option<i64>,
+        frame: Option<String>,
     },
     Role {
         role: String,
         name: Option<String>,
         exact: bool,
         nth: Option<i64>,
+        frame: Option<String>,
     },
     Text {
         text: String,
         tag: Option<String>,
         exact: bool,
         nth: Option<i64>,
+        frame: Option<String>,
     },
 }
 
 impl Alt {
     /// How the user wrote it (for reports).
     pub(crate) fn describe(&self) -> String {
-        let base = self.describe_base();
-        match self.nth() {
-            Some(n) => format!("{base} (nth {n})"),
-            None => base,
+        let mut out = self.describe_base();
+        if let Some(n) = self.nth() {
+            out.push_str(&format!(" (nth {n})"));
+        }
+        if let Some(f) = self.frame() {
+            out.push_str(&format!(" in frame `{f}`"));
+        }
+        out
+    }
+
+    /// The iframe it looks inside (CSS in the page).
+    pub(crate) fn frame(&self) -> Option<&str> {
+        match self {
+            Alt::Ref(_) => None,
+            Alt::Css { frame, .. } | Alt::Role { frame, .. } | Alt::Text { frame, .. } => {
+                frame.as_deref()
+            }
         }
     }
 
@@ -160,12 +178,14 @@ impl Alt {
 fn from_object(o: &SelectorObject) -> Alt {
     let exact = o.exact.unwrap_or(false);
     let nth = o.nth;
+    let frame = o.frame.clone();
     if let Some(r) = &o.reference {
         Alt::Ref(r.trim_start_matches('@').to_string())
     } else if let Some(c) = &o.css {
         Alt::Css {
             css: c.clone(),
             nth,
+            frame,
         }
     } else if let Some(role) = &o.role {
         Alt::Role {
@@ -173,6 +193,7 @@ fn from_object(o: &SelectorObject) -> Alt {
             name: o.text.clone(),
             exact,
             nth,
+            frame,
         }
     } else {
         Alt::Text {
@@ -180,6 +201,7 @@ fn from_object(o: &SelectorObject) -> Alt {
             tag: o.tag.clone(),
             exact,
             nth,
+            frame,
         }
     }
 }
@@ -192,6 +214,7 @@ fn from_string(s: &str) -> Alt {
         _ => Alt::Css {
             css: s.to_string(),
             nth: None,
+            frame: None,
         },
     }
 }
@@ -247,6 +270,33 @@ pub(crate) async fn resolve(
     }
 }
 
+/// Resolves a selector to exactly one element: more than one match is an error listing them,
+/// unless `nth` says which (strict mode).
+pub(crate) async fn resolve_one(
+    session: &mut Session,
+    sel: &Selector,
+    deadline: Instant,
+) -> Result<Resolved, StepError> {
+    let r = resolve(session, sel, deadline).await?;
+    if r.count > 1 && !r.has_nth {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
+                r.matched,
+                r.count,
+                r.matches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("[{i}] {m}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(r)
+}
+
 /// Resolves once, without waiting; `None` when nothing matches now.
 pub(crate) async fn resolve_now(
     session: &mut Session,
@@ -274,10 +324,18 @@ pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize
     })
 }
 
-fn left(deadline: Instant) -> Duration {
+/// The time a look-up of the page may take: what is left of the step, at least 2 s.
+fn lookup_time(deadline: Instant) -> Duration {
     deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(2))
+}
+
+/// The time an action's command may take: what is left of the step, at least 1 s.
+pub(crate) fn left(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1))
 }
 
 /// A JSON string literal for embedding in JavaScript.
@@ -303,6 +361,7 @@ impl Found {
             has_nth: alt.nth().is_some(),
             matches: self.matches,
             kind: self.kind,
+            frame: alt.frame().map(str::to_string),
         }
     }
 }
@@ -344,10 +403,21 @@ async fn try_once(
     alt: &Alt,
     deadline: Instant,
 ) -> Result<Option<Found>, StepError> {
-    let t = left(deadline);
+    let t = lookup_time(deadline);
+    // CSS and text alternatives are looked up in the page's document, or an iframe's.
     let page = |setup: String, nth: Option<i64>| {
+        let doc = match alt.frame() {
+            None => "const doc = document;".to_string(),
+            Some(f) => format!(
+                "const frame = document.querySelector({});
+  if (!frame) return {{ count: 0, matches: [] }};
+  let doc; try {{ doc = frame.contentDocument }} catch (e) {{}}
+  if (!doc) return {{ foreign: true }};",
+                js_str(f)
+            ),
+        };
         format!(
-            "(() => {{ let els; {setup}\n const nth = {};\n{MARK_JS} }})()",
+            "(() => {{ {doc}\n let els; {setup}\n const nth = {};\n{MARK_JS} }})()",
             nth.map_or("null".to_string(), |n| n.to_string())
         )
     };
@@ -375,8 +445,18 @@ async fn try_once(
             name,
             exact,
             nth,
+            frame,
         } => {
-            let refs = session.fresh_refs(t).await?;
+            let refs = match frame {
+                None => session.fresh_refs(t).await?,
+                Some(f) => {
+                    let refs = session.frame_refs(f, t).await?;
+                    if refs.is_empty() && frame_is_foreign(session, f, t).await? {
+                        return Err(foreign_frame(f));
+                    }
+                    refs
+                }
+            };
             let mut hits: Vec<(&String, &RefInfo)> = refs
                 .iter()
                 .filter(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
@@ -400,9 +480,9 @@ async fn try_once(
                 },
             }));
         }
-        Alt::Css { css, nth } => page(
+        Alt::Css { css, nth, .. } => page(
             format!(
-                "try {{ els = [...document.querySelectorAll({})] }} catch (e) {{ return {{ invalid: true }} }}",
+                "try {{ els = [...doc.querySelectorAll({})] }} catch (e) {{ return {{ invalid: true }} }}",
                 js_str(css)
             ),
             *nth,
@@ -412,12 +492,13 @@ async fn try_once(
             tag,
             exact,
             nth,
+            ..
         } => page(
             format!(
                 r"const want = {want}, tag = {tag}, exact = {exact};
   const normt = s => (s || '').replace(/\s+/g, ' ').trim();
   const hit = el => {{ const t = normt(el.innerText); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); }};
-  const all = [...document.querySelectorAll(tag || 'body *')].filter(el => el.offsetParent !== null || el.getClientRects().length);
+  const all = [...doc.querySelectorAll(tag || 'body *')].filter(el => el.offsetParent !== null || el.getClientRects().length);
   const found = all.filter(hit);
   els = found.filter(el => !found.some(o => o !== el && el.contains(o)));",
                 want = js_str(text),
@@ -428,6 +509,9 @@ async fn try_once(
         ),
     };
     let v = session.eval(&js, t).await?;
+    if v.get("foreign").and_then(Value::as_bool) == Some(true) {
+        return Err(foreign_frame(alt.frame().unwrap_or_default()));
+    }
     if v.get("invalid").and_then(Value::as_bool) == Some(true) {
         let Alt::Css { css, .. } = alt else {
             unreachable!("only CSS can be invalid")
@@ -444,8 +528,12 @@ async fn try_once(
             .unwrap_or("")
             .to_string()
     };
+    let target = format!("[data-runner-sel=\"{id}\"]");
+    if let Some(f) = alt.frame() {
+        session.frame_of.insert(target.clone(), f.to_string());
+    }
     Ok(Some(Found {
-        target: format!("[data-runner-sel=\"{id}\"]"),
+        target,
         count: v
             .get("count")
             .and_then(Value::as_u64)
@@ -471,6 +559,123 @@ async fn try_once(
             role: String::new(),
         },
     }))
+}
+
+/// Whether the element or one inside it has the focus.
+pub(crate) const HAS_FOCUS_JS: &str = r#"(() => {
+  let a = el.ownerDocument.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return !!a && (a === el || el.contains(a));
+})()"#;
+
+/// Evaluates `expr` (a JavaScript expression using `el`) on a resolved element; `None` when the
+/// element is gone. Elements found by CSS or text carry runner's handle; one found by role or
+/// ref is marked first (see `mark`).
+pub(crate) async fn element_eval(
+    session: &mut Session,
+    r: &Resolved,
+    expr: &str,
+) -> Result<Option<Value>, StepError> {
+    let t = Duration::from_secs(5);
+    let handle = if r.target.starts_with('@') {
+        mark(session, &r.target, r.frame.as_deref(), t)
+            .await?
+            .ok_or_else(|| {
+            StepError::new(
+                ErrorKind::NotFound,
+                format!(
+                    "cannot find {} in the page's DOM by its box (an element with no size, or covered by one of the same size): select it by css or text",
+                    r.matched
+                ),
+            )
+        })?
+    } else {
+        r.target.clone()
+    };
+    let doc = match session.frame_of.get(&handle) {
+        Some(f) => format!(
+            "((document.querySelector({}) || {{}}).contentDocument || document.createDocumentFragment())",
+            js_str(f)
+        ),
+        None => "document".to_string(),
+    };
+    let v = session
+        .eval(
+            &format!(
+                "(() => {{ const el = {doc}.querySelector({});\n if (!el) return null; return {expr}; }})()",
+                js_str(&handle)
+            ),
+            t,
+        )
+        .await?;
+    Ok((!v.is_null()).then_some(v))
+}
+
+/// The element a ref (`@e5`) stands for, marked with runner's handle (`[data-runner-sel]`):
+/// the innermost element whose box is the box agent-browser gives for the ref (viewport
+/// coordinates, within a pixel). `None` when the ref has no size or no element has that box:
+/// never another element in its place.
+pub(crate) async fn mark(
+    session: &mut Session,
+    target: &str,
+    frame: Option<&str>,
+    t: Duration,
+) -> Result<Option<String>, StepError> {
+    let b = session
+        .cmd("get", &["box".into(), target.to_string()], t)
+        .await?;
+    let b = b.get("box").unwrap_or(&b);
+    let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
+    if w * h == 0.0 {
+        return Ok(None);
+    }
+    // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
+    // elements measure themselves.
+    let doc = match frame {
+        None => "const doc = document;".to_string(),
+        Some(f) => format!(
+            "const f = document.querySelector({}); const doc = f && f.contentDocument; if (!doc) return null;",
+            js_str(f)
+        ),
+    };
+    let js = format!(
+        r#"(() => {{ {doc}
+  const near = q => Math.abs(q.x - {x}) <= 1 && Math.abs(q.y - {y}) <= 1 && Math.abs(q.width - {w}) <= 1 && Math.abs(q.height - {h}) <= 1;
+  const el = [...doc.querySelectorAll('body, body *')].filter(e => near(e.getBoundingClientRect())).pop();
+  if (!el) return null;
+  if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
+  return el.dataset.runnerSel; }})()"#
+    );
+    let v = session.eval(&js, t).await?;
+    let handle = v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]"));
+    if let (Some(h), Some(f)) = (&handle, frame) {
+        session.frame_of.insert(h.clone(), f.to_string());
+    }
+    Ok(handle)
+}
+
+/// Whether iframe `frame` shows a page of another origin (its document cannot be read).
+async fn frame_is_foreign(
+    session: &mut Session,
+    frame: &str,
+    t: Duration,
+) -> Result<bool, StepError> {
+    let js = format!(
+        "(() => {{ const f = document.querySelector({}); if (!f) return false; try {{ return !f.contentDocument; }} catch (e) {{ return true; }} }})()",
+        js_str(frame)
+    );
+    Ok(session.eval(&js, t).await? == Value::Bool(true))
+}
+
+/// The error for a selector inside a frame of another origin.
+fn foreign_frame(frame: &str) -> StepError {
+    StepError::new(
+        ErrorKind::NotFound,
+        format!(
+            "frame `{frame}` shows a page of another origin: neither its document nor its accessibility tree can be read through agent-browser (0.41), so no selector reaches inside it; test that page on its own (open its URL)"
+        ),
+    )
 }
 
 /// The error for CSS the page cannot parse, with the runner form of Playwright-only syntax.

@@ -61,6 +61,60 @@ pub(crate) struct Session {
     pub(crate) user_refs: Option<RefTable>,
     /// The refs of the latest snapshot taken by anyone (selectors take their own).
     pub(crate) latest_refs: Option<RefTable>,
+    /// The flow's answer to a confirm or prompt no `dialog` step answers (`browser.dialogs`):
+    /// true accepts.
+    pub(crate) dialog_default: Option<bool>,
+    /// The dialogs answered in this flow, oldest first: `{type, message, accepted}`.
+    pub(crate) dialogs: Vec<Value>,
+    /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
+    /// naming one runs with agent-browser switched into that frame.
+    pub(crate) frame_of: std::collections::HashMap<String, String>,
+    /// The frame agent-browser is switched into (`None`: the page's main frame).
+    frame: Option<String>,
+    /// The flow's tabs, when the session works in a context of its own.
+    pub(crate) tabs: Option<Tabs>,
+    /// The `route` patterns the flow added (removed when it ends: routes belong to the
+    /// worker's agent-browser session, which the next flow uses too).
+    pub(crate) routes: Vec<String>,
+    /// When the flow's context opened (ms since the epoch): the worker's request log holds
+    /// earlier flows' requests too.
+    pub(crate) since_ms: u128,
+    /// Where the flow's downloads go, when its browser saves them here.
+    pub(crate) downloads: Option<super::downloads::Downloads>,
+}
+
+/// The tabs of a flow's context: read over the browser's DevTools connection, numbered in the
+/// order they were first seen (the flow's first tab is 0).
+pub(crate) struct Tabs {
+    pub(crate) cdp: Arc<super::cdp::Cdp>,
+    pub(crate) context: String,
+    /// Target ids, in the order first seen.
+    pub(crate) order: Vec<String>,
+    /// The tab the session acts on.
+    pub(crate) current: String,
+}
+
+impl Tabs {
+    /// The context's open tabs in order: `(target id, url)`.
+    pub(crate) async fn list(&mut self) -> Result<Vec<(String, String)>, StepError> {
+        let open = self
+            .cdp
+            .tabs(&self.context, Duration::from_secs(5))
+            .await
+            .map_err(|e| StepError::new(crate::step::ErrorKind::CommandFailed, e))?;
+        for (id, _) in &open {
+            if !self.order.contains(id) {
+                self.order.push(id.clone());
+            }
+        }
+        let mut out: Vec<(String, String)> = Vec::new();
+        for id in &self.order {
+            if let Some(t) = open.iter().find(|(o, _)| o == id) {
+                out.push(t.clone());
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl Session {
@@ -82,6 +136,16 @@ impl Session {
             unsettled: false,
             user_refs: None,
             latest_refs: None,
+            dialog_default: None,
+            dialogs: Vec::new(),
+            frame_of: std::collections::HashMap::new(),
+            frame: None,
+            tabs: None,
+            routes: Vec::new(),
+            downloads: None,
+            since_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis()),
         }
     }
 
@@ -136,16 +200,79 @@ impl Session {
         let first = !self.opened;
         self.opened = true;
         self.unsettled = true;
+        // A command naming an element inside an iframe runs in that frame; every other one (an
+        // `eval` too: agent-browser evaluates in the main frame) in the page's main frame.
+        let wanted = commands
+            .iter()
+            .find_map(|(_, args)| args.iter().find_map(|a| self.frame_of.get(a).cloned()));
+        let switch = (!first && wanted != self.frame)
+            .then(|| vec![wanted.clone().unwrap_or_else(|| "main".to_string())]);
+        let mut all: Vec<Cmd<'_>> = Vec::with_capacity(commands.len() + 1);
+        if let Some(to) = &switch {
+            all.push(("frame", to.as_slice()));
+        }
+        all.extend_from_slice(commands);
         let r = if first {
-            self.adapter.execute_all(commands, &opts).await
+            self.adapter.execute_all(&all, &opts).await
         } else {
             let link = self
                 .link
                 .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
-            link.send_all(commands, &self.cwd, opts.timeout).await
+            link.send_all(&all, &self.cwd, opts.timeout).await
         };
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
-        r.map_err(|e| e.into_step_error(first))
+        if switch.is_some() {
+            // Where agent-browser is now: the switch is the batch's first command.
+            self.frame = match &r {
+                Ok(_) => wanted,
+                Err(_) => None,
+            };
+        }
+        r.map(|mut data| {
+            if switch.is_some() {
+                data.remove(0);
+            }
+            data
+        })
+        .map_err(|e| e.into_step_error(first))
+    }
+
+    /// The requests of agent-browser's log made at or after `since_ms` (ms since the epoch; the
+    /// worker's log holds earlier flows' requests too, see `since_ms`).
+    pub(crate) async fn requests_since(&mut self, since_ms: u128) -> Result<Vec<Value>, StepError> {
+        let data = self
+            .cmd("network", &["requests".to_string()], Duration::from_secs(5))
+            .await?;
+        Ok(data
+            .get("requests")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter(|r| {
+                        r.get("timestamp")
+                            .and_then(Value::as_u64)
+                            .is_some_and(|t| u128::from(t) >= since_ms)
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Makes the session act on tab `target` of its context (refs and frame start afresh).
+    pub(crate) async fn switch_tab(
+        &mut self,
+        target: &str,
+        timeout: Duration,
+    ) -> Result<(), StepError> {
+        self.cmd("tab", &[target.to_string()], timeout).await?;
+        self.frame = None;
+        self.user_refs = None;
+        self.latest_refs = None;
+        if let Some(t) = &mut self.tabs {
+            t.current = target.to_string();
+        }
+        Ok(())
     }
 
     /// Whether the last command did not finish (see `unsettled`).
@@ -200,6 +327,53 @@ impl Session {
         Ok(data)
     }
 
+    /// The refs inside iframe `frame` (CSS in the page): a snapshot taken with agent-browser
+    /// switched into it. Refs name elements across frames, so they are used as any other.
+    pub(crate) async fn frame_refs(
+        &mut self,
+        frame: &str,
+        timeout: Duration,
+    ) -> Result<BTreeMap<String, RefInfo>, StepError> {
+        let main = ["main".to_string()];
+        let into = [frame.to_string()];
+        let eval = eval_args(DOCUMENT_JS);
+        // Switched in and back out in one call (the session's frame stays the main one).
+        self.frame = None;
+        let answer = self
+            .cmds(
+                &[
+                    ("frame", main.as_slice()),
+                    ("frame", into.as_slice()),
+                    ("snapshot", &[]),
+                    ("frame", main.as_slice()),
+                    ("eval", &eval),
+                ],
+                timeout,
+            )
+            .await;
+        let mut all = match answer {
+            Ok(all) => all,
+            // No such iframe (yet): nothing matches inside it.
+            Err(e) if super::adapter::Cause::of(&e.message).not_found => {
+                return Ok(BTreeMap::new());
+            }
+            Err(mut e) => {
+                e.message = format!("frame `{frame}`: {}", e.message);
+                return Err(e);
+            }
+        };
+        let document = all
+            .pop()
+            .and_then(|d| d.get("result").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        let refs = parse_snapshot_refs(&all[2]);
+        self.latest_refs = Some(RefTable {
+            refs: refs.clone(),
+            document,
+        });
+        Ok(refs)
+    }
+
     /// Takes a snapshot and returns its refs (role selectors resolve against them).
     pub(crate) async fn fresh_refs(
         &mut self,
@@ -233,4 +407,37 @@ impl Session {
         self.opened = false;
         closed
     }
+}
+
+/// A session on a fake agent-browser daemon, for unit tests of what a step or a reader does
+/// with the daemon's answers: `answer(n, command)` gives the `n`th command's reply, either
+/// `Ok(data)` or `Err(agent-browser's error message)`.
+#[cfg(test)]
+pub(crate) fn on_fake_daemon(
+    dir: &std::path::Path,
+    answer: impl Fn(usize, &Value) -> Result<Value, String> + Send + 'static,
+) -> Session {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::UnixListener::bind(dir.join("s.sock")).unwrap();
+    tokio::spawn(async move {
+        let (s, _) = listener.accept().await.unwrap();
+        let mut r = BufReader::new(s);
+        for n in 0.. {
+            let mut line = String::new();
+            if r.read_line(&mut line).await.unwrap() == 0 {
+                return;
+            }
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let reply = match answer(n, &v) {
+                Ok(data) => serde_json::json!({"id":v["id"],"success":true,"data":data}),
+                Err(e) => serde_json::json!({"id":v["id"],"success":false,"error":e}),
+            };
+            r.get_mut()
+                .write_all(format!("{reply}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+    });
+    let adapter = Arc::new(AgentBrowser::for_tests(dir.to_path_buf()));
+    Session::attached(adapter, "s".into(), false, dir.to_path_buf())
 }

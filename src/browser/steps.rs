@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Poll, Resolved, resolve, resolve_now};
+use super::selector::{Poll, Resolved, left, resolve, resolve_now, resolve_one};
 use super::session::{RefTable, Session, is_answer};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
@@ -29,6 +29,12 @@ pub(crate) async fn run_step(
     files: &StepFiles,
 ) -> Result<Value, StepError> {
     let deadline = Instant::now() + timeout;
+    // A dialog the previous step left open gets the flow's answer first (an `expect` of the
+    // dialog reads it as it is, and a `dialog` step answers it itself).
+    let reads_dialog = matches!(&action, Action::Expect(e) if e.dialog.is_some());
+    if !matches!(action, Action::Dialog(_)) && !reads_dialog {
+        super::dialog::settle(session).await?;
+    }
     match action {
         Action::Open(url) => open(session, &url, timeout).await,
         Action::Snapshot(t) => {
@@ -76,6 +82,10 @@ pub(crate) async fn run_step(
         Action::Check(s) => element(session, "check", &s, &[], deadline).await,
         Action::Upload(u) => upload(session, &u, deadline).await,
         Action::Dialog(d) => dialog(session, &d, deadline).await,
+        Action::Tab(t) => tab(session, &t, deadline).await,
+        Action::Route(r) => route(session, &r, timeout).await,
+        Action::State(s) => save_state(session, &s.save, timeout).await,
+        Action::Download(d) => super::download::download(session, &d, &files.dir, deadline).await,
         Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
         Action::Fill(f) => {
             element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
@@ -90,10 +100,8 @@ pub(crate) async fn run_step(
             };
             element(session, "select", &f.target, &values, deadline).await
         }
-        Action::Press(key) => {
-            session.cmd("press", &[key], timeout).await?;
-            Ok(json!({}))
-        }
+        Action::Press(p) => press(session, &p, deadline).await,
+        Action::Scroll(s) => scroll(session, &s, deadline).await,
         Action::Wait(w) => wait(session, w, deadline).await,
         Action::Screenshot(t) => {
             let (path, target, full) = match t {
@@ -205,9 +213,7 @@ async fn element(
     fits(command, &r)?;
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
-    let t = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_secs(1));
+    let t = left(deadline);
     let want = match command {
         "check" => Some(true),
         "uncheck" => Some(false),
@@ -264,6 +270,100 @@ async fn element(
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
 }
 
+/// `press`: the key for the focused element, or for the target, focused first; the key is not
+/// sent when the target cannot take the focus (it would go to whatever has it).
+async fn press(
+    session: &mut Session,
+    p: &crate::config::model::PressAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let key = p.key().to_string();
+    let t = left(deadline);
+    let Some(sel) = p.target() else {
+        session.cmd("press", &[key], t).await?;
+        return Ok(json!({}));
+    };
+    let r = resolve_one(session, sel, deadline).await?;
+    session
+        .cmd("focus", std::slice::from_ref(&r.target), t)
+        .await?;
+    if super::selector::element_eval(session, &r, super::selector::HAS_FOCUS_JS).await?
+        != Some(Value::Bool(true))
+    {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "press {key}: {} cannot take the focus, so the key was not sent (press it on a field, a button or a link, or on the page without `target`)",
+                r.matched
+            ),
+        ));
+    }
+    session.cmd("press", &[key], t).await?;
+    Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+/// `scroll`: an element into view (then checked to be in the viewport), the page to its top or
+/// bottom, or the wheel by some pixels; outputs the window's scroll position after.
+async fn scroll(
+    session: &mut Session,
+    s: &crate::config::model::ScrollAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    use crate::config::model::ScrollTo;
+    let t = left(deadline);
+    let mut out = json!({});
+    match s.to() {
+        Some(ScrollTo::Element(sel)) => {
+            let r = resolve_one(session, sel, deadline).await?;
+            session
+                .cmd("scrollintoview", std::slice::from_ref(&r.target), t)
+                .await?;
+            if super::selector::element_eval(session, &r, IN_VIEW_JS).await?
+                != Some(Value::Bool(true))
+            {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("scroll: {} is still outside the viewport", r.matched),
+                ));
+            }
+            out = json!({ "matched": r.matched, "matched_index": r.index });
+        }
+        Some(end @ (ScrollTo::Top | ScrollTo::Bottom)) => {
+            let y = if matches!(end, ScrollTo::Top) {
+                "0"
+            } else {
+                "document.scrollingElement.scrollHeight"
+            };
+            session
+                .eval(&format!("document.scrollingElement.scrollTo(0, {y})"), t)
+                .await?;
+        }
+        None => {
+            let by = s.by.unwrap_or(0);
+            let dir = if by < 0 { "up" } else { "down" };
+            session
+                .cmd(
+                    "scroll",
+                    &[dir.to_string(), by.unsigned_abs().to_string()],
+                    t,
+                )
+                .await?;
+        }
+    }
+    let pos = session
+        .eval(
+            "({ x: Math.round(window.scrollX), y: Math.round(window.scrollY) })",
+            t,
+        )
+        .await?;
+    out["x"] = pos.get("x").cloned().unwrap_or(Value::Null);
+    out["y"] = pos.get("y").cloned().unwrap_or(Value::Null);
+    Ok(out)
+}
+
+/// Whether an element's box meets the viewport.
+const IN_VIEW_JS: &str = "(() => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; })()";
+
 /// `dialog`: waits (up to the step's timeout) for the page's dialog to be open, answers it,
 /// and says what it was (`type`: alert, confirm, prompt, beforeunload; `message`).
 async fn dialog(
@@ -273,12 +373,9 @@ async fn dialog(
 ) -> Result<Value, StepError> {
     let (accept, text) = d.answer();
     let mut poll = Poll::new();
-    let status = loop {
-        let s = session
-            .cmd("dialog", &["status".to_string()], Duration::from_secs(5))
-            .await?;
-        if s.get("hasDialog").and_then(Value::as_bool) == Some(true) {
-            break s;
+    let open = loop {
+        if let Some(open) = super::dialog::open(session).await? {
+            break open;
         }
         if !poll.wait(deadline).await {
             return Err(StepError::new(
@@ -287,21 +384,183 @@ async fn dialog(
             ));
         }
     };
-    let mut args = vec![if accept { "accept" } else { "dismiss" }.to_string()];
-    if let Some(t) = text {
-        args.push(t.to_string());
+    super::dialog::answer(session, open, accept, text).await
+}
+
+/// `state: { save }`: the flow's cookies and storage (agent-browser's `state save`, Playwright's
+/// storageState format) written to a file only its owner reads; outputs its path and how many
+/// cookies and origins it holds, never what they are.
+async fn save_state(
+    session: &mut Session,
+    path: &str,
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let dest = session.cwd.join(path);
+    let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
     }
-    let done = session.cmd("dialog", &args, Duration::from_secs(5)).await?;
-    if done.get("handled").and_then(Value::as_bool) != Some(true) {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("the {} dialog was not answered: {done}", status["type"]),
-        ));
+    session
+        .cmd(
+            "state",
+            &["save".to_string(), dest.display().to_string()],
+            timeout,
+        )
+        .await?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| fail(format!("cannot restrict {}: {e}", dest.display())))?;
     }
+    let saved: Value = std::fs::read_to_string(&dest)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| fail(format!("the saved state {} is not JSON", dest.display())))?;
+    let n = |k: &str| saved.get(k).and_then(Value::as_array).map_or(0, Vec::len);
     Ok(json!({
-        "type": status.get("type").cloned().unwrap_or(Value::Null),
-        "message": status.get("message").cloned().unwrap_or(Value::Null),
-        "accepted": accept,
+        "path": dest.display().to_string(),
+        "cookies": n("cookies"),
+        "origins": n("origins"),
+    }))
+}
+
+/// `route`: from now to the end of the flow, requests matching the pattern get the stub (or
+/// fail, with `abort`); the newest route wins over an older one for the same URL.
+async fn route(
+    session: &mut Session,
+    r: &crate::config::model::RouteAction,
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let mut args = vec!["route".to_string(), r.url.clone()];
+    if r.abort {
+        args.push("--abort".into());
+    } else {
+        let (body, kind) = match &r.body {
+            None => (String::new(), "text/plain; charset=utf-8"),
+            Some(Value::String(s)) => (s.clone(), "text/plain; charset=utf-8"),
+            Some(v) => (v.to_string(), "application/json"),
+        };
+        let mut response = json!({
+            "status": r.status.unwrap_or(200),
+            "body": body,
+            "contentType": r.content_type.as_deref().unwrap_or(kind),
+        });
+        if let Some(h) = &r.headers {
+            response["headers"] = json!(h);
+        }
+        args.extend(["--response".to_string(), response.to_string()]);
+    }
+    // agent-browser answers a URL from the first route that matches it: an earlier route of
+    // the same pattern goes first, so this one takes its place.
+    if session.routes.contains(&r.url) {
+        session
+            .cmd("network", &["unroute".to_string(), r.url.clone()], timeout)
+            .await?;
+    }
+    session.cmd("network", &args, timeout).await?;
+    session.routes.push(r.url.clone());
+    Ok(json!({ "url": r.url }))
+}
+
+/// `tab`: switches to another tab of the flow's context (waiting, up to the step's timeout, for
+/// it to open), or closes the current one and goes back to the one before it. Outputs the tab's
+/// `index` (0: the flow's first), `url`, and the `count` of open tabs.
+async fn tab(
+    session: &mut Session,
+    t: &crate::config::model::TabAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    use crate::config::model::{TabAction, TabWhich};
+    let no_tabs = || {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            "`tab` needs the flow's own browser context (not available here)",
+        )
+    };
+    let t_left = left(deadline);
+    let (target, list) = match t {
+        TabAction::Word(_) => {
+            let tabs = session.tabs.as_mut().ok_or_else(no_tabs)?;
+            let list = tabs.list().await?;
+            let current = tabs.current.clone();
+            let at = list.iter().position(|(id, _)| *id == current).unwrap_or(0);
+            if list.len() < 2 {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    "`tab: close` would close the flow's only tab",
+                ));
+            }
+            let back = if at == 0 { 1 } else { at - 1 };
+            let back = list[back].0.clone();
+            session
+                .cmd("tab", &["close".to_string(), current.clone()], t_left)
+                .await?;
+            // The browser's word that the tab is gone, not agent-browser's.
+            let mut poll = Poll::new();
+            let list = loop {
+                let tabs = session.tabs.as_mut().ok_or_else(no_tabs)?;
+                let list = tabs.list().await?;
+                if !list.iter().any(|(id, _)| *id == current) {
+                    break list;
+                }
+                if !poll.wait(deadline).await {
+                    return Err(StepError::new(
+                        ErrorKind::CommandFailed,
+                        "`tab: close`: the tab is still open",
+                    ));
+                }
+            };
+            (back, list)
+        }
+        TabAction::Switch(s) => {
+            let mut poll = Poll::new();
+            loop {
+                let tabs = session.tabs.as_mut().ok_or_else(no_tabs)?;
+                let list = tabs.list().await?;
+                let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
+                let found = match &s.switch {
+                    TabWhich::Word(w) if w == "first" => list.first(),
+                    // The newest tab, once it is not the one the flow is on.
+                    TabWhich::Word(_) => list.last().filter(|(id, _)| *id != tabs.current),
+                    TabWhich::Index(i) => {
+                        let i = if *i < 0 { n + i } else { *i };
+                        usize::try_from(i).ok().and_then(|i| list.get(i))
+                    }
+                    TabWhich::Url(u) => list.iter().find(|(_, url)| url.contains(&u.url)),
+                };
+                if let Some((id, _)) = found {
+                    break (id.clone(), list);
+                }
+                if !poll.wait(deadline).await {
+                    let open: Vec<String> = list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (_, url))| format!("[{i}] {url}"))
+                        .collect();
+                    let want = match &s.switch {
+                        TabWhich::Word(w) if w == "first" => "the first tab".to_string(),
+                        TabWhich::Word(_) => "a new tab".to_string(),
+                        TabWhich::Index(i) => format!("tab {i}"),
+                        TabWhich::Url(u) => format!("a tab whose URL contains `{}`", u.url),
+                    };
+                    return Err(StepError::new(
+                        ErrorKind::Timeout,
+                        format!(
+                            "timed out waiting for {want}; the flow's tabs: {}",
+                            open.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    };
+    session.switch_tab(&target, t_left).await?;
+    let index = list.iter().position(|(id, _)| *id == target).unwrap_or(0);
+    Ok(json!({
+        "index": index,
+        "url": list.get(index).map(|(_, u)| u.clone()).unwrap_or_default(),
+        "count": list.len(),
     }))
 }
 
@@ -334,9 +593,7 @@ async fn upload(
     fits("upload", &r)?;
     let mut args = vec![r.target.clone()];
     args.extend(files.iter().cloned());
-    let t = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_secs(1));
+    let t = left(deadline);
     session.cmd("upload", &args, t).await?;
     // What the input then holds is read from the page: agent-browser counts the files it was
     // given, and an input without `multiple` keeps one of them. `fits` let only an element known
@@ -369,33 +626,6 @@ async fn upload(
         "uploaded": uploaded,
         "files": files,
     }))
-}
-
-/// Resolves a selector to exactly one element: more than one match is an error listing them,
-/// unless `nth` says which (strict mode).
-async fn resolve_one(
-    session: &mut Session,
-    sel: &Selector,
-    deadline: Instant,
-) -> Result<Resolved, StepError> {
-    let r = resolve(session, sel, deadline).await?;
-    if r.count > 1 && !r.has_nth {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
-                r.matched,
-                r.count,
-                r.matches
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| format!("[{i}] {m}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
-    }
-    Ok(r)
 }
 
 /// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
@@ -516,50 +746,29 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use serde_json::{Value, json};
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use serde_json::json;
     use tokio::time::Instant;
 
-    use super::super::adapter::AgentBrowser;
     use super::super::session::Session;
     use super::*;
 
     /// A session on a fake daemon whose first `navigating` answers are Chromium's "the document
     /// was replaced while reading it"; then a page at `/done` with one `#ok` element.
     fn session_on_a_navigating_page(dir: &std::path::Path, navigating: usize) -> Session {
-        let listener = tokio::net::UnixListener::bind(dir.join("s.sock")).unwrap();
-        tokio::spawn(async move {
-            let (s, _) = listener.accept().await.unwrap();
-            let mut r = BufReader::new(s);
-            for n in 0.. {
-                let mut line = String::new();
-                if r.read_line(&mut line).await.unwrap() == 0 {
-                    return;
-                }
-                let v: Value = serde_json::from_str(&line).unwrap();
-                let reply = if n < navigating {
-                    json!({"id":v["id"],"success":false,
-                        "error":"CDP error (Runtime.evaluate): Inspected target navigated or closed"})
-                } else {
-                    let data = match v["action"].as_str().unwrap() {
-                        "url" => json!({"url":"http://site/done"}),
-                        // A selector's look-up script: one match, of a div.
-                        "evaluate" => json!({"result":{"count":1,"matches":["div#ok"],"id":"k1",
-                            "kind":{"tag":"div","input_type":"","editable":false}}}),
-                        other => panic!("unexpected {other}"),
-                    };
-                    json!({"id":v["id"],"success":true,"data":data})
-                };
-                r.get_mut()
-                    .write_all(format!("{reply}\n").as_bytes())
-                    .await
-                    .unwrap();
+        super::super::session::on_fake_daemon(dir, move |n, v| {
+            if n < navigating {
+                return Err(
+                    "CDP error (Runtime.evaluate): Inspected target navigated or closed".into(),
+                );
             }
-        });
-        let adapter = Arc::new(AgentBrowser::for_tests(dir.to_path_buf()));
-        Session::attached(adapter, "s".into(), false, dir.to_path_buf())
+            Ok(match v["action"].as_str().unwrap() {
+                "url" => json!({"url":"http://site/done"}),
+                // A selector's look-up script: one match, of a div.
+                "evaluate" => json!({"result":{"count":1,"matches":["div#ok"],"id":"k1",
+                    "kind":{"tag":"div","input_type":"","editable":false}}}),
+                other => panic!("unexpected {other}"),
+            })
+        })
     }
 
     fn soon() -> Instant {

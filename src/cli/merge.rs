@@ -11,23 +11,18 @@ use crate::report::{Report, ReportTarget, Reporter};
 /// The JSON files named, a directory standing for the `*.json` files under it (any depth: CI
 /// downloads each shard's artifact into a directory of its own), in path order.
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for e in std::fs::read_dir(dir)? {
-            let p = e?.path();
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found)
-                .map_err(|e| CliError::Environment(format!("cannot read {}: {e}", p.display())))?;
+            for e in walkdir::WalkDir::new(p) {
+                let e = e.map_err(|e| {
+                    CliError::Environment(format!("cannot read {}: {e}", p.display()))
+                })?;
+                if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json") {
+                    found.push(e.into_path());
+                }
+            }
             found.sort();
             out.extend(found);
         } else {

@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub(crate) vars: Map<String, Value>,
     /// The project file's step and browser timeouts (for flows that set none).
     pub(crate) timeouts: (Option<String>, Option<String>),
+    /// The project file's `browser` settings (defaults of the flows' own).
+    pub(crate) browser: Option<crate::config::project::ProjectBrowser>,
 }
 
 impl Settings {
@@ -85,6 +87,7 @@ impl Settings {
                 f.and_then(|f| f.timeout.clone()),
                 browser.and_then(|b| b.timeout.clone()),
             ),
+            browser: browser.cloned(),
         })
     }
 }
@@ -126,7 +129,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     }
     let mut loader = Loader::new(&registry)
         .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
-        .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone());
+        .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone())
+        .with_browser(s.browser.clone());
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();

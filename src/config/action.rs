@@ -37,9 +37,14 @@ impl Action {
             | Action::Fill(_)
             | Action::Type(_)
             | Action::Press(_)
+            | Action::Scroll(_)
             | Action::Select(_)
             | Action::Upload(_)
             | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::Download(_)
+            | Action::State(_)
             | Action::Wait(_)
             | Action::Screenshot(_)
             | Action::Eval(_)
@@ -75,6 +80,131 @@ impl Action {
         }
     }
 
+    /// Scopes every selector of the action that names no frame to iframe `frame` (a step's
+    /// `frame`); refs stay as they are (a ref names one element, in whatever frame).
+    pub(crate) fn scope_to_frame(&mut self, frame: &str) {
+        use super::model::{ScrollAction, SelectorItem, SelectorObject, Toggle, WaitAction};
+        fn object(o: &mut SelectorObject, frame: &str) {
+            if o.reference.is_none() && o.frame.is_none() {
+                o.frame = Some(frame.to_string());
+            }
+        }
+        fn css(s: &str, frame: &str) -> SelectorObject {
+            SelectorObject {
+                reference: None,
+                role: None,
+                text: None,
+                exact: None,
+                css: Some(s.to_string()),
+                tag: None,
+                nth: None,
+                frame: Some(frame.to_string()),
+            }
+        }
+        fn scope(sel: &mut Selector, frame: &str) {
+            match sel {
+                Selector::String(s) if s.starts_with('@') => {}
+                Selector::String(s) => *sel = Selector::Object(css(s, frame)),
+                Selector::Object(o) => object(o, frame),
+                Selector::List(items) => {
+                    for i in items {
+                        match i {
+                            SelectorItem::String(s) if s.starts_with('@') => {}
+                            SelectorItem::String(s) => *i = SelectorItem::Object(css(s, frame)),
+                            SelectorItem::Object(o) => object(o, frame),
+                        }
+                    }
+                }
+            }
+        }
+        fn expect(e: &mut super::model::ExpectAction, frame: &str) {
+            let sels = [
+                &mut e.visible,
+                &mut e.hidden,
+                &mut e.checked,
+                &mut e.unchecked,
+                &mut e.enabled,
+                &mut e.disabled,
+                &mut e.editable,
+                &mut e.focused,
+            ];
+            for s in sels.into_iter().flatten() {
+                scope(s, frame);
+            }
+            for t in [&mut e.text, &mut e.value].into_iter().flatten() {
+                scope(&mut t.target, frame);
+            }
+            if let Some(c) = &mut e.count {
+                scope(&mut c.target, frame);
+            }
+            if let Some(a) = &mut e.attribute {
+                scope(&mut a.target, frame);
+            }
+            if let Some(n) = &mut e.not {
+                expect(n, frame);
+            }
+        }
+        match self {
+            Action::Click(s)
+            | Action::Dblclick(s)
+            | Action::Hover(s)
+            | Action::Focus(s)
+            | Action::Check(s)
+            | Action::Uncheck(s) => scope(s, frame),
+            Action::Fill(f) | Action::Type(f) => scope(&mut f.target, frame),
+            Action::Select(s) => scope(&mut s.target, frame),
+            Action::Upload(u) => scope(&mut u.target, frame),
+            Action::Download(d) => scope(&mut d.target, frame),
+            Action::Inspect(i) => scope(&mut i.target, frame),
+            Action::Press(super::model::PressAction::On(p)) => {
+                if let Some(t) = &mut p.target {
+                    scope(t, frame);
+                }
+            }
+            Action::Scroll(ScrollAction { to: Some(t), .. }) => {
+                if !matches!(t, Selector::String(w) if w == "top" || w == "bottom") {
+                    scope(t, frame);
+                }
+            }
+            Action::Screenshot(Toggle::Options(o)) => {
+                if let Some(t) = &mut o.target {
+                    scope(t, frame);
+                }
+            }
+            Action::Snapshot(Toggle::Options(o)) => {
+                if let Some(t) = &mut o.scope {
+                    scope(t, frame);
+                }
+            }
+            Action::Wait(WaitAction::For(w)) => {
+                if let Some(t) = &mut w.target {
+                    scope(t, frame);
+                }
+            }
+            Action::Expect(e) => expect(e, frame),
+            // No selector to scope (a step's `frame` on these is refused when it is loaded).
+            Action::Open(_)
+            | Action::Snapshot(Toggle::On(_))
+            | Action::Screenshot(Toggle::On(_))
+            | Action::Press(super::model::PressAction::Key(_))
+            | Action::Scroll(ScrollAction { to: None, .. })
+            | Action::Wait(WaitAction::Duration(_))
+            | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::State(_)
+            | Action::Eval(_)
+            | Action::Act(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+            | Action::Exec(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_) => {}
+        }
+    }
+
     /// The outputs a successful step of this action has (`steps.<id>.<output>`); `None` when
     /// they are not known ahead (a sub-flow's are its own `outputs`).
     pub(crate) fn outputs(&self) -> Option<&'static [&'static str]> {
@@ -90,6 +220,7 @@ impl Action {
             | Action::Uncheck(_)
             | Action::Fill(_)
             | Action::Type(_)
+            | Action::Press(_)
             | Action::Select(_) => ELEMENT,
             Action::Upload(_) => &[
                 "matched",
@@ -98,8 +229,20 @@ impl Action {
                 "files",
                 "failure_artifacts",
             ],
-            Action::Press(_) | Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Scroll(_) => &["matched", "matched_index", "x", "y", "failure_artifacts"],
             Action::Dialog(_) => &["type", "message", "accepted", "failure_artifacts"],
+            Action::Tab(_) => &["index", "url", "count", "failure_artifacts"],
+            Action::Route(_) => &["url", "failure_artifacts"],
+            Action::State(_) => &["path", "cookies", "origins", "failure_artifacts"],
+            Action::Download(_) => &[
+                "path",
+                "size",
+                "suggested_name",
+                "url",
+                "matched",
+                "failure_artifacts",
+            ],
             Action::Act(_) => &[
                 "action_type",
                 "selector",
@@ -161,11 +304,19 @@ impl Action {
             Action::Select(s) => Some(&s.target),
             Action::Upload(u) => Some(&u.target),
             Action::Inspect(i) => Some(&i.target),
+            Action::Download(d) => Some(&d.target),
+            Action::Press(p) => p.target(),
+            Action::Scroll(s) => match s.to() {
+                Some(super::model::ScrollTo::Element(e)) => Some(e),
+                _ => None,
+            },
             Action::Act(_)
             | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::State(_)
             | Action::Open(_)
             | Action::Snapshot(_)
-            | Action::Press(_)
             | Action::Wait(_)
             | Action::Screenshot(_)
             | Action::Eval(_)

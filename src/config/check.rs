@@ -256,7 +256,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
                     ("if", Value::String(s)) if !is_template(s) => {
                         expression(c, &p, s, &scope, &mut out);
                     }
-                    ("id" | "timeout" | "retry" | "continue_on_error", _) => {}
+                    ("id" | "timeout" | "retry" | "continue_on_error" | "frame", _) => {}
                     _ => strings(c, &p, v, &scope, &mut out),
                 }
             }
@@ -294,18 +294,43 @@ fn check_action(
     before: &HashSet<String>,
     out: &mut Vec<Diagnostic>,
 ) {
-    // Bare strings in selectors are CSS: Playwright's syntax and broken CSS are refused here.
     let key = step.action.key();
+    if let Some(f) = &step.frame {
+        let p = format!("{ptr}/frame");
+        if super::selector::selectors(&step.action).is_empty() {
+            out.push(
+                at_key(
+                    c.file,
+                    c.spans,
+                    &p,
+                    format!("`frame` scopes a step's selectors to an iframe; `{key}` has none"),
+                )
+                .with_help("drop `frame`"),
+            );
+        } else if is_template(f) {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &p,
+                    "a step's `frame` is taken as written: no templates".to_string(),
+                )
+                .with_help("write the iframe's CSS selector"),
+            );
+        }
+    }
+    // Bare strings in selectors are CSS: Playwright's syntax and broken CSS are refused here.
     for (at, sel) in super::selector::selectors(&step.action) {
         for sub in super::selector::refs_with_nth(sel) {
+            let key_of = sub.rsplit('/').next().unwrap_or("nth").to_string();
             out.push(
                 at_key(
                     c.file,
                     c.spans,
                     &format!("{ptr}/{key}{at}{sub}"),
-                    "a ref names one element: `nth` does not apply to it".to_string(),
+                    format!("a ref names one element: `{key_of}` does not apply to it"),
                 )
-                .with_help("drop `nth`, or select by role, CSS or text"),
+                .with_help(format!("drop `{key_of}`, or select by role, CSS or text")),
             );
         }
         for (sub, css) in super::selector::css_strings(sel) {
@@ -323,12 +348,31 @@ fn check_action(
     }
     match &step.action {
         Action::Expect(e) => {
-            let matchers = [
-                ("url", e.url.as_ref().and_then(matcher_regex)),
-                ("title", e.title.as_ref().and_then(matcher_regex)),
-                ("text", e.text.as_ref().and_then(|t| t.matches.clone())),
-                ("value", e.value.as_ref().and_then(|t| t.matches.clone())),
-            ];
+            let regexes = |e: &crate::config::model::ExpectAction, at: &str| {
+                vec![
+                    (format!("{at}url"), e.url.as_ref().and_then(matcher_regex)),
+                    (
+                        format!("{at}title"),
+                        e.title.as_ref().and_then(matcher_regex),
+                    ),
+                    (
+                        format!("{at}text"),
+                        e.text.as_ref().and_then(|t| t.matches.clone()),
+                    ),
+                    (
+                        format!("{at}value"),
+                        e.value.as_ref().and_then(|t| t.matches.clone()),
+                    ),
+                    (
+                        format!("{at}attribute"),
+                        e.attribute.as_ref().and_then(|t| t.matches.clone()),
+                    ),
+                ]
+            };
+            let mut matchers = regexes(e, "");
+            if let Some(n) = &e.not {
+                matchers.extend(regexes(n, "not/"));
+            }
             for (key, re) in matchers {
                 if let Some(re) = re
                     && !is_template(&re)

@@ -83,6 +83,7 @@ fn valid_steps() -> Vec<Value> {
         json!({"click": "@e5"}),
         json!({"click": {"role": "button", "text": "Sign in", "exact": true}}),
         json!({"dblclick": {"css": "li"}}),
+        json!({"click": {"css": "#pay", "frame": "iframe#card"}}),
         json!({"hover": [{"css": "#a"}, {"role": "button", "text": "A"}, "#b"]}),
         json!({"focus": {"text": "Welcome", "tag": "h1"}}),
         json!({"check": {"ref": "e2"}}),
@@ -90,6 +91,20 @@ fn valid_steps() -> Vec<Value> {
         json!({"fill": {"target": {"css": "#email"}, "value": "a@b.c"}}),
         json!({"type": {"target": "#n", "value": 42}}),
         json!({"press": "Control+a"}),
+        json!({"tab": "close"}),
+        json!({"state": {"save": ".auth/user.json"}}),
+        json!({"download": {"target": {"role": "link", "text": "Report"}, "path": "kept/r.csv"}}),
+        json!({"route": {"url": "**/api/orders", "status": 201, "body": [{"id": 1}], "content_type": "application/json", "headers": {"X-A": "1"}}}),
+        json!({"route": {"url": "**/ads/**", "abort": true}}),
+        json!({"expect": {"request": {"url": "**/api/orders", "method": "POST", "count": 1}}}),
+        json!({"tab": {"switch": "last"}}),
+        json!({"tab": {"switch": -1}}),
+        json!({"tab": {"switch": {"url": "/help"}}}),
+        json!({"expect": {"tabs": {"count": 2}}}),
+        json!({"press": {"key": "Enter", "target": {"role": "textbox", "text": "New"}}}),
+        json!({"scroll": {"to": "bottom"}}),
+        json!({"scroll": {"to": {"css": "#end"}}}),
+        json!({"scroll": {"by": -200}}),
         json!({"select": {"target": "#c", "value": ["a", "b"]}}),
         json!({"wait": "250ms"}),
         json!({"wait": {"for": "#x", "state": "hidden"}}),
@@ -102,6 +117,10 @@ fn valid_steps() -> Vec<Value> {
         json!({"expect": {"url": {"contains": "/x"}, "title": "T", "visible": "#a", "hidden": {"css": ".s"},
             "text": {"target": "h1", "contains": "W"}, "value": {"target": "#e", "equals": "d"},
             "count": {"target": "li", "min": 1, "max": "{{ vars.n }}"}, "checked": "#c", "that": true}}),
+        json!({"expect": {"dialog": {"type": "confirm", "message": {"contains": "Sure"}, "accepted": false}}}),
+        json!({"expect": {"unchecked": "#c", "enabled": "#a", "disabled": {"role": "button"}, "editable": "#e",
+            "focused": "#f", "attribute": {"target": "a", "name": "href", "matches": "^/"},
+            "not": {"visible": "#x", "text": {"target": "h1", "equals": "Error"}, "attribute": {"target": "a", "name": "hidden"}}}}),
         json!({"agent": {"profile": "claude-code", "variant": "plan", "prompt": "p", "workspace": ".",
             "timeout": "15m", "idle_timeout": "2m", "background": true, "env": {"K": "v"}}}),
         json!({"agent": {"profile": "codex", "follow_up": "a", "message": "m"}}),
@@ -119,6 +138,7 @@ fn valid_steps() -> Vec<Value> {
         json!({"id": "x_1", "name": "n", "if": "vars.a", "timeout": "5s", "retry": 3, "continue_on_error": true, "log": "x"}),
         json!({"retry": {"attempts": 3, "delay": "1s", "backoff": 2, "max_delay": "5s", "on": ["timeout", "not_found"]}, "log": "x"}),
         json!({"if": false, "log": "x"}),
+        json!({"frame": "iframe#pay", "click": {"role": "button", "text": "Pay"}}),
     ]
 }
 
@@ -180,8 +200,28 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         samples.push(flow_with(s));
     }
     samples.push(json!({"name": "x", "steps": [{"log": "a"}], "vars": {"a": 1}, "secrets": ["A"],
-        "env": {"A": "b"}, "web_server": {"static": "./site"}, "atlas": "a", "browser": {"headed": true, "timeout": "5s"},
+        "env": {"A": "b"}, "web_server": {"static": "./site"}, "atlas": "a", "browser": {"headed": true, "timeout": "5s", "dialogs": "dismiss",
+            "viewport": {"width": 390, "height": 844}, "device": "iPhone 14", "locale": "de-DE", "timezone": "Asia/Tokyo",
+            "color_scheme": "dark", "geolocation": {"latitude": 48.85, "longitude": 2.35}, "offline": false, "headers": {"X-A": "1"}, "state": ".auth/user.json"},
         "defaults": {"timeout": "1s", "retry": 2}, "finally": [{"log": "b"}], "outputs": {"o": "{{ vars.a }}"}, "tags": ["t"]}));
+    for bad in [
+        json!({"viewport": {"width": 0, "height": 10}}),
+        json!({"viewport": {"width": 10}}),
+        json!({"geolocation": {"latitude": 100, "longitude": 0}}),
+        json!({"geolocation": {"latitude": 0, "longitude": -181}}),
+        json!({"device": ""}),
+        json!({"locale": ""}),
+        json!({"color_scheme": "blue"}),
+        json!({"headers": {"a": 1}}),
+        json!({"offline": "yes"}),
+        json!({"dialogs": "maybe"}),
+    ] {
+        samples.push(json!({"name": "x", "steps": [{"log": "a"}], "browser": bad}));
+    }
+    samples.push(
+        json!({"name": "x", "steps": [{"route": {"url": "**/x", "abort": true, "status": 200}}]}),
+    );
+    samples.push(json!({"name": "x", "steps": [{"route": {"url": "**/x", "status": 99}}]}));
     samples.push(json!({"name": "x", "steps": []}));
     samples.push(json!({"name": "x"}));
     samples.push(json!({"steps": [{"log": "a"}]}));

@@ -35,6 +35,8 @@ pub(crate) struct Loader<'a> {
     extra_vars: Vec<String>,
     /// The project file's timeouts: (step, browser), for flows that set none.
     timeouts: (Option<String>, Option<String>),
+    /// The project file's `browser` settings.
+    browser: Option<super::project::ProjectBrowser>,
     /// Every problem found so far, in all files.
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
@@ -49,6 +51,7 @@ impl<'a> Loader<'a> {
             stack: Vec::new(),
             extra_vars: Vec::new(),
             timeouts: (None, None),
+            browser: None,
             diagnostics: Vec::new(),
         }
     }
@@ -57,6 +60,32 @@ impl<'a> Loader<'a> {
     pub(crate) fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
         self.extra_vars = names.into_iter().collect();
         self
+    }
+
+    /// The project file's `browser` settings, defaults of every flow's own `browser:` keys.
+    pub(crate) fn with_browser(mut self, b: Option<super::project::ProjectBrowser>) -> Loader<'a> {
+        self.browser = b;
+        self
+    }
+
+    /// Fills the flow's unset `browser:` keys from the project file.
+    fn apply_browser(&self, f: &mut Flow) {
+        fn fill<T: Clone>(mine: &mut Option<T>, project: Option<&T>) {
+            if mine.is_none() {
+                *mine = project.cloned();
+            }
+        }
+        let Some(p) = &self.browser else { return };
+        let b = f.browser.get_or_insert_with(Default::default);
+        fill(&mut b.dialogs, p.dialogs.as_ref());
+        fill(&mut b.viewport, p.viewport.as_ref());
+        fill(&mut b.device, p.device.as_ref());
+        fill(&mut b.locale, p.locale.as_ref());
+        fill(&mut b.timezone, p.timezone.as_ref());
+        fill(&mut b.color_scheme, p.color_scheme.as_ref());
+        fill(&mut b.geolocation, p.geolocation.as_ref());
+        fill(&mut b.offline, p.offline.as_ref());
+        fill(&mut b.headers, p.headers.as_ref());
     }
 
     /// The project file's default timeouts (a step's attempt, a browser step), for flows whose
@@ -79,11 +108,7 @@ impl<'a> Loader<'a> {
             d.timeout.get_or_insert_with(|| t.clone());
         }
         if let Some(t) = &self.timeouts.1 {
-            let b = f.browser.get_or_insert(super::model::BrowserDefaults {
-                headed: None,
-                timeout: None,
-                cdp: None,
-            });
+            let b = f.browser.get_or_insert_with(Default::default);
             b.timeout.get_or_insert_with(|| t.clone());
         }
     }
@@ -139,6 +164,7 @@ impl<'a> Loader<'a> {
         {
             Ok(mut f) => {
                 self.apply_timeouts(&mut f);
+                self.apply_browser(&mut f);
                 f
             }
             Err(e) => {

@@ -69,13 +69,56 @@ pub(crate) struct WebServer {
 }
 
 /// `browser:`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BrowserDefaults {
     pub(crate) headed: Option<bool>,
     pub(crate) timeout: Option<String>,
     /// A running browser's DevTools endpoint to connect to instead of launching one.
     pub(crate) cdp: Option<String>,
+    /// The answer to a confirm or prompt that no `dialog` step answers.
+    pub(crate) dialogs: Option<DialogDefault>,
+    /// Device settings of the flow's context.
+    pub(crate) viewport: Option<Viewport>,
+    pub(crate) device: Option<String>,
+    pub(crate) locale: Option<String>,
+    pub(crate) timezone: Option<String>,
+    pub(crate) color_scheme: Option<ColorScheme>,
+    pub(crate) geolocation: Option<Geolocation>,
+    pub(crate) offline: Option<bool>,
+    pub(crate) headers: Option<IndexMap<String, String>>,
+    /// A saved state (cookies, storage) loaded into the flow's context before its first step;
+    /// relative to the flow's directory.
+    pub(crate) state: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Viewport {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ColorScheme {
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Geolocation {
+    pub(crate) latitude: f64,
+    pub(crate) longitude: f64,
+}
+
+/// `browser.dialogs`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DialogDefault {
+    Accept,
+    Dismiss,
 }
 
 /// `defaults:`.
@@ -133,12 +176,21 @@ pub(crate) struct Step {
     pub(crate) timeout: Option<String>,
     pub(crate) retry: Option<Retry>,
     pub(crate) continue_on_error: bool,
+    /// The iframe (CSS in the page) the step's selectors look inside, unless they say.
+    pub(crate) frame: Option<String>,
     pub(crate) action: Action,
 }
 
 /// The keys every step may have besides its action.
-pub(crate) const COMMON_KEYS: &[&str] =
-    &["id", "name", "if", "timeout", "retry", "continue_on_error"];
+pub(crate) const COMMON_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "if",
+    "timeout",
+    "retry",
+    "continue_on_error",
+    "frame",
+];
 
 /// Every action key, in the order the schema lists them.
 pub(crate) const ACTION_KEYS: &[&str] = &[
@@ -153,9 +205,14 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "fill",
     "type",
     "press",
+    "scroll",
     "select",
     "dialog",
+    "tab",
+    "route",
     "upload",
+    "download",
+    "state",
     "wait",
     "screenshot",
     "eval",
@@ -187,16 +244,21 @@ pub(crate) enum Action {
     Uncheck(Selector),
     Fill(FillAction),
     Type(FillAction),
-    Press(String),
+    Press(PressAction),
+    Scroll(ScrollAction),
     Select(SelectAction),
     Upload(UploadAction),
     Dialog(DialogAction),
+    Tab(TabAction),
+    Route(RouteAction),
+    Download(DownloadAction),
+    State(StateAction),
     Wait(WaitAction),
     Screenshot(Toggle<ScreenshotOptions>),
     Eval(String),
     Inspect(InspectAction),
     Act(ActAction),
-    Expect(ExpectAction),
+    Expect(Box<ExpectAction>),
     Agent(AgentAction),
     StopAgent(String),
     LinkState(LinkState),
@@ -221,9 +283,14 @@ impl Action {
             Action::Fill(_) => "fill",
             Action::Type(_) => "type",
             Action::Press(_) => "press",
+            Action::Scroll(_) => "scroll",
             Action::Select(_) => "select",
             Action::Upload(_) => "upload",
             Action::Dialog(_) => "dialog",
+            Action::Tab(_) => "tab",
+            Action::Route(_) => "route",
+            Action::Download(_) => "download",
+            Action::State(_) => "state",
             Action::Wait(_) => "wait",
             Action::Screenshot(_) => "screenshot",
             Action::Eval(_) => "eval",
@@ -336,6 +403,8 @@ pub(crate) struct SelectorObject {
     pub(crate) tag: Option<String>,
     /// Which match, when several do: 0-based, negative counts from the end.
     pub(crate) nth: Option<i64>,
+    /// The iframe (CSS in the page) to look inside.
+    pub(crate) frame: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -343,6 +412,65 @@ pub(crate) struct SelectorObject {
 pub(crate) struct FillAction {
     pub(crate) target: Selector,
     pub(crate) value: Scalar,
+}
+
+/// `press`: a key or chord (`Enter`, `Control+a`) for the focused element, or for a target
+/// (focused first).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum PressAction {
+    Key(String),
+    On(PressOn),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PressOn {
+    pub(crate) key: String,
+    pub(crate) target: Option<Selector>,
+}
+
+impl PressAction {
+    pub(crate) fn key(&self) -> &str {
+        match self {
+            PressAction::Key(k) => k,
+            PressAction::On(p) => &p.key,
+        }
+    }
+
+    pub(crate) fn target(&self) -> Option<&Selector> {
+        match self {
+            PressAction::Key(_) => None,
+            PressAction::On(p) => p.target.as_ref(),
+        }
+    }
+}
+
+/// `scroll`: to an element (scrolled into view), to the `top` or `bottom` of the page, or `by`
+/// a number of pixels (negative: up).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScrollAction {
+    pub(crate) to: Option<Selector>,
+    pub(crate) by: Option<i64>,
+}
+
+/// Where `scroll: { to }` goes.
+pub(crate) enum ScrollTo<'a> {
+    Top,
+    Bottom,
+    Element(&'a Selector),
+}
+
+impl ScrollAction {
+    /// `to`, with the words `top` and `bottom` (never taken for CSS) read as page ends.
+    pub(crate) fn to(&self) -> Option<ScrollTo<'_>> {
+        self.to.as_ref().map(|s| match s {
+            Selector::String(w) if w == "top" => ScrollTo::Top,
+            Selector::String(w) if w == "bottom" => ScrollTo::Bottom,
+            other => ScrollTo::Element(other),
+        })
+    }
 }
 
 /// `dialog`: the answer to the page's `alert`/`confirm`/`prompt`: `accept`, `dismiss`, or
@@ -369,6 +497,69 @@ impl DialogAction {
             DialogAction::Full(a) => (a.accept.unwrap_or(true), a.text.as_deref()),
         }
     }
+}
+
+/// `state: { save: PATH }`: the flow's cookies and storage, saved (as Playwright's
+/// storageState) for later flows' `browser.state`; the path is relative to the flow's directory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StateAction {
+    pub(crate) save: String,
+}
+
+/// `download`: click an element that starts a download and keep the file (`path`: relative to
+/// the flow's artifacts directory; default `downloads/<suggested name>`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DownloadAction {
+    pub(crate) target: Selector,
+    pub(crate) path: Option<String>,
+}
+
+/// `route`: for the rest of the flow, answer the requests whose URL matches `url` (a glob:
+/// `*` within a path segment, `**` across) with a stub, or fail them (`abort`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RouteAction {
+    pub(crate) url: String,
+    pub(crate) status: Option<u16>,
+    /// A string is sent as it is; any other JSON value is sent as JSON.
+    pub(crate) body: Option<Value>,
+    pub(crate) content_type: Option<String>,
+    pub(crate) headers: Option<IndexMap<String, String>>,
+    #[serde(default)]
+    pub(crate) abort: bool,
+}
+
+/// `tab`: act on another tab of the flow (`{ switch: last | first | N | { url } }`), or close
+/// the current one (`close`: back to the one before it).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum TabAction {
+    Word(String),
+    Switch(TabSwitch),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TabSwitch {
+    pub(crate) switch: TabWhich,
+}
+
+/// Which tab: `last` (the newest), `first`, an index (0 is the flow's first tab; negative from
+/// the end), or the first whose URL contains `url`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum TabWhich {
+    Index(i64),
+    Word(String),
+    Url(TabUrl),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TabUrl {
+    pub(crate) url: String,
 }
 
 /// `upload`: files for a file input, paths relative to the flow's directory.
@@ -453,21 +644,124 @@ pub(crate) struct ExpectAction {
     pub(crate) value: Option<TargetMatcher>,
     pub(crate) count: Option<CountMatcher>,
     pub(crate) checked: Option<Selector>,
+    pub(crate) unchecked: Option<Selector>,
+    pub(crate) enabled: Option<Selector>,
+    pub(crate) disabled: Option<Selector>,
+    pub(crate) editable: Option<Selector>,
+    pub(crate) focused: Option<Selector>,
+    pub(crate) attribute: Option<AttributeMatcher>,
+    /// Page checks of which each must NOT hold (re-checked until none does).
+    pub(crate) not: Option<Box<ExpectAction>>,
+    /// The last dialog of the flow (answered, or open now).
+    pub(crate) dialog: Option<DialogMatcher>,
+    /// How many tabs the flow has open.
+    pub(crate) tabs: Option<TabsMatcher>,
+    /// Requests the flow's pages made.
+    pub(crate) request: Option<RequestMatcher>,
     pub(crate) that: Option<Value>,
 }
 
 impl ExpectAction {
     /// Whether it asserts anything about the page (everything but `that`).
     pub(crate) fn has_browser_checks(&self) -> bool {
-        self.url.is_some()
+        !self.selectors().is_empty()
+            || self.url.is_some()
             || self.title.is_some()
-            || self.visible.is_some()
-            || self.hidden.is_some()
-            || self.text.is_some()
-            || self.value.is_some()
-            || self.count.is_some()
-            || self.checked.is_some()
+            || self.dialog.is_some()
+            || self.tabs.is_some()
+            || self.request.is_some()
     }
+
+    /// Every selector it checks, with its JSON pointer below the `expect` value.
+    pub(crate) fn selectors(&self) -> Vec<(String, &Selector)> {
+        let mut out: Vec<(String, &Selector)> = [
+            ("/visible", self.visible.as_ref()),
+            ("/hidden", self.hidden.as_ref()),
+            ("/checked", self.checked.as_ref()),
+            ("/unchecked", self.unchecked.as_ref()),
+            ("/enabled", self.enabled.as_ref()),
+            ("/disabled", self.disabled.as_ref()),
+            ("/editable", self.editable.as_ref()),
+            ("/focused", self.focused.as_ref()),
+            ("/text/target", self.text.as_ref().map(|t| &t.target)),
+            ("/value/target", self.value.as_ref().map(|t| &t.target)),
+            ("/count/target", self.count.as_ref().map(|t| &t.target)),
+            (
+                "/attribute/target",
+                self.attribute.as_ref().map(|t| &t.target),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(p, s)| s.map(|s| (p.to_string(), s)))
+        .collect();
+        if let Some(n) = &self.not {
+            out.extend(
+                n.selectors()
+                    .into_iter()
+                    .map(|(p, s)| (format!("/not{p}"), s)),
+            );
+        }
+        out
+    }
+}
+
+/// `expect: { request: { url, method, count } }`: requests the flow's pages made whose URL
+/// matches `url` (a glob as `route`'s, or a part of the URL when it has no `*`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RequestMatcher {
+    pub(crate) url: String,
+    pub(crate) method: Option<String>,
+    /// Exactly this many (default: at least one).
+    pub(crate) count: Option<IntOrTemplate>,
+}
+
+/// `expect: { tabs: { count } }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TabsMatcher {
+    pub(crate) count: IntOrTemplate,
+}
+
+/// `expect: { dialog }`: what the last dialog was.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DialogMatcher {
+    #[serde(rename = "type")]
+    pub(crate) kind: Option<DialogKind>,
+    pub(crate) message: Option<Matcher>,
+    pub(crate) accepted: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DialogKind {
+    Alert,
+    Confirm,
+    Prompt,
+    Beforeunload,
+}
+
+impl DialogKind {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::Beforeunload => "beforeunload",
+        }
+    }
+}
+
+/// `attribute`: an element's attribute is present (no matcher) or its value matches.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AttributeMatcher {
+    pub(crate) target: Selector,
+    pub(crate) name: String,
+    pub(crate) equals: Option<String>,
+    pub(crate) contains: Option<String>,
+    pub(crate) matches: Option<String>,
 }
 
 /// A plain string (equals) or one of `equals` / `contains` / `matches`.
@@ -637,6 +931,14 @@ impl<'de> Deserialize<'de> for Step {
             .transpose()
             .map_err(D::Error::custom)?
             .unwrap_or(false);
+        let frame: Option<String> = take("frame")
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(D::Error::custom)?;
+        if frame.as_deref() == Some("") {
+            return Err(D::Error::custom("empty `frame`"));
+        }
+
         if map.len() != 1 {
             return Err(D::Error::custom(format!(
                 "a step needs exactly one action key, found {}",
@@ -653,6 +955,7 @@ impl<'de> Deserialize<'de> for Step {
             timeout,
             retry,
             continue_on_error,
+            frame,
             action,
         })
     }
@@ -697,6 +1000,35 @@ impl Flow {
                 );
             }
         }
+        if let Some(b) = &self.browser {
+            b.check()?;
+        }
+        Ok(())
+    }
+}
+
+impl BrowserDefaults {
+    fn check(&self) -> Result<(), String> {
+        if let Some(v) = self.viewport
+            && (v.width == 0 || v.height == 0)
+        {
+            return Err("`browser.viewport` needs a width and height of at least 1".into());
+        }
+        if let Some(g) = self.geolocation
+            && !((-90.0..=90.0).contains(&g.latitude) && (-180.0..=180.0).contains(&g.longitude))
+        {
+            return Err("`browser.geolocation`: latitude is -90..90, longitude -180..180".into());
+        }
+        for (key, v) in [
+            ("device", &self.device),
+            ("locale", &self.locale),
+            ("timezone", &self.timezone),
+            ("state", &self.state),
+        ] {
+            if v.as_deref() == Some("") {
+                return Err(format!("`browser.{key}` must not be empty"));
+            }
+        }
         Ok(())
     }
 }
@@ -706,10 +1038,12 @@ impl Selector {
         let obj = |o: &SelectorObject| {
             let any =
                 o.reference.is_some() || o.role.is_some() || o.css.is_some() || o.text.is_some();
-            if any {
-                Ok(())
-            } else {
+            if !any {
                 Err("a selector needs `ref`, `role`, `css` or `text`".to_string())
+            } else if o.frame.as_deref() == Some("") {
+                Err("empty `frame`".to_string())
+            } else {
+                Ok(())
             }
         };
         let string = |s: &str| {
@@ -752,10 +1086,47 @@ impl Action {
             | Action::Check(s)
             | Action::Uncheck(s) => s.check(),
             Action::Fill(f) | Action::Type(f) => f.target.check(),
+            Action::Press(p) if p.key().is_empty() => Err("`press` needs a key".into()),
+            Action::Press(p) => p.target().map_or(Ok(()), Selector::check),
+            Action::Scroll(s) => match (&s.to, s.by) {
+                (Some(_), Some(_)) => Err("`scroll` takes `to` or `by`, not both".into()),
+                (None, None) => Err("`scroll` needs `to` or `by`".into()),
+                (Some(t), None) => t.check(),
+                (None, Some(_)) => Ok(()),
+            },
             Action::Select(f) => f.target.check(),
             Action::Dialog(DialogAction::Word(w)) if w != "accept" && w != "dismiss" => {
                 Err(format!("`dialog: {w}`: expected accept or dismiss"))
             }
+            Action::State(s) if s.save.is_empty() => Err("`state.save` needs a path".into()),
+            Action::Download(d) if d.path.as_deref() == Some("") => {
+                Err("`download.path` must not be empty".into())
+            }
+            Action::Download(d) => d.target.check(),
+            Action::Route(r) if r.url.is_empty() => Err("`route` needs a `url`".into()),
+            Action::Route(r)
+                if r.abort
+                    && (r.status.is_some()
+                        || r.body.is_some()
+                        || r.content_type.is_some()
+                        || r.headers.is_some()) =>
+            {
+                Err("`route` with `abort: true` takes no response (status, body, ...)".into())
+            }
+            Action::Route(r) if r.status.is_some_and(|s| !(100..=599).contains(&s)) => {
+                Err("`route.status` is an HTTP status (100-599)".into())
+            }
+            Action::Tab(TabAction::Word(w)) if w != "close" => Err(format!(
+                "`tab: {w}`: expected close, or {{ switch: last | first | N | {{ url }} }}"
+            )),
+            Action::Tab(TabAction::Switch(TabSwitch {
+                switch: TabWhich::Word(w),
+            })) if w != "last" && w != "first" => Err(format!(
+                "`tab: {{ switch: {w} }}`: expected last, first, a number or {{ url }}"
+            )),
+            Action::Tab(TabAction::Switch(TabSwitch {
+                switch: TabWhich::Url(u),
+            })) if u.url.is_empty() => Err("`tab: { switch: { url } }` needs a URL part".into()),
             Action::Upload(u) => match &u.files {
                 OneOrMany::Many(v) if v.is_empty() => {
                     Err("`upload` needs at least one file".into())
@@ -770,11 +1141,36 @@ impl Action {
                 w.target.as_ref().map_or(Ok(()), Selector::check)
             }
             Action::Expect(e) => {
-                if e.has_browser_checks() || e.that.is_some() {
-                    Ok(())
-                } else {
-                    Err("empty `expect`".into())
+                if !(e.has_browser_checks() || e.that.is_some()) {
+                    return Err("empty `expect`".into());
                 }
+                if let Some(n) = &e.not {
+                    if n.that.is_some()
+                        || n.not.is_some()
+                        || n.dialog.is_some()
+                        || n.tabs.is_some()
+                        || n.request.is_some()
+                    {
+                        return Err(
+                            "`not` takes page checks only (no `that`, `not`, `dialog`, `tabs` or `request`)"
+                                .into(),
+                        );
+                    }
+                    if !n.has_browser_checks() {
+                        return Err("empty `not`".into());
+                    }
+                }
+                if let Some(a) = &e.attribute
+                    && a.name.is_empty()
+                {
+                    return Err("`attribute` needs a `name`".into());
+                }
+                if let Some(r) = &e.request
+                    && r.url.is_empty()
+                {
+                    return Err("`request` needs a `url`".into());
+                }
+                e.selectors().iter().try_for_each(|(_, s)| s.check())
             }
             Action::Exec(ExecAction::Short(c)) => c.check(),
             Action::Exec(ExecAction::Full(o)) => o.command.check(),

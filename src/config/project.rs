@@ -24,6 +24,16 @@ pub(crate) struct ProjectBrowser {
     pub(crate) headed: Option<bool>,
     pub(crate) timeout: Option<String>,
     pub(crate) cdp: Option<String>,
+    /// Defaults of the flows' own `browser:` keys (a flow's own value wins).
+    pub(crate) dialogs: Option<super::model::DialogDefault>,
+    pub(crate) viewport: Option<super::model::Viewport>,
+    pub(crate) device: Option<String>,
+    pub(crate) locale: Option<String>,
+    pub(crate) timezone: Option<String>,
+    pub(crate) color_scheme: Option<super::model::ColorScheme>,
+    pub(crate) geolocation: Option<super::model::Geolocation>,
+    pub(crate) offline: Option<bool>,
+    pub(crate) headers: Option<IndexMap<String, String>>,
 }
 
 /// What the project file says.

@@ -48,7 +48,7 @@ pub(crate) fn selector_hint(css: &str) -> Option<String> {
     }
     if s.contains(">>") {
         return Some(
-            "`>>` chains are Playwright's syntax; write one CSS selector (`form button` for a descendant), or a list of fallbacks; frames are not supported yet"
+            "`>>` chains are Playwright's syntax; write one CSS selector (`form button` for a descendant), or a list of fallbacks; inside an iframe: `{ css: \"#card\", frame: \"iframe#pay\" }`"
                 .to_string(),
         );
     }
@@ -120,7 +120,10 @@ pub(crate) fn css_problem(css: &str) -> Option<String> {
 }
 
 /// Every selector of an action, with its JSON pointer below the action's value.
-pub(crate) fn selectors(action: &Action) -> Vec<(&'static str, &Selector)> {
+pub(crate) fn selectors(action: &Action) -> Vec<(String, &Selector)> {
+    if let Action::Expect(e) = action {
+        return e.selectors();
+    }
     let found: Vec<(&'static str, Option<&Selector>)> = match action {
         Action::Fill(_) | Action::Type(_) | Action::Select(_) | Action::Inspect(_) => {
             vec![("/target", action.target())]
@@ -128,37 +131,44 @@ pub(crate) fn selectors(action: &Action) -> Vec<(&'static str, &Selector)> {
         Action::Snapshot(Toggle::Options(o)) => vec![("/scope", o.scope.as_ref())],
         Action::Screenshot(Toggle::Options(o)) => vec![("/target", o.target.as_ref())],
         Action::Wait(WaitAction::For(w)) => vec![("/for", w.target.as_ref())],
-        Action::Expect(e) => vec![
-            ("/visible", e.visible.as_ref()),
-            ("/hidden", e.hidden.as_ref()),
-            ("/checked", e.checked.as_ref()),
-            ("/text/target", e.text.as_ref().map(|t| &t.target)),
-            ("/value/target", e.value.as_ref().map(|t| &t.target)),
-            ("/count/target", e.count.as_ref().map(|t| &t.target)),
-        ],
         other => vec![("", other.target())],
     };
     found
         .into_iter()
-        .filter_map(|(p, s)| s.map(|s| (p, s)))
+        .filter_map(|(p, s)| s.map(|s| (p.to_string(), s)))
         .collect()
 }
 
-/// The objects of a selector that name a ref and an `nth` (a ref is one element: `nth` would be
-/// ignored), with their pointers below it.
+/// The `nth` and `frame` keys of a selector's objects that also name a ref (a ref is one
+/// element, in whatever frame: they would be ignored), with their pointers below it.
 pub(crate) fn refs_with_nth(sel: &Selector) -> Vec<String> {
-    let bad = |o: &super::model::SelectorObject| o.reference.is_some() && o.nth.is_some();
+    let keys = |o: &super::model::SelectorObject| -> Vec<&'static str> {
+        if o.reference.is_none() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if o.nth.is_some() {
+            out.push("/nth");
+        }
+        if o.frame.is_some() {
+            out.push("/frame");
+        }
+        out
+    };
     match sel {
-        Selector::Object(o) if bad(o) => vec!["/nth".to_string()],
+        Selector::Object(o) => keys(o).into_iter().map(str::to_string).collect(),
         Selector::List(items) => items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| match item {
-                SelectorItem::Object(o) if bad(o) => Some(format!("/{i}/nth")),
-                _ => None,
+            .flat_map(|(i, item)| match item {
+                SelectorItem::Object(o) => keys(o)
+                    .into_iter()
+                    .map(|k| format!("/{i}{k}"))
+                    .collect::<Vec<_>>(),
+                SelectorItem::String(_) => Vec::new(),
             })
             .collect(),
-        _ => Vec::new(),
+        Selector::String(_) => Vec::new(),
     }
 }
 
@@ -201,7 +211,11 @@ mod tests {
                 .unwrap()
                 .contains("{ role: button, text: \"Go\" }")
         );
-        assert!(selector_hint("iframe >> #card").unwrap().contains(">>"));
+        assert!(
+            selector_hint("iframe >> #card")
+                .unwrap()
+                .contains("frame: ")
+        );
         assert!(
             selector_hint("button:has-text(\"Go\")")
                 .unwrap()

@@ -46,9 +46,14 @@ pub(crate) async fn run(
         | Action::Fill(_)
         | Action::Type(_)
         | Action::Press(_)
+        | Action::Scroll(_)
         | Action::Select(_)
         | Action::Upload(_)
         | Action::Dialog(_)
+        | Action::Tab(_)
+        | Action::Route(_)
+        | Action::Download(_)
+        | Action::State(_)
         | Action::Wait(_)
         | Action::Screenshot(_)
         | Action::Eval(_)
@@ -72,7 +77,11 @@ fn log_text(msg: &Value) -> String {
 }
 
 /// `expect`: the page checks (web-first, in the browser family), then `that`.
-async fn expect(cx: &StepCtx<'_>, e: ExpectAction, scope: &mut Scope) -> Result<Value, StepError> {
+async fn expect(
+    cx: &StepCtx<'_>,
+    e: Box<ExpectAction>,
+    scope: &mut Scope,
+) -> Result<Value, StepError> {
     let that = e.that.clone();
     if e.has_browser_checks() {
         families::browser(cx, Action::Expect(e)).await?;

@@ -1,6 +1,7 @@
 //! One flow from start to end: its web server, secrets and vars, its steps then `finally`, and
 //! one teardown path (agents stopped, browser closed, server stopped) whatever happened.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,7 +14,7 @@ use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::start::{new_scope, prepare, render_env};
 use super::web_server::WebServer;
-use crate::browser::{BrowserSpec, FlowBrowser};
+use crate::browser::{BrowserSpec, ContextSetup, Emulation, FlowBrowser};
 use crate::config::flows::LoadedFlow;
 use crate::step::{
     ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, Outcome, StepError, StepResult,
@@ -29,9 +30,58 @@ pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
     )
 }
 
+/// What the flow sets up in its own browser context; `downloads`: where its downloads go.
+pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> ContextSetup {
+    let b = loaded.flow.browser.as_ref();
+    let Some(b) = b else {
+        return ContextSetup {
+            downloads,
+            ..ContextSetup::default()
+        };
+    };
+    ContextSetup {
+        downloads,
+        dialogs: b
+            .dialogs
+            .map(|d| matches!(d, crate::config::model::DialogDefault::Accept)),
+        emulation: Emulation {
+            device: b.device.clone(),
+            viewport: b.viewport.map(|v| (v.width, v.height)),
+            locale: b.locale.clone(),
+            timezone: b.timezone.clone(),
+            color_scheme: b.color_scheme.map(|c| {
+                match c {
+                    crate::config::model::ColorScheme::Light => "light",
+                    crate::config::model::ColorScheme::Dark => "dark",
+                }
+                .to_string()
+            }),
+            geolocation: b.geolocation.map(|g| (g.latitude, g.longitude)),
+            offline: b.offline.unwrap_or(false),
+            headers: b
+                .headers
+                .as_ref()
+                .map(|h| serde_json::to_value(h).unwrap_or_default()),
+            state: b.state.as_ref().map(|s| loaded.dir.join(s)),
+        },
+    }
+}
+
 /// Runs a top-level flow in a browser of its own.
 pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
-    let browser = FlowBrowser::new(info.index, browser_spec(rt, &loaded), loaded.dir.clone());
+    let spec = browser_spec(rt, &loaded);
+    // A browser launched here saves the flow's downloads with its artifacts.
+    let downloads = spec.cdp.is_none().then(|| {
+        rt.artifacts
+            .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+            .join("downloads")
+    });
+    let browser = FlowBrowser::new(
+        info.index,
+        spec,
+        context_setup(&loaded, downloads),
+        loaded.dir.clone(),
+    );
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
     // the first browser step). A flow that ends before it (it failed to start) lets it finish,

@@ -78,11 +78,15 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
-    serde_json::from_value(Value::Object(m)).map_err(|e| {
+    let mut action: Action = serde_json::from_value(Value::Object(m)).map_err(|e| {
         StepError::new(
             ErrorKind::Template,
             format!("after rendering its templates, `{key}` is invalid: {e}"),
         )
         .located(&location(loaded, &format!("{}/{key}", cx.ptr)))
-    })
+    })?;
+    if let Some(f) = &cx.step.frame {
+        action.scope_to_frame(f);
+    }
+    Ok(action)
 }

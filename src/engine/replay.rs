@@ -12,7 +12,7 @@ use tokio::sync::MappedMutexGuard;
 use super::lifecycle::run_in;
 use super::runtime::Runtime;
 use crate::atlas::Driver;
-use crate::browser::{FlowBrowser, Session};
+use crate::browser::{ContextSetup, FlowBrowser, Session};
 use crate::config::flows::{LoadedFlow, Loader};
 use crate::step::{ErrorKind, FlowInfo, FlowResult, StepError};
 
@@ -29,7 +29,12 @@ pub(crate) struct InProcess {
 impl InProcess {
     /// A driver for `rt`'s run; its first browser opens on first use.
     pub(crate) fn new(rt: Arc<Runtime>) -> InProcess {
-        let browser = FlowBrowser::new(0, rt.browser.spec(false, None), rt.artifacts.clone());
+        let browser = FlowBrowser::new(
+            0,
+            rt.browser.spec(false, None),
+            ContextSetup::default(),
+            rt.artifacts.clone(),
+        );
         InProcess {
             rt,
             browser,
@@ -112,6 +117,7 @@ impl Driver for InProcess {
                 FlowBrowser::new(
                     self.browsers,
                     self.rt.browser.spec(false, None),
+                    ContextSetup::default(),
                     self.rt.artifacts.clone(),
                 ),
             );

@@ -1,5 +1,6 @@
 //! Scheduling flows: `--jobs` in parallel, `--fail-fast`, cancellation, a browser per worker.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -8,6 +9,7 @@ use tokio::sync::Semaphore;
 use super::lifecycle::{browser_spec, run_flow};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
+use crate::config::model::Action;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 
 /// How to schedule a run.
@@ -43,13 +45,86 @@ fn failure_of(r: &FlowResult) -> StepError {
     })
 }
 
-/// Runs the flows; returns the results of those that ran, in the order given. A flow whose task
-/// panicked is an `internal` error result, never dropped.
+/// A flow's outcome as the flows waiting for it see it: its name and whether it passed.
+type Signal = (
+    tokio::sync::watch::Sender<Option<(String, bool)>>,
+    tokio::sync::watch::Receiver<Option<(String, bool)>>,
+);
+
+/// The saved states (absolute paths) a flow writes with literal `state: { save }` steps, and
+/// the one its `browser.state` loads.
+fn state_files(l: &LoadedFlow) -> (Vec<PathBuf>, Option<PathBuf>) {
+    let saves = l
+        .flow
+        .all_steps()
+        .filter_map(|s| match &s.action {
+            Action::State(st) if !st.save.contains("{{") => Some(l.dir.join(&st.save)),
+            _ => None,
+        })
+        .collect();
+    let loads = l
+        .flow
+        .browser
+        .as_ref()
+        .and_then(|b| b.state.as_ref())
+        .map(|s| l.dir.join(s));
+    (saves, loads)
+}
+
+/// The flows in the order to run them — a flow whose `browser.state` another flow of the run
+/// saves comes after that flow, the others keep their order — and, for each (by its new
+/// position), the positions of the flows whose state it waits for.
+fn order_by_state(flows: Vec<Arc<LoadedFlow>>) -> (Vec<Arc<LoadedFlow>>, Vec<Vec<usize>>) {
+    let files: Vec<_> = flows.iter().map(|l| state_files(l)).collect();
+    let deps: Vec<Vec<usize>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, loads))| {
+            let Some(p) = loads else { return Vec::new() };
+            (0..flows.len())
+                .filter(|&j| j != i && files[j].0.contains(p))
+                .collect()
+        })
+        .collect();
+    // Stable: the first flow (in the given order) whose savers are all placed goes next; a
+    // cycle keeps its flows in the given order (their loads then fail with a clear error).
+    let mut placed: Vec<usize> = Vec::with_capacity(flows.len());
+    while placed.len() < flows.len() {
+        let next = (0..flows.len())
+            .filter(|i| !placed.contains(i))
+            .find(|i| deps[*i].iter().all(|d| placed.contains(d)))
+            .or_else(|| (0..flows.len()).find(|i| !placed.contains(i)));
+        placed.extend(next);
+    }
+    let at = |old: usize| placed.iter().position(|&p| p == old).unwrap_or(0);
+    let waits = placed
+        .iter()
+        .map(|&old| {
+            deps[old]
+                .iter()
+                .map(|&d| at(d))
+                .filter(|&d| d < at(old))
+                .collect()
+        })
+        .collect();
+    let ordered = placed.iter().map(|&i| flows[i].clone()).collect();
+    (ordered, waits)
+}
+
+/// Runs the flows; returns the results of those that ran, in the order given (flows that load
+/// a state another flow saves come after it, see `order_by_state`). A flow whose task panicked
+/// is an `internal` error result, never dropped.
 pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
     opts: RunOptions,
 ) -> Vec<FlowResult> {
+    let (flows, waits) = order_by_state(flows);
+    // Each flow's outcome, for the flows that wait for the state it saves: (name, passed).
+    let done: Vec<Signal> = flows
+        .iter()
+        .map(|_| tokio::sync::watch::channel(None))
+        .collect();
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
@@ -66,8 +141,9 @@ pub(crate) async fn run_flows(
     let n = opts.repeat_each.max(1) as usize;
     let runs = flows
         .into_iter()
-        .flat_map(|l| (1..=n).map(move |k| (l.clone(), k)));
-    for (index, (loaded, k)) in runs.enumerate() {
+        .enumerate()
+        .flat_map(|(at, l)| (1..=n).map(move |k| (at, l.clone(), k)));
+    for (index, (at, loaded, k)) in runs.enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
             () = rt.cancel.cancelled() => break,
@@ -90,7 +166,32 @@ pub(crate) async fn run_flows(
             steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
         };
         let identity = (name.clone(), loaded.path.clone());
+        let signal = done[at].0.clone();
+        let mut savers: Vec<_> = waits[at].iter().map(|&d| done[d].1.clone()).collect();
         let handle = tokio::spawn(async move {
+            // A flow that loads a saved state waits for the flows that save it; if one of them
+            // did not pass, it does not run (its state would be missing or stale).
+            let mut blocked = None;
+            for rx in &mut savers {
+                let outcome = tokio::select! {
+                    v = rx.wait_for(Option::is_some) => v.ok().and_then(|v| v.clone()),
+                    () = rt.cancel.cancelled() => None,
+                };
+                match outcome {
+                    Some((_, true)) => {}
+                    Some((saver, false)) => {
+                        blocked = Some(saver);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            if let Some(saver) = blocked {
+                let r = not_run(&info, &loaded, &saver);
+                let _ = signal.send(Some((info.name.clone(), false)));
+                drop(permit);
+                return r;
+            }
             let mut failures = Vec::new();
             let mut r = loop {
                 let r = run_flow(&rt, loaded.clone(), info.clone()).await;
@@ -112,6 +213,7 @@ pub(crate) async fn run_flows(
             if opts.fail_fast && r.status != FlowStatus::Passed {
                 stop.store(true, Ordering::SeqCst);
             }
+            let _ = signal.send(Some((r.name.clone(), r.status == FlowStatus::Passed)));
             drop(permit);
             r
         });
@@ -131,6 +233,25 @@ pub(crate) async fn run_flows(
         });
     }
     results
+}
+
+/// The result of a flow not run because a flow whose saved state it loads did not pass.
+fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
+    FlowResult {
+        name: info.name.clone(),
+        file: loaded.path.clone(),
+        status: FlowStatus::Failed,
+        duration: std::time::Duration::ZERO,
+        steps: Vec::new(),
+        error: Some(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "not run: its `browser.state` is saved by the flow `{saver}`, which did not pass"
+            ),
+        )),
+        flaky: false,
+        retry_errors: Vec::new(),
+    }
 }
 
 /// The result of a flow whose task panicked (or was cancelled).

@@ -1,0 +1,83 @@
+//! The page's JavaScript dialogs: the one open now, answering it (recorded in the session),
+//! and the flow's default answer before each step.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::session::Session;
+use crate::step::{ErrorKind, StepError};
+
+/// The dialog open on the page now, if any: `{type, message}`.
+pub(crate) async fn open(session: &mut Session) -> Result<Option<Value>, StepError> {
+    open_within(session, Duration::from_secs(5)).await
+}
+
+/// `open`, waiting at most `timeout` for the answer.
+pub(crate) async fn open_within(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<Option<Value>, StepError> {
+    let s = session
+        .cmd("dialog", &["status".to_string()], timeout)
+        .await?;
+    Ok(
+        (s.get("hasDialog").and_then(Value::as_bool) == Some(true)).then(|| {
+            json!({
+                "type": s.get("type").cloned().unwrap_or(Value::Null),
+                "message": s.get("message").cloned().unwrap_or(Value::Null),
+            })
+        }),
+    )
+}
+
+/// Answers the open dialog (`open`, as `open` gave it) and records it in the session;
+/// returns `{type, message, accepted}`. An answer agent-browser does not report as handled
+/// fails.
+pub(crate) async fn answer(
+    session: &mut Session,
+    open: Value,
+    accept: bool,
+    text: Option<&str>,
+) -> Result<Value, StepError> {
+    let mut args = vec![if accept { "accept" } else { "dismiss" }.to_string()];
+    if let Some(t) = text {
+        args.push(t.to_string());
+    }
+    let done = session.cmd("dialog", &args, Duration::from_secs(5)).await?;
+    if done.get("handled").and_then(Value::as_bool) != Some(true) {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("the {} dialog was not answered: {done}", open["type"]),
+        ));
+    }
+    let mut answered = open;
+    answered["accepted"] = Value::Bool(accept);
+    session.dialogs.push(answered.clone());
+    Ok(answered)
+}
+
+/// Before a step: a dialog left open (by the previous step, or opened since) gets the flow's
+/// default answer (`browser.dialogs`); without one, a confirm or prompt fails the step at once
+/// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
+/// accepted by agent-browser as they open and never block.
+pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
+    let Some(open) = open(session).await? else {
+        return Ok(());
+    };
+    let kind = open["type"].as_str().unwrap_or("").to_string();
+    let accept = match session.dialog_default {
+        Some(a) => a,
+        None if matches!(kind.as_str(), "alert" | "beforeunload") => true,
+        None => {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "a {kind} dialog ({}) is blocking the page: answer it with a `dialog: accept` (or dismiss) step right after the step that opens it, or give the flow a default with `browser: {{ dialogs: accept }}` (or dismiss)",
+                    open["message"]
+                ),
+            ));
+        }
+    };
+    answer(session, open, accept, None).await.map(|_| ())
+}

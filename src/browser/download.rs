@@ -1,0 +1,206 @@
+//! The `download` step: a click whose download is waited for and kept (see `downloads`).
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::downloads::{Downloads, free_name, safe_name};
+use super::selector::{Poll, left, resolve_one};
+use super::session::Session;
+use crate::step::{ErrorKind, StepError};
+
+/// `download`: clicks the target and waits (up to the step's timeout) for the download it
+/// starts to finish; the file goes to `path` (relative to the flow's artifacts directory) or
+/// `downloads/<suggested name>`. Outputs `path`, `size`, `suggested_name` and `url`.
+pub(crate) async fn download(
+    session: &mut Session,
+    d: &crate::config::model::DownloadAction,
+    artifacts: &Path,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    if let Some(p) = &d.path
+        && crate::fs::leaves_dir(p)
+    {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "download path `{p}` leaves the artifacts directory; give a relative path without `..`"
+            ),
+        ));
+    }
+    let Some(mut downloads) = session.downloads.take() else {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            "`download` needs a browser runner launches here (a remote browser saves files on its own machine)",
+        ));
+    };
+    let r = run(session, &mut downloads, d, artifacts, deadline).await;
+    session.downloads = Some(downloads);
+    r
+}
+
+async fn run(
+    session: &mut Session,
+    downloads: &mut Downloads,
+    d: &crate::config::model::DownloadAction,
+    artifacts: &Path,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    // Downloads begun before this step are not its (they keep their own fate).
+    downloads.refresh().await?;
+    let before: Vec<String> = downloads.seen.iter().map(|x| x.guid.clone()).collect();
+    let fresh = |x: &super::downloads::Download| !x.taken && !before.contains(&x.guid);
+    let r = resolve_one(session, &d.target, deadline).await?;
+    let t = left(deadline);
+    // A link's download is the one of its URL: a download a step before this one started may
+    // begin only now, and must not pass for this one.
+    let href = link_url(session, &r.target, t).await?;
+    let clicked_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    session
+        .cmd("click", std::slice::from_ref(&r.target), t)
+        .await?;
+    let mut poll = Poll::new();
+    let done = loop {
+        downloads.refresh().await?;
+        // The link's URL and where it redirected to since the click (the request log).
+        let urls = match &href {
+            Some(h) if !downloads.seen.iter().any(|x| fresh(x) && x.url == *h) => {
+                redirects(session, h, clicked_ms).await?
+            }
+            Some(h) => vec![h.clone()],
+            None => Vec::new(),
+        };
+        let mine = downloads
+            .seen
+            .iter()
+            .find(|x| fresh(x) && (href.is_none() || urls.contains(&x.url)))
+            .cloned();
+        match mine {
+            Some(x) if x.state == "completed" => break x,
+            Some(x) if x.state == "canceled" => {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("the download of {} was canceled", x.url),
+                ));
+            }
+            _ => {}
+        }
+        if !poll.wait(deadline).await {
+            return Err(StepError::new(
+                ErrorKind::Timeout,
+                match (mine, &href) {
+                    (Some(x), _) => format!("timed out: the download of {} did not finish", x.url),
+                    (None, Some(h)) => format!(
+                        "timed out: clicking {} started no download of its URL {h}{}",
+                        r.matched,
+                        others(downloads, &before)
+                    ),
+                    (None, None) => {
+                        format!("timed out: clicking {} started no download", r.matched)
+                    }
+                },
+            ));
+        }
+    };
+    if let Some(x) = downloads.seen.iter_mut().find(|x| x.guid == done.guid) {
+        x.taken = true;
+    }
+    let dest = match &d.path {
+        Some(p) => artifacts.join(p),
+        None => free_name(&downloads.dir, &safe_name(&done.suggested)),
+    };
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot create {}: {e}", parent.display()),
+            )
+        })?;
+    }
+    let from = downloads.dir.join(&done.guid);
+    std::fs::rename(&from, &dest)
+        .or_else(|_| std::fs::copy(&from, &dest).and_then(|_| std::fs::remove_file(&from)))
+        .map_err(|e| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot move the download to {}: {e}", dest.display()),
+            )
+        })?;
+    let size = std::fs::metadata(&dest).map_or(0, |m| m.len());
+    Ok(json!({
+        "path": dest.display().to_string(),
+        "size": size,
+        "suggested_name": done.suggested,
+        "url": done.url,
+        "matched": r.matched,
+    }))
+}
+
+/// The downloads that began during the step but are not its, for its error.
+fn others(downloads: &Downloads, before: &[String]) -> String {
+    let urls: Vec<&str> = downloads
+        .seen
+        .iter()
+        .filter(|x| !x.taken && !before.contains(&x.guid))
+        .map(|x| x.url.as_str())
+        .collect();
+    if urls.is_empty() {
+        String::new()
+    } else {
+        format!(" (downloads that began meanwhile: {})", urls.join(", "))
+    }
+}
+
+/// `url` and the URLs it redirected to since `since_ms`: the requests of agent-browser's log
+/// that share a request id with a request of `url` (DevTools keeps a request's id across its
+/// redirects).
+async fn redirects(
+    session: &mut Session,
+    url: &str,
+    since_ms: u128,
+) -> Result<Vec<String>, StepError> {
+    let requests = session.requests_since(since_ms).await?;
+    let log: Vec<(&str, &str)> = requests
+        .iter()
+        .filter_map(|r| Some((r.get("requestId")?.as_str()?, r.get("url")?.as_str()?)))
+        .collect();
+    let ids: Vec<&str> = log
+        .iter()
+        .filter(|(_, u)| *u == url)
+        .map(|(id, _)| *id)
+        .collect();
+    let mut chain = vec![url.to_string()];
+    for (id, u) in &log {
+        if ids.contains(id) && !chain.iter().any(|c| c == u) {
+            chain.push((*u).to_string());
+        }
+    }
+    Ok(chain)
+}
+
+/// The absolute URL a link points to, when the target is a link with an `href`.
+async fn link_url(
+    session: &mut Session,
+    target: &str,
+    t: Duration,
+) -> Result<Option<String>, StepError> {
+    let data = session
+        .cmd(
+            "get",
+            &["attr".into(), target.to_string(), "href".into()],
+            t,
+        )
+        .await?;
+    let Some(href) = data.get("value").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let js = format!(
+        "(() => {{ try {{ return new URL({}, location.href).href; }} catch (e) {{ return null; }} }})()",
+        super::selector::js_str(href)
+    );
+    Ok(session.eval(&js, t).await?.as_str().map(str::to_string))
+}
