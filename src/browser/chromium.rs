@@ -31,7 +31,6 @@ const FLAGS: &[&str] = &[
     "--disable-popup-blocking",
     "--disable-prompt-on-repost",
     "--disable-sync",
-    "--disable-features=Translate",
     "--metrics-recording-only",
     "--password-store=basic",
     "--use-mock-keychain",
@@ -40,6 +39,23 @@ const FLAGS: &[&str] = &[
     "--enable-unsafe-swiftshader",
     "--window-size=1280,720",
 ];
+
+/// Launch arguments written as agent-browser's `AGENT_BROWSER_ARGS` (comma-separated, a comma
+/// not followed by `--` being part of the value: `--a,--disable-features=X,Y` is two).
+fn split_args(list: &str) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    for part in list.split(',') {
+        match args.last_mut() {
+            Some(last) if !part.starts_with("--") => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ if part.is_empty() => {}
+            _ => args.push(part.to_string()),
+        }
+    }
+    args
+}
 
 /// A running Chromium.
 pub(crate) struct Chromium {
@@ -69,7 +85,7 @@ impl Chromium {
             .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let mut cmd = Command::new(exe);
         cmd.args(FLAGS)
-            .args(extra_args.split(',').filter(|a| !a.is_empty()))
+            .args(split_args(extra_args))
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .env("AGENT_BROWSER_SOCKET_DIR", socket_dir)
@@ -142,5 +158,32 @@ impl Chromium {
         let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
         unregister(self.pgid);
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_args;
+
+    /// runner reads the launch arguments the way agent-browser reads the same list.
+    #[test]
+    fn launch_arguments_keep_commas_inside_a_value() {
+        assert_eq!(
+            split_args("--no-sandbox,--disable-features=Translate,WebUIOmniboxPopup,--x=1"),
+            [
+                "--no-sandbox",
+                "--disable-features=Translate,WebUIOmniboxPopup",
+                "--x=1"
+            ]
+        );
+        assert_eq!(split_args(""), Vec::<String>::new());
+        let ours = split_args(crate::browser::adapter::CHROMIUM_ARGS);
+        assert_eq!(
+            ours.iter()
+                .filter(|a| a.starts_with("--disable-features="))
+                .count(),
+            1,
+            "Chromium takes the last --disable-features only: {ours:?}"
+        );
     }
 }

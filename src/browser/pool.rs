@@ -60,8 +60,10 @@ pub(crate) struct Worker {
     browser: Option<Chromium>,
     cdp: Arc<Cdp>,
     pub(crate) spec: BrowserSpec,
-    /// The next flow's context, made (without a tab) as soon as the previous one is disposed.
-    /// Only the context: a tab made ahead would be one agent-browser switches its session to.
+    /// The next flow's context, made (without a tab) while the current flow runs. Only the
+    /// context: a tab made ahead costs more than it saves (measured: agent-browser attaches to
+    /// every new tab at once, in the middle of the running flow's commands, and its renderer
+    /// starts competing with the flow's page for the CPU).
     spare: Option<JoinHandle<Result<String, String>>>,
     /// Whether it has given a flow a context before.
     served: bool,
@@ -220,6 +222,8 @@ impl Worker {
             return Err(e);
         }
         self.served = true;
+        // The next flow's context, while this one runs.
+        self.make_spare();
         Ok(Context { id, target })
     }
 
@@ -340,18 +344,13 @@ impl Worker {
         Ok(())
     }
 
-    /// Disposes a flow's context and starts making the next one; false when the browser did
+    /// Disposes a flow's context; false when the browser did
     /// not answer (it is then discarded).
-    pub(crate) async fn dispose(&mut self, context: &Context) -> bool {
-        let ok = self
-            .cdp
+    pub(crate) async fn dispose(&self, context: &Context) -> bool {
+        self.cdp
             .dispose_context(&context.id, Duration::from_secs(2))
             .await
-            .is_ok();
-        if ok {
-            self.make_spare();
-        }
-        ok
+            .is_ok()
     }
 
     /// Starts making the next flow's context.
@@ -367,6 +366,13 @@ impl Worker {
     /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
     /// disposed with its flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
+        // The next flow's context made ahead is runner's to dispose (a browser runner connected
+        // to outlives the run).
+        if let Some(h) = self.spare.take()
+            && let Ok(Ok(id)) = h.await
+        {
+            let _ = self.cdp.dispose_context(&id, Duration::from_secs(2)).await;
+        }
         let answered = self.session.close().await;
         if let Some(b) = self.browser {
             b.kill().await;
