@@ -106,13 +106,29 @@ pub(crate) struct Seen {
     pub(crate) snapshot: Value,
 }
 
+/// Which state a read is done waiting for, besides a settled one (see `settled_snapshot`).
+pub(crate) type Awaited<'a> = &'a (dyn Fn(&str, &str) -> bool + Send + Sync);
+
 /// Waits for the page to settle and reads its URL, title and snapshot.
 pub(crate) async fn settled_state(
     session: &mut Session,
     masker: &Masker,
     timeout: Duration,
 ) -> Result<Seen, StepError> {
-    let (snapshot, url, title) = settled_snapshot(session, timeout).await?;
+    arrived_state(session, masker, timeout, &|_, _| false).await
+}
+
+/// As `settled_state`, but also done at the first read of a loaded page that is the state
+/// `awaited` (given the URL and the snapshot's text) says it waits for: a replay checking that
+/// it arrived at a known node passes as soon as the page shows it, as a web-first assertion
+/// does, and only a page that is not there yet is waited out until it settles.
+pub(crate) async fn arrived_state(
+    session: &mut Session,
+    masker: &Masker,
+    timeout: Duration,
+    awaited: Awaited<'_>,
+) -> Result<Seen, StepError> {
+    let (snapshot, url, title) = settled_snapshot(session, timeout, awaited).await?;
     let text = snapshot
         .get("snapshot")
         .and_then(Value::as_str)
@@ -193,6 +209,7 @@ pub(crate) fn looks_loading(snapshot: &str) -> bool {
 async fn settled_snapshot(
     session: &mut Session,
     timeout: Duration,
+    awaited: Awaited<'_>,
 ) -> Result<(Value, String, String), StepError> {
     let deadline = tokio::time::Instant::now() + timeout.min(Duration::from_secs(5));
     let text = |d: &Value| {
@@ -239,7 +256,18 @@ async fn settled_snapshot(
                 .get("snapshot")
                 .and_then(Value::as_str)
                 .is_some_and(looks_loading);
-            if (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
+            let there = loaded
+                && !busy
+                && awaited(
+                    url_now
+                        .get("url")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    now.get("snapshot")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                );
+            if there || (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
                 return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
             }
             last = Some(now);
@@ -302,18 +330,66 @@ mod tests {
         for navigating in [1, 2, 3] {
             let dir = tempfile::tempdir().unwrap();
             let mut s = navigating_page(dir.path(), navigating);
-            let (snap, url, title) = settled_snapshot(&mut s, Duration::from_secs(3))
-                .await
-                .unwrap();
+            let (snap, url, title) =
+                settled_snapshot(&mut s, Duration::from_secs(3), &|_, _| false)
+                    .await
+                    .unwrap();
             assert_eq!(snap["snapshot"], "- heading \"Cart\" [level=1]");
             assert_eq!((url.as_str(), title.as_str()), ("http://shop/cart", "Cart"));
         }
         let dir = tempfile::tempdir().unwrap();
         let mut s = navigating_page(dir.path(), usize::MAX);
-        let err = settled_snapshot(&mut s, Duration::from_millis(600))
+        let err = settled_snapshot(&mut s, Duration::from_millis(600), &|_, _| false)
             .await
             .unwrap_err();
         assert!(err.message.contains("still navigating"), "{}", err.message);
+    }
+
+    /// A replay that checks it arrived at a known state is done at the first read that shows
+    /// it; a page that is not there yet is waited out until it settles (here: never, so the
+    /// wait takes its whole time).
+    #[tokio::test]
+    async fn an_awaited_state_is_taken_at_its_first_read() {
+        let page = |dir: &std::path::Path| {
+            session_on_fake_daemon(dir, move |n, v| {
+                Ok(match v["action"].as_str().unwrap() {
+                    // Every read shows one more item: the page never settles.
+                    "snapshot" => {
+                        json!({"snapshot": format!("- heading \"Cart\"{}", "\n- listitem".repeat(n))})
+                    }
+                    "evaluate" => json!({"result":"complete"}),
+                    "url" => json!({"url":"http://shop/cart"}),
+                    "title" => json!({"title":"Cart"}),
+                    other => panic!("unexpected {other}"),
+                })
+            })
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = page(dir.path());
+        let started = std::time::Instant::now();
+        let awaited = |url: &str, text: &str| url.ends_with("/cart") && text.contains("Cart");
+        let (snap, url, _) = settled_snapshot(&mut s, Duration::from_secs(3), &awaited)
+            .await
+            .unwrap();
+        assert_eq!(url, "http://shop/cart");
+        assert!(snap["snapshot"].as_str().unwrap().contains("Cart"));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = page(dir.path());
+        let started = std::time::Instant::now();
+        let elsewhere = |url: &str, _: &str| url.ends_with("/home");
+        settled_snapshot(&mut s, Duration::from_millis(800), &elsewhere)
+            .await
+            .unwrap();
+        assert!(
+            started.elapsed() >= Duration::from_millis(800),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use tokio::sync::MappedMutexGuard;
 
 use super::export::export_flow;
 use super::fingerprint::{fingerprint, without_origin};
-use super::record::settled_state;
+use super::record::arrived_state;
 use super::store::{Atlas, AtlasError};
 use crate::browser::Session;
 use crate::step::{ErrorKind, FlowResult, FlowStatus, Masker, Outcome, StepError};
@@ -104,10 +104,18 @@ pub(crate) async fn replay(
             (Some(r), Arrival::Failed { message })
         }
         Ok(r) => {
+            // Done as soon as the page shows the node (else once it has settled elsewhere).
+            let at_node =
+                |url: &str, text: &str| without_origin(&fingerprint(url, text).0) == expected;
             let seen = match driver.session().await {
-                Ok(mut s) => settled_state(&mut s, &Masker::default(), Duration::from_secs(15))
-                    .await
-                    .map(|st| fingerprint(&st.url, &st.text)),
+                Ok(mut s) => arrived_state(
+                    &mut s,
+                    &Masker::default(),
+                    Duration::from_secs(15),
+                    &at_node,
+                )
+                .await
+                .map(|st| fingerprint(&st.url, &st.text)),
                 Err(e) => Err(e),
             };
             let arrival = match seen {
