@@ -61,9 +61,11 @@ pub(crate) struct Worker {
     cdp: Arc<Cdp>,
     pub(crate) spec: BrowserSpec,
     /// The next flow's context, made (without a tab) while the current flow runs. Only the
-    /// context: a tab made ahead costs more than it saves (measured: agent-browser attaches to
-    /// every new tab at once, in the middle of the running flow's commands, and its renderer
-    /// starts competing with the flow's page for the CPU).
+    /// context: a tab made ahead saves the next flow ~80 ms of set-up but the running flow's
+    /// step loses as much (Chromium's browser process, which serves every DevTools command, is
+    /// busy making it; agent-browser attaches to it at once), and it costs the browser more CPU
+    /// in all (`scripts/bench-contexts`: 195 against 135 ms a flow). Measured with 50 flows,
+    /// alternating: the same wall time either way.
     spare: Option<JoinHandle<Result<String, String>>>,
     /// Whether it has given a flow a context before.
     served: bool,
