@@ -1575,6 +1575,12 @@ fn frame_scopes_selectors_to_an_iframe() {
   - frame: "#pay"
     expect: { text: { target: "#done", equals: paid with 1111 }, not: { visible: "#outer" } }
   - expect: { text: { target: "#card", equals: outer card } }
+  - click: { css: "#crad", frame: "#pay" }
+    timeout: 1s
+    continue_on_error: true
+  - click: { role: button, text: Outer, frame: "#pay" }
+    timeout: 1s
+    continue_on_error: true
   - click: { css: "button", frame: "#foreign" }
     timeout: 3s
     continue_on_error: true
@@ -1592,9 +1598,25 @@ fn frame_scopes_selectors_to_an_iframe() {
     } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 0, "{stderr}");
     let steps = report["flows"][0]["steps"].as_array().unwrap();
-    for s in &steps[..steps.len() - 2] {
+    for s in &steps[..steps.len() - 4] {
         assert_eq!(s["outcome"], "passed", "{s}");
     }
+    // A miss inside a frame suggests what is in that frame, named with the frame (never the
+    // page's own `#card` or `Outer`, which the selector cannot reach).
+    let miss = |s: &serde_json::Value| s["error"]["message"].as_str().unwrap_or("").to_string();
+    let css = miss(&steps[steps.len() - 4]);
+    assert!(
+        css.contains("similar elements in frame `#pay`")
+            && css.contains(r##"{ css: "#card", frame: "#pay" }"##),
+        "{css}"
+    );
+    let role = miss(&steps[steps.len() - 3]);
+    assert!(
+        role.contains("similar elements in frame `#pay`")
+            && role.contains(r##"{ role: button, text: Pay, frame: "#pay" }"##)
+            && !role.contains("Outer }"),
+        "{role}"
+    );
     for foreign in &steps[steps.len() - 2..] {
         assert!(
             foreign["error"]["message"]

@@ -754,20 +754,46 @@ async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<Stri
     Ok(format!("@{r}"))
 }
 
-/// The `not_found` error for a selector, with up to 5 similar things that exist.
+/// The `not_found` error for a selector, with up to 5 similar things that exist where it looks:
+/// in the page, or in the iframe it names (there, suggestions carry the frame: the page's own
+/// elements are out of the selector's reach).
 async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
     let t = Duration::from_secs(5);
     let wanted: Vec<String> = alts.iter().map(Alt::describe).collect();
     let mut suggestions: Vec<(f64, String)> = Vec::new();
-    let refs = match session.snapshot(&[], t).await {
-        Ok(_) => session
-            .latest_refs
-            .as_ref()
-            .map(|r| r.refs.clone())
-            .unwrap_or_default(),
-        Err(_) => std::collections::BTreeMap::default(),
-    };
+    // The accessibility tree each alternative looks in: the page's, or its frame's.
+    let mut trees: std::collections::HashMap<
+        Option<String>,
+        std::collections::BTreeMap<String, RefInfo>,
+    > = std::collections::HashMap::new();
     for alt in alts {
+        let frame = alt.frame().map(str::to_string);
+        if trees.contains_key(&frame) {
+            continue;
+        }
+        let refs = match &frame {
+            Some(f) => session.frame_refs(f, t).await.unwrap_or_default(),
+            None => match session.snapshot(&[], t).await {
+                Ok(_) => session
+                    .latest_refs
+                    .as_ref()
+                    .map(|r| r.refs.clone())
+                    .unwrap_or_default(),
+                Err(_) => std::collections::BTreeMap::default(),
+            },
+        };
+        trees.insert(frame, refs);
+    }
+    for alt in alts {
+        let frame = alt.frame();
+        let refs = trees
+            .get(&frame.map(str::to_string))
+            .cloned()
+            .unwrap_or_default();
+        let within = |fields: String| match frame {
+            Some(f) => format!("{{ {fields}, frame: \"{f}\" }}"),
+            None => format!("{{ {fields} }}"),
+        };
         match alt {
             Alt::Role { role, name, .. } => {
                 for info in refs.values() {
@@ -777,7 +803,7 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
                     });
                     suggestions.push((
                         role_sim * 0.4 + name_sim * 0.6,
-                        format!("{{ role: {}, text: {} }}", info.role, info.name),
+                        within(format!("role: {}, text: {}", info.role, info.name)),
                     ));
                 }
             }
@@ -789,7 +815,7 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
                     );
                     suggestions.push((
                         sim,
-                        format!("{{ role: {}, text: {} }}", info.role, info.name),
+                        within(format!("role: {}, text: {}", info.role, info.name)),
                     ));
                 }
             }
@@ -799,18 +825,33 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
                 }
             }
             Alt::Css { css, .. } => {
-                let js = r#"(() => { const out = new Set();
-  for (const el of document.querySelectorAll('body *')) {
+                let doc = match frame {
+                    None => "const doc = document;".to_string(),
+                    Some(f) => format!(
+                        "const frame = document.querySelector({});
+  let doc; try {{ doc = frame && frame.contentDocument }} catch (e) {{}}
+  if (!doc) return [];",
+                        js_str(f)
+                    ),
+                };
+                let js = format!(
+                    r#"(() => {{ {doc} const out = new Set();
+  for (const el of doc.querySelectorAll('body *')) {{
     if (el.id) out.add('#' + el.id);
     for (const c of el.classList) out.add('.' + c);
     out.add(el.tagName.toLowerCase());
     if (el.name) out.add(el.tagName.toLowerCase() + '[name="' + el.name + '"]');
-  }
-  return [...out].slice(0, 500); })()"#;
-                if let Ok(Value::Array(cands)) = session.eval(js, t).await {
+  }}
+  return [...out].slice(0, 500); }})()"#
+                );
+                if let Ok(Value::Array(cands)) = session.eval(&js, t).await {
                     for c in cands.iter().filter_map(Value::as_str) {
                         let sim = strsim::normalized_levenshtein(c, css);
-                        suggestions.push((sim, format!("css: \"{c}\"")));
+                        let text = match frame {
+                            Some(_) => within(format!("css: \"{c}\"")),
+                            None => format!("css: \"{c}\""),
+                        };
+                        suggestions.push((sim, text));
                     }
                 }
             }
@@ -827,10 +868,14 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
         .collect();
     let mut msg = format!("no element matches {}", wanted.join(", or "));
     if !top.is_empty() {
-        msg.push_str(&format!(
-            "; similar elements on the page: {}",
-            top.join("; ")
-        ));
+        // Where they were found: one frame all the alternatives look in, else the page.
+        let frames: std::collections::BTreeSet<Option<&str>> =
+            alts.iter().map(Alt::frame).collect();
+        let place = match frames.into_iter().collect::<Vec<_>>().as_slice() {
+            [Some(f)] => format!("in frame `{f}`"),
+            _ => "on the page".to_string(),
+        };
+        msg.push_str(&format!("; similar elements {place}: {}", top.join("; ")));
     }
     StepError::new(ErrorKind::NotFound, msg)
 }
