@@ -2,6 +2,7 @@
 //! (`@e5` or CSS). Role and name mean what the accessibility snapshot shows; refs from before a
 //! navigation are refused; a miss lists up to 5 similar things that do exist.
 
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -343,6 +344,19 @@ pub(crate) fn js_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// JavaScript that binds `doc` to the page's document, or to the document of iframe `frame`
+/// (CSS in the page); when that frame is missing or of another origin, the script returns
+/// `otherwise` (a JavaScript expression).
+fn document_js(frame: Option<&str>, otherwise: &str) -> String {
+    match frame {
+        None => "const doc = document;".to_string(),
+        Some(f) => format!(
+            "const f = document.querySelector({}); let doc; try {{ doc = f && f.contentDocument }} catch (e) {{}} if (!doc) return {otherwise};",
+            js_str(f)
+        ),
+    }
+}
+
 /// What one alternative found on the page.
 struct Found {
     target: String,
@@ -632,13 +646,7 @@ pub(crate) async fn mark(
     }
     // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
     // elements measure themselves.
-    let doc = match frame {
-        None => "const doc = document;".to_string(),
-        Some(f) => format!(
-            "const f = document.querySelector({}); const doc = f && f.contentDocument; if (!doc) return null;",
-            js_str(f)
-        ),
-    };
+    let doc = document_js(frame, "null");
     let js = format!(
         r#"(() => {{ {doc}
   const near = q => Math.abs(q.x - {x}) <= 1 && Math.abs(q.y - {y}) <= 1 && Math.abs(q.width - {w}) <= 1 && Math.abs(q.height - {h}) <= 1;
@@ -761,35 +769,20 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
     let t = Duration::from_secs(5);
     let wanted: Vec<String> = alts.iter().map(Alt::describe).collect();
     let mut suggestions: Vec<(f64, String)> = Vec::new();
-    // The accessibility tree each alternative looks in: the page's, or its frame's.
-    let mut trees: std::collections::HashMap<
-        Option<String>,
-        std::collections::BTreeMap<String, RefInfo>,
-    > = std::collections::HashMap::new();
-    for alt in alts {
-        let frame = alt.frame().map(str::to_string);
-        if trees.contains_key(&frame) {
-            continue;
+    // The accessibility tree each alternative looks in (the page's, or its frame's), read once.
+    let mut trees: HashMap<Option<&str>, BTreeMap<String, RefInfo>> = HashMap::new();
+    for frame in alts.iter().map(Alt::frame) {
+        if let std::collections::hash_map::Entry::Vacant(tree) = trees.entry(frame) {
+            let refs = match frame {
+                Some(f) => session.frame_refs(f, t).await,
+                None => session.fresh_refs(t).await,
+            };
+            tree.insert(refs.unwrap_or_default());
         }
-        let refs = match &frame {
-            Some(f) => session.frame_refs(f, t).await.unwrap_or_default(),
-            None => match session.snapshot(&[], t).await {
-                Ok(_) => session
-                    .latest_refs
-                    .as_ref()
-                    .map(|r| r.refs.clone())
-                    .unwrap_or_default(),
-                Err(_) => std::collections::BTreeMap::default(),
-            },
-        };
-        trees.insert(frame, refs);
     }
     for alt in alts {
         let frame = alt.frame();
-        let refs = trees
-            .get(&frame.map(str::to_string))
-            .cloned()
-            .unwrap_or_default();
+        let refs = &trees[&frame];
         let within = |fields: String| match frame {
             Some(f) => format!("{{ {fields}, frame: \"{f}\" }}"),
             None => format!("{{ {fields} }}"),
@@ -820,20 +813,12 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
                 }
             }
             Alt::Ref(_) => {
-                for (k, info) in &refs {
+                for (k, info) in refs {
                     suggestions.push((0.1, format!("@{k} ({} \"{}\")", info.role, info.name)));
                 }
             }
             Alt::Css { css, .. } => {
-                let doc = match frame {
-                    None => "const doc = document;".to_string(),
-                    Some(f) => format!(
-                        "const frame = document.querySelector({});
-  let doc; try {{ doc = frame && frame.contentDocument }} catch (e) {{}}
-  if (!doc) return [];",
-                        js_str(f)
-                    ),
-                };
+                let doc = document_js(frame, "[]");
                 let js = format!(
                     r#"(() => {{ {doc} const out = new Set();
   for (const el of doc.querySelectorAll('body *')) {{
@@ -868,10 +853,8 @@ async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
         .collect();
     let mut msg = format!("no element matches {}", wanted.join(", or "));
     if !top.is_empty() {
-        // Where they were found: one frame all the alternatives look in, else the page.
-        let frames: std::collections::BTreeSet<Option<&str>> =
-            alts.iter().map(Alt::frame).collect();
-        let place = match frames.into_iter().collect::<Vec<_>>().as_slice() {
+        // Where they were found: the one frame every alternative looks in, else the page.
+        let place = match trees.keys().collect::<Vec<_>>().as_slice() {
             [Some(f)] => format!("in frame `{f}`"),
             _ => "on the page".to_string(),
         };
