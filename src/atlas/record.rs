@@ -204,8 +204,9 @@ pub(crate) fn looks_loading(snapshot: &str) -> bool {
 /// A snapshot of a page that has finished loading and stopped changing: two snapshots 100 ms
 /// apart with the same structure (a click may return before the navigation it starts is done),
 /// and nothing on it saying it is still loading (see `looks_loading`).
-/// Snapshots until two taken 100 ms apart agree and the document is loaded (at most 5 s);
-/// returns the last snapshot with the page's URL and title, read in the same call.
+/// Snapshots until two taken 100 ms apart agree and the document is loaded (at most 5 s), or
+/// until a loaded one is the state `awaited` says it waits for; returns the last snapshot with
+/// the page's URL and title, read in the same call.
 async fn settled_snapshot(
     session: &mut Session,
     timeout: Duration,
@@ -252,22 +253,16 @@ async fn settled_snapshot(
                 })?;
             let stable = last.as_ref().is_some_and(|l| text(&now) == text(l));
             let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
-            let busy = now
+            let snapshot = now
                 .get("snapshot")
                 .and_then(Value::as_str)
-                .is_some_and(looks_loading);
-            let there = loaded
-                && !busy
-                && awaited(
-                    url_now
-                        .get("url")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default(),
-                    now.get("snapshot")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default(),
-                );
-            if there || (stable && loaded && !busy) || tokio::time::Instant::now() >= deadline {
+                .unwrap_or_default();
+            // Ready: loaded and not saying it is loading; then done once it is stable, or at once
+            // when it is the state awaited.
+            let ready = loaded && !looks_loading(snapshot);
+            if (ready && (stable || awaited(&field(&url_now, "url"), snapshot)))
+                || tokio::time::Instant::now() >= deadline
+            {
                 return Ok((now, field(&url_now, "url"), field(&title_now, "title")));
             }
             last = Some(now);
@@ -346,15 +341,18 @@ mod tests {
     }
 
     /// A replay that checks it arrived at a known state is done at the first read that shows
-    /// it; a page that is not there yet is waited out until it settles (here: never, so the
-    /// wait takes its whole time).
+    /// it; a page that is not there yet is read until it settles (here: never, so until the
+    /// time is up).
     #[tokio::test]
     async fn an_awaited_state_is_taken_at_its_first_read() {
-        let page = |dir: &std::path::Path| {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // A page where every read shows one more item (it never settles), counting its reads.
+        let page = |dir: &std::path::Path, reads: Arc<AtomicUsize>| {
             session_on_fake_daemon(dir, move |n, v| {
                 Ok(match v["action"].as_str().unwrap() {
-                    // Every read shows one more item: the page never settles.
                     "snapshot" => {
+                        reads.fetch_add(1, Ordering::SeqCst);
                         json!({"snapshot": format!("- heading \"Cart\"{}", "\n- listitem".repeat(n))})
                     }
                     "evaluate" => json!({"result":"complete"}),
@@ -365,26 +363,25 @@ mod tests {
             })
         };
         let dir = tempfile::tempdir().unwrap();
-        let mut s = page(dir.path());
-        let started = std::time::Instant::now();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut s = page(dir.path(), reads.clone());
         let awaited = |url: &str, text: &str| url.ends_with("/cart") && text.contains("Cart");
         let (snap, url, _) = settled_snapshot(&mut s, Duration::from_secs(3), &awaited)
             .await
             .unwrap();
         assert_eq!(url, "http://shop/cart");
         assert!(snap["snapshot"].as_str().unwrap().contains("Cart"));
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
+        assert_eq!(reads.load(Ordering::SeqCst), 1, "done at the first read");
+        // Awaiting another state: the unsettled page is read again and again until time is up.
         let dir = tempfile::tempdir().unwrap();
-        let mut s = page(dir.path());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut s = page(dir.path(), reads.clone());
         let started = std::time::Instant::now();
         let elsewhere = |url: &str, _: &str| url.ends_with("/home");
         settled_snapshot(&mut s, Duration::from_millis(800), &elsewhere)
             .await
             .unwrap();
+        assert!(reads.load(Ordering::SeqCst) > 2, "{reads:?}");
         assert!(
             started.elapsed() >= Duration::from_millis(800),
             "{:?}",
