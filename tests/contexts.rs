@@ -593,3 +593,59 @@ fn flows_connect_to_a_running_browser_isolated_and_leave_it_running() {
         "{stderr}"
     );
 }
+
+#[test]
+fn headless_runs_use_the_headless_shell_when_it_is_installed() {
+    // The browser a headless run starts, read from runner's own child processes: Chromium's
+    // headless shell when Debian's package is installed (scripts/setup installs it), else
+    // Chromium; `AGENT_BROWSER_EXECUTABLE_PATH` names another.
+    let shell = std::path::Path::new("/usr/lib/chromium/chromium-headless-shell");
+    let browser_of = |named: Option<&str>| {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "f.yaml",
+            &flow(
+                "which browser",
+                "  - id: children\n    exec: [\"sh\", \"-c\", \"ps -o args= --ppid $PPID\"]\n  - expect: { title: { equals: Runner fixture } }\n",
+            ),
+        );
+        let mut run = flow_run(d.path()).arg("f.yaml");
+        run = match named {
+            Some(p) => run.env("AGENT_BROWSER_EXECUTABLE_PATH", p),
+            None => run.with(|c| {
+                c.env_remove("AGENT_BROWSER_EXECUTABLE_PATH");
+            }),
+        };
+        let Ran {
+            code,
+            stderr,
+            report,
+            ..
+        } = run.run();
+        assert_eq!(code, 0, "{stderr}");
+        let children = crate::common::step(&report, "children")["outputs"]["stdout"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        children
+            .lines()
+            .find(|l| l.contains("--remote-debugging-port=0"))
+            .unwrap_or_else(|| panic!("no browser among runner's children:\n{children}"))
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let expected = if shell.is_file() {
+        shell.display().to_string()
+    } else {
+        "/usr/lib/chromium/chromium".to_string()
+    };
+    assert_eq!(browser_of(None), expected);
+    // Debian's /usr/bin/chromium is a script that execs the browser.
+    assert_eq!(
+        browser_of(Some("/usr/bin/chromium")),
+        "/usr/lib/chromium/chromium"
+    );
+}

@@ -198,7 +198,10 @@ pub(crate) struct ExecOptions {
 #[derive(Debug, Clone)]
 pub(crate) struct AgentBrowser {
     pub(crate) binary: PathBuf,
+    /// The browser agent-browser launches (headed runs, `RUNNER_BROWSER_LAUNCH=agent-browser`).
     pub(crate) chromium: Option<PathBuf>,
+    /// The browser runner launches itself for headless runs (`find_headless_chromium`).
+    pub(crate) headless: Option<PathBuf>,
     pub(crate) socket_dir: PathBuf,
 }
 
@@ -243,12 +246,19 @@ pub(crate) fn find_binary() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// Finds Chromium: `$AGENT_BROWSER_EXECUTABLE_PATH` when set (taken as it is: a path that is
-/// not there fails the launch, it is not silently replaced by another browser), else Debian's
-/// and common locations.
+/// The browser a user named: `$AGENT_BROWSER_EXECUTABLE_PATH` when set (taken as it is: a path
+/// that is not there fails the launch, it is not silently replaced by another browser).
+fn named_chromium() -> Option<PathBuf> {
+    std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Finds Chromium: the one named by `$AGENT_BROWSER_EXECUTABLE_PATH`, else Debian's and common
+/// locations.
 pub(crate) fn find_chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
+    if let Some(p) = named_chromium() {
+        return Some(p);
     }
     std::iter::empty()
         .chain(
@@ -260,6 +270,27 @@ pub(crate) fn find_chromium() -> Option<PathBuf> {
             .map(PathBuf::from),
         )
         .find(|p| p.is_file())
+}
+
+/// Finds the browser for headless runs that runner launches itself: the one named by
+/// `$AGENT_BROWSER_EXECUTABLE_PATH`, else Chromium's headless shell (Debian's
+/// `chromium-headless-shell`, the build Playwright also runs headless tests on), else
+/// `find_chromium`. The shell has no browser UI to set up per tab, so a flow's fresh context and
+/// tab cost it a fraction of what they cost the full browser (scripts/bench-contexts).
+/// Debian's `/usr/bin/chromium-headless-shell` is a shell script that forks the binary: the
+/// binary itself is taken, so the browser is the process runner started.
+pub(crate) fn find_headless_chromium() -> Option<PathBuf> {
+    named_chromium()
+        .or_else(|| {
+            [
+                "/usr/lib/chromium/chromium-headless-shell",
+                "/usr/bin/chromium-headless-shell",
+            ]
+            .map(PathBuf::from)
+            .into_iter()
+            .find(|p| p.is_file())
+        })
+        .or_else(find_chromium)
 }
 
 /// Whether agent-browser is installed, and its version.
@@ -339,6 +370,7 @@ impl AgentBrowser {
         Ok(AgentBrowser {
             binary,
             chromium: find_chromium(),
+            headless: find_headless_chromium(),
             socket_dir,
         })
     }
@@ -349,6 +381,7 @@ impl AgentBrowser {
         AgentBrowser {
             binary: PathBuf::from("agent-browser"),
             chromium: None,
+            headless: None,
             socket_dir,
         }
     }

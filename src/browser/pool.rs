@@ -102,7 +102,7 @@ impl Worker {
                 ));
             }
         };
-        let browser = match adapter.chromium.clone() {
+        let browser = match adapter.headless.clone() {
             _ if spec.cdp.is_some() => None,
             Some(exe) if !headed && own => {
                 let profile = adapter.socket_dir().join(format!("{name}.profile"));
@@ -212,16 +212,18 @@ impl Worker {
         }
         .map_err(fail)?;
         let target = self.cdp.open_tab(&id, CDP_TIMEOUT).await.map_err(fail)?;
-        if let Err(e) = session
-            .cmd(
-                "tab",
-                std::slice::from_ref(&target),
-                Duration::from_secs(10),
-            )
-            .await
-        {
+        if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
+        }
+        // A dialog agent-browser still counts as open is the last flow's: its tab went with its
+        // context, but not every browser tells agent-browser the dialog closed (the headless
+        // shell does not), and a stale one would fail this flow's first step. Answering it
+        // clears agent-browser's record (the new tab has no dialog to answer).
+        if let Ok(Some(_)) = super::dialog::open(session).await {
+            let _ = session
+                .cmd("dialog", &["dismiss".to_string()], Duration::from_secs(5))
+                .await;
         }
         self.served = true;
         // The next flow's context, while this one runs.

@@ -463,13 +463,11 @@ async fn try_once(
         } => {
             let refs = match frame {
                 None => session.fresh_refs(t).await?,
-                Some(f) => {
-                    let refs = session.frame_refs(f, t).await?;
-                    if refs.is_empty() && frame_is_foreign(session, f, t).await? {
-                        return Err(foreign_frame(f));
-                    }
-                    refs
-                }
+                // Asked before the frame's tree is read: a browser that renders a frame of
+                // another origin in the page's own process (the headless shell) lets
+                // agent-browser read its tree, but not act on it (a click misses it).
+                Some(f) if frame_is_foreign(session, f, t).await? => return Err(foreign_frame(f)),
+                Some(f) => session.frame_refs(f, t).await?,
             };
             let mut hits: Vec<(&String, &RefInfo)> = refs
                 .iter()

@@ -260,12 +260,30 @@ impl Session {
     }
 
     /// Makes the session act on tab `target` of its context (refs and frame start afresh).
+    ///
+    /// agent-browser learns of a tab from its own DevTools connection's events, which may come
+    /// after runner's `Target.createTarget` has answered (or after runner listed a popup): while
+    /// it says it has no such tab, the switch is asked again, for up to `timeout` (at most 2 s).
     pub(crate) async fn switch_tab(
         &mut self,
         target: &str,
         timeout: Duration,
     ) -> Result<(), StepError> {
-        self.cmd("tab", &[target.to_string()], timeout).await?;
+        let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
+        loop {
+            match self.cmd("tab", &[target.to_string()], timeout).await {
+                Err(e)
+                    if e.message.contains("No tab with target id")
+                        && std::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                r => {
+                    r?;
+                    break;
+                }
+            }
+        }
         self.frame = None;
         self.user_refs = None;
         self.latest_refs = None;
@@ -440,4 +458,55 @@ pub(crate) fn on_fake_daemon(
     });
     let adapter = Arc::new(AgentBrowser::for_tests(dir.to_path_buf()));
     Session::attached(adapter, "s".into(), false, dir.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::on_fake_daemon;
+
+    const UNKNOWN: &str = "No tab with target id `T1`; run `agent-browser tab list --json` to list open tabs with their target ids";
+
+    /// A tab runner just made may not be known to agent-browser yet (its DevTools events come
+    /// on another connection): the switch waits for it instead of failing the flow.
+    #[tokio::test]
+    async fn a_tab_agent_browser_hears_of_late_is_switched_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = on_fake_daemon(dir.path(), |n, v| {
+            assert_eq!(v["action"], "tab_switch");
+            assert_eq!(v["tabId"], "T1");
+            if n < 3 {
+                Err(UNKNOWN.into())
+            } else {
+                Ok(json!({"tabId":"t2"}))
+            }
+        });
+        s.switch_tab("T1", Duration::from_secs(5)).await.unwrap();
+    }
+
+    /// A tab that never appears (closed meanwhile) fails the switch with agent-browser's word,
+    /// within the time given.
+    #[tokio::test]
+    async fn a_tab_that_never_appears_fails_the_switch() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = on_fake_daemon(dir.path(), |_, _| Err(UNKNOWN.into()));
+        let started = std::time::Instant::now();
+        let e = s
+            .switch_tab("T1", Duration::from_millis(300))
+            .await
+            .unwrap_err();
+        assert!(
+            e.message.contains("No tab with target id `T1`"),
+            "{}",
+            e.message
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
