@@ -60,13 +60,22 @@ pub(crate) struct Worker {
     browser: Option<Chromium>,
     cdp: Arc<Cdp>,
     pub(crate) spec: BrowserSpec,
-    /// The next flow's context, made (without a tab) while the current flow runs. Only the
-    /// context: a tab made ahead saves the next flow ~80 ms of set-up but the running flow's
-    /// step loses as much (Chromium's browser process, which serves every DevTools command, is
-    /// busy making it; agent-browser attaches to it at once), and it costs the browser more CPU
-    /// in all (`scripts/bench-contexts`: 195 against 135 ms a flow). Measured with 50 flows,
-    /// alternating: the same wall time either way.
-    spare: Option<JoinHandle<Result<String, String>>>,
+    /// The next flow's context and its tab, made while the current flow runs: once that flow's
+    /// first command has finished (`make_spare_after`), not at once. Making a tab is work for
+    /// Chromium's browser process, its new renderer and agent-browser (which attaches to every
+    /// new tab), so a tab made while the flow's first `open` runs slows
+    /// that `open` by as much as it saves the next flow; made a command later, it overlaps
+    /// what the flow does without the browser. Measured with 50 flows, alternating runs
+    /// (`scripts/bench-todomvc`, headless shell): ~5 % less wall time than a context made ahead
+    /// without its tab, though ~25 ms of its making still lands in the running flow's steps.
+    ///
+    /// Only the context, no tab, when agent-browser launched the browser itself: that daemon
+    /// makes every new tab its active one, pinned or not (checked with agent-browser 0.41.2),
+    /// so the running flow's next command would go to the blank tab made ahead. Connected with
+    /// `--cdp` (runner's own launch, a remote browser) it keeps the flow's tab.
+    spare: Option<JoinHandle<Result<Spare, String>>>,
+    /// Whether the next flow's tab is made ahead with its context (see `spare`).
+    tab_ahead: bool,
     /// Whether it has given a flow a context before.
     served: bool,
 }
@@ -126,6 +135,7 @@ impl Worker {
         };
         let mut session = Session::new(adapter, name, headed, cwd);
         let remote = spec.cdp.clone();
+        let connected_by_cdp = browser.is_some() || remote.is_some();
         if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
             session.connect_to(url);
         }
@@ -147,6 +157,7 @@ impl Worker {
                     cdp: Arc::new(cdp),
                     spec,
                     spare: None,
+                    tab_ahead: connected_by_cdp,
                     served: false,
                 };
                 w.make_spare();
@@ -204,14 +215,17 @@ impl Worker {
         session: &mut Session,
     ) -> Result<Context, StepError> {
         let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let id = match self.spare.take() {
+        let (id, target) = match self.spare.take() {
             Some(h) => h
                 .await
                 .unwrap_or_else(|e| Err(format!("making a context did not finish: {e}"))),
-            None => self.cdp.create_context(CDP_TIMEOUT).await,
+            None => new_context(&self.cdp, false).await,
         }
         .map_err(fail)?;
-        let target = self.cdp.open_tab(&id, CDP_TIMEOUT).await.map_err(fail)?;
+        let target = match target {
+            Some(t) => t,
+            None => self.cdp.open_tab(&id, CDP_TIMEOUT).await.map_err(fail)?,
+        };
         if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
@@ -226,8 +240,6 @@ impl Worker {
                 .await;
         }
         self.served = true;
-        // The next flow's context, while this one runs.
-        self.make_spare();
         Ok(Context { id, target })
     }
 
@@ -357,12 +369,23 @@ impl Worker {
             .is_ok()
     }
 
+    /// Starts making the next flow's context once `first` fires (or is dropped, or after 1 s).
+    pub(crate) fn make_spare_after(&mut self, first: tokio::sync::oneshot::Receiver<()>) {
+        if self.spare.is_some() {
+            return;
+        }
+        let (cdp, tab) = (self.cdp.clone(), self.tab_ahead);
+        self.spare = Some(tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(1), first).await;
+            new_context(&cdp, tab).await
+        }));
+    }
+
     /// Starts making the next flow's context.
     fn make_spare(&mut self) {
         let cdp = self.cdp.clone();
-        self.spare = Some(tokio::spawn(async move {
-            cdp.create_context(CDP_TIMEOUT).await
-        }));
+        let tab = self.tab_ahead;
+        self.spare = Some(tokio::spawn(async move { new_context(&cdp, tab).await }));
     }
 
     /// Closes the browser: its session, then (when runner started it) the browser itself. A
@@ -373,7 +396,7 @@ impl Worker {
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
         if let Some(h) = self.spare.take()
-            && let Ok(Ok(id)) = h.await
+            && let Ok(Ok((id, _))) = h.await
         {
             let _ = self.cdp.dispose_context(&id, Duration::from_secs(2)).await;
         }
@@ -383,4 +406,18 @@ impl Worker {
         }
         answered
     }
+}
+
+/// A context made ahead: its id, and its blank tab's target id when made with one.
+type Spare = (String, Option<String>);
+
+/// A new context, with its blank tab when `tab`.
+async fn new_context(cdp: &Cdp, tab: bool) -> Result<Spare, String> {
+    let id = cdp.create_context(CDP_TIMEOUT).await?;
+    let target = if tab {
+        Some(cdp.open_tab(&id, CDP_TIMEOUT).await?)
+    } else {
+        None
+    };
+    Ok((id, target))
 }

@@ -81,6 +81,9 @@ pub(crate) struct Session {
     pub(crate) since_ms: u128,
     /// Where the flow's downloads go, when its browser saves them here.
     pub(crate) downloads: Option<super::downloads::Downloads>,
+    /// Told when the flow's first command after its set-up has finished (the worker then
+    /// makes the next flow's context: see `Worker::make_spare_after`).
+    pub(crate) first_done: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 /// The tabs of a flow's context: read over the browser's DevTools connection, numbered in the
@@ -143,6 +146,7 @@ impl Session {
             tabs: None,
             routes: Vec::new(),
             downloads: None,
+            first_done: None,
             since_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis()),
@@ -221,6 +225,9 @@ impl Session {
             link.send_all(&all, &self.cwd, opts.timeout).await
         };
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
+        if let Some(tx) = self.first_done.take() {
+            let _ = tx.send(());
+        }
         if switch.is_some() {
             // Where agent-browser is now: the switch is the batch's first command.
             self.frame = match &r {
