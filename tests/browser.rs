@@ -923,6 +923,8 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
 fn agent_browsers_own_launch_still_works() {
     // The way headed runs (and machines where runner knows no Chromium) go: agent-browser
     // launches the browser, runner talks to its daemon after that, and closes it at the end.
+    // A popup the page opens does not take the flow's commands (a daemon that launched its
+    // browser makes every new tab its active one: the flow's eval read the popup's title).
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
@@ -931,6 +933,12 @@ fn agent_browsers_own_launch_still_works() {
             "own launch",
             r##"
   - open: "{{ vars.base }}/index.html"
+  - eval: "window.open('page2.html'); 'opened'"
+  - expect: { tabs: { count: 2 } }
+  - wait: 300ms
+  - id: title
+    eval: "document.title"
+  - expect: { that: "{{ steps.title.value == 'Runner fixture' }}", title: Runner fixture }
   - fill: { target: "#email", value: "ada@example.com" }
   - click: { role: button, text: Sign in }
   - expect: { text: { target: "#out", equals: "Hello ada@example.com" } }
@@ -944,10 +952,21 @@ fn agent_browsers_own_launch_still_works() {
         .args(["run", "f.yaml"]);
     let (pid, code, stderr) = run_keeping_pid(c);
     assert_eq!(code, Some(0), "{stderr}");
-    // agent-browser launched it (no `--cdp` to a browser runner started) ...
+    // agent-browser launched it, in a session of its own (no `--cdp` to a browser runner
+    // started), and the flow's session connected to it ...
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(crate::common::sessions(&log).len(), 1, "{calls}");
-    assert!(!calls.contains("--cdp"), "{calls}");
+    let launch: Vec<&str> = calls.lines().filter(|l| l.contains("-launcher ")).collect();
+    assert!(
+        !launch.is_empty() && launch.iter().all(|l| !l.contains("--cdp")),
+        "{calls}"
+    );
+    assert!(
+        calls
+            .lines()
+            .any(|l| !l.contains("-launcher ") && l.contains("--cdp ws://")),
+        "{calls}"
+    );
     // ... and nothing of it is left.
     assert!(
         leftover_browser_processes(pid).is_empty(),

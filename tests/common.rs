@@ -244,12 +244,14 @@ pub(crate) fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
     (wrapper, log)
 }
 
-/// The browser sessions a run used (one per launched browser).
+/// The browser sessions a run used (one per launched browser; a browser agent-browser launched
+/// also has the session that launched it, `<name>-launcher`, not counted).
 pub(crate) fn sessions(log: &Path) -> std::collections::BTreeSet<String> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.split("--session ").nth(1)?.split(' ').next())
+        .filter(|s| !s.ends_with("-launcher"))
         .map(str::to_string)
         .collect()
 }

@@ -68,14 +68,10 @@ pub(crate) struct Worker {
     /// what the flow does without the browser. Measured with 50 flows, alternating runs
     /// (`scripts/bench-todomvc`, headless shell): ~5 % less wall time than a context made ahead
     /// without its tab, though ~25 ms of its making still lands in the running flow's steps.
-    ///
-    /// Only the context, no tab, when agent-browser launched the browser itself: that daemon
-    /// makes every new tab its active one, pinned or not (checked with agent-browser 0.41.2),
-    /// so the running flow's next command would go to the blank tab made ahead. Connected with
-    /// `--cdp` (runner's own launch, a remote browser) it keeps the flow's tab.
-    spare: Option<JoinHandle<Result<Spare, String>>>,
-    /// Whether the next flow's tab is made ahead with its context (see `spare`).
-    tab_ahead: bool,
+    spare: Option<JoinHandle<Result<(String, String), String>>>,
+    /// The session in which agent-browser launched the browser, when it did (see `launch`);
+    /// the flows' session is connected to that browser.
+    launcher: Option<Session>,
     /// Whether it has given a flow a context before.
     served: bool,
 }
@@ -133,22 +129,43 @@ impl Worker {
             }
             _ => None,
         };
-        let mut session = Session::new(adapter, name, headed, cwd);
         let remote = spec.cdp.clone();
-        let connected_by_cdp = browser.is_some() || remote.is_some();
-        if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
-            session.connect_to(url);
-        }
-        let connected = Self::connect(&mut session, browser.is_some() || remote.is_some())
-            .await
-            .map_err(|mut e| {
-                if let Some(url) = &remote {
-                    e.kind = ErrorKind::Environment;
-                    let why = e.message.trim_start_matches("the browser cannot launch: ");
-                    e.message = format!("cannot connect to the browser at {url}: {why}");
+        // When agent-browser launches the browser (headed runs, no Chromium known to runner,
+        // `RUNNER_BROWSER_LAUNCH=agent-browser`), it does so in a session of its own, and the
+        // flows' session connects to that browser with `--cdp` like to any other: a daemon that
+        // launched its browser makes every new tab its active one, pinned or not (agent-browser
+        // 0.41.2), so a popup a page opened would get the flow's next commands.
+        let mut launcher = None;
+        let url = if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
+            url
+        } else {
+            let mut l = Session::new(
+                adapter.clone(),
+                format!("{name}-launcher"),
+                headed,
+                cwd.clone(),
+            );
+            match Self::launch_for(&mut l).await {
+                Ok(url) => {
+                    launcher = Some(l);
+                    url
                 }
-                e
-            });
+                Err(e) => {
+                    l.close().await;
+                    return Err(e);
+                }
+            }
+        };
+        let mut session = Session::new(adapter, name, false, cwd);
+        session.connect_to(url);
+        let connected = Self::connect(&mut session).await.map_err(|mut e| {
+            if let Some(url) = &remote {
+                e.kind = ErrorKind::Environment;
+                let why = e.message.trim_start_matches("the browser cannot launch: ");
+                e.message = format!("cannot connect to the browser at {url}: {why}");
+            }
+            e
+        });
         match connected {
             Ok(cdp) => {
                 let mut w = Worker {
@@ -156,8 +173,8 @@ impl Worker {
                     browser,
                     cdp: Arc::new(cdp),
                     spec,
+                    launcher,
                     spare: None,
-                    tab_ahead: connected_by_cdp,
                     served: false,
                 };
                 w.make_spare();
@@ -165,6 +182,9 @@ impl Worker {
             }
             Err(e) => {
                 session.close().await;
+                if let Some(mut l) = launcher {
+                    l.close().await;
+                }
                 if let Some(b) = browser {
                     b.kill().await;
                 }
@@ -173,26 +193,27 @@ impl Worker {
         }
     }
 
-    /// Starts the session's daemon (which launches the browser, or connects to the one runner
-    /// started) and opens a DevTools connection of runner's own to the browser.
-    async fn connect(session: &mut Session, started: bool) -> Result<Cdp, StepError> {
-        // The launch (or connection) and the browser's DevTools URL in one call.
+    /// Has agent-browser launch a browser in session `launcher`; returns its DevTools URL.
+    async fn launch_for(launcher: &mut Session) -> Result<String, StepError> {
         let blank = ["about:blank".to_string()];
-        let open: (&str, &[String]) = ("open", &blank);
-        let url: (&str, &[String]) = ("get", &["cdp-url".to_string()]);
-        let commands = if started { vec![url] } else { vec![open, url] };
-        let data = session
-            .cmds(&commands, Duration::from_secs(30))
+        let data = launcher
+            .cmds(
+                &[("open", &blank), ("get", &["cdp-url".to_string()])],
+                Duration::from_secs(30),
+            )
             .await?
             .pop()
             .unwrap_or_default();
-        let url = data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
-            StepError::new(
-                ErrorKind::Environment,
-                format!("agent-browser named no DevTools URL for its browser: {data}"),
-            )
-        })?;
-        Cdp::connect(url, CDP_TIMEOUT)
+        cdp_url(&data).map(str::to_string)
+    }
+
+    /// Starts the session's daemon, connected to the browser (`--cdp`), and opens a DevTools
+    /// connection of runner's own to it.
+    async fn connect(session: &mut Session) -> Result<Cdp, StepError> {
+        let data = session
+            .cmd("get", &["cdp-url".to_string()], Duration::from_secs(30))
+            .await?;
+        Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT)
             .await
             .map_err(|e| StepError::new(ErrorKind::Environment, e))
     }
@@ -219,13 +240,9 @@ impl Worker {
             Some(h) => h
                 .await
                 .unwrap_or_else(|e| Err(format!("making a context did not finish: {e}"))),
-            None => new_context(&self.cdp, false).await,
+            None => new_context(&self.cdp).await,
         }
         .map_err(fail)?;
-        let target = match target {
-            Some(t) => t,
-            None => self.cdp.open_tab(&id, CDP_TIMEOUT).await.map_err(fail)?,
-        };
         if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
@@ -374,18 +391,17 @@ impl Worker {
         if self.spare.is_some() {
             return;
         }
-        let (cdp, tab) = (self.cdp.clone(), self.tab_ahead);
+        let cdp = self.cdp.clone();
         self.spare = Some(tokio::spawn(async move {
             let _ = tokio::time::timeout(Duration::from_secs(1), first).await;
-            new_context(&cdp, tab).await
+            new_context(&cdp).await
         }));
     }
 
     /// Starts making the next flow's context.
     fn make_spare(&mut self) {
         let cdp = self.cdp.clone();
-        let tab = self.tab_ahead;
-        self.spare = Some(tokio::spawn(async move { new_context(&cdp, tab).await }));
+        self.spare = Some(tokio::spawn(async move { new_context(&cdp).await }));
     }
 
     /// Closes the browser: its session, then (when runner started it) the browser itself. A
@@ -401,23 +417,31 @@ impl Worker {
             let _ = self.cdp.dispose_context(&id, Duration::from_secs(2)).await;
         }
         let answered = self.session.close().await;
+        // The session that launched the browser closes it (after the flows' session let go).
+        let launcher_answered = match &mut self.launcher {
+            Some(l) => l.close().await,
+            None => true,
+        };
         if let Some(b) = self.browser {
             b.kill().await;
         }
-        answered
+        answered && launcher_answered
     }
 }
 
-/// A context made ahead: its id, and its blank tab's target id when made with one.
-type Spare = (String, Option<String>);
+/// The DevTools URL in agent-browser's answer to `get cdp-url`.
+fn cdp_url(data: &Value) -> Result<&str, StepError> {
+    data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("agent-browser named no DevTools URL for its browser: {data}"),
+        )
+    })
+}
 
-/// A new context, with its blank tab when `tab`.
-async fn new_context(cdp: &Cdp, tab: bool) -> Result<Spare, String> {
+/// A new context with its blank tab: (context id, target id).
+async fn new_context(cdp: &Cdp) -> Result<(String, String), String> {
     let id = cdp.create_context(CDP_TIMEOUT).await?;
-    let target = if tab {
-        Some(cdp.open_tab(&id, CDP_TIMEOUT).await?)
-    } else {
-        None
-    };
+    let target = cdp.open_tab(&id, CDP_TIMEOUT).await?;
     Ok((id, target))
 }
