@@ -844,3 +844,41 @@ fn endless_files_are_cut_at_the_size_cap() {
         "{stderr}"
     );
 }
+
+#[test]
+fn doctor_names_the_browser_of_headless_runs() {
+    // On this machine (after scripts/setup) everything a flow needs is there; the browser of
+    // headless runs is the headless shell when installed, or the one the user named.
+    let d = tempfile::tempdir().unwrap();
+    let doctor = |named: Option<&str>| {
+        let mut c = runner(d.path());
+        c.arg("doctor");
+        match named {
+            Some(p) => c.env("AGENT_BROWSER_EXECUTABLE_PATH", p),
+            None => c.env_remove("AGENT_BROWSER_EXECUTABLE_PATH"),
+        };
+        output(c)
+    };
+    let (code, out, err) = doctor(None);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("headless browser:"))
+        .unwrap_or_else(|| panic!("{out}"))
+        .to_string();
+    let shell = "/usr/lib/chromium/chromium-headless-shell";
+    if std::path::Path::new(shell).is_file() {
+        assert!(line.starts_with("ok ") && line.contains(shell), "{line}");
+    } else {
+        assert!(line.contains("the same chromium"), "{line}");
+    }
+    assert!(out.contains("ok   headless launch:"), "{out}");
+    let (code, out, err) = doctor(Some("/usr/bin/chromium"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "headless browser: /usr/bin/chromium (named by AGENT_BROWSER_EXECUTABLE_PATH)"
+        ),
+        "{out}"
+    );
+}

@@ -117,16 +117,26 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> 
         "not found",
         "run scripts/setup, or `apt-get install chromium`",
     ));
-    // The browser of headless runs: the headless shell when installed (not needed, faster).
-    if let Some(h) = find_headless_chromium().filter(|h| Some(h) != chromium.as_ref()) {
-        checks.push(found("headless browser", Some(&h), "", ""));
-    } else if chromium.is_some() {
-        checks.push(Check {
+    // The browser of headless runs: the one named, else the headless shell when installed
+    // (not needed, faster), else chromium.
+    let named = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH").filter(|p| !p.is_empty());
+    match find_headless_chromium() {
+        Some(h) if named.is_some() => checks.push(Check {
+            name: "headless browser",
+            ok: true,
+            detail: format!("{} (named by AGENT_BROWSER_EXECUTABLE_PATH)", h.display()),
+            fix: None,
+        }),
+        Some(h) if Some(&h) != chromium.as_ref() => {
+            checks.push(found("headless browser", Some(&h), "", ""));
+        }
+        Some(_) => checks.push(Check {
             name: "headless browser",
             ok: true,
             detail: "the same chromium (`apt-get install chromium-headless-shell` makes each flow's fresh context about twice as fast to set up)".into(),
             fix: None,
-        });
+        }),
+        None => {}
     }
     if let (Some(b), Some(url)) = (&ab, cdp) {
         checks.push(match launch_check(b, Some(url.to_string())) {
