@@ -42,6 +42,16 @@ pub(crate) struct RefTable {
     pub(crate) document: String,
 }
 
+/// Where agent-browser's commands run.
+#[derive(Debug, Clone, PartialEq)]
+enum Frame {
+    /// In the page's main frame (`None`) or in the iframe of this CSS.
+    Known(Option<String>),
+    /// Not known: a batch that moved between frames failed part-way, leaving agent-browser in
+    /// either; the next command switches to its own.
+    Unknown,
+}
+
 /// A browser session.
 pub(crate) struct Session {
     adapter: Arc<AgentBrowser>,
@@ -69,8 +79,8 @@ pub(crate) struct Session {
     /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
     /// naming one runs with agent-browser switched into that frame.
     pub(crate) frame_of: std::collections::HashMap<String, String>,
-    /// The frame agent-browser is switched into (`None`: the page's main frame).
-    frame: Option<String>,
+    /// The frame agent-browser is switched into.
+    frame: Frame,
     /// The flow's tabs, when the session works in a context of its own.
     pub(crate) tabs: Option<Tabs>,
     /// The `route` patterns the flow added (removed when it ends: routes belong to the
@@ -142,7 +152,7 @@ impl Session {
             dialog_default: None,
             dialogs: Vec::new(),
             frame_of: std::collections::HashMap::new(),
-            frame: None,
+            frame: Frame::Known(None),
             tabs: None,
             routes: Vec::new(),
             downloads: None,
@@ -209,7 +219,7 @@ impl Session {
         let wanted = commands
             .iter()
             .find_map(|(_, args)| args.iter().find_map(|a| self.frame_of.get(a).cloned()));
-        let switch = (!first && wanted != self.frame)
+        let switch = (!first && self.frame != Frame::Known(wanted.clone()))
             .then(|| vec![wanted.clone().unwrap_or_else(|| "main".to_string())]);
         let mut all: Vec<Cmd<'_>> = Vec::with_capacity(commands.len() + 1);
         if let Some(to) = &switch {
@@ -229,10 +239,12 @@ impl Session {
             let _ = tx.send(());
         }
         if switch.is_some() {
-            // Where agent-browser is now: the switch is the batch's first command.
-            self.frame = match &r {
-                Ok(_) => wanted,
-                Err(_) => None,
+            // Where agent-browser is now: the switch is the batch's first command; after a
+            // failure, the switch or a later command failed, and it is in either frame.
+            self.frame = if r.is_ok() {
+                Frame::Known(wanted)
+            } else {
+                Frame::Unknown
             };
         }
         r.map(|mut data| {
@@ -291,7 +303,7 @@ impl Session {
                 }
             }
         }
-        self.frame = None;
+        self.frame = Frame::Known(None);
         self.user_refs = None;
         self.latest_refs = None;
         if let Some(t) = &mut self.tabs {
@@ -363,7 +375,7 @@ impl Session {
         let into = [frame.to_string()];
         let eval = eval_args(DOCUMENT_JS);
         // Switched in and back out in one call (the session's frame stays the main one).
-        self.frame = None;
+        self.frame = Frame::Known(None);
         let answer = self
             .cmds(
                 &[
@@ -376,6 +388,11 @@ impl Session {
                 timeout,
             )
             .await;
+        // A batch that stopped part-way (after `frame X`, before `frame main`) may have left
+        // agent-browser inside the frame: the next command then switches to its own.
+        if answer.is_err() {
+            self.frame = Frame::Unknown;
+        }
         let mut all = match answer {
             Ok(all) => all,
             // No such iframe (yet): nothing matches inside it.
@@ -492,6 +509,38 @@ mod tests {
             }
         });
         s.switch_tab("T1", Duration::from_secs(5)).await.unwrap();
+    }
+
+    /// A frame's tree that cannot be read (its snapshot failed after agent-browser switched
+    /// into the frame) leaves agent-browser there: the next command, meant for the page, goes
+    /// back to the main frame first instead of running inside the iframe.
+    #[tokio::test]
+    async fn a_failed_read_inside_a_frame_does_not_leave_the_next_command_there() {
+        use std::sync::{Arc, Mutex};
+        let dir = tempfile::tempdir().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let mut s = on_fake_daemon(dir.path(), move |_, v| {
+            let action = v["action"].as_str().unwrap().to_string();
+            log.lock().unwrap().push(action.clone());
+            match action.as_str() {
+                "snapshot" => Err("CDP error (Accessibility.getFullAXTree): boom".into()),
+                "evaluate" => Ok(json!({"result": "page"})),
+                _ => Ok(json!({})),
+            }
+        });
+        assert!(s.frame_refs("#pay", Duration::from_secs(2)).await.is_err());
+        seen.lock().unwrap().clear();
+        s.eval("document.title", Duration::from_secs(2))
+            .await
+            .unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec!["mainframe", "evaluate"]);
+        // Once back, the page's commands go as they are.
+        seen.lock().unwrap().clear();
+        s.eval("document.title", Duration::from_secs(2))
+            .await
+            .unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec!["evaluate"]);
     }
 
     /// A tab that never appears (closed meanwhile) fails the switch with agent-browser's word,
