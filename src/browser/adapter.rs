@@ -248,7 +248,7 @@ pub(crate) fn find_binary() -> Option<PathBuf> {
 
 /// The browser a user named: `$AGENT_BROWSER_EXECUTABLE_PATH` when set (taken as it is: a path
 /// that is not there fails the launch, it is not silently replaced by another browser).
-fn named_chromium() -> Option<PathBuf> {
+pub(crate) fn named_chromium() -> Option<PathBuf> {
     std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH")
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)

@@ -138,11 +138,11 @@ impl FlowBrowser {
                         host.release(worker, healthy);
                         return Err(e);
                     }
-                    // The next flow's context is made once this flow's first step has started
-                    // (see `Worker::make_spare_after`).
+                    // The next flow's context is made once this flow's first command has
+                    // finished (see `Worker::spare`).
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     session.first_done = Some(tx);
-                    worker.make_spare_after(rx);
+                    worker.make_spare(Some(rx));
                     return Ok(Leased {
                         session,
                         worker,

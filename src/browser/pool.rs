@@ -1,8 +1,9 @@
 //! One browser per worker, a fresh browser context per flow (SPEC §7): a worker is an
-//! agent-browser session whose Chromium is launched once (headless: started by runner, see
-//! `chromium`, and connected to); each flow gets a new context and tab in it (~0.2 s here, most
-//! of it the new tab starting and agent-browser attaching to it, against ~0.4–0.6 s for a
-//! launch) and the context is disposed when the flow ends, so nothing of one flow (cookies,
+//! agent-browser session connected to a Chromium launched once (headless: started by runner,
+//! see `chromium`; else by agent-browser in a launcher session); each flow gets a new context
+//! and tab in it (~15 ms with the headless shell, ~55 ms with Chromium, plus ~50 ms and ~80 ms
+//! for agent-browser attaching to the tab, against ~0.3–0.6 s for a launch) and the context is
+//! disposed when the flow ends, so nothing of one flow (cookies,
 //! storage, IndexedDB, cache, tabs, dialogs) reaches the next. Flows with other launch settings
 //! (headed) get browsers of their own. A browser that does not answer when its flow ends, or
 //! whose daemon may still be busy with a command that did not finish, is discarded (see
@@ -61,7 +62,7 @@ pub(crate) struct Worker {
     cdp: Arc<Cdp>,
     pub(crate) spec: BrowserSpec,
     /// The next flow's context and its tab, made while the current flow runs: once that flow's
-    /// first command has finished (`make_spare_after`), not at once. Making a tab is work for
+    /// first command has finished (`make_spare`), not at once. Making a tab is work for
     /// Chromium's browser process, its new renderer and agent-browser (which attaches to every
     /// new tab), so a tab made while the flow's first `open` runs slows
     /// that `open` by as much as it saves the next flow; made a command later, it overlaps
@@ -177,7 +178,7 @@ impl Worker {
                     spare: None,
                     served: false,
                 };
-                w.make_spare();
+                w.make_spare(None);
                 Ok(w)
             }
             Err(e) => {
@@ -386,22 +387,19 @@ impl Worker {
             .is_ok()
     }
 
-    /// Starts making the next flow's context once `first` fires (or is dropped, or after 1 s).
-    pub(crate) fn make_spare_after(&mut self, first: tokio::sync::oneshot::Receiver<()>) {
+    /// Starts making the next flow's context: at once, or, given `after`, once it fires or is
+    /// dropped (at most 1 s later). Never over one already being made (it would be left behind).
+    pub(crate) fn make_spare(&mut self, after: Option<tokio::sync::oneshot::Receiver<()>>) {
         if self.spare.is_some() {
             return;
         }
         let cdp = self.cdp.clone();
         self.spare = Some(tokio::spawn(async move {
-            let _ = tokio::time::timeout(Duration::from_secs(1), first).await;
+            if let Some(first) = after {
+                let _ = tokio::time::timeout(Duration::from_secs(1), first).await;
+            }
             new_context(&cdp).await
         }));
-    }
-
-    /// Starts making the next flow's context.
-    fn make_spare(&mut self) {
-        let cdp = self.cdp.clone();
-        self.spare = Some(tokio::spawn(async move { new_context(&cdp).await }));
     }
 
     /// Closes the browser: its session, then (when runner started it) the browser itself. A

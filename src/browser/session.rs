@@ -92,7 +92,7 @@ pub(crate) struct Session {
     /// Where the flow's downloads go, when its browser saves them here.
     pub(crate) downloads: Option<super::downloads::Downloads>,
     /// Told when the flow's first command after its set-up has finished (the worker then
-    /// makes the next flow's context: see `Worker::make_spare_after`).
+    /// makes the next flow's context: see `Worker::make_spare`).
     pub(crate) first_done: Option<tokio::sync::oneshot::Sender<()>>,
 }
 

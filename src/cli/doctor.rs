@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::exit;
-use crate::browser::adapter::{AgentBrowser, find_binary, find_chromium, find_headless_chromium};
+use crate::browser::adapter::{
+    AgentBrowser, find_binary, find_chromium, find_headless_chromium, named_chromium,
+};
 use crate::config::model::Action;
 use crate::report::Reporter;
 
@@ -119,9 +121,8 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> 
     ));
     // The browser of headless runs: the one named, else the headless shell when installed
     // (not needed, faster), else chromium.
-    let named = std::env::var_os("AGENT_BROWSER_EXECUTABLE_PATH").filter(|p| !p.is_empty());
     match find_headless_chromium() {
-        Some(h) if named.is_some() => checks.push(Check {
+        Some(h) if named_chromium().is_some() => checks.push(Check {
             name: "headless browser",
             ok: true,
             detail: format!("{} (named by AGENT_BROWSER_EXECUTABLE_PATH)", h.display()),
