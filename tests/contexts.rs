@@ -275,8 +275,15 @@ fn cdp_with(url: &str, method: &str, params: serde_json::Value) -> serde_json::V
     })
 }
 
-#[test]
-fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
+/// What the browser holds while the second of two flows runs (the first left state and a
+/// second tab), with `env` set for the run: (browser contexts, page targets, every target).
+fn browser_while_the_second_flow_runs(
+    env: &[(&str, &str)],
+) -> (
+    Vec<serde_json::Value>,
+    Vec<serde_json::Value>,
+    Vec<serde_json::Value>,
+) {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
     // The second flow waits while the test looks into the browser.
@@ -289,7 +296,8 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
         ),
     );
     let mut c = crate::common::runner(d.path());
-    c.args(["run", "1-leave.yaml", "2-wait.yaml"])
+    c.envs(env.iter().copied())
+        .args(["run", "1-leave.yaml", "2-wait.yaml"])
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(d.path().join("stderr.txt")).unwrap());
     let mut child = c.spawn().unwrap();
@@ -315,6 +323,9 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
         })
         .collect();
     assert_eq!(names.len(), 1, "one browser: {names:?}");
+    // The next flow's context is made once the running flow's first command has finished, or
+    // 1 s after its context was taken: by now it is there, unless it is not made ahead.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let out = std::process::Command::new(crate::common::real_agent_browser())
         .args(["--session", &names[0], "--json", "get", "cdp-url"])
         .env("AGENT_BROWSER_SOCKET_DIR", &sockets)
@@ -335,12 +346,23 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let contexts = contexts["browserContextIds"].as_array().unwrap().clone();
-    let pages: Vec<&serde_json::Value> = targets["targetInfos"]
+    let pages: Vec<serde_json::Value> = targets["targetInfos"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|t| t["type"] == "page")
+        .cloned()
         .collect();
+    (
+        contexts,
+        pages,
+        all["targetInfos"].as_array().unwrap().clone(),
+    )
+}
+
+#[test]
+fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
+    let (contexts, pages, all) = browser_while_the_second_flow_runs(&[]);
     // Of the pages on the site (the first flow had two), only the second flow's is left, in
     // a context of runner's; the others are the browser's own, in its default context.
     let on_site: Vec<_> = pages
@@ -361,26 +383,53 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
     // No browser UI is loaded for a flow's window: Chromium 156 preloads the omnibox popup's
     // WebUI in every new window (a renderer process per flow, for a popup no flow opens) unless
     // runner's launch turns it off.
-    let ui: Vec<_> = all["targetInfos"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["type"] == "browser_ui")
-        .collect();
+    let ui: Vec<_> = all.iter().filter(|t| t["type"] == "browser_ui").collect();
     assert!(ui.is_empty(), "{ui:#?}");
-    // The first flow's context was disposed: besides the second flow's, there is at most the
-    // one made ahead for a next flow, with at most its blank tab in it.
-    assert!(contexts.len() <= 2, "{contexts:?}");
+    // The first flow's context was disposed: besides the second flow's, there is the one made
+    // ahead for a next flow, with its blank tab in it.
+    assert_eq!(contexts.len(), 2, "{contexts:?} {pages:#?}");
     for other in contexts.iter().filter(|c| **c != ours) {
         let in_it: Vec<_> = pages
             .iter()
             .filter(|p| p["browserContextId"] == *other)
             .collect();
         assert!(
-            in_it.len() <= 1 && in_it.iter().all(|p| p["url"] == "about:blank"),
+            in_it.len() == 1 && in_it.iter().all(|p| p["url"] == "about:blank"),
             "a page in a context that is not the running flow's: {pages:#?}"
         );
     }
+}
+
+#[test]
+fn with_contexts_made_ahead_off_only_the_running_flows_context_is_there() {
+    // `RUNNER_CONTEXT_AHEAD=off`: nothing is made beside a flow's steps.
+    let (contexts, pages, _) =
+        browser_while_the_second_flow_runs(&[("RUNNER_CONTEXT_AHEAD", "off")]);
+    assert_eq!(contexts.len(), 1, "{contexts:?} {pages:#?}");
+    let in_it: Vec<_> = pages
+        .iter()
+        .filter(|p| p["browserContextId"] == contexts[0])
+        .collect();
+    assert_eq!(in_it.len(), 1, "{pages:#?}");
+    assert!(
+        in_it[0]["url"].as_str().unwrap().contains("/index.html"),
+        "{pages:#?}"
+    );
+}
+
+#[test]
+fn a_misspelt_contexts_made_ahead_choice_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", &flow("one", ""));
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("RUNNER_CONTEXT_AHEAD", "no")
+        .args(["f.yaml"])
+        .run();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("RUNNER_CONTEXT_AHEAD=no: expected `on` (the default) or `off`"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -70,6 +70,10 @@ pub(crate) struct Worker {
     /// (`scripts/bench-todomvc`, headless shell): ~5 % less wall time than a context made ahead
     /// without its tab, though ~25 ms of its making still lands in the running flow's steps.
     spare: Option<JoinHandle<Result<(String, String), String>>>,
+    /// Whether the next flow's context is made ahead (`RUNNER_CONTEXT_AHEAD`, on unless `off`):
+    /// off, each flow's context and tab are made when it starts, and nothing runs beside a
+    /// flow's steps (what `scripts/bench-todomvc` measures the steps' own time with).
+    ahead: bool,
     /// The session in which agent-browser launched the browser, when it did (see `launch`);
     /// the flows' session is connected to that browser.
     launcher: Option<Session>,
@@ -96,18 +100,8 @@ impl Worker {
         // `RUNNER_BROWSER_LAUNCH=agent-browser` keeps agent-browser's own launch also headless
         // (the way headed runs and machines without a known Chromium always go); any other
         // value but `runner` is refused, not taken for the default.
-        let own = match std::env::var("RUNNER_BROWSER_LAUNCH").as_deref() {
-            Err(_) | Ok("" | "runner") => true,
-            Ok("agent-browser") => false,
-            Ok(other) => {
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!(
-                        "RUNNER_BROWSER_LAUNCH={other}: expected `runner` (the default) or `agent-browser`"
-                    ),
-                ));
-            }
-        };
+        let own = choice("RUNNER_BROWSER_LAUNCH", "runner", "agent-browser")?;
+        let ahead = choice("RUNNER_CONTEXT_AHEAD", "on", "off")?;
         let browser = match adapter.headless.clone() {
             _ if spec.cdp.is_some() => None,
             Some(exe) if !headed && own => {
@@ -176,6 +170,7 @@ impl Worker {
                     spec,
                     launcher,
                     spare: None,
+                    ahead,
                     served: false,
                 };
                 w.make_spare(None);
@@ -390,7 +385,7 @@ impl Worker {
     /// Starts making the next flow's context: at once, or, given `after`, once it fires or is
     /// dropped (at most 1 s later). Never over one already being made (it would be left behind).
     pub(crate) fn make_spare(&mut self, after: Option<tokio::sync::oneshot::Receiver<()>>) {
-        if self.spare.is_some() {
+        if self.spare.is_some() || !self.ahead {
             return;
         }
         let cdp = self.cdp.clone();
@@ -424,6 +419,20 @@ impl Worker {
             b.kill().await;
         }
         answered && launcher_answered
+    }
+}
+
+/// Reads the environment variable `var`, one of two choices: true for `default` (also when unset
+/// or empty), false for `other`; any other value is refused, not taken for the default.
+fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
+    match std::env::var(var) {
+        Err(_) => Ok(true),
+        Ok(v) if v.is_empty() || v == default => Ok(true),
+        Ok(v) if v == other => Ok(false),
+        Ok(v) => Err(StepError::new(
+            ErrorKind::Environment,
+            format!("{var}={v}: expected `{default}` (the default) or `{other}`"),
+        )),
     }
 }
 
