@@ -1992,3 +1992,132 @@ fn the_project_file_gives_browser_defaults_a_flow_overrides() {
     let Ran { code, stderr, .. } = flow_run(d.path()).args(["a.yaml", "b.yaml"]).run();
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A popup's dialog (a tab agent-browser is not acting on) blocks the flow's own tab too (a
+/// popup of the same site shares its renderer). runner watches the flow's other tabs: the
+/// flow's default answers a confirm there (`expect: { dialog }` reads it) and an alert is
+/// accepted, so the flow goes on; without a default the flow fails at once, naming the dialog
+/// and its tab, instead of its next read of the page waiting out its timeout.
+#[test]
+fn a_dialog_in_a_popup_gets_the_flow_default_or_fails_the_flow_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let popup = |kind: &str, text: &str| {
+        format!(
+            r#"  - open: "{{{{ vars.base }}}}/index.html"
+  - eval: "(() => {{ const w = window.open('page2.html'); w.addEventListener('load', () => w.setTimeout(() => w.{kind}('{text}'), 50)); return 'opened' }})()"
+  - wait: 800ms
+  - eval: document.title
+    id: title_{kind}
+  - expect: {{ that: "{{{{ steps.title_{kind}.value == 'Runner fixture' }}}}" }}
+"#
+        )
+    };
+    write(
+        d.path(),
+        "accept.yaml",
+        &flow(
+            "popup confirm, accepted",
+            &format!(
+                "{}  - expect: {{ dialog: {{ type: confirm, message: \"popup asks\", accepted: true }} }}\n{}",
+                popup("confirm", "popup asks"),
+                popup("alert", "popup tells").replacen("  - open: \"{{ vars.base }}/index.html\"\n", "", 1)
+            ),
+        )
+        .replace("steps:\n", "browser: { dialogs: accept, timeout: 10s }\nsteps:\n"),
+    );
+    write(
+        d.path(),
+        "none.yaml",
+        &flow("popup confirm, no default", &popup("confirm", "popup asks"))
+            .replace("steps:\n", "browser: { timeout: 10s }\nsteps:\n"),
+    );
+    // The flow acts on the popup: the tab it left is watched (the opener's confirm).
+    write(
+        d.path(),
+        "opener.yaml",
+        &flow(
+            "opener confirm, dismissed",
+            r#"  - open: "{{ vars.base }}/index.html"
+  - eval: "window.open('page2.html') && 'opened'"
+  - tab: { switch: last }
+  - eval: "window.opener.setTimeout(() => window.opener.confirm('opener asks'), 50) && 'set'"
+  - wait: 800ms
+  - eval: document.title
+    id: title
+  - expect: { that: "{{ steps.title.value == 'Second page' }}" }
+  - expect: { dialog: { type: confirm, message: "opener asks", accepted: false } }
+"#,
+        )
+        .replace(
+            "steps:\n",
+            "browser: { dialogs: dismiss, timeout: 10s }\nsteps:\n",
+        ),
+    );
+    // A confirm nothing answered after the flow's last browser step fails the flow itself.
+    write(
+        d.path(),
+        "last.yaml",
+        &flow(
+            "popup confirm after the last step",
+            &popup("confirm", "popup asks").replace(
+                "  - eval: document.title\n    id: title_confirm\n  - expect: { that: \"{{ steps.title_confirm.value == 'Runner fixture' }}\" }\n",
+                "",
+            ),
+        )
+        .replace("steps:\n", "browser: { timeout: 10s }\nsteps:\n"),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["accept.yaml", "none.yaml", "opener.yaml", "last.yaml"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let flows = report["flows"].as_array().unwrap();
+    let by_name = |name: &str| {
+        flows
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {report:#}"))
+    };
+    let accepted = by_name("popup confirm, accepted");
+    assert_eq!(accepted["status"], "passed", "{accepted:#}");
+    let none = by_name("popup confirm, no default");
+    assert_eq!(none["status"], "failed", "{none:#}");
+    let steps = none["steps"].as_array().unwrap();
+    let failed: Vec<_> = steps.iter().filter(|s| s["outcome"] == "failed").collect();
+    assert_eq!(failed.len(), 1, "{none:#}");
+    let message = failed[0]["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("a confirm dialog (\"popup asks\") opened in another tab of the flow")
+            && message.contains("page2.html"),
+        "{message}"
+    );
+    let opener = by_name("opener confirm, dismissed");
+    assert_eq!(opener["status"], "passed", "{opener:#}");
+    let last = by_name("popup confirm after the last step");
+    assert_eq!(last["status"], "failed", "{last:#}");
+    assert!(
+        last["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["outcome"] == "passed"),
+        "{last:#}"
+    );
+    assert!(
+        last["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("a confirm dialog (\"popup asks\") opened in another tab of the flow"),
+        "{last:#}"
+    );
+    // Failed at once: not after the step's 10 s timeout.
+    assert!(
+        failed[0]["duration_ms"].as_u64().unwrap() < 6000,
+        "{:#}",
+        failed[0]
+    );
+}

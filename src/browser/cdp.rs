@@ -2,48 +2,93 @@
 //! disposal (SPEC §7). Everything a flow does to a page still goes through agent-browser; this
 //! only manages contexts, over the browser's DevTools WebSocket (tokio-tungstenite).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// A connection to a browser's DevTools endpoint (`ws://…/devtools/browser/…`).
+/// What an answer carries: the call's result, or why it failed.
+type Answer = Result<Value, String>;
+
+/// Told of every event the browser sends but downloads, by the connection's reader: it must not
+/// wait (a call it needs to make goes in a task of its own).
+pub(crate) type OnEvent = Box<dyn Fn(&Arc<Link>, &Value) + Send + Sync>;
+
+/// A connection to a browser's DevTools endpoint (`ws://…/devtools/browser/…`). One task reads
+/// everything the browser sends: answers go to the calls waiting for them, events to the
+/// download list or to the connection's `OnEvent` (the pool's watch on dialogs in a flow's
+/// other tabs, which answers one as it opens while the flow's own command may be waiting on it).
 pub(crate) struct Cdp {
-    socket: tokio::sync::Mutex<Socket>,
+    link: Arc<Link>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Cdp {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// The sending half of a connection, shared with its reader.
+pub(crate) struct Link {
+    sink: tokio::sync::Mutex<SplitSink<Socket, Message>>,
     next_id: AtomicU64,
-    /// `Browser.download*` events read while waiting for answers, oldest first.
+    /// Calls waiting for their answers, by id.
+    pending: std::sync::Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    /// The browser closed the connection (or it broke): every call fails at once.
+    closed: AtomicBool,
+    /// `Browser.download*` events read so far, oldest first.
     downloads: std::sync::Mutex<Vec<Value>>,
+    on_event: OnEvent,
 }
 
 impl Cdp {
     /// Connects to `url` (the one `agent-browser get cdp-url` names).
-    pub(crate) async fn connect(url: &str, timeout: Duration) -> Result<Cdp, String> {
+    pub(crate) async fn connect(
+        url: &str,
+        timeout: Duration,
+        on_event: OnEvent,
+    ) -> Result<Cdp, String> {
         let (socket, _) = tokio::time::timeout(timeout, tokio_tungstenite::connect_async(url))
             .await
             .map_err(|_| format!("the browser's DevTools endpoint did not answer in {timeout:?}"))?
             .map_err(|e| format!("cannot reach the browser's DevTools endpoint: {e}"))?;
-        Ok(Cdp {
-            socket: tokio::sync::Mutex::new(socket),
+        let (sink, stream) = socket.split();
+        let link = Arc::new(Link {
+            sink: tokio::sync::Mutex::new(sink),
             next_id: AtomicU64::new(1),
+            pending: std::sync::Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
             downloads: std::sync::Mutex::new(Vec::new()),
-        })
+            on_event,
+        });
+        let reader = tokio::spawn(read(stream, link.clone()));
+        Ok(Cdp { link, reader })
     }
 
-    /// Calls `method` and returns its result; events and late answers to earlier calls that
-    /// timed out are skipped.
+    /// The connection's sending half (for what its `OnEvent` calls).
+    pub(crate) fn link(&self) -> &Arc<Link> {
+        &self.link
+    }
+
+    /// Calls `method` and returns its result.
     pub(crate) async fn call(
         &self,
         method: &str,
         params: Value,
         timeout: Duration,
     ) -> Result<Value, String> {
-        self.call_in(None, method, params, timeout).await
+        self.link.call_in(None, method, params, timeout).await
     }
 
     /// `call`, in an attached target's session (`Target.attachToTarget` with `flatten`).
@@ -54,52 +99,7 @@ impl Cdp {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, String> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut socket = self.socket.lock().await;
-        let exchange = async {
-            let mut request = json!({ "id": id, "method": method, "params": params });
-            if let Some(s) = session {
-                request["sessionId"] = Value::String(s.to_string());
-            }
-            let request = request.to_string();
-            socket
-                .send(Message::text(request))
-                .await
-                .map_err(|e| format!("{method}: {e}"))?;
-            while let Some(message) = socket.next().await {
-                let text = match message.map_err(|e| format!("{method}: {e}"))? {
-                    Message::Text(t) => t,
-                    Message::Close(_) => break,
-                    _ => continue,
-                };
-                let Ok(answer) = serde_json::from_str::<Value>(&text) else {
-                    continue;
-                };
-                if answer
-                    .get("method")
-                    .and_then(Value::as_str)
-                    .is_some_and(|m| m.starts_with("Browser.download"))
-                    && let Ok(mut d) = self.downloads.lock()
-                {
-                    d.push(answer.clone());
-                    continue;
-                }
-                if answer.get("id").and_then(Value::as_u64) != Some(id) {
-                    continue;
-                }
-                if let Some(e) = answer.get("error") {
-                    let why = e.get("message").and_then(Value::as_str).unwrap_or("error");
-                    return Err(format!("{method}: {why}"));
-                }
-                return Ok(answer.get("result").cloned().unwrap_or(Value::Null));
-            }
-            Err(format!(
-                "{method}: the browser closed its DevTools connection"
-            ))
-        };
-        tokio::time::timeout(timeout, exchange)
-            .await
-            .map_err(|_| format!("{method}: no answer in {timeout:?}"))?
+        self.link.call_in(session, method, params, timeout).await
     }
 
     /// A new browser context (its own cookies, storage, cache), with no tab yet.
@@ -282,14 +282,7 @@ impl Cdp {
     /// A DevTools session of tab `target` on this connection (what it sets lasts as long as
     /// the connection or the tab).
     async fn attach(&self, target: &str, timeout: Duration) -> Result<String, String> {
-        let attached = self
-            .call(
-                "Target.attachToTarget",
-                json!({ "targetId": target, "flatten": true }),
-                timeout,
-            )
-            .await?;
-        id_field(&attached, "sessionId")
+        self.link.attach(target, timeout).await
     }
 
     /// Grants permissions (`geolocation`, ...) to every origin in context `ctx`.
@@ -364,6 +357,7 @@ impl Cdp {
     pub(crate) async fn download_events(&self, timeout: Duration) -> Result<Vec<Value>, String> {
         self.call("Browser.getVersion", json!({}), timeout).await?;
         Ok(self
+            .link
             .downloads
             .lock()
             .map(|mut d| std::mem::take(&mut *d))
@@ -379,6 +373,122 @@ impl Cdp {
         )
         .await
         .map(|_| ())
+    }
+}
+
+impl Link {
+    /// Calls `method` (in `session`, an attached target's, when given) and waits up to
+    /// `timeout` for its answer; an answer that comes later is dropped.
+    pub(crate) async fn call_in(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, String> {
+        let closed = || format!("{method}: the browser closed its DevTools connection");
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(closed());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut p) = self.pending.lock() {
+            p.insert(id, tx);
+        }
+        let forget = || {
+            if let Ok(mut p) = self.pending.lock() {
+                p.remove(&id);
+            }
+        };
+        // The reader may have ended since the check above, failing only the calls it saw.
+        if self.closed.load(Ordering::SeqCst) {
+            forget();
+            return Err(closed());
+        }
+        let mut request = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            request["sessionId"] = Value::String(s.to_string());
+        }
+        let exchange = async {
+            self.sink
+                .lock()
+                .await
+                .send(Message::text(request.to_string()))
+                .await
+                .map_err(|e| format!("{method}: {e}"))?;
+            match rx.await {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(why)) => Err(format!("{method}: {why}")),
+                Err(_) => Err(closed()),
+            }
+        };
+        let r = tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or_else(|_| Err(format!("{method}: no answer in {timeout:?}")));
+        if r.is_err() {
+            forget();
+        }
+        r
+    }
+
+    /// A DevTools session of tab `target` on this connection.
+    pub(crate) async fn attach(&self, target: &str, timeout: Duration) -> Result<String, String> {
+        let attached = self
+            .call_in(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target, "flatten": true }),
+                timeout,
+            )
+            .await?;
+        id_field(&attached, "sessionId")
+    }
+}
+
+/// Reads everything the browser sends until the connection ends; then every call still
+/// waiting fails.
+async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
+    while let Some(Ok(message)) = stream.next().await {
+        let text = match message {
+            Message::Text(t) => t,
+            Message::Close(_) => break,
+            _ => continue,
+        };
+        let Ok(msg) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if let Some(id) = msg.get("id").and_then(Value::as_u64) {
+            let waiting = link.pending.lock().ok().and_then(|mut p| p.remove(&id));
+            if let Some(tx) = waiting {
+                let answer = match msg.get("error") {
+                    Some(e) => Err(e
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error")
+                        .to_string()),
+                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                let _ = tx.send(answer);
+            }
+            continue;
+        }
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        if method.starts_with("Browser.download") {
+            if let Ok(mut d) = link.downloads.lock() {
+                d.push(msg);
+            }
+            continue;
+        }
+        (link.on_event)(&link, &msg);
+    }
+    link.closed.store(true, Ordering::SeqCst);
+    let waiting: Vec<_> = link
+        .pending
+        .lock()
+        .map(|mut p| p.drain().collect())
+        .unwrap_or_default();
+    for (_, tx) in waiting {
+        let _ = tx.send(Err("the browser closed its DevTools connection".to_string()));
     }
 }
 

@@ -57,11 +57,23 @@ pub(crate) async fn answer(
     Ok(answered)
 }
 
+/// Takes what runner's watch on the flow's other tabs saw (see `dialog_watch`): the dialogs it
+/// answered join the flow's record; returns why the flow fails, when a confirm or prompt there
+/// had no answer (once).
+pub(crate) fn take_watched(session: &mut Session) -> Option<String> {
+    let taken = session.watched.as_ref()?.take();
+    session.dialogs.extend(taken.answered);
+    taken.unanswered
+}
+
 /// Before a step: a dialog left open (by the previous step, or opened since) gets the flow's
 /// default answer (`browser.dialogs`); without one, a confirm or prompt fails the step at once
 /// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
 /// accepted by agent-browser as they open and never block.
 pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
+    if let Some(why) = take_watched(session) {
+        return Err(StepError::new(ErrorKind::CommandFailed, why));
+    }
     let Some(open) = open(session).await? else {
         return Ok(());
     };

@@ -159,6 +159,17 @@ impl FlowBrowser {
         }
     }
 
+    /// Why the flow fails for a confirm or prompt in another of its tabs that nothing answered
+    /// (runner dismissed it, see `dialog_watch`), when no browser step since has said so.
+    pub(crate) async fn unanswered_dialog(&self) -> Option<StepError> {
+        let mut guard = self.state.lock().await;
+        let Slot::Ready(l) = &mut *guard else {
+            return None;
+        };
+        super::dialog::take_watched(&mut l.session)
+            .map(|why| StepError::new(crate::step::ErrorKind::CommandFailed, why))
+    }
+
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
     pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
         let mut guard = self.state.lock().await;

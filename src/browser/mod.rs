@@ -6,6 +6,7 @@ mod cdp;
 mod chromium;
 mod daemon;
 mod dialog;
+mod dialog_watch;
 mod download;
 mod downloads;
 mod element_kind;

@@ -17,8 +17,9 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::adapter::{AgentBrowser, CHROMIUM_ARGS};
-use super::cdp::Cdp;
+use super::cdp::{Cdp, Link};
 use super::chromium::Chromium;
+use super::dialog_watch::Watch;
 use super::session::Session;
 use crate::step::{ErrorKind, StepError};
 
@@ -60,6 +61,8 @@ pub(crate) struct Worker {
     /// launched it and closes it.
     browser: Option<Chromium>,
     cdp: Arc<Cdp>,
+    /// The flows' contexts whose other tabs' dialogs runner answers (see `dialog_watch`).
+    watch: Arc<Watch>,
     pub(crate) spec: BrowserSpec,
     /// The next flow's context and its tab, made while the current flow runs: once that flow's
     /// first command has finished (`make_spare`), not at once. Making a tab is work for
@@ -153,7 +156,8 @@ impl Worker {
         };
         let mut session = Session::new(adapter, name, false, cwd);
         session.connect_to(url);
-        let connected = Self::connect(&mut session).await.map_err(|mut e| {
+        let watch = Arc::new(Watch::default());
+        let connected = Self::connect(&mut session, &watch).await.map_err(|mut e| {
             if let Some(url) = &remote {
                 e.kind = ErrorKind::Environment;
                 let why = e.message.trim_start_matches("the browser cannot launch: ");
@@ -167,6 +171,7 @@ impl Worker {
                     session,
                     browser,
                     cdp: Arc::new(cdp),
+                    watch,
                     spec,
                     launcher,
                     spare: None,
@@ -205,13 +210,24 @@ impl Worker {
 
     /// Starts the session's daemon, connected to the browser (`--cdp`), and opens a DevTools
     /// connection of runner's own to it.
-    async fn connect(session: &mut Session) -> Result<Cdp, StepError> {
+    async fn connect(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
         let data = session
             .cmd("get", &["cdp-url".to_string()], Duration::from_secs(30))
             .await?;
-        Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT)
+        let w = watch.clone();
+        let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
+        let cdp = Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT, on_event)
             .await
-            .map_err(|e| StepError::new(ErrorKind::Environment, e))
+            .map_err(|e| StepError::new(ErrorKind::Environment, e))?;
+        // Tabs made and changed, for the watch on dialogs in a flow's other tabs.
+        cdp.call(
+            "Target.setDiscoverTargets",
+            serde_json::json!({ "discover": true }),
+            CDP_TIMEOUT,
+        )
+        .await
+        .map_err(|e| StepError::new(ErrorKind::Environment, e))?;
+        Ok(cdp)
     }
 
     /// Whether it has given a flow a context before (then a failure to give another means it
@@ -252,6 +268,12 @@ impl Worker {
                 .cmd("dialog", &["dismiss".to_string()], Duration::from_secs(5))
                 .await;
         }
+        // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
+        session.watched =
+            Some(
+                self.watch
+                    .register(self.cdp.link(), &id, &target, session.dialog_default),
+            );
         self.served = true;
         Ok(Context { id, target })
     }
@@ -376,6 +398,7 @@ impl Worker {
     /// Disposes a flow's context; false when the browser did
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
+        self.watch.unregister(&context.id);
         self.cdp
             .dispose_context(&context.id, Duration::from_secs(2))
             .await

@@ -94,6 +94,8 @@ pub(crate) struct Session {
     /// Told when the flow's first command after its set-up has finished (the worker then
     /// makes the next flow's context: see `Worker::make_spare`).
     pub(crate) first_done: Option<tokio::sync::oneshot::Sender<()>>,
+    /// runner's watch on the dialogs of the flow's other tabs (see `dialog_watch`).
+    pub(crate) watched: Option<Arc<super::dialog_watch::FlowDialogs>>,
 }
 
 /// The tabs of a flow's context: read over the browser's DevTools connection, numbered in the
@@ -157,6 +159,7 @@ impl Session {
             routes: Vec::new(),
             downloads: None,
             first_done: None,
+            watched: None,
             since_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis()),
@@ -308,6 +311,9 @@ impl Session {
         self.latest_refs = None;
         if let Some(t) = &mut self.tabs {
             t.current = target.to_string();
+        }
+        if let Some(w) = &self.watched {
+            w.set_current(target);
         }
         Ok(())
     }

@@ -134,6 +134,10 @@ pub(crate) async fn run_in(
             result.steps = steps;
             if let Some(e) = failure {
                 result.status = FlowStatus::of(e.kind);
+                // A failure no step reported (see `body`) is the flow's.
+                if !result.steps.iter().any(|s| s.conclusion == Outcome::Failed) {
+                    result.error = Some(e);
+                }
             }
         }
         Err(e) => {
@@ -199,7 +203,16 @@ async fn body(
         env,
         cancel: rt.cancel.clone(),
     };
-    Ok(run_steps(rt, &frame, &mut scope).await)
+    let (steps, mut failure) = run_steps(rt, &frame, &mut scope).await;
+    // A popup's confirm or prompt that nothing answered after the flow's last browser step
+    // still fails it.
+    if failure.is_none()
+        && let Some(mut e) = browser.unanswered_dialog().await
+    {
+        e.message = frame.masker.mask(&e.message);
+        failure = Some(e);
+    }
+    Ok((steps, failure))
 }
 
 /// How long `finally` may run after an interrupt.
