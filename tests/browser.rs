@@ -1996,8 +1996,10 @@ fn the_project_file_gives_browser_defaults_a_flow_overrides() {
 /// A popup's dialog (a tab agent-browser is not acting on) blocks the flow's own tab too (a
 /// popup of the same site shares its renderer). runner watches the flow's other tabs: the
 /// flow's default answers a confirm there (`expect: { dialog }` reads it) and an alert is
-/// accepted, so the flow goes on; without a default the flow fails at once, naming the dialog
-/// and its tab, instead of its next read of the page waiting out its timeout.
+/// accepted, so the flow goes on (also in the tab the flow left for the popup); without a
+/// default the flow fails at once (at its next step, or at its end), naming the dialog and its
+/// tab, instead of its next read of the page waiting out its timeout; a `dialog` step waiting
+/// while a popup's dialog is answered says why it cannot answer it.
 #[test]
 fn a_dialog_in_a_popup_gets_the_flow_default_or_fails_the_flow_at_once() {
     let d = tempfile::tempdir().unwrap();
@@ -2066,13 +2068,32 @@ fn a_dialog_in_a_popup_gets_the_flow_default_or_fails_the_flow_at_once() {
         )
         .replace("steps:\n", "browser: { timeout: 10s }\nsteps:\n"),
     );
+    // A `dialog` step cannot answer a popup's dialog: it says so at once.
+    write(
+        d.path(),
+        "step.yaml",
+        &flow(
+            "dialog step for a popup's confirm",
+            r#"  - open: "{{ vars.base }}/index.html"
+  - eval: "(() => { const w = window.open('page2.html'); w.addEventListener('load', () => w.setTimeout(() => w.confirm('popup asks'), 50)); return 'opened' })()"
+  - dialog: accept
+"#,
+        )
+        .replace("steps:\n", "browser: { dialogs: dismiss, timeout: 10s }\nsteps:\n"),
+    );
     let Ran {
         code,
         stderr,
         report,
         ..
     } = flow_run(d.path())
-        .args(["accept.yaml", "none.yaml", "opener.yaml", "last.yaml"])
+        .args([
+            "accept.yaml",
+            "none.yaml",
+            "opener.yaml",
+            "last.yaml",
+            "step.yaml",
+        ])
         .run();
     assert_eq!(code, 1, "{stderr}");
     let flows = report["flows"].as_array().unwrap();
@@ -2113,6 +2134,19 @@ fn a_dialog_in_a_popup_gets_the_flow_default_or_fails_the_flow_at_once() {
             .unwrap_or("")
             .contains("a confirm dialog (\"popup asks\") opened in another tab of the flow"),
         "{last:#}"
+    );
+    let step = by_name("dialog step for a popup's confirm");
+    let answering = &step["steps"][2];
+    assert_eq!(answering["outcome"], "failed", "{step:#}");
+    assert!(
+        answering["error"]["message"].as_str().unwrap_or("").contains(
+            "the confirm dialog (\"popup asks\") opened in another tab of the flow and got the flow's default answer"
+        ),
+        "{step:#}"
+    );
+    assert!(
+        answering["duration_ms"].as_u64().unwrap() < 6000,
+        "{answering:#}"
     );
     // Failed at once: not after the step's 10 s timeout.
     assert!(
