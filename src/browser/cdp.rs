@@ -529,6 +529,12 @@ mod tests {
         (url, h)
     }
 
+    async fn connected(url: &str) -> Cdp {
+        Cdp::connect(url, Duration::from_secs(5), events().0)
+            .await
+            .unwrap()
+    }
+
     fn events() -> (OnEvent, Arc<std::sync::Mutex<Vec<Value>>>) {
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let s = seen.clone();
@@ -576,9 +582,7 @@ mod tests {
             )
         })
         .await;
-        let cdp = Cdp::connect(&url, Duration::from_secs(5), events().0)
-            .await
-            .unwrap();
+        let cdp = connected(&url).await;
         let e = cdp
             .call("Target.closeTarget", json!({}), Duration::from_secs(5))
             .await
@@ -590,9 +594,7 @@ mod tests {
     async fn a_closed_connection_fails_waiting_and_later_calls_at_once() {
         // The browser closes instead of answering.
         let (url, _h) = browser(|_| (Vec::new(), true)).await;
-        let cdp = Cdp::connect(&url, Duration::from_secs(5), events().0)
-            .await
-            .unwrap();
+        let cdp = connected(&url).await;
         let long = Duration::from_secs(30);
         let started = std::time::Instant::now();
         let e = cdp
@@ -631,9 +633,7 @@ mod tests {
             }
         })
         .await;
-        let cdp = Cdp::connect(&url, Duration::from_secs(5), events().0)
-            .await
-            .unwrap();
+        let cdp = connected(&url).await;
         let e = cdp
             .call("Slow.call", json!({}), Duration::from_millis(200))
             .await
