@@ -225,7 +225,12 @@ async fn settled_snapshot(
             .unwrap_or_default()
             .to_string()
     };
-    let ready = eval_args("document.readyState");
+    // The document's state, and the validation messages of its form controls: the bubble
+    // Chromium shows for one of them (after a submit of an invalid form) is browser UI that
+    // fades by itself, not a state of the page (see `without_validation_bubbles`).
+    let ready = eval_args(
+        "({ ready: document.readyState, invalid: Array.from(document.querySelectorAll('input, select, textarea'), e => e.validationMessage).filter(Boolean) })",
+    );
     let (url, title) = (["url".to_string()], ["title".to_string()]);
     // A read that meets a navigation committing (a click on a link returns before the page it
     // opens has replaced the old one) is no answer: the next read is of the new document.
@@ -244,15 +249,23 @@ async fn settled_snapshot(
             )
             .await;
         if let Some(all) = poll.settle(read)? {
-            let [ready_now, now, url_now, title_now] =
+            let [ready_now, mut now, url_now, title_now] =
                 <[Value; 4]>::try_from(all).map_err(|_| {
                     StepError::new(
                         ErrorKind::CommandFailed,
                         "agent-browser answered fewer commands than it was sent",
                     )
                 })?;
+            let page = ready_now.get("result").cloned().unwrap_or_default();
+            let invalid: Vec<&str> = page["invalid"]
+                .as_array()
+                .map(|m| m.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(s) = now.get("snapshot").and_then(Value::as_str) {
+                now["snapshot"] = Value::String(without_validation_bubbles(s, &invalid));
+            }
             let stable = last.as_ref().is_some_and(|l| text(&now) == text(l));
-            let loaded = ready_now.get("result").and_then(Value::as_str) == Some("complete");
+            let loaded = page["ready"] == "complete";
             let snapshot = now
                 .get("snapshot")
                 .and_then(Value::as_str)
@@ -275,6 +288,35 @@ async fn settled_snapshot(
     }
 }
 
+/// A snapshot without Chromium's form validation bubble: a top-level `alert` whose name is the
+/// validation message of one of the page's form controls (`messages`), and the lines under it.
+/// The bubble shows for a few seconds after a submit of an invalid form and is not part of the
+/// page: the same page with and without it is one state.
+fn without_validation_bubbles(snapshot: &str, messages: &[&str]) -> String {
+    if messages.is_empty() {
+        return snapshot.to_string();
+    }
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in snapshot.lines() {
+        let top = !line.starts_with(' ');
+        if top {
+            skipping = line
+                .strip_prefix("- alert \"")
+                .and_then(|rest| rest.split('"').next())
+                .is_some_and(|name| messages.iter().any(|m| m.trim() == name.trim()));
+        }
+        if !skipping {
+            out.push(line);
+        }
+    }
+    let mut text = out.join("\n");
+    if snapshot.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
 /// The step as it goes into an edge's flow: its action with templates rendered (secrets as
 /// references) and its name; `None` for steps that do not act on the page's state.
 fn recorded(step: &Step, rendered: Value) -> Option<Value> {
@@ -295,7 +337,7 @@ mod tests {
 
     use serde_json::json;
 
-    use super::{looks_loading, settled_snapshot};
+    use super::{looks_loading, settled_snapshot, without_validation_bubbles};
     use crate::browser::session_on_fake_daemon;
 
     /// A page whose first `navigating` reads meet a navigation committing (a click on a link
@@ -309,7 +351,7 @@ mod tests {
             }
             Ok(match v["action"].as_str().unwrap() {
                 "snapshot" => json!({"snapshot":"- heading \"Cart\" [level=1]"}),
-                "evaluate" => json!({"result":"complete"}),
+                "evaluate" => json!({"result":{"ready":"complete","invalid":[]}}),
                 "url" => json!({"url":"http://shop/cart"}),
                 "title" => json!({"title":"Cart"}),
                 other => panic!("unexpected {other}"),
@@ -355,7 +397,7 @@ mod tests {
                         reads.fetch_add(1, Ordering::SeqCst);
                         json!({"snapshot": format!("- heading \"Cart\"{}", "\n- listitem".repeat(n))})
                     }
-                    "evaluate" => json!({"result":"complete"}),
+                    "evaluate" => json!({"result":{"ready":"complete","invalid":[]}}),
                     "url" => json!({"url":"http://shop/cart"}),
                     "title" => json!({"title":"Cart"}),
                     other => panic!("unexpected {other}"),
@@ -406,5 +448,25 @@ mod tests {
             "- StaticText \"Loading docks and warehouses: our guide to the best ones in town\""
         ));
         assert!(!looks_loading("- button \"Reload\""));
+    }
+
+    #[test]
+    fn chromiums_validation_bubble_is_not_part_of_the_state() {
+        let page = "- main\n  - heading \"Home\" [level=1]\n  - textbox \"Your name\" [required]\n";
+        let with_bubble = format!("- alert \"Please fill out this field. \"\n{page}");
+        let messages = ["Please fill out this field."];
+        assert_eq!(without_validation_bubbles(&with_bubble, &messages), page);
+        // The page's own alerts stay: another text, or one inside the page.
+        let own = format!("- alert \"Saved\"\n{page}");
+        assert_eq!(without_validation_bubbles(&own, &messages), own);
+        let inside = "- main\n  - alert \"Please fill out this field.\"\n";
+        assert_eq!(without_validation_bubbles(inside, &messages), inside);
+        // No invalid control: nothing is taken out.
+        assert_eq!(without_validation_bubbles(&with_bubble, &[]), with_bubble);
+        // A bubble with lines under it goes with them.
+        let nested = format!(
+            "- alert \"Please fill out this field.\"\n  - StaticText \"Please fill out this field.\"\n{page}"
+        );
+        assert_eq!(without_validation_bubbles(&nested, &messages), page);
     }
 }
