@@ -1,6 +1,7 @@
-//! The few DevTools calls runner makes itself: a browser context and a tab per flow, and their
-//! disposal (SPEC §7). Everything a flow does to a page still goes through agent-browser; this
-//! only manages contexts, over the browser's DevTools WebSocket (tokio-tungstenite).
+//! The few DevTools calls runner makes itself, over the browser's DevTools WebSocket
+//! (tokio-tungstenite): a browser context and a tab per flow and their disposal (SPEC §7), the
+//! flow's settings and downloads, and what the watch on dialogs in a flow's other tabs needs
+//! (`dialog_watch`). Everything a flow does to a page still goes through agent-browser.
 
 use std::collections::HashMap;
 use std::sync::Arc;

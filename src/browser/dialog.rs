@@ -58,12 +58,17 @@ pub(crate) async fn answer(
 }
 
 /// Takes what runner's watch on the flow's other tabs saw (see `dialog_watch`): the dialogs it
-/// answered join the flow's record; returns why the flow fails, when a confirm or prompt there
-/// had no answer (once).
-pub(crate) fn take_watched(session: &mut Session) -> Option<String> {
-    let taken = session.watched.as_ref()?.take();
+/// answered join the flow's record; fails (once) when a confirm or prompt there had no answer.
+pub(crate) fn take_watched(session: &mut Session) -> Result<(), StepError> {
+    let Some(watched) = &session.watched else {
+        return Ok(());
+    };
+    let taken = watched.take();
     session.dialogs.extend(taken.answered);
-    taken.unanswered
+    match taken.unanswered {
+        Some(why) => Err(StepError::new(ErrorKind::CommandFailed, why)),
+        None => Ok(()),
+    }
 }
 
 /// Before a step: a dialog left open (by the previous step, or opened since) gets the flow's
@@ -71,9 +76,7 @@ pub(crate) fn take_watched(session: &mut Session) -> Option<String> {
 /// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
 /// accepted by agent-browser as they open and never block.
 pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
-    if let Some(why) = take_watched(session) {
-        return Err(StepError::new(ErrorKind::CommandFailed, why));
-    }
+    take_watched(session)?;
     let Some(open) = open(session).await? else {
         return Ok(());
     };

@@ -196,25 +196,24 @@ impl FlowDialogs {
         }
         let kind = params["type"].as_str().unwrap_or("").to_string();
         let message = params["message"].clone();
-        let asks = matches!(kind.as_str(), "confirm" | "prompt");
-        let accept = match self.default {
-            Some(a) if asks => a,
-            _ => !asks,
-        };
-        if asks {
-            match self.default {
-                Some(a) => s
-                    .answered
-                    .push(json!({ "type": kind, "message": message, "accepted": a })),
-                None if s.unanswered.is_none() => {
+        let accept = match (kind.as_str(), self.default) {
+            // An alert or beforeunload: accepted, as agent-browser does on the flow's tab.
+            (k, _) if !matches!(k, "confirm" | "prompt") => true,
+            (_, Some(a)) => {
+                s.answered
+                    .push(json!({ "type": kind, "message": message, "accepted": a }));
+                a
+            }
+            (_, None) => {
+                if s.unanswered.is_none() {
                     let url = s.urls.get(target).cloned().unwrap_or_default();
                     s.unanswered = Some(format!(
                         "a {kind} dialog ({message}) opened in another tab of the flow ({url}) and blocked the page; runner dismissed it. Give the flow a default answer with `browser: {{ dialogs: accept }}` (or dismiss), or switch to that tab (`tab: {{ switch: ... }}`) before it opens the dialog and answer it with a `dialog` step"
                     ));
                 }
-                None => {}
+                false
             }
-        }
+        };
         let mut answer = json!({ "accept": accept });
         if accept && kind == "prompt" {
             answer["promptText"] = params["defaultPrompt"].clone();

@@ -252,9 +252,7 @@ async fn dialog_outcome(
         parts.push(if a { "accepted" } else { "dismissed" }.to_string());
     }
     let what = format!("the last dialog to be {}", parts.join(", "));
-    if let Some(why) = super::dialog::take_watched(session) {
-        return Err(StepError::new(ErrorKind::CommandFailed, why));
-    }
+    super::dialog::take_watched(session)?;
     let open = super::dialog::open(session).await?;
     let (seen, still_open) = match (open, session.dialog_default) {
         (Some(o), Some(accept)) => (

@@ -166,8 +166,7 @@ impl FlowBrowser {
         let Slot::Ready(l) = &mut *guard else {
             return None;
         };
-        super::dialog::take_watched(&mut l.session)
-            .map(|why| StepError::new(crate::step::ErrorKind::CommandFailed, why))
+        super::dialog::take_watched(&mut l.session).err()
     }
 
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.

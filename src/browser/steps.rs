@@ -375,23 +375,21 @@ async fn dialog(
     let mut poll = Poll::new();
     // A dialog in another of the flow's tabs is runner's to answer, not this step's (see
     // `dialog_watch`): one that opens while the step waits fails it at once, saying so.
-    let fail = |why: String| Err(StepError::new(ErrorKind::CommandFailed, why));
-    if let Some(why) = super::dialog::take_watched(session) {
-        return fail(why);
-    }
+    super::dialog::take_watched(session)?;
     let answered = session.dialogs.len();
     let open = loop {
         if let Some(open) = super::dialog::open(session).await? {
             break open;
         }
-        if let Some(why) = super::dialog::take_watched(session) {
-            return fail(why);
-        }
+        super::dialog::take_watched(session)?;
         if let Some(d) = session.dialogs.get(answered) {
-            return fail(format!(
-                "the {} dialog ({}) opened in another tab of the flow and got the flow's default answer (`browser: {{ dialogs }}`): a `dialog` step answers a dialog of the tab the flow acts on; switch to that tab (`tab: {{ switch: ... }}`) before it opens the dialog",
-                d["type"].as_str().unwrap_or("?"),
-                d["message"]
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "the {} dialog ({}) opened in another tab of the flow and got the flow's default answer (`browser: {{ dialogs }}`): a `dialog` step answers a dialog of the tab the flow acts on; switch to that tab (`tab: {{ switch: ... }}`) before it opens the dialog",
+                    d["type"].as_str().unwrap_or("?"),
+                    d["message"]
+                ),
             ));
         }
         if !poll.wait(deadline).await {

@@ -129,15 +129,18 @@ pub(crate) async fn run_in(
         retry_errors: Vec::new(),
     };
     match ran {
-        Ok((steps, failure)) => {
+        Ok(Ran {
+            steps,
+            failure,
+            after,
+        }) => {
             result.flaky = steps.iter().any(|s| s.flaky);
             result.steps = steps;
             if let Some(e) = failure {
                 result.status = FlowStatus::of(e.kind);
-                // A failure no step reported (see `body`) is the flow's.
-                if !result.steps.iter().any(|s| s.conclusion == Outcome::Failed) {
-                    result.error = Some(e);
-                }
+            } else if let Some(e) = after {
+                result.status = FlowStatus::of(e.kind);
+                result.error = Some(e);
             }
         }
         Err(e) => {
@@ -149,6 +152,16 @@ pub(crate) async fn run_in(
     result
 }
 
+/// What a flow's steps did.
+struct Ran {
+    steps: Vec<StepResult>,
+    /// The error that failed a step (or the interrupt).
+    failure: Option<StepError>,
+    /// A failure of the flow found after its steps, that no step reported: a confirm or prompt
+    /// in another of its tabs that nothing answered (see `FlowBrowser::unanswered_dialog`).
+    after: Option<StepError>,
+}
+
 /// Everything between start and teardown; an `Err` is a failure outside any step.
 async fn body(
     rt: &Runtime,
@@ -156,7 +169,7 @@ async fn body(
     info: &FlowInfo,
     browser: &FlowBrowser,
     server: &mut Option<WebServer>,
-) -> Result<(Vec<StepResult>, Option<StepError>), StepError> {
+) -> Result<Ran, StepError> {
     let mut scope = new_scope(rt, loaded);
     *server = WebServer::start(rt, loaded, &scope.context()).await?;
     if let Some(s) = server.as_ref() {
@@ -203,16 +216,21 @@ async fn body(
         env,
         cancel: rt.cancel.clone(),
     };
-    let (steps, mut failure) = run_steps(rt, &frame, &mut scope).await;
+    let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
     // still fails it.
-    if failure.is_none()
-        && let Some(mut e) = browser.unanswered_dialog().await
-    {
-        e.message = frame.masker.mask(&e.message);
-        failure = Some(e);
-    }
-    Ok((steps, failure))
+    let after = match failure {
+        Some(_) => None,
+        None => browser.unanswered_dialog().await.map(|mut e| {
+            e.message = frame.masker.mask(&e.message);
+            e
+        }),
+    };
+    Ok(Ran {
+        steps,
+        failure,
+        after,
+    })
 }
 
 /// How long `finally` may run after an interrupt.
