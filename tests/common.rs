@@ -33,11 +33,52 @@ pub(crate) fn output(mut c: Command) -> (i32, String, String) {
         stdout,
         stderr,
     } = c.output().expect("the runner binary starts");
-    (
+    let r = (
         status.code().unwrap_or(-1),
         String::from_utf8_lossy(&stdout).into_owned(),
         String::from_utf8_lossy(&stderr).into_owned(),
-    )
+    );
+    remember(&c, &r);
+    r
+}
+
+std::thread_local! {
+    /// What the last command a test ran printed: shown when the test fails.
+    static LAST_RUN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the end of what `c` printed for the test thread's panic message, so a failed
+/// assertion on a run's report also says what the run said (a flake in CI leaves nothing else).
+fn remember(c: &Command, (code, stdout, stderr): &(i32, String, String)) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            default(info);
+            if let Some(last) = LAST_RUN.with(|l| l.borrow_mut().take()) {
+                eprintln!("{last}");
+            }
+        }));
+    });
+    let tail = |s: &str| {
+        let cut = s.len().saturating_sub(6000);
+        let cut = (cut..=s.len())
+            .find(|i| s.is_char_boundary(*i))
+            .unwrap_or(0);
+        s[cut..].to_string()
+    };
+    let args: Vec<String> = c
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let text = format!(
+        "--- the test's last command: {} {} (exit {code})\n--- its stdout (end):\n{}\n--- its stderr (end):\n{}",
+        c.get_program().to_string_lossy(),
+        args.join(" "),
+        tail(stdout),
+        tail(stderr)
+    );
+    LAST_RUN.with(|l| *l.borrow_mut() = Some(text));
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on (for a `web_server.command`).
