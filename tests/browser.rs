@@ -1175,6 +1175,68 @@ fn dialog_answers_confirm_and_prompt() {
 /// The element-state assertions wait for the page (the button turns enabled and the link's
 /// state ready after 400 ms), read refs and roles as well as CSS, and `not` fails for an element
 /// that is missing, except `not: { visible }`. Each wrong expectation fails with what was found.
+/// Element assertions and waits are strict, as Playwright's: a selector that matches more
+/// than one element fails and lists them unless `nth` says which, instead of reading the first
+/// match (a hidden copy of a message must not make `hidden` or `text` pass while the page shows
+/// another). Counts are not strict.
+#[test]
+fn element_assertions_and_waits_are_strict() {
+    let d = tempfile::tempdir().unwrap();
+    let strict = [
+        "expect: { hidden: .msg }",
+        "expect: { text: { target: .msg, contains: Saved } }",
+        "expect: { not: { visible: .msg } }",
+        "expect: { checked: .opt }",
+        "expect: { attribute: { target: .opt, name: class } }",
+        "wait: { for: .msg, state: hidden }",
+        "expect: { visible: [ .msg, h1 ] }",
+    ];
+    let mut steps = String::from("  - open: \"{{ vars.base }}/twins.html\"\n");
+    for s in strict {
+        steps.push_str(&format!(
+            "  - {s}\n    timeout: 500ms\n    continue_on_error: true\n"
+        ));
+    }
+    steps.push_str(
+        r##"  - expect:
+      hidden: { css: .msg, nth: 0 }
+      visible: { css: .msg, nth: -1 }
+      text: { target: { css: .msg, nth: 1 }, contains: Not saved }
+      checked: { css: .opt, nth: 0 }
+      count: { target: .msg, equals: 2 }
+  - wait: { for: { css: .msg, nth: 0 }, state: hidden }
+  - expect: { hidden: "#nothing", not: { visible: "#nothing" } }
+"##,
+    );
+    write(d.path(), "f.yaml", &flow("strict", &steps));
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for (i, s) in strict.iter().enumerate() {
+        let step = &steps[i + 1];
+        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
+        let msg = step["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.starts_with("strict mode: "), "`{s}`: {msg}");
+        assert!(msg.contains("add `nth: N`"), "`{s}`: {msg}");
+    }
+    let msg = steps[1]["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("css `.msg` matches 2 elements")
+            && msg.contains("[0] p.msg \"Saved\"")
+            && msg.contains("[1] p.msg \"Not saved: the server is down\""),
+        "{msg}"
+    );
+    for s in &steps[strict.len() + 1..] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+    assert_eq!(steps.len(), strict.len() + 4);
+}
+
 #[test]
 fn element_state_assertions_wait_and_say_what_they_found() {
     let d = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Alt, Poll, alternatives, resolve_now};
+use super::selector::{Alt, Poll, alternatives, resolve_now_one};
 use super::session::Session;
 use crate::config::model::{
     CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
@@ -107,7 +107,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
     }
     if let Some(sel) = &e.visible {
         let what = format!("{} to be visible", describe(sel));
-        let failure = match resolve_now(session, sel).await? {
+        let failure = match resolve_now_one(session, sel).await? {
             None => Some(format!("expected {what}, but it is not on the page")),
             Some(r) if !session.is("visible", &r.target).await? => {
                 Some(format!("expected {what}, but it is hidden"))
@@ -118,7 +118,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
     }
     if let Some(sel) = &e.hidden {
         let what = format!("{} to be hidden", describe(sel));
-        let failure = match resolve_now(session, sel).await? {
+        let failure = match resolve_now_one(session, sel).await? {
             Some(r) if session.is("visible", &r.target).await? => {
                 Some(format!("expected {what}, but it is visible"))
             }
@@ -134,7 +134,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
     ] {
         let Some(sel) = sel else { continue };
         let what = format!("{} to be {state}", describe(sel));
-        out.push(match resolve_now(session, sel).await? {
+        out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
             Some(r) => {
                 let failure = (session.is(query, &r.target).await? != want)
@@ -149,7 +149,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
     ] {
         let Some(sel) = sel else { continue };
         let what = format!("{} to be {state}", describe(sel));
-        out.push(match resolve_now(session, sel).await? {
+        out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
             Some(r) => {
                 let failure = match super::selector::element_eval(session, &r, js).await? {
@@ -166,7 +166,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         let m = target_matcher(tm);
         let of = format!("{key} of {}", describe(&tm.target));
         let what = format!("{of} {}", m.describe());
-        out.push(match resolve_now(session, &tm.target).await? {
+        out.push(match resolve_now_one(session, &tm.target).await? {
             None => Outcome::missing(what, describe(&tm.target)),
             Some(r) => {
                 let data = session.cmd("get", &[key.to_string(), r.target], t).await?;
@@ -188,7 +188,7 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         } else {
             format!("{of} {}", m.describe())
         };
-        out.push(match resolve_now(session, &a.target).await? {
+        out.push(match resolve_now_one(session, &a.target).await? {
             None => Outcome::missing(what, describe(&a.target)),
             Some(r) => {
                 let data = session

@@ -278,7 +278,12 @@ pub(crate) async fn resolve_one(
     sel: &Selector,
     deadline: Instant,
 ) -> Result<Resolved, StepError> {
-    let r = resolve(session, sel, deadline).await?;
+    strict(resolve(session, sel, deadline).await?)
+}
+
+/// Strict mode: a match of more than one element is an error listing them, unless the
+/// selector's `nth` says which.
+fn strict(r: Resolved) -> Result<Resolved, StepError> {
     if r.count > 1 && !r.has_nth {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -310,6 +315,15 @@ pub(crate) async fn resolve_now(
         }
     }
     Ok(None)
+}
+
+/// Resolves once, without waiting, to exactly one element (strict, as `resolve_one`): what an
+/// assertion or wait about one element's state reads. `None` when nothing matches now.
+pub(crate) async fn resolve_now_one(
+    session: &mut Session,
+    sel: &Selector,
+) -> Result<Option<Resolved>, StepError> {
+    resolve_now(session, sel).await?.map(strict).transpose()
 }
 
 /// How many elements the first alternative of `sel` matches; with `nth`, one or none.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Poll, Resolved, left, resolve, resolve_now, resolve_one};
+use super::selector::{Poll, Resolved, left, resolve, resolve_now_one, resolve_one};
 use super::session::{RefTable, Session, is_answer};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
@@ -692,7 +692,7 @@ async fn wait(session: &mut Session, w: WaitAction, deadline: Instant) -> Result
                 let t = Duration::from_secs(5);
                 let check = async {
                     Ok::<bool, StepError>(if let Some(sel) = &o.target {
-                        let visible = match resolve_now(session, sel).await? {
+                        let visible = match resolve_now_one(session, sel).await? {
                             Some(r) => session.is("visible", &r.target).await?,
                             None => false,
                         };
