@@ -782,6 +782,82 @@ steps:
     );
 }
 
+/// Actions wait for their element to be visible and not inert; `fill`, `type`, `select` and
+/// `focus` also for it to be enabled (and editable, for typing) and to take the focus, as
+/// Playwright's actionability checks; else they fail. Before, agent-browser cleared a disabled
+/// or hidden field and typed the text into whatever field had the focus, changed a disabled
+/// <select>, checked a hidden checkbox, hovered a hidden element and clicked through an inert
+/// one, and each step reported `ok`.
+#[test]
+fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
+    let d = tempfile::tempdir().unwrap();
+    let refused = [
+        ("fill: { target: \"#dis\", value: typed }", "it is disabled"),
+        (
+            "fill: { target: \"#hid\", value: typed }",
+            "it is not visible",
+        ),
+        ("type: { target: \"#ro\", value: typed }", "it is read-only"),
+        (
+            "fill: { target: \"#inset\", value: typed }",
+            "it is disabled",
+        ),
+        ("fill: { target: \"#inert\", value: typed }", "it is inert"),
+        (
+            "select: { target: \"#plan\", value: pro }",
+            "it is disabled",
+        ),
+        ("focus: \"#dis\"", "it is disabled"),
+        ("check: \"#hidden-box\"", "it is not visible"),
+        ("hover: \"#hid\"", "it is not visible"),
+        ("click: \"#inert-button\"", "it is inert"),
+        // Found through the snapshot (a ref) rather than by CSS.
+        (
+            "fill: { target: { role: textbox, text: Read-only }, value: typed }",
+            "it is read-only",
+        ),
+    ];
+    let mut steps =
+        String::from("  - open: \"{{ vars.base }}/actionable.html\"\n  - focus: \"#first\"\n");
+    for (s, _) in refused {
+        steps.push_str(&format!(
+            "  - {s}\n    timeout: 300ms\n    continue_on_error: true\n"
+        ));
+    }
+    steps.push_str(
+        r##"  - fill: { target: "#later", value: waited }
+  - id: values
+    eval: "[...document.querySelectorAll('input, select')].map(e => e.id + '=' + (e.type == 'checkbox' ? e.checked : e.value)).join(' ') + ' clicks=' + clicks"
+"##,
+    );
+    write(d.path(), "f.yaml", &flow("actionable", &steps));
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for (i, (s, why)) in refused.iter().enumerate() {
+        let step = &steps[i + 2];
+        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
+        let msg = step["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(why), "`{s}`: {msg}");
+    }
+    let msg = steps[2]["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        msg,
+        "`fill` needs an element it can type into, but css `#dis` is not one by the step's timeout: it is disabled"
+    );
+    // Nothing was typed anywhere, nothing was cleared or changed; the field enabled late got
+    // its text.
+    assert_eq!(
+        step(&report, "values")["outputs"]["value"],
+        "first= dis=keep hid=keep ro=keep inset=keep inert=keep plan=free later=waited hidden-box=false clicks=0"
+    );
+}
+
 #[test]
 fn actions_resolve_one_element_of_the_right_kind_or_fail() {
     let d = tempfile::tempdir().unwrap();

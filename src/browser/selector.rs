@@ -618,23 +618,24 @@ pub(crate) async fn element_eval(
     } else {
         r.target.clone()
     };
-    let doc = match session.frame_of.get(&handle) {
+    let v = session.eval(&handle_js(session, &handle, expr), t).await?;
+    Ok((!v.is_null()).then_some(v))
+}
+
+/// A script that evaluates `expr` (using `el`) on the element runner's CSS handle `handle`
+/// names (in its iframe's document when it is in one): `null` when the element is gone.
+pub(crate) fn handle_js(session: &Session, handle: &str, expr: &str) -> String {
+    let doc = match session.frame_of.get(handle) {
         Some(f) => format!(
             "((document.querySelector({}) || {{}}).contentDocument || document.createDocumentFragment())",
             js_str(f)
         ),
         None => "document".to_string(),
     };
-    let v = session
-        .eval(
-            &format!(
-                "(() => {{ const el = {doc}.querySelector({});\n if (!el) return null; return {expr}; }})()",
-                js_str(&handle)
-            ),
-            t,
-        )
-        .await?;
-    Ok((!v.is_null()).then_some(v))
+    format!(
+        "(() => {{ const el = {doc}.querySelector({});\n if (!el) return null; return {expr}; }})()",
+        js_str(handle)
+    )
 }
 
 /// The element a ref (`@e5`) stands for, marked with runner's handle (`[data-runner-sel]`):

@@ -7,8 +7,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::adapter::Cmd;
 use super::selector::{Poll, Resolved, left, resolve, resolve_now_one, resolve_one};
-use super::session::{RefTable, Session, is_answer};
+use super::session::{RefTable, Session, eval_args, is_answer};
 use crate::config::duration::parse_duration;
 use crate::config::model::{Action, OneOrMany, Selector, Toggle, VisibleState, WaitAction};
 use crate::step::{ErrorKind, StepError};
@@ -213,21 +214,41 @@ async fn element(
     fits(command, &r)?;
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
-    let t = left(deadline);
     let want = match command {
         "check" => Some(true),
         "uncheck" => Some(false),
         _ => None,
     };
-    let now_checked = if want.is_some() {
+    let is = ["checked".to_string(), r.target.clone()];
+    let guard = Guard::of(command);
+    // An element found through the snapshot (`@e5`) is checked first; one with runner's CSS
+    // handle is checked in the action's own call (the check fails it before the action when
+    // the element cannot take it), then waited for.
+    if guard.is_some() && r.target.starts_with('@') {
+        actionable(session, command, &r, deadline).await?;
+    }
+    let in_call = guard
+        .as_ref()
+        .filter(|_| !r.target.starts_with('@'))
+        .map(|g| eval_args(&g.throwing(session, &r.target)));
+    let mut batch: Vec<Cmd<'_>> = Vec::new();
+    if let Some(a) = &in_call {
+        batch.push(("eval", a));
+    }
+    batch.push((command, &args));
+    if want.is_some() {
         // The action and the read-back of its state in one call.
-        let is = ["checked".to_string(), r.target.clone()];
-        let both = session.cmds(&[(command, &args), ("is", &is)], t).await?;
-        both.get(1).is_some_and(|d| is_answer(d, "checked"))
-    } else {
-        session.cmd(command, &args, t).await?;
-        false
+        batch.push(("is", &is));
+    }
+    let done = loop {
+        match session.cmds(&batch, left(deadline)).await {
+            Err(e) if e.message.contains(NOT_ACTIONABLE) && Instant::now() < deadline => {
+                actionable(session, command, &r, deadline).await?;
+            }
+            r => break r?,
+        }
     };
+    let now_checked = want.is_some() && done.last().is_some_and(|d| is_answer(d, "checked"));
     if let Some(want) = want
         && now_checked != want
     {
@@ -641,6 +662,114 @@ async fn upload(
         "uploaded": uploaded,
         "files": files,
     }))
+}
+
+/// Whether an element can take an action now: visible, not inert, enabled; for typing, not
+/// read-only; for typing and `focus`, focused (it is focused here, and must then have the
+/// focus). `true`, or why not.
+const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
+  if (!el.isConnected) return 'it is gone from the page';
+  const box = el.getBoundingClientRect();
+  if (!(box.width > 0 && box.height > 0) || getComputedStyle(el).visibility !== 'visible') return 'it is not visible';
+  if (el.closest('[inert]')) return 'it is inert';
+  if (enabled && (el.matches(':disabled') || el.closest('[aria-disabled="true"]'))) return 'it is disabled';
+  if (typing && (el.readOnly === true || el.getAttribute('aria-readonly') === 'true')) return 'it is read-only';
+  if (focus) {
+    el.focus();
+    let a = el.ownerDocument.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (!a || !(a === el || el.contains(a))) return 'it cannot take the focus';
+  }
+  return true;
+})"#;
+
+/// What an error says when runner's check in an action's call found the element unable to
+/// take it.
+const NOT_ACTIONABLE: &str = "runner: not actionable: ";
+
+/// What an action needs of its element now (see `ACTIONABLE_JS`).
+struct Guard {
+    enabled: bool,
+    typing: bool,
+    focus: bool,
+    /// What the action needs, for its error.
+    needs: &'static str,
+}
+
+impl Guard {
+    /// The checks of `command`; `None` for the actions that need none.
+    fn of(command: &str) -> Option<Guard> {
+        let (enabled, typing, focus, needs) = match command {
+            "fill" | "type" => (true, true, true, "an element it can type into"),
+            "select" => (true, false, false, "a visible, enabled element"),
+            "focus" => (true, false, true, "an element that can take the focus"),
+            "click" | "dblclick" | "hover" | "check" | "uncheck" => {
+                (false, false, false, "a visible element that takes input")
+            }
+            _ => return None,
+        };
+        Some(Guard {
+            enabled,
+            typing,
+            focus,
+            needs,
+        })
+    }
+
+    /// The check, as an expression on `el`: `true`, or why not.
+    fn expr(&self) -> String {
+        format!(
+            "{ACTIONABLE_JS}({}, {}, {})",
+            self.enabled, self.typing, self.focus
+        )
+    }
+
+    /// The check as a script that throws (failing the call it is part of) when the element
+    /// with runner's CSS handle `handle` cannot take the action.
+    fn throwing(&self, session: &Session, handle: &str) -> String {
+        let check = super::selector::handle_js(session, handle, &self.expr());
+        format!(
+            "(() => {{ const ok = {check}; if (ok !== true) throw new Error({} + (ok || 'it is gone from the page')); return true; }})()",
+            super::selector::js_str(NOT_ACTIONABLE)
+        )
+    }
+}
+
+/// Waits until an action's element can take it (Playwright's actionability checks).
+/// agent-browser does not check all of it: it clears a disabled or hidden field, inserts the
+/// text into whatever element has the focus, changes a disabled `<select>`, checks a hidden
+/// checkbox, hovers a hidden element and clicks through an inert one, and reports success.
+/// (It refuses a click on a covered or disabled element itself, and `check`/`uncheck` read the
+/// state back.)
+async fn actionable(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    deadline: Instant,
+) -> Result<(), StepError> {
+    let Some(guard) = Guard::of(command) else {
+        return Ok(());
+    };
+    let (js, needs) = (guard.expr(), guard.needs);
+    let mut poll = Poll::new();
+    let mut why = String::new();
+    loop {
+        match poll.settle(super::selector::element_eval(session, r, &js).await)? {
+            Some(Some(Value::Bool(true))) => return Ok(()),
+            Some(Some(Value::String(w))) => why = w,
+            Some(_) => why = "it is gone from the page".to_string(),
+            None => {}
+        }
+        if !poll.wait(deadline).await {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "`{command}` needs {needs}, but {} is not one by the step's timeout: {why}",
+                    r.matched
+                ),
+            ));
+        }
+    }
 }
 
 /// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
