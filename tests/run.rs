@@ -352,6 +352,50 @@ fn runtime_template_errors_point_into_the_file() {
     assert!(stderr.contains("t.yaml:5:"), "{stderr}");
 }
 
+/// A template that renders to none where a step needs a setting is an error, never the
+/// setting left out: `that: "{{ x }}"` with a null `x` passed (the assertion vanished), and
+/// `equals: "{{ x }}"` or `cwd: "{{ x }}"` were silently dropped. Nulls stay fine as values
+/// (`set`, `log`, a sub-flow's vars).
+#[test]
+fn a_template_that_renders_to_none_never_drops_a_setting() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "t.yaml",
+        r#"name: t
+steps:
+  - set: { n: "{{ none }}", m: "{{ none }}" }
+  - expect: { that: "{{ vars.n }}" }
+    continue_on_error: true
+  - exec: { command: "pwd", cwd: "{{ vars.n }}" }
+    continue_on_error: true
+  - expect: { that: "{{ vars.n is none }}" }
+  - log: "{{ vars.m }}"
+  - set: { copy: "{{ vars.n }}" }
+  - expect: { that: "{{ vars.copy is none }}" }
+"#,
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["t.yaml"]).run();
+    assert_eq!(code, 0, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for (i, field) in [(1, "expect/that"), (2, "exec/cwd")] {
+        assert_eq!(steps[i]["outcome"], "failed", "{}", steps[i]);
+        let msg = steps[i]["error"]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(&format!("`{field}`")) && msg.contains("renders to none"),
+            "{msg}"
+        );
+    }
+    for s in &steps[3..] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+}
+
 #[test]
 fn junit_shows_flaky_flows() {
     let d = tempfile::tempdir().unwrap();

@@ -57,6 +57,33 @@ pub(crate) fn learn_secrets(
     }
 }
 
+/// Where a template in `raw` rendered to none (null): the paths (`expect/that`), below `at`.
+/// A null there would read as a setting left out — an assertion that vanishes, a `cwd` or an
+/// `equals` ignored — so it is an error; inside `vars` and `env` maps a null is a value.
+fn none_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Vec<String>) {
+    match (raw, rendered) {
+        (Value::String(s), Value::Null) if crate::template::is_template(s) => {
+            out.push(at.to_string());
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (r, v)) in a.iter().zip(b).enumerate() {
+                none_from_templates(r, v, &format!("{at}/{i}"), out);
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, r) in a {
+                if matches!(k.as_str(), "vars" | "env") {
+                    continue;
+                }
+                if let Some(v) = b.get(k) {
+                    none_from_templates(r, v, &format!("{at}/{k}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The step's action value as written (`/steps/N/<key>`).
 pub(crate) fn raw_action<'a>(loaded: &'a LoadedFlow, ptr: &str, key: &str) -> Option<&'a Value> {
     loaded.doc.value.pointer(&format!("{ptr}/{key}"))
@@ -76,6 +103,23 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
     // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
     learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
+    let mut nulls = Vec::new();
+    if !matches!(key, "set" | "log") {
+        none_from_templates(&raw, &rendered, key, &mut nulls);
+    }
+    if let Some(at) = nulls.first() {
+        let src = raw
+            .pointer(at.strip_prefix(key).unwrap_or(""))
+            .and_then(Value::as_str);
+        return Err(StepError::new(
+            ErrorKind::Template,
+            format!(
+                "`{at}` renders to none (`{}`), which would leave it out: give it a value (`| default(...)`) or remove it",
+                src.unwrap_or_default().trim()
+            ),
+        )
+        .located(&location(loaded, &format!("{}/{at}", cx.ptr))));
+    }
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
     let mut action: Action = serde_json::from_value(Value::Object(m)).map_err(|e| {
