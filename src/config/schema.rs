@@ -280,6 +280,41 @@ fn collect(
                     format!("`{name}` takes at most {limit} key(s)"),
                 ));
             }
+            // An object with some keys but not enough (`text: { target: h1 }`): say which
+            // keys it may still take.
+            ValidationErrorKind::MinProperties { .. }
+                if value.as_object().is_some_and(|o| !o.is_empty()) =>
+            {
+                let has: Vec<&String> = value
+                    .as_object()
+                    .map(|o| o.keys().collect())
+                    .unwrap_or_default();
+                let more: Vec<String> = node
+                    .and_then(|n| n.get("properties"))
+                    .and_then(Value::as_object)
+                    .map(|p| {
+                        p.keys()
+                            .filter(|k| !has.contains(k))
+                            .map(|k| format!("`{k}`"))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let has: Vec<String> = has.iter().map(|k| format!("`{k}`")).collect();
+                out.push(at_value(
+                    file,
+                    spans,
+                    &pointer,
+                    format!(
+                        "`{name}` needs more than {}: add {}",
+                        has.join(", "),
+                        if more.is_empty() {
+                            "another key".to_string()
+                        } else {
+                            format!("one of {}", more.join(", "))
+                        }
+                    ),
+                ));
+            }
             ValidationErrorKind::MinProperties { .. } | ValidationErrorKind::MinLength { .. } => {
                 out.push(at_value(
                     file,
