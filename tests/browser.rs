@@ -858,6 +858,71 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
     );
 }
 
+/// `fill` sets inputs a user does not type into (date, time, colour, range) the way Playwright
+/// does — the value, then `input` and `change` — and fails on a value the browser refuses; a
+/// number field refuses text. Before, agent-browser typed into them: a date field stayed empty
+/// and a number field took nothing, and each step reported `ok`.
+#[test]
+fn fill_sets_dates_colours_and_numbers_or_fails() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "inputs",
+            r##"  - open: "{{ vars.base }}/inputs.html"
+  - fill: { target: "#day", value: "2024-05-06" }
+  - fill: { target: "#time", value: "13:45" }
+  - fill: { target: { role: spinbutton, text: Count }, value: "42" }
+  - fill: { target: "#colour", value: "#ff8800" }
+  - fill: { target: "#volume", value: "30" }
+  - id: values
+    eval: "[...document.querySelectorAll('input')].map(e => e.id + '=' + e.value).join(' ') + ' | ' + document.getElementById('events').textContent.trim()"
+  - fill: { target: "#day", value: "05/07/2024" }
+    continue_on_error: true
+  - fill: { target: "#count", value: "forty" }
+    continue_on_error: true
+  - fill: { target: "#colour", value: "orange" }
+    continue_on_error: true
+  - id: after
+    eval: "[...document.querySelectorAll('input')].map(e => e.id + '=' + e.value).join(' ')"
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        step(&report, "values")["outputs"]["value"],
+        "count=42 day=2024-05-06 time=13:45 colour=#ff8800 volume=30 | day time count colour volume"
+    );
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    let errors: Vec<&str> = steps[7..10]
+        .iter()
+        .map(|s| {
+            assert_eq!(s["outcome"], "failed", "{s}");
+            s["error"]["message"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "`fill` cannot set css `#day` (an <input type=date>) to `05/07/2024`: the browser refuses that value (dates are written yyyy-mm-dd)",
+            "`fill` cannot type `forty` into css `#count`: an <input type=number> takes a number",
+            "`fill` cannot set css `#colour` (an <input type=color>) to `orange`: the browser refuses that value (colours are written #rrggbb)",
+        ]
+    );
+    // A refused value leaves the field as it was.
+    assert_eq!(
+        step(&report, "after")["outputs"]["value"],
+        "count=42 day=2024-05-06 time=13:45 colour=#ff8800 volume=30"
+    );
+}
+
 #[test]
 fn actions_resolve_one_element_of_the_right_kind_or_fail() {
     let d = tempfile::tempdir().unwrap();

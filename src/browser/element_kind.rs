@@ -51,6 +51,12 @@ impl ElementKind {
         }
     }
 
+    /// An `<input>` whose value is set rather than typed (a date, a time, a colour, a range):
+    /// `fill` sets it as Playwright does.
+    pub(crate) fn takes_value(&self) -> bool {
+        self.tag == "input" && value_hint(&self.input_type).is_some()
+    }
+
     /// A `<select>` (a combobox or listbox in the snapshot).
     pub(crate) fn is_select(&self) -> bool {
         if self.role.is_empty() {
@@ -80,4 +86,19 @@ impl ElementKind {
             matches!(self.role.as_str(), "radio" | "menuitemradio")
         }
     }
+}
+
+/// How a value is written for an `<input type=…>` that `fill` sets rather than types into;
+/// `None` for the other types.
+pub(crate) fn value_hint(input_type: &str) -> Option<&'static str> {
+    Some(match input_type {
+        "date" => "dates are written yyyy-mm-dd",
+        "time" => "times are written hh:mm or hh:mm:ss",
+        "datetime-local" => "dates and times are written yyyy-mm-ddThh:mm",
+        "month" => "months are written yyyy-mm",
+        "week" => "weeks are written yyyy-Www",
+        "color" => "colours are written #rrggbb",
+        "range" => "a range takes a number between its min and max, on its step",
+        _ => return None,
+    })
 }

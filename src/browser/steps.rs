@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::adapter::Cmd;
+use super::element_kind::value_hint;
 use super::selector::{Poll, Resolved, left, resolve, resolve_now_one, resolve_one};
 use super::session::{RefTable, Session, eval_args, is_answer};
 use crate::config::duration::parse_duration;
@@ -212,6 +213,17 @@ async fn element(
 ) -> Result<Value, StepError> {
     let r = resolve_one(session, sel, deadline).await?;
     fits(command, &r)?;
+    let text = extra.first().map_or("", String::as_str);
+    if command == "fill" {
+        if r.kind.takes_value() {
+            actionable(session, command, &r, deadline).await?;
+            return set_value(session, &r, &r.kind.input_type, text).await;
+        }
+        // Checked before anything is cleared (as Playwright does).
+        if (r.kind.input_type == "number" || r.kind.role == "spinbutton") && !is_number(text) {
+            return Err(not_a_number(&r, text));
+        }
+    }
     let mut args = vec![r.target.clone()];
     args.extend(extra.iter().cloned());
     let want = match command {
@@ -240,6 +252,14 @@ async fn element(
         // The action and the read-back of its state in one call.
         batch.push(("is", &is));
     }
+    // A fill reads back what the field holds and what type it is, in the same call: an
+    // element found through the snapshot may be a date or number field.
+    let value_of = ["value".to_string(), r.target.clone()];
+    let type_of = ["attr".to_string(), r.target.clone(), "type".to_string()];
+    if command == "fill" {
+        batch.push(("get", &value_of));
+        batch.push(("get", &type_of));
+    }
     let done = loop {
         match session.cmds(&batch, left(deadline)).await {
             Err(e) if e.message.contains(NOT_ACTIONABLE) && Instant::now() < deadline => {
@@ -248,6 +268,24 @@ async fn element(
             r => break r?,
         }
     };
+    let mut filled = None;
+    if command == "fill" {
+        let read = |i: usize| {
+            done.get(done.len().wrapping_sub(i))
+                .and_then(|d| d.get("value"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let (got, input_type) = (read(2), read(1).to_ascii_lowercase());
+        if value_hint(&input_type).is_some() && got != text {
+            return set_value(session, &r, &input_type, text).await;
+        }
+        if input_type == "number" && got.trim() != text.trim() {
+            return Err(not_a_number(&r, text));
+        }
+        filled = Some(got);
+    }
     let now_checked = want.is_some() && done.last().is_some_and(|d| is_answer(d, "checked"));
     if let Some(want) = want
         && now_checked != want
@@ -264,15 +302,17 @@ async fn element(
     // A combobox in the snapshot may be a text field or a <select>: agent-browser "fills" a
     // <select> without changing it, so the value is read back.
     if matches!(command, "fill" | "type") && r.kind.role == "combobox" {
-        let want = extra.first().map_or("", String::as_str);
-        let data = session
-            .cmd(
-                "get",
-                &["value".to_string(), r.target.clone()],
-                Duration::from_secs(5),
-            )
-            .await?;
-        let got = data.get("value").and_then(Value::as_str).unwrap_or("");
+        let want = text;
+        let got = match filled {
+            Some(got) => got,
+            None => session
+                .cmd("get", &value_of, Duration::from_secs(5))
+                .await?
+                .get("value")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        };
         let took = if command == "fill" {
             got == want
         } else {
@@ -683,6 +723,63 @@ const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
   return true;
 })"#;
 
+/// Sets the value of an `<input>` that takes one rather than typed text (a date, a colour, a
+/// range) as Playwright's `fill` does: the value, then `input` and `change`; a value the browser
+/// refuses (it would read back differently) leaves the field as it was and fails the step.
+async fn set_value(
+    session: &mut Session,
+    r: &Resolved,
+    input_type: &str,
+    text: &str,
+) -> Result<Value, StepError> {
+    let value = if input_type == "color" {
+        text.trim().to_ascii_lowercase()
+    } else {
+        text.trim().to_string()
+    };
+    let js = format!(
+        "((v) => {{ const before = el.value; el.focus(); el.value = v; if (el.value !== v) {{ el.value = before; return 'refused'; }}
+  el.dispatchEvent(new Event('input', {{ bubbles: true, composed: true }}));
+  el.dispatchEvent(new Event('change', {{ bubbles: true }})); return true; }})({})",
+        super::selector::js_str(&value)
+    );
+    match super::selector::element_eval(session, r, &js).await? {
+        Some(Value::Bool(true)) => Ok(json!({ "matched": r.matched, "matched_index": r.index })),
+        Some(_) => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`fill` cannot set {} (an <input type={input_type}>) to `{text}`: the browser refuses that value ({})",
+                r.matched,
+                value_hint(input_type).unwrap_or("")
+            ),
+        )),
+        None => Err(StepError::new(
+            ErrorKind::NotFound,
+            format!("{} is gone from the page", r.matched),
+        )),
+    }
+}
+
+/// Whether `fill` text is a number an `<input type=number>` takes (as JavaScript's `Number`
+/// reads it, without the words `Infinity` and `NaN`).
+fn is_number(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
+        && t.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+fn not_a_number(r: &Resolved, text: &str) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`fill` cannot type `{text}` into {}: an <input type=number> takes a number",
+            r.matched
+        ),
+    )
+}
+
 /// What an error says when runner's check in an action's call found the element unable to
 /// take it.
 const NOT_ACTIONABLE: &str = "runner: not actionable: ";
@@ -777,7 +874,12 @@ async fn actionable(
 fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
     let k = &r.kind;
     let needs = match command {
-        "fill" | "type" if !k.is_text_field() => Some(if k.input_type == "file" {
+        "fill" if !k.is_text_field() && !k.takes_value() => Some(if k.input_type == "file" {
+            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
+        } else {
+            "a text field".to_string()
+        }),
+        "type" if !k.is_text_field() => Some(if k.input_type == "file" {
             "a text field (a file input takes files: `upload: { target, files }`)".to_string()
         } else {
             "a text field".to_string()
