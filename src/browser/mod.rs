@@ -9,6 +9,7 @@ mod dialog;
 mod dialog_watch;
 mod download;
 mod downloads;
+mod element_action;
 mod element_kind;
 mod expect;
 mod flow_session;

@@ -294,8 +294,10 @@ impl Session {
         let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
         loop {
             match self.cmd("tab", &[target.to_string()], timeout).await {
+                // agent-browser says either, for a tab it has not heard of yet.
                 Err(e)
-                    if e.message.contains("No tab with target id")
+                    if (e.message.contains("No tab with target id")
+                        || e.message.contains(&format!("No tab with label `{target}`")))
                         && std::time::Instant::now() < deadline =>
                 {
                     tokio::time::sleep(Duration::from_millis(5)).await;
@@ -499,6 +501,9 @@ mod tests {
     use super::on_fake_daemon;
 
     const UNKNOWN: &str = "No tab with target id `T1`; run `agent-browser tab list --json` to list open tabs with their target ids";
+    /// What agent-browser 0.41 also says of a target id it has not heard of (it then reads the
+    /// id as a tab label): seen in CI as the first step of a flow failing at once.
+    const UNKNOWN_LABEL: &str = "No tab with label `T1`; run `agent-browser tab` to list open tabs";
 
     /// A tab runner just made may not be known to agent-browser yet (its DevTools events come
     /// on another connection): the switch waits for it instead of failing the flow.
@@ -508,8 +513,10 @@ mod tests {
         let mut s = on_fake_daemon(dir.path(), |n, v| {
             assert_eq!(v["action"], "tab_switch");
             assert_eq!(v["tabId"], "T1");
-            if n < 3 {
+            if n < 2 {
                 Err(UNKNOWN.into())
+            } else if n < 4 {
+                Err(UNKNOWN_LABEL.into())
             } else {
                 Ok(json!({"tabId":"t2"}))
             }

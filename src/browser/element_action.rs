@@ -1,0 +1,400 @@
+//! An action on one element (`click`, `fill`, `check`, ...): the selector resolved to exactly
+//! one element (strict), the element of the kind the action needs (`fits`) and able to take it
+//! now (`actionable`: visible, not inert, enabled, editable, focused — Playwright's
+//! actionability checks), the action, and what it did read back (a checkbox's state, a field's
+//! value). agent-browser does not check all of this itself; without it an action reports
+//! success after doing nothing, or after typing into another field.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::adapter::Cmd;
+use super::element_kind::value_hint;
+use super::selector::{Poll, Resolved, left, resolve_one};
+use super::session::{Session, eval_args, is_answer};
+use crate::config::model::Selector;
+use crate::step::{ErrorKind, StepError};
+
+/// An action on one element: the selector is resolved to exactly one element first (strict,
+/// as Playwright's locators: more than one match fails unless `nth` says which), the element
+/// must be of the kind the action needs and able to take it, and what the action did is read
+/// back (`check`/`uncheck`: the state changed; `fill`: the field holds the text). Never a
+/// fallback to whatever element has the focus.
+pub(super) async fn element(
+    session: &mut Session,
+    command: &str,
+    sel: &Selector,
+    extra: &[String],
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let r = resolve_one(session, sel, deadline).await?;
+    fits(command, &r)?;
+    let text = extra.first().map_or("", String::as_str);
+    let done = json!({ "matched": r.matched, "matched_index": r.index });
+    if command == "fill" {
+        if r.kind.takes_value() {
+            actionable(session, command, &r, deadline).await?;
+            return set_value(session, &r, &r.kind.input_type, text)
+                .await
+                .map(|()| done);
+        }
+        // Checked before anything is cleared (as Playwright does).
+        if (r.kind.input_type == "number" || r.kind.role == "spinbutton") && !is_number(text) {
+            return Err(not_a_number(&r, text));
+        }
+    }
+    let read = act(session, command, &r, extra, deadline).await?;
+    match command {
+        "check" | "uncheck" => {
+            let want = command == "check";
+            if read.first().is_none_or(|d| is_answer(d, "checked") != want) {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "{command} did not change {}: it is still {}",
+                        r.matched,
+                        if want { "unchecked" } else { "checked" }
+                    ),
+                ));
+            }
+        }
+        "fill" => {
+            let field = |i: usize| {
+                read.get(i)
+                    .and_then(|d| d.get("value"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let (got, input_type) = (field(0), field(1).to_ascii_lowercase());
+            // Found through the snapshot, the field may be a date or a number field after all.
+            if value_hint(&input_type).is_some() && got != text {
+                set_value(session, &r, &input_type, text).await?;
+            } else if input_type == "number" && got.trim() != text.trim() {
+                return Err(not_a_number(&r, text));
+            } else if r.kind.role == "combobox" {
+                combobox_took(&r, command, text, &got)?;
+            }
+        }
+        "type" if r.kind.role == "combobox" => {
+            let got = session
+                .cmd(
+                    "get",
+                    &["value".to_string(), r.target.clone()],
+                    Duration::from_secs(5),
+                )
+                .await?;
+            let got = got.get("value").and_then(Value::as_str).unwrap_or("");
+            combobox_took(&r, command, text, got)?;
+        }
+        _ => {}
+    }
+    Ok(done)
+}
+
+/// Runs `command` on the resolved element, in one call with runner's check that the element
+/// can take it (for an element with runner's CSS handle; one found through the snapshot, `@e5`,
+/// is checked first) and with what is read back after it: `check`/`uncheck` the state, `fill`
+/// the value and the input's type. Returns those reads. An element that cannot take the action
+/// yet is waited for (up to `deadline`), then the call is made again.
+async fn act(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    extra: &[String],
+    deadline: Instant,
+) -> Result<Vec<Value>, StepError> {
+    let guard = Guard::of(command);
+    let by_ref = r.target.starts_with('@');
+    if guard.is_some() && by_ref {
+        actionable(session, command, r, deadline).await?;
+    }
+    let check = guard
+        .filter(|_| !by_ref)
+        .map(|g| eval_args(&g.throwing(session, &r.target)));
+    let mut args = vec![r.target.clone()];
+    args.extend(extra.iter().cloned());
+    let reads: Vec<Vec<String>> = match command {
+        "check" | "uncheck" => vec![vec!["is".into(), "checked".into(), r.target.clone()]],
+        "fill" => vec![
+            vec!["get".into(), "value".into(), r.target.clone()],
+            vec!["get".into(), "attr".into(), r.target.clone(), "type".into()],
+        ],
+        _ => Vec::new(),
+    };
+    let mut batch: Vec<Cmd<'_>> = Vec::new();
+    if let Some(c) = &check {
+        batch.push(("eval", c));
+    }
+    batch.push((command, &args));
+    batch.extend(reads.iter().map(|r| (r[0].as_str(), &r[1..])));
+    loop {
+        match session.cmds(&batch, left(deadline)).await {
+            Err(e) if e.message.contains(NOT_ACTIONABLE) && Instant::now() < deadline => {
+                actionable(session, command, r, deadline).await?;
+            }
+            done => {
+                let mut done = done?;
+                return Ok(done.split_off(done.len().saturating_sub(reads.len())));
+            }
+        }
+    }
+}
+
+/// A combobox in the snapshot may be a text field or a `<select>`: agent-browser "fills" a
+/// `<select>` without changing it, so its value is read back.
+fn combobox_took(r: &Resolved, command: &str, want: &str, got: &str) -> Result<(), StepError> {
+    let took = if command == "fill" {
+        got == want
+    } else {
+        got.ends_with(want)
+    };
+    if took {
+        return Ok(());
+    }
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`{command}` did not set {} to `{want}`: its value is now `{got}` (a <select> takes `select`)",
+            r.matched
+        ),
+    ))
+}
+
+/// Whether an element can take an action now: visible, not inert, enabled; for typing, not
+/// read-only; for typing and `focus`, focused (it is focused here, and must then have the
+/// focus). `true`, or why not.
+const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
+  if (!el.isConnected) return 'it is gone from the page';
+  const box = el.getBoundingClientRect();
+  if (!(box.width > 0 && box.height > 0) || getComputedStyle(el).visibility !== 'visible') return 'it is not visible';
+  if (el.closest('[inert]')) return 'it is inert';
+  if (enabled && (el.matches(':disabled') || el.closest('[aria-disabled="true"]'))) return 'it is disabled';
+  if (typing && (el.readOnly === true || el.getAttribute('aria-readonly') === 'true')) return 'it is read-only';
+  if (focus) {
+    el.focus();
+    let a = el.ownerDocument.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (!a || !(a === el || el.contains(a))) return 'it cannot take the focus';
+  }
+  return true;
+})"#;
+
+/// Sets the value of an `<input>` that takes one rather than typed text (a date, a colour, a
+/// range) as Playwright's `fill` does: the value, then `input` and `change`; a value the browser
+/// refuses (it would read back differently) leaves the field as it was and fails the step.
+async fn set_value(
+    session: &mut Session,
+    r: &Resolved,
+    input_type: &str,
+    text: &str,
+) -> Result<(), StepError> {
+    let value = if input_type == "color" {
+        text.trim().to_ascii_lowercase()
+    } else {
+        text.trim().to_string()
+    };
+    let js = format!(
+        "((v) => {{ const before = el.value; el.focus(); el.value = v; if (el.value !== v) {{ el.value = before; return 'refused'; }}
+  el.dispatchEvent(new Event('input', {{ bubbles: true, composed: true }}));
+  el.dispatchEvent(new Event('change', {{ bubbles: true }})); return true; }})({})",
+        super::selector::js_str(&value)
+    );
+    match super::selector::element_eval(session, r, &js).await? {
+        Some(Value::Bool(true)) => Ok(()),
+        Some(_) => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`fill` cannot set {} (an <input type={input_type}>) to `{text}`: the browser refuses that value ({})",
+                r.matched,
+                value_hint(input_type).unwrap_or("")
+            ),
+        )),
+        None => Err(StepError::new(
+            ErrorKind::NotFound,
+            format!("{} is gone from the page", r.matched),
+        )),
+    }
+}
+
+/// Whether `fill` text is a number an `<input type=number>` takes (as JavaScript's `Number`
+/// reads it, without the words `Infinity` and `NaN`).
+fn is_number(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
+        && t.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+fn not_a_number(r: &Resolved, text: &str) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`fill` cannot type `{text}` into {}: an <input type=number> takes a number",
+            r.matched
+        ),
+    )
+}
+
+/// What an error says when runner's check in an action's call found the element unable to
+/// take it.
+const NOT_ACTIONABLE: &str = "runner: not actionable: ";
+
+/// What an action needs of its element now (see `ACTIONABLE_JS`).
+struct Guard {
+    enabled: bool,
+    typing: bool,
+    focus: bool,
+    /// What the action needs, for its error.
+    needs: &'static str,
+}
+
+impl Guard {
+    /// The checks of `command`; `None` for the actions that need none.
+    fn of(command: &str) -> Option<Guard> {
+        let (enabled, typing, focus, needs) = match command {
+            "fill" | "type" => (true, true, true, "an element it can type into"),
+            "select" => (true, false, false, "a visible, enabled element"),
+            "focus" => (true, false, true, "an element that can take the focus"),
+            "click" | "dblclick" | "hover" | "check" | "uncheck" => {
+                (false, false, false, "a visible element that takes input")
+            }
+            _ => return None,
+        };
+        Some(Guard {
+            enabled,
+            typing,
+            focus,
+            needs,
+        })
+    }
+
+    /// The check, as an expression on `el`: `true`, or why not.
+    fn expr(&self) -> String {
+        format!(
+            "{ACTIONABLE_JS}({}, {}, {})",
+            self.enabled, self.typing, self.focus
+        )
+    }
+
+    /// The check as a script that throws (failing the call it is part of) when the element
+    /// with runner's CSS handle `handle` cannot take the action.
+    fn throwing(&self, session: &Session, handle: &str) -> String {
+        let check = super::selector::handle_js(session, handle, &self.expr());
+        format!(
+            "(() => {{ const ok = {check}; if (ok !== true) throw new Error({} + (ok || 'it is gone from the page')); return true; }})()",
+            super::selector::js_str(NOT_ACTIONABLE)
+        )
+    }
+}
+
+/// Waits until an action's element can take it (Playwright's actionability checks).
+/// agent-browser does not check all of it: it clears a disabled or hidden field, inserts the
+/// text into whatever element has the focus, changes a disabled `<select>`, checks a hidden
+/// checkbox, hovers a hidden element and clicks through an inert one, and reports success.
+/// (It refuses a click on a covered or disabled element itself, and `check`/`uncheck` read the
+/// state back.)
+async fn actionable(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    deadline: Instant,
+) -> Result<(), StepError> {
+    let Some(guard) = Guard::of(command) else {
+        return Ok(());
+    };
+    let (js, needs) = (guard.expr(), guard.needs);
+    let mut poll = Poll::new();
+    let mut why = String::new();
+    loop {
+        match poll.settle(super::selector::element_eval(session, r, &js).await)? {
+            Some(Some(Value::Bool(true))) => return Ok(()),
+            Some(Some(Value::String(w))) => why = w,
+            Some(_) => why = "it is gone from the page".to_string(),
+            None => {}
+        }
+        if !poll.wait(deadline).await {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "`{command}` needs {needs}, but {} is not one by the step's timeout: {why}",
+                    r.matched
+                ),
+            ));
+        }
+    }
+}
+
+/// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
+/// field, `uncheck` on a radio button), instead of reporting success and doing nothing.
+pub(super) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
+    let k = &r.kind;
+    let needs = match command {
+        "fill" if !k.is_text_field() && !k.takes_value() => Some(if k.input_type == "file" {
+            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
+        } else {
+            "a text field".to_string()
+        }),
+        "type" if !k.is_text_field() => Some(if k.input_type == "file" {
+            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
+        } else {
+            "a text field".to_string()
+        }),
+        "upload" if !(k.tag == "input" && k.input_type == "file") => {
+            Some("a file input (`<input type=file>`)".to_string())
+        }
+        "select" if !k.is_select() => Some("a <select> (a combobox or listbox)".to_string()),
+        "check" if !(k.is_checkbox() || k.is_radio()) => {
+            Some("a checkbox or a radio button".to_string())
+        }
+        "uncheck" if k.is_radio() => Some(
+            "a checkbox (a radio button cannot be unchecked: check another option)".to_string(),
+        ),
+        "uncheck" if !k.is_checkbox() => Some("a checkbox".to_string()),
+        _ => None,
+    };
+    match needs {
+        None => Ok(()),
+        Some(what) => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`{command}` needs {what}, but {} is {}",
+                r.matched,
+                k.describe()
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Guard, is_number};
+
+    /// What an `<input type=number>` takes, as JavaScript's `Number` reads it.
+    #[test]
+    fn numbers_a_number_field_takes() {
+        for ok in ["42", " 42 ", "-1.5", "+3", "1e3", ".5"] {
+            assert!(is_number(ok), "{ok}");
+        }
+        for bad in [
+            "", "forty", "1,000", "Infinity", "NaN", "inf", "0x10", "1e999",
+        ] {
+            assert!(!is_number(bad), "{bad}");
+        }
+    }
+
+    /// Typing needs an editable field with the focus; a click only a visible, live element.
+    #[test]
+    fn each_action_checks_what_it_needs() {
+        let fill = Guard::of("fill").unwrap();
+        assert!(fill.enabled && fill.typing && fill.focus);
+        let click = Guard::of("click").unwrap();
+        assert!(!click.enabled && !click.typing && !click.focus);
+        assert!(Guard::of("select").is_some_and(|g| g.enabled && !g.focus));
+        assert!(Guard::of("upload").is_none());
+        assert!(fill.expr().ends_with("(true, true, true)"));
+    }
+}
