@@ -958,6 +958,9 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
   - id: fill_on_select
     fill: { target: { role: combobox, text: Plan }, value: pro }
     continue_on_error: true
+  - id: two_in_a_single_select
+    select: { target: "#s", value: [basic, pro] }
+    continue_on_error: true
   - id: ambiguous
     click: { role: button, text: Remove }
     continue_on_error: true
@@ -982,7 +985,10 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
   - fill: { target: "#p", value: two }
   - fill: { target: { role: textbox, text: Email }, value: three }
   - check: { role: checkbox, text: Agree }
-  - select: { target: { css: select }, value: pro }
+  - select: { target: { css: "select", nth: 0 }, value: pro }
+  - select: { target: "#m", value: [cheese, olives] }
+  - id: toppings
+    eval: "[...document.querySelector('#m').selectedOptions].map(o => o.value).join(',')"
   - id: values
     eval: "[...document.querySelectorAll('#p, #q, #s')].map(e => e.value).join('|') + '|' + document.querySelector('#c').checked + '|' + document.querySelector('#r').checked"
   - expect: { count: { target: li, equals: 3 } }
@@ -1029,6 +1035,15 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
         error("fill_on_select").contains("did not set combobox \"Plan\" to `pro`"),
         "{}",
         error("fill_on_select")
+    );
+    assert_eq!(
+        step(&report, "toppings")["outputs"]["value"],
+        "cheese,olives"
+    );
+    // A single-choice <select> keeps one of two values: refused, not half done.
+    assert_eq!(
+        error("two_in_a_single_select"),
+        "`select` got 2 values, but css `#s` is a single-choice <select>: give one value (or make it `multiple`)"
     );
     let ambiguous = error("ambiguous");
     assert!(

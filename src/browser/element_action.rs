@@ -45,6 +45,21 @@ pub(super) async fn element(
             return Err(not_a_number(&r, text));
         }
     }
+    // agent-browser selects each value in turn: a single-choice <select> would keep the last.
+    if command == "select"
+        && extra.len() > 1
+        && super::selector::element_eval(session, &r, "el.multiple === true").await?
+            != Some(Value::Bool(true))
+    {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`select` got {} values, but {} is a single-choice <select>: give one value (or make it `multiple`)",
+                extra.len(),
+                r.matched
+            ),
+        ));
+    }
     let read = act(session, command, &r, extra, deadline).await?;
     match command {
         "check" | "uncheck" => {
