@@ -479,13 +479,7 @@ fn inspect_prunes_and_strips_scripts_and_handlers() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = &report["flows"][0]["steps"];
     let one = &steps[1]["outputs"];
     let html = one["html"].as_str().unwrap();
@@ -811,6 +805,11 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
         ("check: \"#hidden-box\"", "it is not visible"),
         ("hover: \"#hid\"", "it is not visible"),
         ("click: \"#inert-button\"", "it is inert"),
+        // agent-browser's own check, naming the element as the flow does.
+        (
+            "click: \"#covered\"",
+            "Element css `#covered` is covered by <div>",
+        ),
         // Found through the snapshot (a ref) rather than by CSS.
         (
             "fill: { target: { role: textbox, text: Read-only }, value: typed }",
@@ -831,13 +830,7 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
 "##,
     );
     write(d.path(), "f.yaml", &flow("actionable", &steps));
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     for (i, (s, why)) in refused.iter().enumerate() {
         let step = &steps[i + 2];
@@ -889,13 +882,7 @@ fn fill_sets_dates_colours_and_numbers_or_fails() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     assert_eq!(
         step(&report, "values")["outputs"]["value"],
         "count=42 day=2024-05-06 time=13:45 colour=#ff8800 volume=30 | day time count colour volume"
@@ -999,13 +986,7 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let error = |id: &str| {
         let s = step(&report, id);
         assert_eq!(s["outcome"], "failed", "{id} must fail: {s}");
@@ -1249,13 +1230,7 @@ fn upload_attaches_files_and_a_file_input_refuses_text() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     let error = |i: usize| {
         steps[i]["error"]["message"]
@@ -1310,13 +1285,7 @@ fn dialog_answers_confirm_and_prompt() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let last = &report["flows"][0]["steps"][11];
     assert_eq!(last["error"]["kind"], "timeout", "{last}");
     assert!(
@@ -1365,13 +1334,7 @@ fn element_assertions_and_waits_are_strict() {
 "##,
     );
     write(d.path(), "f.yaml", &flow("strict", &steps));
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     for (i, s) in strict.iter().enumerate() {
         let step = &steps[i + 1];
@@ -1558,13 +1521,7 @@ fn press_on_a_target_and_scroll() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let message = all_pass_but_last(&report);
     assert!(
         message.contains("cannot take the focus, so the key was not sent"),
@@ -1621,13 +1578,9 @@ steps:
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).args(["default.yaml", "none.yaml"]).run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path())
+        .args(["default.yaml", "none.yaml"])
+        .passes();
     let flows = report["flows"].as_array().unwrap();
     let flow = |name: &str| {
         flows
@@ -1830,13 +1783,7 @@ fn frame_scopes_selectors_to_an_iframe() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(code, 0, "{stderr}");
+    let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     for s in &steps[..steps.len() - 4] {
         assert_eq!(s["outcome"], "passed", "{s}");
@@ -1912,15 +1859,9 @@ fn tab_switches_closes_and_counts_the_flows_tabs() {
 "##,
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
+    let report = flow_run(d.path())
         .args(["a.yaml", "b.yaml", "--jobs", "1"])
-        .run();
-    assert_eq!(code, 0, "{stderr}");
+        .passes();
     let message = all_pass_but_last(&report);
     assert!(
         message.contains("timed out waiting for a tab whose URL contains `nowhere`")
@@ -2025,16 +1966,10 @@ steps:
             site = fixture("site").display()
         ),
     );
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
+    let report = flow_run(d.path())
         .arg("f.yaml")
         .env("HOME", home.path())
-        .run();
-    assert_eq!(code, 0, "{stderr}");
+        .passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     let first = std::path::PathBuf::from(steps[1]["outputs"]["path"].as_str().unwrap());
     let named = std::path::PathBuf::from(steps[3]["outputs"]["path"].as_str().unwrap());

@@ -221,6 +221,18 @@ impl FlowRun {
         self
     }
 
+    /// Runs to the end, which must be a pass (exit 0); its JSON report.
+    pub(crate) fn passes(self) -> serde_json::Value {
+        let Ran {
+            code,
+            stderr,
+            report,
+            ..
+        } = self.run();
+        assert_eq!(code, 0, "{stderr}");
+        report
+    }
+
     /// Runs to the end; a panic in runner fails the test.
     pub(crate) fn run(mut self) -> Ran {
         let report_path = self.dir.join("report.json");

@@ -52,16 +52,10 @@ fn run_all(flows: &[(&str, String)], jobs: &str) -> usize {
         write(d.path(), name, text);
     }
     let (wrapper, log) = logging_agent_browser(d.path());
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
+    let report = flow_run(d.path())
         .env("AGENT_BROWSER", &wrapper)
         .args([".", "--jobs", jobs])
-        .run();
-    assert_eq!(code, 0, "{stderr}");
+        .passes();
     assert_eq!(report["summary"]["passed"], flows.len(), "{report}");
     sessions(&log).len()
 }
@@ -225,16 +219,10 @@ fn a_browser_that_died_between_flows_is_replaced() {
         ),
     );
     let (wrapper, log) = logging_agent_browser(d.path());
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
+    let report = flow_run(d.path())
         .env("AGENT_BROWSER", &wrapper)
         .arg(".")
-        .run();
-    assert_eq!(code, 0, "{stderr}");
+        .passes();
     assert_eq!(report["summary"]["passed"], 2, "{report}");
     assert_eq!(
         sessions(&log).len(),
@@ -437,16 +425,10 @@ fn the_todomvc_scenarios_pass_in_one_browser() {
     // The app keeps its todos in localStorage: each scenario counts on starting empty.
     let d = tempfile::tempdir().unwrap();
     let (wrapper, log) = logging_agent_browser(d.path());
-    let Ran {
-        code,
-        stderr,
-        report,
-        ..
-    } = flow_run(d.path())
+    let report = flow_run(d.path())
         .env("AGENT_BROWSER", &wrapper)
         .arg(fixture("todomvc/flows"))
-        .run();
-    assert_eq!(code, 0, "{stderr}");
+        .passes();
     assert_eq!(report["summary"]["passed"], 5, "{report}");
     // One browser for the five.
     assert_eq!(sessions(&log).len(), 1, "{report}");

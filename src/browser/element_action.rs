@@ -151,7 +151,11 @@ async fn act(
                 actionable(session, command, r, deadline).await?;
             }
             done => {
-                let mut done = done?;
+                // agent-browser names the element by runner's handle: say it as the user did.
+                let mut done = done.map_err(|mut e| {
+                    e.message = e.message.replace(&format!("'{}'", r.target), &r.matched);
+                    e
+                })?;
                 return Ok(done.split_off(done.len().saturating_sub(reads.len())));
             }
         }
