@@ -75,7 +75,7 @@ pub(super) async fn element(
                 ));
             }
         }
-        "fill" => {
+        "fill" if !read.is_empty() => {
             let field = |i: usize| {
                 read.get(i)
                     .and_then(|d| d.get("value"))
@@ -121,7 +121,10 @@ async fn act(
     extra: &[String],
     deadline: Instant,
 ) -> Result<Vec<Value>, StepError> {
-    let guard = Guard::of(command);
+    // A click, hover or check of an element a snapshot listed just now needs nothing the
+    // snapshot did not show (rendered, not inert); agent-browser checks the rest (covered,
+    // disabled, no size).
+    let guard = Guard::of(command).filter(|g| g.enabled || !r.shown);
     let by_ref = r.target.starts_with('@');
     if guard.is_some() && by_ref {
         actionable(session, command, r, deadline).await?;
@@ -133,7 +136,9 @@ async fn act(
     args.extend(extra.iter().cloned());
     let reads: Vec<Vec<String>> = match command {
         "check" | "uncheck" => vec![vec!["is".into(), "checked".into(), r.target.clone()]],
-        "fill" => vec![
+        // What a fill left is read back where the field's type is not known (an element found
+        // through the snapshot may be a date or a number field) or may refuse the text.
+        "fill" if by_ref || r.kind.input_type == "number" => vec![
             vec!["get".into(), "value".into(), r.target.clone()],
             vec!["get".into(), "attr".into(), r.target.clone(), "type".into()],
         ],
