@@ -825,6 +825,8 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
     }
     steps.push_str(
         r##"  - fill: { target: "#later", value: waited }
+  - focus: "#aria-off"
+  - expect: { focused: "#aria-off" }
   - id: values
     eval: "[...document.querySelectorAll('input, select')].map(e => e.id + '=' + (e.type == 'checkbox' ? e.checked : e.value)).join(' ') + ' clicks=' + clicks"
 "##,

@@ -187,7 +187,8 @@ fn combobox_took(r: &Resolved, command: &str, want: &str, got: &str) -> Result<(
     ))
 }
 
-/// Whether an element can take an action now: visible, not inert, enabled; for typing, not
+/// Whether an element can take an action now: visible, not inert, enabled (`aria-disabled`
+/// counts, but for `focus`); for typing, not
 /// read-only; for typing and `focus`, focused (it is focused here, and must then have the
 /// focus). `true`, or why not.
 const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
@@ -195,7 +196,8 @@ const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
   const box = el.getBoundingClientRect();
   if (!(box.width > 0 && box.height > 0) || getComputedStyle(el).visibility !== 'visible') return 'it is not visible';
   if (el.closest('[inert]')) return 'it is inert';
-  if (enabled && (el.matches(':disabled') || el.closest('[aria-disabled="true"]'))) return 'it is disabled';
+  // An aria-disabled element stays focusable (the ARIA pattern): only `focus` alone takes it.
+  if (enabled && (el.matches(':disabled') || ((typing || !focus) && el.closest('[aria-disabled="true"]')))) return 'it is disabled';
   if (typing && (el.readOnly === true || el.getAttribute('aria-readonly') === 'true')) return 'it is read-only';
   if (focus) {
     el.focus();
