@@ -4,6 +4,84 @@ use serde_json::Value;
 
 use crate::common::{Ran, all_gone, flow_run, output, root, runner, write};
 
+/// Flows `--fail-fast` never started are in every report as skipped, not left out: a JUnit
+/// dashboard showed 1 test of a 3-flow run (`tests="1" skipped="0"`) while the console said
+/// 2 skipped.
+#[test]
+fn flows_never_started_are_reported_as_skipped() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.yaml", "name: a\nsteps:\n  - exec: \"false\"\n");
+    write(d.path(), "b.yaml", "name: b\nsteps:\n  - exec: \"true\"\n");
+    write(d.path(), "c.yaml", "name: c\nsteps:\n  - exec: \"true\"\n");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args(["a.yaml", "b.yaml", "c.yaml", "--fail-fast"])
+        .args(["--report", "junit=j.xml", "--report", "html=h"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let flows: Vec<(&str, &str)> = report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(flows, [("a", "failed"), ("b", "skipped"), ("c", "skipped")]);
+    assert_eq!(
+        report["flows"][1]["error"]["message"],
+        "not run: --fail-fast stopped the run after a failure"
+    );
+    assert_eq!(report["summary"]["skipped"], 2);
+    assert_eq!(report["summary"]["total"], 3);
+    let junit = std::fs::read_to_string(d.path().join("j.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let suites = doc.root_element();
+    assert_eq!(suites.attribute("tests"), Some("3"), "{junit}");
+    assert_eq!(suites.attribute("skipped"), Some("2"), "{junit}");
+    let skipped: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase") && n.children().any(|c| c.has_tag_name("skipped")))
+        .map(|n| n.attribute("name").unwrap())
+        .collect();
+    assert_eq!(skipped, ["b", "c"], "{junit}");
+    let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    assert!(html.contains("not run: --fail-fast stopped the run after a failure"));
+    // Merged (as a shard's report would be), the counts stay the run's.
+    let mut c = runner(d.path());
+    c.args([
+        "merge-reports",
+        "report.json",
+        "--report",
+        "json=merged.json",
+    ]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let merged: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("merged.json")).unwrap())
+            .unwrap();
+    assert_eq!(merged["summary"], {
+        let mut s = report["summary"].clone();
+        s["duration_ms"] = merged["summary"]["duration_ms"].clone();
+        s
+    });
+    assert_eq!(merged["flows"].as_array().unwrap().len(), 3);
+    // On GitHub, only the failure that stopped the run is annotated.
+    let mut c = runner(d.path());
+    c.args([
+        "run",
+        "a.yaml",
+        "b.yaml",
+        "--fail-fast",
+        "--format",
+        "github",
+    ]);
+    let (_, stdout, _) = output(c);
+    assert_eq!(stdout.matches("::error ").count(), 1, "{stdout}");
+}
+
 #[test]
 fn exit_codes() {
     let d = tempfile::tempdir().unwrap();

@@ -39,7 +39,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
 
 /// Merges shard reports: every flow of every report (in file order, as one run lists them),
 /// counts made again from the flows; `total` is the suite's (each shard counts the flows of the
-/// others as skipped), the duration the longest shard's.
+/// others as skipped, and lists those it never started), the duration the longest shard's.
 pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
     let mut flows = Vec::new();
     let mut seen: std::collections::HashMap<(String, String), &Path> =
@@ -73,7 +73,7 @@ pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
         errors: count("error"),
         interrupted: count("interrupted"),
         flaky: flows.iter().filter(|f| f.flaky).count(),
-        skipped: total - flows.len(),
+        skipped: total - (flows.len() - count("skipped")),
         duration_ms: reports
             .iter()
             .map(|(_, r)| r.summary.duration_ms)

@@ -218,7 +218,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
     let count = flows.len() * args.repeat_each as usize;
     let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
-    let (results, interrupted) = runtime.block_on(async {
+    let (ran, interrupted) = runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
         let results = run_flows(
             rt,
@@ -236,10 +236,16 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         (results, cancel.is_cancelled())
     });
     crate::process::kill_all();
+    let results = ran.results;
     let not_run = count - results.len() + (total - count);
     let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
     let mut code = exit_code(&results, interrupted);
-    let report = Report::of(&results, &summary);
+    let why = if interrupted {
+        "not run: the run was interrupted"
+    } else {
+        "not run: --fail-fast stopped the run after a failure"
+    };
+    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
     for r in &reports {
         if let Err(e) = r.write_report(&report) {
             reporter.error(&e.to_string());

@@ -111,14 +111,22 @@ fn order_by_state(flows: Vec<Arc<LoadedFlow>>) -> (Vec<Arc<LoadedFlow>>, Vec<Vec
     (ordered, waits)
 }
 
+/// What a run did: the results of the flows that ran, and the flows it never started.
+pub(crate) struct Ran {
+    pub(crate) results: Vec<FlowResult>,
+    /// The flows `--fail-fast` (after a failure) or an interrupt kept from starting: name
+    /// (as reports show it) and file.
+    pub(crate) unstarted: Vec<(String, std::path::PathBuf)>,
+}
+
 /// Runs the flows; returns the results of those that ran, in the order given (flows that load
-/// a state another flow saves come after it, see `order_by_state`). A flow whose task panicked
-/// is an `internal` error result, never dropped.
+/// a state another flow saves come after it, see `order_by_state`), and those never started.
+/// A flow whose task panicked is an `internal` error result, never dropped.
 pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
     opts: RunOptions,
-) -> Vec<FlowResult> {
+) -> Ran {
     let (flows, waits) = order_by_state(flows);
     // Each flow's outcome, for the flows that wait for the state it saves: (name, passed).
     let done: Vec<Signal> = flows
@@ -139,28 +147,39 @@ pub(crate) async fn run_flows(
             .prelaunch(browser_spec(&rt, loaded), loaded.dir.clone());
     }
     let n = opts.repeat_each.max(1) as usize;
-    let runs = flows
+    let mut runs = flows
         .into_iter()
         .enumerate()
         .flat_map(|(at, l)| (1..=n).map(move |k| (at, l.clone(), k)));
-    for (index, (at, loaded, k)) in runs.enumerate() {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            () = rt.cancel.cancelled() => break,
-        };
-        if stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
-            break;
-        }
-        let rt = rt.clone();
-        let stop = stop.clone();
-        // Repeated runs are told apart by their names, in every report.
-        let name = if n > 1 {
+    // Repeated runs are told apart by their names, in every report.
+    let name_of = |loaded: &LoadedFlow, k: usize| {
+        if n > 1 {
             format!("{} [{k}/{n}]", loaded.flow.name)
         } else {
             loaded.flow.name.clone()
+        }
+    };
+    let mut unstarted = Vec::new();
+    let mut index = 0;
+    while let Some((at, loaded, k)) = runs.next() {
+        let permit = tokio::select! {
+            p = permits.clone().acquire_owned() => Some(p.expect("the semaphore is never closed")),
+            () = rt.cancel.cancelled() => None,
         };
+        if permit.is_none() || stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
+            unstarted.push((name_of(&loaded, k), loaded.path.clone()));
+            unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
+            break;
+        }
+        let permit = permit.expect("checked above");
+        let rt = rt.clone();
+        let stop = stop.clone();
+        let name = name_of(&loaded, k);
         let info = FlowInfo {
-            index,
+            index: {
+                index += 1;
+                index - 1
+            },
             name: name.clone(),
             file: loaded.doc.file.name().to_string(),
             steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
@@ -232,7 +251,7 @@ pub(crate) async fn run_flows(
             }
         });
     }
-    results
+    Ran { results, unstarted }
 }
 
 /// The result of a flow not run because a flow whose saved state it loads did not pass.

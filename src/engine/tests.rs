@@ -127,7 +127,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
             retries: 0,
             repeat_each: 1,
         };
-        let results = run_flows(rt, vec![loaded], opts).await;
+        let results = run_flows(rt, vec![loaded], opts).await.results;
         // As `runner run` does: the browser launched ahead for the flow (its `click` steps are
         // browser steps, faked here) is closed and its daemon ended, not left behind the test.
         rt_close.browser.wait_closed().await;

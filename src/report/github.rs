@@ -19,7 +19,13 @@ pub(crate) fn property(s: &str) -> String {
 /// the flow's file when it failed outside any step).
 pub(crate) fn annotations(r: &Report) -> String {
     let mut out = String::new();
-    for f in r.flows.iter().filter(|f| f.status != "passed") {
+    // A flow never started has no line of its own to point at: the failure that stopped the
+    // run is annotated.
+    for f in r
+        .flows
+        .iter()
+        .filter(|f| f.status != "passed" && f.status != "skipped")
+    {
         let (what, message, location) = match (f.failed_step(), &f.error) {
             (Some(step), _) => {
                 let e = step.error.as_ref();

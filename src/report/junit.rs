@@ -60,6 +60,14 @@ fn reruns(s: &mut TestCaseStatus, kind: NonSuccessKind, r: &Flow, steps: &[&Step
 
 fn case(r: &Flow) -> TestCase {
     let status = match r.status.as_str() {
+        // Never started (`--fail-fast`, an interrupt): listed, so the suite's count is the run's.
+        "skipped" => {
+            let mut s = TestCaseStatus::skipped();
+            if let Some(e) = &r.error {
+                s.set_message(e.message.clone());
+            }
+            s
+        }
         "passed" => {
             let mut s = TestCaseStatus::success();
             let flaky: Vec<&Step> = r.steps.iter().filter(|s| s.flaky).collect();

@@ -37,7 +37,7 @@ pub(crate) struct Counts {
 pub(crate) struct Flow {
     pub(crate) name: String,
     pub(crate) file: String,
-    /// passed | failed | error | interrupted.
+    /// passed | failed | error | interrupted | skipped (never started).
     pub(crate) status: String,
     pub(crate) duration_ms: u64,
     pub(crate) steps: Vec<Step>,
@@ -140,6 +140,30 @@ impl Report {
 
     pub(crate) fn duration(&self) -> Duration {
         Duration::from_millis(self.summary.duration_ms)
+    }
+
+    /// Adds the flows the run selected but never started, as `skipped` (with `why` as their
+    /// error), so a report lists every flow of the run (a JUnit dashboard counts them).
+    pub(crate) fn with_unstarted(
+        mut self,
+        unstarted: &[(String, std::path::PathBuf)],
+        why: &str,
+    ) -> Report {
+        self.flows.extend(unstarted.iter().map(|(name, file)| Flow {
+            name: name.clone(),
+            file: file.display().to_string(),
+            status: "skipped".to_string(),
+            duration_ms: 0,
+            steps: Vec::new(),
+            error: Some(Error {
+                kind: "not_run".to_string(),
+                message: why.to_string(),
+                location: None,
+            }),
+            flaky: false,
+            retry_errors: Vec::new(),
+        }));
+        self
     }
 }
 
