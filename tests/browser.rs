@@ -1358,6 +1358,47 @@ fn element_assertions_and_waits_are_strict() {
     assert_eq!(steps.len(), strict.len() + 4);
 }
 
+/// `checked`/`unchecked` need a checkbox or radio button and `value` a form field, as
+/// Playwright's toBeChecked and toHaveValue: on a <div> `unchecked` (and `not: checked`) passed
+/// and `value: { equals: "" }` passed, checking nothing. An ARIA checkbox found by CSS counts.
+#[test]
+fn state_assertions_refuse_an_element_without_that_state() {
+    let d = tempfile::tempdir().unwrap();
+    let refused = [
+        (
+            "expect: { unchecked: \"#plain\" }",
+            "expected css `#plain` to be unchecked, but it is <div>, not a checkbox or radio button",
+        ),
+        (
+            "expect: { not: { checked: \"#plain\" } }",
+            "expected not: css `#plain` to be checked, but it is <div>, not a checkbox or radio button",
+        ),
+        (
+            "expect: { value: { target: \"#plain\", equals: \"\" } }",
+            "expected value of css `#plain` to equal \"\", but it is <div>, which has no value (an input, a textarea or a select has one)",
+        ),
+    ];
+    let mut steps = String::from("  - open: \"{{ vars.base }}/states.html\"\n");
+    for (s, _) in refused {
+        steps.push_str(&format!(
+            "  - {s}\n    timeout: 300ms\n    continue_on_error: true\n"
+        ));
+    }
+    steps.push_str(
+        r##"  - expect: { checked: "#aria-box", unchecked: "#terms", value: { target: "#name", equals: Ada } }
+"##,
+    );
+    write(d.path(), "f.yaml", &flow("kinds", &steps));
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for (i, (s, why)) in refused.iter().enumerate() {
+        let step = &steps[i + 1];
+        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
+        assert_eq!(step["error"]["message"], *why, "`{s}`");
+    }
+    assert_eq!(steps.last().unwrap()["outcome"], "passed");
+}
+
 #[test]
 fn element_state_assertions_wait_and_say_what_they_found() {
     let d = tempfile::tempdir().unwrap();

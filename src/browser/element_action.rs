@@ -93,7 +93,7 @@ pub(super) async fn element(
                 combobox_took(&r, command, text, &got)?;
             }
         }
-        "type" if r.kind.role == "combobox" => {
+        "type" if r.kind.role == "combobox" && r.target.starts_with('@') => {
             let got = session
                 .cmd(
                     "get",

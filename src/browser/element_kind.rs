@@ -57,6 +57,18 @@ impl ElementKind {
         self.tag == "input" && value_hint(&self.input_type).is_some()
     }
 
+    /// An element with a value (`expect: { value }`): a form field, or a widget whose role
+    /// has one.
+    pub(crate) fn has_value(&self) -> bool {
+        if !self.role.is_empty() {
+            return matches!(
+                self.role.as_str(),
+                "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "listbox"
+            );
+        }
+        matches!(self.tag.as_str(), "input" | "textarea" | "select")
+    }
+
     /// A `<select>` (a combobox or listbox in the snapshot).
     pub(crate) fn is_select(&self) -> bool {
         if self.role.is_empty() {

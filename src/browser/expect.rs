@@ -40,10 +40,11 @@ pub(crate) async fn expect(
 struct Outcome {
     what: String,
     failure: Option<String>,
-    /// The element it is about, when it is not on the page: the check fails, and so does its
-    /// `not` (`not: { enabled: X }` does not pass for an X that is missing; `not: { visible: X }`
-    /// does, as absent is one way of not being visible).
-    absent: Option<String>,
+    /// Why the check cannot be asked of its element at all (it is not on the page; it is not a
+    /// checkbox): the check fails, and so does its `not` (`not: { enabled: X }` does not pass
+    /// for an X that is missing; `not: { visible: X }` does, as absent is one way of not being
+    /// visible).
+    unfit: Option<String>,
 }
 
 impl Outcome {
@@ -51,15 +52,20 @@ impl Outcome {
         Outcome {
             what: what.into(),
             failure,
-            absent: None,
+            unfit: None,
         }
     }
 
     /// The check of an element (`target`, described) that is not on the page.
     fn missing(what: String, target: String) -> Outcome {
+        Outcome::unfit(what, format!("{target} is not on the page"))
+    }
+
+    /// A check its element cannot answer, and `why`.
+    fn unfit(what: String, why: String) -> Outcome {
         Outcome {
-            failure: Some(format!("expected {what}, but {target} is not on the page")),
-            absent: Some(target),
+            failure: Some(format!("expected {what}, but {why}")),
+            unfit: Some(why),
             what,
         }
     }
@@ -75,11 +81,8 @@ async fn failed(session: &mut Session, e: &ExpectAction) -> Result<Vec<String>, 
         .collect();
     if let Some(n) = &e.not {
         for o in check_all(session, n).await? {
-            if let Some(target) = o.absent {
-                out.push(format!(
-                    "expected not: {}, but {target} is not on the page",
-                    o.what
-                ));
+            if let Some(why) = o.unfit {
+                out.push(format!("expected not: {}, but {why}", o.what));
             } else if o.failure.is_none() {
                 out.push(format!("expected not: {}, but it is so", o.what));
             }
@@ -136,6 +139,16 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         let what = format!("{} to be {state}", describe(sel));
         out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
+            // As Playwright's toBeChecked: a <div> is neither checked nor unchecked.
+            Some(r) if query == "checked" && !(r.kind.is_checkbox() || r.kind.is_radio()) => {
+                Outcome::unfit(
+                    what,
+                    format!(
+                        "it is {}, not a checkbox or radio button",
+                        r.kind.describe()
+                    ),
+                )
+            }
             Some(r) => {
                 let failure = (session.is(query, &r.target).await? != want)
                     .then(|| format!("expected {what}, but it is not"));
@@ -168,6 +181,14 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         let what = format!("{of} {}", m.describe());
         out.push(match resolve_now_one(session, &tm.target).await? {
             None => Outcome::missing(what, describe(&tm.target)),
+            // As Playwright's toHaveValue: only a field has a value to compare.
+            Some(r) if key == "value" && !r.kind.has_value() => Outcome::unfit(
+                what,
+                format!(
+                    "it is {}, which has no value (an input, a textarea or a select has one)",
+                    r.kind.describe()
+                ),
+            ),
             Some(r) => {
                 let data = session.cmd("get", &[key.to_string(), r.target], t).await?;
                 let got = data

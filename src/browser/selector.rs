@@ -426,7 +426,7 @@ const MARK_JS: &str = r#"
   if (el) {
     if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
     out.id = el.dataset.runnerSel;
-    out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable };
+    out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }
   return out;"#;
 
@@ -586,7 +586,8 @@ async fn try_once(
                 .get("editable")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
-            role: String::new(),
+            // An explicit widget role (`<div role=checkbox>`) says what the element is.
+            role: field("role"),
         },
     }))
 }
