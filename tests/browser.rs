@@ -26,6 +26,29 @@ fn all_pass_but_last(report: &serde_json::Value) -> String {
     last["error"]["message"].as_str().unwrap_or("").to_string()
 }
 
+/// Each of `steps` (one-line steps) as a step that may fail (`continue_on_error`) within
+/// `timeout`, for a flow's steps.
+fn tolerated<'a>(steps: impl IntoIterator<Item = &'a str>, timeout: &str) -> String {
+    steps
+        .into_iter()
+        .map(|s| format!("  - {s}\n    timeout: {timeout}\n    continue_on_error: true\n"))
+        .collect()
+}
+
+/// The error messages of the report's steps `from..from + steps.len()`, each of which (one of
+/// `steps`, named in the message) must have failed.
+fn failures<'a>(report: &'a Value, from: usize, steps: &[&str]) -> Vec<&'a str> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let step = &report["flows"][0]["steps"][from + i];
+            assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
+            step["error"]["message"].as_str().unwrap_or_default()
+        })
+        .collect()
+}
+
 /// Runs `c` to its end: its pid (to look for what it left), exit code and stderr.
 fn run_keeping_pid(mut c: std::process::Command) -> (u32, Option<i32>, String) {
     let child = c
@@ -818,11 +841,7 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
     ];
     let mut steps =
         String::from("  - open: \"{{ vars.base }}/actionable.html\"\n  - focus: \"#first\"\n");
-    for (s, _) in refused {
-        steps.push_str(&format!(
-            "  - {s}\n    timeout: 300ms\n    continue_on_error: true\n"
-        ));
-    }
+    steps.push_str(&tolerated(refused.iter().map(|(s, _)| *s), "300ms"));
     steps.push_str(
         r##"  - fill: { target: "#later", value: waited }
   - focus: "#aria-off"
@@ -833,16 +852,13 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
     );
     write(d.path(), "f.yaml", &flow("actionable", &steps));
     let report = flow_run(d.path()).arg("f.yaml").passes();
-    let steps = report["flows"][0]["steps"].as_array().unwrap();
-    for (i, (s, why)) in refused.iter().enumerate() {
-        let step = &steps[i + 2];
-        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
-        let msg = step["error"]["message"].as_str().unwrap_or_default();
+    let names: Vec<&str> = refused.iter().map(|(s, _)| *s).collect();
+    let msgs = failures(&report, 2, &names);
+    for ((s, why), msg) in refused.iter().zip(&msgs) {
         assert!(msg.contains(why), "`{s}`: {msg}");
     }
-    let msg = steps[2]["error"]["message"].as_str().unwrap();
     assert_eq!(
-        msg,
+        msgs[0],
         "`fill` needs an element it can type into, but css `#dis` is not one by the step's timeout: it is disabled"
     );
     // Nothing was typed anywhere, nothing was cleared or changed; the field enabled late got
@@ -881,6 +897,9 @@ fn fill_sets_dates_colours_and_numbers_or_fails() {
     continue_on_error: true
   - id: after
     eval: "[...document.querySelectorAll('input')].map(e => e.id + '=' + e.value).join(' ')"
+  - fill: { target: "#count", value: "+3" }
+  - id: signed
+    eval: "document.querySelector('#count').value"
 "##,
         ),
     );
@@ -910,6 +929,8 @@ fn fill_sets_dates_colours_and_numbers_or_fails() {
         step(&report, "after")["outputs"]["value"],
         "count=42 day=2024-05-06 time=13:45 colour=#ff8800 volume=30"
     );
+    // A number written with its sign is the number.
+    assert_eq!(step(&report, "signed")["outputs"]["value"], "3");
 }
 
 #[test]
@@ -1319,11 +1340,7 @@ fn element_assertions_and_waits_are_strict() {
         "expect: { visible: [ .msg, h1 ] }",
     ];
     let mut steps = String::from("  - open: \"{{ vars.base }}/twins.html\"\n");
-    for s in strict {
-        steps.push_str(&format!(
-            "  - {s}\n    timeout: 500ms\n    continue_on_error: true\n"
-        ));
-    }
+    steps.push_str(&tolerated(strict, "500ms"));
     steps.push_str(
         r##"  - expect:
       hidden: { css: .msg, nth: 0 }
@@ -1338,14 +1355,12 @@ fn element_assertions_and_waits_are_strict() {
     write(d.path(), "f.yaml", &flow("strict", &steps));
     let report = flow_run(d.path()).arg("f.yaml").passes();
     let steps = report["flows"][0]["steps"].as_array().unwrap();
-    for (i, s) in strict.iter().enumerate() {
-        let step = &steps[i + 1];
-        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
-        let msg = step["error"]["message"].as_str().unwrap_or_default();
+    let msgs = failures(&report, 1, &strict);
+    for (s, msg) in strict.iter().zip(&msgs) {
         assert!(msg.starts_with("strict mode: "), "`{s}`: {msg}");
         assert!(msg.contains("add `nth: N`"), "`{s}`: {msg}");
     }
-    let msg = steps[1]["error"]["message"].as_str().unwrap();
+    let msg = msgs[0];
     assert!(
         msg.contains("css `.msg` matches 2 elements")
             && msg.contains("[0] p.msg \"Saved\"")
@@ -1379,23 +1394,18 @@ fn state_assertions_refuse_an_element_without_that_state() {
         ),
     ];
     let mut steps = String::from("  - open: \"{{ vars.base }}/states.html\"\n");
-    for (s, _) in refused {
-        steps.push_str(&format!(
-            "  - {s}\n    timeout: 300ms\n    continue_on_error: true\n"
-        ));
-    }
+    steps.push_str(&tolerated(refused.iter().map(|(s, _)| *s), "300ms"));
     steps.push_str(
         r##"  - expect: { checked: "#aria-box", unchecked: "#terms", value: { target: "#name", equals: Ada } }
 "##,
     );
     write(d.path(), "f.yaml", &flow("kinds", &steps));
     let report = flow_run(d.path()).arg("f.yaml").passes();
+    let names: Vec<&str> = refused.iter().map(|(s, _)| *s).collect();
+    let whys: Vec<&str> = refused.iter().map(|(_, why)| *why).collect();
+    assert_eq!(failures(&report, 1, &names), whys);
     let steps = report["flows"][0]["steps"].as_array().unwrap();
-    for (i, (s, why)) in refused.iter().enumerate() {
-        let step = &steps[i + 1];
-        assert_eq!(step["outcome"], "failed", "`{s}` passed: {step}");
-        assert_eq!(step["error"]["message"], *why, "`{s}`");
-    }
+    assert_eq!(steps.len(), refused.len() + 2);
     assert_eq!(steps.last().unwrap()["outcome"], "passed");
 }
 

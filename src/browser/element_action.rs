@@ -5,14 +5,12 @@
 //! value). agent-browser does not check all of this itself; without it an action reports
 //! success after doing nothing, or after typing into another field.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::adapter::Cmd;
 use super::element_kind::value_hint;
-use super::selector::{Poll, Resolved, left, resolve_one};
+use super::selector::{DISABLED_JS, HAS_FOCUS_JS, Poll, READ_ONLY_JS, Resolved, left, resolve_one};
 use super::session::{Session, eval_args, is_answer};
 use crate::config::model::Selector;
 use crate::step::{ErrorKind, StepError};
@@ -40,7 +38,8 @@ pub(super) async fn element(
                 .await
                 .map(|()| done);
         }
-        // Checked before anything is cleared (as Playwright does).
+        // Checked before anything is cleared (as Playwright does); the browser then takes
+        // every number `is_number` lets through.
         if (r.kind.input_type == "number" || r.kind.role == "spinbutton") && !is_number(text) {
             return Err(not_a_number(&r, text));
         }
@@ -75,33 +74,10 @@ pub(super) async fn element(
                 ));
             }
         }
-        "fill" if !read.is_empty() => {
-            let field = |i: usize| {
-                read.get(i)
-                    .and_then(|d| d.get("value"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let (got, input_type) = (field(0), field(1).to_ascii_lowercase());
-            // Found through the snapshot, the field may be a date or a number field after all.
-            if value_hint(&input_type).is_some() && got != text {
-                set_value(session, &r, &input_type, text).await?;
-            } else if input_type == "number" && got.trim() != text.trim() {
-                return Err(not_a_number(&r, text));
-            } else if r.kind.role == "combobox" {
-                combobox_took(&r, command, text, &got)?;
-            }
-        }
-        "type" if r.kind.role == "combobox" && r.target.starts_with('@') => {
-            let got = session
-                .cmd(
-                    "get",
-                    &["value".to_string(), r.target.clone()],
-                    Duration::from_secs(5),
-                )
-                .await?;
-            let got = got.get("value").and_then(Value::as_str).unwrap_or("");
+        // A combobox in the snapshot may be a <select>, which agent-browser "fills" without
+        // changing it: what it holds was read in the same call (see `act`).
+        "fill" | "type" if !read.is_empty() => {
+            let got = read[0].get("value").and_then(Value::as_str).unwrap_or("");
             combobox_took(&r, command, text, got)?;
         }
         _ => {}
@@ -111,8 +87,8 @@ pub(super) async fn element(
 
 /// Runs `command` on the resolved element, in one call with runner's check that the element
 /// can take it (for an element with runner's CSS handle; one found through the snapshot, `@e5`,
-/// is checked first) and with what is read back after it: `check`/`uncheck` the state, `fill`
-/// the value and the input's type. Returns those reads. An element that cannot take the action
+/// is checked first) and with what is read back after it: `check`/`uncheck` the state, a
+/// snapshot combobox's value. Returns those reads. An element that cannot take the action
 /// yet is waited for (up to `deadline`), then the call is made again.
 async fn act(
     session: &mut Session,
@@ -136,12 +112,9 @@ async fn act(
     args.extend(extra.iter().cloned());
     let reads: Vec<Vec<String>> = match command {
         "check" | "uncheck" => vec![vec!["is".into(), "checked".into(), r.target.clone()]],
-        // What a fill left is read back where the field's type is not known (an element found
-        // through the snapshot may be a date or a number field) or may refuse the text.
-        "fill" if by_ref || r.kind.input_type == "number" => vec![
-            vec!["get".into(), "value".into(), r.target.clone()],
-            vec!["get".into(), "attr".into(), r.target.clone(), "type".into()],
-        ],
+        "fill" | "type" if by_ref && r.kind.role == "combobox" => {
+            vec![vec!["get".into(), "value".into(), r.target.clone()]]
+        }
         _ => Vec::new(),
     };
     let mut batch: Vec<Cmd<'_>> = Vec::new();
@@ -152,7 +125,12 @@ async fn act(
     batch.extend(reads.iter().map(|r| (r[0].as_str(), &r[1..])));
     loop {
         match session.cmds(&batch, left(deadline)).await {
-            Err(e) if e.message.contains(NOT_ACTIONABLE) && Instant::now() < deadline => {
+            Err(e) if e.message.contains(NOT_ACTIONABLE) => {
+                if Instant::now() >= deadline {
+                    let why = e.message.split(NOT_ACTIONABLE).nth(1).unwrap_or_default();
+                    let why = why.lines().next().unwrap_or_default();
+                    return Err(not_actionable(command, r, why));
+                }
                 actionable(session, command, r, deadline).await?;
             }
             done => {
@@ -187,23 +165,20 @@ fn combobox_took(r: &Resolved, command: &str, want: &str, got: &str) -> Result<(
     ))
 }
 
-/// Whether an element can take an action now: visible, not inert, enabled (`aria-disabled`
-/// counts, but for `focus`); for typing, not
-/// read-only; for typing and `focus`, focused (it is focused here, and must then have the
-/// focus). `true`, or why not.
+/// Whether an element can take an action now: visible, not inert, enabled (`DISABLED_JS`; an
+/// `aria-disabled` element stays focusable, so `focus` alone asks for native `:disabled` only);
+/// for typing, not read-only; for typing and `focus`, focused (it is focused here, and must
+/// then have the focus: `HAS_FOCUS_JS`). `true`, or why not.
 const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
   if (!el.isConnected) return 'it is gone from the page';
   const box = el.getBoundingClientRect();
   if (!(box.width > 0 && box.height > 0) || getComputedStyle(el).visibility !== 'visible') return 'it is not visible';
   if (el.closest('[inert]')) return 'it is inert';
-  // An aria-disabled element stays focusable (the ARIA pattern): only `focus` alone takes it.
-  if (enabled && (el.matches(':disabled') || ((typing || !focus) && el.closest('[aria-disabled="true"]')))) return 'it is disabled';
-  if (typing && (el.readOnly === true || el.getAttribute('aria-readonly') === 'true')) return 'it is read-only';
+  if (enabled && (focus && !typing ? el.matches(':disabled') : DISABLED)) return 'it is disabled';
+  if (typing && READ_ONLY) return 'it is read-only';
   if (focus) {
     el.focus();
-    let a = el.ownerDocument.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    if (!a || !(a === el || el.contains(a))) return 'it cannot take the focus';
+    if (!HAS_FOCUS) return 'it cannot take the focus';
   }
   return true;
 })"#;
@@ -300,10 +275,11 @@ impl Guard {
 
     /// The check, as an expression on `el`: `true`, or why not.
     fn expr(&self) -> String {
-        format!(
-            "{ACTIONABLE_JS}({}, {}, {})",
-            self.enabled, self.typing, self.focus
-        )
+        let check = ACTIONABLE_JS
+            .replace("DISABLED", DISABLED_JS)
+            .replace("READ_ONLY", READ_ONLY_JS)
+            .replace("HAS_FOCUS", HAS_FOCUS_JS);
+        format!("{check}({}, {}, {})", self.enabled, self.typing, self.focus)
     }
 
     /// The check as a script that throws (failing the call it is part of) when the element
@@ -332,7 +308,7 @@ async fn actionable(
     let Some(guard) = Guard::of(command) else {
         return Ok(());
     };
-    let (js, needs) = (guard.expr(), guard.needs);
+    let js = guard.expr();
     let mut poll = Poll::new();
     let mut why = String::new();
     loop {
@@ -343,15 +319,21 @@ async fn actionable(
             None => {}
         }
         if !poll.wait(deadline).await {
-            return Err(StepError::new(
-                ErrorKind::CommandFailed,
-                format!(
-                    "`{command}` needs {needs}, but {} is not one by the step's timeout: {why}",
-                    r.matched
-                ),
-            ));
+            return Err(not_actionable(command, r, &why));
         }
     }
+}
+
+/// An action's element that still cannot take it at the step's timeout, and `why`.
+fn not_actionable(command: &str, r: &Resolved, why: &str) -> StepError {
+    let needs = Guard::of(command).map_or("an element that takes it", |g| g.needs);
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`{command}` needs {needs}, but {} is not one by the step's timeout: {why}",
+            r.matched
+        ),
+    )
 }
 
 /// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
@@ -359,16 +341,14 @@ async fn actionable(
 pub(super) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
     let k = &r.kind;
     let needs = match command {
-        "fill" if !k.is_text_field() && !k.takes_value() => Some(if k.input_type == "file" {
-            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
-        } else {
-            "a text field".to_string()
-        }),
-        "type" if !k.is_text_field() => Some(if k.input_type == "file" {
-            "a text field (a file input takes files: `upload: { target, files }`)".to_string()
-        } else {
-            "a text field".to_string()
-        }),
+        // `fill` also sets a date, a colour, a range (`set_value`).
+        "fill" | "type" if !(k.is_text_field() || command == "fill" && k.takes_value()) => {
+            Some(if k.input_type == "file" {
+                "a text field (a file input takes files: `upload: { target, files }`)".to_string()
+            } else {
+                "a text field".to_string()
+            })
+        }
         "upload" if !(k.tag == "input" && k.input_type == "file") => {
             Some("a file input (`<input type=file>`)".to_string())
         }

@@ -157,15 +157,15 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         });
     }
     for (state, sel, js) in [
-        ("editable", &e.editable, EDITABLE_JS),
-        ("focused", &e.focused, FOCUSED_JS),
+        ("editable", &e.editable, editable_js()),
+        ("focused", &e.focused, FOCUSED_JS.to_string()),
     ] {
         let Some(sel) = sel else { continue };
         let what = format!("{} to be {state}", describe(sel));
         out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
             Some(r) => {
-                let failure = match super::selector::element_eval(session, &r, js).await? {
+                let failure = match super::selector::element_eval(session, &r, &js).await? {
                     Some(Value::Bool(true)) => None,
                     Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
                     _ => Some(format!("expected {what}, but it is gone from the page")),
@@ -372,15 +372,19 @@ async fn request_outcome(
 }
 
 /// Whether an element can be typed into: `true`, or why not.
-const EDITABLE_JS: &str = r#"(() => {
+fn editable_js() -> String {
+    r#"(() => {
   if (el.isContentEditable) return true;
   const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
   const role = el.getAttribute('role');
   if (!field && !['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role)) return 'it is not a form field';
-  if (el.disabled || el.getAttribute('aria-disabled') === 'true' || el.closest('fieldset[disabled]')) return 'it is disabled';
-  if (el.readOnly || el.getAttribute('aria-readonly') === 'true') return 'it is read-only';
+  if (DISABLED) return 'it is disabled';
+  if (READ_ONLY) return 'it is read-only';
   return true;
-})()"#;
+})()"#
+        .replace("DISABLED", super::selector::DISABLED_JS)
+        .replace("READ_ONLY", super::selector::READ_ONLY_JS)
+}
 
 /// Whether the element has the focus (through shadow roots), or what has it.
 const FOCUSED_JS: &str = r#"(() => {

@@ -592,6 +592,15 @@ async fn try_once(
     }))
 }
 
+/// Whether `el` is disabled: natively (`:disabled`, a disabled fieldset included) or by
+/// `aria-disabled` on it or an ancestor (Playwright's rule).
+pub(crate) const DISABLED_JS: &str =
+    r#"(el.matches(':disabled') || !!el.closest('[aria-disabled="true"]'))"#;
+
+/// Whether `el` refuses typed text: read-only, natively or by `aria-readonly`.
+pub(crate) const READ_ONLY_JS: &str =
+    r#"(el.readOnly === true || el.getAttribute('aria-readonly') === 'true')"#;
+
 /// Whether the element or one inside it has the focus.
 pub(crate) const HAS_FOCUS_JS: &str = r#"(() => {
   let a = el.ownerDocument.activeElement;
