@@ -160,26 +160,22 @@ pub(crate) async fn run_flows(
         }
     };
     let mut unstarted = Vec::new();
-    let mut index = 0;
-    while let Some((at, loaded, k)) = runs.next() {
+    for (index, (at, loaded, k)) in runs.by_ref().enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => Some(p.expect("the semaphore is never closed")),
             () = rt.cancel.cancelled() => None,
         };
-        if permit.is_none() || stop.load(Ordering::SeqCst) || rt.cancel.is_cancelled() {
+        let Some(permit) =
+            permit.filter(|_| !stop.load(Ordering::SeqCst) && !rt.cancel.is_cancelled())
+        else {
             unstarted.push((name_of(&loaded, k), loaded.path.clone()));
-            unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
             break;
-        }
-        let permit = permit.expect("checked above");
+        };
         let rt = rt.clone();
         let stop = stop.clone();
         let name = name_of(&loaded, k);
         let info = FlowInfo {
-            index: {
-                index += 1;
-                index - 1
-            },
+            index,
             name: name.clone(),
             file: loaded.doc.file.name().to_string(),
             steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
@@ -238,6 +234,8 @@ pub(crate) async fn run_flows(
         });
         handles.push((identity, handle));
     }
+    // What the loop left: the flows after the one it stopped at.
+    unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
     let mut results = Vec::new();
     for ((name, file), h) in handles {
         results.push(match h.await {
