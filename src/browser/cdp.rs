@@ -536,6 +536,11 @@ mod tests {
             .unwrap()
     }
 
+    /// The error of calling `method` (with no parameters), which must fail.
+    async fn call_err(cdp: &Cdp, method: &str, timeout: Duration) -> String {
+        cdp.call(method, json!({}), timeout).await.unwrap_err()
+    }
+
     fn events() -> (OnEvent, Arc<std::sync::Mutex<Vec<Value>>>) {
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let s = seen.clone();
@@ -584,10 +589,7 @@ mod tests {
         })
         .await;
         let cdp = connected(&url).await;
-        let e = cdp
-            .call("Target.closeTarget", json!({}), Duration::from_secs(5))
-            .await
-            .unwrap_err();
+        let e = call_err(&cdp, "Target.closeTarget", Duration::from_secs(5)).await;
         assert_eq!(e, "Target.closeTarget: No target with given id");
     }
 
@@ -598,18 +600,12 @@ mod tests {
         let cdp = connected(&url).await;
         let long = Duration::from_secs(30);
         let started = std::time::Instant::now();
-        let e = cdp
-            .call("Target.createBrowserContext", json!({}), long)
-            .await
-            .unwrap_err();
+        let e = call_err(&cdp, "Target.createBrowserContext", long).await;
         assert_eq!(
             e,
             "Target.createBrowserContext: the browser closed its DevTools connection"
         );
-        let e = cdp
-            .call("Browser.getVersion", json!({}), long)
-            .await
-            .unwrap_err();
+        let e = call_err(&cdp, "Browser.getVersion", long).await;
         assert_eq!(
             e,
             "Browser.getVersion: the browser closed its DevTools connection"
@@ -635,10 +631,7 @@ mod tests {
         })
         .await;
         let cdp = connected(&url).await;
-        let e = cdp
-            .call("Slow.call", json!({}), Duration::from_millis(200))
-            .await
-            .unwrap_err();
+        let e = call_err(&cdp, "Slow.call", Duration::from_millis(200)).await;
         assert!(e.starts_with("Slow.call: no answer in"), "{e}");
         let ok = cdp
             .call("Browser.getVersion", json!({}), Duration::from_secs(5))
