@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::task::JoinHandle;
 
-use super::adapter::AgentBrowser;
-use super::pool::{BrowserSpec, Worker};
+use super::worker::{BrowserSpec, Worker};
+use crate::browser::driver::adapter::AgentBrowser;
 use crate::step::{ErrorKind, StepError};
 
 /// A browser being launched, and the settings it is launched with.

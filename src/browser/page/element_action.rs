@@ -8,10 +8,10 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::adapter::Cmd;
 use super::element_kind::value_hint;
 use super::selector::{DISABLED_JS, HAS_FOCUS_JS, Poll, READ_ONLY_JS, Resolved, left, resolve_one};
-use super::session::{Session, eval_args, is_answer};
+use crate::browser::driver::adapter::Cmd;
+use crate::browser::driver::session::{Session, eval_args, is_answer};
 use crate::config::model::Selector;
 use crate::step::{ErrorKind, StepError};
 
@@ -20,7 +20,7 @@ use crate::step::{ErrorKind, StepError};
 /// must be of the kind the action needs and able to take it, and what the action did is read
 /// back (`check`/`uncheck`: the state changed; `fill`: the field holds the text). Never a
 /// fallback to whatever element has the focus.
-pub(super) async fn element(
+pub(crate) async fn element(
     session: &mut Session,
     command: &str,
     sel: &Selector,
@@ -338,7 +338,7 @@ fn not_actionable(command: &str, r: &Resolved, why: &str) -> StepError {
 
 /// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
 /// field, `uncheck` on a radio button), instead of reporting success and doing nothing.
-pub(super) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
+pub(crate) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
     let k = &r.kind;
     let needs = match command {
         // `fill` also sets a date, a colour, a range (`set_value`).

@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Alt, Poll, alternatives, resolve_now_one};
-use super::session::Session;
+use crate::browser::driver::session::Session;
+use crate::browser::page::selector::{Alt, Poll, alternatives, resolve_now_one};
 use crate::config::model::{
     CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
 };
@@ -165,11 +165,12 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
             Some(r) => {
-                let failure = match super::selector::element_eval(session, &r, &js).await? {
-                    Some(Value::Bool(true)) => None,
-                    Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
-                    _ => Some(format!("expected {what}, but it is gone from the page")),
-                };
+                let failure =
+                    match crate::browser::page::selector::element_eval(session, &r, &js).await? {
+                        Some(Value::Bool(true)) => None,
+                        Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
+                        _ => Some(format!("expected {what}, but it is gone from the page")),
+                    };
                 Outcome::new(what, failure)
             }
         });
@@ -273,11 +274,11 @@ async fn dialog_outcome(
         parts.push(if a { "accepted" } else { "dismissed" }.to_string());
     }
     let what = format!("the last dialog to be {}", parts.join(", "));
-    super::dialog::take_watched(session)?;
-    let open = super::dialog::open(session).await?;
+    crate::browser::driver::dialog::take_watched(session)?;
+    let open = crate::browser::driver::dialog::open(session).await?;
     let (seen, still_open) = match (open, session.dialog_default) {
         (Some(o), Some(accept)) => (
-            Some(super::dialog::answer(session, o, accept, None).await?),
+            Some(crate::browser::driver::dialog::answer(session, o, accept, None).await?),
             false,
         ),
         (Some(o), None) => (Some(o), true),
@@ -382,8 +383,8 @@ fn editable_js() -> String {
   if (READ_ONLY) return 'it is read-only';
   return true;
 })()"#
-        .replace("DISABLED", super::selector::DISABLED_JS)
-        .replace("READ_ONLY", super::selector::READ_ONLY_JS)
+        .replace("DISABLED", crate::browser::page::selector::DISABLED_JS)
+        .replace("READ_ONLY", crate::browser::page::selector::READ_ONLY_JS)
 }
 
 /// Whether the element has the focus (through shadow roots), or what has it.
@@ -495,7 +496,7 @@ fn describe(sel: &Selector) -> String {
 
 /// How many elements match the first alternative of a selector (one or none with `nth`).
 pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<i64, StepError> {
-    let n = super::selector::count(session, sel).await?;
+    let n = crate::browser::page::selector::count(session, sel).await?;
     Ok(i64::try_from(n).unwrap_or(i64::MAX))
 }
 

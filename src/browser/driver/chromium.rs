@@ -177,7 +177,7 @@ mod tests {
             ]
         );
         assert_eq!(split_args(""), Vec::<String>::new());
-        let ours = split_args(crate::browser::adapter::CHROMIUM_ARGS);
+        let ours = split_args(crate::browser::driver::adapter::CHROMIUM_ARGS);
         assert_eq!(
             ours.iter()
                 .filter(|a| a.starts_with("--disable-features="))

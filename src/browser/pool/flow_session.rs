@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use super::host::BrowserHost;
-use super::pool::{BrowserSpec, Context, Worker};
-use super::session::Session;
+use super::worker::{BrowserSpec, Context, Worker};
+use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
 /// The key of the flow at `index` in this run (its background agents are filed under it).
@@ -39,7 +39,7 @@ enum Slot {
 pub(crate) struct ContextSetup {
     /// The answer to a confirm or prompt no `dialog` step answers: true accepts.
     pub(crate) dialogs: Option<bool>,
-    pub(crate) emulation: super::pool::Emulation,
+    pub(crate) emulation: super::worker::Emulation,
     /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
     /// which saves files on its own machine.
     pub(crate) downloads: Option<PathBuf>,
@@ -166,7 +166,7 @@ impl FlowBrowser {
         let Slot::Ready(l) = &mut *guard else {
             return None;
         };
-        super::dialog::take_watched(&mut l.session).err()
+        crate::browser::driver::dialog::take_watched(&mut l.session).err()
     }
 
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
@@ -188,7 +188,10 @@ impl FlowBrowser {
         let dialog = if s.unsettled() {
             None
         } else {
-            super::dialog::open_within(s, t).await.ok().flatten()
+            crate::browser::driver::dialog::open_within(s, t)
+                .await
+                .ok()
+                .flatten()
         };
         if let Some(mut open) = dialog {
             let message = masker.mask(open["message"].as_str().unwrap_or(""));

@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::adapter::{Cause, RefInfo, ref_number};
 pub(crate) use super::element_kind::ElementKind;
-use super::session::Session;
+use crate::browser::driver::adapter::{Cause, RefInfo, ref_number};
+use crate::browser::driver::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
 use crate::step::{ErrorKind, StepError};
 

@@ -16,9 +16,9 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::adapter::{RefInfo, ref_number};
 use super::selector::resolve_now;
-use super::session::Session;
+use crate::browser::driver::adapter::{RefInfo, ref_number};
+use crate::browser::driver::session::Session;
 use crate::config::model::{
     Action, FillAction, OneOrMany, Scalar, SelectAction, Selector, SelectorObject,
 };

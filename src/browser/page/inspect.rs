@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::selector::{Alt, alternatives, js_str};
-use super::session::Session;
+use crate::browser::driver::session::Session;
 use crate::config::duration::parse_size;
 use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem, Size};
 use crate::step::{ErrorKind, StepError};

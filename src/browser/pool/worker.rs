@@ -16,11 +16,11 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::adapter::{AgentBrowser, CHROMIUM_ARGS};
-use super::cdp::{Cdp, Link};
-use super::chromium::Chromium;
-use super::dialog_watch::Watch;
-use super::session::Session;
+use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
+use crate::browser::driver::cdp::{Cdp, Link};
+use crate::browser::driver::chromium::Chromium;
+use crate::browser::driver::dialog_watch::Watch;
+use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
 /// How long a DevTools call may take before its browser counts as wedged.
@@ -263,7 +263,7 @@ impl Worker {
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
         // clears agent-browser's record (the new tab has no dialog to answer).
-        if let Ok(Some(_)) = super::dialog::open(session).await {
+        if let Ok(Some(_)) = crate::browser::driver::dialog::open(session).await {
             let _ = session
                 .cmd("dialog", &["dismiss".to_string()], Duration::from_secs(5))
                 .await;
@@ -284,7 +284,7 @@ impl Worker {
         &self,
         context: &Context,
         dir: &std::path::Path,
-    ) -> Result<super::downloads::Downloads, StepError> {
+    ) -> Result<crate::browser::driver::downloads::Downloads, StepError> {
         let fail = |e: String| {
             StepError::new(
                 ErrorKind::Environment,
@@ -295,15 +295,15 @@ impl Worker {
             .save_downloads(&context.id, dir, CDP_TIMEOUT)
             .await
             .map_err(fail)?;
-        Ok(super::downloads::Downloads::new(
+        Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
             dir.to_path_buf(),
         ))
     }
 
     /// The flow's tabs, for its session.
-    pub(crate) fn tabs(&self, context: &Context) -> super::session::Tabs {
-        super::session::Tabs {
+    pub(crate) fn tabs(&self, context: &Context) -> crate::browser::driver::session::Tabs {
+        crate::browser::driver::session::Tabs {
             cdp: self.cdp.clone(),
             context: context.id.clone(),
             order: vec![context.target.clone()],

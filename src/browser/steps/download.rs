@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::downloads::{Downloads, free_name, safe_name};
-use super::selector::{Poll, left, resolve_one};
-use super::session::Session;
+use crate::browser::driver::downloads::{Downloads, free_name, safe_name};
+use crate::browser::driver::session::Session;
+use crate::browser::page::selector::{Poll, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
 
 /// `download`: clicks the target and waits (up to the step's timeout) for the download it
@@ -51,7 +51,8 @@ async fn run(
     // Downloads begun before this step are not its (they keep their own fate).
     downloads.refresh().await?;
     let before: Vec<String> = downloads.seen.iter().map(|x| x.guid.clone()).collect();
-    let fresh = |x: &super::downloads::Download| !x.taken && !before.contains(&x.guid);
+    let fresh =
+        |x: &crate::browser::driver::downloads::Download| !x.taken && !before.contains(&x.guid);
     let r = resolve_one(session, &d.target, deadline).await?;
     let t = left(deadline);
     // A link's download is the one of its URL: a download a step before this one started may
@@ -200,7 +201,7 @@ async fn link_url(
     };
     let js = format!(
         "(() => {{ try {{ return new URL({}, location.href).href; }} catch (e) {{ return null; }} }})()",
-        super::selector::js_str(href)
+        crate::browser::page::selector::js_str(href)
     );
     Ok(session.eval(&js, t).await?.as_str().map(str::to_string))
 }

@@ -1,0 +1,87 @@
+//! The browser steps: each turns a typed action into agent-browser commands on the flow's
+//! session and returns the step's outputs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::browser::driver::session::Session;
+use crate::browser::page::element_action::element;
+use crate::config::model::{Action, OneOrMany};
+use crate::step::{ErrorKind, StepError};
+
+/// Where a browser step writes files.
+pub(crate) struct StepFiles {
+    /// The run's artifacts directory for this flow.
+    pub(crate) dir: PathBuf,
+    /// `NNN-<id>`: the prefix of this step's files.
+    pub(crate) base: String,
+}
+
+/// Runs one browser action (the page checks of an `expect` included).
+pub(crate) async fn run_step(
+    session: &mut Session,
+    action: Action,
+    timeout: Duration,
+    files: &StepFiles,
+) -> Result<Value, StepError> {
+    let deadline = Instant::now() + timeout;
+    // A dialog the previous step left open gets the flow's answer first (an `expect` of the
+    // dialog reads it as it is, and a `dialog` step answers it itself).
+    let reads_dialog = matches!(&action, Action::Expect(e) if e.dialog.is_some());
+    if !matches!(action, Action::Dialog(_)) && !reads_dialog {
+        crate::browser::driver::dialog::settle(session).await?;
+    }
+    match action {
+        Action::Open(url) => super::navigation::open(session, &url, timeout).await,
+        Action::Snapshot(t) => super::reads::snapshot(session, t, deadline, timeout).await,
+        Action::Click(s) => element(session, "click", &s, &[], deadline).await,
+        Action::Dblclick(s) => element(session, "dblclick", &s, &[], deadline).await,
+        Action::Hover(s) => element(session, "hover", &s, &[], deadline).await,
+        Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
+        Action::Check(s) => element(session, "check", &s, &[], deadline).await,
+        Action::Upload(u) => super::files::upload(session, &u, deadline).await,
+        Action::Dialog(d) => super::tabs::dialog(session, &d, deadline).await,
+        Action::Tab(t) => super::tabs::tab(session, &t, deadline).await,
+        Action::Route(r) => super::network::route(session, &r, timeout).await,
+        Action::State(s) => super::network::save_state(session, &s.save, timeout).await,
+        Action::Download(d) => super::download::download(session, &d, &files.dir, deadline).await,
+        Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
+        Action::Fill(f) => {
+            element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
+        }
+        Action::Type(f) => {
+            element(session, "type", &f.target, &[f.value.to_string()], deadline).await
+        }
+        Action::Select(f) => {
+            let values = match f.value {
+                OneOrMany::One(v) => vec![v],
+                OneOrMany::Many(v) => v,
+            };
+            element(session, "select", &f.target, &values, deadline).await
+        }
+        Action::Press(p) => super::keyboard::press(session, &p, deadline).await,
+        Action::Scroll(s) => super::pointer::scroll(session, &s, deadline).await,
+        Action::Wait(w) => super::navigation::wait(session, w, deadline).await,
+        Action::Screenshot(t) => {
+            super::files::screenshot(session, t, files, deadline, timeout).await
+        }
+        Action::Eval(js) => super::reads::eval(session, &js, timeout).await,
+        Action::Inspect(i) => crate::browser::page::inspect::inspect(session, &i, deadline).await,
+        Action::Expect(e) => super::expect::expect(session, &e, deadline).await,
+        // Listed one by one, so a new action has to be placed in a family.
+        other @ (Action::Agent(_)
+        | Action::Act(_)
+        | Action::StopAgent(_)
+        | Action::LinkState(_)
+        | Action::Exec(_)
+        | Action::Set(_)
+        | Action::Log(_)
+        | Action::RunFlow(_)) => Err(StepError::new(
+            ErrorKind::Environment,
+            format!("internal error: `{}` is not a browser step", other.key()),
+        )),
+    }
+}

@@ -1,0 +1,121 @@
+//! Files in and out of the page: `upload` and `screenshot`. (`download` has a file of its own.)
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::dispatch::StepFiles;
+use crate::browser::driver::session::Session;
+use crate::browser::page::element_action::fits;
+use crate::browser::page::selector::{js_str, left, resolve_one};
+use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
+use crate::step::{ErrorKind, StepError};
+
+/// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
+/// input, and the count the page then holds checked.
+pub(crate) async fn upload(
+    session: &mut Session,
+    u: &crate::config::model::UploadAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    let names = match &u.files {
+        OneOrMany::One(f) => vec![f.clone()],
+        OneOrMany::Many(v) => v.clone(),
+    };
+    let mut files = Vec::new();
+    for n in &names {
+        let p = session.cwd.join(n);
+        if !p.is_file() {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "no file to upload at {} (`{n}`, relative to the flow's directory)",
+                    p.display()
+                ),
+            ));
+        }
+        files.push(p.display().to_string());
+    }
+    let r = resolve_one(session, &u.target, deadline).await?;
+    fits("upload", &r)?;
+    let mut args = vec![r.target.clone()];
+    args.extend(files.iter().cloned());
+    let t = left(deadline);
+    session.cmd("upload", &args, t).await?;
+    // What the input then holds is read from the page: agent-browser counts the files it was
+    // given, and an input without `multiple` keeps one of them. `fits` let only an element known
+    // to be a file input through, which the resolver marks with a CSS handle (a snapshot ref
+    // carries no tag), so the handle reaches it.
+    let uploaded = session
+        .eval(
+            &format!("document.querySelector({}).files.length", js_str(&r.target)),
+            t,
+        )
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    if usize::try_from(uploaded).ok() != Some(files.len()) {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{} holds {uploaded} of the {} file(s) uploaded (an input without `multiple` takes one)",
+                r.matched,
+                files.len()
+            ),
+        ));
+    }
+    Ok(json!({
+        "matched": r.matched,
+        "matched_index": r.index,
+        "uploaded": uploaded,
+        "files": files,
+    }))
+}
+
+/// `screenshot`: the page (or its full length, or one element, strict) to a file inside the
+/// run's artifacts.
+pub(crate) async fn screenshot(
+    session: &mut Session,
+    t: Toggle<ScreenshotOptions>,
+    files: &StepFiles,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let (path, target, full) = match t {
+        Toggle::On(_) => (None, None, false),
+        Toggle::Options(o) => (o.path, o.target, o.full_page.unwrap_or(false)),
+    };
+    let path = match path {
+        // Screenshots stay inside the run's artifacts (a rendered path too).
+        Some(p) if crate::fs::leaves_dir(&p) => {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "screenshot path `{p}` leaves the artifacts directory; give a relative path without `..`"
+                ),
+            ));
+        }
+        Some(p) => files.dir.join(p),
+        None => files.dir.join(format!("{}.png", files.base)),
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot create {}: {e}", parent.display()),
+            )
+        })?;
+    }
+    let mut args = Vec::new();
+    if full {
+        args.push("--full".to_string());
+    }
+    if let Some(t) = target {
+        // One element, as an action would (Playwright's locator.screenshot is strict).
+        args.push(resolve_one(session, &t, deadline).await?.target);
+    }
+    args.push(path.display().to_string());
+    session.cmd("screenshot", &args, timeout).await?;
+    Ok(json!({ "path": path.display().to_string() }))
+}

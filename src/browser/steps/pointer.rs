@@ -1,0 +1,69 @@
+//! The wheel and the viewport: `scroll`. (`click`, `dblclick`, `hover`, `check` and `uncheck`
+//! act on one element: see `page::element_action`.)
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::browser::driver::session::Session;
+use crate::browser::page::selector::{element_eval, left, resolve_one};
+use crate::step::{ErrorKind, StepError};
+
+/// `scroll`: an element into view (then checked to be in the viewport), the page to its top or
+/// bottom, or the wheel by some pixels; outputs the window's scroll position after.
+pub(crate) async fn scroll(
+    session: &mut Session,
+    s: &crate::config::model::ScrollAction,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    use crate::config::model::ScrollTo;
+    let t = left(deadline);
+    let mut out = json!({});
+    match s.to() {
+        Some(ScrollTo::Element(sel)) => {
+            let r = resolve_one(session, sel, deadline).await?;
+            session
+                .cmd("scrollintoview", std::slice::from_ref(&r.target), t)
+                .await?;
+            if element_eval(session, &r, IN_VIEW_JS).await? != Some(Value::Bool(true)) {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("scroll: {} is still outside the viewport", r.matched),
+                ));
+            }
+            out = json!({ "matched": r.matched, "matched_index": r.index });
+        }
+        Some(end @ (ScrollTo::Top | ScrollTo::Bottom)) => {
+            let y = if matches!(end, ScrollTo::Top) {
+                "0"
+            } else {
+                "document.scrollingElement.scrollHeight"
+            };
+            session
+                .eval(&format!("document.scrollingElement.scrollTo(0, {y})"), t)
+                .await?;
+        }
+        None => {
+            let by = s.by.unwrap_or(0);
+            let dir = if by < 0 { "up" } else { "down" };
+            session
+                .cmd(
+                    "scroll",
+                    &[dir.to_string(), by.unsigned_abs().to_string()],
+                    t,
+                )
+                .await?;
+        }
+    }
+    let pos = session
+        .eval(
+            "({ x: Math.round(window.scrollX), y: Math.round(window.scrollY) })",
+            t,
+        )
+        .await?;
+    out["x"] = pos.get("x").cloned().unwrap_or(Value::Null);
+    out["y"] = pos.get("y").cloned().unwrap_or(Value::Null);
+    Ok(out)
+}
+
+/// Whether an element's box meets the viewport.
+const IN_VIEW_JS: &str = "(() => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; })()";
