@@ -20,8 +20,8 @@ use super::replay::Driver;
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError, EdgeLabel};
 use crate::agent::{Skill, SkillCall, SkillEnv, call_skill};
-use crate::browser::adapter::{RefInfo, parse_snapshot_refs, ref_number};
-use crate::browser::intent::stable_selector;
+use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs, ref_number};
+use crate::browser::page::intent::stable_selector;
 use crate::browser::{Poll, Session, eval_args};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::exit;
-use crate::browser::adapter::{
+use crate::browser::driver::adapter::{
     AgentBrowser, find_binary, find_chromium, find_headless_chromium, named_chromium,
 };
 use crate::config::model::Action;

@@ -104,7 +104,7 @@ pub(crate) async fn state(
 /// the answer becomes the runner step it names, which runs as written out would.
 pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
     use crate::agent::{CacheMode, Skill, SkillCall, SkillEnv};
-    use crate::browser::intent;
+    use crate::browser::page::intent;
     let (rt, frame) = (cx.rt, cx.frame);
     let Action::Act(a) = action else {
         return Err(not_in_family(&action, "act"));

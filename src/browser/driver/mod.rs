@@ -10,4 +10,5 @@ pub(crate) mod daemon;
 pub(crate) mod dialog;
 pub(crate) mod dialog_watch;
 pub(crate) mod downloads;
+pub(crate) mod script;
 pub(crate) mod session;
