@@ -293,7 +293,7 @@ fn the_checks_catch_what_they_are_for() {
              #[cfg(test)]\n\
              mod tests {\n    use crate::engine::X;\n    fn f() { let _ = \"}\"; }\n}\n\
              pub(crate) struct Run;\n\
-             fn g() -> &'static str { \"crate::engine::X\" }\n\
+             fn g() -> [&'static str; 2] { [\"crate::engine::X\", r##\"\"# crate::engine::X\"##] }\n\
              use crate::{source::{a, b::{self}}, engine::{X, Y}};\n",
         ),
         ("source/mod.rs", "mod a;\nmod b;\n"),

@@ -91,12 +91,12 @@ fn blank(text: &str) -> String {
             while j < b.len() {
                 if !raw && b[j] == '\\' {
                     j += 2;
-                } else if b[j] == '"' && b[j + 1..].iter().take(hashes).all(|c| *c == '#') {
-                    if b.len() - j > hashes {
-                        j += 1 + hashes;
-                        break;
-                    }
-                    j += 1;
+                } else if b[j] == '"'
+                    && b[j + 1..].iter().take_while(|c| **c == '#').count() >= hashes
+                {
+                    // The closing quote and as many `#` as opened the raw string.
+                    j += 1 + hashes;
+                    break;
                 } else {
                     j += 1;
                 }
