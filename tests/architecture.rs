@@ -1,57 +1,182 @@
-//! The module graph, derived from the `crate::` and `super::` paths in `src/`, has no cycle:
-//! neither between top-level modules (`engine` may use the families, no family uses `engine`)
-//! nor between the files of one module. Test code (`#[cfg(test)]` modules) is left out.
+//! The architecture STYLE.md promises ("Which way the arrows point"), checked on the whole of
+//! `src/`: every `use` and every `crate::`/`super::`/`self::` path, in every file at every
+//! folder depth, resolved to the module it names (through re-exports such as `mod.rs`'s). Test
+//! code is left out: `#[cfg(test)] mod x { .. }` blocks, and the files of `#[cfg(test)] mod x;`
+//! or named `tests.rs`. The rules are the tables below; a failure names the file, the line and
+//! the rule.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::common::root;
 
-type Graph = BTreeMap<String, BTreeSet<String>>;
+mod read;
 
-/// The text of a file without its test module (everything from `#[cfg(test)]` on).
-fn code(text: &str) -> &str {
-    text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
+use read::{Import, Module, Tree, tree};
+
+/// Top-level modules in layers, highest first: a module imports only from layers below its own.
+/// `report` sits beside the engine: the commands print through it, while the engine and the
+/// families below it never print (the engine hands out events instead).
+const LAYERS: &[(&str, &[&str])] = &[
+    ("the commands", &["cli"]),
+    ("the interpreter and the output", &["engine", "report"]),
+    ("the step families", &["browser", "agent", "atlas"]),
+    (
+        "the shared step types and config",
+        &["step", "process", "config"],
+    ),
+    ("templates", &["template"]),
+    ("sources and files", &["source", "fs"]),
+];
+
+/// The imports allowed inside one layer: each exists today and together they make no cycle.
+const SAME_LAYER: &[(&str, &str)] = &[("atlas", "browser"), ("atlas", "agent")];
+
+/// The layer folders of `src/browser/`, highest first: a file in one imports only from folders
+/// of lower layers (`browser/mod.rs` re-exports from any). Folders that do not exist are skipped.
+const BROWSER_LAYERS: &[&[&str]] = &[&["steps"], &["page", "pool"], &["driver"]];
+
+/// The most lines a file under `src/` may have, its unit tests included.
+const MAX_LINES: usize = 600;
+
+impl Tree {
+    /// `src/x.rs:12: `crate::engine::X``: where an import is.
+    fn at(&self, i: &Import) -> String {
+        format!("{}:{}: `{}`", self.files[i.file].rel, i.line, i.written)
+    }
 }
 
-/// The first segment of every `crate::` path, and the first segment of every `super::` path.
-fn paths(text: &str, prefix: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut rest = text;
-    while let Some(i) = rest.find(prefix) {
-        // `foo_crate::x` is not `crate::x`.
-        let before = rest[..i].chars().last();
-        rest = &rest[i + prefix.len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+fn layer_of(m: &str) -> Option<usize> {
+    LAYERS.iter().position(|(_, ms)| ms.contains(&m))
+}
+
+/// Rule 1: top-level modules import only from layers below theirs (or along `SAME_LAYER`).
+fn layer_violations(t: &Tree) -> Vec<String> {
+    let mut out: Vec<String> = t
+        .modules
+        .iter()
+        .filter(|m| m.len() == 1 && layer_of(&m[0]).is_none())
+        .map(|m| {
+            format!(
+                "src/{}: rule LAYERS: the module `{}` is in no layer",
+                m[0], m[0]
+            )
+        })
+        .collect();
+    for i in &t.imports {
+        let (Some(a), Some(b)) = (t.files[i.file].module.first(), i.target.first()) else {
             continue;
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            // `use crate::{a::X, b}`: each item's first segment.
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let first: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !first.is_empty() {
-                    out.insert(first);
-                }
-            }
-        } else {
-            let first: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !first.is_empty() {
-                out.insert(first);
-            }
+        };
+        let (Some(la), Some(lb)) = (layer_of(a), layer_of(b)) else {
+            continue;
+        };
+        if a != b && !(la < lb || (la == lb && SAME_LAYER.contains(&(a.as_str(), b.as_str())))) {
+            out.push(format!(
+                "{}: rule LAYERS: `{a}` ({}) must not import `{b}` ({}): imports point down{}",
+                t.at(i),
+                LAYERS[la].0,
+                LAYERS[lb].0,
+                if la == lb { " or along SAME_LAYER" } else { "" }
+            ));
         }
     }
     out
 }
 
-/// A cycle in `g`, if there is one, as the list of its nodes.
+/// Rule 2: a layer folder of `browser/` imports only from the folders below it.
+fn browser_violations(t: &Tree) -> Vec<String> {
+    let layer = |m: &Module| {
+        let folder = m.get(1).filter(|_| m[0] == "browser")?;
+        let rank = BROWSER_LAYERS
+            .iter()
+            .position(|l| l.contains(&folder.as_str()))?;
+        Some((rank, folder.clone()))
+    };
+    let mut out = Vec::new();
+    for i in &t.imports {
+        let (Some((rf, from)), Some((rt, to))) = (layer(&t.files[i.file].module), layer(&i.target))
+        else {
+            continue;
+        };
+        if from != to && rf >= rt {
+            out.push(format!(
+                "{}: rule BROWSER_LAYERS: browser/{from}/ must not import browser/{to}/: \
+                 imports point down ({})",
+                t.at(i),
+                BROWSER_LAYERS
+                    .iter()
+                    .map(|l| l.join(", "))
+                    .collect::<Vec<_>>()
+                    .join(" > ")
+            ));
+        }
+    }
+    out
+}
+
+/// Rule 3: the files (and sub-folders) of one folder import each other without a cycle.
+fn cycle_violations(t: &Tree) -> Vec<String> {
+    // folder -> (child, child) -> where the first such import is.
+    let mut folders: BTreeMap<Module, BTreeMap<(String, String), String>> = BTreeMap::new();
+    for i in &t.imports {
+        let from = &t.files[i.file].module;
+        let p = from
+            .iter()
+            .zip(&i.target)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if p < from.len() && p < i.target.len() {
+            folders
+                .entry(from[..p].to_vec())
+                .or_default()
+                .entry((from[p].clone(), i.target[p].clone()))
+                .or_insert_with(|| t.at(i));
+        }
+    }
+    let mut out = Vec::new();
+    for (folder, edges) in &folders {
+        let mut g = Graph::new();
+        for (a, b) in edges.keys() {
+            g.entry(a.clone()).or_default().insert(b.clone());
+        }
+        if let Some(c) = cycle(&g) {
+            let why: Vec<&str> = c
+                .windows(2)
+                .map(|w| edges[&(w[0].clone(), w[1].clone())].as_str())
+                .collect();
+            out.push(format!(
+                "src/{}: rule no cycle in a folder: {}\n  {}",
+                folder.join("/"),
+                c.join(" -> "),
+                why.join("\n  ")
+            ));
+        }
+    }
+    out
+}
+
+/// Rule 4: every file under `src` (page scripts too) is at most `MAX_LINES` long.
+fn size_violations(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(src).sort_by_file_name() {
+        let entry = entry.expect("src/ is readable");
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue; // a directory
+        };
+        let lines = text.lines().count();
+        if lines > MAX_LINES {
+            out.push(format!(
+                "src/{}:{lines}: rule MAX_LINES: {lines} lines, more than {MAX_LINES}",
+                entry.path().strip_prefix(src).expect("under src").display()
+            ));
+        }
+    }
+    out
+}
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// A cycle in `g`, if there is one, as the list of its nodes (the first one again at the end).
 fn cycle(g: &Graph) -> Option<Vec<String>> {
     fn visit(
         n: &str,
@@ -92,111 +217,119 @@ fn cycle(g: &Graph) -> Option<Vec<String>> {
     None
 }
 
-/// (module graph, file graph per module) of the tree at `src`.
-fn graphs(src: &Path) -> (Graph, BTreeMap<String, Graph>) {
-    let mut modules = Graph::new();
-    let mut files: BTreeMap<String, Graph> = BTreeMap::new();
-    for entry in walkdir::WalkDir::new(src) {
-        let entry = entry.expect("src/ is readable");
-        let p = entry.path();
-        if p.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let rel = p.strip_prefix(src).expect("under src");
-        let parts: Vec<String> = rel
-            .iter()
-            .map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string())
-            .collect();
-        if parts.len() < 2 {
-            continue; // lib.rs, main.rs: the crate root
-        }
-        let module = parts[0].clone();
-        let file = parts[1..].join("/");
-        let text = std::fs::read_to_string(p).expect("a source file");
-        let text = code(&text);
-        let siblings: BTreeSet<String> = std::fs::read_dir(p.parent().expect("a directory"))
-            .expect("a module directory")
-            .flatten()
-            .filter_map(|e| {
-                let n = e.file_name().to_string_lossy().into_owned();
-                n.strip_suffix(".rs").map(str::to_string)
-            })
-            .filter(|n| n != "mod")
-            .collect();
-        for target in paths(text, "crate::") {
-            if target != module {
-                modules.entry(module.clone()).or_default().insert(target);
-            }
-        }
-        modules.entry(module.clone()).or_default();
-        // `mod.rs` only declares and re-exports; its files' own uses make the file graph.
-        if file == "mod" || parts.len() != 2 {
-            continue;
-        }
-        let mut uses: BTreeSet<String> = paths(text, "super::");
-        uses.extend(paths(text, &format!("crate::{module}::")));
-        let g = files.entry(module.clone()).or_default();
-        g.entry(file.clone()).or_default();
-        for u in uses {
-            if siblings.contains(&u) && u != file {
-                g.entry(file.clone()).or_default().insert(u);
-            }
-        }
-    }
-    (modules, files)
-}
-
-#[test]
-fn the_module_graph_has_no_cycle() {
-    let (modules, files) = graphs(&root().join("src"));
+/// Fails with every violation of one rule, one per line.
+fn assert_none(violations: &[String]) {
     assert!(
-        modules.len() >= 10,
-        "the graph must see the modules: {modules:?}"
-    );
-    if let Some(c) = cycle(&modules) {
-        panic!("module cycle: {}\ngraph: {modules:#?}", c.join(" -> "));
-    }
-    for (m, g) in &files {
-        if let Some(c) = cycle(g) {
-            panic!("file cycle in {m}/: {}", c.join(" -> "));
-        }
-    }
-    // The direction the architecture promises (README, "Architecture").
-    for family in [
-        "browser", "agent", "atlas", "config", "template", "source", "step", "process",
-    ] {
-        let uses = &modules[family];
-        assert!(
-            !uses.contains("engine") && !uses.contains("cli") && !uses.contains("report"),
-            "{family} must not depend on engine, cli or report: {uses:?}"
-        );
-    }
-    assert!(
-        !modules["report"].contains("cli") && !modules["report"].contains("engine"),
-        "report depends on neither cli nor engine: {:?}",
-        modules["report"]
+        violations.is_empty(),
+        "{} violation(s):\n{}",
+        violations.len(),
+        violations.join("\n")
     );
 }
 
+/// The library, read: it must see the modules and the files at every depth.
+fn library() -> Tree {
+    let t = tree(&root().join("src"));
+    let top = t.modules.iter().filter(|m| m.len() == 1).count();
+    assert!(
+        top >= 10 && t.files.len() >= 80 && t.imports.len() >= 500,
+        "the check must see the code: {top} modules, {} files, {} imports",
+        t.files.len(),
+        t.imports.len()
+    );
+    t
+}
+
 #[test]
-fn the_cycle_check_finds_cycles() {
-    // The check itself: a graph with a cycle is caught, and the parser reads grouped paths.
-    let mut g = Graph::new();
-    g.entry("a".into()).or_default().insert("b".into());
-    g.entry("b".into()).or_default().insert("c".into());
-    g.entry("c".into()).or_default().insert("a".into());
-    assert_eq!(cycle(&g).map(|c| c.len()), Some(4));
-    g.get_mut("c").unwrap().clear();
-    assert_eq!(cycle(&g), None);
-    let found = paths(
-        "use crate::{engine::X, step};\nlet y = crate::atlas::f(); my_crate::nope;",
-        "crate::",
+fn imports_point_down_the_layers() {
+    assert_none(&layer_violations(&library()));
+}
+
+#[test]
+fn browser_folders_import_only_down() {
+    assert_none(&browser_violations(&library()));
+}
+
+#[test]
+fn no_cycle_between_the_files_of_a_folder() {
+    assert_none(&cycle_violations(&library()));
+}
+
+#[test]
+fn every_source_file_is_at_most_600_lines() {
+    assert_none(&size_violations(&root().join("src")));
+}
+
+/// The checks themselves, on a small tree that breaks each rule once (and hides imports
+/// where only a careless reader would count them).
+#[test]
+fn the_checks_catch_what_they_are_for() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("src");
+    let files = [
+        ("lib.rs", "mod browser;\nmod engine;\nmod source;\n"),
+        (
+            "engine/mod.rs",
+            "pub(crate) struct X;\npub(crate) struct Y;\n",
+        ),
+        (
+            "browser/mod.rs",
+            "mod driver;\nmod page;\nmod pool;\nmod steps;\npub(crate) use steps::{Run as Go};\n",
+        ),
+        (
+            "browser/driver/mod.rs",
+            "mod cdp;\n#[cfg(test)]\nmod helpers;\n",
+        ),
+        // Through the re-export in browser/mod.rs: driver imports steps.
+        ("browser/driver/cdp.rs", "\nuse super::super::Go;\n"),
+        ("browser/page/mod.rs", "pub(crate) struct Find;\n"),
+        // Siblings: neither imports the other.
+        ("browser/pool/mod.rs", "use crate::browser::page::Find;\n"),
+        ("browser/driver/helpers.rs", "use crate::engine::X;\n"),
+        ("browser/driver/tests.rs", "use crate::engine::X;\n"),
+        (
+            "browser/steps/mod.rs",
+            "//! `crate::engine::X` in a comment\n\
+             #[cfg(test)]\n\
+             mod tests {\n    use crate::engine::X;\n    fn f() { let _ = \"}\"; }\n}\n\
+             pub(crate) struct Run;\n\
+             fn g() -> [&'static str; 2] { [\"crate::engine::X\", r##\"\"# crate::engine::X\"##] }\n\
+             use crate::{source::{a, b::{self}}, engine::{X, Y}};\n",
+        ),
+        ("source/mod.rs", "mod a;\nmod b;\n"),
+        ("source/a.rs", "fn f() { crate::source::b::g(); }\n"),
+        ("source/b.rs", "pub(crate) fn g() { self::super::a::f() }\n"),
+    ];
+    for (path, text) in files {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    std::fs::write(src.join("long.js"), "x\n".repeat(MAX_LINES + 1)).unwrap();
+    let t = tree(&src);
+    let at = |v: Vec<String>| -> Vec<String> {
+        v.iter()
+            .map(|m| m.split(": rule").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        at(layer_violations(&t)),
+        [
+            "src/browser/steps/mod.rs:9: `crate::engine::X`",
+            "src/browser/steps/mod.rs:9: `crate::engine::Y`",
+        ]
     );
     assert_eq!(
-        found,
-        ["atlas", "engine", "step"]
-            .into_iter()
-            .map(String::from)
-            .collect()
+        at(browser_violations(&t)),
+        [
+            "src/browser/driver/cdp.rs:2: `super::super::Go`",
+            "src/browser/pool/mod.rs:1: `crate::browser::page::Find`",
+        ]
+    );
+    assert_eq!(at(cycle_violations(&t)), ["src/source"]);
+    assert!(cycle_violations(&t)[0].contains("a -> b -> a"));
+    assert_eq!(
+        at(size_violations(&src)),
+        [format!("src/long.js:{}", MAX_LINES + 1)]
     );
 }

@@ -1,6 +1,8 @@
 //! Golden files: `validate` on every file under `tests/fixtures/invalid/` and `run` on every
-//! flow under `tests/fixtures/failing/`, their stderr compared to `<file>.stderr` beside it.
-//! `UPDATE_GOLDEN=1` rewrites the expected files.
+//! flow under `tests/fixtures/failing/`, their stderr compared to `<file>.stderr` beside it; a
+//! small suite under `tests/fixtures/golden-run/` (a pass, a flaky retry, a skipped step, a
+//! failure, a flow never run), its console and its JSON and JUnit reports compared to
+//! `expected/`. `UPDATE_GOLDEN=1` rewrites the expected files.
 
 use std::path::Path;
 
@@ -17,26 +19,29 @@ fn corpus(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     names
 }
 
-/// Compares what `stderr_of` gives for each file with `<file>.stderr` beside it;
-/// `UPDATE_GOLDEN=1` rewrites the expected files instead.
-fn golden(dir: &Path, names: &[String], mut stderr_of: impl FnMut(&str) -> String) {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let mut mismatches = Vec::new();
-    for name in names {
-        let stderr = stderr_of(name);
-        let golden = dir.join(format!("{name}.stderr"));
-        if update {
-            std::fs::write(&golden, &stderr).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", golden.display()));
-        if expected != stderr {
-            mismatches.push(format!(
-                "--- {name}: expected\n{expected}\n--- got\n{stderr}"
-            ));
-        }
+/// Compares `actual` with the file at `expected` (or, with `UPDATE_GOLDEN=1`, writes it there):
+/// the mismatch, if any, as a message that shows both.
+fn compare(expected: &Path, actual: &str) -> Option<String> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(expected, actual).unwrap();
+        return None;
     }
+    let want = std::fs::read_to_string(expected)
+        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", expected.display()));
+    (want != actual).then(|| {
+        format!(
+            "--- {}: expected\n{want}\n--- got\n{actual}",
+            expected.display()
+        )
+    })
+}
+
+/// Compares what `stderr_of` gives for each file with `<file>.stderr` beside it.
+fn golden(dir: &Path, names: &[String], mut stderr_of: impl FnMut(&str) -> String) {
+    let mismatches: Vec<String> = names
+        .iter()
+        .filter_map(|name| compare(&dir.join(format!("{name}.stderr")), &stderr_of(name)))
+        .collect();
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
@@ -114,4 +119,76 @@ fn run_time_failures_match_golden_files() {
             )
             .into_owned()
     });
+}
+
+/// What changes from one run to the next, as placeholders: the run's directory, run ids, dates,
+/// and every time and duration (the console's `12ms`/`1.5s`, the JSON's `duration_ms`, JUnit's
+/// `time`).
+fn normalize(text: &str, dir: &Path) -> String {
+    let mut text = text.to_string();
+    for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
+        text = text.replace(&d.display().to_string(), "<dir>");
+    }
+    let rules = [
+        (r"\b\d{8}T\d{6}-\d+\b", "<run-id>"),
+        (
+            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?",
+            "<date>",
+        ),
+        (r#""duration_ms": \d+"#, r#""duration_ms": "<ms>""#),
+        (r#"\btime="[\d.]+""#, r#"time="<t>""#),
+        (r"\b\d+(\.\d+)?(ms|s)\b", "<t>"),
+    ];
+    for (pattern, placeholder) in rules {
+        text = regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&text, placeholder)
+            .into_owned();
+    }
+    text
+}
+
+/// A small suite run as CI runs it (`CI=true NO_COLOR=1`, one job, `--fail-fast`): what the
+/// console prints and what the JSON and JUnit reports say, times and paths normalized, match
+/// `tests/fixtures/golden-run/expected/`.
+#[test]
+fn a_run_s_console_and_reports_match_golden_files() {
+    let suite = fixture("golden-run");
+    let flows = corpus(&suite, |n| n.to_ascii_lowercase().ends_with(".yaml"));
+    assert_eq!(flows.len(), 5, "{flows:?}");
+    // A copy, so the flaky step's marker file starts absent and stays out of the repository.
+    let d = tempfile::tempdir().unwrap();
+    for f in &flows {
+        std::fs::copy(suite.join(f), d.path().join(f)).unwrap();
+    }
+    let mut cmd = runner(d.path());
+    cmd.args([
+        "run",
+        ".",
+        "--jobs",
+        "1",
+        "--fail-fast",
+        "--artifacts",
+        "art",
+    ])
+    .args([
+        "--report",
+        "json=report.json",
+        "--report",
+        "junit=junit.xml",
+    ]);
+    let (code, stdout, stderr) = output(cmd);
+    assert_eq!(code, 1, "the suite has one failure; stderr:\n{stderr}");
+    assert!(stdout.is_empty(), "the console writes to stderr: {stdout}");
+    let read = |f: &str| std::fs::read_to_string(d.path().join(f)).unwrap();
+    let expected = suite.join("expected");
+    let mismatches: Vec<String> = [
+        ("console.stderr", stderr),
+        ("report.json", read("report.json")),
+        ("junit.xml", read("junit.xml")),
+    ]
+    .into_iter()
+    .filter_map(|(name, text)| compare(&expected.join(name), &normalize(&text, d.path())))
+    .collect();
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
