@@ -18,4 +18,5 @@ pub(crate) use page::selector::{Poll, describe_selector};
 pub(crate) use pool::flow_session::{ContextSetup, FlowBrowser};
 pub(crate) use pool::host::{BrowserHost, cleanup_run, launch_check};
 pub(crate) use pool::worker::{BrowserSpec, Emulation};
-pub(crate) use steps::dispatch::{StepFiles, run_step};
+pub(crate) use steps::dispatch::run_step;
+pub(crate) use steps::files::StepFiles;

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
+
+use super::signal::signal_group;
 
 /// How long a group gets between SIGTERM and SIGKILL.
 pub(crate) const GRACE: Duration = Duration::from_secs(2);
@@ -30,13 +31,6 @@ pub(crate) fn unregister(pgid: i32) {
         r.remove(&pgid);
     }
     super::guardian::tell(&format!("-{pgid}"));
-}
-
-/// Sends `signal` to a whole group; a group that is gone already is fine.
-pub(crate) fn signal_group(pgid: i32, signal: Signal) {
-    if pgid > 1 {
-        let _ = killpg(Pid::from_raw(pgid), signal);
-    }
 }
 
 /// SIGKILLs every registered group (the last resort at exit).

@@ -71,7 +71,7 @@ pub(crate) fn run(cleanup: &dyn Fn()) -> i32 {
         }
     }
     for g in groups {
-        super::signal_group(g, Signal::SIGKILL);
+        super::signal::signal_group(g, Signal::SIGKILL);
     }
     cleanup();
     0

@@ -4,11 +4,11 @@
 mod group;
 pub(crate) mod guardian;
 mod lines;
+mod signal;
 
-pub(crate) use group::{
-    GroupGuard, kill_all, signal_group, spawn_group, terminate_child_group, unregister,
-};
+pub(crate) use group::{GroupGuard, kill_all, spawn_group, terminate_child_group, unregister};
 pub(crate) use lines::Lines;
+pub(crate) use signal::signal_group;
 
 /// Whether process `pid` is running: it exists and is not a zombie waiting to be reaped.
 pub(crate) fn is_live(pid: i32) -> bool {

@@ -10,7 +10,11 @@ use serde_json::Value;
 /// The source that calls `script` (a function expression) with `args`, each serialized as JSON.
 pub(crate) fn call(script: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(Value::to_string).collect();
-    format!("({})({})", script.trim().trim_end_matches(';'), args.join(", "))
+    format!(
+        "({})({})",
+        script.trim().trim_end_matches(';'),
+        args.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! The browser steps: each turns a typed action into agent-browser commands on the flow's
 //! session and returns the step's outputs.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,15 +9,9 @@ use tokio::time::Instant;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::element;
 use crate::config::model::{Action, OneOrMany};
-use crate::step::{ErrorKind, StepError};
 
-/// Where a browser step writes files.
-pub(crate) struct StepFiles {
-    /// The run's artifacts directory for this flow.
-    pub(crate) dir: PathBuf,
-    /// `NNN-<id>`: the prefix of this step's files.
-    pub(crate) base: String,
-}
+use super::files::StepFiles;
+use crate::step::{ErrorKind, StepError};
 
 /// Runs one browser action (the page checks of an `expect` included).
 pub(crate) async fn run_step(

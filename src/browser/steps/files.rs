@@ -1,16 +1,24 @@
 //! Files in and out of the page: `upload` and `screenshot`. (`download` has a file of its own.)
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::dispatch::StepFiles;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::fits;
 use crate::browser::page::selector::{js_str, left, resolve_one};
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
 use crate::step::{ErrorKind, StepError};
+
+/// Where a browser step writes files.
+pub(crate) struct StepFiles {
+    /// The run's artifacts directory for this flow.
+    pub(crate) dir: PathBuf,
+    /// `NNN-<id>`: the prefix of this step's files.
+    pub(crate) base: String,
+}
 
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
 /// input, and the count the page then holds checked.

@@ -4,7 +4,7 @@
 pub(crate) mod dispatch;
 pub(crate) mod download;
 pub(crate) mod expect;
-mod files;
+pub(crate) mod files;
 mod keyboard;
 mod navigation;
 mod network;
