@@ -39,6 +39,11 @@ const BROWSER_LAYERS: &[&[&str]] = &[&["steps"], &["page", "pool"], &["driver"]]
 /// The most lines a file under `src/` may have, its unit tests included.
 const MAX_LINES: usize = 600;
 
+/// Rule 5: no function (test code aside) is longer than this ...
+const MAX_FN_LINES: usize = 80;
+/// ... except these plain dispatch tables (one short `match` arm per kind), by file and name.
+const DISPATCH_TABLES: &[(&str, &str)] = &[];
+
 impl Tree {
     /// `src/x.rs:12: `crate::engine::X``: where an import is.
     fn at(&self, i: &Import) -> String {
@@ -174,6 +179,76 @@ fn size_violations(src: &Path) -> Vec<String> {
     out
 }
 
+/// Rule 5: every function outside test code is at most `MAX_FN_LINES` long, from its `fn` line
+/// to its closing brace, unless `DISPATCH_TABLES` names it.
+fn function_violations(t: &Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &t.files {
+        for (name, line, lines) in functions(&f.code) {
+            let allowed = DISPATCH_TABLES
+                .iter()
+                .any(|(file, n)| f.rel == *file && name == *n);
+            if lines > MAX_FN_LINES && !allowed {
+                out.push(format!(
+                    "{}:{line}: `{name}`: rule MAX_FN_LINES: {lines} lines long, more than {MAX_FN_LINES}",
+                    f.rel
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The functions with bodies in `code` (comments and strings blanked): name, first line and
+/// length in lines.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let line_at = |i: usize| code[..i].matches('\n').count() + 1;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(at) = code[i..].find("fn ") {
+        let start = i + at;
+        i = start + 3;
+        if start > 0 && word(b[start - 1]) {
+            continue;
+        }
+        let name: String = code[i..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue; // `fn(` as a type
+        }
+        // The body opens at the first `{` before any `;` (a declaration without body).
+        let Some(open) = code[i..].find(['{', ';']).map(|k| i + k) else {
+            break;
+        };
+        if b[open] == b';' {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut close = open;
+        for (k, c) in code[open..].bytes().enumerate() {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = open + k;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push((name, line_at(start), line_at(close) - line_at(start) + 1));
+        // Nested functions are counted on their own too.
+        i = open + 1;
+    }
+    out
+}
+
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// A cycle in `g`, if there is one, as the list of its nodes (the first one again at the end).
@@ -260,6 +335,11 @@ fn every_source_file_is_at_most_600_lines() {
     assert_none(&size_violations(&root().join("src")));
 }
 
+#[test]
+fn no_function_is_over_80_lines_but_dispatch_tables() {
+    assert_none(&function_violations(&library()));
+}
+
 /// The checks themselves, on a small tree that breaks each rule once (and hides imports
 /// where only a careless reader would count them).
 #[test]
@@ -306,6 +386,16 @@ fn the_checks_catch_what_they_are_for() {
         std::fs::write(p, text).unwrap();
     }
     std::fs::write(src.join("long.js"), "x\n".repeat(MAX_LINES + 1)).unwrap();
+    let long_fn = format!(
+        "fn short() {{}}\nfn long() {{\n{}}}\n#[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{}    }}\n}}\n",
+        "    let _ = 1;\n".repeat(MAX_FN_LINES - 1),
+        "    let _ = 1;\n".repeat(MAX_FN_LINES)
+    );
+    std::fs::write(
+        src.join("source/a.rs"),
+        format!("fn f() {{ crate::source::b::g(); }}\n{long_fn}"),
+    )
+    .unwrap();
     let t = tree(&src);
     let at = |v: Vec<String>| -> Vec<String> {
         v.iter()
@@ -328,6 +418,7 @@ fn the_checks_catch_what_they_are_for() {
     );
     assert_eq!(at(cycle_violations(&t)), ["src/source"]);
     assert!(cycle_violations(&t)[0].contains("a -> b -> a"));
+    assert_eq!(at(function_violations(&t)), ["src/source/a.rs:3: `long`"]);
     assert_eq!(
         at(size_violations(&src)),
         [format!("src/long.js:{}", MAX_LINES + 1)]
