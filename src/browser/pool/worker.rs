@@ -9,7 +9,7 @@
 //! whose daemon may still be busy with a command that did not finish, is discarded (see
 //! `FlowBrowser::close`), and the next flow gets a fresh one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -105,55 +105,20 @@ impl Worker {
         // value but `runner` is refused, not taken for the default.
         let own = choice("RUNNER_BROWSER_LAUNCH", "runner", "agent-browser")?;
         let ahead = choice("RUNNER_CONTEXT_AHEAD", "on", "off")?;
-        let browser = match adapter.headless.clone() {
-            _ if spec.cdp.is_some() => None,
-            Some(exe) if !headed && own => {
-                let profile = adapter.socket_dir().join(format!("{name}.profile"));
-                let launched = Chromium::launch(
-                    &exe,
-                    CHROMIUM_ARGS,
-                    adapter.socket_dir(),
-                    profile,
-                    Duration::from_secs(30),
-                )
-                .await
-                .map_err(|e| {
-                    StepError::new(
-                        ErrorKind::Environment,
-                        format!("the browser cannot launch: {e}"),
-                    )
-                })?;
-                Some(launched)
-            }
-            _ => None,
-        };
+        let browser = Self::own_chromium(&adapter, &name, &spec, own).await?;
         let remote = spec.cdp.clone();
         // When agent-browser launches the browser (headed runs, no Chromium known to runner,
         // `RUNNER_BROWSER_LAUNCH=agent-browser`), it does so in a session of its own, and the
         // flows' session connects to that browser with `--cdp` like to any other: a daemon that
         // launched its browser makes every new tab its active one, pinned or not (agent-browser
         // 0.41.2), so a popup a page opened would get the flow's next commands.
-        let mut launcher = None;
-        let url = if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
-            url
-        } else {
-            let mut l = Session::new(
-                adapter.clone(),
-                format!("{name}-launcher"),
-                headed,
-                cwd.clone(),
-            );
-            match Self::launch_for(&mut l).await {
-                Ok(url) => {
-                    launcher = Some(l);
-                    url
-                }
-                Err(e) => {
-                    l.close().await;
-                    return Err(e);
-                }
-            }
-        };
+        let (url, launcher) =
+            if let Some(url) = browser.as_ref().map(|b| b.url.clone()).or(remote.clone()) {
+                (url, None)
+            } else {
+                let (l, url) = Self::agent_browsers_launch(&adapter, &name, headed, &cwd).await?;
+                (url, Some(l))
+            };
         let mut session = Session::new(adapter, name, false, cwd);
         session.connect_to(url);
         let watch = Arc::new(Watch::default());
@@ -189,6 +154,62 @@ impl Worker {
                 if let Some(b) = browser {
                     b.kill().await;
                 }
+                Err(e)
+            }
+        }
+    }
+
+    /// The Chromium runner starts itself for a headless run (see `chromium`), or none: a remote
+    /// browser (`spec.cdp`), a headed run, no known Chromium, or `RUNNER_BROWSER_LAUNCH`
+    /// choosing agent-browser's launch.
+    async fn own_chromium(
+        adapter: &AgentBrowser,
+        name: &str,
+        spec: &BrowserSpec,
+        own: bool,
+    ) -> Result<Option<Chromium>, StepError> {
+        Ok(match adapter.headless.clone() {
+            _ if spec.cdp.is_some() => None,
+            Some(exe) if !spec.headed && own => {
+                let profile = adapter.socket_dir().join(format!("{name}.profile"));
+                let launched = Chromium::launch(
+                    &exe,
+                    CHROMIUM_ARGS,
+                    adapter.socket_dir(),
+                    profile,
+                    Duration::from_secs(30),
+                )
+                .await
+                .map_err(|e| {
+                    StepError::new(
+                        ErrorKind::Environment,
+                        format!("the browser cannot launch: {e}"),
+                    )
+                })?;
+                Some(launched)
+            }
+            _ => None,
+        })
+    }
+
+    /// agent-browser's own launch, in a session of its own (`<name>-launcher`): the launcher
+    /// and the browser's DevTools URL.
+    async fn agent_browsers_launch(
+        adapter: &Arc<AgentBrowser>,
+        name: &str,
+        headed: bool,
+        cwd: &Path,
+    ) -> Result<(Session, String), StepError> {
+        let mut l = Session::new(
+            adapter.clone(),
+            format!("{name}-launcher"),
+            headed,
+            cwd.to_path_buf(),
+        );
+        match Self::launch_for(&mut l).await {
+            Ok(url) => Ok((l, url)),
+            Err(e) => {
+                l.close().await;
                 Err(e)
             }
         }
