@@ -66,103 +66,121 @@ impl Kind {
     /// Reads one stdout line into `state`; anything that is not a known event is ignored.
     pub(crate) fn parse_line(self, state: &mut EventState, line: &str) {
         let t = line.trim();
-        if self == Kind::Generic {
-            return;
-        }
-        if !t.starts_with('{') {
+        if self == Kind::Generic || !t.starts_with('{') {
             return;
         }
         let Ok(v) = serde_json::from_str::<Value>(t) else {
             return;
         };
-        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
-        let ty = s("/type").unwrap_or_default();
         match self {
-            Kind::Claude | Kind::Cursor => {
-                if let Some(id) = s("/session_id")
-                    && (state.session_id.is_none() || ty == "system")
-                {
-                    state.session_id = Some(id);
-                }
-                match ty.as_str() {
-                    "assistant" => {
-                        let text: Vec<String> = v
-                            .pointer("/message/content")
-                            .and_then(Value::as_array)
-                            .map(|c| {
-                                c.iter()
-                                    .filter(|p| {
-                                        p.get("type").and_then(Value::as_str) == Some("text")
-                                    })
-                                    .filter_map(|p| {
-                                        p.get("text").and_then(Value::as_str).map(str::to_string)
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        if !text.is_empty() {
-                            state.last_message = Some(text.join(""));
-                        }
-                    }
-                    "result" => {
-                        state.result = s("/result");
-                        state.cost_usd = v
-                            .get("total_cost_usd")
-                            .and_then(Value::as_f64)
-                            .or(state.cost_usd);
-                        state.is_error =
-                            v.get("is_error").and_then(Value::as_bool).unwrap_or(false)
-                                || s("/subtype").is_some_and(|st| st != "success");
-                    }
-                    _ => {}
-                }
-            }
-            Kind::Codex => match ty.as_str() {
-                "thread.started" => state.session_id = s("/thread_id"),
-                "item.completed" if s("/item/type").as_deref() == Some("agent_message") => {
-                    state.last_message = s("/item/text");
-                }
-                "turn.completed" => state.usage = v.get("usage").cloned(),
-                "turn.failed" | "error" => state.is_error = true,
-                _ => {}
-            },
-            Kind::Gemini => match ty.as_str() {
-                "init" => state.session_id = s("/session_id"),
-                "message" if s("/role").as_deref() == Some("assistant") => {
-                    let text = s("/content").unwrap_or_default();
-                    if v.get("delta").and_then(Value::as_bool) == Some(true) {
-                        state.streamed.push_str(&text);
-                    } else {
-                        state.last_message = Some(text);
-                    }
-                }
-                "result" => {
-                    state.usage = v.get("stats").cloned();
-                    state.is_error = s("/status").is_some_and(|st| st != "success");
-                }
-                _ => {}
-            },
-            Kind::Opencode => {
-                if let Some(id) = s("/sessionID") {
-                    state.session_id = Some(id);
-                }
-                match ty.as_str() {
-                    "text" => {
-                        if let Some(t) = s("/part/text") {
-                            state.streamed.push_str(&t);
-                        }
-                    }
-                    "step_finish" => {
-                        if let Some(c) = v.pointer("/part/cost").and_then(Value::as_f64) {
-                            state.cost_usd = Some(state.cost_usd.unwrap_or(0.0) + c);
-                        }
-                    }
-                    "error" => state.is_error = true,
-                    _ => {}
-                }
-            }
+            Kind::Claude | Kind::Cursor => claude_event(state, &v),
+            Kind::Codex => codex_event(state, &v),
+            Kind::Gemini => gemini_event(state, &v),
+            Kind::Opencode => opencode_event(state, &v),
             Kind::Generic => {}
         }
+    }
+}
+
+/// The string at a JSON pointer of an event.
+fn text(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Claude Code's and Cursor's `stream-json` events.
+fn claude_event(state: &mut EventState, v: &Value) {
+    let s = |p: &str| text(v, p);
+    let ty = s("/type").unwrap_or_default();
+    if let Some(id) = s("/session_id")
+        && (state.session_id.is_none() || ty == "system")
+    {
+        state.session_id = Some(id);
+    }
+    match ty.as_str() {
+        "assistant" => {
+            let text: Vec<String> = v
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .map(|c| {
+                    c.iter()
+                        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                        .filter_map(|p| p.get("text").and_then(Value::as_str).map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !text.is_empty() {
+                state.last_message = Some(text.join(""));
+            }
+        }
+        "result" => {
+            state.result = s("/result");
+            state.cost_usd = v
+                .get("total_cost_usd")
+                .and_then(Value::as_f64)
+                .or(state.cost_usd);
+            state.is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false)
+                || s("/subtype").is_some_and(|st| st != "success");
+        }
+        _ => {}
+    }
+}
+
+/// Codex's `exec --json` events.
+fn codex_event(state: &mut EventState, v: &Value) {
+    let s = |p: &str| text(v, p);
+    match s("/type").unwrap_or_default().as_str() {
+        "thread.started" => state.session_id = s("/thread_id"),
+        "item.completed" if s("/item/type").as_deref() == Some("agent_message") => {
+            state.last_message = s("/item/text");
+        }
+        "turn.completed" => state.usage = v.get("usage").cloned(),
+        "turn.failed" | "error" => state.is_error = true,
+        _ => {}
+    }
+}
+
+/// Gemini CLI's `stream-json` events.
+fn gemini_event(state: &mut EventState, v: &Value) {
+    let s = |p: &str| text(v, p);
+    match s("/type").unwrap_or_default().as_str() {
+        "init" => state.session_id = s("/session_id"),
+        "message" if s("/role").as_deref() == Some("assistant") => {
+            let text = s("/content").unwrap_or_default();
+            if v.get("delta").and_then(Value::as_bool) == Some(true) {
+                state.streamed.push_str(&text);
+            } else {
+                state.last_message = Some(text);
+            }
+        }
+        "result" => {
+            state.usage = v.get("stats").cloned();
+            state.is_error = s("/status").is_some_and(|st| st != "success");
+        }
+        _ => {}
+    }
+}
+
+/// OpenCode's `run --format json` events.
+fn opencode_event(state: &mut EventState, v: &Value) {
+    let s = |p: &str| text(v, p);
+    if let Some(id) = s("/sessionID") {
+        state.session_id = Some(id);
+    }
+    match s("/type").unwrap_or_default().as_str() {
+        "text" => {
+            if let Some(t) = s("/part/text") {
+                state.streamed.push_str(&t);
+            }
+        }
+        "step_finish" => {
+            if let Some(c) = v.pointer("/part/cost").and_then(Value::as_f64) {
+                state.cost_usd = Some(state.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        "error" => state.is_error = true,
+        _ => {}
     }
 }
 

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::error::AgentError;
-use super::execution::{self, Ended, Launch, Relay};
-use super::{registry, session_id};
+use super::execution::{self, Ended, Finished, Launch, Relay};
+use super::registry;
+use super::session_id::{self, SessionId};
 use crate::config::model::AgentAction;
 use crate::config::profiles::Registry;
 use crate::step::Masker;
@@ -32,71 +33,8 @@ pub(crate) struct AgentCtx<'a> {
 
 /// Runs an `agent` step: a new chat or a follow-up, in the foreground or the background.
 pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, AgentError> {
-    let profile = c
-        .profiles
-        .get_profile(&a.profile)
-        .ok_or_else(|| AgentError::UnknownProfile(a.profile.clone()))?;
-    let command = profile
-        .command_of(a.variant.as_deref())
-        .cloned()
-        .ok_or_else(|| AgentError::UnknownVariant {
-            profile: profile.label.clone(),
-            variant: a.variant.clone().unwrap_or_default(),
-        })?;
-    let follow_up = match (&a.follow_up, &a.session) {
-        (Some(step), _) => {
-            let full =
-                (c.session_of_step)(step).ok_or_else(|| AgentError::NoSession(step.clone()))?;
-            Some(full)
-        }
-        (None, Some(s)) => Some(s.clone()),
-        (None, None) => None,
-    };
-    let follow_up = match follow_up {
-        Some(full) => {
-            if registry::is_running(&full) {
-                return Err(AgentError::StillRunning(full));
-            }
-            let parsed =
-                session_id::parse(&full).ok_or_else(|| AgentError::NotASessionId(full.clone()))?;
-            Some(parsed)
-        }
-        None => None,
-    };
-    // A follow-up runs where its session started: agents resume per directory.
-    let workspace = match (&follow_up, &a.workspace) {
-        (Some(s), _) => s.workspace.clone(),
-        (None, Some(w)) => c.flow_dir.join(w),
-        (None, None) => c.flow_dir.clone(),
-    };
-    let message = match &follow_up {
-        Some(_) => a.message.clone().unwrap_or_default(),
-        None => a.prompt.clone().unwrap_or_default(),
-    };
-    let mut env = c.env.clone();
-    env.extend(a.env.iter().map(|(k, v)| (k.clone(), v.to_string())));
-    let parse = |d: &Option<String>| {
-        d.as_deref()
-            .and_then(|s| crate::config::duration::parse_duration(s).ok())
-    };
-    let timeout = parse(&a.timeout).unwrap_or(c.timeout);
-    let launch = Launch {
-        label: profile.label.clone(),
-        executor_type: profile.executor_type.clone(),
-        kind: profile.kind,
-        variant: a.variant.clone(),
-        command,
-        workspace,
-        message,
-        follow_up,
-        env,
-        timeout,
-        idle_timeout: parse(&a.idle_timeout),
-        log_path: c.log_path.clone(),
-        masker: c.masker.clone(),
-        relay: c.relay.clone(),
-        cancel: c.cancel.clone(),
-    };
+    let launch = launch(&a, &c)?;
+    let timeout = launch.timeout;
     let mut running = execution::start(launch)?;
     let log = c.log_path.display().to_string();
     if a.background.unwrap_or(false) {
@@ -123,7 +61,79 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, A
         .await
         .map_err(|e| AgentError::Task(e.to_string()));
     registry::remove(&provisional);
-    let finished = result?;
+    outputs(result?, log, timeout)
+}
+
+/// What starts the step's agent: the profile's command (its variant's), where it runs, what
+/// it is told, its environment and timeouts.
+fn launch(a: &AgentAction, c: &AgentCtx<'_>) -> Result<Launch, AgentError> {
+    let profile = c
+        .profiles
+        .get_profile(&a.profile)
+        .ok_or_else(|| AgentError::UnknownProfile(a.profile.clone()))?;
+    let command = profile
+        .command_of(a.variant.as_deref())
+        .cloned()
+        .ok_or_else(|| AgentError::UnknownVariant {
+            profile: profile.label.clone(),
+            variant: a.variant.clone().unwrap_or_default(),
+        })?;
+    let follow_up = follow_up(a, c)?;
+    // A follow-up runs where its session started: agents resume per directory.
+    let workspace = match (&follow_up, &a.workspace) {
+        (Some(s), _) => s.workspace.clone(),
+        (None, Some(w)) => c.flow_dir.join(w),
+        (None, None) => c.flow_dir.clone(),
+    };
+    let message = match &follow_up {
+        Some(_) => a.message.clone().unwrap_or_default(),
+        None => a.prompt.clone().unwrap_or_default(),
+    };
+    let mut env = c.env.clone();
+    env.extend(a.env.iter().map(|(k, v)| (k.clone(), v.to_string())));
+    let parse = |d: &Option<String>| {
+        d.as_deref()
+            .and_then(|s| crate::config::duration::parse_duration(s).ok())
+    };
+    Ok(Launch {
+        label: profile.label.clone(),
+        executor_type: profile.executor_type.clone(),
+        kind: profile.kind,
+        variant: a.variant.clone(),
+        command,
+        workspace,
+        message,
+        follow_up,
+        env,
+        timeout: parse(&a.timeout).unwrap_or(c.timeout),
+        idle_timeout: parse(&a.idle_timeout),
+        log_path: c.log_path.clone(),
+        masker: c.masker.clone(),
+        relay: c.relay.clone(),
+        cancel: c.cancel.clone(),
+    })
+}
+
+/// The session a follow-up continues (`follow_up: <step id>` or `session: <id>`), if the step
+/// is one; refused while that session's agent still runs.
+fn follow_up(a: &AgentAction, c: &AgentCtx<'_>) -> Result<Option<SessionId>, AgentError> {
+    let full = match (&a.follow_up, &a.session) {
+        (Some(step), _) => {
+            (c.session_of_step)(step).ok_or_else(|| AgentError::NoSession(step.clone()))?
+        }
+        (None, Some(s)) => s.clone(),
+        (None, None) => return Ok(None),
+    };
+    if registry::is_running(&full) {
+        return Err(AgentError::StillRunning(full));
+    }
+    session_id::parse(&full)
+        .map(Some)
+        .ok_or(AgentError::NotASessionId(full))
+}
+
+/// The step's outputs when the agent exited by itself with success; else its error.
+fn outputs(finished: Finished, log: String, timeout: Duration) -> Result<Value, AgentError> {
     let answer = finished.state.answer();
     let outputs = json!({
         "session_id": finished.session_id,

@@ -7,7 +7,8 @@ use super::fingerprint::origin;
 use super::store::{Atlas, AtlasError};
 use crate::config::duration::parse_duration;
 use crate::config::model::{
-    Action, OneOrMany, Selector, SelectorItem, SelectorObject, Step, VisibleState, WaitAction,
+    Action, DialogAction, OneOrMany, ScrollAction, ScrollTo, SelectAction, Selector, SelectorItem,
+    SelectorObject, Step, UploadAction, VisibleState, WaitAction, WaitOptions,
 };
 
 /// What `atlas export` writes.
@@ -129,15 +130,21 @@ fn locator(sel: &Selector) -> Option<String> {
     }
 }
 
-/// One recorded step as Python lines (a comment for what Playwright has no form of).
-fn python(action: &Action) -> String {
-    let on = |sel: &Selector, call: &str| match locator(sel) {
+/// `locator.call` on what `sel` selects, or a comment for a snapshot ref.
+fn on(action: &Action, sel: &Selector, call: &str) -> String {
+    match locator(sel) {
         Some(l) => format!("{l}.{call}"),
         None => format!(
             "# {} on a snapshot ref: no Playwright equivalent",
             action.key()
         ),
-    };
+    }
+}
+
+/// One recorded step as Python lines (a comment for what Playwright has no form of): one arm
+/// per action.
+fn python(action: &Action) -> String {
+    let on = |sel: &Selector, call: &str| on(action, sel, call);
     match action {
         Action::Open(url) => format!("page.goto({})", py(url)),
         Action::Click(s) => on(s, "click()"),
@@ -155,69 +162,17 @@ fn python(action: &Action) -> String {
             Some(t) => on(t, &format!("press({})", py(p.key()))),
             None => format!("page.keyboard.press({})", py(p.key())),
         },
-        Action::Scroll(s) => match s.to() {
-            Some(crate::config::model::ScrollTo::Element(t)) => {
-                on(t, "scroll_into_view_if_needed()")
-            }
-            Some(crate::config::model::ScrollTo::Top) => {
-                "page.evaluate(\"window.scrollTo(0, 0)\")".into()
-            }
-            Some(crate::config::model::ScrollTo::Bottom) => {
-                "page.evaluate(\"window.scrollTo(0, document.documentElement.scrollHeight)\")"
-                    .into()
-            }
-            None => format!("page.mouse.wheel(0, {})", s.by.unwrap_or(0)),
-        },
-        Action::Upload(u) => {
-            let files = match &u.files {
-                OneOrMany::One(f) => vec![f.clone()],
-                OneOrMany::Many(v) => v.clone(),
-            };
-            on(
-                &u.target,
-                &format!(
-                    "set_input_files({})",
-                    serde_json::to_string(&files).unwrap_or_default()
-                ),
-            )
-        }
-        Action::Select(f) => {
-            let values = match &f.value {
-                OneOrMany::One(v) => py(v),
-                OneOrMany::Many(v) => serde_json::to_string(v).unwrap_or_default(),
-            };
-            on(&f.target, &format!("select_option({values})"))
-        }
+        Action::Scroll(s) => scroll(action, s),
+        Action::Upload(u) => upload(action, u),
+        Action::Select(f) => select(action, f),
         Action::Wait(WaitAction::Duration(d)) => {
             let ms = parse_duration(d).map_or(0, |d| d.as_millis());
             format!("page.wait_for_timeout({ms})")
         }
-        Action::Wait(WaitAction::For(w)) => match (&w.target, &w.text, &w.url) {
-            (Some(t), _, _) => {
-                let state = match w.state {
-                    Some(VisibleState::Hidden) => "hidden",
-                    _ => "visible",
-                };
-                on(t, &format!("wait_for(state={})", py(state)))
-            }
-            (None, Some(t), _) => format!("page.get_by_text({}).first.wait_for()", py(t)),
-            (None, None, Some(u)) => format!("page.wait_for_url({})", py(&format!("**{u}**"))),
-            (None, None, None) => "page.wait_for_load_state()".into(),
-        },
+        Action::Wait(WaitAction::For(w)) => wait_for(action, w),
         Action::Screenshot(_) => "page.screenshot()".into(),
         Action::Eval(js) => format!("page.evaluate({})", py(js)),
-        Action::Dialog(d) => {
-            let (accept, text) = d.answer();
-            let how = match (accept, text) {
-                (true, Some(t)) => format!("d.accept({})", py(t)),
-                (true, None) => "d.accept()".to_string(),
-                (false, _) => "d.dismiss()".to_string(),
-            };
-            // Playwright answers a dialog from a handler armed before the action that opens it.
-            format!(
-                "# arm before the action that opens the dialog: page.once(\"dialog\", lambda d: {how})"
-            )
-        }
+        Action::Dialog(d) => dialog(d),
         Action::Route(r) if r.abort => {
             format!("page.route({}, lambda route: route.abort())", py(&r.url))
         }
@@ -255,6 +210,66 @@ fn python(action: &Action) -> String {
             format!("# {}: runs outside the browser in runner", action.key())
         }
     }
+}
+
+fn scroll(action: &Action, s: &ScrollAction) -> String {
+    match s.to() {
+        Some(ScrollTo::Element(t)) => on(action, t, "scroll_into_view_if_needed()"),
+        Some(ScrollTo::Top) => "page.evaluate(\"window.scrollTo(0, 0)\")".into(),
+        Some(ScrollTo::Bottom) => {
+            "page.evaluate(\"window.scrollTo(0, document.documentElement.scrollHeight)\")".into()
+        }
+        None => format!("page.mouse.wheel(0, {})", s.by.unwrap_or(0)),
+    }
+}
+
+fn upload(action: &Action, u: &UploadAction) -> String {
+    let files = match &u.files {
+        OneOrMany::One(f) => vec![f.clone()],
+        OneOrMany::Many(v) => v.clone(),
+    };
+    on(
+        action,
+        &u.target,
+        &format!(
+            "set_input_files({})",
+            serde_json::to_string(&files).unwrap_or_default()
+        ),
+    )
+}
+
+fn select(action: &Action, f: &SelectAction) -> String {
+    let values = match &f.value {
+        OneOrMany::One(v) => py(v),
+        OneOrMany::Many(v) => serde_json::to_string(v).unwrap_or_default(),
+    };
+    on(action, &f.target, &format!("select_option({values})"))
+}
+
+fn wait_for(action: &Action, w: &WaitOptions) -> String {
+    match (&w.target, &w.text, &w.url) {
+        (Some(t), _, _) => {
+            let state = match w.state {
+                Some(VisibleState::Hidden) => "hidden",
+                _ => "visible",
+            };
+            on(action, t, &format!("wait_for(state={})", py(state)))
+        }
+        (None, Some(t), _) => format!("page.get_by_text({}).first.wait_for()", py(t)),
+        (None, None, Some(u)) => format!("page.wait_for_url({})", py(&format!("**{u}**"))),
+        (None, None, None) => "page.wait_for_load_state()".into(),
+    }
+}
+
+fn dialog(d: &DialogAction) -> String {
+    let (accept, text) = d.answer();
+    let how = match (accept, text) {
+        (true, Some(t)) => format!("d.accept({})", py(t)),
+        (true, None) => "d.accept()".to_string(),
+        (false, _) => "d.dismiss()".to_string(),
+    };
+    // Playwright answers a dialog from a handler armed before the action that opens it.
+    format!("# arm before the action that opens the dialog: page.once(\"dialog\", lambda d: {how})")
 }
 
 fn playwright(flow: &Value, node: &str) -> String {

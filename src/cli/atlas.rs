@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::args::{AgentArgs, AtlasCommand};
 use super::error::CliError;
-use super::exit;
+use super::exit::Outcome;
 use super::signals::interruptible;
 use crate::agent::{CacheMode, SkillEnv};
 use crate::atlas::{self, Atlas, ExploreAgent};
@@ -15,8 +15,12 @@ use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, FlowStatus};
 
-/// Runs an atlas subcommand; returns the exit code.
-pub(crate) fn run(cmd: &AtlasCommand, dir: &Path, reporter: &Reporter) -> Result<i32, CliError> {
+/// Runs an atlas subcommand.
+pub(crate) fn run(
+    cmd: &AtlasCommand,
+    dir: &Path,
+    reporter: &Reporter,
+) -> Result<Outcome, CliError> {
     if !dir.join("nodes").is_dir() {
         return Err(CliError::Usage(format!(
             "no atlas at {} (record one with `link_state` steps, or pass --atlas DIR)",
@@ -68,7 +72,7 @@ pub(crate) fn run(cmd: &AtlasCommand, dir: &Path, reporter: &Reporter) -> Result
         } => return test(&atlas, base_url.as_deref(), report, agent, reporter),
     };
     reporter.out(&text);
-    Ok(exit::SUCCESS)
+    Ok(Outcome::Passed)
 }
 
 /// A runtime and an in-process driver for replays, with artifacts in a scratch directory;
@@ -118,7 +122,7 @@ fn replay(
     node: &str,
     base_url: Option<&str>,
     reporter: &Reporter,
-) -> Result<i32, CliError> {
+) -> Result<Outcome, CliError> {
     let (tokio_rt, rt) = driver(&format!("replay-{}", std::process::id()), &[])?;
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(async {
@@ -138,7 +142,11 @@ fn replay(
         "{} {node}: {msg}\n",
         if ok { "ok" } else { "FAIL" }
     ));
-    Ok(if ok { exit::SUCCESS } else { exit::FLOW_FAILED })
+    Ok(if ok {
+        Outcome::Passed
+    } else {
+        Outcome::FlowsFailed
+    })
 }
 
 fn verify(
@@ -146,7 +154,7 @@ fn verify(
     base_url: Option<&str>,
     reports: &[String],
     reporter: &Reporter,
-) -> Result<i32, CliError> {
+) -> Result<Outcome, CliError> {
     let targets = ReportTarget::parse_all(reports).map_err(CliError::Usage)?;
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
@@ -187,9 +195,9 @@ fn verify(
             .map_err(|e| CliError::Environment(e.to_string()))?;
     }
     Ok(if failed == 0 {
-        exit::SUCCESS
+        Outcome::Passed
     } else {
-        exit::FLOW_FAILED
+        Outcome::FlowsFailed
     })
 }
 
@@ -200,7 +208,7 @@ fn test(
     reports: &[String],
     agent_args: &AgentArgs,
     reporter: &Reporter,
-) -> Result<i32, CliError> {
+) -> Result<Outcome, CliError> {
     let mut reports = reports.to_vec();
     if reports.is_empty() {
         reports.push(format!(
@@ -240,7 +248,7 @@ fn test(
         Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
         Err(e) => {
             reporter.error(&e.message);
-            return Ok(exit::FLOW_FAILED);
+            return Ok(Outcome::FlowsFailed);
         }
     };
     let mut s = String::new();
@@ -302,9 +310,9 @@ fn test(
             + "\n"),
     );
     Ok(if passed == total && nodes_failed == 0 {
-        exit::SUCCESS
+        Outcome::Passed
     } else {
-        exit::FLOW_FAILED
+        Outcome::FlowsFailed
     })
 }
 
@@ -360,7 +368,7 @@ fn skill_env<'a>(
 }
 
 /// `runner explore URL`.
-pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, CliError> {
+pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     // Credentials in the URL would be stored in the root's entry, in clear, and browsers drop
     // them anyway.
     let authority = args.url.split_once("://").map_or("", |(_, rest)| {
@@ -413,12 +421,12 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<i32, Cl
     match result {
         Ok(summary) => {
             reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));
-            Ok(exit::SUCCESS)
+            Ok(Outcome::Passed)
         }
         Err(e) if e.kind == ErrorKind::Environment => Err(CliError::Environment(e.message)),
         Err(e) => {
             reporter.error(&e.message);
-            Ok(exit::FLOW_FAILED)
+            Ok(Outcome::FlowsFailed)
         }
     }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use super::exit;
+use super::exit::Outcome;
 use crate::browser::driver::adapter::{
     AgentBrowser, find_binary, find_chromium, find_headless_chromium, named_chromium,
 };
@@ -102,78 +102,29 @@ fn found(name: &'static str, path: Option<&Path>, missing: &str, fix: &str) -> C
     }
 }
 
-/// Runs the checks; exit 0 only when everything needed is there.
-pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> i32 {
-    let mut checks = Vec::new();
+/// Runs the checks; passes only when everything needed is there.
+pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> Outcome {
     let ab = find_binary();
-    checks.push(found(
-        "agent-browser",
-        ab.as_deref(),
-        "not found (looked at $AGENT_BROWSER, node_modules and PATH)",
-        "run scripts/setup, or `npm install -g agent-browser`",
-    ));
     let chromium = find_chromium();
-    checks.push(found(
-        "chromium",
-        chromium.as_deref(),
-        "not found",
-        "run scripts/setup, or `apt-get install chromium`",
-    ));
-    // The browser of headless runs: the one named, else the headless shell when installed
-    // (not needed, faster), else chromium.
-    match find_headless_chromium() {
-        Some(h) if named_chromium().is_some() => checks.push(Check {
-            name: "headless browser",
-            ok: true,
-            detail: format!("{} (named by AGENT_BROWSER_EXECUTABLE_PATH)", h.display()),
-            fix: None,
-        }),
-        Some(h) if Some(&h) != chromium.as_ref() => {
-            checks.push(found("headless browser", Some(&h), "", ""));
-        }
-        Some(_) => checks.push(Check {
-            name: "headless browser",
-            ok: true,
-            detail: "the same chromium (`apt-get install chromium-headless-shell` makes each flow's fresh context about twice as fast to set up)".into(),
-            fix: None,
-        }),
-        None => {}
+    let mut checks = vec![
+        found(
+            "agent-browser",
+            ab.as_deref(),
+            "not found (looked at $AGENT_BROWSER, node_modules and PATH)",
+            "run scripts/setup, or `npm install -g agent-browser`",
+        ),
+        found(
+            "chromium",
+            chromium.as_deref(),
+            "not found",
+            "run scripts/setup, or `apt-get install chromium`",
+        ),
+    ];
+    checks.extend(headless_browser(chromium.as_ref()));
+    if let Some(b) = &ab {
+        checks.extend(launch(b, chromium.is_some(), cdp));
     }
-    if let (Some(b), Some(url)) = (&ab, cdp) {
-        checks.push(match launch_check(b, Some(url.to_string())) {
-            Ok(d) => Check { name: "remote browser", ok: true, detail: format!("connected to the browser at {url} as a run does (agent-browser with --cdp, a DevTools connection of runner's own) in {} ms, and disconnected", d.as_millis()), fix: None },
-            Err(e) => Check {
-                name: "remote browser",
-                ok: false,
-                detail: e,
-                fix: Some(format!("check that a Chromium serves DevTools at {url} (`curl {url}/json/version`; started with --remote-debugging-port, reachable from here)")),
-            },
-        });
-    } else if let (Some(b), Some(_)) = (&ab, &chromium) {
-        checks.push(match launch_check(b, None) {
-            Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started as a run starts it (agent-browser connected) in {} ms, and closed", d.as_millis()), fix: None },
-            Err(e) => Check {
-                name: "headless launch",
-                ok: false,
-                detail: e,
-                fix: Some("check that `chromium --headless --no-sandbox --dump-dom about:blank` works; install missing libraries with apt-get".into()),
-            },
-        });
-    }
-    for (label, binary) in profile_binaries(flows) {
-        let found = binary.contains('/') && Path::new(&binary).is_file()
-            || crate::process::on_path(&binary);
-        checks.push(Check {
-            name: "agent profile",
-            ok: found,
-            detail: format!(
-                "{label}: `{binary}` {}",
-                if found { "found" } else { "not found on PATH" }
-            ),
-            fix: (!found)
-                .then(|| format!("install `{binary}` (see `runner profiles show {label}`)")),
-        });
-    }
+    checks.extend(agent_profiles(flows));
     let sh = Path::new("/bin/sh");
     checks.push(Check {
         name: "sh (exec with shell: true)",
@@ -191,8 +142,85 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> 
     }
     reporter.out(&text);
     if checks.iter().all(|c| c.ok) {
-        exit::SUCCESS
+        Outcome::Passed
     } else {
-        exit::ENVIRONMENT
+        Outcome::EnvironmentBroken
     }
+}
+
+/// The browser of headless runs: the one named, else the headless shell when installed (not
+/// needed, faster), else chromium.
+fn headless_browser(chromium: Option<&PathBuf>) -> Option<Check> {
+    match find_headless_chromium() {
+        Some(h) if named_chromium().is_some() => Some(Check {
+            name: "headless browser",
+            ok: true,
+            detail: format!("{} (named by AGENT_BROWSER_EXECUTABLE_PATH)", h.display()),
+            fix: None,
+        }),
+        Some(h) if Some(&h) != chromium => Some(found("headless browser", Some(&h), "", "")),
+        Some(_) => Some(Check {
+            name: "headless browser",
+            ok: true,
+            detail: "the same chromium (`apt-get install chromium-headless-shell` makes each flow's fresh context about twice as fast to set up)".into(),
+            fix: None,
+        }),
+        None => None,
+    }
+}
+
+/// Connects to the remote browser `cdp` names, else (when there is a chromium) starts one as
+/// a run does.
+fn launch(agent_browser: &Path, chromium: bool, cdp: Option<&str>) -> Option<Check> {
+    if let Some(url) = cdp {
+        return Some(match launch_check(agent_browser, Some(url.to_string())) {
+            Ok(d) => Check {
+                name: "remote browser",
+                ok: true,
+                detail: format!(
+                    "connected to the browser at {url} as a run does (agent-browser with --cdp, a DevTools connection of runner's own) in {} ms, and disconnected",
+                    d.as_millis()
+                ),
+                fix: None,
+            },
+            Err(e) => Check {
+                name: "remote browser",
+                ok: false,
+                detail: e,
+                fix: Some(format!(
+                    "check that a Chromium serves DevTools at {url} (`curl {url}/json/version`; started with --remote-debugging-port, reachable from here)"
+                )),
+            },
+        });
+    }
+    chromium.then(|| match launch_check(agent_browser, None) {
+        Ok(d) => Check { name: "headless launch", ok: true, detail: format!("Chromium started as a run starts it (agent-browser connected) in {} ms, and closed", d.as_millis()), fix: None },
+        Err(e) => Check {
+            name: "headless launch",
+            ok: false,
+            detail: e,
+            fix: Some("check that `chromium --headless --no-sandbox --dump-dom about:blank` works; install missing libraries with apt-get".into()),
+        },
+    })
+}
+
+/// The binaries of the agent profiles the flows use: on PATH, or a file where one is named.
+fn agent_profiles(flows: &[PathBuf]) -> Vec<Check> {
+    profile_binaries(flows)
+        .into_iter()
+        .map(|(label, binary)| {
+            let found = binary.contains('/') && Path::new(&binary).is_file()
+                || crate::process::on_path(&binary);
+            Check {
+                name: "agent profile",
+                ok: found,
+                detail: format!(
+                    "{label}: `{binary}` {}",
+                    if found { "found" } else { "not found on PATH" }
+                ),
+                fix: (!found)
+                    .then(|| format!("install `{binary}` (see `runner profiles show {label}`)")),
+            }
+        })
+        .collect()
 }

@@ -1,13 +1,17 @@
-//! The errors a subcommand ends with, and the one place they become exit codes.
+//! The errors a command ends with when it cannot do its work, and how they are shown
+//! (`exit::code` turns them into exit codes).
 
-use super::exit;
 use crate::atlas::AtlasError;
+use crate::report::{DiagnosticFormat, Reporter};
 use crate::source::Diagnostic;
 
 /// Why a subcommand could not do its work. (A run whose flows fail is not an error: it ends
 /// with the code its results give.)
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
+    /// A command line clap refused (printed by clap, with the usage).
+    #[error("{0}")]
+    Arguments(clap::Error),
     /// Bad command-line input.
     #[error("{0}")]
     Usage(String),
@@ -30,19 +34,19 @@ pub(crate) enum CliError {
 }
 
 impl CliError {
-    /// The exit code (SPEC §2).
-    pub(crate) fn exit_code(&self) -> i32 {
+    /// Shows the error: clap's own rendering, diagnostics with their note, else one line.
+    pub(crate) fn report(&self, reporter: &Reporter) {
         match self {
-            CliError::Usage(_) | CliError::Invalid { .. } => exit::INVALID_INPUT,
-            CliError::Environment(_) => exit::ENVIRONMENT,
-            CliError::Interrupted(_) => exit::INTERRUPTED,
-            CliError::Atlas(e) => match e {
-                // Asked for a node that is not there, or an atlas that is not one: the input.
-                AtlasError::NotFound(_)
-                | AtlasError::Broken { .. }
-                | AtlasError::LinkExists { .. } => exit::INVALID_INPUT,
-                AtlasError::Io { .. } => exit::ENVIRONMENT,
-            },
+            CliError::Arguments(e) => {
+                let _ = e.print();
+            }
+            CliError::Invalid { diagnostics, note } => {
+                reporter.diagnostics(diagnostics, DiagnosticFormat::Human);
+                if let Some(n) = note {
+                    reporter.error(n);
+                }
+            }
+            other => reporter.error(&other.to_string()),
         }
     }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::CliError;
-use super::exit;
+use super::exit::Outcome;
 use crate::report::{Report, ReportTarget, Reporter};
 
 /// The JSON files named, a directory standing for the `*.json` files under it (any depth: CI
@@ -97,7 +97,7 @@ pub(crate) fn run(
     paths: &[PathBuf],
     targets: &[String],
     reporter: &Reporter,
-) -> Result<i32, CliError> {
+) -> Result<Outcome, CliError> {
     let targets = ReportTarget::parse_all(targets).map_err(CliError::Usage)?;
     if targets.is_empty() {
         return Err(CliError::Usage(
@@ -132,5 +132,5 @@ pub(crate) fn run(
         s.flaky,
         s.skipped
     ));
-    Ok(exit::SUCCESS)
+    Ok(Outcome::Passed)
 }

@@ -1,11 +1,11 @@
-//! The command line: clap definitions, one file per subcommand, and the one place where a
-//! subcommand's end becomes an exit code.
+//! The command line: clap definitions, one file per subcommand, and (`exit`) the one place
+//! where a subcommand's end becomes an exit code.
 
 mod args;
 mod atlas;
 mod doctor;
 mod error;
-mod exit;
+pub mod exit;
 mod files;
 mod merge;
 mod profiles;
@@ -18,8 +18,9 @@ use clap::Parser;
 
 use args::{Cli, Command};
 use error::CliError;
+use exit::Outcome;
 
-use crate::report::{DiagnosticFormat, Reporter};
+use crate::report::Reporter;
 
 /// The async runtime of a command (2 workers: the machines runner targets have 2 cores).
 fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
@@ -49,37 +50,44 @@ pub(crate) fn remote_browser(url: Option<&str>) -> Result<Option<String>, CliErr
     Ok(Some(url.to_string()))
 }
 
-/// Parses the command line and runs the subcommand; returns the exit code.
+/// Parses the command line, runs the subcommand and shows its error if it ends with one;
+/// returns the exit code (`exit::code`, the one map).
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() {
-                exit::INVALID_INPUT
-            } else {
-                exit::SUCCESS
-            };
-            let _ = e.print();
-            return code;
-        }
-    };
     let reporter = Reporter::from_env();
-    let result = match cli.command {
-        Command::Run(a) => run::run(&a, &reporter),
-        Command::Validate(a) => Ok(validate::run(&a, &reporter)),
+    let end = match Cli::try_parse() {
+        Ok(cli) => dispatch(cli.command, &reporter),
+        // `--help` and `--version` come back as clap errors that print to stdout.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            Ok(Outcome::Passed)
+        }
+        Err(e) => Err(CliError::Arguments(e)),
+    };
+    if let Err(e) = &end {
+        e.report(&reporter);
+    }
+    exit::code(&end)
+}
+
+/// Runs one subcommand.
+fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> {
+    match command {
+        Command::Run(a) => run::run(&a, reporter),
+        Command::Validate(a) => Ok(validate::run(&a, reporter)),
         Command::Schema { which } => {
             reporter.out(schema::text(which));
-            Ok(exit::SUCCESS)
+            Ok(Outcome::Passed)
         }
         Command::Doctor { paths, browser_cdp } => remote_browser(browser_cdp.as_deref())
-            .map(|cdp| doctor::run(&reporter, &paths, cdp.as_deref())),
-        Command::Guardian { pid } => Ok(crate::process::guardian::run(&|| {
-            crate::browser::cleanup_run(pid);
-        })),
+            .map(|cdp| doctor::run(reporter, &paths, cdp.as_deref())),
+        Command::Guardian { pid } => {
+            crate::process::guardian::run(&|| crate::browser::cleanup_run(pid));
+            Ok(Outcome::Passed)
+        }
         Command::Atlas {
             command,
             atlas: dir,
-        } => atlas::run(&command, &dir, &reporter),
+        } => atlas::run(&command, &dir, reporter),
         Command::Explore {
             url,
             max_depth,
@@ -96,24 +104,9 @@ pub fn main() -> i32 {
                 dir,
                 agent,
             },
-            &reporter,
+            reporter,
         ),
-        Command::Profiles { command, profiles } => profiles::run(command, &profiles, &reporter),
-        Command::MergeReports { paths, report } => merge::run(&paths, &report, &reporter),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            match &e {
-                CliError::Invalid { diagnostics, note } => {
-                    reporter.diagnostics(diagnostics, DiagnosticFormat::Human);
-                    if let Some(n) = note {
-                        reporter.error(n);
-                    }
-                }
-                other => reporter.error(&other.to_string()),
-            }
-            e.exit_code()
-        }
+        Command::Profiles { command, profiles } => profiles::run(command, &profiles, reporter),
+        Command::MergeReports { paths, report } => merge::run(&paths, &report, reporter),
     }
 }

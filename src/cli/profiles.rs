@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use super::args::ProfilesCommand;
 use super::error::CliError;
-use super::{exit, validate};
+use super::exit::Outcome;
+use super::validate;
 use crate::report::Reporter;
 
 /// Runs `profiles`.
@@ -12,7 +13,7 @@ pub(crate) fn run(
     command: Option<ProfilesCommand>,
     dirs: &[PathBuf],
     reporter: &Reporter,
-) -> Result<i32, CliError> {
+) -> Result<Outcome, CliError> {
     let (registry, diags) = validate::load_registry(dirs);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
@@ -57,5 +58,5 @@ pub(crate) fn run(
             reporter.out(&s);
         }
     }
-    Ok(exit::SUCCESS)
+    Ok(Outcome::Passed)
 }

@@ -8,11 +8,13 @@ use serde_json::{Map, Value};
 
 use super::args::RunArgs;
 use super::error::CliError;
-use super::{exit, files, validate};
+use super::exit::Outcome;
+use super::{files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
+use crate::config::profiles::Registry;
 use crate::config::project;
-use crate::engine::{RunOptions, Runtime, RuntimeSettings, run_flows};
+use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
 use crate::step::{FlowResult, FlowStatus};
@@ -92,8 +94,9 @@ impl Settings {
     }
 }
 
-/// Runs `run`; returns the exit code its results give.
-pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> {
+/// Runs `run`: loads and checks every flow, selects, runs, writes the reports; the outcome is
+/// the results' (`outcome`), or an environment problem when a report could not be written.
+pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = args
@@ -103,9 +106,86 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
         .transpose()
         .map_err(CliError::Usage)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
-    let paths = files::collect(&s.paths).map_err(CliError::invalid)?;
-    // A directory runs its flows, not its profiles or `_partial` sub-flows.
-    let paths: Vec<PathBuf> = paths
+    let (registry, flows) = load(args, &s, &overrides)?;
+    warn_unused_vars(&overrides, &flows, reporter);
+    let filter = Filter::new(args)?;
+    let total = flows.len() * args.repeat_each as usize;
+    let tagged = select(flows.clone(), &filter, None).len();
+    let flows = select(flows, &filter, shard);
+    if args.list {
+        let mut text = String::new();
+        for f in &flows {
+            text.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
+        }
+        reporter.out(&text);
+        return Ok(Outcome::Passed);
+    }
+    if let Some(outcome) = nothing_to_run(&flows, tagged, args, reporter)? {
+        return Ok(outcome);
+    }
+    let run_id = run_id();
+    let artifacts = absolute(
+        &args
+            .artifacts
+            .clone()
+            .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
+    );
+    let console = Arc::new(Console::new(*reporter, s.jobs));
+    let rt = Arc::new(Runtime::new(RuntimeSettings {
+        run_id: run_id.clone(),
+        artifacts: artifacts.clone(),
+        listener: console.clone(),
+        overrides,
+        defaults: s.vars.clone(),
+        headed: s.headed,
+        browser_cdp: s.cdp.clone(),
+        profiles: registry,
+        atlas: args.atlas.as_deref().map(absolute),
+        agent_cache: args.agent_cache.mode(),
+        default_agent: args.agent.clone(),
+    }));
+    if args.dry_run {
+        dry_run(&rt, &flows, reporter);
+        return Ok(Outcome::Passed);
+    }
+    std::fs::create_dir_all(&artifacts).map_err(|e| {
+        CliError::Environment(format!(
+            "cannot create the artifacts directory {}: {e}",
+            artifacts.display()
+        ))
+    })?;
+    let started = Instant::now();
+    let count = flows.len() * args.repeat_each as usize;
+    let (ran, interrupted) = execute(rt, flows, args, &s)?;
+    crate::process::kill_all();
+    let results = ran.results;
+    let not_run = count - results.len() + (total - count);
+    let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
+    let why = if interrupted {
+        "not run: the run was interrupted"
+    } else {
+        "not run: --fail-fast stopped the run after a failure"
+    };
+    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
+    let mut outcome = outcome(&results, interrupted);
+    if !write_reports(&reports, &report, &artifacts, reporter) && outcome == Outcome::Passed {
+        outcome = Outcome::EnvironmentBroken;
+    }
+    github(args, &report, reporter);
+    console.summary(&results, &summary, &artifacts);
+    Ok(outcome)
+}
+
+/// The flow files under the paths (a directory runs its flows, not its profiles or `_partial`
+/// sub-flows), the agent profiles, and every flow loaded and checked: every problem in any of
+/// them is an error, and nothing runs.
+fn load(
+    args: &RunArgs,
+    s: &Settings,
+    overrides: &Map<String, Value>,
+) -> Result<(Registry, Vec<Arc<LoadedFlow>>), CliError> {
+    let paths: Vec<PathBuf> = files::collect(&s.paths)
+        .map_err(CliError::invalid)?
         .into_iter()
         .filter(|p| {
             s.paths.contains(p)
@@ -145,142 +225,116 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<i32, CliError> 
             note: Some(note),
         });
     }
-    warn_unused_vars(&overrides, &flows, reporter);
-    let filter = Filter::new(args)?;
-    let total = flows.len() * args.repeat_each as usize;
-    let tagged = select(flows.clone(), &filter, None).len();
-    let flows = select(flows, &filter, shard);
-    if args.list {
-        let mut s = String::new();
-        for f in &flows {
-            s.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
-        }
-        reporter.out(&s);
-        return Ok(exit::SUCCESS);
+    Ok((registry, flows))
+}
+
+/// When the selection is empty: a pass for a shard left empty (a CI matrix may have more
+/// shards than flows) or with --pass-with-no-flows, else an error (a filter that matches
+/// nothing is most likely a typo). `None` when there are flows to run.
+fn nothing_to_run(
+    flows: &[Arc<LoadedFlow>],
+    tagged: usize,
+    args: &RunArgs,
+    reporter: &Reporter,
+) -> Result<Option<Outcome>, CliError> {
+    if !flows.is_empty() {
+        return Ok(None);
     }
-    // A CI matrix may have more shards than flows: an empty shard passes (a filter that
-    // matches nothing stays an error, most likely a typo, unless --pass-with-no-flows).
-    if flows.is_empty() && tagged > 0 {
+    if tagged > 0 {
         reporter.err("no flows in this shard\n");
-        return Ok(exit::SUCCESS);
+        return Ok(Some(Outcome::Passed));
     }
-    if flows.is_empty() && args.pass_with_no_flows {
+    if args.pass_with_no_flows {
         reporter.err("no flow to run (--pass-with-no-flows)\n");
-        return Ok(exit::SUCCESS);
+        return Ok(Some(Outcome::Passed));
     }
-    if flows.is_empty() {
-        return Err(CliError::Usage(
-            "no flow to run (check the paths, --tag, --exclude-tag, --grep, --grep-invert and --shard; --pass-with-no-flows makes this a pass)".into(),
-        ));
-    }
-    let run_id = run_id();
-    let artifacts = absolute(
-        &args
-            .artifacts
-            .clone()
-            .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
-    );
-    let jobs = s.jobs;
-    let console = Arc::new(Console::new(*reporter, jobs));
-    let rt = Arc::new(Runtime::new(RuntimeSettings {
-        run_id: run_id.clone(),
-        artifacts: artifacts.clone(),
-        listener: console.clone(),
-        overrides,
-        defaults: s.vars.clone(),
-        headed: s.headed,
-        browser_cdp: s.cdp.clone(),
-        profiles: registry.clone(),
-        atlas: args.atlas.as_deref().map(absolute),
-        agent_cache: args.agent_cache.mode(),
-        default_agent: args.agent.clone(),
-    }));
-    if args.dry_run {
-        let mut s = String::new();
-        for f in &flows {
-            s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
-            for line in crate::engine::plan(&rt, f) {
-                s.push_str(&format!("  {line}\n"));
-            }
+    Err(CliError::Usage(
+        "no flow to run (check the paths, --tag, --exclude-tag, --grep, --grep-invert and --shard; --pass-with-no-flows makes this a pass)".into(),
+    ))
+}
+
+/// `--dry-run`: each flow's plan, step by step.
+fn dry_run(rt: &Runtime, flows: &[Arc<LoadedFlow>], reporter: &Reporter) {
+    let mut s = String::new();
+    for f in flows {
+        s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
+        for line in crate::engine::plan(rt, f) {
+            s.push_str(&format!("  {line}\n"));
         }
-        s.push_str(&format!("{} flow(s) would run\n", flows.len()));
-        reporter.out(&s);
-        return Ok(exit::SUCCESS);
     }
-    std::fs::create_dir_all(&artifacts).map_err(|e| {
-        CliError::Environment(format!(
-            "cannot create the artifacts directory {}: {e}",
-            artifacts.display()
-        ))
-    })?;
+    s.push_str(&format!("{} flow(s) would run\n", flows.len()));
+    reporter.out(&s);
+}
+
+/// Runs the flows on the async runtime while watching for signals; waits for the browsers to
+/// close. Returns what ran and whether a signal stopped the run.
+fn execute(
+    rt: Arc<Runtime>,
+    flows: Vec<Arc<LoadedFlow>>,
+    args: &RunArgs,
+    s: &Settings,
+) -> Result<(Ran, bool), CliError> {
     let runtime = super::runtime()?;
-    let started = Instant::now();
-    let count = flows.len() * args.repeat_each as usize;
     let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
-    let (ran, interrupted) = runtime.block_on(async {
+    let options = RunOptions {
+        jobs: s.jobs,
+        fail_fast: args.fail_fast,
+        retries: s.retries,
+        repeat_each: args.repeat_each,
+    };
+    Ok(runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
-        let results = run_flows(
-            rt,
-            flows,
-            RunOptions {
-                jobs,
-                fail_fast: args.fail_fast,
-                retries: s.retries,
-                repeat_each: args.repeat_each,
-            },
-        )
-        .await;
+        let results = run_flows(rt, flows, options).await;
         rt_close.browser.wait_closed().await;
         watcher.abort();
         (results, cancel.is_cancelled())
-    });
-    crate::process::kill_all();
-    let results = ran.results;
-    let not_run = count - results.len() + (total - count);
-    let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
-    let mut code = exit_code(&results, interrupted);
-    let why = if interrupted {
-        "not run: the run was interrupted"
-    } else {
-        "not run: --fail-fast stopped the run after a failure"
-    };
-    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
-    for r in &reports {
-        if let Err(e) = r.write_report(&report) {
+    }))
+}
+
+/// Writes the reports asked for, and `report.json` in the artifacts; says whether every one
+/// asked for was written (a failure is shown and the run goes on).
+fn write_reports(
+    targets: &[ReportTarget],
+    report: &Report,
+    artifacts: &Path,
+    reporter: &Reporter,
+) -> bool {
+    let mut written = true;
+    for t in targets {
+        if let Err(e) = t.write_report(report) {
             reporter.error(&e.to_string());
-            if code == exit::SUCCESS {
-                code = exit::ENVIRONMENT;
-            }
+            written = false;
         }
     }
-    let _ = write_json(&artifacts.join("report.json"), &report);
-    // On GitHub Actions: failures annotated on their lines, and the job's summary.
+    let _ = write_json(&artifacts.join("report.json"), report);
+    written
+}
+
+/// On GitHub Actions: failures annotated on their lines, and the job's summary.
+fn github(args: &RunArgs, report: &Report, reporter: &Reporter) {
     let github = match args.format {
         Some(f) => f == super::args::RunFormat::Github,
         None => std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true"),
     };
-    if github {
-        reporter.out(&crate::report::github_annotations(&report));
-        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-            use std::io::Write;
-            let appended = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .and_then(|mut f| {
-                    f.write_all(crate::report::github_step_summary(&report).as_bytes())
-                });
-            if let Err(e) = appended {
-                reporter.warn(&format!(
-                    "cannot write the job summary to {}: {e}",
-                    std::path::Path::new(&path).display()
-                ));
-            }
+    if !github {
+        return;
+    }
+    reporter.out(&crate::report::github_annotations(report));
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(crate::report::github_step_summary(report).as_bytes()));
+        if let Err(e) = appended {
+            reporter.warn(&format!(
+                "cannot write the job summary to {}: {e}",
+                Path::new(&path).display()
+            ));
         }
     }
-    console.summary(&results, &summary, &artifacts);
-    Ok(code)
 }
 
 /// A `--var` that no flow declares or reads is most likely misspelled: say so (the run goes on).
@@ -306,16 +360,16 @@ fn warn_unused_vars(
     }
 }
 
-/// 130 if interrupted, 3 if a flow met an environment problem, 1 if one failed, else 0.
-fn exit_code(results: &[FlowResult], interrupted: bool) -> i32 {
+/// Interrupted before an environment problem, before a failure, before a pass.
+fn outcome(results: &[FlowResult], interrupted: bool) -> Outcome {
     if interrupted || results.iter().any(|r| r.status == FlowStatus::Interrupted) {
-        exit::INTERRUPTED
+        Outcome::Interrupted
     } else if results.iter().any(|r| r.status == FlowStatus::Error) {
-        exit::ENVIRONMENT
+        Outcome::EnvironmentBroken
     } else if results.iter().any(|r| r.status == FlowStatus::Failed) {
-        exit::FLOW_FAILED
+        Outcome::FlowsFailed
     } else {
-        exit::SUCCESS
+        Outcome::Passed
     }
 }
 

@@ -3,16 +3,16 @@
 use std::path::PathBuf;
 
 use super::args::ValidateArgs;
-use super::exit;
+use super::exit::Outcome;
 use super::files;
 use crate::config::flows::Loader;
 use crate::config::profiles::{self, Registry};
 use crate::report::Reporter;
 use crate::source::Diagnostic;
 
-/// Runs `validate`; returns the exit code.
-/// Validates; prints every problem in the format asked for. Returns the exit code.
-pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
+/// Validates; prints every problem in the format asked for. Problems found are the outcome,
+/// not an error: they are already shown.
+pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
     // The project file: checked itself, and its flows, profiles and vars used.
     let project = match std::env::current_dir()
         .map_err(|_| Vec::new())
@@ -22,7 +22,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
         Err(d) => {
             reporter.diagnostics(&d, args.format);
             reporter.validate_summary(1, d.len(), args.format);
-            return exit::INVALID_INPUT;
+            return Outcome::ProblemsFound;
         }
     };
     let paths = match (&project, args.paths.is_empty()) {
@@ -45,7 +45,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
         Ok(f) => f,
         Err(d) => {
             reporter.diagnostics(&d, args.format);
-            return exit::INVALID_INPUT;
+            return Outcome::ProblemsFound;
         }
     };
     let (registry, mut diags) = load_registry(&profile_dirs);
@@ -54,9 +54,9 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> i32 {
     reporter.validate_summary(files.len(), diags.len(), args.format);
     // The problems were printed in the format asked for; the code says whether there were any.
     if diags.is_empty() {
-        exit::SUCCESS
+        Outcome::Passed
     } else {
-        exit::INVALID_INPUT
+        Outcome::ProblemsFound
     }
 }
 

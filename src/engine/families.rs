@@ -2,15 +2,17 @@
 //! flow, handed to the family's entry point.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::artifacts;
 use super::context::Scope;
 use super::runtime::StepCtx;
-use crate::agent::AgentCtx;
+use crate::agent::{AgentCtx, CacheMode, Skill, SkillCall, SkillEnv};
 use crate::atlas::RecordTarget;
-use crate::browser::StepFiles;
+use crate::browser::page::intent;
+use crate::browser::{Session, StepFiles};
 use crate::config::model::Action;
 use crate::step::{ErrorKind, StepError};
 
@@ -103,32 +105,63 @@ pub(crate) async fn state(
 /// the `intent` skill of the step's agent profile (the answer then replaces the cached one);
 /// the answer becomes the runner step it names, which runs as written out would.
 pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
-    use crate::agent::{CacheMode, Skill, SkillCall, SkillEnv};
-    use crate::browser::page::intent;
     let (rt, frame) = (cx.rt, cx.frame);
     let Action::Act(a) = action else {
         return Err(not_in_family(&action, "act"));
     };
     let (intent_text, profile, variant) = a.parts();
-    // The step's profile, else its flow's `agent:`, else `--agent`.
-    let profile = profile
-        .or(frame.loaded.flow.agent.as_deref())
-        .or(rt.default_agent.as_deref());
     // The attempt is bounded as an agent's (the agent may be asked); the page work keeps the
     // browser's timeout, so a missing element fails as fast as in the step written out.
     let page_timeout = super::attempts::browser_timeout(frame.loaded).min(cx.timeout);
     let mut session = frame.browser.session(&rt.browser).await?;
     let url = intent::current_url(&mut session, page_timeout).await?;
-    // The question's identity: the instruction and the page's path. Not its origin (a local web
-    // server's port changes every run; staging and production share answers) and not its text
-    // (which changes with every item in a list): an answer that does not fit the page it is
-    // used on is resolved again anyway.
-    let page_key = page_path(&url);
-    let key = json!({ "intent": intent_text, "page": page_key });
+    let question = Question {
+        intent: intent_text,
+        // The question's identity: the instruction and the page's path. Not its origin (a
+        // local web server's port changes every run; staging and production share answers)
+        // and not its text (which changes with every item in a list): an answer that does not
+        // fit the page it is used on is resolved again anyway.
+        key: json!({ "intent": intent_text, "page": page_path(&url) }),
+        // The step's profile, else its flow's `agent:`, else `--agent`.
+        profile: profile
+            .or(frame.loaded.flow.agent.as_deref())
+            .or(rt.default_agent.as_deref()),
+        variant,
+        page_timeout,
+    };
+    let env = skill_env(cx);
+    let (answer, source) = answer(&mut session, &env, &question, url, rt.agent_cache).await?;
+    let errors = Skill::Intent.check(&answer);
+    if !errors.is_empty() {
+        return Err(StepError::new(
+            ErrorKind::Internal,
+            format!(
+                "internal error: `act` made an invalid answer ({source}): {}",
+                errors.join("; ")
+            ),
+        ));
+    }
+    perform(cx, &mut session, &answer, source, page_timeout).await
+}
+
+/// What an `act` asks.
+struct Question<'a> {
+    intent: &'a str,
+    /// Its cache key.
+    key: Value,
+    profile: Option<&'a str>,
+    variant: Option<&'a str>,
+    page_timeout: Duration,
+}
+
+/// Where an `act` step's agent is asked: the flow's agent environment, answers cached under
+/// `.runner/cache/skills`, its log beside the step's artifacts.
+fn skill_env<'a>(cx: &StepCtx<'a>) -> SkillEnv<'a> {
+    let (rt, frame) = (cx.rt, cx.frame);
     let listener = rt.listener.clone();
     let info = frame.info.clone();
     let depth = frame.depth;
-    let env = SkillEnv {
+    SkillEnv {
         profiles: &rt.profiles,
         cache: rt.agent_cache,
         cache_dir: std::env::current_dir()
@@ -141,83 +174,81 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         cancel: frame.cancel.clone(),
         log_path: cx.artifact("act").with_extension("intent"),
         timeout: cx.timeout,
-    };
+    }
+}
+
+/// The answer to an `act` and where it came from: the cache when its element is still on the
+/// page, else the built-in resolver on the page's snapshot, else the agent.
+async fn answer(
+    session: &mut Session,
+    env: &SkillEnv<'_>,
+    q: &Question<'_>,
+    url: String,
+    cache: CacheMode,
+) -> Result<(Value, &'static str), StepError> {
     let mut cached_broke = false;
-    let mut found = None;
-    if let Some(answer) = crate::agent::cached_skill_answer(&env, Skill::Intent, &key) {
-        if intent::still_matches(&mut session, &answer).await {
-            found = Some((answer, "cache"));
-        } else {
-            cached_broke = true;
+    if let Some(answer) = crate::agent::cached_skill_answer(env, Skill::Intent, &q.key) {
+        if intent::still_matches(session, &answer).await {
+            return Ok((answer, "cache"));
         }
+        cached_broke = true;
     }
     // The page's interactive snapshot, for the resolver and the agent (not needed on a hit).
-    let page = match found {
-        Some(_) => None,
-        None => Some(intent::observe(&mut session, url.clone(), page_timeout).await?),
-    };
-    if let Some(p) = &page
-        && let Some(answer) = intent::resolve_local(intent_text, &p.refs)
-    {
-        found = Some((answer, "local"));
+    let page = intent::observe(session, url, q.page_timeout).await?;
+    if let Some(answer) = intent::resolve_local(q.intent, &page.refs) {
+        return Ok((answer, "local"));
     }
-    let (answer, source) = if let Some(f) = found {
-        f
-    } else {
-        let page = page
-            .as_ref()
-            .expect("observed above when nothing was found");
-        // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
-        let stable = |a: &mut Value| {
-            if let Some(s) = a
-                .pointer("/selector/ref")
-                .and_then(Value::as_str)
-                .and_then(|r| intent::stable_selector(r, &page.refs))
-            {
-                a["selector"] = s;
-            }
-        };
-        let call = SkillCall {
-            skill: Skill::Intent,
-            input: json!({
-                "intent": intent_text,
-                "url": page.url,
-                "snapshot": page.snapshot,
-            }),
-            key: key.clone(),
-            profile,
-            variant,
-            use_cache: !cached_broke,
-            normalize: &stable,
-        };
-        let no_agent = profile.is_none() && rt.agent_cache != CacheMode::ReadOnly;
-        if no_agent {
-            return Err(StepError::new(
-                ErrorKind::Skill,
-                format!(
-                    "cannot tell what to do for \"{intent_text}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
-                    if cached_broke {
-                        " (the cached answer no longer fits)"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-        let (answer, _) = crate::agent::call_skill(&call, &env).await?;
-        (answer, "agent")
-    };
-    let errors = Skill::Intent.check(&answer);
-    if !errors.is_empty() {
+    let no_agent = q.profile.is_none() && cache != CacheMode::ReadOnly;
+    if no_agent {
         return Err(StepError::new(
-            ErrorKind::Internal,
+            ErrorKind::Skill,
             format!(
-                "internal error: `act` made an invalid answer ({source}): {}",
-                errors.join("; ")
+                "cannot tell what to do for \"{}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
+                q.intent,
+                if cached_broke {
+                    " (the cached answer no longer fits)"
+                } else {
+                    ""
+                }
             ),
         ));
     }
-    let step = intent::to_action(&answer)?;
+    // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
+    let stable = |a: &mut Value| {
+        if let Some(s) = a
+            .pointer("/selector/ref")
+            .and_then(Value::as_str)
+            .and_then(|r| intent::stable_selector(r, &page.refs))
+        {
+            a["selector"] = s;
+        }
+    };
+    let call = SkillCall {
+        skill: Skill::Intent,
+        input: json!({
+            "intent": q.intent,
+            "url": page.url,
+            "snapshot": page.snapshot,
+        }),
+        key: q.key.clone(),
+        profile: q.profile,
+        variant: q.variant,
+        use_cache: !cached_broke,
+        normalize: &stable,
+    };
+    let (answer, _) = crate::agent::call_skill(&call, env).await?;
+    Ok((answer, "agent"))
+}
+
+/// Runs the step the answer names; the step's outputs say what was done and why.
+async fn perform(
+    cx: &StepCtx<'_>,
+    session: &mut Session,
+    answer: &Value,
+    source: &str,
+    page_timeout: Duration,
+) -> Result<Value, StepError> {
+    let step = intent::to_action(answer)?;
     // An agent's decision is kept on record: the page before and after it (~40 ms each, so not
     // for the resolver's and the cache's answers, which are as cheap as the step written out).
     let shots = (source == "agent").then(|| {
@@ -227,21 +258,21 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         )
     });
     if let Some((before, _)) = &shots {
-        intent::screenshot(&mut session, before, page_timeout).await?;
+        intent::screenshot(session, before, page_timeout).await?;
     }
     let files = StepFiles {
-        dir: frame.dir.clone(),
+        dir: cx.frame.dir.clone(),
         base: artifacts::step_base(cx.index, cx.step, "act"),
     };
     let done = Box::pin(crate::browser::run_step(
-        &mut session,
+        session,
         step,
         page_timeout,
         &files,
     ))
     .await?;
     if let Some((_, after)) = &shots {
-        let _ = intent::screenshot(&mut session, after, page_timeout).await;
+        let _ = intent::screenshot(session, after, page_timeout).await;
     }
     let shown = |p: Option<&std::path::PathBuf>| {
         p.filter(|p| p.exists())

@@ -24,7 +24,7 @@ mod web_server;
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
-pub(crate) use run::{RunOptions, run_flows};
+pub(crate) use run::{Ran, RunOptions, run_flows};
 pub(crate) use runtime::Runtime;
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub(crate) fn tell(line: &str) {
 
 /// The guardian's own loop (`runner __guardian`): reads `+pgid`/`-pgid` lines until the pipe
 /// closes, then SIGKILLs the groups left and calls `cleanup`.
-pub(crate) fn run(cleanup: &dyn Fn()) -> i32 {
+pub(crate) fn run(cleanup: &dyn Fn()) {
     // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's
     // group, not to the guardian, which must outlive runner.
     let mut groups: HashSet<i32> = HashSet::new();
@@ -74,5 +74,4 @@ pub(crate) fn run(cleanup: &dyn Fn()) -> i32 {
         super::signal::signal_group(g, Signal::SIGKILL);
     }
     cleanup();
-    0
 }

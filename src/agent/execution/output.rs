@@ -1,0 +1,122 @@
+//! An agent's output: each stdout line parsed for events (and the session id in them), every
+//! line masked, appended to the log and relayed as `[execution:{sessionId}] line`; for Gemini,
+//! its session files watched for the id.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use tokio::io::{AsyncRead, AsyncWriteExt};
+use tokio::process::Child;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::running::SessionIds;
+use super::start::Relay;
+use crate::agent::kind::EventState;
+use crate::agent::session_id;
+use crate::config::profiles::Kind;
+use crate::process;
+use crate::step::Masker;
+
+type Stream = Box<dyn AsyncRead + Unpin + Send>;
+
+/// What the readers of one agent share.
+#[derive(Clone)]
+pub(super) struct Readers {
+    /// What the agent's events said so far.
+    pub(super) state: Arc<Mutex<EventState>>,
+    /// The agent's own session id, once found.
+    pub(super) found: Arc<watch::Sender<Option<String>>>,
+    /// When the agent last wrote a line (for the idle timeout).
+    pub(super) last_output: Arc<Mutex<tokio::time::Instant>>,
+    /// The log file, created at the first line.
+    pub(super) log: Arc<tokio::sync::Mutex<Option<tokio::fs::File>>>,
+    pub(super) log_path: PathBuf,
+    pub(super) relay: Relay,
+    pub(super) masker: Masker,
+    pub(super) kind: Kind,
+    pub(super) ids: SessionIds,
+    /// The id was given to the agent: none is looked for in its events.
+    pub(super) pre_assigned: bool,
+}
+
+impl Readers {
+    /// Reads the agent's stdout (parsed for events) and stderr, each in a task of its own.
+    pub(super) fn read(&self, child: &mut Child) -> Vec<JoinHandle<()>> {
+        let stdout = child.stdout.take().map(|s| (Box::new(s) as Stream, true));
+        let stderr = child.stderr.take().map(|s| (Box::new(s) as Stream, false));
+        [stdout, stderr]
+            .into_iter()
+            .flatten()
+            .map(|(stream, is_stdout)| tokio::spawn(self.clone().relay_lines(stream, is_stdout)))
+            .collect()
+    }
+
+    async fn relay_lines(self, stream: Stream, is_stdout: bool) {
+        let mut lines = process::Lines::new(stream);
+        while let Some(buf) = lines.next().await {
+            if let Ok(mut t) = self.last_output.lock() {
+                *t = tokio::time::Instant::now();
+            }
+            let raw = String::from_utf8_lossy(&buf)
+                .trim_end_matches(['\n', '\r'])
+                .to_string();
+            if is_stdout {
+                self.parse(&raw);
+            }
+            let line = self.masker.mask(&raw);
+            self.log(&line).await;
+            let found = self.found.borrow().clone();
+            (self.relay)(&format!(
+                "[execution:{}] {line}",
+                self.ids.full(found.as_deref())
+            ));
+        }
+    }
+
+    /// Parses a stdout line as an event; a session id found is published.
+    fn parse(&self, raw: &str) {
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        self.kind.parse_line(&mut st, raw);
+        if !self.pre_assigned
+            && let Some(id) = st.session_id.clone()
+            && self.found.borrow().as_ref() != Some(&id)
+        {
+            let _ = self.found.send(Some(id));
+        }
+    }
+
+    async fn log(&self, line: &str) {
+        let mut guard = self.log.lock().await;
+        if guard.is_none() {
+            *guard = tokio::fs::File::create(&self.log_path).await.ok();
+        }
+        if let Some(f) = guard.as_mut() {
+            let _ = f.write_all(format!("{line}\n").as_bytes()).await;
+        }
+    }
+
+    /// Gemini may print no id on stdout: its session files are watched too, until an id is
+    /// found or nobody waits for one.
+    pub(super) fn watch_gemini_files(&self, launched: SystemTime) {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let found = self.found.clone();
+        tokio::spawn(async move {
+            let tx = found.clone();
+            let id = session_id::watch_gemini_session(home, launched, move || {
+                tx.borrow().is_some() || tx.is_closed()
+            })
+            .await;
+            if let Some(id) = id
+                && found.borrow().is_none()
+            {
+                let _ = found.send(Some(id));
+            }
+        });
+    }
+}

@@ -1,0 +1,180 @@
+//! What the agent's skills decide in a crawl: a new state's todos (`page_analysis`, else
+//! explore's own) and the edge a todo made (`trajectory_labeling`, else the todo's name).
+
+use serde_json::{Value, json};
+
+use super::crawl::ExploreAgent;
+use super::crawler::{Arrived, Crawler};
+use super::task::Task;
+use super::todos::own_todos;
+use crate::agent::{Skill, SkillCall, call_skill};
+use crate::atlas::store::{AtlasError, EdgeLabel};
+use crate::browser::page::intent::stable_selector;
+use crate::step::StepError;
+
+impl Crawler<'_> {
+    /// The todos of a new state: the agent's (`page_analysis`, by priority; its summary and
+    /// test ideas kept beside the node), else the state's own clickable elements.
+    pub(super) async fn todos_of(&mut self, at: &Arrived) -> Result<Vec<Value>, StepError> {
+        let Some(agent) = self.agent else {
+            return Ok(own_todos(&at.refs, &at.text, &at.forms));
+        };
+        self.analyse(agent, at).await.map_err(|mut e| {
+            e.message = format!("page_analysis of {}: {}", at.node, e.message);
+            e
+        })
+    }
+
+    async fn analyse(
+        &self,
+        agent: &ExploreAgent<'_>,
+        at: &Arrived,
+    ) -> Result<Vec<Value>, StepError> {
+        let refs = &at.refs;
+        // Snapshot refs do not outlive the snapshot: the agent's become role and name.
+        let stable = |answer: &mut Value| {
+            let Some(tasks) = answer
+                .get_mut("frontier_tasks")
+                .and_then(Value::as_array_mut)
+            else {
+                return;
+            };
+            for t in tasks {
+                if let Some(s) = t
+                    .pointer("/selector/ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| stable_selector(r, refs))
+                {
+                    t["selector"] = s;
+                }
+            }
+        };
+        let screenshot = self.atlas.node_dir(&at.node).join("screenshot.png");
+        let call = SkillCall {
+            skill: Skill::PageAnalysis,
+            input: json!({
+                "url": at.url,
+                "title": at.title,
+                "snapshot": at.text,
+                "screenshot": screenshot.exists().then(|| screenshot.display().to_string()),
+            }),
+            // The state's fingerprint (its node id): not its origin, not its volatile text.
+            key: json!({ "node": at.node }),
+            profile: agent.profile.as_deref(),
+            variant: None,
+            use_cache: true,
+            normalize: &stable,
+        };
+        let (answer, _) = call_skill(&call, &agent.env).await?;
+        let record = |name: &str, v: &Value| self.atlas.write_node_json(&at.node, name, v);
+        record("test_ideas.json", &answer["test_ideas"])?;
+        record(
+            "analysis.json",
+            &json!({ "summary": answer["summary"], "url": at.url, "title": at.title }),
+        )?;
+        let mut tasks: Vec<Value> = answer["frontier_tasks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        // Highest priority first; equal ones in the agent's order.
+        tasks.sort_by_key(|t| std::cmp::Reverse(t["priority"].as_i64().unwrap_or(0)));
+        Ok(tasks)
+    }
+
+    /// The agent's label of the move from `from` along `task` to `to` (`trajectory_labeling`).
+    async fn label(
+        &self,
+        agent: &ExploreAgent<'_>,
+        from: &str,
+        task: &Task,
+        to: &Arrived,
+    ) -> Result<Value, StepError> {
+        let before = self.atlas.meta(from)?;
+        let node_file = |id: &str, f: &str| self.atlas.node_dir(id).join(f);
+        let shot = |id: &str| {
+            let p = node_file(id, "screenshot.png");
+            p.exists().then(|| p.display().to_string())
+        };
+        let call = SkillCall {
+            skill: Skill::TrajectoryLabeling,
+            input: json!({
+                "action": task.name,
+                "steps": task.steps,
+                "before": {
+                    "url": before.url,
+                    "title": before.title,
+                    "snapshot": std::fs::read_to_string(node_file(from, "snapshot.txt")).unwrap_or_default(),
+                    "screenshot": shot(from),
+                },
+                "after": {
+                    "url": to.url,
+                    "title": to.title,
+                    "snapshot": to.text,
+                    "screenshot": shot(&to.node),
+                },
+            }),
+            key: json!({ "from": from, "action": task.name, "to": to.node }),
+            profile: agent.profile.as_deref(),
+            variant: None,
+            use_cache: true,
+            normalize: &|_: &mut Value| {},
+        };
+        Ok(call_skill(&call, &agent.env).await?.0)
+    }
+
+    /// Records the edge `task` made from `node` to `to`: under the agent's label, else under
+    /// the task's name. False when the agent says the move meant nothing: no edge.
+    pub(super) async fn link(
+        &mut self,
+        node: &str,
+        task: &Task,
+        to: &Arrived,
+    ) -> Result<bool, StepError> {
+        let labelled = match self.agent {
+            None => None,
+            Some(agent) => Some(self.label(agent, node, task, to).await.map_err(|mut e| {
+                e.message = format!(
+                    "trajectory_labeling of {node}: {}: {}",
+                    task.name, e.message
+                );
+                e
+            })?),
+        };
+        let Some(l) = labelled else {
+            // A link that already exists under this name to another state is kept as recorded.
+            let _ = self
+                .atlas
+                .link_state(node, &task.name, &to.node, &task.steps);
+            return Ok(true);
+        };
+        if l["is_meaningful"] == json!(false) {
+            self.summary
+                .dropped_meaningless
+                .push(format!("{node}: {}", task.name));
+            return Ok(false);
+        }
+        let label = EdgeLabel {
+            script_name: l["script_name"].as_str().unwrap_or_default().to_string(),
+            confidence: l["confidence"].as_f64().unwrap_or_default(),
+            performed: task.name.clone(),
+        };
+        let name = l["semantic_label"].as_str().unwrap_or(&task.name);
+        match self
+            .atlas
+            .link_labelled(node, name, &to.node, &task.steps, Some(label.clone()))
+        {
+            // Two moves the agent named alike: the second keeps explore's name beside it.
+            Err(AtlasError::LinkExists { .. }) => {
+                let _ = self.atlas.link_labelled(
+                    node,
+                    &format!("{name} ({})", task.name),
+                    &to.node,
+                    &task.steps,
+                    Some(label),
+                );
+                Ok(true)
+            }
+            r => r.map(|_| true).map_err(StepError::from),
+        }
+    }
+}

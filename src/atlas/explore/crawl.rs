@@ -1,0 +1,255 @@
+//! The crawl: breadth first from the URL, each state's todos done one by one (taken off the
+//! list only once done, so an interrupted crawl resumes), new states queued until the depth
+//! or node limit.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::crawler::Crawler;
+use super::task::{Task, is_destructive, task_of};
+use crate::agent::SkillEnv;
+use crate::atlas::fingerprint::origin;
+use crate::atlas::replay::Driver;
+use crate::atlas::status::StatusFile;
+use crate::atlas::store::Atlas;
+use crate::step::{ErrorKind, Masker, StepError};
+
+/// Crawl settings.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) url: String,
+    pub(crate) max_depth: usize,
+    pub(crate) max_nodes: usize,
+    pub(crate) allow_destructive: bool,
+    pub(crate) atlas: PathBuf,
+    pub(crate) artifacts: PathBuf,
+    pub(crate) run_id: String,
+}
+
+/// The agent behind `explore --agent`: where and how its skills are asked.
+pub(crate) struct ExploreAgent<'a> {
+    pub(crate) env: SkillEnv<'a>,
+    /// `None` when answers may only come from the cache (`--agent-cache read-only`).
+    pub(crate) profile: Option<String>,
+}
+
+/// What a crawl found.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub(crate) struct Summary {
+    pub(crate) total_nodes: usize,
+    pub(crate) total_edges: usize,
+    pub(crate) max_depth_reached: usize,
+    pub(crate) atlas_path: String,
+    pub(crate) skipped_destructive: Vec<String>,
+    /// Todos that could not be done (`<node>: <action>: <why>`): the element was gone, the
+    /// path to the state no longer replays, ... They are not edges.
+    pub(crate) failed_todos: Vec<String>,
+    /// Actions the agent judged meaningless (`<node>: <action>`): no edge recorded.
+    pub(crate) dropped_meaningless: Vec<String>,
+}
+
+/// Crawls from `opts.url` with `driver` (one browser session for the whole crawl), with the
+/// agent's skills when there is one; `progress` gets a status line after each todo.
+pub(crate) async fn explore(
+    driver: &mut dyn Driver,
+    opts: &Options,
+    agent: Option<&ExploreAgent<'_>>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Summary, StepError> {
+    let started = Instant::now();
+    std::fs::create_dir_all(&opts.artifacts).map_err(|e| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("cannot create {}: {e}", opts.artifacts.display()),
+        )
+    })?;
+    let atlas = Atlas::open(&opts.atlas)?;
+    let status = StatusFile::start(&atlas);
+    let mut c = Crawler {
+        driver,
+        atlas,
+        status,
+        opts,
+        agent,
+        timeout: Duration::from_secs(15),
+        masker: Masker::default(),
+        summary: Summary::default(),
+        started,
+        origin: origin(&opts.url),
+        progress,
+    };
+    let r = crawl(&mut c).await;
+    let end = if r.is_ok() { "done" } else { "failed" };
+    c.status.write(&c.atlas, end, None);
+    r
+}
+
+/// The states waiting for their todos, breadth first, with their depth; and every state met.
+struct Frontier {
+    queue: VecDeque<(String, usize)>,
+    seen: HashSet<String>,
+}
+
+impl Frontier {
+    /// The root, then the states an earlier crawl recorded that still have todos (resuming it).
+    fn resume(atlas: &Atlas, root: &str) -> Result<Frontier, StepError> {
+        let mut f = Frontier {
+            queue: VecDeque::from([(root.to_string(), 0)]),
+            seen: HashSet::from([root.to_string()]),
+        };
+        for id in atlas.node_ids()? {
+            if !atlas.todos(&id).is_empty()
+                && f.seen.insert(id.clone())
+                && let Ok(path) = atlas.path_to_node(&id)
+            {
+                f.queue.push_back((id, path.len() - 1));
+            }
+        }
+        Ok(f)
+    }
+}
+
+async fn crawl(c: &mut Crawler<'_>) -> Result<Summary, StepError> {
+    let root = enter(c).await?;
+    let mut frontier = Frontier::resume(&c.atlas, &root)?;
+    let mut max_depth = 0;
+    'crawl: while let Some((node, depth)) = frontier.queue.pop_front() {
+        max_depth = max_depth.max(depth);
+        loop {
+            // Stop before taking a todo, so what is left stays on disk for the next crawl.
+            if c.atlas.node_ids()?.len() >= c.opts.max_nodes {
+                break 'crawl;
+            }
+            // Taken off the list only once it is done: a crawl killed midway retries it.
+            let Some(todo) = c.atlas.todos(&node).into_iter().next() else {
+                break;
+            };
+            // A todo that could not be finished (the agent did not answer, the browser broke)
+            // stays on the list: the crawl stops, and the next one does it.
+            visit(c, &node, depth, &todo, &mut frontier).await?;
+            c.atlas.manage_todos(&node, None)?;
+        }
+    }
+    let ids = c.atlas.node_ids()?;
+    let mut edges = 0;
+    for id in &ids {
+        edges += c.atlas.links(id)?.len();
+    }
+    let mut summary = std::mem::take(&mut c.summary);
+    summary.total_nodes = ids.len();
+    summary.total_edges = edges;
+    summary.max_depth_reached = max_depth;
+    summary.atlas_path = c.opts.atlas.display().to_string();
+    Ok(summary)
+}
+
+/// Opens the URL and records the state it shows as the atlas's root entry, with its todos
+/// when it is new. Returns its node id.
+async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
+    let entry = vec![json!({ "open": c.opts.url })];
+    c.run_steps(&entry).await?;
+    let root = c.observe().await?;
+    if root.is_new {
+        match c.todos_of(&root).await {
+            Ok(todos) => c.atlas.manage_todos(&root.node, Some(&todos))?,
+            Err(e) => {
+                // Not kept half done: the next crawl sees the state anew and asks again.
+                c.atlas.forget_new_node(&root.node)?;
+                return Err(e);
+            }
+        };
+    }
+    c.atlas.set_entry(&root.node, &entry)?;
+    Ok(root.node)
+}
+
+/// Does one todo of `node`: teleport there, act, record where it led.
+async fn visit(
+    c: &mut Crawler<'_>,
+    node: &str,
+    depth: usize,
+    todo: &Value,
+    frontier: &mut Frontier,
+) -> Result<(), StepError> {
+    let Some(task) = allowed(c, node, todo) else {
+        return Ok(());
+    };
+    let nodes = c.atlas.node_ids()?.len();
+    c.status.write(&c.atlas, "exploring", Some(node));
+    (c.progress)(&format!(
+        "explore: {nodes} nodes, {} pending in the queue, at {node} (depth {depth}), {:.1}s: {}",
+        frontier.queue.len(),
+        c.started.elapsed().as_secs_f64(),
+        task.name
+    ));
+    if let Err(e) = c.teleport(node).await {
+        c.summary.failed_todos.push(format!(
+            "{node}: {}: the path to the state no longer replays: {}",
+            task.name, e.message
+        ));
+        return Ok(());
+    }
+    if let Err(e) = c.run_steps(&task.steps).await {
+        c.summary
+            .failed_todos
+            .push(format!("{node}: {}: {}", task.name, e.message));
+        return Ok(());
+    }
+    if origin(&c.url().await?) != c.origin {
+        return Ok(()); // left the app
+    }
+    let to = c.observe().await?;
+    // A new state is analysed before it is linked: if either fails it is forgotten (the todo
+    // stays, the next crawl meets the state anew); a move that meant nothing leaves no trace.
+    let explored = to.is_new && depth + 1 < c.opts.max_depth;
+    let kept = async {
+        let todos = if explored {
+            Some(c.todos_of(&to).await?)
+        } else {
+            None
+        };
+        let linked = to.node == node || c.link(node, &task, &to).await?;
+        Ok::<_, StepError>((linked, todos))
+    }
+    .await;
+    let todos = match kept {
+        Ok((true, todos)) => todos,
+        Ok((false, _)) | Err(_) if to.is_new => {
+            c.atlas.forget_new_node(&to.node)?;
+            return kept.map(|_| ());
+        }
+        Ok((false, _)) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if to.is_new && frontier.seen.insert(to.node.clone()) {
+        if let Some(todos) = todos {
+            c.atlas.manage_todos(&to.node, Some(&todos))?;
+        }
+        frontier.queue.push_back((to.node.clone(), depth + 1));
+    }
+    Ok(())
+}
+
+/// The task a todo is, if explore can do it and may: what it cannot do is a failed todo, what
+/// looks destructive is skipped (both noted in the summary).
+fn allowed(c: &mut Crawler<'_>, node: &str, todo: &Value) -> Option<Task> {
+    let Some(task) = task_of(todo) else {
+        c.summary
+            .failed_todos
+            .push(format!("{node}: {todo}: not a todo explore can do"));
+        return None;
+    };
+    // An agent's word can add to the guard, never lift it: only --allow-destructive does.
+    if (task.destructive || is_destructive(&task.target_name) || is_destructive(&task.name))
+        && !c.opts.allow_destructive
+    {
+        if !c.summary.skipped_destructive.contains(&task.name) {
+            c.summary.skipped_destructive.push(task.name.clone());
+        }
+        return None;
+    }
+    Some(task)
+}

@@ -1,0 +1,169 @@
+//! The crawler's hands on the browser: it runs steps, teleports to a state (its path replayed
+//! in a fresh context), reads the URL and records the state it is in.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::crawl::{ExploreAgent, Options, Summary};
+use super::todos::FORMS_JS;
+use crate::atlas::record::{RecordTarget, observe};
+use crate::atlas::replay::Driver;
+use crate::atlas::status::StatusFile;
+use crate::atlas::store::Atlas;
+use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
+use crate::browser::{Poll, Session, eval_args};
+use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
+
+/// A crawl under way: the browser, the atlas, the settings and what was found so far.
+pub(super) struct Crawler<'a> {
+    pub(super) driver: &'a mut dyn Driver,
+    pub(super) atlas: Atlas,
+    pub(super) status: StatusFile,
+    pub(super) opts: &'a Options,
+    pub(super) agent: Option<&'a ExploreAgent<'a>>,
+    pub(super) timeout: Duration,
+    pub(super) masker: Masker,
+    pub(super) summary: Summary,
+    /// When the crawl started, for the progress lines.
+    pub(super) started: Instant,
+    /// The origin of the URL explored: a todo that leaves it is not followed.
+    pub(super) origin: Option<String>,
+    /// Gets a status line before each todo.
+    pub(super) progress: &'a (dyn Fn(&str) + Sync),
+}
+
+/// A state explore is in.
+pub(super) struct Arrived {
+    pub(super) node: String,
+    pub(super) is_new: bool,
+    pub(super) url: String,
+    pub(super) title: String,
+    /// The snapshot's text (refs included; secrets masked).
+    pub(super) text: String,
+    /// The page's forms (`FORMS_JS`), when explore makes its own todos.
+    pub(super) forms: Value,
+    pub(super) refs: BTreeMap<String, RefInfo>,
+}
+
+/// One read of the page right after a todo acted: a read that meets the navigation the todo
+/// started (`Poll::settle`) is made again on the new document, until `timeout`.
+async fn read(
+    session: &mut Session,
+    command: &str,
+    args: &[String],
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut poll = Poll::new();
+    loop {
+        let r = session.cmd(command, args, timeout).await;
+        if let Some(data) = poll.settle(r)? {
+            return Ok(data);
+        }
+        if !poll.wait(deadline).await {
+            return Err(poll.still_navigating().unwrap_or_else(|| {
+                StepError::new(ErrorKind::Timeout, "timed out reading the page")
+            }));
+        }
+    }
+}
+
+impl Crawler<'_> {
+    /// Runs recorded steps as a flow; the error names the step that failed.
+    pub(super) async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
+        let flow = json!({ "name": "explore", "steps": steps });
+        let r = self.driver.run(&flow).await?;
+        if r.status == FlowStatus::Passed {
+            return Ok(());
+        }
+        Err(r.error.clone().unwrap_or_else(|| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("the steps {}", r.status.as_str()),
+            )
+        }))
+    }
+
+    /// The state the browser is in, recorded.
+    pub(super) async fn observe(&mut self) -> Result<Arrived, StepError> {
+        let shot = self.opts.artifacts.join("state.png");
+        let mut session = self.driver.session().await?;
+        let to = RecordTarget {
+            atlas: &self.atlas.root,
+            screenshot: &shot,
+            run_id: &self.opts.run_id,
+            masker: &self.masker,
+        };
+        let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
+        // Forms are read for explore's own todos, of new states only.
+        let forms = if self.agent.is_none() && seen.ensured.is_new {
+            let data = read(&mut session, "eval", &eval_args(FORMS_JS), self.timeout).await?;
+            data.get("result").cloned().unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
+        Ok(Arrived {
+            node: seen.ensured.node_id,
+            is_new: seen.ensured.is_new,
+            refs: parse_snapshot_refs(&seen.seen.snapshot),
+            forms,
+            url: seen.seen.url,
+            title: seen.seen.title,
+            text: seen.seen.text,
+        })
+    }
+
+    /// Replays the path to `node` (its root's entry, then each edge) in a fresh browser context:
+    /// what an earlier todo did to the app's client state (cookies, storage) without changing a
+    /// fingerprint is not carried over, so every state recorded is one its recorded path
+    /// reaches from scratch, as `atlas verify` and `replay` do.
+    pub(super) async fn teleport(&mut self, node: &str) -> Result<(), StepError> {
+        let steps = self.atlas.steps_to(node)?;
+        self.driver.reset().await?;
+        self.run_steps(&steps).await
+    }
+
+    /// The current URL.
+    pub(super) async fn url(&mut self) -> Result<String, StepError> {
+        let mut session = self.driver.session().await?;
+        let data = read(&mut session, "get", &["url".into()], self.timeout).await?;
+        Ok(data
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The URL read after a click on a link is read again while the page it opens commits.
+    #[tokio::test]
+    async fn a_read_after_a_todo_waits_out_the_navigation_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |n, _| {
+            if n < 2 {
+                Err("CDP error (Runtime.evaluate): Inspected target navigated or closed".into())
+            } else {
+                Ok(json!({"url":"http://shop/cart"}))
+            }
+        });
+        let got = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+            .await
+            .unwrap();
+        assert_eq!(got["url"], "http://shop/cart");
+        // Any other failure is the read's, at once.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |_, _| {
+            Err("CDP error (Runtime.evaluate): Target crashed".into())
+        });
+        let err = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("Target crashed"), "{}", err.message);
+    }
+}

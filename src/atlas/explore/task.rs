@@ -1,0 +1,150 @@
+//! What a todo does: the steps of explore's own todos and of an agent's, their names in the
+//! atlas, and the guard against actions that look destructive.
+
+use serde_json::{Value, json};
+
+/// Words that make an action look destructive.
+const DESTRUCTIVE: &[&str] = &[
+    "delete",
+    "remove",
+    "logout",
+    "log out",
+    "sign out",
+    "signout",
+    "pay",
+    "purchase",
+    "buy",
+    "unsubscribe",
+    "destroy",
+    "erase",
+    "deactivate",
+    "close account",
+    "reset",
+    "drop",
+];
+
+/// Whether an element's name looks destructive.
+pub(crate) fn is_destructive(name: &str) -> bool {
+    let n = name.to_lowercase();
+    DESTRUCTIVE.iter().any(|w| n.contains(w))
+}
+
+/// What a todo does.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Task {
+    /// Its name in the atlas when no agent labels it (`click link About us`).
+    pub(super) name: String,
+    pub(super) steps: Vec<Value>,
+    /// The name of what it acts on, for the destructive guard (`Delete account`).
+    pub(super) target_name: String,
+    /// An agent said it destroys data.
+    pub(super) destructive: bool,
+}
+
+/// A selector object of an agent's or explore's todo, described (`link About us #2`).
+fn describe(sel: &Value) -> String {
+    let s = |k: &str| sel.get(k).and_then(Value::as_str);
+    let base = match (s("role"), s("text"), s("css")) {
+        (Some(role), Some(text), _) => format!("{role} {text}"),
+        (Some(role), None, _) => role.to_string(),
+        (None, Some(text), _) => format!("text \"{text}\""),
+        (None, None, Some(css)) => format!("css `{css}`"),
+        _ => sel.to_string(),
+    };
+    match sel.get("nth").and_then(Value::as_i64) {
+        Some(n) => format!("{base} #{}", n + 1),
+        None => base,
+    }
+}
+
+/// The field a form value is for: a CSS selector as given, else the control whose `name`,
+/// id or accessible name it is.
+fn field(key: &str) -> Value {
+    if key.starts_with(['#', '.', '[']) || key.contains('=') {
+        return json!({ "css": key });
+    }
+    let quoted = serde_json::to_string(key).unwrap_or_default();
+    json!([
+        { "css": format!("[name={quoted}]") },
+        { "css": format!("[id={quoted}]") },
+        { "role": "textbox", "text": key, "exact": true },
+    ])
+}
+
+/// A todo as the steps that do it. Two shapes: explore's own (`{role, name, nth}`: click it)
+/// and an agent's (`{action, selector, parameters, is_destructive}`). `None` for a todo it
+/// cannot do (a snapshot ref the agent gave that is not on the page: refs do not outlive it).
+pub(super) fn task_of(todo: &Value) -> Option<Task> {
+    let Some(action) = todo.get("action").and_then(Value::as_str) else {
+        let role = todo.get("role")?.as_str()?;
+        let name = todo.get("name")?.as_str()?;
+        let mut target = json!({ "role": role, "text": name, "exact": true });
+        if let Some(n) = todo.get("nth").and_then(Value::as_i64) {
+            target["nth"] = json!(n);
+        }
+        return Some(Task {
+            name: format!("click {}", describe(&target)),
+            steps: vec![json!({ "click": target })],
+            target_name: name.to_string(),
+            destructive: false,
+        });
+    };
+    let sel = todo.get("selector")?.clone();
+    if sel.get("ref").is_some() {
+        return None;
+    }
+    let params: Vec<(String, String)> = todo
+        .get("parameters")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let value = params
+        .iter()
+        .find(|(k, _)| k == "value")
+        .or(params.first())
+        .map(|(_, v)| v.clone());
+    let steps = match action {
+        "click" => vec![json!({ "click": sel })],
+        "check" => vec![json!({ "check": sel })],
+        "fill" => vec![json!({ "fill": { "target": sel, "value": value.unwrap_or_default() } })],
+        "select" => vec![json!({ "select": { "target": sel, "value": value? } })],
+        "submit" => {
+            let mut steps: Vec<Value> = params
+                .iter()
+                .map(|(k, v)| json!({ "fill": { "target": field(k), "value": v } }))
+                .collect();
+            steps.push(json!({ "click": sel }));
+            steps
+        }
+        _ => return None,
+    };
+    Some(Task {
+        name: format!("{action} {}", describe(&sel)),
+        steps,
+        target_name: sel
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        destructive: todo
+            .get("is_destructive")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destructive_names() {
+        assert!(is_destructive("Delete account"));
+        assert!(is_destructive("Sign out"));
+        assert!(!is_destructive("About us"));
+    }
+}

@@ -1,0 +1,35 @@
+//! What can go wrong with an atlas, and what that is to a step.
+
+use crate::step::{ErrorKind, StepError};
+
+/// What can go wrong with an atlas.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AtlasError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("link `{action}` of node {from} already leads to {existing}, not {target}")]
+    LinkExists {
+        from: String,
+        action: String,
+        existing: String,
+        target: String,
+    },
+    #[error("the atlas is broken at {path}: {message}")]
+    Broken { path: String, message: String },
+    #[error("no node `{0}` in the atlas")]
+    NotFound(String),
+}
+
+impl From<AtlasError> for StepError {
+    /// An atlas that cannot be read or written is the environment's problem (exit code 3);
+    /// a conflicting or broken atlas fails the step.
+    fn from(e: AtlasError) -> StepError {
+        let kind = match e {
+            AtlasError::Io { .. } => ErrorKind::Environment,
+            AtlasError::LinkExists { .. } | AtlasError::Broken { .. } | AtlasError::NotFound(_) => {
+                ErrorKind::CommandFailed
+            }
+        };
+        StepError::new(kind, format!("atlas: {e}"))
+    }
+}

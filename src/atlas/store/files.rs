@@ -1,0 +1,62 @@
+//! Reading and writing an atlas's files: JSON read and written atomically (write, then
+//! rename), and the lock file that serializes writers, so two runs can share an atlas.
+
+use std::fs::File;
+use std::path::Path;
+
+use nix::fcntl::{Flock, FlockArg};
+use serde::Serialize;
+
+use super::{Atlas, AtlasError};
+
+pub(super) fn io(path: &Path, e: std::io::Error) -> AtlasError {
+    AtlasError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtlasError> {
+    crate::fs::write_atomic(path, bytes).map_err(|e| io(path, e))
+}
+
+/// Reads a JSON file; what is not JSON is a broken atlas.
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, AtlasError> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
+        path: path.display().to_string(),
+        message: format!("invalid JSON: {e}"),
+    })
+}
+
+/// Writes `value` as pretty JSON, atomically.
+pub(super) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), AtlasError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| AtlasError::Broken {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    write_atomic(path, text.as_bytes())
+}
+
+/// The time now, as the metadata records it (RFC 3339, seconds).
+pub(super) fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl Atlas {
+    /// Takes the atlas's lock (`.lock`), held until the returned guard drops.
+    pub(super) fn lock(&self) -> Result<Flock<File>, AtlasError> {
+        let p = self.root.join(".lock");
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| io(&p, e))?;
+        Flock::lock(f, FlockArg::LockExclusive).map_err(|(_, e)| AtlasError::Io {
+            path: p.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+}

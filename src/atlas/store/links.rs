@@ -1,0 +1,225 @@
+//! The edges of an atlas: `nodes/<id>/links/<action>` (a symlink to `../../<target>`) and
+//! `edges/<source>/<action>/` with the edge's `flow.yaml` (the steps from source to target, a
+//! flow that replays) and `meta.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::files::{io, now, read_json, write_json};
+use super::{Atlas, AtlasError};
+
+/// `edges/<source>/<action>/meta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EdgeMeta {
+    pub(crate) source: String,
+    /// The action's name as given (the directory and link use its safe form).
+    pub(crate) action: String,
+    pub(crate) target: String,
+    pub(crate) created: String,
+    /// What an agent said of the edge (`explore --agent`), when one labelled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) label: Option<EdgeLabel>,
+}
+
+/// An agent's label of an edge (the `trajectory_labeling` skill): the edge's name is its
+/// `semantic_label`; these are the rest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EdgeLabel {
+    /// The file name (without extension) of the edge's exported flow.
+    pub(crate) script_name: String,
+    pub(crate) confidence: f64,
+    /// What explore did, in its own words (`click link Cart`).
+    pub(crate) performed: String,
+}
+
+/// An outgoing edge of a node.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Link {
+    pub(crate) action: String,
+    pub(crate) target: String,
+    /// The action's file-name-safe form (the link's name).
+    pub(crate) safe: String,
+}
+
+/// Makes an action name safe as a file name: no `/`, no NUL, no `..`, no leading `.`; names
+/// longer than 80 bytes are shortened and given a hash of the whole name.
+pub(crate) fn safe_action_name(action: &str) -> String {
+    let mut s: String = action
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c == '\0' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    while s.contains("..") {
+        s = s.replace("..", "_");
+    }
+    let s = s.trim().trim_start_matches('.').to_string();
+    let s = if s.is_empty() { "_".to_string() } else { s };
+    if s.len() <= 80 {
+        return s;
+    }
+    let hash: String = Sha256::digest(action.as_bytes())
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut cut = 60;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{hash}", &s[..cut])
+}
+
+/// The secrets recorded steps refer to (`{{ secrets.X }}`), sorted: a flow made of them
+/// declares them, so it validates and runs on its own.
+pub(crate) fn referenced_secrets(text: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+            .expect("a valid pattern")
+    });
+    let mut secrets: Vec<String> = re.captures_iter(text).map(|c| c[1].to_string()).collect();
+    secrets.sort();
+    secrets.dedup();
+    secrets
+}
+
+impl Atlas {
+    /// Links `source` to `target` under `action`, with the steps between them as the edge's flow.
+    /// The same link again is a no-op; the same action to another target is `LinkExists`.
+    pub(crate) fn link_state(
+        &self,
+        source: &str,
+        action: &str,
+        target: &str,
+        steps: &[Value],
+    ) -> Result<PathBuf, AtlasError> {
+        self.link_labelled(source, action, target, steps, None)
+    }
+
+    /// `link_state` with an agent's label of the edge kept in its meta.json.
+    pub(crate) fn link_labelled(
+        &self,
+        source: &str,
+        action: &str,
+        target: &str,
+        steps: &[Value],
+        label: Option<EdgeLabel>,
+    ) -> Result<PathBuf, AtlasError> {
+        let _lock = self.lock()?;
+        for id in [source, target] {
+            if !self.node_dir(id).join("meta.json").exists() {
+                return Err(AtlasError::NotFound(id.to_string()));
+            }
+        }
+        let links = self.node_dir(source).join("links");
+        std::fs::create_dir_all(&links).map_err(|e| io(&links, e))?;
+        let safe = self.link_name(source, action);
+        let link = links.join(&safe);
+        let edge_dir = self.edge_dir(source, &safe);
+        let flow_path = edge_dir.join("flow.yaml");
+        if let Ok(existing) = std::fs::read_link(&link) {
+            let existing = existing
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            if existing == target {
+                return Ok(flow_path);
+            }
+            return Err(AtlasError::LinkExists {
+                from: source.into(),
+                action: action.into(),
+                existing,
+                target: target.into(),
+            });
+        }
+        std::fs::create_dir_all(&edge_dir).map_err(|e| io(&edge_dir, e))?;
+        // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
+        let mut flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
+        let secrets = referenced_secrets(&serde_json::to_string(steps).unwrap_or_default());
+        if !secrets.is_empty() {
+            flow["secrets"] = json!(secrets);
+        }
+        write_json(&flow_path, &flow)?;
+        let meta = EdgeMeta {
+            source: source.into(),
+            action: action.into(),
+            target: target.into(),
+            created: now(),
+            label,
+        };
+        write_json(&edge_dir.join("meta.json"), &meta)?;
+        let tmp = links.join(format!(".{safe}.{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(Path::new("../..").join(target), &tmp)
+            .map_err(|e| io(&tmp, e))?;
+        std::fs::rename(&tmp, &link).map_err(|e| io(&link, e))?;
+        Ok(flow_path)
+    }
+
+    /// `edges/<source>/<safe>`: an edge's directory, by its source and link name.
+    fn edge_dir(&self, source: &str, safe: &str) -> PathBuf {
+        self.root.join("edges").join(source).join(safe)
+    }
+
+    /// The link name of `action` from `source`: its safe form, suffixed when another action's
+    /// safe form is the same (`a/b` and `a_b`); each edge keeps its original name in its
+    /// meta.json.
+    fn link_name(&self, source: &str, action: &str) -> String {
+        let base = safe_action_name(action);
+        let mut safe = base.clone();
+        for n in 2.. {
+            let taken_by_other =
+                read_json::<EdgeMeta>(&self.edge_dir(source, &safe).join("meta.json"))
+                    .is_ok_and(|m| m.action != action);
+            if !taken_by_other {
+                break;
+            }
+            safe = format!("{base}-{n}");
+        }
+        safe
+    }
+
+    /// An edge's meta.json, by its source and link name.
+    pub(crate) fn edge_meta(&self, source: &str, safe: &str) -> Option<EdgeMeta> {
+        read_json(&self.edge_dir(source, safe).join("meta.json")).ok()
+    }
+
+    /// A node's outgoing edges, by action.
+    pub(crate) fn links(&self, id: &str) -> Result<Vec<Link>, AtlasError> {
+        let dir = self.node_dir(id).join("links");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for e in rd.flatten() {
+            let safe = e.file_name().to_string_lossy().into_owned();
+            if safe.starts_with('.') {
+                continue;
+            }
+            let target = std::fs::read_link(e.path()).map_err(|err| AtlasError::Broken {
+                path: e.path().display().to_string(),
+                message: format!("not a link: {err}"),
+            })?;
+            let target = target
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let edge_meta = self.edge_dir(id, &safe).join("meta.json");
+            let action =
+                read_json::<EdgeMeta>(&edge_meta).map_or_else(|_| safe.clone(), |m| m.action);
+            out.push(Link {
+                action,
+                target,
+                safe,
+            });
+        }
+        out.sort();
+        Ok(out)
+    }
+}

@@ -1,0 +1,18 @@
+//! The atlas on disk (SPEC §6):
+//! `nodes/<id>/meta.json`, `screenshot.png`, `snapshot.txt`, `todos.json`,
+//! `nodes/<id>/links/<action>` (a symlink to `../../<target>`: the edge) and
+//! `edges/<source>/<action>/flow.yaml` (the steps from source to target, a flow that replays).
+//! Writes are atomic (write, then rename) and serialized by a lock file, so two runs can share
+//! an atlas. A broken or hand-edited atlas gives errors, never a panic.
+
+mod error;
+mod files;
+mod links;
+mod nodes;
+mod paths;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use error::AtlasError;
+pub(crate) use links::{EdgeLabel, Link, referenced_secrets};
+pub(crate) use nodes::{Atlas, Ensured, State};

@@ -1,0 +1,202 @@
+//! The nodes of an atlas: `nodes/<id>/meta.json`, `screenshot.png`, `snapshot.txt`,
+//! `todos.json`, and what explore writes beside them.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::AtlasError;
+use super::files::{io, now, read_json, write_atomic, write_json};
+
+/// `nodes/<id>/meta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NodeMeta {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) fingerprint: String,
+    pub(crate) first_seen: String,
+    pub(crate) last_seen: String,
+    pub(crate) run_ids: Vec<String>,
+    /// For a root: the steps that reach it from outside the graph (usually an `open`).
+    #[serde(default)]
+    pub(crate) entry: Option<Vec<Value>>,
+}
+
+/// A state seen in the browser, as [`Atlas::ensure_state`] records it.
+pub(crate) struct State<'a> {
+    pub(crate) node_id: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) fingerprint: &'a str,
+    pub(crate) snapshot: &'a str,
+    pub(crate) screenshot: Option<&'a Path>,
+    pub(crate) run_id: &'a str,
+}
+
+/// The result of [`Atlas::ensure_state`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ensured {
+    pub(crate) node_id: String,
+    pub(crate) node_path: PathBuf,
+    pub(crate) is_new: bool,
+    pub(crate) meta_file: PathBuf,
+}
+
+/// An atlas directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Atlas {
+    pub(crate) root: PathBuf,
+}
+
+impl Atlas {
+    /// Opens (and creates) an atlas directory.
+    pub(crate) fn open(root: &Path) -> Result<Atlas, AtlasError> {
+        for d in ["nodes", "edges"] {
+            std::fs::create_dir_all(root.join(d)).map_err(|e| io(&root.join(d), e))?;
+        }
+        Ok(Atlas {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// `nodes/<id>`.
+    pub(crate) fn node_dir(&self, id: &str) -> PathBuf {
+        self.root.join("nodes").join(id)
+    }
+
+    /// Records a state: a new node, or a new sighting of a known one.
+    pub(crate) fn ensure_state(&self, st: &State<'_>) -> Result<Ensured, AtlasError> {
+        let _lock = self.lock()?;
+        let dir = self.node_dir(st.node_id);
+        let meta_file = dir.join("meta.json");
+        let is_new = !meta_file.exists();
+        let meta = if is_new {
+            std::fs::create_dir_all(dir.join("links")).map_err(|e| io(&dir, e))?;
+            write_atomic(&dir.join("snapshot.txt"), st.snapshot.as_bytes())?;
+            write_atomic(&dir.join("todos.json"), b"[]")?;
+            if let Some(png) = st.screenshot
+                && png.exists()
+            {
+                let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
+                write_atomic(&dir.join("screenshot.png"), &bytes)?;
+            }
+            NodeMeta {
+                id: st.node_id.to_string(),
+                url: st.url.to_string(),
+                title: st.title.to_string(),
+                fingerprint: st.fingerprint.to_string(),
+                first_seen: now(),
+                last_seen: now(),
+                run_ids: vec![st.run_id.to_string()],
+                entry: None,
+            }
+        } else {
+            let mut m: NodeMeta = read_json(&meta_file)?;
+            m.last_seen = now();
+            if !m.run_ids.iter().any(|r| r == st.run_id) {
+                m.run_ids.push(st.run_id.to_string());
+            }
+            m
+        };
+        write_json(&meta_file, &meta)?;
+        Ok(Ensured {
+            node_id: st.node_id.to_string(),
+            node_path: dir,
+            is_new,
+            meta_file,
+        })
+    }
+
+    /// A node's metadata.
+    pub(crate) fn meta(&self, id: &str) -> Result<NodeMeta, AtlasError> {
+        let p = self.node_dir(id).join("meta.json");
+        if !p.exists() {
+            return Err(AtlasError::NotFound(id.to_string()));
+        }
+        read_json(&p)
+    }
+
+    /// Marks a node as a root reached by `steps` (kept if it already has an entry).
+    pub(crate) fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        let p = self.node_dir(id).join("meta.json");
+        let mut m: NodeMeta = read_json(&p)?;
+        if m.entry.is_none() {
+            m.entry = Some(steps.to_vec());
+            write_json(&p, &m)?;
+        }
+        Ok(())
+    }
+
+    /// Every node id.
+    pub(crate) fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
+        let dir = self.root.join("nodes");
+        let mut ids: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| io(&dir, e))?
+            .flatten()
+            .filter(|e| e.path().join("meta.json").exists())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// Writes `nodes/<id>/<name>` (JSON, atomically): what explore learnt of a node.
+    pub(crate) fn write_node_json(
+        &self,
+        id: &str,
+        name: &str,
+        value: &Value,
+    ) -> Result<(), AtlasError> {
+        write_json(&self.node_dir(id).join(name), value)
+    }
+
+    /// Reads `nodes/<id>/<name>`; `None` when there is no such file.
+    pub(crate) fn read_node_json(&self, id: &str, name: &str) -> Result<Option<Value>, AtlasError> {
+        let p = self.node_dir(id).join(name);
+        if !p.exists() {
+            return Ok(None);
+        }
+        read_json(&p).map(Some)
+    }
+
+    /// Removes a node explore just recorded and then found to mean nothing (no edge leads to
+    /// it: the move to it was dropped).
+    pub(crate) fn forget_new_node(&self, id: &str) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        let dir = self.node_dir(id);
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))
+    }
+
+    /// A node's pending todos (an unreadable list counts as none).
+    pub(crate) fn todos(&self, id: &str) -> Vec<Value> {
+        read_json(&self.node_dir(id).join("todos.json")).unwrap_or_default()
+    }
+
+    /// Pushes tasks onto a node's todo list, or pops the first one.
+    pub(crate) fn manage_todos(
+        &self,
+        id: &str,
+        push: Option<&[Value]>,
+    ) -> Result<Option<Value>, AtlasError> {
+        let _lock = self.lock()?;
+        let p = self.node_dir(id).join("todos.json");
+        let mut todos: Vec<Value> = match read_json(&p) {
+            Ok(a) => a,
+            Err(AtlasError::Io { .. }) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let popped = match push {
+            Some(tasks) => {
+                todos.extend(tasks.iter().cloned());
+                None
+            }
+            None if todos.is_empty() => None,
+            None => Some(todos.remove(0)),
+        };
+        write_json(&p, &todos)?;
+        Ok(popped)
+    }
+}

@@ -1,0 +1,105 @@
+//! Paths through an atlas: its roots, the shortest path of actions from a root to a node,
+//! and the steps that replay it.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::files::read_json;
+use super::{Atlas, AtlasError, Link};
+
+/// One step of a path from a root: the node, and the action taken from it (none at the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathStep {
+    pub(crate) node_id: String,
+    pub(crate) action: Option<String>,
+    pub(crate) script_path: Option<PathBuf>,
+}
+
+impl Atlas {
+    /// Nodes with an entry (reached from outside the graph).
+    pub(crate) fn roots(&self) -> Result<Vec<String>, AtlasError> {
+        Ok(self
+            .node_ids()?
+            .into_iter()
+            .filter(|id| self.meta(id).is_ok_and(|m| m.entry.is_some()))
+            .collect())
+    }
+
+    /// The shortest path of actions from a root to `target`.
+    pub(crate) fn path_to_node(&self, target: &str) -> Result<Vec<PathStep>, AtlasError> {
+        self.meta(target)?;
+        let roots = self.roots()?;
+        let mut prev: BTreeMap<String, (String, String, String)> = BTreeMap::new();
+        let mut seen: HashSet<String> = roots.iter().cloned().collect();
+        let mut queue: VecDeque<String> = roots.iter().cloned().collect();
+        let mut found = roots.iter().any(|r| r == target);
+        while let Some(n) = queue.pop_front() {
+            if found {
+                break;
+            }
+            for Link {
+                action,
+                target: to,
+                safe,
+            } in self.links(&n)?
+            {
+                if seen.insert(to.clone()) {
+                    prev.insert(to.clone(), (n.clone(), action, safe));
+                    if to == target {
+                        found = true;
+                    }
+                    queue.push_back(to);
+                }
+            }
+        }
+        if !found {
+            return Err(AtlasError::Broken {
+                path: self.node_dir(target).display().to_string(),
+                message: "no root leads to this node".into(),
+            });
+        }
+        let mut steps = vec![PathStep {
+            node_id: target.to_string(),
+            action: None,
+            script_path: None,
+        }];
+        let mut cur = target.to_string();
+        while let Some((from, action, safe)) = prev.get(&cur).cloned() {
+            steps.push(PathStep {
+                node_id: from.clone(),
+                action: Some(action),
+                script_path: Some(
+                    self.root
+                        .join("edges")
+                        .join(&from)
+                        .join(&safe)
+                        .join("flow.yaml"),
+                ),
+            });
+            cur = from;
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+
+    /// The steps from a root to `node`: the root's entry, then each edge's flow.
+    pub(crate) fn steps_to(&self, node: &str) -> Result<Vec<Value>, AtlasError> {
+        let path = self.path_to_node(node)?;
+        let root = &path[0].node_id;
+        let mut steps: Vec<Value> = self.meta(root)?.entry.unwrap_or_default();
+        for p in &path {
+            if let Some(script) = &p.script_path {
+                let flow: Value = read_json(script)?;
+                steps.extend(
+                    flow.get("steps")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+            }
+        }
+        Ok(steps)
+    }
+}

@@ -1,0 +1,133 @@
+//! The atlas on disk: nodes, links, paths and todos, names that collide or attack, a broken atlas.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::links::safe_action_name;
+use super::*;
+
+fn state<'a>(id: &'a str, url: &'a str, run_id: &'a str) -> State<'a> {
+    State {
+        node_id: id,
+        url,
+        title: id,
+        fingerprint: "fp",
+        snapshot: "- main",
+        screenshot: None,
+        run_id,
+    }
+}
+
+fn node(a: &Atlas, id: &str) {
+    a.ensure_state(&state(id, &format!("http://h/{id}"), "run1"))
+        .unwrap();
+}
+
+#[test]
+fn nodes_links_paths_and_todos() {
+    let d = tempfile::tempdir().unwrap();
+    let a = Atlas::open(d.path()).unwrap();
+    let first = a.ensure_state(&state("n1", "http://h/", "run1")).unwrap();
+    assert!(first.is_new);
+    assert!(
+        !a.ensure_state(&state("n1", "http://h/", "run2"))
+            .unwrap()
+            .is_new
+    );
+    assert_eq!(a.meta("n1").unwrap().run_ids, ["run1", "run2"]);
+    node(&a, "n2");
+    node(&a, "n3");
+    a.set_entry("n1", &[json!({"open": "http://h/"})]).unwrap();
+    a.link_state("n1", "go to 2", "n2", &[json!({"click": "#a"})])
+        .unwrap();
+    a.link_state("n2", "go/to/3 ../../etc", "n3", &[json!({"click": "#b"})])
+        .unwrap();
+    a.link_state("n1", "go to 2", "n2", &[]).unwrap(); // same link: no-op
+    assert!(matches!(
+        a.link_state("n1", "go to 2", "n3", &[]),
+        Err(AtlasError::LinkExists { .. })
+    ));
+    let path = a.path_to_node("n3").unwrap();
+    let actions: Vec<_> = path.iter().map(|p| p.action.clone()).collect();
+    assert_eq!(
+        actions,
+        [
+            Some("go to 2".into()),
+            Some("go/to/3 ../../etc".into()),
+            None
+        ]
+    );
+    assert!(
+        path[1]
+            .script_path
+            .as_ref()
+            .unwrap()
+            .starts_with(d.path().join("edges/n2"))
+    );
+    assert_eq!(
+        std::fs::read_link(d.path().join("nodes/n1/links/go to 2")).unwrap(),
+        Path::new("../../n2")
+    );
+    a.manage_todos("n1", Some(&[json!("a"), json!("b")]))
+        .unwrap();
+    assert_eq!(a.manage_todos("n1", None).unwrap(), Some(json!("a")));
+    assert!(matches!(a.path_to_node("zz"), Err(AtlasError::NotFound(_))));
+}
+
+#[test]
+fn actions_whose_safe_names_collide_get_their_own_links() {
+    let d = tempfile::tempdir().unwrap();
+    let a = Atlas::open(d.path()).unwrap();
+    for id in ["n1", "n2", "n3"] {
+        node(&a, id);
+    }
+    a.link_state("n1", "go a/b", "n2", &[]).unwrap();
+    a.link_state("n1", "go a_b", "n3", &[]).unwrap();
+    let links = a.links("n1").unwrap();
+    let pairs: Vec<(&str, &str)> = links
+        .iter()
+        .map(|l| (l.action.as_str(), l.target.as_str()))
+        .collect();
+    assert_eq!(pairs, [("go a/b", "n2"), ("go a_b", "n3")]);
+    // The same action again is still the same link.
+    a.link_state("n1", "go a_b", "n3", &[]).unwrap();
+    assert_eq!(a.links("n1").unwrap().len(), 2);
+}
+
+#[test]
+fn hostile_action_names_stay_inside_the_atlas() {
+    for name in [
+        "../../../etc/passwd",
+        "a/b",
+        "..",
+        ".hidden",
+        "nul\0byte",
+        &"x".repeat(300),
+    ] {
+        let safe = safe_action_name(name);
+        assert!(
+            !safe.contains('/')
+                && !safe.contains("..")
+                && !safe.starts_with('.')
+                && !safe.contains('\0'),
+            "{safe}"
+        );
+        assert!(safe.len() <= 80);
+    }
+    assert_ne!(
+        safe_action_name(&"x".repeat(300)),
+        safe_action_name(&"x".repeat(301))
+    );
+}
+
+#[test]
+fn a_broken_atlas_is_an_error_not_a_panic() {
+    let d = tempfile::tempdir().unwrap();
+    let a = Atlas::open(d.path()).unwrap();
+    node(&a, "n1");
+    std::fs::write(d.path().join("nodes/n1/meta.json"), "{ not json").unwrap();
+    assert!(matches!(a.meta("n1"), Err(AtlasError::Broken { .. })));
+    std::fs::write(d.path().join("nodes/n1/links/oops"), "a file, not a link").unwrap();
+    assert!(matches!(a.links("n1"), Err(AtlasError::Broken { .. })));
+}
