@@ -22,6 +22,7 @@ impl std::fmt::Display for Scalar {
     }
 }
 
+/// One string or a list of them (`select`'s values, `upload`'s files).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum OneOrMany {
@@ -29,6 +30,7 @@ pub(crate) enum OneOrMany {
     Many(Vec<String>),
 }
 
+/// A count: a number, or a template that renders to one.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum IntOrTemplate {
