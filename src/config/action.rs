@@ -2,7 +2,10 @@
 //! the engine, the atlas and the labels ask about. A new action does not compile until it has
 //! answered every question here.
 
-use super::model::{Action, Selector};
+use super::model::{
+    Action, PressAction, PressOn, ScreenshotOptions, ScrollAction, ScrollTo, Selector,
+    SnapshotOptions, Toggle, WaitAction, WaitOptions,
+};
 
 /// Which part of runner carries out an action: one exhaustive answer per action, so a new
 /// action cannot silently default to one family.
@@ -83,112 +86,44 @@ impl Action {
     /// Scopes every selector of the action that names no frame to iframe `frame` (a step's
     /// `frame`); refs stay as they are (a ref names one element, in whatever frame).
     pub(crate) fn scope_to_frame(&mut self, frame: &str) {
-        use super::model::{ScrollAction, SelectorItem, SelectorObject, Toggle, WaitAction};
-        fn object(o: &mut SelectorObject, frame: &str) {
-            if o.reference.is_none() && o.frame.is_none() {
-                o.frame = Some(frame.to_string());
-            }
-        }
-        fn css(s: &str, frame: &str) -> SelectorObject {
-            SelectorObject {
-                reference: None,
-                role: None,
-                text: None,
-                exact: None,
-                css: Some(s.to_string()),
-                tag: None,
-                nth: None,
-                frame: Some(frame.to_string()),
-            }
-        }
-        fn scope(sel: &mut Selector, frame: &str) {
-            match sel {
-                Selector::String(s) if s.starts_with('@') => {}
-                Selector::String(s) => *sel = Selector::Object(css(s, frame)),
-                Selector::Object(o) => object(o, frame),
-                Selector::List(items) => {
-                    for i in items {
-                        match i {
-                            SelectorItem::String(s) if s.starts_with('@') => {}
-                            SelectorItem::String(s) => *i = SelectorItem::Object(css(s, frame)),
-                            SelectorItem::Object(o) => object(o, frame),
-                        }
-                    }
-                }
-            }
-        }
-        fn expect(e: &mut super::model::ExpectAction, frame: &str) {
-            let sels = [
-                &mut e.visible,
-                &mut e.hidden,
-                &mut e.checked,
-                &mut e.unchecked,
-                &mut e.enabled,
-                &mut e.disabled,
-                &mut e.editable,
-                &mut e.focused,
-            ];
-            for s in sels.into_iter().flatten() {
-                scope(s, frame);
-            }
-            for t in [&mut e.text, &mut e.value].into_iter().flatten() {
-                scope(&mut t.target, frame);
-            }
-            if let Some(c) = &mut e.count {
-                scope(&mut c.target, frame);
-            }
-            if let Some(a) = &mut e.attribute {
-                scope(&mut a.target, frame);
-            }
-            if let Some(n) = &mut e.not {
-                expect(n, frame);
-            }
-        }
         match self {
             Action::Click(s)
             | Action::Dblclick(s)
             | Action::Hover(s)
             | Action::Focus(s)
             | Action::Check(s)
-            | Action::Uncheck(s) => scope(s, frame),
-            Action::Fill(f) | Action::Type(f) => scope(&mut f.target, frame),
-            Action::Select(s) => scope(&mut s.target, frame),
-            Action::Upload(u) => scope(&mut u.target, frame),
-            Action::Download(d) => scope(&mut d.target, frame),
-            Action::Inspect(i) => scope(&mut i.target, frame),
-            Action::Press(super::model::PressAction::On(p)) => {
-                if let Some(t) = &mut p.target {
-                    scope(t, frame);
-                }
+            | Action::Uncheck(s) => s.scope_to_frame(frame),
+            Action::Fill(f) | Action::Type(f) => f.target.scope_to_frame(frame),
+            Action::Select(s) => s.target.scope_to_frame(frame),
+            Action::Upload(u) => u.target.scope_to_frame(frame),
+            Action::Download(d) => d.target.scope_to_frame(frame),
+            Action::Inspect(i) => i.target.scope_to_frame(frame),
+            Action::Press(PressAction::On(PressOn {
+                target: Some(t), ..
+            }))
+            | Action::Screenshot(Toggle::Options(ScreenshotOptions {
+                target: Some(t), ..
+            }))
+            | Action::Snapshot(Toggle::Options(SnapshotOptions { scope: Some(t), .. }))
+            | Action::Wait(WaitAction::For(WaitOptions {
+                target: Some(t), ..
+            })) => {
+                t.scope_to_frame(frame);
             }
+            // The words `top` and `bottom` are the page's ends, never CSS.
             Action::Scroll(ScrollAction { to: Some(t), .. }) => {
                 if !matches!(t, Selector::String(w) if w == "top" || w == "bottom") {
-                    scope(t, frame);
+                    t.scope_to_frame(frame);
                 }
             }
-            Action::Screenshot(Toggle::Options(o)) => {
-                if let Some(t) = &mut o.target {
-                    scope(t, frame);
-                }
-            }
-            Action::Snapshot(Toggle::Options(o)) => {
-                if let Some(t) = &mut o.scope {
-                    scope(t, frame);
-                }
-            }
-            Action::Wait(WaitAction::For(w)) => {
-                if let Some(t) = &mut w.target {
-                    scope(t, frame);
-                }
-            }
-            Action::Expect(e) => expect(e, frame),
+            Action::Expect(e) => e.scope_to_frame(frame),
             // No selector to scope (a step's `frame` on these is refused when it is loaded).
             Action::Open(_)
-            | Action::Snapshot(Toggle::On(_))
-            | Action::Screenshot(Toggle::On(_))
-            | Action::Press(super::model::PressAction::Key(_))
+            | Action::Snapshot(_)
+            | Action::Screenshot(_)
+            | Action::Press(_)
             | Action::Scroll(ScrollAction { to: None, .. })
-            | Action::Wait(WaitAction::Duration(_))
+            | Action::Wait(_)
             | Action::Dialog(_)
             | Action::Tab(_)
             | Action::Route(_)
@@ -208,7 +143,6 @@ impl Action {
     /// The outputs a successful step of this action has (`steps.<id>.<output>`); `None` when
     /// they are not known ahead (a sub-flow's are its own `outputs`).
     pub(crate) fn outputs(&self) -> Option<&'static [&'static str]> {
-        const ELEMENT: &[&str] = &["matched", "matched_index", "failure_artifacts"];
         Some(match self {
             Action::Open(_) => &["url", "title", "status", "failure_artifacts"],
             Action::Snapshot(_) => &["text", "refs", "url", "failure_artifacts"],
@@ -221,69 +155,22 @@ impl Action {
             | Action::Fill(_)
             | Action::Type(_)
             | Action::Press(_)
-            | Action::Select(_) => ELEMENT,
-            Action::Upload(_) => &[
-                "matched",
-                "matched_index",
-                "uploaded",
-                "files",
-                "failure_artifacts",
-            ],
+            | Action::Select(_) => outputs::ELEMENT,
+            Action::Upload(_) => outputs::UPLOAD,
             Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
             Action::Scroll(_) => &["matched", "matched_index", "x", "y", "failure_artifacts"],
             Action::Dialog(_) => &["type", "message", "accepted", "failure_artifacts"],
             Action::Tab(_) => &["index", "url", "count", "failure_artifacts"],
             Action::Route(_) => &["url", "failure_artifacts"],
             Action::State(_) => &["path", "cookies", "origins", "failure_artifacts"],
-            Action::Download(_) => &[
-                "path",
-                "size",
-                "suggested_name",
-                "url",
-                "matched",
-                "failure_artifacts",
-            ],
-            Action::Act(_) => &[
-                "action_type",
-                "selector",
-                "value",
-                "source",
-                "confidence",
-                "screenshot_before",
-                "screenshot_after",
-                "matched",
-                "failure_artifacts",
-            ],
+            Action::Download(_) => outputs::DOWNLOAD,
+            Action::Act(_) => outputs::ACT,
             Action::Screenshot(_) => &["path", "failure_artifacts"],
             Action::Eval(_) => &["value", "failure_artifacts"],
-            Action::Inspect(_) => &[
-                "html",
-                "text",
-                "elements",
-                "total_size",
-                "truncated",
-                "suggestions",
-                "failure_artifacts",
-            ],
-            Action::Agent(_) => &[
-                "session_id",
-                "result",
-                "exit_code",
-                "cost_usd",
-                "usage",
-                "log",
-                "background",
-            ],
+            Action::Inspect(_) => outputs::INSPECT,
+            Action::Agent(_) => outputs::AGENT,
             Action::StopAgent(_) => &["stopped", "session_id"],
-            Action::LinkState(_) => &[
-                "node_id",
-                "is_new",
-                "path",
-                "edge",
-                "url",
-                "title",
-                "failure_artifacts",
-            ],
+            Action::LinkState(_) => outputs::LINK_STATE,
             Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
             Action::Set(_) => &[],
             Action::Log(_) => &["message"],
@@ -307,7 +194,7 @@ impl Action {
             Action::Download(d) => Some(&d.target),
             Action::Press(p) => p.target(),
             Action::Scroll(s) => match s.to() {
-                Some(super::model::ScrollTo::Element(e)) => Some(e),
+                Some(ScrollTo::Element(e)) => Some(e),
                 _ => None,
             },
             Action::Act(_)
@@ -358,4 +245,63 @@ pub(crate) enum OwnTimeout {
     Unbounded,
     /// The agent step's `timeout` (a duration text), or the agent default.
     Agent(Option<String>),
+}
+
+/// The longer output lists of [`Action::outputs`].
+mod outputs {
+    /// What an action on one element reports: which selector of a fallback list matched.
+    pub(super) const ELEMENT: &[&str] = &["matched", "matched_index", "failure_artifacts"];
+    pub(super) const UPLOAD: &[&str] = &[
+        "matched",
+        "matched_index",
+        "uploaded",
+        "files",
+        "failure_artifacts",
+    ];
+    pub(super) const DOWNLOAD: &[&str] = &[
+        "path",
+        "size",
+        "suggested_name",
+        "url",
+        "matched",
+        "failure_artifacts",
+    ];
+    pub(super) const ACT: &[&str] = &[
+        "action_type",
+        "selector",
+        "value",
+        "source",
+        "confidence",
+        "screenshot_before",
+        "screenshot_after",
+        "matched",
+        "failure_artifacts",
+    ];
+    pub(super) const INSPECT: &[&str] = &[
+        "html",
+        "text",
+        "elements",
+        "total_size",
+        "truncated",
+        "suggestions",
+        "failure_artifacts",
+    ];
+    pub(super) const AGENT: &[&str] = &[
+        "session_id",
+        "result",
+        "exit_code",
+        "cost_usd",
+        "usage",
+        "log",
+        "background",
+    ];
+    pub(super) const LINK_STATE: &[&str] = &[
+        "node_id",
+        "is_new",
+        "path",
+        "edge",
+        "url",
+        "title",
+        "failure_artifacts",
+    ];
 }

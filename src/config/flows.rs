@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::check::{Ctx, check_flow};
 use super::document::{self, Document};
-use super::model::{Action, Flow};
-use super::schema::{self, SchemaKind, at_value};
+use super::model::{Action, Flow, RunFlow, RunFlowOptions};
+use super::schema::{self, SchemaKind, at_key, at_value};
 use crate::config::profiles::Registry;
 use crate::source::Diagnostic;
 use crate::template::{Templates, is_template};
@@ -127,6 +127,43 @@ impl<'a> Loader<'a> {
     }
 
     fn load_uncached(&mut self, path: &Path, abs: &Path) -> Option<Arc<LoadedFlow>> {
+        let doc = self.read_valid(path)?;
+        let flow = self.typed(&doc)?;
+        let mut problems = check_flow(&self.ctx(&doc, &flow));
+        let dir = abs
+            .parent()
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let subflows = self.load_subflows(&doc, &flow, &dir, &mut problems);
+        if !problems.is_empty() {
+            problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+            self.diagnostics.extend(problems);
+            return None;
+        }
+        Some(Arc::new(LoadedFlow {
+            doc,
+            flow,
+            path: abs.to_path_buf(),
+            dir,
+            subflows,
+        }))
+    }
+
+    /// What the checks of `flow` (read from `doc`) need.
+    fn ctx<'b>(&'b self, doc: &'b Document, flow: &'b Flow) -> Ctx<'b> {
+        Ctx {
+            file: &doc.file,
+            spans: &doc.spans,
+            value: &doc.value,
+            flow,
+            profiles: self.profiles,
+            templates: &self.templates,
+            extra_vars: &self.extra_vars,
+        }
+    }
+
+    /// The file at `path`, read and valid against the schema; `None` (problems in
+    /// `diagnostics`) otherwise.
+    fn read_valid(&mut self, path: &Path) -> Option<Document> {
         let doc = match document::read(path) {
             Ok(d) => d,
             Err(d) => {
@@ -134,38 +171,34 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
-        let errors = schema::validate(SchemaKind::Flow, &doc.file, &doc.value, &doc.spans);
-        if !errors.is_empty() {
-            // Report the semantic problems of the parts that are well formed too: all at once.
-            let mut all = errors;
-            if let Some(partial) = partial_flow(&doc.value) {
-                let bad: Vec<String> = all.iter().map(|d| d.pointer.clone()).collect();
-                let more = check_flow(&Ctx {
-                    file: &doc.file,
-                    spans: &doc.spans,
-                    value: &doc.value,
-                    flow: &partial,
-                    profiles: self.profiles,
-                    templates: &self.templates,
-                    extra_vars: &self.extra_vars,
-                });
-                all.extend(more.into_iter().filter(|d| {
-                    !bad.iter()
-                        .any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))
-                }));
-            }
-            all.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            self.diagnostics.extend(all);
-            return None;
+        let mut errors = schema::validate(SchemaKind::Flow, &doc.file, &doc.value, &doc.spans);
+        if errors.is_empty() {
+            return Some(doc);
         }
-        let flow: Flow = match serde_json::from_value::<Flow>(doc.value.clone())
+        // Report the semantic problems of the parts that are well formed too: all at once.
+        if let Some(partial) = partial_flow(&doc.value) {
+            let bad: Vec<String> = errors.iter().map(|d| d.pointer.clone()).collect();
+            let more = check_flow(&self.ctx(&doc, &partial));
+            errors.extend(more.into_iter().filter(|d| {
+                !bad.iter()
+                    .any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))
+            }));
+        }
+        errors.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+        self.diagnostics.extend(errors);
+        None
+    }
+
+    /// The typed model of a document the schema accepted, with the project's defaults applied.
+    fn typed(&mut self, doc: &Document) -> Option<Flow> {
+        match serde_json::from_value::<Flow>(doc.value.clone())
             .map_err(|e| e.to_string())
             .and_then(|f| f.check().map(|()| f))
         {
             Ok(mut f) => {
                 self.apply_timeouts(&mut f);
                 self.apply_browser(&mut f);
-                f
+                Some(f)
             }
             Err(e) => {
                 // The schema accepted what the typed model refuses: a bug in runner.
@@ -174,21 +207,20 @@ impl<'a> Loader<'a> {
                     0..0,
                     format!("internal error: the flow model disagrees with the schema: {e}"),
                 ));
-                return None;
+                None
             }
-        };
-        let mut problems = check_flow(&Ctx {
-            file: &doc.file,
-            spans: &doc.spans,
-            value: &doc.value,
-            flow: &flow,
-            profiles: self.profiles,
-            templates: &self.templates,
-            extra_vars: &self.extra_vars,
-        });
-        let dir = abs
-            .parent()
-            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        }
+    }
+
+    /// Loads the sub-flow of every `run_flow` step with a literal path (relative to `dir`), by
+    /// the path as written; what is wrong with them goes to `problems`.
+    fn load_subflows(
+        &mut self,
+        doc: &Document,
+        flow: &Flow,
+        dir: &Path,
+        problems: &mut Vec<Diagnostic>,
+    ) -> HashMap<String, Arc<LoadedFlow>> {
         let mut subflows = HashMap::new();
         let run_flows = flow
             .steps
@@ -214,104 +246,96 @@ impl<'a> Loader<'a> {
             } else {
                 format!("{ptr}/run_flow")
             };
+            let at = |message: String, help: &str| {
+                at_value(&doc.file, &doc.spans, &ptr, message).with_help(help.to_string())
+            };
             let target = dir.join(rel);
             let target_abs = absolute(&target);
             if !target.is_file() {
-                problems.push(
-                    at_value(
-                        &doc.file,
-                        &doc.spans,
-                        &ptr,
-                        format!("sub-flow `{rel}` not found"),
-                    )
-                    .with_help("the path is relative to the directory of the flow that runs it"),
-                );
-                continue;
-            }
-            if let Some(pos) = self.stack.iter().position(|p| *p == target_abs) {
-                let chain: Vec<String> = self.stack[pos..]
-                    .iter()
-                    .chain(std::iter::once(&target_abs))
-                    .map(|p| {
-                        p.file_name()
-                            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                    })
-                    .collect();
-                problems.push(
-                    at_value(
-                        &doc.file,
-                        &doc.spans,
-                        &ptr,
-                        format!("`run_flow` cycle: {}", chain.join(" -> ")),
-                    )
-                    .with_help("a flow must not run itself, directly or through other flows"),
-                );
-                continue;
-            }
-            // Name the sub-flow as the user would: relative to the working directory.
-            let shown = std::env::current_dir()
-                .ok()
-                .and_then(|cwd| target_abs.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-                .unwrap_or_else(|| target_abs.clone());
-            match self.load(&shown) {
-                Some(sub) => {
-                    // Vars passed to a sub-flow must be vars it declares: anything else is a typo.
-                    if let super::model::RunFlow::Full(o) = rf {
-                        for k in o.vars.keys().filter(|k| !sub.flow.vars.contains_key(*k)) {
-                            let declared: Vec<&str> =
-                                sub.flow.vars.keys().map(String::as_str).collect();
-                            let help =
-                                match crate::source::did_you_mean(k, declared.iter().copied()) {
-                                    Some(s) => format!("did you mean `{s}`?"),
-                                    None if declared.is_empty() => {
-                                        format!(
-                                            "`{rel}` declares no vars: add `{k}` under its `vars:`"
-                                        )
-                                    }
-                                    None => format!("`{rel}` declares: {}", declared.join(", ")),
-                                };
-                            let vptr = format!(
-                                "{}/vars/{}",
-                                ptr.trim_end_matches("/path"),
-                                crate::source::pointer_escape(k)
-                            );
-                            problems.push(
-                                super::schema::at_key(
-                                    &doc.file,
-                                    &doc.spans,
-                                    &vptr,
-                                    format!("sub-flow `{rel}` has no var `{k}`"),
-                                )
-                                .with_help(help),
-                            );
-                        }
-                    }
-                    subflows.insert(rel.to_string(), sub);
+                problems.push(at(
+                    format!("sub-flow `{rel}` not found"),
+                    "the path is relative to the directory of the flow that runs it",
+                ));
+            } else if let Some(chain) = self.cycle_to(&target_abs) {
+                problems.push(at(
+                    format!("`run_flow` cycle: {chain}"),
+                    "a flow must not run itself, directly or through other flows",
+                ));
+            } else if let Some(sub) = self.load(&shown(&target_abs)) {
+                if let RunFlow::Full(o) = rf {
+                    problems.extend(undeclared_vars(doc, &ptr, rel, o, &sub.flow));
                 }
-                None => problems.push(
-                    at_value(
-                        &doc.file,
-                        &doc.spans,
-                        &ptr,
-                        format!("sub-flow `{rel}` has errors"),
-                    )
-                    .with_help("see the errors reported for that file"),
-                ),
+                subflows.insert(rel.to_string(), sub);
+            } else {
+                problems.push(at(
+                    format!("sub-flow `{rel}` has errors"),
+                    "see the errors reported for that file",
+                ));
             }
         }
-        if !problems.is_empty() {
-            problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            self.diagnostics.extend(problems);
-            return None;
-        }
-        Some(Arc::new(LoadedFlow {
-            doc,
-            flow,
-            path: abs.to_path_buf(),
-            dir,
-            subflows,
-        }))
+        subflows
     }
+
+    /// The chain of flows (`a.yaml -> b.yaml -> a.yaml`) when loading `target` now would run a
+    /// flow that is being loaded.
+    fn cycle_to(&self, target: &Path) -> Option<String> {
+        let pos = self.stack.iter().position(|p| *p == target)?;
+        let chain: Vec<String> = self.stack[pos..]
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(std::iter::once(target))
+            .map(|p| {
+                p.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        Some(chain.join(" -> "))
+    }
+}
+
+/// A path as the user would name it: relative to the working directory when it is inside it.
+fn shown(abs: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| abs.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| abs.to_path_buf())
+}
+
+/// Vars passed to a sub-flow (`rel`, at `ptr`) must be vars it declares: anything else is a typo.
+fn undeclared_vars(
+    doc: &Document,
+    ptr: &str,
+    rel: &str,
+    passed: &RunFlowOptions,
+    sub: &Flow,
+) -> Vec<Diagnostic> {
+    let declared: Vec<&str> = sub.vars.keys().map(String::as_str).collect();
+    passed
+        .vars
+        .keys()
+        .filter(|k| !sub.vars.contains_key(*k))
+        .map(|k| {
+            let help = match crate::source::did_you_mean(k, declared.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if declared.is_empty() => {
+                    format!("`{rel}` declares no vars: add `{k}` under its `vars:`")
+                }
+                None => format!("`{rel}` declares: {}", declared.join(", ")),
+            };
+            let vptr = format!(
+                "{}/vars/{}",
+                ptr.trim_end_matches("/path"),
+                crate::source::pointer_escape(k)
+            );
+            at_key(
+                &doc.file,
+                &doc.spans,
+                &vptr,
+                format!("sub-flow `{rel}` has no var `{k}`"),
+            )
+            .with_help(help)
+        })
+        .collect()
 }
 
 /// The typed model of the well-formed parts of a flow that failed the schema: steps that do not

@@ -165,175 +165,196 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// One parser event: a dispatch on its kind.
     fn event(&mut self, event: Event<'_>, span: Span) -> Result<(), Diagnostic> {
         let range = self.range(&span);
         match event {
-            Event::DocumentStart(_) => {
-                self.docs += 1;
-                if self.docs > 1 {
-                    return Err(Diagnostic::error(
-                        self.file,
-                        range,
-                        "a file holds one YAML document; found a second one",
-                    )
-                    .with_help("remove the `---` line or split the file"));
-                }
-            }
+            Event::DocumentStart(_) => self.document_start(range),
             Event::Scalar(text, style, anchor, tag) => {
-                if self.expecting_key() {
-                    self.key(text.into_owned(), range);
-                    return Ok(());
-                }
-                self.count(1, range.clone())?;
-                let value = scalar(&text, style, tag.as_deref().map(|t| t.suffix.as_str()));
-                let (pointer, key) = self.slot();
-                let content_start = match style {
-                    ScalarStyle::Plain => Some(range.start),
-                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Some(range.start + 1),
-                    _ => None,
-                }
-                .filter(|_| {
-                    // Only when the source text of the scalar is exactly its value.
-                    let src = &self.file.text()[range.clone()];
-                    let inner = match style {
-                        ScalarStyle::Plain => src,
-                        _ => src.get(1..src.len().saturating_sub(1)).unwrap_or(""),
-                    };
-                    inner == text.as_ref()
-                });
-                self.spans.insert(
-                    pointer,
-                    NodeSpan {
-                        value: range.clone(),
-                        key,
-                        content_start,
-                    },
-                );
-                if anchor > 0 {
-                    self.anchors.insert(anchor, (value.clone(), 1));
-                }
-                self.place(value);
+                let tag = tag.as_deref().map(|t| t.suffix.as_str());
+                self.scalar(&text, style, anchor, tag, range)
             }
-            Event::Alias(id) => {
-                let Some((value, size)) = self.anchors.get(&id).cloned() else {
-                    return Err(Diagnostic::error(self.file, range, "unknown alias"));
-                };
-                if self.expecting_key() {
-                    let key = match value {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    self.key(key, range);
-                    return Ok(());
-                }
-                self.count(size, range.clone())?;
-                let (pointer, key) = self.slot();
-                self.spans.insert(
-                    pointer,
-                    NodeSpan {
-                        value: range.clone(),
-                        key,
-                        content_start: None,
-                    },
-                );
-                self.place(value);
-            }
-            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                if self.expecting_key() {
-                    return Err(Diagnostic::error(
-                        self.file,
-                        range,
-                        "a map key must be a plain value, not a list or map",
-                    ));
-                }
-                if self.stack.len() >= MAX_DEPTH {
-                    return Err(Diagnostic::error(
-                        self.file,
-                        range,
-                        format!("nesting deeper than {MAX_DEPTH} levels"),
-                    ));
-                }
-                self.count(1, range.clone())?;
-                let (pointer, key) = self.slot();
-                let start = range.start;
-                let frame = if matches!(event, Event::SequenceStart(..)) {
-                    Frame::Seq {
-                        items: Vec::new(),
-                        start,
-                        anchor,
-                        pointer,
-                        key,
-                    }
-                } else {
-                    Frame::Map {
-                        map: Map::new(),
-                        start,
-                        anchor,
-                        pointer,
-                        key,
-                        pending: None,
-                        seen: HashMap::new(),
-                        merges: Vec::new(),
-                    }
-                };
-                self.stack.push(frame);
-            }
+            Event::Alias(id) => self.alias(id, range),
+            Event::SequenceStart(anchor, _) => self.open(true, anchor, range),
+            Event::MappingStart(anchor, _) => self.open(false, anchor, range),
             Event::SequenceEnd | Event::MappingEnd => {
-                let frame = self
-                    .stack
-                    .pop()
-                    .expect("the parser balances start and end events");
-                let (value, start, anchor, pointer, key) = match frame {
-                    Frame::Seq {
-                        items,
-                        start,
-                        anchor,
-                        pointer,
-                        key,
-                    } => (Value::Array(items), start, anchor, pointer, key),
-                    Frame::Map {
-                        mut map,
-                        start,
-                        anchor,
-                        pointer,
-                        key,
-                        merges,
-                        ..
-                    } => {
-                        for merged in merges {
-                            let sources = match merged {
-                                Value::Array(list) => list,
-                                other => vec![other],
-                            };
-                            for source in sources {
-                                if let Value::Object(m) = source {
-                                    for (k, v) in m {
-                                        map.entry(k).or_insert(v);
-                                    }
-                                }
-                            }
-                        }
-                        (Value::Object(map), start, anchor, pointer, key)
-                    }
-                };
-                let end = range.end.max(start);
-                self.spans.insert(
-                    pointer,
-                    NodeSpan {
-                        value: start..end,
-                        key,
-                        content_start: None,
-                    },
-                );
-                if anchor > 0 {
-                    let size = node_count(&value);
-                    self.anchors.insert(anchor, (value.clone(), size));
-                }
-                self.place(value);
+                self.close(range);
+                Ok(())
             }
-            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => Ok(()),
+        }
+    }
+
+    fn document_start(&mut self, range: Range<usize>) -> Result<(), Diagnostic> {
+        self.docs += 1;
+        if self.docs > 1 {
+            return Err(Diagnostic::error(
+                self.file,
+                range,
+                "a file holds one YAML document; found a second one",
+            )
+            .with_help("remove the `---` line or split the file"));
         }
         Ok(())
+    }
+
+    /// A scalar: a key of the current map, or a value (with its span, and where its content
+    /// starts when the source text is exactly its value).
+    fn scalar(
+        &mut self,
+        text: &str,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&str>,
+        range: Range<usize>,
+    ) -> Result<(), Diagnostic> {
+        if self.expecting_key() {
+            self.key(text.to_string(), range);
+            return Ok(());
+        }
+        self.count(1, range.clone())?;
+        let value = scalar(text, style, tag);
+        let (pointer, key) = self.slot();
+        let content_start = match style {
+            ScalarStyle::Plain => Some(range.start),
+            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Some(range.start + 1),
+            _ => None,
+        }
+        .filter(|_| {
+            // Only when the source text of the scalar is exactly its value.
+            let src = &self.file.text()[range.clone()];
+            let inner = match style {
+                ScalarStyle::Plain => src,
+                _ => src.get(1..src.len().saturating_sub(1)).unwrap_or(""),
+            };
+            inner == text
+        });
+        self.spans.insert(
+            pointer,
+            NodeSpan {
+                value: range.clone(),
+                key,
+                content_start,
+            },
+        );
+        if anchor > 0 {
+            self.anchors.insert(anchor, (value.clone(), 1));
+        }
+        self.place(value);
+        Ok(())
+    }
+
+    /// An alias: the anchored value again, counted at its full size against the node budget.
+    fn alias(&mut self, id: usize, range: Range<usize>) -> Result<(), Diagnostic> {
+        let Some((value, size)) = self.anchors.get(&id).cloned() else {
+            return Err(Diagnostic::error(self.file, range, "unknown alias"));
+        };
+        if self.expecting_key() {
+            let key = match value {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            self.key(key, range);
+            return Ok(());
+        }
+        self.count(size, range.clone())?;
+        let (pointer, key) = self.slot();
+        self.spans.insert(
+            pointer,
+            NodeSpan {
+                value: range.clone(),
+                key,
+                content_start: None,
+            },
+        );
+        self.place(value);
+        Ok(())
+    }
+
+    /// The start of a sequence (`seq`) or a map: a new frame on the stack.
+    fn open(&mut self, seq: bool, anchor: usize, range: Range<usize>) -> Result<(), Diagnostic> {
+        if self.expecting_key() {
+            return Err(Diagnostic::error(
+                self.file,
+                range,
+                "a map key must be a plain value, not a list or map",
+            ));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Diagnostic::error(
+                self.file,
+                range,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.count(1, range.clone())?;
+        let (pointer, key) = self.slot();
+        let start = range.start;
+        let frame = if seq {
+            Frame::Seq {
+                items: Vec::new(),
+                start,
+                anchor,
+                pointer,
+                key,
+            }
+        } else {
+            Frame::Map {
+                map: Map::new(),
+                start,
+                anchor,
+                pointer,
+                key,
+                pending: None,
+                seen: HashMap::new(),
+                merges: Vec::new(),
+            }
+        };
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// The end of a sequence or map: its value, merges applied, placed in its parent.
+    fn close(&mut self, range: Range<usize>) {
+        let frame = self
+            .stack
+            .pop()
+            .expect("the parser balances start and end events");
+        let (value, start, anchor, pointer, key) = match frame {
+            Frame::Seq {
+                items,
+                start,
+                anchor,
+                pointer,
+                key,
+            } => (Value::Array(items), start, anchor, pointer, key),
+            Frame::Map {
+                mut map,
+                start,
+                anchor,
+                pointer,
+                key,
+                merges,
+                ..
+            } => {
+                merge(&mut map, merges);
+                (Value::Object(map), start, anchor, pointer, key)
+            }
+        };
+        let end = range.end.max(start);
+        self.spans.insert(
+            pointer,
+            NodeSpan {
+                value: start..end,
+                key,
+                content_start: None,
+            },
+        );
+        if anchor > 0 {
+            let size = node_count(&value);
+            self.anchors.insert(anchor, (value.clone(), size));
+        }
+        self.place(value);
     }
 
     fn key(&mut self, key: String, range: Range<usize>) {
@@ -371,6 +392,24 @@ impl Builder<'_> {
                     merges.push(value);
                 } else {
                     map.insert(key, value);
+                }
+            }
+        }
+    }
+}
+
+/// Applies `<<` merge keys: each merged map (or list of maps) adds the keys `map` does not have,
+/// so explicit keys win.
+fn merge(map: &mut Map<String, Value>, merges: Vec<Value>) {
+    for merged in merges {
+        let sources = match merged {
+            Value::Array(list) => list,
+            other => vec![other],
+        };
+        for source in sources {
+            if let Value::Object(m) = source {
+                for (k, v) in m {
+                    map.entry(k).or_insert(v);
                 }
             }
         }

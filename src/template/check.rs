@@ -98,7 +98,16 @@ fn blocks(src: &str) -> Vec<(usize, usize)> {
 /// Filters (`| name`) and tests (`is name`, `is not name`) that the environment does not have.
 /// The static check minijinja does not make: it resolves them only when rendering.
 fn unknown_filters_and_tests(t: &Templates, src: &str) -> Vec<TemplateIssue> {
-    // Blank out string literals, so a `|` or `is` inside quotes is not taken for syntax.
+    let code = blank_strings(src);
+    let state = t.env().empty_state();
+    let mut out = unknown_filters(&state, &code);
+    out.extend(unknown_tests(&state, &code));
+    out
+}
+
+/// `src` with the inside of its string literals blanked out (same width), so a `|` or `is`
+/// inside quotes is not taken for syntax.
+fn blank_strings(src: &str) -> String {
     let mut code = String::with_capacity(src.len());
     let mut quote: Option<char> = None;
     let mut escaped = false;
@@ -124,13 +133,19 @@ fn unknown_filters_and_tests(t: &Templates, src: &str) -> Vec<TemplateIssue> {
             code.push(c);
         }
     }
-    let state = t.env().empty_state();
+    code
+}
+
+/// The identifier `s` starts with.
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// `| name` where the environment has no filter `name` (`code` has its strings blanked).
+fn unknown_filters(state: &minijinja::State<'_, '_>, code: &str) -> Vec<TemplateIssue> {
     let mut out = Vec::new();
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
     for (i, _) in code.match_indices('|') {
         let rest = &code[i + 1..];
         let name = ident(rest.trim_start());
@@ -154,6 +169,12 @@ fn unknown_filters_and_tests(t: &Templates, src: &str) -> Vec<TemplateIssue> {
             });
         }
     }
+    out
+}
+
+/// `is name` / `is not name` where the environment has no test `name`.
+fn unknown_tests(state: &minijinja::State<'_, '_>, code: &str) -> Vec<TemplateIssue> {
+    let mut out = Vec::new();
     for (i, _) in code.match_indices(" is ") {
         let rest = code[i + 4..].trim_start();
         let rest = rest.strip_prefix("not ").map_or(rest, str::trim_start);
@@ -200,108 +221,128 @@ fn syntax(src: &str, e: &minijinja::Error) -> TemplateIssue {
     }
 }
 
+/// The names a template reads (`used`) that do not exist where it is rendered.
 fn names(t: &Templates, src: &str, used: HashSet<String>, scope: &Scope<'_>) -> Vec<TemplateIssue> {
     let mut used: Vec<String> = used.into_iter().collect();
     used.sort();
-    let mut out = Vec::new();
-    for name in used {
-        let mut parts = name.splitn(3, '.');
-        let root = parts.next().unwrap_or("");
-        let second = parts.next();
-        // The output a `steps.<id>.<output>...` path reads.
-        let field = parts
-            .next()
-            .map(|f| f.split(['.', '[', '(']).next().unwrap_or(f));
-        let issue = |what: &str, message: String, help: Option<String>| {
-            let offset = src.find(what).unwrap_or(0);
-            TemplateIssue {
-                offset,
-                len: what.len().max(1),
-                message,
-                help,
-            }
-        };
-        // The environment's own globals (`range`, `dict`, `namespace`, `cycler`, ...).
-        if t.env().globals().any(|(g, _)| g == root) {
-            continue;
-        }
-        if !ROOTS.contains(&root) {
-            let help = crate::source::did_you_mean(root, ROOTS.iter().copied())
-                .map(|s| format!("did you mean `{s}`?"))
-                .or_else(|| Some(format!("a template can read: {}", ROOTS.join(", "))));
-            out.push(issue(
-                root,
-                format!("unknown name `{root}` in template"),
-                help,
-            ));
-            continue;
-        }
-        if root == "web_server" && !scope.web_server && !guarded(src, &name) {
-            out.push(issue(
-                root,
-                "`web_server` is not defined: this flow has no `web_server:`".to_string(),
-                Some("add `web_server: { static: DIR }` (or `command` + `url`), or use a var for the URL".into()),
-            ));
-            continue;
-        }
-        let Some(key) = second else { continue };
-        if guarded(src, &name) {
-            continue;
-        }
-        match root {
-            "vars" if !scope.vars.contains(key) => {
-                let help = suggest(key, scope.vars)
-                    .unwrap_or_else(|| "declare it under `vars:` (or define it with `set`)".into());
-                out.push(issue(&name, format!("unknown var `{key}`"), Some(help)));
-            }
-            "secrets" if !scope.secrets.contains(key) => {
-                let help = suggest(key, scope.secrets)
-                    .unwrap_or_else(|| format!("list `{key}` under `secrets:`"));
-                out.push(issue(&name, format!("unknown secret `{key}`"), Some(help)));
-            }
-            "steps"
-                if scope.steps_before.contains(key)
-                    && field.is_some_and(|f| {
-                        scope
-                            .outputs
-                            .get(key)
-                            .is_some_and(|known| !known.contains(&f))
-                    }) =>
-            {
-                let field = field.unwrap_or_default();
-                let known = scope.outputs.get(key).copied().unwrap_or_default();
-                let help = crate::source::did_you_mean(field, known.iter().copied())
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .or_else(|| {
-                        Some(if known.is_empty() {
-                            format!("step `{key}` has no outputs")
-                        } else {
-                            format!("its outputs: {}", known.join(", "))
-                        })
-                    });
-                out.push(issue(
-                    &format!("{root}.{key}.{field}"),
-                    format!("step `{key}` has no output `{field}`"),
-                    help,
-                ));
-            }
-            "steps" if !scope.steps_before.contains(key) => {
-                if scope.all_steps.contains(key) {
-                    out.push(issue(
-                        &name,
-                        format!("step `{key}` has not run yet at this point"),
-                        Some("a step can only read the outputs of steps before it".into()),
-                    ));
-                } else {
-                    let help = suggest(key, scope.all_steps)
-                        .unwrap_or_else(|| "give the step an `id:` to read its outputs".into());
-                    out.push(issue(&name, format!("unknown step id `{key}`"), Some(help)));
-                }
-            }
-            _ => {}
-        }
+    used.iter()
+        .filter_map(|name| name_issue(t, src, name, scope))
+        .collect()
+}
+
+/// What is wrong with one name a template reads (`root.key.field...`), if anything.
+fn name_issue(t: &Templates, src: &str, name: &str, scope: &Scope<'_>) -> Option<TemplateIssue> {
+    let mut parts = name.splitn(3, '.');
+    let root = parts.next().unwrap_or("");
+    let key = parts.next();
+    // The output a `steps.<id>.<output>...` path reads.
+    let field = parts
+        .next()
+        .map(|f| f.split(['.', '[', '(']).next().unwrap_or(f));
+    // The environment's own globals (`range`, `dict`, `namespace`, `cycler`, ...).
+    if t.env().globals().any(|(g, _)| g == root) {
+        return None;
     }
-    out
+    if !ROOTS.contains(&root) {
+        let help = crate::source::did_you_mean(root, ROOTS.iter().copied())
+            .map(|s| format!("did you mean `{s}`?"))
+            .or_else(|| Some(format!("a template can read: {}", ROOTS.join(", "))));
+        return Some(issue(
+            src,
+            root,
+            format!("unknown name `{root}` in template"),
+            help,
+        ));
+    }
+    if root == "web_server" && !scope.web_server && !guarded(src, name) {
+        return Some(issue(
+            src,
+            root,
+            "`web_server` is not defined: this flow has no `web_server:`".to_string(),
+            Some("add `web_server: { static: DIR }` (or `command` + `url`), or use a var for the URL".into()),
+        ));
+    }
+    let key = key?;
+    if guarded(src, name) {
+        return None;
+    }
+    match root {
+        "vars" if !scope.vars.contains(key) => {
+            let help = suggest(key, scope.vars)
+                .unwrap_or_else(|| "declare it under `vars:` (or define it with `set`)".into());
+            Some(issue(src, name, format!("unknown var `{key}`"), Some(help)))
+        }
+        "secrets" if !scope.secrets.contains(key) => {
+            let help = suggest(key, scope.secrets)
+                .unwrap_or_else(|| format!("list `{key}` under `secrets:`"));
+            Some(issue(
+                src,
+                name,
+                format!("unknown secret `{key}`"),
+                Some(help),
+            ))
+        }
+        "steps" => step_issue(src, name, key, field, scope),
+        _ => None,
+    }
+}
+
+/// `steps.<key>.<field>`: a step that has run before, and an output it has.
+fn step_issue(
+    src: &str,
+    name: &str,
+    key: &str,
+    field: Option<&str>,
+    scope: &Scope<'_>,
+) -> Option<TemplateIssue> {
+    if !scope.steps_before.contains(key) {
+        if scope.all_steps.contains(key) {
+            return Some(issue(
+                src,
+                name,
+                format!("step `{key}` has not run yet at this point"),
+                Some("a step can only read the outputs of steps before it".into()),
+            ));
+        }
+        let help = suggest(key, scope.all_steps)
+            .unwrap_or_else(|| "give the step an `id:` to read its outputs".into());
+        return Some(issue(
+            src,
+            name,
+            format!("unknown step id `{key}`"),
+            Some(help),
+        ));
+    }
+    let field = field?;
+    let known = scope.outputs.get(key)?;
+    if known.contains(&field) {
+        return None;
+    }
+    let help = crate::source::did_you_mean(field, known.iter().copied())
+        .map(|s| format!("did you mean `{s}`?"))
+        .or_else(|| {
+            Some(if known.is_empty() {
+                format!("step `{key}` has no outputs")
+            } else {
+                format!("its outputs: {}", known.join(", "))
+            })
+        });
+    Some(issue(
+        src,
+        &format!("steps.{key}.{field}"),
+        format!("step `{key}` has no output `{field}`"),
+        help,
+    ))
+}
+
+/// An issue at the first place `what` appears in `src`.
+fn issue(src: &str, what: &str, message: String, help: Option<String>) -> TemplateIssue {
+    TemplateIssue {
+        offset: src.find(what).unwrap_or(0),
+        len: what.len().max(1),
+        message,
+        help,
+    }
 }
 
 /// Whether some use of `name` in `src` is guarded, so the name is optional by design:

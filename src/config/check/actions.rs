@@ -1,0 +1,156 @@
+//! The checks of one step's action: its `frame`, its selectors (refs with `nth`, Playwright's
+//! syntax, broken CSS), the regexes of `expect`, and the agent profiles and steps it names.
+
+use std::collections::HashSet;
+
+use super::agents::{check_agent_step, check_profile, check_stop_agent};
+use super::context::{Ctx, Declared};
+use crate::config::model::{Action, ExpectAction, Matcher, Step};
+use crate::config::schema::{at_key, at_value};
+use crate::config::selector::{css_problem, css_strings, refs_with_nth, selectors};
+use crate::source::Diagnostic;
+use crate::template::is_template;
+
+/// The checks of the step at `ptr`; `before` holds the ids of the steps that run before it.
+pub(super) fn check_action(
+    c: &Ctx<'_>,
+    ptr: &str,
+    step: &Step,
+    d: &Declared<'_>,
+    before: &HashSet<String>,
+    out: &mut Vec<Diagnostic>,
+) {
+    frame(c, ptr, step, out);
+    step_selectors(c, ptr, step, out);
+    match &step.action {
+        Action::Expect(e) => expect_regexes(c, ptr, e, out),
+        Action::Act(a) => {
+            if let (_, Some(profile), variant) = a.parts() {
+                let p = format!("{ptr}/act");
+                let (profile_ptr, variant_ptr) = (format!("{p}/profile"), format!("{p}/variant"));
+                check_profile(c, &profile_ptr, &variant_ptr, profile, variant, out);
+            }
+        }
+        Action::Agent(a) => check_agent_step(c, ptr, a, d, before, out),
+        Action::StopAgent(target) => check_stop_agent(c, ptr, target, d, before, out),
+        _ => {}
+    }
+}
+
+/// A step's `frame` scopes its selectors: refused on a step without any, and taken as written.
+fn frame(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
+    let Some(f) = &step.frame else { return };
+    let key = step.action.key();
+    let p = format!("{ptr}/frame");
+    if selectors(&step.action).is_empty() {
+        out.push(
+            at_key(
+                c.file,
+                c.spans,
+                &p,
+                format!("`frame` scopes a step's selectors to an iframe; `{key}` has none"),
+            )
+            .with_help("drop `frame`"),
+        );
+    } else if is_template(f) {
+        out.push(
+            at_value(
+                c.file,
+                c.spans,
+                &p,
+                "a step's `frame` is taken as written: no templates".to_string(),
+            )
+            .with_help("write the iframe's CSS selector"),
+        );
+    }
+}
+
+/// Bare strings in selectors are CSS: Playwright's syntax and broken CSS are refused here, and a
+/// ref takes no `nth`.
+fn step_selectors(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
+    let key = step.action.key();
+    for (at, sel) in selectors(&step.action) {
+        for sub in refs_with_nth(sel) {
+            let key_of = sub.rsplit('/').next().unwrap_or("nth").to_string();
+            out.push(
+                at_key(
+                    c.file,
+                    c.spans,
+                    &format!("{ptr}/{key}{at}{sub}"),
+                    format!("a ref names one element: `{key_of}` does not apply to it"),
+                )
+                .with_help(format!("drop `{key_of}`, or select by role, CSS or text")),
+            );
+        }
+        for (sub, css) in css_strings(sel) {
+            if is_template(css) {
+                continue;
+            }
+            if let Some(problem) = css_problem(css) {
+                out.push(
+                    at_value(c.file, c.spans, &format!("{ptr}/{key}{at}{sub}"), problem).with_help(
+                        "a string selector is CSS; other kinds: `@e5` (a ref), { role, text }, { text, tag }, { css, nth }",
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The `matches` regexes of an `expect` (and of its `not`) compile.
+fn expect_regexes(c: &Ctx<'_>, ptr: &str, e: &ExpectAction, out: &mut Vec<Diagnostic>) {
+    let mut matchers = regexes(e, "");
+    if let Some(n) = &e.not {
+        matchers.extend(regexes(n, "not/"));
+    }
+    for (key, re) in matchers {
+        if let Some(re) = re
+            && !is_template(&re)
+            && let Err(err) = regex::Regex::new(&re)
+        {
+            let p = format!("{ptr}/expect/{key}/matches");
+            let msg = err.to_string();
+            let last = msg.lines().last().unwrap_or("invalid regex").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &p,
+                    format!("invalid regular expression: {last}"),
+                )
+                .with_help("`matches` takes a Rust regex; escape special characters with `\\`"),
+            );
+        }
+    }
+}
+
+/// The regexes of `e`'s checks, with their keys below `at`.
+fn regexes(e: &ExpectAction, at: &str) -> Vec<(String, Option<String>)> {
+    vec![
+        (format!("{at}url"), e.url.as_ref().and_then(matcher_regex)),
+        (
+            format!("{at}title"),
+            e.title.as_ref().and_then(matcher_regex),
+        ),
+        (
+            format!("{at}text"),
+            e.text.as_ref().and_then(|t| t.matches.clone()),
+        ),
+        (
+            format!("{at}value"),
+            e.value.as_ref().and_then(|t| t.matches.clone()),
+        ),
+        (
+            format!("{at}attribute"),
+            e.attribute.as_ref().and_then(|t| t.matches.clone()),
+        ),
+    ]
+}
+
+fn matcher_regex(m: &Matcher) -> Option<String> {
+    match m {
+        Matcher::Full(o) => o.matches.clone(),
+        Matcher::Equals(_) => None,
+    }
+}

@@ -1,0 +1,177 @@
+//! The checks of a whole flow, in the order their problems are reported, and those about the
+//! flow's own keys: durations, the web server's directory, artifact paths, and the fields taken
+//! as written.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::actions::check_action;
+use super::agents::check_profile;
+use super::context::{Ctx, Declared};
+use super::templates::TemplateNames;
+use crate::config::duration::parse_duration;
+use crate::config::model::{Action, Step, Toggle};
+use crate::config::schema::at_value;
+use crate::source::Diagnostic;
+use crate::template::is_template;
+
+/// Runs every semantic check on a flow that passed the schema.
+pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    // The flow's default agent profile (for `act` steps that name none).
+    if let Some(agent) = &c.flow.agent {
+        check_profile(c, "/agent", "/agent", agent, None, &mut out);
+    }
+    let d = Declared::gather(c, &mut out);
+    durations(c, &mut out);
+    static_dir(c, &mut out);
+    artifact_paths(c, &d.steps, &mut out);
+    literal_strings(c, &d.steps, &mut out);
+
+    // Templates, in the order things are rendered; each step's own checks beside its templates.
+    let names = TemplateNames::new(c, &d);
+    names.vars(c, &mut out);
+    names.env_and_atlas(c, &mut out);
+    names.web_server(c, &mut out);
+    let mut before: HashSet<String> = HashSet::new();
+    for (ptr, step) in &d.steps {
+        names.step(c, ptr, &before, &mut out);
+        check_action(c, ptr, step, &d, &before, &mut out);
+        if let Some(id) = &step.id {
+            before.insert(id.clone());
+        }
+    }
+    names.outputs(c, &mut out);
+    out
+}
+
+/// Durations: the schema checks their form; this checks their value.
+fn durations(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for ptr in duration_pointers(c.value) {
+        if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
+            && let Err(e) = parse_duration(s)
+        {
+            out.push(
+                at_value(c.file, c.spans, &ptr, e)
+                    .with_help("write a number and a unit: `250ms`, `5s`, `2m`, `1h`"),
+            );
+        }
+    }
+}
+
+/// A static web server's directory must exist (relative to the flow's directory).
+fn static_dir(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(dir) = c
+        .flow
+        .web_server
+        .as_ref()
+        .and_then(|w| w.static_dir.as_deref())
+    else {
+        return;
+    };
+    if is_template(dir) {
+        return;
+    }
+    let base = std::path::Path::new(c.file.name())
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    if !base.join(dir).is_dir() {
+        out.push(
+            at_value(
+                c.file,
+                c.spans,
+                "/web_server/static",
+                format!("web_server.static: no directory `{dir}`"),
+            )
+            .with_help("the path is relative to the flow's directory"),
+        );
+    }
+}
+
+/// Artifact paths stay inside the artifacts directory.
+fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    for (ptr, step) in steps {
+        if let Action::Screenshot(Toggle::Options(o)) = &step.action
+            && let Some(p) = &o.path
+            && !is_template(p)
+            && crate::fs::leaves_dir(p)
+        {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &format!("{ptr}/screenshot/path"),
+                    format!("screenshot path `{p}` leaves the artifacts directory"),
+                )
+                .with_help("give a path relative to the run's artifacts directory, without `..`"),
+            );
+        }
+    }
+}
+
+/// Strings runner uses as written: a template there would be taken literally, so it is refused.
+fn literal_strings(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    let mut literal: Vec<String> = vec!["/name".to_string()];
+    let tags = c
+        .value
+        .get("tags")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    literal.extend((0..tags).map(|i| format!("/tags/{i}")));
+    for (ptr, step) in steps {
+        if let Action::RunFlow(_) = &step.action {
+            literal.push(format!("{ptr}/run_flow"));
+            literal.push(format!("{ptr}/run_flow/path"));
+        }
+    }
+    for ptr in literal {
+        if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
+            && is_template(s)
+        {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &ptr,
+                    format!(
+                        "`{s}` is used as written here: templates are not rendered in this field"
+                    ),
+                )
+                .with_help(
+                    "write the value itself (sub-flow paths are loaded and checked before the run)",
+                ),
+            );
+        }
+    }
+}
+
+/// Pointers of every duration-valued node.
+fn duration_pointers(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in [
+        "/browser/timeout",
+        "/defaults/timeout",
+        "/web_server/ready_timeout",
+    ] {
+        out.push(p.to_string());
+    }
+    retry_pointers("/defaults/retry", &mut out);
+    for list in ["steps", "finally"] {
+        let n = v.get(list).and_then(Value::as_array).map_or(0, Vec::len);
+        for i in 0..n {
+            let base = format!("/{list}/{i}");
+            out.push(format!("{base}/timeout"));
+            out.push(format!("{base}/wait"));
+            out.push(format!("{base}/agent/timeout"));
+            out.push(format!("{base}/agent/idle_timeout"));
+            retry_pointers(&format!("{base}/retry"), &mut out);
+        }
+    }
+    out
+}
+
+fn retry_pointers(base: &str, out: &mut Vec<String>) {
+    out.push(format!("{base}/delay"));
+    out.push(format!("{base}/max_delay"));
+}

@@ -1,0 +1,11 @@
+//! Semantic checks beyond the schema: ids, durations, regexes, templates and the names they read,
+//! agent profiles and the steps that `follow_up` / `stop_agent` name.
+
+mod actions;
+mod agents;
+mod context;
+mod flow;
+mod templates;
+
+pub(crate) use context::Ctx;
+pub(crate) use flow::check_flow;

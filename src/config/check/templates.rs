@@ -1,0 +1,206 @@
+//! The templates of a flow and the names they read, each checked against what exists when it is
+//! rendered: vars in order, then `env` and `atlas`, the web server (before vars), each step (after
+//! the steps before it), and the flow's outputs (after every step).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::context::{Ctx, Declared};
+use crate::source::{Diagnostic, pointer_push};
+use crate::template::check::Scope;
+use crate::template::{TemplateIssue, check_expression, check_template, is_template};
+
+/// The names templates may read, gathered once for the whole flow.
+pub(super) struct TemplateNames<'a> {
+    d: &'a Declared<'a>,
+    /// Every var: declared, set by a `set` step, or given on the command line.
+    vars_all: HashSet<String>,
+    secrets: HashSet<String>,
+    none: HashSet<String>,
+}
+
+impl<'a> TemplateNames<'a> {
+    pub(super) fn new(c: &Ctx<'_>, d: &'a Declared<'a>) -> TemplateNames<'a> {
+        let vars_all = c
+            .flow
+            .vars
+            .keys()
+            .cloned()
+            .chain(d.steps.iter().flat_map(|(_, s)| match &s.action {
+                crate::config::model::Action::Set(m) => m.keys().cloned().collect::<Vec<_>>(),
+                _ => Vec::new(),
+            }))
+            .chain(c.extra_vars.iter().cloned())
+            .collect();
+        TemplateNames {
+            d,
+            vars_all,
+            secrets: c.flow.secrets.iter().cloned().collect(),
+            none: HashSet::new(),
+        }
+    }
+
+    /// `vars:`, in order: each may read the vars above it (and those of the command line).
+    pub(super) fn vars(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+        let mut vars_before: HashSet<String> = c.extra_vars.iter().cloned().collect();
+        for (k, v) in &c.flow.vars {
+            let scope = Scope {
+                vars: &vars_before,
+                secrets: &self.secrets,
+                steps_before: &self.none,
+                all_steps: &self.none,
+                outputs: &self.d.outputs,
+                web_server: self.d.web_server,
+            };
+            strings(c, &pointer_push("/vars", k), v, &scope, out);
+            vars_before.insert(k.clone());
+        }
+    }
+
+    /// `env:` and `atlas:`, rendered before any step runs.
+    pub(super) fn env_and_atlas(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+        let scope = Scope {
+            vars: &self.vars_all,
+            secrets: &self.secrets,
+            steps_before: &self.none,
+            all_steps: &self.d.all_steps,
+            outputs: &self.d.outputs,
+            web_server: self.d.web_server,
+        };
+        for key in ["env", "atlas"] {
+            if let Some(v) = c.value.get(key) {
+                strings(c, &format!("/{key}"), v, &scope, out);
+            }
+        }
+    }
+
+    /// The web server starts before vars are rendered (they may read its URL): it sees `env`,
+    /// `flow` and `run` only.
+    pub(super) fn web_server(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+        let Some(v) = c.value.get("web_server") else {
+            return;
+        };
+        let early = Scope {
+            vars: &self.none,
+            secrets: &self.none,
+            steps_before: &self.none,
+            all_steps: &self.none,
+            outputs: &self.d.outputs,
+            web_server: false,
+        };
+        let mut found = Vec::new();
+        strings(c, "/web_server", v, &early, &mut found);
+        out.extend(found.into_iter().map(|mut d| {
+            if ["unknown var", "unknown secret", "unknown step"]
+                .iter()
+                .any(|p| d.message.starts_with(p))
+            {
+                d.message = format!(
+                    "{} here: the web server starts before vars, secrets and steps",
+                    d.message
+                );
+                d.help = Some("`web_server` can read `env`, `flow` and `run`".into());
+            }
+            d
+        }));
+    }
+
+    /// The step at `ptr`, which may read the steps in `before`: its condition (`if`, and
+    /// `expect.that`) as an expression, its other values as templates.
+    pub(super) fn step(
+        &self,
+        c: &Ctx<'_>,
+        ptr: &str,
+        before: &HashSet<String>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let scope = Scope {
+            vars: &self.vars_all,
+            secrets: &self.secrets,
+            steps_before: before,
+            all_steps: &self.d.all_steps,
+            outputs: &self.d.outputs,
+            web_server: self.d.web_server,
+        };
+        let Some(raw) = c.value.pointer(ptr).and_then(Value::as_object) else {
+            return;
+        };
+        for (k, v) in raw {
+            let p = pointer_push(ptr, k);
+            match (k.as_str(), v) {
+                ("if", Value::String(s)) if !is_template(s) => {
+                    expression(c, &p, s, &scope, out);
+                }
+                ("id" | "timeout" | "retry" | "continue_on_error" | "frame", _) => {}
+                _ => strings(c, &p, v, &scope, out),
+            }
+        }
+        if let Some(Value::String(s)) = raw.get("expect").and_then(|e| e.get("that"))
+            && !is_template(s)
+        {
+            expression(c, &format!("{ptr}/expect/that"), s, &scope, out);
+        }
+    }
+
+    /// The flow's `outputs:`, rendered after every step.
+    pub(super) fn outputs(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+        let Some(flow_outputs) = c.value.get("outputs") else {
+            return;
+        };
+        let scope = Scope {
+            vars: &self.vars_all,
+            secrets: &self.secrets,
+            steps_before: &self.d.all_steps,
+            all_steps: &self.d.all_steps,
+            outputs: &self.d.outputs,
+            web_server: self.d.web_server,
+        };
+        strings(c, "/outputs", flow_outputs, &scope, out);
+    }
+}
+
+fn expression(c: &Ctx<'_>, ptr: &str, src: &str, scope: &Scope<'_>, out: &mut Vec<Diagnostic>) {
+    for issue in check_expression(c.templates, src, scope) {
+        out.push(located(c, ptr, issue));
+    }
+}
+
+/// Checks every template string inside `v`.
+fn strings(c: &Ctx<'_>, ptr: &str, v: &Value, scope: &Scope<'_>, out: &mut Vec<Diagnostic>) {
+    match v {
+        Value::String(s) if is_template(s) => {
+            for issue in check_template(c.templates, s, scope) {
+                out.push(located(c, ptr, issue));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                strings(c, &pointer_push(ptr, &i.to_string()), item, scope, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                strings(c, &pointer_push(ptr, k), item, scope, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Turns an issue inside a string into a diagnostic at the right column when the string maps to
+/// the source one to one, or at the string otherwise.
+fn located(c: &Ctx<'_>, ptr: &str, issue: TemplateIssue) -> Diagnostic {
+    let span = match c.spans.get(ptr) {
+        Some(s) => match s.content_start {
+            Some(start) => start + issue.offset..start + issue.offset + issue.len,
+            None => s.value.clone(),
+        },
+        None => c.spans.nearest(ptr).map_or(0..0, |s| s.value.clone()),
+    };
+    let mut d = Diagnostic::error(c.file, span, issue.message).with_pointer(ptr);
+    if let Some(h) = issue.help {
+        d = d.with_help(h);
+    }
+    d
+}

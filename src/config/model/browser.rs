@@ -1,0 +1,84 @@
+//! `browser:`: how the flow's browser is launched or reached, and the device settings of its
+//! context.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+/// `browser:`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BrowserDefaults {
+    pub(crate) headed: Option<bool>,
+    pub(crate) timeout: Option<String>,
+    /// A running browser's DevTools endpoint to connect to instead of launching one.
+    pub(crate) cdp: Option<String>,
+    /// The answer to a confirm or prompt that no `dialog` step answers.
+    pub(crate) dialogs: Option<DialogDefault>,
+    /// Device settings of the flow's context.
+    pub(crate) viewport: Option<Viewport>,
+    pub(crate) device: Option<String>,
+    pub(crate) locale: Option<String>,
+    pub(crate) timezone: Option<String>,
+    pub(crate) color_scheme: Option<ColorScheme>,
+    pub(crate) geolocation: Option<Geolocation>,
+    pub(crate) offline: Option<bool>,
+    pub(crate) headers: Option<IndexMap<String, String>>,
+    /// A saved state (cookies, storage) loaded into the flow's context before its first step;
+    /// relative to the flow's directory.
+    pub(crate) state: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Viewport {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ColorScheme {
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Geolocation {
+    pub(crate) latitude: f64,
+    pub(crate) longitude: f64,
+}
+
+/// `browser.dialogs`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DialogDefault {
+    Accept,
+    Dismiss,
+}
+
+impl BrowserDefaults {
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if let Some(v) = self.viewport
+            && (v.width == 0 || v.height == 0)
+        {
+            return Err("`browser.viewport` needs a width and height of at least 1".into());
+        }
+        if let Some(g) = self.geolocation
+            && !((-90.0..=90.0).contains(&g.latitude) && (-180.0..=180.0).contains(&g.longitude))
+        {
+            return Err("`browser.geolocation`: latitude is -90..90, longitude -180..180".into());
+        }
+        for (key, v) in [
+            ("device", &self.device),
+            ("locale", &self.locale),
+            ("timezone", &self.timezone),
+            ("state", &self.state),
+        ] {
+            if v.as_deref() == Some("") {
+                return Err(format!("`browser.{key}` must not be empty"));
+            }
+        }
+        Ok(())
+    }
+}

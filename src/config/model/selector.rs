@@ -1,0 +1,114 @@
+//! An element selector (SPEC §3.2): CSS as a string, an object (`ref`, `role`, `text`, `css`,
+//! `nth`, `frame`), or a list of fallbacks.
+
+use serde::Deserialize;
+
+/// An ElementSelector (SPEC §3.2).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Selector {
+    String(String),
+    Object(SelectorObject),
+    List(Vec<SelectorItem>),
+}
+
+/// One entry of a fallback list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum SelectorItem {
+    String(String),
+    Object(SelectorObject),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SelectorObject {
+    #[serde(rename = "ref")]
+    pub(crate) reference: Option<String>,
+    pub(crate) role: Option<String>,
+    pub(crate) text: Option<String>,
+    pub(crate) exact: Option<bool>,
+    pub(crate) css: Option<String>,
+    pub(crate) tag: Option<String>,
+    /// Which match, when several do: 0-based, negative counts from the end.
+    pub(crate) nth: Option<i64>,
+    /// The iframe (CSS in the page) to look inside.
+    pub(crate) frame: Option<String>,
+}
+
+impl Selector {
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let obj = |o: &SelectorObject| {
+            let any =
+                o.reference.is_some() || o.role.is_some() || o.css.is_some() || o.text.is_some();
+            if !any {
+                Err("a selector needs `ref`, `role`, `css` or `text`".to_string())
+            } else if o.frame.as_deref() == Some("") {
+                Err("empty `frame`".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let string = |s: &str| {
+            if s.is_empty() {
+                Err("empty selector".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            Selector::String(s) => string(s),
+            Selector::Object(o) => obj(o),
+            Selector::List(l) if l.is_empty() => Err("empty selector list".into()),
+            Selector::List(l) => l.iter().try_for_each(|i| match i {
+                SelectorItem::String(s) => string(s),
+                SelectorItem::Object(o) => obj(o),
+            }),
+        }
+    }
+}
+
+impl Selector {
+    /// Scopes the selector to iframe `frame` unless it names a frame itself; a ref stays as it is
+    /// (a ref names one element, in whatever frame), and a CSS string becomes `{ css, frame }`.
+    pub(crate) fn scope_to_frame(&mut self, frame: &str) {
+        match self {
+            Selector::String(s) if s.starts_with('@') => {}
+            Selector::String(s) => *self = Selector::Object(SelectorObject::css_in(s, frame)),
+            Selector::Object(o) => o.scope_to_frame(frame),
+            Selector::List(items) => {
+                for i in items {
+                    match i {
+                        SelectorItem::String(s) if s.starts_with('@') => {}
+                        SelectorItem::String(s) => {
+                            *i = SelectorItem::Object(SelectorObject::css_in(s, frame));
+                        }
+                        SelectorItem::Object(o) => o.scope_to_frame(frame),
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl SelectorObject {
+    /// `{ css, frame }`.
+    fn css_in(css: &str, frame: &str) -> SelectorObject {
+        SelectorObject {
+            reference: None,
+            role: None,
+            text: None,
+            exact: None,
+            css: Some(css.to_string()),
+            tag: None,
+            nth: None,
+            frame: Some(frame.to_string()),
+        }
+    }
+
+    fn scope_to_frame(&mut self, frame: &str) {
+        if self.reference.is_none() && self.frame.is_none() {
+            self.frame = Some(frame.to_string());
+        }
+    }
+}

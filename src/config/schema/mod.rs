@@ -1,0 +1,14 @@
+//! The JSON Schemas (embedded from `schemas/`) and the mapping of their validation errors to
+//! diagnostics that point at the offending key or value.
+
+mod at;
+mod embedded;
+mod messages;
+mod validate;
+mod walk;
+
+pub(crate) use at::{at_key, at_value};
+#[cfg(test)]
+pub(crate) use embedded::schema_value;
+pub(crate) use embedded::{CONFIG_SCHEMA, FLOW_SCHEMA, PROFILE_SCHEMA, SchemaKind};
+pub(crate) use validate::validate;
