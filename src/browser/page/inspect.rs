@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::selector::{Alt, alternatives, js_str};
+use super::scripts;
+use super::selector::{Alt, alternatives};
+use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::config::duration::parse_size;
 use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem, Size};
@@ -15,61 +17,6 @@ use crate::step::{ErrorKind, StepError};
 
 /// Default budget: 50 KB.
 pub(crate) const DEFAULT_MAX_SIZE: u64 = 50 * 1024;
-
-const JS: &str = r#"((targets, depth, budget, withStyles, format) => {
-  const STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
-    'font-weight', 'width', 'height', 'margin', 'padding', 'border', 'opacity', 'z-index', 'overflow', 'cursor'];
-  const SKIP = new Set(['SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
-  const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href']);
-  const cleanAttrs = (el, copy) => {
-    for (const a of [...el.attributes]) {
-      const n = a.name.toLowerCase();
-      if (n.startsWith('on') || n === 'data-runner-sel') continue;
-      if (URL_ATTRS.has(n) && /^\s*javascript:/i.test(a.value)) continue;
-      copy.setAttribute(a.name, a.value);
-    }
-  };
-  const prune = (el, d) => {
-    const copy = document.createElement(el.tagName.toLowerCase());
-    cleanAttrs(el, copy);
-    let hidden = 0;
-    for (const child of el.childNodes) {
-      if (child.nodeType === Node.TEXT_NODE) { copy.appendChild(document.createTextNode(child.textContent)); continue; }
-      if (child.nodeType !== Node.ELEMENT_NODE || SKIP.has(child.tagName)) continue;
-      if (d > 0) copy.appendChild(prune(child, d - 1)); else hidden++;
-    }
-    if (hidden) copy.appendChild(document.createComment(` ${hidden} child element(s) not shown `));
-    return copy;
-  };
-  const meta = el => {
-    const attributes = {};
-    for (const a of el.attributes) {
-      const n = a.name.toLowerCase();
-      if (!n.startsWith('on') && n !== 'data-runner-sel') attributes[a.name] = a.value;
-    }
-    return { tag: el.tagName.toLowerCase(), attributes, text: (el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 500), size: el.outerHTML.length };
-  };
-  let total = 0, truncated = false;
-  const elements = [];
-  for (const t of targets) {
-    let el = null;
-    const doc = t.frame ? (document.querySelector(t.frame) || {}).contentDocument : document;
-    if (!doc) { elements.push({ target: t.name, error: 'frame ' + t.frame + ' is missing or shows a page of another origin' }); continue; }
-    try { el = doc.querySelector(t.css); } catch (e) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
-    if (!el) { elements.push({ target: t.name, found: false }); continue; }
-    let html = format === 'text' ? (el.innerText || '') : prune(el, depth).outerHTML;
-    const left = Math.max(0, budget - total);
-    if (html.length > left) { html = html.slice(0, left); truncated = true; }
-    total += html.length;
-    const entry = { target: t.name, found: true, html, metadata: meta(el), children: el.children.length };
-    if (withStyles) {
-      const cs = getComputedStyle(el); entry.styles = {};
-      for (const k of STYLES) entry.styles[k] = cs.getPropertyValue(k);
-    }
-    elements.push(entry);
-  }
-  return { elements, total, truncated };
-})"#;
 
 /// Reads the targets' pruned HTML and metadata.
 pub(crate) async fn inspect(
@@ -132,16 +79,20 @@ pub(crate) async fn inspect(
             None => suggestions.push(format!("{name}: no element matches")),
         }
     }
-    let call = format!(
-        "{JS}({}, {depth}, {budget}, {}, {})",
-        Value::Array(targets),
-        i.include_styles.unwrap_or(false),
-        js_str(match format {
-            InspectFormat::Html | InspectFormat::Aria => "html",
-            InspectFormat::Text => "text",
-        })
+    let read = call(
+        &bind(scripts::INSPECT, &[scripts::FRAME_DOCUMENT]),
+        &[
+            Value::Array(targets),
+            json!(depth),
+            json!(budget),
+            json!(i.include_styles.unwrap_or(false)),
+            json!(match format {
+                InspectFormat::Html | InspectFormat::Aria => "html",
+                InspectFormat::Text => "text",
+            }),
+        ],
     );
-    let mut result = session.eval(&call, t).await?;
+    let mut result = session.eval(&read, t).await?;
     let mut elements = result
         .get_mut("elements")
         .map_or(Value::Array(Vec::new()), Value::take);

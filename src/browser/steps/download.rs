@@ -7,9 +7,13 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::driver::downloads::{Downloads, free_name, safe_name};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
+
+/// `(href) => url | null`: a link's `href` resolved against the page's URL.
+const ABSOLUTE_URL_JS: &str = include_str!("scripts/absolute_url.js");
 
 /// `download`: clicks the target and waits (up to the step's timeout) for the download it
 /// starts to finish; the file goes to `path` (relative to the flow's artifacts directory) or
@@ -199,9 +203,6 @@ async fn link_url(
     let Some(href) = data.get("value").and_then(Value::as_str) else {
         return Ok(None);
     };
-    let js = format!(
-        "(() => {{ try {{ return new URL({}, location.href).href; }} catch (e) {{ return null; }} }})()",
-        crate::browser::page::selector::js_str(href)
-    );
+    let js = call(ABSOLUTE_URL_JS, &[json!(href)]);
     Ok(session.eval(&js, t).await?.as_str().map(str::to_string))
 }
