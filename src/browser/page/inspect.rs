@@ -36,49 +36,7 @@ pub(crate) async fn inspect(
         }
     };
     let format = i.format.unwrap_or(InspectFormat::Html);
-    // Each entry of a target list is its own target (not a fallback list).
-    let sels: Vec<Selector> = match &i.target {
-        Selector::List(items) => items
-            .iter()
-            .map(|it| match it {
-                SelectorItem::String(s) => Selector::String(s.clone()),
-                SelectorItem::Object(o) => Selector::Object(o.clone()),
-            })
-            .collect(),
-        other => vec![other.clone()],
-    };
-    let mut targets = Vec::new();
-    let mut suggestions = Vec::new();
-    for sel in &sels {
-        let alt = alternatives(sel).into_iter().next();
-        let name = alt.as_ref().map_or_else(String::new, Alt::describe);
-        let frame = alt.as_ref().and_then(Alt::frame).map(str::to_string);
-        let css = match alt {
-            Some(Alt::Css {
-                css,
-                nth: None,
-                frame: _,
-            }) => Some(css),
-            // Refs, roles and picked matches have no CSS form: resolve them now and mark the
-            // element.
-            Some(_) => match super::selector::resolve_now(session, sel).await {
-                Ok(Some(r)) if r.target.starts_with('@') => {
-                    super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
-                }
-                Ok(Some(r)) => Some(r.target),
-                Ok(None) => None,
-                Err(e) => {
-                    suggestions.push(e.message);
-                    None
-                }
-            },
-            None => None,
-        };
-        match css {
-            Some(css) => targets.push(json!({ "name": name, "css": css, "frame": frame })),
-            None => suggestions.push(format!("{name}: no element matches")),
-        }
-    }
+    let (targets, mut suggestions) = css_targets(session, &i.target, t).await?;
     let read = call(
         &bind(scripts::INSPECT, &[scripts::FRAME_DOCUMENT]),
         &[
@@ -99,38 +57,11 @@ pub(crate) async fn inspect(
     if matches!(format, InspectFormat::Aria)
         && let Value::Array(list) = &mut elements
     {
-        // The accessibility subtree of each element, as the snapshot shows it.
-        for e in list.iter_mut() {
-            let Some(tag_sel) = e.get("target").and_then(Value::as_str).map(str::to_string) else {
-                continue;
-            };
-            let css = tag_sel
-                .strip_prefix("css `")
-                .and_then(|s| s.strip_suffix('`'))
-                .map(str::to_string);
-            if let Some(css) = css {
-                let data = session.cmd("snapshot", &["-s".into(), css], t).await?;
-                if let Some(o) = e.as_object_mut() {
-                    o.insert(
-                        "html".into(),
-                        data.get("snapshot").cloned().unwrap_or(Value::Null),
-                    );
-                }
-            }
-        }
+        aria(session, list, t).await?;
     }
     let empty = Vec::new();
     let list = elements.as_array().unwrap_or(&empty);
-    for e in list {
-        if e.get("found") == Some(&Value::Bool(false)) || e.get("error").is_some() {
-            let name = e.get("target").and_then(Value::as_str).unwrap_or("?");
-            let what = e
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("no element matches");
-            suggestions.push(format!("{name}: {what}"));
-        }
-    }
+    suggestions.extend(list.iter().filter_map(not_read));
     let join = |key: &str| {
         list.iter()
             .filter_map(|e| e.get(key).and_then(Value::as_str))
@@ -159,4 +90,92 @@ pub(crate) async fn inspect(
         "truncated": result.get("truncated").cloned().unwrap_or(json!(false)),
         "suggestions": suggestions,
     }))
+}
+
+/// What is said of an element the page script did not read: `target: why`.
+fn not_read(e: &Value) -> Option<String> {
+    if e.get("found") == Some(&Value::Bool(false)) || e.get("error").is_some() {
+        let name = e.get("target").and_then(Value::as_str).unwrap_or("?");
+        let what = e
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("no element matches");
+        return Some(format!("{name}: {what}"));
+    }
+    None
+}
+
+/// The targets as the page script reads them (`{ name, css, frame }`), and what is said of
+/// those that match nothing. Each entry of a target list is its own target (not a fallback
+/// list); refs, roles and picked matches have no CSS form: they are resolved now and marked.
+async fn css_targets(
+    session: &mut Session,
+    target: &Selector,
+    t: Duration,
+) -> Result<(Vec<Value>, Vec<String>), StepError> {
+    let sels: Vec<Selector> = match target {
+        Selector::List(items) => items
+            .iter()
+            .map(|it| match it {
+                SelectorItem::String(s) => Selector::String(s.clone()),
+                SelectorItem::Object(o) => Selector::Object(o.clone()),
+            })
+            .collect(),
+        other => vec![other.clone()],
+    };
+    let mut targets = Vec::new();
+    let mut suggestions = Vec::new();
+    for sel in &sels {
+        let alt = alternatives(sel).into_iter().next();
+        let name = alt.as_ref().map_or_else(String::new, Alt::describe);
+        let frame = alt.as_ref().and_then(Alt::frame).map(str::to_string);
+        let css = match alt {
+            Some(Alt::Css {
+                css,
+                nth: None,
+                frame: _,
+            }) => Some(css),
+            Some(_) => match super::selector::resolve_now(session, sel).await {
+                Ok(Some(r)) if r.target.starts_with('@') => {
+                    super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
+                }
+                Ok(Some(r)) => Some(r.target),
+                Ok(None) => None,
+                Err(e) => {
+                    suggestions.push(e.message);
+                    None
+                }
+            },
+            None => None,
+        };
+        match css {
+            Some(css) => targets.push(json!({ "name": name, "css": css, "frame": frame })),
+            None => suggestions.push(format!("{name}: no element matches")),
+        }
+    }
+    Ok((targets, suggestions))
+}
+
+/// `format: aria`: each CSS target's accessibility subtree, as the snapshot shows it, in place
+/// of its HTML.
+async fn aria(session: &mut Session, list: &mut [Value], t: Duration) -> Result<(), StepError> {
+    for e in list.iter_mut() {
+        let Some(tag_sel) = e.get("target").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        let css = tag_sel
+            .strip_prefix("css `")
+            .and_then(|s| s.strip_suffix('`'))
+            .map(str::to_string);
+        if let Some(css) = css {
+            let data = session.cmd("snapshot", &["-s".into(), css], t).await?;
+            if let Some(o) = e.as_object_mut() {
+                o.insert(
+                    "html".into(),
+                    data.get("snapshot").cloned().unwrap_or(Value::Null),
+                );
+            }
+        }
+    }
+    Ok(())
 }

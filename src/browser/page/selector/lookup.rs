@@ -119,3 +119,93 @@ fn invalid_css(css: &str) -> StepError {
     }
     StepError::new(ErrorKind::NotFound, msg)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::browser::driver::script::node_run;
+    use crate::browser::driver::session::{Session, on_fake_daemon};
+    use crate::browser::page::selector::{element_eval, resolve_now};
+    use crate::config::model::Selector;
+
+    /// A stand-in page for node: two buttons (`#a` "Save", `#b` "Save as") that already carry
+    /// runner's handles `a` and `b`, and an iframe `#f` showing the same two.
+    const PAGE: &str = r#"
+const button = (id, text) => ({ tagName: 'BUTTON', id, classList: [], innerText: text, type: 'submit',
+  isContentEditable: false, offsetParent: {}, dataset: { runnerSel: id }, getAttribute: () => null,
+  contains: (o) => false });
+const els = [button('a', 'Save'), button('b', 'Save as')];
+const doc = {
+  querySelectorAll: (css) => {
+    if (css === '!') throw new SyntaxError('not a selector');
+    return css === 'button' || css === 'body *' ? els : [];
+  },
+  querySelector: (css) => els.find(e => css === `[data-runner-sel="${e.dataset.runnerSel}"]`) || null,
+};
+const frame = { contentDocument: doc };
+globalThis.document = { ...doc, querySelector: (css) => (css === '#f' ? frame : doc.querySelector(css)) };
+"#;
+
+    /// A session whose page scripts run in node, on `PAGE`.
+    fn session(dir: &std::path::Path) -> Session {
+        on_fake_daemon(dir, |_, v| {
+            let script = v["script"].as_str().unwrap_or_default();
+            let out = node_run(PAGE, script)?;
+            Ok(json!({ "result": serde_json::from_str::<Value>(&out).unwrap_or(Value::Null) }))
+        })
+    }
+
+    fn sel(v: Value) -> Selector {
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// The look-up as composed from its script files (frame document, elements, the pick and
+    /// its handle), and a script run on the element it found, in node.
+    #[tokio::test]
+    async fn css_and_text_are_found_in_the_page_and_in_a_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = session(dir.path());
+
+        let r = resolve_now(&mut s, &sel(json!("button")))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.count, 2);
+        assert_eq!(r.target, r#"[data-runner-sel="a"]"#);
+        assert_eq!(r.matches, [r#"button#a "Save""#, r#"button#b "Save as""#]);
+        assert_eq!(
+            (r.kind.tag.as_str(), r.kind.input_type.as_str()),
+            ("button", "submit")
+        );
+
+        let last = sel(json!({ "css": "button", "nth": -1 }));
+        let r = resolve_now(&mut s, &last).await.unwrap().unwrap();
+        assert_eq!(r.target, r#"[data-runner-sel="b"]"#);
+        let id = element_eval(&mut s, &r, "(el, mark) => el.id + mark", &[json!("!")]).await;
+        assert_eq!(id.unwrap(), Some(json!("b!")));
+
+        let exact = sel(json!({ "text": "Save", "exact": true }));
+        let r = resolve_now(&mut s, &exact).await.unwrap().unwrap();
+        assert_eq!(
+            (r.count, r.target.as_str()),
+            (1, r#"[data-runner-sel="a"]"#)
+        );
+
+        let inside = sel(json!({ "css": "button", "frame": "#f", "nth": 1 }));
+        let r = resolve_now(&mut s, &inside).await.unwrap().unwrap();
+        assert_eq!(s.frame_of.get(&r.target).map(String::as_str), Some("#f"));
+        let id = element_eval(&mut s, &r, "(el) => el.id", &[]).await;
+        assert_eq!(id.unwrap(), Some(json!("b")));
+
+        let missing = sel(json!({ "css": "button", "frame": "#gone" }));
+        assert!(resolve_now(&mut s, &missing).await.unwrap().is_none());
+
+        let err = resolve_now(&mut s, &sel(json!("!"))).await.unwrap_err();
+        assert!(
+            err.message.contains("invalid CSS selector `!`"),
+            "{}",
+            err.message
+        );
+    }
+}
