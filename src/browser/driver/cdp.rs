@@ -21,6 +21,12 @@ type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// What an answer carries: the call's result, or why it failed.
 type Answer = Result<Value, String>;
 
+/// The browser's user agent (a page script: `script`).
+const USER_AGENT_JS: &str = include_str!("scripts/user_agent.js");
+
+/// Puts a saved state's localStorage back in each new document of its origin.
+const RESTORE_LOCAL_STORAGE_JS: &str = include_str!("scripts/restore_local_storage.js");
+
 /// Told of every event the browser sends but downloads, by the connection's reader: it must not
 /// wait (a call it needs to make goes in a task of its own).
 pub(crate) type OnEvent = Box<dyn Fn(&Arc<Link>, &Value) + Send + Sync>;
@@ -156,11 +162,12 @@ impl Cdp {
             .map_err(|e| format!("locale `{l}`: {e}"))?;
             // `navigator.language` and Accept-Language follow the user agent override's
             // language: the user agent in force (a device's) is kept.
+            let expression = super::script::call(USER_AGENT_JS, &[]);
             let ua = self
                 .call_in(
                     Some(&session),
                     "Runtime.evaluate",
-                    json!({ "expression": "navigator.userAgent", "returnByValue": true }),
+                    json!({ "expression": expression, "returnByValue": true }),
                     timeout,
                 )
                 .await?;
@@ -259,13 +266,7 @@ impl Cdp {
         if storage.is_empty() {
             return Ok(());
         }
-        let source = format!(
-            "(() => {{ const saved = {}; const items = saved[location.origin]; if (!items) return;
-  try {{ if (sessionStorage.getItem('__runner_state_applied')) return;
-    for (const [k, v] of items) if (localStorage.getItem(k) === null) localStorage.setItem(k, v);
-    sessionStorage.setItem('__runner_state_applied', '1'); }} catch (e) {{}} }})()",
-            Value::Object(storage)
-        );
+        let source = super::script::call(RESTORE_LOCAL_STORAGE_JS, &[Value::Object(storage)]);
         let session = self.attach(target, timeout).await?;
         // Scripts for new documents run only in a session with the Page domain on.
         self.call_in(Some(&session), "Page.enable", json!({}), timeout)

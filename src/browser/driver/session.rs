@@ -14,7 +14,9 @@ use super::daemon::DaemonLink;
 use crate::step::StepError;
 
 /// The identity of a document: a new one after every navigation.
-const DOCUMENT_JS: &str = "String(performance.timeOrigin) + ' ' + location.href";
+static DOCUMENT_JS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    super::script::call(include_str!("scripts/document_identity.js"), &[])
+});
 
 /// The arguments of an `eval` of `js` (sent base64-encoded: any script survives the batch).
 pub(crate) fn eval_args(js: &str) -> Vec<String> {
@@ -345,7 +347,7 @@ impl Session {
 
     /// The identity of the current document.
     pub(crate) async fn document(&mut self, timeout: Duration) -> Result<String, StepError> {
-        let v = self.eval(DOCUMENT_JS, timeout).await?;
+        let v = self.eval(&DOCUMENT_JS, timeout).await?;
         Ok(v.as_str().unwrap_or_default().to_string())
     }
 
@@ -356,7 +358,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<Value, StepError> {
         // The snapshot and the identity of the document it came from, in one call.
-        let eval = eval_args(DOCUMENT_JS);
+        let eval = eval_args(&DOCUMENT_JS);
         let mut both = self
             .cmds(&[("snapshot", args), ("eval", &eval)], timeout)
             .await?;
@@ -381,7 +383,7 @@ impl Session {
     ) -> Result<BTreeMap<String, RefInfo>, StepError> {
         let main = ["main".to_string()];
         let into = [frame.to_string()];
-        let eval = eval_args(DOCUMENT_JS);
+        let eval = eval_args(&DOCUMENT_JS);
         // Switched in and back out in one call (the session's frame stays the main one).
         self.frame = Frame::Known(None);
         let answer = self

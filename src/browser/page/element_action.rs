@@ -9,8 +9,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::element_kind::value_hint;
-use super::selector::{DISABLED_JS, HAS_FOCUS_JS, Poll, READ_ONLY_JS, Resolved, left, resolve_one};
+use super::scripts;
+use super::selector::{Poll, Resolved, element_args, element_eval, left, on_element, resolve_one};
 use crate::browser::driver::adapter::Cmd;
+use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::{Session, eval_args, is_answer};
 use crate::config::model::Selector;
 use crate::step::{ErrorKind, StepError};
@@ -47,8 +49,7 @@ pub(crate) async fn element(
     // agent-browser selects each value in turn: a single-choice <select> would keep the last.
     if command == "select"
         && extra.len() > 1
-        && super::selector::element_eval(session, &r, "el.multiple === true").await?
-            != Some(Value::Bool(true))
+        && element_eval(session, &r, scripts::MULTIPLE, &[]).await? != Some(Value::Bool(true))
     {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -165,24 +166,6 @@ fn combobox_took(r: &Resolved, command: &str, want: &str, got: &str) -> Result<(
     ))
 }
 
-/// Whether an element can take an action now: visible, not inert, enabled (`DISABLED_JS`; an
-/// `aria-disabled` element stays focusable, so `focus` alone asks for native `:disabled` only);
-/// for typing, not read-only; for typing and `focus`, focused (it is focused here, and must
-/// then have the focus: `HAS_FOCUS_JS`). `true`, or why not.
-const ACTIONABLE_JS: &str = r#"((enabled, typing, focus) => {
-  if (!el.isConnected) return 'it is gone from the page';
-  const box = el.getBoundingClientRect();
-  if (!(box.width > 0 && box.height > 0) || getComputedStyle(el).visibility !== 'visible') return 'it is not visible';
-  if (el.closest('[inert]')) return 'it is inert';
-  if (enabled && (focus && !typing ? el.matches(':disabled') : DISABLED)) return 'it is disabled';
-  if (typing && READ_ONLY) return 'it is read-only';
-  if (focus) {
-    el.focus();
-    if (!HAS_FOCUS) return 'it cannot take the focus';
-  }
-  return true;
-})"#;
-
 /// Sets the value of an `<input>` that takes one rather than typed text (a date, a colour, a
 /// range) as Playwright's `fill` does: the value, then `input` and `change`; a value the browser
 /// refuses (it would read back differently) leaves the field as it was and fails the step.
@@ -197,13 +180,7 @@ async fn set_value(
     } else {
         text.trim().to_string()
     };
-    let js = format!(
-        "((v) => {{ const before = el.value; el.focus(); el.value = v; if (el.value !== v) {{ el.value = before; return 'refused'; }}
-  el.dispatchEvent(new Event('input', {{ bubbles: true, composed: true }}));
-  el.dispatchEvent(new Event('change', {{ bubbles: true }})); return true; }})({})",
-        super::selector::js_str(&value)
-    );
-    match super::selector::element_eval(session, r, &js).await? {
+    match element_eval(session, r, scripts::SET_VALUE, &[json!(value)]).await? {
         Some(Value::Bool(true)) => Ok(()),
         Some(_) => Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -244,7 +221,7 @@ fn not_a_number(r: &Resolved, text: &str) -> StepError {
 /// take it.
 const NOT_ACTIONABLE: &str = "runner: not actionable: ";
 
-/// What an action needs of its element now (see `ACTIONABLE_JS`).
+/// What an action needs of its element now (see `scripts::ACTIONABLE`).
 struct Guard {
     enabled: bool,
     typing: bool,
@@ -273,23 +250,27 @@ impl Guard {
         })
     }
 
-    /// The check, as an expression on `el`: `true`, or why not.
-    fn expr(&self) -> String {
-        let check = ACTIONABLE_JS
-            .replace("DISABLED", DISABLED_JS)
-            .replace("READ_ONLY", READ_ONLY_JS)
-            .replace("HAS_FOCUS", HAS_FOCUS_JS);
-        format!("{check}({}, {}, {})", self.enabled, self.typing, self.focus)
+    /// The check, a function of the element and `args()`: `true`, or why not. The
+    /// element-state checks it uses are the ones `expect` uses.
+    fn script() -> String {
+        bind(
+            scripts::ACTIONABLE,
+            &[scripts::DISABLED, scripts::READ_ONLY, scripts::HAS_FOCUS],
+        )
+    }
+
+    /// What the check is asked.
+    fn args(&self) -> [Value; 3] {
+        [json!(self.enabled), json!(self.typing), json!(self.focus)]
     }
 
     /// The check as a script that throws (failing the call it is part of) when the element
     /// with runner's CSS handle `handle` cannot take the action.
     fn throwing(&self, session: &Session, handle: &str) -> String {
-        let check = super::selector::handle_js(session, handle, &self.expr());
-        format!(
-            "(() => {{ const ok = {check}; if (ok !== true) throw new Error({} + (ok || 'it is gone from the page')); return true; }})()",
-            super::selector::js_str(NOT_ACTIONABLE)
-        )
+        let check = on_element(&Self::script());
+        let mut args = vec![json!(NOT_ACTIONABLE)];
+        args.extend(element_args(session, handle, &self.args()));
+        call(&bind(scripts::THROWING, &[&check]), &args)
     }
 }
 
@@ -308,11 +289,11 @@ async fn actionable(
     let Some(guard) = Guard::of(command) else {
         return Ok(());
     };
-    let js = guard.expr();
+    let (js, args) = (Guard::script(), guard.args());
     let mut poll = Poll::new();
     let mut why = String::new();
     loop {
-        match poll.settle(super::selector::element_eval(session, r, &js).await)? {
+        match poll.settle(element_eval(session, r, &js, &args).await)? {
             Some(Some(Value::Bool(true))) => return Ok(()),
             Some(Some(Value::String(w))) => why = w,
             Some(_) => why = "it is gone from the page".to_string(),
@@ -377,7 +358,10 @@ pub(crate) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::{Guard, is_number};
+    use crate::browser::driver::script::node_run;
 
     /// What an `<input type=number>` takes, as JavaScript's `Number` reads it.
     #[test]
@@ -401,6 +385,41 @@ mod tests {
         assert!(!click.enabled && !click.typing && !click.focus);
         assert!(Guard::of("select").is_some_and(|g| g.enabled && !g.focus));
         assert!(Guard::of("upload").is_none());
-        assert!(fill.expr().ends_with("(true, true, true)"));
+        assert_eq!(fill.args(), [json!(true), json!(true), json!(true)]);
+    }
+
+    /// A stand-in page for node: one element, `#a`, visible, enabled, focusable.
+    fn page(read_only: bool) -> String {
+        format!(
+            "const el = {{ isConnected: true, readOnly: {read_only}, matches: () => false,
+  closest: () => null, getAttribute: () => null, contains: () => false,
+  getBoundingClientRect: () => ({{ width: 10, height: 10 }}),
+  focus() {{ this.ownerDocument.activeElement = this; }}, ownerDocument: {{ activeElement: null }} }};
+globalThis.document = {{ querySelector: (s) => (s === '#a' ? el : null) }};
+globalThis.getComputedStyle = () => ({{ visibility: 'visible' }});"
+        )
+    }
+
+    /// The check an action's call carries, as composed from its script files (the element
+    /// by its handle, the actionability check with the shared element-state checks, the throw),
+    /// run in node.
+    #[tokio::test]
+    async fn the_check_in_an_actions_call_runs_as_composed() {
+        let dir = tempfile::tempdir().unwrap();
+        let session =
+            crate::browser::driver::session::on_fake_daemon(dir.path(), |_, _| Ok(json!({})));
+        let fill = Guard::of("fill").unwrap();
+        let run = |read_only, handle| node_run(&page(read_only), &fill.throwing(&session, handle));
+        assert_eq!(run(false, "#a"), Ok("true".to_string()));
+        let refused = run(true, "#a").unwrap_err();
+        assert!(
+            refused.contains("runner: not actionable: it is read-only"),
+            "{refused}"
+        );
+        let gone = run(false, "#b").unwrap_err();
+        assert!(
+            gone.contains("runner: not actionable: it is gone from the page"),
+            "{gone}"
+        );
     }
 }

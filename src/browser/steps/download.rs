@@ -1,15 +1,19 @@
 //! The `download` step: a click whose download is waited for and kept (see `downloads`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::browser::driver::downloads::{Downloads, free_name, safe_name};
+use crate::browser::driver::downloads::{Download, Downloads, free_name, safe_name};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
+
+/// `(href) => url | null`: a link's `href` resolved against the page's URL.
+const ABSOLUTE_URL_JS: &str = include_str!("scripts/absolute_url.js");
 
 /// `download`: clicks the target and waits (up to the step's timeout) for the download it
 /// starts to finish; the file goes to `path` (relative to the flow's artifacts directory) or
@@ -51,8 +55,7 @@ async fn run(
     // Downloads begun before this step are not its (they keep their own fate).
     downloads.refresh().await?;
     let before: Vec<String> = downloads.seen.iter().map(|x| x.guid.clone()).collect();
-    let fresh =
-        |x: &crate::browser::driver::downloads::Download| !x.taken && !before.contains(&x.guid);
+    let fresh = |x: &Download| !x.taken && !before.contains(&x.guid);
     let r = resolve_one(session, &d.target, deadline).await?;
     let t = left(deadline);
     // A link's download is the one of its URL: a download a step before this one started may
@@ -107,10 +110,29 @@ async fn run(
             ));
         }
     };
+    let dest = keep(downloads, &done, d.path.as_deref(), artifacts)?;
+    let size = std::fs::metadata(&dest).map_or(0, |m| m.len());
+    Ok(json!({
+        "path": dest.display().to_string(),
+        "size": size,
+        "suggested_name": done.suggested,
+        "url": done.url,
+        "matched": r.matched,
+    }))
+}
+
+/// Moves a finished download from the browser's directory to `path` (relative to the flow's
+/// artifacts directory) or `downloads/<suggested name>`, and marks it taken; where it went.
+fn keep(
+    downloads: &mut Downloads,
+    done: &Download,
+    path: Option<&str>,
+    artifacts: &Path,
+) -> Result<PathBuf, StepError> {
     if let Some(x) = downloads.seen.iter_mut().find(|x| x.guid == done.guid) {
         x.taken = true;
     }
-    let dest = match &d.path {
+    let dest = match path {
         Some(p) => artifacts.join(p),
         None => free_name(&downloads.dir, &safe_name(&done.suggested)),
     };
@@ -131,14 +153,7 @@ async fn run(
                 format!("cannot move the download to {}: {e}", dest.display()),
             )
         })?;
-    let size = std::fs::metadata(&dest).map_or(0, |m| m.len());
-    Ok(json!({
-        "path": dest.display().to_string(),
-        "size": size,
-        "suggested_name": done.suggested,
-        "url": done.url,
-        "matched": r.matched,
-    }))
+    Ok(dest)
 }
 
 /// The downloads that began during the step but are not its, for its error.
@@ -199,9 +214,6 @@ async fn link_url(
     let Some(href) = data.get("value").and_then(Value::as_str) else {
         return Ok(None);
     };
-    let js = format!(
-        "(() => {{ try {{ return new URL({}, location.href).href; }} catch (e) {{ return null; }} }})()",
-        crate::browser::page::selector::js_str(href)
-    );
+    let js = call(ABSOLUTE_URL_JS, &[json!(href)]);
     Ok(session.eval(&js, t).await?.as_str().map(str::to_string))
 }

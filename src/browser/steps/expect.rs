@@ -6,11 +6,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::matcher::{Match, matcher, target_matcher};
+use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
-use crate::browser::page::selector::{Alt, Poll, alternatives, resolve_now_one};
-use crate::config::model::{
-    CountMatcher, ExpectAction, IntOrTemplate, Matcher, Selector, TargetMatcher,
-};
+use crate::browser::page::scripts;
+use crate::browser::page::selector::{Alt, Poll, alternatives, element_eval, resolve_now_one};
+use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
 use crate::step::{ErrorKind, StepError};
 
 /// Checks every browser assertion of `e` until all hold or `deadline` passes.
@@ -91,7 +92,37 @@ async fn failed(session: &mut Session, e: &ExpectAction) -> Result<Vec<String>, 
     Ok(out)
 }
 
+/// Every check of `e`, in the order the schema lists them.
 async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcome>, StepError> {
+    let mut out = page_outcomes(session, e).await?;
+    out.extend(visibility_outcomes(session, e).await?);
+    out.extend(state_outcomes(session, e).await?);
+    out.extend(script_outcomes(session, e).await?);
+    out.extend(read_outcomes(session, e).await?);
+    if let Some(a) = &e.attribute {
+        out.push(attribute_outcome(session, a).await?);
+    }
+    if let Some(d) = &e.dialog {
+        out.push(dialog_outcome(session, d).await?);
+    }
+    if let Some(rm) = &e.request {
+        out.push(request_outcome(session, rm).await?);
+    }
+    if let Some(tm) = &e.tabs {
+        out.push(tabs_outcome(session, tm).await?);
+    }
+    if let Some(c) = &e.count {
+        let n = count(session, &c.target).await?;
+        out.push(Outcome::new(
+            format!("the count of {}", describe(&c.target)),
+            count_failure(c, n)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// `url` and `title`: the page's.
+async fn page_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcome>, StepError> {
     let t = Duration::from_secs(5);
     let mut out = Vec::new();
     for (key, m) in [("url", &e.url), ("title", &e.title)] {
@@ -108,6 +139,15 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
             matcher(&m, &got, key)?,
         ));
     }
+    Ok(out)
+}
+
+/// `visible` and `hidden` (absent counts as hidden).
+async fn visibility_outcomes(
+    session: &mut Session,
+    e: &ExpectAction,
+) -> Result<Vec<Outcome>, StepError> {
+    let mut out = Vec::new();
     if let Some(sel) = &e.visible {
         let what = format!("{} to be visible", describe(sel));
         let failure = match resolve_now_one(session, sel).await? {
@@ -129,6 +169,15 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
         };
         out.push(Outcome::new(what, failure));
     }
+    Ok(out)
+}
+
+/// `checked`, `unchecked`, `enabled` and `disabled`: what agent-browser's `is` says.
+async fn state_outcomes(
+    session: &mut Session,
+    e: &ExpectAction,
+) -> Result<Vec<Outcome>, StepError> {
+    let mut out = Vec::new();
     for (state, sel, query, want) in [
         ("checked", &e.checked, "checked", true),
         ("unchecked", &e.unchecked, "checked", false),
@@ -156,25 +205,41 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
             }
         });
     }
+    Ok(out)
+}
+
+/// `editable` and `focused`: page scripts on the element, `true` or why not.
+async fn script_outcomes(
+    session: &mut Session,
+    e: &ExpectAction,
+) -> Result<Vec<Outcome>, StepError> {
+    let editable = bind(EDITABLE_JS, &[scripts::DISABLED, scripts::READ_ONLY]);
+    let mut out = Vec::new();
     for (state, sel, js) in [
-        ("editable", &e.editable, editable_js()),
-        ("focused", &e.focused, FOCUSED_JS.to_string()),
+        ("editable", &e.editable, editable.as_str()),
+        ("focused", &e.focused, FOCUSED_JS),
     ] {
         let Some(sel) = sel else { continue };
         let what = format!("{} to be {state}", describe(sel));
         out.push(match resolve_now_one(session, sel).await? {
             None => Outcome::missing(what, describe(sel)),
             Some(r) => {
-                let failure =
-                    match crate::browser::page::selector::element_eval(session, &r, &js).await? {
-                        Some(Value::Bool(true)) => None,
-                        Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
-                        _ => Some(format!("expected {what}, but it is gone from the page")),
-                    };
+                let failure = match element_eval(session, &r, js, &[]).await? {
+                    Some(Value::Bool(true)) => None,
+                    Some(Value::String(why)) => Some(format!("expected {what}, but {why}")),
+                    _ => Some(format!("expected {what}, but it is gone from the page")),
+                };
                 Outcome::new(what, failure)
             }
         });
     }
+    Ok(out)
+}
+
+/// `text` and `value` of an element, matched.
+async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcome>, StepError> {
+    let t = Duration::from_secs(5);
+    let mut out = Vec::new();
     for (key, tm) in [("text", &e.text), ("value", &e.value)] {
         let Some(tm) = tm else { continue };
         let m = target_matcher(tm);
@@ -202,58 +267,56 @@ async fn check_all(session: &mut Session, e: &ExpectAction) -> Result<Vec<Outcom
             }
         });
     }
-    if let Some(a) = &e.attribute {
-        let m = Match::of(a.equals.as_ref(), a.contains.as_ref(), a.matches.as_ref());
-        let of = format!("attribute `{}` of {}", a.name, describe(&a.target));
-        let what = if m.is_empty() {
-            format!("{of} to be present")
-        } else {
-            format!("{of} {}", m.describe())
-        };
-        out.push(match resolve_now_one(session, &a.target).await? {
-            None => Outcome::missing(what, describe(&a.target)),
-            Some(r) => {
-                let data = session
-                    .cmd("get", &["attr".into(), r.target, a.name.clone()], t)
-                    .await?;
-                let failure = match data.get("value").and_then(Value::as_str) {
-                    None => Some(format!("expected {what}, but it has no `{}`", a.name)),
-                    Some(got) => matcher(&m, got, &of)?,
-                };
-                Outcome::new(what, failure)
-            }
-        });
-    }
-    if let Some(d) = &e.dialog {
-        out.push(dialog_outcome(session, d).await?);
-    }
-    if let Some(rm) = &e.request {
-        out.push(request_outcome(session, rm).await?);
-    }
-    if let Some(tm) = &e.tabs {
-        let want = int(&tm.count)?;
-        let what = format!("{want} tab(s) open");
-        let failure = match session.tabs.as_mut() {
-            None => Some("`tabs` needs the flow's own browser context".to_string()),
-            Some(tabs) => {
-                let list = tabs.list().await?;
-                let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
-                (n != want).then(|| {
-                    let urls: Vec<&str> = list.iter().map(|(_, u)| u.as_str()).collect();
-                    format!("expected {what}, got {n}: {}", urls.join(", "))
-                })
-            }
-        };
-        out.push(Outcome::new(what, failure));
-    }
-    if let Some(c) = &e.count {
-        let n = count(session, &c.target).await?;
-        out.push(Outcome::new(
-            format!("the count of {}", describe(&c.target)),
-            count_failure(c, n)?,
-        ));
-    }
     Ok(out)
+}
+
+/// `attribute`: present, or matched.
+async fn attribute_outcome(
+    session: &mut Session,
+    a: &crate::config::model::AttributeMatcher,
+) -> Result<Outcome, StepError> {
+    let t = Duration::from_secs(5);
+    let m = Match::of(a.equals.as_ref(), a.contains.as_ref(), a.matches.as_ref());
+    let of = format!("attribute `{}` of {}", a.name, describe(&a.target));
+    let what = if m.is_empty() {
+        format!("{of} to be present")
+    } else {
+        format!("{of} {}", m.describe())
+    };
+    Ok(match resolve_now_one(session, &a.target).await? {
+        None => Outcome::missing(what, describe(&a.target)),
+        Some(r) => {
+            let data = session
+                .cmd("get", &["attr".into(), r.target, a.name.clone()], t)
+                .await?;
+            let failure = match data.get("value").and_then(Value::as_str) {
+                None => Some(format!("expected {what}, but it has no `{}`", a.name)),
+                Some(got) => matcher(&m, got, &of)?,
+            };
+            Outcome::new(what, failure)
+        }
+    })
+}
+
+/// `tabs`: how many tabs the flow's context has open.
+async fn tabs_outcome(
+    session: &mut Session,
+    tm: &crate::config::model::TabsMatcher,
+) -> Result<Outcome, StepError> {
+    let want = int(&tm.count)?;
+    let what = format!("{want} tab(s) open");
+    let failure = match session.tabs.as_mut() {
+        None => Some("`tabs` needs the flow's own browser context".to_string()),
+        Some(tabs) => {
+            let list = tabs.list().await?;
+            let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
+            (n != want).then(|| {
+                let urls: Vec<&str> = list.iter().map(|(_, u)| u.as_str()).collect();
+                format!("expected {what}, got {n}: {}", urls.join(", "))
+            })
+        }
+    };
+    Ok(Outcome::new(what, failure))
 }
 
 /// `dialog`: the dialog open now (answered first when the flow has a default answer, else read
@@ -372,119 +435,11 @@ async fn request_outcome(
     Ok(Outcome::new(what, failure))
 }
 
-/// Whether an element can be typed into: `true`, or why not.
-fn editable_js() -> String {
-    r#"(() => {
-  if (el.isContentEditable) return true;
-  const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
-  const role = el.getAttribute('role');
-  if (!field && !['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role)) return 'it is not a form field';
-  if (DISABLED) return 'it is disabled';
-  if (READ_ONLY) return 'it is read-only';
-  return true;
-})()"#
-        .replace("DISABLED", crate::browser::page::selector::DISABLED_JS)
-        .replace("READ_ONLY", crate::browser::page::selector::READ_ONLY_JS)
-}
+/// `(isDisabled, isReadOnly) => (el) => true | why not`: whether an element can be typed into.
+const EDITABLE_JS: &str = include_str!("scripts/editable.js");
 
-/// Whether the element has the focus (through shadow roots), or what has it.
-const FOCUSED_JS: &str = r#"(() => {
-  let a = el.ownerDocument.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  if (a === el) return true;
-  if (!a || a === el.ownerDocument.body) return 'nothing has the focus';
-  return 'the focus is on ' + a.tagName.toLowerCase() + (a.id ? '#' + a.id : '');
-})()"#;
-
-/// A matcher in one shape.
-pub(crate) struct Match {
-    equals: Option<String>,
-    contains: Option<String>,
-    matches: Option<String>,
-}
-
-impl From<Matcher> for Match {
-    fn from(m: Matcher) -> Match {
-        match m {
-            Matcher::Equals(s) => Match {
-                equals: Some(s),
-                contains: None,
-                matches: None,
-            },
-            Matcher::Full(o) => Match {
-                equals: o.equals,
-                contains: o.contains,
-                matches: o.matches,
-            },
-        }
-    }
-}
-
-impl Match {
-    /// The matcher of an object's `equals`, `contains` and `matches` keys.
-    fn of(equals: Option<&String>, contains: Option<&String>, matches: Option<&String>) -> Match {
-        Match {
-            equals: equals.cloned(),
-            contains: contains.cloned(),
-            matches: matches.cloned(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.equals.is_none() && self.contains.is_none() && self.matches.is_none()
-    }
-
-    /// `to equal "x"`, `to contain "x"`, `to match /x/`.
-    fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(s) = &self.equals {
-            parts.push(format!("to equal \"{s}\""));
-        }
-        if let Some(s) = &self.contains {
-            parts.push(format!("to contain \"{s}\""));
-        }
-        if let Some(s) = &self.matches {
-            parts.push(format!("to match /{s}/"));
-        }
-        parts.join(" and ")
-    }
-}
-
-fn target_matcher(t: &TargetMatcher) -> Match {
-    Match::of(t.equals.as_ref(), t.contains.as_ref(), t.matches.as_ref())
-}
-
-/// `None` when `got` satisfies `m`, else the "expected X, got Y" message.
-fn matcher(m: &Match, got: &str, what: &str) -> Result<Option<String>, StepError> {
-    if let Some(want) = &m.equals
-        && got != want
-    {
-        return Ok(Some(format!(
-            "expected {what} to equal \"{want}\", got \"{got}\""
-        )));
-    }
-    if let Some(want) = &m.contains
-        && !got.contains(want.as_str())
-    {
-        return Ok(Some(format!(
-            "expected {what} to contain \"{want}\", got \"{got}\""
-        )));
-    }
-    if let Some(re) = &m.matches {
-        let r = regex::Regex::new(re).map_err(|e| {
-            StepError::new(
-                ErrorKind::Assertion,
-                format!("invalid regular expression `{re}`: {e}"),
-            )
-        })?;
-        if !r.is_match(got) {
-            return Ok(Some(format!(
-                "expected {what} to match /{re}/, got \"{got}\""
-            )));
-        }
-    }
-    Ok(None)
-}
+/// `(el) => true | what has the focus`: whether the element has the focus.
+const FOCUSED_JS: &str = include_str!("scripts/focused.js");
 
 fn describe(sel: &Selector) -> String {
     alternatives(sel)
@@ -539,28 +494,4 @@ fn count_failure(c: &CountMatcher, n: i64) -> Result<Option<String>, StepError> 
         }
     }
     Ok(None)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn matcher_messages() {
-        let m = Match {
-            equals: None,
-            contains: Some("/dash".into()),
-            matches: None,
-        };
-        assert_eq!(
-            matcher(&m, "http://x/login", "url").unwrap().unwrap(),
-            "expected url to contain \"/dash\", got \"http://x/login\""
-        );
-        let m = Match {
-            equals: None,
-            contains: None,
-            matches: Some("^a+$".into()),
-        };
-        assert!(matcher(&m, "aaa", "t").unwrap().is_none());
-    }
 }

@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::fits;
-use crate::browser::page::selector::{js_str, left, resolve_one};
+use crate::browser::page::selector::{left, resolve_one};
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
 use crate::step::{ErrorKind, StepError};
 
@@ -19,6 +20,9 @@ pub(crate) struct StepFiles {
     /// `NNN-<id>`: the prefix of this step's files.
     pub(crate) base: String,
 }
+
+/// `(handle) => n`: how many files the file input with runner's handle holds.
+const FILE_COUNT_JS: &str = include_str!("scripts/file_count.js");
 
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
 /// input, and the count the page then holds checked.
@@ -56,10 +60,7 @@ pub(crate) async fn upload(
     // to be a file input through, which the resolver marks with a CSS handle (a snapshot ref
     // carries no tag), so the handle reaches it.
     let uploaded = session
-        .eval(
-            &format!("document.querySelector({}).files.length", js_str(&r.target)),
-            t,
-        )
+        .eval(&call(FILE_COUNT_JS, &[json!(r.target)]), t)
         .await?
         .as_u64()
         .unwrap_or(0);

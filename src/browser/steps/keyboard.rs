@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::driver::session::Session;
-use crate::browser::page::selector::{HAS_FOCUS_JS, element_eval, left, resolve_one};
+use crate::browser::page::scripts::HAS_FOCUS;
+use crate::browser::page::selector::{element_eval, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
 
 /// `press`: the key for the focused element, or for the target, focused first; the key is not
@@ -25,7 +26,7 @@ pub(crate) async fn press(
     session
         .cmd("focus", std::slice::from_ref(&r.target), t)
         .await?;
-    if element_eval(session, &r, HAS_FOCUS_JS).await? != Some(Value::Bool(true)) {
+    if element_eval(session, &r, HAS_FOCUS, &[]).await? != Some(Value::Bool(true)) {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
             format!(

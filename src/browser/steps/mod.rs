@@ -6,6 +6,7 @@ pub(crate) mod download;
 pub(crate) mod expect;
 pub(crate) mod files;
 mod keyboard;
+mod matcher;
 mod navigation;
 mod network;
 mod pointer;

@@ -6,11 +6,18 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
-use crate::browser::page::selector::{Alt, Poll, alternatives, js_str, resolve_now_one};
+use crate::browser::page::selector::{Alt, Poll, alternatives, resolve_now_one};
 use crate::config::duration::parse_duration;
-use crate::config::model::{VisibleState, WaitAction};
+use crate::config::model::{VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
+
+/// `() => status`: the HTTP status of the page's document.
+const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
+
+/// `(text) => bool`: whether the page's text holds `text`.
+const PAGE_SHOWS_TEXT_JS: &str = include_str!("scripts/page_shows_text.js");
 
 /// `open`: navigates, then fails on an HTTP error status (agent-browser reports success for a
 /// 404 page).
@@ -29,10 +36,7 @@ pub(crate) async fn open(
     })?;
     // agent-browser reports success for a 404 page: ask the page for its HTTP status.
     let status = session
-        .eval(
-            "(() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || 0 : 0 })()",
-            timeout,
-        )
+        .eval(&call(HTTP_STATUS_JS, &[]), timeout)
         .await
         .ok()
         .and_then(|v| v.as_i64())
@@ -69,73 +73,75 @@ pub(crate) async fn wait(
         WaitAction::For(o) => {
             let mut poll = Poll::new();
             loop {
-                let t = Duration::from_secs(5);
-                let check = async {
-                    Ok::<bool, StepError>(if let Some(sel) = &o.target {
-                        let visible = match resolve_now_one(session, sel).await? {
-                            Some(r) => session.is("visible", &r.target).await?,
-                            None => false,
-                        };
-                        match o.state.unwrap_or(VisibleState::Visible) {
-                            VisibleState::Visible => visible,
-                            VisibleState::Hidden => !visible,
-                        }
-                    } else if let Some(text) = &o.text {
-                        let js = format!(
-                            "document.body ? document.body.innerText.includes({}) : false",
-                            js_str(text)
-                        );
-                        session.eval(&js, t).await?.as_bool().unwrap_or(false)
-                    } else if let Some(u) = &o.url {
-                        let data = session.cmd("get", &["url".into()], t).await?;
-                        data.get("url")
-                            .and_then(Value::as_str)
-                            .is_some_and(|cur| cur.contains(u.as_str()))
-                    } else {
-                        true
-                    })
-                };
-                if poll.settle(check.await)?.unwrap_or(false) {
+                if poll.settle(holds(session, &o).await)?.unwrap_or(false) {
                     return Ok(json!({}));
                 }
                 if !poll.wait(deadline).await {
-                    let what = if let Some(sel) = &o.target {
-                        let state = match o.state.unwrap_or(VisibleState::Visible) {
-                            VisibleState::Visible => "visible",
-                            VisibleState::Hidden => "hidden",
-                        };
-                        format!(
-                            "{} to be {state}",
-                            alternatives(sel)
-                                .iter()
-                                .map(Alt::describe)
-                                .collect::<Vec<_>>()
-                                .join(" or ")
-                        )
-                    } else if let Some(t) = &o.text {
-                        format!("the page to show \"{t}\"")
-                    } else {
-                        format!(
-                            "the URL to contain \"{}\"",
-                            o.url.clone().unwrap_or_default()
-                        )
-                    };
-                    return Err(match poll.still_navigating() {
-                        Some(e) => StepError::new(
-                            ErrorKind::Timeout,
-                            format!(
-                                "timed out waiting for {what}; {}",
-                                e.message.trim_start_matches("timed out: ")
-                            ),
-                        ),
-                        None => StepError::new(
-                            ErrorKind::Timeout,
-                            format!("timed out waiting for {what}"),
-                        ),
-                    });
+                    return Err(timed_out(&o, &mut poll));
                 }
             }
         }
+    }
+}
+
+/// Whether a `wait`'s condition holds now: its target visible (or hidden), its text on the
+/// page, its URL the page's.
+async fn holds(session: &mut Session, o: &WaitOptions) -> Result<bool, StepError> {
+    let t = Duration::from_secs(5);
+    Ok(if let Some(sel) = &o.target {
+        let visible = match resolve_now_one(session, sel).await? {
+            Some(r) => session.is("visible", &r.target).await?,
+            None => false,
+        };
+        match o.state.unwrap_or(VisibleState::Visible) {
+            VisibleState::Visible => visible,
+            VisibleState::Hidden => !visible,
+        }
+    } else if let Some(text) = &o.text {
+        let js = call(PAGE_SHOWS_TEXT_JS, &[json!(text)]);
+        session.eval(&js, t).await?.as_bool().unwrap_or(false)
+    } else if let Some(u) = &o.url {
+        let data = session.cmd("get", &["url".into()], t).await?;
+        data.get("url")
+            .and_then(Value::as_str)
+            .is_some_and(|cur| cur.contains(u.as_str()))
+    } else {
+        true
+    })
+}
+
+/// The error of a `wait` whose condition did not hold by the step's timeout.
+fn timed_out(o: &WaitOptions, poll: &mut Poll) -> StepError {
+    let what = if let Some(sel) = &o.target {
+        let state = match o.state.unwrap_or(VisibleState::Visible) {
+            VisibleState::Visible => "visible",
+            VisibleState::Hidden => "hidden",
+        };
+        format!(
+            "{} to be {state}",
+            alternatives(sel)
+                .iter()
+                .map(Alt::describe)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    } else if let Some(t) = &o.text {
+        format!("the page to show \"{t}\"")
+    } else {
+        format!(
+            "the URL to contain \"{}\"",
+            o.url.clone().unwrap_or_default()
+        )
+    };
+    match poll.still_navigating() {
+        Some(e) => StepError::new(
+            ErrorKind::Timeout,
+            format!(
+                "timed out waiting for {what}; {}",
+                e.message.trim_start_matches("timed out: ")
+            ),
+        ),
+        None => StepError::new(ErrorKind::Timeout, format!("timed out waiting for {what}")),
     }
 }
 

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{element_eval, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
@@ -24,7 +25,7 @@ pub(crate) async fn scroll(
             session
                 .cmd("scrollintoview", std::slice::from_ref(&r.target), t)
                 .await?;
-            if element_eval(session, &r, IN_VIEW_JS).await? != Some(Value::Bool(true)) {
+            if element_eval(session, &r, IN_VIEW_JS, &[]).await? != Some(Value::Bool(true)) {
                 return Err(StepError::new(
                     ErrorKind::CommandFailed,
                     format!("scroll: {} is still outside the viewport", r.matched),
@@ -33,13 +34,9 @@ pub(crate) async fn scroll(
             out = json!({ "matched": r.matched, "matched_index": r.index });
         }
         Some(end @ (ScrollTo::Top | ScrollTo::Bottom)) => {
-            let y = if matches!(end, ScrollTo::Top) {
-                "0"
-            } else {
-                "document.scrollingElement.scrollHeight"
-            };
+            let bottom = matches!(end, ScrollTo::Bottom);
             session
-                .eval(&format!("document.scrollingElement.scrollTo(0, {y})"), t)
+                .eval(&call(SCROLL_TO_END_JS, &[json!(bottom)]), t)
                 .await?;
         }
         None => {
@@ -54,16 +51,17 @@ pub(crate) async fn scroll(
                 .await?;
         }
     }
-    let pos = session
-        .eval(
-            "({ x: Math.round(window.scrollX), y: Math.round(window.scrollY) })",
-            t,
-        )
-        .await?;
+    let pos = session.eval(&call(SCROLL_POSITION_JS, &[]), t).await?;
     out["x"] = pos.get("x").cloned().unwrap_or(Value::Null);
     out["y"] = pos.get("y").cloned().unwrap_or(Value::Null);
     Ok(out)
 }
 
-/// Whether an element's box meets the viewport.
-const IN_VIEW_JS: &str = "(() => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; })()";
+/// `(el) => bool`: whether an element's box meets the viewport.
+const IN_VIEW_JS: &str = include_str!("scripts/in_view.js");
+
+/// `(bottom) => …`: scrolls the page to its top or bottom.
+const SCROLL_TO_END_JS: &str = include_str!("scripts/scroll_to_end.js");
+
+/// `() => { x, y }`: the window's scroll position.
+const SCROLL_POSITION_JS: &str = include_str!("scripts/scroll_position.js");

@@ -1,0 +1,2 @@
+// The browser's user agent.
+() => navigator.userAgent

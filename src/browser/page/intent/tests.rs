@@ -1,0 +1,190 @@
+use super::*;
+
+fn page() -> BTreeMap<String, RefInfo> {
+    let mut m = BTreeMap::new();
+    for (k, role, name) in [
+        ("e1", "link", "About us"),
+        ("e2", "button", "Sign in"),
+        ("e3", "textbox", "Email"),
+        ("e4", "checkbox", "Remember me"),
+        ("e5", "button", "登录"),
+        ("e6", "button", "ログイン"),
+        ("e7", "combobox", "Country"),
+        ("e8", "button", "Delete"),
+        ("e9", "button", "Delete"),
+        ("e10", "link", "Sign in help"),
+    ] {
+        m.insert(
+            k.to_string(),
+            RefInfo {
+                role: role.to_string(),
+                name: name.to_string(),
+            },
+        );
+    }
+    m
+}
+
+fn sel(role: &str, text: &str) -> Value {
+    json!({ "role": role, "text": text, "exact": true })
+}
+
+#[test]
+fn simple_instructions_resolve_in_english_and_cjk() {
+    let p = page();
+    let cases: Vec<(&str, &str, Value, Option<&str>)> = vec![
+        (
+            "click the Sign in button",
+            "click",
+            sel("button", "Sign in"),
+            None,
+        ),
+        (
+            "Click on \"About us\"",
+            "click",
+            sel("link", "About us"),
+            None,
+        ),
+        (
+            "press the Sign in button",
+            "click",
+            sel("button", "Sign in"),
+            None,
+        ),
+        (
+            "fill Email with a@b.c",
+            "fill",
+            sel("textbox", "Email"),
+            Some("a@b.c"),
+        ),
+        (
+            "type 'hello world' into the Email field",
+            "fill",
+            sel("textbox", "Email"),
+            Some("hello world"),
+        ),
+        (
+            "check Remember me",
+            "check",
+            sel("checkbox", "Remember me"),
+            None,
+        ),
+        (
+            "uncheck the Remember me checkbox",
+            "uncheck",
+            sel("checkbox", "Remember me"),
+            None,
+        ),
+        (
+            "select France in Country",
+            "select",
+            sel("combobox", "Country"),
+            Some("France"),
+        ),
+        ("点击登录按钮", "click", sel("button", "登录"), None),
+        ("点击“登录”", "click", sel("button", "登录"), None),
+        (
+            "在Email中输入张三",
+            "fill",
+            sel("textbox", "Email"),
+            Some("张三"),
+        ),
+        (
+            "ログイン をクリック",
+            "click",
+            sel("button", "ログイン"),
+            None,
+        ),
+        (
+            "ログインボタンを押してください",
+            "click",
+            sel("button", "ログイン"),
+            None,
+        ),
+        (
+            "Email に taro@example.jp を入力",
+            "fill",
+            sel("textbox", "Email"),
+            Some("taro@example.jp"),
+        ),
+        (
+            "Remember me を チェック",
+            "check",
+            sel("checkbox", "Remember me"),
+            None,
+        ),
+    ];
+    for (intent, kind, selector, value) in cases {
+        let a = resolve_local(intent, &p).unwrap_or_else(|| panic!("{intent}: no answer"));
+        assert_eq!(a["action_type"], kind, "{intent}: {a}");
+        assert_eq!(a["selector"], selector, "{intent}: {a}");
+        assert_eq!(
+            a.get("value").and_then(Value::as_str),
+            value,
+            "{intent}: {a}"
+        );
+    }
+}
+
+#[test]
+fn keys_and_urls() {
+    let p = page();
+    let a = resolve_local("press Enter", &p).unwrap();
+    assert_eq!(
+        a,
+        json!({"action_type": "press", "value": "Enter", "confidence": 1.0})
+    );
+    assert_eq!(
+        resolve_local("press Control+a", &p).unwrap()["value"],
+        "Control+a"
+    );
+    let a = resolve_local("open https://example.com/x", &p).unwrap();
+    assert_eq!(a["action_type"], "open");
+    assert_eq!(a["value"], "https://example.com/x");
+}
+
+#[test]
+fn it_never_guesses() {
+    let p = page();
+    // Two buttons share the name.
+    assert_eq!(resolve_local("click Delete", &p), None);
+    // Nothing of that name.
+    assert_eq!(resolve_local("click Checkout", &p), None);
+    // Not a phrasing it reads.
+    assert_eq!(resolve_local("sign me in please", &p), None);
+    // A checkbox verb on a button.
+    assert_eq!(resolve_local("check Sign in", &p), None);
+    // "Sign in" matches the button exactly and the link only in part: the exact one wins.
+    assert_eq!(
+        resolve_local("click Sign in", &p).unwrap()["selector"],
+        sel("button", "Sign in")
+    );
+}
+
+#[test]
+fn refs_become_selectors_that_outlive_the_snapshot() {
+    let p = page();
+    assert_eq!(stable_selector("@e2", &p), Some(sel("button", "Sign in")));
+    let mut second = sel("button", "Delete");
+    second["nth"] = json!(1);
+    assert_eq!(stable_selector("e9", &p), Some(second));
+    assert_eq!(stable_selector("e99", &p), None);
+}
+
+#[test]
+fn answers_become_steps() {
+    assert!(matches!(
+        to_action(
+            &json!({"action_type": "click", "selector": {"role": "button", "text": "A"}, "confidence": 1})
+        ),
+        Ok(Action::Click(_))
+    ));
+    assert!(matches!(
+        to_action(&json!({"action_type": "press", "value": "Enter", "confidence": 1})),
+        Ok(Action::Press(k)) if k.key() == "Enter"
+    ));
+    let e = to_action(&json!({"action_type": "fill", "selector": {"css": "#a"}, "confidence": 1}))
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Skill);
+    assert!(to_action(&json!({"action_type": "click", "confidence": 1})).is_err());
+}

@@ -1,0 +1,62 @@
+//! The page layer's page scripts, one per `.js` file in `scripts/` (see `driver::script`): each
+//! a function expression, called with JSON arguments. The element-state checks (`DISABLED`,
+//! `READ_ONLY`, `HAS_FOCUS`) and the frame-document helper are shared: scripts that use them
+//! take them as their first arguments (`script::bind`).
+
+/// `(frame) => document | null`: the page's document (`frame` null) or iframe `frame`'s; null
+/// when that iframe is missing or shows a page of another origin. The one copy of that rule.
+pub(crate) const FRAME_DOCUMENT: &str = include_str!("scripts/frame_document.js");
+
+/// `(frameDocument, elements, markPicked) => (frame, nth, query) => answer`: a CSS or text
+/// alternative's look-up (`elements` is `CSS_ELEMENTS` or `TEXT_ELEMENTS`, `query` its
+/// arguments).
+pub(crate) const FIND: &str = include_str!("scripts/find.js");
+
+/// `(doc, css) => elements | null`: what CSS matches; null for CSS the page cannot parse.
+pub(crate) const CSS_ELEMENTS: &str = include_str!("scripts/css_elements.js");
+
+/// `(doc, want, tag, exact) => elements`: the innermost rendered elements with that text.
+pub(crate) const TEXT_ELEMENTS: &str = include_str!("scripts/text_elements.js");
+
+/// `(els, nth) => { count, matches, id, kind }`: runner's handle on the match `nth` picks.
+pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
+
+/// `(frameDocument) => (frame, x, y, width, height) => id | null`: runner's handle on the
+/// element with that box.
+pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
+
+/// `(frameDocument) => (frame) => bool`: whether an iframe shows a page of another origin.
+pub(crate) const FRAME_IS_FOREIGN: &str = include_str!("scripts/frame_is_foreign.js");
+
+/// `(frameDocument) => (frame) => names`: what CSS could name there, for suggestions.
+pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
+
+/// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one
+/// element, run on the element runner's handle names.
+pub(crate) const ON_ELEMENT: &str = include_str!("scripts/on_element.js");
+
+/// `(check) => (prefix, ...args) => true`, else throws: a check as a command of a batch.
+pub(crate) const THROWING: &str = include_str!("scripts/throwing.js");
+
+/// `(el) => bool`: disabled, natively or by `aria-disabled` on it or an ancestor.
+pub(crate) const DISABLED: &str = include_str!("scripts/disabled.js");
+
+/// `(el) => bool`: read-only, natively or by `aria-readonly`.
+pub(crate) const READ_ONLY: &str = include_str!("scripts/read_only.js");
+
+/// `(el) => bool`: the element or one inside it has the focus.
+pub(crate) const HAS_FOCUS: &str = include_str!("scripts/has_focus.js");
+
+/// `(isDisabled, isReadOnly, hasFocus) => (el, enabled, typing, focus) => true | why not`:
+/// whether an element can take an action now.
+pub(crate) const ACTIONABLE: &str = include_str!("scripts/actionable.js");
+
+/// `(el, value) => true | 'refused'`: sets the value of a date, colour or range input.
+pub(crate) const SET_VALUE: &str = include_str!("scripts/set_value.js");
+
+/// `(el) => bool`: a `<select>` that takes several values.
+pub(crate) const MULTIPLE: &str = include_str!("scripts/multiple.js");
+
+/// `(frameDocument) => (targets, depth, budget, withStyles, format) => { elements, total,
+/// truncated }`: what `inspect` reads.
+pub(crate) const INSPECT: &str = include_str!("scripts/inspect.js");

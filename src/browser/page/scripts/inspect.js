@@ -1,0 +1,57 @@
+// `inspect`: each target's outerHTML pruned to `depth` (scripts, event handlers and
+// `javascript:` URLs removed) or its text, its metadata and (`withStyles`) a few computed
+// styles, all under `budget` characters. A target is { name, css, frame }.
+(frameDocument) => (targets, depth, budget, withStyles, format) => {
+  const STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
+    'font-weight', 'width', 'height', 'margin', 'padding', 'border', 'opacity', 'z-index', 'overflow', 'cursor'];
+  const SKIP = new Set(['SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
+  const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'xlink:href']);
+  const cleanAttrs = (el, copy) => {
+    for (const a of [...el.attributes]) {
+      const n = a.name.toLowerCase();
+      if (n.startsWith('on') || n === 'data-runner-sel') continue;
+      if (URL_ATTRS.has(n) && /^\s*javascript:/i.test(a.value)) continue;
+      copy.setAttribute(a.name, a.value);
+    }
+  };
+  const prune = (el, d) => {
+    const copy = document.createElement(el.tagName.toLowerCase());
+    cleanAttrs(el, copy);
+    let hidden = 0;
+    for (const child of el.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE) { copy.appendChild(document.createTextNode(child.textContent)); continue; }
+      if (child.nodeType !== Node.ELEMENT_NODE || SKIP.has(child.tagName)) continue;
+      if (d > 0) copy.appendChild(prune(child, d - 1)); else hidden++;
+    }
+    if (hidden) copy.appendChild(document.createComment(` ${hidden} child element(s) not shown `));
+    return copy;
+  };
+  const meta = el => {
+    const attributes = {};
+    for (const a of el.attributes) {
+      const n = a.name.toLowerCase();
+      if (!n.startsWith('on') && n !== 'data-runner-sel') attributes[a.name] = a.value;
+    }
+    return { tag: el.tagName.toLowerCase(), attributes, text: (el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 500), size: el.outerHTML.length };
+  };
+  let total = 0, truncated = false;
+  const elements = [];
+  for (const t of targets) {
+    let el = null;
+    const doc = frameDocument(t.frame || null);
+    if (!doc) { elements.push({ target: t.name, error: 'frame ' + t.frame + ' is missing or shows a page of another origin' }); continue; }
+    try { el = doc.querySelector(t.css); } catch (e) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
+    if (!el) { elements.push({ target: t.name, found: false }); continue; }
+    let html = format === 'text' ? (el.innerText || '') : prune(el, depth).outerHTML;
+    const left = Math.max(0, budget - total);
+    if (html.length > left) { html = html.slice(0, left); truncated = true; }
+    total += html.length;
+    const entry = { target: t.name, found: true, html, metadata: meta(el), children: el.children.length };
+    if (withStyles) {
+      const cs = getComputedStyle(el); entry.styles = {};
+      for (const k of STYLES) entry.styles[k] = cs.getPropertyValue(k);
+    }
+    elements.push(entry);
+  }
+  return { elements, total, truncated };
+}

@@ -1,0 +1,21 @@
+// Given an alternative's matching elements, puts runner's handle (`data-runner-sel`) on the one
+// `nth` picks (null: the first; negative: from the end) and describes the matches and its kind.
+(els, nth) => {
+  const n = els.length;
+  const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
+  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
+  const desc = el => {
+    let d = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+    for (const c of [...el.classList].slice(0, 2)) d += '.' + c;
+    const t = norm(el.innerText || el.value || el.getAttribute('aria-label')).slice(0, 40);
+    return t ? d + ' "' + t + '"' : d;
+  };
+  const out = { count: n, matches: els.slice(0, 5).map(desc) };
+  const el = els[i];
+  if (el) {
+    if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
+    out.id = el.dataset.runnerSel;
+    out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
+  }
+  return out;
+}

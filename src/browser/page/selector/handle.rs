@@ -1,0 +1,93 @@
+//! Runner's handle on an element (`[data-runner-sel="…"]`), so that a page script or an
+//! agent-browser command reaches exactly the element a selector resolved to: the look-up puts
+//! it on an element found by CSS or text; an element found through the snapshot (`@e5`) is
+//! marked by its box. Scripts about one element run on it through its handle.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::resolve::Resolved;
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
+use crate::step::{ErrorKind, StepError};
+
+/// Runs `script` (a function expression, `(el, ...args) => …`) on a resolved element with `args`;
+/// `None` when the element is gone. Elements found by CSS or text carry runner's handle; one found by role or
+/// ref is marked first (see `mark`).
+pub(crate) async fn element_eval(
+    session: &mut Session,
+    r: &Resolved,
+    script: &str,
+    args: &[Value],
+) -> Result<Option<Value>, StepError> {
+    let t = Duration::from_secs(5);
+    let handle = if r.target.starts_with('@') {
+        mark(session, &r.target, r.frame.as_deref(), t)
+            .await?
+            .ok_or_else(|| {
+            StepError::new(
+                ErrorKind::NotFound,
+                format!(
+                    "cannot find {} in the page's DOM by its box (an element with no size, or covered by one of the same size): select it by css or text",
+                    r.matched
+                ),
+            )
+        })?
+    } else {
+        r.target.clone()
+    };
+    let js = call(&on_element(script), &element_args(session, &handle, args));
+    let v = session.eval(&js, t).await?;
+    Ok((!v.is_null()).then_some(v))
+}
+
+/// `script` (`(el, ...args) => …`) as a function of an element's handle, `(frame, handle,
+/// args) => …` (see `element_args`): null when the element is gone.
+pub(crate) fn on_element(script: &str) -> String {
+    bind(scripts::ON_ELEMENT, &[scripts::FRAME_DOCUMENT, script])
+}
+
+/// The arguments of an `on_element` function for the element runner's handle `handle` names:
+/// its iframe (when it is in one), the handle, and `args` for the script.
+pub(crate) fn element_args(session: &Session, handle: &str, args: &[Value]) -> [Value; 3] {
+    [
+        json!(session.frame_of.get(handle)),
+        json!(handle),
+        Value::Array(args.to_vec()),
+    ]
+}
+
+/// The element a ref (`@e5`) stands for, marked with runner's handle (`[data-runner-sel]`):
+/// the innermost element whose box is the box agent-browser gives for the ref (viewport
+/// coordinates, within a pixel). `None` when the ref has no size or no element has that box:
+/// never another element in its place.
+pub(crate) async fn mark(
+    session: &mut Session,
+    target: &str,
+    frame: Option<&str>,
+    t: Duration,
+) -> Result<Option<String>, StepError> {
+    let b = session
+        .cmd("get", &["box".into(), target.to_string()], t)
+        .await?;
+    let b = b.get("box").unwrap_or(&b);
+    let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
+    if w * h == 0.0 {
+        return Ok(None);
+    }
+    // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
+    // elements measure themselves.
+    let js = call(
+        &bind(scripts::MARK_BOX, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(x), json!(y), json!(w), json!(h)],
+    );
+    let v = session.eval(&js, t).await?;
+    let handle = v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]"));
+    if let (Some(h), Some(f)) = (&handle, frame) {
+        session.frame_of.insert(h.clone(), f.to_string());
+    }
+    Ok(handle)
+}

@@ -1,0 +1,136 @@
+//! A selector that matches nothing: the `not_found` error, with up to 5 similar things that do
+//! exist where it looks (role and name from the accessibility tree, CSS names from the DOM).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::alternative::Alt;
+use crate::browser::driver::adapter::RefInfo;
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
+use crate::step::{ErrorKind, StepError};
+
+/// The accessibility tree each alternative looks in: the page's (`None`) or an iframe's.
+type Trees<'a> = HashMap<Option<&'a str>, BTreeMap<String, RefInfo>>;
+
+/// The `not_found` error for a selector, with up to 5 similar things that exist where it looks:
+/// in the page, or in the iframe it names (there, suggestions carry the frame: the page's own
+/// elements are out of the selector's reach).
+pub(super) async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
+    let t = Duration::from_secs(5);
+    let wanted: Vec<String> = alts.iter().map(Alt::describe).collect();
+    let trees = trees(session, alts, t).await;
+    let mut suggestions: Vec<(f64, String)> = Vec::new();
+    for alt in alts {
+        let found = similar(session, alt, &trees[&alt.frame()], t).await;
+        suggestions.extend(found);
+    }
+    let top = best(suggestions);
+    let mut msg = format!("no element matches {}", wanted.join(", or "));
+    if !top.is_empty() {
+        // Where they were found: the one frame every alternative looks in, else the page.
+        let place = match trees.keys().collect::<Vec<_>>().as_slice() {
+            [Some(f)] => format!("in frame `{f}`"),
+            _ => "on the page".to_string(),
+        };
+        msg.push_str(&format!("; similar elements {place}: {}", top.join("; ")));
+    }
+    StepError::new(ErrorKind::NotFound, msg)
+}
+
+/// The accessibility trees the alternatives look in, each read once.
+async fn trees<'a>(session: &mut Session, alts: &'a [Alt], t: Duration) -> Trees<'a> {
+    let mut trees: Trees<'a> = HashMap::new();
+    for frame in alts.iter().map(Alt::frame) {
+        if let std::collections::hash_map::Entry::Vacant(tree) = trees.entry(frame) {
+            let refs = match frame {
+                Some(f) => session.frame_refs(f, t).await,
+                None => session.fresh_refs(t).await,
+            };
+            tree.insert(refs.unwrap_or_default());
+        }
+    }
+    trees
+}
+
+/// A suggestion's fields, with its frame when the alternative looks in one.
+fn within(frame: Option<&str>, fields: String) -> String {
+    match frame {
+        Some(f) => format!("{{ {fields}, frame: \"{f}\" }}"),
+        None => format!("{{ {fields} }}"),
+    }
+}
+
+/// What exists like `alt` (in `refs`, the tree where it looks; or, for CSS, the DOM), each with
+/// how similar it is (0 to 1).
+async fn similar(
+    session: &mut Session,
+    alt: &Alt,
+    refs: &BTreeMap<String, RefInfo>,
+    t: Duration,
+) -> Vec<(f64, String)> {
+    let frame = alt.frame();
+    let mut suggestions = Vec::new();
+    match alt {
+        Alt::Role { role, name, .. } => {
+            for info in refs.values() {
+                let role_sim = strsim::normalized_levenshtein(&info.role, role);
+                let name_sim = name.as_deref().map_or(0.5, |n| {
+                    strsim::normalized_levenshtein(&info.name.to_lowercase(), &n.to_lowercase())
+                });
+                suggestions.push((
+                    role_sim * 0.4 + name_sim * 0.6,
+                    within(frame, format!("role: {}, text: {}", info.role, info.name)),
+                ));
+            }
+        }
+        Alt::Text { text, .. } => {
+            for info in refs.values() {
+                let sim =
+                    strsim::normalized_levenshtein(&info.name.to_lowercase(), &text.to_lowercase());
+                suggestions.push((
+                    sim,
+                    within(frame, format!("role: {}, text: {}", info.role, info.name)),
+                ));
+            }
+        }
+        Alt::Ref(_) => {
+            for (k, info) in refs {
+                suggestions.push((0.1, format!("@{k} ({} \"{}\")", info.role, info.name)));
+            }
+        }
+        Alt::Css { css, .. } => {
+            let js = call(
+                &bind(scripts::CSS_NAMES, &[scripts::FRAME_DOCUMENT]),
+                &[json!(frame)],
+            );
+            if let Ok(Value::Array(cands)) = session.eval(&js, t).await {
+                for c in cands.iter().filter_map(Value::as_str) {
+                    let sim = strsim::normalized_levenshtein(c, css);
+                    let text = match frame {
+                        Some(_) => within(frame, format!("css: \"{c}\"")),
+                        None => format!("css: \"{c}\""),
+                    };
+                    suggestions.push((sim, text));
+                }
+            }
+        }
+    }
+    suggestions
+}
+
+/// The 5 most similar suggestions, each once; none that is hardly similar at all.
+fn best(mut suggestions: Vec<(f64, String)>) -> Vec<String> {
+    suggestions.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+    let mut seen = HashSet::new();
+    suggestions
+        .into_iter()
+        .filter(|(s, _)| *s > 0.05)
+        .map(|(_, t)| t)
+        .filter(|t| seen.insert(t.clone()))
+        .take(5)
+        .collect()
+}

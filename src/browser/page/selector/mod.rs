@@ -1,0 +1,23 @@
+//! ElementSelector resolution (SPEC §3.2): a selector becomes something agent-browser accepts
+//! (`@e5` or CSS). Role and name mean what the accessibility snapshot shows; refs from before a
+//! navigation are refused; a miss lists up to 5 similar things that do exist.
+//!
+//! `alternative` is the selector model; `resolve` tries the alternatives (re-checked as `poll`
+//! paces it, strict about one element); `refs` answers refs and roles from the snapshot,
+//! `lookup` CSS and text from the DOM; `handle` marks elements so scripts and commands reach
+//! exactly them; `miss` is the error with suggestions.
+
+mod alternative;
+mod handle;
+mod lookup;
+mod miss;
+mod poll;
+mod refs;
+mod resolve;
+
+pub(crate) use alternative::{Alt, alternatives, describe_selector};
+pub(crate) use handle::{element_args, element_eval, mark, on_element};
+pub(crate) use poll::Poll;
+pub(crate) use resolve::{
+    Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_one,
+};

@@ -1,0 +1,71 @@
+//! The rhythm of re-checking the page until it shows what a step waits for, and what a check
+//! that met a navigation in flight means.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::browser::driver::adapter::Cause;
+use crate::step::{ErrorKind, StepError};
+
+/// The waits between re-checks of what the page has yet to show (an element, an assertion, a
+/// `wait`): short at first, as a re-render after a click or a route change takes a frame or
+/// two, then every 100 ms (Playwright retries after 0, 20, 50, 100, 100, 500 ms).
+pub(crate) struct Poll {
+    checks: usize,
+    /// The last check that met a navigation in flight (see `settle`).
+    navigated: Option<StepError>,
+}
+
+impl Poll {
+    const STEPS_MS: [u64; 5] = [10, 20, 30, 50, 100];
+
+    pub(crate) fn new() -> Poll {
+        Poll {
+            checks: 0,
+            navigated: None,
+        }
+    }
+
+    /// What one check of the page gave. A check that met a navigation committing while it read
+    /// the page (`Cause::navigated`) has no answer yet: `None`, and the next check reads the
+    /// new document. Any other failure is the check's.
+    pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
+        match r {
+            Err(e) if Cause::of(&e.message).navigated => {
+                self.navigated = Some(e);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+            Ok(v) => {
+                self.navigated = None;
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// The error of a wait that ran out while the last check still met a navigation.
+    pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
+        self.navigated.take().map(|e| {
+            StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timed out: the page was still navigating at the last check ({})",
+                    e.message
+                ),
+            )
+        })
+    }
+
+    /// Sleeps until the next check; false (without sleeping) when that check would come at or
+    /// after `deadline`.
+    pub(crate) async fn wait(&mut self, deadline: Instant) -> bool {
+        let d = Duration::from_millis(Self::STEPS_MS[self.checks.min(Self::STEPS_MS.len() - 1)]);
+        self.checks += 1;
+        if Instant::now() + d >= deadline {
+            return false;
+        }
+        tokio::time::sleep(d).await;
+        true
+    }
+}

@@ -1,0 +1,211 @@
+//! Resolving a selector: its alternatives tried in order, re-checked until one matches or the
+//! step's time is up (then a miss, with suggestions), and strict mode (one element, or `nth`
+//! says which).
+
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::alternative::{Alt, alternatives};
+use super::poll::Poll;
+use crate::browser::driver::session::Session;
+use crate::browser::page::element_kind::ElementKind;
+use crate::browser::page::scripts;
+use crate::config::model::Selector;
+use crate::step::{ErrorKind, StepError};
+
+/// A resolved element.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// What agent-browser gets for exactly this element: `@e5`, or a CSS handle runner put on it
+    /// (`[data-runner-sel="…"]`).
+    pub(crate) target: String,
+    /// Which alternative matched, as the user wrote it.
+    pub(crate) matched: String,
+    /// Its position in a fallback list.
+    pub(crate) index: usize,
+    /// How many elements that alternative matched (actions refuse more than one without `nth`).
+    pub(crate) count: usize,
+    /// Whether the alternative said which match it means (`nth`).
+    pub(crate) has_nth: bool,
+    /// Up to 5 of the matches, described (`button "Remove"`, `button#rm.danger "Remove"`).
+    pub(crate) matches: Vec<String>,
+    /// What kind of element it is, for the actions that need a particular one.
+    pub(crate) kind: ElementKind,
+    /// The iframe (CSS in the page) it is inside, when its selector said.
+    pub(crate) frame: Option<String>,
+    /// Found in an accessibility snapshot taken just now (a role and name): it was rendered and
+    /// not inert then, as the snapshot lists no other element.
+    pub(crate) shown: bool,
+}
+
+/// Resolves a selector, waiting up to `deadline` for an element to match.
+pub(crate) async fn resolve(
+    session: &mut Session,
+    sel: &Selector,
+    deadline: Instant,
+) -> Result<Resolved, StepError> {
+    let alts = alternatives(sel);
+    let mut poll = Poll::new();
+    loop {
+        for (index, alt) in alts.iter().enumerate() {
+            match poll.settle(try_once(session, alt, deadline).await)? {
+                Some(Some(found)) => return Ok(found.resolved(alt, index)),
+                Some(None) => {}
+                // The document changed under the check: all alternatives again, on the new one.
+                None => break,
+            }
+        }
+        if !poll.wait(deadline).await {
+            break;
+        }
+    }
+    match poll.still_navigating() {
+        Some(e) => Err(e),
+        None => Err(super::miss::miss(session, &alts).await),
+    }
+}
+
+/// Resolves a selector to exactly one element: more than one match is an error listing them,
+/// unless `nth` says which (strict mode).
+pub(crate) async fn resolve_one(
+    session: &mut Session,
+    sel: &Selector,
+    deadline: Instant,
+) -> Result<Resolved, StepError> {
+    strict(resolve(session, sel, deadline).await?)
+}
+
+/// Strict mode: a match of more than one element is an error listing them, unless the
+/// selector's `nth` says which.
+fn strict(r: Resolved) -> Result<Resolved, StepError> {
+    if r.count > 1 && !r.has_nth {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "strict mode: {} matches {} elements; add `nth: N` (0-based, negative from the end) to say which: {}",
+                r.matched,
+                r.count,
+                r.matches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("[{i}] {m}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(r)
+}
+
+/// Resolves once, without waiting; `None` when nothing matches now.
+pub(crate) async fn resolve_now(
+    session: &mut Session,
+    sel: &Selector,
+) -> Result<Option<Resolved>, StepError> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (index, alt) in alternatives(sel).iter().enumerate() {
+        if let Some(found) = try_once(session, alt, deadline).await? {
+            return Ok(Some(found.resolved(alt, index)));
+        }
+    }
+    Ok(None)
+}
+
+/// Resolves once, without waiting, to exactly one element (strict, as `resolve_one`): what an
+/// assertion or wait about one element's state reads. `None` when nothing matches now.
+pub(crate) async fn resolve_now_one(
+    session: &mut Session,
+    sel: &Selector,
+) -> Result<Option<Resolved>, StepError> {
+    resolve_now(session, sel).await?.map(strict).transpose()
+}
+
+/// How many elements the first alternative of `sel` matches; with `nth`, one or none.
+pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize, StepError> {
+    let Some(alt) = alternatives(sel).into_iter().next() else {
+        return Ok(0);
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    Ok(match try_once(session, &alt, deadline).await? {
+        None => 0,
+        Some(_) if alt.nth().is_some() => 1,
+        Some(found) => found.count,
+    })
+}
+
+/// The time a look-up of the page may take: what is left of the step, at least 2 s.
+fn lookup_time(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(2))
+}
+
+/// The time an action's command may take: what is left of the step, at least 1 s.
+pub(crate) fn left(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1))
+}
+
+/// What one alternative found on the page.
+pub(super) struct Found {
+    pub(super) target: String,
+    pub(super) count: usize,
+    pub(super) matches: Vec<String>,
+    pub(super) kind: ElementKind,
+}
+
+impl Found {
+    fn resolved(self, alt: &Alt, index: usize) -> Resolved {
+        Resolved {
+            target: self.target,
+            matched: alt.describe(),
+            index,
+            count: self.count,
+            has_nth: alt.nth().is_some(),
+            matches: self.matches,
+            kind: self.kind,
+            frame: alt.frame().map(str::to_string),
+            shown: matches!(alt, Alt::Role { .. }),
+        }
+    }
+}
+
+/// One look for `alt` in the page, without waiting; `None` when nothing matches now.
+async fn try_once(
+    session: &mut Session,
+    alt: &Alt,
+    deadline: Instant,
+) -> Result<Option<Found>, StepError> {
+    let t = lookup_time(deadline);
+    match alt {
+        Alt::Ref(r) => super::refs::by_ref(session, r, t).await.map(Some),
+        Alt::Role {
+            role,
+            name,
+            exact,
+            nth,
+            frame,
+        } => {
+            let name = name.as_deref();
+            super::refs::by_role(session, role, name, *exact, *nth, frame.as_deref(), t).await
+        }
+        // CSS and text alternatives are looked up in the page's document, or an iframe's.
+        Alt::Css { css, nth, .. } => {
+            let query = json!([css]);
+            super::lookup::in_document(session, alt, scripts::CSS_ELEMENTS, *nth, query, t).await
+        }
+        Alt::Text {
+            text,
+            tag,
+            exact,
+            nth,
+            ..
+        } => {
+            let query = json!([text, tag, exact]);
+            super::lookup::in_document(session, alt, scripts::TEXT_ELEMENTS, *nth, query, t).await
+        }
+    }
+}

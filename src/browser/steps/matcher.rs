@@ -1,0 +1,123 @@
+//! What an assertion compares a text with (`equals`, `contains`, `matches`), and the message
+//! when the text does not match.
+
+use crate::config::model::{Matcher, TargetMatcher};
+use crate::step::{ErrorKind, StepError};
+
+/// A matcher in one shape.
+pub(super) struct Match {
+    equals: Option<String>,
+    contains: Option<String>,
+    matches: Option<String>,
+}
+
+impl From<Matcher> for Match {
+    fn from(m: Matcher) -> Match {
+        match m {
+            Matcher::Equals(s) => Match {
+                equals: Some(s),
+                contains: None,
+                matches: None,
+            },
+            Matcher::Full(o) => Match {
+                equals: o.equals,
+                contains: o.contains,
+                matches: o.matches,
+            },
+        }
+    }
+}
+
+impl Match {
+    /// The matcher of an object's `equals`, `contains` and `matches` keys.
+    pub(super) fn of(
+        equals: Option<&String>,
+        contains: Option<&String>,
+        matches: Option<&String>,
+    ) -> Match {
+        Match {
+            equals: equals.cloned(),
+            contains: contains.cloned(),
+            matches: matches.cloned(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.equals.is_none() && self.contains.is_none() && self.matches.is_none()
+    }
+
+    /// `to equal "x"`, `to contain "x"`, `to match /x/`.
+    pub(super) fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.equals {
+            parts.push(format!("to equal \"{s}\""));
+        }
+        if let Some(s) = &self.contains {
+            parts.push(format!("to contain \"{s}\""));
+        }
+        if let Some(s) = &self.matches {
+            parts.push(format!("to match /{s}/"));
+        }
+        parts.join(" and ")
+    }
+}
+
+pub(super) fn target_matcher(t: &TargetMatcher) -> Match {
+    Match::of(t.equals.as_ref(), t.contains.as_ref(), t.matches.as_ref())
+}
+
+/// `None` when `got` satisfies `m`, else the "expected X, got Y" message.
+pub(super) fn matcher(m: &Match, got: &str, what: &str) -> Result<Option<String>, StepError> {
+    if let Some(want) = &m.equals
+        && got != want
+    {
+        return Ok(Some(format!(
+            "expected {what} to equal \"{want}\", got \"{got}\""
+        )));
+    }
+    if let Some(want) = &m.contains
+        && !got.contains(want.as_str())
+    {
+        return Ok(Some(format!(
+            "expected {what} to contain \"{want}\", got \"{got}\""
+        )));
+    }
+    if let Some(re) = &m.matches {
+        let r = regex::Regex::new(re).map_err(|e| {
+            StepError::new(
+                ErrorKind::Assertion,
+                format!("invalid regular expression `{re}`: {e}"),
+            )
+        })?;
+        if !r.is_match(got) {
+            return Ok(Some(format!(
+                "expected {what} to match /{re}/, got \"{got}\""
+            )));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matcher_messages() {
+        let m = Match {
+            equals: None,
+            contains: Some("/dash".into()),
+            matches: None,
+        };
+        assert_eq!(
+            matcher(&m, "http://x/login", "url").unwrap().unwrap(),
+            "expected url to contain \"/dash\", got \"http://x/login\""
+        );
+        let m = Match {
+            equals: None,
+            contains: None,
+            matches: Some("^a+$".into()),
+        };
+        assert!(matcher(&m, "aaa", "t").unwrap().is_none());
+    }
+}
