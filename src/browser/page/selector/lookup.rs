@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::Alt;
-use super::resolve::Found;
+use super::found::Found;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;

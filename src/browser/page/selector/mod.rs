@@ -8,6 +8,7 @@
 //! exactly them; `miss` is the error with suggestions.
 
 mod alternative;
+mod found;
 mod handle;
 mod lookup;
 mod miss;

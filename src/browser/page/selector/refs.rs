@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
+use super::found::Found;
 use super::lookup::{foreign_frame, frame_is_foreign};
-use super::resolve::Found;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;

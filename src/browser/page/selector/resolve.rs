@@ -8,6 +8,7 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::alternative::{Alt, alternatives};
+use super::found::Found;
 use super::poll::Poll;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -147,14 +148,6 @@ pub(crate) fn left(deadline: Instant) -> Duration {
     deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(1))
-}
-
-/// What one alternative found on the page.
-pub(super) struct Found {
-    pub(super) target: String,
-    pub(super) count: usize,
-    pub(super) matches: Vec<String>,
-    pub(super) kind: ElementKind,
 }
 
 impl Found {
