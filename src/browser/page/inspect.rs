@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::selector::{Alt, alternatives, js_str};
+use crate::browser::driver::command::{Command, SnapshotOptions};
 use crate::browser::driver::session::Session;
 use crate::config::duration::parse_size;
 use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem, Size};
@@ -158,7 +159,11 @@ pub(crate) async fn inspect(
                 .and_then(|s| s.strip_suffix('`'))
                 .map(str::to_string);
             if let Some(css) = css {
-                let data = session.cmd("snapshot", &["-s".into(), css], t).await?;
+                let scoped = SnapshotOptions {
+                    selector: Some(css),
+                    ..SnapshotOptions::default()
+                };
+                let data = session.send(Command::Snapshot(scoped), t).await?;
                 if let Some(o) = e.as_object_mut() {
                     o.insert(
                         "html".into(),

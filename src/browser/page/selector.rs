@@ -10,6 +10,7 @@ use tokio::time::Instant;
 
 pub(crate) use super::element_kind::ElementKind;
 use crate::browser::driver::adapter::{Cause, RefInfo, ref_number};
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::config::model::{Selector, SelectorItem, SelectorObject};
 use crate::step::{ErrorKind, StepError};
@@ -663,7 +664,12 @@ pub(crate) async fn mark(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let b = session
-        .cmd("get", &["box".into(), target.to_string()], t)
+        .send(
+            Command::GetBox {
+                selector: target.to_string(),
+            },
+            t,
+        )
         .await?;
     let b = b.get("box").unwrap_or(&b);
     let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);

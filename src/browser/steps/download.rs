@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::downloads::{Downloads, free_name, safe_name};
+use crate::browser::driver::reply::Attribute;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
@@ -62,7 +64,12 @@ async fn run(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     session
-        .cmd("click", std::slice::from_ref(&r.target), t)
+        .send(
+            Command::Click {
+                selector: r.target.clone(),
+            },
+            t,
+        )
         .await?;
     let mut poll = Poll::new();
     let done = loop {
@@ -189,19 +196,16 @@ async fn link_url(
     target: &str,
     t: Duration,
 ) -> Result<Option<String>, StepError> {
-    let data = session
-        .cmd(
-            "get",
-            &["attr".into(), target.to_string(), "href".into()],
-            t,
-        )
-        .await?;
-    let Some(href) = data.get("value").and_then(Value::as_str) else {
+    let attr = Command::GetAttribute {
+        selector: target.to_string(),
+        attribute: "href".into(),
+    };
+    let Some(href) = session.ask::<Attribute>(attr, t).await?.value else {
         return Ok(None);
     };
     let js = format!(
         "(() => {{ try {{ return new URL({}, location.href).href; }} catch (e) {{ return null; }} }})()",
-        crate::browser::page::selector::js_str(href)
+        crate::browser::page::selector::js_str(&href)
     );
     Ok(session.eval(&js, t).await?.as_str().map(str::to_string))
 }
