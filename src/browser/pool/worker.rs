@@ -300,7 +300,7 @@ impl Worker {
         self.cdp
             .save_downloads(&context.id, dir, CDP_TIMEOUT)
             .await
-            .map_err(fail)?;
+            .map_err(|e| fail(e.into()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
             dir.to_path_buf(),
@@ -354,7 +354,7 @@ impl Worker {
             self.cdp
                 .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
                 .await
-                .map_err(fail)?;
+                .map_err(|e| fail(e.into()))?;
             commands.push(Command::Geolocation {
                 latitude: lat,
                 longitude: lng,
@@ -405,7 +405,7 @@ impl Worker {
                     CDP_TIMEOUT,
                 )
                 .await
-                .map_err(fail)?;
+                .map_err(|e| fail(e.into()))?;
         }
         Ok(())
     }

@@ -12,12 +12,21 @@ fn sel(x: &str) -> String {
     x.to_string()
 }
 
-/// What agent-browser 0.41.2's CLI writes to the daemon for each command runner sends
-/// (recorded through a socket proxy; `id`, `pinTab` and `plugins` are added when sent), and
-/// the CLI argv that makes it.
+/// Checks each case: the JSON the daemon gets for the command (paths made absolute against
+/// `/run/here`, as for a flow there), and the CLI argv that makes the same request. The cases
+/// are what agent-browser 0.41.2's CLI writes to the daemon for each command runner sends
+/// (recorded through a socket proxy; `id`, `pinTab` and `plugins` are added when sent).
+fn check(cases: Vec<(Command, &[&str], Value)>) {
+    for (command, argv, want) in cases {
+        let sent = serde_json::to_value(command.absolute(Path::new("/run/here"))).unwrap();
+        assert_eq!(sent, want, "{argv:?}");
+        assert_eq!(command.argv(), argv, "{want}");
+    }
+}
+
 #[test]
-fn commands_become_the_clis_requests() {
-    let cases: Vec<(Command, &[&str], Value)> = vec![
+fn navigation_tabs_and_dialogs_become_the_clis_requests() {
+    check(vec![
         (
             Command::Navigate {
                 url: s("http://127.0.0.1:1/x"),
@@ -45,10 +54,77 @@ fn commands_become_the_clis_requests() {
             json!({"action":"tab_switch","tabId":"F8AC"}),
         ),
         (
+            Command::Dialog {
+                response: DialogResponse::Accept,
+                prompt_text: Some(s("Ada")),
+            },
+            &["dialog", "accept", "Ada"],
+            json!({"action":"dialog","response":"accept","promptText":"Ada"}),
+        ),
+        (
+            Command::Dialog {
+                response: DialogResponse::Status,
+                prompt_text: None,
+            },
+            &["dialog", "status"],
+            json!({"action":"dialog","response":"status"}),
+        ),
+        (
+            Command::TabClose { tab_id: s("T1") },
+            &["tab", "close", "T1"],
+            json!({"action":"tab_close","tabId":"T1"}),
+        ),
+    ]);
+}
+
+#[test]
+fn scripts_frames_keys_and_scrolls_become_the_clis_requests() {
+    check(vec![
+        (
             Command::eval("1+1"),
             &["eval", "-b", "MSsx"],
             json!({"action":"evaluate","script":"1+1"}),
         ),
+        (
+            Command::Press {
+                key: s("Control+a"),
+            },
+            &["press", "Control+a"],
+            json!({"action":"press","key":"Control+a"}),
+        ),
+        (
+            Command::Scroll {
+                direction: s("down"),
+                amount: 500,
+            },
+            &["scroll", "down", "500"],
+            json!({"action":"scroll","direction":"down","amount":500}),
+        ),
+        (
+            Command::ScrollIntoView {
+                selector: sel("#l"),
+            },
+            &["scrollintoview", "#l"],
+            json!({"action":"scrollintoview","selector":"#l"}),
+        ),
+        (
+            Command::Frame {
+                selector: sel("#f"),
+            },
+            &["frame", "#f"],
+            json!({"action":"frame","selector":"#f"}),
+        ),
+        (
+            Command::MainFrame,
+            &["frame", "main"],
+            json!({"action":"mainframe"}),
+        ),
+    ]);
+}
+
+#[test]
+fn element_actions_become_the_clis_requests() {
+    check(vec![
         (
             Command::Fill {
                 selector: sel(".x"),
@@ -72,13 +148,6 @@ fn commands_become_the_clis_requests() {
             },
             &["select", "#s", "a", "b"],
             json!({"action":"select","selector":"#s","values":["a","b"]}),
-        ),
-        (
-            Command::Press {
-                key: s("Control+a"),
-            },
-            &["press", "Control+a"],
-            json!({"action":"press","key":"Control+a"}),
         ),
         (
             Command::Click {
@@ -126,58 +195,12 @@ fn commands_become_the_clis_requests() {
             &["upload", "#f", "/a.txt", "/b.txt"],
             json!({"action":"upload","selector":"#f","files":["/a.txt","/b.txt"]}),
         ),
-        (
-            Command::Dialog {
-                response: DialogResponse::Accept,
-                prompt_text: Some(s("Ada")),
-            },
-            &["dialog", "accept", "Ada"],
-            json!({"action":"dialog","response":"accept","promptText":"Ada"}),
-        ),
-        (
-            Command::Dialog {
-                response: DialogResponse::Status,
-                prompt_text: None,
-            },
-            &["dialog", "status"],
-            json!({"action":"dialog","response":"status"}),
-        ),
-        (Command::GetUrl, &["get", "url"], json!({"action":"url"})),
-        (
-            Command::GetAttribute {
-                selector: sel("#l"),
-                attribute: s("href"),
-            },
-            &["get", "attr", "#l", "href"],
-            json!({"action":"getattribute","selector":"#l","attribute":"href"}),
-        ),
-        (
-            Command::Scroll {
-                direction: s("down"),
-                amount: 500,
-            },
-            &["scroll", "down", "500"],
-            json!({"action":"scroll","direction":"down","amount":500}),
-        ),
-        (
-            Command::ScrollIntoView {
-                selector: sel("#l"),
-            },
-            &["scrollintoview", "#l"],
-            json!({"action":"scrollintoview","selector":"#l"}),
-        ),
-        (
-            Command::Frame {
-                selector: sel("#f"),
-            },
-            &["frame", "#f"],
-            json!({"action":"frame","selector":"#f"}),
-        ),
-        (
-            Command::MainFrame,
-            &["frame", "main"],
-            json!({"action":"mainframe"}),
-        ),
+    ]);
+}
+
+#[test]
+fn network_and_state_become_the_clis_requests() {
+    check(vec![
         (
             // The CLI's `--body B` sends this `response`; runner's `--response` sends it whole.
             Command::Route {
@@ -227,11 +250,12 @@ fn commands_become_the_clis_requests() {
             &["state", "save", "auth.json"],
             json!({"action":"state_save","path":"/run/here/auth.json"}),
         ),
-        (
-            Command::TabClose { tab_id: s("T1") },
-            &["tab", "close", "T1"],
-            json!({"action":"tab_close","tabId":"T1"}),
-        ),
+    ]);
+}
+
+#[test]
+fn settings_become_the_clis_requests() {
+    check(vec![
         (
             Command::Viewport {
                 width: 800,
@@ -274,6 +298,21 @@ fn commands_become_the_clis_requests() {
             },
             &["set", "headers", "{\"X-A\":\"1\"}"],
             json!({"action":"headers","headers":{"X-A":"1"}}),
+        ),
+    ]);
+}
+
+#[test]
+fn reads_become_the_clis_requests() {
+    check(vec![
+        (Command::GetUrl, &["get", "url"], json!({"action":"url"})),
+        (
+            Command::GetAttribute {
+                selector: sel("#l"),
+                attribute: s("href"),
+            },
+            &["get", "attr", "#l", "href"],
+            json!({"action":"getattribute","selector":"#l","attribute":"href"}),
         ),
         (
             Command::GetTitle,
@@ -321,6 +360,12 @@ fn commands_become_the_clis_requests() {
             &["is", "enabled", ".x"],
             json!({"action":"isenabled","selector":".x"}),
         ),
+    ]);
+}
+
+#[test]
+fn snapshots_screenshots_and_close_become_the_clis_requests() {
+    check(vec![
         (
             Command::snapshot(),
             &["snapshot"],
@@ -352,12 +397,7 @@ fn commands_become_the_clis_requests() {
             json!({"action":"screenshot","annotate":false,"fullPage":true,"path":"/run/here/rel.png","selector":"a"}),
         ),
         (Command::Close, &["close"], json!({"action":"close"})),
-    ];
-    for (command, argv, want) in cases {
-        let sent = serde_json::to_value(command.absolute(Path::new("/run/here"))).unwrap();
-        assert_eq!(sent, want, "{argv:?}");
-        assert_eq!(command.argv(), argv, "{want}");
-    }
+    ]);
 }
 
 /// An action on an element is built from its CLI name, and refused without what it needs.
