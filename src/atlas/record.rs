@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::fingerprint::fingerprint;
 use super::store::{Atlas, Ensured, State};
-use crate::browser::{Poll, Session, eval_args};
+use crate::browser::{Command, Poll, Session};
 use crate::config::model::{LinkState, Step};
 use crate::step::{ErrorKind, Masker, StepError};
 
@@ -153,11 +153,7 @@ pub(crate) async fn observe(
     let seen = settled_state(session, to.masker, timeout).await?;
     let (fp, node_id) = fingerprint(&seen.url, &seen.text);
     let screenshot = session
-        .cmd(
-            "screenshot",
-            &[to.screenshot.display().to_string()],
-            timeout,
-        )
+        .send(Command::screenshot(to.screenshot), timeout)
         .await
         .ok()
         .map(|_| to.screenshot);
@@ -228,22 +224,21 @@ async fn settled_snapshot(
     // The document's state, and the validation messages of its form controls: the bubble
     // Chromium shows for one of them (after a submit of an invalid form) is browser UI that
     // fades by itself, not a state of the page (see `without_validation_bubbles`).
-    let ready = eval_args(
+    let ready = Command::eval(
         "({ ready: document.readyState, invalid: Array.from(document.querySelectorAll('input, select, textarea'), e => e.validationMessage).filter(Boolean) })",
     );
-    let (url, title) = (["url".to_string()], ["title".to_string()]);
     // A read that meets a navigation committing (a click on a link returns before the page it
     // opens has replaced the old one) is no answer: the next read is of the new document.
     let mut poll = Poll::new();
     let mut last: Option<Value> = None;
     loop {
         let read = session
-            .cmds(
-                &[
-                    ("eval", &ready),
-                    ("snapshot", &[]),
-                    ("get", &url),
-                    ("get", &title),
+            .send_all(
+                vec![
+                    ready.clone(),
+                    Command::snapshot(),
+                    Command::GetUrl,
+                    Command::GetTitle,
                 ],
                 timeout,
             )

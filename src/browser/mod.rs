@@ -11,9 +11,10 @@ pub(crate) mod page;
 pub(crate) mod pool;
 pub(crate) mod steps;
 
+pub(crate) use driver::command::{Command, SnapshotOptions};
+pub(crate) use driver::session::Session;
 #[cfg(test)]
 pub(crate) use driver::session::on_fake_daemon as session_on_fake_daemon;
-pub(crate) use driver::session::{Session, eval_args};
 pub(crate) use page::selector::{Poll, describe_selector};
 pub(crate) use pool::flow_session::{ContextSetup, FlowBrowser};
 pub(crate) use pool::host::{BrowserHost, cleanup_run, launch_check};

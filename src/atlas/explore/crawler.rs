@@ -13,7 +13,7 @@ use crate::atlas::replay::Driver;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
-use crate::browser::{Poll, Session, eval_args};
+use crate::browser::{Command, Poll, Session};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
 /// A crawl under way: the browser, the atlas, the settings and what was found so far.
@@ -51,14 +51,13 @@ pub(super) struct Arrived {
 /// started (`Poll::settle`) is made again on the new document, until `timeout`.
 async fn read(
     session: &mut Session,
-    command: &str,
-    args: &[String],
+    command: &Command,
     timeout: Duration,
 ) -> Result<Value, StepError> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut poll = Poll::new();
     loop {
-        let r = session.cmd(command, args, timeout).await;
+        let r = session.send(command.clone(), timeout).await;
         if let Some(data) = poll.settle(r)? {
             return Ok(data);
         }
@@ -99,7 +98,7 @@ impl Crawler<'_> {
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
         let forms = if self.agent.is_none() && seen.ensured.is_new {
-            let data = read(&mut session, "eval", &eval_args(FORMS_JS), self.timeout).await?;
+            let data = read(&mut session, &Command::eval(FORMS_JS), self.timeout).await?;
             data.get("result").cloned().unwrap_or(Value::Null)
         } else {
             Value::Null
@@ -128,7 +127,7 @@ impl Crawler<'_> {
     /// The current URL.
     pub(super) async fn url(&mut self) -> Result<String, StepError> {
         let mut session = self.driver.session().await?;
-        let data = read(&mut session, "get", &["url".into()], self.timeout).await?;
+        let data = read(&mut session, &Command::GetUrl, self.timeout).await?;
         Ok(data
             .get("url")
             .and_then(Value::as_str)
@@ -152,7 +151,7 @@ mod tests {
                 Ok(json!({"url":"http://shop/cart"}))
             }
         });
-        let got = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+        let got = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
             .await
             .unwrap();
         assert_eq!(got["url"], "http://shop/cart");
@@ -161,7 +160,7 @@ mod tests {
         let mut s = crate::browser::session_on_fake_daemon(dir.path(), |_, _| {
             Err("CDP error (Runtime.evaluate): Target crashed".into())
         });
-        let err = read(&mut s, "get", &["url".into()], Duration::from_secs(3))
+        let err = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
             .await
             .unwrap_err();
         assert!(err.message.contains("Target crashed"), "{}", err.message);

@@ -14,7 +14,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::process::Command;
+
+use super::command::Command;
 
 use crate::process::{GroupGuard, spawn_group};
 use crate::step::{ErrorKind, StepError};
@@ -35,17 +36,12 @@ pub(crate) enum AdapterError {
     #[error("agent-browser {command} failed (exit code {exit_code:?}): {error_message}")]
     CommandFailed {
         command: String,
-        args: Vec<String>,
         exit_code: Option<i32>,
         stderr: String,
         error_message: String,
     },
     #[error("agent-browser {command} timed out after {}", humantime::format_duration(*timeout))]
-    Timeout {
-        command: String,
-        args: Vec<String>,
-        timeout: Duration,
-    },
+    Timeout { command: String, timeout: Duration },
     #[error("cannot read agent-browser's output: {message}")]
     ParseError { message: String, raw_output: String },
 }
@@ -126,44 +122,30 @@ fn blocking_dialog(message: &str) -> Option<String> {
     ))
 }
 
-/// One command: its name and arguments.
-pub(crate) type Cmd<'a> = (&'a str, &'a [String]);
+/// agent-browser's message for a command that failed (`{success: false, error}`).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Refusal(pub(crate) String);
 
 /// The `data` of one command's answer (`{success, data, error}`, from the CLI or the daemon), or
-/// its failure.
-pub(crate) fn answer_data(
-    (command, args): Cmd<'_>,
-    answer: &Value,
-    exit_code: Option<i32>,
-    stderr: &str,
-) -> Result<Value, AdapterError> {
+/// agent-browser's message when it failed.
+pub(crate) fn answer_data(answer: &Value) -> Result<Value, Refusal> {
     if answer.get("success") != Some(&Value::Bool(true)) {
-        return Err(AdapterError::CommandFailed {
-            command: command.into(),
-            args: args.to_vec(),
-            exit_code,
-            stderr: stderr.to_string(),
-            error_message: answer
+        return Err(Refusal(
+            answer
                 .get("error")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown error")
                 .to_string(),
-        });
+        ));
     }
     Ok(answer.get("data").cloned().unwrap_or(Value::Null))
 }
 
 /// The argv and stdin of commands sent as one `batch` (stopping at the first that fails): argv
 /// names no value.
-pub(crate) fn batch_command(commands: &[Cmd<'_>]) -> (Vec<String>, String) {
-    let list: Vec<Vec<String>> = commands
-        .iter()
-        .map(|(command, args)| {
-            let mut one = vec![(*command).to_string()];
-            one.extend(args.iter().cloned());
-            one
-        })
-        .collect();
+pub(crate) fn batch_command(commands: &[Command]) -> (Vec<String>, String) {
+    let list: Vec<Vec<String>> = commands.iter().map(Command::argv).collect();
     let stdin = serde_json::to_string(&list).unwrap_or_else(|_| "[]".into());
     (vec!["batch".to_string(), "--bail".to_string()], stdin)
 }
@@ -312,9 +294,20 @@ pub(crate) fn check() -> Result<(PathBuf, String), AdapterError> {
     Ok((binary, version))
 }
 
+/// Why agent-browser's stdout holds no answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OutputError {
+    #[error("no JSON in the output")]
+    NoJson,
+    #[error("{0}")]
+    BadJson(#[from] serde_json::Error),
+    #[error("an empty batch answer")]
+    EmptyBatch,
+}
+
 /// Parses agent-browser's stdout: the last JSON line, `{success, data, error}` for a command, or
 /// a `batch` answer, one such answer per command run.
-pub(crate) fn parse_json_output(stdout: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn parse_json_output(stdout: &str) -> Result<Vec<Value>, OutputError> {
     let line = stdout
         .lines()
         .rev()
@@ -322,12 +315,12 @@ pub(crate) fn parse_json_output(stdout: &str) -> Result<Vec<Value>, String> {
             let l = l.trim_start();
             l.starts_with('{') || l.starts_with('[')
         })
-        .ok_or_else(|| "no JSON in the output".to_string())?;
-    let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        .ok_or(OutputError::NoJson)?;
+    let v: Value = serde_json::from_str(line)?;
     // A `batch` answers `[{command, success, result, error}]`: for each command, the same
     // answer as the command alone (`{success, data, error}`).
     Ok(match v {
-        Value::Array(items) if items.is_empty() => return Err("an empty batch answer".to_string()),
+        Value::Array(items) if items.is_empty() => return Err(OutputError::EmptyBatch),
         Value::Array(items) => items
             .into_iter()
             .map(|one| {
@@ -394,11 +387,10 @@ impl AgentBrowser {
     /// Runs `agent-browser --session S --json <command> <args...>` and returns its `data`.
     pub(crate) async fn execute(
         &self,
-        command: &str,
-        args: &[String],
+        command: Command,
         opts: &ExecOptions,
     ) -> Result<Value, AdapterError> {
-        let mut all = self.execute_all(&[(command, args)], opts).await?;
+        let mut all = self.execute_all(&[command], opts).await?;
         Ok(all.swap_remove(0))
     }
 
@@ -406,11 +398,46 @@ impl AgentBrowser {
     /// the first that fails; returns each one's `data`, or the first failure.
     pub(crate) async fn execute_all(
         &self,
-        commands: &[Cmd<'_>],
+        commands: &[Command],
         opts: &ExecOptions,
     ) -> Result<Vec<Value>, AdapterError> {
-        let (command, args) = commands.first().copied().unwrap_or(("batch", &[]));
-        let mut cmd = Command::new(&self.binary);
+        let command = commands.first().map_or("batch", Command::name);
+        // The command goes through `batch` on stdin, never argv: fill values and eval scripts
+        // (secrets among them) must not be readable by every local user in /proc/*/cmdline.
+        let (argv, stdin) = batch_command(commands);
+        let mut cmd = self.process(&argv, opts);
+        let (mut child, pgid) = spawn_group(&mut cmd).map_err(|e| AdapterError::NotInstalled {
+            message: format!("cannot start {}: {e}", self.binary.display()),
+        })?;
+        let _guard = GroupGuard(pgid);
+        if let Some(mut input) = child.stdin.take() {
+            use tokio::io::AsyncWriteExt;
+            let _ = input.write_all(stdin.as_bytes()).await;
+            let _ = input.shutdown().await;
+        }
+        let out = match tokio::time::timeout(opts.timeout, child.wait_with_output()).await {
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => {
+                return Err(AdapterError::CommandFailed {
+                    command: command.into(),
+                    exit_code: None,
+                    stderr: String::new(),
+                    error_message: e.to_string(),
+                });
+            }
+            Err(_) => {
+                return Err(AdapterError::Timeout {
+                    command: command.into(),
+                    timeout: opts.timeout,
+                });
+            }
+        };
+        read_answers(commands, &out)
+    }
+
+    /// The agent-browser process that runs `argv` in `opts`' session.
+    fn process(&self, argv: &[String], opts: &ExecOptions) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.binary);
         cmd.arg("--session").arg(&opts.session).arg("--json");
         if opts.headed {
             cmd.arg("--headed");
@@ -418,10 +445,7 @@ impl AgentBrowser {
         if let Some(url) = &opts.cdp {
             cmd.arg("--cdp").arg(url);
         }
-        // The command goes through `batch` on stdin, never argv: fill values and eval scripts
-        // (secrets among them) must not be readable by every local user in /proc/*/cmdline.
-        let (argv, stdin) = batch_command(commands);
-        cmd.args(&argv)
+        cmd.args(argv)
             .current_dir(&opts.cwd)
             .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
             .env("AGENT_BROWSER_SOCKET_DIR", &self.socket_dir)
@@ -440,68 +464,53 @@ impl AgentBrowser {
         if let Some(c) = &self.chromium {
             cmd.env("AGENT_BROWSER_EXECUTABLE_PATH", c);
         }
-        let (mut child, pgid) = spawn_group(&mut cmd).map_err(|e| AdapterError::NotInstalled {
-            message: format!("cannot start {}: {e}", self.binary.display()),
-        })?;
-        let _guard = GroupGuard(pgid);
-        if let Some(mut input) = child.stdin.take() {
-            use tokio::io::AsyncWriteExt;
-            let _ = input.write_all(stdin.as_bytes()).await;
-            let _ = input.shutdown().await;
-        }
-        let out = match tokio::time::timeout(opts.timeout, child.wait_with_output()).await {
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => {
-                return Err(AdapterError::CommandFailed {
-                    command: command.into(),
-                    args: args.to_vec(),
-                    exit_code: None,
-                    stderr: String::new(),
-                    error_message: e.to_string(),
+        cmd
+    }
+}
+
+/// Each command's `data` from the output of the process that ran `commands`, or the first
+/// failure.
+fn read_answers(
+    commands: &[Command],
+    out: &std::process::Output,
+) -> Result<Vec<Value>, AdapterError> {
+    let command = commands.first().map_or("batch", Command::name);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    match parse_json_output(&stdout) {
+        Ok(answers) => {
+            let mut data = Vec::new();
+            for (i, v) in answers.iter().enumerate() {
+                let name = commands.get(i).map_or(command, Command::name);
+                data.push(answer_data(v).map_err(|r| AdapterError::CommandFailed {
+                    command: name.into(),
+                    exit_code: out.status.code(),
+                    stderr: stderr.clone(),
+                    error_message: r.0,
+                })?);
+            }
+            if data.len() < commands.len() {
+                return Err(AdapterError::ParseError {
+                    message: format!(
+                        "agent-browser answered {} of {} commands",
+                        data.len(),
+                        commands.len()
+                    ),
+                    raw_output: stdout,
                 });
             }
-            Err(_) => {
-                return Err(AdapterError::Timeout {
-                    command: command.into(),
-                    args: args.to_vec(),
-                    timeout: opts.timeout,
-                });
-            }
-        };
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let parsed = parse_json_output(&stdout);
-        match parsed {
-            Ok(answers) => {
-                let mut data = Vec::new();
-                for (i, v) in answers.iter().enumerate() {
-                    let cmd = commands.get(i).copied().unwrap_or((command, args));
-                    data.push(answer_data(cmd, v, out.status.code(), &stderr)?);
-                }
-                if data.len() < commands.len() {
-                    return Err(AdapterError::ParseError {
-                        message: format!(
-                            "agent-browser answered {} of {} commands",
-                            data.len(),
-                            commands.len()
-                        ),
-                        raw_output: stdout,
-                    });
-                }
-                Ok(data)
-            }
-            Err(message) if out.status.success() => Err(AdapterError::ParseError {
-                message,
-                raw_output: stdout,
-            }),
-            Err(_) => Err(AdapterError::CommandFailed {
-                command: command.into(),
-                args: args.to_vec(),
-                exit_code: out.status.code(),
-                error_message: stderr.lines().last().unwrap_or("no output").to_string(),
-                stderr,
-            }),
+            Ok(data)
         }
+        Err(e) if out.status.success() => Err(AdapterError::ParseError {
+            message: e.to_string(),
+            raw_output: stdout,
+        }),
+        Err(_) => Err(AdapterError::CommandFailed {
+            command: command.into(),
+            exit_code: out.status.code(),
+            error_message: stderr.lines().last().unwrap_or("no output").to_string(),
+            stderr,
+        }),
     }
 }
 
@@ -511,9 +520,11 @@ mod tests {
 
     #[test]
     fn values_go_to_stdin_never_to_argv() {
-        let secret = "hunter2-in-a-fill".to_string();
-        let args = ["#pw".to_string(), secret.clone()];
-        let (argv, stdin) = batch_command(&[("fill", &args)]);
+        let fill = Command::Fill {
+            selector: "#pw".into(),
+            value: "hunter2-in-a-fill".into(),
+        };
+        let (argv, stdin) = batch_command(&[fill]);
         assert!(argv.iter().all(|a| !a.contains("hunter2")), "{argv:?}");
         assert_eq!(stdin, r##"[["fill","#pw","hunter2-in-a-fill"]]"##);
         let answer = r##"[{"command":["fill","#pw","x"],"error":null,"result":{"filled":"#pw"},"success":true}]"##;
@@ -526,7 +537,6 @@ mod tests {
     fn failures_are_read_once_into_kinds() {
         let failed = |m: &str| AdapterError::CommandFailed {
             command: "click".into(),
-            args: vec![],
             exit_code: Some(1),
             stderr: String::new(),
             error_message: m.into(),

@@ -19,7 +19,59 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What an answer carries: the call's result, or why it failed.
-type Answer = Result<Value, String>;
+type Answer = Result<Value, Unanswered>;
+
+/// Why a call got no result, as the connection's reader tells it.
+#[derive(Debug)]
+enum Unanswered {
+    /// The browser answered with an error: its message.
+    Refused(String),
+    /// The connection ended first.
+    Closed,
+}
+
+/// What can go wrong on the DevTools connection. The messages name the DevTools method that
+/// failed; `From<CdpError> for String` gives the step layers the message they show.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CdpError {
+    #[error("the browser's DevTools endpoint did not answer in {0:?}")]
+    ConnectTimeout(Duration),
+    #[error("cannot reach the browser's DevTools endpoint: {0}")]
+    Unreachable(#[source] tokio_tungstenite::tungstenite::Error),
+    #[error("{method}: the browser closed its DevTools connection")]
+    Closed { method: String },
+    #[error("{method}: {source}")]
+    Send {
+        method: String,
+        source: tokio_tungstenite::tungstenite::Error,
+    },
+    /// The browser answered the call with an error.
+    #[error("{method}: {message}")]
+    Refused { method: String, message: String },
+    #[error("{method}: no answer in {timeout:?}")]
+    NoAnswer { method: String, timeout: Duration },
+    #[error("the browser's answer has no {field}: {answer}")]
+    NoField { field: &'static str, answer: Value },
+    #[error("locale `{locale}`: {source}")]
+    Locale {
+        locale: String,
+        source: Box<CdpError>,
+    },
+    #[error("timezone `{timezone}`: {source}")]
+    Timezone {
+        timezone: String,
+        source: Box<CdpError>,
+    },
+}
+
+impl From<CdpError> for String {
+    /// The message a step error or the pool's own error text carries (the caller picks the
+    /// step error's kind: a DevTools failure is the environment's while a browser starts, the
+    /// command's later).
+    fn from(e: CdpError) -> String {
+        e.to_string()
+    }
+}
 
 /// The browser's user agent (a page script: `script`).
 const USER_AGENT_JS: &str = include_str!("scripts/user_agent.js");
@@ -65,11 +117,11 @@ impl Cdp {
         url: &str,
         timeout: Duration,
         on_event: OnEvent,
-    ) -> Result<Cdp, String> {
+    ) -> Result<Cdp, CdpError> {
         let (socket, _) = tokio::time::timeout(timeout, tokio_tungstenite::connect_async(url))
             .await
-            .map_err(|_| format!("the browser's DevTools endpoint did not answer in {timeout:?}"))?
-            .map_err(|e| format!("cannot reach the browser's DevTools endpoint: {e}"))?;
+            .map_err(|_| CdpError::ConnectTimeout(timeout))?
+            .map_err(CdpError::Unreachable)?;
         let (sink, stream) = socket.split();
         let link = Arc::new(Link {
             sink: tokio::sync::Mutex::new(sink),
@@ -94,7 +146,7 @@ impl Cdp {
         method: &str,
         params: Value,
         timeout: Duration,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, CdpError> {
         self.link.call_in(None, method, params, timeout).await
     }
 
@@ -105,12 +157,12 @@ impl Cdp {
         method: &str,
         params: Value,
         timeout: Duration,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, CdpError> {
         self.link.call_in(session, method, params, timeout).await
     }
 
     /// A new browser context (its own cookies, storage, cache), with no tab yet.
-    pub(crate) async fn create_context(&self, timeout: Duration) -> Result<String, String> {
+    pub(crate) async fn create_context(&self, timeout: Duration) -> Result<String, CdpError> {
         let ctx = self
             .call(
                 "Target.createBrowserContext",
@@ -123,7 +175,7 @@ impl Cdp {
 
     /// One blank tab in context `ctx` (disposed if the tab cannot be made); returns its target
     /// id.
-    pub(crate) async fn open_tab(&self, ctx: &str, timeout: Duration) -> Result<String, String> {
+    pub(crate) async fn open_tab(&self, ctx: &str, timeout: Duration) -> Result<String, CdpError> {
         let target = self
             .call(
                 "Target.createTarget",
@@ -149,7 +201,7 @@ impl Cdp {
         locale: Option<&str>,
         timezone: Option<&str>,
         timeout: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), CdpError> {
         let session = self.attach(target, timeout).await?;
         if let Some(l) = locale {
             self.call_in(
@@ -159,7 +211,10 @@ impl Cdp {
                 timeout,
             )
             .await
-            .map_err(|e| format!("locale `{l}`: {e}"))?;
+            .map_err(|e| CdpError::Locale {
+                locale: l.to_string(),
+                source: Box::new(e),
+            })?;
             // `navigator.language` and Accept-Language follow the user agent override's
             // language: the user agent in force (a device's) is kept.
             let expression = super::script::call(USER_AGENT_JS, &[]);
@@ -183,7 +238,10 @@ impl Cdp {
                 timeout,
             )
             .await
-            .map_err(|e| format!("locale `{l}`: {e}"))?;
+            .map_err(|e| CdpError::Locale {
+                locale: l.to_string(),
+                source: Box::new(e),
+            })?;
         }
         if let Some(tz) = timezone {
             self.call_in(
@@ -193,7 +251,10 @@ impl Cdp {
                 timeout,
             )
             .await
-            .map_err(|e| format!("timezone `{tz}`: {e}"))?;
+            .map_err(|e| CdpError::Timezone {
+                timezone: tz.to_string(),
+                source: Box::new(e),
+            })?;
         }
         Ok(())
     }
@@ -208,34 +269,8 @@ impl Cdp {
         target: &str,
         state: &Value,
         timeout: Duration,
-    ) -> Result<(), String> {
-        let keep = [
-            "name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "expires",
-        ];
-        let cookies: Vec<Value> = state
-            .get("cookies")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_object)
-                    .map(|c| {
-                        let mut m: serde_json::Map<String, Value> = c
-                            .iter()
-                            .filter(|(k, _)| keep.contains(&k.as_str()))
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
-                        // A session cookie is saved with `expires: -1`.
-                        if m.get("expires")
-                            .and_then(Value::as_f64)
-                            .is_some_and(|e| e <= 0.0)
-                        {
-                            m.remove("expires");
-                        }
-                        Value::Object(m)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+    ) -> Result<(), CdpError> {
+        let cookies = saved_cookies(state);
         if !cookies.is_empty() {
             self.call(
                 "Storage.setCookies",
@@ -244,25 +279,7 @@ impl Cdp {
             )
             .await?;
         }
-        let mut storage = serde_json::Map::new();
-        for o in state
-            .get("origins")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let (Some(origin), Some(items)) = (
-                o.get("origin").and_then(Value::as_str),
-                o.get("localStorage").and_then(Value::as_array),
-            ) else {
-                continue;
-            };
-            let pairs: Vec<Value> = items
-                .iter()
-                .filter_map(|i| Some(json!([i.get("name")?, i.get("value")?])))
-                .collect();
-            storage.insert(origin.to_string(), Value::Array(pairs));
-        }
+        let storage = saved_storage(state);
         if storage.is_empty() {
             return Ok(());
         }
@@ -283,7 +300,7 @@ impl Cdp {
 
     /// A DevTools session of tab `target` on this connection (what it sets lasts as long as
     /// the connection or the tab).
-    async fn attach(&self, target: &str, timeout: Duration) -> Result<String, String> {
+    async fn attach(&self, target: &str, timeout: Duration) -> Result<String, CdpError> {
         self.link.attach(target, timeout).await
     }
 
@@ -293,7 +310,7 @@ impl Cdp {
         ctx: &str,
         permissions: &[&str],
         timeout: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), CdpError> {
         self.call(
             "Browser.grantPermissions",
             json!({ "permissions": permissions, "browserContextId": ctx }),
@@ -308,7 +325,7 @@ impl Cdp {
         &self,
         ctx: &str,
         timeout: Duration,
-    ) -> Result<Vec<(String, String)>, String> {
+    ) -> Result<Vec<(String, String)>, CdpError> {
         let all = self.call("Target.getTargets", json!({}), timeout).await?;
         Ok(all
             .get("targetInfos")
@@ -340,7 +357,7 @@ impl Cdp {
         ctx: &str,
         dir: &std::path::Path,
         timeout: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), CdpError> {
         self.call(
             "Browser.setDownloadBehavior",
             json!({
@@ -356,7 +373,7 @@ impl Cdp {
     }
 
     /// The download events read so far, taken (after a round trip that reads any waiting).
-    pub(crate) async fn download_events(&self, timeout: Duration) -> Result<Vec<Value>, String> {
+    pub(crate) async fn download_events(&self, timeout: Duration) -> Result<Vec<Value>, CdpError> {
         self.call("Browser.getVersion", json!({}), timeout).await?;
         Ok(self
             .link
@@ -367,7 +384,11 @@ impl Cdp {
     }
 
     /// Disposes a context: its tabs close, its storage goes.
-    pub(crate) async fn dispose_context(&self, id: &str, timeout: Duration) -> Result<(), String> {
+    pub(crate) async fn dispose_context(
+        &self,
+        id: &str,
+        timeout: Duration,
+    ) -> Result<(), CdpError> {
         self.call(
             "Target.disposeBrowserContext",
             json!({ "browserContextId": id }),
@@ -376,6 +397,62 @@ impl Cdp {
         .await
         .map(|_| ())
     }
+}
+
+/// The cookies of a saved state, as `Storage.setCookies` takes them: the fields it knows, and
+/// no `expires` for a session cookie.
+fn saved_cookies(state: &Value) -> Vec<Value> {
+    let keep = [
+        "name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "expires",
+    ];
+    state
+        .get("cookies")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Value::as_object)
+                .map(|c| {
+                    let mut m: serde_json::Map<String, Value> = c
+                        .iter()
+                        .filter(|(k, _)| keep.contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    // A session cookie is saved with `expires: -1`.
+                    if m.get("expires")
+                        .and_then(Value::as_f64)
+                        .is_some_and(|e| e <= 0.0)
+                    {
+                        m.remove("expires");
+                    }
+                    Value::Object(m)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The localStorage of a saved state: `{origin: [[name, value], ...]}`.
+fn saved_storage(state: &Value) -> serde_json::Map<String, Value> {
+    let mut storage = serde_json::Map::new();
+    for o in state
+        .get("origins")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(origin), Some(items)) = (
+            o.get("origin").and_then(Value::as_str),
+            o.get("localStorage").and_then(Value::as_array),
+        ) else {
+            continue;
+        };
+        let pairs: Vec<Value> = items
+            .iter()
+            .filter_map(|i| Some(json!([i.get("name")?, i.get("value")?])))
+            .collect();
+        storage.insert(origin.to_string(), Value::Array(pairs));
+    }
+    storage
 }
 
 impl Link {
@@ -387,8 +464,10 @@ impl Link {
         method: &str,
         params: Value,
         timeout: Duration,
-    ) -> Result<Value, String> {
-        let closed = || format!("{method}: the browser closed its DevTools connection");
+    ) -> Result<Value, CdpError> {
+        let closed = || CdpError::Closed {
+            method: method.to_string(),
+        };
         if self.closed.load(Ordering::SeqCst) {
             return Err(closed());
         }
@@ -417,16 +496,27 @@ impl Link {
                 .await
                 .send(Message::text(request.to_string()))
                 .await
-                .map_err(|e| format!("{method}: {e}"))?;
+                .map_err(|source| CdpError::Send {
+                    method: method.to_string(),
+                    source,
+                })?;
             match rx.await {
                 Ok(Ok(v)) => Ok(v),
-                Ok(Err(why)) => Err(format!("{method}: {why}")),
-                Err(_) => Err(closed()),
+                Ok(Err(Unanswered::Refused(message))) => Err(CdpError::Refused {
+                    method: method.to_string(),
+                    message,
+                }),
+                Ok(Err(Unanswered::Closed)) | Err(_) => Err(closed()),
             }
         };
         let r = tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or_else(|_| Err(format!("{method}: no answer in {timeout:?}")));
+            .unwrap_or_else(|_| {
+                Err(CdpError::NoAnswer {
+                    method: method.to_string(),
+                    timeout,
+                })
+            });
         if r.is_err() {
             forget();
         }
@@ -434,7 +524,7 @@ impl Link {
     }
 
     /// A DevTools session of tab `target` on this connection.
-    pub(crate) async fn attach(&self, target: &str, timeout: Duration) -> Result<String, String> {
+    pub(crate) async fn attach(&self, target: &str, timeout: Duration) -> Result<String, CdpError> {
         let attached = self
             .call_in(
                 None,
@@ -463,11 +553,12 @@ async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
             let waiting = link.pending.lock().ok().and_then(|mut p| p.remove(&id));
             if let Some(tx) = waiting {
                 let answer = match msg.get("error") {
-                    Some(e) => Err(e
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("error")
-                        .to_string()),
+                    Some(e) => Err(Unanswered::Refused(
+                        e.get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("error")
+                            .to_string(),
+                    )),
                     None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
                 };
                 let _ = tx.send(answer);
@@ -490,154 +581,19 @@ async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
         .map(|mut p| p.drain().collect())
         .unwrap_or_default();
     for (_, tx) in waiting {
-        let _ = tx.send(Err("the browser closed its DevTools connection".to_string()));
+        let _ = tx.send(Err(Unanswered::Closed));
     }
 }
 
-fn id_field(v: &Value, field: &str) -> Result<String, String> {
+fn id_field(v: &Value, field: &'static str) -> Result<String, CdpError> {
     v.get(field)
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| format!("the browser's answer has no {field}: {v}"))
+        .ok_or_else(|| CdpError::NoField {
+            field,
+            answer: v.clone(),
+        })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::net::TcpListener;
-
-    /// A browser stand-in: accepts one connection and hands each request to `serve`, which
-    /// sends back what the test wants (answers, events, or nothing) and may close.
-    async fn browser<F>(serve: F) -> (String, tokio::task::JoinHandle<()>)
-    where
-        F: Fn(Value) -> (Vec<Value>, bool) + Send + 'static,
-    {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}/devtools/browser/x", listener.local_addr().unwrap());
-        let h = tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            while let Some(Ok(Message::Text(t))) = ws.next().await {
-                let (replies, close) = serve(serde_json::from_str(&t).unwrap());
-                for r in replies {
-                    ws.send(Message::text(r.to_string())).await.unwrap();
-                }
-                if close {
-                    let _ = ws.close(None).await;
-                    return;
-                }
-            }
-        });
-        (url, h)
-    }
-
-    async fn connected(url: &str) -> Cdp {
-        Cdp::connect(url, Duration::from_secs(5), events().0)
-            .await
-            .unwrap()
-    }
-
-    /// The error of calling `method` (with no parameters), which must fail.
-    async fn call_err(cdp: &Cdp, method: &str, timeout: Duration) -> String {
-        cdp.call(method, json!({}), timeout).await.unwrap_err()
-    }
-
-    fn events() -> (OnEvent, Arc<std::sync::Mutex<Vec<Value>>>) {
-        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let s = seen.clone();
-        let on: OnEvent = Box::new(move |_link: &Arc<Link>, m: &Value| {
-            s.lock().unwrap().push(m.clone());
-        });
-        (on, seen)
-    }
-
-    #[tokio::test]
-    async fn a_call_gets_its_own_answer_past_events_and_stale_answers() {
-        let (url, _h) = browser(|req| {
-            let id = req["id"].as_u64().unwrap();
-            let replies = vec![
-                json!({ "method": "Target.targetCreated", "params": { "n": id } }),
-                json!({ "method": "Browser.downloadWillBegin", "params": { "guid": "g" } }),
-                json!({ "id": id + 100, "result": { "stale": true } }),
-                json!({ "id": id, "result": { "answer": req["method"] } }),
-            ];
-            (replies, false)
-        })
-        .await;
-        let (on, seen) = events();
-        let cdp = Cdp::connect(&url, Duration::from_secs(5), on)
-            .await
-            .unwrap();
-        let t = Duration::from_secs(5);
-        let a = cdp.call("Browser.getVersion", json!({}), t).await.unwrap();
-        assert_eq!(a, json!({ "answer": "Browser.getVersion" }));
-        let b = cdp.call("Target.getTargets", json!({}), t).await.unwrap();
-        assert_eq!(b, json!({ "answer": "Target.getTargets" }));
-        // Events went to the handler, downloads to their list.
-        let seen = seen.lock().unwrap().clone();
-        assert_eq!(seen.len(), 2, "{seen:?}");
-        assert!(seen.iter().all(|m| m["method"] == "Target.targetCreated"));
-        assert_eq!(cdp.download_events(t).await.unwrap().len(), 3);
-    }
-
-    #[tokio::test]
-    async fn an_error_answer_is_the_calls_error() {
-        let (url, _h) = browser(|req| {
-            (
-                vec![json!({ "id": req["id"], "error": { "message": "No target with given id" } })],
-                false,
-            )
-        })
-        .await;
-        let cdp = connected(&url).await;
-        let e = call_err(&cdp, "Target.closeTarget", Duration::from_secs(5)).await;
-        assert_eq!(e, "Target.closeTarget: No target with given id");
-    }
-
-    #[tokio::test]
-    async fn a_closed_connection_fails_waiting_and_later_calls_at_once() {
-        // The browser closes instead of answering.
-        let (url, _h) = browser(|_| (Vec::new(), true)).await;
-        let cdp = connected(&url).await;
-        let long = Duration::from_secs(30);
-        let started = std::time::Instant::now();
-        let e = call_err(&cdp, "Target.createBrowserContext", long).await;
-        assert_eq!(
-            e,
-            "Target.createBrowserContext: the browser closed its DevTools connection"
-        );
-        let e = call_err(&cdp, "Browser.getVersion", long).await;
-        assert_eq!(
-            e,
-            "Browser.getVersion: the browser closed its DevTools connection"
-        );
-        // Not after the calls' 30 s timeouts.
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
-
-    #[tokio::test]
-    async fn a_call_with_no_answer_times_out_and_its_late_answer_is_dropped() {
-        let (url, _h) = browser(|req| {
-            if req["method"] == "Slow.call" {
-                (Vec::new(), false)
-            } else {
-                (
-                    vec![
-                        json!({ "id": 1, "result": { "late": true } }),
-                        json!({ "id": req["id"], "result": { "ok": true } }),
-                    ],
-                    false,
-                )
-            }
-        })
-        .await;
-        let cdp = connected(&url).await;
-        let e = call_err(&cdp, "Slow.call", Duration::from_millis(200)).await;
-        assert!(e.starts_with("Slow.call: no answer in"), "{e}");
-        let ok = cdp
-            .call("Browser.getVersion", json!({}), Duration::from_secs(5))
-            .await
-            .unwrap();
-        assert_eq!(ok, json!({ "ok": true }));
-    }
-}
+mod tests;

@@ -57,6 +57,38 @@ fn split_args(list: &str) -> Vec<String> {
     args
 }
 
+/// Why Chromium did not start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ChromiumError {
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {}: {source}", exe.display())]
+    Start {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    /// It exited before it listened: its status and the end of what it printed.
+    #[error("Chromium exited ({status}) before it was ready{}", tail_of(tail))]
+    Exited {
+        status: std::process::ExitStatus,
+        tail: Vec<String>,
+    },
+    #[error("{} gave no DevTools endpoint within {}", exe.display(), humantime::format_duration(*timeout))]
+    NoEndpoint { exe: PathBuf, timeout: Duration },
+}
+
+/// `: line | line` of the end of Chromium's output, or nothing.
+fn tail_of(tail: &[String]) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", tail.join(" | "))
+    }
+}
+
 /// A running Chromium.
 pub(crate) struct Chromium {
     child: Child,
@@ -77,12 +109,16 @@ impl Chromium {
         socket_dir: &Path,
         profile: PathBuf,
         timeout: Duration,
-    ) -> Result<Chromium, String> {
-        std::fs::create_dir_all(&profile)
-            .map_err(|e| format!("cannot create {}: {e}", profile.display()))?;
+    ) -> Result<Chromium, ChromiumError> {
+        std::fs::create_dir_all(&profile).map_err(|source| ChromiumError::Create {
+            path: profile.clone(),
+            source,
+        })?;
         let log = profile.join("chromium.log");
-        let stderr = std::fs::File::create(&log)
-            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let stderr = std::fs::File::create(&log).map_err(|source| ChromiumError::Create {
+            path: log.clone(),
+            source,
+        })?;
         let mut cmd = Command::new(exe);
         cmd.args(FLAGS)
             .args(split_args(extra_args))
@@ -92,8 +128,10 @@ impl Chromium {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr);
-        let (child, pgid) =
-            spawn_group(&mut cmd).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+        let (child, pgid) = spawn_group(&mut cmd).map_err(|source| ChromiumError::Start {
+            exe: exe.to_path_buf(),
+            source,
+        })?;
         let mut chromium = Chromium {
             child,
             pgid,
@@ -111,18 +149,17 @@ impl Chromium {
             }
             Err(_) => {
                 chromium.kill().await;
-                Err(format!(
-                    "{} gave no DevTools endpoint within {}",
-                    exe.display(),
-                    humantime::format_duration(timeout)
-                ))
+                Err(ChromiumError::NoEndpoint {
+                    exe: exe.to_path_buf(),
+                    timeout,
+                })
             }
         }
     }
 
     /// Waits for the `DevToolsActivePort` file Chromium writes in its profile once it listens
     /// (port, then path); fails when Chromium exits first, with the end of what it printed.
-    async fn endpoint(&mut self) -> Result<String, String> {
+    async fn endpoint(&mut self) -> Result<String, ChromiumError> {
         let file = self.profile.join("DevToolsActivePort");
         loop {
             if let Ok(text) = std::fs::read_to_string(&file) {
@@ -138,15 +175,8 @@ impl Chromium {
                 let log =
                     std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
                 let tail: Vec<&str> = log.lines().rev().take(5).collect();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
-                return Err(format!(
-                    "Chromium exited ({status}) before it was ready{}",
-                    if tail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", tail.join(" | "))
-                    }
-                ));
+                let tail = tail.into_iter().rev().map(str::to_string).collect();
+                return Err(ChromiumError::Exited { status, tail });
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::command::{Command, DialogResponse};
+use super::reply::DialogStatus;
 use super::session::Session;
 use crate::step::{ErrorKind, StepError};
 
@@ -18,17 +20,12 @@ pub(crate) async fn open_within(
     session: &mut Session,
     timeout: Duration,
 ) -> Result<Option<Value>, StepError> {
-    let s = session
-        .cmd("dialog", &["status".to_string()], timeout)
-        .await?;
-    Ok(
-        (s.get("hasDialog").and_then(Value::as_bool) == Some(true)).then(|| {
-            json!({
-                "type": s.get("type").cloned().unwrap_or(Value::Null),
-                "message": s.get("message").cloned().unwrap_or(Value::Null),
-            })
-        }),
-    )
+    let status = Command::Dialog {
+        response: DialogResponse::Status,
+        prompt_text: None,
+    };
+    let s: DialogStatus = session.ask(status, timeout).await?;
+    Ok((s.has_dialog == Some(true)).then(|| json!({ "type": s.kind, "message": s.message })))
 }
 
 /// Answers the open dialog (`open`, as `open` gave it) and records it in the session;
@@ -40,11 +37,17 @@ pub(crate) async fn answer(
     accept: bool,
     text: Option<&str>,
 ) -> Result<Value, StepError> {
-    let mut args = vec![if accept { "accept" } else { "dismiss" }.to_string()];
-    if let Some(t) = text {
-        args.push(t.to_string());
-    }
-    let done = session.cmd("dialog", &args, Duration::from_secs(5)).await?;
+    let response = if accept {
+        DialogResponse::Accept
+    } else {
+        DialogResponse::Dismiss
+    };
+    let prompt_text = text.map(str::to_string);
+    let answer = Command::Dialog {
+        response,
+        prompt_text,
+    };
+    let done = session.send(answer, Duration::from_secs(5)).await?;
     if done.get("handled").and_then(Value::as_bool) != Some(true) {
         return Err(StepError::new(
             ErrorKind::CommandFailed,

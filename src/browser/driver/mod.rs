@@ -6,9 +6,11 @@
 pub(crate) mod adapter;
 pub(crate) mod cdp;
 pub(crate) mod chromium;
+pub(crate) mod command;
 pub(crate) mod daemon;
 pub(crate) mod dialog;
 pub(crate) mod dialog_watch;
 pub(crate) mod downloads;
+pub(crate) mod reply;
 pub(crate) mod script;
 pub(crate) mod session;

@@ -7,34 +7,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::adapter::{AdapterError, AgentBrowser, Cmd, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::command::{Command, SnapshotOptions};
 use super::daemon::DaemonLink;
-use crate::step::StepError;
+use crate::step::{ErrorKind, StepError};
 
 /// The identity of a document: a new one after every navigation.
 static DOCUMENT_JS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     super::script::call(include_str!("scripts/document_identity.js"), &[])
 });
-
-/// The arguments of an `eval` of `js` (sent base64-encoded: any script survives the batch).
-pub(crate) fn eval_args(js: &str) -> Vec<String> {
-    use base64::Engine;
-    vec![
-        "-b".into(),
-        base64::engine::general_purpose::STANDARD.encode(js),
-    ]
-}
-
-/// The answer of `is <what> <target>`.
-pub(crate) fn is_answer(data: &Value, what: &str) -> bool {
-    data.get(what)
-        .or_else(|| data.get("result"))
-        .or_else(|| data.get("value"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
 
 /// The refs a snapshot returned and the document they belong to.
 #[derive(Debug, Clone, Default)]
@@ -118,7 +102,7 @@ impl Tabs {
             .cdp
             .tabs(&self.context, Duration::from_secs(5))
             .await
-            .map_err(|e| StepError::new(crate::step::ErrorKind::CommandFailed, e))?;
+            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
         for (id, _) in &open {
             if !self.order.contains(id) {
                 self.order.push(id.clone());
@@ -189,21 +173,31 @@ impl Session {
     }
 
     /// Runs a command; errors become step errors of the right kind.
-    pub(crate) async fn cmd(
+    pub(crate) async fn send(
         &mut self,
-        command: &str,
-        args: &[String],
+        command: Command,
         timeout: Duration,
     ) -> Result<Value, StepError> {
-        let mut all = self.cmds(&[(command, args)], timeout).await?;
+        let mut all = self.send_all(vec![command], timeout).await?;
         Ok(all.swap_remove(0))
+    }
+
+    /// Runs a command and reads its answer as `T` (an answer without the fields `T` reads
+    /// gives `T`'s default, as a missing field of an untyped answer reads as empty).
+    pub(crate) async fn ask<T: DeserializeOwned + Default>(
+        &mut self,
+        command: Command,
+        timeout: Duration,
+    ) -> Result<T, StepError> {
+        let data = self.send(command, timeout).await?;
+        Ok(serde_json::from_value(data).unwrap_or_default())
     }
 
     /// Runs commands in one call (one round trip to the browser), stopping at the first that
     /// fails: for a step's commands that always go together.
-    pub(crate) async fn cmds(
+    pub(crate) async fn send_all(
         &mut self,
-        commands: &[Cmd<'_>],
+        mut commands: Vec<Command>,
         timeout: Duration,
     ) -> Result<Vec<Value>, StepError> {
         let opts = ExecOptions {
@@ -223,27 +217,32 @@ impl Session {
         // `eval` too: agent-browser evaluates in the main frame) in the page's main frame.
         let wanted = commands
             .iter()
-            .find_map(|(_, args)| args.iter().find_map(|a| self.frame_of.get(a).cloned()));
-        let switch = (!first && self.frame != Frame::Known(wanted.clone()))
-            .then(|| vec![wanted.clone().unwrap_or_else(|| "main".to_string())]);
-        let mut all: Vec<Cmd<'_>> = Vec::with_capacity(commands.len() + 1);
-        if let Some(to) = &switch {
-            all.push(("frame", to.as_slice()));
+            .find_map(|c| c.target().and_then(|t| self.frame_of.get(t).cloned()));
+        let switch = !first && self.frame != Frame::Known(wanted.clone());
+        if switch {
+            commands.insert(
+                0,
+                match wanted.clone() {
+                    Some(selector) => Command::Frame { selector },
+                    None => Command::MainFrame,
+                },
+            );
         }
-        all.extend_from_slice(commands);
         let r = if first {
-            self.adapter.execute_all(&all, &opts).await
+            self.adapter.execute_all(&commands, &opts).await
         } else {
             let link = self
                 .link
                 .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
-            link.send_all(&all, &self.cwd, opts.timeout).await
+            link.send_all(&commands, &self.cwd, opts.timeout)
+                .await
+                .map_err(AdapterError::from)
         };
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
         if let Some(tx) = self.first_done.take() {
             let _ = tx.send(());
         }
-        if switch.is_some() {
+        if switch {
             // Where agent-browser is now: the switch is the batch's first command; after a
             // failure, the switch or a later command failed, and it is in either frame.
             self.frame = if r.is_ok() {
@@ -253,7 +252,7 @@ impl Session {
             };
         }
         r.map(|mut data| {
-            if switch.is_some() {
+            if switch {
                 data.remove(0);
             }
             data
@@ -265,7 +264,7 @@ impl Session {
     /// worker's log holds earlier flows' requests too, see `since_ms`).
     pub(crate) async fn requests_since(&mut self, since_ms: u128) -> Result<Vec<Value>, StepError> {
         let data = self
-            .cmd("network", &["requests".to_string()], Duration::from_secs(5))
+            .send(Command::Requests { clear: false }, Duration::from_secs(5))
             .await?;
         Ok(data
             .get("requests")
@@ -295,7 +294,10 @@ impl Session {
     ) -> Result<(), StepError> {
         let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
         loop {
-            match self.cmd("tab", &[target.to_string()], timeout).await {
+            let switch = Command::TabSwitch {
+                tab_id: target.to_string(),
+            };
+            match self.send(switch, timeout).await {
                 // agent-browser says either, for a tab it has not heard of yet.
                 Err(e)
                     if (e.message.contains("No tab with target id")
@@ -327,22 +329,40 @@ impl Session {
         self.unsettled
     }
 
-    /// Evaluates JavaScript and returns its result (`eval_args` makes its command).
+    /// Evaluates JavaScript and returns its result.
     pub(crate) async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
-        let data = self.cmd("eval", &eval_args(js), timeout).await?;
+        let data = self.send(Command::eval(js), timeout).await?;
         Ok(data.get("result").cloned().unwrap_or(Value::Null))
     }
 
     /// `is visible|checked|enabled <target>`.
     pub(crate) async fn is(&mut self, what: &str, target: &str) -> Result<bool, StepError> {
-        let data = self
-            .cmd(
-                "is",
-                &[what.to_string(), target.to_string()],
-                Duration::from_secs(5),
-            )
-            .await?;
-        Ok(is_answer(&data, what))
+        let selector = target.to_string();
+        let command = match what {
+            "visible" => Command::IsVisible { selector },
+            "checked" => Command::IsChecked { selector },
+            "enabled" => Command::IsEnabled { selector },
+            other => {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("internal error: `is {other}` is not known to runner's daemon link"),
+                ));
+            }
+        };
+        let data = self.send(command, Duration::from_secs(5)).await?;
+        Ok(super::reply::is_answer(&data, what))
+    }
+
+    /// The page's URL (`get url`).
+    pub(crate) async fn url(&mut self, timeout: Duration) -> Result<String, StepError> {
+        let r: super::reply::Url = self.ask(Command::GetUrl, timeout).await?;
+        Ok(r.url)
+    }
+
+    /// The page's title (`get title`).
+    pub(crate) async fn title(&mut self, timeout: Duration) -> Result<String, StepError> {
+        let r: super::reply::Title = self.ask(Command::GetTitle, timeout).await?;
+        Ok(r.title)
     }
 
     /// The identity of the current document.
@@ -354,14 +374,15 @@ impl Session {
     /// Takes a snapshot; returns its data and records its refs.
     pub(crate) async fn snapshot(
         &mut self,
-        args: &[String],
+        options: SnapshotOptions,
         timeout: Duration,
     ) -> Result<Value, StepError> {
         // The snapshot and the identity of the document it came from, in one call.
-        let eval = eval_args(&DOCUMENT_JS);
-        let mut both = self
-            .cmds(&[("snapshot", args), ("eval", &eval)], timeout)
-            .await?;
+        let both = vec![
+            Command::Snapshot(options),
+            Command::eval(DOCUMENT_JS.as_str()),
+        ];
+        let mut both = self.send_all(both, timeout).await?;
         let document = both
             .pop()
             .and_then(|d| d.get("result").and_then(Value::as_str).map(str::to_string))
@@ -381,23 +402,18 @@ impl Session {
         frame: &str,
         timeout: Duration,
     ) -> Result<BTreeMap<String, RefInfo>, StepError> {
-        let main = ["main".to_string()];
-        let into = [frame.to_string()];
-        let eval = eval_args(&DOCUMENT_JS);
         // Switched in and back out in one call (the session's frame stays the main one).
         self.frame = Frame::Known(None);
-        let answer = self
-            .cmds(
-                &[
-                    ("frame", main.as_slice()),
-                    ("frame", into.as_slice()),
-                    ("snapshot", &[]),
-                    ("frame", main.as_slice()),
-                    ("eval", &eval),
-                ],
-                timeout,
-            )
-            .await;
+        let batch = vec![
+            Command::MainFrame,
+            Command::Frame {
+                selector: frame.to_string(),
+            },
+            Command::snapshot(),
+            Command::MainFrame,
+            Command::eval(DOCUMENT_JS.as_str()),
+        ];
+        let answer = self.send_all(batch, timeout).await;
         // A batch that stopped part-way (after `frame X`, before `frame main`) may have left
         // agent-browser inside the frame: the next command then switches to its own.
         if answer.is_err() {
@@ -431,7 +447,7 @@ impl Session {
         &mut self,
         timeout: Duration,
     ) -> Result<BTreeMap<String, RefInfo>, StepError> {
-        self.snapshot(&[], timeout).await?;
+        self.snapshot(SnapshotOptions::default(), timeout).await?;
         Ok(self
             .latest_refs
             .as_ref()
@@ -455,7 +471,7 @@ impl Session {
             cdp: None,
         };
         self.link = None;
-        let closed = self.adapter.execute("close", &[], &opts).await.is_ok();
+        let closed = self.adapter.execute(Command::Close, &opts).await.is_ok();
         self.opened = false;
         closed
     }

@@ -11,9 +11,10 @@ use tokio::time::Instant;
 use super::element_kind::value_hint;
 use super::scripts;
 use super::selector::{Poll, Resolved, element_args, element_eval, left, on_element, resolve_one};
-use crate::browser::driver::adapter::Cmd;
+use crate::browser::driver::command::Command;
+use crate::browser::driver::reply::is_answer;
 use crate::browser::driver::script::{bind, call};
-use crate::browser::driver::session::{Session, eval_args, is_answer};
+use crate::browser::driver::session::Session;
 use crate::config::model::Selector;
 use crate::step::{ErrorKind, StepError};
 
@@ -108,24 +109,23 @@ async fn act(
     }
     let check = guard
         .filter(|_| !by_ref)
-        .map(|g| eval_args(&g.throwing(session, &r.target)));
-    let mut args = vec![r.target.clone()];
-    args.extend(extra.iter().cloned());
-    let reads: Vec<Vec<String>> = match command {
-        "check" | "uncheck" => vec![vec!["is".into(), "checked".into(), r.target.clone()]],
+        .map(|g| Command::eval(g.throwing(session, &r.target)));
+    let selector = r.target.clone();
+    let reads: Vec<Command> = match command {
+        "check" | "uncheck" => vec![Command::IsChecked { selector }],
         "fill" | "type" if by_ref && r.kind.role == "combobox" => {
-            vec![vec!["get".into(), "value".into(), r.target.clone()]]
+            vec![Command::GetValue { selector }]
         }
         _ => Vec::new(),
     };
-    let mut batch: Vec<Cmd<'_>> = Vec::new();
-    if let Some(c) = &check {
-        batch.push(("eval", c));
-    }
-    batch.push((command, &args));
-    batch.extend(reads.iter().map(|r| (r[0].as_str(), &r[1..])));
+    let action = Command::on_element(command, r.target.clone(), extra).ok_or_else(|| {
+        let why = format!("internal error: `{command}` is not known to runner's daemon link");
+        StepError::new(ErrorKind::CommandFailed, why)
+    })?;
+    let read_back = reads.len();
+    let batch: Vec<Command> = check.into_iter().chain([action]).chain(reads).collect();
     loop {
-        match session.cmds(&batch, left(deadline)).await {
+        match session.send_all(batch.clone(), left(deadline)).await {
             Err(e) if e.message.contains(NOT_ACTIONABLE) => {
                 if Instant::now() >= deadline {
                     let why = e.message.split(NOT_ACTIONABLE).nth(1).unwrap_or_default();
@@ -140,7 +140,7 @@ async fn act(
                     e.message = e.message.replace(&format!("'{}'", r.target), &r.matched);
                     e
                 })?;
-                return Ok(done.split_off(done.len().saturating_sub(reads.len())));
+                return Ok(done.split_off(done.len().saturating_sub(read_back)));
             }
         }
     }

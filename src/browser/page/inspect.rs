@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use super::scripts;
 use super::selector::{Alt, alternatives};
+use crate::browser::driver::command::{Command, SnapshotOptions};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::config::duration::parse_size;
@@ -168,7 +169,11 @@ async fn aria(session: &mut Session, list: &mut [Value], t: Duration) -> Result<
             .and_then(|s| s.strip_suffix('`'))
             .map(str::to_string);
         if let Some(css) = css {
-            let data = session.cmd("snapshot", &["-s".into(), css], t).await?;
+            let scoped = SnapshotOptions {
+                selector: Some(css),
+                ..SnapshotOptions::default()
+            };
+            let data = session.send(Command::Snapshot(scoped), t).await?;
             if let Some(o) = e.as_object_mut() {
                 o.insert(
                     "html".into(),

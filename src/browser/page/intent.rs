@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::selector::resolve_now;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
+use crate::browser::driver::command::{Command, SnapshotOptions};
 use crate::browser::driver::session::Session;
 use crate::config::model::{
     Action, FillAction, OneOrMany, Scalar, SelectAction, Selector, SelectorObject,
@@ -37,7 +38,11 @@ pub(crate) async fn observe(
     url: String,
     timeout: Duration,
 ) -> Result<Page, StepError> {
-    let data = session.snapshot(&["-i".to_string()], timeout).await?;
+    let interactive = SnapshotOptions {
+        interactive: true,
+        ..SnapshotOptions::default()
+    };
+    let data = session.snapshot(interactive, timeout).await?;
     let refs = session
         .latest_refs
         .as_ref()
@@ -59,13 +64,7 @@ pub(crate) async fn current_url(
     session: &mut Session,
     timeout: Duration,
 ) -> Result<String, StepError> {
-    Ok(session
-        .cmd("get", &["url".to_string()], timeout)
-        .await?
-        .get("url")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string())
+    session.url(timeout).await
 }
 
 /// Saves a screenshot of the page at `path`.
@@ -78,7 +77,7 @@ pub(crate) async fn screenshot(
         let _ = std::fs::create_dir_all(dir);
     }
     session
-        .cmd("screenshot", &[path.display().to_string()], timeout)
+        .send(Command::screenshot(path), timeout)
         .await
         .map(|_| ())
 }

@@ -10,6 +10,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -199,16 +200,13 @@ impl FlowBrowser {
             out.insert("dialog".into(), open);
             return Value::Object(out);
         }
-        if s.cmd("screenshot", &[png.display().to_string()], t)
-            .await
-            .is_ok()
-        {
+        if s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
                 "screenshot".into(),
                 Value::String(png.display().to_string()),
             );
         }
-        if let Ok(data) = s.cmd("snapshot", &[], t).await {
+        if let Ok(data) = s.send(Command::snapshot(), t).await {
             let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
             if std::fs::write(&txt, text).is_ok() {
                 out.insert("snapshot".into(), Value::String(txt.display().to_string()));
@@ -230,7 +228,7 @@ impl FlowBrowser {
             if !l.session.routes.is_empty() && !l.session.unsettled() {
                 unrouted = l
                     .session
-                    .cmd("network", &["unroute".to_string()], Duration::from_secs(2))
+                    .send(Command::Unroute { url: None }, Duration::from_secs(2))
                     .await
                     .is_ok();
             }

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
 use crate::browser::driver::cdp::{Cdp, Link};
 use crate::browser::driver::chromium::Chromium;
+use crate::browser::driver::command::{Command, DialogResponse, ReducedMotion};
 use crate::browser::driver::dialog_watch::Watch;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -217,12 +218,11 @@ impl Worker {
 
     /// Has agent-browser launch a browser in session `launcher`; returns its DevTools URL.
     async fn launch_for(launcher: &mut Session) -> Result<String, StepError> {
-        let blank = ["about:blank".to_string()];
+        let blank = Command::Navigate {
+            url: "about:blank".into(),
+        };
         let data = launcher
-            .cmds(
-                &[("open", &blank), ("get", &["cdp-url".to_string()])],
-                Duration::from_secs(30),
-            )
+            .send_all(vec![blank, Command::CdpUrl], Duration::from_secs(30))
             .await?
             .pop()
             .unwrap_or_default();
@@ -233,7 +233,7 @@ impl Worker {
     /// connection of runner's own to it.
     async fn connect(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
         let data = session
-            .cmd("get", &["cdp-url".to_string()], Duration::from_secs(30))
+            .send(Command::CdpUrl, Duration::from_secs(30))
             .await?;
         let w = watch.clone();
         let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
@@ -286,7 +286,13 @@ impl Worker {
         // clears agent-browser's record (the new tab has no dialog to answer).
         if let Ok(Some(_)) = crate::browser::driver::dialog::open(session).await {
             let _ = session
-                .cmd("dialog", &["dismiss".to_string()], Duration::from_secs(5))
+                .send(
+                    Command::Dialog {
+                        response: DialogResponse::Dismiss,
+                        prompt_text: None,
+                    },
+                    Duration::from_secs(5),
+                )
                 .await;
         }
         // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
@@ -315,7 +321,7 @@ impl Worker {
         self.cdp
             .save_downloads(&context.id, dir, CDP_TIMEOUT)
             .await
-            .map_err(fail)?;
+            .map_err(|e| fail(e.into()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
             dir.to_path_buf(),
@@ -348,33 +354,42 @@ impl Worker {
             )
         };
         let t = Duration::from_secs(10);
-        let mut commands: Vec<Vec<String>> = Vec::new();
+        let mut commands: Vec<Command> = Vec::new();
         if let Some(d) = &e.device {
-            commands.push(vec!["device".into(), d.clone()]);
+            commands.push(Command::Device { device: d.clone() });
         }
         if let Some((w, h)) = e.viewport {
-            commands.push(vec!["viewport".into(), w.to_string(), h.to_string()]);
+            commands.push(Command::Viewport {
+                width: w.into(),
+                height: h.into(),
+            });
         }
         if let Some(c) = &e.color_scheme {
-            commands.push(vec!["media".into(), c.clone()]);
+            let reduced_motion = ReducedMotion::NoPreference;
+            commands.push(Command::EmulateMedia {
+                color_scheme: c.clone(),
+                reduced_motion,
+            });
         }
         if let Some((lat, lng)) = e.geolocation {
             self.cdp
                 .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
                 .await
-                .map_err(fail)?;
-            commands.push(vec!["geo".into(), lat.to_string(), lng.to_string()]);
+                .map_err(|e| fail(e.into()))?;
+            commands.push(Command::Geolocation {
+                latitude: lat,
+                longitude: lng,
+            });
         }
         if e.offline {
-            commands.push(vec!["offline".into(), "on".into()]);
+            commands.push(Command::Offline { offline: true });
         }
         if let Some(h) = &e.headers {
-            commands.push(vec!["headers".into(), h.to_string()]);
+            commands.push(Command::Headers { headers: h.clone() });
         }
-        let all: Vec<(&str, &[String])> = commands.iter().map(|c| ("set", c.as_slice())).collect();
-        if !all.is_empty() {
+        if !commands.is_empty() {
             session
-                .cmds(&all, t)
+                .send_all(commands, t)
                 .await
                 .map_err(|err| fail(err.message))?;
         }
@@ -411,7 +426,7 @@ impl Worker {
                     CDP_TIMEOUT,
                 )
                 .await
-                .map_err(fail)?;
+                .map_err(|e| fail(e.into()))?;
         }
         Ok(())
     }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::downloads::{Download, Downloads, free_name, safe_name};
+use crate::browser::driver::reply::Attribute;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left, resolve_one};
@@ -65,7 +67,12 @@ async fn run(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     session
-        .cmd("click", std::slice::from_ref(&r.target), t)
+        .send(
+            Command::Click {
+                selector: r.target.clone(),
+            },
+            t,
+        )
         .await?;
     let mut poll = Poll::new();
     let done = loop {
@@ -204,14 +211,11 @@ async fn link_url(
     target: &str,
     t: Duration,
 ) -> Result<Option<String>, StepError> {
-    let data = session
-        .cmd(
-            "get",
-            &["attr".into(), target.to_string(), "href".into()],
-            t,
-        )
-        .await?;
-    let Some(href) = data.get("value").and_then(Value::as_str) else {
+    let attr = Command::GetAttribute {
+        selector: target.to_string(),
+        attribute: "href".into(),
+    };
+    let Some(href) = session.ask::<Attribute>(attr, t).await?.value else {
         return Ok(None);
     };
     let js = call(ABSOLUTE_URL_JS, &[json!(href)]);

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::matcher::{Match, matcher, target_matcher};
+use crate::browser::driver::command::Command;
 use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
@@ -127,12 +128,11 @@ async fn page_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
     let mut out = Vec::new();
     for (key, m) in [("url", &e.url), ("title", &e.title)] {
         let Some(m) = m else { continue };
-        let data = session.cmd("get", &[key.into()], t).await?;
-        let got = data
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let got = if key == "url" {
+            session.url(t).await?
+        } else {
+            session.title(t).await?
+        };
         let m: Match = m.clone().into();
         out.push(Outcome::new(
             format!("{key} {}", m.describe()),
@@ -256,7 +256,13 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
                 ),
             ),
             Some(r) => {
-                let data = session.cmd("get", &[key.to_string(), r.target], t).await?;
+                let selector = r.target;
+                let get = if key == "text" {
+                    Command::GetText { selector }
+                } else {
+                    Command::GetValue { selector }
+                };
+                let data = session.send(get, t).await?;
                 let got = data
                     .get(key)
                     .and_then(Value::as_str)
@@ -287,7 +293,13 @@ async fn attribute_outcome(
         None => Outcome::missing(what, describe(&a.target)),
         Some(r) => {
             let data = session
-                .cmd("get", &["attr".into(), r.target, a.name.clone()], t)
+                .send(
+                    Command::GetAttribute {
+                        selector: r.target,
+                        attribute: a.name.clone(),
+                    },
+                    t,
+                )
                 .await?;
             let failure = match data.get("value").and_then(Value::as_str) {
                 None => Some(format!("expected {what}, but it has no `{}`", a.name)),

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::fits;
@@ -51,10 +52,16 @@ pub(crate) async fn upload(
     }
     let r = resolve_one(session, &u.target, deadline).await?;
     fits("upload", &r)?;
-    let mut args = vec![r.target.clone()];
-    args.extend(files.iter().cloned());
     let t = left(deadline);
-    session.cmd("upload", &args, t).await?;
+    session
+        .send(
+            Command::Upload {
+                selector: r.target.clone(),
+                files: files.clone(),
+            },
+            t,
+        )
+        .await?;
     // What the input then holds is read from the page: agent-browser counts the files it was
     // given, and an input without `multiple` keeps one of them. `fits` let only an element known
     // to be a file input through, which the resolver marks with a CSS handle (a snapshot ref
@@ -116,15 +123,19 @@ pub(crate) async fn screenshot(
             )
         })?;
     }
-    let mut args = Vec::new();
-    if full {
-        args.push("--full".to_string());
+    let mut shot = Command::screenshot(&path);
+    if let Command::Screenshot {
+        full_page,
+        selector,
+        ..
+    } = &mut shot
+    {
+        *full_page = full;
+        if let Some(t) = target {
+            // One element, as an action would (Playwright's locator.screenshot is strict).
+            *selector = Some(resolve_one(session, &t, deadline).await?.target);
+        }
     }
-    if let Some(t) = target {
-        // One element, as an action would (Playwright's locator.screenshot is strict).
-        args.push(resolve_one(session, &t, deadline).await?.target);
-    }
-    args.push(path.display().to_string());
-    session.cmd("screenshot", &args, timeout).await?;
+    session.send(shot, timeout).await?;
     Ok(json!({ "path": path.display().to_string() }))
 }

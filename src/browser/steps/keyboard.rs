@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts::HAS_FOCUS;
 use crate::browser::page::selector::{element_eval, left, resolve_one};
@@ -19,12 +20,17 @@ pub(crate) async fn press(
     let key = p.key().to_string();
     let t = left(deadline);
     let Some(sel) = p.target() else {
-        session.cmd("press", &[key], t).await?;
+        session.send(Command::Press { key }, t).await?;
         return Ok(json!({}));
     };
     let r = resolve_one(session, sel, deadline).await?;
     session
-        .cmd("focus", std::slice::from_ref(&r.target), t)
+        .send(
+            Command::Focus {
+                selector: r.target.clone(),
+            },
+            t,
+        )
         .await?;
     if element_eval(session, &r, HAS_FOCUS, &[]).await? != Some(Value::Bool(true)) {
         return Err(StepError::new(
@@ -35,6 +41,6 @@ pub(crate) async fn press(
             ),
         ));
     }
-    session.cmd("press", &[key], t).await?;
+    session.send(Command::Press { key }, t).await?;
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
 }

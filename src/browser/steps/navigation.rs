@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Alt, Poll, alternatives, resolve_now_one};
@@ -26,7 +27,7 @@ pub(crate) async fn open(
     url: &str,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let data = session.cmd("open", &[url.to_string()], timeout).await.map_err(|mut e| {
+    let data = session.send(Command::Navigate { url: url.to_string() }, timeout).await.map_err(|mut e| {
         if e.message.contains("ERR_HTTP_RESPONSE_CODE_FAILURE") {
             e.message = format!("HTTP error response for {url} (the server answered with an error status and an empty page)");
         } else {
@@ -101,10 +102,7 @@ async fn holds(session: &mut Session, o: &WaitOptions) -> Result<bool, StepError
         let js = call(PAGE_SHOWS_TEXT_JS, &[json!(text)]);
         session.eval(&js, t).await?.as_bool().unwrap_or(false)
     } else if let Some(u) = &o.url {
-        let data = session.cmd("get", &["url".into()], t).await?;
-        data.get("url")
-            .and_then(Value::as_str)
-            .is_some_and(|cur| cur.contains(u.as_str()))
+        session.url(t).await?.contains(u.as_str())
     } else {
         true
     })

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
@@ -23,11 +24,7 @@ pub(crate) async fn save_state(
             .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
     }
     session
-        .cmd(
-            "state",
-            &["save".to_string(), dest.display().to_string()],
-            timeout,
-        )
+        .send(Command::StateSave { path: dest.clone() }, timeout)
         .await?;
     {
         use std::os::unix::fs::PermissionsExt;
@@ -53,33 +50,41 @@ pub(crate) async fn route(
     r: &crate::config::model::RouteAction,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let mut args = vec!["route".to_string(), r.url.clone()];
-    if r.abort {
-        args.push("--abort".into());
-    } else {
+    let mut response = None;
+    if !r.abort {
         let (body, kind) = match &r.body {
             None => (String::new(), "text/plain; charset=utf-8"),
             Some(Value::String(s)) => (s.clone(), "text/plain; charset=utf-8"),
             Some(v) => (v.to_string(), "application/json"),
         };
-        let mut response = json!({
+        let mut stub = json!({
             "status": r.status.unwrap_or(200),
             "body": body,
             "contentType": r.content_type.as_deref().unwrap_or(kind),
         });
         if let Some(h) = &r.headers {
-            response["headers"] = json!(h);
+            stub["headers"] = json!(h);
         }
-        args.extend(["--response".to_string(), response.to_string()]);
+        response = Some(stub);
     }
+    let route = Command::Route {
+        url: r.url.clone(),
+        abort: r.abort,
+        response,
+    };
     // agent-browser answers a URL from the first route that matches it: an earlier route of
     // the same pattern goes first, so this one takes its place.
     if session.routes.contains(&r.url) {
         session
-            .cmd("network", &["unroute".to_string(), r.url.clone()], timeout)
+            .send(
+                Command::Unroute {
+                    url: Some(r.url.clone()),
+                },
+                timeout,
+            )
             .await?;
     }
-    session.cmd("network", &args, timeout).await?;
+    session.send(route, timeout).await?;
     session.routes.push(r.url.clone());
     Ok(json!({ "url": r.url }))
 }

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{element_eval, left, resolve_one};
@@ -23,7 +24,12 @@ pub(crate) async fn scroll(
         Some(ScrollTo::Element(sel)) => {
             let r = resolve_one(session, sel, deadline).await?;
             session
-                .cmd("scrollintoview", std::slice::from_ref(&r.target), t)
+                .send(
+                    Command::ScrollIntoView {
+                        selector: r.target.clone(),
+                    },
+                    t,
+                )
                 .await?;
             if element_eval(session, &r, IN_VIEW_JS, &[]).await? != Some(Value::Bool(true)) {
                 return Err(StepError::new(
@@ -43,9 +49,11 @@ pub(crate) async fn scroll(
             let by = s.by.unwrap_or(0);
             let dir = if by < 0 { "up" } else { "down" };
             session
-                .cmd(
-                    "scroll",
-                    &[dir.to_string(), by.unsigned_abs().to_string()],
+                .send(
+                    Command::Scroll {
+                        direction: dir.to_string(),
+                        amount: by.unsigned_abs(),
+                    },
                     t,
                 )
                 .await?;

@@ -18,17 +18,11 @@ pub(crate) async fn snapshot(
     deadline: Instant,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let mut args = Vec::new();
+    let mut read = crate::browser::SnapshotOptions::default();
     if let Toggle::Options(o) = t {
-        if o.interactive == Some(true) {
-            args.push("-i".to_string());
-        }
-        if o.compact == Some(true) {
-            args.push("-c".to_string());
-        }
-        if let Some(d) = o.depth {
-            args.extend(["-d".to_string(), d.to_string()]);
-        }
+        read.interactive = o.interactive == Some(true);
+        read.compact = o.compact == Some(true);
+        read.max_depth = o.depth.map(u64::from);
         if let Some(scope) = &o.scope {
             let r = resolve(session, scope, deadline).await?;
             if r.target.starts_with('@') {
@@ -37,10 +31,10 @@ pub(crate) async fn snapshot(
                     "snapshot `scope` takes a CSS or text selector, not a ref or role",
                 ));
             }
-            args.extend(["-s".to_string(), r.target]);
+            read.selector = Some(r.target);
         }
     }
-    let data = session.snapshot(&args, timeout).await?;
+    let data = session.snapshot(read, timeout).await?;
     session.user_refs.clone_from(&session.latest_refs);
     let table: RefTable = session.user_refs.clone().unwrap_or_default();
     let url = session

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left};
 use crate::step::{ErrorKind, StepError};
@@ -101,7 +102,12 @@ async fn close(
     let back = if at == 0 { 1 } else { at - 1 };
     let back = list[back].0.clone();
     session
-        .cmd("tab", &["close".to_string(), current.clone()], t_left)
+        .send(
+            Command::TabClose {
+                tab_id: current.clone(),
+            },
+            t_left,
+        )
         .await?;
     // The browser's word that the tab is gone, not agent-browser's.
     let mut poll = Poll::new();

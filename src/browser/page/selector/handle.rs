@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::resolve::Resolved;
+use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
@@ -70,7 +71,12 @@ pub(crate) async fn mark(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let b = session
-        .cmd("get", &["box".into(), target.to_string()], t)
+        .send(
+            Command::GetBox {
+                selector: target.to_string(),
+            },
+            t,
+        )
         .await?;
     let b = b.get("box").unwrap_or(&b);
     let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);

@@ -1,0 +1,140 @@
+use super::*;
+use tokio::net::TcpListener;
+
+/// A browser stand-in: accepts one connection and hands each request to `serve`, which
+/// sends back what the test wants (answers, events, or nothing) and may close.
+async fn browser<F>(serve: F) -> (String, tokio::task::JoinHandle<()>)
+where
+    F: Fn(Value) -> (Vec<Value>, bool) + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/devtools/browser/x", listener.local_addr().unwrap());
+    let h = tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        while let Some(Ok(Message::Text(t))) = ws.next().await {
+            let (replies, close) = serve(serde_json::from_str(&t).unwrap());
+            for r in replies {
+                ws.send(Message::text(r.to_string())).await.unwrap();
+            }
+            if close {
+                let _ = ws.close(None).await;
+                return;
+            }
+        }
+    });
+    (url, h)
+}
+
+async fn connected(url: &str) -> Cdp {
+    Cdp::connect(url, Duration::from_secs(5), events().0)
+        .await
+        .unwrap()
+}
+
+/// The error of calling `method` (with no parameters), which must fail.
+async fn call_err(cdp: &Cdp, method: &str, timeout: Duration) -> String {
+    cdp.call(method, json!({}), timeout)
+        .await
+        .unwrap_err()
+        .to_string()
+}
+
+fn events() -> (OnEvent, Arc<std::sync::Mutex<Vec<Value>>>) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let on: OnEvent = Box::new(move |_link: &Arc<Link>, m: &Value| {
+        s.lock().unwrap().push(m.clone());
+    });
+    (on, seen)
+}
+
+#[tokio::test]
+async fn a_call_gets_its_own_answer_past_events_and_stale_answers() {
+    let (url, _h) = browser(|req| {
+        let id = req["id"].as_u64().unwrap();
+        let replies = vec![
+            json!({ "method": "Target.targetCreated", "params": { "n": id } }),
+            json!({ "method": "Browser.downloadWillBegin", "params": { "guid": "g" } }),
+            json!({ "id": id + 100, "result": { "stale": true } }),
+            json!({ "id": id, "result": { "answer": req["method"] } }),
+        ];
+        (replies, false)
+    })
+    .await;
+    let (on, seen) = events();
+    let cdp = Cdp::connect(&url, Duration::from_secs(5), on)
+        .await
+        .unwrap();
+    let t = Duration::from_secs(5);
+    let a = cdp.call("Browser.getVersion", json!({}), t).await.unwrap();
+    assert_eq!(a, json!({ "answer": "Browser.getVersion" }));
+    let b = cdp.call("Target.getTargets", json!({}), t).await.unwrap();
+    assert_eq!(b, json!({ "answer": "Target.getTargets" }));
+    // Events went to the handler, downloads to their list.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|m| m["method"] == "Target.targetCreated"));
+    assert_eq!(cdp.download_events(t).await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn an_error_answer_is_the_calls_error() {
+    let (url, _h) = browser(|req| {
+        (
+            vec![json!({ "id": req["id"], "error": { "message": "No target with given id" } })],
+            false,
+        )
+    })
+    .await;
+    let cdp = connected(&url).await;
+    let e = call_err(&cdp, "Target.closeTarget", Duration::from_secs(5)).await;
+    assert_eq!(e, "Target.closeTarget: No target with given id");
+}
+
+#[tokio::test]
+async fn a_closed_connection_fails_waiting_and_later_calls_at_once() {
+    // The browser closes instead of answering.
+    let (url, _h) = browser(|_| (Vec::new(), true)).await;
+    let cdp = connected(&url).await;
+    let long = Duration::from_secs(30);
+    let started = std::time::Instant::now();
+    let e = call_err(&cdp, "Target.createBrowserContext", long).await;
+    assert_eq!(
+        e,
+        "Target.createBrowserContext: the browser closed its DevTools connection"
+    );
+    let e = call_err(&cdp, "Browser.getVersion", long).await;
+    assert_eq!(
+        e,
+        "Browser.getVersion: the browser closed its DevTools connection"
+    );
+    // Not after the calls' 30 s timeouts.
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn a_call_with_no_answer_times_out_and_its_late_answer_is_dropped() {
+    let (url, _h) = browser(|req| {
+        if req["method"] == "Slow.call" {
+            (Vec::new(), false)
+        } else {
+            (
+                vec![
+                    json!({ "id": 1, "result": { "late": true } }),
+                    json!({ "id": req["id"], "result": { "ok": true } }),
+                ],
+                false,
+            )
+        }
+    })
+    .await;
+    let cdp = connected(&url).await;
+    let e = call_err(&cdp, "Slow.call", Duration::from_millis(200)).await;
+    assert!(e.starts_with("Slow.call: no answer in"), "{e}");
+    let ok = cdp
+        .call("Browser.getVersion", json!({}), Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(ok, json!({ "ok": true }));
+}
