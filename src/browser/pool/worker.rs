@@ -353,69 +353,26 @@ impl Worker {
                 format!("cannot apply the flow's browser settings: {e}"),
             )
         };
-        let t = Duration::from_secs(10);
-        let mut commands: Vec<Command> = Vec::new();
-        if let Some(d) = &e.device {
-            commands.push(Command::Device { device: d.clone() });
-        }
-        if let Some((w, h)) = e.viewport {
-            commands.push(Command::Viewport {
-                width: w.into(),
-                height: h.into(),
-            });
-        }
-        if let Some(c) = &e.color_scheme {
-            let reduced_motion = ReducedMotion::NoPreference;
-            commands.push(Command::EmulateMedia {
-                color_scheme: c.clone(),
-                reduced_motion,
-            });
-        }
-        if let Some((lat, lng)) = e.geolocation {
+        if e.geolocation.is_some() {
             self.cdp
                 .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
                 .await
                 .map_err(|e| fail(e.into()))?;
-            commands.push(Command::Geolocation {
-                latitude: lat,
-                longitude: lng,
-            });
         }
-        if e.offline {
-            commands.push(Command::Offline { offline: true });
-        }
-        if let Some(h) = &e.headers {
-            commands.push(Command::Headers { headers: h.clone() });
-        }
+        let commands = settings(e);
         if !commands.is_empty() {
             session
-                .send_all(commands, t)
+                .send_all(commands, Duration::from_secs(10))
                 .await
                 .map_err(|err| fail(err.message))?;
         }
         if let Some(state) = &e.state {
-            if !state.is_file() {
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!(
-                        "no saved state at {} (`browser.state`): a flow with `state: {{ save }}` writes it (runner runs that flow first when both are in the run)",
-                        state.display()
-                    ),
-                ));
-            }
-            let saved: Value = std::fs::read_to_string(state)
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .ok_or_else(|| {
-                    StepError::new(
-                        ErrorKind::Environment,
-                        format!("the saved state {} is not JSON", state.display()),
-                    )
-                })?;
-            self.cdp
-                .load_state(&context.id, &context.target, &saved, CDP_TIMEOUT)
+            self.load_state(context, state)
                 .await
-                .map_err(|e| fail(format!("loading {}: {e}", state.display())))?;
+                .map_err(|e| match e.kind {
+                    ErrorKind::Environment => e,
+                    _ => fail(e.message),
+                })?;
         }
         if e.locale.is_some() || e.timezone.is_some() {
             self.cdp
@@ -429,6 +386,37 @@ impl Worker {
                 .map_err(|e| fail(e.into()))?;
         }
         Ok(())
+    }
+
+    /// Loads a saved state (`browser.state`: cookies and storage) into a flow's context.
+    async fn load_state(&self, context: &Context, state: &Path) -> Result<(), StepError> {
+        if !state.is_file() {
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!(
+                    "no saved state at {} (`browser.state`): a flow with `state: {{ save }}` writes it (runner runs that flow first when both are in the run)",
+                    state.display()
+                ),
+            ));
+        }
+        let saved: Value = std::fs::read_to_string(state)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .ok_or_else(|| {
+                StepError::new(
+                    ErrorKind::Environment,
+                    format!("the saved state {} is not JSON", state.display()),
+                )
+            })?;
+        self.cdp
+            .load_state(&context.id, &context.target, &saved, CDP_TIMEOUT)
+            .await
+            .map_err(|e| {
+                StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("loading {}: {e}", state.display()),
+                )
+            })
     }
 
     /// Disposes a flow's context; false when the browser did
@@ -510,4 +498,37 @@ async fn new_context(cdp: &Cdp) -> Result<(String, String), String> {
     let id = cdp.create_context(CDP_TIMEOUT).await?;
     let target = cdp.open_tab(&id, CDP_TIMEOUT).await?;
     Ok((id, target))
+}
+
+/// The agent-browser commands that apply a flow's device settings (sent in one batch).
+fn settings(e: &Emulation) -> Vec<Command> {
+    let mut commands: Vec<Command> = Vec::new();
+    if let Some(d) = &e.device {
+        commands.push(Command::Device { device: d.clone() });
+    }
+    if let Some((w, h)) = e.viewport {
+        commands.push(Command::Viewport {
+            width: w.into(),
+            height: h.into(),
+        });
+    }
+    if let Some(c) = &e.color_scheme {
+        commands.push(Command::EmulateMedia {
+            color_scheme: c.clone(),
+            reduced_motion: ReducedMotion::NoPreference,
+        });
+    }
+    if let Some((lat, lng)) = e.geolocation {
+        commands.push(Command::Geolocation {
+            latitude: lat,
+            longitude: lng,
+        });
+    }
+    if e.offline {
+        commands.push(Command::Offline { offline: true });
+    }
+    if let Some(h) = &e.headers {
+        commands.push(Command::Headers { headers: h.clone() });
+    }
+    commands
 }
