@@ -75,7 +75,9 @@ fn launch_check(binary: &Path, cdp: Option<String>) -> Result<Duration, String> 
         headless: find_headless_chromium(),
         socket_dir: dir.clone(),
     };
-    let r = rt.block_on(crate::browser::launch_check(ab, cdp));
+    let r = rt
+        .block_on(crate::browser::launch_check(ab, cdp))
+        .map_err(|e| e.message);
     let _ = std::fs::remove_dir_all(&dir);
     r
 }

@@ -64,7 +64,7 @@ impl BrowserHost {
             {
                 return Err("headed mode needs a display: set DISPLAY, install xvfb, or drop --headed / browser.headed".into());
             }
-            private_dir(&sockets_root())?;
+            private_dir(&sockets_root()).map_err(|e| e.to_string())?;
             std::fs::create_dir_all(&self.socket_dir)
                 .map_err(|e| format!("cannot create {}: {e}", self.socket_dir.display()))?;
             AgentBrowser::new(self.socket_dir.clone()).map(Arc::new).map_err(|e| e.to_string())
@@ -225,13 +225,11 @@ impl BrowserHost {
 pub(crate) async fn launch_check(
     adapter: AgentBrowser,
     cdp: Option<String>,
-) -> Result<std::time::Duration, String> {
+) -> Result<std::time::Duration, StepError> {
     let started = std::time::Instant::now();
     let name = format!("doctor{}", std::process::id());
     let spec = BrowserSpec { headed: false, cdp };
-    let worker = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir())
-        .await
-        .map_err(|e| e.message)?;
+    let worker = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir()).await?;
     let took = started.elapsed();
     worker.close().await;
     Ok(took)
@@ -239,27 +237,53 @@ pub(crate) async fn launch_check(
 
 /// Makes sure `dir` is this user's alone (created 0700 if missing): the browsers' sockets live
 /// there, and another local user must not be able to plant or reach them.
-fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+fn private_dir(dir: &std::path::Path) -> Result<(), PrivateDirError> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let path = dir.to_path_buf();
     if !dir.exists() {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(dir)
             .or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) })
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|source| PrivateDirError::Create {
+                path: path.clone(),
+                source,
+            })?;
     }
-    let meta = std::fs::symlink_metadata(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let meta = std::fs::symlink_metadata(dir).map_err(|source| PrivateDirError::Read {
+        path: path.clone(),
+        source,
+    })?;
     let uid = nix::unistd::getuid().as_raw();
     if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "{} is not a private directory of this user (owner {}, mode {:o}): remove it, or run as its owner",
-            dir.display(),
-            meta.uid(),
-            meta.mode() & 0o777
-        ));
+        return Err(PrivateDirError::NotPrivate {
+            path,
+            owner: meta.uid(),
+            mode: meta.mode() & 0o777,
+        });
     }
     Ok(())
+}
+
+/// Why the directory of the browsers' sockets cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum PrivateDirError {
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not a private directory of this user (owner {owner}, mode {mode:o}): remove it, or run as its owner", path.display())]
+    NotPrivate {
+        path: std::path::PathBuf,
+        owner: u32,
+        mode: u32,
+    },
 }
 
 /// Ends what the run of runner `pid` left of its browsers (the guardian calls it once that
@@ -349,7 +373,7 @@ mod tests {
         let open = d.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let err = super::private_dir(&open).unwrap_err();
+        let err = super::private_dir(&open).unwrap_err().to_string();
         assert!(err.contains("is not a private directory"), "{err}");
     }
 }

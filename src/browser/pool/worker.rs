@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
-use crate::browser::driver::cdp::{Cdp, Link};
+use crate::browser::driver::cdp::{Cdp, CdpError, Link};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse, ReducedMotion};
 use crate::browser::driver::dialog_watch::Watch;
@@ -73,7 +73,7 @@ pub(crate) struct Worker {
     /// what the flow does without the browser. Measured with 50 flows, alternating runs
     /// (`scripts/bench-todomvc`, headless shell): ~5 % less wall time than a context made ahead
     /// without its tab, though ~25 ms of its making still lands in the running flow's steps.
-    spare: Option<JoinHandle<Result<(String, String), String>>>,
+    spare: Option<JoinHandle<Result<(String, String), CdpError>>>,
     /// Whether the next flow's context is made ahead (`RUNNER_CONTEXT_AHEAD`, on unless `off`):
     /// off, each flow's context and tab are made when it starts, and nothing runs beside a
     /// flow's steps (what `scripts/bench-todomvc` measures the steps' own time with).
@@ -272,10 +272,10 @@ impl Worker {
         let (id, target) = match self.spare.take() {
             Some(h) => h
                 .await
-                .unwrap_or_else(|e| Err(format!("making a context did not finish: {e}"))),
+                .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
             None => new_context(&self.cdp).await,
         }
-        .map_err(fail)?;
+        .map_err(|e| fail(e.to_string()))?;
         if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
@@ -494,7 +494,7 @@ fn cdp_url(data: &Value) -> Result<&str, StepError> {
 }
 
 /// A new context with its blank tab: (context id, target id).
-async fn new_context(cdp: &Cdp) -> Result<(String, String), String> {
+async fn new_context(cdp: &Cdp) -> Result<(String, String), CdpError> {
     let id = cdp.create_context(CDP_TIMEOUT).await?;
     let target = cdp.open_tab(&id, CDP_TIMEOUT).await?;
     Ok((id, target))
