@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::crawl::{ExploreAgent, Options, Summary};
+use super::options::{ExploreAgent, Options};
+use super::summary::Summary;
 use super::todos::FORMS_JS;
 use crate::atlas::record::{RecordTarget, observe};
 use crate::atlas::replay::Driver;
@@ -99,7 +100,13 @@ impl Crawler<'_> {
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
         let forms = if self.agent.is_none() && seen.ensured.is_new {
-            let data = read(&mut session, "eval", &eval_args(FORMS_JS), self.timeout).await?;
+            let data = read(
+                &mut session,
+                "eval",
+                &eval_args(FORMS_JS),
+                self.timeout,
+            )
+            .await?;
             data.get("result").cloned().unwrap_or(Value::Null)
         } else {
             Value::Null

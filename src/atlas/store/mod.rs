@@ -5,6 +5,7 @@
 //! Writes are atomic (write, then rename) and serialized by a lock file, so two runs can share
 //! an atlas. A broken or hand-edited atlas gives errors, never a panic.
 
+mod dir;
 mod error;
 mod files;
 mod links;
@@ -13,6 +14,7 @@ mod paths;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use dir::Atlas;
 pub(crate) use error::AtlasError;
 pub(crate) use links::{EdgeLabel, Link, referenced_secrets};
-pub(crate) use nodes::{Atlas, Ensured, State};
+pub(crate) use nodes::{Ensured, State};
