@@ -14,6 +14,7 @@ use crate::atlas::replay::Driver;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
+use crate::browser::driver::script;
 use crate::browser::{Poll, Session, eval_args};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
@@ -103,7 +104,7 @@ impl Crawler<'_> {
             let data = read(
                 &mut session,
                 "eval",
-                &eval_args(FORMS_JS),
+                &eval_args(&script::call(FORMS_JS, &[])),
                 self.timeout,
             )
             .await?;
