@@ -81,7 +81,7 @@ fn driver(
     run_id: &str,
     profiles: &[PathBuf],
 ) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
-    let tokio_rt = super::runtime()?;
+    let tokio_rt = super::runtime::start()?;
     let (registry, diags) = super::validate::load_registry(profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
@@ -101,7 +101,9 @@ fn driver(
         overrides: serde_json::Map::new(),
         headed: false,
         // Replays and explore connect to a running browser when one is named.
-        browser_cdp: super::remote_browser(std::env::var("RUNNER_BROWSER_CDP").ok().as_deref())?,
+        browser_cdp: super::browser_cdp::remote_browser(
+            std::env::var("RUNNER_BROWSER_CDP").ok().as_deref(),
+        )?,
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
