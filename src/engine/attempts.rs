@@ -20,7 +20,8 @@ use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 /// Default timeout of one attempt when neither the step nor `defaults` sets one.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Default timeout of a step that drives the browser when nothing sets one (SPEC §3).
+/// Default timeout of a step that drives the browser when nothing sets one (docs/flows.md,
+/// "Timeouts and retries").
 pub(crate) const BROWSER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// An agent's wall clock when its step sets none.

@@ -1,4 +1,4 @@
-//! The atlas on disk (SPEC §6):
+//! The atlas on disk (docs/atlas.md, "On disk"):
 //! `nodes/<id>/meta.json`, `screenshot.png`, `snapshot.txt`, `todos.json`,
 //! `nodes/<id>/links/<action>` (a symlink to `../../<target>`: the edge) and
 //! `edges/<source>/<action>/flow.yaml` (the steps from source to target, a flow that replays).
