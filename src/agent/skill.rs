@@ -1,6 +1,6 @@
 //! Agent skills: a question runner asks an agent profile, with an answer runner can check.
 //!
-//! The contract (README "Agent skills"): a call is a new chat of the profile (the same execution
+//! The contract (docs/agents.md, "Agent skills"): a call is a new chat of the profile (the same execution
 //! service as `agent` steps: process group, timeouts, relay, masking). The prompt goes to stdin
 //! and ends with one fenced ```json block `{"skill": "<name>", ...inputs}`. The answer is the
 //! agent's final result; it must hold one JSON object (bare or in a ```json fence) valid against

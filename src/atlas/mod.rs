@@ -17,5 +17,5 @@ pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
-pub(crate) use testing::test;
+pub(crate) use testing::{Tested, test};
 pub(crate) use view::{GraphFormat, graph, label, path, show};

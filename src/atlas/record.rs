@@ -8,9 +8,14 @@ use serde_json::{Value, json};
 
 use super::fingerprint::fingerprint;
 use super::store::{Atlas, Ensured, State};
+use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
 use crate::config::model::{LinkState, Step};
 use crate::step::{ErrorKind, Masker, StepError};
+
+/// The document's ready state and its form controls' validation messages: a page script of no
+/// arguments (see `crate::browser::driver::script`).
+const DOCUMENT_STATE: &str = include_str!("document_state.js");
 
 /// What a flow has done since its last `link_state`: the steps run (templates rendered, secrets
 /// as references), which become the next edge's flow, and the node it last recorded.
@@ -224,9 +229,7 @@ async fn settled_snapshot(
     // The document's state, and the validation messages of its form controls: the bubble
     // Chromium shows for one of them (after a submit of an invalid form) is browser UI that
     // fades by itself, not a state of the page (see `without_validation_bubbles`).
-    let ready = Command::eval(
-        "({ ready: document.readyState, invalid: Array.from(document.querySelectorAll('input, select, textarea'), e => e.validationMessage).filter(Boolean) })",
-    );
+    let ready = Command::eval(script::call(DOCUMENT_STATE, &[]));
     // A read that meets a navigation committing (a click on a link returns before the page it
     // opens has replaced the old one) is no answer: the next read is of the new document.
     let mut poll = Poll::new();

@@ -13,7 +13,7 @@ use crate::atlas::{self, Atlas, ExploreAgent};
 use crate::config::flows::absolute;
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
-use crate::step::{ErrorKind, FlowStatus};
+use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
 
 /// Runs an atlas subcommand.
 pub(crate) fn run(
@@ -81,7 +81,7 @@ fn driver(
     run_id: &str,
     profiles: &[PathBuf],
 ) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
-    let tokio_rt = super::runtime()?;
+    let tokio_rt = super::runtime::start()?;
     let (registry, diags) = super::validate::load_registry(profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
@@ -101,7 +101,9 @@ fn driver(
         overrides: serde_json::Map::new(),
         headed: false,
         // Replays and explore connect to a running browser when one is named.
-        browser_cdp: super::remote_browser(std::env::var("RUNNER_BROWSER_CDP").ok().as_deref())?,
+        browser_cdp: super::browser_cdp::remote_browser(
+            std::env::var("RUNNER_BROWSER_CDP").ok().as_deref(),
+        )?,
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
@@ -219,9 +221,56 @@ fn test(
     let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
     let run_id = format!("atlas-test-{}", std::process::id());
     let started = std::time::Instant::now();
-    let (tokio_rt, rt) = driver(&run_id, &agent_args.profiles)?;
+    let tested = match run_tests(atlas, base_url, agent_args, &run_id, reporter)? {
+        Ok(t) => t,
+        Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
+        Err(e) => {
+            reporter.error(&e.message);
+            return Ok(Outcome::FlowsFailed);
+        }
+    };
+    let tally = Tally::of(tested, atlas);
+    let summary = Summary::of(&tally.results, 0, started.elapsed(), &run_id);
+    for t in &targets {
+        t.write(&tally.results, &summary)
+            .map_err(|e| CliError::Environment(e.to_string()))?;
+    }
+    let report_path = reports[0]
+        .split_once('=')
+        .map_or("", |(_, p)| p)
+        .to_string();
+    reporter.err(&tally.text);
+    reporter.out(
+        &(serde_json::to_string_pretty(&serde_json::json!({
+            "total_tests": tally.total,
+            "passed": tally.passed,
+            "failed": tally.total - tally.passed,
+            "report_path": report_path,
+            "nodes_verified": tally.nodes - tally.nodes_failed,
+            "nodes_failed": tally.nodes_failed,
+        }))
+        .unwrap_or_default()
+            + "\n"),
+    );
+    Ok(if tally.passed == tally.total && tally.nodes_failed == 0 {
+        Outcome::Passed
+    } else {
+        Outcome::FlowsFailed
+    })
+}
+
+/// Replays every node and runs its test ideas, in process, with the agent's skills when there
+/// is one; an interrupt is marked in the atlas's status and is the command's error.
+fn run_tests(
+    atlas: &Atlas,
+    base_url: Option<&str>,
+    agent_args: &AgentArgs,
+    run_id: &str,
+    reporter: &Reporter,
+) -> Result<Result<atlas::Tested, StepError>, CliError> {
+    let (tokio_rt, rt) = driver(run_id, &agent_args.profiles)?;
     let skills_rt = rt.clone();
-    let agent = skill_env(&skills_rt, agent_args, &run_id)?;
+    let agent = skill_env(&skills_rt, agent_args, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
     let tested = tokio_rt.block_on(async {
@@ -239,81 +288,70 @@ fn test(
     });
     status.finish();
     finish(&scratch);
-    let Some(tested) = tested else {
+    tested.ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
-        return Err(CliError::Interrupted("atlas test interrupted".to_string()));
-    };
-    let tested = match tested {
-        Ok(t) => t,
-        Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
-        Err(e) => {
-            reporter.error(&e.message);
-            return Ok(Outcome::FlowsFailed);
+        CliError::Interrupted("atlas test interrupted".to_string())
+    })
+}
+
+/// What `atlas test` found: a line per node that no longer arrives and per test, the results
+/// for the reports, and the counts.
+struct Tally {
+    text: String,
+    results: Vec<FlowResult>,
+    nodes: usize,
+    nodes_failed: usize,
+    total: usize,
+    passed: usize,
+}
+
+impl Tally {
+    fn of(tested: atlas::Tested, atlas: &Atlas) -> Tally {
+        let mut text = String::new();
+        let mut results = Vec::new();
+        let mut nodes_failed = 0;
+        for r in tested.verified {
+            if !r.arrival.ok() {
+                nodes_failed += 1;
+                text.push_str(&format!(
+                    "FAIL reach {}: {}\n",
+                    r.node_id,
+                    r.arrival.describe(&r.node_id)
+                ));
+            }
+            results.push(r.into_result(atlas));
         }
-    };
-    let mut s = String::new();
-    let mut results = Vec::new();
-    let mut nodes_failed = 0;
-    for r in tested.verified {
-        if !r.arrival.ok() {
-            nodes_failed += 1;
-            s.push_str(&format!(
-                "FAIL reach {}: {}\n",
-                r.node_id,
-                r.arrival.describe(&r.node_id)
+        let nodes = results.len();
+        let mut passed = 0;
+        for t in &tested.tests {
+            let ok = t.status == FlowStatus::Passed;
+            passed += usize::from(ok);
+            text.push_str(&format!(
+                "{} {}{}\n",
+                if ok { "ok  " } else { "FAIL" },
+                t.name,
+                t.error
+                    .as_ref()
+                    .map(|e| format!(": {}", e.message))
+                    .or_else(|| {
+                        t.steps
+                            .iter()
+                            .find_map(|st| st.error.as_ref().map(|e| format!(": {}", e.message)))
+                    })
+                    .unwrap_or_default()
             ));
         }
-        results.push(r.into_result(atlas));
+        let total = tested.tests.len();
+        results.extend(tested.tests);
+        Tally {
+            text,
+            results,
+            nodes,
+            nodes_failed,
+            total,
+            passed,
+        }
     }
-    let nodes = results.len();
-    let mut passed = 0;
-    for t in &tested.tests {
-        let ok = t.status == FlowStatus::Passed;
-        passed += usize::from(ok);
-        s.push_str(&format!(
-            "{} {}{}\n",
-            if ok { "ok  " } else { "FAIL" },
-            t.name,
-            t.error
-                .as_ref()
-                .map(|e| format!(": {}", e.message))
-                .or_else(|| {
-                    t.steps
-                        .iter()
-                        .find_map(|st| st.error.as_ref().map(|e| format!(": {}", e.message)))
-                })
-                .unwrap_or_default()
-        ));
-    }
-    let total = tested.tests.len();
-    results.extend(tested.tests);
-    let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
-    for t in &targets {
-        t.write(&results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?;
-    }
-    let report_path = reports[0]
-        .split_once('=')
-        .map_or("", |(_, p)| p)
-        .to_string();
-    reporter.err(&s);
-    reporter.out(
-        &(serde_json::to_string_pretty(&serde_json::json!({
-            "total_tests": total,
-            "passed": passed,
-            "failed": total - passed,
-            "report_path": report_path,
-            "nodes_verified": nodes - nodes_failed,
-            "nodes_failed": nodes_failed,
-        }))
-        .unwrap_or_default()
-            + "\n"),
-    );
-    Ok(if passed == total && nodes_failed == 0 {
-        Outcome::Passed
-    } else {
-        Outcome::FlowsFailed
-    })
 }
 
 /// `runner explore` settings.

@@ -1,4 +1,4 @@
-//! Exit codes (SPEC §2, README "Exit codes"): the one place where the way a command ended —
+//! Exit codes (README, "Exit codes"): the one place where the way a command ended —
 //! its [`Outcome`] or its [`CliError`] — becomes the process's exit code.
 
 use super::error::CliError;

@@ -81,7 +81,7 @@ impl Settings {
             jobs: usize::from(args.jobs.or(f.and_then(|f| f.jobs)).unwrap_or(1)),
             retries: args.retries.or(f.and_then(|f| f.retries)).unwrap_or(0),
             headed: args.headed || browser.and_then(|b| b.headed).unwrap_or(false),
-            cdp: super::remote_browser(cdp.as_deref())?,
+            cdp: super::browser_cdp::remote_browser(cdp.as_deref())?,
             vars: f
                 .map(|f| f.vars.clone().into_iter().collect())
                 .unwrap_or_default(),
@@ -274,7 +274,7 @@ fn execute(
     args: &RunArgs,
     s: &Settings,
 ) -> Result<(Ran, bool), CliError> {
-    let runtime = super::runtime()?;
+    let runtime = super::runtime::start()?;
     let cancel = rt.cancel.clone();
     let rt_close = rt.clone();
     let options = RunOptions {

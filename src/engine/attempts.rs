@@ -20,7 +20,8 @@ use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 /// Default timeout of one attempt when neither the step nor `defaults` sets one.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Default timeout of a step that drives the browser when nothing sets one (SPEC §3).
+/// Default timeout of a step that drives the browser when nothing sets one (docs/flows.md,
+/// "Timeouts and retries").
 pub(crate) const BROWSER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// An agent's wall clock when its step sets none.
@@ -94,23 +95,15 @@ pub(crate) async fn run_step(
         finally,
         steps: Vec::new(),
     };
-    if let Some(cond) = &step.condition {
-        let ctx = scope.context();
-        match rt.templates.condition(cond, &ctx) {
-            Ok(true) => {}
-            Ok(false) => {
-                result.outcome = Outcome::Skipped;
-                result.conclusion = Outcome::Skipped;
-                rt.listener.step_finished(frame.info, frame.depth, &result);
-                return result;
-            }
-            Err(e) => {
-                let mut err = template_error(loaded, &format!("{ptr}/if"), e);
-                // The error may quote a value (`unable to calculate <secret> ** 100`).
-                err.message = frame.masker.mask(&err.message);
-                return finish(rt, frame, result, Err(err), started, step);
-            }
+    match holds(rt, frame, scope, step, ptr) {
+        Ok(true) => {}
+        Ok(false) => {
+            result.outcome = Outcome::Skipped;
+            result.conclusion = Outcome::Skipped;
+            rt.listener.step_finished(frame.info, frame.depth, &result);
+            return result;
         }
+        Err(err) => return finish(rt, frame, result, Err(err), started, step),
     }
     let cx = StepCtx {
         rt,
@@ -122,8 +115,47 @@ pub(crate) async fn run_step(
     };
     rt.listener.step_started(frame.info, frame.depth, &name);
     let outcome = attempts(&cx, scope, &mut result).await;
-    // A failed step keeps what it produced (a failed exec's exit code and output).
-    let produced = match &outcome {
+    keep_outputs(frame, scope, step, &outcome, &mut result);
+    if outcome.is_ok() && frame.records_states {
+        add_to_trail(rt, frame, scope, step, ptr);
+    }
+    if outcome.is_err() && step.action.needs_browser() {
+        add_failure_artifacts(frame, step, index, &mut result).await;
+    }
+    finish(rt, frame, result, outcome, started, step)
+}
+
+/// Whether the step's `if` holds (true when it has none); an `if` that does not render is the
+/// step's error.
+fn holds(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> Result<bool, StepError> {
+    let Some(cond) = &step.condition else {
+        return Ok(true);
+    };
+    let ctx = scope.context();
+    rt.templates.condition(cond, &ctx).map_err(|e| {
+        let mut err = template_error(frame.loaded, &format!("{ptr}/if"), e);
+        // The error may quote a value (`unable to calculate <secret> ** 100`).
+        err.message = frame.masker.mask(&err.message);
+        err
+    })
+}
+
+/// Keeps what the step produced, for the steps after it (by its `id`) and, masked, in its
+/// result: a failed step too (a failed exec's exit code and output).
+fn keep_outputs(
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    step: &Step,
+    outcome: &Result<Value, StepError>,
+    result: &mut StepResult,
+) {
+    let produced = match outcome {
         Ok(outputs) => Some(outputs),
         Err(e) => e.outputs.as_deref(),
     };
@@ -133,32 +165,41 @@ pub(crate) async fn run_step(
         }
         result.outputs = frame.masker.mask_value(outputs);
     }
-    if outcome.is_ok()
-        && frame.records_states
-        && let Some(raw) = raw_action(loaded, ptr, step.action.key())
+}
+
+/// Adds a step that passed to the trail the next `link_state` records as an edge.
+fn add_to_trail(rt: &Runtime, frame: &Frame<'_>, scope: &mut Scope, step: &Step, ptr: &str) {
+    let Some(raw) = raw_action(frame.loaded, ptr, step.action.key()) else {
+        return;
+    };
+    let ctx = scope.context();
+    let rendered = rt
+        .templates
+        .render_value(raw, &ctx)
+        .unwrap_or_else(|_| raw.clone());
+    scope
+        .trail
+        .push(step, for_the_atlas(raw, rendered, &frame.masker));
+}
+
+/// Saves what the browser showed when a browser step failed, and names the files in the
+/// step's outputs (`failure_artifacts`).
+async fn add_failure_artifacts(
+    frame: &Frame<'_>,
+    step: &Step,
+    index: usize,
+    result: &mut StepResult,
+) {
+    let base = super::artifacts::step_base(index, step, step.action.key());
+    let arts = frame
+        .browser
+        .failure_artifacts(&frame.dir, &base, &frame.masker)
+        .await;
+    if !arts.is_null()
+        && let Some(o) = result.outputs.as_object_mut()
     {
-        let ctx = scope.context();
-        let rendered = rt
-            .templates
-            .render_value(raw, &ctx)
-            .unwrap_or_else(|_| raw.clone());
-        scope
-            .trail
-            .push(step, for_the_atlas(raw, rendered, &frame.masker));
+        o.insert("failure_artifacts".into(), arts);
     }
-    if outcome.is_err() && step.action.needs_browser() {
-        let base = super::artifacts::step_base(index, step, step.action.key());
-        let arts = frame
-            .browser
-            .failure_artifacts(&frame.dir, &base, &frame.masker)
-            .await;
-        if !arts.is_null()
-            && let Some(o) = result.outputs.as_object_mut()
-        {
-            o.insert("failure_artifacts".into(), arts);
-        }
-    }
-    finish(rt, frame, result, outcome, started, step)
 }
 
 /// The attempts of a step: each bounded by its timeout, retried as its policy says, stopped by

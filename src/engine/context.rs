@@ -1,4 +1,5 @@
-//! The data templates see (SPEC §3.4) for one flow run, and its conversion to a minijinja value.
+//! The data templates see (docs/flows.md, "Vars and templates") for one flow run, and its
+//! conversion to a minijinja value.
 
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 use serde_json::{Value, json};
@@ -103,34 +103,7 @@ pub(crate) async fn run(
     cancel: &CancellationToken,
     masker: &Masker,
 ) -> Result<ExecOutput, StepError> {
-    let Some((program, args)) = spec.argv.split_first() else {
-        return Err(StepError::new(ErrorKind::CommandFailed, "empty command"));
-    };
-    if !spec.cwd.is_dir() {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("working directory {} does not exist", spec.cwd.display()),
-        ));
-    }
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(&spec.cwd)
-        .envs(&spec.env)
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
-        let msg = if e.kind() == std::io::ErrorKind::NotFound {
-            format!("command not found: `{program}`")
-        } else {
-            format!("cannot start `{program}`: {e}")
-        };
-        StepError::new(ErrorKind::CommandFailed, msg)
-    })?;
+    let (mut child, pgid) = spawn(spec)?;
     let _guard = GroupGuard(pgid);
 
     if let (Some(text), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
@@ -159,22 +132,8 @@ pub(crate) async fn run(
         Err(kind) => {
             process::terminate_child_group(pgid, &mut child).await;
             let _ = child.wait().await;
-            let (stdout, stderr) = collect(out_task, err_task).await;
-            let what = if kind == ErrorKind::Timeout {
-                format!(
-                    "command timed out after {}",
-                    humantime::format_duration(timeout)
-                )
-            } else {
-                "command interrupted".to_string()
-            };
-            let mut msg = what;
-            let tail = last_lines(&stderr.0, 5);
-            if !tail.is_empty() {
-                msg.push_str(&format!("; stderr: {tail}"));
-            }
-            let _ = stdout;
-            return Err(StepError::new(kind, msg));
+            let (_, (stderr, _)) = collect(out_task, err_task).await;
+            return Err(cut_off(kind, timeout, &stderr));
         }
     };
     let ((stdout, t1), (stderr, t2)) = collect(out_task, err_task).await;
@@ -185,6 +144,56 @@ pub(crate) async fn run(
         signal: status.and_then(|s| s.signal()),
         truncated: t1 || t2,
     })
+}
+
+/// Starts the command in a process group of its own, its output piped; returns it and its
+/// group.
+fn spawn(spec: &ExecSpec) -> Result<(Child, i32), StepError> {
+    let Some((program, args)) = spec.argv.split_first() else {
+        return Err(StepError::new(ErrorKind::CommandFailed, "empty command"));
+    };
+    if !spec.cwd.is_dir() {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("working directory {} does not exist", spec.cwd.display()),
+        ));
+    }
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(&spec.cwd)
+        .envs(&spec.env)
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    process::spawn_group(&mut cmd).map_err(|e| {
+        let msg = if e.kind() == std::io::ErrorKind::NotFound {
+            format!("command not found: `{program}`")
+        } else {
+            format!("cannot start `{program}`: {e}")
+        };
+        StepError::new(ErrorKind::CommandFailed, msg)
+    })
+}
+
+/// The error of a command ended on its timeout or an interrupt, with the end of its stderr.
+fn cut_off(kind: ErrorKind, timeout: Duration, stderr: &str) -> StepError {
+    let mut msg = if kind == ErrorKind::Timeout {
+        format!(
+            "command timed out after {}",
+            humantime::format_duration(timeout)
+        )
+    } else {
+        "command interrupted".to_string()
+    };
+    let tail = last_lines(stderr, 5);
+    if !tail.is_empty() {
+        msg.push_str(&format!("; stderr: {tail}"));
+    }
+    StepError::new(kind, msg)
 }
 
 type Captured = (String, bool);

@@ -244,55 +244,9 @@ pub(crate) async fn run_steps(
 ) -> (Vec<StepResult>, Option<StepError>) {
     let flow = &frame.loaded.flow;
     let mut results = Vec::new();
-    let mut failure: Option<StepError> = None;
-    for (i, step) in flow.steps.iter().enumerate() {
-        if frame.cancel.is_cancelled() {
-            failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
-            break;
-        }
-        let r = Box::pin(run_step(
-            rt,
-            frame,
-            scope,
-            step,
-            &format!("/steps/{i}"),
-            i,
-            false,
-        ))
-        .await;
-        let failed = r.conclusion == Outcome::Failed;
-        if failed {
-            failure.clone_from(&r.error);
-        }
-        results.push(r);
-        if failed {
-            break;
-        }
-    }
+    let mut failure = run_main_steps(rt, frame, scope, &mut results).await;
     let interrupted = frame.cancel.is_cancelled();
-    // After an interrupt, `finally` still runs (cleanup, as CI systems run it on cancel), within
-    // a short grace period; after it, its steps are interrupted too.
-    let grace = CancellationToken::new();
-    let finally_frame = Frame {
-        info: frame.info,
-        depth: frame.depth,
-        loaded: frame.loaded,
-        masker: frame.masker.clone(),
-        dir: frame.dir.clone(),
-        browser: frame.browser,
-        records_states: frame.records_states,
-        env: frame.env.clone(),
-        cancel: if interrupted && !flow.finally.is_empty() {
-            let g = grace.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(FINALLY_GRACE).await;
-                g.cancel();
-            });
-            grace.clone()
-        } else {
-            frame.cancel.clone()
-        },
-    };
+    let finally_frame = finally_frame(frame, interrupted && !flow.finally.is_empty());
     for (i, step) in flow.finally.iter().enumerate() {
         let idx = flow.steps.len() + i;
         let r = Box::pin(run_step(
@@ -318,4 +272,64 @@ pub(crate) async fn run_steps(
         failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
     }
     (results, failure)
+}
+
+/// Runs the flow's `steps` until one fails or the run is interrupted; returns why it stopped
+/// early, if it did.
+async fn run_main_steps(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    results: &mut Vec<StepResult>,
+) -> Option<StepError> {
+    for (i, step) in frame.loaded.flow.steps.iter().enumerate() {
+        if frame.cancel.is_cancelled() {
+            return Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
+        }
+        let r = Box::pin(run_step(
+            rt,
+            frame,
+            scope,
+            step,
+            &format!("/steps/{i}"),
+            i,
+            false,
+        ))
+        .await;
+        let failed = r.conclusion == Outcome::Failed;
+        let failure = failed.then(|| r.error.clone()).flatten();
+        results.push(r);
+        if failed {
+            return failure;
+        }
+    }
+    None
+}
+
+/// The frame `finally` runs in: the flow's. After an interrupt (`graced`), `finally` still runs
+/// (cleanup, as CI systems run it on cancel), within a short grace period; after it, its steps
+/// are interrupted too.
+fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
+    let cancel = if graced {
+        let grace = CancellationToken::new();
+        let g = grace.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(FINALLY_GRACE).await;
+            g.cancel();
+        });
+        grace
+    } else {
+        frame.cancel.clone()
+    };
+    Frame {
+        info: frame.info,
+        depth: frame.depth,
+        loaded: frame.loaded,
+        masker: frame.masker.clone(),
+        dir: frame.dir.clone(),
+        browser: frame.browser,
+        records_states: frame.records_states,
+        env: frame.env.clone(),
+        cancel,
+    }
 }

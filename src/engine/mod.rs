@@ -10,6 +10,7 @@ mod context;
 mod dispatch;
 mod exec;
 mod families;
+mod job;
 mod lifecycle;
 mod plan;
 mod render;

@@ -23,23 +23,10 @@ pub(crate) fn display_name(
 ) -> String {
     let key = step.action.key();
     if let Some(n) = &step.name {
-        let ctx = scope.context();
-        let name = rt
-            .templates
-            .render_str(n, &ctx)
-            .unwrap_or_else(|_| n.clone());
-        super::render::learn_secrets(&rt.templates, &ctx, &Value::String(n.clone()), masker);
-        return masker.mask(&name);
+        return own_name(rt, scope, n, masker);
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
-    // Show the values the step will use, when its templates render already; what they made of
-    // a secret is masked from here on.
-    let rendered = raw.and_then(|r| {
-        let ctx = scope.context();
-        let v = rt.templates.render_value(r, &ctx).ok()?;
-        super::render::learn_secrets(&rt.templates, &ctx, r, masker);
-        Some(masker.mask_value(&v))
-    });
+    let rendered = rendered(rt, scope, raw, masker);
     let raw = rendered.as_ref().or(raw);
     // An action that names an element is labelled by it, as the user reads selectors.
     let typed = raw.and_then(|v| {
@@ -50,8 +37,47 @@ pub(crate) fn display_name(
     if let Some(sel) = typed.as_ref().and_then(Action::target) {
         return format!("{key} {}", describe_selector(sel));
     }
-    // A string as is, a list as words, a map by its most telling key.
-    let words = |v: &Value| match v {
+    // A `log` step's message is printed as it runs: the label does not say it again.
+    if key == "log" {
+        return key.to_string();
+    }
+    shortened(key, &detail(key, raw))
+}
+
+/// A step's own `name`, rendered where it can be already, masked.
+fn own_name(rt: &Runtime, scope: &mut Scope, name: &str, masker: &Masker) -> String {
+    let ctx = scope.context();
+    let rendered = rt
+        .templates
+        .render_str(name, &ctx)
+        .unwrap_or_else(|_| name.to_string());
+    super::render::learn_secrets(
+        &rt.templates,
+        &ctx,
+        &Value::String(name.to_string()),
+        masker,
+    );
+    masker.mask(&rendered)
+}
+
+/// The values the step will use, when its templates render already; what they made of a secret
+/// is masked from here on.
+fn rendered(
+    rt: &Runtime,
+    scope: &mut Scope,
+    raw: Option<&Value>,
+    masker: &Masker,
+) -> Option<Value> {
+    let r = raw?;
+    let ctx = scope.context();
+    let v = rt.templates.render_value(r, &ctx).ok()?;
+    super::render::learn_secrets(&rt.templates, &ctx, r, masker);
+    Some(masker.mask_value(&v))
+}
+
+/// A value in words: a string as is, a list as words, anything else as JSON.
+fn words(v: &Value) -> String {
+    match v {
         Value::String(s) => s.clone(),
         Value::Array(a) => a
             .iter()
@@ -59,13 +85,13 @@ pub(crate) fn display_name(
             .collect::<Vec<_>>()
             .join(" "),
         v => v.to_string(),
-    };
-    // A `log` step's message is printed as it runs: the label does not say it again.
-    if key == "log" {
-        return key.to_string();
     }
+}
+
+/// What a step's label says after its action: a map by its most telling key.
+fn detail(key: &str, raw: Option<&Value>) -> String {
     let scalar = |v: &Value| !v.is_object() && !v.is_array();
-    let detail = match raw {
+    match raw {
         Some(Value::Object(m)) => ["command", "path", "intent", "profile", "action", "target"]
             .iter()
             .find_map(|k| m.get(*k))
@@ -86,7 +112,11 @@ pub(crate) fn display_name(
             ),
         Some(v) => words(v),
         None => String::new(),
-    };
+    }
+}
+
+/// `key detail`, the detail on one line and cut at 60 characters.
+fn shortened(key: &str, detail: &str) -> String {
     let detail = detail.replace('\n', " ");
     let short: String = detail.chars().take(60).collect();
     let ellipsis = if detail.chars().count() > 60 {

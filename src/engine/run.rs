@@ -4,9 +4,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinHandle;
 
-use super::lifecycle::{browser_spec, run_flow};
+use super::job::Job;
+use super::lifecycle::browser_spec;
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Action;
@@ -24,32 +26,6 @@ pub(crate) struct RunOptions {
     /// (`name [k/n]`).
     pub(crate) repeat_each: u32,
 }
-
-/// Why a flow's run failed, for the record of a retried flow.
-fn failure_of(r: &FlowResult) -> StepError {
-    r.error.clone().unwrap_or_else(|| {
-        let step = r
-            .steps
-            .iter()
-            .find(|s| s.conclusion == crate::step::Outcome::Failed);
-        match step.and_then(|s| s.error.as_ref().map(|e| (s, e))) {
-            Some((s, e)) => StepError {
-                message: format!("step `{}` failed: {}", s.name, e.message),
-                ..e.clone()
-            },
-            None => StepError::new(
-                ErrorKind::CommandFailed,
-                format!("the flow {}", r.status.as_str()),
-            ),
-        }
-    })
-}
-
-/// A flow's outcome as the flows waiting for it see it: its name and whether it passed.
-type Signal = (
-    tokio::sync::watch::Sender<Option<(String, bool)>>,
-    tokio::sync::watch::Receiver<Option<(String, bool)>>,
-);
 
 /// The saved states (absolute paths) a flow writes with literal `state: { save }` steps, and
 /// the one its `browser.state` loads.
@@ -128,24 +104,11 @@ pub(crate) async fn run_flows(
     opts: RunOptions,
 ) -> Ran {
     let (flows, waits) = order_by_state(flows);
-    // Each flow's outcome, for the flows that wait for the state it saves: (name, passed).
-    let done: Vec<Signal> = flows
-        .iter()
-        .map(|_| tokio::sync::watch::channel(None))
-        .collect();
+    // Each flow's outcome, for the flows that wait for the state it saves.
+    let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     let stop = Arc::new(AtomicBool::new(false));
-    let mut handles = Vec::new();
-    // One browser per worker, launched at once, while the first flows load and start their
-    // web servers (SPEC §7): every flow after that gets a fresh context in an idle browser.
-    for loaded in flows
-        .iter()
-        .filter(|l| l.flow.uses_browser())
-        .take(opts.jobs.max(1))
-    {
-        rt.browser
-            .prelaunch(browser_spec(&rt, loaded), loaded.dir.clone());
-    }
+    prelaunch(&rt, &flows, opts.jobs);
     let n = opts.repeat_each.max(1) as usize;
     let mut runs = flows
         .into_iter()
@@ -160,6 +123,7 @@ pub(crate) async fn run_flows(
         }
     };
     let mut unstarted = Vec::new();
+    let mut handles = Vec::new();
     for (index, (at, loaded, k)) in runs.by_ref().enumerate() {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => Some(p.expect("the semaphore is never closed")),
@@ -171,104 +135,63 @@ pub(crate) async fn run_flows(
             unstarted.push((name_of(&loaded, k), loaded.path.clone()));
             break;
         };
-        let rt = rt.clone();
-        let stop = stop.clone();
         let name = name_of(&loaded, k);
-        let info = FlowInfo {
-            index,
-            name: name.clone(),
-            file: loaded.doc.file.name().to_string(),
-            steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
+        let job = Job {
+            rt: rt.clone(),
+            info: FlowInfo {
+                index,
+                name: name.clone(),
+                file: loaded.doc.file.name().to_string(),
+                steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
+            },
+            loaded: loaded.clone(),
+            retries: opts.retries,
+            fail_fast: opts.fail_fast,
+            signal: done[at].0.clone(),
+            savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
+            stop: stop.clone(),
         };
-        let identity = (name.clone(), loaded.path.clone());
-        let signal = done[at].0.clone();
-        let mut savers: Vec<_> = waits[at].iter().map(|&d| done[d].1.clone()).collect();
-        let handle = tokio::spawn(async move {
-            // A flow that loads a saved state waits for the flows that save it; if one of them
-            // did not pass, it does not run (its state would be missing or stale).
-            let mut blocked = None;
-            for rx in &mut savers {
-                let outcome = tokio::select! {
-                    v = rx.wait_for(Option::is_some) => v.ok().and_then(|v| v.clone()),
-                    () = rt.cancel.cancelled() => None,
-                };
-                match outcome {
-                    Some((_, true)) => {}
-                    Some((saver, false)) => {
-                        blocked = Some(saver);
-                        break;
-                    }
-                    None => break,
-                }
-            }
-            if let Some(saver) = blocked {
-                let r = not_run(&info, &loaded, &saver);
-                let _ = signal.send(Some((info.name.clone(), false)));
-                drop(permit);
-                return r;
-            }
-            let mut failures = Vec::new();
-            let mut r = loop {
-                let r = run_flow(&rt, loaded.clone(), info.clone()).await;
-                // Only a flow's own failure is retried: not the environment's, not an interrupt.
-                if r.status == FlowStatus::Failed
-                    && failures.len() < opts.retries as usize
-                    && !rt.cancel.is_cancelled()
-                {
-                    failures.push(failure_of(&r));
-                    continue;
-                }
-                break r;
-            };
-            r.name = name;
-            if !failures.is_empty() && r.status == FlowStatus::Passed {
-                r.flaky = true;
-            }
-            r.retry_errors = failures;
-            if opts.fail_fast && r.status != FlowStatus::Passed {
-                stop.store(true, Ordering::SeqCst);
-            }
-            let _ = signal.send(Some((r.name.clone(), r.status == FlowStatus::Passed)));
-            drop(permit);
-            r
-        });
-        handles.push((identity, handle));
+        handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
     }
     // What the loop left: the flows after the one it stopped at.
     unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
+    let results = results(handles, opts.fail_fast, &stop).await;
+    Ran { results, unstarted }
+}
+
+/// One browser per worker, launched at once, while the first flows load and start their web
+/// servers: every flow after that gets a fresh context in an idle browser.
+fn prelaunch(rt: &Runtime, flows: &[Arc<LoadedFlow>], jobs: usize) {
+    for loaded in flows
+        .iter()
+        .filter(|l| l.flow.uses_browser())
+        .take(jobs.max(1))
+    {
+        rt.browser
+            .prelaunch(browser_spec(rt, loaded), loaded.dir.clone());
+    }
+}
+
+/// The flows' results, in the order they were started; a task that panicked is an error result.
+async fn results(
+    handles: Vec<((String, PathBuf), JoinHandle<FlowResult>)>,
+    fail_fast: bool,
+    stop: &AtomicBool,
+) -> Vec<FlowResult> {
     let mut results = Vec::new();
     for ((name, file), h) in handles {
         results.push(match h.await {
             Ok(r) => r,
             Err(e) => {
                 // The permit went with the task; a panic must not pass as success.
-                if opts.fail_fast {
+                if fail_fast {
                     stop.store(true, Ordering::SeqCst);
                 }
                 panicked(name, file, &e)
             }
         });
     }
-    Ran { results, unstarted }
-}
-
-/// The result of a flow not run because a flow whose saved state it loads did not pass.
-fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
-    FlowResult {
-        name: info.name.clone(),
-        file: loaded.path.clone(),
-        status: FlowStatus::Failed,
-        duration: std::time::Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "not run: its `browser.state` is saved by the flow `{saver}`, which did not pass"
-            ),
-        )),
-        flaky: false,
-        retry_errors: Vec::new(),
-    }
+    results
 }
 
 /// The result of a flow whose task panicked (or was cancelled).

@@ -5,8 +5,10 @@
 
 mod output;
 mod running;
+mod session_ids;
 mod start;
 mod supervise;
 
-pub(crate) use start::{Launch, Relay, start};
+pub(crate) use output::Relay;
+pub(crate) use start::{Launch, start};
 pub(crate) use supervise::{Ended, Finished};

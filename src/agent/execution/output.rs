@@ -11,13 +11,15 @@ use tokio::process::Child;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::running::SessionIds;
-use super::start::Relay;
+use super::session_ids::SessionIds;
 use crate::agent::kind::EventState;
 use crate::agent::session_id;
 use crate::config::profiles::Kind;
 use crate::process;
 use crate::step::Masker;
+
+/// Receives each relayed line (already masked and prefixed).
+pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
 
 type Stream = Box<dyn AsyncRead + Unpin + Send>;
 

@@ -13,8 +13,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::output::Readers;
-use super::running::{Running, SessionIds};
+use super::output::{Readers, Relay};
+use super::running::Running;
+use super::session_ids::SessionIds;
 use super::supervise::Supervisor;
 use crate::agent::error::AgentError;
 use crate::agent::kind::EventState;
@@ -22,9 +23,6 @@ use crate::agent::session_id::{self, SessionId};
 use crate::config::profiles::{Kind, ProfileCommand};
 use crate::process;
 use crate::step::Masker;
-
-/// Receives each relayed line (already masked and prefixed).
-pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Everything needed to start one agent.
 pub(crate) struct Launch {

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::running::SessionIds;
+use super::session_ids::SessionIds;
 use crate::agent::kind::EventState;
 use crate::agent::session_id;
 use crate::config::profiles::Kind;

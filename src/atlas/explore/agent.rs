@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::crawl::ExploreAgent;
 use super::crawler::{Arrived, Crawler};
+use super::options::ExploreAgent;
 use super::task::Task;
 use super::todos::own_todos;
 use crate::agent::{Skill, SkillCall, call_skill};

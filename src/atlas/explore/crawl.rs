@@ -3,53 +3,19 @@
 //! or node limit.
 
 use std::collections::{HashSet, VecDeque};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::crawler::Crawler;
+use super::options::{ExploreAgent, Options};
+use super::summary::Summary;
 use super::task::{Task, is_destructive, task_of};
-use crate::agent::SkillEnv;
 use crate::atlas::fingerprint::origin;
 use crate::atlas::replay::Driver;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::step::{ErrorKind, Masker, StepError};
-
-/// Crawl settings.
-#[derive(Debug, Clone)]
-pub(crate) struct Options {
-    pub(crate) url: String,
-    pub(crate) max_depth: usize,
-    pub(crate) max_nodes: usize,
-    pub(crate) allow_destructive: bool,
-    pub(crate) atlas: PathBuf,
-    pub(crate) artifacts: PathBuf,
-    pub(crate) run_id: String,
-}
-
-/// The agent behind `explore --agent`: where and how its skills are asked.
-pub(crate) struct ExploreAgent<'a> {
-    pub(crate) env: SkillEnv<'a>,
-    /// `None` when answers may only come from the cache (`--agent-cache read-only`).
-    pub(crate) profile: Option<String>,
-}
-
-/// What a crawl found.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub(crate) struct Summary {
-    pub(crate) total_nodes: usize,
-    pub(crate) total_edges: usize,
-    pub(crate) max_depth_reached: usize,
-    pub(crate) atlas_path: String,
-    pub(crate) skipped_destructive: Vec<String>,
-    /// Todos that could not be done (`<node>: <action>: <why>`): the element was gone, the
-    /// path to the state no longer replays, ... They are not edges.
-    pub(crate) failed_todos: Vec<String>,
-    /// Actions the agent judged meaningless (`<node>: <action>`): no edge recorded.
-    pub(crate) dropped_meaningless: Vec<String>,
-}
 
 /// Crawls from `opts.url` with `driver` (one browser session for the whole crawl), with the
 /// agent's skills when there is one; `progress` gets a status line after each todo.

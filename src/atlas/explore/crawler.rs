@@ -6,13 +6,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::crawl::{ExploreAgent, Options, Summary};
+use super::options::{ExploreAgent, Options};
+use super::summary::Summary;
 use super::todos::FORMS_JS;
 use crate::atlas::record::{RecordTarget, observe};
 use crate::atlas::replay::Driver;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
+use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
@@ -98,7 +100,12 @@ impl Crawler<'_> {
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
         let forms = if self.agent.is_none() && seen.ensured.is_new {
-            let data = read(&mut session, &Command::eval(FORMS_JS), self.timeout).await?;
+            let data = read(
+                &mut session,
+                &Command::eval(script::call(FORMS_JS, &[])),
+                self.timeout,
+            )
+            .await?;
             data.get("result").cloned().unwrap_or(Value::Null)
         } else {
             Value::Null

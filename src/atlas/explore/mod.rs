@@ -11,7 +11,10 @@
 mod agent;
 mod crawl;
 mod crawler;
+mod options;
+mod summary;
 mod task;
 mod todos;
 
-pub(crate) use crawl::{ExploreAgent, Options, explore};
+pub(crate) use crawl::explore;
+pub(crate) use options::{ExploreAgent, Options};

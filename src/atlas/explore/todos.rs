@@ -81,15 +81,9 @@ fn text_todos(snapshot: &str) -> Vec<Value> {
 }
 
 /// The page's forms, for explore's own form todos: each form's visible fields with a name or an
-/// id (name, id, type, required, min) and its submit button's text.
-pub(super) const FORMS_JS: &str = r#"[...document.forms].map(f => ({
-  fields: [...f.elements].filter(e => (e.name || e.id) && (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA')
-      && !['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox', 'radio'].includes(e.type)
-      && (e.offsetParent !== null || e.getClientRects().length))
-    .map(e => ({ name: e.name, id: e.id, type: (e.type || 'text').toLowerCase(), required: e.required, min: e.min || '' })),
-  submit: ((f.querySelector('button:not([type=button]):not([type=reset]), input[type=submit]') || {}).innerText
-    || (f.querySelector('input[type=submit]') || {}).value || '').trim(),
-}))"#;
+/// id (name, id, type, required, min) and its submit button's text. A page script of no
+/// arguments (see `crate::browser::driver::script`).
+pub(super) const FORMS_JS: &str = include_str!("forms.js");
 
 /// A value of the field's type that a form accepts, for explore's own form todos (an agent
 /// proposes its own values).

@@ -1,13 +1,11 @@
 //! Reading and writing an atlas's files: JSON read and written atomically (write, then
-//! rename), and the lock file that serializes writers, so two runs can share an atlas.
+//! rename), and I/O errors named by the file they happened on.
 
-use std::fs::File;
 use std::path::Path;
 
-use nix::fcntl::{Flock, FlockArg};
 use serde::Serialize;
 
-use super::{Atlas, AtlasError};
+use super::error::AtlasError;
 
 pub(super) fn io(path: &Path, e: std::io::Error) -> AtlasError {
     AtlasError::Io {
@@ -42,21 +40,4 @@ pub(super) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), Atl
 /// The time now, as the metadata records it (RFC 3339, seconds).
 pub(super) fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}
-
-impl Atlas {
-    /// Takes the atlas's lock (`.lock`), held until the returned guard drops.
-    pub(super) fn lock(&self) -> Result<Flock<File>, AtlasError> {
-        let p = self.root.join(".lock");
-        let f = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&p)
-            .map_err(|e| io(&p, e))?;
-        Flock::lock(f, FlockArg::LockExclusive).map_err(|(_, e)| AtlasError::Io {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        })
-    }
 }

@@ -1,10 +1,11 @@
-//! The atlas on disk (SPEC §6):
+//! The atlas on disk (docs/atlas.md, "On disk"):
 //! `nodes/<id>/meta.json`, `screenshot.png`, `snapshot.txt`, `todos.json`,
 //! `nodes/<id>/links/<action>` (a symlink to `../../<target>`: the edge) and
 //! `edges/<source>/<action>/flow.yaml` (the steps from source to target, a flow that replays).
 //! Writes are atomic (write, then rename) and serialized by a lock file, so two runs can share
 //! an atlas. A broken or hand-edited atlas gives errors, never a panic.
 
+mod dir;
 mod error;
 mod files;
 mod links;
@@ -13,6 +14,7 @@ mod paths;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use dir::Atlas;
 pub(crate) use error::AtlasError;
 pub(crate) use links::{EdgeLabel, Link, referenced_secrets};
-pub(crate) use nodes::{Atlas, Ensured, State};
+pub(crate) use nodes::{Ensured, State};

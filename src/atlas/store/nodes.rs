@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::AtlasError;
+use super::dir::Atlas;
+use super::error::AtlasError;
 use super::files::{io, now, read_json, write_atomic, write_json};
 
 /// `nodes/<id>/meta.json`.
@@ -44,28 +45,7 @@ pub(crate) struct Ensured {
     pub(crate) meta_file: PathBuf,
 }
 
-/// An atlas directory.
-#[derive(Debug, Clone)]
-pub(crate) struct Atlas {
-    pub(crate) root: PathBuf,
-}
-
 impl Atlas {
-    /// Opens (and creates) an atlas directory.
-    pub(crate) fn open(root: &Path) -> Result<Atlas, AtlasError> {
-        for d in ["nodes", "edges"] {
-            std::fs::create_dir_all(root.join(d)).map_err(|e| io(&root.join(d), e))?;
-        }
-        Ok(Atlas {
-            root: root.to_path_buf(),
-        })
-    }
-
-    /// `nodes/<id>`.
-    pub(crate) fn node_dir(&self, id: &str) -> PathBuf {
-        self.root.join("nodes").join(id)
-    }
-
     /// Records a state: a new node, or a new sighting of a known one.
     pub(crate) fn ensure_state(&self, st: &State<'_>) -> Result<Ensured, AtlasError> {
         let _lock = self.lock()?;

@@ -1,0 +1,25 @@
+//! What a crawl is asked to do: where it starts, how far it goes, what it may do, where it
+//! writes; and the agent whose skills it asks, when there is one.
+
+use std::path::PathBuf;
+
+use crate::agent::SkillEnv;
+
+/// Crawl settings.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) url: String,
+    pub(crate) max_depth: usize,
+    pub(crate) max_nodes: usize,
+    pub(crate) allow_destructive: bool,
+    pub(crate) atlas: PathBuf,
+    pub(crate) artifacts: PathBuf,
+    pub(crate) run_id: String,
+}
+
+/// The agent behind `explore --agent`: where and how its skills are asked.
+pub(crate) struct ExploreAgent<'a> {
+    pub(crate) env: SkillEnv<'a>,
+    /// `None` when answers may only come from the cache (`--agent-cache read-only`).
+    pub(crate) profile: Option<String>,
+}

@@ -1,0 +1,74 @@
+//! The command line's entry: parse it, run the subcommand, show its error, map its end to the
+//! exit code.
+
+use clap::Parser;
+
+use super::args::{Cli, Command};
+use super::error::CliError;
+use super::exit::{self, Outcome};
+use super::{atlas, browser_cdp, doctor, merge, profiles, run, schema, validate};
+use crate::report::Reporter;
+
+/// Parses the command line, runs the subcommand and shows its error if it ends with one;
+/// returns the exit code (`exit::code`, the one map).
+pub fn main() -> i32 {
+    let reporter = Reporter::from_env();
+    let end = match Cli::try_parse() {
+        Ok(cli) => dispatch(cli.command, &reporter),
+        // `--help` and `--version` come back as clap errors that print to stdout.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            Ok(Outcome::Passed)
+        }
+        Err(e) => Err(CliError::Arguments(e)),
+    };
+    if let Err(e) = &end {
+        e.report(&reporter);
+    }
+    exit::code(&end)
+}
+
+/// Runs one subcommand.
+fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> {
+    match command {
+        Command::Run(a) => run::run(&a, reporter),
+        Command::Validate(a) => Ok(validate::run(&a, reporter)),
+        Command::Schema { which } => {
+            reporter.out(schema::text(which));
+            Ok(Outcome::Passed)
+        }
+        Command::Doctor {
+            paths,
+            browser_cdp: cdp,
+        } => browser_cdp::remote_browser(cdp.as_deref())
+            .map(|cdp| doctor::run(reporter, &paths, cdp.as_deref())),
+        Command::Guardian { pid } => {
+            crate::process::guardian::run(&|| crate::browser::cleanup_run(pid));
+            Ok(Outcome::Passed)
+        }
+        Command::Atlas {
+            command,
+            atlas: dir,
+        } => atlas::run(&command, &dir, reporter),
+        Command::Explore {
+            url,
+            max_depth,
+            max_nodes,
+            allow_destructive,
+            atlas: dir,
+            agent,
+        } => atlas::explore(
+            &atlas::ExploreArgs {
+                url,
+                max_depth,
+                max_nodes,
+                allow_destructive,
+                dir,
+                agent,
+            },
+            reporter,
+        ),
+        Command::Profiles { command, profiles } => profiles::run(command, &profiles, reporter),
+        Command::MergeReports { paths, report } => merge::run(&paths, &report, reporter),
+    }
+}
