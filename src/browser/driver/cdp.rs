@@ -16,6 +16,9 @@ use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+mod error;
+pub(crate) use error::CdpError;
+
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What an answer carries: the call's result, or why it failed.
@@ -28,49 +31,6 @@ enum Unanswered {
     Refused(String),
     /// The connection ended first.
     Closed,
-}
-
-/// What can go wrong on the DevTools connection. The messages name the DevTools method that
-/// failed; `From<CdpError> for String` gives the step layers the message they show.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum CdpError {
-    #[error("the browser's DevTools endpoint did not answer in {0:?}")]
-    ConnectTimeout(Duration),
-    #[error("cannot reach the browser's DevTools endpoint: {0}")]
-    Unreachable(#[source] tokio_tungstenite::tungstenite::Error),
-    #[error("{method}: the browser closed its DevTools connection")]
-    Closed { method: String },
-    #[error("{method}: {source}")]
-    Send {
-        method: String,
-        source: tokio_tungstenite::tungstenite::Error,
-    },
-    /// The browser answered the call with an error.
-    #[error("{method}: {message}")]
-    Refused { method: String, message: String },
-    #[error("{method}: no answer in {timeout:?}")]
-    NoAnswer { method: String, timeout: Duration },
-    #[error("the browser's answer has no {field}: {answer}")]
-    NoField { field: &'static str, answer: Value },
-    #[error("locale `{locale}`: {source}")]
-    Locale {
-        locale: String,
-        source: Box<CdpError>,
-    },
-    #[error("timezone `{timezone}`: {source}")]
-    Timezone {
-        timezone: String,
-        source: Box<CdpError>,
-    },
-}
-
-impl From<CdpError> for String {
-    /// The message a step error or the pool's own error text carries (the caller picks the
-    /// step error's kind: a DevTools failure is the environment's while a browser starts, the
-    /// command's later).
-    fn from(e: CdpError) -> String {
-        e.to_string()
-    }
 }
 
 /// The browser's user agent (a page script: `script`).

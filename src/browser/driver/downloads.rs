@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cdp::Cdp;
-use crate::step::{ErrorKind, StepError};
+use crate::step::StepError;
 
 /// One download the browser reported.
 #[derive(Debug, Clone)]
@@ -44,11 +44,7 @@ impl Downloads {
 
     /// Reads the browser's download events since the last look.
     pub(crate) async fn refresh(&mut self) -> Result<(), StepError> {
-        let events = self
-            .cdp
-            .download_events(Duration::from_secs(5))
-            .await
-            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+        let events = self.cdp.download_events(Duration::from_secs(5)).await?;
         for e in events {
             let p = e.get("params").cloned().unwrap_or(Value::Null);
             let text = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();

@@ -98,11 +98,7 @@ pub(crate) struct Tabs {
 impl Tabs {
     /// The context's open tabs in order: `(target id, url)`.
     pub(crate) async fn list(&mut self) -> Result<Vec<(String, String)>, StepError> {
-        let open = self
-            .cdp
-            .tabs(&self.context, Duration::from_secs(5))
-            .await
-            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+        let open = self.cdp.tabs(&self.context, Duration::from_secs(5)).await?;
         for (id, _) in &open {
             if !self.order.contains(id) {
                 self.order.push(id.clone());

@@ -239,7 +239,7 @@ impl Worker {
         let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
         let cdp = Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT, on_event)
             .await
-            .map_err(|e| StepError::new(ErrorKind::Environment, e))?;
+            .map_err(|e| e.into_step_error(true))?;
         // Tabs made and changed, for the watch on dialogs in a flow's other tabs.
         cdp.call(
             "Target.setDiscoverTargets",
@@ -247,7 +247,7 @@ impl Worker {
             CDP_TIMEOUT,
         )
         .await
-        .map_err(|e| StepError::new(ErrorKind::Environment, e))?;
+        .map_err(|e| e.into_step_error(true))?;
         Ok(cdp)
     }
 
@@ -321,7 +321,7 @@ impl Worker {
         self.cdp
             .save_downloads(&context.id, dir, CDP_TIMEOUT)
             .await
-            .map_err(|e| fail(e.into()))?;
+            .map_err(|e| fail(e.to_string()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
             dir.to_path_buf(),
@@ -357,7 +357,7 @@ impl Worker {
             self.cdp
                 .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
                 .await
-                .map_err(|e| fail(e.into()))?;
+                .map_err(|e| fail(e.to_string()))?;
         }
         let commands = settings(e);
         if !commands.is_empty() {
@@ -383,7 +383,7 @@ impl Worker {
                     CDP_TIMEOUT,
                 )
                 .await
-                .map_err(|e| fail(e.into()))?;
+                .map_err(|e| fail(e.to_string()))?;
         }
         Ok(())
     }
