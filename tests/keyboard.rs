@@ -55,7 +55,7 @@ fn a_code_editor_takes_keys_and_text_through_the_focus() {
 /// The textarea CodeMirror hides cannot be filled or pressed on: each fails (nothing is typed
 /// anywhere) and says why and what to write instead — `keyboard` after a click into the
 /// editor. `keyboard` text with nothing that takes text focused fails instead of typing into
-/// the void.
+/// the void, and a key that is no key fails instead of pressing nothing.
 #[test]
 fn a_hidden_field_is_refused_with_the_way_to_type_into_its_editor() {
     let d = tempfile::tempdir().unwrap();
@@ -70,6 +70,10 @@ fn a_hidden_field_is_refused_with_the_way_to_type_into_its_editor() {
   - id: unfocused
     keyboard: { type: "select 1" }
     timeout: 1s
+    continue_on_error: true
+  - click: .CodeMirror
+  - id: badkey
+    keyboard: { press: "{{ 'Enterr' }}" }
     continue_on_error: true
   - id: value
     eval: "editor.getValue() + '|' + document.getElementById('sql-editor').value"
@@ -87,14 +91,18 @@ fn a_hidden_field_is_refused_with_the_way_to_type_into_its_editor() {
         unfocused.contains("nothing that takes text has the focus"),
         "{unfocused}"
     );
+    // A key from a template is judged once rendered.
+    let badkey = failure(&report, "badkey");
+    assert!(badkey.contains("did you mean `Enter`?"), "{badkey}");
     assert_eq!(
         step(&report, "value")["outputs"]["value"],
         "select * from books|select * from books"
     );
 }
 
-/// `keyboard` takes exactly one of `type`, `insert_text` and `press`, with no other key:
-/// `validate` refuses the rest with the file and line.
+/// `keyboard` takes exactly one of `type`, `insert_text` and `press`, with no other key, and
+/// `press` (both) only keys agent-browser presses as what they name: `validate` refuses the rest
+/// with the file and line.
 #[test]
 fn validate_refuses_a_keyboard_step_it_cannot_read() {
     let d = tempfile::tempdir().unwrap();
@@ -109,6 +117,16 @@ fn validate_refuses_a_keyboard_step_it_cannot_read() {
         (
             "keyboard: { press: Enter, target: \"#a\" }",
             "unknown key `target` in `keyboard`",
+        ),
+        // A name agent-browser would send as a key event with no key: nothing would happen.
+        ("press: Enterr", "did you mean `Enter`?"),
+        (
+            "keyboard: { press: [End, Cntrl+a] }",
+            "`Cntrl+a`: `Cntrl` is not a modifier",
+        ),
+        (
+            "press: { key: KeyA, target: \"#a\" }",
+            "write the character, `a`",
         ),
     ];
     for (i, (s, want)) in cases.iter().enumerate() {

@@ -15,7 +15,7 @@ use crate::browser::page::scripts::HAS_FOCUS;
 use crate::browser::page::selector::{
     Poll, Resolved, element_eval, left, resolve_now_one, resolve_one,
 };
-use crate::config::model::{FillAction, KeyboardAction, PressAction, Selector};
+use crate::config::model::{FillAction, KeyboardAction, PressAction, Selector, check_key};
 use crate::step::{ErrorKind, StepError};
 
 /// `(hasFocus) => (el) => true | why not`: focuses an element for a key press.
@@ -35,6 +35,7 @@ pub(crate) async fn press(
     deadline: Instant,
 ) -> Result<Value, StepError> {
     let key = p.key().to_string();
+    pressable(&key)?;
     let Some(sel) = p.target() else {
         session.send(Command::Press { key }, left(deadline)).await?;
         return Ok(json!({}));
@@ -43,6 +44,13 @@ pub(crate) async fn press(
     focus_for_keys(session, &r, &key, deadline).await?;
     session.send(Command::Press { key }, left(deadline)).await?;
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
+}
+
+/// A key as rendered (a template's key is judged only now; `validate` judged the others): one
+/// agent-browser would send as no key at all is refused rather than pressed to no effect.
+fn pressable(key: &str) -> Result<(), StepError> {
+    check_key(key)
+        .map_err(|(what, help)| StepError::new(ErrorKind::CommandFailed, format!("{what}: {help}")))
 }
 
 /// Focuses a `press` target, waiting (up to `deadline`) while it is hidden, inert or disabled;
@@ -107,6 +115,7 @@ pub(crate) async fn keyboard(
         KeyboardAction::Type(text) => (KeyboardInput::Type, text.clone()),
         KeyboardAction::InsertText(text) => (KeyboardInput::InsertText, text.clone()),
         KeyboardAction::Press(_) => {
+            k.keys().into_iter().try_for_each(pressable)?;
             let keys = k.keys().into_iter().map(|key| Command::Press {
                 key: key.to_string(),
             });
