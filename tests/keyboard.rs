@@ -52,6 +52,36 @@ fn a_code_editor_takes_keys_and_text_through_the_focus() {
     );
 }
 
+/// Text goes to a contenteditable (as rich editors are) and to a field inside a same-origin
+/// frame, where the focus is in the frame's own document; with the focus on a button, text is
+/// refused and keys still go (the page handles them).
+#[test]
+fn text_reaches_contenteditable_and_framed_fields_and_never_a_button() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - click: "#note"
+  - keyboard: { press: End }
+  - keyboard: { type: " world" }
+  - expect: { text: { target: "#note", equals: "hello world" } }
+  - click: { css: "#inner", frame: "#f" }
+  - keyboard: { insert_text: "framed" }
+  - expect: { value: { target: { css: "#inner", frame: "#f" }, equals: framed } }
+  - focus: "#go"
+  - id: button
+    keyboard: { type: "lost" }
+    timeout: 500ms
+    continue_on_error: true
+  - keyboard: { press: Shift+Tab }
+  - expect: { focused: { css: "#f" } }
+"##;
+    write(d.path(), "f.yaml", &flow("editable.html", steps));
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let button = failure(&report, "button");
+    assert!(
+        button.contains("(the focus is on button#go, which takes no text)"),
+        "{button}"
+    );
+}
+
 /// The textarea CodeMirror hides cannot be filled or pressed on: each fails (nothing is typed
 /// anywhere) and says why and what to write instead — `keyboard` after a click into the
 /// editor. `keyboard` text with nothing that takes text focused fails instead of typing into
