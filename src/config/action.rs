@@ -281,6 +281,7 @@ mod outputs {
         "html",
         "text",
         "elements",
+        "count",
         "total_size",
         "truncated",
         "suggestions",
