@@ -142,10 +142,25 @@ fn names_and_texts_are_whitespace_normalised() {
   - click: { role: link, text: "price ▼", exact: true }
   - click: { text: "price\n▼", tag: a }
   - expect: { visible: { role: link, text: "price ▼" }, text: { target: { css: th, text: "price ▼" }, contains: "price ▼" } }
+  - wait: { text: "picked price ▼" }
+  - id: case
+    click: { role: link, text: "PRICE ▼", exact: true }
+    timeout: 300ms
 "##,
         ),
     );
-    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 1, "{report}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    for s in &steps[..steps.len() - 1] {
+        assert_eq!(s["outcome"], "passed", "{s}");
+    }
+    // The suggestion reads like what the user wrote: it says why it did not match.
+    let miss = step(&report, "case")["error"]["message"].to_string();
+    assert!(
+        miss.contains("text: price ▼ } (differs in case, and `exact: true` compares case)"),
+        "{miss}"
+    );
     assert!(!messages(&report).contains("data-runner-sel"), "{report}");
 }
 

@@ -49,13 +49,19 @@ impl Poll {
         }
     }
 
-    /// The error of a wait that ran out while the last check still met a navigation.
+    /// The error of a wait that ran out while the last check still met a navigation (or its
+    /// element gone).
     pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
         self.navigated.take().map(|e| {
+            let what = if super::handle_messages::is_gone(&e.message) {
+                "the element found was gone (replaced or removed) when read"
+            } else {
+                "the page was still navigating"
+            };
             StepError::new(
                 ErrorKind::Timeout,
                 format!(
-                    "timed out: the page was still navigating at the last check ({})",
+                    "timed out: {what} at the last check ({})",
                     super::handle_messages::scrub(&e.message)
                 ),
             )
