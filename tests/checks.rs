@@ -81,6 +81,30 @@ steps:
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// A page that replaces its status element every few milliseconds (as a framework re-rendering
+/// without reusing nodes): every check finds the element, then reads it after it was replaced.
+/// Each is another round on the new element, never a failure. Before, a check failed with
+/// `Element not found: [data-runner-sel="…"]` when the node it found was gone by the read.
+#[test]
+fn checks_of_an_element_replaced_between_find_and_read_are_retried() {
+    let d = tempfile::tempdir().unwrap();
+    let checks = (0..10)
+        .map(|_| {
+            "  - open: \"{{ web_server.url }}/rerender.html\"\n  - expect: { text: { target: \"#status\", equals: ready }, visible: \"#status\", attribute: { target: \"#status\", name: id, equals: status } }\n  - wait: { for: \"#status\" }\n"
+        })
+        .collect::<String>();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: re-render\nweb_server: {{ static: \"{}\" }}\nsteps:\n{checks}",
+            fixture("checks").display()
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{}", messages(&report));
+}
+
 /// `{ css, text }` is the CSS matches whose text contains `text` (Playwright's `locator(css, {
 /// hasText })`), and the step's label shows both. Before, `text` was ignored: strict mode
 /// failed naming only the CSS.

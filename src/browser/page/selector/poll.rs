@@ -29,9 +29,9 @@ impl Poll {
 
     /// What one check of the page gave. A check that met a navigation committing while it read
     /// the page (`Cause::navigated`), or found its element gone or replaced between resolving
-    /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element after a
-    /// navigation), has no answer yet: `None`, and the next check resolves the user's selector
-    /// again on the page as it is then. Any other failure is the check's.
+    /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
+    /// after a navigation), has no answer yet: `None`, and the next check resolves the user's
+    /// selector again on the page as it is then. Any other failure is the check's.
     pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
         match r {
             Err(e)
