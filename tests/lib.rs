@@ -12,6 +12,7 @@ mod agents;
 mod architecture;
 mod atlas;
 mod browser;
+mod checks;
 mod cli;
 mod common;
 mod contexts;

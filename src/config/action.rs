@@ -284,6 +284,7 @@ mod outputs {
         "html",
         "text",
         "elements",
+        "count",
         "total_size",
         "truncated",
         "suggestions",

@@ -172,6 +172,27 @@ pub(crate) fn refs_with_nth(sel: &Selector) -> Vec<String> {
     }
 }
 
+/// The objects of a selector whose keys mean nothing together, with their pointers below it
+/// and why (`SelectorObject::meaningless`).
+pub(crate) fn meaningless_objects(sel: &Selector) -> Vec<(String, String)> {
+    match sel {
+        Selector::Object(o) => o
+            .meaningless()
+            .map(|why| (String::new(), why))
+            .into_iter()
+            .collect(),
+        Selector::List(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                SelectorItem::Object(o) => o.meaningless().map(|why| (format!("/{i}"), why)),
+                SelectorItem::String(_) => None,
+            })
+            .collect(),
+        Selector::String(_) => Vec::new(),
+    }
+}
+
 /// The CSS strings of a selector, with their pointers below it (refs are not CSS).
 pub(crate) fn css_strings(sel: &Selector) -> Vec<(String, &str)> {
     let is_ref = |s: &str| s.starts_with('@');

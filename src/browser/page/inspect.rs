@@ -39,7 +39,14 @@ pub(crate) async fn inspect(
     let format = i.format.unwrap_or(InspectFormat::Html);
     let (targets, mut suggestions) = css_targets(session, &i.target, t).await?;
     let read = call(
-        &bind(scripts::INSPECT, &[scripts::FRAME_DOCUMENT]),
+        &bind(
+            scripts::INSPECT,
+            &[
+                scripts::FRAME_DOCUMENT,
+                scripts::CSS_ELEMENTS,
+                scripts::TEXT_ELEMENTS,
+            ],
+        ),
         &[
             Value::Array(targets),
             json!(depth),
@@ -87,6 +94,7 @@ pub(crate) async fn inspect(
         "html": join("html"),
         "text": text,
         "elements": elements,
+        "count": result.get("count").cloned().unwrap_or(json!(0)),
         "total_size": result.get("total").cloned().unwrap_or(json!(0)),
         "truncated": result.get("truncated").cloned().unwrap_or(json!(false)),
         "suggestions": suggestions,
@@ -106,9 +114,10 @@ fn not_read(e: &Value) -> Option<String> {
     None
 }
 
-/// The targets as the page script reads them (`{ name, css, frame }`), and what is said of
-/// those that match nothing. Each entry of a target list is its own target (not a fallback
-/// list); refs, roles and picked matches have no CSS form: they are resolved now and marked.
+/// The targets as the page script reads them (`{ name, frame, kind, args, nth }`), and what is
+/// said of those that match nothing. Each entry of a target list is its own target (not a
+/// fallback list). CSS and text are read as written, every match (reads are not strict); refs
+/// and roles have no DOM form: they are resolved now and marked.
 async fn css_targets(
     session: &mut Session,
     target: &Selector,
@@ -127,31 +136,46 @@ async fn css_targets(
     let mut targets = Vec::new();
     let mut suggestions = Vec::new();
     for sel in &sels {
-        let alt = alternatives(sel).into_iter().next();
-        let name = alt.as_ref().map_or_else(String::new, Alt::describe);
-        let frame = alt.as_ref().and_then(Alt::frame).map(str::to_string);
-        let css = match alt {
-            Some(Alt::Css {
-                css,
-                nth: None,
-                frame: _,
-            }) => Some(css),
-            Some(_) => match super::selector::resolve_now(session, sel).await {
-                Ok(Some(r)) if r.target.starts_with('@') => {
-                    super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
-                }
-                Ok(Some(r)) => Some(r.target),
-                Ok(None) => None,
-                Err(e) => {
-                    suggestions.push(e.message);
-                    None
-                }
-            },
-            None => None,
+        let Some(alt) = alternatives(sel).into_iter().next() else {
+            continue;
         };
-        match css {
-            Some(css) => targets.push(json!({ "name": name, "css": css, "frame": frame })),
-            None => suggestions.push(format!("{name}: no element matches")),
+        let name = alt.describe();
+        let frame = alt.frame().map(str::to_string);
+        let target = |kind: &str, args: Value, nth: Option<i64>| json!({ "name": name, "frame": frame, "kind": kind, "args": args, "nth": nth });
+        match &alt {
+            Alt::Css {
+                css,
+                text,
+                exact,
+                nth,
+                ..
+            } => targets.push(target("css", json!([css, text, exact]), *nth)),
+            Alt::Text {
+                text,
+                tag,
+                exact,
+                nth,
+                ..
+            } => targets.push(target("text", json!([text, tag, exact]), *nth)),
+            Alt::Ref(_) | Alt::Role { .. } => {
+                match super::selector::resolve_now(session, sel).await {
+                    Ok(Some(r)) => {
+                        let handle = if r.target.starts_with('@') {
+                            super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
+                        } else {
+                            Some(r.target)
+                        };
+                        match handle {
+                            Some(css) => {
+                                targets.push(target("css", json!([css, null, false]), None));
+                            }
+                            None => suggestions.push(format!("{name}: no element matches")),
+                        }
+                    }
+                    Ok(None) => suggestions.push(format!("{name}: no element matches")),
+                    Err(e) => suggestions.push(e.message),
+                }
+            }
         }
     }
     Ok((targets, suggestions))

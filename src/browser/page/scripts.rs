@@ -57,6 +57,6 @@ pub(crate) const SET_VALUE: &str = include_str!("scripts/set_value.js");
 /// `(el) => bool`: a `<select>` that takes several values.
 pub(crate) const MULTIPLE: &str = include_str!("scripts/multiple.js");
 
-/// `(frameDocument) => (targets, depth, budget, withStyles, format) => { elements, total,
-/// truncated }`: what `inspect` reads.
+/// `(frameDocument, cssElements, textElements) => (targets, depth, budget, withStyles, format)
+/// => { elements, count, total, truncated }`: what `inspect` reads, every match of each target.
 pub(crate) const INSPECT: &str = include_str!("scripts/inspect.js");

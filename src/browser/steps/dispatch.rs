@@ -13,8 +13,23 @@ use crate::config::model::{Action, OneOrMany};
 use super::files::StepFiles;
 use crate::step::{ErrorKind, StepError};
 
-/// Runs one browser action (the page checks of an `expect` included).
+/// Runs one browser action (the page checks of an `expect` included). The one way errors of
+/// the page layer leave the browser: runner's internal handles are scrubbed from them here.
 pub(crate) async fn run_step(
+    session: &mut Session,
+    action: Action,
+    timeout: Duration,
+    files: &StepFiles,
+) -> Result<Value, StepError> {
+    run_action(session, action, timeout, files)
+        .await
+        .map_err(|mut e| {
+            e.message = crate::browser::page::selector::scrub(&e.message);
+            e
+        })
+}
+
+async fn run_action(
     session: &mut Session,
     action: Action,
     timeout: Duration,

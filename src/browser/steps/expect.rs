@@ -11,7 +11,9 @@ use crate::browser::driver::command::Command;
 use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
-use crate::browser::page::selector::{Alt, Poll, alternatives, element_eval, resolve_now_one};
+use crate::browser::page::selector::{
+    Alt, Poll, alternatives, element_eval, normalize, resolve_now_one,
+};
 use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
 use crate::step::{ErrorKind, StepError};
 
@@ -242,7 +244,11 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
     let mut out = Vec::new();
     for (key, tm) in [("text", &e.text), ("value", &e.value)] {
         let Some(tm) = tm else { continue };
-        let m = target_matcher(tm);
+        let m = if key == "text" {
+            target_matcher(tm).of_text()
+        } else {
+            target_matcher(tm)
+        };
         let of = format!("{key} of {}", describe(&tm.target));
         let what = format!("{of} {}", m.describe());
         out.push(match resolve_now_one(session, &tm.target).await? {
@@ -263,12 +269,12 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
                     Command::GetValue { selector }
                 };
                 let data = session.send(get, t).await?;
-                let got = data
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string();
+                let got = data.get(key).and_then(Value::as_str).unwrap_or_default();
+                let got = if key == "text" {
+                    normalize(got)
+                } else {
+                    got.trim().to_string()
+                };
                 Outcome::new(what, matcher(&m, &got, &of)?)
             }
         });

@@ -1,6 +1,7 @@
 //! What an assertion compares a text with (`equals`, `contains`, `matches`), and the message
 //! when the text does not match.
 
+use crate::browser::page::selector::normalize;
 use crate::config::model::{Matcher, TargetMatcher};
 use crate::step::{ErrorKind, StepError};
 
@@ -39,6 +40,17 @@ impl Match {
             equals: equals.cloned(),
             contains: contains.cloned(),
             matches: matches.cloned(),
+        }
+    }
+
+    /// The matcher of a text as Playwright's `toHaveText` compares it: `equals` and `contains`
+    /// whitespace-normalised (NBSP, newlines and runs of spaces are one space), as the text
+    /// they are compared with is (`normalize`).
+    pub(super) fn of_text(self) -> Match {
+        Match {
+            equals: self.equals.as_deref().map(normalize),
+            contains: self.contains.as_deref().map(normalize),
+            matches: self.matches,
         }
     }
 

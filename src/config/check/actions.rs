@@ -9,7 +9,9 @@ use crate::config::model::{
     Action, ExpectAction, KeyboardAction, Matcher, OneOrMany, PressAction, Step, check_key,
 };
 use crate::config::schema::{at_key, at_value};
-use crate::config::selector::{css_problem, css_strings, refs_with_nth, selectors};
+use crate::config::selector::{
+    css_problem, css_strings, meaningless_objects, refs_with_nth, selectors,
+};
 use crate::source::Diagnostic;
 use crate::template::is_template;
 
@@ -106,6 +108,13 @@ fn step_selectors(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>
                     format!("a ref names one element: `{key_of}` does not apply to it"),
                 )
                 .with_help(format!("drop `{key_of}`, or select by role, CSS or text")),
+            );
+        }
+        for (sub, why) in meaningless_objects(sel) {
+            out.push(
+                at_value(c.file, c.spans, &format!("{ptr}/{key}{at}{sub}"), why).with_help(
+                    "the keys a selector takes together are listed in docs/steps.md, \"Selectors\"",
+                ),
             );
         }
         for (sub, css) in css_strings(sel) {

@@ -46,6 +46,8 @@ impl Selector {
             } else if o.frame.as_deref() == Some("") {
                 Err("empty `frame`".to_string())
             } else {
+                // Keys that mean nothing together are refused on their line by
+                // `config::check` (`SelectorObject::meaningless`).
                 Ok(())
             }
         };
@@ -92,6 +94,48 @@ impl Selector {
 }
 
 impl SelectorObject {
+    /// Why its keys together mean nothing, when they do not (docs/steps.md, "Selectors", has
+    /// the table): a ref is one element and takes no other key; `role` and `css` are two ways
+    /// of saying the same thing; `tag` narrows a bare `text` (with CSS, write the tag in the
+    /// CSS; a role has no tag); `exact` is about `text`.
+    pub(crate) fn meaningless(&self) -> Option<String> {
+        let given = |k: &str| match k {
+            "role" => self.role.is_some(),
+            "text" => self.text.is_some(),
+            "exact" => self.exact.is_some(),
+            "css" => self.css.is_some(),
+            "tag" => self.tag.is_some(),
+            "nth" => self.nth.is_some(),
+            _ => self.frame.is_some(),
+        };
+        // (`nth` and `frame` with a ref are refused on their own lines: `refs_with_nth`.)
+        let keys = ["role", "text", "exact", "css", "tag"];
+        if self.reference.is_some() {
+            let extra: Vec<&str> = keys.into_iter().filter(|k| given(k)).collect();
+            return (!extra.is_empty()).then(|| {
+                format!(
+                    "a `ref` names one element and takes no other key (not `{}`): drop the ref, or the other keys",
+                    extra.join("`, `")
+                )
+            });
+        }
+        if given("css") && given("role") {
+            return Some("`css` and `role` together mean nothing: use one (`{ role, text }` finds by role and name, `{ css, text }` the CSS matches with that text)".into());
+        }
+        if given("tag") && given("css") {
+            return Some(
+                "`tag` with `css` means nothing: write the tag in the CSS (`li.item`)".into(),
+            );
+        }
+        if given("tag") && given("role") {
+            return Some("`tag` with `role` means nothing: a role is matched in the accessibility tree, which has no tags; use `{ text, tag }` or CSS".into());
+        }
+        if given("exact") && !given("text") {
+            return Some("`exact` is about `text`: give a `text`, or drop `exact`".into());
+        }
+        None
+    }
+
     /// `{ css, frame }`.
     fn css_in(css: &str, frame: &str) -> SelectorObject {
         SelectorObject {

@@ -1,4 +1,14 @@
-// The elements CSS `css` matches in `doc`; null when the page cannot parse it.
-(doc, css) => {
-  try { return [...doc.querySelectorAll(css)] } catch (e) { return null }
+// The elements CSS `css` matches in `doc`, and with `text` only those whose text contains it
+// (Playwright's `hasText`: whitespace-normalised, case-insensitive; equal to it with `exact`);
+// null when the page cannot parse the CSS.
+(doc, css, text, exact) => {
+  let els;
+  try { els = [...doc.querySelectorAll(css)] } catch (e) { return null }
+  if (text === null || text === undefined) return els;
+  const norm = s => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
+  const want = norm(text);
+  return els.filter(el => {
+    const t = norm(el.innerText === undefined ? el.textContent : el.innerText);
+    return exact ? t === want : t.toLowerCase().includes(want.toLowerCase());
+  });
 }

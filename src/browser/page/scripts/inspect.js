@@ -1,7 +1,9 @@
 // `inspect`: each target's outerHTML pruned to `depth` (scripts, event handlers and
 // `javascript:` URLs removed) or its text, its metadata and (`withStyles`) a few computed
-// styles, all under `budget` characters. A target is { name, css, frame }.
-(frameDocument) => (targets, depth, budget, withStyles, format) => {
+// styles, all under `budget` characters. A target is { name, frame, kind, args, nth }: every
+// element `cssElements(doc, ...args)` (kind 'css') or `textElements(doc, ...args)` (kind
+// 'text') gives, or the one `nth` picks; each target says how many it matched (`count`).
+(frameDocument, cssElements, textElements) => (targets, depth, budget, withStyles, format) => {
   const STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
     'font-weight', 'width', 'height', 'margin', 'padding', 'border', 'opacity', 'z-index', 'overflow', 'cursor'];
   const SKIP = new Set(['SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
@@ -34,24 +36,36 @@
     }
     return { tag: el.tagName.toLowerCase(), attributes, text: (el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 500), size: el.outerHTML.length };
   };
-  let total = 0, truncated = false;
+  let total = 0, count = 0, truncated = false;
   const elements = [];
   for (const t of targets) {
-    let el = null;
     const doc = frameDocument(t.frame || null);
     if (!doc) { elements.push({ target: t.name, error: 'frame ' + t.frame + ' is missing or shows a page of another origin' }); continue; }
-    try { el = doc.querySelector(t.css); } catch (e) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
-    if (!el) { elements.push({ target: t.name, found: false }); continue; }
+    let els = t.kind === 'text' ? textElements(doc, ...t.args) : cssElements(doc, ...t.args);
+    if (els === null) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
+    if (t.nth !== null && t.nth !== undefined) {
+      const el = els[t.nth < 0 ? els.length + t.nth : t.nth];
+      els = el ? [el] : [];
+    }
+    if (!els.length) { elements.push({ target: t.name, found: false, count: 0 }); continue; }
+    count += els.length;
+    for (const el of els) {
+      if (total >= budget) { truncated = true; break; }
+      elements.push(read(t, el, els.length));
+    }
+  }
+  return { elements, count, total, truncated };
+
+  function read(t, el, n) {
     let html = format === 'text' ? (el.innerText || '') : prune(el, depth).outerHTML;
     const left = Math.max(0, budget - total);
     if (html.length > left) { html = html.slice(0, left); truncated = true; }
     total += html.length;
-    const entry = { target: t.name, found: true, html, metadata: meta(el), children: el.children.length };
+    const entry = { target: t.name, found: true, count: n, html, metadata: meta(el), children: el.children.length };
     if (withStyles) {
       const cs = getComputedStyle(el); entry.styles = {};
       for (const k of STYLES) entry.styles[k] = cs.getPropertyValue(k);
     }
-    elements.push(entry);
+    return entry;
   }
-  return { elements, total, truncated };
 }

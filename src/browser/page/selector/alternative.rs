@@ -7,8 +7,12 @@ use crate::config::model::{Selector, SelectorItem, SelectorObject};
 #[derive(Debug, Clone)]
 pub(crate) enum Alt {
     Ref(String),
+    /// CSS, and with `text` only its matches whose text contains it (Playwright's
+    /// `locator(css, { hasText })`; equal to it with `exact`).
     Css {
         css: String,
+        text: Option<String>,
+        exact: bool,
         nth: Option<i64>,
         frame: Option<String>,
     },
@@ -62,6 +66,11 @@ impl Alt {
     fn describe_base(&self) -> String {
         match self {
             Alt::Ref(r) => format!("@{r}"),
+            Alt::Css {
+                css: c,
+                text: Some(t),
+                ..
+            } => format!("css `{c}` with text \"{t}\""),
             Alt::Css { css: c, .. } => format!("css `{c}`"),
             Alt::Role {
                 role,
@@ -90,6 +99,8 @@ fn from_object(o: &SelectorObject) -> Alt {
     } else if let Some(c) = &o.css {
         Alt::Css {
             css: c.clone(),
+            text: o.text.clone(),
+            exact,
             nth,
             frame,
         }
@@ -119,6 +130,8 @@ fn from_string(s: &str) -> Alt {
         }
         _ => Alt::Css {
             css: s.to_string(),
+            text: None,
+            exact: false,
             nth: None,
             frame: None,
         },

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::Alt;
+use super::refs::normalize;
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
@@ -75,25 +76,46 @@ async fn similar(
     let frame = alt.frame();
     let mut suggestions = Vec::new();
     match alt {
-        Alt::Role { role, name, .. } => {
+        Alt::Role {
+            role, name, exact, ..
+        } => {
             for info in refs.values() {
+                let have = normalize(&info.name);
                 let role_sim = strsim::normalized_levenshtein(&info.role, role);
                 let name_sim = name.as_deref().map_or(0.5, |n| {
-                    strsim::normalized_levenshtein(&info.name.to_lowercase(), &n.to_lowercase())
+                    strsim::normalized_levenshtein(
+                        &have.to_lowercase(),
+                        &normalize(n).to_lowercase(),
+                    )
                 });
+                let why = name
+                    .as_deref()
+                    .map(|n| why_not(&have, n, *exact))
+                    .unwrap_or_default();
                 suggestions.push((
                     role_sim * 0.4 + name_sim * 0.6,
-                    within(frame, format!("role: {}, text: {}", info.role, info.name)),
+                    within(frame, format!("role: {}, text: {have}", info.role)) + &why,
                 ));
             }
         }
-        Alt::Text { text, .. } => {
+        Alt::Text { text, exact, .. } => {
             for info in refs.values() {
-                let sim =
-                    strsim::normalized_levenshtein(&info.name.to_lowercase(), &text.to_lowercase());
+                let have = normalize(&info.name);
+                let sim = strsim::normalized_levenshtein(
+                    &have.to_lowercase(),
+                    &normalize(text).to_lowercase(),
+                );
+                let why = if have == normalize(text) {
+                    // Found by name, not by visible text: the name comes from a label or
+                    // `aria-label`, or the element is not rendered.
+                    " (its accessible name, not a visible text: select it by role and text)"
+                        .to_string()
+                } else {
+                    why_not(&have, text, *exact)
+                };
                 suggestions.push((
                     sim,
-                    within(frame, format!("role: {}, text: {}", info.role, info.name)),
+                    within(frame, format!("role: {}, text: {have}", info.role)) + &why,
                 ));
             }
         }
@@ -122,6 +144,20 @@ async fn similar(
     suggestions
 }
 
+/// Why a suggested name (whitespace-normalised, `have`) that looks like what the user wrote
+/// (`want`) did not match it, so that no suggestion prints the user's own words without a
+/// reason; empty when it does not look the same.
+fn why_not(have: &str, want: &str, exact: bool) -> String {
+    let want = normalize(want);
+    if have == want {
+        " (the same name, of another role)".to_string()
+    } else if exact && have.to_lowercase() == want.to_lowercase() {
+        " (differs in case, and `exact: true` compares case)".to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// The 5 most similar suggestions, each once; none that is hardly similar at all.
 fn best(mut suggestions: Vec<(f64, String)>) -> Vec<String> {
     suggestions.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
@@ -133,4 +169,19 @@ fn best(mut suggestions: Vec<(f64, String)>) -> Vec<String> {
         .filter(|t| seen.insert(t.clone()))
         .take(5)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::why_not;
+
+    #[test]
+    fn a_name_that_looks_like_the_users_says_why_it_did_not_match() {
+        assert_eq!(
+            why_not("price \u{25bc}", "price\u{a0}\u{25bc}", false),
+            " (the same name, of another role)"
+        );
+        assert!(why_not("Price", "price", true).contains("case"));
+        assert_eq!(why_not("Prices", "price", true), "");
+    }
 }

@@ -5,11 +5,13 @@
 //! `alternative` is the selector model; `resolve` tries the alternatives (re-checked as `poll`
 //! paces it, strict about one element); `refs` answers refs and roles from the snapshot,
 //! `lookup` CSS and text from the DOM; `handle` marks elements so scripts and commands reach
-//! exactly them; `miss` is the error with suggestions.
+//! exactly them (`handle_messages`: what an error naming a handle means, and the scrub that
+//! keeps handles out of messages); `miss` is the error with suggestions.
 
 mod alternative;
 mod found;
 mod handle;
+mod handle_messages;
 mod lookup;
 mod miss;
 mod poll;
@@ -18,7 +20,9 @@ mod resolve;
 
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
 pub(crate) use handle::{element_args, element_eval, mark, on_element};
+pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
+pub(crate) use refs::normalize;
 pub(crate) use resolve::{
     Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_one,
 };

@@ -28,11 +28,16 @@ impl Poll {
     }
 
     /// What one check of the page gave. A check that met a navigation committing while it read
-    /// the page (`Cause::navigated`) has no answer yet: `None`, and the next check reads the
-    /// new document. Any other failure is the check's.
+    /// the page (`Cause::navigated`), or found its element gone or replaced between resolving
+    /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
+    /// after a navigation), has no answer yet: `None`, and the next check resolves the user's
+    /// selector again on the page as it is then. Any other failure is the check's.
     pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
         match r {
-            Err(e) if Cause::of(&e.message).navigated => {
+            Err(e)
+                if Cause::of(&e.message).navigated
+                    || super::handle_messages::is_gone(&e.message) =>
+            {
                 self.navigated = Some(e);
                 Ok(None)
             }
@@ -44,14 +49,20 @@ impl Poll {
         }
     }
 
-    /// The error of a wait that ran out while the last check still met a navigation.
+    /// The error of a wait that ran out while the last check still met a navigation (or its
+    /// element gone).
     pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
         self.navigated.take().map(|e| {
+            let what = if super::handle_messages::is_gone(&e.message) {
+                "the element found was gone (replaced or removed) when read"
+            } else {
+                "the page was still navigating"
+            };
             StepError::new(
                 ErrorKind::Timeout,
                 format!(
-                    "timed out: the page was still navigating at the last check ({})",
-                    e.message
+                    "timed out: {what} at the last check ({})",
+                    super::handle_messages::scrub(&e.message)
                 ),
             )
         })

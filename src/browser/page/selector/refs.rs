@@ -91,16 +91,29 @@ fn pick(nth: Option<i64>, count: usize) -> Option<usize> {
 }
 
 /// Role and accessible name as the snapshot shows them: role equal, name a case-insensitive
-/// substring (or equal with `exact`).
+/// substring (or equal with `exact`), both whitespace-normalised (`normalize`).
 pub(crate) fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact: bool) -> bool {
     if !info.role.eq_ignore_ascii_case(role) {
         return false;
     }
-    match name {
+    let (have, want) = (normalize(&info.name), name.map(normalize));
+    match want {
         None => true,
-        Some(n) if exact => info.name == n,
-        Some(n) => info.name.to_lowercase().contains(&n.to_lowercase()),
+        Some(n) if exact => have == n,
+        Some(n) => have.to_lowercase().contains(&n.to_lowercase()),
     }
+}
+
+/// A text or name as Playwright compares it: zero-width spaces and soft hyphens dropped, every
+/// run of whitespace (NBSP and newlines included) one space, trimmed. The page scripts
+/// (`css_elements.js`, `text_elements.js`) do the same.
+pub(crate) fn normalize(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '\u{200b}' | '\u{ad}'))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<String, StepError> {
@@ -181,5 +194,11 @@ mod tests {
         assert!(!role_matches(&info, "button", Some("sign"), true));
         assert!(role_matches(&info, "button", Some("Sign in"), true));
         assert!(!role_matches(&info, "link", None, false));
+        let nbsp = RefInfo {
+            role: "link".into(),
+            name: "price\u{a0}\u{25bc}".into(),
+        };
+        assert!(role_matches(&nbsp, "link", Some("price \u{25bc}"), true));
+        assert!(role_matches(&nbsp, "link", Some("Price\n \u{25bc}"), false));
     }
 }

@@ -186,8 +186,14 @@ async fn try_once(
             super::refs::by_role(session, role, name, *exact, *nth, frame.as_deref(), t).await
         }
         // CSS and text alternatives are looked up in the page's document, or an iframe's.
-        Alt::Css { css, nth, .. } => {
-            let query = json!([css]);
+        Alt::Css {
+            css,
+            text,
+            exact,
+            nth,
+            ..
+        } => {
+            let query = json!([css, text, exact]);
             super::lookup::in_document(session, alt, scripts::CSS_ELEMENTS, *nth, query, t).await
         }
         Alt::Text {
