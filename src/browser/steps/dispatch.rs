@@ -30,30 +30,46 @@ pub(crate) async fn run_step(
     match action {
         Action::Open(url) => super::navigation::open(session, &url, timeout).await,
         Action::Snapshot(t) => super::reads::snapshot(session, t, deadline, timeout).await,
-        Action::Click(s) => element(session, "click", &s, &[], deadline).await,
-        Action::Dblclick(s) => element(session, "dblclick", &s, &[], deadline).await,
-        Action::Hover(s) => element(session, "hover", &s, &[], deadline).await,
-        Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
-        Action::Check(s) => element(session, "check", &s, &[], deadline).await,
+        Action::Click(s) => element(session, "click", &s, &[], s.force, deadline).await,
+        Action::Dblclick(s) => element(session, "dblclick", &s, &[], s.force, deadline).await,
+        Action::Hover(s) => element(session, "hover", &s, &[], s.force, deadline).await,
+        Action::Focus(s) => element(session, "focus", &s, &[], s.force, deadline).await,
+        Action::Check(s) => element(session, "check", &s, &[], s.force, deadline).await,
         Action::Upload(u) => super::files::upload(session, &u, deadline).await,
         Action::Dialog(d) => super::tabs::dialog(session, &d, deadline).await,
         Action::Tab(t) => super::tabs::tab(session, &t, deadline).await,
         Action::Route(r) => super::network::route(session, &r, timeout).await,
         Action::State(s) => super::network::save_state(session, &s.save, timeout).await,
         Action::Download(d) => super::download::download(session, &d, &files.dir, deadline).await,
-        Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
+        Action::Uncheck(s) => element(session, "uncheck", &s, &[], s.force, deadline).await,
         Action::Fill(f) => {
-            element(session, "fill", &f.target, &[f.value.to_string()], deadline).await
+            element(
+                session,
+                "fill",
+                &f.target,
+                &[f.value.to_string()],
+                false,
+                deadline,
+            )
+            .await
         }
         Action::Type(f) => {
-            element(session, "type", &f.target, &[f.value.to_string()], deadline).await
+            element(
+                session,
+                "type",
+                &f.target,
+                &[f.value.to_string()],
+                false,
+                deadline,
+            )
+            .await
         }
         Action::Select(f) => {
             let values = match f.value {
                 OneOrMany::One(v) => vec![v],
                 OneOrMany::Many(v) => v,
             };
-            element(session, "select", &f.target, &values, deadline).await
+            element(session, "select", &f.target, &values, false, deadline).await
         }
         Action::Press(p) => super::keyboard::press(session, &p, deadline).await,
         Action::Scroll(s) => super::pointer::scroll(session, &s, deadline).await,
