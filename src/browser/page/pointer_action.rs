@@ -11,8 +11,10 @@
 //! trip): the input stays agent-browser's own click, which computes the same point (the centre
 //! of the box, after `scrollIntoViewIfNeeded`). Dispatching the input over runner's own
 //! DevTools connection would need the point first (a second round trip) and a tab session
-//! runner does not hold; the only frame the check adds is the stability check's one
-//! `requestAnimationFrame`.
+//! runner does not hold. Stability is checked without waiting a frame before the input (a
+//! click already takes one frame, Chromium's floor): the guard compares the element's box at
+//! the check, at the next animation frame and when the input arrives, and stops an input that
+//! meets a moved element. So a click stays one frame, where Playwright waits two or three.
 
 use serde_json::{Value, json};
 use tokio::time::Instant;

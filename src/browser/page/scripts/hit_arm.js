@@ -1,11 +1,12 @@
 // Before a pointer action (Playwright's actionability and hit-target check): the element
-// `handle` names must be able to take it (`actionable`), be stable (the same box over two
-// animation frames) and get the event at its click point (the centre of its box, scrolled into
-// view as agent-browser scrolls it, which then clicks there). Then a one-shot guard is armed on
-// the element's window, in the capture phase: an event of the action that reaches another
-// element is stopped (so a misdirected click does nothing) and noted, and `hit_verify` reads
-// what reached where. Throws `prefix` + why when the element cannot take the action now.
-(frameDocument, actionable) => async (prefix, frame, handle, command) => {
+// `handle` names must be able to take it (`actionable`) and get the event at its click point
+// (the centre of its box, scrolled into view as agent-browser scrolls it, which then clicks
+// there). Then a one-shot guard is armed on the element's window, in the capture phase: an
+// event of the action that reaches another element, or meets the element moved (not stable
+// over two animation frames), is stopped (so a misdirected click does nothing) and noted, and
+// `hit_verify` reads what happened. Throws `prefix` + why when the element cannot take the
+// action now.
+(frameDocument, actionable) => (prefix, frame, handle, command) => {
   const doc = frameDocument(frame);
   const el = doc && doc.querySelector(handle);
   const fail = (why) => { throw new Error(prefix + why); };
@@ -14,18 +15,7 @@
   if (ok !== true) fail(ok);
   if (el.scrollIntoViewIfNeeded) el.scrollIntoViewIfNeeded(true);
   const same = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
-  const before = el.getBoundingClientRect();
-  // A tab in the background renders no frames (its requestAnimationFrame waits until it is
-  // shown): there, a task later stands for the next frame.
-  await new Promise((done) => {
-    if (doc.visibilityState === 'visible') return requestAnimationFrame(() => done());
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => done();
-    ch.port2.postMessage(0);
-  });
-  if (!el.isConnected) fail('it is gone from the page');
   const box = el.getBoundingClientRect();
-  if (!same(before, box)) fail('it is moving (its box changed between two animation frames)');
   const up = (n) => n.parentNode || n.host || null;
   const inside = (n) => { for (let m = n; m; m = up(m)) if (m === el) return true; return false; };
   // A click on a label reaches its control: the label is a fine receiver for it.
@@ -52,11 +42,17 @@
   const types = command === 'hover'
     ? ['pointermove', 'mousemove', 'pointerover', 'mouseover']
     : ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick'];
-  const rec = { handle, noun, got: [], missed: null };
+  const rec = { handle, noun, got: [], missed: null, moved: false };
+  // Stable: the same box now, at the next animation frame and when the input arrives. The
+  // input itself takes a frame, so checking then (rather than waiting a frame before it)
+  // adds no frame to a click; an input that meets a moving element is stopped and retried.
+  const moved = () => { if (!rec.moved && !same(box, el.getBoundingClientRect())) rec.moved = true; return rec.moved; };
+  requestAnimationFrame(moved);
   const guard = (e) => {
     const t = (e.composedPath && e.composedPath()[0]) || e.target;
-    if (t && t.nodeType === 1 && takes(t)) { rec.got.push(e.type); return; }
-    if (!rec.missed) rec.missed = t && t.nodeType === 1 ? describe(t) : String(t);
+    const on = t && t.nodeType === 1 && takes(t);
+    if (on && !moved()) { rec.got.push(e.type); return; }
+    if (!on && !rec.missed) rec.missed = t && t.nodeType === 1 ? describe(t) : String(t);
     e.preventDefault();
     e.stopImmediatePropagation();
   };

@@ -10,6 +10,7 @@
   rec.off();
   if (want === '') return true;
   if (rec.missed) throw new Error(prefix + rec.missed + ' would receive the ' + rec.noun + ' instead');
+  if (rec.moved) throw new Error(prefix + 'it is moving (its box changed between two animation frames)');
   const el = doc.querySelector(handle);
   const reached = want === 'hover'
     ? rec.got.length > 0 || (el && el.matches(':hover'))
