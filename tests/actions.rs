@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Ran, fixture, flow_run, step, write};
+use crate::common::{Ran, fixture, flow_run, output, runner, step, write};
 
 /// A flow file serving `tests/fixtures` (the pages in `frameworks/` load the vendored builds
 /// from `vendor/`) that opens `frameworks/<page>`, with `steps` appended (YAML, indented by 2).
@@ -215,4 +215,29 @@ fn check_and_fill_on_a_label_act_on_its_control() {
     } = run(&flow("actions.html", steps));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(value(&report, "agree"), false);
+}
+
+/// `force` is a boolean of `{ target, force }` on the pointer actions only: anything else is
+/// refused by `validate` (exit 2) at its line, with a suggestion for a misspelt key.
+#[test]
+fn force_is_validated() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "bad.yaml",
+        "name: v\nsteps:\n  - click: { target: \"#x\", force: \"yes\" }\n  - focus: { target: \"#x\", force: true }\n  - hover: { target: \"#x\", forse: true }\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "bad.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.yaml:3:35: error: `force` must be a boolean"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bad.yaml:4:28: error: unknown key `force` in `focus`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `force`?"), "{stderr}");
 }

@@ -70,6 +70,24 @@ pub(crate) async fn pointer(
     }
 }
 
+/// A click on an element already resolved (a download's link, read before the click), with
+/// the checks and the verification of `pointer`, retried until `deadline`.
+pub(crate) async fn click_resolved(
+    session: &mut Session,
+    r: &Resolved,
+    deadline: Instant,
+) -> Result<(), StepError> {
+    let mut poll = Poll::new();
+    loop {
+        let Err(why) = attempt(session, "click", r, deadline).await? else {
+            return Ok(());
+        };
+        if !poll.wait(deadline).await {
+            return Err(missed("click", r, &why));
+        }
+    }
+}
+
 /// One try: the check, the input and the verification in one batch. `Ok(Err(why))` when the
 /// element could not take the action now or did not get it (nothing happened to it: retry).
 async fn attempt(

@@ -173,3 +173,22 @@ impl std::ops::DerefMut for PointerTarget {
         &mut self.target
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{PointerTarget, Selector};
+
+    /// A pointer action's target: a selector as before, or `{ target, force }`.
+    #[test]
+    fn a_pointer_target_is_a_selector_or_target_and_force() {
+        let plain: PointerTarget = serde_json::from_str(r##""#go""##).unwrap();
+        assert!(!plain.force && matches!(plain.target, Selector::String(ref s) if s == "#go"));
+        let obj: PointerTarget = serde_json::from_str(r#"{"role":"button","text":"Go"}"#).unwrap();
+        assert!(!obj.force && matches!(obj.target, Selector::Object(_)));
+        let forced: PointerTarget =
+            serde_json::from_str(r##"{"target":"#go","force":true}"##).unwrap();
+        assert!(forced.force && matches!(forced.target, Selector::String(_)));
+        let listed: PointerTarget = serde_json::from_str(r##"["#a",{"css":"#b"}]"##).unwrap();
+        assert!(matches!(listed.target, Selector::List(ref l) if l.len() == 2));
+    }
+}
