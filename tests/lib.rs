@@ -18,6 +18,7 @@ mod common;
 mod contexts;
 mod exit_codes;
 mod golden;
+mod keyboard;
 mod mistakes;
 mod model;
 mod readme;

@@ -7,8 +7,9 @@ use super::fingerprint::origin;
 use super::store::{Atlas, AtlasError};
 use crate::config::duration::parse_duration;
 use crate::config::model::{
-    Action, DialogAction, OneOrMany, ScrollAction, ScrollTo, SelectAction, Selector, SelectorItem,
-    SelectorObject, Step, UploadAction, VisibleState, WaitAction, WaitOptions,
+    Action, DialogAction, KeyboardAction, OneOrMany, ScrollAction, ScrollTo, SelectAction,
+    Selector, SelectorItem, SelectorObject, Step, UploadAction, VisibleState, WaitAction,
+    WaitOptions,
 };
 
 /// What `atlas export` writes.
@@ -162,6 +163,7 @@ fn python(action: &Action) -> String {
             Some(t) => on(t, &format!("press({})", py(p.key()))),
             None => format!("page.keyboard.press({})", py(p.key())),
         },
+        Action::Keyboard(k) => keyboard(k),
         Action::Scroll(s) => scroll(action, s),
         Action::Upload(u) => upload(action, u),
         Action::Select(f) => select(action, f),
@@ -209,6 +211,20 @@ fn python(action: &Action) -> String {
         | Action::RunFlow(_) => {
             format!("# {}: runs outside the browser in runner", action.key())
         }
+    }
+}
+
+/// `keyboard` as `page.keyboard` calls, one line per key pressed.
+fn keyboard(k: &KeyboardAction) -> String {
+    match k {
+        KeyboardAction::Type(t) => format!("page.keyboard.type({})", py(t)),
+        KeyboardAction::InsertText(t) => format!("page.keyboard.insert_text({})", py(t)),
+        KeyboardAction::Press(_) => k
+            .keys()
+            .iter()
+            .map(|key| format!("page.keyboard.press({})", py(key)))
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 

@@ -40,6 +40,7 @@ impl Action {
             | Action::Fill(_)
             | Action::Type(_)
             | Action::Press(_)
+            | Action::Keyboard(_)
             | Action::Scroll(_)
             | Action::Select(_)
             | Action::Upload(_)
@@ -122,6 +123,7 @@ impl Action {
             | Action::Snapshot(_)
             | Action::Screenshot(_)
             | Action::Press(_)
+            | Action::Keyboard(_)
             | Action::Scroll(ScrollAction { to: None, .. })
             | Action::Wait(_)
             | Action::Dialog(_)
@@ -157,7 +159,7 @@ impl Action {
             | Action::Press(_)
             | Action::Select(_) => outputs::ELEMENT,
             Action::Upload(_) => outputs::UPLOAD,
-            Action::Wait(_) | Action::Expect(_) => &["failure_artifacts"],
+            Action::Wait(_) | Action::Expect(_) | Action::Keyboard(_) => &["failure_artifacts"],
             Action::Scroll(_) => &["matched", "matched_index", "x", "y", "failure_artifacts"],
             Action::Dialog(_) => &["type", "message", "accepted", "failure_artifacts"],
             Action::Tab(_) => &["index", "url", "count", "failure_artifacts"],
@@ -210,6 +212,7 @@ impl Action {
                 _ => None,
             },
             Action::Act(_)
+            | Action::Keyboard(_)
             | Action::Dialog(_)
             | Action::Tab(_)
             | Action::Route(_)

@@ -46,6 +46,7 @@ pub(crate) async fn run(
         | Action::Fill(_)
         | Action::Type(_)
         | Action::Press(_)
+        | Action::Keyboard(_)
         | Action::Scroll(_)
         | Action::Select(_)
         | Action::Upload(_)

@@ -104,8 +104,8 @@ fn detail(key: &str, raw: Option<&Value>) -> String {
             .map_or_else(
                 || {
                     // A wait's plain settings read as they are written (`wait for #spinner
-                    // state hidden`).
-                    if key == "wait" && m.values().all(scalar) {
+                    // state hidden`), as do a keyboard's (`keyboard press End Enter`).
+                    if key == "keyboard" || key == "wait" && m.values().all(scalar) {
                         m.iter()
                             .map(|(k, v)| format!("{k} {}", words(v)))
                             .collect::<Vec<_>>()

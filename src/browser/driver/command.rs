@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+mod key_input;
+
+pub(crate) use key_input::KeyboardInput;
+
 /// One agent-browser command. `action` names it for the daemon; the fields are the daemon's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
@@ -60,6 +64,12 @@ pub(crate) enum Command {
     },
     Press {
         key: String,
+    },
+    /// `keyboard type|inserttext TEXT`: text for whatever has the focus, as real key events or
+    /// as one input (as a paste or an input method gives it).
+    Keyboard {
+        subaction: KeyboardInput,
+        text: String,
     },
     Scroll {
         direction: String,
@@ -376,6 +386,7 @@ impl Command {
             Command::Select { .. } => "select",
             Command::Upload { .. } => "upload",
             Command::Press { .. } => "press",
+            Command::Keyboard { .. } => "keyboard",
             Command::Scroll { .. } => "scroll",
             Command::ScrollIntoView { .. } => "scrollintoview",
             Command::Frame { .. } | Command::MainFrame => "frame",
@@ -444,6 +455,7 @@ impl Command {
                 .chain(list.iter().cloned())
                 .collect(),
             Command::Press { key } => vec![s(key)],
+            Command::Keyboard { subaction, text } => vec![s(subaction.word()), s(text)],
             Command::Scroll { direction, amount } => vec![s(direction), amount.to_string()],
             Command::MainFrame => vec![s("main")],
             Command::Dialog {

@@ -42,28 +42,8 @@ pub(crate) async fn run_step(
         Action::State(s) => super::network::save_state(session, &s.save, timeout).await,
         Action::Download(d) => super::download::download(session, &d, &files.dir, deadline).await,
         Action::Uncheck(s) => element(session, "uncheck", &s, &[], s.force, deadline).await,
-        Action::Fill(f) => {
-            element(
-                session,
-                "fill",
-                &f.target,
-                &[f.value.to_string()],
-                false,
-                deadline,
-            )
-            .await
-        }
-        Action::Type(f) => {
-            element(
-                session,
-                "type",
-                &f.target,
-                &[f.value.to_string()],
-                false,
-                deadline,
-            )
-            .await
-        }
+        Action::Fill(f) => super::keyboard::into_field(session, "fill", &f, deadline).await,
+        Action::Type(f) => super::keyboard::into_field(session, "type", &f, deadline).await,
         Action::Select(f) => {
             let values = match f.value {
                 OneOrMany::One(v) => vec![v],
@@ -72,6 +52,7 @@ pub(crate) async fn run_step(
             element(session, "select", &f.target, &values, false, deadline).await
         }
         Action::Press(p) => super::keyboard::press(session, &p, deadline).await,
+        Action::Keyboard(k) => super::keyboard::keyboard(session, &k, deadline).await,
         Action::Scroll(s) => super::pointer::scroll(session, &s, deadline).await,
         Action::Wait(w) => super::navigation::wait(session, w, deadline).await,
         Action::Screenshot(t) => {

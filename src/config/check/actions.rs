@@ -5,7 +5,9 @@ use std::collections::HashSet;
 
 use super::agents::{check_agent_step, check_profile, check_stop_agent};
 use super::context::{Ctx, Declared};
-use crate::config::model::{Action, ExpectAction, Matcher, Step};
+use crate::config::model::{
+    Action, ExpectAction, KeyboardAction, Matcher, OneOrMany, PressAction, Step, check_key,
+};
 use crate::config::schema::{at_key, at_value};
 use crate::config::selector::{css_problem, css_strings, refs_with_nth, selectors};
 use crate::source::Diagnostic;
@@ -33,7 +35,31 @@ pub(super) fn check_action(
         }
         Action::Agent(a) => check_agent_step(c, ptr, a, d, before, out),
         Action::StopAgent(target) => check_stop_agent(c, ptr, target, d, before, out),
+        Action::Press(_) | Action::Keyboard(_) => keys(c, ptr, &step.action, out),
         _ => {}
+    }
+}
+
+/// The keys of `press` and `keyboard: { press }`: each one agent-browser presses as the key it
+/// names (another reaches the page as a key event with no key, and the step would pass).
+fn keys(c: &Ctx<'_>, ptr: &str, action: &Action, out: &mut Vec<Diagnostic>) {
+    let keys: Vec<(String, &str)> = match action {
+        Action::Press(PressAction::Key(k)) => vec![(format!("{ptr}/press"), k.as_str())],
+        Action::Press(PressAction::On(p)) => vec![(format!("{ptr}/press/key"), p.key.as_str())],
+        Action::Keyboard(KeyboardAction::Press(OneOrMany::One(k))) => {
+            vec![(format!("{ptr}/keyboard/press"), k.as_str())]
+        }
+        Action::Keyboard(KeyboardAction::Press(OneOrMany::Many(ks))) => ks
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (format!("{ptr}/keyboard/press/{i}"), k.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (p, key) in keys {
+        if let Err((what, help)) = check_key(key) {
+            out.push(at_value(c.file, c.spans, &p, what).with_help(help));
+        }
     }
 }
 

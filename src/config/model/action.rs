@@ -9,6 +9,7 @@ use super::agent::{ActAction, AgentAction, LinkState};
 use super::element::{FillAction, PressAction, ScrollAction, SelectAction, UploadAction};
 use super::exec::{ExecAction, RunFlow};
 use super::expect::ExpectAction;
+use super::keyboard::KeyboardAction;
 use super::page::{DialogAction, DownloadAction, RouteAction, StateAction, TabAction};
 use super::read::{InspectAction, ScreenshotOptions, SnapshotOptions, WaitAction};
 use super::selector::PointerTarget;
@@ -27,6 +28,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "fill",
     "type",
     "press",
+    "keyboard",
     "scroll",
     "select",
     "dialog",
@@ -67,6 +69,7 @@ pub(crate) enum Action {
     Fill(FillAction),
     Type(FillAction),
     Press(PressAction),
+    Keyboard(KeyboardAction),
     Scroll(ScrollAction),
     Select(SelectAction),
     Upload(UploadAction),
@@ -105,6 +108,7 @@ impl Action {
             Action::Fill(_) => "fill",
             Action::Type(_) => "type",
             Action::Press(_) => "press",
+            Action::Keyboard(_) => "keyboard",
             Action::Scroll(_) => "scroll",
             Action::Select(_) => "select",
             Action::Upload(_) => "upload",
@@ -142,6 +146,7 @@ impl Action {
             | Action::Uncheck(s) => s.check(),
             Action::Fill(f) | Action::Type(f) => f.target.check(),
             Action::Press(p) => p.check(),
+            Action::Keyboard(k) => k.check(),
             Action::Scroll(s) => s.check(),
             Action::Select(s) => s.target.check(),
             Action::Upload(u) => u.check(),

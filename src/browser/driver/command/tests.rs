@@ -93,6 +93,22 @@ fn scripts_frames_keys_and_scrolls_become_the_clis_requests() {
             json!({"action":"press","key":"Control+a"}),
         ),
         (
+            Command::Keyboard {
+                subaction: KeyboardInput::Type,
+                text: s("select 1"),
+            },
+            &["keyboard", "type", "select 1"],
+            json!({"action":"keyboard","subaction":"type","text":"select 1"}),
+        ),
+        (
+            Command::Keyboard {
+                subaction: KeyboardInput::InsertText,
+                text: s("héllo"),
+            },
+            &["keyboard", "inserttext", "héllo"],
+            json!({"action":"keyboard","subaction":"insertText","text":"héllo"}),
+        ),
+        (
             Command::Scroll {
                 direction: s("down"),
                 amount: 500,
