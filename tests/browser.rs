@@ -828,10 +828,10 @@ fn actions_wait_for_an_actionable_element_and_never_type_elsewhere() {
         ("check: \"#hidden-box\"", "it is not visible"),
         ("hover: \"#hid\"", "it is not visible"),
         ("click: \"#inert-button\"", "it is inert"),
-        // agent-browser's own check, naming the element as the flow does.
+        // The hit test before the click names the element that would get it.
         (
             "click: \"#covered\"",
-            "Element css `#covered` is covered by <div>",
+            "`click` on css `#covered` did not happen by the step's timeout: div would receive the click instead",
         ),
         // Found through the snapshot (a ref) rather than by CSS.
         (

@@ -8,6 +8,7 @@
 )]
 
 mod act;
+mod actions;
 mod agents;
 mod architecture;
 mod atlas;

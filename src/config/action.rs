@@ -180,6 +180,18 @@ impl Action {
         })
     }
 
+    /// A pointer action with `force: true`: it skips the actionability checks (labels say so).
+    pub(crate) fn forced(&self) -> bool {
+        match self {
+            Action::Click(t)
+            | Action::Dblclick(t)
+            | Action::Hover(t)
+            | Action::Check(t)
+            | Action::Uncheck(t) => t.force,
+            _ => false,
+        }
+    }
+
     /// The element the action acts on or reads, when it names one (labels show it).
     pub(crate) fn target(&self) -> Option<&Selector> {
         match self {
@@ -188,7 +200,7 @@ impl Action {
             | Action::Hover(s)
             | Action::Focus(s)
             | Action::Check(s)
-            | Action::Uncheck(s) => Some(s),
+            | Action::Uncheck(s) => Some(&s.target),
             Action::Fill(f) | Action::Type(f) => Some(&f.target),
             Action::Select(s) => Some(&s.target),
             Action::Upload(u) => Some(&u.target),

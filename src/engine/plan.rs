@@ -35,7 +35,13 @@ pub(crate) fn display_name(
         serde_json::from_value::<Action>(Value::Object(m)).ok()
     });
     if let Some(sel) = typed.as_ref().and_then(Action::target) {
-        return format!("{key} {}", describe_selector(sel));
+        let forced = typed.as_ref().is_some_and(Action::forced);
+        let forced = if forced {
+            " (forced: no actionability checks)"
+        } else {
+            ""
+        };
+        return format!("{key} {}{forced}", describe_selector(sel));
     }
     // A `log` step's message is printed as it runs: the label does not say it again.
     if key == "log" {

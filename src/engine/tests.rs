@@ -37,7 +37,12 @@ impl Dispatch for Fake {
         Box::pin(async move {
             let action = render_action(cx, &scope.context())?;
             match &action {
-                Action::Click(Selector::String(script)) => fake(cx, script).await,
+                Action::Click(t) if matches!(t.target, Selector::String(_)) => {
+                    let Selector::String(script) = &t.target else {
+                        unreachable!()
+                    };
+                    fake(cx, script).await
+                }
                 _ => run_family(cx, action, scope, children).await,
             }
         })

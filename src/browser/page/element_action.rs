@@ -9,6 +9,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::element_kind::value_hint;
+use super::fits::fits;
+use super::label::control_of;
+use super::pointer_action::{POINTER, pointer};
 use super::scripts;
 use super::selector::{Poll, Resolved, element_args, element_eval, left, on_element, resolve_one};
 use crate::browser::driver::command::Command;
@@ -28,9 +31,16 @@ pub(crate) async fn element(
     command: &str,
     sel: &Selector,
     extra: &[String],
+    force: bool,
     deadline: Instant,
 ) -> Result<Value, StepError> {
+    if POINTER.contains(&command) {
+        let (r, read) = pointer(session, command, sel, force, deadline).await?;
+        state_changed(command, &r, &read)?;
+        return Ok(json!({ "matched": r.matched, "matched_index": r.index }));
+    }
     let r = resolve_one(session, sel, deadline).await?;
+    let r = control_of(session, command, r).await?;
     fits(command, &r)?;
     let text = extra.first().map_or("", String::as_str);
     let done = json!({ "matched": r.matched, "matched_index": r.index });
@@ -62,29 +72,56 @@ pub(crate) async fn element(
         ));
     }
     let read = act(session, command, &r, extra, deadline).await?;
-    match command {
-        "check" | "uncheck" => {
-            let want = command == "check";
-            if read.first().is_none_or(|d| is_answer(d, "checked") != want) {
-                return Err(StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!(
-                        "{command} did not change {}: it is still {}",
-                        r.matched,
-                        if want { "unchecked" } else { "checked" }
-                    ),
-                ));
-            }
+    match read.first() {
+        // What the field holds was read in the same call (see `act`): the page may have
+        // refused part of it (maxlength, a mask, a formatter).
+        Some(d) if command == "fill" && !r.target.starts_with('@') => {
+            let got = d.get("result").and_then(Value::as_str).unwrap_or("");
+            field_took(&r, text, got)?;
         }
         // A combobox in the snapshot may be a <select>, which agent-browser "fills" without
-        // changing it: what it holds was read in the same call (see `act`).
-        "fill" | "type" if !read.is_empty() => {
-            let got = read[0].get("value").and_then(Value::as_str).unwrap_or("");
+        // changing it.
+        Some(d) if command == "fill" || command == "type" => {
+            let got = d.get("value").and_then(Value::as_str).unwrap_or("");
             combobox_took(&r, command, text, got)?;
         }
         _ => {}
     }
     Ok(done)
+}
+
+/// `check`/`uncheck` must have changed the state (`read`: the state read after it).
+fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), StepError> {
+    if command != "check" && command != "uncheck" {
+        return Ok(());
+    }
+    let want = command == "check";
+    if read.first().is_none_or(|d| is_answer(d, "checked") != want) {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{command} did not change {}: it is still {}",
+                r.matched,
+                if want { "unchecked" } else { "checked" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
+/// mask, a formatter) fails the step, saying what the field holds.
+fn field_took(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
+    if holds(r, want, got) {
+        return Ok(());
+    }
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`fill` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
+            r.matched
+        ),
+    ))
 }
 
 /// Runs `command` on the resolved element, in one call with runner's check that the element
@@ -111,14 +148,32 @@ async fn act(
         .filter(|_| !by_ref)
         .map(|g| Command::eval(g.throwing(session, &r.target)));
     let selector = r.target.clone();
+    let on = |script: &str, args: &[Value]| {
+        Command::eval(call(
+            &on_element(script),
+            &element_args(session, &r.target, args),
+        ))
+    };
     let reads: Vec<Command> = match command {
         "check" | "uncheck" => vec![Command::IsChecked { selector }],
+        "fill" if !by_ref => vec![on(scripts::FIELD_TEXT, &[])],
         "fill" | "type" if by_ref && r.kind.role == "combobox" => {
             vec![Command::GetValue { selector }]
         }
         _ => Vec::new(),
     };
-    let action = Command::on_element(command, r.target.clone(), extra).ok_or_else(|| {
+    // agent-browser's fill of a contenteditable element puts the text before what it holds:
+    // runner replaces it through the editing commands, as typing would.
+    let editable = command == "fill"
+        && !by_ref
+        && r.kind.editable
+        && !matches!(r.kind.tag.as_str(), "input" | "textarea");
+    let action = if editable {
+        Some(on(scripts::FILL_EDITABLE, &[json!(extra.first())]))
+    } else {
+        Command::on_element(command, r.target.clone(), extra)
+    };
+    let action = action.ok_or_else(|| {
         let why = format!("internal error: `{command}` is not known to runner's daemon link");
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
@@ -194,6 +249,31 @@ async fn set_value(
             ErrorKind::NotFound,
             format!("{} is gone from the page", r.matched),
         )),
+    }
+}
+
+/// Whether a field holding `got` holds `want` as the browser stores what a user types: a
+/// number field the number (`+3` is `3`), a one-line input the text without line breaks (an
+/// email or URL field trimmed too), a textarea with `\n` line ends, a contenteditable element
+/// the text with its runs of white space as one.
+fn holds(r: &Resolved, want: &str, got: &str) -> bool {
+    let k = &r.kind;
+    match k.tag.as_str() {
+        "input" if k.input_type == "number" => {
+            want.trim().parse::<f64>().ok() == got.parse::<f64>().ok()
+        }
+        "input" => {
+            let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            match k.input_type.as_str() {
+                "email" | "url" => one_line.trim() == got,
+                _ => one_line == got,
+            }
+        }
+        "textarea" => want.replace("\r\n", "\n").replace('\r', "\n") == got,
+        _ => {
+            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            norm(want) == norm(got)
+        }
     }
 }
 
@@ -315,45 +395,6 @@ fn not_actionable(command: &str, r: &Resolved, why: &str) -> StepError {
             r.matched
         ),
     )
-}
-
-/// Refuses an action on an element it cannot act on (`fill` on a checkbox, `select` on a text
-/// field, `uncheck` on a radio button), instead of reporting success and doing nothing.
-pub(crate) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
-    let k = &r.kind;
-    let needs = match command {
-        // `fill` also sets a date, a colour, a range (`set_value`).
-        "fill" | "type" if !(k.is_text_field() || command == "fill" && k.takes_value()) => {
-            Some(if k.input_type == "file" {
-                "a text field (a file input takes files: `upload: { target, files }`)".to_string()
-            } else {
-                "a text field".to_string()
-            })
-        }
-        "upload" if !(k.tag == "input" && k.input_type == "file") => {
-            Some("a file input (`<input type=file>`)".to_string())
-        }
-        "select" if !k.is_select() => Some("a <select> (a combobox or listbox)".to_string()),
-        "check" if !(k.is_checkbox() || k.is_radio()) => {
-            Some("a checkbox or a radio button".to_string())
-        }
-        "uncheck" if k.is_radio() => Some(
-            "a checkbox (a radio button cannot be unchecked: check another option)".to_string(),
-        ),
-        "uncheck" if !k.is_checkbox() => Some("a checkbox".to_string()),
-        _ => None,
-    };
-    match needs {
-        None => Ok(()),
-        Some(what) => Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "`{command}` needs {what}, but {} is {}",
-                r.matched,
-                k.describe()
-            ),
-        )),
-    }
 }
 
 #[cfg(test)]

@@ -147,12 +147,12 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
             .ok_or_else(|| bad(&format!("`{kind}` needs {what}")))
     };
     Ok(match kind {
-        "click" => Action::Click(selector()?),
-        "dblclick" => Action::Dblclick(selector()?),
-        "hover" => Action::Hover(selector()?),
-        "focus" => Action::Focus(selector()?),
-        "check" => Action::Check(selector()?),
-        "uncheck" => Action::Uncheck(selector()?),
+        "click" => Action::Click(selector()?.into()),
+        "dblclick" => Action::Dblclick(selector()?.into()),
+        "hover" => Action::Hover(selector()?.into()),
+        "focus" => Action::Focus(selector()?.into()),
+        "check" => Action::Check(selector()?.into()),
+        "uncheck" => Action::Uncheck(selector()?.into()),
         "fill" | "type" => {
             let f = FillAction {
                 target: selector()?,

@@ -10,7 +10,10 @@
 
 pub(crate) mod element_action;
 pub(crate) mod element_kind;
+pub(crate) mod fits;
 pub(crate) mod inspect;
 pub(crate) mod intent;
+pub(crate) mod label;
+pub(crate) mod pointer_action;
 pub(crate) mod scripts;
 pub(crate) mod selector;

@@ -60,3 +60,21 @@ pub(crate) const MULTIPLE: &str = include_str!("scripts/multiple.js");
 /// `(frameDocument, cssElements, textElements) => (targets, depth, budget, withStyles, format)
 /// => { elements, count, total, truncated }`: what `inspect` reads, every match of each target.
 pub(crate) const INSPECT: &str = include_str!("scripts/inspect.js");
+
+/// `(frameDocument, actionable) => async (prefix, frame, handle, command) => true`, else
+/// throws: a pointer action's element able to take it, stable and hit at its click point; arms
+/// the guard `HIT_VERIFY` reads.
+pub(crate) const HIT_ARM: &str = include_str!("scripts/hit_arm.js");
+
+/// `(frameDocument) => (prefix, frame, handle, want) => true`, else throws: the pointer action
+/// reached its element and no other.
+pub(crate) const HIT_VERIFY: &str = include_str!("scripts/hit_verify.js");
+
+/// `(markPicked) => (el) => { id, kind } | null`: a label's control, marked.
+pub(crate) const LABEL_CONTROL: &str = include_str!("scripts/label_control.js");
+
+/// `(el, value) => true`: fills a contenteditable element through the editing commands.
+pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
+
+/// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
+pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");

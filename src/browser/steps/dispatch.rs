@@ -45,18 +45,18 @@ async fn run_action(
     match action {
         Action::Open(url) => super::navigation::open(session, &url, timeout).await,
         Action::Snapshot(t) => super::reads::snapshot(session, t, deadline, timeout).await,
-        Action::Click(s) => element(session, "click", &s, &[], deadline).await,
-        Action::Dblclick(s) => element(session, "dblclick", &s, &[], deadline).await,
-        Action::Hover(s) => element(session, "hover", &s, &[], deadline).await,
-        Action::Focus(s) => element(session, "focus", &s, &[], deadline).await,
-        Action::Check(s) => element(session, "check", &s, &[], deadline).await,
+        Action::Click(s) => element(session, "click", &s, &[], s.force, deadline).await,
+        Action::Dblclick(s) => element(session, "dblclick", &s, &[], s.force, deadline).await,
+        Action::Hover(s) => element(session, "hover", &s, &[], s.force, deadline).await,
+        Action::Focus(s) => element(session, "focus", &s, &[], s.force, deadline).await,
+        Action::Check(s) => element(session, "check", &s, &[], s.force, deadline).await,
         Action::Upload(u) => super::files::upload(session, &u, deadline).await,
         Action::Dialog(d) => super::tabs::dialog(session, &d, deadline).await,
         Action::Tab(t) => super::tabs::tab(session, &t, deadline).await,
         Action::Route(r) => super::network::route(session, &r, timeout).await,
         Action::State(s) => super::network::save_state(session, &s.save, timeout).await,
         Action::Download(d) => super::download::download(session, &d, &files.dir, deadline).await,
-        Action::Uncheck(s) => element(session, "uncheck", &s, &[], deadline).await,
+        Action::Uncheck(s) => element(session, "uncheck", &s, &[], s.force, deadline).await,
         Action::Fill(f) => super::keyboard::into_field(session, "fill", &f, deadline).await,
         Action::Type(f) => super::keyboard::into_field(session, "type", &f, deadline).await,
         Action::Select(f) => {
@@ -64,7 +64,7 @@ async fn run_action(
                 OneOrMany::One(v) => vec![v],
                 OneOrMany::Many(v) => v,
             };
-            element(session, "select", &f.target, &values, deadline).await
+            element(session, "select", &f.target, &values, false, deadline).await
         }
         Action::Press(p) => super::keyboard::press(session, &p, deadline).await,
         Action::Keyboard(k) => super::keyboard::keyboard(session, &k, deadline).await,

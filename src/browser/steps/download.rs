@@ -11,6 +11,7 @@ use crate::browser::driver::downloads::{Download, Downloads, free_name, safe_nam
 use crate::browser::driver::reply::Attribute;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
+use crate::browser::page::pointer_action::click_resolved;
 use crate::browser::page::selector::{Poll, left, resolve_one};
 use crate::step::{ErrorKind, StepError};
 
@@ -66,14 +67,8 @@ async fn run(
     let clicked_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
-    session
-        .send(
-            Command::Click {
-                selector: r.target.clone(),
-            },
-            t,
-        )
-        .await?;
+    // The click gets the checks of every pointer action: it must reach the link.
+    click_resolved(session, &r, deadline).await?;
     let mut poll = Poll::new();
     let done = loop {
         downloads.refresh().await?;

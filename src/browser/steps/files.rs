@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
-use crate::browser::page::element_action::fits;
+use crate::browser::page::fits::fits;
 use crate::browser::page::selector::{left, resolve_one};
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
 use crate::step::{ErrorKind, StepError};

@@ -173,6 +173,7 @@ pub(crate) async fn into_field(
         command,
         &f.target,
         &[f.value.to_string()],
+        false,
         deadline,
     )
     .await

@@ -12,7 +12,7 @@ use super::expect::ExpectAction;
 use super::keyboard::KeyboardAction;
 use super::page::{DialogAction, DownloadAction, RouteAction, StateAction, TabAction};
 use super::read::{InspectAction, ScreenshotOptions, SnapshotOptions, WaitAction};
-use super::selector::Selector;
+use super::selector::PointerTarget;
 use super::value::Toggle;
 
 /// Every action key, in the order the schema lists them.
@@ -60,12 +60,12 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
 pub(crate) enum Action {
     Open(String),
     Snapshot(Toggle<SnapshotOptions>),
-    Click(Selector),
-    Dblclick(Selector),
-    Hover(Selector),
-    Focus(Selector),
-    Check(Selector),
-    Uncheck(Selector),
+    Click(PointerTarget),
+    Dblclick(PointerTarget),
+    Hover(PointerTarget),
+    Focus(PointerTarget),
+    Check(PointerTarget),
+    Uncheck(PointerTarget),
     Fill(FillAction),
     Type(FillAction),
     Press(PressAction),

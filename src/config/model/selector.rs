@@ -156,3 +156,83 @@ impl SelectorObject {
         }
     }
 }
+
+/// The target of a pointer action (`click`, `dblclick`, `hover`, `check`, `uncheck`; `focus`
+/// shares the type, its schema takes only a selector): a selector, or `{ target, force }`.
+/// `force: true` skips the actionability checks (visible, stable, enabled, gets the event) on
+/// purpose, and the step's label says so.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "PointerRepr")]
+pub(crate) struct PointerTarget {
+    pub(crate) target: Selector,
+    pub(crate) force: bool,
+}
+
+/// How a pointer target is written.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PointerRepr {
+    Options(PointerOptions),
+    Plain(Selector),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PointerOptions {
+    target: Selector,
+    #[serde(default)]
+    force: bool,
+}
+
+impl From<PointerRepr> for PointerTarget {
+    fn from(r: PointerRepr) -> PointerTarget {
+        match r {
+            PointerRepr::Options(o) => PointerTarget {
+                target: o.target,
+                force: o.force,
+            },
+            PointerRepr::Plain(target) => target.into(),
+        }
+    }
+}
+
+impl From<Selector> for PointerTarget {
+    fn from(target: Selector) -> PointerTarget {
+        PointerTarget {
+            target,
+            force: false,
+        }
+    }
+}
+
+impl std::ops::Deref for PointerTarget {
+    type Target = Selector;
+    fn deref(&self) -> &Selector {
+        &self.target
+    }
+}
+
+impl std::ops::DerefMut for PointerTarget {
+    fn deref_mut(&mut self) -> &mut Selector {
+        &mut self.target
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PointerTarget, Selector};
+
+    /// A pointer action's target: a selector as before, or `{ target, force }`.
+    #[test]
+    fn a_pointer_target_is_a_selector_or_target_and_force() {
+        let plain: PointerTarget = serde_json::from_str(r##""#go""##).unwrap();
+        assert!(!plain.force && matches!(plain.target, Selector::String(ref s) if s == "#go"));
+        let obj: PointerTarget = serde_json::from_str(r#"{"role":"button","text":"Go"}"#).unwrap();
+        assert!(!obj.force && matches!(obj.target, Selector::Object(_)));
+        let forced: PointerTarget =
+            serde_json::from_str(r##"{"target":"#go","force":true}"##).unwrap();
+        assert!(forced.force && matches!(forced.target, Selector::String(_)));
+        let listed: PointerTarget = serde_json::from_str(r##"["#a",{"css":"#b"}]"##).unwrap();
+        assert!(matches!(listed.target, Selector::List(ref l) if l.len() == 2));
+    }
+}

@@ -1,0 +1,226 @@
+//! A pointer action (`click`, `dblclick`, `hover`, `check`, `uncheck`) that is right on a page
+//! that re-renders, as Playwright's: the element must be attached, visible, enabled, stable
+//! (the same box over two animation frames) and get the event at its click point (a hit test
+//! right before the input); otherwise the user's selector is resolved again and the action
+//! retried until the step's timeout, then the step fails naming the element that would have
+//! received it. After the input, a guard armed before it says whether the element got it: an
+//! event that reached another element was stopped there, and is retried; `ok` means the
+//! element got the event.
+//!
+//! The check, the input and the verification go to agent-browser as one batch (one round
+//! trip): the input stays agent-browser's own click, which computes the same point (the centre
+//! of the box, after `scrollIntoViewIfNeeded`). Dispatching the input over runner's own
+//! DevTools connection would need the point first (a second round trip) and a tab session
+//! runner does not hold. Stability is checked without waiting a frame before the input (a
+//! click already takes one frame, Chromium's floor): the guard compares the element's box at
+//! the check, at the next animation frame and when the input arrives, and stops an input that
+//! meets a moved element. So a click stays one frame, where Playwright waits two or three.
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::fits::fits;
+use super::label::control_of;
+use super::scripts;
+use super::selector::{Poll, Resolved, element_args, left, mark, resolve_one};
+use crate::browser::driver::command::Command;
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::config::model::Selector;
+use crate::step::{ErrorKind, StepError};
+
+/// What an error says when the check before the input found the element unable to take it.
+const NOT_READY: &str = "runner: not ready: ";
+
+/// What an error says when the input reached another element (or none).
+const MISSED: &str = "runner: missed: ";
+
+/// agent-browser's own hit test, which refuses a covered element at once.
+const COVERED: &str = "is covered by";
+
+/// The pointer actions.
+pub(crate) const POINTER: [&str; 5] = ["click", "dblclick", "hover", "check", "uncheck"];
+
+/// Runs pointer action `command` on the element `sel` names (see the module's doc); `force`
+/// skips the checks. Returns the element and what was read back after the action (`check`'s
+/// state).
+pub(crate) async fn pointer(
+    session: &mut Session,
+    command: &str,
+    sel: &Selector,
+    force: bool,
+    deadline: Instant,
+) -> Result<(Resolved, Vec<Value>), StepError> {
+    let mut poll = Poll::new();
+    loop {
+        let r = resolve_one(session, sel, deadline).await?;
+        let r = control_of(session, command, r).await?;
+        fits(command, &r)?;
+        if force {
+            let read = send(session, command, &r, (None, None), deadline).await?;
+            return Ok((r, read));
+        }
+        let why = match attempt(session, command, &r, deadline).await? {
+            Ok(read) => return Ok((r, read)),
+            Err(why) => why,
+        };
+        if !poll.wait(deadline).await {
+            return Err(missed(command, &r, &why));
+        }
+    }
+}
+
+/// A click on an element already resolved (a download's link, read before the click), with
+/// the checks and the verification of `pointer`, retried until `deadline`.
+pub(crate) async fn click_resolved(
+    session: &mut Session,
+    r: &Resolved,
+    deadline: Instant,
+) -> Result<(), StepError> {
+    let mut poll = Poll::new();
+    loop {
+        let Err(why) = attempt(session, "click", r, deadline).await? else {
+            return Ok(());
+        };
+        if !poll.wait(deadline).await {
+            return Err(missed("click", r, &why));
+        }
+    }
+}
+
+/// One try: the check, the input and the verification in one batch. `Ok(Err(why))` when the
+/// element could not take the action now or did not get it (nothing happened to it: retry).
+async fn attempt(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    deadline: Instant,
+) -> Result<Result<Vec<Value>, String>, StepError> {
+    // An element found through the snapshot (`@e5`) is marked by its box, so the page
+    // scripts reach it.
+    let handle = if r.target.starts_with('@') {
+        let t = left(deadline);
+        match mark(session, &r.target, r.frame.as_deref(), t).await? {
+            Some(h) => h,
+            None => return Ok(Err("it has no box on the page".to_string())),
+        }
+    } else {
+        r.target.clone()
+    };
+    let arm_fn = bind(
+        scripts::HIT_ARM,
+        &[scripts::FRAME_DOCUMENT, &actionable_fn()],
+    );
+    let [frame, h, _] = element_args(session, &handle, &[]);
+    let arm = call(
+        &arm_fn,
+        &[json!(NOT_READY), frame.clone(), h.clone(), json!(command)],
+    );
+    let want = match command {
+        "dblclick" => "dblclick",
+        "hover" => "hover",
+        _ => "click",
+    };
+    let verify_fn = bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT]);
+    let verify = call(&verify_fn, &[json!(MISSED), frame, h, json!(want)]);
+    // The input goes to the element as it was resolved: agent-browser finds a ref again by
+    // its role and name, as its `check` does after a click that re-renders the list.
+    let sent = send(session, command, r, (Some(arm), Some(verify)), deadline).await;
+    match sent {
+        Ok(read) => Ok(Ok(read)),
+        // The input opened a dialog, which blocks the verification after it: the element got
+        // the input (one that reached another element would have been stopped there), and
+        // the dialog is the next step's to answer.
+        Err(e) if e.message.contains("dialog") && e.message.contains("is blocking the page") => {
+            Ok(Ok(Vec::new()))
+        }
+        Err(e) => {
+            let m = &e.message;
+            let why = [NOT_READY, MISSED]
+                .iter()
+                .find_map(|p| m.split(p).nth(1))
+                .map(|w| w.lines().next().unwrap_or_default().to_string());
+            if let Some(why) = why {
+                return Ok(Err(why));
+            }
+            if let Some(at) = m.find(COVERED) {
+                disarm(session, &handle).await;
+                let by = m[at..].split(" at ").next().unwrap_or(COVERED);
+                return Ok(Err(format!("it {by}")));
+            }
+            disarm(session, &handle).await;
+            Err(e)
+        }
+    }
+}
+
+/// Sends the check (`around.0`), the action on `r`'s element, the verification (`around.1`)
+/// and the reads of `command` (`check`'s state) as one batch; returns the reads.
+async fn send(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    around: (Option<String>, Option<String>),
+    deadline: Instant,
+) -> Result<Vec<Value>, StepError> {
+    let (before, after) = around;
+    let target = &r.target;
+    let action = Command::on_element(command, target.clone(), &[]).ok_or_else(|| {
+        let why = format!("internal error: `{command}` is not known to runner's daemon link");
+        StepError::new(ErrorKind::CommandFailed, why)
+    })?;
+    // The state is read through the selector as it was resolved (a ref is found again by its
+    // role and name): a list that re-renders on the click replaces the element runner marked.
+    let reads: Vec<Command> = match command {
+        "check" | "uncheck" => vec![Command::IsChecked {
+            selector: r.target.clone(),
+        }],
+        _ => Vec::new(),
+    };
+    let n = reads.len();
+    let batch: Vec<Command> = before
+        .into_iter()
+        .map(Command::eval)
+        .chain([action])
+        .chain(after.map(Command::eval))
+        .chain(reads)
+        .collect();
+    // agent-browser names the element by runner's handle: say it as the user did.
+    let mut done = session
+        .send_all(batch, left(deadline))
+        .await
+        .map_err(|mut e| {
+            e.message = e.message.replace(&format!("'{target}'"), &r.matched);
+            e
+        })?;
+    Ok(done.split_off(done.len().saturating_sub(n)))
+}
+
+/// Takes the guard off after an input that failed in agent-browser (best effort: the next
+/// pointer action replaces it anyway).
+async fn disarm(session: &mut Session, handle: &str) {
+    let verify_fn = bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT]);
+    let [frame, h, _] = element_args(session, handle, &[]);
+    let js = call(&verify_fn, &[json!(""), frame, h, json!("")]);
+    let _ = session.eval(&js, std::time::Duration::from_secs(2)).await;
+}
+
+/// The element-state check `hit_arm` uses: visible, not inert, enabled.
+fn actionable_fn() -> String {
+    bind(
+        scripts::ACTIONABLE,
+        &[scripts::DISABLED, scripts::READ_ONLY, scripts::HAS_FOCUS],
+    )
+}
+
+/// A pointer action whose element still could not take it, or did not get it, at the step's
+/// timeout.
+fn missed(command: &str, r: &Resolved, why: &str) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`{command}` on {} did not happen by the step's timeout: {why}",
+            r.matched
+        ),
+    )
+}
