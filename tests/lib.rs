@@ -15,6 +15,7 @@ mod browser;
 mod cli;
 mod common;
 mod contexts;
+mod dialogs;
 mod exit_codes;
 mod golden;
 mod mistakes;

@@ -349,11 +349,20 @@ async fn dialog_outcome(
         parts.push(if a { "accepted" } else { "dismissed" }.to_string());
     }
     let what = format!("the last dialog to be {}", parts.join(", "));
-    crate::browser::driver::dialog::take_watched(session)?;
+    crate::browser::driver::dialog::take_watched(session).await?;
     let open = crate::browser::driver::dialog::open(session).await?;
-    let (seen, still_open) = match (open, session.dialog_default) {
+    // An answer a `dialog` step armed comes before the flow's default.
+    let armed = match open {
+        Some(_) => crate::browser::driver::dialog::take_armed(session),
+        None => None,
+    };
+    let text = armed.as_ref().and_then(|a| a.text.clone());
+    let answer = armed.map(|a| a.accept).or(session.dialog_default);
+    let (seen, still_open) = match (open, answer) {
         (Some(o), Some(accept)) => (
-            Some(crate::browser::driver::dialog::answer(session, o, accept, None).await?),
+            Some(
+                crate::browser::driver::dialog::answer(session, o, accept, text.as_deref()).await?,
+            ),
             false,
         ),
         (Some(o), None) => (Some(o), true),

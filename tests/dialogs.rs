@@ -1,0 +1,218 @@
+//! Dialogs in either order: a `dialog` step before the action that opens the dialog arms the
+//! answer for the next one (as Playwright's `page.once('dialog')`); after it, it answers the
+//! dialog that opened. For alert, confirm, prompt (with text) and beforeunload.
+
+use serde_json::Value;
+
+use crate::common::{Ran, fixture, flow_run, write};
+
+/// A flow file serving `tests/fixtures/dialogs`, opening its page, with `steps` appended.
+fn flow(name: &str, steps: &str) -> String {
+    format!(
+        "name: {name}\nweb_server: {{ static: \"{}\" }}\nbrowser: {{ timeout: 5s }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n{steps}",
+        fixture("dialogs").display()
+    )
+}
+
+fn by_name<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("{name}: {report:#}"))
+}
+
+/// The steps of flow `name`, each of which must have passed.
+fn all_passed<'a>(report: &'a Value, name: &str) -> &'a Vec<Value> {
+    let f = by_name(report, name);
+    assert_eq!(f["status"], "passed", "{f:#}");
+    let steps = f["steps"].as_array().unwrap();
+    for s in steps {
+        assert_eq!(s["outcome"], "passed", "{s:#}");
+    }
+    steps
+}
+
+#[test]
+fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "before.yaml",
+        &flow(
+            "before",
+            r##"  - id: arm_alert
+    dialog: accept
+  - click: { role: button, text: Tell }
+  - expect: { text: { target: "#r", equals: alert returned } }
+  - expect: { dialog: { type: alert, message: Saved., accepted: true } }
+  - id: arm_confirm
+    dialog: dismiss
+  - click: { role: button, text: Delete }
+  - expect: { dialog: { type: confirm, message: Delete it?, accepted: false } }
+  - expect: { text: { target: "#r", equals: confirm no } }
+  - dialog: accept
+  - click: { role: button, text: Delete }
+  - expect: { text: { target: "#r", equals: confirm yes } }
+  - dialog: { text: Ada Lovelace }
+  - click: { role: button, text: Ask }
+  - expect: { text: { target: "#r", equals: prompt Ada Lovelace } }
+  - expect: { dialog: { type: prompt, message: Name?, accepted: true } }
+  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - dialog: accept
+  - click: { role: link, text: Leave }
+  - expect: { text: { target: h1, equals: You left the page } }
+  - expect: { dialog: { type: beforeunload, accepted: true } }
+"##,
+        ),
+    );
+    write(
+        d.path(),
+        "after.yaml",
+        &flow(
+            "after",
+            r##"  - click: { role: button, text: Tell }
+  - id: alert
+    dialog: accept
+  - expect: { text: { target: "#r", equals: alert returned } }
+  - click: { role: button, text: Delete }
+  - id: confirm
+    dialog: dismiss
+  - expect: { text: { target: "#r", equals: confirm no } }
+  - click: { role: button, text: Ask }
+  - id: prompt
+    dialog: { text: Ada Lovelace }
+  - expect: { text: { target: "#r", equals: prompt Ada Lovelace } }
+  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - click: { role: link, text: Leave }
+  - id: leave
+    dialog: accept
+  - expect: { text: { target: h1, equals: You left the page } }
+"##,
+        ),
+    );
+    // agent-browser accepts a beforeunload dialog as it opens: an armed dismissal that comes
+    // second fails the flow instead of passing for done.
+    write(
+        d.path(),
+        "stay.yaml",
+        &flow(
+            "dismiss before a beforeunload",
+            r##"  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - dialog: dismiss
+  - click: { role: link, text: Leave }
+  - expect: { dialog: { type: beforeunload, accepted: false } }
+  - expect: { text: { target: "#r", equals: guarded } }
+"##,
+        ),
+    );
+    // A beforeunload dialog is accepted as it opens: a `dialog: dismiss` after the step that
+    // opened it cannot keep the page, and says where to put it.
+    write(
+        d.path(),
+        "late.yaml",
+        &flow(
+            "dismiss after a beforeunload",
+            r##"  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - click: { role: link, text: Leave }
+  - dialog: dismiss
+"##,
+        ),
+    );
+    // An answer armed for a dialog that never opens fails the flow at its end.
+    write(
+        d.path(),
+        "unused.yaml",
+        &flow(
+            "armed, no dialog",
+            r##"  - dialog: accept
+  - click: { role: button, text: Guard }
+"##,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args([
+            "before.yaml",
+            "after.yaml",
+            "stay.yaml",
+            "late.yaml",
+            "unused.yaml",
+        ])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+
+    let before = all_passed(&report, "before");
+    // Armed at once, not after waiting for a dialog.
+    for i in [1, 5] {
+        assert!(
+            before[i]["duration_ms"].as_u64().unwrap() < 1000,
+            "{:#}",
+            before[i]
+        );
+    }
+
+    let after = all_passed(&report, "after");
+    let out = |i: usize| &after[i]["outputs"];
+    assert_eq!(out(2)["type"], "alert", "{:#}", after[2]);
+    assert_eq!(out(2)["message"], "Saved.", "{:#}", after[2]);
+    assert_eq!(out(5)["type"], "confirm", "{:#}", after[5]);
+    assert_eq!(out(5)["accepted"], false, "{:#}", after[5]);
+    assert_eq!(out(8)["type"], "prompt", "{:#}", after[8]);
+    assert_eq!(out(13)["type"], "beforeunload", "{:#}", after[13]);
+    assert_eq!(out(13)["accepted"], true, "{:#}", after[13]);
+
+    // Either the dismissal took and the page stayed, or the flow says it did not.
+    let stay = by_name(&report, "dismiss before a beforeunload");
+    if stay["status"] != "passed" {
+        let failed: Vec<_> = stay["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["outcome"] == "failed")
+            .collect();
+        assert_eq!(failed.len(), 1, "{stay:#}");
+        let message = failed[0]["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("was accepted as it opened, before runner could dismiss it"),
+            "{message}"
+        );
+    }
+
+    let late = by_name(&report, "dismiss after a beforeunload");
+    assert_eq!(late["status"], "failed", "{late:#}");
+    let last = &late["steps"][4];
+    assert_eq!(last["outcome"], "failed", "{late:#}");
+    let message = last["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("the beforeunload dialog was accepted as it opened")
+            && message.contains("before the step that opens it"),
+        "{message}"
+    );
+
+    let unused = by_name(&report, "armed, no dialog");
+    assert_eq!(unused["status"], "failed", "{unused:#}");
+    assert!(
+        unused["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["outcome"] == "passed"),
+        "{unused:#}"
+    );
+    let message = unused["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("`dialog: accept` armed an answer for the next dialog")
+            && message.contains("none opened"),
+        "{message}"
+    );
+}
