@@ -216,3 +216,40 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
         "{message}"
     );
 }
+
+/// Every step kind gives up within 0.5 s of its timeout: also an `eval` whose promise never
+/// settles (agent-browser stays busy with it), and the step after it, whose commands wait on
+/// that busy daemon. (Failure artifacts that cannot be had from a busy daemon are not waited
+/// for.)
+#[test]
+fn steps_give_up_within_half_a_second_of_their_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = [
+        ("wait: { text: never shown }", 2000),
+        ("click: \"#never\"", 2000),
+        ("expect: { text: { target: h1, equals: never } }", 2000),
+        ("expect: { visible: \"#never\" }", 1500),
+        ("eval: \"new Promise(() => {})\"", 2000),
+        ("eval: \"new Promise(() => {})\"", 3000),
+    ];
+    let body: String = steps
+        .iter()
+        .map(|(s, ms)| format!("  - {s}\n    timeout: {ms}ms\n    continue_on_error: true\n"))
+        .collect();
+    write(d.path(), "f.yaml", &flow("timeouts", &body));
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let got = report["flows"][0]["steps"].as_array().unwrap();
+    let mut late = Vec::new();
+    for (i, (s, ms)) in steps.iter().enumerate() {
+        let step = &got[i + 1];
+        assert_eq!(step["outcome"], "failed", "{s}: {step:#}");
+        let took = step["duration_ms"].as_u64().unwrap();
+        if took + 500 < *ms || took > ms + 500 {
+            late.push(format!(
+                "`{s}` with timeout {ms} ms took {took} ms: {}",
+                step["error"]["message"]
+            ));
+        }
+    }
+    assert!(late.is_empty(), "{}", late.join("\n"));
+}

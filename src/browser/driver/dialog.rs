@@ -83,6 +83,27 @@ pub(crate) fn take_armed(session: &Session) -> Option<Armed> {
     session.watched.as_ref()?.take_armed()
 }
 
+/// The dialog open now that runner's watch is not answering, with the armed answer when this
+/// call took it (then it is the caller's to answer with it).
+pub(crate) async fn open_unanswered(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<Option<(Value, Option<Armed>)>, StepError> {
+    let Some(now) = open_within(session, timeout).await? else {
+        return Ok(None);
+    };
+    if let Some(armed) = take_armed(session) {
+        return Ok(Some((now, Some(armed))));
+    }
+    if session.watched.is_none() {
+        return Ok(Some((now, None)));
+    }
+    // The watch may have taken the armed answer for it as it opened and be answering it now:
+    // once that has come back, look again.
+    take_watched(session).await?;
+    Ok(open_within(session, timeout).await?.map(|o| (o, None)))
+}
+
 /// At the flow's end: an answer armed that no dialog took fails the flow (a `dialog` step that
 /// expected a dialog the page never opened is a mistake to report, not to pass over).
 pub(crate) fn unused_armed(session: &Session) -> Option<StepError> {
@@ -100,16 +121,34 @@ pub(crate) fn unused_armed(session: &Session) -> Option<StepError> {
 /// default answer (`browser.dialogs`); without one, a confirm or prompt fails the step at once
 /// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
 /// accepted by agent-browser as they open and never block.
-pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
+///
+/// It asks within the step's time (`timeout`): after a command that never finished (an `eval`
+/// whose promise never settles) agent-browser is still busy with it, and the step fails in its
+/// time saying so, not after a timeout of its own.
+pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(), StepError> {
     take_watched(session).await?;
     // What the previous step opened and had answered is no longer a `dialog` step's to claim.
     if let Some(w) = &session.watched {
         w.take_as_opened();
     }
-    let Some(open) = open(session).await? else {
+    let busy = session.unsettled();
+    let open = open_unanswered(session, timeout.min(Duration::from_secs(5))).await;
+    let open = match open {
+        Err(e) if busy && e.kind == ErrorKind::Timeout => {
+            return Err(StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timed out after {}: the browser is still busy with the command of an earlier step that did not finish (an `eval` whose promise never settles?)",
+                    humantime::format_duration(timeout)
+                ),
+            ));
+        }
+        r => r?,
+    };
+    let Some((open, armed)) = open else {
         return Ok(());
     };
-    if let Some(armed) = take_armed(session) {
+    if let Some(armed) = armed {
         return answer(session, open, armed.accept, armed.text.as_deref())
             .await
             .map(|_| ());

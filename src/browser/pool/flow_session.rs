@@ -204,6 +204,11 @@ impl FlowBrowser {
             out.insert("dialog".into(), open);
             return Value::Object(out);
         }
+        // A daemon still busy with the failed command answers neither: waiting for them
+        // would only stretch the failure.
+        if s.unsettled() {
+            return Value::Object(out);
+        }
         if s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
                 "screenshot".into(),
