@@ -63,6 +63,7 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
   - expect: { text: { target: "#r", equals: guarded } }
   - dialog: accept
   - click: { role: link, text: Leave }
+  - wait: { url: left.html }
   - expect: { text: { target: h1, equals: You left the page } }
   - expect: { dialog: { type: beforeunload, accepted: true } }
 "##,
@@ -90,6 +91,7 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
   - click: { role: link, text: Leave }
   - id: leave
     dialog: accept
+  - wait: { url: left.html }
   - expect: { text: { target: h1, equals: You left the page } }
 "##,
         ),
@@ -135,6 +137,8 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
 "##,
         ),
     );
+    // (`wait: { url }` before reading the page it left for: a read racing the navigation is
+    // another matter than dialogs.)
     let Ran {
         code,
         stderr,
@@ -217,20 +221,17 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
     );
 }
 
-/// Every step kind gives up within 0.5 s of its timeout: also an `eval` whose promise never
-/// settles (agent-browser stays busy with it), and the step after it, whose commands wait on
-/// that busy daemon. (Failure artifacts that cannot be had from a busy daemon are not waited
-/// for.)
+/// A step gives up within 0.5 s of its timeout also when agent-browser is stuck: an `eval`
+/// whose promise never settles (agent-browser stays busy with it), and the steps after it,
+/// whose commands wait on that busy daemon. (Failure artifacts that cannot be had from a busy
+/// daemon are not waited for.)
 #[test]
 fn steps_give_up_within_half_a_second_of_their_timeout() {
     let d = tempfile::tempdir().unwrap();
     let steps = [
-        ("wait: { text: never shown }", 2000),
-        ("click: \"#never\"", 2000),
-        ("expect: { text: { target: h1, equals: never } }", 2000),
-        ("expect: { visible: \"#never\" }", 1500),
         ("eval: \"new Promise(() => {})\"", 2000),
         ("eval: \"new Promise(() => {})\"", 3000),
+        ("click: \"#never\"", 1500),
     ];
     let body: String = steps
         .iter()
