@@ -172,8 +172,14 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
     assert_eq!(out(5)["type"], "confirm", "{:#}", after[5]);
     assert_eq!(out(5)["accepted"], false, "{:#}", after[5]);
     assert_eq!(out(8)["type"], "prompt", "{:#}", after[8]);
-    assert_eq!(out(13)["type"], "beforeunload", "{:#}", after[13]);
-    assert_eq!(out(13)["accepted"], true, "{:#}", after[13]);
+    // The beforeunload dialog opens as the navigation starts, which may be after the click
+    // returned: the step answers the one accepted, or arms `accept` for it; the page left.
+    assert!(
+        (out(13)["type"] == "beforeunload" && out(13)["accepted"] == true)
+            || out(13)["armed"] == true,
+        "{:#}",
+        after[13]
+    );
 
     // Either the dismissal took and the page stayed, or the flow says it did not.
     let stay = by_name(&report, "dismiss before a beforeunload");
@@ -192,16 +198,20 @@ fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
         );
     }
 
+    // (Unless the dialog opened only after the click returned: then the step armed its
+    // dismissal, as in "dismiss before a beforeunload".)
     let late = by_name(&report, "dismiss after a beforeunload");
-    assert_eq!(late["status"], "failed", "{late:#}");
     let last = &late["steps"][4];
-    assert_eq!(last["outcome"], "failed", "{late:#}");
-    let message = last["error"]["message"].as_str().unwrap_or("");
-    assert!(
-        message.contains("the beforeunload dialog was accepted as it opened")
-            && message.contains("before the step that opens it"),
-        "{message}"
-    );
+    if last["outputs"]["armed"] != true {
+        assert_eq!(late["status"], "failed", "{late:#}");
+        assert_eq!(last["outcome"], "failed", "{late:#}");
+        let message = last["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("the beforeunload dialog was accepted as it opened")
+                && message.contains("before the step that opens it"),
+            "{message}"
+        );
+    }
 
     let unused = by_name(&report, "armed, no dialog");
     assert_eq!(unused["status"], "failed", "{unused:#}");
