@@ -292,7 +292,7 @@ fn background_agents_are_stopped_by_stop_agent_or_at_the_end_of_the_flow() {
             r#"
   - id: bg
     agent: { profile: fake-codex, prompt: work, background: true, env: { FAKE_AGENT_MODE: grandchild } }
-  - exec: { command: 'for i in $(seq 100); do [ -f rec/grandchild.pid ] && break; sleep 0.05; done; cp rec/grandchild.pid first.pid', shell: true }
+  - exec: { command: 'until [ -f rec/grandchild.pid ]; do sleep 0.05; done; cp rec/grandchild.pid first.pid', shell: true }
   - id: refused
     agent: { profile: fake-codex, follow_up: bg, message: more }
     continue_on_error: true
@@ -301,7 +301,7 @@ fn background_agents_are_stopped_by_stop_agent_or_at_the_end_of_the_flow() {
   - exec: { command: 'rm rec/grandchild.pid', shell: true }
   - id: forgotten
     agent: { profile: fake-codex, prompt: work, background: true, env: { FAKE_AGENT_MODE: grandchild } }
-  - exec: { command: 'for i in $(seq 100); do [ -f rec/grandchild.pid ] && break; sleep 0.05; done', shell: true }
+  - exec: { command: 'until [ -f rec/grandchild.pid ]; do sleep 0.05; done', shell: true }
 "#,
         ),
     );

@@ -104,20 +104,19 @@ fn run_time_failures_match_golden_files() {
     });
     assert!(names.len() >= 4, "the corpus has {} files", names.len());
     let times = regex::Regex::new(r"\d+(\.\d+)?m?s\b").unwrap();
+    // The flows' web servers listen on a free port.
+    let ports = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
     golden(&dir, &names, |name| {
         let artifacts = tempfile::tempdir().unwrap();
         let mut cmd = runner(&dir);
         cmd.args(["run", name, "--artifacts"]).arg(artifacts.path());
         let (code, _, stderr) = output(cmd);
         assert_eq!(code, 1, "{name} must fail (exit 1); stderr:\n{stderr}");
-        times
-            .replace_all(
-                &stderr
-                    .replace(&artifacts.path().display().to_string(), "<artifacts>")
-                    .replace(&dir.display().to_string(), "<dir>"),
-                "<t>",
-            )
-            .into_owned()
+        let stderr = stderr
+            .replace(&artifacts.path().display().to_string(), "<artifacts>")
+            .replace(&dir.display().to_string(), "<dir>");
+        let stderr = times.replace_all(&stderr, "<t>");
+        ports.replace_all(&stderr, "127.0.0.1:<port>").into_owned()
     });
 }
 
@@ -191,4 +190,51 @@ fn a_run_s_console_and_reports_match_golden_files() {
     .filter_map(|(name, text)| compare(&expected.join(name), &normalize(&text, d.path())))
     .collect();
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// A failure inside a sub-flow of a sub-flow is located by its call chain
+/// (`subflow-nested.yaml:4:5 > _calls-failing-part.yaml:4:5 > _failing-part.yaml:3:5`) in every
+/// report: the JSON, JUnit, HTML and GitHub annotations (the annotation's file and line are
+/// where it failed; its message names the chain).
+#[test]
+fn a_sub_flow_failure_names_its_call_chain_in_every_report() {
+    let dir = fixture("failing");
+    let d = tempfile::tempdir().unwrap();
+    let mut cmd = runner(&dir);
+    cmd.args([
+        "run",
+        "subflow-nested.yaml",
+        "--format",
+        "github",
+        "--artifacts",
+    ])
+    .arg(d.path().join("art"))
+    .arg("--report")
+    .arg(format!("json={}", d.path().join("r.json").display()))
+    .arg("--report")
+    .arg(format!("junit={}", d.path().join("j.xml").display()))
+    .arg("--report")
+    .arg(format!("html={}", d.path().join("html").display()));
+    let (code, stdout, stderr) = output(cmd);
+    assert_eq!(code, 1, "{stderr}");
+    let chain =
+        "subflow-nested.yaml:4:5 &gt; _calls-failing-part.yaml:4:5 &gt; _failing-part.yaml:3:5";
+    let plain = chain.replace("&gt;", ">");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    let step = &json["flows"][0]["steps"][1];
+    assert_eq!(step["error"]["location"], plain.as_str(), "{step:#}");
+    let junit = std::fs::read_to_string(d.path().join("j.xml")).unwrap();
+    assert!(junit.contains(chain), "{junit}");
+    let html = std::fs::read_to_string(d.path().join("html/index.html")).unwrap();
+    assert!(html.contains(chain), "{html}");
+    let annotation = stdout
+        .lines()
+        .chain(stderr.lines())
+        .find(|l| l.starts_with("::error "))
+        .unwrap_or_else(|| panic!("no annotation: {stdout}\n{stderr}"));
+    assert!(
+        annotation.contains("file=_failing-part.yaml,line=3,col=5,") && annotation.contains(&plain),
+        "{annotation}"
+    );
 }

@@ -17,6 +17,7 @@ mod checks;
 mod cli;
 mod common;
 mod contexts;
+mod dialogs;
 mod exit_codes;
 mod golden;
 mod keyboard;

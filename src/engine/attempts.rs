@@ -247,6 +247,11 @@ async fn attempts(
             Ok(outputs) => return Ok(outputs),
             Err(mut e) => {
                 e.message = frame.masker.mask(&e.message);
+                // The failing part's own line (an `expect`'s failing check), else the step's.
+                if let Some(part) = e.part.take() {
+                    let at = format!("{}/{}/{part}", cx.ptr, step.action.key());
+                    e = e.located(&location(frame.loaded, &at));
+                }
                 let e = e.located(&result.location);
                 let again = attempt < policy.attempts
                     && policy.retries(e.kind)

@@ -14,10 +14,7 @@ pub(crate) fn location(loaded: &LoadedFlow, ptr: &str) -> Location {
         let at = s.key.clone().unwrap_or_else(|| s.value.clone());
         at.start..at.end
     });
-    Location {
-        file: loaded.doc.file.clone(),
-        span,
-    }
+    Location::new(loaded.doc.file.clone(), span)
 }
 
 /// A template error at `ptr` (plus the pointer inside the value the error names), located at
@@ -35,10 +32,8 @@ pub(crate) fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> 
             .nearest(&full)
             .map_or(0..0, |s| s.value.clone()),
     };
-    StepError::new(ErrorKind::Template, e.message).located(&Location {
-        file: loaded.doc.file.clone(),
-        span,
-    })
+    StepError::new(ErrorKind::Template, e.message)
+        .located(&Location::new(loaded.doc.file.clone(), span))
 }
 
 /// Teaches `masker` what the templates in `raw` make of a secret (`{{ secrets.T | upper }}`),

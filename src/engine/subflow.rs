@@ -96,9 +96,15 @@ async fn run(
             .iter()
             .find(|s| s.conclusion == Outcome::Failed)
             .map_or_else(String::new, |s| format!(" at step `{}`", s.name));
+        // Where it failed, reached through this step: `suite.yaml:12:5 > _helper.yaml:4:5`.
+        let here = super::render::location(frame.loaded, &format!("{}/run_flow", cx.ptr));
         return Err(StepError {
             message: format!("sub-flow `{}` failed{at}: {}", sub.flow.name, e.message),
             outputs: None,
+            location: Some(
+                e.location
+                    .map_or_else(|| here.clone(), |l| l.called_from(&here)),
+            ),
             ..e
         });
     }

@@ -46,6 +46,12 @@ pub(crate) fn annotations(r: &Report) -> String {
             ),
             (None, None) => (f.status.clone(), f.status.clone(), String::new()),
         };
+        // The annotation sits where it failed; a sub-flow's call chain goes in its message.
+        let message = if location.contains(" > ") {
+            format!("{message} (at {location})")
+        } else {
+            message
+        };
         let title = property(&format!("{}: {what}", f.name));
         let at = match place(&location) {
             Some((file, line, col)) => {

@@ -97,9 +97,11 @@ pub(crate) fn shown_path(path: &str) -> String {
         .unwrap_or_else(|| path.to_string())
 }
 
-/// A report's `file:line:col` place as its parts (the file may hold colons itself).
+/// A report's `file:line:col` place as its parts (the file may hold colons itself); of a call
+/// chain (`suite.yaml:12:5 > _helper.yaml:4:5`), the last place: where it failed.
 pub(crate) fn place(location: &str) -> Option<(&str, usize, usize)> {
-    let mut parts = location.rsplitn(3, ':');
+    let last = location.rsplit(" > ").next()?;
+    let mut parts = last.rsplitn(3, ':');
     let col = parts.next()?.parse().ok()?;
     let line = parts.next()?.parse().ok()?;
     Some((parts.next()?, line, col))
@@ -188,7 +190,7 @@ mod tests {
             std::path::Path::new("f.yaml"),
             "name: x\nsteps:\n  - exec: a\n".into(),
         );
-        let at = Location { file, span: 19..23 };
+        let at = Location::new(file, 19..23);
         let step = |steps: Vec<StepResult>, error: Option<StepError>| StepResult {
             index: 0,
             id: Some("a".into()),

@@ -45,14 +45,37 @@ impl ErrorKind {
 }
 
 /// A place in a flow file: the file and a byte span, so a failure can show its source line the
-/// way `validate` does. Reports show it as `file:line:col`.
+/// way `validate` does. Reports show it as `file:line:col`; a place inside a sub-flow is shown
+/// after the `run_flow` steps that led to it: `suite.yaml:12:5 > _helper.yaml:4:5`.
 #[derive(Debug, Clone)]
 pub(crate) struct Location {
     pub(crate) file: SourceFile,
     pub(crate) span: Range<usize>,
+    /// The `run_flow` steps that led here, outermost first.
+    pub(crate) callers: Vec<Location>,
 }
 
 impl Location {
+    /// A place with no callers.
+    pub(crate) fn new(file: SourceFile, span: Range<usize>) -> Location {
+        Location {
+            file,
+            span,
+            callers: Vec::new(),
+        }
+    }
+
+    /// The same place, reached through the `run_flow` step at `caller` (itself reached
+    /// through its own callers).
+    #[must_use]
+    pub(crate) fn called_from(mut self, caller: &Location) -> Location {
+        let mut chain = caller.callers.clone();
+        chain.push(Location::new(caller.file.clone(), caller.span.clone()));
+        chain.append(&mut self.callers);
+        self.callers = chain;
+        self
+    }
+
     /// 1-based line and column of the start.
     pub(crate) fn line_col(&self) -> (usize, usize) {
         self.file.line_col(self.span.start)
@@ -61,6 +84,10 @@ impl Location {
 
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for caller in &self.callers {
+            let (l, c) = caller.line_col();
+            write!(f, "{}:{l}:{c} > ", caller.file.name())?;
+        }
         let (l, c) = self.line_col();
         write!(f, "{}:{l}:{c}", self.file.name())
     }
@@ -85,6 +112,10 @@ pub(crate) struct StepError {
     /// as the step's outputs, so later steps can read them.
     #[serde(skip)]
     pub(crate) outputs: Option<Box<serde_json::Value>>,
+    /// The part of the step's action that failed (`text`, `not/visible`: a JSON pointer below
+    /// the action's key), when the step knows it: the engine locates the error there.
+    #[serde(skip)]
+    pub(crate) part: Option<String>,
 }
 
 impl StepError {
@@ -95,7 +126,15 @@ impl StepError {
             message: message.into(),
             location: None,
             outputs: None,
+            part: None,
         }
+    }
+
+    /// The same error, about part `part` of the step's action (`text`, `not/visible`).
+    #[must_use]
+    pub(crate) fn in_part(mut self, part: impl Into<String>) -> StepError {
+        self.part = Some(part.into());
+        self
     }
 
     /// The same error, with the outputs the step produced before it failed.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::command::{Command, DialogResponse};
+pub(crate) use super::dialog_watch::Armed;
 use super::reply::DialogStatus;
 use super::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -60,12 +61,14 @@ pub(crate) async fn answer(
     Ok(answered)
 }
 
-/// Takes what runner's watch on the flow's other tabs saw (see `dialog_watch`): the dialogs it
-/// answered join the flow's record; fails (once) when a confirm or prompt there had no answer.
-pub(crate) fn take_watched(session: &mut Session) -> Result<(), StepError> {
+/// Takes what runner's watch on the flow's tabs saw (see `dialog_watch`), once the answers it
+/// sent have come back: the dialogs it answered join the flow's record; fails (once) when a
+/// confirm or prompt in another tab had no answer.
+pub(crate) async fn take_watched(session: &mut Session) -> Result<(), StepError> {
     let Some(watched) = &session.watched else {
         return Ok(());
     };
+    watched.settled().await;
     let taken = watched.take();
     session.dialogs.extend(taken.answered);
     match taken.unanswered {
@@ -74,15 +77,82 @@ pub(crate) fn take_watched(session: &mut Session) -> Result<(), StepError> {
     }
 }
 
+/// The answer a `dialog` step armed for the next dialog and that no dialog has taken yet: taken
+/// now (for a dialog open now).
+pub(crate) fn take_armed(session: &Session) -> Option<Armed> {
+    session.watched.as_ref()?.take_armed()
+}
+
+/// The dialog open now that runner's watch is not answering, with the armed answer when this
+/// call took it (then it is the caller's to answer with it).
+pub(crate) async fn open_unanswered(
+    session: &mut Session,
+    timeout: Duration,
+) -> Result<Option<(Value, Option<Armed>)>, StepError> {
+    let Some(now) = open_within(session, timeout).await? else {
+        return Ok(None);
+    };
+    if let Some(armed) = take_armed(session) {
+        return Ok(Some((now, Some(armed))));
+    }
+    if session.watched.is_none() {
+        return Ok(Some((now, None)));
+    }
+    // The watch may have taken the armed answer for it as it opened and be answering it now:
+    // once that has come back, look again.
+    take_watched(session).await?;
+    Ok(open_within(session, timeout).await?.map(|o| (o, None)))
+}
+
+/// At the flow's end: an answer armed that no dialog took fails the flow (a `dialog` step that
+/// expected a dialog the page never opened is a mistake to report, not to pass over).
+pub(crate) fn unused_armed(session: &Session) -> Option<StepError> {
+    let armed = take_armed(session)?;
+    let word = if armed.accept { "accept" } else { "dismiss" };
+    Some(StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "a `dialog: {word}` armed an answer for the next dialog of the flow's tab, but none opened there by the flow's end (a dialog in another tab gets the flow's `browser: {{ dialogs }}` answer instead)"
+        ),
+    ))
+}
+
 /// Before a step: a dialog left open (by the previous step, or opened since) gets the flow's
 /// default answer (`browser.dialogs`); without one, a confirm or prompt fails the step at once
 /// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
 /// accepted by agent-browser as they open and never block.
-pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
-    take_watched(session)?;
-    let Some(open) = open(session).await? else {
+///
+/// It asks within the step's time (`timeout`): after a command that never finished (an `eval`
+/// whose promise never settles) agent-browser is still busy with it, and the step fails in its
+/// time saying so, not after a timeout of its own.
+pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(), StepError> {
+    take_watched(session).await?;
+    // What the previous step opened and had answered is no longer a `dialog` step's to claim.
+    if let Some(w) = &session.watched {
+        w.take_as_opened();
+    }
+    let busy = session.unsettled();
+    let open = open_unanswered(session, timeout.min(Duration::from_secs(5))).await;
+    let open = match open {
+        Err(e) if busy && e.kind == ErrorKind::Timeout => {
+            return Err(StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timed out after {}: the browser is still busy with the command of an earlier step that did not finish (an `eval` whose promise never settles?)",
+                    humantime::format_duration(timeout)
+                ),
+            ));
+        }
+        r => r?,
+    };
+    let Some((open, armed)) = open else {
         return Ok(());
     };
+    if let Some(armed) = armed {
+        return answer(session, open, armed.accept, armed.text.as_deref())
+            .await
+            .map(|_| ());
+    }
     let kind = open["type"].as_str().unwrap_or("").to_string();
     let accept = match session.dialog_default {
         Some(a) => a,
@@ -91,7 +161,7 @@ pub(crate) async fn settle(session: &mut Session) -> Result<(), StepError> {
             return Err(StepError::new(
                 ErrorKind::CommandFailed,
                 format!(
-                    "a {kind} dialog ({}) is blocking the page: answer it with a `dialog: accept` (or dismiss) step right after the step that opens it, or give the flow a default with `browser: {{ dialogs: accept }}` (or dismiss)",
+                    "a {kind} dialog ({}) is blocking the page: answer it with a `dialog: accept` (or dismiss) step right after the step that opens it (or before it), or give the flow a default with `browser: {{ dialogs: accept }}` (or dismiss)",
                     open["message"]
                 ),
             ));

@@ -1,4 +1,13 @@
-//! Dialogs in a flow's other tabs. agent-browser sees the dialogs of the tab it acts on only, and
+//! Dialogs in a flow's tabs, and the answer a `dialog` step arms for the next one.
+//!
+//! The flow's own tab: runner watches it too, for two things agent-browser does not do. An answer
+//! armed by a `dialog` step written before the action that opens the dialog (as Playwright's
+//! `page.once('dialog')`) answers the next dialog there as it opens — so a dialog opened by a
+//! timer while a later step reads the page is answered too. And an alert or beforeunload there,
+//! which agent-browser accepts as it opens, is recorded, for a `dialog` step after the action
+//! that opened it and for `expect: { dialog }`.
+//!
+//! The other tabs. agent-browser sees the dialogs of the tab it acts on only, and
 //! a dialog in a popup of the same site blocks the flow's own tab too (they share a renderer
 //! process): the flow's next command would wait out its timeout, and switching to the popup
 //! would fail as well. So runner watches, over its own DevTools connection, every tab of a
@@ -13,6 +22,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 use super::cdp::Link;
 
@@ -36,6 +46,15 @@ pub(crate) struct FlowDialogs {
     default: Option<bool>,
     link: Weak<Link>,
     state: Mutex<State>,
+    /// Told when an answer runner sends for an armed dialog has come back.
+    came_back: Notify,
+}
+
+/// The answer a `dialog` step armed for the next dialog of the flow's tab.
+#[derive(Clone, Debug)]
+pub(crate) struct Armed {
+    pub(crate) accept: bool,
+    pub(crate) text: Option<String>,
 }
 
 #[derive(Default)]
@@ -48,8 +67,16 @@ struct State {
     urls: HashMap<String, String>,
     /// Dialogs answered here that the flow has not taken yet: `{type, message, accepted}`.
     answered: Vec<Value>,
-    /// Why the flow fails: a confirm or prompt that no default answered (it was dismissed).
+    /// Why the flow fails: a confirm or prompt in another tab that no default answered (it was
+    /// dismissed), or a beforeunload dialog accepted before an armed dismissal got to it.
     unanswered: Option<String>,
+    /// The answer armed for the next dialog of the flow's tab.
+    armed: Option<Armed>,
+    /// Answers to armed dialogs sent and not yet come back.
+    answering: usize,
+    /// Alerts and beforeunload dialogs of the flow's tab answered as they opened, since the
+    /// last browser step began: what a `dialog` step after their step answers.
+    as_opened: Vec<Value>,
 }
 
 /// What a flow takes from its watch before a step.
@@ -74,12 +101,20 @@ impl Watch {
             link: Arc::downgrade(link),
             state: Mutex::new(State {
                 current: first.to_string(),
+                attached: HashSet::from([first.to_string()]),
                 ..State::default()
             }),
+            came_back: Notify::new(),
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
         }
+        tokio::spawn(attach(
+            link.clone(),
+            self.clone(),
+            context.to_string(),
+            first.to_string(),
+        ));
         flow
     }
 
@@ -150,9 +185,47 @@ impl FlowDialogs {
             return;
         };
         let Ok(mut s) = self.state.lock() else { return };
-        let left = std::mem::replace(&mut s.current, target.to_string());
-        if left != target && s.attached.insert(left.clone()) {
-            tokio::spawn(attach(link, watch, self.context.clone(), left));
+        s.current = target.to_string();
+        if s.attached.insert(target.to_string()) {
+            tokio::spawn(attach(
+                link,
+                watch,
+                self.context.clone(),
+                target.to_string(),
+            ));
+        }
+    }
+
+    /// Arms `answer` for the next dialog of the flow's tab (replacing one armed before).
+    pub(crate) fn arm(&self, answer: Armed) {
+        if let Ok(mut s) = self.state.lock() {
+            s.armed = Some(answer);
+        }
+    }
+
+    /// The armed answer, taken (a dialog open now that the watch has not answered gets it).
+    pub(crate) fn take_armed(&self) -> Option<Armed> {
+        self.state.lock().ok()?.armed.take()
+    }
+
+    /// The alerts and beforeunload dialogs of the flow's tab answered as they opened since the
+    /// last call.
+    pub(crate) fn take_as_opened(&self) -> Vec<Value> {
+        self.state
+            .lock()
+            .map(|mut s| std::mem::take(&mut s.as_opened))
+            .unwrap_or_default()
+    }
+
+    /// Waits (at most a few seconds) until the answers sent to armed dialogs have come back, so
+    /// what the flow takes next holds them.
+    pub(crate) async fn settled(&self) {
+        loop {
+            let told = self.came_back.notified();
+            let busy = self.state.lock().is_ok_and(|s| s.answering > 0);
+            if !busy || tokio::time::timeout(CALL_TIMEOUT, told).await.is_err() {
+                return;
+            }
         }
     }
 
@@ -178,7 +251,7 @@ impl FlowDialogs {
         };
         let Ok(mut s) = self.state.lock() else { return };
         s.urls.insert(target.to_string(), url.to_string());
-        if s.current != target && s.attached.insert(target.to_string()) {
+        if s.attached.insert(target.to_string()) {
             tokio::spawn(attach(
                 link.clone(),
                 watch,
@@ -189,13 +262,35 @@ impl FlowDialogs {
     }
 
     /// A dialog opened in watched tab `target` (runner's session `session` on it).
-    fn opened(&self, link: &Arc<Link>, session: &str, target: &str, params: &Value) {
+    fn opened(self: &Arc<Self>, link: &Arc<Link>, session: &str, target: &str, params: &Value) {
         let Ok(mut s) = self.state.lock() else { return };
-        if s.current == target {
-            return;
-        }
         let kind = params["type"].as_str().unwrap_or("").to_string();
         let message = params["message"].clone();
+        if s.current == target {
+            let seen = json!({ "type": kind, "message": message });
+            let armed = match s.armed.take() {
+                Some(armed) => armed,
+                // agent-browser accepts these as they open; recorded here. A confirm or prompt
+                // waits for the flow (a `dialog` step, or its default before the next step).
+                None if !matches!(kind.as_str(), "confirm" | "prompt") => {
+                    let mut seen = seen;
+                    seen["accepted"] = Value::Bool(true);
+                    s.answered.push(seen.clone());
+                    s.as_opened.push(seen);
+                    return;
+                }
+                None => return,
+            };
+            s.answering += 1;
+            tokio::spawn(answer_armed(
+                self.clone(),
+                link.clone(),
+                session.to_string(),
+                seen,
+                armed,
+            ));
+            return;
+        }
         let accept = match (kind.as_str(), self.default) {
             // An alert or beforeunload: accepted, as agent-browser does on the flow's tab.
             (k, _) if !matches!(k, "confirm" | "prompt") => true,
@@ -231,6 +326,46 @@ impl FlowDialogs {
                 .await;
         });
     }
+}
+
+/// Answers the flow tab's dialog `seen` with `armed` and records it. An answer that does not
+/// take is one agent-browser gave first (it accepts an alert or beforeunload dialog as it
+/// opens): recorded as accepted, what the page got; a dismissal that did not take fails the flow
+/// at its next step rather than pass for done.
+async fn answer_armed(
+    flow: Arc<FlowDialogs>,
+    link: Arc<Link>,
+    session: String,
+    seen: Value,
+    armed: Armed,
+) {
+    let mut answer = json!({ "accept": armed.accept });
+    if let Some(t) = &armed.text {
+        answer["promptText"] = Value::String(t.clone());
+    }
+    let took = link
+        .call_in(
+            Some(&session),
+            "Page.handleJavaScriptDialog",
+            answer,
+            CALL_TIMEOUT,
+        )
+        .await
+        .is_ok();
+    let mut seen = seen;
+    seen["accepted"] = Value::Bool(if took { armed.accept } else { true });
+    if let Ok(mut s) = flow.state.lock() {
+        if !took && !armed.accept && seen["type"] == "beforeunload" && s.unanswered.is_none() {
+            s.unanswered = Some(format!(
+                "the {} dialog ({}) was accepted as it opened, before runner could dismiss it as a `dialog: dismiss` step asked: agent-browser accepts alerts and beforeunload dialogs itself, so runner cannot keep a page from leaving",
+                seen["type"].as_str().unwrap_or("?"),
+                seen["message"]
+            ));
+        }
+        s.answered.push(seen);
+        s.answering -= 1;
+    }
+    flow.came_back.notify_waiters();
 }
 
 /// Attaches runner's connection to tab `target` of `context` and turns on its page events (the

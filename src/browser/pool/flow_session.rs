@@ -161,13 +161,17 @@ impl FlowBrowser {
     }
 
     /// Why the flow fails for a confirm or prompt in another of its tabs that nothing answered
-    /// (runner dismissed it, see `dialog_watch`), when no browser step since has said so.
+    /// (runner dismissed it, see `dialog_watch`), when no browser step since has said so; or for
+    /// an answer a `dialog` step armed that no dialog took.
     pub(crate) async fn unanswered_dialog(&self) -> Option<StepError> {
         let mut guard = self.state.lock().await;
         let Slot::Ready(l) = &mut *guard else {
             return None;
         };
-        crate::browser::driver::dialog::take_watched(&mut l.session).err()
+        if let Err(e) = crate::browser::driver::dialog::take_watched(&mut l.session).await {
+            return Some(e);
+        }
+        crate::browser::driver::dialog::unused_armed(&l.session)
     }
 
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
@@ -198,6 +202,11 @@ impl FlowBrowser {
             let message = masker.mask(open["message"].as_str().unwrap_or(""));
             open["message"] = Value::String(message);
             out.insert("dialog".into(), open);
+            return Value::Object(out);
+        }
+        // A daemon still busy with the failed command answers neither: waiting for them
+        // would only stretch the failure.
+        if s.unsettled() {
             return Value::Object(out);
         }
         if s.send(Command::screenshot(&png), t).await.is_ok() {

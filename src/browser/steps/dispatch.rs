@@ -40,7 +40,7 @@ async fn run_action(
     // dialog reads it as it is, and a `dialog` step answers it itself).
     let reads_dialog = matches!(&action, Action::Expect(e) if e.dialog.is_some());
     if !matches!(action, Action::Dialog(_)) && !reads_dialog {
-        crate::browser::driver::dialog::settle(session).await?;
+        crate::browser::driver::dialog::settle(session, timeout).await?;
     }
     match action {
         Action::Open(url) => super::navigation::open(session, &url, timeout).await,

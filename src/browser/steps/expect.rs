@@ -34,9 +34,56 @@ pub(crate) async fn expect(
         if !poll.wait(deadline).await {
             return Err(match poll.still_navigating() {
                 Some(e) if failures.is_empty() => e,
-                _ => StepError::new(ErrorKind::Assertion, failures.join("; ")),
+                // Located at the first failing check's own line.
+                _ => {
+                    let messages: Vec<&str> = failures.iter().map(|(_, m)| m.as_str()).collect();
+                    let error = StepError::new(ErrorKind::Assertion, messages.join("; "));
+                    match failures.first().and_then(|(k, _)| k.clone()) {
+                        Some(part) => error.in_part(part),
+                        None => error,
+                    }
+                }
             });
         }
+    }
+}
+
+/// The keys of `e`'s checks, in the order `check_all` checks them (one outcome each).
+fn check_keys(e: &ExpectAction) -> Vec<&'static str> {
+    let present = [
+        ("url", e.url.is_some()),
+        ("title", e.title.is_some()),
+        ("visible", e.visible.is_some()),
+        ("hidden", e.hidden.is_some()),
+        ("checked", e.checked.is_some()),
+        ("unchecked", e.unchecked.is_some()),
+        ("enabled", e.enabled.is_some()),
+        ("disabled", e.disabled.is_some()),
+        ("editable", e.editable.is_some()),
+        ("focused", e.focused.is_some()),
+        ("text", e.text.is_some()),
+        ("value", e.value.is_some()),
+        ("attribute", e.attribute.is_some()),
+        ("dialog", e.dialog.is_some()),
+        ("request", e.request.is_some()),
+        ("tabs", e.tabs.is_some()),
+        ("count", e.count.is_some()),
+    ];
+    present
+        .into_iter()
+        .filter(|(_, p)| *p)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Each outcome of `check_all(e)` with its check's key (none when the counts disagree: the
+/// step's own line is then shown).
+fn keyed(e: &ExpectAction, outcomes: Vec<Outcome>) -> Vec<(Option<&'static str>, Outcome)> {
+    let keys = check_keys(e);
+    if keys.len() == outcomes.len() {
+        keys.into_iter().map(Some).zip(outcomes).collect()
+    } else {
+        outcomes.into_iter().map(|o| (None, o)).collect()
     }
 }
 
@@ -76,19 +123,22 @@ impl Outcome {
 }
 
 /// The failures of one round of checks: the checks that do not hold, and the `not` checks
-/// that do.
-async fn failed(session: &mut Session, e: &ExpectAction) -> Result<Vec<String>, StepError> {
-    let mut out: Vec<String> = check_all(session, e)
-        .await?
+/// that do; each with the pointer to its check below `expect` (`text`, `not/visible`) when known.
+async fn failed(
+    session: &mut Session,
+    e: &ExpectAction,
+) -> Result<Vec<(Option<String>, String)>, StepError> {
+    let mut out: Vec<(Option<String>, String)> = keyed(e, check_all(session, e).await?)
         .into_iter()
-        .filter_map(|o| o.failure)
+        .filter_map(|(k, o)| Some((k.map(str::to_string), o.failure?)))
         .collect();
     if let Some(n) = &e.not {
-        for o in check_all(session, n).await? {
+        for (k, o) in keyed(n, check_all(session, n).await?) {
+            let k = k.map(|k| format!("not/{k}"));
             if let Some(why) = o.unfit {
-                out.push(format!("expected not: {}, but {why}", o.what));
+                out.push((k, format!("expected not: {}, but {why}", o.what)));
             } else if o.failure.is_none() {
-                out.push(format!("expected not: {}, but it is so", o.what));
+                out.push((k, format!("expected not: {}, but it is so", o.what)));
             }
         }
     }
@@ -355,11 +405,22 @@ async fn dialog_outcome(
         parts.push(if a { "accepted" } else { "dismissed" }.to_string());
     }
     let what = format!("the last dialog to be {}", parts.join(", "));
-    crate::browser::driver::dialog::take_watched(session)?;
-    let open = crate::browser::driver::dialog::open(session).await?;
-    let (seen, still_open) = match (open, session.dialog_default) {
+    crate::browser::driver::dialog::take_watched(session).await?;
+    // An answer a `dialog` step armed comes before the flow's default.
+    let (open, armed) =
+        match crate::browser::driver::dialog::open_unanswered(session, Duration::from_secs(5))
+            .await?
+        {
+            Some((o, a)) => (Some(o), a),
+            None => (None, None),
+        };
+    let text = armed.as_ref().and_then(|a| a.text.clone());
+    let answer = armed.map(|a| a.accept).or(session.dialog_default);
+    let (seen, still_open) = match (open, answer) {
         (Some(o), Some(accept)) => (
-            Some(crate::browser::driver::dialog::answer(session, o, accept, None).await?),
+            Some(
+                crate::browser::driver::dialog::answer(session, o, accept, text.as_deref()).await?,
+            ),
             false,
         ),
         (Some(o), None) => (Some(o), true),

@@ -11,33 +11,59 @@ use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left};
 use crate::step::{ErrorKind, StepError};
 
-/// `dialog`: waits (up to the step's timeout) for the page's dialog to be open, answers it,
-/// and says what it was (`type`: alert, confirm, prompt, beforeunload; `message`).
+/// `dialog`: answers the dialog the previous step opened — the one open now, or an alert or
+/// beforeunload dialog that was accepted as it opened — and says what it was (`type`: alert,
+/// confirm, prompt, beforeunload; `message`; `accepted`). With none, it arms the answer for the
+/// next dialog of the flow's tab and returns at once (`armed: true`), as Playwright's
+/// `page.once('dialog')` before the action that opens it.
 pub(crate) async fn dialog(
     session: &mut Session,
     d: &crate::config::model::DialogAction,
     deadline: Instant,
 ) -> Result<Value, StepError> {
+    use crate::browser::driver::dialog;
     let (accept, text) = d.answer();
-    let mut poll = Poll::new();
-    // A dialog in another of the flow's tabs is runner's to answer, not this step's (see
-    // `dialog_watch`): one that opens while the step waits fails it at once, saying so.
-    crate::browser::driver::dialog::take_watched(session)?;
-    let answered = session.dialogs.len();
-    let open = loop {
-        if let Some(open) = crate::browser::driver::dialog::open(session).await? {
-            break open;
-        }
-        crate::browser::driver::dialog::take_watched(session)?;
-        if let Some(d) = session.dialogs.get(answered) {
+    dialog::take_watched(session).await?;
+    if let Some(open) = dialog::open(session).await? {
+        // It is this step's to answer, not an answer armed before.
+        dialog::take_armed(session);
+        return dialog::answer(session, open, accept, text).await;
+    }
+    let Some(watched) = session.watched.clone() else {
+        return wait_and_answer(session, accept, text, deadline).await;
+    };
+    if let Some(seen) = watched.take_as_opened().into_iter().next() {
+        if !accept && seen["type"] == "beforeunload" {
             return Err(StepError::new(
                 ErrorKind::CommandFailed,
                 format!(
-                    "the {} dialog ({}) opened in another tab of the flow and got the flow's default answer (`browser: {{ dialogs }}`): a `dialog` step answers a dialog of the tab the flow acts on; switch to that tab (`tab: {{ switch: ... }}`) before it opens the dialog",
-                    d["type"].as_str().unwrap_or("?"),
-                    d["message"]
+                    "the beforeunload dialog was accepted as it opened ({}), and the page left: to stay on the page, put the `dialog: dismiss` step before the step that opens it",
+                    seen["message"]
                 ),
             ));
+        }
+        return Ok(seen);
+    }
+    watched.arm(dialog::Armed {
+        accept,
+        text: text.map(str::to_string),
+    });
+    Ok(json!({ "armed": true }))
+}
+
+/// `dialog` without runner's watch on the flow's tab: waits (up to the step's timeout) for the
+/// dialog to open, and answers it.
+async fn wait_and_answer(
+    session: &mut Session,
+    accept: bool,
+    text: Option<&str>,
+    deadline: Instant,
+) -> Result<Value, StepError> {
+    use crate::browser::driver::dialog;
+    let mut poll = Poll::new();
+    loop {
+        if let Some(open) = dialog::open(session).await? {
+            return dialog::answer(session, open, accept, text).await;
         }
         if !poll.wait(deadline).await {
             return Err(StepError::new(
@@ -45,8 +71,7 @@ pub(crate) async fn dialog(
                 "timed out waiting for a dialog: the page opened none (a `dialog` step answers one the previous step opened)",
             ));
         }
-    };
-    crate::browser::driver::dialog::answer(session, open, accept, text).await
+    }
 }
 
 /// `tab`: switches to another tab of the flow's context (waiting, up to the step's timeout, for

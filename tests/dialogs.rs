@@ -1,0 +1,266 @@
+//! Dialogs in either order: a `dialog` step before the action that opens the dialog arms the
+//! answer for the next one (as Playwright's `page.once('dialog')`); after it, it answers the
+//! dialog that opened. For alert, confirm, prompt (with text) and beforeunload.
+
+use serde_json::Value;
+
+use crate::common::{Ran, fixture, flow_run, write};
+
+/// A flow file serving `tests/fixtures/dialogs`, opening its page, with `steps` appended.
+fn flow(name: &str, steps: &str) -> String {
+    format!(
+        "name: {name}\nweb_server: {{ static: \"{}\" }}\nbrowser: {{ timeout: 5s }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n{steps}",
+        fixture("dialogs").display()
+    )
+}
+
+fn by_name<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("{name}: {report:#}"))
+}
+
+/// The steps of flow `name`, each of which must have passed.
+fn all_passed<'a>(report: &'a Value, name: &str) -> &'a Vec<Value> {
+    let f = by_name(report, name);
+    assert_eq!(f["status"], "passed", "{f:#}");
+    let steps = f["steps"].as_array().unwrap();
+    for s in steps {
+        assert_eq!(s["outcome"], "passed", "{s:#}");
+    }
+    steps
+}
+
+#[test]
+fn a_dialog_step_answers_the_dialog_before_or_after_the_action_that_opens_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "before.yaml",
+        &flow(
+            "before",
+            r##"  - id: arm_alert
+    dialog: accept
+  - click: { role: button, text: Tell }
+  - expect: { text: { target: "#r", equals: alert returned } }
+  - expect: { dialog: { type: alert, message: Saved., accepted: true } }
+  - id: arm_confirm
+    dialog: dismiss
+  - click: { role: button, text: Delete }
+  - expect: { dialog: { type: confirm, message: Delete it?, accepted: false } }
+  - expect: { text: { target: "#r", equals: confirm no } }
+  - dialog: accept
+  - click: { role: button, text: Delete }
+  - expect: { text: { target: "#r", equals: confirm yes } }
+  - dialog: { text: Ada Lovelace }
+  - click: { role: button, text: Ask }
+  - expect: { text: { target: "#r", equals: prompt Ada Lovelace } }
+  - expect: { dialog: { type: prompt, message: Name?, accepted: true } }
+  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - dialog: accept
+  - click: { role: link, text: Leave }
+  - wait: { url: left.html }
+  - expect: { text: { target: h1, equals: You left the page } }
+  - expect: { dialog: { type: beforeunload, accepted: true } }
+"##,
+        ),
+    );
+    write(
+        d.path(),
+        "after.yaml",
+        &flow(
+            "after",
+            r##"  - click: { role: button, text: Tell }
+  - id: alert
+    dialog: accept
+  - expect: { text: { target: "#r", equals: alert returned } }
+  - click: { role: button, text: Delete }
+  - id: confirm
+    dialog: dismiss
+  - expect: { text: { target: "#r", equals: confirm no } }
+  - click: { role: button, text: Ask }
+  - id: prompt
+    dialog: { text: Ada Lovelace }
+  - expect: { text: { target: "#r", equals: prompt Ada Lovelace } }
+  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - click: { role: link, text: Leave }
+  - id: leave
+    dialog: accept
+  - wait: { url: left.html }
+  - expect: { text: { target: h1, equals: You left the page } }
+"##,
+        ),
+    );
+    // agent-browser accepts a beforeunload dialog as it opens: an armed dismissal that comes
+    // second fails the flow instead of passing for done.
+    write(
+        d.path(),
+        "stay.yaml",
+        &flow(
+            "dismiss before a beforeunload",
+            r##"  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - dialog: dismiss
+  - click: { role: link, text: Leave }
+  - expect: { dialog: { type: beforeunload, accepted: false } }
+  - expect: { text: { target: "#r", equals: guarded } }
+"##,
+        ),
+    );
+    // A beforeunload dialog is accepted as it opens: a `dialog: dismiss` after the step that
+    // opened it cannot keep the page, and says where to put it.
+    write(
+        d.path(),
+        "late.yaml",
+        &flow(
+            "dismiss after a beforeunload",
+            r##"  - click: { role: button, text: Guard }
+  - expect: { text: { target: "#r", equals: guarded } }
+  - click: { role: link, text: Leave }
+  - dialog: dismiss
+"##,
+        ),
+    );
+    // An answer armed for a dialog that never opens fails the flow at its end.
+    write(
+        d.path(),
+        "unused.yaml",
+        &flow(
+            "armed, no dialog",
+            r##"  - dialog: accept
+  - click: { role: button, text: Guard }
+"##,
+        ),
+    );
+    // (`wait: { url }` before reading the page it left for: a read racing the navigation is
+    // another matter than dialogs.)
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .args([
+            "before.yaml",
+            "after.yaml",
+            "stay.yaml",
+            "late.yaml",
+            "unused.yaml",
+        ])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+
+    let before = all_passed(&report, "before");
+    // Armed at once, not after waiting for a dialog.
+    for i in [1, 5] {
+        assert!(
+            before[i]["duration_ms"].as_u64().unwrap() < 1000,
+            "{:#}",
+            before[i]
+        );
+    }
+
+    let after = all_passed(&report, "after");
+    let out = |i: usize| &after[i]["outputs"];
+    assert_eq!(out(2)["type"], "alert", "{:#}", after[2]);
+    assert_eq!(out(2)["message"], "Saved.", "{:#}", after[2]);
+    assert_eq!(out(5)["type"], "confirm", "{:#}", after[5]);
+    assert_eq!(out(5)["accepted"], false, "{:#}", after[5]);
+    assert_eq!(out(8)["type"], "prompt", "{:#}", after[8]);
+    // The beforeunload dialog opens as the navigation starts, which may be after the click
+    // returned: the step answers the one accepted, or arms `accept` for it; the page left.
+    assert!(
+        (out(13)["type"] == "beforeunload" && out(13)["accepted"] == true)
+            || out(13)["armed"] == true,
+        "{:#}",
+        after[13]
+    );
+
+    // Either the dismissal took and the page stayed, or the flow says it did not.
+    let stay = by_name(&report, "dismiss before a beforeunload");
+    if stay["status"] != "passed" {
+        let failed: Vec<_> = stay["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["outcome"] == "failed")
+            .collect();
+        assert_eq!(failed.len(), 1, "{stay:#}");
+        let message = failed[0]["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("was accepted as it opened, before runner could dismiss it"),
+            "{message}"
+        );
+    }
+
+    // (Unless the dialog opened only after the click returned: then the step armed its
+    // dismissal, as in "dismiss before a beforeunload".)
+    let late = by_name(&report, "dismiss after a beforeunload");
+    let last = &late["steps"][4];
+    if last["outputs"]["armed"] != true {
+        assert_eq!(late["status"], "failed", "{late:#}");
+        assert_eq!(last["outcome"], "failed", "{late:#}");
+        let message = last["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("the beforeunload dialog was accepted as it opened")
+                && message.contains("before the step that opens it"),
+            "{message}"
+        );
+    }
+
+    let unused = by_name(&report, "armed, no dialog");
+    assert_eq!(unused["status"], "failed", "{unused:#}");
+    assert!(
+        unused["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["outcome"] == "passed"),
+        "{unused:#}"
+    );
+    let message = unused["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("`dialog: accept` armed an answer for the next dialog")
+            && message.contains("none opened"),
+        "{message}"
+    );
+}
+
+/// A step gives up within 0.5 s of its timeout also when agent-browser is stuck: an `eval`
+/// whose promise never settles (agent-browser stays busy with it), and the steps after it,
+/// whose commands wait on that busy daemon. (Failure artifacts that cannot be had from a busy
+/// daemon are not waited for.)
+#[test]
+fn steps_give_up_within_half_a_second_of_their_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = [
+        ("eval: \"new Promise(() => {})\"", 2000),
+        ("eval: \"new Promise(() => {})\"", 3000),
+        ("click: \"#never\"", 1500),
+    ];
+    let body: String = steps
+        .iter()
+        .map(|(s, ms)| format!("  - {s}\n    timeout: {ms}ms\n    continue_on_error: true\n"))
+        .collect();
+    write(d.path(), "f.yaml", &flow("timeouts", &body));
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let got = report["flows"][0]["steps"].as_array().unwrap();
+    let mut late = Vec::new();
+    for (i, (s, ms)) in steps.iter().enumerate() {
+        let step = &got[i + 1];
+        assert_eq!(step["outcome"], "failed", "{s}: {step:#}");
+        let took = step["duration_ms"].as_u64().unwrap();
+        if took + 500 < *ms || took > ms + 500 {
+            late.push(format!(
+                "`{s}` with timeout {ms} ms took {took} ms: {}",
+                step["error"]["message"]
+            ));
+        }
+    }
+    assert!(late.is_empty(), "{}", late.join("\n"));
+}
