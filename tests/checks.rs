@@ -247,3 +247,35 @@ steps:
     }
     assert!(!all.contains("f.yaml:8"), "{all}");
 }
+
+/// A status line that is on the screen the whole time, replaced by a new element every 2 ms:
+/// `hidden`, `not: { visible }` and `wait: { state: hidden }` must never hold. agent-browser's
+/// `is visible` answers false for a handle whose element was replaced a moment ago; that
+/// answer is a re-check, not "hidden" (it passed all three).
+#[test]
+fn a_replaced_element_that_stays_visible_is_never_taken_for_hidden() {
+    let d = tempfile::tempdir().unwrap();
+    let mut steps = String::from("  - open: \"{{ web_server.url }}/rerender.html\"\n");
+    for (id, step) in [
+        ("hidden", "expect: { hidden: \"#status\" }"),
+        ("not_visible", "expect: { not: { visible: \"#status\" } }"),
+        ("wait_hidden", "wait: { for: \"#status\", state: hidden }"),
+    ] {
+        steps.push_str(&format!(
+            "  - id: {id}\n    {step}\n    timeout: 1500ms\n    continue_on_error: true\n"
+        ));
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: always visible\nweb_server: {{ static: \"{}\" }}\nsteps:\n{steps}",
+            fixture("checks").display()
+        ),
+    );
+    let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for id in ["hidden", "not_visible", "wait_hidden"] {
+        assert_eq!(step(&report, id)["outcome"], "failed", "{id}: {report}");
+    }
+    assert!(!messages(&report).contains("data-runner-sel"), "{report}");
+}

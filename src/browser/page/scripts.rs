@@ -38,6 +38,9 @@ pub(crate) const ON_ELEMENT: &str = include_str!("scripts/on_element.js");
 /// `(check) => (prefix, ...args) => true`, else throws: a check as a command of a batch.
 pub(crate) const THROWING: &str = include_str!("scripts/throwing.js");
 
+/// `(el) => bool`: the element is still in its document.
+pub(crate) const ATTACHED: &str = include_str!("scripts/attached.js");
+
 /// `(el) => bool`: disabled, natively or by `aria-disabled` on it or an ancestor.
 pub(crate) const DISABLED: &str = include_str!("scripts/disabled.js");
 

@@ -12,7 +12,7 @@ use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::browser::page::selector::{
-    Alt, Poll, alternatives, element_eval, normalize, resolve_now_one,
+    Alt, Poll, alternatives, element_eval, is_visible, normalize, resolve_now_one,
 };
 use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
 use crate::step::{ErrorKind, StepError};
@@ -204,7 +204,7 @@ async fn visibility_outcomes(
         let what = format!("{} to be visible", describe(sel));
         let failure = match resolve_now_one(session, sel).await? {
             None => Some(format!("expected {what}, but it is not on the page")),
-            Some(r) if !session.is("visible", &r.target).await? => {
+            Some(r) if !is_visible(session, &r).await? => {
                 Some(format!("expected {what}, but it is hidden"))
             }
             Some(_) => None,
@@ -214,7 +214,7 @@ async fn visibility_outcomes(
     if let Some(sel) = &e.hidden {
         let what = format!("{} to be hidden", describe(sel));
         let failure = match resolve_now_one(session, sel).await? {
-            Some(r) if session.is("visible", &r.target).await? => {
+            Some(r) if is_visible(session, &r).await? => {
                 Some(format!("expected {what}, but it is visible"))
             }
             _ => None,

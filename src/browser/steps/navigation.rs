@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
-use crate::browser::page::selector::{Alt, Poll, alternatives, resolve_now_one};
+use crate::browser::page::selector::{Alt, Poll, alternatives, is_visible, resolve_now_one};
 use crate::config::duration::parse_duration;
 use crate::config::model::{VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
@@ -91,7 +91,7 @@ async fn holds(session: &mut Session, o: &WaitOptions) -> Result<bool, StepError
     let t = Duration::from_secs(5);
     Ok(if let Some(sel) = &o.target {
         let visible = match resolve_now_one(session, sel).await? {
-            Some(r) => session.is("visible", &r.target).await?,
+            Some(r) => is_visible(session, &r).await?,
             None => false,
         };
         match o.state.unwrap_or(VisibleState::Visible) {

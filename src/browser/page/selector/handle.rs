@@ -44,6 +44,27 @@ pub(crate) async fn element_eval(
     Ok((!v.is_null()).then_some(v))
 }
 
+/// Whether a resolved element is visible now. agent-browser's `is visible` answers false for a
+/// selector that matches nothing, so for an element runner's handle marks, a `false` holds only
+/// once the element is known to be still there: one replaced or removed since it was resolved
+/// (a re-render) is an error `Poll::settle` takes for "gone" (the check is made again on the
+/// page as it is then), never "hidden".
+pub(crate) async fn is_visible(session: &mut Session, r: &Resolved) -> Result<bool, StepError> {
+    if session.is("visible", &r.target).await? {
+        return Ok(true);
+    }
+    if r.target.starts_with('@') {
+        return Ok(false);
+    }
+    match element_eval(session, r, scripts::ATTACHED, &[]).await? {
+        Some(Value::Bool(true)) => Ok(false),
+        _ => Err(StepError::new(
+            ErrorKind::NotFound,
+            format!("Element not found: {} (replaced or detached)", r.target),
+        )),
+    }
+}
+
 /// `script` (`(el, ...args) => …`) as a function of an element's handle, `(frame, handle,
 /// args) => …` (see `element_args`): null when the element is gone.
 pub(crate) fn on_element(script: &str) -> String {

@@ -19,7 +19,7 @@ mod refs;
 mod resolve;
 
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
-pub(crate) use handle::{element_args, element_eval, mark, on_element};
+pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element};
 pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
 pub(crate) use refs::normalize;
