@@ -232,6 +232,10 @@ steps:
   - click: { role: button, exact: true }
   - click: { role: button, tag: button }
   - click: { css: a, text: Save, exact: true }
+  - click: { text: " ", tag: button }
+  - click: { css: button, text: "\u00a0" }
+  - click: { css: button, text: "{{ vars.who }}" }
+vars: { who: "" }
 "#,
     );
     let mut c = runner(d.path());
@@ -239,13 +243,33 @@ steps:
     let (code, stdout, stderr) = output(c);
     let all = format!("{stdout}{stderr}");
     assert_eq!(code, 2, "{all}");
-    for line in 3..=7 {
+    // An empty text (whitespace only) is in every element's: it would match anything.
+    for line in (3..=7).chain(9..=10) {
         assert!(
             all.contains(&format!("f.yaml:{line}")),
             "line {line}: {all}"
         );
     }
-    assert!(!all.contains("f.yaml:8"), "{all}");
+    assert!(!all.contains("f.yaml:8") && !all.contains("f.yaml:11"), "{all}");
+    // A text that renders empty is refused when the step runs, never a click on anything.
+    write(
+        d.path(),
+        "g.yaml",
+        r#"name: empty rendered text
+vars: { who: "" }
+steps:
+  - eval: "document.body.innerHTML = '<button onclick=\"window.hit = 1\">Go</button>'"
+  - id: empty
+    click: { css: button, text: "{{ vars.who }}" }
+    continue_on_error: true
+  - id: hit
+    eval: "window.hit === undefined"
+"#,
+    );
+    let Ran { report, .. } = flow_run(d.path()).arg("g.yaml").run();
+    let e = step(&report, "empty")["error"]["message"].to_string();
+    assert!(e.contains("the text is empty"), "{report}");
+    assert_eq!(step(&report, "hit")["outputs"]["value"], true, "{report}");
 }
 
 /// A status line that is on the screen the whole time, replaced by a new element every 2 ms:

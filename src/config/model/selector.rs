@@ -130,6 +130,13 @@ impl SelectorObject {
         if given("tag") && given("role") {
             return Some("`tag` with `role` means nothing: a role is matched in the accessibility tree, which has no tags; use `{ text, tag }` or CSS".into());
         }
+        // A template is checked once rendered (the look-up refuses an empty text too).
+        if let Some(t) = self.text.as_deref().filter(|t| !t.contains("{{")) {
+            let visible = t.chars().filter(|c| !matches!(c, '\u{200b}' | '\u{ad}'));
+            if visible.clone().all(char::is_whitespace) {
+                return Some("an empty `text` is in every element's text, so it would match anything: give the text to look for, or drop `text`".into());
+            }
+        }
         if given("exact") && !given("text") {
             return Some("`exact` is about `text`: give a `text`, or drop `exact`".into());
         }

@@ -33,6 +33,18 @@ pub(crate) enum Alt {
 }
 
 impl Alt {
+    /// Whether it gives a text (or a role's name) that is empty once whitespace-normalised:
+    /// such a text is contained in every element's, so it would match anything.
+    pub(crate) fn has_empty_text(&self) -> bool {
+        let text = match self {
+            Alt::Css { text, .. } => text.as_deref(),
+            Alt::Role { name, .. } => name.as_deref(),
+            Alt::Text { text, .. } => Some(text.as_str()),
+            Alt::Ref(_) => None,
+        };
+        text.is_some_and(|t| super::refs::normalize(t).is_empty())
+    }
+
     /// How the user wrote it (for reports).
     pub(crate) fn describe(&self) -> String {
         let mut out = self.describe_base();

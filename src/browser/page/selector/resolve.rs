@@ -172,6 +172,15 @@ async fn try_once(
     alt: &Alt,
     deadline: Instant,
 ) -> Result<Option<Found>, StepError> {
+    if alt.has_empty_text() {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{}: the text is empty (after rendering and whitespace normalisation), and an empty text is in every element's: give the text to look for, or drop `text`",
+                alt.describe()
+            ),
+        ));
+    }
     let t = lookup_time(deadline);
     match alt {
         Alt::Ref(r) => super::refs::by_ref(session, r, t).await.map(Some),
