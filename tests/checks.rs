@@ -250,7 +250,10 @@ vars: { who: "" }
             "line {line}: {all}"
         );
     }
-    assert!(!all.contains("f.yaml:8") && !all.contains("f.yaml:11"), "{all}");
+    assert!(
+        !all.contains("f.yaml:8") && !all.contains("f.yaml:11"),
+        "{all}"
+    );
     // A text that renders empty is refused when the step runs, never a click on anything.
     write(
         d.path(),

@@ -72,6 +72,12 @@ fn text_reaches_contenteditable_and_framed_fields_and_never_a_button() {
     continue_on_error: true
   - keyboard: { press: Shift+Tab }
   - expect: { focused: { css: "#f" } }
+  - focus: "#ro"
+  - id: read_only
+    keyboard: { type: "lost" }
+    timeout: 500ms
+    continue_on_error: true
+  - expect: { text: { target: "#ro", equals: fixed } }
 "##;
     write(d.path(), "f.yaml", &flow("editable.html", steps));
     let report = flow_run(d.path()).arg("f.yaml").passes();
@@ -79,6 +85,11 @@ fn text_reaches_contenteditable_and_framed_fields_and_never_a_button() {
     assert!(
         button.contains("(the focus is on button#go, which takes no text)"),
         "{button}"
+    );
+    let read_only = failure(&report, "read_only");
+    assert!(
+        read_only.contains("div#ro, which is read-only"),
+        "{read_only}"
     );
 }
 

@@ -27,6 +27,10 @@
   const field = a.tagName === 'TEXTAREA' || (a.tagName === 'INPUT' && !noText.includes(a.type));
   if (field) return a.readOnly ? 'the focus is on ' + name + ', which is read-only' : true;
   const role = a.getAttribute('role');
-  if (['textbox', 'searchbox', 'combobox', 'spinbutton', 'gridcell', 'application'].includes(role)) return true;
+  if (['textbox', 'searchbox', 'combobox', 'spinbutton', 'gridcell', 'application'].includes(role)) {
+    if (a.getAttribute('aria-readonly') === 'true') return 'the focus is on ' + name + ', which is read-only';
+    if (a.getAttribute('aria-disabled') === 'true') return 'the focus is on ' + name + ', which is disabled';
+    return true;
+  }
   return 'the focus is on ' + name + ', which takes no text';
 }
