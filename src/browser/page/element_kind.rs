@@ -13,6 +13,26 @@ pub(crate) struct ElementKind {
 }
 
 impl ElementKind {
+    /// What a page script says of an element (`{ tag, input_type, editable, role }`, the
+    /// look-up's `kind`); missing fields are empty.
+    pub(crate) fn from_page(kind: &serde_json::Value) -> ElementKind {
+        let field = |k: &str| {
+            kind.get(k)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        ElementKind {
+            tag: field("tag"),
+            input_type: field("input_type"),
+            editable: kind
+                .get("editable")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
+            role: field("role"),
+        }
+    }
+
     /// How the user would name the element in a message.
     pub(crate) fn describe(&self) -> String {
         if !self.role.is_empty() {

@@ -30,13 +30,7 @@ pub(crate) async fn control_of(
     let Some(id) = v.get("id").and_then(Value::as_str) else {
         return Ok(r);
     };
-    let kind = v.get("kind").cloned().unwrap_or(Value::Null);
-    let field = |k: &str| {
-        kind.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
+    let kind = ElementKind::from_page(v.get("kind").unwrap_or(&Value::Null));
     let target = format!("[data-runner-sel=\"{id}\"]");
     if let Some(f) = &r.frame {
         session.frame_of.insert(target.clone(), f.clone());
@@ -44,15 +38,7 @@ pub(crate) async fn control_of(
     Ok(Resolved {
         target,
         matched: format!("the control of {}", r.matched),
-        kind: ElementKind {
-            tag: field("tag"),
-            input_type: field("input_type"),
-            editable: kind
-                .get("editable")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            role: field("role"),
-        },
+        kind,
         shown: false,
         ..r
     })

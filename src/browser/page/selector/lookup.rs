@@ -47,13 +47,7 @@ pub(super) async fn in_document(
 /// matches; `None` when nothing matched.
 fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
     let id = v.get("id").and_then(Value::as_str)?;
-    let kind = v.get("kind").cloned().unwrap_or(Value::Null);
-    let field = |k: &str| {
-        kind.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
+    let kind = ElementKind::from_page(v.get("kind").unwrap_or(&Value::Null));
     let target = format!("[data-runner-sel=\"{id}\"]");
     if let Some(f) = alt.frame() {
         session.frame_of.insert(target.clone(), f.to_string());
@@ -75,16 +69,8 @@ fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
                     .collect()
             })
             .unwrap_or_default(),
-        kind: ElementKind {
-            tag: field("tag"),
-            input_type: field("input_type"),
-            editable: kind
-                .get("editable")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            // An explicit widget role (`<div role=checkbox>`) says what the element is.
-            role: field("role"),
-        },
+        // An explicit widget role (`<div role=checkbox>`) says what the element is.
+        kind,
     })
 }
 
