@@ -42,7 +42,7 @@ impl Alt {
             Alt::Text { text, .. } => Some(text.as_str()),
             Alt::Ref(_) => None,
         };
-        text.is_some_and(|t| super::refs::normalize(t).is_empty())
+        text.is_some_and(|t| super::text::normalize(t).is_empty())
     }
 
     /// How the user wrote it (for reports).

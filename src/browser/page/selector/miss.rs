@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::Alt;
-use super::refs::normalize;
+use super::text::normalize;
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;

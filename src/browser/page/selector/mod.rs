@@ -17,12 +17,13 @@ mod miss;
 mod poll;
 mod refs;
 mod resolve;
+mod text;
 
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
 pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element};
 pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
-pub(crate) use refs::normalize;
 pub(crate) use resolve::{
     Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_one,
 };
+pub(crate) use text::normalize;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::found::Found;
 use super::lookup::{foreign_frame, frame_is_foreign};
+use super::text::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -102,18 +103,6 @@ pub(crate) fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact
         Some(n) if exact => have == n,
         Some(n) => have.to_lowercase().contains(&n.to_lowercase()),
     }
-}
-
-/// A text or name as Playwright compares it: zero-width spaces and soft hyphens dropped, every
-/// run of whitespace (NBSP and newlines included) one space, trimmed. The page scripts
-/// (`css_elements.js`, `text_elements.js`) do the same.
-pub(crate) fn normalize(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(c, '\u{200b}' | '\u{ad}'))
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<String, StepError> {
