@@ -136,10 +136,8 @@ async fn act(
     extra: &[String],
     deadline: Instant,
 ) -> Result<Vec<Value>, StepError> {
-    // A click, hover or check of an element a snapshot listed just now needs nothing the
-    // snapshot did not show (rendered, not inert); agent-browser checks the rest (covered,
-    // disabled, no size).
-    let guard = Guard::of(command).filter(|g| g.enabled || !r.shown);
+    // (Pointer actions go through `pointer_action`, with their hit checks.)
+    let guard = Guard::of(command);
     let by_ref = r.target.starts_with('@');
     if guard.is_some() && by_ref {
         actionable(session, command, r, deadline).await?;
@@ -155,7 +153,6 @@ async fn act(
         ))
     };
     let reads: Vec<Command> = match command {
-        "check" | "uncheck" => vec![Command::IsChecked { selector }],
         "fill" if !by_ref => vec![on(scripts::FIELD_TEXT, &[])],
         "fill" | "type" if by_ref && r.kind.role == "combobox" => {
             vec![Command::GetValue { selector }]
@@ -302,8 +299,9 @@ fn not_a_number(r: &Resolved, text: &str) -> StepError {
 const NOT_ACTIONABLE: &str = "runner: not actionable: ";
 
 /// What an action needs of its element now (see `scripts::ACTIONABLE`).
+/// (Every action here needs an enabled element: the pointer actions, where `hover` does not,
+/// have checks of their own.)
 struct Guard {
-    enabled: bool,
     typing: bool,
     focus: bool,
     /// What the action needs, for its error.
@@ -313,17 +311,13 @@ struct Guard {
 impl Guard {
     /// The checks of `command`; `None` for the actions that need none.
     fn of(command: &str) -> Option<Guard> {
-        let (enabled, typing, focus, needs) = match command {
-            "fill" | "type" => (true, true, true, "an element it can type into"),
-            "select" => (true, false, false, "a visible, enabled element"),
-            "focus" => (true, false, true, "an element that can take the focus"),
-            "click" | "dblclick" | "hover" | "check" | "uncheck" => {
-                (false, false, false, "a visible element that takes input")
-            }
+        let (typing, focus, needs) = match command {
+            "fill" | "type" => (true, true, "an element it can type into"),
+            "select" => (false, false, "a visible, enabled element"),
+            "focus" => (false, true, "an element that can take the focus"),
             _ => return None,
         };
         Some(Guard {
-            enabled,
             typing,
             focus,
             needs,
@@ -333,15 +327,12 @@ impl Guard {
     /// The check, a function of the element and `args()`: `true`, or why not. The
     /// element-state checks it uses are the ones `expect` uses.
     fn script() -> String {
-        bind(
-            scripts::ACTIONABLE,
-            &[scripts::DISABLED, scripts::READ_ONLY, scripts::HAS_FOCUS],
-        )
+        scripts::actionable()
     }
 
     /// What the check is asked.
     fn args(&self) -> [Value; 3] {
-        [json!(self.enabled), json!(self.typing), json!(self.focus)]
+        [json!(true), json!(self.typing), json!(self.focus)]
     }
 
     /// The check as a script that throws (failing the call it is part of) when the element
@@ -417,14 +408,14 @@ mod tests {
         }
     }
 
-    /// Typing needs an editable field with the focus; a click only a visible, live element.
+    /// Typing needs an editable field with the focus; a select an enabled element.
     #[test]
     fn each_action_checks_what_it_needs() {
         let fill = Guard::of("fill").unwrap();
-        assert!(fill.enabled && fill.typing && fill.focus);
-        let click = Guard::of("click").unwrap();
-        assert!(!click.enabled && !click.typing && !click.focus);
-        assert!(Guard::of("select").is_some_and(|g| g.enabled && !g.focus));
+        assert!(fill.typing && fill.focus);
+        // Pointer actions have checks of their own (`pointer_action`).
+        assert!(Guard::of("click").is_none());
+        assert!(Guard::of("select").is_some_and(|g| !g.typing && !g.focus));
         assert!(Guard::of("upload").is_none());
         assert_eq!(fill.args(), [json!(true), json!(true), json!(true)]);
     }

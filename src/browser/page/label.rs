@@ -39,7 +39,6 @@ pub(crate) async fn control_of(
         target,
         matched: format!("the control of {}", r.matched),
         kind,
-        shown: false,
         ..r
     })
 }

@@ -109,7 +109,7 @@ async fn attempt(
     };
     let arm_fn = bind(
         scripts::HIT_ARM,
-        &[scripts::FRAME_DOCUMENT, &actionable_fn()],
+        &[scripts::FRAME_DOCUMENT, &scripts::actionable()],
     );
     let [frame, h, _] = element_args(session, &handle, &[]);
     let arm = call(
@@ -121,8 +121,7 @@ async fn attempt(
         "hover" => "hover",
         _ => "click",
     };
-    let verify_fn = bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT]);
-    let verify = call(&verify_fn, &[json!(MISSED), frame, h, json!(want)]);
+    let verify = call(&verify_fn(), &[json!(MISSED), frame, h, json!(want)]);
     // The input goes to the element as it was resolved: agent-browser finds a ref again by
     // its role and name, as its `check` does after a click that re-renders the list.
     let sent = send(session, command, r, (Some(arm), Some(verify)), deadline).await;
@@ -199,18 +198,14 @@ async fn send(
 /// Takes the guard off after an input that failed in agent-browser (best effort: the next
 /// pointer action replaces it anyway).
 async fn disarm(session: &mut Session, handle: &str) {
-    let verify_fn = bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT]);
     let [frame, h, _] = element_args(session, handle, &[]);
-    let js = call(&verify_fn, &[json!(""), frame, h, json!("")]);
+    let js = call(&verify_fn(), &[json!(""), frame, h, json!("")]);
     let _ = session.eval(&js, std::time::Duration::from_secs(2)).await;
 }
 
-/// The element-state check `hit_arm` uses: visible, not inert, enabled.
-fn actionable_fn() -> String {
-    bind(
-        scripts::ACTIONABLE,
-        &[scripts::DISABLED, scripts::READ_ONLY, scripts::HAS_FOCUS],
-    )
+/// `hit_verify`, with its helper.
+fn verify_fn() -> String {
+    bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT])
 }
 
 /// A pointer action whose element still could not take it, or did not get it, at the step's

@@ -54,6 +54,12 @@ pub(crate) const HAS_FOCUS: &str = include_str!("scripts/has_focus.js");
 /// whether an element can take an action now.
 pub(crate) const ACTIONABLE: &str = include_str!("scripts/actionable.js");
 
+/// `ACTIONABLE` given the element-state checks `expect` uses too: `(el, enabled, typing,
+/// focus) => true | why not`, as the element actions and the pointer actions check it.
+pub(crate) fn actionable() -> String {
+    crate::browser::driver::script::bind(ACTIONABLE, &[DISABLED, READ_ONLY, HAS_FOCUS])
+}
+
 /// `(el, value) => true | 'refused'`: sets the value of a date, colour or range input.
 pub(crate) const SET_VALUE: &str = include_str!("scripts/set_value.js");
 

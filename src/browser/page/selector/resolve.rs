@@ -36,9 +36,6 @@ pub(crate) struct Resolved {
     pub(crate) kind: ElementKind,
     /// The iframe (CSS in the page) it is inside, when its selector said.
     pub(crate) frame: Option<String>,
-    /// Found in an accessibility snapshot taken just now (a role and name): it was rendered and
-    /// not inert then, as the snapshot lists no other element.
-    pub(crate) shown: bool,
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.
@@ -161,7 +158,6 @@ impl Found {
             matches: self.matches,
             kind: self.kind,
             frame: alt.frame().map(str::to_string),
-            shown: matches!(alt, Alt::Role { .. }),
         }
     }
 }
