@@ -353,8 +353,25 @@ async fn answer_armed(
         .await
         .is_ok();
     let mut seen = seen;
+    // Only an alert or a beforeunload is answered by agent-browser itself (accepted) when
+    // runner's answer does not take; a confirm or prompt runner could not answer is not
+    // recorded as answered at all: it fails the flow, never passes as accepted.
+    let self_accepted = matches!(seen["type"].as_str(), Some("alert" | "beforeunload"));
     seen["accepted"] = Value::Bool(if took { armed.accept } else { true });
     if let Ok(mut s) = flow.state.lock() {
+        if !took && !self_accepted {
+            if s.unanswered.is_none() {
+                s.unanswered = Some(format!(
+                    "runner could not give the {} dialog ({}) the answer a `dialog` step armed for it",
+                    seen["type"].as_str().unwrap_or("?"),
+                    seen["message"]
+                ));
+            }
+            s.answering -= 1;
+            drop(s);
+            flow.came_back.notify_waiters();
+            return;
+        }
         if !took && !armed.accept && seen["type"] == "beforeunload" && s.unanswered.is_none() {
             s.unanswered = Some(format!(
                 "the {} dialog ({}) was accepted as it opened, before runner could dismiss it as a `dialog: dismiss` step asked: agent-browser accepts alerts and beforeunload dialogs itself, so runner cannot keep a page from leaving",
