@@ -126,8 +126,8 @@ fn field_took(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
 
 /// Runs `command` on the resolved element, in one call with runner's check that the element
 /// can take it (for an element with runner's CSS handle; one found through the snapshot, `@e5`,
-/// is checked first) and with what is read back after it: `check`/`uncheck` the state, a
-/// snapshot combobox's value. Returns those reads. An element that cannot take the action
+/// is checked first) and with what is read back after it: a field's text, a snapshot
+/// combobox's value. Returns those reads. An element that cannot take the action
 /// yet is waited for (up to `deadline`), then the call is made again.
 async fn act(
     session: &mut Session,

@@ -51,13 +51,22 @@
   const guard = (e) => {
     const t = (e.composedPath && e.composedPath()[0]) || e.target;
     const on = t && t.nodeType === 1 && takes(t);
-    if (on && !moved()) { rec.got.push(e.type); return; }
+    if (on && !moved()) {
+      rec.got.push(e.type);
+      // The action's last event reached the element: the guard stops listening (`hit_verify`
+      // still reads `rec`), so nothing after it — a key press on a button, when the action
+      // opened a dialog and no verification comes — is ever stopped by it.
+      if (command === 'hover' || e.type === last) unlisten();
+      return;
+    }
     if (!on && !rec.missed) rec.missed = t && t.nodeType === 1 ? describe(t) : String(t);
     e.preventDefault();
     e.stopImmediatePropagation();
   };
+  const last = command === 'dblclick' ? 'dblclick' : 'click';
+  const unlisten = () => { for (const t of types) win.removeEventListener(t, guard, true); };
   for (const t of types) win.addEventListener(t, guard, true);
-  rec.off = () => { for (const t of types) win.removeEventListener(t, guard, true); delete win.__runnerHit; };
+  rec.off = () => { unlisten(); delete win.__runnerHit; };
   win.__runnerHit = rec;
   return true;
 }
