@@ -241,3 +241,19 @@ fn force_is_validated() {
     );
     assert!(stderr.contains("did you mean `force`?"), "{stderr}");
 }
+
+/// A click that opens a dialog gets no verification (the dialog blocks it): the guard armed
+/// before it must not stay on the page and stop a later event (it stopped the form's submit
+/// click below, and the press reported ok with nothing sent).
+#[test]
+fn a_click_that_opens_a_dialog_leaves_no_guard_behind() {
+    let steps = r##"  - eval: "document.body.innerHTML = '<button id=ask onclick=\"confirm(1)\">Ask</button><form onsubmit=\"event.preventDefault(); document.title = \\'sent\\'\"><button id=send>Send</button></form>'"
+  - click: "#ask"
+  - dialog: accept
+  - press: { key: Enter, target: "#send" }
+  - expect: { title: { equals: sent } }
+    timeout: 2s
+"##;
+    let Ran { code, report, .. } = run(&flow("actions.html", steps));
+    assert_eq!(code, 0, "{report}");
+}
