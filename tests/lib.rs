@@ -20,6 +20,7 @@ mod contexts;
 mod dialogs;
 mod exit_codes;
 mod golden;
+mod http;
 mod keyboard;
 mod mistakes;
 mod model;

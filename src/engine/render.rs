@@ -79,6 +79,33 @@ fn none_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Vec<St
     }
 }
 
+/// Where a template in `raw` rendered to a number or a boolean at a place the schema takes only
+/// text (an `exec` argument `"{{ port }}"`), the rendered value becomes that text: the typed
+/// action then reads it as the string it would have been inside a longer template.
+fn text_from_templates(key: &str, raw: &Value, rendered: &mut Value, at: &str) {
+    match (raw, rendered) {
+        (Value::String(s), r @ (Value::Number(_) | Value::Bool(_)))
+            if crate::template::is_template(s) && crate::config::schema::wants_text(key, at, r) =>
+        {
+            *r = Value::String(r.to_string());
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (r, v)) in a.iter().zip(b.iter_mut()).enumerate() {
+                text_from_templates(key, r, v, &format!("{at}/{i}"));
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, r) in a {
+                if let Some(v) = b.get_mut(k) {
+                    let at = format!("{at}/{}", crate::source::pointer_escape(k));
+                    text_from_templates(key, r, v, &at);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The step's action value as written (`/steps/N/<key>`).
 pub(crate) fn raw_action<'a>(loaded: &'a LoadedFlow, ptr: &str, key: &str) -> Option<&'a Value> {
     loaded.doc.value.pointer(&format!("{ptr}/{key}"))
@@ -91,7 +118,7 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     let raw = raw_action(loaded, cx.ptr, key)
         .cloned()
         .unwrap_or(Value::Null);
-    let rendered = cx
+    let mut rendered = cx
         .rt
         .templates
         .render_value(&raw, ctx)
@@ -115,6 +142,7 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         )
         .located(&location(loaded, &format!("{}/{at}", cx.ptr))));
     }
+    text_from_templates(key, &raw, &mut rendered, "");
     let mut m = Map::new();
     m.insert(key.to_string(), rendered);
     let mut action: Action = serde_json::from_value(Value::Object(m)).map_err(|e| {

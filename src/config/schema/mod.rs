@@ -4,6 +4,7 @@
 mod at;
 mod embedded;
 mod messages;
+mod text;
 mod validate;
 mod walk;
 
@@ -11,4 +12,5 @@ pub(crate) use at::{at_key, at_value};
 #[cfg(test)]
 pub(crate) use embedded::schema_value;
 pub(crate) use embedded::{CONFIG_SCHEMA, FLOW_SCHEMA, PROFILE_SCHEMA, SchemaKind};
+pub(crate) use text::wants_text;
 pub(crate) use validate::validate;

@@ -1,0 +1,139 @@
+//! Which kinds of value the flow schema takes at a place inside a step's action: a template
+//! that renders to a number or a boolean where only text is taken (`exec: [app, --port,
+//! "{{ port }}"]`) becomes that text, in every field at once, rather than each field's type
+//! accepting numbers on its own.
+
+use serde_json::Value;
+
+use super::embedded::{SchemaKind, compiled};
+use super::walk::deref;
+
+/// Whether the flow schema, at `path` (a JSON pointer below a step's action key `key`), takes
+/// text but not a value of `value`'s kind (a number, a boolean): then a template that rendered
+/// to `value` stands for its text. `false` where the schema takes the value as it is, or where
+/// the place is unknown.
+pub(crate) fn wants_text(key: &str, path: &str, value: &Value) -> bool {
+    let root = &compiled(SchemaKind::Flow).schema;
+    let Some(start) = root.pointer(&format!("/$defs/step/properties/{key}")) else {
+        return false;
+    };
+    let mut nodes = vec![start];
+    for seg in path.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let mut next = Vec::new();
+        for n in branches(root, nodes) {
+            next.extend(child(n, &seg));
+        }
+        if next.is_empty() {
+            return false;
+        }
+        nodes = next;
+    }
+    let leaves = branches(root, nodes);
+    let takes = |kind: &str| leaves.iter().any(|n| accepts(n, kind));
+    let kind = match value {
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        _ => return false,
+    };
+    takes("string") && !takes(kind)
+}
+
+/// The nodes a value at `nodes` must fit: `$ref`s followed, `anyOf`/`oneOf`/`allOf` opened.
+fn branches<'s>(root: &'s Value, nodes: Vec<&'s Value>) -> Vec<&'s Value> {
+    let mut out = Vec::new();
+    let mut todo = nodes;
+    // Bounded: the schema's `$ref`s could in principle loop.
+    let mut budget = 1000;
+    while let Some(n) = todo.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        let n = deref(root, n);
+        let mut opened = false;
+        for k in ["anyOf", "oneOf", "allOf"] {
+            if let Some(bs) = n.get(k).and_then(Value::as_array) {
+                todo.extend(bs.iter());
+                opened = true;
+            }
+        }
+        if !opened || n.get("type").is_some() || n.get("properties").is_some() {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The schema of `seg` inside a value of schema `n` (a property, an item, any other key).
+fn child<'s>(n: &'s Value, seg: &str) -> Vec<&'s Value> {
+    let mut out = Vec::new();
+    if let Some(p) = n.get("properties").and_then(|p| p.get(seg)) {
+        out.push(p);
+    } else if let Some(a) = n.get("additionalProperties").filter(|a| a.is_object()) {
+        out.push(a);
+    }
+    if seg.bytes().all(|b| b.is_ascii_digit())
+        && let Some(items) = n.get("items").filter(|i| i.is_object())
+    {
+        out.push(items);
+    }
+    out
+}
+
+/// Whether schema node `n` takes a value of JSON type `kind` (a node that names no type,
+/// constant or list of values takes any).
+fn accepts(n: &Value, kind: &str) -> bool {
+    let fits = |t: &str| t == kind || (t == "number" && kind == "integer");
+    match n.get("type") {
+        Some(Value::String(t)) => fits(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(fits),
+        _ => {
+            if let Some(c) = n.get("const") {
+                return type_name(c) == kind;
+            }
+            if let Some(e) = n.get("enum").and_then(Value::as_array) {
+                return e.iter().any(|v| type_name(v) == kind);
+            }
+            !(n.get("anyOf").is_some() || n.get("oneOf").is_some() || n.get("allOf").is_some())
+        }
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_fields_take_a_rendered_number_as_text() {
+        // An argv item, the full form's argv item, stdin: text only.
+        assert!(wants_text("exec", "/2", &json!(8765)));
+        assert!(wants_text("exec", "/command/1", &json!(true)));
+        assert!(wants_text("exec", "/stdin", &json!(1.5)));
+        assert!(wants_text("open", "", &json!(8080)));
+        // Env values take numbers and booleans as they are (their type says so).
+        assert!(!wants_text("exec", "/env/PORT", &json!(1)));
+        // A count takes a number; `set` and `log` take anything.
+        assert!(!wants_text("expect", "/count/equals", &json!(3)));
+        assert!(!wants_text("set", "/x", &json!(3)));
+        assert!(!wants_text("log", "", &json!(3)));
+        // A boolean field keeps its boolean; an unknown place is left alone.
+        assert!(!wants_text("exec", "/shell", &json!(true)));
+        assert!(!wants_text("exec", "/nope/deeper", &json!(1)));
+        assert!(!wants_text("exec", "/2", &json!("text")));
+    }
+}
