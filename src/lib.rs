@@ -13,6 +13,7 @@ pub mod cli;
 mod config;
 mod engine;
 mod fs;
+mod http;
 mod process;
 mod report;
 mod source;

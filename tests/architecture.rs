@@ -20,7 +20,7 @@ use read::{Import, Module, Tree, tree};
 const LAYERS: &[(&str, &[&str])] = &[
     ("the commands", &["cli"]),
     ("the interpreter and the output", &["engine", "report"]),
-    ("the step families", &["browser", "agent", "atlas"]),
+    ("the step families", &["browser", "agent", "atlas", "http"]),
     (
         "the shared step types and config",
         &["step", "process", "config"],

@@ -147,7 +147,7 @@ fn on(action: &Action, sel: &Selector, call: &str) -> String {
 fn python(action: &Action) -> String {
     let on = |sel: &Selector, call: &str| on(action, sel, call);
     match action {
-        Action::Open(url) => format!("page.goto({})", py(url)),
+        Action::Open(o) => format!("page.goto({})", py(o.url())),
         Action::Click(s) => on(s, "click()"),
         Action::Dblclick(s) => on(s, "dblclick()"),
         Action::Hover(s) => on(s, "hover()"),
@@ -203,6 +203,7 @@ fn python(action: &Action) -> String {
             py(a.parts().0)
         ),
         Action::Exec(_)
+        | Action::Request(_)
         | Action::Agent(_)
         | Action::StopAgent(_)
         | Action::LinkState(_)

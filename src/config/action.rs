@@ -23,6 +23,8 @@ pub(crate) enum Family {
     Act,
     /// Records the browser's state into the atlas (`link_state`).
     State,
+    /// Sends HTTP requests and checks their responses (`request`).
+    Http,
 }
 
 impl Action {
@@ -56,6 +58,7 @@ impl Action {
             Action::Act(_) => Family::Act,
             Action::Agent(_) | Action::StopAgent(_) => Family::Agent,
             Action::LinkState(_) => Family::State,
+            Action::Request(_) => Family::Http,
             Action::Expect(_)
             | Action::Exec(_)
             | Action::Set(_)
@@ -69,7 +72,7 @@ impl Action {
     pub(crate) fn needs_browser(&self) -> bool {
         match self.family() {
             Family::Browser | Family::State | Family::Act => true,
-            Family::Agent => false,
+            Family::Agent | Family::Http => false,
             Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
         }
     }
@@ -80,6 +83,7 @@ impl Action {
         match self.family() {
             Family::Browser | Family::Act => true,
             Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
+            Family::Http => true,
             Family::Agent | Family::State => false,
         }
     }
@@ -136,6 +140,7 @@ impl Action {
             | Action::StopAgent(_)
             | Action::LinkState(_)
             | Action::Exec(_)
+            | Action::Request(_)
             | Action::Set(_)
             | Action::Log(_)
             | Action::RunFlow(_) => {}
@@ -174,6 +179,7 @@ impl Action {
             Action::StopAgent(_) => &["stopped", "session_id"],
             Action::LinkState(_) => outputs::LINK_STATE,
             Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
+            Action::Request(_) => outputs::REQUEST,
             Action::Set(_) => &[],
             Action::Log(_) => &["message"],
             Action::RunFlow(_) => return None,
@@ -227,6 +233,7 @@ impl Action {
             | Action::StopAgent(_)
             | Action::LinkState(_)
             | Action::Exec(_)
+            | Action::Request(_)
             | Action::Set(_)
             | Action::Log(_)
             | Action::RunFlow(_) => None,
@@ -310,6 +317,15 @@ mod outputs {
         "usage",
         "log",
         "background",
+    ];
+    pub(super) const REQUEST: &[&str] = &[
+        "status",
+        "headers",
+        "body",
+        "json",
+        "url",
+        "duration_ms",
+        "truncated",
     ];
     pub(super) const LINK_STATE: &[&str] = &[
         "node_id",

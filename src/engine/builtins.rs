@@ -62,7 +62,8 @@ pub(crate) async fn run(
         | Action::Act(_)
         | Action::Agent(_)
         | Action::StopAgent(_)
-        | Action::LinkState(_)) => Err(StepError::new(
+        | Action::LinkState(_)
+        | Action::Request(_)) => Err(StepError::new(
             ErrorKind::Internal,
             format!("internal error: `{}` is not a core step", other.key()),
         )),

@@ -105,6 +105,7 @@ pub(crate) async fn run_family(
         Family::Agent => families::agent(cx, action, scope).await,
         Family::Act => families::act(cx, action).await,
         Family::State => families::state(cx, action, scope).await,
+        Family::Http => families::http(cx, action).await,
         Family::Core => builtins::run(cx, action, scope, children).await,
     }
 }

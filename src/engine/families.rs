@@ -100,6 +100,17 @@ pub(crate) async fn state(
     crate::atlas::record_state(&mut session, &ls, &target, &mut scope.trail, cx.timeout).await
 }
 
+/// `request`: an HTTP request and the checks on its response.
+pub(crate) async fn http(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
+    let Action::Request(r) = action else {
+        return Err(not_in_family(&action, "http"));
+    };
+    let ctx = crate::http::HttpCtx {
+        timeout: cx.timeout,
+    };
+    crate::http::run_step(r, ctx).await
+}
+
 /// `act`: an instruction carried out on the page. Its answer comes from the agent cache when
 /// the cached element is still there (and alone), else from the built-in resolver, else from
 /// the `intent` skill of the step's agent profile (the answer then replaces the cached one);

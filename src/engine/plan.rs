@@ -97,6 +97,16 @@ fn words(v: &Value) -> String {
 /// What a step's label says after its action: a map by its most telling key.
 fn detail(key: &str, raw: Option<&Value>) -> String {
     let scalar = |v: &Value| !v.is_object() && !v.is_array();
+    // A request and an open read as their URL (a request's method first, as curl shows it).
+    if let Some(Value::Object(m)) = raw
+        && matches!(key, "request" | "open")
+        && let Some(url) = m.get("url")
+    {
+        return match m.get("method").filter(|_| key == "request") {
+            Some(method) => format!("{} {}", words(method), words(url)),
+            None => words(url),
+        };
+    }
     match raw {
         Some(Value::Object(m)) => ["command", "path", "intent", "profile", "action", "target"]
             .iter()

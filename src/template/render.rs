@@ -45,6 +45,7 @@ impl Templates {
         // What Jinja2 users write: Python's str/dict/list methods and the contrib filters.
         env.set_unknown_method_callback(super::methods::call);
         minijinja_contrib::add_to_environment(&mut env);
+        env.add_filter("fromjson", fromjson);
         // Booleans print as YAML and JSON write them (`true`), not as Python does (`True`).
         env.set_formatter(|out, state, value| {
             if value.kind() == minijinja::value::ValueKind::Bool {
@@ -198,6 +199,18 @@ impl Templates {
     }
 }
 
+/// `fromjson`: JSON text (a `request`'s body, an `exec`'s stdout) as the value it holds, the
+/// inverse of `tojson`.
+fn fromjson(text: &str) -> Result<minijinja::Value, minijinja::Error> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!("`fromjson`: the text is not JSON ({e})"),
+        )
+    })?;
+    Ok(minijinja::Value::from_serialize(&v))
+}
+
 /// Jinja truthiness, with the strings `false`, `no`, `0` and `` counting as false (a rendered
 /// `{{ x }}` inside a longer string gives text).
 fn truthy(v: &Value) -> bool {
@@ -282,6 +295,23 @@ mod tests {
                 .unwrap(),
             "d"
         );
+    }
+
+    #[test]
+    fn fromjson_parses_json_text() {
+        let t = Templates::new();
+        let c = minijinja::Value::from_serialize(json!({"body": "{\"a\": [1, 2], \"b\": \"x\"}"}));
+        assert_eq!(
+            t.render_string_value("{{ (body | fromjson).a }}", &c)
+                .unwrap(),
+            json!([1, 2])
+        );
+        assert_eq!(
+            t.render_str("{{ (body | fromjson)['b'] }}", &c).unwrap(),
+            "x"
+        );
+        let err = t.render_str("{{ 'nope' | fromjson }}", &c).unwrap_err();
+        assert!(err.message.contains("not JSON"), "{}", err.message);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::{Command, SnapshotOptions};
 use crate::browser::driver::session::Session;
 use crate::config::model::{
-    Action, FillAction, OneOrMany, Scalar, SelectAction, Selector, SelectorObject,
+    Action, FillAction, OneOrMany, OpenAction, Scalar, SelectAction, Selector, SelectorObject,
 };
 use crate::step::{ErrorKind, StepError};
 
@@ -169,7 +169,7 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
             value: OneOrMany::One(value_or("an option")?),
         }),
         "press" => Action::Press(crate::config::model::PressAction::Key(value_or("a key")?)),
-        "open" => Action::Open(value_or("a URL")?),
+        "open" => Action::Open(OpenAction::Url(value_or("a URL")?)),
         other => return Err(bad(&format!("unknown action_type `{other}`"))),
     })
 }

@@ -43,7 +43,7 @@ async fn run_action(
         crate::browser::driver::dialog::settle(session, timeout).await?;
     }
     match action {
-        Action::Open(url) => super::navigation::open(session, &url, timeout).await,
+        Action::Open(o) => super::navigation::open(session, &o, timeout).await,
         Action::Snapshot(t) => super::reads::snapshot(session, t, deadline, timeout).await,
         Action::Click(s) => element(session, "click", &s, &[], s.force, deadline).await,
         Action::Dblclick(s) => element(session, "dblclick", &s, &[], s.force, deadline).await,
@@ -82,6 +82,7 @@ async fn run_action(
         | Action::StopAgent(_)
         | Action::LinkState(_)
         | Action::Exec(_)
+        | Action::Request(_)
         | Action::Set(_)
         | Action::Log(_)
         | Action::RunFlow(_)) => Err(StepError::new(

@@ -11,7 +11,7 @@ use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Alt, Poll, alternatives, is_visible, resolve_now_one};
 use crate::config::duration::parse_duration;
-use crate::config::model::{VisibleState, WaitAction, WaitOptions};
+use crate::config::model::{OpenAction, VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
 
 /// `() => status`: the HTTP status of the page's document.
@@ -20,20 +20,22 @@ const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
 /// `(text) => bool`: whether the page's text holds `text`.
 const PAGE_SHOWS_TEXT_JS: &str = include_str!("scripts/page_shows_text.js");
 
-/// `open`: navigates, then fails on an HTTP error status (agent-browser reports success for a
-/// 404 page).
+/// `open`: navigates, then checks the page's HTTP status (agent-browser reports success for a
+/// 404 page): the one `status` expects, else any but a 4xx or 5xx. A failed `open` keeps its
+/// outputs (the URL, and the title and status when a page came).
 pub(crate) async fn open(
     session: &mut Session,
-    url: &str,
+    o: &OpenAction,
     timeout: Duration,
 ) -> Result<Value, StepError> {
+    let url = o.url();
     let data = session.send(Command::Navigate { url: url.to_string() }, timeout).await.map_err(|mut e| {
         if e.message.contains("ERR_HTTP_RESPONSE_CODE_FAILURE") {
             e.message = format!("HTTP error response for {url} (the server answered with an error status and an empty page)");
         } else {
             e.message = format!("cannot open {url}: {}", e.message);
         }
-        e
+        e.with_outputs(json!({ "url": url, "title": "", "status": null }))
     })?;
     // agent-browser reports success for a 404 page: ask the page for its HTTP status.
     let status = session
@@ -46,17 +48,28 @@ pub(crate) async fn open(
         .get("url")
         .cloned()
         .unwrap_or(Value::String(url.to_string()));
-    if status >= 400 {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("HTTP {status} for {}", final_url.as_str().unwrap_or(url)),
-        ));
-    }
-    Ok(json!({
+    let shown_url = final_url.as_str().unwrap_or(url).to_string();
+    let outputs = json!({
         "url": final_url,
         "title": data.get("title").cloned().unwrap_or(Value::String(String::new())),
         "status": status,
-    }))
+    });
+    match o.status() {
+        Some(want) if i64::from(want) != status => Err(StepError::new(
+            ErrorKind::Assertion,
+            format!("expected HTTP status {want} for {shown_url}, got {status}"),
+        )
+        .in_part("status")
+        .with_outputs(outputs)),
+        None if status >= 400 => Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "HTTP {status} for {shown_url} (`open: {{ url, status: {status} }}` expects it)"
+            ),
+        )
+        .with_outputs(outputs)),
+        _ => Ok(outputs),
+    }
 }
 
 /// `wait`: a duration, or a condition re-checked until it holds or the step times out.

@@ -38,6 +38,7 @@ pub(super) fn check_action(
         Action::Agent(a) => check_agent_step(c, ptr, a, d, before, out),
         Action::StopAgent(target) => check_stop_agent(c, ptr, target, d, before, out),
         Action::Press(_) | Action::Keyboard(_) => keys(c, ptr, &step.action, out),
+        Action::Request(r) => super::request::check_request(c, ptr, r, out),
         _ => {}
     }
 }

@@ -5,6 +5,7 @@ mod actions;
 mod agents;
 mod context;
 mod flow;
+mod request;
 mod templates;
 
 pub(crate) use context::Ctx;

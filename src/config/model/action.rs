@@ -10,8 +10,9 @@ use super::element::{FillAction, PressAction, ScrollAction, SelectAction, Upload
 use super::exec::{ExecAction, RunFlow};
 use super::expect::ExpectAction;
 use super::keyboard::KeyboardAction;
-use super::page::{DialogAction, DownloadAction, RouteAction, StateAction, TabAction};
+use super::page::{DialogAction, DownloadAction, OpenAction, RouteAction, StateAction, TabAction};
 use super::read::{InspectAction, ScreenshotOptions, SnapshotOptions, WaitAction};
+use super::request::RequestAction;
 use super::selector::PointerTarget;
 use super::value::Toggle;
 
@@ -47,6 +48,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "stop_agent",
     "link_state",
     "exec",
+    "request",
     "set",
     "log",
     "run_flow",
@@ -58,7 +60,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Action {
-    Open(String),
+    Open(OpenAction),
     Snapshot(Toggle<SnapshotOptions>),
     Click(PointerTarget),
     Dblclick(PointerTarget),
@@ -88,6 +90,7 @@ pub(crate) enum Action {
     StopAgent(String),
     LinkState(LinkState),
     Exec(ExecAction),
+    Request(RequestAction),
     Set(IndexMap<String, Value>),
     Log(Value),
     RunFlow(RunFlow),
@@ -127,6 +130,7 @@ impl Action {
             Action::StopAgent(_) => "stop_agent",
             Action::LinkState(_) => "link_state",
             Action::Exec(_) => "exec",
+            Action::Request(_) => "request",
             Action::Set(_) => "set",
             Action::Log(_) => "log",
             Action::RunFlow(_) => "run_flow",
@@ -159,6 +163,7 @@ impl Action {
             Action::Inspect(i) => i.target.check(),
             Action::Expect(e) => e.check(),
             Action::Exec(e) => e.check(),
+            Action::Request(r) => r.check(),
             Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
             Action::Log(Value::Null) => Err("`log` needs a message".into()),
             Action::Open(_)

@@ -7,6 +7,37 @@ use serde_json::Value;
 
 use super::selector::Selector;
 
+/// `open`: a URL, or `{ url, status }` (the status the page must answer with).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum OpenAction {
+    Url(String),
+    Full(OpenOptions),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OpenOptions {
+    pub(crate) url: String,
+    pub(crate) status: Option<u16>,
+}
+
+impl OpenAction {
+    pub(crate) fn url(&self) -> &str {
+        match self {
+            OpenAction::Url(u) | OpenAction::Full(OpenOptions { url: u, .. }) => u,
+        }
+    }
+
+    /// The status the page must answer with; `None`: any but a 4xx or 5xx.
+    pub(crate) fn status(&self) -> Option<u16> {
+        match self {
+            OpenAction::Url(_) => None,
+            OpenAction::Full(o) => o.status,
+        }
+    }
+}
+
 /// `dialog`: the answer to the page's `alert`/`confirm`/`prompt`: `accept`, `dismiss`, or
 /// `{ accept, text }` (the text typed into a prompt).
 #[derive(Debug, Clone, Deserialize)]

@@ -1,0 +1,72 @@
+//! The checks of a `request` step the schema cannot make: each JSONPath parses, each
+//! `matches` is a regular expression (written with no template, so known before the run).
+
+use super::context::Ctx;
+use crate::config::model::{Check, RequestAction};
+use crate::config::schema::{at_key, at_value};
+use crate::source::{Diagnostic, pointer_escape};
+use crate::template::is_template;
+
+/// The diagnostics of the `request` step at `ptr`.
+pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut Vec<Diagnostic>) {
+    let RequestAction::Full(o) = r else { return };
+    let Some(checks) = &o.expect else { return };
+    let base = format!("{ptr}/request/expect");
+    for (path, check) in &checks.json {
+        let at = format!("{base}/json/{}", pointer_escape(path));
+        if let Err(e) = serde_json_path::JsonPath::parse(path) {
+            out.push(
+                at_key(
+                    c.file,
+                    c.spans,
+                    &at,
+                    format!("`{path}` is not a JSONPath: {e}"),
+                )
+                .with_help(
+                    "write an RFC 9535 JSONPath: `$.items[0].name`, `$['a key']`, `$.items[*].id`",
+                ),
+            );
+        }
+        regex(c, &at, check, out);
+    }
+    for (name, check) in &checks.headers {
+        regex(
+            c,
+            &format!("{base}/headers/{}", pointer_escape(name)),
+            check,
+            out,
+        );
+    }
+    for (key, check) in [
+        ("status", &checks.status),
+        ("body", &checks.body),
+        ("duration_ms", &checks.duration_ms),
+    ] {
+        if let Some(check) = check {
+            regex(c, &format!("{base}/{key}"), check, out);
+        }
+    }
+}
+
+/// A `matches` that is no regular expression.
+fn regex(c: &Ctx<'_>, at: &str, check: &Check, out: &mut Vec<Diagnostic>) {
+    let Check::Predicates(p) = check else { return };
+    let Some(re) = &p.matches else { return };
+    if is_template(re) {
+        return;
+    }
+    if let Err(err) = regex::Regex::new(re) {
+        let msg = err.to_string();
+        let last = msg.lines().last().unwrap_or("invalid regex").trim();
+        let last = last.strip_prefix("error: ").unwrap_or(last);
+        out.push(
+            at_value(
+                c.file,
+                c.spans,
+                &format!("{at}/matches"),
+                format!("invalid regular expression: {last}"),
+            )
+            .with_help("`matches` takes a Rust regex; escape special characters with `\\`"),
+        );
+    }
+}

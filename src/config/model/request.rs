@@ -1,0 +1,142 @@
+//! The `request` step: an HTTP request and the checks on its response, in the manner of Hurl's
+//! asserts (a query — the status, a header, a JSONPath, the body, the duration — and
+//! predicates on what it finds).
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::value::Scalar;
+
+/// `request`: a URL (a GET), or the whole request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RequestAction {
+    Url(String),
+    Full(Box<RequestOptions>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RequestOptions {
+    #[serde(default = "get")]
+    pub(crate) method: String,
+    pub(crate) url: String,
+    #[serde(default)]
+    pub(crate) headers: IndexMap<String, String>,
+    #[serde(default)]
+    pub(crate) query: IndexMap<String, Scalar>,
+    /// A JSON body (sent with `Content-Type: application/json`).
+    pub(crate) json: Option<Value>,
+    /// A form body (`application/x-www-form-urlencoded`).
+    pub(crate) form: Option<IndexMap<String, Scalar>>,
+    /// A body as it is.
+    pub(crate) body: Option<String>,
+    /// Follow redirects (default true, as a browser and Playwright's `request` do; Hurl does
+    /// not without `--location`).
+    #[serde(default = "yes")]
+    pub(crate) follow_redirects: bool,
+    #[serde(default)]
+    pub(crate) expect: Option<ResponseChecks>,
+}
+
+fn get() -> String {
+    "GET".into()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The checks on a response; each key a query, its value the predicates on what it finds.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResponseChecks {
+    pub(crate) status: Option<Check>,
+    /// By header name (any case).
+    #[serde(default)]
+    pub(crate) headers: IndexMap<String, Check>,
+    /// By JSONPath (`$.items[0].name`), on the body parsed as JSON.
+    #[serde(default)]
+    pub(crate) json: IndexMap<String, Check>,
+    pub(crate) body: Option<Check>,
+    pub(crate) duration_ms: Option<Check>,
+}
+
+/// What a query's value must be: predicates, or a plain value it equals.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Check {
+    Predicates(Predicates),
+    Equals(Value),
+}
+
+/// Every predicate given must hold.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Predicates {
+    // `equals: null` compares with null: it is not a check left out.
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) equals: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) not_equals: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) contains: Option<Value>,
+    pub(crate) matches: Option<String>,
+    pub(crate) exists: Option<bool>,
+    pub(crate) count: Option<u64>,
+    pub(crate) min: Option<f64>,
+    pub(crate) max: Option<f64>,
+}
+
+/// A key that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl Check {
+    /// The predicates, a plain value read as `equals`.
+    pub(crate) fn predicates(&self) -> Predicates {
+        match self {
+            Check::Predicates(p) => p.clone(),
+            Check::Equals(v) => Predicates {
+                equals: Some(v.clone()),
+                ..Predicates::default()
+            },
+        }
+    }
+}
+
+impl RequestAction {
+    /// The whole request, whichever way it was written.
+    pub(crate) fn options(self) -> RequestOptions {
+        match self {
+            RequestAction::Url(url) => RequestOptions {
+                method: get(),
+                url,
+                headers: IndexMap::new(),
+                query: IndexMap::new(),
+                json: None,
+                form: None,
+                body: None,
+                follow_redirects: true,
+                expect: None,
+            },
+            RequestAction::Full(o) => *o,
+        }
+    }
+
+    /// The rules the types do not carry: one body at most.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let RequestAction::Full(o) = self else {
+            return Ok(());
+        };
+        let bodies = [o.json.is_some(), o.form.is_some(), o.body.is_some()];
+        if bodies.iter().filter(|b| **b).count() > 1 {
+            return Err(
+                "`json`, `form` and `body` are three ways to give the body: give one".into(),
+            );
+        }
+        Ok(())
+    }
+}

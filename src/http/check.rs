@@ -1,0 +1,357 @@
+//! The checks on a response: each query (the status, a header, a JSONPath, the body, the
+//! duration) finds a value or nothing, and every predicate given must hold on it. A failure
+//! says what was expected and what was found, at its check's own key.
+
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+use super::send::Response;
+use crate::config::model::{Check, Predicates, ResponseChecks};
+use crate::source::pointer_escape;
+
+/// A check that did not hold: where it is (below the action's key) and why.
+#[derive(Debug, Clone)]
+pub(super) struct Failure {
+    pub(super) part: String,
+    pub(super) message: String,
+}
+
+/// Every check of `checks` on `r`, in the order written; the ones that failed.
+pub(super) fn run(checks: &ResponseChecks, r: &Response) -> Vec<Failure> {
+    let mut out = Vec::new();
+    let one = |out: &mut Vec<Failure>,
+               part: String,
+               label: String,
+               check: &Check,
+               actual: Option<Value>| {
+        if let Some(why) = failed(&check.predicates(), actual.as_ref()) {
+            out.push(Failure {
+                part,
+                message: format!("{label}: {why}"),
+            });
+        }
+    };
+    if let Some(c) = &checks.status {
+        one(
+            &mut out,
+            "expect/status".into(),
+            "status".into(),
+            c,
+            Some(r.status.into()),
+        );
+    }
+    for (name, c) in &checks.headers {
+        let actual = r
+            .headers
+            .get(&name.to_ascii_lowercase())
+            .map(|v| Value::String(v.clone()));
+        one(
+            &mut out,
+            format!("expect/headers/{}", pointer_escape(name)),
+            format!("header `{name}`"),
+            c,
+            actual,
+        );
+    }
+    for (path, c) in &checks.json {
+        let part = format!("expect/json/{}", pointer_escape(path));
+        let label = format!("json `{path}`");
+        match (JsonPath::parse(path), &r.json) {
+            (Err(e), _) => out.push(Failure {
+                part,
+                message: format!("{label}: not a JSONPath: {e}"),
+            }),
+            (Ok(_), None) => out.push(Failure {
+                part,
+                message: format!(
+                    "{label}: the body is not JSON ({}: {})",
+                    r.headers
+                        .get("content-type")
+                        .map_or("no content type", String::as_str),
+                    shown(&Value::String(r.body.clone()))
+                ),
+            }),
+            (Ok(p), Some(doc)) => one(&mut out, part, label, c, query(&p, path, doc)),
+        }
+    }
+    if let Some(c) = &checks.body {
+        one(
+            &mut out,
+            "expect/body".into(),
+            "body".into(),
+            c,
+            Some(Value::String(r.body.clone())),
+        );
+    }
+    if let Some(c) = &checks.duration_ms {
+        one(
+            &mut out,
+            "expect/duration_ms".into(),
+            "duration_ms".into(),
+            c,
+            Some(r.duration_ms.into()),
+        );
+    }
+    out
+}
+
+/// What a JSONPath finds: the node a path that names one node finds (or nothing); the list of
+/// nodes a path that can select several finds (wildcards, `..`, filters, slices, unions).
+pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Option<Value> {
+    let nodes = p.query(doc).all();
+    if selects_many(text) {
+        return Some(Value::Array(nodes.into_iter().cloned().collect()));
+    }
+    nodes.first().map(|v| (*v).clone())
+}
+
+/// Whether a JSONPath can select more than one node (RFC 9535: it is not a singular query).
+fn selects_many(text: &str) -> bool {
+    let mut in_quotes: Option<char> = None;
+    let mut depth = 0;
+    let mut prev = ' ';
+    for c in text.chars() {
+        match (in_quotes, c) {
+            (Some(q), c) if c == q && prev != '\\' => in_quotes = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => in_quotes = Some(c),
+            (None, '[') => depth += 1,
+            (None, ']') => depth -= 1,
+            (None, '*' | '?') => return true,
+            (None, '.') if prev == '.' => return true,
+            (None, ':' | ',') if depth > 0 => return true,
+            _ => {}
+        }
+        prev = c;
+    }
+    false
+}
+
+/// Why the predicates do not hold on `actual` (`None`: the query found nothing).
+fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
+    match (p.exists, actual) {
+        (Some(true), None) => return Some("expected it to exist, found nothing".into()),
+        (Some(false), Some(a)) => return Some(format!("expected nothing, found {}", shown(a))),
+        (Some(false), None) => return None,
+        _ => {}
+    }
+    let has_value_checks = p.equals.is_some()
+        || p.not_equals.is_some()
+        || p.contains.is_some()
+        || p.matches.is_some()
+        || p.count.is_some()
+        || p.min.is_some()
+        || p.max.is_some();
+    let Some(a) = actual else {
+        return has_value_checks.then(|| {
+            format!(
+                "found nothing (expected {})",
+                expected(p).unwrap_or_default()
+            )
+        });
+    };
+    let mut why = Vec::new();
+    if let Some(e) = &p.equals
+        && !same(a, e)
+    {
+        why.push(format!("expected {}, actual {}", shown(e), shown(a)));
+    }
+    if let Some(e) = &p.not_equals
+        && same(a, e)
+    {
+        why.push(format!(
+            "expected anything but {}, actual {}",
+            shown(e),
+            shown(a)
+        ));
+    }
+    if let Some(e) = &p.contains
+        && !contains(a, e)
+    {
+        why.push(format!(
+            "expected it to contain {}, actual {}",
+            shown(e),
+            shown(a)
+        ));
+    }
+    if let Some(re) = &p.matches {
+        match regex::Regex::new(re) {
+            Err(e) => why.push(format!("`{re}` is not a regular expression: {e}")),
+            Ok(r) if !r.is_match(&text(a)) => {
+                why.push(format!("expected it to match `{re}`, actual {}", shown(a)))
+            }
+            Ok(_) => {}
+        }
+    }
+    if let Some(n) = p.count {
+        match count(a) {
+            Some(c) if c == n => {}
+            Some(c) => why.push(format!("expected {n} item(s), actual {c}: {}", shown(a))),
+            None => why.push(format!(
+                "expected {n} item(s), but it is not a list or a map: {}",
+                shown(a)
+            )),
+        }
+    }
+    if p.min.is_some() || p.max.is_some() {
+        match number(a) {
+            Some(v) if p.min.is_some_and(|m| v < m) || p.max.is_some_and(|m| v > m) => {
+                why.push(format!("expected {}, actual {}", range(p), shown(a)));
+            }
+            Some(_) => {}
+            None => why.push(format!(
+                "expected a number {}, actual {}",
+                range(p),
+                shown(a)
+            )),
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// What the predicates expect, in words (for a query that found nothing).
+fn expected(p: &Predicates) -> Option<String> {
+    if let Some(e) = &p.equals {
+        return Some(shown(e));
+    }
+    if let Some(e) = &p.contains {
+        return Some(format!("something containing {}", shown(e)));
+    }
+    if let Some(re) = &p.matches {
+        return Some(format!("something matching `{re}`"));
+    }
+    if let Some(n) = p.count {
+        return Some(format!("{n} item(s)"));
+    }
+    Some(format!("a value {}", range(p)))
+}
+
+fn range(p: &Predicates) -> String {
+    match (p.min, p.max) {
+        (Some(lo), Some(hi)) => format!("between {lo} and {hi}"),
+        (Some(lo), None) => format!("at least {lo}"),
+        (None, Some(hi)) => format!("at most {hi}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// Equal as JSON; a number and a string that reads as the same number are equal too (a header
+/// is text: `Content-Length: 12` equals `12`).
+fn same(a: &Value, e: &Value) -> bool {
+    if a == e {
+        return true;
+    }
+    match (a, e) {
+        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => {
+            s.trim().parse::<f64>().ok() == n.as_f64()
+        }
+        (Value::String(s), Value::Bool(b)) | (Value::Bool(b), Value::String(s)) => {
+            s.trim() == b.to_string()
+        }
+        _ => false,
+    }
+}
+
+/// A string holds the text; a list holds an item equal to it; a map has it as a key.
+fn contains(a: &Value, e: &Value) -> bool {
+    match a {
+        Value::String(s) => s.contains(&text(e)),
+        Value::Array(items) => items.iter().any(|i| same(i, e)),
+        Value::Object(m) => e.as_str().is_some_and(|k| m.contains_key(k)),
+        _ => false,
+    }
+}
+
+fn count(a: &Value) -> Option<u64> {
+    match a {
+        Value::Array(items) => Some(items.len() as u64),
+        Value::Object(m) => Some(m.len() as u64),
+        _ => None,
+    }
+}
+
+fn number(a: &Value) -> Option<f64> {
+    match a {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A value as text: a string as it is, anything else as JSON.
+fn text(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// A value as a message shows it: JSON, cut after 200 characters.
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= 200 {
+        return s;
+    }
+    let cut: String = s.chars().take(200).collect();
+    format!("{cut}… ({} bytes)", s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn p(v: Value) -> Predicates {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn predicates_pass_and_fail_with_expected_and_actual() {
+        assert_eq!(failed(&p(json!({"equals": 3})), Some(&json!(3))), None);
+        assert_eq!(failed(&p(json!({"equals": 3})), Some(&json!("3"))), None);
+        assert_eq!(
+            failed(&p(json!({"equals": "a"})), Some(&json!("b"))).unwrap(),
+            r#"expected "a", actual "b""#
+        );
+        assert_eq!(
+            failed(&p(json!({"contains": 2})), Some(&json!([1, 2]))),
+            None
+        );
+        assert!(failed(&p(json!({"contains": "x"})), Some(&json!("abc"))).is_some());
+        assert_eq!(failed(&p(json!({"count": 2})), Some(&json!([1, 2]))), None);
+        assert!(failed(&p(json!({"count": 2})), Some(&json!("ab"))).is_some());
+        assert_eq!(
+            failed(&p(json!({"min": 1, "max": 5})), Some(&json!("4"))),
+            None
+        );
+        assert!(failed(&p(json!({"max": 5})), Some(&json!(6))).is_some());
+        assert_eq!(
+            failed(&p(json!({"matches": "^a.c$"})), Some(&json!("abc"))),
+            None
+        );
+        assert_eq!(failed(&p(json!({"exists": false})), None), None);
+        assert!(failed(&p(json!({"exists": true})), None).is_some());
+        assert!(failed(&p(json!({"equals": 1})), None).is_some());
+        assert!(failed(&p(json!({"not_equals": 1})), Some(&json!(1))).is_some());
+    }
+
+    #[test]
+    fn paths_that_select_many_give_a_list() {
+        for many in [
+            "$.items[*]",
+            "$..name",
+            "$.items[?@.n > 1]",
+            "$.a[0:2]",
+            "$.a[0,1]",
+        ] {
+            assert!(selects_many(many), "{many}");
+        }
+        for one in ["$.items", "$.items[0].name", "$['a.b']", "$['x:y']"] {
+            assert!(!selects_many(one), "{one}");
+        }
+        let doc = json!({"items": [{"n": 1}]});
+        let all = JsonPath::parse("$.items[*].n").unwrap();
+        assert_eq!(query(&all, "$.items[*].n", &doc), Some(json!([1])));
+        let one = JsonPath::parse("$.items[0].n").unwrap();
+        assert_eq!(query(&one, "$.items[0].n", &doc), Some(json!(1)));
+        let none = JsonPath::parse("$.nope").unwrap();
+        assert_eq!(query(&none, "$.nope", &doc), None);
+    }
+}

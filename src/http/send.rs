@@ -1,0 +1,201 @@
+//! Sending one request and reading its response (the body up to a bound).
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use crate::config::model::{RequestOptions, Scalar};
+use crate::step::{ErrorKind, StepError};
+
+/// Most bytes of a response body read (and checked); the rest is left unread.
+pub(super) const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// A response as the checks and the outputs see it.
+#[derive(Debug, Clone)]
+pub(super) struct Response {
+    pub(super) status: u16,
+    /// The final URL (after any redirects followed).
+    pub(super) url: String,
+    /// Names in lower case; a header sent several times has its values joined by `, `.
+    pub(super) headers: IndexMap<String, String>,
+    pub(super) body: String,
+    /// The body parsed as JSON, when it is JSON.
+    pub(super) json: Option<serde_json::Value>,
+    /// From sending the request to the end of its body.
+    pub(super) duration_ms: u64,
+    /// The body was longer than [`MAX_BODY`].
+    pub(super) truncated: bool,
+}
+
+/// The client that follows redirects (up to 10, as reqwest's default) and the one that does
+/// not: built once, their connection pools shared by every flow.
+fn client(follow: bool) -> Result<&'static reqwest::Client, StepError> {
+    static FOLLOW: OnceLock<reqwest::Client> = OnceLock::new();
+    static STAY: OnceLock<reqwest::Client> = OnceLock::new();
+    let cell = if follow { &FOLLOW } else { &STAY };
+    if let Some(c) = cell.get() {
+        return Ok(c);
+    }
+    let policy = if follow {
+        reqwest::redirect::Policy::limited(10)
+    } else {
+        reqwest::redirect::Policy::none()
+    };
+    let built = reqwest::Client::builder()
+        .redirect(policy)
+        .user_agent(concat!("runner/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot set up the HTTP client: {}", chain(&e)),
+            )
+        })?;
+    Ok(cell.get_or_init(|| built))
+}
+
+/// Sends the request; waits at most `timeout` for the whole response.
+pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Response, StepError> {
+    let what = format!("{} {}", o.method, o.url);
+    let method = reqwest::Method::from_bytes(o.method.as_bytes()).map_err(|_| {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            format!("`{}` is not an HTTP method", o.method),
+        )
+        .in_part("method")
+    })?;
+    let url = reqwest::Url::parse(&o.url).map_err(|e| {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            format!("`{}` is not a URL: {e}", o.url),
+        )
+        .in_part("url")
+    })?;
+    let mut rb = client(o.follow_redirects)?
+        .request(method, url)
+        .timeout(timeout)
+        .headers(headers(&o.headers)?);
+    if !o.query.is_empty() {
+        rb = rb.query(&pairs(&o.query));
+    }
+    if let Some(j) = &o.json {
+        if !has_header(&o.headers, "content-type") {
+            rb = rb.header(CONTENT_TYPE, "application/json");
+        }
+        rb = rb.body(j.to_string());
+    } else if let Some(f) = &o.form {
+        rb = rb.form(&pairs(f));
+    } else if let Some(b) = &o.body {
+        rb = rb.body(b.clone());
+    }
+    let start = Instant::now();
+    let failed = |e: reqwest::Error| {
+        if e.is_timeout() {
+            StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{what}: no response within {}",
+                    humantime::format_duration(timeout)
+                ),
+            )
+        } else {
+            StepError::new(ErrorKind::CommandFailed, format!("{what}: {}", chain(&e)))
+        }
+    };
+    let mut resp = rb.send().await.map_err(failed)?;
+    let status = resp.status().as_u16();
+    let final_url = resp.url().to_string();
+    let headers = read_headers(resp.headers());
+    let mut bytes = Vec::new();
+    let mut truncated = false;
+    while let Some(chunk) = resp.chunk().await.map_err(failed)? {
+        let room = MAX_BODY - bytes.len();
+        if chunk.len() > room {
+            bytes.extend_from_slice(&chunk[..room]);
+            truncated = true;
+            break;
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    let duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let body = String::from_utf8_lossy(&bytes).into_owned();
+    let json = if bytes.is_empty() {
+        None
+    } else {
+        serde_json::from_slice(&bytes).ok()
+    };
+    Ok(Response {
+        status,
+        url: final_url,
+        headers,
+        body,
+        json,
+        duration_ms,
+        truncated,
+    })
+}
+
+/// The request's headers; a name or value HTTP does not allow is the step's error, at it.
+fn headers(given: &IndexMap<String, String>) -> Result<HeaderMap, StepError> {
+    let mut map = HeaderMap::new();
+    for (k, v) in given {
+        let at = format!("headers/{}", crate::source::pointer_escape(k));
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("`{k}` is not a header name"),
+            )
+            .in_part(at.clone())
+        })?;
+        let value = HeaderValue::from_str(v).map_err(|_| {
+            // The value may hold a secret: the message does not quote it.
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "the value of header `{k}` holds characters a header cannot carry (a newline?)"
+                ),
+            )
+            .in_part(at)
+        })?;
+        map.append(name, value);
+    }
+    Ok(map)
+}
+
+fn has_header(given: &IndexMap<String, String>, name: &str) -> bool {
+    given.keys().any(|k| k.eq_ignore_ascii_case(name))
+}
+
+fn pairs(m: &IndexMap<String, Scalar>) -> Vec<(String, String)> {
+    m.iter().map(|(k, v)| (k.clone(), v.to_string())).collect()
+}
+
+fn read_headers(h: &HeaderMap) -> IndexMap<String, String> {
+    let mut out: IndexMap<String, String> = IndexMap::new();
+    for (k, v) in h {
+        let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+        out.entry(k.as_str().to_string())
+            .and_modify(|s| {
+                s.push_str(", ");
+                s.push_str(&v);
+            })
+            .or_insert(v);
+    }
+    out
+}
+
+/// An error with its causes (`error sending request: connection refused`).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}

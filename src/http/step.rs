@@ -1,0 +1,83 @@
+//! The `request` step: send, read the response into outputs, run its checks. Without a
+//! `status` check, a 4xx or 5xx answer fails the step (as `open` does), so an API error never
+//! passes unnoticed; with one, that check decides.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::check::{self, Failure};
+use super::send::{self, Response};
+use crate::config::model::RequestAction;
+use crate::step::{ErrorKind, StepError};
+
+/// What the step needs from the flow.
+pub(crate) struct HttpCtx {
+    /// The limit of one attempt: the request and its whole response.
+    pub(crate) timeout: Duration,
+}
+
+/// Sends the request and checks its response; a failed check keeps the outputs.
+pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value, StepError> {
+    let o = action.options();
+    let r = send::send(&o, cx.timeout).await?;
+    let outputs = outputs(&r);
+    let checks = o.expect.clone().unwrap_or_default();
+    let mut failures = check::run(&checks, &r);
+    if checks.status.is_none() && r.status >= 400 {
+        failures.insert(
+            0,
+            Failure {
+                part: "url".into(),
+                message: format!(
+                    "HTTP {} from {} {} (`expect: {{ status: {} }}` expects it); body: {}",
+                    r.status,
+                    o.method,
+                    r.url,
+                    r.status,
+                    excerpt(&r.body)
+                ),
+            },
+        );
+    }
+    let Some(first) = failures.first() else {
+        return Ok(outputs);
+    };
+    let message = if failures.len() == 1 {
+        first.message.clone()
+    } else {
+        let all: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
+        format!("{} checks failed: {}", failures.len(), all.join("; "))
+    };
+    Err(StepError::new(ErrorKind::Assertion, message)
+        .in_part(first.part.clone())
+        .with_outputs(outputs))
+}
+
+/// The step's outputs: `status`, `headers`, `body`, `json` (null when the body is not JSON),
+/// `url` (after redirects), `duration_ms`, `truncated`.
+fn outputs(r: &Response) -> Value {
+    json!({
+        "status": r.status,
+        "headers": r.headers,
+        "body": r.body,
+        "json": r.json,
+        "url": r.url,
+        "duration_ms": r.duration_ms,
+        "truncated": r.truncated,
+    })
+}
+
+/// The start of a body, on one line.
+fn excerpt(body: &str) -> String {
+    let one_line = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return "(empty)".into();
+    }
+    let cut: String = one_line.chars().take(200).collect();
+    if cut.len() < one_line.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
