@@ -280,3 +280,205 @@ fn each_request_check_fails_at_its_line_with_expected_and_actual() {
         "{report}"
     );
 }
+
+/// A request that gets no answer within the step's timeout fails as a timeout; redirects are
+/// followed by default, and `follow_redirects: false` gives the 3xx itself.
+#[test]
+fn request_times_out_and_follows_redirects_or_not() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let steps = r#"  - id: slow
+    continue_on_error: true
+    timeout: 300ms
+    request: "{{ vars.api }}/slow?ms=5000"
+  - id: followed
+    request:
+      url: "{{ vars.api }}/redirect"
+      expect: { status: 200, json: { $.name: widget } }
+  - id: stayed
+    request:
+      url: "{{ vars.api }}/redirect"
+      follow_redirects: false
+      expect: { status: 302, headers: { location: /items }, body: "" }
+  - id: waited
+    request:
+      url: "{{ vars.api }}/slow"
+      query: { ms: 200 }
+      expect: { duration_ms: { min: 200 }, json: { $.waited: 200 } }
+"#;
+    write(d.path(), "net.yaml", &api_flow("network", port, steps));
+    let report = flow_run(d.path()).arg("net.yaml").passes();
+    let slow = step(&report, "slow");
+    assert_eq!(slow["outcome"], "failed", "{slow}");
+    assert_eq!(slow["error"]["kind"], "timeout", "{slow}");
+    assert!(
+        error_of(slow).contains("/slow?ms=5000: no response within 300ms"),
+        "{slow}"
+    );
+    let followed = step(&report, "followed");
+    assert!(
+        followed["outputs"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/items"),
+        "{followed}"
+    );
+    let stayed = step(&report, "stayed");
+    assert_eq!(stayed["outputs"]["status"], 302, "{stayed}");
+    assert!(
+        stayed["outputs"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/redirect"),
+        "{stayed}"
+    );
+}
+
+/// A secret in a header reaches the server, and neither the report, the console nor a failed
+/// check's message shows it.
+#[test]
+fn a_secret_header_is_masked_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let steps = r#"  - id: auth
+    request:
+      url: "{{ vars.api }}/echo"
+      headers: { Authorization: "Bearer {{ secrets.API_TOKEN }}" }
+      expect:
+        json:
+          $.headers.authorization: "Bearer {{ secrets.API_TOKEN }}"
+  - id: wrong
+    continue_on_error: true
+    request:
+      url: "{{ vars.api }}/echo"
+      headers: { Authorization: "Bearer {{ secrets.API_TOKEN }}" }
+      expect:
+        json:
+          $.headers.authorization: Bearer nothing
+"#;
+    let flow =
+        api_flow("secrets", port, steps).replace("steps:\n", "secrets: [API_TOKEN]\nsteps:\n");
+    write(d.path(), "secret.yaml", &flow);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = flow_run(d.path())
+        .env("API_TOKEN", "tok-5ecr3t-9f8e")
+        .arg("secret.yaml")
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(step(&report, "auth")["outcome"], "passed", "{report}");
+    let wrong = step(&report, "wrong");
+    assert_eq!(wrong["outcome"], "failed", "{wrong}");
+    assert!(error_of(wrong).contains("actual \"Bearer ***\""), "{wrong}");
+    let text = report.to_string();
+    assert!(text.contains("Bearer ***"), "{text}");
+    for shown in [text.as_str(), stdout.as_str(), stderr.as_str()] {
+        assert!(!shown.contains("5ecr3t"), "the secret leaked: {shown}");
+    }
+}
+
+/// `validate` refuses a `request` with an unknown key, a method HTTP has not, a broken
+/// JSONPath, a broken regex and two bodies: exit 2, each at its line.
+#[test]
+fn validate_checks_the_request_step() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "bad.yaml",
+        r#"name: bad requests
+steps:
+  - request:
+      url: http://127.0.0.1:1/
+      methd: GET
+  - request:
+      method: FETCH
+      url: http://127.0.0.1:1/
+  - request:
+      url: http://127.0.0.1:1/
+      expect:
+        json:
+          $.items[: 1
+          $.name: { matches: "(" }
+  - request:
+      url: http://127.0.0.1:1/
+      json: { a: 1 }
+      body: a=1
+  - request:
+      url: http://127.0.0.1:1/
+      expect: { json: { name: 1 } }
+"#,
+    );
+    let (code, _, stderr) = crate::common::output({
+        let mut c = crate::common::runner(d.path());
+        c.args(["validate", "bad.yaml"]);
+        c
+    });
+    assert_eq!(code, 2, "{stderr}");
+    for (line, what) in [
+        ("bad.yaml:5:7", "methd"),
+        ("bad.yaml:7:15", "FETCH"),
+        ("bad.yaml:13:11", "not a JSONPath"),
+        ("bad.yaml:14:30", "invalid regular expression"),
+        ("bad.yaml:18:7", "give one"),
+        ("bad.yaml:21:25", "`name` is not a valid name"),
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.contains(line) && l.contains(what)),
+            "no `{what}` at {line}:\n{stderr}"
+        );
+    }
+}
+
+/// `open: { url, status }` passes on a page that answers with that status and fails, naming
+/// both, on another; a failed `open` (an unexpected status, a 404 without `status`) keeps its
+/// outputs for the steps after it.
+#[test]
+fn open_expects_a_status_and_a_failed_open_keeps_its_outputs() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    write(
+        d.path(),
+        "statuses.yaml",
+        &format!(
+            r#"name: statuses
+web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}/index.html"
+  ready_timeout: 20s
+steps:
+  - id: missing
+    open: {{ url: "http://127.0.0.1:{port}/nope.html", status: 404 }}
+  - id: wrong
+    continue_on_error: true
+    open:
+      url: "http://127.0.0.1:{port}/index.html"
+      status: 404
+  - id: plain
+    continue_on_error: true
+    open: "http://127.0.0.1:{port}/nope.html"
+  - expect: {{ that: "{{{{ steps.missing.status == 404 and steps.wrong.status == 200 and steps.wrong.title == 'Runner fixture' and steps.plain.status == 404 }}}}" }}
+"#,
+            echo = crate::common::fixture("echo_server.py").display(),
+            site = crate::common::fixture("site").display(),
+        ),
+    );
+    let report = flow_run(d.path()).arg("statuses.yaml").passes();
+    assert_eq!(step(&report, "missing")["outcome"], "passed", "{report}");
+    let wrong = step(&report, "wrong");
+    assert_eq!(wrong["outcome"], "failed", "{wrong}");
+    assert!(
+        error_of(wrong).contains(&format!(
+            "expected HTTP status 404 for http://127.0.0.1:{port}/index.html, got 200"
+        )),
+        "{wrong}"
+    );
+    assert!(at_of(wrong).ends_with("statuses.yaml:13:7"), "{wrong}");
+    assert_eq!(wrong["outputs"]["status"], 200, "{wrong}");
+    let plain = step(&report, "plain");
+    assert_eq!(plain["outcome"], "failed", "{plain}");
+    assert!(error_of(plain).contains("HTTP 404 for"), "{plain}");
+    assert_eq!(plain["outputs"]["status"], 404, "{plain}");
+}

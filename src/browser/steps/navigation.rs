@@ -31,7 +31,10 @@ pub(crate) async fn open(
     let url = o.url();
     let data = session.send(Command::Navigate { url: url.to_string() }, timeout).await.map_err(|mut e| {
         if e.message.contains("ERR_HTTP_RESPONSE_CODE_FAILURE") {
-            e.message = format!("HTTP error response for {url} (the server answered with an error status and an empty page)");
+            // Chromium shows no page for an error status with an empty body, so no status can
+            // be read from it: an expected status cannot be confirmed either.
+            let hint = if o.status().is_some() { "; its status cannot be read from an empty page: check it with a `request` step" } else { "" };
+            e.message = format!("HTTP error response for {url} (the server answered with an error status and an empty page){hint}");
         } else {
             e.message = format!("cannot open {url}: {}", e.message);
         }

@@ -1,5 +1,6 @@
-//! The checks of a `request` step the schema cannot make: each JSONPath parses, each
-//! `matches` is a regular expression (written with no template, so known before the run).
+//! The checks of a `request` step the schema cannot make: one body at most, each JSONPath
+//! parses, each `matches` is a regular expression (written with no template, so known before
+//! the run).
 
 use super::context::Ctx;
 use crate::config::model::{Check, RequestAction};
@@ -10,6 +11,25 @@ use crate::template::is_template;
 /// The diagnostics of the `request` step at `ptr`.
 pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut Vec<Diagnostic>) {
     let RequestAction::Full(o) = r else { return };
+    let bodies: Vec<&str> = [
+        ("json", o.json.is_some()),
+        ("form", o.form.is_some()),
+        ("body", o.body.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, given)| given.then_some(k))
+    .collect();
+    if let [first, second, ..] = bodies[..] {
+        out.push(
+            at_key(
+                c.file,
+                c.spans,
+                &format!("{ptr}/request/{second}"),
+                format!("`{first}` and `{second}` are two ways to give the body: give one"),
+            )
+            .with_help("`json` sends a JSON value, `form` a form's fields, `body` text as it is"),
+        );
+    }
     let Some(checks) = &o.expect else { return };
     let base = format!("{ptr}/request/expect");
     for (path, check) in &checks.json {

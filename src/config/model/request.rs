@@ -125,18 +125,4 @@ impl RequestAction {
             RequestAction::Full(o) => *o,
         }
     }
-
-    /// The rules the types do not carry: one body at most.
-    pub(crate) fn check(&self) -> Result<(), String> {
-        let RequestAction::Full(o) = self else {
-            return Ok(());
-        };
-        let bodies = [o.json.is_some(), o.form.is_some(), o.body.is_some()];
-        if bodies.iter().filter(|b| **b).count() > 1 {
-            return Err(
-                "`json`, `form` and `body` are three ways to give the body: give one".into(),
-            );
-        }
-        Ok(())
-    }
 }
