@@ -81,9 +81,9 @@ impl Action {
     /// `link_state` records: what changes or checks the page's state, not bookkeeping.
     pub(crate) fn recorded_in_atlas(&self) -> bool {
         match self.family() {
-            Family::Browser | Family::Act => true,
+            // A request may change what the page shows (a POST that creates data), as `exec`.
+            Family::Browser | Family::Act | Family::Http => true,
             Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
-            Family::Http => true,
             Family::Agent | Family::State => false,
         }
     }

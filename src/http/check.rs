@@ -113,13 +113,13 @@ fn selects_many(text: &str) -> bool {
     for c in text.chars() {
         match (in_quotes, c) {
             (Some(q), c) if c == q && prev != '\\' => in_quotes = None,
-            (Some(_), _) => {}
             (None, '\'' | '"') => in_quotes = Some(c),
             (None, '[') => depth += 1,
             (None, ']') => depth -= 1,
             (None, '*' | '?') => return true,
             (None, '.') if prev == '.' => return true,
             (None, ':' | ',') if depth > 0 => return true,
+            // Inside quotes, and any other character.
             _ => {}
         }
         prev = c;
@@ -144,10 +144,7 @@ fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
         || p.max.is_some();
     let Some(a) = actual else {
         return has_value_checks.then(|| {
-            format!(
-                "found nothing (expected {})",
-                expected(p).unwrap_or_default()
-            )
+            format!("found nothing (expected {})", expected(p))
         });
     };
     let mut why = Vec::new();
@@ -178,7 +175,7 @@ fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
         match regex::Regex::new(re) {
             Err(e) => why.push(format!("`{re}` is not a regular expression: {e}")),
             Ok(r) if !r.is_match(&text(a)) => {
-                why.push(format!("expected it to match `{re}`, actual {}", shown(a)))
+                why.push(format!("expected it to match `{re}`, actual {}", shown(a)));
             }
             Ok(_) => {}
         }
@@ -210,20 +207,23 @@ fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
 }
 
 /// What the predicates expect, in words (for a query that found nothing).
-fn expected(p: &Predicates) -> Option<String> {
+fn expected(p: &Predicates) -> String {
     if let Some(e) = &p.equals {
-        return Some(shown(e));
+        return shown(e);
     }
     if let Some(e) = &p.contains {
-        return Some(format!("something containing {}", shown(e)));
+        return format!("something containing {}", shown(e));
     }
     if let Some(re) = &p.matches {
-        return Some(format!("something matching `{re}`"));
+        return format!("something matching `{re}`");
     }
     if let Some(n) = p.count {
-        return Some(format!("{n} item(s)"));
+        return format!("{n} item(s)");
     }
-    Some(format!("a value {}", range(p)))
+    if let Some(e) = &p.not_equals {
+        return format!("anything but {}", shown(e));
+    }
+    format!("a value {}", range(p))
 }
 
 fn range(p: &Predicates) -> String {

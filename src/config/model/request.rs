@@ -67,7 +67,7 @@ pub(crate) struct ResponseChecks {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum Check {
-    Predicates(Predicates),
+    Predicates(Box<Predicates>),
     Equals(Value),
 }
 
@@ -98,7 +98,7 @@ impl Check {
     /// The predicates, a plain value read as `equals`.
     pub(crate) fn predicates(&self) -> Predicates {
         match self {
-            Check::Predicates(p) => p.clone(),
+            Check::Predicates(p) => (**p).clone(),
             Check::Equals(v) => Predicates {
                 equals: Some(v.clone()),
                 ..Predicates::default()
