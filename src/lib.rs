@@ -2,7 +2,7 @@
 //! against JSON Schemas with positions, and interpreted step by step.
 //!
 //! The modules depend on each other in one direction (a test checks there is no cycle):
-//! `cli` -> `engine` -> the step families (`browser`, `agent`, `atlas`) -> `step`, `process`,
+//! `cli` -> `engine` -> the step families (`browser`, `agent`, `atlas`, `http`) -> `step`, `process`,
 //! `config` -> `template` -> `source`; `report` sits beside the engine and only prints; `fs`
 //! (atomic writes) is used by the atlas and the reports.
 

@@ -143,9 +143,7 @@ fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
         || p.min.is_some()
         || p.max.is_some();
     let Some(a) = actual else {
-        return has_value_checks.then(|| {
-            format!("found nothing (expected {})", expected(p))
-        });
+        return has_value_checks.then(|| format!("found nothing (expected {})", expected(p)));
     };
     let mut why = Vec::new();
     if let Some(e) = &p.equals
