@@ -305,6 +305,11 @@ fn request_times_out_and_follows_redirects_or_not() {
       url: "{{ vars.api }}/slow"
       query: { ms: 200 }
       expect: { duration_ms: { min: 200 }, json: { $.waited: 200 } }
+  - id: too_slow
+    continue_on_error: true
+    request:
+      url: "{{ vars.api }}/slow?ms=300"
+      expect: { duration_ms: { max: 100 } }
 "#;
     write(d.path(), "net.yaml", &api_flow("network", port, steps));
     let report = flow_run(d.path()).arg("net.yaml").passes();
@@ -322,6 +327,16 @@ fn request_times_out_and_follows_redirects_or_not() {
             .unwrap()
             .ends_with("/items"),
         "{followed}"
+    );
+    let too_slow = step(&report, "too_slow");
+    assert_eq!(too_slow["error"]["kind"], "assertion", "{too_slow}");
+    assert!(
+        error_of(too_slow).starts_with("duration_ms: expected at most 100, actual "),
+        "{too_slow}"
+    );
+    assert!(
+        too_slow["outputs"]["duration_ms"].as_u64().unwrap() >= 300,
+        "{too_slow}"
     );
     let stayed = step(&report, "stayed");
     assert_eq!(stayed["outputs"]["status"], 302, "{stayed}");
