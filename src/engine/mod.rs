@@ -20,7 +20,7 @@ mod run;
 mod runtime;
 mod start;
 mod subflow;
-mod web_server;
+mod server;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
