@@ -25,3 +25,4 @@ mod mistakes;
 mod model;
 mod readme;
 mod run;
+mod servers;

@@ -125,6 +125,12 @@ impl Server {
         if c.stopping.load(Ordering::SeqCst) {
             return None;
         }
+        // A leader that is dead but not reaped yet is about to say its status.
+        if c.exit.borrow().is_none() && !process::is_live(c.pgid) {
+            let mut exit = c.exit.clone();
+            let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some))
+                .await;
+        }
         let status = c.exit.borrow().clone()?;
         c.output.drained().await;
         Some(format!(
