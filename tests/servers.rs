@@ -86,8 +86,9 @@ steps:
     assert!(all_gone(&pids), "a per-flow server outlived its flow");
     // Each flow's server log is in its artifacts and the report links it.
     for f in flows {
-        let rel = f["web_server_log"].as_str().expect("the log is linked");
-        let text = std::fs::read_to_string(d.path().join("art").join(rel)).unwrap();
+        let path = f["web_server_log"].as_str().expect("the log is linked");
+        assert!(path.ends_with("/web_server/server.log"), "{path}");
+        let text = std::fs::read_to_string(path).unwrap();
         assert!(text.contains("listening on http://127.0.0.1:"), "{text}");
         assert!(text.contains("\"GET / HTTP/1.1\" 200"), "{text}");
         assert!(f["setup_ms"].as_u64().unwrap() > 0, "{f}");
@@ -122,20 +123,29 @@ fn a_run_level_server_starts_once_and_stops_after_the_last_flow() {
         );
     }
     let log = d.path().join("starts");
+    let html = d.path().join("html");
     let report = flow_run(d.path())
         .env("APP_STARTS", &log)
-        .args(["f1.yaml", "f2.yaml", "f3.yaml", "--jobs", "2"])
+        .args(["f1.yaml", "f2.yaml", "f3.yaml", "--jobs", "2", "--report"])
+        .arg(format!("html={}", html.display()))
         .passes();
     let pids = starts(&log);
     assert_eq!(pids.len(), 1, "one start for the whole run: {pids:?}");
     assert!(all_gone(&pids), "the run's server outlived the run");
     let server = &report["web_servers"][0];
     assert_eq!(server["name"], "app");
-    assert_eq!(server["log"], "web_server/app.log", "{report}");
+    let log = d.path().join("art/web_server/app.log");
+    assert_eq!(server["log"], log.display().to_string(), "{report}");
     assert!(server["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
-    let text = std::fs::read_to_string(d.path().join("art/web_server/app.log")).unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
     // Three flows, three requests, one server.
     assert_eq!(text.matches("\"GET / HTTP/1.1\" 200").count(), 3, "{text}");
+    // The HTML report lists it and links its log (copied beside the page).
+    let page = std::fs::read_to_string(html.join("index.html")).unwrap();
+    assert!(page.contains("<td>app</td>"), "{page}");
+    assert!(page.contains("<a href=\"assets/1.log\">web server log</a>"), "{page}");
+    assert_eq!(std::fs::read_to_string(html.join("assets/1.log")).unwrap(), text);
+    assert!(page.contains("<p class=\"setup\">setup "), "{page}");
 }
 
 #[test]

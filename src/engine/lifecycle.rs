@@ -147,12 +147,11 @@ pub(crate) async fn run_in(
         flaky: false,
         retry_errors: Vec::new(),
         setup: setup.until.unwrap_or_else(|| started.elapsed()),
-        server_log: setup.server.as_ref().and_then(|s| s.log()).map(|l| {
-            l.strip_prefix(&rt.artifacts)
-                .unwrap_or(l)
-                .display()
-                .to_string()
-        }),
+        server_log: setup
+            .server
+            .as_ref()
+            .and_then(|s| s.log())
+            .map(|l| l.display().to_string()),
     };
     match ran {
         Ok(Ran {

@@ -52,7 +52,7 @@ pub(crate) struct Flow {
     /// From the flow's start to its first step (web server, vars, browser context).
     #[serde(default)]
     pub(crate) setup_ms: u64,
-    /// Its own web server's log, relative to the artifacts directory.
+    /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
 }

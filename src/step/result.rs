@@ -103,7 +103,7 @@ pub(crate) struct FlowResult {
     /// context.
     #[serde(serialize_with = "millis", rename = "setup_ms")]
     pub(crate) setup: Duration,
-    /// Its own web server's log, relative to the artifacts directory, when it started a command.
+    /// Its own web server's log (absolute), when it started a command.
     #[serde(skip_serializing_if = "Option::is_none", rename = "web_server_log")]
     pub(crate) server_log: Option<String>,
 }
@@ -113,7 +113,7 @@ pub(crate) struct FlowResult {
 pub(crate) struct ServerInfo {
     pub(crate) name: String,
     pub(crate) url: String,
-    /// Its log, relative to the artifacts directory (none when runner started nothing).
+    /// Its log (absolute; none when runner started nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) log: Option<String>,
     /// How long its start took, readiness included.

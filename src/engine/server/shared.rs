@@ -46,14 +46,14 @@ impl RunServers {
                 Ok(s) => {
                     out.values
                         .insert(name, json!({ "url": s.url, "port": s.port }));
-                    out.info.push(info_of(&s, cx.artifacts, None));
+                    out.info.push(info_of(&s));
                     out.servers.push(s);
                 }
                 Err(e) => {
                     out.info.push(ServerInfo {
                         name: name.clone(),
                         url: String::new(),
-                        log: Some(log_rel(&name)),
+                        log: Some(cx.artifacts.join(log_rel(&name)).display().to_string()),
                         start_ms: 0,
                         reused: false,
                         error: Some(e.message.clone()),
@@ -109,19 +109,15 @@ fn log_rel(name: &str) -> String {
     format!("web_server/{name}.log")
 }
 
-fn info_of(s: &Server, artifacts: &Path, error: Option<String>) -> ServerInfo {
+/// What reports show of a server that started (its log's path absolute).
+fn info_of(s: &Server) -> ServerInfo {
     ServerInfo {
         name: s.name.clone(),
         url: s.url.clone(),
-        log: s.log().map(|l| {
-            l.strip_prefix(artifacts)
-                .unwrap_or(l)
-                .display()
-                .to_string()
-        }),
+        log: s.log().map(|l| l.display().to_string()),
         start_ms: u64::try_from(s.started_in.as_millis()).unwrap_or(u64::MAX),
         reused: s.reused,
-        error,
+        error: None,
     }
 }
 
