@@ -35,7 +35,7 @@ steps:
 
 /// Starts `app.py` on `port` outside runner and waits until it answers; the caller kills it.
 fn outside_app(port: u16) -> std::process::Child {
-    let child = std::process::Command::new("python3")
+    let mut child = std::process::Command::new("python3")
         .arg(app())
         .arg("--port")
         .arg(port.to_string())
@@ -49,6 +49,8 @@ fn outside_app(port: u16) -> std::process::Child {
         }
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("app.py did not answer on {port}");
 }
 
@@ -136,15 +138,26 @@ fn a_run_level_server_starts_once_and_stops_after_the_last_flow() {
     assert_eq!(server["name"], "app");
     let log = d.path().join("art/web_server/app.log");
     assert_eq!(server["log"], log.display().to_string(), "{report}");
-    assert!(server["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    assert!(
+        server["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
     let text = std::fs::read_to_string(&log).unwrap();
     // Three flows, three requests, one server.
     assert_eq!(text.matches("\"GET / HTTP/1.1\" 200").count(), 3, "{text}");
     // The HTML report lists it and links its log (copied beside the page).
     let page = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(page.contains("<td>app</td>"), "{page}");
-    assert!(page.contains("<a href=\"assets/1.log\">web server log</a>"), "{page}");
-    assert_eq!(std::fs::read_to_string(html.join("assets/1.log")).unwrap(), text);
+    assert!(
+        page.contains("<a href=\"assets/1.log\">web server log</a>"),
+        "{page}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(html.join("assets/1.log")).unwrap(),
+        text
+    );
     assert!(page.contains("<p class=\"setup\">setup "), "{page}");
 }
 
@@ -259,7 +272,10 @@ steps:
         stdout,
         stderr,
         report,
-    } = flow_run(d.path()).env("APP_STARTS", &log).arg("f.yaml").run();
+    } = flow_run(d.path())
+        .env("APP_STARTS", &log)
+        .arg("f.yaml")
+        .run();
     assert_eq!(code, 1, "{stdout}{stderr}");
     let failed = &report["flows"][0]["steps"][2];
     let message = failed["error"]["message"].as_str().unwrap();
@@ -268,9 +284,19 @@ steps:
         "{message}"
     );
     // Its last lines are in the message; the whole log is in the artifacts.
-    assert!(message.contains("listening on http://127.0.0.1:"), "{message}");
-    assert!(message.contains("log: 001-killed/web_server/server.log"), "{message}");
-    assert!(d.path().join("art/001-killed/web_server/server.log").is_file());
+    assert!(
+        message.contains("listening on http://127.0.0.1:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("log: 001-killed/web_server/server.log"),
+        "{message}"
+    );
+    assert!(
+        d.path()
+            .join("art/001-killed/web_server/server.log")
+            .is_file()
+    );
     assert!(stderr.contains("web server `server` exited"), "{stderr}");
 }
 
@@ -301,7 +327,9 @@ fn a_run_level_server_that_dies_fails_the_flows_after_it_naming_it() {
     for f in report["flows"].as_array().unwrap() {
         let text = f.to_string();
         assert!(
-            text.contains("web server `app` exited (signal: 9 (SIGKILL)) while the run's flows ran"),
+            text.contains(
+                "web server `app` exited (signal: 9 (SIGKILL)) while the run's flows ran"
+            ),
             "{f}"
         );
     }
@@ -337,7 +365,10 @@ fn a_server_that_exits_before_it_is_ready_shows_its_output_and_counts_as_an_erro
         message.contains("web server `server` exited (exit status: 2) before http://127.0.0.1:"),
         "{message}"
     );
-    assert!(message.contains("invalid int value: 'not-a-number'"), "{message}");
+    assert!(
+        message.contains("invalid int value: 'not-a-number'"),
+        "{message}"
+    );
     let text =
         std::fs::read_to_string(d.path().join("art/001-broken/web_server/server.log")).unwrap();
     assert!(text.contains("invalid int value"), "{text}");
@@ -403,9 +434,7 @@ fn validate(dir: &Path) -> (i32, String) {
 #[test]
 fn validate_checks_web_server_references_and_fields() {
     let d = tempfile::tempdir().unwrap();
-    let flow = |refs: &str, server: &str| {
-        format!("name: v\n{server}steps:\n  - log: \"{refs}\"\n")
-    };
+    let flow = |refs: &str, server: &str| format!("name: v\n{server}steps:\n  - log: \"{refs}\"\n");
     let own = "web_server:\n  command: [app]\n  port: auto\n";
     write(d.path(), "f.yaml", &flow("{{ web_server.bogus }}", own));
     let (code, out) = validate(d.path());
@@ -421,6 +450,16 @@ fn validate_checks_web_server_references_and_fields() {
         &flow("{{ web_server.url }} {{ web_server.port }}", own),
     );
     assert_eq!(validate(d.path()).0, 0);
+    // The server sees the vars above the first that reads `web_server`, not the ones after.
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nvars:\n  early: a\n  base: \"{{ web_server.url }}\"\n  late: b\nweb_server:\n  command: [app, \"{{ vars.early }}\", \"{{ vars.late }}\"]\n  port: auto\nsteps:\n  - log: \"{{ vars.base }}\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("unknown var `late` here: the web server starts"), "{out}");
+    assert!(!out.contains("`early`"), "{out}");
     // The run's servers, from runner.toml.
     project_with_app(d.path(), "");
     write(d.path(), "f.yaml", &flow("{{ web_server.app.url }}", ""));
@@ -435,10 +474,22 @@ fn validate_checks_web_server_references_and_fields() {
     for (server, expected) in [
         ("web_server:\n  command: [app]\n  port: 0\n", "port"),
         ("web_server:\n  command: [app]\n  port: any\n", "port"),
-        ("web_server:\n  command: [app]\n", "`command` with `url` or `port`"),
-        ("web_server:\n  command: [app]\n  port: auto\n  stop_timeout: soon\n", "stop_timeout"),
-        ("web_server:\n  command: [app]\n  port: auto\n  reuse_existing: maybe\n", "reuse_existing"),
-        ("web_server:\n  static: .\n  port: auto\n", "belong to a `command`"),
+        (
+            "web_server:\n  command: [app]\n",
+            "`command` with `url` or `port`",
+        ),
+        (
+            "web_server:\n  command: [app]\n  port: auto\n  stop_timeout: soon\n",
+            "stop_timeout",
+        ),
+        (
+            "web_server:\n  command: [app]\n  port: auto\n  reuse_existing: maybe\n",
+            "reuse_existing",
+        ),
+        (
+            "web_server:\n  static: .\n  port: auto\n",
+            "belong to a `command`",
+        ),
     ] {
         write(d.path(), "f.yaml", &flow("x", server));
         let (code, out) = validate(d.path());
@@ -458,8 +509,10 @@ fn runner_toml_servers_are_checked() {
     );
     let (code, out) = validate(d.path());
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("two `[[web_server]]` are named `app`"), "{out}");
+    assert!(
+        out.contains("two `[[web_server]]` are named `app`"),
+        "{out}"
+    );
     assert!(out.contains("unknown `web_server.nope`"), "{out}");
     assert!(out.contains("runner.toml:6:"), "{out}");
 }
-

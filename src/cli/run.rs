@@ -13,7 +13,7 @@ use super::{files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::config::profiles::Registry;
-use crate::config::project;
+use crate::config::project::{self, ServersSpec};
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
@@ -215,7 +215,12 @@ fn load(
         .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
         .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone())
         .with_browser(s.browser.clone())
-        .with_servers(server_names(s.servers.as_ref()));
+        .with_servers(
+            s.servers
+                .as_ref()
+                .map(ServersSpec::names)
+                .unwrap_or_default(),
+        );
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
@@ -384,17 +389,6 @@ fn outcome(results: &[FlowResult], interrupted: bool) -> Outcome {
     } else {
         Outcome::Passed
     }
-}
-
-/// The names of the project file's run-level servers (what `web_server.<name>` may read).
-pub(crate) fn server_names(s: Option<&crate::config::project::ServersSpec>) -> Vec<String> {
-    s.map(|s| {
-        s.servers
-            .iter()
-            .map(crate::config::model::WebServer::name_or_default)
-            .collect()
-    })
-    .unwrap_or_default()
 }
 
 /// `I/N` with 1 <= I <= N.

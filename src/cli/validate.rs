@@ -49,12 +49,11 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
         }
     };
     let (registry, mut diags) = load_registry(&profile_dirs);
-    let servers = super::run::server_names(
-        project
-            .as_ref()
-            .and_then(crate::config::project::Project::servers)
-            .as_ref(),
-    );
+    let servers = project
+        .as_ref()
+        .and_then(crate::config::project::Project::servers)
+        .map(|s| s.names())
+        .unwrap_or_default();
     diags.extend(check_files(&files, &registry, &vars, &servers));
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);

@@ -75,6 +75,16 @@ pub(crate) struct ServersSpec {
     pub(crate) doc: std::sync::Arc<document::Document>,
 }
 
+impl ServersSpec {
+    /// The servers' names (what `web_server.<name>` may read).
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .map(super::model::WebServer::name_or_default)
+            .collect()
+    }
+}
+
 impl Project {
     /// Its `[[web_server]]`s, when it has any.
     pub(crate) fn servers(&self) -> Option<ServersSpec> {

@@ -12,8 +12,8 @@ use super::artifacts;
 use super::attempts::run_step;
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
-use super::start::{Part, new_scope, prepare, render_env};
 use super::server::{RunServers, Server, start_for_flow};
+use super::start::{Part, new_scope, prepare, render_env};
 use crate::browser::{BrowserSpec, ContextSetup, Emulation, FlowBrowser};
 use crate::config::flows::LoadedFlow;
 use crate::step::{

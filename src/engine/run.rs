@@ -11,9 +11,9 @@ use super::job::Job;
 use super::lifecycle::browser_spec;
 use super::runtime::Runtime;
 use super::server::{RunContext, RunServers};
-use crate::config::project::ServersSpec;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Action;
+use crate::config::project::ServersSpec;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, ServerInfo, StepError};
 
 /// How to schedule a run.

@@ -189,10 +189,8 @@ impl Writer {
         if let Some(e) = &f.error {
             self.error(e, None);
         }
-        self.out.push_str(&format!(
-            "<p class=\"setup\">setup {} ms",
-            f.setup_ms
-        ));
+        self.out
+            .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
         if let Some(log) = &f.web_server_log {
             let link = self.log(log);
             self.out.push_str(&format!(" — {link}"));

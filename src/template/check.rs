@@ -352,15 +352,11 @@ fn server_issue(
         known.extend(SERVER_FIELDS);
     }
     known.extend(servers.shared.iter().map(String::as_str));
-    let help = crate::source::did_you_mean(key, known.iter().copied())
-        .map(|s| format!("did you mean `web_server.{s}`?"))
-        .unwrap_or_else(|| {
-            if servers.shared.is_empty() {
-                "a flow's server has `web_server.url` and `web_server.port`; run-level servers are `[[web_server]]` in runner.toml".into()
-            } else {
-                format!("the run's servers are {}", shared())
-            }
-        });
+    let help = match crate::source::did_you_mean(key, known.iter().copied()) {
+        Some(s) => format!("did you mean `web_server.{s}`?"),
+        None if servers.shared.is_empty() => "a flow's server has `web_server.url` and `web_server.port`; run-level servers are `[[web_server]]` in runner.toml".into(),
+        None => format!("the run's servers are {}", shared()),
+    };
     Some(issue(
         src,
         name,

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::launch::{Place, launch, name_of};
 use super::process::Server;
-use crate::config::model::reads_web_server;
 use crate::config::flows::LoadedFlow;
+use crate::config::model::reads_web_server;
 use crate::engine::context::Scope;
 use crate::engine::render::template_error;
 use crate::engine::runtime::Runtime;

@@ -58,6 +58,20 @@ pub(crate) fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
 }
 
+/// The server's port: its own, a free one for `auto`, none.
+fn port_of(ws: &WebServer, name: &str) -> Result<Option<u16>, StepError> {
+    match ws.port {
+        Some(Port::Fixed(n)) => Ok(Some(n)),
+        Some(Port::Keyword(_)) => ports::pick_free().map(Some).map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("web server `{name}`: cannot find a free port: {e}"),
+            )
+        }),
+        None => Ok(None),
+    }
+}
+
 /// Renders a command server's settings (see the module's doc for the order).
 pub(crate) fn launch(
     ws: &WebServer,
@@ -66,16 +80,7 @@ pub(crate) fn launch(
 ) -> Result<Launch, StepError> {
     let name = name_of(ws);
     let ptr = place.ptr;
-    let port = match ws.port {
-        Some(Port::Fixed(n)) => Some(n),
-        Some(Port::Keyword(_)) => Some(ports::pick_free().map_err(|e| {
-            StepError::new(
-                ErrorKind::Environment,
-                format!("web server `{name}`: cannot find a free port: {e}"),
-            )
-        })?),
-        None => None,
-    };
+    let port = port_of(ws, &name)?;
     let mut known = json!({ "port": port });
     let url = match (&ws.url, port) {
         (Some(u), _) => render(u, &format!("{ptr}/url"), &known)?,
@@ -117,7 +122,10 @@ pub(crate) fn launch(
     if !cwd.is_dir() {
         return Err(StepError::new(
             ErrorKind::Environment,
-            format!("web server `{name}`: its cwd {} is not a directory", cwd.display()),
+            format!(
+                "web server `{name}`: its cwd {} is not a directory",
+                cwd.display()
+            ),
         ));
     }
     let duration = |d: &Option<String>, default: u64| {

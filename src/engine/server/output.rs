@@ -34,7 +34,11 @@ impl Output {
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
-            readers.push(tokio::spawn(read(Lines::new(out), file.clone(), tail.clone())));
+            readers.push(tokio::spawn(read(
+                Lines::new(out),
+                file.clone(),
+                tail.clone(),
+            )));
         }
         if let Some(err) = child.stderr.take() {
             readers.push(tokio::spawn(read(Lines::new(err), file, tail.clone())));

@@ -41,7 +41,11 @@ pub(crate) fn host_port(url: &str) -> Option<(String, u16)> {
     let host = uri.host()?.trim_matches(['[', ']']).to_string();
     let port = uri
         .port_u16()
-        .unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+        .unwrap_or(if uri.scheme_str() == Some("https") {
+            443
+        } else {
+            80
+        });
     Some((host, port))
 }
 
@@ -61,7 +65,10 @@ mod tests {
             host_port("http://127.0.0.1:8765/x"),
             Some(("127.0.0.1".into(), 8765))
         );
-        assert_eq!(host_port("http://localhost/"), Some(("localhost".into(), 80)));
+        assert_eq!(
+            host_port("http://localhost/"),
+            Some(("localhost".into(), 80))
+        );
         assert_eq!(host_port("not a url"), None);
     }
 }

@@ -128,8 +128,8 @@ impl Server {
         // A leader that is dead but not reaped yet is about to say its status.
         if c.exit.borrow().is_none() && !process::is_live(c.pgid) {
             let mut exit = c.exit.clone();
-            let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some))
-                .await;
+            let _ =
+                tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
         }
         let status = c.exit.borrow().clone()?;
         c.output.drained().await;
@@ -265,8 +265,7 @@ impl CommandServer {
         self.stopping.store(true, Ordering::SeqCst);
         let mut exit = self.exit.clone();
         process::signal_group(self.pgid, Signal::SIGTERM);
-        let _ =
-            tokio::time::timeout(self.stop_timeout, exit.wait_for(Option::is_some)).await;
+        let _ = tokio::time::timeout(self.stop_timeout, exit.wait_for(Option::is_some)).await;
         process::signal_group(self.pgid, Signal::SIGKILL);
         process::unregister(self.pgid);
         self.output.drained().await;

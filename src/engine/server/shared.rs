@@ -122,11 +122,7 @@ fn info_of(s: &Server) -> ServerInfo {
 }
 
 /// Starts the `i`-th server of the project file.
-async fn start_one(
-    spec: &ServersSpec,
-    i: usize,
-    cx: &RunContext<'_>,
-) -> Result<Server, StepError> {
+async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<Server, StepError> {
     let ws = &spec.servers[i];
     let name = name_of(ws);
     let ptr = format!("/web_server/{i}");
