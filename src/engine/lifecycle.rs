@@ -236,9 +236,10 @@ async fn body(
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
     let masker = Masker::default();
-    let mut scope = start_scope(rt, loaded, servers, &masker).await?;
+    // Boxed: the server's start is a large future, and the flow's must stay small.
+    let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
     let shared = serde_json::Value::Object(servers.values().clone());
-    setup.server = start_for_flow(rt, loaded, &scope, &shared, &dir).await?;
+    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir)).await?;
     if let Some(s) = &setup.server {
         let mut ws = shared.clone();
         ws["url"] = json!(s.url);
