@@ -416,11 +416,16 @@ fn a_template_error_in_a_server_at_run_time_is_invalid_input_with_its_place() {
     write(
         d.path(),
         "f.yaml",
-        "name: bad\nweb_server:\n  command: [python3, \"{{ env.NO_SUCH_VAR_HERE }}\"]\n  port: auto\nsteps:\n  - log: never\n",
+        "name: bad\nweb_server:\n  command: [python3, \"{{ env.NO_SUCH_VAR_HERE }}\"]\n  url: http://127.0.0.1:1/\nsteps:\n  - log: never\n",
     );
     let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("f.yaml:3:"), "{stderr}");
+    assert!(
+        stderr.contains("`env.NO_SUCH_VAR_HERE` is undefined"),
+        "{stderr}"
+    );
+    // Its place, at the template inside the string.
+    assert!(stderr.contains("at f.yaml:3:26"), "{stderr}");
 }
 
 /// `runner validate` in `dir` on `f.yaml`: (exit code, stdout + stderr).
@@ -458,7 +463,10 @@ fn validate_checks_web_server_references_and_fields() {
     );
     let (code, out) = validate(d.path());
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("unknown var `late` here: the web server starts"), "{out}");
+    assert!(
+        out.contains("unknown var `late` here: the web server starts"),
+        "{out}"
+    );
     assert!(!out.contains("`early`"), "{out}");
     // The run's servers, from runner.toml.
     project_with_app(d.path(), "");

@@ -67,7 +67,8 @@ pub(crate) struct WebServer {
     pub(crate) ready_timeout: Option<String>,
     /// Between SIGTERM and SIGKILL when the server is stopped (default 5s).
     pub(crate) stop_timeout: Option<String>,
-    /// When the URL already answers: use it and start nothing (default: on, off when `CI` is set).
+    /// When the URL already answers: use it and start nothing (default: a flow's, off; the
+    /// run's, on unless `CI` is set).
     pub(crate) reuse_existing: Option<bool>,
 }
 

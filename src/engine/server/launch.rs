@@ -45,6 +45,10 @@ pub(crate) struct Place<'a> {
     pub(crate) env: Vec<(String, String)>,
     pub(crate) log: PathBuf,
     pub(crate) artifacts: PathBuf,
+    /// `reuse_existing` when the server does not say: the run's servers reuse one locally (not
+    /// in CI); a flow's own never does unless asked (it is there for a fresh server, and under
+    /// `--jobs` the server answering may be another flow's, which stops when that flow ends).
+    pub(crate) reuse_by_default: bool,
 }
 
 /// The server's name: its own, else `server`.
@@ -141,7 +145,7 @@ pub(crate) fn launch(
         url,
         port,
         http_ready: ws.url.is_some(),
-        reuse: ws.reuse_existing.unwrap_or(!in_ci()),
+        reuse: ws.reuse_existing.unwrap_or(place.reuse_by_default),
         ready: duration(&ws.ready_timeout, 30),
         stop: duration(&ws.stop_timeout, 5),
         log: place.log,

@@ -108,10 +108,10 @@ impl Server {
         }
     }
 
-    /// The server's log file, when runner started a command.
+    /// The server's log file, when runner started a command and could write it.
     pub(crate) fn log(&self) -> Option<&Path> {
         match &self.kind {
-            Kind::Command(c) => Some(&c.output.log),
+            Kind::Command(c) if c.output.log.is_file() => Some(&c.output.log),
             _ => None,
         }
     }

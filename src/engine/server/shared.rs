@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::launch::{Place, launch, name_of};
+use super::launch::{Place, in_ci, launch, name_of};
 use super::process::Server;
 use crate::config::project::ServersSpec;
 use crate::engine::render::template_error_in;
@@ -149,6 +149,7 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         env: Vec::new(),
         log: cx.artifacts.join(log_rel(&name)),
         artifacts: cx.artifacts.to_path_buf(),
+        reuse_by_default: !in_ci(),
     };
     let l = launch(ws, place, &mut render)?;
     Server::start(l, cx.cancel).await
