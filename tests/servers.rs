@@ -394,6 +394,7 @@ vars:
   base: "{{{{ web_server.url }}}}env/"
 env:
   FROM_FLOW: "hello {{{{ vars.who }}}}"
+  LATER: "{{{{ vars.base }}}}"
 web_server:
   command: [python3, "{app}"]
   port: auto
@@ -402,7 +403,10 @@ web_server:
 steps:
   - id: get
     exec: [python3, -c, "import sys, urllib.request; print(*(urllib.request.urlopen(sys.argv[1] + k).read().decode() for k in ['FROM_FLOW', 'GREETING', 'PWD']))", "{{{{ vars.base }}}}"]
-  - expect: {{ that: "{{{{ steps.get.stdout == 'hello world hello world on ' ~ web_server.port ~ ' ' ~ flow.dir ~ '/srv' }}}}" }}
+  # An env entry that reads a var rendered after the server is not the server's (404 there).
+  - id: later
+    exec: [python3, -c, "import sys, urllib.request, urllib.error\ntry: urllib.request.urlopen(sys.argv[1] + 'LATER')\nexcept urllib.error.HTTPError as e: print(e.code)", "{{{{ vars.base }}}}"]
+  - expect: {{ that: "{{{{ steps.get.stdout == 'hello world hello world on ' ~ web_server.port ~ ' ' ~ flow.dir ~ '/srv' and steps.later.stdout == '404' }}}}" }}
 "#,
             app = app()
         ),

@@ -30,12 +30,21 @@ pub(crate) async fn start_for_flow(
         return Ok(None);
     };
     // `env.X` in the server's strings, and the server's environment, have the flow's `env:`
-    // (those entries that do not read `web_server`, which is not there yet).
+    // (those entries that read neither `web_server` nor the vars rendered after it).
     let mut scope = scope.clone();
+    let early = loaded.flow.early_vars().count();
+    let late: Vec<String> = loaded
+        .flow
+        .vars
+        .keys()
+        .skip(early)
+        .map(|k| format!("vars.{k}"))
+        .collect();
     let mut flow_env = Vec::new();
     for (k, v) in &loaded.flow.env {
         let raw = Value::String(v.to_string());
-        if reads_web_server(&raw) {
+        // Not there yet: `web_server` itself, and the vars rendered once it is up.
+        if reads_web_server(&raw) || late.iter().any(|l| v.to_string().contains(l.as_str())) {
             continue;
         }
         let ptr = format!("/env/{}", crate::source::pointer_escape(k));
