@@ -121,7 +121,8 @@ fn run_time_failures_match_golden_files() {
 }
 
 /// What changes from one run to the next, as placeholders: the run's directory, run ids, dates,
-/// and every time and duration (the console's `12ms`/`1.5s`, the JSON's `duration_ms`, JUnit's
+/// and every time and duration (the console's `12ms`/`1.5s`, the JSON's `duration_ms` and
+/// `setup_ms`, JUnit's
 /// `time`).
 fn normalize(text: &str, dir: &Path) -> String {
     let mut text = text.to_string();
@@ -135,6 +136,7 @@ fn normalize(text: &str, dir: &Path) -> String {
             "<date>",
         ),
         (r#""duration_ms": \d+"#, r#""duration_ms": "<ms>""#),
+        (r#""setup_ms": \d+"#, r#""setup_ms": "<ms>""#),
         (r#"\btime="[\d.]+""#, r#"time="<t>""#),
         (r"\b\d+(\.\d+)?(ms|s)\b", "<t>"),
     ];

@@ -26,3 +26,4 @@ mod mistakes;
 mod model;
 mod readme;
 mod run;
+mod servers;

@@ -139,6 +139,8 @@ pub(crate) async fn replay(
         )),
         flaky: false,
         retry_errors: Vec::new(),
+        setup: std::time::Duration::ZERO,
+        server_log: None,
     });
     Ok(Replayed {
         node_id: node.to_string(),

@@ -36,6 +36,8 @@ fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
         error: Some(error),
         flaky: false,
         retry_errors: Vec::new(),
+        setup: std::time::Duration::ZERO,
+        server_log: None,
     }
 }
 

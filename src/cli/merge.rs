@@ -85,10 +85,16 @@ pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
         .map(|(_, r)| r.run_id.as_str())
         .collect::<Vec<_>>()
         .join("+");
+    // Each shard started its own run-level servers: all of them are listed.
+    let web_servers = reports
+        .iter()
+        .flat_map(|(_, r)| r.web_servers.iter().cloned())
+        .collect();
     Ok(Report {
         run_id,
         flows,
         summary,
+        web_servers,
     })
 }
 

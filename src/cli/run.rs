@@ -13,7 +13,7 @@ use super::{files, validate};
 use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::config::profiles::Registry;
-use crate::config::project;
+use crate::config::project::{self, ServersSpec};
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
@@ -35,6 +35,8 @@ pub(crate) struct Settings {
     pub(crate) timeouts: (Option<String>, Option<String>),
     /// The project file's `browser` settings (defaults of the flows' own).
     pub(crate) browser: Option<crate::config::project::ProjectBrowser>,
+    /// The project file's run-level servers (`[[web_server]]`).
+    pub(crate) servers: Option<crate::config::project::ServersSpec>,
 }
 
 impl Settings {
@@ -90,6 +92,7 @@ impl Settings {
                 browser.and_then(|b| b.timeout.clone()),
             ),
             browser: browser.cloned(),
+            servers: project.as_ref().and_then(project::Project::servers),
         })
     }
 }
@@ -166,7 +169,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     } else {
         "not run: --fail-fast stopped the run after a failure"
     };
-    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
+    let mut report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
+    report.web_servers = ran.web_servers;
     let mut outcome = outcome(&results, interrupted);
     if !write_reports(&reports, &report, &artifacts, reporter) && outcome == Outcome::Passed {
         outcome = Outcome::EnvironmentBroken;
@@ -210,7 +214,13 @@ fn load(
     let mut loader = Loader::new(&registry)
         .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
         .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone())
-        .with_browser(s.browser.clone());
+        .with_browser(s.browser.clone())
+        .with_servers(
+            s.servers
+                .as_ref()
+                .map(ServersSpec::names)
+                .unwrap_or_default(),
+        );
     let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
@@ -285,7 +295,7 @@ fn execute(
     };
     Ok(runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
-        let results = run_flows(rt, flows, options).await;
+        let results = run_flows(rt, flows, options, s.servers.as_ref()).await;
         rt_close.browser.wait_closed().await;
         watcher.abort();
         (results, cancel.is_cancelled())
@@ -366,6 +376,14 @@ fn outcome(results: &[FlowResult], interrupted: bool) -> Outcome {
         Outcome::Interrupted
     } else if results.iter().any(|r| r.status == FlowStatus::Error) {
         Outcome::EnvironmentBroken
+    } else if results.iter().any(|r| {
+        r.error
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::step::ErrorKind::Template)
+    }) {
+        // A template that cannot render outside any step (web server, vars, env) is invalid
+        // input, as `validate` would say: exit 2.
+        Outcome::ProblemsFound
     } else if results.iter().any(|r| r.status == FlowStatus::Failed) {
         Outcome::FlowsFailed
     } else {

@@ -49,7 +49,12 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
         }
     };
     let (registry, mut diags) = load_registry(&profile_dirs);
-    diags.extend(check_files(&files, &registry, &vars));
+    let servers = project
+        .as_ref()
+        .and_then(crate::config::project::Project::servers)
+        .map(|s| s.names())
+        .unwrap_or_default();
+    diags.extend(check_files(&files, &registry, &vars, &servers));
     reporter.diagnostics(&diags, args.format);
     reporter.validate_summary(files.len(), diags.len(), args.format);
     // The problems were printed in the format asked for; the code says whether there were any.
@@ -72,6 +77,7 @@ pub(crate) fn check_files(
     files: &[PathBuf],
     registry: &Registry,
     vars: &[String],
+    servers: &[String],
 ) -> Vec<Diagnostic> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
@@ -85,7 +91,7 @@ pub(crate) fn check_files(
                 s.spawn(move || {
                     let mut out = Vec::new();
                     for f in part {
-                        out.extend(check_file(f, registry, vars));
+                        out.extend(check_file(f, registry, vars, servers));
                     }
                     out
                 })
@@ -98,11 +104,18 @@ pub(crate) fn check_files(
     results.into_iter().flatten().collect()
 }
 
-fn check_file(path: &std::path::Path, registry: &Registry, vars: &[String]) -> Vec<Diagnostic> {
+fn check_file(
+    path: &std::path::Path,
+    registry: &Registry,
+    vars: &[String],
+    servers: &[String],
+) -> Vec<Diagnostic> {
     if files::is_profile(path) {
         return profiles::load_file(path).err().unwrap_or_default();
     }
-    let mut loader = Loader::new(registry).with_vars(vars.iter().cloned());
+    let mut loader = Loader::new(registry)
+        .with_vars(vars.iter().cloned())
+        .with_servers(servers.iter().cloned());
     loader.load(path);
     // Sub-flows' own problems are reported when those files are validated themselves, or here
     // when they are not part of the set.

@@ -33,6 +33,8 @@ pub(crate) struct Loader<'a> {
     cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
     stack: Vec<PathBuf>,
     extra_vars: Vec<String>,
+    /// The run-level servers' names (runner.toml's `[[web_server]]`).
+    servers: Vec<String>,
     /// The project file's timeouts: (step, browser), for flows that set none.
     timeouts: (Option<String>, Option<String>),
     /// The project file's `browser` settings.
@@ -50,6 +52,7 @@ impl<'a> Loader<'a> {
             cache: HashMap::new(),
             stack: Vec::new(),
             extra_vars: Vec::new(),
+            servers: Vec::new(),
             timeouts: (None, None),
             browser: None,
             diagnostics: Vec::new(),
@@ -59,6 +62,12 @@ impl<'a> Loader<'a> {
     /// Vars given on the command line (`--var`), which templates may read.
     pub(crate) fn with_vars(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
         self.extra_vars = names.into_iter().collect();
+        self
+    }
+
+    /// The run-level servers' names, which `web_server.<name>.*` may read.
+    pub(crate) fn with_servers(mut self, names: impl IntoIterator<Item = String>) -> Loader<'a> {
+        self.servers = names.into_iter().collect();
         self
     }
 
@@ -158,6 +167,7 @@ impl<'a> Loader<'a> {
             profiles: self.profiles,
             templates: &self.templates,
             extra_vars: &self.extra_vars,
+            servers: &self.servers,
         }
     }
 
@@ -419,6 +429,7 @@ pub(crate) fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
             profiles: &registry,
             templates: &Templates::new(),
             extra_vars: &[],
+            servers: &[],
         }));
     }
     out

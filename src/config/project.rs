@@ -52,6 +52,9 @@ pub(crate) struct ProjectFile {
     #[serde(default)]
     pub(crate) vars: IndexMap<String, Value>,
     pub(crate) browser: Option<ProjectBrowser>,
+    /// Run-level servers (`[[web_server]]`), each with a unique `name`.
+    #[serde(default)]
+    pub(crate) web_server: Vec<super::model::WebServer>,
 }
 
 /// A project file found, with the directory its paths are relative to.
@@ -59,9 +62,39 @@ pub(crate) struct ProjectFile {
 pub(crate) struct Project {
     pub(crate) dir: PathBuf,
     pub(crate) file: ProjectFile,
+    /// The file as read: run-time errors in its `[[web_server]]` templates point into it.
+    pub(crate) doc: std::sync::Arc<document::Document>,
+}
+
+/// The run-level servers of a project file, with what their paths and errors need.
+#[derive(Debug, Clone)]
+pub(crate) struct ServersSpec {
+    pub(crate) servers: Vec<super::model::WebServer>,
+    /// The project file's directory: `cwd` and `static` are relative to it.
+    pub(crate) dir: PathBuf,
+    pub(crate) doc: std::sync::Arc<document::Document>,
+}
+
+impl ServersSpec {
+    /// The servers' names (what `web_server.<name>` may read).
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .map(super::model::WebServer::name_or_default)
+            .collect()
+    }
 }
 
 impl Project {
+    /// Its `[[web_server]]`s, when it has any.
+    pub(crate) fn servers(&self) -> Option<ServersSpec> {
+        (!self.file.web_server.is_empty()).then(|| ServersSpec {
+            servers: self.file.web_server.clone(),
+            dir: self.dir.clone(),
+            doc: self.doc.clone(),
+        })
+    }
+
     /// A path of the file, made relative to where runner runs from (as it was written,
     /// relative to the file's directory).
     pub(crate) fn resolve(&self, p: &str) -> PathBuf {
@@ -104,11 +137,55 @@ pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
             format!("invalid project file: {e}"),
         )]
     })?;
+    let problems = check_servers(&file, &doc);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     // Relative to where runner runs when the file is below it (paths stay short in output).
     let dir = std::env::current_dir()
         .ok()
         .and_then(|cwd| dir.strip_prefix(&cwd).ok().map(Path::to_path_buf))
         .unwrap_or(dir);
-    Ok(Project { dir, file })
+    Ok(Project {
+        dir,
+        file,
+        doc: std::sync::Arc::new(doc),
+    })
+}
+
+/// The rules of `[[web_server]]` the schema cannot say: one form each, unique names, durations
+/// that parse, templates that parse and read only what a run-level server has (`env`,
+/// `web_server.port` and `web_server.url`).
+fn check_servers(file: &ProjectFile, doc: &document::Document) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, ws) in file.web_server.iter().enumerate() {
+        let ptr = format!("/web_server/{i}");
+        if let Err(e) = ws.check() {
+            out.push(schema::at_value(&doc.file, &doc.spans, &ptr, e));
+        }
+        if let Some(name) = &ws.name
+            && !seen.insert(name.clone())
+        {
+            out.push(schema::at_value(
+                &doc.file,
+                &doc.spans,
+                &format!("{ptr}/name"),
+                format!("two `[[web_server]]` are named `{name}`: names must be unique"),
+            ));
+        }
+        for key in ["ready_timeout", "stop_timeout"] {
+            let p = format!("{ptr}/{key}");
+            if let Some(d) = doc.value.pointer(&p).and_then(Value::as_str)
+                && let Err(e) = super::duration::parse_duration(d)
+            {
+                out.push(schema::at_value(&doc.file, &doc.spans, &p, e));
+            }
+        }
+        if let Some(v) = doc.value.pointer(&ptr) {
+            super::check::server_templates(&doc.file, &doc.spans, &ptr, v, &mut out);
+        }
+    }
+    out
 }

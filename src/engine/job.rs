@@ -10,6 +10,7 @@ use tokio::sync::watch;
 
 use super::lifecycle::run_flow;
 use super::runtime::Runtime;
+use super::server::RunServers;
 use crate::config::flows::LoadedFlow;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 
@@ -31,6 +32,8 @@ pub(super) struct Job {
     pub(super) savers: Vec<watch::Receiver<Outcome>>,
     /// Set to keep the flows not started yet from starting.
     pub(super) stop: Arc<AtomicBool>,
+    /// The run's servers.
+    pub(super) servers: Arc<RunServers>,
 }
 
 impl Job {
@@ -77,7 +80,13 @@ impl Job {
     async fn with_retries(&self) -> FlowResult {
         let mut failures = Vec::new();
         let mut r = loop {
-            let r = run_flow(&self.rt, self.loaded.clone(), self.info.clone()).await;
+            let r = run_flow(
+                &self.rt,
+                self.loaded.clone(),
+                self.info.clone(),
+                &self.servers,
+            )
+            .await;
             // Only a flow's own failure is retried: not the environment's, not an interrupt.
             if r.status == FlowStatus::Failed
                 && failures.len() < self.retries as usize
@@ -133,5 +142,7 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         )),
         flaky: false,
         retry_errors: Vec::new(),
+        setup: std::time::Duration::ZERO,
+        server_log: None,
     }
 }

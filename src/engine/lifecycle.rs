@@ -12,8 +12,8 @@ use super::artifacts;
 use super::attempts::run_step;
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
-use super::start::{new_scope, prepare, render_env};
-use super::web_server::WebServer;
+use super::server::{RunServers, Server, start_for_flow};
+use super::start::{Part, new_scope, prepare, render_env};
 use crate::browser::{BrowserSpec, ContextSetup, Emulation, FlowBrowser};
 use crate::config::flows::LoadedFlow;
 use crate::step::{
@@ -68,7 +68,12 @@ pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> 
 }
 
 /// Runs a top-level flow in a browser of its own.
-pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowInfo) -> FlowResult {
+pub(crate) async fn run_flow(
+    rt: &Runtime,
+    loaded: Arc<LoadedFlow>,
+    info: FlowInfo,
+    servers: &RunServers,
+) -> FlowResult {
     let spec = browser_spec(rt, &loaded);
     // A browser launched here saves the flow's downloads with its artifacts.
     let downloads = spec.cdp.is_none().then(|| {
@@ -94,28 +99,42 @@ pub(crate) async fn run_flow(rt: &Runtime, loaded: Arc<LoadedFlow>, info: FlowIn
             }
         };
         // `biased`: the context is being taken before the flow reaches its first step.
-        tokio::join!(biased; prepare, Box::pin(run_in(rt, &loaded, &info, &browser))).1
+        tokio::join!(biased; prepare, Box::pin(run_in(rt, &loaded, &info, &browser, servers))).1
     } else {
-        run_in(rt, &loaded, &info, &browser).await
+        run_in(rt, &loaded, &info, &browser, servers).await
     };
     browser.close(&rt.browser).await;
     result
 }
 
-/// Runs a top-level flow in `browser` (which it leaves open).
+/// Runs a top-level flow in `browser` (which it leaves open), with the run's `servers`.
 pub(crate) async fn run_in(
     rt: &Runtime,
     loaded: &LoadedFlow,
     info: &FlowInfo,
     browser: &FlowBrowser,
+    servers: &RunServers,
 ) -> FlowResult {
     let started = Instant::now();
     rt.listener.flow_started(info);
-    let mut server = None;
-    let ran = body(rt, loaded, info, browser, &mut server).await;
+    let mut setup = Setup {
+        started,
+        server: None,
+        until: None,
+    };
+    let ran = body(rt, loaded, info, browser, servers, &mut setup).await;
+    // A server that exited while the flow ran is why it failed, not the browser's network error.
+    let died = match &setup.server {
+        Some(s) => s.died().await,
+        None => None,
+    };
+    let died = match died {
+        Some(d) => Some(d),
+        None => servers.died().await,
+    };
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
-    if let Some(s) = server {
+    if let Some(s) = &setup.server {
         s.stop().await;
     }
     let mut result = FlowResult {
@@ -127,6 +146,12 @@ pub(crate) async fn run_in(
         error: None,
         flaky: false,
         retry_errors: Vec::new(),
+        setup: setup.until.unwrap_or_else(|| started.elapsed()),
+        server_log: setup
+            .server
+            .as_ref()
+            .and_then(|s| s.log())
+            .map(|l| l.display().to_string()),
     };
     match ran {
         Ok(Ran {
@@ -148,8 +173,44 @@ pub(crate) async fn run_in(
             result.error = Some(e);
         }
     }
+    if let Some(why) = died {
+        blame_server(&mut result, why);
+    }
     rt.listener.flow_finished(info, &result);
     result
+}
+
+/// A flow whose web server (its own or the run's) exited while it ran fails, naming the server:
+/// the failed step's error says so first, or the flow's error when no step failed.
+fn blame_server(result: &mut FlowResult, why: String) {
+    if result.status == FlowStatus::Interrupted
+        || result
+            .error
+            .as_ref()
+            .is_some_and(|e| e.message.contains(&why))
+    {
+        return;
+    }
+    let failed = result
+        .steps
+        .iter_mut()
+        .find(|s| s.conclusion == crate::step::Outcome::Failed)
+        .and_then(|s| s.error.as_mut());
+    if let Some(e) = failed {
+        e.message = format!("{why}\n(the step's own error: {})", e.message);
+    } else {
+        result.error = Some(StepError::new(ErrorKind::CommandFailed, why));
+    }
+    if result.status == FlowStatus::Passed {
+        result.status = FlowStatus::Failed;
+    }
+}
+
+/// What a flow set up before its first step: its own web server, and when the steps began.
+struct Setup {
+    started: Instant,
+    server: Option<Server>,
+    until: Option<std::time::Duration>,
 }
 
 /// What a flow's steps did.
@@ -168,28 +229,29 @@ async fn body(
     loaded: &LoadedFlow,
     info: &FlowInfo,
     browser: &FlowBrowser,
-    server: &mut Option<WebServer>,
+    servers: &RunServers,
+    setup: &mut Setup,
 ) -> Result<Ran, StepError> {
-    let mut scope = new_scope(rt, loaded);
-    *server = WebServer::start(rt, loaded, &scope.context()).await?;
-    if let Some(s) = server.as_ref() {
-        scope.set_web_server(Some(json!({ "url": s.url })));
-    }
+    let dir = rt
+        .artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
     let masker = Masker::default();
-    // The project file's vars first: the flow's own vars may use them, and win over them.
-    for (k, v) in &rt.defaults {
-        scope.set_var(k.clone(), v.clone());
+    // Boxed: the server's start is a large future, and the flow's must stay small.
+    let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
+    let shared = serde_json::Value::Object(servers.values().clone());
+    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir)).await?;
+    if let Some(s) = &setup.server {
+        let mut ws = shared.clone();
+        ws["url"] = json!(s.url);
+        ws["port"] = json!(s.port);
+        scope.set_web_server(Some(ws));
     }
-    let prepared = prepare(&mut scope, rt, loaded, &rt.overrides, &masker);
-    // A template error in a var may quote a secret's value: mask it like everything else.
-    prepared.map_err(|mut e| {
+    let late = prepare(&mut scope, rt, loaded, &rt.overrides, &masker, Part::Late);
+    late.map_err(|mut e| {
         e.message = masker.mask(&e.message);
         e
     })?;
     let env = render_env(&mut scope, rt, loaded)?;
-    let dir = rt
-        .artifacts
-        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
     std::fs::create_dir_all(&dir).map_err(|e| {
         StepError::new(
             ErrorKind::Environment,
@@ -205,6 +267,7 @@ async fn body(
         () = browser.settled() => {}
         () = rt.cancel.cancelled() => {}
     }
+    setup.until = Some(setup.started.elapsed());
     let frame = Frame {
         info,
         depth: 0,
@@ -231,6 +294,38 @@ async fn body(
         failure,
         after,
     })
+}
+
+/// The flow's scope before its web server starts: the run's servers (`web_server.<name>`), the
+/// project file's vars, the secrets and the vars above the first that reads `web_server`. A
+/// run's server that did not start, or has exited, fails the flow here.
+async fn start_scope(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    servers: &RunServers,
+    masker: &Masker,
+) -> Result<Scope, StepError> {
+    if let Some(e) = servers.failed() {
+        return Err(e.clone());
+    }
+    if let Some(why) = servers.died().await {
+        return Err(StepError::new(ErrorKind::Environment, why));
+    }
+    let mut scope = new_scope(rt, loaded);
+    if !servers.values().is_empty() {
+        scope.set_web_server(Some(serde_json::Value::Object(servers.values().clone())));
+    }
+    // The project file's vars first: the flow's own vars may use them, and win over them.
+    for (k, v) in &rt.defaults {
+        scope.set_var(k.clone(), v.clone());
+    }
+    let early = prepare(&mut scope, rt, loaded, &rt.overrides, masker, Part::Early);
+    // A template error in a var may quote a secret's value: mask it like everything else.
+    early.map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })?;
+    Ok(scope)
 }
 
 /// How long `finally` may run after an interrupt.

@@ -18,9 +18,9 @@ mod replay;
 mod retry;
 mod run;
 mod runtime;
+mod server;
 mod start;
 mod subflow;
-mod web_server;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;

@@ -20,20 +20,24 @@ pub(crate) fn location(loaded: &LoadedFlow, ptr: &str) -> Location {
 /// A template error at `ptr` (plus the pointer inside the value the error names), located at
 /// the offending text inside the string when the renderer knows it.
 pub(crate) fn template_error(loaded: &LoadedFlow, ptr: &str, e: RenderError) -> StepError {
+    template_error_in(&loaded.doc, ptr, e)
+}
+
+/// [`template_error`] in any document (the project file's servers too).
+pub(crate) fn template_error_in(
+    doc: &crate::config::document::Document,
+    ptr: &str,
+    e: RenderError,
+) -> StepError {
     let full = format!("{ptr}{}", e.pointer);
-    let span = match loaded.doc.spans.get(&full) {
+    let span = match doc.spans.get(&full) {
         Some(s) => match (s.content_start, e.offset) {
             (Some(start), Some(off)) => (start + off)..(start + off + 1),
             _ => s.value.clone(),
         },
-        None => loaded
-            .doc
-            .spans
-            .nearest(&full)
-            .map_or(0..0, |s| s.value.clone()),
+        None => doc.spans.nearest(&full).map_or(0..0, |s| s.value.clone()),
     };
-    StepError::new(ErrorKind::Template, e.message)
-        .located(&Location::new(loaded.doc.file.clone(), span))
+    StepError::new(ErrorKind::Template, e.message).located(&Location::new(doc.file.clone(), span))
 }
 
 /// Teaches `masker` what the templates in `raw` make of a secret (`{{ secrets.T | upper }}`),

@@ -98,7 +98,14 @@ impl Driver for InProcess {
                 file: loaded.doc.file.name().to_string(),
                 steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
             };
-            Ok(run_in(&rt, &loaded, &info, &self.browser).await)
+            Ok(run_in(
+                &rt,
+                &loaded,
+                &info,
+                &self.browser,
+                &super::server::RunServers::default(),
+            )
+            .await)
         })
     }
 

@@ -10,9 +10,11 @@ use tokio::task::JoinHandle;
 use super::job::Job;
 use super::lifecycle::browser_spec;
 use super::runtime::Runtime;
+use super::server::{RunContext, RunServers};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Action;
-use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
+use crate::config::project::ServersSpec;
+use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, ServerInfo, StepError};
 
 /// How to schedule a run.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +95,8 @@ pub(crate) struct Ran {
     /// The flows `--fail-fast` (after a failure) or an interrupt kept from starting: name
     /// (as reports show it) and file.
     pub(crate) unstarted: Vec<(String, std::path::PathBuf)>,
+    /// The run's servers (runner.toml's `[[web_server]]`), as reports show them.
+    pub(crate) web_servers: Vec<ServerInfo>,
 }
 
 /// Runs the flows; returns the results of those that ran, in the order given (flows that load
@@ -102,13 +106,16 @@ pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
     opts: RunOptions,
+    servers: Option<&ServersSpec>,
 ) -> Ran {
     let (flows, waits) = order_by_state(flows);
+    // The browsers launch while the run's servers start.
+    prelaunch(&rt, &flows, opts.jobs);
+    let servers = Arc::new(RunServers::start(servers, &run_context(&rt)).await);
     // Each flow's outcome, for the flows that wait for the state it saves.
     let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     let stop = Arc::new(AtomicBool::new(false));
-    prelaunch(&rt, &flows, opts.jobs);
     let n = opts.repeat_each.max(1) as usize;
     let mut runs = flows
         .into_iter()
@@ -150,13 +157,34 @@ pub(crate) async fn run_flows(
             signal: done[at].0.clone(),
             savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
             stop: stop.clone(),
+            servers: servers.clone(),
         };
         handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
     }
     // What the loop left: the flows after the one it stopped at.
     unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
     let results = results(handles, opts.fail_fast, &stop).await;
-    Ran { results, unstarted }
+    // Every job has ended and dropped its handle: the servers stop after the last flow.
+    let web_servers = match Arc::into_inner(servers) {
+        Some(mut s) => s.stop().await,
+        None => Vec::new(),
+    };
+    Ran {
+        results,
+        unstarted,
+        web_servers,
+    }
+}
+
+/// What the run's servers' templates and logs read from the run.
+fn run_context(rt: &Runtime) -> RunContext<'_> {
+    RunContext {
+        templates: &rt.templates,
+        env: &rt.env,
+        run: serde_json::json!({"id": rt.run_id, "artifacts": rt.artifacts.display().to_string()}),
+        artifacts: &rt.artifacts,
+        cancel: &rt.cancel,
+    }
 }
 
 /// One browser per worker, launched at once, while the first flows load and start their web
@@ -213,5 +241,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         )),
         flaky: false,
         retry_errors: Vec::new(),
+        setup: std::time::Duration::ZERO,
+        server_log: None,
     }
 }

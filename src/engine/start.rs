@@ -51,32 +51,44 @@ pub(crate) fn render_env(
         .collect()
 }
 
+/// Which of a flow's vars to render: a flow with a web server renders those above the first var
+/// that reads `web_server` before it starts the server (which may read them), the rest after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Secrets, and the vars before the first that reads `web_server`.
+    Early,
+    /// The other vars, and the overrides no var declares.
+    Late,
+    All,
+}
+
 /// Reads the flow's secrets into `masker` (shared with the flow's parent and sub-flows) and
-/// renders its vars (`overrides` win); a var rendered from a secret is masked too.
+/// renders its vars (`overrides` win), the `part` of them asked for; a var rendered from a
+/// secret is masked too.
 pub(crate) fn prepare(
     scope: &mut Scope,
     rt: &Runtime,
     loaded: &LoadedFlow,
     overrides: &Map<String, Value>,
     masker: &Masker,
+    part: Part,
 ) -> Result<(), StepError> {
-    for name in &loaded.flow.secrets {
-        if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
-            masker.add(v);
-            scope.set_secret(name.clone(), v.to_string());
-        } else {
-            let why = if std::env::var_os(name).is_some() {
-                "is not valid UTF-8"
-            } else {
-                "is not set in the environment"
-            };
-            return Err(StepError::new(
-                ErrorKind::Environment,
-                format!("secret `{name}` {why}"),
-            ));
+    let early = loaded.flow.early_vars().count();
+    let range = match part {
+        Part::Early => 0..early,
+        Part::Late => early..loaded.flow.vars.len(),
+        Part::All => 0..loaded.flow.vars.len(),
+    };
+    if part != Part::Late {
+        read_secrets(scope, rt, loaded, masker)?;
+        // The overrides no var declares are there from the start (the web server may read them).
+        for (k, v) in overrides {
+            if !loaded.flow.vars.contains_key(k) {
+                scope.set_var(k.clone(), v.clone());
+            }
         }
     }
-    for (k, raw) in &loaded.flow.vars {
+    for (k, raw) in loaded.flow.vars.iter().skip(range.start).take(range.len()) {
         let value = if let Some(v) = overrides.get(k) {
             v.clone()
         } else {
@@ -93,9 +105,30 @@ pub(crate) fn prepare(
         };
         scope.set_var(k.clone(), value);
     }
-    for (k, v) in overrides {
-        if !loaded.flow.vars.contains_key(k) {
-            scope.set_var(k.clone(), v.clone());
+    Ok(())
+}
+
+/// Reads the flow's secrets from the environment into the scope and `masker`.
+fn read_secrets(
+    scope: &mut Scope,
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    masker: &Masker,
+) -> Result<(), StepError> {
+    for name in &loaded.flow.secrets {
+        if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
+            masker.add(v);
+            scope.set_secret(name.clone(), v.to_string());
+        } else {
+            let why = if std::env::var_os(name).is_some() {
+                "is not valid UTF-8"
+            } else {
+                "is not set in the environment"
+            };
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!("secret `{name}` {why}"),
+            ));
         }
     }
     Ok(())

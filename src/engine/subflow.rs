@@ -65,7 +65,15 @@ async fn run(
     let mut scope = new_scope(rt, &sub);
     scope.set_web_server(web_server);
     // The sub-flow's secrets join the flow's masker: its outputs are masked in the parent too.
-    prepare(&mut scope, rt, &sub, &vars, &frame.masker).map_err(|mut e| {
+    prepare(
+        &mut scope,
+        rt,
+        &sub,
+        &vars,
+        &frame.masker,
+        super::start::Part::All,
+    )
+    .map_err(|mut e| {
         e.message = frame.masker.mask(&e.message);
         e
     })?;

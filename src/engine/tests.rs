@@ -132,7 +132,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
             retries: 0,
             repeat_each: 1,
         };
-        let results = run_flows(rt, vec![loaded], opts).await.results;
+        let results = run_flows(rt, vec![loaded], opts, None).await.results;
         // As `runner run` does: the browser launched ahead for the flow (its `click` steps are
         // browser steps, faked here) is closed and its daemon ended, not left behind the test.
         rt_close.browser.wait_closed().await;
@@ -310,7 +310,8 @@ fn engine_futures_stay_small() {
         file: "flow.yaml".into(),
         steps: 1,
     };
-    let f = super::lifecycle::run_flow(&rt, loaded, info);
+    let servers = super::server::RunServers::default();
+    let f = super::lifecycle::run_flow(&rt, loaded, info, &servers);
     let size = std::mem::size_of_val(&f);
     assert!(size < 4096, "a flow's future takes {size} bytes");
 }

@@ -87,12 +87,16 @@ impl Console {
         sum: &Summary,
         artifacts: &std::path::Path,
     ) {
+        // Errors (the environment, a server that did not start) are counted apart from
+        // failures, as the reports count them.
+        let errors = match sum.errors {
+            0 => String::new(),
+            1 => ", 1 error".to_string(),
+            n => format!(", {n} errors"),
+        };
         let mut s = format!(
-            "\nflows: {} passed, {} failed, {} flaky, {} skipped",
-            sum.passed,
-            sum.failed + sum.errors,
-            sum.flaky,
-            sum.skipped
+            "\nflows: {} passed, {} failed{errors}, {} flaky, {} skipped",
+            sum.passed, sum.failed, sum.flaky, sum.skipped
         );
         if sum.interrupted > 0 {
             s.push_str(&format!(", {} interrupted", sum.interrupted));
@@ -104,7 +108,10 @@ impl Console {
             let step = r.steps.iter().find(|s| s.conclusion == Outcome::Failed);
             // The failing step, where it is (`file:line:col`), and why.
             let why = match (&r.error, step) {
-                (Some(e), _) => format!(": {}", clean(&e.message)),
+                (Some(e), _) => match &e.location {
+                    Some(loc) => format!(": at {loc}: {}", clean(&e.message)),
+                    None => format!(": {}", clean(&e.message)),
+                },
                 (None, Some(st)) => format!(
                     ": step `{}` at {}{}",
                     clean(&st.name),
@@ -129,6 +136,9 @@ impl Console {
                 .and_then(serde_json::Value::as_str)
             {
                 s.push_str(&format!("      screenshot: {shot}\n"));
+            }
+            if let Some(log) = &r.server_log {
+                s.push_str(&format!("      web server log: {log}\n"));
             }
         }
         if failed {
@@ -275,7 +285,14 @@ impl Listener for Console {
             secs(r.duration)
         );
         if let Some(e) = &r.error {
-            text.push_str(&format!("\n  {}: {}", e.kind.as_str(), clean(&e.message)));
+            let msg = clean(&e.message).replace('\n', "\n    ");
+            text.push_str(&format!("\n  {}: {msg}", e.kind.as_str()));
+            if let Some(loc) = &e.location {
+                text.push_str(&format!("\n  at {loc}"));
+                for line in super::diagnostics::excerpt(loc, self.reporter.color).lines() {
+                    text.push_str(&format!("\n  {line}"));
+                }
+            }
         }
         if let Ok(mut s) = self.state.lock()
             && let Some(bar) = s.bars.remove(&flow.index)

@@ -138,6 +138,41 @@ impl Writer {
         }
     }
 
+    /// A link to a server's log, copied under `assets/`.
+    fn log(&mut self, path: &str) -> String {
+        if !Path::new(path).is_file() {
+            return format!("web server log: {} (not written)", esc(path));
+        }
+        let name = format!("{}.log", self.assets.len() + 1);
+        self.assets.push((PathBuf::from(path), name.clone()));
+        format!("<a href=\"assets/{name}\">web server log</a>")
+    }
+
+    /// The run's servers: name, URL, start time, log, and why one was not there.
+    fn servers(&mut self, servers: &[crate::step::ServerInfo]) {
+        if servers.is_empty() {
+            return;
+        }
+        self.out.push_str("<table class=\"servers\"><tr><th>web server</th><th>url</th><th>start</th><th>log</th></tr>\n");
+        for s in servers {
+            let log = s.log.as_deref().map(|l| self.log(l)).unwrap_or_default();
+            let note = if s.reused { " (reused)" } else { "" };
+            self.out.push_str(&format!(
+                "<tr><td>{}</td><td>{}{note}</td><td>{} ms</td><td>{log}</td></tr>\n",
+                esc(&s.name),
+                esc(&s.url),
+                s.start_ms
+            ));
+            if let Some(e) = &s.error {
+                self.out.push_str(&format!(
+                    "<tr><td colspan=\"4\"><div class=\"error\">{}</div></td></tr>\n",
+                    esc(e)
+                ));
+            }
+        }
+        self.out.push_str("</table>\n");
+    }
+
     fn flow(&mut self, f: &Flow) {
         let status = if f.status == "passed" && f.flaky {
             "flaky"
@@ -154,6 +189,13 @@ impl Writer {
         if let Some(e) = &f.error {
             self.error(e, None);
         }
+        self.out
+            .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
+        if let Some(log) = &f.web_server_log {
+            let link = self.log(log);
+            self.out.push_str(&format!(" — {link}"));
+        }
+        self.out.push_str("</p>\n");
         if !f.retry_errors.is_empty() {
             self.out.push_str("<ol class=\"attempts\">");
             for (i, e) in f.retry_errors.iter().enumerate() {
@@ -219,6 +261,7 @@ pub(crate) fn report(r: &Report) -> Page {
         ("passed", true) => 1,
         _ => 0,
     };
+    w.servers(&r.web_servers);
     let mut flows: Vec<&Flow> = r.flows.iter().collect();
     flows.sort_by_key(|f| rank(f));
     for f in flows {

@@ -11,12 +11,15 @@ use serde_json::Value;
 use super::Summary;
 use crate::step::FlowResult;
 
-/// `{"run_id", "flows", "summary"}`.
+/// `{"run_id", "flows", "summary", "web_servers"}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Report {
     pub(crate) run_id: String,
     pub(crate) flows: Vec<Flow>,
     pub(crate) summary: Counts,
+    /// The run's servers (runner.toml's `[[web_server]]`): URL, start time, log.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) web_servers: Vec<crate::step::ServerInfo>,
 }
 
 /// The counts of a report.
@@ -46,6 +49,12 @@ pub(crate) struct Flow {
     /// Why each earlier run failed, when `--retries` ran the flow again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) retry_errors: Vec<Error>,
+    /// From the flow's start to its first step (web server, vars, browser context).
+    #[serde(default)]
+    pub(crate) setup_ms: u64,
+    /// Its own web server's log (absolute).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) web_server_log: Option<String>,
 }
 
 /// One step.
@@ -137,6 +146,7 @@ impl Report {
                 skipped: s.skipped,
                 duration_ms: u64::try_from(s.elapsed.as_millis()).unwrap_or(u64::MAX),
             },
+            web_servers: Vec::new(),
         }
     }
 
@@ -164,6 +174,8 @@ impl Report {
             }),
             flaky: false,
             retry_errors: Vec::new(),
+            setup_ms: 0,
+            web_server_log: None,
         }));
         self
     }
@@ -219,6 +231,8 @@ mod tests {
             error: Some(StepError::new(ErrorKind::Environment, "no sh")),
             flaky: true,
             retry_errors: Vec::new(),
+            setup: Duration::from_millis(3),
+            server_log: None,
         };
         let s = Summary::of(
             std::slice::from_ref(&r),

@@ -99,6 +99,30 @@ pub(crate) struct FlowResult {
     /// Why each earlier run of the flow failed, when `--retries` ran it again (in order).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) retry_errors: Vec<StepError>,
+    /// From the flow's start to its first step: its web server's start, its vars, its browser
+    /// context.
+    #[serde(serialize_with = "millis", rename = "setup_ms")]
+    pub(crate) setup: Duration,
+    /// Its own web server's log (absolute), when it started a command.
+    #[serde(skip_serializing_if = "Option::is_none", rename = "web_server_log")]
+    pub(crate) server_log: Option<String>,
+}
+
+/// A run-level web server as reports show it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub(crate) struct ServerInfo {
+    pub(crate) name: String,
+    pub(crate) url: String,
+    /// Its log (absolute; none when runner started nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) log: Option<String>,
+    /// How long its start took, readiness included.
+    pub(crate) start_ms: u64,
+    /// Found answering before the start (`reuse_existing`): runner started nothing.
+    pub(crate) reused: bool,
+    /// Why it was not there for the whole run: it did not start, or exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<String>,
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

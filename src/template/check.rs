@@ -24,10 +24,23 @@ pub(crate) struct Scope<'a> {
     pub(crate) all_steps: &'a HashSet<String>,
     /// The outputs of steps whose outputs are known ahead, by step id.
     pub(crate) outputs: &'a HashMap<String, &'static [&'static str]>,
-    /// Whether `web_server.*` exists here (the flow has one, or it is a `_` sub-flow that runs
-    /// with its parent's).
-    pub(crate) web_server: bool,
+    /// What `web_server.*` holds here.
+    pub(crate) web_server: Servers<'a>,
 }
+
+/// What `web_server.*` may read where a template is rendered.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Servers<'a> {
+    /// The flow has a server of its own: `web_server.url`, `web_server.port`.
+    pub(crate) own: bool,
+    /// The run-level servers' names: `web_server.<name>.url`, `web_server.<name>.port`.
+    pub(crate) shared: &'a [String],
+    /// Not known here (a `_` sub-flow runs with its caller's): nothing is checked.
+    pub(crate) any: bool,
+}
+
+/// What a server's entry in `web_server` holds.
+const SERVER_FIELDS: [&str; 2] = ["url", "port"];
 
 /// Parses `src` as a template and checks the names it reads.
 pub(crate) fn check_template(t: &Templates, src: &str, scope: &Scope<'_>) -> Vec<TemplateIssue> {
@@ -254,13 +267,8 @@ fn name_issue(t: &Templates, src: &str, name: &str, scope: &Scope<'_>) -> Option
             help,
         ));
     }
-    if root == "web_server" && !scope.web_server && !guarded(src, name) {
-        return Some(issue(
-            src,
-            root,
-            "`web_server` is not defined: this flow has no `web_server:`".to_string(),
-            Some("add `web_server: { static: DIR }` (or `command` + `url`), or use a var for the URL".into()),
-        ));
+    if root == "web_server" && !scope.web_server.any && !guarded(src, name) {
+        return server_issue(src, name, key, field, scope.web_server);
     }
     let key = key?;
     if guarded(src, name) {
@@ -285,6 +293,76 @@ fn name_issue(t: &Templates, src: &str, name: &str, scope: &Scope<'_>) -> Option
         "steps" => step_issue(src, name, key, field, scope),
         _ => None,
     }
+}
+
+/// `web_server`, `web_server.<key>` or `web_server.<name>.<field>`: the flow's own server's
+/// `url` and `port`, or a run-level server's.
+fn server_issue(
+    src: &str,
+    name: &str,
+    key: Option<&str>,
+    field: Option<&str>,
+    servers: Servers<'_>,
+) -> Option<TemplateIssue> {
+    let shared = || {
+        servers
+            .shared
+            .iter()
+            .map(|n| format!("`web_server.{n}.url`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let none = || {
+        let help = if servers.shared.is_empty() {
+            "add `web_server: { static: DIR }` (or `command` + `url`), or use a var for the URL"
+                .to_string()
+        } else {
+            format!("the run's servers (runner.toml) are {}", shared())
+        };
+        Some(issue(
+            src,
+            "web_server",
+            "`web_server` is not defined: this flow has no `web_server:`".to_string(),
+            Some(help),
+        ))
+    };
+    let Some(key) = key else {
+        return (!servers.own && servers.shared.is_empty())
+            .then(none)
+            .flatten();
+    };
+    if SERVER_FIELDS.contains(&key) {
+        return if servers.own { None } else { none() };
+    }
+    if servers.shared.iter().any(|n| n == key) {
+        return match field {
+            Some(f) if !SERVER_FIELDS.contains(&f) => Some(issue(
+                src,
+                name,
+                format!("`web_server.{key}` has no `{f}`"),
+                Some(format!(
+                    "a server has `url` and `port`: `web_server.{key}.url`"
+                )),
+            )),
+            _ => None,
+        };
+    }
+    let mut known: Vec<&str> = Vec::new();
+    if servers.own {
+        known.extend(SERVER_FIELDS);
+    }
+    known.extend(servers.shared.iter().map(String::as_str));
+    let help = match crate::source::did_you_mean(key, known.iter().copied()) {
+        Some(s) => format!("did you mean `web_server.{s}`?"),
+        None if servers.shared.is_empty() => "a flow's server has `web_server.url` and `web_server.port`; run-level servers are `[[web_server]]` in runner.toml".into(),
+        None => format!("the run's servers are {}", shared()),
+    };
+    Some(issue(
+        src,
+        name,
+        format!("unknown `web_server.{key}`: no such server or field"),
+        Some(help),
+    ))
 }
 
 /// `steps.<key>.<field>`: a step that has run before, and an output it has.
@@ -394,7 +472,7 @@ mod tests {
             steps_before: &steps,
             all_steps: &steps,
             outputs: &HashMap::new(),
-            web_server: false,
+            web_server: Servers::default(),
         };
         assert!(
             check_template(&t, "hi {{ vars.user }} {{ steps.build.stdout }}", &scope).is_empty()
@@ -420,7 +498,7 @@ mod tests {
             steps_before: &none,
             all_steps: &none,
             outputs: &HashMap::new(),
-            web_server: false,
+            web_server: Servers::default(),
         };
         for ok in [
             "{{ vars.base_url | default('http://localhost') }}",

@@ -10,6 +10,7 @@ use crate::config::profiles::Registry;
 use crate::config::schema::at_value;
 use crate::source::{Diagnostic, SourceFile, SpanMap};
 use crate::template::Templates;
+use crate::template::check::Servers;
 
 /// Everything a check needs to point into the file.
 pub(crate) struct Ctx<'a> {
@@ -21,6 +22,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) templates: &'a Templates,
     /// Vars given on the command line.
     pub(crate) extra_vars: &'a [String],
+    /// The run-level servers' names (`[[web_server]]` of runner.toml).
+    pub(crate) servers: &'a [String],
 }
 
 /// What the flow's steps declare, for the checks that refer to them.
@@ -35,9 +38,9 @@ pub(super) struct Declared<'a> {
     pub(super) all_steps: HashSet<String>,
     /// What `steps.<id>.*` may read, where the outputs are known ahead.
     pub(super) outputs: HashMap<String, &'static [&'static str]>,
-    /// Whether `web_server.*` exists: the flow has one, or it is a `_` sub-flow (which runs with
-    /// its parent's).
-    pub(super) web_server: bool,
+    /// What `web_server.*` holds: the flow's own server, the run's; anything in a `_` sub-flow
+    /// (which runs with its caller's).
+    pub(super) web_server: Servers<'a>,
 }
 
 impl<'a> Declared<'a> {
@@ -72,7 +75,11 @@ impl<'a> Declared<'a> {
             agent_steps,
             all_steps,
             outputs,
-            web_server: c.flow.web_server.is_some() || sub_flow,
+            web_server: Servers {
+                own: c.flow.web_server.is_some(),
+                shared: c.servers,
+                any: sub_flow,
+            },
         }
     }
 }

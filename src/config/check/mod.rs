@@ -10,3 +10,4 @@ mod templates;
 
 pub(crate) use context::Ctx;
 pub(crate) use flow::check_flow;
+pub(crate) use templates::server_templates;

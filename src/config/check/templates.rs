@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::context::{Ctx, Declared};
 use crate::source::{Diagnostic, pointer_push};
-use crate::template::check::Scope;
+use crate::template::check::{Scope, Servers};
 use crate::template::{TemplateIssue, check_expression, check_template, is_template};
 
 /// The names templates may read, gathered once for the whole flow.
@@ -75,32 +75,45 @@ impl<'a> TemplateNames<'a> {
         }
     }
 
-    /// The web server starts before vars are rendered (they may read its URL): it sees `env`,
-    /// `flow` and `run` only.
+    /// The web server starts after the vars before the first one that reads `web_server` (the
+    /// others may read its URL): it sees those vars, the secrets, `env`, `flow` and `run`, its
+    /// own `web_server.port` / `web_server.url` and the run's servers.
     pub(super) fn web_server(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let Some(v) = c.value.get("web_server") else {
             return;
         };
-        let early = Scope {
-            vars: &self.none,
-            secrets: &self.none,
+        let early: HashSet<String> = c
+            .extra_vars
+            .iter()
+            .cloned()
+            .chain(c.flow.early_vars().map(str::to_string))
+            .collect();
+        let scope = Scope {
+            vars: &early,
+            secrets: &self.secrets,
             steps_before: &self.none,
             all_steps: &self.none,
             outputs: &self.d.outputs,
-            web_server: false,
+            web_server: Servers {
+                own: true,
+                ..self.d.web_server
+            },
         };
         let mut found = Vec::new();
-        strings(c, "/web_server", v, &early, &mut found);
+        strings(c, "/web_server", v, &scope, &mut found);
         out.extend(found.into_iter().map(|mut d| {
-            if ["unknown var", "unknown secret", "unknown step"]
+            if ["unknown var", "unknown step"]
                 .iter()
                 .any(|p| d.message.starts_with(p))
             {
                 d.message = format!(
-                    "{} here: the web server starts before vars, secrets and steps",
+                    "{} here: the web server starts before the steps and before the first var that reads `web_server`",
                     d.message
                 );
-                d.help = Some("`web_server` can read `env`, `flow` and `run`".into());
+                d.help = Some(
+                    "`web_server` can read `env`, `secrets`, `flow`, `run` and the vars above the first one that reads `web_server`"
+                        .into(),
+                );
             }
             d
         }));
@@ -203,4 +216,58 @@ fn located(c: &Ctx<'_>, ptr: &str, issue: TemplateIssue) -> Diagnostic {
         d = d.with_help(h);
     }
     d
+}
+
+/// The templates of a run-level server (`[[web_server]]` at `ptr` of the project file): they
+/// may read `env`, `run` and the server's own `web_server.port` / `web_server.url`.
+pub(crate) fn server_templates(
+    file: &crate::source::SourceFile,
+    spans: &crate::source::SpanMap,
+    ptr: &str,
+    v: &Value,
+    out: &mut Vec<Diagnostic>,
+) {
+    match v {
+        Value::String(s) if is_template(s) => {
+            let none = HashSet::new();
+            let outputs = std::collections::HashMap::new();
+            let scope = Scope {
+                vars: &none,
+                secrets: &none,
+                steps_before: &none,
+                all_steps: &none,
+                outputs: &outputs,
+                web_server: Servers {
+                    own: true,
+                    ..Servers::default()
+                },
+            };
+            let templates = crate::template::Templates::new();
+            for issue in check_template(&templates, s, &scope) {
+                let span = match spans.get(ptr) {
+                    Some(sp) => match sp.content_start {
+                        Some(start) => start + issue.offset..start + issue.offset + issue.len,
+                        None => sp.value.clone(),
+                    },
+                    None => spans.nearest(ptr).map_or(0..0, |sp| sp.value.clone()),
+                };
+                let mut d = Diagnostic::error(file, span, issue.message).with_pointer(ptr);
+                if let Some(h) = issue.help {
+                    d = d.with_help(h);
+                }
+                out.push(d);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                server_templates(file, spans, &pointer_push(ptr, &i.to_string()), item, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                server_templates(file, spans, &pointer_push(ptr, k), item, out);
+            }
+        }
+        _ => {}
+    }
 }

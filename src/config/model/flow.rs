@@ -45,16 +45,85 @@ pub(crate) struct Flow {
     pub(crate) outputs: IndexMap<String, Value>,
 }
 
-/// `web_server:`.
+/// `web_server:` of a flow, or one `[[web_server]]` of the project file (a run-level server,
+/// which has a `name`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WebServer {
+    /// A run-level server's name (`{{ web_server.<name>.url }}`, `web_server/<name>.log`); a
+    /// flow's server is `server` unless named.
+    pub(crate) name: Option<String>,
     #[serde(rename = "static")]
     pub(crate) static_dir: Option<String>,
     pub(crate) command: Option<Command>,
     pub(crate) url: Option<String>,
+    /// The port the command listens on: a number, or `auto` (a free port, given as `$PORT`).
+    pub(crate) port: Option<Port>,
+    /// More environment for the command (on top of runner's and the flow's `env`).
+    #[serde(default)]
+    pub(crate) env: IndexMap<String, Scalar>,
+    /// The command's working directory (relative to the flow's, or the project file's, directory).
+    pub(crate) cwd: Option<String>,
     pub(crate) ready_timeout: Option<String>,
+    /// Between SIGTERM and SIGKILL when the server is stopped (default 5s).
+    pub(crate) stop_timeout: Option<String>,
+    /// When the URL already answers: use it and start nothing (default: a flow's, off; the
+    /// run's, on unless `CI` is set).
+    pub(crate) reuse_existing: Option<bool>,
 }
+
+/// `web_server.port`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub(crate) enum Port {
+    Fixed(u16),
+    Keyword(PortKeyword),
+}
+
+/// The one word `port` takes.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PortKeyword {
+    /// A free port picked for each start.
+    Auto,
+}
+
+impl WebServer {
+    /// Its name, else `server`.
+    pub(crate) fn name_or_default(&self) -> String {
+        self.name.clone().unwrap_or_else(|| "server".to_string())
+    }
+
+    /// The rules the types alone do not enforce: a folder or a command, a command with a
+    /// `url` or a `port`, nothing a folder does not use.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let by_static = self.static_dir.is_some();
+        let by_command = self.command.is_some() && (self.url.is_some() || self.port.is_some());
+        if by_static == by_command {
+            return Err(WEB_SERVER_FORMS.into());
+        }
+        if by_static
+            && (self.port.is_some()
+                || !self.env.is_empty()
+                || self.cwd.is_some()
+                || self.url.is_some()
+                || self.reuse_existing.is_some())
+        {
+            return Err(
+                "`web_server.static` serves a folder: `url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command`"
+                    .into(),
+            );
+        }
+        if self.port == Some(Port::Fixed(0)) {
+            return Err("`web_server.port` must be 1-65535, or `auto`".into());
+        }
+        Ok(())
+    }
+}
+
+/// What `web_server` must have.
+pub(crate) const WEB_SERVER_FORMS: &str =
+    "`web_server` needs either `static`, or `command` with `url` or `port`";
 
 /// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
 /// minimums), checked on a whole flow (the drift tests compare it with the schema).
@@ -81,23 +150,36 @@ impl Flow {
             .any(|s| matches!(s.action, Action::LinkState(_)))
     }
 
+    /// The vars rendered before the flow's web server starts: those above the first var that
+    /// reads `web_server` (the engine renders the rest once the server is up).
+    pub(crate) fn early_vars(&self) -> impl Iterator<Item = &str> {
+        self.vars
+            .iter()
+            .take_while(|(_, v)| !reads_web_server(v))
+            .map(|(k, _)| k.as_str())
+    }
+
     /// The flow-level rules the types alone do not enforce.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.steps.is_empty() {
             return Err("`steps` must not be empty".into());
         }
         if let Some(ws) = &self.web_server {
-            let by_static = ws.static_dir.is_some();
-            let by_command = ws.command.is_some() && ws.url.is_some();
-            if by_static == by_command {
-                return Err(
-                    "`web_server` needs either `static`, or both `command` and `url`".into(),
-                );
-            }
+            ws.check()?;
         }
         if let Some(b) = &self.browser {
             b.check()?;
         }
         Ok(())
+    }
+}
+
+/// Whether a value's templates mention `web_server`.
+pub(crate) fn reads_web_server(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("{{") && s.contains("web_server"),
+        Value::Array(a) => a.iter().any(reads_web_server),
+        Value::Object(m) => m.values().any(reads_web_server),
+        _ => false,
     }
 }

@@ -67,8 +67,8 @@ impl Site<'_> {
 
     /// `web_server` with neither form.
     pub(super) fn web_server(&self) -> Diagnostic {
-        self.at_value("`web_server` needs either `static`, or both `command` and `url`")
-            .with_help("serve a folder with `static: ./site`, or start a server with `command` and poll `url`")
+        self.at_value(crate::config::model::WEB_SERVER_FORMS)
+            .with_help("serve a folder with `static: ./site`, or start a server with `command` and wait for its `url` (or `port`)")
     }
 
     /// A value that fits none of the forms the key takes: the schema's description of them.

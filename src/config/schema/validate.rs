@@ -81,7 +81,11 @@ impl Document<'_> {
             }
             ValidationErrorKind::OneOfNotValid { .. }
             | ValidationErrorKind::OneOfMultipleValid { .. }
-                if site.pointer == "/web_server" =>
+                if site.pointer == "/web_server"
+                    || site
+                        .pointer
+                        .strip_prefix("/web_server/")
+                        .is_some_and(|i| i.parse::<usize>().is_ok()) =>
             {
                 out.push(site.web_server());
             }

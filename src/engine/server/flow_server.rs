@@ -1,0 +1,89 @@
+//! A flow's own `web_server`: started before its steps with the flow's scope (the vars above
+//! the first one that reads `web_server`, its secrets, `env` with the flow's `env:`), its log in
+//! the flow's artifacts.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::launch::{Place, launch, name_of};
+use super::process::Server;
+use crate::config::flows::LoadedFlow;
+use crate::config::model::reads_web_server;
+use crate::engine::context::Scope;
+use crate::engine::render::template_error;
+use crate::engine::runtime::Runtime;
+use crate::step::StepError;
+
+/// Starts the flow's `web_server`, if it has one; `flow_dir` is the flow's artifacts directory
+/// (its log goes to `web_server/<name>.log` there). `shared` is what `web_server` holds before
+/// (the run's servers).
+pub(crate) async fn start_for_flow(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &Scope,
+    shared: &Value,
+    flow_dir: &Path,
+) -> Result<Option<Server>, StepError> {
+    let Some(ws) = &loaded.flow.web_server else {
+        return Ok(None);
+    };
+    // `env.X` in the server's strings, and the server's environment, have the flow's `env:`
+    // (those entries that read neither `web_server` nor the vars rendered after it).
+    let mut scope = scope.clone();
+    let early = loaded.flow.early_vars().count();
+    let late: Vec<String> = loaded
+        .flow
+        .vars
+        .keys()
+        .skip(early)
+        .map(|k| format!("vars.{k}"))
+        .collect();
+    let mut flow_env = Vec::new();
+    for (k, v) in &loaded.flow.env {
+        let raw = Value::String(v.to_string());
+        // Not there yet: `web_server` itself, and the vars rendered once it is up.
+        if reads_web_server(&raw) || late.iter().any(|l| v.to_string().contains(l.as_str())) {
+            continue;
+        }
+        let ptr = format!("/env/{}", crate::source::pointer_escape(k));
+        let text = rt
+            .templates
+            .render_str(&v.to_string(), &scope.context())
+            .map_err(|e| template_error(loaded, &ptr, e))?;
+        flow_env.push((k.clone(), text));
+    }
+    let mut env = (*scope.env).clone();
+    for (k, v) in &flow_env {
+        env.insert(k.clone(), Value::String(v.clone()));
+    }
+    scope.env = Arc::new(env);
+    let mut render = |src: &str, ptr: &str, known: &Value| -> Result<String, StepError> {
+        let mut ws_value = shared.clone();
+        if let (Some(m), Some(k)) = (ws_value.as_object_mut(), known.as_object()) {
+            m.extend(k.clone());
+        }
+        scope.set_web_server(Some(ws_value));
+        rt.templates
+            .render_str(src, &scope.context())
+            .map_err(|e| template_error(loaded, ptr, e))
+    };
+    let name = name_of(ws);
+    if let Some(dir) = &ws.static_dir {
+        let dir = render(dir, "/web_server/static", &Value::Null)?;
+        return Server::serve_static(&name, &loaded.dir.join(dir))
+            .await
+            .map(Some);
+    }
+    let place = Place {
+        ptr: "/web_server",
+        dir: &loaded.dir,
+        env: flow_env,
+        log: flow_dir.join("web_server").join(format!("{name}.log")),
+        artifacts: rt.artifacts.clone(),
+        reuse_by_default: false,
+    };
+    let l = launch(ws, place, &mut render)?;
+    Server::start(l, &rt.cancel).await.map(Some)
+}

@@ -1,0 +1,156 @@
+//! The run's servers (`[[web_server]]` of runner.toml): started once before the first flow,
+//! shared by every flow and worker, stopped after the last flow. Flows read them as
+//! `web_server.<name>.url` / `.port`; one that failed to start fails every flow, and one that
+//! exits while flows run fails them, naming it.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::launch::{Place, in_ci, launch, name_of};
+use super::process::Server;
+use crate::config::project::ServersSpec;
+use crate::engine::render::template_error_in;
+use crate::step::{ServerInfo, StepError};
+use crate::template::Templates;
+
+/// The run's servers once started (or the error that stopped one from starting).
+#[derive(Default)]
+pub(crate) struct RunServers {
+    servers: Vec<Server>,
+    failed: Option<StepError>,
+    /// `web_server.<name>`: `{url, port}`, for the flows' templates.
+    values: Map<String, Value>,
+    info: Vec<ServerInfo>,
+}
+
+/// What starting the run's servers reads from the run.
+pub(crate) struct RunContext<'a> {
+    pub(crate) templates: &'a Templates,
+    pub(crate) env: &'a Map<String, Value>,
+    pub(crate) run: Value,
+    pub(crate) artifacts: &'a Path,
+    pub(crate) cancel: &'a CancellationToken,
+}
+
+impl RunServers {
+    /// Starts every server of `spec` in order; stops at the first that fails (the ones started
+    /// stay up until [`RunServers::stop`]).
+    pub(crate) async fn start(spec: Option<&ServersSpec>, cx: &RunContext<'_>) -> RunServers {
+        let mut out = RunServers::default();
+        let Some(spec) = spec else { return out };
+        for (i, ws) in spec.servers.iter().enumerate() {
+            let name = name_of(ws);
+            match start_one(spec, i, cx).await {
+                Ok(s) => {
+                    out.values
+                        .insert(name, json!({ "url": s.url, "port": s.port }));
+                    out.info.push(info_of(&s));
+                    out.servers.push(s);
+                }
+                Err(e) => {
+                    out.info.push(ServerInfo {
+                        name: name.clone(),
+                        url: String::new(),
+                        log: Some(cx.artifacts.join(log_rel(&name)).display().to_string()),
+                        start_ms: 0,
+                        reused: false,
+                        error: Some(e.message.clone()),
+                    });
+                    out.failed = Some(StepError {
+                        message: format!(
+                            "the run's web server `{name}` (runner.toml) did not start: {}",
+                            e.message
+                        ),
+                        ..e
+                    });
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// `web_server.<name>` of each server.
+    pub(crate) fn values(&self) -> &Map<String, Value> {
+        &self.values
+    }
+
+    /// Why flows cannot run: a server did not start.
+    pub(crate) fn failed(&self) -> Option<&StepError> {
+        self.failed.as_ref()
+    }
+
+    /// Why a server that was up is gone, if one has exited by itself.
+    pub(crate) async fn died(&self) -> Option<String> {
+        for s in &self.servers {
+            if let Some(why) = s.died().await {
+                return Some(why.replace("while the flow ran", "while the run's flows ran"));
+            }
+        }
+        None
+    }
+
+    /// Stops every server (each command's whole process group); returns what reports show.
+    pub(crate) async fn stop(&mut self) -> Vec<ServerInfo> {
+        for (s, info) in self.servers.iter().zip(self.info.iter_mut()) {
+            if let Some(why) = s.died().await {
+                info.error = Some(why);
+            }
+            s.stop().await;
+        }
+        std::mem::take(&mut self.info)
+    }
+}
+
+/// `web_server/<name>.log`.
+fn log_rel(name: &str) -> String {
+    format!("web_server/{name}.log")
+}
+
+/// What reports show of a server that started (its log's path absolute).
+fn info_of(s: &Server) -> ServerInfo {
+    ServerInfo {
+        name: s.name.clone(),
+        url: s.url.clone(),
+        log: s.log().map(|l| l.display().to_string()),
+        start_ms: u64::try_from(s.started_in.as_millis()).unwrap_or(u64::MAX),
+        reused: s.reused,
+        error: None,
+    }
+}
+
+/// Starts the `i`-th server of the project file.
+async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<Server, StepError> {
+    let ws = &spec.servers[i];
+    let name = name_of(ws);
+    let ptr = format!("/web_server/{i}");
+    let mut render = |src: &str, at: &str, known: &Value| -> Result<String, StepError> {
+        let ctx = minijinja::Value::from_serialize(
+            json!({ "env": cx.env, "run": cx.run, "web_server": known }),
+        );
+        cx.templates
+            .render_str(src, &ctx)
+            .map_err(|e| template_error_in(&spec.doc, at, e))
+    };
+    if let Some(dir) = &ws.static_dir {
+        let dir = render(dir, &format!("{ptr}/static"), &Value::Null)?;
+        return Server::serve_static(&name, &spec.dir.join(dir)).await;
+    }
+    let dir = if spec.dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        &spec.dir
+    };
+    let place = Place {
+        ptr: &ptr,
+        dir,
+        env: Vec::new(),
+        log: cx.artifacts.join(log_rel(&name)),
+        artifacts: cx.artifacts.to_path_buf(),
+        reuse_by_default: !in_ci(),
+    };
+    let l = launch(ws, place, &mut render)?;
+    Server::start(l, cx.cancel).await
+}
