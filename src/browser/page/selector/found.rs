@@ -9,4 +9,6 @@ pub(super) struct Found {
     pub(super) count: usize,
     pub(super) matches: Vec<String>,
     pub(super) kind: ElementKind,
+    /// What the look-up read of the element when asked (`Read`): its text or value.
+    pub(super) read: Option<String>,
 }

@@ -24,6 +24,7 @@ pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element
 pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
 pub(crate) use resolve::{
-    Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_one,
+    Read, Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_now_one_reading,
+    resolve_one,
 };
 pub(crate) use text::normalize;
