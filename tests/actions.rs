@@ -293,6 +293,10 @@ fn pointer_checks_hold_for_an_element_found_by_role() {
     assert_eq!(value(&report, "out"), "");
     let disabled = failure(&report, "disabled");
     assert!(disabled.contains("it is disabled"), "{disabled}");
-    let last = report["flows"][0]["steps"].as_array().unwrap().last().unwrap();
+    let last = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
     assert_eq!(last["outcome"], "passed", "{report}");
 }

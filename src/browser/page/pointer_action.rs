@@ -140,7 +140,12 @@ async fn attempt(
     };
     let verify = call(
         &verify_fn(),
-        &[json!(MISSED), guard.frame.clone(), json!(guard.handle), json!(want)],
+        &[
+            json!(MISSED),
+            guard.frame.clone(),
+            json!(guard.handle),
+            json!(want),
+        ],
     );
     // The input goes to the element as it was resolved: agent-browser finds a ref again by
     // its role and name, as its `check` does after a click that re-renders the list.
@@ -255,7 +260,12 @@ async fn send(
 async fn disarm(session: &mut Session, guard: &Guard) -> Option<String> {
     let js = call(
         &verify_fn(),
-        &[json!(""), guard.frame.clone(), json!(guard.handle), json!("")],
+        &[
+            json!(""),
+            guard.frame.clone(),
+            json!(guard.handle),
+            json!(""),
+        ],
     );
     let v = session.eval(&js, std::time::Duration::from_secs(2)).await;
     let why = v.ok()?;
