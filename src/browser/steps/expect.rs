@@ -12,7 +12,7 @@ use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::browser::page::selector::{
-    Alt, Poll, Read, alternatives, element_eval, is_visible, normalize, resolve_now_one,
+    Alt, Poll, Read, alternatives, element_eval, is_visible, normalize, read_now, resolve_now_one,
     resolve_now_one_reading,
 };
 use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
@@ -320,20 +320,7 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
                     ),
                 ),
                 Some(r) => {
-                    let got = match r.read {
-                        Some(got) => got,
-                        None => {
-                            let selector = r.target;
-                            let get = if key == "text" {
-                                Command::GetText { selector }
-                            } else {
-                                Command::GetValue { selector }
-                            };
-                            let data = session.send(get, t).await?;
-                            let got = data.get(key).and_then(Value::as_str).unwrap_or_default();
-                            got.to_string()
-                        }
-                    };
+                    let got = read_now(session, r, read, t).await?;
                     let got = got.as_str();
                     let got = if key == "text" {
                         normalize(got)

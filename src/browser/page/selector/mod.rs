@@ -20,7 +20,7 @@ mod resolve;
 mod text;
 
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
-pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element};
+pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element, read_now};
 pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
 pub(crate) use resolve::{

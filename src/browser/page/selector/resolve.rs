@@ -51,7 +51,7 @@ pub(crate) enum Read {
 
 impl Read {
     /// The page script's word for it.
-    pub(super) fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Read::Text => "text",
             Read::Value => "value",
