@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::resolve::{Read, Resolved};
+use super::found::Read;
+use super::resolve::Resolved;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;

@@ -8,8 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::Alt;
-use super::found::Found;
-use super::resolve::Read;
+use super::found::{Found, Read};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::alternative::{Alt, alternatives};
-use super::found::Found;
+use super::found::{Found, Read};
 use super::poll::Poll;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -39,24 +39,6 @@ pub(crate) struct Resolved {
     /// What the look-up read of it in the same call, when asked (`resolve_now_reading`) and it
     /// could (an element found by CSS or text; not a ref).
     pub(crate) read: Option<String>,
-}
-
-/// What a look-up reads of the element it finds, in the same page call: what agent-browser's
-/// `get text` (`innerText`, else `textContent`) or `get value` would read.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Read {
-    Text,
-    Value,
-}
-
-impl Read {
-    /// The page script's word for it.
-    pub(crate) fn word(self) -> &'static str {
-        match self {
-            Read::Text => "text",
-            Read::Value => "value",
-        }
-    }
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.
