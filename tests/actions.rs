@@ -257,3 +257,46 @@ fn a_click_that_opens_a_dialog_leaves_no_guard_behind() {
     let Ran { code, report, .. } = run(&flow("actions.html", steps));
     assert_eq!(code, 0, "{report}");
 }
+
+/// The same checks for an element found by role (a ref of the snapshot, which runner names to
+/// its page scripts through an event agent-browser dispatches on it): a card that would take
+/// the click, a button that runs from the pointer and a disabled button each fail saying why;
+/// a veil that lifts is waited for.
+#[test]
+fn pointer_checks_hold_for_an_element_found_by_role() {
+    let steps = r##"  - id: card
+    click: { role: button, text: Has a card }
+    timeout: 1s
+    continue_on_error: true
+  - id: runaway
+    click: { role: button, text: Run away }
+    timeout: 1s
+    continue_on_error: true
+  - eval: "document.body.insertAdjacentHTML('beforeend', '<button id=off disabled onclick=\"out(1)\">Switched off</button>')"
+  - id: disabled
+    click: { role: button, text: Switched off }
+    timeout: 1s
+    continue_on_error: true
+  - id: out
+    eval: "document.getElementById('out').textContent"
+  - eval: "startVeil()"
+  - click: { role: button, text: Under the veil }
+    timeout: 5s
+  - expect: { text: { target: "#out", equals: veiled clicked } }
+"##;
+    let Ran { report, .. } = run(&flow("actions.html", steps));
+    let card = failure(&report, "card");
+    assert!(card.contains("div#card"), "{card}");
+    assert!(card.contains("would receive the click"), "{card}");
+    let runaway = failure(&report, "runaway");
+    assert!(runaway.contains("would receive the click"), "{runaway}");
+    assert_eq!(value(&report, "out"), "");
+    let disabled = failure(&report, "disabled");
+    assert!(disabled.contains("it is disabled"), "{disabled}");
+    let last = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert_eq!(last["outcome"], "passed", "{report}");
+}

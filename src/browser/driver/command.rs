@@ -75,6 +75,15 @@ pub(crate) enum Command {
         direction: String,
         amount: u64,
     },
+    /// `dispatch TARGET EVENT`: an event of type `event` (`new Event(event, event_init)`)
+    /// dispatched on the element, which a page script listening for it then knows (runner
+    /// reaches an element found through the snapshot, `@e5`, this way).
+    Dispatch {
+        selector: String,
+        event: String,
+        #[serde(rename = "eventInit")]
+        event_init: Value,
+    },
     #[serde(rename = "scrollintoview")]
     ScrollIntoView {
         selector: String,
@@ -358,6 +367,7 @@ impl Command {
             | Command::Select { selector, .. }
             | Command::Upload { selector, .. }
             | Command::ScrollIntoView { selector }
+            | Command::Dispatch { selector, .. }
             | Command::GetText { selector }
             | Command::GetValue { selector }
             | Command::GetBox { selector }
@@ -389,6 +399,7 @@ impl Command {
             Command::Keyboard { .. } => "keyboard",
             Command::Scroll { .. } => "scroll",
             Command::ScrollIntoView { .. } => "scrollintoview",
+            Command::Dispatch { .. } => "dispatch",
             Command::Frame { .. } | Command::MainFrame => "frame",
             Command::Dialog { .. } => "dialog",
             Command::TabSwitch { .. } | Command::TabClose { .. } => "tab",
@@ -454,6 +465,10 @@ impl Command {
             } => std::iter::once(s(selector))
                 .chain(list.iter().cloned())
                 .collect(),
+            // The daemon's only (the CLI has no `dispatch`): never a session's first command.
+            Command::Dispatch {
+                selector, event, ..
+            } => vec![s(selector), s(event)],
             Command::Press { key } => vec![s(key)],
             Command::Keyboard { subaction, text } => vec![s(subaction.word()), s(text)],
             Command::Scroll { direction, amount } => vec![s(direction), amount.to_string()],

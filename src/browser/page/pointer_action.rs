@@ -15,6 +15,14 @@
 //! click already takes one frame, Chromium's floor): the guard compares the element's box at
 //! the check, at the next animation frame and when the input arrives, and stops an input that
 //! meets a moved element. So a click stays one frame, where Playwright waits two or three.
+//!
+//! An element found through the snapshot (a ref, `@e5`, as role selectors give) has no handle
+//! of runner's: the batch names it to the arm with an event agent-browser dispatches on it
+//! (`dispatch`), and the arm checks and guards it as that event arrives. One that cannot take
+//! the action then gets a guard that stops all of the action's events, and the verification
+//! says why (Playwright's hit-target check works the same way: the input is sent, and stopped
+//! if it would reach another element). So a ref's action is one round trip too, where it was
+//! three (its box read, the element with that box marked, then the batch).
 
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -22,7 +30,7 @@ use tokio::time::Instant;
 use super::fits::fits;
 use super::label::control_of;
 use super::scripts;
-use super::selector::{Poll, Resolved, element_args, left, mark, resolve_one};
+use super::selector::{Poll, Resolved, element_args, left, resolve_one};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
@@ -34,6 +42,10 @@ const NOT_READY: &str = "runner: not ready: ";
 
 /// What an error says when the input reached another element (or none).
 const MISSED: &str = "runner: missed: ";
+
+/// The event agent-browser dispatches on an element found through the snapshot (a ref), so
+/// the arm knows it.
+const ARM_EVENT: &str = "runner-arm";
 
 /// agent-browser's own hit test, which refuses a covered element at once.
 const COVERED: &str = "is covered by";
@@ -57,7 +69,7 @@ pub(crate) async fn pointer(
         let r = control_of(session, command, r).await?;
         fits(command, &r)?;
         if force {
-            let read = send(session, command, &r, (None, None), deadline).await?;
+            let read = send(session, command, &r, (Vec::new(), None), deadline).await?;
             return Ok((r, read));
         }
         let why = match attempt(session, command, &r, deadline).await? {
@@ -96,35 +108,48 @@ async fn attempt(
     r: &Resolved,
     deadline: Instant,
 ) -> Result<Result<Vec<Value>, String>, StepError> {
-    // An element found through the snapshot (`@e5`) is marked by its box, so the page
-    // scripts reach it.
-    let handle = if r.target.starts_with('@') {
-        let t = left(deadline);
-        match mark(session, &r.target, r.frame.as_deref(), t).await? {
-            Some(h) => h,
-            None => return Ok(Err("it has no box on the page".to_string())),
-        }
-    } else {
-        r.target.clone()
-    };
+    let guard = Guard::of(session, r);
     let arm_fn = bind(
         scripts::HIT_ARM,
         &[scripts::FRAME_DOCUMENT, &scripts::actionable()],
     );
-    let [frame, h, _] = element_args(session, &handle, &[]);
     let arm = call(
         &arm_fn,
-        &[json!(NOT_READY), frame.clone(), h.clone(), json!(command)],
+        &[
+            json!(NOT_READY),
+            guard.frame.clone(),
+            json!(guard.handle),
+            json!(command),
+            json!(guard.via),
+        ],
     );
+    let mut before = vec![Command::eval(arm)];
+    // An element found through the snapshot (`@e5`) is named to the arm by an event
+    // agent-browser dispatches on it, in the same batch.
+    if let Some(via) = guard.via {
+        before.push(Command::Dispatch {
+            selector: r.target.clone(),
+            event: via.to_string(),
+            event_init: json!({ "bubbles": true, "composed": true }),
+        });
+    }
     let want = match command {
         "dblclick" => "dblclick",
         "hover" => "hover",
         _ => "click",
     };
-    let verify = call(&verify_fn(), &[json!(MISSED), frame, h, json!(want)]);
+    let verify = call(
+        &verify_fn(),
+        &[
+            json!(MISSED),
+            guard.frame.clone(),
+            json!(guard.handle),
+            json!(want),
+        ],
+    );
     // The input goes to the element as it was resolved: agent-browser finds a ref again by
     // its role and name, as its `check` does after a click that re-renders the list.
-    let sent = send(session, command, r, (Some(arm), Some(verify)), deadline).await;
+    let sent = send(session, command, r, (before, Some(verify)), deadline).await;
     match sent {
         Ok(read) => Ok(Ok(read)),
         // The input opened a dialog, which blocks the verification after it: the element got
@@ -142,24 +167,59 @@ async fn attempt(
             if let Some(why) = why {
                 return Ok(Err(why));
             }
+            // An element armed as agent-browser named it that could not take the action:
+            // agent-browser's input may then fail on its own (no box to click): the arm's why.
+            if let Some(why) = disarm(session, &guard).await {
+                return Ok(Err(why));
+            }
             if let Some(at) = m.find(COVERED) {
-                disarm(session, &handle).await;
                 let by = m[at..].split(" at ").next().unwrap_or(COVERED);
                 return Ok(Err(format!("it {by}")));
             }
-            disarm(session, &handle).await;
             Err(e)
         }
     }
 }
 
-/// Sends the check (`around.0`), the action on `r`'s element, the verification (`around.1`)
-/// and the reads of `command` (`check`'s state) as one batch; returns the reads.
+/// What the arm and the verification of one try name the element by.
+struct Guard {
+    /// The iframe (CSS in the page) the element is in, or null.
+    frame: Value,
+    /// runner's handle on the element; for a ref, a name of this try's guard.
+    handle: String,
+    /// For a ref: the type of the event agent-browser dispatches on the element to name it.
+    via: Option<&'static str>,
+}
+
+impl Guard {
+    fn of(session: &Session, r: &Resolved) -> Guard {
+        if r.target.starts_with('@') {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            return Guard {
+                frame: json!(r.frame),
+                handle: format!("{}#{nanos}", r.target),
+                via: Some(ARM_EVENT),
+            };
+        }
+        let [frame, _, _] = element_args(session, &r.target, &[]);
+        Guard {
+            frame,
+            handle: r.target.clone(),
+            via: None,
+        }
+    }
+}
+
+/// Sends the commands of the check (`around.0`), the action on `r`'s element, the
+/// verification (`around.1`) and the reads of `command` (`check`'s state) as one batch;
+/// returns the reads.
 async fn send(
     session: &mut Session,
     command: &str,
     r: &Resolved,
-    around: (Option<String>, Option<String>),
+    around: (Vec<Command>, Option<String>),
     deadline: Instant,
 ) -> Result<Vec<Value>, StepError> {
     let (before, after) = around;
@@ -179,7 +239,6 @@ async fn send(
     let n = reads.len();
     let batch: Vec<Command> = before
         .into_iter()
-        .map(Command::eval)
         .chain([action])
         .chain(after.map(Command::eval))
         .chain(reads)
@@ -196,11 +255,22 @@ async fn send(
 }
 
 /// Takes the guard off after an input that failed in agent-browser (best effort: the next
-/// pointer action replaces it anyway).
-async fn disarm(session: &mut Session, handle: &str) {
-    let [frame, h, _] = element_args(session, handle, &[]);
-    let js = call(&verify_fn(), &[json!(""), frame, h, json!("")]);
-    let _ = session.eval(&js, std::time::Duration::from_secs(2)).await;
+/// pointer action replaces it anyway); the arm's why when the element could not take the
+/// action (armed as agent-browser named it).
+async fn disarm(session: &mut Session, guard: &Guard) -> Option<String> {
+    let js = call(
+        &verify_fn(),
+        &[
+            json!(""),
+            guard.frame.clone(),
+            json!(guard.handle),
+            json!(""),
+        ],
+    );
+    let v = session.eval(&js, std::time::Duration::from_secs(2)).await;
+    let why = v.ok()?;
+    let why = why.as_str()?;
+    Some(why.split(NOT_READY).nth(1).unwrap_or(why).to_string())
 }
 
 /// `hit_verify`, with its helper.

@@ -12,7 +12,8 @@ use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::browser::page::selector::{
-    Alt, Poll, alternatives, element_eval, is_visible, normalize, resolve_now_one,
+    Alt, Poll, Read, alternatives, element_eval, is_visible, normalize, read_now, resolve_now_one,
+    resolve_now_one_reading,
 };
 use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
 use crate::step::{ErrorKind, StepError};
@@ -301,33 +302,35 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
         };
         let of = format!("{key} of {}", describe(&tm.target));
         let what = format!("{of} {}", m.describe());
-        out.push(match resolve_now_one(session, &tm.target).await? {
-            None => Outcome::missing(what, describe(&tm.target)),
-            // As Playwright's toHaveValue: only a field has a value to compare.
-            Some(r) if key == "value" && !r.kind.has_value() => Outcome::unfit(
-                what,
-                format!(
-                    "it is {}, which has no value (an input, a textarea or a select has one)",
-                    r.kind.describe()
+        let read = if key == "text" {
+            Read::Text
+        } else {
+            Read::Value
+        };
+        // Found and read in one page call where it can (not a ref: read on its own below).
+        out.push(
+            match resolve_now_one_reading(session, &tm.target, read).await? {
+                None => Outcome::missing(what, describe(&tm.target)),
+                // As Playwright's toHaveValue: only a field has a value to compare.
+                Some(r) if key == "value" && !r.kind.has_value() => Outcome::unfit(
+                    what,
+                    format!(
+                        "it is {}, which has no value (an input, a textarea or a select has one)",
+                        r.kind.describe()
+                    ),
                 ),
-            ),
-            Some(r) => {
-                let selector = r.target;
-                let get = if key == "text" {
-                    Command::GetText { selector }
-                } else {
-                    Command::GetValue { selector }
-                };
-                let data = session.send(get, t).await?;
-                let got = data.get(key).and_then(Value::as_str).unwrap_or_default();
-                let got = if key == "text" {
-                    normalize(got)
-                } else {
-                    got.trim().to_string()
-                };
-                Outcome::new(what, matcher(&m, &got, &of)?)
-            }
-        });
+                Some(r) => {
+                    let got = read_now(session, r, read, t).await?;
+                    let got = got.as_str();
+                    let got = if key == "text" {
+                        normalize(got)
+                    } else {
+                        got.trim().to_string()
+                    };
+                    Outcome::new(what, matcher(&m, &got, &of)?)
+                }
+            },
+        );
     }
     Ok(out)
 }

@@ -124,6 +124,15 @@ fn scripts_frames_keys_and_scrolls_become_the_clis_requests() {
             json!({"action":"scrollintoview","selector":"#l"}),
         ),
         (
+            Command::Dispatch {
+                selector: sel("@e5"),
+                event: s("runner-arm"),
+                event_init: json!({"bubbles": true, "composed": true}),
+            },
+            &["dispatch", "@e5", "runner-arm"],
+            json!({"action":"dispatch","selector":"@e5","event":"runner-arm","eventInit":{"bubbles":true,"composed":true}}),
+        ),
+        (
             Command::Frame {
                 selector: sel("#f"),
             },

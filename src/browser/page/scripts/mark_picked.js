@@ -1,6 +1,7 @@
 // Given an alternative's matching elements, puts runner's handle (`data-runner-sel`) on the one
-// `nth` picks (null: the first; negative: from the end) and describes the matches and its kind.
-(els, nth) => {
+// `nth` picks (null: the first; negative: from the end) and describes the matches and its kind;
+// with `read`, also its text (`'text'`: innerText, else textContent) or value (`'value'`).
+(els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
   const norm = s => (s || '').replace(/\s+/g, ' ').trim();
@@ -15,6 +16,8 @@
   if (el) {
     if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
     out.id = el.dataset.runnerSel;
+    if (read === 'text') out.read = el.innerText || el.textContent || '';
+    if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
     out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }
   return out;

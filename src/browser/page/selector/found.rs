@@ -9,4 +9,24 @@ pub(super) struct Found {
     pub(super) count: usize,
     pub(super) matches: Vec<String>,
     pub(super) kind: ElementKind,
+    /// What the look-up read of the element when asked (`Read`): its text or value.
+    pub(super) read: Option<String>,
+}
+
+/// What a look-up reads of the element it finds, in the same page call: what agent-browser's
+/// `get text` (`innerText`, else `textContent`) or `get value` would read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Read {
+    Text,
+    Value,
+}
+
+impl Read {
+    /// The page script's word for it.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Read::Text => "text",
+            Read::Value => "value",
+        }
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::found::Read;
 use super::resolve::Resolved;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
@@ -117,4 +118,25 @@ pub(crate) async fn mark(
         session.frame_of.insert(h.clone(), f.to_string());
     }
     Ok(handle)
+}
+
+/// The text or value (`read`) of a resolved element: what its look-up read with it
+/// (`resolve_now_one_reading`), else (a ref) agent-browser's `get text` or `get value`.
+pub(crate) async fn read_now(
+    session: &mut Session,
+    r: Resolved,
+    read: Read,
+    t: Duration,
+) -> Result<String, StepError> {
+    if let Some(got) = r.read {
+        return Ok(got);
+    }
+    let selector = r.target;
+    let get = match read {
+        Read::Text => Command::GetText { selector },
+        Read::Value => Command::GetValue { selector },
+    };
+    let data = session.send(get, t).await?;
+    let got = data.get(read.word()).and_then(Value::as_str);
+    Ok(got.unwrap_or_default().to_string())
 }

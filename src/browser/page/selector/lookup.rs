@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::Alt;
-use super::found::Found;
+use super::found::{Found, Read};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -16,20 +16,22 @@ use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
 
 /// Looks `alt` up in its document with `elements` (`scripts::CSS_ELEMENTS` or
-/// `TEXT_ELEMENTS`, given `query`), marking the match `nth` picks; `None` when none is there.
+/// `TEXT_ELEMENTS`, given `query`), marking the match `nth` picks, and reading what `read`
+/// says of it in the same call; `None` when none is there.
 pub(super) async fn in_document(
     session: &mut Session,
     alt: &Alt,
     elements: &str,
-    nth: Option<i64>,
-    query: Value,
+    (nth, query): (Option<i64>, Value),
+    read: Option<Read>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
     let find = bind(
         scripts::FIND,
         &[scripts::FRAME_DOCUMENT, elements, scripts::MARK_PICKED],
     );
-    let js = call(&find, &[json!(alt.frame()), json!(nth), query]);
+    let read = read.map(Read::word);
+    let js = call(&find, &[json!(alt.frame()), json!(nth), query, json!(read)]);
     let v = session.eval(&js, t).await?;
     if v.get("foreign").and_then(Value::as_bool) == Some(true) {
         return Err(foreign_frame(alt.frame().unwrap_or_default()));
@@ -71,6 +73,7 @@ fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
             .unwrap_or_default(),
         // An explicit widget role (`<div role=checkbox>`) says what the element is.
         kind,
+        read: v.get("read").and_then(Value::as_str).map(str::to_string),
     })
 }
 
@@ -112,7 +115,9 @@ mod tests {
 
     use crate::browser::driver::script::node_run;
     use crate::browser::driver::session::{Session, on_fake_daemon};
-    use crate::browser::page::selector::{element_eval, resolve_now};
+    use crate::browser::page::selector::{
+        Read, element_eval, resolve_now, resolve_now_one_reading,
+    };
     use crate::config::model::Selector;
 
     /// A stand-in page for node: two buttons (`#a` "Save", `#b` "Save as") that already carry
@@ -176,6 +181,16 @@ globalThis.document = { ...doc, querySelector: (css) => (css === '#f' ? frame : 
         assert_eq!(
             (r.count, r.target.as_str()),
             (1, r#"[data-runner-sel="a"]"#)
+        );
+
+        // A check's look-up reads the element in the same call, as `get text`/`get value`.
+        let r = resolve_now_one_reading(&mut s, &exact, Read::Text).await;
+        assert_eq!(r.unwrap().unwrap().read.as_deref(), Some("Save"));
+        let r = resolve_now_one_reading(&mut s, &exact, Read::Value).await;
+        assert_eq!(r.unwrap().unwrap().read.as_deref(), Some(""));
+        assert_eq!(
+            resolve_now(&mut s, &exact).await.unwrap().unwrap().read,
+            None
         );
 
         let inside = sel(json!({ "css": "button", "frame": "#f", "nth": 1 }));

@@ -20,10 +20,12 @@ mod resolve;
 mod text;
 
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
-pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element};
+pub(crate) use found::Read;
+pub(crate) use handle::{element_args, element_eval, is_visible, mark, on_element, read_now};
 pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
 pub(crate) use resolve::{
-    Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_one,
+    Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_now_one_reading,
+    resolve_one,
 };
 pub(crate) use text::normalize;

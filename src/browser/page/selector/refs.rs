@@ -34,6 +34,7 @@ pub(super) async fn by_ref(
             role: role.0,
             ..ElementKind::default()
         },
+        read: None,
     })
 }
 
@@ -77,6 +78,7 @@ pub(super) async fn by_role(
             role: hits[i].1.role.clone(),
             ..ElementKind::default()
         },
+        read: None,
     }))
 }
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::alternative::{Alt, alternatives};
-use super::found::Found;
+use super::found::{Found, Read};
 use super::poll::Poll;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -36,6 +36,9 @@ pub(crate) struct Resolved {
     pub(crate) kind: ElementKind,
     /// The iframe (CSS in the page) it is inside, when its selector said.
     pub(crate) frame: Option<String>,
+    /// What the look-up read of it in the same call, when asked (`resolve_now_reading`) and it
+    /// could (an element found by CSS or text; not a ref).
+    pub(crate) read: Option<String>,
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.
@@ -48,7 +51,7 @@ pub(crate) async fn resolve(
     let mut poll = Poll::new();
     loop {
         for (index, alt) in alts.iter().enumerate() {
-            match poll.settle(try_once(session, alt, deadline).await)? {
+            match poll.settle(try_once(session, alt, None, deadline).await)? {
                 Some(Some(found)) => return Ok(found.resolved(alt, index)),
                 Some(None) => {}
                 // The document changed under the check: all alternatives again, on the new one.
@@ -102,9 +105,19 @@ pub(crate) async fn resolve_now(
     session: &mut Session,
     sel: &Selector,
 ) -> Result<Option<Resolved>, StepError> {
+    resolve_now_reading(session, sel, None).await
+}
+
+/// `resolve_now`, reading what `read` says of the element in the look-up's own page call
+/// (`Resolved::read`) where it can.
+async fn resolve_now_reading(
+    session: &mut Session,
+    sel: &Selector,
+    read: Option<Read>,
+) -> Result<Option<Resolved>, StepError> {
     let deadline = Instant::now() + Duration::from_secs(10);
     for (index, alt) in alternatives(sel).iter().enumerate() {
-        if let Some(found) = try_once(session, alt, deadline).await? {
+        if let Some(found) = try_once(session, alt, read, deadline).await? {
             return Ok(Some(found.resolved(alt, index)));
         }
     }
@@ -120,13 +133,26 @@ pub(crate) async fn resolve_now_one(
     resolve_now(session, sel).await?.map(strict).transpose()
 }
 
+/// `resolve_now_one`, reading the element's text or value in the same page call where it can
+/// (`Resolved::read`; `None` for a ref, which the caller reads on its own).
+pub(crate) async fn resolve_now_one_reading(
+    session: &mut Session,
+    sel: &Selector,
+    read: Read,
+) -> Result<Option<Resolved>, StepError> {
+    resolve_now_reading(session, sel, Some(read))
+        .await?
+        .map(strict)
+        .transpose()
+}
+
 /// How many elements the first alternative of `sel` matches; with `nth`, one or none.
 pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize, StepError> {
     let Some(alt) = alternatives(sel).into_iter().next() else {
         return Ok(0);
     };
     let deadline = Instant::now() + Duration::from_secs(5);
-    Ok(match try_once(session, &alt, deadline).await? {
+    Ok(match try_once(session, &alt, None, deadline).await? {
         None => 0,
         Some(_) if alt.nth().is_some() => 1,
         Some(found) => found.count,
@@ -158,14 +184,17 @@ impl Found {
             matches: self.matches,
             kind: self.kind,
             frame: alt.frame().map(str::to_string),
+            read: self.read,
         }
     }
 }
 
-/// One look for `alt` in the page, without waiting; `None` when nothing matches now.
+/// One look for `alt` in the page, without waiting (reading what `read` says of the element
+/// found by CSS or text); `None` when nothing matches now.
 async fn try_once(
     session: &mut Session,
     alt: &Alt,
+    read: Option<Read>,
     deadline: Instant,
 ) -> Result<Option<Found>, StepError> {
     if alt.has_empty_text() {
@@ -198,8 +227,8 @@ async fn try_once(
             nth,
             ..
         } => {
-            let query = json!([css, text, exact]);
-            super::lookup::in_document(session, alt, scripts::CSS_ELEMENTS, *nth, query, t).await
+            let query = (*nth, json!([css, text, exact]));
+            super::lookup::in_document(session, alt, scripts::CSS_ELEMENTS, query, read, t).await
         }
         Alt::Text {
             text,
@@ -208,8 +237,8 @@ async fn try_once(
             nth,
             ..
         } => {
-            let query = json!([text, tag, exact]);
-            super::lookup::in_document(session, alt, scripts::TEXT_ELEMENTS, *nth, query, t).await
+            let query = (*nth, json!([text, tag, exact]));
+            super::lookup::in_document(session, alt, scripts::TEXT_ELEMENTS, query, read, t).await
         }
     }
 }
