@@ -1,0 +1,179 @@
+//! The last gaps of issue 24, each a place where runner reported a wrong verdict or waited on
+//! the wrong thing: `select` and `upload` get the actionability checks, fills through a role or
+//! a ref are done and read back as fills of CSS targets, an action waiting for a disabled
+//! element follows the page's re-render, refs are checked again after one, and an upload into
+//! an iframe's input is counted there. Real agent-browser and Chromium on `tests/fixtures/gaps/`
+//! (React 18's real build where a framework matters).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Ran, fixture, flow_run, step, write};
+
+/// A flow serving `tests/fixtures` that opens `gaps/<page>`, with `steps` appended (YAML,
+/// indented by 2).
+fn flow(page: &str, steps: &str) -> String {
+    format!(
+        "name: gaps\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/gaps/{page}\"\n{steps}",
+        fixture("").display()
+    )
+}
+
+/// Runs `text` as a flow in `dir`; what it did.
+fn run_in(dir: &Path, text: &str) -> Ran {
+    write(dir, "f.yaml", text);
+    flow_run(dir).arg("f.yaml").run()
+}
+
+/// Runs `text` as a flow; what it did.
+fn run(text: &str) -> Ran {
+    let d = tempfile::tempdir().unwrap();
+    run_in(d.path(), text)
+}
+
+/// The step with `id`, which must have passed.
+fn passed(report: &Value, id: &str) {
+    let s = step(report, id);
+    assert_eq!(s["outcome"], "passed", "{id}: {s}");
+}
+
+/// The message of the step with `id`, which must have failed.
+fn failure(report: &Value, id: &str) -> String {
+    let s = step(report, id);
+    assert_eq!(s["outcome"], "failed", "{id}: {s}");
+    s["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
+/// `select` waits for its element as a click does: a disabled `<select>` fails naming why; one
+/// under a veil waits for it to lift, and fails naming the veil when it never does.
+#[test]
+fn select_waits_until_its_element_can_take_it() {
+    let steps = r##"  - id: locked
+    select: { target: "#locked", value: pro }
+    timeout: 1s
+    continue_on_error: true
+  - eval: "startVeil(700)"
+  - id: lifts
+    select: { target: "#plan", value: pro }
+    timeout: 5s
+  - expect: { text: { target: "#out", equals: plan pro } }
+  - eval: "startVeil(null)"
+  - id: veiled
+    select: { target: "#plan", value: free }
+    timeout: 1s
+    continue_on_error: true
+  - id: kept
+    eval: "document.getElementById('plan').value"
+"##;
+    let Ran { report, .. } = run(&flow("forms.html", steps));
+    let locked = failure(&report, "locked");
+    assert!(locked.contains("it is disabled"), "{locked}");
+    passed(&report, "lifts");
+    let veiled = failure(&report, "veiled");
+    assert!(
+        veiled.contains("div#veil would receive the events instead"),
+        "{veiled}"
+    );
+    assert_eq!(step(&report, "kept")["outputs"]["value"], "pro");
+}
+
+/// `upload` waits for an enabled file input (a hidden one is fine: pages hide them behind a
+/// styled label), and counts the files in the input's own frame.
+#[test]
+fn upload_waits_for_an_enabled_input_and_counts_inside_an_iframe() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("a.txt"), "a").unwrap();
+    std::fs::write(d.path().join("b.txt"), "b").unwrap();
+    let steps = r##"  - id: locked
+    upload: { target: "#file-locked", files: a.txt }
+    timeout: 1s
+    continue_on_error: true
+  - eval: "enableLater('file-later', 500)"
+  - id: later
+    upload: { target: "#file-later", files: a.txt }
+    timeout: 5s
+  - id: framed
+    upload: { target: { css: "#inner-file", frame: "iframe#box" }, files: [a.txt, b.txt] }
+"##;
+    let Ran { report, .. } = run_in(d.path(), &flow("forms.html", steps));
+    let locked = failure(&report, "locked");
+    assert!(locked.contains("it is disabled"), "{locked}");
+    passed(&report, "later");
+    passed(&report, "framed");
+    assert_eq!(step(&report, "framed")["outputs"]["uploaded"], 2);
+}
+
+/// A contenteditable found by role (through the snapshot) is filled as one found by CSS: its
+/// text replaced, not prepended to; a field found by role that refuses part of a fill fails
+/// saying what it holds.
+#[test]
+fn fills_through_the_snapshot_replace_and_are_read_back() {
+    let steps = r##"  - id: note
+    fill: { target: { role: textbox, text: Note }, value: new note }
+  - id: note_text
+    eval: "document.getElementById('note').textContent"
+  - id: code
+    fill: { target: { role: textbox, text: Code }, value: abcdef }
+    continue_on_error: true
+"##;
+    let Ran { report, .. } = run(&flow("forms.html", steps));
+    passed(&report, "note");
+    assert_eq!(step(&report, "note_text")["outputs"]["value"], "new note");
+    let code = failure(&report, "code");
+    assert!(code.contains("the page made it `abc`"), "{code}");
+}
+
+/// React replaces a disabled field, `<select>` and button with enabled ones (a new `key`): the
+/// actions waiting for them follow the user's selector to the new elements.
+#[test]
+fn actions_waiting_for_a_disabled_element_follow_a_react_re_render() {
+    let steps = r##"  - eval: "ready()"
+  - id: fill
+    fill: { target: "#name", value: Ada }
+    timeout: 5s
+  - id: select
+    select: { target: "#size", value: L }
+    timeout: 5s
+  - expect: { text: { target: "#saved", equals: size L } }
+  - id: click
+    click: "#save"
+    timeout: 5s
+  - expect: { text: { target: "#saved", equals: saved Ada } }
+"##;
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(&flow("react-replace.html", steps));
+    assert_eq!(code, 0, "{stderr}");
+    for id in ["fill", "select", "click"] {
+        passed(&report, id);
+    }
+}
+
+/// A ref whose element is removed is hidden; a ref whose element is replaced by one of the same
+/// role and name reaches the new element.
+#[test]
+fn refs_are_checked_again_after_a_re_render() {
+    let steps = r##"  - snapshot: { interactive: true }
+  - click: "@e1"
+  - id: hidden
+    expect: { hidden: "@e1" }
+    timeout: 3s
+  - click: "@e2"
+  - id: again
+    click: "@e2"
+  - expect: { text: { target: "#out", equals: new button clicked } }
+"##;
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(&flow("refs.html", steps));
+    assert_eq!(code, 0, "{stderr}");
+    passed(&report, "hidden");
+    passed(&report, "again");
+}
