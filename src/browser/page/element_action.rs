@@ -95,7 +95,7 @@ async fn pin(session: &mut Session, r: Resolved, deadline: Instant) -> Result<Re
         return Ok(r);
     };
     let mut kind = ElementKind::from_page(&kind);
-    kind.role = r.kind.role.clone();
+    kind.role.clone_from(&r.kind.role);
     Ok(Resolved { kind, ..pinned })
 }
 
@@ -139,11 +139,10 @@ fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result
     let action = done.first().and_then(|d| d.get("result"));
     let read = done.get(1).and_then(|d| d.get("result"));
     match command {
-        "fill" if r.kind.takes_value() => {
-            if action != Some(&Value::Bool(true)) {
-                return Err(refused_value(r, text));
-            }
+        "fill" if r.kind.takes_value() && action != Some(&Value::Bool(true)) => {
+            return Err(refused_value(r, text));
         }
+        "fill" if r.kind.takes_value() => {}
         "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""))?,
         "upload" => {
             let n = read.and_then(Value::as_u64).unwrap_or(0);
@@ -335,6 +334,8 @@ const NOT_ACTIONABLE: &str = "runner: not actionable: ";
 /// element has the focus, changes a disabled or covered `<select>`, attaches files to a
 /// disabled input, and reports success. (Every action here needs an enabled element: the
 /// pointer actions, where `hover` does not, have checks of their own.)
+// The flags are the check's arguments (`args`), one per question it asks of the element.
+#[allow(clippy::struct_excessive_bools)]
 struct Guard {
     typing: bool,
     focus: bool,
