@@ -177,3 +177,44 @@ fn refs_are_checked_again_after_a_re_render() {
     passed(&report, "hidden");
     passed(&report, "again");
 }
+
+/// The processes whose environment names `socket_dir` as agent-browser's socket directory:
+/// every daemon and browser a runner started for it carries it (see `host::processes_of`).
+fn processes_of(socket_dir: &str) -> Vec<i32> {
+    let needle = format!("AGENT_BROWSER_SOCKET_DIR={socket_dir}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            crate::common::pid_alive(*pid)
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// `runner doctor` starts a browser (and agent-browser's daemon) to check that one launches:
+/// none of them outlives it.
+#[test]
+fn doctor_leaves_no_process_behind() {
+    let d = tempfile::tempdir().unwrap();
+    for _ in 0..3 {
+        let child = crate::common::runner(d.path())
+            .arg("doctor")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("ok   headless launch:"), "{stdout}");
+        let dir = format!("/tmp/rnr-{}/doctor-{pid}", nix::unistd::getuid());
+        let left = processes_of(&dir);
+        assert!(
+            left.is_empty(),
+            "runner doctor left {left:?} running ({dir})"
+        );
+    }
+}
