@@ -96,7 +96,10 @@ async fn a_commands_limit_is_its_steps_end() {
     );
     s.step_end = Some(tokio::time::Instant::now() + Duration::from_secs(1));
     let (t, capped) = s.limit(Duration::from_secs(5), false);
-    assert!(capped && t <= Duration::from_secs(1) + super::STEP_SLACK, "{t:?}");
+    assert!(
+        capped && t <= Duration::from_secs(1) + super::STEP_SLACK,
+        "{t:?}"
+    );
     // A session's first command starts the daemon: not cut.
     assert_eq!(
         s.limit(Duration::from_secs(5), true),
