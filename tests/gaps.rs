@@ -153,8 +153,9 @@ fn actions_waiting_for_a_disabled_element_follow_a_react_re_render() {
     }
 }
 
-/// A ref whose element is removed is hidden; a ref whose element is replaced by one of the same
-/// role and name reaches the new element.
+/// A ref whose element is removed is hidden (and an action on it fails saying what it stood
+/// for); a ref whose element is replaced by one of the same role and name reaches the new
+/// element.
 #[test]
 fn refs_are_checked_again_after_a_re_render() {
     let steps = r##"  - snapshot: { interactive: true }
@@ -162,6 +163,10 @@ fn refs_are_checked_again_after_a_re_render() {
   - id: hidden
     expect: { hidden: "@e1" }
     timeout: 3s
+  - id: gone
+    click: "@e1"
+    timeout: 1s
+    continue_on_error: true
   - click: "@e2"
   - id: again
     click: "@e2"
@@ -175,6 +180,11 @@ fn refs_are_checked_again_after_a_re_render() {
     } = run(&flow("refs.html", steps));
     assert_eq!(code, 0, "{stderr}");
     passed(&report, "hidden");
+    let gone = failure(&report, "gone");
+    assert!(
+        gone.contains("@e1 was button \"Remove me\" in the last snapshot"),
+        "{gone}"
+    );
     passed(&report, "again");
 }
 

@@ -330,8 +330,8 @@ impl FlowDialogs {
 
 /// Answers a dialog in a tab the flow does not act on (`seen`, with the answer it is given)
 /// and, once the answer took, records it when `record` says the flow's default gave it (for
-/// `expect: { dialog }`). An answer that did not take is never recorded as given: it fails the
-/// flow at its next step, as a dialog nothing answers does.
+/// `expect: { dialog }`). An answer to a confirm or prompt that did not take is never recorded
+/// as given: it fails the flow at its next step, as a dialog nothing answers does.
 async fn answer_other(
     flow: Arc<FlowDialogs>,
     link: Arc<Link>,
@@ -355,6 +355,9 @@ async fn answer_other(
         match took {
             Ok(_) if record => s.answered.push(seen),
             Ok(_) => {}
+            // agent-browser accepts an alert or beforeunload itself, also in a tab it is
+            // attached to but not acting on: one already gone was accepted.
+            Err(_) if matches!(seen["type"].as_str(), Some("alert" | "beforeunload")) => {}
             Err(e) => {
                 if s.unanswered.is_none() {
                     s.unanswered = Some(format!(
