@@ -45,16 +45,29 @@ pub(crate) async fn element(
         return Ok(json!({ "matched": r.matched, "matched_index": r.index }));
     }
     let mut poll = Poll::new();
+    let mut last: Option<(Resolved, String)> = None;
     loop {
-        let r = target(session, command, sel, deadline).await?;
-        before(session, command, &r, extra).await?;
-        let why = match act(session, command, &r, extra, deadline).await? {
-            Ok(done) => return took(command, &r, extra, &done),
-            Err(why) => why,
+        let checked = async {
+            let r = target(session, command, sel, deadline).await?;
+            before(session, command, &r, extra).await?;
+            let done = act(session, command, &r, extra, deadline).await?;
+            Ok::<_, StepError>((r, done))
+        };
+        let (r, why) = match checked.await {
+            Ok((r, Ok(done))) => return took(command, &r, extra, &done),
+            Ok((r, Err(why))) => (r, why),
+            // The step's time ran out during a check (a slow machine): what the checks before
+            // it found is the answer, not the cut-off command.
+            Err(e) if e.kind == ErrorKind::Timeout => match last {
+                Some((r, why)) => return Err(not_actionable(command, &r, &why)),
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
         };
         if !poll.wait(deadline).await {
             return Err(not_actionable(command, &r, &why));
         }
+        last = Some((r, why));
     }
 }
 
