@@ -1036,7 +1036,9 @@ fn actions_resolve_one_element_of_the_right_kind_or_fail() {
     assert!(error("uncheck_radio").contains("a radio button cannot be unchecked"));
     assert!(error("check_textbox").contains("needs a checkbox or a radio button"));
     assert!(
-        error("fill_on_select").contains("did not set combobox \"Plan\" to `pro`"),
+        error("fill_on_select").contains(
+            "`fill` needs a text field (a <select> takes `select`), but combobox \"Plan\""
+        ),
         "{}",
         error("fill_on_select")
     );

@@ -264,3 +264,28 @@ fn steps_give_up_within_half_a_second_of_their_timeout() {
     }
     assert!(late.is_empty(), "{}", late.join("\n"));
 }
+
+/// A second `dialog` step while the answer of the first is still armed (no dialog opened
+/// between them) fails saying so, instead of replacing the first answer unseen; the first
+/// answer stays armed and answers the next dialog.
+#[test]
+fn a_second_armed_answer_fails_and_keeps_the_first() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - dialog: accept
+  - id: second
+    dialog: dismiss
+    continue_on_error: true
+  - click: { role: button, text: Delete }
+  - expect: { text: { target: "#r", equals: confirm yes } }
+"##;
+    write(d.path(), "f.yaml", &flow("twice", steps));
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{report:#}");
+    let second = &by_name(&report, "twice")["steps"][2];
+    assert_eq!(second["outcome"], "failed", "{second:#}");
+    let message = second["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("an answer armed by an earlier `dialog: accept` step is still waiting"),
+        "{message}"
+    );
+}

@@ -19,6 +19,7 @@ mod common;
 mod contexts;
 mod dialogs;
 mod exit_codes;
+mod gaps;
 mod golden;
 mod http;
 mod keyboard;

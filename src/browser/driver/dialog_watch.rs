@@ -72,7 +72,7 @@ struct State {
     unanswered: Option<String>,
     /// The answer armed for the next dialog of the flow's tab.
     armed: Option<Armed>,
-    /// Answers to armed dialogs sent and not yet come back.
+    /// Answers runner sent (to an armed dialog, or one in another tab) and not yet come back.
     answering: usize,
     /// Alerts and beforeunload dialogs of the flow's tab answered as they opened, since the
     /// last browser step began: what a `dialog` step after their step answers.
@@ -196,11 +196,18 @@ impl FlowDialogs {
         }
     }
 
-    /// Arms `answer` for the next dialog of the flow's tab (replacing one armed before).
-    pub(crate) fn arm(&self, answer: Armed) {
-        if let Ok(mut s) = self.state.lock() {
-            s.armed = Some(answer);
+    /// Arms `answer` for the next dialog of the flow's tab; `Err` with the answer armed before,
+    /// which no dialog has taken yet and which stays armed (one `dialog` step answers one
+    /// dialog: a second answer must not replace the first unseen).
+    pub(crate) fn arm(&self, answer: Armed) -> Result<(), Armed> {
+        let Ok(mut s) = self.state.lock() else {
+            return Ok(());
+        };
+        if let Some(first) = &s.armed {
+            return Err(first.clone());
         }
+        s.armed = Some(answer);
+        Ok(())
     }
 
     /// The armed answer, taken (a dialog open now that the watch has not answered gets it).
@@ -217,7 +224,7 @@ impl FlowDialogs {
             .unwrap_or_default()
     }
 
-    /// Waits (at most a few seconds) until the answers sent to armed dialogs have come back, so
+    /// Waits (at most a few seconds) until the answers runner sent have come back, so
     /// what the flow takes next holds them.
     pub(crate) async fn settled(&self) {
         loop {
@@ -291,41 +298,81 @@ impl FlowDialogs {
             ));
             return;
         }
-        let accept = match (kind.as_str(), self.default) {
+        let url = s.urls.get(target).cloned().unwrap_or_default();
+        let (accept, record) = match (kind.as_str(), self.default) {
             // An alert or beforeunload: accepted, as agent-browser does on the flow's tab.
-            (k, _) if !matches!(k, "confirm" | "prompt") => true,
-            (_, Some(a)) => {
-                s.answered
-                    .push(json!({ "type": kind, "message": message, "accepted": a }));
-                a
-            }
+            (k, _) if !matches!(k, "confirm" | "prompt") => (true, false),
+            (_, Some(a)) => (a, true),
             (_, None) => {
                 if s.unanswered.is_none() {
-                    let url = s.urls.get(target).cloned().unwrap_or_default();
                     s.unanswered = Some(format!(
                         "a {kind} dialog ({message}) opened in another tab of the flow ({url}) and blocked the page; runner dismissed it. Give the flow a default answer with `browser: {{ dialogs: accept }}` (or dismiss), or switch to that tab (`tab: {{ switch: ... }}`) before it opens the dialog and answer it with a `dialog` step"
                     ));
                 }
-                false
+                (false, false)
             }
         };
         let mut answer = json!({ "accept": accept });
         if accept && kind == "prompt" {
             answer["promptText"] = params["defaultPrompt"].clone();
         }
-        let link = link.clone();
-        let session = session.to_string();
-        tokio::spawn(async move {
-            let _ = link
-                .call_in(
-                    Some(&session),
-                    "Page.handleJavaScriptDialog",
-                    answer,
-                    CALL_TIMEOUT,
-                )
-                .await;
-        });
+        s.answering += 1;
+        let seen = json!({ "type": kind, "message": message, "accepted": accept, "url": url });
+        tokio::spawn(answer_other(
+            self.clone(),
+            link.clone(),
+            session.to_string(),
+            answer,
+            (seen, record),
+        ));
     }
+}
+
+/// Answers a dialog in a tab the flow does not act on (`seen`, with the answer it is given)
+/// and, once the answer took, records it when `record` says the flow's default gave it (for
+/// `expect: { dialog }`). An answer to a confirm or prompt that did not take is never recorded
+/// as given: it fails the flow at its next step, as a dialog nothing answers does.
+async fn answer_other(
+    flow: Arc<FlowDialogs>,
+    link: Arc<Link>,
+    session: String,
+    answer: Value,
+    (mut seen, record): (Value, bool),
+) {
+    let took = link
+        .call_in(
+            Some(&session),
+            "Page.handleJavaScriptDialog",
+            answer,
+            CALL_TIMEOUT,
+        )
+        .await;
+    let url = seen
+        .as_object_mut()
+        .and_then(|o| o.remove("url"))
+        .unwrap_or_default();
+    if let Ok(mut s) = flow.state.lock() {
+        match took {
+            Ok(_) if record => s.answered.push(seen),
+            Ok(_) => {}
+            // agent-browser accepts an alert or beforeunload itself, also in a tab it is
+            // attached to but not acting on: one already gone was accepted.
+            Err(_) if matches!(seen["type"].as_str(), Some("alert" | "beforeunload")) => {}
+            Err(e) => {
+                if s.unanswered.is_none() {
+                    s.unanswered = Some(format!(
+                        "runner could not answer the {} dialog ({}) in another tab of the flow ({}): {}",
+                        seen["type"].as_str().unwrap_or("?"),
+                        seen["message"],
+                        url.as_str().unwrap_or(""),
+                        e
+                    ));
+                }
+            }
+        }
+        s.answering -= 1;
+    }
+    flow.came_back.notify_waiters();
 }
 
 /// Answers the flow tab's dialog `seen` with `armed` and records it. An answer that does not

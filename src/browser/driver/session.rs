@@ -82,7 +82,15 @@ pub(crate) struct Session {
     pub(crate) first_done: Option<tokio::sync::oneshot::Sender<()>>,
     /// runner's watch on the dialogs of the flow's other tabs (see `dialog_watch`).
     pub(crate) watched: Option<Arc<super::dialog_watch::FlowDialogs>>,
+    /// When the step the session's commands are for runs out (set by the browser steps'
+    /// dispatch): no command may outlast it by more than `STEP_SLACK` (see `limit`).
+    pub(crate) step_end: Option<tokio::time::Instant>,
 }
+
+/// How long a command may run past the end of its step: time for the step's last look at the
+/// page (a miss's suggestions) and for its message, within the half second every step gives up
+/// in after its timeout.
+const STEP_SLACK: Duration = Duration::from_millis(300);
 
 /// The tabs of a flow's context: read over the browser's DevTools connection, numbered in the
 /// order they were first seen (the flow's first tab is 0).
@@ -142,6 +150,7 @@ impl Session {
             downloads: None,
             first_done: None,
             watched: None,
+            step_end: None,
             since_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis()),
@@ -196,17 +205,18 @@ impl Session {
         mut commands: Vec<Command>,
         timeout: Duration,
     ) -> Result<Vec<Value>, StepError> {
-        let opts = ExecOptions {
-            session: self.name.clone(),
-            headed: self.headed,
-            timeout: timeout.max(Duration::from_millis(500)),
-            cwd: self.cwd.clone(),
-            cdp: self.cdp.clone(),
-        };
         // A session's commands run one at a time (the flow awaits each), so its first command
         // (which starts the daemon, through the CLI) never races another of the same session;
         // the others go straight to the daemon.
         let first = !self.opened;
+        let (timeout, capped) = self.limit(timeout, first);
+        let opts = ExecOptions {
+            session: self.name.clone(),
+            headed: self.headed,
+            timeout,
+            cwd: self.cwd.clone(),
+            cdp: self.cdp.clone(),
+        };
         self.opened = true;
         self.unsettled = true;
         // A command naming an element inside an iframe runs in that frame; every other one (an
@@ -253,7 +263,37 @@ impl Session {
             }
             data
         })
-        .map_err(|e| e.into_step_error(first))
+        .map_err(|e| match e {
+            // The limit was the step's own: its timeout, not the command's, ran out.
+            AdapterError::Timeout { command, .. } if capped => StepError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "timed out: the step's time ran out while the browser was still answering its `{command}`"
+                ),
+            ),
+            e => e.into_step_error(first),
+        })
+    }
+
+    /// The time a command may take: `asked`, at least 500 ms, and never past the end of the
+    /// step it is for (`step_end`) and `STEP_SLACK`, so that every step gives up within half a
+    /// second of its timeout whatever its commands asked for (true when that cut it).
+    /// A session's first command starts agent-browser's daemon: not cut.
+    fn limit(&self, asked: Duration, first: bool) -> (Duration, bool) {
+        let asked = asked.max(Duration::from_millis(500));
+        match self.step_end {
+            Some(end) if !first => {
+                let left = (end + STEP_SLACK)
+                    .saturating_duration_since(tokio::time::Instant::now())
+                    .max(Duration::from_millis(1));
+                if left < asked {
+                    (left, true)
+                } else {
+                    (asked, false)
+                }
+            }
+            _ => (asked, false),
+        }
     }
 
     /// The requests of agent-browser's log made at or after `since_ms` (ms since the epoch; the
@@ -507,89 +547,4 @@ pub(crate) fn on_fake_daemon(
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use serde_json::json;
-
-    use super::on_fake_daemon;
-
-    const UNKNOWN: &str = "No tab with target id `T1`; run `agent-browser tab list --json` to list open tabs with their target ids";
-    /// What agent-browser 0.41 also says of a target id it has not heard of (it then reads the
-    /// id as a tab label): seen in CI as the first step of a flow failing at once.
-    const UNKNOWN_LABEL: &str = "No tab with label `T1`; run `agent-browser tab` to list open tabs";
-
-    /// A tab runner just made may not be known to agent-browser yet (its DevTools events come
-    /// on another connection): the switch waits for it instead of failing the flow.
-    #[tokio::test]
-    async fn a_tab_agent_browser_hears_of_late_is_switched_to() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = on_fake_daemon(dir.path(), |n, v| {
-            assert_eq!(v["action"], "tab_switch");
-            assert_eq!(v["tabId"], "T1");
-            if n < 2 {
-                Err(UNKNOWN.into())
-            } else if n < 4 {
-                Err(UNKNOWN_LABEL.into())
-            } else {
-                Ok(json!({"tabId":"t2"}))
-            }
-        });
-        s.switch_tab("T1", Duration::from_secs(5)).await.unwrap();
-    }
-
-    /// A frame's tree that cannot be read (its snapshot failed after agent-browser switched
-    /// into the frame) leaves agent-browser there: the next command, meant for the page, goes
-    /// back to the main frame first instead of running inside the iframe.
-    #[tokio::test]
-    async fn a_failed_read_inside_a_frame_does_not_leave_the_next_command_there() {
-        use std::sync::{Arc, Mutex};
-        let dir = tempfile::tempdir().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let mut s = on_fake_daemon(dir.path(), move |_, v| {
-            let action = v["action"].as_str().unwrap().to_string();
-            log.lock().unwrap().push(action.clone());
-            match action.as_str() {
-                "snapshot" => Err("CDP error (Accessibility.getFullAXTree): boom".into()),
-                "evaluate" => Ok(json!({"result": "page"})),
-                _ => Ok(json!({})),
-            }
-        });
-        assert!(s.frame_refs("#pay", Duration::from_secs(2)).await.is_err());
-        seen.lock().unwrap().clear();
-        s.eval("document.title", Duration::from_secs(2))
-            .await
-            .unwrap();
-        assert_eq!(*seen.lock().unwrap(), vec!["mainframe", "evaluate"]);
-        // Once back, the page's commands go as they are.
-        seen.lock().unwrap().clear();
-        s.eval("document.title", Duration::from_secs(2))
-            .await
-            .unwrap();
-        assert_eq!(*seen.lock().unwrap(), vec!["evaluate"]);
-    }
-
-    /// A tab that never appears (closed meanwhile) fails the switch with agent-browser's word,
-    /// within the time given.
-    #[tokio::test]
-    async fn a_tab_that_never_appears_fails_the_switch() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = on_fake_daemon(dir.path(), |_, _| Err(UNKNOWN.into()));
-        let started = std::time::Instant::now();
-        let e = s
-            .switch_tab("T1", Duration::from_millis(300))
-            .await
-            .unwrap_err();
-        assert!(
-            e.message.contains("No tab with target id `T1`"),
-            "{}",
-            e.message
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
-    }
-}
+mod tests;

@@ -8,12 +8,14 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::element_kind::value_hint;
+use super::element_kind::{ElementKind, value_hint};
 use super::fits::fits;
 use super::label::control_of;
 use super::pointer_action::{POINTER, pointer};
 use super::scripts;
-use super::selector::{Poll, Resolved, element_args, element_eval, left, on_element, resolve_one};
+use super::selector::{
+    Poll, Resolved, element_args, element_eval, left, mark, on_element, resolve_one,
+};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::reply::is_answer;
 use crate::browser::driver::script::{bind, call};
@@ -24,8 +26,11 @@ use crate::step::{ErrorKind, StepError};
 /// An action on one element: the selector is resolved to exactly one element first (strict,
 /// as Playwright's locators: more than one match fails unless `nth` says which), the element
 /// must be of the kind the action needs and able to take it, and what the action did is read
-/// back (`check`/`uncheck`: the state changed; `fill`: the field holds the text). Never a
-/// fallback to whatever element has the focus.
+/// back (`check`/`uncheck`: the state changed; `fill`: the field holds the text; `upload`: the
+/// input holds the files). Never a fallback to whatever element has the focus. An element that
+/// cannot take the action yet is waited for: the user's selector is resolved again on every
+/// check (a re-render that replaces a disabled element with an enabled one is followed), up to
+/// `deadline`, then the step fails saying why.
 pub(crate) async fn element(
     session: &mut Session,
     command: &str,
@@ -39,28 +44,92 @@ pub(crate) async fn element(
         state_changed(command, &r, &read)?;
         return Ok(json!({ "matched": r.matched, "matched_index": r.index }));
     }
+    let mut poll = Poll::new();
+    let mut last: Option<(Resolved, String)> = None;
+    loop {
+        let checked = async {
+            let r = target(session, command, sel, deadline).await?;
+            before(session, command, &r, extra).await?;
+            let done = act(session, command, &r, extra, deadline).await?;
+            Ok::<_, StepError>((r, done))
+        };
+        let (r, why) = match checked.await {
+            Ok((r, Ok(done))) => return took(command, &r, extra, &done),
+            Ok((r, Err(why))) => (r, why),
+            // The step's time ran out during a check (a slow machine): what the checks before
+            // it found is the answer, not the cut-off command.
+            Err(e) if e.kind == ErrorKind::Timeout => match last {
+                Some((r, why)) => return Err(not_actionable(command, &r, &why)),
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
+        };
+        if !poll.wait(deadline).await {
+            return Err(not_actionable(command, &r, &why));
+        }
+        last = Some((r, why));
+    }
+}
+
+/// The element `sel` names for `command` now (a label's control for the actions on one), of
+/// the kind the action needs. One found through the snapshot (`@e5`, a role) is marked with
+/// runner's handle and its kind read from the page, so the action, its check and its read-back
+/// reach it as they reach an element found by CSS; one with no box keeps its ref, and `act`
+/// waits for it.
+async fn target(
+    session: &mut Session,
+    command: &str,
+    sel: &Selector,
+    deadline: Instant,
+) -> Result<Resolved, StepError> {
     let r = resolve_one(session, sel, deadline).await?;
     let r = control_of(session, command, r).await?;
+    let r = if r.target.starts_with('@') {
+        pin(session, r, deadline).await?
+    } else {
+        r
+    };
     fits(command, &r)?;
+    Ok(r)
+}
+
+/// A snapshot element marked with runner's handle, its kind read from the page (its role kept,
+/// as the snapshot says it); as it was when it has no box.
+async fn pin(session: &mut Session, r: Resolved, deadline: Instant) -> Result<Resolved, StepError> {
+    let Some(handle) = mark(session, &r.target, r.frame.as_deref(), left(deadline)).await? else {
+        return Ok(r);
+    };
+    let pinned = Resolved {
+        target: handle,
+        ..r.clone()
+    };
+    let script = bind(scripts::KIND_OF, &[scripts::MARK_PICKED]);
+    let Some(kind) = element_eval(session, &pinned, &script, &[]).await? else {
+        return Ok(r);
+    };
+    let mut kind = ElementKind::from_page(&kind);
+    kind.role.clone_from(&r.kind.role);
+    Ok(Resolved { kind, ..pinned })
+}
+
+/// What is refused before anything is done: text for a number field (as Playwright checks it
+/// before it clears the field; the browser then takes every number `is_number` lets through),
+/// several values for a single-choice `<select>` (agent-browser selects each value in turn: it
+/// would keep the last).
+async fn before(
+    session: &mut Session,
+    command: &str,
+    r: &Resolved,
+    extra: &[String],
+) -> Result<(), StepError> {
     let text = extra.first().map_or("", String::as_str);
-    let done = json!({ "matched": r.matched, "matched_index": r.index });
-    if command == "fill" {
-        if r.kind.takes_value() {
-            actionable(session, command, &r, deadline).await?;
-            return set_value(session, &r, &r.kind.input_type, text)
-                .await
-                .map(|()| done);
-        }
-        // Checked before anything is cleared (as Playwright does); the browser then takes
-        // every number `is_number` lets through.
-        if (r.kind.input_type == "number" || r.kind.role == "spinbutton") && !is_number(text) {
-            return Err(not_a_number(&r, text));
-        }
+    let number = r.kind.input_type == "number" || r.kind.role == "spinbutton";
+    if command == "fill" && !r.kind.takes_value() && number && !is_number(text) {
+        return Err(not_a_number(r, text));
     }
-    // agent-browser selects each value in turn: a single-choice <select> would keep the last.
     if command == "select"
         && extra.len() > 1
-        && element_eval(session, &r, scripts::MULTIPLE, &[]).await? != Some(Value::Bool(true))
+        && element_eval(session, r, scripts::MULTIPLE, &[]).await? != Some(Value::Bool(true))
     {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -71,23 +140,40 @@ pub(crate) async fn element(
             ),
         ));
     }
-    let read = act(session, command, &r, extra, deadline).await?;
-    match read.first() {
-        // What the field holds was read in the same call (see `act`): the page may have
-        // refused part of it (maxlength, a mask, a formatter).
-        Some(d) if command == "fill" && !r.target.starts_with('@') => {
-            let got = d.get("result").and_then(Value::as_str).unwrap_or("");
-            field_took(&r, text, got)?;
+    Ok(())
+}
+
+/// What the action did, read back in its call (see `act`): `done` holds the action's answer,
+/// then the reads. The page may have refused part of a fill (maxlength, a mask, a formatter),
+/// a value input a value, a file input all but one file.
+fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result<Value, StepError> {
+    let text = extra.first().map_or("", String::as_str);
+    let mut out = json!({ "matched": r.matched, "matched_index": r.index });
+    let action = done.first().and_then(|d| d.get("result"));
+    let read = done.get(1).and_then(|d| d.get("result"));
+    match command {
+        "fill" if r.kind.takes_value() && action != Some(&Value::Bool(true)) => {
+            return Err(refused_value(r, text));
         }
-        // A combobox in the snapshot may be a <select>, which agent-browser "fills" without
-        // changing it.
-        Some(d) if command == "fill" || command == "type" => {
-            let got = d.get("value").and_then(Value::as_str).unwrap_or("");
-            combobox_took(&r, command, text, got)?;
+        "fill" if r.kind.takes_value() => {}
+        "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""))?,
+        "upload" => {
+            let n = read.and_then(Value::as_u64).unwrap_or(0);
+            if usize::try_from(n).ok() != Some(extra.len()) {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "{} holds {n} of the {} file(s) uploaded (an input without `multiple` takes one)",
+                        r.matched,
+                        extra.len()
+                    ),
+                ));
+            }
+            out["uploaded"] = json!(n);
         }
         _ => {}
     }
-    Ok(done)
+    Ok(out)
 }
 
 /// `check`/`uncheck` must have changed the state (`read`: the state read after it).
@@ -124,129 +210,87 @@ fn field_took(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
     ))
 }
 
-/// Runs `command` on the resolved element, in one call with runner's check that the element
-/// can take it (for an element with runner's CSS handle; one found through the snapshot, `@e5`,
-/// is checked first) and with what is read back after it: a field's text, a snapshot
-/// combobox's value. Returns those reads. An element that cannot take the action
-/// yet is waited for (up to `deadline`), then the call is made again.
+/// Runs `command` on the resolved element in one call with runner's check that the element
+/// can take it and with what is read back after it (a field's text, a file input's count).
+/// Returns the action's answer and the reads; `Ok(Err(why))` when the element cannot take the
+/// action now, or is gone (nothing was done to it: resolve again and retry).
 async fn act(
     session: &mut Session,
     command: &str,
     r: &Resolved,
     extra: &[String],
     deadline: Instant,
-) -> Result<Vec<Value>, StepError> {
-    // (Pointer actions go through `pointer_action`, with their hit checks.)
-    let guard = Guard::of(command);
-    let by_ref = r.target.starts_with('@');
-    if guard.is_some() && by_ref {
-        actionable(session, command, r, deadline).await?;
+) -> Result<Result<Vec<Value>, String>, StepError> {
+    if r.target.starts_with('@') {
+        return Ok(Err("it has no box on the page".to_string()));
     }
-    let check = guard
-        .filter(|_| !by_ref)
-        .map(|g| Command::eval(g.throwing(session, &r.target)));
-    let selector = r.target.clone();
+    let check = Guard::of(command).map(|g| Command::eval(g.throwing(session, &r.target)));
     let on = |script: &str, args: &[Value]| {
         Command::eval(call(
             &on_element(script),
             &element_args(session, &r.target, args),
         ))
     };
-    let reads: Vec<Command> = match command {
-        "fill" if !by_ref => vec![on(scripts::FIELD_TEXT, &[])],
-        "fill" | "type" if by_ref && r.kind.role == "combobox" => {
-            vec![Command::GetValue { selector }]
-        }
-        _ => Vec::new(),
-    };
+    let text = extra.first().map_or("", String::as_str);
     // agent-browser's fill of a contenteditable element puts the text before what it holds:
-    // runner replaces it through the editing commands, as typing would.
-    let editable = command == "fill"
-        && !by_ref
-        && r.kind.editable
-        && !matches!(r.kind.tag.as_str(), "input" | "textarea");
-    let action = if editable {
-        Some(on(scripts::FILL_EDITABLE, &[json!(extra.first())]))
-    } else {
-        Command::on_element(command, r.target.clone(), extra)
+    // runner replaces it through the editing commands, as typing would. A date, a colour, a
+    // range takes its value as Playwright's fill sets it.
+    let editable = r.kind.editable && !matches!(r.kind.tag.as_str(), "input" | "textarea");
+    let action = match command {
+        "fill" if r.kind.takes_value() => Some(on(scripts::SET_VALUE, &[json!(value_of(r, text))])),
+        "fill" if editable => Some(on(scripts::FILL_EDITABLE, &[json!(text)])),
+        _ => Command::on_element(command, r.target.clone(), extra),
     };
     let action = action.ok_or_else(|| {
         let why = format!("internal error: `{command}` is not known to runner's daemon link");
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
-    let read_back = reads.len();
-    let batch: Vec<Command> = check.into_iter().chain([action]).chain(reads).collect();
-    loop {
-        match session.send_all(batch.clone(), left(deadline)).await {
-            Err(e) if e.message.contains(NOT_ACTIONABLE) => {
-                if Instant::now() >= deadline {
-                    let why = e.message.split(NOT_ACTIONABLE).nth(1).unwrap_or_default();
-                    let why = why.lines().next().unwrap_or_default();
-                    return Err(not_actionable(command, r, why));
-                }
-                actionable(session, command, r, deadline).await?;
-            }
-            done => {
-                // agent-browser names the element by runner's handle: say it as the user did.
-                let mut done = done.map_err(|mut e| {
-                    e.message = e.message.replace(&format!("'{}'", r.target), &r.matched);
-                    e
-                })?;
-                return Ok(done.split_off(done.len().saturating_sub(read_back)));
-            }
-        }
-    }
-}
-
-/// A combobox in the snapshot may be a text field or a `<select>`: agent-browser "fills" a
-/// `<select>` without changing it, so its value is read back.
-fn combobox_took(r: &Resolved, command: &str, want: &str, got: &str) -> Result<(), StepError> {
-    let took = if command == "fill" {
-        got == want
-    } else {
-        got.ends_with(want)
+    let read = match command {
+        "fill" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "upload" => Some(on(scripts::FILE_COUNT, &[])),
+        _ => None,
     };
-    if took {
-        return Ok(());
+    let checked = usize::from(check.is_some());
+    let batch: Vec<Command> = check.into_iter().chain([action]).chain(read).collect();
+    let sent = session.send_all(batch, left(deadline)).await;
+    if let Err(e) = &sent
+        && let Some(why) = e.message.split(NOT_ACTIONABLE).nth(1)
+    {
+        return Ok(Err(why.lines().next().unwrap_or_default().to_string()));
     }
-    Err(StepError::new(
-        ErrorKind::CommandFailed,
-        format!(
-            "`{command}` did not set {} to `{want}`: its value is now `{got}` (a <select> takes `select`)",
-            r.matched
-        ),
-    ))
+    // An element replaced or removed since it was resolved (a re-render): resolve again.
+    let Some(mut done) = Poll::new().settle(sent.map_err(|mut e| {
+        // agent-browser names the element by runner's handle: say it as the user did.
+        e.message = e.message.replace(&format!("'{}'", r.target), &r.matched);
+        e
+    }))?
+    else {
+        return Ok(Err("it is gone from the page".to_string()));
+    };
+    Ok(Ok(done.split_off(checked.min(done.len()))))
 }
 
-/// Sets the value of an `<input>` that takes one rather than typed text (a date, a colour, a
-/// range) as Playwright's `fill` does: the value, then `input` and `change`; a value the browser
-/// refuses (it would read back differently) leaves the field as it was and fails the step.
-async fn set_value(
-    session: &mut Session,
-    r: &Resolved,
-    input_type: &str,
-    text: &str,
-) -> Result<(), StepError> {
-    let value = if input_type == "color" {
+/// The value a value input (a date, a colour, a range) is set to.
+fn value_of(r: &Resolved, text: &str) -> String {
+    if r.kind.input_type == "color" {
         text.trim().to_ascii_lowercase()
     } else {
         text.trim().to_string()
-    };
-    match element_eval(session, r, scripts::SET_VALUE, &[json!(value)]).await? {
-        Some(Value::Bool(true)) => Ok(()),
-        Some(_) => Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "`fill` cannot set {} (an <input type={input_type}>) to `{text}`: the browser refuses that value ({})",
-                r.matched,
-                value_hint(input_type).unwrap_or("")
-            ),
-        )),
-        None => Err(StepError::new(
-            ErrorKind::NotFound,
-            format!("{} is gone from the page", r.matched),
-        )),
     }
+}
+
+/// A value the browser refuses for a value input (it would read back differently): the field
+/// is left as it was.
+fn refused_value(r: &Resolved, text: &str) -> StepError {
+    let input_type = &r.kind.input_type;
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`fill` cannot set {} (an <input type={input_type}>) to `{text}`: the browser refuses that value ({})",
+            r.matched,
+            value_hint(input_type).unwrap_or("")
+        ),
+    )
 }
 
 /// Whether a field holding `got` holds `want` as the browser stores what a user types: a
@@ -298,12 +342,22 @@ fn not_a_number(r: &Resolved, text: &str) -> StepError {
 /// take it.
 const NOT_ACTIONABLE: &str = "runner: not actionable: ";
 
-/// What an action needs of its element now (see `scripts::ACTIONABLE`).
-/// (Every action here needs an enabled element: the pointer actions, where `hover` does not,
-/// have checks of their own.)
+/// What an action needs of its element now (see `scripts::ACTIONABLE`). agent-browser does
+/// not check all of it: it clears a disabled or hidden field, inserts the text into whatever
+/// element has the focus, changes a disabled or covered `<select>`, attaches files to a
+/// disabled input, and reports success. (Every action here needs an enabled element: the
+/// pointer actions, where `hover` does not, have checks of their own.)
+// The flags are the check's arguments (`args`), one per question it asks of the element.
+#[allow(clippy::struct_excessive_bools)]
 struct Guard {
     typing: bool,
     focus: bool,
+    /// The element must get events at its centre (a `<select>` under a veil is not chosen
+    /// from).
+    hit: bool,
+    /// The element must be visible (a file input takes files while the page hides it behind a
+    /// styled label, as Playwright's `setInputFiles` does).
+    visible: bool,
     /// What the action needs, for its error.
     needs: &'static str,
 }
@@ -311,68 +365,53 @@ struct Guard {
 impl Guard {
     /// The checks of `command`; `None` for the actions that need none.
     fn of(command: &str) -> Option<Guard> {
-        let (typing, focus, needs) = match command {
-            "fill" | "type" => (true, true, "an element it can type into"),
-            "select" => (false, false, "a visible, enabled element"),
-            "focus" => (false, true, "an element that can take the focus"),
+        let (typing, focus, hit, visible, needs) = match command {
+            "fill" | "type" => (true, true, false, true, "an element it can type into"),
+            "select" => (
+                false,
+                false,
+                true,
+                true,
+                "a visible, enabled element that gets events",
+            ),
+            "focus" => (
+                false,
+                true,
+                false,
+                true,
+                "an element that can take the focus",
+            ),
+            "upload" => (false, false, false, false, "an enabled file input"),
             _ => return None,
         };
         Some(Guard {
             typing,
             focus,
+            hit,
+            visible,
             needs,
         })
     }
 
-    /// The check, a function of the element and `args()`: `true`, or why not. The
-    /// element-state checks it uses are the ones `expect` uses.
-    fn script() -> String {
-        scripts::actionable()
-    }
-
-    /// What the check is asked.
-    fn args(&self) -> [Value; 3] {
-        [json!(true), json!(self.typing), json!(self.focus)]
+    /// What the check is asked (see `scripts::actionable`).
+    fn args(&self) -> [Value; 5] {
+        [
+            json!(true),
+            json!(self.typing),
+            json!(self.focus),
+            json!(self.hit),
+            json!(self.visible),
+        ]
     }
 
     /// The check as a script that throws (failing the call it is part of) when the element
-    /// with runner's CSS handle `handle` cannot take the action.
+    /// with runner's CSS handle `handle` cannot take the action. The element-state checks it
+    /// uses are the ones `expect` uses.
     fn throwing(&self, session: &Session, handle: &str) -> String {
-        let check = on_element(&Self::script());
+        let check = on_element(&scripts::actionable());
         let mut args = vec![json!(NOT_ACTIONABLE)];
         args.extend(element_args(session, handle, &self.args()));
         call(&bind(scripts::THROWING, &[&check]), &args)
-    }
-}
-
-/// Waits until an action's element can take it (Playwright's actionability checks).
-/// agent-browser does not check all of it: it clears a disabled or hidden field, inserts the
-/// text into whatever element has the focus, changes a disabled `<select>`, checks a hidden
-/// checkbox, hovers a hidden element and clicks through an inert one, and reports success.
-/// (It refuses a click on a covered or disabled element itself, and `check`/`uncheck` read the
-/// state back.)
-async fn actionable(
-    session: &mut Session,
-    command: &str,
-    r: &Resolved,
-    deadline: Instant,
-) -> Result<(), StepError> {
-    let Some(guard) = Guard::of(command) else {
-        return Ok(());
-    };
-    let (js, args) = (Guard::script(), guard.args());
-    let mut poll = Poll::new();
-    let mut why = String::new();
-    loop {
-        match poll.settle(element_eval(session, r, &js, &args).await)? {
-            Some(Some(Value::Bool(true))) => return Ok(()),
-            Some(Some(Value::String(w))) => why = w,
-            Some(_) => why = "it is gone from the page".to_string(),
-            None => {}
-        }
-        if !poll.wait(deadline).await {
-            return Err(not_actionable(command, r, &why));
-        }
     }
 }
 
@@ -416,8 +455,18 @@ mod tests {
         // Pointer actions have checks of their own (`pointer_action`).
         assert!(Guard::of("click").is_none());
         assert!(Guard::of("select").is_some_and(|g| !g.typing && !g.focus));
-        assert!(Guard::of("upload").is_none());
-        assert_eq!(fill.args(), [json!(true), json!(true), json!(true)]);
+        assert!(Guard::of("select").is_some_and(|g| g.hit && g.visible));
+        assert!(Guard::of("upload").is_some_and(|g| !g.visible && !g.hit));
+        assert_eq!(
+            fill.args(),
+            [
+                json!(true),
+                json!(true),
+                json!(true),
+                json!(false),
+                json!(true)
+            ]
+        );
     }
 
     /// A stand-in page for node: one element, `#a`, visible, enabled, focusable.

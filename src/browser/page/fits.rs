@@ -9,6 +9,11 @@ use crate::step::{ErrorKind, StepError};
 pub(crate) fn fits(command: &str, r: &Resolved) -> Result<(), StepError> {
     let k = &r.kind;
     let needs = match command {
+        // A `<select>` the snapshot calls a combobox: agent-browser would "fill" it without
+        // changing it.
+        "fill" | "type" if k.tag == "select" => {
+            Some("a text field (a <select> takes `select`)".to_string())
+        }
         // `fill` also sets a date, a colour, a range (`set_value`).
         "fill" | "type" if !(k.is_text_field() || command == "fill" && k.takes_value()) => {
             Some(if k.input_type == "file" {

@@ -50,12 +50,12 @@ pub(crate) const READ_ONLY: &str = include_str!("scripts/read_only.js");
 /// `(el) => bool`: the element or one inside it has the focus.
 pub(crate) const HAS_FOCUS: &str = include_str!("scripts/has_focus.js");
 
-/// `(isDisabled, isReadOnly, hasFocus) => (el, enabled, typing, focus) => true | why not`:
-/// whether an element can take an action now.
+/// `(isDisabled, isReadOnly, hasFocus) => (el, enabled, typing, focus, hit, visible) => true |
+/// why not`: whether an element can take an action now.
 pub(crate) const ACTIONABLE: &str = include_str!("scripts/actionable.js");
 
 /// `ACTIONABLE` given the element-state checks `expect` uses too: `(el, enabled, typing,
-/// focus) => true | why not`, as the element actions and the pointer actions check it.
+/// focus, hit, visible) => true | why not`, as the element actions and the pointer actions check it.
 pub(crate) fn actionable() -> String {
     crate::browser::driver::script::bind(ACTIONABLE, &[DISABLED, READ_ONLY, HAS_FOCUS])
 }
@@ -87,3 +87,9 @@ pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
 
 /// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
+
+/// `(markPicked) => (el) => { tag, input_type, editable, role }`: what kind of element it is.
+pub(crate) const KIND_OF: &str = include_str!("scripts/kind_of.js");
+
+/// `(el) => n`: how many files a file input holds.
+pub(crate) const FILE_COUNT: &str = include_str!("scripts/file_count.js");

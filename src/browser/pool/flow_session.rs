@@ -181,6 +181,8 @@ impl FlowBrowser {
             return Value::Null;
         };
         let s = &mut l.session;
+        // (A step cut off by the engine left its end behind: these have their own limits.)
+        s.step_end = None;
         // At most 3 s in all on top of the failed step: a wedged page must not stretch a
         // failure by the artifacts' own timeouts.
         let t = Duration::from_millis(1500);

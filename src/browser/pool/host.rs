@@ -193,29 +193,34 @@ impl BrowserHost {
         for h in handles {
             answered &= h.await.unwrap_or(false);
         }
-        kill_daemons(&self.socket_dir);
-        // Daemons and browsers take a moment to exit after `close`; runner does not exit before
-        // them. Every one of them carries this run's socket directory in its environment. A
-        // browser that did not answer `close` is wedged: it gets no grace.
-        let grace = if answered { 3000 } else { 200 };
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(grace);
-        loop {
-            let left = processes_of(&self.socket_dir);
-            if left.is_empty() {
-                break;
-            }
-            if tokio::time::Instant::now() >= deadline {
-                for pid in left {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(pid),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        end_processes(&self.socket_dir, answered).await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);
+    }
+}
+
+/// Ends every process started for the browsers of socket directory `dir` once they were asked
+/// to close (`answered`: every browser answered): the daemons are sent SIGTERM, and runner does
+/// not go on before they and their browsers have exited. Every one of them carries `dir` in its
+/// environment. A browser that did not answer `close` is wedged: it gets no grace.
+async fn end_processes(dir: &std::path::Path, answered: bool) {
+    kill_daemons(dir);
+    let grace = if answered { 3000 } else { 200 };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(grace);
+    loop {
+        let left = processes_of(dir);
+        if left.is_empty() {
+            return;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            for pid in left {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
@@ -229,10 +234,17 @@ pub(crate) async fn launch_check(
     let started = std::time::Instant::now();
     let name = format!("doctor{}", std::process::id());
     let spec = BrowserSpec { headed: false, cdp };
-    let worker = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir()).await?;
+    let dir = adapter.socket_dir().to_path_buf();
+    let launched = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir()).await;
     let took = started.elapsed();
-    worker.close().await;
-    Ok(took)
+    // Whatever the launch started (a daemon, a browser), closed or not, ends here: `close`
+    // gives up on a daemon that does not answer in time, and a failed launch may have left one.
+    let (answered, result) = match launched {
+        Ok(worker) => (worker.close().await, Ok(took)),
+        Err(e) => (false, Err(e)),
+    };
+    end_processes(&dir, answered).await;
+    result
 }
 
 /// Makes sure `dir` is this user's alone (created 0700 if missing): the browsers' sockets live

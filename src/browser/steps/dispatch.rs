@@ -21,12 +21,14 @@ pub(crate) async fn run_step(
     timeout: Duration,
     files: &StepFiles,
 ) -> Result<Value, StepError> {
-    run_action(session, action, timeout, files)
-        .await
-        .map_err(|mut e| {
-            e.message = crate::browser::page::selector::scrub(&e.message);
-            e
-        })
+    // Every command of the step is bounded by what is left of it (see `Session::limit`).
+    session.step_end = Some(Instant::now() + timeout);
+    let r = run_action(session, action, timeout, files).await;
+    session.step_end = None;
+    r.map_err(|mut e| {
+        e.message = crate::browser::page::selector::scrub(&e.message);
+        e
+    })
 }
 
 async fn run_action(

@@ -7,10 +7,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::driver::command::Command;
-use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
-use crate::browser::page::fits::fits;
-use crate::browser::page::selector::{left, resolve_one};
+use crate::browser::page::element_action::element;
+use crate::browser::page::selector::resolve_one;
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
 use crate::step::{ErrorKind, StepError};
 
@@ -22,11 +21,9 @@ pub(crate) struct StepFiles {
     pub(crate) base: String,
 }
 
-/// `(handle) => n`: how many files the file input with runner's handle holds.
-const FILE_COUNT_JS: &str = include_str!("scripts/file_count.js");
-
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
-/// input, and the count the page then holds checked.
+/// input once it is enabled (`element_action`), and the count the page then holds checked:
+/// agent-browser counts the files it was given, and an input without `multiple` keeps one.
 pub(crate) async fn upload(
     session: &mut Session,
     u: &crate::config::model::UploadAction,
@@ -50,43 +47,9 @@ pub(crate) async fn upload(
         }
         files.push(p.display().to_string());
     }
-    let r = resolve_one(session, &u.target, deadline).await?;
-    fits("upload", &r)?;
-    let t = left(deadline);
-    session
-        .send(
-            Command::Upload {
-                selector: r.target.clone(),
-                files: files.clone(),
-            },
-            t,
-        )
-        .await?;
-    // What the input then holds is read from the page: agent-browser counts the files it was
-    // given, and an input without `multiple` keeps one of them. `fits` let only an element known
-    // to be a file input through, which the resolver marks with a CSS handle (a snapshot ref
-    // carries no tag), so the handle reaches it.
-    let uploaded = session
-        .eval(&call(FILE_COUNT_JS, &[json!(r.target)]), t)
-        .await?
-        .as_u64()
-        .unwrap_or(0);
-    if usize::try_from(uploaded).ok() != Some(files.len()) {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "{} holds {uploaded} of the {} file(s) uploaded (an input without `multiple` takes one)",
-                r.matched,
-                files.len()
-            ),
-        ));
-    }
-    Ok(json!({
-        "matched": r.matched,
-        "matched_index": r.index,
-        "uploaded": uploaded,
-        "files": files,
-    }))
+    let mut done = element(session, "upload", &u.target, &files, false, deadline).await?;
+    done["files"] = json!(files);
+    Ok(done)
 }
 
 /// `screenshot`: the page (or its full length, or one element, strict) to a file inside the

@@ -25,8 +25,13 @@ pub(crate) async fn dialog(
     let (accept, text) = d.answer();
     dialog::take_watched(session).await?;
     if let Some(open) = dialog::open(session).await? {
-        // It is this step's to answer, not an answer armed before.
-        dialog::take_armed(session);
+        // An answer armed before, for the next dialog, and a dialog open that did not get it:
+        // two answers for one dialog. The armed one was written first: it answers, and this
+        // step fails rather than one of them vanishing.
+        if let Some(first) = dialog::take_armed(session) {
+            dialog::answer(session, open, first.accept, first.text.as_deref()).await?;
+            return Err(twice(&first, accept, true));
+        }
         return dialog::answer(session, open, accept, text).await;
     }
     let Some(watched) = session.watched.clone() else {
@@ -44,11 +49,32 @@ pub(crate) async fn dialog(
         }
         return Ok(seen);
     }
-    watched.arm(dialog::Armed {
+    let armed = dialog::Armed {
         accept,
         text: text.map(str::to_string),
-    });
+    };
+    if let Err(first) = watched.arm(armed) {
+        return Err(twice(&first, accept, false));
+    }
     Ok(json!({ "armed": true }))
+}
+
+/// A `dialog` step (answer `accept`) while the answer `first` of an earlier one was armed for
+/// the next dialog (`open`: a dialog was open, and got `first`): one `dialog` step answers one
+/// dialog.
+fn twice(first: &crate::browser::driver::dialog::Armed, accept: bool, open: bool) -> StepError {
+    let word = |a: bool| if a { "accept" } else { "dismiss" };
+    let (this, first) = (word(accept), word(first.accept));
+    let message = if open {
+        format!(
+            "this `dialog: {this}` found the open dialog already claimed: an answer armed by an earlier `dialog: {first}` step was waiting for it, and answered it (each `dialog` step answers one dialog: drop one of the two steps)"
+        )
+    } else {
+        format!(
+            "this `dialog: {this}` has no dialog to answer: an answer armed by an earlier `dialog: {first}` step is still waiting for the next dialog, and no dialog has opened since (each `dialog` step answers one dialog: put the action that opens the first one between them)"
+        )
+    };
+    StepError::new(ErrorKind::CommandFailed, message)
 }
 
 /// `dialog` without runner's watch on the flow's tab: waits (up to the step's timeout) for the

@@ -31,6 +31,16 @@ pub(super) async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
     }
     let top = best(suggestions);
     let mut msg = format!("no element matches {}", wanted.join(", or "));
+    for alt in alts {
+        if let Alt::Ref(r) = alt
+            && let Some(info) = session.user_refs.as_ref().and_then(|t| t.refs.get(r))
+        {
+            msg.push_str(&format!(
+                " (@{r} was {} \"{}\" in the last snapshot: no element with that role and name is on the page now; take a new snapshot)",
+                info.role, info.name
+            ));
+        }
+    }
     if !top.is_empty() {
         // Where they were found: the one frame every alternative looks in, else the page.
         let place = match trees.keys().collect::<Vec<_>>().as_slice() {
@@ -119,11 +129,10 @@ async fn similar(
                 ));
             }
         }
-        Alt::Ref(_) => {
-            for (k, info) in refs {
-                suggestions.push((0.1, format!("@{k} ({} \"{}\")", info.role, info.name)));
-            }
-        }
+        // A ref is its element of the user's last snapshot, found again by role and name: the
+        // refs of the snapshot taken now are numbered afresh, so they are not offered for it;
+        // the message says what the ref stood for (see `miss`).
+        Alt::Ref(_) => {}
         Alt::Css { css, .. } => {
             let js = call(
                 &bind(scripts::CSS_NAMES, &[scripts::FRAME_DOCUMENT]),

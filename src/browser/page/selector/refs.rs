@@ -9,24 +9,35 @@ use super::found::Found;
 use super::lookup::{foreign_frame, frame_is_foreign};
 use super::text::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
+use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
 use crate::step::{ErrorKind, StepError};
 
-/// A ref alternative (`@e5`): the element of the user's last snapshot, still on the page.
+/// A ref alternative (`@e5`): the element of the user's last snapshot, still on the page;
+/// `None` when it is not there now. agent-browser finds a ref's element again by its role and
+/// name, so one a re-render replaced with its like is found; one that is gone (removed, or
+/// renamed) matches nothing, as a CSS selector that matches nothing: `hidden` holds, an action
+/// waits for it.
 pub(super) async fn by_ref(
     session: &mut Session,
     r: &str,
     t: Duration,
-) -> Result<Found, StepError> {
+) -> Result<Option<Found>, StepError> {
     let target = resolve_ref(session, r, t).await?;
+    let selector = target.clone();
+    match session.send(Command::GetBox { selector }, t).await {
+        Err(e) if e.message.contains(GONE) => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(_) => {}
+    }
     let role = session
         .user_refs
         .as_ref()
         .and_then(|tbl| tbl.refs.get(r))
         .map(|i| (i.role.clone(), format!("{} \"{}\"", i.role, i.name)))
         .unwrap_or_default();
-    Ok(Found {
+    Ok(Some(Found {
         target,
         count: 1,
         matches: vec![role.1],
@@ -35,8 +46,11 @@ pub(super) async fn by_ref(
             ..ElementKind::default()
         },
         read: None,
-    })
+    }))
 }
+
+/// What agent-browser says of a ref whose element (by its role and name) is not on the page.
+const GONE: &str = "Could not locate element with role=";
 
 /// A role alternative: the elements of a snapshot taken now (of iframe `frame`, when given)
 /// with that role and name; `None` when none is, or none is the one `nth` picks.

@@ -208,7 +208,7 @@ async fn try_once(
     }
     let t = lookup_time(deadline);
     match alt {
-        Alt::Ref(r) => super::refs::by_ref(session, r, t).await.map(Some),
+        Alt::Ref(r) => super::refs::by_ref(session, r, t).await,
         Alt::Role {
             role,
             name,

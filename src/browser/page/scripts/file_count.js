@@ -1,0 +1,2 @@
+// How many files a file input holds.
+(el) => el.files.length
