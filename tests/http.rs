@@ -276,7 +276,9 @@ fn each_request_check_fails_at_its_line_with_expected_and_actual() {
         );
     }
     assert!(
-        error_of(step(&report, "error_status")).contains("expects it"),
+        // The hint says how to expect the status, not that the step expected it.
+        error_of(step(&report, "error_status"))
+            .contains("(to expect it, write `expect: { status: 404 }`)"),
         "{report}"
     );
 }
@@ -495,5 +497,9 @@ steps:
     let plain = step(&report, "plain");
     assert_eq!(plain["outcome"], "failed", "{plain}");
     assert!(error_of(plain).contains("HTTP 404 for"), "{plain}");
+    assert!(
+        error_of(plain).ends_with("(to expect it, write `open: { url, status: 404 }`)"),
+        "{plain}"
+    );
     assert_eq!(plain["outputs"]["status"], 404, "{plain}");
 }

@@ -17,6 +17,7 @@ mod checks;
 mod cli;
 mod common;
 mod contexts;
+mod datasette;
 mod dialogs;
 mod exit_codes;
 mod gaps;

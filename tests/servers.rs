@@ -391,7 +391,7 @@ fn server_templates_see_the_flows_env_and_vars_and_later_vars_see_the_server() {
             r#"name: scoped
 vars:
   who: world
-  base: "{{{{ web_server.url }}}}env/"
+  base: "{{{{ web_server.url }}}}/env/"
 env:
   FROM_FLOW: "hello {{{{ vars.who }}}}"
   LATER: "{{{{ vars.base }}}}"
@@ -409,6 +409,42 @@ steps:
   - expect: {{ that: "{{{{ steps.get.stdout == 'hello world hello world on ' ~ web_server.port ~ ' ' ~ flow.dir ~ '/srv' and steps.later.stdout == '404' }}}}" }}
 "#,
             app = app()
+        ),
+    );
+    flow_run(d.path()).arg("f.yaml").passes();
+}
+
+/// A command server's URL reads like a static server's, without a trailing slash, so
+/// `{{ web_server.url }}/path` (the form every example writes) asks for `/path`, not `//path`
+/// (which real apps such as Datasette answer with 404): the flow's own server and the run's.
+#[test]
+fn a_command_servers_url_has_no_trailing_slash_so_url_slash_path_is_that_path() {
+    let d = tempfile::tempdir().unwrap();
+    project_with_app(d.path(), "");
+    let get = |url: &str| {
+        format!(
+            "exec: [python3, -c, \"import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())\", \"{url}/env/PORT\"]"
+        )
+    };
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: slash
+web_server:
+  command: [python3, "{app}"]
+  port: auto
+steps:
+  - id: own
+    {own}
+  - id: shared
+    {shared}
+  - expect: {{ that: "{{{{ steps.own.stdout == web_server.port ~ '' and steps.shared.stdout == web_server.app.port ~ '' }}}}" }}
+  - expect: {{ that: "{{{{ web_server.url == 'http://127.0.0.1:' ~ web_server.port and web_server.app.url == 'http://127.0.0.1:' ~ web_server.app.port }}}}" }}
+"#,
+            app = app(),
+            own = get("{{ web_server.url }}"),
+            shared = get("{{ web_server.app.url }}"),
         ),
     );
     flow_run(d.path()).arg("f.yaml").passes();

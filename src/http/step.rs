@@ -30,7 +30,7 @@ pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value
             Failure {
                 part: "url".into(),
                 message: format!(
-                    "HTTP {} from {} {} (`expect: {{ status: {} }}` expects it); body: {}",
+                    "HTTP {} from {} {} (to expect it, write `expect: {{ status: {} }}`); body: {}",
                     r.status,
                     o.method,
                     r.url,

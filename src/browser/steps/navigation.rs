@@ -67,7 +67,7 @@ pub(crate) async fn open(
         None if status >= 400 => Err(StepError::new(
             ErrorKind::CommandFailed,
             format!(
-                "HTTP {status} for {shown_url} (`open: {{ url, status: {status} }}` expects it)"
+                "HTTP {status} for {shown_url} (to expect it, write `open: {{ url, status: {status} }}`)"
             ),
         )
         .with_outputs(outputs)),

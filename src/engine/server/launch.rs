@@ -88,7 +88,7 @@ pub(crate) fn launch(
     let mut known = json!({ "port": port });
     let url = match (&ws.url, port) {
         (Some(u), _) => render(u, &format!("{ptr}/url"), &known)?,
-        (None, Some(p)) => format!("http://127.0.0.1:{p}/"),
+        (None, Some(p)) => format!("http://127.0.0.1:{p}"),
         (None, None) => {
             return Err(StepError::new(
                 ErrorKind::Environment,
