@@ -12,8 +12,8 @@ use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::browser::page::selector::{
-    Alt, Poll, Read, alternatives, element_eval, is_visible, normalize, read_now, resolve_now_one,
-    resolve_now_one_reading,
+    Alt, Poll, Read, Resolved, alternatives, element_eval, is_visible, normalize, read_now,
+    resolve_now_one, resolve_now_one_reading,
 };
 use crate::config::model::{CountMatcher, ExpectAction, IntOrTemplate, Selector};
 use crate::step::{ErrorKind, StepError};
@@ -203,7 +203,7 @@ async fn visibility_outcomes(
     let mut out = Vec::new();
     if let Some(sel) = &e.visible {
         let what = format!("{} to be visible", describe(sel));
-        let failure = match resolve_now_one(session, sel).await? {
+        let failure = match resolve_now_one_reading(session, sel, Read::Visible).await? {
             None => Some(format!("expected {what}, but it is not on the page")),
             Some(r) if !is_visible(session, &r).await? => {
                 Some(format!("expected {what}, but it is hidden"))
@@ -214,7 +214,7 @@ async fn visibility_outcomes(
     }
     if let Some(sel) = &e.hidden {
         let what = format!("{} to be hidden", describe(sel));
-        let failure = match resolve_now_one(session, sel).await? {
+        let failure = match resolve_now_one_reading(session, sel, Read::Visible).await? {
             Some(r) if is_visible(session, &r).await? => {
                 Some(format!("expected {what}, but it is visible"))
             }
@@ -309,7 +309,7 @@ async fn read_outcomes(session: &mut Session, e: &ExpectAction) -> Result<Vec<Ou
         };
         // Found and read in one page call where it can (not a ref: read on its own below).
         out.push(
-            match resolve_now_one_reading(session, &tm.target, read).await? {
+            match resolve_now_one_reading(session, &tm.target, read.clone()).await? {
                 None => Outcome::missing(what, describe(&tm.target)),
                 // As Playwright's toHaveValue: only a field has a value to compare.
                 Some(r) if key == "value" && !r.kind.has_value() => Outcome::unfit(
@@ -348,25 +348,38 @@ async fn attribute_outcome(
     } else {
         format!("{of} {}", m.describe())
     };
-    Ok(match resolve_now_one(session, &a.target).await? {
-        None => Outcome::missing(what, describe(&a.target)),
-        Some(r) => {
-            let data = session
-                .send(
-                    Command::GetAttribute {
-                        selector: r.target,
-                        attribute: a.name.clone(),
-                    },
-                    t,
-                )
-                .await?;
-            let failure = match data.get("value").and_then(Value::as_str) {
-                None => Some(format!("expected {what}, but it has no `{}`", a.name)),
-                Some(got) => matcher(&m, got, &of)?,
-            };
-            Outcome::new(what, failure)
-        }
-    })
+    let read = Read::Attribute(a.name.clone());
+    Ok(
+        match resolve_now_one_reading(session, &a.target, read).await? {
+            None => Outcome::missing(what, describe(&a.target)),
+            // Read in the look-up's own page call (an element found by CSS or text).
+            Some(Resolved {
+                read: Some(got), ..
+            }) => {
+                let failure = match got.as_str() {
+                    None => Some(format!("expected {what}, but it has no `{}`", a.name)),
+                    Some(got) => matcher(&m, got, &of)?,
+                };
+                Outcome::new(what, failure)
+            }
+            Some(r) => {
+                let data = session
+                    .send(
+                        Command::GetAttribute {
+                            selector: r.target,
+                            attribute: a.name.clone(),
+                        },
+                        t,
+                    )
+                    .await?;
+                let failure = match data.get("value").and_then(Value::as_str) {
+                    None => Some(format!("expected {what}, but it has no `{}`", a.name)),
+                    Some(got) => matcher(&m, got, &of)?,
+                };
+                Outcome::new(what, failure)
+            }
+        },
+    )
 }
 
 /// `tabs`: how many tabs the flow's context has open.

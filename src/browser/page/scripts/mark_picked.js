@@ -1,6 +1,9 @@
 // Given an alternative's matching elements, puts runner's handle (`data-runner-sel`) on the one
 // `nth` picks (null: the first; negative: from the end) and describes the matches and its kind;
-// with `read`, also its text (`'text'`: innerText, else textContent) or value (`'value'`).
+// with `read`, also its text (`'text'`: innerText, else textContent), value (`'value'`),
+// whether it is visible (`'visible'`, as Playwright's isVisible: rendered, a non-empty box,
+// `visibility: visible`; `display: contents` by its children) or an attribute
+// (`{ attribute: name }`: its text, null when absent), in the same call as the look-up.
 (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
@@ -18,6 +21,17 @@
     out.id = el.dataset.runnerSel;
     if (read === 'text') out.read = el.innerText || el.textContent || '';
     if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
+    if (read === 'visible') {
+      const visible = e => {
+        if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
+        const st = getComputedStyle(e);
+        if (st.display === 'contents') return [...e.children].some(visible);
+        const box = e.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && st.visibility === 'visible';
+      };
+      out.read = visible(el);
+    }
+    if (read && typeof read === 'object') out.read = el.getAttribute(read.attribute);
     out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }
   return out;

@@ -1,6 +1,8 @@
 //! What one alternative of a selector found on the page: the lower half of resolving, shared by
 //! the look-ups (`lookup`, `refs`) and `resolve`, which turns it into a `Resolved`.
 
+use serde_json::{Value, json};
+
 use crate::browser::page::element_kind::ElementKind;
 
 /// What one alternative found on the page.
@@ -9,24 +11,31 @@ pub(super) struct Found {
     pub(super) count: usize,
     pub(super) matches: Vec<String>,
     pub(super) kind: ElementKind,
-    /// What the look-up read of the element when asked (`Read`): its text or value.
-    pub(super) read: Option<String>,
+    /// What the look-up read of the element when asked (`Read`): its text or value (a
+    /// string), whether it is visible (a boolean), an attribute (a string, or null when absent).
+    pub(super) read: Option<Value>,
 }
 
-/// What a look-up reads of the element it finds, in the same page call: what agent-browser's
-/// `get text` (`innerText`, else `textContent`) or `get value` would read.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What a look-up reads of the element it finds, in the same page call, so a check of an
+/// element a page replaces every few milliseconds never reads a different (or detached) one:
+/// what agent-browser's `get text` (`innerText`, else `textContent`) or `get value` would read,
+/// whether it is visible (as Playwright's `isVisible`), or one attribute.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Read {
     Text,
     Value,
+    Visible,
+    Attribute(String),
 }
 
 impl Read {
-    /// The page script's word for it.
-    pub(crate) fn word(self) -> &'static str {
+    /// The page script's argument for it.
+    pub(crate) fn arg(&self) -> Value {
         match self {
-            Read::Text => "text",
-            Read::Value => "value",
+            Read::Text => json!("text"),
+            Read::Value => json!("value"),
+            Read::Visible => json!("visible"),
+            Read::Attribute(name) => json!({ "attribute": name }),
         }
     }
 }

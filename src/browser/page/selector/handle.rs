@@ -51,6 +51,10 @@ pub(crate) async fn element_eval(
 /// (a re-render) is an error `Poll::settle` takes for "gone" (the check is made again on the
 /// page as it is then), never "hidden".
 pub(crate) async fn is_visible(session: &mut Session, r: &Resolved) -> Result<bool, StepError> {
+    // Read in the look-up's own page call (`Read::Visible`, an element found by CSS or text).
+    if let Some(Value::Bool(b)) = r.read {
+        return Ok(b);
+    }
     if session.is("visible", &r.target).await? {
         return Ok(true);
     }
@@ -128,15 +132,21 @@ pub(crate) async fn read_now(
     read: Read,
     t: Duration,
 ) -> Result<String, StepError> {
-    if let Some(got) = r.read {
+    if let Some(Value::String(got)) = r.read {
         return Ok(got);
     }
     let selector = r.target;
-    let get = match read {
-        Read::Text => Command::GetText { selector },
-        Read::Value => Command::GetValue { selector },
+    let (get, field) = match read {
+        Read::Text => (Command::GetText { selector }, "text"),
+        Read::Value => (Command::GetValue { selector }, "value"),
+        Read::Visible | Read::Attribute(_) => {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                "internal error: `read_now` reads a text or a value".to_string(),
+            ));
+        }
     };
     let data = session.send(get, t).await?;
-    let got = data.get(read.word()).and_then(Value::as_str);
+    let got = data.get(field).and_then(Value::as_str);
     Ok(got.unwrap_or_default().to_string())
 }

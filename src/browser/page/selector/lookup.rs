@@ -23,14 +23,14 @@ pub(super) async fn in_document(
     alt: &Alt,
     elements: &str,
     (nth, query): (Option<i64>, Value),
-    read: Option<Read>,
+    read: Option<&Read>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
     let find = bind(
         scripts::FIND,
         &[scripts::FRAME_DOCUMENT, elements, scripts::MARK_PICKED],
     );
-    let read = read.map(Read::word);
+    let read = read.map(|r| r.arg());
     let js = call(&find, &[json!(alt.frame()), json!(nth), query, json!(read)]);
     let v = session.eval(&js, t).await?;
     if v.get("foreign").and_then(Value::as_bool) == Some(true) {
@@ -73,7 +73,7 @@ fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
             .unwrap_or_default(),
         // An explicit widget role (`<div role=checkbox>`) says what the element is.
         kind,
-        read: v.get("read").and_then(Value::as_str).map(str::to_string),
+        read: v.get("read").cloned(),
     })
 }
 

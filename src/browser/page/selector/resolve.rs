@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::alternative::{Alt, alternatives};
@@ -38,7 +38,7 @@ pub(crate) struct Resolved {
     pub(crate) frame: Option<String>,
     /// What the look-up read of it in the same call, when asked (`resolve_now_reading`) and it
     /// could (an element found by CSS or text; not a ref).
-    pub(crate) read: Option<String>,
+    pub(crate) read: Option<Value>,
 }
 
 /// Resolves a selector, waiting up to `deadline` for an element to match.
@@ -117,7 +117,7 @@ async fn resolve_now_reading(
 ) -> Result<Option<Resolved>, StepError> {
     let deadline = Instant::now() + Duration::from_secs(10);
     for (index, alt) in alternatives(sel).iter().enumerate() {
-        if let Some(found) = try_once(session, alt, read, deadline).await? {
+        if let Some(found) = try_once(session, alt, read.as_ref(), deadline).await? {
             return Ok(Some(found.resolved(alt, index)));
         }
     }
@@ -194,7 +194,7 @@ impl Found {
 async fn try_once(
     session: &mut Session,
     alt: &Alt,
-    read: Option<Read>,
+    read: Option<&Read>,
     deadline: Instant,
 ) -> Result<Option<Found>, StepError> {
     if alt.has_empty_text() {
