@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
-use crate::browser::page::selector::{Alt, Poll, alternatives, is_visible, resolve_now_one};
+use crate::browser::page::selector::{
+    Alt, Poll, Read, alternatives, is_visible, resolve_now_one_reading,
+};
 use crate::config::duration::parse_duration;
 use crate::config::model::{OpenAction, VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
@@ -106,7 +108,8 @@ pub(crate) async fn wait(
 async fn holds(session: &mut Session, o: &WaitOptions) -> Result<bool, StepError> {
     let t = Duration::from_secs(5);
     Ok(if let Some(sel) = &o.target {
-        let visible = match resolve_now_one(session, sel).await? {
+        // Found and read in one page call (an element found by CSS or text).
+        let visible = match resolve_now_one_reading(session, sel, Read::Visible).await? {
             Some(r) => is_visible(session, &r).await?,
             None => false,
         };

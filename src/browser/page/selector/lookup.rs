@@ -185,9 +185,9 @@ globalThis.document = { ...doc, querySelector: (css) => (css === '#f' ? frame : 
 
         // A check's look-up reads the element in the same call, as `get text`/`get value`.
         let r = resolve_now_one_reading(&mut s, &exact, Read::Text).await;
-        assert_eq!(r.unwrap().unwrap().read.as_deref(), Some("Save"));
+        assert_eq!(r.unwrap().unwrap().read, Some(json!("Save")));
         let r = resolve_now_one_reading(&mut s, &exact, Read::Value).await;
-        assert_eq!(r.unwrap().unwrap().read.as_deref(), Some(""));
+        assert_eq!(r.unwrap().unwrap().read, Some(json!("")));
         assert_eq!(
             resolve_now(&mut s, &exact).await.unwrap().unwrap().read,
             None

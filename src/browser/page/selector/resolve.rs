@@ -133,7 +133,7 @@ pub(crate) async fn resolve_now_one(
     resolve_now(session, sel).await?.map(strict).transpose()
 }
 
-/// `resolve_now_one`, reading the element's text or value in the same page call where it can
+/// `resolve_now_one`, reading what `read` says of the element in the same page call where it can
 /// (`Resolved::read`; `None` for a ref, which the caller reads on its own).
 pub(crate) async fn resolve_now_one_reading(
     session: &mut Session,
