@@ -85,3 +85,51 @@ fn a_path_to_explore_without_a_server_is_a_usage_error() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("needs a web server"), "{err}");
 }
+
+#[test]
+fn a_server_answering_503_while_it_warms_up_is_ready_once_it_answers_below_404() {
+    let d = tempfile::tempdir().unwrap();
+    // The port is open at once and answers 503 for 3 s: ready only after that (as Playwright).
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: warm
+web_server:
+  command: [python3, "{}"]
+  port: auto
+  url: "http://127.0.0.1:{{{{ web_server.port }}}}/"
+  env: {{ START_DELAY_MS: "0", WARMUP_MS: "3000" }}
+steps:
+  - id: page
+    exec: [python3, -c, "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).status)", "{{{{ web_server.url }}}}"]
+  - expect: {{ that: "{{{{ steps.page.stdout | trim == '200' }}}}" }}
+"#,
+            app()
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml", "--artifacts", "art"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    let log = walk(&d.path().join("art"), "server.log").expect("the server's log");
+    let log = std::fs::read_to_string(log).unwrap();
+    // It was probed while warming up (503) and became ready after (200).
+    assert!(log.contains("\" 503 "), "{log}");
+    assert!(log.contains("\" 200 "), "{log}");
+}
+
+/// The first file named `name` under `dir`.
+fn walk(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(hit) = walk(&p, name) {
+                return Some(hit);
+            }
+        } else if p.file_name().is_some_and(|n| n == name) {
+            return Some(p);
+        }
+    }
+    None
+}
