@@ -497,3 +497,32 @@ steps:
     assert!(error_of(plain).contains("HTTP 404 for"), "{plain}");
     assert_eq!(plain["outputs"]["status"], 404, "{plain}");
 }
+
+/// A body over 1 MiB: the outputs (and so the reports) keep its first MiB and say `truncated`
+/// (`json` is null then), as `exec` does; the checks still see the whole body.
+#[test]
+fn a_big_body_is_cut_in_the_outputs_but_checked_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let steps = r#"  - id: big
+    request:
+      url: "{{ vars.api }}/big?mb=2"
+      expect:
+        json: { $.end: last, $.rows: { count: 2048 } }
+        body: { contains: '"end": "last"' }
+  - id: small
+    request: "{{ vars.api }}/items"
+"#;
+    write(d.path(), "big.yaml", &api_flow("big", port, steps));
+    let report = flow_run(d.path()).arg("big.yaml").passes();
+    let big = &step(&report, "big")["outputs"];
+    let body = big["body"].as_str().unwrap();
+    assert_eq!(body.len(), 1024 * 1024, "the first MiB is kept");
+    assert!(body.starts_with("{\"rows\": [\"xxx"), "{}", &body[..40]);
+    assert_eq!(big["truncated"], true);
+    assert_eq!(big["json"], serde_json::Value::Null);
+    assert_eq!(big["status"], 200);
+    let small = &step(&report, "small")["outputs"];
+    assert_eq!(small["truncated"], false);
+    assert_eq!(small["json"]["id"], 7);
+}

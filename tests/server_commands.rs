@@ -61,7 +61,11 @@ fn explore_and_atlas_verify_start_the_projects_or_the_flags_server_and_stop_it()
     let (code, out, err) = output(c);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("0 no longer arrive"), "{out}");
-    assert_eq!(starts(&toml_starts).len(), 1, "runner.toml's server did not start");
+    assert_eq!(
+        starts(&toml_starts).len(),
+        1,
+        "runner.toml's server did not start"
+    );
     let pids = starts(&flag_starts);
     assert_eq!(pids.len(), 1, "the flag's server started once: {pids:?}");
     assert!(all_gone(&pids), "the server outlived verify");
@@ -69,11 +73,17 @@ fn explore_and_atlas_verify_start_the_projects_or_the_flags_server_and_stop_it()
     // Without a server the recorded origin is gone: the same verify fails.
     let mut c = runner(d.path());
     c.args(["atlas", "verify", "--atlas", "atlas"])
-        .args(["--web-server", "python3 -c 'import sys; print(\"boom\"); sys.exit(3)'"])
+        .args([
+            "--web-server",
+            "python3 -c 'import sys; print(\"boom\"); sys.exit(3)'",
+        ])
         .args(["--web-server-port", "auto"]);
     let (code, out, err) = output(c);
     assert_ne!(code, 0, "{out}{err}");
-    assert!(err.contains("did not start") && err.contains("boom"), "{err}");
+    assert!(
+        err.contains("did not start") && err.contains("boom"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -169,7 +169,12 @@ pub(crate) enum AtlasCommand {
 pub(crate) struct ServerArgs {
     /// Start this command before and stop it after (instead of runner.toml's `[[web_server]]`);
     /// it gets the port as `$PORT` and `{{ web_server.port }}`.
-    #[arg(long = "web-server", id = "web_server", value_name = "CMD", global = true)]
+    #[arg(
+        long = "web-server",
+        id = "web_server",
+        value_name = "CMD",
+        global = true
+    )]
     pub(crate) command: Option<String>,
     /// Ready when this URL answers with a status below 404 (and the default base URL).
     #[arg(
