@@ -526,3 +526,46 @@ fn a_big_body_is_cut_in_the_outputs_but_checked_whole() {
     assert_eq!(small["truncated"], false);
     assert_eq!(small["json"]["id"], 7);
 }
+
+/// A template error inside a step that only the data shows (a key missing from an output) is
+/// that step's error, kind `template`, at its file:line:col, exit 1 (README: exit 2 is for those
+/// outside a step); `continue_on_error` applies to it.
+#[test]
+fn a_step_template_error_found_at_run_time_is_the_steps_error_at_its_place() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "t.yaml",
+        r#"name: data-dependent
+steps:
+  - id: a
+    exec: [echo, '{"x": 1}']
+  - id: soft
+    log: "{{ (steps.a.stdout | fromjson).y.z }}"
+    continue_on_error: true
+  - log: "value {{ (steps.a.stdout | fromjson).y.z }}"
+  - id: never
+    log: never
+"#,
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("t.yaml").run();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("at t.yaml:8:47"), "{stderr}");
+    let soft = step(&report, "soft");
+    assert_eq!(soft["error"]["kind"], "template", "{soft}");
+    assert!(error_of(soft).contains("`.y.z` is undefined"), "{soft}");
+    assert_eq!(at_of(soft), "t.yaml:6:41", "{soft}");
+    assert!(
+        report["flows"][0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["id"] != "never" || s["status"] == "skipped"),
+        "{report}"
+    );
+}
