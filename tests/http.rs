@@ -503,3 +503,75 @@ steps:
     );
     assert_eq!(plain["outputs"]["status"], 404, "{plain}");
 }
+
+/// A body over 1 MiB: the outputs (and so the reports) keep its first MiB and say `truncated`
+/// (`json` is null then), as `exec` does; the checks still see the whole body.
+#[test]
+fn a_big_body_is_cut_in_the_outputs_but_checked_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let steps = r#"  - id: big
+    request:
+      url: "{{ vars.api }}/big?mb=2"
+      expect:
+        json: { $.end: last, $.rows: { count: 2048 } }
+        body: { contains: '"end": "last"' }
+  - id: small
+    request: "{{ vars.api }}/items"
+"#;
+    write(d.path(), "big.yaml", &api_flow("big", port, steps));
+    let report = flow_run(d.path()).arg("big.yaml").passes();
+    let big = &step(&report, "big")["outputs"];
+    let body = big["body"].as_str().unwrap();
+    assert_eq!(body.len(), 1024 * 1024, "the first MiB is kept");
+    assert!(body.starts_with("{\"rows\": [\"xxx"), "{}", &body[..40]);
+    assert_eq!(big["truncated"], true);
+    assert_eq!(big["json"], serde_json::Value::Null);
+    assert_eq!(big["status"], 200);
+    let small = &step(&report, "small")["outputs"];
+    assert_eq!(small["truncated"], false);
+    assert_eq!(small["json"]["id"], 7);
+}
+
+/// A template error inside a step that only the data shows (a key missing from an output) is
+/// that step's error, kind `template`, at its file:line:col, exit 1 (README: exit 2 is for those
+/// outside a step); `continue_on_error` applies to it.
+#[test]
+fn a_step_template_error_found_at_run_time_is_the_steps_error_at_its_place() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "t.yaml",
+        r#"name: data-dependent
+steps:
+  - id: a
+    exec: [echo, '{"x": 1}']
+  - id: soft
+    log: "{{ (steps.a.stdout | fromjson).y.z }}"
+    continue_on_error: true
+  - log: "value {{ (steps.a.stdout | fromjson).y.z }}"
+  - id: never
+    log: never
+"#,
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).arg("t.yaml").run();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("at t.yaml:8:47"), "{stderr}");
+    let soft = step(&report, "soft");
+    assert_eq!(soft["error"]["kind"], "template", "{soft}");
+    assert!(error_of(soft).contains("`.y.z` is undefined"), "{soft}");
+    assert_eq!(at_of(soft), "t.yaml:6:41", "{soft}");
+    assert!(
+        report["flows"][0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["id"] != "never" || s["status"] == "skipped"),
+        "{report}"
+    );
+}

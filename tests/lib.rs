@@ -28,4 +28,5 @@ mod mistakes;
 mod model;
 mod readme;
 mod run;
+mod server_commands;
 mod servers;

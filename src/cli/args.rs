@@ -48,9 +48,12 @@ pub(crate) enum Command {
             global = true
         )]
         atlas: PathBuf,
+        #[command(flatten)]
+        servers: ServerArgs,
     },
     /// Crawl an app from URL: record its states and the links and buttons between them.
     Explore {
+        /// Where to start; a path (`/`, `/app`) is taken on the first web server's URL.
         url: String,
         #[arg(long, default_value_t = 5)]
         max_depth: usize,
@@ -64,6 +67,8 @@ pub(crate) enum Command {
         atlas: PathBuf,
         #[command(flatten)]
         agent: AgentArgs,
+        #[command(flatten)]
+        servers: ServerArgs,
     },
     /// Merge the JSON reports of a suite's shards (`run --shard I/N --report json=...`) into one
     /// set of reports.
@@ -156,6 +161,40 @@ pub(crate) enum AtlasCommand {
         #[command(flatten)]
         agent: AgentArgs,
     },
+}
+
+/// The web servers of `explore` and `atlas replay|verify|test`: runner.toml's `[[web_server]]`,
+/// or the one of `--web-server` (as Playwright's `webServer`: `command` with `url` or `port`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ServerArgs {
+    /// Start this command before and stop it after (instead of runner.toml's `[[web_server]]`);
+    /// it gets the port as `$PORT` and `{{ web_server.port }}`.
+    #[arg(
+        long = "web-server",
+        id = "web_server",
+        value_name = "CMD",
+        global = true
+    )]
+    pub(crate) command: Option<String>,
+    /// Ready when this URL answers with a status below 404 (and the default base URL).
+    #[arg(
+        long = "web-server-url",
+        id = "web_server_url",
+        value_name = "URL",
+        requires = "web_server",
+        global = true
+    )]
+    pub(crate) url: Option<String>,
+    /// The port the command listens on: a number, or `auto` (a free one); without a URL, ready
+    /// when the port accepts connections.
+    #[arg(
+        long = "web-server-port",
+        id = "web_server_port",
+        value_name = "PORT",
+        requires = "web_server",
+        global = true
+    )]
+    pub(crate) port: Option<String>,
 }
 
 /// The agent behind the explorer's skills (`explore`, `atlas test`).

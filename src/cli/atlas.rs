@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::args::{AgentArgs, AtlasCommand};
+use super::args::{AgentArgs, AtlasCommand, ServerArgs};
 use super::error::CliError;
 use super::exit::Outcome;
 use super::signals::interruptible;
@@ -19,6 +19,7 @@ use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
 pub(crate) fn run(
     cmd: &AtlasCommand,
     dir: &Path,
+    servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
     if !dir.join("nodes").is_dir() {
@@ -60,16 +61,23 @@ pub(crate) fn run(
             }
         }
         AtlasCommand::Replay { node, base_url } => {
-            return replay(&atlas, node, base_url.as_deref(), reporter);
+            return replay(&atlas, node, base_url.as_deref(), servers, reporter);
         }
         AtlasCommand::Verify { base_url, report } => {
-            return verify(&atlas, base_url.as_deref(), report, reporter);
+            return verify(&atlas, base_url.as_deref(), report, servers, reporter);
         }
         AtlasCommand::Test {
             base_url,
             report,
             agent,
-        } => return test(&atlas, base_url.as_deref(), report, agent, reporter),
+        } => {
+            let args = TestArgs {
+                base_url: base_url.as_deref(),
+                agent,
+                servers,
+            };
+            return test(&atlas, &args, report, reporter);
+        }
     };
     reporter.out(&text);
     Ok(Outcome::Passed)
@@ -123,18 +131,28 @@ fn replay(
     atlas: &Atlas,
     node: &str,
     base_url: Option<&str>,
+    servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
-    let (tokio_rt, rt) = driver(&format!("replay-{}", std::process::id()), &[])?;
+    let spec = super::servers::spec(servers)?;
+    let run_id = format!("replay-{}", std::process::id());
+    let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
-    let r = tokio_rt.block_on(async {
-        let mut d = InProcess::new(rt);
-        let r = interruptible(atlas::replay(&mut d, atlas, node, base_url)).await;
-        d.close().await;
-        r
-    });
+    let r = tokio_rt.block_on(super::servers::around(
+        &rt.clone(),
+        spec.as_ref(),
+        &run_id,
+        reporter,
+        |origin| async move {
+            let base_url = base_url.map(str::to_string).or(origin);
+            let mut d = InProcess::new(rt);
+            let r = interruptible(atlas::replay(&mut d, atlas, node, base_url.as_deref())).await;
+            d.close().await;
+            r
+        },
+    ));
     finish(&scratch);
-    let r = r.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
+    let r = r?.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.arrival.describe(node);
     if !ok {
@@ -155,22 +173,31 @@ fn verify(
     atlas: &Atlas,
     base_url: Option<&str>,
     reports: &[String],
+    servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
     let targets = ReportTarget::parse_all(reports).map_err(CliError::Usage)?;
+    let spec = super::servers::spec(servers)?;
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
-    let replayed = tokio_rt.block_on(async {
-        let mut d = InProcess::new(rt);
-        let r = interruptible(atlas::verify(&mut d, atlas, base_url)).await;
-        d.close().await;
-        r
-    });
+    let replayed = tokio_rt.block_on(super::servers::around(
+        &rt.clone(),
+        spec.as_ref(),
+        &run_id,
+        reporter,
+        |origin| async move {
+            let base_url = base_url.map(str::to_string).or(origin);
+            let mut d = InProcess::new(rt);
+            let r = interruptible(atlas::verify(&mut d, atlas, base_url.as_deref())).await;
+            d.close().await;
+            r
+        },
+    ));
     finish(&scratch);
     let replayed =
-        replayed.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
+        replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let mut s = String::new();
     for r in &replayed {
         s.push_str(&format!(
@@ -203,12 +230,18 @@ fn verify(
     })
 }
 
+/// `runner atlas test`'s settings.
+struct TestArgs<'a> {
+    base_url: Option<&'a str>,
+    agent: &'a AgentArgs,
+    servers: &'a ServerArgs,
+}
+
 /// `runner atlas test`.
 fn test(
     atlas: &Atlas,
-    base_url: Option<&str>,
+    args: &TestArgs<'_>,
     reports: &[String],
-    agent_args: &AgentArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
     let mut reports = reports.to_vec();
@@ -221,7 +254,7 @@ fn test(
     let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
     let run_id = format!("atlas-test-{}", std::process::id());
     let started = std::time::Instant::now();
-    let tested = match run_tests(atlas, base_url, agent_args, &run_id, reporter)? {
+    let tested = match run_tests(atlas, args, &run_id, reporter)? {
         Ok(t) => t,
         Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
         Err(e) => {
@@ -263,32 +296,42 @@ fn test(
 /// is one; an interrupt is marked in the atlas's status and is the command's error.
 fn run_tests(
     atlas: &Atlas,
-    base_url: Option<&str>,
-    agent_args: &AgentArgs,
+    args: &TestArgs<'_>,
     run_id: &str,
     reporter: &Reporter,
 ) -> Result<Result<atlas::Tested, StepError>, CliError> {
-    let (tokio_rt, rt) = driver(run_id, &agent_args.profiles)?;
+    let spec = super::servers::spec(args.servers)?;
+    let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
-    let agent = skill_env(&skills_rt, agent_args, run_id)?;
+    let agent = skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
-    let tested = tokio_rt.block_on(async {
-        let mut d = InProcess::new(rt);
-        let r = interruptible(atlas::test(
-            &mut d,
-            atlas,
-            agent.as_ref(),
-            base_url,
-            &|line| status.update(line),
-        ))
-        .await;
-        d.close().await;
-        r
-    });
+    let tested = tokio_rt.block_on(super::servers::around(
+        &skills_rt,
+        spec.as_ref(),
+        run_id,
+        reporter,
+        |origin| {
+            let (agent, status) = (agent.as_ref(), &status);
+            async move {
+                let base_url = args.base_url.map(str::to_string).or(origin);
+                let mut d = InProcess::new(rt);
+                let r = interruptible(atlas::test(
+                    &mut d,
+                    atlas,
+                    agent,
+                    base_url.as_deref(),
+                    &|line| status.update(line),
+                ))
+                .await;
+                d.close().await;
+                r
+            }
+        },
+    ));
     status.finish();
     finish(&scratch);
-    tested.ok_or_else(|| {
+    tested?.ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
     })
@@ -362,6 +405,7 @@ pub(crate) struct ExploreArgs {
     pub(crate) allow_destructive: bool,
     pub(crate) dir: PathBuf,
     pub(crate) agent: AgentArgs,
+    pub(crate) servers: ServerArgs,
 }
 
 /// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache
@@ -415,12 +459,16 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     if authority.contains('@') {
         return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
     }
+    let spec = super::servers::spec(&args.servers)?;
+    if spec.is_none() {
+        super::servers::start_url(&args.url, None).map_err(CliError::Usage)?;
+    }
     let run_id = format!("explore-{}", std::process::id());
     let (tokio_rt, rt) = driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
     let agent = skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
-    let opts = atlas::ExploreOptions {
+    let mut opts = atlas::ExploreOptions {
         url: args.url.clone(),
         max_depth: args.max_depth,
         max_nodes: args.max_nodes,
@@ -431,17 +479,29 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         run_id,
     };
     let status = Status::new(*reporter);
-    let result = tokio_rt.block_on(async {
-        let mut d = InProcess::new(rt);
-        let r = interruptible(atlas::explore(&mut d, &opts, agent.as_ref(), &|line| {
-            status.update(line);
-        }))
-        .await;
-        d.close().await;
-        r
-    });
+    let result = tokio_rt.block_on(super::servers::around(
+        &skills_rt,
+        spec.as_ref(),
+        &opts.run_id.clone(),
+        reporter,
+        |origin| {
+            let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
+            async move {
+                opts.url = super::servers::start_url(&args.url, origin.as_deref())
+                    .map_err(CliError::Usage)?;
+                let mut d = InProcess::new(rt);
+                let r = interruptible(atlas::explore(&mut d, opts, agent, &|line| {
+                    status.update(line);
+                }))
+                .await;
+                d.close().await;
+                Ok::<_, CliError>(r)
+            }
+        },
+    ));
     status.finish();
     finish(&scratch);
+    let result = result??;
     // The todo in flight was not taken off its list: the next crawl does it.
     if result.is_none() {
         atlas::mark_status(

@@ -49,7 +49,8 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
         Command::Atlas {
             command,
             atlas: dir,
-        } => atlas::run(&command, &dir, reporter),
+            servers,
+        } => atlas::run(&command, &dir, &servers, reporter),
         Command::Explore {
             url,
             max_depth,
@@ -57,6 +58,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
             allow_destructive,
             atlas: dir,
             agent,
+            servers,
         } => atlas::explore(
             &atlas::ExploreArgs {
                 url,
@@ -65,6 +67,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
                 allow_destructive,
                 dir,
                 agent,
+                servers,
             },
             reporter,
         ),

@@ -14,6 +14,7 @@ mod profiles;
 mod run;
 mod runtime;
 mod schema;
+mod servers;
 mod signals;
 mod validate;
 

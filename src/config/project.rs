@@ -126,6 +126,42 @@ pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
 /// Reads and checks a project file.
 pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
     let doc = document::read(path)?;
+    let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+    checked(doc, dir)
+}
+
+/// The server of `--web-server CMD` (with `--web-server-url` and/or `--web-server-port`), as
+/// if runner.toml said it (`[[web_server]]` with `command`, `url`, `port`): checked by the same
+/// rules (named `server`), relative paths from where runner runs, errors pointing at the flag.
+pub(crate) fn flag_server(
+    command: &str,
+    url: Option<&str>,
+    port: Option<&str>,
+) -> Result<ServersSpec, Vec<Diagnostic>> {
+    let mut ws = serde_json::json!({ "name": "server", "command": command });
+    if let Some(u) = url {
+        ws["url"] = Value::String(u.to_string());
+    }
+    if let Some(p) = port {
+        ws["port"] = p
+            .parse::<u64>()
+            .map_or_else(|_| Value::String(p.to_string()), Value::from);
+    }
+    // JSON is YAML: the document reads (and locates errors) as any project file does.
+    let text = serde_json::json!({ "web_server": [ws] }).to_string();
+    let doc = document::parse_bytes(
+        Path::new("--web-server"),
+        text.into_bytes(),
+        document::Format::Yaml,
+    )?;
+    let project = checked(doc, PathBuf::new())?;
+    project
+        .servers()
+        .ok_or_else(|| vec![Diagnostic::file_error("--web-server", "no server")])
+}
+
+/// A project file's document, checked against the schema and the server rules.
+fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnostic>> {
     let errors = schema::validate(SchemaKind::Config, &doc.file, &doc.value, &doc.spans);
     if !errors.is_empty() {
         return Err(errors);
@@ -141,7 +177,6 @@ pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     // Relative to where runner runs when the file is below it (paths stay short in output).
     let dir = std::env::current_dir()
         .ok()

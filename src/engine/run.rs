@@ -111,7 +111,7 @@ pub(crate) async fn run_flows(
     let (flows, waits) = order_by_state(flows);
     // The browsers launch while the run's servers start.
     prelaunch(&rt, &flows, opts.jobs);
-    let servers = Arc::new(RunServers::start(servers, &run_context(&rt)).await);
+    let servers = Arc::new(RunServers::start(servers, &run_context(&rt, &rt.artifacts)).await);
     // Each flow's outcome, for the flows that wait for the state it saves.
     let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
@@ -176,15 +176,26 @@ pub(crate) async fn run_flows(
     }
 }
 
-/// What the run's servers' templates and logs read from the run.
-fn run_context(rt: &Runtime) -> RunContext<'_> {
+/// What the run's servers' templates and logs read from the run; their logs go under
+/// `artifacts` (`web_server/<name>.log`).
+fn run_context<'a>(rt: &'a Runtime, artifacts: &'a std::path::Path) -> RunContext<'a> {
     RunContext {
         templates: &rt.templates,
         env: &rt.env,
         run: serde_json::json!({"id": rt.run_id, "artifacts": rt.artifacts.display().to_string()}),
-        artifacts: &rt.artifacts,
+        artifacts,
         cancel: &rt.cancel,
     }
+}
+
+/// Starts `spec`'s servers for a command that is not `run` (`explore`, `atlas verify`), the
+/// way `run` starts them, their logs under `logs`; stop them with [`RunServers::stop`].
+pub(crate) async fn start_servers(
+    rt: &Runtime,
+    spec: Option<&ServersSpec>,
+    logs: &std::path::Path,
+) -> RunServers {
+    RunServers::start(spec, &run_context(rt, logs)).await
 }
 
 /// One browser per worker, launched at once, while the first flows load and start their web

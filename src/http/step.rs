@@ -54,17 +54,31 @@ pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value
         .with_outputs(outputs))
 }
 
-/// The step's outputs: `status`, `headers`, `body`, `json` (null when the body is not JSON),
-/// `url` (after redirects), `duration_ms`, `truncated`.
+/// Most bytes of a body kept in the outputs (and so in reports), as `exec` keeps of its
+/// output; the checks see the whole body read (`send::MAX_BODY`).
+pub(super) const MAX_KEPT: usize = 1024 * 1024;
+
+/// The step's outputs: `status`, `headers`, `body` (its first [`MAX_KEPT`] bytes), `json` (null
+/// when the body is not JSON or is longer than that), `url` (after redirects), `duration_ms`,
+/// `truncated` (the body was cut).
 fn outputs(r: &Response) -> Value {
+    let (body, cut) = if r.body.len() > MAX_KEPT {
+        let mut end = MAX_KEPT;
+        while !r.body.is_char_boundary(end) {
+            end -= 1;
+        }
+        (&r.body[..end], true)
+    } else {
+        (r.body.as_str(), false)
+    };
     json!({
         "status": r.status,
         "headers": r.headers,
-        "body": r.body,
-        "json": r.json,
+        "body": body,
+        "json": if cut { None } else { r.json.as_ref() },
         "url": r.url,
         "duration_ms": r.duration_ms,
-        "truncated": r.truncated,
+        "truncated": r.truncated || cut,
     })
 }
 

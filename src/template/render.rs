@@ -87,11 +87,15 @@ impl Templates {
             return Ok(Value::String(src.to_string()));
         }
         if let Some(expr) = single_expression(src) {
-            let compiled = self
-                .env
-                .compile_expression(expr)
-                .map_err(|e| error(expr, &e))?;
-            let v = compiled.eval(ctx).map_err(|e| error(expr, &e))?;
+            // minijinja's range is inside `expr`; the error's offset is inside `src`.
+            let base = expr.as_ptr() as usize - src.as_ptr() as usize;
+            let at_src = |e: minijinja::Error| {
+                let mut r = error(expr, &e);
+                r.offset = r.offset.map(|o| o + base);
+                r
+            };
+            let compiled = self.env.compile_expression(expr).map_err(at_src)?;
+            let v = compiled.eval(ctx).map_err(at_src)?;
             if v.is_undefined() {
                 return Err(RenderError {
                     pointer: String::new(),

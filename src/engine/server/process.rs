@@ -213,6 +213,9 @@ impl CommandServer {
     ) -> Result<(), StepError> {
         let deadline = tokio::time::Instant::now() + l.ready;
         let mut exit = self.exit.clone();
+        // A probe is a connection on 127.0.0.1 (cheap): a server is seen ready within 25 ms
+        // (runner's part of a start; it was up to 100 ms).
+        let pause = Duration::from_millis(25);
         loop {
             let up = if l.http_ready {
                 answers(&l.url).await
@@ -250,7 +253,7 @@ impl CommandServer {
             }
             // Its exit, Ctrl-C or the next poll, whichever comes first.
             tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                () = tokio::time::sleep(pause) => {}
                 _ = exit.changed() => {}
                 () = cancel.cancelled() => {
                     return Err(StepError::new(ErrorKind::Interrupted, "interrupted"));

@@ -77,6 +77,11 @@ impl RunServers {
         &self.values
     }
 
+    /// The first server's URL, when one started.
+    pub(crate) fn first_url(&self) -> Option<&str> {
+        self.servers.first().map(|s| s.url.as_str())
+    }
+
     /// Why flows cannot run: a server did not start.
     pub(crate) fn failed(&self) -> Option<&StepError> {
         self.failed.as_ref()

@@ -109,7 +109,8 @@ async fn guard_static(
     resp
 }
 
-/// Whether an HTTP GET of `url` gets any answer.
+/// Whether an HTTP GET of `url` answers with a status below 404 (a 2xx, a redirect, 401, 403:
+/// as Playwright's `webServer.url`); a 404 or a 5xx (an app still warming up) is not ready.
 pub(crate) async fn answers(url: &str) -> bool {
     let Ok(uri) = url.parse::<hyper::Uri>() else {
         return false;
@@ -141,6 +142,6 @@ pub(crate) async fn answers(url: &str) -> bool {
     };
     matches!(
         tokio::time::timeout(Duration::from_secs(2), sender.send_request(req)).await,
-        Ok(Ok(_))
+        Ok(Ok(resp)) if resp.status().as_u16() < 404
     )
 }

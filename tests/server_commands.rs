@@ -1,0 +1,145 @@
+//! The web servers of `explore` and `atlas verify` (runner.toml's `[[web_server]]` or
+//! `--web-server`), with the real server program `tests/fixtures/servers/app.py`.
+
+use std::path::Path;
+
+use crate::common::{all_gone, fixture, output, runner, write};
+
+fn app() -> String {
+    fixture("servers/app.py").display().to_string()
+}
+
+/// The pids `app.py` appended to `file`, one per start.
+fn starts(file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().expect("a pid"))
+        .collect()
+}
+
+#[test]
+fn explore_and_atlas_verify_start_the_projects_or_the_flags_server_and_stop_it() {
+    let d = tempfile::tempdir().unwrap();
+    let toml_starts = d.path().join("toml-starts");
+    let flag_starts = d.path().join("flag-starts");
+    write(
+        d.path(),
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"app\"\ncommand = [\"python3\", \"{}\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\nenv = {{ APP_STARTS = \"{}\" }}\n",
+            app(),
+            toml_starts.display()
+        ),
+    );
+    // `/` is taken on the server's URL: the port is a free one, unknown before.
+    let mut c = runner(d.path());
+    c.args(["explore", "/", "--atlas", "atlas", "--max-nodes", "3"])
+        .env("APP_STARTS", &flag_starts);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(summary["total_nodes"] == 1, "{summary}");
+    let pids = starts(&toml_starts);
+    assert_eq!(pids.len(), 1, "runner.toml's server started once: {pids:?}");
+    assert!(all_gone(&pids), "the server outlived explore");
+    // Its log is kept.
+    let logs: Vec<_> = std::fs::read_dir(d.path().join(".runner/logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("web_server/app.log"))
+        .collect();
+    let log = std::fs::read_to_string(&logs[0]).unwrap();
+    assert!(log.contains("\"GET / HTTP/1.1\" 200"), "{log}");
+
+    // `--web-server` replaces runner.toml's servers; the recorded origin (the first server's
+    // port, gone now) is replaced by the new server's.
+    let mut c = runner(d.path());
+    c.args(["atlas", "verify", "--atlas", "atlas"])
+        .args(["--web-server", &format!("python3 {}", app())])
+        .args(["--web-server-port", "auto"])
+        .env("APP_STARTS", &flag_starts);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 no longer arrive"), "{out}");
+    assert_eq!(
+        starts(&toml_starts).len(),
+        1,
+        "runner.toml's server did not start"
+    );
+    let pids = starts(&flag_starts);
+    assert_eq!(pids.len(), 1, "the flag's server started once: {pids:?}");
+    assert!(all_gone(&pids), "the server outlived verify");
+
+    // Without a server the recorded origin is gone: the same verify fails.
+    let mut c = runner(d.path());
+    c.args(["atlas", "verify", "--atlas", "atlas"])
+        .args([
+            "--web-server",
+            "python3 -c 'import sys; print(\"boom\"); sys.exit(3)'",
+        ])
+        .args(["--web-server-port", "auto"]);
+    let (code, out, err) = output(c);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("did not start") && err.contains("boom"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_path_to_explore_without_a_server_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let mut c = runner(d.path());
+    c.args(["explore", "/", "--atlas", "atlas"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("needs a web server"), "{err}");
+}
+
+#[test]
+fn a_server_answering_503_while_it_warms_up_is_ready_once_it_answers_below_404() {
+    let d = tempfile::tempdir().unwrap();
+    // The port is open at once and answers 503 for 3 s: ready only after that (as Playwright).
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: warm
+web_server:
+  command: [python3, "{}"]
+  port: auto
+  url: "http://127.0.0.1:{{{{ web_server.port }}}}/"
+  env: {{ START_DELAY_MS: "0", WARMUP_MS: "3000" }}
+steps:
+  - id: page
+    exec: [python3, -c, "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).status)", "{{{{ web_server.url }}}}"]
+  - expect: {{ that: "{{{{ steps.page.stdout | trim == '200' }}}}" }}
+"#,
+            app()
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml", "--artifacts", "art"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    let log = walk(&d.path().join("art"), "server.log").expect("the server's log");
+    let log = std::fs::read_to_string(log).unwrap();
+    // It was probed while warming up (503) and became ready after (200).
+    assert!(log.contains("\" 503 "), "{log}");
+    assert!(log.contains("\" 200 "), "{log}");
+}
+
+/// The first file named `name` under `dir`.
+fn walk(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(hit) = walk(&p, name) {
+                return Some(hit);
+            }
+        } else if p.file_name().is_some_and(|n| n == name) {
+            return Some(p);
+        }
+    }
+    None
+}
