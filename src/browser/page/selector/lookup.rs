@@ -30,7 +30,7 @@ pub(super) async fn in_document(
         scripts::FIND,
         &[scripts::FRAME_DOCUMENT, elements, scripts::MARK_PICKED],
     );
-    let read = read.map(|r| r.arg());
+    let read = read.map(Read::arg);
     let js = call(&find, &[json!(alt.frame()), json!(nth), query, json!(read)]);
     let v = session.eval(&js, t).await?;
     if v.get("foreign").and_then(Value::as_bool) == Some(true) {
