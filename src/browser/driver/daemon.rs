@@ -94,6 +94,8 @@ pub(crate) struct DaemonLink {
     socket: PathBuf,
     conn: Option<BufReader<UnixStream>>,
     next_id: u64,
+    /// How many commands of the last batch were answered (all of them when it succeeded).
+    pub(crate) answered: usize,
 }
 
 impl DaemonLink {
@@ -103,6 +105,7 @@ impl DaemonLink {
             socket: socket_dir.join(format!("{session}.sock")),
             conn: None,
             next_id: 0,
+            answered: 0,
         }
     }
 
@@ -133,6 +136,7 @@ impl DaemonLink {
         cwd: &Path,
     ) -> Result<Vec<Value>, DaemonError> {
         let mut out = Vec::with_capacity(commands.len());
+        self.answered = 0;
         for command in commands {
             let name = command.name();
             self.next_id += 1;
@@ -149,6 +153,7 @@ impl DaemonLink {
                 command: name,
                 message: r.0,
             })?);
+            self.answered = out.len();
         }
         Ok(out)
     }

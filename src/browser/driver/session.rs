@@ -53,6 +53,8 @@ pub(crate) struct Session {
     /// The daemon handles one command at a time and may still be busy with it (a page in an
     /// endless loop), so the browser is replaced rather than handed to the next flow.
     unsettled: bool,
+    /// How many commands of the last `send_all` batch were answered (see `answered`).
+    answered: usize,
     /// The refs of the user's last `snapshot` step.
     pub(crate) user_refs: Option<RefTable>,
     /// The refs of the latest snapshot taken by anyone (selectors take their own).
@@ -139,6 +141,7 @@ impl Session {
             link: None,
             cdp: None,
             unsettled: false,
+            answered: 0,
             user_refs: None,
             latest_refs: None,
             dialog_default: None,
@@ -248,6 +251,14 @@ impl Session {
         if let Some(tx) = self.first_done.take() {
             let _ = tx.send(());
         }
+        // What of the batch the browser answered (the frame switch left out); the first
+        // command's CLI path does not say, so none counts as answered there.
+        self.answered = match (&self.link, first, &r) {
+            (_, _, Ok(data)) => data.len(),
+            (Some(link), false, Err(_)) => link.answered,
+            _ => 0,
+        }
+        .saturating_sub(usize::from(switch));
         if switch {
             // Where agent-browser is now: the switch is the batch's first command; after a
             // failure, the switch or a later command failed, and it is in either frame.
@@ -358,6 +369,12 @@ impl Session {
             w.set_current(target);
         }
         Ok(())
+    }
+
+    /// How many commands of the last `send_all` batch the browser answered before the one
+    /// that failed (all of them after a success).
+    pub(crate) fn answered(&self) -> usize {
+        self.answered
     }
 
     /// Whether the last command did not finish (see `unsettled`).
