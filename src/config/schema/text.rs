@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::embedded::{SchemaKind, compiled};
-use super::walk::deref;
+use super::walk::{deref, type_name};
 
 /// Whether the flow schema, at `path` (a JSON pointer below a step's action key `key`), takes
 /// text but not a value of `value`'s kind (a number, a boolean): then a template that rendered
@@ -98,18 +98,6 @@ fn accepts(n: &Value, kind: &str) -> bool {
             }
             !(n.get("anyOf").is_some() || n.get("oneOf").is_some() || n.get("allOf").is_some())
         }
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -57,8 +57,9 @@ pub(super) fn deref<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
     node
 }
 
-pub(super) fn type_fits(branch: &Value, value: &Value) -> bool {
-    let actual = match value {
+/// The JSON Schema type a value is (`integer` for a whole number).
+pub(super) fn type_name(v: &Value) -> &'static str {
+    match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
@@ -66,7 +67,11 @@ pub(super) fn type_fits(branch: &Value, value: &Value) -> bool {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
-    };
+    }
+}
+
+pub(super) fn type_fits(branch: &Value, value: &Value) -> bool {
+    let actual = type_name(value);
     match branch.get("type") {
         Some(Value::String(t)) => t == actual || (t == "number" && actual == "integer"),
         Some(Value::Array(ts)) => ts.iter().any(|t| t == actual),
