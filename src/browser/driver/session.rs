@@ -251,14 +251,7 @@ impl Session {
         if let Some(tx) = self.first_done.take() {
             let _ = tx.send(());
         }
-        // What of the batch the browser answered (the frame switch left out); the first
-        // command's CLI path does not say, so none counts as answered there.
-        self.answered = match (&self.link, first, &r) {
-            (_, _, Ok(data)) => data.len(),
-            (Some(link), false, Err(_)) => link.answered,
-            _ => 0,
-        }
-        .saturating_sub(usize::from(switch));
+        self.answered = answered(self.link.as_ref(), first, &r, switch);
         if switch {
             // Where agent-browser is now: the switch is the batch's first command; after a
             // failure, the switch or a later command failed, and it is in either frame.
@@ -528,6 +521,22 @@ impl Session {
         self.opened = false;
         closed
     }
+}
+
+/// What of a batch the browser answered (the frame switch left out); the first command's CLI
+/// path does not say, so none counts as answered there.
+fn answered<E>(
+    link: Option<&DaemonLink>,
+    first: bool,
+    r: &Result<Vec<Value>, E>,
+    switch: bool,
+) -> usize {
+    match (link, first, r) {
+        (_, _, Ok(data)) => data.len(),
+        (Some(link), false, Err(_)) => link.answered,
+        _ => 0,
+    }
+    .saturating_sub(usize::from(switch))
 }
 
 /// A session on a fake agent-browser daemon, for unit tests of what a step or a reader does
