@@ -24,6 +24,7 @@ mod gaps;
 mod golden;
 mod http;
 mod keyboard;
+mod lists;
 mod mistakes;
 mod model;
 mod readme;

@@ -150,6 +150,16 @@ fn valid_steps() -> Vec<Value> {
         json!({"retry": {"attempts": 3, "delay": "1s", "backoff": 2, "max_delay": "5s", "on": ["timeout", "not_found"]}, "log": "x"}),
         json!({"if": false, "log": "x"}),
         json!({"frame": "iframe#pay", "click": {"role": "button", "text": "Pay"}}),
+        json!({"back": true}),
+        json!({"forward": true}),
+        json!({"reload": true}),
+        json!({"dispatch": {"target": {"role": "textbox", "text": "Edit"}, "event": "blur", "init": {"detail": 1}}}),
+        json!({"wait": {"js": {"expr": "localStorage.n == args", "args": 3}}}),
+        json!({"wait": {"js": "window.ready"}}),
+        json!({"expect": {"texts": {"target": ".todo li", "equals": ["a", "b"]}, "classes": {"target": "li", "equals": ["done", ""]},
+            "class": {"target": "li", "has": "done"}, "js": "window.ok",
+            "not": {"texts": {"target": "li", "contains": "{{ vars.items }}"}, "classes": {"target": "li", "has": ["a b"]},
+                "class": {"target": "li", "equals": "", "matches": "^a"}, "js": {"expr": "args", "args": false}}}}),
     ]
 }
 

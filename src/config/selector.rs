@@ -125,7 +125,11 @@ pub(crate) fn selectors(action: &Action) -> Vec<(String, &Selector)> {
         return e.selectors();
     }
     let found: Vec<(&'static str, Option<&Selector>)> = match action {
-        Action::Fill(_) | Action::Type(_) | Action::Select(_) | Action::Inspect(_) => {
+        Action::Fill(_)
+        | Action::Type(_)
+        | Action::Select(_)
+        | Action::Inspect(_)
+        | Action::Dispatch(_) => {
             vec![("/target", action.target())]
         }
         Action::Snapshot(Toggle::Options(o)) => vec![("/scope", o.scope.as_ref())],

@@ -26,6 +26,6 @@ pub(crate) use handle_messages::scrub;
 pub(crate) use poll::Poll;
 pub(crate) use resolve::{
     Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_now_one_reading,
-    resolve_one,
+    resolve_now_reading, resolve_one,
 };
 pub(crate) use text::normalize;

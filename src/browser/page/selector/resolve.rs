@@ -109,8 +109,8 @@ pub(crate) async fn resolve_now(
 }
 
 /// `resolve_now`, reading what `read` says of the element in the look-up's own page call
-/// (`Resolved::read`) where it can.
-async fn resolve_now_reading(
+/// (`Resolved::read`) where it can. Not strict: the list checks read every match.
+pub(crate) async fn resolve_now_reading(
     session: &mut Session,
     sel: &Selector,
     read: Option<Read>,
