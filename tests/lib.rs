@@ -22,6 +22,7 @@ mod dialogs;
 mod exit_codes;
 mod gaps;
 mod golden;
+mod history;
 mod http;
 mod keyboard;
 mod lists;

@@ -1,10 +1,11 @@
 //! The history steps `back`, `forward` and `reload` (Playwright's `goBack`, `goForward`,
 //! `reload`). The tab's own session history is read over DevTools, so a `back` on the first
 //! page of the tab (or a `forward` on the last) fails at once saying so, instead of waiting for
-//! a navigation that never comes. Each then waits for its navigation — a document or history
-//! entry that is not the one before, loaded (`document.readyState` complete) — and outputs the
-//! page's `url`, `title` and `status` as `open` does (a 4xx or 5xx page is not a failure here:
-//! the page was opened once already).
+//! a navigation that never comes (the blank page a new tab starts on is not one of the flow's
+//! pages). Each then waits for its navigation — a document or history entry that is not the one
+//! before, loaded (`document.readyState` complete) — and outputs the page's `url`, `title` and
+//! `status` as `open` does (a 4xx or 5xx page is not a failure here: the page was opened once
+//! already).
 
 use std::time::Duration;
 
@@ -135,25 +136,27 @@ impl Tab {
         let entries = entries.map(Vec::as_slice).unwrap_or_default();
         let current = h.get("currentIndex").and_then(Value::as_u64);
         let current = current.and_then(|i| usize::try_from(i).ok()).unwrap_or(0);
-        let to = match m {
-            Move::Back => current.checked_sub(1),
-            _ => Some(current + 1).filter(|i| *i < entries.len()),
-        };
         let url = |i: usize| {
             entries
                 .get(i)
                 .and_then(|e| e.get("url"))
                 .and_then(Value::as_str)
         };
+        // The blank page a new tab starts on is no page of the flow's.
+        let start = usize::from(url(0) == Some("about:blank"));
+        let to = match m {
+            Move::Back => current.checked_sub(1).filter(|i| *i >= start),
+            _ => Some(current + 1).filter(|i| *i < entries.len()),
+        };
         let Some(entry) = to.and_then(|i| entries.get(i)) else {
             let (way, end) = match m {
-                Move::Back => ("earlier", "first"),
-                _ => ("later", "last"),
+                Move::Back => ("earlier", "the first"),
+                _ => ("later", "the last"),
             };
             return Err(StepError::new(
                 ErrorKind::CommandFailed,
                 format!(
-                    "`{}`: the tab has no {way} page in its history (it shows its {end}, {})",
+                    "`{}`: the tab has no {way} page in its history (it shows {end}, {})",
                     m.key(),
                     url(current).unwrap_or("?")
                 ),
