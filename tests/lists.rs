@@ -1,7 +1,7 @@
 //! The list, class and page-predicate checks (issue 26): `texts` and `classes` read every match
 //! in order as one retried check, `class` reads the class attribute as Playwright's
 //! `toHaveClass` does, and `js` (in `expect` and `wait`) polls an expression in the page until it
-//! is truthy — each against `tests/fixtures/checks/lists.html`, whose changes land 300 ms after
+//! is truthy — each against `tests/fixtures/checks/lists.html`, whose changes land 600 ms after
 //! the test's own click.
 
 use serde_json::Value;
@@ -53,7 +53,7 @@ fn millis(report: &Value, id: &str) -> u64 {
 }
 
 /// `texts` is every match, in order, whitespace-normalised, as one check: it passes on the list
-/// as it is, waits for the list that becomes right 300 ms after the click, and fails on a list
+/// as it is, waits for the list that becomes right 600 ms after the click, and fails on a list
 /// that never does with both lists side by side. `contains` is item by item; under `not` the
 /// lists must differ; a role's matches are read one by one.
 #[test]
@@ -100,7 +100,7 @@ fn texts_check_every_match_in_order_and_wait_for_the_list() {
         );
     }
     // The list was not right when the check began: it waited for it.
-    assert!(millis(&report, "late") >= 150, "{}", step(&report, "late"));
+    assert!(millis(&report, "late") >= 200, "{}", step(&report, "late"));
     for id in ["order", "shorter", "not_same", "never"] {
         assert_eq!(outcome(&report, id), "failed", "{id}: {report}");
     }
@@ -145,6 +145,8 @@ fn class_checks_read_the_class_as_to_have_class_does() {
     expect: { not: { class: { target: { css: ".todo-list li", nth: 1 }, has: completed } } }
   - id: list
     expect: { classes: { target: ".todo-list li", equals: ["todo completed", ""] } }
+  - id: not_list
+    expect: { not: { classes: { target: ".todo-list li", equals: [todo, ""] } } }
   - click: "#later"
   - id: late_equals
     expect:
@@ -167,7 +169,15 @@ fn class_checks_read_the_class_as_to_have_class_does() {
     timeout: 500ms
     continue_on_error: true
 "##);
-    for id in ["has", "two", "none", "not_has", "list", "late_equals"] {
+    for id in [
+        "has",
+        "two",
+        "none",
+        "not_has",
+        "list",
+        "not_list",
+        "late_equals",
+    ] {
         assert_eq!(
             outcome(&report, id),
             "passed",
@@ -175,9 +185,9 @@ fn class_checks_read_the_class_as_to_have_class_does() {
             step(&report, id)
         );
     }
-    // The class and the third item came 300 ms after the click: the check waited for them.
+    // The class and the third item came 600 ms after the click: the check waited for them.
     assert!(
-        millis(&report, "late_equals") >= 150,
+        millis(&report, "late_equals") >= 200,
         "{}",
         step(&report, "late_equals")
     );
@@ -202,7 +212,7 @@ fn class_checks_read_the_class_as_to_have_class_does() {
 }
 
 /// `wait: { js }` and `expect: { js }` poll the expression until it is truthy: storage the
-/// page writes 300 ms after the click is waited for, `args` reach it as `args` (or as the
+/// page writes 600 ms after the click is waited for, `args` reach it as `args` (or as the
 /// argument of a function it gives), a promise is awaited. An exception fails the step at once
 /// with its message, well before its timeout; one never truthy fails with what it gave.
 #[test]
@@ -244,7 +254,7 @@ fn js_predicates_poll_until_truthy_and_an_exception_fails_at_once() {
             step(&report, id)
         );
     }
-    assert!(millis(&report, "wait") >= 150, "{}", step(&report, "wait"));
+    assert!(millis(&report, "wait") >= 200, "{}", step(&report, "wait"));
     for id in ["threw", "wait_threw", "falsy", "wait_falsy"] {
         assert_eq!(outcome(&report, id), "failed", "{id}: {report}");
     }
