@@ -28,5 +28,6 @@ mod mistakes;
 mod model;
 mod readme;
 mod run;
+mod selectors;
 mod server_commands;
 mod servers;

@@ -26,6 +26,9 @@ pub(crate) struct BrowserDefaults {
     /// A saved state (cookies, storage) loaded into the flow's context before its first step;
     /// relative to the flow's directory.
     pub(crate) state: Option<String>,
+    /// The attribute `{ testid }` selectors read (`data-testid`), as Playwright's
+    /// `testIdAttribute`.
+    pub(crate) testid_attribute: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
