@@ -155,6 +155,8 @@ fn within_scopes_a_look_up_level_by_level() {
     let steps = r##"
   - click: { css: .destroy, within: { css: ".todo-list li", nth: 1 } }
   - expect: { text: { target: "#out", equals: "delete 1" } }
+  - click: { css: .destroy, within: { css: li, text: "{{ vars.item }}" } }
+  - expect: { text: { target: "#out", equals: "delete 2" } }
   - check: { label: Toggle, within: { css: ".todo-list li", nth: -1 } }
   - expect:
       checked: { css: .toggle, within: { text: "book a table", tag: li } }
@@ -189,7 +191,12 @@ fn within_scopes_a_look_up_level_by_level() {
     continue_on_error: true
     timeout: 300ms
 "##;
-    write(d.path(), "f.yaml", &flow("within", "index.html", steps));
+    let text = flow("within", "index.html", steps).replacen(
+        "steps:",
+        "vars: { item: book a table }\nsteps:",
+        1,
+    );
+    write(d.path(), "f.yaml", &text);
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
     let failing = [
         "outer_strict",

@@ -200,7 +200,7 @@ async fn try_once(
         return Err(StepError::new(
             ErrorKind::CommandFailed,
             format!(
-                "{}: the text is empty (after rendering and whitespace normalisation), and an empty text is in every element's: give the text to look for, or drop `text`",
+                "{}: the text is empty (after rendering and whitespace normalisation), and an empty text is in every element's: give the text to look for, or drop it",
                 alt.describe()
             ),
         ));

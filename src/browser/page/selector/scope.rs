@@ -176,3 +176,6 @@ pub(crate) async fn within_handle(
     }
     Ok(handle_of(session, w, found.target, t).await?.map(Some))
 }
+
+#[cfg(test)]
+mod tests;
