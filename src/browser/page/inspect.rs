@@ -181,9 +181,11 @@ async fn aria(session: &mut Session, list: &mut [Value], t: Duration) -> Result<
         let Some(tag_sel) = e.get("target").and_then(Value::as_str).map(str::to_string) else {
             continue;
         };
+        // A target that is one CSS selector (not one with a text, a `within`, a frame).
         let css = tag_sel
             .strip_prefix("css `")
             .and_then(|s| s.strip_suffix('`'))
+            .filter(|c| !c.contains('`'))
             .map(str::to_string);
         if let Some(css) = css {
             let scoped = SnapshotOptions {
