@@ -82,6 +82,23 @@ impl BrowserDefaults {
                 return Err(format!("`browser.{key}` must not be empty"));
             }
         }
+        if let Some(a) = &self.testid_attribute
+            && !is_attribute_name(a)
+        {
+            return Err(format!(
+                "`browser.testid_attribute` is an attribute name (`data-test`), not `{a}`"
+            ));
+        }
         Ok(())
     }
+}
+
+/// An HTML attribute name as the schema's `testid_attribute` pattern takes it:
+/// `^[A-Za-z_][A-Za-z0-9_.:-]*$`.
+fn is_attribute_name(a: &str) -> bool {
+    let mut chars = a.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'))
 }
