@@ -147,7 +147,7 @@ fn the_test_id_attribute_comes_from_runner_toml_or_the_flow() {
 }
 
 /// `within` looks inside the one element its selector finds, two levels deep, with any finding
-/// kind inside or around (CSS, text, role, label, test id); strict at each level: a `within`
+/// kind inside or around (CSS, text, role, label, a ref of the last snapshot); strict at each level: a `within`
 /// matching several fails at once naming that level's matches; a miss says which level missed.
 #[test]
 fn within_scopes_a_look_up_level_by_level() {
@@ -167,6 +167,10 @@ fn within_scopes_a_look_up_level_by_level() {
   - expect: { text: { target: "#out", equals: "north alpha" } }
   - click: { text: Open, within: { css: .card, text: beta, within: "#north" } }
   - expect: { text: { target: "#out", equals: "north beta" } }
+  - id: snap
+    snapshot: true
+  - click: { css: button, text: Open, nth: 1, within: "@{% for k, v in steps.snap.refs | items %}{% if v.name == 'South' %}{{ k }}{% endif %}{% endfor %}" }
+  - expect: { text: { target: "#out", equals: "south beta" } }
   - expect:
       count: { target: { role: button, within: "#south" }, equals: 2 }
       hidden: { css: button, within: { css: .card, nth: 9 } }
