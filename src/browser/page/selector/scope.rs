@@ -57,10 +57,7 @@ pub(super) async fn find(
         if found.count > 1 && levels[i].nth.is_none() {
             return Err(ambiguous(alt, levels[i], found.count, &found.matches));
         }
-        let Some(handle) = handle_of(session, levels[i], found.target, t).await? else {
-            return Ok(None);
-        };
-        scope = Some(handle);
+        scope = Some(handle_of(session, (levels[i], frame), found.target, t).await?);
         i += 1;
     }
     Ok(None)
@@ -84,18 +81,19 @@ async fn by_snapshot(
 }
 
 /// Runner's handle on a scope level's element: the look-up's own, or (found through the
-/// snapshot, `@e5`) one put on the element with its box.
+/// snapshot, `@e5`) one put on the element with its box in `frame`'s document (the chain's:
+/// the levels inside look there).
 async fn handle_of(
     session: &mut Session,
-    level: &Alt,
+    (level, frame): (&Alt, Option<&str>),
     target: String,
     t: Duration,
-) -> Result<Option<String>, StepError> {
+) -> Result<String, StepError> {
     if !target.starts_with('@') {
-        return Ok(Some(target));
+        return Ok(target);
     }
-    match super::mark::mark(session, &target, level.frame(), t).await? {
-        Some(h) => Ok(Some(h)),
+    match super::mark::mark(session, &target, frame, t).await? {
+        Some(h) => Ok(h),
         None => Err(StepError::new(
             ErrorKind::NotFound,
             format!(
@@ -174,7 +172,8 @@ pub(crate) async fn within_handle(
     if found.count > 1 && w.nth.is_none() {
         return Err(ambiguous(alt, w, found.count, &found.matches));
     }
-    Ok(handle_of(session, w, found.target, t).await?.map(Some))
+    let handle = handle_of(session, (w, alt.frame()), found.target, t).await?;
+    Ok(Some(Some(handle)))
 }
 
 #[cfg(test)]
