@@ -30,5 +30,6 @@ mod mistakes;
 mod model;
 mod readme;
 mod run;
+mod selectors;
 mod server_commands;
 mod servers;

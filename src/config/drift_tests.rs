@@ -84,6 +84,10 @@ fn valid_steps() -> Vec<Value> {
         json!({"click": {"role": "button", "text": "Sign in", "exact": true}}),
         json!({"dblclick": {"css": "li"}}),
         json!({"click": {"css": "#pay", "frame": "iframe#card"}}),
+        json!({"click": {"label": "Email", "exact": true, "nth": 0}}),
+        json!({"fill": {"target": {"placeholder": "you@example.com"}, "value": "a"}}),
+        json!({"click": {"css": ".toggle", "within": {"testid": "todo-item", "nth": 1, "within": "ul"}}}),
+        json!({"check": [{"alt": "logo"}, {"title": "Close", "within": {"role": "dialog"}}]}),
         json!({"hover": [{"css": "#a"}, {"role": "button", "text": "A"}, "#b"]}),
         json!({"focus": {"text": "Welcome", "tag": "h1"}}),
         json!({"check": {"ref": "e2"}}),
@@ -236,6 +240,9 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         json!({"headers": {"a": 1}}),
         json!({"offline": "yes"}),
         json!({"dialogs": "maybe"}),
+        json!({"testid_attribute": ""}),
+        json!({"testid_attribute": "data test"}),
+        json!({"testid_attribute": "1x"}),
     ] {
         samples.push(json!({"name": "x", "steps": [{"log": "a"}], "browser": bad}));
     }
@@ -243,6 +250,12 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         json!({"name": "x", "steps": [{"route": {"url": "**/x", "abort": true, "status": 200}}]}),
     );
     samples.push(json!({"name": "x", "steps": [{"route": {"url": "**/x", "status": 99}}]}));
+    samples.push(
+        json!({"name": "x", "steps": [{"log": "a"}], "browser": {"testid_attribute": "data-test"}}),
+    );
+    samples.push(json!({"name": "x", "steps": [{"click": {"within": "ul"}}]}));
+    samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": {"nth": 1}}}]}));
+    samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": ""}}]}));
     samples.push(json!({"name": "x", "steps": []}));
     samples.push(json!({"name": "x"}));
     samples.push(json!({"steps": [{"log": "a"}]}));
