@@ -107,6 +107,14 @@ pub(crate) async fn run_family(
         Family::State => families::state(cx, action, scope).await,
         Family::Http => families::http(cx, action).await,
         Family::Core => builtins::run(cx, action, scope, children).await,
+        // The engine runs the steps inside (`attempts`); the step itself has nothing to send.
+        Family::Control => Err(StepError::new(
+            crate::step::ErrorKind::Internal,
+            format!(
+                "internal error: `{}` holds steps and is not dispatched",
+                action.key()
+            ),
+        )),
     }
 }
 

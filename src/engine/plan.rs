@@ -22,8 +22,12 @@ pub(crate) fn display_name(
     masker: &Masker,
 ) -> String {
     let key = step.action.key();
-    if let Some(n) = &step.name {
+    if let Some(n) = step.name.as_deref().or(step.action.group_name()) {
         return own_name(rt, scope, n, masker);
+    }
+    // Its steps are not part of its label.
+    if let Action::Each(e) = &step.action {
+        return shortened(key, &e.label());
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
     let rendered = rendered(rt, scope, raw, masker);

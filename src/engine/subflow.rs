@@ -90,6 +90,7 @@ async fn run(
         records_states: sub.flow.records_states(),
         env,
         cancel: frame.cancel.clone(),
+        prefix: String::new(),
     };
     std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
         StepError::new(

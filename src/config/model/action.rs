@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::{ActAction, AgentAction, LinkState};
+use super::control::{EachAction, GroupAction};
 use super::element::{FillAction, PressAction, ScrollAction, SelectAction, UploadAction};
 use super::exec::{ExecAction, RunFlow};
 use super::expect::ExpectAction;
@@ -52,6 +53,8 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "set",
     "log",
     "run_flow",
+    "each",
+    "group",
 ];
 
 /// A step's action with its (not yet rendered) value.
@@ -94,6 +97,8 @@ pub(crate) enum Action {
     Set(IndexMap<String, Value>),
     Log(Value),
     RunFlow(RunFlow),
+    Each(EachAction),
+    Group(GroupAction),
 }
 
 impl Action {
@@ -134,6 +139,8 @@ impl Action {
             Action::Set(_) => "set",
             Action::Log(_) => "log",
             Action::RunFlow(_) => "run_flow",
+            Action::Each(_) => "each",
+            Action::Group(_) => "group",
         }
     }
 }
@@ -165,6 +172,8 @@ impl Action {
             Action::Exec(e) => e.check(),
             Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
             Action::Log(Value::Null) => Err("`log` needs a message".into()),
+            Action::Each(e) => e.check(),
+            Action::Group(g) => g.check(),
             Action::Open(_)
             | Action::Snapshot(_)
             | Action::Screenshot(_)
