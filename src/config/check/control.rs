@@ -71,6 +71,33 @@ pub(super) fn loop_vars(value: &Value, ptr: &str) -> Vec<String> {
     out
 }
 
+/// The vars every `each` of the flow gives the steps inside it.
+pub(super) fn all_loop_vars(steps: &[(String, &Step)]) -> Vec<String> {
+    steps
+        .iter()
+        .filter_map(|(_, s)| match &s.action {
+            Action::Each(e) => Some([e.var.clone(), e.index_var()]),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// An unknown var that is an `each`'s item (or index), read outside that `each`: says so.
+pub(super) fn outside_their_loop(loop_vars: &[String], found: &mut [Diagnostic]) {
+    for d in found {
+        let name = d
+            .message
+            .strip_prefix("unknown var `")
+            .and_then(|r| r.strip_suffix('`'));
+        if let Some(name) = name.filter(|n| loop_vars.iter().any(|v| v == n)) {
+            d.help = Some(format!(
+                "`vars.{name}` is set by an `each` only for the steps inside it"
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

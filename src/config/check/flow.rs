@@ -35,8 +35,11 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     names.env_and_atlas(c, &mut out);
     names.web_server(c, &mut out);
     let mut before: HashSet<String> = HashSet::new();
+    let loop_vars = super::control::all_loop_vars(&d.steps);
     for (ptr, step) in &d.steps {
+        let from = out.len();
         names.step(c, ptr, &before, &mut out);
+        super::control::outside_their_loop(&loop_vars, &mut out[from..]);
         check_action(c, ptr, step, &d, &before, &mut out);
         if let Some(id) = &step.id {
             before.insert(id.clone());
