@@ -421,9 +421,21 @@ steps:
             shell: true
 "#,
     );
-    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let junit = d.path().join("junit.xml");
+    let report = flow_run(d.path())
+        .arg("f.yaml")
+        .arg("--report")
+        .arg(format!("junit={}", junit.display()))
+        .passes();
     let flow = &report["flows"][0];
     assert_eq!(flow["flaky"], true, "{flow}");
+    // JUnit keeps the failed attempt of the step inside the group.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<flakyFailure message=\"step `exec n=$(cat count")
+            && xml.contains("attempt 1 of 2 failed"),
+        "{xml}"
+    );
     assert_eq!(report["summary"]["flaky"], 1);
     let group = &flow["steps"][0];
     assert_eq!(
