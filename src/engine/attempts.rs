@@ -214,32 +214,18 @@ async fn attempts(
     result: &mut StepResult,
 ) -> Result<Value, StepError> {
     let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
-    let defaults = frame.loaded.flow.defaults.as_ref();
-    // A step that holds steps is run once: the steps inside retry on their own (`validate`
-    // refuses a `retry` on it), and the flow's default `retry` is theirs.
-    let holds = step.action.family() == Family::Control;
-    let policy = if holds {
-        Policy::default()
+    let policy = policy(step, frame.loaded.flow.defaults.as_ref());
+    // Nothing below a step that holds steps enforces its timeout: no grace beyond it.
+    let overrun = if step.action.family() == Family::Control {
+        Duration::ZERO
     } else {
-        Policy::from_config(
-            step.retry
-                .as_ref()
-                .or(defaults.and_then(|d| d.retry.as_ref())),
-        )
+        OVERRUN
     };
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
         result.attempts = attempt;
         let mut children = Vec::new();
-        // Nothing below a step that holds steps enforces its timeout: no grace beyond it.
-        let (run, overrun) = if holds {
-            (
-                super::control::run(cx, scope, &mut children),
-                Duration::ZERO,
-            )
-        } else {
-            (rt.dispatch.run(cx, scope, &mut children), OVERRUN)
-        };
+        let run = rt.dispatch.run(cx, scope, &mut children);
         let bounded = async {
             match tokio::time::timeout(cx.timeout.saturating_add(overrun), run).await {
                 Ok(r) => r,
@@ -291,6 +277,20 @@ async fn attempts(
         }
     }
     outcome
+}
+
+/// The retry policy of a step: its `retry`, else the flow's default. A step that holds steps is
+/// run once: the steps inside retry on their own (`validate` refuses a `retry` on it), and the
+/// flow's default `retry` is theirs.
+fn policy(step: &Step, defaults: Option<&crate::config::model::StepDefaults>) -> Policy {
+    if step.action.family() == Family::Control {
+        return Policy::default();
+    }
+    Policy::from_config(
+        step.retry
+            .as_ref()
+            .or(defaults.and_then(|d| d.retry.as_ref())),
+    )
 }
 
 /// The error of an attempt that ran out of time; a step that holds steps says the time was

@@ -16,7 +16,11 @@ use crate::config::model::{Action, EachAction, Step};
 use crate::step::result::{ITERATION, failed_among};
 use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 
-/// Runs a `group` or an `each` step; the results of the steps inside go to `children`.
+/// Runs a `group` or an `each` step (the family of these, [`Family::Control`]); the results of
+/// the steps inside go to `children`. Nothing of it is rendered ahead: an `each` renders its
+/// `in`, a step inside renders itself when it runs, with the vars of its iteration.
+///
+/// [`Family::Control`]: crate::config::action::Family::Control
 pub(crate) fn run<'a>(
     cx: &'a StepCtx<'a>,
     scope: &'a mut Scope,
@@ -24,10 +28,10 @@ pub(crate) fn run<'a>(
 ) -> StepFuture<'a> {
     Box::pin(async move {
         match &cx.step.action {
-            Action::Group(g) => {
+            Action::Group(_) => {
                 let frame = inner_frame(cx, format!("{}.", base(cx)), 1);
                 let at = format!("{}/group/steps", cx.ptr);
-                let failure = run_all(cx, &frame, scope, &g.steps, &at, children).await;
+                let failure = run_all(cx, &frame, scope, &cx.step.steps, &at, children).await;
                 match failure {
                     Some(e) => Err(e),
                     None => Ok(json!({})),
@@ -223,7 +227,7 @@ async fn iteration(
     let frame = inner_frame(cx, format!("{}.{i}.", base(cx)), 2);
     let mut steps = Vec::new();
     let at = format!("{}/each/steps", cx.ptr);
-    let error = run_all(cx, &frame, scope, &e.steps, &at, &mut steps).await;
+    let error = run_all(cx, &frame, scope, &cx.step.steps, &at, &mut steps).await;
     let outcome = if error.is_some() {
         Outcome::Failed
     } else {

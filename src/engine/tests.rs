@@ -35,6 +35,10 @@ impl Dispatch for Fake {
         children: &'a mut Vec<StepResult>,
     ) -> StepFuture<'a> {
         Box::pin(async move {
+            // Steps that hold steps run as the real dispatcher runs them.
+            if cx.step.action.family() == crate::config::action::Family::Control {
+                return super::dispatch::FAMILIES.run(cx, scope, children).await;
+            }
             let action = render_action(cx, &scope.context())?;
             match &action {
                 Action::Click(t) if matches!(t.target, Selector::String(_)) => {

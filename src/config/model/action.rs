@@ -146,6 +146,16 @@ impl Action {
 }
 
 impl Action {
+    /// A `group`'s name (its label).
+    pub(crate) fn group_name(&self) -> Option<&str> {
+        match self {
+            Action::Group(g) => Some(&g.name),
+            _ => None,
+        }
+    }
+}
+
+impl Action {
     /// The rules of the schema that the types alone do not enforce: each action's own `check`.
     pub(crate) fn check(&self) -> Result<(), String> {
         match self {

@@ -1,14 +1,12 @@
-//! The steps that hold steps: `each` (its steps once per item of a list) and `group` (its steps
-//! as one named step), and the walk over a list of steps that goes inside them.
+//! The actions of the steps that hold steps: `each` (the steps once per item of a list) and
+//! `group` (the steps as one named step). The steps they hold are the step's own
+//! ([`Step::steps`](super::Step)), read from the action's `steps`.
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::action::Action;
-use super::step::Step;
-
-/// `each: { in, as, steps }`: the steps once per item, the item as `vars.<as>` and its
-/// position (from 0) as `vars.<as>_index`.
+/// `each: { in, as, steps }` (its `steps` taken out): the steps once per item, the item as
+/// `vars.<as>` and its position (from 0) as `vars.<as>_index`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EachAction {
@@ -18,16 +16,17 @@ pub(crate) struct EachAction {
     /// The var each item is: `vars.<as>`.
     #[serde(rename = "as", default = "default_as")]
     pub(crate) var: String,
-    pub(crate) steps: Vec<Step>,
 }
 
-/// `group: { name, steps }`: steps shown and judged as one named step.
+/// `group: { name, steps }` (its `steps` taken out): steps shown and judged as one named step.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GroupAction {
     pub(crate) name: String,
-    pub(crate) steps: Vec<Step>,
 }
+
+/// The action keys of the steps that hold steps (under their `steps`).
+pub(crate) const HOLDERS: &[&str] = &["each", "group"];
 
 /// The var an `each` item is when `as` is not given.
 pub(crate) const DEFAULT_AS: &str = "item";
@@ -62,9 +61,6 @@ impl EachAction {
         if !(self.items.is_array() || self.items.is_string()) {
             return Err("`each.in` takes a list, or a template that renders to one".into());
         }
-        if self.steps.is_empty() {
-            return Err("`each.steps` must not be empty".into());
-        }
         Ok(())
     }
 }
@@ -74,30 +70,7 @@ impl GroupAction {
         if self.name.is_empty() {
             return Err("empty `group.name`".into());
         }
-        if self.steps.is_empty() {
-            return Err("`group.steps` must not be empty".into());
-        }
         Ok(())
-    }
-}
-
-impl Action {
-    /// The steps this step holds (`each`, `group`) and the key they are under, below the
-    /// action's key.
-    pub(crate) fn inner_steps(&self) -> Option<&[Step]> {
-        match self {
-            Action::Each(e) => Some(&e.steps),
-            Action::Group(g) => Some(&g.steps),
-            _ => None,
-        }
-    }
-
-    /// A `group`'s name (its label).
-    pub(crate) fn group_name(&self) -> Option<&str> {
-        match self {
-            Action::Group(g) => Some(&g.name),
-            _ => None,
-        }
     }
 }
 
@@ -127,22 +100,6 @@ impl EachAction {
     }
 }
 
-/// Every step of `steps` and every step inside them, in the order they run (a step before the
-/// steps it holds), each with its JSON pointer: `{base}/{i}`, and inside an `each` at
-/// `{base}/{i}/each/steps/{j}`.
-pub(crate) fn walk_steps<'a>(steps: &'a [Step], base: &str, out: &mut Vec<(String, &'a Step)>) {
-    for (i, step) in steps.iter().enumerate() {
-        let ptr = format!("{base}/{i}");
-        if let Some(inner) = step.action.inner_steps() {
-            let below = format!("{ptr}/{}/steps", step.action.key());
-            out.push((ptr, step));
-            walk_steps(inner, &below, out);
-        } else {
-            out.push((ptr, step));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,34 +116,9 @@ mod tests {
     #[test]
     fn an_each_reads_as_its_var_and_its_list() {
         let each = |v: serde_json::Value| -> EachAction { serde_json::from_value(v).unwrap() };
-        let e = each(serde_json::json!({"in": "{{ vars.items }}", "steps": []}));
+        let e = each(serde_json::json!({"in": "{{ vars.items }}"}));
         assert_eq!(e.label(), "item in vars.items");
-        let e = each(serde_json::json!({"in": [1, "a"], "as": "n", "steps": []}));
+        let e = each(serde_json::json!({"in": [1, "a"], "as": "n"}));
         assert_eq!(e.label(), "n in [1, a]");
-    }
-
-    #[test]
-    fn the_walk_goes_inside_each_and_group() {
-        let steps: Vec<Step> = serde_json::from_value(serde_json::json!([
-            {"log": "a"},
-            {"group": {"name": "g", "steps": [
-                {"each": {"in": [1, 2], "steps": [{"log": "b"}]}},
-                {"log": "c"}
-            ]}}
-        ]))
-        .unwrap();
-        let mut out = Vec::new();
-        walk_steps(&steps, "/steps", &mut out);
-        let ptrs: Vec<&str> = out.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(
-            ptrs,
-            [
-                "/steps/0",
-                "/steps/1",
-                "/steps/1/group/steps/0",
-                "/steps/1/group/steps/0/each/steps/0",
-                "/steps/1/group/steps/1",
-            ]
-        );
     }
 }

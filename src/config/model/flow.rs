@@ -143,8 +143,8 @@ impl Flow {
     /// `/finally/0`, `/steps/3/each/steps/1`).
     pub(crate) fn pointed_steps(&self) -> Vec<(String, &Step)> {
         let mut out = Vec::new();
-        super::control::walk_steps(&self.steps, "/steps", &mut out);
-        super::control::walk_steps(&self.finally, "/finally", &mut out);
+        super::step::walk_steps(&self.steps, "/steps", &mut out);
+        super::step::walk_steps(&self.finally, "/finally", &mut out);
         out
     }
 
