@@ -446,3 +446,35 @@ steps:
     let runs = std::fs::read_to_string(d.path().join("group-runs")).unwrap();
     assert_eq!(runs.lines().count(), 1, "the group ran once");
 }
+
+#[test]
+fn a_dry_run_lists_the_steps_inside_under_their_step() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: planned
+steps:
+  - group:
+      name: add todos
+      steps:
+        - each:
+            in: [a, b]
+            as: todo
+            steps:
+              - log: "{{ vars.todo }}"
+  - log: done
+"#,
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(["run", "f.yaml", "--dry-run"]);
+    let (code, stdout, stderr) = crate::common::output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let plan = format!("{stdout}{stderr}");
+    assert!(
+        plan.contains(
+            "  1. add todos\n     1.1. each todo in [a, b]\n        1.1.1. log\n  2. log\n"
+        ),
+        "{plan}"
+    );
+}

@@ -341,7 +341,10 @@ fn the_steps_of_a_group_in_finally_are_finally_steps_and_run_after_a_failure() {
     );
     assert_eq!(r.status, FlowStatus::Failed);
     let g = step(&r, "g");
-    assert_eq!((g.name.as_str(), g.conclusion), ("clean up", Outcome::Passed));
+    assert_eq!(
+        (g.name.as_str(), g.conclusion),
+        ("clean up", Outcome::Passed)
+    );
     assert_eq!(g.steps.len(), 2);
     assert!(g.finally && g.steps.iter().all(|s| s.finally), "{g:#?}");
 }
