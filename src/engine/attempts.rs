@@ -120,7 +120,7 @@ pub(crate) async fn run_step(
     }
     let outcome = attempts(&cx, scope, &mut result).await;
     keep_outputs(frame, scope, step, &outcome, &mut result);
-    if outcome.is_ok() && frame.records_states {
+    if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);
     }
     if outcome.is_err() && step.action.needs_browser() {
