@@ -298,6 +298,17 @@ steps:
         }
     }
     assert_eq!(cells, ["0.0=1", "0.1=2", "1.0=3"]);
+    // Each run of the step keeps its own output file, named after the steps around it.
+    let flow_dir = d.path().join("art/001-nested");
+    for (file, text) in [
+        ("002-each.0.001-group.001-each.0.001-cell.stdout", "0.0=1"),
+        ("002-each.0.001-group.001-each.1.001-cell.stdout", "0.1=2"),
+        ("002-each.1.001-group.001-each.0.001-cell.stdout", "1.0=3"),
+    ] {
+        let kept = std::fs::read_to_string(flow_dir.join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(kept.trim(), text);
+    }
     // An empty list: no iteration, a pass.
     let empty = &steps[3];
     assert_eq!(

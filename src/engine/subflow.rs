@@ -83,9 +83,13 @@ async fn run(
         depth: frame.depth + 1,
         loaded: &sub,
         masker: frame.masker.clone(),
-        dir: frame
-            .dir
-            .join(artifacts::flow_dir(cx.index, &sub.flow.name)),
+        // Named after the step's frame too: a sub-flow run in each iteration of a loop keeps
+        // each run's files.
+        dir: frame.dir.join(format!(
+            "{}{}",
+            frame.prefix,
+            artifacts::flow_dir(cx.index, &sub.flow.name)
+        )),
         browser: frame.browser,
         records_states: sub.flow.records_states(),
         env,
