@@ -305,8 +305,8 @@ steps:
         ("002-each.0.001-group.001-each.1.001-cell.stdout", "0.1=2"),
         ("002-each.1.001-group.001-each.0.001-cell.stdout", "1.0=3"),
     ] {
-        let kept = std::fs::read_to_string(flow_dir.join(file))
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let kept =
+            std::fs::read_to_string(flow_dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(kept.trim(), text);
     }
     // An empty list: no iteration, a pass.
@@ -369,12 +369,17 @@ steps:
     let slow = &steps[2];
     assert_eq!(slow["outcome"], "failed");
     assert_eq!(slow["error"]["kind"], "timeout");
-    assert_eq!(
-        slow["error"]["message"],
-        "`group` timed out after 1s: its `timeout` caps all its steps"
+    // The step running when the group's time ran out timed out, at its line, and says why.
+    let message = slow["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("exec sleep 10: command timed out after ")
+            && message.ends_with("(the `group`'s `timeout` of 1s ran out)"),
+        "{message}"
     );
+    assert_eq!(slow["error"]["location"], "f.yaml:19:11");
     assert!(slow["duration_ms"].as_u64().unwrap() < 3000, "{slow}");
-    assert_eq!(names(slow), ["exec true"]);
+    assert_eq!(names(slow), ["exec true", "exec sleep 10"]);
+    assert_eq!(slow["steps"][1]["error"]["kind"], "timeout");
     assert_eq!(steps[3]["outcome"], "passed");
 }
 

@@ -52,6 +52,19 @@ pub(crate) fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
     }
 }
 
+/// A step's timeout, no longer than the time left before `deadline` (that of the `group` or
+/// `each` steps around it), in whole milliseconds.
+fn within(timeout: Duration, deadline: Option<Instant>) -> Duration {
+    match deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            let left = Duration::from_millis(u64::try_from(left.as_millis()).unwrap_or(u64::MAX));
+            timeout.min(left)
+        }
+        None => timeout,
+    }
+}
+
 /// What a browser command may take in this flow when its step sets nothing: the flow's
 /// `browser.timeout`, else `defaults.timeout`, else 15 s.
 pub(crate) fn browser_timeout(loaded: &LoadedFlow) -> Duration {
@@ -111,7 +124,7 @@ pub(crate) async fn run_step(
         step,
         ptr,
         index,
-        timeout: step_timeout(loaded, step),
+        timeout: within(step_timeout(loaded, step), frame.deadline),
         finally,
     };
     rt.listener.step_started(frame.info, frame.depth, &name);
@@ -215,19 +228,13 @@ async fn attempts(
 ) -> Result<Value, StepError> {
     let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
     let policy = policy(step, frame.loaded.flow.defaults.as_ref());
-    // Nothing below a step that holds steps enforces its timeout: no grace beyond it.
-    let overrun = if step.action.family() == Family::Control {
-        Duration::ZERO
-    } else {
-        OVERRUN
-    };
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
         result.attempts = attempt;
         let mut children = Vec::new();
         let run = rt.dispatch.run(cx, scope, &mut children);
         let bounded = async {
-            match tokio::time::timeout(cx.timeout.saturating_add(overrun), run).await {
+            match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
                 Ok(r) => r,
                 Err(_) => Err(timed_out(cx)),
             }

@@ -27,9 +27,10 @@ pub(crate) fn run<'a>(
     children: &'a mut Vec<StepResult>,
 ) -> StepFuture<'a> {
     Box::pin(async move {
-        match &cx.step.action {
+        let deadline = deadline(cx);
+        let ran = match &cx.step.action {
             Action::Group(_) => {
-                let frame = inner_frame(cx, format!("{}.", base(cx)), 1);
+                let frame = inner_frame(cx, format!("{}.", base(cx)), 1, deadline);
                 let at = format!("{}/group/steps", cx.ptr);
                 let failure = run_all(cx, &frame, scope, &cx.step.steps, &at, children).await;
                 match failure {
@@ -37,12 +38,13 @@ pub(crate) fn run<'a>(
                     None => Ok(json!({})),
                 }
             }
-            Action::Each(e) => each(cx, e, scope, children).await,
+            Action::Each(e) => each(cx, e, scope, children, deadline).await,
             other => Err(StepError::new(
                 ErrorKind::Internal,
                 format!("internal error: `{}` holds no steps", other.key()),
             )),
-        }
+        };
+        ran.map_err(|e| explain_timeout(cx, e, deadline))
     })
 }
 
@@ -53,7 +55,12 @@ fn base(cx: &StepCtx<'_>) -> String {
 
 /// The frame the steps inside run in: the flow's, `deeper` levels down, their files named after
 /// `prefix`.
-fn inner_frame<'a>(cx: &StepCtx<'a>, prefix: String, deeper: usize) -> Frame<'a> {
+fn inner_frame<'a>(
+    cx: &StepCtx<'a>,
+    prefix: String,
+    deeper: usize,
+    deadline: Option<Instant>,
+) -> Frame<'a> {
     let frame = cx.frame;
     Frame {
         info: frame.info,
@@ -66,7 +73,36 @@ fn inner_frame<'a>(cx: &StepCtx<'a>, prefix: String, deeper: usize) -> Frame<'a>
         env: frame.env.clone(),
         cancel: frame.cancel.clone(),
         prefix,
+        deadline,
     }
+}
+
+/// When the steps inside must be done: the step's `timeout` from now (without one it has none
+/// of its own), or sooner when the steps around it must be.
+fn deadline(cx: &StepCtx<'_>) -> Option<Instant> {
+    let own = cx
+        .step
+        .timeout
+        .as_ref()
+        .and_then(|_| Instant::now().checked_add(cx.timeout));
+    match (own, cx.frame.deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A timeout of a step inside that came from the step's own `timeout`: said so.
+fn explain_timeout(cx: &StepCtx<'_>, mut e: StepError, deadline: Option<Instant>) -> StepError {
+    let ran_out = deadline.is_some_and(|d| Instant::now() >= d);
+    if e.kind == ErrorKind::Timeout && ran_out && cx.step.timeout.is_some() {
+        e.message = format!(
+            "{} (the `{}`'s `timeout` of {} ran out)",
+            e.message,
+            cx.step.action.key(),
+            humantime::format_duration(cx.timeout)
+        );
+    }
+    e
 }
 
 /// Runs `steps` (at `at` in the file) in order until one fails or the run is interrupted;
@@ -130,6 +166,7 @@ async fn each(
     e: &EachAction,
     scope: &mut Scope,
     iterations: &mut Vec<StepResult>,
+    deadline: Option<Instant>,
 ) -> Result<Value, StepError> {
     let items = items(cx, e, scope)?;
     let (var, index_var) = (e.var.clone(), e.index_var());
@@ -145,7 +182,7 @@ async fn each(
         }
         scope.set_var(var.clone(), item.clone());
         scope.set_var(index_var.clone(), json!(i));
-        let r = Box::pin(iteration(cx, e, scope, i, item)).await;
+        let r = Box::pin(iteration(cx, e, scope, (i, item), deadline)).await;
         let failed = r.conclusion == Outcome::Failed;
         iterations.push(r);
         if failed {
@@ -216,15 +253,15 @@ async fn iteration(
     cx: &StepCtx<'_>,
     e: &EachAction,
     scope: &mut Scope,
-    i: usize,
-    item: &Value,
+    (i, item): (usize, &Value),
+    deadline: Option<Instant>,
 ) -> StepResult {
     let rt = cx.rt;
     let started = Instant::now();
     let name = format!("{}[{i}]", e.var);
     let depth = cx.frame.depth + 1;
     rt.listener.group_started(cx.frame.info, depth, &name);
-    let frame = inner_frame(cx, format!("{}.{i}.", base(cx)), 2);
+    let frame = inner_frame(cx, format!("{}.{i}.", base(cx)), 2, deadline);
     let mut steps = Vec::new();
     let at = format!("{}/each/steps", cx.ptr);
     let error = run_all(cx, &frame, scope, &cx.step.steps, &at, &mut steps).await;

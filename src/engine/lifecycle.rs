@@ -279,6 +279,7 @@ async fn body(
         env,
         cancel: rt.cancel.clone(),
         prefix: String::new(),
+        deadline: None,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
@@ -428,5 +429,6 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         env: frame.env.clone(),
         cancel,
         prefix: frame.prefix.clone(),
+        deadline: frame.deadline,
     }
 }

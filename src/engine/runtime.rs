@@ -94,6 +94,9 @@ pub(crate) struct Frame<'a> {
     /// steps inside a `group` or an `each`, the name of the step that holds them (and the
     /// iteration): `003-each.2.`, so they never take the names of the flow's own steps' files.
     pub(crate) prefix: String,
+    /// When the `timeout` of the `group` or `each` steps around these steps runs out: no step
+    /// here may take longer (none when nothing around them has a `timeout`).
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 /// What one step's action needs.

@@ -95,6 +95,8 @@ async fn run(
         env,
         cancel: frame.cancel.clone(),
         prefix: String::new(),
+        // A sub-flow run inside a `group` with a `timeout` is bounded by it too.
+        deadline: frame.deadline,
     };
     std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
         StepError::new(
