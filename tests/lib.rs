@@ -23,6 +23,7 @@ mod exit_codes;
 mod gaps;
 mod golden;
 mod history;
+mod groups;
 mod http;
 mod keyboard;
 mod lists;
