@@ -6,11 +6,14 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+mod matrix;
 pub(crate) mod model;
+mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;
 pub(crate) mod schema;
 mod selector;
+mod suite;
 mod toml;
 mod yaml;
 

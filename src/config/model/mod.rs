@@ -16,6 +16,7 @@ mod request;
 mod retry;
 mod selector;
 mod step;
+mod suite;
 mod value;
 
 // Every type keeps its old path, `crate::config::model::X`, whichever file now holds it.
@@ -33,4 +34,5 @@ pub(crate) use request::*;
 pub(crate) use retry::*;
 pub(crate) use selector::*;
 pub(crate) use step::*;
+pub(crate) use suite::*;
 pub(crate) use value::*;
