@@ -233,57 +233,101 @@ fn merged(
     base: &str,
     title: Option<&str>,
 ) -> (Map<String, Value>, Origin) {
-    let suite = doc.value.as_object().cloned().unwrap_or_default();
-    let mut out = Map::new();
-    let mut origin = Origin::default();
-    origin.add("", base);
-    let own = |k: &str| pointer_push(base, k);
+    let empty = Map::new();
+    let mut m = Merging {
+        suite: doc.value.as_object().unwrap_or(&empty),
+        flow: f,
+        base,
+        out: Map::new(),
+        origin: Origin::default(),
+    };
+    m.origin.add("", base);
     if let Some(Value::String(n)) = f.get("name") {
-        let name = title.map_or_else(|| n.clone(), |t| format!("{t} > {n}"));
-        out.insert("name".into(), Value::String(name));
+        // (An empty name is a flow cleaned of a bad matrix: left empty, unjudged.)
+        let name = match title.filter(|_| !n.is_empty()) {
+            Some(t) => format!("{t} > {n}"),
+            None => n.clone(),
+        };
+        m.out.insert("name".into(), Value::String(name));
     }
     for k in WHOLE {
-        if let Some(v) = f.get(*k) {
-            out.insert((*k).into(), v.clone());
-        } else if let Some(v) = suite
-            .get(*k)
-            .filter(|_| *k != "outputs" && *k != "description")
-        {
-            out.insert((*k).into(), v.clone());
-            origin.add(pointer_push("", k), pointer_push("", k));
-        }
+        m.whole(k);
     }
     for k in BY_KEY {
-        let (theirs, mine) = (suite.get(*k), f.get(*k));
-        let mut m = theirs
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        for sub in theirs
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(Map::keys)
-        {
-            let at = pointer_push(&pointer_push("", k), sub);
-            origin.add(at.clone(), at);
-        }
-        for (sub, v) in mine.and_then(Value::as_object).into_iter().flatten() {
-            m.insert(sub.clone(), v.clone());
-            origin.add(
-                pointer_push(&pointer_push("", k), sub),
-                pointer_push(&own(k), sub),
-            );
-        }
-        if theirs.is_some() && mine.is_none() {
-            origin.add(pointer_push("", k), pointer_push("", k));
-        }
-        if theirs.is_some() || mine.is_some() {
-            out.insert((*k).into(), Value::Object(m));
-        }
+        m.by_key(k);
     }
     for k in ADDED {
+        m.added(k);
+    }
+    m.steps();
+    if let Some(v) = f.get("matrix") {
+        m.out.insert("matrix".into(), v.clone());
+    }
+    (m.out, m.origin)
+}
+
+/// A suite flow being merged with its suite.
+struct Merging<'a> {
+    suite: &'a Map<String, Value>,
+    flow: &'a Map<String, Value>,
+    /// The flow's pointer in the file.
+    base: &'a str,
+    out: Map<String, Value>,
+    origin: Origin,
+}
+
+impl Merging<'_> {
+    /// The flow's pointer of its key `k`.
+    fn own(&self, k: &str) -> String {
+        pointer_push(self.base, k)
+    }
+
+    /// A key the flow sets as a whole, else the suite's (but what is the suite's own).
+    fn whole(&mut self, k: &str) {
+        if let Some(v) = self.flow.get(k) {
+            self.out.insert(k.into(), v.clone());
+        } else if let Some(v) = self
+            .suite
+            .get(k)
+            .filter(|_| !matches!(k, "outputs" | "description"))
+        {
+            self.out.insert(k.into(), v.clone());
+            self.origin.add(pointer_push("", k), pointer_push("", k));
+        }
+    }
+
+    /// A map whose keys the flow sets one by one over the suite's.
+    fn by_key(&mut self, k: &str) {
+        let (theirs, mine) = (
+            self.suite.get(k).and_then(Value::as_object),
+            self.flow.get(k).and_then(Value::as_object),
+        );
+        let top = pointer_push("", k);
+        let mut m = theirs.cloned().unwrap_or_default();
+        for sub in theirs.into_iter().flat_map(Map::keys) {
+            let at = pointer_push(&top, sub);
+            self.origin.add(at.clone(), at);
+        }
+        for (sub, v) in mine.into_iter().flatten() {
+            m.insert(sub.clone(), v.clone());
+            self.origin
+                .add(pointer_push(&top, sub), pointer_push(&self.own(k), sub));
+        }
+        if theirs.is_some() && mine.is_none() {
+            self.origin.add(top.clone(), top);
+        }
+        if theirs.is_some() || mine.is_some() {
+            self.out.insert(k.into(), Value::Object(m));
+        }
+    }
+
+    /// A list the flow's items add to the suite's (each item once).
+    fn added(&mut self, k: &str) {
         let mut list: Vec<Value> = Vec::new();
-        let sources = [(suite.get(*k), pointer_push("", k)), (f.get(*k), own(k))];
+        let sources = [
+            (self.suite.get(k), pointer_push("", k)),
+            (self.flow.get(k), self.own(k)),
+        ];
         for (items, at) in sources {
             for (i, v) in items
                 .and_then(Value::as_array)
@@ -292,20 +336,44 @@ fn merged(
                 .enumerate()
             {
                 if !list.contains(v) {
-                    origin.add(format!("/{k}/{}", list.len()), format!("{at}/{i}"));
+                    self.origin
+                        .add(format!("/{k}/{}", list.len()), format!("{at}/{i}"));
                     list.push(v.clone());
                 }
             }
         }
         if !list.is_empty() {
-            out.insert((*k).into(), Value::Array(list));
+            self.out.insert(k.into(), Value::Array(list));
         }
     }
-    let lists = |list: &str, first: (&str, &str), then: (&str, &str)| {
+
+    /// `before_each` then the flow's steps; the flow's `finally` then `after_each`.
+    fn steps(&mut self) {
+        let steps = self.list("steps", [("before_each", ""), ("steps", self.base)]);
+        self.origin.add("/steps", self.own("steps"));
+        self.out.insert("steps".into(), Value::Array(steps));
+        let fin = self.list("finally", [("finally", self.base), ("after_each", "")]);
+        let at = if self.flow.contains_key("finally") {
+            self.own("finally")
+        } else {
+            "/after_each".into()
+        };
+        self.origin.add("/finally", at);
+        if !fin.is_empty() {
+            self.out.insert("finally".into(), Value::Array(fin));
+        }
+    }
+
+    /// The items of the lists `parts` (each a key, and the flow's pointer or "" for the
+    /// suite's), one after the other, as the test's list `name`.
+    fn list(&mut self, name: &str, parts: [(&str, &str); 2]) -> Vec<Value> {
         let mut items = Vec::new();
-        let mut at = Vec::new();
-        for (key, from) in [first, then] {
-            let v = if from.is_empty() { &suite } else { f };
+        for (key, from) in parts {
+            let v = if from.is_empty() {
+                self.suite
+            } else {
+                self.flow
+            };
             for (i, s) in v
                 .get(key)
                 .and_then(Value::as_array)
@@ -313,37 +381,15 @@ fn merged(
                 .flatten()
                 .enumerate()
             {
-                at.push((
-                    format!("/{list}/{}", items.len()),
+                self.origin.add(
+                    format!("/{name}/{}", items.len()),
                     format!("{from}/{key}/{i}"),
-                ));
+                );
                 items.push(s.clone());
             }
         }
-        (items, at)
-    };
-    let (steps, at) = lists("steps", ("before_each", ""), ("steps", base));
-    origin.add("/steps", own("steps"));
-    out.insert("steps".into(), Value::Array(steps));
-    let (fin, at_fin) = lists("finally", ("finally", base), ("after_each", ""));
-    origin.add(
-        "/finally",
-        if f.contains_key("finally") {
-            own("finally")
-        } else {
-            "/after_each".into()
-        },
-    );
-    if !fin.is_empty() {
-        out.insert("finally".into(), Value::Array(fin));
+        items
     }
-    for (t, file) in at.into_iter().chain(at_fin) {
-        origin.add(t, file);
-    }
-    if let Some(m) = f.get("matrix") {
-        out.insert("matrix".into(), m.clone());
-    }
-    (out, origin)
 }
 
 /// Two tests of one file must not share a name: reports, `--grep` and `merge-reports` tell
@@ -351,7 +397,13 @@ fn merged(
 fn unique_names(doc: &Document, tests: &[TestDoc], problems: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, t) in tests.iter().enumerate() {
-        let Some(name) = t.doc.value.get("name").and_then(Value::as_str) else {
+        let Some(name) = t
+            .doc
+            .value
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
             continue;
         };
         if let Some(first) = seen.insert(name, i) {
@@ -378,8 +430,8 @@ fn unique_names(doc: &Document, tests: &[TestDoc], problems: &mut Vec<Diagnostic
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::tests as made;
+    use super::*;
     use serde_json::json;
 
     const SUITE: &str = "\

@@ -44,7 +44,7 @@ pub(crate) struct Flow {
     pub(crate) outputs: IndexMap<String, Value>,
     /// One test per combination of these vars' values (expanded when the file is loaded: the
     /// flow of each test has none).
-    pub(crate) matrix: Option<super::suite::Matrix>,
+    pub(crate) matrix: Option<super::matrix::Matrix>,
 }
 
 /// `web_server:` of a flow, or one `[[web_server]]` of the project file (a run-level server,
@@ -126,13 +126,6 @@ impl WebServer {
 /// What `web_server` must have.
 pub(crate) const WEB_SERVER_FORMS: &str =
     "`web_server` needs either `static`, or `command` with `url` or `port`";
-
-/// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
-/// minimums), checked on a whole flow (the drift tests compare it with the schema).
-#[cfg(test)]
-pub(crate) fn check_constraints(flow: &Value) -> Result<(), String> {
-    super::suite::check_file(flow)
-}
 
 impl Flow {
     /// Every step, `finally` included.

@@ -10,6 +10,7 @@ mod exec;
 mod expect;
 mod flow;
 mod keyboard;
+mod matrix;
 mod page;
 mod read;
 mod request;

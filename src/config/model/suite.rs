@@ -1,5 +1,5 @@
 //! A suite file (`flows:`, with the keys its flows share and `before_each` / `after_each`),
-//! a flow's `matrix:`, and the check of a file as a whole: one flow, or a suite.
+//! and the check of a file as a whole: one flow, or a suite.
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -46,45 +46,6 @@ pub(crate) struct Suite {
     pub(crate) flows: Vec<Flow>,
 }
 
-/// `matrix:` — one test per combination of the values of its keys (as GitHub Actions' matrix).
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Matrix {
-    /// Combinations to extend, or to add (GitHub Actions' `include`).
-    pub(crate) include: Option<Vec<IndexMap<String, Value>>>,
-    /// Combinations to leave out: those with all of an entry's values.
-    pub(crate) exclude: Option<Vec<IndexMap<String, Value>>>,
-    /// Each var and its values.
-    #[serde(flatten)]
-    pub(crate) axes: IndexMap<String, Vec<Value>>,
-}
-
-impl Matrix {
-    /// The rules the types alone do not enforce.
-    pub(crate) fn check(&self) -> Result<(), String> {
-        if self.axes.is_empty() && self.include.is_none() && self.exclude.is_none() {
-            return Err("`matrix` must not be empty".into());
-        }
-        if let Some((k, _)) = self.axes.iter().find(|(_, v)| v.is_empty()) {
-            return Err(format!("`matrix.{k}` must not be empty"));
-        }
-        let name_ok = |k: &String| {
-            let mut b = k.bytes();
-            b.next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-                && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        };
-        let entries = self.include.iter().chain(&self.exclude).flatten();
-        if !self.axes.keys().all(name_ok)
-            || entries
-                .clone()
-                .any(|e| e.is_empty() || !e.keys().all(name_ok))
-        {
-            return Err("a `matrix` key must be a var's name".into());
-        }
-        Ok(())
-    }
-}
-
 /// Whether a file's value is a flow file the typed model accepts: a suite when it has
 /// `flows`, else one flow; with the rules the types alone do not enforce. (The tests are made
 /// from the document, see `config::suite`; this is the model the drift tests hold against the
@@ -116,4 +77,11 @@ impl Suite {
         }
         self.flows.iter().try_for_each(Flow::check)
     }
+}
+
+/// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
+/// minimums), checked on a whole flow (the drift tests compare it with the schema).
+#[cfg(test)]
+pub(crate) fn check_constraints(flow: &Value) -> Result<(), String> {
+    check_file(flow)
 }
