@@ -471,3 +471,44 @@ fn a_suite_is_no_sub_flow() {
         )]
     );
 }
+
+#[test]
+fn validate_refuses_a_matrix_that_makes_no_tests_or_hides_its_values() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        ("matrix: {}", "`matrix` must not be empty"),
+        (
+            "matrix: { user: ada }",
+            "`user` must be a list, not the string `ada`",
+        ),
+        ("matrix: { user: [] }", "`user` must not be empty"),
+        (
+            "matrix: { user: [ada], exclude: [{ user: ada }] }",
+            "the matrix makes no test: `exclude` leaves out every combination",
+        ),
+        (
+            "matrix: { user: [ada], exclude: [{ usr: ada }] }",
+            "`matrix.exclude` names `usr`, which is not a key of the matrix",
+        ),
+        (
+            "matrix: { user: [\"{{ env.USER }}\"] }",
+            "matrix values are taken as written: templates are not rendered here",
+        ),
+        (
+            "matrix: { user: [a], \"user name\": [a] }",
+            "`user name` is not a valid name",
+        ),
+    ];
+    for (matrix, message) in cases {
+        // The step reads the matrix's var: no "unknown var" beside the matrix's own problem.
+        let text = format!("name: m\n{matrix}\nsteps:\n  - log: \"{{{{ vars.user }}}}\"\n");
+        write(d.path(), "m.yaml", &text);
+        let (code, found) = problems(d.path(), "m.yaml");
+        assert_eq!(code, 2, "{matrix}");
+        // (An empty matrix names no var: the step's `user` is unknown indeed.)
+        let expected = if matrix == "matrix: {}" { 2 } else { 1 };
+        assert_eq!(found.len(), expected, "{matrix}: {found:?}");
+        assert_eq!(found[0].0, 2, "{matrix}: {found:?}");
+        assert!(found[0].1.starts_with(message), "{matrix}: {found:?}");
+    }
+}

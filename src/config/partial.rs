@@ -73,9 +73,15 @@ fn partial_flow(value: &Map<String, Value>) -> Option<Map<String, Value>> {
             v.remove(&k);
         }
     }
-    // A matrix dropped: the names of the tests it makes are not known (nor whether they clash).
-    if value.contains_key("matrix") && !v.contains_key("matrix") {
+    // A matrix dropped: the names of the tests it makes are not known (nor whether they clash),
+    // and its keys are still the vars the steps read.
+    if let Some(m) = value.get("matrix").filter(|_| !v.contains_key("matrix")) {
         v.insert("name".into(), json!(""));
+        if let Value::Object(vars) = v.entry("vars").or_insert(json!({})) {
+            for k in matrix_keys(m) {
+                vars.entry(k).or_insert(Value::Null);
+            }
+        }
     }
     v.entry("name").or_insert(json!(""));
     v.entry("steps").or_insert(json!([]));
@@ -98,4 +104,23 @@ fn placeholder_if_bad(item: &mut Value) {
         Some(id) => json!({"id": id, "log": ""}),
         None => json!({"log": ""}),
     };
+}
+
+/// The vars a matrix (well formed or not) names: its keys, and those of its `include`.
+fn matrix_keys(m: &Value) -> Vec<String> {
+    let Some(m) = m.as_object() else {
+        return Vec::new();
+    };
+    let included = m
+        .get("include")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(Map::keys);
+    m.keys()
+        .filter(|k| *k != "include" && *k != "exclude")
+        .chain(included)
+        .cloned()
+        .collect()
 }
