@@ -312,10 +312,20 @@ fn a_matrix_makes_a_test_of_each_combination_named_by_its_values() {
 "#,
     );
     // `--var` does not change a matrix value (the test's name says it).
-    let Ran { code, report, .. } = flow_run(d.path())
+    let Ran {
+        code,
+        report,
+        stderr,
+        ..
+    } = flow_run(d.path())
         .args(["login.yaml", "--var", "user=mallory"])
         .run();
     assert_eq!(code, 0);
+    assert!(
+        stderr
+            .contains("--var user does not change the matrix value of `login [user=ada, size=s]`"),
+        "{stderr}"
+    );
     let names: Vec<String> = verdicts(&report).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
         names,

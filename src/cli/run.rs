@@ -362,6 +362,13 @@ fn warn_unused_vars(
             || f.subflows.values().any(|s| uses(s, k))
     }
     for k in overrides.keys() {
+        // A matrix value is in its test's name: `--var` leaves it as it is.
+        if let Some(f) = flows.iter().find(|f| f.matrix.contains_key(k)) {
+            reporter.warn(&format!(
+                "--var {k} does not change the matrix value of `{}` (and the other tests of its matrix); pick a combination with --grep \"{k}=\"",
+                f.flow.name
+            ));
+        }
         if !flows.iter().any(|f| uses(f, k)) {
             reporter.warn(&format!(
                 "--var {k} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)"
