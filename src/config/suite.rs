@@ -12,9 +12,14 @@ use serde_json::{Map, Value};
 
 use super::document::Document;
 use super::matrix::{self, Combination};
+use super::merge::merged;
+use super::origin::Origin;
 use super::schema::{at_key, at_value};
-use crate::source::{Diagnostic, SpanMap, pointer_push};
+use crate::source::{Diagnostic, NodeSpan, pointer_push};
 use crate::template::is_template;
+
+/// The most tests one file may make (each is a document of its own).
+const MAX_TESTS: usize = 1024;
 
 /// One test of a file: its document, as a one-flow file's.
 #[derive(Debug)]
@@ -26,54 +31,39 @@ pub(crate) struct TestDoc {
     pub(crate) origin: Origin,
 }
 
-/// The pointers of a test's document, mapped to the file's: each pair maps a node and what is
-/// under it (the longest pair that applies wins).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Origin {
-    to_file: HashMap<String, String>,
+/// A file's document, and its nodes by the flow of a suite they are in (each test's span map
+/// is made from the nodes of its flow and the shared ones: not from all of them).
+struct Source<'a> {
+    doc: &'a Document,
+    shared: Vec<(&'a str, &'a NodeSpan)>,
+    by_flow: HashMap<&'a str, Vec<(&'a str, &'a NodeSpan)>>,
 }
 
-impl Origin {
-    fn add(&mut self, test: impl Into<String>, file: impl Into<String>) {
-        self.to_file.insert(test.into(), file.into());
-    }
-
-    /// The file's pointer of a node of the test's document.
-    pub(crate) fn file_pointer(&self, ptr: &str) -> String {
-        rebase(ptr, &self.to_file).unwrap_or_else(|| ptr.to_string())
-    }
-
-    /// A diagnostic about the test, its pointer made the file's.
-    pub(crate) fn in_file(&self, mut d: Diagnostic) -> Diagnostic {
-        d.pointer = self.file_pointer(&d.pointer);
-        d
-    }
-
-    /// The test's span map, made from the file's.
-    fn spans(&self, file: &SpanMap) -> SpanMap {
-        let from_file: HashMap<String, String> = self
-            .to_file
-            .iter()
-            .map(|(t, f)| (f.clone(), t.clone()))
-            .collect();
-        let mut out = SpanMap::default();
-        for (ptr, span) in file.iter() {
-            if let Some(t) = rebase(ptr, &from_file) {
-                out.insert(t, span.clone());
+impl<'a> Source<'a> {
+    fn of(doc: &'a Document) -> Source<'a> {
+        let mut s = Source {
+            doc,
+            shared: Vec::new(),
+            by_flow: HashMap::new(),
+        };
+        for (ptr, span) in doc.spans.iter() {
+            let flow = ptr.strip_prefix("/flows/").map(|rest| {
+                let end = rest.find('/').map_or(ptr.len(), |i| "/flows/".len() + i);
+                &ptr[..end]
+            });
+            match flow {
+                Some(f) => s.by_flow.entry(f).or_default().push((ptr, span)),
+                None => s.shared.push((ptr, span)),
             }
         }
-        out
+        s
     }
-}
 
-/// `ptr` with its longest prefix found in `map` replaced by what it maps to.
-fn rebase(ptr: &str, map: &HashMap<String, String>) -> Option<String> {
-    let mut head = ptr;
-    loop {
-        if let Some(to) = map.get(head) {
-            return Some(format!("{to}{}", &ptr[head.len()..]));
-        }
-        head = &head[..head.rfind('/')?];
+    /// The nodes a test of the flow at `base` may hold.
+    fn nodes(&self, base: &str) -> impl Iterator<Item = &(&'a str, &'a NodeSpan)> {
+        self.shared
+            .iter()
+            .chain(self.by_flow.get(base).into_iter().flatten())
     }
 }
 
@@ -82,20 +72,36 @@ fn rebase(ptr: &str, map: &HashMap<String, String>) -> Option<String> {
 pub(crate) fn tests(doc: &Document) -> (Vec<TestDoc>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
+    let src = Source::of(doc);
     match doc.value.get("flows").and_then(Value::as_array) {
         None => {
             let flow = doc.value.as_object().cloned().unwrap_or_default();
             let mut origin = Origin::default();
             origin.add("", "");
-            expand(doc, flow, origin, "", &mut out, &mut problems);
+            expand(&src, flow, origin, "", &mut out, &mut problems);
         }
         Some(flows) => {
             let title = suite_title(doc, &mut problems);
+            let empty = Map::new();
+            let suite = doc.value.as_object().unwrap_or(&empty);
             for (i, f) in flows.iter().enumerate() {
                 let Some(f) = f.as_object() else { continue };
                 let base = format!("/flows/{i}");
-                let (flow, origin) = merged(doc, f, &base, title.as_deref());
-                expand(doc, flow, origin, &base, &mut out, &mut problems);
+                let (flow, origin) = merged(suite, f, &base, title.as_deref());
+                expand(&src, flow, origin, &base, &mut out, &mut problems);
+                if out.len() > MAX_TESTS {
+                    problems.push(
+                        at_key(
+                            &doc.file,
+                            &doc.spans,
+                            "/flows",
+                            format!("the file makes more than {MAX_TESTS} tests"),
+                        )
+                        .with_help("split the suite into several files"),
+                    );
+                    out.clear();
+                    break;
+                }
             }
         }
     }
@@ -124,15 +130,16 @@ fn suite_title(doc: &Document, problems: &mut Vec<Diagnostic>) -> Option<String>
 
 /// One test per combination of `flow`'s matrix (at `base` in the file), or the flow as it is.
 fn expand(
-    doc: &Document,
+    src: &Source<'_>,
     mut flow: Map<String, Value>,
     origin: Origin,
     base: &str,
     out: &mut Vec<TestDoc>,
     problems: &mut Vec<Diagnostic>,
 ) {
+    let doc = src.doc;
     let Some(m) = flow.remove("matrix") else {
-        out.push(test(doc, flow, origin, IndexMap::new()));
+        out.push(test(src, base, flow, origin, IndexMap::new()));
         return;
     };
     let at = format!("{base}/matrix");
@@ -165,7 +172,7 @@ fn expand(
     for c in &combos {
         let (flow, origin) = with_combination(&flow, &origin, c);
         let values = c.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect();
-        out.push(test(doc, flow, origin, values));
+        out.push(test(src, base, flow, origin, values));
     }
 }
 
@@ -194,18 +201,21 @@ fn with_combination(
     (flow, origin)
 }
 
+/// The test of `flow` (the flow at `base` in the file, or the file's).
 fn test(
-    doc: &Document,
+    src: &Source<'_>,
+    base: &str,
     flow: Map<String, Value>,
     origin: Origin,
     matrix: IndexMap<String, Value>,
 ) -> TestDoc {
+    let doc = src.doc;
     // A one-flow file without a matrix is its own test: nothing to map.
-    let identity = origin.to_file.len() == 1 && origin.to_file.get("") == Some(&String::new());
+    let identity = origin.is_identity();
     let spans = if identity {
         doc.spans.clone()
     } else {
-        origin.spans(&doc.spans)
+        origin.spans(src.nodes(base))
     };
     TestDoc {
         doc: Document {
@@ -215,180 +225,6 @@ fn test(
         },
         matrix,
         origin,
-    }
-}
-
-/// The keys a flow replaces as a whole.
-const WHOLE: &[&str] = &["description", "atlas", "agent", "web_server", "outputs"];
-/// The maps a flow's keys override key by key.
-const BY_KEY: &[&str] = &["vars", "env", "browser", "defaults"];
-/// The lists a flow's items add to.
-const ADDED: &[&str] = &["tags", "secrets"];
-
-/// Suite flow `f` (at `base`) with the suite's shared keys and steps: the one flow a file
-/// would hold, and where each of its nodes is.
-fn merged(
-    doc: &Document,
-    f: &Map<String, Value>,
-    base: &str,
-    title: Option<&str>,
-) -> (Map<String, Value>, Origin) {
-    let empty = Map::new();
-    let mut m = Merging {
-        suite: doc.value.as_object().unwrap_or(&empty),
-        flow: f,
-        base,
-        out: Map::new(),
-        origin: Origin::default(),
-    };
-    m.origin.add("", base);
-    if let Some(Value::String(n)) = f.get("name") {
-        // (An empty name is a flow cleaned of a bad matrix: left empty, unjudged.)
-        let name = match title.filter(|_| !n.is_empty()) {
-            Some(t) => format!("{t} > {n}"),
-            None => n.clone(),
-        };
-        m.out.insert("name".into(), Value::String(name));
-    }
-    for k in WHOLE {
-        m.whole(k);
-    }
-    for k in BY_KEY {
-        m.by_key(k);
-    }
-    for k in ADDED {
-        m.added(k);
-    }
-    m.steps();
-    if let Some(v) = f.get("matrix") {
-        m.out.insert("matrix".into(), v.clone());
-    }
-    (m.out, m.origin)
-}
-
-/// A suite flow being merged with its suite.
-struct Merging<'a> {
-    suite: &'a Map<String, Value>,
-    flow: &'a Map<String, Value>,
-    /// The flow's pointer in the file.
-    base: &'a str,
-    out: Map<String, Value>,
-    origin: Origin,
-}
-
-impl Merging<'_> {
-    /// The flow's pointer of its key `k`.
-    fn own(&self, k: &str) -> String {
-        pointer_push(self.base, k)
-    }
-
-    /// A key the flow sets as a whole, else the suite's (but what is the suite's own).
-    fn whole(&mut self, k: &str) {
-        if let Some(v) = self.flow.get(k) {
-            self.out.insert(k.into(), v.clone());
-        } else if let Some(v) = self
-            .suite
-            .get(k)
-            .filter(|_| !matches!(k, "outputs" | "description"))
-        {
-            self.out.insert(k.into(), v.clone());
-            self.origin.add(pointer_push("", k), pointer_push("", k));
-        }
-    }
-
-    /// A map whose keys the flow sets one by one over the suite's.
-    fn by_key(&mut self, k: &str) {
-        let (theirs, mine) = (
-            self.suite.get(k).and_then(Value::as_object),
-            self.flow.get(k).and_then(Value::as_object),
-        );
-        let top = pointer_push("", k);
-        let mut m = theirs.cloned().unwrap_or_default();
-        for sub in theirs.into_iter().flat_map(Map::keys) {
-            let at = pointer_push(&top, sub);
-            self.origin.add(at.clone(), at);
-        }
-        for (sub, v) in mine.into_iter().flatten() {
-            m.insert(sub.clone(), v.clone());
-            self.origin
-                .add(pointer_push(&top, sub), pointer_push(&self.own(k), sub));
-        }
-        if theirs.is_some() && mine.is_none() {
-            self.origin.add(top.clone(), top);
-        }
-        if theirs.is_some() || mine.is_some() {
-            self.out.insert(k.into(), Value::Object(m));
-        }
-    }
-
-    /// A list the flow's items add to the suite's (each item once).
-    fn added(&mut self, k: &str) {
-        let mut list: Vec<Value> = Vec::new();
-        let sources = [
-            (self.suite.get(k), pointer_push("", k)),
-            (self.flow.get(k), self.own(k)),
-        ];
-        for (items, at) in sources {
-            for (i, v) in items
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                if !list.contains(v) {
-                    self.origin
-                        .add(format!("/{k}/{}", list.len()), format!("{at}/{i}"));
-                    list.push(v.clone());
-                }
-            }
-        }
-        if !list.is_empty() {
-            self.out.insert(k.into(), Value::Array(list));
-        }
-    }
-
-    /// `before_each` then the flow's steps; the flow's `finally` then `after_each`.
-    fn steps(&mut self) {
-        let steps = self.list("steps", [("before_each", ""), ("steps", self.base)]);
-        self.origin.add("/steps", self.own("steps"));
-        self.out.insert("steps".into(), Value::Array(steps));
-        let fin = self.list("finally", [("finally", self.base), ("after_each", "")]);
-        let at = if self.flow.contains_key("finally") {
-            self.own("finally")
-        } else {
-            "/after_each".into()
-        };
-        self.origin.add("/finally", at);
-        if !fin.is_empty() {
-            self.out.insert("finally".into(), Value::Array(fin));
-        }
-    }
-
-    /// The items of the lists `parts` (each a key, and the flow's pointer or "" for the
-    /// suite's), one after the other, as the test's list `name`.
-    fn list(&mut self, name: &str, parts: [(&str, &str); 2]) -> Vec<Value> {
-        let mut items = Vec::new();
-        for (key, from) in parts {
-            let v = if from.is_empty() {
-                self.suite
-            } else {
-                self.flow
-            };
-            for (i, s) in v
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                self.origin.add(
-                    format!("/{name}/{}", items.len()),
-                    format!("{from}/{key}/{i}"),
-                );
-                items.push(s.clone());
-            }
-        }
-        items
     }
 }
 
@@ -564,6 +400,22 @@ flows:
         assert_eq!(tests[1].doc.value["name"], "a [n=2]");
         assert_eq!(line(&tests[1], "/steps/0/log"), 5);
         assert_eq!(tests[1].origin.file_pointer("/vars/n"), "/matrix/n/1");
+    }
+
+    #[test]
+    fn a_file_makes_at_most_1024_tests() {
+        let flow = "  - name: f{i}\n    matrix: { n: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }\n    steps: [log: x]\n";
+        let text: String = (0..103).fold("flows:\n".to_string(), |t, i| {
+            t + &flow.replace("{i}", &i.to_string())
+        });
+        let (tests, problems) = made(&parsed(&text));
+        assert!(tests.is_empty());
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].message, "the file makes more than 1024 tests");
+        let text: String = (0..102).fold("flows:\n".to_string(), |t, i| {
+            t + &flow.replace("{i}", &i.to_string())
+        });
+        assert_eq!(made(&parsed(&text)).0.len(), 1020);
     }
 
     #[test]
