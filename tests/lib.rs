@@ -34,3 +34,4 @@ mod run;
 mod selectors;
 mod server_commands;
 mod servers;
+mod suites;
