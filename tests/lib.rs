@@ -29,4 +29,5 @@ mod model;
 mod readme;
 mod run;
 mod server_commands;
+mod server_readiness;
 mod servers;

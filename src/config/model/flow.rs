@@ -57,6 +57,9 @@ pub(crate) struct WebServer {
     pub(crate) static_dir: Option<String>,
     pub(crate) command: Option<Command>,
     pub(crate) url: Option<String>,
+    /// What readiness polls when it is not `url` (a health check): a URL, or a path taken on
+    /// `url`.
+    pub(crate) ready_url: Option<String>,
     /// The port the command listens on: a number, or `auto` (a free port, given as `$PORT`).
     pub(crate) port: Option<Port>,
     /// More environment for the command (on top of runner's and the flow's `env`).
@@ -107,10 +110,11 @@ impl WebServer {
                 || !self.env.is_empty()
                 || self.cwd.is_some()
                 || self.url.is_some()
+                || self.ready_url.is_some()
                 || self.reuse_existing.is_some())
         {
             return Err(
-                "`web_server.static` serves a folder: `url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command`"
+                "`web_server.static` serves a folder: `url`, `ready_url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command`"
                     .into(),
             );
         }
