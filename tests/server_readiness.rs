@@ -23,6 +23,11 @@ fn project_on(dir: &Path, port: u16, extra: &str) {
     );
 }
 
+/// Whether the run of runner `pid` left its browser profiles' directory on the RAM disk.
+fn left_ram_disk_dir(pid: u32) -> bool {
+    Path::new(&format!("/dev/shm/rnr-{}-{pid}", nix::unistd::getuid())).exists()
+}
+
 /// The first flow's error message.
 fn flow_error(report: &serde_json::Value) -> String {
     report["flows"][0]["error"]["message"]
@@ -243,6 +248,7 @@ fn ctrl_c_while_the_runs_server_starts_leaves_no_server_and_no_browser() {
     );
     let pids = starts(&log);
     assert!(all_gone(&pids), "the server outlived runner");
+    assert!(!left_ram_disk_dir(pid));
     assert!(
         leftover_browser_processes(pid).is_empty(),
         "{:?}\n{}",
@@ -276,6 +282,7 @@ fn a_runs_server_that_fails_to_start_errors_every_flow_and_leaves_no_browser() {
         );
         assert!(f["steps"].as_array().unwrap().is_empty(), "{f}");
     }
+    assert!(!left_ram_disk_dir(pid));
     assert!(
         leftover_browser_processes(pid).is_empty(),
         "{:?}",
