@@ -544,11 +544,16 @@ fn validate_checks_web_server_references_and_fields() {
             "web_server:\n  static: .\n  port: auto\n",
             "belong to a `command`",
         ),
+        (
+            "web_server:\n  static: .\n  ready_url: /health\n",
+            "f.yaml:3:3: error: `web_server.static` serves a folder",
+        ),
     ] {
         write(d.path(), "f.yaml", &flow("x", server));
         let (code, out) = validate(d.path());
         assert_eq!(code, 2, "{server}: {out}");
         assert!(out.contains(expected), "{server}: {out}");
+        assert!(!out.contains("internal error"), "{server}: {out}");
     }
 }
 
