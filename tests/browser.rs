@@ -66,7 +66,7 @@ fn run_keeping_pid(mut c: std::process::Command) -> (u32, Option<i32>, String) {
 }
 
 /// Processes started for this runner's browser sessions (they carry its socket directory).
-fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
+pub(crate) fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
     let needle = format!(
         "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-{}/{runner_pid}",
         nix::unistd::getuid()

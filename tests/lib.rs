@@ -33,5 +33,6 @@ mod readme;
 mod run;
 mod selectors;
 mod server_commands;
+mod server_readiness;
 mod servers;
 mod suites;

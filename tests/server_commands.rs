@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{all_gone, fixture, output, runner, write};
+use crate::common::{all_gone, fixture, interrupt, output, runner, wait_for_file, write};
 
 fn app() -> String {
     fixture("servers/app.py").display().to_string()
@@ -127,6 +127,49 @@ steps:
     // It was probed while warming up (503) and became ready after (200).
     assert!(log.contains("\" 503 "), "{log}");
     assert!(log.contains("\" 200 "), "{log}");
+}
+
+#[test]
+fn ctrl_c_while_the_server_of_explore_or_atlas_verify_starts_ends_the_command_and_the_server() {
+    let d = tempfile::tempdir().unwrap();
+    // An empty atlas: enough for `atlas verify` to reach its servers.
+    std::fs::create_dir_all(d.path().join("atlas/nodes")).unwrap();
+    for (i, command) in [
+        vec!["explore", "/", "--atlas", "atlas"],
+        vec!["atlas", "verify", "--atlas", "atlas"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let log = d.path().join(format!("starts-{i}"));
+        // The server takes 20 s to bind: the interrupt comes while the command waits for it.
+        let mut c = runner(d.path());
+        c.args(&command)
+            .args(["--web-server", &format!("python3 {}", app())])
+            .args(["--web-server-port", "auto"])
+            .env("START_DELAY_MS", "20000")
+            .env("APP_STARTS", &log)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = c.spawn().unwrap();
+        wait_for_file(&log);
+        let started = std::time::Instant::now();
+        let out = interrupt(child);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "`{}` waited for the start: {err}",
+            command.join(" ")
+        );
+        assert!(err.contains("interrupted"), "{err}");
+        let pids = starts(&log);
+        assert_eq!(pids.len(), 1);
+        assert!(
+            all_gone(&pids),
+            "the server outlived `{}`",
+            command.join(" ")
+        );
+    }
 }
 
 /// The first file named `name` under `dir`.

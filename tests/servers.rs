@@ -8,12 +8,12 @@ use std::path::Path;
 use crate::common::{Ran, all_gone, fixture, flow_run, free_port, output, runner, write};
 
 /// `app.py`'s absolute path.
-fn app() -> String {
+pub(crate) fn app() -> String {
     fixture("servers/app.py").display().to_string()
 }
 
 /// The pids `$APP_STARTS` recorded, one per start.
-fn starts(file: &Path) -> Vec<i32> {
+pub(crate) fn starts(file: &Path) -> Vec<i32> {
     std::fs::read_to_string(file)
         .unwrap_or_default()
         .lines()
@@ -22,7 +22,7 @@ fn starts(file: &Path) -> Vec<i32> {
 }
 
 /// A flow that fetches `url` with Python and checks the page says "app on".
-fn fetching_flow(name: &str, url: &str) -> String {
+pub(crate) fn fetching_flow(name: &str, url: &str) -> String {
     format!(
         r#"name: {name}
 steps:
@@ -35,11 +35,17 @@ steps:
 
 /// Starts `app.py` on `port` outside runner and waits until it answers; the caller kills it.
 fn outside_app(port: u16) -> std::process::Child {
+    outside_app_with(port, &[])
+}
+
+/// `outside_app` with more environment for `app.py` (`WARMUP_MS`, ...).
+pub(crate) fn outside_app_with(port: u16, env: &[(&str, &str)]) -> std::process::Child {
     let mut child = std::process::Command::new("python3")
         .arg(app())
         .arg("--port")
         .arg(port.to_string())
         .env("START_DELAY_MS", "0")
+        .envs(env.iter().copied())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("python3 starts");
@@ -538,11 +544,16 @@ fn validate_checks_web_server_references_and_fields() {
             "web_server:\n  static: .\n  port: auto\n",
             "belong to a `command`",
         ),
+        (
+            "web_server:\n  static: .\n  ready_url: /health\n",
+            "f.yaml:3:3: error: `web_server.static` serves a folder",
+        ),
     ] {
         write(d.path(), "f.yaml", &flow("x", server));
         let (code, out) = validate(d.path());
         assert_eq!(code, 2, "{server}: {out}");
         assert!(out.contains(expected), "{server}: {out}");
+        assert!(!out.contains("internal error"), "{server}: {out}");
     }
 }
 

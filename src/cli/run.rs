@@ -286,7 +286,6 @@ fn execute(
 ) -> Result<(Ran, bool), CliError> {
     let runtime = super::runtime::start()?;
     let cancel = rt.cancel.clone();
-    let rt_close = rt.clone();
     let options = RunOptions {
         jobs: s.jobs,
         fail_fast: args.fail_fast,
@@ -295,8 +294,8 @@ fn execute(
     };
     Ok(runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
+        // It returns once the browsers are closed.
         let results = run_flows(rt, flows, options, s.servers.as_ref()).await;
-        rt_close.browser.wait_closed().await;
         watcher.abort();
         (results, cancel.is_cancelled())
     }))

@@ -33,7 +33,8 @@ pub(crate) fn logs_dir(run_id: &str) -> PathBuf {
 
 /// Starts the servers, runs `work` with the first one's origin (`scheme://host:port`), stops
 /// them (each command's whole process group). A server that does not start is the command's
-/// environment error, and nothing runs; one that exited while `work` ran is reported.
+/// environment error, and nothing runs; an interrupt during the start ends the command as
+/// interrupted; one that exited while `work` ran is reported.
 pub(crate) async fn around<T, F, Fut>(
     rt: &Runtime,
     spec: Option<&ServersSpec>,
@@ -46,19 +47,30 @@ where
     Fut: Future<Output = T>,
 {
     let logs = logs_dir(run_id);
+    // Ctrl-C (or SIGTERM, SIGHUP) while a server starts ends the start: what was started is
+    // stopped, and the command ends as interrupted.
+    let watcher = tokio::spawn(super::signals::watch(rt.cancel.clone()));
     let mut servers = start_servers(rt, spec, &logs).await;
-    if let Some(e) = servers.failed() {
-        let msg = format!("{} (logs in {})", e.message, logs.display());
-        servers.stop().await;
-        return Err(CliError::Environment(msg));
-    }
-    let origin = servers.first_url().map(origin);
-    let out = work(origin).await;
+    let out = if rt.cancel.is_cancelled() {
+        Err(CliError::Interrupted(
+            "interrupted while the web servers started".to_string(),
+        ))
+    } else if let Some(e) = servers.failed() {
+        Err(CliError::Environment(format!(
+            "{} (logs in {})",
+            e.message,
+            logs.display()
+        )))
+    } else {
+        let origin = servers.first_url().map(origin);
+        Ok(work(origin).await)
+    };
+    watcher.abort();
     if let Some(why) = servers.died().await {
         reporter.error(&why);
     }
     servers.stop().await;
-    Ok(out)
+    out
 }
 
 /// `scheme://host:port` of a URL.

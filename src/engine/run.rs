@@ -100,8 +100,9 @@ pub(crate) struct Ran {
 }
 
 /// Runs the flows; returns the results of those that ran, in the order given (flows that load
-/// a state another flow saves come after it, see `order_by_state`), and those never started.
-/// A flow whose task panicked is an `internal` error result, never dropped.
+/// a state another flow saves come after it, see `order_by_state`), and those never started,
+/// once the run's servers have stopped and its browsers are closed. A flow whose task panicked
+/// is an `internal` error result, never dropped.
 pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
@@ -164,11 +165,15 @@ pub(crate) async fn run_flows(
     // What the loop left: the flows after the one it stopped at.
     unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
     let results = results(handles, opts.fail_fast, &stop).await;
-    // Every job has ended and dropped its handle: the servers stop after the last flow.
-    let web_servers = match Arc::into_inner(servers) {
-        Some(mut s) => s.stop().await,
-        None => Vec::new(),
+    // Every job has ended and dropped its handle: the servers stop after the last flow, while
+    // the browsers close (runner does not go on before both are gone).
+    let stop_servers = async {
+        match Arc::into_inner(servers) {
+            Some(mut s) => s.stop().await,
+            None => Vec::new(),
+        }
     };
+    let (web_servers, ()) = tokio::join!(stop_servers, rt.browser.wait_closed());
     Ran {
         results,
         unstarted,

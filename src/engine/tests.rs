@@ -116,7 +116,6 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
     });
     rt.dispatch = &FAKE;
     let rt = Arc::new(rt);
-    let rt_close = rt.clone();
     let tokio_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -136,11 +135,9 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
             retries: 0,
             repeat_each: 1,
         };
-        let results = run_flows(rt, vec![loaded], opts, None).await.results;
-        // As `runner run` does: the browser launched ahead for the flow (its `click` steps are
-        // browser steps, faked here) is closed and its daemon ended, not left behind the test.
-        rt_close.browser.wait_closed().await;
-        results
+        // The browser launched ahead for the flow (its `click` steps are browser steps, faked
+        // here) is closed and its daemon ended by `run_flows`, not left behind the test.
+        run_flows(rt, vec![loaded], opts, None).await.results
     });
     assert_eq!(results.len(), 1);
     results.remove(0)

@@ -99,8 +99,8 @@ pub(crate) struct Chromium {
 }
 
 impl Chromium {
-    /// Starts `exe` with a fresh profile `profile` (created; inside the run's socket directory)
-    /// and waits up to `timeout` for its DevTools endpoint. The processes carry
+    /// Starts `exe` with a fresh profile `profile` (created; on the run's RAM disk or in its
+    /// socket directory) and waits up to `timeout` for its DevTools endpoint. The processes carry
     /// `AGENT_BROWSER_SOCKET_DIR=socket_dir` in their environment, as agent-browser's would, so
     /// the run's cleanup finds them.
     pub(crate) async fn launch(

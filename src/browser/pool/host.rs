@@ -195,6 +195,7 @@ impl BrowserHost {
         }
         end_processes(&self.socket_dir, answered).await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);
+        super::profiles::remove(&self.socket_dir);
     }
 }
 
@@ -244,6 +245,7 @@ pub(crate) async fn launch_check(
         Err(e) => (false, Err(e)),
     };
     end_processes(&dir, answered).await;
+    super::profiles::remove(&dir);
     result
 }
 
@@ -310,6 +312,7 @@ pub(crate) fn cleanup_run(pid: u32) {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+    super::profiles::remove(&dir);
 }
 
 /// Live processes (not zombies) whose environment names `socket_dir` as their socket directory.
@@ -353,6 +356,7 @@ fn kill_daemons(dir: &std::path::Path) {
 
 /// Socket directories of runs whose runner is gone: their daemons are ended, the directory removed.
 fn reap_stale() {
+    super::profiles::reap_stale();
     let Ok(entries) = std::fs::read_dir(sockets_root()) else {
         return;
     };

@@ -4,4 +4,5 @@
 
 pub(crate) mod flow_session;
 pub(crate) mod host;
+mod profiles;
 pub(crate) mod worker;

@@ -172,7 +172,8 @@ impl Worker {
         Ok(match adapter.headless.clone() {
             _ if spec.cdp.is_some() => None,
             Some(exe) if !spec.headed && own => {
-                let profile = adapter.socket_dir().join(format!("{name}.profile"));
+                let profile =
+                    super::profiles::dir(adapter.socket_dir()).join(format!("{name}.profile"));
                 let launched = Chromium::launch(
                     &exe,
                     CHROMIUM_ARGS,

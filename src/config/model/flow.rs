@@ -59,6 +59,9 @@ pub(crate) struct WebServer {
     pub(crate) static_dir: Option<String>,
     pub(crate) command: Option<Command>,
     pub(crate) url: Option<String>,
+    /// What readiness polls when it is not `url` (a health check): a URL, or a path taken on
+    /// `url`.
+    pub(crate) ready_url: Option<String>,
     /// The port the command listens on: a number, or `auto` (a free port, given as `$PORT`).
     pub(crate) port: Option<Port>,
     /// More environment for the command (on top of runner's and the flow's `env`).
@@ -105,16 +108,15 @@ impl WebServer {
             return Err(WEB_SERVER_FORMS.into());
         }
         if by_static
-            && (self.port.is_some()
+            && (self.command.is_some()
+                || self.port.is_some()
                 || !self.env.is_empty()
                 || self.cwd.is_some()
                 || self.url.is_some()
+                || self.ready_url.is_some()
                 || self.reuse_existing.is_some())
         {
-            return Err(
-                "`web_server.static` serves a folder: `url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command`"
-                    .into(),
-            );
+            return Err(WEB_SERVER_STATIC.into());
         }
         if self.port == Some(Port::Fixed(0)) {
             return Err("`web_server.port` must be 1-65535, or `auto`".into());
@@ -122,6 +124,9 @@ impl WebServer {
         Ok(())
     }
 }
+
+/// What a `web_server` that serves a folder must not have.
+pub(crate) const WEB_SERVER_STATIC: &str = "`web_server.static` serves a folder: `command`, `url`, `ready_url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command` server";
 
 /// What `web_server` must have.
 pub(crate) const WEB_SERVER_FORMS: &str =

@@ -65,8 +65,15 @@ impl Site<'_> {
             .collect()
     }
 
-    /// `web_server` with neither form.
+    /// `web_server` with neither form, or a folder with a command's keys.
     pub(super) fn web_server(&self) -> Diagnostic {
+        if self.value.get("static").is_some() {
+            return self
+                .at_value(crate::config::model::WEB_SERVER_STATIC)
+                .with_help(
+                    "serve the folder with `static` alone, or start a server with `command`",
+                );
+        }
         self.at_value(crate::config::model::WEB_SERVER_FORMS)
             .with_help("serve a folder with `static: ./site`, or start a server with `command` and wait for its `url` (or `port`)")
     }

@@ -1,6 +1,6 @@
 //! What starting a server's command takes, rendered from its settings: the port (`auto`: a free
-//! one), then the URL (which may read `web_server.port`), then the command, its environment
-//! and working directory (which may read both).
+//! one), then the URL (which may read `web_server.port`), then the readiness URL, the command,
+//! its environment and working directory (which may read both).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,10 +23,12 @@ pub(crate) struct Launch {
     pub(crate) cwd: PathBuf,
     /// On top of runner's environment: the flow's `env`, the server's `env`, `PORT`.
     pub(crate) env: Vec<(String, String)>,
+    /// `web_server.url`.
     pub(crate) url: String,
     pub(crate) port: Option<u16>,
-    /// Ready when an HTTP GET of `url` answers; without a `url`, when `port` accepts.
-    pub(crate) http_ready: bool,
+    /// Ready when an HTTP GET of this URL answers below 404 (`ready_url`, else `url`); without
+    /// either, when `port` accepts a connection.
+    pub(crate) probe: Option<String>,
     pub(crate) reuse: bool,
     pub(crate) ready: Duration,
     pub(crate) stop: Duration,
@@ -76,6 +78,38 @@ fn port_of(ws: &WebServer, name: &str) -> Result<Option<u16>, StepError> {
     }
 }
 
+/// The command's arguments, rendered (a string is split as a shell would).
+fn argv_of(
+    command: Option<&Command>,
+    ptr: &str,
+    known: &Value,
+    render: &mut Render<'_>,
+) -> Result<Vec<String>, StepError> {
+    match command {
+        Some(Command::Argv(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, s)| render(s, &format!("{ptr}/command/{i}"), known))
+            .collect(),
+        Some(Command::String(s)) => {
+            let s = render(s, &format!("{ptr}/command"), known)?;
+            shell_words::split(&s).map_err(|e| {
+                StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
+            })
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
+/// A `ready_url` as a whole URL: a path (`/health`) is taken on the server's `url`.
+fn ready_url(given: &str, url: &str) -> String {
+    if given.starts_with('/') {
+        format!("{}{given}", url.trim_end_matches('/'))
+    } else {
+        given.to_string()
+    }
+}
+
 /// Renders a command server's settings (see the module's doc for the order).
 pub(crate) fn launch(
     ws: &WebServer,
@@ -97,20 +131,14 @@ pub(crate) fn launch(
         }
     };
     known["url"] = Value::String(url.clone());
-    let argv = match &ws.command {
-        Some(Command::Argv(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, s)| render(s, &format!("{ptr}/command/{i}"), &known))
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(Command::String(s)) => {
-            let s = render(s, &format!("{ptr}/command"), &known)?;
-            shell_words::split(&s).map_err(|e| {
-                StepError::new(ErrorKind::Environment, format!("cannot split `{s}`: {e}"))
-            })?
-        }
-        None => Vec::new(),
+    let probe = match &ws.ready_url {
+        Some(r) => Some(ready_url(
+            &render(r, &format!("{ptr}/ready_url"), &known)?,
+            &url,
+        )),
+        None => ws.url.is_some().then(|| url.clone()),
     };
+    let argv = argv_of(ws.command.as_ref(), ptr, &known, render)?;
     let mut env = place.env;
     for (k, v) in &ws.env {
         let p = format!("{ptr}/env/{}", crate::source::pointer_escape(k));
@@ -144,7 +172,7 @@ pub(crate) fn launch(
         env,
         url,
         port,
-        http_ready: ws.url.is_some(),
+        probe,
         reuse: ws.reuse_existing.unwrap_or(place.reuse_by_default),
         ready: duration(&ws.ready_timeout, 30),
         stop: duration(&ws.stop_timeout, 5),

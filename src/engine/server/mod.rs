@@ -7,6 +7,7 @@ mod flow_server;
 mod launch;
 mod output;
 mod ports;
+mod probe;
 mod process;
 mod shared;
 mod static_site;

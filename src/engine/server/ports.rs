@@ -35,18 +35,11 @@ pub(crate) async fn in_use(host: &str, port: u16) -> bool {
     )
 }
 
-/// The host and port a URL names (port 80/443 by scheme when it names none).
+/// The host and port a URL names (80 or 443 by its scheme when it names none).
 pub(crate) fn host_port(url: &str) -> Option<(String, u16)> {
-    let uri = url.parse::<hyper::Uri>().ok()?;
-    let host = uri.host()?.trim_matches(['[', ']']).to_string();
-    let port = uri
-        .port_u16()
-        .unwrap_or(if uri.scheme_str() == Some("https") {
-            443
-        } else {
-            80
-        });
-    Some((host, port))
+    let u = reqwest::Url::parse(url).ok()?;
+    let host = u.host_str()?.trim_matches(['[', ']']).to_string();
+    Some((host, u.port_or_known_default()?))
 }
 
 #[cfg(test)]
@@ -69,6 +62,11 @@ mod tests {
             host_port("http://localhost/"),
             Some(("localhost".into(), 80))
         );
+        assert_eq!(
+            host_port("https://localhost/health"),
+            Some(("localhost".into(), 443))
+        );
+        assert_eq!(host_port("http://[::1]:8080/"), Some(("::1".into(), 8080)));
         assert_eq!(host_port("not a url"), None);
     }
 }

@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 use super::launch::Launch;
 use super::output::Output;
 use super::ports;
-use super::static_site::{StaticSite, answers};
+use super::probe;
+use super::static_site::StaticSite;
 use crate::process;
 use crate::step::{ErrorKind, StepError};
 
@@ -64,31 +65,15 @@ impl Server {
         })
     }
 
-    /// Starts a command and waits until it is ready: its URL (or port) answers while it is
-    /// alive. A URL that answers before the start is reused (`reuse_existing`) or, on a fixed
-    /// port, an error at once.
+    /// Starts a command and waits until it is ready: its readiness URL (or port) answers while
+    /// it is alive. A port that answers before the start is reused (`reuse_existing`, when what
+    /// answers is ready) or an error at once.
     pub(crate) async fn start(l: Launch, cancel: &CancellationToken) -> Result<Server, StepError> {
         let started = Instant::now();
         if let Some((host, port)) = ports::host_port(&l.url)
             && ports::in_use(&host, port).await
         {
-            if l.reuse {
-                return Ok(Server {
-                    name: l.name,
-                    url: l.url,
-                    port: l.port,
-                    reused: true,
-                    started_in: started.elapsed(),
-                    kind: Kind::Reused,
-                });
-            }
-            return Err(StepError::new(
-                ErrorKind::Environment,
-                format!(
-                    "web server `{}`: port {port} is already in use; use port: auto or reuse_existing",
-                    l.name
-                ),
-            ));
+            return already_there(l, port, started).await;
         }
         let (server, pgid) = spawn(&l)?;
         let ready = server.wait_ready(&l, pgid, cancel).await;
@@ -156,6 +141,41 @@ impl Server {
     }
 }
 
+/// The server's port already answers before the start. With `reuse_existing` what answers is
+/// used when it is ready — its readiness URL answers below 404, as readiness asks (without
+/// one, the port accepting is all readiness asks) — and runner starts nothing; anything else
+/// is an error at once (the command could not bind the port).
+async fn already_there(l: Launch, port: u16, started: Instant) -> Result<Server, StepError> {
+    let taken = |why: String| StepError::new(ErrorKind::Environment, why);
+    if !l.reuse {
+        return Err(taken(format!(
+            "web server `{}`: port {port} is already in use; use port: auto or reuse_existing",
+            l.name
+        )));
+    }
+    if let Some(url) = &l.probe {
+        let got = match probe::status(url).await {
+            Some(s) if probe::is_ready(s) => None,
+            Some(s) => Some(format!("answers {s}")),
+            None => Some("does not answer".to_string()),
+        };
+        if let Some(got) = got {
+            return Err(taken(format!(
+                "web server `{}`: port {port} is already in use, but {url} {got}: not reused (reuse_existing takes a server whose URL answers below 404, as readiness does); stop what holds the port, or use port: auto",
+                l.name
+            )));
+        }
+    }
+    Ok(Server {
+        name: l.name,
+        url: l.url,
+        port: l.port,
+        reused: true,
+        started_in: started.elapsed(),
+        kind: Kind::Reused,
+    })
+}
+
 /// Starts the command in its own process group, its output captured, its exit watched.
 fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
     let Some((program, args)) = l.argv.split_first() else {
@@ -213,14 +233,13 @@ impl CommandServer {
     ) -> Result<(), StepError> {
         let deadline = tokio::time::Instant::now() + l.ready;
         let mut exit = self.exit.clone();
-        // A probe is a connection on 127.0.0.1 (cheap): a server is seen ready within 25 ms
-        // (runner's part of a start; it was up to 100 ms).
+        // A probe is a local connection or GET (cheap): a server is seen ready within 25 ms
+        // (runner's part of a start).
         let pause = Duration::from_millis(25);
         loop {
-            let up = if l.http_ready {
-                answers(&l.url).await
-            } else {
-                ports::in_use("127.0.0.1", l.port.unwrap_or(0)).await
+            let up = match &l.probe {
+                Some(url) => probe::ready(url).await,
+                None => ports::in_use("127.0.0.1", l.port.unwrap_or(0)).await,
             };
             // Ready means ours: an answer counts only while the process runner started lives.
             let status = exit.borrow().clone();
@@ -231,7 +250,7 @@ impl CommandServer {
                     format!(
                         "web server `{}` exited ({status}) before {} answered; {}",
                         l.name,
-                        l.url,
+                        l.probe.as_deref().unwrap_or(&l.url),
                         self.output.tail(&self.artifacts)
                     ),
                 ));
@@ -245,7 +264,7 @@ impl CommandServer {
                     format!(
                         "web server `{}` did not answer at {} within {} (pid {pgid}); {}",
                         l.name,
-                        l.url,
+                        l.probe.as_deref().unwrap_or(&l.url),
                         humantime::format_duration(l.ready),
                         self.output.tail(&self.artifacts)
                     ),

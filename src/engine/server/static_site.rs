@@ -1,5 +1,5 @@
 //! `web_server: { static: DIR }`: a folder served on 127.0.0.1 at a free port (no dotfiles,
-//! nothing outside it), and the HTTP probe readiness uses.
+//! nothing outside it).
 
 use std::path::Path;
 use std::time::Duration;
@@ -107,41 +107,4 @@ async fn guard_static(
             .insert(axum::http::header::CONTENT_TYPE, v);
     }
     resp
-}
-
-/// Whether an HTTP GET of `url` answers with a status below 404 (a 2xx, a redirect, 401, 403:
-/// as Playwright's `webServer.url`); a 404 or a 5xx (an app still warming up) is not ready.
-pub(crate) async fn answers(url: &str) -> bool {
-    let Ok(uri) = url.parse::<hyper::Uri>() else {
-        return false;
-    };
-    let host = uri.host().unwrap_or("127.0.0.1").to_string();
-    let port = uri.port_u16().unwrap_or(80);
-    let Ok(Ok(stream)) = tokio::time::timeout(
-        Duration::from_secs(1),
-        tokio::net::TcpStream::connect((host.as_str(), port)),
-    )
-    .await
-    else {
-        return false;
-    };
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let Ok((mut sender, conn)) =
-        hyper::client::conn::http1::handshake::<_, http_body_util::Empty<hyper::body::Bytes>>(io)
-            .await
-    else {
-        return false;
-    };
-    tokio::spawn(conn);
-    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
-    let Ok(req) = hyper::Request::get(path)
-        .header("host", host)
-        .body(http_body_util::Empty::new())
-    else {
-        return false;
-    };
-    matches!(
-        tokio::time::timeout(Duration::from_secs(2), sender.send_request(req)).await,
-        Ok(Ok(resp)) if resp.status().as_u16() < 404
-    )
 }
