@@ -30,6 +30,7 @@ mod lists;
 mod mistakes;
 mod model;
 mod readme;
+mod refs;
 mod run;
 mod selectors;
 mod server_commands;

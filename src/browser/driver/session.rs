@@ -2,7 +2,6 @@
 //! the flow (also after failures and interrupts). Keeps the refs of the last snapshot and the
 //! page they came from, to refuse stale refs.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,23 +9,16 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::adapter::{AdapterError, AgentBrowser, ExecOptions, RefInfo, parse_snapshot_refs};
+use super::adapter::{AdapterError, AgentBrowser, ExecOptions};
 use super::command::{Command, SnapshotOptions};
 use super::daemon::DaemonLink;
+use super::ref_table::RefTable;
 use crate::step::{ErrorKind, StepError};
 
 /// The identity of a document: a new one after every navigation.
 static DOCUMENT_JS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     super::script::call(include_str!("scripts/document_identity.js"), &[])
 });
-
-/// The refs a snapshot returned and the document they belong to.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RefTable {
-    pub(crate) refs: BTreeMap<String, RefInfo>,
-    /// `performance.timeOrigin` of the document: a new one after every navigation.
-    pub(crate) document: String,
-}
 
 /// Where agent-browser's commands run.
 #[derive(Debug, Clone, PartialEq)]
@@ -438,10 +430,7 @@ impl Session {
             .and_then(|d| d.get("result").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_default();
         let data = both.swap_remove(0);
-        self.latest_refs = Some(RefTable {
-            refs: parse_snapshot_refs(&data),
-            document,
-        });
+        self.latest_refs = Some(RefTable::of_snapshot(&data, document));
         Ok(data)
     }
 
@@ -451,7 +440,7 @@ impl Session {
         &mut self,
         frame: &str,
         timeout: Duration,
-    ) -> Result<BTreeMap<String, RefInfo>, StepError> {
+    ) -> Result<RefTable, StepError> {
         // Switched in and back out in one call (the session's frame stays the main one).
         self.frame = Frame::Known(None);
         let batch = vec![
@@ -473,7 +462,7 @@ impl Session {
             Ok(all) => all,
             // No such iframe (yet): nothing matches inside it.
             Err(e) if super::adapter::Cause::of(&e.message).not_found => {
-                return Ok(BTreeMap::new());
+                return Ok(RefTable::default());
             }
             Err(mut e) => {
                 e.message = format!("frame `{frame}`: {}", e.message);
@@ -484,25 +473,15 @@ impl Session {
             .pop()
             .and_then(|d| d.get("result").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_default();
-        let refs = parse_snapshot_refs(&all[2]);
-        self.latest_refs = Some(RefTable {
-            refs: refs.clone(),
-            document,
-        });
-        Ok(refs)
+        let table = RefTable::of_snapshot(&all[2], document);
+        self.latest_refs = Some(table.clone());
+        Ok(table)
     }
 
     /// Takes a snapshot and returns its refs (role selectors resolve against them).
-    pub(crate) async fn fresh_refs(
-        &mut self,
-        timeout: Duration,
-    ) -> Result<BTreeMap<String, RefInfo>, StepError> {
+    pub(crate) async fn fresh_refs(&mut self, timeout: Duration) -> Result<RefTable, StepError> {
         self.snapshot(SnapshotOptions::default(), timeout).await?;
-        Ok(self
-            .latest_refs
-            .as_ref()
-            .map(|r| r.refs.clone())
-            .unwrap_or_default())
+        Ok(self.latest_refs.clone().unwrap_or_default())
     }
 
     /// Closes the browser (best effort; the daemon goes with it); false when the browser did not

@@ -6,12 +6,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::browser::driver::session::{RefTable, Session};
-use crate::browser::page::selector::resolve;
+use crate::browser::driver::ref_table::{RefScope, RefTable};
+use crate::browser::driver::session::Session;
+use crate::browser::page::selector::resolve_one;
 use crate::config::model::{SnapshotOptions, Toggle};
 use crate::step::{ErrorKind, StepError};
 
-/// `snapshot`: the accessibility tree; its refs become the ones later steps may use.
+/// `snapshot`: the accessibility tree; its refs become the ones later steps may use. A
+/// snapshot of one element's subtree (`scope`, strict: one element) gives the refs it shows,
+/// each found again inside that element when it is used (see `page::selector::refs`).
 pub(crate) async fn snapshot(
     session: &mut Session,
     t: Toggle<SnapshotOptions>,
@@ -19,24 +22,43 @@ pub(crate) async fn snapshot(
     timeout: Duration,
 ) -> Result<Value, StepError> {
     let mut read = crate::browser::SnapshotOptions::default();
+    let mut scope: Option<RefScope> = None;
     if let Toggle::Options(o) = t {
         read.interactive = o.interactive == Some(true);
         read.compact = o.compact == Some(true);
         read.max_depth = o.depth.map(u64::from);
-        if let Some(scope) = &o.scope {
-            let r = resolve(session, scope, deadline).await?;
+        if let Some(sel) = &o.scope {
+            let r = resolve_one(session, sel, deadline).await?;
             if r.target.starts_with('@') {
                 return Err(StepError::new(
                     ErrorKind::NotFound,
                     "snapshot `scope` takes a CSS or text selector, not a ref or role",
                 ));
             }
-            read.selector = Some(r.target);
+            if let Some(f) = &r.frame {
+                return Err(StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!(
+                        "snapshot `scope` {} is inside iframe `{f}`: agent-browser scopes a snapshot in the page's main document only; scope it to an element of the page, or find the frame's elements with selectors that name the frame (`frame`, roles too)",
+                        r.matched
+                    ),
+                ));
+            }
+            read.selector = Some(r.target.clone());
+            scope = Some(RefScope {
+                handle: r.target,
+                frame: r.frame,
+                described: r.matched,
+            });
         }
     }
     let data = session.snapshot(read, timeout).await?;
-    session.user_refs.clone_from(&session.latest_refs);
-    let table: RefTable = session.user_refs.clone().unwrap_or_default();
+    let mut table: RefTable = session.latest_refs.clone().unwrap_or_default();
+    if scope.is_some() {
+        table.keep_shown();
+        table.scope = scope;
+    }
+    session.user_refs = Some(table.clone());
     let url = session
         .document(timeout)
         .await?

@@ -66,7 +66,7 @@ async fn trees<'a>(session: &mut Session, alts: &'a [Alt], t: Duration) -> Trees
                 Some(f) => session.frame_refs(f, t).await,
                 None => session.fresh_refs(t).await,
             };
-            tree.insert(refs.unwrap_or_default());
+            tree.insert(refs.map(|r| r.refs).unwrap_or_default());
         }
     }
     trees

@@ -29,8 +29,10 @@ pub(crate) use handle::{element_args, element_eval, is_visible, on_element, read
 pub(crate) use handle_messages::scrub;
 pub(crate) use mark::mark;
 pub(crate) use poll::Poll;
+#[cfg(test)]
+pub(crate) use resolve::resolve;
 pub(crate) use resolve::{
-    Resolved, count, left, resolve, resolve_now, resolve_now_one, resolve_now_one_reading,
+    Resolved, count, left, resolve_now, resolve_now_one, resolve_now_one_reading,
     resolve_now_reading, resolve_one,
 };
 pub(crate) use scope::within_handle;

@@ -1,7 +1,8 @@
 //! Alternatives answered from the accessibility snapshot: a ref (`@e5`) from the user's last
-//! snapshot, refused when it is from an earlier page, followed when a later snapshot renumbered
-//! it; and a role with an accessible name, looked up in a snapshot taken now (the page's or an
-//! iframe's), inside the element a `within` found when it has one.
+//! snapshot, refused when it is from an earlier page, found inside its snapshot's scope when
+//! the snapshot had one, followed to its like in its place when its element was replaced; and
+//! a role with an accessible name, looked up in a snapshot taken now (the page's or an
+//! iframe's), in document order, inside the element a `within` found when it has one.
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use super::lookup::{foreign_frame, frame_is_foreign};
 use super::text::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::Command;
+use crate::browser::driver::ref_table::{RefScope, RefTable};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
@@ -20,42 +22,125 @@ use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
 
 /// A ref alternative (`@e5`): the element of the user's last snapshot, still on the page;
-/// `None` when it is not there now. agent-browser finds a ref's element again by its role and
-/// name, so one a re-render replaced with its like is found; one that is gone (removed, or
-/// renamed) matches nothing, as a CSS selector that matches nothing: `hidden` holds, an action
-/// waits for it.
+/// `None` when it is not there now. While its element lives, agent-browser finds it by the ref
+/// (a scoped snapshot's ref only inside the scope's element). Once it is gone (a re-render
+/// replaced it), the ref follows its like in its place (`follow`): removed, it matches nothing
+/// (as a CSS selector that matches nothing: `hidden` holds, an action waits for it).
 pub(super) async fn by_ref(
     session: &mut Session,
     r: &str,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
-    let target = resolve_ref(session, r, t).await?;
-    let selector = target.clone();
-    match session.send(Command::GetBox { selector }, t).await {
-        Err(e) if e.message.contains(GONE) => return Ok(None),
-        Err(e) => return Err(e),
-        Ok(_) => {}
-    }
-    let role = session
-        .user_refs
+    let (table, info) = user_ref(session, r, t).await?;
+    // A snapshot taken since (by a role selector) that shows another element under this
+    // ref's number: the browser's ref now names that one.
+    let renumbered = session
+        .latest_refs
         .as_ref()
-        .and_then(|tbl| tbl.refs.get(r))
-        .map(|i| (i.role.clone(), format!("{} \"{}\"", i.role, i.name)))
-        .unwrap_or_default();
-    Ok(Some(Found {
+        .is_some_and(|l| l.document == table.document && l.refs.get(r) != Some(&info));
+    if !renumbered && lives(session, r, table.scope.as_ref(), t).await? {
+        return Ok(Some(found(format!("@{r}"), &info)));
+    }
+    follow(session, r, (&table, &info), t).await
+}
+
+/// Whether ref `r`'s element is on the page (inside `scope`'s element, when given).
+async fn lives(
+    session: &mut Session,
+    r: &str,
+    scope: Option<&RefScope>,
+    t: Duration,
+) -> Result<bool, StepError> {
+    let Some(scope) = scope else {
+        let selector = format!("@{r}");
+        return match session.send(Command::GetBox { selector }, t).await {
+            Err(e) if lost(&e.message) => Ok(false),
+            Err(e) => Err(e),
+            Ok(_) => Ok(true),
+        };
+    };
+    let keys = [r.to_string()];
+    let frame = scope.frame.as_deref();
+    Ok(inside(session, &keys, frame, &scope.handle, t).await? == Some(vec![true]))
+}
+
+/// The element in ref `r`'s place now that its own is gone: of the elements with its role and
+/// name (inside the scope's element, for a scoped snapshot's ref), the one at its place among
+/// those the snapshot showed. `None` when there are none; an error when there are more or
+/// fewer than the snapshot showed (which is its own cannot be told).
+async fn follow(
+    session: &mut Session,
+    r: &str,
+    (table, info): (&RefTable, &RefInfo),
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    let like = |i: &RefInfo| role_matches(i, &info.role, Some(&info.name), true);
+    let mut then: Vec<&String> = table
+        .refs
+        .iter()
+        .filter(|(_, i)| like(i))
+        .map(|(k, _)| k)
+        .collect();
+    then.sort_by_key(|k| table.place(k));
+    let Some(place) = then.iter().position(|k| *k == r) else {
+        return Ok(None);
+    };
+    let level = Alt {
+        find: Find::Role {
+            role: info.role.clone(),
+            name: Some(info.name.clone()),
+            exact: true,
+        },
+        nth: None,
+        frame: table.scope.as_ref().and_then(|s| s.frame.clone()),
+        within: None,
+    };
+    let scope = table.scope.as_ref().map(|s| s.handle.as_str());
+    let now = match role_hits(session, &level, scope, t).await? {
+        Some(now) if !now.is_empty() => now,
+        _ => return Ok(None),
+    };
+    if now.len() != then.len() {
+        let place = table.scope.as_ref().map_or("the page".to_string(), |s| {
+            format!("{} (the snapshot's scope)", s.described)
+        });
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "ref @{r} ({} \"{}\"): its element is gone from the page, and {place} now has {} elements of its role and name where the snapshot showed {}, so which is its own cannot be told; take a new snapshot",
+                info.role,
+                info.name,
+                now.len(),
+                then.len()
+            ),
+        ));
+    }
+    Ok(Some(found(format!("@{}", now[place].0), info)))
+}
+
+/// What a ref found: one element, of the ref's role.
+fn found(target: String, info: &RefInfo) -> Found {
+    Found {
         target,
         count: 1,
-        matches: vec![role.1],
+        matches: vec![format!("{} \"{}\"", info.role, info.name)],
         kind: ElementKind {
-            role: role.0,
+            role: info.role.clone(),
             ..ElementKind::default()
         },
         read: None,
-    }))
+    }
 }
 
 /// What agent-browser says of a ref whose element (by its role and name) is not on the page.
 const GONE: &str = "Could not locate element with role=";
+
+/// Whether agent-browser's error says a ref's element is not on the page: gone (by its role and
+/// name), gone with others like it (it does not guess which), or dropped from its refs by a
+/// later snapshot.
+fn lost(message: &str) -> bool {
+    message.contains(GONE) || message.contains("Stale ref") || message.contains("Unknown ref")
+}
 
 /// A role level: the elements of a snapshot taken now (of its iframe, when it names one) with
 /// that role and name, inside the element runner's handle `scope` names when given; `None`
@@ -66,32 +151,9 @@ pub(super) async fn by_role(
     scope: Option<&str>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
-    let Find::Role { role, name, exact } = &level.find else {
+    let Some(hits) = role_hits(session, level, scope, t).await? else {
         return Ok(None);
     };
-    let frame = level.frame();
-    let refs = match frame {
-        None => session.fresh_refs(t).await?,
-        // Asked before the frame's tree is read: a browser that renders a frame of
-        // another origin in the page's own process (the headless shell) lets
-        // agent-browser read its tree, but not act on it (a click misses it).
-        Some(f) if frame_is_foreign(session, f, t).await? => return Err(foreign_frame(f)),
-        Some(f) => session.frame_refs(f, t).await?,
-    };
-    let mut hits: Vec<(&String, &RefInfo)> = refs
-        .iter()
-        .filter(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
-        .collect();
-    // Refs are numbered in document order (e2 before e10): `nth` counts in that order.
-    hits.sort_by_key(|(k, _)| ref_number(k));
-    if let Some(scope) = scope {
-        let keys: Vec<String> = hits.iter().map(|(k, _)| (*k).clone()).collect();
-        let Some(inside) = inside(session, &keys, frame, scope, t).await? else {
-            return Ok(None);
-        };
-        let mut flags = inside.into_iter();
-        hits.retain(|_| flags.next().unwrap_or(false));
-    }
     let Some(i) = pick(level.nth, hits.len()) else {
         return Ok(None);
     };
@@ -109,6 +171,46 @@ pub(super) async fn by_role(
         },
         read: None,
     }))
+}
+
+/// The refs of a role level's elements in a snapshot taken now (of its iframe, when it names
+/// one), in document order, inside the element runner's handle `scope` names when given;
+/// `None` when the page changed meanwhile.
+async fn role_hits(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    t: Duration,
+) -> Result<Option<Vec<(String, RefInfo)>>, StepError> {
+    let Find::Role { role, name, exact } = &level.find else {
+        return Ok(Some(Vec::new()));
+    };
+    let frame = level.frame();
+    let table = match frame {
+        None => session.fresh_refs(t).await?,
+        // Asked before the frame's tree is read: a browser that renders a frame of
+        // another origin in the page's own process (the headless shell) lets
+        // agent-browser read its tree, but not act on it (a click misses it).
+        Some(f) if frame_is_foreign(session, f, t).await? => return Err(foreign_frame(f)),
+        Some(f) => session.frame_refs(f, t).await?,
+    };
+    let mut hits: Vec<(String, RefInfo)> = table
+        .refs
+        .iter()
+        .filter(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
+        .map(|(k, info)| (k.clone(), info.clone()))
+        .collect();
+    // `nth` counts in document order: the order the snapshot shows them.
+    hits.sort_by_key(|(k, _)| table.place(k));
+    if let Some(scope) = scope {
+        let keys: Vec<String> = hits.iter().map(|(k, _)| k.clone()).collect();
+        let Some(inside) = inside(session, &keys, frame, scope, t).await? else {
+            return Ok(None);
+        };
+        let mut flags = inside.into_iter();
+        hits.retain(|_| flags.next().unwrap_or(false));
+    }
+    Ok(Some(hits))
 }
 
 /// Which of the refs `keys` stand for elements inside the element runner's handle `scope`
@@ -134,7 +236,7 @@ async fn inside(
         .collect();
     let boxes = match session.send_all(boxes, t).await {
         Ok(b) => b,
-        Err(e) if e.message.contains(GONE) => return Ok(None),
+        Err(e) if lost(&e.message) => return Ok(None),
         Err(e) => return Err(e),
     };
     let boxes: Vec<Value> = boxes
@@ -175,7 +277,13 @@ pub(crate) fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact
     }
 }
 
-async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<String, StepError> {
+/// The user's last snapshot and what it says ref `r` is: refused when there is none, when it
+/// has no such ref (naming the refs nearest in number), and when it is from an earlier page.
+async fn user_ref(
+    session: &mut Session,
+    r: &str,
+    t: Duration,
+) -> Result<(RefTable, RefInfo), StepError> {
     let Some(table) = session.user_refs.clone() else {
         return Err(StepError::new(
             ErrorKind::NotFound,
@@ -205,28 +313,7 @@ async fn resolve_ref(session: &mut Session, r: &str, t: Duration) -> Result<Stri
             format!("ref {r} is from an earlier page; take a new snapshot"),
         ));
     }
-    // A snapshot taken since (by a role selector) may have renumbered the refs: follow the
-    // element by its role and name.
-    if let Some(latest) = &session.latest_refs
-        && latest.document == table.document
-        && latest.refs.get(r) != Some(&info)
-    {
-        return latest
-            .refs
-            .iter()
-            .find(|(_, i)| **i == info)
-            .map(|(k, _)| format!("@{k}"))
-            .ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "ref {r} ({} \"{}\") is gone from the page; take a new snapshot",
-                        info.role, info.name
-                    ),
-                )
-            });
-    }
-    Ok(format!("@{r}"))
+    Ok((table, info))
 }
 
 #[cfg(test)]
