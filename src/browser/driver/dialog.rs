@@ -55,6 +55,10 @@ pub(crate) async fn answer(
             format!("the {} dialog was not answered: {done}", open["type"]),
         ));
     }
+    // It is closed now, whether or not the browser tells runner's session so.
+    if let Some(w) = &session.watched {
+        w.answered_current();
+    }
     let mut answered = open;
     answered["accepted"] = Value::Bool(accept);
     session.dialogs.push(answered.clone());
