@@ -26,6 +26,7 @@ mod http;
 mod keyboard;
 mod mistakes;
 mod model;
+mod page_scripts;
 mod readme;
 mod run;
 mod server_commands;
