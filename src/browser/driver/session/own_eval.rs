@@ -44,6 +44,14 @@ pub(super) enum Failed {
 }
 
 impl Session {
+    /// Whether the page's scripts go over runner's own session on the flow's tab now (see the
+    /// module's notes).
+    pub(crate) fn own_page(&self) -> bool {
+        self.watched
+            .as_ref()
+            .is_some_and(|w| w.own_page().is_some())
+    }
+
     /// `script` evaluated over runner's own session on the flow's tab; `None` when it is to go
     /// through agent-browser instead (see the module's notes).
     pub(super) async fn eval_own(
@@ -51,11 +59,43 @@ impl Session {
         script: &str,
         timeout: Duration,
     ) -> Option<Result<Value, StepError>> {
+        let params = json!({ "expression": script, "returnByValue": true, "awaitPromise": true });
+        let r = self.call_own("Runtime.evaluate", params, timeout).await?;
+        Some(r.and_then(|v| value(v).map_err(refused)))
+    }
+
+    /// Text for the element with the focus, as typing it gives it to the page (one `input`
+    /// event; a selection is replaced): `Input.insertText` over runner's own session on the
+    /// flow's tab, else agent-browser's `keyboard inserttext`, which makes the same call.
+    pub(crate) async fn insert_text(
+        &mut self,
+        text: &str,
+        timeout: Duration,
+    ) -> Result<(), StepError> {
+        let params = json!({ "text": text });
+        if let Some(r) = self.call_own("Input.insertText", params, timeout).await {
+            return r.map(|_| ());
+        }
+        let keyboard = super::super::command::Command::Keyboard {
+            subaction: super::super::command::KeyboardInput::InsertText,
+            text: text.to_string(),
+        };
+        self.send(keyboard, timeout).await.map(|_| ())
+    }
+
+    /// `method` called over runner's own session on the flow's tab, within the step's time;
+    /// `None` when there is none (or it is gone): agent-browser is to be asked instead.
+    async fn call_own(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Option<Result<Value, StepError>> {
         let flow = self.watched.clone()?;
         let (link, session, target) = flow.own_page()?;
         let (timeout, capped) = self.limit(timeout, false);
         self.answered = 0;
-        let r = evaluate(&link, &flow, (&session, &target), script, timeout).await;
+        let r = call(&link, &flow, (&session, &target), (method, params), timeout).await;
         if let Some(tx) = self.first_done.take() {
             let _ = tx.send(());
         }
@@ -66,48 +106,59 @@ impl Session {
             }
             Err(Failed::Gone) => return None,
             Err(Failed::Timeout) => {
-                // The page may be stuck in the script (an endless loop): the browser is not
+                // The page may be stuck in a script (an endless loop): the browser is not
                 // handed to the next flow.
                 self.unsettled = true;
-                Err(timed_out(timeout, capped))
+                Err(timed_out(method, timeout, capped))
             }
-            Err(Failed::Refused(message)) => Err(AdapterError::CommandFailed {
-                command: "eval".into(),
-                exit_code: None,
-                stderr: String::new(),
-                error_message: message,
-            }
-            .into_step_error(false)),
+            Err(Failed::Refused(message)) => Err(refused(message)),
         })
     }
 }
 
-/// The error of a script that did not answer in `timeout` (`capped`: the step's own time ran
+/// The step error of a call the page or the browser refused (`message` in agent-browser's
+/// words), as agent-browser's refusal of the same becomes one.
+fn refused(message: String) -> StepError {
+    AdapterError::CommandFailed {
+        command: "eval".into(),
+        exit_code: None,
+        stderr: String::new(),
+        error_message: message,
+    }
+    .into_step_error(false)
+}
+
+/// The error of a call that did not answer in `timeout` (`capped`: the step's own time ran
 /// out), in the words of the same timeout of an agent-browser command.
-fn timed_out(timeout: Duration, capped: bool) -> StepError {
+fn timed_out(method: &str, timeout: Duration, capped: bool) -> StepError {
+    let what = if method == "Runtime.evaluate" {
+        "eval"
+    } else {
+        method
+    };
     let message = if capped {
-        "timed out: the step's time ran out while the browser was still answering its `eval`"
-            .to_string()
+        format!(
+            "timed out: the step's time ran out while the browser was still answering its `{what}`"
+        )
     } else {
         format!(
-            "eval timed out after {}",
+            "{what} timed out after {}",
             humantime::format_duration(timeout)
         )
     };
     StepError::new(ErrorKind::Timeout, message)
 }
 
-/// Evaluates `script` in runner's session `session` on tab `target` of `flow`, failing at once
+/// Calls `method` in runner's session `session` on tab `target` of `flow`, failing at once
 /// when a dialog only the flow answers opens there meanwhile.
-pub(super) async fn evaluate(
+async fn call(
     link: &Arc<Link>,
     flow: &FlowDialogs,
     (session, target): (&str, &str),
-    script: &str,
+    (method, params): (&str, Value),
     timeout: Duration,
 ) -> Result<Value, Failed> {
-    let params = json!({ "expression": script, "returnByValue": true, "awaitPromise": true });
-    let call = link.call_in(Some(session), "Runtime.evaluate", params, timeout);
+    let call = link.call_in(Some(session), method, params, timeout);
     tokio::pin!(call);
     loop {
         let opened = flow.dialog_opened.notified();
@@ -123,6 +174,20 @@ pub(super) async fn evaluate(
     }
 }
 
+/// The value of `Runtime.evaluate`'s result, or the exception the script threw in
+/// agent-browser's words.
+fn value(v: Value) -> Result<Value, String> {
+    if let Some(details) = v.get("exceptionDetails") {
+        let why = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("error");
+        return Err(format!("Evaluation error: {why}"));
+    }
+    Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
+}
+
 /// agent-browser's message for a command the dialog `open` blocks (runner turns it into its
 /// own advice: `AdapterError::into_step_error`).
 fn blocked(open: &Open) -> String {
@@ -132,20 +197,10 @@ fn blocked(open: &Open) -> String {
     )
 }
 
-/// The value of `Runtime.evaluate`'s answer, or its failure in agent-browser's words.
+/// A call's result, or its failure in agent-browser's words.
 fn answer(r: Result<Value, CdpError>) -> Result<Value, Failed> {
     match r {
-        Ok(v) => {
-            if let Some(details) = v.get("exceptionDetails") {
-                let why = details
-                    .pointer("/exception/description")
-                    .and_then(Value::as_str)
-                    .or_else(|| details.get("text").and_then(Value::as_str))
-                    .unwrap_or("error");
-                return Err(Failed::Refused(format!("Evaluation error: {why}")));
-            }
-            Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
-        }
+        Ok(v) => Ok(v),
         Err(CdpError::Refused { method, message }) => {
             let lower = message.to_lowercase();
             if lower.contains("session with given id not found")

@@ -3,22 +3,20 @@
 use serde_json::json;
 
 use super::super::super::cdp::CdpError;
-use super::{Failed, answer};
+use super::{Failed, answer, value};
 
 #[test]
 fn values_exceptions_and_refusals_read_as_agent_browser_gives_them() {
-    let ok = answer(Ok(json!({ "result": { "type": "string", "value": "hi" } })));
+    let ok = value(json!({ "result": { "type": "string", "value": "hi" } }));
     assert_eq!(ok.unwrap(), json!("hi"));
     // `undefined` (no value) is null, as agent-browser answers it.
-    let none = answer(Ok(json!({ "result": { "type": "undefined" } })));
+    let none = value(json!({ "result": { "type": "undefined" } }));
     assert_eq!(none.unwrap(), json!(null));
-    let thrown = answer(Ok(json!({
+    let thrown = value(json!({
         "result": { "type": "object" },
         "exceptionDetails": { "text": "Uncaught", "exception": { "description": "Error: runner: not actionable: it is disabled\n    at <anonymous>:1:7" } }
-    })));
-    let Err(Failed::Refused(m)) = thrown else {
-        panic!("{thrown:?}")
-    };
+    }));
+    let Err(m) = thrown else { panic!("{thrown:?}") };
     assert!(
         m.starts_with("Evaluation error: Error: runner: not actionable: it is disabled"),
         "{m}"
