@@ -26,6 +26,9 @@ use tokio::sync::Notify;
 
 use super::cdp::Link;
 
+mod tab_state;
+pub(crate) use tab_state::Open;
+
 /// How long runner's own DevTools calls for a watched tab may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -56,16 +59,6 @@ pub(crate) struct FlowDialogs {
     pub(crate) dialog_opened: Notify,
     /// See `Watch::own_eval`.
     own_eval: bool,
-}
-
-/// A dialog open in one of the flow's tabs, as runner's session on the tab last heard.
-#[derive(Clone, Debug)]
-pub(crate) struct Open {
-    pub(crate) kind: String,
-    pub(crate) message: String,
-    /// Someone answers it without the flow: runner (an armed answer, another tab's dialog) or
-    /// agent-browser (an alert or beforeunload, accepted as it opens).
-    answered_for_the_flow: bool,
 }
 
 /// The answer a `dialog` step armed for the next dialog of the flow's tab.
@@ -240,38 +233,6 @@ impl FlowDialogs {
         }
     }
 
-    /// runner's session on the flow's tab, to evaluate its page scripts in (see
-    /// `session::own_eval`): `None` when they go through agent-browser — `RUNNER_OWN_EVAL=off`,
-    /// runner's session on the tab not ready yet, or a dialog open there that blocks the page
-    /// and that only the flow answers (agent-browser's evaluate fails at once saying so).
-    pub(crate) fn own_page(&self) -> Option<(Arc<Link>, String, String)> {
-        if !self.own_eval {
-            return None;
-        }
-        let link = self.link.upgrade()?;
-        let s = self.state.lock().ok()?;
-        if blocks(s.open.get(&s.current)).is_some() {
-            return None;
-        }
-        let session = s.sessions.get(&s.current)?.clone();
-        Some((link, session, s.current.clone()))
-    }
-
-    /// The dialog open in tab `target` that blocks its page until the flow answers it: a
-    /// confirm or prompt no armed answer is answering.
-    pub(crate) fn blocking(&self, target: &str) -> Option<Open> {
-        let s = self.state.lock().ok()?;
-        blocks(s.open.get(target)).cloned()
-    }
-
-    /// The flow answered the dialog of its tab (through agent-browser).
-    pub(crate) fn answered_current(&self) {
-        if let Ok(mut s) = self.state.lock() {
-            let current = s.current.clone();
-            s.open.remove(&current);
-        }
-    }
-
     /// Arms `answer` for the next dialog of the flow's tab; `Err` with the answer armed before,
     /// which no dialog has taken yet and which stays armed (one `dialog` step answers one
     /// dialog: a second answer must not replace the first unseen).
@@ -345,7 +306,7 @@ impl FlowDialogs {
     }
 
     /// A dialog closed in watched tab `target`.
-    fn closed(&self, target: &str) {
+    pub(crate) fn closed(&self, target: &str) {
         if let Ok(mut s) = self.state.lock() {
             s.open.remove(target);
         }
@@ -569,9 +530,4 @@ async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: Str
     {
         flow.listening(&target, &session);
     }
-}
-
-/// `open` when it blocks its page until the flow answers it.
-fn blocks(open: Option<&Open>) -> Option<&Open> {
-    open.filter(|o| !o.answered_for_the_flow)
 }

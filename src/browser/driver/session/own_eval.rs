@@ -7,16 +7,19 @@
 //! on the tab the flow acts on (`FlowDialogs::own_page`, following `Session::switch_tab`).
 //! Scripts run in the page's main frame, as agent-browser's `eval` does (a script about an
 //! element inside an iframe reaches it from there). A script goes through agent-browser when
-//! runner has no session on the tab yet, when `RUNNER_OWN_EVAL=off`, or when a dialog the flow
-//! must answer is open there (agent-browser then fails it at once, saying so).
+//! runner's session on the tab does not hear the tab's events yet, when its session is gone,
+//! and when `RUNNER_OWN_EVAL=off`.
 //!
 //! A session's commands are awaited one at a time, so a script never overtakes an agent-browser
 //! command of the same step: that command has been answered before the script is sent.
 //!
 //! A dialog that opens while a script runs blocks it (its promise, or the script itself): a
-//! confirm or prompt only the flow answers fails the script at once with agent-browser's
-//! message (as agent-browser fails its next command); an alert or a dialog runner answers
-//! (an armed answer, another tab's) just delays it. A navigation that replaces the document
+//! confirm or prompt only the flow answers (open before the script, or opening meanwhile) fails
+//! the script at once with agent-browser's message (as agent-browser fails its next command),
+//! once agent-browser sees the dialog too (so the failure's artifacts and the next step find it
+//! there; a dialog agent-browser never sees closed unheard of, and the script runs); an alert or
+//! a dialog runner answers (an armed answer, another tab's) just delays it. The script left
+//! behind goes on once the dialog is answered; its answer is dropped. A navigation that replaces the document
 //! mid-script gives the browser's own words (`Execution context was destroyed`, `Inspected
 //! target navigated or closed`), which `Poll::settle` takes for "check again".
 
@@ -27,7 +30,9 @@ use serde_json::{Value, json};
 
 use super::super::adapter::AdapterError;
 use super::super::cdp::{CdpError, Link};
+use super::super::command::{Command, DialogResponse};
 use super::super::dialog_watch::{FlowDialogs, Open};
+use super::super::reply::DialogStatus;
 use super::Session;
 use crate::step::{ErrorKind, StepError};
 
@@ -36,6 +41,9 @@ use crate::step::{ErrorKind, StepError};
 pub(super) enum Failed {
     /// The page (or the browser) refused it: the message agent-browser gives for the same.
     Refused(String),
+    /// A dialog only the flow answers is open in the tab (it opened before or meanwhile): the
+    /// message agent-browser gives for a command it blocks.
+    Blocked(String),
     /// No answer in time.
     Timeout,
     /// runner's session on the tab is gone (the tab closed, the connection broke) before the
@@ -95,7 +103,15 @@ impl Session {
         let (link, session, target) = flow.own_page()?;
         let (timeout, capped) = self.limit(timeout, false);
         self.answered = 0;
-        let r = call(&link, &flow, (&session, &target), (method, params), timeout).await;
+        let on = (session.as_str(), target.as_str());
+        let mut r = call(&link, &flow, on, (method, params.clone()), timeout).await;
+        if matches!(r, Err(Failed::Blocked(_)))
+            && !self.dialog_seen_by_agent_browser(&flow, &target).await
+        {
+            // Closed, unheard of: runner's record of it was stale.
+            flow.closed(&target);
+            r = call(&link, &flow, on, (method, params), timeout).await;
+        }
         if let Some(tx) = self.first_done.take() {
             let _ = tx.send(());
         }
@@ -111,10 +127,36 @@ impl Session {
                 self.unsettled = true;
                 Err(timed_out(method, timeout, capped))
             }
-            Err(Failed::Refused(message)) => Err(refused(message)),
+            Err(Failed::Refused(message) | Failed::Blocked(message)) => Err(refused(message)),
         })
     }
+
+    /// Whether agent-browser sees the dialog runner's session heard of in tab `target`, so
+    /// that what follows the blocked call (the failure's artifacts, a `dialog` step, the next
+    /// step's look for an open dialog) finds it there too: asked until it does (each `dialog
+    /// status` takes in the events it has read; it hears of the dialog at about the time runner
+    /// does), for at most `AGREE`. One it never sees has closed unheard of.
+    async fn dialog_seen_by_agent_browser(&mut self, flow: &FlowDialogs, target: &str) -> bool {
+        let until = tokio::time::Instant::now() + AGREE;
+        loop {
+            let status = Command::Dialog {
+                response: DialogResponse::Status,
+                prompt_text: None,
+            };
+            let seen = self.ask::<DialogStatus>(status, AGREE).await;
+            if seen.is_ok_and(|s| s.has_dialog == Some(true)) || flow.blocking(target).is_none() {
+                return true;
+            }
+            if tokio::time::Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
 }
+
+/// How long agent-browser is given to see a dialog runner's session heard of.
+const AGREE: Duration = Duration::from_millis(500);
 
 /// The step error of a call the page or the browser refused (`message` in agent-browser's
 /// words), as agent-browser's refusal of the same becomes one.
@@ -165,7 +207,7 @@ async fn call(
         tokio::pin!(opened);
         opened.as_mut().enable();
         if let Some(open) = flow.blocking(target) {
-            return Err(Failed::Refused(blocked(&open)));
+            return Err(Failed::Blocked(blocked(&open)));
         }
         tokio::select! {
             r = &mut call => return answer(r),
