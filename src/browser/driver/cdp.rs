@@ -1,7 +1,9 @@
 //! The few DevTools calls runner makes itself, over the browser's DevTools WebSocket
 //! (tokio-tungstenite): a browser context and a tab per flow and their disposal (SPEC §7), the
-//! flow's settings and downloads, and what the watch on dialogs in a flow's other tabs needs
-//! (`dialog_watch`). Everything a flow does to a page still goes through agent-browser.
+//! flow's settings and downloads, what the watch on dialogs in a flow's tabs needs
+//! (`dialog_watch`), and runner's page scripts and a plain field's text, in runner's session on
+//! the flow's tab (`session::own_eval`). Every other thing a flow does to a page goes through
+//! agent-browser.
 
 use std::collections::HashMap;
 use std::sync::Arc;

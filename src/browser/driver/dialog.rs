@@ -55,6 +55,10 @@ pub(crate) async fn answer(
             format!("the {} dialog was not answered: {done}", open["type"]),
         ));
     }
+    // It is closed now, whether or not the browser tells runner's session so.
+    if let Some(w) = &session.watched {
+        w.answered_current();
+    }
     let mut answered = open;
     answered["accepted"] = Value::Bool(accept);
     session.dialogs.push(answered.clone());
@@ -132,6 +136,16 @@ pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(
         w.take_as_opened();
     }
     let busy = session.unsettled();
+    // No confirm or prompt open in the flow's tab, as runner's session there has heard up to
+    // now (see `FlowDialogs::none_open`): agent-browser is not asked. (An alert or
+    // beforeunload is agent-browser's to accept as it opens.) After a command that did not
+    // finish, agent-browser is asked anyway: it may still be busy, and the step says so.
+    if !busy
+        && let Some(w) = session.watched.clone()
+        && w.none_open(timeout.min(Duration::from_secs(5))).await == Some(true)
+    {
+        return Ok(());
+    }
     let open = open_unanswered(session, timeout.min(Duration::from_secs(5))).await;
     let open = match open {
         Err(e) if busy && e.kind == ErrorKind::Timeout => {

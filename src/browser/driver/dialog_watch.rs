@@ -26,6 +26,9 @@ use tokio::sync::Notify;
 
 use super::cdp::Link;
 
+mod tab_state;
+pub(crate) use tab_state::Open;
+
 /// How long runner's own DevTools calls for a watched tab may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -36,6 +39,9 @@ pub(crate) struct Watch {
     flows: Mutex<HashMap<String, Arc<FlowDialogs>>>,
     /// runner's DevTools sessions on watched tabs: session id -> (context, tab).
     sessions: Mutex<HashMap<String, (String, String)>>,
+    /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
+    /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
+    own_eval: bool,
 }
 
 /// The watch on one flow's context.
@@ -48,6 +54,11 @@ pub(crate) struct FlowDialogs {
     state: Mutex<State>,
     /// Told when an answer runner sends for an armed dialog has come back.
     came_back: Notify,
+    /// Told when a dialog opens in one of the flow's tabs, or runner's answer to one did not
+    /// take (a page script evaluated on the tab waits on it: see `blocking`).
+    pub(crate) dialog_opened: Notify,
+    /// See `Watch::own_eval`.
+    own_eval: bool,
 }
 
 /// The answer a `dialog` step armed for the next dialog of the flow's tab.
@@ -77,6 +88,11 @@ struct State {
     /// Alerts and beforeunload dialogs of the flow's tab answered as they opened, since the
     /// last browser step began: what a `dialog` step after their step answers.
     as_opened: Vec<Value>,
+    /// runner's DevTools session on each tab, once it hears the tab's page events: tab ->
+    /// session.
+    sessions: HashMap<String, String>,
+    /// The dialog open in each tab (from its opening to its closing): tab -> dialog.
+    open: HashMap<String, Open>,
 }
 
 /// What a flow takes from its watch before a step.
@@ -86,6 +102,15 @@ pub(crate) struct Taken {
 }
 
 impl Watch {
+    /// A watch; `own_eval` says whether the flows' page scripts go over runner's sessions on
+    /// their tabs (see `Watch::own_eval`).
+    pub(crate) fn new(own_eval: bool) -> Watch {
+        Watch {
+            own_eval,
+            ..Watch::default()
+        }
+    }
+
     /// Starts watching context `context`, whose flow acts on tab `first`.
     pub(crate) fn register(
         self: &Arc<Self>,
@@ -105,6 +130,8 @@ impl Watch {
                 ..State::default()
             }),
             came_back: Notify::new(),
+            dialog_opened: Notify::new(),
+            own_eval: self.own_eval,
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
@@ -151,13 +178,18 @@ impl Watch {
                 }
             }
             "Target.detachedFromTarget" => {
-                if let (Some(s), Ok(mut sessions)) =
-                    (params["sessionId"].as_str(), self.sessions.lock())
+                let Some(s) = params["sessionId"].as_str() else {
+                    return;
+                };
+                let gone = self.sessions.lock().ok().and_then(|mut m| m.remove(s));
+                if let Some((context, target)) = gone
+                    && let Some(flow) = self.flow(&context)
+                    && let Ok(mut state) = flow.state.lock()
                 {
-                    sessions.remove(s);
+                    state.sessions.remove(&target);
                 }
             }
-            "Page.javascriptDialogOpening" => {
+            "Page.javascriptDialogOpening" | "Page.javascriptDialogClosed" => {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
                 };
@@ -169,7 +201,12 @@ impl Watch {
                 else {
                     return;
                 };
-                if let Some(flow) = self.flow(&context) {
+                let Some(flow) = self.flow(&context) else {
+                    return;
+                };
+                if msg["method"] == "Page.javascriptDialogClosed" {
+                    flow.closed(&target);
+                } else {
                     flow.opened(link, session, &target, params);
                 }
             }
@@ -268,11 +305,50 @@ impl FlowDialogs {
         }
     }
 
+    /// A dialog closed in watched tab `target`.
+    pub(crate) fn closed(&self, target: &str) {
+        if let Ok(mut s) = self.state.lock() {
+            s.open.remove(target);
+        }
+    }
+
+    /// runner's session on tab `target` hears its page events.
+    fn listening(&self, target: &str, session: &str) {
+        if let Ok(mut s) = self.state.lock() {
+            s.sessions.insert(target.to_string(), session.to_string());
+        }
+    }
+
     /// A dialog opened in watched tab `target` (runner's session `session` on it).
     fn opened(self: &Arc<Self>, link: &Arc<Link>, session: &str, target: &str, params: &Value) {
-        let Ok(mut s) = self.state.lock() else { return };
+        {
+            let Ok(mut s) = self.state.lock() else { return };
+            self.answer_opened(&mut s, link, session, target, params);
+        }
+        self.dialog_opened.notify_waiters();
+    }
+
+    /// What `opened` does with the state locked: records the dialog and starts its answer when
+    /// runner gives one.
+    fn answer_opened(
+        self: &Arc<Self>,
+        s: &mut State,
+        link: &Arc<Link>,
+        session: &str,
+        target: &str,
+        params: &Value,
+    ) {
         let kind = params["type"].as_str().unwrap_or("").to_string();
         let message = params["message"].clone();
+        let flows = s.current == target && matches!(kind.as_str(), "confirm" | "prompt");
+        s.open.insert(
+            target.to_string(),
+            Open {
+                kind: kind.clone(),
+                message: message.as_str().unwrap_or_default().to_string(),
+                answered_for_the_flow: !flows || s.armed.is_some(),
+            },
+        );
         if s.current == target {
             let seen = json!({ "type": kind, "message": message });
             let armed = match s.armed.take() {
@@ -292,7 +368,7 @@ impl FlowDialogs {
             tokio::spawn(answer_armed(
                 self.clone(),
                 link.clone(),
-                session.to_string(),
+                (session.to_string(), target.to_string()),
                 seen,
                 armed,
             ));
@@ -382,7 +458,7 @@ async fn answer_other(
 async fn answer_armed(
     flow: Arc<FlowDialogs>,
     link: Arc<Link>,
-    session: String,
+    (session, target): (String, String),
     seen: Value,
     armed: Armed,
 ) {
@@ -407,6 +483,10 @@ async fn answer_armed(
     seen["accepted"] = Value::Bool(if took { armed.accept } else { true });
     if let Ok(mut s) = flow.state.lock() {
         if !took && !self_accepted {
+            // Still open, and the flow's to answer: a page script on the tab waits no more.
+            if let Some(o) = s.open.get_mut(&target) {
+                o.answered_for_the_flow = false;
+            }
             if s.unanswered.is_none() {
                 s.unanswered = Some(format!(
                     "runner could not give the {} dialog ({}) the answer a `dialog` step armed for it",
@@ -417,6 +497,7 @@ async fn answer_armed(
             s.answering -= 1;
             drop(s);
             flow.came_back.notify_waiters();
+            flow.dialog_opened.notify_waiters();
             return;
         }
         if !took && !armed.accept && seen["type"] == "beforeunload" && s.unanswered.is_none() {
@@ -439,9 +520,14 @@ async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: Str
         return;
     };
     if let Ok(mut s) = watch.sessions.lock() {
-        s.insert(session.clone(), (context, target));
+        s.insert(session.clone(), (context.clone(), target.clone()));
     }
-    let _ = link
+    let enabled = link
         .call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT)
         .await;
+    if enabled.is_ok()
+        && let Some(flow) = watch.flow(&context)
+    {
+        flow.listening(&target, &session);
+    }
 }

@@ -371,8 +371,13 @@ impl Session {
         self.unsettled
     }
 
-    /// Evaluates JavaScript and returns its result.
+    /// Evaluates JavaScript in the page's main frame and returns its result: over runner's own
+    /// DevTools session on the flow's tab when it has one (see `own_eval`), else as
+    /// agent-browser's `eval`.
     pub(crate) async fn eval(&mut self, js: &str, timeout: Duration) -> Result<Value, StepError> {
+        if let Some(r) = self.eval_own(js, timeout).await {
+            return r;
+        }
         let data = self.send(Command::eval(js), timeout).await?;
         Ok(data.get("result").cloned().unwrap_or(Value::Null))
     }
@@ -555,5 +560,6 @@ pub(crate) fn on_fake_daemon(
     Session::attached(adapter, "s".into(), false, dir.to_path_buf())
 }
 
+mod own_eval;
 #[cfg(test)]
 mod tests;

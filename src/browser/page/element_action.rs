@@ -224,6 +224,16 @@ async fn act(
     if r.target.starts_with('@') {
         return Ok(Err("it has no box on the page".to_string()));
     }
+    let text = extra.first().map_or("", String::as_str);
+    if command == "fill"
+        && let Some(g) = Guard::of(command)
+    {
+        let check = (scripts::actionable(), g.args());
+        let plain = (check.0.as_str(), check.1.as_slice());
+        if let Some(done) = super::plain_fill::fill(session, r, text, plain, deadline).await? {
+            return Ok(done);
+        }
+    }
     let check = Guard::of(command).map(|g| Command::eval(g.throwing(session, &r.target)));
     let on = |script: &str, args: &[Value]| {
         Command::eval(call(
@@ -231,7 +241,6 @@ async fn act(
             &element_args(session, &r.target, args),
         ))
     };
-    let text = extra.first().map_or("", String::as_str);
     // agent-browser's fill of a contenteditable element puts the text before what it holds:
     // runner replaces it through the editing commands, as typing would. A date, a colour, a
     // range takes its value as Playwright's fill sets it.

@@ -14,6 +14,7 @@ pub(crate) mod fits;
 pub(crate) mod inspect;
 pub(crate) mod intent;
 pub(crate) mod label;
+mod plain_fill;
 pub(crate) mod pointer_action;
 pub(crate) mod scripts;
 pub(crate) mod selector;

@@ -112,6 +112,10 @@ pub(crate) const LABEL_CONTROL: &str = include_str!("scripts/label_control.js");
 /// `(el, value) => true`: fills a contenteditable element through the editing commands.
 pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
 
+/// `(check) => (el, ...args) => true | why not`: a plain field checked (`check`, the action's
+/// check) and all its text selected, for the text a fill inserts.
+pub(crate) const SELECT_FIELD: &str = include_str!("scripts/select_field.js");
+
 /// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 

@@ -106,6 +106,7 @@ impl Worker {
         // value but `runner` is refused, not taken for the default.
         let own = choice("RUNNER_BROWSER_LAUNCH", "runner", "agent-browser")?;
         let ahead = choice("RUNNER_CONTEXT_AHEAD", "on", "off")?;
+        let own_eval = choice("RUNNER_OWN_EVAL", "on", "off")?;
         let browser = Self::own_chromium(&adapter, &name, &spec, own).await?;
         let remote = spec.cdp.clone();
         // When agent-browser launches the browser (headed runs, no Chromium known to runner,
@@ -122,7 +123,7 @@ impl Worker {
             };
         let mut session = Session::new(adapter, name, false, cwd);
         session.connect_to(url);
-        let watch = Arc::new(Watch::default());
+        let watch = Arc::new(Watch::new(own_eval));
         let connected = Self::connect(&mut session, &watch).await.map_err(|mut e| {
             if let Some(url) = &remote {
                 e.kind = ErrorKind::Environment;

@@ -1,0 +1,84 @@
+//! What runner's session on each of a flow's tabs knows of the tab beyond its dialogs' answers:
+//! that it hears the tab's events (so the flow's page scripts can go over it: see
+//! `session::own_eval`), and the dialog open in it now.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::FlowDialogs;
+use crate::browser::driver::cdp::Link;
+
+/// A dialog open in one of the flow's tabs, as runner's session on the tab last heard.
+#[derive(Clone, Debug)]
+pub(crate) struct Open {
+    pub(crate) kind: String,
+    pub(crate) message: String,
+    /// Someone answers it without the flow: runner (an armed answer, another tab's dialog) or
+    /// agent-browser (an alert or beforeunload, accepted as it opens).
+    pub(super) answered_for_the_flow: bool,
+}
+
+impl FlowDialogs {
+    /// runner's session on the flow's tab, to evaluate its page scripts in (see
+    /// `session::own_eval`): (connection, session, tab); `None` when they go through
+    /// agent-browser — `RUNNER_OWN_EVAL=off`, or runner's session on the tab does not hear the
+    /// tab's events yet.
+    pub(crate) fn own_page(&self) -> Option<(Arc<Link>, String, String)> {
+        if !self.own_eval {
+            return None;
+        }
+        let link = self.link.upgrade()?;
+        let s = self.state.lock().ok()?;
+        let session = s.sessions.get(&s.current)?.clone();
+        Some((link, session, s.current.clone()))
+    }
+
+    /// The dialog open in tab `target` that blocks its page until the flow answers it: a
+    /// confirm or prompt no armed answer is answering.
+    pub(crate) fn blocking(&self, target: &str) -> Option<Open> {
+        let s = self.state.lock().ok()?;
+        blocks(s.open.get(target)).cloned()
+    }
+
+    /// The flow answered the dialog of its tab (through agent-browser).
+    pub(crate) fn answered_current(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            let current = s.current.clone();
+            s.open.remove(&current);
+        }
+    }
+
+    /// Whether no dialog the flow answers (a confirm or prompt) is open in its tab, as runner's
+    /// session on the tab has heard up to now: `None` when runner cannot tell
+    /// (`RUNNER_OWN_EVAL=off`, its session on the tab not hearing the tab's events yet, no
+    /// answer): agent-browser is to be asked.
+    ///
+    /// "Up to now" holds: a call on runner's connection is answered after every event the
+    /// browser sent on it before, and the browser sends a dialog's opening to every session
+    /// on the tab at once — to agent-browser's, which may have heard of it already (the
+    /// previous step's click opened it), and to runner's. So a dialog agent-browser knows of
+    /// is known here once that call has come back.
+    pub(crate) async fn none_open(&self, timeout: Duration) -> Option<bool> {
+        if !self.own_eval {
+            return None;
+        }
+        let link = self.link.upgrade()?;
+        {
+            let s = self.state.lock().ok()?;
+            s.sessions.get(&s.current)?;
+        }
+        link.call_in(None, "Browser.getVersion", json!({}), timeout)
+            .await
+            .ok()?;
+        let s = self.state.lock().ok()?;
+        let open = s.open.get(&s.current);
+        Some(!open.is_some_and(|o| matches!(o.kind.as_str(), "confirm" | "prompt")))
+    }
+}
+
+/// `open` when it blocks its page until the flow answers it.
+fn blocks(open: Option<&Open>) -> Option<&Open> {
+    open.filter(|o| !o.answered_for_the_flow)
+}

@@ -1,0 +1,262 @@
+//! runner's page scripts evaluated over runner's own DevTools session on the flow's tab
+//! (`Runtime.evaluate`, `returnByValue`, `awaitPromise`: the call agent-browser's `eval` makes)
+//! instead of as an agent-browser `eval`: ~0.4 ms instead of ~1.3 ms a script, for the same
+//! answer in the same words.
+//!
+//! The session is the one the dialog watch keeps on each of the flow's tabs (`dialog_watch`),
+//! on the tab the flow acts on (`FlowDialogs::own_page`, following `Session::switch_tab`).
+//! Scripts run in the page's main frame, as agent-browser's `eval` does (a script about an
+//! element inside an iframe reaches it from there). A script goes through agent-browser when
+//! runner's session on the tab does not hear the tab's events yet, when its session is gone,
+//! and when `RUNNER_OWN_EVAL=off`.
+//!
+//! A session's commands are awaited one at a time, so a script never overtakes an agent-browser
+//! command of the same step: that command has been answered before the script is sent.
+//!
+//! A dialog that opens while a script runs blocks it (its promise, or the script itself): a
+//! confirm or prompt only the flow answers (open before the script, or opening meanwhile) fails
+//! the script at once with agent-browser's message (as agent-browser fails its next command),
+//! once agent-browser sees the dialog too (so the failure's artifacts and the next step find it
+//! there; a dialog agent-browser never sees closed unheard of, and the script runs); an alert or
+//! a dialog runner answers (an armed answer, another tab's) just delays it. The script left
+//! behind goes on once the dialog is answered; its answer is dropped. A navigation that replaces the document
+//! mid-script gives the browser's own words (`Execution context was destroyed`, `Inspected
+//! target navigated or closed`), which `Poll::settle` takes for "check again".
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::super::adapter::AdapterError;
+use super::super::cdp::{CdpError, Link};
+use super::super::command::{Command, DialogResponse};
+use super::super::dialog_watch::{FlowDialogs, Open};
+use super::super::reply::DialogStatus;
+use super::Session;
+use crate::step::{ErrorKind, StepError};
+
+/// Why runner's own evaluation gave no value.
+#[derive(Debug)]
+pub(super) enum Failed {
+    /// The page (or the browser) refused it: the message agent-browser gives for the same.
+    Refused(String),
+    /// A dialog only the flow answers is open in the tab (it opened before or meanwhile): the
+    /// message agent-browser gives for a command it blocks.
+    Blocked(String),
+    /// No answer in time.
+    Timeout,
+    /// runner's session on the tab is gone (the tab closed, the connection broke) before the
+    /// script ran: agent-browser is asked instead, and says what it is.
+    Gone,
+}
+
+impl Session {
+    /// Whether the page's scripts go over runner's own session on the flow's tab now (see the
+    /// module's notes).
+    pub(crate) fn own_page(&self) -> bool {
+        self.watched
+            .as_ref()
+            .is_some_and(|w| w.own_page().is_some())
+    }
+
+    /// `script` evaluated over runner's own session on the flow's tab; `None` when it is to go
+    /// through agent-browser instead (see the module's notes).
+    pub(super) async fn eval_own(
+        &mut self,
+        script: &str,
+        timeout: Duration,
+    ) -> Option<Result<Value, StepError>> {
+        let params = json!({ "expression": script, "returnByValue": true, "awaitPromise": true });
+        let r = self.call_own("Runtime.evaluate", params, timeout).await?;
+        Some(r.and_then(|v| value(v).map_err(refused)))
+    }
+
+    /// Text for the element with the focus, as typing it gives it to the page (one `input`
+    /// event; a selection is replaced): `Input.insertText` over runner's own session on the
+    /// flow's tab, else agent-browser's `keyboard inserttext`, which makes the same call.
+    pub(crate) async fn insert_text(
+        &mut self,
+        text: &str,
+        timeout: Duration,
+    ) -> Result<(), StepError> {
+        let params = json!({ "text": text });
+        if let Some(r) = self.call_own("Input.insertText", params, timeout).await {
+            return r.map(|_| ());
+        }
+        let keyboard = super::super::command::Command::Keyboard {
+            subaction: super::super::command::KeyboardInput::InsertText,
+            text: text.to_string(),
+        };
+        self.send(keyboard, timeout).await.map(|_| ())
+    }
+
+    /// `method` called over runner's own session on the flow's tab, within the step's time;
+    /// `None` when there is none (or it is gone): agent-browser is to be asked instead.
+    async fn call_own(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Option<Result<Value, StepError>> {
+        let flow = self.watched.clone()?;
+        let (link, session, target) = flow.own_page()?;
+        let (timeout, capped) = self.limit(timeout, false);
+        self.answered = 0;
+        let on = (session.as_str(), target.as_str());
+        let mut r = call(&link, &flow, on, (method, params.clone()), timeout).await;
+        if matches!(r, Err(Failed::Blocked(_)))
+            && !self.dialog_seen_by_agent_browser(&flow, &target).await
+        {
+            // Closed, unheard of: runner's record of it was stale.
+            flow.closed(&target);
+            r = call(&link, &flow, on, (method, params), timeout).await;
+        }
+        if let Some(tx) = self.first_done.take() {
+            let _ = tx.send(());
+        }
+        Some(match r {
+            Ok(v) => {
+                self.answered = 1;
+                Ok(v)
+            }
+            Err(Failed::Gone) => return None,
+            Err(Failed::Timeout) => {
+                // The page may be stuck in a script (an endless loop): the browser is not
+                // handed to the next flow.
+                self.unsettled = true;
+                Err(timed_out(method, timeout, capped))
+            }
+            Err(Failed::Refused(message) | Failed::Blocked(message)) => Err(refused(message)),
+        })
+    }
+
+    /// Whether agent-browser sees the dialog runner's session heard of in tab `target`, so
+    /// that what follows the blocked call (the failure's artifacts, a `dialog` step, the next
+    /// step's look for an open dialog) finds it there too: asked until it does (each `dialog
+    /// status` takes in the events it has read; it hears of the dialog at about the time runner
+    /// does), for at most `AGREE`. One it never sees has closed unheard of.
+    async fn dialog_seen_by_agent_browser(&mut self, flow: &FlowDialogs, target: &str) -> bool {
+        let until = tokio::time::Instant::now() + AGREE;
+        loop {
+            let status = Command::Dialog {
+                response: DialogResponse::Status,
+                prompt_text: None,
+            };
+            let seen = self.ask::<DialogStatus>(status, AGREE).await;
+            if seen.is_ok_and(|s| s.has_dialog == Some(true)) || flow.blocking(target).is_none() {
+                return true;
+            }
+            if tokio::time::Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+/// How long agent-browser is given to see a dialog runner's session heard of.
+const AGREE: Duration = Duration::from_millis(500);
+
+/// The step error of a call the page or the browser refused (`message` in agent-browser's
+/// words), as agent-browser's refusal of the same becomes one.
+fn refused(message: String) -> StepError {
+    AdapterError::CommandFailed {
+        command: "eval".into(),
+        exit_code: None,
+        stderr: String::new(),
+        error_message: message,
+    }
+    .into_step_error(false)
+}
+
+/// The error of a call that did not answer in `timeout` (`capped`: the step's own time ran
+/// out), in the words of the same timeout of an agent-browser command.
+fn timed_out(method: &str, timeout: Duration, capped: bool) -> StepError {
+    let what = if method == "Runtime.evaluate" {
+        "eval"
+    } else {
+        method
+    };
+    let message = if capped {
+        format!(
+            "timed out: the step's time ran out while the browser was still answering its `{what}`"
+        )
+    } else {
+        format!(
+            "{what} timed out after {}",
+            humantime::format_duration(timeout)
+        )
+    };
+    StepError::new(ErrorKind::Timeout, message)
+}
+
+/// Calls `method` in runner's session `session` on tab `target` of `flow`, failing at once
+/// when a dialog only the flow answers opens there meanwhile.
+async fn call(
+    link: &Arc<Link>,
+    flow: &FlowDialogs,
+    (session, target): (&str, &str),
+    (method, params): (&str, Value),
+    timeout: Duration,
+) -> Result<Value, Failed> {
+    let call = link.call_in(Some(session), method, params, timeout);
+    tokio::pin!(call);
+    loop {
+        let opened = flow.dialog_opened.notified();
+        tokio::pin!(opened);
+        opened.as_mut().enable();
+        if let Some(open) = flow.blocking(target) {
+            return Err(Failed::Blocked(blocked(&open)));
+        }
+        tokio::select! {
+            r = &mut call => return answer(r),
+            () = &mut opened => {}
+        }
+    }
+}
+
+/// The value of `Runtime.evaluate`'s result, or the exception the script threw in
+/// agent-browser's words.
+fn value(v: Value) -> Result<Value, String> {
+    if let Some(details) = v.get("exceptionDetails") {
+        let why = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("error");
+        return Err(format!("Evaluation error: {why}"));
+    }
+    Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
+}
+
+/// agent-browser's message for a command the dialog `open` blocks (runner turns it into its
+/// own advice: `AdapterError::into_step_error`).
+fn blocked(open: &Open) -> String {
+    format!(
+        "A JavaScript {} dialog is blocking the page: \"{}\". Resolve it with `dialog accept` or `dialog dismiss`, then retry `eval`.",
+        open.kind, open.message
+    )
+}
+
+/// A call's result, or its failure in agent-browser's words.
+fn answer(r: Result<Value, CdpError>) -> Result<Value, Failed> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(CdpError::Refused { method, message }) => {
+            let lower = message.to_lowercase();
+            if lower.contains("session with given id not found")
+                || lower.contains("no session with given id")
+            {
+                Err(Failed::Gone)
+            } else {
+                Err(Failed::Refused(format!("CDP error ({method}): {message}")))
+            }
+        }
+        Err(CdpError::NoAnswer { .. }) => Err(Failed::Timeout),
+        Err(_) => Err(Failed::Gone),
+    }
+}
+
+#[cfg(test)]
+mod tests;
