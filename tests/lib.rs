@@ -30,3 +30,4 @@ mod readme;
 mod run;
 mod server_commands;
 mod servers;
+mod todomvc_react;
