@@ -148,6 +148,10 @@ fn python(action: &Action) -> String {
     let on = |sel: &Selector, call: &str| on(action, sel, call);
     match action {
         Action::Open(o) => format!("page.goto({})", py(o.url())),
+        Action::Back(_) => "page.go_back()".into(),
+        Action::Forward(_) => "page.go_forward()".into(),
+        Action::Reload(_) => "page.reload()".into(),
+        Action::Dispatch(d) => on(&d.target, &format!("dispatch_event({})", py(&d.event))),
         Action::Click(s) => on(s, "click()"),
         Action::Dblclick(s) => on(s, "dblclick()"),
         Action::Hover(s) => on(s, "hover()"),

@@ -32,6 +32,10 @@ impl Action {
     pub(crate) fn family(&self) -> Family {
         match self {
             Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
+            | Action::Dispatch(_)
             | Action::Snapshot(_)
             | Action::Click(_)
             | Action::Dblclick(_)
@@ -102,6 +106,7 @@ impl Action {
             Action::Select(s) => s.target.scope_to_frame(frame),
             Action::Upload(u) => u.target.scope_to_frame(frame),
             Action::Download(d) => d.target.scope_to_frame(frame),
+            Action::Dispatch(d) => d.target.scope_to_frame(frame),
             Action::Inspect(i) => i.target.scope_to_frame(frame),
             Action::Press(PressAction::On(PressOn {
                 target: Some(t), ..
@@ -124,6 +129,9 @@ impl Action {
             Action::Expect(e) => e.scope_to_frame(frame),
             // No selector to scope (a step's `frame` on these is refused when it is loaded).
             Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
             | Action::Snapshot(_)
             | Action::Screenshot(_)
             | Action::Press(_)
@@ -151,7 +159,9 @@ impl Action {
     /// they are not known ahead (a sub-flow's are its own `outputs`).
     pub(crate) fn outputs(&self) -> Option<&'static [&'static str]> {
         Some(match self {
-            Action::Open(_) => &["url", "title", "status", "failure_artifacts"],
+            Action::Open(_) | Action::Back(_) | Action::Forward(_) | Action::Reload(_) => {
+                &["url", "title", "status", "failure_artifacts"]
+            }
             Action::Snapshot(_) => &["text", "refs", "url", "failure_artifacts"],
             Action::Click(_)
             | Action::Dblclick(_)
@@ -162,7 +172,8 @@ impl Action {
             | Action::Fill(_)
             | Action::Type(_)
             | Action::Press(_)
-            | Action::Select(_) => outputs::ELEMENT,
+            | Action::Select(_)
+            | Action::Dispatch(_) => outputs::ELEMENT,
             Action::Upload(_) => outputs::UPLOAD,
             Action::Wait(_) | Action::Expect(_) | Action::Keyboard(_) => &["failure_artifacts"],
             Action::Scroll(_) => &["matched", "matched_index", "x", "y", "failure_artifacts"],
@@ -212,6 +223,7 @@ impl Action {
             Action::Upload(u) => Some(&u.target),
             Action::Inspect(i) => Some(&i.target),
             Action::Download(d) => Some(&d.target),
+            Action::Dispatch(d) => Some(&d.target),
             Action::Press(p) => p.target(),
             Action::Scroll(s) => match s.to() {
                 Some(ScrollTo::Element(e)) => Some(e),
@@ -224,6 +236,9 @@ impl Action {
             | Action::Route(_)
             | Action::State(_)
             | Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
             | Action::Snapshot(_)
             | Action::Wait(_)
             | Action::Screenshot(_)

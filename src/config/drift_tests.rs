@@ -84,6 +84,10 @@ fn valid_steps() -> Vec<Value> {
         json!({"click": {"role": "button", "text": "Sign in", "exact": true}}),
         json!({"dblclick": {"css": "li"}}),
         json!({"click": {"css": "#pay", "frame": "iframe#card"}}),
+        json!({"click": {"label": "Email", "exact": true, "nth": 0}}),
+        json!({"fill": {"target": {"placeholder": "you@example.com"}, "value": "a"}}),
+        json!({"click": {"css": ".toggle", "within": {"testid": "todo-item", "nth": 1, "within": "ul"}}}),
+        json!({"check": [{"alt": "logo"}, {"title": "Close", "within": {"role": "dialog"}}]}),
         json!({"hover": [{"css": "#a"}, {"role": "button", "text": "A"}, "#b"]}),
         json!({"focus": {"text": "Welcome", "tag": "h1"}}),
         json!({"check": {"ref": "e2"}}),
@@ -150,6 +154,16 @@ fn valid_steps() -> Vec<Value> {
         json!({"retry": {"attempts": 3, "delay": "1s", "backoff": 2, "max_delay": "5s", "on": ["timeout", "not_found"]}, "log": "x"}),
         json!({"if": false, "log": "x"}),
         json!({"frame": "iframe#pay", "click": {"role": "button", "text": "Pay"}}),
+        json!({"back": true}),
+        json!({"forward": true}),
+        json!({"reload": true}),
+        json!({"dispatch": {"target": {"role": "textbox", "text": "Edit"}, "event": "blur", "init": {"detail": 1}}}),
+        json!({"wait": {"js": {"expr": "localStorage.n == args", "args": 3}}}),
+        json!({"wait": {"js": "window.ready"}}),
+        json!({"expect": {"texts": {"target": ".todo li", "equals": ["a", "b"]}, "classes": {"target": "li", "equals": ["done", ""]},
+            "class": {"target": "li", "has": "done"}, "js": "window.ok",
+            "not": {"texts": {"target": "li", "contains": "{{ vars.items }}"}, "classes": {"target": "li", "has": ["a b"]},
+                "class": {"target": "li", "equals": "", "matches": "^a"}, "js": {"expr": "args", "args": false}}}}),
     ]
 }
 
@@ -226,6 +240,9 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         json!({"headers": {"a": 1}}),
         json!({"offline": "yes"}),
         json!({"dialogs": "maybe"}),
+        json!({"testid_attribute": ""}),
+        json!({"testid_attribute": "data test"}),
+        json!({"testid_attribute": "1x"}),
     ] {
         samples.push(json!({"name": "x", "steps": [{"log": "a"}], "browser": bad}));
     }
@@ -233,6 +250,12 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
         json!({"name": "x", "steps": [{"route": {"url": "**/x", "abort": true, "status": 200}}]}),
     );
     samples.push(json!({"name": "x", "steps": [{"route": {"url": "**/x", "status": 99}}]}));
+    samples.push(
+        json!({"name": "x", "steps": [{"log": "a"}], "browser": {"testid_attribute": "data-test"}}),
+    );
+    samples.push(json!({"name": "x", "steps": [{"click": {"within": "ul"}}]}));
+    samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": {"nth": 1}}}]}));
+    samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": ""}}]}));
     samples.push(json!({"name": "x", "steps": []}));
     samples.push(json!({"name": "x"}));
     samples.push(json!({"steps": [{"log": "a"}]}));

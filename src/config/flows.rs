@@ -95,6 +95,7 @@ impl<'a> Loader<'a> {
         fill(&mut b.geolocation, p.geolocation.as_ref());
         fill(&mut b.offline, p.offline.as_ref());
         fill(&mut b.headers, p.headers.as_ref());
+        fill(&mut b.testid_attribute, p.testid_attribute.as_ref());
     }
 
     /// The project file's default timeouts (a step's attempt, a browser step), for flows whose

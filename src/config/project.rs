@@ -34,6 +34,7 @@ pub(crate) struct ProjectBrowser {
     pub(crate) geolocation: Option<super::model::Geolocation>,
     pub(crate) offline: Option<bool>,
     pub(crate) headers: Option<IndexMap<String, String>>,
+    pub(crate) testid_attribute: Option<String>,
 }
 
 /// What the project file says.

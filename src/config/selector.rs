@@ -2,7 +2,7 @@
 //! (`text=`, `>>`, `:has-text(`, XPath) is refused with the runner form to write instead, and
 //! CSS that cannot parse is refused before anything runs.
 
-use super::model::{Action, Selector, SelectorItem, Toggle, WaitAction};
+use super::model::{Action, Selector, SelectorItem, SelectorObject, Toggle, WaitAction};
 
 /// The runner form of a selector written in Playwright's syntax, when it is one.
 pub(crate) fn selector_hint(css: &str) -> Option<String> {
@@ -125,7 +125,11 @@ pub(crate) fn selectors(action: &Action) -> Vec<(String, &Selector)> {
         return e.selectors();
     }
     let found: Vec<(&'static str, Option<&Selector>)> = match action {
-        Action::Fill(_) | Action::Type(_) | Action::Select(_) | Action::Inspect(_) => {
+        Action::Fill(_)
+        | Action::Type(_)
+        | Action::Select(_)
+        | Action::Inspect(_)
+        | Action::Dispatch(_) => {
             vec![("/target", action.target())]
         }
         Action::Snapshot(Toggle::Options(o)) => vec![("/scope", o.scope.as_ref())],
@@ -139,81 +143,91 @@ pub(crate) fn selectors(action: &Action) -> Vec<(String, &Selector)> {
         .collect()
 }
 
+/// Every object of a selector, its `within`s included (as deep as they go), with its pointer
+/// below the selector and whether it is a `within`.
+fn objects(sel: &Selector) -> Vec<(String, &SelectorObject, bool)> {
+    fn walk<'a>(
+        ptr: String,
+        o: &'a SelectorObject,
+        nested: bool,
+        out: &mut Vec<(String, &'a SelectorObject, bool)>,
+    ) {
+        if let Some(SelectorItem::Object(inner)) = o.within.as_deref() {
+            walk(format!("{ptr}/within"), inner, true, out);
+        }
+        out.push((ptr, o, nested));
+    }
+    let mut out = Vec::new();
+    match sel {
+        Selector::Object(o) => walk(String::new(), o, false, &mut out),
+        Selector::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if let SelectorItem::Object(o) = item {
+                    walk(format!("/{i}"), o, false, &mut out);
+                }
+            }
+        }
+        Selector::String(_) => {}
+    }
+    out
+}
+
 /// The `nth` and `frame` keys of a selector's objects that also name a ref (a ref is one
 /// element, in whatever frame: they would be ignored), with their pointers below it.
 pub(crate) fn refs_with_nth(sel: &Selector) -> Vec<String> {
-    let keys = |o: &super::model::SelectorObject| -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for (ptr, o, _) in objects(sel) {
         if o.reference.is_none() {
-            return Vec::new();
+            continue;
         }
-        let mut out = Vec::new();
         if o.nth.is_some() {
-            out.push("/nth");
+            out.push(format!("{ptr}/nth"));
         }
         if o.frame.is_some() {
-            out.push("/frame");
+            out.push(format!("{ptr}/frame"));
         }
-        out
-    };
-    match sel {
-        Selector::Object(o) => keys(o).into_iter().map(str::to_string).collect(),
-        Selector::List(items) => items
-            .iter()
-            .enumerate()
-            .flat_map(|(i, item)| match item {
-                SelectorItem::Object(o) => keys(o)
-                    .into_iter()
-                    .map(|k| format!("/{i}{k}"))
-                    .collect::<Vec<_>>(),
-                SelectorItem::String(_) => Vec::new(),
-            })
-            .collect(),
-        Selector::String(_) => Vec::new(),
     }
+    out
 }
 
 /// The objects of a selector whose keys mean nothing together, with their pointers below it
 /// and why (`SelectorObject::meaningless`).
 pub(crate) fn meaningless_objects(sel: &Selector) -> Vec<(String, String)> {
-    match sel {
-        Selector::Object(o) => o
-            .meaningless()
-            .map(|why| (String::new(), why))
-            .into_iter()
-            .collect(),
-        Selector::List(items) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| match item {
-                SelectorItem::Object(o) => o.meaningless().map(|why| (format!("/{i}"), why)),
-                SelectorItem::String(_) => None,
-            })
-            .collect(),
-        Selector::String(_) => Vec::new(),
-    }
+    objects(sel)
+        .into_iter()
+        .filter_map(|(ptr, o, nested)| o.meaningless(nested).map(|why| (ptr, why)))
+        .collect()
 }
 
-/// The CSS strings of a selector, with their pointers below it (refs are not CSS).
+/// The CSS strings of a selector, its `within`s' included, with their pointers below it (refs
+/// are not CSS).
 pub(crate) fn css_strings(sel: &Selector) -> Vec<(String, &str)> {
     let is_ref = |s: &str| s.starts_with('@');
+    let mut out = Vec::new();
     match sel {
-        Selector::String(s) if !is_ref(s) => vec![(String::new(), s.as_str())],
-        Selector::String(_) => Vec::new(),
-        Selector::Object(o) => o
-            .css
-            .iter()
-            .map(|c| ("/css".to_string(), c.as_str()))
-            .collect(),
-        Selector::List(items) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| match item {
-                SelectorItem::String(s) if !is_ref(s) => Some((format!("/{i}"), s.as_str())),
-                SelectorItem::String(_) => None,
-                SelectorItem::Object(o) => o.css.as_deref().map(|c| (format!("/{i}/css"), c)),
-            })
-            .collect(),
+        Selector::String(s) if !is_ref(s) => out.push((String::new(), s.as_str())),
+        Selector::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if let SelectorItem::String(s) = item
+                    && !is_ref(s)
+                {
+                    out.push((format!("/{i}"), s.as_str()));
+                }
+            }
+        }
+        _ => {}
     }
+    for (ptr, o, _) in objects(sel) {
+        if let Some(c) = &o.css {
+            out.push((format!("{ptr}/css"), c.as_str()));
+        }
+        if let Some(SelectorItem::String(s)) = o.within.as_deref()
+            && !is_ref(s)
+        {
+            out.push((format!("{ptr}/within"), s.as_str()));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -37,6 +37,10 @@ pub(crate) async fn run(
         // Listed one by one, so a new action has to be placed in a family.
         other @ (Action::Open(_)
         | Action::Snapshot(_)
+        | Action::Back(_)
+        | Action::Forward(_)
+        | Action::Reload(_)
+        | Action::Dispatch(_)
         | Action::Click(_)
         | Action::Dblclick(_)
         | Action::Hover(_)

@@ -41,6 +41,7 @@ pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> 
     };
     ContextSetup {
         downloads,
+        testid_attribute: b.testid_attribute.clone(),
         dialogs: b
             .dialogs
             .map(|d| matches!(d, crate::config::model::DialogDefault::Accept)),

@@ -126,8 +126,9 @@ fn detail(key: &str, raw: Option<&Value>) -> String {
                 },
                 words,
             ),
+        // `back: true`, `snapshot: true`: the key says it all.
+        Some(Value::Bool(true)) | None => String::new(),
         Some(v) => words(v),
-        None => String::new(),
     }
 }
 

@@ -62,6 +62,9 @@ pub(crate) struct Session {
     /// The flow's answer to a confirm or prompt no `dialog` step answers (`browser.dialogs`):
     /// true accepts.
     pub(crate) dialog_default: Option<bool>,
+    /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
+    /// `data-testid`.
+    pub(crate) testid_attribute: Option<String>,
     /// The dialogs answered in this flow, oldest first: `{type, message, accepted}`.
     pub(crate) dialogs: Vec<Value>,
     /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
@@ -145,6 +148,7 @@ impl Session {
             user_refs: None,
             latest_refs: None,
             dialog_default: None,
+            testid_attribute: None,
             dialogs: Vec::new(),
             frame_of: std::collections::HashMap::new(),
             frame: Frame::Known(None),

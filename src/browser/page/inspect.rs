@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::scripts;
-use super::selector::{Alt, alternatives};
+use super::selector::alternatives;
 use crate::browser::driver::command::{Command, SnapshotOptions};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
@@ -41,11 +41,7 @@ pub(crate) async fn inspect(
     let read = call(
         &bind(
             scripts::INSPECT,
-            &[
-                scripts::FRAME_DOCUMENT,
-                scripts::CSS_ELEMENTS,
-                scripts::TEXT_ELEMENTS,
-            ],
+            &[scripts::FRAME_DOCUMENT, &scripts::elements()],
         ),
         &[
             Value::Array(targets),
@@ -114,10 +110,11 @@ fn not_read(e: &Value) -> Option<String> {
     None
 }
 
-/// The targets as the page script reads them (`{ name, frame, kind, args, nth }`), and what is
+/// The targets as the page script reads them (`{ name, frame, scope, level }`), and what is
 /// said of those that match nothing. Each entry of a target list is its own target (not a
-/// fallback list). CSS and text are read as written, every match (reads are not strict); refs
-/// and roles have no DOM form: they are resolved now and marked.
+/// fallback list). Levels found in the DOM (CSS, text, label, ...) are read as written, every
+/// match (reads are not strict) inside the element their `within` finds (`scope`, a handle);
+/// refs and roles have no DOM form: they are resolved now and marked.
 async fn css_targets(
     session: &mut Session,
     target: &Selector,
@@ -141,41 +138,37 @@ async fn css_targets(
         };
         let name = alt.describe();
         let frame = alt.frame().map(str::to_string);
-        let target = |kind: &str, args: Value, nth: Option<i64>| json!({ "name": name, "frame": frame, "kind": kind, "args": args, "nth": nth });
-        match &alt {
-            Alt::Css {
-                css,
-                text,
-                exact,
-                nth,
-                ..
-            } => targets.push(target("css", json!([css, text, exact]), *nth)),
-            Alt::Text {
-                text,
-                tag,
-                exact,
-                nth,
-                ..
-            } => targets.push(target("text", json!([text, tag, exact]), *nth)),
-            Alt::Ref(_) | Alt::Role { .. } => {
-                match super::selector::resolve_now(session, sel).await {
-                    Ok(Some(r)) => {
-                        let handle = if r.target.starts_with('@') {
-                            super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
-                        } else {
-                            Some(r.target)
-                        };
-                        match handle {
-                            Some(css) => {
-                                targets.push(target("css", json!([css, null, false]), None));
-                            }
-                            None => suggestions.push(format!("{name}: no element matches")),
-                        }
+        let target = |scope: Option<String>, level: Value| json!({ "name": name, "frame": frame, "scope": scope, "level": level });
+        let testid = session
+            .testid_attribute
+            .clone()
+            .unwrap_or_else(|| "data-testid".to_string());
+        if let Some(level) = alt.level_json(&testid) {
+            // Every match inside the one element its `within` finds (strict, as everywhere).
+            match super::selector::within_handle(session, &alt, t).await {
+                Ok(Some(scope)) => targets.push(target(scope, level)),
+                Ok(None) => suggestions.push(format!("{name}: no element matches")),
+                Err(e) => suggestions.push(e.message),
+            }
+            continue;
+        }
+        match super::selector::resolve_now(session, sel).await {
+            Ok(Some(r)) => {
+                let handle = if r.target.starts_with('@') {
+                    super::selector::mark(session, &r.target, r.frame.as_deref(), t).await?
+                } else {
+                    Some(r.target)
+                };
+                match handle {
+                    Some(css) => {
+                        let level = json!({ "kind": "css", "css": css, "text": null, "exact": false, "nth": null });
+                        targets.push(target(None, level));
                     }
-                    Ok(None) => suggestions.push(format!("{name}: no element matches")),
-                    Err(e) => suggestions.push(e.message),
+                    None => suggestions.push(format!("{name}: no element matches")),
                 }
             }
+            Ok(None) => suggestions.push(format!("{name}: no element matches")),
+            Err(e) => suggestions.push(e.message),
         }
     }
     Ok((targets, suggestions))
@@ -188,9 +181,11 @@ async fn aria(session: &mut Session, list: &mut [Value], t: Duration) -> Result<
         let Some(tag_sel) = e.get("target").and_then(Value::as_str).map(str::to_string) else {
             continue;
         };
+        // A target that is one CSS selector (not one with a text, a `within`, a frame).
         let css = tag_sel
             .strip_prefix("css `")
             .and_then(|s| s.strip_suffix('`'))
+            .filter(|c| !c.contains('`'))
             .map(str::to_string);
         if let Some(css) = css {
             let scoped = SnapshotOptions {

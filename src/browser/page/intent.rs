@@ -92,7 +92,7 @@ pub(crate) async fn still_matches(session: &mut Session, answer: &Value) -> bool
         return false;
     };
     let has_nth = sel.nth.is_some();
-    match resolve_now(session, &Selector::Object(sel)).await {
+    match resolve_now(session, &Selector::Object(Box::new(sel))).await {
         Ok(Some(r)) => r.count == 1 || has_nth,
         _ => false,
     }
@@ -138,7 +138,7 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
             .filter(|s| !s.is_null())
             .ok_or_else(|| bad(&format!("`{kind}` needs a selector")))?;
         serde_json::from_value::<SelectorObject>(s.clone())
-            .map(Selector::Object)
+            .map(|o| Selector::Object(Box::new(o)))
             .map_err(|e| bad(&format!("the selector is not an ElementSelector ({e})")))
     };
     let value_or = |what: &str| {

@@ -7,16 +7,43 @@
 /// when that iframe is missing or shows a page of another origin. The one copy of that rule.
 pub(crate) const FRAME_DOCUMENT: &str = include_str!("scripts/frame_document.js");
 
-/// `(frameDocument, elements, markPicked) => (frame, nth, query) => answer`: a CSS or text
-/// alternative's look-up (`elements` is `CSS_ELEMENTS` or `TEXT_ELEMENTS`, `query` its
-/// arguments).
+/// `(frameDocument, elements, markPicked) => (frame, scope, levels, read) => answer`: the
+/// look-up of a selector's levels found in the page's DOM (`elements`: see `elements()`), each
+/// inside the one element the level before picked.
 pub(crate) const FIND: &str = include_str!("scripts/find.js");
 
-/// `(doc, css) => elements | null`: what CSS matches; null for CSS the page cannot parse.
+/// `(cssElements, textElements, attrElements, labelElements) => (root, level) => elements |
+/// null`: what one level of a selector finds under a document or an element.
+pub(crate) const ELEMENTS: &str = include_str!("scripts/elements.js");
+
+/// `ELEMENTS` given its finders: `(root, level) => elements | null`.
+pub(crate) fn elements() -> String {
+    crate::browser::driver::script::bind(
+        ELEMENTS,
+        &[CSS_ELEMENTS, TEXT_ELEMENTS, ATTR_ELEMENTS, LABEL_ELEMENTS],
+    )
+}
+
+/// `(root, css, text, exact) => elements | null`: what CSS matches; null for CSS the page
+/// cannot parse.
 pub(crate) const CSS_ELEMENTS: &str = include_str!("scripts/css_elements.js");
 
-/// `(doc, want, tag, exact) => elements`: the innermost rendered elements with that text.
+/// `(root, want, tag, exact) => elements`: the innermost rendered elements with that text.
 pub(crate) const TEXT_ELEMENTS: &str = include_str!("scripts/text_elements.js");
+
+/// `(root, name, want, exact) => elements`: the elements whose attribute `name` has that text.
+pub(crate) const ATTR_ELEMENTS: &str = include_str!("scripts/attr_elements.js");
+
+/// `(root, want, exact) => elements`: the elements labelled so (getByLabel).
+pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js");
+
+/// `(frameDocument) => (frame, key, testid) => values`: what a label or attribute selector
+/// could name there, for suggestions.
+pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
+
+/// `(frameDocument) => (frame, scope, boxes) => [bool] | null`: which boxes are of elements
+/// inside the element a handle names.
+pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
 
 /// `(els, nth) => { count, matches, id, kind }`: runner's handle on the match `nth` picks.
 pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");

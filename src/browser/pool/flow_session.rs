@@ -44,6 +44,9 @@ pub(crate) struct ContextSetup {
     /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
     /// which saves files on its own machine.
     pub(crate) downloads: Option<PathBuf>,
+    /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
+    /// `data-testid`.
+    pub(crate) testid_attribute: Option<String>,
 }
 
 /// A flow run's browser.
@@ -123,6 +126,9 @@ impl FlowBrowser {
                 self.cwd.clone(),
             );
             session.dialog_default = self.setup.dialogs;
+            session
+                .testid_attribute
+                .clone_from(&self.setup.testid_attribute);
             match worker.open_context(&mut session).await {
                 Ok(context) => {
                     session.tabs = Some(worker.tabs(&context));

@@ -11,6 +11,7 @@ use crate::browser::page::element_action::element;
 use crate::config::model::{Action, OneOrMany};
 
 use super::files::StepFiles;
+use super::history::Move;
 use crate::step::{ErrorKind, StepError};
 
 /// Runs one browser action (the page checks of an `expect` included). The one way errors of
@@ -46,6 +47,10 @@ async fn run_action(
     }
     match action {
         Action::Open(o) => super::navigation::open(session, &o, timeout).await,
+        Action::Back(_) => super::history::history(session, Move::Back, deadline).await,
+        Action::Forward(_) => super::history::history(session, Move::Forward, deadline).await,
+        Action::Reload(_) => super::history::history(session, Move::Reload, deadline).await,
+        Action::Dispatch(d) => super::events::dispatch(session, &d, deadline).await,
         Action::Snapshot(t) => super::reads::snapshot(session, t, deadline, timeout).await,
         Action::Click(s) => element(session, "click", &s, &[], s.force, deadline).await,
         Action::Dblclick(s) => element(session, "dblclick", &s, &[], s.force, deadline).await,

@@ -1,11 +1,13 @@
-//! Navigation and waiting: `open` (with the page's HTTP status) and `wait` (a duration, an
-//! element's state, a text on the page, a URL), re-checked until it holds or the step times out.
+//! Navigation and waiting: `open` (with the page's HTTP status) and `wait` (a duration, or an
+//! element's state, a text on the page, a URL, a page predicate `js`: re-checked until all it
+//! names hold or the step times out).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::checks::js;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
@@ -17,7 +19,7 @@ use crate::config::model::{OpenAction, VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
 
 /// `() => status`: the HTTP status of the page's document.
-const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
+pub(crate) const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
 
 /// `(text) => bool`: whether the page's text holds `text`.
 const PAGE_SHOWS_TEXT_JS: &str = include_str!("scripts/page_shows_text.js");
@@ -77,7 +79,7 @@ pub(crate) async fn open(
     }
 }
 
-/// `wait`: a duration, or a condition re-checked until it holds or the step times out.
+/// `wait`: a duration, or conditions re-checked until all hold or the step times out.
 pub(crate) async fn wait(
     session: &mut Session,
     w: WaitAction,
@@ -91,65 +93,102 @@ pub(crate) async fn wait(
         }
         WaitAction::For(o) => {
             let mut poll = Poll::new();
+            let mut last = None;
             loop {
-                if poll.settle(holds(session, &o).await)?.unwrap_or(false) {
-                    return Ok(json!({}));
+                match poll.settle(unmet(session, &o, deadline).await)? {
+                    Some(None) => return Ok(json!({})),
+                    Some(Some(why)) => last = Some(why),
+                    None => {}
                 }
                 if !poll.wait(deadline).await {
-                    return Err(timed_out(&o, &mut poll));
+                    return Err(timed_out(&o, last, &mut poll));
                 }
             }
         }
     }
 }
 
-/// Whether a `wait`'s condition holds now: its target visible (or hidden), its text on the
-/// page, its URL the page's.
-async fn holds(session: &mut Session, o: &WaitOptions) -> Result<bool, StepError> {
+/// The first condition of a `wait` that does not hold now (its target visible or hidden, its
+/// text on the page, its URL the page's, its `js` truthy), described; `None` when all hold.
+async fn unmet(
+    session: &mut Session,
+    o: &WaitOptions,
+    deadline: Instant,
+) -> Result<Option<String>, StepError> {
     let t = Duration::from_secs(5);
-    Ok(if let Some(sel) = &o.target {
+    if let Some(sel) = &o.target {
         // Found and read in one page call (an element found by CSS or text).
         let visible = match resolve_now_one_reading(session, sel, Read::Visible).await? {
             Some(r) => is_visible(session, &r).await?,
             None => false,
         };
-        match o.state.unwrap_or(VisibleState::Visible) {
-            VisibleState::Visible => visible,
-            VisibleState::Hidden => !visible,
+        let want = matches!(
+            o.state.unwrap_or(VisibleState::Visible),
+            VisibleState::Visible
+        );
+        if visible != want {
+            return Ok(Some(target_wanted(o)));
         }
-    } else if let Some(text) = &o.text {
+    }
+    if let Some(text) = &o.text {
         let js = call(PAGE_SHOWS_TEXT_JS, &[json!(text)]);
-        session.eval(&js, t).await?.as_bool().unwrap_or(false)
-    } else if let Some(u) = &o.url {
-        session.url(t).await?.contains(u.as_str())
-    } else {
-        true
-    })
+        if !session.eval(&js, t).await?.as_bool().unwrap_or(false) {
+            return Ok(Some(format!("the page to show \"{text}\"")));
+        }
+    }
+    if let Some(u) = &o.url
+        && !session.url(t).await?.contains(u.as_str())
+    {
+        return Ok(Some(format!("the URL to contain \"{u}\"")));
+    }
+    if let Some(j) = &o.js {
+        let v = js::evaluate(session, j, deadline).await?;
+        if !v.truthy {
+            let expr = js::short(j.expr());
+            return Ok(Some(format!(
+                "js `{expr}` to be truthy (it gave {})",
+                v.value
+            )));
+        }
+    }
+    Ok(None)
 }
 
-/// The error of a `wait` whose condition did not hold by the step's timeout.
-fn timed_out(o: &WaitOptions, poll: &mut Poll) -> StepError {
-    let what = if let Some(sel) = &o.target {
-        let state = match o.state.unwrap_or(VisibleState::Visible) {
-            VisibleState::Visible => "visible",
-            VisibleState::Hidden => "hidden",
-        };
-        format!(
-            "{} to be {state}",
-            alternatives(sel)
-                .iter()
-                .map(Alt::describe)
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )
-    } else if let Some(t) = &o.text {
-        format!("the page to show \"{t}\"")
-    } else {
-        format!(
-            "the URL to contain \"{}\"",
-            o.url.clone().unwrap_or_default()
-        )
+/// `css \`#x\` to be visible`: what a `wait: { for }` waits for.
+fn target_wanted(o: &WaitOptions) -> String {
+    let state = match o.state.unwrap_or(VisibleState::Visible) {
+        VisibleState::Visible => "visible",
+        VisibleState::Hidden => "hidden",
     };
+    let sel = o.target.as_ref().map(|sel| {
+        alternatives(sel)
+            .iter()
+            .map(Alt::describe)
+            .collect::<Vec<_>>()
+            .join(" or ")
+    });
+    format!("{} to be {state}", sel.unwrap_or_default())
+}
+
+/// The error of a `wait` whose conditions did not all hold by the step's timeout: the one that
+/// did not at the last check (`last`).
+fn timed_out(o: &WaitOptions, last: Option<String>, poll: &mut Poll) -> StepError {
+    let what = last.unwrap_or_else(|| {
+        let mut all = Vec::new();
+        if o.target.is_some() {
+            all.push(target_wanted(o));
+        }
+        if let Some(t) = &o.text {
+            all.push(format!("the page to show \"{t}\""));
+        }
+        if let Some(u) = &o.url {
+            all.push(format!("the URL to contain \"{u}\""));
+        }
+        if let Some(j) = &o.js {
+            all.push(format!("js `{}` to be truthy", js::short(j.expr())));
+        }
+        all.join(" and ")
+    });
     match poll.still_navigating() {
         Some(e) => StepError::new(
             ErrorKind::Timeout,

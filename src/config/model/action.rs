@@ -6,7 +6,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::{ActAction, AgentAction, LinkState};
-use super::element::{FillAction, PressAction, ScrollAction, SelectAction, UploadAction};
+use super::element::{
+    DispatchAction, FillAction, PressAction, ScrollAction, SelectAction, UploadAction,
+};
 use super::exec::{ExecAction, RunFlow};
 use super::expect::ExpectAction;
 use super::keyboard::KeyboardAction;
@@ -14,11 +16,14 @@ use super::page::{DialogAction, DownloadAction, OpenAction, RouteAction, StateAc
 use super::read::{InspectAction, ScreenshotOptions, SnapshotOptions, WaitAction};
 use super::request::RequestAction;
 use super::selector::PointerTarget;
-use super::value::Toggle;
+use super::value::{Toggle, True};
 
 /// Every action key, in the order the schema lists them.
 pub(crate) const ACTION_KEYS: &[&str] = &[
     "open",
+    "back",
+    "forward",
+    "reload",
     "snapshot",
     "click",
     "dblclick",
@@ -32,6 +37,7 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "keyboard",
     "scroll",
     "select",
+    "dispatch",
     "dialog",
     "tab",
     "route",
@@ -61,6 +67,9 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Action {
     Open(OpenAction),
+    Back(True),
+    Forward(True),
+    Reload(True),
     Snapshot(Toggle<SnapshotOptions>),
     Click(PointerTarget),
     Dblclick(PointerTarget),
@@ -74,6 +83,7 @@ pub(crate) enum Action {
     Keyboard(KeyboardAction),
     Scroll(ScrollAction),
     Select(SelectAction),
+    Dispatch(DispatchAction),
     Upload(UploadAction),
     Dialog(DialogAction),
     Tab(TabAction),
@@ -101,6 +111,9 @@ impl Action {
     pub(crate) fn key(&self) -> &'static str {
         match self {
             Action::Open(_) => "open",
+            Action::Back(_) => "back",
+            Action::Forward(_) => "forward",
+            Action::Reload(_) => "reload",
             Action::Snapshot(_) => "snapshot",
             Action::Click(_) => "click",
             Action::Dblclick(_) => "dblclick",
@@ -114,6 +127,7 @@ impl Action {
             Action::Keyboard(_) => "keyboard",
             Action::Scroll(_) => "scroll",
             Action::Select(_) => "select",
+            Action::Dispatch(_) => "dispatch",
             Action::Upload(_) => "upload",
             Action::Dialog(_) => "dialog",
             Action::Tab(_) => "tab",
@@ -153,6 +167,7 @@ impl Action {
             Action::Keyboard(k) => k.check(),
             Action::Scroll(s) => s.check(),
             Action::Select(s) => s.target.check(),
+            Action::Dispatch(d) => d.check(),
             Action::Upload(u) => u.check(),
             Action::Dialog(d) => d.check(),
             Action::Tab(t) => t.check(),
@@ -166,6 +181,9 @@ impl Action {
             Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
             Action::Log(Value::Null) => Err("`log` needs a message".into()),
             Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
             | Action::Snapshot(_)
             | Action::Screenshot(_)
             | Action::Eval(_)

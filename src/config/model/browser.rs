@@ -26,6 +26,9 @@ pub(crate) struct BrowserDefaults {
     /// A saved state (cookies, storage) loaded into the flow's context before its first step;
     /// relative to the flow's directory.
     pub(crate) state: Option<String>,
+    /// The attribute `{ testid }` selectors read (`data-testid`), as Playwright's
+    /// `testIdAttribute`.
+    pub(crate) testid_attribute: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -79,6 +82,23 @@ impl BrowserDefaults {
                 return Err(format!("`browser.{key}` must not be empty"));
             }
         }
+        if let Some(a) = &self.testid_attribute
+            && !is_attribute_name(a)
+        {
+            return Err(format!(
+                "`browser.testid_attribute` is an attribute name (`data-test`), not `{a}`"
+            ));
+        }
         Ok(())
     }
+}
+
+/// An HTML attribute name as the schema's `testid_attribute` pattern takes it:
+/// `^[A-Za-z_][A-Za-z0-9_.:-]*$`.
+fn is_attribute_name(a: &str) -> bool {
+    let mut chars = a.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'))
 }

@@ -1,6 +1,8 @@
-//! Actions on one element of the page: `fill`/`type`, `press`, `scroll`, `select`, `upload`.
+//! Actions on one element of the page: `fill`/`type`, `press`, `scroll`, `select`, `upload`,
+//! `dispatch`.
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::selector::Selector;
 use super::value::{OneOrMany, Scalar};
@@ -108,5 +110,28 @@ impl UploadAction {
             OneOrMany::Many(v) if v.is_empty() => Err("`upload` needs at least one file".into()),
             _ => self.target.check(),
         }
+    }
+}
+
+/// `dispatch: { target, event, init }`: a DOM event of type `event` dispatched on the element
+/// (Playwright's `dispatchEvent`), of the constructor its type calls for.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DispatchAction {
+    pub(crate) target: Selector,
+    pub(crate) event: String,
+    /// The event's init dictionary (`{ bubbles, cancelable, composed }` default to true).
+    pub(crate) init: Option<Value>,
+}
+
+impl DispatchAction {
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.event.trim().is_empty() {
+            return Err("`dispatch` needs an `event` type (`blur`, `click`, `input`)".into());
+        }
+        if self.init.as_ref().is_some_and(|i| !i.is_object()) {
+            return Err("`dispatch.init` is an object (the event's init dictionary)".into());
+        }
+        self.target.check()
     }
 }

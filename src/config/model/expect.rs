@@ -1,9 +1,11 @@
-//! `expect`: the page checks (URL, title, element states, text, counts, attributes), the last
-//! dialog, open tabs, requests made, a template condition (`that`), and `not` of page checks.
+//! `expect`: the page checks (URL, title, element states, text, counts, attributes, lists and
+//! classes, a page predicate), the last dialog, open tabs, requests made, a template condition
+//! (`that`), and `not` of page checks.
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::checks::{ClassMatcher, ClassesMatcher, JsCheck, TextsMatcher};
 use super::selector::Selector;
 use super::value::IntOrTemplate;
 
@@ -24,6 +26,14 @@ pub(crate) struct ExpectAction {
     pub(crate) editable: Option<Selector>,
     pub(crate) focused: Option<Selector>,
     pub(crate) attribute: Option<AttributeMatcher>,
+    /// The texts of every match, in order.
+    pub(crate) texts: Option<TextsMatcher>,
+    /// One element's class attribute.
+    pub(crate) class: Option<ClassMatcher>,
+    /// The class attributes of every match, in order.
+    pub(crate) classes: Option<ClassesMatcher>,
+    /// A JavaScript expression, re-evaluated in the page until it is truthy.
+    pub(crate) js: Option<JsCheck>,
     /// Page checks of which each must NOT hold (re-checked until none does).
     pub(crate) not: Option<Box<ExpectAction>>,
     /// The last dialog of the flow (answered, or open now).
@@ -68,7 +78,21 @@ impl ExpectAction {
         {
             return Err("`request` needs a `url`".into());
         }
+        self.new_checks()?;
+        if let Some(n) = &self.not {
+            n.new_checks()?;
+        }
         self.selectors().iter().try_for_each(|(_, s)| s.check())
+    }
+
+    /// The rules of the list, class and `js` checks.
+    fn new_checks(&self) -> Result<(), String> {
+        self.texts.as_ref().map_or(Ok(()), TextsMatcher::check)?;
+        self.class.as_ref().map_or(Ok(()), ClassMatcher::check)?;
+        self.classes
+            .as_ref()
+            .map_or(Ok(()), ClassesMatcher::check)?;
+        self.js.as_ref().map_or(Ok(()), JsCheck::check)
     }
 
     /// Whether it asserts anything about the page (everything but `that`).
@@ -79,6 +103,8 @@ impl ExpectAction {
             || self.dialog.is_some()
             || self.tabs.is_some()
             || self.request.is_some()
+            || self.js.is_some()
+            || self.not.as_ref().is_some_and(|n| n.has_browser_checks())
     }
 
     /// Scopes every selector it checks, `not`'s included, to iframe `frame` (see
@@ -106,6 +132,15 @@ impl ExpectAction {
         if let Some(a) = &mut self.attribute {
             a.target.scope_to_frame(frame);
         }
+        if let Some(t) = &mut self.texts {
+            t.target.scope_to_frame(frame);
+        }
+        if let Some(c) = &mut self.class {
+            c.target.scope_to_frame(frame);
+        }
+        if let Some(c) = &mut self.classes {
+            c.target.scope_to_frame(frame);
+        }
         if let Some(n) = &mut self.not {
             n.scope_to_frame(frame);
         }
@@ -129,6 +164,9 @@ impl ExpectAction {
                 "/attribute/target",
                 self.attribute.as_ref().map(|t| &t.target),
             ),
+            ("/texts/target", self.texts.as_ref().map(|t| &t.target)),
+            ("/class/target", self.class.as_ref().map(|t| &t.target)),
+            ("/classes/target", self.classes.as_ref().map(|t| &t.target)),
         ]
         .into_iter()
         .filter_map(|(p, s)| s.map(|s| (p.to_string(), s)))

@@ -5,6 +5,7 @@
 mod action;
 mod agent;
 mod browser;
+mod checks;
 mod element;
 mod exec;
 mod expect;
@@ -22,6 +23,7 @@ mod value;
 pub(crate) use action::*;
 pub(crate) use agent::*;
 pub(crate) use browser::*;
+pub(crate) use checks::*;
 pub(crate) use element::*;
 pub(crate) use exec::*;
 pub(crate) use expect::*;

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use super::checks::JsCheck;
 use super::selector::Selector;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -22,6 +23,8 @@ pub(crate) struct ScreenshotOptions {
     pub(crate) full_page: Option<bool>,
 }
 
+// Built once per step at load time; boxing the options would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum WaitAction {
@@ -37,15 +40,23 @@ pub(crate) struct WaitOptions {
     pub(crate) state: Option<VisibleState>,
     pub(crate) text: Option<String>,
     pub(crate) url: Option<String>,
+    /// A JavaScript expression re-evaluated in the page until it is truthy.
+    pub(crate) js: Option<JsCheck>,
 }
 
 impl WaitAction {
     pub(crate) fn check(&self) -> Result<(), String> {
         match self {
             WaitAction::For(w) => {
-                if w.target.is_none() && w.state.is_none() && w.text.is_none() && w.url.is_none() {
+                if w.target.is_none()
+                    && w.state.is_none()
+                    && w.text.is_none()
+                    && w.url.is_none()
+                    && w.js.is_none()
+                {
                     return Err("empty `wait`".into());
                 }
+                w.js.as_ref().map_or(Ok(()), JsCheck::check)?;
                 w.target.as_ref().map_or(Ok(()), Selector::check)
             }
             WaitAction::Duration(_) => Ok(()),

@@ -1,9 +1,10 @@
-// The elements CSS `css` matches in `doc`, and with `text` only those whose text contains it
-// (Playwright's `hasText`: whitespace-normalised, case-insensitive; equal to it with `exact`);
-// null when the page cannot parse the CSS.
-(doc, css, text, exact) => {
+// The elements CSS `css` matches under `root` (a document, or an element: its descendants),
+// and with `text` only those whose text contains it (Playwright's `hasText`:
+// whitespace-normalised, case-insensitive; equal to it with `exact`); null when the page cannot
+// parse the CSS.
+(root, css, text, exact) => {
   let els;
-  try { els = [...doc.querySelectorAll(css)] } catch (e) { return null }
+  try { els = [...root.querySelectorAll(css)] } catch (e) { return null }
   if (text === null || text === undefined) return els;
   const norm = s => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
   const want = norm(text);

@@ -1,12 +1,27 @@
-// A CSS or text alternative's look-up: its elements (`elements(doc, ...query)`, null for CSS
-// the page cannot parse) in the page's document or in iframe `frame`'s, then the one `nth`
-// picks marked (`markPicked`), with what it reads when `read` says ('text' or 'value': what
-// agent-browser's `get text` and `get value` read), so a check finds and reads in one call.
-(frameDocument, elements, markPicked) => (frame, nth, query, read) => {
+// A selector's look-up in the page's document or in iframe `frame`'s, below the element
+// runner's handle `scope` names (null: the whole document): each of `levels` (see `elements`)
+// looked for inside the one element the level before picked, the last one's matches answered as
+// `markPicked` answers them, with what it reads when `read` says. A level before the last is
+// strict: it must match one element, or its `nth` say which (else `{ strict: i, count,
+// matches }`); `{ missed: i }` when one matches nothing. `{ gone: true }`: the scope element is
+// gone (a re-render), `{ invalid: i }`: CSS the page cannot parse.
+(frameDocument, elements, markPicked) => (frame, scope, levels, read) => {
   if (frame !== null && !document.querySelector(frame)) return { count: 0, matches: [] };
   const doc = frameDocument(frame);
   if (!doc) return { foreign: true };
-  const els = elements(doc, ...query);
-  if (els === null) return { invalid: true };
-  return markPicked(els, nth, read);
+  let root = doc;
+  if (scope !== null) {
+    root = doc.querySelector(scope);
+    if (!root) return { gone: true };
+  }
+  for (let i = 0; i < levels.length; i++) {
+    const els = elements(root, levels[i]);
+    if (els === null) return { invalid: i };
+    const last = i === levels.length - 1;
+    const picked = markPicked(els, levels[i].nth, last ? read : null);
+    if (last) return picked;
+    if (els.length > 1 && levels[i].nth === null) return { strict: i, count: picked.count, matches: picked.matches };
+    if (!picked.id) return { missed: i };
+    root = els.find(el => el.dataset.runnerSel === picked.id);
+  }
 }

@@ -1,9 +1,10 @@
 // `inspect`: each target's outerHTML pruned to `depth` (scripts, event handlers and
 // `javascript:` URLs removed) or its text, its metadata and (`withStyles`) a few computed
-// styles, all under `budget` characters. A target is { name, frame, kind, args, nth }: every
-// element `cssElements(doc, ...args)` (kind 'css') or `textElements(doc, ...args)` (kind
-// 'text') gives, or the one `nth` picks; each target says how many it matched (`count`).
-(frameDocument, cssElements, textElements) => (targets, depth, budget, withStyles, format) => {
+// styles, all under `budget` characters. A target is { name, frame, scope, level }: every
+// element `levelElements(root, level)` gives (`root`: the element runner's handle `scope` names,
+// else the document), or the one `level.nth` picks; each target says how many it matched
+// (`count`).
+(frameDocument, levelElements) => (targets, depth, budget, withStyles, format) => {
   const STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
     'font-weight', 'width', 'height', 'margin', 'padding', 'border', 'opacity', 'z-index', 'overflow', 'cursor'];
   const SKIP = new Set(['SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
@@ -41,10 +42,12 @@
   for (const t of targets) {
     const doc = frameDocument(t.frame || null);
     if (!doc) { elements.push({ target: t.name, error: 'frame ' + t.frame + ' is missing or shows a page of another origin' }); continue; }
-    let els = t.kind === 'text' ? textElements(doc, ...t.args) : cssElements(doc, ...t.args);
+    const root = t.scope ? doc.querySelector(t.scope) : doc;
+    let els = root ? levelElements(root, t.level) : [];
     if (els === null) { elements.push({ target: t.name, error: 'invalid CSS selector' }); continue; }
-    if (t.nth !== null && t.nth !== undefined) {
-      const el = els[t.nth < 0 ? els.length + t.nth : t.nth];
+    const nth = t.level.nth;
+    if (nth !== null && nth !== undefined) {
+      const el = els[nth < 0 ? els.length + nth : nth];
       els = el ? [el] : [];
     }
     if (!els.length) { elements.push({ target: t.name, found: false, count: 0 }); continue; }

@@ -3,7 +3,9 @@
 // with `read`, also its text (`'text'`: innerText, else textContent), value (`'value'`),
 // whether it is visible (`'visible'`, as Playwright's isVisible: rendered, a non-empty box,
 // `visibility: visible`; `display: contents` by its children) or an attribute
-// (`{ attribute: name }`: its text, null when absent), in the same call as the look-up.
+// (`{ attribute: name }`: its text, null when absent), in the same call as the look-up; or
+// for the list checks, the texts (`'texts'`) or class attributes (`'classes'`, '' when absent)
+// of every match in document order (of the one `nth` picks, when it says).
 (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
@@ -32,6 +34,10 @@
       out.read = visible(el);
     }
     if (read && typeof read === 'object') out.read = el.getAttribute(read.attribute);
+    if (read === 'texts' || read === 'classes') {
+      const each = nth === null ? els : [el];
+      out.read = each.map(e => read === 'texts' ? (e.innerText || e.textContent || '') : (e.getAttribute('class') || ''));
+    }
     out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }
   return out;

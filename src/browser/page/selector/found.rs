@@ -19,13 +19,16 @@ pub(super) struct Found {
 /// What a look-up reads of the element it finds, in the same page call, so a check of an
 /// element a page replaces every few milliseconds never reads a different (or detached) one:
 /// what agent-browser's `get text` (`innerText`, else `textContent`) or `get value` would read,
-/// whether it is visible (as Playwright's `isVisible`), or one attribute.
+/// whether it is visible (as Playwright's `isVisible`), or one attribute; or the texts or class
+/// attributes of every match (the one `nth` picks, when it says), for the list checks.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Read {
     Text,
     Value,
     Visible,
     Attribute(String),
+    Texts,
+    Classes,
 }
 
 impl Read {
@@ -36,6 +39,8 @@ impl Read {
             Read::Value => json!("value"),
             Read::Visible => json!("visible"),
             Read::Attribute(name) => json!({ "attribute": name }),
+            Read::Texts => json!("texts"),
+            Read::Classes => json!("classes"),
         }
     }
 }

@@ -1,13 +1,14 @@
-//! CSS and text alternatives, looked up in the page's DOM (or an iframe's) by a page script
-//! that puts runner's handle (`[data-runner-sel]`) on the element picked, so agent-browser can
-//! be given exactly that element; and the errors of a look-up that cannot be made (a frame of
-//! another origin, CSS the page cannot parse).
+//! The levels of a selector found in the page's DOM (CSS, text, label, placeholder, test id,
+//! alt, title), looked up in the page's document (or an iframe's) by a page script that puts
+//! runner's handle (`[data-runner-sel]`) on the element picked, so agent-browser can be given
+//! exactly that element; and the errors of a look-up that cannot be made (a frame of another
+//! origin, CSS the page cannot parse).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::alternative::Alt;
+use super::alternative::{Alt, Find};
 use super::found::{Found, Read};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
@@ -15,43 +16,100 @@ use crate::browser::page::element_kind::ElementKind;
 use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
 
-/// Looks `alt` up in its document with `elements` (`scripts::CSS_ELEMENTS` or
-/// `TEXT_ELEMENTS`, given `query`), marking the match `nth` picks, and reading what `read`
-/// says of it in the same call; `None` when none is there.
+/// What a look-up of some levels of a selector found.
+pub(super) enum Looked {
+    /// The last level's element (`None` when it matched nothing).
+    Found(Option<Found>),
+    /// A level before the last matched nothing, or the element the look-up was to look inside
+    /// is gone (a re-render): nothing matches now.
+    Missed,
+    /// A level before the last (its index in `levels`) matched several and says not which.
+    Ambiguous {
+        level: usize,
+        count: usize,
+        matches: Vec<String>,
+    },
+}
+
+/// Looks `levels` (DOM levels of one selector, outermost first) up in `frame`'s document (the
+/// page's when `None`) below the element runner's handle `scope` names (the whole document when
+/// `None`), each inside the one element the level before picked; marks the last level's match
+/// its `nth` picks, reading what `read` says of it in the same call.
 pub(super) async fn in_document(
     session: &mut Session,
-    alt: &Alt,
-    elements: &str,
-    (nth, query): (Option<i64>, Value),
+    (frame, scope): (Option<&str>, Option<&str>),
+    levels: &[&Alt],
     read: Option<&Read>,
     t: Duration,
-) -> Result<Option<Found>, StepError> {
+) -> Result<Looked, StepError> {
+    let testid = session
+        .testid_attribute
+        .clone()
+        .unwrap_or_else(|| "data-testid".to_string());
+    let query: Vec<Value> = levels
+        .iter()
+        .filter_map(|l| l.level_json(&testid))
+        .collect();
     let find = bind(
         scripts::FIND,
-        &[scripts::FRAME_DOCUMENT, elements, scripts::MARK_PICKED],
+        &[
+            scripts::FRAME_DOCUMENT,
+            &scripts::elements(),
+            scripts::MARK_PICKED,
+        ],
     );
     let read = read.map(Read::arg);
-    let js = call(&find, &[json!(alt.frame()), json!(nth), query, json!(read)]);
+    let js = call(
+        &find,
+        &[json!(frame), json!(scope), Value::Array(query), json!(read)],
+    );
     let v = session.eval(&js, t).await?;
     if v.get("foreign").and_then(Value::as_bool) == Some(true) {
-        return Err(foreign_frame(alt.frame().unwrap_or_default()));
+        return Err(foreign_frame(frame.unwrap_or_default()));
     }
-    if v.get("invalid").and_then(Value::as_bool) == Some(true) {
-        let Alt::Css { css, .. } = alt else {
-            unreachable!("only CSS can be invalid")
+    let level = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+    };
+    if let Some(i) = level("invalid") {
+        let css = match levels.get(i).map(|l| &l.find) {
+            Some(Find::Css { css, .. }) => css.as_str(),
+            _ => "?",
         };
         return Err(invalid_css(css));
     }
-    Ok(marked(session, alt, &v))
+    if let Some(i) = level("strict") {
+        return Ok(Looked::Ambiguous {
+            level: i,
+            count: level("count").unwrap_or(0),
+            matches: strings(v.get("matches")),
+        });
+    }
+    if level("missed").is_some() || v.get("gone").is_some() {
+        return Ok(Looked::Missed);
+    }
+    Ok(Looked::Found(marked(session, frame, &v)))
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The element the look-up's answer `v` names by runner's handle, and what it says of the
 /// matches; `None` when nothing matched.
-fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
+fn marked(session: &mut Session, frame: Option<&str>, v: &Value) -> Option<Found> {
     let id = v.get("id").and_then(Value::as_str)?;
     let kind = ElementKind::from_page(v.get("kind").unwrap_or(&Value::Null));
     let target = format!("[data-runner-sel=\"{id}\"]");
-    if let Some(f) = alt.frame() {
+    if let Some(f) = frame {
         session.frame_of.insert(target.clone(), f.to_string());
     }
     Some(Found {
@@ -61,16 +119,7 @@ fn marked(session: &mut Session, alt: &Alt, v: &Value) -> Option<Found> {
             .and_then(Value::as_u64)
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0),
-        matches: v
-            .get("matches")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        matches: strings(v.get("matches")),
         // An explicit widget role (`<div role=checkbox>`) says what the element is.
         kind,
         read: v.get("read").cloned(),

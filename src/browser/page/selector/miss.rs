@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::alternative::Alt;
+use super::alternative::{Alt, Find};
 use super::text::normalize;
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::driver::script::{bind, call};
@@ -32,7 +32,12 @@ pub(super) async fn miss(session: &mut Session, alts: &[Alt]) -> StepError {
     let top = best(suggestions);
     let mut msg = format!("no element matches {}", wanted.join(", or "));
     for alt in alts {
-        if let Alt::Ref(r) = alt
+        if let Some(why) = super::scope::missing_level(session, alt, t).await {
+            msg.push_str(&format!(" ({why})"));
+        }
+    }
+    for alt in alts {
+        if let Find::Ref(r) = &alt.find
             && let Some(info) = session.user_refs.as_ref().and_then(|t| t.refs.get(r))
         {
             msg.push_str(&format!(
@@ -85,10 +90,8 @@ async fn similar(
 ) -> Vec<(f64, String)> {
     let frame = alt.frame();
     let mut suggestions = Vec::new();
-    match alt {
-        Alt::Role {
-            role, name, exact, ..
-        } => {
+    match &alt.find {
+        Find::Role { role, name, exact } => {
             for info in refs.values() {
                 let have = normalize(&info.name);
                 let role_sim = strsim::normalized_levenshtein(&info.role, role);
@@ -98,17 +101,21 @@ async fn similar(
                         &normalize(n).to_lowercase(),
                     )
                 });
-                let why = name
-                    .as_deref()
-                    .map(|n| why_not(&have, n, *exact))
-                    .unwrap_or_default();
+                let why = if super::refs::role_matches(info, role, name.as_deref(), *exact) {
+                    // It matches what the alternative finds, but not where or which it says.
+                    elsewhere(alt)
+                } else {
+                    name.as_deref()
+                        .map(|n| why_not(&have, n, *exact))
+                        .unwrap_or_default()
+                };
                 suggestions.push((
                     role_sim * 0.4 + name_sim * 0.6,
                     within(frame, format!("role: {}, text: {have}", info.role)) + &why,
                 ));
             }
         }
-        Alt::Text { text, exact, .. } => {
+        Find::Text { text, exact, .. } => {
             for info in refs.values() {
                 let have = normalize(&info.name);
                 let sim = strsim::normalized_levenshtein(
@@ -132,8 +139,11 @@ async fn similar(
         // A ref is its element of the user's last snapshot, found again by role and name: the
         // refs of the snapshot taken now are numbered afresh, so they are not offered for it;
         // the message says what the ref stood for (see `miss`).
-        Alt::Ref(_) => {}
-        Alt::Css { css, .. } => {
+        Find::Ref(_) => {}
+        Find::Attr { key, value, exact } => {
+            suggestions = similar_attr(session, alt, (key, value, *exact), t).await;
+        }
+        Find::Css { css, .. } => {
             let js = call(
                 &bind(scripts::CSS_NAMES, &[scripts::FRAME_DOCUMENT]),
                 &[json!(frame)],
@@ -151,6 +161,55 @@ async fn similar(
         }
     }
     suggestions
+}
+
+/// What exists like an `Attr` alternative (`key`: label, placeholder, ...; `value`; `exact`):
+/// the labels or attribute values of the page (or its frame), each with how similar it is.
+async fn similar_attr(
+    session: &mut Session,
+    alt: &Alt,
+    (key, value, exact): (&str, &str, bool),
+    t: Duration,
+) -> Vec<(f64, String)> {
+    let frame = alt.frame();
+    let testid = session
+        .testid_attribute
+        .clone()
+        .unwrap_or_else(|| "data-testid".to_string());
+    let js = call(
+        &bind(scripts::ATTR_VALUES, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(key), json!(testid)],
+    );
+    let Ok(Value::Array(cands)) = session.eval(&js, t).await else {
+        return Vec::new();
+    };
+    let want = normalize(value);
+    let lower = want.to_lowercase();
+    cands
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|c| {
+            let sim = strsim::normalized_levenshtein(&c.to_lowercase(), &lower);
+            let why = if c == want || (!exact && c.to_lowercase().contains(&lower)) {
+                elsewhere(alt)
+            } else {
+                why_not(c, &want, exact)
+            };
+            (sim, within(frame, format!("{key}: \"{c}\"")) + &why)
+        })
+        .collect()
+}
+
+/// Why a suggestion that the alternative's own words match was not found: it is outside the
+/// alternative's `within`, or not the match its `nth` picks.
+fn elsewhere(alt: &Alt) -> String {
+    if alt.within.is_some() {
+        " (not inside the `within`)".to_string()
+    } else if alt.nth.is_some() {
+        " (there are fewer matches than `nth` counts)".to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// Why a suggested name (whitespace-normalised, `have`) that looks like what the user wrote

@@ -1,17 +1,22 @@
 //! Alternatives answered from the accessibility snapshot: a ref (`@e5`) from the user's last
 //! snapshot, refused when it is from an earlier page, followed when a later snapshot renumbered
 //! it; and a role with an accessible name, looked up in a snapshot taken now (the page's or an
-//! iframe's).
+//! iframe's), inside the element a `within` found when it has one.
 
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
+use super::alternative::{Alt, Find};
 use super::found::Found;
 use super::lookup::{foreign_frame, frame_is_foreign};
 use super::text::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::Command;
+use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
+use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
 
 /// A ref alternative (`@e5`): the element of the user's last snapshot, still on the page;
@@ -52,17 +57,19 @@ pub(super) async fn by_ref(
 /// What agent-browser says of a ref whose element (by its role and name) is not on the page.
 const GONE: &str = "Could not locate element with role=";
 
-/// A role alternative: the elements of a snapshot taken now (of iframe `frame`, when given)
-/// with that role and name; `None` when none is, or none is the one `nth` picks.
+/// A role level: the elements of a snapshot taken now (of its iframe, when it names one) with
+/// that role and name, inside the element runner's handle `scope` names when given; `None`
+/// when none is, or none is the one its `nth` picks.
 pub(super) async fn by_role(
     session: &mut Session,
-    role: &str,
-    name: Option<&str>,
-    exact: bool,
-    nth: Option<i64>,
-    frame: Option<&str>,
+    level: &Alt,
+    scope: Option<&str>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
+    let Find::Role { role, name, exact } = &level.find else {
+        return Ok(None);
+    };
+    let frame = level.frame();
     let refs = match frame {
         None => session.fresh_refs(t).await?,
         // Asked before the frame's tree is read: a browser that renders a frame of
@@ -73,11 +80,19 @@ pub(super) async fn by_role(
     };
     let mut hits: Vec<(&String, &RefInfo)> = refs
         .iter()
-        .filter(|(_, info)| role_matches(info, role, name, exact))
+        .filter(|(_, info)| role_matches(info, role, name.as_deref(), *exact))
         .collect();
     // Refs are numbered in document order (e2 before e10): `nth` counts in that order.
     hits.sort_by_key(|(k, _)| ref_number(k));
-    let Some(i) = pick(nth, hits.len()) else {
+    if let Some(scope) = scope {
+        let keys: Vec<String> = hits.iter().map(|(k, _)| (*k).clone()).collect();
+        let Some(inside) = inside(session, &keys, frame, scope, t).await? else {
+            return Ok(None);
+        };
+        let mut flags = inside.into_iter();
+        hits.retain(|_| flags.next().unwrap_or(false));
+    }
+    let Some(i) = pick(level.nth, hits.len()) else {
         return Ok(None);
     };
     Ok(Some(Found {
@@ -94,6 +109,45 @@ pub(super) async fn by_role(
         },
         read: None,
     }))
+}
+
+/// Which of the refs `keys` stand for elements inside the element runner's handle `scope`
+/// names: their boxes (one batch to agent-browser), then one page call that finds the element
+/// of each box and asks whether the scope holds it. A scoped snapshot would not do: its refs
+/// are found again by role and name in the whole page (the first "Toggle" of the list, not the
+/// one inside the scope). `None` when the page changed meanwhile (an element gone).
+async fn inside(
+    session: &mut Session,
+    keys: &[String],
+    frame: Option<&str>,
+    scope: &str,
+    t: Duration,
+) -> Result<Option<Vec<bool>>, StepError> {
+    if keys.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let boxes = keys
+        .iter()
+        .map(|k| Command::GetBox {
+            selector: format!("@{k}"),
+        })
+        .collect();
+    let boxes = match session.send_all(boxes, t).await {
+        Ok(b) => b,
+        Err(e) if e.message.contains(GONE) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let boxes: Vec<Value> = boxes
+        .iter()
+        .map(|b| b.get("box").unwrap_or(b).clone())
+        .collect();
+    let js = call(
+        &bind(scripts::IN_SCOPE, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(scope), Value::Array(boxes)],
+    );
+    let v = session.eval(&js, t).await?;
+    Ok(v.as_array()
+        .map(|a| a.iter().map(|b| b.as_bool() == Some(true)).collect()))
 }
 
 /// The index `nth` names among `count` matches (negative counts from the end).

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::alternative::{Alt, alternatives};
@@ -12,7 +12,6 @@ use super::found::{Found, Read};
 use super::poll::Poll;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
-use crate::browser::page::scripts;
 use crate::config::model::Selector;
 use crate::step::{ErrorKind, StepError};
 
@@ -109,8 +108,8 @@ pub(crate) async fn resolve_now(
 }
 
 /// `resolve_now`, reading what `read` says of the element in the look-up's own page call
-/// (`Resolved::read`) where it can.
-async fn resolve_now_reading(
+/// (`Resolved::read`) where it can. Not strict: the list checks read every match.
+pub(crate) async fn resolve_now_reading(
     session: &mut Session,
     sel: &Selector,
     read: Option<Read>,
@@ -201,44 +200,10 @@ async fn try_once(
         return Err(StepError::new(
             ErrorKind::CommandFailed,
             format!(
-                "{}: the text is empty (after rendering and whitespace normalisation), and an empty text is in every element's: give the text to look for, or drop `text`",
+                "{}: the text is empty (after rendering and whitespace normalisation), and an empty text is in every element's: give the text to look for, or drop it",
                 alt.describe()
             ),
         ));
     }
-    let t = lookup_time(deadline);
-    match alt {
-        Alt::Ref(r) => super::refs::by_ref(session, r, t).await,
-        Alt::Role {
-            role,
-            name,
-            exact,
-            nth,
-            frame,
-        } => {
-            let name = name.as_deref();
-            super::refs::by_role(session, role, name, *exact, *nth, frame.as_deref(), t).await
-        }
-        // CSS and text alternatives are looked up in the page's document, or an iframe's.
-        Alt::Css {
-            css,
-            text,
-            exact,
-            nth,
-            ..
-        } => {
-            let query = (*nth, json!([css, text, exact]));
-            super::lookup::in_document(session, alt, scripts::CSS_ELEMENTS, query, read, t).await
-        }
-        Alt::Text {
-            text,
-            tag,
-            exact,
-            nth,
-            ..
-        } => {
-            let query = (*nth, json!([text, tag, exact]));
-            super::lookup::in_document(session, alt, scripts::TEXT_ELEMENTS, query, read, t).await
-        }
-    }
+    super::scope::find(session, alt, read, lookup_time(deadline)).await
 }

@@ -1,0 +1,51 @@
+//! Runner's handle (`[data-runner-sel]`) put on the element of a ref (`@e5`), found by its box:
+//! what lets a page script reach an element found through the accessibility snapshot (a script
+//! about it, a `within` around other levels).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::browser::driver::command::Command;
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
+use crate::step::StepError;
+
+/// The element a ref (`@e5`) stands for, marked with runner's handle (`[data-runner-sel]`):
+/// the innermost element whose box is the box agent-browser gives for the ref (viewport
+/// coordinates, within a pixel). `None` when the ref has no size or no element has that box:
+/// never another element in its place.
+pub(crate) async fn mark(
+    session: &mut Session,
+    target: &str,
+    frame: Option<&str>,
+    t: Duration,
+) -> Result<Option<String>, StepError> {
+    let b = session
+        .send(
+            Command::GetBox {
+                selector: target.to_string(),
+            },
+            t,
+        )
+        .await?;
+    let b = b.get("box").unwrap_or(&b);
+    let num = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
+    if w * h == 0.0 {
+        return Ok(None);
+    }
+    // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
+    // elements measure themselves.
+    let js = call(
+        &bind(scripts::MARK_BOX, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(x), json!(y), json!(w), json!(h)],
+    );
+    let v = session.eval(&js, t).await?;
+    let handle = v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]"));
+    if let (Some(h), Some(f)) = (&handle, frame) {
+        session.frame_of.insert(h.clone(), f.to_string());
+    }
+    Ok(handle)
+}

@@ -1,0 +1,34 @@
+// The `js` check (`expect: { js }`, `wait: { js }`): the user's expression `expr` evaluated in
+// the page's global scope with `args` (JSON) in scope as `args`; an expression that gives a
+// function is called with `args` (as Playwright's waitForFunction does with a function's
+// text); a promise is awaited up to `ms`. Answers { truthy, value } (a preview of the value),
+// { threw } with what an exception says, { pending } for a promise still unsettled after `ms`,
+// or { csp } when the page's Content-Security-Policy forbids evaluating text as code.
+async (expr, args, ms) => {
+  const preview = v => {
+    if (v === undefined) return 'undefined';
+    if (typeof v === 'function') return 'a function';
+    let s;
+    try { s = JSON.stringify(v) } catch (e) { s = undefined }
+    if (s === undefined) s = String(v);
+    return s.length > 200 ? s.slice(0, 200) + '…' : s;
+  };
+  const said = e => (e instanceof Error ? String(e) : 'threw ' + preview(e));
+  let f;
+  try {
+    f = new Function('args', 'return (' + expr + '\n)');
+  } catch (e) {
+    return e instanceof EvalError ? { csp: String(e.message || e) } : { threw: said(e) };
+  }
+  let v;
+  try {
+    v = f(args);
+    if (typeof v === 'function') v = v(args);
+    const late = {};
+    v = await Promise.race([v, new Promise(r => setTimeout(() => r(late), ms))]);
+    if (v === late) return { pending: true };
+  } catch (e) {
+    return { threw: said(e) };
+  }
+  return { truthy: !!v, value: preview(v) };
+}
