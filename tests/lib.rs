@@ -22,6 +22,7 @@ mod dialogs;
 mod exit_codes;
 mod gaps;
 mod golden;
+mod groups;
 mod history;
 mod http;
 mod keyboard;

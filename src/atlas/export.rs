@@ -213,7 +213,9 @@ fn python(action: &Action) -> String {
         | Action::LinkState(_)
         | Action::Set(_)
         | Action::Log(_)
-        | Action::RunFlow(_) => {
+        | Action::RunFlow(_)
+        | Action::Each(_)
+        | Action::Group(_) => {
             format!("# {}: runs outside the browser in runner", action.key())
         }
     }

@@ -25,6 +25,9 @@ pub(crate) enum Family {
     State,
     /// Sends HTTP requests and checks their responses (`request`).
     Http,
+    /// Holds steps (`each`, `group`): the engine runs the steps inside, each as a step of its
+    /// own; nothing is dispatched for the step itself.
+    Control,
 }
 
 impl Action {
@@ -68,6 +71,7 @@ impl Action {
             | Action::Set(_)
             | Action::Log(_)
             | Action::RunFlow(_) => Family::Core,
+            Action::Each(_) | Action::Group(_) => Family::Control,
         }
     }
 
@@ -76,7 +80,8 @@ impl Action {
     pub(crate) fn needs_browser(&self) -> bool {
         match self.family() {
             Family::Browser | Family::State | Family::Act => true,
-            Family::Agent | Family::Http => false,
+            // The steps inside drive the browser themselves (the flow's walk finds them).
+            Family::Agent | Family::Http | Family::Control => false,
             Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
         }
     }
@@ -88,7 +93,8 @@ impl Action {
             // A request may change what the page shows (a POST that creates data), as `exec`.
             Family::Browser | Family::Act | Family::Http => true,
             Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
-            Family::Agent | Family::State => false,
+            // The steps inside are recorded one by one.
+            Family::Agent | Family::State | Family::Control => false,
         }
     }
 
@@ -151,7 +157,9 @@ impl Action {
             | Action::Request(_)
             | Action::Set(_)
             | Action::Log(_)
-            | Action::RunFlow(_) => {}
+            | Action::RunFlow(_)
+            | Action::Each(_)
+            | Action::Group(_) => {}
         }
     }
 
@@ -191,9 +199,10 @@ impl Action {
             Action::LinkState(_) => outputs::LINK_STATE,
             Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
             Action::Request(_) => outputs::REQUEST,
-            Action::Set(_) => &[],
+            Action::Set(_) | Action::Group(_) => &[],
             Action::Log(_) => &["message"],
             Action::RunFlow(_) => return None,
+            Action::Each(_) => &["count"],
         })
     }
 
@@ -251,14 +260,19 @@ impl Action {
             | Action::Request(_)
             | Action::Set(_)
             | Action::Log(_)
-            | Action::RunFlow(_) => None,
+            | Action::RunFlow(_)
+            | Action::Each(_)
+            | Action::Group(_) => None,
         }
     }
 
     /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
     /// and a grace period) instead of being dropped at once.
     pub(crate) fn graceful_on_interrupt(&self) -> bool {
-        matches!(self, Action::Exec(_) | Action::RunFlow(_))
+        matches!(
+            self,
+            Action::Exec(_) | Action::RunFlow(_) | Action::Each(_) | Action::Group(_)
+        )
     }
 
     /// The timeout of one attempt when the step sets none; `None` means the flow's defaults
@@ -266,7 +280,8 @@ impl Action {
     /// `act` may ask an agent, so it gets an agent's default.
     pub(crate) fn own_timeout(&self) -> Option<OwnTimeout> {
         match self {
-            Action::RunFlow(_) => Some(OwnTimeout::Unbounded),
+            // Their inner steps are bounded; a `timeout` on them caps them all.
+            Action::RunFlow(_) | Action::Each(_) | Action::Group(_) => Some(OwnTimeout::Unbounded),
             Action::Agent(a) => Some(OwnTimeout::Agent(a.timeout.clone())),
             // It may ask an agent: bounded as one (its page work keeps the browser's timeout).
             Action::Act(_) => Some(OwnTimeout::Agent(None)),

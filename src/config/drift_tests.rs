@@ -150,6 +150,10 @@ fn valid_steps() -> Vec<Value> {
         json!({"log": 3}),
         json!({"run_flow": "sub.yaml"}),
         json!({"run_flow": {"path": "sub.yaml", "vars": {"a": 1}}}),
+        json!({"each": {"in": "{{ vars.items }}", "as": "row", "steps": [{"log": "{{ vars.row }}"}]}}),
+        json!({"each": {"in": [1, 2], "steps": [{"each": {"in": [], "steps": [{"log": "x"}]}}]}}),
+        json!({"group": {"name": "g", "steps": [{"log": "x"}, {"group": {"name": "h", "steps": [{"exec": "true"}]}}]}}),
+        json!({"timeout": "5s", "continue_on_error": true, "if": "true", "group": {"name": "g", "steps": [{"log": "x"}]}}),
         json!({"id": "x_1", "name": "n", "if": "vars.a", "timeout": "5s", "retry": 3, "continue_on_error": true, "log": "x"}),
         json!({"retry": {"attempts": 3, "delay": "1s", "backoff": 2, "max_delay": "5s", "on": ["timeout", "not_found"]}, "log": "x"}),
         json!({"if": false, "log": "x"}),
@@ -256,6 +260,27 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
     samples.push(json!({"name": "x", "steps": [{"click": {"within": "ul"}}]}));
     samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": {"nth": 1}}}]}));
     samples.push(json!({"name": "x", "steps": [{"click": {"css": "a", "within": ""}}]}));
+    for bad in [
+        json!({"in": [], "as": "", "steps": [{"log": "x"}]}),
+        json!({"in": [], "as": "a-b", "steps": [{"log": "x"}]}),
+        json!({"in": [], "steps": []}),
+        json!({"in": [], "steps": [{"bogus": 1}]}),
+        json!({"in": 3, "steps": [{"log": "x"}]}),
+        json!({"in": {"a": 1}, "steps": [{"log": "x"}]}),
+        json!({"steps": [{"log": "x"}]}),
+        json!({"in": []}),
+    ] {
+        samples.push(json!({"name": "x", "steps": [{"each": bad}]}));
+    }
+    for bad in [
+        json!({"name": "", "steps": [{"log": "x"}]}),
+        json!({"name": "g", "steps": []}),
+        json!({"name": "g"}),
+        json!({"steps": [{"log": "x"}]}),
+        json!({"name": "g", "steps": [{"log": "x", "exec": "y"}]}),
+    ] {
+        samples.push(json!({"name": "x", "steps": [{"group": bad}]}));
+    }
     samples.push(json!({"name": "x", "steps": []}));
     samples.push(json!({"name": "x"}));
     samples.push(json!({"steps": [{"log": "a"}]}));

@@ -233,18 +233,8 @@ impl<'a> Loader<'a> {
         problems: &mut Vec<Diagnostic>,
     ) -> HashMap<String, Arc<LoadedFlow>> {
         let mut subflows = HashMap::new();
-        let run_flows = flow
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (format!("/steps/{i}"), s))
-            .chain(
-                flow.finally
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (format!("/finally/{i}"), s)),
-            );
-        for (ptr, step) in run_flows {
+        // Those inside `each` and `group` steps too.
+        for (ptr, step) in flow.pointed_steps() {
             let Action::RunFlow(rf) = &step.action else {
                 continue;
             };

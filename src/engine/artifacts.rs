@@ -2,10 +2,11 @@
 
 use crate::config::model::Step;
 
-/// `NNN-<id>` (or `NNN-<fallback>` for a step without an id): the prefix of a step's files.
-pub(crate) fn step_base(index: usize, step: &Step, fallback: &str) -> String {
+/// `<prefix>NNN-<id>` (or `<prefix>NNN-<fallback>` for a step without an id): the prefix of a
+/// step's files; `prefix` is its frame's (see `Frame::prefix`).
+pub(crate) fn step_base(prefix: &str, index: usize, step: &Step, fallback: &str) -> String {
     format!(
-        "{:03}-{}",
+        "{prefix}{:03}-{}",
         index + 1,
         step.id.as_deref().unwrap_or(fallback)
     )

@@ -11,7 +11,7 @@ use super::render::{location, raw_action, template_error};
 use super::retry::Policy;
 use super::runtime::Runtime;
 use super::runtime::{Frame, StepCtx};
-use crate::config::action::OwnTimeout;
+use crate::config::action::{Family, OwnTimeout};
 use crate::config::duration::parse_duration;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Step;
@@ -49,6 +49,19 @@ pub(crate) fn step_timeout(loaded: &LoadedFlow, step: &Step) -> Duration {
         Some(OwnTimeout::Agent(t)) => parse(t.as_ref()).unwrap_or(AGENT_TIMEOUT),
         None if step.action.needs_browser() => browser_timeout(loaded),
         None => defaults().unwrap_or(DEFAULT_TIMEOUT),
+    }
+}
+
+/// A step's timeout, no longer than the time left before `deadline` (that of the `group` or
+/// `each` steps around it), in whole milliseconds.
+fn within(timeout: Duration, deadline: Option<Instant>) -> Duration {
+    match deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            let left = Duration::from_millis(u64::try_from(left.as_millis()).unwrap_or(u64::MAX));
+            timeout.min(left)
+        }
+        None => timeout,
     }
 }
 
@@ -111,12 +124,16 @@ pub(crate) async fn run_step(
         step,
         ptr,
         index,
-        timeout: step_timeout(loaded, step),
+        timeout: within(step_timeout(loaded, step), frame.deadline),
+        finally,
     };
     rt.listener.step_started(frame.info, frame.depth, &name);
+    if step.action.family() == Family::Control {
+        rt.listener.group_started(frame.info, frame.depth, &name);
+    }
     let outcome = attempts(&cx, scope, &mut result).await;
     keep_outputs(frame, scope, step, &outcome, &mut result);
-    if outcome.is_ok() && frame.records_states {
+    if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);
     }
     if outcome.is_err() && step.action.needs_browser() {
@@ -190,7 +207,7 @@ async fn add_failure_artifacts(
     index: usize,
     result: &mut StepResult,
 ) {
-    let base = super::artifacts::step_base(index, step, step.action.key());
+    let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
     let arts = frame
         .browser
         .failure_artifacts(&frame.dir, &base, &frame.masker)
@@ -210,12 +227,7 @@ async fn attempts(
     result: &mut StepResult,
 ) -> Result<Value, StepError> {
     let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
-    let defaults = frame.loaded.flow.defaults.as_ref();
-    let policy = Policy::from_config(
-        step.retry
-            .as_ref()
-            .or(defaults.and_then(|d| d.retry.as_ref())),
-    );
+    let policy = policy(step, frame.loaded.flow.defaults.as_ref());
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
         result.attempts = attempt;
@@ -224,13 +236,7 @@ async fn attempts(
         let bounded = async {
             match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
                 Ok(r) => r,
-                Err(_) => Err(StepError::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "step timed out after {}",
-                        humantime::format_duration(cx.timeout)
-                    ),
-                )),
+                Err(_) => Err(timed_out(cx)),
             }
         };
         let r = if step.action.graceful_on_interrupt() {
@@ -280,6 +286,35 @@ async fn attempts(
     outcome
 }
 
+/// The retry policy of a step: its `retry`, else the flow's default. A step that holds steps is
+/// run once: the steps inside retry on their own (`validate` refuses a `retry` on it), and the
+/// flow's default `retry` is theirs.
+fn policy(step: &Step, defaults: Option<&crate::config::model::StepDefaults>) -> Policy {
+    if step.action.family() == Family::Control {
+        return Policy::default();
+    }
+    Policy::from_config(
+        step.retry
+            .as_ref()
+            .or(defaults.and_then(|d| d.retry.as_ref())),
+    )
+}
+
+/// The error of an attempt that ran out of time; a step that holds steps says the time was
+/// theirs.
+fn timed_out(cx: &StepCtx<'_>) -> StepError {
+    let after = humantime::format_duration(cx.timeout);
+    let message = if cx.step.action.family() == Family::Control {
+        format!(
+            "`{}` timed out after {after}: its `timeout` caps all its steps",
+            cx.step.action.key()
+        )
+    } else {
+        format!("step timed out after {after}")
+    };
+    StepError::new(ErrorKind::Timeout, message)
+}
+
 /// A step's action as the atlas records it: rendered, except where the rendered value holds a
 /// secret (or something made of one, `| upper` included): there the template that produced it
 /// is kept, so no secret is written and a replay renders it again with its own secrets.
@@ -324,7 +359,9 @@ fn finish(
     result.duration = started.elapsed();
     match outcome {
         Ok(_) => {
-            result.flaky = result.attempts > 1;
+            // A step that holds steps is flaky when one of them is.
+            result.flaky =
+                result.attempts > 1 || result.holds_steps() && result.steps.iter().any(|s| s.flaky);
         }
         Err(e) => {
             result.outcome = Outcome::Failed;

@@ -67,7 +67,9 @@ pub(crate) async fn run(
         | Action::Agent(_)
         | Action::StopAgent(_)
         | Action::LinkState(_)
-        | Action::Request(_)) => Err(StepError::new(
+        | Action::Request(_)
+        | Action::Each(_)
+        | Action::Group(_)) => Err(StepError::new(
             ErrorKind::Internal,
             format!("internal error: `{}` is not a core step", other.key()),
         )),

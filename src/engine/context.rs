@@ -45,6 +45,19 @@ impl Scope {
         self.cached = None;
     }
 
+    /// Sets a var back to what it was: `None` removes it.
+    pub(crate) fn restore_var(&mut self, name: String, value: Option<Value>) {
+        match value {
+            Some(v) => {
+                self.vars.insert(name, v);
+            }
+            None => {
+                self.vars.remove(&name);
+            }
+        }
+        self.cached = None;
+    }
+
     /// Records a step's outputs under `steps.<id>`.
     pub(crate) fn set_outputs(&mut self, id: String, outputs: Value) {
         self.steps.insert(id, outputs);

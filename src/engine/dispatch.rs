@@ -79,6 +79,10 @@ impl Dispatch for Families {
         children: &'a mut Vec<StepResult>,
     ) -> StepFuture<'a> {
         Box::pin(async move {
+            // A step that holds steps renders its own parts when it needs them.
+            if cx.step.action.family() == Family::Control {
+                return super::control::run(cx, scope, children).await;
+            }
             let action = render_action(cx, &scope.context())?;
             run_family(cx, action, scope, children).await
         })
@@ -107,6 +111,14 @@ pub(crate) async fn run_family(
         Family::State => families::state(cx, action, scope).await,
         Family::Http => families::http(cx, action).await,
         Family::Core => builtins::run(cx, action, scope, children).await,
+        // Run before rendering (see `Families::run`): never rendered as a whole.
+        Family::Control => Err(StepError::new(
+            crate::step::ErrorKind::Internal,
+            format!(
+                "internal error: `{}` holds steps and is not dispatched",
+                action.key()
+            ),
+        )),
     }
 }
 

@@ -21,7 +21,7 @@ pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, S
     let (rt, frame) = (cx.rt, cx.frame);
     let files = StepFiles {
         dir: frame.dir.clone(),
-        base: artifacts::step_base(cx.index, cx.step, cx.step.action.key()),
+        base: artifacts::step_base(&frame.prefix, cx.index, cx.step, cx.step.action.key()),
     };
     let mut session = frame.browser.session(&rt.browser).await?;
     // Boxed: the browser steps' futures are large and the engine's must stay small.
@@ -89,7 +89,9 @@ pub(crate) async fn state(
         flow_atlas.as_deref(),
         &frame.loaded.dir,
     );
-    let shot = frame.dir.join(format!("{:03}-state.png", cx.index + 1));
+    let shot = frame
+        .dir
+        .join(format!("{}{:03}-state.png", frame.prefix, cx.index + 1));
     let target = RecordTarget {
         atlas: &atlas,
         screenshot: &shot,
@@ -273,7 +275,7 @@ async fn perform(
     }
     let files = StepFiles {
         dir: cx.frame.dir.clone(),
-        base: artifacts::step_base(cx.index, cx.step, "act"),
+        base: artifacts::step_base(&cx.frame.prefix, cx.index, cx.step, "act"),
     };
     let done = Box::pin(crate::browser::run_step(
         session,

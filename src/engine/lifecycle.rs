@@ -279,6 +279,8 @@ async fn body(
         records_states: loaded.flow.records_states(),
         env,
         cancel: rt.cancel.clone(),
+        prefix: String::new(),
+        deadline: None,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
@@ -427,5 +429,7 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         records_states: frame.records_states,
         env: frame.env.clone(),
         cancel,
+        prefix: frame.prefix.clone(),
+        deadline: frame.deadline,
     }
 }

@@ -7,6 +7,7 @@ mod artifacts;
 mod attempts;
 mod builtins;
 mod context;
+mod control;
 mod dispatch;
 mod exec;
 mod families;

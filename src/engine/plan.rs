@@ -22,8 +22,12 @@ pub(crate) fn display_name(
     masker: &Masker,
 ) -> String {
     let key = step.action.key();
-    if let Some(n) = &step.name {
+    if let Some(n) = step.name.as_deref().or(step.action.group_name()) {
         return own_name(rt, scope, n, masker);
+    }
+    // Its steps are not part of its label.
+    if let Action::Each(e) = &step.action {
+        return shortened(key, &e.label());
     }
     let raw = loaded.doc.value.pointer(&format!("{ptr}/{key}"));
     let rendered = rendered(rt, scope, raw, masker);
@@ -192,6 +196,41 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
             ""
         };
         out.push(format!("{prefix}{}. {name}{cond}", n + 1));
+        held(
+            rt,
+            loaded,
+            &mut scope,
+            &masker,
+            (step, &ptr),
+            &format!("{}.", n + 1),
+            &mut out,
+        );
     }
     out
+}
+
+/// The plan's lines of the steps `step` (at `ptr`) holds, numbered after it (`2.1.`) and
+/// indented under it.
+fn held(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &mut Scope,
+    masker: &Masker,
+    (step, ptr): (&Step, &str),
+    number: &str,
+    out: &mut Vec<String>,
+) {
+    let pad = "   ".repeat(number.matches('.').count());
+    for (i, inner) in step.steps.iter().enumerate() {
+        let at = format!("{ptr}/{}/steps/{i}", step.action.key());
+        let name = display_name(rt, loaded, scope, inner, &at, masker);
+        let cond = if inner.condition.is_some() {
+            " (if)"
+        } else {
+            ""
+        };
+        let n = format!("{number}{}.", i + 1);
+        out.push(format!("{pad}{n} {name}{cond}"));
+        held(rt, loaded, scope, masker, (inner, &at), &n, out);
+    }
 }

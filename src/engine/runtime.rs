@@ -90,6 +90,13 @@ pub(crate) struct Frame<'a> {
     /// What stops this flow's steps: the run's interrupt, or, for `finally` after an
     /// interrupt, the end of its grace period.
     pub(crate) cancel: CancellationToken,
+    /// What the names of the steps' files start with: nothing for a flow's own steps; for the
+    /// steps inside a `group` or an `each`, the name of the step that holds them (and the
+    /// iteration): `003-each.2.`, so they never take the names of the flow's own steps' files.
+    pub(crate) prefix: String,
+    /// When the `timeout` of the `group` or `each` steps around these steps runs out: no step
+    /// here may take longer (none when nothing around them has a `timeout`).
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 /// What one step's action needs.
@@ -103,13 +110,18 @@ pub(crate) struct StepCtx<'a> {
     pub(crate) index: usize,
     /// The timeout of one attempt.
     pub(crate) timeout: Duration,
+    /// Whether it is a `finally` step (or inside one).
+    pub(crate) finally: bool,
 }
 
 impl StepCtx<'_> {
     /// `<flow artifacts>/NNN-<id or fallback>`: the prefix of this step's files.
     pub(crate) fn artifact(&self, fallback: &str) -> PathBuf {
-        self.frame
-            .dir
-            .join(artifacts::step_base(self.index, self.step, fallback))
+        self.frame.dir.join(artifacts::step_base(
+            &self.frame.prefix,
+            self.index,
+            self.step,
+            fallback,
+        ))
     }
 }

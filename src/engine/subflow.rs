@@ -83,13 +83,14 @@ async fn run(
         depth: frame.depth + 1,
         loaded: &sub,
         masker: frame.masker.clone(),
-        dir: frame
-            .dir
-            .join(artifacts::flow_dir(cx.index, &sub.flow.name)),
+        dir: sub_dir(frame, cx.index, &sub.flow.name),
         browser: frame.browser,
         records_states: sub.flow.records_states(),
         env,
         cancel: frame.cancel.clone(),
+        prefix: String::new(),
+        // A sub-flow run inside a `group` with a `timeout` is bounded by it too.
+        deadline: frame.deadline,
     };
     std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
         StepError::new(
@@ -129,4 +130,11 @@ async fn run(
         outputs.insert(k.clone(), v);
     }
     Ok(Value::Object(outputs))
+}
+
+/// The directory of a sub-flow's files, in its caller's, named after the step that runs it and
+/// the steps around that one: a sub-flow run in each iteration of a loop keeps each run's files.
+fn sub_dir(frame: &Frame<'_>, index: usize, name: &str) -> std::path::PathBuf {
+    let dir = artifacts::flow_dir(index, name);
+    frame.dir.join(format!("{}{dir}", frame.prefix))
 }

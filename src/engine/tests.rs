@@ -35,6 +35,10 @@ impl Dispatch for Fake {
         children: &'a mut Vec<StepResult>,
     ) -> StepFuture<'a> {
         Box::pin(async move {
+            // Steps that hold steps run as the real dispatcher runs them.
+            if cx.step.action.family() == crate::config::action::Family::Control {
+                return super::dispatch::FAMILIES.run(cx, scope, children).await;
+            }
             let action = render_action(cx, &scope.context())?;
             match &action {
                 Action::Click(t) if matches!(t.target, Selector::String(_)) => {
@@ -314,4 +318,33 @@ fn engine_futures_stay_small() {
     let f = super::lifecycle::run_flow(&rt, loaded, info, &servers);
     let size = std::mem::size_of_val(&f);
     assert!(size < 4096, "a flow's future takes {size} bytes");
+}
+
+#[test]
+fn an_interrupt_inside_an_each_ends_its_iterations() {
+    let r = run(
+        "name: interrupted loop\nsteps:\n  - id: loop\n    each:\n      in: [1, 2, 3]\n      steps:\n        - click: hang\n",
+        Some(Duration::from_millis(300)),
+    );
+    assert_eq!(r.status, FlowStatus::Interrupted);
+    let each = step(&r, "loop");
+    assert_eq!(each.steps.len(), 1, "no iteration after the interrupt");
+    assert_eq!(each.error.as_ref().unwrap().kind, ErrorKind::Interrupted);
+    assert_eq!(each.steps[0].name, "item[0]");
+}
+
+#[test]
+fn the_steps_of_a_group_in_finally_are_finally_steps_and_run_after_a_failure() {
+    let r = run(
+        "name: cleanup group\nsteps:\n  - click: 'fail:1:assertion'\nfinally:\n  - id: g\n    group:\n      name: clean up\n      steps:\n        - click: ok\n        - click: ok\n",
+        None,
+    );
+    assert_eq!(r.status, FlowStatus::Failed);
+    let g = step(&r, "g");
+    assert_eq!(
+        (g.name.as_str(), g.conclusion),
+        ("clean up", Outcome::Passed)
+    );
+    assert_eq!(g.steps.len(), 2);
+    assert!(g.finally && g.steps.iter().all(|s| s.finally), "{g:#?}");
 }

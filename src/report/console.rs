@@ -197,6 +197,13 @@ impl Listener for Console {
         }
     }
 
+    fn group_started(&self, flow: &FlowInfo, depth: usize, name: &str) {
+        // Live bars show the running step; the plain lines show the steps inside under it.
+        if self.multi.is_none() {
+            self.line(flow, format!("{}▸ {}", indent(depth), clean(name)));
+        }
+    }
+
     fn attempt_failed(
         &self,
         flow: &FlowInfo,
@@ -253,7 +260,22 @@ impl Listener for Console {
             clean(&r.name),
             secs(r.duration)
         );
-        if let Some(e) = &r.error {
+        let inside = r
+            .holds_steps()
+            .then(|| crate::step::result::failed_among(&r.steps))
+            .flatten();
+        if let Some((names, leaf)) = inside {
+            // The step inside that failed was shown with its error just above: say which it is.
+            let at = leaf
+                .error
+                .as_ref()
+                .and_then(|e| e.location.as_ref())
+                .unwrap_or(&leaf.location);
+            text.push_str(&format!(
+                "\n{pad}    failed at {} ({at})",
+                clean(&names.join(" > "))
+            ));
+        } else if let Some(e) = &r.error {
             let msg = clean(&e.message).replace('\n', &format!("\n{pad}    "));
             text.push_str(&format!("\n{pad}    {}: {msg}", e.kind.as_str()));
             if let Some(loc) = &e.location {

@@ -58,6 +58,18 @@ fn reruns(s: &mut TestCaseStatus, kind: NonSuccessKind, r: &Flow, steps: &[&Step
     }
 }
 
+/// The steps among `steps` that `pick` picks, and inside the steps that hold steps (a group,
+/// an each, an iteration) those it picks there instead: the steps whose attempts were theirs.
+fn retried<'a>(steps: &'a [Step], out: &mut Vec<&'a Step>, pick: &dyn Fn(&Step) -> bool) {
+    for s in steps.iter().filter(|s| pick(s)) {
+        if matches!(s.action.as_str(), "group" | "each" | "iteration") {
+            retried(&s.steps, out, pick);
+        } else {
+            out.push(s);
+        }
+    }
+}
+
 fn case(r: &Flow) -> TestCase {
     let status = match r.status.as_str() {
         // Never started (`--fail-fast`, an interrupt): listed, so the suite's count is the run's.
@@ -70,7 +82,8 @@ fn case(r: &Flow) -> TestCase {
         }
         "passed" => {
             let mut s = TestCaseStatus::success();
-            let flaky: Vec<&Step> = r.steps.iter().filter(|s| s.flaky).collect();
+            let mut flaky = Vec::new();
+            retried(&r.steps, &mut flaky, &|s| s.flaky);
             reruns(&mut s, NonSuccessKind::Failure, r, &flaky, true);
             s
         }
@@ -101,7 +114,10 @@ fn case(r: &Flow) -> TestCase {
                 (None, None) => (status.to_string(), status.to_string(), String::new()),
             };
             s.set_message(message).set_type(ty).set_description(desc);
-            let failed: Vec<&Step> = r.failed_step().into_iter().collect();
+            // Inside a group or an each, the step that failed is the one that was retried.
+            let mut failed = Vec::new();
+            retried(&r.steps, &mut failed, &|s| s.conclusion == "failed");
+            failed.truncate(1);
             reruns(&mut s, kind, r, &failed, false);
             s
         }

@@ -10,6 +10,7 @@ pub(crate) struct Silent;
 impl Listener for Silent {
     fn flow_started(&self, _: &FlowInfo) {}
     fn step_started(&self, _: &FlowInfo, _: usize, _: &str) {}
+    fn group_started(&self, _: &FlowInfo, _: usize, _: &str) {}
     fn attempt_failed(
         &self,
         _: &FlowInfo,

@@ -18,6 +18,9 @@ pub(crate) trait Listener: Send + Sync {
     fn flow_started(&self, flow: &FlowInfo);
     /// A step starts (`depth` > 0 inside a sub-flow).
     fn step_started(&self, flow: &FlowInfo, depth: usize, name: &str);
+    /// A step that holds steps (a `group`, an `each`, one iteration of an `each`) starts: the
+    /// steps inside follow, one level deeper, and then its own `step_finished`.
+    fn group_started(&self, flow: &FlowInfo, depth: usize, name: &str);
     /// An attempt failed; `retry_in` is set when another attempt follows.
     fn attempt_failed(
         &self,

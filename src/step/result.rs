@@ -46,6 +46,32 @@ pub(crate) struct StepResult {
     pub(crate) steps: Vec<StepResult>,
 }
 
+/// The `action` of the result of one iteration of an `each` step (its steps are that
+/// iteration's).
+pub(crate) const ITERATION: &str = "iteration";
+
+impl StepResult {
+    /// Whether the step holds steps the engine ran as steps of their own: a `group`, an `each`,
+    /// one iteration of an `each` (a `run_flow`'s steps are another flow's).
+    pub(crate) fn holds_steps(&self) -> bool {
+        matches!(self.action, "group" | "each" | ITERATION)
+    }
+}
+
+/// The step among `steps` whose failure fails them (the first that concludes `failed`) and,
+/// when it holds steps, the one inside it, down to a step that holds none: the names on the way
+/// (`each item in vars.items`, `item[2]`, `fill .new-todo`) and that last step.
+pub(crate) fn failed_among(steps: &[StepResult]) -> Option<(Vec<&str>, &StepResult)> {
+    let failed = steps.iter().find(|s| s.conclusion == Outcome::Failed)?;
+    let below = failed
+        .holds_steps()
+        .then(|| failed_among(&failed.steps))
+        .flatten();
+    let (mut names, leaf) = below.unwrap_or((Vec::new(), failed));
+    names.insert(0, failed.name.as_str());
+    Some((names, leaf))
+}
+
 /// passed | failed | error (environment) | interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -92,7 +92,9 @@ async fn run_action(
         | Action::Request(_)
         | Action::Set(_)
         | Action::Log(_)
-        | Action::RunFlow(_)) => Err(StepError::new(
+        | Action::RunFlow(_)
+        | Action::Each(_)
+        | Action::Group(_)) => Err(StepError::new(
             ErrorKind::Environment,
             format!("internal error: `{}` is not a browser step", other.key()),
         )),

@@ -39,6 +39,7 @@ pub(super) fn check_action(
         Action::StopAgent(target) => check_stop_agent(c, ptr, target, d, before, out),
         Action::Press(_) | Action::Keyboard(_) => keys(c, ptr, &step.action, out),
         Action::Request(r) => super::request::check_request(c, ptr, r, out),
+        Action::Each(_) | Action::Group(_) => super::control::check_holder(c, ptr, step, out),
         _ => {}
     }
 }

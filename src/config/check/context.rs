@@ -28,7 +28,8 @@ pub(crate) struct Ctx<'a> {
 
 /// What the flow's steps declare, for the checks that refer to them.
 pub(super) struct Declared<'a> {
-    /// Every step with its JSON pointer, `finally` included, in the order they run.
+    /// Every step with its JSON pointer, `finally` and the steps inside `each` and `group`
+    /// included, in the order they run.
     pub(super) steps: Vec<(String, &'a Step)>,
     /// Step ids, with the byte offset of the first of each.
     pub(super) ids: HashMap<&'a str, usize>,
@@ -46,20 +47,8 @@ pub(super) struct Declared<'a> {
 impl<'a> Declared<'a> {
     /// Gathers the declarations of `c`'s flow; a step id used twice goes to `out`.
     pub(super) fn gather(c: &Ctx<'a>, out: &mut Vec<Diagnostic>) -> Declared<'a> {
-        let steps: Vec<(String, &'a Step)> = c
-            .flow
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (format!("/steps/{i}"), s))
-            .chain(
-                c.flow
-                    .finally
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (format!("/finally/{i}"), s)),
-            )
-            .collect();
+        // The steps inside `each` and `group` steps too, after the step that holds them.
+        let steps: Vec<(String, &'a Step)> = c.flow.pointed_steps();
         let (ids, agent_steps) = unique_ids(c, &steps, out);
         let all_steps: HashSet<String> = ids.keys().map(std::string::ToString::to_string).collect();
         let outputs = steps

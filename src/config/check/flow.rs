@@ -24,7 +24,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
         check_profile(c, "/agent", "/agent", agent, None, &mut out);
     }
     let d = Declared::gather(c, &mut out);
-    durations(c, &mut out);
+    durations(c, &d.steps, &mut out);
     static_dir(c, &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
@@ -35,8 +35,11 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     names.env_and_atlas(c, &mut out);
     names.web_server(c, &mut out);
     let mut before: HashSet<String> = HashSet::new();
+    let loop_vars = super::control::all_loop_vars(&d.steps);
     for (ptr, step) in &d.steps {
+        let from = out.len();
         names.step(c, ptr, &before, &mut out);
+        super::control::outside_their_loop(&loop_vars, &mut out[from..]);
         check_action(c, ptr, step, &d, &before, &mut out);
         if let Some(id) = &step.id {
             before.insert(id.clone());
@@ -47,8 +50,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
 }
 
 /// Durations: the schema checks their form; this checks their value.
-fn durations(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for ptr in duration_pointers(c.value) {
+fn durations(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    for ptr in duration_pointers(steps) {
         if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
             && let Err(e) = parse_duration(s)
         {
@@ -146,8 +149,9 @@ fn literal_strings(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnos
     }
 }
 
-/// Pointers of every duration-valued node.
-fn duration_pointers(v: &Value) -> Vec<String> {
+/// Pointers of every duration-valued node: the flow's, and those of `steps` (every step, with
+/// its pointer).
+fn duration_pointers(steps: &[(String, &Step)]) -> Vec<String> {
     let mut out = Vec::new();
     for p in [
         "/browser/timeout",
@@ -157,16 +161,12 @@ fn duration_pointers(v: &Value) -> Vec<String> {
         out.push(p.to_string());
     }
     retry_pointers("/defaults/retry", &mut out);
-    for list in ["steps", "finally"] {
-        let n = v.get(list).and_then(Value::as_array).map_or(0, Vec::len);
-        for i in 0..n {
-            let base = format!("/{list}/{i}");
-            out.push(format!("{base}/timeout"));
-            out.push(format!("{base}/wait"));
-            out.push(format!("{base}/agent/timeout"));
-            out.push(format!("{base}/agent/idle_timeout"));
-            retry_pointers(&format!("{base}/retry"), &mut out);
-        }
+    for (base, _) in steps {
+        out.push(format!("{base}/timeout"));
+        out.push(format!("{base}/wait"));
+        out.push(format!("{base}/agent/timeout"));
+        out.push(format!("{base}/agent/idle_timeout"));
+        retry_pointers(&format!("{base}/retry"), &mut out);
     }
     out
 }

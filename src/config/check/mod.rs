@@ -4,6 +4,7 @@
 mod actions;
 mod agents;
 mod context;
+mod control;
 mod flow;
 mod request;
 mod templates;

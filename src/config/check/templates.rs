@@ -128,8 +128,17 @@ impl<'a> TemplateNames<'a> {
         before: &HashSet<String>,
         out: &mut Vec<Diagnostic>,
     ) {
+        // Inside an `each`, its item and index too.
+        let around = super::control::loop_vars(c.value, ptr);
+        let with_loops;
+        let vars = if around.is_empty() {
+            &self.vars_all
+        } else {
+            with_loops = self.vars_all.iter().cloned().chain(around).collect();
+            &with_loops
+        };
         let scope = Scope {
-            vars: &self.vars_all,
+            vars,
             secrets: &self.secrets,
             steps_before: before,
             all_steps: &self.d.all_steps,
@@ -146,6 +155,17 @@ impl<'a> TemplateNames<'a> {
                     expression(c, &p, s, &scope, out);
                 }
                 ("id" | "timeout" | "retry" | "continue_on_error" | "frame", _) => {}
+                // The steps inside are checked as steps of their own, with their loops' vars.
+                ("each", _) => {
+                    if let Some(items) = v.get("in") {
+                        strings(c, &pointer_push(&p, "in"), items, &scope, out);
+                    }
+                }
+                ("group", _) => {
+                    if let Some(name) = v.get("name") {
+                        strings(c, &pointer_push(&p, "name"), name, &scope, out);
+                    }
+                }
                 _ => strings(c, &p, v, &scope, out),
             }
         }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::{ActAction, AgentAction, LinkState};
+use super::control::{EachAction, GroupAction};
 use super::element::{
     DispatchAction, FillAction, PressAction, ScrollAction, SelectAction, UploadAction,
 };
@@ -58,6 +59,8 @@ pub(crate) const ACTION_KEYS: &[&str] = &[
     "set",
     "log",
     "run_flow",
+    "each",
+    "group",
 ];
 
 /// A step's action with its (not yet rendered) value.
@@ -104,6 +107,8 @@ pub(crate) enum Action {
     Set(IndexMap<String, Value>),
     Log(Value),
     RunFlow(RunFlow),
+    Each(EachAction),
+    Group(GroupAction),
 }
 
 impl Action {
@@ -148,6 +153,18 @@ impl Action {
             Action::Set(_) => "set",
             Action::Log(_) => "log",
             Action::RunFlow(_) => "run_flow",
+            Action::Each(_) => "each",
+            Action::Group(_) => "group",
+        }
+    }
+}
+
+impl Action {
+    /// A `group`'s name (its label).
+    pub(crate) fn group_name(&self) -> Option<&str> {
+        match self {
+            Action::Group(g) => Some(&g.name),
+            _ => None,
         }
     }
 }
@@ -180,6 +197,8 @@ impl Action {
             Action::Exec(e) => e.check(),
             Action::Set(m) if m.is_empty() => Err("empty `set`".into()),
             Action::Log(Value::Null) => Err("`log` needs a message".into()),
+            Action::Each(e) => e.check(),
+            Action::Group(g) => g.check(),
             Action::Open(_)
             | Action::Back(_)
             | Action::Forward(_)

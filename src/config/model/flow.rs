@@ -134,9 +134,18 @@ pub(crate) fn check_constraints(flow: &Value) -> Result<(), String> {
 }
 
 impl Flow {
-    /// Every step, `finally` included.
+    /// Every step, `finally` included, and the steps inside `each` and `group` steps.
     pub(crate) fn all_steps(&self) -> impl Iterator<Item = &Step> {
-        self.steps.iter().chain(&self.finally)
+        self.pointed_steps().into_iter().map(|(_, s)| s)
+    }
+
+    /// Every step as [`Flow::all_steps`] lists them, each with its JSON pointer (`/steps/2`,
+    /// `/finally/0`, `/steps/3/each/steps/1`).
+    pub(crate) fn pointed_steps(&self) -> Vec<(String, &Step)> {
+        let mut out = Vec::new();
+        super::step::walk_steps(&self.steps, "/steps", &mut out);
+        super::step::walk_steps(&self.finally, "/finally", &mut out);
+        out
     }
 
     /// Whether the flow drives the browser (then its browser can be launched ahead).

@@ -208,6 +208,15 @@ impl Site<'_> {
         } else if pattern.contains("KB") {
             self.at_value(format!("invalid size `{s}`"))
                 .with_help("write bytes or a number with a unit: `50KB`, `1MB`")
+        } else if self.name == "as" && is_step(self.pointer.trim_end_matches("/each/as")) {
+            let what = if s.is_empty() {
+                "`each.as` must not be empty".to_string()
+            } else {
+                format!("`each.as` must be a var name, not `{s}`")
+            };
+            self.at_value(what).with_help(
+                "the item is read as `vars.<as>`: letters, digits and `_`, not starting with a digit",
+            )
         } else if self.name == "id" {
             self.at_value(format!("invalid step id `{s}`"))
                 .with_help("ids are lowercase letters, digits and `_`, not starting with a digit")

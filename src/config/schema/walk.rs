@@ -3,16 +3,27 @@
 
 use serde_json::Value;
 
-/// Whether `pointer` is a step: `/steps/N` or `/finally/N`.
+/// Whether `pointer` is a step: `/steps/N` or `/finally/N`, or a step inside an `each` or a
+/// `group` step (`/steps/N/each/steps/M`).
 pub(super) fn is_step(pointer: &str) -> bool {
     let mut parts = pointer.rsplitn(3, '/');
     let idx = parts.next().unwrap_or("");
     let list = parts.next().unwrap_or("");
     let rest = parts.next();
-    (list == "steps" || list == "finally")
-        && rest == Some("")
-        && !idx.is_empty()
-        && idx.bytes().all(|b| b.is_ascii_digit())
+    let index = !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit());
+    let holder = |rest: &str| {
+        ["each", "group"].iter().any(|k| {
+            rest.strip_suffix(k)
+                .and_then(|r| r.strip_suffix('/'))
+                .is_some_and(is_step)
+        })
+    };
+    index
+        && match (list, rest) {
+            ("steps" | "finally", Some("")) => true,
+            ("steps", Some(rest)) => holder(rest),
+            _ => false,
+        }
 }
 
 /// Walks a schema path (`/properties/steps/items/$ref/oneOf`) to the node holding the failing
@@ -89,5 +100,9 @@ mod tests {
         assert!(is_step("/finally/0"));
         assert!(!is_step("/steps/3/exec"));
         assert!(!is_step("/x/steps/3"));
+        assert!(is_step("/steps/3/each/steps/0"));
+        assert!(is_step("/finally/0/group/steps/1/each/steps/2"));
+        assert!(!is_step("/steps/3/exec/steps/0"));
+        assert!(!is_step("/steps/3/each/steps"));
     }
 }
