@@ -34,4 +34,5 @@ mod run;
 mod selectors;
 mod server_commands;
 mod servers;
+mod suites;
 mod todomvc_react;

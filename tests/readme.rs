@@ -96,7 +96,8 @@ fn doc_examples_validate_and_the_self_contained_ones_run() {
                 continue;
             }
             let is_flow = block.lines().any(|l| l.starts_with("name:"))
-                && block.lines().any(|l| l.starts_with("steps:"));
+                && block.lines().any(|l| l.starts_with("steps:"))
+                || block.lines().any(|l| l.starts_with("flows:"));
             assert!(
                 is_flow,
                 "{} yaml block {i} is not a whole flow:\n{block}",

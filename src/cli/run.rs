@@ -221,7 +221,7 @@ fn load(
                 .map(ServersSpec::names)
                 .unwrap_or_default(),
         );
-    let flows: Vec<Arc<LoadedFlow>> = paths.iter().filter_map(|p| loader.load(p)).collect();
+    let flows: Vec<Arc<LoadedFlow>> = paths.iter().flat_map(|p| loader.load_tests(p)).collect();
     if !loader.diagnostics.is_empty() {
         let mut seen = std::collections::HashSet::new();
         let diagnostics: Vec<Diagnostic> = loader
@@ -362,6 +362,13 @@ fn warn_unused_vars(
             || f.subflows.values().any(|s| uses(s, k))
     }
     for k in overrides.keys() {
+        // A matrix value is in its test's name: `--var` leaves it as it is.
+        if let Some(f) = flows.iter().find(|f| f.matrix.contains_key(k)) {
+            reporter.warn(&format!(
+                "--var {k} does not change the matrix value of `{}` (and the other tests of its matrix); pick a combination with --grep \"{k}=\"",
+                f.flow.name
+            ));
+        }
         if !flows.iter().any(|f| uses(f, k)) {
             reporter.warn(&format!(
                 "--var {k} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)"
@@ -439,15 +446,16 @@ impl Filter<'_> {
     }
 }
 
-/// The filters, then the shard: flows sorted by path, the I-th of every N.
+/// The filters, then the shard: tests sorted by path (a suite's in its order), the I-th of
+/// every N.
 fn select(
     mut flows: Vec<Arc<LoadedFlow>>,
     filter: &Filter<'_>,
     shard: Option<(usize, usize)>,
 ) -> Vec<Arc<LoadedFlow>> {
     flows.retain(|f| filter.keeps(f));
-    flows.sort_by(|a, b| a.path.cmp(&b.path));
-    flows.dedup_by(|a, b| a.path == b.path);
+    flows.sort_by(|a, b| (&a.path, a.ordinal).cmp(&(&b.path, b.ordinal)));
+    flows.dedup_by(|a, b| (&a.path, a.ordinal) == (&b.path, b.ordinal));
     if let Some((i, n)) = shard {
         flows = flows
             .into_iter()

@@ -116,7 +116,7 @@ fn check_file(
     let mut loader = Loader::new(registry)
         .with_vars(vars.iter().cloned())
         .with_servers(servers.iter().cloned());
-    loader.load(path);
+    loader.load_tests(path);
     // Sub-flows' own problems are reported when those files are validated themselves, or here
     // when they are not part of the set.
     let mut seen = std::collections::HashSet::new();

@@ -1,21 +1,30 @@
-//! Loading flows with everything they pull in: schema, typed model, semantic checks, and the
-//! sub-flows of `run_flow` steps (loaded once each, cycles reported).
+//! Loading flow files with everything they pull in: schema, typed model, the tests a file makes
+//! (see `suite`), semantic checks of each, and the sub-flows of `run_flow` steps (loaded once
+//! each, cycles reported).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use indexmap::IndexMap;
+use serde_json::Value;
+
 use super::check::{Ctx, check_flow};
 use super::document::{self, Document};
-use super::model::{Action, Flow, RunFlow, RunFlowOptions};
+use super::model::{Action, Flow, RunFlow, RunFlowOptions, check_file};
+use super::partial::partial_file;
 use super::schema::{self, SchemaKind, at_key, at_value};
+use super::suite::{self, TestDoc};
 use crate::config::profiles::Registry;
 use crate::source::Diagnostic;
 use crate::template::{Templates, is_template};
 
-/// A flow that passed every check.
+/// A flow that passed every check: one test (a one-flow file, or one flow of a suite and one
+/// combination of its matrix, see `suite`).
 #[derive(Debug)]
 pub(crate) struct LoadedFlow {
+    /// Its document: the file's, or the one made for it from a suite or a matrix (whose span
+    /// map points into the file).
     pub(crate) doc: Document,
     pub(crate) flow: Flow,
     /// The flow file's absolute path.
@@ -24,13 +33,25 @@ pub(crate) struct LoadedFlow {
     pub(crate) dir: PathBuf,
     /// Sub-flows of `run_flow` steps with literal paths, by the path as written.
     pub(crate) subflows: HashMap<String, Arc<LoadedFlow>>,
+    /// Its matrix values: vars that `--var` does not override (they are in its name).
+    pub(crate) matrix: IndexMap<String, Value>,
+    /// Its place among the tests of its file (0 in a one-flow file).
+    pub(crate) ordinal: usize,
+}
+
+/// A file that passed every check: its tests.
+#[derive(Debug)]
+pub(crate) struct LoadedFile {
+    pub(crate) tests: Vec<Arc<LoadedFlow>>,
+    /// Whether it is a suite or has a matrix (then it is no `run_flow` sub-flow).
+    pub(crate) many: bool,
 }
 
 /// Loads flows and their sub-flows, caching each file.
 pub(crate) struct Loader<'a> {
     profiles: &'a Registry,
     templates: Templates,
-    cache: HashMap<PathBuf, Option<Arc<LoadedFlow>>>,
+    cache: HashMap<PathBuf, Option<Arc<LoadedFile>>>,
     stack: Vec<PathBuf>,
     extra_vars: Vec<String>,
     /// The run-level servers' names (runner.toml's `[[web_server]]`).
@@ -123,8 +144,30 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// Loads one flow; `None` when it (or a sub-flow) has problems, which are in `diagnostics`.
+    /// The tests of a flow file (empty when it, or a sub-flow, has problems, which are in
+    /// `diagnostics`).
+    pub(crate) fn load_tests(&mut self, path: &Path) -> Vec<Arc<LoadedFlow>> {
+        self.load_file(path)
+            .map(|f| f.tests.clone())
+            .unwrap_or_default()
+    }
+
+    /// Loads a file that holds one flow (an atlas edge, a sub-flow); `None` when it has
+    /// problems, which are in `diagnostics`, or holds several tests.
     pub(crate) fn load(&mut self, path: &Path) -> Option<Arc<LoadedFlow>> {
+        let file = self.load_file(path)?;
+        if file.many {
+            self.diagnostics.push(Diagnostic::file_error(
+                path.display().to_string(),
+                "holds several tests (a suite, or a matrix): only a file of one flow is run on its own here",
+            ));
+            return None;
+        }
+        file.tests.first().cloned()
+    }
+
+    /// Loads a file and its sub-flows, once.
+    fn load_file(&mut self, path: &Path) -> Option<Arc<LoadedFile>> {
         let abs = absolute(path);
         if let Some(hit) = self.cache.get(&abs) {
             return hit.clone();
@@ -136,25 +179,43 @@ impl<'a> Loader<'a> {
         result
     }
 
-    fn load_uncached(&mut self, path: &Path, abs: &Path) -> Option<Arc<LoadedFlow>> {
+    fn load_uncached(&mut self, path: &Path, abs: &Path) -> Option<Arc<LoadedFile>> {
         let doc = self.read_valid(path)?;
-        let flow = self.typed(&doc)?;
-        let mut problems = check_flow(&self.ctx(&doc, &flow));
+        if let Err(e) = check_file(&doc.value) {
+            self.diagnostics.push(disagrees(&doc, &e));
+            return None;
+        }
+        let many = doc.value.get("flows").is_some() || doc.value.get("matrix").is_some();
         let dir = abs
             .parent()
             .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-        let subflows = self.load_subflows(&doc, &flow, &dir, &mut problems);
-        if !problems.is_empty() {
-            problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            self.diagnostics.extend(problems);
+        let (tests, mut problems) = suite::tests(&doc);
+        let count = tests.len();
+        let mut loaded = Vec::new();
+        for (ordinal, t) in tests.into_iter().enumerate() {
+            let Some(flow) = self.typed(&t.doc) else {
+                continue;
+            };
+            let mut mine = check_flow(&self.ctx(&t.doc, &flow));
+            let subflows = self.load_subflows(&t.doc, &flow, &dir, &mut mine);
+            problems.extend(mine.into_iter().map(|d| t.origin.in_file(d)));
+            loaded.push(Arc::new(LoadedFlow {
+                doc: t.doc,
+                flow,
+                path: abs.to_path_buf(),
+                dir: dir.clone(),
+                subflows,
+                matrix: t.matrix,
+                ordinal,
+            }));
+        }
+        if !problems.is_empty() || loaded.len() != count {
+            self.diagnostics.extend(sorted_unique(problems));
             return None;
         }
-        Some(Arc::new(LoadedFlow {
-            doc,
-            flow,
-            path: abs.to_path_buf(),
-            dir,
-            subflows,
+        Some(Arc::new(LoadedFile {
+            tests: loaded,
+            many,
         }))
     }
 
@@ -187,20 +248,34 @@ impl<'a> Loader<'a> {
             return Some(doc);
         }
         // Report the semantic problems of the parts that are well formed too: all at once.
-        if let Some(partial) = partial_flow(&doc.value) {
+        if let Some(partial) = partial_file(&doc.value) {
             let bad: Vec<String> = errors.iter().map(|d| d.pointer.clone()).collect();
-            let more = check_flow(&self.ctx(&doc, &partial));
+            let more = self.check_partial(&Document {
+                value: partial,
+                ..doc.clone()
+            });
             errors.extend(more.into_iter().filter(|d| {
                 !bad.iter()
                     .any(|b| !b.is_empty() && d.pointer.starts_with(b.as_str()))
             }));
         }
-        errors.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-        self.diagnostics.extend(errors);
+        self.diagnostics.extend(sorted_unique(errors));
         None
     }
 
-    /// The typed model of a document the schema accepted, with the project's defaults applied.
+    /// The semantic problems of each test of a file cleaned of what the schema refused.
+    fn check_partial(&self, doc: &Document) -> Vec<Diagnostic> {
+        let (tests, mut out) = suite::tests(doc);
+        for t in &tests {
+            if let Ok(flow) = serde_json::from_value::<Flow>(t.doc.value.clone()) {
+                let found = check_flow(&self.ctx(&t.doc, &flow));
+                out.extend(found.into_iter().map(|d| t.origin.in_file(d)));
+            }
+        }
+        out
+    }
+
+    /// The typed model of a test the schema accepted, with the project's defaults applied.
     fn typed(&mut self, doc: &Document) -> Option<Flow> {
         match serde_json::from_value::<Flow>(doc.value.clone())
             .map_err(|e| e.to_string())
@@ -212,12 +287,7 @@ impl<'a> Loader<'a> {
                 Some(f)
             }
             Err(e) => {
-                // The schema accepted what the typed model refuses: a bug in runner.
-                self.diagnostics.push(Diagnostic::error(
-                    &doc.file,
-                    0..0,
-                    format!("internal error: the flow model disagrees with the schema: {e}"),
-                ));
+                self.diagnostics.push(disagrees(doc, &e));
                 None
             }
         }
@@ -262,11 +332,19 @@ impl<'a> Loader<'a> {
                     format!("`run_flow` cycle: {chain}"),
                     "a flow must not run itself, directly or through other flows",
                 ));
-            } else if let Some(sub) = self.load(&shown(&target_abs)) {
-                if let RunFlow::Full(o) = rf {
-                    problems.extend(undeclared_vars(doc, &ptr, rel, o, &sub.flow));
+            } else if let Some(file) = self.load_file(&shown(&target_abs)) {
+                match file.tests.first().filter(|_| !file.many) {
+                    Some(sub) => {
+                        if let RunFlow::Full(o) = rf {
+                            problems.extend(undeclared_vars(doc, &ptr, rel, o, &sub.flow));
+                        }
+                        subflows.insert(rel.to_string(), sub.clone());
+                    }
+                    None => problems.push(at(
+                        format!("sub-flow `{rel}` holds several tests (a suite, or a matrix)"),
+                        "`run_flow` runs a file of one flow: move the steps to share into a file of their own",
+                    )),
                 }
-                subflows.insert(rel.to_string(), sub);
             } else {
                 problems.push(at(
                     format!("sub-flow `{rel}` has errors"),
@@ -339,41 +417,21 @@ fn undeclared_vars(
         .collect()
 }
 
-/// The typed model of the well-formed parts of a flow that failed the schema: steps that do not
-/// parse become placeholders (keeping their index and id) and bad top-level keys are dropped.
-fn partial_flow(value: &serde_json::Value) -> Option<Flow> {
-    use serde_json::{Value, json};
-    let mut v = value.as_object()?.clone();
-    for list in ["steps", "finally"] {
-        if let Some(Value::Array(items)) = v.get_mut(list) {
-            for item in items.iter_mut() {
-                if serde_json::from_value::<super::model::Step>(item.clone()).is_err() {
-                    let id = item.get("id").and_then(Value::as_str).filter(|s| {
-                        !s.is_empty()
-                            && s.bytes()
-                                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-                    });
-                    *item = match id {
-                        Some(id) => json!({"id": id, "log": ""}),
-                        None => json!({"log": ""}),
-                    };
-                }
-            }
-        }
-    }
-    let keys: Vec<String> = v.keys().cloned().collect();
-    for k in keys {
-        let mut probe = serde_json::Map::new();
-        probe.insert("name".into(), json!("x"));
-        probe.insert("steps".into(), json!([{"log": ""}]));
-        probe.insert(k.clone(), v[&k].clone());
-        if serde_json::from_value::<Flow>(Value::Object(probe)).is_err() {
-            v.remove(&k);
-        }
-    }
-    v.entry("name").or_insert(json!(""));
-    v.entry("steps").or_insert(json!([]));
-    serde_json::from_value(Value::Object(v)).ok()
+/// The typed model refuses what the schema accepted: a bug in runner.
+fn disagrees(doc: &Document, e: &str) -> Diagnostic {
+    Diagnostic::error(
+        &doc.file,
+        0..0,
+        format!("internal error: the flow model disagrees with the schema: {e}"),
+    )
+}
+
+/// Problems in file order, each once (a suite's shared steps are checked with each flow).
+fn sorted_unique(mut problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+    let mut seen = std::collections::HashSet::new();
+    problems.retain(|d| seen.insert((d.span.clone(), d.message.clone())));
+    problems
 }
 
 /// An absolute, lexically normalized path (symlinks are kept: flows name files as users see them).
@@ -396,8 +454,8 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     out
 }
 
-/// Loads and checks a flow held in memory (no sub-flows): every problem, or none. Used by the
-/// fuzz target ([`crate::fuzz_check`]), which must reach the same code `validate` runs.
+/// Loads and checks a flow file held in memory (no sub-flows): every problem, or none. Used by
+/// the fuzz target ([`crate::fuzz_check`]), which must reach the same code `validate` runs.
 pub(crate) fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
     let format = document::Format::of(path).unwrap_or(document::Format::Yaml);
     let doc = match document::parse_bytes(path, bytes, format) {
@@ -405,23 +463,31 @@ pub(crate) fn check_bytes(path: &Path, bytes: Vec<u8>) -> Vec<Diagnostic> {
         Err(d) => return d,
     };
     let mut out = schema::validate(SchemaKind::Flow, &doc.file, &doc.value, &doc.spans);
-    let flow = if out.is_empty() {
-        serde_json::from_value::<Flow>(doc.value.clone()).ok()
+    let value = if out.is_empty() {
+        Some(doc.value.clone())
     } else {
-        partial_flow(&doc.value)
+        partial_file(&doc.value)
     };
-    if let Some(flow) = flow {
+    if let Some(value) = value {
         let registry = Registry::default();
-        out.extend(check_flow(&Ctx {
-            file: &doc.file,
-            spans: &doc.spans,
-            value: &doc.value,
-            flow: &flow,
-            profiles: &registry,
-            templates: &Templates::new(),
-            extra_vars: &[],
-            servers: &[],
-        }));
+        let doc = Document { value, ..doc };
+        let (tests, problems): (Vec<TestDoc>, _) = suite::tests(&doc);
+        out.extend(problems);
+        for t in &tests {
+            if let Ok(flow) = serde_json::from_value::<Flow>(t.doc.value.clone()) {
+                let found = check_flow(&Ctx {
+                    file: &t.doc.file,
+                    spans: &t.doc.spans,
+                    value: &t.doc.value,
+                    flow: &flow,
+                    profiles: &registry,
+                    templates: &Templates::new(),
+                    extra_vars: &[],
+                    servers: &[],
+                });
+                out.extend(found.into_iter().map(|d| t.origin.in_file(d)));
+            }
+        }
     }
     out
 }

@@ -6,11 +6,16 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+mod matrix;
+mod merge;
 pub(crate) mod model;
+mod origin;
+mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;
 pub(crate) mod schema;
 mod selector;
+mod suite;
 mod toml;
 mod yaml;
 

@@ -166,7 +166,11 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
     }
     for (k, raw) in &loaded.flow.vars {
         let ctx = scope.context();
-        let v = match rt.overrides.get(k) {
+        let v = match rt
+            .overrides
+            .get(k)
+            .filter(|_| !loaded.matrix.contains_key(k))
+        {
             Some(v) => v.clone(),
             None => rt
                 .templates

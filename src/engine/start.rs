@@ -63,7 +63,7 @@ pub(crate) enum Part {
 }
 
 /// Reads the flow's secrets into `masker` (shared with the flow's parent and sub-flows) and
-/// renders its vars (`overrides` win), the `part` of them asked for; a var rendered from a
+/// renders its vars (`overrides` win, but not over matrix values), the `part` of them asked for; a var rendered from a
 /// secret is masked too.
 pub(crate) fn prepare(
     scope: &mut Scope,
@@ -89,7 +89,8 @@ pub(crate) fn prepare(
         }
     }
     for (k, raw) in loaded.flow.vars.iter().skip(range.start).take(range.len()) {
-        let value = if let Some(v) = overrides.get(k) {
+        // A matrix value is in the test's name: `--var` does not change it.
+        let value = if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
             v.clone()
         } else {
             let ctx = scope.context();

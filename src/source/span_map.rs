@@ -27,6 +27,11 @@ impl SpanMap {
         self.nodes.insert(pointer, span);
     }
 
+    /// Every recorded node, in no order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &NodeSpan)> {
+        self.nodes.iter().map(|(p, s)| (p.as_str(), s))
+    }
+
     /// The node at exactly `pointer`.
     pub(crate) fn get(&self, pointer: &str) -> Option<&NodeSpan> {
         self.nodes.get(pointer)

@@ -1,5 +1,4 @@
-//! The flow file as a whole: its top-level keys, the web server it starts, and the flow-level
-//! rules the types alone do not enforce.
+//! One flow: its keys, the web server it starts, and the rules the types alone do not enforce.
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -43,6 +42,9 @@ pub(crate) struct Flow {
     pub(crate) finally: Vec<Step>,
     #[serde(default)]
     pub(crate) outputs: IndexMap<String, Value>,
+    /// One test per combination of these vars' values (expanded when the file is loaded: the
+    /// flow of each test has none).
+    pub(crate) matrix: Option<super::matrix::Matrix>,
 }
 
 /// `web_server:` of a flow, or one `[[web_server]]` of the project file (a run-level server,
@@ -125,14 +127,6 @@ impl WebServer {
 pub(crate) const WEB_SERVER_FORMS: &str =
     "`web_server` needs either `static`, or `command` with `url` or `port`";
 
-/// Rules of the schema that serde types do not carry (empty strings and lists, patterns,
-/// minimums), checked on a whole flow (the drift tests compare it with the schema).
-#[cfg(test)]
-pub(crate) fn check_constraints(flow: &Value) -> Result<(), String> {
-    let f: Flow = serde_json::from_value(flow.clone()).map_err(|e| e.to_string())?;
-    f.check()
-}
-
 impl Flow {
     /// Every step, `finally` included, and the steps inside `each` and `group` steps.
     pub(crate) fn all_steps(&self) -> impl Iterator<Item = &Step> {
@@ -178,6 +172,9 @@ impl Flow {
         }
         if let Some(b) = &self.browser {
             b.check()?;
+        }
+        if let Some(m) = &self.matrix {
+            m.check()?;
         }
         Ok(())
     }

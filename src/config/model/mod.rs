@@ -12,12 +12,14 @@ mod exec;
 mod expect;
 mod flow;
 mod keyboard;
+mod matrix;
 mod page;
 mod read;
 mod request;
 mod retry;
 mod selector;
 mod step;
+mod suite;
 mod value;
 
 // Every type keeps its old path, `crate::config::model::X`, whichever file now holds it.
@@ -37,4 +39,5 @@ pub(crate) use request::*;
 pub(crate) use retry::*;
 pub(crate) use selector::*;
 pub(crate) use step::*;
+pub(crate) use suite::*;
 pub(crate) use value::*;

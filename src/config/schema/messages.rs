@@ -71,6 +71,26 @@ impl Site<'_> {
             .with_help("serve a folder with `static: ./site`, or start a server with `command` and wait for its `url` (or `port`)")
     }
 
+    /// A key the schema rules out where it stands; the schema's description of the rule says
+    /// where it goes.
+    pub(super) fn misplaced(&self) -> Diagnostic {
+        let d = at_key(
+            self.file,
+            self.spans,
+            &self.pointer,
+            format!("`{}` is not allowed here", self.name),
+        )
+        .with_pointer(self.pointer.clone());
+        match self
+            .node
+            .and_then(|n| n.get("description"))
+            .and_then(Value::as_str)
+        {
+            Some(why) => d.with_help(why.trim_end_matches('.')),
+            None => d,
+        }
+    }
+
     /// A value that fits none of the forms the key takes: the schema's description of them.
     pub(super) fn invalid_value(&self) -> Diagnostic {
         let name = &self.name;
@@ -153,6 +173,13 @@ impl Site<'_> {
             (true, Some(first)) => at_key(self.file, self.spans, first, message),
             (true, None) => Diagnostic::error(self.file, 0..0, message),
             (false, _) => at_key(self.file, self.spans, &self.pointer, message),
+        };
+        let d = if top && prop == "steps" {
+            d.with_help(
+                "a flow file holds one flow (`name` and `steps`), or a suite of them (`flows`)",
+            )
+        } else {
+            d
         };
         d.with_pointer(self.pointer.clone())
     }

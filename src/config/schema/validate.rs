@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::embedded::{Compiled, SchemaKind, compile, compiled};
 use super::messages::{Site, key_name, step_action_error};
-use super::walk::{deref, is_step, resolve, type_fits};
+use super::walk::{deref, is_step, is_web_server, resolve, type_fits};
 use crate::source::{Diagnostic, SourceFile, SpanMap};
 
 /// Validates `doc` against the schema; every error becomes a diagnostic at the node it is about.
@@ -81,14 +81,13 @@ impl Document<'_> {
             }
             ValidationErrorKind::OneOfNotValid { .. }
             | ValidationErrorKind::OneOfMultipleValid { .. }
-                if site.pointer == "/web_server"
-                    || site
-                        .pointer
-                        .strip_prefix("/web_server/")
-                        .is_some_and(|i| i.parse::<usize>().is_ok()) =>
+                if is_web_server(&site.pointer) =>
             {
                 out.push(site.web_server());
             }
+            // A key the schema rules out where it stands (`steps` beside `flows`): its
+            // description says where it goes.
+            ValidationErrorKind::Not { .. } => out.push(site.misplaced()),
             ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
                 if !self.narrowed(site, out) {
                     out.push(site.invalid_value());

@@ -3,27 +3,30 @@
 
 use serde_json::Value;
 
-/// Whether `pointer` is a step: `/steps/N` or `/finally/N`, or a step inside an `each` or a
+/// Whether `pointer` is a step: `/steps/N` or `/finally/N`, in a suite `/before_each/N`,
+/// `/after_each/N`, `/flows/N/steps/M` or `/flows/N/finally/M`, or a step inside an `each` or a
 /// `group` step (`/steps/N/each/steps/M`).
 pub(super) fn is_step(pointer: &str) -> bool {
-    let mut parts = pointer.rsplitn(3, '/');
-    let idx = parts.next().unwrap_or("");
-    let list = parts.next().unwrap_or("");
-    let rest = parts.next();
-    let index = !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit());
-    let holder = |rest: &str| {
-        ["each", "group"].iter().any(|k| {
-            rest.strip_suffix(k)
-                .and_then(|r| r.strip_suffix('/'))
-                .is_some_and(is_step)
-        })
-    };
-    index
-        && match (list, rest) {
-            ("steps" | "finally", Some("")) => true,
-            ("steps", Some(rest)) => holder(rest),
-            _ => false,
-        }
+    let index = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = pointer.split('/').collect();
+    match parts.as_slice() {
+        ["", "steps" | "finally" | "before_each" | "after_each", i] => index(i),
+        ["", "flows", f, "steps" | "finally", i] => index(f) && index(i),
+        [init @ .., "each" | "group", "steps", i] if index(i) => is_step(&init.join("/")),
+        _ => false,
+    }
+}
+
+/// Whether `pointer` is a `web_server`: a flow's (`/web_server`, a suite flow's
+/// `/flows/N/web_server`) or one of the project file's (`/web_server/N`).
+pub(super) fn is_web_server(pointer: &str) -> bool {
+    let index = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = pointer.split('/').collect();
+    match parts.as_slice() {
+        ["", "web_server"] => true,
+        ["", "web_server", i] | ["", "flows", i, "web_server"] => index(i),
+        _ => false,
+    }
 }
 
 /// Walks a schema path (`/properties/steps/items/$ref/oneOf`) to the node holding the failing
@@ -104,5 +107,14 @@ mod tests {
         assert!(is_step("/finally/0/group/steps/1/each/steps/2"));
         assert!(!is_step("/steps/3/exec/steps/0"));
         assert!(!is_step("/steps/3/each/steps"));
+        assert!(is_step("/before_each/0"));
+        assert!(is_step("/flows/2/steps/0"));
+        assert!(is_step("/flows/2/finally/1"));
+        assert!(!is_step("/flows/x/steps/0"));
+        assert!(!is_step("/flows/2/steps/0/exec"));
+        assert!(is_web_server("/flows/1/web_server"));
+        assert!(is_web_server("/web_server/0"));
+        assert!(is_step("/flows/2/steps/0/group/steps/1"));
+        assert!(!is_web_server("/vars/web_server"));
     }
 }
