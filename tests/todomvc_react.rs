@@ -78,12 +78,19 @@ fn playwright_fails(i: usize) -> BTreeSet<&'static str> {
     PLAYWRIGHT_FAILS[i].1.iter().copied().collect()
 }
 
-/// The failing step's error message of each failed run.
+/// The error of each step that failed its run (a group's or a loop's is the error of the step
+/// inside that failed).
 fn errors(runs: &BTreeMap<String, Vec<Value>>) -> Vec<String> {
     runs.values()
         .flatten()
-        .filter(|f| f["status"] != "passed")
-        .map(|f| f["error"].to_string())
+        .flat_map(|f| f["steps"].as_array().into_iter().flatten())
+        .filter(|s| s["conclusion"] == "failed")
+        .map(|s| {
+            s["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect()
 }
 
@@ -116,6 +123,7 @@ fn the_translated_spec_passes_on_the_react_todomvc_twice_in_a_row() {
 fn the_translated_spec_fails_where_playwright_fails_on_a_counter_off_by_one() {
     let runs = run_suite("counter", 1);
     assert_eq!(failed(&runs), playwright_fails(0));
+    assert_eq!(errors(&runs).len(), 2, "{:?}", errors(&runs));
     // Each fails at the counter: its text is one too many.
     for e in errors(&runs) {
         assert!(
@@ -129,9 +137,10 @@ fn the_translated_spec_fails_where_playwright_fails_on_a_counter_off_by_one() {
 fn the_translated_spec_fails_where_playwright_fails_on_a_class_typo() {
     let runs = run_suite("class", 1);
     assert_eq!(failed(&runs), playwright_fails(1));
+    assert_eq!(errors(&runs).len(), 4, "{:?}", errors(&runs));
     // Each fails at a class check that met the typo.
     for e in errors(&runs) {
-        assert!(e.contains("complete"), "{e}");
+        assert!(e.contains(r#""complete""#), "{e}");
     }
 }
 
