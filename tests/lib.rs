@@ -38,3 +38,4 @@ mod server_commands;
 mod server_readiness;
 mod servers;
 mod suites;
+mod todomvc_react;
