@@ -404,6 +404,41 @@ fn merged_shard_reports_equal_the_unsharded_run() {
     );
 }
 
+/// A shard's report is input from outside: a flow status (or a step's outcome) runner does not
+/// write is refused, exit 2, nothing written; it never reaches the HTML raw.
+#[test]
+fn merge_reports_refuses_a_status_runner_never_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let flow = |status: &str, outcome: &str| {
+        format!(
+            r#"{{"run_id":"r","summary":{{"total":1,"passed":0,"failed":1,"errors":0,"interrupted":0,"flaky":0,"skipped":0,"duration_ms":1}},"flows":[{{"name":"f","file":"f.yaml","status":{},"duration_ms":1,"steps":[{{"index":0,"id":null,"name":"s","action":"log","outcome":{},"conclusion":"passed","attempts":1,"flaky":false,"duration_ms":0,"error":null,"location":"f.yaml:3:5","finally":false}}],"error":null,"flaky":false}}]}}"#,
+            serde_json::json!(status),
+            serde_json::json!(outcome)
+        )
+    };
+    let script = "x\"><script>alert(1)</script>";
+    for (status, outcome) in [(script, "passed"), ("failed", script)] {
+        write(d.path(), "evil.json", &flow(status, outcome));
+        let mut c = runner(d.path());
+        c.args(["merge-reports", "evil.json", "--report", "html=out"]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("evil.json") && stderr.contains("not a status runner writes"),
+            "{stderr}"
+        );
+        assert!(!d.path().join("out").exists(), "nothing is written");
+    }
+    // The statuses runner writes still merge.
+    write(d.path(), "good.json", &flow("failed", "failed"));
+    let mut c = runner(d.path());
+    c.args(["merge-reports", "good.json", "--report", "html=out"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(d.path().join("out/index.html")).unwrap();
+    assert!(html.contains("data-status=\"failed\""), "{html}");
+}
+
 #[test]
 fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
     let d = tempfile::tempdir().unwrap();

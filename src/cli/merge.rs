@@ -98,6 +98,37 @@ pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
     })
 }
 
+/// A shard's report comes from outside: a flow status or a step outcome runner never writes
+/// would be counted under none of the summary's counts and reach the reports as it is, so it
+/// is refused.
+fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
+    const FLOW: &[&str] = &["passed", "failed", "error", "interrupted", "skipped"];
+    const STEP: &[&str] = &["passed", "failed", "skipped"];
+    fn steps(s: &[crate::report::Step]) -> Option<&str> {
+        s.iter().find_map(|s| {
+            [s.outcome.as_str(), s.conclusion.as_str()]
+                .into_iter()
+                .find(|v| !STEP.contains(v))
+                .or_else(|| steps(&s.steps))
+        })
+    }
+    for f in &r.flows {
+        let bad = (!FLOW.contains(&f.status.as_str()))
+            .then_some(f.status.as_str())
+            .or_else(|| steps(&f.steps));
+        if let Some(bad) = bad {
+            return Err(CliError::Usage(format!(
+                "{}: flow `{}` has {bad:?}, not a status runner writes (a flow is {}; a step {}): is this a runner JSON report?",
+                path.display(),
+                f.name,
+                FLOW.join(", "),
+                STEP.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `runner merge-reports PATH... --report KIND=PATH...`.
 pub(crate) fn run(
     paths: &[PathBuf],
@@ -120,6 +151,7 @@ pub(crate) fn run(
                 f.display()
             ))
         })?;
+        known_statuses(&f, &r)?;
         reports.push((f, r));
     }
     let merged = merge(&reports)?;
