@@ -360,6 +360,12 @@ impl Session {
         Ok(())
     }
 
+    /// The attribute `{ testid }` selectors read: `browser.testid_attribute`, else `data-testid`
+    /// (Playwright's default).
+    pub(crate) fn testid(&self) -> &str {
+        self.testid_attribute.as_deref().unwrap_or("data-testid")
+    }
+
     /// How many commands of the last `send_all` batch the browser answered before the one
     /// that failed (all of them after a success).
     pub(crate) fn answered(&self) -> usize {

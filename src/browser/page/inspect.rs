@@ -139,10 +139,7 @@ async fn css_targets(
         let name = alt.describe();
         let frame = alt.frame().map(str::to_string);
         let target = |scope: Option<String>, level: Value| json!({ "name": name, "frame": frame, "scope": scope, "level": level });
-        let testid = session
-            .testid_attribute
-            .clone()
-            .unwrap_or_else(|| "data-testid".to_string());
+        let testid = session.testid().to_string();
         if let Some(level) = alt.level_json(&testid) {
             // Every match inside the one element its `within` finds (strict, as everywhere).
             match super::selector::within_handle(session, &alt, t).await {

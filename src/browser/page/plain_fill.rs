@@ -7,7 +7,8 @@
 //!
 //! Elsewhere agent-browser's `fill` stays: a field inside an iframe, one found through the
 //! snapshot and not marked, an empty text (agent-browser clears the field and tells the page),
-//! or no own session (`RUNNER_OWN_EVAL=off`, a dialog open).
+//! or no own session (`RUNNER_OWN_EVAL=off`). A dialog that blocks the page fails the first
+//! call, as agent-browser's `fill` would fail.
 
 use serde_json::{Value, json};
 use tokio::time::Instant;

@@ -26,12 +26,7 @@ impl Matrix {
         if let Some((k, _)) = self.axes.iter().find(|(_, v)| v.is_empty()) {
             return Err(format!("`matrix.{k}` must not be empty"));
         }
-        let name_ok = |k: &String| {
-            let mut b = k.bytes();
-            b.next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-                && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        };
+        let name_ok = |k: &String| super::control::is_var_name(k);
         let entries = self.include.iter().chain(&self.exclude).flatten();
         if !self.axes.keys().all(name_ok)
             || entries

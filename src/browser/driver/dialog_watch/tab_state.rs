@@ -39,7 +39,10 @@ impl FlowDialogs {
     /// confirm or prompt no armed answer is answering.
     pub(crate) fn blocking(&self, target: &str) -> Option<Open> {
         let s = self.state.lock().ok()?;
-        blocks(s.open.get(target)).cloned()
+        s.open
+            .get(target)
+            .filter(|o| !o.answered_for_the_flow)
+            .cloned()
     }
 
     /// The flow answered the dialog of its tab (through agent-browser).
@@ -76,9 +79,4 @@ impl FlowDialogs {
         let open = s.open.get(&s.current);
         Some(!open.is_some_and(|o| matches!(o.kind.as_str(), "confirm" | "prompt")))
     }
-}
-
-/// `open` when it blocks its page until the flow answers it.
-fn blocks(open: Option<&Open>) -> Option<&Open> {
-    open.filter(|o| !o.answered_for_the_flow)
 }

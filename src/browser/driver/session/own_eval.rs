@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use super::super::adapter::AdapterError;
 use super::super::cdp::{CdpError, Link};
-use super::super::command::{Command, DialogResponse};
+use super::super::command::{Command, DialogResponse, KeyboardInput};
 use super::super::dialog_watch::{FlowDialogs, Open};
 use super::super::reply::DialogStatus;
 use super::Session;
@@ -84,8 +84,8 @@ impl Session {
         if let Some(r) = self.call_own("Input.insertText", params, timeout).await {
             return r.map(|_| ());
         }
-        let keyboard = super::super::command::Command::Keyboard {
-            subaction: super::super::command::KeyboardInput::InsertText,
+        let keyboard = Command::Keyboard {
+            subaction: KeyboardInput::InsertText,
             text: text.to_string(),
         };
         self.send(keyboard, timeout).await.map(|_| ())

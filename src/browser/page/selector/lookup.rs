@@ -42,10 +42,7 @@ pub(super) async fn in_document(
     read: Option<&Read>,
     t: Duration,
 ) -> Result<Looked, StepError> {
-    let testid = session
-        .testid_attribute
-        .clone()
-        .unwrap_or_else(|| "data-testid".to_string());
+    let testid = session.testid().to_string();
     let query: Vec<Value> = levels
         .iter()
         .filter_map(|l| l.level_json(&testid))

@@ -172,10 +172,7 @@ async fn similar_attr(
     t: Duration,
 ) -> Vec<(f64, String)> {
     let frame = alt.frame();
-    let testid = session
-        .testid_attribute
-        .clone()
-        .unwrap_or_else(|| "data-testid".to_string());
+    let testid = session.testid().to_string();
     let js = call(
         &bind(scripts::ATTR_VALUES, &[scripts::FRAME_DOCUMENT]),
         &[json!(frame), json!(key), json!(testid)],

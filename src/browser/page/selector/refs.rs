@@ -81,7 +81,7 @@ async fn follow(
         .filter(|(_, i)| like(i))
         .map(|(k, _)| k)
         .collect();
-    then.sort_by_key(|k| table.place(k));
+    then.sort_by_cached_key(|k| table.place(k));
     let Some(place) = then.iter().position(|k| *k == r) else {
         return Ok(None);
     };
@@ -201,7 +201,7 @@ async fn role_hits(
         .map(|(k, info)| (k.clone(), info.clone()))
         .collect();
     // `nth` counts in document order: the order the snapshot shows them.
-    hits.sort_by_key(|(k, _)| table.place(k));
+    hits.sort_by_cached_key(|(k, _)| table.place(k));
     if let Some(scope) = scope {
         let keys: Vec<String> = hits.iter().map(|(k, _)| k.clone()).collect();
         let Some(inside) = inside(session, &keys, frame, scope, t).await? else {
