@@ -48,7 +48,9 @@ where
 {
     let logs = logs_dir(run_id);
     // Ctrl-C (or SIGTERM, SIGHUP) while a server starts ends the start: what was started is
-    // stopped, and the command ends as interrupted.
+    // stopped, and the command ends as interrupted. The watch stays on while `work` runs: the
+    // signal then cancels the run (`rt.cancel`), `work` ends, and the servers are still
+    // stopped below; without it a signal during the work would end runner before it stops them.
     let watcher = tokio::spawn(super::signals::watch(rt.cancel.clone()));
     let mut servers = start_servers(rt, spec, &logs).await;
     let out = if rt.cancel.is_cancelled() {
