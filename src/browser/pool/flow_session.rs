@@ -249,8 +249,10 @@ impl FlowBrowser {
                     .await
                     .is_ok();
             }
-            let disposed = l.worker.dispose(&l.context).await && unrouted;
-            let healthy = disposed && !l.session.unsettled();
+            // (Not when the daemon may still be busy with a command that did not finish.)
+            let healthy = unrouted
+                && !l.session.unsettled()
+                && l.worker.hand_over(&l.context, &mut l.session).await;
             host.release(l.worker, healthy);
         }
     }

@@ -83,6 +83,11 @@ pub(crate) struct Worker {
     launcher: Option<Session>,
     /// Whether it has given a flow a context before.
     served: bool,
+    /// The next flow's context, its tab already the session's current one (see `hand_over`).
+    next: Option<Context>,
+    /// The last flow's context being disposed, beside the next flow: whether the browser
+    /// answered.
+    disposing: Option<JoinHandle<bool>>,
 }
 
 /// A flow's context in a worker's browser.
@@ -144,6 +149,8 @@ impl Worker {
                     spare: None,
                     ahead,
                     served: false,
+                    next: None,
+                    disposing: None,
                 };
                 w.make_spare(None);
                 Ok(w)
@@ -270,18 +277,20 @@ impl Worker {
         &mut self,
         session: &mut Session,
     ) -> Result<Context, StepError> {
-        let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let (id, target) = match self.spare.take() {
-            Some(h) => h
-                .await
-                .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
-            None => new_context(&self.cdp).await,
+        // A browser that did not answer the last flow's disposal is not given another flow.
+        if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
+            && let Some(h) = self.disposing.take()
+            && !h.await.unwrap_or(false)
+        {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                "the browser did not dispose the last flow's context".to_string(),
+            ));
         }
-        .map_err(|e| fail(e.to_string()))?;
-        if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
-            let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
-            return Err(e);
-        }
+        let Context { id, target } = match self.next.take() {
+            Some(c) => c,
+            None => self.switched_context(session).await?,
+        };
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
@@ -305,6 +314,51 @@ impl Worker {
             );
         self.served = true;
         Ok(Context { id, target })
+    }
+
+    /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
+    async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
+        let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+        let (id, target) = match self.spare.take() {
+            Some(h) => h
+                .await
+                .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
+            None => new_context(&self.cdp).await,
+        }
+        .map_err(|e| fail(e.to_string()))?;
+        if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
+            let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
+            return Err(e);
+        }
+        Ok(Context { id, target })
+    }
+
+    /// A flow is done with `context`. With contexts made ahead, the session first moves to the
+    /// next flow's tab, so agent-browser never has its current tab (or a popup it is still
+    /// attaching to) closed under it, and the context is disposed beside the next flow, off its
+    /// path; else it is disposed here. False when the browser did not answer (it is then
+    /// discarded).
+    pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
+        let last = match self.disposing.take() {
+            Some(h) => h.await.unwrap_or(false),
+            None => true,
+        };
+        if !self.ahead {
+            return last && self.dispose(context).await;
+        }
+        let next = self.switched_context(session).await;
+        self.watch.unregister(&context.id);
+        let (cdp, id) = (self.cdp.clone(), context.id.clone());
+        self.disposing = Some(tokio::spawn(async move {
+            cdp.dispose_context(&id, CDP_TIMEOUT).await.is_ok()
+        }));
+        match next {
+            Ok(c) => {
+                self.next = Some(c);
+                last
+            }
+            Err(_) => false,
+        }
     }
 
     /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
@@ -426,7 +480,7 @@ impl Worker {
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
         self.watch.unregister(&context.id);
         self.cdp
-            .dispose_context(&context.id, Duration::from_secs(2))
+            .dispose_context(&context.id, CDP_TIMEOUT)
             .await
             .is_ok()
     }
@@ -453,8 +507,17 @@ impl Worker {
     pub(crate) async fn close(mut self) -> bool {
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
-        if let Some(h) = self.spare.take()
-            && let Ok(Ok((id, _))) = h.await
+        if let Some(h) = self.disposing.take() {
+            let _ = h.await;
+        }
+        let spare = match self.spare.take() {
+            Some(h) => h.await.ok().and_then(Result::ok),
+            None => None,
+        };
+        for id in spare
+            .map(|(id, _)| id)
+            .into_iter()
+            .chain(self.next.take().map(|c| c.id))
         {
             let _ = self.cdp.dispose_context(&id, Duration::from_secs(2)).await;
         }
