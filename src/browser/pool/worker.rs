@@ -333,29 +333,31 @@ impl Worker {
         Ok(Context { id, target })
     }
 
-    /// A flow is done with `context`. With contexts made ahead, the session first moves to the
-    /// next flow's tab, so agent-browser never has its current tab (or a popup it is still
-    /// attaching to) closed under it, and the context is disposed beside the next flow, off its
-    /// path; else it is disposed here. False when the browser did not answer (it is then
-    /// discarded).
+    /// A flow is done with `context`: the session first moves to the next flow's tab (the one
+    /// made ahead, else a new one), so agent-browser never has its current tab (or a popup it is
+    /// still attaching to) closed under it — a switch after that sometimes hung for 10 s. The
+    /// context is then disposed beside the next flow, off its path (here, with contexts made
+    /// ahead off: nothing runs beside a flow). False when the browser did not answer (it is
+    /// then discarded).
     pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
         let last = match self.disposing.take() {
             Some(h) => h.await.unwrap_or(false),
             None => true,
         };
-        if !self.ahead {
-            return last && self.dispose(context).await;
-        }
         let next = self.switched_context(session).await;
         self.watch.unregister(&context.id);
         let (cdp, id) = (self.cdp.clone(), context.id.clone());
-        self.disposing = Some(tokio::spawn(async move {
-            cdp.dispose_context(&id, CDP_TIMEOUT).await.is_ok()
-        }));
+        let dispose = async move { cdp.dispose_context(&id, CDP_TIMEOUT).await.is_ok() };
+        let disposed = if self.ahead {
+            self.disposing = Some(tokio::spawn(dispose));
+            true
+        } else {
+            dispose.await
+        };
         match next {
             Ok(c) => {
                 self.next = Some(c);
-                last
+                last && disposed
             }
             Err(_) => false,
         }
