@@ -442,3 +442,28 @@ fn an_agent_gets_an_agents_time_while_the_page_keeps_the_browsers() {
     assert_eq!(ask["outputs"]["source"], "agent", "{ask}");
     assert!(ask["duration_ms"].as_u64().unwrap() >= 6500, "{ask}");
 }
+
+#[test]
+fn a_generic_profile_answers_on_its_stdout() {
+    // A profile of kind `generic` has no event stream: its stdout is its answer.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), &ASK.replace("fake-claude", "fake-generic")),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let o = &step(&report, "ask")["outputs"];
+    assert_eq!(o["source"], "agent", "{o}");
+    assert_eq!(
+        o["selector"],
+        serde_json::json!({"role": "button", "text": "Sign in", "exact": true})
+    );
+    assert_eq!(agent_calls(d.path()), 1);
+}
