@@ -13,6 +13,7 @@ mod reporter;
 mod silent;
 mod status;
 mod summary;
+mod text;
 
 pub(crate) use console::Console;
 pub(crate) use diagnostics::human as human_diagnostic;
