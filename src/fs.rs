@@ -28,6 +28,16 @@ pub(crate) fn leaves_dir(path: &str) -> bool {
             .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
+/// What `validate` and the run (on a rendered path) both say of a `screenshot.path` or
+/// `download.path` (`what`) that would leave the artifacts directory; `None` when it stays.
+pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
+    leaves_dir(path).then(|| format!("{what} path `{path}` leaves the artifacts directory"))
+}
+
+/// The help that goes with [`artifact_path_problem`].
+pub(crate) const ARTIFACT_PATH_HELP: &str =
+    "give a path relative to the run's artifacts directory, without `..`";
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -169,8 +169,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     } else {
         "not run: --fail-fast stopped the run after a failure"
     };
-    let mut report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
-    report.web_servers = ran.web_servers;
+    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
+    let report = report.with_servers(ran.web_servers);
     let mut outcome = outcome(&results, interrupted);
     if !write_reports(&reports, &report, &artifacts, reporter) && outcome == Outcome::Passed {
         outcome = Outcome::EnvironmentBroken;
@@ -311,9 +311,12 @@ fn write_reports(
 ) -> bool {
     let mut written = true;
     for t in targets {
-        if let Err(e) = t.write_report(report) {
-            reporter.error(&e.to_string());
-            written = false;
+        match t.write_report(report) {
+            Ok(notes) => notes.iter().for_each(|n| reporter.warn(n)),
+            Err(e) => {
+                reporter.error(&e.to_string());
+                written = false;
+            }
         }
     }
     let _ = write_json(&artifacts.join("report.json"), report);

@@ -133,7 +133,7 @@ impl Console {
                 r.file.display()
             ));
             if let Some(shot) = step
-                .and_then(|st| st.outputs.pointer("/failure_artifacts/screenshot"))
+                .and_then(|st| st.failure_artifacts.as_ref()?.get("screenshot"))
                 .and_then(serde_json::Value::as_str)
             {
                 s.push_str(&format!("      screenshot: {shot}\n"));

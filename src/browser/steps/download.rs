@@ -27,14 +27,14 @@ pub(crate) async fn download(
     artifacts: &Path,
     deadline: Instant,
 ) -> Result<Value, StepError> {
-    if let Some(p) = &d.path
-        && crate::fs::leaves_dir(p)
+    if let Some(problem) = d
+        .path
+        .as_deref()
+        .and_then(|p| crate::fs::artifact_path_problem("download", p))
     {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
-            format!(
-                "download path `{p}` leaves the artifacts directory; give a relative path without `..`"
-            ),
+            format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
         ));
     }
     let Some(mut downloads) = session.downloads.take() else {

@@ -65,16 +65,17 @@ pub(crate) async fn screenshot(
         Toggle::On(_) => (None, None, false),
         Toggle::Options(o) => (o.path, o.target, o.full_page.unwrap_or(false)),
     };
+    // Screenshots stay inside the run's artifacts (a rendered path too).
+    if let Some(problem) = path
+        .as_deref()
+        .and_then(|p| crate::fs::artifact_path_problem("screenshot", p))
+    {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
+        ));
+    }
     let path = match path {
-        // Screenshots stay inside the run's artifacts (a rendered path too).
-        Some(p) if crate::fs::leaves_dir(&p) => {
-            return Err(StepError::new(
-                ErrorKind::CommandFailed,
-                format!(
-                    "screenshot path `{p}` leaves the artifacts directory; give a relative path without `..`"
-                ),
-            ));
-        }
         Some(p) => files.dir.join(p),
         None => files.dir.join(format!("{}.png", files.base)),
     };

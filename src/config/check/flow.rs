@@ -11,7 +11,7 @@ use super::agents::check_profile;
 use super::context::{Ctx, Declared};
 use super::templates::TemplateNames;
 use crate::config::duration::parse_duration;
-use crate::config::model::{Action, Step, Toggle};
+use crate::config::model::{Action, Step};
 use crate::config::schema::at_value;
 use crate::source::Diagnostic;
 use crate::template::is_template;
@@ -92,22 +92,18 @@ fn static_dir(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Artifact paths stay inside the artifacts directory.
+/// Artifact paths (`screenshot.path`, `download.path`) stay inside the artifacts directory: the
+/// run's own check, made here on the paths written without a template.
 fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
     for (ptr, step) in steps {
-        if let Action::Screenshot(Toggle::Options(o)) = &step.action
-            && let Some(p) = &o.path
+        let key = step.action.key();
+        if let Some(p) = step.action.artifact_path()
             && !is_template(p)
-            && crate::fs::leaves_dir(p)
+            && let Some(problem) = crate::fs::artifact_path_problem(key, p)
         {
             out.push(
-                at_value(
-                    c.file,
-                    c.spans,
-                    &format!("{ptr}/screenshot/path"),
-                    format!("screenshot path `{p}` leaves the artifacts directory"),
-                )
-                .with_help("give a path relative to the run's artifacts directory, without `..`"),
+                at_value(c.file, c.spans, &format!("{ptr}/{key}/path"), problem)
+                    .with_help(crate::fs::ARTIFACT_PATH_HELP),
             );
         }
     }
