@@ -50,8 +50,9 @@ const BASIC_PW: &str = "hunter2>?~s3?cret";
 
 /// Values made of a secret are secrets too, with their encodings: the base64 of
 /// `user:<password>` (HTTP Basic) built by a command from a template and from a var made of the
-/// secret, built by the page from what was typed (the header, and the token URL-safe and
-/// unpadded in the URL), a var made of the secret upper-cased and reversed.
+/// secret, built by the page from what was typed (the header, the token percent-encoded in the
+/// query and URL-safe and unpadded in the fragment), a var made of the secret upper-cased and
+/// reversed.
 #[test]
 fn values_built_from_a_secret_are_masked_with_their_encodings() {
     let d = tempfile::tempdir().unwrap();
@@ -130,6 +131,11 @@ steps:
     assert!(b64.contains('+') && b64.contains('/'), "{b64}");
     // What only the password's bytes decide in its base64 at this offset ("user:" is 5 bytes).
     let inner = |s: &str| s[8..s.trim_end_matches('=').len() - 2].to_string();
+    let in_url = |s: &str| {
+        s.replace('+', "%2B")
+            .replace('/', "%2F")
+            .replace('=', "%3D")
+    };
     let forms = [
         ("the password", BASIC_PW.to_string()),
         ("base64 of user:password", b64.clone()),
@@ -138,6 +144,11 @@ steps:
         ("base64 URL-safe unpadded", safe.clone()),
         ("the password's part of the base64", inner(&b64)),
         ("the password's part of the URL-safe base64", inner(&safe)),
+        ("the base64 in a URL", in_url(&b64)),
+        (
+            "the password's part of the base64 in a URL",
+            in_url(&inner(&b64)),
+        ),
         ("user:password upper-cased", creds.to_uppercase()),
         ("user:password reversed", creds.chars().rev().collect()),
     ];

@@ -87,14 +87,22 @@ fn forms(secret: &str) -> Vec<String> {
             out.push(p);
         }
         // base64, standard and URL-safe, padded or not; and inside the base64 of a longer text.
+        // Standard base64 in a URL is percent-encoded in turn (`+`, `/`, `=`).
         let b = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
         let url_safe = |b: &str| b.replace('+', "-").replace('/', "_");
-        for b in [url_safe(&b), b] {
-            out.push(b.trim_end_matches('=').to_string());
+        let in_url = |b: &str| {
+            b.replace('+', "%2B")
+                .replace('/', "%2F")
+                .replace('=', "%3D")
+        };
+        for b in [b.trim_end_matches('=').to_string(), b.clone()] {
+            out.push(url_safe(&b));
+            out.push(in_url(&b));
             out.push(b);
         }
         for inner in base64_inside(v.as_bytes()) {
             out.push(url_safe(&inner));
+            out.push(in_url(&inner));
             out.push(inner);
         }
     }
@@ -300,15 +308,22 @@ mod tests {
         for prefix in ["", "u", "us", "user:", "Authorization: Basic user:"] {
             for suffix in ["", "!", "\n", "!!!!"] {
                 let text = format!("{prefix}{secret}{suffix}");
+                let b = STANDARD.encode(&text);
+                let in_url = b
+                    .replace('+', "%2B")
+                    .replace('/', "%2F")
+                    .replace('=', "%3D");
                 for b in [
-                    STANDARD.encode(&text),
+                    b,
+                    in_url,
                     URL_SAFE.encode(&text),
                     URL_SAFE_NO_PAD.encode(&text),
                 ] {
                     let masked = m.mask(&format!("[{b}]"));
                     assert!(masked.contains("***"), "{text}: {b} -> {masked}");
-                    // What is left shows at most the two characters either end shares.
-                    let left = masked.replace("***", "");
+                    // What is left is the text around, and the character at either end of the
+                    // secret that it shares with it.
+                    let left = masked.replace("***", "").replace("%3D", "=");
                     let around = STANDARD.encode(prefix).len() + STANDARD.encode(suffix).len() + 6;
                     assert!(left.len() <= around, "{text}: {b} -> {masked}");
                 }
