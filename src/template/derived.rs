@@ -62,23 +62,23 @@ impl Templates {
 /// Whether template code (an expression, a block's text) reads a secret: names `secrets`, or a
 /// value of the context that holds one (`vars.creds`; `vars` alone, as in `vars[name]`, is the
 /// whole map). The names are found in the text, so that a name inside a slice
-/// (`secrets.T[2:8]`), which minijinja's list of a template's variables leaves out, counts.
+/// (`secrets.T[2:8]`), which minijinja's list of a template's variables leaves out, counts. A
+/// name is followed as far as the context has it: `steps.login.url` is that URL, not the whole
+/// of `steps.login` (which may hold a token); `vars.creds.upper()` is `vars.creds`.
 fn reads_a_secret(code: &str, ctx: &minijinja::Value, holds_secret: HoldsSecret<'_>) -> bool {
-    named_values(code).any(|(root, attr)| {
+    named_values(code).any(|(root, attrs)| {
         if root == "secrets" {
             return true;
         }
-        let Ok(mut v) = ctx.get_attr(root) else {
-            return false;
+        let mut v = match ctx.get_attr(root) {
+            Ok(v) if !v.is_undefined() => v,
+            _ => return false,
         };
-        if let Some(a) = attr {
+        for a in attrs {
             match v.get_attr(a) {
-                Ok(x) => v = x,
-                Err(_) => return false,
+                Ok(next) if !next.is_undefined() => v = next,
+                _ => break,
             }
-        }
-        if v.is_undefined() {
-            return false;
         }
         match v.as_str() {
             Some(s) => holds_secret(s),
@@ -88,8 +88,8 @@ fn reads_a_secret(code: &str, ctx: &minijinja::Value, holds_secret: HoldsSecret<
 }
 
 /// The context values `code` names: each root (`vars`, `steps`, ...) that starts a word, with
-/// the attribute after it when there is one (`vars.creds` -> `("vars", Some("creds"))`).
-fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Option<&str>)> {
+/// the attributes after it (`steps.login.url` -> `("steps", ["login", "url"])`).
+fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Vec<&str>)> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     code.char_indices()
         .filter(move |&(i, _)| {
@@ -104,12 +104,18 @@ fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Option<&str>)
             let root = super::ROOTS
                 .iter()
                 .find(|r| at.starts_with(**r) && !at[r.len()..].chars().next().is_some_and(word))?;
-            let after = at[root.len()..].trim_start();
-            let attr = after.strip_prefix('.').map(|a| {
+            let mut attrs = Vec::new();
+            let mut rest = &at[root.len()..];
+            while let Some(a) = rest.trim_start().strip_prefix('.') {
                 let a = a.trim_start();
-                &a[..a.find(|c: char| !word(c)).unwrap_or(a.len())]
-            });
-            Some((*root, attr.filter(|a| !a.is_empty())))
+                let end = a.find(|c: char| !word(c)).unwrap_or(a.len());
+                if end == 0 {
+                    break;
+                }
+                attrs.push(&a[..end]);
+                rest = &a[end..];
+            }
+            Some((*root, attrs))
         })
 }
 
@@ -124,7 +130,7 @@ mod tests {
         let ctx = minijinja::Value::from_serialize(json!({
             "secrets": { "T": "s3cret" },
             "vars": { "creds": "user:s3cret", "plain": "hello", "list": ["a-s3cret", "b"] },
-            "steps": { "login": { "token": "xs3cretx", "ok": true } },
+            "steps": { "login": { "token": "xs3cretx", "ok": true, "url": "http://h/login" } },
         }));
         let holds = |text: &str| text.contains("s3cret");
         t.secret_parts(src, &ctx, &holds)
@@ -142,9 +148,13 @@ mod tests {
         // minijinja's list of variables leaves out a slice's: the name is found in the text.
         assert_eq!(parts("{{ secrets.T[1:5] }}"), ["3cre"]);
         assert_eq!(
-            super::named_values("x.vars + vars . a + steps[1] + myvars.b + secrets")
+            super::named_values("x.vars + vars . a.b + steps[1] + myvars.b + secrets")
                 .collect::<Vec<_>>(),
-            [("vars", Some("a")), ("steps", None), ("secrets", None)]
+            [
+                ("vars", vec!["a", "b"]),
+                ("steps", vec![]),
+                ("secrets", vec![])
+            ]
         );
     }
 
@@ -154,8 +164,10 @@ mod tests {
             parts("{{ vars.creds | upper }} {{ steps.login.token[1:5] }}"),
             ["USER:S3CRET", "s3cr"]
         );
-        // `steps.login` holds a secret, but a boolean is no secret.
+        // `steps.login` holds a secret, but a boolean is no secret, nor its other outputs.
         assert!(parts("{{ steps.login.ok }} {{ vars.creds == 'x' }}").is_empty());
+        assert!(parts("{{ steps.login.url }}").is_empty());
+        assert_eq!(parts("{{ vars.creds.upper() }}"), ["USER:S3CRET"]);
         // A block that reads one: the whole rendering.
         assert_eq!(
             parts("{% for c in vars.list %}[{{ c | upper }}]{% endfor %}"),
