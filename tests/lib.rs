@@ -34,6 +34,7 @@ mod page_scripts;
 mod readme;
 mod refs;
 mod run;
+mod secrets;
 mod selectors;
 mod server_commands;
 mod server_readiness;

@@ -76,6 +76,8 @@ pub(crate) async fn run_flow(
     servers: &RunServers,
 ) -> FlowResult {
     let spec = browser_spec(rt, &loaded);
+    // The flow's masker outlives its steps: its browser names the downloads left when it closes.
+    let masker = Masker::default();
     // A browser launched here saves the flow's downloads with its artifacts.
     let downloads = spec.cdp.is_none().then(|| {
         rt.artifacts
@@ -100,21 +102,24 @@ pub(crate) async fn run_flow(
             }
         };
         // `biased`: the context is being taken before the flow reaches its first step.
-        tokio::join!(biased; prepare, Box::pin(run_in(rt, &loaded, &info, &browser, servers))).1
+        let flow = run_in(rt, &loaded, &info, &browser, servers, &masker);
+        tokio::join!(biased; prepare, Box::pin(flow)).1
     } else {
-        run_in(rt, &loaded, &info, &browser, servers).await
+        run_in(rt, &loaded, &info, &browser, servers, &masker).await
     };
-    browser.close(&rt.browser).await;
+    browser.close(&rt.browser, &masker).await;
     result
 }
 
-/// Runs a top-level flow in `browser` (which it leaves open), with the run's `servers`.
+/// Runs a top-level flow in `browser` (which it leaves open), with the run's `servers`; the
+/// flow's secrets, and what its templates make of them, go into `masker`.
 pub(crate) async fn run_in(
     rt: &Runtime,
     loaded: &LoadedFlow,
     info: &FlowInfo,
     browser: &FlowBrowser,
     servers: &RunServers,
+    masker: &Masker,
 ) -> FlowResult {
     let started = Instant::now();
     rt.listener.flow_started(info);
@@ -123,7 +128,7 @@ pub(crate) async fn run_in(
         server: None,
         until: None,
     };
-    let ran = body(rt, loaded, info, browser, servers, &mut setup).await;
+    let ran = body(rt, loaded, info, browser, servers, &mut setup, masker).await;
     // A server that exited while the flow ran is why it failed, not the browser's network error.
     let died = match &setup.server {
         Some(s) => s.died().await,
@@ -232,15 +237,16 @@ async fn body(
     browser: &FlowBrowser,
     servers: &RunServers,
     setup: &mut Setup,
+    masker: &Masker,
 ) -> Result<Ran, StepError> {
     let dir = rt
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
-    let masker = Masker::default();
+    let masker = masker.clone();
     // Boxed: the server's start is a large future, and the flow's must stay small.
     let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
     let shared = serde_json::Value::Object(servers.values().clone());
-    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir)).await?;
+    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir, &masker)).await?;
     if let Some(s) = &setup.server {
         let mut ws = shared.clone();
         ws["url"] = json!(s.url);
@@ -252,7 +258,7 @@ async fn body(
         e.message = masker.mask(&e.message);
         e
     })?;
-    let env = render_env(&mut scope, rt, loaded)?;
+    let env = render_env(&mut scope, rt, loaded, &masker)?;
     std::fs::create_dir_all(&dir).map_err(|e| {
         StepError::new(
             ErrorKind::Environment,

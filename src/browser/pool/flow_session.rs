@@ -235,10 +235,12 @@ impl FlowBrowser {
     /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives
     /// the browser back; a browser that does not answer, or whose daemon may still be busy with
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
-    pub(crate) async fn close(&self, host: &BrowserHost) {
+    /// The downloads no step took are named as the page suggested, with `masker`'s secrets
+    /// masked.
+    pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker) {
         if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
             if let Some(d) = &mut l.session.downloads {
-                d.finish().await;
+                d.finish(masker).await;
             }
             // Routes belong to the worker's session: the next flow must not get this one's.
             let mut unrouted = true;

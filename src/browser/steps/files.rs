@@ -11,7 +11,7 @@ use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::element;
 use crate::browser::page::selector::resolve_one;
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Where a browser step writes files.
 pub(crate) struct StepFiles {
@@ -19,6 +19,25 @@ pub(crate) struct StepFiles {
     pub(crate) dir: PathBuf,
     /// `NNN-<id>`: the prefix of this step's files.
     pub(crate) base: String,
+    /// The flow's masker: a file named from a value (a path templated with a secret, a name the
+    /// page suggests) is named with its secrets masked, as the reports show it.
+    pub(crate) masker: Masker,
+}
+
+impl StepFiles {
+    /// The file at `name` (a path relative to the flow's artifacts directory) with its secrets
+    /// masked; refused when it leaves the directory (`what`: the setting, for the error).
+    pub(crate) fn artifact(&self, name: &str, what: &str) -> Result<PathBuf, StepError> {
+        let masked = self.masker.mask(name);
+        if crate::fs::leaves_dir(name) || crate::fs::leaves_dir(&masked) {
+            let problem = crate::fs::artifact_path_problem(what, &masked).unwrap_or_default();
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
+            ));
+        }
+        Ok(self.dir.join(masked))
+    }
 }
 
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
@@ -65,18 +84,9 @@ pub(crate) async fn screenshot(
         Toggle::On(_) => (None, None, false),
         Toggle::Options(o) => (o.path, o.target, o.full_page.unwrap_or(false)),
     };
-    // Screenshots stay inside the run's artifacts (a rendered path too).
-    if let Some(problem) = path
-        .as_deref()
-        .and_then(|p| crate::fs::artifact_path_problem("screenshot", p))
-    {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
-        ));
-    }
     let path = match path {
-        Some(p) => files.dir.join(p),
+        // Screenshots stay inside the run's artifacts (a rendered path too).
+        Some(p) => files.artifact(&p, "screenshot")?,
         None => files.dir.join(format!("{}.png", files.base)),
     };
     if let Some(parent) = path.parent() {
