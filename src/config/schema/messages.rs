@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::at::{at_key, at_value};
 use super::walk::is_step;
+use crate::config::numbers::between;
 use crate::source::{Diagnostic, SourceFile, SpanMap, did_you_mean, pointer_push};
 
 /// A schema error's place: in the document, and in the schema.
@@ -189,6 +190,39 @@ impl Site<'_> {
             d
         };
         d.with_pointer(self.pointer.clone())
+    }
+
+    /// A number below its field's `minimum` or above its `maximum`: the range, when the field
+    /// has both (every whole-number field does: a drift test sees to it).
+    pub(super) fn out_of_range(&self) -> Diagnostic {
+        let name = &self.name;
+        let bound = |k: &str| self.node.and_then(|n| n.get(k));
+        let message = match (bound("minimum"), bound("maximum")) {
+            (Some(min), Some(max)) => format!("`{name}` {}", between(min, max)),
+            (Some(min), None) => format!("`{name}` must be at least {min}, not {}", self.source()),
+            (None, Some(max)) => format!("`{name}` must be at most {max}, not {}", self.source()),
+            (None, None) => format!("`{name}` is out of range"),
+        };
+        self.at_value(message)
+    }
+
+    /// A number with a fraction or an exponent where a whole number goes.
+    pub(super) fn not_whole(&self) -> Diagnostic {
+        self.at_value(format!(
+            "`{}` must be a whole number, not `{}`",
+            self.name,
+            self.source()
+        ))
+        .with_help("write it in digits, without `.` or `e`")
+    }
+
+    /// The failing value as it is written in the file (a number too large for 64 bits is held
+    /// as a float, which would print otherwise).
+    fn source(&self) -> String {
+        self.spans
+            .get(&self.pointer)
+            .and_then(|s| self.file.text().get(s.value.clone()))
+            .map_or_else(|| self.value.to_string(), str::to_string)
     }
 
     /// A list with too few items.
