@@ -80,6 +80,20 @@ fn files_given_on_the_command_line_must_be_regular_files() {
         );
     }
     assert!(!d.path().join("merged.json").exists());
+    // A sub-flow too: refused at the step that runs it.
+    write(
+        d.path(),
+        "calls.yaml",
+        "name: calls\nsteps:\n  - run_flow: flow.yaml\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "calls.yaml"]);
+    let (code, stderr) = finishes(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("calls.yaml:3:15: error: sub-flow `flow.yaml` is not a regular file"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -99,6 +113,17 @@ fn var_files_lose_a_byte_order_mark() {
         assert_eq!(code, 0, "{name}: {stderr}");
         assert!(!stderr.contains("not used by any flow"), "{name}: {stderr}");
     }
+    // Flow files and the project file lose theirs too.
+    write(d.path(), "runner.toml", "\u{feff}jobs = 2\n");
+    write(
+        d.path(),
+        "bom-flow.yaml",
+        "\u{feff}name: b\nsteps:\n  - log: hi\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "bom-flow.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]
