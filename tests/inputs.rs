@@ -380,6 +380,15 @@ fn jobs_and_retries_out_of_range_say_the_range() {
         assert!(!stderr.contains("too large to fit"), "{stderr}");
     }
     let mut c = runner(d.path());
+    c.args(["explore", "/", "--web-server", "true", "--web-server-port"])
+        .arg("99999999999999999999");
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`port` must be between 1 and 65535"),
+        "{stderr}"
+    );
+    let mut c = runner(d.path());
     c.args(["run", "ok.yaml", "--shard", "1/99999999999999999999"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
