@@ -294,6 +294,11 @@ const NUMBERS: &[(&str, &str)] = &[
         "`count` must be between 0 and",
     ),
     ("- scroll: { by: 1e300 }", "`by` must be between"),
+    // A number is quoted as it is written, not as the float it became.
+    (
+        "- exec: \"true\"\n  timeout: 99999999999999999999",
+        "`timeout` must be a string, not the number `99999999999999999999`",
+    ),
 ];
 
 #[test]
