@@ -990,25 +990,36 @@ fn ctrl_c_while_a_web_server_starts_is_an_interrupt() {
 }
 
 #[test]
-fn endless_files_are_cut_at_the_size_cap() {
-    // The size a file reports is not what it gives: the cap counts bytes read.
+fn endless_and_oversized_files_are_refused() {
+    // A device never ends: it is refused before a byte is read, as every file runner reads
+    // that is not a regular one (tests/inputs.rs has the FIFOs); a regular file past 10 MB is
+    // refused by its size.
     let d = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("/dev/urandom", d.path().join("random.yaml")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.env")).unwrap();
+    std::fs::File::create(d.path().join("big.env"))
+        .unwrap()
+        .set_len(11 * 1024 * 1024)
+        .unwrap();
     write(d.path(), "ok.yaml", "name: ok\nsteps:\n  - log: hi\n");
     let mut c = runner(d.path());
     c.args(["validate", "random.yaml"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("10 MB"), "{stderr}");
-    let mut c = runner(d.path());
-    c.args(["run", "ok.yaml", "--var-file", "zero.env"]);
-    let (code, _, stderr) = output(c);
-    assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("var files may be at most 10 MB"),
+        stderr.contains("random.yaml: cannot read the file: it is a device, not a regular file"),
         "{stderr}"
     );
+    for (file, want) in [
+        ("zero.env", "it is a device, not a regular file"),
+        ("big.env", "config files may be at most 10 MB"),
+    ] {
+        let mut c = runner(d.path());
+        c.args(["run", "ok.yaml", "--var-file", file]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(want), "{file}: {stderr}");
+    }
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod golden;
 mod groups;
 mod history;
 mod http;
+mod inputs;
 mod keyboard;
 mod lists;
 mod mistakes;

@@ -60,8 +60,7 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
     let mut texts: Vec<(Option<usize>, String)> = Vec::new();
     let mut out = Vec::new();
     for Found { path, under } in found {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| CliError::Environment(format!("cannot read {}: {e}", path.display())))?;
+        let text = read_shard(&path)?;
         let not_a_report = |e: &dyn std::fmt::Display| {
             CliError::Usage(format!(
                 "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
@@ -191,6 +190,33 @@ fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The largest shard report read: far more than a run of thousands of flows writes.
+const MAX_SHARD_REPORT: u64 = 1 << 30;
+
+/// A shard's report: a regular file (a FIFO would block the read for ever), of at most
+/// [`MAX_SHARD_REPORT`] bytes, in UTF-8.
+fn read_shard(f: &Path) -> Result<String, CliError> {
+    let bytes = crate::fs::read_regular(f, MAX_SHARD_REPORT).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            CliError::Usage(format!("cannot read {}: {e}", f.display()))
+        } else {
+            CliError::Environment(format!("cannot read {}: {e}", f.display()))
+        }
+    })?;
+    if bytes.len() as u64 > MAX_SHARD_REPORT {
+        return Err(CliError::Usage(format!(
+            "{} is larger than 1 GB: not a runner JSON report",
+            f.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        CliError::Usage(format!(
+            "{} is not UTF-8 text: not a runner JSON report",
+            f.display()
+        ))
+    })
 }
 
 /// `runner merge-reports PATH... --report KIND=PATH...`.

@@ -9,14 +9,17 @@ pub(crate) mod flows;
 mod matrix;
 mod merge;
 pub(crate) mod model;
+pub(crate) mod numbers;
 mod origin;
 mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;
+mod scalar;
 pub(crate) mod schema;
 mod selector;
 mod suite;
 mod toml;
+pub(crate) mod var_file;
 mod yaml;
 
 pub(crate) use selector::selector_hint;

@@ -144,9 +144,9 @@ pub(crate) fn flag_server(
         ws["url"] = Value::String(u.to_string());
     }
     if let Some(p) = port {
-        ws["port"] = p
-            .parse::<u64>()
-            .map_or_else(|_| Value::String(p.to_string()), Value::from);
+        // Digits are a number, however many (the port's range says what is too large).
+        ws["port"] = super::numbers::integer_literal(p, 10, false)
+            .unwrap_or_else(|| Value::String(p.to_string()));
     }
     // JSON is YAML: the document reads (and locates errors) as any project file does.
     let text = serde_json::json!({ "web_server": [ws] }).to_string();
