@@ -16,6 +16,7 @@ mod browser;
 mod checks;
 mod cli;
 mod common;
+mod config_fields;
 mod confined;
 mod contexts;
 mod datasette;

@@ -6,6 +6,7 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+mod literal;
 mod matrix;
 mod merge;
 pub(crate) mod model;
@@ -26,3 +27,9 @@ pub(crate) use selector::selector_hint;
 
 #[cfg(test)]
 mod drift_tests;
+#[cfg(test)]
+pub(crate) mod field_samples;
+#[cfg(test)]
+pub(crate) mod schema_fields;
+#[cfg(test)]
+pub(crate) mod template_fields_tests;
