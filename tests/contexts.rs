@@ -470,14 +470,14 @@ fn an_interrupt_does_not_wait_for_a_browser_still_launching() {
 
 /// A Chromium this test starts itself (not runner), with its DevTools endpoint on a free port of
 /// 127.0.0.1 — as Browserless or a Selenium Grid would serve one. Ended when dropped.
-struct RemoteBrowser {
-    child: std::process::Child,
-    url: String,
+pub(crate) struct RemoteBrowser {
+    pub(crate) child: std::process::Child,
+    pub(crate) url: String,
     _profile: tempfile::TempDir,
 }
 
 impl RemoteBrowser {
-    fn start() -> RemoteBrowser {
+    pub(crate) fn start() -> RemoteBrowser {
         let profile = tempfile::tempdir().unwrap();
         let child = std::process::Command::new("/usr/bin/chromium")
             .args([
@@ -563,6 +563,11 @@ impl RemoteBrowser {
 
 impl Drop for RemoteBrowser {
     fn drop(&mut self) {
+        // A test may have stopped it (SIGSTOP): a stopped process takes SIGTERM only once it
+        // runs again.
+        let _ = std::process::Command::new("kill")
+            .args(["-CONT", &self.child.id().to_string()])
+            .status();
         let _ = std::process::Command::new("kill")
             .arg(self.child.id().to_string())
             .status();

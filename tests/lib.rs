@@ -37,5 +37,6 @@ mod selectors;
 mod server_commands;
 mod server_readiness;
 mod servers;
+mod silent_browsers;
 mod suites;
 mod todomvc_react;

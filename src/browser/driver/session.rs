@@ -198,8 +198,24 @@ impl Session {
     }
 
     /// Runs commands in one call (one round trip to the browser), stopping at the first that
-    /// fails: for a step's commands that always go together.
+    /// fails: for a step's commands that always go together. A browser found gone is not
+    /// asked (see `gone`).
     pub(crate) async fn send_all(
+        &mut self,
+        commands: Vec<Command>,
+        timeout: Duration,
+    ) -> Result<Vec<Value>, StepError> {
+        if let Some(gone) = self.browser_gone() {
+            return Err(gone);
+        }
+        match self.exchange(commands, timeout).await {
+            Err(e) => Err(self.why_failed(e).await),
+            ok => ok,
+        }
+    }
+
+    /// `send_all`'s round trip.
+    async fn exchange(
         &mut self,
         mut commands: Vec<Command>,
         timeout: Duration,
@@ -566,6 +582,7 @@ pub(crate) fn on_fake_daemon(
     Session::attached(adapter, "s".into(), false, dir.to_path_buf())
 }
 
+mod gone;
 mod own_eval;
 #[cfg(test)]
 mod tests;

@@ -16,25 +16,35 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+use super::connect::{CDP_TIMEOUT, cdp_url};
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
-use crate::browser::driver::cdp::{Cdp, CdpError, Link};
+use crate::browser::driver::cdp::{Cdp, CdpError};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse, ReducedMotion};
 use crate::browser::driver::dialog_watch::Watch;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
-/// How long a DevTools call may take before its browser counts as wedged.
-const CDP_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// How a flow's browser is had: launched by this run (headed or not), or a browser already
 /// running elsewhere, connected to through its DevTools endpoint (`cdp`: `http://host:port` or a
 /// `ws://` URL) and never closed by runner. Flows with equal specs share browsers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct BrowserSpec {
     pub(crate) headed: bool,
     pub(crate) cdp: Option<String>,
+    /// How long connecting to a running browser (`cdp`) may take: the flow's `browser.timeout`
+    /// (a browser runner launches gets what a cold launch needs). Not a launch setting: flows
+    /// that differ only in it share browsers.
+    pub(crate) timeout: Duration,
 }
+
+impl PartialEq for BrowserSpec {
+    fn eq(&self, other: &BrowserSpec) -> bool {
+        self.headed == other.headed && self.cdp == other.cdp
+    }
+}
+
+impl Eq for BrowserSpec {}
 
 /// A flow's device settings, applied to its own context.
 #[derive(Debug, Clone, Default)]
@@ -124,14 +134,10 @@ impl Worker {
         let mut session = Session::new(adapter, name, false, cwd);
         session.connect_to(url);
         let watch = Arc::new(Watch::new(own_eval));
-        let connected = Self::connect(&mut session, &watch).await.map_err(|mut e| {
-            if let Some(url) = &remote {
-                e.kind = ErrorKind::Environment;
-                let why = e.message.trim_start_matches("the browser cannot launch: ");
-                e.message = format!("cannot connect to the browser at {url}: {why}");
-            }
-            e
-        });
+        let connected = match &remote {
+            Some(url) => super::connect::remote(&mut session, &watch, url, spec.timeout).await,
+            None => super::connect::launched(&mut session, &watch).await,
+        };
         match connected {
             Ok(cdp) => {
                 let mut w = Worker {
@@ -231,26 +237,10 @@ impl Worker {
         cdp_url(&data).map(str::to_string)
     }
 
-    /// Starts the session's daemon, connected to the browser (`--cdp`), and opens a DevTools
-    /// connection of runner's own to it.
-    async fn connect(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
-        let data = session
-            .send(Command::CdpUrl, Duration::from_secs(30))
-            .await?;
-        let w = watch.clone();
-        let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
-        let cdp = Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT, on_event)
-            .await
-            .map_err(|e| e.into_step_error(true))?;
-        // Tabs made and changed, for the watch on dialogs in a flow's other tabs.
-        cdp.call(
-            "Target.setDiscoverTargets",
-            serde_json::json!({ "discover": true }),
-            CDP_TIMEOUT,
-        )
-        .await
-        .map_err(|e| e.into_step_error(true))?;
-        Ok(cdp)
+    /// What happened to the browser, when it was found gone (stopped, out of reach, exited:
+    /// see `cdp::health`).
+    pub(crate) fn gone_error(&self) -> Option<StepError> {
+        self.cdp.gone_error()
     }
 
     /// Whether it has given a flow a context before (then a failure to give another means it
@@ -451,6 +441,17 @@ impl Worker {
     /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
     /// disposed with its flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
+        // A browser found gone is not asked anything (it would not answer): its daemons and
+        // processes are ended without a grace (see `host::end_processes`).
+        if self.cdp.gone().is_some() {
+            if let Some(h) = self.spare.take() {
+                h.abort();
+            }
+            if let Some(b) = self.browser {
+                b.kill().await;
+            }
+            return false;
+        }
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
         if let Some(h) = self.spare.take()
@@ -483,16 +484,6 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
             format!("{var}={v}: expected `{default}` (the default) or `{other}`"),
         )),
     }
-}
-
-/// The DevTools URL in agent-browser's answer to `get cdp-url`.
-fn cdp_url(data: &Value) -> Result<&str, StepError> {
-    data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("agent-browser named no DevTools URL for its browser: {data}"),
-        )
-    })
 }
 
 /// A new context with its blank tab: (context id, target id).
