@@ -29,6 +29,7 @@ mod keyboard;
 mod lists;
 mod mistakes;
 mod model;
+mod orphans;
 mod page_scripts;
 mod readme;
 mod refs;
