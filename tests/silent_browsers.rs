@@ -158,22 +158,30 @@ fn an_endpoint_that_never_answers_costs_one_browser_timeout_per_run() {
 }
 
 /// Three flows on the running browser `remote`; the first does `to_the_browser` (an exec step
-/// given the browser's pid) after its first page, then opens another.
+/// given the browser's pid) after its first page, then opens another unless `last`.
 fn three_on(
     remote: &RemoteBrowser,
     to_the_browser: &str,
+    last: bool,
 ) -> (Ran, Duration, Vec<(String, String, u64)>) {
     let d = tempfile::tempdir().unwrap();
     // Connecting to a Chromium that was just started takes a few seconds on a loaded machine.
     let browser = format!("cdp: \"{}\", timeout: 5s", remote.url);
-    let first = format!(
-        "  - exec: \"{to_the_browser} {}\"\n  - open: \"data:text/html,<h1>again</h1>\"\n",
-        remote.child.id()
-    );
+    let mut first = format!("  - exec: \"{to_the_browser} {}\"\n", remote.child.id());
+    if !last {
+        first.push_str("  - open: \"data:text/html,<h1>again</h1>\"\n");
+    }
     write(d.path(), "1.yaml", &flow("f1", &browser, &first));
     write(d.path(), "2.yaml", &flow("f2", &browser, ""));
     write(d.path(), "3.yaml", &flow("f3", &browser, ""));
     run_three(d.path(), &["--jobs", "1"])
+}
+
+/// Lets a stopped browser run again.
+fn resume(remote: &RemoteBrowser) {
+    let _ = std::process::Command::new("kill")
+        .args(["-CONT", &remote.child.id().to_string()])
+        .status();
 }
 
 #[test]
@@ -181,10 +189,8 @@ fn a_browser_that_stops_answering_mid_run_fails_the_rest_of_the_run_at_once() {
     let mut remote = RemoteBrowser::start();
     // The browser stops (SIGSTOP) after the first flow's first page: it keeps its port, and
     // the kernel still accepts connections on it, but nothing answers.
-    let (ran, took, flows) = three_on(&remote, "kill -STOP");
-    let _ = std::process::Command::new("kill")
-        .args(["-CONT", &remote.child.id().to_string()])
-        .status();
+    let (ran, took, flows) = three_on(&remote, "kill -STOP", false);
+    resume(&remote);
     assert_eq!(ran.code, 3, "{}", ran.stderr);
     assert!(took < Duration::from_secs(15), "the run took {took:?}");
     let said = format!("the browser at {} did not answer", remote.url);
@@ -203,9 +209,27 @@ fn a_browser_that_stops_answering_mid_run_fails_the_rest_of_the_run_at_once() {
 }
 
 #[test]
+fn a_browser_that_stops_answering_between_flows_fails_the_flows_after_at_once() {
+    // The first flow's last step stops the browser: the flow passes, its context cannot be
+    // disposed, and the browser is found silent then, not by the next flow's connection.
+    let remote = RemoteBrowser::start();
+    let (ran, took, flows) = three_on(&remote, "kill -STOP", true);
+    resume(&remote);
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(took < Duration::from_secs(15), "the run took {took:?}");
+    assert_eq!(flows[0].0, "passed", "{}", ran.report);
+    let said = format!("the browser at {} did not answer", remote.url);
+    for (i, (status, message, ms)) in flows.iter().enumerate().skip(1) {
+        assert_eq!(status, "error", "flow {}: {}", i + 1, ran.report);
+        assert!(message.contains(&said), "flow {}: {message}", i + 1);
+        assert!(*ms < 1000, "flow {} waited {ms} ms: {message}", i + 1);
+    }
+}
+
+#[test]
 fn a_browser_that_exits_mid_run_is_said_to_have_exited() {
     let remote = RemoteBrowser::start();
-    let (ran, took, flows) = three_on(&remote, "kill -9");
+    let (ran, took, flows) = three_on(&remote, "kill -9", false);
     assert_eq!(ran.code, 3, "{}", ran.stderr);
     assert!(took < Duration::from_secs(15), "the run took {took:?}");
     let said = format!("the browser at {} exited", remote.url);

@@ -155,7 +155,11 @@ impl Worker {
                 Ok(w)
             }
             Err(e) => {
-                session.close().await;
+                // A daemon still busy connecting (to a browser that does not answer) would not
+                // answer `close` either: it is ended with the run's processes.
+                if !session.unsettled() {
+                    session.close().await;
+                }
                 if let Some(mut l) = launcher {
                     l.close().await;
                 }
@@ -261,13 +265,21 @@ impl Worker {
         session: &mut Session,
     ) -> Result<Context, StepError> {
         let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let (id, target) = match self.spare.take() {
+        let made = match self.spare.take() {
             Some(h) => h
                 .await
                 .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
             None => new_context(&self.cdp).await,
-        }
-        .map_err(|e| fail(e.to_string()))?;
+        };
+        let (id, target) = match made {
+            Ok(made) => made,
+            // A browser that stopped answering or exited since the last flow says so (and the
+            // pool does not wait for a remote one again: `BrowserHost::release`).
+            Err(e) => {
+                let gone = self.cdp.health().await.and(self.cdp.gone_error());
+                return Err(gone.unwrap_or_else(|| fail(e.to_string())));
+            }
+        };
         if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
@@ -415,10 +427,16 @@ impl Worker {
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
         self.watch.unregister(&context.id);
-        self.cdp
+        let disposed = self
+            .cdp
             .dispose_context(&context.id, Duration::from_secs(2))
             .await
-            .is_ok()
+            .is_ok();
+        // Whether the browser itself is gone (then a remote one is not connected to again).
+        if !disposed {
+            let _ = self.cdp.health().await;
+        }
+        disposed
     }
 
     /// Starts making the next flow's context: at once, or, given `after`, once it fires or is
