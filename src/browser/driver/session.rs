@@ -199,7 +199,8 @@ impl Session {
 
     /// Runs commands in one call (one round trip to the browser), stopping at the first that
     /// fails: for a step's commands that always go together. A browser found gone is not
-    /// asked (see `gone`).
+    /// asked (see `gone`; whether it is gone is asked once per failed step, not per command,
+    /// so a caller's own time budget holds).
     pub(crate) async fn send_all(
         &mut self,
         commands: Vec<Command>,
@@ -208,10 +209,7 @@ impl Session {
         if let Some(gone) = self.browser_gone() {
             return Err(gone);
         }
-        match self.exchange(commands, timeout).await {
-            Err(e) => Err(self.why_failed(e).await),
-            ok => ok,
-        }
+        self.exchange(commands, timeout).await
     }
 
     /// `send_all`'s round trip.

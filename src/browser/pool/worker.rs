@@ -427,16 +427,14 @@ impl Worker {
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
         self.watch.unregister(&context.id);
-        let disposed = self
+        let dispose = self
             .cdp
-            .dispose_context(&context.id, Duration::from_secs(2))
-            .await
-            .is_ok();
-        // Whether the browser itself is gone (then a remote one is not connected to again).
-        if !disposed {
-            let _ = self.cdp.health().await;
-        }
-        disposed
+            .dispose_context(&context.id, Duration::from_secs(2));
+        // Whether the browser itself is gone (then a remote one is not connected to again),
+        // asked meanwhile: a live browser answers at once, a gone one costs no more wait than
+        // the disposal's own.
+        let (disposed, gone) = tokio::join!(dispose, self.cdp.health());
+        disposed.is_ok() && gone.is_none()
     }
 
     /// Starts making the next flow's context: at once, or, given `after`, once it fires or is

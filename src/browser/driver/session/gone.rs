@@ -1,9 +1,10 @@
 //! A flow's commands when its browser is gone (stopped, wedged, out of reach, or exited: see
-//! `cdp::health`). A command that did not finish, or that failed on the connection, has the
-//! browser asked whether it still answers; when it does not, the flow's error says what happened
-//! to the browser (an environment failure, exit code 3) instead of what the command last waited
-//! for (agent-browser's "the page may still be loading"), and every later command of the flow
-//! fails at once with that error.
+//! `cdp::health`). A browser step that did not finish in time, or that failed on the
+//! connection, has the browser asked whether it still answers (`why_failed`, called by the
+//! browser steps' dispatch); when it does not, the step's error says what happened to the
+//! browser (an environment failure, exit code 3) instead of what its command last waited for
+//! (agent-browser's "the page may still be loading"), and every later command of the flow fails
+//! at once with that error (`browser_gone`).
 
 use super::super::adapter::Cause;
 use super::Session;
