@@ -12,6 +12,15 @@ use crate::report::Reporter;
 /// Parses the command line, runs the subcommand and shows its error if it ends with one;
 /// returns the exit code (`exit::code`, the one map).
 pub fn main() -> i32 {
+    // A flow's command under runner's supervisor: before anything else (no parsing, no
+    // guardian), as it runs once per command.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| a == crate::process::supervisor::ARG)
+    {
+        return crate::process::supervisor::run(&args[1..]);
+    }
     let reporter = Reporter::from_env();
     let end = match Cli::try_parse() {
         Ok(cli) => dispatch(cli.command, &reporter),

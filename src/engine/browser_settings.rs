@@ -22,6 +22,7 @@ pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
     rt.browser.spec(
         b.and_then(|b| b.headed).unwrap_or(false),
         b.and_then(|b| b.cdp.as_deref()),
+        super::attempts::browser_timeout(loaded),
     )
 }
 
