@@ -19,7 +19,7 @@ mod suite;
 mod toml;
 mod yaml;
 
-pub(crate) use selector::selector_hint;
+pub(crate) use selector::{css_problem, selector_hint};
 
 #[cfg(test)]
 mod drift_tests;
