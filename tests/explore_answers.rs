@@ -11,15 +11,20 @@ use crate::agents::{agent_env, with_profiles};
 use crate::atlas::{Server, atlas_cmd, junit_cases, node_by_title};
 use crate::common::{fixture, free_port, output, runner};
 
-/// `runner explore URL --agent fake-claude` in `dir` with the fake agent in `mode`, its answers
-/// never cached (each run asks).
-fn explore(dir: &Path, url: &str, mode: &str) -> (i32, String, String) {
+/// `runner explore URL --agent fake-claude --agent-cache CACHE` in `dir` with the fake agent in
+/// `mode`.
+fn explore_cached(dir: &Path, url: &str, mode: &str, cache: &str) -> (i32, String, String) {
     let mut c = runner(dir);
     agent_env(&mut c, dir);
     c.env("FAKE_AGENT_MODE", mode)
         .args(["explore", url, "--atlas", "atlas", "--agent", "fake-claude"])
-        .args(with_profiles(&["--agent-cache", "off"]));
+        .args(with_profiles(&["--agent-cache", cache]));
     output(c)
+}
+
+/// The same, its answers never cached (each run asks).
+fn explore(dir: &Path, url: &str, mode: &str) -> (i32, String, String) {
+    explore_cached(dir, url, mode, "off")
 }
 
 fn read_json(path: &Path) -> Value {
@@ -31,7 +36,7 @@ fn an_answer_in_the_seeds_shapes_labels_edges_keeps_its_ideas_and_names_what_it_
     let server = Server::serve(&fixture("shop"));
     let url = format!("{}/index.html", server.url);
     let d = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) = explore(d.path(), &url, "seed-shapes");
+    let (code, stdout, stderr) = explore_cached(d.path(), &url, "seed-shapes", "read-write");
     assert_eq!(code, 0, "{stdout}{stderr}");
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     let shop = node_by_title(d.path(), "Shop");
@@ -121,6 +126,21 @@ fn an_answer_in_the_seeds_shapes_labels_edges_keeps_its_ideas_and_names_what_it_
         3,
         "{analysis}"
     );
+
+    // A replay from the cache (read-only: no agent is asked) drops and names the same.
+    let replay = tempfile::tempdir().unwrap();
+    std::fs::rename(d.path().join("atlas"), replay.path().join("atlas")).unwrap();
+    let (code, again, again_err) = explore_cached(d.path(), &url, "seed-shapes", "read-only");
+    assert_eq!(code, 0, "{again}{again_err}");
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(
+        again["dropped_answer_items"], summary["dropped_answer_items"],
+        "{again}"
+    );
+    assert_eq!(again["total_edges"], summary["total_edges"], "{again}");
+    for item in &dropped {
+        assert!(again_err.contains(item.as_str()), "{item}: {again_err}");
+    }
 
     // The ideas of type `smoke` are kept (the nameless one is not), one per node ...
     let ideas = read_json(&d.path().join(format!("atlas/nodes/{shop}/test_ideas.json")));

@@ -172,7 +172,8 @@ pub(crate) struct SkillEnv<'a> {
     pub(crate) masker: Masker,
     pub(crate) relay: Relay,
     pub(crate) cancel: CancellationToken,
-    /// Beside which, and after which, the agent logs are named: `<this>-<skill>-<question>.<attempt>.agent.log`.
+    /// The agent logs are beside it and named after it:
+    /// `<this>-<skill>-<question>.<attempt>.agent.log`.
     pub(crate) log_path: PathBuf,
     pub(crate) timeout: Duration,
 }
@@ -457,13 +458,14 @@ async fn ask(
         },
         Ended::Exited => AgentError::Reported(finished.state.answer().unwrap_or_default()),
     };
-    let names_log = matches!(
+    // What the agent wrote before it failed is worth reading (an exit's message names the log
+    // already; a stop is runner's own doing).
+    let point_at_log = !matches!(
         err,
         AgentError::Exited { .. } | AgentError::Interrupted | AgentError::Stopped
     );
     let mut err = StepError::from(err);
-    // What the agent wrote before it failed is worth reading.
-    if !names_log && log.exists() {
+    if point_at_log && log.exists() {
         err.message = format!("{}; see {}", err.message, log.display());
     }
     Err(err)

@@ -202,6 +202,52 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_agents_task_is_kept_in_the_form_explore_does_it_or_refused_saying_why() {
+        let refs = BTreeMap::from([(
+            "e5".to_string(),
+            RefInfo {
+                role: "link".into(),
+                name: "Cart".into(),
+            },
+        )]);
+        let fit = |t: Value| {
+            let mut t = t;
+            fit_task(&mut t, &refs).map(|()| t)
+        };
+        let t = fit(json!({"selector": "@e5", "action": "Tap", "priority": 12.4})).unwrap();
+        assert_eq!(
+            t["selector"],
+            json!({"role": "link", "text": "Cart", "exact": true})
+        );
+        assert_eq!(
+            (t["action"].as_str(), t["priority"].as_i64()),
+            (Some("click"), Some(10))
+        );
+        let t = fit(json!({"selector": "#q", "action": "type", "parameters": {"q": 5}})).unwrap();
+        assert_eq!(t["action"], "fill");
+        assert_eq!(t["parameters"]["q"], "5");
+        assert_eq!(
+            task_of(&t).unwrap().steps,
+            vec![json!({"fill": {"target": {"css": "#q"}, "value": "5"}})]
+        );
+        assert!(
+            fit(json!({"selector": "e9", "action": "click"}))
+                .unwrap_err()
+                .contains("no ref `e9`")
+        );
+        assert!(
+            fit(json!({"selector": "#a", "action": "drag"}))
+                .unwrap_err()
+                .contains("does not `drag`")
+        );
+        assert!(
+            fit(json!({"selector": "#s", "action": "select"}))
+                .unwrap_err()
+                .contains("parameters")
+        );
+    }
+
+    #[test]
     fn destructive_names() {
         assert!(is_destructive("Delete account"));
         assert!(is_destructive("Sign out"));
