@@ -22,6 +22,7 @@ mod contexts;
 mod datasette;
 mod dialogs;
 mod exit_codes;
+mod explore_answers;
 mod gaps;
 mod golden;
 mod groups;

@@ -11,7 +11,9 @@ mod store;
 mod testing;
 mod view;
 
-pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
+pub(crate) use explore::{
+    ExploreAgent, Options as ExploreOptions, Summary as ExploreSummary, explore,
+};
 pub(crate) use export::{ExportFormat, export, file_stem};
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};

@@ -498,9 +498,13 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
                 opts.url = super::servers::start_url(&args.url, origin.as_deref())
                     .map_err(CliError::Usage)?;
                 let mut d = InProcess::new(rt);
-                let r = interruptible(atlas::explore(&mut d, opts, agent, &|line| {
-                    status.update(line);
-                }))
+                let r = interruptible(atlas::explore(
+                    &mut d,
+                    opts,
+                    agent,
+                    &|line| status.update(line),
+                    &|warning| status.warn(warning),
+                ))
                 .await;
                 d.close().await;
                 Ok::<_, CliError>(r)
@@ -524,6 +528,14 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
             "explore interrupted: what was recorded is kept, the todos left (the one in flight too) are done by the next `runner explore`".to_string(),
         )
     })?;
+    explored(result, reporter)
+}
+
+/// What an explore that ran to its end shows: the summary, or why it stopped.
+fn explored(
+    result: Result<atlas::ExploreSummary, StepError>,
+    reporter: &Reporter,
+) -> Result<Outcome, CliError> {
     match result {
         Ok(summary) => {
             reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));

@@ -23,7 +23,7 @@ mod toml;
 pub(crate) mod var_file;
 mod yaml;
 
-pub(crate) use selector::selector_hint;
+pub(crate) use selector::{css_problem, selector_hint};
 
 #[cfg(test)]
 mod drift_tests;

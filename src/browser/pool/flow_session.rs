@@ -265,7 +265,7 @@ impl FlowBrowser {
             // (Not when the daemon may still be busy with a command that did not finish.)
             let healthy = unrouted
                 && !l.session.unsettled()
-                && l.worker.hand_over(&l.context, &mut l.session).await;
+                && Box::pin(l.worker.hand_over(&l.context, &mut l.session)).await;
             host.release(l.worker, healthy);
         }
     }
