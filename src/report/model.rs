@@ -55,6 +55,10 @@ pub(crate) struct Flow {
     /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
+    /// An atlas replay's check of the state it arrived at, when it differs from the recorded
+    /// one: what was expected and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) state: Option<crate::atlas::StateDiff>,
 }
 
 /// One step.
@@ -176,6 +180,7 @@ impl Report {
             retry_errors: Vec::new(),
             setup_ms: 0,
             web_server_log: None,
+            state: None,
         }));
         self
     }
@@ -233,6 +238,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
             server_log: None,
+            state: None,
         };
         let s = Summary::of(
             std::slice::from_ref(&r),
