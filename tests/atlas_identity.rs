@@ -342,3 +342,48 @@ steps:
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("tells states apart by `text`"), "{stderr}");
 }
+
+/// What verify reports of a state (its URL, its texts) never holds a secret the replayed steps
+/// typed: the state found is masked as the recorded one was.
+#[test]
+fn verify_reports_no_secret_the_replay_typed() {
+    let d = tempfile::tempdir().unwrap();
+    let app = app(d.path());
+    std::fs::write(
+        app.join("search.yaml"),
+        r##"name: a secret search
+secrets: [LIBRARY_SECRET]
+atlas: atlas
+steps:
+  - open: "{{ web_server.library.url }}/books"
+  - link_state: table
+  - fill: { target: "#q", value: "{{ secrets.LIBRARY_SECRET }}" }
+  - click: { role: button, text: Search }
+  - wait: { url: "q=" }
+  - link_state: secret search
+"##,
+    )
+    .unwrap();
+    let mut c = runner(&app);
+    c.env("LIBRARY_SECRET", "recorded-word")
+        .args(["run", "search.yaml"]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let mut c = runner(&app);
+    c.env("LIBRARY_SECRET", "replayed-word").args([
+        "atlas",
+        "verify",
+        "--atlas",
+        "atlas",
+        "--report",
+        "json=verify.json",
+    ]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = std::fs::read_to_string(app.join("verify.json")).unwrap();
+    for text in [&stdout, &stderr, &report] {
+        assert!(!text.contains("replayed-word"), "{text}");
+        assert!(!text.contains("recorded-word"), "{text}");
+    }
+    assert!(stdout.contains("0 with data drift"), "{stdout}");
+}

@@ -179,7 +179,7 @@ pub(crate) async fn replay(
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            let (arrival, diff) = arrive(driver, &expected).await;
+            let (arrival, diff) = arrive(driver, &expected, &secrets_of(&flow)).await;
             (Some(r), arrival, diff)
         }
     };
@@ -207,20 +207,28 @@ pub(crate) async fn replay(
     })
 }
 
+/// A masker of the secrets the replayed flow declares (read from the environment, as the
+/// engine reads them): the state found goes into reports, where a secret must not.
+fn secrets_of(flow: &serde_json::Value) -> Masker {
+    let masker = Masker::default();
+    for name in flow["secrets"].as_array().into_iter().flatten() {
+        if let Some(v) = name.as_str().and_then(|n| std::env::var(n).ok()) {
+            masker.add(&v);
+        }
+    }
+    masker
+}
+
 /// Reads the state the replay arrived at (done as soon as the page shows the node, else once
-/// it has settled elsewhere) and judges it.
-async fn arrive(driver: &mut dyn Driver, expected: &Expected) -> (Arrival, Option<StateDiff>) {
+/// it has settled elsewhere), its secrets masked as the recording's were, and judges it.
+async fn arrive(
+    driver: &mut dyn Driver,
+    expected: &Expected,
+    masker: &Masker,
+) -> (Arrival, Option<StateDiff>) {
     let awaited = |url: &str, text: &str| expected.shown(url, text);
     let seen = match driver.session().await {
-        Ok(mut s) => {
-            arrived_state(
-                &mut s,
-                &Masker::default(),
-                Duration::from_secs(15),
-                &awaited,
-            )
-            .await
-        }
+        Ok(mut s) => arrived_state(&mut s, masker, Duration::from_secs(15), &awaited).await,
         Err(e) => Err(e),
     };
     match seen {
