@@ -1,5 +1,6 @@
 //! Files runner writes: whole or not at all (reports and the atlas are read by other processes
-//! while runner writes them), and only where they belong.
+//! while runner writes them), and only where they belong; and files runner reads as input:
+//! regular files only, never more than a cap.
 
 use std::path::Path;
 
@@ -28,6 +29,57 @@ pub(crate) fn leaves_dir(path: &str) -> bool {
             .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
+/// What `validate` and the run (on a rendered path) both say of a `screenshot.path` or
+/// `download.path` (`what`) that would leave the artifacts directory; `None` when it stays.
+pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
+    leaves_dir(path).then(|| format!("{what} path `{path}` leaves the artifacts directory"))
+}
+
+/// The help that goes with [`artifact_path_problem`].
+pub(crate) const ARTIFACT_PATH_HELP: &str =
+    "give a path relative to the run's artifacts directory, without `..`";
+
+/// Reads a file runner takes as input (a flow, a var file, a shard's report): at most
+/// `cap + 1` bytes, so a caller tells a file over the cap by its length (the size a file
+/// reports is not what it gives: a file that grows). Only a regular file: a FIFO would block
+/// the open until something writes to it, a device such as `/dev/zero` never ends. The file
+/// is opened without blocking and checked through the handle it was opened by, so what is read
+/// is what was checked; a symlink counts as what it points to.
+pub(crate) fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {}, not a regular file", kind_name(kind)),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// What a file that is not a regular one is, for the message that refuses it.
+fn kind_name(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -38,5 +90,25 @@ mod tests {
         super::write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn reads_regular_files_only_and_at_most_one_byte_past_the_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, "0123456789").unwrap();
+        assert_eq!(super::read_regular(&p, 4).unwrap(), b"01234");
+        assert_eq!(super::read_regular(&p, 100).unwrap().len(), 10);
+        let fifo = d.path().join("pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = super::read_regular(&fifo, 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "it is a FIFO (named pipe), not a regular file"
+        );
+        let e = super::read_regular(std::path::Path::new("/dev/zero"), 4).unwrap_err();
+        assert_eq!(e.to_string(), "it is a device, not a regular file");
+        let e = super::read_regular(d.path(), 4).unwrap_err();
+        assert_eq!(e.to_string(), "it is a directory, not a regular file");
     }
 }

@@ -442,3 +442,102 @@ fn an_agent_gets_an_agents_time_while_the_page_keeps_the_browsers() {
     assert_eq!(ask["outputs"]["source"], "agent", "{ask}");
     assert!(ask["duration_ms"].as_u64().unwrap() >= 6500, "{ask}");
 }
+
+#[test]
+fn an_answer_holding_a_secret_is_never_cached_and_read_only_says_why() {
+    // The agent types a secret it knows (from its environment) into the page. The cache would
+    // hold it masked, and a replay would type `***-via-agent`: such an answer is not cached.
+    let d = tempfile::tempdir().unwrap();
+    let secret = "s3cr3t-act-cache";
+    let steps = r##"  - id: ask
+    act: { intent: "log me in: my secret goes in the Password field", profile: fake-claude }
+  - expect: { value: { target: "#password", equals: "{{ secrets.FAKE_SECRET }}-via-agent" } }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), steps).replacen("steps:", "secrets: [FAKE_SECRET]\nsteps:", 1),
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["f.yaml"];
+        args.extend_from_slice(extra);
+        flow_run(d.path())
+            .args(with_profiles(&args))
+            .with(|c| {
+                agent_env(c, d.path());
+                c.env("FAKE_AGENT_MODE", "secret-value")
+                    .env("FAKE_SECRET", secret);
+            })
+            .run()
+    };
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(&[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "agent");
+    assert_eq!(agent_calls(d.path()), 1);
+    assert!(
+        stderr.contains("the `intent` answer holds a secret: it is not cached"),
+        "{stderr}"
+    );
+    // Whatever the cache holds, it is no answer (neither the secret nor its mask).
+    let dir = d.path().join(".runner/cache/skills/intent");
+    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let entry: Value = serde_json::from_str(&text).unwrap();
+        assert!(entry.get("answer").is_none(), "{text}");
+        assert!(
+            !text.contains(secret) && !text.contains("via-agent"),
+            "{text}"
+        );
+    }
+
+    // Read-only has nothing to replay, and says why; nothing typed `***` into the page.
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(&["--agent-cache", "read-only"]);
+    assert_eq!(code, 1, "{stderr}\n{report}");
+    let e = &step(&report, "ask")["error"];
+    assert_eq!(e["kind"], "skill", "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("holds a secret"), "{message}");
+    assert!(message.contains("never cached"), "{message}");
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // Read-write asks the agent again, and the flow passes again.
+    let Ran { code, report, .. } = run(&[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "ask")["outputs"]["source"], "agent");
+    assert_eq!(agent_calls(d.path()), 2);
+}
+
+#[test]
+fn a_generic_profile_answers_on_its_stdout() {
+    // A profile of kind `generic` has no event stream: its stdout is its answer.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(d.path(), &ASK.replace("fake-claude", "fake-generic")),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let o = &step(&report, "ask")["outputs"];
+    assert_eq!(o["source"], "agent", "{o}");
+    assert_eq!(
+        o["selector"],
+        serde_json::json!({"role": "button", "text": "Sign in", "exact": true})
+    );
+    assert_eq!(agent_calls(d.path()), 1);
+}

@@ -504,3 +504,39 @@ fn a_background_agent_without_any_session_id_gets_the_minted_one_after_the_watch
     assert_ne!(parts[2], records(d.path())[0]["session"].as_str().unwrap());
     assert_eq!(report["flows"][0]["steps"][1]["outputs"]["stopped"], true);
 }
+
+#[test]
+fn a_generic_agents_stdout_is_its_result() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: plain
+    agent: { profile: fake-generic, prompt: "first line\n{\"second\": \"line\"}\n" }
+"#,
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = agents_run(d.path(), "f.yaml").run();
+    assert_eq!(code, 0, "{stderr}\n{report}");
+    let out = &step(&report, "plain")["outputs"];
+    // Every line of stdout, JSON-looking ones too, in order, without the last newline.
+    assert_eq!(
+        out["result"], "echo: first line\n{\"second\": \"line\"}",
+        "{out}"
+    );
+    assert_eq!(out["exit_code"], 0);
+    assert!(
+        out["session_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAKE_GENERIC:"),
+        "{out}"
+    );
+}

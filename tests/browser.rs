@@ -404,7 +404,7 @@ fn a_selector_miss_lists_similar_elements() {
     );
     assert!(msg.contains("{ role: button, text: Sign in }"), "{msg}");
     // A failed browser step leaves a screenshot and a snapshot.
-    let arts = &step["outputs"]["failure_artifacts"];
+    let arts = &step["failure_artifacts"];
     assert!(
         Path::new(arts["screenshot"].as_str().unwrap()).is_file(),
         "{arts}"

@@ -499,6 +499,59 @@ fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
 }
 
 #[test]
+fn github_annotations_and_the_job_summary_carry_no_control_characters() {
+    // A command's output (and a name) with a screen clear, a window title, a raw control byte.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: "evil\e]0;flow-title\a 100%, really: \x01flow"
+steps:
+  - exec:
+      command: [sh, -c, 'printf %s "$OUT" >&2; exit 3']
+      env: { OUT: "\e[2J\e]0;pwned-title\a\x01boom 50%\r\n" }
+"#,
+    );
+    let mut c = runner(d.path());
+    c.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
+        .args(["run", "."]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    let controls = |s: &str| s.chars().any(|c| c.is_control() && c != '\n');
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    let error = errors[0];
+    assert!(!controls(error), "{error:?}");
+    // The escape sequences go whole (no `[2J`, no window title), the text stays, escaped per
+    // the workflow command format: `%`, `:` and `,` in properties, `%` in the message.
+    assert!(
+        error.starts_with(
+            "::error file=f.yaml,line=3,col=5,title=evil 100%25%2C really%3A flow%3A step "
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.ends_with("::command_failed: command exited with code 3; stderr: boom 50%25"),
+        "{error:?}"
+    );
+    let summary = std::fs::read_to_string(d.path().join("summary.md")).unwrap();
+    assert!(!controls(&summary), "{summary:?}");
+    assert!(
+        !summary.contains("[2J") && !summary.contains("-title"),
+        "{summary:?}"
+    );
+    assert!(
+        summary.contains("| evil 100%, really: flow | failed | f.yaml | "),
+        "{summary:?}"
+    );
+    assert!(summary.contains("stderr: boom 50% |"), "{summary:?}");
+}
+
+#[test]
 fn grep_list_repeat_retries_and_pass_with_no_flows() {
     let d = tempfile::tempdir().unwrap();
     write(
@@ -937,25 +990,36 @@ fn ctrl_c_while_a_web_server_starts_is_an_interrupt() {
 }
 
 #[test]
-fn endless_files_are_cut_at_the_size_cap() {
-    // The size a file reports is not what it gives: the cap counts bytes read.
+fn endless_and_oversized_files_are_refused() {
+    // A device never ends: it is refused before a byte is read, as every file runner reads
+    // that is not a regular one (tests/inputs.rs has the FIFOs); a regular file past 10 MB is
+    // refused by its size.
     let d = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("/dev/urandom", d.path().join("random.yaml")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.env")).unwrap();
+    std::fs::File::create(d.path().join("big.env"))
+        .unwrap()
+        .set_len(11 * 1024 * 1024)
+        .unwrap();
     write(d.path(), "ok.yaml", "name: ok\nsteps:\n  - log: hi\n");
     let mut c = runner(d.path());
     c.args(["validate", "random.yaml"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("10 MB"), "{stderr}");
-    let mut c = runner(d.path());
-    c.args(["run", "ok.yaml", "--var-file", "zero.env"]);
-    let (code, _, stderr) = output(c);
-    assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("var files may be at most 10 MB"),
+        stderr.contains("random.yaml: cannot read the file: it is a device, not a regular file"),
         "{stderr}"
     );
+    for (file, want) in [
+        ("zero.env", "it is a device, not a regular file"),
+        ("big.env", "config files may be at most 10 MB"),
+    ] {
+        let mut c = runner(d.path());
+        c.args(["run", "ok.yaml", "--var-file", file]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(want), "{file}: {stderr}");
+    }
 }
 
 #[test]

@@ -131,7 +131,7 @@ fn a_failing_iteration_fails_the_flow_naming_it_at_its_line() {
         .collect();
     assert_eq!(outcomes, ["passed", "passed", "failed"]);
     // The failed step's screenshot is named after the group, the each and the iteration.
-    let shot = each["steps"][2]["steps"][2]["outputs"]["failure_artifacts"]["screenshot"]
+    let shot = each["steps"][2]["steps"][2]["failure_artifacts"]["screenshot"]
         .as_str()
         .unwrap_or_else(|| panic!("no screenshot in {each}"));
     assert!(

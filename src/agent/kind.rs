@@ -22,11 +22,25 @@ pub(crate) struct EventState {
     pub(crate) usage: Option<Value>,
     /// The agent said the run failed.
     pub(crate) is_error: bool,
+    /// The whole stdout, for a kind without events (`generic`): its stdout is its answer.
+    pub(crate) stdout: Option<String>,
 }
 
 impl EventState {
-    /// The final answer, whichever way the kind gives it.
+    /// Nothing told yet, by an agent of `kind`.
+    pub(crate) fn of(kind: Kind) -> EventState {
+        EventState {
+            stdout: (kind == Kind::Generic).then(String::new),
+            ..EventState::default()
+        }
+    }
+
+    /// The final answer, whichever way the kind gives it (`generic`: all of stdout, without
+    /// the line breaks at its end, as an `exec` step's `stdout`).
     pub(crate) fn answer(&self) -> Option<String> {
+        if let Some(out) = &self.stdout {
+            return Some(out.trim_end_matches(['\n', '\r']).to_string());
+        }
         self.result
             .clone()
             .or_else(|| self.last_message.clone())
@@ -63,10 +77,17 @@ impl Kind {
         Some(args)
     }
 
-    /// Reads one stdout line into `state`; anything that is not a known event is ignored.
+    /// Reads one stdout line (without its line break) into `state`; anything that is not a
+    /// known event is ignored. A `generic` agent's lines are its answer, whatever they hold.
     pub(crate) fn parse_line(self, state: &mut EventState, line: &str) {
+        if self == Kind::Generic {
+            let out = state.stdout.get_or_insert_with(String::new);
+            out.push_str(line);
+            out.push('\n');
+            return;
+        }
         let t = line.trim();
-        if self == Kind::Generic || !t.starts_with('{') {
+        if !t.starts_with('{') {
             return;
         }
         let Ok(v) = serde_json::from_str::<Value>(t) else {
@@ -270,6 +291,26 @@ mod tests {
         assert_eq!(st.session_id.as_deref(), Some("ses_5a1b2c3d4e"));
         assert_eq!(st.answer().as_deref(), Some("Fixed it."));
         assert_eq!(st.cost_usd, Some(0.0015));
+    }
+
+    #[test]
+    fn a_generic_agents_stdout_is_its_answer() {
+        let mut st = EventState::of(Kind::Generic);
+        assert_eq!(st.answer().as_deref(), Some(""));
+        for l in [
+            "Sure.",
+            r#"{"type":"result","result":"not this"}"#,
+            "",
+            "done",
+        ] {
+            Kind::Generic.parse_line(&mut st, l);
+        }
+        assert_eq!(
+            st.answer().as_deref(),
+            Some("Sure.\n{\"type\":\"result\",\"result\":\"not this\"}\n\ndone")
+        );
+        // Other kinds answer only through their events.
+        assert_eq!(EventState::of(Kind::Claude).answer(), None);
     }
 
     #[test]

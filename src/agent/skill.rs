@@ -8,7 +8,8 @@
 //! again once with the validation errors; then the call fails with error kind `skill`.
 //!
 //! Answers are cached under `.runner/cache/skills/<name>/<sha256>.json`, keyed by the skill and
-//! what the caller names as the question's identity (never raw volatile page text);
+//! what the caller names as the question's identity (never raw volatile page text); an answer
+//! that holds a secret is never cached (its entry says why, for a read-only run's miss);
 //! `--agent-cache read-write|read-only|off`. With `read-only` nothing calls an agent: a missing
 //! answer is an error, so CI can replay a recorded run without any LLM.
 
@@ -181,27 +182,62 @@ pub(crate) fn cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Va
     skill.check(&answer).is_empty().then_some(answer)
 }
 
-/// Keeps an answer (read-write cache only), atomically.
+/// What a cache entry says in place of an answer that holds a secret.
+const HOLDS_SECRET: &str = "the answer holds a secret";
+
+/// Whether an answer holds a secret: a value the masker masks, in any of its forms.
+fn holds_secret(masker: &Masker, answer: &Value) -> bool {
+    let plain = answer.to_string();
+    masker.mask(&plain) != plain
+}
+
+/// Keeps an answer (read-write cache only), atomically. An answer that holds a secret is never
+/// kept: the cache is masked, so a replay would carry `***` where the secret was (an `act`
+/// would type it), and a template of it could not be trusted either (the secret may be
+/// transformed, or the answer's own text read as a template). Its entry says so instead, for
+/// the miss of a later read-only run.
 fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Value) {
     if env.cache != CacheMode::ReadWrite {
         return;
     }
+    let entry = if holds_secret(&env.masker, answer) {
+        json!({ "skill": skill.name(), "key": key, "not_cached": HOLDS_SECRET })
+    } else {
+        json!({ "skill": skill.name(), "key": key, "answer": answer })
+    };
     let file = cache_file(&env.cache_dir, skill, key);
     let Some(dir) = file.parent() else { return };
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let text = serde_json::to_string_pretty(&json!({
-        "skill": skill.name(),
-        "key": key,
-        "answer": answer,
-    }))
-    .unwrap_or_default();
+    let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
     if let Ok(tmp) = tempfile::NamedTempFile::new_in(dir)
         && std::fs::write(tmp.path(), env.masker.mask(&text).as_bytes()).is_ok()
     {
         let _ = tmp.persist(&file);
     }
+}
+
+/// Why the cache holds no answer to `key` when its entry says (an answer that held a secret).
+fn not_cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<String> {
+    let text = std::fs::read_to_string(cache_file(&env.cache_dir, skill, key)).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    v.get("not_cached")?.as_str().map(str::to_string)
+}
+
+/// The error of a read-only run that has no answer to give.
+fn read_only_miss(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> StepError {
+    let skill = c.skill.name();
+    let message = match not_cached(env, c.skill, &c.key) {
+        Some(why) => format!(
+            "no cached `{skill}` answer for this question: {why}, so it is never cached (a replay would give back `***` where the secret was), and the agent cache is read-only (--agent-cache read-only): this question needs its agent on every run"
+        ),
+        None => format!(
+            "no {}cached `{skill}` answer for this question, and the agent cache is read-only (--agent-cache read-only): record it with a read-write run first",
+            if c.use_cache { "" } else { "fitting " },
+        ),
+    };
+    StepError::new(ErrorKind::Skill, message)
 }
 
 /// The prompt of a call: instructions, then the request block.
@@ -257,11 +293,7 @@ pub(crate) async fn call(
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
     if env.cache == CacheMode::ReadOnly {
-        return Err(fail(format!(
-            "no {}cached `{}` answer for this question, and the agent cache is read-only (--agent-cache read-only): record it with a read-write run first",
-            if c.use_cache { "" } else { "fitting " },
-            c.skill.name()
-        )));
+        return Err(read_only_miss(c, env));
     }
     let Some(label) = c.profile else {
         return Err(fail(format!(
@@ -279,6 +311,12 @@ pub(crate) async fn call(
                 let errors = c.skill.check(&answer);
                 if errors.is_empty() {
                     store(env, c.skill, &c.key, &answer);
+                    if env.cache == CacheMode::ReadWrite && holds_secret(&env.masker, &answer) {
+                        (env.relay)(&format!(
+                            "the `{}` answer holds a secret: it is not cached (a read-only run cannot replay it)",
+                            c.skill.name()
+                        ));
+                    }
                     return Ok((answer, false));
                 }
                 errors
@@ -430,6 +468,56 @@ mod tests {
         let v: Value = serde_json::from_str(block.trim().trim_end_matches("```").trim()).unwrap();
         assert_eq!(v["skill"], "intent");
         assert_eq!(v["intent"], "点击登录按钮");
+    }
+
+    #[test]
+    fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let profiles = Registry::default();
+        let env = SkillEnv {
+            profiles: &profiles,
+            cache: CacheMode::ReadWrite,
+            cache_dir: dir.path().to_path_buf(),
+            workspace: dir.path().to_path_buf(),
+            env: IndexMap::new(),
+            masker: Masker::new(["pa\"ss".to_string()]),
+            relay: std::sync::Arc::new(|_: &str| {}),
+            cancel: CancellationToken::new(),
+            log_path: dir.path().join("log"),
+            timeout: Duration::from_secs(1),
+        };
+        let key = json!({"intent": "sign in"});
+        let secret = json!({"action_type": "fill", "value": "pa\"ss-1", "confidence": 1});
+        // Its JSON-escaped form is what the answer's text holds.
+        assert!(holds_secret(&env.masker, &secret));
+        store(&env, Skill::Intent, &key, &secret);
+        assert_eq!(cached(&env, Skill::Intent, &key), None);
+        let normalize = |_: &mut Value| {};
+        let call = SkillCall {
+            skill: Skill::Intent,
+            input: json!({}),
+            key: key.clone(),
+            profile: None,
+            variant: None,
+            use_cache: true,
+            normalize: &normalize,
+        };
+        let miss = read_only_miss(&call, &env).to_string();
+        assert!(
+            miss.contains("holds a secret, so it is never cached"),
+            "{miss}"
+        );
+
+        // A plain answer replaces the entry and is replayed.
+        let plain = json!({"action_type": "fill", "value": "pass", "confidence": 1});
+        assert!(!holds_secret(&env.masker, &plain));
+        store(&env, Skill::Intent, &key, &plain);
+        assert_eq!(cached(&env, Skill::Intent, &key), Some(plain));
+        assert!(
+            read_only_miss(&call, &env)
+                .to_string()
+                .contains("record it")
+        );
     }
 
     #[test]

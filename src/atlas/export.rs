@@ -78,25 +78,56 @@ pub(crate) fn script_name(idea: &str) -> String {
 }
 
 /// The file name (no extension) an exported node gets: the agent's `script_name` of the last
-/// edge on its path (`explore --agent`), else its label's words.
+/// edge on its path (`explore --agent`), else its label's words. A stored `script_name` is read
+/// from the atlas on disk (which anyone may edit): one that is not a plain file name (`../x`,
+/// `/tmp/x`) is refused, so an export never writes outside the directory it is given.
 pub(crate) fn file_stem(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
     let path = atlas.path_to_node(node)?;
-    let labelled = path
-        .len()
-        .checked_sub(2)
-        .and_then(|i| {
-            let from = &path[i];
-            let action = from.action.as_deref()?;
-            let link = atlas
-                .links(&from.node_id)
-                .ok()?
-                .into_iter()
-                .find(|l| l.action == action)?;
-            atlas.edge_meta(&from.node_id, &link.safe)?.label
-        })
-        .map(|l| l.script_name);
-    Ok(labelled
-        .unwrap_or_else(|| script_name(&format!("reach {}", super::view::label(atlas, node)))))
+    let labelled = path.len().checked_sub(2).and_then(|i| {
+        let from = &path[i];
+        let action = from.action.as_deref()?;
+        let link = atlas
+            .links(&from.node_id)
+            .ok()?
+            .into_iter()
+            .find(|l| l.action == action)?;
+        let name = atlas
+            .edge_meta(&from.node_id, &link.safe)?
+            .label?
+            .script_name;
+        Some((name, from.node_id.clone(), link.safe))
+    });
+    match labelled {
+        Some((name, _, _)) if is_file_stem(&name) => Ok(name),
+        Some((name, from, safe)) => Err(AtlasError::Broken {
+            path: atlas
+                .root
+                .join("edges")
+                .join(from)
+                .join(safe)
+                .join("meta.json")
+                .display()
+                .to_string(),
+            message: format!(
+                "its `script_name` {name:?} is not a file name: lower-case letters, digits, `_` and `-`, starting with a letter or a digit, at most 100 characters"
+            ),
+        }),
+        None => Ok(script_name(&format!(
+            "reach {}",
+            super::view::label(atlas, node)
+        ))),
+    }
+}
+
+/// Whether `name` is a `script_name` as the `trajectory_labeling` skill's schema has it
+/// (`^[a-z0-9][a-z0-9_-]*$`), and short: a file name in the directory it is joined to.
+fn is_file_stem(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        && name.len() <= 100
 }
 
 fn py(s: &str) -> String {
@@ -321,6 +352,28 @@ mod tests {
 
     fn line(step: Value) -> String {
         python(&serde_json::from_value::<Step>(step).unwrap().action)
+    }
+
+    #[test]
+    fn a_stored_script_name_is_a_plain_file_name() {
+        for good in ["open_cart", "a", "0-x", "checkout_2"] {
+            assert!(is_file_stem(good), "{good}");
+        }
+        for bad in [
+            "",
+            "../x",
+            "/tmp/x",
+            "a/b",
+            "..",
+            ".hidden",
+            "_x",
+            "Open",
+            "a b",
+            "a\0b",
+            &"a".repeat(101),
+        ] {
+            assert!(!is_file_stem(bad), "{bad:?}");
+        }
     }
 
     #[test]

@@ -73,10 +73,12 @@ pub(crate) async fn record_state(
     trail: &mut Trail,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let action = match ls {
-        LinkState::Action(a) => a.clone(),
-        LinkState::Full(o) => o.action.clone(),
-    };
+    // The action names the edge's directory, its link and its flow: a secret in it (or what a
+    // template made of one) is masked before the name is made safe and cut to length.
+    let action = to.masker.mask(match ls {
+        LinkState::Action(a) => a,
+        LinkState::Full(o) => &o.action,
+    });
     let atlas = Atlas::open(to.atlas)?;
     let seen = observe(session, &atlas, to, timeout).await?;
     let steps = std::mem::take(&mut trail.steps);

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::atlas::{ExportFormat, GraphFormat};
+use crate::config::numbers::whole_in;
 use crate::report::DiagnosticFormat;
 
 /// A declarative workflow runner: browser, agent and state steps described in YAML or TOML.
@@ -289,11 +290,12 @@ pub(crate) struct RunArgs {
     /// Override a var: KEY=VALUE (repeatable).
     #[arg(long = "var", value_name = "KEY=VALUE")]
     pub(crate) vars: Vec<String>,
-    /// Read vars from a YAML, TOML or .env file (repeatable).
+    /// Read vars from a .env file (KEY=VALUE lines) or a YAML, TOML or JSON map, by the name's
+    /// extension (repeatable).
     #[arg(long = "var-file", value_name = "FILE")]
     pub(crate) var_files: Vec<PathBuf>,
-    /// Flows run in parallel (default: the project file's `jobs`, else 1).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Flows run in parallel, 1 to 64 (default: the project file's `jobs`, else 1).
+    #[arg(long, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
     pub(crate) jobs: Option<u16>,
     /// Run the I-th of N deterministic slices of the flows (I from 1 to N).
     #[arg(long, value_name = "I/N")]
@@ -315,10 +317,10 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) list: bool,
     /// Run each flow N times (each run its own result, `name [k/N]`).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = |s: &str| whole_in::<u32>(s, 1..=1000))]
     pub(crate) repeat_each: u32,
     /// Run a flow that fails again, up to N times; one that then passes is flaky.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100))]
+    #[arg(long, value_name = "N", value_parser = |s: &str| whole_in::<u32>(s, 0..=100))]
     pub(crate) retries: Option<u32>,
     /// Exit 0 when the filters leave no flow (instead of a usage error).
     #[arg(long)]

@@ -227,8 +227,12 @@ fn verify(
     reporter.out(&s);
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
     for t in &targets {
-        t.write(&results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?;
+        for note in t
+            .write(&results, &summary)
+            .map_err(|e| CliError::Environment(e.to_string()))?
+        {
+            reporter.warn(&note);
+        }
     }
     Ok(if failed == 0 {
         Outcome::Passed
@@ -272,8 +276,12 @@ fn test(
     let tally = Tally::of(tested, atlas);
     let summary = Summary::of(&tally.results, 0, started.elapsed(), &run_id);
     for t in &targets {
-        t.write(&tally.results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?;
+        for note in t
+            .write(&tally.results, &summary)
+            .map_err(|e| CliError::Environment(e.to_string()))?
+        {
+            reporter.warn(&note);
+        }
     }
     let report_path = reports[0]
         .split_once('=')

@@ -4,15 +4,24 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::error::CliError;
 use super::exit::Outcome;
-use crate::report::{Report, ReportTarget, Reporter};
+use crate::report::{Reads, Report, ReportTarget, Reporter};
 
-/// The JSON files named, a directory standing for the `*.json` files under it (any depth: CI
-/// downloads each shard's artifact into a directory of its own), in path order.
-fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+/// A JSON file to merge, and the directory argument it was found under (`None`: named).
+struct Found {
+    path: PathBuf,
+    under: Option<usize>,
+}
+
+/// The JSON files named, a directory standing for the regular `*.json` files under it (any
+/// depth: CI downloads each shard's artifact into a directory of its own), the shallowest
+/// first, then in path order.
+fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
     let mut out = Vec::new();
-    for p in paths {
+    for (i, p) in paths.iter().enumerate() {
         if p.is_dir() {
             let mut found = Vec::new();
             for e in walkdir::WalkDir::new(p) {
@@ -23,16 +32,70 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
                     found.push(e.into_path());
                 }
             }
-            found.sort();
-            out.extend(found);
+            found.sort_by_key(|f| (f.components().count(), f.clone()));
+            out.extend(found.into_iter().map(|path| Found {
+                path,
+                under: Some(i),
+            }));
         } else {
-            out.push(p.clone());
+            out.push(Found {
+                path: p.clone(),
+                under: None,
+            });
         }
     }
     if out.is_empty() {
         return Err(CliError::Usage(
             "no JSON report to merge (give the files, or directories holding them)".into(),
         ));
+    }
+    Ok(out)
+}
+
+/// The reports among `found`, each told to read only files inside its own directory. Under a
+/// directory, a JSON file that is not a report (a download, a saved state) is passed over with
+/// a warning, and a second copy of a run's report counts once: a run writes its report into
+/// its artifacts too, so a shard whose artifacts sit inside its report's folder holds two.
+fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Report)>, CliError> {
+    let mut texts: Vec<(Option<usize>, String)> = Vec::new();
+    let mut out = Vec::new();
+    for Found { path, under } in found {
+        let text = read_shard(&path)?;
+        let not_a_report = |e: &dyn std::fmt::Display| {
+            CliError::Usage(format!(
+                "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
+                path.display()
+            ))
+        };
+        let shaped = serde_json::from_str::<Value>(&text)
+            .map_err(|e| not_a_report(&e))?
+            .as_object()
+            .is_some_and(|o| {
+                ["run_id", "flows", "summary"]
+                    .iter()
+                    .all(|k| o.contains_key(*k))
+            });
+        if under.is_some() && !shaped {
+            reporter.warn(&format!(
+                "{} is passed over: not a runner JSON report",
+                path.display()
+            ));
+            continue;
+        }
+        if under.is_some() && texts.iter().any(|(u, t)| *u == under && *t == text) {
+            continue;
+        }
+        let mut r: Report = serde_json::from_str(&text).map_err(|e| not_a_report(&e))?;
+        known_statuses(&path, &r)?;
+        let reads = Reads::shard(&path).map_err(|e| {
+            CliError::Environment(format!(
+                "cannot read the directory of {}: {e}",
+                path.display()
+            ))
+        })?;
+        r.reading(&reads);
+        texts.push((under, text));
+        out.push((path, r));
     }
     Ok(out)
 }
@@ -129,6 +192,33 @@ fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The largest shard report read: far more than a run of thousands of flows writes.
+const MAX_SHARD_REPORT: u64 = 1 << 30;
+
+/// A shard's report: a regular file (a FIFO would block the read for ever), of at most
+/// [`MAX_SHARD_REPORT`] bytes, in UTF-8.
+fn read_shard(f: &Path) -> Result<String, CliError> {
+    let bytes = crate::fs::read_regular(f, MAX_SHARD_REPORT).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            CliError::Usage(format!("cannot read {}: {e}", f.display()))
+        } else {
+            CliError::Environment(format!("cannot read {}: {e}", f.display()))
+        }
+    })?;
+    if bytes.len() as u64 > MAX_SHARD_REPORT {
+        return Err(CliError::Usage(format!(
+            "{} is larger than 1 GB: not a runner JSON report",
+            f.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        CliError::Usage(format!(
+            "{} is not UTF-8 text: not a runner JSON report",
+            f.display()
+        ))
+    })
+}
+
 /// `runner merge-reports PATH... --report KIND=PATH...`.
 pub(crate) fn run(
     paths: &[PathBuf],
@@ -141,23 +231,20 @@ pub(crate) fn run(
             "say what to write: --report junit=PATH, json=PATH or html=DIR".into(),
         ));
     }
-    let mut reports = Vec::new();
-    for f in files(paths)? {
-        let text = std::fs::read_to_string(&f)
-            .map_err(|e| CliError::Environment(format!("cannot read {}: {e}", f.display())))?;
-        let r: Report = serde_json::from_str(&text).map_err(|e| {
-            CliError::Usage(format!(
-                "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
-                f.display()
-            ))
-        })?;
-        known_statuses(&f, &r)?;
-        reports.push((f, r));
+    let reports = reports(files(paths)?, reporter)?;
+    if reports.is_empty() {
+        return Err(CliError::Usage(
+            "no runner JSON report among the files given".into(),
+        ));
     }
     let merged = merge(&reports)?;
     for t in &targets {
-        t.write_report(&merged)
+        let notes = t
+            .write_report(&merged)
             .map_err(|e| CliError::Environment(e.to_string()))?;
+        for n in &notes {
+            reporter.warn(n);
+        }
     }
     let s = &merged.summary;
     reporter.err(&format!(

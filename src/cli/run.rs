@@ -10,10 +10,11 @@ use super::args::RunArgs;
 use super::error::CliError;
 use super::exit::Outcome;
 use super::{files, validate};
-use crate::config::document;
 use crate::config::flows::{LoadedFlow, Loader, absolute};
+use crate::config::numbers::whole_in;
 use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
+use crate::config::var_file;
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
@@ -168,8 +169,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     } else {
         "not run: --fail-fast stopped the run after a failure"
     };
-    let mut report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
-    report.web_servers = ran.web_servers;
+    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
+    let report = report.with_servers(ran.web_servers);
     let mut outcome = outcome(&results, interrupted);
     if !write_reports(&reports, &report, &artifacts, reporter) && outcome == Outcome::Passed {
         outcome = Outcome::EnvironmentBroken;
@@ -320,9 +321,12 @@ fn write_reports(
 ) -> bool {
     let mut written = true;
     for t in targets {
-        if let Err(e) = t.write_report(report) {
-            reporter.error(&e.to_string());
-            written = false;
+        match t.write_report(report) {
+            Ok(notes) => notes.iter().for_each(|n| reporter.warn(n)),
+            Err(e) => {
+                reporter.error(&e.to_string());
+                written = false;
+            }
         }
     }
     let _ = write_json(&artifacts.join("report.json"), report);
@@ -410,13 +414,14 @@ fn outcome(results: &[FlowResult], interrupted: bool) -> Outcome {
 pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let err = || format!("invalid --shard `{s}`: expected I/N with 1 <= I <= N, like 1/3");
     let (i, n) = s.split_once('/').ok_or_else(err)?;
-    let i: usize = i.trim().parse().map_err(|_| err())?;
-    let n: usize = n.trim().parse().map_err(|_| err())?;
-    if i == 0 || n == 0 || i > n {
-        return Err(err());
-    }
-    Ok((i, n))
+    let n = whole_in::<u32>(n, 1..=MAX_SHARDS)
+        .map_err(|why| format!("invalid --shard `{s}`: N {why}"))?;
+    let i = whole_in::<u32>(i, 1..=n).map_err(|why| format!("invalid --shard `{s}`: I {why}"))?;
+    Ok((i as usize, n as usize))
 }
+
+/// The most slices `--shard` cuts a run into (CI systems run a few hundred jobs at most).
+const MAX_SHARDS: u32 = 1000;
 
 /// Which flows run: tags and names.
 struct Filter<'a> {
@@ -478,53 +483,7 @@ fn select(
 fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
     for f in files {
-        let is_env =
-            f.extension().is_none_or(|e| e == "env") || f.file_name().is_some_and(|n| n == ".env");
-        if is_env {
-            let bytes = document::read_capped(f).map_err(|e| {
-                vec![Diagnostic::file_error(
-                    f.display().to_string(),
-                    format!("cannot read the var file: {e}"),
-                )]
-            })?;
-            if bytes.len() as u64 > document::MAX_FILE_SIZE {
-                return Err(vec![Diagnostic::file_error(
-                    f.display().to_string(),
-                    "var files may be at most 10 MB",
-                )]);
-            }
-            let text = String::from_utf8(bytes).map_err(|_| {
-                vec![Diagnostic::file_error(
-                    f.display().to_string(),
-                    "the var file is not UTF-8 text",
-                )]
-            })?;
-            for (i, line) in text.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                let line = line.strip_prefix("export ").unwrap_or(line);
-                let Some((k, v)) = line.split_once('=') else {
-                    return Err(vec![Diagnostic::file_error(
-                        format!("{}:{}", f.display(), i + 1),
-                        "expected KEY=VALUE",
-                    )]);
-                };
-                let v = v.trim();
-                let v = v
-                    .strip_prefix('"')
-                    .and_then(|x| x.strip_suffix('"'))
-                    .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-                    .unwrap_or(v);
-                out.insert(k.trim().to_string(), Value::String(v.to_string()));
-            }
-        } else {
-            let doc = document::read(f)?;
-            if let Value::Object(m) = doc.value {
-                out.extend(m);
-            }
-        }
+        out.extend(var_file::read(f)?);
     }
     for v in vars {
         match v.split_once('=') {

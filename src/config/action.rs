@@ -168,9 +168,9 @@ impl Action {
     pub(crate) fn outputs(&self) -> Option<&'static [&'static str]> {
         Some(match self {
             Action::Open(_) | Action::Back(_) | Action::Forward(_) | Action::Reload(_) => {
-                &["url", "title", "status", "failure_artifacts"]
+                &["url", "title", "status"]
             }
-            Action::Snapshot(_) => &["text", "refs", "url", "failure_artifacts"],
+            Action::Snapshot(_) => &["text", "refs", "url"],
             Action::Click(_)
             | Action::Dblclick(_)
             | Action::Hover(_)
@@ -183,23 +183,26 @@ impl Action {
             | Action::Select(_)
             | Action::Dispatch(_) => outputs::ELEMENT,
             Action::Upload(_) => outputs::UPLOAD,
-            Action::Wait(_) | Action::Expect(_) | Action::Keyboard(_) => &["failure_artifacts"],
-            Action::Scroll(_) => &["matched", "matched_index", "x", "y", "failure_artifacts"],
-            Action::Dialog(_) => &["type", "message", "accepted", "failure_artifacts"],
-            Action::Tab(_) => &["index", "url", "count", "failure_artifacts"],
-            Action::Route(_) => &["url", "failure_artifacts"],
-            Action::State(_) => &["path", "cookies", "origins", "failure_artifacts"],
+            Action::Scroll(_) => &["matched", "matched_index", "x", "y"],
+            Action::Dialog(_) => &["type", "message", "accepted"],
+            Action::Tab(_) => &["index", "url", "count"],
+            Action::Route(_) => &["url"],
+            Action::State(_) => &["path", "cookies", "origins"],
             Action::Download(_) => outputs::DOWNLOAD,
             Action::Act(_) => outputs::ACT,
-            Action::Screenshot(_) => &["path", "failure_artifacts"],
-            Action::Eval(_) => &["value", "failure_artifacts"],
+            Action::Screenshot(_) => &["path"],
+            Action::Eval(_) => &["value"],
             Action::Inspect(_) => outputs::INSPECT,
             Action::Agent(_) => outputs::AGENT,
             Action::StopAgent(_) => &["stopped", "session_id"],
             Action::LinkState(_) => outputs::LINK_STATE,
             Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
             Action::Request(_) => outputs::REQUEST,
-            Action::Set(_) | Action::Group(_) => &[],
+            Action::Wait(_)
+            | Action::Expect(_)
+            | Action::Keyboard(_)
+            | Action::Set(_)
+            | Action::Group(_) => &[],
             Action::Log(_) => &["message"],
             Action::RunFlow(_) => return None,
             Action::Each(_) => &["count"],
@@ -266,6 +269,56 @@ impl Action {
         }
     }
 
+    /// The path of the file the step writes into the flow's artifacts directory, as written
+    /// (`screenshot.path`, `download.path`, under the action's key as `path`): it must stay
+    /// there (`crate::fs::artifact_path_problem`, which `validate` and the run both ask).
+    /// (`state.save` is not one: it is relative to the flow's directory.)
+    pub(crate) fn artifact_path(&self) -> Option<&str> {
+        match self {
+            Action::Screenshot(Toggle::Options(o)) => o.path.as_deref(),
+            Action::Download(d) => d.path.as_deref(),
+            Action::Screenshot(Toggle::On(_))
+            | Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
+            | Action::Snapshot(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Keyboard(_)
+            | Action::Scroll(_)
+            | Action::Select(_)
+            | Action::Dispatch(_)
+            | Action::Upload(_)
+            | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::State(_)
+            | Action::Wait(_)
+            | Action::Eval(_)
+            | Action::Inspect(_)
+            | Action::Act(_)
+            | Action::Expect(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+            | Action::Exec(_)
+            | Action::Request(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_)
+            | Action::Each(_)
+            | Action::Group(_) => None,
+        }
+    }
+
     /// Whether the step ends its own work gracefully on an interrupt (its processes get SIGTERM
     /// and a grace period) instead of being dropped at once.
     pub(crate) fn graceful_on_interrupt(&self) -> bool {
@@ -302,22 +355,9 @@ pub(crate) enum OwnTimeout {
 /// The longer output lists of [`Action::outputs`].
 mod outputs {
     /// What an action on one element reports: which selector of a fallback list matched.
-    pub(super) const ELEMENT: &[&str] = &["matched", "matched_index", "failure_artifacts"];
-    pub(super) const UPLOAD: &[&str] = &[
-        "matched",
-        "matched_index",
-        "uploaded",
-        "files",
-        "failure_artifacts",
-    ];
-    pub(super) const DOWNLOAD: &[&str] = &[
-        "path",
-        "size",
-        "suggested_name",
-        "url",
-        "matched",
-        "failure_artifacts",
-    ];
+    pub(super) const ELEMENT: &[&str] = &["matched", "matched_index"];
+    pub(super) const UPLOAD: &[&str] = &["matched", "matched_index", "uploaded", "files"];
+    pub(super) const DOWNLOAD: &[&str] = &["path", "size", "suggested_name", "url", "matched"];
     pub(super) const ACT: &[&str] = &[
         "action_type",
         "selector",
@@ -327,7 +367,6 @@ mod outputs {
         "screenshot_before",
         "screenshot_after",
         "matched",
-        "failure_artifacts",
     ];
     pub(super) const INSPECT: &[&str] = &[
         "html",
@@ -337,7 +376,6 @@ mod outputs {
         "total_size",
         "truncated",
         "suggestions",
-        "failure_artifacts",
     ];
     pub(super) const AGENT: &[&str] = &[
         "session_id",
@@ -357,13 +395,5 @@ mod outputs {
         "duration_ms",
         "truncated",
     ];
-    pub(super) const LINK_STATE: &[&str] = &[
-        "node_id",
-        "is_new",
-        "path",
-        "edge",
-        "url",
-        "title",
-        "failure_artifacts",
-    ];
+    pub(super) const LINK_STATE: &[&str] = &["node_id", "is_new", "path", "edge", "url", "title"];
 }

@@ -37,29 +37,30 @@ impl Format {
 
 /// Reads and parses a file.
 pub(crate) fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
-    let name = path.display().to_string();
     let format = Format::of(path).ok_or_else(|| {
         vec![
             Diagnostic::file_error(
-                &name,
+                path.display().to_string(),
                 "not a flow file: the name must end in .yaml, .yml or .toml",
             )
             .with_help("rename the file, or point runner at the right one"),
         ]
     })?;
-    let meta = std::fs::metadata(path).map_err(|e| {
+    parse_bytes(path, read_bytes(path)?, format)
+}
+
+/// The bytes of a file runner reads as input: a regular file, of at most [`MAX_FILE_SIZE`]
+/// (the size it reports is checked first, the bytes read by [`crate::fs::read_regular`]).
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    let name = path.display().to_string();
+    let cannot = |e: &std::io::Error| {
         vec![Diagnostic::file_error(
             &name,
-            format!("cannot read the file: {}", io_reason(&e)),
+            format!("cannot read the file: {}", io_reason(e)),
         )]
-    })?;
-    if meta.is_dir() {
-        return Err(vec![Diagnostic::file_error(
-            &name,
-            "is a directory, not a file",
-        )]);
-    }
-    if meta.len() > MAX_FILE_SIZE {
+    };
+    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    if meta.is_file() && meta.len() > MAX_FILE_SIZE {
         return Err(vec![Diagnostic::file_error(
             &name,
             format!(
@@ -68,32 +69,59 @@ pub(crate) fn read(path: &Path) -> Result<Document, Vec<Diagnostic>> {
             ),
         )]);
     }
-    let bytes = read_capped(path).map_err(|e| {
-        vec![Diagnostic::file_error(
-            &name,
-            format!("cannot read the file: {}", io_reason(&e)),
-        )]
-    })?;
-    parse_bytes(path, bytes, format)
+    crate::fs::read_regular(path, MAX_FILE_SIZE).map_err(|e| cannot(&e))
 }
 
-/// Reads at most one byte more than [`MAX_FILE_SIZE`]: the size a file reports is not what it
-/// gives (`/dev/urandom`, a FIFO, a file that grows), so the cap counts the bytes read.
-pub(crate) fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// Parses file contents already in memory.
+/// Parses file contents already in memory into a map of keys: a flow, a suite, a profile or
+/// the project file.
 pub(crate) fn parse_bytes(
     path: &Path,
     bytes: Vec<u8>,
     format: Format,
 ) -> Result<Document, Vec<Diagnostic>> {
+    let file = decode(path, bytes)?;
+    if file.text().trim().is_empty() {
+        return Err(vec![
+            Diagnostic::error(&file, 0..0, "the file is empty")
+                .with_help("a flow needs at least `name` and `steps`"),
+        ]);
+    }
+    let (value, spans) = load(&file, format)?;
+    if value.is_null() || value.as_object().is_some_and(serde_json::Map::is_empty) {
+        let help = match format {
+            Format::Yaml => "a flow needs at least `name:` and `steps:`",
+            Format::Toml => "a flow needs at least `name` and `[[steps]]`",
+        };
+        return Err(vec![
+            Diagnostic::error(&file, 0..0, "the file is empty").with_help(help),
+        ]);
+    }
+    if !value.is_object() {
+        let span = spans.get("").map_or(0..0, |s| s.value.clone());
+        return Err(vec![
+            Diagnostic::error(
+                &file,
+                span,
+                "the file must hold a map of keys (`name:`, `steps:`, ...)",
+            )
+            .with_help("start with `name: my flow` and a `steps:` list"),
+        ]);
+    }
+    Ok(Document { file, value, spans })
+}
+
+/// The value of a text in `format`, any value (null for a YAML file of comments, an empty map
+/// for an empty TOML file): what it must hold is the caller's to say.
+pub(crate) fn load(file: &SourceFile, format: Format) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
+    match format {
+        Format::Yaml => super::yaml::load(file),
+        Format::Toml => super::toml::load(file),
+    }
+}
+
+/// The text of a file's bytes: at most [`MAX_FILE_SIZE`] of UTF-8, a leading byte order mark
+/// dropped (editors on Windows write one; it is no part of the first key), no NUL byte.
+pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, Vec<Diagnostic>> {
     let name = path.display().to_string();
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(vec![Diagnostic::file_error(
@@ -120,40 +148,18 @@ pub(crate) fn parse_bytes(
         .strip_prefix('\u{feff}')
         .map(str::to_string)
         .unwrap_or(text);
-    if let Some(at) = text.find('\0') {
-        let file = SourceFile::new(path, text.clone());
+    let file = SourceFile::new(path, text);
+    if let Some(at) = file.text().find('\0') {
         return Err(vec![
             Diagnostic::error(
                 &file,
                 at..at + 1,
                 "the file holds a NUL byte: it looks like a binary file",
             )
-            .with_help("flows are YAML or TOML text"),
+            .with_help("runner reads text: YAML, TOML, JSON or .env lines"),
         ]);
     }
-    let file = SourceFile::new(path, text);
-    if file.text().trim().is_empty() {
-        return Err(vec![
-            Diagnostic::error(&file, 0..0, "the file is empty")
-                .with_help("a flow needs at least `name` and `steps`"),
-        ]);
-    }
-    let (value, spans) = match format {
-        Format::Yaml => super::yaml::load(&file)?,
-        Format::Toml => super::toml::load(&file)?,
-    };
-    if !value.is_object() {
-        let span = spans.get("").map_or(0..0, |s| s.value.clone());
-        return Err(vec![
-            Diagnostic::error(
-                &file,
-                span,
-                "the file must hold a map of keys (`name:`, `steps:`, ...)",
-            )
-            .with_help("start with `name: my flow` and a `steps:` list"),
-        ]);
-    }
-    Ok(Document { file, value, spans })
+    Ok(file)
 }
 
 fn io_reason(e: &std::io::Error) -> String {

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::model::{ACTION_KEYS, COMMON_KEYS};
-use super::schema::{SchemaKind, schema_value};
+use super::schema::{SchemaKind, schema_accepts, schema_value};
 
 fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
     match node.get("$ref").and_then(Value::as_str) {
@@ -75,7 +75,7 @@ fn schema_and_model_list_the_same_step_keys() {
 }
 
 /// One valid value per action, and per option where the shape changes.
-fn valid_steps() -> Vec<Value> {
+pub(super) fn valid_steps() -> Vec<Value> {
     vec![
         json!({"open": "http://127.0.0.1/"}),
         json!({"snapshot": true}),
@@ -221,8 +221,6 @@ fn flow_with(step: Value) -> Value {
 
 #[test]
 fn schema_and_typed_model_judge_a_corpus_identically() {
-    let schema = schema_value(SchemaKind::Flow);
-    let validator = jsonschema::draft202012::new(schema).unwrap();
     let mut samples: Vec<Value> = Vec::new();
     for s in valid_steps() {
         samples.extend(mutations(&s).into_iter().map(flow_with));
@@ -291,7 +289,7 @@ fn schema_and_typed_model_judge_a_corpus_identically() {
     let mut disagreements = Vec::new();
     let mut valid = 0;
     for s in &samples {
-        let by_schema = validator.is_valid(s);
+        let by_schema = schema_accepts(SchemaKind::Flow, s);
         let by_model = model_extra_rules(s);
         if by_schema {
             valid += 1;
@@ -383,4 +381,92 @@ fn suites_and_matrices() -> Vec<Value> {
 /// validator enforces them after deserializing, so they count as part of the model.
 fn model_extra_rules(v: &Value) -> bool {
     super::model::check_constraints(v).is_ok()
+}
+
+/// Every whole-number field of every schema has a `minimum` and a `maximum`: a number past
+/// what its type holds is refused by validate with its range, never by the typed model.
+#[test]
+fn every_whole_number_field_has_a_range() {
+    fn walk(node: &Value, path: &str, unbounded: &mut Vec<String>) {
+        match node {
+            Value::Object(m) => {
+                let t = m.get("type");
+                let integer = t == Some(&json!("integer"))
+                    || t.and_then(Value::as_array)
+                        .is_some_and(|ts| ts.contains(&json!("integer")));
+                if integer && !(m.contains_key("minimum") && m.contains_key("maximum")) {
+                    unbounded.push(path.to_string());
+                }
+                for (k, v) in m {
+                    walk(v, &format!("{path}/{k}"), unbounded);
+                }
+            }
+            Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    walk(v, &format!("{path}/{i}"), unbounded);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut unbounded = Vec::new();
+    for kind in [SchemaKind::Flow, SchemaKind::Config, SchemaKind::Profile] {
+        walk(schema_value(kind), &format!("{kind:?}"), &mut unbounded);
+    }
+    assert!(unbounded.is_empty(), "no range: {unbounded:#?}");
+}
+
+/// Each number of the valid samples replaced by one a careless writer might put there (a
+/// fraction written as a whole, an exponent, a number past 32 or 64 bits): what the schema
+/// accepts, the typed model takes too (no "internal error" after validate passed).
+#[test]
+fn numbers_the_schema_accepts_fit_the_model() {
+    fn replaced(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+        match v {
+            Value::Number(_) => {
+                for n in [
+                    json!(5.0),
+                    json!(1e3),
+                    json!(1e30),
+                    json!(-1e30),
+                    json!(99_999_999_999_i64),
+                    json!(-99_999_999_999_i64),
+                ] {
+                    out.push((path.to_string(), n));
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    replaced(x, &format!("{path}/{i}"), out);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    replaced(x, &format!("{path}/{k}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut disagreements = Vec::new();
+    let mut tried = 0;
+    for step in valid_steps() {
+        let flow = flow_with(step);
+        let mut swaps = Vec::new();
+        replaced(&flow, "", &mut swaps);
+        for (path, n) in swaps {
+            let mut sample = flow.clone();
+            *sample.pointer_mut(&path).expect("the path was walked") = n;
+            tried += 1;
+            if schema_accepts(SchemaKind::Flow, &sample) && !model_extra_rules(&sample) {
+                disagreements.push(format!("{path}: {sample}"));
+            }
+        }
+    }
+    assert!(tried >= 100, "only {tried} numbers tried");
+    assert!(
+        disagreements.is_empty(),
+        "the schema accepts, the model refuses:\n{}",
+        disagreements.join("\n")
+    );
 }

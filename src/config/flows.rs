@@ -323,8 +323,14 @@ impl<'a> Loader<'a> {
             let target = dir.join(rel);
             let target_abs = absolute(&target);
             if !target.is_file() {
+                // A directory, a FIFO or a device is no flow file (a FIFO would block the read).
+                let what = if target.exists() {
+                    "is not a regular file"
+                } else {
+                    "not found"
+                };
                 problems.push(at(
-                    format!("sub-flow `{rel}` not found"),
+                    format!("sub-flow `{rel}` {what}"),
                     "the path is relative to the directory of the flow that runs it",
                 ));
             } else if let Some(chain) = self.cycle_to(&target_abs) {

@@ -6,20 +6,30 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+mod literal;
 mod matrix;
 mod merge;
 pub(crate) mod model;
+pub(crate) mod numbers;
 mod origin;
 mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;
+mod scalar;
 pub(crate) mod schema;
 mod selector;
 mod suite;
 mod toml;
+pub(crate) mod var_file;
 mod yaml;
 
 pub(crate) use selector::selector_hint;
 
 #[cfg(test)]
 mod drift_tests;
+#[cfg(test)]
+pub(crate) mod field_samples;
+#[cfg(test)]
+pub(crate) mod schema_fields;
+#[cfg(test)]
+pub(crate) mod template_fields_tests;

@@ -174,9 +174,9 @@ pub(crate) fn flag_server(
         ws["url"] = Value::String(u.to_string());
     }
     if let Some(p) = port {
-        ws["port"] = p
-            .parse::<u64>()
-            .map_or_else(|_| Value::String(p.to_string()), Value::from);
+        // Digits are a number, however many (the port's range says what is too large).
+        ws["port"] = super::numbers::integer_literal(p, 10, false)
+            .unwrap_or_else(|| Value::String(p.to_string()));
     }
     // JSON is YAML: the document reads (and locates errors) as any project file does.
     let text = serde_json::json!({ "web_server": [ws] }).to_string();
@@ -204,7 +204,9 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
             format!("invalid project file: {e}"),
         )]
     })?;
-    let problems = check_servers(&file, &doc);
+    let mut problems = check_fields(&doc);
+    problems.extend(check_servers(&file, &doc));
+    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -218,6 +220,25 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
         file,
         doc: std::sync::Arc::new(doc),
     })
+}
+
+/// The rules of the file's own keys the schema cannot say, as a flow's: durations that parse
+/// (more than zero, at most 7 days), and templates only in `[[web_server]]`, where they render —
+/// its vars, browser settings, paths and reports are used as written.
+fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = ["/timeout", "/browser/timeout"]
+        .iter()
+        .filter_map(|p| super::duration::problem_at(&doc.file, &doc.spans, &doc.value, p))
+        .collect();
+    for (key, v) in doc.value.as_object().into_iter().flatten() {
+        if key != "web_server" {
+            let help = "runner.toml renders templates only in `[[web_server]]`: write the value itself, or put the template in a flow";
+            let ptr = crate::source::pointer_push("", key);
+            super::literal::refuse_all(&doc.file, &doc.spans, &ptr, v, help, &mut out);
+        }
+    }
+    super::literal::refuse_keys(&doc.file, &doc.spans, "", &doc.value, &mut out);
+    out
 }
 
 /// The rules of `[[web_server]]` the schema cannot say: one form each, unique names, durations
@@ -243,11 +264,9 @@ fn check_servers(file: &ProjectFile, doc: &document::Document) -> Vec<Diagnostic
         }
         for key in ["ready_timeout", "stop_timeout"] {
             let p = format!("{ptr}/{key}");
-            if let Some(d) = doc.value.pointer(&p).and_then(Value::as_str)
-                && let Err(e) = super::duration::parse_duration(d)
-            {
-                out.push(schema::at_value(&doc.file, &doc.spans, &p, e));
-            }
+            out.extend(super::duration::problem_at(
+                &doc.file, &doc.spans, &doc.value, &p,
+            ));
         }
         if let Some(v) = doc.value.pointer(&ptr) {
             super::check::server_templates(&doc.file, &doc.spans, &ptr, v, &mut out);

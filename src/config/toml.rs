@@ -5,7 +5,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::source::{Diagnostic, NodeSpan, SourceFile, SpanMap, pointer_push};
 
-/// Parses `file` as a TOML document.
+/// Parses `file` as a TOML document (an empty map when it holds no key).
 pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
     let (table, errors) = DeTable::parse_recoverable(file.text());
     if !errors.is_empty() {
@@ -40,12 +40,6 @@ pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic
             content_start: None,
         },
     );
-    if map.is_empty() {
-        return Err(vec![
-            Diagnostic::error(file, 0..0, "the file is empty")
-                .with_help("a flow needs at least `name` and `[[steps]]`"),
-        ]);
-    }
     Ok((Value::Object(map), spans))
 }
 
@@ -84,10 +78,13 @@ fn convert(
         }
         DeValue::Integer(i) => {
             let digits: String = i.as_str().chars().filter(|c| *c != '_').collect();
-            match i64::from_str_radix(&digits, i.radix()) {
-                Ok(n) => Value::Number(n.into()),
-                Err(_) => Value::String(digits),
-            }
+            let (negative, unsigned) = match digits.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, digits.strip_prefix('+').unwrap_or(&digits)),
+            };
+            // Past 64 bits, the number as large (a float): its field's range refuses it.
+            super::numbers::integer_literal(unsigned, i.radix(), negative)
+                .unwrap_or(Value::String(digits))
         }
         DeValue::Float(f) => {
             let digits: String = f.as_str().chars().filter(|c| *c != '_').collect();
@@ -160,5 +157,17 @@ mod tests {
         let errs = load(&f).unwrap_err();
         assert!(errs[0].message.contains("duplicate"), "{}", errs[0].message);
         assert_eq!(errs[0].line_col().unwrap().0, 2);
+    }
+
+    #[test]
+    fn integers_past_64_bits_stay_numbers() {
+        let f = SourceFile::new(
+            Path::new("t.toml"),
+            "a = 99_999_999_999_999_999_999\nb = 0xff\nc = -9223372036854775808\n".to_string(),
+        );
+        let (v, _) = load(&f).unwrap();
+        assert!(v["a"].as_f64().unwrap() > 9.9e19, "{}", v["a"]);
+        assert_eq!(v["b"], 255);
+        assert_eq!(v["c"], i64::MIN);
     }
 }

@@ -9,8 +9,10 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use saphyr_parser::{Event, Parser, ScalarStyle, Span};
-use serde_json::{Map, Number, Value};
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+use serde_json::{Map, Value};
+
+use super::scalar;
 
 use crate::source::{Diagnostic, NodeSpan, SourceFile, SpanMap, pointer_push};
 
@@ -19,7 +21,7 @@ const MAX_NODES: usize = 1_000_000;
 /// Deepest nesting accepted.
 const MAX_DEPTH: usize = 200;
 
-/// Parses `file` as one YAML document.
+/// Parses `file` as one YAML document (null when it holds none).
 pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic>> {
     let text = file.text();
     let chars = CharIndex::new(text);
@@ -54,13 +56,8 @@ pub(crate) fn load(file: &SourceFile) -> Result<(Value, SpanMap), Vec<Diagnostic
     if !builder.errors.is_empty() {
         return Err(builder.errors);
     }
-    match builder.root {
-        Some(v) if !v.is_null() => Ok((v, builder.spans)),
-        _ => Err(vec![
-            Diagnostic::error(file, 0..0, "the file is empty")
-                .with_help("a flow needs at least `name:` and `steps:`"),
-        ]),
-    }
+    // A file of comments is null: what a file must hold is its reader's to say.
+    Ok((builder.root.unwrap_or(Value::Null), builder.spans))
 }
 
 /// Char index -> byte offset (saphyr counts characters).
@@ -171,12 +168,11 @@ impl Builder<'_> {
         match event {
             Event::DocumentStart(_) => self.document_start(range),
             Event::Scalar(text, style, anchor, tag) => {
-                let tag = tag.as_deref().map(|t| t.suffix.as_str());
-                self.scalar(&text, style, anchor, tag, range)
+                self.scalar(&text, style, anchor, tag.as_deref(), range)
             }
             Event::Alias(id) => self.alias(id, range),
-            Event::SequenceStart(anchor, _) => self.open(true, anchor, range),
-            Event::MappingStart(anchor, _) => self.open(false, anchor, range),
+            Event::SequenceStart(anchor, tag) => self.open(true, anchor, tag.as_deref(), range),
+            Event::MappingStart(anchor, tag) => self.open(false, anchor, tag.as_deref(), range),
             Event::SequenceEnd | Event::MappingEnd => {
                 self.close(range);
                 Ok(())
@@ -205,15 +201,24 @@ impl Builder<'_> {
         text: &str,
         style: ScalarStyle,
         anchor: usize,
-        tag: Option<&str>,
+        tag: Option<&Tag>,
         range: Range<usize>,
     ) -> Result<(), Diagnostic> {
+        let value = match scalar::value(text, style, tag) {
+            Ok(v) => v,
+            Err(why) => {
+                self.errors.push(
+                    Diagnostic::error(self.file, range.clone(), why)
+                        .with_help(scalar::UNREAD_TAG_HELP),
+                );
+                Value::Null
+            }
+        };
         if self.expecting_key() {
             self.key(text.to_string(), range);
             return Ok(());
         }
         self.count(1, range.clone())?;
-        let value = scalar(text, style, tag);
         let (pointer, key) = self.slot();
         let content_start = match style {
             ScalarStyle::Plain => Some(range.start),
@@ -272,7 +277,19 @@ impl Builder<'_> {
     }
 
     /// The start of a sequence (`seq`) or a map: a new frame on the stack.
-    fn open(&mut self, seq: bool, anchor: usize, range: Range<usize>) -> Result<(), Diagnostic> {
+    fn open(
+        &mut self,
+        seq: bool,
+        anchor: usize,
+        tag: Option<&Tag>,
+        range: Range<usize>,
+    ) -> Result<(), Diagnostic> {
+        if let Some(t) = tag.filter(|_| !scalar::collection_tag_is_read(tag, seq)) {
+            self.errors.push(
+                Diagnostic::error(self.file, range.clone(), scalar::unread_tag(t))
+                    .with_help(scalar::UNREAD_TAG_HELP),
+            );
+        }
         if self.expecting_key() {
             return Err(Diagnostic::error(
                 self.file,
@@ -424,56 +441,6 @@ fn node_count(v: &Value) -> usize {
     }
 }
 
-/// Resolves a scalar with the YAML 1.2 core schema.
-fn scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Value {
-    match tag {
-        Some("str") => return Value::String(text.to_string()),
-        Some("null") => return Value::Null,
-        _ => {}
-    }
-    if style != ScalarStyle::Plain {
-        return Value::String(text.to_string());
-    }
-    let t = text;
-    match t {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
-        _ => {}
-    }
-    if let Some(n) = parse_int(t) {
-        return Value::Number(n.into());
-    }
-    let looks_numeric = t
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
-        && t.bytes().any(|b| b.is_ascii_digit());
-    if looks_numeric && let Some(n) = t.parse::<f64>().ok().and_then(Number::from_f64) {
-        return Value::Number(n);
-    }
-    Value::String(t.to_string())
-}
-
-fn parse_int(t: &str) -> Option<i64> {
-    let (neg, digits) = match t.as_bytes().first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let (radix, digits) = if let Some(h) = digits.strip_prefix("0x") {
-        (16, h)
-    } else if let Some(o) = digits.strip_prefix("0o") {
-        (8, o)
-    } else {
-        (10, digits)
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let n = i64::from_str_radix(digits, radix).ok()?;
-    Some(if neg { -n } else { n })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,20 +485,24 @@ mod tests {
         let errs = load_str("a: 1\nb: 2\na: 3\n").unwrap_err();
         assert_eq!(errs[0].message, "duplicate key `a`");
         assert_eq!(errs[0].line_col(), Some((3, 1)));
-        assert_eq!(
-            load_str("# nothing\n").unwrap_err()[0].message,
-            "the file is empty"
-        );
+        assert!(load_str("# nothing\n").unwrap().0.is_null());
     }
 
     #[test]
-    fn scalars_follow_the_core_schema() {
-        let (v, _) = load_str("a: yes\nb: 'true'\nc: 1.5\nd: 0x1f\ne: ~\nf: 1.2.3\n").unwrap();
-        assert_eq!(v["a"], "yes");
-        assert_eq!(v["b"], "true");
-        assert_eq!(v["c"], 1.5);
-        assert_eq!(v["d"], 31);
-        assert!(v["e"].is_null());
-        assert_eq!(v["f"], "1.2.3");
+    fn tags_runner_does_not_read_are_refused_at_the_tag() {
+        let errs =
+            load_str("a: !!binary aGk=\nb: !!set { x }\nc: [!x 1]\nd: !!str 5\n").unwrap_err();
+        let said: Vec<_> = errs
+            .iter()
+            .map(|e| (e.line_col(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (Some((1, 4)), "runner does not read the YAML tag `!!binary`"),
+                (Some((2, 4)), "runner does not read the YAML tag `!!set`"),
+                (Some((3, 5)), "runner does not read the YAML tag `!x`"),
+            ]
+        );
     }
 }

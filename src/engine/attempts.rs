@@ -103,6 +103,7 @@ pub(crate) async fn run_step(
         error: None,
         attempt_errors: Vec::new(),
         outputs: Value::Object(Map::new()),
+        failure_artifacts: None,
         // The action's key: one line to underline, where the step says what it does.
         location: location(loaded, &format!("{ptr}/{}", step.action.key())),
         finally,
@@ -199,8 +200,8 @@ fn add_to_trail(rt: &Runtime, frame: &Frame<'_>, scope: &mut Scope, step: &Step,
         .push(step, for_the_atlas(raw, rendered, &frame.masker));
 }
 
-/// Saves what the browser showed when a browser step failed, and names the files in the
-/// step's outputs (`failure_artifacts`).
+/// Saves what the browser showed when a browser step failed, and records the files in the
+/// step's `failure_artifacts` (not its outputs: reports read the files named there).
 async fn add_failure_artifacts(
     frame: &Frame<'_>,
     step: &Step,
@@ -212,10 +213,8 @@ async fn add_failure_artifacts(
         .browser
         .failure_artifacts(&frame.dir, &base, &frame.masker)
         .await;
-    if !arts.is_null()
-        && let Some(o) = result.outputs.as_object_mut()
-    {
-        o.insert("failure_artifacts".into(), arts);
+    if !arts.is_null() {
+        result.failure_artifacts = Some(arts);
     }
 }
 

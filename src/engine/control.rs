@@ -286,6 +286,7 @@ async fn iteration(
         error,
         attempt_errors: Vec::new(),
         outputs: Value::Object(outputs),
+        failure_artifacts: None,
         location: location(cx.frame.loaded, &format!("{}/each", cx.ptr)),
         finally: cx.finally,
         steps,

@@ -19,10 +19,7 @@ use crate::step::{ErrorKind, StepError};
 /// A browser action (an `expect`'s page checks too) on the flow's session.
 pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
-    let files = StepFiles {
-        dir: frame.dir.clone(),
-        base: artifacts::step_base(&frame.prefix, cx.index, cx.step, cx.step.action.key()),
-    };
+    let files = step_files(cx, cx.step.action.key());
     let mut session = frame.browser.session(&rt.browser).await?;
     // Boxed: the browser steps' futures are large and the engine's must stay small.
     Box::pin(crate::browser::run_step(
@@ -32,6 +29,16 @@ pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, S
         &files,
     ))
     .await
+}
+
+/// Where the step writes its files (`fallback`: the file prefix of a step without an id), and
+/// the flow's masker, which names them.
+fn step_files(cx: &StepCtx<'_>, fallback: &str) -> StepFiles {
+    StepFiles {
+        dir: cx.frame.dir.clone(),
+        base: artifacts::step_base(&cx.frame.prefix, cx.index, cx.step, fallback),
+        masker: cx.frame.masker.clone(),
+    }
 }
 
 pub(crate) async fn agent(
@@ -71,16 +78,25 @@ pub(crate) async fn state(
     scope: &mut Scope,
 ) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
-    let Action::LinkState(ls) = action else {
+    let Action::LinkState(mut ls) = action else {
         return Err(not_in_family(&action, "state"));
     };
+    // A directory runner creates is named as the reports show it: secrets masked.
+    if let crate::config::model::LinkState::Full(o) = &mut ls {
+        o.atlas = o.atlas.as_deref().map(|a| frame.masker.mask(a));
+    }
     // The flow's `atlas:` may be a template (the step's own was rendered with the step).
     let flow_atlas = match &frame.loaded.flow.atlas {
-        Some(a) => Some(
-            rt.templates
-                .render_str(a, &scope.context())
-                .map_err(|e| super::render::template_error(frame.loaded, "/atlas", e))?,
-        ),
+        Some(a) => {
+            let ctx = scope.context();
+            let raw = Value::String(a.clone());
+            super::render::learn_secrets(&rt.templates, &ctx, &raw, &frame.masker);
+            let a = rt
+                .templates
+                .render_str(a, &ctx)
+                .map_err(|e| super::render::template_error(frame.loaded, "/atlas", e))?;
+            Some(frame.masker.mask(&a))
+        }
         None => None,
     };
     let atlas = crate::atlas::atlas_dir(
@@ -274,10 +290,7 @@ async fn perform(
     if let Some((before, _)) = &shots {
         intent::screenshot(session, before, page_timeout).await?;
     }
-    let files = StepFiles {
-        dir: cx.frame.dir.clone(),
-        base: artifacts::step_base(&cx.frame.prefix, cx.index, cx.step, "act"),
-    };
+    let files = step_files(cx, "act");
     let done = Box::pin(crate::browser::run_step(
         session,
         step,

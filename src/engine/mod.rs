@@ -5,6 +5,7 @@
 
 mod artifacts;
 mod attempts;
+mod browser_settings;
 mod builtins;
 mod context;
 mod control;
@@ -29,5 +30,7 @@ pub(crate) use replay::InProcess;
 pub(crate) use run::{Ran, RunOptions, run_flows, start_servers};
 pub(crate) use runtime::Runtime;
 
+#[cfg(test)]
+mod render_tests;
 #[cfg(test)]
 mod tests;

@@ -40,16 +40,22 @@ pub(crate) fn template_error_in(
     StepError::new(ErrorKind::Template, e.message).located(&Location::new(doc.file.clone(), span))
 }
 
-/// Teaches `masker` what the templates in `raw` make of a secret (`{{ secrets.T | upper }}`),
-/// so derived values are masked wherever they travel.
+/// Teaches `masker` what the templates in `raw` make of a secret (`{{ secrets.T | upper }}`, or
+/// of a var, an output or an env value that holds one), so derived values are masked wherever
+/// they travel. Every place the engine renders a flow's templates calls this with them.
 pub(crate) fn learn_secrets(
     t: &crate::template::Templates,
     ctx: &minijinja::Value,
     raw: &Value,
     masker: &crate::step::Masker,
 ) {
+    if masker.is_empty() {
+        return;
+    }
     match raw {
-        Value::String(s) => masker.add_all(t.secret_parts(s, ctx)),
+        Value::String(s) => {
+            masker.add_derived(t.secret_parts(s, ctx, &|text| masker.holds_secret(text)));
+        }
         Value::Array(a) => a.iter().for_each(|v| learn_secrets(t, ctx, v, masker)),
         Value::Object(m) => m.values().for_each(|v| learn_secrets(t, ctx, v, masker)),
         _ => {}

@@ -14,7 +14,7 @@ use super::runtime::Runtime;
 use crate::atlas::Driver;
 use crate::browser::{ContextSetup, FlowBrowser, Session};
 use crate::config::flows::{LoadedFlow, Loader};
-use crate::step::{ErrorKind, FlowInfo, FlowResult, StepError};
+use crate::step::{ErrorKind, FlowInfo, FlowResult, Masker, StepError};
 
 /// Runs flows one after another in one browser session (until [`Driver::reset`]).
 pub(crate) struct InProcess {
@@ -45,7 +45,10 @@ impl InProcess {
 
     /// Closes the browser and waits until its processes are gone.
     pub(crate) async fn close(self) {
-        self.browser.close(&self.rt.browser).await;
+        // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
+        self.browser
+            .close(&self.rt.browser, &Masker::default())
+            .await;
         self.rt.browser.wait_closed().await;
     }
 }
@@ -104,6 +107,7 @@ impl Driver for InProcess {
                 &info,
                 &self.browser,
                 &super::server::RunServers::default(),
+                &Masker::default(),
             )
             .await)
         })
@@ -129,7 +133,7 @@ impl Driver for InProcess {
                 ),
             );
             self.browsers += 1;
-            old.close(&self.rt.browser).await;
+            old.close(&self.rt.browser, &Masker::default()).await;
             Ok(())
         })
     }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
+use super::browser_settings::browser_spec;
 use super::job::Job;
-use super::lifecycle::browser_spec;
 use super::runtime::Runtime;
 use super::server::{RunContext, RunServers};
 use crate::config::flows::LoadedFlow;

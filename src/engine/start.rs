@@ -29,6 +29,7 @@ pub(crate) fn render_env(
     scope: &mut Scope,
     rt: &Runtime,
     loaded: &LoadedFlow,
+    masker: &Masker,
 ) -> Result<IndexMap<String, String>, StepError> {
     let ctx = scope.context();
     loaded
@@ -37,6 +38,7 @@ pub(crate) fn render_env(
         .iter()
         .map(|(k, v)| {
             let text = v.to_string();
+            super::render::learn_secrets(&rt.templates, &ctx, &Value::String(text.clone()), masker);
             rt.templates
                 .render_str(&text, &ctx)
                 .map(|r| (k.clone(), r))

@@ -77,7 +77,7 @@ async fn run(
         e.message = frame.masker.mask(&e.message);
         e
     })?;
-    let env = render_env(&mut scope, rt, &sub)?;
+    let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
     let sub_frame = Frame {
         info: frame.info,
         depth: frame.depth + 1,
@@ -127,6 +127,8 @@ async fn run(
                 e,
             )
         })?;
+        // An output made of a secret (`{{ secrets.T | upper }}`) is masked in the caller too.
+        super::render::learn_secrets(&rt.templates, &ctx, raw, &frame.masker);
         outputs.insert(k.clone(), v);
     }
     Ok(Value::Object(outputs))

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::text::clean;
 use super::{Reporter, Summary};
 use crate::step::{FlowInfo, Listener};
 use crate::step::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
@@ -132,7 +133,7 @@ impl Console {
                 r.file.display()
             ));
             if let Some(shot) = step
-                .and_then(|st| st.outputs.pointer("/failure_artifacts/screenshot"))
+                .and_then(|st| st.failure_artifacts.as_ref()?.get("screenshot"))
                 .and_then(serde_json::Value::as_str)
             {
                 s.push_str(&format!("      screenshot: {shot}\n"));
@@ -146,14 +147,6 @@ impl Console {
         }
         self.reporter.err(&s);
     }
-}
-
-/// Text from pages, commands and agents without its control characters: an escape sequence in
-/// a page's text must not recolour, move or clear the terminal it is printed on.
-fn clean(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .collect()
 }
 
 fn secs(d: Duration) -> String {
@@ -323,16 +316,5 @@ impl Listener for Console {
         }
         self.line(flow, text);
         self.flush(flow);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn control_characters_do_not_reach_the_terminal() {
-        assert_eq!(
-            super::clean("red \u{1b}[31mtext\u{7}\r\nnext\tcol"),
-            "red [31mtext\nnext\tcol"
-        );
     }
 }

@@ -1,6 +1,7 @@
 //! The report files a run (or `atlas verify`) writes: `--report junit=PATH`, `json=PATH`,
 //! `html=DIR`. Written whole or not at all (write, then rename).
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Summary;
@@ -39,32 +40,43 @@ impl ReportTarget {
             .collect()
     }
 
-    /// Writes this report of a run's results.
+    /// Writes this report of a run's results; what was left out of it, and why.
     pub(crate) fn write(
         &self,
         results: &[FlowResult],
         summary: &Summary,
-    ) -> Result<(), ReportError> {
+    ) -> Result<Vec<String>, ReportError> {
         self.write_report(&Report::of(results, summary))
     }
 
-    /// Writes this report of a report document (a run's, or shards' merged).
-    pub(crate) fn write_report(&self, r: &Report) -> Result<(), ReportError> {
+    /// Writes this report of a report document (a run's, or shards' merged); what was left out
+    /// of it (files its paths name that its flows may not read), and why.
+    pub(crate) fn write_report(&self, r: &Report) -> Result<Vec<String>, ReportError> {
         match self {
-            ReportTarget::Json(p) => write_json(p, r),
-            ReportTarget::Junit(p) => write(p, &super::junit::report(r)),
+            ReportTarget::Json(p) => write_json(p, r).map(|()| Vec::new()),
+            ReportTarget::Junit(p) => write(p, &super::junit::report(r)).map(|()| Vec::new()),
             ReportTarget::Html(dir) => {
-                let page = super::html::report(r);
-                for (from, name) in &page.assets {
-                    let to = dir.join("assets").join(name);
+                let mut page = super::html::report(r);
+                for a in &page.assets {
+                    // Opened again as the flow's reads allow: what was checked is what is copied.
+                    let (from, cap) = match a.reads.open(&a.from) {
+                        Ok(f) => f,
+                        Err(why) => {
+                            page.notes
+                                .push(format!("{:?} left out of the report: {why}", a.from));
+                            continue;
+                        }
+                    };
+                    let to = dir.join("assets").join(&a.name);
                     let err = |source| ReportError {
                         path: to.clone(),
                         source,
                     };
                     std::fs::create_dir_all(dir.join("assets")).map_err(err)?;
-                    std::fs::copy(from, &to).map_err(err)?;
+                    let mut out = std::fs::File::create(&to).map_err(err)?;
+                    std::io::copy(&mut from.take(cap), &mut out).map_err(err)?;
                 }
-                write(&dir.join("index.html"), &page.html)
+                write(&dir.join("index.html"), &page.html).map(|()| page.notes)
             }
         }
     }

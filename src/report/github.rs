@@ -2,10 +2,13 @@
 //! Markdown summary (`$GITHUB_STEP_SUMMARY`), written from the report document.
 
 use super::model::{Report, place, shown_path as shown};
+use super::text::clean;
 
-/// A workflow command's message: `%`, CR and LF escaped.
+/// A workflow command's message: without escape sequences and control characters (as the
+/// console shows it), then `%`, CR and LF escaped.
 pub(crate) fn data(s: &str) -> String {
-    s.replace('%', "%25")
+    clean(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -64,9 +67,12 @@ pub(crate) fn annotations(r: &Report) -> String {
     out
 }
 
-/// A Markdown cell: no line breaks, no `|`.
+/// A Markdown cell: without escape sequences and control characters (as the console shows it),
+/// no line breaks, no `|`.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\r', '\n'], " ")
+    clean(s)
+        .replace('|', "\\|")
+        .replace(['\r', '\n', '\t'], " ")
 }
 
 /// The job summary: counts, then a row per flow (failed ones first) with its failing step.
@@ -119,5 +125,11 @@ mod tests {
         assert_eq!(super::place("a:b.yaml:3:5"), Some(("a:b.yaml", 3, 5)));
         assert_eq!(super::place("nowhere"), None);
         assert_eq!(super::property("a,b:c%\n"), "a%2Cb%3Ac%25%0A");
+        assert_eq!(
+            super::data("\u{1b}[2J\u{1b}]0;t\u{7}\u{1}50%\r\nok"),
+            "50%25%0Aok"
+        );
+        assert_eq!(super::property("\u{1b}[1mf,1:2\u{1b}[0m"), "f%2C1%3A2");
+        assert_eq!(super::cell("a|b\u{1b}[2J\nc\td"), "a\\|b c d");
     }
 }

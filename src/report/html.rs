@@ -2,13 +2,11 @@
 //! self-contained page a user opens after a failure: counts and time at the top; failed flows
 //! first and open; per step its error with the source line, each retried attempt's own error,
 //! the failure screenshot and the page's snapshot; output collapsed; a filter by status and by
-//! text. No network: styles and script are inline.
+//! text. No network: styles and script are inline. The files it shows are read as each flow's
+//! [`Reads`] allow; one left out is said so on the page and in the page's notes.
 
-use std::path::{Path, PathBuf};
-
-use serde_json::Value;
-
-use super::model::{Error, Flow, Report, Step, place, shown_path as rel};
+use super::model::{Error, Flow, Report, Server, Step, place, shown_path as rel};
+use super::reads::Reads;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -17,22 +15,36 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The page, and the files it shows that are to be copied beside it: (source, name under
-/// `assets/`).
+/// A file the page shows, to be copied beside it: its path, read as `reads` allow, and its name
+/// under `assets/`.
+pub(crate) struct Asset {
+    pub(crate) reads: Reads,
+    pub(crate) from: String,
+    pub(crate) name: String,
+}
+
+/// The page, the files to copy beside it, and what was left out of it, and why.
 pub(crate) struct Page {
     pub(crate) html: String,
-    pub(crate) assets: Vec<(PathBuf, String)>,
+    pub(crate) assets: Vec<Asset>,
+    pub(crate) notes: Vec<String>,
 }
 
 struct Writer {
     out: String,
-    assets: Vec<(PathBuf, String)>,
+    assets: Vec<Asset>,
+    notes: Vec<String>,
+    /// The reads of the flow being written.
+    reads: Reads,
+    /// The flow being written, for the notes.
+    flow: String,
 }
 
-/// The line a `file:line:col` place points at, numbered (when the file can be read here).
-fn source_line(location: &str) -> Option<String> {
+/// The line a `file:line:col` place points at, numbered (when `reads` allow the file; else no
+/// line, and no note: the place itself is shown).
+fn source_line(location: &str, reads: &Reads) -> Option<String> {
     let (file, line, _) = place(location)?;
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = reads.read_text(file).ok()?;
     let l = text.lines().nth(line.checked_sub(1)?)?;
     Some(format!("{line} │ {l}"))
 }
@@ -52,7 +64,7 @@ impl Writer {
         if !place.is_empty() {
             self.out
                 .push_str(&format!("<div class=\"at\">at {}</div>", esc(&rel(place))));
-            if let Some(src) = source_line(place) {
+            if let Some(src) = source_line(place, &self.reads) {
                 self.out
                     .push_str(&format!("<pre class=\"src\">{}</pre>", esc(&src)));
             }
@@ -60,25 +72,51 @@ impl Writer {
         self.out.push_str("</div>");
     }
 
-    /// The failure screenshot (copied under `assets/`) and the page's snapshot.
-    fn artifacts(&mut self, outputs: &Value) {
-        let arts = &outputs["failure_artifacts"];
-        if let Some(png) = arts["screenshot"].as_str()
-            && Path::new(png).is_file()
-        {
-            let name = format!("{}.png", self.assets.len() + 1);
-            self.out.push_str(&format!(
-                "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
-            ));
-            self.assets.push((PathBuf::from(png), name));
+    /// A file of the report left out: said on the page and kept for the notes.
+    fn left_out(&mut self, what: &str, path: &str, why: &str) {
+        self.out.push_str(&format!(
+            "<div class=\"left-out\">{what} left out: {}: {}</div>",
+            esc(path),
+            esc(why)
+        ));
+        // Debug-quoted: a shard's names may hold control characters, not for a terminal.
+        self.notes.push(format!(
+            "flow {:?}: {what} {path:?} left out of the report: {why}",
+            self.flow
+        ));
+    }
+
+    /// The failure screenshot (copied under `assets/`) and the page's snapshot: from the
+    /// step's `failure_artifacts`, runner's record (never from its outputs, a flow's data).
+    fn artifacts(&mut self, s: &Step) {
+        let Some(arts) = &s.failure_artifacts else {
+            return;
+        };
+        if let Some(png) = arts["screenshot"].as_str() {
+            // Opened here to know whether it is shown; copied (opened again) with the page.
+            match self.reads.open(png) {
+                Ok(_) => {
+                    let name = format!("{}.png", self.assets.len() + 1);
+                    self.out.push_str(&format!(
+                        "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
+                    ));
+                    self.assets.push(Asset {
+                        reads: self.reads.clone(),
+                        from: png.to_string(),
+                        name,
+                    });
+                }
+                Err(why) => self.left_out("screenshot", png, &why),
+            }
         }
-        if let Some(txt) = arts["snapshot"].as_str()
-            && let Ok(text) = std::fs::read_to_string(txt)
-        {
-            self.out.push_str(&format!(
-                "<details><summary>page snapshot</summary><pre>{}</pre></details>",
-                esc(&text)
-            ));
+        if let Some(txt) = arts["snapshot"].as_str() {
+            match self.reads.read_text(txt) {
+                Ok(text) => self.out.push_str(&format!(
+                    "<details><summary>page snapshot</summary><pre>{}</pre></details>",
+                    esc(&text)
+                )),
+                Err(why) => self.left_out("snapshot", txt, &why),
+            }
         }
     }
 
@@ -120,7 +158,7 @@ impl Writer {
                 }
                 self.out.push_str("</ol>");
             }
-            self.artifacts(&s.outputs);
+            self.artifacts(s);
             if let Some(text) = s.outputs["message"].as_str() {
                 self.out
                     .push_str(&format!("<div class=\"message\">{}</div>", esc(text)));
@@ -208,23 +246,37 @@ impl Writer {
     }
 
     /// A link to a server's log, copied under `assets/`.
-    fn log(&mut self, path: &str) -> String {
-        if !Path::new(path).is_file() {
-            return format!("web server log: {} (not written)", esc(path));
+    fn log(&mut self, path: &str, reads: &Reads) -> String {
+        if let Err(why) = reads.open(path) {
+            if *reads == Reads::Own {
+                return format!("web server log: {} (not written)", esc(path));
+            }
+            self.notes.push(format!(
+                "web server log {path:?} left out of the report: {why}"
+            ));
+            return format!("web server log left out: {}: {}", esc(path), esc(&why));
         }
         let name = format!("{}.log", self.assets.len() + 1);
-        self.assets.push((PathBuf::from(path), name.clone()));
+        self.assets.push(Asset {
+            reads: reads.clone(),
+            from: path.to_string(),
+            name: name.clone(),
+        });
         format!("<a href=\"assets/{name}\">web server log</a>")
     }
 
     /// The run's servers: name, URL, start time, log, and why one was not there.
-    fn servers(&mut self, servers: &[crate::step::ServerInfo]) {
+    fn servers(&mut self, servers: &[Server]) {
         if servers.is_empty() {
             return;
         }
         self.out.push_str("<table class=\"servers\"><tr><th>web server</th><th>url</th><th>start</th><th>log</th></tr>\n");
-        for s in servers {
-            let log = s.log.as_deref().map(|l| self.log(l)).unwrap_or_default();
+        for Server { info: s, reads } in servers {
+            let log = s
+                .log
+                .as_deref()
+                .map(|l| self.log(l, reads))
+                .unwrap_or_default();
             let note = if s.reused { " (reused)" } else { "" };
             self.out.push_str(&format!(
                 "<tr><td>{}</td><td>{}{note}</td><td>{} ms</td><td>{log}</td></tr>\n",
@@ -243,6 +295,8 @@ impl Writer {
     }
 
     fn flow(&mut self, f: &Flow) {
+        self.reads = f.reads.clone();
+        self.flow.clone_from(&f.name);
         // Escaped although runner writes only its own words here: a merged shard is input.
         let status = esc(if f.status == "passed" && f.flaky {
             "flaky"
@@ -265,7 +319,7 @@ impl Writer {
         self.out
             .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
         if let Some(log) = &f.web_server_log {
-            let link = self.log(log);
+            let link = self.log(log, &f.reads);
             self.out.push_str(&format!(" — {link}"));
         }
         self.out.push_str("</p>\n");
@@ -298,7 +352,7 @@ table{border-collapse:collapse;width:100%;margin:.5em 0}
 td,th{border-bottom:1px solid #eee;padding:.3em .5em;text-align:left;vertical-align:top}
 table.state tr.changed{background:#fde8e8} table.state tr.drift{background:#fff6d6}
 tr.failed{background:#fde8e8} tr.flaky{background:#fff6d6} tr.tolerated{background:#fff0e0} tr.skipped{color:#888}
-.error{color:#a00;font-family:monospace;white-space:pre-wrap} .at{color:#666}
+.error{color:#a00;font-family:monospace;white-space:pre-wrap} .at{color:#666} .left-out{color:#666;font-style:italic}
 pre{background:#f6f6f6;padding:.4em;overflow:auto;max-height:30em} pre.src{color:#222}
 img.shot{max-width:100%;border:1px solid #ccc;margin:.4em 0;display:block}";
 
@@ -328,6 +382,9 @@ pub(crate) fn report(r: &Report) -> Page {
             secs = r.duration().as_secs_f64()
         ),
         assets: Vec::new(),
+        notes: Vec::new(),
+        reads: Reads::Nothing,
+        flow: String::new(),
     };
     // Failed (and errors, interrupted) first, then flaky, then passed; run order within each.
     let rank = |f: &Flow| match (f.status.as_str(), f.flaky) {
@@ -346,5 +403,6 @@ pub(crate) fn report(r: &Report) -> Page {
     Page {
         html: w.out,
         assets: w.assets,
+        notes: w.notes,
     }
 }

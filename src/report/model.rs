@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Summary;
-use crate::step::FlowResult;
+use super::reads::Reads;
+use crate::step::{FlowResult, ServerInfo};
 
 /// `{"run_id", "flows", "summary", "web_servers"}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -19,7 +20,16 @@ pub(crate) struct Report {
     pub(crate) summary: Counts,
     /// The run's servers (runner.toml's `[[web_server]]`): URL, start time, log.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) web_servers: Vec<crate::step::ServerInfo>,
+    pub(crate) web_servers: Vec<Server>,
+}
+
+/// A run-level server, and which files its log may be read from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Server {
+    #[serde(flatten)]
+    pub(crate) info: crate::step::ServerInfo,
+    #[serde(skip)]
+    pub(crate) reads: Reads,
 }
 
 /// The counts of a report.
@@ -59,6 +69,10 @@ pub(crate) struct Flow {
     /// one: what was expected and what was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) state: Option<crate::atlas::StateDiff>,
+    /// Which files the paths of this flow may be read from (not part of the document: a run
+    /// or `merge-reports` says).
+    #[serde(skip)]
+    pub(crate) reads: Reads,
 }
 
 /// One step.
@@ -81,6 +95,10 @@ pub(crate) struct Step {
     pub(crate) attempt_errors: Vec<Error>,
     #[serde(default)]
     pub(crate) outputs: Value,
+    /// The files a failed browser step left (`screenshot`, `snapshot`) or the `dialog` open:
+    /// runner's record, the only place reports take such paths from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) failure_artifacts: Option<Value>,
     /// `file:line:col`.
     pub(crate) location: String,
     pub(crate) finally: bool,
@@ -134,9 +152,12 @@ impl Flow {
 impl Report {
     /// The report of a run's results.
     pub(crate) fn of(results: &[FlowResult], s: &Summary) -> Report {
-        let flows = serde_json::to_value(results)
+        let mut flows: Vec<Flow> = serde_json::to_value(results)
             .and_then(serde_json::from_value)
             .expect("the result types serialize to the report's fields (unit-tested)");
+        for f in &mut flows {
+            f.reads = Reads::Own;
+        }
         Report {
             run_id: s.run_id.clone(),
             flows,
@@ -181,8 +202,31 @@ impl Report {
             setup_ms: 0,
             web_server_log: None,
             state: None,
+            reads: Reads::Own,
         }));
         self
+    }
+
+    /// Sets the run's own servers (their logs are files of this run).
+    pub(crate) fn with_servers(mut self, servers: Vec<ServerInfo>) -> Report {
+        self.web_servers = servers
+            .into_iter()
+            .map(|info| Server {
+                info,
+                reads: Reads::Own,
+            })
+            .collect();
+        self
+    }
+
+    /// Says that this report is a shard's, read from a file: its paths are read as `reads`.
+    pub(crate) fn reading(&mut self, reads: &Reads) {
+        for f in &mut self.flows {
+            f.reads = reads.clone();
+        }
+        for s in &mut self.web_servers {
+            s.reads = reads.clone();
+        }
     }
 }
 
@@ -221,6 +265,7 @@ mod tests {
             attempt_errors: error.iter().cloned().collect(),
             error,
             outputs: json!({"exit_code": 1}),
+            failure_artifacts: None,
             location: at.clone(),
             finally: false,
             steps,

@@ -1,8 +1,14 @@
 //! Masking secret values in everything that leaves the engine: one masker per flow run (its
 //! sub-flows add theirs to it), seeded with each secret, each line of a multi-line secret, and
 //! their encoded forms (JSON-escaped, percent- and form-encoded, base64); values derived from a
-//! secret by a template are added as they are rendered. Every match is replaced, overlapping
-//! ones together, longest first.
+//! secret by a template are added as they are rendered (GitHub Actions' `add-mask`: what is made
+//! of a secret is a secret). Every match is replaced, overlapping ones together, longest first.
+//!
+//! Base64 is the one encoding that does not encode a value character by character, so the
+//! base64 of a text that holds a secret (`user:<password>` for HTTP Basic, built by a command or
+//! a page) need not hold the secret's own base64: each value is masked also as the characters
+//! that only its bytes decide at each of the three offsets it can have in a 3-byte group. The
+//! other encodings of such a text hold the secret's encoding as it is, already masked.
 
 use std::sync::{Arc, RwLock};
 
@@ -10,9 +16,11 @@ use aho_corasick::AhoCorasick;
 use base64::Engine;
 use serde_json::Value;
 
-/// Lines of a multi-line secret shorter than this are not masked on their own (a `-----` or an
-/// empty line would blank out everything).
-const MIN_LINE: usize = 4;
+/// The shortest text masked that is not a secret itself (a secret is masked whatever its
+/// length): a line of a multi-line secret (a `-----` or an empty line would blank out
+/// everything), a value derived from a secret (`{{ secrets.T | length }}`, a slice of two
+/// characters), the part of a base64 text a secret's bytes decide.
+pub(crate) const MIN_PART: usize = 4;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
 /// learns (a sub-flow's secret, a derived value), all mask.
@@ -62,7 +70,7 @@ fn forms(secret: &str) -> Vec<String> {
     let lines: Vec<&str> = secret
         .lines()
         .map(str::trim)
-        .filter(|l| l.len() >= MIN_LINE)
+        .filter(|l| l.chars().count() >= MIN_PART)
         .collect();
     if lines.len() > 1 {
         out.extend(lines.iter().map(|l| (*l).to_string()));
@@ -78,15 +86,51 @@ fn forms(secret: &str) -> Vec<String> {
             out.push(p.replace("%20", "+"));
             out.push(p);
         }
-        // base64, standard and URL-safe, padded or not.
+        // base64, standard and URL-safe, padded or not; and inside the base64 of a longer text.
+        // Standard base64 in a URL is percent-encoded in turn (`+`, `/`, `=`).
         let b = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
-        out.push(b.trim_end_matches('=').to_string());
-        out.push(b);
-        out.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.as_bytes()));
+        let url_safe = |b: &str| b.replace('+', "-").replace('/', "_");
+        let in_url = |b: &str| {
+            b.replace('+', "%2B")
+                .replace('/', "%2F")
+                .replace('=', "%3D")
+        };
+        for b in [b.trim_end_matches('=').to_string(), b.clone()] {
+            out.push(url_safe(&b));
+            out.push(in_url(&b));
+            out.push(b);
+        }
+        for inner in base64_inside(v.as_bytes()) {
+            out.push(url_safe(&inner));
+            out.push(in_url(&inner));
+            out.push(inner);
+        }
     }
     out.retain(|f| !f.is_empty());
     out.sort();
     out.dedup();
+    out
+}
+
+/// What the base64 of any text that holds `bytes` shows of them, for each offset `bytes` can
+/// start at in a 3-byte group: the characters whose six bits all come from `bytes` (the ones
+/// at either end also carry bits of the text around). Parts shorter than `MIN_PART` are left
+/// out: they would match by chance.
+fn base64_inside(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for offset in 0..3 {
+        let mut shifted = vec![0u8; offset];
+        shifted.extend_from_slice(bytes);
+        let b = base64::engine::general_purpose::STANDARD.encode(&shifted);
+        // Character c carries bits 6c..6c+6; `bytes` are bits 8*offset..8*(offset+len).
+        let first = (8 * offset).div_ceil(6);
+        let end = 8 * (offset + bytes.len()) / 6;
+        if end >= first + MIN_PART
+            && let Some(part) = b.get(first..end)
+        {
+            out.push(part.to_string());
+        }
+    }
     out
 }
 
@@ -126,6 +170,29 @@ impl Masker {
     /// Adds one secret.
     pub(crate) fn add(&self, value: &str) {
         self.add_all([value.to_string()]);
+    }
+
+    /// Adds values a template made of a secret (`{{ secrets.T | upper }}`), with their forms:
+    /// each at least `MIN_PART` characters long (a shorter one, a length or a slice of two
+    /// characters, would mask the same text wherever it is).
+    pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
+        self.add_all(
+            values
+                .into_iter()
+                .filter(|v| v.trim().chars().count() >= MIN_PART),
+        );
+    }
+
+    /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.inner.read().map_or(true, |i| i.matcher.is_none())
+    }
+
+    /// Whether `text` holds a secret, or a form of one.
+    pub(crate) fn holds_secret(&self, text: &str) -> bool {
+        self.inner
+            .read()
+            .is_ok_and(|i| i.matcher.as_ref().is_some_and(|m| m.is_match(text)))
     }
 
     /// The length of the longest form masked (0 with no secrets): a stream cut into pieces
@@ -230,6 +297,53 @@ mod tests {
         ] {
             assert_eq!(m.mask(&format!("?q={encoded}&x")), "?q=***&x", "{encoded}");
         }
+    }
+
+    #[test]
+    fn the_base64_of_a_text_holding_a_secret_is_masked_where_the_secret_is() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
+        let secret = "hunter2>?~s3?cret";
+        let m = Masker::new([secret.to_string()]);
+        // At each offset in a 3-byte group, before and after other text, in every alphabet.
+        for prefix in ["", "u", "us", "user:", "Authorization: Basic user:"] {
+            for suffix in ["", "!", "\n", "!!!!"] {
+                let text = format!("{prefix}{secret}{suffix}");
+                let b = STANDARD.encode(&text);
+                let in_url = b
+                    .replace('+', "%2B")
+                    .replace('/', "%2F")
+                    .replace('=', "%3D");
+                for b in [
+                    b,
+                    in_url,
+                    URL_SAFE.encode(&text),
+                    URL_SAFE_NO_PAD.encode(&text),
+                ] {
+                    let masked = m.mask(&format!("[{b}]"));
+                    assert!(masked.contains("***"), "{text}: {b} -> {masked}");
+                    // What is left is the text around, and the character at either end of the
+                    // secret that it shares with it.
+                    let left = masked.replace("***", "").replace("%3D", "=");
+                    let around = STANDARD.encode(prefix).len() + STANDARD.encode(suffix).len() + 6;
+                    assert!(left.len() <= around, "{text}: {b} -> {masked}");
+                }
+            }
+        }
+        // A secret too short for its inner parts is masked by its own forms only.
+        assert!(base64_inside(b"ab").is_empty());
+        assert_eq!(base64_inside(b"abcdef").len(), 3);
+    }
+
+    #[test]
+    fn derived_values_are_masked_from_four_characters() {
+        let m = Masker::default();
+        assert!(m.is_empty() && !m.holds_secret("x"));
+        m.add_derived(["11".to_string(), " ab ".to_string(), "S3CR".to_string()]);
+        assert_eq!(m.mask("11 ab S3CR"), "11 ab ***");
+        assert!(!m.is_empty() && m.holds_secret("xS3CRx") && !m.holds_secret("s3cr"));
+        // A secret itself is masked whatever its length.
+        m.add("q");
+        assert_eq!(m.mask("q"), "***");
     }
 
     #[test]

@@ -37,6 +37,12 @@ pub(crate) struct StepResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) attempt_errors: Vec<StepError>,
     pub(crate) outputs: Value,
+    /// What the browser showed when the step failed (`screenshot`, `snapshot`: files runner
+    /// wrote; or the `dialog` that blocked the page): runner's own record, apart from the
+    /// outputs, which are data a flow makes (a sub-flow's `outputs` say what they like) and are
+    /// never taken for paths to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) failure_artifacts: Option<Value>,
     /// Where the step is in its flow file.
     pub(crate) location: Location,
     /// Whether it is a `finally` step.

@@ -108,18 +108,6 @@ mod tests {
     }
 
     #[test]
-    fn the_parts_of_a_template_that_read_a_secret_are_found() {
-        let t = Templates::new();
-        let ctx =
-            minijinja::Value::from_serialize(serde_json::json!({ "secrets": { "T": "s3cret" } }));
-        assert_eq!(
-            t.secret_parts("the token is {{ secrets.T | upper }} ({{ 1 + 1 }})", &ctx),
-            vec!["S3CRET".to_string()]
-        );
-        assert!(t.secret_parts("no secret {{ 1 }}", &ctx).is_empty());
-    }
-
-    #[test]
     fn booleans_render_lowercase() {
         let t = Templates::new();
         let ctx =

@@ -2,6 +2,7 @@
 //! the static checks `validate` runs on every template string.
 
 pub(crate) mod check;
+mod derived;
 mod explain;
 mod methods;
 mod render;

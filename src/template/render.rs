@@ -146,40 +146,6 @@ impl Templates {
         }
     }
 
-    /// What the parts of `src` that read a secret render to: the value of each `{{ expr }}` that
-    /// names `secrets.` (`{{ secrets.T | upper }}` -> `S3CRET`), so those derived values can be
-    /// masked without masking the text around them. A `{% %}` block that names a secret cannot
-    /// be split out: then the whole rendering is returned.
-    pub(crate) fn secret_parts(&self, src: &str, ctx: &minijinja::Value) -> Vec<String> {
-        if !src.contains("secrets.") {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        let mut rest = src;
-        while let Some(i) = rest.find("{{") {
-            let Some(j) = rest[i..].find("}}") else { break };
-            let expr = rest[i + 2..i + j].trim().trim_matches('-').trim();
-            if expr.contains("secrets.")
-                && let Ok(e) = self.env.compile_expression(expr)
-                && let Ok(v) = e.eval(ctx)
-            {
-                match v.as_str() {
-                    Some(s) => out.push(s.to_string()),
-                    None => out.push(v.to_string()),
-                }
-            }
-            rest = &rest[i + j + 2..];
-        }
-        let blocks_read_secrets = src
-            .split("{%")
-            .skip(1)
-            .any(|b| b.split("%}").next().is_some_and(|b| b.contains("secrets.")));
-        if blocks_read_secrets && let Ok(all) = self.render_str(src, ctx) {
-            out.push(all);
-        }
-        out
-    }
-
     /// Evaluates a condition: a boolean, a `{{ template }}`, or a bare expression.
     pub(crate) fn condition(
         &self,

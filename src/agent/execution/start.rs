@@ -106,7 +106,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
     }
     let (found_tx, found_rx) = watch::channel::<Option<String>>(inv.pre_assigned.clone());
     let readers = Readers {
-        state: Arc::new(Mutex::new(EventState::default())),
+        state: Arc::new(Mutex::new(EventState::of(l.kind))),
         found: Arc::new(found_tx),
         last_output: Arc::new(Mutex::new(tokio::time::Instant::now())),
         log: Arc::new(tokio::sync::Mutex::new(None)),

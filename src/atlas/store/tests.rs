@@ -131,3 +131,19 @@ fn a_broken_atlas_is_an_error_not_a_panic() {
     std::fs::write(d.path().join("nodes/n1/links/oops"), "a file, not a link").unwrap();
     assert!(matches!(a.links("n1"), Err(AtlasError::Broken { .. })));
 }
+
+#[test]
+fn an_edge_flow_declares_every_secret_its_templates_read() {
+    let steps = json!([
+        { "fill": { "target": "#a", "value": "{{ secrets.PLAIN }}" } },
+        { "fill": { "target": "#b", "value": "x{{ secrets.LOWER | lower }}" } },
+        { "download": { "target": "#c", "path": "dl/{{ secrets.SLICE[2:8] }}.csv" } },
+        { "fill": { "target": "#d", "value": "{{ secrets['QUOTED'] }}" } },
+        { "fill": { "target": "#e", "value": "secrets.NOT_A_TEMPLATE" } },
+    ]);
+    let text = serde_json::to_string(&steps).unwrap();
+    assert_eq!(
+        super::referenced_secrets(&text),
+        ["LOWER", "PLAIN", "QUOTED", "SLICE"]
+    );
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cdp::Cdp;
-use crate::step::StepError;
+use crate::step::{Masker, StepError};
 
 /// One download the browser reported.
 #[derive(Debug, Clone)]
@@ -68,8 +68,9 @@ impl Downloads {
         Ok(())
     }
 
-    /// Gives the downloads no step took their suggested names (at the end of the flow).
-    pub(crate) async fn finish(&mut self) {
+    /// Gives the downloads no step took their suggested names, secrets masked (at the end of
+    /// the flow).
+    pub(crate) async fn finish(&mut self, masker: &Masker) {
         let _ = self.refresh().await;
         for d in self
             .seen
@@ -77,15 +78,17 @@ impl Downloads {
             .filter(|d| !d.taken && d.state == "completed")
         {
             let from = self.dir.join(&d.guid);
-            let to = free_name(&self.dir, &safe_name(&d.suggested));
+            let to = free_name(&self.dir, &safe_name(&d.suggested, masker));
             let _ = std::fs::rename(from, to);
         }
     }
 }
 
-/// A suggested file name as a plain file name (no directories, never empty).
-pub(crate) fn safe_name(suggested: &str) -> String {
-    let name = Path::new(suggested)
+/// A suggested file name as a plain file name (no directories, never empty), its secrets masked
+/// (a page may name a file after what was typed into it).
+pub(crate) fn safe_name(suggested: &str, masker: &Masker) -> String {
+    let suggested = masker.mask(suggested);
+    let name = Path::new(&suggested)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -118,8 +121,11 @@ mod tests {
 
     #[test]
     fn names_stay_in_the_directory_and_do_not_overwrite() {
-        assert_eq!(safe_name("../../etc/passwd"), "passwd");
-        assert_eq!(safe_name(""), "download");
+        let none = Masker::default();
+        assert_eq!(safe_name("../../etc/passwd", &none), "passwd");
+        assert_eq!(safe_name("", &none), "download");
+        let m = Masker::new(["s3cret/x".to_string()]);
+        assert_eq!(safe_name("report-s3cret/x.csv", &m), "report-***.csv");
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.txt"), "x").unwrap();
         assert_eq!(free_name(d.path(), "a.txt"), d.path().join("a (2).txt"));

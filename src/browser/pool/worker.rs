@@ -16,10 +16,12 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+pub(crate) use super::emulation::Emulation;
+use super::emulation::settings;
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
 use crate::browser::driver::cdp::{Cdp, CdpError, Link};
 use crate::browser::driver::chromium::Chromium;
-use crate::browser::driver::command::{Command, DialogResponse, ReducedMotion};
+use crate::browser::driver::command::{Command, DialogResponse};
 use crate::browser::driver::dialog_watch::Watch;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -34,24 +36,6 @@ const CDP_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct BrowserSpec {
     pub(crate) headed: bool,
     pub(crate) cdp: Option<String>,
-}
-
-/// A flow's device settings, applied to its own context.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Emulation {
-    /// A device agent-browser knows (`iPhone 14`, `Pixel 7`): viewport, scale, touch, user agent.
-    pub(crate) device: Option<String>,
-    pub(crate) viewport: Option<(u32, u32)>,
-    pub(crate) locale: Option<String>,
-    pub(crate) timezone: Option<String>,
-    /// `light` or `dark`.
-    pub(crate) color_scheme: Option<String>,
-    pub(crate) geolocation: Option<(f64, f64)>,
-    pub(crate) offline: bool,
-    /// Extra HTTP headers sent with every request.
-    pub(crate) headers: Option<Value>,
-    /// A saved state (cookies, storage) to load (an absolute path).
-    pub(crate) state: Option<PathBuf>,
 }
 
 /// A launched (or connected) browser: its agent-browser session and its DevTools connection.
@@ -565,37 +549,4 @@ async fn new_context(cdp: &Cdp) -> Result<(String, String), CdpError> {
     let id = cdp.create_context(CDP_TIMEOUT).await?;
     let target = cdp.open_tab(&id, CDP_TIMEOUT).await?;
     Ok((id, target))
-}
-
-/// The agent-browser commands that apply a flow's device settings (sent in one batch).
-fn settings(e: &Emulation) -> Vec<Command> {
-    let mut commands: Vec<Command> = Vec::new();
-    if let Some(d) = &e.device {
-        commands.push(Command::Device { device: d.clone() });
-    }
-    if let Some((w, h)) = e.viewport {
-        commands.push(Command::Viewport {
-            width: w.into(),
-            height: h.into(),
-        });
-    }
-    if let Some(c) = &e.color_scheme {
-        commands.push(Command::EmulateMedia {
-            color_scheme: c.clone(),
-            reduced_motion: ReducedMotion::NoPreference,
-        });
-    }
-    if let Some((lat, lng)) = e.geolocation {
-        commands.push(Command::Geolocation {
-            latitude: lat,
-            longitude: lng,
-        });
-    }
-    if e.offline {
-        commands.push(Command::Offline { offline: true });
-    }
-    if let Some(h) = &e.headers {
-        commands.push(Command::Headers { headers: h.clone() });
-    }
-    commands
 }

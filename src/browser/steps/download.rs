@@ -1,6 +1,6 @@
 //! The `download` step: a click whose download is waited for and kept (see `downloads`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -13,6 +13,7 @@ use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::pointer_action::click_resolved;
 use crate::browser::page::selector::{Poll, left, resolve_one};
+use crate::browser::steps::files::StepFiles;
 use crate::step::{ErrorKind, StepError};
 
 /// `(href) => url | null`: a link's `href` resolved against the page's URL.
@@ -24,26 +25,20 @@ const ABSOLUTE_URL_JS: &str = include_str!("scripts/absolute_url.js");
 pub(crate) async fn download(
     session: &mut Session,
     d: &crate::config::model::DownloadAction,
-    artifacts: &Path,
+    files: &StepFiles,
     deadline: Instant,
 ) -> Result<Value, StepError> {
-    if let Some(p) = &d.path
-        && crate::fs::leaves_dir(p)
-    {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "download path `{p}` leaves the artifacts directory; give a relative path without `..`"
-            ),
-        ));
-    }
+    let dest = match &d.path {
+        Some(p) => Some(files.artifact(p, "download")?),
+        None => None,
+    };
     let Some(mut downloads) = session.downloads.take() else {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
             "`download` needs a browser runner launches here (a remote browser saves files on its own machine)",
         ));
     };
-    let r = run(session, &mut downloads, d, artifacts, deadline).await;
+    let r = run(session, &mut downloads, d, dest, files, deadline).await;
     session.downloads = Some(downloads);
     r
 }
@@ -52,7 +47,8 @@ async fn run(
     session: &mut Session,
     downloads: &mut Downloads,
     d: &crate::config::model::DownloadAction,
-    artifacts: &Path,
+    dest: Option<PathBuf>,
+    files: &StepFiles,
     deadline: Instant,
 ) -> Result<Value, StepError> {
     // Downloads begun before this step are not its (they keep their own fate).
@@ -112,7 +108,7 @@ async fn run(
             ));
         }
     };
-    let dest = keep(downloads, &done, d.path.as_deref(), artifacts)?;
+    let dest = keep(downloads, &done, dest, files)?;
     let size = std::fs::metadata(&dest).map_or(0, |m| m.len());
     Ok(json!({
         "path": dest.display().to_string(),
@@ -123,21 +119,19 @@ async fn run(
     }))
 }
 
-/// Moves a finished download from the browser's directory to `path` (relative to the flow's
-/// artifacts directory) or `downloads/<suggested name>`, and marks it taken; where it went.
+/// Moves a finished download from the browser's directory to `dest` (the step's `path`) or
+/// `downloads/<suggested name>` (secrets masked), and marks it taken; where it went.
 fn keep(
     downloads: &mut Downloads,
     done: &Download,
-    path: Option<&str>,
-    artifacts: &Path,
+    dest: Option<PathBuf>,
+    files: &StepFiles,
 ) -> Result<PathBuf, StepError> {
     if let Some(x) = downloads.seen.iter_mut().find(|x| x.guid == done.guid) {
         x.taken = true;
     }
-    let dest = match path {
-        Some(p) => artifacts.join(p),
-        None => free_name(&downloads.dir, &safe_name(&done.suggested)),
-    };
+    let dest = dest
+        .unwrap_or_else(|| free_name(&downloads.dir, &safe_name(&done.suggested, &files.masker)));
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
             StepError::new(

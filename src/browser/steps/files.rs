@@ -11,7 +11,7 @@ use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::element;
 use crate::browser::page::selector::resolve_one;
 use crate::config::model::{OneOrMany, ScreenshotOptions, Toggle};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Where a browser step writes files.
 pub(crate) struct StepFiles {
@@ -19,6 +19,25 @@ pub(crate) struct StepFiles {
     pub(crate) dir: PathBuf,
     /// `NNN-<id>`: the prefix of this step's files.
     pub(crate) base: String,
+    /// The flow's masker: a file named from a value (a path templated with a secret, a name the
+    /// page suggests) is named with its secrets masked, as the reports show it.
+    pub(crate) masker: Masker,
+}
+
+impl StepFiles {
+    /// The file at `name` (a path relative to the flow's artifacts directory) with its secrets
+    /// masked; refused when it leaves the directory (`what`: the setting, for the error).
+    pub(crate) fn artifact(&self, name: &str, what: &str) -> Result<PathBuf, StepError> {
+        let masked = self.masker.mask(name);
+        if crate::fs::leaves_dir(name) || crate::fs::leaves_dir(&masked) {
+            let problem = crate::fs::artifact_path_problem(what, &masked).unwrap_or_default();
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
+            ));
+        }
+        Ok(self.dir.join(masked))
+    }
 }
 
 /// `upload`: the files (relative to the flow's directory; each must exist) attached to one file
@@ -67,15 +86,7 @@ pub(crate) async fn screenshot(
     };
     let path = match path {
         // Screenshots stay inside the run's artifacts (a rendered path too).
-        Some(p) if crate::fs::leaves_dir(&p) => {
-            return Err(StepError::new(
-                ErrorKind::CommandFailed,
-                format!(
-                    "screenshot path `{p}` leaves the artifacts directory; give a relative path without `..`"
-                ),
-            ));
-        }
-        Some(p) => files.dir.join(p),
+        Some(p) => files.artifact(&p, "screenshot")?,
         None => files.dir.join(format!("{}.png", files.base)),
     };
     if let Some(parent) = path.parent() {

@@ -15,9 +15,11 @@ use crate::step::{ErrorKind, StepError};
 pub(crate) async fn save_state(
     session: &mut Session,
     path: &str,
+    files: &super::files::StepFiles,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let dest = session.cwd.join(path);
+    // Named as the reports show it: a secret in the path is masked.
+    let dest = session.cwd.join(files.masker.mask(path));
     let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent)

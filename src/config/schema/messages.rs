@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::at::{at_key, at_value};
 use super::walk::is_step;
+use crate::config::numbers::between;
 use crate::source::{Diagnostic, SourceFile, SpanMap, did_you_mean, pointer_push};
 
 /// A schema error's place: in the document, and in the schema.
@@ -122,11 +123,8 @@ impl Site<'_> {
         } else {
             format!("`{name}`: {what}")
         };
-        self.at_value(format!(
-            "invalid value for `{name}`: {}",
-            describe(self.value)
-        ))
-        .with_help(help)
+        self.at_value(format!("invalid value for `{name}`: {}", self.described()))
+            .with_help(help)
     }
 
     /// A value of the wrong JSON type.
@@ -142,7 +140,7 @@ impl Site<'_> {
         let d = self.at_value(format!(
             "`{}` must be {expected}, not {}",
             self.name,
-            describe(self.value)
+            self.described()
         ));
         match self.duration_help() {
             Some(h) => d.with_help(h),
@@ -153,8 +151,9 @@ impl Site<'_> {
     /// A bare number where a duration goes: which unit is meant.
     fn duration_help(&self) -> Option<String> {
         match self.value {
-            Value::Number(n) if DURATION_KEYS.contains(&self.name.as_str()) => Some(format!(
-                "did you mean `{n}s`? durations need a unit: `250ms`, `5s`, `2m`, `1h`"
+            Value::Number(_) if DURATION_KEYS.contains(&self.name.as_str()) => Some(format!(
+                "did you mean `{}s`? durations need a unit: `250ms`, `5s`, `2m`, `1h`",
+                self.source()
             )),
             _ => None,
         }
@@ -189,6 +188,53 @@ impl Site<'_> {
             d
         };
         d.with_pointer(self.pointer.clone())
+    }
+
+    /// A number below its field's `minimum` or above its `maximum`: the range, when the field
+    /// has both (every whole-number field does: a drift test sees to it).
+    pub(super) fn out_of_range(&self) -> Diagnostic {
+        let name = &self.name;
+        let bound = |k: &str| self.node.and_then(|n| n.get(k));
+        let message = match (bound("minimum"), bound("maximum")) {
+            (Some(min), Some(max)) => format!("`{name}` {}", between(min, max)),
+            (Some(min), None) => format!("`{name}` must be at least {min}, not {}", self.source()),
+            (None, Some(max)) => format!("`{name}` must be at most {max}, not {}", self.source()),
+            (None, None) => format!("`{name}` is out of range"),
+        };
+        self.at_value(message)
+    }
+
+    /// A number with a fraction or an exponent where a whole number goes.
+    pub(super) fn not_whole(&self) -> Diagnostic {
+        self.at_value(format!(
+            "`{}` must be a whole number, not `{}`",
+            self.name,
+            self.source()
+        ))
+        .with_help("write it in digits, without `.` or `e`")
+    }
+
+    /// The failing value for a message: a number as it is written (`2.50`, not `2.5`).
+    fn described(&self) -> String {
+        match self.value {
+            Value::Number(_) => format!("the number `{}`", self.source()),
+            other => describe(other),
+        }
+    }
+
+    /// The failing value as it is written in the file (a number too large for 64 bits is held
+    /// as a float, which would print otherwise).
+    fn source(&self) -> String {
+        self.spans
+            .get(&self.pointer)
+            .and_then(|s| self.file.text().get(s.value.clone()))
+            // A literal, not an alias or a quoted or tagged form of it.
+            .filter(|t| {
+                !t.is_empty()
+                    && t.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.' | '_'))
+            })
+            .map_or_else(|| self.value.to_string(), str::to_string)
     }
 
     /// A list with too few items.

@@ -5,9 +5,9 @@ use jsonschema::Validator;
 use jsonschema::error::{ValidationError, ValidationErrorKind};
 use serde_json::Value;
 
-use super::embedded::{Compiled, SchemaKind, compile, compiled};
+use super::embedded::{Compiled, SchemaKind, WHOLE_NUMBER, compile, compiled};
 use super::messages::{Site, key_name, step_action_error};
-use super::walk::{deref, is_step, is_web_server, resolve, type_fits};
+use super::walk::{branch_for, is_step, is_web_server, resolve};
 use crate::source::{Diagnostic, SourceFile, SpanMap};
 
 /// Validates `doc` against the schema; every error becomes a diagnostic at the node it is about.
@@ -115,9 +115,11 @@ impl Document<'_> {
             ValidationErrorKind::Constant { expected_value } => {
                 out.push(site.at_value(format!("`{name}` must be {expected_value}")));
             }
-            ValidationErrorKind::Minimum { limit } => {
-                let value = site.value;
-                out.push(site.at_value(format!("`{name}` must be at least {limit}, not {value}")));
+            ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
+                out.push(site.out_of_range());
+            }
+            ValidationErrorKind::Custom { message, .. } if message == WHOLE_NUMBER => {
+                out.push(site.not_whole());
             }
             ValidationErrorKind::UniqueItems => {
                 out.push(site.at_value(format!("`{name}` lists an item twice")));
@@ -126,25 +128,17 @@ impl Document<'_> {
         }
     }
 
-    /// Narrows an `anyOf`/`oneOf` error to the one branch of the value's type, to point at what
-    /// is wrong inside it rather than at the whole value; whether that found anything.
+    /// Narrows an `anyOf`/`oneOf` error to the one branch the value is meant for, to point at
+    /// what is wrong inside it rather than at the whole value; whether that found anything.
     fn narrowed(&self, site: &Site<'_>, out: &mut Vec<Diagnostic>) -> bool {
         let value = site.value;
-        let branches: Vec<&Value> = site
-            .node
-            .and_then(|n| n.get("anyOf").or_else(|| n.get("oneOf")))
-            .and_then(Value::as_array)
-            .map(|b| b.iter().map(|b| deref(&self.c.schema, b)).collect())
-            .unwrap_or_default();
-        let same_type: Vec<&Value> = branches
-            .iter()
-            .copied()
-            .filter(|b| type_fits(b, value))
-            .collect();
-        if same_type.len() != 1 || !(value.is_object() || value.is_array()) {
+        if !(value.is_object() || value.is_array() || value.is_number()) {
             return false;
         }
-        let mut sub = same_type[0].clone();
+        let Some(branch) = site.node.and_then(|n| branch_for(&self.c.schema, n, value)) else {
+            return false;
+        };
+        let mut sub = branch.clone();
         if let (Some(obj), Some(defs)) = (sub.as_object_mut(), self.c.schema.get("$defs")) {
             obj.insert("$defs".into(), defs.clone());
         }

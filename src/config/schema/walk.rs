@@ -84,10 +84,56 @@ pub(super) fn type_name(v: &Value) -> &'static str {
     }
 }
 
-pub(super) fn type_fits(branch: &Value, value: &Value) -> bool {
+/// The one branch of an `anyOf`/`oneOf` node that `value` is meant for: among the branches of
+/// its type (the `anyOf`s of branches opened too: a pointer action's target is a selector, and
+/// a selector one of several forms), the one that names the most of its keys when it is a map.
+pub(super) fn branch_for<'s>(root: &'s Value, node: &'s Value, value: &Value) -> Option<&'s Value> {
+    let mut found = Vec::new();
+    branches(root, node, 0, &mut found);
+    found.retain(|b| type_fits(b, value));
+    if let (true, Some(map)) = (found.len() > 1, value.as_object()) {
+        let known = |b: &Value| {
+            let props = b.get("properties").and_then(Value::as_object);
+            map.keys()
+                .filter(|k| props.is_some_and(|p| p.contains_key(*k)))
+                .count()
+        };
+        let best = found.iter().map(|b| known(b)).max().unwrap_or(0);
+        found.retain(|b| known(b) == best);
+    }
+    (found.len() == 1).then(|| found[0])
+}
+
+/// The branches of an `anyOf`/`oneOf` node, `$ref`s followed and untyped `anyOf`s opened (a few
+/// levels deep).
+fn branches<'s>(root: &'s Value, node: &'s Value, depth: usize, out: &mut Vec<&'s Value>) {
+    let Some(list) = node
+        .get("anyOf")
+        .or_else(|| node.get("oneOf"))
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    for b in list {
+        let b = deref(root, b);
+        let nested = b.get("anyOf").is_some() || b.get("oneOf").is_some();
+        if b.get("type").is_none() && nested && depth < 4 {
+            branches(root, b, depth + 1, out);
+        } else {
+            out.push(b);
+        }
+    }
+}
+
+fn type_fits(branch: &Value, value: &Value) -> bool {
     let actual = type_name(value);
     match branch.get("type") {
-        Some(Value::String(t)) => t == actual || (t == "number" && actual == "integer"),
+        // A float fits an integer branch, for the branch to say it must be a whole number.
+        Some(Value::String(t)) => {
+            t == actual
+                || (t == "number" && actual == "integer")
+                || (t == "integer" && actual == "number")
+        }
         Some(Value::Array(ts)) => ts.iter().any(|t| t == actual),
         _ => false,
     }

@@ -12,9 +12,9 @@ use super::process::Server;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::reads_web_server;
 use crate::engine::context::Scope;
-use crate::engine::render::template_error;
+use crate::engine::render::{learn_secrets, template_error};
 use crate::engine::runtime::Runtime;
-use crate::step::StepError;
+use crate::step::{Masker, StepError};
 
 /// Starts the flow's `web_server`, if it has one; `flow_dir` is the flow's artifacts directory
 /// (its log goes to `web_server/<name>.log` there). `shared` is what `web_server` holds before
@@ -25,6 +25,7 @@ pub(crate) async fn start_for_flow(
     scope: &Scope,
     shared: &Value,
     flow_dir: &Path,
+    masker: &Masker,
 ) -> Result<Option<Server>, StepError> {
     let Some(ws) = &loaded.flow.web_server else {
         return Ok(None);
@@ -48,9 +49,11 @@ pub(crate) async fn start_for_flow(
             continue;
         }
         let ptr = format!("/env/{}", crate::source::pointer_escape(k));
+        let ctx = scope.context();
+        learn_secrets(&rt.templates, &ctx, &raw, masker);
         let text = rt
             .templates
-            .render_str(&v.to_string(), &scope.context())
+            .render_str(&v.to_string(), &ctx)
             .map_err(|e| template_error(loaded, &ptr, e))?;
         flow_env.push((k.clone(), text));
     }
@@ -65,8 +68,10 @@ pub(crate) async fn start_for_flow(
             m.extend(k.clone());
         }
         scope.set_web_server(Some(ws_value));
+        let ctx = scope.context();
+        learn_secrets(&rt.templates, &ctx, &Value::String(src.to_string()), masker);
         rt.templates
-            .render_str(src, &scope.context())
+            .render_str(src, &ctx)
             .map_err(|e| template_error(loaded, ptr, e))
     };
     let name = name_of(ws);
