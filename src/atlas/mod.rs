@@ -4,6 +4,8 @@
 mod explore;
 mod export;
 mod fingerprint;
+mod identity;
+mod label;
 mod record;
 mod replay;
 mod status;
@@ -11,13 +13,14 @@ mod store;
 mod testing;
 mod view;
 
-pub(crate) use explore::{
-    ExploreAgent, Options as ExploreOptions, Summary as ExploreSummary, explore,
-};
+pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export, file_stem};
+pub(crate) use fingerprint::Fingerprint;
+pub(crate) use identity::{Element, StateDiff};
+pub(crate) use label::Labels;
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
 pub(crate) use testing::{Tested, test};
-pub(crate) use view::{GraphFormat, graph, label, path, show};
+pub(crate) use view::{GraphFormat, graph, path, show};

@@ -66,6 +66,10 @@ pub(crate) enum Command {
         /// The atlas directory.
         #[arg(long, value_name = "DIR", default_value = ".runner/atlas")]
         atlas: PathBuf,
+        /// How a new atlas tells states apart: by their structure (data left out) or their
+        /// text (default: runner.toml's `[atlas] fingerprint`, else structure).
+        #[arg(long, value_name = "HOW", value_parser = ["structure", "text"])]
+        fingerprint: Option<String>,
         #[command(flatten)]
         agent: AgentArgs,
         #[command(flatten)]

@@ -6,7 +6,7 @@ use clap::Parser;
 use super::args::{Cli, Command};
 use super::error::CliError;
 use super::exit::{self, Outcome};
-use super::{atlas, browser_cdp, doctor, merge, profiles, run, schema, validate};
+use super::{atlas, browser_cdp, doctor, explore, merge, profiles, run, schema, validate};
 use crate::report::Reporter;
 
 /// Parses the command line, runs the subcommand and shows its error if it ends with one;
@@ -66,15 +66,17 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
             max_nodes,
             allow_destructive,
             atlas: dir,
+            fingerprint,
             agent,
             servers,
-        } => atlas::explore(
-            &atlas::ExploreArgs {
+        } => explore::explore(
+            &explore::ExploreArgs {
                 url,
                 max_depth,
                 max_nodes,
                 allow_destructive,
                 dir,
+                fingerprint,
                 agent,
                 servers,
             },

@@ -8,6 +8,7 @@ mod dispatch;
 mod doctor;
 mod error;
 pub mod exit;
+mod explore;
 mod files;
 mod merge;
 mod profiles;

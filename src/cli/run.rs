@@ -38,6 +38,8 @@ pub(crate) struct Settings {
     pub(crate) browser: Option<crate::config::project::ProjectBrowser>,
     /// The project file's run-level servers (`[[web_server]]`).
     pub(crate) servers: Option<crate::config::project::ServersSpec>,
+    /// The project file's `[atlas] fingerprint`: how a new atlas tells states apart.
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
 }
 
 impl Settings {
@@ -94,6 +96,7 @@ impl Settings {
             ),
             browser: browser.cloned(),
             servers: project.as_ref().and_then(project::Project::servers),
+            fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
         })
     }
 }
@@ -117,12 +120,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let tagged = select(flows.clone(), &filter, None).len();
     let flows = select(flows, &filter, shard);
     if args.list {
-        let mut text = String::new();
-        for f in &flows {
-            text.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
-        }
-        reporter.out(&text);
-        return Ok(Outcome::Passed);
+        return Ok(list(&flows, reporter));
     }
     if let Some(outcome) = nothing_to_run(&flows, tagged, args, reporter)? {
         return Ok(outcome);
@@ -145,6 +143,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         browser_cdp: s.cdp.clone(),
         profiles: registry,
         atlas: args.atlas.as_deref().map(absolute),
+        fingerprint: s.fingerprint,
         agent_cache: args.agent_cache.mode(),
         default_agent: args.agent.clone(),
     }));
@@ -179,6 +178,16 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     github(args, &report, reporter);
     console.summary(&results, &summary, &artifacts);
     Ok(outcome)
+}
+
+/// `--list`: the flows that would run, `file: name` a line.
+fn list(flows: &[Arc<LoadedFlow>], reporter: &Reporter) -> Outcome {
+    let mut text = String::new();
+    for f in flows {
+        text.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
+    }
+    reporter.out(&text);
+    Outcome::Passed
 }
 
 /// The flow files under the paths (a directory runs its flows, not its profiles or `_partial`

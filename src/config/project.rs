@@ -37,6 +37,35 @@ pub(crate) struct ProjectBrowser {
     pub(crate) testid_attribute: Option<String>,
 }
 
+/// How an atlas tells its states apart (`[atlas] fingerprint`, `explore --fingerprint`): by
+/// their structure (route, landmarks, headings, forms, controls; data left out), or by their
+/// text (every line of the page, numbers and dates normalized), as runner did before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Fingerprint {
+    #[default]
+    Structure,
+    Text,
+}
+
+impl Fingerprint {
+    /// Its name in files and on the command line.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Fingerprint::Structure => "structure",
+            Fingerprint::Text => "text",
+        }
+    }
+}
+
+/// `atlas:` of the project file: how the atlases recorded under it are made.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProjectAtlas {
+    /// For an atlas created under the project (an existing one keeps its own).
+    pub(crate) fingerprint: Option<Fingerprint>,
+}
+
 /// What the project file says.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +82,7 @@ pub(crate) struct ProjectFile {
     #[serde(default)]
     pub(crate) vars: IndexMap<String, Value>,
     pub(crate) browser: Option<ProjectBrowser>,
+    pub(crate) atlas: Option<ProjectAtlas>,
     /// Run-level servers (`[[web_server]]`), each with a unique `name`.
     #[serde(default)]
     pub(crate) web_server: Vec<super::model::WebServer>,

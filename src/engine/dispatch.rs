@@ -36,6 +36,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) defaults: Map<String, Value>,
     pub(crate) profiles: Registry,
     pub(crate) atlas: Option<PathBuf>,
+    /// How a new atlas tells states apart (runner.toml's `[atlas] fingerprint`).
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// `--agent-cache`.
     pub(crate) agent_cache: CacheMode,
     /// `--agent`: the profile `act` steps ask when neither they nor their flow name one.
@@ -58,6 +60,7 @@ impl Runtime {
             browser: BrowserHost::new(s.headed, s.browser_cdp.clone()),
             profiles: s.profiles,
             atlas: s.atlas,
+            fingerprint: s.fingerprint,
             agent_cache: s.agent_cache,
             default_agent: s.default_agent,
             dispatch: &FAMILIES,

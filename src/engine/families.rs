@@ -110,6 +110,7 @@ pub(crate) async fn state(
         .join(format!("{}{:03}-state.png", frame.prefix, cx.index + 1));
     let target = RecordTarget {
         atlas: &atlas,
+        fingerprint: rt.fingerprint,
         screenshot: &shot,
         run_id: &rt.run_id,
         masker: &frame.masker,

@@ -111,6 +111,7 @@ pub(crate) async fn run_in(
             .as_ref()
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
+        state: None,
     };
     match ran {
         Ok(Ran {

@@ -71,6 +71,7 @@ fn run(dir: &std::path::Path, doc: &Value, dispatch: &'static dyn Dispatch) -> F
         defaults: Map::new(),
         profiles: registry,
         atlas: None,
+        fingerprint: None,
         agent_cache: crate::agent::CacheMode::default(),
         default_agent: None,
     });

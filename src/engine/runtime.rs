@@ -41,6 +41,8 @@ pub(crate) struct Runtime {
     pub(crate) profiles: Registry,
     /// `--atlas DIR`.
     pub(crate) atlas: Option<PathBuf>,
+    /// How a new atlas tells states apart (runner.toml's `[atlas] fingerprint`).
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// `--agent-cache`: how agent skill answers are cached.
     pub(crate) agent_cache: crate::agent::CacheMode,
     /// `--agent`.

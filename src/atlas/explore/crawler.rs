@@ -98,6 +98,7 @@ impl Crawler<'_> {
         let mut session = self.driver.session().await?;
         let to = RecordTarget {
             atlas: &self.atlas.root,
+            fingerprint: self.opts.fingerprint,
             screenshot: &shot,
             run_id: &self.opts.run_id,
             masker: &self.masker,

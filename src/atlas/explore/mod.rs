@@ -18,4 +18,3 @@ mod todos;
 
 pub(crate) use crawl::explore;
 pub(crate) use options::{ExploreAgent, Options};
-pub(crate) use summary::Summary;
