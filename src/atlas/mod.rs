@@ -1,9 +1,11 @@
 //! The atlas: an on-disk graph of browser states (nodes) linked by the actions between them
 //! (edges), recorded by `link_state` steps, replayed, verified, exported and explored.
 
+mod checks;
 mod explore;
 mod export;
 mod fingerprint;
+mod identity;
 mod record;
 mod replay;
 mod status;
