@@ -56,7 +56,7 @@ impl Drop for Server {
     }
 }
 
-fn site_copy(d: &Path) -> PathBuf {
+pub(crate) fn site_copy(d: &Path) -> PathBuf {
     let site = d.join("site");
     std::fs::create_dir_all(&site).unwrap();
     for e in std::fs::read_dir(fixture("atlas-site")).unwrap().flatten() {
@@ -121,7 +121,7 @@ fn explore_cmd(dir: &Path, url: &str, more: &[&str]) -> (i32, String, String) {
 }
 
 /// A successful crawl's summary.
-fn crawl(dir: &Path, url: &str, more: &[&str]) -> Value {
+pub(crate) fn crawl(dir: &Path, url: &str, more: &[&str]) -> Value {
     let (code, stdout, stderr) = explore_cmd(dir, url, more);
     assert_eq!(code, 0, "{stdout}{stderr}");
     serde_json::from_str(&stdout).unwrap()

@@ -1,6 +1,8 @@
 //! The atlas: an on-disk graph of browser states (nodes) linked by the actions between them
 //! (edges), recorded by `link_state` steps, replayed, verified, exported and explored.
 
+mod arrival;
+mod checks;
 mod explore;
 mod export;
 mod fingerprint;
