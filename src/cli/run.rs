@@ -108,11 +108,8 @@ impl Settings {
 
 /// Runs `run`: loads and checks every flow, selects, runs, writes the reports; the outcome is
 /// the results' (`outcome`), or an environment problem when a report could not be written.
-/// `--watch` runs them again on every save (see `watch`).
+/// (`run --watch` is `watch::run`, on the same parts.)
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
-    if args.watch.is_some() {
-        return super::watch::run(args, reporter);
-    }
     let s = Settings::of(args)?;
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
