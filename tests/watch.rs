@@ -122,6 +122,64 @@ fn heading(log: &str) -> String {
     )
 }
 
+/// Sends SIGINT to the watch once every process it runs is known (its tree, and the
+/// processes carrying its socket directory), among them one whose command line holds each of
+/// `expected`; checks that it exits with 130 and that none of them is left. Returns them.
+fn interrupt(w: &mut Watching, expected: &[&str]) -> Vec<i32> {
+    let pid = w.child.id() as i32;
+    let sockets = std::path::PathBuf::from(format!("/tmp/rnr-{}/{pid}", nix::unistd::getuid()));
+    let running = || {
+        let mut roots = with_socket_dir(&sockets);
+        roots.push(pid);
+        tree(&roots).into_iter().collect::<Vec<i32>>()
+    };
+    let command = |p: &i32| {
+        std::fs::read(format!("/proc/{p}/cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut started = running();
+    while !expected
+        .iter()
+        .all(|e| started.iter().any(|p| command(p).contains(e)))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{expected:?} never ran: {started:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        started = running();
+    }
+    assert!(
+        !with_socket_dir(&sockets).is_empty(),
+        "no browser process found for {}",
+        sockets.display()
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = w.child.wait().unwrap();
+    // The rest of what it printed (its last summary, for a pass it stopped).
+    while let Ok(line) = w.lines.recv_timeout(Duration::from_secs(5)) {
+        w.said.push(line);
+    }
+    assert_eq!(status.code(), Some(130), "{}", w.said.join("\n"));
+    if !all_gone(&started) {
+        let left: Vec<String> = started
+            .iter()
+            .filter(|p| pid_alive(**p))
+            .map(|p| format!("{p} {}", command(p)))
+            .collect();
+        panic!("left running: {left:#?}");
+    }
+    assert!(with_socket_dir(&sockets).is_empty());
+    assert!(!sockets.exists(), "{} is left", sockets.display());
+    started
+}
+
 /// Whether `lines` hold the line that opens a pass for a save of `file` alone:
 /// `── 14:03:07 · <file> saved`.
 fn opened_by(lines: &[String], file: &str) -> bool {
@@ -306,36 +364,38 @@ fn a_save_reruns_the_flow_in_the_same_browser_until_ctrl_c() {
         "the run's server was started again: {servers:?}"
     );
 
-    // Ctrl-C: exit 130, and nothing runner started is left.
-    let pid = w.child.id() as i32;
-    let sockets = std::path::PathBuf::from(format!("/tmp/rnr-{}/{pid}", nix::unistd::getuid()));
-    let mut started = with_socket_dir(&sockets);
-    assert!(
-        !started.is_empty(),
-        "no browser process found for {}",
-        sockets.display()
-    );
-    started.push(pid);
-    let started: Vec<i32> = tree(&started).into_iter().collect();
+    // Ctrl-C: exit 130, and nothing runner started is left (its server among them).
+    let started = interrupt(&mut w, &[]);
     assert!(
         started.contains(&servers[0]),
         "the server is runner's: {started:?}"
     );
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let status = w.child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{}", w.said.join("\n"));
-    assert!(
-        all_gone(&started),
-        "left running: {:?}",
-        started
-            .iter()
-            .filter(|p| pid_alive(**p))
-            .collect::<Vec<_>>()
+}
+
+#[test]
+fn ctrl_c_in_a_pass_stops_it_and_leaves_nothing_running() {
+    let d = tempfile::tempdir().unwrap();
+    let flow = format!(
+        "name: slow\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n  - log: sleeping now\n  - exec: [sleep, \"37\"]\n",
+        crate::common::fixture("site").display()
     );
-    assert!(with_socket_dir(&sockets).is_empty());
-    assert!(!sockets.exists(), "{} is left", sockets.display());
+    write(d.path(), "slow.yaml", &flow);
+    let (wrapper, _) = logging_agent_browser(d.path());
+    let mut w = Watching::start(d.path(), &wrapper, &["slow.yaml"]);
+    w.until("sleeping now");
+    let started = Instant::now();
+    interrupt(&mut w, &["sleep 37"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    // The pass it stopped says so.
+    assert!(
+        w.said
+            .iter()
+            .any(|l| l.contains("0 passed") && l.contains("1 interrupted")),
+        "{}",
+        w.said.join("\n")
+    );
 }
