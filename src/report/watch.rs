@@ -6,13 +6,21 @@ use std::time::SystemTime;
 
 use super::Reporter;
 
-/// The line that opens a pass: `── 14:03:07 · flows/login.yaml saved`, the files shown
-/// relative to the working directory.
+/// The line that opens a pass: `── 14:03:07 · flows/login.yaml saved` (`removed` for a file
+/// that is gone), the files shown relative to the working directory.
 pub(crate) fn saved(reporter: &Reporter, at: SystemTime, files: &[PathBuf]) {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let names: Vec<String> = files.iter().map(|f| shown(f, &cwd)).collect();
+    let (there, gone): (Vec<&PathBuf>, Vec<&PathBuf>) = files.iter().partition(|f| f.exists());
+    let list = |files: &[&PathBuf], verb: &str| {
+        let names: Vec<String> = files.iter().map(|f| shown(f, &cwd)).collect();
+        (!names.is_empty()).then(|| format!("{} {verb}", names.join(", ")))
+    };
+    let what: Vec<String> = [list(&there, "saved"), list(&gone, "removed")]
+        .into_iter()
+        .flatten()
+        .collect();
     let time = chrono::DateTime::<chrono::Local>::from(at).format("%H:%M:%S");
-    reporter.err(&format!("\n── {time} · {} saved\n", names.join(", ")));
+    reporter.err(&format!("\n── {time} · {}\n", what.join(" · ")));
 }
 
 /// After a pass, or after problems that kept one from running.
