@@ -48,3 +48,4 @@ mod servers;
 mod silent_browsers;
 mod suites;
 mod todomvc_react;
+mod watch;

@@ -366,4 +366,9 @@ pub(crate) struct RunArgs {
     /// Stop scheduling flows after the first failure.
     #[arg(long)]
     pub(crate) fail_fast: bool,
+    /// Run the flows, then again on every save of a flow, a sub-flow or a var file it uses,
+    /// in the same browsers, until Ctrl-C (exit 130). PATHS are flows to run too (default:
+    /// the flows given to run).
+    #[arg(long, value_name = "PATHS", num_args = 0.., conflicts_with_all = ["list", "dry_run"])]
+    pub(crate) watch: Option<Vec<PathBuf>>,
 }

@@ -6,7 +6,7 @@ use clap::Parser;
 use super::args::{Cli, Command};
 use super::error::CliError;
 use super::exit::{self, Outcome};
-use super::{atlas, browser_cdp, doctor, explore, merge, profiles, run, schema, validate};
+use super::{atlas, browser_cdp, doctor, explore, merge, profiles, run, schema, validate, watch};
 use crate::report::Reporter;
 
 /// Parses the command line, runs the subcommand and shows its error if it ends with one;
@@ -40,6 +40,7 @@ pub fn main() -> i32 {
 /// Runs one subcommand.
 fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> {
     match command {
+        Command::Run(a) if a.watch.is_some() => watch::run(&a, reporter),
         Command::Run(a) => run::run(&a, reporter),
         Command::Validate(a) => Ok(validate::run(&a, reporter)),
         Command::Schema { which } => {

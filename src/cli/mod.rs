@@ -15,8 +15,10 @@ mod profiles;
 mod run;
 mod runtime;
 mod schema;
+mod select;
 mod servers;
 mod signals;
 mod validate;
+mod watch;
 
 pub use dispatch::main;

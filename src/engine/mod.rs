@@ -27,7 +27,7 @@ mod subflow;
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
-pub(crate) use run::{Ran, RunOptions, run_flows, start_servers};
+pub(crate) use run::{Ran, RunOptions, Warm, run_flows, start_servers};
 pub(crate) use runtime::Runtime;
 
 #[cfg(test)]

@@ -35,8 +35,9 @@ pub(crate) struct Runtime {
     /// The project file's vars: every top-level flow has them; its own vars and the overrides
     /// win.
     pub(crate) defaults: Map<String, Value>,
-    /// Browser resources (adapter, sockets, background closes).
-    pub(crate) browser: BrowserHost,
+    /// Browser resources (adapter, sockets, background closes); the runtimes of the passes of
+    /// `run --watch` share them, so its browsers stay up between passes.
+    pub(crate) browser: Arc<BrowserHost>,
     /// Agent profiles.
     pub(crate) profiles: Registry,
     /// `--atlas DIR`.
