@@ -103,7 +103,7 @@ fn case(r: &Flow) -> TestCase {
                         e.map_or("failed", |e| e.kind.as_str()).to_string(),
                         format!(
                             "step {} `{}` at {}\n{message}",
-                            step.index + 1,
+                            step.index.saturating_add(1),
                             step.name,
                             e.and_then(|e| e.location.as_deref())
                                 .unwrap_or(&step.location),
@@ -126,4 +126,29 @@ fn case(r: &Flow) -> TestCase {
     tc.set_classname(r.file.clone());
     tc.set_time(r.duration());
     tc
+}
+
+#[cfg(test)]
+mod tests {
+    /// A shard's report may say anything of a step's index: the step is still named, never a
+    /// panic (the index is shown counting from 1).
+    #[test]
+    fn a_step_index_at_the_top_of_its_range_is_shown_not_overflowed() {
+        let text = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        // (The golden file's durations are placeholders.)
+        let text = text.replace("\"<ms>\"", "0");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let failed = v["flows"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|f| f["status"] == "failed")
+            .unwrap();
+        for s in failed["steps"].as_array_mut().unwrap() {
+            s["index"] = serde_json::json!(usize::MAX);
+        }
+        let r: super::Report = serde_json::from_value(v).unwrap();
+        let xml = super::report(&r);
+        assert!(xml.contains(&format!("step {} ", usize::MAX)), "{xml}");
+    }
 }
