@@ -345,13 +345,7 @@ impl Worker {
             Some(e) = silent => Err(e),
         };
         self.watch.unregister(&context.id);
-        let (cdp, id) = (self.cdp.clone(), context.id.clone());
-        let dispose = async move {
-            // Whether the browser itself is gone is asked beside it (see `dispose`).
-            let (disposed, gone) =
-                tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
-            disposed.is_ok() && gone.is_none()
-        };
+        let dispose = disposed(self.cdp.clone(), context.id.clone());
         let disposed = if self.ahead {
             self.disposing = Some(tokio::spawn(dispose));
             true
@@ -485,12 +479,7 @@ impl Worker {
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
         self.watch.unregister(&context.id);
-        let dispose = self.cdp.dispose_context(&context.id, CDP_TIMEOUT);
-        // Whether the browser itself is gone (then a remote one is not connected to again),
-        // asked meanwhile: a live browser answers at once, a gone one costs no more wait than
-        // the disposal's own.
-        let (disposed, gone) = tokio::join!(dispose, self.cdp.health());
-        disposed.is_ok() && gone.is_none()
+        disposed(self.cdp.clone(), context.id.clone()).await
     }
 
     /// Starts making the next flow's context: at once, or, given `after`, once it fires or is
@@ -565,6 +554,14 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
             format!("{var}={v}: expected `{default}` (the default) or `{other}`"),
         )),
     }
+}
+
+/// Disposes context `id`; false when the browser did not answer. Whether the browser itself is
+/// gone (then a remote one is not connected to again) is asked meanwhile: a live browser answers
+/// at once, a gone one costs no more wait than the disposal's own.
+async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
+    let (disposed, gone) = tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
+    disposed.is_ok() && gone.is_none()
 }
 
 /// A new context with its blank tab: (context id, target id).
