@@ -182,15 +182,11 @@ fn route(path: &str) -> String {
     out
 }
 
-/// Whether a path segment names one record rather than a place: it changes with the data.
+/// Whether a path segment names one record rather than a place: it changes with the data. The
+/// segments a state's route takes for ids (`identity::is_id`, so an exported check agrees with
+/// verify on what one state is), and a masked secret.
 fn is_id(segment: &str) -> bool {
-    let hex = segment.len() >= 8
-        && segment.chars().all(|c| c.is_ascii_hexdigit())
-        && segment.chars().any(|c| c.is_ascii_digit());
-    (!segment.is_empty() && segment.chars().all(|c| c.is_ascii_digit()))
-        || hex
-        || uuid().is_match(segment)
-        || segment.contains("***")
+    super::identity::is_id(segment) || segment.contains("***")
 }
 
 /// The query's keys, in order, each with any value.
@@ -204,14 +200,6 @@ fn query_pattern(query: &str) -> String {
         })
         .collect();
     format!("\\?(?:[^#]*&)?{}(?:&[^#]*)?", keys.join("(?:&[^#]*)?&"))
-}
-
-fn uuid() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-            .expect("the pattern is valid")
-    })
 }
 
 /// `text` as a regular expression that matches it literally, in the syntax Rust's `regex`,
@@ -352,6 +340,28 @@ mod tests {
 
     fn matches(pattern: &str, url: &str) -> bool {
         Regex::new(pattern).unwrap().is_match(url)
+    }
+
+    /// What a state's route takes for an id (a slug that starts with a number, a date), the
+    /// exported check takes for one too: verify and the export agree on what one state is.
+    #[test]
+    fn the_export_takes_for_ids_what_a_states_route_does() {
+        for (recorded, other) in [
+            ("/books/42-moby-dick", "/books/7-emma"),
+            ("/days/2026-11-27", "/days/2025-01-02"),
+            ("/users/5f1d7a9c0b3e4d2a", "/users/0a1b2c3d4e5f6a7b"),
+        ] {
+            assert_eq!(
+                crate::atlas::identity::route(&format!("http://h{recorded}")),
+                crate::atlas::identity::route(&format!("http://h{other}"))
+            );
+            let pattern = format!("^{}$", route(recorded));
+            assert!(matches(&pattern, other), "{pattern} vs {other}");
+        }
+        assert!(!matches(
+            &format!("^{}$", route("/books/42")),
+            "/authors/42"
+        ));
     }
 
     #[test]

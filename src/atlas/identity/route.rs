@@ -70,7 +70,7 @@ fn generalized(seg: &str) -> String {
 /// Whether a path segment is an id: a number or what is made of digits and separators (a date,
 /// a compound key `3,7`), a UUID or a hex hash, a number that starts a slug (`42-moby-dick`),
 /// or a long token of letters and digits (`5f1d7a9c0b3e4d2a`, base62 ids).
-fn is_id(seg: &str) -> bool {
+pub(crate) fn is_id(seg: &str) -> bool {
     let digits = seg.chars().filter(char::is_ascii_digit).count();
     if seg.is_empty() || digits == 0 {
         return false;
