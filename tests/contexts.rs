@@ -169,10 +169,12 @@ fn a_wedged_or_crashed_page_does_not_poison_the_next_flow() {
         "{report}"
     );
     // The wedged browser was not handed to the next flow (its daemon is still in the endless
-    // `eval`: the flow's tab would wait ~10 s for it before a fresh browser was tried).
+    // `eval`: the flow's tab would wait for it until the 10 s tab timeout before a fresh
+    // browser was tried). Not a speed target: the bound only tells that wait apart (a fresh
+    // launch takes a few seconds on a loaded machine; the wait alone takes 10).
     for i in [1, 3] {
         let ms = flows[i]["duration_ms"].as_u64().unwrap();
-        assert!(ms < 6000, "flow {} took {ms} ms: {report}", i + 1);
+        assert!(ms < 9500, "flow {} took {ms} ms: {report}", i + 1);
     }
 }
 
