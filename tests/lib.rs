@@ -12,6 +12,7 @@ mod actions;
 mod agents;
 mod architecture;
 mod atlas;
+mod atlas_verify;
 mod browser;
 mod checks;
 mod cli;

@@ -9,13 +9,15 @@ mod replay;
 mod status;
 mod store;
 mod testing;
+mod verify;
 mod view;
 
 pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export, file_stem};
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
-pub(crate) use replay::{Driver, replay, verify};
+pub(crate) use replay::{Driver, replay};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
-pub(crate) use testing::{Tested, test};
+pub(crate) use testing::{Tested, test, test_ideas};
+pub(crate) use verify::{Checks, verify};
 pub(crate) use view::{GraphFormat, graph, label, path, show};

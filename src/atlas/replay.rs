@@ -87,14 +87,18 @@ impl Replayed {
     }
 }
 
-/// Replays the path to `node` in a fresh browser and checks the state it arrives at.
+/// Replays the path to `node` in a fresh browser and checks the state it arrives at; each step
+/// of the path (unless it sets its own `timeout`) and the check on arrival take at most
+/// `timeout`.
 pub(crate) async fn replay(
     driver: &mut dyn Driver,
     atlas: &Atlas,
     node: &str,
     base_url: Option<&str>,
+    timeout: Duration,
 ) -> Result<Replayed, AtlasError> {
-    let flow = export_flow(atlas, node, base_url)?;
+    let mut flow = export_flow(atlas, node, base_url)?;
+    bound_steps(&mut flow, timeout);
     let expected = without_origin(&atlas.meta(node)?.fingerprint);
     driver.reset().await.ok();
     let arrival = match driver.run(&flow).await {
@@ -108,14 +112,9 @@ pub(crate) async fn replay(
             let at_node =
                 |url: &str, text: &str| without_origin(&fingerprint(url, text).0) == expected;
             let seen = match driver.session().await {
-                Ok(mut s) => arrived_state(
-                    &mut s,
-                    &Masker::default(),
-                    Duration::from_secs(15),
-                    &at_node,
-                )
-                .await
-                .map(|st| fingerprint(&st.url, &st.text)),
+                Ok(mut s) => arrived_state(&mut s, &Masker::default(), timeout, &at_node)
+                    .await
+                    .map(|st| fingerprint(&st.url, &st.text)),
                 Err(e) => Err(e),
             };
             let arrival = match seen {
@@ -149,17 +148,19 @@ pub(crate) async fn replay(
     })
 }
 
-/// Replays the path to every node.
-pub(crate) async fn verify(
-    driver: &mut dyn Driver,
-    atlas: &Atlas,
-    base_url: Option<&str>,
-) -> Result<Vec<Replayed>, AtlasError> {
-    let mut out = Vec::new();
-    for id in atlas.node_ids()? {
-        out.push(replay(driver, atlas, &id, base_url).await?);
+/// Gives every step of `flow` that sets no `timeout` of its own at most `timeout`: the flow's
+/// `defaults.timeout` (in the schema's form), unless the flow sets one.
+pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
+    let Some(flow) = flow.as_object_mut() else {
+        return;
+    };
+    let defaults = flow
+        .entry("defaults")
+        .or_insert_with(|| serde_json::json!({}));
+    if let Some(d) = defaults.as_object_mut() {
+        d.entry("timeout")
+            .or_insert_with(|| format!("{}ms", timeout.as_millis()).into());
     }
-    Ok(out)
 }
 
 /// What failed in a replay's flow.

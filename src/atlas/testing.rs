@@ -4,18 +4,16 @@
 //! those steps) is saved as `<atlas>/tests/<node>/<script>.yaml` and run in a fresh context.
 //! Without an agent, the tests saved by an earlier run are run again.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
-use super::replay::{Driver, Replayed, verify};
+use super::replay::{Driver, Replayed, bound_steps};
 use super::status::StatusFile;
-use super::store::Atlas;
+use super::store::{Atlas, AtlasError};
+use super::verify::{Checks, not_run, verify};
 use crate::agent::{Skill, SkillCall, call_skill};
-use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+use crate::step::{ErrorKind, FlowResult, StepError};
 
 /// What `atlas test` did.
 pub(crate) struct Tested {
@@ -25,33 +23,30 @@ pub(crate) struct Tested {
     pub(crate) tests: Vec<FlowResult>,
 }
 
-/// A test that did not get to run: failed, saying why.
-fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
-    FlowResult {
-        name,
-        file,
-        status: FlowStatus::Failed,
-        duration: Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(error),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: std::time::Duration::ZERO,
-        server_log: None,
+/// How many test ideas the atlas's nodes hold: the tests `atlas test` would run.
+pub(crate) fn test_ideas(atlas: &Atlas) -> Result<usize, AtlasError> {
+    let mut n = 0;
+    for node in atlas.node_ids()? {
+        if let Some(ideas) = atlas.read_node_json(&node, "test_ideas.json")? {
+            n += ideas.as_array().map_or(0, Vec::len);
+        }
     }
+    Ok(n)
 }
 
 /// Verifies every node, then runs a test for each test idea; `progress` gets a line per test.
+/// Each step of a test that sets no `timeout` of its own gets `checks.timeout`.
 pub(crate) async fn test(
     driver: &mut dyn Driver,
     atlas: &Atlas,
     agent: Option<&ExploreAgent<'_>>,
-    base_url: Option<&str>,
+    checks: Checks<'_>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Tested, StepError> {
+    let base_url = checks.base_url;
     let status = StatusFile::start(atlas);
     status.write(atlas, "testing", None);
-    let verified = verify(driver, atlas, base_url).await?;
+    let verified = verify(&mut [&mut *driver], atlas, checks).await?;
     let mut tests = Vec::new();
     for node in atlas.node_ids()? {
         let Some(ideas) = atlas.read_node_json(&node, "test_ideas.json")? else {
@@ -79,7 +74,8 @@ pub(crate) async fn test(
                 .join(format!("{script}.yaml"));
             let name = format!("{title} ({node})");
             let result = match flow_for(driver, atlas, agent, &node, idea, &file, base_url).await {
-                Ok(flow) => {
+                Ok(mut flow) => {
+                    bound_steps(&mut flow, checks.timeout);
                     driver.reset().await.ok();
                     match driver.run(&flow).await {
                         Ok(mut r) => {

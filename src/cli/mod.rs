@@ -16,6 +16,7 @@ mod runtime;
 mod schema;
 mod servers;
 mod signals;
+mod tally;
 mod validate;
 
 pub use dispatch::main;
