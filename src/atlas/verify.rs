@@ -107,16 +107,35 @@ pub(crate) async fn verify(
         }
         done.insert(id, r);
     }
-    Ok(ids.into_iter().filter_map(|id| done.remove(&id)).collect())
+    // Every node has a result: one whose path goes through a node the atlas does not hold (a
+    // damaged atlas) was never scheduled, and fails rather than drop out of the count.
+    Ok(ids
+        .into_iter()
+        .map(|id| {
+            done.remove(&id).unwrap_or_else(|| {
+                unreached(
+                    atlas,
+                    &id,
+                    "its path goes through a node the atlas does not hold".into(),
+                )
+            })
+        })
+        .collect())
 }
 
 /// A node behind `broken`, whose replay failed: not replayed, failed, saying where its path
 /// broke.
 fn not_reached(atlas: &Atlas, node: &str, broken: &str) -> Replayed {
-    let message = format!(
-        "not reached: its path breaks at {broken} ({}), which failed",
+    let why = format!(
+        "its path breaks at {broken} ({}), which failed",
         super::view::label(atlas, broken)
     );
+    unreached(atlas, node, why)
+}
+
+/// A node that was not replayed, failed: `not reached: <why>`.
+fn unreached(atlas: &Atlas, node: &str, why: String) -> Replayed {
+    let message = format!("not reached: {why}");
     Replayed {
         node_id: node.to_string(),
         flow: not_run(
