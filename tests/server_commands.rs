@@ -156,6 +156,50 @@ fn the_url_to_explore_and_the_base_url_name_a_server_of_runner_toml() {
 }
 
 #[test]
+fn atlas_test_runs_its_saved_tests_on_the_server_it_started() {
+    let d = tempfile::tempdir().unwrap();
+    // The shop on a free port: each command's server is on another one.
+    let server = format!(
+        "python3 -m http.server {{{{ web_server.port }}}} --bind 127.0.0.1 --directory {}",
+        crate::common::fixture("shop").display()
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        crate::agents::agent_env(&mut c, d.path());
+        c.args(args)
+            .args(["--atlas", "atlas", "--web-server", &server])
+            .args(["--web-server-port", "auto"])
+            .args(crate::agents::with_profiles(&[]));
+        output(c)
+    };
+    let (code, out, err) = cmd(&[
+        "explore",
+        "/index.html",
+        "--agent",
+        "fake-claude",
+        "--max-depth",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The agent writes the tests, saved and run on this command's server (the shop lacks the
+    // discount one idea expects, and one idea's steps are misspelt: two fail) ...
+    let (code, out, err) = cmd(&["atlas", "test", "--agent", "fake-codex"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(written["passed"].as_u64().unwrap() >= 2, "{written}");
+    assert_eq!(written["failed"], 2, "{written}");
+    assert_eq!(written["nodes_failed"], 0, "{written}");
+    // ... and without an agent the saved ones run again, on the next command's server: the
+    // same verdicts.
+    let (code, out, err) = cmd(&["atlas", "test"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(again["passed"], written["passed"], "{again}\n{err}");
+    assert_eq!(again["failed"], written["failed"], "{again}\n{err}");
+    assert_eq!(again["nodes_failed"], 0, "{again}");
+}
+
+#[test]
 fn a_path_to_explore_without_a_server_is_a_usage_error() {
     let d = tempfile::tempdir().unwrap();
     let mut c = runner(d.path());

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
+use super::fingerprint::origin;
 use super::replay::{Driver, Replayed, bound_steps};
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError};
@@ -43,7 +44,6 @@ pub(crate) async fn test(
     checks: Checks<'_>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Tested, StepError> {
-    let base_url = checks.base_url;
     let status = StatusFile::start(atlas);
     status.write(atlas, "testing", None);
     let verified = verify(&mut [&mut *driver], atlas, checks).await?;
@@ -73,7 +73,10 @@ pub(crate) async fn test(
                 .join(&node)
                 .join(format!("{script}.yaml"));
             let name = format!("{title} ({node})");
-            let result = match flow_for(driver, atlas, agent, &node, idea, &file, base_url).await {
+            let flow = flow_for(driver, atlas, agent, &node, idea, &file)
+                .await
+                .and_then(|f| Ok(pointed(f, atlas, &node, checks.base_url)?));
+            let result = match flow {
                 Ok(mut flow) => {
                     bound_steps(&mut flow, checks.timeout);
                     driver.reset().await.ok();
@@ -104,7 +107,6 @@ async fn flow_for(
     node: &str,
     idea: &Value,
     file: &std::path::Path,
-    base_url: Option<&str>,
 ) -> Result<Value, StepError> {
     let Some(agent) = agent else {
         let text = std::fs::read_to_string(file).map_err(|_| {
@@ -126,7 +128,9 @@ async fn flow_for(
             )
         });
     };
-    let reach = export_flow(atlas, node, base_url)?;
+    // Saved with the atlas's recorded origin, as `atlas export` writes a path: `pointed` takes
+    // it to the server of each run.
+    let reach = export_flow(atlas, node, None)?;
     let snapshot =
         std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
     let call = SkillCall {
@@ -167,6 +171,31 @@ async fn flow_for(
         )
     })?;
     Ok(flow)
+}
+
+/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced, as
+/// `export_flow` points a path (a saved test holds the recorded origin, and the app may now be
+/// served elsewhere: a `port: auto` server is on another port each run).
+fn pointed(
+    flow: Value,
+    atlas: &Atlas,
+    node: &str,
+    base_url: Option<&str>,
+) -> Result<Value, AtlasError> {
+    let Some(base) = base_url else {
+        return Ok(flow);
+    };
+    let root = &atlas.path_to_node(node)?[0].node_id;
+    let Some(recorded) = origin(&atlas.meta(root)?.url) else {
+        return Ok(flow);
+    };
+    let text = serde_json::to_string(&flow).unwrap_or_default();
+    serde_json::from_str(&text.replace(&recorded, base.trim_end_matches('/'))).map_err(|e| {
+        AtlasError::Broken {
+            path: node.into(),
+            message: e.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]
