@@ -78,6 +78,11 @@ impl Served {
 pub(crate) fn check_url(given: &str, spec: Option<&ServersSpec>) -> Result<(), CliError> {
     let names = spec.map(ServersSpec::names).unwrap_or_default();
     if is_template(given) {
+        if names.is_empty() {
+            return Err(CliError::Usage(format!(
+                "`{given}` is a template, and no web server is started to fill it in: runner.toml's [[web_server]] or --web-server starts one"
+            )));
+        }
         let none = HashSet::new();
         let scope = crate::template::check::Scope {
             vars: &none,
@@ -86,7 +91,7 @@ pub(crate) fn check_url(given: &str, spec: Option<&ServersSpec>) -> Result<(), C
             all_steps: &none,
             outputs: &HashMap::new(),
             web_server: crate::template::check::Servers {
-                own: !names.is_empty(),
+                own: true,
                 shared: &names,
                 any: false,
             },
@@ -98,11 +103,10 @@ pub(crate) fn check_url(given: &str, spec: Option<&ServersSpec>) -> Result<(), C
                 .as_ref()
                 .map(|h| format!(" ({h})"))
                 .unwrap_or_default();
-            let known = if names.is_empty() {
-                " (no web server: runner.toml's [[web_server]] or --web-server starts one)"
-                    .to_string()
+            let known = if i.message.contains("web_server") {
+                format!("; the web servers: {}", names.join(", "))
             } else {
-                format!(" (the web servers: {})", names.join(", "))
+                String::new()
             };
             return Err(CliError::Usage(format!(
                 "`{given}`: {}{help}{known}",
@@ -248,7 +252,7 @@ mod tests {
     #[test]
     fn a_url_that_names_no_server_there_is_told_before_any_starts() {
         let e = check_url("{{ web_server.app.url }}/", None).unwrap_err();
-        assert!(e.to_string().contains("no web server"), "{e}");
+        assert!(e.to_string().contains("no web server is started"), "{e}");
         assert!(check_url("/", None).is_err());
         assert!(check_url("http://example.test/", None).is_ok());
     }
