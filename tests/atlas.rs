@@ -905,7 +905,7 @@ fn explore_with_an_agent_analyses_pages_labels_edges_and_replays_from_the_cache(
 }
 
 /// The JUnit report's test cases: (name, failed).
-fn junit_cases(path: &Path) -> Vec<(String, bool)> {
+pub(crate) fn junit_cases(path: &Path) -> Vec<(String, bool)> {
     let xml = std::fs::read_to_string(path).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
     doc.descendants()

@@ -13,7 +13,7 @@ use super::replay::{Driver, Replayed, bound_steps};
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError};
 use super::verify::{Checks, not_run, verify};
-use crate::agent::{Skill, SkillCall, call_skill};
+use crate::agent::{Skill, SkillCall, call_skill, keep, keep_item};
 use crate::step::{ErrorKind, FlowResult, StepError};
 
 /// What `atlas test` did.
@@ -140,9 +140,10 @@ async fn flow_for(
         profile: agent.profile.as_deref(),
         variant: None,
         use_cache: true,
-        normalize: &|_: &mut Value| {},
+        normalize: &keep,
+        fit_item: &keep_item,
     };
-    let (answer, _) = call_skill(&call, &agent.env).await?;
+    let answer = call_skill(&call, &agent.env).await?.value;
     let mut flow = reach;
     flow["name"] = json!(idea["name"]);
     let mut steps = flow["steps"].as_array().cloned().unwrap_or_default();

@@ -99,8 +99,12 @@ pub(crate) async fn verify(
         free.push(d);
         let r = r?;
         if let Arrival::Failed { .. } = r.arrival {
-            for n in tree.behind(&id) {
-                done.insert(n.clone(), not_reached(atlas, &n, &id));
+            let behind = tree.behind(&id);
+            if !behind.is_empty() {
+                let why = broken_at(atlas, &id);
+                for n in behind {
+                    done.insert(n.clone(), unreached(atlas, &n, why.clone()));
+                }
             }
         } else {
             ready.extend(tree.children(&id).iter().cloned());
@@ -123,14 +127,13 @@ pub(crate) async fn verify(
         .collect())
 }
 
-/// A node behind `broken`, whose replay failed: not replayed, failed, saying where its path
+/// Why the nodes behind `broken`, whose replay failed, are not replayed: where their path
 /// broke.
-fn not_reached(atlas: &Atlas, node: &str, broken: &str) -> Replayed {
-    let why = format!(
+fn broken_at(atlas: &Atlas, broken: &str) -> String {
+    format!(
         "its path breaks at {broken} ({}), which failed",
-        super::view::label(atlas, broken)
-    );
-    unreached(atlas, node, why)
+        super::label::Labels::one(atlas, broken)
+    )
 }
 
 /// A node that was not replayed, failed: `not reached: <why>`.
@@ -144,6 +147,7 @@ fn unreached(atlas: &Atlas, node: &str, why: String) -> Replayed {
             StepError::new(ErrorKind::CommandFailed, message.clone()),
         ),
         arrival: Arrival::Failed { message },
+        diff: None,
     }
 }
 
@@ -160,5 +164,6 @@ pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResu
         retry_errors: Vec::new(),
         setup: Duration::ZERO,
         server_log: None,
+        state: None,
     }
 }

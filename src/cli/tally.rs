@@ -1,5 +1,5 @@
-//! What `runner atlas test` found, counted once: the lines it prints, the results its reports
-//! get, and the counts of its summary.
+//! What `runner atlas verify` and `runner atlas test` found, counted once: the lines they
+//! print, the results their reports get, and the counts of their summaries.
 
 use crate::atlas::{self, Atlas};
 use crate::step::{FlowResult, FlowStatus};
@@ -17,19 +17,16 @@ pub(super) struct Tally {
 
 impl Tally {
     pub(super) fn of(tested: atlas::Tested, atlas: &Atlas) -> Tally {
+        let labels = atlas::Labels::of(atlas);
         let mut text = String::new();
         let mut results = Vec::new();
         let mut nodes_failed = 0;
         for r in tested.verified {
             if !r.arrival.ok() {
                 nodes_failed += 1;
-                text.push_str(&format!(
-                    "FAIL reach {}: {}\n",
-                    r.node_id,
-                    r.arrival.describe(&r.node_id)
-                ));
+                text.push_str(&format!("FAIL reach {}: {}\n", r.node_id, r.describe()));
             }
-            results.push(r.into_result(atlas));
+            results.push(r.into_result(&labels));
         }
         let nodes = results.len();
         let mut passed = 0;
@@ -60,6 +57,50 @@ impl Tally {
             nodes_failed,
             total,
             passed,
+        }
+    }
+}
+
+/// What `atlas verify` found: a line per node (what differs indented below it), the results
+/// for the reports, and how many nodes no longer arrive.
+pub(super) struct Verified {
+    pub(super) text: String,
+    pub(super) results: Vec<FlowResult>,
+    pub(super) failed: usize,
+}
+
+impl Verified {
+    pub(super) fn of(replayed: Vec<atlas::Replayed>, atlas: &Atlas) -> Verified {
+        let mut text = String::new();
+        let mut drifted = 0;
+        let labels = atlas::Labels::of(atlas);
+        for r in &replayed {
+            // A node that arrived with other data: reported, not failed.
+            drifted += usize::from(r.arrival.ok() && r.diff.is_some());
+            text.push_str(&format!(
+                "{} {} {}: {}\n",
+                if r.arrival.ok() { "ok  " } else { "FAIL" },
+                r.node_id,
+                labels.get(&r.node_id),
+                r.describe()
+            ));
+        }
+        let results: Vec<_> = replayed
+            .into_iter()
+            .map(|r| r.into_result(&labels))
+            .collect();
+        let failed = results
+            .iter()
+            .filter(|r| r.status != FlowStatus::Passed)
+            .count();
+        text.push_str(&format!(
+            "\nnodes: {} verified, {failed} no longer arrive, {drifted} with data drift\n",
+            results.len() - failed
+        ));
+        Verified {
+            text,
+            results,
+            failed,
         }
     }
 }

@@ -61,7 +61,8 @@ impl InProcess {
     fn fresh(rt: &Runtime, counts: &Counts) -> FlowBrowser {
         FlowBrowser::new(
             counts.browsers.fetch_add(1, Ordering::Relaxed),
-            rt.browser.spec(false, None),
+            rt.browser
+                .spec(false, None, super::attempts::BROWSER_TIMEOUT),
             ContextSetup::default(),
             rt.artifacts.clone(),
         )

@@ -65,6 +65,10 @@ pub(crate) struct Flow {
     /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
+    /// An atlas replay's check of the state it arrived at, when it differs from the recorded
+    /// one: what was expected and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) state: Option<crate::atlas::StateDiff>,
     /// Which files the paths of this flow may be read from (not part of the document: a run
     /// or `merge-reports` says).
     #[serde(skip)]
@@ -197,6 +201,7 @@ impl Report {
             retry_errors: Vec::new(),
             setup_ms: 0,
             web_server_log: None,
+            state: None,
             reads: Reads::Own,
         }));
         self
@@ -278,6 +283,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
             server_log: None,
+            state: None,
         };
         let s = Summary::of(
             std::slice::from_ref(&r),
