@@ -2,10 +2,12 @@
 //! objects that do the work.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::atlas::{ExportFormat, GraphFormat};
+use crate::config::duration::parse_written_duration;
 use crate::config::numbers::whole_in;
 use crate::report::DiagnosticFormat;
 
@@ -140,15 +142,17 @@ pub(crate) enum AtlasCommand {
     /// Replay the path to NODE in a browser and check the fingerprint on arrival.
     Replay {
         node: String,
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
     },
     /// Replay the path to every node; report which still arrive.
     Verify {
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
+        /// Nodes checked in parallel, 1 to 64, each in a browser context of its own (in at
+        /// most N browsers).
+        #[arg(long, default_value_t = 1, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
+        jobs: u16,
         /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
         #[arg(long = "report", value_name = "KIND=PATH")]
         report: Vec<String>,
@@ -156,9 +160,8 @@ pub(crate) enum AtlasCommand {
     /// Verify every node, then turn each node's test ideas (from `explore --agent`) into flows
     /// under <atlas>/tests/ and run them; without --agent, run the ones saved before.
     Test {
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
         /// Reports: junit=PATH, json=PATH, html=DIR (repeatable; default
         /// junit=<atlas>/tests/junit.xml).
         #[arg(long = "report", value_name = "KIND=PATH")]
@@ -166,6 +169,24 @@ pub(crate) enum AtlasCommand {
         #[command(flatten)]
         agent: AgentArgs,
     },
+}
+
+/// How `atlas replay|verify|test` replay a path: where to, and how long each part may take.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CheckArgs {
+    /// Replace the recorded origin with this one (a template may name a web server:
+    /// `{{ web_server.<name>.url }}`).
+    #[arg(long)]
+    pub(crate) base_url: Option<String>,
+    /// What each step of a replayed path and each arrival check may take (`250ms`, `5s`,
+    /// `1m`); a step that sets its own `timeout` keeps it.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        value_parser = parse_written_duration
+    )]
+    pub(crate) timeout: Duration,
 }
 
 /// The web servers of `explore` and `atlas replay|verify|test`: runner.toml's `[[web_server]]`,

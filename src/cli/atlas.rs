@@ -4,15 +4,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::args::{AgentArgs, AtlasCommand, ServerArgs};
+use super::args::{AgentArgs, AtlasCommand, CheckArgs, ServerArgs};
 use super::error::CliError;
 use super::exit::Outcome;
+use super::servers::{Served, check_url};
 use super::signals::interruptible;
+use super::tally::{Tally, Verified};
 use crate::agent::{CacheMode, SkillEnv};
-use crate::atlas::{self, Atlas, ExploreAgent};
+use crate::atlas::{self, Atlas, Checks, Driver, ExploreAgent};
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
-use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Runs an atlas subcommand.
 pub(crate) fn run(
@@ -59,19 +61,28 @@ pub(crate) fn run(
                 }
             }
         }
-        AtlasCommand::Replay { node, base_url } => {
-            return replay(&atlas, node, base_url.as_deref(), servers, reporter);
+        AtlasCommand::Replay { node, check } => {
+            return replay(&atlas, node, check, servers, reporter);
         }
-        AtlasCommand::Verify { base_url, report } => {
-            return verify(&atlas, base_url.as_deref(), report, servers, reporter);
+        AtlasCommand::Verify {
+            check,
+            jobs,
+            report,
+        } => {
+            let args = VerifyArgs {
+                check,
+                jobs: usize::from(*jobs),
+                reports: report,
+            };
+            return verify(&atlas, &args, servers, reporter);
         }
         AtlasCommand::Test {
-            base_url,
+            check,
             report,
             agent,
         } => {
             let args = TestArgs {
-                base_url: base_url.as_deref(),
+                check,
                 agent,
                 servers,
             };
@@ -127,14 +138,26 @@ pub(super) fn finish(scratch: &Path) {
     let _ = std::fs::remove_dir_all(scratch);
 }
 
+/// Where replays go: `--base-url` (a server's URL when it names one), else the first server's
+/// origin, else the recorded origin.
+fn base_url(check: &CheckArgs, served: &Served) -> Result<Option<String>, CliError> {
+    match &check.base_url {
+        Some(given) => served.url(given).map(Some),
+        None => Ok(served.origin()),
+    }
+}
+
 fn replay(
     atlas: &Atlas,
     node: &str,
-    base_url: Option<&str>,
+    check: &CheckArgs,
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
     let spec = super::servers::spec(servers)?;
+    if let Some(given) = &check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let run_id = format!("replay-{}", std::process::id());
     let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
@@ -143,16 +166,23 @@ fn replay(
         spec.as_ref(),
         &run_id,
         reporter,
-        |origin| async move {
-            let base_url = base_url.map(str::to_string).or(origin);
+        |served| async move {
+            let base_url = base_url(check, &served)?;
             let mut d = InProcess::new(rt);
-            let r = interruptible(atlas::replay(&mut d, atlas, node, base_url.as_deref())).await;
+            let r = interruptible(atlas::replay(
+                &mut d,
+                atlas,
+                node,
+                base_url.as_deref(),
+                check.timeout,
+            ))
+            .await;
             d.close().await;
-            r
+            Ok::<_, CliError>(r)
         },
     ));
     finish(&scratch);
-    let r = r?.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
+    let r = r??.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.describe();
     if !ok {
@@ -169,15 +199,32 @@ fn replay(
     })
 }
 
+/// `runner atlas verify`'s settings.
+struct VerifyArgs<'a> {
+    check: &'a CheckArgs,
+    jobs: usize,
+    reports: &'a [String],
+}
+
+/// `runner atlas verify`: an atlas with no nodes is nothing verified, and no pass.
 fn verify(
     atlas: &Atlas,
-    base_url: Option<&str>,
-    reports: &[String],
+    args: &VerifyArgs<'_>,
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
-    let targets = ReportTarget::parse_all(reports).map_err(CliError::Usage)?;
+    let targets = ReportTarget::parse_all(args.reports).map_err(CliError::Usage)?;
+    if atlas.node_ids()?.is_empty() {
+        reporter.error(&format!(
+            "nothing to verify: the atlas at {} has no nodes (record some with `link_state` steps or `runner explore`)",
+            atlas.root.display()
+        ));
+        return Ok(Outcome::FlowsFailed);
+    }
     let spec = super::servers::spec(servers)?;
+    if let Some(given) = &args.check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
@@ -187,44 +234,30 @@ fn verify(
         spec.as_ref(),
         &run_id,
         reporter,
-        |origin| async move {
-            let base_url = base_url.map(str::to_string).or(origin);
-            let mut d = InProcess::new(rt);
-            let r = interruptible(atlas::verify(&mut d, atlas, base_url.as_deref())).await;
-            d.close().await;
-            r
+        |served| async move {
+            let base_url = base_url(args.check, &served)?;
+            let checks = Checks {
+                base_url: base_url.as_deref(),
+                timeout: args.check.timeout,
+            };
+            let mut pool = InProcess::pool(&rt, args.jobs);
+            let mut drivers: Vec<&mut dyn Driver> =
+                pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
+            let r = interruptible(atlas::verify(&mut drivers, atlas, checks)).await;
+            drop(drivers);
+            InProcess::close_all(pool).await;
+            Ok::<_, CliError>(r)
         },
     ));
     finish(&scratch);
     let replayed =
-        replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
-    let mut s = String::new();
-    let mut drifted = 0;
-    let labels = atlas::Labels::of(atlas);
-    for r in &replayed {
-        // A node that arrived with other data: reported, not failed.
-        drifted += usize::from(r.arrival.ok() && r.diff.is_some());
-        s.push_str(&format!(
-            "{} {} {}: {}\n",
-            if r.arrival.ok() { "ok  " } else { "FAIL" },
-            r.node_id,
-            labels.get(&r.node_id),
-            r.describe()
-        ));
-    }
-    let results: Vec<_> = replayed
-        .into_iter()
-        .map(|r| r.into_result(&labels))
-        .collect();
-    let failed = results
-        .iter()
-        .filter(|r| r.status != FlowStatus::Passed)
-        .count();
-    s.push_str(&format!(
-        "\nnodes: {} verified, {failed} no longer arrive, {drifted} with data drift\n",
-        results.len() - failed
-    ));
-    reporter.out(&s);
+        replayed??.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
+    let Verified {
+        text,
+        results,
+        failed,
+    } = Verified::of(replayed, atlas);
+    reporter.out(&text);
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
     for t in &targets {
         for note in t
@@ -243,18 +276,32 @@ fn verify(
 
 /// `runner atlas test`'s settings.
 struct TestArgs<'a> {
-    base_url: Option<&'a str>,
+    check: &'a CheckArgs,
     agent: &'a AgentArgs,
     servers: &'a ServerArgs,
 }
 
-/// `runner atlas test`.
+/// `runner atlas test`: an atlas with no test ideas is no test collected, and no pass.
 fn test(
     atlas: &Atlas,
     args: &TestArgs<'_>,
     reports: &[String],
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
+    let none = if atlas.node_ids()?.is_empty() {
+        Some("has no nodes (record some with `link_state` steps or `runner explore`)")
+    } else if atlas::test_ideas(atlas)? == 0 {
+        Some("has no test ideas (`runner explore --agent PROFILE` proposes them)")
+    } else {
+        None
+    };
+    if let Some(why) = none {
+        reporter.error(&format!(
+            "no tests collected: the atlas at {} {why}",
+            atlas.root.display()
+        ));
+        return Ok(Outcome::FlowsFailed);
+    }
     let mut reports = reports.to_vec();
     if reports.is_empty() {
         reports.push(format!(
@@ -316,6 +363,9 @@ fn run_tests(
     reporter: &Reporter,
 ) -> Result<Result<atlas::Tested, StepError>, CliError> {
     let spec = super::servers::spec(args.servers)?;
+    if let Some(given) = &args.check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
     let agent = skill_env(&skills_rt, args.agent, run_id)?;
@@ -326,87 +376,30 @@ fn run_tests(
         spec.as_ref(),
         run_id,
         reporter,
-        |origin| {
+        |served| {
             let (agent, status) = (agent.as_ref(), &status);
             async move {
-                let base_url = args.base_url.map(str::to_string).or(origin);
+                let base_url = base_url(args.check, &served)?;
+                let checks = Checks {
+                    base_url: base_url.as_deref(),
+                    timeout: args.check.timeout,
+                };
                 let mut d = InProcess::new(rt);
-                let r = interruptible(atlas::test(
-                    &mut d,
-                    atlas,
-                    agent,
-                    base_url.as_deref(),
-                    &|line| status.update(line),
-                ))
+                let r = interruptible(atlas::test(&mut d, atlas, agent, checks, &|line| {
+                    status.update(line);
+                }))
                 .await;
                 d.close().await;
-                r
+                Ok::<_, CliError>(r)
             }
         },
     ));
     status.finish();
     finish(&scratch);
-    tested?.ok_or_else(|| {
+    tested??.ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
     })
-}
-
-/// What `atlas test` found: a line per node that no longer arrives and per test, the results
-/// for the reports, and the counts.
-struct Tally {
-    text: String,
-    results: Vec<FlowResult>,
-    nodes: usize,
-    nodes_failed: usize,
-    total: usize,
-    passed: usize,
-}
-
-impl Tally {
-    fn of(tested: atlas::Tested, atlas: &Atlas) -> Tally {
-        let labels = atlas::Labels::of(atlas);
-        let mut text = String::new();
-        let mut results = Vec::new();
-        let mut nodes_failed = 0;
-        for r in tested.verified {
-            if !r.arrival.ok() {
-                nodes_failed += 1;
-                text.push_str(&format!("FAIL reach {}: {}\n", r.node_id, r.describe()));
-            }
-            results.push(r.into_result(&labels));
-        }
-        let nodes = results.len();
-        let mut passed = 0;
-        for t in &tested.tests {
-            let ok = t.status == FlowStatus::Passed;
-            passed += usize::from(ok);
-            text.push_str(&format!(
-                "{} {}{}\n",
-                if ok { "ok  " } else { "FAIL" },
-                t.name,
-                t.error
-                    .as_ref()
-                    .map(|e| format!(": {}", e.message))
-                    .or_else(|| {
-                        t.steps
-                            .iter()
-                            .find_map(|st| st.error.as_ref().map(|e| format!(": {}", e.message)))
-                    })
-                    .unwrap_or_default()
-            ));
-        }
-        let total = tested.tests.len();
-        results.extend(tested.tests);
-        Tally {
-            text,
-            results,
-            nodes,
-            nodes_failed,
-            total,
-            passed,
-        }
-    }
 }
 
 /// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache

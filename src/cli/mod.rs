@@ -18,6 +18,7 @@ mod schema;
 mod select;
 mod servers;
 mod signals;
+mod tally;
 mod validate;
 mod watch;
 
