@@ -1,8 +1,10 @@
 //! `runner atlas diff A B` (issue 28): a site map's regression view. Two explores of a copy of
 //! `tests/fixtures/atlas-site` — the second after a button is renamed, a page removed (and the
 //! link to it) and a page added (and a link to it) — and the diff lists exactly those states
-//! and edges, in text, JSON and an HTML page; the same site explored twice has no differences;
-//! bad input exits 2 naming what is wrong; the page escapes what the atlases hold.
+//! and edges, in text, JSON and an HTML page; the same site explored twice has no differences,
+//! nor has the data app (`tests/fixtures/data-app`) explored before and after a data edit (its
+//! drift is said); bad input exits 2 naming what is wrong; the page escapes what the atlases
+//! hold.
 
 use std::path::Path;
 
@@ -310,6 +312,60 @@ fn a_changed_site_shows_states_added_removed_changed_and_edges_broken_and_new() 
     for never in ["<script", "src=", "href=\"http", "url(", "@import"] {
         assert!(!html.contains(never), "{never} on the page:\n{html}");
     }
+}
+
+#[test]
+fn a_data_edit_between_two_explores_is_no_difference_and_its_drift_is_said() {
+    let d = tempfile::tempdir().unwrap();
+    let app = crate::atlas_identity::app(d.path());
+    // The data app's runner.toml starts its server for explore.
+    let explore_app = |atlas: &str| {
+        let mut c = runner(&app);
+        c.args(["explore", "/", "--max-depth", "4", "--atlas", atlas]);
+        let (code, stdout, stderr) = output(c);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+    };
+    explore_app("old");
+    edit(&app, "data.json", "\"Dune\"", "\"Dune Messiah\"");
+    explore_app("new");
+    let (code, stdout, stderr) = diff(&app, &["old", "new", "--html", "diff.html"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("no differences: "), "{stdout}");
+    assert!(
+        stdout.contains("\nthe same states, other data (not a difference):\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "= Dune · Library /books/:id: title \"Dune · Library\" -> \"Dune Messiah · Library\"; data drift: \"Dune\" -> \"Dune Messiah\"\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("= Books · Library /books: data drift: \"Dune\" -> \"Dune Messiah\"\n"),
+        "{stdout}"
+    );
+    let (_, doc) = diff_json(&app, "old", "new");
+    assert_eq!(doc["differ"], false, "{doc}");
+    assert!(
+        doc["summary"]["states_unchanged"].as_u64().unwrap() >= 5,
+        "{doc}"
+    );
+    assert_eq!(labels(&doc["states"]["added"]).len(), 0, "{doc}");
+    let drifted = doc["states"]["drifted"].as_array().unwrap();
+    assert!(
+        drifted
+            .iter()
+            .any(|x| x["diff"]["drift"][0]["found"] == "Dune Messiah"),
+        "{doc}"
+    );
+    let html = std::fs::read_to_string(app.join("diff.html")).unwrap();
+    assert!(
+        html.contains("No differences")
+            && html.contains("The same states, other data")
+            && html.contains("Dune Messiah"),
+        "{html}"
+    );
 }
 
 /// A page whose title, heading and link text are markup, and the other page it links to.
