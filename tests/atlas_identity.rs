@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::common::{fixture, output, runner};
 
 /// A copy of the data app in `d/app` (the test edits its data and pages).
-fn app(d: &Path) -> PathBuf {
+pub(crate) fn app(d: &Path) -> PathBuf {
     let to = d.join("app");
     for e in walkdir::WalkDir::new(fixture("data-app"))
         .into_iter()

@@ -12,6 +12,7 @@ mod actions;
 mod agents;
 mod architecture;
 mod atlas;
+mod atlas_diff;
 mod atlas_export;
 mod atlas_identity;
 mod atlas_verify;

@@ -3,6 +3,7 @@
 
 mod arrival;
 mod checks;
+mod compare;
 mod explore;
 mod export;
 mod fingerprint;
@@ -16,6 +17,7 @@ mod testing;
 mod verify;
 mod view;
 
+pub(crate) use compare::{AtlasDiff, BrokenWhy, EdgeRef, MatchedBy, RemovedWhy, StateRef, compare};
 pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export, file_stem};
 pub(crate) use fingerprint::Fingerprint;

@@ -39,7 +39,7 @@ pub(crate) enum Command {
         #[arg(long = "profiles", value_name = "DIR", global = true)]
         profiles: Vec<PathBuf>,
     },
-    /// The atlas of recorded states: show, path, graph, export, replay, verify.
+    /// The atlas of recorded states: show, path, graph, export, replay, verify, test, diff.
     Atlas {
         #[command(subcommand)]
         command: AtlasCommand,
@@ -157,6 +157,21 @@ pub(crate) enum AtlasCommand {
         #[arg(long = "report", value_name = "KIND=PATH")]
         report: Vec<String>,
     },
+    /// What changed from atlas A to atlas B (say, an earlier explore and a fresh one of the
+    /// same app): states added, removed and changed, edges broken, new and removed. Exit 0
+    /// when they do not differ, 1 when they do, 2 when one is not an atlas.
+    Diff {
+        /// The atlas before (a directory).
+        a: PathBuf,
+        /// The atlas after (a directory).
+        b: PathBuf,
+        /// How to print it.
+        #[arg(long, value_enum, default_value = "text")]
+        format: DiffFormat,
+        /// Also write it as an HTML page (one file, no network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+    },
     /// Verify every node, then turn each node's test ideas (from `explore --agent`) into flows
     /// under <atlas>/tests/ and run them; without --agent, run the ones saved before.
     Test {
@@ -187,6 +202,15 @@ pub(crate) struct CheckArgs {
         value_parser = parse_written_duration
     )]
     pub(crate) timeout: Duration,
+}
+
+/// `atlas diff --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DiffFormat {
+    /// Lines for people (`~` changed, `+` added or new, `-` removed, `!` broken).
+    Text,
+    /// One JSON document (docs/atlas.md, "Comparing two atlases").
+    Json,
 }
 
 /// The web servers of `explore` and `atlas replay|verify|test`: runner.toml's `[[web_server]]`,

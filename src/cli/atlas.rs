@@ -23,7 +23,8 @@ pub(crate) fn run(
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
-    if !dir.join("nodes").is_dir() {
+    // `atlas diff` compares the two atlases it is given, not `--atlas`.
+    if !matches!(cmd, AtlasCommand::Diff { .. }) && !dir.join("nodes").is_dir() {
         return Err(CliError::Usage(format!(
             "no atlas at {} (record one with `link_state` steps, or pass --atlas DIR)",
             dir.display()
@@ -75,6 +76,9 @@ pub(crate) fn run(
                 reports: report,
             };
             return verify(&atlas, &args, servers, reporter);
+        }
+        AtlasCommand::Diff { a, b, format, html } => {
+            return super::atlas_diff::run(a, b, *format, html.as_deref(), reporter);
         }
         AtlasCommand::Test {
             check,

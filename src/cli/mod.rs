@@ -3,6 +3,7 @@
 
 mod args;
 mod atlas;
+mod atlas_diff;
 mod browser_cdp;
 mod dispatch;
 mod doctor;

@@ -8,7 +8,8 @@
 use super::model::{Error, Flow, Report, Server, Step, place, shown_path as rel};
 use super::reads::Reads;
 
-fn esc(s: &str) -> String {
+/// `s` as HTML text (and attribute values): what comes from outside runner never becomes markup.
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -176,75 +177,6 @@ impl Writer {
         }
     }
 
-    /// An atlas replay's state check, expected beside found: the URL, the elements renamed,
-    /// removed and added, and the data that drifted.
-    fn state(&mut self, d: &crate::atlas::StateDiff) {
-        let cell = |s: &str| format!("<td>{}</td>", esc(s));
-        let place = |e: &crate::atlas::Element| {
-            if e.place.is_empty() {
-                String::new()
-            } else {
-                format!(" <small>in {}</small>", esc(&e.place))
-            }
-        };
-        let mut rows = vec![format!(
-            "<tr class=\"{}\"><td>url</td><td>{}<br><small>{}</small></td><td>{}<br><small>{}</small></td></tr>",
-            if d.moved() { "changed" } else { "same" },
-            esc(&d.expected.url),
-            esc(&d.expected.route),
-            esc(&d.found.url),
-            esc(&d.found.route)
-        )];
-        for r in &d.renamed {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>renamed</td><td>{}{}</td>{}</tr>",
-                esc(&r.from.to_string()),
-                place(&r.from),
-                cell(&r.to.to_string())
-            ));
-        }
-        for e in &d.removed {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>removed</td><td>{}{}</td><td></td></tr>",
-                esc(&e.to_string()),
-                place(e)
-            ));
-        }
-        for e in &d.added {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>added</td><td></td><td>{}{}</td></tr>",
-                esc(&e.to_string()),
-                place(e)
-            ));
-        }
-        let word = match d.fingerprint {
-            crate::atlas::Fingerprint::Structure => "data drift",
-            crate::atlas::Fingerprint::Text => "text",
-        };
-        for c in &d.drift {
-            rows.push(format!(
-                "<tr class=\"drift\"><td>{word}</td>{}{}</tr>",
-                cell(c.expected.as_deref().unwrap_or("")),
-                cell(c.found.as_deref().unwrap_or(""))
-            ));
-        }
-        if d.drift_more > 0 {
-            rows.push(format!(
-                "<tr class=\"drift\"><td>{word}</td><td colspan=\"2\">and {} more</td></tr>",
-                d.drift_more
-            ));
-        }
-        let verdict = if d.restructured() {
-            "the state changed"
-        } else {
-            "the state arrived; its data changed"
-        };
-        self.out.push_str(&format!(
-            "<table class=\"state\"><tr><th>{verdict}</th><th>expected</th><th>found</th></tr>\n{}\n</table>\n",
-            rows.join("\n")
-        ));
-    }
-
     /// A link to a server's log, copied under `assets/`.
     fn log(&mut self, path: &str, reads: &Reads) -> String {
         if let Err(why) = reads.open(path) {
@@ -314,7 +246,13 @@ impl Writer {
             self.error(e, None);
         }
         if let Some(d) = &f.state {
-            self.state(d);
+            let verdict = if d.restructured() {
+                "the state changed"
+            } else {
+                "the state arrived; its data changed"
+            };
+            self.out
+                .push_str(&state_table(d, verdict, "expected", "found"));
         }
         self.out
             .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
@@ -339,6 +277,79 @@ impl Writer {
         self.steps(&f.steps, 0);
         self.out.push_str("</table></details>\n");
     }
+}
+
+/// A state's differences as a table, one side (`left`: the state expected, or atlas A's) beside
+/// the other (`right`): the URL, the elements renamed, removed and added, and the data that
+/// drifted; `heading` says what they amount to.
+pub(super) fn state_table(
+    d: &crate::atlas::StateDiff,
+    heading: &str,
+    left: &str,
+    right: &str,
+) -> String {
+    let cell = |s: &str| format!("<td>{}</td>", esc(s));
+    let place = |e: &crate::atlas::Element| {
+        if e.place.is_empty() {
+            String::new()
+        } else {
+            format!(" <small>in {}</small>", esc(&e.place))
+        }
+    };
+    let mut rows = vec![format!(
+        "<tr class=\"{}\"><td>url</td><td>{}<br><small>{}</small></td><td>{}<br><small>{}</small></td></tr>",
+        if d.moved() { "changed" } else { "same" },
+        esc(&d.expected.url),
+        esc(&d.expected.route),
+        esc(&d.found.url),
+        esc(&d.found.route)
+    )];
+    for r in &d.renamed {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>renamed</td><td>{}{}</td>{}</tr>",
+            esc(&r.from.to_string()),
+            place(&r.from),
+            cell(&r.to.to_string())
+        ));
+    }
+    for e in &d.removed {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>removed</td><td>{}{}</td><td></td></tr>",
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
+    for e in &d.added {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>added</td><td></td><td>{}{}</td></tr>",
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
+    let word = match d.fingerprint {
+        crate::atlas::Fingerprint::Structure => "data drift",
+        crate::atlas::Fingerprint::Text => "text",
+    };
+    for c in &d.drift {
+        rows.push(format!(
+            "<tr class=\"drift\"><td>{word}</td>{}{}</tr>",
+            cell(c.expected.as_deref().unwrap_or("")),
+            cell(c.found.as_deref().unwrap_or(""))
+        ));
+    }
+    if d.drift_more > 0 {
+        rows.push(format!(
+            "<tr class=\"drift\"><td>{word}</td><td colspan=\"2\">and {} more</td></tr>",
+            d.drift_more
+        ));
+    }
+    format!(
+        "<table class=\"state\"><tr><th>{}</th><th>{}</th><th>{}</th></tr>\n{}\n</table>\n",
+        esc(heading),
+        esc(left),
+        esc(right),
+        rows.join("\n")
+    )
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}

@@ -97,6 +97,13 @@ impl StateDiff {
                 self.expected.route, self.found.route
             ));
         }
+        out.extend(self.element_lines());
+        out
+    }
+
+    /// The differences but the URL, as lines for people: each element, then the texts.
+    pub(crate) fn element_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
         let at = |e: &Element| {
             if e.place.is_empty() {
                 String::new()

@@ -9,6 +9,7 @@ mod snapshot;
 mod structure;
 
 pub(crate) use diff::{Recorded, StateDiff, diff};
+pub(crate) use lcs::hunks;
 pub(crate) use normalize::{normalize_url, text_lines};
 pub(crate) use route::{is_id, path_of, route};
 pub(crate) use structure::{Element, data, structure};
