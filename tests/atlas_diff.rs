@@ -597,3 +597,34 @@ fn bad_input_exits_2_naming_what_is_wrong() {
     let (code, _, stderr) = diff(dir, &["good", "good", "--format", "yaml"]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn options_atlas_diff_would_not_use_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    recorded(d.path(), "good");
+    let dir = d.path();
+    // `--atlas` names no atlas `diff` reads, and `diff` starts no server: both are refused
+    // rather than passed over.
+    for (args, says) in [
+        (
+            &["good", "good", "--atlas", "good"][..],
+            "compares the two atlases it is given: drop `--atlas`",
+        ),
+        (
+            &["good", "good", "--web-server", "python3 -m http.server"][..],
+            "`atlas diff` starts no server",
+        ),
+    ] {
+        let (code, stdout, stderr) = diff(dir, args);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(
+            stdout.is_empty() && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+    let mut show = runner(dir);
+    show.args(["atlas", "show", "--atlas", "good", "--web-server", "true"]);
+    let (code, _, stderr) = output(show);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("`atlas show` starts no server"), "{stderr}");
+}

@@ -43,14 +43,9 @@ pub(crate) enum Command {
     Atlas {
         #[command(subcommand)]
         command: AtlasCommand,
-        /// The atlas directory.
-        #[arg(
-            long,
-            value_name = "DIR",
-            default_value = ".runner/atlas",
-            global = true
-        )]
-        atlas: PathBuf,
+        /// The atlas directory (default: .runner/atlas).
+        #[arg(long, value_name = "DIR", global = true)]
+        atlas: Option<PathBuf>,
         #[command(flatten)]
         servers: ServerArgs,
     },

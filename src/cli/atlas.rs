@@ -16,13 +16,46 @@ use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, StepError};
 
+/// An option the subcommand would not use is refused, not passed over: `atlas diff` reads the
+/// two atlases it is given (not `--atlas`), and only `replay`, `verify` and `test` start servers.
+fn refuse_unused(
+    cmd: &AtlasCommand,
+    dir: Option<&Path>,
+    servers: &ServerArgs,
+) -> Result<(), CliError> {
+    let name = match cmd {
+        AtlasCommand::Show => "show",
+        AtlasCommand::Status => "status",
+        AtlasCommand::Path { .. } => "path",
+        AtlasCommand::Graph { .. } => "graph",
+        AtlasCommand::Export { .. } => "export",
+        AtlasCommand::Diff { .. } => "diff",
+        AtlasCommand::Replay { .. } | AtlasCommand::Verify { .. } | AtlasCommand::Test { .. } => {
+            return Ok(());
+        }
+    };
+    if name == "diff" && dir.is_some() {
+        return Err(CliError::Usage(
+            "`atlas diff A B` compares the two atlases it is given: drop `--atlas`".into(),
+        ));
+    }
+    if servers.command.is_some() {
+        return Err(CliError::Usage(format!(
+            "`atlas {name}` starts no server: `--web-server` is for `atlas replay`, `verify` and `test`"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs an atlas subcommand.
 pub(crate) fn run(
     cmd: &AtlasCommand,
-    dir: &Path,
+    dir: Option<&Path>,
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
+    refuse_unused(cmd, dir, servers)?;
+    let dir = dir.unwrap_or(Path::new(".runner/atlas"));
     // `atlas diff` compares the two atlases it is given, not `--atlas`.
     if !matches!(cmd, AtlasCommand::Diff { .. }) && !dir.join("nodes").is_dir() {
         return Err(CliError::Usage(format!(
