@@ -45,6 +45,7 @@ mod run;
 mod secrets;
 mod selectors;
 mod server_commands;
+mod server_ownership;
 mod server_readiness;
 mod servers;
 mod silent_browsers;
