@@ -224,9 +224,17 @@ fn lower_hex(s: &str) -> String {
     out
 }
 
+/// The length above which a value is masked only as itself and JSON-escaped (a large response
+/// parsed into a var beside a token): some eighty forms of a megabyte each would make the
+/// matcher gigabytes. The secrets inside it are masked in all their forms anyway.
+const LONG: usize = 64 * 1024;
+
 /// What a secret looks like where it travels: itself, each line of a multi-line secret of at
 /// least `MIN_PART` characters, and each of their encodings above.
 pub(crate) fn forms(secret: &str) -> Vec<String> {
+    if secret.len() > LONG {
+        return vec![secret.to_string(), json_escape(secret, STD)];
+    }
     let mut bases = vec![secret.to_string()];
     let lines: Vec<&str> = secret
         .lines()
@@ -382,5 +390,10 @@ mod tests {
         assert_eq!(lower_hex("A%2FB%C3%A9"), "A%2fB%c3%a9");
         // A plain value has few forms: most encodings leave it as it is.
         assert_eq!(forms("plainvalue").len(), 10, "{:?}", forms("plainvalue"));
+        let long = format!("\"{}\"", "x".repeat(LONG));
+        assert_eq!(
+            forms(&long),
+            [long.clone(), format!("\\{}\\\"", &long[..=LONG])]
+        );
     }
 }
