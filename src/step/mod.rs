@@ -6,6 +6,7 @@ pub(crate) mod error;
 pub(crate) mod events;
 pub(crate) mod masker;
 pub(crate) mod result;
+mod secret_forms;
 
 pub(crate) use error::{ErrorKind, Location, StepError};
 pub(crate) use events::{FlowInfo, Listener};
