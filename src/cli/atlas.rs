@@ -47,6 +47,24 @@ fn refuse_unused(
     Ok(())
 }
 
+/// The atlas directory (`--atlas`, else .runner/atlas), once the options are checked; `atlas
+/// diff` compares the two atlases it is given instead.
+fn checked_dir<'a>(
+    cmd: &AtlasCommand,
+    dir: Option<&'a Path>,
+    servers: &ServerArgs,
+) -> Result<&'a Path, CliError> {
+    refuse_unused(cmd, dir, servers)?;
+    let dir = dir.unwrap_or(Path::new(".runner/atlas"));
+    if !matches!(cmd, AtlasCommand::Diff { .. }) && !dir.join("nodes").is_dir() {
+        return Err(CliError::Usage(format!(
+            "no atlas at {} (record one with `link_state` steps, or pass --atlas DIR)",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
 /// Runs an atlas subcommand.
 pub(crate) fn run(
     cmd: &AtlasCommand,
@@ -54,15 +72,7 @@ pub(crate) fn run(
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
-    refuse_unused(cmd, dir, servers)?;
-    let dir = dir.unwrap_or(Path::new(".runner/atlas"));
-    // `atlas diff` compares the two atlases it is given, not `--atlas`.
-    if !matches!(cmd, AtlasCommand::Diff { .. }) && !dir.join("nodes").is_dir() {
-        return Err(CliError::Usage(format!(
-            "no atlas at {} (record one with `link_state` steps, or pass --atlas DIR)",
-            dir.display()
-        )));
-    }
+    let dir = checked_dir(cmd, dir, servers)?;
     let atlas = Atlas {
         root: dir.to_path_buf(),
     };
