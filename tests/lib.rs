@@ -45,6 +45,7 @@ mod selectors;
 mod server_commands;
 mod server_readiness;
 mod servers;
+mod shards;
 mod silent_browsers;
 mod suites;
 mod todomvc_react;
