@@ -49,4 +49,5 @@ mod shards;
 mod silent_browsers;
 mod suites;
 mod todomvc_react;
+mod untrusted;
 mod watch;
