@@ -26,6 +26,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     }
     let d = Declared::gather(c, &mut out);
     durations(c, &d.steps, &mut out);
+    retry_waits(c, &d.steps, &mut out);
+    headers(c, &d.steps, &mut out);
     static_dir(c, &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
@@ -156,6 +158,44 @@ fn literal_strings(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnos
         }
     }
     refuse_keys(c.file, c.spans, "", c.value, out);
+}
+
+/// A retry whose waits together would pass the longest duration a flow may ask for (7 days):
+/// a backoff without `max_delay` grows each wait (1 s doubled 40 times is 35,000 years).
+fn retry_waits(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    let defaults = c.flow.defaults.as_ref().and_then(|d| d.retry.as_ref());
+    let all = defaults
+        .map(|r| ("/defaults/retry".to_string(), r))
+        .into_iter()
+        .chain(
+            steps
+                .iter()
+                .filter_map(|(ptr, s)| Some((format!("{ptr}/retry"), s.retry.as_ref()?))),
+        );
+    for (ptr, retry) in all {
+        if retry.waits_past(crate::config::duration::MAX_DURATION) {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &ptr,
+                    "the waits of this retry add up to more than 7 days, the longest a duration may be",
+                )
+                .with_help("set `max_delay` (the longest one wait), or fewer `attempts` or a smaller `backoff`"),
+            );
+        }
+    }
+}
+
+/// Header maps: the flow's `browser.headers`, each `request`'s and `route`'s.
+fn headers(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    crate::config::headers::problems(c.file, c.spans, c.value, "/browser/headers", out);
+    for (ptr, _) in steps {
+        for action in ["request", "route"] {
+            let at = format!("{ptr}/{action}/headers");
+            crate::config::headers::problems(c.file, c.spans, c.value, &at, out);
+        }
+    }
 }
 
 /// Pointers of every duration-valued node: the flow's, and those of `steps` (every step, with
