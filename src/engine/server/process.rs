@@ -201,7 +201,7 @@ fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
             ),
         )
     })?;
-    let output = Output::capture(&mut child, &l.log);
+    let output = Output::capture(&mut child, &l.log, &l.artifacts);
     let (tx, rx) = watch::channel(None);
     tokio::spawn(async move {
         let status = child
