@@ -173,7 +173,7 @@ fn retry_waits(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>
                 .filter_map(|(ptr, s)| Some((format!("{ptr}/retry"), s.retry.as_ref()?))),
         );
     for (ptr, retry) in all {
-        if retry.waits_past(crate::config::duration::MAX_DURATION) {
+        if waits_past(retry, crate::config::duration::MAX_DURATION) {
             out.push(
                 at_value(
                     c.file,
@@ -185,6 +185,32 @@ fn retry_waits(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>
             );
         }
     }
+}
+
+/// Whether the waits between a retry's attempts add up to more than `limit` (its durations
+/// parsed; one that does not parse waits nothing here: it is refused on its own).
+fn waits_past(retry: &crate::config::model::Retry, limit: std::time::Duration) -> bool {
+    let crate::config::model::Retry::Full(p) = retry else {
+        return false;
+    };
+    let secs = |d: &Option<String>| {
+        d.as_deref()
+            .and_then(|d| crate::config::duration::parse_duration(d).ok())
+            .map(|d| d.as_secs_f64())
+    };
+    let delay = secs(&p.delay).unwrap_or(0.0);
+    let cap = secs(&p.max_delay).unwrap_or(f64::INFINITY);
+    let backoff = p.backoff.unwrap_or(1.0).max(1.0);
+    let limit = limit.as_secs_f64();
+    let (mut wait, mut total) = (delay, 0.0);
+    for _ in 1..p.attempts.unwrap_or(1) {
+        total += wait.min(cap);
+        if total > limit {
+            return true;
+        }
+        wait *= backoff;
+    }
+    false
 }
 
 /// Header maps: the flow's `browser.headers`, each `request`'s and `route`'s.
