@@ -12,6 +12,7 @@ pub mod exit;
 mod explore;
 mod files;
 mod merge;
+mod merge_checks;
 mod profiles;
 mod run;
 mod runtime;

@@ -6,6 +6,7 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+pub(crate) mod headers;
 mod literal;
 mod matrix;
 mod merge;

@@ -238,6 +238,13 @@ fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
         }
     }
     super::literal::refuse_keys(&doc.file, &doc.spans, "", &doc.value, &mut out);
+    super::headers::problems(
+        &doc.file,
+        &doc.spans,
+        &doc.value,
+        "/browser/headers",
+        &mut out,
+    );
     out
 }
 

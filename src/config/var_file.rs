@@ -1,8 +1,10 @@
 //! Var files (`--var-file FILE`): `KEY=VALUE` lines (`.env`, dotenv's `.env.local`, a name
 //! without an extension), or a mapping of names to values in YAML, TOML or JSON, told apart by
 //! the name. Read as every input is (a regular file of at most 10 MB, UTF-8, a leading BOM
-//! dropped, no NUL), and each problem said at its line and column with what a var file takes,
-//! never with a flow's help.
+//! dropped, no NUL, not UTF-16), and each problem said at its line and column with what a var
+//! file takes, never with a flow's help. A var's name is a flow var's (`[A-Za-z_][A-Za-z0-9_]*`:
+//! never empty, never two lines), given once in a `.env`; its value is used as written, so a
+//! template in it is refused, as runner.toml's `[vars]` refuse one.
 
 use std::ops::Range;
 use std::path::Path;
@@ -60,35 +62,92 @@ pub(crate) fn read(path: &Path) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     }
 }
 
+/// Whether `name` is a var's name, as a flow's `vars:` takes them.
+pub(crate) fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The problem with a var's name, when it is not one (empty, two lines, `a-b`).
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    (!is_var_name(name)).then(|| format!("the var name `{}` is not a name", name.escape_debug()))
+}
+
+/// The help that goes with [`name_problem`].
+pub(crate) const NAME_HELP: &str =
+    "a var's name is letters, digits and `_`, not starting with a digit (as in a flow's `vars:`)";
+
+/// The help that goes with a template refused in a var's value.
+pub(crate) const TEMPLATE_HELP: &str =
+    "write the value itself; a var built with a template belongs in a flow's `vars:`";
+
+/// The refusal of a template in a var file's value (`var`'s).
+fn template_refused(file: &SourceFile, at: Range<usize>, var: &str) -> Diagnostic {
+    Diagnostic::error(
+        file,
+        at,
+        format!("the value of `{var}` is used as written: a var file takes no templates"),
+    )
+    .with_help(TEMPLATE_HELP)
+}
+
 /// `KEY=VALUE` lines; `#` comments, blank lines and an `export ` prefix are skipped, and one
-/// pair of quotes around a value is dropped.
+/// pair of quotes around a value is dropped. A name is given once (a second is refused with
+/// both lines: which one wins is not something to guess).
 fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
+    let mut lines: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut errors = Vec::new();
     let mut start = 0;
     for raw in file.text().split_inclusive('\n') {
         let span = start..start + raw.trim_end().len();
+        let line_start = start;
         start += raw.len();
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        match line.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                let v = v.trim();
-                let v = v
-                    .strip_prefix('"')
-                    .and_then(|x| x.strip_suffix('"'))
-                    .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-                    .unwrap_or(v);
-                out.insert(k.trim().to_string(), Value::String(v.to_string()));
-            }
-            _ => errors.push(
+        let Some((k, v)) = line.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            errors.push(
                 Diagnostic::error(file, span, "expected KEY=VALUE")
                     .with_help("a .env file holds one `NAME=value` a line"),
-            ),
+            );
+            continue;
+        };
+        let k = k.trim();
+        let line_no = file.line_col(line_start).0;
+        if let Some(problem) = name_problem(k) {
+            errors.push(Diagnostic::error(file, span, problem).with_help(NAME_HELP));
+            continue;
         }
+        if let Some(first) = lines.insert(k.to_string(), line_no) {
+            errors.push(
+                Diagnostic::error(
+                    file,
+                    span,
+                    format!("`{k}` is given twice: on line {first} and on line {line_no}"),
+                )
+                .with_help("give each name once"),
+            );
+            continue;
+        }
+        let v = v.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|x| x.strip_suffix('"'))
+            .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
+            .unwrap_or(v);
+        if crate::template::is_template(v) {
+            // (The value's place: after the `=` of the line.)
+            let at = raw.find('=').map_or(line_start, |i| line_start + i + 1);
+            errors.push(template_refused(file, at..at + v.len(), k));
+            continue;
+        }
+        out.insert(k.to_string(), Value::String(v.to_string()));
     }
     if errors.is_empty() {
         Ok(out)
@@ -147,7 +206,14 @@ fn mapping(
     };
     let mut errors = Vec::new();
     for (name, v) in &map {
-        nul_free(file, &spans, name, &pointer_push("", name), v, &mut errors);
+        let ptr = pointer_push("", name);
+        if let Some(problem) = name_problem(name) {
+            let at = spans.get(&ptr).and_then(|s| s.key.clone()).unwrap_or(0..0);
+            errors.push(Diagnostic::error(file, at, problem).with_help(NAME_HELP));
+            continue;
+        }
+        nul_free(file, &spans, name, &ptr, v, &mut errors);
+        templates_refused(file, &spans, name, &ptr, v, &mut errors);
     }
     if errors.is_empty() {
         Ok(map)
@@ -205,6 +271,34 @@ fn nul_free(
             .and_then(|s| s.key.clone())
             .unwrap_or(0..0);
         errors.push(Diagnostic::error(file, at, "a name holds a NUL character").with_help(help));
+    }
+}
+
+/// Every template in the strings of `v` (var `var`'s value, at `pointer`), refused.
+fn templates_refused(
+    file: &SourceFile,
+    spans: &SpanMap,
+    var: &str,
+    pointer: &str,
+    v: &Value,
+    errors: &mut Vec<Diagnostic>,
+) {
+    match v {
+        Value::String(s) if crate::template::is_template(s) => {
+            errors.push(template_refused(file, span(spans, pointer), var));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = pointer_push(pointer, &i.to_string());
+                templates_refused(file, spans, var, &p, item, errors);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                templates_refused(file, spans, var, &pointer_push(pointer, k), item, errors);
+            }
+        }
+        _ => {}
     }
 }
 

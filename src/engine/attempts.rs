@@ -138,7 +138,7 @@ pub(crate) async fn run_step(
         add_to_trail(rt, frame, scope, step, ptr);
     }
     if outcome.is_err() && step.action.needs_browser() {
-        add_failure_artifacts(frame, step, index, &mut result).await;
+        add_failure_artifacts(&rt.artifacts, frame, step, index, &mut result).await;
     }
     finish(rt, frame, result, outcome, started, step)
 }
@@ -203,6 +203,7 @@ fn add_to_trail(rt: &Runtime, frame: &Frame<'_>, scope: &mut Scope, step: &Step,
 /// Saves what the browser showed when a browser step failed, and records the files in the
 /// step's `failure_artifacts` (not its outputs: reports read the files named there).
 async fn add_failure_artifacts(
+    root: &std::path::Path,
     frame: &Frame<'_>,
     step: &Step,
     index: usize,
@@ -211,7 +212,7 @@ async fn add_failure_artifacts(
     let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
     let arts = frame
         .browser
-        .failure_artifacts(&frame.dir, &base, &frame.masker)
+        .failure_artifacts(root, &frame.dir, &base, &frame.masker)
         .await;
     if !arts.is_null() {
         result.failure_artifacts = Some(arts);

@@ -216,13 +216,13 @@ async fn body(
     if waits_for_vars(loaded) {
         render_context(rt, loaded, &mut scope, &masker, browser).await?;
     }
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    // Inside the artifacts with no symlink followed: a reused artifacts directory may hold a
+    // link out where this flow's folder goes (the web server's log, made earlier, is checked
+    // the same way and left out).
+    crate::fs::artifact_dir(&rt.artifacts, &dir).map_err(|why| {
         StepError::new(
             ErrorKind::Environment,
-            format!(
-                "cannot create the artifacts directory {}: {e}",
-                dir.display()
-            ),
+            format!("cannot create the artifacts directory: {why}"),
         )
     })?;
     // The context being made for the flow (see `run_flow`) is ready before the first step, so

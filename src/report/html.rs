@@ -8,12 +8,22 @@
 use super::model::{Error, Flow, Report, Server, Step, place, shown_path as rel};
 use super::reads::Reads;
 
-/// `s` as HTML text (and attribute values): what comes from outside runner never becomes markup.
+/// Text for the page: escaped, and without control characters but line breaks and tabs (a
+/// merged shard's names and paths may hold a NUL or an escape sequence).
 pub(super) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A file the page shows, to be copied beside it: its path, read as `reads` allow, and its name
@@ -45,7 +55,7 @@ struct Writer {
 /// line, and no note: the place itself is shown).
 fn source_line(location: &str, reads: &Reads) -> Option<String> {
     let (file, line, _) = place(location)?;
-    let text = reads.read_text(file).ok()?;
+    let text = reads.read_source(file).ok()?;
     let l = text.lines().nth(line.checked_sub(1)?)?;
     Some(format!("{line} │ {l}"))
 }
@@ -93,7 +103,7 @@ impl Writer {
         let Some(arts) = &s.failure_artifacts else {
             return;
         };
-        if let Some(png) = arts["screenshot"].as_str() {
+        if let Some(png) = arts.screenshot.as_deref() {
             // Opened here to know whether it is shown; copied (opened again) with the page.
             match self.reads.open(png) {
                 Ok(_) => {
@@ -110,7 +120,7 @@ impl Writer {
                 Err(why) => self.left_out("screenshot", png, &why),
             }
         }
-        if let Some(txt) = arts["snapshot"].as_str() {
+        if let Some(txt) = arts.snapshot.as_deref() {
             match self.reads.read_text(txt) {
                 Ok(text) => self.out.push_str(&format!(
                     "<details><summary>page snapshot</summary><pre>{}</pre></details>",
@@ -160,15 +170,15 @@ impl Writer {
                 self.out.push_str("</ol>");
             }
             self.artifacts(s);
-            if let Some(text) = s.outputs["message"].as_str() {
+            if let Some(text) = s.outputs.text("message") {
                 self.out
-                    .push_str(&format!("<div class=\"message\">{}</div>", esc(text)));
+                    .push_str(&format!("<div class=\"message\">{}</div>", esc(&text)));
             }
             for stream in ["stdout", "stderr"] {
-                if let Some(text) = s.outputs[stream].as_str().filter(|t| !t.is_empty()) {
+                if let Some(text) = s.outputs.text(stream).filter(|t| !t.is_empty()) {
                     self.out.push_str(&format!(
                         "<details class=\"log\"><summary>{stream}</summary><pre>{}</pre></details>",
-                        esc(text)
+                        esc(&text)
                     ));
                 }
             }

@@ -24,12 +24,15 @@ pub(crate) struct Output {
 
 impl Output {
     /// Reads `child`'s stdout and stderr into `log` (created with its directory) and the tail.
-    pub(crate) fn capture(child: &mut tokio::process::Child, log: &Path) -> Output {
-        let file = log
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::File::create(log))
+    /// (Inside `artifacts`, no symlink followed: a log that cannot be made there is not kept.)
+    pub(crate) fn capture(
+        child: &mut tokio::process::Child,
+        log: &Path,
+        artifacts: &Path,
+    ) -> Output {
+        let file = crate::fs::artifact_file(artifacts, log)
             .ok()
+            .and_then(|log| std::fs::File::create(log).ok())
             .map(|f| Arc::new(Mutex::new(f)));
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
         let mut readers = Vec::new();
