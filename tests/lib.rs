@@ -14,6 +14,7 @@ mod architecture;
 mod atlas;
 mod atlas_export;
 mod atlas_identity;
+mod atlas_settle;
 mod atlas_verify;
 mod browser;
 mod checks;

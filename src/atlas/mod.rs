@@ -10,6 +10,7 @@ mod identity;
 mod label;
 mod record;
 mod replay;
+mod settle;
 mod status;
 mod store;
 mod testing;
