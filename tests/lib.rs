@@ -15,6 +15,7 @@ mod atlas;
 mod atlas_diff;
 mod atlas_export;
 mod atlas_identity;
+mod atlas_settle;
 mod atlas_verify;
 mod browser;
 mod checks;

@@ -11,6 +11,7 @@ mod identity;
 mod label;
 mod record;
 mod replay;
+mod settle;
 mod status;
 mod store;
 mod testing;

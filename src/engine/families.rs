@@ -113,6 +113,7 @@ pub(crate) async fn state(
         atlas: &atlas,
         fingerprint: rt.fingerprint,
         screenshot: &shot,
+        screenshot_known: true,
         run_id: &rt.run_id,
         masker: &frame.masker,
     };
