@@ -390,7 +390,8 @@ fn jobs_and_retries_out_of_range_say_the_range() {
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("`port` must be between 1 and 65535"),
+        stderr.contains("--web-server-port: `99999999999999999999` is not a port")
+            && stderr.contains("1-65535"),
         "{stderr}"
     );
     let mut c = runner(d.path());

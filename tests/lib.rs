@@ -46,6 +46,7 @@ mod run;
 mod secret_forms;
 mod secrets;
 mod selectors;
+mod server_checks;
 mod server_commands;
 mod server_ownership;
 mod server_readiness;

@@ -22,9 +22,13 @@ use crate::template::{Templates, is_template};
 /// file's `[[web_server]]`, else none.
 pub(crate) fn spec(args: &ServerArgs) -> Result<Option<ServersSpec>, CliError> {
     if let Some(cmd) = &args.command {
-        return project::flag_server(cmd, args.url.as_deref(), args.port.as_deref())
-            .map(Some)
-            .map_err(CliError::invalid);
+        return crate::config::server_flags::flag_server(
+            cmd,
+            args.url.as_deref(),
+            args.port.as_deref(),
+        )
+        .map(Some)
+        .map_err(CliError::invalid);
     }
     let cwd = std::env::current_dir()
         .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;

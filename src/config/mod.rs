@@ -19,6 +19,7 @@ pub(crate) mod project;
 mod scalar;
 pub(crate) mod schema;
 mod selector;
+pub(crate) mod server_flags;
 mod suite;
 mod toml;
 pub(crate) mod var_file;

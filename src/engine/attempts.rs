@@ -133,6 +133,11 @@ pub(crate) async fn run_step(
         rt.listener.group_started(frame.info, frame.depth, &name);
     }
     let outcome = attempts(&cx, scope, &mut result).await;
+    // A server that exited is why the step failed: its block and every report say so first.
+    let outcome = match outcome {
+        Err(e) => Err(frame.servers.blame(e, &frame.masker).await),
+        ok => ok,
+    };
     keep_outputs(frame, scope, step, &outcome, &mut result);
     if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);

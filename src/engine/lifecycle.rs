@@ -12,7 +12,7 @@ use super::attempts::run_step;
 use super::browser_settings::{browser_spec, context_setup, render_settings, waits_for_vars};
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
-use super::server::{RunServers, Server, start_for_flow};
+use super::server::{RunServers, Server, Watch, start_for_flow};
 use super::start::{Part, new_scope, prepare, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
@@ -82,15 +82,9 @@ pub(crate) async fn run_in(
         until: None,
     };
     let ran = body(rt, loaded, info, browser, servers, &mut setup, masker).await;
-    // A server that exited while the flow ran is why it failed, not the browser's network error.
-    let died = match &setup.server {
-        Some(s) => s.died().await,
-        None => None,
-    };
-    let died = match died {
-        Some(d) => Some(d),
-        None => servers.died().await,
-    };
+    // A server that exited while the flow ran is why it failed, not the browser's network error
+    // (a failed step said so when it failed; a flow whose steps passed fails here).
+    let died = Watch::new(setup.server.as_ref(), servers).died().await;
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {
@@ -134,20 +128,20 @@ pub(crate) async fn run_in(
         }
     }
     if let Some(why) = died {
-        blame_server(&mut result, why);
+        blame_server(&mut result, &masker.mask(&why));
     }
     rt.listener.flow_finished(info, &result);
     result
 }
 
 /// A flow whose web server (its own or the run's) exited while it ran fails, naming the server:
-/// the failed step's error says so first, or the flow's error when no step failed.
-fn blame_server(result: &mut FlowResult, why: String) {
+/// its failed step said so when it failed (see `Watch::blame`); when no step failed (the server
+/// died after the last one), the flow's error says so.
+fn blame_server(result: &mut FlowResult, why: &str) {
+    let said = |e: &Option<StepError>| e.as_ref().is_some_and(|e| e.message.contains(why));
     if result.status == FlowStatus::Interrupted
-        || result
-            .error
-            .as_ref()
-            .is_some_and(|e| e.message.contains(&why))
+        || said(&result.error)
+        || result.steps.iter().any(|s| said(&s.error))
     {
         return;
     }
@@ -157,6 +151,7 @@ fn blame_server(result: &mut FlowResult, why: String) {
         .find(|s| s.conclusion == crate::step::Outcome::Failed)
         .and_then(|s| s.error.as_mut());
     if let Some(e) = failed {
+        // A step that failed before the server's end was seen (it died as the step ended).
         e.message = format!("{why}\n(the step's own error: {})", e.message);
     } else {
         result.error = Some(StepError::new(ErrorKind::CommandFailed, why));
@@ -232,6 +227,7 @@ async fn body(
         () = rt.cancel.cancelled() => {}
     }
     setup.until = Some(setup.started.elapsed());
+    let watch = Watch::new(setup.server.as_ref(), servers);
     let frame = Frame {
         info,
         depth: 0,
@@ -244,6 +240,7 @@ async fn body(
         cancel: rt.cancel.clone(),
         prefix: String::new(),
         deadline: None,
+        servers: &watch,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
@@ -417,5 +414,6 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         cancel,
         prefix: frame.prefix.clone(),
         deadline: frame.deadline,
+        servers: frame.servers,
     }
 }

@@ -91,6 +91,7 @@ async fn run(
         prefix: String::new(),
         // A sub-flow run inside a `group` with a `timeout` is bounded by it too.
         deadline: frame.deadline,
+        servers: frame.servers,
     };
     // Inside the artifacts, no symlink followed (a reused directory may hold one out).
     crate::fs::artifact_dir(&rt.artifacts, &sub_frame.dir)

@@ -114,8 +114,11 @@ impl Server {
         if c.stopping.load(Ordering::SeqCst) {
             return None;
         }
-        // A leader that is dead but not reaped yet is about to say its status.
-        if c.exit.borrow().is_none() && !process::is_live(c.pgid) {
+        // A leader that is dead but not reaped yet, or a supervisor whose command has ended, is
+        // about to say its status.
+        if c.exit.borrow().is_none()
+            && (!process::is_live(c.pgid) || process::supervisor::command_gone(c.pgid))
+        {
             let mut exit = c.exit.clone();
             let _ =
                 tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
@@ -239,23 +242,25 @@ impl CommandServer {
         let deadline = tokio::time::Instant::now() + l.ready;
         let mut exit = self.exit.clone();
         let mut other = None;
+        // The last status the readiness URL answered (a 404, a 5xx): what the timeout says.
+        let mut status = None;
         loop {
             // A probe is a local connection or GET (cheap): a server is seen ready within 25 ms
             // (runner's part of a start). While another program answers, each probe also looks
             // through every process's sockets: less often (its exit still ends the wait at once).
             let pause = Duration::from_millis(if other.is_some() { 250 } else { 25 });
-            let up = self.answered(l, &mut other).await;
+            let up = self.answered(l, &mut other, &mut status).await;
             // Ready means ours: an answer counts only while the process runner started lives.
-            let status = exit.borrow().clone();
-            if let Some(status) = status {
+            let exited = exit.borrow().clone();
+            if let Some(exited) = exited {
                 self.output.drained().await;
-                return Err(self.exited_before(l, &status, other.as_ref()));
+                return Err(self.exited_before(l, &exited, other.as_ref()));
             }
             if up {
                 return Ok(());
             }
             if tokio::time::Instant::now() >= deadline {
-                return Err(self.not_ready(l, other.as_ref()));
+                return Err(self.not_ready(l, other.as_ref(), status));
             }
             // Its exit, Ctrl-C or the next poll, whichever comes first.
             tokio::select! {
@@ -274,10 +279,20 @@ impl CommandServer {
     /// (a parallel run's server on the same port) is not the command's server: it is kept in
     /// `other` for the errors, and readiness waits on. Anything else — a process of the tree,
     /// a listener runner cannot see or find (a remote host, a container's forwarded port), one
-    /// started since (`docker-proxy`) — is taken, as the answer is.
-    async fn answered(&self, l: &Launch, other: &mut Option<Other>) -> bool {
+    /// started since (`docker-proxy`) — is taken, as the answer is. A status that is not ready
+    /// (404, 5xx) is kept in `status`.
+    async fn answered(
+        &self,
+        l: &Launch,
+        other: &mut Option<Other>,
+        status: &mut Option<u16>,
+    ) -> bool {
         let (host, port) = if let Some(url) = &l.probe {
-            if !probe::ready(url).await {
+            let got = probe::status(url).await;
+            if got.is_some() {
+                *status = got;
+            }
+            if !got.is_some_and(probe::is_ready) {
                 return false;
             }
             let Some(hp) = ports::host_port(url) else {
@@ -324,9 +339,10 @@ impl CommandServer {
         )
     }
 
-    /// The command did not answer in time: its pid and last lines, or the other program that
-    /// answers in its place.
-    fn not_ready(&self, l: &Launch, other: Option<&Other>) -> StepError {
+    /// The command was not ready in time: what its readiness URL last answered (a status that
+    /// is not ready) or that it did not answer, its pid and last lines, or the other program
+    /// that answers in its place.
+    fn not_ready(&self, l: &Launch, other: Option<&Other>, status: Option<u16>) -> StepError {
         let pgid = self.pgid;
         let why = other.map_or_else(
             || format!(" (pid {pgid})"),
@@ -337,13 +353,20 @@ impl CommandServer {
                 )
             },
         );
+        let at = l.probe.as_deref().unwrap_or(&l.url);
+        let within = humantime::format_duration(l.ready);
+        let what = match status {
+            // Another program's answer is not the command's: that is what the message says.
+            Some(s) if other.is_none() => format!(
+                "answered {s} at {at} until its ready_timeout ({within}) ran out (ready means a status below 404: 2xx, a redirect, 401 or 403)"
+            ),
+            _ => format!("did not answer at {at} within {within}"),
+        };
         StepError::new(
             ErrorKind::Environment,
             format!(
-                "web server `{}` did not answer at {} within {}{why}; {}",
+                "web server `{}` {what}{why}; {}",
                 l.name,
-                l.probe.as_deref().unwrap_or(&l.url),
-                humantime::format_duration(l.ready),
                 self.output.tail(&self.artifacts)
             ),
         )

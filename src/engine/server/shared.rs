@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::launch::{Place, in_ci, launch, name_of};
 use super::process::Server;
-use crate::config::project::ServersSpec;
+use crate::config::project::{Origin, ServersSpec};
+use crate::config::server_flags::option_at;
 use crate::engine::render::template_error_in;
 use crate::step::{ServerInfo, StepError};
 use crate::template::Templates;
@@ -59,10 +60,7 @@ impl RunServers {
                         error: Some(e.message.clone()),
                     });
                     out.failed = Some(StepError {
-                        message: format!(
-                            "the run's web server `{name}` (runner.toml) did not start: {}",
-                            e.message
-                        ),
+                        message: format!("{} did not start: {}", described(spec, &name), e.message),
                         ..e
                     });
                     break;
@@ -114,6 +112,19 @@ impl RunServers {
     }
 }
 
+/// The server as its errors name it: where it was written.
+fn described(spec: &ServersSpec, name: &str) -> String {
+    match spec.origin {
+        Origin::File => {
+            let file = Path::new(spec.doc.file.name())
+                .file_name()
+                .map_or_else(|| "the project file".into(), |n| n.to_string_lossy());
+            format!("the run's web server `{name}` ({file})")
+        }
+        Origin::Flags => "the web server of --web-server".to_string(),
+    }
+}
+
 /// `web_server/<name>.log`.
 fn log_rel(name: &str) -> String {
     format!("web_server/{name}.log")
@@ -142,7 +153,14 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         );
         cx.templates
             .render_str(src, &ctx)
-            .map_err(|e| template_error_in(&spec.doc, at, e))
+            .map_err(|e| match spec.origin {
+                Origin::File => template_error_in(&spec.doc, at, e),
+                // The options have no file to point into: the option says where.
+                Origin::Flags => StepError::new(
+                    crate::step::ErrorKind::Template,
+                    format!("{}: {}", option_at(at), e.message),
+                ),
+            })
     };
     if let Some(dir) = &ws.static_dir {
         let dir = render(dir, &format!("{ptr}/static"), &Value::Null)?;
