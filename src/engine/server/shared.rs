@@ -12,7 +12,7 @@ use super::launch::{Place, in_ci, launch, name_of};
 use super::process::Server;
 use crate::config::project::ServersSpec;
 use crate::engine::render::template_error_in;
-use crate::step::{ServerInfo, StepError};
+use crate::step::{Masker, ServerInfo, StepError};
 use crate::template::Templates;
 
 /// The run's servers once started (or the error that stopped one from starting).
@@ -32,6 +32,9 @@ pub(crate) struct RunContext<'a> {
     pub(crate) run: Value,
     pub(crate) artifacts: &'a Path,
     pub(crate) cancel: &'a CancellationToken,
+    /// What masks the servers' output: the secrets the run's flows declare (the servers get
+    /// runner's environment, which holds them; their own templates read no secrets).
+    pub(crate) masker: Masker,
 }
 
 impl RunServers {
@@ -159,6 +162,7 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         env: Vec::new(),
         log: cx.artifacts.join(log_rel(&name)),
         artifacts: cx.artifacts.to_path_buf(),
+        masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
     let l = launch(ws, place, &mut render)?;
