@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::common::{Ran, flow_run, free_port, output, runner, step, write};
+use crate::common::{Ran, flow_run, free_port, logging_agent_browser, output, runner, step, write};
 use crate::secret_forms::{as_written, run_everywhere};
 use crate::secrets::{everything, nowhere};
 
@@ -310,7 +310,11 @@ fn a_devtools_urls_token_and_password_are_masked_everywhere() {
             "name: token\nbrowser: {{ cdp: \"ws://127.0.0.1:{refused}/devtools/browser?token={CDP_TOKEN}&v=1\", timeout: 2s }}\nsteps:\n  - open: \"data:text/html,<p>hi</p>\"\n"
         ),
     );
+    // agent-browser through a wrapper that logs its argv (outside the directory searched).
+    let w = tempfile::tempdir().unwrap();
+    let (wrapper, log) = logging_agent_browser(w.path());
     let token = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
         .args([
@@ -329,6 +333,21 @@ fn a_devtools_urls_token_and_password_are_masked_everywhere() {
         "{}",
         token.stderr
     );
+
+    // It was told of the browser in its environment; its argv holds no token.
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let given: Vec<&str> = calls
+        .lines()
+        .filter_map(|l| l.strip_prefix("AGENT_BROWSER_CDP="))
+        .collect();
+    assert!(
+        !given.is_empty() && given.iter().all(|l| l.contains(CDP_TOKEN)),
+        "{calls}"
+    );
+    for l in &given {
+        let argv = l.split_once(' ').map_or("", |(_, a)| a);
+        assert!(!argv.contains(CDP_TOKEN), "{calls}");
+    }
 
     let silent = crate::silent_browsers::SilentBrowser::start("silent");
     let e = tempfile::tempdir().unwrap();
