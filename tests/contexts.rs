@@ -599,7 +599,10 @@ fn flows_connect_to_a_running_browser_isolated_and_leave_it_running() {
     assert_eq!(report["summary"]["passed"], 2, "{report}");
     // agent-browser connected to that browser; runner launched none of its own.
     let argv = std::fs::read_to_string(&log).unwrap();
-    assert!(argv.contains(&format!("--cdp {}", remote.url)), "{argv}");
+    assert!(
+        argv.contains(&format!("AGENT_BROWSER_CDP={} ", remote.url)),
+        "{argv}"
+    );
     assert_eq!(sessions(&log).len(), 1, "{argv}");
     // The browser runs on, with none of the flows' pages (their contexts were disposed).
     assert!(

@@ -43,6 +43,7 @@ mod page_scripts;
 mod readme;
 mod refs;
 mod run;
+mod secret_controls;
 mod secret_forms;
 mod secrets;
 mod selectors;

@@ -11,7 +11,7 @@ use crate::secrets::{everything, nowhere};
 
 /// A run of `flow` in `dir` with every report, as on GitHub Actions (annotations on stdout, the
 /// job summary in `summary.md`), the secret `name` set to `value`.
-fn run_everywhere(dir: &Path, flow: &str, name: &str, value: &str) -> Ran {
+pub(crate) fn run_everywhere(dir: &Path, flow: &str, name: &str, value: &str) -> Ran {
     let ran = flow_run(dir)
         .env(name, value)
         .env("GITHUB_ACTIONS", "true")
@@ -27,7 +27,7 @@ fn run_everywhere(dir: &Path, flow: &str, name: &str, value: &str) -> Ran {
 
 /// Each form as it is printed, and as a JSON string (the JSON report) and HTML text (the HTML
 /// report) hold it.
-fn as_written<'a>(forms: &[(&'a str, String)]) -> Vec<(&'a str, String)> {
+pub(crate) fn as_written<'a>(forms: &[(&'a str, String)]) -> Vec<(&'a str, String)> {
     let mut out = Vec::new();
     for (what, f) in forms {
         let json = serde_json::to_string(f).unwrap();

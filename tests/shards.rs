@@ -132,8 +132,8 @@ fn merge_reports_counts_the_flows_and_refuses_a_shard_that_contradicts_them() {
         ),
         (
             "/flows/0/steps/0/duration_ms",
-            json!(1_000_000_000_000u64),
-            "a step of flow \"a\" took 1000000000000 ms, longer than the flow (40 ms)",
+            json!(1_000u64),
+            "a step of flow \"a\" took 1000 ms, longer than the flow (40 ms)",
         ),
         (
             "/flows/1/setup_ms",
@@ -160,6 +160,64 @@ fn merge_reports_counts_the_flows_and_refuses_a_shard_that_contradicts_them() {
         stderr.contains("merged 1 report(s): 2 flows, 1 passed, 1 failed"),
         "{stderr}"
     );
+}
+
+/// Steps run one after another: a shard whose steps together took longer than their flow (or
+/// than the step they are in) is refused, as one whose times pass 7 days (`u64::MAX` ms, with
+/// every time above it as large, would show as 18446744073709552 s), exit 2, nothing written.
+#[test]
+fn merge_reports_refuses_steps_longer_together_than_their_flow_and_times_past_7_days() {
+    let d = tempfile::tempdir().unwrap();
+    let good = shard(&[("a", "passed")]);
+    let step = good["flows"][0]["steps"][0].clone();
+    let mut two = good.clone();
+    two["flows"][0]["steps"] = json!([step, step]);
+    let mut nested = good.clone();
+    nested["flows"][0]["steps"][0]["steps"] = json!([step, step]);
+    let mut huge = good.clone();
+    for ptr in [
+        "/summary/duration_ms",
+        "/flows/0/duration_ms",
+        "/flows/0/steps/0/duration_ms",
+    ] {
+        *huge.pointer_mut(ptr).unwrap() = json!(u64::MAX);
+    }
+    let mut week = good.clone();
+    for ptr in ["/summary/duration_ms", "/flows/0/duration_ms"] {
+        *week.pointer_mut(ptr).unwrap() = json!(604_800_001u64);
+    }
+    for (r, why) in [
+        (
+            two,
+            "the 2 steps of flow \"a\" took 60 ms together, one after another, longer than the flow (40 ms)",
+        ),
+        (
+            nested,
+            "the 2 steps of flow \"a\" took 60 ms together, one after another, longer than the step they are in (30 ms)",
+        ),
+        (
+            huge,
+            "its run took 18446744073709551615 ms, more than 7 days",
+        ),
+        (week, "its run took 604800001 ms, more than 7 days"),
+    ] {
+        std::fs::write(d.path().join("s.json"), r.to_string()).unwrap();
+        let (code, stderr) = merge(
+            d.path(),
+            &["s.json", "--report", "json=out.json", "--report", "html=h"],
+        );
+        assert_eq!(code, 2, "{why}: {stderr}");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+        assert!(!d.path().join("out.json").exists() && !d.path().join("h").exists());
+    }
+    // Steps that together fill their flow exactly, and a run of 7 days, are a run's.
+    let mut full = good.clone();
+    full["flows"][0]["steps"] = json!([step, step]);
+    full["flows"][0]["duration_ms"] = json!(60);
+    full["summary"]["duration_ms"] = json!(604_800_000u64);
+    std::fs::write(d.path().join("s.json"), full.to_string()).unwrap();
+    let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 /// What `merge-reports` says of a shard's files names them as the shard does, relative to its

@@ -57,8 +57,8 @@ pub(super) fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
 
 /// A shard's summary counts what its flows are, as a run counts them (its skipped flows may
 /// be more than it lists: those its filters and its shard left out); its times hold as a run's
-/// do: a flow within the run, its setup and each step within the flow, a step within its
-/// parent.
+/// do: none past 7 days, a flow within the run, its setup and each step within the flow, a step
+/// within its parent, and steps one after another within them together.
 pub(super) fn consistent(path: &Path, r: &Report) -> Result<(), CliError> {
     let refuse = |why: String| {
         Err(CliError::Usage(format!(
@@ -86,6 +86,9 @@ pub(super) fn consistent(path: &Path, r: &Report) -> Result<(), CliError> {
             said.total, said.skipped, listed.skipped
         ));
     }
+    if let Some(why) = past_the_longest(r) {
+        return refuse(why);
+    }
     for f in &r.flows {
         if f.duration_ms > said.duration_ms {
             return refuse(format!(
@@ -99,24 +102,75 @@ pub(super) fn consistent(path: &Path, r: &Report) -> Result<(), CliError> {
                 f.name, f.duration_ms, f.setup_ms
             ));
         }
-        if let Some(why) = steps_within(&f.steps, f.duration_ms, "the flow") {
-            return refuse(format!("a step of flow {:?} took {why}", f.name));
+        if let Some(why) = steps_within(&f.steps, f.duration_ms, &f.name, false) {
+            return refuse(why);
         }
     }
     Ok(())
 }
 
-/// The first of `steps` (or of their sub-steps) that took longer than `limit_ms`, what it ran
-/// within (`within`): `N ms, longer than ...`.
-fn steps_within(steps: &[Step], limit_ms: u64, within: &str) -> Option<String> {
-    steps.iter().find_map(|s| {
-        if s.duration_ms > limit_ms {
+/// The most a run, a flow or a step of a report may take: the longest duration runner takes
+/// anywhere (7 days). Past it, a shard's time is no run's (`u64::MAX` ms shows as
+/// 18446744073709552 s).
+const LONGEST_MS: u64 = 7 * 24 * 3600 * 1000;
+
+/// The first time of `r` past [`LONGEST_MS`], said so.
+fn past_the_longest(r: &Report) -> Option<String> {
+    fn steps(s: &[Step], flow: &str) -> Option<String> {
+        s.iter().find_map(|s| {
+            if s.duration_ms > LONGEST_MS {
+                Some(format!(
+                    "a step of flow {flow:?} took {} ms, more than 7 days",
+                    s.duration_ms
+                ))
+            } else {
+                steps(&s.steps, flow)
+            }
+        })
+    }
+    if r.summary.duration_ms > LONGEST_MS {
+        return Some(format!(
+            "its run took {} ms, more than 7 days",
+            r.summary.duration_ms
+        ));
+    }
+    r.flows.iter().find_map(|f| {
+        if f.duration_ms > LONGEST_MS || f.setup_ms > LONGEST_MS {
             Some(format!(
-                "{} ms, longer than {within} ({limit_ms} ms)",
-                s.duration_ms
+                "flow {:?} took {} ms (its setup {} ms), more than 7 days",
+                f.name, f.duration_ms, f.setup_ms
             ))
         } else {
-            steps_within(&s.steps, s.duration_ms, "the step it is in")
+            steps(&f.steps, &f.name)
         }
     })
+}
+
+/// The first of `steps` of flow `flow` (or of their sub-steps) that took longer than
+/// `limit_ms`, what they ran within (the flow, else a step), or steps that together did (they
+/// run one after another), said so.
+fn steps_within(steps: &[Step], limit_ms: u64, flow: &str, nested: bool) -> Option<String> {
+    let (one, all) = if nested {
+        ("the step it is in", "the step they are in")
+    } else {
+        ("the flow", "the flow")
+    };
+    if let Some(s) = steps.iter().find(|s| s.duration_ms > limit_ms) {
+        return Some(format!(
+            "a step of flow {flow:?} took {} ms, longer than {one} ({limit_ms} ms)",
+            s.duration_ms
+        ));
+    }
+    let together = steps
+        .iter()
+        .fold(0u64, |t, s| t.saturating_add(s.duration_ms));
+    if together > limit_ms {
+        return Some(format!(
+            "the {} steps of flow {flow:?} took {together} ms together, one after another, longer than {all} ({limit_ms} ms)",
+            steps.len()
+        ));
+    }
+    steps
+        .iter()
+        .find_map(|s| steps_within(&s.steps, s.duration_ms, flow, true))
 }

@@ -39,6 +39,18 @@ impl Kind {
     }
 }
 
+/// Whether `path` is named as a `.env` file: `.env`, `NAME.env`, `.env.NAME` (a name without an
+/// extension is read as one by `--var-file`, but is no file `validate` can tell apart).
+pub(crate) fn is_env_file(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("env"));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase());
+    ext || name.is_some_and(|n| n == ".env" || n.starts_with(".env."))
+}
+
 /// The vars of the file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let kind = Kind::of(path).ok_or_else(|| {
@@ -94,9 +106,12 @@ fn template_refused(file: &SourceFile, at: Range<usize>, var: &str) -> Diagnosti
     .with_help(TEMPLATE_HELP)
 }
 
-/// `KEY=VALUE` lines; `#` comments, blank lines and an `export ` prefix are skipped, and one
-/// pair of quotes around a value is dropped. A name is given once (a second is refused with
-/// both lines: which one wins is not something to guess).
+/// `KEY=VALUE` lines, read as python-dotenv and Docker Compose read them: `#` comments, blank
+/// lines and an `export ` prefix are skipped; a value is unquoted (up to a `#` after a space or
+/// a tab, which starts a comment, and trimmed), in single quotes (as written) or in double quotes
+/// (`\\`, `\"`, `\n` and the other escapes read), with only a comment after its closing quote.
+/// A name is given once (a second is refused with both lines: which one wins is not something
+/// to guess).
 fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
     let mut lines: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -111,7 +126,7 @@ fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        let Some((k, v)) = line.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+        let Some((k, _)) = line.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
             errors.push(
                 Diagnostic::error(file, span, "expected KEY=VALUE")
                     .with_help("a .env file holds one `NAME=value` a line"),
@@ -135,25 +150,97 @@ fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
             );
             continue;
         }
-        let v = v.trim();
-        let v = v
-            .strip_prefix('"')
-            .and_then(|x| x.strip_suffix('"'))
-            .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-            .unwrap_or(v);
-        if crate::template::is_template(v) {
-            // (The value's place: after the `=` of the line.)
-            let at = raw.find('=').map_or(line_start, |i| line_start + i + 1);
-            errors.push(template_refused(file, at..at + v.len(), k));
+        // The value's place: after the `=` of the line.
+        let at = raw.find('=').map_or(line_start, |i| line_start + i + 1);
+        let after = raw[at - line_start..].trim_end_matches(['\n', '\r']);
+        let v = match env_value(after) {
+            Ok(v) => v,
+            Err(p) => {
+                errors.push(
+                    Diagnostic::error(file, at + p.at..at + p.at + 1, p.message).with_help(p.help),
+                );
+                continue;
+            }
+        };
+        if crate::template::is_template(&v) {
+            errors.push(template_refused(file, at..at + after.trim().len(), k));
             continue;
         }
-        out.insert(k.to_string(), Value::String(v.to_string()));
+        out.insert(k.to_string(), Value::String(v));
     }
     if errors.is_empty() {
         Ok(out)
     } else {
         Err(errors)
     }
+}
+
+/// What is wrong with a `.env` value, `at` a byte of it.
+struct ValueProblem {
+    at: usize,
+    message: String,
+    help: &'static str,
+}
+
+/// A `.env` value: what follows the `=` of its line (see [`env`]).
+fn env_value(after: &str) -> Result<String, ValueProblem> {
+    let lead = after.len() - after.trim_start().len();
+    let v = &after[lead..];
+    let Some(quote) = v.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+        // Unquoted: a `#` after whitespace starts a comment.
+        let end = v
+            .char_indices()
+            .find(|&(i, c)| c == '#' && i > 0 && v[..i].ends_with([' ', '\t']))
+            .map_or(v.len(), |(i, _)| i);
+        return Ok(v[..end].trim_end().to_string());
+    };
+    let mut value = String::new();
+    let mut chars = v.char_indices().skip(1);
+    let mut closed = None;
+    while let Some((i, c)) = chars.next() {
+        if c == quote {
+            closed = Some(i + 1);
+            break;
+        }
+        if c == '\\' && quote == '"' {
+            let Some((_, e)) = chars.next() else { break };
+            match e {
+                '\\' | '"' | '\'' => value.push(e),
+                'n' => value.push('\n'),
+                'r' => value.push('\r'),
+                't' => value.push('\t'),
+                'a' => value.push('\u{7}'),
+                'b' => value.push('\u{8}'),
+                'f' => value.push('\u{c}'),
+                'v' => value.push('\u{b}'),
+                other => {
+                    value.push('\\');
+                    value.push(other);
+                }
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    let Some(end) = closed else {
+        return Err(ValueProblem {
+            at: lead,
+            message: format!(
+                "the quote `{quote}` that starts this value is not closed on its line"
+            ),
+            help: "close it on the same line (a=\"a b\"); a value with one quote in it goes without quotes around it (a=it's) or in the other quotes",
+        });
+    };
+    let rest = &v[end..];
+    let trimmed = rest.trim_start();
+    if !trimmed.is_empty() && !trimmed.starts_with('#') {
+        return Err(ValueProblem {
+            at: lead + end + (rest.len() - trimmed.len()),
+            message: format!("text after the closing quote `{quote}` of this value"),
+            help: "put all of the value inside the quotes; after them only a `# comment` may follow",
+        });
+    }
+    Ok(value)
 }
 
 /// A JSON file's syntax, checked by a JSON parser (the YAML reader would take more).
@@ -336,6 +423,34 @@ mod tests {
         let vars = env(&f).unwrap();
         assert_eq!(vars["A"], "x y");
         assert_eq!(vars["B"], "z");
+    }
+
+    #[test]
+    fn env_values_are_read_as_dotenv_reads_them() {
+        for (after, want) in [
+            ("1 # c", "1"),
+            ("1\t#c", "1"),
+            ("b#c", "b#c"),
+            (" #c", "#c"),
+            ("\"a # b\" # c", "a # b"),
+            ("'a\\n # b'", "a\\n # b"),
+            ("\"a\\\"b\\\\c\\nd\\qe\"", "a\"b\\c\nd\\qe"),
+            ("\"it's\"", "it's"),
+            ("it's", "it's"),
+            ("  x y  ", "x y"),
+            ("\"\"", ""),
+        ] {
+            assert_eq!(env_value(after).ok().as_deref(), Some(want), "{after}");
+        }
+        for (after, at) in [
+            ("\"abc", 0),
+            ("  'abc", 2),
+            ("\"a\\\"", 0),
+            ("\"a\" b", 4),
+            ("'a'b", 3),
+        ] {
+            assert_eq!(env_value(after).err().map(|p| p.at), Some(at), "{after}");
+        }
     }
 
     #[test]

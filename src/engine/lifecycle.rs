@@ -29,7 +29,11 @@ pub(crate) async fn run_flow(
 ) -> FlowResult {
     let spec = browser_spec(rt, &loaded);
     // The flow's masker outlives its steps: its browser names the downloads left when it closes.
+    // A remote browser's token or password (`?token=`, `user:pass@`) is masked as a secret.
     let masker = Masker::default();
+    if let Some(url) = &spec.cdp {
+        masker.add_derived(crate::step::url_secrets::url_secrets(url));
+    }
     // A browser launched here saves the flow's downloads with its artifacts.
     let downloads = spec.cdp.is_none().then(|| {
         rt.artifacts

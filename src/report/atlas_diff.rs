@@ -3,8 +3,8 @@
 //! (`!`), new (`+`), removed (`-`); then the states that are the same with other data (`=`, not
 //! a difference). Names come from the atlases: terminal escapes are taken out.
 
-use super::text::clean;
 use crate::atlas::{AtlasDiff, BrokenWhy, EdgeRef, RemovedWhy};
+use crate::step::shown::clean;
 
 /// `n noun` with the noun's plural when it is not 1 (`1 edge`, `3 states`).
 fn count(n: usize, noun: &str) -> String {

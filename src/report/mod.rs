@@ -16,7 +16,6 @@ mod reporter;
 mod silent;
 mod status;
 mod summary;
-mod text;
 pub(crate) mod watch;
 
 pub(crate) use atlas_diff::atlas_diff_text;

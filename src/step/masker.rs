@@ -18,6 +18,13 @@ use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 use super::secret_forms::{MIN_PART, forms};
+use super::shown::{has_hidden, views};
+
+/// The most text [`Masker::settled`] holds back to look at as it is shown: past it, an escape
+/// sequence inside a secret that is longer than this could split it between two pieces of a
+/// stream (its bytes are never together in what is written; a cleaned copy of the whole could
+/// join them).
+const MAX_HELD: usize = 1024 * 1024;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
 /// learns (a sub-flow's secret, a derived value), all mask.
@@ -163,9 +170,36 @@ impl Masker {
         self.inner.read().map_or(true, |i| i.values.is_empty())
     }
 
-    /// Whether `text` holds a secret, or a form of one.
+    /// Whether `text` holds a secret, or a form of one, as it is or as it is shown.
     pub(crate) fn holds_secret(&self, text: &str) -> bool {
-        self.matcher().is_some_and(|m| m.is_match(text))
+        self.matcher().is_some_and(|m| {
+            m.is_match(text)
+                || (has_hidden(text) && views(text).iter().any(|v| m.is_match(&v.text)))
+        })
+    }
+
+    /// How much of `text`, a stream's text so far with more to come, can be masked and passed
+    /// on now: not the last `longest - 1` bytes (as written, and as shown: a secret the rest
+    /// of the stream completes may begin there), and never part of a form found. The rest waits
+    /// for the next piece. A char boundary of `text`.
+    pub(crate) fn settled(&self, text: &str) -> usize {
+        let keep = self.longest().saturating_sub(1);
+        let mut cut = text.len().saturating_sub(keep);
+        if text.len() <= MAX_HELD && has_hidden(text) {
+            for v in views(text) {
+                cut = cut.min(v.original_at(v.text.len().saturating_sub(keep), text.len()));
+            }
+        }
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        if let Some(m) = self.matcher() {
+            let spans = matches(&m, text);
+            while let Some(&(start, _)) = spans.iter().find(|(s, e)| *s < cut && cut < *e) {
+                cut = start;
+            }
+        }
+        cut
     }
 
     /// The length of the longest form masked (0 with no secrets): a stream cut into pieces
@@ -193,12 +227,44 @@ impl Masker {
     }
 }
 
-/// `text` with every match of `m` replaced by `***`, overlapping ones together.
-fn mask_with(m: &AhoCorasick, text: &str) -> String {
+/// Where `m` matches `text`, as it is and in each of its [`views`] (a match there is the range
+/// of `text` it was made of: the characters taken out between its parts included).
+fn matches(m: &AhoCorasick, text: &str) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = m
         .find_overlapping_iter(text)
         .map(|f| (f.start(), f.end()))
         .collect();
+    if has_hidden(text) {
+        for v in views(text) {
+            spans.extend(
+                m.find_overlapping_iter(&v.text)
+                    .map(|f| v.original(f.start(), f.end())),
+            );
+        }
+    }
+    spans
+}
+
+/// `text` with every match of `m` (as it is, and as it is shown) replaced by `***`,
+/// overlapping ones together. Where characters are taken out before the text is shown, the text
+/// masked is looked at again (a few times at most): a `***` put where part of an escape
+/// sequence was changes what the rest of it leaves.
+fn mask_with(m: &AhoCorasick, text: &str) -> String {
+    let mut out = replaced(text, matches(m, text));
+    if has_hidden(text) {
+        for _ in 0..3 {
+            let spans = matches(m, &out);
+            if spans.is_empty() {
+                break;
+            }
+            out = replaced(&out, spans);
+        }
+    }
+    out
+}
+
+/// `text` with `spans` (in any order, overlapping or not) replaced by `***`.
+fn replaced(text: &str, mut spans: Vec<(usize, usize)>) -> String {
     if spans.is_empty() {
         return text.to_string();
     }
@@ -321,6 +387,32 @@ mod tests {
             super::super::secret_forms::base64_inside(b"abcdef").len(),
             3
         );
+    }
+
+    #[test]
+    fn a_secret_split_by_what_is_taken_out_where_it_is_shown_is_masked_whole() {
+        let m = Masker::new(["kestrel-Vault-9931".to_string()]);
+        for between in [
+            "\u{1}",
+            "\u{1b}[0m",
+            "\r",
+            "\u{1b}]0;title\u{7}",
+            "\u{1b}",
+            "\u{200b}",
+            "\u{9b}",
+            "\u{7f}",
+            "\u{202e}",
+        ] {
+            let text = format!("a kestrel-{between}Vault-9931 b");
+            assert_eq!(m.mask(&text), "a *** b", "{text:?}");
+            assert!(m.holds_secret(&text), "{text:?}");
+        }
+        // A `***` put after an ESC changes what the escape takes with it (`ESC * * * C`, where
+        // `ESC z` took only the `z`): the text masked is looked at again.
+        let m = Masker::new(["zz".to_string(), "kestrel-Vault".to_string()]);
+        assert_eq!(m.mask("kestrel-\u{1b}zzCVault"), "***");
+        // Text without such characters is not looked at twice (nor changed).
+        assert_eq!(m.mask("x\ty\n"), "x\ty\n");
     }
 
     #[test]

@@ -208,7 +208,7 @@ fn spawn(l: &Launch) -> Result<CommandServer, StepError> {
             ),
         )
     })?;
-    let output = Output::capture(&mut child, &l.log, &l.artifacts);
+    let output = Output::capture(&mut child, &l.log, &l.artifacts, &l.masker);
     let (tx, rx) = watch::channel(None);
     tokio::spawn(async move {
         let status = child

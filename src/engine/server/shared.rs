@@ -13,7 +13,7 @@ use super::process::Server;
 use crate::config::project::{Origin, ServersSpec};
 use crate::config::server_flags::option_at;
 use crate::engine::render::template_error_in;
-use crate::step::{ServerInfo, StepError};
+use crate::step::{Masker, ServerInfo, StepError};
 use crate::template::Templates;
 
 /// The run's servers once started (or the error that stopped one from starting).
@@ -33,6 +33,9 @@ pub(crate) struct RunContext<'a> {
     pub(crate) run: Value,
     pub(crate) artifacts: &'a Path,
     pub(crate) cancel: &'a CancellationToken,
+    /// What masks the servers' output: the secrets the run's flows declare (the servers get
+    /// runner's environment, which holds them; their own templates read no secrets).
+    pub(crate) masker: Masker,
 }
 
 impl RunServers {
@@ -177,6 +180,7 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         env: Vec::new(),
         log: cx.artifacts.join(log_rel(&name)),
         artifacts: cx.artifacts.to_path_buf(),
+        masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
     let l = launch(ws, place, &mut render)?;
