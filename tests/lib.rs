@@ -13,6 +13,7 @@ mod agents;
 mod architecture;
 mod atlas;
 mod atlas_diff;
+mod atlas_drift;
 mod atlas_export;
 mod atlas_identity;
 mod atlas_settle;

@@ -304,3 +304,124 @@ fn walk(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
     }
     None
 }
+
+/// runner.toml with an API first (it is not the app) and the atlas site second, named `site`
+/// (or `name`).
+fn api_and_site(d: &Path, name: &str) {
+    write(
+        d,
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"api\"\ncommand = [\"python3\", \"{}\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\n\n[[web_server]]\nname = \"{name}\"\nstatic = \"site\"\n",
+            app(),
+        ),
+    );
+}
+
+#[test]
+fn an_atlas_replays_on_the_server_it_was_explored_on() {
+    let d = tempfile::tempdir().unwrap();
+    crate::atlas::site_copy(d.path());
+    api_and_site(d.path(), "site");
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args).args(["--atlas", "atlas"]);
+        output(c)
+    };
+    let (code, out, err) = cmd(&[
+        "explore",
+        "{{ web_server.site.url }}/index.html",
+        "--max-nodes",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The atlas remembers the server it was explored on.
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("atlas/atlas.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["server"], "site", "{settings}");
+
+    // Both servers start again on new ports; without --base-url the replays go to the site's,
+    // not to the first server's.
+    let (code, out, err) = cmd(&["atlas", "verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 verified, 0 no longer arrive"), "{out}");
+    assert!(!err.contains("warning"), "{err}");
+    let home = crate::atlas::node_by_title(d.path(), "Atlas home");
+    let (code, out, err) = cmd(&["atlas", "replay", &home]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The exported flow opens the site's URL of the run that runs it.
+    let (code, exported, err) = cmd(&["atlas", "export", &home]);
+    assert_eq!(code, 0, "{exported}{err}");
+    assert!(
+        exported.contains("\"open\": \"{{ web_server.site.url }}/index.html\""),
+        "{exported}"
+    );
+    write(d.path(), "exported.yaml", &exported);
+    let mut c = runner(d.path());
+    c.args(["run", "exported.yaml"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // A server of that name is gone from runner.toml: said, and the first server is used (the
+    // documented default), where the site's pages are not.
+    api_and_site(d.path(), "web");
+    let (code, out, err) = cmd(&["atlas", "verify"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "the atlas was explored on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn atlas_verify_reports_list_the_server_it_started_with_its_log() {
+    let d = tempfile::tempdir().unwrap();
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args)
+            .args(["--atlas", "atlas"])
+            .args(["--web-server", &format!("python3 {}", app())])
+            .args(["--web-server-port", "auto"]);
+        output(c)
+    };
+    let (code, out, err) = cmd(&["explore", "/", "--max-nodes", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = cmd(&[
+        "atlas",
+        "verify",
+        "--report",
+        "json=verify.json",
+        "--report",
+        "html=html",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // As a run's report does: the server, and where its log is.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("verify.json")).unwrap())
+            .unwrap();
+    let servers = report["web_servers"].as_array().expect("web_servers");
+    assert_eq!(servers.len(), 1, "{report}");
+    assert_eq!(servers[0]["name"], "server", "{report}");
+    assert!(
+        servers[0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
+    let log = d.path().join(servers[0]["log"].as_str().expect("a log"));
+    let text = std::fs::read_to_string(&log).expect("the log is where the report says");
+    assert!(text.contains("\"GET / HTTP/1.1\" 200"), "{text}");
+    // The HTML report links a copy of it.
+    let html = std::fs::read_to_string(d.path().join("html/index.html")).unwrap();
+    assert!(
+        html.contains("<table class=\"servers\"><tr><th>web server</th>")
+            && html.contains("<td>server</td>")
+            && html.contains("<a href=\"assets/1.log\">web server log</a>"),
+        "{html}"
+    );
+    let copy = std::fs::read_to_string(d.path().join("html/assets/1.log")).unwrap();
+    assert_eq!(copy, text);
+}

@@ -9,6 +9,7 @@ mod export;
 mod fingerprint;
 mod identity;
 mod label;
+mod locator;
 mod record;
 mod replay;
 mod settle;

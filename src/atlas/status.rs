@@ -13,8 +13,9 @@ use super::store::Atlas;
 /// The file's content.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub(crate) struct Status {
-    /// `exploring`, `done`, `failed`, `interrupted`; `atlas status` says `stopped` for an
-    /// `exploring` whose process is gone (killed), and `idle` when no explore ever ran.
+    /// `exploring`, `done`, `limited` (stopped at `--max-nodes` with todos left), `failed`,
+    /// `interrupted`; `atlas status` says `stopped` for an `exploring` whose process is gone
+    /// (killed), and `idle` when no explore ever ran.
     pub(crate) state: String,
     pub(crate) current_node: Option<String>,
     pub(crate) nodes_explored: usize,
@@ -71,8 +72,9 @@ impl StatusFile {
         s
     }
 
-    /// Writes the status: `state`, at `node`, with the atlas's current counts.
-    pub(crate) fn write(&self, atlas: &Atlas, state: &str, node: Option<&str>) {
+    /// Writes the status: `state`, at `node`, with the atlas's current counts; returns them
+    /// (nodes, todos pending), so what is shown beside it says the same.
+    pub(crate) fn write(&self, atlas: &Atlas, state: &str, node: Option<&str>) -> (usize, usize) {
         let (nodes, pending) = counts(atlas);
         let t = SystemTime::now();
         let up = t
@@ -89,6 +91,7 @@ impl StatusFile {
             pid: std::process::id(),
         };
         let _ = write_atomic(&atlas.root, &status);
+        (nodes, pending)
     }
 }
 

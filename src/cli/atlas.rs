@@ -13,7 +13,7 @@ use super::tally::{Tally, Verified};
 use crate::agent::{CacheMode, SkillEnv};
 use crate::atlas::{self, Atlas, Checks, Driver, ExploreAgent};
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
-use crate::report::{ReportTarget, Reporter, Status, Summary};
+use crate::report::{Report, ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, StepError};
 
 /// An option the subcommand would not use is refused, not passed over: `atlas diff` reads the
@@ -87,7 +87,8 @@ pub(crate) fn run(
             base_url,
             out,
         } => {
-            let text = atlas::export(&atlas, node, *format, base_url.as_deref())?;
+            let base = export_base(&atlas, *format, base_url.as_deref(), servers, reporter)?;
+            let text = atlas::export(&atlas, node, *format, base.as_deref())?;
             match out {
                 None => text,
                 Some(dir) => {
@@ -140,6 +141,45 @@ pub(crate) fn run(
     Ok(Outcome::Passed)
 }
 
+/// Where an export opens the app: `--base-url` (a flow may be given a template naming a
+/// server: `runner run` fills it in); else, for a flow of an atlas explored on a web server
+/// that runner.toml still has, that server's URL as the run that runs it has it (`{{
+/// web_server.<name>.url }}`); else the recorded origin. A Playwright script has no runner
+/// servers: it opens a whole URL.
+fn export_base(
+    atlas: &Atlas,
+    format: atlas::ExportFormat,
+    given: Option<&str>,
+    servers: &ServerArgs,
+    reporter: &Reporter,
+) -> Result<Option<String>, CliError> {
+    let flow = matches!(format, atlas::ExportFormat::Flow);
+    if let Some(given) = given {
+        if crate::template::is_template(given) {
+            if !flow {
+                return Err(CliError::Usage(format!(
+                    "`--base-url {given}`: a Playwright script has no runner web servers to fill a template in; give a whole URL"
+                )));
+            }
+            check_url(given, super::servers::spec(servers)?.as_ref())?;
+        }
+        return Ok(Some(given.to_string()));
+    }
+    let Some(name) = atlas.server()?.filter(|_| flow) else {
+        return Ok(None);
+    };
+    let names = super::servers::spec(servers)?
+        .map(|s| s.names())
+        .unwrap_or_default();
+    if names.contains(&name) {
+        return Ok(Some(format!("{{{{ web_server.{name}.url }}}}")));
+    }
+    reporter.warn(&format!(
+        "the atlas was explored on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
+    ));
+    Ok(None)
+}
+
 /// A runtime and an in-process driver for replays, with artifacts in a scratch directory;
 /// `profiles` are the agent profile directories beyond the usual ones.
 pub(super) fn driver(
@@ -185,13 +225,39 @@ pub(super) fn finish(scratch: &Path) {
     let _ = std::fs::remove_dir_all(scratch);
 }
 
-/// Where replays go: `--base-url` (a server's URL when it names one), else the first server's
-/// origin, else the recorded origin.
-fn base_url(check: &CheckArgs, served: &Served) -> Result<Option<String>, CliError> {
-    match &check.base_url {
-        Some(given) => served.url(given).map(Some),
-        None => Ok(served.origin()),
+/// Where replays go: `--base-url` (a server's URL when it names one); else the origin of the
+/// web server the atlas was explored on (`atlas.json`'s `server`); else — an atlas that names
+/// none, or names a server that is not there now (said) — the first server's origin, else the
+/// recorded origin.
+fn base_url(
+    check: &CheckArgs,
+    served: &Served,
+    atlas: &Atlas,
+    reporter: &Reporter,
+) -> Result<Option<String>, CliError> {
+    if let Some(given) = &check.base_url {
+        return served.url(given).map(Some);
     }
+    let Some(name) = atlas.server()? else {
+        return Ok(served.origin());
+    };
+    if let Some(origin) = served.origin_of(&name) {
+        return Ok(Some(origin));
+    }
+    let (now, instead) = match served.names() {
+        [] => (
+            "none".to_string(),
+            "replaying on the recorded origin".to_string(),
+        ),
+        names => (
+            names.join(", "),
+            format!("replaying on the first, `{}`", names[0]),
+        ),
+    };
+    reporter.warn(&format!(
+        "the atlas was explored on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
+    ));
+    Ok(served.origin())
 }
 
 fn replay(
@@ -214,7 +280,7 @@ fn replay(
         &run_id,
         reporter,
         |served| async move {
-            let base_url = base_url(check, &served)?;
+            let base_url = base_url(check, &served, atlas, reporter)?;
             let mut d = InProcess::new(rt);
             let r = interruptible(atlas::replay(
                 &mut d,
@@ -276,13 +342,13 @@ fn verify(
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
-    let replayed = tokio_rt.block_on(super::servers::around(
+    let out = tokio_rt.block_on(super::servers::around_reported(
         &rt.clone(),
         spec.as_ref(),
         &run_id,
         reporter,
         |served| async move {
-            let base_url = base_url(args.check, &served)?;
+            let base_url = base_url(args.check, &served, atlas, reporter)?;
             let checks = Checks {
                 base_url: base_url.as_deref(),
                 timeout: args.check.timeout,
@@ -297,8 +363,9 @@ fn verify(
         },
     ));
     finish(&scratch);
+    let (replayed, served) = out?;
     let replayed =
-        replayed??.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
+        replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let Verified {
         text,
         results,
@@ -306,19 +373,33 @@ fn verify(
     } = Verified::of(replayed, atlas);
     reporter.out(&text);
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
-    for t in &targets {
-        for note in t
-            .write(&results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?
-        {
-            reporter.warn(&note);
-        }
-    }
+    write_reports(&targets, &results, &summary, served, reporter)?;
     Ok(if failed == 0 {
         Outcome::Passed
     } else {
         Outcome::FlowsFailed
     })
+}
+
+/// Writes the reports of a command's results, with the web servers it started (as a run's
+/// reports list them, each with its log); what a report left out is a warning.
+fn write_reports(
+    targets: &[ReportTarget],
+    results: &[crate::step::FlowResult],
+    summary: &Summary,
+    servers: Vec<crate::step::ServerInfo>,
+    reporter: &Reporter,
+) -> Result<(), CliError> {
+    let report = Report::of(results, summary).with_servers(servers);
+    for t in targets {
+        for note in t
+            .write_report(&report)
+            .map_err(|e| CliError::Environment(e.to_string()))?
+        {
+            reporter.warn(&note);
+        }
+    }
+    Ok(())
 }
 
 /// `runner atlas test`'s settings.
@@ -359,7 +440,8 @@ fn test(
     let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
     let run_id = format!("atlas-test-{}", std::process::id());
     let started = std::time::Instant::now();
-    let tested = match run_tests(atlas, args, &run_id, reporter)? {
+    let (tested, served) = run_tests(atlas, args, &run_id, reporter)?;
+    let tested = match tested {
         Ok(t) => t,
         Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
         Err(e) => {
@@ -369,14 +451,7 @@ fn test(
     };
     let tally = Tally::of(tested, atlas);
     let summary = Summary::of(&tally.results, 0, started.elapsed(), &run_id);
-    for t in &targets {
-        for note in t
-            .write(&tally.results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?
-        {
-            reporter.warn(&note);
-        }
-    }
+    write_reports(&targets, &tally.results, &summary, served, reporter)?;
     let report_path = reports[0]
         .split_once('=')
         .map_or("", |(_, p)| p)
@@ -401,6 +476,12 @@ fn test(
     })
 }
 
+/// What `atlas test` ran, and the web servers it started.
+type Ran = (
+    Result<atlas::Tested, StepError>,
+    Vec<crate::step::ServerInfo>,
+);
+
 /// Replays every node and runs its test ideas, in process, with the agent's skills when there
 /// is one; an interrupt is marked in the atlas's status and is the command's error.
 fn run_tests(
@@ -408,7 +489,7 @@ fn run_tests(
     args: &TestArgs<'_>,
     run_id: &str,
     reporter: &Reporter,
-) -> Result<Result<atlas::Tested, StepError>, CliError> {
+) -> Result<Ran, CliError> {
     let spec = super::servers::spec(args.servers)?;
     if let Some(given) = &args.check.base_url {
         check_url(given, spec.as_ref())?;
@@ -418,7 +499,7 @@ fn run_tests(
     let agent = skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
-    let tested = tokio_rt.block_on(super::servers::around(
+    let out = tokio_rt.block_on(super::servers::around_reported(
         &skills_rt,
         spec.as_ref(),
         run_id,
@@ -426,7 +507,7 @@ fn run_tests(
         |served| {
             let (agent, status) = (agent.as_ref(), &status);
             async move {
-                let base_url = base_url(args.check, &served)?;
+                let base_url = base_url(args.check, &served, atlas, reporter)?;
                 let checks = Checks {
                     base_url: base_url.as_deref(),
                     timeout: args.check.timeout,
@@ -443,10 +524,12 @@ fn run_tests(
     ));
     status.finish();
     finish(&scratch);
-    tested??.ok_or_else(|| {
+    let (tested, served) = out?;
+    let tested = tested?.ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
-    })
+    })?;
+    Ok((tested, served))
 }
 
 /// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache

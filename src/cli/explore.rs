@@ -85,6 +85,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         // State screenshots go to the private scratch directory, removed with it.
         artifacts: scratch.join("states"),
         run_id,
+        server: None,
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
@@ -96,6 +97,8 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
             let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
             async move {
                 opts.url = served.url(&args.url)?;
+                // Kept in the atlas: its replays go to this server's origin of their run.
+                opts.server = served.server_of(&opts.url);
                 let mut d = InProcess::new(rt);
                 let r = interruptible(atlas::explore(
                     &mut d,

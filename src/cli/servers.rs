@@ -16,6 +16,7 @@ use super::error::CliError;
 use crate::config::project::{self, ServersSpec};
 use crate::engine::{Runtime, start_servers};
 use crate::report::Reporter;
+use crate::step::ServerInfo;
 use crate::template::{Templates, is_template};
 
 /// The servers to start: `--web-server`'s (it replaces the project file's), else the project
@@ -49,12 +50,51 @@ pub(crate) struct Served {
     first: Option<String>,
     /// `web_server.<name>`: `{url, port}` of each.
     values: Map<String, Value>,
+    /// Their names, in order.
+    names: Vec<String>,
 }
 
 impl Served {
     /// The first server's origin (`scheme://host:port`): the replays' default base URL.
     pub(crate) fn origin(&self) -> Option<String> {
         self.first.as_deref().map(origin)
+    }
+
+    /// The servers' names, in order.
+    pub(crate) fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The origin of the server named `name`, when it is one of these.
+    pub(crate) fn origin_of(&self, name: &str) -> Option<String> {
+        self.values
+            .get(name)
+            .and_then(|v| v["url"].as_str())
+            .map(origin)
+    }
+
+    /// The server a URL is on (its name): the one of the URL's origin, else, for a URL on this
+    /// machine (`localhost`, `127.0.0.1`, `[::1]`), the one of its port; none for a URL on
+    /// none of them.
+    pub(crate) fn server_of(&self, url: &str) -> Option<String> {
+        let at = origin(url);
+        let by_origin = self
+            .names
+            .iter()
+            .find(|n| self.origin_of(n).is_some_and(|o| o == at));
+        let by_port = || {
+            let (host, port) = host_port(&at)?;
+            if !is_local(host) {
+                return None;
+            }
+            self.names.iter().find(|n| {
+                self.origin_of(n)
+                    .as_deref()
+                    .and_then(host_port)
+                    .is_some_and(|(h, p)| is_local(h) && p == port)
+            })
+        };
+        by_origin.or_else(by_port).cloned()
     }
 
     /// A URL the command was given, with the servers' values in place (see [`check_url`]).
@@ -140,6 +180,22 @@ where
     F: FnOnce(Served) -> Fut,
     Fut: Future<Output = T>,
 {
+    Ok(around_reported(rt, spec, run_id, reporter, work).await?.0)
+}
+
+/// As [`around`], with the servers as a run's report lists them (`web_servers`: URL, start
+/// time, the log's absolute path, and why one exited).
+pub(crate) async fn around_reported<T, F, Fut>(
+    rt: &Runtime,
+    spec: Option<&ServersSpec>,
+    run_id: &str,
+    reporter: &Reporter,
+    work: F,
+) -> Result<(T, Vec<ServerInfo>), CliError>
+where
+    F: FnOnce(Served) -> Fut,
+    Fut: Future<Output = T>,
+{
     let logs = logs_dir(run_id);
     // Ctrl-C (or SIGTERM, SIGHUP) while a server starts ends the start: what was started is
     // stopped, and the command ends as interrupted. The watch stays on while `work` runs: the
@@ -161,6 +217,7 @@ where
         let served = Served {
             first: servers.first_url().map(str::to_string),
             values: servers.values().clone(),
+            names: servers.info().into_iter().map(|i| i.name).collect(),
         };
         Ok(work(served).await)
     };
@@ -168,8 +225,12 @@ where
     if let Some(why) = servers.died().await {
         reporter.error(&why);
     }
-    servers.stop().await;
-    out
+    let mut infos = servers.stop().await;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    for i in &mut infos {
+        i.log = i.log.take().map(|l| cwd.join(l).display().to_string());
+    }
+    out.map(|t| (t, infos))
 }
 
 /// `scheme://host:port` of a URL.
@@ -181,6 +242,21 @@ fn origin(url: &str) -> String {
         }
         None => url.trim_end_matches('/').to_string(),
     }
+}
+
+/// The host and port of an origin (`scheme://host:port`); the scheme's port when it has none.
+fn host_port(origin: &str) -> Option<(&str, u16)> {
+    let (scheme, authority) = origin.split_once("://")?;
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !p.contains(']') => (h, p.parse().ok()?),
+        _ => (authority, if scheme == "https" { 443 } else { 80 }),
+    };
+    Some((host, port))
+}
+
+/// Whether a host is this machine.
+fn is_local(host: &str) -> bool {
+    matches!(host, "localhost" | "[::1]") || host.starts_with("127.")
 }
 
 /// The URL to explore: a path (`/`, `/app`) is taken on the server's origin.
@@ -231,7 +307,29 @@ mod tests {
         Served {
             first: Some("http://127.0.0.1:7001".into()),
             values,
+            names: vec!["api".into(), "site".into()],
         }
+    }
+
+    #[test]
+    fn a_url_is_on_the_server_of_its_origin_or_of_its_local_port() {
+        let s = served();
+        for (url, on) in [
+            ("http://127.0.0.1:7002/index.html", Some("site")),
+            ("http://127.0.0.1:7001", Some("api")),
+            ("http://localhost:7002/a?b", Some("site")),
+            ("http://127.0.0.1:7003/", None),
+            ("http://example.test:7002/", None),
+            ("https://example.test/", None),
+        ] {
+            assert_eq!(s.server_of(url).as_deref(), on, "{url}");
+        }
+        assert_eq!(
+            s.origin_of("site").as_deref(),
+            Some("http://127.0.0.1:7002")
+        );
+        assert_eq!(s.origin_of("web"), None);
+        assert_eq!(Served::default().server_of("http://127.0.0.1:7002/"), None);
     }
 
     #[test]

@@ -4,9 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::Summary;
 use super::model::Report;
-use crate::step::FlowResult;
 
 /// A report that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -38,15 +36,6 @@ impl ReportTarget {
                 )),
             })
             .collect()
-    }
-
-    /// Writes this report of a run's results; what was left out of it, and why.
-    pub(crate) fn write(
-        &self,
-        results: &[FlowResult],
-        summary: &Summary,
-    ) -> Result<Vec<String>, ReportError> {
-        self.write_report(&Report::of(results, summary))
     }
 
     /// Writes this report of a report document (a run's, or shards' merged); what was left out

@@ -336,6 +336,15 @@ pub(super) fn state_table(
             place(e)
         ));
     }
+    for e in &d.moved {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>moved</td><td>{}{}</td><td>{}{}</td></tr>",
+            esc(&e.to_string()),
+            place(e),
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
     let word = match d.fingerprint {
         crate::atlas::Fingerprint::Structure => "data drift",
         crate::atlas::Fingerprint::Text => "text",

@@ -2,6 +2,7 @@
 //! the snapshot read as nodes, the route, the structure (data left out) and the diff.
 
 mod diff;
+mod excerpt;
 mod lcs;
 mod normalize;
 mod route;
