@@ -126,7 +126,9 @@ pub(crate) enum AtlasCommand {
         node: String,
         #[arg(long, value_enum, default_value = "flow")]
         format: ExportFormat,
-        /// Replace the recorded origin with this one.
+        /// Replace the recorded origin with this one (in a flow, a template naming a web
+        /// server, which `runner run` fills in; default for a flow: the server the atlas was
+        /// explored on, as `{{ web_server.<name>.url }}`).
         #[arg(long)]
         base_url: Option<String>,
         /// Write it into DIR (named after the path's last edge, as the explorer's agent named
@@ -185,7 +187,8 @@ pub(crate) enum AtlasCommand {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct CheckArgs {
     /// Replace the recorded origin with this one (a template may name a web server:
-    /// `{{ web_server.<name>.url }}`).
+    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was explored
+    /// on, else the first server's).
     #[arg(long)]
     pub(crate) base_url: Option<String>,
     /// What each step of a replayed path and each arrival check may take (`250ms`, `5s`,
