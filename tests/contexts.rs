@@ -697,3 +697,43 @@ fn headless_runs_use_the_headless_shell_when_it_is_installed() {
         "/usr/lib/chromium/chromium"
     );
 }
+
+/// A flow that ends before its first browser command (here: a secret that is not set) hands its
+/// context over at once. The worker makes the next flow's context once the flow's first command
+/// has finished, waiting at most 1 s for it; such a flow never sends one, and each of them cost
+/// the run that whole second. Eight of them took at least 8 s (the wait alone); now the run is
+/// the browser's launch and a few milliseconds per flow. The bound (6 s) cannot be met by the
+/// old behaviour whatever the machine's speed.
+#[test]
+fn flows_that_fail_before_their_first_step_do_not_hold_up_the_next() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..8 {
+        let text = format!(
+            "name: early {i}\nsecrets: [RUNNER_TEST_UNSET_SECRET]\nsteps:\n  - open: \"about:blank\"\n"
+        );
+        write(d.path(), &format!("f{i}.yaml"), &text);
+    }
+    write(
+        d.path(),
+        "z.yaml",
+        &flow(
+            "after them",
+            "  - expect: { visible: { role: heading, text: \"Welcome\" } }\n",
+        ),
+    );
+    let started = std::time::Instant::now();
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args([".", "--jobs", "1"])
+        .with(|c| {
+            c.env_remove("RUNNER_TEST_UNSET_SECRET");
+        })
+        .run();
+    let took = started.elapsed();
+    assert_eq!(code, 3, "{report}");
+    assert_eq!(report["summary"]["errors"], 8, "{report}");
+    assert_eq!(report["summary"]["passed"], 1, "{report}");
+    assert!(
+        took < std::time::Duration::from_secs(6),
+        "8 flows that failed before their first step took {took:?}"
+    );
+}
