@@ -213,3 +213,80 @@ fn the_web_server_options_are_named_as_options_in_their_errors() {
     );
     assert!(!out.contains("runner.toml"), "{out}");
 }
+
+/// A server's `url` or `ready_url` that readiness cannot poll (not an absolute http(s) URL) is
+/// refused where it is written — a flow, runner.toml, `--web-server-url` — instead of waiting
+/// `ready_timeout` (30 s) for an answer that cannot come; one made by a template fails the flow
+/// as soon as it renders, saying so.
+#[test]
+fn a_server_url_readiness_cannot_poll_is_refused_where_it_is_written() {
+    let d = tempfile::tempdir().unwrap();
+    let cmd = format!("python3 {}", app());
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nweb_server:\n  command: [python3, x.py]\n  url: \"localhost:8000\"\nsteps:\n  - log: x\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("f.yaml:4:8: error: `web_server.url` must be an http(s) URL"),
+        "{out}"
+    );
+    write(d.path(), "f.yaml", "name: v\nsteps:\n  - log: x\n");
+    write(
+        d.path(),
+        "runner.toml",
+        "[[web_server]]\nname = \"api\"\ncommand = [\"x\"]\nurl = \"ftp://127.0.0.1/\"\nready_url = \"health\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("runner.toml:4:7: error: `web_server.url`"),
+        "{out}"
+    );
+    assert!(out.contains("its scheme is `ftp`"), "{out}");
+    assert!(
+        out.contains("runner.toml:5:13: error: `web_server.ready_url`")
+            && out.contains("`/health`"),
+        "{out}"
+    );
+    std::fs::remove_file(d.path().join("runner.toml")).unwrap();
+    let (code, out) = explore(
+        d.path(),
+        &["--web-server", &cmd, "--web-server-url", "not a url"],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--web-server-url: `web_server.url` must be"),
+        "{out}"
+    );
+    // An `env` entry that reads `web_server` has no value when the server starts.
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nenv: { WHERE: \"127.0.0.1:{{ web_server.port }}\" }\nweb_server:\n  command: [python3, x.py]\n  port: auto\n  url: \"http://{{ env.WHERE }}\"\nsteps:\n  - log: \"{{ env.WHERE }}\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("f.yaml:6:8: error: `env.WHERE` has no value here"),
+        "{out}"
+    );
+    // Rendered: the flow fails at once, naming the URL it was given.
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nenv: { WHERE: \"127.0.0.1:8000\" }\nweb_server:\n  command: [python3, x.py]\n  url: \"{{ env.WHERE }}\"\nsteps:\n  - log: x\n",
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let error = report["flows"][0]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert_ne!(code, 0, "{report}");
+    assert!(
+        error.contains("`web_server.url` must be an http(s) URL"),
+        "{report}"
+    );
+    assert!(!error.contains("did not answer"), "{report}");
+}

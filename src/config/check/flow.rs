@@ -29,6 +29,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     retry_waits(c, &d.steps, &mut out);
     headers(c, &d.steps, &mut out);
     static_dir(c, &mut out);
+    server_urls(c.file, c.spans, c.value, "/web_server", &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
 
@@ -59,6 +60,29 @@ fn durations(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) 
             .iter()
             .filter_map(|ptr| problem_at(c.file, c.spans, c.value, ptr)),
     );
+}
+
+/// The `url` and `ready_url` of the server at `ptr` (a flow's, or one of runner.toml's), as
+/// written: readiness polls them with HTTP (one with a template is checked when it renders).
+pub(crate) fn server_urls(
+    file: &crate::source::SourceFile,
+    spans: &crate::source::SpanMap,
+    value: &serde_json::Value,
+    ptr: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    for field in ["url", "ready_url"] {
+        let at = format!("{ptr}/{field}");
+        let Some(v) = value.pointer(&at).and_then(serde_json::Value::as_str) else {
+            continue;
+        };
+        if let Some(e) = (!is_template(v))
+            .then(|| crate::config::model::url_problem(field, v))
+            .flatten()
+        {
+            out.push(at_value(file, spans, &at, e));
+        }
+    }
 }
 
 /// A static web server's directory must exist (relative to the flow's directory).
@@ -232,6 +256,7 @@ fn duration_pointers(steps: &[(String, &Step)]) -> Vec<String> {
         "/browser/timeout",
         "/defaults/timeout",
         "/web_server/ready_timeout",
+        "/web_server/stop_timeout",
     ] {
         out.push(p.to_string());
     }
