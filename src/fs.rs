@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader sees
 /// the old file or the new one, never half of one. The temporary name carries the pid, so two
-/// processes writing the same file do not share it.
+/// processes writing the same file do not share it. Neither is written through a symlink: the
+/// rename replaces a link at `path`, and the temporary file is made new.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
@@ -24,7 +25,18 @@ pub(crate) fn write_atomic_with(
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         std::process::id()
     ));
-    let written = std::fs::File::create(&tmp).and_then(|f| {
+    // A file left there (a crash, or a symlink planted in a reused directory) is removed, never
+    // written through: the temporary file is made new (`O_EXCL`, which follows no link).
+    let _ = std::fs::remove_file(&tmp);
+    let created = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_CLOEXEC).bits())
+            .open(&tmp)
+    };
+    let written = created.and_then(|f| {
         let mut w = std::io::BufWriter::new(f);
         write(&mut w)?;
         w.flush()
@@ -78,9 +90,48 @@ pub(crate) fn artifact_file(root: &Path, path: &Path) -> Result<PathBuf, String>
     }
 }
 
+/// The file `path` inside `root` (the run's artifacts directory, or a report's folder) created
+/// for writing, or emptied when it is there: its directories as [`artifact_dir`] makes them,
+/// the file opened with `O_NOFOLLOW` through its directory's handle, so a symlink in its place
+/// is refused, never followed, and a link put there after a check is not either. Only a
+/// regular file: a FIFO in its place is refused without waiting for a reader.
+pub(crate) fn create_artifact(root: &Path, path: &Path) -> Result<std::fs::File, String> {
+    use nix::errno::Errno;
+    use nix::fcntl::{OFlag, openat};
+    use nix::sys::stat::Mode;
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(format!("{} is not a file's path", path.display()));
+    };
+    let dir = open_artifact_dir(root, parent)?;
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+    let fd = match openat(&dir, name, flags, Mode::from_bits_truncate(0o644)) {
+        Ok(fd) => fd,
+        Err(Errno::ELOOP) => return Err(link_refused(path)),
+        Err(Errno::ENXIO) => return Err(not_regular(path)),
+        Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
+    };
+    let file = std::fs::File::from(fd);
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
+    if !regular {
+        return Err(not_regular(path));
+    }
+    // Emptied only now that it is known to be a regular file of its own.
+    file.set_len(0)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    Ok(file)
+}
+
+fn not_regular(p: &Path) -> String {
+    format!(
+        "{} is not a regular file: runner writes an artifact only to a file of its own",
+        p.display()
+    )
+}
+
 fn link_refused(p: &Path) -> String {
     format!(
-        "{} is a symbolic link: runner writes no artifact through one (a reused artifacts directory? remove the link)",
+        "{} is a symbolic link: runner writes no artifact through one (left from an earlier run? remove the link)",
         p.display()
     )
 }
@@ -180,6 +231,58 @@ mod tests {
         super::write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn written_files_replace_a_symlink_in_their_place_and_never_follow_one() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "original").unwrap();
+        let p = d.path().join("r.json");
+        std::os::unix::fs::symlink(&victim, &p).unwrap();
+        let tmp = d.path().join(format!(".r.json.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        super::write_atomic(&p, b"report").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "original");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "report");
+        assert!(!std::fs::symlink_metadata(&p).unwrap().is_symlink());
+    }
+
+    #[test]
+    fn artifacts_are_created_as_files_of_their_own_through_no_symlink() {
+        use std::io::Write;
+        let d = tempfile::tempdir().unwrap();
+        let (root, outside) = (d.path().join("art"), d.path().join("outside"));
+        std::fs::create_dir_all(root.join("flow")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("victim"), "original").unwrap();
+        let made = root.join("flow/new/x.log");
+        super::create_artifact(&root, &made)
+            .unwrap()
+            .write_all(b"log")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&made).unwrap(), "log");
+        // Made again: emptied, then written.
+        super::create_artifact(&root, &made)
+            .unwrap()
+            .write_all(b"2")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&made).unwrap(), "2");
+        std::os::unix::fs::symlink(outside.join("victim"), root.join("flow/link.log")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("flow/dir")).unwrap();
+        nix::unistd::mkfifo(&root.join("flow/fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        for (name, why) in [
+            ("flow/link.log", "flow/link.log is a symbolic link"),
+            ("flow/dir/victim", "flow/dir is a symbolic link"),
+            ("flow/fifo", "flow/fifo is not a regular file"),
+        ] {
+            let e = super::create_artifact(&root, &root.join(name)).unwrap_err();
+            assert!(e.contains(why), "{name}: {e}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(outside.join("victim")).unwrap(),
+            "original"
+        );
     }
 
     #[test]

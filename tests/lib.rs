@@ -41,6 +41,7 @@ mod mistakes;
 mod model;
 mod orphans;
 mod page_scripts;
+mod planted;
 mod readme;
 mod refs;
 mod run;

@@ -226,11 +226,24 @@ where
         reporter.error(&why);
     }
     let mut infos = servers.stop().await;
+    say_unkept_logs(&infos, reporter);
     let cwd = std::env::current_dir().unwrap_or_default();
     for i in &mut infos {
         i.log = i.log.take().map(|l| cwd.join(l).display().to_string());
     }
     out.map(|t| (t, infos))
+}
+
+/// Says which of the run's servers kept no log, and why (a symlink stood in its place).
+pub(crate) fn say_unkept_logs(infos: &[ServerInfo], reporter: &Reporter) {
+    for i in infos {
+        if let Some(why) = &i.log_not_kept {
+            reporter.warn(&format!(
+                "web server `{}`: its log is not kept: {why}",
+                i.name
+            ));
+        }
+    }
 }
 
 /// `scheme://host:port` of a URL.

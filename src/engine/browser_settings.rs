@@ -28,7 +28,10 @@ pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
 
 /// What the flow sets up in its own browser context, as written (see [`render_settings`] for
 /// its templates); `downloads`: where its downloads go.
-pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> ContextSetup {
+pub(crate) fn context_setup(
+    loaded: &LoadedFlow,
+    downloads: Option<(PathBuf, PathBuf)>,
+) -> ContextSetup {
     let b = loaded.flow.browser.as_ref();
     let Some(b) = b else {
         return ContextSetup {

@@ -293,10 +293,11 @@ async fn perform(
             cx.artifact("act").with_extension("after.png"),
         )
     });
-    if let Some((before, _)) = &shots {
-        intent::screenshot(session, before, page_timeout).await?;
-    }
     let files = step_files(cx, "act");
+    // Inside the artifacts, as every screenshot: no symlink in their place is written through.
+    if let Some((before, _)) = &shots {
+        intent::screenshot(session, &files.ready(before.clone())?, page_timeout).await?;
+    }
     let done = Box::pin(crate::browser::run_step(
         session,
         step,
@@ -304,8 +305,10 @@ async fn perform(
         &files,
     ))
     .await?;
-    if let Some((_, after)) = &shots {
-        let _ = intent::screenshot(session, after, page_timeout).await;
+    if let Some((_, after)) = &shots
+        && let Ok(after) = files.ready(after.clone())
+    {
+        let _ = intent::screenshot(session, &after, page_timeout).await;
     }
     let shown = |p: Option<&std::path::PathBuf>| {
         p.filter(|p| p.exists())

@@ -36,9 +36,11 @@ pub(crate) async fn run_flow(
     }
     // A browser launched here saves the flow's downloads with its artifacts.
     let downloads = spec.cdp.is_none().then(|| {
-        rt.artifacts
+        let dir = rt
+            .artifacts
             .join(artifacts::flow_dir(info.index, &loaded.flow.name))
-            .join("downloads")
+            .join("downloads");
+        (rt.artifacts.clone(), dir)
     });
     let browser = FlowBrowser::new(
         info.index,
@@ -109,6 +111,7 @@ pub(crate) async fn run_in(
             .as_ref()
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
+        server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
         state: None,
     };
     match ran {
@@ -165,6 +168,15 @@ fn blame_server(result: &mut FlowResult, why: &str) {
     }
 }
 
+/// Says (under the flow) that its web server runs without a log, and why: a symlink stood in
+/// the log's place.
+fn say_unkept_log(rt: &Runtime, info: &FlowInfo, server: &Server) {
+    if let Some(why) = server.log_not_kept() {
+        let said = format!("web server `{}`: its log is not kept: {why}", server.name);
+        rt.listener.message(info, 0, &said);
+    }
+}
+
 /// What a flow set up before its first step: its own web server, and when the steps began.
 struct Setup {
     started: Instant,
@@ -201,6 +213,7 @@ async fn body(
     let shared = serde_json::Value::Object(servers.values().clone());
     setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir, &masker)).await?;
     if let Some(s) = &setup.server {
+        say_unkept_log(rt, info, s);
         let mut ws = shared.clone();
         ws["url"] = json!(s.url);
         ws["port"] = json!(s.port);

@@ -97,14 +97,13 @@ impl InProcess {
         let text = serde_json::to_string_pretty(flow).map_err(|e| {
             StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
         })?;
-        std::fs::create_dir_all(&rt.artifacts)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|e| {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("cannot write {}: {e}", path.display()),
-                )
-            })?;
+        // Inside the artifacts: no symlink in its place is written through.
+        crate::fs::create_artifact(&rt.artifacts, &path)
+            .and_then(|mut f| {
+                std::io::Write::write_all(&mut f, text.as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            })
+            .map_err(|why| StepError::new(ErrorKind::Environment, why))?;
         let mut loader = Loader::new(&rt.profiles);
         let loaded = loader.load(&path).ok_or_else(|| {
             let why: Vec<String> = loader

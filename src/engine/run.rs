@@ -341,6 +341,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        server_log_not_kept: None,
         state: None,
     }
 }

@@ -140,6 +140,8 @@ impl Console {
             }
             if let Some(log) = &r.server_log {
                 s.push_str(&format!("      web server log: {log}\n"));
+            } else if let Some(why) = &r.server_log_not_kept {
+                s.push_str(&format!("      web server log not kept: {}\n", clean(why)));
             }
         }
         if failed {

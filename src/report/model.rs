@@ -65,6 +65,9 @@ pub(crate) struct Flow {
     /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
+    /// Why its web server's command has no log (a symlink stood in its place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) web_server_log_not_kept: Option<String>,
     /// An atlas replay's check of the state it arrived at, when it differs from the recorded
     /// one: what was expected and what was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,6 +258,7 @@ impl Report {
             retry_errors: Vec::new(),
             setup_ms: 0,
             web_server_log: None,
+            web_server_log_not_kept: None,
             state: None,
             reads: Reads::Own,
         }));
@@ -337,6 +341,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
             server_log: None,
+            server_log_not_kept: None,
             state: None,
         };
         let s = Summary::of(

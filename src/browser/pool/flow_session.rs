@@ -13,7 +13,7 @@ use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
-use crate::step::{Masker, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// The key of the flow at `index` in this run (its background agents are filed under it).
 pub(crate) fn session_name(index: usize) -> String {
@@ -42,9 +42,10 @@ pub(crate) struct ContextSetup {
     /// The answer to a confirm or prompt no `dialog` step answers: true accepts.
     pub(crate) dialogs: Option<bool>,
     pub(crate) emulation: super::worker::Emulation,
-    /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
-    /// which saves files on its own machine.
-    pub(crate) downloads: Option<PathBuf>,
+    /// Where the flow's downloads go (its artifacts `downloads/`), with the run's artifacts
+    /// directory it is inside (made there following no symlink: Chromium would write through
+    /// one); `None` for a remote browser, which saves files on its own machine.
+    pub(crate) downloads: Option<(PathBuf, PathBuf)>,
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
@@ -144,7 +145,13 @@ impl FlowBrowser {
                 Ok(context) => {
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some(dir) = &setup.downloads {
+                        if let Some((root, dir)) = &setup.downloads {
+                            crate::fs::artifact_dir(root, dir).map_err(|why| {
+                                StepError::new(
+                                    ErrorKind::Environment,
+                                    format!("cannot keep the flow's downloads: {why}"),
+                                )
+                            })?;
                             session.downloads = Some(worker.save_downloads(&context, dir).await?);
                         }
                         worker
@@ -244,7 +251,9 @@ impl FlowBrowser {
         }
         if let Ok(data) = s.send(Command::snapshot(), t).await {
             let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
-            if safe(&txt) && std::fs::write(&txt, text).is_ok() {
+            let written = crate::fs::create_artifact(root, &txt)
+                .is_ok_and(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()).is_ok());
+            if written {
                 out.insert("snapshot".into(), Value::String(txt.display().to_string()));
             }
         }

@@ -21,23 +21,26 @@ pub(crate) struct Output {
     tail: Arc<Mutex<VecDeque<String>>>,
     /// The log file (absolute).
     pub(crate) log: PathBuf,
+    /// Why the log could not be made (a symlink in its place): the output is then only in the
+    /// tail.
+    pub(crate) not_kept: Option<String>,
     readers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Output {
     /// Reads `child`'s stdout and stderr, each line masked with `masker`, into `log` (created
     /// with its directory) and the tail. (Inside `artifacts`, no symlink followed: a log that
-    /// cannot be made there is not kept.)
+    /// cannot be made there is not kept, and `not_kept` says why.)
     pub(crate) fn capture(
         child: &mut tokio::process::Child,
         log: &Path,
         artifacts: &Path,
         masker: &Masker,
     ) -> Output {
-        let file = crate::fs::artifact_file(artifacts, log)
-            .ok()
-            .and_then(|log| std::fs::File::create(log).ok())
-            .map(|f| Arc::new(Mutex::new(f)));
+        let (file, not_kept) = match crate::fs::create_artifact(artifacts, log) {
+            Ok(f) => (Some(Arc::new(Mutex::new(f))), None),
+            Err(why) => (None, Some(why)),
+        };
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
@@ -59,6 +62,7 @@ impl Output {
         Output {
             tail,
             log: log.to_path_buf(),
+            not_kept,
             readers: Mutex::new(readers),
         }
     }
@@ -83,16 +87,20 @@ impl Output {
             .lock()
             .map(|t| t.iter().cloned().collect())
             .unwrap_or_default();
-        let shown = self
-            .log
-            .strip_prefix(artifacts)
-            .unwrap_or(&self.log)
-            .display()
-            .to_string();
+        let shown = match &self.not_kept {
+            None => format!(
+                "log: {}",
+                self.log
+                    .strip_prefix(artifacts)
+                    .unwrap_or(&self.log)
+                    .display()
+            ),
+            Some(why) => format!("no log kept: {why}"),
+        };
         if lines.is_empty() {
-            return format!("it printed nothing (log: {shown})");
+            return format!("it printed nothing ({shown})");
         }
-        let mut s = format!("its last {} line(s) (log: {shown}):", lines.len());
+        let mut s = format!("its last {} line(s) ({shown}):", lines.len());
         for l in lines {
             s.push_str("\n  | ");
             s.push_str(&l);
