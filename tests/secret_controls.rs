@@ -292,6 +292,64 @@ steps:
     );
 }
 
+/// The secret a run's server's templates turn into other values.
+const TOML_SECRET: &str = "grebe-Lantern-6612";
+
+/// What runner.toml's `[[web_server]]` templates make of a secret's value in `env` (reversed,
+/// upper-cased) is masked as what a flow's templates make of one: in the server's log, and in
+/// what the server shows a flow that declares the secret.
+#[test]
+fn what_a_run_servers_templates_make_of_a_secret_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    let flows = d.path().join("flows");
+    std::fs::create_dir_all(&flows).unwrap();
+    // What the server serves is its own file, outside what is searched.
+    let www = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "runner.toml",
+        &r#"[[web_server]]
+name = "app"
+command = ["sh", "-c", "echo REV={{ env.TOK | reverse }} UP={{ env.TOK | upper }}; cd WWW; echo 'served {{ env.TOK | reverse }}' > served.txt; exec python3 -m http.server --bind 127.0.0.1 $PORT"]
+port = "auto"
+"#
+        .replace("WWW", &www.path().display().to_string()),
+    );
+    write(
+        &flows,
+        "f.yaml",
+        r#"name: toml server
+secrets: [TOK]
+steps:
+  - id: got
+    exec: [curl, -sf, "{{ web_server.app.url }}/served.txt"]
+"#,
+    );
+    let ran = flow_run(d.path())
+        .env("TOK", TOML_SECRET)
+        .args(["flows", "--report", "junit=r.xml", "--report", "html=html"])
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let log = std::fs::read_to_string(d.path().join("art/web_server/app.log")).unwrap();
+    assert_eq!(log.lines().next(), Some("REV=*** UP=***"), "{log}");
+    assert_eq!(
+        step(&ran.report, "got")["outputs"]["stdout"],
+        "served ***",
+        "{}",
+        ran.report
+    );
+    let rev: String = TOML_SECRET.chars().rev().collect();
+    let forms = as_written(&[
+        ("the secret reversed", rev),
+        ("the secret upper-cased", TOML_SECRET.to_uppercase()),
+    ]);
+    let printed = [
+        ("stdout", ran.stdout.as_str()),
+        ("stderr", ran.stderr.as_str()),
+    ];
+    nowhere(&all_shown(d.path(), &printed), &forms);
+}
+
 /// The token in a DevTools URL's query, and the password in one's user info.
 const CDP_TOKEN: &str = "T0ken-Wren-5521";
 const CDP_PASSWORD: &str = "Pa55-Stork-7780";

@@ -303,3 +303,71 @@ fn encodings(v: &str) -> Vec<(&'static str, String)> {
         ("percent-encoded in lower case", component),
     ]
 }
+
+/// The secret of the tests on template syntax below.
+const TAG_SECRET: &str = "kestrel-Vault-9931";
+
+/// What a template makes of a secret is masked however its tags are written: a map literal
+/// inside `{{ }}` (whose `}}` closes the map, not the tag), a string literal holding `}}` or
+/// `{{`, an expression inside a `{% if %}` and one that reads a name only a `{% set %}` gives
+/// (it cannot be evaluated on its own: the whole rendering is masked).
+#[test]
+fn values_made_of_a_secret_are_masked_whatever_the_tags_hold() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "tags.yaml",
+        r#"name: derived through tags
+secrets: [TAG_SECRET]
+steps:
+  - log: "A {{ {'a': {'b': secrets.TAG_SECRET | reverse}} }}"
+  - log: "B {{ (secrets.TAG_SECRET ~ '}}') | reverse }}"
+  - log: "C {{ '{{' ~ secrets.TAG_SECRET | lower ~ '}}' }}"
+  - id: env
+    exec:
+      command: ["sh", "-c", "echo F $X"]
+      env: { X: "k={{ {'k': {'v': secrets.TAG_SECRET | upper}} }}" }
+  - log: "D {% if secrets.TAG_SECRET %}{{ secrets.TAG_SECRET | title }}{% endif %}"
+  - log: "E {% set n = 3 %}{{ secrets.TAG_SECRET[n:] | replace('-', '+') }}"
+  - exec: ["sh", "-c", "echo \"failing on $0\" >&2; exit 3", "{% set n = 2 %}{{ secrets.TAG_SECRET[n:] | replace('-', '/') }}"]
+"#,
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = run_everywhere(d.path(), "tags.yaml", "TAG_SECRET", TAG_SECRET);
+    assert_eq!(code, 1, "only the last step fails: {stderr}");
+    for line in ["│ A ***", "│ B ***", "│ C ***"] {
+        assert!(stderr.contains(line), "no `{line}` in:\n{stderr}");
+    }
+    // With a block, the whole rendering is the value made of the secret.
+    let whole = stderr.lines().filter(|l| l.trim() == "│ ***").count();
+    assert_eq!(whole, 2, "D and E are not masked whole:\n{stderr}");
+    assert_eq!(
+        step(&report, "env")["outputs"]["stdout"],
+        "F k=***",
+        "{report}"
+    );
+    assert!(
+        stdout.contains("::error ") && stdout.contains("failing on ***"),
+        "{stdout}"
+    );
+    let s = TAG_SECRET;
+    let rev: String = s.chars().rev().collect();
+    let forms = vec![
+        ("the secret", s.to_string()),
+        ("it reversed", rev),
+        ("it upper-cased", s.to_uppercase()),
+        ("it lower-cased", s.to_lowercase()),
+        ("it title-cased", "Kestrel-Vault-9931".to_string()),
+        ("its tail, dashes replaced", s[3..].replace('-', "+")),
+        (
+            "its tail, dashes replaced by slashes",
+            s[2..].replace('-', "/"),
+        ),
+    ];
+    let texts = everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]);
+    nowhere(&texts, &as_written(&forms));
+}

@@ -433,7 +433,7 @@ fn github(args: &RunArgs, report: &Report, reporter: &Reporter) {
     if !github {
         return;
     }
-    reporter.out(&crate::report::github_annotations(report));
+    reporter.commands(&crate::report::github_annotations(report));
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
         use std::io::Write;
         let appended = std::fs::OpenOptions::new()

@@ -328,6 +328,8 @@ async fn start_scope(
         e.message = masker.mask(&e.message);
         e
     })?;
+    // Once it knows the flow's secrets: what the run's servers made of them.
+    servers.teach(&rt.templates, masker);
     Ok(scope)
 }
 
