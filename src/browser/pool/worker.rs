@@ -331,6 +331,11 @@ impl Worker {
         if let Some(tx) = session.first_done.take() {
             let _ = tx.send(());
         }
+        // The next flow's tab is not this flow's: the watch on this flow's context must not
+        // take it for a tab the flow moved to and attach to it (a second DevTools session on
+        // the next flow's tab, hearing its page events for nothing, until the tab goes). The
+        // next flow's own watch attaches to it (`open_context`).
+        session.watched = None;
         let last = match self.disposing.take() {
             Some(h) => h.await.unwrap_or(false),
             None => true,
