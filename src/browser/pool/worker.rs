@@ -24,7 +24,7 @@ use crate::browser::driver::cdp::{Cdp, CdpError};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse};
 use crate::browser::driver::dialog_watch::Watch;
-use crate::browser::driver::session::Session;
+use crate::browser::driver::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
 
 /// How a flow's browser is had: launched by this run (headed or not), or a browser already
@@ -273,16 +273,26 @@ impl Worker {
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
         // clears agent-browser's record (the new tab has no dialog to answer).
-        if let Ok(Some(_)) = crate::browser::driver::dialog::open(session).await {
-            let _ = session
-                .send(
-                    Command::Dialog {
-                        response: DialogResponse::Dismiss,
-                        prompt_text: None,
-                    },
-                    Duration::from_secs(5),
-                )
-                .await;
+        match crate::browser::driver::dialog::open(session).await {
+            Ok(Some(_)) => {
+                let _ = session
+                    .send(
+                        Command::Dialog {
+                            response: DialogResponse::Dismiss,
+                            prompt_text: None,
+                        },
+                        Duration::from_secs(5),
+                    )
+                    .await;
+            }
+            // agent-browser holds no dialog now, and none can come into its record before a
+            // command runs a page script in the flow's blank tab: it records the dialogs of the
+            // tab it acts on only (a confirm the last flow's tab opened after the switch to this
+            // one is not in it: checked with agent-browser 0.41.2), and the session was switched
+            // before this ask. So the first step need not ask again (`TabUse::Untouched`).
+            // (After a stale one was answered, or no answer came, it asks.)
+            Ok(None) => session.tab_use = TabUse::Untouched,
+            Err(_) => {}
         }
         // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
         session.watched =
@@ -328,9 +338,12 @@ impl Worker {
     pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
         // A flow that ended before its first command (it failed to start) never said so: the
         // context made ahead would wait its whole second for it (`make_spare`).
-        if let Some(tx) = session.first_done.take() {
-            let _ = tx.send(());
-        }
+        session.tell_first_done();
+        // The next flow's tab is not this flow's: the watch on this flow's context must not
+        // take it for a tab the flow moved to and attach to it (a second DevTools session on
+        // the next flow's tab, hearing its page events for nothing, until the tab goes). The
+        // next flow's own watch attaches to it (`open_context`).
+        session.watched = None;
         let last = match self.disposing.take() {
             Some(h) => h.await.unwrap_or(false),
             None => true,
