@@ -110,6 +110,21 @@ pub(crate) fn export_flow(
     Ok(flow(atlas, node, steps))
 }
 
+/// The flow that takes a browser at the state before `node` on its path on to `node` (the
+/// last link's steps), pointed at `base_url` as `export_flow` points the whole path: what a
+/// replay that goes on from there runs.
+pub(crate) fn export_last_link(
+    atlas: &Atlas,
+    node: &str,
+    base_url: Option<&str>,
+) -> Result<Value, AtlasError> {
+    let steps = reached(atlas, node, base_url)?
+        .pop()
+        .map(|r| r.steps)
+        .unwrap_or_default();
+    Ok(flow(atlas, node, steps))
+}
+
 /// `atlas export NODE`: the path to the node as a standalone flow or a Playwright script,
 /// each state on it checked on arrival (URL route, title, main heading, landmarks), so the
 /// export fails where the app changed, not only where a click no longer finds its element.

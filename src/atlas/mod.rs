@@ -26,7 +26,7 @@ pub(crate) use fingerprint::Fingerprint;
 pub(crate) use identity::{Element, StateDiff};
 pub(crate) use label::Labels;
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
-pub(crate) use replay::{Driver, Replayed, replay};
+pub(crate) use replay::{Driver, Replayed, Start, replay};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
 pub(crate) use testing::{Tested, test, test_ideas};

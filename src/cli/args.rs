@@ -142,11 +142,12 @@ pub(crate) enum AtlasCommand {
         #[command(flatten)]
         check: CheckArgs,
     },
-    /// Replay the path to every node; report which still arrive.
+    /// Replay the path to every node; report which still arrive (each path from a root to a
+    /// leaf is replayed once, every node on it checked as it arrives).
     Verify {
         #[command(flatten)]
         check: CheckArgs,
-        /// Nodes checked in parallel, 1 to 64, each in a browser context of its own (in at
+        /// Paths replayed in parallel, 1 to 64, each in a browser context of its own (in at
         /// most N browsers).
         #[arg(long, default_value_t = 1, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
         jobs: u16,

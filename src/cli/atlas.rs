@@ -286,6 +286,7 @@ fn replay(
                 &mut d,
                 atlas,
                 node,
+                atlas::Start::Fresh,
                 base_url.as_deref(),
                 check.timeout,
             ))
