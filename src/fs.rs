@@ -67,117 +67,38 @@ pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
 pub(crate) const ARTIFACT_PATH_HELP: &str =
     "give a path relative to the run's artifacts directory, without `..`";
 
+mod tree;
+
+pub(crate) use tree::{Owner, Tree, TreeError};
+
 /// The directory `dir` inside `root` (the run's artifacts directory, as the user named it: it
-/// may itself be a symlink), made where missing one component at a time, each opened without
-/// following a symlink: a reused artifacts directory may hold a link out (`art/001-x/shots ->
-/// /etc`), and nothing runner writes goes through one. The error names the component.
+/// may itself be a symlink), made where missing without following a symlink (a reused
+/// artifacts directory may hold a link out: `art/001-x/shots -> /etc`; see [`Tree`]). The
+/// error names the component.
 pub(crate) fn artifact_dir(root: &Path, dir: &Path) -> Result<PathBuf, String> {
-    open_artifact_dir(root, dir).map(|_| dir.to_path_buf())
+    Tree::new(root, Owner::Artifacts)
+        .make_dir(dir)
+        .map(|()| dir.to_path_buf())
+        .map_err(|e| e.to_string())
 }
 
 /// The file `path` inside `root`, ready to be written (by runner or by the browser): its
-/// directories as [`artifact_dir`] makes them, and the file itself no symlink (a write would
-/// go where it points).
+/// directories as [`artifact_dir`] makes them, and the file itself no symlink.
 pub(crate) fn artifact_file(root: &Path, path: &Path) -> Result<PathBuf, String> {
-    use nix::fcntl::AtFlags;
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(format!("{} is not a file's path", path.display()));
-    };
-    let fd = open_artifact_dir(root, parent)?;
-    match nix::sys::stat::fstatat(&fd, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
-        Ok(st) if st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFLNK => Err(link_refused(path)),
-        _ => Ok(path.to_path_buf()),
-    }
+    Tree::new(root, Owner::Artifacts)
+        .file(path)
+        .map_err(|e| e.to_string())
 }
 
 /// The file `path` inside `root` (the run's artifacts directory, or a report's folder) created
 /// for writing, or emptied when it is there: its directories as [`artifact_dir`] makes them,
-/// the file opened with `O_NOFOLLOW` through its directory's handle, so a symlink in its place
-/// is refused, never followed, and a link put there after a check is not either. Only a
-/// regular file: a FIFO in its place is refused without waiting for a reader.
+/// the file opened with `O_NOFOLLOW` through its directory's handle ([`Tree::create`]), so a
+/// symlink in its place is refused, never followed, and a link put there after a check is not
+/// either. Only a regular file: a FIFO in its place is refused without waiting for a reader.
 pub(crate) fn create_artifact(root: &Path, path: &Path) -> Result<std::fs::File, String> {
-    use nix::errno::Errno;
-    use nix::fcntl::{OFlag, openat};
-    use nix::sys::stat::Mode;
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(format!("{} is not a file's path", path.display()));
-    };
-    let dir = open_artifact_dir(root, parent)?;
-    let flags =
-        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
-    let fd = match openat(&dir, name, flags, Mode::from_bits_truncate(0o644)) {
-        Ok(fd) => fd,
-        Err(Errno::ELOOP) => return Err(link_refused(path)),
-        Err(Errno::ENXIO) => return Err(not_regular(path)),
-        Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
-    };
-    let file = std::fs::File::from(fd);
-    let regular = file.metadata().is_ok_and(|m| m.is_file());
-    if !regular {
-        return Err(not_regular(path));
-    }
-    // Emptied only now that it is known to be a regular file of its own.
-    file.set_len(0)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    Ok(file)
-}
-
-fn not_regular(p: &Path) -> String {
-    format!(
-        "{} is not a regular file: runner writes an artifact only to a file of its own",
-        p.display()
-    )
-}
-
-fn link_refused(p: &Path) -> String {
-    format!(
-        "{} is a symbolic link: runner writes no artifact through one (left from an earlier run? remove the link)",
-        p.display()
-    )
-}
-
-/// `dir` (inside `root`) opened as a directory, each component below `root` made if missing
-/// and opened with `O_NOFOLLOW`.
-fn open_artifact_dir(root: &Path, dir: &Path) -> Result<std::os::fd::OwnedFd, String> {
-    use nix::errno::Errno;
-    use nix::fcntl::{OFlag, open, openat};
-    use nix::sys::stat::{Mode, mkdirat};
-    let rel = dir.strip_prefix(root).map_err(|_| {
-        format!(
-            "{} is not inside the artifacts directory {}",
-            dir.display(),
-            root.display()
-        )
-    })?;
-    std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
-    let flags = OFlag::O_DIRECTORY | OFlag::O_RDONLY | OFlag::O_CLOEXEC;
-    let mut fd = open(root, flags, Mode::empty())
-        .map_err(|e| format!("cannot open {}: {e}", root.display()))?;
-    let mut at = root.to_path_buf();
-    for c in rel.components() {
-        let std::path::Component::Normal(name) = c else {
-            return Err(format!("{} leaves the artifacts directory", dir.display()));
-        };
-        at.push(name);
-        match mkdirat(&fd, name, Mode::from_bits_truncate(0o755)) {
-            Ok(()) | Err(Errno::EEXIST) => {}
-            Err(e) => return Err(format!("cannot create {}: {e}", at.display())),
-        }
-        fd = match openat(&fd, name, flags | OFlag::O_NOFOLLOW, Mode::empty()) {
-            Ok(next) => next,
-            Err(Errno::ELOOP) => return Err(link_refused(&at)),
-            Err(Errno::ENOTDIR) => {
-                let link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_symlink());
-                return Err(if link {
-                    link_refused(&at)
-                } else {
-                    format!("{} is a file, not a directory", at.display())
-                });
-            }
-            Err(e) => return Err(format!("cannot open {}: {e}", at.display())),
-        };
-    }
-    Ok(fd)
+    Tree::new(root, Owner::Artifacts)
+        .create(path)
+        .map_err(|e| e.to_string())
 }
 
 /// Reads a file runner takes as input (a flow, a var file, a shard's report): at most
@@ -193,11 +114,10 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)?;
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
+    if let Some(kind) = not_regular(&file)? {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("it is {}, not a regular file", kind_name(kind)),
+            format!("it is {kind}, not a regular file"),
         ));
     }
     let mut bytes = Vec::new();
@@ -205,20 +125,23 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// What a file that is not a regular one is, for the message that refuses it.
-fn kind_name(kind: std::fs::FileType) -> &'static str {
+/// What an open file is when it is not a regular one (for the message that refuses it).
+fn not_regular(file: &std::fs::File) -> std::io::Result<Option<&'static str>> {
     use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "a directory"
+    let kind = file.metadata()?.file_type();
+    Ok(if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
     } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
+        Some("a FIFO (named pipe)")
     } else if kind.is_socket() {
-        "a socket"
+        Some("a socket")
     } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
+        Some("a device")
     } else {
-        "not a file"
-    }
+        Some("not a file")
+    })
 }
 
 #[cfg(test)]

@@ -47,6 +47,47 @@ std::thread_local! {
     static LAST_RUN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
+/// [`output`], but a run that is not over within `limit` is killed (SIGKILL: what it started
+/// goes with it, by its guardian) and fails the test, which would otherwise hang with it.
+pub(crate) fn output_within(mut c: Command, limit: std::time::Duration) -> (i32, String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the runner binary starts");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("the runner can be waited for") {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = err.join().unwrap_or_default();
+            panic!("runner still ran after {limit:?} (killed); its stderr:\n{err}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let r = (
+        status.code().unwrap_or(-1),
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    remember(&c, &r);
+    r
+}
+
 /// Keeps the end of what `c` printed for the test thread's panic message, so a failed
 /// assertion on a run's report also says what the run said (a flake in CI leaves nothing else).
 fn remember(c: &Command, (code, stdout, stderr): &(i32, String, String)) {
@@ -234,7 +275,16 @@ impl FlowRun {
     }
 
     /// Runs to the end; a panic in runner fails the test.
-    pub(crate) fn run(mut self) -> Ran {
+    pub(crate) fn run(self) -> Ran {
+        self.run_with(output)
+    }
+
+    /// [`FlowRun::run`], but a run still going after `limit` is killed and fails the test.
+    pub(crate) fn run_within(self, limit: std::time::Duration) -> Ran {
+        self.run_with(|c| output_within(c, limit))
+    }
+
+    fn run_with(mut self, output: impl FnOnce(Command) -> (i32, String, String)) -> Ran {
         let report_path = self.dir.join("report.json");
         let _ = std::fs::remove_file(&report_path);
         self.cmd

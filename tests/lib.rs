@@ -59,4 +59,5 @@ mod silent_browsers;
 mod suites;
 mod todomvc_react;
 mod untrusted;
+mod untrusted_stores;
 mod watch;

@@ -87,8 +87,7 @@ enum Part {
 pub(crate) fn identity(atlas: &Atlas, node: &str) -> Result<Identity, AtlasError> {
     let meta = atlas.meta(node)?;
     // An atlas written before snapshots were kept still has its URL and title.
-    let snapshot =
-        std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
+    let snapshot = atlas.snapshot(node)?.unwrap_or_default();
     Ok(Identity {
         node: node.to_string(),
         label: super::view::label(atlas, node),

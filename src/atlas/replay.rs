@@ -113,7 +113,7 @@ impl Expected {
     fn of(atlas: &Atlas, node: &str) -> Result<Expected, AtlasError> {
         let meta = atlas.meta(node)?;
         let mode = atlas.fingerprint()?;
-        let snapshot = atlas.snapshot(node);
+        let snapshot = atlas.snapshot(node)?;
         // Made again from the recording, so it is what this runner makes of that page.
         let fingerprint = without_origin(&match &snapshot {
             Some(s) => fingerprint(mode, &meta.url, s).0,

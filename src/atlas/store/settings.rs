@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use super::dir::Atlas;
 use super::error::AtlasError;
-use super::files::{read_json, write_json};
 use crate::config::project::Fingerprint;
 
 /// `atlas.json`.
@@ -25,8 +24,8 @@ impl Atlas {
     /// has nodes (runner recorded them so before it wrote the file), else by structure.
     pub(crate) fn fingerprint(&self) -> Result<Fingerprint, AtlasError> {
         let p = self.root.join("atlas.json");
-        if p.exists() {
-            return read_json::<Settings>(&p).map(|s| s.fingerprint);
+        if let Some(s) = self.read_json_if_any::<Settings>(&p)? {
+            return Ok(s.fingerprint);
         }
         Ok(if self.has_nodes() {
             Fingerprint::Text
@@ -60,7 +59,7 @@ impl Atlas {
             });
         }
         if !p.exists() {
-            write_json(
+            self.write_json(
                 &p,
                 &Settings {
                     fingerprint: has,
@@ -74,10 +73,9 @@ impl Atlas {
     /// The web server the atlas was explored on (`atlas.json`'s `server`), when known.
     pub(crate) fn server(&self) -> Result<Option<String>, AtlasError> {
         let p = self.root.join("atlas.json");
-        if !p.exists() {
-            return Ok(None);
-        }
-        Ok(read_json::<Settings>(&p)?.server)
+        Ok(self
+            .read_json_if_any::<Settings>(&p)?
+            .and_then(|s| s.server))
     }
 
     /// Notes that an explore starts on the web server `name`: `atlas.json` (with the
@@ -91,17 +89,16 @@ impl Atlas {
         self.settle_fingerprint(wanted)?;
         let _lock = self.lock()?;
         let p = self.root.join("atlas.json");
-        let mut s = read_json::<Settings>(&p)?;
+        let mut s = self.read_json::<Settings>(&p)?;
         let before = s.server.replace(name.to_string());
         if before.as_deref() != Some(name) {
-            write_json(&p, &s)?;
+            self.write_json(&p, &s)?;
         }
         Ok(before.filter(|b| b != name))
     }
 
     fn has_nodes(&self) -> bool {
-        std::fs::read_dir(self.root.join("nodes"))
-            .is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.path().join("meta.json").exists())))
+        self.node_ids().is_ok_and(|ids| !ids.is_empty())
     }
 }
 
