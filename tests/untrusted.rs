@@ -77,6 +77,96 @@ fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     );
 }
 
+/// Downloads in a reused artifacts directory: a page-suggested name longer than a file name may
+/// be is cut (its extension kept), with the `download` step and without; a name already taken
+/// by a symlink out (to a file, or dangling) gets the next free name, the link neither followed
+/// nor replaced; and a flow whose `downloads` folder is itself a symlink out fails saying so,
+/// before its browser saves anything there.
+#[test]
+fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
+    let d = tempfile::tempdir().unwrap();
+    let outside = d.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    write(&outside, "passwd", "root:x:0:0\n");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: odd downloads\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/odd-downloads.html\"\n  - id: long\n    download: {{ target: \"#long\" }}\n  - click: \"#long\"\n  - click: \"#dangling\"\n  - id: report\n    download: {{ target: \"#report\" }}\n",
+            fixture("site").display()
+        ),
+    );
+    let downloads = d.path().join("art/001-odd-downloads/downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    std::os::unix::fs::symlink(outside.join("passwd"), downloads.join("report.csv")).unwrap();
+    std::os::unix::fs::symlink(outside.join("new.csv"), downloads.join("dangling.csv")).unwrap();
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let want = std::fs::read(fixture("site/report.csv")).unwrap();
+    let long = format!("{}.csv", "L".repeat(251));
+    let path = |id: &str| {
+        crate::common::step(&report, id)["outputs"]["path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(path("long"), downloads.join(&long).display().to_string());
+    assert_eq!(
+        path("report"),
+        downloads.join("report (2).csv").display().to_string()
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&downloads)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let second = format!("{} (2).csv", "L".repeat(247));
+    let names_sorted: Vec<&str> = vec![
+        &second,
+        &long,
+        "dangling (2).csv",
+        "dangling.csv",
+        "report (2).csv",
+        "report.csv",
+    ];
+    assert_eq!(
+        names, names_sorted,
+        "every download named, none left as its id"
+    );
+    for n in [&long, &second, "dangling (2).csv", "report (2).csv"] {
+        assert_eq!(std::fs::read(downloads.join(n)).unwrap(), want, "{n}");
+    }
+    // The planted links are as they were.
+    assert_eq!(
+        std::fs::read_link(downloads.join("report.csv")).unwrap(),
+        outside.join("passwd")
+    );
+    assert_eq!(
+        std::fs::read_link(downloads.join("dangling.csv")).unwrap(),
+        outside.join("new.csv")
+    );
+    // The flow's `downloads` folder is a symlink out.
+    std::fs::remove_dir_all(&downloads).unwrap();
+    std::os::unix::fs::symlink(&outside, &downloads).unwrap();
+    let r = flow_run(d.path()).arg("f.yaml").run();
+    assert_ne!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "001-odd-downloads/downloads is a symbolic link: runner writes no artifact through one"
+        ),
+        "{}",
+        r.stderr
+    );
+    let names: Vec<_> = std::fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["passwd"], "written outside: {names:?}");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("passwd")).unwrap(),
+        "root:x:0:0\n"
+    );
+}
+
 /// A template in a `--var` value or a var file's value is refused (exit 2, naming the var, and
 /// the file:line of a var file), as runner.toml's `[vars]` refuse one: it would be used as
 /// written, `{{ secrets.X }}` and all.

@@ -35,11 +35,16 @@ pub(crate) async fn run_flow(
         masker.add_derived(crate::step::url_secrets::url_secrets(url));
     }
     // A browser launched here saves the flow's downloads with its artifacts.
-    let downloads = spec.cdp.is_none().then(|| {
-        rt.artifacts
-            .join(artifacts::flow_dir(info.index, &loaded.flow.name))
-            .join("downloads")
-    });
+    let downloads = spec
+        .cdp
+        .is_none()
+        .then(|| crate::browser::driver::downloads::DownloadDir {
+            root: rt.artifacts.clone(),
+            dir: rt
+                .artifacts
+                .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+                .join("downloads"),
+        });
     let browser = FlowBrowser::new(
         info.index,
         spec,
@@ -165,6 +170,27 @@ fn blame_server(result: &mut FlowResult, why: &str) {
     }
 }
 
+/// The flow's artifacts folder `dir`, inside the artifacts with no symlink followed: a reused
+/// artifacts directory may hold a link out where it goes (the web server's log, made earlier,
+/// is checked the same way and left out); nor may its `downloads/`, where the browser saves.
+fn make_flow_dir(
+    rt: &Runtime,
+    dir: &std::path::Path,
+    browser: &FlowBrowser,
+) -> Result<(), StepError> {
+    let unsafe_dir = |why| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("cannot create the artifacts directory: {why}"),
+        )
+    };
+    crate::fs::artifact_dir(&rt.artifacts, dir).map_err(unsafe_dir)?;
+    if let Some(d) = browser.downloads() {
+        crate::fs::artifact_file(&d.root, &d.dir).map_err(unsafe_dir)?;
+    }
+    Ok(())
+}
+
 /// What a flow set up before its first step: its own web server, and when the steps began.
 struct Setup {
     started: Instant,
@@ -215,15 +241,7 @@ async fn body(
     if waits_for_vars(loaded) {
         render_context(rt, loaded, &mut scope, &masker, browser).await?;
     }
-    // Inside the artifacts with no symlink followed: a reused artifacts directory may hold a
-    // link out where this flow's folder goes (the web server's log, made earlier, is checked
-    // the same way and left out).
-    crate::fs::artifact_dir(&rt.artifacts, &dir).map_err(|why| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("cannot create the artifacts directory: {why}"),
-        )
-    })?;
+    make_flow_dir(rt, &dir, browser)?;
     // The context being made for the flow (see `run_flow`) is ready before the first step, so
     // its time counts as the flow's set-up, not as its first step's.
     tokio::select! {

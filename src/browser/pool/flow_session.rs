@@ -44,7 +44,7 @@ pub(crate) struct ContextSetup {
     pub(crate) emulation: super::worker::Emulation,
     /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
     /// which saves files on its own machine.
-    pub(crate) downloads: Option<PathBuf>,
+    pub(crate) downloads: Option<crate::browser::driver::downloads::DownloadDir>,
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
@@ -81,6 +81,12 @@ impl FlowBrowser {
     /// already made keeps those it was made with.
     pub(crate) fn set_up_with(&self, change: impl FnOnce(&mut ContextSetup)) {
         change(&mut self.setup.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    /// Where the flow's browser saves its downloads, when it saves them.
+    pub(crate) fn downloads(&self) -> Option<crate::browser::driver::downloads::DownloadDir> {
+        let setup = self.setup.lock().unwrap_or_else(PoisonError::into_inner);
+        setup.downloads.clone()
     }
 
     /// The flow's key (its background agents are filed under it).

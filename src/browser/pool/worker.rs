@@ -366,13 +366,15 @@ impl Worker {
         }
     }
 
-    /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
-    /// first download), for its session.
+    /// Makes the flow's context save its downloads into `at.dir` (Chromium creates it with the
+    /// first download; the flow checks before its first step that it is no symlink), for its
+    /// session.
     pub(crate) async fn save_downloads(
         &self,
         context: &Context,
-        dir: &std::path::Path,
+        at: &crate::browser::driver::downloads::DownloadDir,
     ) -> Result<crate::browser::driver::downloads::Downloads, StepError> {
+        let dir = &at.dir;
         let fail = |e: String| {
             StepError::new(
                 ErrorKind::Environment,
@@ -385,7 +387,7 @@ impl Worker {
             .map_err(|e| fail(e.to_string()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
-            dir.to_path_buf(),
+            at.clone(),
         ))
     }
 
