@@ -98,7 +98,12 @@ pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// Waits (up to 10 s) until `path` exists and is not empty.
 pub(crate) fn wait_for_file(path: &Path) {
-    for _ in 0..400 {
+    wait_for_file_within(path, 10);
+}
+
+/// Waits (up to `secs` seconds) until `path` exists and is not empty.
+pub(crate) fn wait_for_file_within(path: &Path, secs: u64) {
+    for _ in 0..secs * 40 {
         if std::fs::read_to_string(path).is_ok_and(|s| !s.trim().is_empty()) {
             return;
         }

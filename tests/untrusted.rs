@@ -167,6 +167,99 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     );
 }
 
+/// A web server that prints one enormous line with no newline (17 MB, more than the log keeps,
+/// holding a secret where a cut falls) and exits: runner's memory grows by little while it
+/// reads it, the log keeps at most 16 MiB and says it was truncated, the failure's excerpt
+/// shows the line cut with its length, and no part of the secret is left on either side of a
+/// cut.
+#[test]
+fn a_server_flooding_one_line_costs_bounded_memory_and_output() {
+    const SECRET: &str = "Kx9-ZeQrUt-Qm4";
+    const CAP: usize = 16 * 1024 * 1024;
+    let d = tempfile::tempdir().unwrap();
+    let marker = d.path().join("written");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: flood\nsecrets: [SECRET]\nweb_server:\n  command: [python3, \"{}\", \"{}\", \"17000000\", \"{CAP}\"]\n  env: {{ FLOOD_SECRET: \"{{{{ secrets.SECRET }}}}\" }}\n  port: auto\n  ready_timeout: 60s\nsteps:\n  - log: never\n",
+            fixture("servers/flood.py").display(),
+            marker.display()
+        ),
+    );
+    let child = runner(d.path())
+        .args([
+            "run",
+            "f.yaml",
+            "--artifacts",
+            "art",
+            "--report",
+            "json=report.json",
+        ])
+        .env("SECRET", SECRET)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let peak_kb = || {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap()
+    };
+    crate::common::wait_for_file(&d.path().join("written.started"));
+    let before = peak_kb();
+    write(d.path(), "written.flood", "1");
+    // (Masking 17 MB in a debug build on a busy machine takes a while.)
+    crate::common::wait_for_file_within(&marker, 60);
+    let after = peak_kb();
+    write(d.path(), "written.go", "1");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        after < before + 8 * 1024,
+        "runner's memory peaked at {after} kB, {before} kB before the long line"
+    );
+    // The excerpt: the first line whole, the long one cut with its length said.
+    let cut = format!(
+        "  | starting\n  | {}***xx… (truncated: a line of 16.2 MiB)\n",
+        "x".repeat(995)
+    );
+    assert!(
+        stderr.contains(&cut),
+        "{}",
+        &stderr[..stderr.len().min(3000)]
+    );
+    assert!(stderr.len() < 8000, "{} bytes of stderr", stderr.len());
+    let log = std::fs::read(d.path().join("art/001-flood/web_server/server.log")).unwrap();
+    let note = "\n… (truncated: the server printed more than 16 MiB; the rest is not kept)\n";
+    let note = note.as_bytes();
+    assert!(
+        log.ends_with(note),
+        "{:?}",
+        String::from_utf8_lossy(&log[log.len().saturating_sub(200)..])
+    );
+    assert!(log.len() <= CAP + note.len(), "{} bytes", log.len());
+    assert!(log.starts_with(b"starting\nxxx"));
+    let report = std::fs::read_to_string(d.path().join("report.json")).unwrap();
+    // No part of the secret on either side of a cut: its first five characters nowhere.
+    let log = String::from_utf8_lossy(&log);
+    for (what, text) in [
+        ("stderr", stderr.as_str()),
+        ("report", &report),
+        ("log", &log),
+    ] {
+        assert!(
+            !text.contains(&SECRET[..5]),
+            "{what} holds a piece of the secret"
+        );
+        assert!(text.contains("***"), "{what} shows no mask");
+    }
+}
+
 /// A template in a `--var` value or a var file's value is refused (exit 2, naming the var, and
 /// the file:line of a var file), as runner.toml's `[vars]` refuse one: it would be used as
 /// written, `{{ secrets.X }}` and all.
