@@ -55,46 +55,116 @@ pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
 pub(crate) const ARTIFACT_PATH_HELP: &str =
     "give a path relative to the run's artifacts directory, without `..`";
 
+/// What `validate` and the run (on a rendered path) both say of a `state.save` path that would
+/// leave the flow's directory; `None` when it stays.
+pub(crate) fn flow_path_problem(what: &str, path: &str) -> Option<String> {
+    leaves_dir(path).then(|| format!("{what} path `{path}` leaves the flow's directory"))
+}
+
+/// The help that goes with [`flow_path_problem`].
+pub(crate) const FLOW_PATH_HELP: &str =
+    "give a path relative to the flow's directory, without `..`";
+
+/// A directory runner writes files into, for the errors that refuse a path.
+#[derive(Clone, Copy)]
+struct Place {
+    /// What it is: `the artifacts directory`.
+    what: &'static str,
+    /// What an error says of a symlink there.
+    link: &'static str,
+}
+
+const ARTIFACTS: Place = Place {
+    what: "the artifacts directory",
+    link: "runner writes no artifact through one (a reused artifacts directory? remove the link)",
+};
+
+const FLOW_DIR: Place = Place {
+    what: "the flow's directory",
+    link: "runner writes no file through one (remove the link)",
+};
+
 /// The directory `dir` inside `root` (the run's artifacts directory, as the user named it: it
 /// may itself be a symlink), made where missing one component at a time, each opened without
 /// following a symlink: a reused artifacts directory may hold a link out (`art/001-x/shots ->
 /// /etc`), and nothing runner writes goes through one. The error names the component.
 pub(crate) fn artifact_dir(root: &Path, dir: &Path) -> Result<PathBuf, String> {
-    open_artifact_dir(root, dir).map(|_| dir.to_path_buf())
+    open_dir_in(root, dir, ARTIFACTS).map(|_| dir.to_path_buf())
 }
 
 /// The file `path` inside `root`, ready to be written (by runner or by the browser): its
 /// directories as [`artifact_dir`] makes them, and the file itself no symlink (a write would
 /// go where it points).
 pub(crate) fn artifact_file(root: &Path, path: &Path) -> Result<PathBuf, String> {
-    use nix::fcntl::AtFlags;
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(format!("{} is not a file's path", path.display()));
     };
-    let fd = open_artifact_dir(root, parent)?;
-    match nix::sys::stat::fstatat(&fd, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
-        Ok(st) if st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFLNK => Err(link_refused(path)),
-        _ => Ok(path.to_path_buf()),
+    let fd = open_dir_in(root, parent, ARTIFACTS)?;
+    no_link_at(&fd, name, path, ARTIFACTS)?;
+    Ok(path.to_path_buf())
+}
+
+/// Writes `bytes` to `path` inside `root` (the flow's directory) for its owner's eyes only
+/// (mode 0600 from the start: a saved state holds session cookies): its directories made and
+/// opened as [`artifact_dir`] does, the file not a symlink, written whole through a temporary
+/// file beside it (made with `O_EXCL | O_NOFOLLOW`) and a rename.
+pub(crate) fn write_private(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use nix::fcntl::{OFlag, openat, renameat};
+    use nix::sys::stat::Mode;
+    use std::io::Write;
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(format!("{} is not a file's path", path.display()));
+    };
+    let fd = open_dir_in(root, parent, FLOW_DIR)?;
+    no_link_at(&fd, name, path, FLOW_DIR)?;
+    let tmp = format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id());
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let file =
+        openat(&fd, tmp.as_str(), flags, Mode::S_IRUSR | Mode::S_IWUSR).map_err(|e| cannot(&e))?;
+    let written = std::fs::File::from(file)
+        .write_all(bytes)
+        .map_err(|e| cannot(&e));
+    written
+        .and_then(|()| renameat(&fd, tmp.as_str(), &fd, name).map_err(|e| cannot(&e)))
+        .inspect_err(|_| {
+            let _ =
+                nix::unistd::unlinkat(&fd, tmp.as_str(), nix::unistd::UnlinkatFlags::NoRemoveDir);
+        })
+}
+
+/// An error when `name` in the directory `fd` (at `path`) is a symlink.
+fn no_link_at(
+    fd: &std::os::fd::OwnedFd,
+    name: &std::ffi::OsStr,
+    path: &Path,
+    place: Place,
+) -> Result<(), String> {
+    use nix::fcntl::AtFlags;
+    match nix::sys::stat::fstatat(fd, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(st) if st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFLNK => {
+            Err(link_refused(path, place))
+        }
+        _ => Ok(()),
     }
 }
 
-fn link_refused(p: &Path) -> String {
-    format!(
-        "{} is a symbolic link: runner writes no artifact through one (a reused artifacts directory? remove the link)",
-        p.display()
-    )
+fn link_refused(p: &Path, place: Place) -> String {
+    format!("{} is a symbolic link: {}", p.display(), place.link)
 }
 
 /// `dir` (inside `root`) opened as a directory, each component below `root` made if missing
 /// and opened with `O_NOFOLLOW`.
-fn open_artifact_dir(root: &Path, dir: &Path) -> Result<std::os::fd::OwnedFd, String> {
+fn open_dir_in(root: &Path, dir: &Path, place: Place) -> Result<std::os::fd::OwnedFd, String> {
     use nix::errno::Errno;
     use nix::fcntl::{OFlag, open, openat};
     use nix::sys::stat::{Mode, mkdirat};
     let rel = dir.strip_prefix(root).map_err(|_| {
         format!(
-            "{} is not inside the artifacts directory {}",
+            "{} is not inside {} {}",
             dir.display(),
+            place.what,
             root.display()
         )
     })?;
@@ -105,7 +175,7 @@ fn open_artifact_dir(root: &Path, dir: &Path) -> Result<std::os::fd::OwnedFd, St
     let mut at = root.to_path_buf();
     for c in rel.components() {
         let std::path::Component::Normal(name) = c else {
-            return Err(format!("{} leaves the artifacts directory", dir.display()));
+            return Err(format!("{} leaves {}", dir.display(), place.what));
         };
         at.push(name);
         match mkdirat(&fd, name, Mode::from_bits_truncate(0o755)) {
@@ -114,11 +184,11 @@ fn open_artifact_dir(root: &Path, dir: &Path) -> Result<std::os::fd::OwnedFd, St
         }
         fd = match openat(&fd, name, flags | OFlag::O_NOFOLLOW, Mode::empty()) {
             Ok(next) => next,
-            Err(Errno::ELOOP) => return Err(link_refused(&at)),
+            Err(Errno::ELOOP) => return Err(link_refused(&at, place)),
             Err(Errno::ENOTDIR) => {
                 let link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_symlink());
                 return Err(if link {
-                    link_refused(&at)
+                    link_refused(&at, place)
                 } else {
                     format!("{} is a file, not a directory", at.display())
                 });
@@ -165,7 +235,7 @@ pub(crate) fn move_to_free_name(
     name: &str,
 ) -> Result<PathBuf, String> {
     use nix::errno::Errno;
-    let fd = open_artifact_dir(root, dir)?;
+    let fd = open_dir_in(root, dir, ARTIFACTS)?;
     for n in 1..100_000 {
         let to = numbered_name(name, n);
         match move_within(&fd, from, &to) {
@@ -254,6 +324,32 @@ mod tests {
         super::write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn private_files_are_0600_from_the_start_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("flow");
+        let path = root.join(".auth/user.json");
+        super::write_private(&root, &path, b"one").unwrap();
+        super::write_private(&root, &path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_dir(root.join(".auth")).unwrap().count(), 1);
+        let outside = d.path().join("target");
+        std::fs::write(&outside, "keep").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&outside, &path).unwrap();
+        let e = super::write_private(&root, &path, b"x").unwrap_err();
+        assert!(
+            e.ends_with(
+                "user.json is a symbolic link: runner writes no file through one (remove the link)"
+            ),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
     }
 
     #[test]
