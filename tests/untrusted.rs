@@ -4,9 +4,37 @@
 //! header) and in var files (a name twice, an empty or multi-line name, UTF-16, a deep JSON
 //! file whose error must stay short).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::{fixture, flow_run, output, runner, write};
+
+/// A folder standing for `/etc` in `dir`: `outside/passwd`.
+fn outside(dir: &Path) -> PathBuf {
+    let outside = dir.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    write(&outside, "passwd", "root:x:0:0\n");
+    outside
+}
+
+/// A run of `f.yaml` in `dir` that exits with `code`, saying `said` on the console.
+fn fails_saying(dir: &Path, code: i32, said: &str) {
+    let r = flow_run(dir).arg("f.yaml").run();
+    assert_eq!(r.code, code, "{}", r.stderr);
+    assert!(r.stderr.contains(said), "wanted {said:?} in:\n{}", r.stderr);
+}
+
+/// Fails unless [`outside`] holds its `passwd` alone, as it was.
+fn nothing_written(outside: &Path) {
+    let names: Vec<_> = std::fs::read_dir(outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["passwd"], "written outside: {names:?}");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("passwd")).unwrap(),
+        "root:x:0:0\n"
+    );
+}
 
 /// A reused `--artifacts` directory holding symlinks out (to a folder standing for `/etc`):
 /// where a step would write through one (`screenshot.path` under a linked folder, the flow's
@@ -15,9 +43,7 @@ use crate::common::{fixture, flow_run, output, runner, write};
 #[test]
 fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     let d = tempfile::tempdir().unwrap();
-    let outside = d.path().join("outside");
-    std::fs::create_dir(&outside).unwrap();
-    write(&outside, "passwd", "root:x:0:0\n");
+    let outside = outside(d.path());
     let flow = |shot: &str| {
         format!(
             "name: shots\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n  - screenshot: {shot}\n",
@@ -48,51 +74,32 @@ fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     std::fs::remove_file(art.join("001-shots/shots")).unwrap();
     std::fs::create_dir(art.join("001-shots/shots")).unwrap();
     link(&art.join("001-shots/shots/x.png"), &outside.join("passwd"));
-    let r = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("x.png is a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    fails_saying(d.path(), 1, "x.png is a symbolic link");
     // 3. The flow's own artifacts folder is a symlink out (a default screenshot).
     std::fs::remove_dir_all(&art).unwrap();
     write(d.path(), "f.yaml", &flow("true"));
     link(&art.join("001-shots"), &outside);
-    let r = flow_run(d.path()).arg("f.yaml").run();
-    assert_ne!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("001-shots is a symbolic link"),
-        "{}",
-        r.stderr
-    );
-    let names: Vec<_> = std::fs::read_dir(&outside)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["passwd"], "written outside: {names:?}");
-    assert_eq!(
-        std::fs::read_to_string(outside.join("passwd")).unwrap(),
-        "root:x:0:0\n"
-    );
+    fails_saying(d.path(), 3, "001-shots is a symbolic link");
+    nothing_written(&outside);
 }
 
 /// Downloads in a reused artifacts directory: a page-suggested name longer than a file name may
 /// be is cut (its extension kept), with the `download` step and without; a name already taken
 /// by a symlink out (to a file, or dangling) gets the next free name, the link neither followed
-/// nor replaced; and a flow whose `downloads` folder is itself a symlink out fails saying so,
+/// nor replaced; a download still under way when the last step ends (2 s more) is waited for
+/// and named too; and a flow whose `downloads` folder is itself a symlink out fails saying so,
 /// before its browser saves anything there.
 #[test]
 fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     let d = tempfile::tempdir().unwrap();
-    let outside = d.path().join("outside");
-    std::fs::create_dir(&outside).unwrap();
-    write(&outside, "passwd", "root:x:0:0\n");
+    let port = crate::common::free_port();
+    let outside = outside(d.path());
     write(
         d.path(),
         "f.yaml",
         &format!(
-            "name: odd downloads\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/odd-downloads.html\"\n  - id: long\n    download: {{ target: \"#long\" }}\n  - click: \"#long\"\n  - click: \"#dangling\"\n  - id: report\n    download: {{ target: \"#report\" }}\n",
+            "name: odd downloads\nweb_server:\n  command: [python3, \"{}\", \"{port}\", \"{}\"]\n  url: \"http://127.0.0.1:{port}\"\nsteps:\n  - open: \"{{{{ web_server.url }}}}/odd-downloads.html\"\n  - id: long\n    download: {{ target: \"#long\" }}\n  - click: \"#long\"\n  - click: \"#dangling\"\n  - id: report\n    download: {{ target: \"#report\" }}\n  - id: slow\n    download: {{ target: \"#slow\" }}\n    timeout: 1s\n    continue_on_error: true\n",
+            fixture("echo_server.py").display(),
             fixture("site").display()
         ),
     );
@@ -102,6 +109,9 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     std::os::unix::fs::symlink(outside.join("new.csv"), downloads.join("dangling.csv")).unwrap();
     let report = flow_run(d.path()).arg("f.yaml").passes();
     let want = std::fs::read(fixture("site/report.csv")).unwrap();
+    // The slow download had begun when its step gave up on it (so no step took it).
+    let slow = crate::common::step(&report, "slow")["error"]["message"].to_string();
+    assert!(slow.contains("/slow/report.csv did not finish"), "{slow}");
     let long = format!("{}.csv", "L".repeat(251));
     let path = |id: &str| {
         crate::common::step(&report, id)["outputs"]["path"]
@@ -127,6 +137,7 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
         "dangling.csv",
         "report (2).csv",
         "report.csv",
+        "slow.csv",
     ];
     assert_eq!(
         names, names_sorted,
@@ -135,6 +146,8 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     for n in [&long, &second, "dangling (2).csv", "report (2).csv"] {
         assert_eq!(std::fs::read(downloads.join(n)).unwrap(), want, "{n}");
     }
+    let slow = std::fs::read(downloads.join("slow.csv")).unwrap();
+    assert_eq!(slow, want.repeat(4096)[..4096], "the whole of the slow one");
     // The planted links are as they were.
     assert_eq!(
         std::fs::read_link(downloads.join("report.csv")).unwrap(),
@@ -147,24 +160,12 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     // The flow's `downloads` folder is a symlink out.
     std::fs::remove_dir_all(&downloads).unwrap();
     std::os::unix::fs::symlink(&outside, &downloads).unwrap();
-    let r = flow_run(d.path()).arg("f.yaml").run();
-    assert_ne!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(
-            "001-odd-downloads/downloads is a symbolic link: runner writes no artifact through one"
-        ),
-        "{}",
-        r.stderr
+    fails_saying(
+        d.path(),
+        3,
+        "001-odd-downloads/downloads is a symbolic link: runner writes no artifact through one",
     );
-    let names: Vec<_> = std::fs::read_dir(&outside)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["passwd"], "written outside: {names:?}");
-    assert_eq!(
-        std::fs::read_to_string(outside.join("passwd")).unwrap(),
-        "root:x:0:0\n"
-    );
+    nothing_written(&outside);
 }
 
 /// A web server that prints one enormous line with no newline (17 MB, more than the log keeps,

@@ -94,6 +94,12 @@ pub(crate) async fn run_in(
     // A server that exited while the flow ran is why it failed, not the browser's network error
     // (a failed step said so when it failed; a flow whose steps passed fails here).
     let died = Watch::new(setup.server.as_ref(), servers).died().await;
+    // Downloads under way finish before the server that sends them stops (not on an interrupt).
+    if !rt.cancel.is_cancelled() {
+        browser
+            .settle_downloads(crate::browser::driver::downloads::FINISH_GRACE)
+            .await;
+    }
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {

@@ -25,6 +25,10 @@ pub(crate) struct Download {
     pub(crate) taken: bool,
 }
 
+/// How long the end of a flow waits for the downloads still under way (see
+/// [`Downloads::settle`]); none when the run is interrupted.
+pub(crate) const FINISH_GRACE: Duration = Duration::from_secs(3);
+
 /// Where a flow's downloads go: `dir` (the flow's artifacts `downloads/`) inside the run's
 /// artifacts directory `root`.
 #[derive(Debug, Clone)]
@@ -83,8 +87,23 @@ impl Downloads {
         Ok(())
     }
 
-    /// Gives the downloads no step took their suggested names, secrets masked (at the end of
-    /// the flow).
+    /// Waits (up to `grace`) for the downloads no step took that are under way to finish: at
+    /// the end of the flow's steps, before its web server stops (which would cancel them).
+    pub(crate) async fn settle(&mut self, grace: Duration) {
+        let until = tokio::time::Instant::now() + grace;
+        while self.refresh().await.is_ok()
+            && self
+                .seen
+                .iter()
+                .any(|d| !d.taken && d.state == "inProgress")
+            && tokio::time::Instant::now() < until
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Gives the finished downloads no step took their suggested names, secrets masked (at the
+    /// end of the flow); one that did not finish keeps its download id for a name.
     pub(crate) async fn finish(&mut self, masker: &Masker) {
         let _ = self.refresh().await;
         for d in self

@@ -257,6 +257,16 @@ impl FlowBrowser {
         Value::Object(out)
     }
 
+    /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
+    /// browser has begun any.
+    pub(crate) async fn settle_downloads(&self, grace: Duration) {
+        if let Slot::Ready(l) = &mut *self.state.lock().await
+            && let Some(d) = &mut l.session.downloads
+        {
+            d.settle(grace).await;
+        }
+    }
+
     /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives
     /// the browser back; a browser that does not answer, or whose daemon may still be busy with
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
