@@ -96,6 +96,14 @@ pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
+pub(crate) fn validate(dir: &Path) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["validate", "f.yaml"]);
+    let (code, out, err) = output(c);
+    (code, format!("{out}{err}"))
+}
+
 /// Waits (up to 10 s) until `path` exists and is not empty.
 pub(crate) fn wait_for_file(path: &Path) {
     wait_for_file_within(path, 10);

@@ -482,24 +482,19 @@ fn state_save_stays_in_the_flows_directory_and_follows_no_symlink() {
     assert!(!d.path().join("abs.json").exists());
     // Symlinks out: the folder, then the file.
     write(&project, "f.yaml", &flow(".auth/user.json"));
+    let refused = |link: &str| {
+        let Ran { code, report, .. } = flow_run(&project).arg("f.yaml").run();
+        assert_eq!(code, 1);
+        let message = report["flows"][0]["steps"][1]["error"]["message"].to_string();
+        let want = format!("project/{link} is a symbolic link: runner writes no file through one");
+        assert!(message.contains(&want), "{message}");
+    };
     std::os::unix::fs::symlink(&outside, project.join(".auth")).unwrap();
-    let Ran { code, report, .. } = flow_run(&project).arg("f.yaml").run();
-    assert_eq!(code, 1);
-    let message = report["flows"][0]["steps"][1]["error"]["message"].to_string();
-    assert!(
-        message.contains("project/.auth is a symbolic link: runner writes no file through one"),
-        "{message}"
-    );
+    refused(".auth");
     std::fs::remove_file(project.join(".auth")).unwrap();
     std::fs::create_dir(project.join(".auth")).unwrap();
     std::os::unix::fs::symlink(&target, project.join(".auth/user.json")).unwrap();
-    let Ran { code, report, .. } = flow_run(&project).arg("f.yaml").run();
-    assert_eq!(code, 1);
-    let message = report["flows"][0]["steps"][1]["error"]["message"].to_string();
-    assert!(
-        message.contains(".auth/user.json is a symbolic link: runner writes no file through one"),
-        "{message}"
-    );
+    refused(".auth/user.json");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
     let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o644);
