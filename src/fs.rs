@@ -71,6 +71,16 @@ mod tree;
 
 pub(crate) use tree::{Owner, Tree, TreeError};
 
+/// What `validate` and the run (on a rendered path) both say of a `state.save` path that would
+/// leave the flow's directory; `None` when it stays.
+pub(crate) fn flow_path_problem(what: &str, path: &str) -> Option<String> {
+    leaves_dir(path).then(|| format!("{what} path `{path}` leaves the flow's directory"))
+}
+
+/// The help that goes with [`flow_path_problem`].
+pub(crate) const FLOW_PATH_HELP: &str =
+    "give a path relative to the flow's directory, without `..`";
+
 /// The directory `dir` inside `root` (the run's artifacts directory, as the user named it: it
 /// may itself be a symlink), made where missing without following a symlink (a reused
 /// artifacts directory may hold a link out: `art/001-x/shots -> /etc`; see [`Tree`]). The
@@ -99,6 +109,91 @@ pub(crate) fn create_artifact(root: &Path, path: &Path) -> Result<std::fs::File,
     Tree::new(root, Owner::Artifacts)
         .create(path)
         .map_err(|e| e.to_string())
+}
+
+/// Writes `bytes` to `path` inside `root` (the flow's directory) for its owner's eyes only
+/// ([`Tree::write_private`]: mode 0600 from the start, its folders opened with `O_NOFOLLOW`,
+/// the file not a symlink, written whole through a temporary file beside it and a rename).
+pub(crate) fn write_private(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    Tree::new(root, Owner::FlowDir)
+        .write_private(path, bytes)
+        .map_err(|e| e.to_string())
+}
+
+/// The most bytes a file name may have (`NAME_MAX` on Linux and the BSDs).
+const NAME_MAX: usize = 255;
+
+/// `name` (a file name) as the `n`th candidate for a file: `name`, then `name (2)`,
+/// `name (3)`, ... before its extension; never longer than a file name may be: a long stem is
+/// cut (on a character's boundary), its extension kept.
+pub(crate) fn numbered_name(name: &str, n: u32) -> String {
+    // An extension is a short one: a dot late in a long name does not make the rest one.
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() && e.len() < 16 => (s, &name[s.len()..]),
+        _ => (name, ""),
+    };
+    let number = if n > 1 {
+        format!(" ({n})")
+    } else {
+        String::new()
+    };
+    let room = NAME_MAX.saturating_sub(number.len() + ext.len());
+    let cut = (0..=room.min(stem.len()))
+        .rev()
+        .find(|i| stem.is_char_boundary(*i))
+        .unwrap_or(0);
+    format!("{}{number}{ext}", &stem[..cut])
+}
+
+/// Moves the file named `from` in `dir` (inside `root`, opened as [`artifact_dir`] opens it)
+/// to the first free name of `name`'s [`numbered_name`]s, and says where it went: never over
+/// anything already there, a file or a symlink a reused artifacts directory holds (which is
+/// neither followed nor replaced).
+pub(crate) fn move_to_free_name(
+    root: &Path,
+    dir: &Path,
+    from: &str,
+    name: &str,
+) -> Result<PathBuf, String> {
+    use nix::errno::Errno;
+    let fd = Tree::new(root, Owner::Artifacts)
+        .open_dir(dir, true)
+        .map_err(|e| e.to_string())?;
+    for n in 1..100_000 {
+        let to = numbered_name(name, n);
+        match move_within(&fd, from, &to) {
+            Ok(()) => return Ok(dir.join(to)),
+            Err(Errno::EEXIST) => {}
+            Err(e) => {
+                return Err(format!(
+                    "cannot move {} to {}: {e}",
+                    dir.join(from).display(),
+                    dir.join(&to).display()
+                ));
+            }
+        }
+    }
+    Err(format!("{} holds no free name for {name}", dir.display()))
+}
+
+/// Renames `from` to `to` in the directory `fd`, `EEXIST` when `to` is there: a hard link
+/// then the old name's removal (a link is never made over anything); on a file system without
+/// hard links, a look then a rename.
+fn move_within(fd: &std::os::fd::OwnedFd, from: &str, to: &str) -> nix::Result<()> {
+    use nix::errno::Errno;
+    use nix::fcntl::{AtFlags, renameat};
+    use nix::unistd::{UnlinkatFlags, linkat, unlinkat};
+    match linkat(fd, from, fd, to, AtFlags::empty()) {
+        Ok(()) => unlinkat(fd, from, UnlinkatFlags::NoRemoveDir),
+        Err(Errno::EEXIST) => Err(Errno::EEXIST),
+        Err(Errno::EPERM | Errno::EOPNOTSUPP | Errno::EMLINK | Errno::EXDEV) => {
+            if nix::sys::stat::fstatat(fd, to, AtFlags::AT_SYMLINK_NOFOLLOW).is_ok() {
+                return Err(Errno::EEXIST);
+            }
+            renameat(fd, from, fd, to)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Reads a file runner takes as input (a flow, a var file, a shard's report): at most
@@ -206,6 +301,83 @@ mod tests {
             std::fs::read_to_string(outside.join("victim")).unwrap(),
             "original"
         );
+    }
+
+    #[test]
+    fn private_files_are_0600_from_the_start_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("flow");
+        let path = root.join(".auth/user.json");
+        super::write_private(&root, &path, b"one").unwrap();
+        super::write_private(&root, &path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_dir(root.join(".auth")).unwrap().count(), 1);
+        let outside = d.path().join("target");
+        std::fs::write(&outside, "keep").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&outside, &path).unwrap();
+        let e = super::write_private(&root, &path, b"x").unwrap_err();
+        assert!(
+            e.ends_with(
+                "user.json is a symbolic link: runner writes no file through one (remove the link)"
+            ),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+    }
+
+    #[test]
+    fn numbered_names_keep_their_extension_and_fit_a_file_name() {
+        use super::numbered_name;
+        assert_eq!(numbered_name("a.txt", 1), "a.txt");
+        assert_eq!(numbered_name("a.txt", 2), "a (2).txt");
+        assert_eq!(numbered_name(".bashrc", 3), ".bashrc (3)");
+        assert_eq!(numbered_name("archive.tar.gz", 2), "archive.tar (2).gz");
+        let long = format!("{}.csv", "L".repeat(300));
+        assert_eq!(numbered_name(&long, 1), format!("{}.csv", "L".repeat(251)));
+        assert_eq!(
+            numbered_name(&long, 12),
+            format!("{} (12).csv", "L".repeat(246))
+        );
+        // Cut on a character's boundary; a long "extension" is no extension.
+        let wide = "é".repeat(200);
+        assert_eq!(numbered_name(&wide, 1), "é".repeat(127));
+        let dotted = format!("a.{}", "x".repeat(300));
+        assert_eq!(numbered_name(&dotted, 1).len(), 255);
+        assert!(numbered_name(&dotted, 1).starts_with("a.xxx"));
+    }
+
+    #[test]
+    fn moves_to_a_free_name_past_files_and_symlinks_without_following_them() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("art");
+        let dir = root.join("001-f/downloads");
+        std::fs::create_dir_all(&dir).unwrap();
+        let outside = d.path().join("passwd");
+        std::fs::write(&outside, "root").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("r.csv")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("new"), dir.join("r (2).csv")).unwrap();
+        std::fs::write(dir.join("r (3).csv"), "older").unwrap();
+        std::fs::write(dir.join("guid"), "data").unwrap();
+        let to = super::move_to_free_name(&root, &dir, "guid", "r.csv").unwrap();
+        assert_eq!(to, dir.join("r (4).csv"));
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "data");
+        assert!(!dir.join("guid").exists());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "root");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("r (3).csv")).unwrap(),
+            "older"
+        );
+        assert!(!d.path().join("new").exists());
+        // The directory itself a symlink: refused.
+        let linked = root.join("001-g");
+        std::os::unix::fs::symlink(d.path(), &linked).unwrap();
+        let e = super::move_to_free_name(&root, &linked, "passwd", "x").unwrap_err();
+        assert!(e.contains("001-g is a symbolic link"), "{e}");
+        assert!(outside.exists());
     }
 
     #[test]

@@ -137,9 +137,22 @@ pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
+pub(crate) fn validate(dir: &Path) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["validate", "f.yaml"]);
+    let (code, out, err) = output(c);
+    (code, format!("{out}{err}"))
+}
+
 /// Waits (up to 10 s) until `path` exists and is not empty.
 pub(crate) fn wait_for_file(path: &Path) {
-    for _ in 0..400 {
+    wait_for_file_within(path, 10);
+}
+
+/// Waits (up to `secs` seconds) until `path` exists and is not empty.
+pub(crate) fn wait_for_file_within(path: &Path, secs: u64) {
+    for _ in 0..secs * 40 {
         if std::fs::read_to_string(path).is_ok_and(|s| !s.trim().is_empty()) {
             return;
         }

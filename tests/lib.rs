@@ -47,6 +47,7 @@ mod refs;
 mod run;
 mod secret_controls;
 mod secret_forms;
+mod secret_search;
 mod secrets;
 mod selectors;
 mod server_checks;

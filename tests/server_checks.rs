@@ -5,16 +5,8 @@
 
 use std::path::Path;
 
-use crate::common::{Ran, flow_run, output, runner, write};
+use crate::common::{Ran, flow_run, output, runner, validate, write};
 use crate::servers::app;
-
-/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
-fn validate(dir: &Path) -> (i32, String) {
-    let mut c = runner(dir);
-    c.args(["validate", "f.yaml"]);
-    let (code, out, err) = output(c);
-    (code, format!("{out}{err}"))
-}
 
 #[test]
 fn a_missing_static_folder_of_runner_toml_is_refused_at_its_line_by_validate_and_run() {
@@ -92,6 +84,9 @@ port = "auto"
     assert!(out.contains("error: 7 problems in 1 file"), "{out}");
 }
 
+/// A flow's server killed while the flow runs fails the next step that needs it: the step's
+/// error starts with the server's end and its last lines (the whole log in the artifacts), in
+/// the console's block of that step, the report and JUnit, once; the step's own error stays.
 #[test]
 fn a_server_killed_mid_flow_is_named_in_the_failed_steps_own_block() {
     let d = tempfile::tempdir().unwrap();
@@ -150,6 +145,20 @@ steps:
     assert_eq!(message.matches(died).count(), 1, "{message}");
     let junit = std::fs::read_to_string(junit).unwrap();
     assert!(junit.contains(&format!("failed: {died}")), "{junit}");
+    // Its last lines are in the message; the whole log is in the artifacts.
+    assert!(
+        message.contains("listening on http://127.0.0.1:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("log: 001-killed/web_server/server.log"),
+        "{message}"
+    );
+    assert!(
+        d.path()
+            .join("art/001-killed/web_server/server.log")
+            .is_file()
+    );
 }
 
 /// `runner explore / --atlas atlas` with `args` (the `--web-server` options) in `dir`.

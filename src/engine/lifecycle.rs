@@ -35,13 +35,16 @@ pub(crate) async fn run_flow(
         masker.add_derived(crate::step::url_secrets::url_secrets(url));
     }
     // A browser launched here saves the flow's downloads with its artifacts.
-    let downloads = spec.cdp.is_none().then(|| {
-        let dir = rt
-            .artifacts
-            .join(artifacts::flow_dir(info.index, &loaded.flow.name))
-            .join("downloads");
-        (rt.artifacts.clone(), dir)
-    });
+    let downloads = spec
+        .cdp
+        .is_none()
+        .then(|| crate::browser::driver::downloads::DownloadDir {
+            root: rt.artifacts.clone(),
+            dir: rt
+                .artifacts
+                .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+                .join("downloads"),
+        });
     let browser = FlowBrowser::new(
         info.index,
         spec,
@@ -91,6 +94,12 @@ pub(crate) async fn run_in(
     // A server that exited while the flow ran is why it failed, not the browser's network error
     // (a failed step said so when it failed; a flow whose steps passed fails here).
     let died = Watch::new(setup.server.as_ref(), servers).died().await;
+    // Downloads under way finish before the server that sends them stops (not on an interrupt).
+    if !rt.cancel.is_cancelled() {
+        browser
+            .settle_downloads(crate::browser::driver::downloads::FINISH_GRACE)
+            .await;
+    }
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {
@@ -230,7 +239,7 @@ async fn body(
     }
     // Inside the artifacts with no symlink followed: a reused artifacts directory may hold a
     // link out where this flow's folder goes (the web server's log, made earlier, is checked
-    // the same way and left out).
+    // the same way and left out; the browser's `downloads/` is made so as it is given to it).
     crate::fs::artifact_dir(&rt.artifacts, &dir).map_err(|why| {
         StepError::new(
             ErrorKind::Environment,

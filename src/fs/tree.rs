@@ -25,6 +25,8 @@ pub(crate) enum Owner {
     Artifacts,
     Atlas,
     AgentCache,
+    /// A flow's directory, where `state.save` writes.
+    FlowDir,
 }
 
 impl Owner {
@@ -33,6 +35,7 @@ impl Owner {
             Owner::Artifacts => "the artifacts directory",
             Owner::Atlas => "the atlas",
             Owner::AgentCache => "the agent cache",
+            Owner::FlowDir => "the flow's directory",
         }
     }
 
@@ -47,6 +50,9 @@ impl Owner {
             }
             Owner::AgentCache => {
                 "a symbolic link: runner reads and writes nothing in the agent cache through one (remove the link)"
+            }
+            Owner::FlowDir => {
+                "a symbolic link: runner writes no file through one (remove the link)"
             }
         }
     }
@@ -95,7 +101,7 @@ impl<'a> Tree<'a> {
 
     /// `dir` (inside the root) opened as a directory, each component below the root made if
     /// missing (with `make`) and opened with `O_NOFOLLOW`.
-    fn open_dir(&self, dir: &Path, make: bool) -> Result<OwnedFd, TreeError> {
+    pub(super) fn open_dir(&self, dir: &Path, make: bool) -> Result<OwnedFd, TreeError> {
         let io = |doing, path: &Path, e: Errno| TreeError::Io {
             doing,
             path: path.to_path_buf(),
@@ -254,6 +260,18 @@ impl<'a> Tree<'a> {
     /// rename, as [`super::write_atomic`]), its folders made; a link in its place is replaced,
     /// never written through.
     pub(crate) fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), TreeError> {
+        self.write_mode(path, bytes, Mode::from_bits_truncate(0o666))
+    }
+
+    /// [`Tree::write`] for its owner's eyes only (mode 0600 from the start: a saved state holds
+    /// session cookies), and a link in the file's place refused, not replaced (another program,
+    /// such as the browser, may have written through it).
+    pub(crate) fn write_private(&self, path: &Path, bytes: &[u8]) -> Result<(), TreeError> {
+        self.file(path)?;
+        self.write_mode(path, bytes, Mode::S_IRUSR | Mode::S_IWUSR)
+    }
+
+    fn write_mode(&self, path: &Path, bytes: &[u8], mode: Mode) -> Result<(), TreeError> {
         use std::io::Write;
         let (dir, name) = self.parent(path, true)?;
         let tmp = tmp_name(name);
@@ -264,7 +282,7 @@ impl<'a> Tree<'a> {
         };
         let flags =
             OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        let written = openat(&dir, tmp.as_str(), flags, Mode::from_bits_truncate(0o666))
+        let written = openat(&dir, tmp.as_str(), flags, mode)
             .map_err(std::io::Error::from)
             .and_then(|fd| File::from(fd).write_all(bytes))
             .and_then(|()| renameat(&dir, tmp.as_str(), &dir, name).map_err(std::io::Error::from));

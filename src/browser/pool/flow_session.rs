@@ -13,7 +13,7 @@ use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
-use crate::step::{ErrorKind, Masker, StepError};
+use crate::step::{Masker, StepError};
 
 /// The key of the flow at `index` in this run (its background agents are filed under it).
 pub(crate) fn session_name(index: usize) -> String {
@@ -42,10 +42,10 @@ pub(crate) struct ContextSetup {
     /// The answer to a confirm or prompt no `dialog` step answers: true accepts.
     pub(crate) dialogs: Option<bool>,
     pub(crate) emulation: super::worker::Emulation,
-    /// Where the flow's downloads go (its artifacts `downloads/`), with the run's artifacts
-    /// directory it is inside (made there following no symlink: Chromium would write through
-    /// one); `None` for a remote browser, which saves files on its own machine.
-    pub(crate) downloads: Option<(PathBuf, PathBuf)>,
+    /// Where the flow's downloads go (its artifacts `downloads/`, inside the run's artifacts
+    /// directory: made there following no symlink, Chromium would write through one); `None`
+    /// for a remote browser, which saves files on its own machine.
+    pub(crate) downloads: Option<crate::browser::driver::downloads::DownloadDir>,
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
@@ -145,14 +145,8 @@ impl FlowBrowser {
                 Ok(context) => {
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some((root, dir)) = &setup.downloads {
-                            crate::fs::artifact_dir(root, dir).map_err(|why| {
-                                StepError::new(
-                                    ErrorKind::Environment,
-                                    format!("cannot keep the flow's downloads: {why}"),
-                                )
-                            })?;
-                            session.downloads = Some(worker.save_downloads(&context, dir).await?);
+                        if let Some(at) = &setup.downloads {
+                            session.downloads = Some(worker.save_downloads(&context, at).await?);
                         }
                         worker
                             .set_up(&context, &mut session, &setup.emulation)
@@ -258,6 +252,16 @@ impl FlowBrowser {
             }
         }
         Value::Object(out)
+    }
+
+    /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
+    /// browser has begun any.
+    pub(crate) async fn settle_downloads(&self, grace: Duration) {
+        if let Slot::Ready(l) = &mut *self.state.lock().await
+            && let Some(d) = &mut l.session.downloads
+        {
+            d.settle(grace).await;
+        }
     }
 
     /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives

@@ -379,13 +379,21 @@ impl Worker {
         }
     }
 
-    /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
-    /// first download), for its session.
+    /// Makes the flow's context save its downloads into `at.dir`, for its session: the folder
+    /// made first inside the run's artifacts directory following no symlink (Chromium would
+    /// save through one; a link there fails the flow's first browser step).
     pub(crate) async fn save_downloads(
         &self,
         context: &Context,
-        dir: &std::path::Path,
+        at: &crate::browser::driver::downloads::DownloadDir,
     ) -> Result<crate::browser::driver::downloads::Downloads, StepError> {
+        let dir = &at.dir;
+        crate::fs::artifact_dir(&at.root, dir).map_err(|why| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot keep the flow's downloads: {why}"),
+            )
+        })?;
         let fail = |e: String| {
             StepError::new(
                 ErrorKind::Environment,
@@ -398,7 +406,7 @@ impl Worker {
             .map_err(|e| fail(e.to_string()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
             self.cdp.clone(),
-            dir.to_path_buf(),
+            at.clone(),
         ))
     }
 

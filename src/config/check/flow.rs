@@ -114,8 +114,9 @@ fn static_dir(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Artifact paths (`screenshot.path`, `download.path`) stay inside the artifacts directory: the
-/// run's own check, made here on the paths written without a template.
+/// Artifact paths (`screenshot.path`, `download.path`) stay inside the artifacts directory, and
+/// `state.save` inside the flow's directory: the run's own checks, made here on the paths
+/// written without a template.
 fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
     for (ptr, step) in steps {
         let key = step.action.key();
@@ -126,6 +127,15 @@ fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnost
             out.push(
                 at_value(c.file, c.spans, &format!("{ptr}/{key}/path"), problem)
                     .with_help(crate::fs::ARTIFACT_PATH_HELP),
+            );
+        }
+        if let Some(p) = step.action.flow_path()
+            && !is_template(p)
+            && let Some(problem) = crate::fs::flow_path_problem(&format!("{key}.save"), p)
+        {
+            out.push(
+                at_value(c.file, c.spans, &format!("{ptr}/{key}/save"), problem)
+                    .with_help(crate::fs::FLOW_PATH_HELP),
             );
         }
     }
