@@ -411,9 +411,17 @@ fn merge_reports_refuses_a_status_runner_never_writes() {
     let d = tempfile::tempdir().unwrap();
     let flow = |status: &str, outcome: &str| {
         format!(
-            r#"{{"run_id":"r","summary":{{"total":1,"passed":0,"failed":1,"errors":0,"interrupted":0,"flaky":0,"skipped":0,"duration_ms":1}},"flows":[{{"name":"f","file":"f.yaml","status":{},"duration_ms":1,"steps":[{{"index":0,"id":null,"name":"s","action":"log","outcome":{},"conclusion":"passed","attempts":1,"flaky":false,"duration_ms":0,"error":null,"location":"f.yaml:3:5","finally":false}}],"error":null,"flaky":false}}]}}"#,
+            r#"{{"run_id":"r","summary":{{"total":1,"passed":0,"failed":1,"errors":0,"interrupted":0,"flaky":0,"skipped":0,"duration_ms":1}},"flows":[{{"name":"f","file":"f.yaml","status":{},"duration_ms":1,"steps":[{{"index":0,"id":null,"name":"s","action":"log","outcome":{},"conclusion":{},"attempts":1,"flaky":false,"duration_ms":0,"error":{},"location":"f.yaml:3:5","finally":false}}],"error":null,"flaky":false}}]}}"#,
             serde_json::json!(status),
-            serde_json::json!(outcome)
+            serde_json::json!(outcome),
+            serde_json::json!(outcome),
+            // (A failed step says why, as runner writes it: merge-reports checks that a flow's
+            // status agrees with its steps.)
+            if outcome == "failed" {
+                r#"{"kind":"command_failed","message":"exit status 1"}"#
+            } else {
+                "null"
+            }
         )
     };
     let script = "x\"><script>alert(1)</script>";
