@@ -515,10 +515,11 @@ impl Worker {
         }));
     }
 
-    /// Closes the browser: its session, then (when runner started it) the browser itself. A
-    /// browser runner connected to (`spec.cdp`) stays: `close` only disconnects agent-browser
-    /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
-    /// disposed with its flow. False when the session did not answer `close` (a wedged page).
+    /// Closes the browser: its session, then (when agent-browser launched it) the browser
+    /// itself; a browser runner started is ended with its daemon (`end_own`). A browser runner
+    /// connected to (`spec.cdp`) stays: `close` only disconnects agent-browser from it (checked
+    /// with agent-browser 0.41.2), and every context runner made in it was disposed with its
+    /// flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
         // A browser found gone is not asked anything (it would not answer): its daemons and
         // processes are ended without a grace (see `host::end_processes`).
@@ -530,6 +531,9 @@ impl Worker {
                 b.kill().await;
             }
             return false;
+        }
+        if let Some(b) = self.browser.take() {
+            return self.end_own(b).await;
         }
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
@@ -553,10 +557,26 @@ impl Worker {
             Some(l) => l.close().await,
             None => true,
         };
-        if let Some(b) = self.browser {
-            b.kill().await;
-        }
         answered && launcher_answered
+    }
+
+    /// Ends `browser`, which runner started (see `chromium`), and the session's daemon at once:
+    /// SIGKILL for the browser and SIGTERM for the daemon, without asking either first. Nothing
+    /// there is worth a request: the contexts in the browser (the next flow's, made ahead) go
+    /// with it and its profile is removed, and the daemon's `close` would only disconnect it
+    /// from a browser about to go (~30 ms, and a process of agent-browser's CLI to start).
+    /// Waits for the browser to exit; the daemon's exit is waited for with the run's other
+    /// processes (`host::end_processes`, whose grace it gets: it exits in ~10 ms on SIGTERM).
+    async fn end_own(mut self, browser: Chromium) -> bool {
+        if let Some(h) = self.spare.take() {
+            h.abort();
+        }
+        if let Some(h) = self.disposing.take() {
+            h.abort();
+        }
+        super::host::terminate_daemon(&self.session.daemon_pid_file());
+        browser.kill().await;
+        true
     }
 }
 
