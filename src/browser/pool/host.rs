@@ -438,23 +438,8 @@ fn kill_daemons(dir: &std::path::Path) {
     for e in entries.flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "pid") {
-            terminate_daemon(&p);
+            crate::browser::driver::daemon::terminate(&p);
         }
-    }
-}
-
-/// SIGTERMs the agent-browser daemon whose pid file is `pid_file`, if it still runs.
-pub(super) fn terminate_daemon(pid_file: &std::path::Path) {
-    if let Ok(text) = std::fs::read_to_string(pid_file)
-        && let Ok(pid) = text.trim().parse::<i32>()
-        && pid > 1
-        && std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-            .is_ok_and(|c| c.contains("agent-browser"))
-    {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGTERM,
-        );
     }
 }
 
