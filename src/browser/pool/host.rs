@@ -315,7 +315,14 @@ async fn end_processes(dir: &std::path::Path, answered: bool) {
             }
             return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        // Those found are looked at until they are gone (a look at each costs little; a scan
+        // of every process's environment, several ms on a busy machine), then the scan runs
+        // again for any others.
+        while left.iter().any(|p| crate::process::is_live(*p))
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
     }
 }
 
