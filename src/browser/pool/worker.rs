@@ -143,6 +143,7 @@ impl Worker {
                     disposing: None,
                 };
                 w.make_spare(None);
+                w.switch_ahead().await;
                 Ok(w)
             }
             Err(e) => {
@@ -272,8 +273,15 @@ impl Worker {
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
-        // clears agent-browser's record (the new tab has no dialog to answer).
-        match crate::browser::driver::dialog::open(session).await {
+        // clears agent-browser's record (the new tab has no dialog to answer). A browser runner
+        // started that no flow has used has no last flow: besides the flows' blank tabs, it has
+        // only the blank one it started with, in which nothing ran, and there is nothing to ask.
+        let asked = if !self.served && self.browser.is_some() {
+            Ok(None)
+        } else {
+            crate::browser::driver::dialog::open(session).await
+        };
+        match asked {
             Ok(Some(_)) => {
                 let _ = session
                     .send(
@@ -306,27 +314,20 @@ impl Worker {
 
     /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
     async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
-        let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let made = match self.spare.take() {
-            Some(h) => h
+        switched(&mut self.spare, &self.cdp, session).await
+    }
+
+    /// Right after the launch, the first flow's context made and the worker's session switched
+    /// to its tab (`next`), while the run's servers start: agent-browser's first switch is its
+    /// slowest (~13 ms on a quiet machine). None made when contexts are not made ahead (nothing
+    /// runs beside the flows then), or on a failure (the first flow's `open_context` tries
+    /// again, and says why).
+    async fn switch_ahead(&mut self) {
+        if self.ahead {
+            self.next = switched(&mut self.spare, &self.cdp, &mut self.session)
                 .await
-                .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
-            None => new_context(&self.cdp).await,
-        };
-        let (id, target) = match made {
-            Ok(made) => made,
-            // A browser that stopped answering or exited since the last flow says so (and the
-            // pool does not wait for a remote one again: `BrowserHost::release`).
-            Err(e) => {
-                let gone = self.cdp.health().await.and(self.cdp.gone_error());
-                return Err(gone.unwrap_or_else(|| fail(e.to_string())));
-            }
-        };
-        if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
-            let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
-            return Err(e);
+                .ok();
         }
-        Ok(Context { id, target })
     }
 
     /// A flow is done with `context`: the session first moves to the next flow's tab (the one
@@ -486,6 +487,36 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
 async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
     let (disposed, gone) = tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
     disposed.is_ok() && gone.is_none()
+}
+
+/// A new context (`spare`, the one made ahead, when there is one) with `session` switched to its
+/// tab.
+async fn switched(
+    spare: &mut Option<JoinHandle<Result<(String, String), CdpError>>>,
+    cdp: &Cdp,
+    session: &mut Session,
+) -> Result<Context, StepError> {
+    let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+    let made = match spare.take() {
+        Some(h) => h
+            .await
+            .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
+        None => new_context(cdp).await,
+    };
+    let (id, target) = match made {
+        Ok(made) => made,
+        // A browser that stopped answering or exited since the last flow says so (and the
+        // pool does not wait for a remote one again: `BrowserHost::release`).
+        Err(e) => {
+            let gone = cdp.health().await.and(cdp.gone_error());
+            return Err(gone.unwrap_or_else(|| fail(e.to_string())));
+        }
+    };
+    if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
+        let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
+        return Err(e);
+    }
+    Ok(Context { id, target })
 }
 
 /// A new context with its blank tab: (context id, target id).
