@@ -39,6 +39,10 @@ pub(crate) struct BrowserHost {
     /// browser that does not answer, and such a daemon does not end on SIGTERM, so the run's
     /// processes get no grace at its end (see `end_processes`).
     unanswered: AtomicBool,
+    /// The flow runs of the run that have not ended, when `run` counts them (0: not counted;
+    /// `run --watch` keeps its browsers for its next pass): the last one need not hand its
+    /// browser over to a next flow (see `only_flow_left`).
+    flows_left: AtomicUsize,
 }
 
 /// A launch awaited by a flow: ended if the flow stops waiting for it (an interrupt), so no
@@ -89,6 +93,7 @@ impl BrowserHost {
             closers: Mutex::new(Vec::new()),
             broken: Mutex::new(Vec::new()),
             unanswered: AtomicBool::new(false),
+            flows_left: AtomicUsize::new(0),
         }
     }
 
@@ -241,6 +246,24 @@ impl BrowserHost {
             return;
         }
         self.close_later(worker);
+    }
+
+    /// Counts the `n` flow runs of a run (see `flows_left`).
+    pub(crate) fn count_flows(&self, n: usize) {
+        self.flows_left.store(n, Ordering::SeqCst);
+    }
+
+    /// A flow run has ended, after its retries (uncounted runs are not counted down).
+    pub(crate) fn flow_ended(&self) {
+        let _ = self
+            .flows_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+    }
+
+    /// Whether the flow asking is the only one of the run left, so that no flow takes a browser
+    /// after it (unless it is retried): false when the runs are not counted.
+    pub(crate) fn only_flow_left(&self) -> bool {
+        self.flows_left.load(Ordering::SeqCst) == 1
     }
 
     /// Closes a browser off the critical path.

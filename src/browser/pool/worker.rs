@@ -245,6 +245,11 @@ impl Worker {
         self.served
     }
 
+    /// Whether runner started the browser itself (see `chromium`): it is ended with SIGKILL.
+    pub(crate) fn runner_started(&self) -> bool {
+        self.browser.is_some()
+    }
+
     /// The agent-browser session name (every flow in this browser sends its commands there).
     pub(crate) fn name(&self) -> &str {
         &self.session.name
