@@ -140,12 +140,15 @@ impl FlowBrowser {
             );
             session.dialog_default = setup.dialogs;
             session.testid_attribute.clone_from(&setup.testid_attribute);
-            match worker.open_context(&mut session).await {
-                Ok(context) => {
+            match worker
+                .open_context(&mut session, setup.downloads.as_deref())
+                .await
+            {
+                Ok((context, saved)) => {
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some(dir) = &setup.downloads {
-                            session.downloads = Some(worker.save_downloads(&context, dir).await?);
+                        if let Some(saved) = saved {
+                            session.downloads = Some(saved?);
                         }
                         worker
                             .set_up(&context, &mut session, &setup.emulation)

@@ -22,6 +22,7 @@ use crate::browser::driver::cdp::{Cdp, CdpError};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse};
 use crate::browser::driver::dialog_watch::Watch;
+use crate::browser::driver::downloads::Downloads;
 use crate::browser::driver::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
 
@@ -257,10 +258,13 @@ impl Worker {
 
     /// A new context with one tab, and `session` switched to that tab (pinned: a command after
     /// the tab is gone fails instead of acting on another tab).
+    /// Given `downloads`, the context saves the flow's downloads there (see `save_downloads`,
+    /// whose outcome comes with the context): asked beside agent-browser's dialog check.
     pub(crate) async fn open_context(
         &mut self,
         session: &mut Session,
-    ) -> Result<Context, StepError> {
+        downloads: Option<&Path>,
+    ) -> Result<(Context, Option<Result<Downloads, StepError>>), StepError> {
         // A browser that did not answer the last flow's disposal is not given another flow.
         if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
             && let Some(h) = self.disposing.take()
@@ -271,7 +275,7 @@ impl Worker {
                 "the browser did not dispose the last flow's context".to_string(),
             ));
         }
-        let Context { id, target } = match self.next.take() {
+        let context = match self.next.take() {
             Some(c) => c,
             None => self.switched_context(session).await?,
         };
@@ -281,11 +285,22 @@ impl Worker {
         // clears agent-browser's record (the new tab has no dialog to answer). A browser runner
         // started that no flow has used has no last flow: besides the flows' blank tabs, it has
         // only the blank one it started with, in which nothing ran, and there is nothing to ask.
-        let asked = if !self.served && self.browser.is_some() {
-            Ok(None)
-        } else {
-            crate::browser::driver::dialog::open(session).await
+        let unused = !self.served && self.browser.is_some();
+        let this = &*self;
+        let ask = async {
+            if unused {
+                Ok(None)
+            } else {
+                crate::browser::driver::dialog::open(session).await
+            }
         };
+        let save = async {
+            match downloads {
+                Some(dir) => Some(this.save_downloads(&context, dir).await),
+                None => None,
+            }
+        };
+        let (asked, saved) = tokio::join!(ask, save);
         match asked {
             Ok(Some(_)) => {
                 let _ = session
@@ -308,13 +323,14 @@ impl Worker {
             Err(_) => {}
         }
         // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
-        session.watched =
-            Some(
-                self.watch
-                    .register(self.cdp.link(), &id, &target, session.dialog_default),
-            );
+        session.watched = Some(self.watch.register(
+            self.cdp.link(),
+            &context.id,
+            &context.target,
+            session.dialog_default,
+        ));
         self.served = true;
-        Ok(Context { id, target })
+        Ok((context, saved))
     }
 
     /// A new context (the one made ahead, when there is one) with `session` switched to its tab.

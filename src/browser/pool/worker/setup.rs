@@ -15,7 +15,7 @@ use crate::step::{ErrorKind, StepError};
 impl Worker {
     /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
     /// first download), for its session.
-    pub(crate) async fn save_downloads(
+    pub(super) async fn save_downloads(
         &self,
         context: &Context,
         dir: &std::path::Path,
