@@ -44,6 +44,7 @@ impl Job {
         if let Some(saver) = self.blocked_by().await {
             let r = not_run(&self.info, &self.loaded, &saver);
             let _ = self.signal.send(Some((self.info.name.clone(), false)));
+            self.rt.browser.flow_ended();
             drop(permit);
             return r;
         }
@@ -54,6 +55,7 @@ impl Job {
         let _ = self
             .signal
             .send(Some((r.name.clone(), r.status == FlowStatus::Passed)));
+        self.rt.browser.flow_ended();
         drop(permit);
         r
     }

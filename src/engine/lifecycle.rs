@@ -69,7 +69,9 @@ pub(crate) async fn run_flow(
     } else {
         run_in(rt, &loaded, &info, &browser, servers, &masker).await
     };
-    browser.close(&rt.browser, &masker).await;
+    // A flow that failed may be run again (`--retries`), in a browser of the run.
+    let last = rt.browser.only_flow_left() && result.status != FlowStatus::Failed;
+    browser.close(&rt.browser, &masker, last).await;
     result
 }
 

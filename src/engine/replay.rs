@@ -81,7 +81,9 @@ impl InProcess {
         };
         for d in pool {
             // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
-            d.browser.close(&rt.browser, &Masker::default()).await;
+            d.browser
+                .close(&rt.browser, &Masker::default(), false)
+                .await;
         }
         rt.browser.wait_closed().await;
     }
@@ -157,7 +159,7 @@ impl Driver for InProcess {
         Box::pin(async move {
             let fresh = InProcess::fresh(&self.rt, &self.counts);
             let old = std::mem::replace(&mut self.browser, fresh);
-            old.close(&self.rt.browser, &Masker::default()).await;
+            old.close(&self.rt.browser, &Masker::default(), false).await;
             Ok(())
         })
     }

@@ -390,6 +390,11 @@ impl Session {
         self.answered
     }
 
+    /// The pid file of the session's daemon.
+    pub(crate) fn daemon_pid_file(&self) -> PathBuf {
+        self.adapter.socket_dir().join(format!("{}.pid", self.name))
+    }
+
     /// Whether the last command did not finish (see `unsettled`).
     pub(crate) fn unsettled(&self) -> bool {
         self.unsettled

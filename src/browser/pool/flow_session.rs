@@ -141,12 +141,15 @@ impl FlowBrowser {
             );
             session.dialog_default = setup.dialogs;
             session.testid_attribute.clone_from(&setup.testid_attribute);
-            match worker.open_context(&mut session).await {
-                Ok(context) => {
+            match worker
+                .open_context(&mut session, setup.downloads.as_ref())
+                .await
+            {
+                Ok((context, saved)) => {
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some(at) = &setup.downloads {
-                            session.downloads = Some(worker.save_downloads(&context, at).await?);
+                        if let Some(saved) = saved {
+                            session.downloads = Some(saved?);
                         }
                         worker
                             .set_up(&context, &mut session, &setup.emulation)
@@ -158,10 +161,12 @@ impl FlowBrowser {
                         return Err(e);
                     }
                     // The next flow's context is made once this flow's first command has
-                    // finished (see `Worker::spare`).
+                    // finished (see `Worker::spare`), when a flow may come after this one.
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     session.first_done = Some(tx);
-                    worker.make_spare(Some(rx));
+                    if !host.only_flow_left() {
+                        worker.make_spare(Some(rx));
+                    }
                     return Ok(Leased {
                         session,
                         worker,
@@ -269,10 +274,18 @@ impl FlowBrowser {
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     /// The downloads no step took are named as the page suggested, with `masker`'s secrets
     /// masked.
-    pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker) {
+    pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker, last: bool) {
         if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
             if let Some(d) = &mut l.session.downloads {
                 d.finish(masker).await;
+            }
+            // No flow of the run takes a browser after this one (`last`: see
+            // `BrowserHost::only_flow_left`): a browser runner started is ended now, and this
+            // flow's context with it (`Worker::end_own`), instead of moving to a next flow's
+            // context no flow will use. (Others close at the run's end, as always.)
+            if last && l.worker.runner_started() {
+                host.close_later(l.worker);
+                return;
             }
             // Routes belong to the worker's session: the next flow must not get this one's.
             let mut unrouted = true;
