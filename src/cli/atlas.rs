@@ -219,6 +219,16 @@ pub(super) fn driver(
     Ok((tokio_rt, Arc::new(rt)))
 }
 
+/// The work's result, unless the run was interrupted: a step that saw the interrupt first ends
+/// its flow as interrupted, and the work may then finish (every replay after it interrupted at
+/// once) before `interruptible` drops it; it is an interrupt all the same.
+pub(super) fn seen_through<T>(
+    done: Option<T>,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Option<T> {
+    done.filter(|_| !cancel.is_cancelled())
+}
+
 /// Ends a command that replayed: anything left in a process group goes, scratch files too.
 pub(super) fn finish(scratch: &Path) {
     crate::process::kill_all();
@@ -273,6 +283,7 @@ fn replay(
     }
     let run_id = format!("replay-{}", std::process::id());
     let (tokio_rt, rt) = driver(&run_id, &[])?;
+    let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(super::servers::around(
         &rt.clone(),
@@ -296,7 +307,8 @@ fn replay(
         },
     ));
     finish(&scratch);
-    let r = r??.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
+    let r = seen_through(r??, &cancel)
+        .ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.describe();
     if !ok {
@@ -342,6 +354,7 @@ fn verify(
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
+    let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let out = tokio_rt.block_on(super::servers::around_reported(
         &rt.clone(),
@@ -365,8 +378,8 @@ fn verify(
     ));
     finish(&scratch);
     let (replayed, served) = out?;
-    let replayed =
-        replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
+    let replayed = seen_through(replayed?, &cancel)
+        .ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let Verified {
         text,
         results,
@@ -496,6 +509,7 @@ fn run_tests(
         check_url(given, spec.as_ref())?;
     }
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
+    let cancel = rt.cancel.clone();
     let skills_rt = rt.clone();
     let agent = skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
@@ -526,7 +540,7 @@ fn run_tests(
     status.finish();
     finish(&scratch);
     let (tested, served) = out?;
-    let tested = tested?.ok_or_else(|| {
+    let tested = seen_through(tested?, &cancel).ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
     })?;

@@ -73,6 +73,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let run_id = format!("explore-{}", std::process::id());
     let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
+    let cancel = rt.cancel.clone();
     let agent = super::atlas::skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
     let mut opts = atlas::ExploreOptions {
@@ -115,7 +116,11 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     ));
     status.finish();
     super::atlas::finish(&scratch);
-    let result = result??;
+    // An interrupt that a step of the crawl saw first ends it as one seen between steps does.
+    let result = match super::atlas::seen_through(result??, &cancel) {
+        Some(Err(e)) if e.kind == ErrorKind::Interrupted => None,
+        r => r,
+    };
     // The todo in flight was not taken off its list: the next crawl does it.
     if result.is_none() {
         atlas::mark_status(

@@ -57,6 +57,7 @@ pub(crate) async fn explore(
         origin: origin(&opts.url),
         progress,
         warn,
+        ran: None,
     };
     let r = crawl(&mut c).await;
     let end = match &r {
@@ -141,6 +142,7 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<(Summary, bool), StepError> {
 /// when it is new. Returns its node id.
 async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
     let entry = vec![json!({ "open": c.opts.url })];
+    c.fresh().await?;
     c.run_steps(&entry).await.map_err(|mut e| {
         e.message = format!("explore cannot start: {}", e.message);
         e
@@ -179,7 +181,13 @@ async fn visit(
         c.started.elapsed().as_secs_f64(),
         task.name
     ));
+    // An interrupt ends the crawl, the todo in flight kept (the next crawl does it); it is
+    // not a todo that failed.
+    let interrupted = |e: &StepError| e.kind == ErrorKind::Interrupted;
     if let Err(e) = c.teleport(node).await {
+        if interrupted(&e) {
+            return Err(e);
+        }
         c.summary.failed_todos.push(format!(
             "{node}: {}: the path to the state no longer replays: {}",
             task.name, e.message
@@ -187,6 +195,9 @@ async fn visit(
         return Ok(());
     }
     if let Err(e) = c.run_steps(&task.steps).await {
+        if interrupted(&e) {
+            return Err(e);
+        }
         c.summary
             .failed_todos
             .push(format!("{node}: {}: {}", task.name, e.message));
