@@ -114,6 +114,8 @@ impl Crawler<'_> {
             screenshot_known: false,
             run_id: &self.opts.run_id,
             masker: &self.masker,
+            // explore keeps the server of its start URL (see `crawl::explore`).
+            servers: &serde_json::Map::new(),
         };
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
