@@ -12,7 +12,7 @@ use crate::config::flows::absolute;
 use crate::config::project::{self, Fingerprint};
 use crate::engine::InProcess;
 use crate::report::{Reporter, Status};
-use crate::step::ErrorKind;
+use crate::step::{ErrorKind, StepError};
 
 /// `runner explore` settings.
 pub(crate) struct ExploreArgs {
@@ -116,8 +116,19 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     ));
     status.finish();
     super::atlas::finish(&scratch);
+    finished(result??, &opts.atlas, &cancel, reporter)
+}
+
+/// What the crawl's end means: an interrupt (said in the atlas's status too: exit 130), its
+/// summary printed, or the error that stopped it.
+fn finished<T: serde::Serialize>(
+    result: Option<Result<T, StepError>>,
+    dir: &Path,
+    cancel: &tokio_util::sync::CancellationToken,
+    reporter: &Reporter,
+) -> Result<Outcome, CliError> {
     // An interrupt that a step of the crawl saw first ends it as one seen between steps does.
-    let result = match super::atlas::seen_through(result??, &cancel) {
+    let result = match super::atlas::seen_through(result, cancel) {
         Some(Err(e)) if e.kind == ErrorKind::Interrupted => None,
         r => r,
     };
@@ -125,7 +136,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     if result.is_none() {
         atlas::mark_status(
             &Atlas {
-                root: opts.atlas.clone(),
+                root: dir.to_path_buf(),
             },
             "interrupted",
         );
