@@ -10,6 +10,7 @@ mod fingerprint;
 mod identity;
 mod label;
 mod locator;
+mod mount;
 mod record;
 mod replay;
 mod server;

@@ -91,7 +91,8 @@ pub(crate) async fn record_state(
             // Replays replace the root's origin: with that of this server, of their own run.
             server = super::server::server_of(&seen.seen.url, to.servers);
             if let Some(name) = &server {
-                atlas.settle_server(name, to.fingerprint)?;
+                let url = to.servers[name.as_str()]["url"].as_str();
+                atlas.settle_server(name, url, to.fingerprint)?;
             }
             None
         }

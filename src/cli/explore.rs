@@ -87,6 +87,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         artifacts: scratch.join("states"),
         run_id,
         server: None,
+        server_url: None,
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
@@ -100,6 +101,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
                 opts.url = served.url(&args.url)?;
                 // Kept in the atlas: its replays go to this server's origin of their run.
                 opts.server = served.server_of(&opts.url);
+                opts.server_url = opts.server.as_deref().and_then(|n| served.url_of(n));
                 let mut d = InProcess::new(rt);
                 let r = interruptible(atlas::explore(
                     &mut d,

@@ -66,6 +66,14 @@ impl Served {
         &self.names
     }
 
+    /// The URL of the server named `name`, when it is one of these.
+    pub(crate) fn url_of(&self, name: &str) -> Option<String> {
+        self.values
+            .get(name)
+            .and_then(|v| v["url"].as_str())
+            .map(str::to_string)
+    }
+
     /// The origin of the server named `name`, when it is one of these.
     pub(crate) fn origin_of(&self, name: &str) -> Option<String> {
         self.values

@@ -36,7 +36,8 @@ pub(crate) async fn explore(
     })?;
     let atlas = Atlas::open(&opts.atlas)?;
     if let Some(name) = &opts.server
-        && let Some(before) = atlas.settle_server(name, opts.fingerprint)?
+        && let Some(before) =
+            atlas.settle_server(name, opts.server_url.as_deref(), opts.fingerprint)?
     {
         warn(&format!(
             "the atlas at {} was explored on the web server `{before}`; this explore is on `{name}`, which replays now go to",

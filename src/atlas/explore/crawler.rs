@@ -257,6 +257,7 @@ mod tests {
             artifacts: d.path().join("art"),
             run_id: "r".into(),
             server: None,
+            server_url: None,
         };
         let status = StatusFile::start(&atlas);
         let mut c = Crawler {
