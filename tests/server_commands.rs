@@ -370,7 +370,7 @@ fn an_atlas_replays_on_the_server_it_was_explored_on() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains(
-            "the atlas was explored on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
+            "the atlas was recorded on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
         ),
         "{err}"
     );

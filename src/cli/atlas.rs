@@ -142,7 +142,7 @@ pub(crate) fn run(
 }
 
 /// Where an export opens the app: `--base-url` (a flow may be given a template naming a
-/// server: `runner run` fills it in); else, for a flow of an atlas explored on a web server
+/// server: `runner run` fills it in); else, for a flow of an atlas recorded on a web server
 /// that runner.toml still has, that server's URL as the run that runs it has it (`{{
 /// web_server.<name>.url }}`); else the recorded origin. A Playwright script has no runner
 /// servers: it opens a whole URL.
@@ -175,7 +175,7 @@ fn export_base(
         return Ok(Some(format!("{{{{ web_server.{name}.url }}}}")));
     }
     reporter.warn(&format!(
-        "the atlas was explored on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
+        "the atlas was recorded on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
     ));
     Ok(None)
 }
@@ -236,7 +236,7 @@ pub(super) fn finish(scratch: &Path) {
 }
 
 /// Where replays go: `--base-url` (a server's URL when it names one); else the origin of the
-/// web server the atlas was explored on (`atlas.json`'s `server`); else — an atlas that names
+/// web server the atlas was recorded on (`atlas.json`'s `server`); else — an atlas that names
 /// none, or names a server that is not there now (said) — the first server's origin, else the
 /// recorded origin.
 fn base_url(
@@ -265,7 +265,7 @@ fn base_url(
         ),
     };
     reporter.warn(&format!(
-        "the atlas was explored on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
+        "the atlas was recorded on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
     ));
     Ok(served.origin())
 }

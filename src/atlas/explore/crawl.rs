@@ -40,7 +40,7 @@ pub(crate) async fn explore(
             atlas.settle_server(name, opts.server_url.as_deref(), opts.fingerprint)?
     {
         warn(&format!(
-            "the atlas at {} was explored on the web server `{before}`; this explore is on `{name}`, which replays now go to",
+            "the atlas at {} was recorded on the web server `{before}`; this explore is on `{name}`, which replays now go to",
             opts.atlas.display()
         ));
     }

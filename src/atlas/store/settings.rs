@@ -76,7 +76,7 @@ impl Atlas {
         Ok(has)
     }
 
-    /// The web server the atlas was explored on (`atlas.json`'s `server`), when known.
+    /// The web server the atlas was recorded on (`atlas.json`'s `server`), when known.
     pub(crate) fn server(&self) -> Result<Option<String>, AtlasError> {
         let p = self.root.join("atlas.json");
         if !p.exists() {
