@@ -274,6 +274,31 @@ fn verify_replays_each_path_to_a_leaf_once_checking_every_state_on_it() {
     assert!(steps_of("Contact")[0].contains("Contact"), "{report}");
 }
 
+/// Ctrl-C while verify replays ends it as interrupted (exit 130), not as a run whose replays
+/// failed: the step that saw the interrupt ends its flow, and every replay after it would be
+/// interrupted at once, but none of that is a verdict on the atlas.
+#[test]
+fn verify_interrupted_while_it_replays_exits_130() {
+    let d = tempfile::tempdir().unwrap();
+    let (_server, _) = explored(d.path());
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let mut c = runner(d.path());
+    c.env("AGENT_BROWSER", &wrapper)
+        .args(["atlas", "verify", "--atlas", "atlas"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    // The first replay's browser is starting.
+    crate::common::wait_for_file(&log);
+    let out = crate::common::interrupt(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("verify interrupted"), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("no longer arrive"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_empty_atlas_is_nothing_to_verify_or_test_and_no_pass() {
     let d = tempfile::tempdir().unwrap();

@@ -160,7 +160,7 @@ async fn flow_for(
     Ok(flow)
 }
 
-/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced, as
+/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced (see `mount`), as
 /// `export_flow` points a path (a saved test holds the recorded origin, and the app may now be
 /// served elsewhere: a `port: auto` server is on another port each run).
 fn pointed(
@@ -173,16 +173,11 @@ fn pointed(
         return Ok(flow);
     };
     let root = &atlas.path_to_node(node)?[0].node_id;
-    let Some(recorded) = origin(&atlas.meta(root)?.url) else {
+    let root_url = atlas.meta(root)?.url;
+    if origin(&root_url).is_none() {
         return Ok(flow);
-    };
-    let text = serde_json::to_string(&flow).unwrap_or_default();
-    serde_json::from_str(&text.replace(&recorded, base.trim_end_matches('/'))).map_err(|e| {
-        AtlasError::Broken {
-            path: node.into(),
-            message: e.to_string(),
-        }
-    })
+    }
+    super::mount::Mount::of(atlas, &root_url, base)?.rebase(&flow, node)
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub(crate) enum AtlasCommand {
         format: ExportFormat,
         /// Replace the recorded origin with this one (in a flow, a template naming a web
         /// server, which `runner run` fills in; default for a flow: the server the atlas was
-        /// explored on, as `{{ web_server.<name>.url }}`).
+        /// recorded on, as `{{ web_server.<name>.url }}`).
         #[arg(long)]
         base_url: Option<String>,
         /// Write it into DIR (named after the path's last edge, as the explorer's agent named
@@ -188,7 +188,7 @@ pub(crate) enum AtlasCommand {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct CheckArgs {
     /// Replace the recorded origin with this one (a template may name a web server:
-    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was explored
+    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was recorded
     /// on, else the first server's).
     #[arg(long)]
     pub(crate) base_url: Option<String>,

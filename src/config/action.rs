@@ -367,5 +367,7 @@ mod outputs {
         "duration_ms",
         "truncated",
     ];
-    pub(super) const LINK_STATE: &[&str] = &["node_id", "is_new", "path", "edge", "url", "title"];
+    pub(super) const LINK_STATE: &[&str] = &[
+        "node_id", "is_new", "path", "edge", "url", "title", "server",
+    ];
 }
