@@ -297,7 +297,8 @@ impl FlowRun {
         self.run_with(|c| output_within(c, limit))
     }
 
-    fn run_with(mut self, output: impl FnOnce(Command) -> (i32, String, String)) -> Ran {
+    /// Runs to the end through `output` (a command of its own that runs the one it is given).
+    pub(crate) fn run_with(mut self, output: impl FnOnce(Command) -> (i32, String, String)) -> Ran {
         let report_path = self.dir.join("report.json");
         let _ = std::fs::remove_file(&report_path);
         self.cmd

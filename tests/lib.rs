@@ -9,6 +9,7 @@
 
 mod act;
 mod actions;
+mod agent_lines;
 mod agents;
 mod architecture;
 mod atlas;

@@ -41,6 +41,10 @@ pub(crate) enum AgentError {
     Exited { code: String, log: String },
     #[error("agent reported an error: {0}")]
     Reported(String),
+    #[error(
+        "agent `{profile}` printed a line longer than {mib} MiB on stdout, the most runner reads of an event (or a generic agent's answer) line; it was stopped"
+    )]
+    Overlong { profile: String, mib: usize },
 }
 
 impl From<AgentError> for StepError {
@@ -62,7 +66,8 @@ impl From<AgentError> for StepError {
             | AgentError::Task(_)
             | AgentError::Stopped
             | AgentError::Exited { .. }
-            | AgentError::Reported(_) => ErrorKind::CommandFailed,
+            | AgentError::Reported(_)
+            | AgentError::Overlong { .. } => ErrorKind::CommandFailed,
         };
         StepError::new(kind, e.to_string())
     }

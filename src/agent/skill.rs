@@ -507,6 +507,10 @@ async fn ask(
         Ended::Idle => AgentError::Idle,
         Ended::Interrupted => AgentError::Interrupted,
         Ended::Stopped => AgentError::Stopped,
+        Ended::Overlong => AgentError::Overlong {
+            profile: label.to_string(),
+            mib: execution::MAX_LINE >> 20,
+        },
         Ended::Exited if finished.exit_code != Some(0) => AgentError::Exited {
             code: finished
                 .exit_code

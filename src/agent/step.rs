@@ -61,7 +61,7 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, A
         .await
         .map_err(|e| AgentError::Task(e.to_string()));
     registry::remove(&provisional);
-    outputs(result?, log, timeout)
+    outputs(result?, &a.profile, log, timeout)
 }
 
 /// What starts the step's agent: the profile's command (its variant's), where it runs, what
@@ -133,7 +133,12 @@ fn follow_up(a: &AgentAction, c: &AgentCtx<'_>) -> Result<Option<SessionId>, Age
 }
 
 /// The step's outputs when the agent exited by itself with success; else its error.
-fn outputs(finished: Finished, log: String, timeout: Duration) -> Result<Value, AgentError> {
+fn outputs(
+    finished: Finished,
+    profile: &str,
+    log: String,
+    timeout: Duration,
+) -> Result<Value, AgentError> {
     let answer = finished.state.answer();
     let outputs = json!({
         "session_id": finished.session_id,
@@ -148,6 +153,10 @@ fn outputs(finished: Finished, log: String, timeout: Duration) -> Result<Value, 
         Ended::Idle => Err(AgentError::Idle),
         Ended::Interrupted => Err(AgentError::Interrupted),
         Ended::Stopped => Err(AgentError::Stopped),
+        Ended::Overlong => Err(AgentError::Overlong {
+            profile: profile.to_string(),
+            mib: execution::MAX_LINE >> 20,
+        }),
         Ended::Exited if finished.exit_code != Some(0) => Err(AgentError::Exited {
             code: finished
                 .exit_code

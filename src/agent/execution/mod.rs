@@ -9,6 +9,6 @@ mod session_ids;
 mod start;
 mod supervise;
 
-pub(crate) use output::Relay;
+pub(crate) use output::{MAX_LINE, Relay};
 pub(crate) use start::{Launch, start};
 pub(crate) use supervise::{Ended, Finished};

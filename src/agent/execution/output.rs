@@ -1,6 +1,9 @@
 //! An agent's output: each stdout line parsed for events (and the session id in them), every
 //! line masked, appended to the log and relayed as `[execution:{sessionId}] line`; for Gemini,
-//! its session files watched for the id.
+//! its session files watched for the id. A line is held up to [`MAX_LINE`]: a longer one is
+//! cut there (its rest read and dropped), and one that runner would read (a JSON event on
+//! stdout, or any stdout line of a `generic` agent, whose stdout is its answer) stops the
+//! agent, its step failed: an answer with a piece left out is not one.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -10,6 +13,7 @@ use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::process::Child;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::session_ids::SessionIds;
 use crate::agent::kind::EventState;
@@ -17,6 +21,10 @@ use crate::agent::session_id;
 use crate::config::profiles::Kind;
 use crate::process;
 use crate::step::Masker;
+
+/// The most of one line of an agent's output runner holds (a Claude event with a screenshot
+/// in it is a few MiB).
+pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Receives each relayed line (already masked and prefixed).
 pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
@@ -50,6 +58,8 @@ pub(super) struct Readers {
     pub(super) ids: SessionIds,
     /// The id was given to the agent: none is looked for in its events.
     pub(super) pre_assigned: bool,
+    /// Cancelled when a line runner would read was longer than [`MAX_LINE`].
+    pub(super) overlong: CancellationToken,
 }
 
 impl Readers {
@@ -65,18 +75,21 @@ impl Readers {
     }
 
     async fn relay_lines(self, stream: Stream, is_stdout: bool) {
-        let mut lines = process::Lines::new(stream);
-        while let Some(buf) = lines.next().await {
+        let mut lines = process::Lines::new(stream, MAX_LINE);
+        while let Some(l) = lines.next().await {
             if let Ok(mut t) = self.last_output.lock() {
                 *t = tokio::time::Instant::now();
             }
-            let raw = String::from_utf8_lossy(&buf)
-                .trim_end_matches(['\n', '\r'])
-                .to_string();
-            if is_stdout {
-                self.parse(&raw);
-            }
-            let line = self.masker.mask(&raw);
+            let line = if l.cut {
+                self.cut(&l.bytes, is_stdout)
+            } else {
+                let raw = String::from_utf8_lossy(&l.bytes);
+                let raw = raw.trim_end_matches(['\n', '\r']);
+                if is_stdout {
+                    self.parse(raw);
+                }
+                self.masker.mask(raw)
+            };
             self.log(&line).await;
             let found = self.found.borrow().clone();
             (self.relay)(&format!(
@@ -84,6 +97,28 @@ impl Readers {
                 self.ids.full(found.as_deref())
             ));
         }
+    }
+
+    /// A line cut at [`MAX_LINE`], as the log and the relay show it: masked, without the end
+    /// that could be the start of a secret the rest completed, and a note. One that runner would
+    /// read (see the module's doc) is not: the agent is stopped.
+    fn cut(&self, bytes: &[u8], is_stdout: bool) -> String {
+        let text = String::from_utf8_lossy(bytes);
+        let read = is_stdout && (self.kind == Kind::Generic || text.trim_start().starts_with('{'));
+        if read {
+            self.overlong.cancel();
+        }
+        let mut line = self.masker.mask(&text[..self.masker.settled(&text)]);
+        line.push_str(&format!(
+            "… (cut: a line longer than {} MiB; the rest is not kept{})",
+            MAX_LINE >> 20,
+            if read {
+                ", and the agent is stopped"
+            } else {
+                ""
+            }
+        ));
+        line
     }
 
     /// Parses a stdout line as an event; a session id found is published.
@@ -115,7 +150,8 @@ impl Readers {
             };
         }
         if let Log::Open(f) = &mut *guard {
-            let _ = f.write_all(format!("{line}\n").as_bytes()).await;
+            let _ = f.write_all(line.as_bytes()).await;
+            let _ = f.write_all(b"\n").await;
         }
     }
 

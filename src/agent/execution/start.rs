@@ -102,6 +102,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
         });
     }
     let (found_tx, found_rx) = watch::channel::<Option<String>>(inv.pre_assigned.clone());
+    let overlong = CancellationToken::new();
     let readers = Readers {
         state: Arc::new(Mutex::new(EventState::of(l.kind))),
         found: Arc::new(found_tx),
@@ -113,6 +114,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
         kind: l.kind,
         ids: ids.clone(),
         pre_assigned: inv.pre_assigned.is_some(),
+        overlong: overlong.clone(),
     };
     let reading = readers.read(&mut child);
     if l.kind == Kind::Gemini && inv.pre_assigned.is_none() {
@@ -122,6 +124,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
     let supervisor = Supervisor {
         stop: stop.clone(),
         cancel: l.cancel.clone(),
+        overlong,
         timeout: l.timeout,
         idle: l.idle_timeout,
         last_output: readers.last_output.clone(),

@@ -25,6 +25,9 @@ pub(crate) enum Ended {
     Idle,
     Stopped,
     Interrupted,
+    /// It printed a line runner reads (an event, a generic agent's answer) longer than
+    /// `MAX_LINE`.
+    Overlong,
 }
 
 /// A finished agent.
@@ -42,6 +45,8 @@ pub(super) struct Supervisor {
     pub(super) stop: CancellationToken,
     /// The run's interrupt.
     pub(super) cancel: CancellationToken,
+    /// A line runner reads was too long (see `output`).
+    pub(super) overlong: CancellationToken,
     pub(super) timeout: Duration,
     pub(super) idle: Option<Duration>,
     pub(super) last_output: Arc<Mutex<tokio::time::Instant>>,
@@ -73,6 +78,13 @@ impl Supervisor {
         for r in readers {
             let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
         }
+        // Also when the agent exited before its readers reached the line: what it said is
+        // not all there.
+        let ended = if self.overlong.is_cancelled() {
+            Ended::Overlong
+        } else {
+            ended
+        };
         let state = self.state.lock().map(|s| s.clone()).unwrap_or_default();
         Finished {
             exit_code: status.and_then(|s| s.code()),
@@ -98,6 +110,7 @@ impl Supervisor {
                 () = tokio::time::sleep_until(deadline) => return Ended::Timeout,
                 () = self.stop.cancelled() => return Ended::Stopped,
                 () = self.cancel.cancelled() => return Ended::Interrupted,
+                () = self.overlong.cancelled() => return Ended::Overlong,
                 () = tokio::time::sleep(idle_left.unwrap_or(Duration::from_secs(3600)).max(Duration::from_millis(10))) => {
                     if idle_left.is_some_and(|l| l <= Duration::from_millis(10)) {
                         return Ended::Idle;
