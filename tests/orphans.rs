@@ -1,7 +1,32 @@
 //! Nothing runner started outlives it (SPEC §8), not even a process that left its step's
 //! process group and session (`setsid`, a daemon's double fork), `kill -9` of runner included.
 
-use crate::common::{all_gone, flow_run, read_pid, runner, wait_for_file, write};
+use std::path::Path;
+use std::process::{Child, Stdio};
+
+use crate::common::{all_gone, flow_run, pid_alive, read_pid, runner, wait_for_file, write};
+
+/// `runner run <file>` in `dir`, its output dropped: a run the test kills or leaves running.
+fn start(dir: &Path, file: &str) -> Child {
+    let mut c = runner(dir);
+    c.args(["run", file])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c.spawn().unwrap()
+}
+
+/// Whether each of `pids` is gone (within 10 s); any still alive is killed then, so a failed
+/// test leaves nothing running.
+fn gone(pids: &[i32]) -> bool {
+    let gone = all_gone(pids);
+    for p in pids.iter().filter(|p| pid_alive(**p)) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    gone
+}
 
 /// A step that starts a process in a session of its own (`setsid`: out of the step's process
 /// group, whose end takes the rest with it) and writes its pid to `orphan.pid`; `then` runs
@@ -23,24 +48,13 @@ steps:
 fn a_setsid_grandchild_is_gone_after_kill_9_of_runner() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "setsid.yaml", &setsid_step("sleep 300"));
-    let mut c = runner(d.path());
-    c.args(["run", "setsid.yaml"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let child = c.spawn().unwrap();
+    let child = start(d.path(), "setsid.yaml");
     let pidfile = d.path().join("orphan.pid");
     wait_for_file(&pidfile);
     let orphan = read_pid(&pidfile);
     crate::common::kill_9(child);
-    let gone = all_gone(&[orphan]);
-    if !gone {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(orphan),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
     assert!(
-        gone,
+        gone(&[orphan]),
         "the setsid grandchild {orphan} outlived runner's kill -9"
     );
 }
@@ -57,13 +71,8 @@ fn a_setsid_grandchild_ends_with_its_step() {
     write(d.path(), "setsid.yaml", &flow);
     let report = flow_run(d.path()).arg("setsid.yaml").passes();
     let orphan = read_pid(&d.path().join("orphan.pid"));
-    let alive = crate::common::pid_alive(orphan);
-    if alive {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(orphan),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    let alive = pid_alive(orphan);
+    gone(&[orphan]);
     assert!(!alive, "the setsid grandchild {orphan} outlived runner");
     let after = crate::common::step(&report, "after");
     assert_eq!(after["outputs"]["stdout"], "gone", "{report}");
@@ -90,25 +99,14 @@ steps:
     timeout: 5m
 "#,
     );
-    let mut c = runner(d.path());
-    c.args(["run", "kill0.yaml"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let child = c.spawn().unwrap();
+    let child = start(d.path(), "kill0.yaml");
     wait_for_file(&d.path().join("second.pid"));
     let orphan = read_pid(&d.path().join("orphan.pid"));
     // The first step is over: what it left is gone with it, before runner is.
-    let gone_with_step = !crate::common::pid_alive(orphan);
+    let gone_with_step = !pid_alive(orphan);
     crate::common::kill_9(child);
-    let gone = all_gone(&[orphan]);
-    if !gone {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(orphan),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
     assert!(
-        gone,
+        gone(&[orphan]),
         "the setsid grandchild {orphan} outlived runner's kill -9"
     );
     assert!(
@@ -138,11 +136,7 @@ steps:
     timeout: 5m
 "#,
     );
-    let mut c = runner(d.path());
-    c.args(["run", "adopted.yaml"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let child = c.spawn().unwrap();
+    let child = start(d.path(), "adopted.yaml");
     let runner_pid = child.id() as i32;
     wait_for_file(&d.path().join("second.pid"));
     let left = [
@@ -164,13 +158,7 @@ steps:
     };
     let adopted = left.iter().all(|p| parent(*p) == Some(runner_pid));
     crate::common::kill_9(child);
-    let gone = all_gone(&left);
-    for p in left {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(p),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    let gone = gone(&left);
     assert!(adopted, "{left:?} were not runner's children");
     assert!(
         gone,
