@@ -115,10 +115,11 @@ steps:
     );
 }
 
-/// A supervisor killed on its own (`kill -9 $PPID` from its command) leaves what the command
-/// started to runner, a subreaper: a process of the command's group and one in a session of its
-/// own. Once the step is over runner has told the guardian of them, which ends them when runner
-/// is killed.
+/// A supervisor killed on its own (`kill -9 $PPID` from its command, at once) leaves what the
+/// command started that runner does not end with the step to runner, a subreaper: a process in
+/// a session of its own, and one of the command's group when the command killed its supervisor
+/// before runner found the command (see `process::commands`). Once the step is over runner has
+/// told the guardian of them, which ends them when runner is killed.
 #[test]
 fn what_a_killed_supervisor_left_to_runner_is_gone_after_kill_9_of_runner() {
     let d = tempfile::tempdir().unwrap();
@@ -143,7 +144,7 @@ steps:
         read_pid(&d.path().join("orphan.pid")),
         read_pid(&d.path().join("left.pid")),
     ];
-    // Both were runner's, not ended with the step (their supervisor was gone).
+    // Those still there are runner's, not ended with the step (their supervisor was gone).
     let parent = |pid: i32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
@@ -156,10 +157,16 @@ steps:
                     .ok()
             })
     };
-    let adopted = left.iter().all(|p| parent(*p) == Some(runner_pid));
+    let orphan_adopted = parent(left[0]) == Some(runner_pid);
+    let in_group_ended_or_adopted = !pid_alive(left[1]) || parent(left[1]) == Some(runner_pid);
     crate::common::kill_9(child);
     let gone = gone(&left);
-    assert!(adopted, "{left:?} were not runner's children");
+    assert!(orphan_adopted, "{} was not runner's child", left[0]);
+    assert!(
+        in_group_ended_or_adopted,
+        "{} was neither ended with its step nor runner's child",
+        left[1]
+    );
     assert!(
         gone,
         "what the killed supervisor left ({left:?}) outlived runner's kill -9"
@@ -196,5 +203,62 @@ steps:
         cleaned.trim(),
         "cleaned",
         "the command never got the SIGTERM"
+    );
+}
+
+/// A supervisor killed on its own (`kill -9` of its pid, by another process) while its command
+/// runs: runner sees it exit, ends the command's process group (the command and what it left
+/// running in it) at once, while runner itself still runs the next step, and fails the step
+/// saying what happened.
+#[test]
+fn a_supervisor_killed_alone_takes_its_commands_group_with_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "killed.yaml",
+        r#"
+name: killed supervisor
+steps:
+  - id: killed
+    exec:
+      shell: true
+      command: "sleep 300 >/dev/null 2>&1 & echo $! > left.pid; echo $$ > shell.pid; echo $PPID > supervisor.pid; wait"
+    continue_on_error: true
+  - exec: { shell: true, command: "echo up > second.pid; while [ ! -e done ]; do sleep 0.05; done" }
+    timeout: 2m
+"#,
+    );
+    let dir = d.path().to_path_buf();
+    let run = std::thread::spawn(move || flow_run(&dir).arg("killed.yaml").run());
+    wait_for_file(&d.path().join("supervisor.pid"));
+    let supervisor = read_pid(&d.path().join("supervisor.pid"));
+    let group = [
+        read_pid(&d.path().join("shell.pid")),
+        read_pid(&d.path().join("left.pid")),
+    ];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(supervisor),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("the supervisor is alive");
+    // The next step waits for `done`: runner runs all along.
+    let gone_while_runner_runs = gone(&group);
+    wait_for_file(&d.path().join("second.pid"));
+    std::fs::write(d.path().join("done"), "").unwrap();
+    let ran = run.join().unwrap();
+    assert!(
+        gone_while_runner_runs,
+        "the command's group {group:?} outlived its killed supervisor"
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let killed = crate::common::step(&ran.report, "killed");
+    assert_eq!(killed["outcome"], "failed", "{killed}");
+    assert_eq!(
+        killed["error"]["message"],
+        format!(
+            "the command's supervisor (pid {supervisor}) was killed by signal 9 while the command ran; runner ended the command's process group ({})",
+            group[0]
+        ),
+        "{killed}"
     );
 }

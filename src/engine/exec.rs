@@ -136,8 +136,13 @@ pub(crate) async fn run(
     let status = match status {
         Ok(s) => {
             // The command is done; anything it left running goes with it (its supervisor ended
-            // what left the group).
+            // what left the group). Unless it was its supervisor that ended, killed alone.
+            let orphaned = process::end_orphaned(pgid);
             process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+            if let Some(command) = orphaned {
+                let _ = collect(out_task, err_task).await;
+                return Err(supervisor_gone(pgid, s.ok(), command));
+            }
             s.ok()
         }
         Err(kind) => {
@@ -188,6 +193,25 @@ fn spawn(spec: &ExecSpec) -> Result<(Child, i32), StepError> {
         };
         StepError::new(ErrorKind::CommandFailed, msg)
     })
+}
+
+/// The error of a command whose supervisor `pid` ended (with `status`) before it, and runner
+/// ended its group (led by `command`).
+fn supervisor_gone(pid: i32, status: Option<std::process::ExitStatus>, command: i32) -> StepError {
+    let how = match (
+        status.and_then(|s| s.signal()),
+        status.and_then(|s| s.code()),
+    ) {
+        (Some(sig), _) => format!("was killed by signal {sig}"),
+        (None, Some(code)) => format!("exited with code {code}"),
+        (None, None) => "ended".to_string(),
+    };
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "the command's supervisor (pid {pid}) {how} while the command ran; runner ended the command's process group ({command})"
+        ),
+    )
 }
 
 /// The error of a command ended on its timeout or an interrupt, with the end of its stderr.

@@ -30,6 +30,7 @@ pub(crate) fn unregister(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.remove(&pgid);
     }
+    super::commands::forget(pgid);
     tell_adopted();
     super::guardian::tell(&format!("-{pgid}"));
 }

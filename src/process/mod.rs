@@ -3,6 +3,7 @@
 //! commands of flows run under a supervisor (`supervisor`) that also keeps what leaves the
 //! group (`setsid`), and runner itself is a child subreaper, so nothing it started outlives it.
 
+mod commands;
 mod group;
 pub(crate) mod guardian;
 mod lines;
@@ -13,6 +14,7 @@ mod signal;
 pub(crate) mod supervisor;
 mod tree;
 
+pub(crate) use commands::end_orphaned;
 pub(crate) use group::{
     GroupGuard, TreeGuard, kill_all, spawn_group, terminate_child_group, unregister,
 };

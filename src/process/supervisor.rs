@@ -16,9 +16,13 @@
 //!   its supervisor still holds it, and a supervisor that finds its parent gone (it looks every
 //!   100 ms) ends its tree itself.
 //!
-//! Only a SIGKILL of the supervisor itself (sent to its pid, not to the command's group) lets
-//! what the command started go, to runner (a subreaper too, which ends its adopted children at
-//! its end; after a `kill -9` of runner, the guardian ends those it saw: `guardian`).
+//! A SIGKILL of the supervisor itself (sent to its pid, not to the command's group) cannot be
+//! passed on: runner, which looks up each supervisor's command as soon as it has started, ends
+//! the command's group and tree when the supervisor exits before the command
+//! (`commands::end_orphaned`). What left the group is then runner's (a subreaper too, which
+//! ends its adopted children at its end; after a `kill -9` of runner, the guardian ends those
+//! it saw: `guardian`), and so is the group of a command that killed its supervisor within
+//! its first milliseconds, before runner found it.
 
 use std::ffi::{CString, OsStr, OsString};
 use std::path::Path;
@@ -58,7 +62,12 @@ pub(crate) fn spawn_supervised(
     cmd: &mut tokio::process::Command,
 ) -> std::io::Result<(tokio::process::Child, i32)> {
     startable(cmd.as_std())?;
-    super::spawn_group(cmd)
+    let supervised = cmd.as_std().get_args().next().is_some_and(|a| a == ARG);
+    let (child, pgid) = super::spawn_group(cmd)?;
+    if supervised {
+        tokio::spawn(super::commands::find(pgid));
+    }
+    Ok((child, pgid))
 }
 
 /// Whether the supervised program of `cmd` can be started: found as `execvp` finds it (a

@@ -73,7 +73,9 @@ impl Supervisor {
             process::terminate_child_group(pgid, &mut child).await;
         }
         let status = child.wait().await.ok();
-        // Whatever the agent left running in its group goes with it.
+        // Whatever the agent left running in its group goes with it; so does the agent when
+        // its supervisor was killed alone.
+        process::end_orphaned(pgid);
         process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
         for r in readers {
             let _ = tokio::time::timeout(Duration::from_secs(2), r).await;

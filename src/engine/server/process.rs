@@ -220,10 +220,15 @@ fn spawn(l: &Launch) -> Result<CommandServer, StepError> {
     let output = Output::capture(&mut child, &l.log, &l.artifacts, &l.masker);
     let (tx, rx) = watch::channel(None);
     tokio::spawn(async move {
-        let status = child
+        let mut status = child
             .wait()
             .await
             .map_or_else(|e| format!("unknown status: {e}"), |s| s.to_string());
+        if let Some(command) = process::end_orphaned(pgid) {
+            status = format!(
+                "its supervisor (pid {pgid}) ended, {status}, while it ran; runner ended its process group ({command})"
+            );
+        }
         let _ = tx.send(Some(status));
     });
     Ok(CommandServer {
