@@ -71,6 +71,35 @@ mod tree;
 
 pub(crate) use tree::{Owner, Tree, TreeError};
 
+/// runner's own folder in the working directory: its runs, logs, atlas and agent cache by
+/// default.
+const OWN_FOLDER: &str = ".runner";
+
+/// Makes directory `dir` and those on its way where missing. A directory the user named is
+/// taken as named (it may be reached through a link: `--artifacts` on another disk); one in
+/// runner's own folder of the working directory (`.runner/...`, the default place of runs,
+/// logs, the atlas and the agent cache) is made from the working directory with no link
+/// followed ([`Tree`]): a repository may hold a `.runner` (or `.runner/logs`) link to elsewhere,
+/// which would have runner write there.
+pub(crate) fn make_dir_all(dir: &Path) -> Result<(), TreeError> {
+    let io = |path: &Path, source| TreeError::Io {
+        doing: "create",
+        path: path.to_path_buf(),
+        source,
+    };
+    let cwd = std::env::current_dir().map_err(|e| io(dir, e))?;
+    let rel: PathBuf = dir
+        .strip_prefix(&cwd)
+        .unwrap_or(dir)
+        .components()
+        .skip_while(|c| matches!(c, std::path::Component::CurDir))
+        .collect();
+    if rel.starts_with(OWN_FOLDER) {
+        return Tree::new(&cwd, Owner::Project).make_dir(&cwd.join(rel));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))
+}
+
 /// What `validate` and the run (on a rendered path) both say of a `state.save` path that would
 /// leave the flow's directory; `None` when it stays.
 pub(crate) fn flow_path_problem(what: &str, path: &str) -> Option<String> {

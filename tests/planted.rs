@@ -228,3 +228,69 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
         assert!(inside.is_empty(), "{folder}: written through: {inside:?}");
     }
 }
+
+/// runner's own folder in the working directory, `.runner` (its runs, logs and atlas by
+/// default), or a folder in it, planted as a link to a folder outside, as a cloned repository
+/// may hold one: nothing is written through it, and the command says which link it refused.
+/// A run's artifacts (`.runner`, `.runner/runs`) are refused with exit 3; explore's server log
+/// (`.runner/logs`) is not kept; its atlas (`.runner/atlas`) is refused as broken.
+#[test]
+fn nothing_is_written_through_a_link_planted_in_runners_own_folder() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: f\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    write(
+        d.path(),
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"app\"\ncommand = [\"python3\", \"{}\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\n",
+            fixture("servers/app.py").display()
+        ),
+    );
+    let runs: [(&str, &[&str]); 4] = [
+        (".runner", &["run", "f.yaml"]),
+        (".runner/runs", &["run", "f.yaml"]),
+        (
+            ".runner/logs",
+            &["explore", "/", "--atlas", "atlas", "--max-nodes", "1"],
+        ),
+        (".runner/atlas", &["explore", "/", "--max-nodes", "1"]),
+    ];
+    for (i, (link, args)) in runs.iter().enumerate() {
+        let _ = std::fs::remove_dir_all(d.path().join(".runner"));
+        let _ = std::fs::remove_file(d.path().join(".runner"));
+        let outside = d.path().join(format!("outside-{i}"));
+        std::fs::create_dir(&outside).unwrap();
+        let at = d.path().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, &at).unwrap();
+        let mut c = crate::common::runner(d.path());
+        c.args(*args);
+        let (code, out, err) = crate::common::output(c);
+        let said = "a symbolic link: runner writes nothing in its own folder through one";
+        assert!(
+            err.contains(&at.display().to_string()) && err.contains(said),
+            "{link}: {out}{err}"
+        );
+        let inside: Vec<_> = walkdir::WalkDir::new(&outside)
+            .min_depth(1)
+            .into_iter()
+            .collect();
+        assert!(inside.is_empty(), "{link}: written through: {inside:?}");
+        match *link {
+            ".runner/logs" => {
+                assert_eq!(code, 0, "{out}{err}");
+                assert!(
+                    err.contains("web server `app`: its log is not kept: "),
+                    "{err}"
+                );
+            }
+            // What explore says of a broken atlas.
+            ".runner/atlas" => assert_ne!(code, 0, "{out}{err}"),
+            _ => assert_eq!(code, 3, "{link}: {out}{err}"),
+        }
+    }
+}

@@ -572,8 +572,9 @@ pub(super) fn skill_env<'a>(
     let cwd = std::env::current_dir()
         .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;
     let logs = cwd.join(".runner/logs").join(run_id);
-    std::fs::create_dir_all(&logs)
-        .map_err(|e| CliError::Environment(format!("cannot create {}: {e}", logs.display())))?;
+    crate::fs::make_dir_all(&logs).map_err(|e| {
+        CliError::Environment(format!("cannot create {}: {}", logs.display(), e.why()))
+    })?;
     Ok(Some(ExploreAgent {
         env: SkillEnv {
             profiles: &rt.profiles,

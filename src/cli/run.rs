@@ -176,10 +176,11 @@ pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
 
 /// Creates the artifacts directory (an environment error when it cannot be).
 pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
-    std::fs::create_dir_all(artifacts).map_err(|e| {
+    crate::fs::make_dir_all(artifacts).map_err(|e| {
         CliError::Environment(format!(
-            "cannot create the artifacts directory {}: {e}",
-            artifacts.display()
+            "cannot create the artifacts directory {}: {}",
+            artifacts.display(),
+            e.why()
         ))
     })
 }

@@ -27,6 +27,8 @@ pub(crate) enum Owner {
     AgentCache,
     /// A flow's directory, where `state.save` writes.
     FlowDir,
+    /// The working directory, where runner keeps its own folder (`.runner`).
+    Project,
 }
 
 impl Owner {
@@ -36,6 +38,7 @@ impl Owner {
             Owner::Atlas => "the atlas",
             Owner::AgentCache => "the agent cache",
             Owner::FlowDir => "the flow's directory",
+            Owner::Project => "the working directory",
         }
     }
 
@@ -53,6 +56,9 @@ impl Owner {
             }
             Owner::FlowDir => {
                 "a symbolic link: runner writes no file through one (remove the link)"
+            }
+            Owner::Project => {
+                "a symbolic link: runner writes nothing in its own folder through one (remove the link)"
             }
         }
     }
@@ -73,6 +79,15 @@ pub(crate) enum TreeError {
 }
 
 impl TreeError {
+    /// What went wrong, for a message that names the path already: an I/O error's own text, a
+    /// refusal whole (it names the link or file it is about).
+    pub(crate) fn why(&self) -> String {
+        match self {
+            TreeError::Io { source, .. } => source.to_string(),
+            TreeError::Refused { .. } => self.to_string(),
+        }
+    }
+
     /// Whether the file (or a folder on its way) is not there: the one error that means
     /// "nothing recorded yet".
     pub(crate) fn is_not_found(&self) -> bool {
@@ -112,11 +127,7 @@ impl<'a> Tree<'a> {
             self.refused(dir, why)
         })?;
         if make {
-            std::fs::create_dir_all(self.root).map_err(|source| TreeError::Io {
-                doing: "create",
-                path: self.root.to_path_buf(),
-                source,
-            })?;
+            super::make_dir_all(self.root)?;
         }
         let flags = OFlag::O_DIRECTORY | OFlag::O_RDONLY | OFlag::O_CLOEXEC;
         let mut fd = open(self.root, flags, Mode::empty()).map_err(|e| io("open", self.root, e))?;
