@@ -42,3 +42,4 @@ mod server_readiness;
 mod servers;
 mod suites;
 mod todomvc_react;
+mod trace;

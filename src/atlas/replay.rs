@@ -141,6 +141,7 @@ pub(crate) async fn replay(
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
     });
     Ok(Replayed {
         node_id: node.to_string(),

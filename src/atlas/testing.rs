@@ -38,6 +38,7 @@ fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
     }
 }
 

@@ -14,6 +14,7 @@ use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::config::numbers::whole_in;
 use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
+use crate::config::trace_mode::TraceMode;
 use crate::config::var_file;
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
@@ -28,6 +29,8 @@ pub(crate) struct Settings {
     pub(crate) profiles: Vec<PathBuf>,
     pub(crate) jobs: usize,
     pub(crate) retries: u32,
+    /// Which flows keep a trace.
+    pub(crate) trace: TraceMode,
     pub(crate) headed: bool,
     pub(crate) cdp: Option<String>,
     /// Vars every flow has (a flow's own and `--var` win).
@@ -83,6 +86,7 @@ impl Settings {
             profiles,
             jobs: usize::from(args.jobs.or(f.and_then(|f| f.jobs)).unwrap_or(1)),
             retries: args.retries.or(f.and_then(|f| f.retries)).unwrap_or(0),
+            trace: args.trace.or(f.and_then(|f| f.trace)).unwrap_or_default(),
             headed: args.headed || browser.and_then(|b| b.headed).unwrap_or(false),
             cdp: super::browser_cdp::remote_browser(cdp.as_deref())?,
             vars: f
@@ -103,12 +107,8 @@ impl Settings {
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
-    let shard = args
-        .shard
-        .as_deref()
-        .map(parse_shard)
-        .transpose()
-        .map_err(CliError::Usage)?;
+    let shard = args.shard.as_deref().map(parse_shard).transpose();
+    let shard = shard.map_err(CliError::Usage)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let (registry, flows) = load(args, &s, &overrides)?;
     warn_unused_vars(&overrides, &flows, reporter);
@@ -142,6 +142,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         overrides,
         defaults: s.vars.clone(),
         headed: s.headed,
+        trace: s.trace,
         browser_cdp: s.cdp.clone(),
         profiles: registry,
         atlas: args.atlas.as_deref().map(absolute),

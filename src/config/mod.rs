@@ -19,6 +19,7 @@ pub(crate) mod schema;
 mod selector;
 mod suite;
 mod toml;
+pub(crate) mod trace_mode;
 pub(crate) mod var_file;
 mod yaml;
 

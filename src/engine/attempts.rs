@@ -108,6 +108,10 @@ pub(crate) async fn run_step(
         location: location(loaded, &format!("{ptr}/{}", step.action.key())),
         finally,
         steps: Vec::new(),
+        trace: crate::step::StepTrace {
+            started: Some(started),
+            picture: None,
+        },
     };
     match holds(rt, frame, scope, step, ptr) {
         Ok(true) => {}
@@ -137,10 +141,29 @@ pub(crate) async fn run_step(
     if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);
     }
-    if outcome.is_err() && step.action.needs_browser() {
+    let passed = outcome.is_ok();
+    if !passed && step.action.needs_browser() {
         add_failure_artifacts(frame, step, index, &mut result).await;
     }
-    finish(rt, frame, result, outcome, started, step)
+    let mut result = finish(rt, frame, result, outcome, started, step);
+    // After the step's time: the trace's picture is not the step's doing.
+    if passed && rt.trace.records() && step.action.needs_browser() {
+        add_trace_picture(frame, step, index, &mut result).await;
+    }
+    result
+}
+
+/// Saves a small picture of the page after a browser step that passed, for the flow's trace
+/// (`<flow artifacts>/trace/NNN-<id>.jpg`).
+async fn add_trace_picture(frame: &Frame<'_>, step: &Step, index: usize, result: &mut StepResult) {
+    let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
+    let path = frame
+        .dir
+        .join(super::trace::DIR)
+        .join(format!("{base}.jpg"));
+    if frame.browser.trace_picture(&path).await {
+        result.trace.picture = Some(path);
+    }
 }
 
 /// Whether the step's `if` holds (true when it has none); an `if` that does not render is the

@@ -290,6 +290,10 @@ async fn iteration(
         location: location(cx.frame.loaded, &format!("{}/each", cx.ptr)),
         finally: cx.finally,
         steps,
+        trace: crate::step::StepTrace {
+            started: Some(started),
+            picture: None,
+        },
     };
     rt.listener.step_finished(cx.frame.info, depth, &result);
     result

@@ -19,6 +19,7 @@ use crate::browser::{BrowserHost, FlowBrowser};
 use crate::config::action::Family;
 use crate::config::model::Action;
 use crate::config::profiles::Registry;
+use crate::config::trace_mode::TraceMode;
 use crate::step::{Listener, StepError, StepResult};
 use crate::template::Templates;
 
@@ -30,6 +31,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) listener: Arc<dyn Listener>,
     pub(crate) overrides: Map<String, Value>,
     pub(crate) headed: bool,
+    /// Which flows keep a trace.
+    pub(crate) trace: TraceMode,
     /// A running browser to connect to instead of launching one (`--browser-cdp`).
     pub(crate) browser_cdp: Option<String>,
     /// Vars every flow has (the project file's); a flow's own and the overrides win.
@@ -59,6 +62,7 @@ impl Runtime {
             profiles: s.profiles,
             atlas: s.atlas,
             agent_cache: s.agent_cache,
+            trace: s.trace,
             default_agent: s.default_agent,
             dispatch: &FAMILIES,
         }

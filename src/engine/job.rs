@@ -144,5 +144,6 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
     }
 }

@@ -158,6 +158,7 @@ pub(crate) async fn run_in(
             .as_ref()
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
+        trace: None,
     };
     match ran {
         Ok(Ran {
@@ -182,6 +183,10 @@ pub(crate) async fn run_in(
     if let Some(why) = died {
         blame_server(&mut result, why);
     }
+    let dir = rt
+        .artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    super::trace::finish(rt.trace, &dir, started, &mut result, masker);
     rt.listener.flow_finished(info, &result);
     result
 }

@@ -22,6 +22,7 @@ mod runtime;
 mod server;
 mod start;
 mod subflow;
+mod trace;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;

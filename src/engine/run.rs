@@ -259,5 +259,6 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
     }
 }

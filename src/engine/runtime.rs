@@ -43,6 +43,8 @@ pub(crate) struct Runtime {
     pub(crate) atlas: Option<PathBuf>,
     /// `--agent-cache`: how agent skill answers are cached.
     pub(crate) agent_cache: crate::agent::CacheMode,
+    /// `--trace`: which flows keep a trace.
+    pub(crate) trace: crate::config::trace_mode::TraceMode,
     /// `--agent`.
     pub(crate) default_agent: Option<String>,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in

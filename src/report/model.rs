@@ -65,6 +65,9 @@ pub(crate) struct Flow {
     /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
+    /// Its trace file (absolute), when one was kept (`--trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<String>,
     /// Which files the paths of this flow may be read from (not part of the document: a run
     /// or `merge-reports` says).
     #[serde(skip)]
@@ -197,6 +200,7 @@ impl Report {
             retry_errors: Vec::new(),
             setup_ms: 0,
             web_server_log: None,
+            trace: None,
             reads: Reads::Own,
         }));
         self
@@ -264,6 +268,7 @@ mod tests {
             location: at.clone(),
             finally: false,
             steps,
+            trace: crate::step::StepTrace::default(),
         };
         let mut e = StepError::new(ErrorKind::Assertion, "expected 1");
         e.location = Some(at.clone());
@@ -278,6 +283,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
             server_log: None,
+            trace: None,
         };
         let s = Summary::of(
             std::slice::from_ref(&r),

@@ -10,4 +10,4 @@ pub(crate) mod result;
 pub(crate) use error::{ErrorKind, Location, StepError};
 pub(crate) use events::{FlowInfo, Listener};
 pub(crate) use masker::Masker;
-pub(crate) use result::{FlowResult, FlowStatus, Outcome, ServerInfo, StepResult};
+pub(crate) use result::{FlowResult, FlowStatus, Outcome, ServerInfo, StepResult, StepTrace};

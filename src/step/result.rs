@@ -50,6 +50,19 @@ pub(crate) struct StepResult {
     /// Steps of a `run_flow` sub-flow.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) steps: Vec<StepResult>,
+    /// What the flow's trace shows of the step (the trace file says it, not the reports).
+    #[serde(skip)]
+    pub(crate) trace: StepTrace,
+}
+
+/// What a flow's trace shows of one step beyond its result: when it started, and the picture
+/// of the page after it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepTrace {
+    pub(crate) started: Option<std::time::Instant>,
+    /// A small JPEG of the page after a browser step that passed (one that failed has its
+    /// failure screenshot).
+    pub(crate) picture: Option<PathBuf>,
 }
 
 /// The `action` of the result of one iteration of an `each` step (its steps are that
@@ -138,6 +151,9 @@ pub(crate) struct FlowResult {
     /// Its own web server's log (absolute), when it started a command.
     #[serde(skip_serializing_if = "Option::is_none", rename = "web_server_log")]
     pub(crate) server_log: Option<String>,
+    /// Its trace file (absolute), when one was kept (`--trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<String>,
 }
 
 /// A run-level web server as reports show it.

@@ -567,5 +567,6 @@ pub(crate) fn on_fake_daemon(
 }
 
 mod own_eval;
+mod picture;
 #[cfg(test)]
 mod tests;

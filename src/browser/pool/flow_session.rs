@@ -180,6 +180,21 @@ impl FlowBrowser {
         crate::browser::driver::dialog::unused_armed(&l.session)
     }
 
+    /// After a browser step: a small picture of the page for the flow's trace, written to
+    /// `path` (its directory made); `false` when there is none (see `Session::picture`).
+    pub(crate) async fn trace_picture(&self, path: &Path) -> bool {
+        let mut guard = self.state.lock().await;
+        let Slot::Ready(l) = &mut *guard else {
+            return false;
+        };
+        let Some(jpeg) = l.session.picture().await else {
+            return false;
+        };
+        path.parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            && std::fs::write(path, jpeg).is_ok()
+    }
+
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
     pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
         let mut guard = self.state.lock().await;
