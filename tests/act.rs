@@ -263,6 +263,36 @@ fn an_invalid_answer_is_asked_again_once() {
 }
 
 #[test]
+fn an_answer_in_the_seeds_words_is_acted_on_and_one_without_json_names_its_logs() {
+    // `"action_type": "Click"`, `"selector": "role=button[name=\"Sign in\"]"`.
+    let (d, Ran { code, report, .. }) = ask_in_mode("seed-shapes");
+    assert_eq!(code, 0, "{report}");
+    let o = &step(&report, "ask")["outputs"];
+    assert_eq!(o["action_type"], "click", "{o}");
+    assert_eq!(
+        o["selector"],
+        serde_json::json!({"role": "button", "text": "Sign in"}),
+        "{o}"
+    );
+    assert_eq!(agent_calls(d.path()), 1);
+
+    // (The directory holds the logs: kept until they are read.)
+    let (_dir, Ran { code, report, .. }) = ask_in_mode("skill-no-json");
+    assert_eq!(code, 1, "{report}");
+    let message = step(&report, "ask")["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, logs) = message
+        .split_once("the answer holds no JSON object; the agent's text is in ")
+        .unwrap_or_else(|| panic!("{message}"));
+    for log in logs.split(" and ") {
+        let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{log}: {e}"));
+        assert!(text.contains("I looked at the page"), "{log}: {text}");
+    }
+}
+
+#[test]
 fn validate_checks_act_and_the_skill_schemas_are_printed() {
     let d = tempfile::tempdir().unwrap();
     write(

@@ -10,13 +10,13 @@ use serde_json::Value;
 use crate::common::{Ran, fixture, flow_run, output, runner, write};
 
 /// A static server (Python's http.server) on a free port, stopped when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Server {
-    fn serve(dir: &Path) -> Server {
+    pub(crate) fn serve(dir: &Path) -> Server {
         let mut child = Command::new("python3")
             .args([
                 "-u",
@@ -56,7 +56,7 @@ impl Drop for Server {
     }
 }
 
-fn site_copy(d: &Path) -> PathBuf {
+pub(crate) fn site_copy(d: &Path) -> PathBuf {
     let site = d.join("site");
     std::fs::create_dir_all(&site).unwrap();
     for e in std::fs::read_dir(fixture("atlas-site")).unwrap().flatten() {
@@ -107,7 +107,7 @@ steps:
   - expect: { that: "{{ steps.stats1.node_id == steps.stats2.node_id and steps.stats1.is_new and not steps.stats2.is_new }}" }
 "##;
 
-fn atlas_cmd(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn atlas_cmd(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut c = runner(dir);
     c.arg("atlas").args(args).args(["--atlas", "atlas"]);
     output(c)
@@ -121,13 +121,13 @@ fn explore_cmd(dir: &Path, url: &str, more: &[&str]) -> (i32, String, String) {
 }
 
 /// A successful crawl's summary.
-fn crawl(dir: &Path, url: &str, more: &[&str]) -> Value {
+pub(crate) fn crawl(dir: &Path, url: &str, more: &[&str]) -> Value {
     let (code, stdout, stderr) = explore_cmd(dir, url, more);
     assert_eq!(code, 0, "{stdout}{stderr}");
     serde_json::from_str(&stdout).unwrap()
 }
 
-fn node_by_title(dir: &Path, title: &str) -> String {
+pub(crate) fn node_by_title(dir: &Path, title: &str) -> String {
     for e in std::fs::read_dir(dir.join("atlas/nodes"))
         .unwrap()
         .flatten()
@@ -905,7 +905,7 @@ fn explore_with_an_agent_analyses_pages_labels_edges_and_replays_from_the_cache(
 }
 
 /// The JUnit report's test cases: (name, failed).
-fn junit_cases(path: &Path) -> Vec<(String, bool)> {
+pub(crate) fn junit_cases(path: &Path) -> Vec<(String, bool)> {
     let xml = std::fs::read_to_string(path).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
     doc.descendants()

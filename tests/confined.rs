@@ -142,7 +142,7 @@ fn merge_reports_takes_the_layout_a_run_writes() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("merged 2 report(s): 2 flows"), "{stderr}");
     assert!(
-        stderr.contains("todos.json is passed over: not a runner JSON report"),
+        stderr.contains("todos.json\" is passed over: not a runner JSON report"),
         "{stderr}"
     );
     assert!(!stderr.contains("left out"), "{stderr}");

@@ -92,7 +92,8 @@ fn with_two_workers_each_flow_still_gets_a_fresh_context() {
 /// An `exec` step that kills this run's Chromium: its renderers (`renderers`: a page crash, as
 /// when the OOM killer takes a tab) or its browser process (the browser dies). Processes of this
 /// run carry its socket directory in their environment, or descend from one that does (the
-/// zygote clears the environment); the step's shell is runner's child.
+/// zygote clears the environment); the step's shell is the child of runner's supervisor, whose
+/// parent is runner.
 fn kill_chromium(renderers: bool) -> String {
     let pick = if renderers {
         r#"grep -q -- --type=renderer /proc/$p/cmdline 2>/dev/null || continue
@@ -109,7 +110,8 @@ fn kill_chromium(renderers: bool) -> String {
         r#"  - exec:
       shell: true
       command: |
-        of_run() {{ tr "\0" "\n" < /proc/$1/environ 2>/dev/null | grep -qx "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-$(id -u)/$PPID"; }}
+        runner=$(awk '/^PPid/ {{print $2}}' /proc/$PPID/status)
+        of_run() {{ tr "\0" "\n" < /proc/$1/environ 2>/dev/null | grep -qx "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-$(id -u)/$runner"; }}
         for d in /proc/[0-9]*; do
           p=${{d#/proc/}}
           {pick}
@@ -470,14 +472,14 @@ fn an_interrupt_does_not_wait_for_a_browser_still_launching() {
 
 /// A Chromium this test starts itself (not runner), with its DevTools endpoint on a free port of
 /// 127.0.0.1 — as Browserless or a Selenium Grid would serve one. Ended when dropped.
-struct RemoteBrowser {
-    child: std::process::Child,
-    url: String,
+pub(crate) struct RemoteBrowser {
+    pub(crate) child: std::process::Child,
+    pub(crate) url: String,
     _profile: tempfile::TempDir,
 }
 
 impl RemoteBrowser {
-    fn start() -> RemoteBrowser {
+    pub(crate) fn start() -> RemoteBrowser {
         let profile = tempfile::tempdir().unwrap();
         let child = std::process::Command::new("/usr/bin/chromium")
             .args([
@@ -563,6 +565,11 @@ impl RemoteBrowser {
 
 impl Drop for RemoteBrowser {
     fn drop(&mut self) {
+        // A test may have stopped it (SIGSTOP): a stopped process takes SIGTERM only once it
+        // runs again.
+        let _ = std::process::Command::new("kill")
+            .args(["-CONT", &self.child.id().to_string()])
+            .status();
         let _ = std::process::Command::new("kill")
             .arg(self.child.id().to_string())
             .status();
@@ -633,7 +640,8 @@ fn flows_connect_to_a_running_browser_isolated_and_leave_it_running() {
 fn headless_runs_use_the_headless_shell_when_it_is_installed() {
     // The browser a headless run starts, read from runner's own child processes: Chromium's
     // headless shell when Debian's package is installed (scripts/setup installs it), else
-    // Chromium; `AGENT_BROWSER_EXECUTABLE_PATH` names another.
+    // Chromium; `AGENT_BROWSER_EXECUTABLE_PATH` names another. (The step's shell is the child
+    // of runner's supervisor: runner is the supervisor's parent.)
     let shell = std::path::Path::new("/usr/lib/chromium/chromium-headless-shell");
     let browser_of = |named: Option<&str>| {
         let d = tempfile::tempdir().unwrap();
@@ -642,7 +650,7 @@ fn headless_runs_use_the_headless_shell_when_it_is_installed() {
             "f.yaml",
             &flow(
                 "which browser",
-                "  - id: children\n    exec: [\"sh\", \"-c\", \"ps -o args= --ppid $PPID\"]\n  - expect: { title: { equals: Runner fixture } }\n",
+                "  - id: children\n    exec: [\"sh\", \"-c\", \"ps -o args= --ppid $(awk '/^PPid/ {print $2}' /proc/$PPID/status)\"]\n  - expect: { title: { equals: Runner fixture } }\n",
             ),
         );
         let mut run = flow_run(d.path()).arg("f.yaml");

@@ -188,3 +188,72 @@ fn the_datasette_flows_hold_under_repeat_each_with_two_workers() {
     assert_eq!(suite.report["summary"]["passed"], 18, "{}", suite.report);
     one_server_started_once(&suite);
 }
+
+/// States that survive data on a real data app: explore Datasette's database page, change a
+/// row's title in the database, verify. The database page with its SQL formatted is the page
+/// (only the SQL's text changed: before, "Format SQL" made a second `books /books`), the SQL
+/// page is named apart from it by its route, and after the edit every state still arrives, its
+/// drift reported.
+#[test]
+fn datasette_states_survive_a_data_edit_and_have_names_apart() {
+    installed();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("datasette/books.db"), d.path().join("books.db")).unwrap();
+    std::fs::write(
+        d.path().join("runner.toml"),
+        format!(
+            "[[web_server]]\nname = \"datasette\"\ncommand = [{:?}, \"serve\", \"books.db\", \"--host\", \"127.0.0.1\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\nready_timeout = \"30s\"\n",
+            root().join("target/pyenv/bin/datasette").display().to_string()
+        ),
+    )
+    .unwrap();
+    let atlas = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args).args(["--atlas", "atlas"]);
+        output(c)
+    };
+    let (code, stdout, stderr) = atlas(&["explore", "/books", "--max-depth", "1"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, show, _) = atlas(&["atlas", "show"]);
+    assert_eq!(code, 0, "{show}");
+    let labels: Vec<&str> = show
+        .lines()
+        .skip_while(|l| *l != "nodes:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim().split_once("  ").unwrap().1)
+        .collect();
+    let distinct: std::collections::BTreeSet<&&str> = labels.iter().collect();
+    assert_eq!(distinct.len(), labels.len(), "{show}");
+    // One database page, its SQL formatted or not.
+    let db: Vec<&&str> = labels
+        .iter()
+        .filter(|l| l.starts_with("books /books") && !l.contains('?'))
+        .collect();
+    assert_eq!(db, [&"books /books"], "{show}");
+    assert!(
+        labels.iter().any(|l| l.ends_with(" /books?sql=*")),
+        "{show}"
+    );
+    // Short: the route holds no query (the SQL page's title is its SQL, cut when long).
+    assert!(labels.iter().all(|l| l.chars().count() <= 70), "{show}");
+    let (_, dot, _) = atlas(&["atlas", "graph", "--format", "dot"]);
+    assert!(!dot.contains("sql=select"), "{dot}");
+
+    let edit = std::process::Command::new("python3")
+        .current_dir(d.path())
+        .args([
+            "-c",
+            "import sqlite3; c = sqlite3.connect('books.db'); c.execute(\"update books set title = 'Dune Messiah' where title = 'Dune'\"); c.commit()",
+        ])
+        .status()
+        .unwrap();
+    assert!(edit.success());
+    let (code, stdout, stderr) = atlas(&["atlas", "verify"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(" 0 no longer arrive"), "{stdout}");
+    assert!(
+        stdout.contains("data drift: \"Dune\" -> \"Dune Messiah\""),
+        "{stdout}"
+    );
+}

@@ -89,7 +89,11 @@ const CASES: &[(&str, &str)] = &[
     ("- log: \"{{ vars.name }\"", "template syntax error"),
     (
         "- run_flow: \"{{ vars.name }}.yaml\"",
-        "templates are not rendered in this field",
+        "`run_flow` takes no templates: `{{ vars.name }}.yaml` would be used as written",
+    ),
+    (
+        "- frame: \"{{ vars.name }}\"\n  click: \"#pay\"",
+        "`frame` takes no templates",
     ),
     ("- exec: [\"true\"]\n  timeout: 30", "did you mean `30s`?"),
     ("- exec: [\"true\"]\n  retries: 3", "did you mean `retry`?"),

@@ -4,8 +4,11 @@
 //! service as `agent` steps: process group, timeouts, relay, masking). The prompt goes to stdin
 //! and ends with one fenced ```json block `{"skill": "<name>", ...inputs}`. The answer is the
 //! agent's final result; it must hold one JSON object (bare or in a ```json fence) valid against
-//! `schemas/skills/<name>.schema.json` (`runner schema skill/<name>`). An invalid answer is asked
-//! again once with the validation errors; then the call fails with error kind `skill`.
+//! `schemas/skills/<name>.schema.json` (`runner schema skill/<name>`), which take the web-explorer
+//! seed's forms (free strings for selectors and actions). The caller puts the answer in runner's
+//! form; an item of a list it cannot use is dropped and named (`sift`). An answer that is
+//! invalid, or whose items were all dropped, is asked again once with the reasons; then the call
+//! fails with error kind `skill`, naming the logs that hold the agent's text.
 //!
 //! Answers are cached under `.runner/cache/skills/<name>/<sha256>.json`, keyed by the skill and
 //! what the caller names as the question's identity (never raw volatile page text); an answer
@@ -22,8 +25,10 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::answer::extract_json;
 use super::error::AgentError;
 use super::execution::{self, Ended, Launch, Relay};
+use super::sift::{FitItem, ItemLists, sift};
 use crate::config::profiles::Registry;
 use crate::step::{ErrorKind, Masker, StepError};
 
@@ -78,8 +83,25 @@ impl Skill {
         }
     }
 
-    fn validator(self) -> &'static jsonschema::Validator {
-        static V: OnceLock<Vec<(Skill, jsonschema::Validator)>> = OnceLock::new();
+    /// The lists of an answer whose items stand alone: one that cannot be used is dropped,
+    /// not the answer. (A `test_generation` answer's steps are one test: they stand together.)
+    fn list_names(self) -> &'static [&'static str] {
+        match self {
+            Skill::PageAnalysis => &["frontier_tasks", "test_ideas"],
+            Skill::Intent | Skill::TrajectoryLabeling | Skill::TestGeneration => &[],
+        }
+    }
+
+    /// The skill's schema compiled: the whole answer's, and one item's of each of its lists.
+    fn compiled(self) -> &'static Compiled {
+        static V: OnceLock<Vec<(Skill, Compiled)>> = OnceLock::new();
+        let compile = |schema: &Value| {
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .with_pattern_options(jsonschema::PatternOptions::regex())
+                .build(schema)
+                .expect("embedded skill schema compiles")
+        };
         let all = V.get_or_init(|| {
             [
                 Skill::Intent,
@@ -91,12 +113,12 @@ impl Skill {
             .map(|s| {
                 let schema: Value =
                     serde_json::from_str(s.schema_text()).expect("embedded skill schema is JSON");
-                let v = jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
-                    .with_pattern_options(jsonschema::PatternOptions::regex())
-                    .build(&schema)
-                    .expect("embedded skill schema compiles");
-                (s, v)
+                let lists = s
+                    .list_names()
+                    .iter()
+                    .map(|l| (*l, compile(&schema["properties"][l]["items"])))
+                    .collect();
+                (s, (compile(&schema), lists))
             })
             .collect()
         });
@@ -106,9 +128,15 @@ impl Skill {
             .1
     }
 
+    /// The lists whose items stand alone, each with its item's validator.
+    pub(crate) fn item_lists(self) -> &'static ItemLists {
+        &self.compiled().1
+    }
+
     /// The validation errors of an answer (empty when it is valid).
     pub(crate) fn check(self, answer: &Value) -> Vec<String> {
-        self.validator()
+        self.compiled()
+            .0
             .iter_errors(answer)
             .map(|e| {
                 let at = e.instance_path().to_string();
@@ -117,6 +145,12 @@ impl Skill {
             .collect()
     }
 }
+
+/// A skill's schema compiled: the whole answer's validator, and its lists'.
+type Compiled = (
+    jsonschema::Validator,
+    Vec<(&'static str, jsonschema::Validator)>,
+);
 
 /// How answers are cached (`--agent-cache`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,7 +173,8 @@ pub(crate) struct SkillEnv<'a> {
     pub(crate) masker: Masker,
     pub(crate) relay: Relay,
     pub(crate) cancel: CancellationToken,
-    /// Where the agent's output is logged (`.1`, `.2` for a retry).
+    /// The agent logs are beside it and named after it:
+    /// `<this>-<skill>-<question>.<attempt>.agent.log`.
     pub(crate) log_path: PathBuf,
     pub(crate) timeout: Duration,
 }
@@ -157,29 +192,74 @@ pub(crate) struct SkillCall<'a> {
     /// replaced).
     pub(crate) use_cache: bool,
     /// Puts an agent's answer in the form it is checked, cached and used in (for `intent`: a
-    /// snapshot ref becomes role and name, which outlive the snapshot).
-    pub(crate) normalize: &'a (dyn Fn(&mut Value) + Send + Sync),
+    /// snapshot ref becomes role and name, which outlive the snapshot), or says why runner
+    /// cannot use it.
+    pub(crate) normalize: &'a Normalize<'a>,
+    /// The same for each item of the skill's lists ([`Skill::item_lists`]): an item it refuses
+    /// is dropped, not the answer.
+    pub(crate) fit_item: &'a FitItem<'a>,
 }
 
-/// The file an answer to `key` is cached in.
-pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value) -> PathBuf {
+/// Puts a whole answer in the form runner uses it in, or says why runner cannot.
+pub(crate) type Normalize<'a> = dyn Fn(&mut Value) -> Result<(), String> + Send + Sync + 'a;
+
+/// Takes an answer as it is.
+// A hook: its type is the one `SkillCall` takes.
+#[allow(clippy::unnecessary_wraps)]
+pub(crate) fn keep(_: &mut Value) -> Result<(), String> {
+    Ok(())
+}
+
+/// An answer runner can use.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) value: Value,
+    /// The items dropped from it, each named with the reason (`frontier_tasks[3] (drag
+    /// text=Add to cart): ...`); kept in the cache with it, so a replay says so too.
+    pub(crate) dropped: Vec<String>,
+}
+
+/// The hex name of a question: the cache file's, and in its agent logs' names.
+fn question_id(skill: Skill, key: &Value) -> String {
     let mut h = Sha256::new();
     h.update(skill.name().as_bytes());
     h.update([0]);
     h.update(key.to_string().as_bytes());
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(skill.name()).join(format!("{hex}.json"))
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file an answer to `key` is cached in.
+pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value) -> PathBuf {
+    dir.join(skill.name())
+        .join(format!("{}.json", question_id(skill, key)))
 }
 
 /// The cached answer to `key`, if there is a valid one and the cache is read.
 pub(crate) fn cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Value> {
+    cached_answer(env, skill, key).map(|a| a.value)
+}
+
+fn cached_answer(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Answer> {
     if env.cache == CacheMode::Off {
         return None;
     }
     let text = std::fs::read_to_string(cache_file(&env.cache_dir, skill, key)).ok()?;
     let v: Value = serde_json::from_str(&text).ok()?;
     let answer = v.get("answer")?.clone();
-    skill.check(&answer).is_empty().then_some(answer)
+    let dropped = v
+        .get("dropped")
+        .and_then(Value::as_array)
+        .map(|d| {
+            d.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    skill.check(&answer).is_empty().then_some(Answer {
+        value: answer,
+        dropped,
+    })
 }
 
 /// What a cache entry says in place of an answer that holds a secret.
@@ -196,14 +276,14 @@ fn holds_secret(masker: &Masker, answer: &Value) -> bool {
 /// would type it), and a template of it could not be trusted either (the secret may be
 /// transformed, or the answer's own text read as a template). Its entry says so instead, for
 /// the miss of a later read-only run.
-fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Value) {
+fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Answer) {
     if env.cache != CacheMode::ReadWrite {
         return;
     }
-    let entry = if holds_secret(&env.masker, answer) {
+    let entry = if holds_secret(&env.masker, &answer.value) {
         json!({ "skill": skill.name(), "key": key, "not_cached": HOLDS_SECRET })
     } else {
-        json!({ "skill": skill.name(), "key": key, "answer": answer })
+        json!({ "skill": skill.name(), "key": key, "answer": answer.value, "dropped": answer.dropped })
     };
     let file = cache_file(&env.cache_dir, skill, key);
     let Some(dir) = file.parent() else { return };
@@ -257,39 +337,13 @@ pub(crate) fn prompt(skill: Skill, input: &Value) -> String {
     )
 }
 
-/// The one JSON object in an answer: a ```json fence's, else the whole text's, else the first
-/// `{`…last `}` span's.
-pub(crate) fn extract_json(text: &str) -> Option<Value> {
-    let fenced = text
-        .split("```json")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next());
-    let candidates = [
-        fenced.map(str::trim),
-        Some(text.trim()),
-        text.find('{')
-            .zip(text.rfind('}'))
-            .filter(|(a, b)| a < b)
-            .map(|(a, b)| &text[a..=b]),
-    ];
-    candidates.into_iter().flatten().find_map(|c| {
-        serde_json::from_str::<Value>(c)
-            .ok()
-            .filter(Value::is_object)
-    })
-}
-
 /// Asks the question: the cache first (unless off), then the agent, once more with the
-/// validation errors if its answer is invalid. Returns the answer and whether it came from the
-/// cache.
-pub(crate) async fn call(
-    c: &SkillCall<'_>,
-    env: &SkillEnv<'_>,
-) -> Result<(Value, bool), StepError> {
+/// reasons if its answer cannot be used.
+pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer, StepError> {
     if c.use_cache
-        && let Some(answer) = cached(env, c.skill, &c.key)
+        && let Some(answer) = cached_answer(env, c.skill, &c.key)
     {
-        return Ok((answer, true));
+        return Ok(answer);
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
     if env.cache == CacheMode::ReadOnly {
@@ -303,31 +357,34 @@ pub(crate) async fn call(
     };
     let first = prompt(c.skill, &c.input);
     let mut message = first.clone();
+    let mut logs = Vec::new();
     for attempt in 1..=2 {
-        let text = ask(label, c.variant, &message, attempt, env).await?;
+        let log = log_file(env, c.skill, &c.key, attempt);
+        let text = ask(label, c.variant, &message, &log, env).await?;
+        logs.push(log.display().to_string());
         let errors = match extract_json(&text) {
-            Some(mut answer) => {
-                (c.normalize)(&mut answer);
-                let errors = c.skill.check(&answer);
-                if errors.is_empty() {
+            Some(value) => match usable(c, value) {
+                Ok(answer) => {
                     store(env, c.skill, &c.key, &answer);
-                    if env.cache == CacheMode::ReadWrite && holds_secret(&env.masker, &answer) {
+                    if env.cache == CacheMode::ReadWrite && holds_secret(&env.masker, &answer.value)
+                    {
                         (env.relay)(&format!(
                             "the `{}` answer holds a secret: it is not cached (a read-only run cannot replay it)",
                             c.skill.name()
                         ));
                     }
-                    return Ok((answer, false));
+                    return Ok(answer);
                 }
-                errors
-            }
+                Err(errors) => errors,
+            },
             None => vec!["the answer holds no JSON object".to_string()],
         };
         if attempt == 2 {
             return Err(fail(format!(
-                "agent `{label}` gave no valid `{}` answer (asked twice): {}",
+                "agent `{label}` gave no usable `{}` answer (asked twice): {}; the agent's text is in {}",
                 c.skill.name(),
-                errors.join("; ")
+                errors.join("; "),
+                logs.join(" and ")
             )));
         }
         message = format!(
@@ -342,12 +399,52 @@ pub(crate) async fn call(
     unreachable!("the loop returns on its second attempt")
 }
 
+/// The answer in runner's form, its unusable items dropped; or why it cannot be used at all:
+/// it breaks the schema, the caller refuses it, or every item it had was dropped.
+fn usable(c: &SkillCall<'_>, mut value: Value) -> Result<Answer, Vec<String>> {
+    let sifted = sift(c.skill.item_lists(), &mut value, c.fit_item);
+    (c.normalize)(&mut value).map_err(|e| vec![e])?;
+    let errors = c.skill.check(&value);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if sifted.given > 0 && sifted.kept == 0 {
+        let mut errors = vec![format!(
+            "nothing in the answer is usable: its {} items were all dropped",
+            sifted.given
+        )];
+        errors.extend(sifted.dropped);
+        return Err(errors);
+    }
+    Ok(Answer {
+        value,
+        dropped: sifted.dropped,
+    })
+}
+
+/// Where attempt `attempt` at a question logs the agent's output: beside `env.log_path`, named
+/// after the skill and the question (`skill-page_analysis-1a2b3c4d5e6f.1.agent.log`), so each
+/// question of a run keeps its own log.
+fn log_file(env: &SkillEnv<'_>, skill: Skill, key: &Value, attempt: u32) -> PathBuf {
+    let stem = env
+        .log_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let id = question_id(skill, key);
+    env.log_path.with_file_name(format!(
+        "{stem}-{}-{}.{attempt}.agent.log",
+        skill.name(),
+        &id[..12]
+    ))
+}
+
 /// One new chat; the agent's final answer text.
 async fn ask(
     label: &str,
     variant: Option<&str>,
     message: &str,
-    attempt: u32,
+    log: &Path,
     env: &SkillEnv<'_>,
 ) -> Result<String, StepError> {
     let profile = env
@@ -373,7 +470,7 @@ async fn ask(
         env: env.env.clone(),
         timeout: env.timeout,
         idle_timeout: None,
-        log_path: env.log_path.with_extension(format!("{attempt}.agent.log")),
+        log_path: log.to_path_buf(),
         masker: env.masker.clone(),
         relay: env.relay.clone(),
         cancel: env.cancel.clone(),
@@ -395,140 +492,22 @@ async fn ask(
             code: finished
                 .exit_code
                 .map_or("none (killed by a signal)".to_string(), |c| c.to_string()),
-            log: env.log_path.display().to_string(),
+            log: log.display().to_string(),
         },
         Ended::Exited => AgentError::Reported(finished.state.answer().unwrap_or_default()),
     };
-    Err(StepError::from(err))
+    // What the agent wrote before it failed is worth reading (an exit's message names the log
+    // already; a stop is runner's own doing).
+    let point_at_log = !matches!(
+        err,
+        AgentError::Exited { .. } | AgentError::Interrupted | AgentError::Stopped
+    );
+    let mut err = StepError::from(err);
+    if point_at_log && log.exists() {
+        err.message = format!("{}; see {}", err.message, log.display());
+    }
+    Err(err)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_answer_is_found_bare_fenced_or_inside_prose() {
-        let want = json!({"action_type": "click", "confidence": 0.5});
-        assert_eq!(
-            extract_json(r#"{"action_type":"click","confidence":0.5}"#),
-            Some(want.clone())
-        );
-        assert_eq!(
-            extract_json(
-                "Here you go:\n```json\n{\"action_type\":\"click\",\"confidence\":0.5}\n```\nDone."
-            ),
-            Some(want.clone())
-        );
-        assert_eq!(
-            extract_json("I would click it: {\"action_type\":\"click\",\"confidence\":0.5} ok"),
-            Some(want)
-        );
-        assert_eq!(extract_json("no json here"), None);
-        assert_eq!(extract_json("[1, 2]"), None);
-    }
-
-    #[test]
-    fn answers_are_checked_against_each_skills_schema() {
-        assert!(
-            Skill::Intent
-                .check(&json!({"action_type": "click", "selector": {"role": "button", "text": "Sign in"}, "confidence": 0.9}))
-                .is_empty()
-        );
-        let bad = Skill::Intent.check(&json!({"action_type": "explode", "confidence": 2}));
-        assert_eq!(bad.len(), 2, "{bad:?}");
-        assert!(
-            Skill::TrajectoryLabeling
-                .check(&json!({"is_meaningful": true, "semantic_label": "open team", "script_name": "open_team", "confidence": 1}))
-                .is_empty()
-        );
-        assert!(
-            !Skill::TrajectoryLabeling
-                .check(&json!({"is_meaningful": true, "semantic_label": "x", "script_name": "Bad Name", "confidence": 1}))
-                .is_empty()
-        );
-        assert!(
-            Skill::PageAnalysis
-                .check(&json!({"summary": "s", "frontier_tasks": [{"selector": {"css": "#a"}, "action": "click", "reason": "r", "priority": 3, "is_destructive": false}], "test_ideas": []}))
-                .is_empty()
-        );
-        assert!(
-            !Skill::TestGeneration
-                .check(&json!({"steps": []}))
-                .is_empty()
-        );
-    }
-
-    #[test]
-    fn the_prompt_ends_with_the_request_block() {
-        let p = prompt(
-            Skill::Intent,
-            &json!({"intent": "点击登录按钮", "url": "http://x/"}),
-        );
-        let block = p.rsplit("```json").next().unwrap();
-        let v: Value = serde_json::from_str(block.trim().trim_end_matches("```").trim()).unwrap();
-        assert_eq!(v["skill"], "intent");
-        assert_eq!(v["intent"], "点击登录按钮");
-    }
-
-    #[test]
-    fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
-        let dir = tempfile::tempdir().unwrap();
-        let profiles = Registry::default();
-        let env = SkillEnv {
-            profiles: &profiles,
-            cache: CacheMode::ReadWrite,
-            cache_dir: dir.path().to_path_buf(),
-            workspace: dir.path().to_path_buf(),
-            env: IndexMap::new(),
-            masker: Masker::new(["pa\"ss".to_string()]),
-            relay: std::sync::Arc::new(|_: &str| {}),
-            cancel: CancellationToken::new(),
-            log_path: dir.path().join("log"),
-            timeout: Duration::from_secs(1),
-        };
-        let key = json!({"intent": "sign in"});
-        let secret = json!({"action_type": "fill", "value": "pa\"ss-1", "confidence": 1});
-        // Its JSON-escaped form is what the answer's text holds.
-        assert!(holds_secret(&env.masker, &secret));
-        store(&env, Skill::Intent, &key, &secret);
-        assert_eq!(cached(&env, Skill::Intent, &key), None);
-        let normalize = |_: &mut Value| {};
-        let call = SkillCall {
-            skill: Skill::Intent,
-            input: json!({}),
-            key: key.clone(),
-            profile: None,
-            variant: None,
-            use_cache: true,
-            normalize: &normalize,
-        };
-        let miss = read_only_miss(&call, &env).to_string();
-        assert!(
-            miss.contains("holds a secret, so it is never cached"),
-            "{miss}"
-        );
-
-        // A plain answer replaces the entry and is replayed.
-        let plain = json!({"action_type": "fill", "value": "pass", "confidence": 1});
-        assert!(!holds_secret(&env.masker, &plain));
-        store(&env, Skill::Intent, &key, &plain);
-        assert_eq!(cached(&env, Skill::Intent, &key), Some(plain));
-        assert!(
-            read_only_miss(&call, &env)
-                .to_string()
-                .contains("record it")
-        );
-    }
-
-    #[test]
-    fn cache_keys_differ_by_skill_and_question() {
-        let d = Path::new("/c");
-        let a = cache_file(d, Skill::Intent, &json!({"intent": "a"}));
-        assert_ne!(a, cache_file(d, Skill::Intent, &json!({"intent": "b"})));
-        assert_ne!(
-            a,
-            cache_file(d, Skill::PageAnalysis, &json!({"intent": "a"}))
-        );
-        assert!(a.starts_with("/c/intent"));
-    }
-}
+mod tests;

@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
+use super::arrival::{Identity, identity};
+use super::checks::{expect_steps, py, python_asserts};
 use super::fingerprint::origin;
+use super::identity::normalize_url;
 use super::store::{Atlas, AtlasError};
 use crate::config::duration::parse_duration;
 use crate::config::model::{
@@ -21,45 +24,113 @@ pub(crate) enum ExportFormat {
     PlaywrightPython,
 }
 
-/// The flow that reaches `node`, optionally pointed at another origin.
+/// A state on the path to a node: the steps that reach it from the one before (the root's:
+/// its entry), pointed at the export's origin, and what identifies it.
+struct Reached {
+    steps: Vec<Value>,
+    identity: Identity,
+    /// The origin the state is checked on: the export's when it was recorded on the root's.
+    origin: String,
+}
+
+/// The states on the path to `node`, each with its steps pointed at `base_url` (when given)
+/// instead of the root's recorded origin.
+fn reached(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Vec<Reached>, AtlasError> {
+    let by_state = atlas.steps_by_state(node)?;
+    let recorded = origin(&atlas.meta(&by_state[0].0)?.url);
+    let base = base_url.map(|b| b.trim_end_matches('/').to_string());
+    // Where the export opens the app: a state recorded on the root's origin is checked there
+    // (a local one on any port counts as the root's, as for the fingerprint: the atlas may
+    // have grown over runs on other free ports), one on another origin where it was seen.
+    let opened = base.clone().or_else(|| recorded.clone());
+    let at_root = |own: &str| {
+        recorded
+            .as_deref()
+            .is_some_and(|r| normalize_url(&format!("{r}/")) == normalize_url(&format!("{own}/")))
+    };
+    let mut out = Vec::new();
+    for (state, steps) in by_state {
+        let identity = identity(atlas, &state)?;
+        let own = origin(&identity.url).unwrap_or_default();
+        let steps = match (&base, &recorded) {
+            (Some(base), Some(recorded)) => rebase(steps, recorded, base, &state)?,
+            _ => steps,
+        };
+        let origin = match &opened {
+            Some(opened) if at_root(&own) => opened.clone(),
+            _ => own,
+        };
+        out.push(Reached {
+            steps,
+            identity,
+            origin,
+        });
+    }
+    Ok(out)
+}
+
+/// `steps` with the recorded origin replaced by `base` wherever it is written.
+fn rebase(
+    steps: Vec<Value>,
+    recorded: &str,
+    base: &str,
+    state: &str,
+) -> Result<Vec<Value>, AtlasError> {
+    let text = serde_json::to_string(&steps).unwrap_or_default();
+    serde_json::from_str(&text.replace(recorded, base)).map_err(|e| AtlasError::Broken {
+        path: state.into(),
+        message: e.to_string(),
+    })
+}
+
+/// A flow named after `node` with `steps`; it declares the secrets they use (recorded steps
+/// keep secrets as references).
+fn flow(atlas: &Atlas, node: &str, steps: Vec<Value>) -> Value {
+    let mut flow = json!({
+        "name": format!("reach {} ({node})", super::view::label(atlas, node)),
+        "steps": steps,
+    });
+    let secrets = super::store::referenced_secrets(&flow.to_string());
+    if !secrets.is_empty() {
+        flow["secrets"] = json!(secrets);
+    }
+    flow
+}
+
+/// The flow that reaches `node`, optionally pointed at another origin: what a replay runs
+/// (it checks where it arrived by the fingerprint).
 pub(crate) fn export_flow(
     atlas: &Atlas,
     node: &str,
     base_url: Option<&str>,
 ) -> Result<Value, AtlasError> {
-    let steps = atlas.steps_to(node)?;
-    let root = atlas.path_to_node(node)?[0].node_id.clone();
-    let mut text = serde_json::to_string(&json!({
-        "name": format!("reach {} ({node})", super::view::label(atlas, node)),
-        "steps": steps,
-    }))
-    .unwrap_or_default();
-    if let (Some(base), Some(recorded)) = (base_url, origin(&atlas.meta(&root)?.url)) {
-        text = text.replace(&recorded, base.trim_end_matches('/'));
-    }
-    let mut flow: Value = serde_json::from_str(&text).map_err(|e| AtlasError::Broken {
-        path: node.into(),
-        message: e.to_string(),
-    })?;
-    // Recorded steps keep secrets as references: the flow declares them.
-    let secrets = super::store::referenced_secrets(&text);
-    if !secrets.is_empty() {
-        flow["secrets"] = json!(secrets);
-    }
-    Ok(flow)
+    let steps = reached(atlas, node, base_url)?
+        .into_iter()
+        .flat_map(|r| r.steps)
+        .collect();
+    Ok(flow(atlas, node, steps))
 }
 
-/// `atlas export NODE`: the path to the node as a standalone flow or a Playwright script.
+/// `atlas export NODE`: the path to the node as a standalone flow or a Playwright script,
+/// each state on it checked on arrival (URL route, title, main heading, landmarks), so the
+/// export fails where the app changed, not only where a click no longer finds its element.
 pub(crate) fn export(
     atlas: &Atlas,
     node: &str,
     format: ExportFormat,
     base_url: Option<&str>,
 ) -> Result<String, AtlasError> {
-    let flow = export_flow(atlas, node, base_url)?;
+    let states = reached(atlas, node, base_url)?;
     Ok(match format {
-        ExportFormat::Flow => serde_json::to_string_pretty(&flow).unwrap_or_default() + "\n",
-        ExportFormat::PlaywrightPython => playwright(&flow, node),
+        ExportFormat::Flow => {
+            let mut steps = Vec::new();
+            for r in states {
+                steps.extend(r.steps);
+                steps.extend(expect_steps(&r.identity, &r.origin));
+            }
+            serde_json::to_string_pretty(&flow(atlas, node, steps)).unwrap_or_default() + "\n"
+        }
+        ExportFormat::PlaywrightPython => playwright(&states, node),
     })
 }
 
@@ -128,10 +199,6 @@ fn is_file_stem(name: &str) -> bool {
         .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
         && name.len() <= 100
-}
-
-fn py(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// The Playwright locator of a selector's first alternative; `None` for a snapshot ref, which
@@ -326,21 +393,23 @@ fn dialog(d: &DialogAction) -> String {
     format!("# arm before the action that opens the dialog: page.once(\"dialog\", lambda d: {how})")
 }
 
-fn playwright(flow: &Value, node: &str) -> String {
+fn playwright(states: &[Reached], node: &str) -> String {
     let mut s = format!(
-        "\"\"\"Replays the path to atlas node {node}.\n\nGenerated by `runner atlas export {node} --format playwright-python`.\nRun: pip install playwright && python this_file.py\n\"\"\"\nfrom playwright.sync_api import sync_playwright\n\n\ndef main():\n    with sync_playwright() as p:\n        browser = p.chromium.launch()\n        page = browser.new_page()\n"
+        "\"\"\"Replays the path to atlas node {node}, checking each state it reaches.\n\nGenerated by `runner atlas export {node} --format playwright-python`.\nRun: pip install playwright && python this_file.py\n\"\"\"\nimport re\n\nfrom playwright.sync_api import expect, sync_playwright\n\n\ndef main():\n    with sync_playwright() as p:\n        browser = p.chromium.launch()\n        page = browser.new_page()\n"
     );
-    for step in flow
-        .get("steps")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-    {
-        let line = match serde_json::from_value::<Step>(step.clone()) {
-            Ok(step) => python(&step.action),
-            Err(e) => format!("# a recorded step could not be read: {e}"),
-        };
-        s.push_str(&format!("        {line}\n"));
+    for r in states {
+        let lines = r
+            .steps
+            .iter()
+            .map(|step| match serde_json::from_value::<Step>(step.clone()) {
+                Ok(step) => python(&step.action),
+                Err(e) => format!("# a recorded step could not be read: {e}"),
+            });
+        for line in lines.chain(python_asserts(&r.identity, &r.origin)) {
+            for l in line.lines() {
+                s.push_str(&format!("        {l}\n"));
+            }
+        }
     }
     s.push_str("        browser.close()\n\n\nif __name__ == \"__main__\":\n    main()\n");
     s
@@ -374,6 +443,66 @@ mod tests {
         ] {
             assert!(!is_file_stem(bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn each_state_is_checked_on_the_origin_the_export_opens() {
+        use crate::atlas::store::State;
+        let d = tempfile::tempdir().unwrap();
+        let atlas = Atlas::open(d.path()).unwrap();
+        // The atlas grew over two runs on free ports, and one state is on another site.
+        for (id, url) in [
+            ("home", "http://127.0.0.1:4001/"),
+            ("cart", "http://127.0.0.1:4002/cart/17"),
+            ("pay", "https://pay.example/checkout?session=abc"),
+        ] {
+            atlas
+                .ensure_state(&State {
+                    node_id: id,
+                    url,
+                    title: id,
+                    fingerprint: "fp",
+                    snapshot: "- main\n  - heading \"Hi\" [level=1]",
+                    screenshot: None,
+                    run_id: "r",
+                })
+                .unwrap();
+        }
+        atlas
+            .set_entry("home", &[json!({"open": "http://127.0.0.1:4001/"})])
+            .unwrap();
+        atlas
+            .link_state("home", "cart", "cart", &[json!({"click": "#cart"})])
+            .unwrap();
+        atlas
+            .link_state("cart", "pay", "pay", &[json!({"click": "#pay"})])
+            .unwrap();
+        let urls = |base: Option<&str>| -> Vec<String> {
+            let text = export(&atlas, "pay", ExportFormat::Flow, base).unwrap();
+            let flow: Value = serde_json::from_str(&text).unwrap();
+            flow["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|s| s["expect"]["url"]["matches"].as_str())
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(
+            urls(Some("http://app.test/")),
+            [
+                r"^http://app\.test/?(?:#.*)?$",
+                r"^http://app\.test/cart/[^/]+(?:#.*)?$",
+                r"^https://pay\.example/checkout\?(?:[^#]*&)?session=[^&#]*(?:&[^#]*)?(?:#.*)?$",
+            ]
+        );
+        assert_eq!(
+            urls(None)[..2],
+            [
+                r"^http://127\.0\.0\.1:4001/?(?:#.*)?$",
+                r"^http://127\.0\.0\.1:4001/cart/[^/]+(?:#.*)?$",
+            ]
+        );
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! The atlas: an on-disk graph of browser states (nodes) linked by the actions between them
 //! (edges), recorded by `link_state` steps, replayed, verified, exported and explored.
 
+mod arrival;
+mod checks;
 mod explore;
 mod export;
 mod fingerprint;
+mod identity;
+mod label;
 mod record;
 mod replay;
 mod status;
@@ -13,9 +17,12 @@ mod view;
 
 pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export, file_stem};
+pub(crate) use fingerprint::Fingerprint;
+pub(crate) use identity::{Element, StateDiff};
+pub(crate) use label::Labels;
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Driver, replay, verify};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
 pub(crate) use testing::{Tested, test};
-pub(crate) use view::{GraphFormat, graph, label, path, show};
+pub(crate) use view::{GraphFormat, graph, path, show};

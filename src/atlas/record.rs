@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::fingerprint::fingerprint;
+use super::fingerprint::{Fingerprint, fingerprint};
 use super::store::{Atlas, Ensured, State};
 use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
@@ -37,6 +37,9 @@ impl Trail {
 /// Where a `link_state` step writes: the atlas directory and the screenshot file.
 pub(crate) struct RecordTarget<'a> {
     pub(crate) atlas: &'a Path,
+    /// How a new atlas tells states apart (runner.toml's `[atlas] fingerprint`); `None`: as
+    /// the atlas was made (by structure, for a new one).
+    pub(crate) fingerprint: Option<Fingerprint>,
     pub(crate) screenshot: &'a Path,
     pub(crate) run_id: &'a str,
     pub(crate) masker: &'a Masker,
@@ -157,8 +160,9 @@ pub(crate) async fn observe(
     to: &RecordTarget<'_>,
     timeout: Duration,
 ) -> Result<Observed, StepError> {
+    let mode = atlas.settle_fingerprint(to.fingerprint)?;
     let seen = settled_state(session, to.masker, timeout).await?;
-    let (fp, node_id) = fingerprint(&seen.url, &seen.text);
+    let (fp, node_id) = fingerprint(mode, &seen.url, &seen.text);
     let screenshot = session
         .send(Command::screenshot(to.screenshot), timeout)
         .await
@@ -219,7 +223,7 @@ async fn settled_snapshot(
     let text = |d: &Value| {
         d.get("snapshot")
             .and_then(Value::as_str)
-            .map(super::fingerprint::structure)
+            .map(super::identity::text_lines)
             .unwrap_or_default()
     };
     let field = |d: &Value, k: &str| {

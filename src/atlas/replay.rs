@@ -1,6 +1,7 @@
 //! `atlas replay` and `atlas verify`: replay the path to a node in a fresh browser and check
 //! that the state it arrives at has the node's fingerprint (origins aside, so a replay may run
-//! against another server).
+//! against another server), saying what differs: in its structure (a failure), or only in its
+//! data (drift, reported).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,7 +10,9 @@ use std::time::Duration;
 use tokio::sync::MappedMutexGuard;
 
 use super::export::export_flow;
-use super::fingerprint::{fingerprint, without_origin};
+use super::fingerprint::{Fingerprint, fingerprint, without_origin};
+use super::identity::{self, StateDiff};
+use super::label::Labels;
 use super::record::arrived_state;
 use super::store::{Atlas, AtlasError};
 use crate::browser::Session;
@@ -60,30 +63,102 @@ impl Arrival {
     }
 }
 
-/// The result of replaying the path to one node: the flow run, and where it arrived.
+/// The result of replaying the path to one node: the flow run, where it arrived, and how the
+/// state found differs from the one recorded (when the replay got to read it and something
+/// differs: the structure, or only data).
 pub(crate) struct Replayed {
     pub(crate) node_id: String,
     pub(crate) flow: FlowResult,
     pub(crate) arrival: Arrival,
+    pub(crate) diff: Option<StateDiff>,
 }
 
 impl Replayed {
-    /// The flow's result, named after the node (`<id> <title> <path>`), with the arrival check
-    /// folded in: a replay that ran but arrived elsewhere is a failed flow.
-    pub(crate) fn into_result(mut self, atlas: &Atlas) -> FlowResult {
-        self.flow.name = format!(
-            "{} {}",
-            self.node_id,
-            super::view::label(atlas, &self.node_id)
-        );
+    /// What happened, then what differs, a line each (indented).
+    pub(crate) fn describe(&self) -> String {
+        let mut s = self.arrival.describe(&self.node_id);
+        for l in self.diff.iter().flat_map(StateDiff::lines) {
+            s.push_str("\n  ");
+            s.push_str(&l);
+        }
+        s
+    }
+
+    /// The flow's result, named after the node (`<id> <label>`), with the arrival check
+    /// folded in: a replay that ran but arrived elsewhere is a failed flow, whose error says
+    /// what differs; the differences go into the result (`state`) either way.
+    pub(crate) fn into_result(mut self, labels: &Labels) -> FlowResult {
+        self.flow.name = format!("{} {}", self.node_id, labels.get(&self.node_id));
         if let Arrival::Elsewhere { .. } = &self.arrival {
             self.flow.status = FlowStatus::Failed;
-            self.flow.error = Some(StepError::new(
-                ErrorKind::Assertion,
-                self.arrival.describe(&self.node_id),
-            ));
+            self.flow.error = Some(StepError::new(ErrorKind::Assertion, self.describe()));
         }
+        self.flow.state = self.diff.and_then(|d| serde_json::to_value(d).ok());
         self.flow
+    }
+}
+
+/// The state a replay must arrive at: the node as recorded, and how the atlas tells states
+/// apart.
+struct Expected {
+    mode: Fingerprint,
+    url: String,
+    /// The recorded snapshot (none in an atlas that lost it: then only its fingerprint counts).
+    snapshot: Option<String>,
+    fingerprint: String,
+    data: Vec<String>,
+}
+
+impl Expected {
+    fn of(atlas: &Atlas, node: &str) -> Result<Expected, AtlasError> {
+        let meta = atlas.meta(node)?;
+        let mode = atlas.fingerprint()?;
+        let snapshot = atlas.snapshot(node);
+        // Made again from the recording, so it is what this runner makes of that page.
+        let fingerprint = without_origin(&match &snapshot {
+            Some(s) => fingerprint(mode, &meta.url, s).0,
+            None => meta.fingerprint.clone(),
+        });
+        let data = snapshot
+            .as_deref()
+            .map(|s| identity::data(&meta.url, s))
+            .unwrap_or_default();
+        Ok(Expected {
+            mode,
+            url: meta.url,
+            snapshot,
+            fingerprint,
+            data,
+        })
+    }
+
+    /// Whether a page is the node, and shows the data it was recorded with: then a replay is
+    /// done at once; a page with other data is read until it settles, so the drift reported is
+    /// the page's and not a half-loaded one's.
+    fn shown(&self, url: &str, text: &str) -> bool {
+        self.is(url, text)
+            && (self.mode == Fingerprint::Text || identity::data(url, text) == self.data)
+    }
+
+    fn is(&self, url: &str, text: &str) -> bool {
+        without_origin(&fingerprint(self.mode, url, text).0) == self.fingerprint
+    }
+
+    /// How the state found differs from this one; `None` when it does not.
+    fn diff(&self, url: &str, text: &str) -> Option<StateDiff> {
+        let recorded = self.snapshot.as_deref()?;
+        let d = identity::diff(
+            self.mode,
+            identity::Recorded {
+                url: &self.url,
+                snapshot: recorded,
+            },
+            identity::Recorded {
+                url,
+                snapshot: text,
+            },
+        );
+        (!d.lines().is_empty()).then_some(d)
     }
 }
 
@@ -95,38 +170,19 @@ pub(crate) async fn replay(
     base_url: Option<&str>,
 ) -> Result<Replayed, AtlasError> {
     let flow = export_flow(atlas, node, base_url)?;
-    let expected = without_origin(&atlas.meta(node)?.fingerprint);
+    let expected = Expected::of(atlas, node)?;
     driver.reset().await.ok();
-    let arrival = match driver.run(&flow).await {
-        Err(e) => (None, Arrival::Failed { message: e.message }),
+    let (flow, arrival, diff) = match driver.run(&flow).await {
+        Err(e) => (None, Arrival::Failed { message: e.message }, None),
         Ok(r) if r.status != FlowStatus::Passed => {
             let message = failure(&r);
-            (Some(r), Arrival::Failed { message })
+            (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            // Done as soon as the page shows the node (else once it has settled elsewhere).
-            let at_node =
-                |url: &str, text: &str| without_origin(&fingerprint(url, text).0) == expected;
-            let seen = match driver.session().await {
-                Ok(mut s) => arrived_state(
-                    &mut s,
-                    &Masker::default(),
-                    Duration::from_secs(15),
-                    &at_node,
-                )
-                .await
-                .map(|st| fingerprint(&st.url, &st.text)),
-                Err(e) => Err(e),
-            };
-            let arrival = match seen {
-                Ok((fp, _)) if without_origin(&fp) == expected => Arrival::Arrived,
-                Ok((_, id)) => Arrival::Elsewhere { node_id: id },
-                Err(e) => Arrival::Failed { message: e.message },
-            };
-            (Some(r), arrival)
+            let (arrival, diff) = arrive(driver, &expected, &secrets_of(&flow)).await;
+            (Some(r), arrival, diff)
         }
     };
-    let (flow, arrival) = arrival;
     let flow = flow.unwrap_or_else(|| FlowResult {
         name: format!("reach {node}"),
         file: atlas.root.clone(),
@@ -142,12 +198,54 @@ pub(crate) async fn replay(
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        state: None,
     });
     Ok(Replayed {
         node_id: node.to_string(),
         flow,
         arrival,
+        diff,
     })
+}
+
+/// A masker of the secrets the replayed flow declares (read from the environment, as the
+/// engine reads them): the state found goes into reports, where a secret must not.
+fn secrets_of(flow: &serde_json::Value) -> Masker {
+    let masker = Masker::default();
+    for name in flow["secrets"].as_array().into_iter().flatten() {
+        if let Some(v) = name.as_str().and_then(|n| std::env::var(n).ok()) {
+            masker.add(&v);
+        }
+    }
+    masker
+}
+
+/// Reads the state the replay arrived at (done as soon as the page shows the node, else once
+/// it has settled elsewhere), its secrets masked as the recording's were, and judges it.
+async fn arrive(
+    driver: &mut dyn Driver,
+    expected: &Expected,
+    masker: &Masker,
+) -> (Arrival, Option<StateDiff>) {
+    let awaited = |url: &str, text: &str| expected.shown(url, text);
+    let seen = match driver.session().await {
+        Ok(mut s) => arrived_state(&mut s, masker, Duration::from_secs(15), &awaited).await,
+        Err(e) => Err(e),
+    };
+    match seen {
+        Ok(st) => {
+            let diff = expected.diff(&st.url, &st.text);
+            let arrival = if expected.is(&st.url, &st.text) {
+                Arrival::Arrived
+            } else {
+                Arrival::Elsewhere {
+                    node_id: fingerprint(expected.mode, &st.url, &st.text).1,
+                }
+            };
+            (arrival, diff)
+        }
+        Err(e) => (Arrival::Failed { message: e.message }, None),
+    }
 }
 
 /// Replays the path to every node.

@@ -14,7 +14,7 @@ use super::export::{export_flow, script_name};
 use super::replay::{Driver, Replayed, verify};
 use super::status::StatusFile;
 use super::store::Atlas;
-use crate::agent::{Skill, SkillCall, call_skill};
+use crate::agent::{Skill, SkillCall, call_skill, keep, keep_item};
 use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
 
 /// What `atlas test` did.
@@ -39,6 +39,7 @@ fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        state: None,
     }
 }
 
@@ -141,9 +142,10 @@ async fn flow_for(
         profile: agent.profile.as_deref(),
         variant: None,
         use_cache: true,
-        normalize: &|_: &mut Value| {},
+        normalize: &keep,
+        fit_item: &keep_item,
     };
-    let (answer, _) = call_skill(&call, &agent.env).await?;
+    let answer = call_skill(&call, &agent.env).await?.value;
     let mut flow = reach;
     flow["name"] = json!(idea["name"]);
     let mut steps = flow["steps"].as_array().cloned().unwrap_or_default();

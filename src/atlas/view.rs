@@ -1,5 +1,6 @@
 //! Reading an atlas as people do: `atlas show`, `atlas path` and `atlas graph`.
 
+use super::label::{Labels, ellipsize};
 use super::store::{Atlas, AtlasError};
 
 /// How `atlas graph` draws the graph.
@@ -11,18 +12,14 @@ pub(crate) enum GraphFormat {
     Mermaid,
 }
 
-/// A node as people read it: its title and path.
+/// A node as people read it: its title and route, and what tells it from a node that shares
+/// them (see `label`).
 pub(crate) fn label(atlas: &Atlas, id: &str) -> String {
-    let Ok(m) = atlas.meta(id) else {
-        return String::new();
-    };
-    let path = m
-        .url
-        .split_once("://")
-        .and_then(|(_, r)| r.find('/').map(|i| &r[i..]))
-        .unwrap_or("/");
-    format!("{} {path}", m.title).trim().to_string()
+    Labels::one(atlas, id)
 }
+
+/// The most characters of an edge's name in a graph.
+const EDGE: usize = 40;
 
 /// `atlas show`: nodes, edges, roots and unreachable nodes.
 pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
@@ -52,6 +49,7 @@ pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
         });
     }
     let roots = atlas.roots()?;
+    let labels = Labels::of(atlas);
     let mut reachable = std::collections::HashSet::new();
     let mut s = format!(
         "atlas {}: {} node(s)\n\nnodes:\n",
@@ -59,7 +57,7 @@ pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
         ids.len()
     );
     for id in &ids {
-        s.push_str(&format!("  {id}  {}\n", label(atlas, id)));
+        s.push_str(&format!("  {id}  {}\n", labels.get(id)));
     }
     s.push_str("\nedges:\n");
     for id in &ids {
@@ -102,15 +100,16 @@ pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
 /// `atlas path NODE`: the actions from a root to the node.
 pub(crate) fn path(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
     let steps = atlas.path_to_node(node)?;
+    let labels = Labels::of(atlas);
     let mut s = String::new();
     for p in steps {
         match p.action {
             Some(a) => s.push_str(&format!(
                 "{}  {}\n  --[{a}]-->\n",
                 p.node_id,
-                label(atlas, &p.node_id)
+                labels.get(&p.node_id)
             )),
-            None => s.push_str(&format!("{}  {}\n", p.node_id, label(atlas, &p.node_id))),
+            None => s.push_str(&format!("{}  {}\n", p.node_id, labels.get(&p.node_id))),
         }
     }
     Ok(s)
@@ -119,6 +118,7 @@ pub(crate) fn path(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
 /// `atlas graph`: the graph as Graphviz dot or a Mermaid flowchart.
 pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasError> {
     let ids = atlas.node_ids()?;
+    let labels = Labels::of(atlas);
     let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = String::new();
     match format {
@@ -127,7 +127,7 @@ pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasE
             for id in &ids {
                 s.push_str(&format!(
                     "  \"{id}\" [label=\"{}\"];\n",
-                    esc(&label(atlas, id))
+                    esc(labels.get(id))
                 ));
             }
             for id in &ids {
@@ -135,7 +135,7 @@ pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasE
                     s.push_str(&format!(
                         "  \"{id}\" -> \"{}\" [label=\"{}\"];\n",
                         l.target,
-                        esc(&l.action)
+                        esc(&ellipsize(&l.action, EDGE))
                     ));
                 }
             }
@@ -145,13 +145,13 @@ pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasE
             s.push_str("flowchart LR\n");
             let m = |t: &str| t.replace('"', "#quot;");
             for id in &ids {
-                s.push_str(&format!("  n{id}[\"{}\"]\n", m(&label(atlas, id))));
+                s.push_str(&format!("  n{id}[\"{}\"]\n", m(labels.get(id))));
             }
             for id in &ids {
                 for l in atlas.links(id)? {
                     s.push_str(&format!(
                         "  n{id} -->|\"{}\"| n{}\n",
-                        m(&l.action),
+                        m(&ellipsize(&l.action, EDGE)),
                         l.target
                     ));
                 }

@@ -67,6 +67,10 @@ pub(crate) enum Command {
         /// The atlas directory.
         #[arg(long, value_name = "DIR", default_value = ".runner/atlas")]
         atlas: PathBuf,
+        /// How a new atlas tells states apart: by their structure (data left out) or their
+        /// text (default: runner.toml's `[atlas] fingerprint`, else structure).
+        #[arg(long, value_name = "HOW", value_parser = ["structure", "text"])]
+        fingerprint: Option<String>,
         #[command(flatten)]
         agent: AgentArgs,
         #[command(flatten)]
@@ -367,4 +371,9 @@ pub(crate) struct RunArgs {
     /// Stop scheduling flows after the first failure.
     #[arg(long)]
     pub(crate) fail_fast: bool,
+    /// Run the flows, then again on every save of a flow, a sub-flow or a var file it uses,
+    /// in the same browsers, until Ctrl-C (exit 130). PATHS are flows to run too (default:
+    /// the flows given to run).
+    #[arg(long, value_name = "PATHS", num_args = 0.., conflicts_with_all = ["list", "dry_run"])]
+    pub(crate) watch: Option<Vec<PathBuf>>,
 }

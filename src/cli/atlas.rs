@@ -10,7 +10,6 @@ use super::exit::Outcome;
 use super::signals::interruptible;
 use crate::agent::{CacheMode, SkillEnv};
 use crate::atlas::{self, Atlas, ExploreAgent};
-use crate::config::flows::absolute;
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
@@ -85,7 +84,7 @@ pub(crate) fn run(
 
 /// A runtime and an in-process driver for replays, with artifacts in a scratch directory;
 /// `profiles` are the agent profile directories beyond the usual ones.
-fn driver(
+pub(super) fn driver(
     run_id: &str,
     profiles: &[PathBuf],
 ) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
@@ -117,6 +116,7 @@ fn driver(
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
+        fingerprint: None,
         agent_cache: crate::agent::CacheMode::default(),
         default_agent: None,
     });
@@ -124,7 +124,7 @@ fn driver(
 }
 
 /// Ends a command that replayed: anything left in a process group goes, scratch files too.
-fn finish(scratch: &Path) {
+pub(super) fn finish(scratch: &Path) {
     crate::process::kill_all();
     let _ = std::fs::remove_dir_all(scratch);
 }
@@ -156,7 +156,7 @@ fn replay(
     finish(&scratch);
     let r = r?.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
-    let msg = r.arrival.describe(node);
+    let msg = r.describe();
     if !ok {
         reporter.error(&msg);
     }
@@ -201,22 +201,29 @@ fn verify(
     let replayed =
         replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let mut s = String::new();
+    let mut drifted = 0;
+    let labels = atlas::Labels::of(atlas);
     for r in &replayed {
+        // A node that arrived with other data: reported, not failed.
+        drifted += usize::from(r.arrival.ok() && r.diff.is_some());
         s.push_str(&format!(
             "{} {} {}: {}\n",
             if r.arrival.ok() { "ok  " } else { "FAIL" },
             r.node_id,
-            atlas::label(atlas, &r.node_id),
-            r.arrival.describe(&r.node_id)
+            labels.get(&r.node_id),
+            r.describe()
         ));
     }
-    let results: Vec<_> = replayed.into_iter().map(|r| r.into_result(atlas)).collect();
+    let results: Vec<_> = replayed
+        .into_iter()
+        .map(|r| r.into_result(&labels))
+        .collect();
     let failed = results
         .iter()
         .filter(|r| r.status != FlowStatus::Passed)
         .count();
     s.push_str(&format!(
-        "\nnodes: {} verified, {failed} no longer arrive\n",
+        "\nnodes: {} verified, {failed} no longer arrive, {drifted} with data drift\n",
         results.len() - failed
     ));
     reporter.out(&s);
@@ -360,19 +367,16 @@ struct Tally {
 
 impl Tally {
     fn of(tested: atlas::Tested, atlas: &Atlas) -> Tally {
+        let labels = atlas::Labels::of(atlas);
         let mut text = String::new();
         let mut results = Vec::new();
         let mut nodes_failed = 0;
         for r in tested.verified {
             if !r.arrival.ok() {
                 nodes_failed += 1;
-                text.push_str(&format!(
-                    "FAIL reach {}: {}\n",
-                    r.node_id,
-                    r.arrival.describe(&r.node_id)
-                ));
+                text.push_str(&format!("FAIL reach {}: {}\n", r.node_id, r.describe()));
             }
-            results.push(r.into_result(atlas));
+            results.push(r.into_result(&labels));
         }
         let nodes = results.len();
         let mut passed = 0;
@@ -407,21 +411,10 @@ impl Tally {
     }
 }
 
-/// `runner explore` settings.
-pub(crate) struct ExploreArgs {
-    pub(crate) url: String,
-    pub(crate) max_depth: usize,
-    pub(crate) max_nodes: usize,
-    pub(crate) allow_destructive: bool,
-    pub(crate) dir: PathBuf,
-    pub(crate) agent: AgentArgs,
-    pub(crate) servers: ServerArgs,
-}
-
 /// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache
 /// is fine: answers come from the cache), answers cached under `.runner/cache/skills`, agent
 /// logs under `.runner/logs/<run-id>/`.
-fn skill_env<'a>(
+pub(super) fn skill_env<'a>(
     rt: &'a Runtime,
     args: &AgentArgs,
     run_id: &str,
@@ -457,84 +450,4 @@ fn skill_env<'a>(
         },
         profile: args.agent.clone(),
     }))
-}
-
-/// `runner explore URL`.
-pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
-    // Credentials in the URL would be stored in the root's entry, in clear, and browsers drop
-    // them anyway.
-    let authority = args.url.split_once("://").map_or("", |(_, rest)| {
-        rest.split(['/', '?', '#']).next().unwrap_or("")
-    });
-    if authority.contains('@') {
-        return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
-    }
-    let spec = super::servers::spec(&args.servers)?;
-    if spec.is_none() {
-        super::servers::start_url(&args.url, None).map_err(CliError::Usage)?;
-    }
-    let run_id = format!("explore-{}", std::process::id());
-    let (tokio_rt, rt) = driver(&run_id, &args.agent.profiles)?;
-    let skills_rt = rt.clone();
-    let agent = skill_env(&skills_rt, &args.agent, &run_id)?;
-    let scratch = rt.artifacts.clone();
-    let mut opts = atlas::ExploreOptions {
-        url: args.url.clone(),
-        max_depth: args.max_depth,
-        max_nodes: args.max_nodes,
-        allow_destructive: args.allow_destructive,
-        atlas: absolute(&args.dir),
-        // State screenshots go to the private scratch directory, removed with it.
-        artifacts: scratch.join("states"),
-        run_id,
-    };
-    let status = Status::new(*reporter);
-    let result = tokio_rt.block_on(super::servers::around(
-        &skills_rt,
-        spec.as_ref(),
-        &opts.run_id.clone(),
-        reporter,
-        |origin| {
-            let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
-            async move {
-                opts.url = super::servers::start_url(&args.url, origin.as_deref())
-                    .map_err(CliError::Usage)?;
-                let mut d = InProcess::new(rt);
-                let r = interruptible(atlas::explore(&mut d, opts, agent, &|line| {
-                    status.update(line);
-                }))
-                .await;
-                d.close().await;
-                Ok::<_, CliError>(r)
-            }
-        },
-    ));
-    status.finish();
-    finish(&scratch);
-    let result = result??;
-    // The todo in flight was not taken off its list: the next crawl does it.
-    if result.is_none() {
-        atlas::mark_status(
-            &Atlas {
-                root: opts.atlas.clone(),
-            },
-            "interrupted",
-        );
-    }
-    let result = result.ok_or_else(|| {
-        CliError::Interrupted(
-            "explore interrupted: what was recorded is kept, the todos left (the one in flight too) are done by the next `runner explore`".to_string(),
-        )
-    })?;
-    match result {
-        Ok(summary) => {
-            reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));
-            Ok(Outcome::Passed)
-        }
-        Err(e) if e.kind == ErrorKind::Environment => Err(CliError::Environment(e.message)),
-        Err(e) => {
-            reporter.error(&e.message);
-            Ok(Outcome::FlowsFailed)
-        }
-    }
 }

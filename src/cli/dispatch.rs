@@ -6,12 +6,21 @@ use clap::Parser;
 use super::args::{Cli, Command};
 use super::error::CliError;
 use super::exit::{self, Outcome};
-use super::{atlas, browser_cdp, doctor, merge, profiles, run, schema, validate};
+use super::{atlas, browser_cdp, doctor, explore, merge, profiles, run, schema, validate, watch};
 use crate::report::Reporter;
 
 /// Parses the command line, runs the subcommand and shows its error if it ends with one;
 /// returns the exit code (`exit::code`, the one map).
 pub fn main() -> i32 {
+    // A flow's command under runner's supervisor: before anything else (no parsing, no
+    // guardian), as it runs once per command.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| a == crate::process::supervisor::ARG)
+    {
+        return crate::process::supervisor::run(&args[1..]);
+    }
     let reporter = Reporter::from_env();
     let end = match Cli::try_parse() {
         Ok(cli) => dispatch(cli.command, &reporter),
@@ -31,6 +40,7 @@ pub fn main() -> i32 {
 /// Runs one subcommand.
 fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> {
     match command {
+        Command::Run(a) if a.watch.is_some() => watch::run(&a, reporter),
         Command::Run(a) => run::run(&a, reporter),
         Command::Validate(a) => Ok(validate::run(&a, reporter)),
         Command::Schema { which } => {
@@ -57,15 +67,17 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
             max_nodes,
             allow_destructive,
             atlas: dir,
+            fingerprint,
             agent,
             servers,
-        } => atlas::explore(
-            &atlas::ExploreArgs {
+        } => explore::explore(
+            &explore::ExploreArgs {
                 url,
                 max_depth,
                 max_nodes,
                 allow_destructive,
                 dir,
+                fingerprint,
                 agent,
                 servers,
             },

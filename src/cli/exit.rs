@@ -56,9 +56,10 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
         Ok(Outcome::Interrupted) | Err(CliError::Interrupted(_)) => INTERRUPTED,
         Err(CliError::Atlas(e)) => match e {
             // Asked for a node that is not there, or an atlas that is not one: the input.
-            AtlasError::NotFound(_) | AtlasError::Broken { .. } | AtlasError::LinkExists { .. } => {
-                INVALID_INPUT
-            }
+            AtlasError::NotFound(_)
+            | AtlasError::Broken { .. }
+            | AtlasError::LinkExists { .. }
+            | AtlasError::Fingerprint { .. } => INVALID_INPUT,
             AtlasError::Io { .. } => ENVIRONMENT,
         },
     }
@@ -102,6 +103,11 @@ mod tests {
                 existing: "b".into(),
                 target: "c".into(),
             })),
+            Err(CliError::Atlas(AtlasError::Fingerprint {
+                path: "p".into(),
+                has: "text",
+                wanted: "structure",
+            })),
         ];
         for end in &ends {
             match end {
@@ -122,7 +128,8 @@ mod tests {
                         AtlasError::Io { .. }
                         | AtlasError::NotFound(_)
                         | AtlasError::Broken { .. }
-                        | AtlasError::LinkExists { .. },
+                        | AtlasError::LinkExists { .. }
+                        | AtlasError::Fingerprint { .. },
                     ),
                 ) => {}
             }

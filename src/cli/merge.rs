@@ -76,9 +76,10 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
                     .all(|k| o.contains_key(*k))
             });
         if under.is_some() && !shaped {
+            // (Quoted: a file's name may hold a line break or an escape sequence.)
             reporter.warn(&format!(
-                "{} is passed over: not a runner JSON report",
-                path.display()
+                "{:?} is passed over: not a runner JSON report",
+                path.display().to_string()
             ));
             continue;
         }
@@ -110,8 +111,9 @@ pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
     for (path, r) in reports {
         for f in &r.flows {
             if let Some(other) = seen.insert((f.file.clone(), f.name.clone()), path) {
+                // A shard's names are quoted: they may hold line breaks and escape sequences.
                 return Err(CliError::Usage(format!(
-                    "flow `{}` ({}) is in {} and in {}: give each shard's report once",
+                    "flow {:?} ({:?}) is in {} and in {}: give each shard's report once",
                     f.name,
                     f.file,
                     other.display(),
@@ -181,7 +183,7 @@ fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
             .or_else(|| steps(&f.steps));
         if let Some(bad) = bad {
             return Err(CliError::Usage(format!(
-                "{}: flow `{}` has {bad:?}, not a status runner writes (a flow is {}; a step {}): is this a runner JSON report?",
+                "{}: flow {:?} has {bad:?}, not a status runner writes (a flow is {}; a step {}): is this a runner JSON report?",
                 path.display(),
                 f.name,
                 FLOW.join(", "),
@@ -258,4 +260,35 @@ pub(crate) fn run(
         s.skipped
     ));
     Ok(Outcome::Passed)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    /// A shard whose names hold escape sequences and line breaks (a terminal's title, a
+    /// workflow command at the start of a line) is named in an error quoted, never raw.
+    #[test]
+    fn a_shards_names_are_quoted_in_errors() {
+        let text = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        let text = text.replace("\"<ms>\"", "0");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["flows"][0]["name"] = serde_json::json!("evil\u{1b}]0;PWNED\u{7}\u{1b}[2J");
+        v["flows"][0]["file"] = serde_json::json!("/x\n::error::pwn");
+        let r: crate::report::Report = serde_json::from_value(v.clone()).unwrap();
+        let twice = [
+            (PathBuf::from("a.json"), r.clone()),
+            (PathBuf::from("b.json"), r),
+        ];
+        let e = super::merge(&twice).err().unwrap().to_string();
+        assert!(e.contains("give each shard's report once"), "{e}");
+        assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e:?}");
+        v["flows"][0]["status"] = serde_json::json!("weird\n::error::x");
+        let r: crate::report::Report = serde_json::from_value(v).unwrap();
+        let e = super::known_statuses(&PathBuf::from("a.json"), &r)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e:?}");
+    }
 }

@@ -8,14 +8,17 @@ mod dispatch;
 mod doctor;
 mod error;
 pub mod exit;
+mod explore;
 mod files;
 mod merge;
 mod profiles;
 mod run;
 mod runtime;
 mod schema;
+mod select;
 mod servers;
 mod signals;
 mod validate;
+mod watch;
 
 pub use dispatch::main;

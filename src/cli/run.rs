@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 use super::args::RunArgs;
 use super::error::CliError;
 use super::exit::Outcome;
+use super::select::{Filter, select, shard};
 use super::{files, validate};
 use crate::config::flows::{LoadedFlow, Loader, absolute};
-use crate::config::numbers::whole_in;
 use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
 use crate::config::trace_mode::TraceMode;
@@ -19,6 +19,7 @@ use crate::config::var_file;
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
+use crate::step::ServerInfo;
 use crate::step::{FlowResult, FlowStatus};
 
 /// A run's settings: the command line's, else the project file's (see `config::project`),
@@ -41,6 +42,8 @@ pub(crate) struct Settings {
     pub(crate) browser: Option<crate::config::project::ProjectBrowser>,
     /// The project file's run-level servers (`[[web_server]]`).
     pub(crate) servers: Option<crate::config::project::ServersSpec>,
+    /// The project file's `[atlas] fingerprint`: how a new atlas tells states apart.
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
 }
 
 impl Settings {
@@ -56,10 +59,17 @@ impl Settings {
                 .map(|p| list.iter().map(|x| p.resolve(x)).collect())
                 .unwrap_or_default()
         };
-        let paths = if args.paths.is_empty() {
+        // `--watch PATHS` names flows to run too.
+        let mut given = args.paths.clone();
+        for p in args.watch.iter().flatten() {
+            if !given.contains(p) {
+                given.push(p.clone());
+            }
+        }
+        let paths = if given.is_empty() {
             resolve(f.map_or(&[][..], |f| &f.flows))
         } else {
-            args.paths.clone()
+            given
         };
         if paths.is_empty() {
             return Err(CliError::Usage(
@@ -98,108 +108,170 @@ impl Settings {
             ),
             browser: browser.cloned(),
             servers: project.as_ref().and_then(project::Project::servers),
+            fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
         })
     }
 }
 
 /// Runs `run`: loads and checks every flow, selects, runs, writes the reports; the outcome is
 /// the results' (`outcome`), or an environment problem when a report could not be written.
+/// (`run --watch` is `watch::run`, on the same parts.)
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
-    let shard = args.shard.as_deref().map(parse_shard).transpose();
-    let shard = shard.map_err(CliError::Usage)?;
+    let shard = shard(args)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
-    let (registry, flows) = load(args, &s, &overrides)?;
+    let registry = registry(args, &s)?;
+    let flows = load(&s, &registry, &overrides)?;
     warn_unused_vars(&overrides, &flows, reporter);
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
     let tagged = select(flows.clone(), &filter, None).len();
     let flows = select(flows, &filter, shard);
     if args.list {
-        let mut text = String::new();
-        for f in &flows {
-            text.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
-        }
-        reporter.out(&text);
-        return Ok(Outcome::Passed);
+        return Ok(list(&flows, reporter));
     }
     if let Some(outcome) = nothing_to_run(&flows, tagged, args, reporter)? {
         return Ok(outcome);
     }
     let run_id = run_id();
-    let artifacts = absolute(
+    let artifacts = artifacts_dir(args, &run_id);
+    let console = Arc::new(Console::new(*reporter, s.jobs));
+    let rt = Arc::new(Runtime::new(runtime_settings(
+        args, &s, registry, overrides, &run_id, &artifacts, &console,
+    )));
+    if args.dry_run {
+        dry_run(&rt, &flows, reporter);
+        return Ok(Outcome::Passed);
+    }
+    create_artifacts(&artifacts)?;
+    let started = Instant::now();
+    let count = flows.len() * args.repeat_each as usize;
+    let (ran, interrupted) = execute(rt, flows, args, &s)?;
+    crate::process::kill_all();
+    let finished = Finished {
+        results: ran.results,
+        unstarted: ran.unstarted,
+        web_servers: ran.web_servers,
+        left_out: total - count,
+        elapsed: started.elapsed(),
+        interrupted,
+    };
+    let to = Conclusion {
+        args,
+        reports: &reports,
+        artifacts: &artifacts,
+        run_id: &run_id,
+        console: &console,
+        reporter,
+    };
+    Ok(conclude(finished, &to))
+}
+
+/// `--artifacts`, else `.runner/runs/<run-id>`; absolute.
+pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
+    absolute(
         &args
             .artifacts
             .clone()
-            .unwrap_or_else(|| Path::new(".runner").join("runs").join(&run_id)),
-    );
-    let console = Arc::new(Console::new(*reporter, s.jobs));
-    let rt = Arc::new(Runtime::new(RuntimeSettings {
-        run_id: run_id.clone(),
-        artifacts: artifacts.clone(),
+            .unwrap_or_else(|| Path::new(".runner").join("runs").join(run_id)),
+    )
+}
+
+/// Creates the artifacts directory (an environment error when it cannot be).
+pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(artifacts).map_err(|e| {
+        CliError::Environment(format!(
+            "cannot create the artifacts directory {}: {e}",
+            artifacts.display()
+        ))
+    })
+}
+
+/// What the runtime of a run is made of.
+pub(super) fn runtime_settings(
+    args: &RunArgs,
+    s: &Settings,
+    profiles: Registry,
+    overrides: Map<String, Value>,
+    run_id: &str,
+    artifacts: &Path,
+    console: &Arc<Console>,
+) -> RuntimeSettings {
+    RuntimeSettings {
+        run_id: run_id.to_string(),
+        artifacts: artifacts.to_path_buf(),
         listener: console.clone(),
         overrides,
         defaults: s.vars.clone(),
         headed: s.headed,
         trace: s.trace,
         browser_cdp: s.cdp.clone(),
-        profiles: registry,
+        profiles,
         atlas: args.atlas.as_deref().map(absolute),
+        fingerprint: s.fingerprint,
         agent_cache: args.agent_cache.mode(),
         default_agent: args.agent.clone(),
-    }));
-    if args.dry_run {
-        dry_run(&rt, &flows, reporter);
-        return Ok(Outcome::Passed);
     }
-    std::fs::create_dir_all(&artifacts).map_err(|e| {
-        CliError::Environment(format!(
-            "cannot create the artifacts directory {}: {e}",
-            artifacts.display()
-        ))
-    })?;
-    let started = Instant::now();
-    let count = flows.len() * args.repeat_each as usize;
-    let (ran, interrupted) = execute(rt, flows, args, &s)?;
-    crate::process::kill_all();
-    let results = ran.results;
-    let not_run = count - results.len() + (total - count);
-    let summary = Summary::of(&results, not_run, started.elapsed(), &run_id);
-    let why = if interrupted {
+}
+
+/// What a run (or a pass of `run --watch`) did.
+pub(super) struct Finished {
+    pub(super) results: Vec<FlowResult>,
+    /// The flows `--fail-fast` or an interrupt kept from starting.
+    pub(super) unstarted: Vec<(String, PathBuf)>,
+    pub(super) web_servers: Vec<ServerInfo>,
+    /// The flows the filters and the shard left out.
+    pub(super) left_out: usize,
+    pub(super) elapsed: std::time::Duration,
+    pub(super) interrupted: bool,
+}
+
+/// Where what a run did goes.
+pub(super) struct Conclusion<'a> {
+    pub(super) args: &'a RunArgs,
+    pub(super) reports: &'a [ReportTarget],
+    pub(super) artifacts: &'a Path,
+    pub(super) run_id: &'a str,
+    pub(super) console: &'a Console,
+    pub(super) reporter: &'a Reporter,
+}
+
+/// Writes the reports of what a run did, annotates it for GitHub and prints its summary;
+/// returns its outcome (an environment problem when a report asked for was not written).
+pub(super) fn conclude(f: Finished, to: &Conclusion<'_>) -> Outcome {
+    let not_run = f.unstarted.len() + f.left_out;
+    let summary = Summary::of(&f.results, not_run, f.elapsed, to.run_id);
+    let why = if f.interrupted {
         "not run: the run was interrupted"
     } else {
         "not run: --fail-fast stopped the run after a failure"
     };
-    let report = Report::of(&results, &summary).with_unstarted(&ran.unstarted, why);
-    let report = report.with_servers(ran.web_servers);
-    let mut outcome = outcome(&results, interrupted);
-    if !write_reports(&reports, &report, &artifacts, reporter) && outcome == Outcome::Passed {
+    let report = Report::of(&f.results, &summary).with_unstarted(&f.unstarted, why);
+    let report = report.with_servers(f.web_servers);
+    let mut outcome = outcome(&f.results, f.interrupted);
+    if !write_reports(to.reports, &report, to.artifacts, to.reporter) && outcome == Outcome::Passed
+    {
         outcome = Outcome::EnvironmentBroken;
     }
-    github(args, &report, reporter);
-    console.summary(&results, &summary, &artifacts);
-    Ok(outcome)
+    github(to.args, &report, to.reporter);
+    to.console.summary(&f.results, &summary, to.artifacts);
+    outcome
 }
 
-/// The flow files under the paths (a directory runs its flows, not its profiles or `_partial`
-/// sub-flows), the agent profiles, and every flow loaded and checked: every problem in any of
-/// them is an error, and nothing runs.
-fn load(
-    args: &RunArgs,
-    s: &Settings,
-    overrides: &Map<String, Value>,
-) -> Result<(Registry, Vec<Arc<LoadedFlow>>), CliError> {
-    let paths: Vec<PathBuf> = files::collect(&s.paths)
-        .map_err(CliError::invalid)?
-        .into_iter()
-        .filter(|p| {
-            s.paths.contains(p)
-                || !(files::is_profile(p)
-                    || p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with('_')))
-        })
-        .collect();
+/// `--list`: the flows that would run, `file: name` a line.
+fn list(flows: &[Arc<LoadedFlow>], reporter: &Reporter) -> Outcome {
+    let mut text = String::new();
+    for f in flows {
+        text.push_str(&format!("{}: {}\n", f.doc.file.name(), f.flow.name));
+    }
+    reporter.out(&text);
+    Outcome::Passed
+}
+
+/// The agent profiles (the project's `profiles/`, runner.toml's and `--profiles`), checked;
+/// and `--agent` among them.
+pub(super) fn registry(args: &RunArgs, s: &Settings) -> Result<Registry, CliError> {
     let (registry, diags) = validate::load_registry(&s.profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
@@ -213,7 +285,18 @@ fn load(
             labels.join(", ")
         )));
     }
-    let mut loader = Loader::new(&registry)
+    Ok(registry)
+}
+
+/// Every flow under the run's paths, loaded and checked: every problem in any of them is an
+/// error, and nothing runs.
+pub(super) fn load(
+    s: &Settings,
+    registry: &Registry,
+    overrides: &Map<String, Value>,
+) -> Result<Vec<Arc<LoadedFlow>>, CliError> {
+    let paths = flow_files(s)?;
+    let mut loader = Loader::new(registry)
         .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
         .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone())
         .with_browser(s.browser.clone())
@@ -237,7 +320,22 @@ fn load(
             note: Some(note),
         });
     }
-    Ok((registry, flows))
+    Ok(flows)
+}
+
+/// The flow files under the run's paths: files as given, and the flows under directories
+/// (not their profiles or `_partial` sub-flows).
+pub(super) fn flow_files(s: &Settings) -> Result<Vec<PathBuf>, CliError> {
+    Ok(files::collect(&s.paths)
+        .map_err(CliError::invalid)?
+        .into_iter()
+        .filter(|p| {
+            s.paths.contains(p)
+                || !(files::is_profile(p)
+                    || p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('_')))
+        })
+        .collect())
 }
 
 /// When the selection is empty: a pass for a shard left empty (a CI matrix may have more
@@ -288,12 +386,7 @@ fn execute(
 ) -> Result<(Ran, bool), CliError> {
     let runtime = super::runtime::start()?;
     let cancel = rt.cancel.clone();
-    let options = RunOptions {
-        jobs: s.jobs,
-        fail_fast: args.fail_fast,
-        retries: s.retries,
-        repeat_each: args.repeat_each,
-    };
+    let options = options(args, s);
     Ok(runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
         // It returns once the browsers are closed.
@@ -301,6 +394,16 @@ fn execute(
         watcher.abort();
         (results, cancel.is_cancelled())
     }))
+}
+
+/// How the flows are scheduled.
+pub(super) fn options(args: &RunArgs, s: &Settings) -> RunOptions {
+    RunOptions {
+        jobs: s.jobs,
+        fail_fast: args.fail_fast,
+        retries: s.retries,
+        repeat_each: args.repeat_each,
+    }
 }
 
 /// Writes the reports asked for, and `report.json` in the artifacts; says whether every one
@@ -352,7 +455,7 @@ fn github(args: &RunArgs, report: &Report, reporter: &Reporter) {
 }
 
 /// A `--var` that no flow declares or reads is most likely misspelled: say so (the run goes on).
-fn warn_unused_vars(
+pub(super) fn warn_unused_vars(
     overrides: &Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
     reporter: &Reporter,
@@ -402,77 +505,10 @@ fn outcome(results: &[FlowResult], interrupted: bool) -> Outcome {
     }
 }
 
-/// `I/N` with 1 <= I <= N.
-pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let err = || format!("invalid --shard `{s}`: expected I/N with 1 <= I <= N, like 1/3");
-    let (i, n) = s.split_once('/').ok_or_else(err)?;
-    let n = whole_in::<u32>(n, 1..=MAX_SHARDS)
-        .map_err(|why| format!("invalid --shard `{s}`: N {why}"))?;
-    let i = whole_in::<u32>(i, 1..=n).map_err(|why| format!("invalid --shard `{s}`: I {why}"))?;
-    Ok((i as usize, n as usize))
-}
-
-/// The most slices `--shard` cuts a run into (CI systems run a few hundred jobs at most).
-const MAX_SHARDS: u32 = 1000;
-
-/// Which flows run: tags and names.
-struct Filter<'a> {
-    tags: &'a [String],
-    exclude: &'a [String],
-    grep: Option<regex::Regex>,
-    grep_invert: Option<regex::Regex>,
-}
-
-impl Filter<'_> {
-    fn new(args: &RunArgs) -> Result<Filter<'_>, CliError> {
-        let re = |flag: &str, p: &Option<String>| {
-            p.as_deref()
-                .map(|p| {
-                    regex::Regex::new(p).map_err(|e| {
-                        CliError::Usage(format!("{flag} `{p}` is not a regular expression: {e}"))
-                    })
-                })
-                .transpose()
-        };
-        Ok(Filter {
-            tags: &args.tags,
-            exclude: &args.exclude_tags,
-            grep: re("--grep", &args.grep)?,
-            grep_invert: re("--grep-invert", &args.grep_invert)?,
-        })
-    }
-
-    fn keeps(&self, f: &LoadedFlow) -> bool {
-        let name = &f.flow.name;
-        (self.tags.is_empty() || f.flow.tags.iter().any(|t| self.tags.contains(t)))
-            && !f.flow.tags.iter().any(|t| self.exclude.contains(t))
-            && self.grep.as_ref().is_none_or(|r| r.is_match(name))
-            && !self.grep_invert.as_ref().is_some_and(|r| r.is_match(name))
-    }
-}
-
-/// The filters, then the shard: tests sorted by path (a suite's in its order), the I-th of
-/// every N.
-fn select(
-    mut flows: Vec<Arc<LoadedFlow>>,
-    filter: &Filter<'_>,
-    shard: Option<(usize, usize)>,
-) -> Vec<Arc<LoadedFlow>> {
-    flows.retain(|f| filter.keeps(f));
-    flows.sort_by(|a, b| (&a.path, a.ordinal).cmp(&(&b.path, b.ordinal)));
-    flows.dedup_by(|a, b| (&a.path, a.ordinal) == (&b.path, b.ordinal));
-    if let Some((i, n)) = shard {
-        flows = flows
-            .into_iter()
-            .enumerate()
-            .filter(|(k, _)| k % n == i - 1)
-            .map(|(_, f)| f)
-            .collect();
-    }
-    flows
-}
-
-fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, Vec<Diagnostic>> {
+pub(super) fn parse_vars(
+    vars: &[String],
+    files: &[PathBuf],
+) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
     for f in files {
         out.extend(var_file::read(f)?);
@@ -497,24 +533,11 @@ fn parse_vars(vars: &[String], files: &[PathBuf]) -> Result<Map<String, Value>, 
 }
 
 /// A run id: UTC time and pid, sortable and unique on one machine.
-fn run_id() -> String {
+pub(super) fn run_id() -> String {
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let compact: String = now
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .collect();
     format!("{compact}-{}", std::process::id())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shards() {
-        assert_eq!(parse_shard("2/3"), Ok((2, 3)));
-        assert!(parse_shard("0/3").is_err());
-        assert!(parse_shard("4/3").is_err());
-        assert!(parse_shard("x").is_err());
-    }
 }

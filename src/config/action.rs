@@ -277,45 +277,7 @@ impl Action {
         match self {
             Action::Screenshot(Toggle::Options(o)) => o.path.as_deref(),
             Action::Download(d) => d.path.as_deref(),
-            Action::Screenshot(Toggle::On(_))
-            | Action::Open(_)
-            | Action::Back(_)
-            | Action::Forward(_)
-            | Action::Reload(_)
-            | Action::Snapshot(_)
-            | Action::Click(_)
-            | Action::Dblclick(_)
-            | Action::Hover(_)
-            | Action::Focus(_)
-            | Action::Check(_)
-            | Action::Uncheck(_)
-            | Action::Fill(_)
-            | Action::Type(_)
-            | Action::Press(_)
-            | Action::Keyboard(_)
-            | Action::Scroll(_)
-            | Action::Select(_)
-            | Action::Dispatch(_)
-            | Action::Upload(_)
-            | Action::Dialog(_)
-            | Action::Tab(_)
-            | Action::Route(_)
-            | Action::State(_)
-            | Action::Wait(_)
-            | Action::Eval(_)
-            | Action::Inspect(_)
-            | Action::Act(_)
-            | Action::Expect(_)
-            | Action::Agent(_)
-            | Action::StopAgent(_)
-            | Action::LinkState(_)
-            | Action::Exec(_)
-            | Action::Request(_)
-            | Action::Set(_)
-            | Action::Log(_)
-            | Action::RunFlow(_)
-            | Action::Each(_)
-            | Action::Group(_) => None,
+            _ => None,
         }
     }
 

@@ -75,7 +75,7 @@ fn schema_and_model_list_the_same_step_keys() {
 }
 
 /// One valid value per action, and per option where the shape changes.
-fn valid_steps() -> Vec<Value> {
+pub(super) fn valid_steps() -> Vec<Value> {
     vec![
         json!({"open": "http://127.0.0.1/"}),
         json!({"snapshot": true}),

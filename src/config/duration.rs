@@ -2,6 +2,10 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
+
+use crate::source::{Diagnostic, SourceFile, SpanMap};
+
 /// The longest duration a flow may ask for: anything longer is a typo, and would overflow the
 /// clock arithmetic of deadlines.
 pub(crate) const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -17,6 +21,22 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err(format!("duration `{s}` is longer than 7 days"));
     }
     Ok(d)
+}
+
+/// The problem with the duration at `ptr` of a document (flow or runner.toml alike), at its
+/// place in the file; `None` when there is none there or it is right.
+pub(crate) fn problem_at(
+    file: &SourceFile,
+    spans: &SpanMap,
+    value: &Value,
+    ptr: &str,
+) -> Option<Diagnostic> {
+    let s = value.pointer(ptr).and_then(Value::as_str)?;
+    let e = parse_duration(s).err()?;
+    Some(
+        super::schema::at_value(file, spans, ptr, e)
+            .with_help("write a number and a unit: `250ms`, `5s`, `2m`, `1h`"),
+    )
 }
 
 /// Parses a size: bytes, or with `B`, `KB`, `MB`, `KiB`, `MiB` (KB = 1024 bytes, as editors and

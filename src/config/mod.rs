@@ -6,6 +6,7 @@ mod check;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+mod literal;
 mod matrix;
 mod merge;
 pub(crate) mod model;
@@ -23,7 +24,13 @@ pub(crate) mod trace_mode;
 pub(crate) mod var_file;
 mod yaml;
 
-pub(crate) use selector::selector_hint;
+pub(crate) use selector::{css_problem, selector_hint};
 
 #[cfg(test)]
 mod drift_tests;
+#[cfg(test)]
+pub(crate) mod field_samples;
+#[cfg(test)]
+pub(crate) mod schema_fields;
+#[cfg(test)]
+pub(crate) mod template_fields_tests;

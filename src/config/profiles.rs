@@ -180,24 +180,6 @@ fn parse(path: &Path, bytes: Vec<u8>) -> Result<Profile, Vec<Diagnostic>> {
     from_document(&doc)
 }
 
-/// Calls `found` with the pointer and text of every string in `v` that holds template syntax.
-fn templates_in(v: &serde_json::Value, ptr: &str, found: &mut dyn FnMut(&str, &str)) {
-    match v {
-        serde_json::Value::String(s) if crate::template::is_template(s) => found(ptr, s),
-        serde_json::Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                templates_in(x, &format!("{ptr}/{i}"), found);
-            }
-        }
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                templates_in(x, &crate::source::pointer_push(ptr, k), found);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Validates a parsed profile document and builds the typed profile.
 pub(crate) fn from_document(doc: &document::Document) -> Result<Profile, Vec<Diagnostic>> {
     let errors = schema::validate(SchemaKind::Profile, &doc.file, &doc.value, &doc.spans);
@@ -214,19 +196,9 @@ pub(crate) fn from_document(doc: &document::Document) -> Result<Profile, Vec<Dia
     let mut seen = std::collections::HashSet::new();
     let mut errs = Vec::new();
     // A profile's strings are used as written (the step's `env` is where templates go).
-    templates_in(&doc.value, "", &mut |ptr, s| {
-        errs.push(
-            schema::at_value(
-                &doc.file,
-                &doc.spans,
-                ptr,
-                format!("`{s}` is used as written: profiles are not templates"),
-            )
-            .with_help(
-                "pass values through the agent step's `env:` or `prompt:`, which are rendered",
-            ),
-        );
-    });
+    let help = "profiles are not templates: pass values through the agent step's `env:` or `prompt:`, which are rendered";
+    super::literal::refuse_all(&doc.file, &doc.spans, "", &doc.value, help, &mut errs);
+    super::literal::refuse_keys(&doc.file, &doc.spans, "", &doc.value, &mut errs);
     for (i, v) in p.variants.iter().enumerate() {
         if !seen.insert(v.label.as_str()) {
             errs.push(schema::at_value(
@@ -256,8 +228,15 @@ mod tests {
     fn templates_in_profiles_are_refused() {
         let text = "label = \"t\"\nexecutor_type = \"T\"\nkind = \"generic\"\n[command]\nbinary = \"echo\"\nargs = [\"{{ vars.x }}\"]\n";
         let errs = parse(Path::new("profiles/t.toml"), text.as_bytes().to_vec()).unwrap_err();
+        assert_eq!(
+            errs[0].message,
+            "`command.args[0]` takes no templates: `{{ vars.x }}` would be used as written"
+        );
         assert!(
-            errs[0].message.contains("profiles are not templates"),
+            errs[0]
+                .help
+                .as_deref()
+                .is_some_and(|h| h.contains("profiles are not templates")),
             "{errs:?}"
         );
     }

@@ -37,6 +37,35 @@ pub(crate) struct ProjectBrowser {
     pub(crate) testid_attribute: Option<String>,
 }
 
+/// How an atlas tells its states apart (`[atlas] fingerprint`, `explore --fingerprint`): by
+/// their structure (route, landmarks, headings, forms, controls; data left out), or by their
+/// text (every line of the page, numbers and dates normalized), as runner did before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Fingerprint {
+    #[default]
+    Structure,
+    Text,
+}
+
+impl Fingerprint {
+    /// Its name in files and on the command line.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Fingerprint::Structure => "structure",
+            Fingerprint::Text => "text",
+        }
+    }
+}
+
+/// `atlas:` of the project file: how the atlases recorded under it are made.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProjectAtlas {
+    /// For an atlas created under the project (an existing one keeps its own).
+    pub(crate) fingerprint: Option<Fingerprint>,
+}
+
 /// What the project file says.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,6 +84,7 @@ pub(crate) struct ProjectFile {
     #[serde(default)]
     pub(crate) vars: IndexMap<String, Value>,
     pub(crate) browser: Option<ProjectBrowser>,
+    pub(crate) atlas: Option<ProjectAtlas>,
     /// Run-level servers (`[[web_server]]`), each with a unique `name`.
     #[serde(default)]
     pub(crate) web_server: Vec<super::model::WebServer>,
@@ -176,7 +206,9 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
             format!("invalid project file: {e}"),
         )]
     })?;
-    let problems = check_servers(&file, &doc);
+    let mut problems = check_fields(&doc);
+    problems.extend(check_servers(&file, &doc));
+    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -190,6 +222,25 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
         file,
         doc: std::sync::Arc::new(doc),
     })
+}
+
+/// The rules of the file's own keys the schema cannot say, as a flow's: durations that parse
+/// (more than zero, at most 7 days), and templates only in `[[web_server]]`, where they render —
+/// its vars, browser settings, paths and reports are used as written.
+fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = ["/timeout", "/browser/timeout"]
+        .iter()
+        .filter_map(|p| super::duration::problem_at(&doc.file, &doc.spans, &doc.value, p))
+        .collect();
+    for (key, v) in doc.value.as_object().into_iter().flatten() {
+        if key != "web_server" {
+            let help = "runner.toml renders templates only in `[[web_server]]`: write the value itself, or put the template in a flow";
+            let ptr = crate::source::pointer_push("", key);
+            super::literal::refuse_all(&doc.file, &doc.spans, &ptr, v, help, &mut out);
+        }
+    }
+    super::literal::refuse_keys(&doc.file, &doc.spans, "", &doc.value, &mut out);
+    out
 }
 
 /// The rules of `[[web_server]]` the schema cannot say: one form each, unique names, durations
@@ -215,11 +266,9 @@ fn check_servers(file: &ProjectFile, doc: &document::Document) -> Vec<Diagnostic
         }
         for key in ["ready_timeout", "stop_timeout"] {
             let p = format!("{ptr}/{key}");
-            if let Some(d) = doc.value.pointer(&p).and_then(Value::as_str)
-                && let Err(e) = super::duration::parse_duration(d)
-            {
-                out.push(schema::at_value(&doc.file, &doc.spans, &p, e));
-            }
+            out.extend(super::duration::problem_at(
+                &doc.file, &doc.spans, &doc.value, &p,
+            ));
         }
         if let Some(v) = doc.value.pointer(&ptr) {
             super::check::server_templates(&doc.file, &doc.spans, &ptr, v, &mut out);

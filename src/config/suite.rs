@@ -11,12 +11,12 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::document::Document;
+use super::literal::refuse_all;
 use super::matrix::{self, Combination};
 use super::merge::merged;
 use super::origin::Origin;
 use super::schema::{at_key, at_value};
 use crate::source::{Diagnostic, NodeSpan, pointer_push};
-use crate::template::is_template;
 
 /// The most tests one file may make (each is a document of its own).
 const MAX_TESTS: usize = 1024;
@@ -109,23 +109,23 @@ pub(crate) fn tests(doc: &Document) -> (Vec<TestDoc>, Vec<Diagnostic>) {
     (out, problems)
 }
 
-/// The suite's `name`, the first part of its tests' names; used as written.
+/// The suite's `name` (the first part of its tests' names), `description` and `$schema`: its
+/// own, used as written.
 fn suite_title(doc: &Document, problems: &mut Vec<Diagnostic>) -> Option<String> {
-    let name = doc.value.get("name").and_then(Value::as_str)?;
-    if is_template(name) {
-        problems.push(
-            at_value(
-                &doc.file,
-                &doc.spans,
-                "/name",
-                format!(
-                    "`{name}` is used as written here: templates are not rendered in this field"
-                ),
-            )
-            .with_help("write the suite's name itself"),
-        );
+    for (key, help) in [
+        ("name", "write the suite's name itself"),
+        ("description", "write the value itself"),
+        ("$schema", "write the value itself"),
+    ] {
+        if let Some(v) = doc.value.get(key) {
+            let ptr = pointer_push("", key);
+            refuse_all(&doc.file, &doc.spans, &ptr, v, help, problems);
+        }
     }
-    Some(name.to_string())
+    doc.value
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// One test per combination of `flow`'s matrix (at `base` in the file), or the flow as it is.

@@ -39,6 +39,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) defaults: Map<String, Value>,
     pub(crate) profiles: Registry,
     pub(crate) atlas: Option<PathBuf>,
+    /// How a new atlas tells states apart (runner.toml's `[atlas] fingerprint`).
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// `--agent-cache`.
     pub(crate) agent_cache: CacheMode,
     /// `--agent`: the profile `act` steps ask when neither they nor their flow name one.
@@ -58,13 +60,38 @@ impl Runtime {
             listener: s.listener,
             overrides: s.overrides,
             defaults: s.defaults,
-            browser: BrowserHost::new(s.headed, s.browser_cdp.clone()),
+            browser: Arc::new(BrowserHost::new(s.headed, s.browser_cdp.clone())),
             profiles: s.profiles,
             atlas: s.atlas,
+            fingerprint: s.fingerprint,
             agent_cache: s.agent_cache,
             trace: s.trace,
             default_agent: s.default_agent,
             dispatch: &FAMILIES,
+        }
+    }
+
+    /// The runtime of another pass over the flows (`run --watch`): its own artifacts
+    /// directory and `--var-file` values (read again), the rest of this one's, with the same
+    /// browsers and the same interrupt.
+    pub(crate) fn next_pass(&self, artifacts: PathBuf, overrides: Map<String, Value>) -> Runtime {
+        Runtime {
+            templates: Templates::new(),
+            env: self.env.clone(),
+            run_id: self.run_id.clone(),
+            artifacts,
+            cancel: self.cancel.clone(),
+            listener: self.listener.clone(),
+            overrides,
+            defaults: self.defaults.clone(),
+            browser: self.browser.clone(),
+            profiles: self.profiles.clone(),
+            atlas: self.atlas.clone(),
+            fingerprint: self.fingerprint,
+            agent_cache: self.agent_cache,
+            trace: self.trace,
+            default_agent: self.default_agent.clone(),
+            dispatch: self.dispatch,
         }
     }
 }

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
 use serde_json::{Value, json};
 
 use super::runtime::StepCtx;
 use crate::config::model::{Command as CommandSpec, ExecAction};
-use crate::process::{self, GroupGuard};
+use crate::process::{self, TreeGuard};
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// Most bytes of each stream kept in memory (and in the step's outputs).
@@ -104,7 +104,7 @@ pub(crate) async fn run(
     masker: &Masker,
 ) -> Result<ExecOutput, StepError> {
     let (mut child, pgid) = spawn(spec)?;
-    let _guard = GroupGuard(pgid);
+    let _guard = TreeGuard(pgid);
 
     if let (Some(text), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {
@@ -125,7 +125,8 @@ pub(crate) async fn run(
     };
     let status = match status {
         Ok(s) => {
-            // The command is done; anything it left running in its group goes with it.
+            // The command is done; anything it left running goes with it (its supervisor ended
+            // what left the group).
             process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
             s.ok()
         }
@@ -146,8 +147,8 @@ pub(crate) async fn run(
     })
 }
 
-/// Starts the command in a process group of its own, its output piped; returns it and its
-/// group.
+/// Starts the command under runner's supervisor (see `process::supervisor`) in a process group
+/// of its own, its output piped; returns it and its group.
 fn spawn(spec: &ExecSpec) -> Result<(Child, i32), StepError> {
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(StepError::new(ErrorKind::CommandFailed, "empty command"));
@@ -158,7 +159,7 @@ fn spawn(spec: &ExecSpec) -> Result<(Child, i32), StepError> {
             format!("working directory {} does not exist", spec.cwd.display()),
         ));
     }
-    let mut cmd = Command::new(program);
+    let mut cmd = process::supervised(program);
     cmd.args(args)
         .current_dir(&spec.cwd)
         .envs(&spec.env)
@@ -169,7 +170,7 @@ fn spawn(spec: &ExecSpec) -> Result<(Child, i32), StepError> {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    process::spawn_group(&mut cmd).map_err(|e| {
+    process::spawn_supervised(&mut cmd).map_err(|e| {
         let msg = if e.kind() == std::io::ErrorKind::NotFound {
             format!("command not found: `{program}`")
         } else {

@@ -110,6 +110,7 @@ pub(crate) async fn state(
         .join(format!("{}{:03}-state.png", frame.prefix, cx.index + 1));
     let target = RecordTarget {
         atlas: &atlas,
+        fingerprint: rt.fingerprint,
         screenshot: &shot,
         run_id: &rt.run_id,
         masker: &frame.masker,
@@ -201,7 +202,7 @@ fn skill_env<'a>(cx: &StepCtx<'a>) -> SkillEnv<'a> {
         masker: frame.masker.clone(),
         relay: Arc::new(move |line: &str| listener.message(&info, depth, line)),
         cancel: frame.cancel.clone(),
-        log_path: cx.artifact("act").with_extension("intent"),
+        log_path: cx.artifact("act"),
         timeout: cx.timeout,
     }
 }
@@ -242,8 +243,10 @@ async fn answer(
             ),
         ));
     }
-    // An agent may name a snapshot ref: kept as role and name, which outlive the snapshot.
+    // The seed's words and selector strings made runner's; a snapshot ref is kept as role and
+    // name, which outlive the snapshot.
     let stable = |a: &mut Value| {
+        crate::agent::intent_answer(a)?;
         if let Some(s) = a
             .pointer("/selector/ref")
             .and_then(Value::as_str)
@@ -251,6 +254,7 @@ async fn answer(
         {
             a["selector"] = s;
         }
+        Ok(())
     };
     let call = SkillCall {
         skill: Skill::Intent,
@@ -264,9 +268,10 @@ async fn answer(
         variant: q.variant,
         use_cache: !cached_broke,
         normalize: &stable,
+        fit_item: &crate::agent::keep_item,
     };
-    let (answer, _) = crate::agent::call_skill(&call, env).await?;
-    Ok((answer, "agent"))
+    let answer = crate::agent::call_skill(&call, env).await?;
+    Ok((answer.value, "agent"))
 }
 
 /// Runs the step the answer names; the step's outputs say what was done and why.

@@ -145,5 +145,6 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        state: None,
     }
 }

@@ -1,7 +1,6 @@
 //! One flow from start to end: its web server, secrets and vars, its steps then `finally`, and
 //! one teardown path (agents stopped, browser closed, server stopped) whatever happened.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,63 +9,16 @@ use tokio_util::sync::CancellationToken;
 
 use super::artifacts;
 use super::attempts::run_step;
+use super::browser_settings::{browser_spec, context_setup, render_settings, waits_for_vars};
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, start_for_flow};
 use super::start::{Part, new_scope, prepare, render_env};
-use crate::browser::{BrowserSpec, ContextSetup, Emulation, FlowBrowser};
+use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
     ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, Outcome, StepError, StepResult,
 };
-
-/// The flow's browser: a running one its `browser.cdp` (else `--browser-cdp`) names, else one
-/// launched here, headed with `--headed` or its `browser.headed`.
-pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
-    let b = loaded.flow.browser.as_ref();
-    rt.browser.spec(
-        b.and_then(|b| b.headed).unwrap_or(false),
-        b.and_then(|b| b.cdp.as_deref()),
-    )
-}
-
-/// What the flow sets up in its own browser context; `downloads`: where its downloads go.
-pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> ContextSetup {
-    let b = loaded.flow.browser.as_ref();
-    let Some(b) = b else {
-        return ContextSetup {
-            downloads,
-            ..ContextSetup::default()
-        };
-    };
-    ContextSetup {
-        downloads,
-        testid_attribute: b.testid_attribute.clone(),
-        dialogs: b
-            .dialogs
-            .map(|d| matches!(d, crate::config::model::DialogDefault::Accept)),
-        emulation: Emulation {
-            device: b.device.clone(),
-            viewport: b.viewport.map(|v| (v.width, v.height)),
-            locale: b.locale.clone(),
-            timezone: b.timezone.clone(),
-            color_scheme: b.color_scheme.map(|c| {
-                match c {
-                    crate::config::model::ColorScheme::Light => "light",
-                    crate::config::model::ColorScheme::Dark => "dark",
-                }
-                .to_string()
-            }),
-            geolocation: b.geolocation.map(|g| (g.latitude, g.longitude)),
-            offline: b.offline.unwrap_or(false),
-            headers: b
-                .headers
-                .as_ref()
-                .map(|h| serde_json::to_value(h).unwrap_or_default()),
-            state: b.state.as_ref().map(|s| loaded.dir.join(s)),
-        },
-    }
-}
 
 /// Runs a top-level flow in a browser of its own.
 pub(crate) async fn run_flow(
@@ -94,7 +46,8 @@ pub(crate) async fn run_flow(
     // is not counted in its first step's time (a launch or context that fails is reported by
     // the first browser step). A flow that ends before it (it failed to start) lets it finish,
     // so the browser it is taking goes back to the pool; an interrupted one does not wait.
-    let result = if loaded.flow.uses_browser() {
+    // Settings with templates wait for the vars (see `body`).
+    let result = if loaded.flow.uses_browser() && !waits_for_vars(&loaded) {
         let prepare = async {
             tokio::select! {
                 () = rt.dispatch.prepare_browser(&browser, &rt.browser) => {}
@@ -159,6 +112,7 @@ pub(crate) async fn run_in(
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
         trace: None,
+        state: None,
     };
     match ran {
         Ok(Ran {
@@ -264,6 +218,9 @@ async fn body(
         e
     })?;
     let env = render_env(&mut scope, rt, loaded, &masker)?;
+    if waits_for_vars(loaded) {
+        render_context(rt, loaded, &mut scope, &masker, browser).await?;
+    }
     std::fs::create_dir_all(&dir).map_err(|e| {
         StepError::new(
             ErrorKind::Environment,
@@ -308,6 +265,29 @@ async fn body(
         failure,
         after,
     })
+}
+
+/// Renders the templates of the flow's browser settings, then makes its context with them
+/// (as `run_flow` does for a flow whose settings have none, while its vars render).
+async fn render_context(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &mut Scope,
+    masker: &Masker,
+    browser: &FlowBrowser,
+) -> Result<(), StepError> {
+    let rendered = render_settings(rt, loaded, scope, masker).map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })?;
+    browser.set_up_with(|s| rendered.apply(&mut s.emulation));
+    if loaded.flow.uses_browser() {
+        tokio::select! {
+            () = rt.dispatch.prepare_browser(browser, &rt.browser) => {}
+            () = rt.cancel.cancelled() => {}
+        }
+    }
+    Ok(())
 }
 
 /// The flow's scope before its web server starts: the run's servers (`web_server.<name>`), the

@@ -5,6 +5,7 @@
 
 mod artifacts;
 mod attempts;
+mod browser_settings;
 mod builtins;
 mod context;
 mod control;
@@ -27,8 +28,10 @@ mod trace;
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
-pub(crate) use run::{Ran, RunOptions, run_flows, start_servers};
+pub(crate) use run::{Ran, RunOptions, Warm, run_flows, start_servers};
 pub(crate) use runtime::Runtime;
 
+#[cfg(test)]
+mod render_tests;
 #[cfg(test)]
 mod tests;

@@ -31,7 +31,8 @@ impl InProcess {
     pub(crate) fn new(rt: Arc<Runtime>) -> InProcess {
         let browser = FlowBrowser::new(
             0,
-            rt.browser.spec(false, None),
+            rt.browser
+                .spec(false, None, super::attempts::BROWSER_TIMEOUT),
             ContextSetup::default(),
             rt.artifacts.clone(),
         );
@@ -127,7 +128,9 @@ impl Driver for InProcess {
                 &mut self.browser,
                 FlowBrowser::new(
                     self.browsers,
-                    self.rt.browser.spec(false, None),
+                    self.rt
+                        .browser
+                        .spec(false, None, super::attempts::BROWSER_TIMEOUT),
                     ContextSetup::default(),
                     self.rt.artifacts.clone(),
                 ),

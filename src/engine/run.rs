@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
+use super::browser_settings::browser_spec;
 use super::job::Job;
-use super::lifecycle::browser_spec;
 use super::runtime::Runtime;
 use super::server::{RunContext, RunServers};
 use crate::config::flows::LoadedFlow;
@@ -109,75 +109,124 @@ pub(crate) async fn run_flows(
     opts: RunOptions,
     servers: Option<&ServersSpec>,
 ) -> Ran {
-    let (flows, waits) = order_by_state(flows);
-    // The browsers launch while the run's servers start.
-    prelaunch(&rt, &flows, opts.jobs);
-    let servers = Arc::new(RunServers::start(servers, &run_context(&rt, &rt.artifacts)).await);
-    // Each flow's outcome, for the flows that wait for the state it saves.
-    let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
-    let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
-    let stop = Arc::new(AtomicBool::new(false));
-    let n = opts.repeat_each.max(1) as usize;
-    let mut runs = flows
-        .into_iter()
-        .enumerate()
-        .flat_map(|(at, l)| (1..=n).map(move |k| (at, l.clone(), k)));
-    // Repeated runs are told apart by their names, in every report.
-    let name_of = |loaded: &LoadedFlow, k: usize| {
-        if n > 1 {
-            format!("{} [{k}/{n}]", loaded.flow.name)
-        } else {
-            loaded.flow.name.clone()
-        }
-    };
-    let mut unstarted = Vec::new();
-    let mut handles = Vec::new();
-    for (index, (at, loaded, k)) in runs.by_ref().enumerate() {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => Some(p.expect("the semaphore is never closed")),
-            () = rt.cancel.cancelled() => None,
-        };
-        let Some(permit) =
-            permit.filter(|_| !stop.load(Ordering::SeqCst) && !rt.cancel.is_cancelled())
-        else {
-            unstarted.push((name_of(&loaded, k), loaded.path.clone()));
-            break;
-        };
-        let name = name_of(&loaded, k);
-        let job = Job {
-            rt: rt.clone(),
-            info: FlowInfo {
-                index,
-                name: name.clone(),
-                file: loaded.doc.file.name().to_string(),
-                steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
-            },
-            loaded: loaded.clone(),
-            retries: opts.retries,
-            fail_fast: opts.fail_fast,
-            signal: done[at].0.clone(),
-            savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
-            stop: stop.clone(),
-            servers: servers.clone(),
-        };
-        handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
-    }
-    // What the loop left: the flows after the one it stopped at.
-    unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
-    let results = results(handles, opts.fail_fast, &stop).await;
-    // Every job has ended and dropped its handle: the servers stop after the last flow, while
-    // the browsers close (runner does not go on before both are gone).
-    let stop_servers = async {
-        match Arc::into_inner(servers) {
-            Some(mut s) => s.stop().await,
-            None => Vec::new(),
-        }
-    };
-    let (web_servers, ()) = tokio::join!(stop_servers, rt.browser.wait_closed());
+    let warm = Warm::start(&rt, &flows, opts.jobs, servers).await;
+    let (results, unstarted) = warm.run(rt.clone(), flows, opts).await;
+    let web_servers = warm.stop(&rt).await;
     Ran {
         results,
         unstarted,
         web_servers,
+    }
+}
+
+/// What a run keeps up from its first flow to its last: its servers (runner.toml's
+/// `[[web_server]]`) and its browsers (the runtime's [`BrowserHost`](crate::browser::BrowserHost)).
+/// `run` runs its flows once in it; `run --watch` runs every pass in the same one, so a pass
+/// finds its browsers launched and its servers up.
+pub(crate) struct Warm {
+    servers: Arc<RunServers>,
+}
+
+/// What one pass over the flows did: the results of the flows that ran, and the flows never
+/// started (name, file).
+pub(super) type Pass = (Vec<FlowResult>, Vec<(String, PathBuf)>);
+
+impl Warm {
+    /// Starts the run's servers, while a browser per worker launches for the first flows.
+    pub(crate) async fn start(
+        rt: &Runtime,
+        flows: &[Arc<LoadedFlow>],
+        jobs: usize,
+        servers: Option<&ServersSpec>,
+    ) -> Warm {
+        // The browsers launch while the run's servers start.
+        prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
+        let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts)).await;
+        Warm {
+            servers: Arc::new(servers),
+        }
+    }
+
+    /// The run's servers, as reports show them while they run.
+    pub(crate) fn servers(&self) -> Vec<ServerInfo> {
+        self.servers.info()
+    }
+
+    /// Runs the flows, each in a fresh context of a browser of the run; returns when every
+    /// flow has ended, leaving the servers and browsers up.
+    pub(crate) async fn run(
+        &self,
+        rt: Arc<Runtime>,
+        flows: Vec<Arc<LoadedFlow>>,
+        opts: RunOptions,
+    ) -> Pass {
+        let (flows, waits) = order_by_state(flows);
+        // Each flow's outcome, for the flows that wait for the state it saves.
+        let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
+        let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let n = opts.repeat_each.max(1) as usize;
+        let mut runs = flows
+            .into_iter()
+            .enumerate()
+            .flat_map(|(at, l)| (1..=n).map(move |k| (at, l.clone(), k)));
+        // Repeated runs are told apart by their names, in every report.
+        let name_of = |loaded: &LoadedFlow, k: usize| {
+            if n > 1 {
+                format!("{} [{k}/{n}]", loaded.flow.name)
+            } else {
+                loaded.flow.name.clone()
+            }
+        };
+        let mut unstarted = Vec::new();
+        let mut handles = Vec::new();
+        for (index, (at, loaded, k)) in runs.by_ref().enumerate() {
+            let permit = tokio::select! {
+                p = permits.clone().acquire_owned() => Some(p.expect("the semaphore is never closed")),
+                () = rt.cancel.cancelled() => None,
+            };
+            let Some(permit) =
+                permit.filter(|_| !stop.load(Ordering::SeqCst) && !rt.cancel.is_cancelled())
+            else {
+                unstarted.push((name_of(&loaded, k), loaded.path.clone()));
+                break;
+            };
+            let name = name_of(&loaded, k);
+            let job = Job {
+                rt: rt.clone(),
+                info: FlowInfo {
+                    index,
+                    name: name.clone(),
+                    file: loaded.doc.file.name().to_string(),
+                    steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
+                },
+                loaded: loaded.clone(),
+                retries: opts.retries,
+                fail_fast: opts.fail_fast,
+                signal: done[at].0.clone(),
+                savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
+                stop: stop.clone(),
+                servers: self.servers.clone(),
+            };
+            handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
+        }
+        // What the loop left: the flows after the one it stopped at.
+        unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
+        (results(handles, opts.fail_fast, &stop).await, unstarted)
+    }
+
+    /// Stops the servers and closes the browsers (of `rt`, or of any runtime of a later pass:
+    /// they share them); returns the servers as reports show them. Every job has ended and
+    /// dropped its handle on the servers: they stop while the browsers close (runner does not
+    /// go on before both are gone).
+    pub(crate) async fn stop(self, rt: &Runtime) -> Vec<ServerInfo> {
+        let stop_servers = async {
+            match Arc::into_inner(self.servers) {
+                Some(mut s) => s.stop().await,
+                None => Vec::new(),
+            }
+        };
+        tokio::join!(stop_servers, rt.browser.wait_closed()).0
     }
 }
 
@@ -260,5 +309,6 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        state: None,
     }
 }

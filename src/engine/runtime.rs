@@ -35,12 +35,15 @@ pub(crate) struct Runtime {
     /// The project file's vars: every top-level flow has them; its own vars and the overrides
     /// win.
     pub(crate) defaults: Map<String, Value>,
-    /// Browser resources (adapter, sockets, background closes).
-    pub(crate) browser: BrowserHost,
+    /// Browser resources (adapter, sockets, background closes); the runtimes of the passes of
+    /// `run --watch` share them, so its browsers stay up between passes.
+    pub(crate) browser: Arc<BrowserHost>,
     /// Agent profiles.
     pub(crate) profiles: Registry,
     /// `--atlas DIR`.
     pub(crate) atlas: Option<PathBuf>,
+    /// How a new atlas tells states apart (runner.toml's `[atlas] fingerprint`).
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// `--agent-cache`: how agent skill answers are cached.
     pub(crate) agent_cache: crate::agent::CacheMode,
     /// `--trace`: which flows keep a trace.

@@ -112,6 +112,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
+        fingerprint: None,
         agent_cache: crate::agent::CacheMode::default(),
         default_agent: None,
     });
@@ -304,6 +305,7 @@ fn engine_futures_stay_small() {
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
+        fingerprint: None,
         agent_cache: crate::agent::CacheMode::default(),
         default_agent: None,
     });

@@ -33,24 +33,28 @@ pub(crate) fn unregister(pgid: i32) {
     super::guardian::tell(&format!("-{pgid}"));
 }
 
-/// SIGKILLs every registered group (the last resort at exit).
+/// SIGKILLs every registered group with all its leader started (see `tree`), and every other
+/// process runner still has as a child but the guardian: orphans it adopted as a subreaper
+/// (the last resort at exit).
 pub(crate) fn kill_all() {
     let groups: Vec<i32> = registry()
         .lock()
         .map(|r| r.iter().copied().collect())
         .unwrap_or_default();
     for g in groups {
-        signal_group(g, Signal::SIGKILL);
+        super::tree::kill_tree(g);
     }
+    super::tree::kill_descendants_but(std::process::id().cast_signed(), super::guardian::pid());
 }
 
 /// Ends the group of `child` (its leader): SIGTERM, up to [`GRACE`] for the leader to exit
 /// (reaping it, so a zombie leader is not mistaken for a live one), then SIGKILL for anything
-/// left in the group.
+/// left of it: what its leader started (also outside the group: a supervisor's orphans), then
+/// the group.
 pub(crate) async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child) {
     signal_group(pgid, Signal::SIGTERM);
     let _ = tokio::time::timeout(GRACE, child.wait()).await;
-    signal_group(pgid, Signal::SIGKILL);
+    super::tree::kill_tree(pgid);
 }
 
 /// Spawns `cmd` as the leader of a new process group (killed if its handle is dropped), and
@@ -72,6 +76,17 @@ pub(crate) struct GroupGuard(pub(crate) i32);
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         signal_group(self.0, Signal::SIGKILL);
+        unregister(self.0);
+    }
+}
+
+/// SIGKILLs the group and all its leader started when dropped (see `tree::kill_tree`): for a
+/// supervised command, whose leader keeps what leaves the group.
+pub(crate) struct TreeGuard(pub(crate) i32);
+
+impl Drop for TreeGuard {
+    fn drop(&mut self) {
+        super::tree::kill_tree(self.0);
         unregister(self.0);
     }
 }

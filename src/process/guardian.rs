@@ -1,14 +1,21 @@
 //! The guardian: a small process runner starts first, outside every child's process group, that
 //! holds the read end of a pipe from runner and learns each process group runner starts. When the
 //! pipe closes — runner exited for any reason, `kill -9` included — it kills every group still
-//! registered, runs the cleanup it was given (the run's browser daemons) and exits.
+//! registered with all their leaders started (`tree`), runs the cleanup it was given (the run's
+//! browser daemons) and exits.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use nix::sys::signal::Signal;
+/// The guardian's pid, once started.
+static PID: OnceLock<i32> = OnceLock::new();
+
+/// The guardian's pid (runner's child that outlives it: `kill_all` spares it).
+pub(crate) fn pid() -> Option<i32> {
+    PID.get().copied()
+}
 
 fn pipe() -> &'static Mutex<Option<ChildStdin>> {
     static P: OnceLock<Mutex<Option<ChildStdin>>> = OnceLock::new();
@@ -33,6 +40,7 @@ pub(crate) fn start() {
         && let (Some(stdin), Ok(mut p)) = (child.stdin.take(), pipe().lock())
     {
         *p = Some(stdin);
+        let _ = PID.set(i32::try_from(child.id()).unwrap_or(0));
         // Reaped by the kernel's init once it exits; runner does not wait for it.
         std::mem::forget(child);
     }
@@ -70,8 +78,10 @@ pub(crate) fn run(cleanup: &dyn Fn()) {
             _ => {}
         }
     }
+    // Each group's tree while its leader still holds it: a supervisor (`supervisor`) keeps
+    // what left the group as its own children.
     for g in groups {
-        super::signal::signal_group(g, Signal::SIGKILL);
+        super::tree::kill_tree(g);
     }
     cleanup();
 }

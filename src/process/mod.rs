@@ -1,5 +1,7 @@
 //! Child processes: every process runner starts leads its own process group, registered so that
-//! a timeout, Ctrl-C or the end of the run ends the whole group (grandchildren included).
+//! a timeout, Ctrl-C or the end of the run ends the whole group (grandchildren included); the
+//! commands of flows run under a supervisor (`supervisor`) that also keeps what leaves the
+//! group (`setsid`), and runner itself is a child subreaper, so nothing it started outlives it.
 
 mod group;
 pub(crate) mod guardian;
@@ -7,9 +9,15 @@ mod lines;
 mod liveness;
 mod search_path;
 mod signal;
+pub(crate) mod supervisor;
+mod tree;
 
-pub(crate) use group::{GroupGuard, kill_all, spawn_group, terminate_child_group, unregister};
+pub(crate) use group::{
+    GroupGuard, TreeGuard, kill_all, spawn_group, terminate_child_group, unregister,
+};
 pub(crate) use lines::Lines;
 pub(crate) use liveness::is_live;
 pub(crate) use search_path::on_path;
 pub(crate) use signal::signal_group;
+pub(crate) use supervisor::{spawn_supervised, supervised};
+pub(crate) use tree::kill_tree;

@@ -190,6 +190,75 @@ impl Writer {
         }
     }
 
+    /// An atlas replay's state check, expected beside found: the URL, the elements renamed,
+    /// removed and added, and the data that drifted.
+    fn state(&mut self, d: &crate::atlas::StateDiff) {
+        let cell = |s: &str| format!("<td>{}</td>", esc(s));
+        let place = |e: &crate::atlas::Element| {
+            if e.place.is_empty() {
+                String::new()
+            } else {
+                format!(" <small>in {}</small>", esc(&e.place))
+            }
+        };
+        let mut rows = vec![format!(
+            "<tr class=\"{}\"><td>url</td><td>{}<br><small>{}</small></td><td>{}<br><small>{}</small></td></tr>",
+            if d.moved() { "changed" } else { "same" },
+            esc(&d.expected.url),
+            esc(&d.expected.route),
+            esc(&d.found.url),
+            esc(&d.found.route)
+        )];
+        for r in &d.renamed {
+            rows.push(format!(
+                "<tr class=\"changed\"><td>renamed</td><td>{}{}</td>{}</tr>",
+                esc(&r.from.to_string()),
+                place(&r.from),
+                cell(&r.to.to_string())
+            ));
+        }
+        for e in &d.removed {
+            rows.push(format!(
+                "<tr class=\"changed\"><td>removed</td><td>{}{}</td><td></td></tr>",
+                esc(&e.to_string()),
+                place(e)
+            ));
+        }
+        for e in &d.added {
+            rows.push(format!(
+                "<tr class=\"changed\"><td>added</td><td></td><td>{}{}</td></tr>",
+                esc(&e.to_string()),
+                place(e)
+            ));
+        }
+        let word = match d.fingerprint {
+            crate::atlas::Fingerprint::Structure => "data drift",
+            crate::atlas::Fingerprint::Text => "text",
+        };
+        for c in &d.drift {
+            rows.push(format!(
+                "<tr class=\"drift\"><td>{word}</td>{}{}</tr>",
+                cell(c.expected.as_deref().unwrap_or("")),
+                cell(c.found.as_deref().unwrap_or(""))
+            ));
+        }
+        if d.drift_more > 0 {
+            rows.push(format!(
+                "<tr class=\"drift\"><td>{word}</td><td colspan=\"2\">and {} more</td></tr>",
+                d.drift_more
+            ));
+        }
+        let verdict = if d.restructured() {
+            "the state changed"
+        } else {
+            "the state arrived; its data changed"
+        };
+        self.out.push_str(&format!(
+            "<table class=\"state\"><tr><th>{verdict}</th><th>expected</th><th>found</th></tr>\n{}\n</table>\n",
+            rows.join("\n")
+        ));
+    }
+
     /// A link to a server's log, copied under `assets/`.
     fn log(&mut self, path: &str, reads: &Reads) -> String {
         if let Err(why) = reads.open(path) {
@@ -258,6 +327,9 @@ impl Writer {
         if let Some(e) = &f.error {
             self.error(e, None);
         }
+        if let Some(d) = &f.state {
+            self.state(d);
+        }
         self.out
             .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
         if let Some(log) = &f.web_server_log {
@@ -294,6 +366,7 @@ details.flow>summary{cursor:pointer;padding:.2em 0} details.flow small{color:#66
 .badge.passed{background:#2a7} .badge.failed,.badge.error,.badge.interrupted{background:#c33} .badge.flaky{background:#c90}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
 td,th{border-bottom:1px solid #eee;padding:.3em .5em;text-align:left;vertical-align:top}
+table.state tr.changed{background:#fde8e8} table.state tr.drift{background:#fff6d6}
 tr.failed{background:#fde8e8} tr.flaky{background:#fff6d6} tr.tolerated{background:#fff0e0} tr.skipped{color:#888}
 .error{color:#a00;font-family:monospace;white-space:pre-wrap} .at{color:#666} .left-out{color:#666;font-style:italic}
 pre{background:#f6f6f6;padding:.4em;overflow:auto;max-height:30em} pre.src{color:#222}

@@ -18,7 +18,19 @@ pub(crate) fn report(r: &Report) -> String {
     suite.set_time(elapsed);
     report.add_test_suite(suite);
     report.set_time(elapsed);
-    report.to_string().unwrap_or_default()
+    xml_chars(report.to_string().unwrap_or_default())
+}
+
+/// The text without the characters XML 1.0 does not allow anywhere (`U+FFFE`, `U+FFFF`, C0
+/// controls but tab and line ends), which a command's output or a shard's names may carry: a
+/// parser refuses the whole file for one of them, and CI loses the results.
+fn xml_chars(text: String) -> String {
+    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    if text.chars().all(allowed) {
+        text
+    } else {
+        text.chars().filter(|c| allowed(*c)).collect()
+    }
 }
 
 /// The earlier failures of a flow as reruns of `kind` (`flakyFailure` for a flow that passed in
@@ -103,7 +115,7 @@ fn case(r: &Flow) -> TestCase {
                         e.map_or("failed", |e| e.kind.as_str()).to_string(),
                         format!(
                             "step {} `{}` at {}\n{message}",
-                            step.index + 1,
+                            step.index.saturating_add(1),
                             step.name,
                             e.and_then(|e| e.location.as_deref())
                                 .unwrap_or(&step.location),
@@ -126,4 +138,56 @@ fn case(r: &Flow) -> TestCase {
     tc.set_classname(r.file.clone());
     tc.set_time(r.duration());
     tc
+}
+
+#[cfg(test)]
+mod tests {
+    /// A shard's report may say anything of a step's index: the step is still named, never a
+    /// panic (the index is shown counting from 1).
+    #[test]
+    fn a_step_index_at_the_top_of_its_range_is_shown_not_overflowed() {
+        let text = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        // (The golden file's durations are placeholders.)
+        let text = text.replace("\"<ms>\"", "0");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let failed = v["flows"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|f| f["status"] == "failed")
+            .unwrap();
+        for s in failed["steps"].as_array_mut().unwrap() {
+            s["index"] = serde_json::json!(usize::MAX);
+        }
+        let r: super::Report = serde_json::from_value(v).unwrap();
+        let xml = super::report(&r);
+        assert!(xml.contains(&format!("step {} ", usize::MAX)), "{xml}");
+    }
+
+    /// A command's output or a shard's names may hold characters XML does not allow: the file
+    /// still parses, without them.
+    #[test]
+    fn characters_xml_does_not_allow_are_left_out() {
+        let text = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        let text = text.replace("\"<ms>\"", "0");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for f in v["flows"].as_array_mut().unwrap() {
+            f["name"] = serde_json::json!("a\u{FFFE}b\u{FFFF}c\u{1}d");
+            for s in f["steps"].as_array_mut().unwrap() {
+                if let Some(e) = s["error"].as_object_mut() {
+                    e.insert("message".into(), serde_json::json!("x\u{FFFF}y"));
+                }
+            }
+        }
+        let r: super::Report = serde_json::from_value(v).unwrap();
+        let xml = super::report(&r);
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .filter_map(|n| n.attribute("name"))
+            .collect();
+        assert!(names.contains(&"abcd"), "{names:?}");
+        assert!(xml.contains("xy"), "{xml}");
+    }
 }

@@ -15,6 +15,7 @@ mod silent;
 mod status;
 mod summary;
 mod text;
+pub(crate) mod watch;
 
 pub(crate) use console::Console;
 pub(crate) use diagnostics::human as human_diagnostic;

@@ -68,6 +68,10 @@ pub(crate) struct Flow {
     /// Its trace file (absolute), when one was kept (`--trace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// An atlas replay's check of the state it arrived at, when it differs from the recorded
+    /// one: what was expected and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) state: Option<crate::atlas::StateDiff>,
     /// Which files the paths of this flow may be read from (not part of the document: a run
     /// or `merge-reports` says).
     #[serde(skip)]
@@ -201,6 +205,7 @@ impl Report {
             setup_ms: 0,
             web_server_log: None,
             trace: None,
+            state: None,
             reads: Reads::Own,
         }));
         self
@@ -284,6 +289,7 @@ mod tests {
             setup: Duration::from_millis(3),
             server_log: None,
             trace: None,
+            state: None,
         };
         let s = Summary::of(
             std::slice::from_ref(&r),

@@ -35,6 +35,14 @@ impl Status {
         }
     }
 
+    /// A warning line, above the status while it is live.
+    pub(crate) fn warn(&self, message: &str) {
+        match &self.bar {
+            Some(b) => b.suspend(|| self.reporter.warn(message)),
+            None => self.reporter.warn(message),
+        }
+    }
+
     /// Clears the line.
     pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {

@@ -154,6 +154,11 @@ pub(crate) struct FlowResult {
     /// Its trace file (absolute), when one was kept (`--trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// An atlas replay's check of the state it arrived at, when it differs from the one
+    /// recorded (`atlas::StateDiff` as JSON: the route, elements added, removed or renamed,
+    /// data drift).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) state: Option<serde_json::Value>,
 }
 
 /// A run-level web server as reports show it.

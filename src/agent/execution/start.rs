@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use indexmap::IndexMap;
 use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -154,7 +154,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
 /// environment; `session_id` is the id it runs under as far as known now.
 fn spawn(l: &Launch, inv: &Invocation, session_id: &str) -> Result<(Child, i32), AgentError> {
     let project = session_id::project_id(&l.workspace);
-    let mut cmd = Command::new(&l.command.binary);
+    let mut cmd = process::supervised(&l.command.binary);
     cmd.args(&inv.args)
         .current_dir(&l.workspace)
         .envs(&l.command.env)
@@ -176,7 +176,7 @@ fn spawn(l: &Launch, inv: &Invocation, session_id: &str) -> Result<(Child, i32),
     if let Some(v) = &l.variant {
         cmd.env("NORMALIZED_EXECUTION_VARIANT", v);
     }
-    process::spawn_group(&mut cmd).map_err(|e| {
+    process::spawn_supervised(&mut cmd).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             AgentError::BinaryNotFound {
                 binary: l.command.binary.clone(),

@@ -15,7 +15,7 @@ use super::session_ids::SessionIds;
 use crate::agent::kind::EventState;
 use crate::agent::session_id;
 use crate::config::profiles::Kind;
-use crate::process::{self, GroupGuard};
+use crate::process::{self, TreeGuard};
 
 /// Why an agent stopped before finishing by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl Supervisor {
         pgid: i32,
         readers: Vec<JoinHandle<()>>,
     ) -> Finished {
-        let _guard = GroupGuard(pgid);
+        let _guard = TreeGuard(pgid);
         let ended = self.wait(&mut child).await;
         if ended != Ended::Exited {
             process::terminate_child_group(pgid, &mut child).await;

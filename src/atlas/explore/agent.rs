@@ -6,11 +6,26 @@ use serde_json::{Value, json};
 use super::crawler::{Arrived, Crawler};
 use super::options::ExploreAgent;
 use super::task::Task;
+use super::task::fit_task;
 use super::todos::own_todos;
-use crate::agent::{Skill, SkillCall, call_skill};
+use crate::agent::{Answer, Skill, SkillCall, call_skill, keep, keep_item};
+use crate::atlas::export::script_name;
 use crate::atlas::store::{AtlasError, EdgeLabel};
-use crate::browser::page::intent::stable_selector;
 use crate::step::StepError;
+
+/// A `trajectory_labeling` answer in runner's form: the script name a file name (the seed
+/// allows any string: `Open Cart` is `open_cart`), the confidence within 0 and 1.
+// A hook: its type is the one `SkillCall` takes.
+#[allow(clippy::unnecessary_wraps)]
+fn fit_label(answer: &mut Value) -> Result<(), String> {
+    if let Some(name) = answer.get("script_name").and_then(Value::as_str) {
+        answer["script_name"] = json!(script_name(name));
+    }
+    if let Some(c) = answer.get("confidence").and_then(Value::as_f64) {
+        answer["confidence"] = json!(c.clamp(0.0, 1.0));
+    }
+    Ok(())
+}
 
 impl Crawler<'_> {
     /// The todos of a new state: the agent's (`page_analysis`, by priority; its summary and
@@ -26,28 +41,16 @@ impl Crawler<'_> {
     }
 
     async fn analyse(
-        &self,
+        &mut self,
         agent: &ExploreAgent<'_>,
         at: &Arrived,
     ) -> Result<Vec<Value>, StepError> {
         let refs = &at.refs;
-        // Snapshot refs do not outlive the snapshot: the agent's become role and name.
-        let stable = |answer: &mut Value| {
-            let Some(tasks) = answer
-                .get_mut("frontier_tasks")
-                .and_then(Value::as_array_mut)
-            else {
-                return;
-            };
-            for t in tasks {
-                if let Some(s) = t
-                    .pointer("/selector/ref")
-                    .and_then(Value::as_str)
-                    .and_then(|r| stable_selector(r, refs))
-                {
-                    t["selector"] = s;
-                }
-            }
+        // The seed's string forms made runner's; snapshot refs, which do not outlive the
+        // snapshot, become role and name. A task explore cannot do is dropped, named.
+        let fit = |list: &str, item: &mut Value| match list {
+            "frontier_tasks" => fit_task(item, refs),
+            _ => Ok(()),
         };
         let screenshot = self.atlas.node_dir(&at.node).join("screenshot.png");
         let call = SkillCall {
@@ -63,14 +66,26 @@ impl Crawler<'_> {
             profile: agent.profile.as_deref(),
             variant: None,
             use_cache: true,
-            normalize: &stable,
+            normalize: &keep,
+            fit_item: &fit,
         };
-        let (answer, _) = call_skill(&call, &agent.env).await?;
+        let Answer { value, dropped, .. } = call_skill(&call, &agent.env).await?;
+        for item in &dropped {
+            let note = format!("{}: page_analysis: {item}", at.node);
+            (self.warn)(&format!("dropped from the agent's answer: {note}"));
+            self.summary.dropped_answer_items.push(note);
+        }
+        let answer = value;
         let record = |name: &str, v: &Value| self.atlas.write_node_json(&at.node, name, v);
         record("test_ideas.json", &answer["test_ideas"])?;
         record(
             "analysis.json",
-            &json!({ "summary": answer["summary"], "url": at.url, "title": at.title }),
+            &json!({
+                "summary": answer["summary"],
+                "url": at.url,
+                "title": at.title,
+                "dropped": dropped,
+            }),
         )?;
         let mut tasks: Vec<Value> = answer["frontier_tasks"]
             .as_array()
@@ -117,9 +132,10 @@ impl Crawler<'_> {
             profile: agent.profile.as_deref(),
             variant: None,
             use_cache: true,
-            normalize: &|_: &mut Value| {},
+            normalize: &fit_label,
+            fit_item: &keep_item,
         };
-        Ok(call_skill(&call, &agent.env).await?.0)
+        Ok(call_skill(&call, &agent.env).await?.value)
     }
 
     /// Records the edge `task` made from `node` to `to`: under the agent's label, else under
@@ -158,7 +174,11 @@ impl Crawler<'_> {
             confidence: l["confidence"].as_f64().unwrap_or_default(),
             performed: task.name.clone(),
         };
-        let name = l["semantic_label"].as_str().unwrap_or(&task.name);
+        let name = l["semantic_label"]
+            .as_str()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&task.name);
         match self
             .atlas
             .link_labelled(node, name, &to.node, &task.steps, Some(label.clone()))

@@ -18,12 +18,14 @@ use crate::atlas::store::Atlas;
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// Crawls from `opts.url` with `driver` (one browser session for the whole crawl), with the
-/// agent's skills when there is one; `progress` gets a status line after each todo.
+/// agent's skills when there is one; `progress` gets a status line after each todo, `warn`
+/// each warning.
 pub(crate) async fn explore(
     driver: &mut dyn Driver,
     opts: &Options,
     agent: Option<&ExploreAgent<'_>>,
     progress: &(dyn Fn(&str) + Sync),
+    warn: &(dyn Fn(&str) + Sync),
 ) -> Result<Summary, StepError> {
     let started = Instant::now();
     std::fs::create_dir_all(&opts.artifacts).map_err(|e| {
@@ -46,6 +48,7 @@ pub(crate) async fn explore(
         started,
         origin: origin(&opts.url),
         progress,
+        warn,
     };
     let r = crawl(&mut c).await;
     let end = if r.is_ok() { "done" } else { "failed" };
@@ -116,7 +119,10 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<Summary, StepError> {
 /// when it is new. Returns its node id.
 async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
     let entry = vec![json!({ "open": c.opts.url })];
-    c.run_steps(&entry).await?;
+    c.run_steps(&entry).await.map_err(|mut e| {
+        e.message = format!("explore cannot start: {}", e.message);
+        e
+    })?;
     let root = c.observe().await?;
     if root.is_new {
         match c.todos_of(&root).await {

@@ -16,6 +16,7 @@ use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
 use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
+use crate::step::result::failed_among;
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
 /// A crawl under way: the browser, the atlas, the settings and what was found so far.
@@ -34,6 +35,8 @@ pub(super) struct Crawler<'a> {
     pub(super) origin: Option<String>,
     /// Gets a status line before each todo.
     pub(super) progress: &'a (dyn Fn(&str) + Sync),
+    /// Gets each warning (an item dropped from an agent's answer).
+    pub(super) warn: &'a (dyn Fn(&str) + Sync),
 }
 
 /// A state explore is in.
@@ -72,17 +75,19 @@ async fn read(
 }
 
 impl Crawler<'_> {
-    /// Runs recorded steps as a flow; the error names the step that failed.
+    /// Runs recorded steps as a flow; the error is the failed step's (what it did and why it
+    /// failed: `cannot open http://...: net::ERR_CONNECTION_REFUSED`).
     pub(super) async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
         let flow = json!({ "name": "explore", "steps": steps });
         let r = self.driver.run(&flow).await?;
         if r.status == FlowStatus::Passed {
             return Ok(());
         }
-        Err(r.error.clone().unwrap_or_else(|| {
+        let failed_step = failed_among(&r.steps).and_then(|(_, step)| step.error.clone());
+        Err(r.error.clone().or(failed_step).unwrap_or_else(|| {
             StepError::new(
                 ErrorKind::CommandFailed,
-                format!("the steps {}", r.status.as_str()),
+                format!("the steps {} without saying why", r.status.as_str()),
             )
         }))
     }
@@ -93,6 +98,7 @@ impl Crawler<'_> {
         let mut session = self.driver.session().await?;
         let to = RecordTarget {
             atlas: &self.atlas.root,
+            fingerprint: self.opts.fingerprint,
             screenshot: &shot,
             run_id: &self.opts.run_id,
             masker: &self.masker,

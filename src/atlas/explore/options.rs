@@ -13,6 +13,9 @@ pub(crate) struct Options {
     pub(crate) max_nodes: usize,
     pub(crate) allow_destructive: bool,
     pub(crate) atlas: PathBuf,
+    /// How a new atlas tells states apart (`--fingerprint`, runner.toml's `[atlas]
+    /// fingerprint`); `None`: as the atlas was made (by structure, for a new one).
+    pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     pub(crate) artifacts: PathBuf,
     pub(crate) run_id: String,
 }

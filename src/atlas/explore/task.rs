@@ -1,7 +1,13 @@
 //! What a todo does: the steps of explore's own todos and of an agent's, their names in the
 //! atlas, and the guard against actions that look destructive.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
+
+use crate::agent::{answer_selector, answer_verb};
+use crate::browser::driver::adapter::RefInfo;
+use crate::browser::page::intent::stable_selector;
 
 /// Words that make an action look destructive.
 const DESTRUCTIVE: &[&str] = &[
@@ -47,7 +53,8 @@ fn describe(sel: &Value) -> String {
     let base = match (s("role"), s("text"), s("css")) {
         (Some(role), Some(text), _) => format!("{role} {text}"),
         (Some(role), None, _) => role.to_string(),
-        (None, Some(text), _) => format!("text \"{text}\""),
+        (None, Some(text), Some(css)) => format!("css `{css}` text \"{text}\""),
+        (None, Some(text), None) => format!("text \"{text}\""),
         (None, None, Some(css)) => format!("css `{css}`"),
         _ => sel.to_string(),
     };
@@ -69,6 +76,56 @@ fn field(key: &str) -> Value {
         { "css": format!("[id={quoted}]") },
         { "role": "textbox", "text": key, "exact": true },
     ])
+}
+
+/// The actions explore does to an agent's element.
+const TASK_ACTIONS: [&str; 8] = [
+    "click", "dblclick", "hover", "fill", "check", "uncheck", "select", "submit",
+];
+
+/// An agent's frontier task in the form explore keeps it as a todo: its selector an
+/// ElementSelector that outlives the snapshot (a ref becomes role and name), its action one
+/// explore does (`type` is a `fill`), its parameters strings, its priority 0 to 10. Err: why
+/// explore cannot do it.
+pub(super) fn fit_task(task: &mut Value, refs: &BTreeMap<String, RefInfo>) -> Result<(), String> {
+    let mut sel = answer_selector(&task["selector"])?;
+    if let Some(r) = sel.get("ref").and_then(Value::as_str) {
+        sel = stable_selector(r, refs)
+            .ok_or_else(|| format!("the page's snapshot has no ref `{r}`"))?;
+    }
+    task["selector"] = sel;
+    let given = task["action"].as_str().unwrap_or_default();
+    let action = match answer_verb(given).as_str() {
+        "type" => "fill".to_string(),
+        other => other.to_string(),
+    };
+    if !TASK_ACTIONS.contains(&action.as_str()) {
+        return Err(format!(
+            "explore does not `{given}` (it does {})",
+            TASK_ACTIONS.join(", ")
+        ));
+    }
+    task["action"] = json!(action);
+    if let Some(params) = task.get_mut("parameters").and_then(Value::as_object_mut) {
+        for v in params.values_mut() {
+            if !v.is_string() {
+                *v = json!(v.to_string());
+            }
+        }
+    }
+    if action == "select"
+        && task
+            .pointer("/parameters")
+            .is_none_or(|p| p.as_object().is_none_or(serde_json::Map::is_empty))
+    {
+        return Err("`select` needs the option to choose, in `parameters`".into());
+    }
+    let priority = task["priority"].as_f64().unwrap_or_default();
+    // Within 0 and 10, so the order is the agent's; the cast cannot truncate after the clamp.
+    #[allow(clippy::cast_possible_truncation)]
+    let priority = priority.round().clamp(0.0, 10.0) as i64;
+    task["priority"] = json!(priority);
+    Ok(())
 }
 
 /// A todo as the steps that do it. Two shapes: explore's own (`{role, name, nth}`: click it)
@@ -109,7 +166,10 @@ pub(super) fn task_of(todo: &Value) -> Option<Task> {
         .map(|(_, v)| v.clone());
     let steps = match action {
         "click" => vec![json!({ "click": sel })],
+        "dblclick" => vec![json!({ "dblclick": sel })],
+        "hover" => vec![json!({ "hover": sel })],
         "check" => vec![json!({ "check": sel })],
+        "uncheck" => vec![json!({ "uncheck": sel })],
         "fill" => vec![json!({ "fill": { "target": sel, "value": value.unwrap_or_default() } })],
         "select" => vec![json!({ "select": { "target": sel, "value": value? } })],
         "submit" => {
@@ -140,6 +200,52 @@ pub(super) fn task_of(todo: &Value) -> Option<Task> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_agents_task_is_kept_in_the_form_explore_does_it_or_refused_saying_why() {
+        let refs = BTreeMap::from([(
+            "e5".to_string(),
+            RefInfo {
+                role: "link".into(),
+                name: "Cart".into(),
+            },
+        )]);
+        let fit = |t: Value| {
+            let mut t = t;
+            fit_task(&mut t, &refs).map(|()| t)
+        };
+        let t = fit(json!({"selector": "@e5", "action": "Tap", "priority": 12.4})).unwrap();
+        assert_eq!(
+            t["selector"],
+            json!({"role": "link", "text": "Cart", "exact": true})
+        );
+        assert_eq!(
+            (t["action"].as_str(), t["priority"].as_i64()),
+            (Some("click"), Some(10))
+        );
+        let t = fit(json!({"selector": "#q", "action": "type", "parameters": {"q": 5}})).unwrap();
+        assert_eq!(t["action"], "fill");
+        assert_eq!(t["parameters"]["q"], "5");
+        assert_eq!(
+            task_of(&t).unwrap().steps,
+            vec![json!({"fill": {"target": {"css": "#q"}, "value": "5"}})]
+        );
+        assert!(
+            fit(json!({"selector": "e9", "action": "click"}))
+                .unwrap_err()
+                .contains("no ref `e9`")
+        );
+        assert!(
+            fit(json!({"selector": "#a", "action": "drag"}))
+                .unwrap_err()
+                .contains("does not `drag`")
+        );
+        assert!(
+            fit(json!({"selector": "#s", "action": "select"}))
+                .unwrap_err()
+                .contains("parameters")
+        );
+    }
 
     #[test]
     fn destructive_names() {

@@ -18,6 +18,14 @@ pub(crate) enum AtlasError {
     Broken { path: String, message: String },
     #[error("no node `{0}` in the atlas")]
     NotFound(String),
+    #[error(
+        "the atlas at {path} tells states apart by `{has}` (its atlas.json), not by `{wanted}`: record into another atlas directory, or drop the setting to use this one as it is"
+    )]
+    Fingerprint {
+        path: String,
+        has: &'static str,
+        wanted: &'static str,
+    },
 }
 
 impl From<AtlasError> for StepError {
@@ -26,9 +34,10 @@ impl From<AtlasError> for StepError {
     fn from(e: AtlasError) -> StepError {
         let kind = match e {
             AtlasError::Io { .. } => ErrorKind::Environment,
-            AtlasError::LinkExists { .. } | AtlasError::Broken { .. } | AtlasError::NotFound(_) => {
-                ErrorKind::CommandFailed
-            }
+            AtlasError::LinkExists { .. }
+            | AtlasError::Broken { .. }
+            | AtlasError::NotFound(_)
+            | AtlasError::Fingerprint { .. } => ErrorKind::CommandFailed,
         };
         StepError::new(kind, format!("atlas: {e}"))
     }

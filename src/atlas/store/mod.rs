@@ -11,6 +11,7 @@ mod files;
 mod links;
 mod nodes;
 mod paths;
+mod settings;
 #[cfg(test)]
 mod tests;
 

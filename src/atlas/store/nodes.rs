@@ -98,6 +98,11 @@ impl Atlas {
         read_json(&p)
     }
 
+    /// The snapshot a node was recorded with (`snapshot.txt`), if it has one.
+    pub(crate) fn snapshot(&self, id: &str) -> Option<String> {
+        std::fs::read_to_string(self.node_dir(id).join("snapshot.txt")).ok()
+    }
+
     /// Marks a node as a root reached by `steps` (kept if it already has an entry).
     pub(crate) fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
         let _lock = self.lock()?;

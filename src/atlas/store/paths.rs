@@ -86,20 +86,35 @@ impl Atlas {
 
     /// The steps from a root to `node`: the root's entry, then each edge's flow.
     pub(crate) fn steps_to(&self, node: &str) -> Result<Vec<Value>, AtlasError> {
+        Ok(self
+            .steps_by_state(node)?
+            .into_iter()
+            .flat_map(|(_, steps)| steps)
+            .collect())
+    }
+
+    /// The steps from a root to `node`, state by state: each state on the path with the steps
+    /// that reach it from the one before (the root's: its entry).
+    pub(crate) fn steps_by_state(
+        &self,
+        node: &str,
+    ) -> Result<Vec<(String, Vec<Value>)>, AtlasError> {
         let path = self.path_to_node(node)?;
-        let root = &path[0].node_id;
-        let mut steps: Vec<Value> = self.meta(root)?.entry.unwrap_or_default();
-        for p in &path {
-            if let Some(script) = &p.script_path {
-                let flow: Value = read_json(script)?;
-                steps.extend(
+        let root = path[0].node_id.clone();
+        let mut out = vec![(root.clone(), self.meta(&root)?.entry.unwrap_or_default())];
+        for (from, to) in path.iter().zip(path.iter().skip(1)) {
+            let steps = match &from.script_path {
+                Some(script) => {
+                    let flow: Value = read_json(script)?;
                     flow.get("steps")
                         .and_then(Value::as_array)
                         .cloned()
-                        .unwrap_or_default(),
-                );
-            }
+                        .unwrap_or_default()
+                }
+                None => Vec::new(),
+            };
+            out.push((to.node_id.clone(), steps));
         }
-        Ok(steps)
+        Ok(out)
     }
 }

@@ -78,6 +78,22 @@ impl Cause {
                 || lower.contains("cannot find default execution context"),
         }
     }
+
+    /// Whether the message is about waiting for the browser or about the connection to it
+    /// (agent-browser's `Operation timed out. The page may still be loading ...`, `CDP
+    /// connection failed`, a closed WebSocket): the browser itself may be gone (see
+    /// `cdp::health`).
+    pub(crate) fn unanswered(message: &str) -> bool {
+        let lower = message.to_lowercase();
+        ["time", "answer", "cdp", "websocket", "connection", "closed"]
+            .iter()
+            .any(|w| lower.contains(w))
+    }
+
+    /// Whether the message says a wait timed out (agent-browser's `Operation timed out`).
+    pub(crate) fn timed_out(message: &str) -> bool {
+        message.to_lowercase().contains("timed out")
+    }
 }
 
 impl AdapterError {

@@ -19,6 +19,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 mod error;
+mod health;
 pub(crate) use error::CdpError;
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -33,6 +34,8 @@ enum Unanswered {
     Refused(String),
     /// The connection ended first.
     Closed,
+    /// The browser was found not to answer at all (see `health`).
+    Silent,
 }
 
 /// The browser's user agent (a page script: `script`).
@@ -68,6 +71,12 @@ pub(crate) struct Link {
     pending: std::sync::Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     /// The browser closed the connection (or it broke): every call fails at once.
     closed: AtomicBool,
+    /// The browser did not answer a call every live browser answers at once (see `health`):
+    /// every call fails at once.
+    silent: AtomicBool,
+    /// The DevTools endpoint a user named for a remote browser (see `Cdp::remote`), for the
+    /// messages about it.
+    endpoint: std::sync::OnceLock<String>,
     /// `Browser.download*` events read so far, oldest first.
     downloads: std::sync::Mutex<Vec<Value>>,
     on_event: OnEvent,
@@ -90,6 +99,8 @@ impl Cdp {
             next_id: AtomicU64::new(1),
             pending: std::sync::Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
+            silent: AtomicBool::new(false),
+            endpoint: std::sync::OnceLock::new(),
             downloads: std::sync::Mutex::new(Vec::new()),
             on_event,
         });
@@ -433,6 +444,11 @@ impl Link {
         if self.closed.load(Ordering::SeqCst) {
             return Err(closed());
         }
+        if self.silent.load(Ordering::SeqCst) {
+            return Err(CdpError::Silent {
+                method: method.to_string(),
+            });
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         if let Ok(mut p) = self.pending.lock() {
@@ -467,6 +483,9 @@ impl Link {
                 Ok(Err(Unanswered::Refused(message))) => Err(CdpError::Refused {
                     method: method.to_string(),
                     message,
+                }),
+                Ok(Err(Unanswered::Silent)) => Err(CdpError::Silent {
+                    method: method.to_string(),
                 }),
                 Ok(Err(Unanswered::Closed)) | Err(_) => Err(closed()),
             }

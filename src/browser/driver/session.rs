@@ -198,8 +198,22 @@ impl Session {
     }
 
     /// Runs commands in one call (one round trip to the browser), stopping at the first that
-    /// fails: for a step's commands that always go together.
+    /// fails: for a step's commands that always go together. A browser found gone is not
+    /// asked (see `gone`; whether it is gone is asked once per failed step, not per command,
+    /// so a caller's own time budget holds).
     pub(crate) async fn send_all(
+        &mut self,
+        commands: Vec<Command>,
+        timeout: Duration,
+    ) -> Result<Vec<Value>, StepError> {
+        if let Some(gone) = self.browser_gone() {
+            return Err(gone);
+        }
+        self.exchange(commands, timeout).await
+    }
+
+    /// `send_all`'s round trip.
+    async fn exchange(
         &mut self,
         mut commands: Vec<Command>,
         timeout: Duration,
@@ -566,6 +580,7 @@ pub(crate) fn on_fake_daemon(
     Session::attached(adapter, "s".into(), false, dir.to_path_buf())
 }
 
+mod gone;
 mod own_eval;
 mod picture;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! goes back to the pool.
 
 use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -54,7 +55,8 @@ pub(crate) struct FlowBrowser {
     state: Mutex<Slot>,
     name: String,
     spec: BrowserSpec,
-    setup: ContextSetup,
+    /// Its settings, rendered (see `set_up_with`) before the context is made.
+    setup: std::sync::Mutex<ContextSetup>,
     cwd: PathBuf,
 }
 
@@ -70,9 +72,15 @@ impl FlowBrowser {
             state: Mutex::new(Slot::Empty),
             name: session_name(index),
             spec,
-            setup,
+            setup: std::sync::Mutex::new(setup),
             cwd,
         }
+    }
+
+    /// Changes the settings of the context to be made (its templates rendered); a context
+    /// already made keeps those it was made with.
+    pub(crate) fn set_up_with(&self, change: impl FnOnce(&mut ContextSetup)) {
+        change(&mut self.setup.lock().unwrap_or_else(PoisonError::into_inner));
     }
 
     /// The flow's key (its background agents are filed under it).
@@ -116,6 +124,11 @@ impl FlowBrowser {
     /// and fails to give one (it died since) is discarded and a fresh one tried; a fresh one
     /// that fails is the answer.
     async fn lease(&self, host: &BrowserHost) -> Result<Leased, StepError> {
+        let setup = self
+            .setup
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         loop {
             let mut worker = host.acquire(&self.spec, self.cwd.clone()).await?;
             let reused = worker.served();
@@ -125,19 +138,17 @@ impl FlowBrowser {
                 self.spec.headed,
                 self.cwd.clone(),
             );
-            session.dialog_default = self.setup.dialogs;
-            session
-                .testid_attribute
-                .clone_from(&self.setup.testid_attribute);
+            session.dialog_default = setup.dialogs;
+            session.testid_attribute.clone_from(&setup.testid_attribute);
             match worker.open_context(&mut session).await {
                 Ok(context) => {
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some(dir) = &self.setup.downloads {
+                        if let Some(dir) = &setup.downloads {
                             session.downloads = Some(worker.save_downloads(&context, dir).await?);
                         }
                         worker
-                            .set_up(&context, &mut session, &self.setup.emulation)
+                            .set_up(&context, &mut session, &setup.emulation)
                             .await
                     };
                     if let Err(e) = set_up.await {
@@ -269,7 +280,7 @@ impl FlowBrowser {
             // (Not when the daemon may still be busy with a command that did not finish.)
             let healthy = unrouted
                 && !l.session.unsettled()
-                && l.worker.hand_over(&l.context, &mut l.session).await;
+                && Box::pin(l.worker.hand_over(&l.context, &mut l.session)).await;
             host.release(l.worker, healthy);
         }
     }

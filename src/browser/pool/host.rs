@@ -3,7 +3,7 @@
 //! browsers closing in the background.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::task::JoinHandle;
@@ -31,6 +31,42 @@ pub(crate) struct BrowserHost {
     launched: AtomicUsize,
     /// Closes under way; each says whether its browser answered.
     closers: Mutex<Vec<JoinHandle<bool>>>,
+    /// Browsers that could not be had (a launch or a connection that failed) or a running
+    /// browser found gone (stopped, out of reach, exited), and why: every later flow that needs
+    /// one of these fails at once with that error, instead of waiting for it again.
+    broken: Mutex<Vec<(BrowserSpec, StepError)>>,
+    /// A launch failed or was given up (an interrupt): its daemon may be stuck connecting to a
+    /// browser that does not answer, and such a daemon does not end on SIGTERM, so the run's
+    /// processes get no grace at its end (see `end_processes`).
+    unanswered: AtomicBool,
+}
+
+/// A launch awaited by a flow: ended if the flow stops waiting for it (an interrupt), so no
+/// launch goes on unowned.
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Set when dropped before `done` is called with a success: a launch that failed or was given
+/// up (see `BrowserHost::unanswered`).
+struct Unfinished<'a>(&'a AtomicBool, bool);
+
+impl Unfinished<'_> {
+    fn done(mut self, ok: bool) {
+        self.1 = ok;
+    }
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 /// The parent of every run's socket directory: short, so socket paths stay under 104 bytes.
@@ -51,6 +87,8 @@ impl BrowserHost {
             launching: Mutex::new(Vec::new()),
             launched: AtomicUsize::new(0),
             closers: Mutex::new(Vec::new()),
+            broken: Mutex::new(Vec::new()),
+            unanswered: AtomicBool::new(false),
         }
     }
 
@@ -92,27 +130,74 @@ impl BrowserHost {
     }
 
     /// The spec of a flow's browser: a running one to connect to (the flow's `browser.cdp`,
-    /// else the run's), else one launched here, headed when asked.
-    pub(crate) fn spec(&self, headed: bool, cdp: Option<&str>) -> BrowserSpec {
+    /// else the run's) within `timeout` (the flow's `browser.timeout`), else one launched here,
+    /// headed when asked.
+    pub(crate) fn spec(
+        &self,
+        headed: bool,
+        cdp: Option<&str>,
+        timeout: std::time::Duration,
+    ) -> BrowserSpec {
         match cdp.map(str::to_string).or_else(|| self.cdp.clone()) {
             Some(url) => BrowserSpec {
                 headed: false,
                 cdp: Some(url),
+                timeout,
             },
             None => BrowserSpec {
                 headed: self.headed || headed,
                 cdp: None,
+                timeout,
             },
         }
     }
 
     /// A browser with these settings for a flow: an idle one, else one being launched, else a
-    /// new one.
+    /// new one; or, when a browser with these settings could not be had or was found gone
+    /// earlier in the run, that error at once. A launch that fails for the environment's
+    /// reasons is remembered so.
     pub(crate) async fn acquire(
         &self,
         spec: &BrowserSpec,
         cwd: PathBuf,
     ) -> Result<Worker, StepError> {
+        if let Some(e) = self.broken(spec) {
+            return Err(e);
+        }
+        let pending = Unfinished(&self.unanswered, false);
+        let launched = self.take(spec, cwd).await;
+        pending.done(launched.is_ok());
+        if let Err(e) = &launched
+            && e.kind == ErrorKind::Environment
+        {
+            self.remember(spec, e);
+        }
+        launched
+    }
+
+    /// Why browsers with these settings cannot be had, when an earlier flow found so.
+    fn broken(&self, spec: &BrowserSpec) -> Option<StepError> {
+        let broken = self.broken.lock().ok()?;
+        let (_, e) = broken.iter().find(|(s, _)| s == spec)?;
+        let mut e = e.clone();
+        e.message = format!(
+            "{} (found by an earlier flow of this run: not waited for again)",
+            e.message
+        );
+        Some(e)
+    }
+
+    /// Remembers why browsers with these settings cannot be had (the first reason stays).
+    fn remember(&self, spec: &BrowserSpec, e: &StepError) {
+        if let Ok(mut broken) = self.broken.lock()
+            && !broken.iter().any(|(s, _)| s == spec)
+        {
+            broken.push((spec.clone(), e.clone()));
+        }
+    }
+
+    /// An idle browser with these settings, else one being launched, else a new one.
+    async fn take(&self, spec: &BrowserSpec, cwd: PathBuf) -> Result<Worker, StepError> {
         let idle = self.idle.lock().ok().and_then(|mut idle| {
             let i = idle.iter().position(|w| w.spec == *spec)?;
             Some(idle.swap_remove(i))
@@ -125,7 +210,8 @@ impl BrowserHost {
             Some(l.swap_remove(i).1)
         });
         if let Some(h) = launch {
-            return h.await.map_err(|e| {
+            let mut h = AbortOnDrop(h);
+            return (&mut h.0).await.map_err(|e| {
                 StepError::new(
                     ErrorKind::Internal,
                     format!("internal error: a browser launch did not finish: {e}"),
@@ -142,8 +228,14 @@ impl BrowserHost {
     }
 
     /// A flow is done with its browser: kept for the next flow, or (it did not answer)
-    /// closed.
+    /// closed. A running browser elsewhere (`cdp`) found gone is not connected to again in this
+    /// run (a browser runner launches is replaced by a fresh one).
     pub(crate) fn release(&self, worker: Worker, healthy: bool) {
+        if worker.spec.cdp.is_some()
+            && let Some(e) = worker.gone_error()
+        {
+            self.remember(&worker.spec, &e);
+        }
         if healthy && let Ok(mut idle) = self.idle.lock() {
             idle.push(worker);
             return;
@@ -180,6 +272,7 @@ impl BrowserHost {
             // interrupt): its processes are ended below with the others of this run.
             if !h.is_finished() {
                 h.abort();
+                self.unanswered.store(true, Ordering::SeqCst);
             } else if let Ok(Ok(w)) = h.await {
                 self.close_later(w);
             }
@@ -193,6 +286,7 @@ impl BrowserHost {
         for h in handles {
             answered &= h.await.unwrap_or(false);
         }
+        let answered = answered && !self.unanswered.load(Ordering::SeqCst);
         end_processes(&self.socket_dir, answered).await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);
         super::profiles::remove(&self.socket_dir);
@@ -234,7 +328,11 @@ pub(crate) async fn launch_check(
 ) -> Result<std::time::Duration, StepError> {
     let started = std::time::Instant::now();
     let name = format!("doctor{}", std::process::id());
-    let spec = BrowserSpec { headed: false, cdp };
+    let spec = BrowserSpec {
+        headed: false,
+        cdp,
+        timeout: std::time::Duration::from_secs(15),
+    };
     let dir = adapter.socket_dir().to_path_buf();
     let launched = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir()).await;
     let took = started.elapsed();

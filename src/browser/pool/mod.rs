@@ -2,6 +2,7 @@
 //! browser resources, and the browser of one flow run. Built on `driver`; knows nothing of pages
 //! or steps.
 
+mod connect;
 mod emulation;
 pub(crate) mod flow_session;
 pub(crate) mod host;

@@ -16,27 +16,37 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+use super::connect::{CDP_TIMEOUT, cdp_url};
 pub(crate) use super::emulation::Emulation;
 use super::emulation::settings;
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
-use crate::browser::driver::cdp::{Cdp, CdpError, Link};
+use crate::browser::driver::cdp::{Cdp, CdpError};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse};
 use crate::browser::driver::dialog_watch::Watch;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
-/// How long a DevTools call may take before its browser counts as wedged.
-const CDP_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// How a flow's browser is had: launched by this run (headed or not), or a browser already
 /// running elsewhere, connected to through its DevTools endpoint (`cdp`: `http://host:port` or a
 /// `ws://` URL) and never closed by runner. Flows with equal specs share browsers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct BrowserSpec {
     pub(crate) headed: bool,
     pub(crate) cdp: Option<String>,
+    /// How long connecting to a running browser (`cdp`) may take: the flow's `browser.timeout`
+    /// (a browser runner launches gets what a cold launch needs). Not a launch setting: flows
+    /// that differ only in it share browsers.
+    pub(crate) timeout: Duration,
 }
+
+impl PartialEq for BrowserSpec {
+    fn eq(&self, other: &BrowserSpec) -> bool {
+        self.headed == other.headed && self.cdp == other.cdp
+    }
+}
+
+impl Eq for BrowserSpec {}
 
 /// A launched (or connected) browser: its agent-browser session and its DevTools connection.
 pub(crate) struct Worker {
@@ -113,14 +123,10 @@ impl Worker {
         let mut session = Session::new(adapter, name, false, cwd);
         session.connect_to(url);
         let watch = Arc::new(Watch::new(own_eval));
-        let connected = Self::connect(&mut session, &watch).await.map_err(|mut e| {
-            if let Some(url) = &remote {
-                e.kind = ErrorKind::Environment;
-                let why = e.message.trim_start_matches("the browser cannot launch: ");
-                e.message = format!("cannot connect to the browser at {url}: {why}");
-            }
-            e
-        });
+        let connected = match &remote {
+            Some(url) => super::connect::remote(&mut session, &watch, url, spec.timeout).await,
+            None => super::connect::launched(&mut session, &watch).await,
+        };
         match connected {
             Ok(cdp) => {
                 let mut w = Worker {
@@ -140,7 +146,11 @@ impl Worker {
                 Ok(w)
             }
             Err(e) => {
-                session.close().await;
+                // A daemon still busy connecting (to a browser that does not answer) would not
+                // answer `close` either: it is ended with the run's processes.
+                if !session.unsettled() {
+                    session.close().await;
+                }
                 if let Some(mut l) = launcher {
                     l.close().await;
                 }
@@ -222,26 +232,10 @@ impl Worker {
         cdp_url(&data).map(str::to_string)
     }
 
-    /// Starts the session's daemon, connected to the browser (`--cdp`), and opens a DevTools
-    /// connection of runner's own to it.
-    async fn connect(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
-        let data = session
-            .send(Command::CdpUrl, Duration::from_secs(30))
-            .await?;
-        let w = watch.clone();
-        let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
-        let cdp = Cdp::connect(cdp_url(&data)?, CDP_TIMEOUT, on_event)
-            .await
-            .map_err(|e| e.into_step_error(true))?;
-        // Tabs made and changed, for the watch on dialogs in a flow's other tabs.
-        cdp.call(
-            "Target.setDiscoverTargets",
-            serde_json::json!({ "discover": true }),
-            CDP_TIMEOUT,
-        )
-        .await
-        .map_err(|e| e.into_step_error(true))?;
-        Ok(cdp)
+    /// What happened to the browser, when it was found gone (stopped, out of reach, exited:
+    /// see `cdp::health`).
+    pub(crate) fn gone_error(&self) -> Option<StepError> {
+        self.cdp.gone_error()
     }
 
     /// Whether it has given a flow a context before (then a failure to give another means it
@@ -303,13 +297,21 @@ impl Worker {
     /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
     async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
         let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let (id, target) = match self.spare.take() {
+        let made = match self.spare.take() {
             Some(h) => h
                 .await
                 .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
             None => new_context(&self.cdp).await,
-        }
-        .map_err(|e| fail(e.to_string()))?;
+        };
+        let (id, target) = match made {
+            Ok(made) => made,
+            // A browser that stopped answering or exited since the last flow says so (and the
+            // pool does not wait for a remote one again: `BrowserHost::release`).
+            Err(e) => {
+                let gone = self.cdp.health().await.and(self.cdp.gone_error());
+                return Err(gone.unwrap_or_else(|| fail(e.to_string())));
+            }
+        };
         if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
             let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
             return Err(e);
@@ -328,10 +330,22 @@ impl Worker {
             Some(h) => h.await.unwrap_or(false),
             None => true,
         };
-        let next = self.switched_context(session).await;
+        // A switch that takes long may be to a browser that stopped answering: asked then, so
+        // that it is found gone at once (the flows after then fail without waiting for it).
+        let cdp = self.cdp.clone();
+        let silent = async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            match cdp.health().await {
+                Some(_) => cdp.gone_error(),
+                None => std::future::pending().await,
+            }
+        };
+        let next = tokio::select! {
+            next = self.switched_context(session) => next,
+            Some(e) = silent => Err(e),
+        };
         self.watch.unregister(&context.id);
-        let (cdp, id) = (self.cdp.clone(), context.id.clone());
-        let dispose = async move { cdp.dispose_context(&id, CDP_TIMEOUT).await.is_ok() };
+        let dispose = disposed(self.cdp.clone(), context.id.clone());
         let disposed = if self.ahead {
             self.disposing = Some(tokio::spawn(dispose));
             true
@@ -465,10 +479,7 @@ impl Worker {
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
         self.watch.unregister(&context.id);
-        self.cdp
-            .dispose_context(&context.id, CDP_TIMEOUT)
-            .await
-            .is_ok()
+        disposed(self.cdp.clone(), context.id.clone()).await
     }
 
     /// Starts making the next flow's context: at once, or, given `after`, once it fires or is
@@ -491,6 +502,17 @@ impl Worker {
     /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
     /// disposed with its flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
+        // A browser found gone is not asked anything (it would not answer): its daemons and
+        // processes are ended without a grace (see `host::end_processes`).
+        if self.cdp.gone().is_some() {
+            if let Some(h) = self.spare.take() {
+                h.abort();
+            }
+            if let Some(b) = self.browser {
+                b.kill().await;
+            }
+            return false;
+        }
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
         if let Some(h) = self.disposing.take() {
@@ -534,14 +556,12 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
     }
 }
 
-/// The DevTools URL in agent-browser's answer to `get cdp-url`.
-fn cdp_url(data: &Value) -> Result<&str, StepError> {
-    data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("agent-browser named no DevTools URL for its browser: {data}"),
-        )
-    })
+/// Disposes context `id`; false when the browser did not answer. Whether the browser itself is
+/// gone (then a remote one is not connected to again) is asked meanwhile: a live browser answers
+/// at once, a gone one costs no more wait than the disposal's own.
+async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
+    let (disposed, gone) = tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
+    disposed.is_ok() && gone.is_none()
 }
 
 /// A new context with its blank tab: (context id, target id).

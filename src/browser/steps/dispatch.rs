@@ -22,10 +22,20 @@ pub(crate) async fn run_step(
     timeout: Duration,
     files: &StepFiles,
 ) -> Result<Value, StepError> {
+    // A browser found gone (stopped, out of reach, exited) fails every later step at once.
+    if let Some(gone) = session.browser_gone() {
+        return Err(gone);
+    }
     // Every command of the step is bounded by what is left of it (see `Session::limit`).
     session.step_end = Some(Instant::now() + timeout);
     let r = run_action(session, action, timeout, files).await;
     session.step_end = None;
+    // A step that did not finish in time, or failed on the connection, may have met a browser
+    // that is gone: then that is what the step says.
+    let r = match r {
+        Err(e) => Err(session.why_failed(e).await),
+        ok => ok,
+    };
     r.map_err(|mut e| {
         e.message = crate::browser::page::selector::scrub(&e.message);
         e

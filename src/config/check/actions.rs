@@ -84,13 +84,9 @@ fn frame(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
         );
     } else if is_template(f) {
         out.push(
-            at_value(
-                c.file,
-                c.spans,
-                &p,
-                "a step's `frame` is taken as written: no templates".to_string(),
-            )
-            .with_help("write the iframe's CSS selector"),
+            crate::config::literal::refused(c.file, c.spans, &p, f).with_help(
+                "write the iframe's CSS selector (a selector's own `frame` takes templates)",
+            ),
         );
     }
 }

@@ -10,7 +10,8 @@ use super::actions::check_action;
 use super::agents::check_profile;
 use super::context::{Ctx, Declared};
 use super::templates::TemplateNames;
-use crate::config::duration::parse_duration;
+use crate::config::duration::problem_at;
+use crate::config::literal::{refuse_all, refuse_keys};
 use crate::config::model::{Action, Step};
 use crate::config::schema::at_value;
 use crate::source::Diagnostic;
@@ -32,7 +33,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     // Templates, in the order things are rendered; each step's own checks beside its templates.
     let names = TemplateNames::new(c, &d);
     names.vars(c, &mut out);
-    names.env_and_atlas(c, &mut out);
+    names.before_steps(c, &mut out);
     names.web_server(c, &mut out);
     let mut before: HashSet<String> = HashSet::new();
     let loop_vars = super::control::all_loop_vars(&d.steps);
@@ -51,16 +52,11 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
 
 /// Durations: the schema checks their form; this checks their value.
 fn durations(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
-    for ptr in duration_pointers(steps) {
-        if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
-            && let Err(e) = parse_duration(s)
-        {
-            out.push(
-                at_value(c.file, c.spans, &ptr, e)
-                    .with_help("write a number and a unit: `250ms`, `5s`, `2m`, `1h`"),
-            );
-        }
-    }
+    out.extend(
+        duration_pointers(steps)
+            .iter()
+            .filter_map(|ptr| problem_at(c.file, c.spans, c.value, ptr)),
+    );
 }
 
 /// A static web server's directory must exist (relative to the flow's directory).
@@ -109,40 +105,57 @@ fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnost
     }
 }
 
-/// Strings runner uses as written: a template there would be taken literally, so it is refused.
+/// Strings runner uses as written, which a template would reach with its `{{ }}` in it: the
+/// flow's name and tags (its name in reports and filters), `$schema` and `description`, its
+/// default `agent`, the `browser:` keys read before any template renders (`cdp` picks the
+/// browser, `state` orders the flows), `run_flow` paths (loaded before the run), and every key.
 fn literal_strings(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
-    let mut literal: Vec<String> = vec!["/name".to_string()];
-    let tags = c
-        .value
-        .get("tags")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    literal.extend((0..tags).map(|i| format!("/tags/{i}")));
+    const ITSELF: &str = "write the value itself";
+    let mut literal: Vec<(String, &str)> = vec![
+        (
+            "/name".into(),
+            "write the name itself: reports, `--grep` and `merge-reports` know the flow by it",
+        ),
+        (
+            "/tags".into(),
+            "write the tag itself: `--tag` selects flows before any template renders",
+        ),
+        ("/$schema".into(), ITSELF),
+        ("/description".into(), ITSELF),
+        (
+            "/agent".into(),
+            "name the profile itself, or give it in the step (`act: { intent, profile }`), where templates render",
+        ),
+        (
+            "/browser/cdp".into(),
+            "write the endpoint itself, or give it with `--browser-cdp`",
+        ),
+        (
+            "/browser/state".into(),
+            "write the path itself: the flow that saves it runs first, which is decided before the run",
+        ),
+    ];
     for (ptr, step) in steps {
         if let Action::RunFlow(_) = &step.action {
-            literal.push(format!("{ptr}/run_flow"));
-            literal.push(format!("{ptr}/run_flow/path"));
+            // Its path (`run_flow: PATH`, or the `path` of `run_flow: { path, vars }`).
+            let at = format!("{ptr}/run_flow");
+            let at = if c.value.pointer(&at).is_some_and(Value::is_object) {
+                format!("{at}/path")
+            } else {
+                at
+            };
+            literal.push((
+                at,
+                "write the path itself: sub-flows are loaded and checked before the run",
+            ));
         }
     }
-    for ptr in literal {
-        if let Some(s) = c.value.pointer(&ptr).and_then(Value::as_str)
-            && is_template(s)
-        {
-            out.push(
-                at_value(
-                    c.file,
-                    c.spans,
-                    &ptr,
-                    format!(
-                        "`{s}` is used as written here: templates are not rendered in this field"
-                    ),
-                )
-                .with_help(
-                    "write the value itself (sub-flow paths are loaded and checked before the run)",
-                ),
-            );
+    for (ptr, help) in literal {
+        if let Some(v) = c.value.pointer(&ptr) {
+            refuse_all(c.file, c.spans, &ptr, v, help, out);
         }
     }
+    refuse_keys(c.file, c.spans, "", c.value, out);
 }
 
 /// Pointers of every duration-valued node: the flow's, and those of `steps` (every step, with

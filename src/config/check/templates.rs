@@ -1,12 +1,14 @@
 //! The templates of a flow and the names they read, each checked against what exists when it is
-//! rendered: vars in order, then `env` and `atlas`, the web server (before vars), each step (after
-//! the steps before it), and the flow's outputs (after every step).
+//! rendered: vars in order, then `env`, `atlas` and the `browser:` keys that take templates, the
+//! web server (before vars), each step (after the steps before it), and the flow's outputs
+//! (after every step).
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::context::{Ctx, Declared};
+use crate::config::model::RENDERED_KEYS;
 use crate::source::{Diagnostic, pointer_push};
 use crate::template::check::{Scope, Servers};
 use crate::template::{TemplateIssue, check_expression, check_template, is_template};
@@ -58,8 +60,9 @@ impl<'a> TemplateNames<'a> {
         }
     }
 
-    /// `env:` and `atlas:`, rendered before any step runs.
-    pub(super) fn env_and_atlas(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    /// `env:`, `atlas:` and the `browser:` keys that take templates, rendered after the vars,
+    /// before any step runs.
+    pub(super) fn before_steps(&self, c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let scope = Scope {
             vars: &self.vars_all,
             secrets: &self.secrets,
@@ -71,6 +74,11 @@ impl<'a> TemplateNames<'a> {
         for key in ["env", "atlas"] {
             if let Some(v) = c.value.get(key) {
                 strings(c, &format!("/{key}"), v, &scope, out);
+            }
+        }
+        for key in RENDERED_KEYS {
+            if let Some(v) = c.value.get("browser").and_then(|b| b.get(key)) {
+                strings(c, &format!("/browser/{key}"), v, &scope, out);
             }
         }
     }

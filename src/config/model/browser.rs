@@ -4,6 +4,12 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 
+/// The `browser:` keys whose templates are rendered: after the flow's vars (they may read
+/// `vars`, `secrets`, `env` and `web_server`), before its browser context is made. Its other
+/// keys are used as written (`cdp` picks the browser and `state` orders the flows before any
+/// template renders; the rest take no text a template could make).
+pub(crate) const RENDERED_KEYS: [&str; 4] = ["device", "locale", "timezone", "headers"];
+
 /// `browser:`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

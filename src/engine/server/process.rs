@@ -184,14 +184,14 @@ fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
             format!("web server `{}`: its command is empty", l.name),
         ));
     };
-    let mut cmd = tokio::process::Command::new(program);
+    let mut cmd = process::supervised(program);
     cmd.args(args)
         .current_dir(&l.cwd)
         .envs(l.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let (mut child, pgid) = process::spawn_group(&mut cmd).map_err(|e| {
+    let (mut child, pgid) = process::spawn_supervised(&mut cmd).map_err(|e| {
         StepError::new(
             ErrorKind::Environment,
             format!(
@@ -282,13 +282,13 @@ impl CommandServer {
     }
 
     /// SIGTERM to the group, up to `stop_timeout` for the leader to exit, SIGKILL to whatever
-    /// is left of the group.
+    /// is left of it (also what left the group: see `process::supervisor`).
     async fn end(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         let mut exit = self.exit.clone();
         process::signal_group(self.pgid, Signal::SIGTERM);
         let _ = tokio::time::timeout(self.stop_timeout, exit.wait_for(Option::is_some)).await;
-        process::signal_group(self.pgid, Signal::SIGKILL);
+        process::kill_tree(self.pgid);
         process::unregister(self.pgid);
         self.output.drained().await;
     }

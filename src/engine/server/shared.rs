@@ -82,6 +82,11 @@ impl RunServers {
         self.servers.first().map(|s| s.url.as_str())
     }
 
+    /// The servers as reports show them (each started, or the one that did not start).
+    pub(crate) fn info(&self) -> Vec<ServerInfo> {
+        self.info.clone()
+    }
+
     /// Why flows cannot run: a server did not start.
     pub(crate) fn failed(&self) -> Option<&StepError> {
         self.failed.as_ref()

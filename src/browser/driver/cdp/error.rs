@@ -26,6 +26,9 @@ pub(crate) enum CdpError {
     Refused { method: String, message: String },
     #[error("{method}: no answer in {timeout:?}")]
     NoAnswer { method: String, timeout: Duration },
+    /// The browser was found not to answer at all (see `Cdp::health`): not asked.
+    #[error("{method}: the browser does not answer")]
+    Silent { method: String },
     #[error("the browser's answer has no {field}: {answer}")]
     NoField { field: &'static str, answer: Value },
     #[error("locale `{locale}`: {source}")]

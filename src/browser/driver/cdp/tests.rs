@@ -3,7 +3,7 @@ use tokio::net::TcpListener;
 
 /// A browser stand-in: accepts one connection and hands each request to `serve`, which
 /// sends back what the test wants (answers, events, or nothing) and may close.
-async fn browser<F>(serve: F) -> (String, tokio::task::JoinHandle<()>)
+pub(super) async fn browser<F>(serve: F) -> (String, tokio::task::JoinHandle<()>)
 where
     F: Fn(Value) -> (Vec<Value>, bool) + Send + 'static,
 {
@@ -26,7 +26,7 @@ where
     (url, h)
 }
 
-async fn connected(url: &str) -> Cdp {
+pub(super) async fn connected(url: &str) -> Cdp {
     Cdp::connect(url, Duration::from_secs(5), events().0)
         .await
         .unwrap()

@@ -1,0 +1,160 @@
+//! Tests of the skill calls: answers kept or refused, the cache.
+
+use super::*;
+
+#[test]
+fn answers_are_checked_against_each_skills_schema() {
+    assert!(
+        Skill::Intent
+            .check(&json!({"action_type": "click", "selector": {"role": "button", "text": "Sign in"}, "confidence": 0.9}))
+            .is_empty()
+    );
+    let bad = Skill::Intent.check(&json!({"confidence": "high"}));
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    // The seed's free strings are valid: the caller says whether runner can use them.
+    assert!(
+        Skill::Intent
+            .check(&json!({"action_type": "Tap", "selector": "role=button[name=\"Go\"]", "confidence": 0.5}))
+            .is_empty()
+    );
+    assert!(
+        Skill::TrajectoryLabeling
+            .check(&json!({"is_meaningful": true, "semantic_label": "open team", "script_name": "Open Team", "confidence": 1}))
+            .is_empty()
+    );
+    assert!(
+        !Skill::TrajectoryLabeling
+            .check(&json!({"semantic_label": "x", "script_name": "x", "confidence": 1}))
+            .is_empty()
+    );
+    assert!(
+        Skill::PageAnalysis
+            .check(&json!({"summary": "s", "frontier_tasks": [{"selector": {"css": "#a"}, "action": "click", "reason": "r", "priority": 3, "is_destructive": false}], "test_ideas": []}))
+            .is_empty()
+    );
+    assert!(
+        Skill::PageAnalysis
+            .check(&json!({"summary": "s", "frontier_tasks": [{"selector": "@e5", "action": "drag", "reason": "r", "priority": 3, "is_destructive": false}], "test_ideas": [{"name": "n", "description": "d", "type": "smoke"}]}))
+            .is_empty()
+    );
+    assert!(
+        !Skill::TestGeneration
+            .check(&json!({"steps": []}))
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_answer_is_refused_only_when_nothing_in_it_is_usable() {
+    fn refuse(_: &str, _: &mut Value) -> Result<(), String> {
+        Err("no".to_string())
+    }
+    let call = |fit: &'static FitItem<'static>| SkillCall {
+        skill: Skill::PageAnalysis,
+        input: json!({}),
+        key: json!({}),
+        profile: None,
+        variant: None,
+        use_cache: false,
+        normalize: &keep,
+        fit_item: fit,
+    };
+    let idea = json!({"name": "n", "description": "d", "type": "smoke"});
+    let answer = |ideas: Value| json!({"summary": "s", "frontier_tasks": [], "test_ideas": ideas});
+    let all_dropped = usable(&call(&refuse), answer(json!([idea]))).unwrap_err();
+    assert!(
+        all_dropped[0].contains("nothing in the answer is usable"),
+        "{all_dropped:?}"
+    );
+    assert!(
+        all_dropped[1].starts_with("test_ideas[0] (\"n\"): no"),
+        "{all_dropped:?}"
+    );
+    // A page with nothing to try is an answer all the same.
+    assert!(usable(&call(&refuse), answer(json!([]))).is_ok());
+    let kept = usable(
+        &call(&crate::agent::keep_item),
+        answer(json!([idea, {"type": 1}])),
+    )
+    .unwrap();
+    assert_eq!(kept.value["test_ideas"], json!([idea]));
+    assert_eq!(kept.dropped.len(), 1, "{:?}", kept.dropped);
+}
+
+#[test]
+fn the_prompt_ends_with_the_request_block() {
+    let p = prompt(
+        Skill::Intent,
+        &json!({"intent": "点击登录按钮", "url": "http://x/"}),
+    );
+    let block = p.rsplit("```json").next().unwrap();
+    let v: Value = serde_json::from_str(block.trim().trim_end_matches("```").trim()).unwrap();
+    assert_eq!(v["skill"], "intent");
+    assert_eq!(v["intent"], "点击登录按钮");
+}
+
+#[test]
+fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = Registry::default();
+    let env = SkillEnv {
+        profiles: &profiles,
+        cache: CacheMode::ReadWrite,
+        cache_dir: dir.path().to_path_buf(),
+        workspace: dir.path().to_path_buf(),
+        env: IndexMap::new(),
+        masker: Masker::new(["pa\"ss".to_string()]),
+        relay: std::sync::Arc::new(|_: &str| {}),
+        cancel: CancellationToken::new(),
+        log_path: dir.path().join("log"),
+        timeout: Duration::from_secs(1),
+    };
+    let key = json!({"intent": "sign in"});
+    let secret = json!({"action_type": "fill", "value": "pa\"ss-1", "confidence": 1});
+    // Its JSON-escaped form is what the answer's text holds.
+    assert!(holds_secret(&env.masker, &secret));
+    let answer = |value: &Value| Answer {
+        value: value.clone(),
+        dropped: Vec::new(),
+    };
+    store(&env, Skill::Intent, &key, &answer(&secret));
+    assert_eq!(cached(&env, Skill::Intent, &key), None);
+    let call = SkillCall {
+        skill: Skill::Intent,
+        input: json!({}),
+        key: key.clone(),
+        profile: None,
+        variant: None,
+        use_cache: true,
+        normalize: &keep,
+        fit_item: &crate::agent::sift::keep_item,
+    };
+    let miss = read_only_miss(&call, &env).to_string();
+    assert!(
+        miss.contains("holds a secret, so it is never cached"),
+        "{miss}"
+    );
+
+    // A plain answer replaces the entry and is replayed.
+    let plain = json!({"action_type": "fill", "value": "pass", "confidence": 1});
+    assert!(!holds_secret(&env.masker, &plain));
+    store(&env, Skill::Intent, &key, &answer(&plain));
+    assert_eq!(cached(&env, Skill::Intent, &key), Some(plain));
+    assert!(
+        read_only_miss(&call, &env)
+            .to_string()
+            .contains("record it")
+    );
+}
+
+#[test]
+fn cache_keys_differ_by_skill_and_question() {
+    let d = Path::new("/c");
+    let a = cache_file(d, Skill::Intent, &json!({"intent": "a"}));
+    assert_ne!(a, cache_file(d, Skill::Intent, &json!({"intent": "b"})));
+    assert_ne!(
+        a,
+        cache_file(d, Skill::PageAnalysis, &json!({"intent": "a"}))
+    );
+    assert!(a.starts_with("/c/intent"));
+}

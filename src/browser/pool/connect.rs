@@ -1,0 +1,103 @@
+//! Connecting a worker to its browser: the worker's agent-browser session (`--cdp`) and
+//! runner's own DevTools connection. A browser runner (or agent-browser) has just launched gets
+//! what a cold start needs; a running browser elsewhere (`browser.cdp`, `--browser-cdp`) gets
+//! the flow's `browser.timeout` for all of it, so an endpoint that accepts the connection and
+//! never answers costs one browser timeout, not agent-browser's own waits, and the error says
+//! which browser did not answer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::browser::driver::adapter::Cause;
+use crate::browser::driver::cdp::{Cdp, CdpError, Link};
+use crate::browser::driver::command::Command;
+use crate::browser::driver::dialog_watch::Watch;
+use crate::browser::driver::session::Session;
+use crate::step::{ErrorKind, StepError};
+
+/// How long a DevTools call may take before its browser counts as wedged.
+pub(super) const CDP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long runner waits for agent-browser to connect to a browser runner (or agent-browser)
+/// has just launched.
+const LAUNCHED_CONNECT: Duration = Duration::from_secs(30);
+
+/// Connects to a browser this run launched.
+pub(super) async fn launched(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
+    connect(session, watch, LAUNCHED_CONNECT).await
+}
+
+/// Connects to the running browser at `url` within `timeout` (the flow's `browser.timeout`);
+/// its messages name `url`.
+pub(super) async fn remote(
+    session: &mut Session,
+    watch: &Arc<Watch>,
+    url: &str,
+    timeout: Duration,
+) -> Result<Cdp, StepError> {
+    let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout))
+        .await
+        .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
+        .map_err(|e| unconnected(url, timeout, &e))?;
+    cdp.remote(url);
+    Ok(cdp)
+}
+
+/// Starts the session's daemon, connected to the browser (`--cdp`) within `timeout`, and opens
+/// a DevTools connection of runner's own to it. A browser that does not answer in time is a
+/// `Timeout` error.
+async fn connect(
+    session: &mut Session,
+    watch: &Arc<Watch>,
+    timeout: Duration,
+) -> Result<Cdp, StepError> {
+    let data = session.send(Command::CdpUrl, timeout).await?;
+    let w = watch.clone();
+    let on_event = Box::new(move |link: &Arc<Link>, msg: &Value| w.on_event(link, msg));
+    let calls = timeout.min(CDP_TIMEOUT);
+    let unanswered = |e: CdpError| match e {
+        CdpError::ConnectTimeout(_) | CdpError::NoAnswer { .. } => {
+            StepError::new(ErrorKind::Timeout, e.to_string())
+        }
+        e => e.into_step_error(true),
+    };
+    let cdp = Cdp::connect(cdp_url(&data)?, calls, on_event)
+        .await
+        .map_err(unanswered)?;
+    // Tabs made and changed, for the watch on dialogs in a flow's other tabs.
+    cdp.call(
+        "Target.setDiscoverTargets",
+        serde_json::json!({ "discover": true }),
+        calls,
+    )
+    .await
+    .map_err(unanswered)?;
+    Ok(cdp)
+}
+
+/// The error of a running browser at `url` runner could not connect to: it did not answer
+/// within `timeout`, or why agent-browser could not connect (an environment failure: exit 3).
+fn unconnected(url: &str, timeout: Duration, e: &StepError) -> StepError {
+    let message = if e.kind == ErrorKind::Timeout || Cause::timed_out(&e.message) {
+        format!(
+            "the browser at {url} did not answer in {} (connecting to it; `browser.timeout` bounds the wait)",
+            humantime::format_duration(timeout)
+        )
+    } else {
+        let why = e.message.trim_start_matches("the browser cannot launch: ");
+        format!("cannot connect to the browser at {url}: {why}")
+    };
+    StepError::new(ErrorKind::Environment, message)
+}
+
+/// The DevTools URL in agent-browser's answer to `get cdp-url`.
+pub(super) fn cdp_url(data: &Value) -> Result<&str, StepError> {
+    data.get("cdpUrl").and_then(Value::as_str).ok_or_else(|| {
+        StepError::new(
+            ErrorKind::Environment,
+            format!("agent-browser named no DevTools URL for its browser: {data}"),
+        )
+    })
+}

@@ -1,0 +1,144 @@
+//! `runner explore URL`: the command-line side of a crawl (its settings, the app's servers,
+//! the summary it prints); the crawl is `atlas::explore`.
+
+use std::path::{Path, PathBuf};
+
+use super::args::{AgentArgs, ServerArgs};
+use super::error::CliError;
+use super::exit::Outcome;
+use super::signals::interruptible;
+use crate::atlas::{self, Atlas};
+use crate::config::flows::absolute;
+use crate::config::project::{self, Fingerprint};
+use crate::engine::InProcess;
+use crate::report::{Reporter, Status};
+use crate::step::ErrorKind;
+
+/// `runner explore` settings.
+pub(crate) struct ExploreArgs {
+    pub(crate) url: String,
+    pub(crate) max_depth: usize,
+    pub(crate) max_nodes: usize,
+    pub(crate) allow_destructive: bool,
+    pub(crate) dir: PathBuf,
+    /// `--fingerprint`.
+    pub(crate) fingerprint: Option<String>,
+    pub(crate) agent: AgentArgs,
+    pub(crate) servers: ServerArgs,
+}
+
+/// Credentials in the URL would be stored in the root's entry, in clear (and browsers drop
+/// them anyway).
+fn refuse_credentials(url: &str) -> Result<(), CliError> {
+    let authority = url.split_once("://").map_or("", |(_, rest)| {
+        rest.split(['/', '?', '#']).next().unwrap_or("")
+    });
+    if authority.contains('@') {
+        return Err(CliError::Usage("the URL to explore has credentials (`user:password@`); they would be stored in the atlas in clear: record a login flow with `link_state` and a secret instead, then explore from its pages".to_string()));
+    }
+    Ok(())
+}
+
+/// How a new atlas of `explore` tells states apart: `--fingerprint`, else runner.toml's
+/// `[atlas] fingerprint`, else as the atlas was made (`None`). An existing atlas made the other
+/// way is refused here, before the app is started.
+fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, CliError> {
+    let wanted = match flag {
+        Some("text") => Some(Fingerprint::Text),
+        Some(_) => Some(Fingerprint::Structure),
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| {
+                CliError::Environment(format!("cannot read the current directory: {e}"))
+            })?;
+            project::find(&cwd)
+                .map_err(CliError::invalid)?
+                .and_then(|p| p.file.atlas)
+                .and_then(|a| a.fingerprint)
+        }
+    };
+    if dir.join("nodes").is_dir() {
+        Atlas {
+            root: dir.to_path_buf(),
+        }
+        .settle_fingerprint(wanted)?;
+    }
+    Ok(wanted)
+}
+
+/// `runner explore URL`.
+pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
+    refuse_credentials(&args.url)?;
+    let spec = super::servers::spec(&args.servers)?;
+    if spec.is_none() {
+        super::servers::start_url(&args.url, None).map_err(CliError::Usage)?;
+    }
+    let run_id = format!("explore-{}", std::process::id());
+    let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
+    let skills_rt = rt.clone();
+    let agent = super::atlas::skill_env(&skills_rt, &args.agent, &run_id)?;
+    let scratch = rt.artifacts.clone();
+    let mut opts = atlas::ExploreOptions {
+        url: args.url.clone(),
+        max_depth: args.max_depth,
+        max_nodes: args.max_nodes,
+        allow_destructive: args.allow_destructive,
+        atlas: absolute(&args.dir),
+        fingerprint: fingerprint(args.fingerprint.as_deref(), &absolute(&args.dir))?,
+        // State screenshots go to the private scratch directory, removed with it.
+        artifacts: scratch.join("states"),
+        run_id,
+    };
+    let status = Status::new(*reporter);
+    let result = tokio_rt.block_on(super::servers::around(
+        &skills_rt,
+        spec.as_ref(),
+        &opts.run_id.clone(),
+        reporter,
+        |origin| {
+            let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
+            async move {
+                opts.url = super::servers::start_url(&args.url, origin.as_deref())
+                    .map_err(CliError::Usage)?;
+                let mut d = InProcess::new(rt);
+                let r = interruptible(atlas::explore(
+                    &mut d,
+                    opts,
+                    agent,
+                    &|line| status.update(line),
+                    &|warning| status.warn(warning),
+                ))
+                .await;
+                d.close().await;
+                Ok::<_, CliError>(r)
+            }
+        },
+    ));
+    status.finish();
+    super::atlas::finish(&scratch);
+    let result = result??;
+    // The todo in flight was not taken off its list: the next crawl does it.
+    if result.is_none() {
+        atlas::mark_status(
+            &Atlas {
+                root: opts.atlas.clone(),
+            },
+            "interrupted",
+        );
+    }
+    let result = result.ok_or_else(|| {
+        CliError::Interrupted(
+            "explore interrupted: what was recorded is kept, the todos left (the one in flight too) are done by the next `runner explore`".to_string(),
+        )
+    })?;
+    match result {
+        Ok(summary) => {
+            reporter.out(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"));
+            Ok(Outcome::Passed)
+        }
+        Err(e) if e.kind == ErrorKind::Environment => Err(CliError::Environment(e.message)),
+        Err(e) => {
+            reporter.error(&e.message);
+            Ok(Outcome::FlowsFailed)
+        }
+    }
+}

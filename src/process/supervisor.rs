@@ -1,0 +1,178 @@
+//! The supervisor every command of a flow runs under (`exec` steps, agents, web servers):
+//! `runner __supervise -- PROGRAM ARGS...`, runner's own binary, the leader of the command's
+//! process group and its parent. It is a child subreaper (`PR_SET_CHILD_SUBREAPER`): whatever
+//! the command starts that loses its parent — a daemon's double fork, `setsid cmd &`, which
+//! also leaves the group and the session — becomes the supervisor's child instead of init's,
+//! so it can still be found (`tree`) and ended:
+//!
+//! - when the command exits, the supervisor ends everything it left (SIGKILL) and exits with the
+//!   command's status (or dies of its signal), so nothing a step started outlives the step;
+//! - when runner ends the group (a timeout, a stop, Ctrl-C: SIGTERM, a grace, then the tree:
+//!   `group::terminate_child_group`), the command gets the SIGTERM, the supervisor does not
+//!   (it blocks it once the command has started) and ends what is left once the command has
+//!   gone;
+//! - when runner dies, `kill -9` included, the guardian ends each registered group's tree while
+//!   its supervisor still holds it, and a supervisor that finds its parent gone (it looks every
+//!   100 ms) ends its tree itself.
+//!
+//! Only a SIGKILL of the supervisor itself before runner's guardian walks its tree lets an
+//! orphan go, to runner (a subreaper too, which ends its adopted children at its end).
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::time::Duration;
+
+use nix::sys::signal::{SigSet, Signal};
+
+/// The hidden argument that makes runner's binary a supervisor.
+pub(crate) const ARG: &str = "__supervise";
+
+/// How often a supervisor looks whether runner is still its parent.
+const PARENT_CHECK: Duration = Duration::from_millis(100);
+
+/// A command that runs `program` under runner's supervisor: give it `program`'s arguments,
+/// environment, working directory and stdio as to `program` itself, and start it with
+/// [`spawn_supervised`].
+pub(crate) fn supervised(program: impl AsRef<OsStr>) -> tokio::process::Command {
+    // A unit test's binary is not runner's: there, commands run unsupervised.
+    if cfg!(test) {
+        return tokio::process::Command::new(program);
+    }
+    // `/proc/self/exe` is runner's binary for the child too, also if the file was replaced
+    // since runner started.
+    let mut cmd = tokio::process::Command::new("/proc/self/exe");
+    cmd.arg(ARG).arg("--").arg(program);
+    cmd
+}
+
+/// Starts a [`supervised`] command as the leader of a new process group (see `spawn_group`).
+/// A program that cannot be found or is not executable is the error spawning it directly would
+/// give (`NotFound`, `PermissionDenied`), before anything starts.
+pub(crate) fn spawn_supervised(
+    cmd: &mut tokio::process::Command,
+) -> std::io::Result<(tokio::process::Child, i32)> {
+    startable(cmd.as_std())?;
+    super::spawn_group(cmd)
+}
+
+/// Whether the supervised program of `cmd` can be started: found as `execvp` finds it (a
+/// name with a `/` against the working directory, else in the child's `PATH`) and executable.
+fn startable(cmd: &std::process::Command) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    use std::os::unix::fs::PermissionsExt;
+    let mut args = cmd.get_args();
+    if args.next().is_none_or(|a| a != ARG) {
+        return Ok(());
+    }
+    let Some(program) = args.nth(1) else {
+        return Ok(());
+    };
+    let program = Path::new(program);
+    let cwd = cmd.get_current_dir().map_or_else(
+        || std::env::current_dir().unwrap_or_default(),
+        Path::to_path_buf,
+    );
+    let candidates: Vec<std::path::PathBuf> =
+        if program.as_os_str().as_encoded_bytes().contains(&b'/') {
+            vec![cwd.join(program)]
+        } else {
+            // The child's PATH: the command's own when it sets one, else runner's.
+            // (none at all: the C library's default, as `execvp` takes it).
+            let path = match cmd.get_envs().filter(|(k, _)| *k == "PATH").last() {
+                Some((_, v)) => v.map(OsStr::to_os_string),
+                None => std::env::var_os("PATH"),
+            }
+            .unwrap_or_else(|| OsString::from("/bin:/usr/bin"));
+            std::env::split_paths(&path)
+                .map(|d| cwd.join(d).join(program))
+                .collect()
+        };
+    let mut denied = false;
+    for c in candidates {
+        match std::fs::metadata(&c) {
+            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => return Ok(()),
+            Ok(m) if m.is_file() => denied = true,
+            _ => {}
+        }
+    }
+    Err(if denied {
+        Error::from(ErrorKind::PermissionDenied)
+    } else {
+        Error::from(ErrorKind::NotFound)
+    })
+}
+
+/// `runner __supervise -- PROGRAM ARGS...` (`args`: what follows `__supervise`): runs the
+/// command and returns its exit code, or dies of the signal that ended it.
+pub(crate) fn run(args: &[OsString]) -> i32 {
+    let args = match args.first() {
+        Some(a) if a == "--" => &args[1..],
+        _ => args,
+    };
+    let Some((program, rest)) = args.split_first() else {
+        eprintln!("runner: {ARG} needs a command");
+        return 2;
+    };
+    let parent = nix::unistd::getppid();
+    #[cfg(target_os = "linux")]
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let mut child = match std::process::Command::new(program).args(rest).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("runner: cannot start `{}`: {e}", program.to_string_lossy());
+            return if e.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+        }
+    };
+    // The signals runner sends the group (a timeout, a stop, Ctrl-C) are the command's: the
+    // supervisor stays to end what the command leaves. Blocked once the command has started
+    // (a child inherits the mask) and before the thread below starts (so in every thread).
+    let mut mask = SigSet::empty();
+    for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        mask.add(s);
+    }
+    let _ = mask.thread_block();
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(PARENT_CHECK);
+            if nix::unistd::getppid() != parent {
+                // runner is gone: so is everything it started.
+                end_leftovers();
+                std::process::exit(137);
+            }
+        }
+    });
+    let status = child.wait();
+    end_leftovers();
+    match status {
+        Ok(s) => s.code().unwrap_or_else(|| s.signal().map_or(1, die_of)),
+        Err(_) => 1,
+    }
+}
+
+/// Ends everything the command left (its descendants, now the supervisor's), and reaps them.
+fn end_leftovers() {
+    let me = std::process::id().cast_signed();
+    super::tree::kill_descendants(me);
+    while let Ok(s) = nix::sys::wait::waitpid(None, Some(nix::sys::wait::WaitPidFlag::WNOHANG)) {
+        if s == nix::sys::wait::WaitStatus::StillAlive {
+            break;
+        }
+    }
+}
+
+/// Dies of signal `sig`, as the command did, so runner sees what ended it; returns the shell's
+/// `128 + sig` when the signal does not end the supervisor (SIGPIPE, which Rust ignores).
+fn die_of(sig: i32) -> i32 {
+    if let Ok(signal) = Signal::try_from(sig) {
+        let _ = nix::sys::signal::raise(signal);
+        let mut one = SigSet::empty();
+        one.add(signal);
+        let _ = one.thread_unblock();
+    }
+    128 + sig
+}

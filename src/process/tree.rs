@@ -1,0 +1,124 @@
+//! A process's descendants, by their parents in `/proc`: what a process group does not hold. A
+//! child that calls `setsid` (a daemon, `setsid cmd &`) leaves its group and session, so a
+//! signal to the group misses it; it stays a descendant of the nearest subreaper above it (the
+//! supervisor runner starts each command under, see `supervisor`), and is found here.
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+/// How many times `kill_descendants` looks again for processes that a fork racing its last
+/// look made (each look kills what it finds; a process that forks endlessly is outrun after a
+/// few).
+const PASSES: usize = 20;
+
+/// Every process's parent: `(pid, parent pid)`, from `/proc/<pid>/stat`.
+fn parents() -> Vec<(i32, i32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
+            let ppid = stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// The processes that descend from `pid` (not `pid` itself), children before grandchildren,
+/// leaving out `spare` and what descends from it.
+fn descendants(pid: i32, spare: Option<i32>) -> Vec<i32> {
+    let all = parents();
+    let mut out = vec![pid];
+    let mut i = 0;
+    while i < out.len() {
+        let of = out[i];
+        out.extend(
+            all.iter()
+                .filter(|(p, pp)| *pp == of && Some(*p) != spare)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    out.remove(0);
+    out
+}
+
+/// SIGKILLs every live descendant of `pid` (not `pid` itself), and looks again while a look
+/// finds live ones: the children of a killed process go to the nearest subreaper above it, and
+/// a fork may race a look.
+pub(crate) fn kill_descendants(pid: i32) {
+    kill_descendants_but(pid, None);
+}
+
+/// `kill_descendants`, sparing `spare` and what descends from it.
+pub(crate) fn kill_descendants_but(pid: i32, spare: Option<i32>) {
+    for _ in 0..PASSES {
+        let live: Vec<i32> = descendants(pid, spare)
+            .into_iter()
+            .filter(|p| super::is_live(*p))
+            .collect();
+        if live.is_empty() {
+            return;
+        }
+        for p in live {
+            let _ = kill(Pid::from_raw(p), Signal::SIGKILL);
+        }
+    }
+}
+
+/// Ends a process group runner started and everything its leader started, also what left the
+/// group: the leader's descendants first (the leader, alive, keeps the orphans of those it
+/// loses), then the group.
+pub(crate) fn kill_tree(pgid: i32) {
+    if pgid > 1 && super::is_live(pgid) {
+        kill_descendants(pgid);
+    }
+    super::signal::signal_group(pgid, Signal::SIGKILL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setsid_grandchild_is_a_descendant_and_is_killed() {
+        let d = tempfile::tempdir().unwrap();
+        let pidfile = d.path().join("pid");
+        let mut sh = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "setsid sleep 300 & echo $! > {}; exec sleep 300",
+                pidfile.display()
+            ))
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let grandchild: i32 = loop {
+            if let Some(p) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                break p;
+            }
+            assert!(std::time::Instant::now() < deadline);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let sh_pid = i32::try_from(sh.id()).unwrap();
+        assert!(descendants(sh_pid, None).contains(&grandchild));
+        assert!(!descendants(sh_pid, Some(grandchild)).contains(&grandchild));
+        kill_descendants(sh_pid);
+        // The shell itself (exec'd into sleep) is not a descendant of itself.
+        assert!(super::super::is_live(sh_pid));
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            !super::super::is_live(grandchild)
+        });
+        let _ = sh.kill();
+        let _ = sh.wait();
+        assert!(gone, "{grandchild} lives on");
+    }
+}

@@ -1,0 +1,300 @@
+//! `atlas export` as a regression test: every state on the exported path is checked on
+//! arrival (its URL route, its title, its main heading and landmarks), so the exported flow
+//! fails where the app changed, not only where a click no longer finds its element — real
+//! browser on a copy of `tests/fixtures/atlas-site`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::atlas::{Server, atlas_cmd, crawl, node_by_title, site_copy};
+use crate::common::{Ran, flow_run, write};
+
+/// An explored copy of the atlas site, served: (temp dir, site copy, server).
+fn explored() -> (tempfile::TempDir, PathBuf, Server) {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    crawl(d.path(), &format!("{}/index.html", server.url), &[]);
+    (d, site, server)
+}
+
+/// `atlas export NODE [more]`: what it printed.
+fn export(dir: &Path, node: &str, more: &[&str]) -> String {
+    let mut args = vec!["export", node];
+    args.extend_from_slice(more);
+    let (code, out, err) = atlas_cmd(dir, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    out
+}
+
+/// The steps of an exported flow that check a state's URL (and title, heading, ...).
+fn identity_checks(flow: &Value) -> Vec<Value> {
+    flow["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["expect"].get("url").is_some())
+        .cloned()
+        .collect()
+}
+
+/// Runs `exported.yaml`; (exit code, the failed step's name and error message).
+fn run_exported(dir: &Path) -> (i32, Option<(String, String)>, String) {
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = flow_run(dir).arg("exported.yaml").run();
+    let failed = report["flows"][0]["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["conclusion"] == "failed"))
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_string(),
+                s["error"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        });
+    (code, failed, format!("{stdout}{stderr}"))
+}
+
+/// Edits a page of the served copy.
+fn edit(site: &Path, page: &str, from: &str, to: &str) {
+    let p = site.join(page);
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains(from), "{page} holds {from}");
+    std::fs::write(&p, text.replace(from, to)).unwrap();
+}
+
+#[test]
+fn an_exported_flow_checks_each_state_it_reaches_and_fails_where_the_app_changed() {
+    let (d, site, _server) = explored();
+    let contact = node_by_title(d.path(), "Contact");
+    let team = node_by_title(d.path(), "Team");
+    let exported = export(d.path(), &contact, &[]);
+    let flow: Value = serde_json::from_str(&exported).unwrap();
+    // home, about, team, contact: each reached state is checked, in the order reached.
+    let checks = identity_checks(&flow);
+    let titles: Vec<&str> = checks
+        .iter()
+        .map(|c| c["expect"]["title"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        titles,
+        ["Atlas home", "About", "Team", "Contact"],
+        "{exported}"
+    );
+    let at_team = &checks[2];
+    assert_eq!(
+        at_team["name"],
+        format!("arrived at Team /team.html ({team})"),
+        "{exported}"
+    );
+    assert_eq!(
+        at_team["expect"]["visible"],
+        serde_json::json!({"role": "heading", "text": "Team", "exact": true}),
+        "{exported}"
+    );
+    assert_eq!(
+        at_team["expect"]["count"],
+        serde_json::json!({"target": {"css": "main, [role=main]"}, "min": 1}),
+        "{exported}"
+    );
+    let url = at_team["expect"]["url"]["matches"].as_str().unwrap();
+    assert!(url.ends_with(r"/team\.html(?:#.*)?$"), "{url}");
+    // A check comes right after the steps that reach its state: the click on "Our team"
+    // leads to the team page's check, before the click on "Contact".
+    let steps = flow["steps"].as_array().unwrap();
+    let at = |pred: &dyn Fn(&Value) -> bool| steps.iter().position(pred).unwrap();
+    let team_click = at(&|s| s["click"]["text"] == "Our team");
+    let team_check = at(&|s| s["expect"]["title"] == "Team");
+    let contact_click = at(&|s| s["click"]["text"] == "Contact");
+    assert!(
+        team_click < team_check && team_check < contact_click,
+        "{exported}"
+    );
+
+    // Browser steps give up after 3 s: a broken run fails in seconds, not 15.
+    write(d.path(), "runner.toml", "[browser]\ntimeout = \"3s\"\n");
+    write(d.path(), "exported.yaml", &exported);
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!((code, failed), (0, None), "{out}");
+    for state in ["Atlas home", "About", "Team", "Contact"] {
+        assert!(out.contains(&format!("ok arrived at {state} /")), "{out}");
+    }
+    // The home page's second landmark has a check of its own.
+    let home = node_by_title(d.path(), "Atlas home");
+    assert!(
+        out.contains(&format!(
+            "ok arrived at Atlas home /index.html ({home}): its navigation"
+        )),
+        "{out}"
+    );
+
+    // A renamed heading: every click still works, the team state's check fails.
+    edit(&site, "team.html", "<h1>Team</h1>", "<h1>Our new team</h1>");
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!(code, 1, "{out}");
+    let (step, message) = failed.expect("a failed step");
+    assert_eq!(
+        step,
+        format!("arrived at Team /team.html ({team})"),
+        "{out}"
+    );
+    assert!(
+        message.contains("heading") && message.contains("\"Team\""),
+        "{message}"
+    );
+    edit(&site, "team.html", "<h1>Our new team</h1>", "<h1>Team</h1>");
+
+    // A changed title.
+    edit(
+        &site,
+        "about.html",
+        "<title>About</title>",
+        "<title>About the company</title>",
+    );
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!(code, 1, "{out}");
+    let (step, message) = failed.expect("a failed step");
+    assert!(step.starts_with("arrived at About /about.html"), "{step}");
+    assert!(
+        message.contains("title") && message.contains("About the company"),
+        "{message}"
+    );
+    edit(
+        &site,
+        "about.html",
+        "<title>About the company</title>",
+        "<title>About</title>",
+    );
+
+    // The same page at another route: the link leads elsewhere, the page looks the same.
+    std::fs::copy(site.join("team.html"), site.join("people.html")).unwrap();
+    edit(
+        &site,
+        "about.html",
+        "href=\"team.html\"",
+        "href=\"people.html\"",
+    );
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!(code, 1, "{out}");
+    let (step, message) = failed.expect("a failed step");
+    assert!(step.starts_with("arrived at Team /team.html"), "{step}");
+    assert!(
+        message.contains("url") && message.contains("people.html"),
+        "{message}"
+    );
+    edit(
+        &site,
+        "about.html",
+        "href=\"people.html\"",
+        "href=\"team.html\"",
+    );
+
+    // A lost landmark: the contact page's content outside any <main>.
+    edit(&site, "contact.html", "<main>", "<div>");
+    edit(&site, "contact.html", "</main>", "</div>");
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!(code, 1, "{out}");
+    let (step, message) = failed.expect("a failed step");
+    assert!(
+        step.starts_with("arrived at Contact /contact.html"),
+        "{step}"
+    );
+    assert!(message.contains("main"), "{message}");
+}
+
+#[test]
+fn an_exported_check_generalises_query_values_and_follows_the_base_url() {
+    let (d, site, server) = explored();
+    let welcome = node_by_title(d.path(), "Welcome");
+    // Exported against another server of the same site: the check names that origin.
+    let other = Server::serve(&site);
+    let exported = export(d.path(), &welcome, &["--base-url", &other.url]);
+    let mut flow: Value = serde_json::from_str(&exported).unwrap();
+    let checks = identity_checks(&flow);
+    let url = checks.last().unwrap()["expect"]["url"]["matches"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        url.starts_with(&format!("^{}", other.url.replace('.', r"\."))),
+        "{url}"
+    );
+    assert!(!url.contains(&server.url.replace('.', r"\.")), "{url}");
+    assert!(url.contains(r"\?(?:[^#]*&)?name=[^&#]*"), "{url}");
+    // Another name typed in: the welcome page's URL has another query value, same state.
+    for s in flow["steps"].as_array_mut().unwrap() {
+        if s.get("fill").is_some() {
+            s["fill"]["value"] = Value::from("someone else entirely");
+        }
+    }
+    write(d.path(), "exported.yaml", &flow.to_string());
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!((code, failed), (0, None), "{out}");
+    assert!(out.contains("ok arrived at Welcome"), "{out}");
+}
+
+#[test]
+fn the_playwright_export_asserts_each_state_and_is_valid_python() {
+    let (d, _site, server) = explored();
+    let contact = node_by_title(d.path(), "Contact");
+    let py = export(d.path(), &contact, &["--format", "playwright-python"]);
+    let pos = |needle: &str| {
+        py.find(needle)
+            .unwrap_or_else(|| panic!("no {needle} in:\n{py}"))
+    };
+    assert!(pos("import re\n") < pos("def main():"), "{py}");
+    pos("from playwright.sync_api import expect, sync_playwright\n");
+    let team_click = pos("page.get_by_role(\"link\", name=\"Our team\").click()");
+    let team_title = pos("expect(page).to_have_title(\"Team\")");
+    let contact_click = pos("page.get_by_role(\"link\", name=\"Contact\").click()");
+    assert!(
+        team_click < team_title && team_title < contact_click,
+        "{py}"
+    );
+    for line in [
+        "expect(page.get_by_role(\"heading\", name=\"Team\", exact=True)).to_be_visible()",
+        "expect(page.get_by_role(\"main\").first).to_be_visible()",
+        "expect(page.get_by_role(\"navigation\").first).to_be_visible()",
+        "expect(page).to_have_title(\"Contact\")",
+    ] {
+        pos(line);
+    }
+    assert_eq!(
+        py.matches("expect(page).to_have_url(re.compile(").count(),
+        4
+    );
+
+    // Valid Python, and each URL pattern, compiled by Python's `re`, matches its own page
+    // and no other page of the path.
+    let file = write(d.path(), "reach_contact.py", &py);
+    let check = r#"
+import ast, json, re, sys
+tree = ast.parse(open(sys.argv[1]).read())
+patterns = [n.args[0].value for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "compile"]
+print(json.dumps([[bool(re.search(p, u)) for u in sys.argv[2:]] for p in patterns]))
+"#;
+    let pages = ["index.html", "about.html", "team.html", "contact.html"];
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(check)
+        .arg(&file)
+        .args(pages.iter().map(|p| format!("{}/{p}", server.url)))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let matched: Vec<Vec<bool>> = serde_json::from_slice(&out.stdout).unwrap();
+    let diagonal: Vec<Vec<bool>> = (0..4).map(|i| (0..4).map(|j| i == j).collect()).collect();
+    assert_eq!(matched, diagonal, "{py}");
+}
