@@ -239,3 +239,115 @@ steps:
     let Ran { code, stderr, .. } = flow_run(d.path()).arg("look.yaml").run();
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A flow on the trace fixture whose page leaks the secret: it logs it, puts it in the URL of
+/// a request that gets a 404, throws an error with it; a request that gets no response too.
+fn leaking_flow(dir: &Path) {
+    write(
+        dir,
+        "leaks.yaml",
+        &format!(
+            r##"name: leaks
+secrets: [TRACE_PW]
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - fill: {{ target: "#password", value: "{{{{ secrets.TRACE_PW }}}}" }}
+  - click: "#send"
+  - expect: {{ text: {{ target: "#out", equals: "status 404, refused" }} }}
+  - expect: {{ visible: {{ text: "Nothing like this" }} }}
+    timeout: 1s
+"##,
+            fixture("trace").display()
+        ),
+    );
+}
+
+/// The console messages and failed requests of each step are in the trace, the secret masked
+/// in every one: the click's `console.log` in the click's entry (its end waits for the events
+/// the browser sent before), the 404 named with its method and URL, the request with no
+/// response with the browser's error, the page's uncaught error; the HTML report shows them,
+/// masked too.
+#[test]
+fn console_and_failed_requests_are_traced_masked() {
+    let d = tempfile::tempdir().unwrap();
+    leaking_flow(d.path());
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("TRACE_PW", PW)
+        .args(["leaks.yaml", "--report", "html=report"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let art = d.path().join("art");
+    for f in trace_files(&art) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(PW),
+            "the secret is in {}",
+            f.display()
+        );
+    }
+    let text = std::fs::read_to_string(art.join("001-leaks/trace/trace.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let steps = trace["steps"].as_array().unwrap();
+    assert_eq!(steps[2]["action"], "click");
+    let texts = |s: &serde_json::Value| -> Vec<String> {
+        s["console"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| format!("{} {}", e["level"], e["text"]))
+            .collect()
+    };
+    assert!(
+        texts(&steps[2]).contains(&"\"log\" \"sending ***\"".to_string()),
+        "{:?}",
+        texts(&steps[2])
+    );
+    let console: Vec<String> = steps.iter().flat_map(texts).collect();
+    assert!(
+        console
+            .iter()
+            .any(|t| t.starts_with("\"error\"") && t.contains("gave up on ***")),
+        "{console:?}"
+    );
+    let network: Vec<&serde_json::Value> = steps
+        .iter()
+        .flat_map(|s| s["network"].as_array().unwrap())
+        .collect();
+    assert!(
+        network.iter().any(|n| n["status"] == 404
+            && n["method"] == "GET"
+            && n["url"].as_str().unwrap().ends_with("/missing?pw=***")),
+        "{network:?}"
+    );
+    assert!(
+        network
+            .iter()
+            .any(|n| n["url"] == "http://127.0.0.1:9/refused"
+                && n["error"].as_str().unwrap().starts_with("net::ERR_")),
+        "{network:?}"
+    );
+    assert_eq!(network.len(), 2, "each failed request once: {network:?}");
+    let page = std::fs::read_to_string(d.path().join("report/index.html")).unwrap();
+    assert!(!page.contains(PW), "the secret is on the page");
+    write(
+        d.path(),
+        "look.yaml",
+        &format!(
+            r##"name: look at the console
+steps:
+  - open: "file://{}/index.html"
+  - expect: {{ hidden: {{ text: "sending ***" }} }}
+  - click: {{ css: "tr[data-trace=trace-1-2]" }}
+  - expect: {{ visible: {{ text: "sending ***" }} }}
+  # The requests may have failed during the click or the step after: all the details rows'.
+  - id: network
+    eval: "[...document.querySelectorAll('tr.trace-detail .network li')].map(l => l.textContent).join('|')"
+  - expect: {{ that: "{{{{ '404 Not Found GET' in steps.network.value and 'missing?pw=***' in steps.network.value }}}}" }}
+"##,
+            d.path().join("report").display()
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("look.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+}

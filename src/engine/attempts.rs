@@ -110,7 +110,7 @@ pub(crate) async fn run_step(
         steps: Vec::new(),
         trace: crate::step::StepTrace {
             started: Some(started),
-            picture: None,
+            ..crate::step::StepTrace::default()
         },
     };
     match holds(rt, frame, scope, step, ptr) {
@@ -146,24 +146,11 @@ pub(crate) async fn run_step(
         add_failure_artifacts(frame, step, index, &mut result).await;
     }
     let mut result = finish(rt, frame, result, outcome, started, step);
-    // After the step's time: the trace's picture is not the step's doing.
-    if passed && rt.trace.records() && step.action.needs_browser() {
-        add_trace_picture(frame, step, index, &mut result).await;
+    // After the step's time: what the trace keeps of it is not the step's doing.
+    if rt.trace.records() {
+        super::trace::record(rt.trace, frame, (step, index, passed), &mut result).await;
     }
     result
-}
-
-/// Saves a small picture of the page after a browser step that passed, for the flow's trace
-/// (`<flow artifacts>/trace/NNN-<id>.jpg`).
-async fn add_trace_picture(frame: &Frame<'_>, step: &Step, index: usize, result: &mut StepResult) {
-    let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
-    let path = frame
-        .dir
-        .join(super::trace::DIR)
-        .join(format!("{base}.jpg"));
-    if frame.browser.trace_picture(&path).await {
-        result.trace.picture = Some(path);
-    }
 }
 
 /// Whether the step's `if` holds (true when it has none); an `if` that does not render is the

@@ -38,6 +38,7 @@ pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> 
     };
     ContextSetup {
         downloads,
+        record: false,
         testid_attribute: b.testid_attribute.clone(),
         dialogs: b
             .dialogs

@@ -292,7 +292,7 @@ async fn iteration(
         steps,
         trace: crate::step::StepTrace {
             started: Some(started),
-            picture: None,
+            ..crate::step::StepTrace::default()
         },
     };
     rt.listener.step_finished(cx.frame.info, depth, &result);

@@ -36,12 +36,9 @@ pub(crate) async fn run_flow(
             .join(artifacts::flow_dir(info.index, &loaded.flow.name))
             .join("downloads")
     });
-    let browser = FlowBrowser::new(
-        info.index,
-        spec,
-        context_setup(&loaded, downloads),
-        loaded.dir.clone(),
-    );
+    let mut setup = context_setup(&loaded, downloads);
+    setup.record = rt.trace.records();
+    let browser = FlowBrowser::new(info.index, spec, setup, loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
     // the first browser step). A flow that ends before it (it failed to start) lets it finish,
@@ -140,7 +137,8 @@ pub(crate) async fn run_in(
     let dir = rt
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
-    super::trace::finish(rt.trace, &dir, started, &mut result, masker);
+    let held = browser.take_held_pictures();
+    super::trace::finish(rt.trace, (&dir, started), &mut result, masker, held);
     rt.listener.flow_finished(info, &result);
     result
 }

@@ -55,14 +55,18 @@ pub(crate) struct StepResult {
     pub(crate) trace: StepTrace,
 }
 
-/// What a flow's trace shows of one step beyond its result: when it started, and the picture
-/// of the page after it.
+/// What a flow's trace shows of one step beyond its result: when it started, the picture of
+/// the page after it, what the page logged and the requests that failed during it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepTrace {
     pub(crate) started: Option<std::time::Instant>,
     /// A small JPEG of the page after a browser step that passed (one that failed has its
-    /// failure screenshot).
+    /// failure screenshot): written there once the trace is kept.
     pub(crate) picture: Option<PathBuf>,
+    /// The console messages of the flow's tabs during the step (unmasked: the trace file is).
+    pub(crate) console: Vec<serde_json::Value>,
+    /// The requests of the flow's tabs that failed during the step (unmasked).
+    pub(crate) network: Vec<serde_json::Value>,
 }
 
 /// The `action` of the result of one iteration of an `each` step (its steps are that

@@ -582,6 +582,5 @@ pub(crate) fn on_fake_daemon(
 
 mod gone;
 mod own_eval;
-mod picture;
 #[cfg(test)]
 mod tests;

@@ -254,6 +254,7 @@ impl Worker {
     pub(crate) async fn open_context(
         &mut self,
         session: &mut Session,
+        record: bool,
     ) -> Result<Context, StepError> {
         // A browser that did not answer the last flow's disposal is not given another flow.
         if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
@@ -284,12 +285,10 @@ impl Worker {
                 )
                 .await;
         }
-        // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
-        session.watched =
-            Some(
-                self.watch
-                    .register(self.cdp.link(), &id, &target, session.dialog_default),
-            );
+        // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`);
+        // its tabs record for its trace when it keeps one (see `recorder`).
+        let flow = (target.as_str(), session.dialog_default, record);
+        session.watched = Some(self.watch.register(self.cdp.link(), &id, flow));
         self.served = true;
         Ok(Context { id, target })
     }

@@ -1,7 +1,7 @@
 //! A flow's trace on its report page: a filmstrip above its steps (a small picture of the page
 //! after each browser step), and per step a details row, hidden until its step (or its frame in
-//! the filmstrip) is clicked: its start and duration, the picture, its error and outputs, the
-//! page's snapshot at the failure. Read from the flow's `trace.json` as its reads allow; the
+//! the filmstrip) is clicked: its start and duration, the picture, its error, the console
+//! messages and failed requests during it, its outputs, the page's snapshot at the failure. Read from the flow's `trace.json` as its reads allow; the
 //! pictures are copied under `assets/` like the failure screenshots, and everything is in the
 //! page: it works from `file://`.
 
@@ -57,11 +57,21 @@ impl Writer {
                 || "<span class=\"nopic\">no picture</span>".to_string(),
                 |p| format!("<img src=\"assets/{p}\" alt=\"\">"),
             );
+            let count = |k: &str| e.value[k].as_array().map_or(0, Vec::len);
+            let mut title = e.value["name"].as_str().unwrap_or("").to_string();
+            for (n, what) in [
+                (count("console"), "console"),
+                (count("network"), "failed requests"),
+            ] {
+                if n > 0 {
+                    title.push_str(&format!(" ({what}: {n})"));
+                }
+            }
             self.out.push_str(&format!(
                 "<button class=\"frame {}\" data-trace=\"{}\" title=\"{}\">{img}<span>{} ms</span></button>",
                 esc(class),
                 e.id,
-                esc(e.value["name"].as_str().unwrap_or("")),
+                esc(&title),
                 e.value["start_ms"].as_u64().unwrap_or(0)
             ));
         }
@@ -124,6 +134,7 @@ impl Writer {
                 esc(&Value::Object(d.clone()).to_string())
             ));
         }
+        self.logged(v);
         let outputs = &v["outputs"];
         if outputs.as_object().is_some_and(|o| !o.is_empty()) {
             let text = serde_json::to_string_pretty(outputs).unwrap_or_default();
@@ -142,5 +153,53 @@ impl Writer {
             }
         }
         self.out.push_str("</td></tr>\n");
+    }
+
+    /// A step's console messages and failed requests, as lists (the trace's texts are masked).
+    fn logged(&mut self, v: &Value) {
+        let console = v["console"].as_array().map_or(&[][..], Vec::as_slice);
+        if !console.is_empty() {
+            self.out.push_str("<div class=\"console\">console<ul>");
+            for e in console {
+                let line = match e["left_out"].as_str() {
+                    Some(more) => esc(more),
+                    None => format!(
+                        "<b>{}</b> {}{}",
+                        esc(e["level"].as_str().unwrap_or("")),
+                        esc(e["text"].as_str().unwrap_or("")),
+                        e["url"]
+                            .as_str()
+                            .map(|u| format!(" <span class=\"at\">{}</span>", esc(u)))
+                            .unwrap_or_default()
+                    ),
+                };
+                self.out.push_str(&format!("<li>{line}</li>"));
+            }
+            self.out.push_str("</ul></div>");
+        }
+        let network = v["network"].as_array().map_or(&[][..], Vec::as_slice);
+        if !network.is_empty() {
+            self.out
+                .push_str("<div class=\"network\">failed requests<ul>");
+            for e in network {
+                let why = match (e["status"].as_u64(), e["left_out"].as_str()) {
+                    (_, Some(more)) => {
+                        self.out.push_str(&format!("<li>{}</li>", esc(more)));
+                        continue;
+                    }
+                    (Some(status), _) => {
+                        format!("{status} {}", e["status_text"].as_str().unwrap_or(""))
+                    }
+                    (None, _) => e["error"].as_str().unwrap_or("failed").to_string(),
+                };
+                self.out.push_str(&format!(
+                    "<li><b>{}</b> {} {}</li>",
+                    esc(&why),
+                    esc(e["method"].as_str().unwrap_or("")),
+                    esc(e["url"].as_str().unwrap_or(""))
+                ));
+            }
+            self.out.push_str("</ul></div>");
+        }
     }
 }

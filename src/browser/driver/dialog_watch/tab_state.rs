@@ -1,6 +1,7 @@
 //! What runner's session on each of a flow's tabs knows of the tab beyond its dialogs' answers:
 //! that it hears the tab's events (so the flow's page scripts can go over it: see
-//! `session::own_eval`), and the dialog open in it now.
+//! `session::own_eval`), the dialog open in it now, and what it recorded for the flow's trace
+//! (see `recorder`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use serde_json::json;
 
 use super::FlowDialogs;
 use crate::browser::driver::cdp::Link;
+use crate::browser::driver::recorder::Logged;
 
 /// A dialog open in one of the flow's tabs, as runner's session on the tab last heard.
 #[derive(Clone, Debug)]
@@ -78,5 +80,43 @@ impl FlowDialogs {
         let s = self.state.lock().ok()?;
         let open = s.open.get(&s.current);
         Some(!open.is_some_and(|o| matches!(o.kind.as_str(), "confirm" | "prompt")))
+    }
+}
+
+impl FlowDialogs {
+    /// Waits (at most `timeout`) until the flow's tab records for its trace (at once when the
+    /// flow keeps none).
+    pub(crate) async fn recording(&self, timeout: Duration) {
+        let Some(r) = &self.recorder else { return };
+        let current = match self.state.lock() {
+            Ok(s) => s.current.clone(),
+            Err(_) => return,
+        };
+        r.recording(&current, timeout).await;
+    }
+
+    /// After a browser step, for its trace: the latest frame of the flow's tab (a JPEG) and
+    /// what its tabs logged since the last step, once runner's connection has read every event
+    /// the browser sent before (a call on it is answered after them: see `none_open`).
+    pub(crate) async fn recorded(&self, timeout: Duration) -> (Option<Arc<Vec<u8>>>, Logged) {
+        let Some(r) = &self.recorder else {
+            return (None, Logged::default());
+        };
+        if let Some(link) = self.link.upgrade() {
+            let _ = link
+                .call_in(None, "Browser.getVersion", json!({}), timeout)
+                .await;
+        }
+        let current = self.state.lock().map(|s| s.current.clone());
+        let picture = current.ok().and_then(|t| r.picture(&t));
+        (picture, r.take())
+    }
+
+    /// What the flow's tabs logged since the last step (for a step that drives no browser).
+    pub(crate) fn logged(&self) -> Logged {
+        self.recorder
+            .as_ref()
+            .map(super::super::recorder::Recorder::take)
+            .unwrap_or_default()
     }
 }
