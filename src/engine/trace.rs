@@ -31,9 +31,10 @@ pub(crate) const DIR: &str = "trace";
 const FILE: &str = "trace.json";
 
 /// After a step (the `index`-th of its frame, `passed` or not): what the trace keeps of it
-/// beyond its result. Its picture (a browser step that passed: one that failed has its failure
-/// screenshot), at `<frame's dir>/trace/NNN-<id>.jpg`: written now with `on`, held until the
-/// flow's end with `retain-on-failure`. What the flow's tabs logged during it.
+/// beyond its result. Its picture (a browser step's: one that failed has its failure
+/// screenshot, when one could be taken), at `<frame's dir>/trace/NNN-<id>.jpg`: written now
+/// with `on`, held until the flow's end with `retain-on-failure`. What the flow's tabs logged
+/// during it.
 pub(crate) async fn record(
     mode: TraceMode,
     frame: &Frame<'_>,
@@ -43,7 +44,10 @@ pub(crate) async fn record(
     let (picture, logged) = frame.browser.recorded(step.action.needs_browser()).await;
     result.trace.console = logged.console;
     result.trace.network = logged.network;
-    let Some(jpeg) = picture.filter(|_| passed) else {
+    // A failed step's picture is its failure screenshot, when it has one.
+    let shot = |a: &Value| a["screenshot"].is_string();
+    let has_shot = !passed && result.failure_artifacts.as_ref().is_some_and(shot);
+    let Some(jpeg) = picture.filter(|_| !has_shot) else {
         return;
     };
     let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());

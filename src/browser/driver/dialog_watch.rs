@@ -536,21 +536,32 @@ async fn answer_armed(
 /// Attaches runner's connection to tab `target` of `context` and turns on its page events (the
 /// dialogs among them).
 async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: String) {
-    let Ok(session) = link.attach(&target, CALL_TIMEOUT).await else {
+    let session = link.attach(&target, CALL_TIMEOUT).await.ok();
+    let mut enabled = false;
+    if let Some(session) = &session {
+        if let Ok(mut s) = watch.sessions.lock() {
+            s.insert(session.clone(), (context.clone(), target.clone()));
+        }
+        enabled = link
+            .call_in(Some(session), "Page.enable", json!({}), CALL_TIMEOUT)
+            .await
+            .is_ok();
+    }
+    let Some(flow) = watch.flow(&context) else {
         return;
     };
-    if let Ok(mut s) = watch.sessions.lock() {
-        s.insert(session.clone(), (context.clone(), target.clone()));
-    }
-    let enabled = link
-        .call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT)
-        .await;
-    if enabled.is_ok()
-        && let Some(flow) = watch.flow(&context)
-    {
-        flow.listening(&target, &session);
-        if let Some(r) = &flow.recorder {
-            r.start(&link, &session, &target).await;
+    match session.filter(|_| enabled) {
+        Some(session) => {
+            flow.listening(&target, &session);
+            if let Some(r) = &flow.recorder {
+                r.start(&link, &session, &target).await;
+            }
+        }
+        // Nothing to wait for: the tab's trace goes without what it would have recorded.
+        None => {
+            if let Some(r) = &flow.recorder {
+                r.settle(&target);
+            }
         }
     }
 }

@@ -47,7 +47,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Default)]
 pub(crate) struct Recorder {
     state: Mutex<Recorded>,
-    /// Told when a tab starts recording.
+    /// Told when a tab starts recording (or is found not to).
     started: Notify,
 }
 
@@ -59,8 +59,8 @@ struct Recorded {
     network: Entries,
     /// Requests in flight: id -> (method, URL).
     requests: HashMap<String, (String, String)>,
-    /// The tabs that record.
-    recording: HashSet<String>,
+    /// The tabs that record, or that runner's session could not record.
+    settled: HashSet<String>,
 }
 
 /// A screencast frame: base64 as it came, decoded when first taken.
@@ -140,21 +140,24 @@ impl Recorder {
             .into_iter()
             .map(|(m, p)| link.call_in(on, m, p, CALL_TIMEOUT));
         futures_util::future::join_all(calls).await;
+        self.settle(target);
+    }
+
+    /// Tab `target` records, or runner's session on it could not be had: nothing is to be
+    /// waited for.
+    pub(crate) fn settle(&self, target: &str) {
         if let Ok(mut s) = self.state.lock() {
-            s.recording.insert(target.to_string());
+            s.settled.insert(target.to_string());
         }
         self.started.notify_waiters();
     }
 
-    /// Waits (at most `timeout`) until tab `target` records.
+    /// Waits (at most `timeout`) until tab `target` records (or is found not to).
     pub(crate) async fn recording(&self, target: &str, timeout: Duration) {
         let until = tokio::time::Instant::now() + timeout;
         loop {
             let told = self.started.notified();
-            let on = self
-                .state
-                .lock()
-                .is_ok_and(|s| s.recording.contains(target));
+            let on = self.state.lock().is_ok_and(|s| s.settled.contains(target));
             if on || tokio::time::timeout_at(until, told).await.is_err() {
                 return;
             }
