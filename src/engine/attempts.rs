@@ -110,6 +110,7 @@ pub(crate) async fn run_step(
         steps: Vec::new(),
         trace: crate::step::StepTrace {
             started: Some(started),
+            wall: Some(std::time::SystemTime::now()),
             ..crate::step::StepTrace::default()
         },
     };

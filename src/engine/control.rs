@@ -292,6 +292,7 @@ async fn iteration(
         steps,
         trace: crate::step::StepTrace {
             started: Some(started),
+            wall: std::time::SystemTime::now().checked_sub(started.elapsed()),
             ..crate::step::StepTrace::default()
         },
     };

@@ -137,8 +137,9 @@ pub(crate) async fn run_in(
     let dir = rt
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
-    let held = browser.take_held_pictures();
-    super::trace::finish(rt.trace, (&dir, started), &mut result, masker, held);
+    let kept = rt.trace.records() && rt.trace.keeps(result.status == FlowStatus::Passed);
+    let recorded = browser.recorded(kept, super::trace::CATCH_UP).await;
+    super::trace::finish(rt.trace, (&dir, started), &mut result, masker, recorded);
     rt.listener.flow_finished(info, &result);
     result
 }

@@ -7,18 +7,20 @@
 //! through the flow's masker.
 //!
 //! What is recorded comes from runner's own DevTools session on the flow's tabs (see
-//! `browser::driver::recorder`): the picture after a step is the latest screencast frame of the
-//! flow's tab at the step's end. With `on` each picture is written as its step ends; with
-//! `retain-on-failure` they are held in memory (the latest `HELD_PICTURES` of a flow) and
-//! written only when the flow did not pass, so a passing run writes nothing.
+//! `browser::driver::recorder`), from events: the picture after a step is the latest frame of
+//! a screencast of the flow's tab at the step's end; a message or a failed request is put in
+//! the step it happened in by the browser's time of it, at the flow's end. With `on` each
+//! picture is written as its step ends; with `retain-on-failure` they are held in memory (the
+//! latest `HELD_PICTURES` of a flow) and written only when the flow did not pass, so a passing
+//! run writes nothing.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
 use super::runtime::Frame;
-use crate::browser::HeldPictures;
+use crate::browser::{HeldPictures, Logged};
 use crate::config::model::Step;
 use crate::config::trace_mode::TraceMode;
 use crate::step::{FlowResult, FlowStatus, Masker, StepResult};
@@ -30,24 +32,28 @@ pub(crate) const DIR: &str = "trace";
 /// The trace file's name.
 const FILE: &str = "trace.json";
 
-/// After a step (the `index`-th of its frame, `passed` or not): what the trace keeps of it
-/// beyond its result. Its picture (a browser step's: one that failed has its failure
-/// screenshot, when one could be taken), at `<frame's dir>/trace/NNN-<id>.jpg`: written now
-/// with `on`, held until the flow's end with `retain-on-failure`. What the flow's tabs logged
-/// during it.
+/// How long a kept trace's end waits for runner's connection to read the events the browser
+/// sent before.
+pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// After a step (the `index`-th of its frame, `passed` or not): its picture, when it is a
+/// browser step (one that failed has its failure screenshot, when one could be taken), at
+/// `<frame's dir>/trace/NNN-<id>.jpg`: written now with `on`, held until the flow's end with
+/// `retain-on-failure` (and written then if the flow did not pass).
 pub(crate) async fn record(
     mode: TraceMode,
     frame: &Frame<'_>,
     (step, index, passed): (&Step, usize, bool),
     result: &mut StepResult,
 ) {
-    let (picture, logged) = frame.browser.recorded(step.action.needs_browser()).await;
-    result.trace.console = logged.console;
-    result.trace.network = logged.network;
-    // A failed step's picture is its failure screenshot, when it has one.
+    if !step.action.needs_browser() {
+        return;
+    }
     let shot = |a: &Value| a["screenshot"].is_string();
-    let has_shot = !passed && result.failure_artifacts.as_ref().is_some_and(shot);
-    let Some(jpeg) = picture.filter(|_| !has_shot) else {
+    if !passed && result.failure_artifacts.as_ref().is_some_and(shot) {
+        return;
+    }
+    let Some(jpeg) = frame.browser.picture().await else {
         return;
     };
     let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
@@ -71,13 +77,14 @@ fn write(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// At a flow's end: writes its trace into `dir` (its artifacts directory), with the pictures
-/// `held` for it, and names it in `result`, when `mode` keeps it. `started`: the flow's start.
+/// `held` for it and what its tabs `logged`, and names it in `result`, when `mode` keeps it.
+/// `started`: the flow's start.
 pub(crate) fn finish(
     mode: TraceMode,
     (dir, started): (&Path, Instant),
     result: &mut FlowResult,
     masker: &Masker,
-    (held, let_go): HeldPictures,
+    ((held, let_go), logged): (HeldPictures, Logged),
 ) {
     if !mode.records() || !mode.keeps(result.status == FlowStatus::Passed) {
         return;
@@ -85,6 +92,11 @@ pub(crate) fn finish(
     for (path, jpeg) in &held {
         write(path, jpeg);
     }
+    let flow_start = SystemTime::now()
+        .checked_sub(started.elapsed())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    let left_out = logged.left_out;
+    place(&mut result.steps, logged, ms_since_epoch(flow_start));
     let mut steps = Vec::new();
     entries(&result.steps, 0, started, &mut steps);
     let mut trace = json!({
@@ -93,11 +105,35 @@ pub(crate) fn finish(
         "duration_ms": millis(result.duration),
         "steps": steps,
     });
-    if let_go > 0 {
-        trace["pictures_left_out"] = json!(format!(
-            "the pictures of the first {let_go} browser steps: a flow's trace holds its latest {} until the flow ends",
-            crate::browser::HELD_PICTURES
-        ));
+    let notes = [
+        (
+            let_go,
+            "pictures_left_out",
+            "pictures of the first",
+            "browser steps",
+            crate::browser::HELD_PICTURES,
+        ),
+        (
+            left_out.0,
+            "console_left_out",
+            "first",
+            "console messages",
+            Logged::MAX,
+        ),
+        (
+            left_out.1,
+            "network_left_out",
+            "first",
+            "failed requests",
+            Logged::MAX,
+        ),
+    ];
+    for (n, key, what, of, max) in notes {
+        if n > 0 {
+            trace[key] = json!(format!(
+                "the {what} {n} {of}: a flow's trace keeps its latest {max}"
+            ));
+        }
     }
     let trace = masker.mask_value(&trace);
     let path = dir.join(DIR).join(FILE);
@@ -107,6 +143,65 @@ pub(crate) fn finish(
     if written {
         result.trace = Some(path.display().to_string());
     }
+}
+
+/// Puts each console message and failed request in the step it happened in: the innermost
+/// step running at its time; else (between steps, before the first) the first step that
+/// started after it; else the last step. Each gets `at_ms`, its time from the flow's start
+/// (`flow_start`, ms since the epoch).
+fn place(steps: &mut [StepResult], logged: Logged, flow_start: f64) {
+    // The steps' times, in the report's order: a step's inner steps come after it.
+    let mut spans = Vec::new();
+    spans_of(steps, &mut spans);
+    if spans.is_empty() {
+        return;
+    }
+    let mut placed: Vec<(Vec<Value>, Vec<Value>)> = vec![Default::default(); spans.len()];
+    let which = |at: f64| {
+        spans
+            .iter()
+            .rposition(|(start, end)| *start <= at && at <= *end)
+            .or_else(|| spans.iter().position(|(start, _)| *start > at))
+            .unwrap_or(spans.len() - 1)
+    };
+    let stamp = |at: f64, mut e: Value| {
+        let since = Duration::try_from_secs_f64((at - flow_start) / 1000.0).unwrap_or_default();
+        e["at_ms"] = json!(millis(since));
+        e
+    };
+    for (at, e) in logged.console {
+        placed[which(at)].0.push(stamp(at, e));
+    }
+    for (at, e) in logged.network {
+        placed[which(at)].1.push(stamp(at, e));
+    }
+    let mut placed = placed.into_iter();
+    fill(steps, &mut placed);
+}
+
+/// The times of `steps` and of the steps they hold (ms since the epoch), in the report's order.
+fn spans_of(steps: &[StepResult], out: &mut Vec<(f64, f64)>) {
+    for s in steps {
+        let start = s.trace.wall.map_or(f64::MAX, ms_since_epoch);
+        out.push((start, start + s.duration.as_secs_f64() * 1000.0));
+        spans_of(&s.steps, out);
+    }
+}
+
+/// Gives `steps` (and the steps they hold) their placed entries, in the report's order.
+fn fill(steps: &mut [StepResult], placed: &mut impl Iterator<Item = (Vec<Value>, Vec<Value>)>) {
+    for s in steps {
+        if let Some((console, network)) = placed.next() {
+            s.trace.console = console;
+            s.trace.network = network;
+        }
+        fill(&mut s.steps, placed);
+    }
+}
+
+fn ms_since_epoch(t: SystemTime) -> f64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 /// The entries of `steps` and of the steps they hold, depth first (the report's order).
@@ -155,48 +250,55 @@ fn millis(d: std::time::Duration) -> u64 {
 mod tests {
     use std::path::PathBuf;
     use std::sync::Arc;
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime};
 
     use serde_json::{Value, json};
 
     use super::finish;
+    use crate::browser::Logged;
     use crate::config::trace_mode::TraceMode;
     use crate::source::SourceFile;
     use crate::step::{FlowResult, FlowStatus, Location, Masker, Outcome, StepResult, StepTrace};
 
-    /// A flow of one passed browser step whose picture goes to `picture`, logging `text`.
-    fn flow(status: FlowStatus, picture: PathBuf, text: &str) -> FlowResult {
+    /// A passed step that started `at` ms after `t0` and took `took` ms.
+    fn step(t0: SystemTime, (at, took): (u64, u64), steps: Vec<StepResult>) -> StepResult {
         let file = SourceFile::new(std::path::Path::new("f.yaml"), "steps: []\n".into());
-        let step = StepResult {
+        StepResult {
             index: 0,
             id: None,
-            name: "click".into(),
+            name: format!("at {at}"),
             action: "click",
             outcome: Outcome::Passed,
             conclusion: Outcome::Passed,
             attempts: 1,
             flaky: false,
-            duration: Duration::from_millis(5),
+            duration: Duration::from_millis(took),
             error: None,
             attempt_errors: Vec::new(),
             outputs: json!({}),
             failure_artifacts: None,
             location: Location::new(file, 0..5),
             finally: false,
-            steps: Vec::new(),
+            steps,
             trace: StepTrace {
                 started: Some(Instant::now()),
-                picture: Some(picture),
-                console: vec![json!({"level": "log", "text": text})],
-                network: Vec::new(),
+                wall: Some(t0 + Duration::from_millis(at)),
+                ..StepTrace::default()
             },
-        };
+        }
+    }
+
+    /// A flow of steps at 0-10 ms, a group at 20-50 ms holding one at 25-40 ms.
+    fn flow(status: FlowStatus, t0: SystemTime, picture: PathBuf) -> FlowResult {
+        let mut first = step(t0, (0, 10), Vec::new());
+        first.trace.picture = Some(picture);
+        let inner = step(t0, (25, 15), Vec::new());
         FlowResult {
             name: "f".into(),
             file: PathBuf::from("f.yaml"),
             status,
-            duration: Duration::from_millis(9),
-            steps: vec![step],
+            duration: Duration::from_millis(60),
+            steps: vec![first, step(t0, (20, 30), vec![inner])],
             error: None,
             flaky: false,
             retry_errors: Vec::new(),
@@ -207,32 +309,82 @@ mod tests {
         }
     }
 
+    /// What was logged at these ms after `t0`, each saying when.
+    fn logged(t0: SystemTime, at: &[u64]) -> Logged {
+        let ms = |a: &u64| super::ms_since_epoch(t0 + Duration::from_millis(*a));
+        Logged {
+            console: at
+                .iter()
+                .map(|a| (ms(a), json!({"text": format!("pw hunter22 {a}")})))
+                .collect(),
+            network: vec![(
+                ms(&30),
+                json!({"url": "http://x/?pw=hunter22", "status": 404}),
+            )],
+            left_out: (2, 0),
+        }
+    }
+
     /// `retain-on-failure`: a passed flow's held pictures are never written, nor its trace; a
-    /// failed flow's are, its trace masked and saying how many pictures it let go.
+    /// failed flow's are, its trace masked and saying what it let go. Each message is in the
+    /// innermost step running at its time, else in the next step to start.
     #[test]
-    fn held_pictures_are_written_only_for_a_kept_trace() {
+    fn a_kept_trace_has_its_pictures_and_each_message_in_its_step() {
         let d = tempfile::tempdir().unwrap();
         let pic = d.path().join("trace/001-click.jpg");
         let masker = Masker::default();
         masker.add("hunter22");
         let held = || (vec![(pic.clone(), Arc::new(vec![0xFF, 0xD8, 0xFF]))], 3);
-        let mut passed = flow(FlowStatus::Passed, pic.clone(), "pw hunter22");
+        let t0 = SystemTime::now();
         let at = (d.path(), Instant::now());
-        finish(TraceMode::RetainOnFailure, at, &mut passed, &masker, held());
+        let mut passed = flow(FlowStatus::Passed, t0, pic.clone());
+        let recorded = (held(), logged(t0, &[5]));
+        finish(
+            TraceMode::RetainOnFailure,
+            at,
+            &mut passed,
+            &masker,
+            recorded,
+        );
         assert!(passed.trace.is_none());
         assert!(!d.path().join("trace").exists());
-        let mut failed = flow(FlowStatus::Failed, pic.clone(), "pw hunter22");
-        finish(TraceMode::RetainOnFailure, at, &mut failed, &masker, held());
+        let mut failed = flow(FlowStatus::Failed, t0, pic.clone());
+        let recorded = (held(), logged(t0, &[5, 15, 30, 45, 100]));
+        finish(
+            TraceMode::RetainOnFailure,
+            at,
+            &mut failed,
+            &masker,
+            recorded,
+        );
         let text = std::fs::read_to_string(failed.trace.unwrap()).unwrap();
         let trace: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(trace["steps"][0]["picture"], pic.display().to_string());
+        let steps = trace["steps"].as_array().unwrap();
+        assert_eq!(steps[0]["picture"], pic.display().to_string());
         assert_eq!(std::fs::read(&pic).unwrap(), [0xFF, 0xD8, 0xFF]);
-        assert_eq!(trace["steps"][0]["console"][0]["text"], "pw ***");
+        let texts = |i: usize| -> Vec<&str> {
+            steps[i]["console"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["text"].as_str().unwrap())
+                .collect()
+        };
+        assert_eq!(texts(0), ["pw *** 5"]);
+        assert_eq!(texts(1), ["pw *** 15", "pw *** 45"]);
+        assert_eq!(texts(2), ["pw *** 30", "pw *** 100"]);
+        assert_eq!(steps[2]["network"][0]["url"], "http://x/?pw=***");
         assert!(
             trace["pictures_left_out"]
                 .as_str()
                 .unwrap()
                 .starts_with("the pictures of the first 3 browser steps")
+        );
+        assert!(
+            trace["console_left_out"]
+                .as_str()
+                .unwrap()
+                .starts_with("the first 2 console messages")
         );
     }
 }

@@ -60,12 +60,15 @@ pub(crate) struct StepResult {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepTrace {
     pub(crate) started: Option<std::time::Instant>,
+    /// When it started, on the clock the browser stamps its events with.
+    pub(crate) wall: Option<std::time::SystemTime>,
     /// A small JPEG of the page after a browser step that passed (one that failed has its
     /// failure screenshot): written there once the trace is kept.
     pub(crate) picture: Option<PathBuf>,
-    /// The console messages of the flow's tabs during the step (unmasked: the trace file is).
+    /// The console messages of the flow's tabs during the step (unmasked: the trace file is),
+    /// put there at the flow's end.
     pub(crate) console: Vec<serde_json::Value>,
-    /// The requests of the flow's tabs that failed during the step (unmasked).
+    /// The requests of the flow's tabs that failed during the step (unmasked), as `console`.
     pub(crate) network: Vec<serde_json::Value>,
 }
 

@@ -1,23 +1,26 @@
 //! What runner's session on each of a flow's tabs records for the flow's trace (`--trace`), from
-//! events alone, so a traced step costs next to nothing more than an untraced one:
+//! events alone, so that a traced step waits for nothing:
 //!
-//! - the page as it paints: a DevTools screencast (`Page.startScreencast`, JPEG at quality 50,
-//!   at most 480 × 480 pixels, every frame), each frame acknowledged as it arrives; only the
-//!   latest frame of each tab is kept. The picture "after a step" is the latest frame the tab
-//!   had painted when the step ended: a step whose change the browser had not painted yet
-//!   (a paint comes a frame or so after the change) shows the page as it was just before.
+//! - the page as it is drawn: a DevTools screencast (`Page.startScreencast`: JPEG at quality
+//!   50, at most 480 × 480 pixels, every frame), each frame acknowledged as it comes (the next
+//!   one comes after); only the latest frame of each tab is kept. The picture "after a step" is
+//!   the latest frame of the tab when the step ended: a change of the step that the browser had
+//!   not drawn yet by then (it draws a frame or so after the change) shows in the next step's
+//!   picture instead.
 //! - the console: the page's `console.*` calls (`Runtime.consoleAPICalled`), its uncaught
 //!   exceptions (`Runtime.exceptionThrown`) and the browser's own messages (`Log.entryAdded`,
 //!   but the "failed to load resource" ones: the requests say that).
 //! - the requests that failed: a response with a status of 400 or more, or none
 //!   (`Network.loadingFailed`: refused, aborted, blocked).
 //!
-//! Bounded: one frame per tab; at most `MAX_ENTRIES` console messages and as many requests
-//! between two takes (each text cut at `MAX_TEXT` characters); the requests in flight known by
-//! their URL up to `MAX_REQUESTS` (past it, they are forgotten, and one of them that fails
-//! goes unnamed). Nothing here is masked: the trace is, as it is written.
+//! Each message and failed request carries the time the browser gives it (ms since the
+//! epoch), by which the trace puts it in the step it happened in. Bounded: one frame per tab;
+//! the latest `MAX_ENTRIES` messages (and as many failed requests) of a flow, each text cut at
+//! `MAX_TEXT` characters; the requests in flight known by their URL up to `MAX_REQUESTS` (past
+//! it, they are forgotten, and one of them that fails goes unnamed). Nothing here is masked:
+//! the trace is, as it is written.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,8 +34,8 @@ use super::cdp::Link;
 /// are scaled down to it).
 const SCREENCAST: (u32, u32, u32) = (50, 480, 480);
 
-/// The most console messages (and as many failed requests) kept between two takes.
-const MAX_ENTRIES: usize = 100;
+/// The most console messages (and as many failed requests) a flow keeps: its latest.
+const MAX_ENTRIES: usize = 1000;
 
 /// The longest text kept of a message or a URL, in characters.
 const MAX_TEXT: usize = 2000;
@@ -48,7 +51,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct Recorder {
     state: Mutex<Recorded>,
     /// Told when a tab starts recording (or is found not to).
-    started: Notify,
+    told: Notify,
 }
 
 #[derive(Default)]
@@ -57,8 +60,9 @@ struct Recorded {
     frames: HashMap<String, Frame>,
     console: Entries,
     network: Entries,
-    /// Requests in flight: id -> (method, URL).
-    requests: HashMap<String, (String, String)>,
+    /// Requests in flight: id -> (method, URL, its wall time less its monotonic time: what
+    /// turns the browser's monotonic stamps of its later events into wall times).
+    requests: HashMap<String, (String, String, f64)>,
     /// The tabs that record, or that runner's session could not record.
     settled: HashSet<String>,
 }
@@ -69,37 +73,36 @@ struct Frame {
     decoded: Option<Arc<Vec<u8>>>,
 }
 
-/// Entries since the last take, and how many more were left out.
+/// The latest entries of a flow, with the time of each (ms since the epoch), and how many
+/// earlier ones were let go.
 #[derive(Default)]
 struct Entries {
-    list: Vec<Value>,
+    list: VecDeque<(f64, Value)>,
     left_out: usize,
 }
 
 impl Entries {
-    fn push(&mut self, e: Value) {
-        if self.list.len() < MAX_ENTRIES {
-            self.list.push(e);
-        } else {
+    fn push(&mut self, at: f64, e: Value) {
+        if self.list.len() == MAX_ENTRIES {
+            self.list.pop_front();
             self.left_out += 1;
         }
-    }
-
-    fn take(&mut self, what: &str) -> Vec<Value> {
-        let mut list = std::mem::take(&mut self.list);
-        let left_out = std::mem::take(&mut self.left_out);
-        if left_out > 0 {
-            list.push(json!({ "left_out": format!("{left_out} more {what} (at most {MAX_ENTRIES} a step)") }));
-        }
-        list
+        self.list.push_back((at, e));
     }
 }
 
-/// What a flow's tabs logged and the requests that failed since the last take.
+/// What a flow's tabs logged and the requests that failed, each with its time (ms since the
+/// epoch), and how many earlier ones were let go.
 #[derive(Debug, Default)]
 pub(crate) struct Logged {
-    pub(crate) console: Vec<Value>,
-    pub(crate) network: Vec<Value>,
+    pub(crate) console: Vec<(f64, Value)>,
+    pub(crate) network: Vec<(f64, Value)>,
+    pub(crate) left_out: (usize, usize),
+}
+
+impl Logged {
+    /// The most entries of each kind a flow keeps.
+    pub(crate) const MAX: usize = MAX_ENTRIES;
 }
 
 impl Recorder {
@@ -122,14 +125,14 @@ impl Recorder {
     /// on): its console, its requests, its screencast.
     pub(crate) async fn start(&self, link: &Link, session: &str, target: &str) {
         let on = Some(session);
+        // No response bodies are kept for runner's session: it reads none (a total of 0 is
+        // refused).
+        let network = json!({ "maxTotalBufferSize": 1024, "maxResourceBufferSize": 0 });
         let (quality, width, height) = SCREENCAST;
         let screencast = json!({
             "format": "jpeg", "quality": quality, "maxWidth": width, "maxHeight": height,
             "everyNthFrame": 1,
         });
-        // No response bodies are kept for runner's session: it reads none (a total of 0 is
-        // refused).
-        let network = json!({ "maxTotalBufferSize": 1024, "maxResourceBufferSize": 0 });
         let calls = [
             ("Runtime.enable", json!({})),
             ("Log.enable", json!({})),
@@ -149,18 +152,50 @@ impl Recorder {
         if let Ok(mut s) = self.state.lock() {
             s.settled.insert(target.to_string());
         }
-        self.started.notify_waiters();
+        self.told.notify_waiters();
     }
 
     /// Waits (at most `timeout`) until tab `target` records (or is found not to).
     pub(crate) async fn recording(&self, target: &str, timeout: Duration) {
+        self.wait_until(timeout, |s| s.settled.contains(target))
+            .await;
+    }
+
+    /// The latest frame of tab `target`: a JPEG.
+    pub(crate) fn picture(&self, target: &str) -> Option<Arc<Vec<u8>>> {
+        let mut s = self.state.lock().ok()?;
+        let frame = s.frames.get_mut(target)?;
+        if frame.decoded.is_none() {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&frame.data)
+                .ok()?;
+            frame.decoded = Some(Arc::new(bytes));
+        }
+        frame.decoded.clone()
+    }
+
+    async fn wait_until(&self, timeout: Duration, done: impl Fn(&Recorded) -> bool) {
         let until = tokio::time::Instant::now() + timeout;
         loop {
-            let told = self.started.notified();
-            let on = self.state.lock().is_ok_and(|s| s.settled.contains(target));
-            if on || tokio::time::timeout_at(until, told).await.is_err() {
+            let told = self.told.notified();
+            let now = self.state.lock().is_ok_and(|s| done(&s));
+            if now || tokio::time::timeout_at(until, told).await.is_err() {
                 return;
             }
+        }
+    }
+
+    /// What the flow's tabs logged and the requests that failed, taken.
+    pub(crate) fn logged(&self) -> Logged {
+        let Ok(mut s) = self.state.lock() else {
+            return Logged::default();
+        };
+        let console = std::mem::take(&mut s.console);
+        let network = std::mem::take(&mut s.network);
+        Logged {
+            console: console.list.into(),
+            network: network.list.into(),
+            left_out: (console.left_out, network.left_out),
         }
     }
 
@@ -181,63 +216,57 @@ impl Recorder {
                     decoded: None,
                 };
                 s.frames.insert(target.to_string(), frame);
-                let (link, session, ack) =
-                    (link.clone(), session.to_string(), p["sessionId"].clone());
+                let (link, session) = (link.clone(), session.to_string());
+                let params = json!({ "sessionId": p["sessionId"] });
                 // The next frame comes once this one is acknowledged.
                 tokio::spawn(async move {
-                    let params = json!({ "sessionId": ack });
+                    let ack = "Page.screencastFrameAck";
                     let _ = link
-                        .call_in(
-                            Some(&session),
-                            "Page.screencastFrameAck",
-                            params,
-                            CALL_TIMEOUT,
-                        )
+                        .call_in(Some(&session), ack, params, CALL_TIMEOUT)
                         .await;
                 });
             }
-            "Runtime.consoleAPICalled" => s.console.push(console_call(p)),
-            "Runtime.exceptionThrown" => s.console.push(exception(p)),
+            "Runtime.consoleAPICalled" => {
+                let at = p["timestamp"].as_f64().unwrap_or_else(now_ms);
+                s.console.push(at, console_call(p));
+            }
+            "Runtime.exceptionThrown" => {
+                let at = p["timestamp"].as_f64().unwrap_or_else(now_ms);
+                s.console.push(at, exception(p));
+            }
             // A resource that failed to load is one of the requests.
             "Log.entryAdded" if p["entry"]["source"] != "network" => {
                 let e = &p["entry"];
-                s.console.push(json!({
+                let at = e["timestamp"].as_f64().unwrap_or_else(now_ms);
+                let entry = json!({
                     "source": e["source"], "level": e["level"], "text": cut(e["text"].as_str().unwrap_or("")),
                     "url": e["url"].as_str().map(cut),
-                }));
+                });
+                s.console.push(at, entry);
             }
             _ => network_event(&mut s, method, p),
         }
     }
+}
 
-    /// The latest frame of tab `target`: a JPEG.
-    pub(crate) fn picture(&self, target: &str) -> Option<Arc<Vec<u8>>> {
-        let mut s = self.state.lock().ok()?;
-        let frame = s.frames.get_mut(target)?;
-        if frame.decoded.is_none() {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(&frame.data)
-                .ok()?;
-            frame.decoded = Some(Arc::new(bytes));
-        }
-        frame.decoded.clone()
-    }
-
-    /// The console messages and failed requests since the last take, taken.
-    pub(crate) fn take(&self) -> Logged {
-        let Ok(mut s) = self.state.lock() else {
-            return Logged::default();
-        };
-        Logged {
-            console: s.console.take("console messages"),
-            network: s.network.take("failed requests"),
-        }
-    }
+/// Now, in ms since the epoch.
+fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 /// What the recording does with a `Network.*` event.
 fn network_event(s: &mut Recorded, method: &str, p: &Value) {
     let id = p["requestId"].as_str().unwrap_or_default();
+    // The browser's monotonic stamp of the event, as a wall time (ms since the epoch).
+    let wall = |s: &Recorded| {
+        let offset = s.requests.get(id).map(|r| r.2);
+        match (p["timestamp"].as_f64(), offset) {
+            (Some(t), Some(o)) => (t + o) * 1000.0,
+            _ => now_ms(),
+        }
+    };
     match method {
         "Network.requestWillBeSent" => {
             let url = p["request"]["url"].as_str().unwrap_or_default();
@@ -248,20 +277,25 @@ fn network_event(s: &mut Recorded, method: &str, p: &Value) {
                 s.requests.clear();
             }
             let method = p["request"]["method"].as_str().unwrap_or("GET");
+            let offset = match (p["wallTime"].as_f64(), p["timestamp"].as_f64()) {
+                (Some(w), Some(t)) => w - t,
+                _ => now_ms() / 1000.0 - p["timestamp"].as_f64().unwrap_or(0.0),
+            };
             s.requests
-                .insert(id.to_string(), (method.to_string(), cut(url)));
+                .insert(id.to_string(), (method.to_string(), cut(url), offset));
         }
         "Network.responseReceived" => {
             let r = &p["response"];
             let status = r["status"].as_u64().unwrap_or(0);
             if status >= 400 {
+                let at = wall(s);
                 // Named once: its loading may still fail after (cut short by a navigation).
-                let method = s.requests.remove(id).map_or("GET".into(), |(m, _)| m);
+                let method = s.requests.remove(id).map_or("GET".into(), |r| r.0);
                 let entry = json!({
                     "method": method, "url": cut(r["url"].as_str().unwrap_or_default()),
                     "status": status, "status_text": r["statusText"], "type": p["type"],
                 });
-                s.network.push(entry);
+                s.network.push(at, entry);
             }
         }
         "Network.loadingFinished" => {
@@ -269,7 +303,8 @@ fn network_event(s: &mut Recorded, method: &str, p: &Value) {
         }
         // (Not a request named already, nor one of a `data:` URL.)
         "Network.loadingFailed" => {
-            let Some((method, url)) = s.requests.remove(id) else {
+            let at = wall(s);
+            let Some((method, url, _)) = s.requests.remove(id) else {
                 return;
             };
             let mut entry = json!({
@@ -278,7 +313,7 @@ fn network_event(s: &mut Recorded, method: &str, p: &Value) {
             if let Some(why) = p["blockedReason"].as_str() {
                 entry["blocked"] = json!(why);
             }
-            s.network.push(entry);
+            s.network.push(at, entry);
         }
         _ => {}
     }
@@ -303,9 +338,10 @@ fn console_call(p: &Value) -> Value {
         })
         .collect();
     let top = &p["stackTrace"]["callFrames"][0];
+    let line = top["lineNumber"].as_u64().unwrap_or(0) + 1;
     json!({
         "source": "console", "level": p["type"], "text": cut(&args.join(" ")),
-        "url": top["url"].as_str().filter(|u| !u.is_empty()).map(|u| format!("{}:{}", cut(u), top["lineNumber"].as_u64().unwrap_or(0) + 1)),
+        "url": top["url"].as_str().filter(|u| !u.is_empty()).map(|u| format!("{}:{line}", cut(u))),
     })
 }
 
@@ -331,45 +367,4 @@ fn cut(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::{MAX_ENTRIES, Recorded, console_call, network_event};
-
-    #[test]
-    fn console_arguments_read_as_text() {
-        let p = json!({"type": "warning", "args": [{"type": "string", "value": "a"}, {"type": "number", "value": 2},
-            {"type": "object", "description": "Array(3)"}, {"type": "undefined"}],
-            "stackTrace": {"callFrames": [{"url": "http://x/p.html", "lineNumber": 4}]}});
-        let e = console_call(&p);
-        assert_eq!(e["text"], "a 2 Array(3) undefined");
-        assert_eq!(e["level"], "warning");
-        assert_eq!(e["url"], "http://x/p.html:5");
-    }
-
-    #[test]
-    fn failed_requests_are_named_and_bounded() {
-        let mut s = Recorded::default();
-        let sent = json!({"requestId": "1", "request": {"url": "http://x/a", "method": "POST"}});
-        network_event(&mut s, "Network.requestWillBeSent", &sent);
-        let failed =
-            json!({"requestId": "1", "errorText": "net::ERR_CONNECTION_REFUSED", "type": "Fetch"});
-        network_event(&mut s, "Network.loadingFailed", &failed);
-        let ok = json!({"requestId": "2", "response": {"url": "http://x/b", "status": 200}});
-        network_event(&mut s, "Network.responseReceived", &ok);
-        for _ in 0..=MAX_ENTRIES {
-            let missing = json!({"requestId": "3", "response": {"url": "http://x/c", "status": 404, "statusText": "Not Found"}});
-            network_event(&mut s, "Network.responseReceived", &missing);
-        }
-        assert!(s.requests.is_empty());
-        let list = s.network.take("failed requests");
-        assert_eq!(list.len(), MAX_ENTRIES + 1);
-        assert_eq!(list[0]["method"], "POST");
-        assert_eq!(list[0]["url"], "http://x/a");
-        assert_eq!(list[1]["status"], 404);
-        assert_eq!(
-            list[MAX_ENTRIES]["left_out"],
-            "2 more failed requests (at most 100 a step)"
-        );
-    }
-}
+mod tests;

@@ -3,7 +3,7 @@
 //! goes back to the pool.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError};
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -12,7 +12,6 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
-use crate::browser::driver::recorder::Logged;
 use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -62,24 +61,8 @@ pub(crate) struct FlowBrowser {
     /// Its settings, rendered (see `set_up_with`) before the context is made.
     setup: std::sync::Mutex<ContextSetup>,
     cwd: PathBuf,
-    /// Pictures of its trace held until it ends (see `hold_picture`).
-    held: std::sync::Mutex<Held>,
-}
-
-/// The most pictures of a flow's trace held until it ends: the latest are kept (a failure is
-/// at the end). A few kilobytes each (the screencast's small JPEGs; a step that changed
-/// nothing shares its picture with the step before).
-pub(crate) const HELD_PICTURES: usize = 200;
-
-/// Pictures held until a flow's end: (where each goes, the JPEG), and how many were let go.
-pub(crate) type HeldPictures = (Vec<(PathBuf, Arc<Vec<u8>>)>, usize);
-
-/// Pictures of a flow's trace held until it ends.
-#[derive(Default)]
-struct Held {
-    pictures: std::collections::VecDeque<(PathBuf, Arc<Vec<u8>>)>,
-    /// How many were let go (past `HELD_PICTURES`).
-    let_go: usize,
+    /// The pictures of its trace (see `trace`).
+    pictures: std::sync::Mutex<trace::Pictures>,
 }
 
 impl FlowBrowser {
@@ -96,7 +79,7 @@ impl FlowBrowser {
             spec,
             setup: std::sync::Mutex::new(setup),
             cwd,
-            held: std::sync::Mutex::new(Held::default()),
+            pictures: std::sync::Mutex::new(trace::Pictures::default()),
         }
     }
 
@@ -218,39 +201,6 @@ impl FlowBrowser {
         crate::browser::driver::dialog::unused_armed(&l.session)
     }
 
-    /// After a step, for the flow's trace: the picture of the page after it (the latest frame
-    /// of its tab, a JPEG: after a browser step only) and what its tabs logged during it; nothing
-    /// when the flow keeps no trace or has no browser yet (see `driver::recorder`).
-    pub(crate) async fn recorded(&self, browser_step: bool) -> (Option<Arc<Vec<u8>>>, Logged) {
-        let watched = match &*self.state.lock().await {
-            Slot::Ready(l) => l.session.watched.clone(),
-            Slot::Empty | Slot::Failed(_) => None,
-        };
-        match watched {
-            Some(w) if browser_step => w.recorded(Duration::from_secs(1)).await,
-            Some(w) => (None, w.logged()),
-            None => (None, Logged::default()),
-        }
-    }
-
-    /// Holds a picture of the flow's trace until its end (`retain-on-failure`: written only if
-    /// the flow fails), to be written to `path`; past `HELD_PICTURES`, the oldest is let go.
-    pub(crate) fn hold_picture(&self, path: PathBuf, jpeg: Arc<Vec<u8>>) {
-        let mut h = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        if h.pictures.len() == HELD_PICTURES {
-            h.pictures.pop_front();
-            h.let_go += 1;
-        }
-        h.pictures.push_back((path, jpeg));
-    }
-
-    /// The pictures held for the flow's trace, taken, and how many were let go.
-    pub(crate) fn take_held_pictures(&self) -> HeldPictures {
-        let mut h = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let let_go = std::mem::take(&mut h.let_go);
-        (std::mem::take(&mut h.pictures).into(), let_go)
-    }
-
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
     pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
         let mut guard = self.state.lock().await;
@@ -331,33 +281,5 @@ impl FlowBrowser {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    use super::{FlowBrowser, HELD_PICTURES};
-    use crate::browser::BrowserSpec;
-
-    /// A flow holds the latest `HELD_PICTURES` pictures of its trace and counts those it let
-    /// go; a picture shared by steps is held once in memory.
-    #[test]
-    fn held_pictures_are_bounded_to_the_latest() {
-        let spec = BrowserSpec {
-            headed: false,
-            cdp: None,
-            timeout: Duration::from_secs(1),
-        };
-        let b = FlowBrowser::new(0, spec, super::ContextSetup::default(), PathBuf::new());
-        let same = Arc::new(vec![0xFF, 0xD8]);
-        for i in 0..HELD_PICTURES + 2 {
-            b.hold_picture(PathBuf::from(format!("{i}.jpg")), same.clone());
-        }
-        let (held, let_go) = b.take_held_pictures();
-        assert_eq!((held.len(), let_go), (HELD_PICTURES, 2));
-        assert_eq!(held[0].0, PathBuf::from("2.jpg"));
-        assert_eq!(Arc::strong_count(&same), HELD_PICTURES + 1);
-        assert_eq!(b.take_held_pictures().0.len(), 0);
-    }
-}
+mod trace;
+pub(crate) use trace::{HELD_PICTURES, HeldPictures};

@@ -164,7 +164,8 @@ impl Writer {
                 let line = match e["left_out"].as_str() {
                     Some(more) => esc(more),
                     None => format!(
-                        "<b>{}</b> {}{}",
+                        "{}<b>{}</b> {}{}",
+                        at(e),
                         esc(e["level"].as_str().unwrap_or("")),
                         esc(e["text"].as_str().unwrap_or("")),
                         e["url"]
@@ -193,7 +194,8 @@ impl Writer {
                     (None, _) => e["error"].as_str().unwrap_or("failed").to_string(),
                 };
                 self.out.push_str(&format!(
-                    "<li><b>{}</b> {} {}</li>",
+                    "<li>{}<b>{}</b> {} {}</li>",
+                    at(e),
                     esc(&why),
                     esc(e["method"].as_str().unwrap_or("")),
                     esc(e["url"].as_str().unwrap_or(""))
@@ -202,4 +204,12 @@ impl Writer {
             self.out.push_str("</ul></div>");
         }
     }
+}
+
+/// When a console message or failed request happened, from the flow's start.
+fn at(e: &Value) -> String {
+    e["at_ms"]
+        .as_u64()
+        .map(|ms| format!("<span class=\"at\">{ms} ms</span> "))
+        .unwrap_or_default()
 }

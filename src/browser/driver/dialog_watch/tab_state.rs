@@ -10,7 +10,6 @@ use serde_json::json;
 
 use super::FlowDialogs;
 use crate::browser::driver::cdp::Link;
-use crate::browser::driver::recorder::Logged;
 
 /// A dialog open in one of the flow's tabs, as runner's session on the tab last heard.
 #[derive(Clone, Debug)]
@@ -95,28 +94,21 @@ impl FlowDialogs {
         r.recording(&current, timeout).await;
     }
 
-    /// After a browser step, for its trace: the latest frame of the flow's tab (a JPEG) and
-    /// what its tabs logged since the last step, once runner's connection has read every event
-    /// the browser sent before (a call on it is answered after them: see `none_open`).
-    pub(crate) async fn recorded(&self, timeout: Duration) -> (Option<Arc<Vec<u8>>>, Logged) {
-        let Some(r) = &self.recorder else {
-            return (None, Logged::default());
-        };
+    /// After a browser step, for its trace: the latest frame of the flow's tab, a JPEG (see
+    /// `recorder`).
+    pub(crate) fn picture(&self) -> Option<Arc<Vec<u8>>> {
+        let r = self.recorder.as_ref()?;
+        let current = self.state.lock().ok()?.current.clone();
+        r.picture(&current)
+    }
+
+    /// Waits (at most `timeout`) until runner's connection has read every event the browser
+    /// sent before (a call on it is answered after them: see `none_open`).
+    pub(crate) async fn caught_up(&self, timeout: Duration) {
         if let Some(link) = self.link.upgrade() {
             let _ = link
                 .call_in(None, "Browser.getVersion", json!({}), timeout)
                 .await;
         }
-        let current = self.state.lock().map(|s| s.current.clone());
-        let picture = current.ok().and_then(|t| r.picture(&t));
-        (picture, r.take())
-    }
-
-    /// What the flow's tabs logged since the last step (for a step that drives no browser).
-    pub(crate) fn logged(&self) -> Logged {
-        self.recorder
-            .as_ref()
-            .map(super::super::recorder::Recorder::take)
-            .unwrap_or_default()
     }
 }
