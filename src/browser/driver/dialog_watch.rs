@@ -537,31 +537,31 @@ async fn answer_armed(
 /// dialogs among them).
 async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: String) {
     let session = link.attach(&target, CALL_TIMEOUT).await.ok();
-    let mut enabled = false;
-    if let Some(session) = &session {
-        if let Ok(mut s) = watch.sessions.lock() {
-            s.insert(session.clone(), (context.clone(), target.clone()));
+    let flow = watch.flow(&context);
+    let recorder = flow.as_ref().and_then(|f| f.recorder.as_ref());
+    let Some(session) = session else {
+        // Nothing to wait for: the tab's trace goes without what it would have recorded.
+        if let Some(r) = recorder {
+            r.settle(&target);
         }
-        enabled = link
-            .call_in(Some(session), "Page.enable", json!({}), CALL_TIMEOUT)
-            .await
-            .is_ok();
-    }
-    let Some(flow) = watch.flow(&context) else {
         return;
     };
-    match session.filter(|_| enabled) {
-        Some(session) => {
-            flow.listening(&target, &session);
-            if let Some(r) = &flow.recorder {
-                r.start(&link, &session, &target).await;
-            }
+    if let Ok(mut s) = watch.sessions.lock() {
+        s.insert(session.clone(), (context.clone(), target.clone()));
+    }
+    let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
+    // The trace's recording starts beside it (one round trip, not two, before the flow's
+    // first step: see `FlowBrowser::lease`).
+    let record = async {
+        if let Some(r) = recorder {
+            r.start(&link, &session, &target).await;
         }
-        // Nothing to wait for: the tab's trace goes without what it would have recorded.
-        None => {
-            if let Some(r) = &flow.recorder {
-                r.settle(&target);
-            }
-        }
+    };
+    let (enabled, ()) = tokio::join!(page, record);
+    if enabled.is_ok()
+        && let Some(flow) = &flow
+    {
+        flow.listening(&target, &session);
     }
 }
+
