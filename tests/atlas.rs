@@ -464,6 +464,61 @@ fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
     node_by_title(d.path(), "Contact");
 }
 
+/// The todos left on the atlas's nodes, counted on disk.
+fn todos_left(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("atlas/nodes"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            std::fs::read_to_string(e.path().join("todos.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Vec<Value>>(&t).ok())
+                .map_or(0, |v| v.len())
+        })
+        .sum()
+}
+
+#[test]
+fn an_explore_stopped_by_max_nodes_says_so_and_counts_what_is_left_as_its_status_does() {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    let url = format!("{}/index.html", server.url);
+    let (code, stdout, stderr) = explore_cmd(d.path(), &url, &["--max-nodes", "2"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let status = atlas_status(d.path());
+    assert_eq!(status["state"], "limited", "{status}");
+    let left = todos_left(d.path());
+    assert!(left > 0, "{status}");
+    assert_eq!(status["tasks_pending"], left, "{status}");
+    // Every progress line counts the todos pending as the status file does then; the end
+    // says where the crawl stopped and what is left, as the status does.
+    let line = regex::Regex::new(
+        r"^explore: \d+ nodes, \d+ todos pending \(\d+ states queued\), at [0-9a-f]+ \(depth \d+\), ",
+    )
+    .unwrap();
+    let progress: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("explore: "))
+        .collect();
+    assert!(!progress.is_empty(), "{stderr}");
+    for l in &progress {
+        assert!(line.is_match(l), "{l}");
+    }
+    let end = format!(
+        "warning: explore stopped at --max-nodes 2: 2 nodes, {left} todos pending (the next `runner explore` does them)"
+    );
+    assert_eq!(stderr.lines().last(), Some(end.as_str()), "{stderr}");
+    // The next crawl does them: done, nothing pending.
+    crawl(d.path(), &url, &["--max-nodes", "50"]);
+    let status = atlas_status(d.path());
+    assert_eq!(
+        (&status["state"], &status["tasks_pending"]),
+        (&Value::from("done"), &Value::from(0)),
+        "{status}"
+    );
+}
+
 #[test]
 fn an_interrupted_explore_keeps_the_todo_in_flight_for_the_next_crawl() {
     use std::io::BufRead;

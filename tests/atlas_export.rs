@@ -251,9 +251,9 @@ fn the_playwright_export_asserts_each_state_and_is_valid_python() {
     };
     assert!(pos("import re\n") < pos("def main():"), "{py}");
     pos("from playwright.sync_api import expect, sync_playwright\n");
-    let team_click = pos("page.get_by_role(\"link\", name=\"Our team\").click()");
+    let team_click = pos("page.get_by_role(\"link\", name=\"Our team\", exact=True).click()");
     let team_title = pos("expect(page).to_have_title(\"Team\")");
-    let contact_click = pos("page.get_by_role(\"link\", name=\"Contact\").click()");
+    let contact_click = pos("page.get_by_role(\"link\", name=\"Contact\", exact=True).click()");
     assert!(
         team_click < team_title && team_title < contact_click,
         "{py}"
@@ -297,4 +297,47 @@ print(json.dumps([[bool(re.search(p, u)) for u in sys.argv[2:]] for p in pattern
     let matched: Vec<Vec<bool>> = serde_json::from_slice(&out.stdout).unwrap();
     let diagonal: Vec<Vec<bool>> = (0..4).map(|i| (0..4).map(|j| i == j).collect()).collect();
     assert_eq!(matched, diagonal, "{py}");
+}
+
+/// The Playwright locator the export must write for a recorded `{ role, text, exact, nth }`.
+fn playwright_locator(target: &Value) -> String {
+    let mut l = format!(
+        "page.get_by_role({}, name={}",
+        target["role"], target["text"]
+    );
+    if target["exact"] == true {
+        l.push_str(", exact=True");
+    }
+    l.push(')');
+    if let Some(n) = target["nth"].as_i64() {
+        l.push_str(&format!(".nth({n})"));
+    }
+    l
+}
+
+#[test]
+fn the_playwright_export_clicks_what_the_flow_export_clicks() {
+    // The shop has two links named "Details": the second is clicked by its `nth`.
+    let d = tempfile::tempdir().unwrap();
+    let server = Server::serve(&crate::common::fixture("shop"));
+    crawl(d.path(), &format!("{}/index.html", server.url), &[]);
+    let bananas = node_by_title(d.path(), "Bananas");
+    let flow: Value = serde_json::from_str(&export(d.path(), &bananas, &[])).unwrap();
+    let py = export(d.path(), &bananas, &["--format", "playwright-python"]);
+    let clicks: Vec<&Value> = flow["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.get("click"))
+        .collect();
+    assert!(
+        clicks
+            .iter()
+            .any(|c| c["nth"].is_i64() && c["exact"] == true),
+        "{flow}"
+    );
+    for c in clicks {
+        let want = format!("{}.click()", playwright_locator(c));
+        assert!(py.contains(&want), "no {want} in:\n{py}");
+    }
 }

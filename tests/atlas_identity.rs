@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::common::{fixture, output, runner};
 
 /// A copy of the data app in `d/app` (the test edits its data and pages).
-fn app(d: &Path) -> PathBuf {
+pub(crate) fn app(d: &Path) -> PathBuf {
     let to = d.join("app");
     for e in walkdir::WalkDir::new(fixture("data-app"))
         .into_iter()
@@ -29,7 +29,7 @@ fn app(d: &Path) -> PathBuf {
 }
 
 /// Replaces `from` (which must be there) with `to` in the app's file `rel`.
-fn edit(app: &Path, rel: &str, from: &str, to: &str) {
+pub(crate) fn edit(app: &Path, rel: &str, from: &str, to: &str) {
     let p = app.join(rel);
     let text = std::fs::read_to_string(&p).unwrap();
     assert!(text.contains(from), "{rel} has no {from:?}");
@@ -37,7 +37,7 @@ fn edit(app: &Path, rel: &str, from: &str, to: &str) {
 }
 
 /// `runner <args> --atlas atlas` in the app (its runner.toml starts the app).
-fn atlas_run(app: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn atlas_run(app: &Path, args: &[&str]) -> (i32, String, String) {
     let mut c = runner(app);
     c.args(args).args(["--atlas", "atlas"]);
     output(c)
@@ -56,7 +56,7 @@ fn metas(app: &Path) -> Vec<Value> {
 }
 
 /// The id of the one node whose URL's path and query match `path` (`\d` for an id).
-fn node_at(app: &Path, path: &str) -> String {
+pub(crate) fn node_at(app: &Path, path: &str) -> String {
     let re = regex::Regex::new(&format!("^http://[^/]+{path}$")).unwrap();
     let found: Vec<String> = metas(app)
         .iter()
@@ -68,7 +68,7 @@ fn node_at(app: &Path, path: &str) -> String {
 }
 
 /// `atlas verify` with a JSON report and an HTML one: (exit code, stdout, the JSON report).
-fn verify(app: &Path) -> (i32, String, Value) {
+pub(crate) fn verify(app: &Path) -> (i32, String, Value) {
     let (code, stdout, stderr) = atlas_run(
         app,
         &[
@@ -86,7 +86,7 @@ fn verify(app: &Path) -> (i32, String, Value) {
 }
 
 /// The lines verify printed for a node: its own, then the indented ones under it.
-fn lines_of(stdout: &str, node: &str) -> Vec<String> {
+pub(crate) fn lines_of(stdout: &str, node: &str) -> Vec<String> {
     let mut out = Vec::new();
     for l in stdout.lines() {
         if l.contains(&format!(" {node} ")) && !l.starts_with(' ') {
@@ -101,7 +101,7 @@ fn lines_of(stdout: &str, node: &str) -> Vec<String> {
 }
 
 /// The JSON report's flow of a node.
-fn flow_of<'a>(report: &'a Value, node: &str) -> &'a Value {
+pub(crate) fn flow_of<'a>(report: &'a Value, node: &str) -> &'a Value {
     report["flows"]
         .as_array()
         .unwrap()
@@ -222,7 +222,7 @@ fn a_data_edit_is_drift_and_a_renamed_button_fails_its_state_with_a_diff() {
 }
 
 /// Runs `flow` (YAML) in the app, which records into `atlas`.
-fn record(app: &Path, flow: &str) {
+pub(crate) fn record(app: &Path, flow: &str) {
     std::fs::write(app.join("record.yaml"), flow).unwrap();
     let mut c = runner(app);
     c.args(["run", "record.yaml"]);

@@ -1114,19 +1114,19 @@ fn agent_browsers_own_launch_still_works() {
         .args(["run", "f.yaml"]);
     let (pid, code, stderr) = run_keeping_pid(c);
     assert_eq!(code, Some(0), "{stderr}");
-    // agent-browser launched it, in a session of its own (no `--cdp` to a browser runner
-    // started), and the flow's session connected to it ...
+    // agent-browser launched it, in a session of its own (no browser runner started to
+    // connect to), and the flow's session connected to it ...
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(crate::common::sessions(&log).len(), 1, "{calls}");
     let launch: Vec<&str> = calls.lines().filter(|l| l.contains("-launcher ")).collect();
     assert!(
-        !launch.is_empty() && launch.iter().all(|l| !l.contains("--cdp")),
+        !launch.is_empty() && launch.iter().all(|l| !l.contains("AGENT_BROWSER_CDP=")),
         "{calls}"
     );
     assert!(
         calls
             .lines()
-            .any(|l| !l.contains("-launcher ") && l.contains("--cdp ws://")),
+            .any(|l| !l.contains("-launcher ") && l.starts_with("AGENT_BROWSER_CDP=ws://")),
         "{calls}"
     );
     // ... and nothing of it is left.

@@ -280,7 +280,8 @@ pub(crate) fn real_agent_browser() -> std::path::PathBuf {
 }
 
 /// A wrapper for agent-browser that logs each command line, so a test can count the browsers
-/// a run launched (each has its own `--session`).
+/// a run launched (each has its own `--session`); the browser it was told to connect to
+/// (`AGENT_BROWSER_CDP`, in its environment) starts the line, as `AGENT_BROWSER_CDP=URL `.
 pub(crate) fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let log = dir.join("argv.log");
@@ -288,7 +289,7 @@ pub(crate) fn logging_agent_browser(dir: &Path) -> (PathBuf, PathBuf) {
         dir,
         "agent-browser-wrapper",
         &format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            "#!/bin/sh\nprintf '%s%s\\n' \"${{AGENT_BROWSER_CDP:+AGENT_BROWSER_CDP=$AGENT_BROWSER_CDP }}\" \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
             log.display(),
             real_agent_browser().display()
         ),

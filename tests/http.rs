@@ -283,6 +283,59 @@ fn each_request_check_fails_at_its_line_with_expected_and_actual() {
     );
 }
 
+/// A JSON value equals only a value of its type, as in Hurl: the string "false" is not the
+/// boolean `false` and "12" is not the number 12 (numbers compare as numbers: 12 is 12.0); a
+/// header's text equals a number or a boolean written without quotes when it reads as it.
+#[test]
+fn json_checks_compare_values_of_their_own_type() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let request = |id: &str, expect: &str| {
+        format!(
+            "  - id: {id}\n    continue_on_error: true\n    request:\n      method: POST\n      url: \"{{{{ vars.api }}}}/echo\"\n      headers: {{ X-Flag: \"true\" }}\n      json: {{ private: false, flag: \"false\", n: 12 }}\n      expect: {expect}\n"
+        )
+    };
+    let steps = [
+        request(
+            "same",
+            r##"{ json: { $.json.private: false, $.json.flag: "false", $.json.n: 12.0, "$.headers['x-flag']": "true" }, headers: { Content-Length: { min: 1 } } }"##,
+        ),
+        request("text_is_not_bool", r#"{ json: { $.json.private: "false" } }"#),
+        request("bool_is_not_text", "{ json: { $.json.flag: false } }"),
+        request("text_is_not_number", r#"{ json: { $.json.n: "12" } }"#),
+        request("not_equals", r#"{ json: { $.json.private: { not_equals: "false" } } }"#),
+        request("in_a_list", r#"{ json: { $.json.*: { contains: "12" } } }"#),
+    ]
+    .concat();
+    write(d.path(), "types.yaml", &api_flow("types", port, &steps));
+    let Ran { stderr, report, .. } = flow_run(d.path()).arg("types.yaml").run();
+    for id in ["same", "not_equals"] {
+        assert_eq!(step(&report, id)["outcome"], "passed", "{id}: {stderr}");
+    }
+    for (id, message) in [
+        (
+            "text_is_not_bool",
+            r#"json `$.json.private`: expected "false", actual false"#,
+        ),
+        (
+            "bool_is_not_text",
+            r#"json `$.json.flag`: expected false, actual "false""#,
+        ),
+        (
+            "text_is_not_number",
+            r#"json `$.json.n`: expected "12", actual 12"#,
+        ),
+        (
+            "in_a_list",
+            r#"json `$.json.*`: expected it to contain "12""#,
+        ),
+    ] {
+        let s = step(&report, id);
+        assert_eq!(s["outcome"], "failed", "{id}: {s}");
+        assert!(error_of(s).contains(message), "{id}: {}", error_of(s));
+    }
+}
+
 /// A request that gets no answer within the step's timeout fails as a timeout; redirects are
 /// followed by default, and `follow_redirects: false` gives the 3xx itself.
 #[test]

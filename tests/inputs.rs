@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{output, runner, write};
+use crate::common::{flow_run, output, runner, write};
 
 /// A flow that passes when `vars.x` is `want` (and says what it was otherwise).
 fn expects_x(dir: &Path, want: &str) {
@@ -172,6 +172,21 @@ fn var_files_are_refused_with_the_place_and_what_they_take() {
             "error: vars.txt: a var file is .env (KEY=VALUE lines), .yaml, .yml, .toml or .json",
         ),
         ("noeq.env", "x\n", "noeq.env:1:1: error: expected KEY=VALUE"),
+        (
+            "quote.env",
+            "y=2\nx=\"abc\n",
+            "quote.env:2:3: error: the quote `\"` that starts this value is not closed on its line",
+        ),
+        (
+            "single.env",
+            "x= 'abc\r\n",
+            "single.env:1:4: error: the quote `'` that starts this value is not closed on its line",
+        ),
+        (
+            "after.env",
+            "x=\"a\" b\n",
+            "after.env:1:7: error: text after the closing quote `\"` of this value",
+        ),
     ];
     for (name, text, want) in cases {
         write(d.path(), name, text);
@@ -187,6 +202,62 @@ fn var_files_are_refused_with_the_place_and_what_they_take() {
             assert!(!stderr.contains(flow_help), "{name}: {stderr}");
         }
     }
+}
+
+/// `.env` values read as python-dotenv and Docker Compose read them: a `#` after a space or a
+/// tab starts a comment in an unquoted value (not one inside a word), quoted values keep theirs,
+/// double quotes read escapes, single quotes keep what is inside them as written. `validate`
+/// checks a `.env` file named to it as `run --var-file` reads it.
+#[test]
+fn env_files_read_comments_and_quotes_as_dotenv_does() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.env",
+        concat!(
+            "a=1 # a comment\n",
+            "b=x#y\n",
+            "c=\"q # kept\" # a comment\n",
+            "d='single # \\n kept'\n",
+            "e=\"say \\\"hi\\\" \\\\ \\t\"\n",
+            "f=  spaced value\t# c\r\n",
+            "g=#not a comment\n",
+            "h=\n",
+        ),
+    );
+    write(
+        d.path(),
+        "x.yaml",
+        "name: dotenv\nvars: { a: 0, b: 0, c: 0, d: 0, e: 0, f: 0, g: 0, h: 0 }\nsteps:\n  - log: \"{{ vars | tojson }}\"\n",
+    );
+    let report = flow_run(d.path())
+        .args(["x.yaml", "--var-file", "v.env"])
+        .passes();
+    let logged = report["flows"][0]["steps"][0]["outputs"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no log in {report}"));
+    let vars: Value = serde_json::from_str(logged).unwrap();
+    assert_eq!(
+        vars,
+        serde_json::json!({
+            "a": "1", "b": "x#y", "c": "q # kept", "d": "single # \\n kept",
+            "e": "say \"hi\" \\ \t", "f": "spaced value", "g": "#not a comment", "h": ""
+        })
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "v.env"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    // An unclosed quote: refused by validate as by run, at the quote.
+    write(d.path(), "bad.env", "a=1\nb=\"abc\n");
+    let mut c = runner(d.path());
+    c.args(["validate", "bad.env"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.env:2:3: error: the quote `\"` that starts this value is not closed"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -390,7 +461,8 @@ fn jobs_and_retries_out_of_range_say_the_range() {
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("`port` must be between 1 and 65535"),
+        stderr.contains("--web-server-port: `99999999999999999999` is not a port")
+            && stderr.contains("1-65535"),
         "{stderr}"
     );
     let mut c = runner(d.path());

@@ -11,7 +11,7 @@ use crate::common::{Ran, fixture, flow_run, output, runner, step, write};
 
 /// What a run and the commands after it printed, and every file under `dir`: (where, text).
 /// Every file and directory name under `dir` is there too, as its own entry.
-fn everything(dir: &Path, printed: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(crate) fn everything(dir: &Path, printed: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut texts: Vec<(String, String)> = printed
         .iter()
         .map(|(w, t)| ((*w).to_string(), (*t).to_string()))
@@ -33,7 +33,7 @@ fn everything(dir: &Path, printed: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 /// Fails naming the first form of `forms` found in `texts`.
-fn nowhere(texts: &[(String, String)], forms: &[(&str, String)]) {
+pub(crate) fn nowhere(texts: &[(String, String)], forms: &[(&str, String)]) {
     for (where_, text) in texts {
         for (what, form) in forms {
             assert!(

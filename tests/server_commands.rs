@@ -87,6 +87,119 @@ fn explore_and_atlas_verify_start_the_projects_or_the_flags_server_and_stop_it()
 }
 
 #[test]
+fn the_url_to_explore_and_the_base_url_name_a_server_of_runner_toml() {
+    let d = tempfile::tempdir().unwrap();
+    let api_starts = d.path().join("starts");
+    crate::atlas::site_copy(d.path());
+    // Two servers: an API first (it is not the app) and the app, a static site.
+    write(
+        d.path(),
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"api\"\ncommand = [\"python3\", \"{}\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\nenv = {{ APP_STARTS = \"{}\" }}\n\n[[web_server]]\nname = \"site\"\nstatic = \"site\"\n",
+            app(),
+            api_starts.display()
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["explore", "{{ web_server.site.url }}/index.html"])
+        .args(["--atlas", "atlas", "--max-nodes", "3"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["total_nodes"], 3, "{summary}");
+    assert!(
+        std::fs::read_dir(d.path().join("atlas/nodes"))
+            .unwrap()
+            .count()
+            == 3
+    );
+    // The recorded root is the site's page, on the port it had then.
+    let home = crate::atlas::node_by_title(d.path(), "Atlas home");
+    let meta =
+        std::fs::read_to_string(d.path().join(format!("atlas/nodes/{home}/meta.json"))).unwrap();
+    assert!(meta.contains("/index.html"), "{meta}");
+
+    // Both servers start again on new ports; the replays go to the site's.
+    let mut c = runner(d.path());
+    c.args(["atlas", "verify", "--atlas", "atlas"])
+        .args(["--base-url", "{{ web_server.site.url }}"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 verified, 0 no longer arrive"), "{out}");
+    let pids = starts(&api_starts);
+    assert_eq!(pids.len(), 2, "the API started for each command: {pids:?}");
+    assert!(all_gone(&pids), "the API outlived its command");
+    // Each command kept the API's log.
+    let logs = std::fs::read_dir(d.path().join(".runner/logs"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .join("web_server/api.log")
+                .is_file()
+        })
+        .count();
+    assert_eq!(logs, 2);
+
+    // A name that is not a server is told before anything starts, with the names there are.
+    let mut c = runner(d.path());
+    c.args(["explore", "{{ web_server.app.url }}/", "--atlas", "atlas"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("web_server.app") && err.contains("site"),
+        "{err}"
+    );
+    assert_eq!(starts(&api_starts).len(), 2, "nothing started");
+}
+
+#[test]
+fn atlas_test_runs_its_saved_tests_on_the_server_it_started() {
+    let d = tempfile::tempdir().unwrap();
+    // The shop on a free port: each command's server is on another one.
+    let server = format!(
+        "python3 -m http.server {{{{ web_server.port }}}} --bind 127.0.0.1 --directory {}",
+        crate::common::fixture("shop").display()
+    );
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        crate::agents::agent_env(&mut c, d.path());
+        c.args(args)
+            .args(["--atlas", "atlas", "--web-server", &server])
+            .args(["--web-server-port", "auto"])
+            .args(crate::agents::with_profiles(&[]));
+        output(c)
+    };
+    let (code, out, err) = cmd(&[
+        "explore",
+        "/index.html",
+        "--agent",
+        "fake-claude",
+        "--max-depth",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The agent writes the tests, saved and run on this command's server (the shop lacks the
+    // discount one idea expects, and one idea's steps are misspelt: two fail) ...
+    let (code, out, err) = cmd(&["atlas", "test", "--agent", "fake-codex"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(written["passed"].as_u64().unwrap() >= 2, "{written}");
+    assert_eq!(written["failed"], 2, "{written}");
+    assert_eq!(written["nodes_failed"], 0, "{written}");
+    // ... and without an agent the saved ones run again, on the next command's server: the
+    // same verdicts.
+    let (code, out, err) = cmd(&["atlas", "test"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(again["passed"], written["passed"], "{again}\n{err}");
+    assert_eq!(again["failed"], written["failed"], "{again}\n{err}");
+    assert_eq!(again["nodes_failed"], 0, "{again}");
+}
+
+#[test]
 fn a_path_to_explore_without_a_server_is_a_usage_error() {
     let d = tempfile::tempdir().unwrap();
     let mut c = runner(d.path());
@@ -132,8 +245,13 @@ steps:
 #[test]
 fn ctrl_c_while_the_server_of_explore_or_atlas_verify_starts_ends_the_command_and_the_server() {
     let d = tempfile::tempdir().unwrap();
-    // An empty atlas: enough for `atlas verify` to reach its servers.
-    std::fs::create_dir_all(d.path().join("atlas/nodes")).unwrap();
+    // An atlas of one root (an empty one is nothing to verify: no servers start for it).
+    std::fs::create_dir_all(d.path().join("atlas/nodes/0123456789abcdef")).unwrap();
+    write(
+        &d.path().join("atlas/nodes/0123456789abcdef"),
+        "meta.json",
+        r#"{"id": "0123456789abcdef", "url": "http://127.0.0.1:9/", "title": "app", "fingerprint": "", "first_seen": "2026-01-01T00:00:00Z", "last_seen": "2026-01-01T00:00:00Z", "run_ids": [], "entry": [{"open": "http://127.0.0.1:9/"}]}"#,
+    );
     for (i, command) in [
         vec!["explore", "/", "--atlas", "atlas"],
         vec!["atlas", "verify", "--atlas", "atlas"],
@@ -185,4 +303,125 @@ fn walk(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
         }
     }
     None
+}
+
+/// runner.toml with an API first (it is not the app) and the atlas site second, named `site`
+/// (or `name`).
+fn api_and_site(d: &Path, name: &str) {
+    write(
+        d,
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"api\"\ncommand = [\"python3\", \"{}\", \"--port\", \"{{{{ web_server.port }}}}\"]\nport = \"auto\"\n\n[[web_server]]\nname = \"{name}\"\nstatic = \"site\"\n",
+            app(),
+        ),
+    );
+}
+
+#[test]
+fn an_atlas_replays_on_the_server_it_was_explored_on() {
+    let d = tempfile::tempdir().unwrap();
+    crate::atlas::site_copy(d.path());
+    api_and_site(d.path(), "site");
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args).args(["--atlas", "atlas"]);
+        output(c)
+    };
+    let (code, out, err) = cmd(&[
+        "explore",
+        "{{ web_server.site.url }}/index.html",
+        "--max-nodes",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The atlas remembers the server it was explored on.
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("atlas/atlas.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["server"], "site", "{settings}");
+
+    // Both servers start again on new ports; without --base-url the replays go to the site's,
+    // not to the first server's.
+    let (code, out, err) = cmd(&["atlas", "verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 verified, 0 no longer arrive"), "{out}");
+    assert!(!err.contains("warning"), "{err}");
+    let home = crate::atlas::node_by_title(d.path(), "Atlas home");
+    let (code, out, err) = cmd(&["atlas", "replay", &home]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The exported flow opens the site's URL of the run that runs it.
+    let (code, exported, err) = cmd(&["atlas", "export", &home]);
+    assert_eq!(code, 0, "{exported}{err}");
+    assert!(
+        exported.contains("\"open\": \"{{ web_server.site.url }}/index.html\""),
+        "{exported}"
+    );
+    write(d.path(), "exported.yaml", &exported);
+    let mut c = runner(d.path());
+    c.args(["run", "exported.yaml"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // A server of that name is gone from runner.toml: said, and the first server is used (the
+    // documented default), where the site's pages are not.
+    api_and_site(d.path(), "web");
+    let (code, out, err) = cmd(&["atlas", "verify"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "the atlas was explored on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn atlas_verify_reports_list_the_server_it_started_with_its_log() {
+    let d = tempfile::tempdir().unwrap();
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args)
+            .args(["--atlas", "atlas"])
+            .args(["--web-server", &format!("python3 {}", app())])
+            .args(["--web-server-port", "auto"]);
+        output(c)
+    };
+    let (code, out, err) = cmd(&["explore", "/", "--max-nodes", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = cmd(&[
+        "atlas",
+        "verify",
+        "--report",
+        "json=verify.json",
+        "--report",
+        "html=html",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // As a run's report does: the server, and where its log is.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("verify.json")).unwrap())
+            .unwrap();
+    let servers = report["web_servers"].as_array().expect("web_servers");
+    assert_eq!(servers.len(), 1, "{report}");
+    assert_eq!(servers[0]["name"], "server", "{report}");
+    assert!(
+        servers[0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
+    let log = d.path().join(servers[0]["log"].as_str().expect("a log"));
+    let text = std::fs::read_to_string(&log).expect("the log is where the report says");
+    assert!(text.contains("\"GET / HTTP/1.1\" 200"), "{text}");
+    // The HTML report links a copy of it.
+    let html = std::fs::read_to_string(d.path().join("html/index.html")).unwrap();
+    assert!(
+        html.contains("<table class=\"servers\"><tr><th>web server</th>")
+            && html.contains("<td>server</td>")
+            && html.contains("<a href=\"assets/1.log\">web server log</a>"),
+        "{html}"
+    );
+    let copy = std::fs::read_to_string(d.path().join("html/assets/1.log")).unwrap();
+    assert_eq!(copy, text);
 }

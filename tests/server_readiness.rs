@@ -92,6 +92,8 @@ fn reuse_existing_takes_a_server_only_when_its_url_answers_below_404() {
 
 #[test]
 fn a_ready_url_is_what_readiness_polls_and_web_server_url_stays_the_servers() {
+    // The timeout leaves a loaded machine's Python the time to start and answer (the 404 case
+    // waits all of it).
     let d = tempfile::tempdir().unwrap();
     let flow = |ready_url: &str| {
         format!(
@@ -100,7 +102,7 @@ web_server:
   command: [python3, "{app}"]
   port: auto
   ready_url: "{ready_url}"
-  ready_timeout: 3s
+  ready_timeout: 8s
   env: {{ APP_MODE: test, START_DELAY_MS: "0" }}
 steps:
   - expect: {{ that: "{{{{ web_server.url == 'http://127.0.0.1:' ~ web_server.port }}}}" }}
@@ -122,14 +124,22 @@ steps:
     );
     assert!(text.contains("\"GET / HTTP/1.1\" 200"), "{text}");
 
-    // A ready_url that never answers below 404 is waited for, and named.
+    // A ready_url that never answers below 404 is waited for, and named with what it answered
+    // (app.py answers 404 at /env/X when X is not set), the server's last lines after it.
     write(d.path(), "f.yaml", &flow("/env/NOT_SET_HERE"));
     let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 3, "{report}");
     let message = flow_error(&report);
     assert!(
-        message.contains("did not answer at http://127.0.0.1:")
-            && message.contains("/env/NOT_SET_HERE within 3s"),
+        message.contains("web server `server` answered 404 at http://127.0.0.1:")
+            && message.contains(
+                "/env/NOT_SET_HERE until its ready_timeout (8s) ran out (ready means a status below 404"
+            ),
+        "{message}"
+    );
+    assert!(!message.contains("did not answer"), "{message}");
+    assert!(
+        message.contains("\"GET /env/NOT_SET_HERE HTTP/1.1\" 404"),
         "{message}"
     );
 }

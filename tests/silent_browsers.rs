@@ -12,15 +12,15 @@ use crate::contexts::RemoteBrowser;
 /// `tests/fixtures/silent_browser.py` in `mode` (`silent`: accepts and never sends a byte;
 /// `mute`: answers `/json/version` and the WebSocket handshake, then no call). Ended when
 /// dropped.
-struct SilentBrowser {
+pub(crate) struct SilentBrowser {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
     log: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl SilentBrowser {
-    fn start(mode: &str) -> SilentBrowser {
+    pub(crate) fn start(mode: &str) -> SilentBrowser {
         let dir = tempfile::tempdir().unwrap();
         let port_file = dir.path().join("port");
         let child = std::process::Command::new("python3")

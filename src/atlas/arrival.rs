@@ -104,7 +104,8 @@ impl Identity {
     /// path prefix when the app is served under one): the path with id-like segments
     /// generalised, the recorded query's keys in order with any values (other parameters
     /// allowed between them; no query recorded, none allowed), and any fragment unless the
-    /// recorded one is a route (`#/...`, `#!/...`), generalised as the path is.
+    /// recorded one is a route (`#/...`, `#!/...`), generalised as the path is. An origin that
+    /// is a template (`{{ web_server.app.url }}`) stays one, its dots escaped when it renders.
     pub(crate) fn url_pattern(&self, origin: &str) -> String {
         let rest = self
             .url
@@ -119,7 +120,12 @@ impl Identity {
             Some((p, q)) => (p, Some(q)),
             None => (before, None),
         };
-        let mut out = format!("^{}{}", escape(origin.trim_end_matches('/')), route(path));
+        let origin = origin.trim_end_matches('/');
+        let origin = match origin.strip_prefix("{{").and_then(|o| o.strip_suffix("}}")) {
+            Some(expr) => format!("{{{{ {} | replace(\".\", \"\\\\.\") }}}}", expr.trim()),
+            None => escape(origin),
+        };
+        let mut out = format!("^{origin}{}", route(path));
         if let Some(q) = query.filter(|q| !q.is_empty()) {
             out.push_str(&query_pattern(q));
         }
@@ -402,6 +408,14 @@ mod tests {
         assert_eq!(
             at("http://h/v2/page-2.html").url_pattern("http://h"),
             r"^http://h/v2/page-2\.html(?:#.*)?$"
+        );
+    }
+
+    #[test]
+    fn a_template_origin_stays_a_template_that_escapes_what_it_renders() {
+        assert_eq!(
+            at("http://h/books/7").url_pattern("{{ web_server.app.url }}"),
+            r#"^{{ web_server.app.url | replace(".", "\\.") }}/books/[^/]+(?:#.*)?$"#
         );
     }
 

@@ -11,8 +11,7 @@ use super::store::{Atlas, AtlasError};
 use crate::config::duration::parse_duration;
 use crate::config::model::{
     Action, DialogAction, KeyboardAction, OneOrMany, ScrollAction, ScrollTo, SelectAction,
-    Selector, SelectorItem, SelectorObject, Step, UploadAction, VisibleState, WaitAction,
-    WaitOptions,
+    Selector, Step, UploadAction, VisibleState, WaitAction, WaitOptions,
 };
 
 /// What `atlas export` writes.
@@ -201,37 +200,9 @@ fn is_file_stem(name: &str) -> bool {
         && name.len() <= 100
 }
 
-/// The Playwright locator of a selector's first alternative; `None` for a snapshot ref, which
-/// has no meaning outside runner.
-fn locator(sel: &Selector) -> Option<String> {
-    let obj = |o: &SelectorObject| {
-        if let Some(c) = &o.css {
-            Some(format!("page.locator({})", py(c)))
-        } else if let Some(r) = &o.role {
-            Some(match &o.text {
-                Some(t) => format!("page.get_by_role({}, name={})", py(r), py(t)),
-                None => format!("page.get_by_role({})", py(r)),
-            })
-        } else {
-            o.text
-                .as_ref()
-                .map(|t| format!("page.get_by_text({})", py(t)))
-        }
-    };
-    let string = |s: &str| (!s.starts_with('@')).then(|| format!("page.locator({})", py(s)));
-    match sel {
-        Selector::String(s) => string(s),
-        Selector::Object(o) => obj(o),
-        Selector::List(items) => items.first().and_then(|i| match i {
-            SelectorItem::String(s) => string(s),
-            SelectorItem::Object(o) => obj(o),
-        }),
-    }
-}
-
 /// `locator.call` on what `sel` selects, or a comment for a snapshot ref.
 fn on(action: &Action, sel: &Selector, call: &str) -> String {
-    match locator(sel) {
+    match super::locator::locator(sel) {
         Some(l) => format!("{l}.{call}"),
         None => format!(
             "# {} on a snapshot ref: no Playwright equivalent",

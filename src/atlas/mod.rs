@@ -3,26 +3,32 @@
 
 mod arrival;
 mod checks;
+mod compare;
 mod explore;
 mod export;
 mod fingerprint;
 mod identity;
 mod label;
+mod locator;
 mod record;
 mod replay;
+mod settle;
 mod status;
 mod store;
 mod testing;
+mod verify;
 mod view;
 
+pub(crate) use compare::{AtlasDiff, BrokenWhy, EdgeRef, MatchedBy, RemovedWhy, StateRef, compare};
 pub(crate) use explore::{ExploreAgent, Options as ExploreOptions, explore};
 pub(crate) use export::{ExportFormat, export, file_stem};
 pub(crate) use fingerprint::Fingerprint;
 pub(crate) use identity::{Element, StateDiff};
 pub(crate) use label::Labels;
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
-pub(crate) use replay::{Driver, replay, verify};
+pub(crate) use replay::{Driver, Replayed, replay};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError};
-pub(crate) use testing::{Tested, test};
+pub(crate) use testing::{Tested, test, test_ideas};
+pub(crate) use verify::{Checks, verify};
 pub(crate) use view::{GraphFormat, graph, path, show};

@@ -162,14 +162,18 @@ impl Expected {
     }
 }
 
-/// Replays the path to `node` in a fresh browser and checks the state it arrives at.
+/// Replays the path to `node` in a fresh browser and checks the state it arrives at; each step
+/// of the path (unless it sets its own `timeout`) and the check on arrival take at most
+/// `timeout`.
 pub(crate) async fn replay(
     driver: &mut dyn Driver,
     atlas: &Atlas,
     node: &str,
     base_url: Option<&str>,
+    timeout: Duration,
 ) -> Result<Replayed, AtlasError> {
-    let flow = export_flow(atlas, node, base_url)?;
+    let mut flow = export_flow(atlas, node, base_url)?;
+    bound_steps(&mut flow, timeout);
     let expected = Expected::of(atlas, node)?;
     driver.reset().await.ok();
     let (flow, arrival, diff) = match driver.run(&flow).await {
@@ -179,7 +183,7 @@ pub(crate) async fn replay(
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            let (arrival, diff) = arrive(driver, &expected, &secrets_of(&flow)).await;
+            let (arrival, diff) = arrive(driver, &expected, &secrets_of(&flow), timeout).await;
             (Some(r), arrival, diff)
         }
     };
@@ -208,6 +212,21 @@ pub(crate) async fn replay(
     })
 }
 
+/// Gives every step of `flow` that sets no `timeout` of its own at most `timeout`: the flow's
+/// `defaults.timeout` (in the schema's form), unless the flow sets one.
+pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
+    let Some(flow) = flow.as_object_mut() else {
+        return;
+    };
+    let defaults = flow
+        .entry("defaults")
+        .or_insert_with(|| serde_json::json!({}));
+    if let Some(d) = defaults.as_object_mut() {
+        d.entry("timeout")
+            .or_insert_with(|| format!("{}ms", timeout.as_millis()).into());
+    }
+}
+
 /// A masker of the secrets the replayed flow declares (read from the environment, as the
 /// engine reads them): the state found goes into reports, where a secret must not.
 fn secrets_of(flow: &serde_json::Value) -> Masker {
@@ -221,15 +240,17 @@ fn secrets_of(flow: &serde_json::Value) -> Masker {
 }
 
 /// Reads the state the replay arrived at (done as soon as the page shows the node, else once
-/// it has settled elsewhere), its secrets masked as the recording's were, and judges it.
+/// it has settled elsewhere, within `timeout`), its secrets masked as the recording's were,
+/// and judges it.
 async fn arrive(
     driver: &mut dyn Driver,
     expected: &Expected,
     masker: &Masker,
+    timeout: Duration,
 ) -> (Arrival, Option<StateDiff>) {
     let awaited = |url: &str, text: &str| expected.shown(url, text);
     let seen = match driver.session().await {
-        Ok(mut s) => arrived_state(&mut s, masker, Duration::from_secs(15), &awaited).await,
+        Ok(mut s) => arrived_state(&mut s, masker, timeout, &awaited).await,
         Err(e) => Err(e),
     };
     match seen {
@@ -246,19 +267,6 @@ async fn arrive(
         }
         Err(e) => (Arrival::Failed { message: e.message }, None),
     }
-}
-
-/// Replays the path to every node.
-pub(crate) async fn verify(
-    driver: &mut dyn Driver,
-    atlas: &Atlas,
-    base_url: Option<&str>,
-) -> Result<Vec<Replayed>, AtlasError> {
-    let mut out = Vec::new();
-    for id in atlas.node_ids()? {
-        out.push(replay(driver, atlas, &id, base_url).await?);
-    }
-    Ok(out)
 }
 
 /// What failed in a replay's flow.

@@ -4,18 +4,17 @@
 //! those steps) is saved as `<atlas>/tests/<node>/<script>.yaml` and run in a fresh context.
 //! Without an agent, the tests saved by an earlier run are run again.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
-use super::replay::{Driver, Replayed, verify};
+use super::fingerprint::origin;
+use super::replay::{Driver, Replayed, bound_steps};
 use super::status::StatusFile;
-use super::store::Atlas;
+use super::store::{Atlas, AtlasError};
+use super::verify::{Checks, not_run, verify};
 use crate::agent::{Skill, SkillCall, call_skill, keep, keep_item};
-use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+use crate::step::{ErrorKind, FlowResult, StepError};
 
 /// What `atlas test` did.
 pub(crate) struct Tested {
@@ -25,35 +24,29 @@ pub(crate) struct Tested {
     pub(crate) tests: Vec<FlowResult>,
 }
 
-/// A test that did not get to run: failed, saying why.
-fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
-    FlowResult {
-        name,
-        file,
-        status: FlowStatus::Failed,
-        duration: Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(error),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: std::time::Duration::ZERO,
-        server_log: None,
-        trace: None,
-        state: None,
+/// How many test ideas the atlas's nodes hold: the tests `atlas test` would run.
+pub(crate) fn test_ideas(atlas: &Atlas) -> Result<usize, AtlasError> {
+    let mut n = 0;
+    for node in atlas.node_ids()? {
+        if let Some(ideas) = atlas.read_node_json(&node, "test_ideas.json")? {
+            n += ideas.as_array().map_or(0, Vec::len);
+        }
     }
+    Ok(n)
 }
 
 /// Verifies every node, then runs a test for each test idea; `progress` gets a line per test.
+/// Each step of a test that sets no `timeout` of its own gets `checks.timeout`.
 pub(crate) async fn test(
     driver: &mut dyn Driver,
     atlas: &Atlas,
     agent: Option<&ExploreAgent<'_>>,
-    base_url: Option<&str>,
+    checks: Checks<'_>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Tested, StepError> {
     let status = StatusFile::start(atlas);
     status.write(atlas, "testing", None);
-    let verified = verify(driver, atlas, base_url).await?;
+    let verified = verify(&mut [&mut *driver], atlas, checks).await?;
     let mut tests = Vec::new();
     for node in atlas.node_ids()? {
         let Some(ideas) = atlas.read_node_json(&node, "test_ideas.json")? else {
@@ -80,8 +73,12 @@ pub(crate) async fn test(
                 .join(&node)
                 .join(format!("{script}.yaml"));
             let name = format!("{title} ({node})");
-            let result = match flow_for(driver, atlas, agent, &node, idea, &file, base_url).await {
-                Ok(flow) => {
+            let flow = flow_for(driver, atlas, agent, &node, idea, &file)
+                .await
+                .and_then(|f| Ok(pointed(f, atlas, &node, checks.base_url)?));
+            let result = match flow {
+                Ok(mut flow) => {
+                    bound_steps(&mut flow, checks.timeout);
                     driver.reset().await.ok();
                     match driver.run(&flow).await {
                         Ok(mut r) => {
@@ -110,7 +107,6 @@ async fn flow_for(
     node: &str,
     idea: &Value,
     file: &std::path::Path,
-    base_url: Option<&str>,
 ) -> Result<Value, StepError> {
     let Some(agent) = agent else {
         let text = std::fs::read_to_string(file).map_err(|_| {
@@ -132,7 +128,9 @@ async fn flow_for(
             )
         });
     };
-    let reach = export_flow(atlas, node, base_url)?;
+    // Saved with the atlas's recorded origin, as `atlas export` writes a path: `pointed` takes
+    // it to the server of each run.
+    let reach = export_flow(atlas, node, None)?;
     let snapshot =
         std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
     let call = SkillCall {
@@ -174,6 +172,31 @@ async fn flow_for(
         )
     })?;
     Ok(flow)
+}
+
+/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced, as
+/// `export_flow` points a path (a saved test holds the recorded origin, and the app may now be
+/// served elsewhere: a `port: auto` server is on another port each run).
+fn pointed(
+    flow: Value,
+    atlas: &Atlas,
+    node: &str,
+    base_url: Option<&str>,
+) -> Result<Value, AtlasError> {
+    let Some(base) = base_url else {
+        return Ok(flow);
+    };
+    let root = &atlas.path_to_node(node)?[0].node_id;
+    let Some(recorded) = origin(&atlas.meta(root)?.url) else {
+        return Ok(flow);
+    };
+    let text = serde_json::to_string(&flow).unwrap_or_default();
+    serde_json::from_str(&text.replace(&recorded, base.trim_end_matches('/'))).map_err(|e| {
+        AtlasError::Broken {
+            path: node.into(),
+            message: e.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]

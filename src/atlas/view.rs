@@ -23,31 +23,9 @@ const EDGE: usize = 40;
 
 /// `atlas show`: nodes, edges, roots and unreachable nodes.
 pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
-    let ids = atlas.node_ids()?;
     // A damaged atlas is reported, not shown as if whole: unreadable nodes, links to nowhere.
-    let mut damage = Vec::new();
-    for id in &ids {
-        if let Err(e) = atlas.meta(id) {
-            damage.push(e.to_string());
-        }
-        match atlas.links(id) {
-            Err(e) => damage.push(e.to_string()),
-            Ok(links) => {
-                damage.extend(links.iter().filter(|l| !ids.contains(&l.target)).map(|l| {
-                    format!(
-                        "link `{}` of node {id} leads to {}, which is not in the atlas",
-                        l.action, l.target
-                    )
-                }));
-            }
-        }
-    }
-    if !damage.is_empty() {
-        return Err(AtlasError::Broken {
-            path: atlas.root.display().to_string(),
-            message: damage.join("; "),
-        });
-    }
+    atlas.check()?;
+    let ids = atlas.node_ids()?;
     let roots = atlas.roots()?;
     let labels = Labels::of(atlas);
     let mut reachable = std::collections::HashSet::new();

@@ -2,10 +2,12 @@
 //! objects that do the work.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::atlas::{ExportFormat, GraphFormat};
+use crate::config::duration::parse_written_duration;
 use crate::config::numbers::whole_in;
 use crate::config::trace_mode::TraceMode;
 use crate::report::DiagnosticFormat;
@@ -38,18 +40,13 @@ pub(crate) enum Command {
         #[arg(long = "profiles", value_name = "DIR", global = true)]
         profiles: Vec<PathBuf>,
     },
-    /// The atlas of recorded states: show, path, graph, export, replay, verify.
+    /// The atlas of recorded states: show, path, graph, export, replay, verify, test, diff.
     Atlas {
         #[command(subcommand)]
         command: AtlasCommand,
-        /// The atlas directory.
-        #[arg(
-            long,
-            value_name = "DIR",
-            default_value = ".runner/atlas",
-            global = true
-        )]
-        atlas: PathBuf,
+        /// The atlas directory (default: .runner/atlas).
+        #[arg(long, value_name = "DIR", global = true)]
+        atlas: Option<PathBuf>,
         #[command(flatten)]
         servers: ServerArgs,
     },
@@ -130,7 +127,9 @@ pub(crate) enum AtlasCommand {
         node: String,
         #[arg(long, value_enum, default_value = "flow")]
         format: ExportFormat,
-        /// Replace the recorded origin with this one.
+        /// Replace the recorded origin with this one (in a flow, a template naming a web
+        /// server, which `runner run` fills in; default for a flow: the server the atlas was
+        /// explored on, as `{{ web_server.<name>.url }}`).
         #[arg(long)]
         base_url: Option<String>,
         /// Write it into DIR (named after the path's last edge, as the explorer's agent named
@@ -141,25 +140,41 @@ pub(crate) enum AtlasCommand {
     /// Replay the path to NODE in a browser and check the fingerprint on arrival.
     Replay {
         node: String,
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
     },
     /// Replay the path to every node; report which still arrive.
     Verify {
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
+        /// Nodes checked in parallel, 1 to 64, each in a browser context of its own (in at
+        /// most N browsers).
+        #[arg(long, default_value_t = 1, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
+        jobs: u16,
         /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
         #[arg(long = "report", value_name = "KIND=PATH")]
         report: Vec<String>,
     },
+    /// What changed from atlas A to atlas B (say, an earlier explore and a fresh one of the
+    /// same app): states added, removed and changed, edges broken, new and removed. Exit 0
+    /// when they do not differ, 1 when they do, 2 when one is not an atlas.
+    Diff {
+        /// The atlas before (a directory).
+        a: PathBuf,
+        /// The atlas after (a directory).
+        b: PathBuf,
+        /// How to print it.
+        #[arg(long, value_enum, default_value = "text")]
+        format: DiffFormat,
+        /// Also write it as an HTML page (one file, no network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+    },
     /// Verify every node, then turn each node's test ideas (from `explore --agent`) into flows
     /// under <atlas>/tests/ and run them; without --agent, run the ones saved before.
     Test {
-        /// Replace the recorded origin with this one.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        check: CheckArgs,
         /// Reports: junit=PATH, json=PATH, html=DIR (repeatable; default
         /// junit=<atlas>/tests/junit.xml).
         #[arg(long = "report", value_name = "KIND=PATH")]
@@ -167,6 +182,34 @@ pub(crate) enum AtlasCommand {
         #[command(flatten)]
         agent: AgentArgs,
     },
+}
+
+/// How `atlas replay|verify|test` replay a path: where to, and how long each part may take.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CheckArgs {
+    /// Replace the recorded origin with this one (a template may name a web server:
+    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was explored
+    /// on, else the first server's).
+    #[arg(long)]
+    pub(crate) base_url: Option<String>,
+    /// What each step of a replayed path and each arrival check may take (`250ms`, `5s`,
+    /// `1m`); a step that sets its own `timeout` keeps it.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        value_parser = parse_written_duration
+    )]
+    pub(crate) timeout: Duration,
+}
+
+/// `atlas diff --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DiffFormat {
+    /// Lines for people (`~` changed, `+` added or new, `-` removed, `!` broken).
+    Text,
+    /// One JSON document (docs/atlas.md, "Comparing two atlases").
+    Json,
 }
 
 /// The web servers of `explore` and `atlas replay|verify|test`: runner.toml's `[[web_server]]`,

@@ -4,29 +4,75 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::args::{AgentArgs, AtlasCommand, ServerArgs};
+use super::args::{AgentArgs, AtlasCommand, CheckArgs, ServerArgs};
 use super::error::CliError;
 use super::exit::Outcome;
+use super::servers::{Served, check_url};
 use super::signals::interruptible;
+use super::tally::{Tally, Verified};
 use crate::agent::{CacheMode, SkillEnv};
-use crate::atlas::{self, Atlas, ExploreAgent};
+use crate::atlas::{self, Atlas, Checks, Driver, ExploreAgent};
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
-use crate::report::{ReportTarget, Reporter, Status, Summary};
-use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+use crate::report::{Report, ReportTarget, Reporter, Status, Summary};
+use crate::step::{ErrorKind, StepError};
 
-/// Runs an atlas subcommand.
-pub(crate) fn run(
+/// An option the subcommand would not use is refused, not passed over: `atlas diff` reads the
+/// two atlases it is given (not `--atlas`), and only `replay`, `verify` and `test` start servers.
+fn refuse_unused(
     cmd: &AtlasCommand,
-    dir: &Path,
+    dir: Option<&Path>,
     servers: &ServerArgs,
-    reporter: &Reporter,
-) -> Result<Outcome, CliError> {
-    if !dir.join("nodes").is_dir() {
+) -> Result<(), CliError> {
+    let name = match cmd {
+        AtlasCommand::Show => "show",
+        AtlasCommand::Status => "status",
+        AtlasCommand::Path { .. } => "path",
+        AtlasCommand::Graph { .. } => "graph",
+        AtlasCommand::Export { .. } => "export",
+        AtlasCommand::Diff { .. } => "diff",
+        AtlasCommand::Replay { .. } | AtlasCommand::Verify { .. } | AtlasCommand::Test { .. } => {
+            return Ok(());
+        }
+    };
+    if name == "diff" && dir.is_some() {
+        return Err(CliError::Usage(
+            "`atlas diff A B` compares the two atlases it is given: drop `--atlas`".into(),
+        ));
+    }
+    if servers.command.is_some() {
+        return Err(CliError::Usage(format!(
+            "`atlas {name}` starts no server: `--web-server` is for `atlas replay`, `verify` and `test`"
+        )));
+    }
+    Ok(())
+}
+
+/// The atlas directory (`--atlas`, else .runner/atlas), once the options are checked; `atlas
+/// diff` compares the two atlases it is given instead.
+fn checked_dir<'a>(
+    cmd: &AtlasCommand,
+    dir: Option<&'a Path>,
+    servers: &ServerArgs,
+) -> Result<&'a Path, CliError> {
+    refuse_unused(cmd, dir, servers)?;
+    let dir = dir.unwrap_or(Path::new(".runner/atlas"));
+    if !matches!(cmd, AtlasCommand::Diff { .. }) && !dir.join("nodes").is_dir() {
         return Err(CliError::Usage(format!(
             "no atlas at {} (record one with `link_state` steps, or pass --atlas DIR)",
             dir.display()
         )));
     }
+    Ok(dir)
+}
+
+/// Runs an atlas subcommand.
+pub(crate) fn run(
+    cmd: &AtlasCommand,
+    dir: Option<&Path>,
+    servers: &ServerArgs,
+    reporter: &Reporter,
+) -> Result<Outcome, CliError> {
+    let dir = checked_dir(cmd, dir, servers)?;
     let atlas = Atlas {
         root: dir.to_path_buf(),
     };
@@ -41,7 +87,8 @@ pub(crate) fn run(
             base_url,
             out,
         } => {
-            let text = atlas::export(&atlas, node, *format, base_url.as_deref())?;
+            let base = export_base(&atlas, *format, base_url.as_deref(), servers, reporter)?;
+            let text = atlas::export(&atlas, node, *format, base.as_deref())?;
             match out {
                 None => text,
                 Some(dir) => {
@@ -59,19 +106,31 @@ pub(crate) fn run(
                 }
             }
         }
-        AtlasCommand::Replay { node, base_url } => {
-            return replay(&atlas, node, base_url.as_deref(), servers, reporter);
+        AtlasCommand::Replay { node, check } => {
+            return replay(&atlas, node, check, servers, reporter);
         }
-        AtlasCommand::Verify { base_url, report } => {
-            return verify(&atlas, base_url.as_deref(), report, servers, reporter);
+        AtlasCommand::Verify {
+            check,
+            jobs,
+            report,
+        } => {
+            let args = VerifyArgs {
+                check,
+                jobs: usize::from(*jobs),
+                reports: report,
+            };
+            return verify(&atlas, &args, servers, reporter);
+        }
+        AtlasCommand::Diff { a, b, format, html } => {
+            return super::atlas_diff::run(a, b, *format, html.as_deref(), reporter);
         }
         AtlasCommand::Test {
-            base_url,
+            check,
             report,
             agent,
         } => {
             let args = TestArgs {
-                base_url: base_url.as_deref(),
+                check,
                 agent,
                 servers,
             };
@@ -80,6 +139,45 @@ pub(crate) fn run(
     };
     reporter.out(&text);
     Ok(Outcome::Passed)
+}
+
+/// Where an export opens the app: `--base-url` (a flow may be given a template naming a
+/// server: `runner run` fills it in); else, for a flow of an atlas explored on a web server
+/// that runner.toml still has, that server's URL as the run that runs it has it (`{{
+/// web_server.<name>.url }}`); else the recorded origin. A Playwright script has no runner
+/// servers: it opens a whole URL.
+fn export_base(
+    atlas: &Atlas,
+    format: atlas::ExportFormat,
+    given: Option<&str>,
+    servers: &ServerArgs,
+    reporter: &Reporter,
+) -> Result<Option<String>, CliError> {
+    let flow = matches!(format, atlas::ExportFormat::Flow);
+    if let Some(given) = given {
+        if crate::template::is_template(given) {
+            if !flow {
+                return Err(CliError::Usage(format!(
+                    "`--base-url {given}`: a Playwright script has no runner web servers to fill a template in; give a whole URL"
+                )));
+            }
+            check_url(given, super::servers::spec(servers)?.as_ref())?;
+        }
+        return Ok(Some(given.to_string()));
+    }
+    let Some(name) = atlas.server()?.filter(|_| flow) else {
+        return Ok(None);
+    };
+    let names = super::servers::spec(servers)?
+        .map(|s| s.names())
+        .unwrap_or_default();
+    if names.contains(&name) {
+        return Ok(Some(format!("{{{{ web_server.{name}.url }}}}")));
+    }
+    reporter.warn(&format!(
+        "the atlas was explored on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
+    ));
+    Ok(None)
 }
 
 /// A runtime and an in-process driver for replays, with artifacts in a scratch directory;
@@ -129,14 +227,52 @@ pub(super) fn finish(scratch: &Path) {
     let _ = std::fs::remove_dir_all(scratch);
 }
 
+/// Where replays go: `--base-url` (a server's URL when it names one); else the origin of the
+/// web server the atlas was explored on (`atlas.json`'s `server`); else — an atlas that names
+/// none, or names a server that is not there now (said) — the first server's origin, else the
+/// recorded origin.
+fn base_url(
+    check: &CheckArgs,
+    served: &Served,
+    atlas: &Atlas,
+    reporter: &Reporter,
+) -> Result<Option<String>, CliError> {
+    if let Some(given) = &check.base_url {
+        return served.url(given).map(Some);
+    }
+    let Some(name) = atlas.server()? else {
+        return Ok(served.origin());
+    };
+    if let Some(origin) = served.origin_of(&name) {
+        return Ok(Some(origin));
+    }
+    let (now, instead) = match served.names() {
+        [] => (
+            "none".to_string(),
+            "replaying on the recorded origin".to_string(),
+        ),
+        names => (
+            names.join(", "),
+            format!("replaying on the first, `{}`", names[0]),
+        ),
+    };
+    reporter.warn(&format!(
+        "the atlas was explored on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
+    ));
+    Ok(served.origin())
+}
+
 fn replay(
     atlas: &Atlas,
     node: &str,
-    base_url: Option<&str>,
+    check: &CheckArgs,
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
     let spec = super::servers::spec(servers)?;
+    if let Some(given) = &check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let run_id = format!("replay-{}", std::process::id());
     let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
@@ -145,16 +281,23 @@ fn replay(
         spec.as_ref(),
         &run_id,
         reporter,
-        |origin| async move {
-            let base_url = base_url.map(str::to_string).or(origin);
+        |served| async move {
+            let base_url = base_url(check, &served, atlas, reporter)?;
             let mut d = InProcess::new(rt);
-            let r = interruptible(atlas::replay(&mut d, atlas, node, base_url.as_deref())).await;
+            let r = interruptible(atlas::replay(
+                &mut d,
+                atlas,
+                node,
+                base_url.as_deref(),
+                check.timeout,
+            ))
+            .await;
             d.close().await;
-            r
+            Ok::<_, CliError>(r)
         },
     ));
     finish(&scratch);
-    let r = r?.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
+    let r = r??.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.describe();
     if !ok {
@@ -171,71 +314,68 @@ fn replay(
     })
 }
 
+/// `runner atlas verify`'s settings.
+struct VerifyArgs<'a> {
+    check: &'a CheckArgs,
+    jobs: usize,
+    reports: &'a [String],
+}
+
+/// `runner atlas verify`: an atlas with no nodes is nothing verified, and no pass.
 fn verify(
     atlas: &Atlas,
-    base_url: Option<&str>,
-    reports: &[String],
+    args: &VerifyArgs<'_>,
     servers: &ServerArgs,
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
-    let targets = ReportTarget::parse_all(reports).map_err(CliError::Usage)?;
+    let targets = ReportTarget::parse_all(args.reports).map_err(CliError::Usage)?;
+    if atlas.node_ids()?.is_empty() {
+        reporter.error(&format!(
+            "nothing to verify: the atlas at {} has no nodes (record some with `link_state` steps or `runner explore`)",
+            atlas.root.display()
+        ));
+        return Ok(Outcome::FlowsFailed);
+    }
     let spec = super::servers::spec(servers)?;
+    if let Some(given) = &args.check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
     let scratch = rt.artifacts.clone();
-    let replayed = tokio_rt.block_on(super::servers::around(
+    let out = tokio_rt.block_on(super::servers::around_reported(
         &rt.clone(),
         spec.as_ref(),
         &run_id,
         reporter,
-        |origin| async move {
-            let base_url = base_url.map(str::to_string).or(origin);
-            let mut d = InProcess::new(rt);
-            let r = interruptible(atlas::verify(&mut d, atlas, base_url.as_deref())).await;
-            d.close().await;
-            r
+        |served| async move {
+            let base_url = base_url(args.check, &served, atlas, reporter)?;
+            let checks = Checks {
+                base_url: base_url.as_deref(),
+                timeout: args.check.timeout,
+            };
+            let mut pool = InProcess::pool(&rt, args.jobs);
+            let mut drivers: Vec<&mut dyn Driver> =
+                pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
+            let r = interruptible(atlas::verify(&mut drivers, atlas, checks)).await;
+            drop(drivers);
+            InProcess::close_all(pool).await;
+            Ok::<_, CliError>(r)
         },
     ));
     finish(&scratch);
+    let (replayed, served) = out?;
     let replayed =
         replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
-    let mut s = String::new();
-    let mut drifted = 0;
-    let labels = atlas::Labels::of(atlas);
-    for r in &replayed {
-        // A node that arrived with other data: reported, not failed.
-        drifted += usize::from(r.arrival.ok() && r.diff.is_some());
-        s.push_str(&format!(
-            "{} {} {}: {}\n",
-            if r.arrival.ok() { "ok  " } else { "FAIL" },
-            r.node_id,
-            labels.get(&r.node_id),
-            r.describe()
-        ));
-    }
-    let results: Vec<_> = replayed
-        .into_iter()
-        .map(|r| r.into_result(&labels))
-        .collect();
-    let failed = results
-        .iter()
-        .filter(|r| r.status != FlowStatus::Passed)
-        .count();
-    s.push_str(&format!(
-        "\nnodes: {} verified, {failed} no longer arrive, {drifted} with data drift\n",
-        results.len() - failed
-    ));
-    reporter.out(&s);
+    let Verified {
+        text,
+        results,
+        failed,
+    } = Verified::of(replayed, atlas);
+    reporter.out(&text);
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
-    for t in &targets {
-        for note in t
-            .write(&results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?
-        {
-            reporter.warn(&note);
-        }
-    }
+    write_reports(&targets, &results, &summary, served, reporter)?;
     Ok(if failed == 0 {
         Outcome::Passed
     } else {
@@ -243,20 +383,55 @@ fn verify(
     })
 }
 
+/// Writes the reports of a command's results, with the web servers it started (as a run's
+/// reports list them, each with its log); what a report left out is a warning.
+fn write_reports(
+    targets: &[ReportTarget],
+    results: &[crate::step::FlowResult],
+    summary: &Summary,
+    servers: Vec<crate::step::ServerInfo>,
+    reporter: &Reporter,
+) -> Result<(), CliError> {
+    let report = Report::of(results, summary).with_servers(servers);
+    for t in targets {
+        for note in t
+            .write_report(&report)
+            .map_err(|e| CliError::Environment(e.to_string()))?
+        {
+            reporter.warn(&note);
+        }
+    }
+    Ok(())
+}
+
 /// `runner atlas test`'s settings.
 struct TestArgs<'a> {
-    base_url: Option<&'a str>,
+    check: &'a CheckArgs,
     agent: &'a AgentArgs,
     servers: &'a ServerArgs,
 }
 
-/// `runner atlas test`.
+/// `runner atlas test`: an atlas with no test ideas is no test collected, and no pass.
 fn test(
     atlas: &Atlas,
     args: &TestArgs<'_>,
     reports: &[String],
     reporter: &Reporter,
 ) -> Result<Outcome, CliError> {
+    let none = if atlas.node_ids()?.is_empty() {
+        Some("has no nodes (record some with `link_state` steps or `runner explore`)")
+    } else if atlas::test_ideas(atlas)? == 0 {
+        Some("has no test ideas (`runner explore --agent PROFILE` proposes them)")
+    } else {
+        None
+    };
+    if let Some(why) = none {
+        reporter.error(&format!(
+            "no tests collected: the atlas at {} {why}",
+            atlas.root.display()
+        ));
+        return Ok(Outcome::FlowsFailed);
+    }
     let mut reports = reports.to_vec();
     if reports.is_empty() {
         reports.push(format!(
@@ -267,7 +442,8 @@ fn test(
     let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
     let run_id = format!("atlas-test-{}", std::process::id());
     let started = std::time::Instant::now();
-    let tested = match run_tests(atlas, args, &run_id, reporter)? {
+    let (tested, served) = run_tests(atlas, args, &run_id, reporter)?;
+    let tested = match tested {
         Ok(t) => t,
         Err(e) if e.kind == ErrorKind::Environment => return Err(CliError::Environment(e.message)),
         Err(e) => {
@@ -277,14 +453,7 @@ fn test(
     };
     let tally = Tally::of(tested, atlas);
     let summary = Summary::of(&tally.results, 0, started.elapsed(), &run_id);
-    for t in &targets {
-        for note in t
-            .write(&tally.results, &summary)
-            .map_err(|e| CliError::Environment(e.to_string()))?
-        {
-            reporter.warn(&note);
-        }
-    }
+    write_reports(&targets, &tally.results, &summary, served, reporter)?;
     let report_path = reports[0]
         .split_once('=')
         .map_or("", |(_, p)| p)
@@ -309,6 +478,12 @@ fn test(
     })
 }
 
+/// What `atlas test` ran, and the web servers it started.
+type Ran = (
+    Result<atlas::Tested, StepError>,
+    Vec<crate::step::ServerInfo>,
+);
+
 /// Replays every node and runs its test ideas, in process, with the agent's skills when there
 /// is one; an interrupt is marked in the atlas's status and is the command's error.
 fn run_tests(
@@ -316,99 +491,47 @@ fn run_tests(
     args: &TestArgs<'_>,
     run_id: &str,
     reporter: &Reporter,
-) -> Result<Result<atlas::Tested, StepError>, CliError> {
+) -> Result<Ran, CliError> {
     let spec = super::servers::spec(args.servers)?;
+    if let Some(given) = &args.check.base_url {
+        check_url(given, spec.as_ref())?;
+    }
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
     let agent = skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
-    let tested = tokio_rt.block_on(super::servers::around(
+    let out = tokio_rt.block_on(super::servers::around_reported(
         &skills_rt,
         spec.as_ref(),
         run_id,
         reporter,
-        |origin| {
+        |served| {
             let (agent, status) = (agent.as_ref(), &status);
             async move {
-                let base_url = args.base_url.map(str::to_string).or(origin);
+                let base_url = base_url(args.check, &served, atlas, reporter)?;
+                let checks = Checks {
+                    base_url: base_url.as_deref(),
+                    timeout: args.check.timeout,
+                };
                 let mut d = InProcess::new(rt);
-                let r = interruptible(atlas::test(
-                    &mut d,
-                    atlas,
-                    agent,
-                    base_url.as_deref(),
-                    &|line| status.update(line),
-                ))
+                let r = interruptible(atlas::test(&mut d, atlas, agent, checks, &|line| {
+                    status.update(line);
+                }))
                 .await;
                 d.close().await;
-                r
+                Ok::<_, CliError>(r)
             }
         },
     ));
     status.finish();
     finish(&scratch);
-    tested?.ok_or_else(|| {
+    let (tested, served) = out?;
+    let tested = tested?.ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
-    })
-}
-
-/// What `atlas test` found: a line per node that no longer arrives and per test, the results
-/// for the reports, and the counts.
-struct Tally {
-    text: String,
-    results: Vec<FlowResult>,
-    nodes: usize,
-    nodes_failed: usize,
-    total: usize,
-    passed: usize,
-}
-
-impl Tally {
-    fn of(tested: atlas::Tested, atlas: &Atlas) -> Tally {
-        let labels = atlas::Labels::of(atlas);
-        let mut text = String::new();
-        let mut results = Vec::new();
-        let mut nodes_failed = 0;
-        for r in tested.verified {
-            if !r.arrival.ok() {
-                nodes_failed += 1;
-                text.push_str(&format!("FAIL reach {}: {}\n", r.node_id, r.describe()));
-            }
-            results.push(r.into_result(&labels));
-        }
-        let nodes = results.len();
-        let mut passed = 0;
-        for t in &tested.tests {
-            let ok = t.status == FlowStatus::Passed;
-            passed += usize::from(ok);
-            text.push_str(&format!(
-                "{} {}{}\n",
-                if ok { "ok  " } else { "FAIL" },
-                t.name,
-                t.error
-                    .as_ref()
-                    .map(|e| format!(": {}", e.message))
-                    .or_else(|| {
-                        t.steps
-                            .iter()
-                            .find_map(|st| st.error.as_ref().map(|e| format!(": {}", e.message)))
-                    })
-                    .unwrap_or_default()
-            ));
-        }
-        let total = tested.tests.len();
-        results.extend(tested.tests);
-        Tally {
-            text,
-            results,
-            nodes,
-            nodes_failed,
-            total,
-            passed,
-        }
-    }
+    })?;
+    Ok((tested, served))
 }
 
 /// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache

@@ -14,7 +14,8 @@ pub(super) fn remote_browser(url: Option<&str>) -> Result<Option<String>, CliErr
         .any(|s| url.starts_with(s) && url.len() > s.len());
     if !ok {
         return Err(CliError::Usage(format!(
-            "--browser-cdp / RUNNER_BROWSER_CDP: `{url}` is not a DevTools endpoint: give http://host:port or a ws:// URL"
+            "--browser-cdp / RUNNER_BROWSER_CDP: `{}` is not a DevTools endpoint: give http://host:port or a ws:// URL",
+            crate::step::url_secrets::shown_url(url)
         )));
     }
     Ok(Some(url.to_string()))

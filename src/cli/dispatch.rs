@@ -60,7 +60,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> Result<Outcome, CliError> 
             command,
             atlas: dir,
             servers,
-        } => atlas::run(&command, &dir, &servers, reporter),
+        } => atlas::run(&command, dir.as_deref(), &servers, reporter),
         Command::Explore {
             url,
             max_depth,

@@ -10,6 +10,7 @@ use crate::browser::driver::adapter::{
 };
 use crate::config::model::Action;
 use crate::report::Reporter;
+use crate::step::url_secrets::{hide_url_secrets, shown_url};
 
 /// The (profile, binary) pairs the agent steps of these flows use.
 fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
@@ -174,8 +175,10 @@ fn headless_browser(chromium: Option<&PathBuf>) -> Option<Check> {
 /// Connects to the remote browser `cdp` names, else (when there is a chromium) starts one as
 /// a run does.
 fn launch(agent_browser: &Path, chromium: bool, cdp: Option<&str>) -> Option<Check> {
-    if let Some(url) = cdp {
-        return Some(match launch_check(agent_browser, Some(url.to_string())) {
+    if let Some(given) = cdp {
+        // Shown without its token or password (`?token=***`, `user:***@`).
+        let url = shown_url(given);
+        return Some(match launch_check(agent_browser, Some(given.to_string())) {
             Ok(d) => Check {
                 name: "remote browser",
                 ok: true,
@@ -188,7 +191,7 @@ fn launch(agent_browser: &Path, chromium: bool, cdp: Option<&str>) -> Option<Che
             Err(e) => Check {
                 name: "remote browser",
                 ok: false,
-                detail: e,
+                detail: hide_url_secrets(given, &e),
                 fix: Some(format!(
                     "check that a Chromium serves DevTools at {url} (`curl {url}/json/version`; started with --remote-debugging-port, reachable from here)"
                 )),

@@ -6,7 +6,7 @@ use crate::atlas::AtlasError;
 
 /// Every flow passed (or the command did what it was asked).
 const SUCCESS: i32 = 0;
-/// A flow failed: a step error or an assertion.
+/// A flow failed: a step error or an assertion; `atlas diff`: the atlases differ.
 const FLOW_FAILED: i32 = 1;
 /// Invalid input: config files, templates, command-line usage.
 const INVALID_INPUT: i32 = 2;
@@ -34,6 +34,9 @@ pub(crate) enum Outcome {
     Passed,
     /// A flow failed; for the atlas commands, a node no longer arrives or a test failed.
     FlowsFailed,
+    /// `atlas diff` found the two atlases differ (exit 1, as `diff` and `git diff
+    /// --exit-code`).
+    Differences,
     /// `validate` found problems (and printed them in the format asked for).
     ProblemsFound,
     /// Something the flows need is missing or broken: `doctor`'s failed checks, a flow that met
@@ -47,7 +50,7 @@ pub(crate) enum Outcome {
 pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
     match end {
         Ok(Outcome::Passed) => SUCCESS,
-        Ok(Outcome::FlowsFailed) => FLOW_FAILED,
+        Ok(Outcome::FlowsFailed | Outcome::Differences) => FLOW_FAILED,
         Ok(Outcome::ProblemsFound)
         | Err(CliError::Arguments(_) | CliError::Usage(_) | CliError::Invalid { .. }) => {
             INVALID_INPUT
@@ -59,7 +62,8 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
             AtlasError::NotFound(_)
             | AtlasError::Broken { .. }
             | AtlasError::LinkExists { .. }
-            | AtlasError::Fingerprint { .. } => INVALID_INPUT,
+            | AtlasError::Fingerprint { .. }
+            | AtlasError::Incomparable { .. } => INVALID_INPUT,
             AtlasError::Io { .. } => ENVIRONMENT,
         },
     }
@@ -108,12 +112,20 @@ mod tests {
                 has: "text",
                 wanted: "structure",
             })),
+            Err(CliError::Atlas(AtlasError::Incomparable {
+                a: "a".into(),
+                b: "b".into(),
+                a_mode: "structure",
+                b_mode: "text",
+            })),
+            Ok(Outcome::Differences),
         ];
         for end in &ends {
             match end {
                 Ok(
                     Outcome::Passed
                     | Outcome::FlowsFailed
+                    | Outcome::Differences
                     | Outcome::ProblemsFound
                     | Outcome::EnvironmentBroken
                     | Outcome::Interrupted,
@@ -129,7 +141,8 @@ mod tests {
                         | AtlasError::NotFound(_)
                         | AtlasError::Broken { .. }
                         | AtlasError::LinkExists { .. }
-                        | AtlasError::Fingerprint { .. },
+                        | AtlasError::Fingerprint { .. }
+                        | AtlasError::Incomparable { .. },
                     ),
                 ) => {}
             }
@@ -148,6 +161,7 @@ mod tests {
         assert_eq!(ALL, [0, 1, 2, 3, 130]);
         assert_eq!(code(&Ok(Outcome::Passed)), 0);
         assert_eq!(code(&Ok(Outcome::FlowsFailed)), 1);
+        assert_eq!(code(&Ok(Outcome::Differences)), 1);
         assert_eq!(code(&Err(CliError::Usage(String::new()))), 2);
         assert_eq!(code(&Ok(Outcome::EnvironmentBroken)), 3);
         assert_eq!(code(&Err(CliError::Interrupted(String::new()))), 130);

@@ -69,9 +69,7 @@ fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, Cl
 pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     refuse_credentials(&args.url)?;
     let spec = super::servers::spec(&args.servers)?;
-    if spec.is_none() {
-        super::servers::start_url(&args.url, None).map_err(CliError::Usage)?;
-    }
+    super::servers::check_url(&args.url, spec.as_ref())?;
     let run_id = format!("explore-{}", std::process::id());
     let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
@@ -87,6 +85,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         // State screenshots go to the private scratch directory, removed with it.
         artifacts: scratch.join("states"),
         run_id,
+        server: None,
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
@@ -94,11 +93,12 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         spec.as_ref(),
         &opts.run_id.clone(),
         reporter,
-        |origin| {
+        |served| {
             let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
             async move {
-                opts.url = super::servers::start_url(&args.url, origin.as_deref())
-                    .map_err(CliError::Usage)?;
+                opts.url = served.url(&args.url)?;
+                // Kept in the atlas: its replays go to this server's origin of their run.
+                opts.server = served.server_of(&opts.url);
                 let mut d = InProcess::new(rt);
                 let r = interruptible(atlas::explore(
                     &mut d,

@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::error::CliError;
 use super::exit::Outcome;
 use crate::report::{Reads, Report, ReportTarget, Reporter};
@@ -52,42 +50,41 @@ fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
     Ok(out)
 }
 
-/// The reports among `found`, each told to read only files inside its own directory. Under a
-/// directory, a JSON file that is not a report (a download, a saved state) is passed over with
-/// a warning, and a second copy of a run's report counts once: a run writes its report into
-/// its artifacts too, so a shard whose artifacts sit inside its report's folder holds two.
+/// The reports among `found`, each parsed once, checked against itself and told to read only
+/// files inside its own directory. Under a directory, a JSON file that is not a report (a
+/// download, a saved state) is passed over with a warning, and a second copy of a run's report
+/// counts once: a run writes its report into its artifacts too, so a shard whose artifacts sit
+/// inside its report's folder holds two.
 fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Report)>, CliError> {
-    let mut texts: Vec<(Option<usize>, String)> = Vec::new();
+    use sha2::Digest;
+    let mut seen: Vec<(Option<usize>, Vec<u8>)> = Vec::new();
     let mut out = Vec::new();
     for Found { path, under } in found {
         let text = read_shard(&path)?;
-        let not_a_report = |e: &dyn std::fmt::Display| {
-            CliError::Usage(format!(
-                "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
-                path.display()
-            ))
+        let digest = sha2::Sha256::digest(text.as_bytes()).to_vec();
+        if under.is_some() && seen.iter().any(|(u, d)| *u == under && *d == digest) {
+            continue;
+        }
+        let mut r: Report = match serde_json::from_str(&text) {
+            Ok(r) => r,
+            Err(_) if under.is_some() && !shaped(&text) => {
+                // (Quoted: a file's name may hold a line break or an escape sequence.)
+                reporter.warn(&format!(
+                    "{:?} is passed over: not a runner JSON report",
+                    path.display().to_string()
+                ));
+                continue;
+            }
+            Err(e) => {
+                return Err(CliError::Usage(format!(
+                    "{} is not a runner JSON report (`runner run --report json=PATH` writes one): {e}",
+                    path.display()
+                )));
+            }
         };
-        let shaped = serde_json::from_str::<Value>(&text)
-            .map_err(|e| not_a_report(&e))?
-            .as_object()
-            .is_some_and(|o| {
-                ["run_id", "flows", "summary"]
-                    .iter()
-                    .all(|k| o.contains_key(*k))
-            });
-        if under.is_some() && !shaped {
-            // (Quoted: a file's name may hold a line break or an escape sequence.)
-            reporter.warn(&format!(
-                "{:?} is passed over: not a runner JSON report",
-                path.display().to_string()
-            ));
-            continue;
-        }
-        if under.is_some() && texts.iter().any(|(u, t)| *u == under && *t == text) {
-            continue;
-        }
-        let mut r: Report = serde_json::from_str(&text).map_err(|e| not_a_report(&e))?;
-        known_statuses(&path, &r)?;
+        drop(text);
+        super::merge_checks::known_statuses(&path, &r)?;
+        super::merge_checks::consistent(&path, &r)?;
         let reads = Reads::shard(&path).map_err(|e| {
             CliError::Environment(format!(
                 "cannot read the directory of {}: {e}",
@@ -95,22 +92,41 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
             ))
         })?;
         r.reading(&reads);
-        texts.push((under, text));
+        seen.push((under, digest));
         out.push((path, r));
     }
     Ok(out)
 }
 
+/// Whether `text` is a JSON object with a report's keys (`run_id`, `flows`, `summary`): a
+/// report that does not parse is an error, any other JSON file under a directory is passed
+/// over. Scanned, not built: the values are skipped.
+fn shaped(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        #[allow(dead_code)]
+        run_id: serde::de::IgnoredAny,
+        #[allow(dead_code)]
+        flows: serde::de::IgnoredAny,
+        #[allow(dead_code)]
+        summary: serde::de::IgnoredAny,
+    }
+    text.trim_start().starts_with('{') && serde_json::from_str::<Shape>(text).is_ok()
+}
+
 /// Merges shard reports: every flow of every report (in file order, as one run lists them),
-/// counts made again from the flows; `total` is the suite's (each shard counts the flows of the
-/// others as skipped, and lists those it never started), the duration the longest shard's.
-pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
+/// its counts made from the flows it lists (a shard's own counts are checked, never taken);
+/// the duration the longest shard's (shards run side by side).
+pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError> {
     let mut flows = Vec::new();
-    let mut seen: std::collections::HashMap<(String, String), &Path> =
+    let mut seen: std::collections::HashMap<(String, String), PathBuf> =
         std::collections::HashMap::new();
+    let mut run_ids = Vec::new();
+    let mut web_servers = Vec::new();
+    let mut duration_ms = 0;
     for (path, r) in reports {
-        for f in &r.flows {
-            if let Some(other) = seen.insert((f.file.clone(), f.name.clone()), path) {
+        for f in r.flows {
+            if let Some(other) = seen.insert((f.file.clone(), f.name.clone()), path.clone()) {
                 // A shard's names are quoted: they may hold line breaks and escape sequences.
                 return Err(CliError::Usage(format!(
                     "flow {:?} ({:?}) is in {} and in {}: give each shard's report once",
@@ -120,86 +136,42 @@ pub(crate) fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, CliError> {
                     path.display()
                 )));
             }
-            flows.push(f.clone());
+            flows.push(f);
         }
+        run_ids.push(r.run_id);
+        // Each shard started its own run-level servers: all of them are listed.
+        web_servers.extend(r.web_servers);
+        duration_ms = duration_ms.max(r.summary.duration_ms);
     }
     flows.sort_by(|a, b| (&a.file, &a.name).cmp(&(&b.file, &b.name)));
-    let count = |s: &str| flows.iter().filter(|f| f.status == s).count();
-    let total = reports
-        .iter()
-        .map(|(_, r)| r.summary.total)
-        .max()
-        .unwrap_or(0)
-        .max(flows.len());
-    let summary = crate::report::Counts {
-        total,
-        passed: count("passed"),
-        failed: count("failed"),
-        errors: count("error"),
-        interrupted: count("interrupted"),
-        flaky: flows.iter().filter(|f| f.flaky).count(),
-        skipped: total - (flows.len() - count("skipped")),
-        duration_ms: reports
-            .iter()
-            .map(|(_, r)| r.summary.duration_ms)
-            .max()
-            .unwrap_or(0),
-    };
-    let run_id = reports
-        .iter()
-        .map(|(_, r)| r.run_id.as_str())
-        .collect::<Vec<_>>()
-        .join("+");
-    // Each shard started its own run-level servers: all of them are listed.
-    let web_servers = reports
-        .iter()
-        .flat_map(|(_, r)| r.web_servers.iter().cloned())
-        .collect();
+    let mut summary = super::merge_checks::counts(&flows);
+    summary.duration_ms = duration_ms;
     Ok(Report {
-        run_id,
+        run_id: run_ids.join("+"),
         flows,
         summary,
         web_servers,
     })
 }
 
-/// A shard's report comes from outside: a flow status or a step outcome runner never writes
-/// would be counted under none of the summary's counts and reach the reports as it is, so it
-/// is refused.
-fn known_statuses(path: &Path, r: &Report) -> Result<(), CliError> {
-    const FLOW: &[&str] = &["passed", "failed", "error", "interrupted", "skipped"];
-    const STEP: &[&str] = &["passed", "failed", "skipped"];
-    fn steps(s: &[crate::report::Step]) -> Option<&str> {
-        s.iter().find_map(|s| {
-            [s.outcome.as_str(), s.conclusion.as_str()]
-                .into_iter()
-                .find(|v| !STEP.contains(v))
-                .or_else(|| steps(&s.steps))
-        })
-    }
-    for f in &r.flows {
-        let bad = (!FLOW.contains(&f.status.as_str()))
-            .then_some(f.status.as_str())
-            .or_else(|| steps(&f.steps));
-        if let Some(bad) = bad {
-            return Err(CliError::Usage(format!(
-                "{}: flow {:?} has {bad:?}, not a status runner writes (a flow is {}; a step {}): is this a runner JSON report?",
-                path.display(),
-                f.name,
-                FLOW.join(", "),
-                STEP.join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The largest shard report read: far more than a run of thousands of flows writes.
-const MAX_SHARD_REPORT: u64 = 1 << 30;
+/// The largest shard report read (128 MiB): far more than a run of thousands of flows writes,
+/// and little enough to merge in a few hundred MB (outputs stay the text they are).
+const MAX_SHARD_REPORT: u64 = 128 * 1024 * 1024;
 
 /// A shard's report: a regular file (a FIFO would block the read for ever), of at most
-/// [`MAX_SHARD_REPORT`] bytes, in UTF-8.
+/// [`MAX_SHARD_REPORT`] bytes (told by its size before it is read, and by the bytes read: a file
+/// may grow), in UTF-8.
 fn read_shard(f: &Path) -> Result<String, CliError> {
+    let too_large = || {
+        CliError::Usage(format!(
+            "{} is larger than {} MiB, the most merge-reports reads of a shard's report",
+            f.display(),
+            MAX_SHARD_REPORT / 1024 / 1024
+        ))
+    };
+    if std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > MAX_SHARD_REPORT) {
+        return Err(too_large());
+    }
     let bytes = crate::fs::read_regular(f, MAX_SHARD_REPORT).map_err(|e| {
         if e.kind() == std::io::ErrorKind::InvalidInput {
             CliError::Usage(format!("cannot read {}: {e}", f.display()))
@@ -208,10 +180,7 @@ fn read_shard(f: &Path) -> Result<String, CliError> {
         }
     })?;
     if bytes.len() as u64 > MAX_SHARD_REPORT {
-        return Err(CliError::Usage(format!(
-            "{} is larger than 1 GB: not a runner JSON report",
-            f.display()
-        )));
+        return Err(too_large());
     }
     String::from_utf8(bytes).map_err(|_| {
         CliError::Usage(format!(
@@ -239,7 +208,8 @@ pub(crate) fn run(
             "no runner JSON report among the files given".into(),
         ));
     }
-    let merged = merge(&reports)?;
+    let count = reports.len();
+    let merged = merge(reports)?;
     for t in &targets {
         let notes = t
             .write_report(&merged)
@@ -251,13 +221,7 @@ pub(crate) fn run(
     let s = &merged.summary;
     reporter.err(&format!(
         "merged {} report(s): {} flows, {} passed, {} failed, {} errors, {} flaky, {} skipped\n",
-        reports.len(),
-        s.total,
-        s.passed,
-        s.failed,
-        s.errors,
-        s.flaky,
-        s.skipped
+        count, s.total, s.passed, s.failed, s.errors, s.flaky, s.skipped
     ));
     Ok(Outcome::Passed)
 }
@@ -280,12 +244,12 @@ mod tests {
             (PathBuf::from("a.json"), r.clone()),
             (PathBuf::from("b.json"), r),
         ];
-        let e = super::merge(&twice).err().unwrap().to_string();
+        let e = super::merge(twice.to_vec()).err().unwrap().to_string();
         assert!(e.contains("give each shard's report once"), "{e}");
         assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e:?}");
         v["flows"][0]["status"] = serde_json::json!("weird\n::error::x");
         let r: crate::report::Report = serde_json::from_value(v).unwrap();
-        let e = super::known_statuses(&PathBuf::from("a.json"), &r)
+        let e = super::super::merge_checks::known_statuses(&PathBuf::from("a.json"), &r)
             .err()
             .unwrap()
             .to_string();

@@ -3,6 +3,7 @@
 
 mod args;
 mod atlas;
+mod atlas_diff;
 mod browser_cdp;
 mod dispatch;
 mod doctor;
@@ -11,6 +12,7 @@ pub mod exit;
 mod explore;
 mod files;
 mod merge;
+mod merge_checks;
 mod profiles;
 mod run;
 mod runtime;
@@ -18,6 +20,7 @@ mod schema;
 mod select;
 mod servers;
 mod signals;
+mod tally;
 mod validate;
 mod watch;
 

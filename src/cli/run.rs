@@ -513,23 +513,42 @@ pub(super) fn parse_vars(
     for f in files {
         out.extend(var_file::read(f)?);
     }
+    let mut errors = Vec::new();
     for v in vars {
         match v.split_once('=') {
             Some((k, val)) if !k.trim().is_empty() => {
-                out.insert(k.trim().to_string(), Value::String(val.to_string()));
+                let k = k.trim();
+                if let Some(problem) = var_file::name_problem(k) {
+                    errors.push(
+                        Diagnostic::file_error("--var", problem).with_help(var_file::NAME_HELP),
+                    );
+                } else if crate::template::is_template(val) {
+                    // (Quoted as a name is: the value was typed, but may hold a line break.)
+                    errors.push(
+                        Diagnostic::file_error(
+                            format!("--var `{k}`"),
+                            format!(
+                                "`{}` is used as written: a var given to runner takes no templates",
+                                val.escape_debug()
+                            ),
+                        )
+                        .with_help(var_file::TEMPLATE_HELP),
+                    );
+                } else {
+                    out.insert(k.to_string(), Value::String(val.to_string()));
+                }
             }
-            _ => {
-                return Err(vec![
-                    Diagnostic::file_error(
-                        "--var",
-                        format!("invalid --var `{v}`: expected KEY=VALUE"),
-                    )
+            _ => errors.push(
+                Diagnostic::file_error("--var", format!("invalid --var `{v}`: expected KEY=VALUE"))
                     .with_help("for example --var base_url=http://localhost:8080"),
-                ]);
-            }
+            ),
         }
     }
-    Ok(out)
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
 }
 
 /// A run id: UTC time and pid, sortable and unique on one machine.

@@ -1,4 +1,5 @@
-//! `runner validate`: check flows and profiles, print every problem, exit 2 if any.
+//! `runner validate`: check flows and profiles (and `.env` var files named to it), print every
+//! problem, exit 2 if any.
 
 use std::path::PathBuf;
 
@@ -7,6 +8,7 @@ use super::exit::Outcome;
 use super::files;
 use crate::config::flows::Loader;
 use crate::config::profiles::{self, Registry};
+use crate::config::var_file;
 use crate::report::Reporter;
 use crate::source::Diagnostic;
 
@@ -112,6 +114,10 @@ fn check_file(
 ) -> Vec<Diagnostic> {
     if files::is_profile(path) {
         return profiles::load_file(path).err().unwrap_or_default();
+    }
+    // A `.env` file named on the command line: checked as `run --var-file` reads it.
+    if var_file::is_env_file(path) {
+        return var_file::read(path).err().unwrap_or_default();
     }
     let mut loader = Loader::new(registry)
         .with_vars(vars.iter().cloned())

@@ -119,8 +119,24 @@ pub(crate) fn load(file: &SourceFile, format: Format) -> Result<(Value, SpanMap)
     }
 }
 
-/// The text of a file's bytes: at most [`MAX_FILE_SIZE`] of UTF-8, a leading byte order mark
-/// dropped (editors on Windows write one; it is no part of the first key), no NUL byte.
+/// Whether `bytes` are UTF-16: a UTF-16 byte-order mark, or ASCII text with a NUL beside each
+/// character (what Windows tools write without a mark).
+fn utf16(bytes: &[u8]) -> bool {
+    let wide = |b: &[u8], zero: usize| {
+        b.len() >= 4
+            && b.chunks(2)
+                .take(8)
+                .all(|c| c.len() == 2 && c[zero] == 0 && c[1 - zero] != 0 && c[1 - zero].is_ascii())
+    };
+    bytes.starts_with(&[0xFF, 0xFE])
+        || bytes.starts_with(&[0xFE, 0xFF])
+        || wide(bytes, 1)
+        || wide(bytes, 0)
+}
+
+/// The text of a file's bytes: at most [`MAX_FILE_SIZE`] of UTF-8 (UTF-16 said so, at the
+/// file's start), a leading byte order mark dropped (editors on Windows write one; it is no
+/// part of the first key), no NUL byte.
 pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, Vec<Diagnostic>> {
     let name = path.display().to_string();
     if bytes.len() as u64 > MAX_FILE_SIZE {
@@ -128,6 +144,14 @@ pub(crate) fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, Vec<Diag
             &name,
             "config files may be at most 10 MB",
         )]);
+    }
+    if utf16(&bytes) {
+        // Placed at its start: an editor jumps there, and the message says what is wrong.
+        let file = SourceFile::new(path, String::new());
+        return Err(vec![
+            Diagnostic::error(&file, 0..0, "the file is UTF-16 text: runner reads UTF-8")
+                .with_help("save it as UTF-8 (Windows PowerShell 5 writes UTF-16 with `>`: use `Out-File -Encoding utf8`)"),
+        ]);
     }
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,

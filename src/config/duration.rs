@@ -23,6 +23,25 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// Parses a duration as a flow writes it (the schema's form: a number, then `ms`, `s`, `m` or
+/// `h`), with [`parse_duration`]'s limits: the rule for a command-line flag that takes one.
+pub(crate) fn parse_written_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let unit = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let number = &t[..t.len() - unit.len()];
+    let well_formed = !number.is_empty()
+        && !number.starts_with('.')
+        && !number.ends_with('.')
+        && number.matches('.').count() <= 1
+        && matches!(unit.trim_start(), "ms" | "s" | "m" | "h");
+    if !well_formed {
+        return Err(format!(
+            "invalid duration `{s}`: a number followed by ms, s, m or h (`250ms`, `5s`, `2m`)"
+        ));
+    }
+    parse_duration(t)
+}
+
 /// The problem with the duration at `ptr` of a document (flow or runner.toml alike), at its
 /// place in the file; `None` when there is none there or it is right.
 pub(crate) fn problem_at(
@@ -68,6 +87,31 @@ mod tests {
         assert!(parse_duration("7d").is_ok());
         assert!(parse_duration("8d").is_err());
         assert!(parse_duration("18446744073709551615s").is_err());
+    }
+
+    #[test]
+    fn a_flags_duration_is_written_as_in_flows() {
+        assert_eq!(
+            parse_written_duration("5s").unwrap(),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            parse_written_duration(" 250 ms ").unwrap(),
+            Duration::from_millis(250)
+        );
+        for bad in [
+            "5",
+            "5 parsecs",
+            "5sec",
+            "1s 500ms",
+            "s",
+            ".5s",
+            "0s",
+            "8d",
+            "9h 1m",
+        ] {
+            assert!(parse_written_duration(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

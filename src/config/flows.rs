@@ -16,7 +16,7 @@ use super::partial::partial_file;
 use super::schema::{self, SchemaKind, at_key, at_value};
 use super::suite::{self, TestDoc};
 use crate::config::profiles::Registry;
-use crate::source::Diagnostic;
+use crate::source::{Diagnostic, sorted_unique};
 use crate::template::{Templates, is_template};
 
 /// A flow that passed every check: one test (a one-flow file, or one flow of a suite and one
@@ -430,14 +430,6 @@ fn disagrees(doc: &Document, e: &str) -> Diagnostic {
         0..0,
         format!("internal error: the flow model disagrees with the schema: {e}"),
     )
-}
-
-/// Problems in file order, each once (a suite's shared steps are checked with each flow).
-fn sorted_unique(mut problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-    let mut seen = std::collections::HashSet::new();
-    problems.retain(|d| seen.insert((d.span.clone(), d.message.clone())));
-    problems
 }
 
 /// An absolute, lexically normalized path (symlinks are kept: flows name files as users see them).

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::document;
+use super::model::WebServer;
 use super::schema::{self, SchemaKind};
 use crate::source::Diagnostic;
 
@@ -99,13 +100,25 @@ pub(crate) struct Project {
     pub(crate) doc: std::sync::Arc<document::Document>,
 }
 
-/// The run-level servers of a project file, with what their paths and errors need.
+/// The run-level servers of a project file (or of `--web-server`), with what their paths and
+/// errors need.
 #[derive(Debug, Clone)]
 pub(crate) struct ServersSpec {
     pub(crate) servers: Vec<super::model::WebServer>,
     /// The project file's directory: `cwd` and `static` are relative to it.
     pub(crate) dir: PathBuf,
+    /// The file as read (for `--web-server`, the options as if a file said them).
     pub(crate) doc: std::sync::Arc<document::Document>,
+    pub(crate) origin: Origin,
+}
+
+/// Where the run's servers were written: what their errors name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// `[[web_server]]` of the project file.
+    File,
+    /// The options `--web-server`, `--web-server-url`, `--web-server-port`.
+    Flags,
 }
 
 impl ServersSpec {
@@ -125,6 +138,7 @@ impl Project {
             servers: self.file.web_server.clone(),
             dir: self.dir.clone(),
             doc: self.doc.clone(),
+            origin: Origin::File,
         })
     }
 
@@ -163,41 +177,25 @@ pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
     checked(doc, dir)
 }
 
-/// The server of `--web-server CMD` (with `--web-server-url` and/or `--web-server-port`), as
-/// if runner.toml said it (`[[web_server]]` with `command`, `url`, `port`): checked by the same
-/// rules (named `server`), relative paths from where runner runs, errors pointing at the flag.
-pub(crate) fn flag_server(
-    command: &str,
-    url: Option<&str>,
-    port: Option<&str>,
-) -> Result<ServersSpec, Vec<Diagnostic>> {
-    let mut ws = serde_json::json!({ "name": "server", "command": command });
-    if let Some(u) = url {
-        ws["url"] = Value::String(u.to_string());
-    }
-    if let Some(p) = port {
-        // Digits are a number, however many (the port's range says what is too large).
-        ws["port"] = super::numbers::integer_literal(p, 10, false)
-            .unwrap_or_else(|| Value::String(p.to_string()));
-    }
-    // JSON is YAML: the document reads (and locates errors) as any project file does.
-    let text = serde_json::json!({ "web_server": [ws] }).to_string();
-    let doc = document::parse_bytes(
-        Path::new("--web-server"),
-        text.into_bytes(),
-        document::Format::Yaml,
-    )?;
-    let project = checked(doc, PathBuf::new())?;
-    project
-        .servers()
-        .ok_or_else(|| vec![Diagnostic::file_error("--web-server", "no server")])
-}
-
-/// A project file's document, checked against the schema and the server rules.
-fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnostic>> {
-    let errors = schema::validate(SchemaKind::Config, &doc.file, &doc.value, &doc.spans);
-    if !errors.is_empty() {
-        return Err(errors);
+/// A project file's document, checked against the schema and the rules the schema cannot say,
+/// every problem at once: those of the parts the schema refused are left out, the rest are
+/// reported with the schema's (as a flow's are).
+pub(super) fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnostic>> {
+    let mut problems = schema::validate(SchemaKind::Config, &doc.file, &doc.value, &doc.spans);
+    let bad: Vec<String> = problems
+        .iter()
+        .map(|d| d.pointer.clone())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut more = check_fields(&doc);
+    more.extend(check_servers(&doc, &dir, &bad));
+    problems.extend(
+        more.into_iter()
+            .filter(|d| !bad.iter().any(|b| within(&d.pointer, b))),
+    );
+    let problems = crate::source::sorted_unique(problems);
+    if !problems.is_empty() {
+        return Err(problems);
     }
     let file: ProjectFile = serde_json::from_value(doc.value.clone()).map_err(|e| {
         vec![Diagnostic::error(
@@ -206,12 +204,6 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
             format!("invalid project file: {e}"),
         )]
     })?;
-    let mut problems = check_fields(&doc);
-    problems.extend(check_servers(&file, &doc));
-    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-    if !problems.is_empty() {
-        return Err(problems);
-    }
     // Relative to where runner runs when the file is below it (paths stay short in output).
     let dir = std::env::current_dir()
         .ok()
@@ -222,6 +214,13 @@ fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, Vec<Diagnos
         file,
         doc: std::sync::Arc::new(doc),
     })
+}
+
+/// Whether the node at `pointer` is the node at `of` or inside it.
+fn within(pointer: &str, of: &str) -> bool {
+    pointer
+        .strip_prefix(of)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The rules of the file's own keys the schema cannot say, as a flow's: durations that parse
@@ -240,22 +239,36 @@ fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
         }
     }
     super::literal::refuse_keys(&doc.file, &doc.spans, "", &doc.value, &mut out);
+    super::headers::problems(
+        &doc.file,
+        &doc.spans,
+        &doc.value,
+        "/browser/headers",
+        &mut out,
+    );
     out
 }
 
-/// The rules of `[[web_server]]` the schema cannot say: one form each, unique names, durations
-/// that parse, templates that parse and read only what a run-level server has (`env`,
-/// `web_server.port` and `web_server.url`).
-fn check_servers(file: &ProjectFile, doc: &document::Document) -> Vec<Diagnostic> {
+/// The rules of `[[web_server]]` the schema cannot say, as a flow's `web_server`: one form each
+/// (of a server the schema refused nothing of), unique names, durations that parse, templates
+/// that parse and read only what a run-level server has (`env`, `run`, `web_server.port` and
+/// `web_server.url`), and a `static` folder that is there (relative to `dir`, the file's).
+fn check_servers(doc: &document::Document, dir: &Path, bad: &[String]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (i, ws) in file.web_server.iter().enumerate() {
+    let items = doc.value.get("web_server").and_then(Value::as_array);
+    for (i, item) in items.into_iter().flatten().enumerate() {
         let ptr = format!("/web_server/{i}");
-        if let Err(e) = ws.check() {
+        let whole = !bad.iter().any(|b| within(b, &ptr));
+        if let Some(e) = serde_json::from_value::<WebServer>(item.clone())
+            .ok()
+            .filter(|_| whole)
+            .and_then(|ws| ws.check().err())
+        {
             out.push(schema::at_value(&doc.file, &doc.spans, &ptr, e));
         }
-        if let Some(name) = &ws.name
-            && !seen.insert(name.clone())
+        if let Some(name) = item.get("name").and_then(Value::as_str)
+            && !seen.insert(name)
         {
             out.push(schema::at_value(
                 &doc.file,
@@ -270,9 +283,29 @@ fn check_servers(file: &ProjectFile, doc: &document::Document) -> Vec<Diagnostic
                 &doc.file, &doc.spans, &doc.value, &p,
             ));
         }
-        if let Some(v) = doc.value.pointer(&ptr) {
-            super::check::server_templates(&doc.file, &doc.spans, &ptr, v, &mut out);
-        }
+        super::check::server_templates(&doc.file, &doc.spans, &ptr, item, &mut out);
+        out.extend(static_dir(doc, dir, &ptr));
     }
     out
+}
+
+/// A `static` folder written as a path (not a template) that is not there.
+fn static_dir(doc: &document::Document, dir: &Path, ptr: &str) -> Option<Diagnostic> {
+    let at = format!("{ptr}/static");
+    let folder = doc.value.pointer(&at).and_then(Value::as_str)?;
+    if crate::template::is_template(folder) || dir.join(folder).is_dir() {
+        return None;
+    }
+    let file = Path::new(doc.file.name())
+        .file_name()
+        .map_or_else(|| "the project file".into(), |n| n.to_string_lossy());
+    Some(
+        schema::at_value(
+            &doc.file,
+            &doc.spans,
+            &at,
+            format!("web_server.static: no directory `{folder}`"),
+        )
+        .with_help(format!("the path is relative to {file}'s directory")),
+    )
 }

@@ -1,8 +1,10 @@
 //! Var files (`--var-file FILE`): `KEY=VALUE` lines (`.env`, dotenv's `.env.local`, a name
 //! without an extension), or a mapping of names to values in YAML, TOML or JSON, told apart by
 //! the name. Read as every input is (a regular file of at most 10 MB, UTF-8, a leading BOM
-//! dropped, no NUL), and each problem said at its line and column with what a var file takes,
-//! never with a flow's help.
+//! dropped, no NUL, not UTF-16), and each problem said at its line and column with what a var
+//! file takes, never with a flow's help. A var's name is a flow var's (`[A-Za-z_][A-Za-z0-9_]*`:
+//! never empty, never two lines), given once in a `.env`; its value is used as written, so a
+//! template in it is refused, as runner.toml's `[vars]` refuse one.
 
 use std::ops::Range;
 use std::path::Path;
@@ -37,6 +39,18 @@ impl Kind {
     }
 }
 
+/// Whether `path` is named as a `.env` file: `.env`, `NAME.env`, `.env.NAME` (a name without an
+/// extension is read as one by `--var-file`, but is no file `validate` can tell apart).
+pub(crate) fn is_env_file(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("env"));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase());
+    ext || name.is_some_and(|n| n == ".env" || n.starts_with(".env."))
+}
+
 /// The vars of the file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let kind = Kind::of(path).ok_or_else(|| {
@@ -60,41 +74,173 @@ pub(crate) fn read(path: &Path) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     }
 }
 
-/// `KEY=VALUE` lines; `#` comments, blank lines and an `export ` prefix are skipped, and one
-/// pair of quotes around a value is dropped.
+/// Whether `name` is a var's name, as a flow's `vars:` takes them.
+pub(crate) fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The problem with a var's name, when it is not one (empty, two lines, `a-b`).
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    (!is_var_name(name)).then(|| format!("the var name `{}` is not a name", name.escape_debug()))
+}
+
+/// The help that goes with [`name_problem`].
+pub(crate) const NAME_HELP: &str =
+    "a var's name is letters, digits and `_`, not starting with a digit (as in a flow's `vars:`)";
+
+/// The help that goes with a template refused in a var's value.
+pub(crate) const TEMPLATE_HELP: &str =
+    "write the value itself; a var built with a template belongs in a flow's `vars:`";
+
+/// The refusal of a template in a var file's value (`var`'s).
+fn template_refused(file: &SourceFile, at: Range<usize>, var: &str) -> Diagnostic {
+    Diagnostic::error(
+        file,
+        at,
+        format!("the value of `{var}` is used as written: a var file takes no templates"),
+    )
+    .with_help(TEMPLATE_HELP)
+}
+
+/// `KEY=VALUE` lines, read as python-dotenv and Docker Compose read them: `#` comments, blank
+/// lines and an `export ` prefix are skipped; a value is unquoted (up to a `#` after a space or
+/// a tab, which starts a comment, and trimmed), in single quotes (as written) or in double quotes
+/// (`\\`, `\"`, `\n` and the other escapes read), with only a comment after its closing quote.
+/// A name is given once (a second is refused with both lines: which one wins is not something
+/// to guess).
 fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     let mut out = Map::new();
+    let mut lines: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut errors = Vec::new();
     let mut start = 0;
     for raw in file.text().split_inclusive('\n') {
         let span = start..start + raw.trim_end().len();
+        let line_start = start;
         start += raw.len();
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        match line.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                let v = v.trim();
-                let v = v
-                    .strip_prefix('"')
-                    .and_then(|x| x.strip_suffix('"'))
-                    .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-                    .unwrap_or(v);
-                out.insert(k.trim().to_string(), Value::String(v.to_string()));
-            }
-            _ => errors.push(
+        let Some((k, _)) = line.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            errors.push(
                 Diagnostic::error(file, span, "expected KEY=VALUE")
                     .with_help("a .env file holds one `NAME=value` a line"),
-            ),
+            );
+            continue;
+        };
+        let k = k.trim();
+        let line_no = file.line_col(line_start).0;
+        if let Some(problem) = name_problem(k) {
+            errors.push(Diagnostic::error(file, span, problem).with_help(NAME_HELP));
+            continue;
         }
+        if let Some(first) = lines.insert(k.to_string(), line_no) {
+            errors.push(
+                Diagnostic::error(
+                    file,
+                    span,
+                    format!("`{k}` is given twice: on line {first} and on line {line_no}"),
+                )
+                .with_help("give each name once"),
+            );
+            continue;
+        }
+        // The value's place: after the `=` of the line.
+        let at = raw.find('=').map_or(line_start, |i| line_start + i + 1);
+        let after = raw[at - line_start..].trim_end_matches(['\n', '\r']);
+        let v = match env_value(after) {
+            Ok(v) => v,
+            Err(p) => {
+                errors.push(
+                    Diagnostic::error(file, at + p.at..at + p.at + 1, p.message).with_help(p.help),
+                );
+                continue;
+            }
+        };
+        if crate::template::is_template(&v) {
+            errors.push(template_refused(file, at..at + after.trim().len(), k));
+            continue;
+        }
+        out.insert(k.to_string(), Value::String(v));
     }
     if errors.is_empty() {
         Ok(out)
     } else {
         Err(errors)
     }
+}
+
+/// What is wrong with a `.env` value, `at` a byte of it.
+struct ValueProblem {
+    at: usize,
+    message: String,
+    help: &'static str,
+}
+
+/// A `.env` value: what follows the `=` of its line (see [`env`]).
+fn env_value(after: &str) -> Result<String, ValueProblem> {
+    let lead = after.len() - after.trim_start().len();
+    let v = &after[lead..];
+    let Some(quote) = v.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+        // Unquoted: a `#` after whitespace starts a comment.
+        let end = v
+            .char_indices()
+            .find(|&(i, c)| c == '#' && i > 0 && v[..i].ends_with([' ', '\t']))
+            .map_or(v.len(), |(i, _)| i);
+        return Ok(v[..end].trim_end().to_string());
+    };
+    let mut value = String::new();
+    let mut chars = v.char_indices().skip(1);
+    let mut closed = None;
+    while let Some((i, c)) = chars.next() {
+        if c == quote {
+            closed = Some(i + 1);
+            break;
+        }
+        if c == '\\' && quote == '"' {
+            let Some((_, e)) = chars.next() else { break };
+            match e {
+                '\\' | '"' | '\'' => value.push(e),
+                'n' => value.push('\n'),
+                'r' => value.push('\r'),
+                't' => value.push('\t'),
+                'a' => value.push('\u{7}'),
+                'b' => value.push('\u{8}'),
+                'f' => value.push('\u{c}'),
+                'v' => value.push('\u{b}'),
+                other => {
+                    value.push('\\');
+                    value.push(other);
+                }
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    let Some(end) = closed else {
+        return Err(ValueProblem {
+            at: lead,
+            message: format!(
+                "the quote `{quote}` that starts this value is not closed on its line"
+            ),
+            help: "close it on the same line (a=\"a b\"); a value with one quote in it goes without quotes around it (a=it's) or in the other quotes",
+        });
+    };
+    let rest = &v[end..];
+    let trimmed = rest.trim_start();
+    if !trimmed.is_empty() && !trimmed.starts_with('#') {
+        return Err(ValueProblem {
+            at: lead + end + (rest.len() - trimmed.len()),
+            message: format!("text after the closing quote `{quote}` of this value"),
+            help: "put all of the value inside the quotes; after them only a `# comment` may follow",
+        });
+    }
+    Ok(value)
 }
 
 /// A JSON file's syntax, checked by a JSON parser (the YAML reader would take more).
@@ -147,7 +293,14 @@ fn mapping(
     };
     let mut errors = Vec::new();
     for (name, v) in &map {
-        nul_free(file, &spans, name, &pointer_push("", name), v, &mut errors);
+        let ptr = pointer_push("", name);
+        if let Some(problem) = name_problem(name) {
+            let at = spans.get(&ptr).and_then(|s| s.key.clone()).unwrap_or(0..0);
+            errors.push(Diagnostic::error(file, at, problem).with_help(NAME_HELP));
+            continue;
+        }
+        nul_free(file, &spans, name, &ptr, v, &mut errors);
+        templates_refused(file, &spans, name, &ptr, v, &mut errors);
     }
     if errors.is_empty() {
         Ok(map)
@@ -208,6 +361,34 @@ fn nul_free(
     }
 }
 
+/// Every template in the strings of `v` (var `var`'s value, at `pointer`), refused.
+fn templates_refused(
+    file: &SourceFile,
+    spans: &SpanMap,
+    var: &str,
+    pointer: &str,
+    v: &Value,
+    errors: &mut Vec<Diagnostic>,
+) {
+    match v {
+        Value::String(s) if crate::template::is_template(s) => {
+            errors.push(template_refused(file, span(spans, pointer), var));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = pointer_push(pointer, &i.to_string());
+                templates_refused(file, spans, var, &p, item, errors);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                templates_refused(file, spans, var, &pointer_push(pointer, k), item, errors);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn span(spans: &SpanMap, pointer: &str) -> Range<usize> {
     spans.get(pointer).map_or(0..0, |s| s.value.clone())
 }
@@ -242,6 +423,34 @@ mod tests {
         let vars = env(&f).unwrap();
         assert_eq!(vars["A"], "x y");
         assert_eq!(vars["B"], "z");
+    }
+
+    #[test]
+    fn env_values_are_read_as_dotenv_reads_them() {
+        for (after, want) in [
+            ("1 # c", "1"),
+            ("1\t#c", "1"),
+            ("b#c", "b#c"),
+            (" #c", "#c"),
+            ("\"a # b\" # c", "a # b"),
+            ("'a\\n # b'", "a\\n # b"),
+            ("\"a\\\"b\\\\c\\nd\\qe\"", "a\"b\\c\nd\\qe"),
+            ("\"it's\"", "it's"),
+            ("it's", "it's"),
+            ("  x y  ", "x y"),
+            ("\"\"", ""),
+        ] {
+            assert_eq!(env_value(after).ok().as_deref(), Some(want), "{after}");
+        }
+        for (after, at) in [
+            ("\"abc", 0),
+            ("  'abc", 2),
+            ("\"a\\\"", 0),
+            ("\"a\" b", 4),
+            ("'a'b", 3),
+        ] {
+            assert_eq!(env_value(after).err().map(|p| p.at), Some(at), "{after}");
+        }
     }
 
     #[test]

@@ -108,11 +108,7 @@ pub(crate) async fn run_step(
         location: location(loaded, &format!("{ptr}/{}", step.action.key())),
         finally,
         steps: Vec::new(),
-        trace: crate::step::StepTrace {
-            started: Some(started),
-            wall: Some(std::time::SystemTime::now()),
-            ..crate::step::StepTrace::default()
-        },
+        trace: crate::step::StepTrace::starting(started),
     };
     match holds(rt, frame, scope, step, ptr) {
         Ok(true) => {}
@@ -138,13 +134,18 @@ pub(crate) async fn run_step(
         rt.listener.group_started(frame.info, frame.depth, &name);
     }
     let outcome = attempts(&cx, scope, &mut result).await;
+    // A server that exited is why the step failed: its block and every report say so first.
+    let outcome = match outcome {
+        Err(e) => Err(frame.servers.blame(e, &frame.masker).await),
+        ok => ok,
+    };
     keep_outputs(frame, scope, step, &outcome, &mut result);
     if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);
     }
     let passed = outcome.is_ok();
     if !passed && step.action.needs_browser() {
-        add_failure_artifacts(frame, step, index, &mut result).await;
+        add_failure_artifacts(&rt.artifacts, frame, step, index, &mut result).await;
     }
     let mut result = finish(rt, frame, result, outcome, started, step);
     // After the step's time: what the trace keeps of it is not the step's doing.
@@ -214,6 +215,7 @@ fn add_to_trail(rt: &Runtime, frame: &Frame<'_>, scope: &mut Scope, step: &Step,
 /// Saves what the browser showed when a browser step failed, and records the files in the
 /// step's `failure_artifacts` (not its outputs: reports read the files named there).
 async fn add_failure_artifacts(
+    root: &std::path::Path,
     frame: &Frame<'_>,
     step: &Step,
     index: usize,
@@ -222,7 +224,7 @@ async fn add_failure_artifacts(
     let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
     let arts = frame
         .browser
-        .failure_artifacts(&frame.dir, &base, &frame.masker)
+        .failure_artifacts(root, &frame.dir, &base, &frame.masker)
         .await;
     if !arts.is_null() {
         result.failure_artifacts = Some(arts);

@@ -146,7 +146,16 @@ pub(crate) fn render_settings(
                 let mut headers = Map::new();
                 for (name, v) in rendered.as_object().into_iter().flatten() {
                     let ptr = crate::source::pointer_push(&at, name);
-                    headers.insert(name.clone(), Value::String(text(&ptr, v, true)?));
+                    let value = text(&ptr, v, true)?;
+                    // A line break a template made would end the header there (injection).
+                    if let Some(what) = crate::config::headers::value_problem(&value) {
+                        return Err(StepError::new(
+                            ErrorKind::Template,
+                            format!("`browser.headers.{name}` renders to text with {what}: a header's value is one line"),
+                        )
+                        .located(&location(loaded, &ptr)));
+                    }
+                    headers.insert(name.clone(), Value::String(value));
                 }
                 out.headers = Some(Value::Object(headers));
             }

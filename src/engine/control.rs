@@ -74,6 +74,7 @@ fn inner_frame<'a>(
         cancel: frame.cancel.clone(),
         prefix,
         deadline,
+        servers: frame.servers,
     }
 }
 

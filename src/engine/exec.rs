@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::runtime::StepCtx;
 use crate::config::model::{Command as CommandSpec, ExecAction};
 use crate::process::{self, TreeGuard};
+use crate::step::masked_stream::MaskedStream;
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// Most bytes of each stream kept in memory (and in the step's outputs).
@@ -230,8 +231,9 @@ const CHUNK: usize = 64 * 1024;
 
 /// Streams a command's output: masked, the first [`MAX_CAPTURE`] bytes kept, all of it written
 /// to `path` through a buffer. Memory stays bounded whatever the command prints (one 300 MB
-/// line included): it is read in chunks, and the last `longest secret - 1` bytes of a chunk wait
-/// for the next one, so a secret split by a chunk boundary is still masked whole.
+/// line included): it is read in chunks, and what could be the start of a secret the next chunk
+/// completes waits for it ([`MaskedStream`]), so a secret split by a chunk boundary is still
+/// masked whole.
 async fn capture<R: tokio::io::AsyncRead + Unpin>(
     stream: Option<R>,
     path: Option<PathBuf>,
@@ -248,28 +250,15 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
             .map(|f| tokio::io::BufWriter::with_capacity(CHUNK, f)),
         None => None,
     };
-    let carry = masker.longest().saturating_sub(1);
     let mut kept = String::new();
     let mut truncated = false;
-    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + carry);
+    let mut pending = MaskedStream::new(masker);
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = stream.read(&mut buf).await.unwrap_or(0);
-        if n > 0 {
-            pending.extend_from_slice(&buf[..n]);
-        }
-        // Emit all but the carry (all at the end), cut at a UTF-8 character boundary.
-        let mut cut = if n == 0 {
-            pending.len()
-        } else {
-            pending.len().saturating_sub(carry)
-        };
-        while cut > 0 && cut < pending.len() && (pending[cut] & 0xC0) == 0x80 {
-            cut -= 1;
-        }
-        if cut > 0 && (n == 0 || pending.len() >= CHUNK) {
-            let chunk: Vec<u8> = pending.drain(..cut).collect();
-            let text = masker.mask(&String::from_utf8_lossy(&chunk));
+        pending.push(&buf[..n]);
+        if n == 0 || pending.waiting() >= CHUNK {
+            let text = pending.take(n == 0);
             if let Some(f) = file.as_mut() {
                 let _ = f.write_all(text.as_bytes()).await;
             }

@@ -35,6 +35,7 @@ pub(crate) async fn browser(cx: &StepCtx<'_>, action: Action) -> Result<Value, S
 /// the flow's masker, which names them.
 fn step_files(cx: &StepCtx<'_>, fallback: &str) -> StepFiles {
     StepFiles {
+        root: cx.rt.artifacts.clone(),
         dir: cx.frame.dir.clone(),
         base: artifacts::step_base(&cx.frame.prefix, cx.index, cx.step, fallback),
         masker: cx.frame.masker.clone(),
@@ -112,6 +113,7 @@ pub(crate) async fn state(
         atlas: &atlas,
         fingerprint: rt.fingerprint,
         screenshot: &shot,
+        screenshot_known: true,
         run_id: &rt.run_id,
         masker: &frame.masker,
     };

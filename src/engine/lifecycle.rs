@@ -12,7 +12,7 @@ use super::attempts::run_step;
 use super::browser_settings::{browser_spec, context_setup, render_settings, waits_for_vars};
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
-use super::server::{RunServers, Server, start_for_flow};
+use super::server::{RunServers, Server, Watch, start_for_flow};
 use super::start::{Part, new_scope, prepare, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
@@ -29,7 +29,11 @@ pub(crate) async fn run_flow(
 ) -> FlowResult {
     let spec = browser_spec(rt, &loaded);
     // The flow's masker outlives its steps: its browser names the downloads left when it closes.
+    // A remote browser's token or password (`?token=`, `user:pass@`) is masked as a secret.
     let masker = Masker::default();
+    if let Some(url) = &spec.cdp {
+        masker.add_derived(crate::step::url_secrets::url_secrets(url));
+    }
     // A browser launched here saves the flow's downloads with its artifacts.
     let downloads = spec.cdp.is_none().then(|| {
         rt.artifacts
@@ -79,15 +83,9 @@ pub(crate) async fn run_in(
         until: None,
     };
     let ran = body(rt, loaded, info, browser, servers, &mut setup, masker).await;
-    // A server that exited while the flow ran is why it failed, not the browser's network error.
-    let died = match &setup.server {
-        Some(s) => s.died().await,
-        None => None,
-    };
-    let died = match died {
-        Some(d) => Some(d),
-        None => servers.died().await,
-    };
+    // A server that exited while the flow ran is why it failed, not the browser's network error
+    // (a failed step said so when it failed; a flow whose steps passed fails here).
+    let died = Watch::new(setup.server.as_ref(), servers).died().await;
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {
@@ -132,7 +130,7 @@ pub(crate) async fn run_in(
         }
     }
     if let Some(why) = died {
-        blame_server(&mut result, why);
+        blame_server(&mut result, &masker.mask(&why));
     }
     let dir = rt
         .artifacts
@@ -145,13 +143,13 @@ pub(crate) async fn run_in(
 }
 
 /// A flow whose web server (its own or the run's) exited while it ran fails, naming the server:
-/// the failed step's error says so first, or the flow's error when no step failed.
-fn blame_server(result: &mut FlowResult, why: String) {
+/// its failed step said so when it failed (see `Watch::blame`); when no step failed (the server
+/// died after the last one), the flow's error says so.
+fn blame_server(result: &mut FlowResult, why: &str) {
+    let said = |e: &Option<StepError>| e.as_ref().is_some_and(|e| e.message.contains(why));
     if result.status == FlowStatus::Interrupted
-        || result
-            .error
-            .as_ref()
-            .is_some_and(|e| e.message.contains(&why))
+        || said(&result.error)
+        || result.steps.iter().any(|s| said(&s.error))
     {
         return;
     }
@@ -161,6 +159,7 @@ fn blame_server(result: &mut FlowResult, why: String) {
         .find(|s| s.conclusion == crate::step::Outcome::Failed)
         .and_then(|s| s.error.as_mut());
     if let Some(e) = failed {
+        // A step that failed before the server's end was seen (it died as the step ended).
         e.message = format!("{why}\n(the step's own error: {})", e.message);
     } else {
         result.error = Some(StepError::new(ErrorKind::CommandFailed, why));
@@ -220,13 +219,13 @@ async fn body(
     if waits_for_vars(loaded) {
         render_context(rt, loaded, &mut scope, &masker, browser).await?;
     }
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    // Inside the artifacts with no symlink followed: a reused artifacts directory may hold a
+    // link out where this flow's folder goes (the web server's log, made earlier, is checked
+    // the same way and left out).
+    crate::fs::artifact_dir(&rt.artifacts, &dir).map_err(|why| {
         StepError::new(
             ErrorKind::Environment,
-            format!(
-                "cannot create the artifacts directory {}: {e}",
-                dir.display()
-            ),
+            format!("cannot create the artifacts directory: {why}"),
         )
     })?;
     // The context being made for the flow (see `run_flow`) is ready before the first step, so
@@ -236,6 +235,7 @@ async fn body(
         () = rt.cancel.cancelled() => {}
     }
     setup.until = Some(setup.started.elapsed());
+    let watch = Watch::new(setup.server.as_ref(), servers);
     let frame = Frame {
         info,
         depth: 0,
@@ -248,6 +248,7 @@ async fn body(
         cancel: rt.cancel.clone(),
         prefix: String::new(),
         deadline: None,
+        servers: &watch,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
@@ -421,5 +422,6 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         cancel,
         prefix: frame.prefix.clone(),
         deadline: frame.deadline,
+        servers: frame.servers,
     }
 }

@@ -54,7 +54,11 @@ pub(crate) fn learn_secrets(
     }
     match raw {
         Value::String(s) => {
-            masker.add_derived(t.secret_parts(s, ctx, &|text| masker.holds_secret(text)));
+            let parts = t.secret_parts(s, ctx, &|text| masker.holds_secret(text));
+            masker.add_derived(parts.texts);
+            masker.add_shapes(parts.shapes);
+            // After the texts: a piece is kept when it is a piece of one of them.
+            masker.add_pieces(parts.pieces);
         }
         Value::Array(a) => a.iter().for_each(|v| learn_secrets(t, ctx, v, masker)),
         Value::Object(m) => m.values().for_each(|v| learn_secrets(t, ctx, v, masker)),

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use tokio::sync::MappedMutexGuard;
@@ -20,47 +21,78 @@ use crate::step::{ErrorKind, FlowInfo, FlowResult, Masker, StepError};
 pub(crate) struct InProcess {
     rt: Arc<Runtime>,
     browser: FlowBrowser,
-    /// Flows run so far (names their files and artifacts).
-    runs: usize,
-    /// Browsers opened so far (names their sessions).
-    browsers: usize,
+    counts: Arc<Counts>,
+}
+
+/// Flows run and browser sessions opened so far by the drivers of one pool: they name the flows'
+/// files and artifacts and the sessions, which must not collide between drivers that work at
+/// the same time.
+#[derive(Default)]
+struct Counts {
+    runs: AtomicUsize,
+    browsers: AtomicUsize,
 }
 
 impl InProcess {
     /// A driver for `rt`'s run; its first browser opens on first use.
     pub(crate) fn new(rt: Arc<Runtime>) -> InProcess {
-        let browser = FlowBrowser::new(
-            0,
+        InProcess::with(rt, Arc::new(Counts::default()))
+    }
+
+    /// `n` drivers for `rt`'s run that may work at the same time (each its own browser
+    /// context, in the run's browsers: at most `n` of them).
+    pub(crate) fn pool(rt: &Arc<Runtime>, n: usize) -> Vec<InProcess> {
+        let counts = Arc::new(Counts::default());
+        (0..n.max(1))
+            .map(|_| InProcess::with(rt.clone(), counts.clone()))
+            .collect()
+    }
+
+    fn with(rt: Arc<Runtime>, counts: Arc<Counts>) -> InProcess {
+        let browser = InProcess::fresh(&rt, &counts);
+        InProcess {
+            rt,
+            browser,
+            counts,
+        }
+    }
+
+    /// A browser session of its own, opened on first use.
+    fn fresh(rt: &Runtime, counts: &Counts) -> FlowBrowser {
+        FlowBrowser::new(
+            counts.browsers.fetch_add(1, Ordering::Relaxed),
             rt.browser
                 .spec(false, None, super::attempts::BROWSER_TIMEOUT),
             ContextSetup::default(),
             rt.artifacts.clone(),
-        );
-        InProcess {
-            rt,
-            browser,
-            runs: 0,
-            browsers: 1,
-        }
+        )
     }
 
     /// Closes the browser and waits until its processes are gone.
     pub(crate) async fn close(self) {
-        // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
-        self.browser
-            .close(&self.rt.browser, &Masker::default())
-            .await;
-        self.rt.browser.wait_closed().await;
+        InProcess::close_all(vec![self]).await;
+    }
+
+    /// Closes the browsers of a pool's drivers, then waits until their processes are gone
+    /// (only once every driver let go of its browser: the wait ends the run's browsers).
+    pub(crate) async fn close_all(pool: Vec<InProcess>) {
+        let Some(rt) = pool.first().map(|d| d.rt.clone()) else {
+            return;
+        };
+        for d in pool {
+            // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
+            d.browser.close(&rt.browser, &Masker::default()).await;
+        }
+        rt.browser.wait_closed().await;
     }
 }
 
 impl InProcess {
     /// Loads a flow document as `runner run` loads a file (through a file, so it is checked
     /// like any other and failures point at it); the error lists every problem.
-    fn load(&mut self, flow: &Value) -> Result<Arc<LoadedFlow>, StepError> {
+    fn load(&mut self, flow: &Value) -> Result<(usize, Arc<LoadedFlow>), StepError> {
         let rt = &self.rt;
-        let index = self.runs;
-        self.runs += 1;
+        let index = self.counts.runs.fetch_add(1, Ordering::Relaxed);
         let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
         let text = serde_json::to_string_pretty(flow).map_err(|e| {
             StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
@@ -74,7 +106,7 @@ impl InProcess {
                 )
             })?;
         let mut loader = Loader::new(&rt.profiles);
-        loader.load(&path).ok_or_else(|| {
+        let loaded = loader.load(&path).ok_or_else(|| {
             let why: Vec<String> = loader
                 .diagnostics
                 .iter()
@@ -84,7 +116,8 @@ impl InProcess {
                 ErrorKind::CommandFailed,
                 format!("the steps are not a valid flow: {}", why.join("; ")),
             )
-        })
+        })?;
+        Ok((index, loaded))
     }
 }
 
@@ -94,8 +127,7 @@ impl Driver for InProcess {
     fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
         Box::pin(async move {
             let rt = self.rt.clone();
-            let index = self.runs;
-            let loaded = self.load(flow)?;
+            let (index, loaded) = self.load(flow)?;
             let info = FlowInfo {
                 index,
                 name: loaded.flow.name.clone(),
@@ -124,18 +156,8 @@ impl Driver for InProcess {
 
     fn reset(&mut self) -> Boxed<'_, ()> {
         Box::pin(async move {
-            let old = std::mem::replace(
-                &mut self.browser,
-                FlowBrowser::new(
-                    self.browsers,
-                    self.rt
-                        .browser
-                        .spec(false, None, super::attempts::BROWSER_TIMEOUT),
-                    ContextSetup::default(),
-                    self.rt.artifacts.clone(),
-                ),
-            );
-            self.browsers += 1;
+            let fresh = InProcess::fresh(&self.rt, &self.counts);
+            let old = std::mem::replace(&mut self.browser, fresh);
             old.close(&self.rt.browser, &Masker::default()).await;
             Ok(())
         })

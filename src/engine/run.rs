@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
+use serde_json::Value;
+
 use super::browser_settings::browser_spec;
 use super::job::Job;
 use super::runtime::Runtime;
@@ -14,7 +16,7 @@ use super::server::{RunContext, RunServers};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Action;
 use crate::config::project::ServersSpec;
-use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, ServerInfo, StepError};
+use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, ServerInfo, StepError};
 
 /// How to schedule a run.
 #[derive(Debug, Clone, Copy)]
@@ -141,7 +143,8 @@ impl Warm {
     ) -> Warm {
         // The browsers launch while the run's servers start.
         prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
-        let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts)).await;
+        let masker = declared_secrets(rt, flows);
+        let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts, masker)).await;
         Warm {
             servers: Arc::new(servers),
         }
@@ -231,15 +234,45 @@ impl Warm {
 }
 
 /// What the run's servers' templates and logs read from the run; their logs go under
-/// `artifacts` (`web_server/<name>.log`).
-fn run_context<'a>(rt: &'a Runtime, artifacts: &'a std::path::Path) -> RunContext<'a> {
+/// `artifacts` (`web_server/<name>.log`), masked with `masker`.
+fn run_context<'a>(
+    rt: &'a Runtime,
+    artifacts: &'a std::path::Path,
+    masker: Masker,
+) -> RunContext<'a> {
     RunContext {
+        masker,
         templates: &rt.templates,
         env: &rt.env,
         run: serde_json::json!({"id": rt.run_id, "artifacts": rt.artifacts.display().to_string()}),
         artifacts,
         cancel: &rt.cancel,
     }
+}
+
+/// A masker of the secrets `flows` and their sub-flows declare, as set in the environment: the
+/// run's servers get runner's environment, so what they print may hold any of them.
+fn declared_secrets(rt: &Runtime, flows: &[Arc<LoadedFlow>]) -> Masker {
+    fn add(rt: &Runtime, flow: &LoadedFlow, masker: &Masker, seen: &mut Vec<PathBuf>) {
+        if seen.contains(&flow.path) {
+            return;
+        }
+        seen.push(flow.path.clone());
+        for name in &flow.flow.secrets {
+            if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
+                masker.add(v);
+            }
+        }
+        for sub in flow.subflows.values() {
+            add(rt, sub, masker, seen);
+        }
+    }
+    let masker = Masker::default();
+    let mut seen = Vec::new();
+    for f in flows {
+        add(rt, f, &masker, &mut seen);
+    }
+    masker
 }
 
 /// Starts `spec`'s servers for a command that is not `run` (`explore`, `atlas verify`), the
@@ -249,7 +282,7 @@ pub(crate) async fn start_servers(
     spec: Option<&ServersSpec>,
     logs: &std::path::Path,
 ) -> RunServers {
-    RunServers::start(spec, &run_context(rt, logs)).await
+    RunServers::start(spec, &run_context(rt, logs, Masker::default())).await
 }
 
 /// One browser per worker, launched at once, while the first flows load and start their web

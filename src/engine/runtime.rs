@@ -102,6 +102,20 @@ pub(crate) struct Frame<'a> {
     /// When the `timeout` of the `group` or `each` steps around these steps runs out: no step
     /// here may take longer (none when nothing around them has a `timeout`).
     pub(crate) deadline: Option<std::time::Instant>,
+    /// The web servers the flow runs against: a step that fails once one has exited says so.
+    pub(crate) servers: &'a dyn ServerWatch,
+}
+
+/// What a failed step asks of the web servers its flow runs against (`server::Watch`; named
+/// here as a trait, as the server module reads the runtime and not the other way).
+pub(crate) trait ServerWatch: Sync {
+    /// `e`, starting with why a server is gone when one exited by itself (the step's own error
+    /// after it); as it is otherwise.
+    fn blame<'s>(
+        &'s self,
+        e: StepError,
+        masker: &'s Masker,
+    ) -> Pin<Box<dyn Future<Output = StepError> + Send + 's>>;
 }
 
 /// What one step's action needs.

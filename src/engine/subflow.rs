@@ -91,13 +91,11 @@ async fn run(
         prefix: String::new(),
         // A sub-flow run inside a `group` with a `timeout` is bounded by it too.
         deadline: frame.deadline,
+        servers: frame.servers,
     };
-    std::fs::create_dir_all(&sub_frame.dir).map_err(|e| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("cannot create {}: {e}", sub_frame.dir.display()),
-        )
-    })?;
+    // Inside the artifacts, no symlink followed (a reused directory may hold one out).
+    crate::fs::artifact_dir(&rt.artifacts, &sub_frame.dir)
+        .map_err(|why| StepError::new(ErrorKind::Environment, why))?;
     let (steps, failure) = run_steps(rt, &sub_frame, &mut scope).await;
     *children = steps;
     if let Some(e) = failure {

@@ -24,7 +24,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response) -> Vec<Failure> {
                label: String,
                check: &Check,
                actual: Option<Value>| {
-        if let Some(why) = failed(&check.predicates(), actual.as_ref()) {
+        if let Some(why) = failed(&check.predicates(), actual.as_ref(), kind_of(&part)) {
             out.push(Failure {
                 part,
                 message: format!("{label}: {why}"),
@@ -95,6 +95,16 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response) -> Vec<Failure> {
     out
 }
 
+/// How the value of the check at `part` compares: headers and the body are text; the status,
+/// the duration and JSON nodes are typed.
+fn kind_of(part: &str) -> Kind {
+    if part.starts_with("expect/headers/") || part == "expect/body" {
+        Kind::Text
+    } else {
+        Kind::Typed
+    }
+}
+
 /// What a JSONPath finds: the node a path that names one node finds (or nothing); the list of
 /// nodes a path that can select several finds (wildcards, `..`, filters, slices, unions).
 pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Option<Value> {
@@ -127,8 +137,19 @@ fn selects_many(text: &str) -> bool {
     false
 }
 
+/// How a query's value compares with the value a check gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A JSON node, the status, the duration: equal only to a value of its own type, as in
+    /// Hurl (the text "false" is not `false`, "12" is not 12); numbers as numbers (12 is 12.0).
+    Typed,
+    /// A header or the body: text, which also equals a number or a boolean written without
+    /// quotes when it reads as it (`Content-Length: 12` equals 12, `X-Flag: true` equals true).
+    Text,
+}
+
 /// Why the predicates do not hold on `actual` (`None`: the query found nothing).
-fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
+fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> {
     match (p.exists, actual) {
         (Some(true), None) => return Some("expected it to exist, found nothing".into()),
         (Some(false), Some(a)) => return Some(format!("expected nothing, found {}", shown(a))),
@@ -147,12 +168,12 @@ fn failed(p: &Predicates, actual: Option<&Value>) -> Option<String> {
     };
     let mut why = Vec::new();
     if let Some(e) = &p.equals
-        && !same(a, e)
+        && !same(a, e, kind)
     {
         why.push(format!("expected {}, actual {}", shown(e), shown(a)));
     }
     if let Some(e) = &p.not_equals
-        && same(a, e)
+        && same(a, e, kind)
     {
         why.push(format!(
             "expected anything but {}, actual {}",
@@ -233,28 +254,40 @@ fn range(p: &Predicates) -> String {
     }
 }
 
-/// Equal as JSON; a number and a string that reads as the same number are equal too (a header
-/// is text: `Content-Length: 12` equals `12`).
-fn same(a: &Value, e: &Value) -> bool {
-    if a == e {
-        return true;
-    }
-    match (a, e) {
-        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => {
+/// Whether `a` (what the query found) equals `e` (what the check gives), as `kind` compares.
+fn same(a: &Value, e: &Value, kind: Kind) -> bool {
+    match (kind, a, e) {
+        (Kind::Text, Value::String(s), Value::Number(n)) => {
             s.trim().parse::<f64>().ok() == n.as_f64()
         }
-        (Value::String(s), Value::Bool(b)) | (Value::Bool(b), Value::String(s)) => {
-            s.trim() == b.to_string()
-        }
-        _ => false,
+        (Kind::Text, Value::String(s), Value::Bool(b)) => s.trim() == b.to_string(),
+        _ => typed_eq(a, e),
     }
 }
 
-/// A string holds the text; a list holds an item equal to it; a map has it as a key.
+/// Equal as JSON values of the same type, numbers by their value (`12` and `12.0`), lists item
+/// by item and maps key by key.
+fn typed_eq(a: &Value, e: &Value) -> bool {
+    match (a, e) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| typed_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| typed_eq(v, w)))
+        }
+        _ => a == e,
+    }
+}
+
+/// A string holds the text; a list holds an item equal to it (of its type); a map has it as a
+/// key.
 fn contains(a: &Value, e: &Value) -> bool {
     match a {
         Value::String(s) => s.contains(&text(e)),
-        Value::Array(items) => items.iter().any(|i| same(i, e)),
+        Value::Array(items) => items.iter().any(|i| typed_eq(i, e)),
         Value::Object(m) => e.as_str().is_some_and(|k| m.contains_key(k)),
         _ => false,
     }
@@ -302,32 +335,86 @@ mod tests {
 
     #[test]
     fn predicates_pass_and_fail_with_expected_and_actual() {
-        assert_eq!(failed(&p(json!({"equals": 3})), Some(&json!(3))), None);
-        assert_eq!(failed(&p(json!({"equals": 3})), Some(&json!("3"))), None);
         assert_eq!(
-            failed(&p(json!({"equals": "a"})), Some(&json!("b"))).unwrap(),
+            failed(&p(json!({"equals": 3})), Some(&json!(3)), Kind::Typed),
+            None
+        );
+        assert_eq!(
+            failed(&p(json!({"equals": 3})), Some(&json!("3")), Kind::Text),
+            None
+        );
+        assert_eq!(
+            failed(&p(json!({"equals": "a"})), Some(&json!("b")), Kind::Typed).unwrap(),
             r#"expected "a", actual "b""#
         );
         assert_eq!(
-            failed(&p(json!({"contains": 2})), Some(&json!([1, 2]))),
+            failed(
+                &p(json!({"contains": 2})),
+                Some(&json!([1, 2])),
+                Kind::Typed
+            ),
             None
         );
-        assert!(failed(&p(json!({"contains": "x"})), Some(&json!("abc"))).is_some());
-        assert_eq!(failed(&p(json!({"count": 2})), Some(&json!([1, 2]))), None);
-        assert!(failed(&p(json!({"count": 2})), Some(&json!("ab"))).is_some());
+        assert!(
+            failed(
+                &p(json!({"contains": "x"})),
+                Some(&json!("abc")),
+                Kind::Typed
+            )
+            .is_some()
+        );
         assert_eq!(
-            failed(&p(json!({"min": 1, "max": 5})), Some(&json!("4"))),
+            failed(&p(json!({"count": 2})), Some(&json!([1, 2])), Kind::Typed),
             None
         );
-        assert!(failed(&p(json!({"max": 5})), Some(&json!(6))).is_some());
+        assert!(failed(&p(json!({"count": 2})), Some(&json!("ab")), Kind::Typed).is_some());
         assert_eq!(
-            failed(&p(json!({"matches": "^a.c$"})), Some(&json!("abc"))),
+            failed(
+                &p(json!({"min": 1, "max": 5})),
+                Some(&json!("4")),
+                Kind::Typed
+            ),
             None
         );
-        assert_eq!(failed(&p(json!({"exists": false})), None), None);
-        assert!(failed(&p(json!({"exists": true})), None).is_some());
-        assert!(failed(&p(json!({"equals": 1})), None).is_some());
-        assert!(failed(&p(json!({"not_equals": 1})), Some(&json!(1))).is_some());
+        assert!(failed(&p(json!({"max": 5})), Some(&json!(6)), Kind::Typed).is_some());
+        assert_eq!(
+            failed(
+                &p(json!({"matches": "^a.c$"})),
+                Some(&json!("abc")),
+                Kind::Typed
+            ),
+            None
+        );
+        assert_eq!(
+            failed(&p(json!({"exists": false})), None, Kind::Typed),
+            None
+        );
+        assert!(failed(&p(json!({"exists": true})), None, Kind::Typed).is_some());
+        assert!(failed(&p(json!({"equals": 1})), None, Kind::Typed).is_some());
+        assert!(failed(&p(json!({"not_equals": 1})), Some(&json!(1)), Kind::Typed).is_some());
+    }
+
+    #[test]
+    fn typed_values_equal_only_their_own_type_and_text_reads_as_numbers_and_booleans() {
+        let eq = |a: Value, e: Value, kind| same(&a, &e, kind);
+        assert!(eq(json!(false), json!(false), Kind::Typed));
+        assert!(!eq(json!(false), json!("false"), Kind::Typed));
+        assert!(!eq(json!("false"), json!(false), Kind::Typed));
+        assert!(!eq(json!(12), json!("12"), Kind::Typed));
+        assert!(eq(json!(12), json!(12.0), Kind::Typed));
+        assert!(eq(
+            json!({"a": [1, 2.0]}),
+            json!({"a": [1.0, 2]}),
+            Kind::Typed
+        ));
+        assert!(!eq(json!({"a": [1]}), json!({"a": ["1"]}), Kind::Typed));
+        assert!(!eq(json!(null), json!("null"), Kind::Typed));
+        // A header is text: a number or a boolean written without quotes reads against it.
+        assert!(eq(json!("12"), json!(12), Kind::Text));
+        assert!(eq(json!("true"), json!(true), Kind::Text));
+        assert!(!eq(json!("yes"), json!(true), Kind::Text));
+        assert!(contains(&json!([false, 12]), &json!(12.0)));
+        assert!(!contains(&json!([false, 12]), &json!("false")));
     }
 
     #[test]

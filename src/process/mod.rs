@@ -6,6 +6,7 @@
 mod group;
 pub(crate) mod guardian;
 mod lines;
+mod listeners;
 mod liveness;
 mod search_path;
 mod signal;
@@ -16,8 +17,9 @@ pub(crate) use group::{
     GroupGuard, TreeGuard, kill_all, spawn_group, terminate_child_group, unregister,
 };
 pub(crate) use lines::Lines;
+pub(crate) use listeners::{Holder, holder};
 pub(crate) use liveness::is_live;
 pub(crate) use search_path::on_path;
 pub(crate) use signal::signal_group;
 pub(crate) use supervisor::{spawn_supervised, supervised};
-pub(crate) use tree::kill_tree;
+pub(crate) use tree::{kill_tree, start_time};

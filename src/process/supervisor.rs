@@ -103,6 +103,23 @@ fn startable(cmd: &std::process::Command) -> std::io::Result<()> {
     })
 }
 
+/// Whether the command of the live supervisor `pid` has ended: none of the supervisor's
+/// children is alive (the command is a zombie or reaped), so the supervisor is about to exit
+/// with its status. A look at one `/proc` file: cheap enough for every failed step. False when
+/// it cannot be told, and where commands run unsupervised (a unit test's).
+pub(crate) fn command_gone(pid: i32) -> bool {
+    if cfg!(test) {
+        return false;
+    }
+    // The command is the main thread's child (started before any other thread).
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).is_ok_and(|children| {
+        children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<i32>().ok())
+            .all(|c| !super::is_live(c))
+    })
+}
+
 /// `runner __supervise -- PROGRAM ARGS...` (`args`: what follows `__supervise`): runs the
 /// command and returns its exit code, or dies of the signal that ended it.
 pub(crate) fn run(args: &[OsString]) -> i32 {

@@ -11,20 +11,42 @@ use nix::unistd::Pid;
 /// few).
 const PASSES: usize = 20;
 
+/// Field `n` (1-based, as proc(5) numbers them) of `/proc/<pid>/stat`, from the state (3) on.
+fn stat_field(pid: i32, n: usize) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
+    stat.rsplit_once(") ")?
+        .1
+        .split(' ')
+        .nth(n.checked_sub(3)?)?
+        .parse()
+        .ok()
+}
+
+/// When `pid` started, in clock ticks after boot (`starttime` of `/proc/<pid>/stat`): only to
+/// compare with another process's.
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
+    stat_field(pid, 22)
+}
+
+/// Every live process's id, from `/proc`.
+pub(crate) fn all_pids() -> Vec<i32> {
+    std::fs::read_dir("/proc").map_or_else(
+        |_| Vec::new(),
+        |entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        },
+    )
+}
+
 /// Every process's parent: `(pid, parent pid)`, from `/proc/<pid>/stat`.
 fn parents() -> Vec<(i32, i32)> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| {
-            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
-            let ppid = stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()?;
-            Some((pid, ppid))
-        })
+    all_pids()
+        .into_iter()
+        .filter_map(|pid| Some((pid, i32::try_from(stat_field(pid, 4)?).ok()?)))
         .collect()
 }
 
@@ -44,6 +66,13 @@ fn descendants(pid: i32, spare: Option<i32>) -> Vec<i32> {
         i += 1;
     }
     out.remove(0);
+    out
+}
+
+/// `pid` and the processes that descend from it: the tree of a command runner started.
+pub(crate) fn tree(pid: i32) -> Vec<i32> {
+    let mut out = vec![pid];
+    out.extend(descendants(pid, None));
     out
 }
 

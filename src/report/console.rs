@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::text::clean;
 use super::{Reporter, Summary};
+use crate::step::shown::clean;
 use crate::step::{FlowInfo, Listener};
 use crate::step::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
 

@@ -4,9 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::Summary;
 use super::model::Report;
-use crate::step::FlowResult;
 
 /// A report that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -38,15 +36,6 @@ impl ReportTarget {
                 )),
             })
             .collect()
-    }
-
-    /// Writes this report of a run's results; what was left out of it, and why.
-    pub(crate) fn write(
-        &self,
-        results: &[FlowResult],
-        summary: &Summary,
-    ) -> Result<Vec<String>, ReportError> {
-        self.write_report(&Report::of(results, summary))
     }
 
     /// Writes this report of a report document (a run's, or shards' merged); what was left out
@@ -84,13 +73,17 @@ impl ReportTarget {
 
 /// Writes the JSON report to `path`.
 pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
-    let v = super::json::report(r);
-    // A `Value` always serializes.
-    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
-    write(path, &text)
+    write_with(path, |w| super::json::write(w, r))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    write_with(path, |w| w.write_all(text.as_bytes()))
+}
+
+fn write_with(
+    path: &Path,
+    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
     let err = |source| ReportError {
         path: path.to_path_buf(),
         source,
@@ -98,5 +91,5 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(err)?;
     }
-    crate::fs::write_atomic(path, text.as_bytes()).map_err(err)
+    crate::fs::write_atomic_with(path, f).map_err(err)
 }

@@ -2,7 +2,7 @@
 //! Markdown summary (`$GITHUB_STEP_SUMMARY`), written from the report document.
 
 use super::model::{Report, place, shown_path as shown};
-use super::text::clean;
+use crate::step::shown::clean;
 
 /// A workflow command's message: without escape sequences and control characters (as the
 /// console shows it), then `%`, CR and LF escaped.

@@ -10,11 +10,22 @@ use super::reads::Reads;
 
 mod trace;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// Text for the page: escaped, and without control characters but line breaks and tabs (a
+/// merged shard's names and paths may hold a NUL or an escape sequence).
+pub(super) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A file the page shows, to be copied beside it: its path, read as `reads` allow, and its name
@@ -50,7 +61,7 @@ struct Writer {
 /// line, and no note: the place itself is shown).
 fn source_line(location: &str, reads: &Reads) -> Option<String> {
     let (file, line, _) = place(location)?;
-    let text = reads.read_text(file).ok()?;
+    let text = reads.read_source(file).ok()?;
     let l = text.lines().nth(line.checked_sub(1)?)?;
     Some(format!("{line} │ {l}"))
 }
@@ -98,7 +109,7 @@ impl Writer {
         let Some(arts) = &s.failure_artifacts else {
             return;
         };
-        if let Some(png) = arts["screenshot"].as_str() {
+        if let Some(png) = arts.screenshot.as_deref() {
             // Opened here to know whether it is shown; copied (opened again) with the page.
             match self.reads.open(png) {
                 Ok(_) => {
@@ -115,7 +126,7 @@ impl Writer {
                 Err(why) => self.left_out("screenshot", png, &why),
             }
         }
-        if let Some(txt) = arts["snapshot"].as_str() {
+        if let Some(txt) = arts.snapshot.as_deref() {
             match self.reads.read_text(txt) {
                 Ok(text) => self.out.push_str(&format!(
                     "<details><summary>page snapshot</summary><pre>{}</pre></details>",
@@ -170,15 +181,15 @@ impl Writer {
                 self.out.push_str("</ol>");
             }
             self.artifacts(s);
-            if let Some(text) = s.outputs["message"].as_str() {
+            if let Some(text) = s.outputs.text("message") {
                 self.out
-                    .push_str(&format!("<div class=\"message\">{}</div>", esc(text)));
+                    .push_str(&format!("<div class=\"message\">{}</div>", esc(&text)));
             }
             for stream in ["stdout", "stderr"] {
-                if let Some(text) = s.outputs[stream].as_str().filter(|t| !t.is_empty()) {
+                if let Some(text) = s.outputs.text(stream).filter(|t| !t.is_empty()) {
                     self.out.push_str(&format!(
                         "<details class=\"log\"><summary>{stream}</summary><pre>{}</pre></details>",
-                        esc(text)
+                        esc(&text)
                     ));
                 }
             }
@@ -188,75 +199,6 @@ impl Writer {
             }
             self.steps(&s.steps, depth + 1);
         }
-    }
-
-    /// An atlas replay's state check, expected beside found: the URL, the elements renamed,
-    /// removed and added, and the data that drifted.
-    fn state(&mut self, d: &crate::atlas::StateDiff) {
-        let cell = |s: &str| format!("<td>{}</td>", esc(s));
-        let place = |e: &crate::atlas::Element| {
-            if e.place.is_empty() {
-                String::new()
-            } else {
-                format!(" <small>in {}</small>", esc(&e.place))
-            }
-        };
-        let mut rows = vec![format!(
-            "<tr class=\"{}\"><td>url</td><td>{}<br><small>{}</small></td><td>{}<br><small>{}</small></td></tr>",
-            if d.moved() { "changed" } else { "same" },
-            esc(&d.expected.url),
-            esc(&d.expected.route),
-            esc(&d.found.url),
-            esc(&d.found.route)
-        )];
-        for r in &d.renamed {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>renamed</td><td>{}{}</td>{}</tr>",
-                esc(&r.from.to_string()),
-                place(&r.from),
-                cell(&r.to.to_string())
-            ));
-        }
-        for e in &d.removed {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>removed</td><td>{}{}</td><td></td></tr>",
-                esc(&e.to_string()),
-                place(e)
-            ));
-        }
-        for e in &d.added {
-            rows.push(format!(
-                "<tr class=\"changed\"><td>added</td><td></td><td>{}{}</td></tr>",
-                esc(&e.to_string()),
-                place(e)
-            ));
-        }
-        let word = match d.fingerprint {
-            crate::atlas::Fingerprint::Structure => "data drift",
-            crate::atlas::Fingerprint::Text => "text",
-        };
-        for c in &d.drift {
-            rows.push(format!(
-                "<tr class=\"drift\"><td>{word}</td>{}{}</tr>",
-                cell(c.expected.as_deref().unwrap_or("")),
-                cell(c.found.as_deref().unwrap_or(""))
-            ));
-        }
-        if d.drift_more > 0 {
-            rows.push(format!(
-                "<tr class=\"drift\"><td>{word}</td><td colspan=\"2\">and {} more</td></tr>",
-                d.drift_more
-            ));
-        }
-        let verdict = if d.restructured() {
-            "the state changed"
-        } else {
-            "the state arrived; its data changed"
-        };
-        self.out.push_str(&format!(
-            "<table class=\"state\"><tr><th>{verdict}</th><th>expected</th><th>found</th></tr>\n{}\n</table>\n",
-            rows.join("\n")
-        ));
     }
 
     /// A link to a server's log, copied under `assets/`.
@@ -328,7 +270,13 @@ impl Writer {
             self.error(e, None);
         }
         if let Some(d) = &f.state {
-            self.state(d);
+            let verdict = if d.restructured() {
+                "the state changed"
+            } else {
+                "the state arrived; its data changed"
+            };
+            self.out
+                .push_str(&state_table(d, verdict, "expected", "found"));
         }
         self.out
             .push_str(&format!("<p class=\"setup\">setup {} ms", f.setup_ms));
@@ -355,6 +303,88 @@ impl Writer {
         self.steps(&f.steps, 0);
         self.out.push_str("</table></details>\n");
     }
+}
+
+/// A state's differences as a table, one side (`left`: the state expected, or atlas A's) beside
+/// the other (`right`): the URL, the elements renamed, removed and added, and the data that
+/// drifted; `heading` says what they amount to.
+pub(super) fn state_table(
+    d: &crate::atlas::StateDiff,
+    heading: &str,
+    left: &str,
+    right: &str,
+) -> String {
+    let cell = |s: &str| format!("<td>{}</td>", esc(s));
+    let place = |e: &crate::atlas::Element| {
+        if e.place.is_empty() {
+            String::new()
+        } else {
+            format!(" <small>in {}</small>", esc(&e.place))
+        }
+    };
+    let mut rows = vec![format!(
+        "<tr class=\"{}\"><td>url</td><td>{}<br><small>{}</small></td><td>{}<br><small>{}</small></td></tr>",
+        if d.moved() { "changed" } else { "same" },
+        esc(&d.expected.url),
+        esc(&d.expected.route),
+        esc(&d.found.url),
+        esc(&d.found.route)
+    )];
+    for r in &d.renamed {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>renamed</td><td>{}{}</td>{}</tr>",
+            esc(&r.from.to_string()),
+            place(&r.from),
+            cell(&r.to.to_string())
+        ));
+    }
+    for e in &d.removed {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>removed</td><td>{}{}</td><td></td></tr>",
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
+    for e in &d.added {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>added</td><td></td><td>{}{}</td></tr>",
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
+    for e in &d.moved {
+        rows.push(format!(
+            "<tr class=\"changed\"><td>moved</td><td>{}{}</td><td>{}{}</td></tr>",
+            esc(&e.to_string()),
+            place(e),
+            esc(&e.to_string()),
+            place(e)
+        ));
+    }
+    let word = match d.fingerprint {
+        crate::atlas::Fingerprint::Structure => "data drift",
+        crate::atlas::Fingerprint::Text => "text",
+    };
+    for c in &d.drift {
+        rows.push(format!(
+            "<tr class=\"drift\"><td>{word}</td>{}{}</tr>",
+            cell(c.expected.as_deref().unwrap_or("")),
+            cell(c.found.as_deref().unwrap_or(""))
+        ));
+    }
+    if d.drift_more > 0 {
+        rows.push(format!(
+            "<tr class=\"drift\"><td>{word}</td><td colspan=\"2\">and {} more</td></tr>",
+            d.drift_more
+        ));
+    }
+    format!(
+        "<table class=\"state\"><tr><th>{}</th><th>{}</th><th>{}</th></tr>\n{}\n</table>\n",
+        esc(heading),
+        esc(left),
+        esc(right),
+        rows.join("\n")
+    )
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}

@@ -1,6 +1,8 @@
 //! The only code that writes to the terminal: diagnostics, live progress (indicatif bars in a
 //! terminal, plain lines in CI), summaries; and the report files (JSON, JUnit, HTML).
 
+mod atlas_diff;
+mod atlas_diff_html;
 mod console;
 mod diagnostics;
 mod files;
@@ -14,14 +16,15 @@ mod reporter;
 mod silent;
 mod status;
 mod summary;
-mod text;
 pub(crate) mod watch;
 
+pub(crate) use atlas_diff::atlas_diff_text;
+pub(crate) use atlas_diff_html::atlas_diff_html;
 pub(crate) use console::Console;
 pub(crate) use diagnostics::human as human_diagnostic;
 pub(crate) use files::{ReportTarget, write_json};
 pub(crate) use github::{annotations as github_annotations, step_summary as github_step_summary};
-pub(crate) use model::{Counts, Report, Step};
+pub(crate) use model::{Counts, Flow, Report, Step};
 pub(crate) use reads::Reads;
 pub(crate) use reporter::{DiagnosticFormat, Reporter};
 pub(crate) use silent::Silent;

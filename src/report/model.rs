@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 
 use super::Summary;
 use super::reads::Reads;
@@ -97,16 +97,69 @@ pub(crate) struct Step {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) attempt_errors: Vec<Error>,
     #[serde(default)]
-    pub(crate) outputs: Value,
+    pub(crate) outputs: Outputs,
     /// The files a failed browser step left (`screenshot`, `snapshot`) or the `dialog` open:
     /// runner's record, the only place reports take such paths from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) failure_artifacts: Option<Value>,
+    pub(crate) failure_artifacts: Option<FailureArtifacts>,
     /// `file:line:col`.
     pub(crate) location: String,
     pub(crate) finally: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) steps: Vec<Step>,
+}
+
+/// A step's outputs as the JSON text they are. A report only passes them on and shows a few
+/// strings of them; as a tree they would cost up to 16 times their text (32 bytes a number:
+/// a shard's 13 MB list of numbers took 1.5 GB), and `merge-reports` reads them from outside.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Outputs(Box<RawValue>);
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Outputs(RawValue::from_string("null".into()).expect("`null` is JSON"))
+    }
+}
+
+/// Written through (not as one string of text), so a pretty report stays pretty inside them.
+impl Serialize for Outputs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut de = serde_json::Deserializer::from_str(self.0.get());
+        serde_transcode::Transcoder::new(&mut de).serialize(s)
+    }
+}
+
+impl Outputs {
+    /// The string at `key` (a step's `message`, `stdout`, `stderr`), when the outputs are an
+    /// object holding one there; the rest of the text is only scanned.
+    pub(crate) fn text(&self, key: &str) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Shown {
+            message: Option<serde_json::Value>,
+            stdout: Option<serde_json::Value>,
+            stderr: Option<serde_json::Value>,
+        }
+        let shown: Shown = serde_json::from_str(self.0.get()).ok()?;
+        let v = match key {
+            "message" => shown.message,
+            "stdout" => shown.stdout,
+            "stderr" => shown.stderr,
+            _ => None,
+        }?;
+        v.as_str().map(str::to_string)
+    }
+}
+
+/// What a failed browser step left: runner's record of its files, and the dialog then open.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct FailureArtifacts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) screenshot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) snapshot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) dialog: Option<Box<RawValue>>,
 }
 
 /// A failure.
@@ -155,8 +208,9 @@ impl Flow {
 impl Report {
     /// The report of a run's results.
     pub(crate) fn of(results: &[FlowResult], s: &Summary) -> Report {
-        let mut flows: Vec<Flow> = serde_json::to_value(results)
-            .and_then(serde_json::from_value)
+        // Through text: the report keeps outputs as the JSON text they are.
+        let mut flows: Vec<Flow> = serde_json::to_string(results)
+            .and_then(|t| serde_json::from_str(&t))
             .expect("the result types serialize to the report's fields (unit-tested)");
         for f in &mut flows {
             f.reads = Reads::Own;

@@ -3,9 +3,13 @@
 //!
 //! A run's report reads the files runner wrote. A merged shard's report is input from outside:
 //! a path in it is read only when it resolves (symlinks followed, canonical) to a regular file
-//! inside the shard's own directory, of at most [`SHARD_FILE_CAP`] bytes; anything else
-//! (`/etc/passwd`, `../x`, `/dev/zero`, a FIFO, a symlink out) is left out with the reason. A
-//! report read back from a file and told nothing reads nothing.
+//! inside the shard's own directory, of at most [`SHARD_FILE_CAP`] bytes, named as runner names
+//! the files it keeps in its artifacts (a screenshot `.png`, a snapshot `.snapshot.txt`, a log
+//! `.log`) and in no dot-directory but runner's own `.runner` (never `.git/config`); anything
+//! else (`/etc/passwd`, `../x`, `/dev/zero`, a FIFO, a symlink out, a flow file) is left out
+//! with the reason, which names paths as the shard does, never as the merging machine's. A
+//! shard's flow files are not read for their source lines. A report read back from a file and
+//! told nothing reads nothing.
 
 use std::fs::File;
 use std::io::Read;
@@ -26,9 +30,13 @@ pub(crate) enum Reads {
     Nothing,
     /// The files of this run: runner's own records name them.
     Own,
-    /// A shard's report: regular files inside this (canonical) directory only, capped.
-    Shard(PathBuf),
+    /// A shard's report: regular files inside `dir` (canonical) only, capped; `shown` is the
+    /// directory as the command line named it, for the notes.
+    Shard { dir: PathBuf, shown: String },
 }
+
+/// The endings of the files runner keeps in its artifacts that a report shows.
+const ARTIFACT_ENDINGS: [&str; 3] = [".png", ".snapshot.txt", ".log"];
 
 impl Reads {
     /// The reads of a shard whose report is the file `report`: files inside its directory.
@@ -37,7 +45,10 @@ impl Reads {
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        Ok(Reads::Shard(std::fs::canonicalize(dir)?))
+        Ok(Reads::Shard {
+            dir: std::fs::canonicalize(dir)?,
+            shown: dir.display().to_string(),
+        })
     }
 
     /// `path` opened for reading, and the most bytes to read from it; else why it is not read.
@@ -45,16 +56,13 @@ impl Reads {
         match self {
             Reads::Nothing => Err("a report read back from a file reads none of its files".into()),
             Reads::Own => open_regular(Path::new(path), OFlag::empty()).map(|f| (f, u64::MAX)),
-            Reads::Shard(dir) => {
+            Reads::Shard { dir, shown } => {
                 let p = Path::new(path);
                 let real = std::fs::canonicalize(dir.join(p))
                     .map_err(|e| format!("cannot be read: {e}"))?;
-                if !real.starts_with(dir) {
-                    return Err(format!(
-                        "it is not inside the shard's directory {}",
-                        dir.display()
-                    ));
-                }
+                let Ok(inside) = real.strip_prefix(dir) else {
+                    return Err(format!("it is not inside the shard's directory {shown}"));
+                };
                 // Canonical: a symlink put in its place since is not followed.
                 let f = open_regular(&real, OFlag::O_NOFOLLOW)?;
                 let len = f.metadata().map_or(u64::MAX, |m| m.len());
@@ -64,8 +72,18 @@ impl Reads {
                         SHARD_FILE_CAP / 1024 / 1024
                     ));
                 }
+                artifact_like(inside)?;
                 Ok((f, SHARD_FILE_CAP))
             }
+        }
+    }
+
+    /// The text of a flow file, for the source line of an error's place: a run's own only (a
+    /// shard's report names its places as data: its flow files are not artifacts).
+    pub(crate) fn read_source(&self, path: &str) -> Result<String, String> {
+        match self {
+            Reads::Own => self.read_text(path),
+            Reads::Nothing | Reads::Shard { .. } => Err("a shard's flow files are not read".into()),
         }
     }
 
@@ -78,6 +96,31 @@ impl Reads {
             .map_err(|e| format!("cannot be read: {e}"))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
+}
+
+/// Whether `inside` (a path inside a shard's directory) is named as a file runner keeps in its
+/// artifacts and shows, and is in no dot-directory but runner's own `.runner` (its default
+/// artifacts): a shard's directory may be a repository's root, with `.git/config` beside.
+fn artifact_like(inside: &Path) -> Result<(), String> {
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let dotted = parts
+        .iter()
+        .enumerate()
+        .any(|(i, p)| p.starts_with('.') && !(i == 0 && p == ".runner" && parts.len() > 1));
+    if dotted {
+        return Err("it is in a dot-directory (or is a dot-file) of the shard, where runner keeps no artifact".into());
+    }
+    let name = parts.last().map_or("", String::as_str);
+    if !ARTIFACT_ENDINGS.iter().any(|e| name.ends_with(e)) {
+        return Err(format!(
+            "it is not named as the artifacts a report shows ({})",
+            ARTIFACT_ENDINGS.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// Opens a regular file (with `flags` too), and nothing else: not a FIFO (whose open waits for a

@@ -80,6 +80,15 @@ impl Diagnostic {
     }
 }
 
+/// Problems in file order, each once (a suite's shared steps are checked with each flow, and a
+/// rule may find what the schema found).
+pub(crate) fn sorted_unique(mut problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    problems.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+    let mut seen = std::collections::HashSet::new();
+    problems.retain(|d| seen.insert((d.span.clone(), d.message.clone())));
+    problems
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.location(), self.message)

@@ -6,7 +6,7 @@ mod file;
 mod span_map;
 mod suggest;
 
-pub(crate) use diagnostic::Diagnostic;
+pub(crate) use diagnostic::{Diagnostic, sorted_unique};
 pub(crate) use file::SourceFile;
 pub(crate) use span_map::{NodeSpan, SpanMap, pointer_escape, pointer_push};
 pub(crate) use suggest::did_you_mean;

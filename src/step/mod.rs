@@ -4,8 +4,12 @@
 
 pub(crate) mod error;
 pub(crate) mod events;
+pub(crate) mod masked_stream;
 pub(crate) mod masker;
 pub(crate) mod result;
+mod secret_forms;
+pub(crate) mod shown;
+pub(crate) mod url_secrets;
 
 pub(crate) use error::{ErrorKind, Location, StepError};
 pub(crate) use events::{FlowInfo, Listener};

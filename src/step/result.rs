@@ -72,6 +72,17 @@ pub(crate) struct StepTrace {
     pub(crate) network: Vec<serde_json::Value>,
 }
 
+impl StepTrace {
+    /// The trace of a step that starts now (`started`).
+    pub(crate) fn starting(started: std::time::Instant) -> StepTrace {
+        StepTrace {
+            started: Some(started),
+            wall: Some(std::time::SystemTime::now()),
+            ..StepTrace::default()
+        }
+    }
+}
+
 /// The `action` of the result of one iteration of an `each` step (its steps are that
 /// iteration's).
 pub(crate) const ITERATION: &str = "iteration";

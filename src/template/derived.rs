@@ -11,6 +11,20 @@ use super::render::{Templates, is_template};
 /// Tells whether a text holds a secret (the flow's masker, in the engine).
 pub(crate) type HoldsSecret<'a> = &'a dyn Fn(&str) -> bool;
 
+/// What the parts of a template that read a secret render to.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct SecretParts {
+    /// Texts made of a secret: an expression's value (`{{ secrets.T | upper }}`), a block's
+    /// whole rendering.
+    pub(crate) texts: Vec<String>,
+    /// A list or map made of one as it shows: minijinja's `["a", "b"]`, JSON's `["a","b"]`.
+    pub(crate) shapes: Vec<String>,
+    /// The texts (and numbers) inside such a list or map, its map keys too, at any depth: the
+    /// masker keeps those that are pieces of a secret (`.split('-')`, `| batch(6)`) and leaves
+    /// the rest (a user name beside a token).
+    pub(crate) pieces: Vec<String>,
+}
+
 impl Templates {
     /// What the parts of `src` that read a secret render to: the value of each `{{ expr }}` that
     /// reads one (`{{ secrets.T | upper }}` -> `S3CRET`, `{{ vars.creds | reverse }}` where
@@ -23,11 +37,11 @@ impl Templates {
         src: &str,
         ctx: &minijinja::Value,
         holds_secret: HoldsSecret<'_>,
-    ) -> Vec<String> {
+    ) -> SecretParts {
+        let mut out = SecretParts::default();
         if !is_template(src) {
-            return Vec::new();
+            return out;
         }
-        let mut out = Vec::new();
         let mut rest = src;
         while let Some(i) = rest.find("{{") {
             let Some(j) = rest[i..].find("}}") else { break };
@@ -35,15 +49,8 @@ impl Templates {
             if reads_a_secret(expr, ctx, holds_secret)
                 && let Ok(e) = self.env().compile_expression(expr)
                 && let Ok(v) = e.eval(ctx)
-                && !matches!(
-                    v.kind(),
-                    ValueKind::Bool | ValueKind::None | ValueKind::Undefined
-                )
             {
-                match v.as_str() {
-                    Some(s) => out.push(s.to_string()),
-                    None => out.push(v.to_string()),
-                }
+                out.add(&v);
             }
             rest = &rest[i + j + 2..];
         }
@@ -53,9 +60,63 @@ impl Templates {
                 .is_some_and(|b| reads_a_secret(b, ctx, holds_secret))
         });
         if blocks_read_secrets && let Ok(all) = self.render_str(src, ctx) {
-            out.push(all);
+            out.texts.push(all);
         }
         out
+    }
+}
+
+impl SecretParts {
+    /// Adds a value made of a secret: a text as it is; a list or map as its shapes, with what
+    /// it holds as pieces.
+    fn add(&mut self, v: &minijinja::Value) {
+        match v.kind() {
+            ValueKind::Bool | ValueKind::None | ValueKind::Undefined => {}
+            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => {
+                let Ok(json) = serde_json::to_value(v) else {
+                    return;
+                };
+                let before = self.pieces.len();
+                pieces(&json, &mut self.pieces);
+                // One of booleans and nones only (`[true]`, `{"ok": false}`) tells a bit each.
+                if informative(&json) {
+                    self.shapes.push(v.to_string());
+                    self.shapes.push(json.to_string());
+                } else {
+                    self.pieces.truncate(before);
+                }
+            }
+            _ => match v.as_str() {
+                Some(s) => self.texts.push(s.to_string()),
+                None => self.texts.push(v.to_string()),
+            },
+        }
+    }
+}
+
+/// Whether `v` holds a text or a number (a map's keys aside).
+fn informative(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::String(_) | serde_json::Value::Number(_) => true,
+        serde_json::Value::Array(a) => a.iter().any(informative),
+        serde_json::Value::Object(m) => m.values().any(informative),
+        _ => false,
+    }
+}
+
+/// Every text and number inside `v` (map keys too), at any depth.
+fn pieces(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Number(n) => out.push(n.to_string()),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| pieces(v, out)),
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                out.push(k.clone());
+                pieces(v, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -126,6 +187,10 @@ mod tests {
     use super::Templates;
 
     fn parts(src: &str) -> Vec<String> {
+        all(src).texts
+    }
+
+    fn all(src: &str) -> super::SecretParts {
         let t = Templates::new();
         let ctx = minijinja::Value::from_serialize(json!({
             "secrets": { "T": "s3cret" },
@@ -174,5 +239,28 @@ mod tests {
             ["[A-S3CRET][B]"]
         );
         assert!(parts("{% for c in vars.plain %}{{ c }}{% endfor %}").is_empty());
+    }
+
+    #[test]
+    fn a_list_or_map_made_of_a_secret_gives_its_shapes_and_pieces() {
+        let p = all("{{ secrets.T | batch(4) }}");
+        assert!(p.texts.is_empty(), "{p:?}");
+        assert_eq!(
+            p.shapes,
+            [
+                r#"[["s", "3", "c", "r"], ["e", "t"]]"#,
+                r#"[["s","3","c","r"],["e","t"]]"#
+            ]
+        );
+        assert_eq!(p.pieces, ["s", "3", "c", "r", "e", "t"]);
+        // An iterator (`| reverse` of a list) shows as the list it gives.
+        let p = all("{{ vars.list | reverse }}");
+        assert_eq!(p.shapes[1], r#"["b","a-s3cret"]"#, "{p:?}");
+        let p = all("{{ {'user': 'alice', 'pw': secrets.T, 'n': [12345]} }}");
+        assert_eq!(p.pieces, ["n", "12345", "pw", "s3cret", "user", "alice"]);
+        assert_eq!(
+            all("{{ {'ok': secrets.T == 'x'} }}"),
+            super::SecretParts::default()
+        );
     }
 }

@@ -94,7 +94,15 @@ impl Readers {
     async fn log(&self, line: &str) {
         let mut guard = self.log.lock().await;
         if guard.is_none() {
-            *guard = tokio::fs::File::create(&self.log_path).await.ok();
+            // Not through a symlink in its place (a reused artifacts directory may hold one).
+            *guard = tokio::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+                .open(&self.log_path)
+                .await
+                .ok();
         }
         if let Some(f) = guard.as_mut() {
             let _ = f.write_all(format!("{line}\n").as_bytes()).await;

@@ -35,6 +35,14 @@ pub(crate) async fn explore(
         )
     })?;
     let atlas = Atlas::open(&opts.atlas)?;
+    if let Some(name) = &opts.server
+        && let Some(before) = atlas.settle_server(name, opts.fingerprint)?
+    {
+        warn(&format!(
+            "the atlas at {} was explored on the web server `{before}`; this explore is on `{name}`, which replays now go to",
+            opts.atlas.display()
+        ));
+    }
     let status = StatusFile::start(&atlas);
     let mut c = Crawler {
         driver,
@@ -51,9 +59,19 @@ pub(crate) async fn explore(
         warn,
     };
     let r = crawl(&mut c).await;
-    let end = if r.is_ok() { "done" } else { "failed" };
-    c.status.write(&c.atlas, end, None);
-    r
+    let end = match &r {
+        Ok((_, true)) => "limited",
+        Ok(_) => "done",
+        Err(_) => "failed",
+    };
+    let (nodes, pending) = c.status.write(&c.atlas, end, None);
+    if end == "limited" {
+        warn(&format!(
+            "explore stopped at --max-nodes {}: {nodes} nodes, {pending} todos pending (the next `runner explore` does them)",
+            opts.max_nodes
+        ));
+    }
+    r.map(|(summary, _)| summary)
 }
 
 /// The states waiting for their todos, breadth first, with their depth; and every state met.
@@ -81,21 +99,25 @@ impl Frontier {
     }
 }
 
-async fn crawl(c: &mut Crawler<'_>) -> Result<Summary, StepError> {
+/// The crawl's summary, and whether it stopped at `--max-nodes`.
+async fn crawl(c: &mut Crawler<'_>) -> Result<(Summary, bool), StepError> {
     let root = enter(c).await?;
     let mut frontier = Frontier::resume(&c.atlas, &root)?;
     let mut max_depth = 0;
+    let mut limited = false;
     'crawl: while let Some((node, depth)) = frontier.queue.pop_front() {
         max_depth = max_depth.max(depth);
         loop {
-            // Stop before taking a todo, so what is left stays on disk for the next crawl.
-            if c.atlas.node_ids()?.len() >= c.opts.max_nodes {
-                break 'crawl;
-            }
             // Taken off the list only once it is done: a crawl killed midway retries it.
             let Some(todo) = c.atlas.todos(&node).into_iter().next() else {
                 break;
             };
+            // Stop before doing a todo, so what is left stays on disk for the next crawl (a
+            // crawl is `limited` only when a todo is left).
+            if c.atlas.node_ids()?.len() >= c.opts.max_nodes {
+                limited = true;
+                break 'crawl;
+            }
             // A todo that could not be finished (the agent did not answer, the browser broke)
             // stays on the list: the crawl stops, and the next one does it.
             visit(c, &node, depth, &todo, &mut frontier).await?;
@@ -112,7 +134,7 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<Summary, StepError> {
     summary.total_edges = edges;
     summary.max_depth_reached = max_depth;
     summary.atlas_path = c.opts.atlas.display().to_string();
-    Ok(summary)
+    Ok((summary, limited))
 }
 
 /// Opens the URL and records the state it shows as the atlas's root entry, with its todos
@@ -149,10 +171,10 @@ async fn visit(
     let Some(task) = allowed(c, node, todo) else {
         return Ok(());
     };
-    let nodes = c.atlas.node_ids()?.len();
-    c.status.write(&c.atlas, "exploring", Some(node));
+    // The counts the status file holds now, so the line and `atlas status` agree.
+    let (nodes, pending) = c.status.write(&c.atlas, "exploring", Some(node));
     (c.progress)(&format!(
-        "explore: {nodes} nodes, {} pending in the queue, at {node} (depth {depth}), {:.1}s: {}",
+        "explore: {nodes} nodes, {pending} todos pending ({} states queued), at {node} (depth {depth}), {:.1}s: {}",
         frontier.queue.len(),
         c.started.elapsed().as_secs_f64(),
         task.name

@@ -100,6 +100,7 @@ impl Crawler<'_> {
             atlas: &self.atlas.root,
             fingerprint: self.opts.fingerprint,
             screenshot: &shot,
+            screenshot_known: false,
             run_id: &self.opts.run_id,
             masker: &self.masker,
         };

@@ -18,6 +18,9 @@ pub(crate) struct Options {
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     pub(crate) artifacts: PathBuf,
     pub(crate) run_id: String,
+    /// The web server the URL is on (its name), kept in `atlas.json`: replays go to that
+    /// server's origin of their own run.
+    pub(crate) server: Option<String>,
 }
 
 /// The agent behind `explore --agent`: where and how its skills are asked.

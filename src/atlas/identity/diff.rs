@@ -1,11 +1,13 @@
 //! What differs between two recorded states — the state a node was recorded as and the one a
 //! replay found, or one node of two atlases: the route, the elements of their structures
-//! added, removed or renamed, and the data (texts) that changed. `atlas verify` fails a node
-//! on a change of its identity and reports the rest as drift.
+//! added, removed, renamed or moved, and the data (texts) that changed — a long text by the
+//! part that changed, and a text that only moved not at all. `atlas verify` fails a node on a
+//! change of its identity and reports the rest as drift.
 
 use serde::{Deserialize, Serialize};
 
-use super::lcs::hunks;
+use super::excerpt::{LONG, excerpt};
+use super::lcs::edits;
 use super::normalize::{normalize_text, normalize_url};
 use super::route::{path_of, route};
 use super::structure::{Element, data, structure};
@@ -32,11 +34,45 @@ pub(crate) struct Renamed {
     pub(crate) to: Element,
 }
 
-/// A text of the page that changed, came or went (`None` on the side that lacks it).
+/// A text of the page that changed, came or went (`None` on the side that lacks it). A long
+/// text that changed is its part around the changes on each side, and `change` says them
+/// inline (`… "title": "Dune -> Dune Messiah", …`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct TextChange {
     pub(crate) expected: Option<String>,
     pub(crate) found: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) change: Option<String>,
+}
+
+impl TextChange {
+    /// A text that changed from `a` to `b`: a long one by the part that changed.
+    fn changed(a: &str, b: &str) -> TextChange {
+        if a.chars().count() <= LONG && b.chars().count() <= LONG {
+            return TextChange {
+                expected: Some(a.to_string()),
+                found: Some(b.to_string()),
+                change: None,
+            };
+        }
+        let e = excerpt(a, b);
+        TextChange {
+            expected: Some(e.expected),
+            found: Some(e.found),
+            change: Some(e.change),
+        }
+    }
+
+    /// A text that came (`found`) or went.
+    fn one(text: &str, found: bool) -> TextChange {
+        let t = Some(text.to_string());
+        let (expected, found) = if found { (None, t) } else { (t, None) };
+        TextChange {
+            expected,
+            found,
+            change: None,
+        }
+    }
 }
 
 /// What differs between two states.
@@ -52,6 +88,9 @@ pub(crate) struct StateDiff {
     pub(crate) removed: Vec<Element>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) renamed: Vec<Renamed>,
+    /// Elements taken out in one place and put in at another, unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) moved: Vec<Element>,
     /// The texts that changed (at most `MAX_DRIFT`; `drift_more` counts the rest). Changes of
     /// numbers and dates alone (a counter, a clock) are not listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -81,6 +120,7 @@ impl StateDiff {
             || !self.added.is_empty()
             || !self.removed.is_empty()
             || !self.renamed.is_empty()
+            || !self.moved.is_empty()
     }
 
     /// Whether a text changed.
@@ -97,6 +137,13 @@ impl StateDiff {
                 self.expected.route, self.found.route
             ));
         }
+        out.extend(self.element_lines());
+        out
+    }
+
+    /// The differences but the URL, as lines for people: each element, then the texts.
+    pub(crate) fn element_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
         let at = |e: &Element| {
             if e.place.is_empty() {
                 String::new()
@@ -118,6 +165,7 @@ impl StateDiff {
                 .map(|e| format!("removed: {e}{}", at(e))),
         );
         out.extend(self.added.iter().map(|e| format!("added: {e}{}", at(e))));
+        out.extend(self.moved.iter().map(|e| format!("moved: {e}{}", at(e))));
         if self.drifted() {
             let word = match self.fingerprint {
                 Fingerprint::Structure => "data drift",
@@ -128,13 +176,15 @@ impl StateDiff {
         out
     }
 
-    /// The texts that changed, on one line: `"Dune" -> "Dune Messiah", + "Foundation"`.
+    /// The texts that changed, on one line: `"Dune" -> "Dune Messiah", + "Foundation"` (a
+    /// long text by its change inline: `… "title": "Dune -> Dune Messiah", …`).
     pub(crate) fn drift_summary(&self) -> String {
         let q = |s: &str| format!("{s:?}");
         let mut parts: Vec<String> = self
             .drift
             .iter()
             .map(|c| match (&c.expected, &c.found) {
+                _ if c.change.is_some() => c.change.clone().unwrap_or_default(),
                 (Some(a), Some(b)) => format!("{} -> {}", q(a), q(b)),
                 (Some(a), None) => format!("- {}", q(a)),
                 (None, Some(b)) => format!("+ {}", q(b)),
@@ -166,10 +216,11 @@ pub(crate) fn diff(mode: Fingerprint, expected: Recorded<'_>, found: Recorded<'_
     };
     let a = structure(expected.url, expected.snapshot).elements;
     let b = structure(found.url, found.snapshot).elements;
-    for h in hunks(&a, &b) {
-        let mut added: Vec<Option<&Element>> = h.added.iter().map(|&j| Some(&b[j])).collect();
-        for &i in &h.removed {
-            let from = &a[i];
+    let e = edits(&a, &b);
+    d.moved = e.moved.into_iter().cloned().collect();
+    for (removed, added) in e.hunks {
+        let mut added: Vec<Option<&Element>> = added.into_iter().map(Some).collect();
+        for from in removed {
             let pair = added
                 .iter_mut()
                 .find(|e| e.is_some_and(|e| e.role == from.role && e.place == from.place));
@@ -192,38 +243,35 @@ pub(crate) fn diff(mode: Fingerprint, expected: Recorded<'_>, found: Recorded<'_
     d
 }
 
-/// The texts that changed from `a` to `b`, hunk by hunk: a text taken out and one put in that
-/// differ only in numbers or dates (a counter, a clock) are the same text and left out; of the
-/// rest, as many taken out as put in are changes, paired in order; otherwise each one alone.
+/// The texts that changed from `a` to `b`, hunk by hunk: a text that only moved (taken out
+/// in one place, put in at another) is no change; a text taken out and one put in that differ
+/// only in numbers or dates (a counter, a clock) are the same text and left out; of the rest,
+/// as many taken out as put in are changes, paired in order; otherwise each one alone.
 fn text_changes(a: &[String], b: &[String]) -> Vec<TextChange> {
     let mut out = Vec::new();
-    for h in hunks(a, b) {
-        let mut added: Vec<Option<&String>> = h.added.iter().map(|&j| Some(&b[j])).collect();
+    for (taken, put) in edits(a, b).hunks {
+        let mut added: Vec<Option<&String>> = put.into_iter().map(Some).collect();
         let mut removed = Vec::new();
-        for &i in &h.removed {
+        for x in taken {
             let volatile = added
                 .iter_mut()
-                .find(|t| t.is_some_and(|t| normalize_text(t) == normalize_text(&a[i])));
+                .find(|t| t.is_some_and(|t| normalize_text(t) == normalize_text(x)));
             if volatile.and_then(Option::take).is_none() {
-                removed.push(&a[i]);
+                removed.push(x);
             }
         }
         let added: Vec<&String> = added.into_iter().flatten().collect();
         if removed.len() == added.len() {
-            out.extend(removed.iter().zip(&added).map(|(x, y)| TextChange {
-                expected: Some((*x).clone()),
-                found: Some((*y).clone()),
-            }));
+            out.extend(
+                removed
+                    .iter()
+                    .zip(&added)
+                    .map(|(x, y)| TextChange::changed(x, y)),
+            );
             continue;
         }
-        out.extend(removed.iter().map(|x| TextChange {
-            expected: Some((*x).clone()),
-            found: None,
-        }));
-        out.extend(added.iter().map(|y| TextChange {
-            expected: None,
-            found: Some((*y).clone()),
-        }));
+        out.extend(removed.iter().map(|x| TextChange::one(x, false)));
+        out.extend(added.iter().map(|y| TextChange::one(y, true)));
     }
     out
 }
@@ -287,7 +335,8 @@ mod tests {
             d.drift,
             [TextChange {
                 expected: Some("Dune".into()),
-                found: Some("Dune Messiah".into())
+                found: Some("Dune Messiah".into()),
+                change: None,
             }]
         );
         assert_eq!(d.lines(), ["data drift: \"Dune\" -> \"Dune Messiah\""]);
@@ -320,6 +369,77 @@ mod tests {
         let gone = text_changes(&b, &a);
         assert!(gone.iter().all(|c| c.found.is_none()), "{gone:?}");
         assert_eq!(gone.len(), 2);
+    }
+
+    #[test]
+    fn what_only_moved_is_not_drift_and_an_element_that_moved_is_said_once() {
+        // The tester's Datasette page: a table renamed, which sorts it first; the texts of the
+        // table that moved after it are the same.
+        let a: Vec<String> = [
+            "select * from orders",
+            "id, product_id, qty",
+            "2 rows",
+            "select * from products",
+            "id, name, price",
+            "4 rows",
+        ]
+        .map(String::from)
+        .to_vec();
+        let b: Vec<String> = [
+            "select * from items",
+            "id, name, price",
+            "4 rows",
+            "select * from orders",
+            "id, product_id, qty",
+            "2 rows",
+        ]
+        .map(String::from)
+        .to_vec();
+        let changes = text_changes(&a, &b);
+        assert_eq!(
+            changes,
+            [TextChange::changed(
+                "select * from products",
+                "select * from items"
+            )]
+        );
+        let page = "- main\n  - paragraph\n    - StaticText \"x\"\n  - heading \"orders\" [level=3]\n  - heading \"products\" [level=3]\n";
+        let moved = "- main\n  - heading \"orders\" [level=3]\n  - paragraph\n    - StaticText \"x\"\n  - heading \"products\" [level=3]\n";
+        let d = diff(
+            Fingerprint::Structure,
+            at("http://a/shop", page),
+            at("http://a/shop", moved),
+        );
+        assert_eq!(d.lines(), ["moved: paragraph (in main)"], "{d:?}");
+        assert!(d.restructured());
+    }
+
+    #[test]
+    fn a_long_text_is_shown_by_the_part_that_changed() {
+        let body = |title: &str| {
+            format!(
+                r#"{{"rows": [[1, "{title}", "Frank Herbert", 1965], [2, "Emma", "Jane Austen", 1815], [3, "Neuromancer", "William Gibson", 1984]], "count": 3}}"#
+            )
+        };
+        let d = diff(
+            Fingerprint::Structure,
+            at(
+                "http://a/b.json",
+                &format!("- StaticText {:?}\n", body("Dune")),
+            ),
+            at(
+                "http://a/b.json",
+                &format!("- StaticText {:?}\n", body("Dune Messiah")),
+            ),
+        );
+        assert_eq!(
+            d.lines(),
+            [r#"data drift: {"rows": [[1, "Dune -> Dune Messiah", "Frank Herbert", 1965…"#]
+        );
+        assert_eq!(
+            d.drift[0].expected.as_deref(),
+            Some(r#"{"rows": [[1, "Dune", "Frank Herbert", 1965…"#)
+        );
     }
 
     #[test]

@@ -26,6 +26,15 @@ pub(crate) enum AtlasError {
         has: &'static str,
         wanted: &'static str,
     },
+    #[error(
+        "{a} tells states apart by `{a_mode}` and {b} by `{b_mode}` (see their atlas.json): their states cannot be matched; explore into a new atlas with `--fingerprint {a_mode}` to compare it with {a}"
+    )]
+    Incomparable {
+        a: String,
+        b: String,
+        a_mode: &'static str,
+        b_mode: &'static str,
+    },
 }
 
 impl From<AtlasError> for StepError {
@@ -37,7 +46,8 @@ impl From<AtlasError> for StepError {
             AtlasError::LinkExists { .. }
             | AtlasError::Broken { .. }
             | AtlasError::NotFound(_)
-            | AtlasError::Fingerprint { .. } => ErrorKind::CommandFailed,
+            | AtlasError::Fingerprint { .. }
+            | AtlasError::Incomparable { .. } => ErrorKind::CommandFailed,
         };
         StepError::new(kind, format!("atlas: {e}"))
     }

@@ -171,7 +171,7 @@ impl Atlas {
     }
 
     /// `edges/<source>/<safe>`: an edge's directory, by its source and link name.
-    fn edge_dir(&self, source: &str, safe: &str) -> PathBuf {
+    pub(super) fn edge_dir(&self, source: &str, safe: &str) -> PathBuf {
         self.root.join("edges").join(source).join(safe)
     }
 

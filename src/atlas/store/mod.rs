@@ -5,6 +5,7 @@
 //! Writes are atomic (write, then rename) and serialized by a lock file, so two runs can share
 //! an atlas. A broken or hand-edited atlas gives errors, never a panic.
 
+mod check;
 mod dir;
 mod error;
 mod files;

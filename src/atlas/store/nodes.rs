@@ -56,11 +56,8 @@ impl Atlas {
             std::fs::create_dir_all(dir.join("links")).map_err(|e| io(&dir, e))?;
             write_atomic(&dir.join("snapshot.txt"), st.snapshot.as_bytes())?;
             write_atomic(&dir.join("todos.json"), b"[]")?;
-            if let Some(png) = st.screenshot
-                && png.exists()
-            {
-                let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
-                write_atomic(&dir.join("screenshot.png"), &bytes)?;
+            if let Some(png) = st.screenshot {
+                keep_screenshot(&dir, png)?;
             }
             NodeMeta {
                 id: st.node_id.to_string(),
@@ -87,6 +84,17 @@ impl Atlas {
             is_new,
             meta_file,
         })
+    }
+
+    /// Whether the atlas has node `id` (a state recorded before).
+    pub(crate) fn has_node(&self, id: &str) -> bool {
+        self.node_dir(id).join("meta.json").exists()
+    }
+
+    /// Gives node `id` the screenshot `png` (one recorded without: see `record::observe`).
+    pub(crate) fn set_screenshot(&self, id: &str, png: &Path) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        keep_screenshot(&self.node_dir(id), png)
     }
 
     /// A node's metadata.
@@ -184,4 +192,13 @@ impl Atlas {
         write_json(&p, &todos)?;
         Ok(popped)
     }
+}
+
+/// Copies screenshot `png` into node directory `dir` (nothing when there is none).
+fn keep_screenshot(dir: &Path, png: &Path) -> Result<(), AtlasError> {
+    if !png.exists() {
+        return Ok(());
+    }
+    let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
+    write_atomic(&dir.join("screenshot.png"), &bytes)
 }

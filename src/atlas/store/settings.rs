@@ -1,5 +1,6 @@
 //! `atlas.json`: how an atlas tells its states apart, fixed when its first state is recorded
-//! (node ids made one way cannot be compared with ids made the other).
+//! (node ids made one way cannot be compared with ids made the other), and the web server its
+//! explore started on (replays go to that server's origin of their own run).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,10 +10,14 @@ use super::files::{read_json, write_json};
 use crate::config::project::Fingerprint;
 
 /// `atlas.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Settings {
     fingerprint: Fingerprint,
+    /// The name of the web server (runner.toml's `[[web_server]]`, `server` for
+    /// `--web-server`'s) the last explore's URL was on; none when it was on none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server: Option<String>,
 }
 
 impl Atlas {
@@ -55,9 +60,43 @@ impl Atlas {
             });
         }
         if !p.exists() {
-            write_json(&p, &Settings { fingerprint: has })?;
+            write_json(
+                &p,
+                &Settings {
+                    fingerprint: has,
+                    server: None,
+                },
+            )?;
         }
         Ok(has)
+    }
+
+    /// The web server the atlas was explored on (`atlas.json`'s `server`), when known.
+    pub(crate) fn server(&self) -> Result<Option<String>, AtlasError> {
+        let p = self.root.join("atlas.json");
+        if !p.exists() {
+            return Ok(None);
+        }
+        Ok(read_json::<Settings>(&p)?.server)
+    }
+
+    /// Notes that an explore starts on the web server `name`: `atlas.json` (with the
+    /// fingerprint settled as [`Atlas::settle_fingerprint`] does) names it from now on. Returns
+    /// the server it named before, when that was another.
+    pub(crate) fn settle_server(
+        &self,
+        name: &str,
+        wanted: Option<Fingerprint>,
+    ) -> Result<Option<String>, AtlasError> {
+        self.settle_fingerprint(wanted)?;
+        let _lock = self.lock()?;
+        let p = self.root.join("atlas.json");
+        let mut s = read_json::<Settings>(&p)?;
+        let before = s.server.replace(name.to_string());
+        if before.as_deref() != Some(name) {
+            write_json(&p, &s)?;
+        }
+        Ok(before.filter(|b| b != name))
     }
 
     fn has_nodes(&self) -> bool {
@@ -94,6 +133,18 @@ mod tests {
         assert_eq!(old.fingerprint().unwrap(), Fingerprint::Text);
         assert_eq!(old.settle_fingerprint(None).unwrap(), Fingerprint::Text);
         assert!(d.path().join("old/atlas.json").exists());
+        // The server an explore started on is kept beside the fingerprint; another one later
+        // replaces it, saying which it was.
+        assert_eq!(a.server().unwrap(), None);
+        assert_eq!(a.settle_server("app", None).unwrap(), None);
+        assert_eq!(a.settle_server("app", None).unwrap(), None);
+        assert_eq!(a.server().unwrap().as_deref(), Some("app"));
+        assert_eq!(a.fingerprint().unwrap(), Fingerprint::Text);
+        assert_eq!(
+            a.settle_server("web", None).unwrap().as_deref(),
+            Some("app")
+        );
+        assert_eq!(a.server().unwrap().as_deref(), Some("web"));
         // A new one, by structure unless asked otherwise.
         let new = Atlas::open(&d.path().join("new")).unwrap();
         assert_eq!(

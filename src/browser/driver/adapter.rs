@@ -187,8 +187,8 @@ pub(crate) struct ExecOptions {
     pub(crate) headed: bool,
     pub(crate) timeout: Duration,
     pub(crate) cwd: PathBuf,
-    /// The DevTools URL of a browser already running, for the daemon to connect to (`--cdp`)
-    /// instead of launching one.
+    /// The DevTools URL of a browser already running, for the daemon to connect to
+    /// (`AGENT_BROWSER_CDP`, agent-browser's `--cdp`) instead of launching one.
     pub(crate) cdp: Option<String>,
 }
 
@@ -458,9 +458,13 @@ impl AgentBrowser {
         if opts.headed {
             cmd.arg("--headed");
         }
-        if let Some(url) = &opts.cdp {
-            cmd.arg("--cdp").arg(url);
-        }
+        // The browser to connect to goes in the environment, as agent-browser hands it to its
+        // daemon, not the arguments: a token in the URL (`?token=`) stays out of the process
+        // list. None set: one in runner's own environment is not taken either.
+        match &opts.cdp {
+            Some(url) => cmd.env("AGENT_BROWSER_CDP", url),
+            None => cmd.env_remove("AGENT_BROWSER_CDP"),
+        };
         cmd.args(argv)
             .current_dir(&opts.cwd)
             .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")

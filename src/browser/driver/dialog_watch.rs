@@ -564,4 +564,3 @@ async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: Str
         flow.listening(&target, &session);
     }
 }
-

@@ -15,6 +15,7 @@ use crate::browser::driver::cdp::{Cdp, CdpError, Link};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::dialog_watch::Watch;
 use crate::browser::driver::session::Session;
+use crate::step::url_secrets::{hide_url_secrets, shown_url};
 use crate::step::{ErrorKind, StepError};
 
 /// How long a DevTools call may take before its browser counts as wedged.
@@ -30,7 +31,7 @@ pub(super) async fn launched(session: &mut Session, watch: &Arc<Watch>) -> Resul
 }
 
 /// Connects to the running browser at `url` within `timeout` (the flow's `browser.timeout`);
-/// its messages name `url`.
+/// its messages name `url` as [`shown_url`] shows it (no token, no password).
 pub(super) async fn remote(
     session: &mut Session,
     watch: &Arc<Watch>,
@@ -41,7 +42,7 @@ pub(super) async fn remote(
         .await
         .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
         .map_err(|e| unconnected(url, timeout, &e))?;
-    cdp.remote(url);
+    cdp.remote(&shown_url(url));
     Ok(cdp)
 }
 
@@ -80,14 +81,18 @@ async fn connect(
 /// The error of a running browser at `url` runner could not connect to: it did not answer
 /// within `timeout`, or why agent-browser could not connect (an environment failure: exit 3).
 fn unconnected(url: &str, timeout: Duration, e: &StepError) -> StepError {
+    let shown = shown_url(url);
     let message = if e.kind == ErrorKind::Timeout || Cause::timed_out(&e.message) {
         format!(
-            "the browser at {url} did not answer in {} (connecting to it; `browser.timeout` bounds the wait)",
+            "the browser at {shown} did not answer in {} (connecting to it; `browser.timeout` bounds the wait)",
             humantime::format_duration(timeout)
         )
     } else {
         let why = e.message.trim_start_matches("the browser cannot launch: ");
-        format!("cannot connect to the browser at {url}: {why}")
+        format!(
+            "cannot connect to the browser at {shown}: {}",
+            hide_url_secrets(url, why)
+        )
     };
     StepError::new(ErrorKind::Environment, message)
 }

@@ -202,7 +202,13 @@ impl FlowBrowser {
     }
 
     /// After a browser step failed: a screenshot and a snapshot of the page, for the report.
-    pub(crate) async fn failure_artifacts(&self, dir: &Path, base: &str, masker: &Masker) -> Value {
+    pub(crate) async fn failure_artifacts(
+        &self,
+        root: &Path,
+        dir: &Path,
+        base: &str,
+        masker: &Masker,
+    ) -> Value {
         let mut guard = self.state.lock().await;
         let Slot::Ready(l) = &mut *guard else {
             return Value::Null;
@@ -238,7 +244,9 @@ impl FlowBrowser {
         if s.unsettled() {
             return Value::Object(out);
         }
-        if s.send(Command::screenshot(&png), t).await.is_ok() {
+        // Each file inside the artifacts, never through a symlink a reused directory holds.
+        let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
+        if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
                 "screenshot".into(),
                 Value::String(png.display().to_string()),
@@ -246,7 +254,7 @@ impl FlowBrowser {
         }
         if let Ok(data) = s.send(Command::snapshot(), t).await {
             let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
-            if std::fs::write(&txt, text).is_ok() {
+            if safe(&txt) && std::fs::write(&txt, text).is_ok() {
                 out.insert("snapshot".into(), Value::String(txt.display().to_string()));
             }
         }

@@ -325,6 +325,11 @@ impl Worker {
     /// ahead off: nothing runs beside a flow). False when the browser did not answer (it is
     /// then discarded).
     pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
+        // A flow that ended before its first command (it failed to start) never said so: the
+        // context made ahead would wait its whole second for it (`make_spare`).
+        if let Some(tx) = session.first_done.take() {
+            let _ = tx.send(());
+        }
         let last = match self.disposing.take() {
             Some(h) => h.await.unwrap_or(false),
             None => true,

@@ -132,14 +132,21 @@ fn keep(
     }
     let dest = dest
         .unwrap_or_else(|| free_name(&downloads.dir, &safe_name(&done.suggested, &files.masker)));
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                format!("cannot create {}: {e}", parent.display()),
-            )
-        })?;
-    }
+    // Its folders made, and no link followed, inside the artifacts (a remote browser's
+    // downloads are elsewhere: their folder is runner's own).
+    let dest = if dest.starts_with(&files.root) {
+        files.ready(dest)?
+    } else {
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                StepError::new(
+                    ErrorKind::CommandFailed,
+                    format!("cannot create {}: {e}", parent.display()),
+                )
+            })?;
+        }
+        dest
+    };
     let from = downloads.dir.join(&done.guid);
     std::fs::rename(&from, &dest)
         .or_else(|_| std::fs::copy(&from, &dest).and_then(|_| std::fs::remove_file(&from)))

@@ -15,6 +15,9 @@ use crate::step::{ErrorKind, Masker, StepError};
 
 /// Where a browser step writes files.
 pub(crate) struct StepFiles {
+    /// The run's artifacts directory (what a step's files must stay inside, symlinks not
+    /// followed).
+    pub(crate) root: PathBuf,
     /// The run's artifacts directory for this flow.
     pub(crate) dir: PathBuf,
     /// `NNN-<id>`: the prefix of this step's files.
@@ -36,7 +39,14 @@ impl StepFiles {
                 format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
             ));
         }
-        Ok(self.dir.join(masked))
+        self.ready(self.dir.join(masked))
+    }
+
+    /// `path` (inside the artifacts) ready to be written: its directories made without
+    /// following a symlink, and no symlink in its place; else a step error saying which link.
+    pub(crate) fn ready(&self, path: PathBuf) -> Result<PathBuf, StepError> {
+        crate::fs::artifact_file(&self.root, &path)
+            .map_err(|why| StepError::new(ErrorKind::CommandFailed, why))
     }
 }
 
@@ -87,16 +97,8 @@ pub(crate) async fn screenshot(
     let path = match path {
         // Screenshots stay inside the run's artifacts (a rendered path too).
         Some(p) => files.artifact(&p, "screenshot")?,
-        None => files.dir.join(format!("{}.png", files.base)),
+        None => files.ready(files.dir.join(format!("{}.png", files.base)))?,
     };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                format!("cannot create {}: {e}", parent.display()),
-            )
-        })?;
-    }
     let mut shot = Command::screenshot(&path);
     if let Command::Screenshot {
         full_page,

@@ -26,6 +26,8 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     }
     let d = Declared::gather(c, &mut out);
     durations(c, &d.steps, &mut out);
+    retry_waits(c, &d.steps, &mut out);
+    headers(c, &d.steps, &mut out);
     static_dir(c, &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
@@ -156,6 +158,70 @@ fn literal_strings(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnos
         }
     }
     refuse_keys(c.file, c.spans, "", c.value, out);
+}
+
+/// A retry whose waits together would pass the longest duration a flow may ask for (7 days):
+/// a backoff without `max_delay` grows each wait (1 s doubled 40 times is 35,000 years).
+fn retry_waits(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    let defaults = c.flow.defaults.as_ref().and_then(|d| d.retry.as_ref());
+    let all = defaults
+        .map(|r| ("/defaults/retry".to_string(), r))
+        .into_iter()
+        .chain(
+            steps
+                .iter()
+                .filter_map(|(ptr, s)| Some((format!("{ptr}/retry"), s.retry.as_ref()?))),
+        );
+    for (ptr, retry) in all {
+        if waits_past(retry, crate::config::duration::MAX_DURATION) {
+            out.push(
+                at_value(
+                    c.file,
+                    c.spans,
+                    &ptr,
+                    "the waits of this retry add up to more than 7 days, the longest a duration may be",
+                )
+                .with_help("set `max_delay` (the longest one wait), or fewer `attempts` or a smaller `backoff`"),
+            );
+        }
+    }
+}
+
+/// Whether the waits between a retry's attempts add up to more than `limit` (its durations
+/// parsed; one that does not parse waits nothing here: it is refused on its own).
+fn waits_past(retry: &crate::config::model::Retry, limit: std::time::Duration) -> bool {
+    let crate::config::model::Retry::Full(p) = retry else {
+        return false;
+    };
+    let secs = |d: &Option<String>| {
+        d.as_deref()
+            .and_then(|d| crate::config::duration::parse_duration(d).ok())
+            .map(|d| d.as_secs_f64())
+    };
+    let delay = secs(&p.delay).unwrap_or(0.0);
+    let cap = secs(&p.max_delay).unwrap_or(f64::INFINITY);
+    let backoff = p.backoff.unwrap_or(1.0).max(1.0);
+    let limit = limit.as_secs_f64();
+    let (mut wait, mut total) = (delay, 0.0);
+    for _ in 1..p.attempts.unwrap_or(1) {
+        total += wait.min(cap);
+        if total > limit {
+            return true;
+        }
+        wait *= backoff;
+    }
+    false
+}
+
+/// Header maps: the flow's `browser.headers`, each `request`'s and `route`'s.
+fn headers(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
+    crate::config::headers::problems(c.file, c.spans, c.value, "/browser/headers", out);
+    for (ptr, _) in steps {
+        for action in ["request", "route"] {
+            let at = format!("{ptr}/{action}/headers");
+            crate::config::headers::problems(c.file, c.spans, c.value, &at, out);
+        }
+    }
 }
 
 /// Pointers of every duration-valued node: the flow's, and those of `steps` (every step, with

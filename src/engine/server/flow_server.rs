@@ -87,6 +87,7 @@ pub(crate) async fn start_for_flow(
         env: flow_env,
         log: flow_dir.join("web_server").join(format!("{name}.log")),
         artifacts: rt.artifacts.clone(),
+        masker: masker.clone(),
         reuse_by_default: false,
     };
     let l = launch(ws, place, &mut render)?;

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::ports;
 use crate::config::duration::parse_duration;
 use crate::config::model::{Command, Port, WebServer};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Renders one string of the server's settings at a JSON pointer, with `web_server` holding
 /// what is known of the server so far.
@@ -35,6 +35,8 @@ pub(crate) struct Launch {
     /// Its log file, and the artifacts directory reports show it under.
     pub(crate) log: PathBuf,
     pub(crate) artifacts: PathBuf,
+    /// What masks its output (the log, the tail a failure shows).
+    pub(crate) masker: Masker,
 }
 
 /// Where a server's files go and what it starts with.
@@ -47,6 +49,9 @@ pub(crate) struct Place<'a> {
     pub(crate) env: Vec<(String, String)>,
     pub(crate) log: PathBuf,
     pub(crate) artifacts: PathBuf,
+    /// What masks its output: the flow's masker for a flow's server; for the run's, the secrets
+    /// the run's flows declare.
+    pub(crate) masker: Masker,
     /// `reuse_existing` when the server does not say: the run's servers reuse one locally (not
     /// in CI); a flow's own never does unless asked (it is there for a fresh server, and under
     /// `--jobs` the server answering may be another flow's, which stops when that flow ends).
@@ -178,5 +183,6 @@ pub(crate) fn launch(
         stop: duration(&ws.stop_timeout, 5),
         log: place.log,
         artifacts: place.artifacts,
+        masker: place.masker,
     })
 }

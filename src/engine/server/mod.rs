@@ -11,7 +11,9 @@ mod probe;
 mod process;
 mod shared;
 mod static_site;
+mod watch;
 
 pub(crate) use flow_server::start_for_flow;
 pub(crate) use process::Server;
 pub(crate) use shared::{RunContext, RunServers};
+pub(crate) use watch::Watch;

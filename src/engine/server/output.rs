@@ -1,5 +1,6 @@
-//! A server's output: stdout and stderr, line by line, into its log file (`web_server/<name>.log`)
-//! and a tail of the last lines, shown when it fails.
+//! A server's output: stdout and stderr, line by line, masked (the server may print a secret of
+//! the flow's, or one it was given in its environment) into its log file
+//! (`web_server/<name>.log`) and a tail of the last lines, shown when it fails.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -10,6 +11,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use crate::process::Lines;
+use crate::step::Masker;
 
 /// How many lines of a server's output a failure shows.
 pub(crate) const TAIL_LINES: usize = 20;
@@ -23,13 +25,18 @@ pub(crate) struct Output {
 }
 
 impl Output {
-    /// Reads `child`'s stdout and stderr into `log` (created with its directory) and the tail.
-    pub(crate) fn capture(child: &mut tokio::process::Child, log: &Path) -> Output {
-        let file = log
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::File::create(log))
+    /// Reads `child`'s stdout and stderr, each line masked with `masker`, into `log` (created
+    /// with its directory) and the tail. (Inside `artifacts`, no symlink followed: a log that
+    /// cannot be made there is not kept.)
+    pub(crate) fn capture(
+        child: &mut tokio::process::Child,
+        log: &Path,
+        artifacts: &Path,
+        masker: &Masker,
+    ) -> Output {
+        let file = crate::fs::artifact_file(artifacts, log)
             .ok()
+            .and_then(|log| std::fs::File::create(log).ok())
             .map(|f| Arc::new(Mutex::new(f)));
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
         let mut readers = Vec::new();
@@ -38,10 +45,16 @@ impl Output {
                 Lines::new(out),
                 file.clone(),
                 tail.clone(),
+                masker.clone(),
             )));
         }
         if let Some(err) = child.stderr.take() {
-            readers.push(tokio::spawn(read(Lines::new(err), file, tail.clone())));
+            readers.push(tokio::spawn(read(
+                Lines::new(err),
+                file,
+                tail.clone(),
+                masker.clone(),
+            )));
         }
         Output {
             tail,
@@ -92,17 +105,19 @@ async fn read<R: tokio::io::AsyncRead + Unpin>(
     mut lines: Lines<R>,
     file: Option<Arc<Mutex<std::fs::File>>>,
     tail: Arc<Mutex<VecDeque<String>>>,
+    masker: Masker,
 ) {
     while let Some(line) = lines.next().await {
+        let line = masker.mask(&String::from_utf8_lossy(&line));
         if let Some(f) = &file
             && let Ok(mut f) = f.lock()
         {
-            let _ = f.write_all(&line);
-            if !line.ends_with(b"\n") {
+            let _ = f.write_all(line.as_bytes());
+            if !line.ends_with('\n') {
                 let _ = f.write_all(b"\n");
             }
         }
-        let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        let text = line.trim_end().to_string();
         if let Ok(mut t) = tail.lock() {
             if t.len() == TAIL_LINES {
                 t.pop_front();

@@ -19,11 +19,6 @@ pub(crate) fn is_ready(status: u16) -> bool {
     status < 404
 }
 
-/// Whether `url` answers with a ready status.
-pub(crate) async fn ready(url: &str) -> bool {
-    status(url).await.is_some_and(is_ready)
-}
-
 /// One client for every probe: no proxy (the servers are local), no redirect followed (a 3xx is
 /// an answer), no connection kept (a server is stopped with nothing of runner's open on it).
 fn client() -> Option<&'static reqwest::Client> {

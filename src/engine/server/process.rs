@@ -1,6 +1,7 @@
 //! A started server: a command (its process group, its exit watched, its output kept), a
 //! served folder, or one that already answered (`reuse_existing`). A command counts as ready
-//! only while it is alive, and a fixed port that is taken before the start fails at once.
+//! only while it is alive and when what answers is not another program (`process::holder`),
+//! and a fixed port that is taken before the start fails at once.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -41,6 +42,9 @@ enum Kind {
 /// A command runner started.
 struct CommandServer {
     pgid: i32,
+    /// When its supervisor started (`process::start_time`): a program listening on its port
+    /// that started before is not it.
+    started: Option<u64>,
     /// Its exit status, once it has exited.
     exit: watch::Receiver<Option<String>>,
     /// Set before runner stops it: an exit after that is not a death.
@@ -75,8 +79,8 @@ impl Server {
         {
             return already_there(l, port, started).await;
         }
-        let (server, pgid) = spawn(&l)?;
-        let ready = server.wait_ready(&l, pgid, cancel).await;
+        let server = spawn(&l)?;
+        let ready = server.wait_ready(&l, cancel).await;
         match ready {
             Ok(()) => Ok(Server {
                 name: l.name,
@@ -110,8 +114,11 @@ impl Server {
         if c.stopping.load(Ordering::SeqCst) {
             return None;
         }
-        // A leader that is dead but not reaped yet is about to say its status.
-        if c.exit.borrow().is_none() && !process::is_live(c.pgid) {
+        // A leader that is dead but not reaped yet, or a supervisor whose command has ended, is
+        // about to say its status.
+        if c.exit.borrow().is_none()
+            && (!process::is_live(c.pgid) || process::supervisor::command_gone(c.pgid))
+        {
             let mut exit = c.exit.clone();
             let _ =
                 tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
@@ -177,7 +184,7 @@ async fn already_there(l: Launch, port: u16, started: Instant) -> Result<Server,
 }
 
 /// Starts the command in its own process group, its output captured, its exit watched.
-fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
+fn spawn(l: &Launch) -> Result<CommandServer, StepError> {
     let Some((program, args)) = l.argv.split_first() else {
         return Err(StepError::new(
             ErrorKind::Environment,
@@ -201,7 +208,7 @@ fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
             ),
         )
     })?;
-    let output = Output::capture(&mut child, &l.log);
+    let output = Output::capture(&mut child, &l.log, &l.artifacts, &l.masker);
     let (tx, rx) = watch::channel(None);
     tokio::spawn(async move {
         let status = child
@@ -210,65 +217,50 @@ fn spawn(l: &Launch) -> Result<(CommandServer, i32), StepError> {
             .map_or_else(|e| format!("unknown status: {e}"), |s| s.to_string());
         let _ = tx.send(Some(status));
     });
-    Ok((
-        CommandServer {
-            pgid,
-            exit: rx,
-            stopping: Arc::new(AtomicBool::new(false)),
-            output,
-            stop_timeout: l.stop,
-            artifacts: l.artifacts.clone(),
-        },
+    Ok(CommandServer {
         pgid,
-    ))
+        started: process::start_time(pgid),
+        exit: rx,
+        stopping: Arc::new(AtomicBool::new(false)),
+        output,
+        stop_timeout: l.stop,
+        artifacts: l.artifacts.clone(),
+    })
+}
+
+/// Another program found listening on a server's port while it started.
+struct Other {
+    port: u16,
+    pid: i32,
+    command: String,
 }
 
 impl CommandServer {
-    /// Waits until the URL (or port) answers while the process is alive.
-    async fn wait_ready(
-        &self,
-        l: &Launch,
-        pgid: i32,
-        cancel: &CancellationToken,
-    ) -> Result<(), StepError> {
+    /// Waits until the URL (or port) answers while the process is alive, and what answers is
+    /// not another program (see `answered`).
+    async fn wait_ready(&self, l: &Launch, cancel: &CancellationToken) -> Result<(), StepError> {
         let deadline = tokio::time::Instant::now() + l.ready;
         let mut exit = self.exit.clone();
-        // A probe is a local connection or GET (cheap): a server is seen ready within 25 ms
-        // (runner's part of a start).
-        let pause = Duration::from_millis(25);
+        let mut other = None;
+        // The last status the readiness URL answered (a 404, a 5xx): what the timeout says.
+        let mut status = None;
         loop {
-            let up = match &l.probe {
-                Some(url) => probe::ready(url).await,
-                None => ports::in_use("127.0.0.1", l.port.unwrap_or(0)).await,
-            };
+            // A probe is a local connection or GET (cheap): a server is seen ready within 25 ms
+            // (runner's part of a start). While another program answers, each probe also looks
+            // through every process's sockets: less often (its exit still ends the wait at once).
+            let pause = Duration::from_millis(if other.is_some() { 250 } else { 25 });
+            let up = self.answered(l, &mut other, &mut status).await;
             // Ready means ours: an answer counts only while the process runner started lives.
-            let status = exit.borrow().clone();
-            if let Some(status) = status {
+            let exited = exit.borrow().clone();
+            if let Some(exited) = exited {
                 self.output.drained().await;
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!(
-                        "web server `{}` exited ({status}) before {} answered; {}",
-                        l.name,
-                        l.probe.as_deref().unwrap_or(&l.url),
-                        self.output.tail(&self.artifacts)
-                    ),
-                ));
+                return Err(self.exited_before(l, &exited, other.as_ref()));
             }
             if up {
                 return Ok(());
             }
             if tokio::time::Instant::now() >= deadline {
-                return Err(StepError::new(
-                    ErrorKind::Environment,
-                    format!(
-                        "web server `{}` did not answer at {} within {} (pid {pgid}); {}",
-                        l.name,
-                        l.probe.as_deref().unwrap_or(&l.url),
-                        humantime::format_duration(l.ready),
-                        self.output.tail(&self.artifacts)
-                    ),
-                ));
+                return Err(self.not_ready(l, other.as_ref(), status));
             }
             // Its exit, Ctrl-C or the next poll, whichever comes first.
             tokio::select! {
@@ -279,6 +271,105 @@ impl CommandServer {
                 }
             }
         }
+    }
+
+    /// Whether the readiness URL (or the port) answers, and the answer is not another
+    /// program's: once it answers, who listens on its port is looked up (`process::holder`),
+    /// and a program outside the command's tree that was running before the command started
+    /// (a parallel run's server on the same port) is not the command's server: it is kept in
+    /// `other` for the errors, and readiness waits on. Anything else — a process of the tree,
+    /// a listener runner cannot see or find (a remote host, a container's forwarded port), one
+    /// started since (`docker-proxy`) — is taken, as the answer is. A status that is not ready
+    /// (404, 5xx) is kept in `status`.
+    async fn answered(
+        &self,
+        l: &Launch,
+        other: &mut Option<Other>,
+        status: &mut Option<u16>,
+    ) -> bool {
+        let (host, port) = if let Some(url) = &l.probe {
+            let got = probe::status(url).await;
+            if got.is_some() {
+                *status = got;
+            }
+            if !got.is_some_and(probe::is_ready) {
+                return false;
+            }
+            let Some(hp) = ports::host_port(url) else {
+                return true;
+            };
+            hp
+        } else {
+            let port = l.port.unwrap_or(0);
+            if !ports::in_use("127.0.0.1", port).await {
+                return false;
+            }
+            ("127.0.0.1".to_string(), port)
+        };
+        let (pgid, started) = (self.pgid, self.started);
+        let held = tokio::task::spawn_blocking(move || process::holder(&host, port, pgid, started))
+            .await
+            .unwrap_or(process::Holder::Unknown);
+        match held {
+            process::Holder::Other { pid, command } => {
+                *other = Some(Other { port, pid, command });
+                false
+            }
+            process::Holder::Ours | process::Holder::Unknown => true,
+        }
+    }
+
+    /// The command exited before it was ready: its status and last lines, and the other
+    /// program that answered meanwhile, if one did.
+    fn exited_before(&self, l: &Launch, status: &str, other: Option<&Other>) -> StepError {
+        let answered = other.map_or(String::new(), |o| {
+            format!(
+                " (what answered on port {} is another program (pid {}: {}))",
+                o.port, o.pid, o.command
+            )
+        });
+        StepError::new(
+            ErrorKind::Environment,
+            format!(
+                "web server `{}` exited ({status}) before {} answered{answered}; {}",
+                l.name,
+                l.probe.as_deref().unwrap_or(&l.url),
+                self.output.tail(&self.artifacts)
+            ),
+        )
+    }
+
+    /// The command was not ready in time: what its readiness URL last answered (a status that
+    /// is not ready) or that it did not answer, its pid and last lines, or the other program
+    /// that answers in its place.
+    fn not_ready(&self, l: &Launch, other: Option<&Other>, status: Option<u16>) -> StepError {
+        let pgid = self.pgid;
+        let why = other.map_or_else(
+            || format!(" (pid {pgid})"),
+            |o| {
+                format!(
+                    ": what answers on port {} is another program (pid {}: {}), not the command runner started (pid {pgid}); use port: auto for a port of its own, or reuse_existing to use that program's server",
+                    o.port, o.pid, o.command
+                )
+            },
+        );
+        let at = l.probe.as_deref().unwrap_or(&l.url);
+        let within = humantime::format_duration(l.ready);
+        let what = match status {
+            // Another program's answer is not the command's: that is what the message says.
+            Some(s) if other.is_none() => format!(
+                "answered {s} at {at} until its ready_timeout ({within}) ran out (ready means a status below 404: 2xx, a redirect, 401 or 403)"
+            ),
+            _ => format!("did not answer at {at} within {within}"),
+        };
+        StepError::new(
+            ErrorKind::Environment,
+            format!(
+                "web server `{}` {what}{why}; {}",
+                l.name,
+                self.output.tail(&self.artifacts)
+            ),
+        )
     }
 
     /// SIGTERM to the group, up to `stop_timeout` for the leader to exit, SIGKILL to whatever

@@ -10,9 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::launch::{Place, in_ci, launch, name_of};
 use super::process::Server;
-use crate::config::project::ServersSpec;
+use crate::config::project::{Origin, ServersSpec};
+use crate::config::server_flags::option_at;
 use crate::engine::render::template_error_in;
-use crate::step::{ServerInfo, StepError};
+use crate::step::{Masker, ServerInfo, StepError};
 use crate::template::Templates;
 
 /// The run's servers once started (or the error that stopped one from starting).
@@ -32,6 +33,9 @@ pub(crate) struct RunContext<'a> {
     pub(crate) run: Value,
     pub(crate) artifacts: &'a Path,
     pub(crate) cancel: &'a CancellationToken,
+    /// What masks the servers' output: the secrets the run's flows declare (the servers get
+    /// runner's environment, which holds them; their own templates read no secrets).
+    pub(crate) masker: Masker,
 }
 
 impl RunServers {
@@ -59,10 +63,7 @@ impl RunServers {
                         error: Some(e.message.clone()),
                     });
                     out.failed = Some(StepError {
-                        message: format!(
-                            "the run's web server `{name}` (runner.toml) did not start: {}",
-                            e.message
-                        ),
+                        message: format!("{} did not start: {}", described(spec, &name), e.message),
                         ..e
                     });
                     break;
@@ -114,6 +115,19 @@ impl RunServers {
     }
 }
 
+/// The server as its errors name it: where it was written.
+fn described(spec: &ServersSpec, name: &str) -> String {
+    match spec.origin {
+        Origin::File => {
+            let file = Path::new(spec.doc.file.name())
+                .file_name()
+                .map_or_else(|| "the project file".into(), |n| n.to_string_lossy());
+            format!("the run's web server `{name}` ({file})")
+        }
+        Origin::Flags => "the web server of --web-server".to_string(),
+    }
+}
+
 /// `web_server/<name>.log`.
 fn log_rel(name: &str) -> String {
     format!("web_server/{name}.log")
@@ -142,7 +156,14 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         );
         cx.templates
             .render_str(src, &ctx)
-            .map_err(|e| template_error_in(&spec.doc, at, e))
+            .map_err(|e| match spec.origin {
+                Origin::File => template_error_in(&spec.doc, at, e),
+                // The options have no file to point into: the option says where.
+                Origin::Flags => StepError::new(
+                    crate::step::ErrorKind::Template,
+                    format!("{}: {}", option_at(at), e.message),
+                ),
+            })
     };
     if let Some(dir) = &ws.static_dir {
         let dir = render(dir, &format!("{ptr}/static"), &Value::Null)?;
@@ -159,6 +180,7 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         env: Vec::new(),
         log: cx.artifacts.join(log_rel(&name)),
         artifacts: cx.artifacts.to_path_buf(),
+        masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
     let l = launch(ws, place, &mut render)?;

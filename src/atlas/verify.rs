@@ -1,0 +1,170 @@
+//! `atlas verify`: the path to every node replayed, in the order of the paths (a node after the
+//! one before it on its path), on as many drivers at once as it is given. A path that breaks
+//! stops there: the nodes behind a node whose replay failed (a step failed, the browser could
+//! not be driven) are not replayed, each reported as not reached, so a broken link — or a root
+//! that refuses or never answers — costs one wait, not one per node behind it. A node that
+//! arrives elsewhere (the page changed) still leads on: its steps ran.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+
+use super::replay::{Arrival, Driver, Replayed, replay};
+use super::store::{Atlas, AtlasError};
+use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+
+/// How the paths are replayed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checks<'a> {
+    /// The origin that replaces the recorded one.
+    pub(crate) base_url: Option<&'a str>,
+    /// What each step of a path and each check on arrival may take.
+    pub(crate) timeout: Duration,
+}
+
+/// The paths to the nodes as a tree: each node's path is its parent's and one link more.
+struct Tree {
+    roots: Vec<String>,
+    children: HashMap<String, Vec<String>>,
+}
+
+impl Tree {
+    fn of(atlas: &Atlas, ids: &[String]) -> Result<Tree, AtlasError> {
+        let mut tree = Tree {
+            roots: Vec::new(),
+            children: HashMap::new(),
+        };
+        for id in ids {
+            let path = atlas.path_to_node(id)?;
+            match path.len().checked_sub(2).map(|i| &path[i].node_id) {
+                Some(parent) => tree
+                    .children
+                    .entry(parent.clone())
+                    .or_default()
+                    .push(id.clone()),
+                None => tree.roots.push(id.clone()),
+            }
+        }
+        Ok(tree)
+    }
+
+    fn children(&self, id: &str) -> &[String] {
+        self.children.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every node whose path goes through `id`.
+    fn behind(&self, id: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut todo: Vec<&str> = vec![id];
+        while let Some(n) = todo.pop() {
+            for c in self.children(n) {
+                out.push(c.clone());
+                todo.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// Replays the path to every node, on up to `drivers.len()` at once; the results in the
+/// atlas's order of nodes.
+pub(crate) async fn verify(
+    drivers: &mut [&mut dyn Driver],
+    atlas: &Atlas,
+    checks: Checks<'_>,
+) -> Result<Vec<Replayed>, AtlasError> {
+    let ids = atlas.node_ids()?;
+    let tree = Tree::of(atlas, &ids)?;
+    let mut ready: VecDeque<String> = tree.roots.iter().cloned().collect();
+    let mut done: HashMap<String, Replayed> = HashMap::new();
+    let mut free: Vec<&mut dyn Driver> = drivers.iter_mut().map(|d| &mut **d).collect();
+    let mut running = FuturesUnordered::new();
+    loop {
+        while let Some(d) = free.pop() {
+            let Some(id) = ready.pop_front() else {
+                free.push(d);
+                break;
+            };
+            running.push(async move {
+                let r = replay(&mut *d, atlas, &id, checks.base_url, checks.timeout).await;
+                (d, id, r)
+            });
+        }
+        let Some((d, id, r)) = running.next().await else {
+            break;
+        };
+        free.push(d);
+        let r = r?;
+        if let Arrival::Failed { .. } = r.arrival {
+            let behind = tree.behind(&id);
+            if !behind.is_empty() {
+                let why = broken_at(atlas, &id);
+                for n in behind {
+                    done.insert(n.clone(), unreached(atlas, &n, why.clone()));
+                }
+            }
+        } else {
+            ready.extend(tree.children(&id).iter().cloned());
+        }
+        done.insert(id, r);
+    }
+    // Every node has a result: one whose path goes through a node the atlas does not hold (a
+    // damaged atlas) was never scheduled, and fails rather than drop out of the count.
+    Ok(ids
+        .into_iter()
+        .map(|id| {
+            done.remove(&id).unwrap_or_else(|| {
+                unreached(
+                    atlas,
+                    &id,
+                    "its path goes through a node the atlas does not hold".into(),
+                )
+            })
+        })
+        .collect())
+}
+
+/// Why the nodes behind `broken`, whose replay failed, are not replayed: where their path
+/// broke.
+fn broken_at(atlas: &Atlas, broken: &str) -> String {
+    format!(
+        "its path breaks at {broken} ({}), which failed",
+        super::label::Labels::one(atlas, broken)
+    )
+}
+
+/// A node that was not replayed, failed: `not reached: <why>`.
+fn unreached(atlas: &Atlas, node: &str, why: String) -> Replayed {
+    let message = format!("not reached: {why}");
+    Replayed {
+        node_id: node.to_string(),
+        flow: not_run(
+            format!("reach {node}"),
+            atlas.root.clone(),
+            StepError::new(ErrorKind::CommandFailed, message.clone()),
+        ),
+        arrival: Arrival::Failed { message },
+        diff: None,
+    }
+}
+
+/// A flow that did not get to run: failed, saying why.
+pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
+    FlowResult {
+        name,
+        file,
+        status: FlowStatus::Failed,
+        duration: Duration::ZERO,
+        steps: Vec::new(),
+        error: Some(error),
+        flaky: false,
+        retry_errors: Vec::new(),
+        setup: Duration::ZERO,
+        server_log: None,
+        trace: None,
+        state: None,
+    }
+}

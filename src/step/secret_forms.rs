@@ -1,0 +1,399 @@
+//! What a secret looks like where it travels: the one list of the encodings the masker masks
+//! each secret (and each value made of one) in. Every output goes through the same masker, so
+//! an encoding listed here is masked in all of them.
+//!
+//! - JSON string escapes as common encoders write them: minimal (serde, `JSON.stringify`),
+//!   Go's HTML-safe `\u003c`/`\u0026`, Python's `\u00f6` for non-ASCII, PHP's `\/`, .NET's
+//!   upper-case `\u00F6` and `\u0022`; and each of those escaped again (JSON inside JSON).
+//! - HTML escapes: Python's `html.escape` and minijinja's (`&quot;`, `&#x27;`, `&#x2f;`), Go's
+//!   and markupsafe's (`&#34;`, `&#39;`, `&#43;`), PHP's `&#039;`, XML's `&apos;`, and what a
+//!   browser writes for a text node (`&amp; &lt; &gt;`) and an attribute (`&amp; &quot;`);
+//!   of the value and of its JSON form.
+//! - Percent encodings: the sets common URL encoders escape, with `%20` or `+` for a space,
+//!   with upper- and lower-case hex digits; and every byte escaped.
+//! - base64, standard and URL-safe, padded or not, and standard percent-encoded in turn; and
+//!   the part of the base64 of a longer text that only the value's bytes decide.
+//!
+//! Base64 is the one encoding that does not encode a value character by character, so the
+//! base64 of a text that holds a secret (`user:<password>` for HTTP Basic, built by a command or
+//! a page) need not hold the secret's own base64: each value is masked also as the characters
+//! that only its bytes decide at each of the three offsets it can have in a 3-byte group. The
+//! other encodings of such a text hold the value's encoding as it is.
+
+use base64::Engine;
+
+/// The shortest text masked that is not a secret itself (a secret is masked whatever its
+/// length): a line of a multi-line secret (a `-----` or an empty line would blank out
+/// everything), a value derived from a secret (`{{ secrets.T | length }}`, a slice of two
+/// characters, one character of `| list`), the part of a base64 text a secret's bytes decide.
+/// GitHub Actions does not mask such short pieces either: they would mask the same letters
+/// wherever they are.
+pub(crate) const MIN_PART: usize = 4;
+
+/// The characters each common URL encoder escapes: everything but letters and digits; RFC 3986's
+/// unreserved set kept (Go, Python's `quote_plus`, Rust's `url` forms); WHATWG forms
+/// (`URLSearchParams`, HTML form submission); `encodeURIComponent`; `encodeURI`.
+const URL_SETS: [&percent_encoding::AsciiSet; 5] = {
+    use percent_encoding::NON_ALPHANUMERIC as N;
+    const UNRESERVED: percent_encoding::AsciiSet =
+        N.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    const FORM: percent_encoding::AsciiSet = N.remove(b'*').remove(b'-').remove(b'.').remove(b'_');
+    const COMPONENT: percent_encoding::AsciiSet = UNRESERVED
+        .remove(b'!')
+        .remove(b'*')
+        .remove(b'\'')
+        .remove(b'(')
+        .remove(b')');
+    const URI: percent_encoding::AsciiSet = COMPONENT
+        .remove(b';')
+        .remove(b',')
+        .remove(b'/')
+        .remove(b'?')
+        .remove(b':')
+        .remove(b'@')
+        .remove(b'&')
+        .remove(b'=')
+        .remove(b'+')
+        .remove(b'$')
+        .remove(b'#');
+    [N, &UNRESERVED, &FORM, &COMPONENT, &URI]
+};
+
+/// How a JSON encoder writes a string's characters (besides `"`, `\` and control characters,
+/// which every one escapes).
+#[derive(Clone, Copy)]
+struct JsonStyle {
+    /// The characters written as `\u003c` (beside control characters).
+    hex: &'static [char],
+    /// Anything outside ASCII as `\u00f6`, a surrogate pair above U+FFFF (Python, PHP, .NET).
+    ascii: bool,
+    /// `/` as `\/` (PHP).
+    slash: bool,
+    /// Hex digits in upper case (.NET).
+    upper: bool,
+}
+
+const STD: JsonStyle = JsonStyle {
+    hex: &[],
+    ascii: false,
+    slash: false,
+    upper: false,
+};
+
+/// serde and `JSON.stringify`; Go (HTML-safe: `<`, `>`, `&`, U+2028, U+2029); Python; PHP;
+/// .NET (HTML-safe and `"`, `'`, `+`, `` ` ``).
+const JSON_STYLES: [JsonStyle; 5] = [
+    STD,
+    JsonStyle {
+        hex: &['<', '>', '&', '\u{2028}', '\u{2029}'],
+        ..STD
+    },
+    JsonStyle { ascii: true, ..STD },
+    JsonStyle {
+        ascii: true,
+        slash: true,
+        ..STD
+    },
+    JsonStyle {
+        hex: &['<', '>', '&', '"', '\'', '+', '`'],
+        ascii: true,
+        slash: false,
+        upper: true,
+    },
+];
+
+/// `s` inside a JSON string (without the quotes), as an encoder of `style` writes it.
+fn json_escape(s: &str, style: JsonStyle) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let hex = |out: &mut String, unit: u32| {
+        if style.upper {
+            out.push_str(&format!("\\u{unit:04X}"));
+        } else {
+            out.push_str(&format!("\\u{unit:04x}"));
+        }
+    };
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if style.hex.contains(&c) || c < ' ' => hex(&mut out, c.into()),
+            '"' => out.push_str("\\\""),
+            '/' if style.slash => out.push_str("\\/"),
+            c if style.ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    hex(&mut out, u32::from(*u));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The escapes of each common HTML escaper, beside `&` -> `&amp;` (which all write).
+const HTML_STYLES: [&[(char, &str)]; 10] = [
+    // Python's `html.escape`, Jinja2 and minijinja (which escapes `/` too).
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\'', "&#x27;"),
+    ],
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\'', "&#x27;"),
+        ('/', "&#x2f;"),
+    ],
+    // Go's `html.EscapeString`, markupsafe; Go's `html/template` (`+` too).
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&#34;"),
+        ('\'', "&#39;"),
+    ],
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&#34;"),
+        ('\'', "&#39;"),
+        ('+', "&#43;"),
+    ],
+    // lodash; PHP's `htmlspecialchars`; XML.
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\'', "&#39;"),
+    ],
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\'', "&#039;"),
+    ],
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\'', "&apos;"),
+    ],
+    // What a browser writes (`innerHTML`) for a text node, an attribute, and an attribute in
+    // Chromium since `<` and `>` are escaped there too.
+    &[('<', "&lt;"), ('>', "&gt;"), ('\u{a0}', "&nbsp;")],
+    &[('"', "&quot;"), ('\u{a0}', "&nbsp;")],
+    &[
+        ('<', "&lt;"),
+        ('>', "&gt;"),
+        ('"', "&quot;"),
+        ('\u{a0}', "&nbsp;"),
+    ],
+];
+
+/// `s` HTML-escaped with `escapes` (and `&`).
+fn html_escape(s: &str, escapes: &[(char, &str)]) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match escapes.iter().find(|(e, _)| *e == c) {
+            Some((_, entity)) => out.push_str(entity),
+            None if c == '&' => out.push_str("&amp;"),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` with the hex digits of its `%XX` escapes in lower case (`%2f`).
+fn lower_hex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            for d in chars.by_ref().take(2) {
+                out.push(d.to_ascii_lowercase());
+            }
+        }
+    }
+    out
+}
+
+/// The length above which a value is masked only as itself and JSON-escaped (a large response
+/// parsed into a var beside a token): some eighty forms of a megabyte each would make the
+/// matcher gigabytes. The secrets inside it are masked in all their forms anyway.
+const LONG: usize = 64 * 1024;
+
+/// What a secret looks like where it travels: itself, each line of a multi-line secret of at
+/// least `MIN_PART` characters, and each of their encodings above.
+pub(crate) fn forms(secret: &str) -> Vec<String> {
+    if secret.len() > LONG {
+        return vec![secret.to_string(), json_escape(secret, STD)];
+    }
+    let mut bases = vec![secret.to_string()];
+    let lines: Vec<&str> = secret
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.chars().count() >= MIN_PART)
+        .collect();
+    if lines.len() > 1 {
+        bases.extend(lines.iter().map(|l| (*l).to_string()));
+    }
+    let mut out = Vec::new();
+    for v in &bases {
+        out.push(v.clone());
+        out.extend(json_forms(v));
+        for text in [v.clone(), json_escape(v, STD)] {
+            out.extend(HTML_STYLES.iter().map(|s| html_escape(&text, s)));
+        }
+        out.extend(url_forms(v));
+        out.extend(base64_forms(v));
+    }
+    out.retain(|f| !f.is_empty());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `v` in a JSON string as each encoder writes it, and each of those inside a JSON string again.
+fn json_forms(v: &str) -> Vec<String> {
+    let once: Vec<String> = JSON_STYLES.iter().map(|s| json_escape(v, *s)).collect();
+    let twice = once
+        .iter()
+        .flat_map(|o| JSON_STYLES.iter().map(|s| json_escape(o, *s)));
+    let mut out: Vec<String> = twice.collect();
+    out.extend(once);
+    out
+}
+
+/// `v` percent-encoded (a URL path or query) and form-encoded (`+` for a space), as each
+/// common encoder leaves a different set unescaped, in upper- and lower-case hex; and with every
+/// byte escaped.
+fn url_forms(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for set in URL_SETS {
+        let p = percent_encoding::utf8_percent_encode(v, set).to_string();
+        out.push(p.replace("%20", "+"));
+        out.push(p);
+    }
+    out.push(v.bytes().map(|b| format!("%{b:02X}")).collect());
+    let lower: Vec<String> = out.iter().map(|p| lower_hex(p)).collect();
+    out.extend(lower);
+    out
+}
+
+/// `v` in base64, standard and URL-safe, padded or not; standard base64 in a URL is
+/// percent-encoded in turn (`+`, `/`, `=`). And inside the base64 of a longer text.
+fn base64_forms(v: &str) -> Vec<String> {
+    let b = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
+    let url_safe = |b: &str| b.replace('+', "-").replace('/', "_");
+    let in_url = |b: &str| {
+        b.replace('+', "%2B")
+            .replace('/', "%2F")
+            .replace('=', "%3D")
+    };
+    let mut out = Vec::new();
+    let whole = [b.trim_end_matches('=').to_string(), b.clone()];
+    for b in whole.into_iter().chain(base64_inside(v.as_bytes())) {
+        out.push(url_safe(&b));
+        out.push(lower_hex(&in_url(&b)));
+        out.push(in_url(&b));
+        out.push(b);
+    }
+    out
+}
+
+/// What the base64 of any text that holds `bytes` shows of them, for each offset `bytes` can
+/// start at in a 3-byte group: the characters whose six bits all come from `bytes` (the ones
+/// at either end also carry bits of the text around). Parts shorter than `MIN_PART` are left
+/// out: they would match by chance.
+pub(super) fn base64_inside(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for offset in 0..3 {
+        let mut shifted = vec![0u8; offset];
+        shifted.extend_from_slice(bytes);
+        let b = base64::engine::general_purpose::STANDARD.encode(&shifted);
+        // Character c carries bits 6c..6c+6; `bytes` are bits 8*offset..8*(offset+len).
+        let first = (8 * offset).div_ceil(6);
+        let end = 8 * (offset + bytes.len()) / 6;
+        if end >= first + MIN_PART
+            && let Some(part) = b.get(first..end)
+        {
+            out.push(part.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes_as_each_encoder_writes_them() {
+        let v = "Tøp \"q\" & <'ö'>/+\n\u{1}\u{7f}😀";
+        let std = serde_json::to_string(v).unwrap();
+        assert_eq!(json_escape(v, STD), std[1..std.len() - 1]);
+        // DEL is no control character to JSON: it stays as it is.
+        let [_, go, python, php, dotnet] =
+            JSON_STYLES.map(|s| json_escape(v, s).replace('\u{7f}', "<DEL>"));
+        assert_eq!(
+            go, r#"Tøp \"q\" \u0026 \u003c'ö'\u003e/+\n\u0001<DEL>😀"#,
+            "Go"
+        );
+        assert_eq!(
+            python,
+            r#"T\u00f8p \"q\" & <'\u00f6'>/+\n\u0001<DEL>\ud83d\ude00"#
+        );
+        assert_eq!(
+            php,
+            r#"T\u00f8p \"q\" & <'\u00f6'>\/+\n\u0001<DEL>\ud83d\ude00"#
+        );
+        assert_eq!(
+            dotnet,
+            r"T\u00F8p \u0022q\u0022 \u0026 \u003C\u0027\u00F6\u0027\u003E/\u002B\n\u0001<DEL>\uD83D\uDE00"
+        );
+        let twice = json_forms(v);
+        assert!(
+            twice.contains(&json_escape(&json_escape(v, python_style()), STD)),
+            "{twice:?}"
+        );
+        assert!(twice.contains(&json_escape(&std[1..std.len() - 1], python_style())));
+    }
+
+    fn python_style() -> JsonStyle {
+        JSON_STYLES[2]
+    }
+
+    #[test]
+    fn html_and_percent_forms() {
+        let f = forms("a&b \"c\" <'d'>/+");
+        for form in [
+            "a&amp;b &quot;c&quot; &lt;&#x27;d&#x27;&gt;/+",
+            "a&amp;b &quot;c&quot; &lt;&#x27;d&#x27;&gt;&#x2f;+",
+            "a&amp;b &#34;c&#34; &lt;&#39;d&#39;&gt;/&#43;",
+            "a&amp;b &quot;c&quot; &lt;&#039;d&#039;&gt;/+",
+            "a&amp;b \"c\" &lt;'d'&gt;/+",
+            "a&amp;b &quot;c&quot; <'d'>/+",
+            "a&amp;b \\&quot;c\\&quot; &lt;&#x27;d&#x27;&gt;/+",
+            "a%26b%20%22c%22%20%3c%27d%27%3e%2f%2b",
+            "%61%26%62%20%22%63%22%20%3C%27%64%27%3E%2F%2B",
+            "%61%26%62%20%22%63%22%20%3c%27%64%27%3e%2f%2b",
+        ] {
+            assert!(f.iter().any(|x| x == form), "no {form} in {f:#?}");
+        }
+        assert_eq!(lower_hex("A%2FB%C3%A9"), "A%2fB%c3%a9");
+        // A plain value has few forms: most encodings leave it as it is.
+        assert_eq!(forms("plainvalue").len(), 10, "{:?}", forms("plainvalue"));
+        let long = format!("\"{}\"", "x".repeat(LONG));
+        assert_eq!(
+            forms(&long),
+            [long.clone(), format!("\\{}\\\"", &long[..=LONG])]
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! Text as it is shown: what a terminal, an annotation, JUnit or the HTML report leaves of a text
+//! from outside runner once its escape sequences and control characters are taken out. One
+//! scanner makes both [`clean`] (what the reports print) and the *views* the masker also looks
+//! for secrets in ([`views`]), so that a secret split by a character that is taken out before it
+//! is shown (`kestrel-\x01Vault`, `kestrel-ESC[0mVault`, a `\r`, a zero-width space) is masked
+//! whole, the characters between its parts too: masking comes before cleaning, and after it the
+//! text shown holds no secret.
+
+use std::iter::Peekable;
+use std::str::CharIndices;
+
+const ESC: char = '\u{1b}';
+const BEL: char = '\u{7}';
+
+/// `text` without terminal escape sequences and control characters (line breaks and tabs
+/// stay): an escape sequence in a page's text or a command's output must not recolour, move or
+/// clear the terminal it is printed on, set its title, or reach an annotation. A sequence goes
+/// whole: CSI (`ESC [` … a final byte), OSC and the other string sequences (`ESC ]` … BEL or
+/// `ESC \`, ended too by a line break or the next escape, as a terminal drops them), and
+/// two-byte escapes; 8-bit C1 controls go as the control characters they are.
+pub(crate) fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    scan(text, true, false, |c, _| out.push(c));
+    out
+}
+
+/// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
+/// then it has no views to look in).
+pub(crate) fn has_hidden(text: &str) -> bool {
+    text.chars().any(|c| dropped(c, true))
+}
+
+/// A text as it is shown, with where each of its bytes came from in the text it was made of.
+pub(crate) struct View {
+    pub(crate) text: String,
+    /// For each byte of `text`: the range of the character of the original it is a byte of.
+    from: Vec<(usize, usize)>,
+}
+
+impl View {
+    /// The range of the original that the bytes `start..end` of the view were made of (the
+    /// characters taken out between them included).
+    pub(crate) fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        (self.from[start].0, self.from[end - 1].1)
+    }
+
+    /// Where in the original the byte `at` of the view comes from (the original's end past
+    /// the view's).
+    pub(crate) fn original_at(&self, at: usize, original_len: usize) -> usize {
+        self.from.get(at).map_or(original_len, |r| r.0)
+    }
+}
+
+/// The ways `text` is shown, each without what it takes out: as [`clean`] leaves it (escape
+/// sequences whole), and as the HTML report and JUnit leave it (each control character alone,
+/// so `ESC V` leaves a `V`); both without the characters that show as nothing either
+/// (zero-width spaces and joiners, direction marks and overrides, a soft hyphen, a BOM), which
+/// would hold a secret together to a reader's eye.
+pub(crate) fn views(text: &str) -> [View; 2] {
+    [true, false].map(|escapes| {
+        let mut v = View {
+            text: String::new(),
+            from: Vec::new(),
+        };
+        scan(text, escapes, true, |c, at| {
+            v.text.push(c);
+            for _ in 0..c.len_utf8() {
+                v.from.push((at, at + c.len_utf8()));
+            }
+        });
+        v
+    })
+}
+
+/// Whether `c` is taken out: a control character but a line break or a tab, or (with
+/// `invisible`) a character that shows as nothing.
+fn dropped(c: char, invisible: bool) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || (invisible
+            && matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
+}
+
+/// Calls `keep` with each character of `text` that is shown, and its byte offset: escape
+/// sequences go whole (with `escapes`; else only the ESC goes, as every other control
+/// character), and characters that show as nothing go with `invisible`.
+fn scan(text: &str, escapes: bool, invisible: bool, mut keep: impl FnMut(char, usize)) {
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c == ESC && escapes {
+            skip_escape(&mut chars);
+        } else if !dropped(c, invisible) {
+            keep(c, at);
+        }
+    }
+}
+
+/// Skips what follows an ESC, up to the end of its sequence.
+fn skip_escape(chars: &mut Peekable<CharIndices<'_>>) {
+    let Some(&(_, first)) = chars.peek() else {
+        return;
+    };
+    match first {
+        '[' => {
+            chars.next();
+            // Parameter and intermediate bytes, then one final byte.
+            while chars
+                .next_if(|(_, c)| matches!(c, '\u{20}'..='\u{3f}'))
+                .is_some()
+            {}
+            chars.next_if(|(_, c)| matches!(c, '\u{40}'..='\u{7e}'));
+        }
+        // OSC, DCS, SOS, PM, APC: a string up to its terminator.
+        ']' | 'P' | 'X' | '^' | '_' => {
+            chars.next();
+            while let Some((_, c)) = chars.next_if(|(_, c)| *c != ESC && *c != '\n') {
+                if c == BEL {
+                    break;
+                }
+            }
+            // ST (`ESC \`) ends it; another ESC starts a sequence of its own.
+            let mut ahead = chars.clone();
+            if ahead.next().map(|x| x.1) == Some(ESC) && ahead.next().map(|x| x.1) == Some('\\') {
+                chars.next();
+                chars.next();
+            }
+        }
+        // `ESC ( B` and the like: intermediate bytes, then a final byte; `ESC c`, `ESC 7`.
+        '\u{20}'..='\u{7e}' => {
+            while chars
+                .next_if(|(_, c)| matches!(c, '\u{20}'..='\u{2f}'))
+                .is_some()
+            {}
+            chars.next_if(|(_, c)| matches!(c, '\u{30}'..='\u{7e}'));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clean, has_hidden, views};
+
+    #[test]
+    fn escape_sequences_go_whole_and_control_characters_go() {
+        assert_eq!(
+            clean("red \u{1b}[31mtext\u{1b}[0m\u{7}\r\nnext\tcol"),
+            "red text\nnext\tcol"
+        );
+        // A screen clear, a window title (ended by BEL, by ST), a raw byte, a charset switch.
+        assert_eq!(
+            clean(
+                "\u{1b}[2J\u{1b}[1;31;4mA\u{1b}]0;title\u{7}B\u{1b}]2;t\u{1b}\\C\u{1}D\u{1b}(BE\u{1b}cF"
+            ),
+            "ABCDEF"
+        );
+        // An unended string sequence stops at the line's end or the next escape.
+        assert_eq!(
+            clean("x\u{1b}]0;title\nkept\u{1b}]8;;\u{1b}[1mbold"),
+            "x\nkeptbold"
+        );
+        // 8-bit controls go; text, emoji and CJK stay; a lone ESC at the end goes.
+        assert_eq!(clean("\u{9b}31m 日本 ✓ \u{1b}"), "31m 日本 ✓ ");
+        // What shows as nothing stays on a terminal (an emoji's joiner); only views drop it.
+        assert_eq!(clean("a\u{200d}b"), "a\u{200d}b");
+    }
+
+    #[test]
+    fn views_map_back_to_the_original() {
+        let text = "k\u{1b}[0mé\u{1}\u{200b}ü\u{1b}Vx";
+        assert!(has_hidden(text) && !has_hidden("plain é\n\t"));
+        let [cleaned, controls] = views(text);
+        // Escapes whole: the `V` of `ESC V` goes with it; each control alone: it stays.
+        assert_eq!(cleaned.text, "kéüx");
+        assert_eq!(controls.text, "k[0méüVx");
+        // `éü` in the view is made of everything from `é` to `ü` in the original.
+        let start = cleaned.text.find('é').unwrap();
+        let (a, b) = cleaned.original(start, start + "éü".len());
+        assert_eq!(&text[a..b], "é\u{1}\u{200b}ü");
+        assert_eq!(
+            controls.original_at(controls.text.len(), text.len()),
+            text.len()
+        );
+    }
+}

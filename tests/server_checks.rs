@@ -1,0 +1,215 @@
+//! Web servers checked and reported where the user wrote them: runner.toml's `[[web_server]]`
+//! checked by `validate` as a flow's (every problem at once, each at its line), the options of
+//! `--web-server` named as options, and a server's death in the failed step's own block. (A
+//! readiness timeout that says what the server answered: `server_readiness`.)
+
+use std::path::Path;
+
+use crate::common::{Ran, flow_run, output, runner, write};
+use crate::servers::app;
+
+/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
+fn validate(dir: &Path) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["validate", "f.yaml"]);
+    let (code, out, err) = output(c);
+    (code, format!("{out}{err}"))
+}
+
+#[test]
+fn a_missing_static_folder_of_runner_toml_is_refused_at_its_line_by_validate_and_run() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", "name: v\nsteps:\n  - log: x\n");
+    write(
+        d.path(),
+        "runner.toml",
+        "[[web_server]]\nname = \"site\"\nstatic = \"nope\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("runner.toml:3:10: error: web_server.static: no directory `nope`"),
+        "{out}"
+    );
+    assert!(out.contains("relative to runner.toml's directory"), "{out}");
+    // `run` refuses it the same way, before any flow: invalid input, at its place.
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("runner.toml:3:10: error: web_server.static: no directory `nope`"),
+        "{stderr}"
+    );
+    // A folder that is there (relative to runner.toml's directory) is fine.
+    std::fs::create_dir(d.path().join("nope")).unwrap();
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn every_problem_of_runner_toml_is_reported_in_one_pass() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.yaml", "name: v\nsteps:\n  - log: x\n");
+    write(
+        d.path(),
+        "runner.toml",
+        r#"timeout = "0s"
+
+[[web_server]]
+name = "bad name!"
+command = ["a"]
+port = 70000
+colour = "red"
+
+[[web_server]]
+name = "ds"
+command = ["b"]
+port = "auto"
+ready_timeout = "0s"
+
+[[web_server]]
+name = "ds"
+command = ["c", "{{ web_server.nope }}"]
+port = "auto"
+"#,
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    for (at, what) in [
+        ("runner.toml:1:11:", "0s"),
+        ("runner.toml:4:8:", "`bad name!` is not a valid `name`"),
+        ("runner.toml:6:8:", "`port` must be between 1 and 65535"),
+        ("runner.toml:7:1:", "unknown key `colour`"),
+        ("runner.toml:13:17:", "0s"),
+        ("runner.toml:16:8:", "two `[[web_server]]` are named `ds`"),
+        ("runner.toml:17:", "unknown `web_server.nope`"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(at) || l.contains(&format!("/{at}")))
+            .unwrap_or_else(|| panic!("no problem at {at}:\n{out}"));
+        assert!(line.contains(what), "{at} {what}: {line}\n{out}");
+    }
+    assert!(out.contains("error: 7 problems in 1 file"), "{out}");
+}
+
+#[test]
+fn a_server_killed_mid_flow_is_named_in_the_failed_steps_own_block() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("starts");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: killed
+web_server:
+  command: [python3, "{app}"]
+  port: auto
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - exec: [sh, -c, "kill -9 $(head -1 '{log}')"]
+  - open: "{{{{ web_server.url }}}}"
+"#,
+            app = app(),
+            log = log.display()
+        ),
+    );
+    let junit = d.path().join("junit.xml");
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .env("APP_STARTS", &log)
+        .args(["f.yaml", "--report"])
+        .arg(format!("junit={}", junit.display()))
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let died = "web server `server` exited (signal: 9 (SIGKILL)) while the flow ran";
+    // The console's block of the failed step, printed when the step ended, starts with it.
+    let block: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.contains("FAIL open"))
+        .take_while(|l| !l.starts_with("FAIL killed"))
+        .collect();
+    assert!(
+        block
+            .get(1)
+            .is_some_and(|l| l.contains(&format!("command_failed: {died}"))),
+        "{stderr}"
+    );
+    assert!(
+        block.iter().any(|l| l.contains("ERR_CONNECTION_REFUSED")),
+        "the step's own error stays: {stderr}"
+    );
+    // The report and JUnit say the same, once.
+    let message = report["flows"][0]["steps"][2]["error"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.starts_with(died), "{message}");
+    assert_eq!(message.matches(died).count(), 1, "{message}");
+    let junit = std::fs::read_to_string(junit).unwrap();
+    assert!(junit.contains(&format!("failed: {died}")), "{junit}");
+}
+
+/// `runner explore / --atlas atlas` with `args` (the `--web-server` options) in `dir`.
+fn explore(dir: &Path, args: &[&str]) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["explore", "/", "--atlas", "atlas"]).args(args);
+    let (code, out, err) = output(c);
+    (code, format!("{out}{err}"))
+}
+
+#[test]
+fn the_web_server_options_are_named_as_options_in_their_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let cmd = format!("python3 {}", app());
+    // Neither a URL nor a port: the options to add, no JSON, no runner.toml.
+    let (code, out) = explore(d.path(), &["--web-server", &cmd]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--web-server needs --web-server-url or --web-server-port"),
+        "{out}"
+    );
+    for absent in ["{\"web_server\"", "runner.toml", "`url`", "`port`"] {
+        assert!(!out.contains(absent), "{absent}: {out}");
+    }
+    // A bad port, in the option's words.
+    let (code, out) = explore(d.path(), &["--web-server", &cmd, "--web-server-port", "0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("--web-server-port"), "{out}");
+    assert!(out.contains("1-65535"), "{out}");
+    assert!(!out.contains("{\"web_server\""), "{out}");
+    // A template that reads what is not there, at the option that has it.
+    let (code, out) = explore(
+        d.path(),
+        &[
+            "--web-server",
+            &cmd,
+            "--web-server-url",
+            "{{ web_server.bogus }}",
+        ],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--web-server-url: unknown `web_server.bogus`"),
+        "{out}"
+    );
+    assert!(!out.contains("{\"web_server\""), "{out}");
+    // A server that exits before it is ready is the option's server, not runner.toml's.
+    let (code, out) = explore(
+        d.path(),
+        &[
+            "--web-server",
+            "sh -c 'exit 3'",
+            "--web-server-port",
+            "auto",
+        ],
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("the web server of --web-server did not start: web server `server` exited (exit status: 3)"),
+        "{out}"
+    );
+    assert!(!out.contains("runner.toml"), "{out}");
+}
