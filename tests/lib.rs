@@ -58,5 +58,6 @@ mod silent_browsers;
 mod suites;
 mod todomvc_react;
 mod trace;
+mod trace_pictures;
 mod untrusted;
 mod watch;

@@ -7,20 +7,21 @@
 //! through the flow's masker.
 //!
 //! What is recorded comes from runner's own DevTools session on the flow's tabs (see
-//! `browser::driver::recorder`), from events: the picture after a step is the latest frame of
-//! a screencast of the flow's tab at the step's end; a message or a failed request is put in
-//! the step it happened in by the browser's time of it, at the flow's end. With `on` each
-//! picture is written as its step ends; with `retain-on-failure` they are held in memory (the
-//! latest `HELD_PICTURES` of a flow) and written only when the flow did not pass, so a passing
-//! run writes nothing.
+//! `browser::driver::recorder`), from events: the picture after a step is the first frame of a
+//! screencast of the flow's tab that the browser began after the step ended (chosen as the
+//! frames come); a message or a failed request is put in the step it happened in by the
+//! browser's time of it, at the flow's end. With `on` each picture is written once chosen;
+//! with `retain-on-failure` they are held in memory (the latest `HELD_PICTURES` of a flow) and
+//! written only when the flow did not pass, so a passing run writes nothing.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
 use super::runtime::Frame;
-use crate::browser::{HeldPictures, Logged};
+use crate::browser::{Logged, Recorded};
 use crate::config::model::Step;
 use crate::config::trace_mode::TraceMode;
 use crate::step::{FlowResult, FlowStatus, Masker, StepResult};
@@ -32,14 +33,20 @@ pub(crate) const DIR: &str = "trace";
 /// The trace file's name.
 const FILE: &str = "trace.json";
 
+/// What a step's entry says of a picture the browser drew only after the next step that acts
+/// on the page had begun (see `browser::driver::recorder`).
+pub(crate) const PICTURE_LATER: &str = "drawn after the next step that acts on the page began: it shows this step's changes, and may show that step's too";
+
 /// How long a kept trace's end waits for runner's connection to read the events the browser
 /// sent before.
 pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
 
 /// After a step (the `index`-th of its frame, `passed` or not): its picture, when it is a
 /// browser step (one that failed has its failure screenshot, when one could be taken), at
-/// `<frame's dir>/trace/NNN-<id>.jpg`: written now with `on`, held until the flow's end with
-/// `retain-on-failure` (and written then if the flow did not pass).
+/// `<frame's dir>/trace/NNN-<id>.jpg`. It is chosen as the browser's frames come (see
+/// `browser::driver::recorder`), mostly during the next step: each chosen is written then with
+/// `on`, held until the flow's end with `retain-on-failure` (and written then if the flow did
+/// not pass).
 pub(crate) async fn record(
     mode: TraceMode,
     frame: &Frame<'_>,
@@ -49,22 +56,27 @@ pub(crate) async fn record(
     if !step.action.needs_browser() {
         return;
     }
-    let shot = |a: &Value| a["screenshot"].is_string();
-    if !passed && result.failure_artifacts.as_ref().is_some_and(shot) {
-        return;
-    }
-    let Some(jpeg) = frame.browser.picture().await else {
+    let Some(wall) = result.trace.wall else {
         return;
     };
-    let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
-    let path = frame.dir.join(DIR).join(format!("{base}.jpg"));
-    if mode == TraceMode::On {
-        if write(&path, &jpeg) {
-            result.trace.picture = Some(path);
+    let start = ms_since_epoch(wall);
+    let end = start + result.duration.as_secs_f64() * 1000.0;
+    let shot = |a: &Value| a["screenshot"].is_string();
+    let picture = (passed || !result.failure_artifacts.as_ref().is_some_and(shot)).then(|| {
+        let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
+        frame.dir.join(DIR).join(format!("{base}.jpg"))
+    });
+    // Named now; a picture that never comes (or is let go) is none in the trace.
+    if let Some(path) = &picture {
+        result.trace.picture = Some(path.clone());
+    }
+    let acts = !step.action.only_reads_the_page();
+    for (path, jpeg) in frame.browser.stepped((start, end), acts, picture).await {
+        if mode == TraceMode::On {
+            write(&path, &jpeg);
+        } else {
+            frame.browser.hold_picture((path, jpeg));
         }
-    } else {
-        frame.browser.hold_picture(path.clone(), jpeg);
-        result.trace.picture = Some(path);
     }
 }
 
@@ -84,11 +96,17 @@ pub(crate) fn finish(
     (dir, started): (&Path, Instant),
     result: &mut FlowResult,
     masker: &Masker,
-    ((held, let_go), logged): (HeldPictures, Logged),
+    recorded: Recorded,
 ) {
     if !mode.records() || !mode.keeps(result.status == FlowStatus::Passed) {
         return;
     }
+    let Recorded {
+        held,
+        let_go,
+        later,
+        logged,
+    } = recorded;
     for (path, jpeg) in &held {
         write(path, jpeg);
     }
@@ -98,7 +116,7 @@ pub(crate) fn finish(
     let left_out = logged.left_out;
     place(&mut result.steps, logged, ms_since_epoch(flow_start));
     let mut steps = Vec::new();
-    entries(&result.steps, 0, started, &mut steps);
+    entries(&result.steps, (0, started, &later), &mut steps);
     let mut trace = json!({
         "flow": result.name,
         "status": result.status.as_str(),
@@ -204,26 +222,27 @@ fn ms_since_epoch(t: SystemTime) -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-/// The entries of `steps` and of the steps they hold, depth first (the report's order).
-fn entries(steps: &[StepResult], depth: usize, started: Instant, out: &mut Vec<Value>) {
+/// The entries of `steps` and of the steps they hold, depth first (the report's order), at
+/// `depth`, from the flow's start; `later`: the pictures that may show a later step's changes
+/// too.
+fn entries(
+    steps: &[StepResult],
+    (depth, started, later): (usize, Instant, &HashSet<PathBuf>),
+    out: &mut Vec<Value>,
+) {
     for s in steps {
         let arts = s.failure_artifacts.as_ref();
         // A picture let go (see `HELD_PICTURES`) or not written is none.
-        let picture = s
-            .trace
-            .picture
-            .as_ref()
-            .filter(|p| p.is_file())
-            .map(|p| p.display().to_string())
-            .or_else(|| {
-                arts.and_then(|a| a["screenshot"].as_str())
-                    .map(String::from)
-            });
+        let picture = s.trace.picture.as_ref().filter(|p| p.is_file());
+        let shown = picture.map(|p| p.display().to_string()).or_else(|| {
+            arts.and_then(|a| a["screenshot"].as_str())
+                .map(String::from)
+        });
         let start = s
             .trace
             .started
             .map(|t| millis(t.saturating_duration_since(started)));
-        out.push(json!({
+        let mut entry = json!({
             "name": s.name,
             "action": s.action,
             "depth": depth,
@@ -234,11 +253,15 @@ fn entries(steps: &[StepResult], depth: usize, started: Instant, out: &mut Vec<V
             "outputs": s.outputs,
             "console": s.trace.console,
             "network": s.trace.network,
-            "picture": picture,
+            "picture": shown,
             "snapshot": arts.and_then(|a| a["snapshot"].as_str()),
             "dialog": arts.map(|a| a["dialog"].clone()).filter(|d| !d.is_null()),
-        }));
-        entries(&s.steps, depth + 1, started, out);
+        });
+        if picture.is_some_and(|p| later.contains(p)) {
+            entry["picture_later"] = json!(PICTURE_LATER);
+        }
+        out.push(entry);
+        entries(&s.steps, (depth + 1, started, later), out);
     }
 }
 
@@ -248,6 +271,7 @@ fn millis(d: std::time::Duration) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
     use std::path::PathBuf;
     use std::sync::Arc;
     use std::time::{Duration, Instant, SystemTime};
@@ -255,7 +279,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::finish;
-    use crate::browser::Logged;
+    use crate::browser::{Logged, Recorded};
     use crate::config::trace_mode::TraceMode;
     use crate::source::SourceFile;
     use crate::step::{FlowResult, FlowStatus, Location, Masker, Outcome, StepResult, StepTrace};
@@ -326,7 +350,8 @@ mod tests {
     }
 
     /// `retain-on-failure`: a passed flow's held pictures are never written, nor its trace; a
-    /// failed flow's are, its trace masked and saying what it let go. Each message is in the
+    /// failed flow's are, its trace masked and saying what it let go, and which picture may
+    /// show a later step's changes too. Each message is in the
     /// innermost step running at its time, else in the next step to start.
     #[test]
     fn a_kept_trace_has_its_pictures_and_each_message_in_its_step() {
@@ -334,11 +359,16 @@ mod tests {
         let pic = d.path().join("trace/001-click.jpg");
         let masker = Masker::default();
         masker.add("hunter22");
-        let held = || (vec![(pic.clone(), Arc::new(vec![0xFF, 0xD8, 0xFF]))], 3);
+        let kept = |logged| Recorded {
+            held: vec![(pic.clone(), Arc::new(vec![0xFF, 0xD8, 0xFF]))],
+            let_go: 3,
+            later: HashSet::from([pic.clone()]),
+            logged,
+        };
         let t0 = SystemTime::now();
         let at = (d.path(), Instant::now());
         let mut passed = flow(FlowStatus::Passed, t0, pic.clone());
-        let recorded = (held(), logged(t0, &[5]));
+        let recorded = kept(logged(t0, &[5]));
         finish(
             TraceMode::RetainOnFailure,
             at,
@@ -349,7 +379,7 @@ mod tests {
         assert!(passed.trace.is_none());
         assert!(!d.path().join("trace").exists());
         let mut failed = flow(FlowStatus::Failed, t0, pic.clone());
-        let recorded = (held(), logged(t0, &[5, 15, 30, 45, 100]));
+        let recorded = kept(logged(t0, &[5, 15, 30, 45, 100]));
         finish(
             TraceMode::RetainOnFailure,
             at,
@@ -361,6 +391,8 @@ mod tests {
         let trace: Value = serde_json::from_str(&text).unwrap();
         let steps = trace["steps"].as_array().unwrap();
         assert_eq!(steps[0]["picture"], pic.display().to_string());
+        assert_eq!(steps[0]["picture_later"], super::PICTURE_LATER);
+        assert!(steps[1].get("picture_later").is_none());
         assert_eq!(std::fs::read(&pic).unwrap(), [0xFF, 0xD8, 0xFF]);
         let texts = |i: usize| -> Vec<&str> {
             steps[i]["console"]

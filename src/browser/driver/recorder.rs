@@ -3,10 +3,10 @@
 //!
 //! - the page as it is drawn: a DevTools screencast (`Page.startScreencast`: JPEG at quality
 //!   50, at most 480 × 480 pixels, every frame), each frame acknowledged as it comes (the next
-//!   one comes after); only the latest frame of each tab is kept. The picture "after a step" is
-//!   the latest frame of the tab when the step ended: a change of the step that the browser had
-//!   not drawn yet by then (it draws a frame or so after the change) shows in the next step's
-//!   picture instead.
+//!   one comes after); the latest few frames of each tab are kept. The picture after a step is
+//!   the first frame the browser began after the step ended, chosen as the frames come (see
+//!   `screens`): the browser draws a change a frame or so after it is made, so the latest frame
+//!   when a step ends mostly shows the page before it.
 //! - the console: the page's `console.*` calls (`Runtime.consoleAPICalled`), its uncaught
 //!   exceptions (`Runtime.exceptionThrown`) and the browser's own messages (`Log.entryAdded`,
 //!   but the "failed to load resource" ones: the requests say that).
@@ -14,7 +14,7 @@
 //!   (`Network.loadingFailed`: refused, aborted, blocked).
 //!
 //! Each message and failed request carries the time the browser gives it (ms since the
-//! epoch), by which the trace puts it in the step it happened in. Bounded: one frame per tab;
+//! epoch), by which the trace puts it in the step it happened in. Bounded: a few frames per tab;
 //! the latest `MAX_ENTRIES` messages (and as many failed requests) of a flow, each text cut at
 //! `MAX_TEXT` characters; the requests in flight known by their URL up to `MAX_REQUESTS` (past
 //! it, they are forgotten, and one of them that fails goes unnamed). Nothing here is masked:
@@ -24,11 +24,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use super::cdp::Link;
+
+mod screens;
+use screens::{Frame, Screens};
 
 /// The screencast's frames: JPEG, their quality, and the largest size (CSS pixels of the page
 /// are scaled down to it).
@@ -56,8 +58,8 @@ pub(crate) struct Recorder {
 
 #[derive(Default)]
 struct Recorded {
-    /// The latest frame of each tab.
-    frames: HashMap<String, Frame>,
+    /// The latest frames of each tab, and the pictures wanted of them.
+    screens: Screens,
     console: Entries,
     network: Entries,
     /// Requests in flight: id -> (method, URL, its wall time less its monotonic time: what
@@ -65,12 +67,6 @@ struct Recorded {
     requests: HashMap<String, (String, String, f64)>,
     /// The tabs that record, or that runner's session could not record.
     settled: HashSet<String>,
-}
-
-/// A screencast frame: base64 as it came, decoded when first taken.
-struct Frame {
-    data: String,
-    decoded: Option<Arc<Vec<u8>>>,
 }
 
 /// The latest entries of a flow, with the time of each (ms since the epoch), and how many
@@ -161,17 +157,46 @@ impl Recorder {
             .await;
     }
 
-    /// The latest frame of tab `target`: a JPEG.
-    pub(crate) fn picture(&self, target: &str) -> Option<Arc<Vec<u8>>> {
+    /// A browser step of the flow, on tab `target`, began at `start` and ended at `end` (ms
+    /// since the epoch); `acts` when it may change the page (not only read it). When `picture`,
+    /// the picture of the tab after it is wanted: its id, to take it by once it is chosen (see
+    /// `screens`).
+    pub(crate) fn stepped(
+        &self,
+        target: &str,
+        (start, end): (f64, f64),
+        (acts, picture): (bool, bool),
+    ) -> Option<u64> {
         let mut s = self.state.lock().ok()?;
-        let frame = s.frames.get_mut(target)?;
-        if frame.decoded.is_none() {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(&frame.data)
-                .ok()?;
-            frame.decoded = Some(Arc::new(bytes));
+        s.screens.step((start, end), acts);
+        picture.then(|| s.screens.want(target, end))
+    }
+
+    /// Picture `id` once it is chosen: a JPEG (or none), and whether it may show the changes
+    /// of a later step too (see `screens`).
+    pub(crate) fn take(&self, id: u64) -> Option<(Option<Arc<Vec<u8>>>, bool)> {
+        let (frame, later) = self.state.lock().ok()?.screens.take(id)?;
+        Some((frame.and_then(|f| f.jpeg()), later))
+    }
+
+    /// The flow ended: the pictures still waiting are chosen as the frames the browser began
+    /// before come (waiting for them, at most `timeout`); then each takes the frame of before
+    /// its step (the browser drew nothing after).
+    pub(crate) async fn ended(&self, timeout: Duration) {
+        let Some(until) = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|mut s| s.screens.ended(now_ms()))
+        else {
+            return;
+        };
+        let wait = Duration::from_secs_f64(((until - now_ms()) / 1000.0).max(0.0));
+        self.wait_until(wait.min(timeout), |s| !s.screens.waiting())
+            .await;
+        if let Ok(mut s) = self.state.lock() {
+            s.screens.give_up();
         }
-        frame.decoded.clone()
     }
 
     async fn wait_until(&self, timeout: Duration, done: impl Fn(&Recorded) -> bool) {
@@ -211,11 +236,12 @@ impl Recorder {
         let Ok(mut s) = self.state.lock() else { return };
         match method {
             "Page.screencastFrame" => {
-                let frame = Frame {
-                    data: p["data"].as_str().unwrap_or_default().to_string(),
-                    decoded: None,
-                };
-                s.frames.insert(target.to_string(), frame);
+                let data = p["data"].as_str().unwrap_or_default().to_string();
+                let stamp = p["metadata"]["timestamp"].as_f64();
+                s.screens.frame(target, Frame::new(data, stamp, now_ms()));
+                drop(s);
+                // Pictures waiting at the flow's end are chosen as frames come.
+                self.told.notify_waiters();
                 let (link, session) = (link.clone(), session.to_string());
                 let params = json!({ "sessionId": p["sessionId"] });
                 // The next frame comes once this one is acknowledged.

@@ -290,4 +290,4 @@ impl FlowBrowser {
 }
 
 mod trace;
-pub(crate) use trace::{HELD_PICTURES, HeldPictures};
+pub(crate) use trace::{HELD_PICTURES, Recorded};

@@ -52,13 +52,20 @@ impl Writer {
         }
         self.out.push_str("<div class=\"filmstrip\">");
         for e in &entries {
-            let class = e.value["outcome"].as_str().unwrap_or("passed");
+            let mut class = e.value["outcome"].as_str().unwrap_or("passed").to_string();
+            let later = e.value["picture_later"].as_str();
+            if later.is_some() {
+                class.push_str(" later");
+            }
             let img = e.picture.as_ref().map_or_else(
                 || "<span class=\"nopic\">no picture</span>".to_string(),
                 |p| format!("<img src=\"assets/{p}\" alt=\"\">"),
             );
             let count = |k: &str| e.value[k].as_array().map_or(0, Vec::len);
             let mut title = e.value["name"].as_str().unwrap_or("").to_string();
+            if let Some(why) = later {
+                title.push_str(&format!(" (picture {why})"));
+            }
             for (n, what) in [
                 (count("console"), "console"),
                 (count("network"), "failed requests"),
@@ -69,7 +76,7 @@ impl Writer {
             }
             self.out.push_str(&format!(
                 "<button class=\"frame {}\" data-trace=\"{}\" title=\"{}\">{img}<span>{} ms</span></button>",
-                esc(class),
+                esc(&class),
                 e.id,
                 esc(&title),
                 e.value["start_ms"].as_u64().unwrap_or(0)
@@ -120,6 +127,12 @@ impl Writer {
             self.out.push_str(&format!(
                 "<img class=\"shot\" src=\"assets/{p}\" alt=\"the page after the step\">"
             ));
+            if let Some(why) = v["picture_later"].as_str() {
+                self.out.push_str(&format!(
+                    "<p class=\"later\">The picture was {}</p>",
+                    esc(why)
+                ));
+            }
         }
         if let Some(err) = v["error"].as_object() {
             self.out.push_str(&format!(

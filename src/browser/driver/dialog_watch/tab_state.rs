@@ -94,12 +94,17 @@ impl FlowDialogs {
         r.recording(&current, timeout).await;
     }
 
-    /// After a browser step, for its trace: the latest frame of the flow's tab, a JPEG (see
-    /// `recorder`).
-    pub(crate) fn picture(&self) -> Option<Arc<Vec<u8>>> {
+    /// After a browser step that began at `start` and ended at `end` (ms since the epoch), for
+    /// the trace: whether it `acts` on the page (see `recorder`), and when `picture`, the
+    /// picture of the flow's tab is wanted: its id, to take it by once chosen.
+    pub(crate) fn stepped(
+        &self,
+        (start, end): (f64, f64),
+        (acts, picture): (bool, bool),
+    ) -> Option<u64> {
         let r = self.recorder.as_ref()?;
         let current = self.state.lock().ok()?.current.clone();
-        r.picture(&current)
+        r.stepped(&current, (start, end), (acts, picture))
     }
 
     /// Waits (at most `timeout`) until runner's connection has read every event the browser
