@@ -4,19 +4,23 @@
 //! page that draws all the time, up to three frames after), and its screencast frame comes some
 //! milliseconds after that: when a step ends, the latest frame mostly shows the page before the
 //! step. So the picture after a step is chosen as the frames come, by the time each is due on
-//! screen (its screencast stamp): a frame due `SHOWS` or more after a change shows it, and a
-//! frame due before a change cannot show it.
+//! screen (its screencast stamp): a frame due `SHOWS` or more after a change shows it (more
+//! when the browser hands its frames over late: it is busy), and a frame due before a change
+//! cannot show it.
 //!
 //! The picture after a step is the first frame due `SHOWS` after it ended, when that is before
 //! the next step that acts on the page began (a step that only reads the page, an `expect`,
 //! changes nothing): it shows the page after the step and no later step's change. Else, the last
 //! such frame due between the end of the last step that acted on the page (plus `SHOWS`) and
-//! this step's end (plus `SHOWS`), for a step that only read the page. Else no frame shows the
-//! page between this step and the next one that acts (steps follow each other at once, and the
-//! browser skips frames while it is busy): the picture is the first frame that shows all the
-//! changes of the last step that acted, said to be `later`: it may show the next step's
-//! changes too. When no frame comes after the step at all, the browser drew nothing new: the
-//! picture is the last frame due before.
+//! this step's end (plus `SHOWS`), for a step that only read the page. Else, when no frame was
+//! due from `SHOWS` after the last step that acted until the next one began, `SHOWS` or more
+//! later, the page had settled: the picture is the last frame due before (a change it did not
+//! show would have had a frame due within `SHOWS`). Else no frame shows the page between this
+//! step and the next one that acts (steps follow each other at once, and the browser skips
+//! frames while it is busy): the picture is the first frame that shows all the changes of the
+//! last step that acted, said to be `later`: it may show the next step's changes too. When no
+//! frame comes after the step at all, the browser drew nothing new: the picture is the last
+//! frame due before.
 //!
 //! A change drawn later than `SHOWS` after it was made (a browser busier still) may be missing
 //! from a picture that is not said to be `later`.
@@ -30,11 +34,15 @@ use base64::Engine;
 /// pace).
 pub(crate) const INTERVAL: f64 = 1000.0 / 60.0;
 
-/// How long after a change a frame due on screen shows it, in ms: three frames. The page is
-/// read for a frame a frame before it is due, or a frame or two earlier still when the
+/// How long after a change a frame due on screen shows it, in ms, at least: three frames. The
+/// page is read for a frame a frame before it is due, or a frame or two earlier still when the
 /// browser is busy (measured: up to 30 ms on a loaded machine, with the page drawing every
-/// frame).
+/// frame). A browser that hands its frames over late is busier still: as much again as the
+/// latest frames came after they were due (see `Screens::shows`).
 const SHOWS: f64 = 3.0 * INTERVAL;
+
+/// The most `SHOWS` grows by, in ms.
+const MAX_LATE: f64 = 10.0 * INTERVAL;
 
 /// A difference between runner's clock and the browser's stamps that the comparisons allow
 /// for, in ms.
@@ -96,6 +104,9 @@ struct Wanted {
     from: f64,
     /// This step's end.
     end: f64,
+    /// How long after a change a frame due shows it (`SHOWS`, as late as the browser was when
+    /// the step ended).
+    shows: f64,
     /// When the next step that acts on the page began (or the flow ended), once known.
     next: Option<f64>,
     /// The last frame due before `from` (plus `SHOWS`).
@@ -111,9 +122,9 @@ impl Wanted {
         if self.after.is_some() {
             return;
         }
-        if f.due < self.from + SHOWS - MARGIN {
+        if f.due < self.from + self.shows - MARGIN {
             self.before = Some(f.clone());
-        } else if f.due < self.end + SHOWS - MARGIN {
+        } else if f.due < self.end + self.shows - MARGIN {
             if self.between.len() == RECENT {
                 self.between.pop_front();
             }
@@ -129,11 +140,18 @@ impl Wanted {
         let next = self.next?;
         let after = self.after.as_ref()?;
         let clean = |f: &&Arc<Frame>| f.due < next - MARGIN;
+        // No frame due from `SHOWS` after the last step that acted until the next one began,
+        // `SHOWS` or more later: the page had settled, as the last frame before shows it (a
+        // change it did not show would have had a frame due within `SHOWS`).
+        let settled = (next >= self.from + self.shows - MARGIN)
+            .then_some(self.before.as_ref())
+            .flatten();
         let first = self.between.front().unwrap_or(after);
         Some(
             match Some(after)
                 .filter(clean)
                 .or_else(|| self.between.iter().rev().find(clean))
+                .or(settled)
             {
                 Some(f) => (Some(f.clone()), false),
                 None => (Some(first.clone()), true),
@@ -202,6 +220,7 @@ impl Screens {
             tab: tab.to_string(),
             from: self.acted.min(end),
             end,
+            shows: self.shows(),
             next: None,
             before: None,
             between: VecDeque::new(),
@@ -218,6 +237,13 @@ impl Screens {
         }
         self.choose();
         self.ids
+    }
+
+    /// How long after a change a frame due shows it now: `SHOWS`, and as much again as the
+    /// latest frames came after they were due.
+    fn shows(&self) -> f64 {
+        let late = self.lags.iter().copied().fold(0.0, f64::max);
+        SHOWS + late.clamp(0.0, MAX_LATE)
     }
 
     fn choose(&mut self) {
@@ -238,16 +264,20 @@ impl Screens {
 
     /// The flow ended at `at` (ms since the epoch): no later step comes. When the pictures
     /// still waiting are to be chosen at the latest (ms since the epoch): once a frame that
-    /// shows their steps would have come (due `SHOWS` after the last step's end, and as late
+    /// shows their steps would have come (due `shows` after the last step's end, and as late
     /// after that as the latest frames came, a frame at least); `None` when none waits.
     pub(crate) fn ended(&mut self, at: f64) -> Option<f64> {
         for w in &mut self.wanted {
             w.next.get_or_insert(at);
         }
         self.choose();
-        let last = self.wanted.iter().map(|w| w.end).reduce(f64::max)?;
+        let last = self
+            .wanted
+            .iter()
+            .map(|w| w.end + w.shows)
+            .reduce(f64::max)?;
         let lag = self.lags.iter().copied().fold(INTERVAL, f64::max);
-        Some(last + SHOWS + lag.min(10.0 * INTERVAL))
+        Some(last + lag.min(MAX_LATE))
     }
 
     /// Whether a picture waits to be chosen.

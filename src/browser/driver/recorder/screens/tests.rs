@@ -1,11 +1,16 @@
 use super::{Frame, INTERVAL, SHOWS, Screens};
 
 /// A frame whose JPEG is `name`, that shows the page as it was at `at` ms: due `SHOWS` after,
-/// come 10 ms after that.
+/// come when due.
 fn frame(name: &str, at: f64) -> Frame {
+    late_frame(name, at, 0.0)
+}
+
+/// A frame as `frame`'s, come `late` ms after it was due.
+fn late_frame(name: &str, at: f64, late: f64) -> Frame {
     use base64::Engine;
     let data = base64::engine::general_purpose::STANDARD.encode(name);
-    Frame::new(data, Some((at + SHOWS) / 1000.0), at + SHOWS + 10.0)
+    Frame::new(data, Some((at + SHOWS) / 1000.0), at + SHOWS + late)
 }
 
 /// A browser step from `start` to `end` ms that `acts` (or only reads the page), its picture
@@ -107,4 +112,39 @@ fn frames_come_before_the_end_is_told_and_per_tab() {
     s.ended(211.0);
     s.give_up();
     assert_eq!(taken(&mut s, other).as_deref(), Some("popup"));
+}
+
+/// A page that settles after a step (no frame due for `SHOWS` after it, before the next step
+/// that acts began `SHOWS` or more later) is as the last frame before shows it, though that
+/// frame was due within `SHOWS` of the step's end; a step that only read it in between too.
+#[test]
+fn a_page_that_settled_after_a_step_is_as_its_last_frame() {
+    let mut s = Screens::default();
+    s.frame("t", frame("white", 0.0));
+    let open = step(&mut s, (10.0, 100.0), true);
+    s.frame("t", frame("blue", 90.0));
+    let wait = step(&mut s, (100.5, 400.0), false);
+    let click = step(&mut s, (400.5, 420.0), true);
+    s.frame("t", frame("green", 425.0));
+    assert_eq!(taken(&mut s, open).as_deref(), Some("blue"));
+    assert_eq!(taken(&mut s, wait).as_deref(), Some("blue"));
+    let fill = step(&mut s, (421.0, 440.0), true);
+    s.frame("t", frame("magenta", 445.0));
+    assert_eq!(taken(&mut s, click).as_deref(), Some("green+"));
+    s.ended(500.0);
+    s.give_up();
+    assert_eq!(taken(&mut s, fill).as_deref(), Some("magenta"));
+}
+
+/// A browser that hands its frames over late shows changes late too: a frame due `SHOWS` after
+/// a step, when frames came 40 ms after they were due, is not taken to show it.
+#[test]
+fn a_late_browser_gets_more_time_to_show_a_step() {
+    let mut s = Screens::default();
+    s.frame("t", late_frame("white", 0.0, 40.0));
+    let click = step(&mut s, (50.0, 100.0), true);
+    s.frame("t", late_frame("still white", 100.0, 40.0));
+    s.frame("t", late_frame("red", 140.0, 40.0));
+    s.ended(400.0);
+    assert_eq!(taken(&mut s, click).as_deref(), Some("red"));
 }
