@@ -351,3 +351,91 @@ steps:
     let Ran { code, stderr, .. } = flow_run(d.path()).arg("look.yaml").run();
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A page that leaks a secret whose encodings all differ (quotes, `&`, `<`, `/`, `+`, a space,
+/// non-ASCII): in its console as it is, as JSON, percent-encoded and as base64 of its UTF-8,
+/// in an uncaught error, in the URLs of a request that gets a 404 and of one that gets no
+/// response, and in its text (the snapshot at the failure). Each is `***` in the trace, and
+/// none of the secret's forms is in any file the run wrote (the trace, the pictures' names,
+/// the snapshot, the JSON and HTML reports) nor in what it printed.
+#[test]
+fn every_trace_file_masks_the_secret_in_every_encoding() {
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+
+    use crate::secret_forms::{ENC_SECRET, as_written, encodings};
+    use crate::secrets::{everything, nowhere};
+
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "leaks.yaml",
+        &format!(
+            r##"name: leaks encoded
+secrets: [ENC_SECRET]
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/encodings.html"
+  - fill: {{ target: "#secret", value: "{{{{ secrets.ENC_SECRET }}}}" }}
+  - click: "#leak"
+  - wait: {{ js: "document.querySelector('#out').dataset.done === 'yes'" }}
+  - expect: {{ visible: {{ text: "Nothing like this" }} }}
+    timeout: 1s
+"##,
+            fixture("trace").display()
+        ),
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = flow_run(d.path())
+        .env("ENC_SECRET", ENC_SECRET)
+        .args(["leaks.yaml", "--report", "html=report"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let text =
+        std::fs::read_to_string(d.path().join("art/001-leaks-encoded/trace/trace.json")).unwrap();
+    // What the page leaked is there, masked (a search for the secret would pass on an empty
+    // trace).
+    for shown in [
+        "as it is ***",
+        r#"as JSON {\"v\":\"***\"}"#,
+        "percent-encoded *** base64 ***",
+        "missing?v=***&b=***",
+        "http://127.0.0.1:9/***",
+        "gave up on ***",
+    ] {
+        assert!(text.contains(shown), "{shown} not in the trace: {text}");
+    }
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let snapshot = trace["steps"][4]["snapshot"].as_str().unwrap();
+    let snapshot = std::fs::read_to_string(snapshot).unwrap();
+    assert!(snapshot.contains("leaked ***"), "{snapshot}");
+    let bytes = ENC_SECRET.as_bytes();
+    let mut forms = encodings(ENC_SECRET);
+    forms.push(("the secret", ENC_SECRET.to_string()));
+    for (what, engine) in [
+        ("base64", &STANDARD),
+        ("base64 unpadded", &STANDARD_NO_PAD),
+        ("base64 URL-safe", &URL_SAFE),
+        ("base64 URL-safe unpadded", &URL_SAFE_NO_PAD),
+    ] {
+        let b64 = engine.encode(bytes);
+        forms.push((what, b64.clone()));
+        forms.push((
+            "base64 percent-encoded",
+            b64.replace('+', "%2B")
+                .replace('/', "%2F")
+                .replace('=', "%3D"),
+        ));
+    }
+    let texts = everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]);
+    assert!(
+        texts.iter().any(|(w, _)| w.ends_with("trace.json"))
+            && texts.iter().any(|(w, _)| w.ends_with("index.html")),
+        "the trace and the report are searched"
+    );
+    nowhere(&texts, &as_written(&forms));
+}
