@@ -263,21 +263,27 @@ impl Screens {
     }
 
     /// The flow ended at `at` (ms since the epoch): no later step comes. When the pictures
-    /// still waiting are to be chosen at the latest (ms since the epoch): once a frame that
-    /// shows their steps would have come (due `shows` after the last step's end, and as late
-    /// after that as the latest frames came, a frame at least); `None` when none waits.
+    /// still waiting are to be chosen at the latest (ms since the epoch); `None` when none
+    /// waits. A picture whose page had settled by then (`shows` after the last step that acted)
+    /// is as the last frame before shows it: it waits for nothing. Else, until a frame that
+    /// shows its step would have come: due `shows` after the step's end, and as late after
+    /// that as the latest frames came, a frame at least.
     pub(crate) fn ended(&mut self, at: f64) -> Option<f64> {
         for w in &mut self.wanted {
             w.next.get_or_insert(at);
         }
         self.choose();
-        let last = self
-            .wanted
-            .iter()
-            .map(|w| w.end + w.shows)
-            .reduce(f64::max)?;
         let lag = self.lags.iter().copied().fold(INTERVAL, f64::max);
-        Some(last + lag.min(MAX_LATE))
+        self.wanted
+            .iter()
+            .map(|w| {
+                if at >= w.from + w.shows - MARGIN {
+                    at
+                } else {
+                    w.end + w.shows + lag.min(MAX_LATE)
+                }
+            })
+            .reduce(f64::max)
     }
 
     /// Whether a picture waits to be chosen.

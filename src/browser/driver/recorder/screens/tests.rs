@@ -148,3 +148,22 @@ fn a_late_browser_gets_more_time_to_show_a_step() {
     s.ended(400.0);
     assert_eq!(taken(&mut s, click).as_deref(), Some("red"));
 }
+
+/// At the flow's end, a picture whose page had settled waits for nothing (the last frame
+/// shows it); one whose step acted just before waits until a frame that shows it would have
+/// come.
+#[test]
+fn the_flows_end_waits_only_for_a_page_not_settled() {
+    let mut s = Screens::default();
+    s.frame("t", frame("blue", 0.0));
+    let click = step(&mut s, (10.0, 20.0), true);
+    let check = step(&mut s, (20.5, 30.0), false);
+    assert!(s.ended(200.0).is_some_and(|at| at <= 200.0));
+    s.give_up();
+    assert_eq!(taken(&mut s, click).as_deref(), Some("blue"));
+    assert_eq!(taken(&mut s, check).as_deref(), Some("blue"));
+    let mut s = Screens::default();
+    s.frame("t", frame("blue", 0.0));
+    step(&mut s, (10.0, 20.0), true);
+    assert!(s.ended(25.0).is_some_and(|at| at >= 20.0 + SHOWS));
+}
