@@ -155,7 +155,7 @@ fn follow_ups_pass_the_id_in_each_kinds_form_and_run_in_the_same_directory() {
             &flow(&format!(
                 r#"
   - id: first
-    agent: {{ profile: fake-{kind}, prompt: start, workspace: ws, variant: hang, timeout: 1s }}
+    agent: {{ profile: fake-{kind}, prompt: start, workspace: ws, variant: hang, timeout: 2s }}
     continue_on_error: true
   - id: one
     agent: {{ profile: fake-{kind}, prompt: start, workspace: ws }}
@@ -200,7 +200,8 @@ fn follow_ups_pass_the_id_in_each_kinds_form_and_run_in_the_same_directory() {
                 .ends_with(&format!(":{id}")),
             "{kind}"
         );
-        // The variant's env and label reached the first agent.
+        // The variant's env and label reached the first agent (2 s: a fake agent started on a
+        // busy machine has written its record by then).
         assert_eq!(recs[0]["env"]["NORMALIZED_EXECUTION_VARIANT"], "hang");
     }
 }

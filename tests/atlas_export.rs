@@ -341,3 +341,43 @@ fn the_playwright_export_clicks_what_the_flow_export_clicks() {
         assert!(py.contains(&want), "no {want} in:\n{py}");
     }
 }
+
+/// runner.toml serving a copy of the atlas site under `/app/` (the server's `url` has the
+/// path): explore starts at that URL.
+fn app_under_a_path(d: &Path) {
+    let root = d.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::rename(site_copy(d), root.join("app")).unwrap();
+    write(
+        d,
+        "runner.toml",
+        "[[web_server]]\nname = \"app\"\ncommand = [\"python3\", \"-m\", \"http.server\", \"{{ web_server.port }}\", \"--bind\", \"127.0.0.1\", \"--directory\", \"root\"]\nport = \"auto\"\nurl = \"http://127.0.0.1:{{ web_server.port }}/app/\"\n",
+    );
+}
+
+/// An app served under a path (`http://host:port/app/`): the exported flow opens the server's
+/// URL of the run that runs it with the path once (it was `/app/app/...`), its checks expect
+/// the path once, and it passes; `--base-url` with the path (a server's URL) is taken the same
+/// way by verify and by the export.
+#[test]
+fn an_app_under_a_path_is_exported_and_verified_with_the_path_once() {
+    let d = tempfile::tempdir().unwrap();
+    app_under_a_path(d.path());
+    let summary = crawl(d.path(), "{{ web_server.app.url }}index.html", &[]);
+    assert_eq!(summary["total_nodes"], 6, "{summary}");
+    let contact = node_by_title(d.path(), "Contact");
+    let exported = export(d.path(), &contact, &[]);
+    // The server's URL holds the path: it is not written again after it.
+    assert!(!exported.contains("}}/app/"), "{exported}");
+    write(d.path(), "exported.yaml", &exported);
+    let (code, failed, out) = run_exported(d.path());
+    assert_eq!((code, failed), (0, None), "{exported}\n{out}");
+    assert!(out.contains("ok arrived at Contact"), "{out}");
+    // The same with the server's URL (which has the path) given as the base.
+    let (code, out, err) = atlas_cmd(
+        d.path(),
+        &["verify", "--base-url", "{{ web_server.app.url }}"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("6 verified"), "{out}");
+}

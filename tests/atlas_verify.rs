@@ -232,6 +232,73 @@ fn verify_jobs_checks_in_parallel_in_no_more_browsers_than_jobs() {
     assert!(err.contains("no tests collected"), "{err}");
 }
 
+/// A node's path is its parent's and one link more: a replay that has checked a node goes on
+/// from there to a child, so each path from the root to a leaf is replayed once (three for the
+/// site's six nodes: home -> about -> team -> contact, and statistics and welcome, home's other
+/// children), every state on it checked as it arrives. What each node's flow in the report ran
+/// says so: one `open` per path, and team and contact reached with their own link's click.
+#[test]
+fn verify_replays_each_path_to_a_leaf_once_checking_every_state_on_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (_server, _) = explored(d.path());
+    let (code, out, err, _) = verify(d.path(), &["--report", "json=v.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("6 verified, 0 no longer arrive"), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("v.json")).unwrap()).unwrap();
+    let flows = report["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 6, "{report}");
+    let steps_of = |title: &str| -> Vec<String> {
+        let node = node_by_title(d.path(), title);
+        let flow = flows
+            .iter()
+            .find(|f| f["name"].as_str().unwrap().starts_with(&node))
+            .unwrap_or_else(|| panic!("no flow for {title}: {report}"));
+        assert_eq!(flow["status"], "passed", "{flow}");
+        flow["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let opens: usize = flows
+        .iter()
+        .flat_map(|f| f["steps"].as_array().unwrap())
+        .filter(|s| s["action"] == "open")
+        .count();
+    assert_eq!(opens, 3, "one fresh replay per leaf: {report}");
+    assert_eq!(steps_of("Team").len(), 1, "{:?}", steps_of("Team"));
+    assert!(steps_of("Team")[0].contains("Our team"), "{report}");
+    assert_eq!(steps_of("Contact").len(), 1, "{report}");
+    assert!(steps_of("Contact")[0].contains("Contact"), "{report}");
+}
+
+/// Ctrl-C while verify replays ends it as interrupted (exit 130), not as a run whose replays
+/// failed: the step that saw the interrupt ends its flow, and every replay after it would be
+/// interrupted at once, but none of that is a verdict on the atlas.
+#[test]
+fn verify_interrupted_while_it_replays_exits_130() {
+    let d = tempfile::tempdir().unwrap();
+    let (_server, _) = explored(d.path());
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let mut c = runner(d.path());
+    c.env("AGENT_BROWSER", &wrapper)
+        .args(["atlas", "verify", "--atlas", "atlas"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    // The first replay's browser is starting.
+    crate::common::wait_for_file(&log);
+    let out = crate::common::interrupt(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("verify interrupted"), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("no longer arrive"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_empty_atlas_is_nothing_to_verify_or_test_and_no_pass() {
     let d = tempfile::tempdir().unwrap();

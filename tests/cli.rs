@@ -411,9 +411,17 @@ fn merge_reports_refuses_a_status_runner_never_writes() {
     let d = tempfile::tempdir().unwrap();
     let flow = |status: &str, outcome: &str| {
         format!(
-            r#"{{"run_id":"r","summary":{{"total":1,"passed":0,"failed":1,"errors":0,"interrupted":0,"flaky":0,"skipped":0,"duration_ms":1}},"flows":[{{"name":"f","file":"f.yaml","status":{},"duration_ms":1,"steps":[{{"index":0,"id":null,"name":"s","action":"log","outcome":{},"conclusion":"passed","attempts":1,"flaky":false,"duration_ms":0,"error":null,"location":"f.yaml:3:5","finally":false}}],"error":null,"flaky":false}}]}}"#,
+            r#"{{"run_id":"r","summary":{{"total":1,"passed":0,"failed":1,"errors":0,"interrupted":0,"flaky":0,"skipped":0,"duration_ms":1}},"flows":[{{"name":"f","file":"f.yaml","status":{},"duration_ms":1,"steps":[{{"index":0,"id":null,"name":"s","action":"log","outcome":{},"conclusion":{},"attempts":1,"flaky":false,"duration_ms":0,"error":{},"location":"f.yaml:3:5","finally":false}}],"error":null,"flaky":false}}]}}"#,
             serde_json::json!(status),
-            serde_json::json!(outcome)
+            serde_json::json!(outcome),
+            serde_json::json!(outcome),
+            // (A failed step says why, as runner writes it: merge-reports checks that a flow's
+            // status agrees with its steps.)
+            if outcome == "failed" {
+                r#"{"kind":"command_failed","message":"exit status 1"}"#
+            } else {
+                "null"
+            }
         )
     };
     let script = "x\"><script>alert(1)</script>";
@@ -549,6 +557,70 @@ steps:
         "{summary:?}"
     );
     assert!(summary.contains("stderr: boom 50% |"), "{summary:?}");
+}
+
+/// On GitHub Actions a line that starts with `::` (after spaces) is a workflow command:
+/// `::stop-commands::TOKEN` would turn off every annotation after it. A name is one line (its
+/// line feeds, carriage returns and Unicode line separators become spaces), and no line runner
+/// prints from text it did not make (a command's output in an error, a name) starts with `::`;
+/// its own annotations do.
+#[test]
+fn no_line_runner_prints_on_github_actions_is_a_workflow_command_but_its_own() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "gh.yaml",
+        r#"name: "ok\n::warning::flow-name\r::notice::cr"
+steps:
+  - id: a
+    exec: ["printf", "x\n::stop-commands::tok123\n"]
+  - name: "check {{ steps.a.stdout }}"
+    exec: ["false"]
+    continue_on_error: true
+  - exec: { command: ["false"], cwd: "{{ steps.a.stdout }}" }
+    continue_on_error: true
+  - name: "lit\u2028::notice::lit\u2029::notice::par"
+    exec: [sh, -c, 'printf "first\n::error::from-stderr\n  ::add-mask::x\n" >&2; exit 3']
+    retry: { attempts: 2, delay: 10ms }
+"#,
+    );
+    let mut c = runner(d.path());
+    c.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
+        .args(["run", "gh.yaml"]);
+    let (code, stdout, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    // Each name is on one line, as written.
+    for name in [
+        "check x ::stop-commands::tok123 (",
+        "lit ::notice::lit ::notice::par (",
+        "ok ::warning::flow-name ::notice::cr failed in ",
+        "lit ::notice::lit ::notice::par: attempt 1 failed",
+    ] {
+        assert!(stderr.contains(name), "no `{name}` in:\n{stderr}");
+    }
+    // Text from outside is still shown, not as commands: an error message's line that starts
+    // with `::` (the working directory named by the command's output) gets a `·` before it.
+    assert!(stderr.contains("from-stderr"), "{stderr}");
+    assert!(
+        stderr.contains("\n      ·::stop-commands::tok123 does not exist"),
+        "{stderr}"
+    );
+    for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        for line in text.lines() {
+            let command = line.trim_start().starts_with("::");
+            let own = what == "stdout" && line.starts_with("::error file=gh.yaml,");
+            assert!(
+                !command || own,
+                "a workflow command in {what}: {line:?}\n{text}"
+            );
+        }
+    }
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("::error ")).count(),
+        1,
+        "{stdout}"
+    );
 }
 
 #[test]

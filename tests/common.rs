@@ -47,6 +47,47 @@ std::thread_local! {
     static LAST_RUN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
+/// [`output`], but a run that is not over within `limit` is killed (SIGKILL: what it started
+/// goes with it, by its guardian) and fails the test, which would otherwise hang with it.
+pub(crate) fn output_within(mut c: Command, limit: std::time::Duration) -> (i32, String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the runner binary starts");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("the runner can be waited for") {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = err.join().unwrap_or_default();
+            panic!("runner still ran after {limit:?} (killed); its stderr:\n{err}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let r = (
+        status.code().unwrap_or(-1),
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    remember(&c, &r);
+    r
+}
+
 /// Keeps the end of what `c` printed for the test thread's panic message, so a failed
 /// assertion on a run's report also says what the run said (a flake in CI leaves nothing else).
 fn remember(c: &Command, (code, stdout, stderr): &(i32, String, String)) {
@@ -96,9 +137,22 @@ pub(crate) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
+pub(crate) fn validate(dir: &Path) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["validate", "f.yaml"]);
+    let (code, out, err) = output(c);
+    (code, format!("{out}{err}"))
+}
+
 /// Waits (up to 10 s) until `path` exists and is not empty.
 pub(crate) fn wait_for_file(path: &Path) {
-    for _ in 0..400 {
+    wait_for_file_within(path, 10);
+}
+
+/// Waits (up to `secs` seconds) until `path` exists and is not empty.
+pub(crate) fn wait_for_file_within(path: &Path, secs: u64) {
+    for _ in 0..secs * 40 {
         if std::fs::read_to_string(path).is_ok_and(|s| !s.trim().is_empty()) {
             return;
         }
@@ -234,7 +288,16 @@ impl FlowRun {
     }
 
     /// Runs to the end; a panic in runner fails the test.
-    pub(crate) fn run(mut self) -> Ran {
+    pub(crate) fn run(self) -> Ran {
+        self.run_with(output)
+    }
+
+    /// [`FlowRun::run`], but a run still going after `limit` is killed and fails the test.
+    pub(crate) fn run_within(self, limit: std::time::Duration) -> Ran {
+        self.run_with(|c| output_within(c, limit))
+    }
+
+    fn run_with(mut self, output: impl FnOnce(Command) -> (i32, String, String)) -> Ran {
         let report_path = self.dir.join("report.json");
         let _ = std::fs::remove_file(&report_path);
         self.cmd

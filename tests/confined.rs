@@ -438,3 +438,90 @@ fn download_paths_are_refused_by_validate_as_by_the_run() {
     );
     assert!(!d.path().join("escaped.csv").exists());
 }
+
+/// `state.save` stays inside the flow's directory, as `screenshot.path` and `download.path` stay
+/// inside the artifacts: `..` or an absolute path is refused by `validate` (exit 2, at its line)
+/// and by the run, in the same words for a path rendered from a template. A symlink on the way
+/// (a folder, or the file itself: a cloned repository may hold either) fails the step, and what
+/// it points to keeps its content and mode.
+#[test]
+fn state_save_stays_in_the_flows_directory_and_follows_no_symlink() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let project = d.path().join("project");
+    let outside = d.path().join("outside");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let target = write(&outside, "target", "keep\n");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let flow = |path: &str| {
+        format!(
+            "name: st\nweb_server: {{ static: \"{}\" }}\nvars:\n  where: \"../escaped.json\"\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n  - state: {{ save: \"{path}\" }}\n",
+            fixture("site").display()
+        )
+    };
+    let absolute = d.path().join("abs.json").display().to_string();
+    for path in [
+        "../escaped.json",
+        absolute.as_str(),
+        ".auth/../../escaped.json",
+    ] {
+        write(&project, "f.yaml", &flow(path));
+        let mut c = runner(&project);
+        c.args(["validate", "f.yaml"]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{path}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "f.yaml:7:20: error: state.save path `{path}` leaves the flow's directory"
+            )) && stderr
+                .contains("help: give a path relative to the flow's directory, without `..`"),
+            "{stderr}"
+        );
+        let Ran { code, stderr, .. } = flow_run(&project).arg("f.yaml").run();
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("leaves the flow's directory"), "{stderr}");
+    }
+    // A rendered path is the run's to refuse, in the same words.
+    write(&project, "f.yaml", &flow("{{ vars.where }}"));
+    let mut c = runner(&project);
+    c.args(["validate", "f.yaml"]);
+    assert_eq!(output(c).0, 0);
+    let Ran { code, report, .. } = flow_run(&project).arg("f.yaml").run();
+    assert_eq!(code, 1);
+    assert_eq!(
+        report["flows"][0]["steps"][1]["error"]["message"],
+        "state.save path `../escaped.json` leaves the flow's directory; give a path relative to the flow's directory, without `..`"
+    );
+    assert!(!d.path().join("escaped.json").exists());
+    assert!(!d.path().join("abs.json").exists());
+    // Symlinks out: the folder, then the file.
+    write(&project, "f.yaml", &flow(".auth/user.json"));
+    let refused = |link: &str| {
+        let Ran { code, report, .. } = flow_run(&project).arg("f.yaml").run();
+        assert_eq!(code, 1);
+        let message = report["flows"][0]["steps"][1]["error"]["message"].to_string();
+        let want = format!("project/{link} is a symbolic link: runner writes no file through one");
+        assert!(message.contains(&want), "{message}");
+    };
+    std::os::unix::fs::symlink(&outside, project.join(".auth")).unwrap();
+    refused(".auth");
+    std::fs::remove_file(project.join(".auth")).unwrap();
+    std::fs::create_dir(project.join(".auth")).unwrap();
+    std::os::unix::fs::symlink(&target, project.join(".auth/user.json")).unwrap();
+    refused(".auth/user.json");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
+    assert_eq!(files_under(&outside), std::slice::from_ref(&target));
+    // Without links, the state is saved, readable by its owner only.
+    std::fs::remove_file(project.join(".auth/user.json")).unwrap();
+    let report = flow_run(&project).arg("f.yaml").passes();
+    let saved = project.join(".auth/user.json");
+    assert_eq!(
+        report["flows"][0]["steps"][1]["outputs"]["path"],
+        saved.display().to_string()
+    );
+    let mode = std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}

@@ -268,9 +268,11 @@ fn cdp_with(url: &str, method: &str, params: serde_json::Value) -> serde_json::V
 }
 
 /// What the browser holds while the second of two flows runs (the first left state and a
-/// second tab), with `env` set for the run: (browser contexts, page targets, every target).
+/// second tab), or of three when `third` (then a flow comes after it), with `env` set for the
+/// run: (browser contexts, page targets, every target).
 fn browser_while_the_second_flow_runs(
     env: &[(&str, &str)],
+    third: bool,
 ) -> (
     Vec<serde_json::Value>,
     Vec<serde_json::Value>,
@@ -287,9 +289,16 @@ fn browser_while_the_second_flow_runs(
             "  - exec: { command: 'touch ready; while [ ! -f go ]; do sleep 0.05; done', shell: true }\n    timeout: 30s\n",
         ),
     );
+    write(d.path(), "3-after.yaml", &flow("after", ""));
     let mut c = crate::common::runner(d.path());
+    let files: &[&str] = if third {
+        &["1-leave.yaml", "2-wait.yaml", "3-after.yaml"]
+    } else {
+        &["1-leave.yaml", "2-wait.yaml"]
+    };
     c.envs(env.iter().copied())
-        .args(["run", "1-leave.yaml", "2-wait.yaml"])
+        .arg("run")
+        .args(files)
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(d.path().join("stderr.txt")).unwrap());
     let mut child = c.spawn().unwrap();
@@ -354,7 +363,7 @@ fn browser_while_the_second_flow_runs(
 
 #[test]
 fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
-    let (contexts, pages, all) = browser_while_the_second_flow_runs(&[]);
+    let (contexts, pages, all) = browser_while_the_second_flow_runs(&[], true);
     // Of the pages on the site (the first flow had two), only the second flow's is left, in
     // a context of runner's; the others are the browser's own, in its default context.
     let on_site: Vec<_> = pages
@@ -393,10 +402,26 @@ fn a_flows_context_and_tabs_are_gone_when_the_next_flow_runs() {
 }
 
 #[test]
+fn the_last_flow_of_a_run_gets_no_context_made_ahead() {
+    // No flow comes after the second: nothing is made for a next flow while it runs.
+    let (contexts, pages, _) = browser_while_the_second_flow_runs(&[], false);
+    assert_eq!(contexts.len(), 1, "{contexts:?} {pages:#?}");
+    let in_it: Vec<_> = pages
+        .iter()
+        .filter(|p| p["browserContextId"] == contexts[0])
+        .collect();
+    assert_eq!(in_it.len(), 1, "{pages:#?}");
+    assert!(
+        in_it[0]["url"].as_str().unwrap().contains("/index.html"),
+        "{pages:#?}"
+    );
+}
+
+#[test]
 fn with_contexts_made_ahead_off_only_the_running_flows_context_is_there() {
     // `RUNNER_CONTEXT_AHEAD=off`: nothing is made beside a flow's steps.
     let (contexts, pages, _) =
-        browser_while_the_second_flow_runs(&[("RUNNER_CONTEXT_AHEAD", "off")]);
+        browser_while_the_second_flow_runs(&[("RUNNER_CONTEXT_AHEAD", "off")], true);
     assert_eq!(contexts.len(), 1, "{contexts:?} {pages:#?}");
     let in_it: Vec<_> = pages
         .iter()
@@ -735,5 +760,36 @@ fn flows_that_fail_before_their_first_step_do_not_hold_up_the_next() {
     assert!(
         took < std::time::Duration::from_secs(6),
         "8 flows that failed before their first step took {took:?}"
+    );
+}
+
+/// The last flow of a run ends its browser with it instead of handing it over — unless it
+/// failed and is run again (`--retries`): the second try gets a fresh context in the same
+/// browser and passes.
+#[test]
+fn the_last_flow_tried_again_still_gets_a_browser() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-first.yaml", &flow("first", ""));
+    write(
+        d.path(),
+        "2-last.yaml",
+        &flow(
+            "last",
+            "  - exec: { command: 'test -f tried || { touch tried; exit 1; }', shell: true }\n  - expect: { visible: { role: heading, text: \"Welcome\" } }\n",
+        ),
+    );
+    let (wrapper, log) = logging_agent_browser(d.path());
+    let Ran { code, report, .. } = flow_run(d.path())
+        .env("AGENT_BROWSER", &wrapper)
+        .args([".", "--jobs", "1", "--retries", "1"])
+        .run();
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["summary"]["passed"], 2, "{report}");
+    let last = &report["flows"][1];
+    assert_eq!(last["flaky"], true, "{last:#}");
+    assert_eq!(
+        sessions(&log).len(),
+        1,
+        "one browser for both flows and the retry"
     );
 }

@@ -289,3 +289,46 @@ fn a_second_armed_answer_fails_and_keeps_the_first() {
         "{message}"
     );
 }
+
+/// A confirm the last flow's page opens as that flow ends — before, during or after its browser
+/// moves on to the next flow's tab — is none of the next flow's business: each next flow (one
+/// browser, `--jobs 1`) opens its page, answers its own confirm and passes. (agent-browser
+/// records the dialogs of the tab it acts on only; runner then asks it once, before the next
+/// flow's first step, and that step does not ask again: see `TabUse::Untouched`.)
+#[test]
+fn a_confirm_the_last_flows_page_opens_as_it_ends_is_not_the_next_flows() {
+    let d = tempfile::tempdir().unwrap();
+    for (i, ms) in [0, 5, 15, 40, 100].iter().enumerate() {
+        let steps = format!(
+            r##"  - dialog: accept
+  - click: {{ role: button, text: Delete }}
+  - expect: {{ text: {{ target: "#r", equals: confirm yes }} }}
+  - eval: "setTimeout(() => confirm('Late?'), {ms}); 'armed'"
+    continue_on_error: true
+"##
+        );
+        write(
+            d.path(),
+            &format!("f{i}.yaml"),
+            &flow(&format!("late {ms}"), &steps),
+        );
+    }
+    let Ran { code, report, .. } = flow_run(d.path()).args([".", "--jobs", "1"]).run();
+    assert_eq!(code, 0, "{report:#}");
+    for ms in [0, 5, 15, 40, 100] {
+        let f = by_name(&report, &format!("late {ms}"));
+        let steps = f["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 5, "{steps:#?}");
+        // Its own steps, up to the one that arms the confirm, pass: the last flow's confirm
+        // reached none of them. (The arming step itself may see its own confirm open, when it
+        // comes before its step ends: that one is the flow's own business.)
+        for s in &steps[..4] {
+            assert_eq!(s["outcome"], "passed", "{s:#}");
+        }
+        let armed = &steps[4];
+        if armed["outcome"] != "passed" {
+            let m = armed["error"]["message"].as_str().unwrap_or_default();
+            assert!(m.contains("\"Late?\""), "{armed:#}");
+        }
+    }
+}

@@ -9,93 +9,7 @@
 use std::path::Path;
 
 use crate::common::{Ran, flow_run, free_port, logging_agent_browser, output, runner, step, write};
-use crate::secret_forms::{as_written, run_everywhere};
-use crate::secrets::{everything, nowhere};
-
-/// `text` as readers may see it: as written, with JSON's and GitHub's escapes read back, and
-/// each of those with escape sequences and control characters (and invisible ones: zero-width
-/// spaces, direction marks) taken out, as a terminal, a browser or a cleaning step would.
-fn as_shown(text: &str) -> Vec<String> {
-    let json = json_unescaped(text);
-    let github = text
-        .replace("%0D", "\r")
-        .replace("%0A", "\n")
-        .replace("%25", "%");
-    let mut out = Vec::new();
-    for t in [text.to_string(), json, github] {
-        out.push(without_escapes(&t));
-        out.push(t.chars().filter(|c| !hidden(*c)).collect());
-        out.push(t);
-    }
-    out
-}
-
-/// Controls (but line breaks and tabs) and characters that show as nothing.
-fn hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
-}
-
-/// `\u0001`, `\u001b`, `\r` (and the like) of a JSON string read back into the characters.
-fn json_unescaped(text: &str) -> String {
-    let mut out = text.replace("\\r", "\r");
-    for c in (0u32..0x20).chain(0x7f..0xa0) {
-        let ch = char::from_u32(c).unwrap().to_string();
-        out = out
-            .replace(&format!("\\u{c:04x}"), &ch)
-            .replace(&format!("\\u{c:04X}"), &ch);
-    }
-    out
-}
-
-/// `text` without ANSI escape sequences (CSI, OSC to BEL or ST, two-byte escapes) and hidden
-/// characters: written here on its own, not runner's.
-fn without_escapes(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            if !hidden(c) {
-                out.push(c);
-            }
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for n in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&n) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                while let Some(n) = chars.next() {
-                    if n == '\u{7}' || n == '\n' {
-                        break;
-                    }
-                    if n == '\u{1b}' {
-                        chars.next_if_eq(&'\\');
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Every text the run printed and wrote under `dir`, each as readers may see it.
-fn all_shown(dir: &Path, printed: &[(&str, &str)]) -> Vec<(String, String)> {
-    everything(dir, printed)
-        .into_iter()
-        .flat_map(|(w, t)| {
-            as_shown(&t)
-                .into_iter()
-                .map(move |s| (format!("{w} (as shown)"), s))
-        })
-        .collect()
-}
+use crate::secret_search::{all_shown, as_written, nowhere, nowhere_shown, run_failing_last};
 
 /// The secret: a word, a dash, the rest; the commands below print the two parts with a
 /// control character, an escape sequence or an invisible character between them.
@@ -134,12 +48,11 @@ steps:
 "#,
     );
     let Ran {
-        code,
         stdout,
         stderr,
         report,
-    } = run_everywhere(d.path(), "hidden.yaml", "CTRL_SECRET", CTRL_SECRET);
-    assert_eq!(code, 1, "only the last step fails: {stderr}");
+        ..
+    } = run_failing_last(d.path(), "hidden.yaml", "CTRL_SECRET", CTRL_SECRET);
     let masked: Vec<String> = (0..10).map(|i| format!("<{i} *** {i}>")).collect();
     let masked = masked.join(" ");
     assert_eq!(
@@ -153,9 +66,10 @@ steps:
         stdout.contains("::error ") && stdout.contains(&format!("stderr: {masked}")),
         "{stdout}"
     );
-    let forms = as_written(&[("the secret", CTRL_SECRET.to_string())]);
-    nowhere(
-        &all_shown(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]),
+    let forms = [("the secret", CTRL_SECRET.to_string())];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
         &forms,
     );
 }
@@ -274,22 +188,78 @@ steps:
         "{err2}"
     );
 
-    let forms = as_written(&[
+    let forms = [
         ("the flow's server's secret", SRV_SECRET.to_string()),
         ("the run's server's secret", RUN_SECRET.to_string()),
-    ]);
-    nowhere(
-        &all_shown(
-            d.path(),
-            &[
-                ("stdout", &out1),
-                ("stderr", &err1),
-                ("stdout (run's server dead)", &out2),
-                ("stderr (run's server dead)", &err2),
-            ],
-        ),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[
+            ("stdout", &out1),
+            ("stderr", &err1),
+            ("stdout (run's server dead)", &out2),
+            ("stderr (run's server dead)", &err2),
+        ],
         &forms,
     );
+}
+
+/// The secret a run's server's templates turn into other values.
+const TOML_SECRET: &str = "grebe-Lantern-6612";
+
+/// What runner.toml's `[[web_server]]` templates make of a secret's value in `env` (reversed,
+/// upper-cased) is masked as what a flow's templates make of one: in the server's log, and in
+/// what the server shows a flow that declares the secret.
+#[test]
+fn what_a_run_servers_templates_make_of_a_secret_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    let flows = d.path().join("flows");
+    std::fs::create_dir_all(&flows).unwrap();
+    // What the server serves is its own file, outside what is searched.
+    let www = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "runner.toml",
+        &r#"[[web_server]]
+name = "app"
+command = ["sh", "-c", "echo REV={{ env.TOK | reverse }} UP={{ env.TOK | upper }}; cd WWW; echo 'served {{ env.TOK | reverse }}' > served.txt; exec python3 -m http.server --bind 127.0.0.1 $PORT"]
+port = "auto"
+"#
+        .replace("WWW", &www.path().display().to_string()),
+    );
+    write(
+        &flows,
+        "f.yaml",
+        r#"name: toml server
+secrets: [TOK]
+steps:
+  - id: got
+    exec: [curl, -sf, "{{ web_server.app.url }}/served.txt"]
+"#,
+    );
+    let ran = flow_run(d.path())
+        .env("TOK", TOML_SECRET)
+        .args(["flows", "--report", "junit=r.xml", "--report", "html=html"])
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let log = std::fs::read_to_string(d.path().join("art/web_server/app.log")).unwrap();
+    assert_eq!(log.lines().next(), Some("REV=*** UP=***"), "{log}");
+    assert_eq!(
+        step(&ran.report, "got")["outputs"]["stdout"],
+        "served ***",
+        "{}",
+        ran.report
+    );
+    let rev: String = TOML_SECRET.chars().rev().collect();
+    let forms = as_written(&[
+        ("the secret reversed", rev),
+        ("the secret upper-cased", TOML_SECRET.to_uppercase()),
+    ]);
+    let printed = [
+        ("stdout", ran.stdout.as_str()),
+        ("stderr", ran.stderr.as_str()),
+    ];
+    nowhere(&all_shown(d.path(), &printed), &forms);
 }
 
 /// The token in a DevTools URL's query, and the password in one's user info.

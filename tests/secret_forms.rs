@@ -4,45 +4,8 @@
 //! wrote: the console, the JSON, JUnit and HTML reports, the artifacts, GitHub annotations and
 //! the job summary.
 
-use std::path::Path;
-
-use crate::common::{Ran, fixture, flow_run, step, write};
-use crate::secrets::{everything, nowhere};
-
-/// A run of `flow` in `dir` with every report, as on GitHub Actions (annotations on stdout, the
-/// job summary in `summary.md`), the secret `name` set to `value`.
-pub(crate) fn run_everywhere(dir: &Path, flow: &str, name: &str, value: &str) -> Ran {
-    let ran = flow_run(dir)
-        .env(name, value)
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .args([flow, "--report", "junit=r.xml", "--report", "html=html"])
-        .run();
-    // What is searched is there: a missing report would make the search vacuous.
-    for f in ["report.json", "r.xml", "html/index.html", "summary.md"] {
-        assert!(dir.join(f).is_file(), "no {f}: {}", ran.stderr);
-    }
-    ran
-}
-
-/// Each form as it is printed, and as a JSON string (the JSON report) and HTML text (the HTML
-/// report) hold it.
-pub(crate) fn as_written<'a>(forms: &[(&'a str, String)]) -> Vec<(&'a str, String)> {
-    let mut out = Vec::new();
-    for (what, f) in forms {
-        let json = serde_json::to_string(f).unwrap();
-        let html = f
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;");
-        out.push((*what, f.clone()));
-        out.push((*what, json[1..json.len() - 1].to_string()));
-        out.push((*what, html.replace('\'', "&#x27;")));
-        out.push((*what, html.replace('\'', "&#39;")));
-    }
-    out
-}
+use crate::common::{Ran, fixture, step, write};
+use crate::secret_search::{nowhere_written, run_failing_last};
 
 /// The secret: split at its dashes, and in batches of six, each piece is long enough to mask
 /// (four characters or more).
@@ -87,12 +50,11 @@ steps:
 "#,
     );
     let Ran {
-        code,
         stdout,
         stderr,
         report,
-    } = run_everywhere(d.path(), "shapes.yaml", "SHAPE_SECRET", SHAPE_SECRET);
-    assert_eq!(code, 1, "only the last step fails: {stderr}");
+        ..
+    } = run_failing_last(d.path(), "shapes.yaml", "SHAPE_SECRET", SHAPE_SECRET);
     let steps = report["flows"][0]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 12, "{report}");
     // The steps ran and printed, masked.
@@ -154,8 +116,11 @@ steps:
         ));
         forms.push(("a batch of four as a list prints", format!("{piece:?}")));
     }
-    let texts = everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]);
-    nowhere(&texts, &as_written(&forms));
+    nowhere_written(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
 }
 
 /// The secret: HTML-special characters, quotes, a slash, a plus and non-ASCII letters, so each
@@ -211,12 +176,11 @@ steps:
     .replace("FIXTURES", &fixture("secrets").display().to_string());
     write(d.path(), "enc.yaml", &flow);
     let Ran {
-        code,
         stdout,
         stderr,
         report,
-    } = run_everywhere(d.path(), "enc.yaml", "ENC_SECRET", ENC_SECRET);
-    assert_eq!(code, 1, "only the last step fails: {stderr}");
+        ..
+    } = run_failing_last(d.path(), "enc.yaml", "ENC_SECRET", ENC_SECRET);
     let printed = step(&report, "encoded")["outputs"]["stdout"]
         .as_str()
         .unwrap()
@@ -238,8 +202,11 @@ steps:
     for v in [ENC_SECRET, made.as_str()] {
         forms.extend(encodings(v));
     }
-    let texts = everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]);
-    nowhere(&texts, &as_written(&forms));
+    nowhere_written(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
 }
 
 /// `v` in the encodings the flow above prints, and as a page writes it into a text node and
@@ -302,4 +269,74 @@ pub(crate) fn encodings(v: &str) -> Vec<(&'static str, String)> {
         ),
         ("percent-encoded in lower case", component),
     ]
+}
+
+/// The secret of the tests on template syntax below.
+const TAG_SECRET: &str = "kestrel-Vault-9931";
+
+/// What a template makes of a secret is masked however its tags are written: a map literal
+/// inside `{{ }}` (whose `}}` closes the map, not the tag), a string literal holding `}}` or
+/// `{{`, an expression inside a `{% if %}` and one that reads a name only a `{% set %}` gives
+/// (it cannot be evaluated on its own: the whole rendering is masked).
+#[test]
+fn values_made_of_a_secret_are_masked_whatever_the_tags_hold() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "tags.yaml",
+        r#"name: derived through tags
+secrets: [TAG_SECRET]
+steps:
+  - log: "A {{ {'a': {'b': secrets.TAG_SECRET | reverse}} }}"
+  - log: "B {{ (secrets.TAG_SECRET ~ '}}') | reverse }}"
+  - log: "C {{ '{{' ~ secrets.TAG_SECRET | lower ~ '}}' }}"
+  - id: env
+    exec:
+      command: ["sh", "-c", "echo F $X"]
+      env: { X: "k={{ {'k': {'v': secrets.TAG_SECRET | upper}} }}" }
+  - log: "D {% if secrets.TAG_SECRET %}{{ secrets.TAG_SECRET | title }}{% endif %}"
+  - log: "E {% set n = 3 %}{{ secrets.TAG_SECRET[n:] | replace('-', '+') }}"
+  - exec: ["sh", "-c", "echo \"failing on $0\" >&2; exit 3", "{% set n = 2 %}{{ secrets.TAG_SECRET[n:] | replace('-', '/') }}"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "tags.yaml", "TAG_SECRET", TAG_SECRET);
+    for line in ["│ A ***", "│ B ***", "│ C ***"] {
+        assert!(stderr.contains(line), "no `{line}` in:\n{stderr}");
+    }
+    // With a block, the whole rendering is the value made of the secret.
+    let whole = stderr.lines().filter(|l| l.trim() == "│ ***").count();
+    assert_eq!(whole, 2, "D and E are not masked whole:\n{stderr}");
+    assert_eq!(
+        step(&report, "env")["outputs"]["stdout"],
+        "F k=***",
+        "{report}"
+    );
+    assert!(
+        stdout.contains("::error ") && stdout.contains("failing on ***"),
+        "{stdout}"
+    );
+    let s = TAG_SECRET;
+    let rev: String = s.chars().rev().collect();
+    let forms = vec![
+        ("the secret", s.to_string()),
+        ("it reversed", rev),
+        ("it upper-cased", s.to_uppercase()),
+        ("it lower-cased", s.to_lowercase()),
+        ("it title-cased", "Kestrel-Vault-9931".to_string()),
+        ("its tail, dashes replaced", s[3..].replace('-', "+")),
+        (
+            "its tail, dashes replaced by slashes",
+            s[2..].replace('-', "/"),
+        ),
+    ];
+    nowhere_written(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
 }

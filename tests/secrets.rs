@@ -8,41 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 
 use crate::common::{Ran, fixture, flow_run, output, runner, step, write};
-
-/// What a run and the commands after it printed, and every file under `dir`: (where, text).
-/// Every file and directory name under `dir` is there too, as its own entry.
-pub(crate) fn everything(dir: &Path, printed: &[(&str, &str)]) -> Vec<(String, String)> {
-    let mut texts: Vec<(String, String)> = printed
-        .iter()
-        .map(|(w, t)| ((*w).to_string(), (*t).to_string()))
-        .collect();
-    for e in walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        let p = e.path();
-        let rel = p.strip_prefix(dir).unwrap_or(p).display().to_string();
-        texts.push((format!("the name {rel}"), rel.clone()));
-        if e.file_type().is_file()
-            && let Ok(t) = std::fs::read_to_string(p)
-        {
-            texts.push((rel, t));
-        }
-    }
-    texts
-}
-
-/// Fails naming the first form of `forms` found in `texts`.
-pub(crate) fn nowhere(texts: &[(String, String)], forms: &[(&str, String)]) {
-    for (where_, text) in texts {
-        for (what, form) in forms {
-            assert!(
-                !text.contains(form.as_str()),
-                "{what} (`{form}`) is in {where_}:\n{text}"
-            );
-        }
-    }
-}
+use crate::secret_search::{everything, nowhere};
 
 /// The password: its base64 in `user:<password>` has `+` and `/` (so its URL-safe form differs),
 /// and sits at another offset than the password's own base64.

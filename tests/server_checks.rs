@@ -5,16 +5,8 @@
 
 use std::path::Path;
 
-use crate::common::{Ran, flow_run, output, runner, write};
+use crate::common::{Ran, flow_run, output, runner, validate, write};
 use crate::servers::app;
-
-/// `runner validate f.yaml` in `dir`: (exit code, stdout + stderr).
-fn validate(dir: &Path) -> (i32, String) {
-    let mut c = runner(dir);
-    c.args(["validate", "f.yaml"]);
-    let (code, out, err) = output(c);
-    (code, format!("{out}{err}"))
-}
 
 #[test]
 fn a_missing_static_folder_of_runner_toml_is_refused_at_its_line_by_validate_and_run() {
@@ -92,6 +84,9 @@ port = "auto"
     assert!(out.contains("error: 7 problems in 1 file"), "{out}");
 }
 
+/// A flow's server killed while the flow runs fails the next step that needs it: the step's
+/// error starts with the server's end and its last lines (the whole log in the artifacts), in
+/// the console's block of that step, the report and JUnit, once; the step's own error stays.
 #[test]
 fn a_server_killed_mid_flow_is_named_in_the_failed_steps_own_block() {
     let d = tempfile::tempdir().unwrap();
@@ -150,6 +145,20 @@ steps:
     assert_eq!(message.matches(died).count(), 1, "{message}");
     let junit = std::fs::read_to_string(junit).unwrap();
     assert!(junit.contains(&format!("failed: {died}")), "{junit}");
+    // Its last lines are in the message; the whole log is in the artifacts.
+    assert!(
+        message.contains("listening on http://127.0.0.1:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("log: 001-killed/web_server/server.log"),
+        "{message}"
+    );
+    assert!(
+        d.path()
+            .join("art/001-killed/web_server/server.log")
+            .is_file()
+    );
 }
 
 /// `runner explore / --atlas atlas` with `args` (the `--web-server` options) in `dir`.
@@ -212,4 +221,81 @@ fn the_web_server_options_are_named_as_options_in_their_errors() {
         "{out}"
     );
     assert!(!out.contains("runner.toml"), "{out}");
+}
+
+/// A server's `url` or `ready_url` that readiness cannot poll (not an absolute http(s) URL) is
+/// refused where it is written — a flow, runner.toml, `--web-server-url` — instead of waiting
+/// `ready_timeout` (30 s) for an answer that cannot come; one made by a template fails the flow
+/// as soon as it renders, saying so.
+#[test]
+fn a_server_url_readiness_cannot_poll_is_refused_where_it_is_written() {
+    let d = tempfile::tempdir().unwrap();
+    let cmd = format!("python3 {}", app());
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nweb_server:\n  command: [python3, x.py]\n  url: \"localhost:8000\"\nsteps:\n  - log: x\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("f.yaml:4:8: error: `web_server.url` must be an http(s) URL"),
+        "{out}"
+    );
+    write(d.path(), "f.yaml", "name: v\nsteps:\n  - log: x\n");
+    write(
+        d.path(),
+        "runner.toml",
+        "[[web_server]]\nname = \"api\"\ncommand = [\"x\"]\nurl = \"ftp://127.0.0.1/\"\nready_url = \"health\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("runner.toml:4:7: error: `web_server.url`"),
+        "{out}"
+    );
+    assert!(out.contains("its scheme is `ftp`"), "{out}");
+    assert!(
+        out.contains("runner.toml:5:13: error: `web_server.ready_url`")
+            && out.contains("`/health`"),
+        "{out}"
+    );
+    std::fs::remove_file(d.path().join("runner.toml")).unwrap();
+    let (code, out) = explore(
+        d.path(),
+        &["--web-server", &cmd, "--web-server-url", "not a url"],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--web-server-url: `web_server.url` must be"),
+        "{out}"
+    );
+    // An `env` entry that reads `web_server` has no value when the server starts.
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nenv: { WHERE: \"127.0.0.1:{{ web_server.port }}\" }\nweb_server:\n  command: [python3, x.py]\n  port: auto\n  url: \"http://{{ env.WHERE }}\"\nsteps:\n  - log: \"{{ env.WHERE }}\"\n",
+    );
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("f.yaml:6:8: error: `env.WHERE` has no value here"),
+        "{out}"
+    );
+    // Rendered: the flow fails at once, naming the URL it was given.
+    write(
+        d.path(),
+        "f.yaml",
+        "name: v\nenv: { WHERE: \"127.0.0.1:8000\" }\nweb_server:\n  command: [python3, x.py]\n  url: \"{{ env.WHERE }}\"\nsteps:\n  - log: x\n",
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let error = report["flows"][0]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert_ne!(code, 0, "{report}");
+    assert!(
+        error.contains("`web_server.url` must be an http(s) URL"),
+        "{report}"
+    );
+    assert!(!error.contains("did not answer"), "{report}");
 }

@@ -370,9 +370,48 @@ fn an_atlas_replays_on_the_server_it_was_explored_on() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains(
-            "the atlas was explored on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
+            "the atlas was recorded on the web server `site`, which is not among the servers now (api, web): replaying on the first, `api`"
         ),
         "{err}"
+    );
+}
+
+/// An atlas recorded by a flow's `link_state` steps remembers the server its first state is
+/// on, as an explore's remembers the server of its URL: verify, replay and export go to that
+/// server (of their own run, on a new port), not to the first server, the API.
+#[test]
+fn a_link_state_atlas_replays_on_the_server_its_flow_ran_on() {
+    let d = tempfile::tempdir().unwrap();
+    crate::atlas::site_copy(d.path());
+    api_and_site(d.path(), "site");
+    write(
+        d.path(),
+        "tour.yaml",
+        "name: tour\natlas: atlas\nsteps:\n  - open: \"{{ web_server.site.url }}/index.html\"\n  - id: home\n    link_state: home\n  - click: { role: link, text: About us }\n  - link_state: about\n  - expect: { that: \"{{ steps.home.server == 'site' }}\" }\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "tour.yaml"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}{err}");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("atlas/atlas.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["server"], "site", "{settings}");
+    let cmd = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(args).args(["--atlas", "atlas"]);
+        output(c)
+    };
+    let (code, out, err) = cmd(&["atlas", "verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 verified, 0 no longer arrive"), "{out}");
+    assert!(!err.contains("warning"), "{err}");
+    let home = crate::atlas::node_by_title(d.path(), "Atlas home");
+    let (code, exported, err) = cmd(&["atlas", "export", &home]);
+    assert_eq!(code, 0, "{exported}{err}");
+    assert!(
+        exported.contains("\"open\": \"{{ web_server.site.url }}/index.html\""),
+        "{exported}"
     );
 }
 

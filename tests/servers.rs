@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::common::{Ran, all_gone, fixture, flow_run, free_port, output, runner, write};
+use crate::common::{Ran, all_gone, fixture, flow_run, free_port, validate, write};
 
 /// `app.py`'s absolute path.
 pub(crate) fn app() -> String {
@@ -253,60 +253,6 @@ fn a_taken_fixed_port_of_a_flow_server_fails_at_once() {
 }
 
 #[test]
-fn a_server_killed_mid_run_is_named_in_the_failing_flow() {
-    let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("starts");
-    write(
-        d.path(),
-        "f.yaml",
-        &format!(
-            r#"name: killed
-web_server:
-  command: [python3, "{app}"]
-  port: auto
-steps:
-  - open: "{{{{ web_server.url }}}}"
-  - exec: [sh, -c, "kill -9 $(head -1 '{log}')"]
-  - open: "{{{{ web_server.url }}}}"
-"#,
-            app = app(),
-            log = log.display()
-        ),
-    );
-    let Ran {
-        code,
-        stdout,
-        stderr,
-        report,
-    } = flow_run(d.path())
-        .env("APP_STARTS", &log)
-        .arg("f.yaml")
-        .run();
-    assert_eq!(code, 1, "{stdout}{stderr}");
-    let failed = &report["flows"][0]["steps"][2];
-    let message = failed["error"]["message"].as_str().unwrap();
-    assert!(
-        message.starts_with("web server `server` exited (signal: 9 (SIGKILL)) while the flow ran"),
-        "{message}"
-    );
-    // Its last lines are in the message; the whole log is in the artifacts.
-    assert!(
-        message.contains("listening on http://127.0.0.1:"),
-        "{message}"
-    );
-    assert!(
-        message.contains("log: 001-killed/web_server/server.log"),
-        "{message}"
-    );
-    assert!(
-        d.path()
-            .join("art/001-killed/web_server/server.log")
-            .is_file()
-    );
-    assert!(stderr.contains("web server `server` exited"), "{stderr}");
-}
-
-#[test]
 fn a_run_level_server_that_dies_fails_the_flows_after_it_naming_it() {
     let d = tempfile::tempdir().unwrap();
     project_with_app(d.path(), "");
@@ -472,14 +418,6 @@ fn a_template_error_in_a_server_at_run_time_is_invalid_input_with_its_place() {
     );
     // Its place, at the template inside the string.
     assert!(stderr.contains("at f.yaml:3:26"), "{stderr}");
-}
-
-/// `runner validate` in `dir` on `f.yaml`: (exit code, stdout + stderr).
-fn validate(dir: &Path) -> (i32, String) {
-    let mut c = runner(dir);
-    c.args(["validate", "f.yaml"]);
-    let (code, out, err) = output(c);
-    (code, format!("{out}{err}"))
 }
 
 #[test]

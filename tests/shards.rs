@@ -327,3 +327,96 @@ fn merge_reports_reads_no_dot_directory_of_a_shard() {
     assert_eq!(html.matches("<img class=\"shot\"").count(), 2, "{html}");
     assert_eq!(html.matches("page snapshot").count(), 1, "{html}");
 }
+
+/// A shard whose flow status contradicts its steps is refused (exit 2, naming the shard and the
+/// flow), as a run decides a flow's status: a real run's failed flow edited to `passed` (its
+/// counts edited to match, its step still failed with no `continue_on_error`); a failed step
+/// whose kind makes the flow an `error`, said `failed`; a flow passed after a retry that says it
+/// is not flaky; a step whose `environment` error `continue_on_error` is said to tolerate. What
+/// a run does write (a failed step in an interrupted flow, a tolerated failure in a passed
+/// flow, a flaky pass after a retry) merges.
+#[test]
+fn merge_reports_refuses_a_flow_whose_status_contradicts_its_steps() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: ex\nsteps:\n  - exec: [\"false\"]\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "f.yaml", "--artifacts", "s1/art"])
+        .args(["--report", "json=s1/report.json"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    std::fs::remove_file(d.path().join("s1/art/report.json")).unwrap();
+    let text = std::fs::read_to_string(d.path().join("s1/report.json")).unwrap();
+    let mut r: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(r["flows"][0]["steps"][0]["conclusion"], "failed", "{r}");
+    r["flows"][0]["status"] = json!("passed");
+    r["summary"]["passed"] = json!(1);
+    r["summary"]["failed"] = json!(0);
+    std::fs::write(d.path().join("s1/report.json"), r.to_string()).unwrap();
+    let (code, stderr) = merge(d.path(), &["s1", "--report", "junit=m.xml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("s1/report.json: flow \"ex\" is \"passed\", but its step \"exec false\" concluded failed (command_failed)")
+            && stderr.contains("the flow is then failed or interrupted: not the report a run wrote"),
+        "{stderr}"
+    );
+    assert!(!d.path().join("m.xml").exists());
+
+    let failed_step = |kind: &str| {
+        let mut r = shard(&[("a", "failed")]);
+        r["flows"][0]["steps"][0]["error"] = json!({"kind": kind, "message": "m"});
+        r
+    };
+    let mut env_said_failed = failed_step("environment");
+    env_said_failed["flows"][0]["status"] = json!("failed");
+    let mut retried_not_flaky = shard(&[("a", "passed")]);
+    retried_not_flaky["flows"][0]["retry_errors"] = json!([{"kind": "assertion", "message": "m"}]);
+    let mut env_tolerated = shard(&[("a", "passed")]);
+    let step = &mut env_tolerated["flows"][0]["steps"][0];
+    step["outcome"] = json!("failed");
+    step["error"] = json!({"kind": "environment", "message": "m"});
+    for (r, why) in [
+        (
+            env_said_failed,
+            "flow \"a\" is \"failed\", but its step \"exec\" concluded failed (environment) (no continue_on_error tolerated it): the flow is then error or interrupted",
+        ),
+        (
+            retried_not_flaky,
+            "flow \"a\" says it is not flaky, but a step of it is flaky, or it passed after a retry",
+        ),
+        (
+            env_tolerated,
+            "flow \"a\" has a step \"exec\" that failed (environment) but concludes \"passed\"",
+        ),
+    ] {
+        std::fs::write(d.path().join("s.json"), r.to_string()).unwrap();
+        let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
+        assert_eq!(code, 2, "{why}: {stderr}");
+        assert!(
+            stderr.contains(&format!("s.json: {why}")),
+            "{why}: {stderr}"
+        );
+        assert!(!d.path().join("out.json").exists());
+    }
+
+    let mut interrupted = failed_step("timeout");
+    interrupted["flows"][0]["status"] = json!("interrupted");
+    interrupted["summary"]["failed"] = json!(0);
+    interrupted["summary"]["interrupted"] = json!(1);
+    let mut tolerated = shard(&[("a", "passed")]);
+    let step = &mut tolerated["flows"][0]["steps"][0];
+    step["outcome"] = json!("failed");
+    step["error"] = json!({"kind": "command_failed", "message": "m"});
+    let mut flaky = shard(&[("a", "passed")]);
+    flaky["flows"][0]["retry_errors"] = json!([{"kind": "assertion", "message": "m"}]);
+    flaky["flows"][0]["flaky"] = json!(true);
+    flaky["summary"]["flaky"] = json!(1);
+    for r in [failed_step("assertion"), interrupted, tolerated, flaky] {
+        std::fs::write(d.path().join("s.json"), r.to_string()).unwrap();
+        let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
+        assert_eq!(code, 0, "{r}: {stderr}");
+    }
+}

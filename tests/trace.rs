@@ -363,8 +363,8 @@ fn every_trace_file_masks_the_secret_in_every_encoding() {
     use base64::Engine;
     use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
-    use crate::secret_forms::{ENC_SECRET, as_written, encodings};
-    use crate::secrets::{everything, nowhere};
+    use crate::secret_forms::{ENC_SECRET, encodings};
+    use crate::secret_search::{everything, nowhere_shown};
 
     let d = tempfile::tempdir().unwrap();
     write(
@@ -431,11 +431,12 @@ steps:
                 .replace('=', "%3D"),
         ));
     }
-    let texts = everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]);
+    let printed = [("stdout", stdout.as_str()), ("stderr", stderr.as_str())];
+    let texts = everything(d.path(), &printed);
     assert!(
         texts.iter().any(|(w, _)| w.ends_with("trace.json"))
             && texts.iter().any(|(w, _)| w.ends_with("index.html")),
         "the trace and the report are searched"
     );
-    nowhere(&texts, &as_written(&forms));
+    nowhere_shown(d.path(), &printed, &forms);
 }

@@ -4,9 +4,37 @@
 //! header) and in var files (a name twice, an empty or multi-line name, UTF-16, a deep JSON
 //! file whose error must stay short).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::{fixture, flow_run, output, runner, write};
+
+/// A folder standing for `/etc` in `dir`: `outside/passwd`.
+fn outside(dir: &Path) -> PathBuf {
+    let outside = dir.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    write(&outside, "passwd", "root:x:0:0\n");
+    outside
+}
+
+/// A run of `f.yaml` in `dir` that exits with `code`, saying `said` on the console.
+fn fails_saying(dir: &Path, code: i32, said: &str) {
+    let r = flow_run(dir).arg("f.yaml").run();
+    assert_eq!(r.code, code, "{}", r.stderr);
+    assert!(r.stderr.contains(said), "wanted {said:?} in:\n{}", r.stderr);
+}
+
+/// Fails unless [`outside`] holds its `passwd` alone, as it was.
+fn nothing_written(outside: &Path) {
+    let names: Vec<_> = std::fs::read_dir(outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["passwd"], "written outside: {names:?}");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("passwd")).unwrap(),
+        "root:x:0:0\n"
+    );
+}
 
 /// A reused `--artifacts` directory holding symlinks out (to a folder standing for `/etc`):
 /// where a step would write through one (`screenshot.path` under a linked folder, the flow's
@@ -15,9 +43,7 @@ use crate::common::{fixture, flow_run, output, runner, write};
 #[test]
 fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     let d = tempfile::tempdir().unwrap();
-    let outside = d.path().join("outside");
-    std::fs::create_dir(&outside).unwrap();
-    write(&outside, "passwd", "root:x:0:0\n");
+    let outside = outside(d.path());
     let flow = |shot: &str| {
         format!(
             "name: shots\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n  - screenshot: {shot}\n",
@@ -48,33 +74,191 @@ fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     std::fs::remove_file(art.join("001-shots/shots")).unwrap();
     std::fs::create_dir(art.join("001-shots/shots")).unwrap();
     link(&art.join("001-shots/shots/x.png"), &outside.join("passwd"));
-    let r = flow_run(d.path()).arg("f.yaml").run();
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("x.png is a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    fails_saying(d.path(), 1, "x.png is a symbolic link");
     // 3. The flow's own artifacts folder is a symlink out (a default screenshot).
     std::fs::remove_dir_all(&art).unwrap();
     write(d.path(), "f.yaml", &flow("true"));
     link(&art.join("001-shots"), &outside);
-    let r = flow_run(d.path()).arg("f.yaml").run();
-    assert_ne!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("001-shots is a symbolic link"),
-        "{}",
-        r.stderr
+    fails_saying(d.path(), 3, "001-shots is a symbolic link");
+    nothing_written(&outside);
+}
+
+/// Downloads in a reused artifacts directory: a page-suggested name longer than a file name may
+/// be is cut (its extension kept), with the `download` step and without; a name already taken
+/// by a symlink out (to a file, or dangling) gets the next free name, the link neither followed
+/// nor replaced; a download still under way when the last step ends (2 s more) is waited for
+/// and named too; and a flow whose `downloads` folder is itself a symlink out fails saying so,
+/// before its browser saves anything there.
+#[test]
+fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let outside = outside(d.path());
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: odd downloads\nweb_server:\n  command: [python3, \"{}\", \"{port}\", \"{}\"]\n  url: \"http://127.0.0.1:{port}\"\nsteps:\n  - open: \"{{{{ web_server.url }}}}/odd-downloads.html\"\n  - id: long\n    download: {{ target: \"#long\" }}\n  - click: \"#long\"\n  - click: \"#dangling\"\n  - id: report\n    download: {{ target: \"#report\" }}\n  - id: slow\n    download: {{ target: \"#slow\" }}\n    timeout: 1s\n    continue_on_error: true\n",
+            fixture("echo_server.py").display(),
+            fixture("site").display()
+        ),
     );
-    let names: Vec<_> = std::fs::read_dir(&outside)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["passwd"], "written outside: {names:?}");
+    let downloads = d.path().join("art/001-odd-downloads/downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    std::os::unix::fs::symlink(outside.join("passwd"), downloads.join("report.csv")).unwrap();
+    std::os::unix::fs::symlink(outside.join("new.csv"), downloads.join("dangling.csv")).unwrap();
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    let want = std::fs::read(fixture("site/report.csv")).unwrap();
+    // The slow download had begun when its step gave up on it (so no step took it).
+    let slow = crate::common::step(&report, "slow")["error"]["message"].to_string();
+    assert!(slow.contains("/slow/report.csv did not finish"), "{slow}");
+    let long = format!("{}.csv", "L".repeat(251));
+    let path = |id: &str| {
+        crate::common::step(&report, id)["outputs"]["path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(path("long"), downloads.join(&long).display().to_string());
     assert_eq!(
-        std::fs::read_to_string(outside.join("passwd")).unwrap(),
-        "root:x:0:0\n"
+        path("report"),
+        downloads.join("report (2).csv").display().to_string()
     );
+    let mut names: Vec<String> = std::fs::read_dir(&downloads)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let second = format!("{} (2).csv", "L".repeat(247));
+    let names_sorted: Vec<&str> = vec![
+        &second,
+        &long,
+        "dangling (2).csv",
+        "dangling.csv",
+        "report (2).csv",
+        "report.csv",
+        "slow.csv",
+    ];
+    assert_eq!(
+        names, names_sorted,
+        "every download named, none left as its id"
+    );
+    for n in [&long, &second, "dangling (2).csv", "report (2).csv"] {
+        assert_eq!(std::fs::read(downloads.join(n)).unwrap(), want, "{n}");
+    }
+    let slow = std::fs::read(downloads.join("slow.csv")).unwrap();
+    assert_eq!(slow, want.repeat(4096)[..4096], "the whole of the slow one");
+    // The planted links are as they were.
+    assert_eq!(
+        std::fs::read_link(downloads.join("report.csv")).unwrap(),
+        outside.join("passwd")
+    );
+    assert_eq!(
+        std::fs::read_link(downloads.join("dangling.csv")).unwrap(),
+        outside.join("new.csv")
+    );
+    // The flow's `downloads` folder is a symlink out.
+    std::fs::remove_dir_all(&downloads).unwrap();
+    std::os::unix::fs::symlink(&outside, &downloads).unwrap();
+    fails_saying(
+        d.path(),
+        3,
+        "001-odd-downloads/downloads is a symbolic link: runner writes no artifact through one",
+    );
+    nothing_written(&outside);
+}
+
+/// A web server that prints one enormous line with no newline (17 MB, more than the log keeps,
+/// holding a secret where a cut falls) and exits: runner's memory grows by little while it
+/// reads it, the log keeps at most 16 MiB and says it was truncated, the failure's excerpt
+/// shows the line cut with its length, and no part of the secret is left on either side of a
+/// cut.
+#[test]
+fn a_server_flooding_one_line_costs_bounded_memory_and_output() {
+    const SECRET: &str = "Kx9-ZeQrUt-Qm4";
+    const CAP: usize = 16 * 1024 * 1024;
+    let d = tempfile::tempdir().unwrap();
+    let marker = d.path().join("written");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: flood\nsecrets: [SECRET]\nweb_server:\n  command: [python3, \"{}\", \"{}\", \"17000000\", \"{CAP}\"]\n  env: {{ FLOOD_SECRET: \"{{{{ secrets.SECRET }}}}\" }}\n  port: auto\n  ready_timeout: 60s\nsteps:\n  - log: never\n",
+            fixture("servers/flood.py").display(),
+            marker.display()
+        ),
+    );
+    let child = runner(d.path())
+        .args([
+            "run",
+            "f.yaml",
+            "--artifacts",
+            "art",
+            "--report",
+            "json=report.json",
+        ])
+        .env("SECRET", SECRET)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let peak_kb = || {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap()
+    };
+    crate::common::wait_for_file(&d.path().join("written.started"));
+    let before = peak_kb();
+    write(d.path(), "written.flood", "1");
+    // (Masking 17 MB in a debug build on a busy machine takes a while.)
+    crate::common::wait_for_file_within(&marker, 60);
+    let after = peak_kb();
+    write(d.path(), "written.go", "1");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        after < before + 8 * 1024,
+        "runner's memory peaked at {after} kB, {before} kB before the long line"
+    );
+    // The excerpt: the first line whole, the long one cut with its length said.
+    let cut = format!(
+        "  | starting\n  | {}***xx… (truncated: a line of 16.2 MiB)\n",
+        "x".repeat(995)
+    );
+    assert!(
+        stderr.contains(&cut),
+        "{}",
+        &stderr[..stderr.len().min(3000)]
+    );
+    assert!(stderr.len() < 8000, "{} bytes of stderr", stderr.len());
+    let log = std::fs::read(d.path().join("art/001-flood/web_server/server.log")).unwrap();
+    let note = "\n… (truncated: the server printed more than 16 MiB; the rest is not kept)\n";
+    let note = note.as_bytes();
+    assert!(
+        log.ends_with(note),
+        "{:?}",
+        String::from_utf8_lossy(&log[log.len().saturating_sub(200)..])
+    );
+    assert!(log.len() <= CAP + note.len(), "{} bytes", log.len());
+    assert!(log.starts_with(b"starting\nxxx"));
+    let report = std::fs::read_to_string(d.path().join("report.json")).unwrap();
+    // No part of the secret on either side of a cut: its first five characters nowhere.
+    let log = String::from_utf8_lossy(&log);
+    for (what, text) in [
+        ("stderr", stderr.as_str()),
+        ("report", &report),
+        ("log", &log),
+    ] {
+        assert!(
+            !text.contains(&SECRET[..5]),
+            "{what} holds a piece of the secret"
+        );
+        assert!(text.contains("***"), "{what} shows no mask");
+    }
 }
 
 /// A template in a `--var` value or a var file's value is refused (exit 2, naming the var, and

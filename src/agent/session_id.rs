@@ -67,7 +67,10 @@ pub(crate) fn find_gemini_session(home: &Path, since: SystemTime) -> Option<Stri
             if modified < since {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(f.path()) else {
+            // Only a regular file, and not without end: a FIFO there would block the run.
+            let Ok(text) = crate::fs::read_regular(&f.path(), 64 << 20)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+            else {
                 continue;
             };
             #[allow(clippy::case_sensitive_file_extension_comparisons)]

@@ -30,6 +30,7 @@ use super::error::AgentError;
 use super::execution::{self, Ended, Launch, Relay};
 use super::sift::{FitItem, ItemLists, sift};
 use crate::config::profiles::Registry;
+use crate::fs::{Owner, Tree, TreeError};
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// A skill runner can ask an agent.
@@ -234,17 +235,37 @@ pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value) -> PathBuf {
         .join(format!("{}.json", question_id(skill, key)))
 }
 
-/// The cached answer to `key`, if there is a valid one and the cache is read.
-pub(crate) fn cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Value> {
-    cached_answer(env, skill, key).map(|a| a.value)
+/// The most runner reads of one cached answer.
+const MAX_ENTRY: u64 = 16 << 20;
+
+/// The cache, for reading and writing inside it: nothing through a link, only regular files
+/// (a repository may hold the cache, so that CI replays without an agent).
+fn cache_tree<'a>(env: &'a SkillEnv<'_>) -> Tree<'a> {
+    Tree::new(&env.cache_dir, Owner::AgentCache)
 }
 
-fn cached_answer(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Answer> {
+/// The cache's entry for `key`: none when there is none or the cache is off; an error when
+/// what is there is not read (a link, a FIFO, a file over the cap). One that is not JSON counts
+/// as none (a read-write run replaces it).
+fn entry(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Result<Option<Value>, TreeError> {
     if env.cache == CacheMode::Off {
-        return None;
+        return Ok(None);
     }
-    let text = std::fs::read_to_string(cache_file(&env.cache_dir, skill, key)).ok()?;
-    let v: Value = serde_json::from_str(&text).ok()?;
+    match cache_tree(env).read_text(&cache_file(&env.cache_dir, skill, key), MAX_ENTRY) {
+        Ok(text) => Ok(serde_json::from_str(&text).ok()),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The cached answer to `key`, if there is a valid one and the cache is read.
+pub(crate) fn cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<Value> {
+    let entry = entry(env, skill, key).ok()??;
+    answer_of(skill, &entry).map(|a| a.value)
+}
+
+/// The answer an entry holds, if it is a valid one.
+fn answer_of(skill: Skill, v: &Value) -> Option<Answer> {
     let answer = v.get("answer")?.clone();
     let dropped = v
         .get("dropped")
@@ -286,33 +307,26 @@ fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Answer) {
         json!({ "skill": skill.name(), "key": key, "answer": answer.value, "dropped": answer.dropped })
     };
     let file = cache_file(&env.cache_dir, skill, key);
-    let Some(dir) = file.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
     let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
-    if let Ok(tmp) = tempfile::NamedTempFile::new_in(dir)
-        && std::fs::write(tmp.path(), env.masker.mask(&text).as_bytes()).is_ok()
-    {
-        let _ = tmp.persist(&file);
+    if let Err(e) = cache_tree(env).write(&file, env.masker.mask(&text).as_bytes()) {
+        (env.relay)(&format!("the `{}` answer is not cached: {e}", skill.name()));
     }
 }
 
-/// Why the cache holds no answer to `key` when its entry says (an answer that held a secret).
-fn not_cached(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Option<String> {
-    let text = std::fs::read_to_string(cache_file(&env.cache_dir, skill, key)).ok()?;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    v.get("not_cached")?.as_str().map(str::to_string)
-}
-
-/// The error of a read-only run that has no answer to give.
-fn read_only_miss(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> StepError {
+/// The error of a read-only run that has no answer to give (`entry`: what the cache holds for
+/// the question).
+fn read_only_miss(c: &SkillCall<'_>, entry: &Result<Option<Value>, TreeError>) -> StepError {
     let skill = c.skill.name();
-    let message = match not_cached(env, c.skill, &c.key) {
-        Some(why) => format!(
+    // Why the cache holds no answer, when its entry says (an answer that held a secret).
+    let not_cached = |v: &Value| v.get("not_cached")?.as_str().map(str::to_string);
+    let message = match entry.as_ref().map(|e| e.as_ref().and_then(not_cached)) {
+        Err(e) => format!(
+            "the cached `{skill}` answer cannot be read: {e}; the agent cache is read-only (--agent-cache read-only): remove it and record the answer with a read-write run"
+        ),
+        Ok(Some(why)) => format!(
             "no cached `{skill}` answer for this question: {why}, so it is never cached (a replay would give back `***` where the secret was), and the agent cache is read-only (--agent-cache read-only): this question needs its agent on every run"
         ),
-        None => format!(
+        Ok(None) => format!(
             "no {}cached `{skill}` answer for this question, and the agent cache is read-only (--agent-cache read-only): record it with a read-write run first",
             if c.use_cache { "" } else { "fitting " },
         ),
@@ -340,14 +354,19 @@ pub(crate) fn prompt(skill: Skill, input: &Value) -> String {
 /// Asks the question: the cache first (unless off), then the agent, once more with the
 /// reasons if its answer cannot be used.
 pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer, StepError> {
+    let entry = entry(env, c.skill, &c.key);
     if c.use_cache
-        && let Some(answer) = cached_answer(env, c.skill, &c.key)
+        && let Ok(Some(v)) = &entry
+        && let Some(answer) = answer_of(c.skill, v)
     {
         return Ok(answer);
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
     if env.cache == CacheMode::ReadOnly {
-        return Err(read_only_miss(c, env));
+        return Err(read_only_miss(c, &entry));
+    }
+    if let Err(e) = &entry {
+        (env.relay)(&format!("the cached answer is not read: {e}"));
     }
     let Some(label) = c.profile else {
         return Err(fail(format!(

@@ -87,8 +87,7 @@ enum Part {
 pub(crate) fn identity(atlas: &Atlas, node: &str) -> Result<Identity, AtlasError> {
     let meta = atlas.meta(node)?;
     // An atlas written before snapshots were kept still has its URL and title.
-    let snapshot =
-        std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
+    let snapshot = atlas.snapshot(node)?.unwrap_or_default();
     Ok(Identity {
         node: node.to_string(),
         label: super::view::label(atlas, node),
@@ -106,12 +105,19 @@ impl Identity {
     /// allowed between them; no query recorded, none allowed), and any fragment unless the
     /// recorded one is a route (`#/...`, `#!/...`), generalised as the path is. An origin that
     /// is a template (`{{ web_server.app.url }}`) stays one, its dots escaped when it renders.
-    pub(crate) fn url_pattern(&self, origin: &str) -> String {
+    /// `origin` stands for the recorded path's `under` (`/app`, when it is a base at the path
+    /// the app is served under: see `mount`), which is then not written again after it.
+    pub(crate) fn url_pattern(&self, origin: &str, under: &str) -> String {
         let rest = self
             .url
             .split_once("://")
             .and_then(|(_, r)| r.find('/').map(|i| &r[i..]))
             .unwrap_or("/");
+        let rest = match rest.strip_prefix(under) {
+            Some("") if !under.is_empty() => "/",
+            Some(r) if !under.is_empty() && r.starts_with(['/', '?', '#']) => r,
+            _ => rest,
+        };
         let (before, fragment) = match rest.split_once('#') {
             Some((b, f)) => (b, Some(f)),
             None => (rest, None),
@@ -373,7 +379,7 @@ mod tests {
     #[test]
     fn a_url_pattern_generalises_ids_and_query_values() {
         let p = at("http://127.0.0.1:8001/library/books/42?_sort=title&page=3#top")
-            .url_pattern("http://127.0.0.1:8001");
+            .url_pattern("http://127.0.0.1:8001", "");
         assert_eq!(
             p,
             r"^http://127\.0\.0\.1:8001/library/books/[^/]+\?(?:[^#]*&)?_sort=[^&#]*(?:&[^#]*)?&page=[^&#]*(?:&[^#]*)?(?:#.*)?$"
@@ -395,18 +401,18 @@ mod tests {
             assert!(!matches(&p, other), "{other}");
         }
         let uuid = at("https://h/o/3f2a9c1e-0b7d-4e5f-9a1b-2c3d4e5f6a7b/x/deadbeef99/***")
-            .url_pattern("https://h");
+            .url_pattern("https://h", "");
         assert_eq!(uuid, r"^https://h/o/[^/]+/x/[^/]+/[^/]+(?:#.*)?$");
         // No query recorded: none allowed (a query may be another state: a search, an SQL page).
-        let plain = at("http://h/library").url_pattern("http://h");
+        let plain = at("http://h/library").url_pattern("http://h", "");
         assert!(matches(&plain, "http://h/library#t"));
         assert!(!matches(&plain, "http://h/library?sql=select"));
         assert!(!matches(&plain, "http://h/library2"));
         // A trailing slash is optional; slugs, file names and versions stay as they are.
-        let root = at("http://h/").url_pattern("http://h/app/");
+        let root = at("http://h/").url_pattern("http://h/app/", "");
         assert_eq!(root, r"^http://h/app/?(?:#.*)?$");
         assert_eq!(
-            at("http://h/v2/page-2.html").url_pattern("http://h"),
+            at("http://h/v2/page-2.html").url_pattern("http://h", ""),
             r"^http://h/v2/page-2\.html(?:#.*)?$"
         );
     }
@@ -414,18 +420,32 @@ mod tests {
     #[test]
     fn a_template_origin_stays_a_template_that_escapes_what_it_renders() {
         assert_eq!(
-            at("http://h/books/7").url_pattern("{{ web_server.app.url }}"),
+            at("http://h/books/7").url_pattern("{{ web_server.app.url }}", ""),
             r#"^{{ web_server.app.url | replace(".", "\\.") }}/books/[^/]+(?:#.*)?$"#
         );
     }
 
     #[test]
+    fn a_base_at_the_apps_path_is_not_followed_by_that_path_again() {
+        let under = at("http://h/app/books/7").url_pattern("http://other/app", "/app");
+        assert_eq!(under, r"^http://other/app/books/[^/]+(?:#.*)?$");
+        let home = at("http://h/app").url_pattern("{{ web_server.app.url | trim('/') }}", "/app");
+        assert!(
+            home.starts_with(r#"^{{ web_server.app.url | trim('/') | replace(".", "\\.") }}/?"#),
+            "{home}"
+        );
+        // A path the app is not under stays whole.
+        let other = at("http://h/apple").url_pattern("http://other", "/app");
+        assert_eq!(other, r"^http://other/apple(?:#.*)?$");
+    }
+
+    #[test]
     fn a_fragment_route_is_part_of_the_url_pattern() {
-        let p = at("http://h/#/users/12?tab=a").url_pattern("http://h");
+        let p = at("http://h/#/users/12?tab=a").url_pattern("http://h", "");
         assert_eq!(p, r"^http://h/?#/users/[^/]+(?:\?.*)?$");
         assert!(matches(&p, "http://h/#/users/3"));
         assert!(!matches(&p, "http://h/#/orders/3"));
-        let bang = at("http://h/app#!/cart").url_pattern("http://h");
+        let bang = at("http://h/app#!/cart").url_pattern("http://h", "");
         assert!(matches(&bang, "http://h/app#!/cart"));
         assert!(!matches(&bang, "http://h/app#!/checkout"));
     }

@@ -21,13 +21,17 @@ fn name(id: &Identity) -> String {
     format!("arrived at {label} ({})", id.node)
 }
 
-/// The `expect` steps that check, on arrival, that the page is the state `id` on `origin`:
-/// the first holds the URL, the title, the main heading and the first landmark; each further
-/// landmark has a step of its own (a step checks one `count`).
-pub(crate) fn expect_steps(id: &Identity, origin: &str) -> Vec<Value> {
+/// The `expect` steps that check, on arrival, that the page is the state `id` on `origin`
+/// (which stands for the recorded path's `under`, see [`Identity::url_pattern`]): the first
+/// holds the URL, the title, the main heading and the first landmark; each further landmark
+/// has a step of its own (a step checks one `count`).
+pub(crate) fn expect_steps(id: &Identity, origin: &str, under: &str) -> Vec<Value> {
     let name = name(id);
     let mut first = Map::new();
-    first.insert("url".into(), json!({ "matches": id.url_pattern(origin) }));
+    first.insert(
+        "url".into(),
+        json!({ "matches": id.url_pattern(origin, under) }),
+    );
     if let Some(t) = &id.title {
         let title = t
             .fixed()
@@ -68,13 +72,13 @@ fn heading_selector(h: &Heading) -> Option<Value> {
 }
 
 /// The Playwright for Python assertions that check, on arrival, that the page is the state
-/// `id` on `origin`, after a comment naming it.
-pub(crate) fn python_asserts(id: &Identity, origin: &str) -> Vec<String> {
+/// `id` on `origin` (standing for `under`), after a comment naming it.
+pub(crate) fn python_asserts(id: &Identity, origin: &str, under: &str) -> Vec<String> {
     let mut out = vec![
         format!("# {}", name(id)),
         format!(
             "expect(page).to_have_url(re.compile({}))",
-            py(&id.url_pattern(origin))
+            py(&id.url_pattern(origin, under))
         ),
     ];
     if let Some(t) = &id.title {
@@ -136,7 +140,7 @@ mod tests {
 
     #[test]
     fn a_state_becomes_expect_steps() {
-        let steps = expect_steps(&id("Orders", Some(("Your orders", 1))), "http://h");
+        let steps = expect_steps(&id("Orders", Some(("Your orders", 1))), "http://h", "");
         assert_eq!(
             Value::Array(steps),
             json!([
@@ -156,7 +160,7 @@ mod tests {
             ])
         );
         // Numbers vary with the data: the title is matched, the heading by what stays.
-        let steps = expect_steps(&id("Order 7 of 12", Some(("Order 7", 2))), "http://h");
+        let steps = expect_steps(&id("Order 7 of 12", Some(("Order 7", 2))), "http://h", "");
         assert_eq!(
             steps[0]["expect"]["title"],
             json!({ "matches": r"^Order \d+(?:[.,]\d+)* of \d+(?:[.,]\d+)*$" })
@@ -165,14 +169,14 @@ mod tests {
             steps[0]["expect"]["visible"],
             json!({ "role": "heading", "text": "Order", "nth": 0 })
         );
-        let steps = expect_steps(&id("7", Some(("42", 1))), "http://h");
+        let steps = expect_steps(&id("7", Some(("42", 1))), "http://h", "");
         assert!(steps[0]["expect"].get("visible").is_none());
     }
 
     #[test]
     fn a_state_becomes_playwright_assertions() {
         assert_eq!(
-            python_asserts(&id("Order 7", Some(("Your orders", 2))), "http://h"),
+            python_asserts(&id("Order 7", Some(("Your orders", 2))), "http://h", ""),
             [
                 "# arrived at Order 7 /orders/7 (abc)",
                 r#"expect(page).to_have_url(re.compile("^http://h/orders/[^/]+(?:#.*)?$"))"#,

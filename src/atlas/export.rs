@@ -7,6 +7,7 @@ use super::arrival::{Identity, identity};
 use super::checks::{expect_steps, py, python_asserts};
 use super::fingerprint::origin;
 use super::identity::normalize_url;
+use super::mount::Mount;
 use super::store::{Atlas, AtlasError};
 use crate::config::duration::parse_duration;
 use crate::config::model::{
@@ -28,20 +29,25 @@ pub(crate) enum ExportFormat {
 struct Reached {
     steps: Vec<Value>,
     identity: Identity,
-    /// The origin the state is checked on: the export's when it was recorded on the root's.
+    /// Where the state is checked: the export's base when it was recorded on the root's
+    /// origin, else its own origin.
     origin: String,
+    /// The part of the recorded URL's path that the base stands for (`/app`), or empty.
+    under: String,
 }
 
 /// The states on the path to `node`, each with its steps pointed at `base_url` (when given)
-/// instead of the root's recorded origin.
+/// instead of the root's recorded origin (see [`Mount`]).
 fn reached(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Vec<Reached>, AtlasError> {
     let by_state = atlas.steps_by_state(node)?;
-    let recorded = origin(&atlas.meta(&by_state[0].0)?.url);
-    let base = base_url.map(|b| b.trim_end_matches('/').to_string());
+    let root_url = atlas.meta(&by_state[0].0)?.url;
+    let recorded = origin(&root_url);
+    let mount = base_url
+        .map(|b| Mount::of(atlas, &root_url, b))
+        .transpose()?;
     // Where the export opens the app: a state recorded on the root's origin is checked there
     // (a local one on any port counts as the root's, as for the fingerprint: the atlas may
     // have grown over runs on other free ports), one on another origin where it was seen.
-    let opened = base.clone().or_else(|| recorded.clone());
     let at_root = |own: &str| {
         recorded
             .as_deref()
@@ -51,35 +57,25 @@ fn reached(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Vec<Reac
     for (state, steps) in by_state {
         let identity = identity(atlas, &state)?;
         let own = origin(&identity.url).unwrap_or_default();
-        let steps = match (&base, &recorded) {
-            (Some(base), Some(recorded)) => rebase(steps, recorded, base, &state)?,
-            _ => steps,
+        let steps = match &mount {
+            Some(m) => {
+                serde_json::from_value(m.rebase(&Value::Array(steps), &state)?).unwrap_or_default()
+            }
+            None => steps,
         };
-        let origin = match &opened {
-            Some(opened) if at_root(&own) => opened.clone(),
-            _ => own,
+        let (origin, under) = match (&mount, &recorded) {
+            (Some(m), _) if at_root(&own) => (m.base.clone(), m.under.clone()),
+            (None, Some(r)) if at_root(&own) => (r.clone(), String::new()),
+            _ => (own, String::new()),
         };
         out.push(Reached {
             steps,
             identity,
             origin,
+            under,
         });
     }
     Ok(out)
-}
-
-/// `steps` with the recorded origin replaced by `base` wherever it is written.
-fn rebase(
-    steps: Vec<Value>,
-    recorded: &str,
-    base: &str,
-    state: &str,
-) -> Result<Vec<Value>, AtlasError> {
-    let text = serde_json::to_string(&steps).unwrap_or_default();
-    serde_json::from_str(&text.replace(recorded, base)).map_err(|e| AtlasError::Broken {
-        path: state.into(),
-        message: e.to_string(),
-    })
 }
 
 /// A flow named after `node` with `steps`; it declares the secrets they use (recorded steps
@@ -110,6 +106,21 @@ pub(crate) fn export_flow(
     Ok(flow(atlas, node, steps))
 }
 
+/// The flow that takes a browser at the state before `node` on its path on to `node` (the
+/// last link's steps), pointed at `base_url` as `export_flow` points the whole path: what a
+/// replay that goes on from there runs.
+pub(crate) fn export_last_link(
+    atlas: &Atlas,
+    node: &str,
+    base_url: Option<&str>,
+) -> Result<Value, AtlasError> {
+    let steps = reached(atlas, node, base_url)?
+        .pop()
+        .map(|r| r.steps)
+        .unwrap_or_default();
+    Ok(flow(atlas, node, steps))
+}
+
 /// `atlas export NODE`: the path to the node as a standalone flow or a Playwright script,
 /// each state on it checked on arrival (URL route, title, main heading, landmarks), so the
 /// export fails where the app changed, not only where a click no longer finds its element.
@@ -125,7 +136,7 @@ pub(crate) fn export(
             let mut steps = Vec::new();
             for r in states {
                 steps.extend(r.steps);
-                steps.extend(expect_steps(&r.identity, &r.origin));
+                steps.extend(expect_steps(&r.identity, &r.origin, &r.under));
             }
             serde_json::to_string_pretty(&flow(atlas, node, steps)).unwrap_or_default() + "\n"
         }
@@ -376,7 +387,7 @@ fn playwright(states: &[Reached], node: &str) -> String {
                 Ok(step) => python(&step.action),
                 Err(e) => format!("# a recorded step could not be read: {e}"),
             });
-        for line in lines.chain(python_asserts(&r.identity, &r.origin)) {
+        for line in lines.chain(python_asserts(&r.identity, &r.origin, &r.under)) {
             for l in line.lines() {
                 s.push_str(&format!("        {l}\n"));
             }

@@ -76,7 +76,7 @@ fn told_apart(atlas: &Atlas, ids: &[String]) -> Vec<(String, String)> {
         .iter()
         .map(|id| {
             let url = atlas.meta(id).map(|m| m.url).unwrap_or_default();
-            let snap = atlas.snapshot(id).unwrap_or_default();
+            let snap = atlas.snapshot(id).ok().flatten().unwrap_or_default();
             (main_heading(&snap), structure(&url, &snap).elements)
         })
         .collect();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::fingerprint::{Fingerprint, fingerprint};
 use super::settle::{Awaited, settled_snapshot};
@@ -42,6 +42,9 @@ pub(crate) struct RecordTarget<'a> {
     pub(crate) screenshot_known: bool,
     pub(crate) run_id: &'a str,
     pub(crate) masker: &'a Masker,
+    /// The run's web servers (`web_server.<name>`: `{url, port}`): the atlas keeps the name of
+    /// the one its root's URL is on, as an explore keeps the one of its start URL.
+    pub(crate) servers: &'a Map<String, Value>,
 }
 
 /// Where the atlas is: the step's `atlas`, else `--atlas`, else the flow's `atlas:` (relative to
@@ -81,9 +84,16 @@ pub(crate) async fn record_state(
     let atlas = Atlas::open(to.atlas)?;
     let seen = observe(session, &atlas, to, timeout).await?;
     let steps = std::mem::take(&mut trail.steps);
+    let mut server = None;
     let edge = match trail.last_state.clone() {
         None => {
             atlas.set_entry(&seen.ensured.node_id, &steps)?;
+            // Replays replace the root's origin: with that of this server, of their own run.
+            server = super::server::server_of(&seen.seen.url, to.servers);
+            if let Some(name) = &server {
+                let url = to.servers[name.as_str()]["url"].as_str();
+                atlas.settle_server(name, url, to.fingerprint)?;
+            }
             None
         }
         Some(prev) => Some(atlas.link_state(&prev, &action, &seen.ensured.node_id, &steps)?),
@@ -96,6 +106,7 @@ pub(crate) async fn record_state(
         "edge": edge.map(|p| p.display().to_string()),
         "url": seen.seen.url,
         "title": seen.seen.title,
+        "server": server,
     }))
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::MappedMutexGuard;
 
-use super::export::export_flow;
+use super::export::{export_flow, export_last_link};
 use super::fingerprint::{Fingerprint, fingerprint, without_origin};
 use super::identity::{self, StateDiff};
 use super::label::Labels;
@@ -113,7 +113,7 @@ impl Expected {
     fn of(atlas: &Atlas, node: &str) -> Result<Expected, AtlasError> {
         let meta = atlas.meta(node)?;
         let mode = atlas.fingerprint()?;
-        let snapshot = atlas.snapshot(node);
+        let snapshot = atlas.snapshot(node)?;
         // Made again from the recording, so it is what this runner makes of that page.
         let fingerprint = without_origin(&match &snapshot {
             Some(s) => fingerprint(mode, &meta.url, s).0,
@@ -162,20 +162,37 @@ impl Expected {
     }
 }
 
-/// Replays the path to `node` in a fresh browser and checks the state it arrives at; each step
-/// of the path (unless it sets its own `timeout`) and the check on arrival take at most
-/// `timeout`.
+/// Where a replay starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// In a fresh browser: the whole path to the node is replayed.
+    Fresh,
+    /// Where the driver's browser is: at the state before the node on its path, reached by a
+    /// replay of that state's own path from a fresh browser (and nothing since but the read
+    /// that checked it). Only the last link's steps are run: the node's path is its parent's
+    /// and that link, so this is the node's own replay.
+    Parent,
+}
+
+/// Replays the path to `node` (from `start`) and checks the state it arrives at; each step of
+/// the path (unless it sets its own `timeout`) and the check on arrival take at most `timeout`.
 pub(crate) async fn replay(
     driver: &mut dyn Driver,
     atlas: &Atlas,
     node: &str,
+    start: Start,
     base_url: Option<&str>,
     timeout: Duration,
 ) -> Result<Replayed, AtlasError> {
-    let mut flow = export_flow(atlas, node, base_url)?;
+    let mut flow = match start {
+        Start::Fresh => export_flow(atlas, node, base_url)?,
+        Start::Parent => export_last_link(atlas, node, base_url)?,
+    };
     bound_steps(&mut flow, timeout);
     let expected = Expected::of(atlas, node)?;
-    driver.reset().await.ok();
+    if start == Start::Fresh {
+        driver.reset().await.ok();
+    }
     let (flow, arrival, diff) = match driver.run(&flow).await {
         Err(e) => (None, Arrival::Failed { message: e.message }, None),
         Ok(r) if r.status != FlowStatus::Passed => {
@@ -202,6 +219,7 @@ pub(crate) async fn replay(
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        server_log_not_kept: None,
         state: None,
     });
     Ok(Replayed {

@@ -2,7 +2,6 @@
 //! another process at any moment (each write replaces the file whole, by rename), and
 //! `runner atlas status`.
 
-use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -90,18 +89,15 @@ impl StatusFile {
             updated_at: Some(rfc3339(t)),
             pid: std::process::id(),
         };
-        let _ = write_atomic(&atlas.root, &status);
+        write(atlas, &status);
         (nodes, pending)
     }
 }
 
-fn write_atomic(root: &Path, status: &Status) -> std::io::Result<()> {
+/// Writes `status.json` (best effort: the status is for watching an explore, not its result).
+fn write(atlas: &Atlas, status: &Status) {
     let text = serde_json::to_string_pretty(status).unwrap_or_default() + "\n";
-    let tmp = tempfile::NamedTempFile::new_in(root)?;
-    std::fs::write(tmp.path(), text)?;
-    tmp.persist(root.join("status.json"))
-        .map(|_| ())
-        .map_err(|e| e.error)
+    let _ = atlas.write_file(&atlas.root.join("status.json"), text.as_bytes());
 }
 
 /// Marks the last explore's status `state` (an interrupted one, from the command line).
@@ -114,12 +110,12 @@ pub(crate) fn mark(atlas: &Atlas, state: &str) {
         s.nodes_explored = nodes;
         s.tasks_pending = pending;
         s.updated_at = Some(rfc3339(SystemTime::now()));
-        let _ = write_atomic(&atlas.root, &s);
+        write(atlas, &s);
     }
 }
 
 fn read_file(atlas: &Atlas) -> Option<Status> {
-    let text = std::fs::read_to_string(atlas.root.join("status.json")).ok()?;
+    let text = atlas.read_text(&atlas.root.join("status.json")).ok()??;
     serde_json::from_str(&text).ok()
 }
 

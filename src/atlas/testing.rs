@@ -109,7 +109,7 @@ async fn flow_for(
     file: &std::path::Path,
 ) -> Result<Value, StepError> {
     let Some(agent) = agent else {
-        let text = std::fs::read_to_string(file).map_err(|_| {
+        let text = atlas.read_text(file)?.ok_or_else(|| {
             StepError::new(
                 ErrorKind::Skill,
                 format!(
@@ -131,8 +131,7 @@ async fn flow_for(
     // Saved with the atlas's recorded origin, as `atlas export` writes a path: `pointed` takes
     // it to the server of each run.
     let reach = export_flow(atlas, node, None)?;
-    let snapshot =
-        std::fs::read_to_string(atlas.node_dir(node).join("snapshot.txt")).unwrap_or_default();
+    let snapshot = atlas.snapshot(node)?.unwrap_or_default();
     let call = SkillCall {
         skill: Skill::TestGeneration,
         input: json!({ "idea": idea, "flow": reach, "snapshot": snapshot }),
@@ -157,24 +156,11 @@ async fn flow_for(
         )
     })?;
     let text = serde_json::to_string_pretty(&flow).unwrap_or_default() + "\n";
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            StepError::new(
-                ErrorKind::Environment,
-                format!("cannot create {}: {e}", dir.display()),
-            )
-        })?;
-    }
-    crate::fs::write_atomic(file, text.as_bytes()).map_err(|e| {
-        StepError::new(
-            ErrorKind::Environment,
-            format!("cannot write {}: {e}", file.display()),
-        )
-    })?;
+    atlas.write_file(file, text.as_bytes())?;
     Ok(flow)
 }
 
-/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced, as
+/// A test's flow pointed at `base_url`: the atlas's recorded origin replaced (see `mount`), as
 /// `export_flow` points a path (a saved test holds the recorded origin, and the app may now be
 /// served elsewhere: a `port: auto` server is on another port each run).
 fn pointed(
@@ -187,16 +173,11 @@ fn pointed(
         return Ok(flow);
     };
     let root = &atlas.path_to_node(node)?[0].node_id;
-    let Some(recorded) = origin(&atlas.meta(root)?.url) else {
+    let root_url = atlas.meta(root)?.url;
+    if origin(&root_url).is_none() {
         return Ok(flow);
-    };
-    let text = serde_json::to_string(&flow).unwrap_or_default();
-    serde_json::from_str(&text.replace(&recorded, base.trim_end_matches('/'))).map_err(|e| {
-        AtlasError::Broken {
-            path: node.into(),
-            message: e.to_string(),
-        }
-    })
+    }
+    super::mount::Mount::of(atlas, &root_url, base)?.rebase(&flow, node)
 }
 
 #[cfg(test)]

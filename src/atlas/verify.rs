@@ -1,9 +1,13 @@
 //! `atlas verify`: the path to every node replayed, in the order of the paths (a node after the
-//! one before it on its path), on as many drivers at once as it is given. A path that breaks
-//! stops there: the nodes behind a node whose replay failed (a step failed, the browser could
-//! not be driven) are not replayed, each reported as not reached, so a broken link — or a root
-//! that refuses or never answers — costs one wait, not one per node behind it. A node that
-//! arrives elsewhere (the page changed) still leads on: its steps ran.
+//! one before it on its path), on as many drivers at once as it is given. A node's path is its
+//! parent's and one link more, so a driver that has checked a node goes on from there to one
+//! of its children (only that link's steps), down to a leaf: each path from a root to a leaf is
+//! replayed once in a fresh browser, every state on it checked on arrival, and the other
+//! children wait for a driver of their own (a fresh browser, their whole path). A path that
+//! breaks stops there: the nodes behind a node whose replay failed (a step failed, the browser
+//! could not be driven) are not replayed, each reported as not reached, so a broken link — or
+//! a root that refuses or never answers — costs one wait, not one per node behind it. A node
+//! that arrives elsewhere (the page changed) still leads on: its steps ran.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -12,7 +16,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
-use super::replay::{Arrival, Driver, Replayed, replay};
+use super::replay::{Arrival, Driver, Replayed, Start, replay};
 use super::store::{Atlas, AtlasError};
 use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
 
@@ -78,6 +82,7 @@ pub(crate) async fn verify(
 ) -> Result<Vec<Replayed>, AtlasError> {
     let ids = atlas.node_ids()?;
     let tree = Tree::of(atlas, &ids)?;
+    // The nodes whose whole path is to be replayed, in a fresh browser.
     let mut ready: VecDeque<String> = tree.roots.iter().cloned().collect();
     let mut done: HashMap<String, Replayed> = HashMap::new();
     let mut free: Vec<&mut dyn Driver> = drivers.iter_mut().map(|d| &mut **d).collect();
@@ -88,17 +93,14 @@ pub(crate) async fn verify(
                 free.push(d);
                 break;
             };
-            running.push(async move {
-                let r = replay(&mut *d, atlas, &id, checks.base_url, checks.timeout).await;
-                (d, id, r)
-            });
+            running.push(hop(d, atlas, id, Start::Fresh, checks));
         }
         let Some((d, id, r)) = running.next().await else {
             break;
         };
-        free.push(d);
         let r = r?;
         if let Arrival::Failed { .. } = r.arrival {
+            free.push(d);
             let behind = tree.behind(&id);
             if !behind.is_empty() {
                 let why = broken_at(atlas, &id);
@@ -107,7 +109,13 @@ pub(crate) async fn verify(
                 }
             }
         } else {
-            ready.extend(tree.children(&id).iter().cloned());
+            // The driver's browser is at the node: it goes on to the first child from there.
+            let mut children = tree.children(&id).iter().cloned();
+            match children.next() {
+                Some(first) => running.push(hop(d, atlas, first, Start::Parent, checks)),
+                None => free.push(d),
+            }
+            ready.extend(children);
         }
         done.insert(id, r);
     }
@@ -125,6 +133,22 @@ pub(crate) async fn verify(
             })
         })
         .collect())
+}
+
+/// One node's replay on driver `d`, which it gives back.
+async fn hop<'d, 'e>(
+    d: &'d mut (dyn Driver + 'e),
+    atlas: &Atlas,
+    id: String,
+    start: Start,
+    checks: Checks<'_>,
+) -> (
+    &'d mut (dyn Driver + 'e),
+    String,
+    Result<Replayed, AtlasError>,
+) {
+    let r = replay(&mut *d, atlas, &id, start, checks.base_url, checks.timeout).await;
+    (d, id, r)
 }
 
 /// Why the nodes behind `broken`, whose replay failed, are not replayed: where their path
@@ -165,6 +189,7 @@ pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResu
         setup: Duration::ZERO,
         server_log: None,
         trace: None,
+        server_log_not_kept: None,
         state: None,
     }
 }

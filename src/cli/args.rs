@@ -129,7 +129,7 @@ pub(crate) enum AtlasCommand {
         format: ExportFormat,
         /// Replace the recorded origin with this one (in a flow, a template naming a web
         /// server, which `runner run` fills in; default for a flow: the server the atlas was
-        /// explored on, as `{{ web_server.<name>.url }}`).
+        /// recorded on, as `{{ web_server.<name>.url }}`).
         #[arg(long)]
         base_url: Option<String>,
         /// Write it into DIR (named after the path's last edge, as the explorer's agent named
@@ -143,11 +143,12 @@ pub(crate) enum AtlasCommand {
         #[command(flatten)]
         check: CheckArgs,
     },
-    /// Replay the path to every node; report which still arrive.
+    /// Replay the path to every node; report which still arrive (each path from a root to a
+    /// leaf is replayed once, every node on it checked as it arrives).
     Verify {
         #[command(flatten)]
         check: CheckArgs,
-        /// Nodes checked in parallel, 1 to 64, each in a browser context of its own (in at
+        /// Paths replayed in parallel, 1 to 64, each in a browser context of its own (in at
         /// most N browsers).
         #[arg(long, default_value_t = 1, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
         jobs: u16,
@@ -188,7 +189,7 @@ pub(crate) enum AtlasCommand {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct CheckArgs {
     /// Replace the recorded origin with this one (a template may name a web server:
-    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was explored
+    /// `{{ web_server.<name>.url }}`; default: the origin of the server the atlas was recorded
     /// on, else the first server's).
     #[arg(long)]
     pub(crate) base_url: Option<String>,

@@ -142,7 +142,7 @@ pub(crate) fn run(
 }
 
 /// Where an export opens the app: `--base-url` (a flow may be given a template naming a
-/// server: `runner run` fills it in); else, for a flow of an atlas explored on a web server
+/// server: `runner run` fills it in); else, for a flow of an atlas recorded on a web server
 /// that runner.toml still has, that server's URL as the run that runs it has it (`{{
 /// web_server.<name>.url }}`); else the recorded origin. A Playwright script has no runner
 /// servers: it opens a whole URL.
@@ -175,7 +175,7 @@ fn export_base(
         return Ok(Some(format!("{{{{ web_server.{name}.url }}}}")));
     }
     reporter.warn(&format!(
-        "the atlas was explored on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
+        "the atlas was recorded on the web server `{name}`, which runner.toml does not have now: the flow opens the recorded origin"
     ));
     Ok(None)
 }
@@ -221,6 +221,16 @@ pub(super) fn driver(
     Ok((tokio_rt, Arc::new(rt)))
 }
 
+/// The work's result, unless the run was interrupted: a step that saw the interrupt first ends
+/// its flow as interrupted, and the work may then finish (every replay after it interrupted at
+/// once) before `interruptible` drops it; it is an interrupt all the same.
+pub(super) fn seen_through<T>(
+    done: Option<T>,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Option<T> {
+    done.filter(|_| !cancel.is_cancelled())
+}
+
 /// Ends a command that replayed: anything left in a process group goes, scratch files too.
 pub(super) fn finish(scratch: &Path) {
     crate::process::kill_all();
@@ -228,7 +238,7 @@ pub(super) fn finish(scratch: &Path) {
 }
 
 /// Where replays go: `--base-url` (a server's URL when it names one); else the origin of the
-/// web server the atlas was explored on (`atlas.json`'s `server`); else — an atlas that names
+/// web server the atlas was recorded on (`atlas.json`'s `server`); else — an atlas that names
 /// none, or names a server that is not there now (said) — the first server's origin, else the
 /// recorded origin.
 fn base_url(
@@ -257,7 +267,7 @@ fn base_url(
         ),
     };
     reporter.warn(&format!(
-        "the atlas was explored on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
+        "the atlas was recorded on the web server `{name}`, which is not among the servers now ({now}): {instead} (--base-url \"{{{{ web_server.<name>.url }}}}\" picks one)"
     ));
     Ok(served.origin())
 }
@@ -275,6 +285,7 @@ fn replay(
     }
     let run_id = format!("replay-{}", std::process::id());
     let (tokio_rt, rt) = driver(&run_id, &[])?;
+    let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(super::servers::around(
         &rt.clone(),
@@ -288,6 +299,7 @@ fn replay(
                 &mut d,
                 atlas,
                 node,
+                atlas::Start::Fresh,
                 base_url.as_deref(),
                 check.timeout,
             ))
@@ -297,7 +309,8 @@ fn replay(
         },
     ));
     finish(&scratch);
-    let r = r??.ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
+    let r = seen_through(r??, &cancel)
+        .ok_or_else(|| CliError::Interrupted("replay interrupted".to_string()))??;
     let ok = r.arrival.ok();
     let msg = r.describe();
     if !ok {
@@ -343,6 +356,7 @@ fn verify(
     let run_id = format!("verify-{}", std::process::id());
     let started = std::time::Instant::now();
     let (tokio_rt, rt) = driver(&run_id, &[])?;
+    let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let out = tokio_rt.block_on(super::servers::around_reported(
         &rt.clone(),
@@ -366,8 +380,8 @@ fn verify(
     ));
     finish(&scratch);
     let (replayed, served) = out?;
-    let replayed =
-        replayed?.ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
+    let replayed = seen_through(replayed?, &cancel)
+        .ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let Verified {
         text,
         results,
@@ -434,10 +448,13 @@ fn test(
     }
     let mut reports = reports.to_vec();
     if reports.is_empty() {
-        reports.push(format!(
-            "junit={}",
-            atlas.root.join("tests").join("junit.xml").display()
-        ));
+        // Inside the atlas: not through a link in it, as nothing runner writes there is.
+        let junit = atlas.root.join("tests").join("junit.xml");
+        atlas
+            .tree()
+            .file(&junit)
+            .map_err(crate::atlas::AtlasError::from)?;
+        reports.push(format!("junit={}", junit.display()));
     }
     let targets = ReportTarget::parse_all(&reports).map_err(CliError::Usage)?;
     let run_id = format!("atlas-test-{}", std::process::id());
@@ -497,6 +514,7 @@ fn run_tests(
         check_url(given, spec.as_ref())?;
     }
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
+    let cancel = rt.cancel.clone();
     let skills_rt = rt.clone();
     let agent = skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
@@ -527,7 +545,7 @@ fn run_tests(
     status.finish();
     finish(&scratch);
     let (tested, served) = out?;
-    let tested = tested?.ok_or_else(|| {
+    let tested = seen_through(tested?, &cancel).ok_or_else(|| {
         atlas::mark_status(atlas, "interrupted");
         CliError::Interrupted("atlas test interrupted".to_string())
     })?;

@@ -12,7 +12,7 @@ use crate::config::flows::absolute;
 use crate::config::project::{self, Fingerprint};
 use crate::engine::InProcess;
 use crate::report::{Reporter, Status};
-use crate::step::ErrorKind;
+use crate::step::{ErrorKind, StepError};
 
 /// `runner explore` settings.
 pub(crate) struct ExploreArgs {
@@ -73,6 +73,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let run_id = format!("explore-{}", std::process::id());
     let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
+    let cancel = rt.cancel.clone();
     let agent = super::atlas::skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
     let mut opts = atlas::ExploreOptions {
@@ -86,6 +87,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         artifacts: scratch.join("states"),
         run_id,
         server: None,
+        server_url: None,
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
@@ -99,6 +101,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
                 opts.url = served.url(&args.url)?;
                 // Kept in the atlas: its replays go to this server's origin of their run.
                 opts.server = served.server_of(&opts.url);
+                opts.server_url = opts.server.as_deref().and_then(|n| served.url_of(n));
                 let mut d = InProcess::new(rt);
                 let r = interruptible(atlas::explore(
                     &mut d,
@@ -115,12 +118,27 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     ));
     status.finish();
     super::atlas::finish(&scratch);
-    let result = result??;
+    finished(result??, &opts.atlas, &cancel, reporter)
+}
+
+/// What the crawl's end means: an interrupt (said in the atlas's status too: exit 130), its
+/// summary printed, or the error that stopped it.
+fn finished<T: serde::Serialize>(
+    result: Option<Result<T, StepError>>,
+    dir: &Path,
+    cancel: &tokio_util::sync::CancellationToken,
+    reporter: &Reporter,
+) -> Result<Outcome, CliError> {
+    // An interrupt that a step of the crawl saw first ends it as one seen between steps does.
+    let result = match super::atlas::seen_through(result, cancel) {
+        Some(Err(e)) if e.kind == ErrorKind::Interrupted => None,
+        r => r,
+    };
     // The todo in flight was not taken off its list: the next crawl does it.
     if result.is_none() {
         atlas::mark_status(
             &Atlas {
-                root: opts.atlas.clone(),
+                root: dir.to_path_buf(),
             },
             "interrupted",
         );

@@ -85,6 +85,7 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
         drop(text);
         super::merge_checks::known_statuses(&path, &r)?;
         super::merge_checks::consistent(&path, &r)?;
+        super::merge_checks::statuses_agree(&path, &r)?;
         let reads = Reads::shard(&path).map_err(|e| {
             CliError::Environment(format!(
                 "cannot read the directory of {}: {e}",

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::error::CliError;
 use crate::report::{Counts, Flow, Report, Step};
+use crate::step::{ErrorKind, FlowStatus};
 
 /// The counts of `flows` (every one listed: a shard's counts of flows it does not list, those
 /// its filters left out, are not the merged run's); the duration is the caller's.
@@ -173,4 +174,102 @@ fn steps_within(steps: &[Step], limit_ms: u64, flow: &str, nested: bool) -> Opti
     steps
         .iter()
         .find_map(|s| steps_within(&s.steps, s.duration_ms, flow, true))
+}
+
+/// A flow's status is what its steps and errors make it, as a run decides it
+/// (`engine::lifecycle::run_in`, `engine::job`): the first step that concluded `failed` (a
+/// failure `continue_on_error` did not tolerate) is the flow's failure, and its error's kind
+/// gives the status (`environment` and `internal`: `error`; `interrupted`; any other:
+/// `failed`), unless the run was interrupted; a flow that failed or erred with no failed step
+/// has an error of its own, a passed one none; `continue_on_error` tolerates no `environment`,
+/// `internal` or `interrupted` error; and a flow is flaky when one of its steps is, or when it
+/// passed after `--retries` ran it again. A shard that says otherwise (a flow `passed` whose
+/// step failed) is refused, naming the flow.
+pub(super) fn statuses_agree(path: &Path, r: &Report) -> Result<(), CliError> {
+    for f in &r.flows {
+        if let Some(why) = disagreement(f) {
+            return Err(CliError::Usage(format!(
+                "{}: flow {:?} {why}: not the report a run wrote",
+                path.display(),
+                f.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How `f`'s status, error or flakiness contradicts its steps, if it does.
+fn disagreement(f: &Flow) -> Option<String> {
+    let status = f.status.as_str();
+    if let Some(why) = untolerable(&f.steps) {
+        return Some(why);
+    }
+    let failed = f.steps.iter().find(|s| s.conclusion == "failed");
+    if let Some(s) = failed {
+        let kind = s.error.as_ref().map(|e| e.kind.as_str());
+        let allowed: Vec<&str> = match kind.and_then(ErrorKind::named) {
+            Some(k) => vec![FlowStatus::of(k).as_str(), "interrupted"],
+            None => vec!["failed", "error", "interrupted"],
+        };
+        if !allowed.contains(&status) {
+            return Some(format!(
+                "is {status:?}, but its step {:?} concluded failed{} (no continue_on_error tolerated it): the flow is then {}",
+                s.name,
+                kind.map_or_else(String::new, |k| format!(" ({k})")),
+                allowed.join(" or ")
+            ));
+        }
+    }
+    match status {
+        "passed" if f.error.is_some() => {
+            return Some("is \"passed\" but has an error".to_string());
+        }
+        "failed" | "error" if failed.is_none() && f.error.is_none() => {
+            return Some(format!(
+                "is {status:?}, but none of its steps failed and it has no error"
+            ));
+        }
+        "skipped" if !f.steps.is_empty() => {
+            return Some("is \"skipped\" but lists steps that ran".to_string());
+        }
+        _ => {}
+    }
+    let flaky = f.steps.iter().any(|s| s.flaky) || status == "passed" && !f.retry_errors.is_empty();
+    (f.flaky != flaky).then(|| {
+        format!(
+            "says it is {}flaky, but {}",
+            if f.flaky { "" } else { "not " },
+            if flaky {
+                "a step of it is flaky, or it passed after a retry"
+            } else {
+                "no step of it is flaky and it did not pass after a retry"
+            }
+        )
+    })
+}
+
+/// The first step (at any depth) whose conclusion its outcome cannot have: a step that passed
+/// or was skipped concludes so; one that failed concludes `failed`, or `passed` when
+/// `continue_on_error` tolerated its error, which is never `environment`, `internal` or
+/// `interrupted`.
+fn untolerable(steps: &[Step]) -> Option<String> {
+    steps.iter().find_map(|s| {
+        let kind = s.error.as_ref().map_or("", |e| e.kind.as_str());
+        let fits = match s.outcome.as_str() {
+            "failed" => {
+                s.conclusion == "failed"
+                    || s.conclusion == "passed"
+                        && !matches!(kind, "environment" | "internal" | "interrupted")
+            }
+            outcome => s.conclusion == outcome,
+        };
+        if fits {
+            untolerable(&s.steps)
+        } else {
+            Some(format!(
+                "has a step {:?} that {} ({kind}) but concludes {:?}",
+                s.name, s.outcome, s.conclusion
+            ))
+        }
+    })
 }

@@ -248,6 +248,7 @@ pub(super) fn conclude(f: Finished, to: &Conclusion<'_>) -> Outcome {
         "not run: --fail-fast stopped the run after a failure"
     };
     let report = Report::of(&f.results, &summary).with_unstarted(&f.unstarted, why);
+    super::servers::say_unkept_logs(&f.web_servers, to.reporter);
     let report = report.with_servers(f.web_servers);
     let mut outcome = outcome(&f.results, f.interrupted);
     if !write_reports(to.reports, &report, to.artifacts, to.reporter) && outcome == Outcome::Passed
@@ -437,7 +438,7 @@ fn github(args: &RunArgs, report: &Report, reporter: &Reporter) {
     if !github {
         return;
     }
-    reporter.out(&crate::report::github_annotations(report));
+    reporter.commands(&crate::report::github_annotations(report));
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
         use std::io::Write;
         let appended = std::fs::OpenOptions::new()

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::ServerArgs;
 use super::error::CliError;
+use crate::atlas::url_origin as origin;
 use crate::config::project::{self, ServersSpec};
 use crate::engine::{Runtime, start_servers};
 use crate::report::Reporter;
@@ -65,6 +66,14 @@ impl Served {
         &self.names
     }
 
+    /// The URL of the server named `name`, when it is one of these.
+    pub(crate) fn url_of(&self, name: &str) -> Option<String> {
+        self.values
+            .get(name)
+            .and_then(|v| v["url"].as_str())
+            .map(str::to_string)
+    }
+
     /// The origin of the server named `name`, when it is one of these.
     pub(crate) fn origin_of(&self, name: &str) -> Option<String> {
         self.values
@@ -73,28 +82,9 @@ impl Served {
             .map(origin)
     }
 
-    /// The server a URL is on (its name): the one of the URL's origin, else, for a URL on this
-    /// machine (`localhost`, `127.0.0.1`, `[::1]`), the one of its port; none for a URL on
-    /// none of them.
+    /// The server a URL is on (its name): see [`crate::atlas::server_of`].
     pub(crate) fn server_of(&self, url: &str) -> Option<String> {
-        let at = origin(url);
-        let by_origin = self
-            .names
-            .iter()
-            .find(|n| self.origin_of(n).is_some_and(|o| o == at));
-        let by_port = || {
-            let (host, port) = host_port(&at)?;
-            if !is_local(host) {
-                return None;
-            }
-            self.names.iter().find(|n| {
-                self.origin_of(n)
-                    .as_deref()
-                    .and_then(host_port)
-                    .is_some_and(|(h, p)| is_local(h) && p == port)
-            })
-        };
-        by_origin.or_else(by_port).cloned()
+        crate::atlas::server_of(url, &self.values)
     }
 
     /// A URL the command was given, with the servers' values in place (see [`check_url`]).
@@ -226,6 +216,7 @@ where
         reporter.error(&why);
     }
     let mut infos = servers.stop().await;
+    say_unkept_logs(&infos, reporter);
     let cwd = std::env::current_dir().unwrap_or_default();
     for i in &mut infos {
         i.log = i.log.take().map(|l| cwd.join(l).display().to_string());
@@ -233,30 +224,16 @@ where
     out.map(|t| (t, infos))
 }
 
-/// `scheme://host:port` of a URL.
-fn origin(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-            format!("{scheme}://{host}")
+/// Says which of the run's servers kept no log, and why (a symlink stood in its place).
+pub(crate) fn say_unkept_logs(infos: &[ServerInfo], reporter: &Reporter) {
+    for i in infos {
+        if let Some(why) = &i.log_not_kept {
+            reporter.warn(&format!(
+                "web server `{}`: its log is not kept: {why}",
+                i.name
+            ));
         }
-        None => url.trim_end_matches('/').to_string(),
     }
-}
-
-/// The host and port of an origin (`scheme://host:port`); the scheme's port when it has none.
-fn host_port(origin: &str) -> Option<(&str, u16)> {
-    let (scheme, authority) = origin.split_once("://")?;
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !p.contains(']') => (h, p.parse().ok()?),
-        _ => (authority, if scheme == "https" { 443 } else { 80 }),
-    };
-    Some((host, port))
-}
-
-/// Whether a host is this machine.
-fn is_local(host: &str) -> bool {
-    matches!(host, "localhost" | "[::1]") || host.starts_with("127.")
 }
 
 /// The URL to explore: a path (`/`, `/app`) is taken on the server's origin.

@@ -22,6 +22,7 @@ pub(crate) async fn watch(cancel: CancellationToken) {
         _ = int.recv() => {}
         _ = hup.recv() => {}
     }
+    crate::step::interrupt::note();
     cancel.cancel();
 }
 

@@ -322,11 +322,21 @@ impl Action {
     /// The path of the file the step writes into the flow's artifacts directory, as written
     /// (`screenshot.path`, `download.path`, under the action's key as `path`): it must stay
     /// there (`crate::fs::artifact_path_problem`, which `validate` and the run both ask).
-    /// (`state.save` is not one: it is relative to the flow's directory.)
+    /// (`state.save` is not one: see [`Action::flow_path`].)
     pub(crate) fn artifact_path(&self) -> Option<&str> {
         match self {
             Action::Screenshot(Toggle::Options(o)) => o.path.as_deref(),
             Action::Download(d) => d.path.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The path of the file the step writes into the flow's directory, as written
+    /// (`state.save`, under the action's key as `save`): it must stay there
+    /// (`crate::fs::flow_path_problem`, which `validate` and the run both ask).
+    pub(crate) fn flow_path(&self) -> Option<&str> {
+        match self {
+            Action::State(s) => Some(&s.save),
             _ => None,
         }
     }
@@ -407,5 +417,7 @@ mod outputs {
         "duration_ms",
         "truncated",
     ];
-    pub(super) const LINK_STATE: &[&str] = &["node_id", "is_new", "path", "edge", "url", "title"];
+    pub(super) const LINK_STATE: &[&str] = &[
+        "node_id", "is_new", "path", "edge", "url", "title", "server",
+    ];
 }

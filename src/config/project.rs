@@ -284,6 +284,7 @@ fn check_servers(doc: &document::Document, dir: &Path, bad: &[String]) -> Vec<Di
             ));
         }
         super::check::server_templates(&doc.file, &doc.spans, &ptr, item, &mut out);
+        super::check::server_urls(&doc.file, &doc.spans, &doc.value, &ptr, &mut out);
         out.extend(static_dir(doc, dir, &ptr));
     }
     out

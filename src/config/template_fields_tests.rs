@@ -433,3 +433,29 @@ fn every_rendered_field_has_a_proof_that_exists() {
         }
     }
 }
+
+/// Every duration of every file format has its value checked, as the flag that takes one: zero
+/// (which would turn a timeout off) and more than 7 days are refused wherever the schema takes
+/// a duration. The places come from the schemas, so a duration field added later is covered.
+#[test]
+fn every_duration_field_refuses_zero_and_too_long() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for kind in [SchemaKind::Flow, SchemaKind::Config, SchemaKind::Profile] {
+        let dir = sample_dir();
+        let (samples, filled) = places(kind, dir.path());
+        for (i, ptr) in filled.get("duration:").into_iter().flatten() {
+            checked += 1;
+            for bad in ["0s", "200h"] {
+                if validate(kind, dir.path(), &with(&samples[*i], ptr, bad)).is_empty() {
+                    problems.push(format!(
+                        "{kind:?} sample {i} {ptr}: `{bad}` passes validate"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Timeouts, delays, waits, a server's ready and stop timeouts, runner.toml's own.
+    assert!(checked >= 10, "only {checked} duration places were found");
+}

@@ -2,8 +2,6 @@
 //! with the templates of `device`, `locale`, `timezone` and `headers` rendered once its vars are
 //! known, before the context is made (so a header can carry `{{ secrets.TOKEN }}`).
 
-use std::path::PathBuf;
-
 use serde_json::{Map, Value};
 
 use super::context::Scope;
@@ -28,7 +26,10 @@ pub(crate) fn browser_spec(rt: &Runtime, loaded: &LoadedFlow) -> BrowserSpec {
 
 /// What the flow sets up in its own browser context, as written (see [`render_settings`] for
 /// its templates); `downloads`: where its downloads go.
-pub(crate) fn context_setup(loaded: &LoadedFlow, downloads: Option<PathBuf>) -> ContextSetup {
+pub(crate) fn context_setup(
+    loaded: &LoadedFlow,
+    downloads: Option<crate::browser::driver::downloads::DownloadDir>,
+) -> ContextSetup {
     let b = loaded.flow.browser.as_ref();
     let Some(b) = b else {
         return ContextSetup {

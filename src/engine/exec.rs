@@ -29,8 +29,9 @@ pub(crate) struct ExecSpec {
     pub(crate) cwd: PathBuf,
     pub(crate) env: IndexMap<String, String>,
     pub(crate) stdin: Option<String>,
-    /// Where the whole stdout and stderr go (`<base>.stdout`, `<base>.stderr`).
-    pub(crate) artifacts: Option<PathBuf>,
+    /// Where the whole stdout and stderr go (`<base>.stdout`, `<base>.stderr`), and the run's
+    /// artifacts directory they are inside (no symlink followed there).
+    pub(crate) artifacts: Option<(PathBuf, PathBuf)>,
 }
 
 /// What a command did.
@@ -70,7 +71,7 @@ pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepE
         cwd,
         env,
         stdin: o.stdin.clone(),
-        artifacts: Some(cx.artifact("exec")),
+        artifacts: Some((cx.rt.artifacts.clone(), cx.artifact("exec"))),
     };
     let out = run(&spec, cx.timeout, &frame.cancel, &frame.masker).await?;
     let trim = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
@@ -104,6 +105,16 @@ pub(crate) async fn run(
     cancel: &CancellationToken,
     masker: &Masker,
 ) -> Result<ExecOutput, StepError> {
+    // Made before the command starts: a step whose output cannot be kept (a symlink in its
+    // place in a reused artifacts directory) fails without running it.
+    let files = |ext: &str| {
+        spec.artifacts
+            .as_ref()
+            .map(|(root, base)| crate::fs::create_artifact(root, &with_ext(base, ext)))
+            .transpose()
+            .map_err(|why| StepError::new(ErrorKind::CommandFailed, why))
+    };
+    let (out_file, err_file) = (files("stdout")?, files("stderr")?);
     let (mut child, pgid) = spawn(spec)?;
     let _guard = TreeGuard(pgid);
 
@@ -113,10 +124,8 @@ pub(crate) async fn run(
             let _ = stdin.shutdown().await;
         });
     }
-    let out_path = spec.artifacts.as_ref().map(|b| with_ext(b, "stdout"));
-    let err_path = spec.artifacts.as_ref().map(|b| with_ext(b, "stderr"));
-    let out_task = tokio::spawn(capture(child.stdout.take(), out_path, masker.clone()));
-    let err_task = tokio::spawn(capture(child.stderr.take(), err_path, masker.clone()));
+    let out_task = tokio::spawn(capture(child.stdout.take(), out_file, masker.clone()));
+    let err_task = tokio::spawn(capture(child.stderr.take(), err_file, masker.clone()));
 
     let deadline = tokio::time::Instant::now() + timeout;
     let status = tokio::select! {
@@ -230,26 +239,21 @@ fn with_ext(base: &Path, ext: &str) -> PathBuf {
 const CHUNK: usize = 64 * 1024;
 
 /// Streams a command's output: masked, the first [`MAX_CAPTURE`] bytes kept, all of it written
-/// to `path` through a buffer. Memory stays bounded whatever the command prints (one 300 MB
+/// to `file` through a buffer. Memory stays bounded whatever the command prints (one 300 MB
 /// line included): it is read in chunks, and what could be the start of a secret the next chunk
 /// completes waits for it ([`MaskedStream`]), so a secret split by a chunk boundary is still
 /// masked whole.
 async fn capture<R: tokio::io::AsyncRead + Unpin>(
     stream: Option<R>,
-    path: Option<PathBuf>,
+    file: Option<std::fs::File>,
     masker: Masker,
 ) -> Captured {
     use tokio::io::AsyncReadExt;
     let Some(mut stream) = stream else {
         return Captured::default();
     };
-    let mut file = match path {
-        Some(p) => tokio::fs::File::create(&p)
-            .await
-            .ok()
-            .map(|f| tokio::io::BufWriter::with_capacity(CHUNK, f)),
-        None => None,
-    };
+    let mut file =
+        file.map(|f| tokio::io::BufWriter::with_capacity(CHUNK, tokio::fs::File::from_std(f)));
     let mut kept = String::new();
     let mut truncated = false;
     let mut pending = MaskedStream::new(masker);

@@ -109,6 +109,12 @@ pub(crate) async fn state(
     let shot = frame
         .dir
         .join(format!("{}{:03}-state.png", frame.prefix, cx.index + 1));
+    // The run's servers by name (a flow's own `web_server`, which no replay starts, adds its
+    // `url` and `port` beside them, and is not one).
+    let servers = match &scope.web_server {
+        Some(Value::Object(m)) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
     let target = RecordTarget {
         atlas: &atlas,
         fingerprint: rt.fingerprint,
@@ -116,6 +122,7 @@ pub(crate) async fn state(
         screenshot_known: true,
         run_id: &rt.run_id,
         masker: &frame.masker,
+        servers: &servers,
     };
     let mut session = frame.browser.session(&rt.browser).await?;
     crate::atlas::record_state(&mut session, &ls, &target, &mut scope.trail, cx.timeout).await
@@ -293,10 +300,11 @@ async fn perform(
             cx.artifact("act").with_extension("after.png"),
         )
     });
-    if let Some((before, _)) = &shots {
-        intent::screenshot(session, before, page_timeout).await?;
-    }
     let files = step_files(cx, "act");
+    // Inside the artifacts, as every screenshot: no symlink in their place is written through.
+    if let Some((before, _)) = &shots {
+        intent::screenshot(session, &files.ready(before.clone())?, page_timeout).await?;
+    }
     let done = Box::pin(crate::browser::run_step(
         session,
         step,
@@ -304,8 +312,10 @@ async fn perform(
         &files,
     ))
     .await?;
-    if let Some((_, after)) = &shots {
-        let _ = intent::screenshot(session, after, page_timeout).await;
+    if let Some((_, after)) = &shots
+        && let Ok(after) = files.ready(after.clone())
+    {
+        let _ = intent::screenshot(session, &after, page_timeout).await;
     }
     let shown = |p: Option<&std::path::PathBuf>| {
         p.filter(|p| p.exists())

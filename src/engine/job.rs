@@ -44,6 +44,7 @@ impl Job {
         if let Some(saver) = self.blocked_by().await {
             let r = not_run(&self.info, &self.loaded, &saver);
             let _ = self.signal.send(Some((self.info.name.clone(), false)));
+            self.rt.browser.flow_ended();
             drop(permit);
             return r;
         }
@@ -54,6 +55,7 @@ impl Job {
         let _ = self
             .signal
             .send(Some((r.name.clone(), r.status == FlowStatus::Passed)));
+        self.rt.browser.flow_ended();
         drop(permit);
         r
     }
@@ -145,6 +147,7 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        server_log_not_kept: None,
         state: None,
     }
 }

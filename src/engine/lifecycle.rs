@@ -35,11 +35,16 @@ pub(crate) async fn run_flow(
         masker.add_derived(crate::step::url_secrets::url_secrets(url));
     }
     // A browser launched here saves the flow's downloads with its artifacts.
-    let downloads = spec.cdp.is_none().then(|| {
-        rt.artifacts
-            .join(artifacts::flow_dir(info.index, &loaded.flow.name))
-            .join("downloads")
-    });
+    let downloads = spec
+        .cdp
+        .is_none()
+        .then(|| crate::browser::driver::downloads::DownloadDir {
+            root: rt.artifacts.clone(),
+            dir: rt
+                .artifacts
+                .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+                .join("downloads"),
+        });
     let mut setup = context_setup(&loaded, downloads);
     setup.record = rt.trace.records();
     let browser = FlowBrowser::new(info.index, spec, setup, loaded.dir.clone());
@@ -61,7 +66,9 @@ pub(crate) async fn run_flow(
     } else {
         run_in(rt, &loaded, &info, &browser, servers, &masker).await
     };
-    browser.close(&rt.browser, &masker).await;
+    // A flow that failed may be run again (`--retries`), in a browser of the run.
+    let last = rt.browser.only_flow_left() && result.status != FlowStatus::Failed;
+    browser.close(&rt.browser, &masker, last).await;
     result
 }
 
@@ -86,6 +93,12 @@ pub(crate) async fn run_in(
     // A server that exited while the flow ran is why it failed, not the browser's network error
     // (a failed step said so when it failed; a flow whose steps passed fails here).
     let died = Watch::new(setup.server.as_ref(), servers).died().await;
+    // Downloads under way finish before the server that sends them stops (not on an interrupt).
+    if !rt.cancel.is_cancelled() {
+        browser
+            .settle_downloads(crate::browser::driver::downloads::FINISH_GRACE)
+            .await;
+    }
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {
@@ -107,6 +120,7 @@ pub(crate) async fn run_in(
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
         trace: None,
+        server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
         state: None,
     };
     match ran {
@@ -137,7 +151,13 @@ pub(crate) async fn run_in(
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
     let kept = rt.trace.records() && rt.trace.keeps(result.status == FlowStatus::Passed);
     let recorded = browser.recorded(kept, super::trace::CATCH_UP).await;
-    super::trace::finish(rt.trace, (&dir, started), &mut result, masker, recorded);
+    super::trace::finish(
+        rt.trace,
+        (&rt.artifacts, &dir, started),
+        &mut result,
+        masker,
+        recorded,
+    );
     rt.listener.flow_finished(info, &result);
     result
 }
@@ -166,6 +186,15 @@ fn blame_server(result: &mut FlowResult, why: &str) {
     }
     if result.status == FlowStatus::Passed {
         result.status = FlowStatus::Failed;
+    }
+}
+
+/// Says (under the flow) that its web server runs without a log, and why: a symlink stood in
+/// the log's place.
+fn say_unkept_log(rt: &Runtime, info: &FlowInfo, server: &Server) {
+    if let Some(why) = server.log_not_kept() {
+        let said = format!("web server `{}`: its log is not kept: {why}", server.name);
+        rt.listener.message(info, 0, &said);
     }
 }
 
@@ -205,6 +234,7 @@ async fn body(
     let shared = serde_json::Value::Object(servers.values().clone());
     setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir, &masker)).await?;
     if let Some(s) = &setup.server {
+        say_unkept_log(rt, info, s);
         let mut ws = shared.clone();
         ws["url"] = json!(s.url);
         ws["port"] = json!(s.port);
@@ -221,7 +251,7 @@ async fn body(
     }
     // Inside the artifacts with no symlink followed: a reused artifacts directory may hold a
     // link out where this flow's folder goes (the web server's log, made earlier, is checked
-    // the same way and left out).
+    // the same way and left out; the browser's `downloads/` is made so as it is given to it).
     crate::fs::artifact_dir(&rt.artifacts, &dir).map_err(|why| {
         StepError::new(
             ErrorKind::Environment,
@@ -319,6 +349,8 @@ async fn start_scope(
         e.message = masker.mask(&e.message);
         e
     })?;
+    // Once it knows the flow's secrets: what the run's servers made of them.
+    servers.teach(&rt.templates, masker);
     Ok(scope)
 }
 

@@ -81,7 +81,9 @@ impl InProcess {
         };
         for d in pool {
             // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
-            d.browser.close(&rt.browser, &Masker::default()).await;
+            d.browser
+                .close(&rt.browser, &Masker::default(), false)
+                .await;
         }
         rt.browser.wait_closed().await;
     }
@@ -97,14 +99,13 @@ impl InProcess {
         let text = serde_json::to_string_pretty(flow).map_err(|e| {
             StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
         })?;
-        std::fs::create_dir_all(&rt.artifacts)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|e| {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("cannot write {}: {e}", path.display()),
-                )
-            })?;
+        // Inside the artifacts: no symlink in its place is written through.
+        crate::fs::create_artifact(&rt.artifacts, &path)
+            .and_then(|mut f| {
+                std::io::Write::write_all(&mut f, text.as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            })
+            .map_err(|why| StepError::new(ErrorKind::Environment, why))?;
         let mut loader = Loader::new(&rt.profiles);
         let loaded = loader.load(&path).ok_or_else(|| {
             let why: Vec<String> = loader
@@ -158,7 +159,7 @@ impl Driver for InProcess {
         Box::pin(async move {
             let fresh = InProcess::fresh(&self.rt, &self.counts);
             let old = std::mem::replace(&mut self.browser, fresh);
-            old.close(&self.rt.browser, &Masker::default()).await;
+            old.close(&self.rt.browser, &Masker::default(), false).await;
             Ok(())
         })
     }

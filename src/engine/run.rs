@@ -112,6 +112,9 @@ pub(crate) async fn run_flows(
     servers: Option<&ServersSpec>,
 ) -> Ran {
     let warm = Warm::start(&rt, &flows, opts.jobs, servers).await;
+    // The last flow's browser is not handed over to a next flow (see `FlowBrowser::close`).
+    rt.browser
+        .count_flows(flows.len() * opts.repeat_each.max(1) as usize);
     let (results, unstarted) = warm.run(rt.clone(), flows, opts).await;
     let web_servers = warm.stop(&rt).await;
     Ran {
@@ -342,6 +345,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         setup: std::time::Duration::ZERO,
         server_log: None,
         trace: None,
+        server_log_not_kept: None,
         state: None,
     }
 }

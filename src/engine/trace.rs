@@ -48,7 +48,7 @@ pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
 /// `on`, held until the flow's end with `retain-on-failure` (and written then if the flow did
 /// not pass).
 pub(crate) async fn record(
-    mode: TraceMode,
+    (mode, root): (TraceMode, &Path),
     frame: &Frame<'_>,
     (step, index, passed): (&Step, usize, bool),
     result: &mut StepResult,
@@ -73,27 +73,26 @@ pub(crate) async fn record(
     let acts = !step.action.only_reads_the_page();
     for (path, jpeg) in frame.browser.stepped((start, end), acts, picture).await {
         if mode == TraceMode::On {
-            write(&path, &jpeg);
+            write(root, &path, &jpeg);
         } else {
             frame.browser.hold_picture((path, jpeg));
         }
     }
 }
 
-/// Writes `bytes` to `path`, its directory made; false when it cannot be (the trace goes
+/// Writes `bytes` to `path` in the run's artifacts directory `root`, its folders made and none
+/// followed if a link (`crate::fs::write_artifact`); false when it cannot be (the trace goes
 /// without it: the run goes on).
-fn write(path: &Path, bytes: &[u8]) -> bool {
-    path.parent()
-        .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-        && std::fs::write(path, bytes).is_ok()
+fn write(root: &Path, path: &Path, bytes: &[u8]) -> bool {
+    crate::fs::write_artifact(root, path, bytes).is_ok()
 }
 
-/// At a flow's end: writes its trace into `dir` (its artifacts directory), with the pictures
-/// `held` for it and what its tabs `logged`, and names it in `result`, when `mode` keeps it.
-/// `started`: the flow's start.
+/// At a flow's end: writes its trace into `dir` (its artifacts directory, in the run's `root`),
+/// with the pictures `held` for it and what its tabs `logged`, and names it in `result`, when
+/// `mode` keeps it. `started`: the flow's start.
 pub(crate) fn finish(
     mode: TraceMode,
-    (dir, started): (&Path, Instant),
+    (root, dir, started): (&Path, &Path, Instant),
     result: &mut FlowResult,
     masker: &Masker,
     recorded: Recorded,
@@ -108,7 +107,7 @@ pub(crate) fn finish(
         logged,
     } = recorded;
     for (path, jpeg) in &held {
-        write(path, jpeg);
+        write(root, path, jpeg);
     }
     let flow_start = SystemTime::now()
         .checked_sub(started.elapsed())
@@ -156,9 +155,7 @@ pub(crate) fn finish(
     let trace = masker.mask_value(&trace);
     let path = dir.join(DIR).join(FILE);
     // A trace that cannot be written leaves the report without it; the run goes on.
-    let written = std::fs::create_dir_all(dir.join(DIR)).is_ok()
-        && crate::fs::write_atomic(&path, trace.to_string().as_bytes()).is_ok();
-    if written {
+    if write(root, &path, trace.to_string().as_bytes()) {
         result.trace = Some(path.display().to_string());
     }
 }
@@ -328,6 +325,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::ZERO,
             server_log: None,
+            server_log_not_kept: None,
             trace: None,
             state: None,
         }
@@ -366,7 +364,7 @@ mod tests {
             logged,
         };
         let t0 = SystemTime::now();
-        let at = (d.path(), Instant::now());
+        let at = (d.path(), d.path(), Instant::now());
         let mut passed = flow(FlowStatus::Passed, t0, pic.clone());
         let recorded = kept(logged(t0, &[5]));
         finish(

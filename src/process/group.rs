@@ -25,12 +25,37 @@ pub(crate) fn register(pgid: i32) {
     super::guardian::tell(&format!("+{pgid}"));
 }
 
-/// Forgets a process group that has been ended.
+/// Forgets a process group that has been ended; tells the guardian what runner adopted.
 pub(crate) fn unregister(pgid: i32) {
     if let Ok(mut r) = registry().lock() {
         r.remove(&pgid);
     }
+    tell_adopted();
     super::guardian::tell(&format!("-{pgid}"));
+}
+
+/// Tells the guardian (`=pid:start`) runner's live children that lead no registered group, once
+/// each: orphans runner adopted as a subreaper (what a supervisor that was killed held), which
+/// the guardian kills if runner is killed. Looked at when a group ends, after which what it left
+/// may be runner's.
+fn tell_adopted() {
+    static TOLD: OnceLock<Mutex<HashSet<(i32, u64)>>> = OnceLock::new();
+    let Some(guardian) = super::guardian::pid() else {
+        return;
+    };
+    let groups = registry().lock().map(|r| r.clone()).unwrap_or_default();
+    let adopted = super::tree::children(std::process::id().cast_signed())
+        .into_iter()
+        .filter(|p| *p != guardian && !groups.contains(p) && super::is_live(*p))
+        .filter_map(|p| Some((p, super::tree::start_time(p)?)));
+    let Ok(mut told) = TOLD.get_or_init(Mutex::default).lock() else {
+        return;
+    };
+    for (pid, start) in adopted {
+        if told.insert((pid, start)) {
+            super::guardian::tell(&format!("={pid}:{start}"));
+        }
+    }
 }
 
 /// SIGKILLs every registered group with all its leader started (see `tree`), and every other

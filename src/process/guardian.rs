@@ -2,9 +2,16 @@
 //! holds the read end of a pipe from runner and learns each process group runner starts. When the
 //! pipe closes — runner exited for any reason, `kill -9` included — it kills every group still
 //! registered with all their leaders started (`tree`), runs the cleanup it was given (the run's
-//! browser daemons) and exits.
+//! browser daemons), kills the orphans runner adopted (below) and exits.
+//!
+//! runner is a child subreaper: what loses its parent under it (the orphans of a supervisor that
+//! was itself killed) becomes runner's child, and once runner is gone, init's, where no group
+//! finds it. So each time a group ends (what it left may just have been adopted) runner tells the
+//! guardian its children that lead no group it registered (`=pid:start`, with the start time,
+//! so that a process that took a freed pid is spared), and the guardian kills those still there
+//! with what they started.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -56,16 +63,28 @@ pub(crate) fn tell(line: &str) {
     }
 }
 
-/// The guardian's own loop (`runner __guardian`): reads `+pgid`/`-pgid` lines until the pipe
-/// closes, then SIGKILLs the groups left and calls `cleanup`.
+/// The guardian's own loop (`runner __guardian`): reads `+pgid`/`-pgid`/`=pid:start` lines
+/// until the pipe closes, then SIGKILLs the groups left, calls `cleanup` and SIGKILLs the orphans
+/// runner adopted that are still there.
 pub(crate) fn run(cleanup: &dyn Fn()) {
     // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's
     // group, not to the guardian, which must outlive runner.
     let mut groups: HashSet<i32> = HashSet::new();
+    let mut adopted: HashMap<i32, u64> = HashMap::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let (sign, pgid) = line.split_at(line.len().min(1));
-        let Ok(pgid) = pgid.trim().parse::<i32>() else {
+        let (sign, rest) = line.split_at(line.len().min(1));
+        if sign == "=" {
+            if let Some((pid, start)) = rest.split_once(':')
+                && let (Ok(pid), Ok(start)) = (pid.parse(), start.trim().parse())
+            {
+                // Those gone since are forgotten: the list stays as long as what is alive.
+                adopted.retain(|p, s| super::tree::start_time(*p) == Some(*s));
+                adopted.insert(pid, start);
+            }
+            continue;
+        }
+        let Ok(pgid) = rest.trim().parse::<i32>() else {
             continue;
         };
         match sign {
@@ -84,4 +103,13 @@ pub(crate) fn run(cleanup: &dyn Fn()) {
         super::tree::kill_tree(g);
     }
     cleanup();
+    for (pid, start) in adopted {
+        if super::tree::start_time(pid) == Some(start) {
+            super::tree::kill_descendants(pid);
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! Reading a child's output stream line by line (exec captures and agent relays share it).
+//! Reading a child's output stream line by line (agent relays; a web server's output is read in
+//! pieces instead, see `engine::server::output`).
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 

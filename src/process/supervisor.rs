@@ -1,29 +1,34 @@
 //! The supervisor every command of a flow runs under (`exec` steps, agents, web servers):
-//! `runner __supervise -- PROGRAM ARGS...`, runner's own binary, the leader of the command's
-//! process group and its parent. It is a child subreaper (`PR_SET_CHILD_SUBREAPER`): whatever
-//! the command starts that loses its parent — a daemon's double fork, `setsid cmd &`, which
-//! also leaves the group and the session — becomes the supervisor's child instead of init's,
-//! so it can still be found (`tree`) and ended:
+//! `runner __supervise -- PROGRAM ARGS...`, runner's own binary, the leader of the process group
+//! runner registers and the command's parent. The command runs in a process group of its own
+//! that the supervisor is not in, so a command that ends its own group (`kill -9 0`, a shell's
+//! cleanup idiom) cannot end its supervisor. The supervisor is a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`): whatever the command starts that loses its parent — a daemon's
+//! double fork, `setsid cmd &`, which also leaves the group and the session — becomes the
+//! supervisor's child instead of init's, so it can still be found (`tree`) and ended:
 //!
 //! - when the command exits, the supervisor ends everything it left (SIGKILL) and exits with the
 //!   command's status (or dies of its signal), so nothing a step started outlives the step;
 //! - when runner ends the group (a timeout, a stop, Ctrl-C: SIGTERM, a grace, then the tree:
-//!   `group::terminate_child_group`), the command gets the SIGTERM, the supervisor does not
-//!   (it blocks it once the command has started) and ends what is left once the command has
-//!   gone;
+//!   `group::terminate_child_group`), the supervisor passes the SIGTERM (SIGINT, SIGHUP) on to
+//!   the command's group and ends what is left once the command has gone;
 //! - when runner dies, `kill -9` included, the guardian ends each registered group's tree while
 //!   its supervisor still holds it, and a supervisor that finds its parent gone (it looks every
 //!   100 ms) ends its tree itself.
 //!
-//! Only a SIGKILL of the supervisor itself before runner's guardian walks its tree lets an
-//! orphan go, to runner (a subreaper too, which ends its adopted children at its end).
+//! Only a SIGKILL of the supervisor itself (sent to its pid, not to the command's group) lets
+//! what the command started go, to runner (a subreaper too, which ends its adopted children at
+//! its end; after a `kill -9` of runner, the guardian ends those it saw: `guardian`).
 
-use std::ffi::{OsStr, OsString};
-use std::os::unix::process::ExitStatusExt;
+use std::ffi::{CString, OsStr, OsString};
 use std::path::Path;
 use std::time::Duration;
 
+use nix::errno::Errno;
+use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawnp};
 use nix::sys::signal::{SigSet, Signal};
+use nix::sys::wait::{WaitStatus, waitpid};
+use nix::unistd::Pid;
 
 /// The hidden argument that makes runner's binary a supervisor.
 pub(crate) const ARG: &str = "__supervise";
@@ -134,25 +139,30 @@ pub(crate) fn run(args: &[OsString]) -> i32 {
     let parent = nix::unistd::getppid();
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_child_subreaper(true);
-    let mut child = match std::process::Command::new(program).args(rest).spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("runner: cannot start `{}`: {e}", program.to_string_lossy());
-            return if e.kind() == std::io::ErrorKind::NotFound {
-                127
-            } else {
-                126
-            };
-        }
-    };
-    // The signals runner sends the group (a timeout, a stop, Ctrl-C) are the command's: the
-    // supervisor stays to end what the command leaves. Blocked once the command has started
-    // (a child inherits the mask) and before the thread below starts (so in every thread).
+    // The signals runner sends the group (a timeout, a stop, Ctrl-C) are the command's: blocked
+    // here from before the command starts (one that comes early waits), in every thread (none
+    // has started yet), and passed on to the command's group by the thread below. The command
+    // starts with none blocked (`start`).
     let mut mask = SigSet::empty();
     for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
         mask.add(s);
     }
     let _ = mask.thread_block();
+    let command = match start(program, rest) {
+        Ok(pid) => pid,
+        Err(e) => {
+            let code = if e == Errno::ENOENT { 127 } else { 126 };
+            let e = std::io::Error::from(e);
+            eprintln!("runner: cannot start `{}`: {e}", program.to_string_lossy());
+            return code;
+        }
+    };
+    std::thread::spawn(move || {
+        while let Ok(signal) = mask.wait() {
+            // The command leads its group: its pid is the group's id.
+            super::signal_group(command.as_raw(), signal);
+        }
+    });
     std::thread::spawn(move || {
         loop {
             std::thread::sleep(PARENT_CHECK);
@@ -163,12 +173,53 @@ pub(crate) fn run(args: &[OsString]) -> i32 {
             }
         }
     });
-    let status = child.wait();
+    let status = loop {
+        match waitpid(command, None) {
+            Err(Errno::EINTR) => {}
+            other => break other,
+        }
+    };
     end_leftovers();
     match status {
-        Ok(s) => s.code().unwrap_or_else(|| s.signal().map_or(1, die_of)),
-        Err(_) => 1,
+        Ok(WaitStatus::Exited(_, code)) => code,
+        Ok(WaitStatus::Signaled(_, signal, _)) => die_of(signal as i32),
+        _ => 1,
     }
+}
+
+/// Starts `program` (found as `execvp` finds it) with `args` and the supervisor's environment
+/// and stdio, as the leader of a new process group, with no signal blocked and SIGPIPE at its
+/// default (as the standard library starts a command: Rust ignores SIGPIPE). Not with the
+/// standard library: its child inherits the mask, and the supervisor's blocks the signals it
+/// passes on from before the command starts.
+fn start(program: &OsStr, args: &[OsString]) -> Result<Pid, Errno> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let c = |s: &OsStr| CString::new(s.as_bytes()).map_err(|_| Errno::EINVAL);
+    let path = c(program)?;
+    let mut argv = vec![path.clone()];
+    for a in args {
+        argv.push(c(a)?);
+    }
+    let envp: Vec<CString> = std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend(v.into_vec());
+            CString::new(kv).ok()
+        })
+        .collect();
+    let mut attr = PosixSpawnAttr::init()?;
+    attr.set_flags(
+        PosixSpawnFlags::POSIX_SPAWN_SETPGROUP
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+    )?;
+    attr.set_pgroup(Pid::from_raw(0))?;
+    attr.set_sigmask(&SigSet::empty())?;
+    let mut default = SigSet::empty();
+    default.add(Signal::SIGPIPE);
+    attr.set_sigdefault(&default)?;
+    posix_spawnp(&path, &PosixSpawnFileActions::init()?, &attr, &argv, &envp)
 }
 
 /// Ends everything the command left (its descendants, now the supervisor's), and reaps them.

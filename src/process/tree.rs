@@ -42,6 +42,23 @@ pub(crate) fn all_pids() -> Vec<i32> {
     )
 }
 
+/// The children of `pid`: those of each of its threads (`/proc/<pid>/task/<tid>/children`; an
+/// orphan a subreaper adopts is the child of one of its threads).
+pub(crate) fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
 /// Every process's parent: `(pid, parent pid)`, from `/proc/<pid>/stat`.
 fn parents() -> Vec<(i32, i32)> {
     all_pids()

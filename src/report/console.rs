@@ -7,7 +7,7 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Reporter, Summary};
-use crate::step::shown::clean;
+use crate::step::shown::{clean, one_line};
 use crate::step::{FlowInfo, Listener};
 use crate::step::{FlowResult, FlowStatus, Outcome, StepError, StepResult};
 
@@ -53,13 +53,13 @@ impl Console {
             // Live bars of several flows: say whose line it is.
             let text = if self.buffered {
                 text.lines()
-                    .map(|l| format!("[{}] {}", flow.name, l.trim_start()))
+                    .map(|l| format!("[{}] {}", one_line(&flow.name), l.trim_start()))
                     .collect::<Vec<_>>()
                     .join("\n")
             } else {
                 text
             };
-            let _ = m.println(text);
+            let _ = m.println(self.reporter.shown(&text));
             return;
         }
         if self.buffered {
@@ -115,7 +115,7 @@ impl Console {
                 },
                 (None, Some(st)) => format!(
                     ": step `{}` at {}{}",
-                    clean(&st.name),
+                    one_line(&st.name),
                     st.error
                         .as_ref()
                         .and_then(|e| e.location.as_ref())
@@ -129,8 +129,8 @@ impl Console {
             s.push_str(&format!(
                 "  {} {} ({}){why}\n",
                 r.status.as_str(),
-                r.name,
-                r.file.display()
+                one_line(&r.name),
+                one_line(&r.file.display().to_string())
             ));
             if let Some(shot) = step
                 .and_then(|st| st.failure_artifacts.as_ref()?.get("screenshot"))
@@ -140,6 +140,8 @@ impl Console {
             }
             if let Some(log) = &r.server_log {
                 s.push_str(&format!("      web server log: {log}\n"));
+            } else if let Some(why) = &r.server_log_not_kept {
+                s.push_str(&format!("      web server log not kept: {}\n", clean(why)));
             }
         }
         if failed {
@@ -172,28 +174,29 @@ impl Listener for Console {
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
             );
-            bar.set_prefix(flow.name.clone());
+            bar.set_prefix(one_line(&flow.name));
             bar.enable_steady_tick(Duration::from_millis(100));
             if let Ok(mut s) = self.state.lock() {
                 s.bars.insert(flow.index, bar);
             }
             return;
         }
-        self.line(flow, format!("▶ {} ({})", flow.name, flow.file));
+        let (name, file) = (one_line(&flow.name), one_line(&flow.file));
+        self.line(flow, format!("▶ {name} ({file})"));
     }
 
     fn step_started(&self, flow: &FlowInfo, _depth: usize, name: &str) {
         if let Ok(s) = self.state.lock()
             && let Some(bar) = s.bars.get(&flow.index)
         {
-            bar.set_message(name.to_string());
+            bar.set_message(one_line(name));
         }
     }
 
     fn group_started(&self, flow: &FlowInfo, depth: usize, name: &str) {
         // Live bars show the running step; the plain lines show the steps inside under it.
         if self.multi.is_none() {
-            self.line(flow, format!("{}▸ {}", indent(depth), clean(name)));
+            self.line(flow, format!("{}▸ {}", indent(depth), one_line(name)));
         }
     }
 
@@ -210,8 +213,9 @@ impl Listener for Console {
             self.line(
                 flow,
                 format!(
-                    "{}↻ {name}: attempt {attempt} failed ({}): {}; retrying in {}",
+                    "{}↻ {}: attempt {attempt} failed ({}): {}; retrying in {}",
                     indent(depth),
+                    one_line(name),
                     error.kind.as_str(),
                     clean(&error.message),
                     secs(d)
@@ -250,7 +254,7 @@ impl Listener for Console {
         };
         let mut text = format!(
             "{pad}{mark} {} ({}{attempts}{note})",
-            clean(&r.name),
+            one_line(&r.name),
             secs(r.duration)
         );
         let inside = r
@@ -266,7 +270,7 @@ impl Listener for Console {
                 .unwrap_or(&leaf.location);
             text.push_str(&format!(
                 "\n{pad}    failed at {} ({at})",
-                clean(&names.join(" > "))
+                one_line(&names.join(" > "))
             ));
         } else if let Some(e) = &r.error {
             let msg = clean(&e.message).replace('\n', &format!("\n{pad}    "));
@@ -295,7 +299,7 @@ impl Listener for Console {
         };
         let mut text = format!(
             "{mark} {} {} in {}",
-            r.name,
+            one_line(&r.name),
             r.status.as_str(),
             secs(r.duration)
         );

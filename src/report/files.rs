@@ -1,5 +1,8 @@
 //! The report files a run (or `atlas verify`) writes: `--report junit=PATH`, `json=PATH`,
-//! `html=DIR`. Written whole or not at all (write, then rename).
+//! `html=DIR`. Written whole or not at all (write, then rename). A path the user gives is taken
+//! as given (its folders made, links and all, like a shell's `> file`), and the file is replaced
+//! (a symlink in its place too, never written through); what runner makes inside an HTML
+//! report's folder (`assets/` and the files in it) follows no symlink there.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -61,8 +64,10 @@ impl ReportTarget {
                         path: to.clone(),
                         source,
                     };
-                    std::fs::create_dir_all(dir.join("assets")).map_err(err)?;
-                    let mut out = std::fs::File::create(&to).map_err(err)?;
+                    // Inside the report's folder (taken as named), as in the artifacts: no
+                    // symlink a reused folder holds (`assets/1.log -> ~/.bashrc`) is followed.
+                    let mut out = crate::fs::create_artifact(dir, &to)
+                        .map_err(|why| err(std::io::Error::other(why)))?;
                     std::io::copy(&mut from.take(cap), &mut out).map_err(err)?;
                 }
                 write(&dir.join("index.html"), &page.html).map(|()| page.notes)

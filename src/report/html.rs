@@ -204,9 +204,6 @@ impl Writer {
     /// A link to a server's log, copied under `assets/`.
     fn log(&mut self, path: &str, reads: &Reads) -> String {
         if let Err(why) = reads.open(path) {
-            if *reads == Reads::Own {
-                return format!("web server log: {} (not written)", esc(path));
-            }
             self.notes.push(format!(
                 "web server log {path:?} left out of the report: {why}"
             ));
@@ -221,6 +218,13 @@ impl Writer {
         format!("<a href=\"assets/{name}\">web server log</a>")
     }
 
+    /// What the page says of a server's log that was not kept (`why`), noted too.
+    fn log_not_kept(&mut self, why: &str) -> String {
+        // Debug-quoted: a shard's text may hold control characters, not for a terminal.
+        self.notes.push(format!("web server log not kept: {why:?}"));
+        format!("web server log not kept: {}", esc(why))
+    }
+
     /// The run's servers: name, URL, start time, log, and why one was not there.
     fn servers(&mut self, servers: &[Server]) {
         if servers.is_empty() {
@@ -228,11 +232,11 @@ impl Writer {
         }
         self.out.push_str("<table class=\"servers\"><tr><th>web server</th><th>url</th><th>start</th><th>log</th></tr>\n");
         for Server { info: s, reads } in servers {
-            let log = s
-                .log
-                .as_deref()
-                .map(|l| self.log(l, reads))
-                .unwrap_or_default();
+            let log = match (&s.log, &s.log_not_kept) {
+                (Some(l), _) => self.log(l, reads),
+                (None, Some(why)) => self.log_not_kept(why),
+                (None, None) => String::new(),
+            };
             let note = if s.reused { " (reused)" } else { "" };
             self.out.push_str(&format!(
                 "<tr><td>{}</td><td>{}{note}</td><td>{} ms</td><td>{log}</td></tr>\n",
@@ -283,6 +287,9 @@ impl Writer {
         if let Some(log) = &f.web_server_log {
             let link = self.log(log, &f.reads);
             self.out.push_str(&format!(" — {link}"));
+        } else if let Some(why) = &f.web_server_log_not_kept {
+            let said = self.log_not_kept(why);
+            self.out.push_str(&format!(" — {said}"));
         }
         self.out.push_str("</p>\n");
         if !f.retry_errors.is_empty() {

@@ -28,7 +28,8 @@ pub(crate) enum Reads {
     /// None: a report document read from a file, until told where it comes from.
     #[default]
     Nothing,
-    /// The files of this run: runner's own records name them.
+    /// The files of this run: runner's own records name them (never a symlink in their
+    /// place).
     Own,
     /// A shard's report: regular files inside `dir` (canonical) only, capped; `shown` is the
     /// directory as the command line named it, for the notes.
@@ -55,7 +56,15 @@ impl Reads {
     pub(crate) fn open(&self, path: &str) -> Result<(File, u64), String> {
         match self {
             Reads::Nothing => Err("a report read back from a file reads none of its files".into()),
-            Reads::Own => open_regular(Path::new(path), OFlag::empty()).map(|f| (f, u64::MAX)),
+            // A file runner wrote is no symlink: one in its place (a reused artifacts
+            // directory) is not what runner wrote there, and its target is not copied.
+            Reads::Own => {
+                let p = Path::new(path);
+                if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink()) {
+                    return Err("it is a symbolic link, not a file runner wrote".into());
+                }
+                open_regular(p, OFlag::O_NOFOLLOW).map(|f| (f, u64::MAX))
+            }
             Reads::Shard { dir, shown } => {
                 let p = Path::new(path);
                 let real = std::fs::canonicalize(dir.join(p))
@@ -184,5 +193,9 @@ mod tests {
         assert!(Reads::Nothing.read_text(&inside).is_err());
         assert!(Reads::Own.read_text(&inside).is_ok());
         assert!(Reads::Own.read_text("/dev/zero").is_err());
+        let e = Reads::Own
+            .read_text(&shard.join("in").display().to_string())
+            .unwrap_err();
+        assert!(e.contains("symbolic link"), "{e}");
     }
 }

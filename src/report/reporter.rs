@@ -1,5 +1,6 @@
 //! Terminal settings and the one-shot outputs (diagnostics, plain text, summaries).
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 
 use crate::source::Diagnostic;
@@ -22,6 +23,9 @@ pub(crate) struct Reporter {
     pub(crate) interactive: bool,
     /// Colours allowed.
     pub(crate) color: bool,
+    /// On GitHub Actions (`GITHUB_ACTIONS=true`), which reads a line of stdout or stderr that
+    /// starts with `::` as a workflow command: only runner's own ([`Reporter::commands`]) may.
+    pub(crate) github: bool,
 }
 
 impl Reporter {
@@ -34,6 +38,7 @@ impl Reporter {
             interactive: tty && !ci,
             // Colour in a terminal, never in CI logs (NO_COLOR also turns it off).
             color: tty && !no_color && !ci,
+            github: std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true"),
         }
     }
 
@@ -50,7 +55,7 @@ impl Reporter {
                     s.push_str(&super::diagnostics::github(d));
                     s.push('\n');
                 }
-                self.out(&s);
+                self.commands(&s);
             }
             DiagnosticFormat::Human => {
                 let mut s = String::new();
@@ -78,6 +83,12 @@ impl Reporter {
 
     /// Writes to stdout; a closed pipe is not an error worth reporting.
     pub(crate) fn out(&self, text: &str) {
+        self.commands(&self.shown(text));
+    }
+
+    /// Writes runner's own GitHub workflow commands (`::error ...`, each escaped on one line) to
+    /// stdout, as they are.
+    pub(crate) fn commands(&self, text: &str) {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(text.as_bytes());
         let _ = o.flush();
@@ -86,8 +97,19 @@ impl Reporter {
     /// Writes to stderr.
     pub(crate) fn err(&self, text: &str) {
         let mut e = std::io::stderr().lock();
-        let _ = e.write_all(text.as_bytes());
+        let _ = e.write_all(self.shown(text).as_bytes());
         let _ = e.flush();
+    }
+
+    /// `text` as it may be printed: on GitHub Actions, a `·` before each line that would read as
+    /// a workflow command (`::stop-commands::TOKEN` in a command's output, shown in an error,
+    /// would turn off the annotations after it).
+    pub(crate) fn shown<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.github {
+            defused(text)
+        } else {
+            Cow::Borrowed(text)
+        }
     }
 
     /// A warning line (`warning: ...`): something suspicious that does not stop the run.
@@ -98,5 +120,40 @@ impl Reporter {
     /// An error line (`error: ...`).
     pub(crate) fn error(&self, message: &str) {
         self.err(&format!("error: {message}\n"));
+    }
+}
+
+/// `text` with a `·` before each line that starts with `::` once leading whitespace is taken off
+/// (the runner of GitHub Actions trims it, and ends a line at a CR as at an LF).
+fn defused(text: &str) -> Cow<'_, str> {
+    let command = |line: &str| line.trim_start().starts_with("::");
+    if !text.split(['\n', '\r']).any(command) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive(['\n', '\r']) {
+        if command(line) {
+            let body = line.trim_start();
+            out.push_str(&line[..line.len() - body.len()]);
+            out.push('·');
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defused;
+
+    #[test]
+    fn no_line_reads_as_a_workflow_command() {
+        assert_eq!(defused("plain: a::b\n"), "plain: a::b\n");
+        assert_eq!(
+            defused("::stop-commands::t\n  ::error::x\r::warning::y\r\n\u{a0}::notice::z"),
+            "·::stop-commands::t\n  ·::error::x\r·::warning::y\r\n\u{a0}·::notice::z"
+        );
     }
 }

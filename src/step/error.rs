@@ -28,6 +28,24 @@ pub(crate) enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind.
+    pub(crate) const ALL: [ErrorKind; 9] = [
+        ErrorKind::Timeout,
+        ErrorKind::NotFound,
+        ErrorKind::Assertion,
+        ErrorKind::CommandFailed,
+        ErrorKind::Template,
+        ErrorKind::Environment,
+        ErrorKind::Interrupted,
+        ErrorKind::Internal,
+        ErrorKind::Skill,
+    ];
+
+    /// The kind a report names `name` (see [`ErrorKind::as_str`]).
+    pub(crate) fn named(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The name used in `retry.on` and reports.
     pub(crate) fn as_str(self) -> &'static str {
         match self {

@@ -4,6 +4,7 @@
 
 pub(crate) mod error;
 pub(crate) mod events;
+pub(crate) mod interrupt;
 pub(crate) mod masked_stream;
 pub(crate) mod masker;
 pub(crate) mod result;

@@ -172,6 +172,12 @@ pub(crate) struct FlowResult {
     /// Its trace file (absolute), when one was kept (`--trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// Why its web server's command has no log (a symlink stood in its place).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        rename = "web_server_log_not_kept"
+    )]
+    pub(crate) server_log_not_kept: Option<String>,
     /// An atlas replay's check of the state it arrived at, when it differs from the one
     /// recorded (`atlas::StateDiff` as JSON: the route, elements added, removed or renamed,
     /// data drift).
@@ -187,6 +193,9 @@ pub(crate) struct ServerInfo {
     /// Its log (absolute; none when runner started nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) log: Option<String>,
+    /// Why runner started its command but kept no log (a symlink stood in its place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) log_not_kept: Option<String>,
     /// How long its start took, readiness included.
     pub(crate) start_ms: u64,
     /// Found answering before the start (`reuse_existing`): runner started nothing.

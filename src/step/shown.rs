@@ -24,6 +24,17 @@ pub(crate) fn clean(text: &str) -> String {
     out
 }
 
+/// A name as it is shown (a flow's, a step's): [`clean`], on one line. Its line feeds, carriage
+/// returns and the other line breaks (vertical tab, form feed, NEL, Unicode's line and paragraph
+/// separators) become spaces: a name from a template (`check {{ steps.a.stdout }}`) must not
+/// start a line of its own, where GitHub Actions would read `::stop-commands::` as a command.
+pub(crate) fn one_line(text: &str) -> String {
+    let breaks = [
+        '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ];
+    clean(&text.replace("\r\n", "\n").replace(breaks, " "))
+}
+
 /// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
 /// then it has no views to look in).
 pub(crate) fn has_hidden(text: &str) -> bool {
@@ -138,7 +149,7 @@ fn skip_escape(chars: &mut Peekable<CharIndices<'_>>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{clean, has_hidden, views};
+    use super::{clean, has_hidden, one_line, views};
 
     #[test]
     fn escape_sequences_go_whole_and_control_characters_go() {
@@ -162,6 +173,14 @@ mod tests {
         assert_eq!(clean("\u{9b}31m 日本 ✓ \u{1b}"), "31m 日本 ✓ ");
         // What shows as nothing stays on a terminal (an emoji's joiner); only views drop it.
         assert_eq!(clean("a\u{200d}b"), "a\u{200d}b");
+    }
+
+    #[test]
+    fn a_name_is_one_line() {
+        assert_eq!(
+            one_line("a\r\n::b\n::c\r::d\u{2028}e\u{2029}f\u{85}g\u{b}h\u{c}i\u{1b}[0m\u{1}\tj"),
+            "a ::b ::c ::d e f g h i\tj"
+        );
     }
 
     #[test]

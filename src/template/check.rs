@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::render::single_expression;
+use super::tags::single_expression;
 use super::{ROOTS, Templates};
 
 /// A problem in a template string; `offset` is a byte offset inside the string.
@@ -86,26 +86,17 @@ pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> V
     }
 }
 
-/// The byte ranges of the `{{ ... }}` and `{% ... %}` blocks of a template (where filters and
-/// tests can be).
+/// The byte ranges of the code of the `{{ ... }}` and `{% ... %}` tags of a template (where
+/// filters and tests can be), as minijinja reads them.
 fn blocks(src: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while let Some(i) = src[at..].find('{').map(|i| at + i) {
-        let close = match src[i + 1..].chars().next() {
-            Some('{') => "}}",
-            Some('%') => "%}",
-            _ => {
-                at = i + 1;
-                continue;
-            }
-        };
-        let start = i + 2;
-        let end = src[start..].find(close).map_or(src.len(), |j| start + j);
-        out.push((start, end));
-        at = end;
-    }
-    out
+    super::tags::tags(src).map_or_else(
+        |_| Vec::new(),
+        |tags| {
+            tags.into_iter()
+                .map(|t| (t.code.start, t.code.end))
+                .collect()
+        },
+    )
 }
 
 /// Filters (`| name`) and tests (`is name`, `is not name`) that the environment does not have.

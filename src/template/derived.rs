@@ -7,6 +7,7 @@
 use minijinja::value::ValueKind;
 
 use super::render::{Templates, is_template};
+use super::tags::{Kind, tags};
 
 /// Tells whether a text holds a secret (the flow's masker, in the engine).
 pub(crate) type HoldsSecret<'a> = &'a dyn Fn(&str) -> bool;
@@ -29,9 +30,13 @@ impl Templates {
     /// What the parts of `src` that read a secret render to: the value of each `{{ expr }}` that
     /// reads one (`{{ secrets.T | upper }}` -> `S3CRET`, `{{ vars.creds | reverse }}` where
     /// `vars.creds` holds a secret), so those derived values can be masked without masking the
-    /// text around them. A `{% %}` block that reads a secret cannot be split out: then the
-    /// whole rendering is returned. A boolean or none is no secret (one bit; masking it would
-    /// blank out every `true`).
+    /// text around them. The tags are minijinja's own (`tags`): a `}}` in a map or string
+    /// literal is no tag's end. Where a part's value cannot be told on its own, the whole
+    /// rendering is returned (it fails closed): a `{% %}` block that reads a secret, an
+    /// expression that reads one and does not evaluate alone (`{% set n = 2 %}{{ secrets.T[n:]
+    /// }}`), and any that reads one in a template with blocks (a block can give a name another
+    /// value there). A boolean or none is no secret (one bit; masking it would blank out every
+    /// `true`).
     pub(crate) fn secret_parts(
         &self,
         src: &str,
@@ -42,27 +47,36 @@ impl Templates {
         if !is_template(src) {
             return out;
         }
-        let mut rest = src;
-        while let Some(i) = rest.find("{{") {
-            let Some(j) = rest[i..].find("}}") else { break };
-            let expr = rest[i + 2..i + j].trim().trim_matches('-').trim();
-            if reads_a_secret(expr, ctx, holds_secret)
-                && let Ok(e) = self.env().compile_expression(expr)
-                && let Ok(v) = e.eval(ctx)
-            {
-                out.add(&v);
+        // What minijinja cannot read does not render either: nothing of it is shown.
+        let Ok(tags) = tags(src) else {
+            return out;
+        };
+        let has_blocks = tags.iter().any(|t| t.kind == Kind::Block);
+        let mut whole = false;
+        for tag in &tags {
+            let code = &src[tag.code.clone()];
+            if !reads_a_secret(code, ctx, holds_secret) {
+                continue;
             }
-            rest = &rest[i + j + 2..];
+            whole |= has_blocks;
+            match tag.kind {
+                Kind::Block => whole = true,
+                Kind::Expression => match self.eval_alone(code, ctx) {
+                    Some(v) => out.add(&v),
+                    None => whole = true,
+                },
+            }
         }
-        let blocks_read_secrets = src.split("{%").skip(1).any(|b| {
-            b.split("%}")
-                .next()
-                .is_some_and(|b| reads_a_secret(b, ctx, holds_secret))
-        });
-        if blocks_read_secrets && let Ok(all) = self.render_str(src, ctx) {
+        if whole && let Ok(all) = self.render_str(src, ctx) {
             out.texts.push(all);
         }
         out
+    }
+
+    /// The value of the expression `code` evaluated on its own, when it has one.
+    fn eval_alone(&self, code: &str, ctx: &minijinja::Value) -> Option<minijinja::Value> {
+        let v = self.env().compile_expression(code).ok()?.eval(ctx).ok()?;
+        (!v.is_undefined()).then_some(v)
     }
 }
 
@@ -239,6 +253,32 @@ mod tests {
             ["[A-S3CRET][B]"]
         );
         assert!(parts("{% for c in vars.plain %}{{ c }}{% endfor %}").is_empty());
+    }
+
+    #[test]
+    fn tags_are_read_as_minijinja_reads_them() {
+        // A `}}` closing a map literal, or inside a string literal, is no tag's end.
+        let p = all("A {{ {'a': {'b': secrets.T | reverse}} }}");
+        assert_eq!(p.shapes[1], r#"{"a":{"b":"terc3s"}}"#, "{p:?}");
+        assert!(p.pieces.contains(&"terc3s".to_string()), "{p:?}");
+        assert_eq!(parts("B {{ (secrets.T ~ '}}') | reverse }}"), ["}}terc3s"]);
+        assert_eq!(
+            parts("{{ '{{' ~ secrets.T | upper ~ '}}' }} {# {{ secrets.T }} #}"),
+            ["{{S3CRET}}"]
+        );
+        // Inside a block: the value, and the whole rendering (a block may rename things).
+        assert_eq!(
+            parts("{% if true %}{{ secrets.T | upper }}{% endif %}!"),
+            ["S3CRET", "S3CRET!"]
+        );
+        // An expression that does not evaluate alone fails closed: the whole rendering.
+        assert_eq!(
+            parts("x {% set n = 2 %}{{ secrets.T[n:] | upper }}"),
+            ["x CRET"]
+        );
+        // Nothing reads a secret: nothing, blocks or not; what minijinja cannot read: nothing.
+        assert!(parts("{% set n = 2 %}{{ n }} {{ '}}' }}").is_empty());
+        assert!(parts("{{ secrets.T ").is_empty());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Templates;
-use super::render::single_expression;
+use super::tags::single_expression;
 
 /// Operators a condition is split at, longest first so `<=` is not read as `<`.
 const COMPARISONS: &[&str] = &[" not in ", "==", "!=", "<=", ">=", " in ", "<", ">"];

@@ -6,6 +6,7 @@ mod derived;
 mod explain;
 mod methods;
 mod render;
+mod tags;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;

@@ -3,6 +3,8 @@
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 
+use super::tags::single_expression;
+
 /// Whether a string holds template syntax at all; plain strings are used as they are.
 pub(crate) fn is_template(s: &str) -> bool {
     s.contains("{{") || s.contains("{%") || s.contains("{#")
@@ -192,16 +194,6 @@ fn truthy(v: &Value) -> bool {
         Value::Array(a) => !a.is_empty(),
         Value::Object(m) => !m.is_empty(),
     }
-}
-
-/// `{{ expr }}` with nothing around it and no other tag inside.
-pub(crate) fn single_expression(src: &str) -> Option<&str> {
-    let t = src.trim();
-    let inner = t.strip_prefix("{{")?.strip_suffix("}}")?;
-    if inner.contains("{{") || inner.contains("}}") || inner.contains("{%") {
-        return None;
-    }
-    Some(inner.trim_start_matches('-').trim_end_matches('-'))
 }
 
 /// A render error; `src` is the text minijinja's range points into.

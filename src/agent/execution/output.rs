@@ -2,7 +2,7 @@
 //! line masked, appended to the log and relayed as `[execution:{sessionId}] line`; for Gemini,
 //! its session files watched for the id.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -23,6 +23,15 @@ pub(crate) type Relay = Arc<dyn Fn(&str) + Send + Sync>;
 
 type Stream = Box<dyn AsyncRead + Unpin + Send>;
 
+/// An agent's log file.
+pub(super) enum Log {
+    /// Made at the first line.
+    NotYet,
+    Open(tokio::fs::File),
+    /// It could not be made (the relay said why).
+    NotKept,
+}
+
 /// What the readers of one agent share.
 #[derive(Clone)]
 pub(super) struct Readers {
@@ -33,7 +42,7 @@ pub(super) struct Readers {
     /// When the agent last wrote a line (for the idle timeout).
     pub(super) last_output: Arc<Mutex<tokio::time::Instant>>,
     /// The log file, created at the first line.
-    pub(super) log: Arc<tokio::sync::Mutex<Option<tokio::fs::File>>>,
+    pub(super) log: Arc<tokio::sync::Mutex<Log>>,
     pub(super) log_path: PathBuf,
     pub(super) relay: Relay,
     pub(super) masker: Masker,
@@ -93,18 +102,19 @@ impl Readers {
 
     async fn log(&self, line: &str) {
         let mut guard = self.log.lock().await;
-        if guard.is_none() {
-            // Not through a symlink in its place (a reused artifacts directory may hold one).
-            *guard = tokio::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
-                .open(&self.log_path)
-                .await
-                .ok();
+        if matches!(*guard, Log::NotYet) {
+            // In the folder of the step's files (runner made it, following no symlink), and not
+            // through a symlink in its place (a reused artifacts directory may hold one).
+            let dir = self.log_path.parent().unwrap_or(Path::new("."));
+            *guard = match crate::fs::create_artifact(dir, &self.log_path) {
+                Ok(f) => Log::Open(tokio::fs::File::from_std(f)),
+                Err(why) => {
+                    (self.relay)(&format!("the agent's log is not kept: {why}"));
+                    Log::NotKept
+                }
+            };
         }
-        if let Some(f) = guard.as_mut() {
+        if let Log::Open(f) = &mut *guard {
             let _ = f.write_all(format!("{line}\n").as_bytes()).await;
         }
     }

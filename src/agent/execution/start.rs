@@ -101,15 +101,12 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
             let _ = stdin.shutdown().await;
         });
     }
-    if let Some(dir) = l.log_path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
     let (found_tx, found_rx) = watch::channel::<Option<String>>(inv.pre_assigned.clone());
     let readers = Readers {
         state: Arc::new(Mutex::new(EventState::of(l.kind))),
         found: Arc::new(found_tx),
         last_output: Arc::new(Mutex::new(tokio::time::Instant::now())),
-        log: Arc::new(tokio::sync::Mutex::new(None)),
+        log: Arc::new(tokio::sync::Mutex::new(super::output::Log::NotYet)),
         log_path: l.log_path.clone(),
         relay: l.relay.clone(),
         masker: l.masker.clone(),

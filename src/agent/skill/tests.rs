@@ -129,7 +129,7 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
         normalize: &keep,
         fit_item: &crate::agent::sift::keep_item,
     };
-    let miss = read_only_miss(&call, &env).to_string();
+    let miss = read_only_miss(&call, &entry(&env, call.skill, &call.key)).to_string();
     assert!(
         miss.contains("holds a secret, so it is never cached"),
         "{miss}"
@@ -141,7 +141,7 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
     store(&env, Skill::Intent, &key, &answer(&plain));
     assert_eq!(cached(&env, Skill::Intent, &key), Some(plain));
     assert!(
-        read_only_miss(&call, &env)
+        read_only_miss(&call, &entry(&env, call.skill, &call.key))
             .to_string()
             .contains("record it")
     );

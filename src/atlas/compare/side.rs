@@ -56,7 +56,7 @@ impl Side {
         let mut nodes = Vec::new();
         for id in &ids {
             let meta = atlas.meta(id)?;
-            let snapshot = atlas.snapshot(id);
+            let snapshot = atlas.snapshot(id)?;
             let key = without_origin(&match &snapshot {
                 Some(s) => fingerprint(mode, &meta.url, s).0,
                 None => meta.fingerprint.clone(),

@@ -52,14 +52,13 @@ impl Crawler<'_> {
             "frontier_tasks" => fit_task(item, refs),
             _ => Ok(()),
         };
-        let screenshot = self.atlas.node_dir(&at.node).join("screenshot.png");
         let call = SkillCall {
             skill: Skill::PageAnalysis,
             input: json!({
                 "url": at.url,
                 "title": at.title,
                 "snapshot": at.text,
-                "screenshot": screenshot.exists().then(|| screenshot.display().to_string()),
+                "screenshot": self.atlas.node_file(&at.node, "screenshot.png"),
             }),
             // The state's fingerprint (its node id): not its origin, not its volatile text.
             key: json!({ "node": at.node }),
@@ -105,11 +104,7 @@ impl Crawler<'_> {
         to: &Arrived,
     ) -> Result<Value, StepError> {
         let before = self.atlas.meta(from)?;
-        let node_file = |id: &str, f: &str| self.atlas.node_dir(id).join(f);
-        let shot = |id: &str| {
-            let p = node_file(id, "screenshot.png");
-            p.exists().then(|| p.display().to_string())
-        };
+        let shot = |id: &str| self.atlas.node_file(id, "screenshot.png");
         let call = SkillCall {
             skill: Skill::TrajectoryLabeling,
             input: json!({
@@ -118,7 +113,7 @@ impl Crawler<'_> {
                 "before": {
                     "url": before.url,
                     "title": before.title,
-                    "snapshot": std::fs::read_to_string(node_file(from, "snapshot.txt")).unwrap_or_default(),
+                    "snapshot": self.atlas.snapshot(from)?.unwrap_or_default(),
                     "screenshot": shot(from),
                 },
                 "after": {

@@ -36,10 +36,11 @@ pub(crate) async fn explore(
     })?;
     let atlas = Atlas::open(&opts.atlas)?;
     if let Some(name) = &opts.server
-        && let Some(before) = atlas.settle_server(name, opts.fingerprint)?
+        && let Some(before) =
+            atlas.settle_server(name, opts.server_url.as_deref(), opts.fingerprint)?
     {
         warn(&format!(
-            "the atlas at {} was explored on the web server `{before}`; this explore is on `{name}`, which replays now go to",
+            "the atlas at {} was recorded on the web server `{before}`; this explore is on `{name}`, which replays now go to",
             opts.atlas.display()
         ));
     }
@@ -57,6 +58,7 @@ pub(crate) async fn explore(
         origin: origin(&opts.url),
         progress,
         warn,
+        ran: None,
     };
     let r = crawl(&mut c).await;
     let end = match &r {
@@ -141,6 +143,7 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<(Summary, bool), StepError> {
 /// when it is new. Returns its node id.
 async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
     let entry = vec![json!({ "open": c.opts.url })];
+    c.fresh().await?;
     c.run_steps(&entry).await.map_err(|mut e| {
         e.message = format!("explore cannot start: {}", e.message);
         e
@@ -179,7 +182,13 @@ async fn visit(
         c.started.elapsed().as_secs_f64(),
         task.name
     ));
+    // An interrupt ends the crawl, the todo in flight kept (the next crawl does it); it is
+    // not a todo that failed.
+    let interrupted = |e: &StepError| e.kind == ErrorKind::Interrupted;
     if let Err(e) = c.teleport(node).await {
+        if interrupted(&e) {
+            return Err(e);
+        }
         c.summary.failed_todos.push(format!(
             "{node}: {}: the path to the state no longer replays: {}",
             task.name, e.message
@@ -187,6 +196,9 @@ async fn visit(
         return Ok(());
     }
     if let Err(e) = c.run_steps(&task.steps).await {
+        if interrupted(&e) {
+            return Err(e);
+        }
         c.summary
             .failed_todos
             .push(format!("{node}: {}: {}", task.name, e.message));

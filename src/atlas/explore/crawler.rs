@@ -37,6 +37,9 @@ pub(super) struct Crawler<'a> {
     pub(super) progress: &'a (dyn Fn(&str) + Sync),
     /// Gets each warning (an item dropped from an agent's answer).
     pub(super) warn: &'a (dyn Fn(&str) + Sync),
+    /// The steps run in the browser's context since it was fresh (nothing else was done in it
+    /// but reading the page); `None` when that is not known (a run failed).
+    pub(super) ran: Option<Vec<Value>>,
 }
 
 /// A state explore is in.
@@ -79,9 +82,17 @@ impl Crawler<'_> {
     /// failed: `cannot open http://...: net::ERR_CONNECTION_REFUSED`).
     pub(super) async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
         let flow = json!({ "name": "explore", "steps": steps });
+        let ran = self.ran.take();
         let r = self.driver.run(&flow).await?;
         if r.status == FlowStatus::Passed {
+            self.ran = ran.map(|mut ran| {
+                ran.extend_from_slice(steps);
+                ran
+            });
             return Ok(());
+        }
+        if r.status == FlowStatus::Interrupted {
+            return Err(StepError::new(ErrorKind::Interrupted, "interrupted"));
         }
         let failed_step = failed_among(&r.steps).and_then(|(_, step)| step.error.clone());
         Err(r.error.clone().or(failed_step).unwrap_or_else(|| {
@@ -103,6 +114,8 @@ impl Crawler<'_> {
             screenshot_known: false,
             run_id: &self.opts.run_id,
             masker: &self.masker,
+            // explore keeps the server of its start URL (see `crawl::explore`).
+            servers: &serde_json::Map::new(),
         };
         let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
         // Forms are read for explore's own todos, of new states only.
@@ -131,11 +144,24 @@ impl Crawler<'_> {
     /// Replays the path to `node` (its root's entry, then each edge) in a fresh browser context:
     /// what an earlier todo did to the app's client state (cookies, storage) without changing a
     /// fingerprint is not carried over, so every state recorded is one its recorded path
-    /// reaches from scratch, as `atlas verify` and `replay` do.
+    /// reaches from scratch, as `atlas verify` and `replay` do. A browser whose fresh context
+    /// has run exactly that path (and nothing since but reads: the todo that found the state,
+    /// or the crawl's entry) is already there.
     pub(super) async fn teleport(&mut self, node: &str) -> Result<(), StepError> {
         let steps = self.atlas.steps_to(node)?;
-        self.driver.reset().await?;
+        if self.ran.as_ref() == Some(&steps) {
+            return Ok(());
+        }
+        self.fresh().await?;
         self.run_steps(&steps).await
+    }
+
+    /// A fresh browser context, nothing run in it yet.
+    pub(super) async fn fresh(&mut self) -> Result<(), StepError> {
+        self.ran = None;
+        self.driver.reset().await?;
+        self.ran = Some(Vec::new());
+        Ok(())
     }
 
     /// The current URL.
@@ -153,6 +179,122 @@ impl Crawler<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atlas::store::State;
+    use crate::step::FlowResult;
+    use std::sync::{Arc, Mutex};
+
+    /// A driver that says what it was asked: `reset`, and each flow's steps.
+    struct Told(Arc<Mutex<Vec<Value>>>);
+
+    type Boxed<'a, T> =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, StepError>> + Send + 'a>>;
+
+    impl Driver for Told {
+        fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
+            self.0.lock().unwrap().push(flow["steps"].clone());
+            let status = if flow.to_string().contains("#broken") {
+                FlowStatus::Failed
+            } else {
+                FlowStatus::Passed
+            };
+            let mut r = crate::atlas::verify::not_run(
+                "t".into(),
+                "t".into(),
+                StepError::new(ErrorKind::CommandFailed, "broken"),
+            );
+            r.status = status;
+            Box::pin(async move { Ok(r) })
+        }
+        fn check(&mut self, _: &Value) -> Result<(), StepError> {
+            Ok(())
+        }
+        fn session(&mut self) -> Boxed<'_, tokio::sync::MappedMutexGuard<'_, Session>> {
+            Box::pin(async { Err(StepError::new(ErrorKind::Internal, "no browser")) })
+        }
+        fn reset(&mut self) -> Boxed<'_, ()> {
+            self.0.lock().unwrap().push(json!("reset"));
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    fn node(a: &Atlas, id: &str) {
+        a.ensure_state(&State {
+            node_id: id,
+            url: &format!("http://h/{id}"),
+            title: id,
+            fingerprint: "fp",
+            snapshot: "- main",
+            screenshot: None,
+            run_id: "r",
+        })
+        .unwrap();
+    }
+
+    /// A teleport to a state the browser's fresh context has just reached by that state's own
+    /// path (the crawl's entry, or the todo that found it) replays nothing; any other does, in
+    /// a fresh context.
+    #[tokio::test]
+    async fn a_teleport_to_where_a_fresh_context_just_went_by_the_same_path_replays_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let atlas = Atlas::open(&d.path().join("atlas")).unwrap();
+        node(&atlas, "home");
+        node(&atlas, "about");
+        let entry = [json!({"open": "http://h/"})];
+        let to_about = [json!({"click": "#about"})];
+        atlas.set_entry("home", &entry).unwrap();
+        atlas
+            .link_state("home", "about", "about", &to_about)
+            .unwrap();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let mut driver = Told(told.clone());
+        let opts = Options {
+            url: "http://h/".into(),
+            max_depth: 3,
+            max_nodes: 10,
+            allow_destructive: false,
+            atlas: d.path().join("atlas"),
+            fingerprint: None,
+            artifacts: d.path().join("art"),
+            run_id: "r".into(),
+            server: None,
+            server_url: None,
+        };
+        let status = StatusFile::start(&atlas);
+        let mut c = Crawler {
+            driver: &mut driver,
+            atlas,
+            status,
+            opts: &opts,
+            agent: None,
+            timeout: Duration::from_secs(1),
+            masker: Masker::default(),
+            summary: Summary::default(),
+            started: Instant::now(),
+            origin: None,
+            progress: &|_| {},
+            warn: &|_| {},
+            ran: None,
+        };
+        let taken = |told: &Arc<Mutex<Vec<Value>>>| std::mem::take(&mut *told.lock().unwrap());
+        // The entry, in a fresh context: home is where the browser is.
+        c.fresh().await.unwrap();
+        c.run_steps(&entry).await.unwrap();
+        taken(&told);
+        c.teleport("home").await.unwrap();
+        assert!(taken(&told).is_empty());
+        // The todo that goes to about: about is where the browser is, by about's own path.
+        c.run_steps(&to_about).await.unwrap();
+        taken(&told);
+        c.teleport("about").await.unwrap();
+        assert!(taken(&told).is_empty());
+        // Home again: a fresh context and home's path (the browser went on from home).
+        c.teleport("home").await.unwrap();
+        assert_eq!(taken(&told), [json!("reset"), json!(entry)]);
+        // A todo that failed leaves the browser somewhere unknown: the next teleport replays.
+        assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
+        c.teleport("home").await.unwrap();
+        assert_eq!(taken(&told)[1..], [json!("reset"), json!(entry)]);
+    }
 
     /// The URL read after a click on a link is read again while the page it opens commits.
     #[tokio::test]

@@ -21,6 +21,8 @@ pub(crate) struct Options {
     /// The web server the URL is on (its name), kept in `atlas.json`: replays go to that
     /// server's origin of their own run.
     pub(crate) server: Option<String>,
+    /// That server's URL.
+    pub(crate) server_url: Option<String>,
 }
 
 /// The agent behind `explore --agent`: where and how its skills are asked.

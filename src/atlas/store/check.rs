@@ -2,7 +2,6 @@
 //! of the atlas, every edge's `meta.json` JSON. A command that reads the whole atlas (`atlas
 //! show`, `atlas diff`) refuses a damaged one, saying where, rather than show part of it.
 
-use super::files::read_json;
 use super::links::EdgeMeta;
 use super::{Atlas, AtlasError};
 
@@ -40,9 +39,7 @@ impl Atlas {
                 let meta = self.edge_dir(id, &l.safe).join("meta.json");
                 // An edge without one names itself by its link (`links`); one that is there
                 // must be whole.
-                if meta.exists()
-                    && let Err(e) = read_json::<EdgeMeta>(&meta)
-                {
+                if let Err(e) = self.read_json_if_any::<EdgeMeta>(&meta) {
                     damage.push(e);
                 }
             }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::files::{io, now, read_json, write_json};
+use super::files::{MAX_FILE, now};
 use super::{Atlas, AtlasError};
 
 /// `edges/<source>/<action>/meta.json`.
@@ -127,12 +127,12 @@ impl Atlas {
             }
         }
         let links = self.node_dir(source).join("links");
-        std::fs::create_dir_all(&links).map_err(|e| io(&links, e))?;
-        let safe = self.link_name(source, action);
+        self.tree().make_dir(&links)?;
+        let safe = self.link_name(source, action)?;
         let link = links.join(&safe);
         let edge_dir = self.edge_dir(source, &safe);
         let flow_path = edge_dir.join("flow.yaml");
-        if let Ok(existing) = std::fs::read_link(&link) {
+        if let Ok(existing) = self.tree().read_link(&link) {
             let existing = existing
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -146,14 +146,13 @@ impl Atlas {
                 target: target.into(),
             });
         }
-        std::fs::create_dir_all(&edge_dir).map_err(|e| io(&edge_dir, e))?;
         // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
         let mut flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
         let secrets = referenced_secrets(&serde_json::to_string(steps).unwrap_or_default());
         if !secrets.is_empty() {
             flow["secrets"] = json!(secrets);
         }
-        write_json(&flow_path, &flow)?;
+        self.write_json(&flow_path, &flow)?;
         let meta = EdgeMeta {
             source: source.into(),
             action: action.into(),
@@ -161,12 +160,9 @@ impl Atlas {
             created: now(),
             label,
         };
-        write_json(&edge_dir.join("meta.json"), &meta)?;
-        let tmp = links.join(format!(".{safe}.{}.tmp", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(Path::new("../..").join(target), &tmp)
-            .map_err(|e| io(&tmp, e))?;
-        std::fs::rename(&tmp, &link).map_err(|e| io(&link, e))?;
+        self.write_json(&edge_dir.join("meta.json"), &meta)?;
+        self.tree()
+            .symlink(&link, &Path::new("../..").join(target))?;
         Ok(flow_path)
     }
 
@@ -178,48 +174,61 @@ impl Atlas {
     /// The link name of `action` from `source`: its safe form, suffixed when another action's
     /// safe form is the same (`a/b` and `a_b`); each edge keeps its original name in its
     /// meta.json.
-    fn link_name(&self, source: &str, action: &str) -> String {
+    fn link_name(&self, source: &str, action: &str) -> Result<String, AtlasError> {
         let base = safe_action_name(action);
         let mut safe = base.clone();
         for n in 2.. {
-            let taken_by_other =
-                read_json::<EdgeMeta>(&self.edge_dir(source, &safe).join("meta.json"))
-                    .is_ok_and(|m| m.action != action);
+            let meta = self.edge_dir(source, &safe).join("meta.json");
+            // Through a link, a FIFO: refused here, as writing the edge there would be.
+            let taken_by_other = match self.tree().read_text(&meta, MAX_FILE) {
+                Ok(text) => {
+                    serde_json::from_str::<EdgeMeta>(&text).is_ok_and(|m| m.action != action)
+                }
+                Err(e) if e.is_not_found() => false,
+                Err(e) => return Err(e.into()),
+            };
             if !taken_by_other {
                 break;
             }
             safe = format!("{base}-{n}");
         }
-        safe
+        Ok(safe)
     }
 
     /// An edge's meta.json, by its source and link name.
     pub(crate) fn edge_meta(&self, source: &str, safe: &str) -> Option<EdgeMeta> {
-        read_json(&self.edge_dir(source, safe).join("meta.json")).ok()
+        self.read_json(&self.edge_dir(source, safe).join("meta.json"))
+            .ok()
     }
 
     /// A node's outgoing edges, by action.
     pub(crate) fn links(&self, id: &str) -> Result<Vec<Link>, AtlasError> {
         let dir = self.node_dir(id).join("links");
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            return Ok(Vec::new());
+        let names = match self.tree().list(&dir) {
+            Ok(names) => names,
+            Err(e) if e.is_not_found() => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
         };
         let mut out = Vec::new();
-        for e in rd.flatten() {
-            let safe = e.file_name().to_string_lossy().into_owned();
+        for safe in names {
             if safe.starts_with('.') {
                 continue;
             }
-            let target = std::fs::read_link(e.path()).map_err(|err| AtlasError::Broken {
-                path: e.path().display().to_string(),
-                message: format!("not a link: {err}"),
-            })?;
+            let at = dir.join(&safe);
+            let target = self
+                .tree()
+                .read_link(&at)
+                .map_err(|err| AtlasError::Broken {
+                    path: at.display().to_string(),
+                    message: format!("not a link: {err}"),
+                })?;
             let target = target
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
             let edge_meta = self.edge_dir(id, &safe).join("meta.json");
-            let action =
-                read_json::<EdgeMeta>(&edge_meta).map_or_else(|_| safe.clone(), |m| m.action);
+            let action = self
+                .read_json::<EdgeMeta>(&edge_meta)
+                .map_or_else(|_| safe.clone(), |m| m.action);
             out.push(Link {
                 action,
                 target,

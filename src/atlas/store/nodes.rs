@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::dir::Atlas;
 use super::error::AtlasError;
-use super::files::{io, now, read_json, write_atomic, write_json};
+use super::files::{MAX_FILE, io, now};
 
 /// `nodes/<id>/meta.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,13 +51,20 @@ impl Atlas {
         let _lock = self.lock()?;
         let dir = self.node_dir(st.node_id);
         let meta_file = dir.join("meta.json");
-        let is_new = !meta_file.exists();
-        let meta = if is_new {
-            std::fs::create_dir_all(dir.join("links")).map_err(|e| io(&dir, e))?;
-            write_atomic(&dir.join("snapshot.txt"), st.snapshot.as_bytes())?;
-            write_atomic(&dir.join("todos.json"), b"[]")?;
+        let known: Option<NodeMeta> = self.read_json_if_any(&meta_file)?;
+        let is_new = known.is_none();
+        let meta = if let Some(mut m) = known {
+            m.last_seen = now();
+            if !m.run_ids.iter().any(|r| r == st.run_id) {
+                m.run_ids.push(st.run_id.to_string());
+            }
+            m
+        } else {
+            self.tree().make_dir(&dir.join("links"))?;
+            self.write_file(&dir.join("snapshot.txt"), st.snapshot.as_bytes())?;
+            self.write_file(&dir.join("todos.json"), b"[]")?;
             if let Some(png) = st.screenshot {
-                keep_screenshot(&dir, png)?;
+                self.keep_screenshot(&dir, png)?;
             }
             NodeMeta {
                 id: st.node_id.to_string(),
@@ -69,15 +76,8 @@ impl Atlas {
                 run_ids: vec![st.run_id.to_string()],
                 entry: None,
             }
-        } else {
-            let mut m: NodeMeta = read_json(&meta_file)?;
-            m.last_seen = now();
-            if !m.run_ids.iter().any(|r| r == st.run_id) {
-                m.run_ids.push(st.run_id.to_string());
-            }
-            m
         };
-        write_json(&meta_file, &meta)?;
+        self.write_json(&meta_file, &meta)?;
         Ok(Ensured {
             node_id: st.node_id.to_string(),
             node_path: dir,
@@ -94,45 +94,37 @@ impl Atlas {
     /// Gives node `id` the screenshot `png` (one recorded without: see `record::observe`).
     pub(crate) fn set_screenshot(&self, id: &str, png: &Path) -> Result<(), AtlasError> {
         let _lock = self.lock()?;
-        keep_screenshot(&self.node_dir(id), png)
+        self.keep_screenshot(&self.node_dir(id), png)
     }
 
     /// A node's metadata.
     pub(crate) fn meta(&self, id: &str) -> Result<NodeMeta, AtlasError> {
-        let p = self.node_dir(id).join("meta.json");
-        if !p.exists() {
-            return Err(AtlasError::NotFound(id.to_string()));
-        }
-        read_json(&p)
+        self.read_json_if_any(&self.node_dir(id).join("meta.json"))?
+            .ok_or_else(|| AtlasError::NotFound(id.to_string()))
     }
 
     /// The snapshot a node was recorded with (`snapshot.txt`), if it has one.
-    pub(crate) fn snapshot(&self, id: &str) -> Option<String> {
-        std::fs::read_to_string(self.node_dir(id).join("snapshot.txt")).ok()
+    pub(crate) fn snapshot(&self, id: &str) -> Result<Option<String>, AtlasError> {
+        self.read_text(&self.node_dir(id).join("snapshot.txt"))
     }
 
     /// Marks a node as a root reached by `steps` (kept if it already has an entry).
     pub(crate) fn set_entry(&self, id: &str, steps: &[Value]) -> Result<(), AtlasError> {
         let _lock = self.lock()?;
         let p = self.node_dir(id).join("meta.json");
-        let mut m: NodeMeta = read_json(&p)?;
+        let mut m: NodeMeta = self.read_json(&p)?;
         if m.entry.is_none() {
             m.entry = Some(steps.to_vec());
-            write_json(&p, &m)?;
+            self.write_json(&p, &m)?;
         }
         Ok(())
     }
 
     /// Every node id.
     pub(crate) fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
-        let dir = self.root.join("nodes");
-        let mut ids: Vec<String> = std::fs::read_dir(&dir)
-            .map_err(|e| io(&dir, e))?
-            .flatten()
-            .filter(|e| e.path().join("meta.json").exists())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        ids.sort();
+        // A node's folder that is a link still counts: reading it then says what is wrong.
+        let mut ids = self.tree().list(&self.root.join("nodes"))?;
+        ids.retain(|id| self.node_dir(id).join("meta.json").exists());
         Ok(ids)
     }
 
@@ -143,16 +135,12 @@ impl Atlas {
         name: &str,
         value: &Value,
     ) -> Result<(), AtlasError> {
-        write_json(&self.node_dir(id).join(name), value)
+        self.write_json(&self.node_dir(id).join(name), value)
     }
 
     /// Reads `nodes/<id>/<name>`; `None` when there is no such file.
     pub(crate) fn read_node_json(&self, id: &str, name: &str) -> Result<Option<Value>, AtlasError> {
-        let p = self.node_dir(id).join(name);
-        if !p.exists() {
-            return Ok(None);
-        }
-        read_json(&p).map(Some)
+        self.read_json_if_any(&self.node_dir(id).join(name))
     }
 
     /// Removes a node explore just recorded and then found to mean nothing (no edge leads to
@@ -165,7 +153,8 @@ impl Atlas {
 
     /// A node's pending todos (an unreadable list counts as none).
     pub(crate) fn todos(&self, id: &str) -> Vec<Value> {
-        read_json(&self.node_dir(id).join("todos.json")).unwrap_or_default()
+        self.read_json(&self.node_dir(id).join("todos.json"))
+            .unwrap_or_default()
     }
 
     /// Pushes tasks onto a node's todo list, or pops the first one.
@@ -176,7 +165,7 @@ impl Atlas {
     ) -> Result<Option<Value>, AtlasError> {
         let _lock = self.lock()?;
         let p = self.node_dir(id).join("todos.json");
-        let mut todos: Vec<Value> = match read_json(&p) {
+        let mut todos: Vec<Value> = match self.read_json(&p) {
             Ok(a) => a,
             Err(AtlasError::Io { .. }) => Vec::new(),
             Err(e) => return Err(e),
@@ -189,16 +178,25 @@ impl Atlas {
             None if todos.is_empty() => None,
             None => Some(todos.remove(0)),
         };
-        write_json(&p, &todos)?;
+        self.write_json(&p, &todos)?;
         Ok(popped)
     }
 }
 
-/// Copies screenshot `png` into node directory `dir` (nothing when there is none).
-fn keep_screenshot(dir: &Path, png: &Path) -> Result<(), AtlasError> {
-    if !png.exists() {
-        return Ok(());
+impl Atlas {
+    /// Copies screenshot `png` (one the run took) into node directory `dir` (nothing when
+    /// there is none).
+    fn keep_screenshot(&self, dir: &Path, png: &Path) -> Result<(), AtlasError> {
+        if !png.exists() {
+            return Ok(());
+        }
+        let bytes = crate::fs::read_regular(png, MAX_FILE).map_err(|e| io(png, e))?;
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(AtlasError::Io {
+                path: png.display().to_string(),
+                message: format!("larger than {MAX_FILE} bytes"),
+            });
+        }
+        self.write_file(&dir.join("screenshot.png"), &bytes)
     }
-    let bytes = std::fs::read(png).map_err(|e| io(png, e))?;
-    write_atomic(&dir.join("screenshot.png"), &bytes)
 }

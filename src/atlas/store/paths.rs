@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::files::read_json;
 use super::{Atlas, AtlasError, Link};
 
 /// One step of a path from a root: the node, and the action taken from it (none at the end).
@@ -105,7 +104,7 @@ impl Atlas {
         for (from, to) in path.iter().zip(path.iter().skip(1)) {
             let steps = match &from.script_path {
                 Some(script) => {
-                    let flow: Value = read_json(script)?;
+                    let flow: Value = self.read_json(script)?;
                     flow.get("steps")
                         .and_then(Value::as_array)
                         .cloned()

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use super::dir::Atlas;
 use super::error::AtlasError;
-use super::files::{read_json, write_json};
 use crate::config::project::Fingerprint;
 
 /// `atlas.json`.
@@ -18,6 +17,10 @@ struct Settings {
     /// `--web-server`'s) the last explore's URL was on; none when it was on none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     server: Option<String>,
+    /// That server's URL then: an app served under a path (`http://host:port/app/`) has it in
+    /// its server's URL, which replays and exports put in the place of `<origin>/app/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server_url: Option<String>,
 }
 
 impl Atlas {
@@ -25,8 +28,8 @@ impl Atlas {
     /// has nodes (runner recorded them so before it wrote the file), else by structure.
     pub(crate) fn fingerprint(&self) -> Result<Fingerprint, AtlasError> {
         let p = self.root.join("atlas.json");
-        if p.exists() {
-            return read_json::<Settings>(&p).map(|s| s.fingerprint);
+        if let Some(s) = self.read_json_if_any::<Settings>(&p)? {
+            return Ok(s.fingerprint);
         }
         Ok(if self.has_nodes() {
             Fingerprint::Text
@@ -60,48 +63,68 @@ impl Atlas {
             });
         }
         if !p.exists() {
-            write_json(
+            self.write_json(
                 &p,
                 &Settings {
                     fingerprint: has,
                     server: None,
+                    server_url: None,
                 },
             )?;
         }
         Ok(has)
     }
 
-    /// The web server the atlas was explored on (`atlas.json`'s `server`), when known.
+    /// The web server the atlas was recorded on (`atlas.json`'s `server`), when known.
     pub(crate) fn server(&self) -> Result<Option<String>, AtlasError> {
         let p = self.root.join("atlas.json");
-        if !p.exists() {
-            return Ok(None);
-        }
-        Ok(read_json::<Settings>(&p)?.server)
+        Ok(self
+            .read_json_if_any::<Settings>(&p)?
+            .and_then(|s| s.server))
     }
 
-    /// Notes that an explore starts on the web server `name`: `atlas.json` (with the
-    /// fingerprint settled as [`Atlas::settle_fingerprint`] does) names it from now on. Returns
-    /// the server it named before, when that was another.
+    /// The path of that server's URL as it was (`/app/`, `/`), empty when it had none or is
+    /// not known: where the app was served.
+    pub(crate) fn server_path(&self) -> Result<String, AtlasError> {
+        let p = self.root.join("atlas.json");
+        let url = self
+            .read_json_if_any::<Settings>(&p)?
+            .and_then(|s| s.server_url)
+            .unwrap_or_default();
+        let path = url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+            .unwrap_or_default();
+        Ok(path
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    /// Notes that states are recorded on the web server `name` (at `url`, when known):
+    /// `atlas.json` (with the fingerprint settled as [`Atlas::settle_fingerprint`] does) names
+    /// it from now on. Returns the server it named before, when that was another.
     pub(crate) fn settle_server(
         &self,
         name: &str,
+        url: Option<&str>,
         wanted: Option<Fingerprint>,
     ) -> Result<Option<String>, AtlasError> {
         self.settle_fingerprint(wanted)?;
         let _lock = self.lock()?;
         let p = self.root.join("atlas.json");
-        let mut s = read_json::<Settings>(&p)?;
+        let mut s = self.read_json::<Settings>(&p)?;
         let before = s.server.replace(name.to_string());
-        if before.as_deref() != Some(name) {
-            write_json(&p, &s)?;
+        let url_before = std::mem::replace(&mut s.server_url, url.map(str::to_string));
+        if before.as_deref() != Some(name) || url_before != s.server_url {
+            self.write_json(&p, &s)?;
         }
         Ok(before.filter(|b| b != name))
     }
 
     fn has_nodes(&self) -> bool {
-        std::fs::read_dir(self.root.join("nodes"))
-            .is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.path().join("meta.json").exists())))
+        self.node_ids().is_ok_and(|ids| !ids.is_empty())
     }
 }
 
@@ -136,15 +159,18 @@ mod tests {
         // The server an explore started on is kept beside the fingerprint; another one later
         // replaces it, saying which it was.
         assert_eq!(a.server().unwrap(), None);
-        assert_eq!(a.settle_server("app", None).unwrap(), None);
-        assert_eq!(a.settle_server("app", None).unwrap(), None);
+        assert_eq!(a.settle_server("app", None, None).unwrap(), None);
+        assert_eq!(a.settle_server("app", None, None).unwrap(), None);
         assert_eq!(a.server().unwrap().as_deref(), Some("app"));
+        assert_eq!(a.server_path().unwrap(), "");
         assert_eq!(a.fingerprint().unwrap(), Fingerprint::Text);
+        let url = Some("http://127.0.0.1:8000/app/?x=1");
         assert_eq!(
-            a.settle_server("web", None).unwrap().as_deref(),
+            a.settle_server("web", url, None).unwrap().as_deref(),
             Some("app")
         );
         assert_eq!(a.server().unwrap().as_deref(), Some("web"));
+        assert_eq!(a.server_path().unwrap(), "/app/");
         // A new one, by structure unless asked otherwise.
         let new = Atlas::open(&d.path().join("new")).unwrap();
         assert_eq!(

@@ -191,6 +191,22 @@ impl DaemonLink {
     }
 }
 
+/// SIGTERMs the agent-browser daemon whose pid file is `pid_file` (`<socket dir>/<session>.pid`),
+/// if it still runs.
+pub(crate) fn terminate(pid_file: &Path) {
+    if let Ok(text) = std::fs::read_to_string(pid_file)
+        && let Ok(pid) = text.trim().parse::<i32>()
+        && pid > 1
+        && std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.contains("agent-browser"))
+    {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+    }
+}
+
 /// Why `ask` got no answer.
 enum Asked {
     Gone(Gone),

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::command::{Command, DialogResponse};
 pub(crate) use super::dialog_watch::Armed;
 use super::reply::DialogStatus;
-use super::session::Session;
+use super::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
 
 /// The dialog open on the page now, if any: `{type, message}`.
@@ -136,6 +136,12 @@ pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(
         w.take_as_opened();
     }
     let busy = session.unsettled();
+    // The flow's blank tab, in which nothing has run yet: no dialog can be open there (see
+    // `TabUse::Untouched`).
+    if session.tab_use == TabUse::Untouched {
+        session.tell_first_done();
+        return Ok(());
+    }
     // No confirm or prompt open in the flow's tab, as runner's session there has heard up to
     // now (see `FlowDialogs::none_open`): agent-browser is not asked. (An alert or
     // beforeunload is agent-browser's to accept as it opens.) After a command that did not

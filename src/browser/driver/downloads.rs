@@ -4,7 +4,7 @@
 //! `download`) moves its file where it says; the others get their suggested names when the
 //! flow ends.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,21 +25,40 @@ pub(crate) struct Download {
     pub(crate) taken: bool,
 }
 
+/// How long the end of a flow waits for the downloads still under way (see
+/// [`Downloads::settle`]); none when the run is interrupted.
+pub(crate) const FINISH_GRACE: Duration = Duration::from_secs(3);
+
+/// Where a flow's downloads go: `dir` (the flow's artifacts `downloads/`) inside the run's
+/// artifacts directory `root`.
+#[derive(Debug, Clone)]
+pub(crate) struct DownloadDir {
+    pub(crate) root: PathBuf,
+    pub(crate) dir: PathBuf,
+}
+
 /// A flow's downloads.
 pub(crate) struct Downloads {
     cdp: Arc<Cdp>,
-    /// Where the browser saves them (the flow's artifacts `downloads/`).
-    pub(crate) dir: PathBuf,
+    /// Where the browser saves them.
+    pub(crate) at: DownloadDir,
     pub(crate) seen: Vec<Download>,
 }
 
 impl Downloads {
-    pub(crate) fn new(cdp: Arc<Cdp>, dir: PathBuf) -> Downloads {
+    pub(crate) fn new(cdp: Arc<Cdp>, at: DownloadDir) -> Downloads {
         Downloads {
             cdp,
-            dir,
+            at,
             seen: Vec::new(),
         }
+    }
+
+    /// Gives the finished download `d` the name its page suggested (secrets masked), or the
+    /// next free one (see [`crate::fs::move_to_free_name`]); where it went.
+    pub(crate) fn name(&self, d: &Download, masker: &Masker) -> Result<PathBuf, String> {
+        let name = safe_name(&d.suggested, masker);
+        crate::fs::move_to_free_name(&self.at.root, &self.at.dir, &d.guid, &name)
     }
 
     /// Reads the browser's download events since the last look.
@@ -68,8 +87,23 @@ impl Downloads {
         Ok(())
     }
 
-    /// Gives the downloads no step took their suggested names, secrets masked (at the end of
-    /// the flow).
+    /// Waits (up to `grace`) for the downloads no step took that are under way to finish: at
+    /// the end of the flow's steps, before its web server stops (which would cancel them).
+    pub(crate) async fn settle(&mut self, grace: Duration) {
+        let until = tokio::time::Instant::now() + grace;
+        while self.refresh().await.is_ok()
+            && self
+                .seen
+                .iter()
+                .any(|d| !d.taken && d.state == "inProgress")
+            && tokio::time::Instant::now() < until
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Gives the finished downloads no step took their suggested names, secrets masked (at the
+    /// end of the flow); one that did not finish keeps its download id for a name.
     pub(crate) async fn finish(&mut self, masker: &Masker) {
         let _ = self.refresh().await;
         for d in self
@@ -77,42 +111,32 @@ impl Downloads {
             .iter()
             .filter(|d| !d.taken && d.state == "completed")
         {
-            let from = self.dir.join(&d.guid);
-            let to = free_name(&self.dir, &safe_name(&d.suggested, masker));
-            let _ = std::fs::rename(from, to);
+            // (One that cannot be moved keeps its download id for a name.)
+            let _ = self.name(d, masker);
         }
     }
 }
 
-/// A suggested file name as a plain file name (no directories, never empty), its secrets masked
-/// (a page may name a file after what was typed into it).
+/// A suggested file name as a plain file name: its secrets masked (a page may name a file after
+/// what was typed into it) before anything else, so that no cut keeps part of one; its last
+/// path component (no directories); control characters (a line break) as `_`; never empty nor
+/// only dots. [`crate::fs::numbered_name`] cuts one that is too long.
 pub(crate) fn safe_name(suggested: &str, masker: &Masker) -> String {
-    let suggested = masker.mask(suggested);
-    let name = Path::new(&suggested)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if name.is_empty() || name == "." || name == ".." {
+    let masked = masker.mask(suggested);
+    let last = masked
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
+    let name: String = last
+        .chars()
+        .map(|c| if c.is_control() { '_' } else { c })
+        .collect();
+    if name.chars().all(|c| c == '.' || c.is_whitespace()) {
         "download".to_string()
     } else {
         name
     }
-}
-
-/// `dir/name`, or `dir/name (2)`, ... when it is taken.
-pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
-    let first = dir.join(name);
-    if !first.exists() {
-        return first;
-    }
-    let (stem, ext) = match name.rsplit_once('.') {
-        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
-        _ => (name.to_string(), String::new()),
-    };
-    (2..100_000)
-        .map(|i| dir.join(format!("{stem} ({i}){ext}")))
-        .find(|p| !p.exists())
-        .unwrap_or(first)
 }
 
 #[cfg(test)]
@@ -120,15 +144,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_stay_in_the_directory_and_do_not_overwrite() {
+    fn names_stay_in_the_directory_and_hold_no_secret() {
         let none = Masker::default();
-        assert_eq!(safe_name("../../etc/passwd", &none), "passwd");
-        assert_eq!(safe_name("", &none), "download");
+        for (suggested, want) in [
+            ("../../etc/passwd", "passwd"),
+            ("/etc/passwd", "passwd"),
+            ("dir/", "dir"),
+            ("", "download"),
+            (".", "download"),
+            ("..", "download"),
+            ("...", "download"),
+            (" .. ", "download"),
+            ("a\nb\u{1b}[2J.csv", "a_b_[2J.csv"),
+            ("nul\0.csv", "nul_.csv"),
+            (".hidden", ".hidden"),
+        ] {
+            assert_eq!(safe_name(suggested, &none), want, "{suggested:?}");
+        }
         let m = Masker::new(["s3cret/x".to_string()]);
         assert_eq!(safe_name("report-s3cret/x.csv", &m), "report-***.csv");
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join("a.txt"), "x").unwrap();
-        assert_eq!(free_name(d.path(), "a.txt"), d.path().join("a (2).txt"));
-        assert_eq!(free_name(d.path(), "b.txt"), d.path().join("b.txt"));
+        // A long name whose secret straddles the cut: masked first, no part of it is kept.
+        let m = Masker::new(["Kx9-ZeQrUt-Qm4".to_string()]);
+        let long = format!("{}Kx9-ZeQrUt-Qm4.csv", "L".repeat(245));
+        let cut = crate::fs::numbered_name(&safe_name(&long, &m), 1);
+        assert_eq!(cut, format!("{}***.csv", "L".repeat(245)));
+        assert!(!cut.contains("Kx9"), "{cut}");
     }
 }

@@ -74,9 +74,13 @@ pub(crate) struct Session {
     pub(crate) since_ms: u128,
     /// Where the flow's downloads go, when its browser saves them here.
     pub(crate) downloads: Option<super::downloads::Downloads>,
-    /// Told when the flow's first command after its set-up has finished (the worker then
-    /// makes the next flow's context: see `Worker::make_spare`).
+    /// Told when the flow's first command after its set-up has finished, or its first step
+    /// found no need to ask agent-browser for a dialog (`TabUse::Untouched`; that ask was its
+    /// first command): the worker then makes the next flow's context, beside the first step's own
+    /// commands (see `Worker::make_spare`).
     pub(crate) first_done: Option<tokio::sync::oneshot::Sender<()>>,
+    /// Whether a command has run in the flow's tab (see `TabUse`).
+    pub(crate) tab_use: TabUse,
     /// runner's watch on the dialogs of the flow's other tabs (see `dialog_watch`).
     pub(crate) watched: Option<Arc<super::dialog_watch::FlowDialogs>>,
     /// When the step the session's commands are for runs out (set by the browser steps'
@@ -148,6 +152,7 @@ impl Session {
             routes: Vec::new(),
             downloads: None,
             first_done: None,
+            tab_use: TabUse::Used,
             watched: None,
             step_end: None,
             since_ms: std::time::SystemTime::now()
@@ -222,6 +227,7 @@ impl Session {
         // (which starts the daemon, through the CLI) never races another of the same session;
         // the others go straight to the daemon.
         let first = !self.opened;
+        self.tab_use = TabUse::Used;
         let (timeout, capped) = self.limit(timeout, first);
         let opts = ExecOptions {
             session: self.name.clone(),
@@ -258,9 +264,7 @@ impl Session {
                 .map_err(AdapterError::from)
         };
         self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
-        if let Some(tx) = self.first_done.take() {
-            let _ = tx.send(());
-        }
+        self.tell_first_done();
         self.answered = answered(self.link.as_ref(), first, &r, switch);
         if switch {
             // Where agent-browser is now: the switch is the batch's first command; after a
@@ -384,6 +388,11 @@ impl Session {
     /// that failed (all of them after a success).
     pub(crate) fn answered(&self) -> usize {
         self.answered
+    }
+
+    /// The pid file of the session's daemon.
+    pub(crate) fn daemon_pid_file(&self) -> PathBuf {
+        self.adapter.socket_dir().join(format!("{}.pid", self.name))
     }
 
     /// Whether the last command did not finish (see `unsettled`).
@@ -580,7 +589,9 @@ pub(crate) fn on_fake_daemon(
     Session::attached(adapter, "s".into(), false, dir.to_path_buf())
 }
 
+mod fresh;
 mod gone;
 mod own_eval;
+pub(crate) use fresh::TabUse;
 #[cfg(test)]
 mod tests;

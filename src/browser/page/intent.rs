@@ -67,15 +67,13 @@ pub(crate) async fn current_url(
     session.url(timeout).await
 }
 
-/// Saves a screenshot of the page at `path`.
+/// Saves a screenshot of the page at `path` (made ready by the caller: its folders there, no
+/// symlink in its place).
 pub(crate) async fn screenshot(
     session: &mut Session,
     path: &Path,
     timeout: Duration,
 ) -> Result<(), StepError> {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
     session
         .send(Command::screenshot(path), timeout)
         .await

@@ -42,9 +42,10 @@ pub(crate) struct ContextSetup {
     /// The answer to a confirm or prompt no `dialog` step answers: true accepts.
     pub(crate) dialogs: Option<bool>,
     pub(crate) emulation: super::worker::Emulation,
-    /// Where the flow's downloads go (its artifacts `downloads/`); `None` for a remote browser,
-    /// which saves files on its own machine.
-    pub(crate) downloads: Option<PathBuf>,
+    /// Where the flow's downloads go (its artifacts `downloads/`, inside the run's artifacts
+    /// directory: made there following no symlink, Chromium would write through one); `None`
+    /// for a remote browser, which saves files on its own machine.
+    pub(crate) downloads: Option<crate::browser::driver::downloads::DownloadDir>,
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
@@ -146,16 +147,19 @@ impl FlowBrowser {
             );
             session.dialog_default = setup.dialogs;
             session.testid_attribute.clone_from(&setup.testid_attribute);
-            match worker.open_context(&mut session, setup.record).await {
-                Ok(context) => {
+            let opened = worker
+                .open_context(&mut session, setup.downloads.as_ref(), setup.record)
+                .await;
+            match opened {
+                Ok((context, saved)) => {
                     // The flow's first step is recorded from its start.
                     if let Some(w) = &session.watched {
                         w.recording(Duration::from_secs(2)).await;
                     }
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
-                        if let Some(dir) = &setup.downloads {
-                            session.downloads = Some(worker.save_downloads(&context, dir).await?);
+                        if let Some(saved) = saved {
+                            session.downloads = Some(saved?);
                         }
                         worker
                             .set_up(&context, &mut session, &setup.emulation)
@@ -167,10 +171,12 @@ impl FlowBrowser {
                         return Err(e);
                     }
                     // The next flow's context is made once this flow's first command has
-                    // finished (see `Worker::spare`).
+                    // finished (see `Worker::spare`), when a flow may come after this one.
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     session.first_done = Some(tx);
-                    worker.make_spare(Some(rx));
+                    if !host.only_flow_left() {
+                        worker.make_spare(Some(rx));
+                    }
                     return Ok(Leased {
                         session,
                         worker,
@@ -254,11 +260,23 @@ impl FlowBrowser {
         }
         if let Ok(data) = s.send(Command::snapshot(), t).await {
             let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
-            if safe(&txt) && std::fs::write(&txt, text).is_ok() {
+            let written = crate::fs::create_artifact(root, &txt)
+                .is_ok_and(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()).is_ok());
+            if written {
                 out.insert("snapshot".into(), Value::String(txt.display().to_string()));
             }
         }
         Value::Object(out)
+    }
+
+    /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
+    /// browser has begun any.
+    pub(crate) async fn settle_downloads(&self, grace: Duration) {
+        if let Slot::Ready(l) = &mut *self.state.lock().await
+            && let Some(d) = &mut l.session.downloads
+        {
+            d.settle(grace).await;
+        }
     }
 
     /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives
@@ -266,10 +284,18 @@ impl FlowBrowser {
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.
     /// The downloads no step took are named as the page suggested, with `masker`'s secrets
     /// masked.
-    pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker) {
+    pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker, last: bool) {
         if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
             if let Some(d) = &mut l.session.downloads {
                 d.finish(masker).await;
+            }
+            // No flow of the run takes a browser after this one (`last`: see
+            // `BrowserHost::only_flow_left`): a browser runner started is ended now, and this
+            // flow's context with it (`Worker::end_own`), instead of moving to a next flow's
+            // context no flow will use. (Others close at the run's end, as always.)
+            if last && l.worker.runner_started() {
+                host.close_later(l.worker);
+                return;
             }
             // Routes belong to the worker's session: the next flow must not get this one's.
             let mut unrouted = true;

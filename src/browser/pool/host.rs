@@ -39,6 +39,10 @@ pub(crate) struct BrowserHost {
     /// browser that does not answer, and such a daemon does not end on SIGTERM, so the run's
     /// processes get no grace at its end (see `end_processes`).
     unanswered: AtomicBool,
+    /// The flow runs of the run that have not ended, when `run` counts them (0: not counted;
+    /// `run --watch` keeps its browsers for its next pass): the last one need not hand its
+    /// browser over to a next flow (see `only_flow_left`).
+    flows_left: AtomicUsize,
 }
 
 /// A launch awaited by a flow: ended if the flow stops waiting for it (an interrupt), so no
@@ -89,6 +93,7 @@ impl BrowserHost {
             closers: Mutex::new(Vec::new()),
             broken: Mutex::new(Vec::new()),
             unanswered: AtomicBool::new(false),
+            flows_left: AtomicUsize::new(0),
         }
     }
 
@@ -243,6 +248,24 @@ impl BrowserHost {
         self.close_later(worker);
     }
 
+    /// Counts the `n` flow runs of a run (see `flows_left`).
+    pub(crate) fn count_flows(&self, n: usize) {
+        self.flows_left.store(n, Ordering::SeqCst);
+    }
+
+    /// A flow run has ended, after its retries (uncounted runs are not counted down).
+    pub(crate) fn flow_ended(&self) {
+        let _ = self
+            .flows_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+    }
+
+    /// Whether the flow asking is the only one of the run left, so that no flow takes a browser
+    /// after it (unless it is retried): false when the runs are not counted.
+    pub(crate) fn only_flow_left(&self) -> bool {
+        self.flows_left.load(Ordering::SeqCst) == 1
+    }
+
     /// Closes a browser off the critical path.
     pub(crate) fn close_later(&self, worker: Worker) {
         let h = tokio::spawn(worker.close());
@@ -315,7 +338,14 @@ async fn end_processes(dir: &std::path::Path, answered: bool) {
             }
             return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        // Those found are looked at until they are gone (a look at each costs little; a scan
+        // of every process's environment, several ms on a busy machine), then the scan runs
+        // again for any others.
+        while left.iter().any(|p| crate::process::is_live(*p))
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
     }
 }
 
@@ -437,17 +467,8 @@ fn kill_daemons(dir: &std::path::Path) {
     };
     for e in entries.flatten() {
         let p = e.path();
-        if p.extension().is_some_and(|x| x == "pid")
-            && let Ok(text) = std::fs::read_to_string(&p)
-            && let Ok(pid) = text.trim().parse::<i32>()
-            && pid > 1
-            && std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|c| c.contains("agent-browser"))
-        {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGTERM,
-            );
+        if p.extension().is_some_and(|x| x == "pid") {
+            crate::browser::driver::daemon::terminate(&p);
         }
     }
 }

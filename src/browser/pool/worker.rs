@@ -13,19 +13,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::connect::{CDP_TIMEOUT, cdp_url};
 pub(crate) use super::emulation::Emulation;
-use super::emulation::settings;
 use crate::browser::driver::adapter::{AgentBrowser, CHROMIUM_ARGS};
 use crate::browser::driver::cdp::{Cdp, CdpError};
 use crate::browser::driver::chromium::Chromium;
 use crate::browser::driver::command::{Command, DialogResponse};
 use crate::browser::driver::dialog_watch::Watch;
-use crate::browser::driver::session::Session;
+use crate::browser::driver::downloads::Downloads;
+use crate::browser::driver::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
+
+mod setup;
 
 /// How a flow's browser is had: launched by this run (headed or not), or a browser already
 /// running elsewhere, connected to through its DevTools endpoint (`cdp`: `http://host:port` or a
@@ -143,6 +144,7 @@ impl Worker {
                     disposing: None,
                 };
                 w.make_spare(None);
+                w.switch_ahead().await;
                 Ok(w)
             }
             Err(e) => {
@@ -244,6 +246,11 @@ impl Worker {
         self.served
     }
 
+    /// Whether runner started the browser itself (see `chromium`): it is ended with SIGKILL.
+    pub(crate) fn runner_started(&self) -> bool {
+        self.browser.is_some()
+    }
+
     /// The agent-browser session name (every flow in this browser sends its commands there).
     pub(crate) fn name(&self) -> &str {
         &self.session.name
@@ -251,11 +258,14 @@ impl Worker {
 
     /// A new context with one tab, and `session` switched to that tab (pinned: a command after
     /// the tab is gone fails instead of acting on another tab).
+    /// Given `downloads`, the context saves the flow's downloads there (see `save_downloads`,
+    /// whose outcome comes with the context): asked beside agent-browser's dialog check.
     pub(crate) async fn open_context(
         &mut self,
         session: &mut Session,
+        downloads: Option<&crate::browser::driver::downloads::DownloadDir>,
         record: bool,
-    ) -> Result<Context, StepError> {
+    ) -> Result<(Context, Option<Result<Downloads, StepError>>), StepError> {
         // A browser that did not answer the last flow's disposal is not given another flow.
         if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
             && let Some(h) = self.disposing.take()
@@ -266,56 +276,77 @@ impl Worker {
                 "the browser did not dispose the last flow's context".to_string(),
             ));
         }
-        let Context { id, target } = match self.next.take() {
+        let context = match self.next.take() {
             Some(c) => c,
             None => self.switched_context(session).await?,
         };
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
-        // clears agent-browser's record (the new tab has no dialog to answer).
-        if let Ok(Some(_)) = crate::browser::driver::dialog::open(session).await {
-            let _ = session
-                .send(
-                    Command::Dialog {
-                        response: DialogResponse::Dismiss,
-                        prompt_text: None,
-                    },
-                    Duration::from_secs(5),
-                )
-                .await;
+        // clears agent-browser's record (the new tab has no dialog to answer). A browser runner
+        // started that no flow has used has no last flow: besides the flows' blank tabs, it has
+        // only the blank one it started with, in which nothing ran, and there is nothing to ask.
+        let unused = !self.served && self.browser.is_some();
+        let this = &*self;
+        let ask = async {
+            if unused {
+                Ok(None)
+            } else {
+                crate::browser::driver::dialog::open(session).await
+            }
+        };
+        let save = async {
+            match downloads {
+                Some(dir) => Some(this.save_downloads(&context, dir).await),
+                None => None,
+            }
+        };
+        let (asked, saved) = tokio::join!(ask, save);
+        match asked {
+            Ok(Some(_)) => {
+                let _ = session
+                    .send(
+                        Command::Dialog {
+                            response: DialogResponse::Dismiss,
+                            prompt_text: None,
+                        },
+                        Duration::from_secs(5),
+                    )
+                    .await;
+            }
+            // agent-browser holds no dialog now, and none can come into its record before a
+            // command runs a page script in the flow's blank tab: it records the dialogs of the
+            // tab it acts on only (a confirm the last flow's tab opened after the switch to this
+            // one is not in it: checked with agent-browser 0.41.2), and the session was switched
+            // before this ask. So the first step need not ask again (`TabUse::Untouched`).
+            // (After a stale one was answered, or no answer came, it asks.)
+            Ok(None) => session.tab_use = TabUse::Untouched,
+            Err(_) => {}
         }
         // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`);
         // its tabs record for its trace when it keeps one (see `recorder`).
-        let flow = (target.as_str(), session.dialog_default, record);
-        session.watched = Some(self.watch.register(self.cdp.link(), &id, flow));
+        let flow = (context.target.as_str(), session.dialog_default, record);
+        session.watched = Some(self.watch.register(self.cdp.link(), &context.id, flow));
         self.served = true;
-        Ok(Context { id, target })
+        Ok((context, saved))
     }
 
     /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
     async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
-        let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-        let made = match self.spare.take() {
-            Some(h) => h
+        switched(&mut self.spare, &self.cdp, session).await
+    }
+
+    /// Right after the launch, the first flow's context made and the worker's session switched
+    /// to its tab (`next`), while the run's servers start: agent-browser's first switch is its
+    /// slowest (~13 ms on a quiet machine). None made when contexts are not made ahead (nothing
+    /// runs beside the flows then), or on a failure (the first flow's `open_context` tries
+    /// again, and says why).
+    async fn switch_ahead(&mut self) {
+        if self.ahead {
+            self.next = switched(&mut self.spare, &self.cdp, &mut self.session)
                 .await
-                .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
-            None => new_context(&self.cdp).await,
-        };
-        let (id, target) = match made {
-            Ok(made) => made,
-            // A browser that stopped answering or exited since the last flow says so (and the
-            // pool does not wait for a remote one again: `BrowserHost::release`).
-            Err(e) => {
-                let gone = self.cdp.health().await.and(self.cdp.gone_error());
-                return Err(gone.unwrap_or_else(|| fail(e.to_string())));
-            }
-        };
-        if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
-            let _ = self.cdp.dispose_context(&id, CDP_TIMEOUT).await;
-            return Err(e);
+                .ok();
         }
-        Ok(Context { id, target })
     }
 
     /// A flow is done with `context`: the session first moves to the next flow's tab (the one
@@ -327,9 +358,12 @@ impl Worker {
     pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
         // A flow that ended before its first command (it failed to start) never said so: the
         // context made ahead would wait its whole second for it (`make_spare`).
-        if let Some(tx) = session.first_done.take() {
-            let _ = tx.send(());
-        }
+        session.tell_first_done();
+        // The next flow's tab is not this flow's: the watch on this flow's context must not
+        // take it for a tab the flow moved to and attach to it (a second DevTools session on
+        // the next flow's tab, hearing its page events for nothing, until the tab goes). The
+        // next flow's own watch attaches to it (`open_context`).
+        session.watched = None;
         let last = match self.disposing.take() {
             Some(h) => h.await.unwrap_or(false),
             None => true,
@@ -365,120 +399,6 @@ impl Worker {
         }
     }
 
-    /// Makes the flow's context save its downloads into `dir` (Chromium creates it with the
-    /// first download), for its session.
-    pub(crate) async fn save_downloads(
-        &self,
-        context: &Context,
-        dir: &std::path::Path,
-    ) -> Result<crate::browser::driver::downloads::Downloads, StepError> {
-        let fail = |e: String| {
-            StepError::new(
-                ErrorKind::Environment,
-                format!("cannot keep the flow's downloads in {}: {e}", dir.display()),
-            )
-        };
-        self.cdp
-            .save_downloads(&context.id, dir, CDP_TIMEOUT)
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        Ok(crate::browser::driver::downloads::Downloads::new(
-            self.cdp.clone(),
-            dir.to_path_buf(),
-        ))
-    }
-
-    /// The flow's tabs, for its session.
-    pub(crate) fn tabs(&self, context: &Context) -> crate::browser::driver::session::Tabs {
-        crate::browser::driver::session::Tabs {
-            cdp: self.cdp.clone(),
-            context: context.id.clone(),
-            order: vec![context.target.clone()],
-            current: context.target.clone(),
-        }
-    }
-
-    /// Applies a flow's device settings to its context (its own tab: settings made with
-    /// agent-browser's `set` stay with that tab, and the next flow's tab starts from the
-    /// browser's defaults).
-    pub(crate) async fn set_up(
-        &self,
-        context: &Context,
-        session: &mut Session,
-        e: &Emulation,
-    ) -> Result<(), StepError> {
-        let fail = |e: String| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                format!("cannot apply the flow's browser settings: {e}"),
-            )
-        };
-        if e.geolocation.is_some() {
-            self.cdp
-                .grant(&context.id, &["geolocation"], CDP_TIMEOUT)
-                .await
-                .map_err(|e| fail(e.to_string()))?;
-        }
-        let commands = settings(e);
-        if !commands.is_empty() {
-            session
-                .send_all(commands, Duration::from_secs(10))
-                .await
-                .map_err(|err| fail(err.message))?;
-        }
-        if let Some(state) = &e.state {
-            self.load_state(context, state)
-                .await
-                .map_err(|e| match e.kind {
-                    ErrorKind::Environment => e,
-                    _ => fail(e.message),
-                })?;
-        }
-        if e.locale.is_some() || e.timezone.is_some() {
-            self.cdp
-                .emulate_locale(
-                    &context.target,
-                    e.locale.as_deref(),
-                    e.timezone.as_deref(),
-                    CDP_TIMEOUT,
-                )
-                .await
-                .map_err(|e| fail(e.to_string()))?;
-        }
-        Ok(())
-    }
-
-    /// Loads a saved state (`browser.state`: cookies and storage) into a flow's context.
-    async fn load_state(&self, context: &Context, state: &Path) -> Result<(), StepError> {
-        if !state.is_file() {
-            return Err(StepError::new(
-                ErrorKind::Environment,
-                format!(
-                    "no saved state at {} (`browser.state`): a flow with `state: {{ save }}` writes it (runner runs that flow first when both are in the run)",
-                    state.display()
-                ),
-            ));
-        }
-        let saved: Value = std::fs::read_to_string(state)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("the saved state {} is not JSON", state.display()),
-                )
-            })?;
-        self.cdp
-            .load_state(&context.id, &context.target, &saved, CDP_TIMEOUT)
-            .await
-            .map_err(|e| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!("loading {}: {e}", state.display()),
-                )
-            })
-    }
-
     /// Disposes a flow's context; false when the browser did
     /// not answer (it is then discarded).
     pub(crate) async fn dispose(&self, context: &Context) -> bool {
@@ -501,10 +421,11 @@ impl Worker {
         }));
     }
 
-    /// Closes the browser: its session, then (when runner started it) the browser itself. A
-    /// browser runner connected to (`spec.cdp`) stays: `close` only disconnects agent-browser
-    /// from it (checked with agent-browser 0.41.2), and every context runner made in it was
-    /// disposed with its flow. False when the session did not answer `close` (a wedged page).
+    /// Closes the browser: its session, then (when agent-browser launched it) the browser
+    /// itself; a browser runner started is ended with its daemon (`end_own`). A browser runner
+    /// connected to (`spec.cdp`) stays: `close` only disconnects agent-browser from it (checked
+    /// with agent-browser 0.41.2), and every context runner made in it was disposed with its
+    /// flow. False when the session did not answer `close` (a wedged page).
     pub(crate) async fn close(mut self) -> bool {
         // A browser found gone is not asked anything (it would not answer): its daemons and
         // processes are ended without a grace (see `host::end_processes`).
@@ -516,6 +437,9 @@ impl Worker {
                 b.kill().await;
             }
             return false;
+        }
+        if let Some(b) = self.browser.take() {
+            return self.end_own(b).await;
         }
         // The next flow's context made ahead is runner's to dispose (a browser runner connected
         // to outlives the run).
@@ -539,10 +463,26 @@ impl Worker {
             Some(l) => l.close().await,
             None => true,
         };
-        if let Some(b) = self.browser {
-            b.kill().await;
-        }
         answered && launcher_answered
+    }
+
+    /// Ends `browser`, which runner started (see `chromium`), and the session's daemon at once:
+    /// SIGKILL for the browser and SIGTERM for the daemon, without asking either first. Nothing
+    /// there is worth a request: the contexts in the browser (the next flow's, made ahead) go
+    /// with it and its profile is removed, and the daemon's `close` would only disconnect it
+    /// from a browser about to go (~30 ms, and a process of agent-browser's CLI to start).
+    /// Waits for the browser to exit; the daemon's exit is waited for with the run's other
+    /// processes (`host::end_processes`, whose grace it gets: it exits in ~10 ms on SIGTERM).
+    async fn end_own(mut self, browser: Chromium) -> bool {
+        if let Some(h) = self.spare.take() {
+            h.abort();
+        }
+        if let Some(h) = self.disposing.take() {
+            h.abort();
+        }
+        crate::browser::driver::daemon::terminate(&self.session.daemon_pid_file());
+        browser.kill().await;
+        true
     }
 }
 
@@ -566,6 +506,36 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
 async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
     let (disposed, gone) = tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
     disposed.is_ok() && gone.is_none()
+}
+
+/// A new context (`spare`, the one made ahead, when there is one) with `session` switched to its
+/// tab.
+async fn switched(
+    spare: &mut Option<JoinHandle<Result<(String, String), CdpError>>>,
+    cdp: &Cdp,
+    session: &mut Session,
+) -> Result<Context, StepError> {
+    let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+    let made = match spare.take() {
+        Some(h) => h
+            .await
+            .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
+        None => new_context(cdp).await,
+    };
+    let (id, target) = match made {
+        Ok(made) => made,
+        // A browser that stopped answering or exited since the last flow says so (and the
+        // pool does not wait for a remote one again: `BrowserHost::release`).
+        Err(e) => {
+            let gone = cdp.health().await.and(cdp.gone_error());
+            return Err(gone.unwrap_or_else(|| fail(e.to_string())));
+        }
+    };
+    if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
+        let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
+        return Err(e);
+    }
+    Ok(Context { id, target })
 }
 
 /// A new context with its blank tab: (context id, target id).

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::driver::command::Command;
-use crate::browser::driver::downloads::{Download, Downloads, free_name, safe_name};
+use crate::browser::driver::downloads::{Download, Downloads};
 use crate::browser::driver::reply::Attribute;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
@@ -120,7 +120,8 @@ async fn run(
 }
 
 /// Moves a finished download from the browser's directory to `dest` (the step's `path`) or
-/// `downloads/<suggested name>` (secrets masked), and marks it taken; where it went.
+/// `downloads/<suggested name>` (secrets masked, the next free name when it is taken), and
+/// marks it taken; where it went.
 fn keep(
     downloads: &mut Downloads,
     done: &Download,
@@ -130,32 +131,18 @@ fn keep(
     if let Some(x) = downloads.seen.iter_mut().find(|x| x.guid == done.guid) {
         x.taken = true;
     }
-    let dest = dest
-        .unwrap_or_else(|| free_name(&downloads.dir, &safe_name(&done.suggested, &files.masker)));
-    // Its folders made, and no link followed, inside the artifacts (a remote browser's
-    // downloads are elsewhere: their folder is runner's own).
-    let dest = if dest.starts_with(&files.root) {
-        files.ready(dest)?
-    } else {
-        if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    format!("cannot create {}: {e}", parent.display()),
-                )
-            })?;
-        }
-        dest
+    let failed = |why: String| StepError::new(ErrorKind::CommandFailed, why);
+    let Some(dest) = dest else {
+        return downloads.name(done, &files.masker).map_err(failed);
     };
-    let from = downloads.dir.join(&done.guid);
-    std::fs::rename(&from, &dest)
-        .or_else(|_| std::fs::copy(&from, &dest).and_then(|_| std::fs::remove_file(&from)))
-        .map_err(|e| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                format!("cannot move the download to {}: {e}", dest.display()),
-            )
-        })?;
+    // `dest` was made ready (its folders made, no link followed) by `files.artifact`.
+    let from = downloads.at.dir.join(&done.guid);
+    std::fs::rename(&from, &dest).map_err(|e| {
+        failed(format!(
+            "cannot move the download to {}: {e}",
+            dest.display()
+        ))
+    })?;
     Ok(dest)
 }
 

@@ -9,34 +9,43 @@ use crate::browser::driver::command::Command;
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
+/// The most a saved state may be (agent-browser writes it; runner reads it back).
+const MAX_STATE: u64 = 64 * 1024 * 1024;
+
 /// `state: { save }`: the flow's cookies and storage (agent-browser's `state save`, Playwright's
-/// storageState format) written to a file only its owner reads; outputs its path and how many
-/// cookies and origins it holds, never what they are.
+/// storageState format) written to a file only its owner reads, inside the flow's directory and
+/// through no symlink (agent-browser saves it into a private scratch folder; runner moves it:
+/// see `crate::fs::write_private`); outputs its path and how many cookies and origins it
+/// holds, never what they are.
 pub(crate) async fn save_state(
     session: &mut Session,
     path: &str,
     files: &super::files::StepFiles,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    // Named as the reports show it: a secret in the path is masked.
-    let dest = session.cwd.join(files.masker.mask(path));
     let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+    // Named as the reports show it: a secret in the path is masked.
+    let masked = files.masker.mask(path);
+    if crate::fs::leaves_dir(path) || crate::fs::leaves_dir(&masked) {
+        let problem = crate::fs::flow_path_problem("state.save", &masked).unwrap_or_default();
+        return Err(fail(format!("{problem}; {}", crate::fs::FLOW_PATH_HELP)));
     }
+    let dest = session.cwd.join(masked);
+    let scratch = tempfile::Builder::new()
+        .prefix("runner-state-")
+        .tempdir()
+        .map_err(|e| fail(format!("cannot make a private folder for the state: {e}")))?;
+    let tmp = scratch.path().join("state.json");
     session
-        .send(Command::StateSave { path: dest.clone() }, timeout)
+        .send(Command::StateSave { path: tmp.clone() }, timeout)
         .await?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| fail(format!("cannot restrict {}: {e}", dest.display())))?;
-    }
-    let saved: Value = std::fs::read_to_string(&dest)
+    let bytes = crate::fs::read_regular(&tmp, MAX_STATE)
+        .map_err(|e| fail(format!("cannot read the saved state: {e}")))?;
+    let saved: Value = serde_json::from_slice(&bytes)
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .ok_or_else(|| fail(format!("the saved state {} is not JSON", dest.display())))?;
+        .filter(|_| bytes.len() as u64 <= MAX_STATE)
+        .ok_or_else(|| fail("the saved state is not JSON (of at most 64 MiB)".to_string()))?;
+    crate::fs::write_private(&session.cwd, &dest, &bytes).map_err(fail)?;
     let n = |k: &str| saved.get(k).and_then(Value::as_array).map_or(0, Vec::len);
     Ok(json!({
         "path": dest.display().to_string(),

@@ -29,6 +29,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     retry_waits(c, &d.steps, &mut out);
     headers(c, &d.steps, &mut out);
     static_dir(c, &mut out);
+    server_urls(c.file, c.spans, c.value, "/web_server", &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
 
@@ -61,6 +62,29 @@ fn durations(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) 
     );
 }
 
+/// The `url` and `ready_url` of the server at `ptr` (a flow's, or one of runner.toml's), as
+/// written: readiness polls them with HTTP (one with a template is checked when it renders).
+pub(crate) fn server_urls(
+    file: &crate::source::SourceFile,
+    spans: &crate::source::SpanMap,
+    value: &serde_json::Value,
+    ptr: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    for field in ["url", "ready_url"] {
+        let at = format!("{ptr}/{field}");
+        let Some(v) = value.pointer(&at).and_then(serde_json::Value::as_str) else {
+            continue;
+        };
+        if let Some(e) = (!is_template(v))
+            .then(|| crate::config::model::url_problem(field, v))
+            .flatten()
+        {
+            out.push(at_value(file, spans, &at, e));
+        }
+    }
+}
+
 /// A static web server's directory must exist (relative to the flow's directory).
 fn static_dir(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(dir) = c
@@ -90,8 +114,9 @@ fn static_dir(c: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Artifact paths (`screenshot.path`, `download.path`) stay inside the artifacts directory: the
-/// run's own check, made here on the paths written without a template.
+/// Artifact paths (`screenshot.path`, `download.path`) stay inside the artifacts directory, and
+/// `state.save` inside the flow's directory: the run's own checks, made here on the paths
+/// written without a template.
 fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
     for (ptr, step) in steps {
         let key = step.action.key();
@@ -102,6 +127,15 @@ fn artifact_paths(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnost
             out.push(
                 at_value(c.file, c.spans, &format!("{ptr}/{key}/path"), problem)
                     .with_help(crate::fs::ARTIFACT_PATH_HELP),
+            );
+        }
+        if let Some(p) = step.action.flow_path()
+            && !is_template(p)
+            && let Some(problem) = crate::fs::flow_path_problem(&format!("{key}.save"), p)
+        {
+            out.push(
+                at_value(c.file, c.spans, &format!("{ptr}/{key}/save"), problem)
+                    .with_help(crate::fs::FLOW_PATH_HELP),
             );
         }
     }
@@ -232,6 +266,7 @@ fn duration_pointers(steps: &[(String, &Step)]) -> Vec<String> {
         "/browser/timeout",
         "/defaults/timeout",
         "/web_server/ready_timeout",
+        "/web_server/stop_timeout",
     ] {
         out.push(p.to_string());
     }

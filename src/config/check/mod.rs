@@ -10,5 +10,5 @@ mod request;
 mod templates;
 
 pub(crate) use context::Ctx;
-pub(crate) use flow::check_flow;
+pub(crate) use flow::{check_flow, server_urls};
 pub(crate) use templates::server_templates;

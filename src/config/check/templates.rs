@@ -109,6 +109,7 @@ impl<'a> TemplateNames<'a> {
         };
         let mut found = Vec::new();
         strings(c, "/web_server", v, &scope, &mut found);
+        late_env(c, "/web_server", v, &c.flow.late_env(), &mut found);
         out.extend(found.into_iter().map(|mut d| {
             if ["unknown var", "unknown step"]
                 .iter()
@@ -294,6 +295,44 @@ pub(crate) fn server_templates(
         Value::Object(m) => {
             for (k, item) in m {
                 server_templates(file, spans, &pointer_push(ptr, k), item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `env.K` in the web server's strings, where the flow's `env:` key `K` reads `web_server` (or
+/// a var rendered once it is up): the server starts before it has a value.
+fn late_env(c: &Ctx<'_>, ptr: &str, v: &Value, late: &[&str], out: &mut Vec<Diagnostic>) {
+    match v {
+        Value::String(s) if is_template(s) => {
+            for k in late {
+                let read = regex::Regex::new(&format!(
+                    r#"\benv\s*(\.\s*{0}\b|\[\s*['"]{0}['"])"#,
+                    regex::escape(k)
+                ))
+                .is_ok_and(|r| r.is_match(s));
+                if read {
+                    let d = crate::config::schema::at_value(
+                        c.file,
+                        c.spans,
+                        ptr,
+                        format!(
+                            "`env.{k}` has no value here: the flow's `env.{k}` reads `web_server` (or a var rendered after it), and the web server starts before it"
+                        ),
+                    );
+                    out.push(d.with_help("give the server what it needs without `web_server`: its own `web_server.port` / `web_server.url` are there"));
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                late_env(c, &pointer_push(ptr, &i.to_string()), item, late, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                late_env(c, &pointer_push(ptr, k), item, late, out);
             }
         }
         _ => {}

@@ -125,6 +125,28 @@ impl WebServer {
     }
 }
 
+/// Why `value` cannot be the server's `field` (`url`, `ready_url`): readiness polls it with
+/// HTTP, so anything but an absolute http(s) URL would only time out. Checked as written by
+/// `validate`, and as rendered when the server starts.
+pub(crate) fn url_problem(field: &str, value: &str) -> Option<String> {
+    if field == "ready_url" && value.starts_with('/') {
+        return None;
+    }
+    let why = match reqwest::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => return None,
+        Ok(u) => format!("its scheme is `{}`, not http or https", u.scheme()),
+        Err(e) => e.to_string(),
+    };
+    let path = if field == "ready_url" {
+        ", or a path such as `/health`"
+    } else {
+        ""
+    };
+    Some(format!(
+        "`web_server.{field}` must be an http(s) URL such as `http://127.0.0.1:8000`{path}: `{value}` is not ({why})"
+    ))
+}
+
 /// What a `web_server` that serves a folder must not have.
 pub(crate) const WEB_SERVER_STATIC: &str = "`web_server.static` serves a folder: `command`, `url`, `ready_url`, `port`, `env`, `cwd` and `reuse_existing` belong to a `command` server";
 
@@ -165,6 +187,26 @@ impl Flow {
             .iter()
             .take_while(|(_, v)| !reads_web_server(v))
             .map(|(k, _)| k.as_str())
+    }
+
+    /// The keys of the flow's `env:` that its web server cannot see: those that read
+    /// `web_server`, or a var rendered once the server is up.
+    pub(crate) fn late_env(&self) -> Vec<&str> {
+        let early = self.early_vars().count();
+        let late: Vec<String> = self
+            .vars
+            .keys()
+            .skip(early)
+            .map(|k| format!("vars.{k}"))
+            .collect();
+        self.env
+            .iter()
+            .filter(|(_, v)| {
+                let raw = Value::String(v.to_string());
+                reads_web_server(&raw) || late.iter().any(|l| v.to_string().contains(l.as_str()))
+            })
+            .map(|(k, _)| k.as_str())
+            .collect()
     }
 
     /// The flow-level rules the types alone do not enforce.

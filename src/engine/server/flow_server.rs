@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::launch::{Place, launch, name_of};
 use super::process::Server;
 use crate::config::flows::LoadedFlow;
-use crate::config::model::reads_web_server;
 use crate::engine::context::Scope;
 use crate::engine::render::{learn_secrets, template_error};
 use crate::engine::runtime::Runtime;
@@ -33,19 +32,12 @@ pub(crate) async fn start_for_flow(
     // `env.X` in the server's strings, and the server's environment, have the flow's `env:`
     // (those entries that read neither `web_server` nor the vars rendered after it).
     let mut scope = scope.clone();
-    let early = loaded.flow.early_vars().count();
-    let late: Vec<String> = loaded
-        .flow
-        .vars
-        .keys()
-        .skip(early)
-        .map(|k| format!("vars.{k}"))
-        .collect();
+    let late = loaded.flow.late_env();
     let mut flow_env = Vec::new();
     for (k, v) in &loaded.flow.env {
         let raw = Value::String(v.to_string());
         // Not there yet: `web_server` itself, and the vars rendered once it is up.
-        if reads_web_server(&raw) || late.iter().any(|l| v.to_string().contains(l.as_str())) {
+        if late.contains(&k.as_str()) {
             continue;
         }
         let ptr = format!("/env/{}", crate::source::pointer_escape(k));

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::ports;
 use crate::config::duration::parse_duration;
-use crate::config::model::{Command, Port, WebServer};
+use crate::config::model::{Command, Port, WebServer, url_problem};
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// Renders one string of the server's settings at a JSON pointer, with `web_server` holding
@@ -143,6 +143,14 @@ pub(crate) fn launch(
         )),
         None => ws.url.is_some().then(|| url.clone()),
     };
+    // As rendered (`validate` checked the ones written without a template): a URL readiness
+    // cannot poll fails now, not after `ready_timeout`.
+    let bad =
+        |field, v: &str| url_problem(field, v).map(|e| StepError::new(ErrorKind::Environment, e));
+    if let Some(e) = bad("url", &url).or_else(|| probe.as_deref().and_then(|p| bad("ready_url", p)))
+    {
+        return Err(e);
+    }
     let argv = argv_of(ws.command.as_ref(), ptr, &known, render)?;
     let mut env = place.env;
     for (k, v) in &ws.env {

@@ -97,10 +97,19 @@ impl Server {
         }
     }
 
-    /// The server's log file, when runner started a command and could write it.
+    /// The server's log file, when runner started a command and could write it (never a
+    /// path it did not write: a symlink found in the log's place is not the log).
     pub(crate) fn log(&self) -> Option<&Path> {
         match &self.kind {
-            Kind::Command(c) if c.output.log.is_file() => Some(&c.output.log),
+            Kind::Command(c) if c.output.not_kept.is_none() => Some(&c.output.log),
+            _ => None,
+        }
+    }
+
+    /// Why runner started a command but keeps no log of it (its place held a symlink).
+    pub(crate) fn log_not_kept(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Command(c) => c.output.not_kept.clone(),
             _ => None,
         }
     }

@@ -12,7 +12,7 @@ use super::launch::{Place, in_ci, launch, name_of};
 use super::process::Server;
 use crate::config::project::{Origin, ServersSpec};
 use crate::config::server_flags::option_at;
-use crate::engine::render::template_error_in;
+use crate::engine::render::{learn_secrets, template_error_in};
 use crate::step::{Masker, ServerInfo, StepError};
 use crate::template::Templates;
 
@@ -24,6 +24,9 @@ pub(crate) struct RunServers {
     /// `web_server.<name>`: `{url, port}`, for the flows' templates.
     values: Map<String, Value>,
     info: Vec<ServerInfo>,
+    /// Each template the servers rendered, with its context: what a flow's masker learns of
+    /// them ([`RunServers::teach`]).
+    rendered: Vec<(minijinja::Value, String)>,
 }
 
 /// What starting the run's servers reads from the run.
@@ -34,7 +37,7 @@ pub(crate) struct RunContext<'a> {
     pub(crate) artifacts: &'a Path,
     pub(crate) cancel: &'a CancellationToken,
     /// What masks the servers' output: the secrets the run's flows declare (the servers get
-    /// runner's environment, which holds them; their own templates read no secrets).
+    /// runner's environment, which holds them) and what their templates make of one.
     pub(crate) masker: Masker,
 }
 
@@ -46,7 +49,7 @@ impl RunServers {
         let Some(spec) = spec else { return out };
         for (i, ws) in spec.servers.iter().enumerate() {
             let name = name_of(ws);
-            match start_one(spec, i, cx).await {
+            match start_one(spec, i, cx, &mut out.rendered).await {
                 Ok(s) => {
                     out.values
                         .insert(name, json!({ "url": s.url, "port": s.port }));
@@ -58,6 +61,7 @@ impl RunServers {
                         name: name.clone(),
                         url: String::new(),
                         log: Some(cx.artifacts.join(log_rel(&name)).display().to_string()),
+                        log_not_kept: None,
                         start_ms: 0,
                         reused: false,
                         error: Some(e.message.clone()),
@@ -71,6 +75,14 @@ impl RunServers {
             }
         }
         out
+    }
+
+    /// Teaches a flow's `masker` what the servers' templates made of a secret it knows
+    /// (`{{ env.TOKEN | upper }}` in a command): the servers may show it to the flow.
+    pub(crate) fn teach(&self, templates: &Templates, masker: &Masker) {
+        for (ctx, src) in &self.rendered {
+            learn_secrets(templates, ctx, &Value::String(src.clone()), masker);
+        }
     }
 
     /// `web_server.<name>` of each server.
@@ -139,14 +151,21 @@ fn info_of(s: &Server) -> ServerInfo {
         name: s.name.clone(),
         url: s.url.clone(),
         log: s.log().map(|l| l.display().to_string()),
+        log_not_kept: s.log_not_kept(),
         start_ms: u64::try_from(s.started_in.as_millis()).unwrap_or(u64::MAX),
         reused: s.reused,
         error: None,
     }
 }
 
-/// Starts the `i`-th server of the project file.
-async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<Server, StepError> {
+/// Starts the `i`-th server of the project file; adds each template it renders, with its
+/// context, to `rendered`.
+async fn start_one(
+    spec: &ServersSpec,
+    i: usize,
+    cx: &RunContext<'_>,
+    rendered: &mut Vec<(minijinja::Value, String)>,
+) -> Result<Server, StepError> {
     let ws = &spec.servers[i];
     let name = name_of(ws);
     let ptr = format!("/web_server/{i}");
@@ -154,6 +173,15 @@ async fn start_one(spec: &ServersSpec, i: usize, cx: &RunContext<'_>) -> Result<
         let ctx = minijinja::Value::from_serialize(
             json!({ "env": cx.env, "run": cx.run, "web_server": known }),
         );
+        // What it makes of a secret's value in `env` is masked in its log (and in the flows
+        // that declare the secret: `teach`).
+        learn_secrets(
+            cx.templates,
+            &ctx,
+            &Value::String(src.to_string()),
+            &cx.masker,
+        );
+        rendered.push((ctx.clone(), src.to_string()));
         cx.templates
             .render_str(src, &ctx)
             .map_err(|e| match spec.origin {

@@ -101,6 +101,7 @@ impl Session {
     ) -> Option<Result<Value, StepError>> {
         let flow = self.watched.clone()?;
         let (link, session, target) = flow.own_page()?;
+        self.tab_use = super::TabUse::Used;
         let (timeout, capped) = self.limit(timeout, false);
         self.answered = 0;
         let on = (session.as_str(), target.as_str());
@@ -112,9 +113,7 @@ impl Session {
             flow.closed(&target);
             r = call(&link, &flow, on, (method, params), timeout).await;
         }
-        if let Some(tx) = self.first_done.take() {
-            let _ = tx.send(());
-        }
+        self.tell_first_done();
         Some(match r {
             Ok(v) => {
                 self.answered = 1;

@@ -1,0 +1,145 @@
+//! The tags of a template — each `{{ expression }}` and `{% block %}`, with where its code is —
+//! as minijinja's own lexer reads them, so that every part of runner that looks inside a
+//! template sees the tags minijinja renders: a `}}` that closes a map literal
+//! (`{{ {'a': {'b': 1}} }}`) or sits in a string literal (`{{ x ~ '}}' }}`) is code, not the
+//! tag's end; comments and `{% raw %}` hold no tag.
+//!
+//! The lexer is minijinja's `unstable_machinery` (no semver promise: Cargo.toml pins the minor
+//! version, and the tests below fail if its tokens change meaning).
+
+use std::ops::Range;
+
+use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
+use minijinja::syntax::SyntaxConfig;
+
+/// What a tag is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `{{ expression }}`: its value is printed.
+    Expression,
+    /// `{% statement %}`: `if`, `for`, `set`, ...
+    Block,
+}
+
+/// One tag of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tag {
+    pub(crate) kind: Kind,
+    /// The byte range of its code in the template, from its first token to its last (the
+    /// delimiters, their `-`/`+` and the spaces inside them left out); empty for `{{ }}`.
+    pub(crate) code: Range<usize>,
+}
+
+/// The tags of `src` in order, or minijinja's error when it cannot read `src` (then it does
+/// not render either).
+pub(crate) fn tags(src: &str) -> Result<Vec<Tag>, minijinja::Error> {
+    let mut out = Vec::new();
+    // The tag being read: its kind and the range of its tokens so far.
+    let mut open: Option<(Kind, Option<Range<usize>>)> = None;
+    // A unit struct unless minijinja's `custom_syntax` is on (a dependency may turn it on).
+    #[allow(clippy::default_constructed_unit_structs)]
+    let tokens = tokenize(
+        src,
+        false,
+        SyntaxConfig::default(),
+        WhitespaceConfig::default(),
+    );
+    for token in tokens {
+        let (token, span) = token?;
+        // Byte offsets into `src` (a `u32`: a template is far shorter than 4 GiB).
+        let (start, end) = (span.start_offset as usize, span.end_offset as usize);
+        match token {
+            Token::VariableStart => open = Some((Kind::Expression, None)),
+            Token::BlockStart => open = Some((Kind::Block, None)),
+            Token::VariableEnd | Token::BlockEnd => {
+                if let Some((kind, code)) = open.take() {
+                    let code = code.unwrap_or(start..start);
+                    out.push(Tag { kind, code });
+                }
+            }
+            Token::TemplateData(_) => {}
+            _ => {
+                if let Some((_, code)) = &mut open {
+                    let from = code.as_ref().map_or(start, |c| c.start);
+                    *code = Some(from..end);
+                }
+            }
+        }
+    }
+    // The lexer leaves a tag that never ends to the parser: it is minijinja's error too.
+    if open.is_some() {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::SyntaxError,
+            "a tag is not closed",
+        ));
+    }
+    Ok(out)
+}
+
+/// The code of the one `{{ expression }}` that `src` is, with only whitespace around it and no
+/// other tag (`{{ x }}` -> `x`); `None` for anything else, a template minijinja cannot read
+/// included.
+pub(crate) fn single_expression(src: &str) -> Option<&str> {
+    let t = src.trim();
+    if !t.starts_with("{{") || !t.ends_with("}}") {
+        return None;
+    }
+    match tags(src).ok()?.as_slice() {
+        [
+            Tag {
+                kind: Kind::Expression,
+                code,
+            },
+        ] => src.get(code.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, single_expression, tags};
+
+    /// Each tag's kind and code.
+    fn codes(src: &str) -> Vec<(Kind, &str)> {
+        tags(src)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.kind, &src[t.code]))
+            .collect()
+    }
+
+    #[test]
+    fn a_tag_ends_where_minijinja_ends_it() {
+        use Kind::{Block, Expression};
+        assert_eq!(
+            codes("a {{ {'x': {'y': 1}} }} b {{- 'q}}' ~ \"{{\" -}}{%+ if z %}c{% endif %}"),
+            [
+                (Expression, "{'x': {'y': 1}}"),
+                (Expression, "'q}}' ~ \"{{\""),
+                (Block, "if z"),
+                (Block, "endif"),
+            ]
+        );
+        // Comments and raw blocks hold no tag; an empty tag has empty code.
+        assert_eq!(
+            codes("{# {{ secrets.T }} #}{% raw %}{{ x }}{% endraw %}{{ }}"),
+            [(Expression, "")]
+        );
+        assert!(tags("{{ 'unclosed }}").is_err());
+        assert!(tags("{{ x ").is_err());
+    }
+
+    #[test]
+    fn a_single_expression_is_the_whole_text() {
+        assert_eq!(single_expression(" {{ x | y }}\n"), Some("x | y"));
+        assert_eq!(
+            single_expression("{{- {'a': {'b': 1}} -}}"),
+            Some("{'a': {'b': 1}}")
+        );
+        assert_eq!(single_expression("{{ '}}' }}"), Some("'}}'"));
+        assert_eq!(single_expression("{{ a }} {{ b }}"), None);
+        assert_eq!(single_expression("{{ a }}{% if b %}{% endif %}"), None);
+        assert_eq!(single_expression("x {{ a }}"), None);
+        assert_eq!(single_expression("{{ a }"), None);
+    }
+}

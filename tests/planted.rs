@@ -1,0 +1,230 @@
+//! Symlinks planted beforehand in a directory a run reuses (issue 27, third round: A2–A4): in
+//! the artifacts (`--artifacts`) and in an HTML report's folder (`--report html=DIR`), nothing
+//! runner writes goes through one, and nothing a report copies comes from one.
+
+use std::path::{Path, PathBuf};
+
+use crate::agents::{agent_env, with_profiles};
+use crate::common::{Ran, fixture, flow_run, write};
+
+/// A flow that makes every kind of file a run leaves in its artifacts: its web server's log, an
+/// exec step's `.stdout` and `.stderr` (its own and a sub-flow's), screenshots (default name and
+/// `path`), a download, an agent's log, an `act`'s screenshots before and after the agent's
+/// decision, and the failure screenshot and snapshot of its last step (so the HTML report copies
+/// the log and a screenshot into `assets/`). Each step but the last goes on when it fails.
+fn every_kind(dir: &Path, port: u16) -> String {
+    write(
+        dir,
+        "sub.yaml",
+        "name: sub\nsteps:\n  - exec: [\"sh\", \"-c\", \"echo OVERWRITTEN; echo OVERWRITTEN >&2\"]\n",
+    );
+    let page = |p: &str| format!("http://127.0.0.1:{port}/{p}");
+    format!(
+        r##"name: every-kind
+web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "{downloads}"
+  ready_timeout: 20s
+steps:
+  - open: "{downloads}"
+  - exec: ["sh", "-c", "echo OVERWRITTEN; echo OVERWRITTEN >&2"]
+    continue_on_error: true
+  - screenshot: true
+    continue_on_error: true
+  - screenshot: {{ path: shots/x.png }}
+    continue_on_error: true
+  - download: {{ target: "#again" }}
+    continue_on_error: true
+  - run_flow: sub.yaml
+    continue_on_error: true
+  - agent: {{ profile: fake-claude, prompt: "say hi" }}
+    continue_on_error: true
+  - open: "{index}"
+  - act: {{ intent: "sign me in, please: the Sign in or Log in button", profile: fake-claude }}
+    continue_on_error: true
+  - click: "#no-such-thing"
+    timeout: 1s
+"##,
+        echo = fixture("echo_server.py").display(),
+        site = fixture("site").display(),
+        downloads = page("downloads.html"),
+        index = page("index.html"),
+    )
+}
+
+/// The files under `dir` (not directories), sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    v.sort();
+    v
+}
+
+/// Replaces each of `files` by a symlink to a victim file of its own in `victims`; the victims
+/// and their texts.
+fn plant(files: &[PathBuf], victims: &Path, from: usize) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let victim = victims.join(format!("victim-{}", from + i));
+            let text = format!("VICTIM {} ({})\n", from + i, f.display());
+            std::fs::write(&victim, &text).unwrap();
+            std::fs::remove_file(f).unwrap();
+            std::os::unix::fs::symlink(&victim, f).unwrap();
+            (victim, text)
+        })
+        .collect()
+}
+
+/// What the victims hold now that differs from what they held.
+fn written(victims: &[(PathBuf, String)]) -> Vec<String> {
+    victims
+        .iter()
+        .filter(|(v, text)| std::fs::read_to_string(v).unwrap_or_default() != *text)
+        .map(|(v, _)| v.display().to_string())
+        .collect()
+}
+
+fn run(dir: &Path, html: &str) -> Ran {
+    flow_run(dir)
+        .with(|c| agent_env(c, dir))
+        .args(with_profiles(&["f.yaml", "--agent-cache", "off"]))
+        .args(["--report", &format!("html={html}")])
+        .run()
+}
+
+/// The run is made once on clean directories; then every file it left in its artifacts is
+/// replaced by a symlink to a victim file outside, and the run made again; then the artifacts
+/// are clean and every file of the HTML report's folder is such a symlink. No victim is written
+/// (nor does one reach the report), and the steps whose files were links say so. A new kind of
+/// artifact is covered as soon as this flow makes it.
+#[test]
+fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
+    let d = tempfile::tempdir().unwrap();
+    let victims = d.path().join("victims");
+    std::fs::create_dir(&victims).unwrap();
+    let port = crate::common::free_port();
+    write(d.path(), "f.yaml", &every_kind(d.path(), port));
+    let art = d.path().join("art");
+
+    // 1. Clean: every kind of file is there.
+    let r = run(d.path(), "h");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let made = files_under(&art);
+    let names: Vec<String> = made.iter().map(|p| p.display().to_string()).collect();
+    for kind in [
+        "-exec.stdout",
+        "-exec.stderr",
+        "-sub/001-exec.stdout",
+        "web_server/server.log",
+        "-screenshot.png",
+        "shots/x.png",
+        "downloads/report.csv",
+        ".agent.log",
+        "-act.before.png",
+        "-act.after.png",
+        "-failure.png",
+        "-failure.snapshot.txt",
+        "art/report.json",
+    ] {
+        assert!(
+            names.iter().any(|n| n.ends_with(kind)),
+            "no {kind} in {names:#?}"
+        );
+    }
+    let report_files = files_under(&d.path().join("h"));
+    assert_eq!(report_files.len(), 3, "{report_files:?}");
+
+    // 2. Each of them a symlink to a victim: none is written, none reaches a (new) report.
+    let planted = plant(&made, &victims, 0);
+    let r = run(d.path(), "h2");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(written(&planted), Vec::<String>::new(), "{}", r.stderr);
+    let exec = &r.report["flows"][0]["steps"][1];
+    let why = exec["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("-exec.stdout is a symbolic link: runner writes no artifact through one"),
+        "{exec}"
+    );
+    let flow = &r.report["flows"][0];
+    assert!(flow["web_server_log"].is_null(), "{flow}");
+    let not_kept = flow["web_server_log_not_kept"].as_str().unwrap_or_default();
+    assert!(
+        not_kept.contains("web_server/server.log is a symbolic link"),
+        "{flow}"
+    );
+    assert!(
+        r.stderr
+            .contains("web server `server`: its log is not kept: ")
+            && r.stderr.contains("web server log not kept: "),
+        "{}",
+        r.stderr
+    );
+    let page = std::fs::read_to_string(d.path().join("h2/index.html")).unwrap();
+    assert!(page.contains("web server log not kept: "), "{page}");
+    for f in files_under(&d.path().join("h2")) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(
+            !text.contains("VICTIM"),
+            "{} holds a victim's text",
+            f.display()
+        );
+    }
+
+    // 3. Clean artifacts, and the report's folder planted: its files are not written through.
+    std::fs::remove_dir_all(&art).unwrap();
+    let planted = plant(&report_files, &victims, planted.len());
+    let r = run(d.path(), "h");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(written(&planted), Vec::<String>::new(), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("assets/1.log is a symbolic link: runner writes no artifact through one"),
+        "{}",
+        r.stderr
+    );
+    // merge-reports writes its HTML report the same way (exit 3: the report was not written).
+    let mut c = crate::common::runner(d.path());
+    c.args(["merge-reports", "report.json", "--report", "html=h"]);
+    let (code, _, stderr) = crate::common::output(c);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("assets/1.log is a symbolic link"),
+        "{stderr}"
+    );
+    assert_eq!(written(&planted), Vec::<String>::new(), "{stderr}");
+
+    // 4. Each folder the run made inside its flow's folder, in turn, a symlink to an empty
+    // folder outside (the browser's downloads folder too): nothing is written there.
+    let flow_dir = art.join("001-every-kind");
+    let folders: Vec<String> = made
+        .iter()
+        .filter_map(|f| f.parent()?.strip_prefix(&flow_dir).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| p.display().to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(folders, ["006-sub", "downloads", "shots", "web_server"]);
+    for (i, folder) in folders.iter().enumerate() {
+        let _ = std::fs::remove_dir_all(&art);
+        std::fs::create_dir_all(&flow_dir).unwrap();
+        let outside = victims.join(format!("folder-{i}"));
+        std::fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, flow_dir.join(folder)).unwrap();
+        let r = run(d.path(), "h3");
+        assert_ne!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("{folder} is a symbolic link")),
+            "{folder}: {}",
+            r.stderr
+        );
+        let inside: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
+        assert!(inside.is_empty(), "{folder}: written through: {inside:?}");
+    }
+}
