@@ -149,15 +149,7 @@ pub(crate) async fn run_step(
     }
     let mut result = finish(rt, frame, result, outcome, started, step);
     // After the step's time: what the trace keeps of it is not the step's doing.
-    if rt.trace.records() {
-        super::trace::record(
-            (rt.trace, &rt.artifacts),
-            frame,
-            (step, index, passed),
-            &mut result,
-        )
-        .await;
-    }
+    super::trace::record(rt, frame, (step, index, passed), &mut result).await;
     result
 }
 

@@ -149,15 +149,8 @@ pub(crate) async fn run_in(
     let dir = rt
         .artifacts
         .join(artifacts::flow_dir(info.index, &loaded.flow.name));
-    let kept = rt.trace.records() && rt.trace.keeps(result.status == FlowStatus::Passed);
-    let recorded = browser.recorded(kept, super::trace::CATCH_UP).await;
-    super::trace::finish(
-        rt.trace,
-        (&rt.artifacts, &dir, started),
-        &mut result,
-        masker,
-        recorded,
-    );
+    let flow = (info, browser);
+    super::trace::end(rt, flow, (&dir, started), &mut result, masker).await;
     rt.listener.flow_finished(info, &result);
     result
 }

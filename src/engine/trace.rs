@@ -20,11 +20,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
-use super::runtime::Frame;
-use crate::browser::{Logged, Recorded};
+use super::runtime::{Frame, Runtime};
+use crate::browser::{FlowBrowser, Logged, Recorded};
 use crate::config::model::Step;
 use crate::config::trace_mode::TraceMode;
-use crate::step::{FlowResult, FlowStatus, Masker, StepResult};
+use crate::step::{FlowInfo, FlowResult, FlowStatus, Masker, StepResult};
 
 /// The directory of a flow's trace, in its artifacts directory (a sub-flow's pictures are in
 /// its own directory's).
@@ -48,12 +48,13 @@ pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
 /// `on`, held until the flow's end with `retain-on-failure` (and written then if the flow did
 /// not pass).
 pub(crate) async fn record(
-    (mode, root): (TraceMode, &Path),
+    rt: &Runtime,
     frame: &Frame<'_>,
     (step, index, passed): (&Step, usize, bool),
     result: &mut StepResult,
 ) {
-    if !step.action.needs_browser() {
+    let (mode, root) = (rt.trace, &rt.artifacts);
+    if !mode.records() || !step.action.needs_browser() {
         return;
     }
     let Some(wall) = result.trace.wall else {
@@ -73,7 +74,8 @@ pub(crate) async fn record(
     let acts = !step.action.only_reads_the_page();
     for (path, jpeg) in frame.browser.stepped((start, end), acts, picture).await {
         if mode == TraceMode::On {
-            write(root, &path, &jpeg);
+            // One that cannot be written is missing from the trace: the report says so.
+            let _ = write(root, &path, &jpeg);
         } else {
             frame.browser.hold_picture((path, jpeg));
         }
@@ -81,24 +83,43 @@ pub(crate) async fn record(
 }
 
 /// Writes `bytes` to `path` in the run's artifacts directory `root`, its folders made and none
-/// followed if a link (`crate::fs::write_artifact`); false when it cannot be (the trace goes
-/// without it: the run goes on).
-fn write(root: &Path, path: &Path, bytes: &[u8]) -> bool {
-    crate::fs::write_artifact(root, path, bytes).is_ok()
+/// followed if a link (`crate::fs::write_artifact`), or why it cannot be.
+fn write(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    crate::fs::write_artifact(root, path, bytes)
+}
+
+/// At a flow's end (`started` then, its artifacts in `dir`): its trace, with what its `browser`
+/// recorded, when the run's `--trace` keeps it for its `result` (see `finish`); what could not
+/// be written is said under the flow.
+pub(crate) async fn end(
+    rt: &Runtime,
+    (info, browser): (&FlowInfo, &FlowBrowser),
+    (dir, started): (&Path, Instant),
+    result: &mut FlowResult,
+    masker: &Masker,
+) {
+    let kept = rt.trace.records() && rt.trace.keeps(result.status == FlowStatus::Passed);
+    let recorded = browser.recorded(kept, CATCH_UP).await;
+    let at = (rt.artifacts.as_path(), dir, started);
+    if let Some(why) = finish(rt.trace, at, result, masker, recorded) {
+        rt.listener.message(info, 0, &masker.mask(&why));
+    }
 }
 
 /// At a flow's end: writes its trace into `dir` (its artifacts directory, in the run's `root`),
 /// with the pictures `held` for it and what its tabs `logged`, and names it in `result`, when
-/// `mode` keeps it. `started`: the flow's start.
+/// `mode` keeps it. `started`: the flow's start. What could not be written (the trace, or
+/// else a picture), and why: the run goes on, the report without it (a symlink planted in its
+/// place is never written through: see `crate::fs::write_artifact`).
 pub(crate) fn finish(
     mode: TraceMode,
     (root, dir, started): (&Path, &Path, Instant),
     result: &mut FlowResult,
     masker: &Masker,
     recorded: Recorded,
-) {
+) -> Option<String> {
     if !mode.records() || !mode.keeps(result.status == FlowStatus::Passed) {
-        return;
+        return None;
     }
     let Recorded {
         held,
@@ -106,8 +127,11 @@ pub(crate) fn finish(
         later,
         logged,
     } = recorded;
+    let mut unwritten = None;
     for (path, jpeg) in &held {
-        write(root, path, jpeg);
+        if let Err(why) = write(root, path, jpeg) {
+            unwritten.get_or_insert(format!("a picture of its trace is not kept: {why}"));
+        }
     }
     let flow_start = SystemTime::now()
         .checked_sub(started.elapsed())
@@ -154,9 +178,12 @@ pub(crate) fn finish(
     }
     let trace = masker.mask_value(&trace);
     let path = dir.join(DIR).join(FILE);
-    // A trace that cannot be written leaves the report without it; the run goes on.
-    if write(root, &path, trace.to_string().as_bytes()) {
-        result.trace = Some(path.display().to_string());
+    match write(root, &path, trace.to_string().as_bytes()) {
+        Ok(()) => {
+            result.trace = Some(path.display().to_string());
+            unwritten
+        }
+        Err(why) => Some(format!("its trace is not kept: {why}")),
     }
 }
 

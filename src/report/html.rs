@@ -113,15 +113,10 @@ impl Writer {
             // Opened here to know whether it is shown; copied (opened again) with the page.
             match self.reads.open(png) {
                 Ok(_) => {
-                    let name = format!("{}.png", self.assets.len() + 1);
+                    let name = self.asset(&self.reads.clone(), png, "png");
                     self.out.push_str(&format!(
                         "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
                     ));
-                    self.assets.push(Asset {
-                        reads: self.reads.clone(),
-                        from: png.to_string(),
-                        name,
-                    });
                 }
                 Err(why) => self.left_out("screenshot", png, &why),
             }
@@ -209,13 +204,24 @@ impl Writer {
             ));
             return format!("web server log left out: {}: {}", esc(path), esc(&why));
         }
-        let name = format!("{}.log", self.assets.len() + 1);
+        let name = self.asset(reads, path, "log");
+        format!("<a href=\"assets/{name}\">web server log</a>")
+    }
+
+    /// The name under `assets/` of file `from` (read as `reads` allow), copied with the page
+    /// once however often the page shows it (a failed step's screenshot is its trace picture
+    /// too).
+    fn asset(&mut self, reads: &Reads, from: &str, ext: &str) -> String {
+        if let Some(a) = self.assets.iter().find(|a| a.from == from) {
+            return a.name.clone();
+        }
+        let name = format!("{}.{ext}", self.assets.len() + 1);
         self.assets.push(Asset {
             reads: reads.clone(),
-            from: path.to_string(),
+            from: from.to_string(),
             name: name.clone(),
         });
-        format!("<a href=\"assets/{name}\">web server log</a>")
+        name
     }
 
     /// What the page says of a server's log that was not kept (`why`), noted too.

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{Asset, Writer, esc};
+use super::{Writer, esc};
 use crate::report::model::Flow;
 
 /// One step of a flow's trace, as the page shows it.
@@ -99,13 +99,7 @@ impl Writer {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jpg"));
         let ext = if jpeg { "jpg" } else { "png" };
-        let name = format!("{}.{ext}", self.assets.len() + 1);
-        self.assets.push(Asset {
-            reads: self.reads.clone(),
-            from: path.to_string(),
-            name: name.clone(),
-        });
-        Some(name)
+        Some(self.asset(&self.reads.clone(), path, ext))
     }
 
     /// The next step's trace entry.
