@@ -66,6 +66,7 @@ impl Runtime {
             fingerprint: s.fingerprint,
             agent_cache: s.agent_cache,
             trace: s.trace,
+            traces: super::finishing::Finishing::default(),
             default_agent: s.default_agent,
             dispatch: &FAMILIES,
         }
@@ -90,6 +91,7 @@ impl Runtime {
             fingerprint: self.fingerprint,
             agent_cache: self.agent_cache,
             trace: self.trace,
+            traces: super::finishing::Finishing::default(),
             default_agent: self.default_agent.clone(),
             dispatch: self.dispatch,
         }

@@ -12,6 +12,7 @@ mod control;
 mod dispatch;
 mod exec;
 mod families;
+mod finishing;
 mod job;
 mod lifecycle;
 mod plan;

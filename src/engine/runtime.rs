@@ -48,6 +48,8 @@ pub(crate) struct Runtime {
     pub(crate) agent_cache: crate::agent::CacheMode,
     /// `--trace`: which flows keep a trace.
     pub(crate) trace: crate::config::trace_mode::TraceMode,
+    /// The kept traces still being finished (a pass waits for them).
+    pub(crate) traces: super::finishing::Finishing,
     /// `--agent`.
     pub(crate) default_agent: Option<String>,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in

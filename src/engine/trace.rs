@@ -38,8 +38,13 @@ const FILE: &str = "trace.json";
 pub(crate) const PICTURE_LATER: &str = "drawn after the next step that acts on the page began: it shows this step's changes, and may show that step's too";
 
 /// How long a kept trace's end waits for runner's connection to read the events the browser
-/// sent before.
+/// sent before (and for its last pictures).
 pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// Where a flow's trace goes, in its artifacts directory `dir`.
+pub(crate) fn file(dir: &Path) -> PathBuf {
+    dir.join(DIR).join(FILE)
+}
 
 /// After a step (the `index`-th of its frame, `passed` or not): its picture, when it is a
 /// browser step (one that failed has its failure screenshot, when one could be taken), at
@@ -89,8 +94,12 @@ fn write(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// At a flow's end (`started` then, its artifacts in `dir`): its trace, with what its `browser`
-/// recorded, when the run's `--trace` keeps it for its `result` (see `finish`); what could not
-/// be written is said under the flow.
+/// recorded, when the run's `--trace` keeps it for its `result` (see `finish`). Its last
+/// pictures are frames still to come, a few after its last step that acted: the trace is
+/// finished beside the flows after it (its context kept until then: see
+/// `FlowBrowser::trace_tail`), and named in `result` now; what could not be written is said
+/// under the flow, and the pass takes its name out of the results once it knows
+/// (`Finishing::done`, before any report is written).
 pub(crate) async fn end(
     rt: &Runtime,
     (info, browser): (&FlowInfo, &FlowBrowser),
@@ -99,11 +108,27 @@ pub(crate) async fn end(
     masker: &Masker,
 ) {
     let kept = rt.trace.records() && rt.trace.keeps(result.status == FlowStatus::Passed);
-    let recorded = browser.recorded(kept, CATCH_UP).await;
-    let at = (rt.artifacts.as_path(), dir, started);
-    if let Some(why) = finish(rt.trace, at, result, masker, recorded) {
-        rt.listener.message(info, 0, &masker.mask(&why));
-    }
+    let Some(tail) = browser.trace_tail(kept).await else {
+        return;
+    };
+    let (mode, root, listener) = (rt.trace, rt.artifacts.clone(), rt.listener.clone());
+    let (info, dir, masker, mut copy) = (
+        info.clone(),
+        dir.to_path_buf(),
+        masker.clone(),
+        result.clone(),
+    );
+    let path = file(&dir).display().to_string();
+    result.trace = Some(path.clone());
+    let task = tokio::spawn(async move {
+        let recorded = tail.recorded(CATCH_UP).await;
+        let at = (root.as_path(), dir.as_path(), started);
+        if let Some(why) = finish(mode, at, &mut copy, &masker, recorded) {
+            listener.message(&info, 0, &masker.mask(&why));
+        }
+        (path, copy.trace.is_some())
+    });
+    rt.traces.push(task);
 }
 
 /// At a flow's end: writes its trace into `dir` (its artifacts directory, in the run's `root`),
@@ -177,7 +202,7 @@ pub(crate) fn finish(
         }
     }
     let trace = masker.mask_value(&trace);
-    let path = dir.join(DIR).join(FILE);
+    let path = file(dir);
     match write(root, &path, trace.to_string().as_bytes()) {
         Ok(()) => {
             result.trace = Some(path.display().to_string());

@@ -64,6 +64,8 @@ pub(crate) struct FlowBrowser {
     cwd: PathBuf,
     /// The pictures of its trace (see `trace`).
     pictures: std::sync::Mutex<trace::Pictures>,
+    /// Told once the end of its kept trace is taken (see `trace_tail`): its context goes then.
+    hold: std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
 }
 
 impl FlowBrowser {
@@ -81,6 +83,7 @@ impl FlowBrowser {
             setup: std::sync::Mutex::new(setup),
             cwd,
             pictures: std::sync::Mutex::new(trace::Pictures::default()),
+            hold: std::sync::Mutex::new(None),
         }
     }
 
@@ -293,7 +296,17 @@ impl FlowBrowser {
             // `BrowserHost::only_flow_left`): a browser runner started is ended now, and this
             // flow's context with it (`Worker::end_own`), instead of moving to a next flow's
             // context no flow will use. (Others close at the run's end, as always.)
+            let hold = self
+                .hold
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
             if last && l.worker.runner_started() {
+                // Not before the end of its kept trace is taken: its last pictures are frames
+                // of its tab still to come.
+                if let Some(hold) = hold {
+                    let _ = tokio::time::timeout(super::worker::HOLD, hold).await;
+                }
                 host.close_later(l.worker);
                 return;
             }
@@ -309,7 +322,7 @@ impl FlowBrowser {
             // (Not when the daemon may still be busy with a command that did not finish.)
             let healthy = unrouted
                 && !l.session.unsettled()
-                && Box::pin(l.worker.hand_over(&l.context, &mut l.session)).await;
+                && Box::pin(l.worker.hand_over(&l.context, &mut l.session, hold)).await;
             host.release(l.worker, healthy);
         }
     }

@@ -122,19 +122,52 @@ impl FlowBrowser {
         p.hold(picture);
     }
 
-    /// At the flow's end, when its trace is `kept`: the pictures held and those still waiting,
-    /// once chosen, and what its tabs logged, once runner's connection has read every event the
-    /// browser sent (waiting at most `timeout`). Else nothing, and what was held goes.
-    pub(crate) async fn recorded(&self, kept: bool, timeout: Duration) -> Recorded {
-        let w = self.recording().await.filter(|_| kept);
-        let Some((w, r)) = w.as_ref().and_then(|w| Some((w, w.recorder.as_ref()?))) else {
-            let mut p = self.pictures.lock().unwrap_or_else(PoisonError::into_inner);
-            *p = Pictures::default();
-            return Recorded::default();
+    /// At the flow's end: when its trace is `kept`, what is still to come of it (its last
+    /// pictures are chosen as its tab's frames come, a few frames after its last step), to be
+    /// taken beside the next flow; the flow's context stays watched, and open, until it is
+    /// (see `close`). Else nothing, and what was held goes.
+    pub(crate) async fn trace_tail(&self, kept: bool) -> Option<TraceTail> {
+        let pictures =
+            std::mem::take(&mut *self.pictures.lock().unwrap_or_else(PoisonError::into_inner));
+        if !kept {
+            return None;
+        }
+        let watched = self.recording().await;
+        let (done, taken) = tokio::sync::oneshot::channel();
+        if watched.is_some() {
+            *self.hold.lock().unwrap_or_else(PoisonError::into_inner) = Some(taken);
+        }
+        Some(TraceTail {
+            watched,
+            pictures,
+            _done: done,
+        })
+    }
+}
+
+/// What is still to come of a kept trace at its flow's end (see `FlowBrowser::trace_tail`).
+pub(crate) struct TraceTail {
+    watched: Option<Arc<FlowDialogs>>,
+    pictures: Pictures,
+    /// Dropped once taken: the flow's context may go then.
+    _done: tokio::sync::oneshot::Sender<()>,
+}
+
+impl TraceTail {
+    /// The pictures held and those still waiting, once chosen, and what the flow's tabs logged,
+    /// once runner's connection has read every event the browser sent (waiting at most
+    /// `timeout` for each).
+    pub(crate) async fn recorded(self, timeout: Duration) -> Recorded {
+        let mut p = self.pictures;
+        let Some((w, r)) = self
+            .watched
+            .as_ref()
+            .and_then(|w| Some((w, w.recorder.as_ref()?)))
+        else {
+            return p.take(Logged::default());
         };
         r.ended(timeout).await;
         w.caught_up(timeout).await;
-        let mut p = self.pictures.lock().unwrap_or_else(PoisonError::into_inner);
         while let Some((path, id)) = p.waiting.pop_front() {
             let Some((jpeg, late)) = r.take(id) else {
                 continue;
