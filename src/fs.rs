@@ -140,6 +140,15 @@ pub(crate) fn create_artifact(root: &Path, path: &Path) -> Result<std::fs::File,
         .map_err(|e| e.to_string())
 }
 
+/// Writes `bytes` to `path` inside `root` (the run's artifacts directory) whole or not at all
+/// ([`Tree::write`]: its folders made and opened with `O_NOFOLLOW`, a link in the file's place
+/// replaced, never written through).
+pub(crate) fn write_artifact(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    Tree::new(root, Owner::Artifacts)
+        .write(path, bytes)
+        .map_err(|e| e.to_string())
+}
+
 /// Writes `bytes` to `path` inside `root` (the flow's directory) for its owner's eyes only
 /// ([`Tree::write_private`]: mode 0600 from the start, its folders opened with `O_NOFOLLOW`,
 /// the file not a symlink, written whole through a temporary file beside it and a rename).

@@ -1203,7 +1203,9 @@ steps:
   - expect: {{ that: "{{{{ steps.order.value == 'failed:open flaky:closed passed:closed' }}}}" }}
   - id: shot
     eval: "[...document.images].map(i => i.complete && i.naturalWidth > 0).join(',')"
-  - expect: {{ that: "{{{{ steps.shot.value == 'true' }}}}" }}
+  # The failure screenshot, and the failed flow's trace (retain-on-failure): a picture after
+  # `open` and the failure screenshot, each in the filmstrip and in its step's details.
+  - expect: {{ that: "{{{{ steps.shot.value == 'true,true,true,true,true' }}}}" }}
   - id: attempts
     eval: "document.querySelector('details.flaky ol.attempts').textContent"
   - expect: {{ that: "{{{{ 'attempt 1 of 2: command_failed' in steps.attempts.value and 'attempt 2: passed' in steps.attempts.value }}}}" }}

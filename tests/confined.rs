@@ -61,7 +61,8 @@ fn a_sub_flows_outputs_are_data_never_files_the_report_reads() {
         report,
         ..
     } = flow_run(d.path())
-        .args(["f.yaml", "--report", "html=h"])
+        // The failure's screenshot alone: a trace would add pictures of its own.
+        .args(["f.yaml", "--report", "html=h", "--trace", "off"])
         .run();
     assert_eq!(code, 1, "{stderr}");
     // The HTML shows the screenshot of the failed click, and nothing of the secret file.
@@ -103,9 +104,16 @@ fn merge_reports_takes_the_layout_a_run_writes() {
     write(&d.path().join("flows"), "b.yaml", &failing_flow("b", ""));
     for i in 1..=2 {
         let mut c = runner(d.path());
-        c.args(["run", "flows", "--shard", &format!("{i}/2")])
-            .args(["--report", &format!("json=shard{i}/shard.json")])
-            .args(["--artifacts", &format!("shard{i}/art")]);
+        c.args([
+            "run",
+            "flows",
+            "--shard",
+            &format!("{i}/2"),
+            "--trace",
+            "off",
+        ])
+        .args(["--report", &format!("json=shard{i}/shard.json")])
+        .args(["--artifacts", &format!("shard{i}/art")]);
         let (code, _, stderr) = output(c);
         assert_eq!(code, 1, "{stderr}");
         assert!(d.path().join(format!("shard{i}/art/report.json")).is_file());
@@ -213,8 +221,9 @@ fn merge_reports_reads_only_regular_files_inside_the_shard() {
     write(d.path(), "f.yaml", &failing_flow("real", ""));
     let shard = d.path().join("shard");
     let mut c = runner(d.path());
+    // No trace of its own: each flow below names a trace that is not the shard's to give.
     c.args(["run", "f.yaml", "--report", "json=shard/shard.json"])
-        .args(["--artifacts", "shard/art"]);
+        .args(["--artifacts", "shard/art", "--trace", "off"]);
     let (code, _, stderr) = output(c);
     assert_eq!(code, 1, "{stderr}");
     write(d.path(), "outside.png", "SECRET-OUTSIDE");
@@ -244,6 +253,7 @@ fn merge_reports_reads_only_regular_files_inside_the_shard() {
         step["outputs"]["failure_artifacts"] = arts;
         step["error"]["location"] = json!("/etc/passwd:1:1");
         f["web_server_log"] = json!("/etc/passwd");
+        f["trace"] = json!(snapshot);
         r["flows"].as_array_mut().unwrap().push(f);
     }
     // Counted as a run counts them: a shard's summary must agree with its flows.
@@ -283,6 +293,11 @@ fn merge_reports_reads_only_regular_files_inside_the_shard() {
             .filter(|l| l.starts_with("warning: "))
             .count()
             >= 14,
+        "{stderr}"
+    );
+    // A trace is read as confined as the rest.
+    assert!(
+        stderr.contains("trace \"/etc/passwd\" left out of the report: it is not inside"),
         "{stderr}"
     );
     let html = std::fs::read_to_string(d.path().join("merged/index.html")).unwrap();

@@ -60,6 +60,8 @@ mod shards;
 mod silent_browsers;
 mod suites;
 mod todomvc_react;
+mod trace;
+mod trace_pictures;
 mod untrusted;
 mod untrusted_stores;
 mod watch;

@@ -130,6 +130,8 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
         "-act.after.png",
         "-failure.png",
         "-failure.snapshot.txt",
+        "trace/trace.json",
+        "-open.jpg",
         "art/report.json",
     ] {
         assert!(
@@ -137,8 +139,18 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
             "no {kind} in {names:#?}"
         );
     }
+    // The page, the server's log and the failure screenshot (the failed step's trace picture
+    // too: copied once), and the other trace pictures of the failed flow.
     let report_files = files_under(&d.path().join("h"));
-    assert_eq!(report_files.len(), 3, "{report_files:?}");
+    let (pictures, others): (Vec<_>, Vec<_>) = report_files
+        .iter()
+        .partition(|p| p.extension().is_some_and(|e| e == "jpg"));
+    assert_eq!(others.len(), 3, "{report_files:?}");
+    assert!(
+        others.iter().any(|p| p.ends_with("index.html")),
+        "{report_files:?}"
+    );
+    assert!(!pictures.is_empty(), "{report_files:?}");
 
     // 2. Each of them a symlink to a victim: none is written, none reaches a (new) report.
     let planted = plant(&made, &victims, 0);
@@ -210,7 +222,10 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    assert_eq!(folders, ["006-sub", "downloads", "shots", "web_server"]);
+    assert_eq!(
+        folders,
+        ["006-sub", "downloads", "shots", "trace", "web_server"]
+    );
     for (i, folder) in folders.iter().enumerate() {
         let _ = std::fs::remove_dir_all(&art);
         std::fs::create_dir_all(&flow_dir).unwrap();
@@ -226,6 +241,11 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
         );
         let inside: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
         assert!(inside.is_empty(), "{folder}: written through: {inside:?}");
+        // A trace finished after its flow ended, not written: no report names it.
+        if folder == "trace" {
+            let flow = &r.report["flows"][0];
+            assert!(flow["trace"].is_null(), "{flow}");
+        }
     }
 }
 

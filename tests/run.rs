@@ -524,7 +524,8 @@ fn html_report_lists_flows_and_steps() {
     );
     assert!(
         page.contains(
-            "<tr class=\"failed\"><td style=\"padding-left:0.5em\">broken &amp; &lt;odd&gt;</td>"
+            // The failed flow's trace (retain-on-failure) makes the row a click target.
+            "<tr class=\"failed\" data-trace=\"trace-1-1\"><td style=\"padding-left:0.5em\">broken &amp; &lt;odd&gt;</td>"
         ),
         "{page}"
     );

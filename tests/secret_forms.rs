@@ -125,7 +125,7 @@ steps:
 
 /// The secret: HTML-special characters, quotes, a slash, a plus and non-ASCII letters, so each
 /// encoding below writes it differently.
-const ENC_SECRET: &str = "Tøp \"s3cret\" & <'ö'>/+x";
+pub(crate) const ENC_SECRET: &str = "Tøp \"s3cret\" & <'ö'>/+x";
 
 /// A secret and a value made of it (`made`, upper-cased) in the encodings other programs and
 /// pages write: HTML-escaped (Python's `html.escape`, Go's and markupsafe's `&#34;`/`&#39;`, a
@@ -211,7 +211,7 @@ steps:
 
 /// `v` in the encodings the flow above prints, and as a page writes it into a text node and
 /// into an attribute, computed here on their own.
-fn encodings(v: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn encodings(v: &str) -> Vec<(&'static str, String)> {
     let html = |quot: &str, apos: &str| {
         v.replace('&', "&amp;")
             .replace('<', "&lt;")

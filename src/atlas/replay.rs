@@ -218,6 +218,7 @@ pub(crate) async fn replay(
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
         server_log_not_kept: None,
         state: None,
     });

@@ -188,6 +188,7 @@ pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResu
         retry_errors: Vec::new(),
         setup: Duration::ZERO,
         server_log: None,
+        trace: None,
         server_log_not_kept: None,
         state: None,
     }

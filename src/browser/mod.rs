@@ -12,11 +12,12 @@ pub(crate) mod pool;
 pub(crate) mod steps;
 
 pub(crate) use driver::command::{Command, SnapshotOptions};
+pub(crate) use driver::recorder::Logged;
 pub(crate) use driver::session::Session;
 #[cfg(test)]
 pub(crate) use driver::session::on_fake_daemon as session_on_fake_daemon;
 pub(crate) use page::selector::{Poll, describe_selector};
-pub(crate) use pool::flow_session::{ContextSetup, FlowBrowser};
+pub(crate) use pool::flow_session::{ContextSetup, FlowBrowser, HELD_PICTURES, Recorded};
 pub(crate) use pool::host::{BrowserHost, cleanup_run, launch_check};
 pub(crate) use pool::worker::{BrowserSpec, Emulation};
 pub(crate) use steps::dispatch::run_step;

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::atlas::{ExportFormat, GraphFormat};
 use crate::config::duration::parse_written_duration;
 use crate::config::numbers::whole_in;
+use crate::config::trace_mode::TraceMode;
 use crate::report::DiagnosticFormat;
 
 /// A declarative workflow runner: browser, agent and state steps described in YAML or TOML.
@@ -366,6 +367,10 @@ pub(crate) struct RunArgs {
     /// Run a flow that fails again, up to N times; one that then passes is flaky.
     #[arg(long, value_name = "N", value_parser = |s: &str| whole_in::<u32>(s, 0..=100))]
     pub(crate) retries: Option<u32>,
+    /// Which flows keep a trace (steps' timeline and screenshots, in the HTML report): on,
+    /// off, retain-on-failure (default: the project file's `trace`, else retain-on-failure).
+    #[arg(long, value_name = "MODE", value_parser = TraceMode::parse)]
+    pub(crate) trace: Option<TraceMode>,
     /// Exit 0 when the filters leave no flow (instead of a usage error).
     #[arg(long)]
     pub(crate) pass_with_no_flows: bool,

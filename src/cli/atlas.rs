@@ -205,6 +205,8 @@ pub(super) fn driver(
         listener: Arc::new(crate::report::Silent),
         overrides: serde_json::Map::new(),
         headed: false,
+        // A replay is checked by where it arrives; nothing shows its steps.
+        trace: crate::config::trace_mode::TraceMode::Off,
         // Replays and explore connect to a running browser when one is named.
         browser_cdp: super::browser_cdp::remote_browser(
             std::env::var("RUNNER_BROWSER_CDP").ok().as_deref(),

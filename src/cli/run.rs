@@ -14,6 +14,7 @@ use super::{files, validate};
 use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
+use crate::config::trace_mode::TraceMode;
 use crate::config::var_file;
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
@@ -29,6 +30,8 @@ pub(crate) struct Settings {
     pub(crate) profiles: Vec<PathBuf>,
     pub(crate) jobs: usize,
     pub(crate) retries: u32,
+    /// Which flows keep a trace.
+    pub(crate) trace: TraceMode,
     pub(crate) headed: bool,
     pub(crate) cdp: Option<String>,
     /// Vars every flow has (a flow's own and `--var` win).
@@ -93,6 +96,7 @@ impl Settings {
             profiles,
             jobs: usize::from(args.jobs.or(f.and_then(|f| f.jobs)).unwrap_or(1)),
             retries: args.retries.or(f.and_then(|f| f.retries)).unwrap_or(0),
+            trace: args.trace.or(f.and_then(|f| f.trace)).unwrap_or_default(),
             headed: args.headed || browser.and_then(|b| b.headed).unwrap_or(false),
             cdp: super::browser_cdp::remote_browser(cdp.as_deref())?,
             vars: f
@@ -202,6 +206,7 @@ pub(super) fn runtime_settings(
         overrides,
         defaults: s.vars.clone(),
         headed: s.headed,
+        trace: s.trace,
         browser_cdp: s.cdp.clone(),
         profiles,
         atlas: args.atlas.as_deref().map(absolute),

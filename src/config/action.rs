@@ -98,6 +98,56 @@ impl Action {
         }
     }
 
+    /// Whether a step of this kind only reads the page, leaving it as it was: an assertion, a
+    /// wait, a snapshot, an element's inspection, an atlas state recorded. A trace's picture of
+    /// the step before may be drawn while it runs (see `browser::driver::recorder`); a step
+    /// that may change the page (one that acts, runs the page's code, switches or routes, or a
+    /// screenshot, which may resize the page to take it all) ends that.
+    pub(crate) fn only_reads_the_page(&self) -> bool {
+        match self {
+            Action::Expect(_)
+            | Action::Wait(_)
+            | Action::Snapshot(_)
+            | Action::Inspect(_)
+            | Action::LinkState(_) => true,
+            Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
+            | Action::Dispatch(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Keyboard(_)
+            | Action::Scroll(_)
+            | Action::Select(_)
+            | Action::Upload(_)
+            | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::Download(_)
+            | Action::State(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Act(_)
+            | Action::Agent(_)
+            | Action::StopAgent(_)
+            | Action::Exec(_)
+            | Action::Request(_)
+            | Action::Set(_)
+            | Action::Log(_)
+            | Action::RunFlow(_)
+            | Action::Each(_)
+            | Action::Group(_) => false,
+        }
+    }
+
     /// Scopes every selector of the action that names no frame to iframe `frame` (a step's
     /// `frame`); refs stay as they are (a ref names one element, in whatever frame).
     pub(crate) fn scope_to_frame(&mut self, frame: &str) {

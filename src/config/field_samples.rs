@@ -132,7 +132,7 @@ fn config_corpus() -> Vec<Value> {
     let mut browser = browser();
     browser.as_object_mut().map(|b| b.remove("state"));
     vec![
-        json!({"flows": ["flows"], "jobs": 2, "timeout": "30s", "retries": 1,
+        json!({"flows": ["flows"], "jobs": 2, "timeout": "30s", "retries": 1, "trace": "on",
         "reports": ["junit=out/junit.xml"], "profiles": ["agents"], "vars": {"a": "x", "deep": {"k": ["s"]}},
         "browser": browser,
         "atlas": {"fingerprint": "text"},

@@ -22,6 +22,7 @@ mod selector;
 pub(crate) mod server_flags;
 mod suite;
 mod toml;
+pub(crate) mod trace_mode;
 pub(crate) mod var_file;
 mod yaml;
 

@@ -76,6 +76,8 @@ pub(crate) struct ProjectFile {
     pub(crate) jobs: Option<u16>,
     pub(crate) timeout: Option<String>,
     pub(crate) retries: Option<u32>,
+    /// Which flows keep a trace (`--trace`).
+    pub(crate) trace: Option<super::trace_mode::TraceMode>,
     #[serde(default)]
     pub(crate) reports: Vec<String>,
     #[serde(default)]

@@ -108,6 +108,7 @@ pub(crate) async fn run_step(
         location: location(loaded, &format!("{ptr}/{}", step.action.key())),
         finally,
         steps: Vec::new(),
+        trace: crate::step::StepTrace::starting(started),
     };
     match holds(rt, frame, scope, step, ptr) {
         Ok(true) => {}
@@ -142,10 +143,14 @@ pub(crate) async fn run_step(
     if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
         add_to_trail(rt, frame, scope, step, ptr);
     }
-    if outcome.is_err() && step.action.needs_browser() {
+    let passed = outcome.is_ok();
+    if !passed && step.action.needs_browser() {
         add_failure_artifacts(&rt.artifacts, frame, step, index, &mut result).await;
     }
-    finish(rt, frame, result, outcome, started, step)
+    let mut result = finish(rt, frame, result, outcome, started, step);
+    // After the step's time: what the trace keeps of it is not the step's doing.
+    super::trace::record(rt, frame, (step, index, passed), &mut result).await;
+    result
 }
 
 /// Whether the step's `if` holds (true when it has none); an `if` that does not render is the

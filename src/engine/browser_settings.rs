@@ -39,6 +39,7 @@ pub(crate) fn context_setup(
     };
     ContextSetup {
         downloads,
+        record: false,
         testid_attribute: b.testid_attribute.clone(),
         dialogs: b
             .dialogs

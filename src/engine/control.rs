@@ -291,6 +291,11 @@ async fn iteration(
         location: location(cx.frame.loaded, &format!("{}/each", cx.ptr)),
         finally: cx.finally,
         steps,
+        trace: crate::step::StepTrace {
+            started: Some(started),
+            wall: std::time::SystemTime::now().checked_sub(started.elapsed()),
+            ..crate::step::StepTrace::default()
+        },
     };
     rt.listener.step_finished(cx.frame.info, depth, &result);
     result

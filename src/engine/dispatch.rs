@@ -19,6 +19,7 @@ use crate::browser::{BrowserHost, FlowBrowser};
 use crate::config::action::Family;
 use crate::config::model::Action;
 use crate::config::profiles::Registry;
+use crate::config::trace_mode::TraceMode;
 use crate::step::{Listener, StepError, StepResult};
 use crate::template::Templates;
 
@@ -30,6 +31,8 @@ pub(crate) struct RuntimeSettings {
     pub(crate) listener: Arc<dyn Listener>,
     pub(crate) overrides: Map<String, Value>,
     pub(crate) headed: bool,
+    /// Which flows keep a trace.
+    pub(crate) trace: TraceMode,
     /// A running browser to connect to instead of launching one (`--browser-cdp`).
     pub(crate) browser_cdp: Option<String>,
     /// Vars every flow has (the project file's); a flow's own and the overrides win.
@@ -62,6 +65,8 @@ impl Runtime {
             atlas: s.atlas,
             fingerprint: s.fingerprint,
             agent_cache: s.agent_cache,
+            trace: s.trace,
+            traces: super::finishing::Finishing::default(),
             default_agent: s.default_agent,
             dispatch: &FAMILIES,
         }
@@ -85,6 +90,8 @@ impl Runtime {
             atlas: self.atlas.clone(),
             fingerprint: self.fingerprint,
             agent_cache: self.agent_cache,
+            trace: self.trace,
+            traces: super::finishing::Finishing::default(),
             default_agent: self.default_agent.clone(),
             dispatch: self.dispatch,
         }

@@ -146,6 +146,7 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
         server_log_not_kept: None,
         state: None,
     }

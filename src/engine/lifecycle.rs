@@ -45,12 +45,9 @@ pub(crate) async fn run_flow(
                 .join(artifacts::flow_dir(info.index, &loaded.flow.name))
                 .join("downloads"),
         });
-    let browser = FlowBrowser::new(
-        info.index,
-        spec,
-        context_setup(&loaded, downloads),
-        loaded.dir.clone(),
-    );
+    let mut setup = context_setup(&loaded, downloads);
+    setup.record = rt.trace.records();
+    let browser = FlowBrowser::new(info.index, spec, setup, loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by
     // the first browser step). A flow that ends before it (it failed to start) lets it finish,
@@ -122,6 +119,7 @@ pub(crate) async fn run_in(
             .as_ref()
             .and_then(|s| s.log())
             .map(|l| l.display().to_string()),
+        trace: None,
         server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
         state: None,
     };
@@ -148,6 +146,11 @@ pub(crate) async fn run_in(
     if let Some(why) = died {
         blame_server(&mut result, &masker.mask(&why));
     }
+    let dir = rt
+        .artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    let flow = (info, browser);
+    super::trace::end(rt, flow, (&dir, started), &mut result, masker).await;
     rt.listener.flow_finished(info, &result);
     result
 }

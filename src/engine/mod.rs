@@ -12,6 +12,7 @@ mod control;
 mod dispatch;
 mod exec;
 mod families;
+mod finishing;
 mod job;
 mod lifecycle;
 mod plan;
@@ -23,6 +24,7 @@ mod runtime;
 mod server;
 mod start;
 mod subflow;
+mod trace;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;

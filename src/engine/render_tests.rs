@@ -67,6 +67,7 @@ fn run(dir: &std::path::Path, doc: &Value, dispatch: &'static dyn Dispatch) -> F
         listener: Arc::new(Silent),
         overrides: Map::new(),
         headed: false,
+        trace: crate::config::trace_mode::TraceMode::Off,
         browser_cdp: None,
         defaults: Map::new(),
         profiles: registry,

@@ -135,15 +135,13 @@ impl Driver for InProcess {
                 file: loaded.doc.file.name().to_string(),
                 steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
             };
-            Ok(run_in(
-                &rt,
-                &loaded,
-                &info,
-                &self.browser,
-                &super::server::RunServers::default(),
-                &Masker::default(),
-            )
-            .await)
+            let (servers, masker) = (super::server::RunServers::default(), Masker::default());
+            let ran = run_in(&rt, &loaded, &info, &self.browser, &servers, &masker);
+            let mut result = [ran.await];
+            // Its trace, when one is kept, is finished beside nothing here.
+            rt.traces.done(&mut result).await;
+            let [result] = result;
+            Ok(result)
         })
     }
 

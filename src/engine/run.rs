@@ -218,7 +218,10 @@ impl Warm {
         }
         // What the loop left: the flows after the one it stopped at.
         unstarted.extend(runs.map(|(_, l, k)| (name_of(&l, k), l.path.clone())));
-        (results(handles, opts.fail_fast, &stop).await, unstarted)
+        let mut results = results(handles, opts.fail_fast, &stop).await;
+        // The last flows' traces may still be being finished.
+        rt.traces.done(&mut results).await;
+        (results, unstarted)
     }
 
     /// Stops the servers and closes the browsers (of `rt`, or of any runtime of a later pass:
@@ -344,6 +347,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         retry_errors: Vec::new(),
         setup: std::time::Duration::ZERO,
         server_log: None,
+        trace: None,
         server_log_not_kept: None,
         state: None,
     }

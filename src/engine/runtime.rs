@@ -46,6 +46,10 @@ pub(crate) struct Runtime {
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// `--agent-cache`: how agent skill answers are cached.
     pub(crate) agent_cache: crate::agent::CacheMode,
+    /// `--trace`: which flows keep a trace.
+    pub(crate) trace: crate::config::trace_mode::TraceMode,
+    /// The kept traces still being finished (a pass waits for them).
+    pub(crate) traces: super::finishing::Finishing,
     /// `--agent`.
     pub(crate) default_agent: Option<String>,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in

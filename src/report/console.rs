@@ -62,12 +62,14 @@ impl Console {
             let _ = m.println(self.reporter.shown(&text));
             return;
         }
-        if self.buffered {
-            if let Ok(mut s) = self.state.lock() {
-                let b = s.buffers.entry(flow.index).or_default();
-                b.push_str(&text);
-                b.push('\n');
-            }
+        // A flow's lines are held until it ends (`flush`); one said after (of its trace, which
+        // is finished beside the flows after it) is printed at once.
+        if self.buffered
+            && let Ok(mut s) = self.state.lock()
+            && let Some(b) = s.buffers.get_mut(&flow.index)
+        {
+            b.push_str(&text);
+            b.push('\n');
         } else {
             self.reporter.err(&format!("{text}\n"));
         }
@@ -180,6 +182,11 @@ impl Listener for Console {
                 s.bars.insert(flow.index, bar);
             }
             return;
+        }
+        if self.buffered
+            && let Ok(mut s) = self.state.lock()
+        {
+            s.buffers.insert(flow.index, String::new());
         }
         let (name, file) = (one_line(&flow.name), one_line(&flow.file));
         self.line(flow, format!("▶ {name} ({file})"));

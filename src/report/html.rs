@@ -8,6 +8,8 @@
 use super::model::{Error, Flow, Report, Server, Step, place, shown_path as rel};
 use super::reads::Reads;
 
+mod trace;
+
 /// Text for the page: escaped, and without control characters but line breaks and tabs (a
 /// merged shard's names and paths may hold a NUL or an escape sequence).
 pub(super) fn esc(s: &str) -> String {
@@ -49,6 +51,10 @@ struct Writer {
     reads: Reads,
     /// The flow being written, for the notes.
     flow: String,
+    /// The trace entries of the flow's steps not written yet, the next one last.
+    trace: Vec<trace::Entry>,
+    /// The flows written so far.
+    flows: usize,
 }
 
 /// The line a `file:line:col` place points at, numbered (when `reads` allow the file; else no
@@ -107,15 +113,10 @@ impl Writer {
             // Opened here to know whether it is shown; copied (opened again) with the page.
             match self.reads.open(png) {
                 Ok(_) => {
-                    let name = format!("{}.png", self.assets.len() + 1);
+                    let name = self.asset(&self.reads.clone(), png, "png");
                     self.out.push_str(&format!(
                         "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
                     ));
-                    self.assets.push(Asset {
-                        reads: self.reads.clone(),
-                        from: png.to_string(),
-                        name,
-                    });
                 }
                 Err(why) => self.left_out("screenshot", png, &why),
             }
@@ -140,8 +141,13 @@ impl Writer {
                 ("failed", "passed") => "tolerated",
                 _ => "failed",
             };
+            let traced = self.next_trace();
+            let click = traced
+                .as_ref()
+                .map(|t| format!(" data-trace=\"{}\"", t.id()))
+                .unwrap_or_default();
             self.out.push_str(&format!(
-                "<tr class=\"{class}\"><td style=\"padding-left:{}em\">{}</td><td>{}</td><td>{class}</td><td>{}</td><td>{} ms</td><td>",
+                "<tr class=\"{class}\"{click}><td style=\"padding-left:{}em\">{}</td><td>{}</td><td>{class}</td><td>{}</td><td>{} ms</td><td>",
                 0.5 + f64::from(u32::try_from(depth).unwrap_or(u32::MAX)) * 1.5,
                 esc(&s.name),
                 esc(&s.action),
@@ -183,6 +189,9 @@ impl Writer {
                 }
             }
             self.out.push_str("</td></tr>\n");
+            if let Some(t) = traced {
+                self.trace_details(&t);
+            }
             self.steps(&s.steps, depth + 1);
         }
     }
@@ -195,13 +204,24 @@ impl Writer {
             ));
             return format!("web server log left out: {}: {}", esc(path), esc(&why));
         }
-        let name = format!("{}.log", self.assets.len() + 1);
+        let name = self.asset(reads, path, "log");
+        format!("<a href=\"assets/{name}\">web server log</a>")
+    }
+
+    /// The name under `assets/` of file `from` (read as `reads` allow), copied with the page
+    /// once however often the page shows it (a failed step's screenshot is its trace picture
+    /// too).
+    fn asset(&mut self, reads: &Reads, from: &str, ext: &str) -> String {
+        if let Some(a) = self.assets.iter().find(|a| a.from == from) {
+            return a.name.clone();
+        }
+        let name = format!("{}.{ext}", self.assets.len() + 1);
         self.assets.push(Asset {
             reads: reads.clone(),
-            from: path.to_string(),
+            from: from.to_string(),
             name: name.clone(),
         });
-        format!("<a href=\"assets/{name}\">web server log</a>")
+        name
     }
 
     /// What the page says of a server's log that was not kept (`why`), noted too.
@@ -290,6 +310,8 @@ impl Writer {
             }
             self.out.push_str("</ol>");
         }
+        self.flows += 1;
+        self.filmstrip(f, self.flows);
         self.out.push_str("<table><tr><th>step</th><th>action</th><th>outcome</th><th>attempts</th><th>time</th><th>details</th></tr>\n");
         self.steps(&f.steps, 0);
         self.out.push_str("</table></details>\n");
@@ -391,17 +413,30 @@ table.state tr.changed{background:#fde8e8} table.state tr.drift{background:#fff6
 tr.failed{background:#fde8e8} tr.flaky{background:#fff6d6} tr.tolerated{background:#fff0e0} tr.skipped{color:#888}
 .error{color:#a00;font-family:monospace;white-space:pre-wrap} .at{color:#666} .left-out{color:#666;font-style:italic}
 pre{background:#f6f6f6;padding:.4em;overflow:auto;max-height:30em} pre.src{color:#222}
-img.shot{max-width:100%;border:1px solid #ccc;margin:.4em 0;display:block}";
+img.shot{max-width:100%;border:1px solid #ccc;margin:.4em 0;display:block}
+.filmstrip{display:flex;gap:.3em;overflow-x:auto;padding:.3em 0}
+.filmstrip .frame{flex:none;border:2px solid #ddd;background:#fff;padding:2px;cursor:pointer;font-size:.75em;color:#555}
+.filmstrip .frame img{display:block;height:60px} .filmstrip .frame.failed{border-color:#c33} .filmstrip .frame.sel{border-color:#36c}
+.filmstrip .frame.later{border-style:dashed} p.later{color:#666;font-style:italic}
+.filmstrip .nopic{display:block;height:60px;width:60px;line-height:60px}
+tr[data-trace]{cursor:pointer} tr.trace-detail{background:#f3f6ff} tr.trace-detail img.shot{max-width:480px}
+.console ul,.network ul{font-family:monospace;margin:.2em 0;padding-left:1.5em;white-space:pre-wrap}";
 
 /// Shows the flows whose status the pressed button names (all by default) and whose text holds
-/// the filter's words.
+/// the filter's words; a click on a traced step (or its frame in the filmstrip) shows its
+/// trace's details row, and hides the flow's others.
 const SCRIPT: &str = "const q=document.getElementById('q');let want='all';
 function apply(){const t=q.value.toLowerCase();for(const f of document.querySelectorAll('details.flow')){
 const s=f.dataset.status;const okS=want==='all'||s===want||(want==='failed'&&(s==='error'||s==='interrupted'));
 f.hidden=!(okS&&f.textContent.toLowerCase().includes(t));}}
 for(const b of document.querySelectorAll('.bar button')){b.onclick=()=>{want=b.dataset.want;
 for(const o of document.querySelectorAll('.bar button'))o.classList.toggle('on',o===b);apply();};}
-q.oninput=apply;";
+q.oninput=apply;
+function show(id){const d=document.getElementById(id);if(!d)return;const open=d.hidden;
+for(const o of d.closest('table').querySelectorAll('tr.trace-detail'))o.hidden=true;d.hidden=!open;
+for(const e of document.querySelectorAll('[data-trace]'))e.classList.toggle('sel',open&&e.dataset.trace===id);}
+for(const e of document.querySelectorAll('[data-trace]'))e.addEventListener('click',ev=>{
+if(ev.target.closest('summary,a,pre'))return;show(e.dataset.trace);});";
 
 /// The page of a report.
 pub(crate) fn report(r: &Report) -> Page {
@@ -422,6 +457,8 @@ pub(crate) fn report(r: &Report) -> Page {
         notes: Vec::new(),
         reads: Reads::Nothing,
         flow: String::new(),
+        trace: Vec::new(),
+        flows: 0,
     };
     // Failed (and errors, interrupted) first, then flaky, then passed; run order within each.
     let rank = |f: &Flow| match (f.status.as_str(), f.flaky) {

@@ -65,6 +65,9 @@ pub(crate) struct Flow {
     /// Its own web server's log (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log: Option<String>,
+    /// Its trace file (absolute), when one was kept (`--trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<String>,
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log_not_kept: Option<String>,
@@ -258,6 +261,7 @@ impl Report {
             retry_errors: Vec::new(),
             setup_ms: 0,
             web_server_log: None,
+            trace: None,
             web_server_log_not_kept: None,
             state: None,
             reads: Reads::Own,
@@ -327,6 +331,7 @@ mod tests {
             location: at.clone(),
             finally: false,
             steps,
+            trace: crate::step::StepTrace::default(),
         };
         let mut e = StepError::new(ErrorKind::Assertion, "expected 1");
         e.location = Some(at.clone());
@@ -341,6 +346,7 @@ mod tests {
             retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
             server_log: None,
+            trace: None,
             server_log_not_kept: None,
             state: None,
         };

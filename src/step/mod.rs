@@ -15,4 +15,4 @@ pub(crate) mod url_secrets;
 pub(crate) use error::{ErrorKind, Location, StepError};
 pub(crate) use events::{FlowInfo, Listener};
 pub(crate) use masker::Masker;
-pub(crate) use result::{FlowResult, FlowStatus, Outcome, ServerInfo, StepResult};
+pub(crate) use result::{FlowResult, FlowStatus, Outcome, ServerInfo, StepResult, StepTrace};

@@ -50,6 +50,37 @@ pub(crate) struct StepResult {
     /// Steps of a `run_flow` sub-flow.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) steps: Vec<StepResult>,
+    /// What the flow's trace shows of the step (the trace file says it, not the reports).
+    #[serde(skip)]
+    pub(crate) trace: StepTrace,
+}
+
+/// What a flow's trace shows of one step beyond its result: when it started, the picture of
+/// the page after it, what the page logged and the requests that failed during it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepTrace {
+    pub(crate) started: Option<std::time::Instant>,
+    /// When it started, on the clock the browser stamps its events with.
+    pub(crate) wall: Option<std::time::SystemTime>,
+    /// A small JPEG of the page after a browser step that passed (one that failed has its
+    /// failure screenshot): written there once the trace is kept.
+    pub(crate) picture: Option<PathBuf>,
+    /// The console messages of the flow's tabs during the step (unmasked: the trace file is),
+    /// put there at the flow's end.
+    pub(crate) console: Vec<serde_json::Value>,
+    /// The requests of the flow's tabs that failed during the step (unmasked), as `console`.
+    pub(crate) network: Vec<serde_json::Value>,
+}
+
+impl StepTrace {
+    /// The trace of a step that starts now (`started`).
+    pub(crate) fn starting(started: std::time::Instant) -> StepTrace {
+        StepTrace {
+            started: Some(started),
+            wall: Some(std::time::SystemTime::now()),
+            ..StepTrace::default()
+        }
+    }
 }
 
 /// The `action` of the result of one iteration of an `each` step (its steps are that
@@ -138,6 +169,9 @@ pub(crate) struct FlowResult {
     /// Its own web server's log (absolute), when it started a command.
     #[serde(skip_serializing_if = "Option::is_none", rename = "web_server_log")]
     pub(crate) server_log: Option<String>,
+    /// Its trace file (absolute), when one was kept (`--trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<String>,
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(
         skip_serializing_if = "Option::is_none",

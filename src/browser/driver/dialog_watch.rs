@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use super::cdp::Link;
+use super::recorder::Recorder;
 
 mod tab_state;
 pub(crate) use tab_state::Open;
@@ -59,6 +60,8 @@ pub(crate) struct FlowDialogs {
     pub(crate) dialog_opened: Notify,
     /// See `Watch::own_eval`.
     own_eval: bool,
+    /// What the flow's tabs record for its trace, when it keeps one (see `recorder`).
+    pub(crate) recorder: Option<Recorder>,
 }
 
 /// The answer a `dialog` step armed for the next dialog of the flow's tab.
@@ -111,13 +114,13 @@ impl Watch {
         }
     }
 
-    /// Starts watching context `context`, whose flow acts on tab `first`.
+    /// Starts watching context `context`, whose flow acts on tab `first`; its tabs record for
+    /// the flow's trace when `record` says so.
     pub(crate) fn register(
         self: &Arc<Self>,
         link: &Arc<Link>,
         context: &str,
-        first: &str,
-        default: Option<bool>,
+        (first, default, record): (&str, Option<bool>, bool),
     ) -> Arc<FlowDialogs> {
         let flow = Arc::new(FlowDialogs {
             context: context.to_string(),
@@ -132,6 +135,7 @@ impl Watch {
             came_back: Notify::new(),
             dialog_opened: Notify::new(),
             own_eval: self.own_eval,
+            recorder: record.then(Recorder::default),
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
@@ -208,6 +212,22 @@ impl Watch {
                     flow.closed(&target);
                 } else {
                     flow.opened(link, session, &target, params);
+                }
+            }
+            m if Recorder::hears(m) => {
+                let Some(session) = msg["sessionId"].as_str() else {
+                    return;
+                };
+                let known = self
+                    .sessions
+                    .lock()
+                    .ok()
+                    .and_then(|s| s.get(session).cloned());
+                if let Some((context, target)) = known
+                    && let Some(flow) = self.flow(&context)
+                    && let Some(r) = &flow.recorder
+                {
+                    r.on_event(link, (session, &target), m, params);
                 }
             }
             _ => {}
@@ -516,17 +536,30 @@ async fn answer_armed(
 /// Attaches runner's connection to tab `target` of `context` and turns on its page events (the
 /// dialogs among them).
 async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: String) {
-    let Ok(session) = link.attach(&target, CALL_TIMEOUT).await else {
+    let session = link.attach(&target, CALL_TIMEOUT).await.ok();
+    let flow = watch.flow(&context);
+    let recorder = flow.as_ref().and_then(|f| f.recorder.as_ref());
+    let Some(session) = session else {
+        // Nothing to wait for: the tab's trace goes without what it would have recorded.
+        if let Some(r) = recorder {
+            r.settle(&target);
+        }
         return;
     };
     if let Ok(mut s) = watch.sessions.lock() {
         s.insert(session.clone(), (context.clone(), target.clone()));
     }
-    let enabled = link
-        .call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT)
-        .await;
+    let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
+    // The trace's recording starts beside it (one round trip, not two, before the flow's
+    // first step: see `FlowBrowser::lease`).
+    let record = async {
+        if let Some(r) = recorder {
+            r.start(&link, &session, &target).await;
+        }
+    };
+    let (enabled, ()) = tokio::join!(page, record);
     if enabled.is_ok()
-        && let Some(flow) = watch.flow(&context)
+        && let Some(flow) = &flow
     {
         flow.listening(&target, &session);
     }

@@ -49,6 +49,9 @@ pub(crate) struct ContextSetup {
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
+    /// The flow's tabs record for its trace (`--trace`): their screencast, console, failed
+    /// requests (see `driver::recorder`).
+    pub(crate) record: bool,
 }
 
 /// A flow run's browser.
@@ -59,6 +62,10 @@ pub(crate) struct FlowBrowser {
     /// Its settings, rendered (see `set_up_with`) before the context is made.
     setup: std::sync::Mutex<ContextSetup>,
     cwd: PathBuf,
+    /// The pictures of its trace (see `trace`).
+    pictures: std::sync::Mutex<trace::Pictures>,
+    /// Told once the end of its kept trace is taken (see `trace_tail`): its context goes then.
+    hold: std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
 }
 
 impl FlowBrowser {
@@ -75,6 +82,8 @@ impl FlowBrowser {
             spec,
             setup: std::sync::Mutex::new(setup),
             cwd,
+            pictures: std::sync::Mutex::new(trace::Pictures::default()),
+            hold: std::sync::Mutex::new(None),
         }
     }
 
@@ -141,11 +150,15 @@ impl FlowBrowser {
             );
             session.dialog_default = setup.dialogs;
             session.testid_attribute.clone_from(&setup.testid_attribute);
-            match worker
-                .open_context(&mut session, setup.downloads.as_ref())
-                .await
-            {
+            let opened = worker
+                .open_context(&mut session, setup.downloads.as_ref(), setup.record)
+                .await;
+            match opened {
                 Ok((context, saved)) => {
+                    // The flow's first step is recorded from its start.
+                    if let Some(w) = &session.watched {
+                        w.recording(Duration::from_secs(2)).await;
+                    }
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {
                         if let Some(saved) = saved {
@@ -283,7 +296,17 @@ impl FlowBrowser {
             // `BrowserHost::only_flow_left`): a browser runner started is ended now, and this
             // flow's context with it (`Worker::end_own`), instead of moving to a next flow's
             // context no flow will use. (Others close at the run's end, as always.)
+            let hold = self
+                .hold
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
             if last && l.worker.runner_started() {
+                // Not before the end of its kept trace is taken: its last pictures are frames
+                // of its tab still to come.
+                if let Some(hold) = hold {
+                    let _ = tokio::time::timeout(super::worker::HOLD, hold).await;
+                }
                 host.close_later(l.worker);
                 return;
             }
@@ -299,8 +322,11 @@ impl FlowBrowser {
             // (Not when the daemon may still be busy with a command that did not finish.)
             let healthy = unrouted
                 && !l.session.unsettled()
-                && Box::pin(l.worker.hand_over(&l.context, &mut l.session)).await;
+                && Box::pin(l.worker.hand_over(&l.context, &mut l.session, hold)).await;
             host.release(l.worker, healthy);
         }
     }
 }
+
+mod trace;
+pub(crate) use trace::{HELD_PICTURES, Recorded};

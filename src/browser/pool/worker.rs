@@ -28,6 +28,10 @@ use crate::step::{ErrorKind, StepError};
 
 mod setup;
 
+/// The longest a flow's context is kept, after the flow, for the end of its kept trace (see
+/// `hand_over`).
+pub(crate) const HOLD: Duration = Duration::from_secs(5);
+
 /// How a flow's browser is had: launched by this run (headed or not), or a browser already
 /// running elsewhere, connected to through its DevTools endpoint (`cdp`: `http://host:port` or a
 /// `ws://` URL) and never closed by runner. Flows with equal specs share browsers.
@@ -264,6 +268,7 @@ impl Worker {
         &mut self,
         session: &mut Session,
         downloads: Option<&crate::browser::driver::downloads::DownloadDir>,
+        record: bool,
     ) -> Result<(Context, Option<Result<Downloads, StepError>>), StepError> {
         // A browser that did not answer the last flow's disposal is not given another flow.
         if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
@@ -322,13 +327,10 @@ impl Worker {
             Ok(None) => session.tab_use = TabUse::Untouched,
             Err(_) => {}
         }
-        // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`).
-        session.watched = Some(self.watch.register(
-            self.cdp.link(),
-            &context.id,
-            &context.target,
-            session.dialog_default,
-        ));
+        // Dialogs in the flow's other tabs (popups) are answered by runner (see `dialog_watch`);
+        // its tabs record for its trace when it keeps one (see `recorder`).
+        let flow = (context.target.as_str(), session.dialog_default, record);
+        session.watched = Some(self.watch.register(self.cdp.link(), &context.id, flow));
         self.served = true;
         Ok((context, saved))
     }
@@ -355,9 +357,15 @@ impl Worker {
     /// made ahead, else a new one), so agent-browser never has its current tab (or a popup it is
     /// still attaching to) closed under it — a switch after that sometimes hung for 10 s. The
     /// context is then disposed beside the next flow, off its path (here, with contexts made
-    /// ahead off: nothing runs beside a flow). False when the browser did not answer (it is
-    /// then discarded).
-    pub(crate) async fn hand_over(&mut self, context: &Context, session: &mut Session) -> bool {
+    /// ahead off: nothing runs beside a flow), once `hold` is told: the end of the flow's kept
+    /// trace is taken as its tab's last frames come, and the context stays watched until then
+    /// (`HOLD` at most). False when the browser did not answer (it is then discarded).
+    pub(crate) async fn hand_over(
+        &mut self,
+        context: &Context,
+        session: &mut Session,
+        hold: Option<tokio::sync::oneshot::Receiver<()>>,
+    ) -> bool {
         // A flow that ended before its first command (it failed to start) never said so: the
         // context made ahead would wait its whole second for it (`make_spare`).
         session.tell_first_done();
@@ -384,8 +392,14 @@ impl Worker {
             next = self.switched_context(session) => next,
             Some(e) = silent => Err(e),
         };
-        self.watch.unregister(&context.id);
-        let dispose = disposed(self.cdp.clone(), context.id.clone());
+        let (watch, cdp, id) = (self.watch.clone(), self.cdp.clone(), context.id.clone());
+        let dispose = async move {
+            if let Some(hold) = hold {
+                let _ = tokio::time::timeout(HOLD, hold).await;
+            }
+            watch.unregister(&id);
+            disposed(cdp, id).await
+        };
         let disposed = if self.ahead {
             self.disposing = Some(tokio::spawn(dispose));
             true

@@ -1,6 +1,7 @@
 //! What runner's session on each of a flow's tabs knows of the tab beyond its dialogs' answers:
 //! that it hears the tab's events (so the flow's page scripts can go over it: see
-//! `session::own_eval`), and the dialog open in it now.
+//! `session::own_eval`), the dialog open in it now, and what it recorded for the flow's trace
+//! (see `recorder`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,5 +79,41 @@ impl FlowDialogs {
         let s = self.state.lock().ok()?;
         let open = s.open.get(&s.current);
         Some(!open.is_some_and(|o| matches!(o.kind.as_str(), "confirm" | "prompt")))
+    }
+}
+
+impl FlowDialogs {
+    /// Waits (at most `timeout`) until the flow's tab records for its trace (at once when the
+    /// flow keeps none).
+    pub(crate) async fn recording(&self, timeout: Duration) {
+        let Some(r) = &self.recorder else { return };
+        let current = match self.state.lock() {
+            Ok(s) => s.current.clone(),
+            Err(_) => return,
+        };
+        r.recording(&current, timeout).await;
+    }
+
+    /// After a browser step that began at `start` and ended at `end` (ms since the epoch), for
+    /// the trace: whether it `acts` on the page (see `recorder`), and when `picture`, the
+    /// picture of the flow's tab is wanted: its id, to take it by once chosen.
+    pub(crate) fn stepped(
+        &self,
+        (start, end): (f64, f64),
+        (acts, picture): (bool, bool),
+    ) -> Option<u64> {
+        let r = self.recorder.as_ref()?;
+        let current = self.state.lock().ok()?.current.clone();
+        r.stepped(&current, (start, end), (acts, picture))
+    }
+
+    /// Waits (at most `timeout`) until runner's connection has read every event the browser
+    /// sent before (a call on it is answered after them: see `none_open`).
+    pub(crate) async fn caught_up(&self, timeout: Duration) {
+        if let Some(link) = self.link.upgrade() {
+            let _ = link
+                .call_in(None, "Browser.getVersion", json!({}), timeout)
+                .await;
+        }
     }
 }
