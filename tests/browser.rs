@@ -606,6 +606,38 @@ fn missing_agent_browser_is_an_environment_error() {
     assert!(stderr.contains("npm install -g agent-browser"), "{stderr}");
 }
 
+/// An agent-browser that is there but not executable is an environment error naming it, found
+/// before any browser launches (without starting a process to see it start: runner does not, on
+/// the path of a run's start), and no browser is left behind.
+#[test]
+fn an_agent_browser_that_cannot_start_is_an_environment_error_and_leaves_no_browser() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: b\nsteps:\n  - open: http://127.0.0.1:9/\n",
+    );
+    let ab = write(d.path(), "agent-browser", "#!/bin/sh\nexit 0\n");
+    let mut c = runner(d.path());
+    c.env("AGENT_BROWSER", &ab)
+        .args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} cannot run: it is not executable",
+            ab.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(leftover_browser_processes(pid), Vec::<String>::new());
+}
+
 #[test]
 fn interrupting_a_browser_flow_closes_the_browser() {
     let d = tempfile::tempdir().unwrap();

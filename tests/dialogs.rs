@@ -332,3 +332,31 @@ fn a_confirm_the_last_flows_page_opens_as_it_ends_is_not_the_next_flows() {
         }
     }
 }
+
+/// A confirm the last flow left open in its page, which agent-browser still counts as open
+/// once that flow's tab has gone (the headless shell does not say it closed), is none of the
+/// next flow's: runner answers it before the next flow's first step (agent-browser's answer to
+/// the switch to the new tab tells whether it holds one). Else a step of the next flow that
+/// fails shows the last flow's dialog as what blocks its page, instead of its own page.
+#[test]
+fn a_dialog_the_last_flow_left_open_is_not_what_the_next_flows_failure_shows() {
+    let d = tempfile::tempdir().unwrap();
+    // Opened while the flow's last step waits; agent-browser records it when it next acts
+    // (the switch to the next flow's tab), as that tab is still its current one.
+    let left =
+        "  - eval: \"setTimeout(() => confirm('Left open?'), 300); 'armed'\"\n  - wait: 1s\n";
+    write(d.path(), "1-left.yaml", &flow("left", left));
+    let fails = "  - click: { role: button, text: No such button }\n    timeout: 1s\n";
+    write(d.path(), "2-fails.yaml", &flow("fails", fails));
+    let Ran { code, report, .. } = flow_run(d.path()).args([".", "--jobs", "1"]).run();
+    assert_eq!(code, 1, "{report:#}");
+    all_passed(&report, "left");
+    let step = &by_name(&report, "fails")["steps"][1];
+    assert_eq!(step["error"]["kind"], "not_found", "{step:#}");
+    let arts = &step["failure_artifacts"];
+    assert!(arts.get("dialog").is_none(), "{arts:#}");
+    let shot = arts["screenshot"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{arts:#}"));
+    assert!(std::path::Path::new(shot).is_file(), "{arts:#}");
+}

@@ -291,23 +291,24 @@ pub(crate) fn find_headless_chromium() -> Option<PathBuf> {
         .or_else(find_chromium)
 }
 
-/// Whether agent-browser is installed, and its version.
-pub(crate) fn check() -> Result<(PathBuf, String), AdapterError> {
+/// The installed agent-browser, or why there is none: not found, or not executable. Not run
+/// here: a run's browsers launch while its servers start, and a process started only to see
+/// agent-browser start would come first on that path (one that cannot start all the same fails
+/// the first command that runs it, with an environment error: `execute_all`).
+pub(crate) fn installed() -> Result<PathBuf, AdapterError> {
+    use std::os::unix::fs::PermissionsExt;
     let binary = find_binary().ok_or_else(|| AdapterError::NotInstalled {
         message: format!(
             "no {} found (looked at $AGENT_BROWSER, node_modules and PATH); install it with `npm install -g agent-browser` or run scripts/setup",
             native_name()
         ),
     })?;
-    let out = std::process::Command::new(&binary)
-        .arg("--version")
-        .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
-        .output()
-        .map_err(|e| AdapterError::NotInstalled {
-            message: format!("{} cannot run: {e}", binary.display()),
-        })?;
-    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    Ok((binary, version))
+    match std::fs::metadata(&binary) {
+        Ok(m) if m.permissions().mode() & 0o111 != 0 => Ok(binary),
+        _ => Err(AdapterError::NotInstalled {
+            message: format!("{} cannot run: it is not executable", binary.display()),
+        }),
+    }
 }
 
 /// Why agent-browser's stdout holds no answer.
@@ -375,7 +376,7 @@ pub(crate) fn parse_snapshot_refs(data: &Value) -> BTreeMap<String, RefInfo> {
 impl AgentBrowser {
     /// An adapter using the installed binary and a socket directory of its own.
     pub(crate) fn new(socket_dir: PathBuf) -> Result<AgentBrowser, AdapterError> {
-        let (binary, _) = check()?;
+        let binary = installed()?;
         Ok(AgentBrowser {
             binary,
             chromium: find_chromium(),

@@ -96,6 +96,11 @@ pub(crate) struct DaemonLink {
     next_id: u64,
     /// How many commands of the last batch were answered (all of them when it succeeded).
     pub(crate) answered: usize,
+    /// The last batch's last command was answered without a `warning`: agent-browser adds one
+    /// to every answer but a `dialog` command's while it counts a dialog as open (any tab's,
+    /// also one whose tab has gone: checked with agent-browser 0.41.2), so it held none then.
+    /// False when the batch failed before an answer (not known).
+    pub(crate) no_dialog: bool,
 }
 
 impl DaemonLink {
@@ -106,6 +111,7 @@ impl DaemonLink {
             conn: None,
             next_id: 0,
             answered: 0,
+            no_dialog: false,
         }
     }
 
@@ -137,6 +143,7 @@ impl DaemonLink {
     ) -> Result<Vec<Value>, DaemonError> {
         let mut out = Vec::with_capacity(commands.len());
         self.answered = 0;
+        self.no_dialog = false;
         for command in commands {
             let name = command.name();
             self.next_id += 1;
@@ -149,6 +156,7 @@ impl DaemonLink {
                 }
                 Asked::NotJson(source, line) => DaemonError::NotJson { source, line },
             })?;
+            self.no_dialog = answer.get("warning").is_none();
             out.push(answer_data(&answer).map_err(|r| DaemonError::Refused {
                 command: name,
                 message: r.0,

@@ -94,6 +94,9 @@ pub(crate) struct Context {
     pub(crate) id: String,
     /// The flow's tab.
     pub(crate) target: String,
+    /// agent-browser's answer to the switch to the tab said it holds no dialog (see
+    /// `Session::no_dialog_said`); no command has gone to it since (the flow has not started).
+    pub(crate) no_dialog: bool,
 }
 
 impl Worker {
@@ -287,13 +290,14 @@ impl Worker {
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
         // context, but not every browser tells agent-browser the dialog closed (the headless
         // shell does not), and a stale one would fail this flow's first step. Answering it
-        // clears agent-browser's record (the new tab has no dialog to answer). A browser runner
-        // started that no flow has used has no last flow: besides the flows' blank tabs, it has
-        // only the blank one it started with, in which nothing ran, and there is nothing to ask.
+        // clears agent-browser's record (the new tab has no dialog to answer). Nothing to ask
+        // when the switch to this tab, agent-browser's last command, was answered without a
+        // dialog (`Context::no_dialog`), or in a browser runner started that no flow has used:
+        // besides the flows' blank tabs, it has only the one it started with, where nothing ran.
         let unused = !self.served && self.browser.is_some();
         let this = &*self;
         let ask = async {
-            if unused {
+            if unused || context.no_dialog {
                 Ok(None)
             } else {
                 crate::browser::driver::dialog::open(session).await
@@ -551,7 +555,11 @@ async fn switched(
         let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
         return Err(e);
     }
-    Ok(Context { id, target })
+    Ok(Context {
+        id,
+        target,
+        no_dialog: session.no_dialog_said(),
+    })
 }
 
 /// A new context with its blank tab: (context id, target id).

@@ -22,4 +22,10 @@ impl Session {
             let _ = tx.send(());
         }
     }
+
+    /// Whether agent-browser's answer to the last command said it holds no dialog (see
+    /// `DaemonLink::no_dialog`); false when not known (the CLI answered, or nothing did).
+    pub(crate) fn no_dialog_said(&self) -> bool {
+        self.link.as_ref().is_some_and(|l| l.no_dialog)
+    }
 }
