@@ -81,9 +81,9 @@ impl InProcess {
         };
         for d in pool {
             // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
-            d.browser
-                .close(&rt.browser, &Masker::default(), false)
-                .await;
+            // No flow comes after (`last`): a browser runner started is ended at once, with no
+            // hand-over of its context to a next flow.
+            d.browser.close(&rt.browser, &Masker::default(), true).await;
         }
         rt.browser.wait_closed().await;
     }
