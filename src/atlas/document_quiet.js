@@ -6,11 +6,18 @@
 // after the answer: `document_unchanged.js`, read after the snapshot, says whether anything
 // changed since. A navigation that replaces the document ends the call (the browser says the
 // context was destroyed), and the next read is of the new document. A hidden page is not waited
-// for (the browser slows its timers down): it answers `hidden` at once.
-({ quiet, max }) => new Promise(resolve => {
+// for (the browser slows its timers down): it answers `hidden` at once. Nor is a page off the
+// origin `within` (`scheme://host:port`, as runner reads it from the URL; null: any): explore
+// does not record it, and answers `elsewhere` at once.
+({ quiet, max, within }) => new Promise(resolve => {
   const key = Symbol.for('runner.quiet');
   if (window[key]) window[key].stop();
   const invalid = () => Array.from(document.querySelectorAll('input, select, textarea'), e => e.validationMessage).filter(Boolean);
+  const [scheme, rest] = location.href.split('://');
+  if (within && (rest === undefined || scheme + '://' + rest.split('/')[0] !== within)) {
+    resolve({ ready: document.readyState, quiet: false, hidden: false, elsewhere: true, invalid: [] });
+    return;
+  }
   if (document.visibilityState === 'hidden') {
     resolve({ ready: document.readyState, quiet: false, hidden: true, invalid: invalid() });
     return;

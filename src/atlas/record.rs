@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::fingerprint::{Fingerprint, fingerprint};
-use super::settle::{Awaited, settled_snapshot};
+use super::settle::{Awaited, Reading, settled_snapshot};
 use super::store::{Atlas, Ensured, State};
 use crate::browser::{Command, Session};
 use crate::config::model::{LinkState, Step};
@@ -124,6 +124,8 @@ pub(crate) struct Seen {
     pub(crate) text: String,
     /// The snapshot as agent-browser returned it (its refs name the state's elements).
     pub(crate) snapshot: Value,
+    /// What the read's own script found (`Reading::also`; `Null` without one).
+    pub(crate) also: Value,
 }
 
 /// Waits for the page to settle and reads its URL, title and snapshot.
@@ -132,7 +134,7 @@ pub(crate) async fn settled_state(
     masker: &Masker,
     timeout: Duration,
 ) -> Result<Seen, StepError> {
-    seen(session, masker, timeout, None).await
+    read_state(session, masker, timeout, Reading::default()).await
 }
 
 /// As `settled_state`, but also done at the first read of a loaded page that is the state
@@ -145,40 +147,61 @@ pub(crate) async fn arrived_state(
     timeout: Duration,
     awaited: Awaited<'_>,
 ) -> Result<Seen, StepError> {
-    seen(session, masker, timeout, Some(awaited)).await
+    let reading = Reading {
+        awaited: Some(awaited),
+        ..Reading::default()
+    };
+    read_state(session, masker, timeout, reading).await
 }
 
-async fn seen(
+/// The page once settled, as `reading` says (see `settle::settled_snapshot`).
+pub(crate) async fn read_state(
     session: &mut Session,
     masker: &Masker,
     timeout: Duration,
-    awaited: Option<Awaited<'_>>,
+    reading: Reading<'_>,
 ) -> Result<Seen, StepError> {
-    let (snapshot, url, title) = settled_snapshot(session, timeout, awaited).await?;
-    let text = snapshot
+    let page = settled_snapshot(session, timeout, reading).await?;
+    let text = page
+        .snapshot
         .get("snapshot")
         .and_then(Value::as_str)
         .unwrap_or_default();
     // Secrets never reach the atlas (a form may put one in the URL or on the page).
     Ok(Seen {
-        url: masker.mask(&url),
-        title: masker.mask(&title),
+        url: masker.mask(&page.url),
+        title: masker.mask(&page.title),
         text: masker.mask(text),
-        snapshot,
+        also: page.also,
+        snapshot: page.snapshot,
     })
 }
 
-/// Waits for the page to settle, fingerprints it and ensures its node in `atlas`, with a
-/// screenshot (the atlas keeps a node's first: a known one is shot only when
-/// `to.screenshot_known`).
+/// Waits for the page to settle, fingerprints it and ensures its node in `atlas` (see
+/// `record`).
 pub(crate) async fn observe(
     session: &mut Session,
     atlas: &Atlas,
     to: &RecordTarget<'_>,
     timeout: Duration,
 ) -> Result<Observed, StepError> {
+    // The atlas's way of telling states apart is settled first, before the page is read: the
+    // lock it takes may be another process's (waited for, an interrupt ending the wait).
     let mode = atlas.settle_fingerprint(to.fingerprint)?;
     let seen = settled_state(session, to.masker, timeout).await?;
+    record(session, atlas, to, (seen, mode), timeout).await
+}
+
+/// Fingerprints the state `seen` (read settled; `mode`: how the atlas tells states apart, see
+/// `Atlas::settle_fingerprint`) and ensures its node in `atlas`, with a screenshot (the atlas
+/// keeps a node's first: a known one is shot only when `to.screenshot_known`).
+pub(crate) async fn record(
+    session: &mut Session,
+    atlas: &Atlas,
+    to: &RecordTarget<'_>,
+    (seen, mode): (Seen, Fingerprint),
+    timeout: Duration,
+) -> Result<Observed, StepError> {
     let (fp, node_id) = fingerprint(mode, &seen.url, &seen.text);
     let unshot = !to.screenshot_known && atlas.has_node(&node_id);
     let screenshot = if unshot {

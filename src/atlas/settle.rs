@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::fingerprint::origin;
 use super::identity::text_lines;
 use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
@@ -55,27 +56,51 @@ const QUIET: Duration = Duration::from_millis(50);
 /// driven by script) is settled when two reads this far apart show the same structure.
 const QUIET_MAX: Duration = Duration::from_millis(250);
 
+/// What a read of the page is for, besides a page that has settled (see `settled_snapshot`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Reading<'a> {
+    /// The state a replay waits for: a loaded read that shows it is taken at once.
+    pub(crate) awaited: Option<Awaited<'a>>,
+    /// The origin (`scheme://host:port`, see `fingerprint::origin`) explore keeps to: a page
+    /// elsewhere (a link that left the app) is answered at once, not waited for.
+    pub(crate) within: Option<&'a str>,
+    /// A page script (a call, see `crate::browser::driver::script`) read with the page, after
+    /// its snapshot: explore's forms of a state, in the same call as the state.
+    pub(crate) also: Option<&'a str>,
+}
+
+/// The page as a read found it once settled (see `settled_snapshot`).
+pub(crate) struct Settled {
+    /// The snapshot's answer (Chromium's validation bubble taken out).
+    pub(crate) snapshot: Value,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    /// The answer of `Reading::also`'s script, at that read (`Null` without one).
+    pub(crate) also: Value,
+}
+
 /// A snapshot of a page that has finished loading and stopped changing, read in one call to
 /// agent-browser: the page script waits until the document is loaded and nothing on it has
 /// changed for `QUIET` (see `document_quiet.js`), the snapshot, URL and title are read, and a
 /// second script says whether anything changed meanwhile (`document_unchanged.js`). A click may
 /// return before the navigation it starts is done: the navigation ends the wait (a read that
 /// meets it is no answer, and the next is of the new document) or the new document is not the
-/// one watched. A page that is never quiet is settled when two reads agree on its structure.
+/// one watched. A page that is never quiet is settled when two reads agree on their text.
 /// Nothing on it may say it is still loading (see `looks_loading`). Read until settled (at most
-/// 5 s), or until a loaded read is the state `awaited` says it waits for: the first read then
-/// does not wait for the page to be quiet, so a replay checking that it arrived at a known node
-/// passes as soon as the page shows it. Returns the last snapshot with the page's URL and title.
+/// 5 s), or until a loaded read is the state `reading.awaited` says it waits for: the first
+/// read then does not wait for the page to be quiet, so a replay checking that it arrived at a
+/// known node passes as soon as the page shows it. A page off `reading.within`'s origin is
+/// answered as it is, at its first read. Returns the last read.
 pub(super) async fn settled_snapshot(
     session: &mut Session,
     timeout: Duration,
-    awaited: Option<Awaited<'_>>,
-) -> Result<(Value, String, String), StepError> {
+    reading: Reading<'_>,
+) -> Result<Settled, StepError> {
     let deadline = tokio::time::Instant::now() + timeout.min(Duration::from_secs(5));
     let mut poll = Poll::new();
     let mut last: Option<Read> = None;
     // The first read of a replay that awaits a state is at once; every other waits for quiet.
-    let mut quiet = if awaited.is_some() {
+    let mut quiet = if reading.awaited.is_some() {
         Duration::ZERO
     } else {
         QUIET
@@ -87,19 +112,27 @@ pub(super) async fn settled_snapshot(
         } else {
             QUIET_MAX.min(left)
         };
-        let read = session.send_all(reads(quiet, wait), timeout).await;
+        let read = session
+            .send_all(reads(quiet, wait, &reading), timeout)
+            .await;
         if let Some(all) = poll.settle(read)? {
             let now = Read::of(all, !quiet.is_zero())?;
             // Settled: quiet for a whole window, through the read; or (never quiet) the same
-            // structure as the read before.
+            // text as the read before.
             let settled = now.quiet
                 || last
                     .as_ref()
                     .is_some_and(|l| text_lines(l.text()) == text_lines(now.text()));
-            let shown = awaited.is_some_and(|a| a(&now.url, now.text()));
+            let shown = reading.awaited.is_some_and(|a| a(&now.url, now.text()));
+            let elsewhere = reading
+                .within
+                .is_some_and(|o| origin(&now.url).as_deref() != Some(o));
             // Done once loaded, not saying it is loading, and settled or the state awaited.
-            if (now.ready && (settled || shown)) || tokio::time::Instant::now() >= deadline {
-                return Ok((now.snapshot, now.url, now.title));
+            if (now.ready && (settled || shown))
+                || elsewhere
+                || tokio::time::Instant::now() >= deadline
+            {
+                return Ok(now.settled());
             }
             // A hidden page's timers are slowed down: it is read again 100 ms later instead.
             if now.hidden {
@@ -128,11 +161,18 @@ struct Read {
     quiet: bool,
     /// The page is hidden: it did not wait for quiet (its timers would be slowed down).
     hidden: bool,
+    /// The answer of `Reading::also`'s script.
+    also: Value,
 }
 
 impl Read {
     /// The answers to `reads`; `waited`: whether the read waited for the page to be quiet.
-    fn of(all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
+    fn of(mut all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
+        let also = if all.len() > 5 {
+            all.pop().map_or(Value::Null, |a| a["result"].clone())
+        } else {
+            Value::Null
+        };
         let [page, mut snapshot, url, title, after] =
             <[Value; 5]>::try_from(all).map_err(|_| {
                 StepError::new(
@@ -156,6 +196,7 @@ impl Read {
             quiet: waited && page["quiet"] == true && after["result"]["unchanged"] == true,
             hidden: page["hidden"] == true,
             snapshot,
+            also,
         };
         read.ready = page["ready"] == "complete" && !looks_loading(read.text());
         Ok(read)
@@ -165,22 +206,36 @@ impl Read {
     fn text(&self) -> &str {
         self.snapshot["snapshot"].as_str().unwrap_or_default()
     }
+
+    fn settled(self) -> Settled {
+        Settled {
+            snapshot: self.snapshot,
+            url: self.url,
+            title: self.title,
+            also: self.also,
+        }
+    }
 }
 
 /// One read of the page (see `settled_snapshot`): wait up to `max` for it to be quiet for
-/// `quiet`, then its snapshot, URL and title, then whether it changed meanwhile.
-fn reads(quiet: Duration, max: Duration) -> Vec<Command> {
+/// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, URL and title,
+/// then whether it changed meanwhile, then `reading.also`'s script.
+fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    vec![
+    let mut all = vec![
         Command::eval(script::call(
             DOCUMENT_QUIET,
-            &[json!({ "quiet": ms(quiet), "max": ms(max) })],
+            &[json!({ "quiet": ms(quiet), "max": ms(max), "within": reading.within })],
         )),
         Command::snapshot(),
         Command::GetUrl,
         Command::GetTitle,
         Command::eval(script::call(DOCUMENT_UNCHANGED, &[])),
-    ]
+    ];
+    if let Some(also) = reading.also {
+        all.push(Command::eval(also.to_string()));
+    }
+    all
 }
 
 /// A snapshot without Chromium's form validation bubble: a top-level `alert` whose name is the
@@ -220,7 +275,7 @@ mod tests {
 
     use serde_json::{Value, json};
 
-    use super::{looks_loading, settled_snapshot, without_validation_bubbles};
+    use super::{Reading, looks_loading, settled_snapshot, without_validation_bubbles};
     use crate::browser::{Session, session_on_fake_daemon};
 
     /// What the page scripts answer: the quiet wait (`quiet`: whether the page was quiet) and
@@ -256,17 +311,22 @@ mod tests {
         for navigating in [1, 2, 3] {
             let dir = tempfile::tempdir().unwrap();
             let mut s = navigating_page(dir.path(), navigating);
-            let (snap, url, title) = settled_snapshot(&mut s, Duration::from_secs(3), None)
+            let got = settled_snapshot(&mut s, Duration::from_secs(3), Reading::default())
                 .await
                 .unwrap();
-            assert_eq!(snap["snapshot"], "- heading \"Cart\" [level=1]");
-            assert_eq!((url.as_str(), title.as_str()), ("http://shop/cart", "Cart"));
+            assert_eq!(got.snapshot["snapshot"], "- heading \"Cart\" [level=1]");
+            assert_eq!(
+                (got.url.as_str(), got.title.as_str()),
+                ("http://shop/cart", "Cart")
+            );
         }
         let dir = tempfile::tempdir().unwrap();
         let mut s = navigating_page(dir.path(), usize::MAX);
-        let err = settled_snapshot(&mut s, Duration::from_millis(600), None)
-            .await
-            .unwrap_err();
+        let Err(err) =
+            settled_snapshot(&mut s, Duration::from_millis(600), Reading::default()).await
+        else {
+            panic!("a page that never stops navigating was read");
+        };
         assert!(err.message.contains("still navigating"), "{}", err.message);
     }
 
@@ -314,14 +374,14 @@ mod tests {
     async fn a_page_quiet_through_its_read_is_settled_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let mut p = page(dir.path(), page_state(true, true), true);
-        settled_snapshot(&mut p.session, Duration::from_secs(3), None)
+        settled_snapshot(&mut p.session, Duration::from_secs(3), Reading::default())
             .await
             .unwrap();
         assert_eq!(p.reads.load(Ordering::SeqCst), 1, "one read");
         let scripts = p.scripts.lock().unwrap().clone();
         assert_eq!(scripts.len(), 2, "{scripts:?}");
         assert!(
-            scripts[0].contains(r#"{"quiet":50,"max":250}"#),
+            scripts[0].contains(r#"{"quiet":50,"max":250,"within":null}"#),
             "{}",
             scripts[0]
         );
@@ -330,9 +390,13 @@ mod tests {
         for (quiet, unchanged) in [(true, false), (false, true)] {
             let dir = tempfile::tempdir().unwrap();
             let mut p = page(dir.path(), page_state(quiet, unchanged), true);
-            settled_snapshot(&mut p.session, Duration::from_millis(500), None)
-                .await
-                .unwrap();
+            settled_snapshot(
+                &mut p.session,
+                Duration::from_millis(500),
+                Reading::default(),
+            )
+            .await
+            .unwrap();
             assert!(p.reads.load(Ordering::SeqCst) > 2, "{quiet} {unchanged}");
         }
     }
@@ -346,7 +410,7 @@ mod tests {
         state["result"]["hidden"] = json!(true);
         let mut p = page(dir.path(), state, false);
         let started = std::time::Instant::now();
-        settled_snapshot(&mut p.session, Duration::from_secs(3), None)
+        settled_snapshot(&mut p.session, Duration::from_secs(3), Reading::default())
             .await
             .unwrap();
         assert_eq!(p.reads.load(Ordering::SeqCst), 2);
@@ -361,21 +425,31 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut p = page(dir.path(), page_state(false, false), true);
         let awaited = |url: &str, text: &str| url.ends_with("/cart") && text.contains("Cart");
-        let (snap, url, _) =
-            settled_snapshot(&mut p.session, Duration::from_secs(3), Some(&awaited))
-                .await
-                .unwrap();
-        assert_eq!(url, "http://shop/cart");
-        assert!(snap["snapshot"].as_str().unwrap().contains("Cart"));
+        let reading = Reading {
+            awaited: Some(&awaited),
+            ..Reading::default()
+        };
+        let got = settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
+            .await
+            .unwrap();
+        assert_eq!(got.url, "http://shop/cart");
+        assert!(got.snapshot["snapshot"].as_str().unwrap().contains("Cart"));
         assert_eq!(p.reads.load(Ordering::SeqCst), 1, "done at the first read");
         let first = p.scripts.lock().unwrap()[0].clone();
-        assert!(first.contains(r#"{"quiet":0,"max":0}"#), "{first}");
+        assert!(
+            first.contains(r#"{"quiet":0,"max":0,"within":null}"#),
+            "{first}"
+        );
         // Awaiting another state: the unsettled page is read again and again until time is up.
         let dir = tempfile::tempdir().unwrap();
         let mut p = page(dir.path(), page_state(false, false), true);
         let started = std::time::Instant::now();
         let elsewhere = |url: &str, _: &str| url.ends_with("/home");
-        settled_snapshot(&mut p.session, Duration::from_millis(800), Some(&elsewhere))
+        let reading = Reading {
+            awaited: Some(&elsewhere),
+            ..Reading::default()
+        };
+        settled_snapshot(&mut p.session, Duration::from_millis(800), reading)
             .await
             .unwrap();
         assert!(p.reads.load(Ordering::SeqCst) > 2, "{:?}", p.reads);
@@ -383,6 +457,60 @@ mod tests {
             started.elapsed() >= Duration::from_millis(800),
             "{:?}",
             started.elapsed()
+        );
+    }
+
+    /// explore read the URL after each todo, then the page: the read says where the page is.
+    /// A page off the origin explored (a link that left the app) is answered at its first
+    /// read, not waited for; the app's page is read until settled, as ever. The script the
+    /// read is also given (explore's forms) is answered with it, in the same call.
+    #[tokio::test]
+    async fn a_read_keeps_to_its_origin_and_brings_its_scripts_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        // Never quiet: only the origin can end the read at once.
+        let mut p = page(dir.path(), page_state(false, false), true);
+        let started = std::time::Instant::now();
+        let reading = Reading {
+            within: Some("http://app:8000"),
+            also: Some("'forms'"),
+            ..Reading::default()
+        };
+        let got = settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
+            .await
+            .unwrap();
+        assert_eq!(got.url, "http://shop/cart");
+        assert_eq!(p.reads.load(Ordering::SeqCst), 1, "one read");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        let scripts = p.scripts.lock().unwrap().clone();
+        assert_eq!(scripts.len(), 3, "{scripts:?}");
+        assert!(
+            scripts[0].contains(r#""within":"http://app:8000""#),
+            "{}",
+            scripts[0]
+        );
+        assert_eq!(scripts[2], "'forms'");
+        // The fake answers every script alike: the last one's answer comes with the read.
+        assert_eq!(got.also, page_state(false, false)["result"]);
+        // On its own origin the read waits for the page to be quiet, as ever.
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = page(dir.path(), page_state(true, true), true);
+        let reading = Reading {
+            within: Some("http://shop"),
+            ..Reading::default()
+        };
+        settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
+            .await
+            .unwrap();
+        assert_eq!(
+            p.reads.load(Ordering::SeqCst),
+            1,
+            "settled at its first read"
+        );
+        let scripts = p.scripts.lock().unwrap().clone();
+        assert!(
+            scripts[0].contains(r#"{"quiet":50,"max":250,"within":"http://shop"}"#),
+            "{}",
+            scripts[0]
         );
     }
 

@@ -22,13 +22,18 @@ pub(crate) struct InProcess {
     rt: Arc<Runtime>,
     browser: FlowBrowser,
     counts: Arc<Counts>,
+    /// The driver's number in its pool, which names its flows' artifacts folder
+    /// (`NNN-<flow name>`): one for all its flows of a name, as nothing is kept of the run's
+    /// scratch folder, and a folder per flow would only cost its removal at the end.
+    slot: usize,
 }
 
-/// Flows run and browser sessions opened so far by the drivers of one pool: they name the flows'
-/// files and artifacts and the sessions, which must not collide between drivers that work at
-/// the same time.
+/// Drivers, flows run and browser sessions opened so far by the drivers of one pool: they name
+/// the flows' files and artifacts and the sessions, which must not collide between drivers
+/// that work at the same time.
 #[derive(Default)]
 struct Counts {
+    drivers: AtomicUsize,
     runs: AtomicUsize,
     browsers: AtomicUsize,
 }
@@ -50,10 +55,12 @@ impl InProcess {
 
     fn with(rt: Arc<Runtime>, counts: Arc<Counts>) -> InProcess {
         let browser = InProcess::fresh(&rt, &counts);
+        let slot = counts.drivers.fetch_add(1, Ordering::Relaxed);
         InProcess {
             rt,
             browser,
             counts,
+            slot,
         }
     }
 
@@ -81,9 +88,9 @@ impl InProcess {
         };
         for d in pool {
             // A replay's browser saves no downloads (`ContextSetup::default`): nothing to name.
-            d.browser
-                .close(&rt.browser, &Masker::default(), false)
-                .await;
+            // No flow comes after (`last`): a browser runner started is ended at once, with no
+            // hand-over of its context to a next flow.
+            d.browser.close(&rt.browser, &Masker::default(), true).await;
         }
         rt.browser.wait_closed().await;
     }
@@ -91,8 +98,11 @@ impl InProcess {
 
 impl InProcess {
     /// Loads a flow document as `runner run` loads a file (through a file, so it is checked
-    /// like any other and failures point at it); the error lists every problem.
-    fn load(&mut self, flow: &Value) -> Result<(usize, Arc<LoadedFlow>), StepError> {
+    /// like any other and failures point at it); the error lists every problem. The file of a
+    /// flow that loaded is removed at once (the flow is held loaded, its name kept as the
+    /// flow's file): removed moments after it was written, it never reaches the disk, where one
+    /// left for the scratch folder's removal at the end costs a few ms on some disks.
+    fn load(&mut self, flow: &Value) -> Result<Arc<LoadedFlow>, StepError> {
         let rt = &self.rt;
         let index = self.counts.runs.fetch_add(1, Ordering::Relaxed);
         let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
@@ -118,7 +128,8 @@ impl InProcess {
                 format!("the steps are not a valid flow: {}", why.join("; ")),
             )
         })?;
-        Ok((index, loaded))
+        let _ = std::fs::remove_file(&path);
+        Ok(loaded)
     }
 }
 
@@ -128,9 +139,9 @@ impl Driver for InProcess {
     fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
         Box::pin(async move {
             let rt = self.rt.clone();
-            let (index, loaded) = self.load(flow)?;
+            let loaded = self.load(flow)?;
             let info = FlowInfo {
-                index,
+                index: self.slot,
                 name: loaded.flow.name.clone(),
                 file: loaded.doc.file.name().to_string(),
                 steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
@@ -160,5 +171,59 @@ impl Driver for InProcess {
             old.close(&self.rt.browser, &Masker::default(), false).await;
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::profiles::Registry;
+    use crate::engine::RuntimeSettings;
+
+    /// A driver's flows leave no files and share one artifacts folder per flow name: the
+    /// scratch folder of explore held a flow file and a folder per replay (40 entries for the
+    /// atlas site), each costing a few ms to remove at the end on a disk that discards.
+    #[test]
+    fn a_drivers_flows_leave_one_folder_and_no_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let artifacts = dir.path().join("scratch");
+        std::fs::create_dir(&artifacts).unwrap();
+        let rt = Arc::new(Runtime::new(RuntimeSettings {
+            run_id: "t".into(),
+            artifacts: artifacts.clone(),
+            listener: Arc::new(crate::report::Silent),
+            overrides: serde_json::Map::new(),
+            headed: false,
+            browser_cdp: None,
+            trace: crate::config::trace_mode::TraceMode::Off,
+            defaults: serde_json::Map::new(),
+            profiles: Registry::default(),
+            atlas: None,
+            fingerprint: None,
+            agent_cache: crate::agent::CacheMode::default(),
+            default_agent: None,
+        }));
+        let tokio_rt = tokio::runtime::Runtime::new().unwrap();
+        let mut pool = InProcess::pool(&rt, 2);
+        let flow = serde_json::json!({"name": "explore", "steps": [{"log": "hi"}]});
+        tokio_rt.block_on(async {
+            for d in &mut pool {
+                for _ in 0..3 {
+                    let r = d.run(&flow).await.unwrap();
+                    assert_eq!(r.status, crate::step::FlowStatus::Passed, "{:?}", r.error);
+                }
+            }
+        });
+        let mut left: Vec<String> = std::fs::read_dir(&artifacts)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["001-explore", "002-explore"]);
+        // A flow that does not load is kept, for its errors to point at.
+        let bad = serde_json::json!({"name": "bad", "steps": [{"nope": 1}]});
+        let e = pool[0].check(&bad).unwrap_err();
+        assert!(e.message.contains("007-replay.yaml"), "{}", e.message);
+        assert!(artifacts.join("007-replay.yaml").is_file());
     }
 }

@@ -59,6 +59,7 @@ pub(crate) async fn explore(
         progress,
         warn,
         ran: None,
+        arrived: None,
     };
     let r = crawl(&mut c).await;
     let end = match &r {
@@ -99,6 +100,17 @@ impl Frontier {
         }
         Ok(f)
     }
+
+    /// The next state to do the todos of: the first queued; or the one the browser is at
+    /// (`here`, reached by its own path: no teleport there), when it is queued at the same
+    /// depth as the first, so the crawl stays breadth first.
+    fn next(&mut self, here: Option<&str>) -> Option<(String, usize)> {
+        let depth = self.queue.front()?.1;
+        let i = here
+            .and_then(|h| self.queue.iter().position(|(id, d)| id == h && *d == depth))
+            .unwrap_or(0);
+        self.queue.remove(i)
+    }
 }
 
 /// The crawl's summary, and whether it stopped at `--max-nodes`.
@@ -107,7 +119,7 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<(Summary, bool), StepError> {
     let mut frontier = Frontier::resume(&c.atlas, &root)?;
     let mut max_depth = 0;
     let mut limited = false;
-    'crawl: while let Some((node, depth)) = frontier.queue.pop_front() {
+    'crawl: while let Some((node, depth)) = frontier.next(c.here().as_deref()) {
         max_depth = max_depth.max(depth);
         loop {
             // Taken off the list only once it is done: a crawl killed midway retries it.
@@ -148,7 +160,12 @@ async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
         e.message = format!("explore cannot start: {}", e.message);
         e
     })?;
-    let root = c.observe().await?;
+    let root = c.observe(false).await?.ok_or_else(|| {
+        StepError::new(
+            ErrorKind::Internal,
+            "the start page was taken for another app's",
+        )
+    })?;
     if root.is_new {
         match c.todos_of(&root).await {
             Ok(todos) => c.atlas.manage_todos(&root.node, Some(&todos))?,
@@ -160,6 +177,7 @@ async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
         };
     }
     c.atlas.set_entry(&root.node, &entry)?;
+    c.arrived = Some(root.node.clone());
     Ok(root.node)
 }
 
@@ -204,10 +222,10 @@ async fn visit(
             .push(format!("{node}: {}: {}", task.name, e.message));
         return Ok(());
     }
-    if origin(&c.url().await?) != c.origin {
+    let Some(to) = c.observe(true).await? else {
         return Ok(()); // left the app
-    }
-    let to = c.observe().await?;
+    };
+    c.arrived = Some(to.node.clone());
     // A new state is analysed before it is linked: if either fails it is forgotten (the todo
     // stays, the next crawl meets the state anew); a move that meant nothing leaves no trace.
     let explored = to.is_new && depth + 1 < c.opts.max_depth;
@@ -258,4 +276,26 @@ fn allowed(c: &mut Crawler<'_>, node: &str, todo: &Value) -> Option<Task> {
         return None;
     }
     Some(task)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After a todo that found a state, the browser is there by that state's own path: the
+    /// crawl does that state's todos next when it is queued at the depth the crawl is at (no
+    /// teleport to it later), never one deeper (the crawl stays breadth first).
+    #[test]
+    fn the_state_the_browser_is_at_is_done_next_at_the_same_depth() {
+        let queued = |q: &[(&str, usize)]| Frontier {
+            queue: q.iter().map(|(id, d)| (id.to_string(), *d)).collect(),
+            seen: HashSet::new(),
+        };
+        let mut f = queued(&[("about", 1), ("stats", 1), ("welcome", 1), ("team", 2)]);
+        assert_eq!(f.next(Some("welcome")), Some(("welcome".into(), 1)));
+        assert_eq!(f.next(Some("team")), Some(("about".into(), 1)));
+        assert_eq!(f.next(None), Some(("stats".into(), 1)));
+        assert_eq!(f.next(Some("nowhere")), Some(("team".into(), 2)));
+        assert_eq!(f.next(Some("team")), None);
+    }
 }

@@ -1,5 +1,5 @@
 //! The crawler's hands on the browser: it runs steps, teleports to a state (its path replayed
-//! in a fresh context), reads the URL and records the state it is in.
+//! in a fresh context) and records the state it is in.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -9,13 +9,14 @@ use serde_json::{Value, json};
 use super::options::{ExploreAgent, Options};
 use super::summary::Summary;
 use super::todos::FORMS_JS;
-use crate::atlas::record::{RecordTarget, observe};
+use crate::atlas::fingerprint::origin;
+use crate::atlas::record::{RecordTarget, read_state, record};
 use crate::atlas::replay::Driver;
+use crate::atlas::settle::Reading;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
 use crate::browser::driver::script;
-use crate::browser::{Command, Poll, Session};
 use crate::step::result::failed_among;
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
@@ -40,6 +41,8 @@ pub(super) struct Crawler<'a> {
     /// The steps run in the browser's context since it was fresh (nothing else was done in it
     /// but reading the page); `None` when that is not known (a run failed).
     pub(super) ran: Option<Vec<Value>>,
+    /// The state the browser was last found in.
+    pub(super) arrived: Option<String>,
 }
 
 /// A state explore is in.
@@ -53,28 +56,6 @@ pub(super) struct Arrived {
     /// The page's forms (`FORMS_JS`), when explore makes its own todos.
     pub(super) forms: Value,
     pub(super) refs: BTreeMap<String, RefInfo>,
-}
-
-/// One read of the page right after a todo acted: a read that meets the navigation the todo
-/// started (`Poll::settle`) is made again on the new document, until `timeout`.
-async fn read(
-    session: &mut Session,
-    command: &Command,
-    timeout: Duration,
-) -> Result<Value, StepError> {
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut poll = Poll::new();
-    loop {
-        let r = session.send(command.clone(), timeout).await;
-        if let Some(data) = poll.settle(r)? {
-            return Ok(data);
-        }
-        if !poll.wait(deadline).await {
-            return Err(poll.still_navigating().unwrap_or_else(|| {
-                StepError::new(ErrorKind::Timeout, "timed out reading the page")
-            }));
-        }
-    }
 }
 
 impl Crawler<'_> {
@@ -103,10 +84,25 @@ impl Crawler<'_> {
         }))
     }
 
-    /// The state the browser is in, recorded.
-    pub(super) async fn observe(&mut self) -> Result<Arrived, StepError> {
+    /// The state the browser is in, recorded; `None` (nothing recorded) when the page is off
+    /// the origin explored and `within` says to keep to it (after a todo: a link that left the
+    /// app). The page's forms (`FORMS_JS`, for explore's own todos of a new state) are read
+    /// with it, in the same call.
+    pub(super) async fn observe(&mut self, within: bool) -> Result<Option<Arrived>, StepError> {
         let shot = self.opts.artifacts.join("state.png");
+        let forms = script::call(FORMS_JS, &[]);
+        let reading = Reading {
+            within: self.origin.as_deref().filter(|_| within),
+            also: self.agent.is_none().then_some(forms.as_str()),
+            ..Reading::default()
+        };
+        // Settled before the page is read, as `record::observe` does.
+        let mode = self.atlas.settle_fingerprint(self.opts.fingerprint)?;
         let mut session = self.driver.session().await?;
+        let seen = read_state(&mut session, &self.masker, self.timeout, reading).await?;
+        if within && origin(&seen.url) != self.origin {
+            return Ok(None);
+        }
         let to = RecordTarget {
             atlas: &self.atlas.root,
             fingerprint: self.opts.fingerprint,
@@ -117,20 +113,14 @@ impl Crawler<'_> {
             // explore keeps the server of its start URL (see `crawl::explore`).
             servers: &serde_json::Map::new(),
         };
-        let seen = observe(&mut session, &self.atlas, &to, self.timeout).await?;
-        // Forms are read for explore's own todos, of new states only.
-        let forms = if self.agent.is_none() && seen.ensured.is_new {
-            let data = read(
-                &mut session,
-                &Command::eval(script::call(FORMS_JS, &[])),
-                self.timeout,
-            )
-            .await?;
-            data.get("result").cloned().unwrap_or(Value::Null)
+        let seen = record(&mut session, &self.atlas, &to, (seen, mode), self.timeout).await?;
+        // Forms are for explore's own todos, of new states only.
+        let forms = if seen.ensured.is_new {
+            seen.seen.also
         } else {
             Value::Null
         };
-        Ok(Arrived {
+        Ok(Some(Arrived {
             node: seen.ensured.node_id,
             is_new: seen.ensured.is_new,
             refs: parse_snapshot_refs(&seen.seen.snapshot),
@@ -138,7 +128,7 @@ impl Crawler<'_> {
             url: seen.seen.url,
             title: seen.seen.title,
             text: seen.seen.text,
-        })
+        }))
     }
 
     /// Replays the path to `node` (its root's entry, then each edge) in a fresh browser context:
@@ -156,6 +146,14 @@ impl Crawler<'_> {
         self.run_steps(&steps).await
     }
 
+    /// The state the browser is in by that state's own path from a fresh context (the crawl's
+    /// entry, or the todo that found it), so that a teleport there replays nothing.
+    pub(super) fn here(&self) -> Option<String> {
+        let at = self.arrived.as_ref()?;
+        let steps = self.atlas.steps_to(at).ok()?;
+        (self.ran.as_ref() == Some(&steps)).then(|| at.clone())
+    }
+
     /// A fresh browser context, nothing run in it yet.
     pub(super) async fn fresh(&mut self) -> Result<(), StepError> {
         self.ran = None;
@@ -163,23 +161,13 @@ impl Crawler<'_> {
         self.ran = Some(Vec::new());
         Ok(())
     }
-
-    /// The current URL.
-    pub(super) async fn url(&mut self) -> Result<String, StepError> {
-        let mut session = self.driver.session().await?;
-        let data = read(&mut session, &Command::GetUrl, self.timeout).await?;
-        Ok(data
-            .get("url")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::atlas::store::State;
+    use crate::browser::Session;
     use crate::step::FlowResult;
     use std::sync::{Arc, Mutex};
 
@@ -274,6 +262,7 @@ mod tests {
             progress: &|_| {},
             warn: &|_| {},
             ran: None,
+            arrived: None,
         };
         let taken = |told: &Arc<Mutex<Vec<Value>>>| std::mem::take(&mut *told.lock().unwrap());
         // The entry, in a fresh context: home is where the browser is.
@@ -287,38 +276,19 @@ mod tests {
         taken(&told);
         c.teleport("about").await.unwrap();
         assert!(taken(&told).is_empty());
+        // Where the browser is by a state's own path: the crawl does that state next.
+        c.arrived = Some("about".into());
+        assert_eq!(c.here().as_deref(), Some("about"));
+        c.arrived = Some("home".into());
+        assert_eq!(c.here(), None, "the browser went on from home");
+        c.arrived = Some("about".into());
         // Home again: a fresh context and home's path (the browser went on from home).
         c.teleport("home").await.unwrap();
         assert_eq!(taken(&told), [json!("reset"), json!(entry)]);
+        assert_eq!(c.here(), None, "the browser is at home, not about");
         // A todo that failed leaves the browser somewhere unknown: the next teleport replays.
         assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
         c.teleport("home").await.unwrap();
         assert_eq!(taken(&told)[1..], [json!("reset"), json!(entry)]);
-    }
-
-    /// The URL read after a click on a link is read again while the page it opens commits.
-    #[tokio::test]
-    async fn a_read_after_a_todo_waits_out_the_navigation_it_started() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |n, _| {
-            if n < 2 {
-                Err("CDP error (Runtime.evaluate): Inspected target navigated or closed".into())
-            } else {
-                Ok(json!({"url":"http://shop/cart"}))
-            }
-        });
-        let got = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
-            .await
-            .unwrap();
-        assert_eq!(got["url"], "http://shop/cart");
-        // Any other failure is the read's, at once.
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |_, _| {
-            Err("CDP error (Runtime.evaluate): Target crashed".into())
-        });
-        let err = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
-            .await
-            .unwrap_err();
-        assert!(err.message.contains("Target crashed"), "{}", err.message);
     }
 }
