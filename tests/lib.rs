@@ -42,6 +42,7 @@ mod model;
 mod orphans;
 mod page_scripts;
 mod planted;
+mod project_file;
 mod readme;
 mod refs;
 mod run;

@@ -41,6 +41,8 @@ pub(crate) struct Settings {
     pub(crate) servers: Option<crate::config::project::ServersSpec>,
     /// The project file's `[atlas] fingerprint`: how a new atlas tells states apart.
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
+    /// The project file used, if any (the run names it first).
+    pub(crate) project_file: Option<PathBuf>,
 }
 
 impl Settings {
@@ -105,6 +107,7 @@ impl Settings {
             browser: browser.cloned(),
             servers: project.as_ref().and_then(project::Project::servers),
             fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
+            project_file: project.as_ref().map(|p| p.path.clone()),
         })
     }
 }
@@ -114,6 +117,9 @@ impl Settings {
 /// (`run --watch` is `watch::run`, on the same parts.)
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
+    if let Some(file) = &s.project_file {
+        reporter.project_file(file);
+    }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;

@@ -35,6 +35,9 @@ type Loaded = Result<(Vec<Arc<LoadedFlow>>, Map<String, Value>), CliError>;
 /// with the command line (a flag, a filter, the profiles) ends it at once, as `run`.
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
+    if let Some(file) = &s.project_file {
+        reporter.project_file(file);
+    }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
     let filter = Filter::new(args)?;
