@@ -34,6 +34,7 @@ mod golden;
 mod groups;
 mod history;
 mod http;
+mod http_redirects;
 mod inputs;
 mod keyboard;
 mod lists;
