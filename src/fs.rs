@@ -67,9 +67,11 @@ pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
 pub(crate) const ARTIFACT_PATH_HELP: &str =
     "give a path relative to the run's artifacts directory, without `..`";
 
+mod named;
 mod tree;
 mod trust;
 
+pub(crate) use named::{named_file_problem, write_named};
 pub(crate) use tree::{Owner, Tree, TreeError};
 pub(crate) use trust::distrust;
 

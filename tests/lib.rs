@@ -46,6 +46,7 @@ mod planted;
 mod project_file;
 mod readme;
 mod refs;
+mod report_paths;
 mod run;
 mod secret_controls;
 mod secret_forms;
