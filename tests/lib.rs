@@ -64,4 +64,5 @@ mod suites;
 mod todomvc_react;
 mod untrusted;
 mod untrusted_stores;
+mod walks;
 mod watch;

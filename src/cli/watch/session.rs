@@ -230,8 +230,13 @@ impl Watch<'_> {
     fn load(&mut self) -> Loaded {
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
-            .and_then(|vars| Ok((load(&self.s, &self.registry, &vars)?, vars)));
+            .and_then(|vars| {
+                // What the walk leaves out is said at the first pass, not at each.
+                let warn = self.first.then_some(self.reporter);
+                Ok((load(&self.s, &self.registry, &vars, warn)?, vars))
+            });
         let mut known: BTreeSet<PathBuf> = flow_files(&self.s)
+            .map(|f| f.files)
             .unwrap_or_default()
             .iter()
             .map(|f| absolute(f))
