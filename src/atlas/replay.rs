@@ -219,6 +219,7 @@ pub(crate) async fn replay(
         setup: std::time::Duration::ZERO,
         server_log: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     });
     Ok(Replayed {

@@ -189,6 +189,7 @@ pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResu
         setup: Duration::ZERO,
         server_log: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

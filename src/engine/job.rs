@@ -147,6 +147,7 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         setup: std::time::Duration::ZERO,
         server_log: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

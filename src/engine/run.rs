@@ -345,6 +345,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         setup: std::time::Duration::ZERO,
         server_log: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

@@ -68,6 +68,9 @@ pub(crate) struct Flow {
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log_not_kept: Option<String>,
+    /// Downloads past the flow's bound, cancelled and not kept: how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) downloads_not_kept: Option<String>,
     /// An atlas replay's check of the state it arrived at, when it differs from the recorded
     /// one: what was expected and what was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,6 +262,7 @@ impl Report {
             setup_ms: 0,
             web_server_log: None,
             web_server_log_not_kept: None,
+            downloads_not_kept: None,
             state: None,
             reads: Reads::Own,
         }));
@@ -342,6 +346,7 @@ mod tests {
             setup: Duration::from_millis(3),
             server_log: None,
             server_log_not_kept: None,
+            downloads_not_kept: None,
             state: None,
         };
         let s = Summary::of(
