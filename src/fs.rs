@@ -67,9 +67,13 @@ pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
 pub(crate) const ARTIFACT_PATH_HELP: &str =
     "give a path relative to the run's artifacts directory, without `..`";
 
+mod named;
 mod tree;
+mod trust;
 
+pub(crate) use named::{named_file_problem, write_named};
 pub(crate) use tree::{Owner, Tree, TreeError};
+pub(crate) use trust::distrust;
 
 /// runner's own folder in the working directory: its runs, logs, atlas and agent cache by
 /// default.
@@ -241,6 +245,17 @@ fn move_within(fd: &std::os::fd::OwnedFd, from: &str, to: &str) -> nix::Result<(
 /// is opened without blocking and checked through the handle it was opened by, so what is read
 /// is what was checked; a symlink counts as what it points to.
 pub(crate) fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    read_regular_if(path, cap, |_| true)
+}
+
+/// [`read_regular`] of a file `keep` takes, given the metadata of the handle the file was
+/// opened by (so what it checked is what is read: a file swapped after a look is not). A file
+/// it does not take is an error (`PermissionDenied`), read no further.
+pub(crate) fn read_regular_if(
+    path: &Path,
+    cap: u64,
+    keep: impl FnOnce(&std::fs::Metadata) -> bool,
+) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -252,6 +267,9 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
             std::io::ErrorKind::InvalidInput,
             format!("it is {kind}, not a regular file"),
         ));
+    }
+    if !keep(&file.metadata()?) {
+        return Err(std::io::ErrorKind::PermissionDenied.into());
     }
     let mut bytes = Vec::new();
     file.take(cap + 1).read_to_end(&mut bytes)?;

@@ -75,6 +75,36 @@ fn merge_reports_refuses_a_shard_report_over_its_cap() {
     assert!(!d.path().join("out.json").exists() && !d.path().join("h").exists());
 }
 
+/// Shard reports over 512 MiB together are refused before any is read (each under its own
+/// cap: three 38 MB shards used to cost 904 MB): exit 2, the total and the cap named, nothing
+/// written. The files are sparse (110 MiB each, no disk used), refused by their sizes.
+#[test]
+fn merge_reports_refuses_shard_reports_over_512_mib_together() {
+    let d = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for i in 1..=5 {
+        let name = format!("s{i}.json");
+        let f = std::fs::File::create(d.path().join(&name)).unwrap();
+        f.set_len(110 * 1024 * 1024).unwrap();
+        names.push(name);
+    }
+    let mut args: Vec<&str> = names.iter().map(String::as_str).collect();
+    args.extend(["--report", "json=out.json", "--report", "html=h"]);
+    let (code, stderr) = merge(d.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "the shard reports are 550 MiB together, more than the 512 MiB merge-reports reads"
+        ),
+        "{stderr}"
+    );
+    assert!(!d.path().join("out.json").exists() && !d.path().join("h").exists());
+    // Under a directory, the same.
+    let (code, stderr) = merge(d.path(), &[".", "--report", "json=out.json"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("550 MiB together"), "{stderr}");
+}
+
 /// A 13 MB shard whose outputs are a long list of small numbers (the shape that costs a parsed
 /// tree the most: 32 bytes a number) merges within 400 MB of address space: the shard is parsed
 /// once, its outputs kept as the text they are.

@@ -168,6 +168,58 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
     nothing_written(&outside);
 }
 
+/// A page that starts 110 downloads (a wall of frames, each loading an attachment) leaves 100
+/// in the flow's artifacts: the ones past the flow's bound (100 downloads, 1 GiB) are cancelled
+/// as they begin, whatever a finished one left is removed, and the flow notes it on the console
+/// and in its report. The flow waits for the server to have sent all 110 before it ends.
+#[test]
+fn a_flows_downloads_are_bounded_and_the_rest_noted() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: many downloads
+web_server:
+  command: [python3, "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}"
+steps:
+  - open: "{{{{ web_server.url }}}}/many-downloads.html?n=110"
+  - exec:
+      command: [python3, -c, "import json, time, urllib.request as u; [time.sleep(0.05) for _ in iter(lambda: json.load(u.urlopen('{{{{ web_server.url }}}}/served'))['downloads'] < 110, False)]"]
+    timeout: 60s
+"#,
+            echo = fixture("echo_server.py").display(),
+            site = fixture("site").display()
+        ),
+    );
+    let r = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let downloads = d.path().join("art/001-many-downloads/downloads");
+    let names: Vec<String> = std::fs::read_dir(&downloads)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 100, "{names:?}");
+    assert!(
+        names.iter().all(|n| n.starts_with("report")),
+        "each kept one named, none left as its id: {names:?}"
+    );
+    let note = r.report["flows"][0]["downloads_not_kept"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.starts_with(
+            "10 download(s) past the flow's bound (100 downloads, 1024 MiB in all) cancelled and not kept"
+        ),
+        "{}",
+        r.report
+    );
+    assert!(r.stderr.contains(&format!("note: {note}")), "{}", r.stderr);
+}
+
 /// A web server that prints one enormous line with no newline (17 MB, more than the log keeps,
 /// holding a secret where a cut falls) and exits: runner's memory grows by little while it
 /// reads it, the log keeps at most 16 MiB and says it was truncated, the failure's excerpt

@@ -220,6 +220,7 @@ pub(crate) async fn replay(
         server_log: None,
         trace: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     });
     Ok(Replayed {

@@ -190,6 +190,7 @@ pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResu
         server_log: None,
         trace: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

@@ -15,7 +15,7 @@ use crate::step::url_secrets::{hide_url_secrets, shown_url};
 /// The (profile, binary) pairs the agent steps of these flows use.
 fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
     let (registry, _) = super::validate::load_registry(&[]);
-    let Ok(files) = super::files::collect(flows) else {
+    let Ok(super::files::Collected { files, .. }) = super::files::collect(flows) else {
         return Vec::new();
     };
     let mut loader = crate::config::flows::Loader::new(&registry);

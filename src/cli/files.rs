@@ -5,35 +5,27 @@ use std::path::{Path, PathBuf};
 use crate::config::document::Format;
 use crate::source::Diagnostic;
 
+/// The files to work on, and what was left out on the way (each once).
+#[derive(Debug, Default)]
+pub(crate) struct Collected {
+    pub(crate) files: Vec<PathBuf>,
+    /// A symlink under a directory that leads outside it, not followed, in words.
+    pub(crate) notes: Vec<String>,
+}
+
 /// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
 /// directories, `target`, `node_modules` and atlas directories skipped), sorted for a
-/// deterministic order.
-pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
-    let mut out = Vec::new();
+/// deterministic order. A symlink under a directory is followed only where it stays inside the
+/// directory (a link to `/` would walk the whole machine, `/sys` without end; a link to `/usr`
+/// would take thousands of files nobody meant); one that leads out is left out, said once.
+pub(crate) fn collect(paths: &[PathBuf]) -> Result<Collected, Vec<Diagnostic>> {
+    let mut out = Collected::default();
     let mut errors = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut found: Vec<PathBuf> = walkdir::WalkDir::new(p)
-                .follow_links(true)
-                .into_iter()
-                .filter_entry(|e| e.depth() == 0 || !skipped_dir(e.path()))
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
-                // The project file is settings, not a flow (validate checks it on its own).
-                .filter(|e| {
-                    !crate::config::project::NAMES
-                        .iter()
-                        .any(|n| e.file_name() == std::ffi::OsStr::new(n))
-                })
-                .map(|e| {
-                    let p = e.into_path();
-                    p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)
-                })
-                .collect();
-            found.sort();
-            out.extend(found);
+            out.files.extend(walk(p, &mut out.notes));
         } else if p.exists() {
-            out.push(p.clone());
+            out.files.push(p.clone());
         } else {
             errors.push(
                 Diagnostic::file_error(p.display().to_string(), "no such file or directory")
@@ -46,6 +38,50 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>
     } else {
         Err(errors)
     }
+}
+
+/// The flow files under `dir`, sorted; a symlink leading outside it is noted, not followed.
+/// (walkdir tells a loop of links from a tree, and it is left out as an error entry.)
+fn walk(dir: &Path, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let leads_out = |e: &walkdir::DirEntry, notes: &mut Vec<String>| {
+        if !e.path_is_symlink() {
+            return false;
+        }
+        let Ok(to) = std::fs::canonicalize(e.path()) else {
+            return false;
+        };
+        if to.starts_with(&root) {
+            return false;
+        }
+        let shown = e.path().strip_prefix(".").unwrap_or(e.path());
+        notes.push(format!(
+            "{} leads outside {} (to {}): not followed",
+            shown.display(),
+            dir.display(),
+            to.display()
+        ));
+        true
+    };
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !(skipped_dir(e.path()) || leads_out(e, notes)))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
+        // The project file is settings, not a flow (validate checks it on its own).
+        .filter(|e| {
+            !crate::config::project::NAMES
+                .iter()
+                .any(|n| e.file_name() == std::ffi::OsStr::new(n))
+        })
+        .map(|e| {
+            let p = e.into_path();
+            p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 fn skipped_dir(p: &Path) -> bool {

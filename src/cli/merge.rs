@@ -57,10 +57,16 @@ fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
 /// inside its report's folder holds two.
 fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Report)>, CliError> {
     use sha2::Digest;
+    within_total(&found)?;
     let mut seen: Vec<(Option<usize>, Vec<u8>)> = Vec::new();
     let mut out = Vec::new();
+    let mut read = 0;
     for Found { path, under } in found {
         let text = read_shard(&path)?;
+        read += text.len() as u64;
+        if read > MAX_SHARDS_TOTAL {
+            return Err(too_much(read));
+        }
         let digest = sha2::Sha256::digest(text.as_bytes()).to_vec();
         if under.is_some() && seen.iter().any(|(u, d)| *u == under && *d == digest) {
             continue;
@@ -158,6 +164,34 @@ pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError>
 /// The largest shard report read (128 MiB): far more than a run of thousands of flows writes,
 /// and little enough to merge in a few hundred MB (outputs stay the text they are).
 const MAX_SHARD_REPORT: u64 = 128 * 1024 * 1024;
+
+/// The most shard input read in all (512 MiB): four shards at their cap. Each report is held
+/// parsed until the merge, so the shards' total, not each one's size, bounds the memory.
+const MAX_SHARDS_TOTAL: u64 = 512 * 1024 * 1024;
+
+/// The error of shard input over [`MAX_SHARDS_TOTAL`] (`bytes` of it, or more).
+fn too_much(bytes: u64) -> CliError {
+    CliError::Usage(format!(
+        "the shard reports are {} MiB together, more than the {} MiB merge-reports reads (merge fewer at a time, or name the reports rather than directories that hold other JSON files)",
+        bytes.div_ceil(1024 * 1024),
+        MAX_SHARDS_TOTAL / 1024 / 1024
+    ))
+}
+
+/// Refuses shard input over [`MAX_SHARDS_TOTAL`] by the files' sizes, before any is read (what
+/// is read is counted again as it is read: a file may grow).
+fn within_total(found: &[Found]) -> Result<(), CliError> {
+    let total: u64 = found
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum();
+    if total > MAX_SHARDS_TOTAL {
+        return Err(too_much(total));
+    }
+    Ok(())
+}
 
 /// A shard's report: a regular file (a FIFO would block the read for ever), of at most
 /// [`MAX_SHARD_REPORT`] bytes (told by its size before it is read, and by the bytes read: a file

@@ -44,6 +44,8 @@ pub(crate) struct Settings {
     pub(crate) servers: Option<crate::config::project::ServersSpec>,
     /// The project file's `[atlas] fingerprint`: how a new atlas tells states apart.
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
+    /// The project file used, if any (the run names it first).
+    pub(crate) project_file: Option<PathBuf>,
 }
 
 impl Settings {
@@ -109,6 +111,7 @@ impl Settings {
             browser: browser.cloned(),
             servers: project.as_ref().and_then(project::Project::servers),
             fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
+            project_file: project.as_ref().map(|p| p.path.clone()),
         })
     }
 }
@@ -118,11 +121,14 @@ impl Settings {
 /// (`run --watch` is `watch::run`, on the same parts.)
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
+    if let Some(file) = &s.project_file {
+        reporter.project_file(file);
+    }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
-    let flows = load(&s, &registry, &overrides)?;
+    let flows = load(&s, &registry, &overrides, Some(reporter))?;
     warn_unused_vars(&overrides, &flows, reporter);
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
@@ -296,8 +302,13 @@ pub(super) fn load(
     s: &Settings,
     registry: &Registry,
     overrides: &Map<String, Value>,
+    warn: Option<&Reporter>,
 ) -> Result<Vec<Arc<LoadedFlow>>, CliError> {
-    let paths = flow_files(s)?;
+    let found = flow_files(s)?;
+    if let Some(r) = warn {
+        found.notes.iter().for_each(|n| r.warn(n));
+    }
+    let paths = found.files;
     let mut loader = Loader::new(registry)
         .with_vars(overrides.keys().chain(s.vars.keys()).cloned())
         .with_timeouts(s.timeouts.0.clone(), s.timeouts.1.clone())
@@ -326,18 +337,16 @@ pub(super) fn load(
 }
 
 /// The flow files under the run's paths: files as given, and the flows under directories
-/// (not their profiles or `_partial` sub-flows).
-pub(super) fn flow_files(s: &Settings) -> Result<Vec<PathBuf>, CliError> {
-    Ok(files::collect(&s.paths)
-        .map_err(CliError::invalid)?
-        .into_iter()
-        .filter(|p| {
-            s.paths.contains(p)
-                || !(files::is_profile(p)
-                    || p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with('_')))
-        })
-        .collect())
+/// (not their profiles or `_partial` sub-flows); with what the walk left out.
+pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
+    let mut found = files::collect(&s.paths).map_err(CliError::invalid)?;
+    found.files.retain(|p| {
+        s.paths.contains(p)
+            || !(files::is_profile(p)
+                || p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('_')))
+    });
+    Ok(found)
 }
 
 /// When the selection is empty: a pass for a shard left empty (a CI matrix may have more

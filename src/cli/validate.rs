@@ -44,7 +44,10 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
         .unwrap_or_default();
     profile_dirs.extend(args.profiles.iter().cloned());
     let files = match files::collect(&paths) {
-        Ok(f) => f,
+        Ok(f) => {
+            f.notes.iter().for_each(|n| reporter.warn(n));
+            f.files
+        }
         Err(d) => {
             reporter.diagnostics(&d, args.format);
             return Outcome::ProblemsFound;

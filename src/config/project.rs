@@ -95,6 +95,8 @@ pub(crate) struct ProjectFile {
 #[derive(Debug, Clone)]
 pub(crate) struct Project {
     pub(crate) dir: PathBuf,
+    /// The file itself (in `dir`): what the run names as the one it uses.
+    pub(crate) path: PathBuf,
     pub(crate) file: ProjectFile,
     /// The file as read: run-time errors in its `[[web_server]]` templates point into it.
     pub(crate) doc: std::sync::Arc<document::Document>,
@@ -157,7 +159,12 @@ impl Project {
     }
 }
 
-/// The nearest project file at or above `start`; `None` when there is none.
+/// The nearest project file at or above `start`, up to the repository's root (the directory
+/// holding `.git`: a folder, or a file in a worktree or a submodule); `None` when there is none.
+/// A file above the repository is another project's, or anyone's (`/tmp/runner.toml`): as Git
+/// stops its own search at a repository, this one stops there. The file found must be the
+/// user's own (see [`crate::fs::distrust`]): another's is refused, not skipped, so the run
+/// does not go on with other settings than the user thinks.
 pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
     for dir in start.ancestors() {
         for name in NAMES {
@@ -166,13 +173,38 @@ pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
                 return load(&path).map(Some);
             }
         }
+        if dir.join(".git").symlink_metadata().is_ok() {
+            break;
+        }
     }
     Ok(None)
 }
 
-/// Reads and checks a project file.
+/// Reads and checks a project file, refusing one that is not the user's own.
 pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
-    let doc = document::read(path)?;
+    let name = path.display().to_string();
+    let mut why = None;
+    let read = crate::fs::read_regular_if(path, document::MAX_FILE_SIZE, |meta| {
+        why = crate::fs::distrust(meta);
+        why.is_none()
+    });
+    if let Some(why) = why {
+        return Err(vec![
+            Diagnostic::file_error(
+                &name,
+                format!("runner does not use this project file: {why}"),
+            )
+            .with_help(why.help(&name)),
+        ]);
+    }
+    let bytes = read.map_err(|e| {
+        vec![Diagnostic::file_error(
+            &name,
+            format!("cannot read the file: {e}"),
+        )]
+    })?;
+    let format = document::Format::of(path).unwrap_or(document::Format::Toml);
+    let doc = document::parse_bytes(path, bytes, format)?;
     let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     checked(doc, dir)
 }
@@ -209,8 +241,10 @@ pub(super) fn checked(doc: document::Document, dir: PathBuf) -> Result<Project, 
         .ok()
         .and_then(|cwd| dir.strip_prefix(&cwd).ok().map(Path::to_path_buf))
         .unwrap_or(dir);
+    let path = dir.join(Path::new(doc.file.name()).file_name().unwrap_or_default());
     Ok(Project {
         dir,
+        path,
         file,
         doc: std::sync::Arc::new(doc),
     })

@@ -148,6 +148,7 @@ fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
         server_log: None,
         trace: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

@@ -99,6 +99,8 @@ pub(crate) async fn run_in(
             .settle_downloads(crate::browser::driver::downloads::FINISH_GRACE)
             .await;
     }
+    // (Masked: it names a page's URL, which may carry a secret.)
+    let downloads_not_kept = browser.downloads_note().await.map(|n| masker.mask(&n));
     // The one teardown path: every return above ends here.
     crate::agent::stop_flow(browser.name()).await;
     if let Some(s) = &setup.server {
@@ -121,6 +123,7 @@ pub(crate) async fn run_in(
             .map(|l| l.display().to_string()),
         trace: None,
         server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
+        downloads_not_kept,
         state: None,
     };
     match ran {

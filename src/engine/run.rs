@@ -349,6 +349,7 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
         server_log: None,
         trace: None,
         server_log_not_kept: None,
+        downloads_not_kept: None,
         state: None,
     }
 }

@@ -3,6 +3,7 @@
 //! duration), each failure at its check's line in the flow file.
 
 mod check;
+mod redirect;
 mod send;
 mod step;
 

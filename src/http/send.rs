@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use indexmap::IndexMap;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use super::redirect;
 use crate::config::model::{RequestOptions, Scalar};
 use crate::step::{ErrorKind, StepError};
 
@@ -29,22 +30,16 @@ pub(super) struct Response {
     pub(super) truncated: bool,
 }
 
-/// The client that follows redirects (up to 10, as reqwest's default) and the one that does
-/// not: built once, their connection pools shared by every flow.
-fn client(follow: bool) -> Result<&'static reqwest::Client, StepError> {
-    static FOLLOW: OnceLock<reqwest::Client> = OnceLock::new();
-    static STAY: OnceLock<reqwest::Client> = OnceLock::new();
-    let cell = if follow { &FOLLOW } else { &STAY };
-    if let Some(c) = cell.get() {
+/// The client: it follows no redirect itself (see [`redirect`]) and sends no `Referer`. Built
+/// once, its connection pool shared by every flow.
+fn client() -> Result<&'static reqwest::Client, StepError> {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    if let Some(c) = CLIENT.get() {
         return Ok(c);
     }
-    let policy = if follow {
-        reqwest::redirect::Policy::limited(10)
-    } else {
-        reqwest::redirect::Policy::none()
-    };
     let built = reqwest::Client::builder()
-        .redirect(policy)
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
         .user_agent(concat!("runner/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| {
@@ -53,43 +48,13 @@ fn client(follow: bool) -> Result<&'static reqwest::Client, StepError> {
                 format!("cannot set up the HTTP client: {}", chain(&e)),
             )
         })?;
-    Ok(cell.get_or_init(|| built))
+    Ok(CLIENT.get_or_init(|| built))
 }
 
-/// Sends the request; waits at most `timeout` for the whole response.
+/// Sends the request, following redirects when asked (at most [`redirect::MAX_REDIRECTS`]);
+/// waits at most `timeout` for the whole answer, redirects and all.
 pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Response, StepError> {
     let what = format!("{} {}", o.method, o.url);
-    let method = reqwest::Method::from_bytes(o.method.as_bytes()).map_err(|_| {
-        StepError::new(
-            ErrorKind::CommandFailed,
-            format!("`{}` is not an HTTP method", o.method),
-        )
-        .in_part("method")
-    })?;
-    let url = reqwest::Url::parse(&o.url).map_err(|e| {
-        StepError::new(
-            ErrorKind::CommandFailed,
-            format!("`{}` is not a URL: {e}", o.url),
-        )
-        .in_part("url")
-    })?;
-    let mut rb = client(o.follow_redirects)?
-        .request(method, url)
-        .timeout(timeout)
-        .headers(headers(&o.headers)?);
-    if !o.query.is_empty() {
-        rb = rb.query(&pairs(&o.query));
-    }
-    if let Some(j) = &o.json {
-        if !has_header(&o.headers, "content-type") {
-            rb = rb.header(CONTENT_TYPE, "application/json");
-        }
-        rb = rb.body(j.to_string());
-    } else if let Some(f) = &o.form {
-        rb = rb.form(&pairs(f));
-    } else if let Some(b) = &o.body {
-        rb = rb.body(b.clone());
-    }
     let start = Instant::now();
     let failed = |e: reqwest::Error| {
         if e.is_timeout() {
@@ -104,7 +69,31 @@ pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Respon
             StepError::new(ErrorKind::CommandFailed, format!("{what}: {}", chain(&e)))
         }
     };
-    let mut resp = rb.send().await.map_err(failed)?;
+    let mut hop = first_hop(o)?;
+    let mut redirects = 0;
+    let mut resp = loop {
+        let left = timeout.saturating_sub(start.elapsed());
+        let resp = request(&hop, o, left)?.send().await.map_err(failed)?;
+        let Some(next) = o
+            .follow_redirects
+            .then(|| redirect::next(&hop, resp.status(), resp.headers()))
+            .flatten()
+        else {
+            break resp;
+        };
+        redirects += 1;
+        if redirects > redirect::MAX_REDIRECTS {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "{what}: more than {} redirects (the last to {})",
+                    redirect::MAX_REDIRECTS,
+                    next.url
+                ),
+            ));
+        }
+        hop = next;
+    };
     let status = resp.status().as_u16();
     let final_url = resp.url().to_string();
     let headers = read_headers(resp.headers());
@@ -135,6 +124,61 @@ pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Respon
         duration_ms,
         truncated,
     })
+}
+
+/// The first request: the step's method, URL (its `query` added) and headers (with the JSON
+/// body's type when the flow gives none).
+fn first_hop(o: &RequestOptions) -> Result<redirect::Hop, StepError> {
+    let method = reqwest::Method::from_bytes(o.method.as_bytes()).map_err(|_| {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            format!("`{}` is not an HTTP method", o.method),
+        )
+        .in_part("method")
+    })?;
+    let mut url = reqwest::Url::parse(&o.url).map_err(|e| {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            format!("`{}` is not a URL: {e}", o.url),
+        )
+        .in_part("url")
+    })?;
+    if !o.query.is_empty() {
+        url.query_pairs_mut().extend_pairs(pairs(&o.query));
+    }
+    let mut headers = headers(&o.headers)?;
+    if o.json.is_some() && !has_header(&o.headers, "content-type") {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    Ok(redirect::Hop {
+        method,
+        url,
+        headers,
+        body: true,
+    })
+}
+
+/// The request of one hop, its body the step's when it goes along.
+fn request(
+    hop: &redirect::Hop,
+    o: &RequestOptions,
+    timeout: Duration,
+) -> Result<reqwest::RequestBuilder, StepError> {
+    let mut rb = client()?
+        .request(hop.method.clone(), hop.url.clone())
+        .timeout(timeout)
+        .headers(hop.headers.clone());
+    if !hop.body {
+        return Ok(rb);
+    }
+    if let Some(j) = &o.json {
+        rb = rb.body(j.to_string());
+    } else if let Some(f) = &o.form {
+        rb = rb.form(&pairs(f));
+    } else if let Some(b) = &o.body {
+        rb = rb.body(b.clone());
+    }
+    Ok(rb)
 }
 
 /// The request's headers; a name or value HTTP does not allow is the step's error, at it.

@@ -310,6 +310,9 @@ impl Listener for Console {
             r.status.as_str(),
             secs(r.duration)
         );
+        if let Some(note) = &r.downloads_not_kept {
+            text.push_str(&format!("\n  note: {}", clean(note)));
+        }
         if let Some(e) = &r.error {
             let msg = clean(&e.message).replace('\n', "\n    ");
             text.push_str(&format!("\n  {}: {msg}", e.kind.as_str()));

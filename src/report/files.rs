@@ -1,8 +1,10 @@
 //! The report files a run (or `atlas verify`) writes: `--report junit=PATH`, `json=PATH`,
 //! `html=DIR`. Written whole or not at all (write, then rename). A path the user gives is taken
 //! as given (its folders made, links and all, like a shell's `> file`), and the file is replaced
-//! (a symlink in its place too, never written through); what runner makes inside an HTML
-//! report's folder (`assets/` and the files in it) follows no symlink there.
+//! (a symlink in its place too, never written through); a FIFO, a character device or
+//! `/dev/stdout` is written through, a directory or a socket refused (see
+//! [`crate::fs::write_named`]); what runner makes inside an HTML report's folder (`assets/` and
+//! the files in it) follows no symlink there.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -27,18 +29,40 @@ pub(crate) enum ReportTarget {
 
 impl ReportTarget {
     /// Parses `--report KIND=PATH` values.
+    /// A path that holds what no report can be written to (a directory, a socket) is refused
+    /// here, before anything runs.
     pub(crate) fn parse_all(specs: &[String]) -> Result<Vec<ReportTarget>, String> {
         specs
             .iter()
-            .map(|s| match s.split_once('=') {
-                Some(("junit", p)) if !p.is_empty() => Ok(ReportTarget::Junit(PathBuf::from(p))),
-                Some(("json", p)) if !p.is_empty() => Ok(ReportTarget::Json(PathBuf::from(p))),
-                Some(("html", p)) if !p.is_empty() => Ok(ReportTarget::Html(PathBuf::from(p))),
-                _ => Err(format!(
-                    "invalid --report `{s}`: expected junit=PATH, json=PATH or html=DIR"
-                )),
+            .map(|s| {
+                let target = match s.split_once('=') {
+                    Some(("junit", p)) if !p.is_empty() => ReportTarget::Junit(PathBuf::from(p)),
+                    Some(("json", p)) if !p.is_empty() => ReportTarget::Json(PathBuf::from(p)),
+                    Some(("html", p)) if !p.is_empty() => ReportTarget::Html(PathBuf::from(p)),
+                    _ => {
+                        return Err(format!(
+                            "invalid --report `{s}`: expected junit=PATH, json=PATH or html=DIR"
+                        ));
+                    }
+                };
+                match target.problem() {
+                    Some(why) => Err(format!("invalid --report `{s}`: {why}")),
+                    None => Ok(target),
+                }
             })
             .collect()
+    }
+
+    /// Why this report could not be written where it is asked for; `None` when it can.
+    fn problem(&self) -> Option<String> {
+        match self {
+            ReportTarget::Junit(p) | ReportTarget::Json(p) => crate::fs::named_file_problem(p),
+            ReportTarget::Html(dir) => match std::fs::metadata(dir) {
+                Ok(m) if !m.is_dir() => Some(format!("{} is not a directory", dir.display())),
+                Ok(_) => crate::fs::named_file_problem(&dir.join("index.html")),
+                Err(_) => None,
+            },
+        }
     }
 
     /// Writes this report of a report document (a run's, or shards' merged); what was left out
@@ -89,12 +113,8 @@ fn write_with(
     path: &Path,
     f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), ReportError> {
-    let err = |source| ReportError {
+    crate::fs::write_named(path, f).map_err(|source| ReportError {
         path: path.to_path_buf(),
         source,
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(err)?;
-    }
-    crate::fs::write_atomic_with(path, f).map_err(err)
+    })
 }

@@ -71,6 +71,9 @@ pub(crate) struct Flow {
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log_not_kept: Option<String>,
+    /// Downloads past the flow's bound, cancelled and not kept: how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) downloads_not_kept: Option<String>,
     /// An atlas replay's check of the state it arrived at, when it differs from the recorded
     /// one: what was expected and what was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,6 +266,7 @@ impl Report {
             web_server_log: None,
             trace: None,
             web_server_log_not_kept: None,
+            downloads_not_kept: None,
             state: None,
             reads: Reads::Own,
         }));
@@ -348,6 +352,7 @@ mod tests {
             server_log: None,
             trace: None,
             server_log_not_kept: None,
+            downloads_not_kept: None,
             state: None,
         };
         let s = Summary::of(

@@ -112,6 +112,12 @@ impl Reporter {
         }
     }
 
+    /// The first line of a run that takes settings from a project file: which one (a file
+    /// found upward from the working directory is not always the one the user thinks of).
+    pub(crate) fn project_file(&self, path: &std::path::Path) {
+        self.err(&format!("using {}\n", path.display()));
+    }
+
     /// A warning line (`warning: ...`): something suspicious that does not stop the run.
     pub(crate) fn warn(&self, message: &str) {
         self.err(&format!("warning: {message}\n"));

@@ -178,6 +178,10 @@ pub(crate) struct FlowResult {
         rename = "web_server_log_not_kept"
     )]
     pub(crate) server_log_not_kept: Option<String>,
+    /// Downloads past the flow's bound, cancelled and not kept: how many (see
+    /// `browser::driver::cdp::download_cap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) downloads_not_kept: Option<String>,
     /// An atlas replay's check of the state it arrived at, when it differs from the one
     /// recorded (`atlas::StateDiff` as JSON: the route, elements added, removed or renamed,
     /// data drift).

@@ -18,8 +18,10 @@ use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+mod download_cap;
 mod error;
 mod health;
+pub(crate) use download_cap::{MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS};
 pub(crate) use error::CdpError;
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -79,6 +81,8 @@ pub(crate) struct Link {
     endpoint: std::sync::OnceLock<String>,
     /// `Browser.download*` events read so far, oldest first.
     downloads: std::sync::Mutex<Vec<Value>>,
+    /// The bound on the current flow's downloads (see `download_cap`).
+    cap: std::sync::Mutex<Option<download_cap::Cap>>,
     on_event: OnEvent,
 }
 
@@ -102,6 +106,7 @@ impl Cdp {
             silent: AtomicBool::new(false),
             endpoint: std::sync::OnceLock::new(),
             downloads: std::sync::Mutex::new(Vec::new()),
+            cap: std::sync::Mutex::new(None),
             on_event,
         });
         let reader = tokio::spawn(read(stream, link.clone()));
@@ -324,13 +329,15 @@ impl Cdp {
     }
 
     /// Saves the downloads of context `ctx` into `dir`, each as its download's id (`allowAndName`),
-    /// and reports them (`Browser.downloadWillBegin`, `downloadProgress`).
+    /// and reports them (`Browser.downloadWillBegin`, `downloadProgress`), bounded (see
+    /// `download_cap`).
     pub(crate) async fn save_downloads(
         &self,
         ctx: &str,
         dir: &std::path::Path,
         timeout: Duration,
     ) -> Result<(), CdpError> {
+        self.cap_downloads(ctx);
         self.call(
             "Browser.setDownloadBehavior",
             json!({
@@ -548,6 +555,7 @@ async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
         }
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         if method.starts_with("Browser.download") {
+            link.watch_download(&msg);
             if let Ok(mut d) = link.downloads.lock() {
                 d.push(msg);
             }

@@ -103,17 +103,47 @@ impl Downloads {
     }
 
     /// Gives the finished downloads no step took their suggested names, secrets masked (at the
-    /// end of the flow); one that did not finish keeps its download id for a name.
+    /// end of the flow); one that did not finish keeps its download id for a name. What a
+    /// download past the flow's bound left (it finished before its cancel came) is removed.
     pub(crate) async fn finish(&mut self, masker: &Masker) {
         let _ = self.refresh().await;
+        let over = self.cdp.downloads_over_cap();
+        for guid in &over {
+            // (By name in the folder made safe: a link there is removed, never followed.)
+            for name in [guid.clone(), format!("{guid}.crdownload")] {
+                let _ = std::fs::remove_file(self.at.dir.join(name));
+            }
+        }
         for d in self
             .seen
             .iter()
-            .filter(|d| !d.taken && d.state == "completed")
+            .filter(|d| !d.taken && d.state == "completed" && !over.contains(&d.guid))
         {
             // (One that cannot be moved keeps its download id for a name.)
             let _ = self.name(d, masker);
         }
+    }
+
+    /// Whether download `guid` went past the flow's bound (and was cancelled).
+    pub(crate) fn over_cap(&self, guid: &str) -> bool {
+        self.cdp.downloads_over_cap().iter().any(|g| g == guid)
+    }
+
+    /// What the flow notes when downloads went past its bound: how many, the first's URL.
+    pub(crate) fn note(&self) -> Option<String> {
+        let over = self.cdp.downloads_over_cap();
+        let first = over.first()?;
+        let url = self
+            .seen
+            .iter()
+            .find(|d| d.guid == *first)
+            .map_or_else(String::new, |d| format!(", the first of {}", d.url));
+        Some(format!(
+            "{} download(s) past the flow's bound ({} downloads, {} MiB in all) cancelled and not kept{url}",
+            over.len(),
+            super::cdp::MAX_DOWNLOADS,
+            super::cdp::MAX_DOWNLOAD_BYTES / 1024 / 1024
+        ))
     }
 }
 

@@ -282,6 +282,14 @@ impl FlowBrowser {
         }
     }
 
+    /// What the flow notes of its downloads (some went past its bound), when it has any.
+    pub(crate) async fn downloads_note(&self) -> Option<String> {
+        match &*self.state.lock().await {
+            Slot::Ready(l) => l.session.downloads.as_ref()?.note(),
+            _ => None,
+        }
+    }
+
     /// Ends the flow's context (its tabs, dialogs, downloads and storage go with it) and gives
     /// the browser back; a browser that does not answer, or whose daemon may still be busy with
     /// a command that did not finish, is closed instead and the next flow gets a fresh one.

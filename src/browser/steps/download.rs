@@ -82,6 +82,7 @@ async fn run(
             .find(|x| fresh(x) && (href.is_none() || urls.contains(&x.url)))
             .cloned();
         match mine {
+            Some(x) if downloads.over_cap(&x.guid) => return Err(past_bound(&x.url)),
             Some(x) if x.state == "completed" => break x,
             Some(x) if x.state == "canceled" => {
                 return Err(StepError::new(
@@ -144,6 +145,18 @@ fn keep(
         ))
     })?;
     Ok(dest)
+}
+
+/// The error of a step whose download went past the flow's bound (and was cancelled).
+fn past_bound(url: &str) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "the download of {url} was canceled: the flow's downloads reached their bound ({} downloads, {} MiB in all)",
+            crate::browser::driver::cdp::MAX_DOWNLOADS,
+            crate::browser::driver::cdp::MAX_DOWNLOAD_BYTES / 1024 / 1024
+        ),
+    )
 }
 
 /// The downloads that began during the step but are not its, for its error.

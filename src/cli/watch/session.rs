@@ -35,6 +35,9 @@ type Loaded = Result<(Vec<Arc<LoadedFlow>>, Map<String, Value>), CliError>;
 /// with the command line (a flag, a filter, the profiles) ends it at once, as `run`.
 pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
     let s = Settings::of(args)?;
+    if let Some(file) = &s.project_file {
+        reporter.project_file(file);
+    }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
     let filter = Filter::new(args)?;
@@ -227,8 +230,13 @@ impl Watch<'_> {
     fn load(&mut self) -> Loaded {
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
-            .and_then(|vars| Ok((load(&self.s, &self.registry, &vars)?, vars)));
+            .and_then(|vars| {
+                // What the walk leaves out is said at the first pass, not at each.
+                let warn = self.first.then_some(self.reporter);
+                Ok((load(&self.s, &self.registry, &vars, warn)?, vars))
+            });
         let mut known: BTreeSet<PathBuf> = flow_files(&self.s)
+            .map(|f| f.files)
             .unwrap_or_default()
             .iter()
             .map(|f| absolute(f))

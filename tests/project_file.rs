@@ -1,0 +1,117 @@
+//! Which `runner.toml` a run takes its settings from (issue 27, round four: A), as Git learnt
+//! with `safe.directory` (CVE-2022-24765): the search upward stops at the repository's root (a
+//! directory holding `.git`); a file another user owns, or one others may change, is refused
+//! (exit 2, naming the file and why), never used and never skipped in silence; and the run says
+//! which file it used.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::common::{output, runner, write};
+
+/// A passing flow `ok.yaml` in `dir` (made).
+fn ok_flow(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    write(dir, "ok.yaml", "name: ok\nsteps:\n  - exec: [\"true\"]\n");
+}
+
+/// A runner.toml in `dir` whose run-level server would leave `marker` behind when started.
+fn planted(dir: &Path, marker: &Path) -> std::path::PathBuf {
+    write(
+        dir,
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"x\"\ncommand = [\"sh\", \"-c\", \"touch {}; exec python3 -m http.server $PORT --bind 127.0.0.1\"]\nport = \"auto\"\n",
+            marker.display()
+        ),
+    )
+}
+
+/// `runner run ok.yaml` in `dir`: (exit code, stderr).
+fn run_ok(dir: &Path) -> (i32, String) {
+    let mut c = runner(dir);
+    c.args(["run", "ok.yaml", "--artifacts", "art"]);
+    let (code, _, stderr) = output(c);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (code, stderr)
+}
+
+#[test]
+fn the_search_for_runner_toml_stops_at_the_repository_root_and_the_run_names_its_file() {
+    let d = tempfile::tempdir().unwrap();
+    let marker = d.path().join("started");
+    planted(d.path(), &marker);
+    let repo = d.path().join("victim");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let project = repo.join("project");
+    ok_flow(&project);
+    // Above the repository's root: not looked at.
+    let (code, stderr) = run_ok(&project);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!marker.exists(), "the runner.toml above .git was used");
+    assert!(!stderr.contains("runner.toml"), "{stderr}");
+    // `.git` may be a file (a worktree, a submodule): the root all the same.
+    std::fs::remove_dir(repo.join(".git")).unwrap();
+    write(&repo, ".git", "gitdir: ../elsewhere\n");
+    let (code, stderr) = run_ok(&project);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!marker.exists(), "the runner.toml above .git was used");
+    // One at the root is used, and named first.
+    write(&repo, "runner.toml", "jobs = 1\n");
+    let (code, stderr) = run_ok(&project);
+    assert_eq!(code, 0, "{stderr}");
+    let named = format!("using {}\n", repo.join("runner.toml").display());
+    assert!(stderr.starts_with(&named), "{stderr}");
+    // In the working directory, named as it is there.
+    write(&project, "runner.toml", "jobs = 1\n");
+    let (code, stderr) = run_ok(&project);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("using runner.toml\n"), "{stderr}");
+}
+
+#[test]
+fn a_runner_toml_others_may_change_is_refused_naming_the_file_and_why() {
+    let d = tempfile::tempdir().unwrap();
+    let marker = d.path().join("started");
+    let file = planted(d.path(), &marker);
+    let project = d.path().join("victim/project");
+    ok_flow(&project);
+    let refused = |why: &str| {
+        let (code, stderr) = run_ok(&project);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(!marker.exists(), "the refused runner.toml was used");
+        let line = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
+        assert!(line.contains(&file.display().to_string()), "{stderr}");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+        // `validate` refuses it alike.
+        let mut c = runner(&project);
+        c.args(["validate", "ok.yaml"]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+    };
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    refused("anyone may change it");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("not root: a file of another user or group cannot be made here");
+        return;
+    }
+    // The attack as found: a file of `nobody`'s in a directory above, run by root.
+    let nobody = nix::unistd::Uid::from_raw(65534);
+    nix::unistd::chown(&file, Some(nobody), None).unwrap();
+    refused("it is owned by nobody (uid 65534), not by you or root");
+    // Root's, but writable by a group others are in.
+    let shared = nix::unistd::Group::from_name("users")
+        .unwrap()
+        .expect("a `users` group");
+    nix::unistd::chown(&file, Some(nix::unistd::Uid::from_raw(0)), Some(shared.gid)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o664)).unwrap();
+    refused("its group (users) may change it");
+    // Not writable by that group: used.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    write(d.path(), "runner.toml", "jobs = 1\n");
+    let (code, stderr) = run_ok(&project);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("using "), "{stderr}");
+}

@@ -1,0 +1,90 @@
+//! What `--report KIND=PATH` does to what is already at PATH (issue 27, round four: C): a
+//! regular file is replaced whole (as before); a FIFO, a character device (`/dev/null`) and
+//! `/dev/stdout` are written through, as a shell's `>` writes, never replaced; a directory or a
+//! socket is refused before the run, naming it (exit 2).
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+use crate::common::{output, runner, write};
+
+/// A passing flow `ok.yaml` in `dir`.
+fn ok_flow(dir: &Path) {
+    write(dir, "ok.yaml", "name: ok\nsteps:\n  - exec: [\"true\"]\n");
+}
+
+/// `runner run ok.yaml` in `dir` with these `--report`s: (exit code, stdout, stderr).
+fn run_with(dir: &Path, reports: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    c.args(["run", "ok.yaml", "--artifacts", "art"]);
+    for r in reports {
+        c.args(["--report", r]);
+    }
+    let r = output(c);
+    assert!(!r.2.contains("panicked"), "{}", r.2);
+    r
+}
+
+#[test]
+fn a_fifo_report_path_is_written_through_not_replaced() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    let fifo = d.path().join("myfifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    // The reader is there before the run (opened without waiting for a writer); the report,
+    // a few kilobytes, fits in the pipe, so it is read once the run is over.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(&fifo)
+        .unwrap();
+    let (code, _, stderr) = run_with(d.path(), &["json=myfifo"]);
+    assert_eq!(code, 0, "{stderr}");
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).expect("the report, whole");
+    assert_eq!(report["summary"]["passed"], 1, "{report}");
+}
+
+#[test]
+fn dev_null_and_dev_stdout_are_written_through() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    let (code, stdout, stderr) = run_with(d.path(), &["junit=/dev/null", "json=/dev/stdout"]);
+    assert_eq!(code, 0, "{stderr}");
+    let null = std::fs::symlink_metadata("/dev/null").unwrap().file_type();
+    assert!(null.is_char_device(), "/dev/null was replaced: {null:?}");
+    let out = std::fs::symlink_metadata("/dev/stdout")
+        .unwrap()
+        .file_type();
+    assert!(out.is_symlink(), "/dev/stdout was replaced: {out:?}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("the report on stdout");
+    assert_eq!(report["summary"]["passed"], 1, "{report}");
+}
+
+#[test]
+fn a_report_path_that_is_a_directory_or_a_socket_is_refused_before_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    std::fs::create_dir(d.path().join("adir")).unwrap();
+    let _socket = std::os::unix::net::UnixListener::bind(d.path().join("sock")).unwrap();
+    for (report, says) in [
+        ("json=adir", "adir is a directory"),
+        ("junit=sock", "sock is a socket"),
+    ] {
+        let (code, _, stderr) = run_with(d.path(), &[report]);
+        assert_eq!(code, 2, "{report}: {stderr}");
+        assert!(stderr.contains(says), "{report}: {stderr}");
+        assert!(
+            !stderr.contains("▶ ok"),
+            "{report}: the run started: {stderr}"
+        );
+    }
+    assert!(d.path().join("adir").is_dir());
+    let sock = std::fs::symlink_metadata(d.path().join("sock")).unwrap();
+    assert!(sock.file_type().is_socket());
+}
