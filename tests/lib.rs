@@ -60,5 +60,6 @@ mod silent_browsers;
 mod suites;
 mod todomvc_react;
 mod untrusted;
+mod untrusted_steps;
 mod untrusted_stores;
 mod watch;

@@ -23,6 +23,7 @@ mod runtime;
 mod server;
 mod start;
 mod subflow;
+mod trail;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;

@@ -172,6 +172,28 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
     })
 }
 
+/// The step an answer (or an `act` step's outputs, which repeat it) means, as a flow writes it:
+/// `(action key, value)`, what an atlas records of the `act`; `None` for one that is no step.
+pub(crate) fn as_step(answer: &Value) -> Option<(&'static str, Value)> {
+    let sel = || answer.get("selector").filter(|s| s.is_object()).cloned();
+    let value = || answer.get("value").and_then(Value::as_str).map(Value::from);
+    let kind = answer.get("action_type")?.as_str()?;
+    Some(match kind {
+        "click" => ("click", sel()?),
+        "dblclick" => ("dblclick", sel()?),
+        "hover" => ("hover", sel()?),
+        "focus" => ("focus", sel()?),
+        "check" => ("check", sel()?),
+        "uncheck" => ("uncheck", sel()?),
+        "fill" => ("fill", json!({ "target": sel()?, "value": value()? })),
+        "type" => ("type", json!({ "target": sel()?, "value": value()? })),
+        "select" => ("select", json!({ "target": sel()?, "value": value()? })),
+        "press" => ("press", value()?),
+        "open" => ("open", value()?),
+        _ => return None,
+    })
+}
+
 /// The verbs the resolver knows, and which roles each can act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verb {
