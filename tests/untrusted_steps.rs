@@ -262,3 +262,106 @@ fn a_test_an_agent_or_the_agent_cache_writes_may_only_act_on_the_page() {
     assert!(!pwned.exists(), "the cached exec ran");
     assert!(!saved.exists(), "the refused test was saved");
 }
+
+/// Every file under `dir` that holds `text`.
+fn files_holding(dir: &Path, text: &str) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            std::fs::read(e.path()).is_ok_and(|b| String::from_utf8_lossy(&b).contains(text))
+        })
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+/// An `act`'s answer is an agent's text or a cache file's (whose key, the instruction and the
+/// page's path, anyone can forge): one that opens a `file:` URL or a page of another site is
+/// refused, and nothing of it reaches the artifacts or the report (a cached `open` of
+/// `file:///etc/passwd` used to pass, the file then in the failure snapshot and the HTML
+/// report); a page on the app's own origin opens.
+#[test]
+fn an_act_answer_opens_only_pages_of_the_app() {
+    let d = tempfile::tempdir().unwrap();
+    let server = Server::serve(&crate::common::fixture("site"));
+    write(
+        d.path(),
+        "f.yaml",
+        "name: act\nsteps:\n  - open: \"{{ env.SITE_URL }}/index.html\"\n  - id: ask\n    act: { intent: \"sign me in, please: the Sign in or Log in button\", profile: fake-claude }\n",
+    );
+    let run = |cache: &str, more: &[&str]| {
+        crate::common::flow_run(d.path())
+            .env("SITE_URL", &server.url)
+            .args(crate::agents::with_profiles(
+                &[&["f.yaml", "--agent-cache", cache][..], more].concat(),
+            ))
+            .with(|c| crate::agents::agent_env(c, d.path()))
+            .run_within(LIMIT)
+    };
+    let r = run("read-write", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let entry = crate::untrusted_stores::cache_entry(d.path());
+    let clean = read_json(&entry);
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let first_line = passwd.lines().next().unwrap().to_string();
+    for (i, url) in [
+        "file:///etc/passwd",
+        "http://127.0.0.2:9/",
+        "https://example.com/",
+        "javascript:alert(1)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut v = clean.clone();
+        v["answer"] = json!({"action_type": "open", "value": url, "confidence": 1});
+        write_json(&entry, &v);
+        let (art, html) = (format!("art{i}"), format!("h{i}"));
+        let r = run(
+            "read-only",
+            &["--artifacts", &art, "--report", &format!("html={html}")],
+        );
+        assert_eq!(r.code, 1, "{url}: {}", r.stderr);
+        let e = crate::untrusted_stores::error_of(&r, "ask");
+        assert!(
+            e.contains(&format!("the cached answer opens `{url}`: an `act` may open only http(s) pages on the origin of the page it is on or of the run's web servers ({})", server.url)),
+            "{url}: {e}"
+        );
+        for dir in [&art, &html] {
+            let found = files_holding(&d.path().join(dir), &first_line);
+            assert!(found.is_empty(), "{url}: /etc/passwd in {found:?}");
+        }
+    }
+    // A page of the app: opened.
+    let mut v = clean.clone();
+    v["answer"] = json!({"action_type": "open", "value": format!("{}/inputs.html", server.url), "confidence": 1});
+    write_json(&entry, &v);
+    let r = run("read-only", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        crate::common::step(&r.report, "ask")["outputs"]["action_type"],
+        "open"
+    );
+}
+
+/// `explore` opens only an http(s) page: a `file:` URL is refused before anything runs.
+#[test]
+fn explore_opens_only_http_pages() {
+    let d = tempfile::tempdir().unwrap();
+    for url in [
+        "file:///etc/passwd",
+        "data:text/html,hi",
+        "chrome://version",
+    ] {
+        let mut c = runner(d.path());
+        c.args(["explore", url, "--atlas", "atl"]);
+        let (code, out, err) = output_within(c, LIMIT);
+        assert_eq!(code, 2, "{url}: {out}{err}");
+        assert!(
+            err.contains("explore opens only http(s) pages"),
+            "{url}: {err}"
+        );
+        assert!(!d.path().join("atl").exists(), "{url}: an atlas was made");
+    }
+}
