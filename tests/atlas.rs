@@ -597,9 +597,11 @@ fn a_damaged_atlas_is_reported_not_shown_as_whole() {
 }
 
 #[test]
-fn explore_teleports_through_recorded_exec_and_expect_steps() {
-    // `link_state` records `exec` and `expect` steps into edges; explore replays those edges
-    // through the engine, so it can go on from a state that lies behind them.
+fn explore_teleports_through_recorded_edges_that_keep_only_page_steps() {
+    // `link_state` records what acts on the page or checks it into edges (an `expect`'s page
+    // checks, not its template condition; no `exec`: an atlas's steps may not reach beyond the
+    // page); explore replays those edges through the engine, so it can go on from a state that
+    // lies behind them.
     let d = tempfile::tempdir().unwrap();
     let site = site_copy(d.path());
     let server = Server::serve(&site);
@@ -613,6 +615,7 @@ steps:
   - link_state: home
   - exec: ["true"]
   - expect: { that: "{{ 1 == 1 }}" }
+  - expect: { title: { equals: Atlas home }, that: "{{ 2 == 2 }}" }
   - click: { role: link, text: About us }
   - link_state: about
 "#,
@@ -630,8 +633,13 @@ steps:
     let edge =
         std::fs::read_to_string(d.path().join(format!("atlas/edges/{home}/about/flow.yaml")))
             .unwrap();
-    assert!(
-        edge.contains("\"exec\"") && edge.contains("\"expect\""),
+    let steps: Value = serde_json::from_str::<Value>(&edge).unwrap()["steps"].clone();
+    assert_eq!(
+        steps,
+        serde_json::json!([
+            {"expect": {"title": {"equals": "Atlas home"}}},
+            {"click": {"role": "link", "text": "About us"}},
+        ]),
         "{edge}"
     );
     // Give the state behind that edge something left to explore.

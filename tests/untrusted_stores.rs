@@ -13,10 +13,10 @@ use crate::agents::{agent_env, with_profiles};
 use crate::common::{Ran, fixture, flow_run, output_within, runner, step, write};
 
 /// Long enough for a run with a browser on a loaded machine; a hang is killed at it.
-const LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const LIMIT: Duration = Duration::from_secs(60);
 
 /// `a.yaml`: a home page and the page its link `go b` leads to, recorded into `./atl`.
-fn atlas_flow(d: &Path) {
+pub(crate) fn atlas_flow(d: &Path) {
     std::fs::create_dir_all(d.join("site")).unwrap();
     write(
         &d.join("site"),
@@ -36,7 +36,7 @@ fn atlas_flow(d: &Path) {
 }
 
 /// Records `a.yaml` once into `./atl`; the ids of its two nodes, home's first.
-fn record(d: &Path) -> (String, String) {
+pub(crate) fn record(d: &Path) -> (String, String) {
     let r = flow_run(d).arg("a.yaml").run_within(LIMIT);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let mut home = None;
@@ -60,7 +60,7 @@ fn fifo(p: &Path) {
     nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRWXU).unwrap();
 }
 
-fn error_of(r: &Ran, id: &str) -> String {
+pub(crate) fn error_of(r: &Ran, id: &str) -> String {
     step(&r.report, id)["error"]["message"]
         .as_str()
         .unwrap_or_else(|| panic!("no error on {id}: {}", r.stderr))
@@ -234,7 +234,7 @@ fn sigterm_while_waiting_for_the_atlas_lock_ends_the_run_at_once() {
 const ASK: &str = "  - id: ask\n    act: { intent: \"sign me in, please: the Sign in or Log in button\", profile: fake-claude }\n  - expect: { text: { target: \"#out\", equals: \"Hello\" } }\n";
 
 /// `f.yaml`: an `act` the fake claude agent answers, on the fixture site.
-fn act_flow(d: &Path) {
+pub(crate) fn act_flow(d: &Path) {
     write(
         d,
         "f.yaml",
@@ -245,7 +245,7 @@ fn act_flow(d: &Path) {
     );
 }
 
-fn act_run(d: &Path, cache: &str) -> Ran {
+pub(crate) fn act_run(d: &Path, cache: &str) -> Ran {
     flow_run(d)
         .args(with_profiles(&["f.yaml", "--agent-cache", cache]))
         .with(|c| agent_env(c, d))
@@ -253,7 +253,7 @@ fn act_run(d: &Path, cache: &str) -> Ran {
 }
 
 /// The one cached `intent` answer.
-fn cache_entry(d: &Path) -> std::path::PathBuf {
+pub(crate) fn cache_entry(d: &Path) -> std::path::PathBuf {
     let dir = d.join(".runner/cache/skills/intent");
     let names = names_in(&dir);
     assert_eq!(names.len(), 1, "{names:?}");

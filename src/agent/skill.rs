@@ -218,6 +218,8 @@ pub(crate) struct Answer {
     /// The items dropped from it, each named with the reason (`frontier_tasks[3] (drag
     /// text=Add to cart): ...`); kept in the cache with it, so a replay says so too.
     pub(crate) dropped: Vec<String>,
+    /// The cache file it was read from; `None`: the agent gave it in this run.
+    pub(crate) cached: Option<PathBuf>,
 }
 
 /// The hex name of a question: the cache file's, and in its agent logs' names.
@@ -280,6 +282,7 @@ fn answer_of(skill: Skill, v: &Value) -> Option<Answer> {
     skill.check(&answer).is_empty().then_some(Answer {
         value: answer,
         dropped,
+        cached: None,
     })
 }
 
@@ -357,8 +360,9 @@ pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer
     let entry = entry(env, c.skill, &c.key);
     if c.use_cache
         && let Ok(Some(v)) = &entry
-        && let Some(answer) = answer_of(c.skill, v)
+        && let Some(mut answer) = answer_of(c.skill, v)
     {
+        answer.cached = Some(cache_file(&env.cache_dir, c.skill, &c.key));
         return Ok(answer);
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
@@ -438,6 +442,7 @@ fn usable(c: &SkillCall<'_>, mut value: Value) -> Result<Answer, Vec<String>> {
     Ok(Answer {
         value,
         dropped: sifted.dropped,
+        cached: None,
     })
 }
 

@@ -10,7 +10,7 @@ use super::fingerprint::{Fingerprint, fingerprint};
 use super::settle::{Awaited, Reading, settled_snapshot};
 use super::store::{Atlas, Ensured, State};
 use crate::browser::{Command, Session};
-use crate::config::model::{LinkState, Step};
+use crate::config::model::{Action, LinkState, Step};
 use crate::step::{Masker, StepError};
 
 /// What a flow has done since its last `link_state`: the steps run (templates rendered, secrets
@@ -22,11 +22,23 @@ pub(crate) struct Trail {
 }
 
 impl Trail {
-    /// Adds a step that ran (see [`recorded`]).
-    pub(crate) fn push(&mut self, step: &Step, rendered: Value) {
-        if let Some(r) = recorded(step, rendered) {
-            self.steps.push(r);
+    /// Adds a step that ran, as the flow step `{key: value}` (its action as a flow writes it,
+    /// with the `name` it shows under, if it has one of its own); a step that does not act on
+    /// the page nor check it is not recorded (see `Action::recorded_in_atlas`).
+    pub(crate) fn push(&mut self, step: &Step, name: Option<String>, key: &str, mut value: Value) {
+        if !step.action.recorded_in_atlas() {
+            return;
         }
+        // An `expect`'s template condition is the flow's own business: its page checks go in.
+        if let (Action::Expect(_), Some(m)) = (&step.action, value.as_object_mut()) {
+            m.remove("that");
+        }
+        let mut m = serde_json::Map::new();
+        if let Some(n) = name {
+            m.insert("name".into(), json!(n));
+        }
+        m.insert(key.into(), value);
+        self.steps.push(Value::Object(m));
     }
 }
 
@@ -235,18 +247,4 @@ async fn shoot<'a>(session: &mut Session, path: &'a Path, timeout: Duration) -> 
         .await
         .ok()
         .map(|_| path)
-}
-
-/// The step as it goes into an edge's flow: its action with templates rendered (secrets as
-/// references) and its name; `None` for steps that do not act on the page's state.
-fn recorded(step: &Step, rendered: Value) -> Option<Value> {
-    if !step.action.recorded_in_atlas() {
-        return None;
-    }
-    let mut m = serde_json::Map::new();
-    if let Some(n) = &step.name {
-        m.insert("name".into(), json!(n));
-    }
-    m.insert(step.action.key().into(), rendered);
-    Some(Value::Object(m))
 }

@@ -4,6 +4,7 @@
 //! data (drift, reported).
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -184,9 +185,22 @@ pub(crate) async fn replay(
     base_url: Option<&str>,
     timeout: Duration,
 ) -> Result<Replayed, AtlasError> {
-    let mut flow = match start {
-        Start::Fresh => export_flow(atlas, node, base_url)?,
-        Start::Parent => export_last_link(atlas, node, base_url)?,
+    let flow = match start {
+        Start::Fresh => export_flow(atlas, node, base_url),
+        Start::Parent => export_last_link(atlas, node, base_url),
+    };
+    // A path holding a step runner does not run fails its node, as a step that fails does.
+    let mut flow = match flow {
+        Err(AtlasError::Refused(message)) => {
+            let arrival = Arrival::Failed { message };
+            return Ok(Replayed {
+                node_id: node.to_string(),
+                flow: not_reached(atlas, node, &arrival),
+                arrival,
+                diff: None,
+            });
+        }
+        other => other?,
     };
     bound_steps(&mut flow, timeout);
     let expected = Expected::of(atlas, node)?;
@@ -204,31 +218,22 @@ pub(crate) async fn replay(
             (Some(r), arrival, diff)
         }
     };
-    let flow = flow.unwrap_or_else(|| FlowResult {
-        name: format!("reach {node}"),
-        file: atlas.root.clone(),
-        status: FlowStatus::Failed,
-        duration: Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(StepError::new(
-            ErrorKind::CommandFailed,
-            arrival.describe(node),
-        )),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: std::time::Duration::ZERO,
-        server_log: None,
-        trace: None,
-        server_log_not_kept: None,
-        downloads_not_kept: None,
-        state: None,
-    });
+    let flow = flow.unwrap_or_else(|| not_reached(atlas, node, &arrival));
     Ok(Replayed {
         node_id: node.to_string(),
         flow,
         arrival,
         diff,
     })
+}
+
+/// The result of a replay whose flow did not run: failed, saying why.
+fn not_reached(atlas: &Atlas, node: &str, arrival: &Arrival) -> FlowResult {
+    not_run(
+        format!("reach {node}"),
+        atlas.root.clone(),
+        StepError::new(ErrorKind::CommandFailed, arrival.describe(node)),
+    )
 }
 
 /// Gives every step of `flow` that sets no `timeout` of its own at most `timeout`: the flow's
@@ -299,5 +304,25 @@ fn failure(r: &FlowResult) -> String {
         ),
         (None, Some(e)) => e.message.clone(),
         (None, None) => format!("the replay {}", r.status.as_str()),
+    }
+}
+
+/// A flow that did not get to run: failed, saying why.
+pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
+    FlowResult {
+        name,
+        file,
+        status: FlowStatus::Failed,
+        duration: Duration::ZERO,
+        steps: Vec::new(),
+        error: Some(error),
+        flaky: false,
+        retry_errors: Vec::new(),
+        setup: Duration::ZERO,
+        server_log: None,
+        server_log_not_kept: None,
+        trace: None,
+        downloads_not_kept: None,
+        state: None,
     }
 }

@@ -9,12 +9,15 @@ use serde_json::{Value, json};
 use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
 use super::fingerprint::origin;
+use super::replay::not_run;
 use super::replay::{Driver, Replayed, bound_steps};
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError};
-use super::verify::{Checks, not_run, verify};
-use crate::agent::{Skill, SkillCall, call_skill, keep, keep_item};
+use super::verify::{Checks, verify};
+use crate::agent::{Skill, SkillCall, call_skill, keep_item};
+use crate::config::stored::{admit_flow, admit_steps};
 use crate::step::{ErrorKind, FlowResult, StepError};
+use crate::template::{literal_value, unbraced};
 
 /// What `atlas test` did.
 pub(crate) struct Tested {
@@ -99,7 +102,8 @@ pub(crate) async fn test(
 }
 
 /// The flow of one test idea: written by the agent (then checked and saved), or the one an
-/// earlier run saved.
+/// earlier run saved. Neither is the user's own file: its steps may only act on the page
+/// (`config::stored`), refused otherwise, naming the file or the answer and the step.
 async fn flow_for(
     driver: &mut dyn Driver,
     atlas: &Atlas,
@@ -109,29 +113,21 @@ async fn flow_for(
     file: &std::path::Path,
 ) -> Result<Value, StepError> {
     let Some(agent) = agent else {
-        let text = atlas.read_text(file)?.ok_or_else(|| {
-            StepError::new(
-                ErrorKind::Skill,
-                format!(
-                    "no test written for this idea yet ({} is missing): give `atlas test` an agent (--agent PROFILE) to write it",
-                    file.display()
-                ),
-            )
-        })?;
-        return serde_json::from_str(&text).map_err(|e| {
-            StepError::new(
-                ErrorKind::CommandFailed,
-                format!(
-                    "{} is not the JSON `atlas test` writes: {e}",
-                    file.display()
-                ),
-            )
-        });
+        return saved_test(atlas, file);
     };
     // Saved with the atlas's recorded origin, as `atlas export` writes a path: `pointed` takes
     // it to the server of each run.
     let reach = export_flow(atlas, node, None)?;
     let snapshot = atlas.snapshot(node)?.unwrap_or_default();
+    // The agent's steps are text (its `{{` stays `{{`), and act on the page only: an answer
+    // that does more is refused, so the agent is asked again, and it is not cached.
+    let page_steps = |answer: &mut Value| {
+        if let Some(steps) = answer.get_mut("steps") {
+            literal_value(steps);
+        }
+        let steps = answer["steps"].as_array().map_or(&[][..], Vec::as_slice);
+        admit_steps(steps, "its steps")
+    };
     let call = SkillCall {
         skill: Skill::TestGeneration,
         input: json!({ "idea": idea, "flow": reach, "snapshot": snapshot }),
@@ -139,15 +135,29 @@ async fn flow_for(
         profile: agent.profile.as_deref(),
         variant: None,
         use_cache: true,
-        normalize: &keep,
+        normalize: &page_steps,
         fit_item: &keep_item,
     };
-    let answer = call_skill(&call, &agent.env).await?.value;
+    let answer = call_skill(&call, &agent.env).await?;
+    let steps = answer.value["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let from = match &answer.cached {
+        Some(entry) => format!("the cached `test_generation` answer {}", entry.display()),
+        None => format!(
+            "agent `{}`'s `test_generation` answer",
+            agent.profile.as_deref().unwrap_or_default()
+        ),
+    };
+    admit_steps(&steps, &from).map_err(|m| StepError::new(ErrorKind::Skill, m))?;
     let mut flow = reach;
-    flow["name"] = json!(idea["name"]);
-    let mut steps = flow["steps"].as_array().cloned().unwrap_or_default();
-    steps.extend(answer["steps"].as_array().cloned().unwrap_or_default());
-    flow["steps"] = Value::Array(steps);
+    // A flow's name takes no template: the idea's (the agent's words) loses its pairs.
+    flow["name"] = json!(unbraced(idea["name"].as_str().unwrap_or("test")));
+    flow["steps"]
+        .as_array_mut()
+        .expect("an exported flow has steps")
+        .extend(steps);
     // What the agent wrote runs only if runner would run it as a file.
     driver.check(&flow).map_err(|e| {
         StepError::new(
@@ -157,6 +167,31 @@ async fn flow_for(
     })?;
     let text = serde_json::to_string_pretty(&flow).unwrap_or_default() + "\n";
     atlas.write_file(file, text.as_bytes())?;
+    Ok(flow)
+}
+
+/// The test an earlier run saved as `file`, if runner runs it.
+fn saved_test(atlas: &Atlas, file: &std::path::Path) -> Result<Value, StepError> {
+    let text = atlas.read_text(file)?.ok_or_else(|| {
+        StepError::new(
+            ErrorKind::Skill,
+            format!(
+                "no test written for this idea yet ({} is missing): give `atlas test` an agent (--agent PROFILE) to write it",
+                file.display()
+            ),
+        )
+    })?;
+    let flow: Value = serde_json::from_str(&text).map_err(|e| {
+        StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "{} is not the JSON `atlas test` writes: {e}",
+                file.display()
+            ),
+        )
+    })?;
+    admit_flow(&flow, &file.display().to_string())
+        .map_err(|m| StepError::new(ErrorKind::CommandFailed, m))?;
     Ok(flow)
 }
 

@@ -10,15 +10,14 @@
 //! that arrives elsewhere (the page changed) still leads on: its steps ran.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
-use super::replay::{Arrival, Driver, Replayed, Start, replay};
+use super::replay::{Arrival, Driver, Replayed, Start, not_run, replay};
 use super::store::{Atlas, AtlasError};
-use crate::step::{ErrorKind, FlowResult, FlowStatus, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// How the paths are replayed.
 #[derive(Debug, Clone, Copy)]
@@ -172,25 +171,5 @@ fn unreached(atlas: &Atlas, node: &str, why: String) -> Replayed {
         ),
         arrival: Arrival::Failed { message },
         diff: None,
-    }
-}
-
-/// A flow that did not get to run: failed, saying why.
-pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
-    FlowResult {
-        name,
-        file,
-        status: FlowStatus::Failed,
-        duration: Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(error),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: Duration::ZERO,
-        server_log: None,
-        trace: None,
-        server_log_not_kept: None,
-        downloads_not_kept: None,
-        state: None,
     }
 }

@@ -61,6 +61,7 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
             // Asked for a node that is not there, or an atlas that is not one: the input.
             AtlasError::NotFound(_)
             | AtlasError::Broken { .. }
+            | AtlasError::Refused(_)
             | AtlasError::LinkExists { .. }
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => INVALID_INPUT,
@@ -107,6 +108,9 @@ mod tests {
                 existing: "b".into(),
                 target: "c".into(),
             })),
+            Err(CliError::Atlas(AtlasError::Refused(
+                "f: step 1 (`exec`)".into(),
+            ))),
             Err(CliError::Atlas(AtlasError::Fingerprint {
                 path: "p".into(),
                 has: "text",
@@ -140,6 +144,7 @@ mod tests {
                         AtlasError::Io { .. }
                         | AtlasError::NotFound(_)
                         | AtlasError::Broken { .. }
+                        | AtlasError::Refused(_)
                         | AtlasError::LinkExists { .. }
                         | AtlasError::Fingerprint { .. }
                         | AtlasError::Incomparable { .. },

@@ -28,8 +28,14 @@ pub(crate) struct ExploreArgs {
 }
 
 /// Credentials in the URL would be stored in the root's entry, in clear (and browsers drop
-/// them anyway).
-fn refuse_credentials(url: &str) -> Result<(), CliError> {
+/// them anyway); and an atlas's steps open only http(s) pages (`config::stored`), so explore
+/// starts from one.
+fn refuse_url(url: &str) -> Result<(), CliError> {
+    if !crate::config::stored::is_http(url) {
+        return Err(CliError::Usage(format!(
+            "explore opens only http(s) pages, not `{url}`: an atlas's steps may open no other (no `file:`, `data:` or browser pages)"
+        )));
+    }
     let authority = url.split_once("://").map_or("", |(_, rest)| {
         rest.split(['/', '?', '#']).next().unwrap_or("")
     });
@@ -67,7 +73,7 @@ fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, Cl
 
 /// `runner explore URL`.
 pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome, CliError> {
-    refuse_credentials(&args.url)?;
+    refuse_url(&args.url)?;
     let spec = super::servers::spec(&args.servers)?;
     super::servers::check_url(&args.url, spec.as_ref())?;
     let run_id = format!("explore-{}", std::process::id());

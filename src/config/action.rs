@@ -87,14 +87,65 @@ impl Action {
     }
 
     /// Whether a successful step of this kind goes into the atlas edge that the next
-    /// `link_state` records: what changes or checks the page's state, not bookkeeping.
+    /// `link_state` records: what acts on the page or checks it, as an atlas's steps may (see
+    /// [`Action::beyond_the_page`]); an `act` goes in as the step it resolved to.
     pub(crate) fn recorded_in_atlas(&self) -> bool {
         match self.family() {
-            // A request may change what the page shows (a POST that creates data), as `exec`.
-            Family::Browser | Family::Act | Family::Http => true,
-            Family::Core => matches!(self, Action::Expect(_) | Action::Exec(_)),
+            Family::Browser => self.beyond_the_page().is_none(),
+            Family::Act => true,
+            Family::Core => matches!(self, Action::Expect(e) if e.has_browser_checks()),
             // The steps inside are recorded one by one.
-            Family::Agent | Family::State | Family::Control => false,
+            Family::Agent | Family::State | Family::Control | Family::Http => false,
+        }
+    }
+
+    /// Why a step that does not come from the user's own files (an atlas's, an agent's answer,
+    /// the agent cache) may not be this action: it reaches beyond the page, to this machine or
+    /// the network, or it is code runner would evaluate. `None`: it acts on the page or checks
+    /// it, which a page could do itself.
+    pub(crate) fn beyond_the_page(&self) -> Option<&'static str> {
+        match self {
+            Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
+            | Action::Dispatch(_)
+            | Action::Snapshot(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Keyboard(_)
+            | Action::Scroll(_)
+            | Action::Select(_)
+            | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::Wait(_)
+            | Action::Screenshot(_)
+            | Action::Eval(_)
+            | Action::Inspect(_) => None,
+            Action::Expect(e) => e
+                .that
+                .as_ref()
+                .map(|_| "`expect.that` is a template condition, code runner would evaluate"),
+            Action::Upload(_) => Some("it hands files of this machine to the page"),
+            Action::Download(_) => Some("it writes a file on this machine"),
+            Action::State(_) => Some("it writes the browser's cookies and storage to a file"),
+            Action::Act(_) => Some("it asks an agent (or the agent cache) what to do"),
+            Action::Agent(_) | Action::StopAgent(_) => Some("it starts or stops an agent"),
+            Action::LinkState(_) => Some("it writes into an atlas"),
+            Action::Exec(_) => Some("it runs a command on this machine"),
+            Action::Request(_) => Some("it sends an HTTP request from this machine"),
+            Action::Set(_) => Some("it sets the flow's vars"),
+            Action::Log(_) => Some("it writes into the run's output"),
+            Action::RunFlow(_) => Some("it runs another flow file"),
+            Action::Each(_) | Action::Group(_) => Some("it holds steps of its own"),
         }
     }
 

@@ -20,6 +20,7 @@ mod scalar;
 pub(crate) mod schema;
 mod selector;
 pub(crate) mod server_flags;
+pub(crate) mod stored;
 mod suite;
 mod toml;
 pub(crate) mod trace_mode;

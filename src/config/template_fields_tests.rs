@@ -189,7 +189,7 @@ const RENDERED: &[Rendered] = &[
     },
     Rendered {
         by: "`atlas:`, before the first step",
-        proofs: &["explore_teleports_through_recorded_exec_and_expect_steps"],
+        proofs: &["explore_teleports_through_recorded_edges_that_keep_only_page_steps"],
         fields: &["flow file:/atlas", "flow flow:/atlas"],
     },
     Rendered {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::context::Scope;
 use super::plan::display_name;
-use super::render::{location, raw_action, template_error};
+use super::render::{location, template_error};
 use super::retry::Policy;
 use super::runtime::Runtime;
 use super::runtime::{Frame, StepCtx};
@@ -140,8 +140,11 @@ pub(crate) async fn run_step(
         ok => ok,
     };
     keep_outputs(frame, scope, step, &outcome, &mut result);
-    if outcome.is_ok() && frame.records_states && step.action.recorded_in_atlas() {
-        add_to_trail(rt, frame, scope, step, ptr);
+    if let Ok(outputs) = &outcome
+        && frame.records_states
+        && step.action.recorded_in_atlas()
+    {
+        super::trail::add_to_trail(rt, frame, scope, step, ptr, &name, outputs);
     }
     let passed = outcome.is_ok();
     if !passed && step.action.needs_browser() {
@@ -193,21 +196,6 @@ fn keep_outputs(
         }
         result.outputs = frame.masker.mask_value(outputs);
     }
-}
-
-/// Adds a step that passed to the trail the next `link_state` records as an edge.
-fn add_to_trail(rt: &Runtime, frame: &Frame<'_>, scope: &mut Scope, step: &Step, ptr: &str) {
-    let Some(raw) = raw_action(frame.loaded, ptr, step.action.key()) else {
-        return;
-    };
-    let ctx = scope.context();
-    let rendered = rt
-        .templates
-        .render_value(raw, &ctx)
-        .unwrap_or_else(|_| raw.clone());
-    scope
-        .trail
-        .push(step, for_the_atlas(raw, rendered, &frame.masker));
 }
 
 /// Saves what the browser showed when a browser step failed, and records the files in the
@@ -323,39 +311,6 @@ fn timed_out(cx: &StepCtx<'_>) -> StepError {
         format!("step timed out after {after}")
     };
     StepError::new(ErrorKind::Timeout, message)
-}
-
-/// A step's action as the atlas records it: rendered, except where the rendered value holds a
-/// secret (or something made of one, `| upper` included): there the template that produced it
-/// is kept, so no secret is written and a replay renders it again with its own secrets.
-fn for_the_atlas(raw: &Value, rendered: Value, masker: &crate::step::Masker) -> Value {
-    match (raw, rendered) {
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => Value::Array(
-            a.iter()
-                .zip(b)
-                .map(|(r, v)| for_the_atlas(r, v, masker))
-                .collect(),
-        ),
-        (Value::Object(a), Value::Object(b)) => Value::Object(
-            b.into_iter()
-                .map(|(k, v)| {
-                    let v = match a.get(&k) {
-                        Some(r) => for_the_atlas(r, v, masker),
-                        None => v,
-                    };
-                    (k, v)
-                })
-                .collect(),
-        ),
-        (raw, v) => {
-            let text = v.to_string();
-            if masker.mask(&text) == text {
-                v
-            } else {
-                raw.clone()
-            }
-        }
-    }
 }
 
 fn finish(

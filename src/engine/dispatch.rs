@@ -140,7 +140,7 @@ pub(crate) async fn run_family(
     match action.family() {
         Family::Browser => families::browser(cx, action).await,
         Family::Agent => families::agent(cx, action, scope).await,
-        Family::Act => families::act(cx, action).await,
+        Family::Act => families::act(cx, action, scope).await,
         Family::State => families::state(cx, action, scope).await,
         Family::Http => families::http(cx, action).await,
         Family::Core => builtins::run(cx, action, scope, children).await,

@@ -143,7 +143,11 @@ pub(crate) async fn http(cx: &StepCtx<'_>, action: Action) -> Result<Value, Step
 /// the cached element is still there (and alone), else from the built-in resolver, else from
 /// the `intent` skill of the step's agent profile (the answer then replaces the cached one);
 /// the answer becomes the runner step it names, which runs as written out would.
-pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepError> {
+pub(crate) async fn act(
+    cx: &StepCtx<'_>,
+    action: Action,
+    scope: &Scope,
+) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
     let Action::Act(a) = action else {
         return Err(not_in_family(&action, "act"));
@@ -169,7 +173,8 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
         page_timeout,
     };
     let env = skill_env(cx);
-    let (answer, source) = answer(&mut session, &env, &question, url, rt.agent_cache).await?;
+    let (answer, source) =
+        answer(&mut session, &env, &question, url.clone(), rt.agent_cache).await?;
     let errors = Skill::Intent.check(&answer);
     if !errors.is_empty() {
         return Err(StepError::new(
@@ -180,7 +185,33 @@ pub(crate) async fn act(cx: &StepCtx<'_>, action: Action) -> Result<Value, StepE
             ),
         ));
     }
+    // An agent's text or a cache file's (whose key anyone can forge) may take the flow to a
+    // page of the app it is on, not to any URL (`file:///etc/passwd` would land in the failure
+    // snapshot); the resolver's `open` is the flow's own instruction.
+    let whose = match source {
+        "cache" => Some("the cached answer"),
+        "agent" => Some("the agent's answer"),
+        _ => None,
+    };
+    let mut origins = vec![url];
+    origins.extend(server_urls(scope.web_server.as_ref()));
+    if let (Some(whose), Some(why)) = (whose, intent::open_refused(&answer, &origins)) {
+        return Err(StepError::new(ErrorKind::Skill, format!("{whose} {why}")));
+    }
     perform(cx, &mut session, &answer, source, page_timeout).await
+}
+
+/// The URLs of the run's web servers and the flow's own, as `web_server` holds them
+/// (`{url, port}`, and `{<name>: {url, port}}`).
+fn server_urls(web_server: Option<&Value>) -> Vec<String> {
+    let Some(Value::Object(m)) = web_server else {
+        return Vec::new();
+    };
+    let own = m.get("url").and_then(Value::as_str);
+    let named = m
+        .values()
+        .filter_map(|s| s.get("url").and_then(Value::as_str));
+    own.into_iter().chain(named).map(str::to_string).collect()
 }
 
 /// What an `act` asks.

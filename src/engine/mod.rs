@@ -25,6 +25,7 @@ mod server;
 mod start;
 mod subflow;
 mod trace;
+mod trail;
 
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;

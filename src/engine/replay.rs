@@ -1,6 +1,7 @@
 //! Running recorded atlas paths in process, for `atlas replay|verify` and `explore`: the engine's
-//! side of [`crate::atlas::Driver`]. Recorded steps run as any flow's steps do (`exec` and
-//! `expect.that` included), through the same loader checks and dispatch.
+//! side of [`crate::atlas::Driver`]. Recorded steps run as any flow's steps do, through the same
+//! loader checks and dispatch, once `config::stored` has admitted them: they come from outside
+//! the user's own files, so they may only act on the page.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -106,6 +107,10 @@ impl InProcess {
         let rt = &self.rt;
         let index = self.counts.runs.fetch_add(1, Ordering::Relaxed);
         let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
+        // Whatever the atlas hands over was read from outside the user's files (an atlas, an
+        // agent's answer, the agent cache, a page): it runs only if it acts on the page.
+        crate::config::stored::admit_flow(flow, &path.display().to_string())
+            .map_err(|m| StepError::new(ErrorKind::CommandFailed, m))?;
         let text = serde_json::to_string_pretty(flow).map_err(|e| {
             StepError::new(ErrorKind::Internal, format!("cannot write a flow: {e}"))
         })?;

@@ -379,6 +379,7 @@ mod tests {
             server_log: None,
             server_log_not_kept: None,
             trace: None,
+            downloads_not_kept: None,
             state: None,
         }
     }

@@ -76,6 +76,48 @@ pub(crate) fn tags(src: &str) -> Result<Vec<Tag>, minijinja::Error> {
     Ok(out)
 }
 
+/// Words the lexer reads as names that are the language's own.
+const KEYWORDS: &[&str] = &[
+    "and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None",
+];
+
+/// The names the tags of `src` read at their top level (`secrets` of `secrets.T | upper`), as
+/// minijinja's lexer reads them: each identifier but an attribute (after `.`), a filter's or a
+/// test's name (after `|`, `is`, `is not`), a keyword argument's (before `=`) and a keyword.
+pub(crate) fn names_read(src: &str) -> Result<Vec<String>, minijinja::Error> {
+    #[allow(clippy::default_constructed_unit_structs)]
+    let tokens: Vec<Token<'_>> = tokenize(
+        src,
+        false,
+        SyntaxConfig::default(),
+        WhitespaceConfig::default(),
+    )
+    .map(|t| t.map(|(token, _)| token))
+    .collect::<Result<_, _>>()?;
+    let mut out = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        let Token::Ident(name) = token else {
+            continue;
+        };
+        let before = i.checked_sub(1).map(|j| &tokens[j]);
+        let named_by_what_precedes = match before {
+            Some(Token::Dot | Token::Pipe | Token::Ident("is")) => true,
+            Some(Token::Ident("not")) => {
+                matches!(
+                    i.checked_sub(2).map(|j| &tokens[j]),
+                    Some(Token::Ident("is"))
+                )
+            }
+            _ => false,
+        };
+        let keyword_argument = matches!(tokens.get(i + 1), Some(Token::Assign));
+        if !named_by_what_precedes && !keyword_argument && !KEYWORDS.contains(name) {
+            out.push((*name).to_string());
+        }
+    }
+    Ok(out)
+}
+
 /// The code of the one `{{ expression }}` that `src` is, with only whitespace around it and no
 /// other tag (`{{ x }}` -> `x`); `None` for anything else, a template minijinja cannot read
 /// included.

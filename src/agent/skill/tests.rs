@@ -116,6 +116,7 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
     let answer = |value: &Value| Answer {
         value: value.clone(),
         dropped: Vec::new(),
+        cached: None,
     };
     store(&env, Skill::Intent, &key, &answer(&secret));
     assert_eq!(cached(&env, Skill::Intent, &key), None);

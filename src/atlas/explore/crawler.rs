@@ -185,7 +185,7 @@ mod tests {
             } else {
                 FlowStatus::Passed
             };
-            let mut r = crate::atlas::verify::not_run(
+            let mut r = crate::atlas::replay::not_run(
                 "t".into(),
                 "t".into(),
                 StepError::new(ErrorKind::CommandFailed, "broken"),

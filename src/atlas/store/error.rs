@@ -16,6 +16,10 @@ pub(crate) enum AtlasError {
     },
     #[error("the atlas is broken at {path}: {message}")]
     Broken { path: String, message: String },
+    /// A step the atlas holds that runner does not run (see `config::stored`): the message
+    /// names the file and the step.
+    #[error("{0}")]
+    Refused(String),
     #[error("no node `{0}` in the atlas")]
     NotFound(String),
     #[error(
@@ -45,6 +49,7 @@ impl From<AtlasError> for StepError {
             AtlasError::Io { .. } => ErrorKind::Environment,
             AtlasError::LinkExists { .. }
             | AtlasError::Broken { .. }
+            | AtlasError::Refused(_)
             | AtlasError::NotFound(_)
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => ErrorKind::CommandFailed,

@@ -100,15 +100,20 @@ impl Atlas {
     ) -> Result<Vec<(String, Vec<Value>)>, AtlasError> {
         let path = self.path_to_node(node)?;
         let root = path[0].node_id.clone();
-        let mut out = vec![(root.clone(), self.meta(&root)?.entry.unwrap_or_default())];
+        let entry = self.meta(&root)?.entry.unwrap_or_default();
+        admitted(&entry, &self.node_dir(&root).join("meta.json"))?;
+        let mut out = vec![(root.clone(), entry)];
         for (from, to) in path.iter().zip(path.iter().skip(1)) {
             let steps = match &from.script_path {
                 Some(script) => {
                     let flow: Value = self.read_json(script)?;
-                    flow.get("steps")
+                    let steps = flow
+                        .get("steps")
                         .and_then(Value::as_array)
                         .cloned()
-                        .unwrap_or_default()
+                        .unwrap_or_default();
+                    admitted(&steps, script)?;
+                    steps
                 }
                 None => Vec::new(),
             };
@@ -116,4 +121,11 @@ impl Atlas {
         }
         Ok(out)
     }
+}
+
+/// Steps read from `file` of the atlas, if runner runs them (an atlas is anyone's to edit:
+/// its steps may only act on the page, see `config::stored`).
+fn admitted(steps: &[Value], file: &std::path::Path) -> Result<(), AtlasError> {
+    crate::config::stored::admit_steps(steps, &file.display().to_string())
+        .map_err(AtlasError::Refused)
 }

@@ -172,6 +172,60 @@ pub(crate) fn to_action(answer: &Value) -> Result<Action, StepError> {
     })
 }
 
+/// Why an `open` answer may not be carried out, if it is one that may not: an answer is an
+/// agent's text or a cache file's, so it may open an http(s) page on the origin of one of
+/// `pages` (the current page's URL and the run's servers'), never another site nor a `file:`,
+/// `data:`, `javascript:` or browser page.
+pub(crate) fn open_refused(answer: &Value, pages: &[String]) -> Option<String> {
+    if answer.get("action_type").and_then(Value::as_str) != Some("open") {
+        return None;
+    }
+    let url = answer
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let origin = |u: &str| {
+        reqwest::Url::parse(u)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .map(|u| u.origin().ascii_serialization())
+    };
+    let allowed: Vec<String> = pages.iter().filter_map(|p| origin(p)).collect();
+    if origin(url).is_some_and(|o| allowed.contains(&o)) {
+        return None;
+    }
+    Some(format!(
+        "opens `{url}`: an `act` may open only http(s) pages on the origin of the page it is on or of the run's web servers ({})",
+        if allowed.is_empty() {
+            "none here".to_string()
+        } else {
+            allowed.join(", ")
+        }
+    ))
+}
+
+/// The step an answer (or an `act` step's outputs, which repeat it) means, as a flow writes it:
+/// `(action key, value)`, what an atlas records of the `act`; `None` for one that is no step.
+pub(crate) fn as_step(answer: &Value) -> Option<(&'static str, Value)> {
+    let sel = || answer.get("selector").filter(|s| s.is_object()).cloned();
+    let value = || answer.get("value").and_then(Value::as_str).map(Value::from);
+    let kind = answer.get("action_type")?.as_str()?;
+    Some(match kind {
+        "click" => ("click", sel()?),
+        "dblclick" => ("dblclick", sel()?),
+        "hover" => ("hover", sel()?),
+        "focus" => ("focus", sel()?),
+        "check" => ("check", sel()?),
+        "uncheck" => ("uncheck", sel()?),
+        "fill" => ("fill", json!({ "target": sel()?, "value": value()? })),
+        "type" => ("type", json!({ "target": sel()?, "value": value()? })),
+        "select" => ("select", json!({ "target": sel()?, "value": value()? })),
+        "press" => ("press", value()?),
+        "open" => ("open", value()?),
+        _ => return None,
+    })
+}
+
 /// The verbs the resolver knows, and which roles each can act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verb {

@@ -188,3 +188,40 @@ fn answers_become_steps() {
     assert_eq!(e.kind, ErrorKind::Skill);
     assert!(to_action(&json!({"action_type": "click", "confidence": 1})).is_err());
 }
+
+#[test]
+fn an_answer_opens_only_pages_of_the_app() {
+    let pages = ["http://127.0.0.1:8000/shop/cart".to_string()];
+    let open = |url: &str| json!({"action_type": "open", "value": url, "confidence": 1});
+    for ok in [
+        "http://127.0.0.1:8000/",
+        "http://127.0.0.1:8000/login?next=/",
+        "HTTP://127.0.0.1:8000/x",
+    ] {
+        assert_eq!(open_refused(&open(ok), &pages), None, "{ok}");
+    }
+    for bad in [
+        "file:///etc/passwd",
+        "http://127.0.0.1:8001/",
+        "https://127.0.0.1:8000/",
+        "http://127.0.0.1:8000@evil.example/",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "chrome://settings",
+        "/relative",
+        "",
+    ] {
+        let why = open_refused(&open(bad), &pages).unwrap_or_default();
+        assert!(
+            why.contains("http(s) pages on the origin") && why.contains("http://127.0.0.1:8000"),
+            "{bad}: {why}"
+        );
+    }
+    assert_eq!(
+        open_refused(
+            &json!({"action_type": "click", "selector": {"css": "#a"}}),
+            &pages
+        ),
+        None
+    );
+}
