@@ -79,7 +79,10 @@ fn a_runner_toml_others_may_change_is_refused_naming_the_file_and_why() {
     let refused = |why: &str| {
         let (code, stderr) = run_ok(&project);
         assert_eq!(code, 2, "{stderr}");
-        assert!(!marker.exists(), "the refused runner.toml was used");
+        assert!(
+            !marker.exists(),
+            "the refused runner.toml was used ({why}): {stderr}"
+        );
         let line = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
         assert!(line.contains(&file.display().to_string()), "{stderr}");
         assert!(stderr.contains(why), "{why}: {stderr}");
@@ -100,7 +103,17 @@ fn a_runner_toml_others_may_change_is_refused_naming_the_file_and_why() {
     // The attack as found: a file of `nobody`'s in a directory above, run by root.
     let nobody = nix::unistd::Uid::from_raw(65534);
     nix::unistd::chown(&file, Some(nobody), None).unwrap();
-    refused("it is owned by nobody (uid 65534), not by you or root");
+    refused("it is owned by nobody (uid 65534), not by you, root or the working directory's owner");
+    // A container's CI job: root runs in a checkout another uid owns, the file that uid's too.
+    nix::unistd::chown(&project, Some(nobody), None).unwrap();
+    let (code, stderr) = run_ok(&project);
+    nix::unistd::chown(&project, Some(nix::unistd::Uid::from_raw(0)), None).unwrap();
+    assert_eq!(
+        code, 0,
+        "the working directory's owner's file is used: {stderr}"
+    );
+    assert!(marker.exists(), "its server was not started: {stderr}");
+    std::fs::remove_file(&marker).unwrap();
     // Root's, but writable by a group others are in.
     let shared = nix::unistd::Group::from_name("users")
         .unwrap()

@@ -4,6 +4,7 @@
 //! override it. Checked against `schemas/config.schema.json` like any document, errors
 //! pointing at the line.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -166,11 +167,12 @@ impl Project {
 /// user's own (see [`crate::fs::distrust`]): another's is refused, not skipped, so the run
 /// does not go on with other settings than the user thinks.
 pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
+    let here = std::fs::metadata(start).ok().map(|m| m.uid());
     for dir in start.ancestors() {
         for name in NAMES {
             let path = dir.join(name);
             if path.is_file() {
-                return load(&path).map(Some);
+                return load_owned(&path, here).map(Some);
             }
         }
         if dir.join(".git").symlink_metadata().is_ok() {
@@ -181,11 +183,18 @@ pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
 }
 
 /// Reads and checks a project file, refusing one that is not the user's own.
+#[cfg(test)]
 pub(crate) fn load(path: &Path) -> Result<Project, Vec<Diagnostic>> {
+    load_owned(path, None)
+}
+
+/// Reads and checks a project file, refusing one that is neither the user's own nor owned by
+/// `also` (the working directory's owner).
+fn load_owned(path: &Path, also: Option<u32>) -> Result<Project, Vec<Diagnostic>> {
     let name = path.display().to_string();
     let mut why = None;
     let read = crate::fs::read_regular_if(path, document::MAX_FILE_SIZE, |meta| {
-        why = crate::fs::distrust(meta);
+        why = crate::fs::distrust(meta, also);
         why.is_none()
     });
     if let Some(why) = why {

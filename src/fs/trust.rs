@@ -3,7 +3,9 @@
 //! (`[[web_server]]`), so one that another user wrote, or may change, would run their commands
 //! as whoever runs runner, as Git's repository discovery would have before `safe.directory`
 //! (CVE-2022-24765). The rule is OpenSSH's for the files it trusts (`StrictModes`): owned by
-//! the user or by root, writable by neither others nor a group others are in, with Debian's
+//! the user or by root (or by the owner of the working directory: a CI job in a container runs
+//! as root in a checkout another uid owns, and the checkout's own file is as much the job's as
+//! its flows are), writable by neither others nor a group others are in, with Debian's
 //! allowance for a user-private group (a user's own group, named after them, with nobody else
 //! in it: where `umask 002` is the default, files are group-writable in it).
 
@@ -30,8 +32,14 @@ impl std::fmt::Display for Distrust {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Distrust::Owner { uid, name } => match name {
-                Some(n) => write!(f, "it is owned by {n} (uid {uid}), not by you or root"),
-                None => write!(f, "it is owned by uid {uid}, not by you or root"),
+                Some(n) => write!(
+                    f,
+                    "it is owned by {n} (uid {uid}), not by you, root or the working directory's owner"
+                ),
+                None => write!(
+                    f,
+                    "it is owned by uid {uid}, not by you, root or the working directory's owner"
+                ),
             },
             Distrust::Anyone { mode } => write!(f, "anyone may change it (mode {mode:04o})"),
             Distrust::Group { gid, name, mode } => {
@@ -56,10 +64,11 @@ impl Distrust {
     }
 }
 
-/// Why the file of `meta` is not the own of the user running runner; `None` when it is.
-pub(crate) fn distrust(meta: &std::fs::Metadata) -> Option<Distrust> {
+/// Why the file of `meta` is not the own of the user running runner (or of `also`, the owner of
+/// the working directory, when known); `None` when it is.
+pub(crate) fn distrust(meta: &std::fs::Metadata, also: Option<u32>) -> Option<Distrust> {
     let (uid, gid, mode) = (meta.uid(), meta.gid(), meta.mode() & 0o7777);
-    if uid != 0 && uid != nix::unistd::geteuid().as_raw() {
+    if uid != 0 && uid != nix::unistd::geteuid().as_raw() && Some(uid) != also {
         let name = User::from_uid(Uid::from_raw(uid))
             .ok()
             .flatten()
@@ -104,7 +113,7 @@ mod tests {
         std::fs::write(&f, "").unwrap();
         let with_mode = |mode: u32| {
             std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).unwrap();
-            distrust(&std::fs::metadata(&f).unwrap())
+            distrust(&std::fs::metadata(&f).unwrap(), None)
         };
         assert_eq!(with_mode(0o644), None);
         assert_eq!(with_mode(0o600), None);
