@@ -67,20 +67,14 @@ fn run_keeping_pid(mut c: std::process::Command) -> (u32, Option<i32>, String) {
 
 /// Processes started for this runner's browser sessions (they carry its socket directory).
 pub(crate) fn leftover_browser_processes(runner_pid: u32) -> Vec<String> {
-    let needle = format!(
-        "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-{}/{runner_pid}",
-        nix::unistd::getuid()
-    );
+    let dirs = crate::common::socket_dirs(runner_pid);
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+        let Ok(pid) = name.parse::<i32>() else {
             continue;
         };
-        if env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+        if crate::common::has_socket_dir(pid, &dirs) {
             let cmd = std::fs::read_to_string(e.path().join("cmdline"))
                 .unwrap_or_default()
                 .replace('\0', " ");
@@ -137,6 +131,9 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     );
     pids.extend(browser);
     assert!(pids.iter().all(|p| crate::common::pid_alive(*p)));
+    // The run's socket directory (the browser's profile in it, on a RAM disk) is there...
+    let dirs = crate::common::socket_dirs(child.id());
+    assert!(dirs.iter().any(|d| d.is_dir()), "{dirs:?}");
     crate::common::kill_9(child);
     assert!(
         crate::common::all_gone(&pids),
@@ -145,6 +142,12 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
             .filter(|p| crate::common::pid_alive(**p))
             .collect::<Vec<_>>()
     );
+    // ...and the guardian removes it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while dirs.iter().any(|d| d.exists()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(dirs.iter().all(|d| !d.exists()), "left: {dirs:?}");
 }
 
 #[test]

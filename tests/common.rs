@@ -330,6 +330,28 @@ pub(crate) fn step<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_jso
 }
 
 /// The agent-browser binary runner would use.
+/// Where the socket directory of the run of runner `pid` may be (`AGENT_BROWSER_SOCKET_DIR` of
+/// its daemons and browsers): its RAM-disk directory when the machine has a RAM disk with room,
+/// else under /tmp.
+pub(crate) fn socket_dirs(pid: u32) -> [PathBuf; 2] {
+    let uid = nix::unistd::getuid();
+    [
+        PathBuf::from(format!("/dev/shm/rnr-{uid}-{pid}")),
+        PathBuf::from(format!("/tmp/rnr-{uid}/{pid}")),
+    ]
+}
+
+/// Whether the environment of process `pid` names one of `dirs` as agent-browser's socket
+/// directory.
+pub(crate) fn has_socket_dir(pid: i32, dirs: &[PathBuf]) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+        env.split(|b| *b == 0).any(|kv| {
+            dirs.iter()
+                .any(|d| kv == format!("AGENT_BROWSER_SOCKET_DIR={}", d.display()).as_bytes())
+        })
+    })
+}
+
 pub(crate) fn real_agent_browser() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("AGENT_BROWSER") {
         return p.into();

@@ -2,8 +2,6 @@
 //! a Chromium but nothing of each other's state; a crashed page or a dead browser does not
 //! poison the next flow. Real runner, agent-browser and Chromium on `tests/fixtures/site`.
 
-use std::path::PathBuf;
-
 use crate::common::{Ran, fixture, flow_run, logging_agent_browser, sessions, write};
 
 /// A flow serving the fixture site.
@@ -111,7 +109,7 @@ fn kill_chromium(renderers: bool) -> String {
       shell: true
       command: |
         runner=$(awk '/^PPid/ {{print $2}}' /proc/$PPID/status)
-        of_run() {{ tr "\0" "\n" < /proc/$1/environ 2>/dev/null | grep -qx "AGENT_BROWSER_SOCKET_DIR=/tmp/rnr-$(id -u)/$runner"; }}
+        of_run() {{ tr "\0" "\n" < /proc/$1/environ 2>/dev/null | grep -qxE "AGENT_BROWSER_SOCKET_DIR=(/dev/shm/rnr-$(id -u)-$runner|/tmp/rnr-$(id -u)/$runner)"; }}
         for d in /proc/[0-9]*; do
           p=${{d#/proc/}}
           {pick}
@@ -312,7 +310,10 @@ fn browser_while_the_second_flow_runs(
             std::fs::read_to_string(d.path().join("stderr.txt")).unwrap()
         );
     }
-    let sockets = PathBuf::from(format!("/tmp/rnr-{}/{}", nix::unistd::getuid(), child.id()));
+    let sockets = crate::common::socket_dirs(child.id())
+        .into_iter()
+        .find(|d| d.is_dir())
+        .expect("the run's socket directory");
     let names: Vec<String> = std::fs::read_dir(&sockets)
         .unwrap()
         .flatten()

@@ -127,7 +127,7 @@ fn heading(log: &str) -> String {
 /// `expected`; checks that it exits with 130 and that none of them is left. Returns them.
 fn interrupt(w: &mut Watching, expected: &[&str]) -> Vec<i32> {
     let pid = w.child.id() as i32;
-    let sockets = std::path::PathBuf::from(format!("/tmp/rnr-{}/{pid}", nix::unistd::getuid()));
+    let sockets = crate::common::socket_dirs(pid.cast_unsigned());
     let running = || {
         let mut roots = with_socket_dir(&sockets);
         roots.push(pid);
@@ -153,8 +153,7 @@ fn interrupt(w: &mut Watching, expected: &[&str]) -> Vec<i32> {
     }
     assert!(
         !with_socket_dir(&sockets).is_empty(),
-        "no browser process found for {}",
-        sockets.display()
+        "no browser process found for {sockets:?}"
     );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid),
@@ -176,7 +175,9 @@ fn interrupt(w: &mut Watching, expected: &[&str]) -> Vec<i32> {
         panic!("left running: {left:#?}");
     }
     assert!(with_socket_dir(&sockets).is_empty());
-    assert!(!sockets.exists(), "{} is left", sockets.display());
+    for d in &sockets {
+        assert!(!d.exists(), "{} is left", d.display());
+    }
     started
 }
 
@@ -214,19 +215,14 @@ fn tree(roots: &[i32]) -> BTreeSet<i32> {
     }
 }
 
-/// Live processes whose environment names `socket_dir` as agent-browser's socket directory
-/// (the daemons and the browsers of one runner: a daemon leaves runner's process tree).
-fn with_socket_dir(socket_dir: &Path) -> Vec<i32> {
-    let needle = format!("AGENT_BROWSER_SOCKET_DIR={}", socket_dir.display());
+/// Live processes whose environment names one of `socket_dirs` as agent-browser's socket
+/// directory (the daemons and the browsers of one runner: a daemon leaves runner's process tree).
+fn with_socket_dir(socket_dirs: &[std::path::PathBuf]) -> Vec<i32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            pid_alive(*pid)
-                && std::fs::read(format!("/proc/{pid}/environ"))
-                    .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
-        })
+        .filter(|pid| pid_alive(*pid) && crate::common::has_socket_dir(*pid, socket_dirs))
         .collect()
 }
 

@@ -17,7 +17,9 @@ type Launch = (BrowserSpec, JoinHandle<Result<Worker, StepError>>);
 
 /// Browser resources shared by the flows of a run.
 pub(crate) struct BrowserHost {
-    pub(crate) socket_dir: PathBuf,
+    /// The run's socket directory, once made (with the adapter): its RAM-disk directory when
+    /// there is a RAM disk with room, else `/tmp/rnr-<uid>/<pid>` (see `profiles`).
+    socket_dir: OnceLock<PathBuf>,
     pub(crate) headed: bool,
     /// A running browser every flow connects to instead of launching one (`--browser-cdp`,
     /// `RUNNER_BROWSER_CDP`), unless its own `browser.cdp` names another.
@@ -83,7 +85,7 @@ impl BrowserHost {
     pub(crate) fn new(headed: bool, cdp: Option<String>) -> BrowserHost {
         reap_stale();
         BrowserHost {
-            socket_dir: sockets_root().join(std::process::id().to_string()),
+            socket_dir: OnceLock::new(),
             headed,
             cdp,
             adapter: OnceLock::new(),
@@ -107,10 +109,13 @@ impl BrowserHost {
             {
                 return Err("headed mode needs a display: set DISPLAY, install xvfb, or drop --headed / browser.headed".into());
             }
-            private_dir(&sockets_root()).map_err(|e| e.to_string())?;
-            std::fs::create_dir_all(&self.socket_dir)
-                .map_err(|e| format!("cannot create {}: {e}", self.socket_dir.display()))?;
-            AgentBrowser::new(self.socket_dir.clone()).map(Arc::new).map_err(|e| e.to_string())
+            let dir = self.socket_dir.get_or_init(socket_dir);
+            if !dir.is_dir() {
+                private_dir(&sockets_root()).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            AgentBrowser::new(dir.clone()).map(Arc::new).map_err(|e| e.to_string())
         });
         r.clone()
             .map_err(|m| StepError::new(ErrorKind::Environment, m))
@@ -310,10 +315,20 @@ impl BrowserHost {
             answered &= h.await.unwrap_or(false);
         }
         let answered = answered && !self.unanswered.load(Ordering::SeqCst);
-        end_processes(&self.socket_dir, answered).await;
-        let _ = std::fs::remove_dir_all(&self.socket_dir);
-        super::profiles::remove(&self.socket_dir);
+        // (No socket directory: no browser was asked for, and nothing was started.)
+        if let Some(dir) = self.socket_dir.get() {
+            end_processes(dir, answered).await;
+            let _ = std::fs::remove_dir_all(dir);
+            super::profiles::remove(dir);
+        }
     }
+}
+
+/// This run's socket directory (not made yet): its RAM-disk directory (made) when there is a
+/// RAM disk with room, else `/tmp/rnr-<uid>/<pid>`.
+fn socket_dir() -> PathBuf {
+    let name = std::process::id().to_string();
+    super::profiles::run_dir(&name).unwrap_or_else(|| sockets_root().join(name))
 }
 
 /// Ends every process started for the browsers of socket directory `dir` once they were asked
@@ -429,18 +444,21 @@ enum PrivateDirError {
 }
 
 /// Ends what the run of runner `pid` left of its browsers (the guardian calls it once that
-/// runner is gone): its daemons, every process carrying its socket directory, the directory.
+/// runner is gone): its daemons, every process carrying its socket directory (either place it
+/// may be: see `socket_dir`), the directory.
 pub(crate) fn cleanup_run(pid: u32) {
-    let dir = sockets_root().join(pid.to_string());
-    kill_daemons(&dir);
-    for p in processes_of(&dir) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(p),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+    let on_disk = sockets_root().join(pid.to_string());
+    let on_ram = super::profiles::ram_dir(&on_disk);
+    for dir in std::iter::once(on_disk.clone()).chain(on_ram) {
+        kill_daemons(&dir);
+        for p in processes_of(&dir) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(p),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    super::profiles::remove(&dir);
 }
 
 /// Live processes (not zombies) whose environment names `socket_dir` as their socket directory.
@@ -473,9 +491,13 @@ fn kill_daemons(dir: &std::path::Path) {
     }
 }
 
-/// Socket directories of runs whose runner is gone: their daemons are ended, the directory removed.
+/// Socket directories (and RAM-disk directories) of runs whose runner is gone: their daemons are
+/// ended, the directory removed.
 fn reap_stale() {
-    super::profiles::reap_stale();
+    for dir in super::profiles::stale() {
+        kill_daemons(&dir);
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let Ok(entries) = std::fs::read_dir(sockets_root()) else {
         return;
     };
