@@ -41,6 +41,12 @@ pub(crate) enum AgentError {
     Exited { code: String, log: String },
     #[error("agent reported an error: {0}")]
     Reported(String),
+    /// The agent's own id, as it printed it: shown escaped, used nowhere.
+    #[error(
+        "the agent printed an invalid session id: {}: a session id is 1 to 256 letters, digits, `.`, `_`, `:` or `-` (as Claude's, Codex's, Gemini's and opencode's are)",
+        crate::agent::session_id::shown(.0)
+    )]
+    InvalidSessionId(String),
 }
 
 impl From<AgentError> for StepError {
@@ -62,7 +68,8 @@ impl From<AgentError> for StepError {
             | AgentError::Task(_)
             | AgentError::Stopped
             | AgentError::Exited { .. }
-            | AgentError::Reported(_) => ErrorKind::CommandFailed,
+            | AgentError::Reported(_)
+            | AgentError::InvalidSessionId(_) => ErrorKind::CommandFailed,
         };
         StepError::new(kind, e.to_string())
     }
