@@ -447,3 +447,25 @@ fn page_text_is_stored_replayed_and_exported_as_text() {
         assert!(!py.contains("{{ '{{' }}"), "{py}");
     }
 }
+
+/// An `act` between two `link_state`s goes into the edge as the step it resolved to (a replay
+/// asks no agent nor the cache, and an atlas may not hold an `act`), and the edge replays.
+#[test]
+fn an_act_is_recorded_as_the_step_it_resolved_to() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let flow = std::fs::read_to_string(d.path().join("a.yaml"))
+        .unwrap()
+        .replace("  - click: { text: go b }\n", "  - act: \"click go b\"\n");
+    write(d.path(), "a.yaml", &flow);
+    let (home, _) = record(d.path());
+    let edge = read_json(&d.path().join(format!("atl/edges/{home}/to b/flow.yaml")));
+    assert_eq!(
+        edge["steps"],
+        json!([{"click": {"role": "link", "text": "go b", "exact": true}}]),
+        "{edge}"
+    );
+    let server = Server::serve(&d.path().join("site"));
+    let (code, out, err) = atlas(d.path(), &["verify", "--base-url", &server.url]);
+    assert_eq!(code, 0, "{out}{err}");
+}
