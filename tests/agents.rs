@@ -541,3 +541,83 @@ fn a_generic_agents_stdout_is_its_result() {
         "{out}"
     );
 }
+
+/// An agent's session id is its own text: one that is not 1 to 256 letters, digits, `.`, `_`,
+/// `:` or `-` (Claude's, Codex's and Gemini's are UUIDs, opencode's `ses_...`) fails the step,
+/// saying the agent printed an invalid session id, and goes nowhere: not into the relay lines,
+/// a `log` of `steps.<id>.session_id`, the console, the reports, GitHub annotations or a
+/// follow-up's argv. (A newline in it used to split the relay line and forge an `::error`
+/// annotation, U+202E reached the console and HTML, `../` the follow-up's argv.) In the
+/// foreground and in the background, at once.
+#[test]
+fn an_agent_that_prints_an_invalid_session_id_fails_its_step() {
+    let d = tempfile::tempdir().unwrap();
+    // A codex-kind CLI whose `thread.started` names a forged id, then answers.
+    let forged = r#"../../x\n::error file=f.yaml,line=1::FORGED\u001b]0;t\u0007\r\u202e"#;
+    let bin = write(
+        d.path(),
+        "forger.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' '{{\"type\":\"thread.started\",\"thread_id\":\"{forged}\"}}'\nprintf '%s\\n' '{{\"type\":\"item.completed\",\"item\":{{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"Done.\"}}}}'\nprintf '%s\\n' '{{\"type\":\"turn.completed\",\"usage\":{{}}}}'\n{}\n",
+            "[ -n \"$SLEEP\" ] && sleep \"$SLEEP\"; exit 0"
+        ),
+    );
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let profiles = d.path().join("profiles");
+    std::fs::create_dir_all(&profiles).unwrap();
+    write(
+        &profiles,
+        "forger.toml",
+        &format!(
+            "label = \"forger\"\nexecutor_type = \"FORGER\"\nkind = \"codex\"\n[command]\nbinary = \"{}\"\nargs = [\"exec\", \"--json\"]\n",
+            bin.display()
+        ),
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            r#"
+  - id: a
+    continue_on_error: true
+    agent: { profile: forger, prompt: "hi" }
+  - log: "a: {{ steps.a.session_id if steps.a is defined else 'none' }}"
+  - id: bg
+    continue_on_error: true
+    agent: { profile: forger, prompt: "hi", background: true, env: { SLEEP: "20" } }
+"#,
+        ),
+    );
+    let started = std::time::Instant::now();
+    let r = flow_run(d.path())
+        .args(["f.yaml", "--profiles"])
+        .arg(&profiles)
+        .args(["--format", "github", "--report", "html=h"])
+        .run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The background step did not wait 30 s for an id, nor for its agent.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    for id in ["a", "bg"] {
+        let s = step(&r.report, id);
+        let e = s["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            e.starts_with("the agent printed an invalid session id: \"../../x\\n::error file=f.yaml,line=1::FORGED\\u{1b}]0;t\\u{7}\\r\\u{202e}\""),
+            "{id}: {s}"
+        );
+        assert!(s["outputs"]["session_id"].is_null(), "{id}: {s}");
+    }
+    let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    let all = format!("{}\n{}\n{}\n{html}", r.stdout, r.stderr, r.report);
+    assert!(!all.contains('\u{202e}'), "U+202E is shown");
+    // The agent's own line shows it JSON-escaped, the error escaped: no id runner made of it.
+    assert!(!all.contains(":../../x"), "the id is used:\n{all}");
+    assert!(
+        !all.lines()
+            .any(|l| l.starts_with("::error file=f.yaml,line=1::FORGED")),
+        "a forged annotation:\n{all}"
+    );
+}

@@ -365,3 +365,107 @@ fn explore_opens_only_http_pages() {
         assert!(!d.path().join("atl").exists(), "{url}: an atlas was made");
     }
 }
+
+/// A page's text is text: a button named `Press {{ env.HOME }}`, a number field whose `min`
+/// is `{{ env.HOME }}`, a title and a heading that hold `{{ }}`, `{% %}` and `{# #}` (Vue or
+/// Angular before they render, a template language's docs) are explored, stored, replayed and
+/// exported as written, never rendered (explore used to say `no element matches button "Press
+/// /root"`, and such a page could never verify nor its export run).
+#[test]
+fn page_text_is_stored_replayed_and_exported_as_text() {
+    let d = tempfile::tempdir().unwrap();
+    let server = Server::serve(&crate::common::fixture("braces-site"));
+    let home = std::env::var("HOME").unwrap_or_default();
+    let mut c = runner(d.path());
+    c.args([
+        "explore",
+        &format!("{}/index.html", server.url),
+        "--atlas",
+        "atl",
+    ]);
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["failed_todos"], json!([]), "{summary}");
+    // The home page, the pressed page and the form's answer (or two: filled, and sent empty).
+    assert!(summary["total_nodes"].as_u64().unwrap() >= 3, "{summary}");
+    if home.len() > 1 {
+        assert!(!out.contains(&home) && !err.contains(&home), "{out}{err}");
+    }
+    // The click is stored as the template that prints its text.
+    let edges: Vec<String> = walkdir::WalkDir::new(d.path().join("atl/edges"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "flow.yaml")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.contains("Press {{ '{{' }} env.HOME }}")),
+        "{edges:?}"
+    );
+    let (code, out, err) = atlas(d.path(), &["verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // The export of each node is a flow `runner run` takes as it is, and passes: its checks
+    // of the page's title and heading hold the text as the page shows it.
+    for e in std::fs::read_dir(d.path().join("atl/nodes"))
+        .unwrap()
+        .flatten()
+    {
+        let node = e.file_name().to_string_lossy().into_owned();
+        let out_dir = d.path().join(format!("exp-{node}"));
+        let (code, out, err) = atlas(
+            d.path(),
+            &["export", &node, "--out", out_dir.to_str().unwrap()],
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        let file = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let r = crate::common::flow_run(d.path())
+            .arg(&file)
+            .run_within(LIMIT);
+        assert_eq!(
+            r.code,
+            0,
+            "{}: {}\n{}",
+            file.display(),
+            std::fs::read_to_string(&file).unwrap(),
+            r.stderr
+        );
+        // The Playwright script holds the text itself.
+        let (code, py, err) = atlas(
+            d.path(),
+            &["export", &node, "--format", "playwright-python"],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(!py.contains("{{ '{{' }}"), "{py}");
+    }
+}
+
+/// An `act` between two `link_state`s goes into the edge as the step it resolved to (a replay
+/// asks no agent nor the cache, and an atlas may not hold an `act`), and the edge replays.
+#[test]
+fn an_act_is_recorded_as_the_step_it_resolved_to() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let flow = std::fs::read_to_string(d.path().join("a.yaml"))
+        .unwrap()
+        .replace("  - click: { text: go b }\n", "  - act: \"click go b\"\n");
+    write(d.path(), "a.yaml", &flow);
+    let (home, _) = record(d.path());
+    let edge = read_json(&d.path().join(format!("atl/edges/{home}/to b/flow.yaml")));
+    assert_eq!(
+        edge["steps"],
+        json!([{"click": {"role": "link", "text": "go b", "exact": true}}]),
+        "{edge}"
+    );
+    let server = Server::serve(&d.path().join("site"));
+    let (code, out, err) = atlas(d.path(), &["verify", "--base-url", &server.url]);
+    assert_eq!(code, 0, "{out}{err}");
+}

@@ -45,6 +45,12 @@ pub(crate) enum AgentError {
         "agent `{profile}` printed a line longer than {mib} MiB on stdout, the most runner reads of an event (or a generic agent's answer) line; it was stopped"
     )]
     Overlong { profile: String, mib: usize },
+    /// The agent's own id, as it printed it: shown escaped, used nowhere.
+    #[error(
+        "the agent printed an invalid session id: {}: a session id is 1 to 256 letters, digits, `.`, `_`, `:` or `-` (as Claude's, Codex's, Gemini's and opencode's are)",
+        crate::agent::session_id::shown(.0)
+    )]
+    InvalidSessionId(String),
 }
 
 impl From<AgentError> for StepError {
@@ -67,7 +73,8 @@ impl From<AgentError> for StepError {
             | AgentError::Stopped
             | AgentError::Exited { .. }
             | AgentError::Reported(_)
-            | AgentError::Overlong { .. } => ErrorKind::CommandFailed,
+            | AgentError::Overlong { .. }
+            | AgentError::InvalidSessionId(_) => ErrorKind::CommandFailed,
         };
         StepError::new(kind, e.to_string())
     }

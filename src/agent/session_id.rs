@@ -18,6 +18,47 @@ pub(crate) fn format(executor: &str, workspace: &Path, id: &str) -> String {
     format!("{executor}:{}:{id}", project_id(workspace))
 }
 
+/// The longest agent's own id runner takes.
+const MAX_ID: usize = 256;
+
+/// Whether `id`, an agent's own session id as it printed it (or wrote it in a session file), is
+/// one runner uses: 1 to 256 ASCII letters, digits, `.`, `_`, `:` or `-`, not only dots.
+/// Claude's, Codex's, Cursor's and Gemini's ids are UUIDs, opencode's `ses_<hex>`; the id goes
+/// into relay lines, outputs, reports and a follow-up's argv, where a newline, an escape
+/// sequence, a direction mark or `../` would forge or mislead.
+pub(crate) fn is_valid_id(id: &str) -> bool {
+    (1..=MAX_ID).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+        && !id.bytes().all(|b| b == b'.')
+}
+
+/// An id that is not valid, as a message may show it: quoted, everything but printable ASCII
+/// escaped (`\n`, `\u{1b}`, `\u{202e}`), at most 120 characters of it.
+pub(crate) fn shown(id: &str) -> String {
+    let mut out = String::from("\"");
+    for (i, c) in id.chars().enumerate() {
+        if i == 120 {
+            out.push_str("...");
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            _ => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A parsed full session id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SessionId {
@@ -27,7 +68,8 @@ pub(crate) struct SessionId {
     pub(crate) id: String,
 }
 
-/// Parses `{executor}:{project}:{id}` (the id may itself contain `:`).
+/// Parses `{executor}:{project}:{id}` (the id may itself contain `:`); an id runner would not
+/// take from an agent (see [`is_valid_id`]) makes it none, so it reaches no follow-up's argv.
 pub(crate) fn parse(full: &str) -> Option<SessionId> {
     let mut parts = full.splitn(3, ':');
     let executor = parts.next()?.to_string();
@@ -35,7 +77,7 @@ pub(crate) fn parse(full: &str) -> Option<SessionId> {
     let id = parts.next()?.to_string();
     let bytes = URL_SAFE_NO_PAD.decode(project).ok()?;
     let workspace = PathBuf::from(String::from_utf8(bytes).ok()?);
-    (!executor.is_empty() && !id.is_empty()).then_some(SessionId {
+    (!executor.is_empty() && is_valid_id(&id)).then_some(SessionId {
         executor,
         workspace,
         id,
@@ -133,6 +175,39 @@ mod tests {
         assert_eq!(p.id, "thread:with:colons");
         assert!(!full.split(':').nth(1).unwrap().contains(['+', '/', '=']));
         assert!(parse("nonsense").is_none());
+        assert!(parse(&format("CODEX", Path::new("/w"), "../../x")).is_none());
+    }
+
+    #[test]
+    fn an_agents_own_id_is_plain() {
+        for ok in [
+            "3f1b6a8e-1c2d-4e5f-9a0b-1c2d3e4f5a6b",
+            "ses_5a1b2c3d4e",
+            "thread:with:colons",
+            "v1.2",
+            &"a".repeat(256),
+        ] {
+            assert!(is_valid_id(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "..",
+            ".",
+            "../../x",
+            "a b",
+            "a\nb",
+            "x\u{1b}]0;t\u{7}",
+            "\u{202e}x",
+            "é",
+            &"a".repeat(257),
+        ] {
+            assert!(!is_valid_id(bad), "{bad:?}");
+        }
+        assert_eq!(
+            shown("../x\n::error\u{1b}]0;t\u{7}\r\u{202e}\"\\"),
+            r#""../x\n::error\u{1b}]0;t\u{7}\r\u{202e}\"\\""#
+        );
+        assert_eq!(shown(&"a".repeat(200)).len(), 120 + 5);
     }
 
     #[test]

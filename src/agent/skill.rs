@@ -504,6 +504,9 @@ async fn ask(
         .task
         .await
         .map_err(|e| StepError::from(AgentError::Task(e.to_string())))?;
+    if let Some(bad) = finished.invalid_session_id {
+        return Err(StepError::from(AgentError::InvalidSessionId(bad)));
+    }
     let err = match finished.ended {
         Ended::Exited if finished.exit_code == Some(0) && !finished.state.is_error => {
             return Ok(finished.state.answer().unwrap_or_default());

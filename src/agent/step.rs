@@ -39,6 +39,11 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, A
     let log = c.log_path.display().to_string();
     if a.background.unwrap_or(false) {
         let sid = running.resolved_session_id().await;
+        if let Some(bad) = running.invalid_session_id() {
+            running.stop.cancel();
+            let _ = running.task.await;
+            return Err(AgentError::InvalidSessionId(bad));
+        }
         registry::insert(
             sid.clone(),
             c.flow_key.clone(),
@@ -139,6 +144,9 @@ fn outputs(
     log: String,
     timeout: Duration,
 ) -> Result<Value, AgentError> {
+    if let Some(bad) = finished.invalid_session_id {
+        return Err(AgentError::InvalidSessionId(bad));
+    }
     let answer = finished.state.answer();
     let outputs = json!({
         "session_id": finished.session_id,

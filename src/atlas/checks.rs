@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::arrival::{Heading, Identity};
+use crate::template::literal_value;
 
 /// `s` as a Python string literal (a JSON string is one).
 pub(super) fn py(s: &str) -> String {
@@ -54,6 +55,16 @@ pub(crate) fn expect_steps(id: &Identity, origin: &str, under: &str) -> Vec<Valu
     steps.extend(landmarks.map(|(role, count)| {
         json!({ "name": format!("{name}: its {role}"), "expect": { "count": count } })
     }));
+    // The page's title, heading and name are text (the URL's pattern is made of escaped or
+    // encoded parts, and may hold the base's template).
+    for step in &mut steps {
+        literal_value(&mut step["name"]);
+        for key in ["title", "visible"] {
+            if let Some(v) = step["expect"].get_mut(key) {
+                literal_value(v);
+            }
+        }
+    }
     steps
 }
 

@@ -81,8 +81,10 @@ fn reached(atlas: &Atlas, node: &str, base_url: Option<&str>) -> Result<Vec<Reac
 /// A flow named after `node` with `steps`; it declares the secrets they use (recorded steps
 /// keep secrets as references).
 fn flow(atlas: &Atlas, node: &str, steps: Vec<Value>) -> Value {
+    // A flow's name takes no template: a label made of a page's text loses its `{{`.
+    let name = format!("reach {} ({node})", super::view::label(atlas, node));
     let mut flow = json!({
-        "name": format!("reach {} ({node})", super::view::label(atlas, node)),
+        "name": crate::template::unbraced(&name),
         "steps": steps,
     });
     let secrets = super::store::referenced_secrets(&flow.to_string());
@@ -383,7 +385,13 @@ fn playwright(states: &[Reached], node: &str) -> String {
         let lines = r
             .steps
             .iter()
-            .map(|step| match serde_json::from_value::<Step>(step.clone()) {
+            .map(|step| {
+                // A script holds the text a step's template prints (`{{ '{{' }}` is `{{`).
+                let mut step = step.clone();
+                crate::template::text_value(&mut step);
+                serde_json::from_value::<Step>(step)
+            })
+            .map(|step| match step {
                 Ok(step) => python(&step.action),
                 Err(e) => format!("# a recorded step could not be read: {e}"),
             });

@@ -31,7 +31,16 @@ pub(crate) struct ExploreArgs {
 /// them anyway); and an atlas's steps open only http(s) pages (`config::stored`), so explore
 /// starts from one.
 fn refuse_url(url: &str) -> Result<(), CliError> {
-    if !crate::config::stored::is_http(url) {
+    // A path or a server's template is taken to a server's URL first (checked again then).
+    let scheme = url
+        .split_once(':')
+        .map(|(s, _)| s)
+        .filter(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter(|s| {
+            s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        });
+    if scheme.is_some() && !crate::config::stored::is_http(url) {
         return Err(CliError::Usage(format!(
             "explore opens only http(s) pages, not `{url}`: an atlas's steps may open no other (no `file:`, `data:` or browser pages)"
         )));
@@ -105,6 +114,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
             let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);
             async move {
                 opts.url = served.url(&args.url)?;
+                refuse_url(&opts.url)?;
                 // Kept in the atlas: its replays go to this server's origin of their run.
                 opts.server = served.server_of(&opts.url);
                 opts.server_url = opts.server.as_deref().and_then(|n| served.url_of(n));

@@ -48,6 +48,33 @@ pub(crate) fn literal_value(v: &mut Value) {
     }
 }
 
+/// The text a [`literal`] renders to: its escapes made the pairs again (for what is not a
+/// flow, such as a Playwright script). Anything else is left as it is.
+pub(crate) fn text_of(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(c) = rest.chars().next() {
+        if let Some((pair, escaped)) = ESCAPES.iter().find(|(_, e)| rest.starts_with(e)) {
+            out.push_str(pair);
+            rest = &rest[escaped.len()..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// Every string in `v` made the text its [`literal`] renders to (see [`text_of`]).
+pub(crate) fn text_value(v: &mut Value) {
+    match v {
+        Value::String(s) => *s = text_of(s),
+        Value::Array(items) => items.iter_mut().for_each(text_value),
+        Value::Object(m) => m.values_mut().for_each(text_value),
+        _ => {}
+    }
+}
+
 /// `text` with every pair that would open a template split by a space (`{ {`): for the names
 /// runner makes of page text in fields that take no templates (a flow's `name`).
 pub(crate) fn unbraced(text: &str) -> String {
@@ -129,6 +156,7 @@ mod tests {
         ] {
             let l = literal(text);
             assert_eq!(renders(&t, &l), text, "{l}");
+            assert_eq!(text_of(&l), text, "{l}");
             assert_eq!(foreign_template(&t, &l), None, "{l}");
         }
         assert_eq!(literal("no braces"), "no braces");

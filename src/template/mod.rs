@@ -11,7 +11,7 @@ mod tags;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;
-pub(crate) use literal::{foreign_template, literal, literal_value, unbraced};
+pub(crate) use literal::{foreign_template, literal, literal_value, text_value, unbraced};
 pub(crate) use render::{RenderError, Templates, is_template};
 
 /// The names a template's context holds at its top level.

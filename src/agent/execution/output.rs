@@ -130,6 +130,7 @@ impl Readers {
         if !self.pre_assigned
             && let Some(id) = st.session_id.clone()
             && self.found.borrow().as_ref() != Some(&id)
+            && let Some(id) = self.ids.adopt(id)
         {
             let _ = self.found.send(Some(id));
         }
@@ -162,13 +163,14 @@ impl Readers {
             .map(PathBuf::from)
             .unwrap_or_default();
         let found = self.found.clone();
+        let ids = self.ids.clone();
         tokio::spawn(async move {
             let tx = found.clone();
             let id = session_id::watch_gemini_session(home, launched, move || {
                 tx.borrow().is_some() || tx.is_closed()
             })
             .await;
-            if let Some(id) = id
+            if let Some(id) = id.and_then(|id| ids.adopt(id))
                 && found.borrow().is_none()
             {
                 let _ = found.send(Some(id));

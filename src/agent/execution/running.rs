@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::session_ids::SessionIds;
 use super::supervise::Finished;
 use crate::agent::session_id;
 
@@ -18,6 +19,7 @@ pub(crate) struct Running {
     pub(crate) workspace: PathBuf,
     /// The agent's own id once known (stdout events or session files).
     pub(super) found: watch::Receiver<Option<String>>,
+    pub(super) ids: SessionIds,
     pub(crate) stop: CancellationToken,
     pub(crate) task: tokio::task::JoinHandle<Finished>,
 }
@@ -34,11 +36,21 @@ impl Running {
         }
     }
 
-    /// Waits until the session id is known (at most 30 s, or until the agent ends).
+    /// The id the agent gave that runner does not use, if it gave one (see
+    /// `session_id::is_valid_id`): its step fails.
+    pub(crate) fn invalid_session_id(&self) -> Option<String> {
+        self.ids.invalid()
+    }
+
+    /// Waits until the session id is known (at most 30 s, or until the agent ends or gives an
+    /// invalid one).
     pub(crate) async fn resolved_session_id(&mut self) -> String {
         if self.pre_assigned.is_none() {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-            while self.found.borrow().is_none() && !self.task.is_finished() {
+            while self.found.borrow().is_none()
+                && !self.task.is_finished()
+                && self.ids.invalid().is_none()
+            {
                 tokio::select! {
                     r = self.found.changed() => if r.is_err() { break },
                     () = tokio::time::sleep_until(deadline) => break,

@@ -90,6 +90,7 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
         executor_type: l.executor_type.clone(),
         workspace: l.workspace.clone(),
         minted: session_id::format(&l.executor_type, &l.workspace, &uuid),
+        invalid: Arc::default(),
     };
     let inv = Invocation::of(&l, &uuid)?;
     let launched = SystemTime::now();
@@ -140,11 +141,12 @@ pub(crate) fn start(l: Launch) -> Result<Running, AgentError> {
     drop(readers);
     let task = tokio::spawn(supervisor.watch(child, pgid, reading));
     Ok(Running {
-        minted: ids.minted,
+        minted: ids.minted.clone(),
         pre_assigned: inv.pre_assigned,
         executor_type: l.executor_type,
         workspace: l.workspace,
         found: found_rx,
+        ids,
         stop,
         task,
     })

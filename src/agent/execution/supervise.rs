@@ -37,6 +37,8 @@ pub(crate) struct Finished {
     pub(crate) ended: Ended,
     pub(crate) state: EventState,
     pub(crate) session_id: String,
+    /// The id the agent gave that runner does not use (see `session_id::is_valid_id`).
+    pub(crate) invalid_session_id: Option<String>,
 }
 
 /// Watches one agent.
@@ -93,6 +95,7 @@ impl Supervisor {
             ended,
             state,
             session_id: self.session_id(),
+            invalid_session_id: self.ids.invalid(),
         }
     }
 
@@ -138,7 +141,8 @@ impl Supervisor {
                         .unwrap_or(self.launched);
                     session_id::find_gemini_session(&home, since)
                 })
-                .flatten();
+                .flatten()
+                .and_then(|id| self.ids.adopt(id));
         let id = self.pre_assigned.clone().or(found).or(late_file);
         self.ids.full(id.as_deref())
     }

@@ -154,7 +154,8 @@ async fn crawl(c: &mut Crawler<'_>) -> Result<(Summary, bool), StepError> {
 /// Opens the URL and records the state it shows as the atlas's root entry, with its todos
 /// when it is new. Returns its node id.
 async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
-    let entry = vec![json!({ "open": c.opts.url })];
+    // The URL is text, as every step explore makes (see `task::as_text`).
+    let entry = vec![json!({ "open": crate::template::literal(&c.opts.url) })];
     c.fresh().await?;
     c.run_steps(&entry).await.map_err(|mut e| {
         e.message = format!("explore cannot start: {}", e.message);

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::agent::{answer_selector, answer_verb};
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::page::intent::stable_selector;
+use crate::template::literal_value;
 
 /// Words that make an action look destructive.
 const DESTRUCTIVE: &[&str] = &[
@@ -128,6 +129,14 @@ pub(super) fn fit_task(task: &mut Value, refs: &BTreeMap<String, RefInfo>) -> Re
     Ok(())
 }
 
+/// Steps made of a page's names and values (or an agent's words about them), with those as
+/// text: a button named `Press {{ x }}` is clicked by that name, not by what a template makes
+/// of it (see `template::literal`).
+fn as_text(mut steps: Vec<Value>) -> Vec<Value> {
+    steps.iter_mut().for_each(literal_value);
+    steps
+}
+
 /// A todo as the steps that do it. Two shapes: explore's own (`{role, name, nth}`: click it)
 /// and an agent's (`{action, selector, parameters, is_destructive}`). `None` for a todo it
 /// cannot do (a snapshot ref the agent gave that is not on the page: refs do not outlive it).
@@ -141,7 +150,7 @@ pub(super) fn task_of(todo: &Value) -> Option<Task> {
         }
         return Some(Task {
             name: format!("click {}", describe(&target)),
-            steps: vec![json!({ "click": target })],
+            steps: as_text(vec![json!({ "click": target })]),
             target_name: name.to_string(),
             destructive: false,
         });
@@ -184,7 +193,7 @@ pub(super) fn task_of(todo: &Value) -> Option<Task> {
     };
     Some(Task {
         name: format!("{action} {}", describe(&sel)),
-        steps,
+        steps: as_text(steps),
         target_name: sel
             .get("text")
             .and_then(Value::as_str)

@@ -90,11 +90,12 @@ pub(super) const FORMS_JS: &str = include_str!("forms.js");
 fn typed_default(kind: &str, min: &str) -> String {
     match kind {
         "email" => "test@example.com".into(),
+        // A `min` that is no number (a page's text: `{{ x }}`) is none.
         "number" | "range" => {
-            if min.is_empty() {
-                "1".into()
+            if min.trim().parse::<f64>().is_ok_and(f64::is_finite) {
+                min.trim().into()
             } else {
-                min.into()
+                "1".into()
             }
         }
         "date" => "2026-01-15".into(),
@@ -220,6 +221,7 @@ mod tests {
             {"fields": [
                 {"name": "email", "type": "email", "required": true, "min": ""},
                 {"name": "qty", "type": "number", "required": false, "min": "2"},
+                {"name": "odd", "type": "number", "required": false, "min": "{{ env.HOME }}"},
                 {"name": "when", "type": "date", "required": false, "min": ""},
                 {"name": "", "id": "nick", "type": "text", "required": true, "min": ""}],
              "submit": "Send"},
@@ -234,6 +236,7 @@ mod tests {
             vec![
                 json!({"fill": {"target": {"css": "[name=\"email\"]"}, "value": "test@example.com"}}),
                 json!({"fill": {"target": {"css": "[name=\"qty\"]"}, "value": "2"}}),
+                json!({"fill": {"target": {"css": "[name=\"odd\"]"}, "value": "1"}}),
                 json!({"fill": {"target": {"css": "[name=\"when\"]"}, "value": "2026-01-15"}}),
                 json!({"fill": {"target": {"css": "[id=\"nick\"]"}, "value": "test"}}),
                 json!({"click": {"role": "button", "text": "Send", "exact": true}}),

@@ -147,7 +147,9 @@ impl Atlas {
             });
         }
         // JSON is YAML: the edge's flow is written as JSON so no YAML emitter is needed.
-        let mut flow = json!({ "name": format!("{action} (from {source})"), "steps": steps });
+        // A flow's name takes no template: an action named after a page's text loses its `{{`.
+        let name = crate::template::unbraced(&format!("{action} (from {source})"));
+        let mut flow = json!({ "name": name, "steps": steps });
         let secrets = referenced_secrets(&serde_json::to_string(steps).unwrap_or_default());
         if !secrets.is_empty() {
             flow["secrets"] = json!(secrets);
