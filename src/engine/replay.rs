@@ -210,7 +210,7 @@ mod tests {
         }));
         let tokio_rt = tokio::runtime::Runtime::new().unwrap();
         let mut pool = InProcess::pool(&rt, 2);
-        let flow = serde_json::json!({"name": "explore", "steps": [{"log": "hi"}]});
+        let flow = serde_json::json!({"name": "explore", "steps": [{"wait": "1ms"}]});
         tokio_rt.block_on(async {
             for d in &mut pool {
                 for _ in 0..3 {
