@@ -126,6 +126,21 @@ pub(crate) async fn run_in(
         downloads_not_kept,
         state: None,
     };
+    conclude(&mut result, ran);
+    if let Some(why) = died {
+        blame_server(&mut result, &masker.mask(&why));
+    }
+    let dir = rt
+        .artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    let flow = (info, browser);
+    super::trace::end(rt, flow, (&dir, started), &mut result, masker).await;
+    rt.listener.flow_finished(info, &result);
+    result
+}
+
+/// The flow's steps and status from how its body ran.
+fn conclude(result: &mut FlowResult, ran: Result<Ran, StepError>) {
     match ran {
         Ok(Ran {
             steps,
@@ -146,16 +161,6 @@ pub(crate) async fn run_in(
             result.error = Some(e);
         }
     }
-    if let Some(why) = died {
-        blame_server(&mut result, &masker.mask(&why));
-    }
-    let dir = rt
-        .artifacts
-        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
-    let flow = (info, browser);
-    super::trace::end(rt, flow, (&dir, started), &mut result, masker).await;
-    rt.listener.flow_finished(info, &result);
-    result
 }
 
 /// A flow whose web server (its own or the run's) exited while it ran fails, naming the server:
