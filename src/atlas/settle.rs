@@ -64,9 +64,6 @@ pub(crate) struct Reading<'a> {
     /// The origin (`scheme://host:port`, see `fingerprint::origin`) explore keeps to: a page
     /// elsewhere (a link that left the app) is answered at once, not waited for.
     pub(crate) within: Option<&'a str>,
-    /// A page script (a call, see `crate::browser::driver::script`) read with the page, after
-    /// its snapshot: explore's forms of a state, in the same call as the state.
-    pub(crate) also: Option<&'a str>,
 }
 
 /// The page as a read found it once settled (see `settled_snapshot`).
@@ -75,8 +72,6 @@ pub(crate) struct Settled {
     pub(crate) snapshot: Value,
     pub(crate) url: String,
     pub(crate) title: String,
-    /// The answer of `Reading::also`'s script, at that read (`Null` without one).
-    pub(crate) also: Value,
 }
 
 /// A snapshot of a page that has finished loading and stopped changing, read in one call to
@@ -161,18 +156,11 @@ struct Read {
     quiet: bool,
     /// The page is hidden: it did not wait for quiet (its timers would be slowed down).
     hidden: bool,
-    /// The answer of `Reading::also`'s script.
-    also: Value,
 }
 
 impl Read {
     /// The answers to `reads`; `waited`: whether the read waited for the page to be quiet.
-    fn of(mut all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
-        let also = if all.len() > 5 {
-            all.pop().map_or(Value::Null, |a| a["result"].clone())
-        } else {
-            Value::Null
-        };
+    fn of(all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
         let [page, mut snapshot, url, title, after] =
             <[Value; 5]>::try_from(all).map_err(|_| {
                 StepError::new(
@@ -196,7 +184,6 @@ impl Read {
             quiet: waited && page["quiet"] == true && after["result"]["unchanged"] == true,
             hidden: page["hidden"] == true,
             snapshot,
-            also,
         };
         read.ready = page["ready"] == "complete" && !looks_loading(read.text());
         Ok(read)
@@ -212,17 +199,16 @@ impl Read {
             snapshot: self.snapshot,
             url: self.url,
             title: self.title,
-            also: self.also,
         }
     }
 }
 
 /// One read of the page (see `settled_snapshot`): wait up to `max` for it to be quiet for
 /// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, URL and title,
-/// then whether it changed meanwhile, then `reading.also`'s script.
+/// then whether it changed meanwhile.
 fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let mut all = vec![
+    vec![
         Command::eval(script::call(
             DOCUMENT_QUIET,
             &[json!({ "quiet": ms(quiet), "max": ms(max), "within": reading.within })],
@@ -231,11 +217,7 @@ fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> 
         Command::GetUrl,
         Command::GetTitle,
         Command::eval(script::call(DOCUMENT_UNCHANGED, &[])),
-    ];
-    if let Some(also) = reading.also {
-        all.push(Command::eval(also.to_string()));
-    }
-    all
+    ]
 }
 
 /// A snapshot without Chromium's form validation bubble: a top-level `alert` whose name is the
@@ -462,17 +444,15 @@ mod tests {
 
     /// explore read the URL after each todo, then the page: the read says where the page is.
     /// A page off the origin explored (a link that left the app) is answered at its first
-    /// read, not waited for; the app's page is read until settled, as ever. The script the
-    /// read is also given (explore's forms) is answered with it, in the same call.
+    /// read, not waited for; the app's page is read until settled, as ever.
     #[tokio::test]
-    async fn a_read_keeps_to_its_origin_and_brings_its_scripts_answer() {
+    async fn a_read_keeps_to_its_origin() {
         let dir = tempfile::tempdir().unwrap();
         // Never quiet: only the origin can end the read at once.
         let mut p = page(dir.path(), page_state(false, false), true);
         let started = std::time::Instant::now();
         let reading = Reading {
             within: Some("http://app:8000"),
-            also: Some("'forms'"),
             ..Reading::default()
         };
         let got = settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
@@ -482,15 +462,11 @@ mod tests {
         assert_eq!(p.reads.load(Ordering::SeqCst), 1, "one read");
         assert!(started.elapsed() < Duration::from_secs(1));
         let scripts = p.scripts.lock().unwrap().clone();
-        assert_eq!(scripts.len(), 3, "{scripts:?}");
         assert!(
             scripts[0].contains(r#""within":"http://app:8000""#),
             "{}",
             scripts[0]
         );
-        assert_eq!(scripts[2], "'forms'");
-        // The fake answers every script alike: the last one's answer comes with the read.
-        assert_eq!(got.also, page_state(false, false)["result"]);
         // On its own origin the read waits for the page to be quiet, as ever.
         let dir = tempfile::tempdir().unwrap();
         let mut p = page(dir.path(), page_state(true, true), true);
@@ -512,6 +488,19 @@ mod tests {
             "{}",
             scripts[0]
         );
+        // Elsewhere but not yet loaded, never quiet: still answered at once.
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = page_state(false, false);
+        state["result"]["ready"] = json!("loading");
+        let mut p = page(dir.path(), state, true);
+        let reading = Reading {
+            within: Some("http://app:8000"),
+            ..Reading::default()
+        };
+        settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
+            .await
+            .unwrap();
+        assert_eq!(p.reads.load(Ordering::SeqCst), 1);
     }
 
     #[test]

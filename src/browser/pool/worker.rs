@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::connect::{CDP_TIMEOUT, cdp_url};
@@ -91,9 +90,6 @@ pub(crate) struct Context {
     pub(crate) id: String,
     /// The flow's tab.
     pub(crate) target: String,
-    /// agent-browser's answer to `dialog status`, asked with the switch to the tab (see
-    /// `open_context`), when it was.
-    dialog: Option<Value>,
 }
 
 impl Worker {
@@ -279,10 +275,9 @@ impl Worker {
                 "the browser did not dispose the last flow's context".to_string(),
             ));
         }
-        let unused = !self.served && self.browser.is_some();
-        let mut context = match self.next.take() {
+        let context = match self.next.take() {
             Some(c) => c,
-            None => self.switched_context(session, !unused).await?,
+            None => self.switched_context(session).await?,
         };
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
         // context, but not every browser tells agent-browser the dialog closed (the headless
@@ -290,15 +285,13 @@ impl Worker {
         // clears agent-browser's record (the new tab has no dialog to answer). A browser runner
         // started that no flow has used has no last flow: besides the flows' blank tabs, it has
         // only the blank one it started with, in which nothing ran, and there is nothing to ask.
-        // It was asked with the switch to the tab when it could be (one call less): agent-browser
-        // holds the same record then as now (see below).
-        let asked = context.dialog.take();
+        let unused = !self.served && self.browser.is_some();
         let this = &*self;
         let ask = async {
-            match asked {
-                _ if unused => Ok(None),
-                Some(status) => Ok(crate::browser::driver::dialog::status_of(status)),
-                None => crate::browser::driver::dialog::open(session).await,
+            if unused {
+                Ok(None)
+            } else {
+                crate::browser::driver::dialog::open(session).await
             }
         };
         let save = async {
@@ -340,14 +333,9 @@ impl Worker {
         Ok((context, saved))
     }
 
-    /// A new context (the one made ahead, when there is one) with `session` switched to its tab
-    /// (and agent-browser asked about dialogs beside, when `ask`).
-    async fn switched_context(
-        &mut self,
-        session: &mut Session,
-        ask: bool,
-    ) -> Result<Context, StepError> {
-        switched(&mut self.spare, &self.cdp, session, ask).await
+    /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
+    async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
+        switched(&mut self.spare, &self.cdp, session).await
     }
 
     /// Right after the launch, the first flow's context made and the worker's session switched
@@ -357,7 +345,7 @@ impl Worker {
     /// again, and says why).
     async fn switch_ahead(&mut self) {
         if self.ahead {
-            self.next = switched(&mut self.spare, &self.cdp, &mut self.session, false)
+            self.next = switched(&mut self.spare, &self.cdp, &mut self.session)
                 .await
                 .ok();
         }
@@ -393,7 +381,7 @@ impl Worker {
             }
         };
         let next = tokio::select! {
-            next = self.switched_context(session, true) => next,
+            next = self.switched_context(session) => next,
             Some(e) = silent => Err(e),
         };
         self.watch.unregister(&context.id);
@@ -523,12 +511,11 @@ async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
 }
 
 /// A new context (`spare`, the one made ahead, when there is one) with `session` switched to its
-/// tab; given `ask`, agent-browser's dialog status is asked in the same call.
+/// tab.
 async fn switched(
     spare: &mut Option<JoinHandle<Result<(String, String), CdpError>>>,
     cdp: &Cdp,
     session: &mut Session,
-    ask: bool,
 ) -> Result<Context, StepError> {
     let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
     let made = match spare.take() {
@@ -546,20 +533,11 @@ async fn switched(
             return Err(gone.unwrap_or_else(|| fail(e.to_string())));
         }
     };
-    let status = ask.then_some(Command::Dialog {
-        response: DialogResponse::Status,
-        prompt_text: None,
-    });
-    match session
-        .switch_tab(&target, Duration::from_secs(10), status)
-        .await
-    {
-        Ok(dialog) => Ok(Context { id, target, dialog }),
-        Err(e) => {
-            let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
-            Err(e)
-        }
+    if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
+        let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
+        return Err(e);
     }
+    Ok(Context { id, target })
 }
 
 /// A new context with its blank tab: (context id, target id).
