@@ -76,8 +76,9 @@ pub(crate) struct Settled {
 
 /// A snapshot of a page that has finished loading and stopped changing, read in one call to
 /// agent-browser: the page script waits until the document is loaded and nothing on it has
-/// changed for `QUIET` (see `document_quiet.js`), the snapshot, URL and title are read, and a
-/// second script says whether anything changed meanwhile (`document_unchanged.js`). A click may
+/// changed for `QUIET` (see `document_quiet.js`), the snapshot is read, and a second script
+/// says whether anything changed meanwhile, with the page's URL and title
+/// (`document_unchanged.js`). A click may
 /// return before the navigation it starts is done: the navigation ends the wait (a read that
 /// meets it is no answer, and the next is of the new document) or the new document is not the
 /// one watched. A page that is never quiet is settled when two reads agree on their text.
@@ -161,13 +162,12 @@ struct Read {
 impl Read {
     /// The answers to `reads`; `waited`: whether the read waited for the page to be quiet.
     fn of(all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
-        let [page, mut snapshot, url, title, after] =
-            <[Value; 5]>::try_from(all).map_err(|_| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    "agent-browser answered fewer commands than it was sent",
-                )
-            })?;
+        let [page, mut snapshot, after] = <[Value; 3]>::try_from(all).map_err(|_| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                "agent-browser answered fewer commands than it was sent",
+            )
+        })?;
         let page = page.get("result").cloned().unwrap_or_default();
         let invalid: Vec<&str> = page["invalid"]
             .as_array()
@@ -176,12 +176,13 @@ impl Read {
         if let Some(s) = snapshot.get("snapshot").and_then(Value::as_str) {
             snapshot["snapshot"] = Value::String(without_validation_bubbles(s, &invalid));
         }
-        let field = |d: &Value, k: &str| d[k].as_str().unwrap_or_default().to_string();
+        let after = after.get("result").cloned().unwrap_or_default();
+        let field = |k: &str| after[k].as_str().unwrap_or_default().to_string();
         let mut read = Read {
-            url: field(&url, "url"),
-            title: field(&title, "title"),
+            url: field("url"),
+            title: field("title"),
             ready: false,
-            quiet: waited && page["quiet"] == true && after["result"]["unchanged"] == true,
+            quiet: waited && page["quiet"] == true && after["unchanged"] == true,
             hidden: page["hidden"] == true,
             snapshot,
         };
@@ -204,8 +205,9 @@ impl Read {
 }
 
 /// One read of the page (see `settled_snapshot`): wait up to `max` for it to be quiet for
-/// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, URL and title,
-/// then whether it changed meanwhile.
+/// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, then whether it
+/// changed meanwhile, with its URL and title: three commands (agent-browser answers each on
+/// its own; its `get url` and `get title` were two more).
 fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     vec![
@@ -214,8 +216,6 @@ fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> 
             &[json!({ "quiet": ms(quiet), "max": ms(max), "within": reading.within })],
         )),
         Command::snapshot(),
-        Command::GetUrl,
-        Command::GetTitle,
         Command::eval(script::call(DOCUMENT_UNCHANGED, &[])),
     ]
 }
@@ -261,9 +261,12 @@ mod tests {
     use crate::browser::{Session, session_on_fake_daemon};
 
     /// What the page scripts answer: the quiet wait (`quiet`: whether the page was quiet) and
-    /// the check after the snapshot (`unchanged`), in one shape the fake gives both.
+    /// the check after the snapshot (`unchanged`, with the page's URL and title), in one shape
+    /// the fake gives both. agent-browser's `get url` and `get title` are not asked: the fakes
+    /// fail a read that asks them.
     fn page_state(quiet: bool, unchanged: bool) -> Value {
-        json!({"result":{"ready":"complete","quiet":quiet,"invalid":[],"unchanged":unchanged}})
+        json!({"result":{"ready":"complete","quiet":quiet,"invalid":[],"unchanged":unchanged,
+            "url":"http://shop/cart","title":"Cart"}})
     }
 
     /// A page whose first `navigating` reads meet a navigation committing (a click on a link
@@ -278,8 +281,6 @@ mod tests {
             Ok(match v["action"].as_str().unwrap() {
                 "snapshot" => json!({"snapshot":"- heading \"Cart\" [level=1]"}),
                 "evaluate" => page_state(true, true),
-                "url" => json!({"url":"http://shop/cart"}),
-                "title" => json!({"title":"Cart"}),
                 other => panic!("unexpected {other}"),
             })
         })
@@ -337,8 +338,6 @@ mod tests {
                         .push(v["script"].as_str().unwrap().to_string());
                     state.clone()
                 }
-                "url" => json!({"url":"http://shop/cart"}),
-                "title" => json!({"title":"Cart"}),
                 other => panic!("unexpected {other}"),
             })
         });
