@@ -310,3 +310,28 @@ fn an_empty_atlas_is_nothing_to_verify_or_test_and_no_pass() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("no tests collected"), "{err}");
 }
+
+/// explore, verify, replay and test launch their browser as they start, while they read the
+/// atlas and load their first flow (as a run launches its first flows' browsers): one that ends
+/// before its first replay — here explore, on an atlas path that is a file — leaves no browser
+/// or daemon behind.
+#[test]
+fn a_command_that_ends_before_its_first_replay_leaves_no_browser_behind() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("atlas"), "not a folder").unwrap();
+    for _ in 0..3 {
+        let child = runner(d.path())
+            .args(["explore", "http://127.0.0.1:9/", "--atlas", "atlas"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("atlas"), "{err}");
+        let left = crate::browser::leftover_browser_processes(pid);
+        assert!(left.is_empty(), "explore left {left:?}");
+    }
+}

@@ -136,8 +136,6 @@ pub(crate) struct Seen {
     pub(crate) text: String,
     /// The snapshot as agent-browser returned it (its refs name the state's elements).
     pub(crate) snapshot: Value,
-    /// What the read's own script found (`Reading::also`; `Null` without one).
-    pub(crate) also: Value,
 }
 
 /// Waits for the page to settle and reads its URL, title and snapshot.
@@ -184,7 +182,6 @@ pub(crate) async fn read_state(
         url: masker.mask(&page.url),
         title: masker.mask(&page.title),
         text: masker.mask(text),
-        also: page.also,
         snapshot: page.snapshot,
     })
 }

@@ -64,9 +64,6 @@ pub(crate) struct Reading<'a> {
     /// The origin (`scheme://host:port`, see `fingerprint::origin`) explore keeps to: a page
     /// elsewhere (a link that left the app) is answered at once, not waited for.
     pub(crate) within: Option<&'a str>,
-    /// A page script (a call, see `crate::browser::driver::script`) read with the page, after
-    /// its snapshot: explore's forms of a state, in the same call as the state.
-    pub(crate) also: Option<&'a str>,
 }
 
 /// The page as a read found it once settled (see `settled_snapshot`).
@@ -75,14 +72,13 @@ pub(crate) struct Settled {
     pub(crate) snapshot: Value,
     pub(crate) url: String,
     pub(crate) title: String,
-    /// The answer of `Reading::also`'s script, at that read (`Null` without one).
-    pub(crate) also: Value,
 }
 
 /// A snapshot of a page that has finished loading and stopped changing, read in one call to
 /// agent-browser: the page script waits until the document is loaded and nothing on it has
-/// changed for `QUIET` (see `document_quiet.js`), the snapshot, URL and title are read, and a
-/// second script says whether anything changed meanwhile (`document_unchanged.js`). A click may
+/// changed for `QUIET` (see `document_quiet.js`), the snapshot is read, and a second script
+/// says whether anything changed meanwhile, with the page's URL and title
+/// (`document_unchanged.js`). A click may
 /// return before the navigation it starts is done: the navigation ends the wait (a read that
 /// meets it is no answer, and the next is of the new document) or the new document is not the
 /// one watched. A page that is never quiet is settled when two reads agree on their text.
@@ -161,25 +157,17 @@ struct Read {
     quiet: bool,
     /// The page is hidden: it did not wait for quiet (its timers would be slowed down).
     hidden: bool,
-    /// The answer of `Reading::also`'s script.
-    also: Value,
 }
 
 impl Read {
     /// The answers to `reads`; `waited`: whether the read waited for the page to be quiet.
-    fn of(mut all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
-        let also = if all.len() > 5 {
-            all.pop().map_or(Value::Null, |a| a["result"].clone())
-        } else {
-            Value::Null
-        };
-        let [page, mut snapshot, url, title, after] =
-            <[Value; 5]>::try_from(all).map_err(|_| {
-                StepError::new(
-                    ErrorKind::CommandFailed,
-                    "agent-browser answered fewer commands than it was sent",
-                )
-            })?;
+    fn of(all: Vec<Value>, waited: bool) -> Result<Read, StepError> {
+        let [page, mut snapshot, after] = <[Value; 3]>::try_from(all).map_err(|_| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                "agent-browser answered fewer commands than it was sent",
+            )
+        })?;
         let page = page.get("result").cloned().unwrap_or_default();
         let invalid: Vec<&str> = page["invalid"]
             .as_array()
@@ -188,15 +176,15 @@ impl Read {
         if let Some(s) = snapshot.get("snapshot").and_then(Value::as_str) {
             snapshot["snapshot"] = Value::String(without_validation_bubbles(s, &invalid));
         }
-        let field = |d: &Value, k: &str| d[k].as_str().unwrap_or_default().to_string();
+        let after = after.get("result").cloned().unwrap_or_default();
+        let field = |k: &str| after[k].as_str().unwrap_or_default().to_string();
         let mut read = Read {
-            url: field(&url, "url"),
-            title: field(&title, "title"),
+            url: field("url"),
+            title: field("title"),
             ready: false,
-            quiet: waited && page["quiet"] == true && after["result"]["unchanged"] == true,
+            quiet: waited && page["quiet"] == true && after["unchanged"] == true,
             hidden: page["hidden"] == true,
             snapshot,
-            also,
         };
         read.ready = page["ready"] == "complete" && !looks_loading(read.text());
         Ok(read)
@@ -212,30 +200,24 @@ impl Read {
             snapshot: self.snapshot,
             url: self.url,
             title: self.title,
-            also: self.also,
         }
     }
 }
 
 /// One read of the page (see `settled_snapshot`): wait up to `max` for it to be quiet for
-/// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, URL and title,
-/// then whether it changed meanwhile, then `reading.also`'s script.
+/// `quiet` (not on a page off `reading.within`'s origin), then its snapshot, then whether it
+/// changed meanwhile, with its URL and title: three commands (agent-browser answers each on
+/// its own; its `get url` and `get title` were two more).
 fn reads(quiet: Duration, max: Duration, reading: &Reading<'_>) -> Vec<Command> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let mut all = vec![
+    vec![
         Command::eval(script::call(
             DOCUMENT_QUIET,
             &[json!({ "quiet": ms(quiet), "max": ms(max), "within": reading.within })],
         )),
         Command::snapshot(),
-        Command::GetUrl,
-        Command::GetTitle,
         Command::eval(script::call(DOCUMENT_UNCHANGED, &[])),
-    ];
-    if let Some(also) = reading.also {
-        all.push(Command::eval(also.to_string()));
-    }
-    all
+    ]
 }
 
 /// A snapshot without Chromium's form validation bubble: a top-level `alert` whose name is the
@@ -279,9 +261,12 @@ mod tests {
     use crate::browser::{Session, session_on_fake_daemon};
 
     /// What the page scripts answer: the quiet wait (`quiet`: whether the page was quiet) and
-    /// the check after the snapshot (`unchanged`), in one shape the fake gives both.
+    /// the check after the snapshot (`unchanged`, with the page's URL and title), in one shape
+    /// the fake gives both. agent-browser's `get url` and `get title` are not asked: the fakes
+    /// fail a read that asks them.
     fn page_state(quiet: bool, unchanged: bool) -> Value {
-        json!({"result":{"ready":"complete","quiet":quiet,"invalid":[],"unchanged":unchanged}})
+        json!({"result":{"ready":"complete","quiet":quiet,"invalid":[],"unchanged":unchanged,
+            "url":"http://shop/cart","title":"Cart"}})
     }
 
     /// A page whose first `navigating` reads meet a navigation committing (a click on a link
@@ -296,8 +281,6 @@ mod tests {
             Ok(match v["action"].as_str().unwrap() {
                 "snapshot" => json!({"snapshot":"- heading \"Cart\" [level=1]"}),
                 "evaluate" => page_state(true, true),
-                "url" => json!({"url":"http://shop/cart"}),
-                "title" => json!({"title":"Cart"}),
                 other => panic!("unexpected {other}"),
             })
         })
@@ -355,8 +338,6 @@ mod tests {
                         .push(v["script"].as_str().unwrap().to_string());
                     state.clone()
                 }
-                "url" => json!({"url":"http://shop/cart"}),
-                "title" => json!({"title":"Cart"}),
                 other => panic!("unexpected {other}"),
             })
         });
@@ -462,17 +443,15 @@ mod tests {
 
     /// explore read the URL after each todo, then the page: the read says where the page is.
     /// A page off the origin explored (a link that left the app) is answered at its first
-    /// read, not waited for; the app's page is read until settled, as ever. The script the
-    /// read is also given (explore's forms) is answered with it, in the same call.
+    /// read, not waited for; the app's page is read until settled, as ever.
     #[tokio::test]
-    async fn a_read_keeps_to_its_origin_and_brings_its_scripts_answer() {
+    async fn a_read_keeps_to_its_origin() {
         let dir = tempfile::tempdir().unwrap();
         // Never quiet: only the origin can end the read at once.
         let mut p = page(dir.path(), page_state(false, false), true);
         let started = std::time::Instant::now();
         let reading = Reading {
             within: Some("http://app:8000"),
-            also: Some("'forms'"),
             ..Reading::default()
         };
         let got = settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
@@ -482,15 +461,11 @@ mod tests {
         assert_eq!(p.reads.load(Ordering::SeqCst), 1, "one read");
         assert!(started.elapsed() < Duration::from_secs(1));
         let scripts = p.scripts.lock().unwrap().clone();
-        assert_eq!(scripts.len(), 3, "{scripts:?}");
         assert!(
             scripts[0].contains(r#""within":"http://app:8000""#),
             "{}",
             scripts[0]
         );
-        assert_eq!(scripts[2], "'forms'");
-        // The fake answers every script alike: the last one's answer comes with the read.
-        assert_eq!(got.also, page_state(false, false)["result"]);
         // On its own origin the read waits for the page to be quiet, as ever.
         let dir = tempfile::tempdir().unwrap();
         let mut p = page(dir.path(), page_state(true, true), true);
@@ -512,6 +487,19 @@ mod tests {
             "{}",
             scripts[0]
         );
+        // Elsewhere but not yet loaded, never quiet: still answered at once.
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = page_state(false, false);
+        state["result"]["ready"] = json!("loading");
+        let mut p = page(dir.path(), state, true);
+        let reading = Reading {
+            within: Some("http://app:8000"),
+            ..Reading::default()
+        };
+        settled_snapshot(&mut p.session, Duration::from_secs(3), reading)
+            .await
+            .unwrap();
+        assert_eq!(p.reads.load(Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -295,6 +295,7 @@ fn replay(
         |served| async move {
             let base_url = base_url(check, &served, atlas, reporter)?;
             let mut d = InProcess::new(rt);
+            d.launch_ahead();
             let r = interruptible(atlas::replay(
                 &mut d,
                 atlas,
@@ -370,6 +371,8 @@ fn verify(
                 timeout: args.check.timeout,
             };
             let mut pool = InProcess::pool(&rt, args.jobs);
+            // The first path's browser; the others' (`--jobs`) when a path needs one.
+            pool[0].launch_ahead();
             let mut drivers: Vec<&mut dyn Driver> =
                 pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
             let r = interruptible(atlas::verify(&mut drivers, atlas, checks)).await;
@@ -533,6 +536,7 @@ fn run_tests(
                     timeout: args.check.timeout,
                 };
                 let mut d = InProcess::new(rt);
+                d.launch_ahead();
                 let r = interruptible(atlas::test(&mut d, atlas, agent, checks, &|line| {
                     status.update(line);
                 }))

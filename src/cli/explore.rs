@@ -119,6 +119,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
                 opts.server = served.server_of(&opts.url);
                 opts.server_url = opts.server.as_deref().and_then(|n| served.url_of(n));
                 let mut d = InProcess::new(rt);
+                d.launch_ahead();
                 let r = interruptible(atlas::explore(
                     &mut d,
                     opts,

@@ -14,7 +14,7 @@ use tokio::sync::MappedMutexGuard;
 use super::lifecycle::run_in;
 use super::runtime::Runtime;
 use crate::atlas::Driver;
-use crate::browser::{ContextSetup, FlowBrowser, Session};
+use crate::browser::{BrowserSpec, ContextSetup, FlowBrowser, Session};
 use crate::config::flows::{LoadedFlow, Loader};
 use crate::step::{ErrorKind, FlowInfo, FlowResult, Masker, StepError};
 
@@ -69,11 +69,26 @@ impl InProcess {
     fn fresh(rt: &Runtime, counts: &Counts) -> FlowBrowser {
         FlowBrowser::new(
             counts.browsers.fetch_add(1, Ordering::Relaxed),
-            rt.browser
-                .spec(false, None, super::attempts::BROWSER_TIMEOUT),
+            InProcess::spec(rt),
             ContextSetup::default(),
             rt.artifacts.clone(),
         )
+    }
+
+    /// The settings of a replay's browser.
+    fn spec(rt: &Runtime) -> BrowserSpec {
+        rt.browser
+            .spec(false, None, super::attempts::BROWSER_TIMEOUT)
+    }
+
+    /// Starts launching the driver's browser now, as a run launches its first flows' browsers
+    /// at its start: what the command does before its first replay (reading the atlas, loading
+    /// the first flow) is not waited for before the launch. A launch that fails is the first
+    /// replay's to report; one no replay took is ended with the others (`close_all`).
+    pub(crate) fn launch_ahead(&self) {
+        self.rt
+            .browser
+            .prelaunch(InProcess::spec(&self.rt), self.rt.artifacts.clone());
     }
 
     /// Closes the browser and waits until its processes are gone.

@@ -17,6 +17,7 @@ use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::browser::driver::adapter::{RefInfo, parse_snapshot_refs};
 use crate::browser::driver::script;
+use crate::browser::{Command, Poll, Session};
 use crate::step::result::failed_among;
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
 
@@ -58,6 +59,28 @@ pub(super) struct Arrived {
     pub(super) refs: BTreeMap<String, RefInfo>,
 }
 
+/// One read of the page right after a todo acted: a read that meets the navigation the todo
+/// started (`Poll::settle`) is made again on the new document, until `timeout`.
+async fn read(
+    session: &mut Session,
+    command: &Command,
+    timeout: Duration,
+) -> Result<Value, StepError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut poll = Poll::new();
+    loop {
+        let r = session.send(command.clone(), timeout).await;
+        if let Some(data) = poll.settle(r)? {
+            return Ok(data);
+        }
+        if !poll.wait(deadline).await {
+            return Err(poll.still_navigating().unwrap_or_else(|| {
+                StepError::new(ErrorKind::Timeout, "timed out reading the page")
+            }));
+        }
+    }
+}
+
 impl Crawler<'_> {
     /// Runs recorded steps as a flow; the error is the failed step's (what it did and why it
     /// failed: `cannot open http://...: net::ERR_CONNECTION_REFUSED`).
@@ -86,14 +109,11 @@ impl Crawler<'_> {
 
     /// The state the browser is in, recorded; `None` (nothing recorded) when the page is off
     /// the origin explored and `within` says to keep to it (after a todo: a link that left the
-    /// app). The page's forms (`FORMS_JS`, for explore's own todos of a new state) are read
-    /// with it, in the same call.
+    /// app; the read of the state says where the page is).
     pub(super) async fn observe(&mut self, within: bool) -> Result<Option<Arrived>, StepError> {
         let shot = self.opts.artifacts.join("state.png");
-        let forms = script::call(FORMS_JS, &[]);
         let reading = Reading {
             within: self.origin.as_deref().filter(|_| within),
-            also: self.agent.is_none().then_some(forms.as_str()),
             ..Reading::default()
         };
         // Settled before the page is read, as `record::observe` does.
@@ -114,9 +134,15 @@ impl Crawler<'_> {
             servers: &serde_json::Map::new(),
         };
         let seen = record(&mut session, &self.atlas, &to, (seen, mode), self.timeout).await?;
-        // Forms are for explore's own todos, of new states only.
-        let forms = if seen.ensured.is_new {
-            seen.seen.also
+        // Forms are read for explore's own todos, of new states only.
+        let forms = if self.agent.is_none() && seen.ensured.is_new {
+            let data = read(
+                &mut session,
+                &Command::eval(script::call(FORMS_JS, &[])),
+                self.timeout,
+            )
+            .await?;
+            data.get("result").cloned().unwrap_or(Value::Null)
         } else {
             Value::Null
         };
@@ -290,5 +316,31 @@ mod tests {
         assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
         c.teleport("home").await.unwrap();
         assert_eq!(taken(&told)[1..], [json!("reset"), json!(entry)]);
+    }
+
+    /// The URL read after a click on a link is read again while the page it opens commits.
+    #[tokio::test]
+    async fn a_read_after_a_todo_waits_out_the_navigation_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |n, _| {
+            if n < 2 {
+                Err("CDP error (Runtime.evaluate): Inspected target navigated or closed".into())
+            } else {
+                Ok(json!({"url":"http://shop/cart"}))
+            }
+        });
+        let got = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
+            .await
+            .unwrap();
+        assert_eq!(got["url"], "http://shop/cart");
+        // Any other failure is the read's, at once.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = crate::browser::session_on_fake_daemon(dir.path(), |_, _| {
+            Err("CDP error (Runtime.evaluate): Target crashed".into())
+        });
+        let err = read(&mut s, &Command::GetUrl, Duration::from_secs(3))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("Target crashed"), "{}", err.message);
     }
 }

@@ -25,14 +25,8 @@ pub(crate) async fn open_within(
         response: DialogResponse::Status,
         prompt_text: None,
     };
-    let s = session.send(status, timeout).await?;
-    Ok(status_of(s))
-}
-
-/// The dialog agent-browser's answer to `dialog status` says is open, if any.
-pub(crate) fn status_of(answer: Value) -> Option<Value> {
-    let s: DialogStatus = serde_json::from_value(answer).unwrap_or_default();
-    (s.has_dialog == Some(true)).then(|| json!({ "type": s.kind, "message": s.message }))
+    let s: DialogStatus = session.ask(status, timeout).await?;
+    Ok((s.has_dialog == Some(true)).then(|| json!({ "type": s.kind, "message": s.message })))
 }
 
 /// Answers the open dialog (`open`, as `open` gave it) and records it in the session;

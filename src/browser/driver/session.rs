@@ -336,9 +336,7 @@ impl Session {
             .unwrap_or_default())
     }
 
-    /// Makes the session act on tab `target` of its context (refs and frame start afresh), and
-    /// sends `then` in the same call: its answer (`None` when the call failed: the switch is
-    /// then made again alone, a failure the switch's own, `then` left to the caller).
+    /// Makes the session act on tab `target` of its context (refs and frame start afresh).
     ///
     /// agent-browser learns of a tab from its own DevTools connection's events, which may come
     /// after runner's `Target.createTarget` has answered (or after runner listed a popup): while
@@ -347,15 +345,13 @@ impl Session {
         &mut self,
         target: &str,
         timeout: Duration,
-        mut then: Option<Command>,
-    ) -> Result<Option<Value>, StepError> {
+    ) -> Result<(), StepError> {
         let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
-        let answer = loop {
-            let mut batch = vec![Command::TabSwitch {
+        loop {
+            let switch = Command::TabSwitch {
                 tab_id: target.to_string(),
-            }];
-            batch.extend(then.clone());
-            match self.send_all(batch, timeout).await {
+            };
+            match self.send(switch, timeout).await {
                 // agent-browser says either, for a tab it has not heard of yet.
                 Err(e)
                     if (e.message.contains("No tab with target id")
@@ -364,11 +360,12 @@ impl Session {
                 {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
-                Err(_) if then.is_some() => then = None,
-                Err(e) => return Err(e),
-                Ok(mut all) => break all.pop().filter(|_| then.is_some()),
+                r => {
+                    r?;
+                    break;
+                }
             }
-        };
+        }
         self.frame = Frame::Known(None);
         self.user_refs = None;
         self.latest_refs = None;
@@ -378,7 +375,7 @@ impl Session {
         if let Some(w) = &self.watched {
             w.set_current(target);
         }
-        Ok(answer)
+        Ok(())
     }
 
     /// The attribute `{ testid }` selectors read: `browser.testid_attribute`, else `data-testid`

@@ -551,10 +551,7 @@ async fn switched(
             return Err(gone.unwrap_or_else(|| fail(e.to_string())));
         }
     };
-    if let Err(e) = session
-        .switch_tab(&target, Duration::from_secs(10), None)
-        .await
-    {
+    if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
         let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
         return Err(e);
     }

@@ -114,7 +114,7 @@ pub(crate) async fn tab(
         TabAction::Word(_) => close(session, t_left, deadline).await?,
         TabAction::Switch(s) => find(session, &s.switch, deadline).await?,
     };
-    session.switch_tab(&target, t_left, None).await?;
+    session.switch_tab(&target, t_left).await?;
     let index = list.iter().position(|(id, _)| *id == target).unwrap_or(0);
     Ok(json!({
         "index": index,

@@ -26,9 +26,7 @@ async fn a_tab_agent_browser_hears_of_late_is_switched_to() {
             Ok(json!({"tabId":"t2"}))
         }
     });
-    s.switch_tab("T1", Duration::from_secs(5), None)
-        .await
-        .unwrap();
+    s.switch_tab("T1", Duration::from_secs(5)).await.unwrap();
 }
 
 /// A frame's tree that cannot be read (its snapshot failed after agent-browser switched
@@ -71,7 +69,7 @@ async fn a_tab_that_never_appears_fails_the_switch() {
     let mut s = on_fake_daemon(dir.path(), |_, _| Err(UNKNOWN.into()));
     let started = std::time::Instant::now();
     let e = s
-        .switch_tab("T1", Duration::from_millis(300), None)
+        .switch_tab("T1", Duration::from_millis(300))
         .await
         .unwrap_err();
     assert!(
@@ -116,42 +114,4 @@ async fn a_commands_limit_is_its_steps_end() {
     s.step_end = Some(tokio::time::Instant::now() - Duration::from_secs(1));
     let (t, capped) = s.limit(Duration::from_secs(5), false);
     assert!(capped && t <= Duration::from_millis(1), "{t:?}");
-}
-
-/// A command sent with a switch (a new flow's dialog check, asked as its tab is switched to)
-/// comes back with it; when the call fails, the switch is made again alone and the command is
-/// left to the caller, so a failure of the command never fails the switch.
-#[tokio::test]
-async fn a_command_sent_with_a_switch_comes_back_with_it() {
-    use std::sync::{Arc, Mutex};
-    let status = || super::Command::Dialog {
-        response: super::super::command::DialogResponse::Status,
-        prompt_text: None,
-    };
-    for failing in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let mut s = on_fake_daemon(dir.path(), move |_, v| {
-            let action = v["action"].as_str().unwrap().to_string();
-            log.lock().unwrap().push(action.clone());
-            match action.as_str() {
-                "tab_switch" => Ok(json!({"tabId":"t2"})),
-                _ if failing => Err("boom".into()),
-                _ => Ok(json!({"hasDialog": false})),
-            }
-        });
-        let answer = s
-            .switch_tab("T1", Duration::from_secs(5), Some(status()))
-            .await
-            .unwrap();
-        let seen = seen.lock().unwrap().clone();
-        if failing {
-            assert_eq!(answer, None);
-            assert_eq!(seen, ["tab_switch", "dialog", "tab_switch"]);
-        } else {
-            assert_eq!(answer, Some(json!({"hasDialog": false})));
-            assert_eq!(seen, ["tab_switch", "dialog"]);
-        }
-    }
 }
