@@ -194,7 +194,9 @@ steps:
             site = fixture("site").display()
         ),
     );
-    let r = flow_run(d.path()).arg("f.yaml").run();
+    let r = flow_run(d.path())
+        .args(["f.yaml", "--report", "junit=j.xml", "--report", "html=h"])
+        .run();
     assert_eq!(r.code, 0, "{}", r.stderr);
     let downloads = d.path().join("art/001-many-downloads/downloads");
     let names: Vec<String> = std::fs::read_dir(&downloads)
@@ -218,6 +220,18 @@ steps:
         r.report
     );
     assert!(r.stderr.contains(&format!("note: {note}")), "{}", r.stderr);
+    // Said in every report: the JUnit case's output and the HTML page's flow.
+    let junit = std::fs::read_to_string(d.path().join("j.xml")).unwrap();
+    assert!(
+        junit.contains("<system-out>note: 10 download(s) past the flow")
+            && junit.contains("cancelled and not kept"),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    assert!(
+        html.contains("<p class=\"left-out\">note: 10 download(s) past the flow's bound"),
+        "{html}"
+    );
 }
 
 /// A web server that prints one enormous line with no newline (17 MB, more than the log keeps,

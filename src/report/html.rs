@@ -298,6 +298,11 @@ impl Writer {
             self.out.push_str(&format!(" — {said}"));
         }
         self.out.push_str("</p>\n");
+        if let Some(note) = &f.downloads_not_kept {
+            self.notes.push(format!("{}: {note:?}", f.name));
+            self.out
+                .push_str(&format!("<p class=\"left-out\">note: {}</p>\n", esc(note)));
+        }
         if !f.retry_errors.is_empty() {
             self.out.push_str("<ol class=\"attempts\">");
             for (i, e) in f.retry_errors.iter().enumerate() {

@@ -137,6 +137,10 @@ fn case(r: &Flow) -> TestCase {
     let mut tc = TestCase::new(r.name.clone(), status);
     tc.set_classname(r.file.clone());
     tc.set_time(r.duration());
+    // What the run left out of the flow's artifacts (a page's downloads past the flow's bound).
+    if let Some(note) = &r.downloads_not_kept {
+        tc.set_system_out(format!("note: {note}"));
+    }
     tc
 }
 
