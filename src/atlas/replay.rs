@@ -309,20 +309,5 @@ fn failure(r: &FlowResult) -> String {
 
 /// A flow that did not get to run: failed, saying why.
 pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
-    FlowResult {
-        name,
-        file,
-        status: FlowStatus::Failed,
-        duration: Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(error),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: Duration::ZERO,
-        server_log: None,
-        server_log_not_kept: None,
-        trace: None,
-        downloads_not_kept: None,
-        state: None,
-    }
+    FlowResult::not_run(name, file, FlowStatus::Failed, error)
 }

@@ -130,25 +130,15 @@ fn failure_of(r: &FlowResult) -> StepError {
 
 /// The result of a flow not run because a flow whose saved state it loads did not pass.
 fn not_run(info: &FlowInfo, loaded: &LoadedFlow, saver: &str) -> FlowResult {
-    FlowResult {
-        name: info.name.clone(),
-        file: loaded.path.clone(),
-        status: FlowStatus::Failed,
-        duration: std::time::Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(StepError::new(
+    FlowResult::not_run(
+        info.name.clone(),
+        loaded.path.clone(),
+        FlowStatus::Failed,
+        StepError::new(
             ErrorKind::CommandFailed,
             format!(
                 "not run: its `browser.state` is saved by the flow `{saver}`, which did not pass"
             ),
-        )),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: std::time::Duration::ZERO,
-        server_log: None,
-        trace: None,
-        server_log_not_kept: None,
-        downloads_not_kept: None,
-        state: None,
-    }
+        ),
+    )
 }

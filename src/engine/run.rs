@@ -333,23 +333,13 @@ fn panicked(name: String, file: std::path::PathBuf, e: &tokio::task::JoinError) 
     } else {
         "was cancelled"
     };
-    FlowResult {
+    FlowResult::not_run(
         name,
         file,
-        status: FlowStatus::Error,
-        duration: std::time::Duration::ZERO,
-        steps: Vec::new(),
-        error: Some(StepError::new(
+        FlowStatus::Error,
+        StepError::new(
             ErrorKind::Internal,
             format!("internal error: the flow's task {why}; this is a bug in runner"),
-        )),
-        flaky: false,
-        retry_errors: Vec::new(),
-        setup: std::time::Duration::ZERO,
-        server_log: None,
-        trace: None,
-        server_log_not_kept: None,
-        downloads_not_kept: None,
-        state: None,
-    }
+        ),
+    )
 }

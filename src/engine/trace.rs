@@ -367,20 +367,9 @@ mod tests {
         first.trace.picture = Some(picture);
         let inner = step(t0, (25, 15), Vec::new());
         FlowResult {
-            name: "f".into(),
-            file: PathBuf::from("f.yaml"),
-            status,
             duration: Duration::from_millis(60),
             steps: vec![first, step(t0, (20, 30), vec![inner])],
-            error: None,
-            flaky: false,
-            retry_errors: Vec::new(),
-            setup: Duration::ZERO,
-            server_log: None,
-            server_log_not_kept: None,
-            trace: None,
-            downloads_not_kept: None,
-            state: None,
+            ..FlowResult::new("f".into(), PathBuf::from("f.yaml"), status)
         }
     }
 

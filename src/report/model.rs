@@ -340,20 +340,12 @@ mod tests {
         let mut e = StepError::new(ErrorKind::Assertion, "expected 1");
         e.location = Some(at.clone());
         let r = FlowResult {
-            name: "x".into(),
-            file: PathBuf::from("f.yaml"),
-            status: FlowStatus::Failed,
             duration: Duration::from_millis(40),
             steps: vec![step(vec![step(vec![], None)], Some(e))],
             error: Some(StepError::new(ErrorKind::Environment, "no sh")),
             flaky: true,
-            retry_errors: Vec::new(),
             setup: Duration::from_millis(3),
-            server_log: None,
-            trace: None,
-            server_log_not_kept: None,
-            downloads_not_kept: None,
-            state: None,
+            ..FlowResult::new("x".into(), PathBuf::from("f.yaml"), FlowStatus::Failed)
         };
         let s = Summary::of(
             std::slice::from_ref(&r),

@@ -189,6 +189,41 @@ pub(crate) struct FlowResult {
     pub(crate) state: Option<serde_json::Value>,
 }
 
+impl FlowResult {
+    /// A flow's result with nothing in it yet: no steps, no time, no error, nothing kept.
+    pub(crate) fn new(name: String, file: PathBuf, status: FlowStatus) -> FlowResult {
+        FlowResult {
+            name,
+            file,
+            status,
+            duration: Duration::ZERO,
+            steps: Vec::new(),
+            error: None,
+            flaky: false,
+            retry_errors: Vec::new(),
+            setup: Duration::ZERO,
+            server_log: None,
+            trace: None,
+            server_log_not_kept: None,
+            downloads_not_kept: None,
+            state: None,
+        }
+    }
+
+    /// A flow that ended (`status`) before its steps, for `error`.
+    pub(crate) fn not_run(
+        name: String,
+        file: PathBuf,
+        status: FlowStatus,
+        error: StepError,
+    ) -> FlowResult {
+        FlowResult {
+            error: Some(error),
+            ..FlowResult::new(name, file, status)
+        }
+    }
+}
+
 /// A run-level web server as reports show it.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub(crate) struct ServerInfo {
