@@ -440,3 +440,38 @@ steps:
     );
     nowhere_shown(d.path(), &printed, &forms);
 }
+
+/// A page's event bigger than a WebSocket frame's usual bound (16 MiB: an upload of 17 MiB,
+/// whose body the request's event would carry, and a console message of 17 MiB) does not end
+/// runner's DevTools connection while the flow records its trace: the flow passes, and the
+/// connection still hears what the page logs after.
+#[test]
+fn a_pages_events_bigger_than_a_frame_do_not_end_the_recording() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "big.yaml",
+        &format!(
+            r##"name: big
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/big.html"
+  - click: "#post"
+  - expect: {{ text: {{ target: "#out", equals: uploaded }} }}
+    timeout: 20s
+  - click: "#log"
+  - expect: {{ text: {{ target: "#out", equals: logged }} }}
+    timeout: 20s
+"##,
+            fixture("trace").display()
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).args(["big.yaml", "--trace", "on"]).run();
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(d.path().join("art/001-big/trace/trace.json")).unwrap();
+    assert!(
+        text.contains("after the big one"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+}

@@ -73,6 +73,9 @@ pub(crate) struct Link {
     pending: std::sync::Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     /// The browser closed the connection (or it broke): every call fails at once.
     closed: AtomicBool,
+    /// Why runner's end of the connection failed, when it did while the browser may still run
+    /// (a message past `MAX_MESSAGE`): said instead of "the browser exited".
+    broke: std::sync::OnceLock<String>,
     /// The browser did not answer a call every live browser answers at once (see `health`):
     /// every call fails at once.
     silent: AtomicBool,
@@ -93,7 +96,8 @@ impl Cdp {
         timeout: Duration,
         on_event: OnEvent,
     ) -> Result<Cdp, CdpError> {
-        let (socket, _) = tokio::time::timeout(timeout, tokio_tungstenite::connect_async(url))
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false);
+        let (socket, _) = tokio::time::timeout(timeout, connect)
             .await
             .map_err(|_| CdpError::ConnectTimeout(timeout))?
             .map_err(CdpError::Unreachable)?;
@@ -103,6 +107,7 @@ impl Cdp {
             next_id: AtomicU64::new(1),
             pending: std::sync::Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
+            broke: std::sync::OnceLock::new(),
             silent: AtomicBool::new(false),
             endpoint: std::sync::OnceLock::new(),
             downloads: std::sync::Mutex::new(Vec::new()),
@@ -525,10 +530,32 @@ impl Link {
     }
 }
 
+/// The largest message (and frame) runner's DevTools connection takes: a page's events carry
+/// what the page makes (a console message, an upload's body), past tungstenite's usual bounds
+/// (16 MiB a frame, 64 MiB a message) on real apps.
+const MAX_MESSAGE: usize = 512 << 20;
+
+/// The connection's settings: `MAX_MESSAGE`.
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE))
+        .max_frame_size(Some(MAX_MESSAGE))
+}
+
 /// Reads everything the browser sends until the connection ends; then every call still
 /// waiting fails.
 async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
-    while let Some(Ok(message)) = stream.next().await {
+    while let Some(read) = stream.next().await {
+        let message = match read {
+            Ok(m) => m,
+            Err(e) => {
+                // (A browser that exits resets the connection: that is an exit.)
+                if let tokio_tungstenite::tungstenite::Error::Capacity(_) = e {
+                    let _ = link.broke.set(e.to_string());
+                }
+                break;
+            }
+        };
         let text = match message {
             Message::Text(t) => t,
             Message::Close(_) => break,

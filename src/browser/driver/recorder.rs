@@ -123,7 +123,10 @@ impl Recorder {
         let on = Some(session);
         // No response bodies are kept for runner's session: it reads none (a total of 0 is
         // refused).
-        let network = json!({ "maxTotalBufferSize": 1024, "maxResourceBufferSize": 0 });
+        // Nor a request's body (an upload's may be any size): the trace names requests only.
+        let network = json!({
+            "maxTotalBufferSize": 1024, "maxResourceBufferSize": 0, "maxPostDataSize": 0,
+        });
         let (quality, width, height) = SCREENCAST;
         let screencast = json!({
             "format": "jpeg", "quality": quality, "maxWidth": width, "maxHeight": height,

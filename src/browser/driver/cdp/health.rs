@@ -70,7 +70,12 @@ impl Cdp {
             None => "the browser".to_string(),
         };
         let message = match gone {
-            Gone::Exited => format!("{browser} exited: it closed its DevTools connection"),
+            Gone::Exited => match self.link.broke.get() {
+                Some(why) => format!(
+                    "runner's DevTools connection to {browser} failed ({why}); the browser may still run"
+                ),
+                None => format!("{browser} exited: it closed its DevTools connection"),
+            },
             Gone::Silent => format!(
                 "{browser} did not answer (a call every live browser answers at once got no answer in {}): it is stopped, wedged or out of reach",
                 humantime::format_duration(PROBE)
