@@ -95,7 +95,8 @@ fn a_sub_flows_outputs_are_data_never_files_the_report_reads() {
 
 /// Two shards run as CI runs them, each with its artifacts inside its report's folder (the run
 /// writes a second `report.json` there) and a JSON file that is not a report (a download):
-/// `merge-reports` of their folders merges them, screenshots and snapshots shown.
+/// `merge-reports` of their folders merges them, screenshots, snapshots and the failed flows'
+/// traces (their filmstrips) shown, the traces' files not taken for reports.
 #[test]
 fn merge_reports_takes_the_layout_a_run_writes() {
     let d = tempfile::tempdir().unwrap();
@@ -104,16 +105,9 @@ fn merge_reports_takes_the_layout_a_run_writes() {
     write(&d.path().join("flows"), "b.yaml", &failing_flow("b", ""));
     for i in 1..=2 {
         let mut c = runner(d.path());
-        c.args([
-            "run",
-            "flows",
-            "--shard",
-            &format!("{i}/2"),
-            "--trace",
-            "off",
-        ])
-        .args(["--report", &format!("json=shard{i}/shard.json")])
-        .args(["--artifacts", &format!("shard{i}/art")]);
+        c.args(["run", "flows", "--shard", &format!("{i}/2")])
+            .args(["--report", &format!("json=shard{i}/shard.json")])
+            .args(["--artifacts", &format!("shard{i}/art")]);
         let (code, _, stderr) = output(c);
         assert_eq!(code, 1, "{stderr}");
         assert!(d.path().join(format!("shard{i}/art/report.json")).is_file());
@@ -146,18 +140,34 @@ fn merge_reports_takes_the_layout_a_run_writes() {
         "{stderr}"
     );
     assert!(!stderr.contains("left out"), "{stderr}");
+    assert!(!stderr.contains("trace.json"), "{stderr}");
     let merged: Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("merged.json")).unwrap())
             .unwrap();
     assert_eq!(merged["summary"]["failed"], 2, "{merged}");
     let html = std::fs::read_to_string(d.path().join("merged/index.html")).unwrap();
-    assert_eq!(html.matches("<img class=\"shot\"").count(), 2, "{html}");
-    assert_eq!(html.matches("page snapshot").count(), 2, "{html}");
+    let failed = "<img class=\"shot\" src=\"assets/";
+    let shots =
+        html.matches(failed).count() - html.matches("alt=\"the page after the step\"").count();
+    assert_eq!(shots, 2, "{html}");
+    assert_eq!(
+        html.matches("<summary>page snapshot</summary>").count(),
+        2,
+        "{html}"
+    );
+    // Each failed flow's filmstrip: the picture after its `open` (a JPEG) and its failure's
+    // screenshot.
+    assert_eq!(html.matches("class=\"filmstrip\"").count(), 2, "{html}");
     let assets = files_under(&d.path().join("merged/assets"));
-    assert_eq!(assets.len(), 2, "{assets:?}");
-    for a in &assets {
-        assert!(std::fs::read(a).unwrap().starts_with(PNG), "{a:?}");
-    }
+    let png = |a: &&PathBuf| std::fs::read(a).unwrap().starts_with(PNG);
+    let jpeg = |a: &&PathBuf| std::fs::read(a).unwrap().starts_with(&[0xFF, 0xD8, 0xFF]);
+    assert_eq!(assets.iter().filter(png).count(), 2, "{assets:?}");
+    assert!(assets.iter().filter(jpeg).count() >= 2, "{assets:?}");
+    assert_eq!(
+        assets.iter().filter(|a| png(a) || jpeg(a)).count(),
+        assets.len(),
+        "{assets:?}"
+    );
     // Named one by one, a shard's two copies are still the same shard given twice.
     let mut c = runner(d.path());
     c.args([

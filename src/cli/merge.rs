@@ -15,8 +15,8 @@ struct Found {
 }
 
 /// The JSON files named, a directory standing for the regular `*.json` files under it (any
-/// depth: CI downloads each shard's artifact into a directory of its own), the shallowest
-/// first, then in path order.
+/// depth: CI downloads each shard's artifact into a directory of its own; but flows' traces,
+/// which the reports name), the shallowest first, then in path order.
 fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
     let mut out = Vec::new();
     for (i, p) in paths.iter().enumerate() {
@@ -26,7 +26,10 @@ fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
                 let e = e.map_err(|e| {
                     CliError::Environment(format!("cannot read {}: {e}", p.display()))
                 })?;
-                if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json") {
+                if e.file_type().is_file()
+                    && e.path().extension().is_some_and(|x| x == "json")
+                    && !crate::engine::is_trace_file(e.path())
+                {
                     found.push(e.into_path());
                 }
             }

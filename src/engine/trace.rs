@@ -41,6 +41,15 @@ pub(crate) const PICTURE_LATER: &str = "drawn after the next step that acts on t
 /// sent before (and for its last pictures).
 pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
 
+/// Whether `path` is where runner writes a flow's trace (`.../trace/trace.json`).
+pub(crate) fn is_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == FILE)
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == DIR)
+}
+
 /// Where a flow's trace goes, in its artifacts directory `dir`.
 pub(crate) fn file(dir: &Path) -> PathBuf {
     dir.join(DIR).join(FILE)

@@ -37,7 +37,7 @@ pub(crate) enum Reads {
 }
 
 /// The endings of the files runner keeps in its artifacts that a report shows.
-const ARTIFACT_ENDINGS: [&str; 3] = [".png", ".snapshot.txt", ".log"];
+const ARTIFACT_ENDINGS: [&str; 5] = [".png", ".snapshot.txt", ".log", "trace.json", ".jpg"];
 
 impl Reads {
     /// The reads of a shard whose report is the file `report`: files inside its directory.
