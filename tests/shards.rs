@@ -453,5 +453,13 @@ fn merge_reports_refuses_a_flow_whose_status_contradicts_its_steps() {
         std::fs::write(d.path().join("s.json"), r.to_string()).unwrap();
         let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
         assert_eq!(code, 0, "{r}: {stderr}");
+        // An interrupted flow is counted where the others are: the summary line, the page.
+        if r["flows"][0]["status"] == "interrupted" {
+            assert!(stderr.contains("0 skipped, 1 interrupted"), "{stderr}");
+            let (code, stderr) = merge(d.path(), &["s.json", "--report", "html=h"]);
+            assert_eq!(code, 0, "{stderr}");
+            let page = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+            assert!(page.contains("<span>1 interrupted</span>"), "{page}");
+        }
     }
 }

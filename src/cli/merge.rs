@@ -257,8 +257,13 @@ pub(crate) fn run(
         }
     }
     let s = &merged.summary;
+    // (Interrupted flows named when there are any, as a run's summary does.)
+    let interrupted = match s.interrupted {
+        0 => String::new(),
+        n => format!(", {n} interrupted"),
+    };
     reporter.err(&format!(
-        "merged {} report(s): {} flows, {} passed, {} failed, {} errors, {} flaky, {} skipped\n",
+        "merged {} report(s): {} flows, {} passed, {} failed, {} errors, {} flaky, {} skipped{interrupted}\n",
         count, s.total, s.passed, s.failed, s.errors, s.flaky, s.skipped
     ));
     Ok(Outcome::Passed)

@@ -448,7 +448,7 @@ pub(crate) fn report(r: &Report) -> Page {
     let s = &r.summary;
     let mut w = Writer {
         out: format!(
-            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report {run}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n<p class=\"counts\"><span>{total} flows</span><span>{passed} passed</span><span>{failed} failed</span><span>{errors} errors</span><span>{flaky} flaky</span><span>{skipped} skipped</span></p></header>\n<div class=\"bar\"><button data-want=\"all\" class=\"on\">all</button><button data-want=\"failed\">failed</button><button data-want=\"flaky\">flaky</button><button data-want=\"passed\">passed</button><input id=\"q\" type=\"search\" placeholder=\"filter by text\"></div>\n",
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report {run}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n<p class=\"counts\"><span>{total} flows</span><span>{passed} passed</span><span>{failed} failed</span><span>{errors} errors</span><span>{flaky} flaky</span><span>{skipped} skipped</span>{interrupted}</p></header>\n<div class=\"bar\"><button data-want=\"all\" class=\"on\">all</button><button data-want=\"failed\">failed</button><button data-want=\"flaky\">flaky</button><button data-want=\"passed\">passed</button><input id=\"q\" type=\"search\" placeholder=\"filter by text\"></div>\n",
             run = esc(&r.run_id),
             passed = s.passed,
             total = s.total,
@@ -456,6 +456,10 @@ pub(crate) fn report(r: &Report) -> Page {
             errors = s.errors,
             flaky = s.flaky,
             skipped = s.skipped,
+            interrupted = match s.interrupted {
+                0 => String::new(),
+                n => format!("<span>{n} interrupted</span>"),
+            },
             secs = r.duration().as_secs_f64()
         ),
         assets: Vec::new(),
