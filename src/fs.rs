@@ -60,6 +60,10 @@ pub(crate) fn leaves_dir(path: &str) -> bool {
 /// What `validate` and the run (on a rendered path) both say of a `screenshot.path` or
 /// `download.path` (`what`) that would leave the artifacts directory; `None` when it stays.
 pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
+    if path.contains('\0') {
+        // (No file name holds one: the run could only fail at the step.)
+        return Some(format!("{what} path {path:?} holds a NUL character"));
+    }
     leaves_dir(path).then(|| format!("{what} path `{path}` leaves the artifacts directory"))
 }
 

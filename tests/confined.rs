@@ -433,6 +433,16 @@ fn download_paths_are_refused_by_validate_as_by_the_run() {
             "{stderr}"
         );
     }
+    // A NUL in a path is refused by `validate` too (no file name holds one).
+    write(d.path(), "f.yaml", &flow("kept/a\\0b.csv"));
+    let mut c = runner(d.path());
+    c.args(["validate", "f.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("download path \"kept/a\\0b.csv\" holds a NUL character"),
+        "{stderr}"
+    );
     // A rendered path is the run's to refuse, in the same words.
     write(d.path(), "f.yaml", &flow("{{ vars.where }}"));
     let mut c = runner(d.path());

@@ -32,8 +32,12 @@ impl StepFiles {
     /// masked; refused when it leaves the directory (`what`: the setting, for the error).
     pub(crate) fn artifact(&self, name: &str, what: &str) -> Result<PathBuf, StepError> {
         let masked = self.masker.mask(name);
-        if crate::fs::leaves_dir(name) || crate::fs::leaves_dir(&masked) {
-            let problem = crate::fs::artifact_path_problem(what, &masked).unwrap_or_default();
+        // (Said of the masked path; the path as made may be the one that leaves.)
+        let problem = crate::fs::artifact_path_problem(what, &masked).or_else(|| {
+            crate::fs::artifact_path_problem(what, name)
+                .map(|_| format!("{what} path `{masked}` leaves the artifacts directory"))
+        });
+        if let Some(problem) = problem {
             return Err(StepError::new(
                 ErrorKind::CommandFailed,
                 format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
