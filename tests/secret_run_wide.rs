@@ -176,3 +176,33 @@ fn an_empty_secret_is_an_environment_error() {
     );
     assert!(!stderr.contains("│ hi"), "no step ran: {stderr}");
 }
+
+/// `--dry-run` shows each step's name with what can be rendered before the run: a secret another
+/// flow declares, read through `env`, shows as `***` there too.
+#[test]
+fn a_dry_run_masks_a_secret_another_flow_declares() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        "name: declares\nsecrets: [RUN_WIDE_T]\nsteps:\n  - log: hi\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: prints\nsteps:\n  - name: \"env says {{ env.RUN_WIDE_T }}\"\n    exec: [\"echo\", \"{{ env.RUN_WIDE_T }}\"]\n",
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = flow_run(d.path())
+        .env("RUN_WIDE_T", SECRET)
+        .args(["a.yaml", "b.yaml", "--dry-run"])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    let all = format!("{stdout}{stderr}");
+    assert!(all.contains("env says ***"), "{all}");
+    assert!(!all.contains(SECRET), "{all}");
+}
