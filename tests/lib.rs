@@ -51,6 +51,7 @@ mod report_paths;
 mod run;
 mod secret_controls;
 mod secret_forms;
+mod secret_run_wide;
 mod secret_search;
 mod secrets;
 mod selectors;

@@ -377,9 +377,10 @@ fn nothing_to_run(
 /// `--dry-run`: each flow's plan, step by step.
 fn dry_run(rt: &Runtime, flows: &[Arc<LoadedFlow>], reporter: &Reporter) {
     let mut s = String::new();
+    let secrets = crate::engine::RunSecrets::declared(&rt.env, flows);
     for f in flows {
         s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
-        for line in crate::engine::plan(rt, f) {
+        for line in crate::engine::plan(rt, f, &secrets) {
             s.push_str(&format!("  {line}\n"));
         }
     }

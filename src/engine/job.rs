@@ -11,6 +11,7 @@ use tokio::sync::watch;
 use super::lifecycle::run_flow;
 use super::runtime::Runtime;
 use super::server::RunServers;
+use super::start::RunSecrets;
 use crate::config::flows::LoadedFlow;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
 
@@ -34,6 +35,8 @@ pub(super) struct Job {
     pub(super) stop: Arc<AtomicBool>,
     /// The run's servers.
     pub(super) servers: Arc<RunServers>,
+    /// The secrets every flow of the run masks.
+    pub(super) secrets: RunSecrets,
 }
 
 impl Job {
@@ -87,6 +90,7 @@ impl Job {
                 self.loaded.clone(),
                 self.info.clone(),
                 &self.servers,
+                &self.secrets,
             )
             .await;
             // Only a flow's own failure is retried: not the environment's, not an interrupt.

@@ -32,6 +32,7 @@ pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
 pub(crate) use run::{Ran, RunOptions, Warm, run_flows, start_servers};
 pub(crate) use runtime::Runtime;
+pub(crate) use start::RunSecrets;
 pub(crate) use trace::is_file as is_trace_file;
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::context::Scope;
 use super::runtime::Runtime;
-use super::start::new_scope;
+use super::start::{RunSecrets, new_scope};
 use crate::browser::describe_selector;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::{Action, Step};
@@ -153,11 +153,11 @@ fn shortened(key: &str, detail: &str) -> String {
 }
 
 /// `--dry-run`: each step's display name with the templates that can be rendered before the run
-/// (vars, env, flow) rendered; secrets show as `***`.
-pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow) -> Vec<String> {
+/// (vars, env, flow) rendered; secrets show as `***`, the run's `secrets` (another flow's
+/// too) also where a step reads them through `env.NAME`.
+pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow, secrets: &RunSecrets) -> Vec<String> {
     let mut scope = new_scope(rt, loaded);
-    // Secrets show as `***`, also when a step reads them through `env.NAME`.
-    let masker = Masker::default();
+    let masker = secrets.masker();
     for name in &loaded.flow.secrets {
         scope.set_secret(name.clone(), "***".into());
         if let Some(v) = rt.env.get(name).and_then(Value::as_str) {

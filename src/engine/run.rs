@@ -7,12 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
-use serde_json::Value;
-
 use super::browser_settings::browser_spec;
 use super::job::Job;
 use super::runtime::Runtime;
 use super::server::{RunContext, RunServers};
+use super::start::RunSecrets;
 use crate::config::flows::LoadedFlow;
 use crate::config::model::Action;
 use crate::config::project::ServersSpec;
@@ -130,6 +129,8 @@ pub(crate) async fn run_flows(
 /// finds its browsers launched and its servers up.
 pub(crate) struct Warm {
     servers: Arc<RunServers>,
+    /// The secrets the flows it started with declare (a pass adds its flows' own).
+    secrets: RunSecrets,
 }
 
 /// What one pass over the flows did: the results of the flows that ran, and the flows never
@@ -146,10 +147,13 @@ impl Warm {
     ) -> Warm {
         // The browsers launch while the run's servers start.
         prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
-        let masker = declared_secrets(rt, flows);
+        // The run's servers get runner's environment, so what they print may hold any of them.
+        let secrets = RunSecrets::declared(&rt.env, flows);
+        let masker = secrets.masker();
         let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts, masker)).await;
         Warm {
             servers: Arc::new(servers),
+            secrets,
         }
     }
 
@@ -166,6 +170,7 @@ impl Warm {
         flows: Vec<Arc<LoadedFlow>>,
         opts: RunOptions,
     ) -> Pass {
+        let secrets = self.secrets.with(&RunSecrets::declared(&rt.env, &flows));
         let (flows, waits) = order_by_state(flows);
         // Each flow's outcome, for the flows that wait for the state it saves.
         let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
@@ -213,6 +218,7 @@ impl Warm {
                 savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
                 stop: stop.clone(),
                 servers: self.servers.clone(),
+                secrets: secrets.clone(),
             };
             handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
         }
@@ -254,31 +260,6 @@ fn run_context<'a>(
         artifacts,
         cancel: &rt.cancel,
     }
-}
-
-/// A masker of the secrets `flows` and their sub-flows declare, as set in the environment: the
-/// run's servers get runner's environment, so what they print may hold any of them.
-fn declared_secrets(rt: &Runtime, flows: &[Arc<LoadedFlow>]) -> Masker {
-    fn add(rt: &Runtime, flow: &LoadedFlow, masker: &Masker, seen: &mut Vec<PathBuf>) {
-        if seen.contains(&flow.path) {
-            return;
-        }
-        seen.push(flow.path.clone());
-        for name in &flow.flow.secrets {
-            if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
-                masker.add(v);
-            }
-        }
-        for sub in flow.subflows.values() {
-            add(rt, sub, masker, seen);
-        }
-    }
-    let masker = Masker::default();
-    let mut seen = Vec::new();
-    for f in flows {
-        add(rt, f, &masker, &mut seen);
-    }
-    masker
 }
 
 /// Starts `spec`'s servers for a command that is not `run` (`explore`, `atlas verify`), the

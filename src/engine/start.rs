@@ -119,14 +119,16 @@ fn read_secrets(
     masker: &Masker,
 ) -> Result<(), StepError> {
     for name in &loaded.flow.secrets {
-        if let Some(v) = rt.env.get(name).and_then(Value::as_str) {
+        if let Some(v) = secret_value(&rt.env, name) {
             masker.add(v);
             scope.set_secret(name.clone(), v.to_string());
         } else {
-            let why = if std::env::var_os(name).is_some() {
-                "is not valid UTF-8"
-            } else {
-                "is not set in the environment"
+            let why = match std::env::var_os(name) {
+                // Nothing to mask, and a flow that would go on with an empty password: as
+                // missing as an unset one (CI sets a secret it does not have to nothing).
+                Some(v) if v.is_empty() => "is empty in the environment",
+                Some(_) => "is not valid UTF-8",
+                None => "is not set in the environment",
             };
             return Err(StepError::new(
                 ErrorKind::Environment,
@@ -135,4 +137,65 @@ fn read_secrets(
         }
     }
     Ok(())
+}
+
+/// The value of the secret `name` as flows read it: set in the environment, UTF-8 and not
+/// empty.
+fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    env.get(name)
+        .and_then(Value::as_str)
+        .filter(|v| !v.is_empty())
+}
+
+/// The values of every secret a run's flows declare, the sub-flows they may run (known when
+/// they load) and runner.toml's (merged into each flow) included, as set in the environment.
+/// Every command of the run gets runner's environment and every flow writes into the same
+/// console and reports, so each flow masks all of them from its first step, not only its own
+/// ([`RunSecrets::masker`]); the run's servers too.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunSecrets(std::sync::Arc<Vec<String>>);
+
+impl RunSecrets {
+    /// The secrets `flows` and their sub-flows declare, read from `env`.
+    pub(crate) fn declared(env: &Map<String, Value>, flows: &[std::sync::Arc<LoadedFlow>]) -> Self {
+        fn add<'a>(
+            env: &Map<String, Value>,
+            flow: &'a LoadedFlow,
+            seen: &mut Vec<&'a std::path::Path>,
+            out: &mut Vec<String>,
+        ) {
+            if seen.contains(&flow.path.as_path()) {
+                return;
+            }
+            seen.push(&flow.path);
+            for name in &flow.flow.secrets {
+                if let Some(v) = secret_value(env, name).filter(|v| !out.iter().any(|o| o == v)) {
+                    out.push(v.to_string());
+                }
+            }
+            for sub in flow.subflows.values() {
+                add(env, sub, seen, out);
+            }
+        }
+        let (mut seen, mut out) = (Vec::new(), Vec::new());
+        for f in flows {
+            add(env, f, &mut seen, &mut out);
+        }
+        RunSecrets(std::sync::Arc::new(out))
+    }
+
+    /// These and `other`'s (a pass of `run --watch` may load flows that declare more).
+    pub(crate) fn with(&self, other: &RunSecrets) -> RunSecrets {
+        let mut all = self.0.as_ref().clone();
+        all.extend(other.0.iter().filter(|v| !self.0.contains(v)).cloned());
+        RunSecrets(std::sync::Arc::new(all))
+    }
+
+    /// A new masker (a flow's, the run's servers') that masks every one of them, in all the
+    /// forms a secret is masked in.
+    pub(crate) fn masker(&self) -> Masker {
+        let m = Masker::default();
+        m.add_all(self.0.iter().cloned());
+        m
+    }
 }
