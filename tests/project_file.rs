@@ -128,3 +128,43 @@ fn a_runner_toml_others_may_change_is_refused_naming_the_file_and_why() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("using "), "{stderr}");
 }
+
+/// A `runner.toml` that is no file (a folder, a FIFO, a link to nothing) is refused (exit 2,
+/// naming it and what it is), never passed over for the one above: the run would go on with
+/// settings the user did not choose; and a FIFO is not waited on.
+#[test]
+fn a_runner_toml_that_is_no_file_is_refused_not_passed_over() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join(".git")).unwrap();
+    let marker = d.path().join("started");
+    planted(d.path(), &marker);
+    let project = d.path().join("project");
+    ok_flow(&project);
+    let here = project.join("runner.toml");
+    let fifo = |p: &Path| nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let link = |p: &Path| std::os::unix::fs::symlink("nowhere.toml", p).unwrap();
+    for (make, what) in [
+        (
+            &(|p: &Path| std::fs::create_dir(p).unwrap()) as &dyn Fn(&Path),
+            "a directory",
+        ),
+        (&fifo, "not a regular file"),
+        (&link, "a symbolic link to nothing runner can read"),
+    ] {
+        make(&here);
+        let (code, stderr) = run_ok(&project);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "runner does not use this project file: it is {what}"
+            )) && stderr.contains("runner.toml"),
+            "{stderr}"
+        );
+        assert!(!marker.exists(), "the runner.toml above was used");
+        if here.is_dir() {
+            std::fs::remove_dir(&here).unwrap();
+        } else {
+            std::fs::remove_file(&here).unwrap();
+        }
+    }
+}

@@ -174,6 +174,25 @@ pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
             if path.is_file() {
                 return load_owned(&path, here).map(Some);
             }
+            // Something else by that name (a folder, a FIFO, a device, a broken link) is not
+            // passed over for the one above: the run would go on with other settings.
+            if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                let what = match meta.file_type() {
+                    t if t.is_dir() => "a directory",
+                    t if t.is_symlink() => "a symbolic link to nothing runner can read",
+                    _ => "not a regular file",
+                };
+                let shown = path.display().to_string();
+                return Err(vec![
+                    Diagnostic::file_error(
+                        &shown,
+                        format!("runner does not use this project file: it is {what}"),
+                    )
+                    .with_help(format!(
+                        "runner takes the nearest project file at or above the working directory: remove {shown} or make it a file"
+                    )),
+                ]);
+            }
         }
         if dir.join(".git").symlink_metadata().is_ok() {
             break;
