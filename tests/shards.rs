@@ -457,10 +457,10 @@ fn merge_reports_refuses_a_flow_whose_status_contradicts_its_steps() {
 /// ones refer to the first.
 #[test]
 fn merge_reports_takes_each_file_a_shard_names_once() {
+    const MIB: usize = 1024 * 1024;
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("shard");
     std::fs::create_dir_all(&dir).unwrap();
-    const MIB: usize = 1024 * 1024;
     std::fs::write(dir.join("s.snapshot.txt"), "A".repeat(4 * MIB)).unwrap();
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     png.resize(MIB, 0);

@@ -112,11 +112,11 @@ impl Registry {
         {
             match crate::fs::distrust(&m, also) {
                 Some(why) => diags.push(refused(dir, &why)),
-                None => reg.load_dir(dir, Some(also), &mut diags),
+                None => reg.load_dir(dir, Folder::Found { also }, &mut diags),
             }
         }
         for dir in dirs {
-            reg.load_dir(dir, None, &mut diags);
+            reg.load_dir(dir, Folder::Told, &mut diags);
         }
         (reg, diags)
     }
@@ -146,8 +146,8 @@ impl Registry {
     }
 
     /// The profile files of `dir`, in name order, over those loaded before; each one's owner
-    /// and mode checked as [`Registry::load_found`] says when `owned` (`Some(also)`).
-    fn load_dir(&mut self, dir: &Path, owned: Option<Option<u32>>, diags: &mut Vec<Diagnostic>) {
+    /// and mode checked as [`Registry::load_found`] says when runner found the folder itself.
+    fn load_dir(&mut self, dir: &Path, how: Folder, diags: &mut Vec<Diagnostic>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -157,9 +157,9 @@ impl Registry {
             .collect();
         paths.sort();
         for path in paths {
-            let loaded = match owned {
-                Some(also) => load_owned(&path, also),
-                None => load_file(&path),
+            let loaded = match how {
+                Folder::Found { also } => load_owned(&path, also),
+                Folder::Told => load_file(&path),
             };
             match loaded {
                 Ok(p) => {
@@ -210,6 +210,16 @@ pub(crate) fn load_file(path: &Path) -> Result<Profile, Vec<Diagnostic>> {
     let mut p = from_document(&doc)?;
     p.origin = path.display().to_string();
     Ok(p)
+}
+
+/// How runner came to a folder of profiles.
+#[derive(Clone, Copy)]
+enum Folder {
+    /// Named by the user (`--profiles DIR`, runner.toml's `profiles`).
+    Told,
+    /// Found by runner itself (the working directory's `profiles`), owned by the user, root
+    /// or `also` (the working directory's owner).
+    Found { also: Option<u32> },
 }
 
 /// How runner finds the profiles it checks the owner of.
