@@ -205,6 +205,14 @@ fn a_profiles_folder_others_may_change_is_refused_naming_the_file_and_why() {
         Path::new("profiles/claude-code.toml"),
         "anyone may change it (mode 0666)",
     );
+    // `doctor` says so too, as a failed check.
+    let (code, out) = in_cwd(&cwd, &["doctor"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("FAIL agent profiles: profiles/claude-code.toml: runner does not use this profile: anyone may change it"),
+        "{out}"
+    );
+    assert!(!marker.exists(), "doctor ran the planted profile: {out}");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
     refused(Path::new("profiles"), "anyone may change it (mode 0777)");
