@@ -77,7 +77,7 @@ mod trust;
 
 pub(crate) use named::{named_file_problem, write_named};
 pub(crate) use tree::{Owner, Tree, TreeError};
-pub(crate) use trust::distrust;
+pub(crate) use trust::{Distrust, distrust};
 
 /// runner's own folder in the working directory: its runs, logs, atlas and agent cache by
 /// default.

@@ -1,11 +1,12 @@
 //! Symlinks planted beforehand in a directory a run reuses (issue 27, third round: A2–A4): in
 //! the artifacts (`--artifacts`) and in an HTML report's folder (`--report html=DIR`), nothing
-//! runner writes goes through one, and nothing a report copies comes from one.
+//! runner writes goes through one, and nothing a report copies comes from one. And a binary
+//! planted in the working directory's `node_modules` (F11): not run unless it is the user's own.
 
 use std::path::{Path, PathBuf};
 
 use crate::agents::{agent_env, with_profiles};
-use crate::common::{Ran, fixture, flow_run, write};
+use crate::common::{Ran, fixture, flow_run, output, real_agent_browser, runner, write};
 
 /// A flow that makes every kind of file a run leaves in its artifacts: its web server's log, an
 /// exec step's `.stdout` and `.stderr` (its own and a sub-flow's), screenshots (default name and
@@ -313,4 +314,92 @@ fn nothing_is_written_through_a_link_planted_in_runners_own_folder() {
             _ => assert_eq!(code, 3, "{link}: {out}{err}"),
         }
     }
+}
+
+/// `node_modules/agent-browser` in the working directory is looked for there and started from
+/// there, wherever the flow is (issue 27, F11); and only when it is the user's own: a binary
+/// there that anyone may change, another user owns, or whose folder anyone may change, is not
+/// run (the one installed globally is), and `runner doctor` says why.
+#[test]
+fn a_node_modules_agent_browser_is_run_from_any_flows_folder_and_only_when_it_is_yours() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let cwd = d.path().join("cwd");
+    let bin = cwd.join("node_modules/agent-browser/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(d.path().join("proj")).unwrap();
+    write(
+        &d.path().join("proj"),
+        "br.yaml",
+        "name: br\nsteps:\n  - open: about:blank\n",
+    );
+    let marker = d.path().join("local-ran");
+    let local = write(
+        &bin,
+        "agent-browser-linux-x64",
+        &format!(
+            "#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n",
+            marker.display(),
+            real_agent_browser().display()
+        ),
+    );
+    let mode = |p: &Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    };
+    mode(&local, 0o755);
+    let run = || {
+        flow_run(&cwd)
+            .with(|c| {
+                c.env_remove("AGENT_BROWSER");
+            })
+            .arg("../proj/br.yaml")
+            .run()
+    };
+    // The user's own: used, though the flow's folder is another.
+    let Ran { code, stderr, .. } = run();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        marker.exists(),
+        "the local agent-browser was not used: {stderr}"
+    );
+    std::fs::remove_file(&marker).unwrap();
+    let not_run = |what: &str, why: &str| {
+        let Ran { code, stderr, .. } = run();
+        assert_eq!(code, 0, "{what}: {stderr}");
+        assert!(
+            !marker.exists(),
+            "{what}: the planted agent-browser ran: {stderr}"
+        );
+        let mut c = runner(&cwd);
+        c.arg("doctor").env_remove("AGENT_BROWSER");
+        let (_, out, err) = output(c);
+        assert!(
+            !marker.exists(),
+            "{what}: doctor ran the planted agent-browser: {out}"
+        );
+        let said = format!("{} is not used: {why}", Path::new(what).display());
+        assert!(out.contains(&said), "{said}: {out}{err}");
+        assert!(out.contains("ok   agent-browser:"), "{out}{err}");
+    };
+    mode(&local, 0o777);
+    not_run(
+        "node_modules/agent-browser/bin/agent-browser-linux-x64",
+        "anyone may change it (mode 0777)",
+    );
+    mode(&local, 0o755);
+    mode(&bin, 0o777);
+    not_run(
+        "node_modules/agent-browser/bin",
+        "anyone may change it (mode 0777)",
+    );
+    mode(&bin, 0o755);
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("not root: a file of another user cannot be made here");
+        return;
+    }
+    nix::unistd::chown(&local, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
+    not_run(
+        "node_modules/agent-browser/bin/agent-browser-linux-x64",
+        "it is owned by nobody (uid 65534), not by you, root or the working directory's owner",
+    );
 }

@@ -168,3 +168,117 @@ fn a_runner_toml_that_is_no_file_is_refused_not_passed_over() {
         }
     }
 }
+
+/// A `profiles/` folder in `cwd` (made) whose `claude-code` would leave `marker` behind when
+/// started, in place of the built-in one (issue 27, F4); and `proj/agent.yaml` beside `cwd`,
+/// whose agent step uses it.
+fn planted_profile(cwd: &Path, marker: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(cwd.join("profiles")).unwrap();
+    std::fs::create_dir_all(cwd.join("../proj")).unwrap();
+    write(
+        &cwd.join("../proj"),
+        "agent.yaml",
+        "name: ag\nsteps:\n  - agent: { profile: claude-code, prompt: hello }\n",
+    );
+    // Were the built-in profile used instead, its `npx` fails at once, offline.
+    std::fs::create_dir_all(cwd.join("../bin")).unwrap();
+    let npx = write(&cwd.join("../bin"), "npx", "#!/bin/sh\nexit 7\n");
+    std::fs::set_permissions(&npx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(
+        &cwd.join("profiles"),
+        "claude-code.toml",
+        &format!(
+            "label = \"claude-code\"\nexecutor_type = \"CLAUDE_CODE\"\nkind = \"generic\"\ndescription = \"planted\"\n[command]\nbinary = \"sh\"\nargs = [\"-c\", \"touch {}; echo done\"]\n",
+            marker.display()
+        ),
+    )
+}
+
+/// `runner ARGS` in `cwd`, with the fake `npx` first on PATH: (exit code, stdout + stderr).
+fn in_cwd(cwd: &Path, args: &[&str]) -> (i32, String) {
+    let mut c = runner(cwd);
+    let path = format!(
+        "{}:{}",
+        cwd.join("../bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    c.env("PATH", path).args(args);
+    let (code, out, err) = output(c);
+    assert!(!err.contains("panicked"), "{err}");
+    (code, format!("{out}{err}"))
+}
+
+#[test]
+fn a_profiles_folder_others_may_change_is_refused_naming_the_file_and_why() {
+    let d = tempfile::tempdir().unwrap();
+    let cwd = d.path().join("cwd");
+    let marker = d.path().join("planted-ran");
+    let file = planted_profile(&cwd, &marker);
+    let folder = cwd.join("profiles");
+    let run = ["run", "../proj/agent.yaml", "--artifacts", "art"];
+    let refused = |named: &Path, why: &str| {
+        for args in [&run[..], &["profiles", "list"], &["validate", "../proj"]] {
+            let (code, out) = in_cwd(&cwd, args);
+            assert_eq!(code, 2, "{args:?}: {out}");
+            assert!(!marker.exists(), "the planted profile ran ({why}): {out}");
+            assert!(
+                out.contains(&format!("{}: runner does not use", named.display())),
+                "{args:?}: {out}"
+            );
+            assert!(out.contains(why), "{why}: {out}");
+        }
+    };
+    // The user's own folder and file: used (this is what makes the planted one dangerous).
+    let (code, out) = in_cwd(&cwd, &run);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        marker.exists(),
+        "the project's own profile was not used: {out}"
+    );
+    std::fs::remove_file(&marker).unwrap();
+    let (code, out) = in_cwd(&cwd, &["profiles", "list"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("profiles/claude-code.toml"), "{out}");
+    // Others may change the file, or the folder (and so put any file in it).
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    refused(
+        Path::new("profiles/claude-code.toml"),
+        "anyone may change it (mode 0666)",
+    );
+    // `doctor` says so too, as a failed check.
+    let (code, out) = in_cwd(&cwd, &["doctor"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("FAIL agent profiles: profiles/claude-code.toml: runner does not use this profile: anyone may change it"),
+        "{out}"
+    );
+    assert!(!marker.exists(), "doctor ran the planted profile: {out}");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    refused(Path::new("profiles"), "anyone may change it (mode 0777)");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("not root: a file of another user cannot be made here");
+        return;
+    }
+    // The attack as found: another user's file, or another user's folder.
+    let nobody = nix::unistd::Uid::from_raw(65534);
+    let root = nix::unistd::Uid::from_raw(0);
+    nix::unistd::chown(&file, Some(nobody), None).unwrap();
+    let owned =
+        "it is owned by nobody (uid 65534), not by you, root or the working directory's owner";
+    refused(Path::new("profiles/claude-code.toml"), owned);
+    nix::unistd::chown(&file, Some(root), None).unwrap();
+    nix::unistd::chown(&folder, Some(nobody), None).unwrap();
+    refused(Path::new("profiles"), owned);
+    // A container's CI job: root runs in a checkout another uid owns, the folder that uid's too.
+    nix::unistd::chown(&file, Some(nobody), None).unwrap();
+    nix::unistd::chown(&cwd, Some(nobody), None).unwrap();
+    let (code, out) = in_cwd(&cwd, &run);
+    nix::unistd::chown(&cwd, Some(root), None).unwrap();
+    assert_eq!(
+        code, 0,
+        "the working directory's owner's profile is used: {out}"
+    );
+    assert!(marker.exists(), "{out}");
+}

@@ -463,3 +463,71 @@ fn merge_reports_refuses_a_flow_whose_status_contradicts_its_steps() {
         }
     }
 }
+
+/// A tiny shard that names one big file many times, by `./`-prefixed variants of its name too
+/// (issue 27, F3): each file a shard names is read and taken into the HTML report once, so the
+/// report is about one copy of it, not one a mention. Every mention still shows it: the later
+/// ones refer to the first.
+#[test]
+fn merge_reports_takes_each_file_a_shard_names_once() {
+    const MIB: usize = 1024 * 1024;
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("shard");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s.snapshot.txt"), "A".repeat(4 * MIB)).unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.resize(MIB, 0);
+    std::fs::write(dir.join("p.png"), &png).unwrap();
+    let n = 20;
+    let named = |i: usize, f: &str| format!("{}{f}", "./".repeat(i));
+    let steps: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"index": i, "id": null, "name": format!("s{i}"), "action": "exec",
+                "outcome": "passed", "conclusion": "passed", "attempts": 1, "flaky": false,
+                "duration_ms": 1, "error": null, "outputs": {}, "location": "a.yaml:3:5",
+                "finally": false, "failure_artifacts": {"screenshot": named(i, "p.png"),
+                "snapshot": named(i, "s.snapshot.txt")}})
+        })
+        .collect();
+    let trace: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"name": format!("s{i}"), "outcome": "passed", "snapshot": named(n - i, "s.snapshot.txt"),
+                "picture": named(n - i, "p.png")})
+        })
+        .collect();
+    write(&dir, "t.log", &json!({ "steps": trace }).to_string());
+    let mut r = shard(&[("a", "passed")]);
+    r["flows"][0]["steps"] = Value::Array(steps);
+    r["flows"][0]["trace"] = json!("t.log");
+    write(&dir, "report.json", &r.to_string());
+    assert!(r.to_string().len() < 16 * 1024, "the shard is tiny");
+    let (code, stderr) = merge(d.path(), &["shard/report.json", "--report", "html=m"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("left out"), "{stderr}");
+    let html = std::fs::read_to_string(d.path().join("m/index.html")).unwrap();
+    assert!(
+        html.len() < 5 * MIB,
+        "the page is {} bytes, for a 4 MiB file named {} times",
+        html.len(),
+        2 * n
+    );
+    assert_eq!(html.matches(&"A".repeat(4 * MIB)).count(), 1);
+    // Each mention shows it: the first holds the text, the others refer to it.
+    assert_eq!(
+        html.matches("<pre data-same=").count(),
+        2 * n - 1,
+        "{}",
+        &html[..4000]
+    );
+    let assets: Vec<_> = std::fs::read_dir(d.path().join("m/assets"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(assets.len(), 1, "{assets:?}");
+    assert_eq!(
+        html.matches("src=\"assets/1.png\"").count(),
+        3 * n,
+        "{}",
+        &html[..4000]
+    );
+}

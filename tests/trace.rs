@@ -194,7 +194,8 @@ fn a_bad_trace_mode_is_refused() {
 /// The HTML report of a failed flow, opened in Chromium by runner itself: its filmstrip above
 /// the steps, each frame's picture loaded; a click on the failing step shows its details (the
 /// picture, the error, the page's snapshot), hidden before; a click on a frame shows that
-/// step's instead.
+/// step's instead. The snapshot, held once in the page (in the failed step's row), is shown in
+/// the details too.
 #[test]
 fn the_report_shows_the_filmstrip_and_a_clicked_steps_details() {
     let d = tempfile::tempdir().unwrap();
@@ -229,6 +230,9 @@ steps:
   - id: shot
     eval: "[...document.querySelectorAll('tr.trace-detail')].filter(r => !r.hidden).map(r => r.querySelector('img.shot').naturalWidth).join(',')"
   - expect: {{ that: "{{{{ steps.shot.value | int > 0 }}}}" }}
+  - id: snapshot
+    eval: "(() => {{ const p = [...document.querySelectorAll('tr.trace-detail')].find(r => !r.hidden).querySelector('.snapshot pre'); const o = document.getElementById(p.dataset.same); return !!o && p.textContent.length > 10 && p.textContent === o.textContent; }})()"
+  - expect: {{ that: "{{{{ steps.snapshot.value }}}}" }}
   - click: {{ css: ".filmstrip .frame:nth-child(3)" }}
   - expect: {{ visible: {{ text: '"value": "***"' }} }}
   - expect: {{ hidden: {{ text: "page snapshot at the failure" }} }}

@@ -6,17 +6,27 @@ use std::time::Duration;
 
 use super::exit::Outcome;
 use crate::browser::driver::adapter::{
-    AgentBrowser, find_binary, find_chromium, find_headless_chromium, named_chromium,
+    AgentBrowser, find_chromium, find_headless_chromium, look, named_chromium,
 };
 use crate::config::model::Action;
 use crate::report::Reporter;
 use crate::step::url_secrets::{hide_url_secrets, shown_url};
 
-/// The (profile, binary) pairs the agent steps of these flows use.
-fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
-    let (registry, _) = super::validate::load_registry(&[]);
+/// The (profile, binary) pairs the agent steps of these flows use; and the problems of the
+/// profiles (a `profiles` folder runner does not use, said as `run` says it).
+fn profile_binaries(flows: &[PathBuf]) -> (Vec<(String, String)>, Vec<Check>) {
+    let (registry, diags) = super::validate::load_registry(&[]);
+    let problems = diags
+        .into_iter()
+        .map(|d| Check {
+            name: "agent profiles",
+            ok: false,
+            detail: format!("{}: {}", d.file_name, d.message),
+            fix: d.help,
+        })
+        .collect();
     let Ok(super::files::Collected { files, .. }) = super::files::collect(flows) else {
-        return Vec::new();
+        return (Vec::new(), problems);
     };
     let mut loader = crate::config::flows::Loader::new(&registry);
     let mut out = Vec::new();
@@ -40,7 +50,7 @@ fn profile_binaries(flows: &[PathBuf]) -> Vec<(String, String)> {
             }
         }
     }
-    out
+    (out, problems)
 }
 
 /// One check's result.
@@ -107,8 +117,14 @@ fn found(name: &'static str, path: Option<&Path>, missing: &str, fix: &str) -> C
 
 /// Runs the checks; passes only when everything needed is there.
 pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> Outcome {
-    let ab = find_binary();
+    let looked = look();
+    let ab = looked.binary;
     let chromium = find_chromium();
+    // A planted one passed over is no failure (another was found, or that is said below).
+    let mut text = String::new();
+    for (why, fix) in &looked.passed_over {
+        text.push_str(&format!("warn agent-browser: {why}\n     fix: {fix}\n"));
+    }
     let mut checks = vec![
         found(
             "agent-browser",
@@ -135,7 +151,6 @@ pub(crate) fn run(reporter: &Reporter, flows: &[PathBuf], cdp: Option<&str>) -> 
         detail: sh.display().to_string(),
         fix: (!sh.exists()).then(|| "install a POSIX shell".to_string()),
     });
-    let mut text = String::new();
     for c in &checks {
         let mark = if c.ok { "ok  " } else { "FAIL" };
         text.push_str(&format!("{mark} {}: {}\n", c.name, c.detail));
@@ -211,21 +226,21 @@ fn launch(agent_browser: &Path, chromium: bool, cdp: Option<&str>) -> Option<Che
 
 /// The binaries of the agent profiles the flows use: on PATH, or a file where one is named.
 fn agent_profiles(flows: &[PathBuf]) -> Vec<Check> {
-    profile_binaries(flows)
-        .into_iter()
-        .map(|(label, binary)| {
-            let found = binary.contains('/') && Path::new(&binary).is_file()
-                || crate::process::on_path(&binary);
-            Check {
-                name: "agent profile",
-                ok: found,
-                detail: format!(
-                    "{label}: `{binary}` {}",
-                    if found { "found" } else { "not found on PATH" }
-                ),
-                fix: (!found)
-                    .then(|| format!("install `{binary}` (see `runner profiles show {label}`)")),
-            }
-        })
-        .collect()
+    let (binaries, mut problems) = profile_binaries(flows);
+    let checks = binaries.into_iter().map(|(label, binary)| {
+        let found = binary.contains('/') && Path::new(&binary).is_file()
+            || crate::process::on_path(&binary);
+        Check {
+            name: "agent profile",
+            ok: found,
+            detail: format!(
+                "{label}: `{binary}` {}",
+                if found { "found" } else { "not found on PATH" }
+            ),
+            fix: (!found)
+                .then(|| format!("install `{binary}` (see `runner profiles show {label}`)")),
+        }
+    });
+    problems.extend(checks);
+    problems
 }

@@ -70,11 +70,12 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
     }
 }
 
-/// Profiles: built-in, then `./profiles`, then each `--profiles DIR`.
+/// Profiles: built-in, then `./profiles` (when it is the user's own, or the working
+/// directory's owner's: [`Registry::load_found`]), then each `--profiles DIR`.
 pub(crate) fn load_registry(extra: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
-    let mut dirs = vec![PathBuf::from("profiles")];
-    dirs.extend(extra.iter().cloned());
-    Registry::load(&dirs)
+    use std::os::unix::fs::MetadataExt;
+    let also = std::fs::metadata(".").ok().map(|m| m.uid());
+    Registry::load_found(Some((std::path::Path::new("profiles"), also)), extra)
 }
 
 /// Validates files in parallel (one chunk per core) and returns every problem, in file order.

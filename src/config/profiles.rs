@@ -90,7 +90,39 @@ pub(crate) struct Registry {
 impl Registry {
     /// Built-in profiles, then each directory in order (later ones override earlier ones).
     /// Problems in profile files come back as diagnostics; the good files still load.
+    #[cfg(test)]
     pub(crate) fn load(dirs: &[PathBuf]) -> (Registry, Vec<Diagnostic>) {
+        Registry::load_found(None, dirs)
+    }
+
+    /// [`Registry::load`], with first the folder runner finds itself, untold (`found`: the
+    /// working directory's `profiles/`, and `also`, the working directory's owner). A profile
+    /// starts a command, so that folder is taken only as the project file is (see
+    /// [`crate::fs::distrust`]): it and each file in it the user's own (or root's, or the working
+    /// directory's owner's), writable by no one else; one that is not is refused, naming it and
+    /// why, never skipped in silence (another's file would replace a built-in profile by label).
+    pub(crate) fn load_found(
+        found: Option<(&Path, Option<u32>)>,
+        dirs: &[PathBuf],
+    ) -> (Registry, Vec<Diagnostic>) {
+        let (mut reg, mut diags) = Registry::built_in();
+        if let Some((dir, also)) = found
+            && let Ok(m) = std::fs::metadata(dir)
+            && m.is_dir()
+        {
+            match crate::fs::distrust(&m, also) {
+                Some(why) => diags.push(refused(dir, &why)),
+                None => reg.load_dir(dir, Folder::Found { also }, &mut diags),
+            }
+        }
+        for dir in dirs {
+            reg.load_dir(dir, Folder::Told, &mut diags);
+        }
+        (reg, diags)
+    }
+
+    /// The profiles built in.
+    fn built_in() -> (Registry, Vec<Diagnostic>) {
         let mut reg = Registry::default();
         let mut diags = Vec::new();
         for (name, text) in BUILT_IN {
@@ -110,25 +142,32 @@ impl Registry {
                 Err(d) => diags.extend(d),
             }
         }
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
+        (reg, diags)
+    }
+
+    /// The profile files of `dir`, in name order, over those loaded before; each one's owner
+    /// and mode checked as [`Registry::load_found`] says when runner found the folder itself.
+    fn load_dir(&mut self, dir: &Path, how: Folder, diags: &mut Vec<Diagnostic>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| document::Format::of(p).is_some())
+            .collect();
+        paths.sort();
+        for path in paths {
+            let loaded = match how {
+                Folder::Found { also } => load_owned(&path, also),
+                Folder::Told => load_file(&path),
             };
-            let mut paths: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| document::Format::of(p).is_some())
-                .collect();
-            paths.sort();
-            for path in paths {
-                match load_file(&path) {
-                    Ok(p) => {
-                        reg.profiles.insert(p.label.clone(), p);
-                    }
-                    Err(d) => diags.extend(d),
+            match loaded {
+                Ok(p) => {
+                    self.profiles.insert(p.label.clone(), p);
                 }
+                Err(d) => diags.extend(d),
             }
         }
-        (reg, diags)
     }
 
     /// A profile by label.
@@ -173,7 +212,57 @@ pub(crate) fn load_file(path: &Path) -> Result<Profile, Vec<Diagnostic>> {
     Ok(p)
 }
 
-#[cfg(test)]
+/// How runner came to a folder of profiles.
+#[derive(Clone, Copy)]
+enum Folder {
+    /// Named by the user (`--profiles DIR`, runner.toml's `profiles`).
+    Told,
+    /// Found by runner itself (the working directory's `profiles`), owned by the user, root
+    /// or `also` (the working directory's owner).
+    Found { also: Option<u32> },
+}
+
+/// How runner finds the profiles it checks the owner of.
+const FOUND: &str = "runner takes agent profiles from the `profiles` folder of the working directory (and from `--profiles DIR` and runner.toml's `profiles`, as told)";
+
+/// Why runner does not use `path` (the profiles folder it found, or a file in it).
+fn refused(path: &Path, why: &crate::fs::Distrust) -> Diagnostic {
+    let name = path.display().to_string();
+    let what = if path.is_dir() {
+        "profiles folder"
+    } else {
+        "profile"
+    };
+    Diagnostic::file_error(&name, format!("runner does not use this {what}: {why}"))
+        .with_help(why.help(&name, FOUND))
+}
+
+/// [`load_file`] of a file in the profiles folder runner found: refused, unread, when it is not
+/// the user's own (or `also`'s, the working directory's owner), as read through its handle.
+fn load_owned(path: &Path, also: Option<u32>) -> Result<Profile, Vec<Diagnostic>> {
+    let mut why = None;
+    let read = crate::fs::read_regular_if(path, document::MAX_FILE_SIZE, |meta| {
+        why = crate::fs::distrust(meta, also);
+        why.is_none()
+    });
+    if let Some(why) = why {
+        return Err(vec![refused(path, &why)]);
+    }
+    let name = path.display().to_string();
+    let bytes = read
+        .map_err(|e| format!("cannot read the file: {e}"))
+        .and_then(|b| {
+            u64::try_from(b.len())
+                .is_ok_and(|n| n <= document::MAX_FILE_SIZE)
+                .then_some(b)
+                .ok_or_else(|| "the file is over 10 MB; config files may be at most 10 MB".into())
+        })
+        .map_err(|e: String| vec![Diagnostic::file_error(&name, e)])?;
+    let mut p = parse(path, bytes)?;
+    p.origin = path.display().to_string();
+    Ok(p)
+}
+
 fn parse(path: &Path, bytes: Vec<u8>) -> Result<Profile, Vec<Diagnostic>> {
     let format = document::Format::of(path).unwrap_or(document::Format::Toml);
     let doc = document::parse_bytes(path, bytes, format)?;

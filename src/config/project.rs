@@ -222,7 +222,10 @@ fn load_owned(path: &Path, also: Option<u32>) -> Result<Project, Vec<Diagnostic>
                 &name,
                 format!("runner does not use this project file: {why}"),
             )
-            .with_help(why.help(&name)),
+            .with_help(why.help(
+                &name,
+                "runner takes the nearest project file at or above the working directory, up to the folder holding `.git`",
+            )),
         ]);
     }
     let bytes = read.map_err(|e| {

@@ -51,11 +51,12 @@ impl std::fmt::Display for Distrust {
 }
 
 impl Distrust {
-    /// What to do about it, for `file`.
-    pub(crate) fn help(&self, file: &str) -> String {
+    /// What to do about it, for `file`, which runner took because `found` (how it finds such a
+    /// file: "runner takes the nearest project file at or above the working directory").
+    pub(crate) fn help(&self, file: &str, found: &str) -> String {
         match self {
             Distrust::Owner { .. } => format!(
-                "runner takes the nearest project file at or above the working directory, up to the folder holding `.git`: if you trust this one, make it yours (`chown $(id -u) {file}`), else remove it"
+                "{found}: if you trust this one, make it yours (`chown $(id -u) {file}`), else remove it"
             ),
             Distrust::Anyone { .. } | Distrust::Group { .. } => {
                 format!("if you trust it, let only its owner change it: `chmod go-w {file}`")

@@ -8,7 +8,10 @@
 use super::model::{Error, Flow, Report, Server, Step, place, shown_path as rel};
 use super::reads::Reads;
 
+mod taken;
 mod trace;
+
+pub(crate) use taken::{COPY_BUDGET, TEXT_BUDGET};
 
 /// Text for the page: escaped, and without control characters but line breaks and tabs (a
 /// merged shard's names and paths may hold a NUL or an escape sequence).
@@ -55,6 +58,8 @@ struct Writer {
     trace: Vec<trace::Entry>,
     /// The flows written so far.
     flows: usize,
+    /// The files taken into the page so far.
+    taken: taken::Taken,
 }
 
 /// The line a `file:line:col` place points at, numbered (when `reads` allow the file; else no
@@ -111,9 +116,8 @@ impl Writer {
         };
         if let Some(png) = arts.screenshot.as_deref() {
             // Opened here to know whether it is shown; copied (opened again) with the page.
-            match self.reads.open(png) {
-                Ok(_) => {
-                    let name = self.asset(&self.reads.clone(), png, "png");
+            match self.asset(&self.reads.clone(), png, "png") {
+                Ok(name) => {
                     self.out.push_str(&format!(
                         "<img class=\"shot\" src=\"assets/{name}\" alt=\"the page when the step failed\">"
                     ));
@@ -122,10 +126,9 @@ impl Writer {
             }
         }
         if let Some(txt) = arts.snapshot.as_deref() {
-            match self.reads.read_text(txt) {
-                Ok(text) => self.out.push_str(&format!(
-                    "<details><summary>page snapshot</summary><pre>{}</pre></details>",
-                    esc(&text)
+            match self.shown_text(txt) {
+                Ok(pre) => self.out.push_str(&format!(
+                    "<details><summary>page snapshot</summary>{pre}</details>"
                 )),
                 Err(why) => self.left_out("snapshot", txt, &why),
             }
@@ -198,30 +201,15 @@ impl Writer {
 
     /// A link to a server's log, copied under `assets/`.
     fn log(&mut self, path: &str, reads: &Reads) -> String {
-        if let Err(why) = reads.open(path) {
-            self.notes.push(format!(
-                "web server log {path:?} left out of the report: {why}"
-            ));
-            return format!("web server log left out: {}: {}", esc(path), esc(&why));
+        match self.asset(reads, path, "log") {
+            Ok(name) => format!("<a href=\"assets/{name}\">web server log</a>"),
+            Err(why) => {
+                self.notes.push(format!(
+                    "web server log {path:?} left out of the report: {why}"
+                ));
+                format!("web server log left out: {}: {}", esc(path), esc(&why))
+            }
         }
-        let name = self.asset(reads, path, "log");
-        format!("<a href=\"assets/{name}\">web server log</a>")
-    }
-
-    /// The name under `assets/` of file `from` (read as `reads` allow), copied with the page
-    /// once however often the page shows it (a failed step's screenshot is its trace picture
-    /// too).
-    fn asset(&mut self, reads: &Reads, from: &str, ext: &str) -> String {
-        if let Some(a) = self.assets.iter().find(|a| a.from == from) {
-            return a.name.clone();
-        }
-        let name = format!("{}.{ext}", self.assets.len() + 1);
-        self.assets.push(Asset {
-            reads: reads.clone(),
-            from: from.to_string(),
-            name: name.clone(),
-        });
-        name
     }
 
     /// What the page says of a server's log that was not kept (`why`), noted too.
@@ -429,7 +417,8 @@ tr[data-trace]{cursor:pointer} tr.trace-detail{background:#f3f6ff} tr.trace-deta
 
 /// Shows the flows whose status the pressed button names (all by default) and whose text holds
 /// the filter's words; a click on a traced step (or its frame in the filmstrip) shows its
-/// trace's details row, and hides the flow's others.
+/// trace's details row, and hides the flow's others. A text the page holds once (a snapshot
+/// named again: [`taken`]) is copied into the place that refers to it as that place is shown.
 const SCRIPT: &str = "const q=document.getElementById('q');let want='all';
 function apply(){const t=q.value.toLowerCase();for(const f of document.querySelectorAll('details.flow')){
 const s=f.dataset.status;const okS=want==='all'||s===want||(want==='failed'&&(s==='error'||s==='interrupted'));
@@ -437,8 +426,11 @@ f.hidden=!(okS&&f.textContent.toLowerCase().includes(t));}}
 for(const b of document.querySelectorAll('.bar button')){b.onclick=()=>{want=b.dataset.want;
 for(const o of document.querySelectorAll('.bar button'))o.classList.toggle('on',o===b);apply();};}
 q.oninput=apply;
+function fill(ps){for(const p of ps){const o=document.getElementById(p.dataset.same);
+if(o&&!p.textContent)p.textContent=o.textContent;}}
+document.addEventListener('toggle',e=>{if(e.target.open)fill(e.target.querySelectorAll(':scope>pre[data-same]'));},true);
 function show(id){const d=document.getElementById(id);if(!d)return;const open=d.hidden;
-for(const o of d.closest('table').querySelectorAll('tr.trace-detail'))o.hidden=true;d.hidden=!open;
+for(const o of d.closest('table').querySelectorAll('tr.trace-detail'))o.hidden=true;d.hidden=!open;if(open)fill(d.querySelectorAll('pre[data-same]'));
 for(const e of document.querySelectorAll('[data-trace]'))e.classList.toggle('sel',open&&e.dataset.trace===id);}
 for(const e of document.querySelectorAll('[data-trace]'))e.addEventListener('click',ev=>{
 if(ev.target.closest('summary,a,pre'))return;show(e.dataset.trace);});";
@@ -468,6 +460,7 @@ pub(crate) fn report(r: &Report) -> Page {
         flow: String::new(),
         trace: Vec::new(),
         flows: 0,
+        taken: taken::Taken::new(TEXT_BUDGET, COPY_BUDGET),
     };
     // Failed (and errors, interrupted) first, then flaky, then passed; run order within each.
     let rank = |f: &Flow| match (f.status.as_str(), f.flaky) {

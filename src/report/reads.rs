@@ -87,6 +87,22 @@ impl Reads {
         }
     }
 
+    /// The file `path` names, as one key however it is spelled (`p.png`, `./p.png`, a link to
+    /// it): its canonical path; `None` when there is none.
+    pub(crate) fn real(&self, path: &str) -> Option<PathBuf> {
+        match self {
+            Reads::Nothing => None,
+            Reads::Own => std::fs::canonicalize(path).ok(),
+            Reads::Shard { dir, .. } => std::fs::canonicalize(dir.join(path)).ok(),
+        }
+    }
+
+    /// Whether what these reads take is input from outside (a shard's), whose total a report
+    /// bounds.
+    pub(crate) fn is_shard(&self) -> bool {
+        matches!(self, Reads::Shard { .. })
+    }
+
     /// The text of a flow file, for the source line of an error's place: a run's own only (a
     /// shard's report names its places as data: its flow files are not artifacts).
     pub(crate) fn read_source(&self, path: &str) -> Result<String, String> {

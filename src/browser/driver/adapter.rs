@@ -18,7 +18,11 @@ use serde_json::Value;
 use super::command::Command;
 
 use crate::process::{GroupGuard, spawn_group};
+
+mod find;
+
 use crate::step::{ErrorKind, StepError};
+pub(crate) use find::look;
 
 /// Chromium flags needed headless in containers and offline machines.
 /// `--disable-features`: Chromium 156 preloads the omnibox popup's WebUI (two `browser_ui`
@@ -213,37 +217,6 @@ pub(crate) fn native_name() -> String {
     format!("agent-browser-{}-{arch}", std::env::consts::OS)
 }
 
-/// Finds the native binary: `$AGENT_BROWSER`, then `node_modules` (local, then global), then PATH.
-pub(crate) fn find_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("AGENT_BROWSER").map(PathBuf::from) {
-        return p.is_file().then_some(p);
-    }
-    let native = native_name();
-    let mut candidates: Vec<PathBuf> =
-        vec![Path::new("node_modules/agent-browser/bin").join(&native)];
-    for prefix in ["/usr/local/lib", "/usr/lib"] {
-        candidates.push(
-            Path::new(prefix)
-                .join("node_modules/agent-browser/bin")
-                .join(&native),
-        );
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            candidates.push(dir.join(&native));
-            // An npm global bin links to the Node wrapper; the native binary sits beside the
-            // package it points into.
-            let wrapper = dir.join("agent-browser");
-            if let Ok(real) = std::fs::canonicalize(&wrapper)
-                && let Some(bin) = real.parent()
-            {
-                candidates.push(bin.join(&native));
-            }
-        }
-    }
-    candidates.into_iter().find(|p| p.is_file())
-}
-
 /// The browser a user named: `$AGENT_BROWSER_EXECUTABLE_PATH` when set (taken as it is: a path
 /// that is not there fails the launch, it is not silently replaced by another browser).
 pub(crate) fn named_chromium() -> Option<PathBuf> {
@@ -297,10 +270,16 @@ pub(crate) fn find_headless_chromium() -> Option<PathBuf> {
 /// the first command that runs it, with an environment error: `execute_all`).
 pub(crate) fn installed() -> Result<PathBuf, AdapterError> {
     use std::os::unix::fs::PermissionsExt;
-    let binary = find_binary().ok_or_else(|| AdapterError::NotInstalled {
+    let found = look();
+    let binary = found.binary.ok_or_else(|| AdapterError::NotInstalled {
         message: format!(
-            "no {} found (looked at $AGENT_BROWSER, node_modules and PATH); install it with `npm install -g agent-browser` or run scripts/setup",
-            native_name()
+            "no {} found (looked at $AGENT_BROWSER, node_modules and PATH){}; install it with `npm install -g agent-browser` or run scripts/setup",
+            native_name(),
+            found
+                .passed_over
+                .iter()
+                .map(|(why, _)| format!("; {why}"))
+                .collect::<String>()
         ),
     })?;
     match std::fs::metadata(&binary) {

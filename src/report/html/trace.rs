@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::{Writer, esc};
-use crate::report::model::Flow;
+use crate::report::model::{Flow, Step};
 
 /// One step of a flow's trace, as the page shows it.
 pub(super) struct Entry {
@@ -34,15 +34,22 @@ impl Writer {
         let Some(path) = &f.trace else {
             return;
         };
-        let trace: Value = match self.reads.read_text(path) {
+        let trace: Value = match self.taken.trace(&self.reads, path, &f.name) {
             Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
             Err(why) => return self.left_out("trace", path, &why),
         };
         let Some(steps) = trace["steps"].as_array() else {
             return;
         };
+        // An entry a step (each step, then the steps it holds), as a run writes it: one past the
+        // flow's steps has no row to show it with.
+        let rows = count(&f.steps);
+        if steps.len() > rows {
+            let why = format!("it has {} entries, for {rows} steps", steps.len());
+            self.left_out("trace entries past the steps", path, &why);
+        }
         let mut entries = Vec::new();
-        for (i, s) in steps.iter().enumerate() {
+        for (i, s) in steps.iter().take(rows).enumerate() {
             let picture = s["picture"].as_str().and_then(|p| self.picture(p));
             entries.push(Entry {
                 id: format!("trace-{n}-{i}"),
@@ -90,16 +97,14 @@ impl Writer {
     /// A picture of the trace, to be copied under `assets/`: its name there, or `None` (said on
     /// the page) when the flow may not read it.
     fn picture(&mut self, path: &str) -> Option<String> {
-        if let Err(why) = self.reads.open(path) {
-            self.left_out("trace picture", path, &why);
-            return None;
-        }
         // The extension runner gave it: a picture is a JPEG, a failure screenshot a PNG.
         let jpeg = std::path::Path::new(path)
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jpg"));
         let ext = if jpeg { "jpg" } else { "png" };
-        Some(self.asset(&self.reads.clone(), path, ext))
+        self.asset(&self.reads.clone(), path, ext)
+            .inspect_err(|why| self.left_out("trace picture", path, why))
+            .ok()
     }
 
     /// The next step's trace entry.
@@ -151,10 +156,9 @@ impl Writer {
             ));
         }
         if let Some(snap) = v["snapshot"].as_str() {
-            match self.reads.read_text(snap) {
-                Ok(text) => self.out.push_str(&format!(
-                    "<div class=\"snapshot\">page snapshot at the failure<pre>{}</pre></div>",
-                    esc(&text)
+            match self.shown_text(snap) {
+                Ok(pre) => self.out.push_str(&format!(
+                    "<div class=\"snapshot\">page snapshot at the failure{pre}</div>"
                 )),
                 Err(why) => self.left_out("snapshot", snap, &why),
             }
@@ -219,4 +223,9 @@ fn at(e: &Value) -> String {
         .as_u64()
         .map(|ms| format!("<span class=\"at\">{ms} ms</span> "))
         .unwrap_or_default()
+}
+
+/// The steps of `steps`, and the steps they hold, in all.
+fn count(steps: &[Step]) -> usize {
+    steps.iter().map(|s| 1 + count(&s.steps)).sum()
 }
