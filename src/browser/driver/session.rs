@@ -57,9 +57,7 @@ pub(crate) struct Session {
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
-    /// The flow's masker: a text of the page runner shows in a message (an element's text or
-    /// value describing it, an `expect js` value) comes whole from the page and is masked with
-    /// it, then cut; never cut in the page, which would leave a secret's head.
+    /// The flow's masker: a page's text a message shows comes whole, is masked, then cut.
     pub(crate) masker: crate::step::Masker,
     /// The dialogs answered in this flow, oldest first: `{type, message, accepted}`.
     pub(crate) dialogs: Vec<Value>,
