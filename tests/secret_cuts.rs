@@ -86,7 +86,7 @@ steps:
 }
 
 /// A failed request's body (the secret after 185 characters), a check's actual values (after
-/// 180), and a `body` output whose cut at 1 MiB falls 10 bytes into the secret: masked, then
+/// 180), an `expect that` operand's value (after 190), and a `body` output whose cut at 1 MiB falls 10 bytes into the secret: masked, then
 /// cut.
 #[test]
 fn request_texts_are_masked_before_they_are_cut() {
@@ -119,6 +119,9 @@ steps:
       method: POST
       url: "{{{{ vars.api }}}}/say?pad=1048566"
       body: "{{{{ secrets.CUT_SECRET }}}}"
+  - id: that
+    expect: {{ that: "{{{{ ('y' * 190 ~ secrets.CUT_SECRET) == 'a' }}}}" }}
+    continue_on_error: true
   - exec: "false"
 "#,
         api = fixture("api_server.py").display()
@@ -133,6 +136,7 @@ steps:
     let error = |id: &str| step(&report, id)["error"]["message"].to_string();
     assert!(error("failing").contains("HTTP 500"), "{report}");
     assert!(error("checked").contains("xxxx"), "{report}");
+    assert!(error("that").contains("yyyy"), "{report}");
     // The body as it came is 1 MiB and 56 bytes, cut at 1 MiB 10 bytes into the secret;
     // masked first, it is shorter than 1 MiB and kept whole.
     let long = &step(&report, "long")["outputs"];
