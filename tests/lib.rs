@@ -50,6 +50,7 @@ mod refs;
 mod report_paths;
 mod run;
 mod secret_controls;
+mod secret_cuts;
 mod secret_forms;
 mod secret_run_wide;
 mod secret_search;

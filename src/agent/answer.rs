@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::css_problem;
 use crate::config::model::{Selector, SelectorObject};
+use crate::step::Masker;
 
 /// The ElementSelector object an agent's selector means: one of the string forms, or an object
 /// as in flows. A snapshot ref comes back as `{ "ref": "e5" }` (the caller knows the snapshot).
@@ -269,21 +270,18 @@ pub(crate) fn intent(answer: &mut Value) -> Result<(), String> {
 }
 
 /// The words of an item an answer's warning names it by: a test idea's name, a task's action
-/// and selector as the agent gave them, else the item itself (shortened).
-pub(crate) fn describe(item: &Value) -> String {
+/// and selector as the agent gave them, else the item itself (masked, then shortened: an
+/// agent may repeat a secret it read).
+pub(crate) fn describe(item: &Value, masker: &Masker) -> String {
     if let Some(name) = item.get("name").and_then(Value::as_str) {
-        return format!("\"{name}\"");
+        return format!("\"{}\"", masker.mask(name));
     }
     let short = |v: &Value| {
         let s = match v {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        if s.chars().count() > 80 {
-            format!("{}…", s.chars().take(80).collect::<String>())
-        } else {
-            s
-        }
+        masker.mask_cut(&s, 80)
     };
     match (item.get("action"), item.get("selector")) {
         (Some(a), Some(s)) => format!("{} {}", short(a), short(s)),
@@ -411,13 +409,19 @@ mod tests {
     #[test]
     fn items_are_named_by_what_the_agent_wrote() {
         assert_eq!(
-            describe(&json!({"name": "smoke", "type": "x"})),
+            describe(&json!({"name": "smoke", "type": "x"}), &Masker::default()),
             "\"smoke\""
         );
         assert_eq!(
-            describe(&json!({"action": "drag", "selector": "text=Add to cart"})),
+            describe(
+                &json!({"action": "drag", "selector": "text=Add to cart"}),
+                &Masker::default()
+            ),
             "drag text=Add to cart"
         );
-        assert_eq!(describe(&json!({"why": 1})), "{\"why\":1}");
+        assert_eq!(
+            describe(&json!({"why": 1}), &Masker::default()),
+            "{\"why\":1}"
+        );
     }
 }

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::answer::describe;
+use crate::step::Masker;
 
 /// What became of an answer's items.
 #[derive(Debug, Default)]
@@ -31,8 +32,14 @@ pub(crate) fn keep_item(_: &str, _: &mut Value) -> Result<(), String> {
 pub(crate) type ItemLists = [(&'static str, jsonschema::Validator)];
 
 /// Drops from each list of `lists` the items that break its schema or that `fit` refuses
-/// (`fit` gets the others, to put them in runner's form).
-pub(crate) fn sift(lists: &ItemLists, answer: &mut Value, fit: &FitItem<'_>) -> Sifted {
+/// (`fit` gets the others, to put them in runner's form); each named as `masker` masks it
+/// before it is cut ([`describe`]).
+pub(crate) fn sift(
+    lists: &ItemLists,
+    answer: &mut Value,
+    fit: &FitItem<'_>,
+    masker: &Masker,
+) -> Sifted {
     let mut out = Sifted::default();
     for (list, validator) in lists {
         let Some(items) = answer.get_mut(*list).and_then(Value::as_array_mut) else {
@@ -41,7 +48,7 @@ pub(crate) fn sift(lists: &ItemLists, answer: &mut Value, fit: &FitItem<'_>) -> 
         out.given += items.len();
         let mut kept = Vec::with_capacity(items.len());
         for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
-            let name = describe(&item);
+            let name = describe(&item, masker);
             let why = match validator {
                 v if !v.is_valid(&item) => Err(v
                     .iter_errors(&item)
@@ -95,7 +102,12 @@ mod tests {
             }
             Ok(())
         };
-        let s = sift(Skill::PageAnalysis.item_lists(), &mut a, &fit);
+        let s = sift(
+            Skill::PageAnalysis.item_lists(),
+            &mut a,
+            &fit,
+            &Masker::default(),
+        );
         assert_eq!((s.given, s.kept), (5, 2), "{:?}", s.dropped);
         assert!(
             s.dropped[0].starts_with("frontier_tasks[1] (click text=Cart): /priority"),

@@ -386,7 +386,7 @@ pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer
         let text = ask(label, c.variant, &message, &log, env).await?;
         logs.push(log.display().to_string());
         let errors = match extract_json(&text) {
-            Some(value) => match usable(c, value) {
+            Some(value) => match usable(c, value, &env.masker) {
                 Ok(answer) => {
                     store(env, c.skill, &c.key, &answer);
                     if env.cache == CacheMode::ReadWrite && holds_secret(&env.masker, &answer.value)
@@ -424,8 +424,8 @@ pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer
 
 /// The answer in runner's form, its unusable items dropped; or why it cannot be used at all:
 /// it breaks the schema, the caller refuses it, or every item it had was dropped.
-fn usable(c: &SkillCall<'_>, mut value: Value) -> Result<Answer, Vec<String>> {
-    let sifted = sift(c.skill.item_lists(), &mut value, c.fit_item);
+fn usable(c: &SkillCall<'_>, mut value: Value, masker: &Masker) -> Result<Answer, Vec<String>> {
+    let sifted = sift(c.skill.item_lists(), &mut value, c.fit_item, masker);
     (c.normalize)(&mut value).map_err(|e| vec![e])?;
     let errors = c.skill.check(&value);
     if !errors.is_empty() {

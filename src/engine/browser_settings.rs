@@ -40,6 +40,7 @@ pub(crate) fn context_setup(
     ContextSetup {
         downloads,
         record: false,
+        masker: crate::step::Masker::default(),
         testid_attribute: b.testid_attribute.clone(),
         dialogs: b
             .dialogs

@@ -113,7 +113,8 @@ async fn expect(
             v.as_str().map_or_else(|| v.to_string(), str::to_string)
         });
     // Show why: the values of the operands.
-    let why = crate::template::explain(&cx.rt.templates, &src, &ctx).map_or_else(
+    let mask = |s: &str| cx.frame.masker.mask(s);
+    let why = crate::template::explain(&cx.rt.templates, &src, &ctx, &mask).map_or_else(
         || "it is false".to_string(),
         |w| format!("it is false: {w}"),
     );

@@ -135,6 +135,7 @@ pub(crate) async fn http(cx: &StepCtx<'_>, action: Action) -> Result<Value, Step
     };
     let ctx = crate::http::HttpCtx {
         timeout: cx.timeout,
+        masker: cx.frame.masker.clone(),
     };
     crate::http::run_step(r, ctx).await
 }

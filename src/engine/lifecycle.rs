@@ -49,6 +49,7 @@ pub(crate) async fn run_flow(
         });
     let mut setup = context_setup(&loaded, downloads);
     setup.record = rt.trace.records();
+    setup.masker = masker.clone();
     let browser = FlowBrowser::new(info.index, spec, setup, loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and
     // is not counted in its first step's time (a launch or context that fails is reported by

@@ -171,7 +171,12 @@ pub(crate) fn finish(
         .checked_sub(started.elapsed())
         .unwrap_or(SystemTime::UNIX_EPOCH);
     let left_out = logged.left_out;
-    place(&mut result.steps, logged, ms_since_epoch(flow_start));
+    place(
+        &mut result.steps,
+        logged,
+        ms_since_epoch(flow_start),
+        masker,
+    );
     let mut steps = Vec::new();
     entries(&result.steps, (0, started, &later), &mut steps);
     let mut trace = json!({
@@ -224,8 +229,10 @@ pub(crate) fn finish(
 /// Puts each console message and failed request in the step it happened in: the innermost
 /// step running at its time; else (between steps, before the first) the first step that
 /// started after it; else the last step. Each gets `at_ms`, its time from the flow's start
-/// (`flow_start`, ms since the epoch).
-fn place(steps: &mut [StepResult], logged: Logged, flow_start: f64) {
+/// (`flow_start`, ms since the epoch), and its texts (the message, the URL) masked, then cut
+/// at `Logged::MAX_TEXT` characters: never cut before masking, which would leave a secret's
+/// head.
+fn place(steps: &mut [StepResult], logged: Logged, flow_start: f64, masker: &Masker) {
     // The steps' times, in the report's order: a step's inner steps come after it.
     let mut spans = Vec::new();
     spans_of(steps, &mut spans);
@@ -243,6 +250,13 @@ fn place(steps: &mut [StepResult], logged: Logged, flow_start: f64) {
     let stamp = |at: f64, mut e: Value| {
         let since = Duration::try_from_secs_f64((at - flow_start) / 1000.0).unwrap_or_default();
         e["at_ms"] = json!(millis(since));
+        for key in ["text", "url"] {
+            if let Some(t) = e[key].as_str() {
+                let more = t.chars().count() > Logged::MAX_HELD_TEXT;
+                let t = if more { t.trim_end_matches('…') } else { t };
+                e[key] = json!(masker.mask_cut_held(t, more, false, Logged::MAX_TEXT));
+            }
+        }
         e
     };
     for (at, e) in logged.console {

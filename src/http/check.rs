@@ -8,6 +8,7 @@ use serde_json_path::JsonPath;
 use super::send::Response;
 use crate::config::model::{Check, Predicates, ResponseChecks};
 use crate::source::pointer_escape;
+use crate::step::Masker;
 
 /// A check that did not hold: where it is (below the action's key) and why.
 #[derive(Debug, Clone)]
@@ -16,15 +17,16 @@ pub(super) struct Failure {
     pub(super) message: String,
 }
 
-/// Every check of `checks` on `r`, in the order written; the ones that failed.
-pub(super) fn run(checks: &ResponseChecks, r: &Response) -> Vec<Failure> {
+/// Every check of `checks` on `r`, in the order written; the ones that failed, each value
+/// they show masked with `m` before it is cut.
+pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Failure> {
     let mut out = Vec::new();
     let one = |out: &mut Vec<Failure>,
                part: String,
                label: String,
                check: &Check,
                actual: Option<Value>| {
-        if let Some(why) = failed(&check.predicates(), actual.as_ref(), kind_of(&part)) {
+        if let Some(why) = failed(&check.predicates(), actual.as_ref(), kind_of(&part), m) {
             out.push(Failure {
                 part,
                 message: format!("{label}: {why}"),
@@ -68,7 +70,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response) -> Vec<Failure> {
                     r.headers
                         .get("content-type")
                         .map_or("no content type", String::as_str),
-                    shown(&Value::String(r.body.clone()))
+                    shown(&Value::String(r.body.clone()), m)
                 ),
             }),
             (Ok(p), Some(doc)) => one(&mut out, part, label, c, query(&p, path, doc)),
@@ -149,10 +151,10 @@ enum Kind {
 }
 
 /// Why the predicates do not hold on `actual` (`None`: the query found nothing).
-fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> {
+fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind, m: &Masker) -> Option<String> {
     match (p.exists, actual) {
         (Some(true), None) => return Some("expected it to exist, found nothing".into()),
-        (Some(false), Some(a)) => return Some(format!("expected nothing, found {}", shown(a))),
+        (Some(false), Some(a)) => return Some(format!("expected nothing, found {}", shown(a, m))),
         (Some(false), None) => return None,
         _ => {}
     }
@@ -164,21 +166,21 @@ fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> 
         || p.min.is_some()
         || p.max.is_some();
     let Some(a) = actual else {
-        return has_value_checks.then(|| format!("found nothing (expected {})", expected(p)));
+        return has_value_checks.then(|| format!("found nothing (expected {})", expected(p, m)));
     };
     let mut why = Vec::new();
     if let Some(e) = &p.equals
         && !same(a, e, kind)
     {
-        why.push(format!("expected {}, actual {}", shown(e), shown(a)));
+        why.push(format!("expected {}, actual {}", shown(e, m), shown(a, m)));
     }
     if let Some(e) = &p.not_equals
         && same(a, e, kind)
     {
         why.push(format!(
             "expected anything but {}, actual {}",
-            shown(e),
-            shown(a)
+            shown(e, m),
+            shown(a, m)
         ));
     }
     if let Some(e) = &p.contains
@@ -186,15 +188,18 @@ fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> 
     {
         why.push(format!(
             "expected it to contain {}, actual {}",
-            shown(e),
-            shown(a)
+            shown(e, m),
+            shown(a, m)
         ));
     }
     if let Some(re) = &p.matches {
         match regex::Regex::new(re) {
             Err(e) => why.push(format!("`{re}` is not a regular expression: {e}")),
             Ok(r) if !r.is_match(&text(a)) => {
-                why.push(format!("expected it to match `{re}`, actual {}", shown(a)));
+                why.push(format!(
+                    "expected it to match `{re}`, actual {}",
+                    shown(a, m)
+                ));
             }
             Ok(_) => {}
         }
@@ -202,23 +207,23 @@ fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> 
     if let Some(n) = p.count {
         match count(a) {
             Some(c) if c == n => {}
-            Some(c) => why.push(format!("expected {n} item(s), actual {c}: {}", shown(a))),
+            Some(c) => why.push(format!("expected {n} item(s), actual {c}: {}", shown(a, m))),
             None => why.push(format!(
                 "expected {n} item(s), but it is not a list or a map: {}",
-                shown(a)
+                shown(a, m)
             )),
         }
     }
     if p.min.is_some() || p.max.is_some() {
         match number(a) {
             Some(v) if p.min.is_some_and(|m| v < m) || p.max.is_some_and(|m| v > m) => {
-                why.push(format!("expected {}, actual {}", range(p), shown(a)));
+                why.push(format!("expected {}, actual {}", range(p), shown(a, m)));
             }
             Some(_) => {}
             None => why.push(format!(
                 "expected a number {}, actual {}",
                 range(p),
-                shown(a)
+                shown(a, m)
             )),
         }
     }
@@ -226,12 +231,12 @@ fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> 
 }
 
 /// What the predicates expect, in words (for a query that found nothing).
-fn expected(p: &Predicates) -> String {
+fn expected(p: &Predicates, m: &Masker) -> String {
     if let Some(e) = &p.equals {
-        return shown(e);
+        return shown(e, m);
     }
     if let Some(e) = &p.contains {
-        return format!("something containing {}", shown(e));
+        return format!("something containing {}", shown(e, m));
     }
     if let Some(re) = &p.matches {
         return format!("something matching `{re}`");
@@ -240,7 +245,7 @@ fn expected(p: &Predicates) -> String {
         return format!("{n} item(s)");
     }
     if let Some(e) = &p.not_equals {
-        return format!("anything but {}", shown(e));
+        return format!("anything but {}", shown(e, m));
     }
     format!("a value {}", range(p))
 }
@@ -314,20 +319,23 @@ fn text(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
-/// A value as a message shows it: JSON, cut after 200 characters.
-fn shown(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() <= 200 {
-        return s;
+/// A value as a message shows it: JSON, masked, then cut after 200 characters.
+fn shown(v: &Value, m: &Masker) -> String {
+    let s = m.mask(&v.to_string());
+    match s.char_indices().nth(200) {
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+        None => s,
     }
-    let cut: String = s.chars().take(200).collect();
-    format!("{cut}… ({} bytes)", s.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> {
+        super::failed(p, actual, kind, &Masker::default())
+    }
 
     fn p(v: Value) -> Predicates {
         serde_json::from_value(v).unwrap()

@@ -9,21 +9,24 @@ use serde_json::{Value, json};
 use super::check::{self, Failure};
 use super::send::{self, Response};
 use crate::config::model::RequestAction;
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// What the step needs from the flow.
 pub(crate) struct HttpCtx {
     /// The limit of one attempt: the request and its whole response.
     pub(crate) timeout: Duration,
+    /// The flow's masker: what the step cuts short of the response (its body in a message or
+    /// the outputs, a value a check shows) is masked first, so no secret shows its head.
+    pub(crate) masker: Masker,
 }
 
 /// Sends the request and checks its response; a failed check keeps the outputs.
 pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value, StepError> {
     let o = action.options();
     let r = send::send(&o, cx.timeout).await?;
-    let outputs = outputs(&r);
+    let outputs = outputs(&r, &cx.masker);
     let checks = o.expect.clone().unwrap_or_default();
-    let mut failures = check::run(&checks, &r);
+    let mut failures = check::run(&checks, &r, &cx.masker);
     if checks.status.is_none() && r.status >= 400 {
         failures.insert(
             0,
@@ -35,7 +38,7 @@ pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value
                     o.method,
                     r.url,
                     r.status,
-                    excerpt(&r.body)
+                    excerpt(&r.body, &cx.masker)
                 ),
             },
         );
@@ -58,18 +61,19 @@ pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value
 /// output; the checks see the whole body read (`send::MAX_BODY`).
 pub(super) const MAX_KEPT: usize = 1024 * 1024;
 
-/// The step's outputs: `status`, `headers`, `body` (its first [`MAX_KEPT`] bytes), `json` (null
-/// when the body is not JSON or is longer than that), `url` (after redirects), `duration_ms`,
-/// `truncated` (the body was cut).
-fn outputs(r: &Response) -> Value {
-    let (body, cut) = if r.body.len() > MAX_KEPT {
+/// The step's outputs: `status`, `headers`, `body` (masked, then its first [`MAX_KEPT`]
+/// bytes), `json` (null when the body is not JSON or is longer than that), `url` (after
+/// redirects), `duration_ms`, `truncated` (the body was cut).
+fn outputs(r: &Response, masker: &Masker) -> Value {
+    let masked = masker.mask(&r.body);
+    let (body, cut) = if masked.len() > MAX_KEPT {
         let mut end = MAX_KEPT;
-        while !r.body.is_char_boundary(end) {
+        while !masked.is_char_boundary(end) {
             end -= 1;
         }
-        (&r.body[..end], true)
+        (&masked[..end], true)
     } else {
-        (r.body.as_str(), false)
+        (masked.as_str(), false)
     };
     json!({
         "status": r.status,
@@ -82,16 +86,11 @@ fn outputs(r: &Response) -> Value {
     })
 }
 
-/// The start of a body, on one line.
-fn excerpt(body: &str) -> String {
-    let one_line = body.split_whitespace().collect::<Vec<_>>().join(" ");
+/// The start of a body, on one line, masked before it is cut.
+fn excerpt(body: &str, masker: &Masker) -> String {
+    let one_line = masker.mask_cut_line(body, 200);
     if one_line.is_empty() {
         return "(empty)".into();
     }
-    let cut: String = one_line.chars().take(200).collect();
-    if cut.len() < one_line.len() {
-        format!("{cut}…")
-    } else {
-        cut
-    }
+    one_line
 }

@@ -216,6 +216,43 @@ impl Masker {
         }
     }
 
+    /// `text` masked, then cut at `max` characters (an `…` ends a text cut): the one way
+    /// runner shortens a text that may hold a secret, so that a secret across the cut shows
+    /// as `***`, never its head.
+    pub(crate) fn mask_cut(&self, text: &str, max: usize) -> String {
+        self.mask_cut_held(text, false, false, max)
+    }
+
+    /// [`Masker::mask_cut`] of `text` on one line: masked as it is (a secret with runs of
+    /// white space in it matches only so), then each run of white space made one space, then
+    /// cut.
+    pub(crate) fn mask_cut_line(&self, text: &str, max: usize) -> String {
+        self.mask_cut_held(text, false, true, max)
+    }
+
+    /// [`Masker::mask_cut`] (`line`: [`Masker::mask_cut_line`]) of `text`, which is only the
+    /// start of a longer text when `more` (a page or a recording held it up to a bound far
+    /// above any secret): then it is masked only as far as no secret the rest would complete
+    /// can begin ([`Masker::settled`]), and shown cut.
+    pub(crate) fn mask_cut_held(&self, text: &str, more: bool, line: bool, max: usize) -> String {
+        let held = if more {
+            &text[..self.settled(text)]
+        } else {
+            text
+        };
+        let masked = self.mask(held);
+        let shown = if line {
+            masked.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            masked
+        };
+        match shown.char_indices().nth(max) {
+            Some((i, _)) => format!("{}…", &shown[..i]),
+            None if more => format!("{shown}…"),
+            None => shown,
+        }
+    }
+
     /// A copy of `value` with secrets replaced in every string (and map key); a list or map
     /// whose JSON shows the shape of one made of a secret is `***` whole.
     pub(crate) fn mask_value(&self, value: &Value) -> Value {
@@ -224,6 +261,15 @@ impl Masker {
         };
         let shapes = self.inner.read().is_ok_and(|i| i.shapes);
         mask_value_with(&m, shapes, value)
+    }
+}
+
+/// `text` cut at `max` characters, an `…` after a cut; a text of a page or a server is cut
+/// only so once masked ([`Masker::mask_cut`]).
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }
 
@@ -314,6 +360,24 @@ fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
 mod tests {
     use super::*;
     use base64::Engine;
+
+    #[test]
+    fn cuts_after_masking_on_char_boundaries() {
+        let m = Masker::new(["Kestrel-Vault".to_string()]);
+        let text = format!("{}Kestrel-Vault tail", "x".repeat(8));
+        assert_eq!(m.mask_cut(&text, 12), "xxxxxxxx*** …");
+        assert_eq!(m.mask_cut(&text, 100), "xxxxxxxx*** tail");
+        assert_eq!(m.mask_cut_line("a \n\t Kestrel-Vault  é b", 8), "a *** é …");
+        let held = format!("{}Kestrel-Va", "x".repeat(60));
+        let shown = m.mask_cut_held(&held, true, false, 100);
+        assert!(
+            shown.starts_with("xxxx") && shown.ends_with("x…"),
+            "{shown}"
+        );
+        assert_eq!(m.mask_cut_held(&held, false, false, 100), held);
+        assert_eq!(cut("ééé", 2), "éé…");
+        assert_eq!(cut("ééé", 3), "ééé");
+    }
 
     #[test]
     fn masks_longest_first_and_overlaps_together() {

@@ -11,7 +11,13 @@ const COMPARISONS: &[&str] = &[" not in ", "==", "!=", "<=", ">=", " in ", "<", 
 
 /// The top-level operands of a condition and what each evaluates to, for a message; `None` when
 /// the condition has no operator to split at (then its own value is all there is to show).
-pub(crate) fn explain(t: &Templates, cond: &str, ctx: &minijinja::Value) -> Option<String> {
+/// Each value is masked with `mask` (the flow's masker) before it is cut.
+pub(crate) fn explain(
+    t: &Templates,
+    cond: &str,
+    ctx: &minijinja::Value,
+    mask: &dyn Fn(&str) -> String,
+) -> Option<String> {
     let expr = single_expression(cond).unwrap_or(cond).trim();
     let value = |src: &str| -> String {
         t.env()
@@ -24,7 +30,7 @@ pub(crate) fn explain(t: &Templates, cond: &str, ctx: &minijinja::Value) -> Opti
                     if v.is_undefined() {
                         "undefined".to_string()
                     } else {
-                        serde_json::to_value(&v).map_or_else(|_| v.to_string(), |j| show(&j))
+                        serde_json::to_value(&v).map_or_else(|_| v.to_string(), |j| show(&j, mask))
                     }
                 },
             )
@@ -55,9 +61,9 @@ pub(crate) fn explain(t: &Templates, cond: &str, ctx: &minijinja::Value) -> Opti
     (!expr.is_empty()).then(|| format!("it is {v}"))
 }
 
-/// A value as a message shows it: strings quoted, the rest as JSON, long ones cut.
-fn show(v: &Value) -> String {
-    let s = v.to_string();
+/// A value as a message shows it: strings quoted, the rest as JSON, masked, long ones cut.
+fn show(v: &Value, mask: &dyn Fn(&str) -> String) -> String {
+    let s = mask(&v.to_string());
     if s.chars().count() > 200 {
         let cut: String = s.chars().take(200).collect();
         format!("{cut}…")
@@ -117,22 +123,25 @@ mod tests {
             "vars": { "name": "Ann" }
         }));
         assert_eq!(
-            explain(&t, "{{ steps.total.value == 36.5 }}", &ctx).unwrap(),
+            explain(&t, "{{ steps.total.value == 36.5 }}", &ctx, &str::to_string).unwrap(),
             "the left side `steps.total.value` is 36.0 and the right side `36.5` is 36.5"
         );
         assert_eq!(
-            explain(&t, "steps.a.ok and steps.b.ok", &ctx).unwrap(),
+            explain(&t, "steps.a.ok and steps.b.ok", &ctx, &str::to_string).unwrap(),
             "`steps.a.ok` is true, `steps.b.ok` is false"
         );
         assert_eq!(
-            explain(&t, "vars.name <= 'Al'", &ctx).unwrap(),
+            explain(&t, "vars.name <= 'Al'", &ctx, &str::to_string).unwrap(),
             "the left side `vars.name` is \"Ann\" and the right side `'Al'` is \"Al\""
         );
         assert_eq!(
-            explain(&t, "'x' in vars.name", &ctx).unwrap(),
+            explain(&t, "'x' in vars.name", &ctx, &str::to_string).unwrap(),
             "the left side `'x'` is \"x\" and the right side `vars.name` is \"Ann\""
         );
-        assert_eq!(explain(&t, "steps.b.ok", &ctx).unwrap(), "it is false");
+        assert_eq!(
+            explain(&t, "steps.b.ok", &ctx, &str::to_string).unwrap(),
+            "it is false"
+        );
         assert_eq!(
             split_top("f(a == b) == [1, 2]", "=="),
             vec!["f(a == b) ", " [1, 2]"]

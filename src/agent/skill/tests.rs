@@ -61,7 +61,8 @@ fn an_answer_is_refused_only_when_nothing_in_it_is_usable() {
     };
     let idea = json!({"name": "n", "description": "d", "type": "smoke"});
     let answer = |ideas: Value| json!({"summary": "s", "frontier_tasks": [], "test_ideas": ideas});
-    let all_dropped = usable(&call(&refuse), answer(json!([idea]))).unwrap_err();
+    let all_dropped =
+        usable(&call(&refuse), answer(json!([idea])), &Masker::default()).unwrap_err();
     assert!(
         all_dropped[0].contains("nothing in the answer is usable"),
         "{all_dropped:?}"
@@ -71,10 +72,11 @@ fn an_answer_is_refused_only_when_nothing_in_it_is_usable() {
         "{all_dropped:?}"
     );
     // A page with nothing to try is an answer all the same.
-    assert!(usable(&call(&refuse), answer(json!([]))).is_ok());
+    assert!(usable(&call(&refuse), answer(json!([])), &Masker::default()).is_ok());
     let kept = usable(
         &call(&crate::agent::keep_item),
         answer(json!([idea, {"type": 1}])),
+        &Masker::default(),
     )
     .unwrap();
     assert_eq!(kept.value["test_ideas"], json!([idea]));

@@ -15,10 +15,11 @@
 //!
 //! Each message and failed request carries the time the browser gives it (ms since the
 //! epoch), by which the trace puts it in the step it happened in. Bounded: a few frames per tab;
-//! the latest `MAX_ENTRIES` messages (and as many failed requests) of a flow, each text cut at
-//! `MAX_TEXT` characters; the requests in flight known by their URL up to `MAX_REQUESTS` (past
-//! it, they are forgotten, and one of them that fails goes unnamed). Nothing here is masked:
-//! the trace is, as it is written.
+//! the latest `MAX_ENTRIES` messages (and as many failed requests) of a flow, each text held up
+//! to `MAX_HELD_TEXT` characters; the requests in flight known by their URL up to
+//! `MAX_REQUESTS` (past it, they are forgotten, and one of them that fails goes unnamed).
+//! Nothing here is masked: the trace masks each text, then cuts it at `MAX_TEXT` characters
+//! (a secret across that cut shows as `***`, never its head).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -39,8 +40,12 @@ const SCREENCAST: (u32, u32, u32) = (50, 480, 480);
 /// The most console messages (and as many failed requests) a flow keeps: its latest.
 const MAX_ENTRIES: usize = 1000;
 
-/// The longest text kept of a message or a URL, in characters.
+/// The longest text of a message or a URL the trace shows, in characters (cut once masked).
 const MAX_TEXT: usize = 2000;
+
+/// The longest text of a message or a URL held until the trace masks it, in characters: far
+/// above `MAX_TEXT` and any secret, so what the trace shows of it is whole before it is cut.
+const MAX_HELD_TEXT: usize = 16 * 1024;
 
 /// The most requests in flight whose URL is kept (to name one that fails).
 const MAX_REQUESTS: usize = 2000;
@@ -99,6 +104,10 @@ pub(crate) struct Logged {
 impl Logged {
     /// The most entries of each kind a flow keeps.
     pub(crate) const MAX: usize = MAX_ENTRIES;
+    /// The longest text of an entry the trace shows, once masked.
+    pub(crate) const MAX_TEXT: usize = MAX_TEXT;
+    /// The longest text of an entry held: one longer (by its `…`) is the start of a longer one.
+    pub(crate) const MAX_HELD_TEXT: usize = MAX_HELD_TEXT;
 }
 
 impl Recorder {
@@ -387,12 +396,9 @@ fn exception(p: &Value) -> Value {
     })
 }
 
-/// `text`, cut at `MAX_TEXT` characters.
+/// `text`, held up to `MAX_HELD_TEXT` characters (the trace cuts it shorter once masked).
 fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_TEXT) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
+    crate::step::masker::cut(text, MAX_HELD_TEXT)
 }
 
 #[cfg(test)]

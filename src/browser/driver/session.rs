@@ -57,6 +57,8 @@ pub(crate) struct Session {
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
+    /// The flow's masker: a page's text a message shows comes whole, is masked, then cut.
+    pub(crate) masker: crate::step::Masker,
     /// The dialogs answered in this flow, oldest first: `{type, message, accepted}`.
     pub(crate) dialogs: Vec<Value>,
     /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
@@ -145,6 +147,7 @@ impl Session {
             latest_refs: None,
             dialog_default: None,
             testid_attribute: None,
+            masker: crate::step::Masker::default(),
             dialogs: Vec::new(),
             frame_of: std::collections::HashMap::new(),
             frame: Frame::Known(None),

@@ -58,10 +58,11 @@ pub(crate) async fn inspect(
     let mut elements = result
         .get_mut("elements")
         .map_or(Value::Array(Vec::new()), Value::take);
-    if matches!(format, InspectFormat::Aria)
-        && let Value::Array(list) = &mut elements
-    {
-        aria(session, list, t).await?;
+    if let Value::Array(list) = &mut elements {
+        cut_masked(&session.masker, list);
+        if matches!(format, InspectFormat::Aria) {
+            aria(session, list, t).await?;
+        }
     }
     let empty = Vec::new();
     let list = elements.as_array().unwrap_or(&empty);
@@ -95,6 +96,32 @@ pub(crate) async fn inspect(
         "truncated": result.get("truncated").cloned().unwrap_or(json!(false)),
         "suggestions": suggestions,
     }))
+}
+
+/// The most characters of an element's text its metadata shows (once masked).
+const MAX_TEXT: usize = 500;
+
+/// Each element's texts as the page sent them whole, or up to a bound (`inspect.js`): its
+/// metadata's text masked, then on one line and cut at `MAX_TEXT` characters; HTML the
+/// budget cut masked only as far as a secret the cut split cannot begin. Never cut before
+/// masking, which would show a secret's head.
+fn cut_masked(masker: &crate::step::Masker, list: &mut [Value]) {
+    for e in list {
+        let Some(o) = e.as_object_mut() else {
+            continue;
+        };
+        if o.remove("cut") == Some(Value::Bool(true))
+            && let Some(Value::String(html)) = o.get_mut("html")
+        {
+            html.truncate(masker.settled(html));
+        }
+        if let Some(Value::Object(meta)) = o.get_mut("metadata") {
+            let more = meta.remove("text_more") == Some(Value::Bool(true));
+            if let Some(Value::String(text)) = meta.get_mut("text") {
+                *text = masker.mask_cut_held(text, more, true, MAX_TEXT);
+            }
+        }
+    }
 }
 
 /// What is said of an element the page script did not read: `target: why`.

@@ -8,6 +8,7 @@
 //! checks (disabled, read-only, has the focus) are files of their own, given to the scripts that
 //! use them (`script::bind`); `steps` uses them too.
 
+pub(crate) mod described;
 pub(crate) mod element_action;
 pub(crate) mod element_kind;
 pub(crate) mod fits;

@@ -27,6 +27,7 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::described;
 use super::fits::fits;
 use super::label::control_of;
 use super::scripts;
@@ -166,12 +167,12 @@ async fn attempt(
                 .find_map(|p| m.split(p).nth(1))
                 .map(|w| w.lines().next().unwrap_or_default().to_string());
             if let Some(why) = why {
-                return Ok(Err(why));
+                return Ok(Err(described::in_message(&session.masker, &why)));
             }
             // An element armed as agent-browser named it that could not take the action:
             // agent-browser's input may then fail on its own (no box to click): the arm's why.
             if let Some(why) = disarm(session, &guard).await {
-                return Ok(Err(why));
+                return Ok(Err(described::in_message(&session.masker, &why)));
             }
             if let Some(at) = m.find(COVERED) {
                 let by = m[at..].split(" at ").next().unwrap_or(COVERED);

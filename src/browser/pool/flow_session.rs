@@ -52,6 +52,9 @@ pub(crate) struct ContextSetup {
     /// The flow's tabs record for its trace (`--trace`): their screencast, console, failed
     /// requests (see `driver::recorder`).
     pub(crate) record: bool,
+    /// The flow's masker: what its session shows of the page's texts is masked with it before
+    /// it is cut (see `Session::masker`).
+    pub(crate) masker: crate::step::Masker,
 }
 
 /// A flow run's browser.
@@ -150,6 +153,7 @@ impl FlowBrowser {
             );
             session.dialog_default = setup.dialogs;
             session.testid_attribute.clone_from(&setup.testid_attribute);
+            session.masker = setup.masker.clone();
             let opened = worker
                 .open_context(&mut session, setup.downloads.as_ref(), setup.record)
                 .await;

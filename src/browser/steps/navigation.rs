@@ -101,7 +101,7 @@ pub(crate) async fn wait(
                     None => {}
                 }
                 if !poll.wait(deadline).await {
-                    return Err(timed_out(&o, last, &mut poll));
+                    return Err(timed_out(&o, last, &mut poll, &session.masker));
                 }
             }
         }
@@ -144,7 +144,7 @@ async fn unmet(
     if let Some(j) = &o.js {
         let v = js::evaluate(session, j, deadline).await?;
         if !v.truthy {
-            let expr = js::short(j.expr());
+            let expr = js::short(&session.masker, j.expr());
             return Ok(Some(format!(
                 "js `{expr}` to be truthy (it gave {})",
                 v.value
@@ -172,7 +172,12 @@ fn target_wanted(o: &WaitOptions) -> String {
 
 /// The error of a `wait` whose conditions did not all hold by the step's timeout: the one that
 /// did not at the last check (`last`).
-fn timed_out(o: &WaitOptions, last: Option<String>, poll: &mut Poll) -> StepError {
+fn timed_out(
+    o: &WaitOptions,
+    last: Option<String>,
+    poll: &mut Poll,
+    masker: &crate::step::Masker,
+) -> StepError {
     let what = last.unwrap_or_else(|| {
         let mut all = Vec::new();
         if o.target.is_some() {
@@ -185,7 +190,7 @@ fn timed_out(o: &WaitOptions, last: Option<String>, poll: &mut Poll) -> StepErro
             all.push(format!("the URL to contain \"{u}\""));
         }
         if let Some(j) = &o.js {
-            all.push(format!("js `{}` to be truthy", js::short(j.expr())));
+            all.push(format!("js `{}` to be truthy", js::short(masker, j.expr())));
         }
         all.join(" and ")
     });

@@ -26,11 +26,17 @@
   const last = command === 'dblclick' ? 'dblclick' : 'click';
   const same = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
   const up = (n) => n.parentNode || n.host || null;
+  // An element a message names, for runner to describe (`page::described`): between \u0001
+  // and \u0002, the JSON of [its tag, id and first two classes, its text (a field's value,
+  // never a password's; else its label) as it is up to 4096 characters, whether there is
+  // more]. runner masks the text, then cuts it: never here (a secret across a cut made before
+  // masking would show its head).
   const describe = (n) => {
     let d = n.tagName.toLowerCase() + (n.id ? '#' + n.id : '');
     for (const c of [...n.classList].slice(0, 2)) d += '.' + c;
-    const t = (n.innerText || n.value || n.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
-    return t ? d + ' "' + t + '"' : d;
+    const value = n.type === 'password' ? '' : n.value;
+    const t = String(n.innerText || value || n.getAttribute('aria-label') || '');
+    return '\u0001' + JSON.stringify([d, t.slice(0, 4096), t.length > 4096]) + '\u0002';
   };
   const rec = { handle, noun, el: null, got: [], missed: null, moved: false, notReady: null };
   let guard = null;

@@ -35,7 +35,11 @@
       const n = a.name.toLowerCase();
       if (!n.startsWith('on') && n !== 'data-runner-sel') attributes[a.name] = a.value;
     }
-    return { tag: el.tagName.toLowerCase(), attributes, text: (el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 500), size: el.outerHTML.length };
+    // The text as it is, up to 4096 characters (`text_more`: there was more): runner masks
+    // it, then puts it on one line and cuts it; never here (a secret across a cut made before
+    // masking would show its head).
+    const text = el.innerText || '';
+    return { tag: el.tagName.toLowerCase(), attributes, text: text.slice(0, 4096), text_more: text.length > 4096, size: el.outerHTML.length };
   };
   let total = 0, count = 0, truncated = false;
   const elements = [];
@@ -62,9 +66,12 @@
   function read(t, el, n) {
     let html = format === 'text' ? (el.innerText || '') : prune(el, depth).outerHTML;
     const left = Math.max(0, budget - total);
-    if (html.length > left) { html = html.slice(0, left); truncated = true; }
+    // Cut at the budget: runner masks it only as far as a secret the cut could split cannot
+    // begin (`cut`).
+    const cut = html.length > left;
+    if (cut) { html = html.slice(0, left); truncated = true; }
     total += html.length;
-    const entry = { target: t.name, found: true, count: n, html, metadata: meta(el), children: el.children.length };
+    const entry = { target: t.name, found: true, count: n, html, cut, metadata: meta(el), children: el.children.length };
     if (withStyles) {
       const cs = getComputedStyle(el); entry.styles = {};
       for (const k of STYLES) entry.styles[k] = cs.getPropertyValue(k);

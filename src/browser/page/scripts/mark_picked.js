@@ -1,5 +1,6 @@
 // Given an alternative's matching elements, puts runner's handle (`data-runner-sel`) on the one
-// `nth` picks (null: the first; negative: from the end) and describes the matches and its kind;
+// `nth` picks (null: the first; negative: from the end) and describes the first five matches
+// (`desc`) and its kind;
 // with `read`, also its text (`'text'`: innerText, else textContent), value (`'value'`),
 // whether it is visible (`'visible'`, as Playwright's isVisible: rendered, a non-empty box,
 // `visibility: visible`; `display: contents` by its children) or an attribute
@@ -9,12 +10,17 @@
 (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
-  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
+  // A match as runner's messages describe it: [its tag, id and first two classes, its text
+  // (a field's value, never a password's; else its label) as it is, up to BOUND characters,
+  // whether there is more]. runner masks the text, then cuts it: never here (a secret across
+  // a cut made before masking would show its head).
+  const BOUND = 4096;
   const desc = el => {
     let d = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
     for (const c of [...el.classList].slice(0, 2)) d += '.' + c;
-    const t = norm(el.innerText || el.value || el.getAttribute('aria-label')).slice(0, 40);
-    return t ? d + ' "' + t + '"' : d;
+    const value = el.type === 'password' ? '' : el.value;
+    const t = String(el.innerText || value || el.getAttribute('aria-label') || '');
+    return [d, t.slice(0, BOUND), t.length > BOUND];
   };
   const out = { count: n, matches: els.slice(0, 5).map(desc) };
   const el = els[i];

@@ -12,6 +12,7 @@ use super::alternative::{Alt, Find};
 use super::found::{Found, Read};
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
+use crate::browser::page::described;
 use crate::browser::page::element_kind::ElementKind;
 use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
@@ -80,24 +81,13 @@ pub(super) async fn in_document(
         return Ok(Looked::Ambiguous {
             level: i,
             count: level("count").unwrap_or(0),
-            matches: strings(v.get("matches")),
+            matches: described::elements(&session.masker, v.get("matches")),
         });
     }
     if level("missed").is_some() || v.get("gone").is_some() {
         return Ok(Looked::Missed);
     }
     Ok(Looked::Found(marked(session, frame, &v)))
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The element the look-up's answer `v` names by runner's handle, and what it says of the
@@ -116,7 +106,7 @@ fn marked(session: &mut Session, frame: Option<&str>, v: &Value) -> Option<Found
             .and_then(Value::as_u64)
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0),
-        matches: strings(v.get("matches")),
+        matches: described::elements(&session.masker, v.get("matches")),
         // An explicit widget role (`<div role=checkbox>`) says what the element is.
         kind,
         read: v.get("read").cloned(),

@@ -12,7 +12,13 @@ use super::outcome::Outcome;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::config::model::JsCheck;
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
+
+/// The most characters of a value a message shows (once masked).
+const MAX_VALUE: usize = 200;
+
+/// The most characters of what an exception says a message shows (once masked).
+const MAX_THREW: usize = 2000;
 
 /// `async (expr, args, ms) => { truthy, value } | { threw } | { pending } | { csp }`.
 const PREDICATE_JS: &str = include_str!("../scripts/predicate.js");
@@ -20,7 +26,7 @@ const PREDICATE_JS: &str = include_str!("../scripts/predicate.js");
 /// What one evaluation gave.
 pub(crate) struct Verdict {
     pub(crate) truthy: bool,
-    /// A preview of the value (JSON, cut at 200 characters).
+    /// A preview of the value (JSON, masked, then cut at `MAX_VALUE` characters).
     pub(crate) value: String,
 }
 
@@ -37,8 +43,15 @@ pub(crate) async fn evaluate(
     let ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
     let js = call(PREDICATE_JS, &[json!(j.expr()), j.args(), json!(ms)]);
     let v = session.eval(&js, left + Duration::from_secs(1)).await?;
+    // The page sends a value or a message whole (up to a bound: `more`): masked, then cut.
+    let more = v.get("more").and_then(Value::as_bool) == Some(true);
+    let m = session.masker.clone();
     if let Some(threw) = v.get("threw").and_then(Value::as_str) {
-        return Err(threw_error(j, threw));
+        return Err(threw_error(
+            &m,
+            j,
+            &m.mask_cut_held(threw, more, false, MAX_THREW),
+        ));
     }
     if v.get("pending").and_then(Value::as_bool) == Some(true) {
         return Ok(Verdict {
@@ -49,13 +62,13 @@ pub(crate) async fn evaluate(
     if let Some(csp) = v.get("csp").and_then(Value::as_str) {
         return by_devtools(session, j, csp, left).await;
     }
+    let value = v
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or("undefined");
     Ok(Verdict {
         truthy: v.get("truthy").and_then(Value::as_bool) == Some(true),
-        value: v
-            .get("value")
-            .and_then(Value::as_str)
-            .unwrap_or("undefined")
-            .to_string(),
+        value: m.mask_cut_held(value, more, false, MAX_VALUE),
     })
 }
 
@@ -73,18 +86,23 @@ async fn by_devtools(
             ErrorKind::CommandFailed,
             format!(
                 "js `{}`: the page's Content-Security-Policy forbids evaluating code with `args` ({csp}); write the values into the expression",
-                short(j.expr())
+                short(&session.masker, j.expr())
             ),
         ));
     }
+    let m = session.masker.clone();
     match session.eval(j.expr(), left).await {
         Ok(v) => Ok(Verdict {
             truthy: truthy(&v),
-            value: v.to_string(),
+            value: m.mask_cut(&v.to_string(), MAX_VALUE),
         }),
         Err(e) if e.message.starts_with("Evaluation error") => Err(threw_error(
+            &m,
             j,
-            e.message.trim_start_matches("Evaluation error: "),
+            &m.mask_cut(
+                e.message.trim_start_matches("Evaluation error: "),
+                MAX_THREW,
+            ),
         )),
         Err(e) => Err(e),
     }
@@ -101,21 +119,17 @@ fn truthy(v: &Value) -> bool {
     }
 }
 
-fn threw_error(j: &JsCheck, threw: &str) -> StepError {
+fn threw_error(m: &Masker, j: &JsCheck, threw: &str) -> StepError {
     StepError::new(
         ErrorKind::CommandFailed,
-        format!("js `{}` threw: {threw}", short(j.expr())),
+        format!("js `{}` threw: {threw}", short(m, j.expr())),
     )
 }
 
-/// The expression on one line, cut at 80 characters, for messages.
-pub(crate) fn short(expr: &str) -> String {
-    let one: String = expr.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 80 {
-        format!("{}…", one.chars().take(80).collect::<String>())
-    } else {
-        one
-    }
+/// The expression on one line, masked (it may be rendered from a secret), then cut at 80
+/// characters, for messages.
+pub(crate) fn short(m: &Masker, expr: &str) -> String {
+    m.mask_cut_line(expr, 80)
 }
 
 /// `expect: { js }`: truthy now, or what it gave.
@@ -124,7 +138,7 @@ pub(crate) async fn js_outcome(
     j: &JsCheck,
     deadline: Instant,
 ) -> Result<Outcome, StepError> {
-    let what = format!("js `{}` to be truthy", short(j.expr()));
+    let what = format!("js `{}` to be truthy", short(&session.masker, j.expr()));
     let v = evaluate(session, j, deadline).await?;
     let failure = (!v.truthy).then(|| format!("expected {what}, got {}", v.value));
     Ok(Outcome::new(what, failure))
