@@ -1021,7 +1021,7 @@ fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
         .unwrap()
         .count();
     // One test per node ("shows <title>"), the cart's discount (which the shop lacks), and the
-    // one whose steps the agent misspelt: refused by runner's flow loader, never run.
+    // one whose steps the agent misspelt: refused as runner reads the answer, never run.
     assert_eq!(summary["total_tests"], nodes + 2, "{summary}");
     assert_eq!(summary["failed"], 2, "{summary}");
     assert_eq!(summary["nodes_failed"], 0, "{summary}");
@@ -1031,7 +1031,8 @@ fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("FAIL typo in a step") && stderr.contains("not a valid flow"),
+        stderr.contains("FAIL typo in a step")
+            && stderr.contains("not a step runner reads: `clik` is no key a step has"),
         "{stderr}"
     );
     let report = d.path().join("atlas/tests/junit.xml");

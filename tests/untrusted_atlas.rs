@@ -59,11 +59,26 @@ fn a_stored_step_runner_cannot_read_is_refused_never_quoted_into_a_script() {
     write_json(&edge, &flow);
     let (code, out, err) = atlas(
         d.path(),
-        &["export", &b, "--format", "playwright-python", "--out", "exp"],
+        &[
+            "export",
+            &b,
+            "--format",
+            "playwright-python",
+            "--out",
+            "exp",
+        ],
     );
     assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("holds a step runner cannot read"), "{err}");
-    for l in lines_under(&d.path().join("exp")).iter().chain(out.lines().map(String::from).collect::<Vec<_>>().iter()) {
+    assert!(
+        err.contains(&format!(
+            "edges/{home}/to b/flow.yaml: step 1 (`?`): not a step runner reads: `click\\nimport os"
+        )),
+        "{err}"
+    );
+    for l in lines_under(&d.path().join("exp"))
+        .iter()
+        .chain(out.lines().map(String::from).collect::<Vec<_>>().iter())
+    {
         assert!(!l.trim_start().starts_with("import os"), "{l}");
     }
     // The step's own key is not written raw into the message either.
@@ -88,10 +103,21 @@ fn a_node_folder_that_is_not_a_node_id_breaks_the_atlas_there() {
     // The home node: renamed with its edges' folder.
     let evil_home = format!("{home}\n{INJECTED}\n#");
     rename(&home, &evil_home);
-    std::fs::rename(atl.join("edges").join(&home), atl.join("edges").join(&evil_home)).unwrap();
+    std::fs::rename(
+        atl.join("edges").join(&home),
+        atl.join("edges").join(&evil_home),
+    )
+    .unwrap();
     let (code, out, err) = atlas(
         d.path(),
-        &["export", &b, "--format", "playwright-python", "--out", "exp"],
+        &[
+            "export",
+            &b,
+            "--format",
+            "playwright-python",
+            "--out",
+            "exp",
+        ],
     );
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("not a node's folder"), "{err}");
@@ -101,13 +127,23 @@ fn a_node_folder_that_is_not_a_node_id_breaks_the_atlas_there() {
     for cmd in [&["show"][..], &["graph"]] {
         let (code, out, err) = atlas(d.path(), cmd);
         assert_eq!(code, 2, "{cmd:?}: {out}{err}");
-        assert!(!out.lines().chain(err.lines()).any(|l| l.starts_with("import os")), "{out}{err}");
+        assert!(
+            !out.lines()
+                .chain(err.lines())
+                .any(|l| l.starts_with("import os")),
+            "{out}{err}"
+        );
     }
     rename(&evil_home, &home);
-    std::fs::rename(atl.join("edges").join(&evil_home), atl.join("edges").join(&home)).unwrap();
+    std::fs::rename(
+        atl.join("edges").join(&evil_home),
+        atl.join("edges").join(&home),
+    )
+    .unwrap();
 
     // B's folder named to close DOT's quote and add a node of its own; the link to it too.
-    let evil_b = format!("{b}\" [label=\"x\"]; injected [label=\"INJECTED\" image=\"id_rsa.png\"]; \"z");
+    let evil_b =
+        format!("{b}\" [label=\"x\"]; injected [label=\"INJECTED\" image=\"id_rsa.png\"]; \"z");
     rename(&b, &evil_b);
     let link = atl.join(format!("nodes/{home}/links/to b"));
     std::fs::remove_file(&link).unwrap();
@@ -133,7 +169,10 @@ fn a_stored_step_holds_its_name_frame_and_action_only() {
     let clean = read_json(&edge);
     for (extra, key) in [
         (json!({"wait": "100h", "timeout": "100h"}), "`timeout`"),
-        (json!({"click": "#nope", "continue_on_error": true}), "`continue_on_error`"),
+        (
+            json!({"click": "#nope", "continue_on_error": true}),
+            "`continue_on_error`",
+        ),
         (json!({"click": "#nope", "retry": 3}), "`retry`"),
         (json!({"click": "#nope", "id": "x"}), "`id`"),
     ] {
@@ -148,7 +187,10 @@ fn a_stored_step_holds_its_name_frame_and_action_only() {
             "{key}: {out}{err}"
         );
         assert!(out.contains("name, frame and one action"), "{key}: {out}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(30), "{key}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{key}"
+        );
     }
 }
 
@@ -164,18 +206,33 @@ fn no_escape_from_a_page_or_an_atlas_reaches_the_terminal() {
         "index.html",
         "<!doctype html><title>home</title><h1>Home</h1><a href=\"about.html\">Ab\u{1b}]0;PWNED\u{7}\u{1b}[2Jout us</a>\n",
     );
-    write(&site, "about.html", "<!doctype html><title>about</title><h1>About</h1>\n");
+    write(
+        &site,
+        "about.html",
+        "<!doctype html><title>about</title><h1>About</h1>\n",
+    );
     let server = Server::serve(&site);
     let mut c = runner(d.path());
-    c.args(["explore", &format!("{}/index.html", server.url), "--atlas", "atl"]);
+    c.args([
+        "explore",
+        &format!("{}/index.html", server.url),
+        "--atlas",
+        "atl",
+    ]);
     let (code, out, err) = output_within(c, LIMIT);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("Ab"), "the progress names the link: {err}");
-    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "explore: {out:?}{err:?}");
+    assert!(
+        !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+        "explore: {out:?}{err:?}"
+    );
     let (code, out, err) = atlas(d.path(), &["show"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("out us"), "{out}");
-    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "show: {out:?}{err:?}");
+    assert!(
+        !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+        "show: {out:?}{err:?}"
+    );
 
     // Hand-edited: a node's title and URL, the atlas's server.
     let nodes = d.path().join("atl/nodes");
@@ -203,7 +260,15 @@ fn no_escape_from_a_page_or_an_atlas_reaches_the_terminal() {
         vec!["verify", "--base-url", &server.url],
     ] {
         let (_, out, err) = atlas(d.path(), &cmd);
-        assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "{cmd:?}: {out:?}{err:?}");
-        assert!(!out.lines().chain(err.lines()).any(|l| l.starts_with("fake line")), "{cmd:?}: {out}{err}");
+        assert!(
+            !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+            "{cmd:?}: {out:?}{err:?}"
+        );
+        assert!(
+            !out.lines()
+                .chain(err.lines())
+                .any(|l| l.starts_with("fake line")),
+            "{cmd:?}: {out}{err}"
+        );
     }
 }
