@@ -166,7 +166,7 @@ mod tests {
         ] {
             let c = comment(text);
             assert!(c.starts_with("# "), "{c:?}");
-            assert!(!c.chars().any(|ch| ch.is_control()), "{c:?}");
+            assert!(!c.chars().any(char::is_control), "{c:?}");
             assert!(!c.contains(['\u{2028}', '\u{2029}']), "{c:?}");
         }
     }

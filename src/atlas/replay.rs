@@ -251,7 +251,7 @@ pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
             .get("timeout")
             .and_then(serde_json::Value::as_str)
             .and_then(|t| crate::config::duration::parse_duration(t).ok());
-        if !own.is_some_and(|own| own <= timeout) {
+        if own.is_none_or(|own| own > timeout) {
             d.insert(
                 "timeout".into(),
                 format!("{}ms", timeout.as_millis()).into(),
