@@ -71,6 +71,18 @@ pub(crate) fn artifact_path_problem(what: &str, path: &str) -> Option<String> {
 pub(crate) const ARTIFACT_PATH_HELP: &str =
     "give a path relative to the run's artifacts directory, without `..`";
 
+/// A private scratch folder in the system's temporary directory: an unpredictable name after
+/// `prefix`, mode 0700 whatever the umask (tempfile gives a folder the umask's mode unless told),
+/// so no other local user reads what a replay or a saved state leaves there, nor puts a file in
+/// it. Every scratch folder runner makes is made here.
+pub(crate) fn private_scratch(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+}
+
 mod named;
 mod tree;
 mod trust;
@@ -301,6 +313,22 @@ fn not_regular(file: &std::fs::File) -> std::io::Result<Option<&'static str>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_scratch_folder_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        // Under the usual umask (022) a folder is made 0755.
+        let d = super::private_scratch("runner-test-").unwrap();
+        let mode = std::fs::metadata(d.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(
+            d.path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("runner-test-")
+        );
+    }
+
     #[test]
     fn writes_whole_files_and_leaves_no_temporary_one() {
         let d = tempfile::tempdir().unwrap();

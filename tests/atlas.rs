@@ -569,9 +569,9 @@ fn an_interrupted_explore_keeps_the_todo_in_flight_for_the_next_crawl() {
 fn an_atlas_that_cannot_be_read_is_an_environment_error_and_a_missing_node_is_input() {
     let d = tempfile::tempdir().unwrap();
     // A node whose meta.json cannot be read (a directory where the file should be).
-    std::fs::create_dir_all(d.path().join("atlas/nodes/abc/meta.json")).unwrap();
+    std::fs::create_dir_all(d.path().join("atlas/nodes/0000000000000abc/meta.json")).unwrap();
     std::fs::create_dir_all(d.path().join("atlas/edges")).unwrap();
-    let (code, _, stderr) = atlas_cmd(d.path(), &["path", "abc"]);
+    let (code, _, stderr) = atlas_cmd(d.path(), &["path", "0000000000000abc"]);
     assert_eq!(code, 3, "I/O errors are the environment's: {stderr}");
     assert!(stderr.contains("Is a directory"), "{stderr}");
     let (code, _, stderr) = atlas_cmd(d.path(), &["path", "zzz"]);
@@ -582,16 +582,16 @@ fn an_atlas_that_cannot_be_read_is_an_environment_error_and_a_missing_node_is_in
 #[test]
 fn a_damaged_atlas_is_reported_not_shown_as_whole() {
     let d = tempfile::tempdir().unwrap();
-    let node = d.path().join("atlas/nodes/aaa");
+    let node = d.path().join("atlas/nodes/0000000000000aaa");
     std::fs::create_dir_all(node.join("links")).unwrap();
     std::fs::create_dir_all(d.path().join("atlas/edges")).unwrap();
     std::fs::write(node.join("meta.json"), "{ broken").unwrap();
-    std::os::unix::fs::symlink("../../gone", node.join("links/to nowhere")).unwrap();
+    std::os::unix::fs::symlink("../../00000000000000ff", node.join("links/to nowhere")).unwrap();
     let (code, out, stderr) = atlas_cmd(d.path(), &["show"]);
     assert_ne!(code, 0, "{out}");
     assert!(stderr.contains("invalid JSON"), "{stderr}");
     assert!(
-        stderr.contains("link `to nowhere` of node aaa leads to gone, which is not in the atlas"),
+        stderr.contains("link `to nowhere` of node 0000000000000aaa leads to 00000000000000ff, which is not in the atlas"),
         "{stderr}"
     );
 }
@@ -1021,7 +1021,7 @@ fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
         .unwrap()
         .count();
     // One test per node ("shows <title>"), the cart's discount (which the shop lacks), and the
-    // one whose steps the agent misspelt: refused by runner's flow loader, never run.
+    // one whose steps the agent misspelt: refused as runner reads the answer, never run.
     assert_eq!(summary["total_tests"], nodes + 2, "{summary}");
     assert_eq!(summary["failed"], 2, "{summary}");
     assert_eq!(summary["nodes_failed"], 0, "{summary}");
@@ -1031,7 +1031,8 @@ fn atlas_test_writes_checks_saves_and_runs_a_test_per_idea() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("FAIL typo in a step") && stderr.contains("not a valid flow"),
+        stderr.contains("FAIL typo in a step")
+            && stderr.contains("not a step runner reads: `clik` is no key a step has"),
         "{stderr}"
     );
     let report = d.path().join("atlas/tests/junit.xml");

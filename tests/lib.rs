@@ -68,6 +68,7 @@ mod todomvc_react;
 mod trace;
 mod trace_pictures;
 mod untrusted;
+mod untrusted_atlas;
 mod untrusted_steps;
 mod untrusted_stores;
 mod walks;

@@ -12,6 +12,13 @@ pub(super) fn py(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+/// `text` as a Python comment: `# ` and the text on one line, its escape sequences and control
+/// characters taken out (see `shown::one_line`), so no text from a page or an atlas ends the
+/// comment and starts a line of code. Every comment an export writes is made here.
+pub(super) fn comment(text: &str) -> String {
+    format!("# {}", crate::step::shown::one_line(text))
+}
+
 /// The name of the steps that check `id`: `arrived at <title> <path> (<node>)`.
 fn name(id: &Identity) -> String {
     let label: String = id
@@ -86,7 +93,7 @@ fn heading_selector(h: &Heading) -> Option<Value> {
 /// `id` on `origin` (standing for `under`), after a comment naming it.
 pub(crate) fn python_asserts(id: &Identity, origin: &str, under: &str) -> Vec<String> {
     let mut out = vec![
-        format!("# {}", name(id)),
+        comment(&name(id)),
         format!(
             "expect(page).to_have_url(re.compile({}))",
             py(&id.url_pattern(origin, under))
@@ -146,6 +153,21 @@ mod tests {
                     css: "nav, [role=navigation]",
                 },
             ],
+        }
+    }
+
+    #[test]
+    fn a_comment_stays_on_its_line() {
+        for text in [
+            "a\nimport os\n#",
+            "a\rimport os",
+            "a\u{2028}b\u{85}c\u{c}d",
+            "t\u{1b}]0;x\u{7}\u{1b}[2J",
+        ] {
+            let c = comment(text);
+            assert!(c.starts_with("# "), "{c:?}");
+            assert!(!c.chars().any(char::is_control), "{c:?}");
+            assert!(!c.contains(['\u{2028}', '\u{2029}']), "{c:?}");
         }
     }
 

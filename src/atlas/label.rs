@@ -157,10 +157,18 @@ mod tests {
     use super::*;
     use crate::atlas::store::State;
 
+    /// A node id (16 hex digits) made of a short name.
+    fn hex(name: &str) -> String {
+        format!(
+            "{:016x}",
+            name.bytes().fold(0u64, |a, b| (a << 8) | u64::from(b))
+        )
+    }
+
     fn record(atlas: &Atlas, id: &str, title: &str, url: &str, snapshot: &str) {
         atlas
             .ensure_state(&State {
-                node_id: id,
+                node_id: &hex(id),
                 url,
                 title,
                 fingerprint: "fp",
@@ -210,14 +218,20 @@ mod tests {
             "- heading \"Emma\" [level=1]",
         );
         let l = Labels::of(&a);
-        assert_eq!(l.get("a"), "Books /books · \"Columns\" [expanded=false]");
-        assert_eq!(l.get("b"), "Books /books · \"Columns\" [expanded=true]");
-        assert_eq!(l.get("c"), "Books /books?q=*");
-        assert_eq!(l.get("d"), "library /library");
-        assert_eq!(l.get("e"), "library /library?sql=*");
-        assert_eq!(l.get("f"), "Dune /books/:id");
-        assert_eq!(Labels::one(&a, "b"), l.get("b"));
-        assert_eq!(l.get("zz"), "");
+        assert_eq!(
+            l.get(&hex("a")),
+            "Books /books · \"Columns\" [expanded=false]"
+        );
+        assert_eq!(
+            l.get(&hex("b")),
+            "Books /books · \"Columns\" [expanded=true]"
+        );
+        assert_eq!(l.get(&hex("c")), "Books /books?q=*");
+        assert_eq!(l.get(&hex("d")), "library /library");
+        assert_eq!(l.get(&hex("e")), "library /library?sql=*");
+        assert_eq!(l.get(&hex("f")), "Dune /books/:id");
+        assert_eq!(Labels::one(&a, &hex("b")), l.get(&hex("b")));
+        assert_eq!(l.get(&hex("zz")), "");
         // Same title, route and structure, other headings: the heading tells them apart.
         record(
             &a,
@@ -235,14 +249,17 @@ mod tests {
         );
         let l = Labels::of(&a);
         assert_eq!(
-            (l.get("h"), l.get("i")),
+            (l.get(&hex("h")), l.get(&hex("i"))),
             ("Row /r/:id · Dune", "Row /r/:id · Emma")
         );
         // Nothing at all: a number.
         record(&a, "j", "Same", "http://h:1/s", "- main");
         record(&a, "k", "Same", "http://h:1/s", "- main");
         let l = Labels::of(&a);
-        assert_eq!((l.get("j"), l.get("k")), ("Same /s · #1", "Same /s · #2"));
+        assert_eq!(
+            (l.get(&hex("j")), l.get(&hex("k"))),
+            ("Same /s · #1", "Same /s · #2")
+        );
     }
 
     #[test]

@@ -236,8 +236,9 @@ fn not_reached(atlas: &Atlas, node: &str, arrival: &Arrival) -> FlowResult {
     )
 }
 
-/// Gives every step of `flow` that sets no `timeout` of its own at most `timeout`: the flow's
-/// `defaults.timeout` (in the schema's form), unless the flow sets one.
+/// Gives every step of `flow` at most `timeout` (a step from outside has no `timeout` of its
+/// own: see `config::stored`): the flow's `defaults.timeout` (in the schema's form), or the
+/// flow's own when it is shorter (a saved test's `defaults.timeout: 100h` does not lift it).
 pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
     let Some(flow) = flow.as_object_mut() else {
         return;
@@ -246,8 +247,16 @@ pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
         .entry("defaults")
         .or_insert_with(|| serde_json::json!({}));
     if let Some(d) = defaults.as_object_mut() {
-        d.entry("timeout")
-            .or_insert_with(|| format!("{}ms", timeout.as_millis()).into());
+        let own = d
+            .get("timeout")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|t| crate::config::duration::parse_duration(t).ok());
+        if own.is_none_or(|own| own > timeout) {
+            d.insert(
+                "timeout".into(),
+                format!("{}ms", timeout.as_millis()).into(),
+            );
+        }
     }
 }
 
@@ -310,4 +319,30 @@ fn failure(r: &FlowResult) -> String {
 /// A flow that did not get to run: failed, saying why.
 pub(crate) fn not_run(name: String, file: PathBuf, error: StepError) -> FlowResult {
     FlowResult::not_run(name, file, FlowStatus::Failed, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_stored_default_timeout_never_lifts_the_replays_bound() {
+        let five = std::time::Duration::from_secs(5);
+        for (given, kept) in [
+            (json!({"steps": []}), "5000ms"),
+            (
+                json!({"defaults": {"timeout": "100h"}, "steps": []}),
+                "5000ms",
+            ),
+            (
+                json!({"defaults": {"timeout": "nonsense"}, "steps": []}),
+                "5000ms",
+            ),
+            (json!({"defaults": {"timeout": "2s"}, "steps": []}), "2s"),
+        ] {
+            let mut flow = given.clone();
+            super::bound_steps(&mut flow, five);
+            assert_eq!(flow["defaults"]["timeout"], kept, "{given}");
+        }
+    }
 }

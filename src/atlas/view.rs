@@ -2,6 +2,7 @@
 
 use super::label::{Labels, ellipsize};
 use super::store::{Atlas, AtlasError};
+use crate::step::shown::one_line;
 
 /// How `atlas graph` draws the graph.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -35,12 +36,16 @@ pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
         ids.len()
     );
     for id in &ids {
-        s.push_str(&format!("  {id}  {}\n", labels.get(id)));
+        s.push_str(&format!("  {id}  {}\n", one_line(labels.get(id))));
     }
     s.push_str("\nedges:\n");
     for id in &ids {
         for l in atlas.links(id)? {
-            s.push_str(&format!("  {id} --[{}]--> {}\n", l.action, l.target));
+            s.push_str(&format!(
+                "  {id} --[{}]--> {}\n",
+                one_line(&l.action),
+                l.target
+            ));
         }
     }
     for r in &roots {
@@ -83,21 +88,28 @@ pub(crate) fn path(atlas: &Atlas, node: &str) -> Result<String, AtlasError> {
     for p in steps {
         match p.action {
             Some(a) => s.push_str(&format!(
-                "{}  {}\n  --[{a}]-->\n",
+                "{}  {}\n  --[{}]-->\n",
                 p.node_id,
-                labels.get(&p.node_id)
+                one_line(labels.get(&p.node_id)),
+                one_line(&a)
             )),
-            None => s.push_str(&format!("{}  {}\n", p.node_id, labels.get(&p.node_id))),
+            None => s.push_str(&format!(
+                "{}  {}\n",
+                p.node_id,
+                one_line(labels.get(&p.node_id))
+            )),
         }
     }
     Ok(s)
 }
 
-/// `atlas graph`: the graph as Graphviz dot or a Mermaid flowchart.
+/// `atlas graph`: the graph as Graphviz dot or a Mermaid flowchart. Node ids are 16 hex digits
+/// (`node_ids` and `links` refuse any other name); labels go through `esc` (DOT) or `m`
+/// (Mermaid): one line, their quotes escaped.
 pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasError> {
     let ids = atlas.node_ids()?;
     let labels = Labels::of(atlas);
-    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let esc = |s: &str| one_line(s).replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = String::new();
     match format {
         GraphFormat::Dot => {
@@ -121,7 +133,7 @@ pub(crate) fn graph(atlas: &Atlas, format: GraphFormat) -> Result<String, AtlasE
         }
         GraphFormat::Mermaid => {
             s.push_str("flowchart LR\n");
-            let m = |t: &str| t.replace('"', "#quot;");
+            let m = |t: &str| one_line(t).replace('"', "#quot;");
             for id in &ids {
                 s.push_str(&format!("  n{id}[\"{}\"]\n", m(labels.get(id))));
             }

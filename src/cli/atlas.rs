@@ -191,11 +191,9 @@ pub(super) fn driver(
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
-    // A private scratch directory (created 0700 with an unpredictable name): another local user
-    // must not be able to put a flow there for the replay to run.
-    let artifacts = tempfile::Builder::new()
-        .prefix(&format!("runner-{run_id}-"))
-        .tempdir()
+    // A private scratch directory (0700, an unpredictable name): another local user must not
+    // read what a replay leaves there, nor put a flow there for the replay to run.
+    let artifacts = crate::fs::private_scratch(&format!("runner-{run_id}-"))
         .map_err(|e| CliError::Environment(format!("cannot create a scratch directory: {e}")))?
         .keep();
     let rt = Runtime::new(RuntimeSettings {
@@ -478,7 +476,7 @@ fn test(
         .split_once('=')
         .map_or("", |(_, p)| p)
         .to_string();
-    reporter.err(&tally.text);
+    reporter.err(&crate::step::shown::clean(&tally.text));
     reporter.out(
         &(serde_json::to_string_pretty(&serde_json::json!({
             "total_tests": tally.total,

@@ -10,12 +10,23 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use super::model::{ACTION_KEYS, Action};
+use super::model::{ACTION_KEYS, Action, COMMON_KEYS, Step};
 use crate::template::{Templates, foreign_template};
 
 /// The keys a flow runner reads from outside may have: what runner writes into a saved test
 /// (`defaults` is its own `timeout`, added before a replay runs).
 const FLOW_KEYS: &[&str] = &["name", "steps", "secrets", "defaults"];
+
+/// The keys a step runner reads from outside may hold besides its action: a replay bounds
+/// each step itself (a stored `timeout` would lift that bound: `wait: 100h` held a replay for
+/// days), and a stored step neither retries nor fails without failing its replay.
+const STEP_KEYS: &[&str] = &["name", "frame"];
+
+/// A parse error's text on one line, its characters from outside escaped (serde quotes the key
+/// it did not know, line breaks and all).
+fn shown_error(e: &serde_json::Error) -> String {
+    e.to_string().escape_debug().to_string()
+}
 
 /// What every refusal says of the rule.
 const RULE: &str = "a step runner does not read from your own flow files (an atlas, the agent cache, an agent's answer) may only act on the page or check it: browser steps and `expect`";
@@ -73,19 +84,30 @@ fn admit_step(t: &Templates, step: &Value) -> Result<(), String> {
             }
             action = Some(
                 serde_json::from_value::<Action>(json!({ k: v }))
-                    .map_err(|e| format!("not a step runner reads: {e}"))?,
+                    .map_err(|e| format!("not a step runner reads: {}", shown_error(&e)))?,
             );
         } else if k == "if" {
             return Err(format!(
                 "`if` is a condition, code runner would evaluate: {RULE}"
             ));
+        } else if !COMMON_KEYS.contains(&k.as_str()) {
+            return Err(format!(
+                "not a step runner reads: `{}` is no key a step has",
+                k.escape_debug()
+            ));
+        } else if !STEP_KEYS.contains(&k.as_str()) {
+            return Err(format!(
+                "`{}`: a step runner does not read from your own flow files holds its name, frame and one action only (no `timeout`, `retry`, `continue_on_error` or `id`: a replay bounds each step itself)",
+                k.escape_debug()
+            ));
         }
     }
-    // A step without an action, or with a key no step has, is one the flow loader refuses
-    // (saying what was meant): it never runs.
     let Some(action) = action else {
-        return Ok(());
+        return Err("not a step runner reads: it has no action".into());
     };
+    // The whole step as a flow reads it (`frame` a non-empty string, `name` a string).
+    serde_json::from_value::<Step>(step.clone())
+        .map_err(|e| format!("not a step runner reads: {}", shown_error(&e)))?;
     if let Some(why) = action.beyond_the_page() {
         return Err(format!("{why}: {RULE}"));
     }
@@ -124,7 +146,7 @@ mod tests {
     fn page_steps_are_admitted_and_the_rest_refused_saying_why() {
         let ok = json!([
             {"open": "https://example.com/{{ '{{' }}x"},
-            {"click": {"role": "button", "text": "Go"}, "name": "go", "timeout": "2s"},
+            {"click": {"role": "button", "text": "Go"}, "name": "go", "frame": "#pay"},
             {"fill": {"target": "#p", "value": "{{ secrets.PW }}"}},
             {"expect": {"title": {"equals": "Home"}}},
         ]);
@@ -145,6 +167,22 @@ mod tests {
             (json!({"expect": {"that": "true"}}), "`expect.that`"),
             (json!({"click": "#a", "exec": ["id"]}), "one action"),
             (json!({"exec": {"command": 5}}), "not a step runner reads"),
+            (
+                json!({"wait": "100h", "timeout": "100h"}),
+                "`timeout`: a step",
+            ),
+            (json!({"click": "#a", "retry": 2}), "`retry`"),
+            (
+                json!({"click": "#a", "continue_on_error": true}),
+                "`continue_on_error`",
+            ),
+            (json!({"click": "#a", "id": "x"}), "`id`"),
+            (
+                json!({"click\nimport os\n#": "#a"}),
+                "not a step runner reads: `click\\nimport os\\n#` is no key a step has",
+            ),
+            (json!({"name": "only a name"}), "it has no action"),
+            (json!({"click": "#a", "frame": ""}), "empty `frame`"),
         ] {
             let e = admit_steps(std::slice::from_ref(&step), "f").unwrap_err();
             assert!(e.contains(said), "{step}: {e}");

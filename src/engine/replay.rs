@@ -225,7 +225,8 @@ mod tests {
         }));
         let mut pool = InProcess::pool(&rt, 1);
         // A flow that does not load is kept, for its errors to point at.
-        let bad = serde_json::json!({"name": "bad", "steps": [{"nope": 1}]});
+        // (A step runner cannot read is refused before: see `config::stored`.)
+        let bad = serde_json::json!({"name": 5, "steps": [{"wait": "1ms"}]});
         let e = pool[0].check(&bad).unwrap_err();
         assert!(e.message.contains("001-replay.yaml"), "{}", e.message);
         assert!(artifacts.join("001-replay.yaml").is_file());

@@ -81,9 +81,11 @@ impl Reporter {
         }
     }
 
-    /// Writes to stdout; a closed pipe is not an error worth reporting.
+    /// Writes to stdout, without escape sequences or control characters (line breaks and tabs
+    /// stay: see `shown::clean`): what runner prints there is text from pages and atlases, never
+    /// a colour of its own. A closed pipe is not an error worth reporting.
     pub(crate) fn out(&self, text: &str) {
-        self.commands(&self.shown(text));
+        self.commands(&self.shown(&crate::step::shown::clean(text)));
     }
 
     /// Writes runner's own GitHub workflow commands (`::error ...`, each escaped on one line) to
@@ -118,14 +120,18 @@ impl Reporter {
         self.err(&format!("using {}\n", path.display()));
     }
 
-    /// A warning line (`warning: ...`): something suspicious that does not stop the run.
+    /// A warning line (`warning: ...`): something suspicious that does not stop the run. Its
+    /// text may quote a page or an atlas: it is printed without escape sequences.
     pub(crate) fn warn(&self, message: &str) {
-        self.err(&format!("warning: {message}\n"));
+        self.err(&format!(
+            "warning: {}\n",
+            crate::step::shown::clean(message)
+        ));
     }
 
-    /// An error line (`error: ...`).
+    /// An error line (`error: ...`), printed without escape sequences (as `warn`).
     pub(crate) fn error(&self, message: &str) {
-        self.err(&format!("error: {message}\n"));
+        self.err(&format!("error: {}\n", crate::step::shown::clean(message)));
     }
 }
 

@@ -27,10 +27,11 @@ impl Status {
         Status { reporter, bar }
     }
 
-    /// Replaces the status.
+    /// Replaces the status: one line, without escape sequences (it names a page's links).
     pub(crate) fn update(&self, line: &str) {
+        let line = crate::step::shown::one_line(line);
         match &self.bar {
-            Some(b) => b.set_message(line.to_string()),
+            Some(b) => b.set_message(line),
             None => self.reporter.err(&format!("{line}\n")),
         }
     }

@@ -231,6 +231,9 @@ mod tests {
         }
     }
 
+    const HOME: &str = "00000000000000a1";
+    const ABOUT: &str = "00000000000000a2";
+
     fn node(a: &Atlas, id: &str) {
         a.ensure_state(&State {
             node_id: id,
@@ -251,14 +254,12 @@ mod tests {
     async fn a_teleport_to_where_a_fresh_context_just_went_by_the_same_path_replays_nothing() {
         let d = tempfile::tempdir().unwrap();
         let atlas = Atlas::open(&d.path().join("atlas")).unwrap();
-        node(&atlas, "home");
-        node(&atlas, "about");
+        node(&atlas, HOME);
+        node(&atlas, ABOUT);
         let entry = [json!({"open": "http://h/"})];
         let to_about = [json!({"click": "#about"})];
-        atlas.set_entry("home", &entry).unwrap();
-        atlas
-            .link_state("home", "about", "about", &to_about)
-            .unwrap();
+        atlas.set_entry(HOME, &entry).unwrap();
+        atlas.link_state(HOME, ABOUT, ABOUT, &to_about).unwrap();
         let told = Arc::new(Mutex::new(Vec::new()));
         let mut driver = Told(told.clone());
         let opts = Options {
@@ -295,26 +296,26 @@ mod tests {
         c.fresh().await.unwrap();
         c.run_steps(&entry).await.unwrap();
         taken(&told);
-        c.teleport("home").await.unwrap();
+        c.teleport(HOME).await.unwrap();
         assert!(taken(&told).is_empty());
         // The todo that goes to about: about is where the browser is, by about's own path.
         c.run_steps(&to_about).await.unwrap();
         taken(&told);
-        c.teleport("about").await.unwrap();
+        c.teleport(ABOUT).await.unwrap();
         assert!(taken(&told).is_empty());
         // Where the browser is by a state's own path: the crawl does that state next.
-        c.arrived = Some("about".into());
-        assert_eq!(c.here().as_deref(), Some("about"));
-        c.arrived = Some("home".into());
+        c.arrived = Some(ABOUT.into());
+        assert_eq!(c.here().as_deref(), Some(ABOUT));
+        c.arrived = Some(HOME.into());
         assert_eq!(c.here(), None, "the browser went on from home");
-        c.arrived = Some("about".into());
+        c.arrived = Some(ABOUT.into());
         // Home again: a fresh context and home's path (the browser went on from home).
-        c.teleport("home").await.unwrap();
+        c.teleport(HOME).await.unwrap();
         assert_eq!(taken(&told), [json!("reset"), json!(entry)]);
         assert_eq!(c.here(), None, "the browser is at home, not about");
         // A todo that failed leaves the browser somewhere unknown: the next teleport replays.
         assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
-        c.teleport("home").await.unwrap();
+        c.teleport(HOME).await.unwrap();
         assert_eq!(taken(&told)[1..], [json!("reset"), json!(entry)]);
     }
 

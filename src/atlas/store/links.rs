@@ -227,6 +227,7 @@ impl Atlas {
             let target = target
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            self.node_id(&target, &at)?;
             let edge_meta = self.edge_dir(id, &safe).join("meta.json");
             let action = self
                 .read_json::<EdgeMeta>(&edge_meta)

@@ -99,6 +99,9 @@ impl Atlas {
 
     /// A node's metadata.
     pub(crate) fn meta(&self, id: &str) -> Result<NodeMeta, AtlasError> {
+        if !is_node_id(id) {
+            return Err(AtlasError::NotFound(id.escape_debug().to_string()));
+        }
         self.read_json_if_any(&self.node_dir(id).join("meta.json"))?
             .ok_or_else(|| AtlasError::NotFound(id.to_string()))
     }
@@ -120,12 +123,33 @@ impl Atlas {
         Ok(())
     }
 
-    /// Every node id.
+    /// Every node id. A folder with a `meta.json` whose name is not a node id (see
+    /// [`node_id`]) breaks the atlas there.
     pub(crate) fn node_ids(&self) -> Result<Vec<String>, AtlasError> {
         // A node's folder that is a link still counts: reading it then says what is wrong.
         let mut ids = self.tree().list(&self.root.join("nodes"))?;
         ids.retain(|id| self.node_dir(id).join("meta.json").exists());
+        for id in &ids {
+            self.node_id(id, &self.root.join("nodes"))?;
+        }
         Ok(ids)
+    }
+
+    /// `name`, found in `at` (the `nodes` folder, a link), if it is a node id as runner makes
+    /// them (16 lowercase hex digits, see `fingerprint`): a name read from an atlas goes into
+    /// exported code, graphs and the terminal, so any other breaks the atlas there. The one
+    /// check of a node id read from an atlas.
+    pub(crate) fn node_id<'a>(&self, name: &'a str, at: &Path) -> Result<&'a str, AtlasError> {
+        if is_node_id(name) {
+            return Ok(name);
+        }
+        Err(AtlasError::Broken {
+            path: at.display().to_string(),
+            message: format!(
+                "`{}` is not a node's folder: runner names a node by 16 lowercase hex digits",
+                name.escape_debug()
+            ),
+        })
     }
 
     /// Writes `nodes/<id>/<name>` (JSON, atomically): what explore learnt of a node.
@@ -181,6 +205,14 @@ impl Atlas {
         self.write_json(&p, &todos)?;
         Ok(popped)
     }
+}
+
+/// Whether `name` is a node id as runner makes them: 16 lowercase hex digits.
+pub(crate) fn is_node_id(name: &str) -> bool {
+    name.len() == 16
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl Atlas {

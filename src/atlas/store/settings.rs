@@ -151,8 +151,8 @@ mod tests {
         );
         // An atlas recorded before `atlas.json` existed was recorded by text.
         let old = Atlas::open(&d.path().join("old")).unwrap();
-        std::fs::create_dir_all(old.node_dir("n1")).unwrap();
-        std::fs::write(old.node_dir("n1").join("meta.json"), "{}").unwrap();
+        std::fs::create_dir_all(old.node_dir("00000000000000a1")).unwrap();
+        std::fs::write(old.node_dir("00000000000000a1").join("meta.json"), "{}").unwrap();
         assert_eq!(old.fingerprint().unwrap(), Fingerprint::Text);
         assert_eq!(old.settle_fingerprint(None).unwrap(), Fingerprint::Text);
         assert!(d.path().join("old/atlas.json").exists());

@@ -28,27 +28,44 @@ fn node(a: &Atlas, id: &str) {
 fn nodes_links_paths_and_todos() {
     let d = tempfile::tempdir().unwrap();
     let a = Atlas::open(d.path()).unwrap();
-    let first = a.ensure_state(&state("n1", "http://h/", "run1")).unwrap();
+    let first = a
+        .ensure_state(&state("00000000000000a1", "http://h/", "run1"))
+        .unwrap();
     assert!(first.is_new);
     assert!(
-        !a.ensure_state(&state("n1", "http://h/", "run2"))
+        !a.ensure_state(&state("00000000000000a1", "http://h/", "run2"))
             .unwrap()
             .is_new
     );
-    assert_eq!(a.meta("n1").unwrap().run_ids, ["run1", "run2"]);
-    node(&a, "n2");
-    node(&a, "n3");
-    a.set_entry("n1", &[json!({"open": "http://h/"})]).unwrap();
-    a.link_state("n1", "go to 2", "n2", &[json!({"click": "#a"})])
+    assert_eq!(
+        a.meta("00000000000000a1").unwrap().run_ids,
+        ["run1", "run2"]
+    );
+    node(&a, "00000000000000a2");
+    node(&a, "00000000000000a3");
+    a.set_entry("00000000000000a1", &[json!({"open": "http://h/"})])
         .unwrap();
-    a.link_state("n2", "go/to/3 ../../etc", "n3", &[json!({"click": "#b"})])
-        .unwrap();
-    a.link_state("n1", "go to 2", "n2", &[]).unwrap(); // same link: no-op
+    a.link_state(
+        "00000000000000a1",
+        "go to 2",
+        "00000000000000a2",
+        &[json!({"click": "#a"})],
+    )
+    .unwrap();
+    a.link_state(
+        "00000000000000a2",
+        "go/to/3 ../../etc",
+        "00000000000000a3",
+        &[json!({"click": "#b"})],
+    )
+    .unwrap();
+    a.link_state("00000000000000a1", "go to 2", "00000000000000a2", &[])
+        .unwrap(); // same link: no-op
     assert!(matches!(
-        a.link_state("n1", "go to 2", "n3", &[]),
+        a.link_state("00000000000000a1", "go to 2", "00000000000000a3", &[]),
         Err(AtlasError::LinkExists { .. })
     ));
-    let path = a.path_to_node("n3").unwrap();
+    let path = a.path_to_node("00000000000000a3").unwrap();
     let actions: Vec<_> = path.iter().map(|p| p.action.clone()).collect();
     assert_eq!(
         actions,
@@ -63,15 +80,18 @@ fn nodes_links_paths_and_todos() {
             .script_path
             .as_ref()
             .unwrap()
-            .starts_with(d.path().join("edges/n2"))
+            .starts_with(d.path().join("edges/00000000000000a2"))
     );
     assert_eq!(
-        std::fs::read_link(d.path().join("nodes/n1/links/go to 2")).unwrap(),
-        Path::new("../../n2")
+        std::fs::read_link(d.path().join("nodes/00000000000000a1/links/go to 2")).unwrap(),
+        Path::new("../../00000000000000a2")
     );
-    a.manage_todos("n1", Some(&[json!("a"), json!("b")]))
+    a.manage_todos("00000000000000a1", Some(&[json!("a"), json!("b")]))
         .unwrap();
-    assert_eq!(a.manage_todos("n1", None).unwrap(), Some(json!("a")));
+    assert_eq!(
+        a.manage_todos("00000000000000a1", None).unwrap(),
+        Some(json!("a"))
+    );
     assert!(matches!(a.path_to_node("zz"), Err(AtlasError::NotFound(_))));
 }
 
@@ -79,20 +99,29 @@ fn nodes_links_paths_and_todos() {
 fn actions_whose_safe_names_collide_get_their_own_links() {
     let d = tempfile::tempdir().unwrap();
     let a = Atlas::open(d.path()).unwrap();
-    for id in ["n1", "n2", "n3"] {
+    for id in ["00000000000000a1", "00000000000000a2", "00000000000000a3"] {
         node(&a, id);
     }
-    a.link_state("n1", "go a/b", "n2", &[]).unwrap();
-    a.link_state("n1", "go a_b", "n3", &[]).unwrap();
-    let links = a.links("n1").unwrap();
+    a.link_state("00000000000000a1", "go a/b", "00000000000000a2", &[])
+        .unwrap();
+    a.link_state("00000000000000a1", "go a_b", "00000000000000a3", &[])
+        .unwrap();
+    let links = a.links("00000000000000a1").unwrap();
     let pairs: Vec<(&str, &str)> = links
         .iter()
         .map(|l| (l.action.as_str(), l.target.as_str()))
         .collect();
-    assert_eq!(pairs, [("go a/b", "n2"), ("go a_b", "n3")]);
+    assert_eq!(
+        pairs,
+        [
+            ("go a/b", "00000000000000a2"),
+            ("go a_b", "00000000000000a3")
+        ]
+    );
     // The same action again is still the same link.
-    a.link_state("n1", "go a_b", "n3", &[]).unwrap();
-    assert_eq!(a.links("n1").unwrap().len(), 2);
+    a.link_state("00000000000000a1", "go a_b", "00000000000000a3", &[])
+        .unwrap();
+    assert_eq!(a.links("00000000000000a1").unwrap().len(), 2);
 }
 
 #[test]
@@ -125,11 +154,25 @@ fn hostile_action_names_stay_inside_the_atlas() {
 fn a_broken_atlas_is_an_error_not_a_panic() {
     let d = tempfile::tempdir().unwrap();
     let a = Atlas::open(d.path()).unwrap();
-    node(&a, "n1");
-    std::fs::write(d.path().join("nodes/n1/meta.json"), "{ not json").unwrap();
-    assert!(matches!(a.meta("n1"), Err(AtlasError::Broken { .. })));
-    std::fs::write(d.path().join("nodes/n1/links/oops"), "a file, not a link").unwrap();
-    assert!(matches!(a.links("n1"), Err(AtlasError::Broken { .. })));
+    node(&a, "00000000000000a1");
+    std::fs::write(
+        d.path().join("nodes/00000000000000a1/meta.json"),
+        "{ not json",
+    )
+    .unwrap();
+    assert!(matches!(
+        a.meta("00000000000000a1"),
+        Err(AtlasError::Broken { .. })
+    ));
+    std::fs::write(
+        d.path().join("nodes/00000000000000a1/links/oops"),
+        "a file, not a link",
+    )
+    .unwrap();
+    assert!(matches!(
+        a.links("00000000000000a1"),
+        Err(AtlasError::Broken { .. })
+    ));
 }
 
 #[test]

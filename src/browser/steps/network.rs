@@ -31,9 +31,7 @@ pub(crate) async fn save_state(
         return Err(fail(format!("{problem}; {}", crate::fs::FLOW_PATH_HELP)));
     }
     let dest = session.cwd.join(masked);
-    let scratch = tempfile::Builder::new()
-        .prefix("runner-state-")
-        .tempdir()
+    let scratch = crate::fs::private_scratch("runner-state-")
         .map_err(|e| fail(format!("cannot make a private folder for the state: {e}")))?;
     let tmp = scratch.path().join("state.json");
     session
