@@ -12,20 +12,7 @@ use crate::atlas::Server;
 use crate::common::{output_within, runner, write};
 use crate::untrusted_stores::{LIMIT, atlas_flow, record};
 
-/// `runner atlas <args> --atlas atl`: (exit code, stdout, stderr).
-fn atlas(d: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut c = runner(d);
-    c.arg("atlas").args(args).args(["--atlas", "atl"]);
-    output_within(c, LIMIT)
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn write_json(p: &Path, v: &Value) {
-    std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
-}
+use crate::untrusted_steps::{atlas, read_json, write_json};
 
 /// The lines of every file under `dir` (none when there is no `dir`).
 fn lines_under(dir: &Path) -> Vec<String> {
