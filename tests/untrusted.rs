@@ -476,3 +476,34 @@ fn var_file_names_encodings_and_deep_json_are_refused_briefly() {
         assert!(!stderr.contains("x is"), "{stderr}");
     }
 }
+
+/// A page's text holding a lone UTF-16 surrogate (half an emoji: a page's own slice, or
+/// runner's cut of a long text) does not make the browser's answers unreadable: the check on
+/// that text passes at once, and a strict-mode error about a button whose text is cut inside an
+/// emoji is said at once (not a timeout of 10 s either way).
+#[test]
+fn half_an_emoji_in_a_page_is_read_not_a_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r##"name: half
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/surrogate.html"
+  - expect: {{ text: {{ target: "#half", contains: abc }} }}
+    timeout: 3s
+  - click: {{ css: button }}
+    timeout: 3s
+"##,
+            fixture("site").display()
+        ),
+    );
+    let r = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let steps = r.report["flows"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["outcome"], "passed", "{}", r.report);
+    let e = steps[2]["error"]["message"].as_str().unwrap_or_default();
+    assert!(e.contains("strict mode"), "{}", r.report);
+}

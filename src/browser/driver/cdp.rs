@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -21,8 +21,11 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 mod download_cap;
 mod error;
 mod health;
+mod reader;
+
 pub(crate) use download_cap::{MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS};
 pub(crate) use error::CdpError;
+use reader::{read, ws_config};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -527,77 +530,6 @@ impl Link {
             )
             .await?;
         id_field(&attached, "sessionId")
-    }
-}
-
-/// The largest message (and frame) runner's DevTools connection takes: a page's events carry
-/// what the page makes (a console message, an upload's body), past tungstenite's usual bounds
-/// (16 MiB a frame, 64 MiB a message) on real apps.
-const MAX_MESSAGE: usize = 512 << 20;
-
-/// The connection's settings: `MAX_MESSAGE`.
-fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
-    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .max_message_size(Some(MAX_MESSAGE))
-        .max_frame_size(Some(MAX_MESSAGE))
-}
-
-/// Reads everything the browser sends until the connection ends; then every call still
-/// waiting fails.
-async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
-    while let Some(read) = stream.next().await {
-        let message = match read {
-            Ok(m) => m,
-            Err(e) => {
-                // (A browser that exits resets the connection: that is an exit.)
-                if let tokio_tungstenite::tungstenite::Error::Capacity(_) = e {
-                    let _ = link.broke.set(e.to_string());
-                }
-                break;
-            }
-        };
-        let text = match message {
-            Message::Text(t) => t,
-            Message::Close(_) => break,
-            _ => continue,
-        };
-        let Ok(msg) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        if let Some(id) = msg.get("id").and_then(Value::as_u64) {
-            let waiting = link.pending.lock().ok().and_then(|mut p| p.remove(&id));
-            if let Some(tx) = waiting {
-                let answer = match msg.get("error") {
-                    Some(e) => Err(Unanswered::Refused(
-                        e.get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("error")
-                            .to_string(),
-                    )),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = tx.send(answer);
-            }
-            continue;
-        }
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        if method.starts_with("Browser.download") {
-            link.watch_download(&msg);
-            if let Ok(mut d) = link.downloads.lock() {
-                d.push(msg);
-            }
-            continue;
-        }
-        (link.on_event)(&link, &msg);
-    }
-    link.closed.store(true, Ordering::SeqCst);
-    let waiting: Vec<_> = link
-        .pending
-        .lock()
-        .map(|mut p| p.drain().collect())
-        .unwrap_or_default();
-    for (_, tx) in waiting {
-        let _ = tx.send(Err(Unanswered::Closed));
     }
 }
 
