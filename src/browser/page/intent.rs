@@ -382,26 +382,34 @@ fn norm(s: &str) -> String {
         .collect()
 }
 
+/// `s` without `word` (lower case) at its start (`front`) or its end, in any case; `None` when
+/// it is not there. Compared a character at a time, on `s`'s own characters: a character whose
+/// lower case is longer or shorter (`İ`, the Kelvin sign) never makes a cut inside another.
+fn strip_ci<'a>(s: &'a str, word: &str, front: bool) -> Option<&'a str> {
+    let k = word.chars().count();
+    let n = s.chars().count();
+    if k > n {
+        return None;
+    }
+    let at = if front { k } else { n - k };
+    let cut = s.char_indices().nth(at).map_or(s.len(), |(i, _)| i);
+    let (head, tail) = s.split_at(cut);
+    let (part, rest) = if front { (head, tail) } else { (tail, head) };
+    (part.to_lowercase() == word).then_some(rest)
+}
+
 /// The name an instruction gives its element and the roles its words name.
 fn target_words(phrase: &str) -> (String, Option<&'static [&'static str]>) {
     let mut p = unquote(phrase);
     for article in ["the ", "a ", "an ", "on "] {
-        if p.to_lowercase().starts_with(article) {
-            p = p[article.len()..].to_string();
+        if let Some(rest) = strip_ci(&p, article, true) {
+            p = rest.to_string();
         }
     }
     let mut roles = None;
     for (word, r) in ROLE_WORDS {
-        let lower = p.to_lowercase();
-        let ends = lower.strip_suffix(word).map(str::len);
-        let starts = lower.strip_prefix(word).map(|_| word.len());
-        if let Some(n) = ends {
-            p = p[..n].to_string();
-            roles = Some(*r);
-            break;
-        }
-        if let Some(n) = starts {
-            p = p[n..].to_string();
+        if let Some(rest) = strip_ci(&p, word, false).or_else(|| strip_ci(&p, word, true)) {
+            p = rest.to_string();
             roles = Some(*r);
             break;
         }

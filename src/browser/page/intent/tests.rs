@@ -225,3 +225,19 @@ fn an_answer_opens_only_pages_of_the_app() {
         None
     );
 }
+
+/// A name whose lower case is longer or shorter than it (`İ`, the Kelvin sign `K`) is cut
+/// from its role word at a character, never inside one (it panicked).
+#[test]
+fn role_words_are_cut_at_characters_whatever_the_case() {
+    assert_eq!(
+        super::target_words("İ按钮"),
+        ("İ".to_string(), Some(&["button"][..]))
+    );
+    assert_eq!(
+        super::target_words("the \u{212A}elvin BUTTON"),
+        ("\u{212A}elvin".to_string(), Some(&["button"][..]))
+    );
+    assert_eq!(super::target_words("İİ").0, "İİ");
+    assert_eq!(super::target_words("Link to İ").0, "to İ");
+}
