@@ -175,6 +175,16 @@ fn an_empty_secret_is_an_environment_error() {
         "{stderr}"
     );
     assert!(!stderr.contains("│ hi"), "no step ran: {stderr}");
+    // Only white space is as empty: masked, it would turn every space of the run into `***`.
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .env("RUN_WIDE_EMPTY", " \t")
+        .arg("s.yaml")
+        .run();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("secret `RUN_WIDE_EMPTY` is only white space in the environment"),
+        "{stderr}"
+    );
 }
 
 /// `--dry-run` shows each step's name with what can be rendered before the run: a secret another
@@ -205,4 +215,44 @@ fn a_dry_run_masks_a_secret_another_flow_declares() {
     let all = format!("{stdout}{stderr}");
     assert!(all.contains("env says ***"), "{all}");
     assert!(!all.contains(SECRET), "{all}");
+}
+
+/// A flow that prints a secret another flow of the suite declares shows it masked also when the
+/// filters or the shard leave that other flow out (`--grep`, `--shard`): a sharded CI suite
+/// masks what the whole suite masks.
+#[test]
+fn a_secret_a_flow_left_out_declares_is_masked_all_the_same() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        "name: declares\nsecrets: [RUN_WIDE_T]\nsteps:\n  - exec: \"true\"\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: prints\nsteps:\n  - id: plain\n    exec: \"printenv RUN_WIDE_T\"\n  - exec: [\"sh\", \"-c\", \"echo \\\"stderr $RUN_WIDE_T\\\" >&2; exit 1\"]\n",
+    );
+    for pick in [["--grep", "prints"], ["--shard", "2/2"]] {
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            report,
+        } = run_together(d.path(), &["a.yaml", "b.yaml", pick[0], pick[1]]);
+        assert_eq!(code, 1, "{pick:?}: {stderr}");
+        let flows = report["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 1, "{pick:?}: {report}");
+        assert_eq!(flows[0]["name"], "prints", "{report}");
+        assert_eq!(
+            step(&report, "plain")["outputs"]["stdout"],
+            "***",
+            "{pick:?}: {report}"
+        );
+        nowhere_shown(
+            d.path(),
+            &[("stdout", &stdout), ("stderr", &stderr)],
+            &forms(),
+        );
+    }
 }

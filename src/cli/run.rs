@@ -133,6 +133,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
     let tagged = select(flows.clone(), &filter, None).len();
+    let loaded = flows.clone();
     let flows = select(flows, &filter, shard);
     if args.list {
         return Ok(list(&flows, reporter));
@@ -146,14 +147,16 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let rt = Arc::new(Runtime::new(runtime_settings(
         args, &s, registry, overrides, &run_id, &artifacts, &console,
     )));
+    // Every flow loaded, not only those selected: a shard masks what the whole suite masks.
+    let secrets = crate::engine::RunSecrets::declared(&rt.env, &loaded);
     if args.dry_run {
-        dry_run(&rt, &flows, reporter);
+        dry_run(&rt, &flows, &secrets, reporter);
         return Ok(Outcome::Passed);
     }
     create_artifacts(&artifacts)?;
     let started = Instant::now();
     let count = flows.len() * args.repeat_each as usize;
-    let (ran, interrupted) = execute(rt, flows, args, &s)?;
+    let (ran, interrupted) = execute(rt, (flows, secrets), args, &s)?;
     crate::process::kill_all();
     let finished = Finished {
         results: ran.results,
@@ -375,9 +378,14 @@ fn nothing_to_run(
 }
 
 /// `--dry-run`: each flow's plan, step by step.
-fn dry_run(rt: &Runtime, flows: &[Arc<LoadedFlow>], reporter: &Reporter) {
+fn dry_run(
+    rt: &Runtime,
+    flows: &[Arc<LoadedFlow>],
+    secrets: &crate::engine::RunSecrets,
+    reporter: &Reporter,
+) {
     let mut s = String::new();
-    let secrets = crate::engine::RunSecrets::declared(&rt.env, flows);
+    let secrets = secrets.with(&crate::engine::RunSecrets::declared(&rt.env, flows));
     for f in flows {
         s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
         for line in crate::engine::plan(rt, f, &secrets) {
@@ -392,13 +400,16 @@ fn dry_run(rt: &Runtime, flows: &[Arc<LoadedFlow>], reporter: &Reporter) {
 /// close. Returns what ran and whether a signal stopped the run.
 fn execute(
     rt: Arc<Runtime>,
-    flows: Vec<Arc<LoadedFlow>>,
+    (flows, secrets): (Vec<Arc<LoadedFlow>>, crate::engine::RunSecrets),
     args: &RunArgs,
     s: &Settings,
 ) -> Result<(Ran, bool), CliError> {
     let runtime = super::runtime::start()?;
     let cancel = rt.cancel.clone();
-    let options = options(args, s);
+    let options = RunOptions {
+        secrets,
+        ..options(args, s)
+    };
     Ok(runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
         // It returns once the browsers are closed.
@@ -415,6 +426,7 @@ pub(super) fn options(args: &RunArgs, s: &Settings) -> RunOptions {
         fail_fast: args.fail_fast,
         retries: s.retries,
         repeat_each: args.repeat_each,
+        secrets: crate::engine::RunSecrets::default(),
     }
 }
 

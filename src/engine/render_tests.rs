@@ -82,6 +82,7 @@ fn run(dir: &std::path::Path, doc: &Value, dispatch: &'static dyn Dispatch) -> F
         fail_fast: false,
         retries: 0,
         repeat_each: 1,
+        secrets: crate::engine::RunSecrets::default(),
     };
     let tokio_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -18,7 +18,7 @@ use crate::config::project::ServersSpec;
 use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, ServerInfo, StepError};
 
 /// How to schedule a run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct RunOptions {
     pub(crate) jobs: usize,
     pub(crate) fail_fast: bool,
@@ -28,6 +28,10 @@ pub(crate) struct RunOptions {
     /// Each flow runs this many times (`--repeat-each`), each run its own result
     /// (`name [k/n]`).
     pub(crate) repeat_each: u32,
+    /// The secrets every flow loaded declares, also those the filters and the shard left out
+    /// (`--grep`, `--tag`, `--shard`): a shard masks what the whole suite masks. The flows run
+    /// add their own (see `Warm::start`).
+    pub(crate) secrets: RunSecrets,
 }
 
 /// The saved states (absolute paths) a flow writes with literal `state: { save }` steps, and
@@ -110,7 +114,7 @@ pub(crate) async fn run_flows(
     opts: RunOptions,
     servers: Option<&ServersSpec>,
 ) -> Ran {
-    let warm = Warm::start(&rt, &flows, opts.jobs, servers).await;
+    let warm = Warm::start(&rt, (&flows, &opts.secrets), opts.jobs, servers).await;
     // The last flow's browser is not handed over to a next flow (see `FlowBrowser::close`).
     rt.browser
         .count_flows(flows.len() * opts.repeat_each.max(1) as usize);
@@ -141,14 +145,14 @@ impl Warm {
     /// Starts the run's servers, while a browser per worker launches for the first flows.
     pub(crate) async fn start(
         rt: &Runtime,
-        flows: &[Arc<LoadedFlow>],
+        (flows, declared): (&[Arc<LoadedFlow>], &RunSecrets),
         jobs: usize,
         servers: Option<&ServersSpec>,
     ) -> Warm {
         // The browsers launch while the run's servers start.
         prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
         // The run's servers get runner's environment, so what they print may hold any of them.
-        let secrets = RunSecrets::declared(&rt.env, flows);
+        let secrets = declared.with(&RunSecrets::declared(&rt.env, flows));
         let masker = secrets.masker();
         let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts, masker)).await;
         Warm {

@@ -127,6 +127,10 @@ fn read_secrets(
                 // Nothing to mask, and a flow that would go on with an empty password: as
                 // missing as an unset one (CI sets a secret it does not have to nothing).
                 Some(v) if v.is_empty() => "is empty in the environment",
+                // Masked, it would turn every space (or line end) of the run into `***`.
+                Some(v) if v.to_str().is_some_and(|v| v.trim().is_empty()) => {
+                    "is only white space in the environment"
+                }
                 Some(_) => "is not valid UTF-8",
                 None => "is not set in the environment",
             };
@@ -140,11 +144,11 @@ fn read_secrets(
 }
 
 /// The value of the secret `name` as flows read it: set in the environment, UTF-8 and not
-/// empty.
+/// empty nor only white space.
 fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
     env.get(name)
         .and_then(Value::as_str)
-        .filter(|v| !v.is_empty())
+        .filter(|v| !v.trim().is_empty())
 }
 
 /// The values of every secret a run's flows declare, the sub-flows they may run (known when

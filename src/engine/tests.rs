@@ -136,6 +136,7 @@ fn run(text: &str, cancel_after: Option<Duration>) -> FlowResult {
             fail_fast: false,
             retries: 0,
             repeat_each: 1,
+            secrets: crate::engine::RunSecrets::default(),
         };
         // The browser launched ahead for the flow (its `click` steps are browser steps, faked
         // here) is closed and its daemon ended by `run_flows`, not left behind the test.
