@@ -15,8 +15,9 @@ use crate::report::reads::Reads;
 
 const MIB: u64 = 1024 * 1024;
 
-/// The most text a page takes in from shards' files (snapshots, traces), in all.
-pub(crate) const TEXT_BUDGET: u64 = 256 * MIB;
+/// The most text a page takes in from shards' files (snapshots, traces), in all. A trace's
+/// entries become rows of the page some 5 times their size in JSON: a page of ~350 MB at most.
+pub(crate) const TEXT_BUDGET: u64 = 64 * MIB;
 
 /// The most a report copies of shards' files beside its page (screenshots, pictures, logs), in
 /// all.
@@ -180,7 +181,7 @@ mod tests {
         }
         // 6 of 10 bytes spent: another 6 are past the budget, and left out.
         let e = taken.text(&reads, "b.snapshot.txt").unwrap_err();
-        assert!(e.contains("256 MiB of the shards' texts"), "{e}");
+        assert!(e.contains("64 MiB of the shards' texts"), "{e}");
         // A run's own files have no budget.
         let mut own = Taken::new(0, 0);
         let b = d.path().join("b.snapshot.txt").display().to_string();
