@@ -123,6 +123,9 @@ pub(crate) fn make_dir_all(dir: &Path) -> Result<(), TreeError> {
 /// What `validate` and the run (on a rendered path) both say of a `state.save` path that would
 /// leave the flow's directory; `None` when it stays.
 pub(crate) fn flow_path_problem(what: &str, path: &str) -> Option<String> {
+    if path.contains('\0') {
+        return Some(format!("{what} path {path:?} holds a NUL character"));
+    }
     leaves_dir(path).then(|| format!("{what} path `{path}` leaves the flow's directory"))
 }
 

@@ -543,3 +543,36 @@ fn state_save_stays_in_the_flows_directory_and_follows_no_symlink() {
     let mode = std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+/// A NUL character, which no path or argument can hold (the system cuts it there), is refused
+/// by `validate` where it is written: in a `state.save` path, an `exec` argument or its `cwd`
+/// (the run would fail at the step with a misleading error, or run another command).
+#[test]
+fn a_nul_in_a_path_or_an_argument_is_refused_by_validate() {
+    let d = tempfile::tempdir().unwrap();
+    for (step, said) in [
+        (
+            r#"state: { save: "s\0.json" }"#,
+            r#"state.save path "s\0.json" holds a NUL character"#,
+        ),
+        (
+            r#"exec: ["tr\0ue"]"#,
+            r#"an argument "tr\0ue" holds a NUL character"#,
+        ),
+        (
+            r#"exec: { command: "true", cwd: "d\0" }"#,
+            r#"`cwd` "d\0" holds a NUL character"#,
+        ),
+    ] {
+        write(
+            d.path(),
+            "f.yaml",
+            &format!("name: nul\nsteps:\n  - {step}\n"),
+        );
+        let mut c = runner(d.path());
+        c.args(["validate", "f.yaml"]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{step}: {stderr}");
+        assert!(stderr.contains(said), "{step}: {stderr}");
+    }
+}

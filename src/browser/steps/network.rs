@@ -26,8 +26,11 @@ pub(crate) async fn save_state(
     let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
     // Named as the reports show it: a secret in the path is masked.
     let masked = files.masker.mask(path);
-    if crate::fs::leaves_dir(path) || crate::fs::leaves_dir(&masked) {
-        let problem = crate::fs::flow_path_problem("state.save", &masked).unwrap_or_default();
+    let problem = crate::fs::flow_path_problem("state.save", &masked).or_else(|| {
+        crate::fs::flow_path_problem("state.save", path)
+            .map(|_| format!("state.save path `{masked}` leaves the flow's directory"))
+    });
+    if let Some(problem) = problem {
         return Err(fail(format!("{problem}; {}", crate::fs::FLOW_PATH_HELP)));
     }
     let dest = session.cwd.join(masked);

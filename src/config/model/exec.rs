@@ -20,7 +20,9 @@ impl Command {
         match self {
             Command::String(s) if s.is_empty() => Err("empty command".into()),
             Command::Argv(a) if a.is_empty() => Err("empty command".into()),
-            _ => Ok(()),
+            // No program takes one in an argument: the system cuts it there.
+            Command::String(s) => nul_free("the command", s),
+            Command::Argv(a) => a.iter().try_for_each(|s| nul_free("an argument", s)),
         }
     }
 }
@@ -65,9 +67,20 @@ impl ExecAction {
     pub(crate) fn check(&self) -> Result<(), String> {
         match self {
             ExecAction::Short(c) => c.check(),
-            ExecAction::Full(o) => o.command.check(),
+            ExecAction::Full(o) => {
+                o.command.check()?;
+                o.cwd.as_deref().map_or(Ok(()), |c| nul_free("`cwd`", c))
+            }
         }
     }
+}
+
+/// `what` (`s`) holds no NUL character, which no argument, path or environment value can.
+fn nul_free(what: &str, s: &str) -> Result<(), String> {
+    if s.contains('\0') {
+        return Err(format!("{what} {s:?} holds a NUL character"));
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Deserialize)]
