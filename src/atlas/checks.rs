@@ -16,7 +16,14 @@ pub(super) fn py(s: &str) -> String {
 /// characters taken out (see `shown::one_line`), so no text from a page or an atlas ends the
 /// comment and starts a line of code. Every comment an export writes is made here.
 pub(super) fn comment(text: &str) -> String {
-    format!("# {}", crate::step::shown::one_line(text))
+    // Nor any bidirectional control, which would make the code read otherwise than it runs
+    // (Trojan Source, CVE-2021-42574).
+    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+    let line: String = crate::step::shown::one_line(text)
+        .chars()
+        .filter(|c| !bidi(*c))
+        .collect();
+    format!("# {line}")
 }
 
 /// The name of the steps that check `id`: `arrived at <title> <path> (<node>)`.
@@ -163,11 +170,13 @@ mod tests {
             "a\rimport os",
             "a\u{2028}b\u{85}c\u{c}d",
             "t\u{1b}]0;x\u{7}\u{1b}[2J",
+            "x\u{202E}yz\u{2066}w\u{200F}",
         ] {
             let c = comment(text);
             assert!(c.starts_with("# "), "{c:?}");
             assert!(!c.chars().any(char::is_control), "{c:?}");
             assert!(!c.contains(['\u{2028}', '\u{2029}']), "{c:?}");
+            assert!(!c.contains(['\u{202E}', '\u{2066}', '\u{200F}']), "{c:?}");
         }
     }
 
