@@ -202,3 +202,96 @@ steps:
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(flow(&report, "greets")["status"], "passed", "{report}");
 }
+
+/// A page shows `role: admin`; another flow declares `DB_USER=admin`. What `inspect` read is
+/// the page's text, so the check that `admin` is not on it fails; the report shows it masked.
+#[test]
+fn an_element_text_is_checked_raw_when_another_flow_declares_a_secret_in_it() {
+    let d = tempfile::tempdir().unwrap();
+    declaring(d.path(), "DB_USER");
+    std::fs::create_dir(d.path().join("www")).unwrap();
+    write(
+        &d.path().join("www"),
+        "user.html",
+        "<!doctype html><title>User</title><p id=\"role\">bob, role: admin</p>",
+    );
+    write(
+        d.path(),
+        "page.yaml",
+        &format!(
+            r##"name: bob is shown as no admin
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/user.html"
+  - id: i
+    inspect: {{ target: "#role" }}
+  - id: same
+    expect: {{ that: "{{{{ steps.i.elements[0].metadata.text == steps.i.text }}}}" }}
+  - expect: {{ that: "{{{{ 'admin' not in steps.i.text }}}}" }}
+"##,
+            d.path().join("www").display()
+        ),
+    );
+    let Ran {
+        code,
+        report,
+        stderr,
+        ..
+    } = run_with(
+        d.path(),
+        &["declares.yaml", "page.yaml"],
+        "DB_USER",
+        "admin",
+    );
+    assert_eq!(code, 1, "the check is false: the page says admin\n{stderr}");
+    let page = flow(&report, "bob is shown as no admin");
+    assert_eq!(page["status"], "failed", "{report}");
+    let steps = page["steps"].as_array().unwrap();
+    assert_eq!(steps[2]["outcome"], "passed", "{page}");
+    assert_eq!(steps[3]["outcome"], "failed", "{page}");
+    assert_eq!(steps[1]["outputs"]["text"], "bob, role: ***", "{page}");
+}
+
+/// A command prints 1 MiB less 10 bytes, then the token: its `stdout` output keeps the first
+/// 1 MiB as printed, cut before the token (a cut inside it would show its head once masked),
+/// and says it was cut; the artifact holds all of it, masked.
+#[test]
+fn a_command_output_cut_at_1_mib_shows_no_head_of_a_secret() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "long.yaml",
+        r#"name: long output
+secrets: [LEAK_T]
+steps:
+  - id: long
+    exec: ["sh", "-c", "head -c 1048566 /dev/zero | tr '\\0' x; printf %s \"$LEAK_T\""]
+  - expect: { that: "{{ steps.long.truncated and steps.long.stdout.endswith('xxxx') }}" }
+  - exec: "false"
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = crate::secret_search::run_failing_last(d.path(), "long.yaml", "LEAK_T", TOKEN);
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["outcome"], "passed", "{stderr}");
+    let out = &steps[0]["outputs"];
+    assert_eq!(out["truncated"], true);
+    assert!(out["stdout"].as_str().unwrap().ends_with("xxxx"));
+    let file = walkdir::WalkDir::new(d.path().join("art"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stdout"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .max_by_key(String::len)
+        .unwrap();
+    assert!(
+        file.ends_with("xxxx***"),
+        "the artifact holds it all, masked"
+    );
+    let head = [("the token's first 4 characters", TOKEN[..4].to_string())];
+    nowhere_shown(d.path(), &[("stdout", &stdout), ("stderr", &stderr)], &head);
+}
