@@ -143,6 +143,7 @@ secrets: [LEAK_T]
 steps:
   - id: dump
     exec: ["sh", "-c", "echo \"debug: user=alice token=$LEAK_T\""]
+  - log: "dump: {{ steps.dump.stdout }}"
   - expect: { that: "{{ secrets.LEAK_T not in steps.dump.stdout }}" }
 "#,
     );
@@ -154,7 +155,12 @@ steps:
     } = run_everywhere(d.path(), "leak.yaml", "LEAK_T", TOKEN);
     assert_eq!(code, 1, "the token is in the dump: {stderr}");
     let steps = report["flows"][0]["steps"].as_array().unwrap();
-    assert_eq!(steps[1]["outcome"], "failed", "{report}");
+    assert_eq!(steps[2]["outcome"], "failed", "{report}");
+    // A log of the output shows it, the token masked.
+    assert!(
+        stderr.contains("│ dump: debug: user=alice token=***"),
+        "{stderr}"
+    );
     assert_eq!(
         steps[0]["outputs"]["stdout"], "debug: user=alice token=***",
         "{report}"
