@@ -51,6 +51,7 @@ mod report_paths;
 mod run;
 mod secret_controls;
 mod secret_cuts;
+mod secret_data;
 mod secret_forms;
 mod secret_run_wide;
 mod secret_search;

@@ -262,11 +262,12 @@ fn with_ext(base: &Path, ext: &str) -> PathBuf {
 /// How much is read from a command's output at a time.
 const CHUNK: usize = 64 * 1024;
 
-/// Streams a command's output: masked, the first [`MAX_CAPTURE`] bytes kept, all of it written
-/// to `file` through a buffer. Memory stays bounded whatever the command prints (one 300 MB
-/// line included): it is read in chunks, and what could be the start of a secret the next chunk
-/// completes waits for it ([`MaskedStream`]), so a secret split by a chunk boundary is still
-/// masked whole.
+/// Streams a command's output: the first [`MAX_CAPTURE`] bytes kept as the command printed
+/// them (the step's outputs are data: masked where they are shown, not here), all of it
+/// written masked to `file` through a buffer. Memory stays bounded whatever the command prints
+/// (one 300 MB line included): it is read in chunks, and what could be the start of a secret
+/// the next chunk completes waits for it ([`MaskedStream`]), so a secret split by a chunk
+/// boundary is still masked whole.
 async fn capture<R: tokio::io::AsyncRead + Unpin>(
     stream: Option<R>,
     file: Option<std::fs::File>,
@@ -280,26 +281,18 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
         file.map(|f| tokio::io::BufWriter::with_capacity(CHUNK, tokio::fs::File::from_std(f)));
     let mut kept = String::new();
     let mut truncated = false;
-    let mut pending = MaskedStream::new(masker);
+    let mut pending = MaskedStream::new(masker.clone());
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = stream.read(&mut buf).await.unwrap_or(0);
         pending.push(&buf[..n]);
         if n == 0 || pending.waiting() >= CHUNK {
-            let text = pending.take(n == 0);
+            let text = pending.take_raw(n == 0);
             if let Some(f) = file.as_mut() {
-                let _ = f.write_all(text.as_bytes()).await;
+                let _ = f.write_all(masker.mask(&text).as_bytes()).await;
             }
-            let room = MAX_CAPTURE.saturating_sub(kept.len());
-            if text.len() <= room {
-                kept.push_str(&text);
-            } else {
-                let mut end = room;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                kept.push_str(&text[..end]);
-                truncated = true;
+            if !truncated {
+                truncated = keep(&mut kept, &text, &masker);
             }
         }
         if n == 0 {
@@ -310,6 +303,23 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
         let _ = f.flush().await;
     }
     (kept, truncated)
+}
+
+/// Adds `text` (a piece of a stream that ends inside no secret) to `kept` up to
+/// [`MAX_CAPTURE`] bytes; true when it did not all fit. A cut leaves out any secret it would
+/// split ([`Masker::settled`]): the kept start, masked where it is shown, shows none's head.
+fn keep(kept: &mut String, text: &str, masker: &Masker) -> bool {
+    let room = MAX_CAPTURE.saturating_sub(kept.len());
+    if text.len() <= room {
+        kept.push_str(text);
+        return false;
+    }
+    let mut end = room;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    kept.push_str(&text[..masker.settled(&text[..end])]);
+    true
 }
 
 /// The last `n` non-empty lines, joined with ` | `.

@@ -15,8 +15,9 @@ use crate::step::{ErrorKind, Masker, StepError};
 pub(crate) struct HttpCtx {
     /// The limit of one attempt: the request and its whole response.
     pub(crate) timeout: Duration,
-    /// The flow's masker: what the step cuts short of the response (its body in a message or
-    /// the outputs, a value a check shows) is masked first, so no secret shows its head.
+    /// The flow's masker: what the step shows of the response (its body in a message, a value
+    /// a check shows) is masked before it is cut, and the body kept in the outputs is cut
+    /// where no secret is split, so no secret shows its head.
     pub(crate) masker: Masker,
 }
 
@@ -61,19 +62,20 @@ pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value
 /// output; the checks see the whole body read (`send::MAX_BODY`).
 pub(super) const MAX_KEPT: usize = 1024 * 1024;
 
-/// The step's outputs: `status`, `headers`, `body` (masked, then its first [`MAX_KEPT`]
-/// bytes), `json` (null when the body is not JSON or is longer than that), `url` (after
-/// redirects), `duration_ms`, `truncated` (the body was cut).
+/// The step's outputs: `status`, `headers`, `body` (as the server sent it, its first
+/// [`MAX_KEPT`] bytes: data, masked where it is shown, not here), `json` (null when the body
+/// is not JSON or is longer than that), `url` (after redirects), `duration_ms`, `truncated`
+/// (the body was cut). A cut leaves out any secret it would split ([`Masker::settled`]), so
+/// the kept start, masked where it is shown, shows none's head.
 fn outputs(r: &Response, masker: &Masker) -> Value {
-    let masked = masker.mask(&r.body);
-    let (body, cut) = if masked.len() > MAX_KEPT {
+    let (body, cut) = if r.body.len() > MAX_KEPT {
         let mut end = MAX_KEPT;
-        while !masked.is_char_boundary(end) {
+        while !r.body.is_char_boundary(end) {
             end -= 1;
         }
-        (&masked[..end], true)
+        (&r.body[..masker.settled(&r.body[..end])], true)
     } else {
-        (masked.as_str(), false)
+        (r.body.as_str(), false)
     };
     json!({
         "status": r.status,

@@ -59,6 +59,13 @@ impl MaskedStream {
 
     /// The text that can be passed on now, masked (all of it at the stream's `end`).
     pub(crate) fn take(&mut self, end: bool) -> String {
+        let piece = self.take_raw(end);
+        self.masker.mask(&piece)
+    }
+
+    /// The text that can be passed on now as it was read (all of it at the stream's `end`):
+    /// it never ends inside a secret the rest completes, so masking it shows none's head.
+    pub(crate) fn take_raw(&mut self, end: bool) -> String {
         if end && !self.partial.is_empty() {
             self.partial.clear();
             self.text.push(char::REPLACEMENT_CHARACTER);
@@ -68,8 +75,7 @@ impl MaskedStream {
         } else {
             self.masker.settled(&self.text)
         };
-        let piece: String = self.text.drain(..cut).collect();
-        self.masker.mask(&piece)
+        self.text.drain(..cut).collect()
     }
 }
 

@@ -62,6 +62,12 @@ impl Templates {
             match tag.kind {
                 Kind::Block => whole = true,
                 Kind::Expression => match self.eval_alone(code, ctx) {
+                    // A bare path to a text (`{{ steps.dump.stdout }}`) shows the text as it
+                    // is: each secret in it is one the masker found there, masked where it
+                    // shows. The whole text is not made a secret (a command's whole output
+                    // would show as `***` for the token in it). Not in a template with blocks,
+                    // where a name may be given another value.
+                    Some(v) if !has_blocks && v.as_str().is_some() && bare_path(code) => {}
                     Some(v) => out.add(&v),
                     None => whole = true,
                 },
@@ -162,6 +168,18 @@ fn reads_a_secret(code: &str, ctx: &minijinja::Value, holds_secret: HoldsSecret<
     })
 }
 
+/// Whether `code` is only a path into the context other than `secrets` (`steps.dump.stdout`).
+fn bare_path(code: &str) -> bool {
+    let code = code.trim();
+    let mut named = named_values(code);
+    match (named.next(), named.next()) {
+        (Some((root, attrs)), None) if root != "secrets" && !attrs.is_empty() => {
+            code == format!("{root}.{}", attrs.join("."))
+        }
+        _ => false,
+    }
+}
+
 /// The context values `code` names: each root (`vars`, `steps`, ...) that starts a word, with
 /// the attributes after it (`steps.login.url` -> `("steps", ["login", "url"])`).
 fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Vec<&str>)> {
@@ -226,6 +244,16 @@ mod tests {
         assert!(parts("plain text").is_empty());
         // minijinja's list of variables leaves out a slice's: the name is found in the text.
         assert_eq!(parts("{{ secrets.T[1:5] }}"), ["3cre"]);
+        // A bare path to a text shows it as it is (the secret in it masked as it shows); what
+        // is made of it is a secret.
+        assert!(parts("out: {{ steps.login.token }}").is_empty());
+        assert_eq!(parts("{{ steps.login.token | upper }}"), ["XS3CRETX"]);
+        assert_eq!(parts("{{ steps.login.token ~ 'a' }}"), ["xs3cretxa"]);
+        assert_eq!(parts("{{ secrets.T }}"), ["s3cret"]);
+        assert_eq!(
+            parts("{% if 1 %}{{ steps.login.token }}{% endif %}"),
+            ["xs3cretx", "xs3cretx"]
+        );
         assert_eq!(
             super::named_values("x.vars + vars . a.b + steps[1] + myvars.b + secrets")
                 .collect::<Vec<_>>(),

@@ -14,7 +14,7 @@ use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::config::duration::parse_size;
 use crate::config::model::{InspectAction, InspectFormat, Selector, SelectorItem, Size};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// Default budget: 50 KB.
 pub(crate) const DEFAULT_MAX_SIZE: u64 = 50 * 1024;
@@ -98,14 +98,14 @@ pub(crate) async fn inspect(
     }))
 }
 
-/// The most characters of an element's text its metadata shows (once masked).
+/// The most characters of an element's text its metadata holds.
 const MAX_TEXT: usize = 500;
 
-/// Each element's texts as the page sent them whole, or up to a bound (`inspect.js`): its
-/// metadata's text masked, then on one line and cut at `MAX_TEXT` characters; HTML the
-/// budget cut masked only as far as a secret the cut split cannot begin. Never cut before
-/// masking, which would show a secret's head.
-fn cut_masked(masker: &crate::step::Masker, list: &mut [Value]) {
+/// Each element's texts as the page sent them whole, or up to a bound (`inspect.js`), kept as
+/// data (masked where they are shown, not here): its metadata's text on one line and cut at
+/// `MAX_TEXT` characters ([`one_line`]); HTML the budget cut ends before any secret the cut
+/// could split, so what is shown masked shows no secret's head.
+fn cut_masked(masker: &Masker, list: &mut [Value]) {
     for e in list {
         let Some(o) = e.as_object_mut() else {
             continue;
@@ -118,9 +118,32 @@ fn cut_masked(masker: &crate::step::Masker, list: &mut [Value]) {
         if let Some(Value::Object(meta)) = o.get_mut("metadata") {
             let more = meta.remove("text_more") == Some(Value::Bool(true));
             if let Some(Value::String(text)) = meta.get_mut("text") {
-                *text = masker.mask_cut_held(text, more, true, MAX_TEXT);
+                *text = one_line(masker, text, more);
             }
         }
+    }
+}
+
+/// An element's text (only the start of a longer one when `more`) on one line, cut at
+/// `MAX_TEXT` characters (an `…` ends a text cut). Each cut ends before any secret it could
+/// split ([`Masker::settled`]). A secret that the join to one line changes (a run of white
+/// space inside it) would no longer be found where the text is shown: such a text is kept as
+/// [`Masker::mask_cut_held`] makes it, masked before it is joined.
+fn one_line(masker: &Masker, text: &str, more: bool) -> String {
+    let held = if more {
+        &text[..masker.settled(text)]
+    } else {
+        text
+    };
+    let join = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = join(held);
+    if masker.mask(&line) != join(&masker.mask(held)) {
+        return masker.mask_cut_held(text, more, true, MAX_TEXT);
+    }
+    match line.char_indices().nth(MAX_TEXT) {
+        Some((i, _)) => format!("{}…", &line[..masker.settled(&line[..i])]),
+        None if more => format!("{line}…"),
+        None => line,
     }
 }
 
