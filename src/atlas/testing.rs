@@ -39,7 +39,8 @@ pub(crate) fn test_ideas(atlas: &Atlas) -> Result<usize, AtlasError> {
 }
 
 /// Verifies every node, then runs a test for each test idea; `progress` gets a line per test.
-/// Each step of a test that sets no `timeout` of its own gets `checks.timeout`.
+/// Each step of a test gets `checks.timeout`, and its steps all together that for each state
+/// on its path and one more.
 pub(crate) async fn test(
     driver: &mut dyn Driver,
     atlas: &Atlas,
