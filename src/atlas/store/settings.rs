@@ -225,6 +225,21 @@ mod tests {
         );
         assert_eq!(a.server().unwrap().as_deref(), Some("web"));
         assert_eq!(a.server_path().unwrap(), "/app/");
+        // The names of the recording runs' secrets, each once; none before a state is recorded.
+        assert_eq!(a.secrets().unwrap(), Vec::<String>::new());
+        a.note_secrets(&["T".into(), "U_2".into()]).unwrap();
+        a.note_secrets(&["U_2".into()]).unwrap();
+        assert_eq!(a.secrets().unwrap(), ["T", "U_2"]);
+        assert_eq!(a.server().unwrap().as_deref(), Some("web"));
+        let none = Atlas::open(&d.path().join("none")).unwrap();
+        none.note_secrets(&["T".into()]).unwrap();
+        assert!(!d.path().join("none/atlas.json").exists());
+        // One from anywhere names no secret that is no name.
+        let text = std::fs::read_to_string(d.path().join("a/atlas.json")).unwrap();
+        let bad = text.replace("\"U_2\"", "\"a b\\n\"");
+        std::fs::write(d.path().join("a/atlas.json"), bad).unwrap();
+        let e = a.secrets().unwrap_err().to_string();
+        assert!(e.contains("`a b\\n`, which is no secret's name"), "{e}");
         // A new one, by structure unless asked otherwise.
         let new = Atlas::open(&d.path().join("new")).unwrap();
         assert_eq!(
