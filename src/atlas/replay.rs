@@ -51,14 +51,15 @@ pub(crate) struct Bounds {
 
 impl Bounds {
     /// A replay's: the atlas's secrets masked, and `timeout` for each of the `states` on the
-    /// path the flow runs (the root's entry, each link): an atlas may hold an edge of any
+    /// path the flow runs (the root's entry, each link) and one more (so that no step of a
+    /// path that keeps to its bound has its own cut short): an atlas may hold an edge of any
     /// number of steps, each within its own bound, and a path must still end.
     pub(crate) fn replay(
         atlas: &Atlas,
         timeout: Duration,
         states: usize,
     ) -> Result<Bounds, AtlasError> {
-        let states = u32::try_from(states.max(1)).unwrap_or(u32::MAX);
+        let states = u32::try_from(states.saturating_add(1)).unwrap_or(u32::MAX);
         Ok(Bounds {
             masker: atlas_masker(atlas)?,
             budget: Some(timeout.saturating_mul(states)),
@@ -69,7 +70,7 @@ impl Bounds {
     fn explain(&self, message: String, elapsed: Duration, timeout: Duration) -> String {
         match self.budget {
             Some(b) if elapsed >= b => format!(
-                "{message} (the path took longer than the replay allows: {}, `--timeout` {} for each state on it)",
+                "{message} (the path took longer than the replay allows: {}, `--timeout` {} for each state on it and one more)",
                 humantime::format_duration(b),
                 humantime::format_duration(timeout)
             ),

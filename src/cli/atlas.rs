@@ -522,7 +522,7 @@ fn run_tests(
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
     let cancel = rt.cancel.clone();
     let skills_rt = rt.clone();
-    let agent = super::explore::skill_env(&skills_rt, args.agent, run_id)?;
+    let agent = super::skills::skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
     let out = tokio_rt.block_on(super::servers::around_reported(

@@ -2,17 +2,15 @@
 //! the summary it prints); the crawl is `atlas::explore`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::args::{AgentArgs, ServerArgs};
 use super::error::CliError;
 use super::exit::Outcome;
 use super::signals::interruptible;
-use crate::agent::{CacheMode, SkillEnv};
-use crate::atlas::{self, Atlas, ExploreAgent};
+use crate::atlas::{self, Atlas};
 use crate::config::flows::absolute;
 use crate::config::project::{self, Fingerprint};
-use crate::engine::{InProcess, Runtime};
+use crate::engine::InProcess;
 use crate::report::{Reporter, Status};
 use crate::step::{ErrorKind, StepError};
 
@@ -91,7 +89,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
     let cancel = rt.cancel.clone();
-    let agent = skill_env(&skills_rt, &args.agent, &run_id)?;
+    let agent = super::skills::skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
     let mut opts = atlas::ExploreOptions {
         url: args.url.clone(),
@@ -178,46 +176,4 @@ fn finished<T: serde::Serialize>(
             Ok(Outcome::FlowsFailed)
         }
     }
-}
-
-/// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache
-/// is fine: answers come from the cache), answers cached under `.runner/cache/skills`, agent
-/// logs under `.runner/logs/<run-id>/`.
-pub(super) fn skill_env<'a>(
-    rt: &'a Runtime,
-    args: &AgentArgs,
-    run_id: &str,
-) -> Result<Option<ExploreAgent<'a>>, CliError> {
-    let cache = args.agent_cache.mode();
-    if args.agent.is_none() && cache != CacheMode::ReadOnly {
-        return Ok(None);
-    }
-    if let Some(p) = &args.agent
-        && rt.profiles.get_profile(p).is_none()
-    {
-        return Err(CliError::Usage(format!(
-            "no agent profile `{p}` (see `runner profiles list`)"
-        )));
-    }
-    let cwd = std::env::current_dir()
-        .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;
-    let logs = cwd.join(".runner/logs").join(run_id);
-    crate::fs::make_dir_all(&logs).map_err(|e| {
-        CliError::Environment(format!("cannot create {}: {}", logs.display(), e.why()))
-    })?;
-    Ok(Some(ExploreAgent {
-        env: SkillEnv {
-            profiles: &rt.profiles,
-            cache,
-            cache_dir: cwd.join(".runner/cache/skills"),
-            workspace: cwd,
-            env: indexmap::IndexMap::new(),
-            masker: crate::step::Masker::default(),
-            relay: Arc::new(|_: &str| {}),
-            cancel: tokio_util::sync::CancellationToken::new(),
-            log_path: logs.join("skill"),
-            timeout: std::time::Duration::from_secs(600),
-        },
-        profile: args.agent.clone(),
-    }))
 }

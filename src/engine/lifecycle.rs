@@ -286,9 +286,7 @@ async fn body(
         env,
         cancel: rt.cancel.clone(),
         prefix: String::new(),
-        deadline: setup
-            .budget
-            .and_then(|b| std::time::Instant::now().checked_add(b)),
+        deadline: setup.budget.and_then(|b| Instant::now().checked_add(b)),
         servers: &watch,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
