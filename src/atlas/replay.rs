@@ -245,7 +245,7 @@ pub(crate) enum Start {
 
 /// Replays the path to `node` (from `start`) and checks the state it arrives at; each step of
 /// the path and the check on arrival take at most `timeout`, and the path's steps all together
-/// at most `timeout` for each state on it (see [`Bounds::replay`]).
+/// at most `timeout` for each state on it and one more (see [`Bounds::replay`]).
 pub(crate) async fn replay(
     driver: &mut dyn Driver,
     atlas: &Atlas,
