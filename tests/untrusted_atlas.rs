@@ -181,6 +181,40 @@ fn a_stored_step_holds_its_name_frame_and_action_only() {
     }
 }
 
+/// An edge of many stored steps, each within the replay's bound (`wait: 1900ms` under
+/// `--timeout 2s`): the path as a whole gets `--timeout` for each state on it, so `verify`
+/// and `replay` fail the node in seconds, saying why, where twelve waits held them 23 s.
+#[test]
+fn a_replayed_path_is_bounded_as_a_whole() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let (home, b) = record(d.path());
+    let server = Server::serve(&d.path().join("site"));
+    let edge = d.path().join(format!("atl/edges/{home}/to b/flow.yaml"));
+    let mut flow = read_json(&edge);
+    let steps = flow["steps"].as_array_mut().unwrap();
+    for _ in 0..12 {
+        steps.insert(0, json!({"wait": "1900ms"}));
+    }
+    write_json(&edge, &flow);
+    for cmd in [vec!["verify"], vec!["replay", &b]] {
+        let started = std::time::Instant::now();
+        let mut args = cmd.clone();
+        args.extend(["--base-url", &server.url, "--timeout", "2s"]);
+        let (code, out, err) = atlas(d.path(), &args);
+        let took = started.elapsed();
+        assert_eq!(code, 1, "{cmd:?}: {out}{err}");
+        assert!(
+            out.contains("took longer than the replay allows"),
+            "{cmd:?}: {out}{err}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(15),
+            "{cmd:?}: {took:?}"
+        );
+    }
+}
+
 /// ESC in a page's link text (an OSC title, a clear screen) and in an atlas's hand-edited
 /// title, action and server: no output of explore, show, path, graph, export or verify holds it.
 #[test]

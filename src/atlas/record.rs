@@ -95,6 +95,8 @@ pub(crate) async fn record_state(
     });
     let atlas = Atlas::open(to.atlas)?;
     let seen = observe(session, &atlas, to, timeout).await?;
+    // The names of the secrets masked out of the state (the run's): replays mask with them.
+    atlas.note_secrets(&to.masker.names())?;
     let steps = std::mem::take(&mut trail.steps);
     let mut server = None;
     let edge = match trail.last_state.clone() {

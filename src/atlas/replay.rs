@@ -24,8 +24,12 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, StepError>> + Send + '
 /// Runs recorded steps in a browser. The engine provides the implementation, so recorded steps
 /// run exactly as a flow's steps do; the atlas does not depend on the engine.
 pub(crate) trait Driver: Send {
-    /// Runs a flow document in the current browser session.
-    fn run<'a>(&'a mut self, flow: &'a serde_json::Value) -> Boxed<'a, FlowResult>;
+    /// Runs a flow document in the current browser session, as `bounds` says.
+    fn run<'a>(
+        &'a mut self,
+        flow: &'a serde_json::Value,
+        bounds: &'a Bounds,
+    ) -> Boxed<'a, FlowResult>;
     /// Checks a flow document as `run` would load it, without running it: every problem, in
     /// the error.
     fn check(&mut self, flow: &serde_json::Value) -> Result<(), StepError>;
@@ -33,6 +37,70 @@ pub(crate) trait Driver: Send {
     fn session(&mut self) -> Boxed<'_, MappedMutexGuard<'_, Session>>;
     /// Closes the current browser: the next run starts in a fresh one.
     fn reset(&mut self) -> Boxed<'_, ()>;
+}
+
+/// How a flow read from an atlas runs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bounds {
+    /// Masks from the flow's first step: the atlas's secrets ([`atlas_masker`]); the flow's
+    /// own are added to it as it starts.
+    pub(crate) masker: Masker,
+    /// What the flow's steps may take, all together (none: only each step is bounded).
+    pub(crate) budget: Option<Duration>,
+}
+
+impl Bounds {
+    /// A replay's: the atlas's secrets masked, and `timeout` for each of the `states` on the
+    /// path the flow runs (the root's entry, each link) and one more (so that no step of a
+    /// path that keeps to its bound has its own cut short): an atlas may hold an edge of any
+    /// number of steps, each within its own bound, and a path must still end.
+    pub(crate) fn replay(
+        atlas: &Atlas,
+        timeout: Duration,
+        states: usize,
+    ) -> Result<Bounds, AtlasError> {
+        let states = u32::try_from(states.saturating_add(1)).unwrap_or(u32::MAX);
+        Ok(Bounds {
+            masker: atlas_masker(atlas)?,
+            budget: Some(timeout.saturating_mul(states)),
+        })
+    }
+
+    /// `message`, with why the flow failed when its budget ran out by `elapsed`.
+    fn explain(&self, message: String, elapsed: Duration, timeout: Duration) -> String {
+        match self.budget {
+            Some(b) if elapsed >= b => format!(
+                "{message} (the path took longer than the replay allows: {}, `--timeout` {} for each state on it and one more)",
+                humantime::format_duration(b),
+                humantime::format_duration(timeout)
+            ),
+            _ => message,
+        }
+    }
+}
+
+/// A masker of the secrets the atlas's recording runs declared (`atlas.json`'s `secrets`),
+/// read from the environment as a flow reads them: a replay's page is masked as the recorded
+/// one was, so a secret the app shows is neither shown nor drift. A name not set (or empty)
+/// masks nothing ([`unset_secrets`] says which).
+pub(crate) fn atlas_masker(atlas: &Atlas) -> Result<Masker, AtlasError> {
+    let masker = Masker::default();
+    for name in atlas.secrets()? {
+        if let Some(v) = std::env::var(&name).ok().filter(|v| !v.is_empty()) {
+            masker.add_named(&name, &v);
+        }
+    }
+    Ok(masker)
+}
+
+/// The secrets the atlas's recording runs declared that are not set (or empty) now: a page
+/// that shows one is not masked as it was recorded.
+pub(crate) fn unset_secrets(atlas: &Atlas) -> Result<Vec<String>, AtlasError> {
+    Ok(atlas
+        .secrets()?
+        .into_iter()
+        .filter(|n| std::env::var(n).ok().is_none_or(|v| v.is_empty()))
+        .collect())
 }
 
 /// Where a replay ended up.
@@ -176,7 +244,8 @@ pub(crate) enum Start {
 }
 
 /// Replays the path to `node` (from `start`) and checks the state it arrives at; each step of
-/// the path (unless it sets its own `timeout`) and the check on arrival take at most `timeout`.
+/// the path and the check on arrival take at most `timeout`, and the path's steps all together
+/// at most `timeout` for each state on it and one more (see [`Bounds::replay`]).
 pub(crate) async fn replay(
     driver: &mut dyn Driver,
     atlas: &Atlas,
@@ -204,17 +273,24 @@ pub(crate) async fn replay(
     };
     bound_steps(&mut flow, timeout);
     let expected = Expected::of(atlas, node)?;
+    let states = match start {
+        Start::Fresh => atlas.path_to_node(node)?.len(),
+        Start::Parent => 1,
+    };
+    let bounds = Bounds::replay(atlas, timeout, states)?;
+    add_secrets_of(&flow, &bounds.masker);
     if start == Start::Fresh {
         driver.reset().await.ok();
     }
-    let (flow, arrival, diff) = match driver.run(&flow).await {
+    let started = std::time::Instant::now();
+    let (flow, arrival, diff) = match driver.run(&flow, &bounds).await {
         Err(e) => (None, Arrival::Failed { message: e.message }, None),
         Ok(r) if r.status != FlowStatus::Passed => {
-            let message = failure(&r);
+            let message = bounds.explain(failure(&r), started.elapsed(), timeout);
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            let (arrival, diff) = arrive(driver, &expected, &secrets_of(&flow), timeout).await;
+            let (arrival, diff) = arrive(driver, &expected, &bounds.masker, timeout).await;
             (Some(r), arrival, diff)
         }
     };
@@ -260,16 +336,14 @@ pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
     }
 }
 
-/// A masker of the secrets the replayed flow declares (read from the environment, as the
+/// Adds to `masker` the secrets the replayed flow declares (read from the environment, as the
 /// engine reads them): the state found goes into reports, where a secret must not.
-fn secrets_of(flow: &serde_json::Value) -> Masker {
-    let masker = Masker::default();
+fn add_secrets_of(flow: &serde_json::Value, masker: &Masker) {
     for name in flow["secrets"].as_array().into_iter().flatten() {
         if let Some(v) = name.as_str().and_then(|n| std::env::var(n).ok()) {
             masker.add(&v);
         }
     }
-    masker
 }
 
 /// Reads the state the replay arrived at (done as soon as the page shows the node, else once

@@ -10,7 +10,7 @@ use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
 use super::fingerprint::origin;
 use super::replay::not_run;
-use super::replay::{Driver, Replayed, bound_steps};
+use super::replay::{Bounds, Driver, Replayed, bound_steps};
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError};
 use super::verify::{Checks, verify};
@@ -39,7 +39,8 @@ pub(crate) fn test_ideas(atlas: &Atlas) -> Result<usize, AtlasError> {
 }
 
 /// Verifies every node, then runs a test for each test idea; `progress` gets a line per test.
-/// Each step of a test that sets no `timeout` of its own gets `checks.timeout`.
+/// Each step of a test gets `checks.timeout`, and its steps all together that for each state
+/// on its path and one more.
 pub(crate) async fn test(
     driver: &mut dyn Driver,
     atlas: &Atlas,
@@ -82,8 +83,11 @@ pub(crate) async fn test(
             let result = match flow {
                 Ok(mut flow) => {
                     bound_steps(&mut flow, checks.timeout);
+                    // The path to the node, then the test's own steps (as one state more).
+                    let states = atlas.path_to_node(&node)?.len() + 1;
+                    let bounds = Bounds::replay(atlas, checks.timeout, states)?;
                     driver.reset().await.ok();
-                    match driver.run(&flow).await {
+                    match driver.run(&flow, &bounds).await {
                         Ok(mut r) => {
                             r.name = name;
                             r.file = file;

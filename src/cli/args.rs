@@ -194,7 +194,7 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     pub(crate) base_url: Option<String>,
     /// What each step of a replayed path and each arrival check may take (`250ms`, `5s`,
-    /// `1m`); a step that sets its own `timeout` keeps it.
+    /// `1m`); a path's steps all together take at most this for each state on it and one more.
     #[arg(
         long,
         value_name = "DURATION",

@@ -10,8 +10,7 @@ use super::exit::Outcome;
 use super::servers::{Served, check_url};
 use super::signals::interruptible;
 use super::tally::{Tally, Verified};
-use crate::agent::{CacheMode, SkillEnv};
-use crate::atlas::{self, Atlas, Checks, Driver, ExploreAgent};
+use crate::atlas::{self, Atlas, Checks, Driver};
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
 use crate::report::{Report, ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, StepError};
@@ -245,6 +244,12 @@ fn base_url(
     atlas: &Atlas,
     reporter: &Reporter,
 ) -> Result<Option<String>, CliError> {
+    // Said once, before the first replay (the atlas keeps the names, never the values).
+    for name in atlas::unset_secrets(atlas)? {
+        reporter.warn(&format!(
+            "secret `{name}` is not set in the environment: the atlas was recorded masking it, and a replay masks it only when it is set (a page that shows it may be reported as drift)"
+        ));
+    }
     if let Some(given) = &check.base_url {
         return served.url(given).map(Some);
     }
@@ -517,7 +522,7 @@ fn run_tests(
     let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
     let cancel = rt.cancel.clone();
     let skills_rt = rt.clone();
-    let agent = skill_env(&skills_rt, args.agent, run_id)?;
+    let agent = super::skills::skill_env(&skills_rt, args.agent, run_id)?;
     let scratch = rt.artifacts.clone();
     let status = Status::new(*reporter);
     let out = tokio_rt.block_on(super::servers::around_reported(
@@ -552,46 +557,4 @@ fn run_tests(
         CliError::Interrupted("atlas test interrupted".to_string())
     })?;
     Ok((tested, served))
-}
-
-/// Where the explorer's skills are asked: the `--agent` profile (none with a read-only cache
-/// is fine: answers come from the cache), answers cached under `.runner/cache/skills`, agent
-/// logs under `.runner/logs/<run-id>/`.
-pub(super) fn skill_env<'a>(
-    rt: &'a Runtime,
-    args: &AgentArgs,
-    run_id: &str,
-) -> Result<Option<ExploreAgent<'a>>, CliError> {
-    let cache = args.agent_cache.mode();
-    if args.agent.is_none() && cache != CacheMode::ReadOnly {
-        return Ok(None);
-    }
-    if let Some(p) = &args.agent
-        && rt.profiles.get_profile(p).is_none()
-    {
-        return Err(CliError::Usage(format!(
-            "no agent profile `{p}` (see `runner profiles list`)"
-        )));
-    }
-    let cwd = std::env::current_dir()
-        .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;
-    let logs = cwd.join(".runner/logs").join(run_id);
-    crate::fs::make_dir_all(&logs).map_err(|e| {
-        CliError::Environment(format!("cannot create {}: {}", logs.display(), e.why()))
-    })?;
-    Ok(Some(ExploreAgent {
-        env: SkillEnv {
-            profiles: &rt.profiles,
-            cache,
-            cache_dir: cwd.join(".runner/cache/skills"),
-            workspace: cwd,
-            env: indexmap::IndexMap::new(),
-            masker: crate::step::Masker::default(),
-            relay: Arc::new(|_: &str| {}),
-            cancel: tokio_util::sync::CancellationToken::new(),
-            log_path: logs.join("skill"),
-            timeout: std::time::Duration::from_secs(600),
-        },
-        profile: args.agent.clone(),
-    }))
 }

@@ -89,7 +89,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
     let skills_rt = rt.clone();
     let cancel = rt.cancel.clone();
-    let agent = super::atlas::skill_env(&skills_rt, &args.agent, &run_id)?;
+    let agent = super::skills::skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
     let mut opts = atlas::ExploreOptions {
         url: args.url.clone(),

@@ -20,6 +20,7 @@ mod schema;
 mod select;
 mod servers;
 mod signals;
+mod skills;
 mod tally;
 mod validate;
 mod watch;

@@ -226,6 +226,15 @@ async fn attempts(
 ) -> Result<Value, StepError> {
     let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
     let policy = policy(step, frame.loaded.flow.defaults.as_ref());
+    // The time of the steps around it ran out (a `group`'s `timeout`, a replay's bound): it
+    // does not start. (A step that did gets its attempt's grace past the deadline, so each
+    // step after it would too: a replayed edge of many `wait`s would never end.)
+    if frame.deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(StepError::new(
+            ErrorKind::Timeout,
+            "not started: the time given to the steps around it ran out",
+        ));
+    }
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
         result.attempts = attempt;

@@ -64,10 +64,10 @@ pub(crate) async fn run_flow(
             }
         };
         // `biased`: the context is being taken before the flow reaches its first step.
-        let flow = run_in(rt, &loaded, &info, &browser, servers, &masker);
+        let flow = run_in(rt, &loaded, &info, &browser, servers, &masker, None);
         tokio::join!(biased; prepare, Box::pin(flow)).1
     } else {
-        run_in(rt, &loaded, &info, &browser, servers, &masker).await
+        run_in(rt, &loaded, &info, &browser, servers, &masker, None).await
     };
     // A flow that failed may be run again (`--retries`), in a browser of the run.
     let last = rt.browser.only_flow_left() && result.status != FlowStatus::Failed;
@@ -76,7 +76,8 @@ pub(crate) async fn run_flow(
 }
 
 /// Runs a top-level flow in `browser` (which it leaves open), with the run's `servers`; the
-/// flow's secrets, and what its templates make of them, go into `masker`.
+/// flow's secrets, and what its templates make of them, go into `masker`. With a `budget` (a
+/// replay's), its steps all together take at most that, from its first step.
 pub(crate) async fn run_in(
     rt: &Runtime,
     loaded: &LoadedFlow,
@@ -84,6 +85,7 @@ pub(crate) async fn run_in(
     browser: &FlowBrowser,
     servers: &RunServers,
     masker: &Masker,
+    budget: Option<std::time::Duration>,
 ) -> FlowResult {
     let started = Instant::now();
     rt.listener.flow_started(info);
@@ -91,6 +93,7 @@ pub(crate) async fn run_in(
         started,
         server: None,
         until: None,
+        budget,
     };
     let ran = body(rt, loaded, info, browser, servers, &mut setup, masker).await;
     // A server that exited while the flow ran is why it failed, not the browser's network error
@@ -207,6 +210,8 @@ struct Setup {
     started: Instant,
     server: Option<Server>,
     until: Option<std::time::Duration>,
+    /// What the steps may take, all together (a replay's bound), from the first.
+    budget: Option<std::time::Duration>,
 }
 
 /// What a flow's steps did.
@@ -281,7 +286,7 @@ async fn body(
         env,
         cancel: rt.cancel.clone(),
         prefix: String::new(),
-        deadline: None,
+        deadline: setup.budget.and_then(|b| Instant::now().checked_add(b)),
         servers: &watch,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;

@@ -13,7 +13,7 @@ use tokio::sync::MappedMutexGuard;
 
 use super::lifecycle::run_in;
 use super::runtime::Runtime;
-use crate::atlas::Driver;
+use crate::atlas::{Bounds, Driver};
 use crate::browser::{BrowserSpec, ContextSetup, FlowBrowser, Session};
 use crate::config::flows::{LoadedFlow, Loader};
 use crate::step::{ErrorKind, FlowInfo, FlowResult, Masker, StepError};
@@ -156,7 +156,7 @@ impl InProcess {
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, StepError>> + Send + 'a>>;
 
 impl Driver for InProcess {
-    fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
+    fn run<'a>(&'a mut self, flow: &'a Value, bounds: &'a Bounds) -> Boxed<'a, FlowResult> {
         Box::pin(async move {
             let rt = self.rt.clone();
             let loaded = self.load(flow)?;
@@ -166,8 +166,17 @@ impl Driver for InProcess {
                 file: loaded.doc.file.name().to_string(),
                 steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
             };
-            let (servers, masker) = (super::server::RunServers::default(), Masker::default());
-            let ran = run_in(&rt, &loaded, &info, &self.browser, &servers, &masker);
+            let servers = super::server::RunServers::default();
+            // The flow's steps end by the budget's deadline, counted from its first step.
+            let ran = run_in(
+                &rt,
+                &loaded,
+                &info,
+                &self.browser,
+                &servers,
+                &bounds.masker,
+                bounds.budget,
+            );
             let mut result = [ran.await];
             // Its trace, when one is kept, is finished beside nothing here.
             rt.traces.done(&mut result).await;

@@ -120,7 +120,7 @@ fn read_secrets(
 ) -> Result<(), StepError> {
     for name in &loaded.flow.secrets {
         if let Some(v) = secret_value(&rt.env, name) {
-            masker.add(v);
+            masker.add_named(name, v);
             scope.set_secret(name.clone(), v.to_string());
         } else {
             let why = match std::env::var_os(name) {
@@ -157,24 +157,26 @@ fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> 
 /// console and reports, so each flow masks all of them from its first step, not only its own
 /// ([`RunSecrets::masker`]); the run's servers too.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RunSecrets(std::sync::Arc<Vec<String>>);
+pub(crate) struct RunSecrets(std::sync::Arc<Vec<(String, String)>>);
 
 impl RunSecrets {
-    /// The secrets `flows` and their sub-flows declare, read from `env`.
+    /// The secrets `flows` and their sub-flows declare, read from `env`: (name, value).
     pub(crate) fn declared(env: &Map<String, Value>, flows: &[std::sync::Arc<LoadedFlow>]) -> Self {
         fn add<'a>(
             env: &Map<String, Value>,
             flow: &'a LoadedFlow,
             seen: &mut Vec<&'a std::path::Path>,
-            out: &mut Vec<String>,
+            out: &mut Vec<(String, String)>,
         ) {
             if seen.contains(&flow.path.as_path()) {
                 return;
             }
             seen.push(&flow.path);
             for name in &flow.flow.secrets {
-                if let Some(v) = secret_value(env, name).filter(|v| !out.iter().any(|o| o == v)) {
-                    out.push(v.to_string());
+                if let Some(v) =
+                    secret_value(env, name).filter(|_| !out.iter().any(|o| &o.0 == name))
+                {
+                    out.push((name.clone(), v.to_string()));
                 }
             }
             for sub in flow.subflows.values() {
@@ -191,15 +193,24 @@ impl RunSecrets {
     /// These and `other`'s (a pass of `run --watch` may load flows that declare more).
     pub(crate) fn with(&self, other: &RunSecrets) -> RunSecrets {
         let mut all = self.0.as_ref().clone();
-        all.extend(other.0.iter().filter(|v| !self.0.contains(v)).cloned());
+        all.extend(
+            other
+                .0
+                .iter()
+                .filter(|o| !self.0.iter().any(|s| s.0 == o.0))
+                .cloned(),
+        );
         RunSecrets(std::sync::Arc::new(all))
     }
 
     /// A new masker (a flow's, the run's servers') that masks every one of them, in all the
-    /// forms a secret is masked in.
+    /// forms a secret is masked in, and knows their names (an atlas the flow records keeps
+    /// them, to mask its replays with).
     pub(crate) fn masker(&self) -> Masker {
         let m = Masker::default();
-        m.add_all(self.0.iter().cloned());
+        for (name, value) in self.0.iter() {
+            m.add_named(name, value);
+        }
         m
     }
 }

@@ -43,6 +43,8 @@ struct Inner {
     secrets: String,
     /// Whether a shape is masked: then a whole list or map whose JSON shows one is.
     shapes: bool,
+    /// The names of the secrets added by name (an atlas keeps them: see [`Masker::names`]).
+    names: Vec<String>,
     longest: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
@@ -119,6 +121,26 @@ impl Masker {
     /// Adds one secret.
     pub(crate) fn add(&self, value: &str) {
         self.add_all([value.to_string()]);
+    }
+
+    /// Adds the secret `name`, whose value is `value`: masked as [`Masker::add`] masks it, its
+    /// name kept.
+    pub(crate) fn add_named(&self, name: &str, value: &str) {
+        self.add(value);
+        if let Ok(mut inner) = self.inner.write()
+            && !inner.names.iter().any(|n| n == name)
+        {
+            inner.names.push(name.to_string());
+        }
+    }
+
+    /// The names of the secrets added by name, in the order added: what an atlas recorded
+    /// with this masker keeps, to mask its replays with (never the values).
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.inner
+            .read()
+            .map(|i| i.names.clone())
+            .unwrap_or_default()
     }
 
     /// Adds values a template made of a secret (`{{ secrets.T | upper }}`), with their forms:

@@ -87,7 +87,11 @@ impl Crawler<'_> {
     pub(super) async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
         let flow = json!({ "name": "explore", "steps": steps });
         let ran = self.ran.take();
-        let r = self.driver.run(&flow).await?;
+        let bounds = super::super::replay::Bounds {
+            masker: self.masker.clone(),
+            budget: None,
+        };
+        let r = self.driver.run(&flow, &bounds).await?;
         if r.status == FlowStatus::Passed {
             self.ran = ran.map(|mut ran| {
                 ran.extend_from_slice(steps);
@@ -204,7 +208,11 @@ mod tests {
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, StepError>> + Send + 'a>>;
 
     impl Driver for Told {
-        fn run<'a>(&'a mut self, flow: &'a Value) -> Boxed<'a, FlowResult> {
+        fn run<'a>(
+            &'a mut self,
+            flow: &'a Value,
+            _: &'a crate::atlas::replay::Bounds,
+        ) -> Boxed<'a, FlowResult> {
             self.0.lock().unwrap().push(flow["steps"].clone());
             let status = if flow.to_string().contains("#broken") {
                 FlowStatus::Failed

@@ -21,6 +21,11 @@ struct Settings {
     /// its server's URL, which replays and exports put in the place of `<origin>/app/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     server_url: Option<String>,
+    /// The names of the secrets the runs that recorded into the atlas declared (never their
+    /// values): replays mask the pages they find with them, read from the environment, as the
+    /// recording masked the pages it kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    secrets: Vec<String>,
 }
 
 impl Atlas {
@@ -69,6 +74,7 @@ impl Atlas {
                     fingerprint: has,
                     server: None,
                     server_url: None,
+                    secrets: Vec::new(),
                 },
             )?;
         }
@@ -123,9 +129,57 @@ impl Atlas {
         Ok(before.filter(|b| b != name))
     }
 
+    /// The names of the secrets the recording runs declared (`atlas.json`'s `secrets`; none in
+    /// an atlas made before it kept them, or by `explore`). An atlas may come from anywhere: a
+    /// name that is no secret's name (`[A-Za-z_][A-Za-z0-9_]*`) breaks it there.
+    pub(crate) fn secrets(&self) -> Result<Vec<String>, AtlasError> {
+        let p = self.root.join("atlas.json");
+        let names = self
+            .read_json_if_any::<Settings>(&p)?
+            .map(|s| s.secrets)
+            .unwrap_or_default();
+        if let Some(bad) = names.iter().find(|n| !is_name(n)) {
+            return Err(AtlasError::Broken {
+                path: p.display().to_string(),
+                message: format!(
+                    "`secrets` holds `{}`, which is no secret's name",
+                    bad.escape_debug()
+                ),
+            });
+        }
+        Ok(names)
+    }
+
+    /// Adds `names` (the secrets of a run that records into the atlas) to `atlas.json`'s
+    /// `secrets`, after the fingerprint was settled ([`Atlas::settle_fingerprint`] writes the
+    /// file); written only when one is new.
+    pub(crate) fn note_secrets(&self, names: &[String]) -> Result<(), AtlasError> {
+        let p = self.root.join("atlas.json");
+        if names.is_empty() || !p.exists() {
+            return Ok(());
+        }
+        let _lock = self.lock()?;
+        let mut s = self.read_json::<Settings>(&p)?;
+        let new: Vec<&String> = names.iter().filter(|n| !s.secrets.contains(n)).collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        s.secrets.extend(new.into_iter().cloned());
+        self.write_json(&p, &s)
+    }
+
     fn has_nodes(&self) -> bool {
         self.node_ids().is_ok_and(|ids| !ids.is_empty())
     }
+}
+
+/// Whether `n` is a secret's name, as a flow's `secrets` lists it.
+fn is_name(n: &str) -> bool {
+    let mut chars = n.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -171,6 +225,21 @@ mod tests {
         );
         assert_eq!(a.server().unwrap().as_deref(), Some("web"));
         assert_eq!(a.server_path().unwrap(), "/app/");
+        // The names of the recording runs' secrets, each once; none before a state is recorded.
+        assert_eq!(a.secrets().unwrap(), Vec::<String>::new());
+        a.note_secrets(&["T".into(), "U_2".into()]).unwrap();
+        a.note_secrets(&["U_2".into()]).unwrap();
+        assert_eq!(a.secrets().unwrap(), ["T", "U_2"]);
+        assert_eq!(a.server().unwrap().as_deref(), Some("web"));
+        let none = Atlas::open(&d.path().join("none")).unwrap();
+        none.note_secrets(&["T".into()]).unwrap();
+        assert!(!d.path().join("none/atlas.json").exists());
+        // One from anywhere names no secret that is no name.
+        let text = std::fs::read_to_string(d.path().join("a/atlas.json")).unwrap();
+        let bad = text.replace("\"U_2\"", "\"a b\\n\"");
+        std::fs::write(d.path().join("a/atlas.json"), bad).unwrap();
+        let e = a.secrets().unwrap_err().to_string();
+        assert!(e.contains("`a b\\n`, which is no secret's name"), "{e}");
         // A new one, by structure unless asked otherwise.
         let new = Atlas::open(&d.path().join("new")).unwrap();
         assert_eq!(
