@@ -170,4 +170,29 @@ mod tests {
             "the browser exited: it closed its DevTools connection"
         );
     }
+
+    /// A message past what runner's connection takes ends it on runner's side: the browser
+    /// did not exit, and the error says so (not "the browser exited").
+    #[tokio::test]
+    async fn a_message_too_big_for_runner_is_not_a_browser_that_exited() {
+        let (url, _h) = browser(|req| {
+            let id = req["id"].as_u64().unwrap();
+            let big = "x".repeat(super::super::reader::MAX_MESSAGE + 1);
+            (vec![json!({ "id": id, "result": { "value": big } })], false)
+        })
+        .await;
+        let cdp = connected(&url).await;
+        let e = cdp
+            .call("Runtime.evaluate", json!({}), Duration::from_secs(20))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CdpError::Closed { .. }), "{e}");
+        assert_eq!(cdp.gone(), Some(Gone::Exited));
+        let e = cdp.gone_error().unwrap().message;
+        assert!(
+            e.starts_with("runner's DevTools connection to the browser failed (")
+                && e.ends_with("); the browser may still run"),
+            "{e}"
+        );
+    }
 }
