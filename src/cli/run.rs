@@ -385,10 +385,9 @@ fn dry_run(
     reporter: &Reporter,
 ) {
     let mut s = String::new();
-    let secrets = secrets.with(&crate::engine::RunSecrets::declared(&rt.env, flows));
     for f in flows {
         s.push_str(&format!("{} ({})\n", f.flow.name, f.doc.file.name()));
-        for line in crate::engine::plan(rt, f, &secrets) {
+        for line in crate::engine::plan(rt, f, secrets) {
             s.push_str(&format!("  {line}\n"));
         }
     }

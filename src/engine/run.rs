@@ -29,8 +29,8 @@ pub(crate) struct RunOptions {
     /// (`name [k/n]`).
     pub(crate) repeat_each: u32,
     /// The secrets every flow loaded declares, also those the filters and the shard left out
-    /// (`--grep`, `--tag`, `--shard`): a shard masks what the whole suite masks. The flows run
-    /// add their own (see `Warm::start`).
+    /// (`--grep`, `--tag`, `--shard`): a shard masks what the whole suite masks. The run's
+    /// servers mask these; each pass adds its flows' own (see `Warm::run`).
     pub(crate) secrets: RunSecrets,
 }
 
@@ -152,12 +152,11 @@ impl Warm {
         // The browsers launch while the run's servers start.
         prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
         // The run's servers get runner's environment, so what they print may hold any of them.
-        let secrets = declared.with(&RunSecrets::declared(&rt.env, flows));
-        let masker = secrets.masker();
+        let masker = declared.masker();
         let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts, masker)).await;
         Warm {
             servers: Arc::new(servers),
-            secrets,
+            secrets: declared.clone(),
         }
     }
 

@@ -121,9 +121,9 @@ impl Watch<'_> {
         self.watch_paths();
         let loaded = self.load();
         let flows = loaded.as_ref().map_or(&[][..], |(f, _)| f.as_slice());
-        let none = crate::engine::RunSecrets::default();
+        let declared = crate::engine::RunSecrets::declared(&self.base.env, flows);
         let servers = self.s.servers.as_ref();
-        let warm = Warm::start(&self.base, (flows, &none), self.s.jobs, servers).await;
+        let warm = Warm::start(&self.base, (flows, &declared), self.s.jobs, servers).await;
         self.handle(loaded, &warm).await;
         loop {
             let batch = tokio::select! {
