@@ -8,10 +8,10 @@ use crate::common::{free_port, output_within, runner, write};
 use crate::secret_search::{as_written, everything, nowhere};
 use crate::untrusted_stores::LIMIT;
 
-const KEY: &str = "Kestrel-Vault-9931-Zulu";
+pub(crate) const KEY: &str = "Kestrel-Vault-9931-Zulu";
 
 /// An app that shows its own deploy key (`$DEPLOY_KEY`) on `/about.html`, linked from `/`.
-const APP: &str = r#"import http.server, os, sys
+pub(crate) const APP: &str = r#"import http.server, os, sys
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path.startswith('/about'):
@@ -31,7 +31,7 @@ http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 
 /// Records `rec.yaml` (it declares `DEPLOY_KEY`; its path to About is a click) into `./atl`;
 /// the app's command and URL, for `--web-server`.
-fn recorded(d: &Path) -> (String, String) {
+pub(crate) fn recorded(d: &Path) -> (String, String) {
     write(d, "app.py", APP);
     let port = free_port();
     let (cmd, url) = (

@@ -17,6 +17,7 @@ mod atlas_diff;
 mod atlas_drift;
 mod atlas_export;
 mod atlas_identity;
+mod atlas_masks;
 mod atlas_secrets;
 mod atlas_settle;
 mod atlas_verify;

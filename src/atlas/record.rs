@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::fingerprint::{Fingerprint, fingerprint};
+use super::fingerprint::{Fingerprint, fingerprint, without_origin};
+use super::replay::atlas_masker;
 use super::settle::{Awaited, Reading, settled_snapshot};
 use super::store::{Atlas, Ensured, State};
 use crate::browser::{Command, Session};
@@ -79,7 +80,9 @@ pub(crate) fn atlas_dir(
     }
 }
 
-/// Records the current state and the edge to it (the `link_state` step).
+/// Records the current state and the edge to it (the `link_state` step). A state that cannot
+/// be linked (its flow's last state already links under this action to another) leaves
+/// nothing behind: a node no root leads to would break the atlas.
 pub(crate) async fn record_state(
     session: &mut Session,
     ls: &LinkState,
@@ -94,14 +97,25 @@ pub(crate) async fn record_state(
         LinkState::Full(o) => &o.action,
     });
     let atlas = Atlas::open(to.atlas)?;
-    let seen = observe(session, &atlas, to, timeout).await?;
+    // The atlas's way of telling states apart is settled first, before the page is read: the
+    // lock it takes may be another process's (waited for, an interrupt ending the wait).
+    let mode = atlas.settle_fingerprint(to.fingerprint)?;
     // The names of the secrets masked out of the state (the run's): replays mask with them.
+    // Noted before the page is read, which is masked with every secret the atlas names (set
+    // now) besides the run's: what a state is does not depend on which flows run together.
     atlas.note_secrets(&to.masker.names())?;
+    let named = atlas_masker(&atlas)?;
+    let masks = [to.masker, &named];
+    let seen = settled_state(session, &masks, timeout).await?;
     let steps = std::mem::take(&mut trail.steps);
+    let link = trail.last_state.clone().map(|prev| (prev, action));
+    let identity = identify(&atlas, link.as_ref(), mode, &masks, &seen)?;
+    let seen = record_as(session, &atlas, to, (seen, identity), &masks, timeout).await?;
+    let id = seen.ensured.node_id.clone();
     let mut server = None;
-    let edge = match trail.last_state.clone() {
+    let edge = match &link {
         None => {
-            atlas.set_entry(&seen.ensured.node_id, &steps)?;
+            atlas.set_entry(&id, &steps)?;
             // Replays replace the root's origin: with that of this server, of their own run.
             server = super::server::server_of(&seen.seen.url, to.servers);
             if let Some(name) = &server {
@@ -110,11 +124,19 @@ pub(crate) async fn record_state(
             }
             None
         }
-        Some(prev) => Some(atlas.link_state(&prev, &action, &seen.ensured.node_id, &steps)?),
+        Some((prev, action)) => match atlas.link_state(prev, action, &id, &steps) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                if seen.ensured.is_new {
+                    atlas.forget_new_node(&id)?;
+                }
+                return Err(e.into());
+            }
+        },
     };
-    trail.last_state = Some(seen.ensured.node_id.clone());
+    trail.last_state = Some(id.clone());
     Ok(json!({
-        "node_id": seen.ensured.node_id,
+        "node_id": id,
         "is_new": seen.ensured.is_new,
         "path": seen.ensured.node_path.display().to_string(),
         "edge": edge.map(|p| p.display().to_string()),
@@ -122,6 +144,42 @@ pub(crate) async fn record_state(
         "title": seen.seen.title,
         "server": server,
     }))
+}
+
+/// `text` masked with each of `masks` in turn.
+fn masked(masks: &[&Masker], text: &str) -> String {
+    masks.iter().fold(text.to_string(), |text, m| m.mask(&text))
+}
+
+/// The fingerprint of state `seen` and the node it is: the one the fingerprint names; but when
+/// `link` (the flow's last state, the action) already leads to another node that is this
+/// state once its recording is masked as the state is, that node. It was recorded before the
+/// atlas named a secret the page shows (the names grow with the runs that record into it):
+/// its id was made of the page as shown, and it stays the node of that page.
+fn identify(
+    atlas: &Atlas,
+    link: Option<&(String, String)>,
+    mode: Fingerprint,
+    masks: &[&Masker],
+    seen: &Seen,
+) -> Result<(String, String), StepError> {
+    let (fp, id) = fingerprint(mode, &seen.url, &seen.text);
+    let Some((from, action)) = link else {
+        return Ok((fp, id));
+    };
+    let linked = atlas.links(from)?.into_iter().find(|l| l.action == *action);
+    let Some(target) = linked.map(|l| l.target).filter(|t| *t != id) else {
+        return Ok((fp, id));
+    };
+    let meta = atlas.meta(&target)?;
+    let Some(snapshot) = atlas.snapshot(&target)? else {
+        return Ok((fp, id));
+    };
+    let stored = fingerprint(mode, &masked(masks, &meta.url), &masked(masks, &snapshot)).0;
+    if without_origin(&stored) == without_origin(&fp) {
+        return Ok((fp, target));
+    }
+    Ok((fp, id))
 }
 
 /// A state of the browser, recorded as a node.
@@ -143,10 +201,10 @@ pub(crate) struct Seen {
 /// Waits for the page to settle and reads its URL, title and snapshot.
 pub(crate) async fn settled_state(
     session: &mut Session,
-    masker: &Masker,
+    masks: &[&Masker],
     timeout: Duration,
 ) -> Result<Seen, StepError> {
-    read_state(session, masker, timeout, Reading::default()).await
+    read_state(session, masks, timeout, Reading::default()).await
 }
 
 /// As `settled_state`, but also done at the first read of a loaded page that is the state
@@ -163,13 +221,14 @@ pub(crate) async fn arrived_state(
         awaited: Some(awaited),
         ..Reading::default()
     };
-    read_state(session, masker, timeout, reading).await
+    read_state(session, &[masker], timeout, reading).await
 }
 
-/// The page once settled, as `reading` says (see `settle::settled_snapshot`).
+/// The page once settled, as `reading` says (see `settle::settled_snapshot`), masked with each
+/// of `masks`.
 pub(crate) async fn read_state(
     session: &mut Session,
-    masker: &Masker,
+    masks: &[&Masker],
     timeout: Duration,
     reading: Reading<'_>,
 ) -> Result<Seen, StepError> {
@@ -181,31 +240,15 @@ pub(crate) async fn read_state(
         .unwrap_or_default();
     // Secrets never reach the atlas (a form may put one in the URL or on the page).
     Ok(Seen {
-        url: masker.mask(&page.url),
-        title: masker.mask(&page.title),
-        text: masker.mask(text),
+        url: masked(masks, &page.url),
+        title: masked(masks, &page.title),
+        text: masked(masks, text),
         snapshot: page.snapshot,
     })
 }
 
-/// Waits for the page to settle, fingerprints it and ensures its node in `atlas` (see
-/// `record`).
-pub(crate) async fn observe(
-    session: &mut Session,
-    atlas: &Atlas,
-    to: &RecordTarget<'_>,
-    timeout: Duration,
-) -> Result<Observed, StepError> {
-    // The atlas's way of telling states apart is settled first, before the page is read: the
-    // lock it takes may be another process's (waited for, an interrupt ending the wait).
-    let mode = atlas.settle_fingerprint(to.fingerprint)?;
-    let seen = settled_state(session, to.masker, timeout).await?;
-    record(session, atlas, to, (seen, mode), timeout).await
-}
-
 /// Fingerprints the state `seen` (read settled; `mode`: how the atlas tells states apart, see
-/// `Atlas::settle_fingerprint`) and ensures its node in `atlas`, with a screenshot (the atlas
-/// keeps a node's first: a known one is shot only when `to.screenshot_known`).
+/// `Atlas::settle_fingerprint`) and ensures its node in `atlas` (see [`record_as`]).
 pub(crate) async fn record(
     session: &mut Session,
     atlas: &Atlas,
@@ -213,8 +256,26 @@ pub(crate) async fn record(
     (seen, mode): (Seen, Fingerprint),
     timeout: Duration,
 ) -> Result<Observed, StepError> {
-    let (fp, node_id) = fingerprint(mode, &seen.url, &seen.text);
-    let unshot = !to.screenshot_known && atlas.has_node(&node_id);
+    let identity = fingerprint(mode, &seen.url, &seen.text);
+    record_as(session, atlas, to, (seen, identity), &[to.masker], timeout).await
+}
+
+/// Ensures the node of state `seen` (`identity`: its fingerprint and node id) in `atlas`, with
+/// a screenshot (the atlas keeps a node's first: a known one is shot only when
+/// `to.screenshot_known`). A known node's recording is masked with `masks`, as the state is.
+async fn record_as(
+    session: &mut Session,
+    atlas: &Atlas,
+    to: &RecordTarget<'_>,
+    (seen, (fp, node_id)): (Seen, (String, String)),
+    masks: &[&Masker],
+    timeout: Duration,
+) -> Result<Observed, StepError> {
+    let known = atlas.has_node(&node_id);
+    if known {
+        atlas.mask_node(&node_id, &|text| masked(masks, text))?;
+    }
+    let unshot = !to.screenshot_known && known;
     let screenshot = if unshot {
         None
     } else {

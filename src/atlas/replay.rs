@@ -81,25 +81,37 @@ impl Bounds {
 
 /// A masker of the secrets the atlas's recording runs declared (`atlas.json`'s `secrets`),
 /// read from the environment as a flow reads them: a replay's page is masked as the recorded
-/// one was, so a secret the app shows is neither shown nor drift. A name not set (or empty)
-/// masks nothing ([`unset_secrets`] says which).
+/// one was, so a secret the app shows is neither shown nor drift. A name not set (or empty, or
+/// only white space, which a run refuses too) masks nothing ([`unset_secrets`] says which).
 pub(crate) fn atlas_masker(atlas: &Atlas) -> Result<Masker, AtlasError> {
     let masker = Masker::default();
-    for name in atlas.secrets()? {
-        if let Some(v) = std::env::var(&name).ok().filter(|v| !v.is_empty()) {
-            masker.add_named(&name, &v);
-        }
-    }
+    add_atlas_secrets(atlas, &masker)?;
     Ok(masker)
 }
 
-/// The secrets the atlas's recording runs declared that are not set (or empty) now: a page
-/// that shows one is not masked as it was recorded.
+/// Adds to `masker` the secrets `atlas.json` names that are set now (see [`atlas_masker`]).
+pub(crate) fn add_atlas_secrets(atlas: &Atlas, masker: &Masker) -> Result<(), AtlasError> {
+    for name in atlas.secrets()? {
+        if let Some(v) = secret_value(&name) {
+            masker.add_named(&name, &v);
+        }
+    }
+    Ok(())
+}
+
+/// The value of secret `name` in the environment, by the run's rule: none when it is not set,
+/// empty or only white space (such a value would mask every space of a page).
+fn secret_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The secrets the atlas's recording runs declared that are not set now (or set empty or to
+/// white space only): a page that shows one is not masked as it was recorded.
 pub(crate) fn unset_secrets(atlas: &Atlas) -> Result<Vec<String>, AtlasError> {
     Ok(atlas
         .secrets()?
         .into_iter()
-        .filter(|n| std::env::var(n).ok().is_none_or(|v| v.is_empty()))
+        .filter(|n| secret_value(n).is_none())
         .collect())
 }
 
@@ -179,14 +191,18 @@ struct Expected {
 }
 
 impl Expected {
-    fn of(atlas: &Atlas, node: &str) -> Result<Expected, AtlasError> {
-        let meta = atlas.meta(node)?;
+    /// Node `node` as recorded, masked with `masker` (the replay's) as the page found is: a
+    /// node recorded before the atlas named a secret the page shows holds it as shown (the
+    /// atlas names grow with each recording run); masked, it is neither shown nor drift.
+    fn of(atlas: &Atlas, node: &str, masker: &Masker) -> Result<Expected, AtlasError> {
+        let mut meta = atlas.meta(node)?;
+        meta.url = masker.mask(&meta.url);
         let mode = atlas.fingerprint()?;
-        let snapshot = atlas.snapshot(node)?;
+        let snapshot = atlas.snapshot(node)?.map(|s| masker.mask(&s));
         // Made again from the recording, so it is what this runner makes of that page.
         let fingerprint = without_origin(&match &snapshot {
             Some(s) => fingerprint(mode, &meta.url, s).0,
-            None => meta.fingerprint.clone(),
+            None => masker.mask(&meta.fingerprint),
         });
         let data = snapshot
             .as_deref()
@@ -272,13 +288,13 @@ pub(crate) async fn replay(
         other => other?,
     };
     bound_steps(&mut flow, timeout);
-    let expected = Expected::of(atlas, node)?;
     let states = match start {
         Start::Fresh => atlas.path_to_node(node)?.len(),
         Start::Parent => 1,
     };
     let bounds = Bounds::replay(atlas, timeout, states)?;
     add_secrets_of(&flow, &bounds.masker);
+    let expected = Expected::of(atlas, node, &bounds.masker)?;
     if start == Start::Fresh {
         driver.reset().await.ok();
     }
@@ -340,7 +356,7 @@ pub(crate) fn bound_steps(flow: &mut serde_json::Value, timeout: Duration) {
 /// engine reads them): the state found goes into reports, where a secret must not.
 fn add_secrets_of(flow: &serde_json::Value, masker: &Masker) {
     for name in flow["secrets"].as_array().into_iter().flatten() {
-        if let Some(v) = name.as_str().and_then(|n| std::env::var(n).ok()) {
+        if let Some(v) = name.as_str().and_then(secret_value) {
             masker.add(&v);
         }
     }

@@ -247,7 +247,7 @@ fn base_url(
     // Said once, before the first replay (the atlas keeps the names, never the values).
     for name in atlas::unset_secrets(atlas)? {
         reporter.warn(&format!(
-            "secret `{name}` is not set in the environment: the atlas was recorded masking it, and a replay masks it only when it is set (a page that shows it may be reported as drift)"
+            "secret `{name}` is not set in the environment (or is empty or only white space): the atlas was recorded masking it, and a replay masks it only when it is set (a page that shows it may be reported as drift)"
         ));
     }
     if let Some(given) = &check.base_url {

@@ -8,6 +8,7 @@ use crate::atlas::fingerprint::{Fingerprint, fingerprint, without_origin};
 use crate::atlas::identity::{Element, path_of, route, structure};
 use crate::atlas::label::Labels;
 use crate::atlas::store::{Atlas, AtlasError};
+use crate::step::Masker;
 
 /// A state of one atlas.
 #[derive(Debug, Clone, Default)]
@@ -48,29 +49,35 @@ pub(super) struct Side {
 }
 
 impl Side {
-    /// Reads a whole atlas, whose states are told apart by `mode`.
-    pub(super) fn read(atlas: &Atlas, mode: Fingerprint) -> Result<Side, AtlasError> {
+    /// Reads a whole atlas, whose states are told apart by `mode`, its recorded text masked
+    /// with `masker`.
+    pub(super) fn read(
+        atlas: &Atlas,
+        mode: Fingerprint,
+        masker: &Masker,
+    ) -> Result<Side, AtlasError> {
         atlas.check()?;
         let labels = Labels::of(atlas);
         let ids = atlas.node_ids()?;
         let mut nodes = Vec::new();
         for id in &ids {
             let meta = atlas.meta(id)?;
-            let snapshot = atlas.snapshot(id)?;
+            let url = masker.mask(&meta.url);
+            let snapshot = atlas.snapshot(id)?.map(|s| masker.mask(&s));
             let key = without_origin(&match &snapshot {
-                Some(s) => fingerprint(mode, &meta.url, s).0,
-                None => meta.fingerprint.clone(),
+                Some(s) => fingerprint(mode, &url, s).0,
+                None => masker.mask(&meta.fingerprint),
             });
             let snapshot = snapshot.unwrap_or_default();
             nodes.push(Node {
                 id: id.clone(),
-                label: labels.get(id).to_string(),
-                route: path_of(&route(&meta.url)).to_string(),
-                elements: structure(&meta.url, &snapshot).elements,
+                label: masker.mask(labels.get(id)),
+                route: path_of(&route(&url)).to_string(),
+                elements: structure(&url, &snapshot).elements,
                 key,
                 snapshot,
-                url: meta.url,
-                title: meta.title,
+                url,
+                title: masker.mask(&meta.title),
             });
         }
         let mut edges = Vec::new();
@@ -84,8 +91,8 @@ impl Side {
                         .map_or_else(|| l.action.clone(), |label| label.performed);
                     edges.push(Edge {
                         source,
-                        action: l.action,
-                        via,
+                        action: masker.mask(&l.action),
+                        via: masker.mask(&via),
                         target,
                     });
                 }

@@ -110,10 +110,12 @@ impl Crawler<'_> {
             input: json!({
                 "action": task.name,
                 "steps": task.steps,
+                // As stored: masked as this crawl masks (a node stored before the atlas named
+                // a secret holds it).
                 "before": {
-                    "url": before.url,
-                    "title": before.title,
-                    "snapshot": self.atlas.snapshot(from)?.unwrap_or_default(),
+                    "url": self.masker.mask(&before.url),
+                    "title": self.masker.mask(&before.title),
+                    "snapshot": self.masker.mask(&self.atlas.snapshot(from)?.unwrap_or_default()),
                     "screenshot": shot(from),
                 },
                 "after": {
@@ -152,11 +154,12 @@ impl Crawler<'_> {
             })?),
         };
         let Some(l) = labelled else {
-            // A link that already exists under this name to another state is kept as recorded.
-            let _ = self
+            // A link that already exists under this name to another state is kept as recorded,
+            // and no edge leads to this one: not kept (see `crawl::visit`), or no root would.
+            return Ok(self
                 .atlas
-                .link_state(node, &task.name, &to.node, &task.steps);
-            return Ok(true);
+                .link_state(node, &task.name, &to.node, &task.steps)
+                .is_ok());
         };
         if l["is_meaningful"] == json!(false) {
             self.summary
@@ -179,16 +182,16 @@ impl Crawler<'_> {
             .link_labelled(node, name, &to.node, &task.steps, Some(label.clone()))
         {
             // Two moves the agent named alike: the second keeps explore's name beside it.
-            Err(AtlasError::LinkExists { .. }) => {
-                let _ = self.atlas.link_labelled(
+            Err(AtlasError::LinkExists { .. }) => Ok(self
+                .atlas
+                .link_labelled(
                     node,
                     &format!("{name} ({})", task.name),
                     &to.node,
                     &task.steps,
                     Some(label),
-                );
-                Ok(true)
-            }
+                )
+                .is_ok()),
             r => r.map(|_| true).map_err(StepError::from),
         }
     }

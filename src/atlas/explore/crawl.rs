@@ -12,7 +12,7 @@ use super::options::{ExploreAgent, Options};
 use super::summary::Summary;
 use super::task::{Task, is_destructive, task_of};
 use crate::atlas::fingerprint::origin;
-use crate::atlas::replay::Driver;
+use crate::atlas::replay::{Driver, add_atlas_secrets};
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
 use crate::step::{ErrorKind, Masker, StepError};
@@ -44,6 +44,10 @@ pub(crate) async fn explore(
             opts.atlas.display()
         ));
     }
+    // Pages are masked as the atlas's recording runs masked theirs (its `secrets`): in what is
+    // stored and in what the agent is asked (its masker is the crawl's).
+    let masker = agent.map_or_else(Masker::default, |a| a.env.masker.clone());
+    add_atlas_secrets(&atlas, &masker)?;
     let status = StatusFile::start(&atlas);
     let mut c = Crawler {
         driver,
@@ -52,7 +56,7 @@ pub(crate) async fn explore(
         opts,
         agent,
         timeout: Duration::from_secs(15),
-        masker: Masker::default(),
+        masker,
         summary: Summary::default(),
         started,
         origin: origin(&opts.url),

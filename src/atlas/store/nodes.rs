@@ -86,6 +86,37 @@ impl Atlas {
         })
     }
 
+    /// Masks node `id`'s recording (its URL, title, fingerprint and snapshot) with `mask`,
+    /// written where that changes it: a node recorded before the atlas named a secret its page
+    /// shows, seen again, holds it no longer. Its id stays: links and edges name it.
+    pub(crate) fn mask_node(
+        &self,
+        id: &str,
+        mask: &dyn Fn(&str) -> String,
+    ) -> Result<(), AtlasError> {
+        let _lock = self.lock()?;
+        let dir = self.node_dir(id);
+        let file = dir.join("snapshot.txt");
+        if let Some(text) = self.read_text(&file)? {
+            let masked = mask(&text);
+            if masked != text {
+                self.write_file(&file, masked.as_bytes())?;
+            }
+        }
+        let file = dir.join("meta.json");
+        let meta: NodeMeta = self.read_json(&file)?;
+        let masked = NodeMeta {
+            url: mask(&meta.url),
+            title: mask(&meta.title),
+            fingerprint: mask(&meta.fingerprint),
+            ..meta.clone()
+        };
+        if masked != meta {
+            self.write_json(&file, &masked)?;
+        }
+        Ok(())
+    }
+
     /// Whether the atlas has node `id` (a state recorded before).
     pub(crate) fn has_node(&self, id: &str) -> bool {
         self.node_dir(id).join("meta.json").exists()
