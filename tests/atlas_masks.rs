@@ -83,7 +83,7 @@ fn explore_masks_the_secrets_the_atlas_names() {
     );
 }
 
-/// A static site: `/index.html` links "User" to `user.html` (`Role: admin`) and "Panel" to
+/// A static site: `/index.html` (`Signed in: admin`) links "User" to `user.html` (`Role: admin`) and "Panel" to
 /// `admin/index.html`; `db.yaml` declares `DB_USER` (whose value, `admin`, the pages show) and
 /// runs nothing in a browser; `<name>.yaml` records home and the page behind `link` into
 /// `./atl` as `as_` (the runner.toml's `[atlas] fingerprint`: `fingerprint`, when given).
@@ -92,7 +92,7 @@ fn site(d: &Path, fingerprint: Option<&str>) {
     write(
         d,
         "site/index.html",
-        "<!doctype html><title>Home</title><main><h1>Home</h1><a href=\"user.html\">User</a> <a href=\"admin/index.html\">Panel</a> <a href=\"about.html\">About</a></main>",
+        "<!doctype html><title>Home</title><main><h1>Home</h1><p>Signed in: admin</p><a href=\"user.html\">User</a> <a href=\"admin/index.html\">Panel</a> <a href=\"about.html\">About</a></main>",
     );
     write(
         d,
@@ -193,8 +193,9 @@ fn a_node_recorded_before_its_secret_was_named_is_masked_when_verified() {
 /// H8: the node a page is does not depend on which flows run with the recording one. `rec`
 /// alone records the user page as it shows `Role: admin`; with `db.yaml` (which declares
 /// `DB_USER`) beside it the page reads `Role: ***`: the same node all the same, so the run
-/// passes, the node's recording is masked now, and the atlas verifies. By text and by
-/// structure, where the secret is in the URL's path (`/admin/`).
+/// passes, the node's recording is masked now, and the atlas verifies. By text (home, the
+/// root, shows it too: `Signed in: admin`) and by structure, where the secret is in the URL's
+/// path (`/admin/`).
 #[test]
 fn the_node_a_page_is_does_not_depend_on_the_flows_run_with_it() {
     for (fingerprint, link, action) in [(Some("text"), "User", "user"), (None, "Panel", "panel")] {

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::identity::{Element, path_of, route, structure};
+use super::replay::atlas_masker;
 use super::store::Atlas;
+use crate::step::Masker;
 
 /// The most characters of each part of a label.
 const TITLE: usize = 32;
@@ -32,13 +34,16 @@ impl Labels {
         self.0.get(id).map_or("", String::as_str)
     }
 
+    /// Made of each node's recording masked with the atlas's secrets, before it is cut (a
+    /// node recorded before the atlas named a secret its page shows holds it).
     fn for_nodes(atlas: &Atlas, only: Option<&str>) -> Labels {
         let ids = atlas.node_ids().unwrap_or_default();
+        let masker = atlas_masker(atlas).unwrap_or_default();
         let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for id in &ids {
             if let Ok(m) = atlas.meta(id) {
                 groups
-                    .entry(base(&m.title, &m.url))
+                    .entry(base(&masker.mask(&m.title), &masker.mask(&m.url)))
                     .or_default()
                     .push(id.clone());
             }
@@ -52,7 +57,7 @@ impl Labels {
                 out.insert(members[0].clone(), base);
                 continue;
             }
-            for (id, extra) in told_apart(atlas, &members) {
+            for (id, extra) in told_apart(atlas, &members, &masker) {
                 out.insert(id, format!("{base} · {extra}"));
             }
         }
@@ -71,12 +76,12 @@ fn base(title: &str, url: &str) -> String {
 /// What tells each of `ids` (states that share a title and a route) from the others: its main
 /// heading where theirs differ, else the first element of its structure the others lack,
 /// else its place among them.
-fn told_apart(atlas: &Atlas, ids: &[String]) -> Vec<(String, String)> {
+fn told_apart(atlas: &Atlas, ids: &[String], masker: &Masker) -> Vec<(String, String)> {
     let read: Vec<(Option<String>, Vec<Element>)> = ids
         .iter()
         .map(|id| {
-            let url = atlas.meta(id).map(|m| m.url).unwrap_or_default();
-            let snap = atlas.snapshot(id).ok().flatten().unwrap_or_default();
+            let url = masker.mask(&atlas.meta(id).map(|m| m.url).unwrap_or_default());
+            let snap = masker.mask(&atlas.snapshot(id).ok().flatten().unwrap_or_default());
             (main_heading(&snap), structure(&url, &snap).elements)
         })
         .collect();

@@ -152,10 +152,11 @@ fn masked(masks: &[&Masker], text: &str) -> String {
 }
 
 /// The fingerprint of state `seen` and the node it is: the one the fingerprint names; but when
-/// `link` (the flow's last state, the action) already leads to another node that is this
-/// state once its recording is masked as the state is, that node. It was recorded before the
-/// atlas named a secret the page shows (the names grow with the runs that record into it):
-/// its id was made of the page as shown, and it stays the node of that page.
+/// `link` (the flow's last state, the action) already leads to another node — or, for a
+/// flow's first state (no `link`) that is no node yet, when a root — is this state once its
+/// recording is masked as the state is, that node. It was recorded before the atlas named a
+/// secret the page shows (the names grow with the runs that record into it): its id was made
+/// of the page as shown, and it stays the node of that page.
 fn identify(
     atlas: &Atlas,
     link: Option<&(String, String)>,
@@ -164,20 +165,28 @@ fn identify(
     seen: &Seen,
 ) -> Result<(String, String), StepError> {
     let (fp, id) = fingerprint(mode, &seen.url, &seen.text);
-    let Some((from, action)) = link else {
-        return Ok((fp, id));
+    let candidates = match link {
+        Some((from, action)) => atlas
+            .links(from)?
+            .into_iter()
+            .filter(|l| l.action == *action)
+            .map(|l| l.target)
+            .collect(),
+        None if atlas.has_node(&id) => Vec::new(),
+        None => atlas.roots()?,
     };
-    let linked = atlas.links(from)?.into_iter().find(|l| l.action == *action);
-    let Some(target) = linked.map(|l| l.target).filter(|t| *t != id) else {
+    if candidates.contains(&id) {
         return Ok((fp, id));
-    };
-    let meta = atlas.meta(&target)?;
-    let Some(snapshot) = atlas.snapshot(&target)? else {
-        return Ok((fp, id));
-    };
-    let stored = fingerprint(mode, &masked(masks, &meta.url), &masked(masks, &snapshot)).0;
-    if without_origin(&stored) == without_origin(&fp) {
-        return Ok((fp, target));
+    }
+    for node in candidates {
+        let meta = atlas.meta(&node)?;
+        let Some(snapshot) = atlas.snapshot(&node)? else {
+            continue;
+        };
+        let stored = fingerprint(mode, &masked(masks, &meta.url), &masked(masks, &snapshot)).0;
+        if without_origin(&stored) == without_origin(&fp) {
+            return Ok((fp, node));
+        }
     }
     Ok((fp, id))
 }
