@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::identity::{Element, path_of, route, structure};
-use super::replay::atlas_masker;
+use super::secrets::atlas_masker;
 use super::store::Atlas;
 use crate::step::Masker;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::fingerprint::{Fingerprint, fingerprint, without_origin};
-use super::replay::atlas_masker;
+use super::secrets::atlas_masker;
 use super::settle::{Awaited, Reading, settled_snapshot};
 use super::store::{Atlas, Ensured, State};
 use crate::browser::{Command, Session};

@@ -124,7 +124,7 @@ async fn flow_for(
     let reach = export_flow(atlas, node, None)?;
     // As a replay reads the node: masked with the atlas's secrets (one stored before the atlas
     // named a secret holds it).
-    let masker = super::replay::atlas_masker(atlas)?;
+    let masker = super::secrets::atlas_masker(atlas)?;
     let snapshot = masker.mask(&atlas.snapshot(node)?.unwrap_or_default());
     // The agent's steps are text (its `{{` stays `{{`), and act on the page only: an answer
     // that does more is refused, so the agent is asked again, and it is not cached.

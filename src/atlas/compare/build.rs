@@ -26,8 +26,8 @@ pub(crate) fn compare(a: &Atlas, b: &Atlas) -> Result<AtlasDiff, AtlasError> {
     }
     // What either atlas recorded masked, both are read masked with (a node stored before its
     // atlas named a secret holds it as the page showed it): shown nowhere, and no difference.
-    let masker = crate::atlas::replay::atlas_masker(a)?;
-    crate::atlas::replay::add_atlas_secrets(b, &masker)?;
+    let masker = crate::atlas::secrets::atlas_masker(a)?;
+    crate::atlas::secrets::add_atlas_secrets(b, &masker)?;
     let (x, y) = (
         Side::read(a, mode_a, &masker)?,
         Side::read(b, mode_b, &masker)?,
