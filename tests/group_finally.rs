@@ -116,3 +116,38 @@ fn a_finally_past_the_groups_time_has_its_grace_and_no_more() {
     assert!(d.path().join("mid.txt").exists(), "{}", ran.stderr);
     assert!(d.path().join("top.txt").exists(), "{}", ran.stderr);
 }
+
+#[test]
+fn a_run_flows_own_timeout_ends_its_steps_and_its_finally_still_runs() {
+    let d = tempfile::tempdir().unwrap();
+    nested(
+        d.path(),
+        "  - exec: { command: \"echo cleaned > cleaned.txt\", shell: true }\n",
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        "name: top\nsteps:\n  - run_flow: { path: _sub.yaml }\n    timeout: 1s\n",
+    );
+    let started = Instant::now();
+    let ran = flow_run(d.path())
+        .arg("f.yaml")
+        .run_within(Duration::from_secs(30));
+    // Its 5 s sleep was cut at the step's 1 s, not let run to its end.
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let step = &ran.report["flows"][0]["steps"][0];
+    assert_eq!(step["error"]["kind"], "timeout", "{step}");
+    let message = step["error"]["message"].as_str().unwrap();
+    assert!(
+        message
+            .starts_with("sub-flow `sub` failed at step `exec sleep 5`: command timed out after ")
+            && message.ends_with("(the `run_flow`'s `timeout` of 1s ran out)"),
+        "{message}"
+    );
+    assert!(d.path().join("cleaned.txt").exists(), "{}", ran.stderr);
+}
