@@ -109,7 +109,7 @@ fn a_secret_typed_from_a_commands_output_is_stored_by_name_and_verifies() {
     assert_eq!(code, 0, "{vout}{verr}");
     assert!(vout.contains("3 verified, 0 no longer arrive"), "{vout}");
     let all = everything(
-        &d.path().join("atl"),
+        d.path(),
         &[
             ("run", &out),
             ("run", &err),
@@ -145,7 +145,7 @@ fn a_value_made_of_a_secret_another_way_fails_the_link_state_and_is_not_written(
         .collect();
     assert!(edges.iter().all(|t| !t.contains("#tok")), "{edges:?}");
     assert!(d.path().join("atl/nodes").is_dir());
-    let all = everything(&d.path().join("atl"), &[("run", &out), ("run", &err)]);
+    let all = everything(d.path(), &[("run", &out), ("run", &err)]);
     nowhere(
         &all,
         &as_written(&[
