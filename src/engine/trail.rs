@@ -163,8 +163,19 @@ impl Stored<'_> {
                 if self.masker.mask(&text) != text {
                     return None;
                 }
-                out.push_str(&literal(&text));
-                out.push_str(&format!("{{{{ secrets.{name} }}}}"));
+                // A `{` of the text just before the tag would open it early (`{{{`): it goes
+                // inside, as a string the tag prints first.
+                let before = literal(&text);
+                match before.strip_suffix('{') {
+                    Some(b) => {
+                        out.push_str(b);
+                        out.push_str(&format!("{{{{ '{{' ~ secrets.{name} }}}}"));
+                    }
+                    None => {
+                        out.push_str(&before);
+                        out.push_str(&format!("{{{{ secrets.{name} }}}}"));
+                    }
+                }
                 text.clear();
                 rest = &rest[value.len()..];
                 named_one = true;
@@ -225,6 +236,30 @@ mod tests {
             check(Some(json!("{{ vars.x }}")), json!("{{ x }}")),
             Ok(json!("{{ '{{' }} x }}"))
         );
+    }
+
+    #[test]
+    fn what_is_stored_renders_the_value_and_the_atlas_reads_it_whatever_the_text_around() {
+        let t = Templates::new();
+        let ctx = minijinja::Value::from_serialize(
+            json!({"secrets": {"T": KEY, "LONG": format!("{KEY}-and-more")}}),
+        );
+        for (before, after) in [
+            ("{", ""),
+            ("{{", "}}"),
+            ("{{{", "}}}"),
+            ("x{%", "%}"),
+            ("{#", "#}"),
+            ("'{' ~ ", " }}"),
+            ("", "{"),
+        ] {
+            let value = format!("{before}{KEY}{after}");
+            let stored = check(None, json!(value)).unwrap();
+            let stored = stored.as_str().unwrap();
+            assert!(!stored.contains(KEY), "{stored}");
+            assert_eq!(foreign_template(&t, stored), None, "{value} -> {stored}");
+            assert_eq!(t.render_str(stored, &ctx).unwrap(), value, "{stored}");
+        }
     }
 
     #[test]
