@@ -166,15 +166,12 @@ impl Stored<'_> {
                 // A `{` of the text just before the tag would open it early (`{{{`): it goes
                 // inside, as a string the tag prints first.
                 let before = literal(&text);
-                match before.strip_suffix('{') {
-                    Some(b) => {
-                        out.push_str(b);
-                        out.push_str(&format!("{{{{ '{{' ~ secrets.{name} }}}}"));
-                    }
-                    None => {
-                        out.push_str(&before);
-                        out.push_str(&format!("{{{{ secrets.{name} }}}}"));
-                    }
+                if let Some(b) = before.strip_suffix('{') {
+                    out.push_str(b);
+                    out.push_str(&format!("{{{{ '{{' ~ secrets.{name} }}}}"));
+                } else {
+                    out.push_str(&before);
+                    out.push_str(&format!("{{{{ secrets.{name} }}}}"));
                 }
                 text.clear();
                 rest = &rest[value.len()..];
