@@ -65,6 +65,11 @@ fn within(timeout: Duration, deadline: Option<Instant>) -> Duration {
     }
 }
 
+/// Whether the step holds steps (`group`, `each`, `run_flow`): those bound it.
+fn holds_steps(step: &Step) -> bool {
+    matches!(step.action.own_timeout(), Some(OwnTimeout::Unbounded))
+}
+
 /// What a browser command may take in this flow when its step sets nothing: the flow's
 /// `browser.timeout`, else `defaults.timeout`, else 15 s.
 pub(crate) fn browser_timeout(loaded: &LoadedFlow) -> Duration {
@@ -241,6 +246,12 @@ async fn attempts(
         let mut children = Vec::new();
         let run = rt.dispatch.run(cx, scope, &mut children);
         let bounded = async {
+            // A step that holds steps is bounded by them (each by its own attempt; none starts
+            // once its time is out), and a sub-flow's `finally` inside has its grace past that
+            // time (`lifecycle::finally_frame`), which a cut-off here would take from it.
+            if holds_steps(step) {
+                return run.await;
+            }
             match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
                 Ok(r) => r,
                 Err(_) => Err(timed_out(cx)),

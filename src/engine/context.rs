@@ -20,6 +20,9 @@ pub(crate) struct Scope {
     pub(crate) web_server: Option<Value>,
     /// What the flow did since its last `link_state`: the next atlas edge.
     pub(crate) trail: Trail,
+    /// Why the atlas cannot hold a step of the trail without a secret (see `engine::trail`):
+    /// then every later `link_state` of the flow fails, saying so, and writes nothing.
+    pub(crate) unrecordable: Option<String>,
     cached: Option<minijinja::Value>,
 }
 
@@ -35,6 +38,7 @@ impl Scope {
             run,
             web_server: None,
             trail: Trail::default(),
+            unrecordable: None,
             cached: None,
         }
     }

@@ -80,7 +80,7 @@ fn inner_frame<'a>(
 
 /// When the steps inside must be done: the step's `timeout` from now (without one it has none
 /// of its own), or sooner when the steps around it must be.
-fn deadline(cx: &StepCtx<'_>) -> Option<Instant> {
+pub(super) fn deadline(cx: &StepCtx<'_>) -> Option<Instant> {
     let own = cx
         .step
         .timeout
@@ -93,7 +93,11 @@ fn deadline(cx: &StepCtx<'_>) -> Option<Instant> {
 }
 
 /// A timeout of a step inside that came from the step's own `timeout`: said so.
-fn explain_timeout(cx: &StepCtx<'_>, mut e: StepError, deadline: Option<Instant>) -> StepError {
+pub(super) fn explain_timeout(
+    cx: &StepCtx<'_>,
+    mut e: StepError,
+    deadline: Option<Instant>,
+) -> StepError {
     let ran_out = deadline.is_some_and(|d| Instant::now() >= d);
     if e.kind == ErrorKind::Timeout && ran_out && cx.step.timeout.is_some() {
         e.message = format!(

@@ -82,6 +82,10 @@ pub(crate) async fn state(
     let Action::LinkState(mut ls) = action else {
         return Err(not_in_family(&action, "state"));
     };
+    // A step since the last one the atlas cannot hold without a secret: no edge is written.
+    if let Some(why) = &scope.unrecordable {
+        return Err(StepError::new(ErrorKind::Template, why.clone()));
+    }
     // A directory runner creates is named as the reports show it: secrets masked.
     if let crate::config::model::LinkState::Full(o) = &mut ls {
         o.atlas = o.atlas.as_deref().map(|a| frame.masker.mask(a));

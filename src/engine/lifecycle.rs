@@ -363,7 +363,8 @@ async fn start_scope(
     Ok(scope)
 }
 
-/// How long `finally` may run after an interrupt.
+/// How long `finally` may run after an interrupt, and at least past the time of the `group`
+/// or `each` steps around it.
 const FINALLY_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs `steps` then `finally`; returns the results and the error that failed the flow.
@@ -438,7 +439,9 @@ async fn run_main_steps(
 
 /// The frame `finally` runs in: the flow's. After an interrupt (`graced`), `finally` still runs
 /// (cleanup, as CI systems run it on cancel), within a short grace period; after it, its steps
-/// are interrupted too.
+/// are interrupted too. Inside a `group` or `each` whose `timeout` has run out (or soon will),
+/// it gets what is left of that time and at least the same grace: a sub-flow's cleanup runs
+/// however its steps ended, bounded by the grace (a sub-flow it runs gets its own in turn).
 fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
     let cancel = if graced {
         let grace = CancellationToken::new();
@@ -462,7 +465,11 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         env: frame.env.clone(),
         cancel,
         prefix: frame.prefix.clone(),
-        deadline: frame.deadline,
+        deadline: frame.deadline.map(|d| {
+            Instant::now()
+                .checked_add(FINALLY_GRACE)
+                .map_or(d, |graced| d.max(graced))
+        }),
         servers: frame.servers,
     }
 }

@@ -145,7 +145,7 @@ fn read_secrets(
 
 /// The value of the secret `name` as flows read it: set in the environment, UTF-8 and not
 /// empty nor only white space.
-fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+pub(super) fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
     env.get(name)
         .and_then(Value::as_str)
         .filter(|v| !v.trim().is_empty())

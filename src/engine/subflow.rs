@@ -78,6 +78,7 @@ async fn run(
         e
     })?;
     let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
+    let deadline = super::control::deadline(cx);
     let sub_frame = Frame {
         info: frame.info,
         depth: frame.depth + 1,
@@ -89,8 +90,9 @@ async fn run(
         env,
         cancel: frame.cancel.clone(),
         prefix: String::new(),
-        // A sub-flow run inside a `group` with a `timeout` is bounded by it too.
-        deadline: frame.deadline,
+        // Its steps end by the step's own `timeout`, and by that of a `group` or `each` it is
+        // in (its `finally` then has its grace: `lifecycle::finally_frame`).
+        deadline,
         servers: frame.servers,
     };
     // Inside the artifacts, no symlink followed (a reused directory may hold one out).
@@ -98,7 +100,7 @@ async fn run(
         .map_err(|why| StepError::new(ErrorKind::Environment, why))?;
     let (steps, failure) = run_steps(rt, &sub_frame, &mut scope).await;
     *children = steps;
-    if let Some(e) = failure {
+    if let Some(e) = failure.map(|e| super::control::explain_timeout(cx, e, deadline)) {
         let at = children
             .iter()
             .find(|s| s.conclusion == Outcome::Failed)
