@@ -210,11 +210,8 @@ fn a_browser_that_stops_answering_mid_run_fails_the_rest_of_the_run_at_once() {
 
 #[test]
 fn a_browser_that_stops_answering_between_flows_fails_the_flows_after_at_once() {
-    // The first flow's last step stops the browser: the flow passes, and the switch to the next
-    // flow's tab, which goes on beside the next flow's start, gets no answer. The next flow
-    // finds the browser silent then (its switch is asked after 500 ms, `did not answer` in 2 s),
-    // not by its own connection's timeout, and says so without claiming it did not wait; the
-    // flow after it fails at once.
+    // The first flow's last step stops the browser: the flow passes, its context cannot be
+    // disposed, and the browser is found silent then, not by the next flow's connection.
     let remote = RemoteBrowser::start();
     let (ran, took, flows) = three_on(&remote, "kill -STOP", true);
     resume(&remote);
@@ -225,14 +222,7 @@ fn a_browser_that_stops_answering_between_flows_fails_the_flows_after_at_once() 
     for (i, (status, message, ms)) in flows.iter().enumerate().skip(1) {
         assert_eq!(status, "error", "flow {}: {}", i + 1, ran.report);
         assert!(message.contains(&said), "flow {}: {message}", i + 1);
-        let (bound, earlier) = if i == 1 { (5000, false) } else { (1000, true) };
-        assert!(*ms < bound, "flow {} waited {ms} ms: {message}", i + 1);
-        assert_eq!(
-            message.contains("found by an earlier flow"),
-            earlier,
-            "flow {}: {message}",
-            i + 1
-        );
+        assert!(*ms < 1000, "flow {} waited {ms} ms: {message}", i + 1);
     }
 }
 

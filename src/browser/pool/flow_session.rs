@@ -191,12 +191,8 @@ impl FlowBrowser {
                     });
                 }
                 Err(e) => {
-                    // A running browser found gone by this flow (its switch to the flow's tab
-                    // got no answer: see `Worker::hand_over`) is not tried again: this flow
-                    // waited for it, the flows after it do not.
-                    let remote_gone = worker.spec.cdp.is_some() && worker.gone_error().is_some();
                     host.release(worker, false);
-                    if !reused || remote_gone {
+                    if !reused {
                         return Err(e);
                     }
                 }
@@ -304,13 +300,8 @@ impl FlowBrowser {
     /// The downloads no step took are named as the page suggested, with `masker`'s secrets
     /// masked.
     pub(crate) async fn close(&self, host: &BrowserHost, masker: &Masker, last: bool) {
-        if let Slot::Ready(l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
-            let Leased {
-                mut session,
-                worker,
-                context,
-            } = *l;
-            if let Some(d) = &mut session.downloads {
+        if let Slot::Ready(mut l) = std::mem::replace(&mut *self.state.lock().await, Slot::Empty) {
+            if let Some(d) = &mut l.session.downloads {
                 d.finish(masker).await;
             }
             // No flow of the run takes a browser after this one (`last`: see
@@ -322,29 +313,29 @@ impl FlowBrowser {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
-            if last && worker.runner_started() {
+            if last && l.worker.runner_started() {
                 // Not before the end of its kept trace is taken: its last pictures are frames
                 // of its tab still to come.
                 if let Some(hold) = hold {
                     let _ = tokio::time::timeout(super::worker::HOLD, hold).await;
                 }
-                host.close_later(worker);
+                host.close_later(l.worker);
                 return;
             }
             // Routes belong to the worker's session: the next flow must not get this one's.
             let mut unrouted = true;
-            if !session.routes.is_empty() && !session.unsettled() {
-                unrouted = session
+            if !l.session.routes.is_empty() && !l.session.unsettled() {
+                unrouted = l
+                    .session
                     .send(Command::Unroute { url: None }, Duration::from_secs(2))
                     .await
                     .is_ok();
             }
             // (Not when the daemon may still be busy with a command that did not finish.)
-            let mut worker = worker;
             let healthy = unrouted
-                && !session.unsettled()
-                && Box::pin(worker.hand_over(&context, session, hold)).await;
-            host.release(worker, healthy);
+                && !l.session.unsettled()
+                && Box::pin(l.worker.hand_over(&l.context, &mut l.session, hold)).await;
+            host.release(l.worker, healthy);
         }
     }
 }

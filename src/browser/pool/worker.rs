@@ -26,10 +26,7 @@ use crate::browser::driver::downloads::Downloads;
 use crate::browser::driver::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
 
-mod hand_over;
 mod setup;
-
-use hand_over::{Next, Switch, switched};
 
 /// The longest a flow's context is kept, after the flow, for the end of its kept trace (see
 /// `hand_over`).
@@ -85,9 +82,8 @@ pub(crate) struct Worker {
     launcher: Option<Session>,
     /// Whether it has given a flow a context before.
     served: bool,
-    /// The next flow's context, the session switched (or switching: see `hand_over`) to its
-    /// tab.
-    next: Option<Next>,
+    /// The next flow's context, its tab already the session's current one (see `hand_over`).
+    next: Option<Context>,
     /// The last flow's context being disposed, beside the next flow: whether the browser
     /// answered.
     disposing: Option<JoinHandle<bool>>,
@@ -287,8 +283,8 @@ impl Worker {
                 "the browser did not dispose the last flow's context".to_string(),
             ));
         }
-        let next = match self.next.take() {
-            Some(n) => n,
+        let context = match self.next.take() {
+            Some(c) => c,
             None => self.switched_context(session).await?,
         };
         // A dialog agent-browser still counts as open is the last flow's: its tab went with its
@@ -298,27 +294,22 @@ impl Worker {
         // when the switch to this tab, agent-browser's last command, was answered without a
         // dialog (`Context::no_dialog`), or in a browser runner started that no flow has used:
         // besides the flows' blank tabs, it has only the one it started with, where nothing ran.
-        // The downloads are set up while the session's switch to the tab (under way since the
-        // last flow ended, see `hand_over`) finishes.
         let unused = !self.served && self.browser.is_some();
-        let (this, id) = (&*self, next.id.clone());
+        let this = &*self;
         let ask = async {
-            let context = next.switched().await?;
-            let asked = if unused || context.no_dialog {
+            if unused || context.no_dialog {
                 Ok(None)
             } else {
                 crate::browser::driver::dialog::open(session).await
-            };
-            Ok::<_, StepError>((context, asked))
+            }
         };
         let save = async {
             match downloads {
-                Some(dir) => Some(this.save_downloads(&id, dir).await),
+                Some(dir) => Some(this.save_downloads(&context, dir).await),
                 None => None,
             }
         };
-        let (switched, saved) = tokio::join!(ask, save);
-        let (context, asked) = switched?;
+        let (asked, saved) = tokio::join!(ask, save);
         match asked {
             Ok(Some(_)) => {
                 let _ = session
@@ -349,7 +340,7 @@ impl Worker {
     }
 
     /// A new context (the one made ahead, when there is one) with `session` switched to its tab.
-    async fn switched_context(&mut self, session: &mut Session) -> Result<Next, StepError> {
+    async fn switched_context(&mut self, session: &mut Session) -> Result<Context, StepError> {
         switched(&mut self.spare, &self.cdp, session).await
     }
 
@@ -363,6 +354,68 @@ impl Worker {
             self.next = switched(&mut self.spare, &self.cdp, &mut self.session)
                 .await
                 .ok();
+        }
+    }
+
+    /// A flow is done with `context`: the session first moves to the next flow's tab (the one
+    /// made ahead, else a new one), so agent-browser never has its current tab (or a popup it is
+    /// still attaching to) closed under it — a switch after that sometimes hung for 10 s. The
+    /// context is then disposed beside the next flow, off its path (here, with contexts made
+    /// ahead off: nothing runs beside a flow), once `hold` is told: the end of the flow's kept
+    /// trace is taken as its tab's last frames come, and the context stays watched until then
+    /// (`HOLD` at most). False when the browser did not answer (it is then discarded).
+    pub(crate) async fn hand_over(
+        &mut self,
+        context: &Context,
+        session: &mut Session,
+        hold: Option<tokio::sync::oneshot::Receiver<()>>,
+    ) -> bool {
+        // A flow that ended before its first command (it failed to start) never said so: the
+        // context made ahead would wait its whole second for it (`make_spare`).
+        session.tell_first_done();
+        // The next flow's tab is not this flow's: the watch on this flow's context must not
+        // take it for a tab the flow moved to and attach to it (a second DevTools session on
+        // the next flow's tab, hearing its page events for nothing, until the tab goes). The
+        // next flow's own watch attaches to it (`open_context`).
+        session.watched = None;
+        let last = match self.disposing.take() {
+            Some(h) => h.await.unwrap_or(false),
+            None => true,
+        };
+        // A switch that takes long may be to a browser that stopped answering: asked then, so
+        // that it is found gone at once (the flows after then fail without waiting for it).
+        let cdp = self.cdp.clone();
+        let silent = async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            match cdp.health().await {
+                Some(_) => cdp.gone_error(),
+                None => std::future::pending().await,
+            }
+        };
+        let next = tokio::select! {
+            next = self.switched_context(session) => next,
+            Some(e) = silent => Err(e),
+        };
+        let (watch, cdp, id) = (self.watch.clone(), self.cdp.clone(), context.id.clone());
+        let dispose = async move {
+            if let Some(hold) = hold {
+                let _ = tokio::time::timeout(HOLD, hold).await;
+            }
+            watch.unregister(&id);
+            disposed(cdp, id).await
+        };
+        let disposed = if self.ahead {
+            self.disposing = Some(tokio::spawn(dispose));
+            true
+        } else {
+            dispose.await
+        };
+        match next {
+            Ok(c) => {
+                self.next = Some(c);
+                last && disposed
+            }
+            Err(_) => false,
         }
     }
 
@@ -400,7 +453,6 @@ impl Worker {
             if let Some(h) = self.spare.take() {
                 h.abort();
             }
-            self.stop_switch();
             if let Some(b) = self.browser {
                 b.kill().await;
             }
@@ -418,14 +470,6 @@ impl Worker {
             Some(h) => h.await.ok().and_then(Result::ok),
             None => None,
         };
-        // (A switch under way ends before its tab goes.)
-        if let Some(Next {
-            switch: Switch::Going(h),
-            ..
-        }) = &mut self.next
-        {
-            let _ = h.await;
-        }
         for id in spare
             .map(|(id, _)| id)
             .into_iter()
@@ -456,7 +500,6 @@ impl Worker {
         if let Some(h) = self.disposing.take() {
             h.abort();
         }
-        self.stop_switch();
         crate::browser::driver::daemon::terminate(&self.session.daemon_pid_file());
         browser.kill().await;
         true
@@ -483,6 +526,40 @@ fn choice(var: &str, default: &str, other: &str) -> Result<bool, StepError> {
 async fn disposed(cdp: Arc<Cdp>, id: String) -> bool {
     let (disposed, gone) = tokio::join!(cdp.dispose_context(&id, CDP_TIMEOUT), cdp.health());
     disposed.is_ok() && gone.is_none()
+}
+
+/// A new context (`spare`, the one made ahead, when there is one) with `session` switched to its
+/// tab.
+async fn switched(
+    spare: &mut Option<JoinHandle<Result<(String, String), CdpError>>>,
+    cdp: &Cdp,
+    session: &mut Session,
+) -> Result<Context, StepError> {
+    let fail = |e: String| StepError::new(ErrorKind::CommandFailed, e);
+    let made = match spare.take() {
+        Some(h) => h
+            .await
+            .map_err(|e| fail(format!("making a context did not finish: {e}")))?,
+        None => new_context(cdp).await,
+    };
+    let (id, target) = match made {
+        Ok(made) => made,
+        // A browser that stopped answering or exited since the last flow says so (and the
+        // pool does not wait for a remote one again: `BrowserHost::release`).
+        Err(e) => {
+            let gone = cdp.health().await.and(cdp.gone_error());
+            return Err(gone.unwrap_or_else(|| fail(e.to_string())));
+        }
+    };
+    if let Err(e) = session.switch_tab(&target, Duration::from_secs(10)).await {
+        let _ = cdp.dispose_context(&id, CDP_TIMEOUT).await;
+        return Err(e);
+    }
+    Ok(Context {
+        id,
+        target,
+        no_dialog: session.no_dialog_said(),
+    })
 }
 
 /// A new context with its blank tab: (context id, target id).

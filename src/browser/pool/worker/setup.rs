@@ -13,12 +13,12 @@ use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
 
 impl Worker {
-    /// Makes the flow's context `id` save its downloads into `at.dir`, for its session: the folder
+    /// Makes the flow's context save its downloads into `at.dir`, for its session: the folder
     /// made first inside the run's artifacts directory following no symlink (Chromium would
     /// save through one; a link there fails the flow's first browser step).
     pub(super) async fn save_downloads(
         &self,
-        id: &str,
+        context: &Context,
         at: &crate::browser::driver::downloads::DownloadDir,
     ) -> Result<crate::browser::driver::downloads::Downloads, StepError> {
         let dir = &at.dir;
@@ -35,7 +35,7 @@ impl Worker {
             )
         };
         self.cdp
-            .save_downloads(id, dir, CDP_TIMEOUT)
+            .save_downloads(&context.id, dir, CDP_TIMEOUT)
             .await
             .map_err(|e| fail(e.to_string()))?;
         Ok(crate::browser::driver::downloads::Downloads::new(
