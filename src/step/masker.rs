@@ -17,8 +17,8 @@
 //! are masked where they show, as they are and as the common filters make them (its cases and
 //! reverses, learned with each secret: [`super::secret_forms::transforms`]), and a slice or a
 //! piece of it is learned when one is made. Past `LEARN_BUDGET` bytes of learned forms in a
-//! run, a value made of a secret is learned only when it is short (`PAST_BUDGET`) and the
-//! secret in it is not masked already (a transform of it, not a text around it).
+//! run, a value made of a secret is learned only when the secret in it is not masked already
+//! (a transform of it, not a text around it).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -39,12 +39,9 @@ const MAX_HELD: usize = 1024 * 1024;
 /// learned whole.
 pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 
-/// The bytes of learned forms (of values made of a secret) past which only a short value
-/// (`PAST_BUDGET` bytes) that shows no secret as it is, a transform of one, is learned.
+/// The bytes of learned forms (of values made of a secret) past which only a value that shows
+/// no secret as it is, a transform of one, is learned.
 const LEARN_BUDGET: usize = 256 * 1024;
-
-/// The longest value made of a secret learned once `LEARN_BUDGET` is spent.
-const PAST_BUDGET: usize = 256;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
 /// learns (a sub-flow's secret, a derived value), all mask.
@@ -132,7 +129,7 @@ impl Masker {
         values
             .into_iter()
             .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= min)
-            .filter(|v| !spent || (v.len() <= PAST_BUDGET && !self.holds_secret(v)))
+            .filter(|v| !spent || !self.holds_secret(v))
             .collect()
     }
 
