@@ -56,6 +56,7 @@ mod run;
 mod secret_controls;
 mod secret_cuts;
 mod secret_data;
+mod secret_explained;
 mod secret_forms;
 mod secret_run_wide;
 mod secret_search;

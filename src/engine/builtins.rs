@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::context::Scope;
 use super::families;
-use super::render::{location, raw_action, template_error};
+use super::render::{learn_secrets, location, raw_action, template_error};
 use super::runtime::StepCtx;
 use super::{exec, subflow};
 use crate::config::model::{Action, ExpectAction};
@@ -112,8 +112,13 @@ async fn expect(
         .map_or_else(String::new, |v| {
             v.as_str().map_or_else(|| v.to_string(), str::to_string)
         });
-    // Show why: the values of the operands.
-    let mask = |s: &str| cx.frame.masker.mask(s);
+    // Show why: the values of the operands, each masked with what its code makes of a secret
+    // learned first (`(steps.login.stdout | upper)`, a slice of a token).
+    let mask = |operand: &str, s: &str| {
+        let code = Value::String(format!("{{{{ {operand} }}}}"));
+        learn_secrets(&cx.rt.templates, &ctx, &code, &cx.frame.masker);
+        cx.frame.masker.mask(s)
+    };
     let why = crate::template::explain(&cx.rt.templates, &src, &ctx, &mask).map_or_else(
         || "it is false".to_string(),
         |w| format!("it is false: {w}"),

@@ -10,6 +10,15 @@
 //! masked whole, and each piece of it of at least `MIN_PART` characters that is a piece of a
 //! secret or of a text made of one (also in another case, or reversed) is masked on its own.
 //! A piece that is not (a user name beside a token in a response) is left as it is.
+//!
+//! What is learned is bounded: a value made of a secret is learned whole up to `MAX_LEARNED`
+//! bytes (a longer one, a command's whole output read through `| trim` or `| fromjson` beside
+//! the token in it, would make the matcher hundreds of megabytes); the secrets in a longer one
+//! are masked where they show, as they are and as the common filters make them (its cases and
+//! reverses, learned with each secret: [`super::secret_forms::transforms`]), and a slice or a
+//! piece of it is learned when one is made. Past `LEARN_BUDGET` bytes of learned forms in a
+//! run, a value made of a secret is learned only when the secret in it is not masked already
+//! (a transform of it, not a text around it).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -17,7 +26,7 @@ use std::sync::{Arc, RwLock};
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
-use super::secret_forms::{MIN_PART, forms};
+use super::secret_forms::{MIN_PART, forms, plain_forms, transforms};
 use super::shown::{has_hidden, views};
 
 /// The most text [`Masker::settled`] holds back to look at as it is shown: past it, an escape
@@ -25,6 +34,14 @@ use super::shown::{has_hidden, views};
 /// stream (its bytes are never together in what is written; a cleaned copy of the whole could
 /// join them).
 const MAX_HELD: usize = 1024 * 1024;
+
+/// The longest value made of a secret (a text, a list's or map's shape), in bytes, that is
+/// learned whole.
+pub(crate) const MAX_LEARNED: usize = 4 * 1024;
+
+/// The bytes of learned forms (of values made of a secret) past which only a value that shows
+/// no secret as it is, a transform of one, is learned.
+const LEARN_BUDGET: usize = 256 * 1024;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
 /// learns (a sub-flow's secret, a derived value), all mask.
@@ -46,6 +63,8 @@ struct Inner {
     /// The names of the secrets added by name (an atlas keeps them: see [`Masker::names`]).
     names: Vec<String>,
     longest: usize,
+    /// The bytes of the forms of values made of a secret learned so far.
+    learned: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
 }
@@ -69,30 +88,49 @@ impl Masker {
 
     /// Adds values of `kind` with their forms; the matcher is built again when next needed
     /// (many values are added at once, between two uses).
+    /// A secret comes with its transforms (its cases and reverses) as they show, as values made
+    /// of it.
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
-        let new: Vec<String> = values
-            .into_iter()
-            .filter(|v| !v.is_empty())
-            .flat_map(|v| forms(&v))
-            .collect();
+        let mut new: Vec<(String, Kind)> = Vec::new();
+        for v in values.into_iter().filter(|v| !v.is_empty()) {
+            new.extend(forms(&v).into_iter().map(|f| (f, kind)));
+            if kind == Kind::Secret {
+                let made = transforms(&v).into_iter().flat_map(|t| plain_forms(&t));
+                new.extend(made.map(|f| (f, Kind::Derived)));
+            }
+        }
         if new.is_empty() {
             return;
         }
         let Ok(mut inner) = self.inner.write() else {
             return;
         };
-        for v in new {
+        for (v, kind) in new {
             if kind == Kind::Secret {
                 inner.secrets.push('\0');
                 inner.secrets.push_str(&v.to_lowercase());
             }
             if inner.known.insert(v.clone()) {
                 inner.longest = inner.longest.max(v.len());
+                if kind != Kind::Secret {
+                    inner.learned += v.len();
+                }
                 inner.values.push(v);
                 inner.matcher = None;
             }
         }
         inner.shapes |= kind == Kind::Shape;
+    }
+
+    /// Of values made of a secret, those learned: each of at most `MAX_LEARNED` bytes and
+    /// `min` characters; past `LEARN_BUDGET`, only those that show no secret as it is.
+    fn learnable(&self, values: impl IntoIterator<Item = String>, min: usize) -> Vec<String> {
+        let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
+        values
+            .into_iter()
+            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= min)
+            .filter(|v| !spent || !self.holds_secret(v))
+            .collect()
     }
 
     /// The matcher of every form (none with no secrets), built once after a change.
@@ -145,24 +183,20 @@ impl Masker {
 
     /// Adds values a template made of a secret (`{{ secrets.T | upper }}`), with their forms:
     /// each at least `MIN_PART` characters long (a shorter one, a length or a slice of two
-    /// characters, would mask the same text wherever it is).
+    /// characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
     pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
-        self.learn(
-            values
-                .into_iter()
-                .filter(|v| v.trim().chars().count() >= MIN_PART),
-            Kind::Derived,
-        );
+        self.learn(self.learnable(values, MIN_PART), Kind::Derived);
     }
 
     /// Adds the shapes of a list or map a template made of a secret (`["a", "b"]` as it
     /// prints, its JSON): masked, but not where pieces are looked for (a map holding a token
     /// holds other texts too).
     pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>) {
-        self.learn(
-            shapes.into_iter().filter(|v| v.chars().count() >= MIN_PART),
-            Kind::Shape,
-        );
+        let shapes: Vec<String> = shapes
+            .into_iter()
+            .filter(|v| v.chars().count() >= MIN_PART)
+            .collect();
+        self.learn(self.learnable(shapes, 0), Kind::Shape);
     }
 
     /// Adds the texts inside a list or map a template made of a secret that are pieces of a
@@ -174,9 +208,12 @@ impl Masker {
             let Ok(inner) = self.inner.read() else {
                 return;
             };
+            let mut seen = HashSet::new();
             pieces
                 .into_iter()
+                .filter(|p| p.chars().count() <= inner.longest)
                 .filter(|p| p.trim().chars().count() >= MIN_PART)
+                .filter(|p| !inner.known.contains(p) && seen.insert(p.clone()))
                 .filter(|p| {
                     let lower = p.to_lowercase();
                     let reversed: String = lower.chars().rev().collect();
@@ -379,198 +416,4 @@ fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use base64::Engine;
-
-    #[test]
-    fn cuts_after_masking_on_char_boundaries() {
-        let m = Masker::new(["Kestrel-Vault".to_string()]);
-        let text = format!("{}Kestrel-Vault tail", "x".repeat(8));
-        assert_eq!(m.mask_cut(&text, 12), "xxxxxxxx*** …");
-        assert_eq!(m.mask_cut(&text, 100), "xxxxxxxx*** tail");
-        assert_eq!(m.mask_cut_line("a \n\t Kestrel-Vault  é b", 8), "a *** é …");
-        let held = format!("{}Kestrel-Va", "x".repeat(60));
-        let shown = m.mask_cut_held(&held, true, false, 100);
-        assert!(
-            shown.starts_with("xxxx") && shown.ends_with("x…"),
-            "{shown}"
-        );
-        assert_eq!(m.mask_cut_held(&held, false, false, 100), held);
-        assert_eq!(cut("ééé", 2), "éé…");
-        assert_eq!(cut("ééé", 3), "ééé");
-    }
-
-    #[test]
-    fn masks_longest_first_and_overlaps_together() {
-        let m = Masker::new(["abc".to_string(), "abcdef".to_string(), String::new()]);
-        assert_eq!(m.mask("x abcdef y abc"), "x *** y ***");
-        assert_eq!(
-            m.mask_value(&serde_json::json!({"a": ["abc"], "abc": 1})),
-            serde_json::json!({"a": ["***"], "***": 1})
-        );
-        let m = Masker::new(["abcXYZ".to_string(), "XYZdef".to_string()]);
-        assert_eq!(m.mask("1 abcXYZdef 2"), "1 *** 2");
-    }
-
-    #[test]
-    fn masks_lines_and_encodings() {
-        let pem = "-----BEGIN KEY-----\nMIIBVwIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----";
-        let m = Masker::new([pem.to_string(), "p@ss word\"\\é".to_string()]);
-        assert_eq!(m.mask("line: hkiG9w0BAQEFAASC"), "line: ***");
-        assert_eq!(m.mask("MIIBVwIBADANBgkq | hkiG9w0BAQEFAASC"), "*** | ***");
-        assert_eq!(m.mask(r#"{"v":"p@ss word\"\\é"}"#), r#"{"v":"***"}"#);
-        assert_eq!(m.mask("?pw=p%40ss%20word%22%5C%C3%A9"), "?pw=***");
-        assert_eq!(m.mask("?pw=p%40ss+word%22%5C%C3%A9"), "?pw=***");
-        let b64 = base64::engine::general_purpose::STANDARD.encode("p@ss word\"\\é");
-        assert_eq!(m.mask(&format!("basic {b64}")), "basic ***");
-        // Each encoder leaves its own set unescaped.
-        let m = Masker::new(["a-b.c~d(e)/f g*h".to_string()]);
-        for encoded in [
-            "a-b.c~d(e)%2Ff%20g*h",     // encodeURIComponent
-            "a-b.c~d(e)/f%20g*h",       // encodeURI
-            "a-b.c%7Ed%28e%29%2Ff+g*h", // URLSearchParams, HTML forms
-            "a-b.c~d%28e%29%2Ff+g%2Ah", // Go's QueryEscape, Python's quote_plus
-            "a%2Db%2Ec%7Ed%28e%29%2Ff%20g%2Ah",
-        ] {
-            assert_eq!(m.mask(&format!("?q={encoded}&x")), "?q=***&x", "{encoded}");
-        }
-    }
-
-    #[test]
-    fn the_base64_of_a_text_holding_a_secret_is_masked_where_the_secret_is() {
-        use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
-        let secret = "hunter2>?~s3?cret";
-        let m = Masker::new([secret.to_string()]);
-        // At each offset in a 3-byte group, before and after other text, in every alphabet.
-        for prefix in ["", "u", "us", "user:", "Authorization: Basic user:"] {
-            for suffix in ["", "!", "\n", "!!!!"] {
-                let text = format!("{prefix}{secret}{suffix}");
-                let b = STANDARD.encode(&text);
-                let in_url = b
-                    .replace('+', "%2B")
-                    .replace('/', "%2F")
-                    .replace('=', "%3D");
-                for b in [
-                    b,
-                    in_url,
-                    URL_SAFE.encode(&text),
-                    URL_SAFE_NO_PAD.encode(&text),
-                ] {
-                    let masked = m.mask(&format!("[{b}]"));
-                    assert!(masked.contains("***"), "{text}: {b} -> {masked}");
-                    // What is left is the text around, and the character at either end of the
-                    // secret that it shares with it.
-                    let left = masked.replace("***", "").replace("%3D", "=");
-                    let around = STANDARD.encode(prefix).len() + STANDARD.encode(suffix).len() + 6;
-                    assert!(left.len() <= around, "{text}: {b} -> {masked}");
-                }
-            }
-        }
-        // A secret too short for its inner parts is masked by its own forms only.
-        assert!(super::super::secret_forms::base64_inside(b"ab").is_empty());
-        assert_eq!(
-            super::super::secret_forms::base64_inside(b"abcdef").len(),
-            3
-        );
-    }
-
-    #[test]
-    fn a_secret_split_by_what_is_taken_out_where_it_is_shown_is_masked_whole() {
-        let m = Masker::new(["kestrel-Vault-9931".to_string()]);
-        for between in [
-            "\u{1}",
-            "\u{1b}[0m",
-            "\r",
-            "\u{1b}]0;title\u{7}",
-            "\u{1b}",
-            "\u{200b}",
-            "\u{9b}",
-            "\u{7f}",
-            "\u{202e}",
-        ] {
-            let text = format!("a kestrel-{between}Vault-9931 b");
-            assert_eq!(m.mask(&text), "a *** b", "{text:?}");
-            assert!(m.holds_secret(&text), "{text:?}");
-        }
-        // A `***` put after an ESC changes what the escape takes with it (`ESC * * * C`, where
-        // `ESC z` took only the `z`): the text masked is looked at again.
-        let m = Masker::new(["zz".to_string(), "kestrel-Vault".to_string()]);
-        assert_eq!(m.mask("kestrel-\u{1b}zzCVault"), "***");
-        // Text without such characters is not looked at twice (nor changed).
-        assert_eq!(m.mask("x\ty\n"), "x\ty\n");
-    }
-
-    #[test]
-    fn derived_values_are_masked_from_four_characters() {
-        let m = Masker::default();
-        assert!(m.is_empty() && !m.holds_secret("x"));
-        m.add_derived(["11".to_string(), " ab ".to_string(), "S3CR".to_string()]);
-        assert_eq!(m.mask("11 ab S3CR"), "11 ab ***");
-        assert!(!m.is_empty() && m.holds_secret("xS3CRx") && !m.holds_secret("s3cr"));
-        // A secret itself is masked whatever its length.
-        m.add("q");
-        assert_eq!(m.mask("q"), "***");
-    }
-
-    #[test]
-    fn clones_learn_what_one_adds() {
-        let m = Masker::new(["s3cret".to_string()]);
-        let c = m.clone();
-        m.add("S3CRET");
-        assert_eq!(c.mask("S3CRET s3cret"), "*** ***");
-    }
-
-    #[test]
-    fn pieces_of_a_secret_are_masked_and_other_texts_beside_them_are_not() {
-        let m = Masker::new(["kestrel-Vault-9931".to_string()]);
-        m.add_derived(["user:kestrel-Vault-9931".to_string()]);
-        m.add_shapes([r#"["kestrel","Vault","9931"]"#.to_string()]);
-        m.add_pieces(["KESTREL", "9931", "1399", "lert", "alice", "Vau", "user"].map(String::from));
-        assert_eq!(
-            m.mask("KESTREL 9931 1399 lert alice Vau user"),
-            "*** *** *** *** alice Vau user"
-        );
-        // A list or map whose JSON shows a shape is masked whole; one that does not, by piece.
-        let chars = serde_json::json!({"c": ["k", "e", "y", "s"], "who": "alice"});
-        let m = Masker::new(["keys".to_string()]);
-        assert_eq!(m.mask_value(&chars), chars, "no shape: single letters stay");
-        m.add_shapes([r#"["k","e","y","s"]"#.to_string()]);
-        assert_eq!(
-            m.mask_value(&chars),
-            serde_json::json!({"c": "***", "who": "alice"})
-        );
-    }
-
-    #[test]
-    fn many_forms_mask_a_large_output_quickly() {
-        // 100 secrets and 100 values made of them, each with characters every encoding writes
-        // differently (some 60 forms each), over 4 MB of output.
-        let m = Masker::default();
-        for i in 0..100 {
-            m.add(&format!("s3cr\"t&<{i}>/+ö'x"));
-            m.add_derived([format!("DERIVED \"{i}\" & <Ö>")]);
-        }
-        let line = "an ordinary line of output with \"quotes\" & <tags> and 100% of it plain\n";
-        let text = format!(
-            "{}s3cr\"t&<42>/+ö'x",
-            line.repeat(4 * 1024 * 1024 / line.len())
-        );
-        let started = std::time::Instant::now();
-        assert!(m.holds_secret("DERIVED \"7\" & <Ö>"));
-        let built = started.elapsed();
-        let started = std::time::Instant::now();
-        let masked = m.mask(&text);
-        let took = started.elapsed();
-        assert!(
-            masked.ends_with("plain\n***"),
-            "{}",
-            &masked[masked.len() - 40..]
-        );
-        // Unoptimised (debug) code on a shared machine: the bound is loose, the point is that
-        // it does not grow with the number of forms (one pass of the automaton).
-        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
-        let forms = m.inner.read().unwrap().values.len();
-        eprintln!("{forms} forms: matcher built in {built:?}, 4 MB masked in {took:?}");
-    }
-}
+mod tests;

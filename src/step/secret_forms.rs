@@ -233,7 +233,7 @@ const LONG: usize = 64 * 1024;
 /// least `MIN_PART` characters, and each of their encodings above.
 pub(crate) fn forms(secret: &str) -> Vec<String> {
     if secret.len() > LONG {
-        return vec![secret.to_string(), json_escape(secret, STD)];
+        return plain_forms(secret);
     }
     let mut bases = vec![secret.to_string()];
     let lines: Vec<&str> = secret
@@ -258,6 +258,12 @@ pub(crate) fn forms(secret: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// `v` as it is and inside a JSON string (what runner's reports write): the forms of a value
+/// masked only as it shows.
+pub(crate) fn plain_forms(v: &str) -> Vec<String> {
+    vec![v.to_string(), json_escape(v, STD)]
 }
 
 /// `v` in a JSON string as each encoder writes it, and each of those inside a JSON string again.
@@ -330,6 +336,51 @@ pub(super) fn base64_inside(bytes: &[u8]) -> Vec<String> {
     out
 }
 
+/// What the common filters make of a secret as a whole (`| upper`, `| lower`, `| title`,
+/// `| capitalize`, `| reverse` and each of those reversed): the masker masks these with the
+/// secret, as they show ([`plain_forms`]), so they are masked in a text made of a secret that
+/// is too long to learn whole (the upper-case of a command's whole output that holds a token). Those of fewer than
+/// `MIN_PART` characters, and the secret itself, are left out.
+pub(crate) fn transforms(secret: &str) -> Vec<String> {
+    let mut chars = secret.chars();
+    let capitalized = chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().collect::<String>() + &chars.as_str().to_lowercase()
+    });
+    let cased = [
+        secret.to_string(),
+        secret.to_uppercase(),
+        secret.to_lowercase(),
+        title(secret),
+        capitalized,
+    ];
+    let mut out: Vec<String> = cased
+        .iter()
+        .flat_map(|c| [c.clone(), c.chars().rev().collect()])
+        .filter(|t| t != secret && t.chars().count() >= MIN_PART)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `s` as minijinja's `title` writes it: each word's first letter upper-case, the rest lower.
+fn title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut word_start = true;
+    for c in s.chars() {
+        if c.is_ascii_punctuation() || c.is_whitespace() {
+            out.push(c);
+            word_start = true;
+        } else if word_start {
+            out.extend(c.to_uppercase());
+            word_start = false;
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +419,23 @@ mod tests {
 
     fn python_style() -> JsonStyle {
         JSON_STYLES[2]
+    }
+
+    #[test]
+    fn the_transforms_of_a_secret_are_its_cases_and_their_reverses() {
+        assert_eq!(
+            transforms("Kestrel-vault"),
+            [
+                "KESTREL-VAULT",
+                "Kestrel-Vault",
+                "TLUAV-LERTSEK",
+                "kestrel-vault",
+                "tluaV-lertseK",
+                "tluav-lertseK",
+                "tluav-lertsek",
+            ]
+        );
+        assert!(transforms("abc").is_empty());
     }
 
     #[test]

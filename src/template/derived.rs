@@ -144,19 +144,25 @@ fn pieces(v: &serde_json::Value, out: &mut Vec<String>) {
 /// value of the context that holds one (`vars.creds`; `vars` alone, as in `vars[name]`, is the
 /// whole map). The names are found in the text, so that a name inside a slice
 /// (`secrets.T[2:8]`), which minijinja's list of a template's variables leaves out, counts. A
-/// name is followed as far as the context has it: `steps.login.url` is that URL, not the whole
-/// of `steps.login` (which may hold a token); `vars.creds.upper()` is `vars.creds`.
+/// name is followed as far as the context has it, through attributes and constant subscripts:
+/// `steps.login.url` is that URL, not the whole of `steps.login` (which may hold a token);
+/// `steps.r.json['items'][0]` is that item, not the whole answer; `vars.creds.upper()` is
+/// `vars.creds`.
 fn reads_a_secret(code: &str, ctx: &minijinja::Value, holds_secret: HoldsSecret<'_>) -> bool {
-    named_values(code).any(|(root, attrs)| {
-        if root == "secrets" {
+    named_values(code).any(|path| {
+        if path.root == "secrets" {
             return true;
         }
-        let mut v = match ctx.get_attr(root) {
+        let mut v = match ctx.get_attr(path.root) {
             Ok(v) if !v.is_undefined() => v,
             _ => return false,
         };
-        for a in attrs {
-            match v.get_attr(a) {
+        for key in path.keys {
+            let next = match key {
+                Key::Name(a) => v.get_attr(a),
+                Key::Index(i) => v.get_item(&minijinja::Value::from(i)),
+            };
+            match next {
                 Ok(next) if !next.is_undefined() => v = next,
                 _ => break,
             }
@@ -173,16 +179,32 @@ fn bare_path(code: &str) -> bool {
     let code = code.trim();
     let mut named = named_values(code);
     match (named.next(), named.next()) {
-        (Some((root, attrs)), None) if root != "secrets" && !attrs.is_empty() => {
-            code == format!("{root}.{}", attrs.join("."))
-        }
+        (Some(p), None) => p.root != "secrets" && !p.keys.is_empty() && p.span == (0..code.len()),
         _ => false,
     }
 }
 
+/// A path into the context that a template names: `steps.r.json['items'][0]`.
+#[derive(Debug, PartialEq)]
+struct Path<'a> {
+    root: &'static str,
+    /// The attributes and constant subscripts after the root.
+    keys: Vec<Key<'a>>,
+    /// Where the path is written in the code.
+    span: std::ops::Range<usize>,
+}
+
+/// One step of a [`Path`]: `.name` or `['name']`, or `[0]`.
+#[derive(Debug, PartialEq)]
+enum Key<'a> {
+    Name(&'a str),
+    Index(i64),
+}
+
 /// The context values `code` names: each root (`vars`, `steps`, ...) that starts a word, with
-/// the attributes after it (`steps.login.url` -> `("steps", ["login", "url"])`).
-fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Vec<&str>)> {
+/// the attributes and constant subscripts after it (`steps.login['url']` -> `steps`, `login`,
+/// `url`). A subscript that is not a constant (`vars[name]`, a slice) ends the path.
+fn named_values(code: &str) -> impl Iterator<Item = Path<'_>> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     code.char_indices()
         .filter(move |&(i, _)| {
@@ -197,19 +219,46 @@ fn named_values(code: &str) -> impl Iterator<Item = (&'static str, Vec<&str>)> {
             let root = super::ROOTS
                 .iter()
                 .find(|r| at.starts_with(**r) && !at[r.len()..].chars().next().is_some_and(word))?;
-            let mut attrs = Vec::new();
+            let mut keys = Vec::new();
             let mut rest = &at[root.len()..];
-            while let Some(a) = rest.trim_start().strip_prefix('.') {
-                let a = a.trim_start();
-                let end = a.find(|c: char| !word(c)).unwrap_or(a.len());
-                if end == 0 {
-                    break;
-                }
-                attrs.push(&a[..end]);
-                rest = &a[end..];
+            while let Some((key, after)) = next_key(rest) {
+                keys.push(key);
+                rest = after;
             }
-            Some((*root, attrs))
+            Some(Path {
+                root,
+                keys,
+                span: i..code.len() - rest.len(),
+            })
         })
+}
+
+/// The attribute or constant subscript `rest` starts with, and the code after it.
+fn next_key(rest: &str) -> Option<(Key<'_>, &str)> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let rest = rest.trim_start();
+    if let Some(a) = rest.strip_prefix('.') {
+        let a = a.trim_start();
+        let end = a.find(|c: char| !word(c)).unwrap_or(a.len());
+        return (end > 0).then(|| (Key::Name(&a[..end]), &a[end..]));
+    }
+    let inside = rest.strip_prefix('[')?.trim_start();
+    let quote = inside.chars().next().filter(|c| matches!(c, '\'' | '"'));
+    let (key, after) = if let Some(q) = quote {
+        let end = inside[1..].find(q)? + 1;
+        let name = &inside[1..end];
+        // An escape would make the name another text than it is written.
+        (!name.contains('\\')).then_some(())?;
+        (Key::Name(name), &inside[end + 1..])
+    } else {
+        let end = inside
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(inside.len(), |(i, _)| i);
+        (Key::Index(inside[..end].parse().ok()?), &inside[end..])
+    };
+    let after = after.trim_start().strip_prefix(']')?;
+    Some((key, after))
 }
 
 #[cfg(test)]
@@ -227,7 +276,10 @@ mod tests {
         let ctx = minijinja::Value::from_serialize(json!({
             "secrets": { "T": "s3cret" },
             "vars": { "creds": "user:s3cret", "plain": "hello", "list": ["a-s3cret", "b"] },
-            "steps": { "login": { "token": "xs3cretx", "ok": true, "url": "http://h/login" } },
+            "steps": {
+                "login": { "token": "xs3cretx", "ok": true, "url": "http://h/login" },
+                "r": { "json": { "token": "s3cret", "items": [{ "n": "alpha" }, { "n": "bravo" }] } },
+            },
         }));
         let holds = |text: &str| text.contains("s3cret");
         t.secret_parts(src, &ctx, &holds)
@@ -235,6 +287,7 @@ mod tests {
 
     #[test]
     fn the_parts_of_a_template_that_read_a_secret_are_found() {
+        use super::Key::{Index, Name};
         assert_eq!(
             parts("the token is {{ secrets.T | upper }} ({{ 1 + 1 }})"),
             ["S3CRET"]
@@ -254,13 +307,28 @@ mod tests {
             parts("{% if 1 %}{{ steps.login.token }}{% endif %}"),
             ["xs3cretx", "xs3cretx"]
         );
+        let named = |code| {
+            super::named_values(code)
+                .map(|p| (p.root, p.keys, p.span))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
-            super::named_values("x.vars + vars . a.b + steps[1] + myvars.b + secrets")
-                .collect::<Vec<_>>(),
+            named("x.vars + vars . a.b + steps[x] + myvars.b + secrets"),
             [
-                ("vars", vec!["a", "b"]),
-                ("steps", vec![]),
-                ("secrets", vec![])
+                ("vars", vec![Name("a"), Name("b")], 9..19),
+                ("steps", vec![], 22..27),
+                ("secrets", vec![], 44..51)
+            ]
+        );
+        assert_eq!(
+            named("steps.r.json['items'] [ -1 ][\"n\"][0:2] + vars['a\\'']"),
+            [
+                (
+                    "steps",
+                    vec![Name("r"), Name("json"), Name("items"), Index(-1), Name("n")],
+                    0..33
+                ),
+                ("vars", vec![], 41..45)
             ]
         );
     }
@@ -281,6 +349,25 @@ mod tests {
             ["[A-S3CRET][B]"]
         );
         assert!(parts("{% for c in vars.plain %}{{ c }}{% endfor %}").is_empty());
+    }
+
+    #[test]
+    fn constant_subscripts_are_followed_as_attributes_are() {
+        // The items beside a token in an answer hold no secret: nothing of them is learned.
+        assert_eq!(
+            all("{{ steps.r.json['items'] }}"),
+            super::SecretParts::default()
+        );
+        assert!(parts("{{ steps.r.json[\"items\"][0].n | upper }}").is_empty());
+        assert!(parts("{{ steps.r.json['items'][-1]['n'] ~ '!' }}").is_empty());
+        // The token is a secret, and so is what is made of it; a subscript that is not a
+        // constant ends the path: the whole answer is judged.
+        assert_eq!(parts("{{ steps.r.json['token'] | upper }}"), ["S3CRET"]);
+        assert_eq!(parts("{{ steps['login'].token[1:5] }}"), ["s3cr"]);
+        let p = all("{{ steps.r.json[vars.plain[0:0] ~ 'items'] }}");
+        assert!(p.pieces.contains(&"alpha".to_string()), "{p:?}");
+        // A bare path through subscripts shows the text as it is.
+        assert!(parts("{{ steps.r.json['token'] }}").is_empty());
     }
 
     #[test]

@@ -11,12 +11,14 @@ const COMPARISONS: &[&str] = &[" not in ", "==", "!=", "<=", ">=", " in ", "<", 
 
 /// The top-level operands of a condition and what each evaluates to, for a message; `None` when
 /// the condition has no operator to split at (then its own value is all there is to show).
-/// Each value is masked with `mask` (the flow's masker) before it is cut.
+/// Each value is masked with `mask(operand, text)` before it is cut: the flow's masker, once it
+/// has learned what the operand's code makes of a secret (its value is shown, so it is a value
+/// a template made, as a rendered template's is).
 pub(crate) fn explain(
     t: &Templates,
     cond: &str,
     ctx: &minijinja::Value,
-    mask: &dyn Fn(&str) -> String,
+    mask: &dyn Fn(&str, &str) -> String,
 ) -> Option<String> {
     let expr = single_expression(cond).unwrap_or(cond).trim();
     let value = |src: &str| -> String {
@@ -30,7 +32,9 @@ pub(crate) fn explain(
                     if v.is_undefined() {
                         "undefined".to_string()
                     } else {
-                        serde_json::to_value(&v).map_or_else(|_| v.to_string(), |j| show(&j, mask))
+                        let mask = |text: &str| mask(src, text);
+                        serde_json::to_value(&v)
+                            .map_or_else(|_| mask(&v.to_string()), |j| show(&j, &mask))
                     }
                 },
             )
@@ -123,23 +127,25 @@ mod tests {
             "vars": { "name": "Ann" }
         }));
         assert_eq!(
-            explain(&t, "{{ steps.total.value == 36.5 }}", &ctx, &str::to_string).unwrap(),
+            explain(&t, "{{ steps.total.value == 36.5 }}", &ctx, &|_, s| s
+                .to_string())
+            .unwrap(),
             "the left side `steps.total.value` is 36.0 and the right side `36.5` is 36.5"
         );
         assert_eq!(
-            explain(&t, "steps.a.ok and steps.b.ok", &ctx, &str::to_string).unwrap(),
+            explain(&t, "steps.a.ok and steps.b.ok", &ctx, &|_, s| s.to_string()).unwrap(),
             "`steps.a.ok` is true, `steps.b.ok` is false"
         );
         assert_eq!(
-            explain(&t, "vars.name <= 'Al'", &ctx, &str::to_string).unwrap(),
+            explain(&t, "vars.name <= 'Al'", &ctx, &|_, s| s.to_string()).unwrap(),
             "the left side `vars.name` is \"Ann\" and the right side `'Al'` is \"Al\""
         );
         assert_eq!(
-            explain(&t, "'x' in vars.name", &ctx, &str::to_string).unwrap(),
+            explain(&t, "'x' in vars.name", &ctx, &|_, s| s.to_string()).unwrap(),
             "the left side `'x'` is \"x\" and the right side `vars.name` is \"Ann\""
         );
         assert_eq!(
-            explain(&t, "steps.b.ok", &ctx, &str::to_string).unwrap(),
+            explain(&t, "steps.b.ok", &ctx, &|_, s| s.to_string()).unwrap(),
             "it is false"
         );
         assert_eq!(
