@@ -21,9 +21,17 @@ fn commands() -> &'static Mutex<HashMap<i32, (i32, u64)>> {
 pub(super) async fn find(pid: i32) {
     let mut looks = 0;
     while super::is_live(pid) {
+        // The main thread's children are the command and, once it has left some, the orphans
+        // the supervisor adopts (a subreaper): the command is the one that leads a group in
+        // the supervisor's session. Looked at late (a loaded machine), the command may be gone
+        // and an orphan first: that orphan is not taken for it.
         let first = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
             .ok()
-            .and_then(|c| c.split_whitespace().next()?.parse::<i32>().ok());
+            .and_then(|c| {
+                c.split_whitespace()
+                    .filter_map(|c| c.parse::<i32>().ok())
+                    .find(|&c| super::tree::leads_a_group_in_session_of(c, pid))
+            });
         if let Some((command, start)) = first.and_then(|c| Some((c, super::start_time(c)?))) {
             if let Ok(mut c) = commands().lock() {
                 c.insert(pid, (command, start));

@@ -231,13 +231,21 @@ fn start(program: &OsStr, args: &[OsString]) -> Result<Pid, Errno> {
     posix_spawnp(&path, &PosixSpawnFileActions::init()?, &attr, &argv, &envp)
 }
 
-/// Ends everything the command left (its descendants, now the supervisor's), and reaps them.
+/// Ends everything the command left (its descendants, now the supervisor's), and reaps them:
+/// each killed one is waited for (a second at most), so none outlives the supervisor as a
+/// zombie passed up to runner, where it could pass for a command still running.
 fn end_leftovers() {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
     let me = std::process::id().cast_signed();
     super::tree::kill_descendants(me);
-    while let Ok(s) = nix::sys::wait::waitpid(None, Some(nix::sys::wait::WaitPidFlag::WNOHANG)) {
-        if s == nix::sys::wait::WaitStatus::StillAlive {
-            break;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(WaitStatus::StillAlive) | Err(_) => break,
+            Ok(_) => {}
         }
     }
 }

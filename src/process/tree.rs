@@ -29,6 +29,16 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
     stat_field(pid, 22)
 }
 
+/// Whether `pid` leads its own process group in the session of `other`: a command a supervisor
+/// started (`supervisor::start` makes it a group's leader, in the supervisor's session), not a
+/// process the supervisor adopted (one that left with `setsid` has a session of its own; one left
+/// in the command's group does not lead it).
+pub(crate) fn leads_a_group_in_session_of(pid: i32, other: i32) -> bool {
+    stat_field(pid, 5) == Some(pid.cast_unsigned().into())
+        && stat_field(pid, 6).is_some()
+        && stat_field(pid, 6) == stat_field(other, 6)
+}
+
 /// Every live process's id, from `/proc`.
 pub(crate) fn all_pids() -> Vec<i32> {
     std::fs::read_dir("/proc").map_or_else(
