@@ -39,7 +39,7 @@ pub(crate) fn context_setup(
     };
     ContextSetup {
         downloads,
-        record: None,
+        record: false,
         masker: crate::step::Masker::default(),
         testid_attribute: b.testid_attribute.clone(),
         dialogs: b
