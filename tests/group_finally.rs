@@ -151,3 +151,35 @@ fn a_run_flows_own_timeout_ends_its_steps_and_its_finally_still_runs() {
     );
     assert!(d.path().join("cleaned.txt").exists(), "{}", ran.stderr);
 }
+
+#[test]
+fn a_retried_step_inside_a_group_stops_at_the_groups_time() {
+    // The group's 2 s cap all its steps' attempts and the waits between them: a step failing
+    // at once with 20 s between retries ends when the group's time does, as a timeout.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: top
+steps:
+  - group:
+      name: g
+      steps:
+        - exec: ["false"]
+          retry: { attempts: 3, delay: 20s }
+    timeout: 2s
+"#,
+    );
+    let started = Instant::now();
+    let ran = flow_run(d.path())
+        .arg("f.yaml")
+        .run_within(Duration::from_secs(60));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let group = &ran.report["flows"][0]["steps"][0];
+    assert_eq!(group["error"]["kind"], "timeout", "{group}");
+    let retried = &group["steps"][0];
+    assert_eq!(retried["error"]["kind"], "timeout", "{retried}");
+    assert_eq!(retried["attempts"], 1, "{retried}");
+}

@@ -242,30 +242,20 @@ async fn attempts(
     }
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
+        let again_cx;
+        let cx = if attempt == 1 {
+            cx
+        } else {
+            let Some(next) = again(cx) else {
+                outcome = outcome.map_err(out_of_time);
+                break;
+            };
+            again_cx = next;
+            &again_cx
+        };
         result.attempts = attempt;
         let mut children = Vec::new();
-        let run = rt.dispatch.run(cx, scope, &mut children);
-        let bounded = async {
-            // A step that holds steps is bounded by them (each by its own attempt; none starts
-            // once its time is out), and a sub-flow's `finally` inside has its grace past that
-            // time (`lifecycle::finally_frame`), which a cut-off here would take from it.
-            if holds_steps(step) {
-                return run.await;
-            }
-            match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
-                Ok(r) => r,
-                Err(_) => Err(timed_out(cx)),
-            }
-        };
-        let r = if step.action.graceful_on_interrupt() {
-            bounded.await
-        } else {
-            // Dropped at once: their agent-browser calls die with their process groups.
-            tokio::select! {
-                r = bounded => r,
-                () = frame.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
-            }
-        };
+        let r = one_attempt(cx, scope, &mut children).await;
         result.steps = children;
         match r {
             Ok(outputs) => return Ok(outputs),
@@ -294,14 +284,48 @@ async fn attempts(
                 if !again {
                     break;
                 }
+                let wake = Instant::now() + delay;
+                let wake = frame.deadline.map_or(wake, |d| wake.min(d));
                 tokio::select! {
-                    () = tokio::time::sleep(delay) => {}
+                    () = tokio::time::sleep_until(wake.into()) => {}
                     () = frame.cancel.cancelled() => break,
                 }
             }
         }
     }
     outcome
+}
+
+/// One attempt of a step: bounded by its timeout (a step that holds steps by theirs), dropped
+/// at an interrupt unless it ends gracefully.
+async fn one_attempt(
+    cx: &StepCtx<'_>,
+    scope: &mut Scope,
+    children: &mut Vec<StepResult>,
+) -> Result<Value, StepError> {
+    let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
+    let run = rt.dispatch.run(cx, scope, children);
+    let bounded = async {
+        // A step that holds steps is bounded by them (each by its own attempt; none starts
+        // once its time is out), and a sub-flow's `finally` inside has its grace past that
+        // time (`lifecycle::finally_frame`), which a cut-off here would take from it.
+        if holds_steps(step) {
+            return run.await;
+        }
+        match tokio::time::timeout(cx.timeout.saturating_add(OVERRUN), run).await {
+            Ok(r) => r,
+            Err(_) => Err(timed_out(cx)),
+        }
+    };
+    if step.action.graceful_on_interrupt() {
+        bounded.await
+    } else {
+        // Dropped at once: their agent-browser calls die with their process groups.
+        tokio::select! {
+            r = bounded => r,
+            () = frame.cancel.cancelled() => Err(StepError::new(ErrorKind::Interrupted, "interrupted")),
+        }
+    }
 }
 
 /// The retry policy of a step: its `retry`, else the flow's default. A step that holds steps is
@@ -316,6 +340,30 @@ fn policy(step: &Step, defaults: Option<&crate::config::model::StepDefaults>) ->
             .as_ref()
             .or(defaults.and_then(|d| d.retry.as_ref())),
     )
+}
+
+/// The context of a step's next attempt: the time left to the steps around it now; none once
+/// it is out (their `timeout` caps the retries and the waits between them too).
+fn again<'a>(cx: &StepCtx<'a>) -> Option<StepCtx<'a>> {
+    let deadline = cx.frame.deadline;
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return None;
+    }
+    Some(StepCtx {
+        timeout: within(step_timeout(cx.frame.loaded, cx.step), deadline),
+        ..*cx
+    })
+}
+
+/// The last attempt's error when the time of the steps around a step ran out before it could be
+/// tried again: a timeout, as the steps around it fail.
+fn out_of_time(mut e: StepError) -> StepError {
+    e.kind = ErrorKind::Timeout;
+    e.message = format!(
+        "{}; not tried again: the time given to the steps around it ran out",
+        e.message
+    );
+    e
 }
 
 /// The error of an attempt that ran out of time; a step that holds steps says the time was
