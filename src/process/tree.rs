@@ -13,14 +13,19 @@ const PASSES: usize = 20;
 
 /// Field `n` (1-based, as proc(5) numbers them) of `/proc/<pid>/stat`, from the state (3) on.
 fn stat_field(pid: i32, n: usize) -> Option<u64> {
+    stat_fields(pid, [n]).map(|[f]| f)
+}
+
+/// Fields `ns` of `/proc/<pid>/stat` (see [`stat_field`]), read at once.
+fn stat_fields<const N: usize>(pid: i32, ns: [usize; N]) -> Option<[u64; N]> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // `pid (comm) state ppid ...`: the name may hold spaces and parentheses.
-    stat.rsplit_once(") ")?
-        .1
-        .split(' ')
-        .nth(n.checked_sub(3)?)?
-        .parse()
-        .ok()
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
+    let mut out = [0; N];
+    for (o, n) in out.iter_mut().zip(ns) {
+        *o = fields.get(n.checked_sub(3)?)?.parse().ok()?;
+    }
+    Some(out)
 }
 
 /// When `pid` started, in clock ticks after boot (`starttime` of `/proc/<pid>/stat`): only to
@@ -34,9 +39,10 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
 /// process the supervisor adopted (one that left with `setsid` has a session of its own; one left
 /// in the command's group does not lead it).
 pub(crate) fn leads_a_group_in_session_of(pid: i32, other: i32) -> bool {
-    stat_field(pid, 5) == Some(pid.cast_unsigned().into())
-        && stat_field(pid, 6).is_some()
-        && stat_field(pid, 6) == stat_field(other, 6)
+    let Some([group, session]) = stat_fields(pid, [5, 6]) else {
+        return false;
+    };
+    group == u64::from(pid.cast_unsigned()) && stat_field(other, 6) == Some(session)
 }
 
 /// Every live process's id, from `/proc`.
@@ -176,5 +182,42 @@ mod tests {
         let _ = sh.kill();
         let _ = sh.wait();
         assert!(gone, "{grandchild} lives on");
+    }
+
+    #[test]
+    fn only_a_group_leader_in_the_same_session_passes_for_a_supervisors_command() {
+        use std::os::unix::process::CommandExt;
+        let me = std::process::id().cast_signed();
+        let spawn = |f: fn(&mut std::process::Command)| {
+            let mut c = std::process::Command::new("sleep");
+            c.arg("30");
+            f(&mut c);
+            c.spawn().unwrap()
+        };
+        // As the supervisor starts a command: a group of its own, in the supervisor's session.
+        let mut leader = spawn(|c| {
+            c.process_group(0);
+        });
+        // Left in its parent's group (a command's background job): it leads none.
+        let mut member = spawn(|_| {});
+        // Gone with `setsid` (which calls it in place, not being a group's leader).
+        let mut away = std::process::Command::new("setsid")
+            .args(["sleep", "30"])
+            .spawn()
+            .unwrap();
+        let away_pid = away.id();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while stat_field(away_pid.cast_signed(), 6) != Some(away_pid.into())
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let found = [&leader, &member, &away]
+            .map(|c| leads_a_group_in_session_of(c.id().cast_signed(), me));
+        for c in [&mut leader, &mut member, &mut away] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        assert_eq!(found, [true, false, false]);
     }
 }
