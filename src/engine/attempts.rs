@@ -231,27 +231,21 @@ async fn attempts(
 ) -> Result<Value, StepError> {
     let (rt, frame, step) = (cx.rt, cx.frame, cx.step);
     let policy = policy(step, frame.loaded.flow.defaults.as_ref());
-    // The time of the steps around it ran out (a `group`'s `timeout`, a replay's bound): it
-    // does not start. (A step that did gets its attempt's grace past the deadline, so each
-    // step after it would too: a replayed edge of many `wait`s would never end.)
-    if frame.deadline.is_some_and(|d| Instant::now() >= d) {
-        return Err(StepError::new(
-            ErrorKind::Timeout,
-            "not started: the time given to the steps around it ran out",
-        ));
-    }
     let mut outcome = Err(StepError::new(ErrorKind::Interrupted, "not run"));
     for attempt in 1..=policy.attempts {
-        let again_cx;
-        let cx = if attempt == 1 {
-            cx
-        } else {
-            let Some(next) = again(cx) else {
-                outcome = outcome.map_err(out_of_time);
-                break;
-            };
-            again_cx = next;
-            &again_cx
+        // The time of the steps around it ran out (a `group`'s `timeout`, a replay's bound):
+        // it does not start, nor start again. (A step that did gets its attempt's grace past
+        // the deadline, so each step after it would too: a replayed edge of many `wait`s
+        // would never end.)
+        let Some(cx) = &attempt_ctx(cx) else {
+            if attempt == 1 {
+                return Err(StepError::new(
+                    ErrorKind::Timeout,
+                    "not started: the time given to the steps around it ran out",
+                ));
+            }
+            outcome = outcome.map_err(out_of_time);
+            break;
         };
         result.attempts = attempt;
         let mut children = Vec::new();
@@ -342,9 +336,9 @@ fn policy(step: &Step, defaults: Option<&crate::config::model::StepDefaults>) ->
     )
 }
 
-/// The context of a step's next attempt: the time left to the steps around it now; none once
-/// it is out (their `timeout` caps the retries and the waits between them too).
-fn again<'a>(cx: &StepCtx<'a>) -> Option<StepCtx<'a>> {
+/// The context of a step's attempt: the time left to the steps around it now; none once it is
+/// out (their `timeout` caps the retries and the waits between them too).
+fn attempt_ctx<'a>(cx: &StepCtx<'a>) -> Option<StepCtx<'a>> {
     let deadline = cx.frame.deadline;
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return None;
