@@ -28,7 +28,9 @@ pub(crate) fn add_atlas_secrets(atlas: &Atlas, masker: &Masker) -> Result<(), At
 /// The value of secret `name` in the environment, by the run's rule: none when it is not set,
 /// empty or only white space (such a value would mask every space of a page).
 pub(crate) fn secret_value(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    std::env::var(name)
+        .ok()
+        .filter(|v| Masker::is_secret_value(v))
 }
 
 /// The secrets the atlas's recording runs declared that are not set now (or set empty or to

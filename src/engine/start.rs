@@ -148,7 +148,7 @@ fn read_secrets(
 pub(super) fn secret_value<'a>(env: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
     env.get(name)
         .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
+        .filter(|v| Masker::is_secret_value(v))
 }
 
 /// The values of every secret a run's flows declare, the sub-flows they may run (known when

@@ -161,6 +161,13 @@ impl Masker {
         self.add_all([value.to_string()]);
     }
 
+    /// Whether `value` may be a secret's: not empty nor only white space (such a value would
+    /// mask every space of a text). A run refuses a secret set so; a replay masks nothing
+    /// with it.
+    pub(crate) fn is_secret_value(value: &str) -> bool {
+        !value.trim().is_empty()
+    }
+
     /// Adds the secret `name`, whose value is `value`: masked as [`Masker::add`] masks it, its
     /// name kept.
     pub(crate) fn add_named(&self, name: &str, value: &str) {
