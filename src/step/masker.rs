@@ -122,15 +122,29 @@ impl Masker {
         inner.shapes |= kind == Kind::Shape;
     }
 
-    /// Of values made of a secret, those learned: each of at most `MAX_LEARNED` bytes and
-    /// `min` characters; past `LEARN_BUDGET`, only those that show no secret as it is.
-    fn learnable(&self, values: impl IntoIterator<Item = String>, min: usize) -> Vec<String> {
+    /// Of values made of a secret, those learned whole: each of at most `MAX_LEARNED` bytes
+    /// and `min` characters; past `LEARN_BUDGET`, none when `told` (what the secret became in
+    /// them is known, as spans [`Masker::add_spans`] learns), else only those that show no
+    /// secret as it is (a transform of one). And whether each value long enough was kept
+    /// (else its spans are learned).
+    fn learnable(
+        &self,
+        values: impl IntoIterator<Item = String>,
+        min: usize,
+        told: bool,
+    ) -> (Vec<String>, bool) {
         let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
-        values
+        let mut whole = true;
+        let kept = values
             .into_iter()
-            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= min)
-            .filter(|v| !spent || !self.holds_secret(v))
-            .collect()
+            .filter(|v| v.trim().chars().count() >= min)
+            .filter(|v| {
+                let kept = v.len() <= MAX_LEARNED && (!spent || (!told && !self.holds_secret(v)));
+                whole &= kept;
+                kept
+            })
+            .collect();
+        (kept, whole)
     }
 
     /// The matcher of every form (none with no secrets), built once after a change.
@@ -181,22 +195,58 @@ impl Masker {
             .unwrap_or_default()
     }
 
-    /// Adds values a template made of a secret (`{{ secrets.T | upper }}`), with their forms:
-    /// each at least `MIN_PART` characters long (a shorter one, a length or a slice of two
-    /// characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
+    /// Adds values made of a secret (`{{ secrets.T | upper }}`, a URL holding one), with their
+    /// forms: each at least `MIN_PART` characters long (a shorter one, a length or a slice of
+    /// two characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
     pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
-        self.learn(self.learnable(values, MIN_PART), Kind::Derived);
+        self.add_made(values, false);
+    }
+
+    /// [`Masker::add_derived`] of values a template made of a secret, learned whole while
+    /// `LEARN_BUDGET` lasts when `told` (what the secret became in them is known, to be learned
+    /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
+    pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
+        let (kept, whole) = self.learnable(values, MIN_PART, told);
+        self.learn(kept, Kind::Derived);
+        whole
     }
 
     /// Adds the shapes of a list or map a template made of a secret (`["a", "b"]` as it
-    /// prints, its JSON): masked, but not where pieces are looked for (a map holding a token
-    /// holds other texts too).
-    pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>) {
-        let shapes: Vec<String> = shapes
+    /// prints, its JSON), as [`Masker::add_made`] adds texts: masked, but not where pieces are
+    /// looked for (a map holding a token holds other texts too).
+    pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>, told: bool) -> bool {
+        let (kept, whole) = self.learnable(shapes, MIN_PART, told);
+        self.learn(kept, Kind::Shape);
+        whole
+    }
+
+    /// Adds what a secret became in values made of it that are not learned whole (a text of
+    /// more than `MAX_LEARNED` bytes, or past `LEARN_BUDGET`): the spans of each that change
+    /// when every secret in the template's inputs is a sentinel (`Kestrel Vault` where
+    /// `| replace('-', ' ')` of a whole output made it of `Kestrel-Vault`). Each of at least
+    /// `MIN_PART` characters and at most `MAX_LEARNED` bytes, whatever was learned before:
+    /// a value made of a secret in many ways adds as many spans, never its whole text.
+    pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
+        let spans: Vec<String> = spans
             .into_iter()
-            .filter(|v| v.chars().count() >= MIN_PART)
+            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
             .collect();
-        self.learn(self.learnable(shapes, 0), Kind::Shape);
+        self.learn(spans, Kind::Derived);
+    }
+
+    /// `text` with each secret and value made of one in it (each form masked, found as
+    /// [`Masker::mask`] finds them) replaced by a sentinel of as many characters, private-use
+    /// ones no text shows: the input a template is evaluated again with, to tell what it made
+    /// of the secrets. None when it holds none.
+    pub(crate) fn hidden(&self, text: &str) -> Option<String> {
+        let spans = matches(&*self.matcher()?, text);
+        (!spans.is_empty()).then(|| replaced_by(text, spans, &sentinel))
+    }
+
+    /// The bytes of forms of values made of a secret learned so far.
+    #[cfg(test)]
+    pub(crate) fn learned(&self) -> usize {
+        self.inner.read().map_or(0, |i| i.learned)
     }
 
     /// Adds the texts inside a list or map a template made of a secret that are pieces of a
@@ -369,7 +419,25 @@ fn mask_with(m: &AhoCorasick, text: &str) -> String {
 }
 
 /// `text` with `spans` (in any order, overlapping or not) replaced by `***`.
-fn replaced(text: &str, mut spans: Vec<(usize, usize)>) -> String {
+fn replaced(text: &str, spans: Vec<(usize, usize)>) -> String {
+    replaced_by(text, spans, &|_| "***".to_string())
+}
+
+/// As many private-use characters as `s` has (U+E000 on), each differing from the one before.
+fn sentinel(s: &str) -> String {
+    (0u32..)
+        .zip(s.chars())
+        .map(|(i, _)| char::from_u32(0xE000 + i % 64).unwrap_or('\u{e000}'))
+        .collect()
+}
+
+/// `text` with `spans` (in any order, overlapping ones together) replaced by `with` of what
+/// each covers.
+fn replaced_by(
+    text: &str,
+    mut spans: Vec<(usize, usize)>,
+    with: &dyn Fn(&str) -> String,
+) -> String {
     if spans.is_empty() {
         return text.to_string();
     }
@@ -386,7 +454,7 @@ fn replaced(text: &str, mut spans: Vec<(usize, usize)>) -> String {
         }
         if start >= at {
             out.push_str(&text[at..start]);
-            out.push_str("***");
+            out.push_str(&with(&text[start..end]));
             at = end;
         } else if end > at {
             at = end;
