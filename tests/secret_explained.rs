@@ -200,6 +200,8 @@ steps:
   - log: "head {{ vars.spaced[0:40] }} tail {{ vars.spaced[-30:] }}"
   - log: "coded {{ vars.coded[0:60] }}"
   - log: "under {{ (steps.d.stdout | replace('-', '_'))[0:50] }}"
+  - log: "lines {{ vars.spaced[0:60] }}"
+  - log: "upper {{ vars.spaced | upper }}"
   - expect: { that: "{{ 'nope' in steps.d.stdout | replace('-', '+') }}" }
 "#,
     );
@@ -215,6 +217,7 @@ steps:
         "│ head ",
         "│ coded ",
         "│ under ",
+        "│ upper TOKEN=*** USER=BOB",
         "the right side `steps.d.stdout | replace('-', '+')` is \"token=*** user=bob",
     ] {
         assert!(stderr.contains(shown), "no `{shown}` in:\n{stderr}");
@@ -234,6 +237,10 @@ steps:
         forms.push((what, TOKEN.replace('-', sep)));
     }
     forms.push(("a slice of it spaced", "Vault 9931".to_string()));
+    forms.push((
+        "it spaced, upper case",
+        TOKEN.replace('-', " ").to_uppercase(),
+    ));
     nowhere_shown(
         d.path(),
         &[("stdout", &stdout), ("stderr", &stderr)],

@@ -58,12 +58,13 @@ pub(crate) fn learn_secrets(
                 masker.hidden(text)
             });
             // Each value made of a secret is learned whole when it is short enough (and the
-            // budget lasts); else what the secrets became in it.
+            // budget lasts), and what the secrets became in it.
+            // What the secrets became is learned too (what `hidden` hides in the inputs of a
+            // template made of this value later).
             let told = !parts.untold;
-            let texts = masker.add_made(parts.texts, told);
-            if !(masker.add_shapes(parts.shapes, told) && texts) {
-                masker.add_spans(parts.made);
-            }
+            masker.add_made(parts.texts, told);
+            masker.add_shapes(parts.shapes, told);
+            masker.add_spans(parts.made);
             // After the texts: a piece is kept when it is a piece of one of them.
             masker.add_pieces(parts.pieces);
         }

@@ -67,13 +67,28 @@ struct Inner {
     learned: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
+    /// The forms of the secrets and of what they became (spans, values made of one that are
+    /// not known any closer), not of values learned whole around those: what
+    /// [`Masker::hidden`] hides. A value learned whole holds text that is no secret (a line of
+    /// `a`s beside the token), which hidden would make a difference far beyond the secret.
+    made: Vec<String>,
+    made_known: HashSet<String>,
+    /// The matcher of `made`, as `matcher` is of `values`.
+    made_matcher: Option<Arc<AhoCorasick>>,
 }
 
-/// What a value added is: a secret, a text made of one, or a list's or map's shape.
+/// A list of patterns in [`Inner`] and the matcher kept of them.
+type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Arc<AhoCorasick>>);
+/// [`Patterns`], the matcher to be set.
+type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Arc<AhoCorasick>>);
+
+/// What a value added is: a secret, what one became (a text made of it, a span of one), a value
+/// made of one learned whole with what is around it, or a list's or map's shape.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Secret,
     Derived,
+    Whole,
     Shape,
 }
 
@@ -109,6 +124,10 @@ impl Masker {
             if kind == Kind::Secret {
                 inner.secrets.push('\0');
                 inner.secrets.push_str(&v.to_lowercase());
+            }
+            if matches!(kind, Kind::Secret | Kind::Derived) && inner.made_known.insert(v.clone()) {
+                inner.made.push(v.clone());
+                inner.made_matcher = None;
             }
             if inner.known.insert(v.clone()) {
                 inner.longest = inner.longest.max(v.len());
@@ -149,20 +168,28 @@ impl Masker {
 
     /// The matcher of every form (none with no secrets), built once after a change.
     fn matcher(&self) -> Option<Arc<AhoCorasick>> {
+        self.matcher_of(|i| (&i.values, &i.matcher), |i| (&i.values, &mut i.matcher))
+    }
+
+    /// The matcher of the patterns `read` gives (with the matcher kept of them), built once
+    /// after a change where `write` keeps it; none with no patterns.
+    fn matcher_of(&self, read: Patterns, write: PatternsMut) -> Option<Arc<AhoCorasick>> {
         {
             let inner = self.inner.read().ok()?;
-            if inner.values.is_empty() {
+            let (patterns, kept) = read(&inner);
+            if patterns.is_empty() {
                 return None;
             }
-            if let Some(m) = &inner.matcher {
+            if let Some(m) = kept {
                 return Some(m.clone());
             }
         }
         let mut inner = self.inner.write().ok()?;
-        if inner.matcher.is_none() {
-            inner.matcher = AhoCorasick::new(&inner.values).ok().map(Arc::new);
+        let (patterns, kept) = write(&mut inner);
+        if kept.is_none() {
+            *kept = AhoCorasick::new(patterns).ok().map(Arc::new);
         }
-        inner.matcher.clone()
+        kept.clone()
     }
 
     /// Adds secrets (a sub-flow's); every clone masks them.
@@ -207,7 +234,7 @@ impl Masker {
     /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
     pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
         let (kept, whole) = self.learnable(values, MIN_PART, told);
-        self.learn(kept, Kind::Derived);
+        self.learn(kept, if told { Kind::Whole } else { Kind::Derived });
         whole
     }
 
@@ -239,7 +266,11 @@ impl Masker {
     /// ones no text shows: the input a template is evaluated again with, to tell what it made
     /// of the secrets. None when it holds none.
     pub(crate) fn hidden(&self, text: &str) -> Option<String> {
-        let spans = matches(&*self.matcher()?, text);
+        let made = self.matcher_of(
+            |i| (&i.made, &i.made_matcher),
+            |i| (&i.made, &mut i.made_matcher),
+        )?;
+        let spans = matches(&made, text);
         (!spans.is_empty()).then(|| replaced_by(text, spans, &sentinel))
     }
 
