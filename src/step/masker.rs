@@ -13,12 +13,12 @@
 //!
 //! What is learned is bounded: a value made of a secret is learned whole up to `MAX_LEARNED`
 //! bytes (a longer one, a command's whole output read through `| trim` or `| fromjson` beside
-//! the token in it, would make the matcher hundreds of megabytes); the secrets in a longer one
-//! are masked where they show, as they are and as the common filters make them (its cases and
-//! reverses, learned with each secret: [`super::secret_forms::transforms`]), and a slice or a
-//! piece of it is learned when one is made. Past `LEARN_BUDGET` bytes of learned forms in a
-//! run, a value made of a secret is learned only when the secret in it is not masked already
-//! (a transform of it, not a text around it).
+//! the token in it, would make the matcher hundreds of megabytes), until `LEARN_BUDGET` bytes of
+//! learned forms in a run. Beside it, and past those, what the secrets became in it is learned
+//! ([`Masker::add_spans`]): the spans that differ when the template is evaluated again with each
+//! secret, and each text a secret became, hidden in its inputs ([`Masker::hidden`]). Each secret
+//! is also masked as the common filters make it (its cases and reverses:
+//! [`super::secret_forms::transforms`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -39,8 +39,9 @@ const MAX_HELD: usize = 1024 * 1024;
 /// learned whole.
 pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 
-/// The bytes of learned forms (of values made of a secret) past which only a value that shows
-/// no secret as it is, a transform of one, is learned.
+/// The bytes of learned forms (of values made of a secret) past which a value made of one is not
+/// learned whole: only what the secrets became in it (or, where that cannot be told, the value
+/// when it shows no secret as it is: a transform of one).
 const LEARN_BUDGET: usize = 256 * 1024;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
@@ -247,12 +248,13 @@ impl Masker {
         whole
     }
 
-    /// Adds what a secret became in values made of it that are not learned whole (a text of
-    /// more than `MAX_LEARNED` bytes, or past `LEARN_BUDGET`): the spans of each that change
-    /// when every secret in the template's inputs is a sentinel (`Kestrel Vault` where
-    /// `| replace('-', ' ')` of a whole output made it of `Kestrel-Vault`). Each of at least
-    /// `MIN_PART` characters and at most `MAX_LEARNED` bytes, whatever was learned before:
-    /// a value made of a secret in many ways adds as many spans, never its whole text.
+    /// Adds what the secrets became in values made of them, all that is learned of a value not
+    /// learned whole (a text of more than `MAX_LEARNED` bytes, or past `LEARN_BUDGET`): the spans
+    /// of each that change when every secret in the template's inputs is a sentinel
+    /// (`Kestrel Vault` where `| replace('-', ' ')` of a whole output made it of
+    /// `Kestrel-Vault`). Each of at least `MIN_PART` characters and at most `MAX_LEARNED` bytes,
+    /// whatever was learned before: a loop of values made of a secret the same way learns the
+    /// same span, never each whole text.
     pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
         let spans: Vec<String> = spans
             .into_iter()

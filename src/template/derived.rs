@@ -2,7 +2,9 @@
 //! Actions' `add-mask` model: what is made of a secret is a secret). A template reads a secret
 //! when it names `secrets`, or a value that holds one: a var made of a secret, a step's output
 //! or an `env` value that shows it. So a var built from a secret makes whatever is built from
-//! that var a secret in turn.
+//! that var a secret in turn. What the secrets became in each such value is told apart from the
+//! text around them by evaluating it again with the secrets in its inputs hidden
+//! ([`SecretParts::made`]).
 
 use minijinja::value::ValueKind;
 
