@@ -90,13 +90,17 @@ impl Templates {
                     // would show as `***` for the token in it). Not in a template with blocks,
                     // where a name may be given another value.
                     Some(v) if !has_blocks && v.as_str().is_some() && bare_path(code) => {}
-                    Some(v) => out.add(&v, self.eval_alone(code, hidden()).as_ref()),
+                    Some(v) => {
+                        let again = hidden().as_ref().and_then(|h| self.eval_alone(code, h));
+                        out.add(&v, again.as_ref());
+                    }
                     None => whole = true,
                 },
             }
         }
         if whole && let Ok(all) = self.render_str(src, ctx) {
-            out.told(&all, self.render_str(src, hidden()).ok().as_deref());
+            let again = hidden().as_ref().and_then(|h| self.render_str(src, h).ok());
+            out.told(&all, again.as_deref());
             out.texts.push(all);
         }
         out
@@ -157,25 +161,22 @@ impl SecretParts {
 
 /// `ctx` with each secret in the values `src` names (at their roots: `steps`, `vars`, ...)
 /// hidden by `hide`, in every text and map key: what a template is evaluated in again to tell
-/// what it made of the secrets.
-fn hidden_context(src: &str, ctx: &minijinja::Value, hide: Hide<'_>) -> minijinja::Value {
+/// what it made of the secrets. None when `ctx` is no map or a value named is no data (nothing
+/// is told then: the value is learned whole).
+fn hidden_context(src: &str, ctx: &minijinja::Value, hide: Hide<'_>) -> Option<minijinja::Value> {
     let named: Vec<&str> = named_values(src).map(|p| p.root).collect();
-    let Ok(keys) = ctx.try_iter() else {
-        return ctx.clone();
-    };
-    keys.filter_map(|k| {
+    let mut hidden = Vec::new();
+    for k in ctx.try_iter().ok()? {
         let name = k.as_str()?.to_string();
-        let v = ctx.get_attr(&name).ok()?;
-        if !named.contains(&name.as_str()) {
-            return Some((name, v));
-        }
-        let hidden = serde_json::to_value(&v).map_or(v, |mut json| {
+        let mut v = ctx.get_attr(&name).ok()?;
+        if named.contains(&name.as_str()) {
+            let mut json = serde_json::to_value(&v).ok()?;
             hide_json(&mut json, hide);
-            minijinja::Value::from_serialize(&json)
-        });
-        Some((name, hidden))
-    })
-    .collect()
+            v = minijinja::Value::from_serialize(&json);
+        }
+        hidden.push((name, v));
+    }
+    Some(hidden.into_iter().collect())
 }
 
 /// `v` with each text and map key in it hidden by `hide`.
