@@ -175,3 +175,75 @@ steps:
         &made_of_token()[..2],
     );
 }
+
+/// A text longer than what is learned whole (6 000 characters around a token) turned by a
+/// transform that changes the inside of the token (`| replace('-', ' ')`, then `| urlencode`)
+/// shows nothing of the token nor of what the transform made of it: not where it is logged,
+/// not in a var set from it and shown later, not in a slice of such a var, not in a failing
+/// `expect that`'s explanation. What the token became is found by evaluating the template
+/// again with the token in its inputs replaced by a sentinel.
+#[test]
+fn a_long_text_transformed_inside_the_secret_shows_nothing_of_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "inside.yaml",
+        r#"name: inside
+secrets: [T]
+steps:
+  - id: d
+    exec: ["sh", "-c", 'echo "token=$T user=bob"; head -c 6000 /dev/zero | tr "\0" a; echo " last=$T end"']
+  - set:
+      spaced: "{{ steps.d.stdout | replace('-', ' ') }}"
+      coded: "{{ steps.d.stdout | replace('-', ' ') | urlencode }}"
+  - log: "spaced {{ vars.spaced }}"
+  - log: "head {{ vars.spaced[0:40] }} tail {{ vars.spaced[-30:] }}"
+  - log: "coded {{ vars.coded[0:60] }}"
+  - log: "under {{ (steps.d.stdout | replace('-', '_'))[0:50] }}"
+  - log: "lines {{ vars.spaced[0:60] }}"
+  - log: "upper {{ vars.spaced | upper }}"
+  - expect: { that: "{{ 'nope' in steps.d.stdout | replace('-', '+') }}" }
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "inside.yaml", "T", TOKEN);
+    // Each log and the explanation ran and showed the text around the token.
+    for shown in [
+        "│ spaced token=*** user=bob",
+        "│ head ",
+        "│ coded ",
+        "│ under ",
+        "│ upper TOKEN=*** USER=BOB",
+        "the right side `steps.d.stdout | replace('-', '+')` is \"token=*** user=bob",
+    ] {
+        assert!(stderr.contains(shown), "no `{shown}` in:\n{stderr}");
+    }
+    assert!(stderr.contains("*** end"), "{stderr}");
+    assert!(
+        report.to_string().contains("token=*** user=bob"),
+        "{report}"
+    );
+    let mut forms = made_of_token();
+    for (what, sep) in [
+        ("dashes as spaces", " "),
+        ("dashes as underscores", "_"),
+        ("dashes as pluses", "+"),
+        ("dashes as %20", "%20"),
+    ] {
+        forms.push((what, TOKEN.replace('-', sep)));
+    }
+    forms.push(("a slice of it spaced", "Vault 9931".to_string()));
+    forms.push((
+        "it spaced, upper case",
+        TOKEN.replace('-', " ").to_uppercase(),
+    ));
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}

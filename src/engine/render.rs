@@ -54,9 +54,17 @@ pub(crate) fn learn_secrets(
     }
     match raw {
         Value::String(s) => {
-            let parts = t.secret_parts(s, ctx, &|text| masker.holds_secret(text));
-            masker.add_derived(parts.texts);
-            masker.add_shapes(parts.shapes);
+            let parts = t.secret_parts(s, ctx, &|text| masker.holds_secret(text), &|text| {
+                masker.hidden(text)
+            });
+            // Each value made of a secret is learned whole when it is short enough (and the
+            // budget lasts), and what the secrets became in it.
+            // What the secrets became is learned too (what `hidden` hides in the inputs of a
+            // template made of this value later).
+            let told = !parts.untold;
+            masker.add_made(parts.texts, told);
+            masker.add_shapes(parts.shapes, told);
+            masker.add_spans(parts.made);
             // After the texts: a piece is kept when it is a piece of one of them.
             masker.add_pieces(parts.pieces);
         }
@@ -170,4 +178,45 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
         action.scope_to_frame(f);
     }
     Ok(action)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A loop of 200 values of 4 KB each that `| replace` makes of outputs holding the token, each
+    /// output another: once the budget is spent, what is learned of each is what the token became
+    /// in it (the same each time), not its whole text, so what is learned stops growing; and the
+    /// token so made is masked in each value.
+    #[test]
+    fn a_loop_of_transformed_outputs_learns_what_the_secret_became_not_each_output() {
+        let secret = "Kestrel-Vault-9931-Zulu";
+        let m = crate::step::Masker::new([secret.to_string()]);
+        let t = crate::template::Templates::new();
+        let raw = serde_json::json!({ "x": "{{ steps.d.stdout | replace('-', ' ') }}" });
+        let mut at_half = 0;
+        for i in 0..200 {
+            let out = format!(
+                "{i:>5} {} token={secret} user=bob",
+                "abcdefghij".repeat(400)
+            );
+            let ctx = minijinja::Value::from_serialize(
+                serde_json::json!({ "steps": { "d": { "stdout": out } } }),
+            );
+            super::learn_secrets(&t, &ctx, &raw, &m);
+            let shown = m.mask(&out.replace('-', " "));
+            assert!(
+                !shown.contains("Vault 9931"),
+                "{i}: {}",
+                &shown[shown.len() - 40..]
+            );
+            let learned = m.learned();
+            assert!(learned <= 1024 * 1024, "{i}: {learned} bytes learned");
+            if i == 100 {
+                at_half = learned;
+            }
+        }
+        assert_eq!(m.learned(), at_half, "learned past the budget");
+        // What the token became is masked in a longer value too, that was never learned.
+        let long = format!("{} token={secret}!", "z".repeat(10_000)).replace('-', " ");
+        assert!(m.mask(&long).ends_with("zz token=***!"));
+    }
 }

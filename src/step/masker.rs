@@ -13,12 +13,12 @@
 //!
 //! What is learned is bounded: a value made of a secret is learned whole up to `MAX_LEARNED`
 //! bytes (a longer one, a command's whole output read through `| trim` or `| fromjson` beside
-//! the token in it, would make the matcher hundreds of megabytes); the secrets in a longer one
-//! are masked where they show, as they are and as the common filters make them (its cases and
-//! reverses, learned with each secret: [`super::secret_forms::transforms`]), and a slice or a
-//! piece of it is learned when one is made. Past `LEARN_BUDGET` bytes of learned forms in a
-//! run, a value made of a secret is learned only when the secret in it is not masked already
-//! (a transform of it, not a text around it).
+//! the token in it, would make the matcher hundreds of megabytes), until `LEARN_BUDGET` bytes of
+//! learned forms in a run. Beside it, and past those, what the secrets became in it is learned
+//! ([`Masker::add_spans`]): the spans that differ when the template is evaluated again with each
+//! secret, and each text a secret became, hidden in its inputs ([`Masker::hidden`]). Each secret
+//! is also masked as the common filters make it (its cases and reverses:
+//! [`super::secret_forms::transforms`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -39,9 +39,13 @@ const MAX_HELD: usize = 1024 * 1024;
 /// learned whole.
 pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 
-/// The bytes of learned forms (of values made of a secret) past which only a value that shows
-/// no secret as it is, a transform of one, is learned.
+/// The bytes of learned forms (of values made of a secret) past which a value made of one is not
+/// learned whole: only what the secrets became in it (or, where that cannot be told, the value
+/// when it shows no secret as it is: a transform of one).
 const LEARN_BUDGET: usize = 256 * 1024;
+
+/// The bytes of patterns up to which the matcher may be a DFA.
+const DFA_BYTES: usize = 16 * 1024;
 
 /// Replaces every secret value, and its forms, with `***`. Clones share their values: what one
 /// learns (a sub-flow's secret, a derived value), all mask.
@@ -67,13 +71,28 @@ struct Inner {
     learned: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
+    /// The forms of the secrets and of what they became (spans, values made of one that are
+    /// not known any closer), not of values learned whole around those: what
+    /// [`Masker::hidden`] hides. A value learned whole holds text that is no secret (a line of
+    /// `a`s beside the token), which hidden would make a difference far beyond the secret.
+    made: Vec<String>,
+    made_known: HashSet<String>,
+    /// The matcher of `made`, as `matcher` is of `values`.
+    made_matcher: Option<Arc<AhoCorasick>>,
 }
 
-/// What a value added is: a secret, a text made of one, or a list's or map's shape.
+/// A list of patterns in [`Inner`] and the matcher kept of them.
+type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Arc<AhoCorasick>>);
+/// [`Patterns`], the matcher to be set.
+type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Arc<AhoCorasick>>);
+
+/// What a value added is: a secret, what one became (a text made of it, a span of one), a value
+/// made of one learned whole with what is around it, or a list's or map's shape.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Secret,
     Derived,
+    Whole,
     Shape,
 }
 
@@ -110,6 +129,10 @@ impl Masker {
                 inner.secrets.push('\0');
                 inner.secrets.push_str(&v.to_lowercase());
             }
+            if matches!(kind, Kind::Secret | Kind::Derived) && inner.made_known.insert(v.clone()) {
+                inner.made.push(v.clone());
+                inner.made_matcher = None;
+            }
             if inner.known.insert(v.clone()) {
                 inner.longest = inner.longest.max(v.len());
                 if kind != Kind::Secret {
@@ -122,33 +145,64 @@ impl Masker {
         inner.shapes |= kind == Kind::Shape;
     }
 
-    /// Of values made of a secret, those learned: each of at most `MAX_LEARNED` bytes and
-    /// `min` characters; past `LEARN_BUDGET`, only those that show no secret as it is.
-    fn learnable(&self, values: impl IntoIterator<Item = String>, min: usize) -> Vec<String> {
+    /// Of values made of a secret, those learned whole: each of at most `MAX_LEARNED` bytes
+    /// and `min` characters; past `LEARN_BUDGET`, none when `told` (what the secret became in
+    /// them is known, as spans [`Masker::add_spans`] learns), else only those that show no
+    /// secret as it is (a transform of one). And whether each value long enough was kept
+    /// (else its spans are learned).
+    fn learnable(
+        &self,
+        values: impl IntoIterator<Item = String>,
+        min: usize,
+        told: bool,
+    ) -> (Vec<String>, bool) {
         let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
-        values
+        let mut whole = true;
+        let kept = values
             .into_iter()
-            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= min)
-            .filter(|v| !spent || !self.holds_secret(v))
-            .collect()
+            .filter(|v| v.trim().chars().count() >= min)
+            .filter(|v| {
+                let kept = v.len() <= MAX_LEARNED && (!spent || (!told && !self.holds_secret(v)));
+                whole &= kept;
+                kept
+            })
+            .collect();
+        (kept, whole)
     }
 
     /// The matcher of every form (none with no secrets), built once after a change.
     fn matcher(&self) -> Option<Arc<AhoCorasick>> {
+        self.matcher_of(|i| (&i.values, &i.matcher), |i| (&i.values, &mut i.matcher))
+    }
+
+    /// The matcher of the patterns `read` gives (with the matcher kept of them), built once
+    /// after a change where `write` keeps it; none with no patterns.
+    fn matcher_of(&self, read: Patterns, write: PatternsMut) -> Option<Arc<AhoCorasick>> {
         {
             let inner = self.inner.read().ok()?;
-            if inner.values.is_empty() {
+            let (patterns, kept) = read(&inner);
+            if patterns.is_empty() {
                 return None;
             }
-            if let Some(m) = &inner.matcher {
+            if let Some(m) = kept {
                 return Some(m.clone());
             }
         }
         let mut inner = self.inner.write().ok()?;
-        if inner.matcher.is_none() {
-            inner.matcher = AhoCorasick::new(&inner.values).ok().map(Arc::new);
+        let (patterns, kept) = write(&mut inner);
+        if kept.is_none() {
+            // A DFA (what the builder picks for up to 100 patterns) over hundreds of KiB of
+            // learned values takes seconds to build, and is built again after each change; the
+            // contiguous NFA is built in milliseconds and searches nearly as fast.
+            let bytes: usize = patterns.iter().map(String::len).sum();
+            let kind = (bytes > DFA_BYTES).then_some(aho_corasick::AhoCorasickKind::ContiguousNFA);
+            *kept = AhoCorasick::builder()
+                .kind(kind)
+                .build(patterns)
+                .ok()
+                .map(Arc::new);
         }
-        inner.matcher.clone()
+        kept.clone()
     }
 
     /// Adds secrets (a sub-flow's); every clone masks them.
@@ -188,22 +242,63 @@ impl Masker {
             .unwrap_or_default()
     }
 
-    /// Adds values a template made of a secret (`{{ secrets.T | upper }}`), with their forms:
-    /// each at least `MIN_PART` characters long (a shorter one, a length or a slice of two
-    /// characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
+    /// Adds values made of a secret (`{{ secrets.T | upper }}`, a URL holding one), with their
+    /// forms: each at least `MIN_PART` characters long (a shorter one, a length or a slice of
+    /// two characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
     pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
-        self.learn(self.learnable(values, MIN_PART), Kind::Derived);
+        self.add_made(values, false);
+    }
+
+    /// [`Masker::add_derived`] of values a template made of a secret, learned whole while
+    /// `LEARN_BUDGET` lasts when `told` (what the secret became in them is known, to be learned
+    /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
+    pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
+        let (kept, whole) = self.learnable(values, MIN_PART, told);
+        self.learn(kept, if told { Kind::Whole } else { Kind::Derived });
+        whole
     }
 
     /// Adds the shapes of a list or map a template made of a secret (`["a", "b"]` as it
-    /// prints, its JSON): masked, but not where pieces are looked for (a map holding a token
-    /// holds other texts too).
-    pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>) {
-        let shapes: Vec<String> = shapes
+    /// prints, its JSON), as [`Masker::add_made`] adds texts: masked, but not where pieces are
+    /// looked for (a map holding a token holds other texts too).
+    pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>, told: bool) -> bool {
+        let (kept, whole) = self.learnable(shapes, MIN_PART, told);
+        self.learn(kept, Kind::Shape);
+        whole
+    }
+
+    /// Adds what the secrets became in values made of them, all that is learned of a value not
+    /// learned whole (a text of more than `MAX_LEARNED` bytes, or past `LEARN_BUDGET`): the spans
+    /// of each that change when every secret in the template's inputs is a sentinel
+    /// (`Kestrel Vault` where `| replace('-', ' ')` of a whole output made it of
+    /// `Kestrel-Vault`). Each of at least `MIN_PART` characters and at most `MAX_LEARNED` bytes,
+    /// whatever was learned before: a loop of values made of a secret the same way learns the
+    /// same span, never each whole text.
+    pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
+        let spans: Vec<String> = spans
             .into_iter()
-            .filter(|v| v.chars().count() >= MIN_PART)
+            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
             .collect();
-        self.learn(self.learnable(shapes, 0), Kind::Shape);
+        self.learn(spans, Kind::Derived);
+    }
+
+    /// `text` with each secret and value made of one in it (each form masked, found as
+    /// [`Masker::mask`] finds them) replaced by a sentinel of as many characters, private-use
+    /// ones no text shows: the input a template is evaluated again with, to tell what it made
+    /// of the secrets. None when it holds none.
+    pub(crate) fn hidden(&self, text: &str) -> Option<String> {
+        let made = self.matcher_of(
+            |i| (&i.made, &i.made_matcher),
+            |i| (&i.made, &mut i.made_matcher),
+        )?;
+        let spans = matches(&made, text);
+        (!spans.is_empty()).then(|| replaced_by(text, spans, &sentinel))
+    }
+
+    /// The bytes of forms of values made of a secret learned so far.
+    #[cfg(test)]
+    pub(crate) fn learned(&self) -> usize {
+        self.inner.read().map_or(0, |i| i.learned)
     }
 
     /// Adds the texts inside a list or map a template made of a secret that are pieces of a
@@ -376,7 +471,25 @@ fn mask_with(m: &AhoCorasick, text: &str) -> String {
 }
 
 /// `text` with `spans` (in any order, overlapping or not) replaced by `***`.
-fn replaced(text: &str, mut spans: Vec<(usize, usize)>) -> String {
+fn replaced(text: &str, spans: Vec<(usize, usize)>) -> String {
+    replaced_by(text, spans, &|_| "***".to_string())
+}
+
+/// As many private-use characters as `s` has (U+E000 on), each differing from the one before.
+fn sentinel(s: &str) -> String {
+    (0u32..)
+        .zip(s.chars())
+        .map(|(i, _)| char::from_u32(0xE000 + i % 64).unwrap_or('\u{e000}'))
+        .collect()
+}
+
+/// `text` with `spans` (in any order, overlapping ones together) replaced by `with` of what
+/// each covers.
+fn replaced_by(
+    text: &str,
+    mut spans: Vec<(usize, usize)>,
+    with: &dyn Fn(&str) -> String,
+) -> String {
     if spans.is_empty() {
         return text.to_string();
     }
@@ -393,7 +506,7 @@ fn replaced(text: &str, mut spans: Vec<(usize, usize)>) -> String {
         }
         if start >= at {
             out.push_str(&text[at..start]);
-            out.push_str("***");
+            out.push_str(&with(&text[start..end]));
             at = end;
         } else if end > at {
             at = end;

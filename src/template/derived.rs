@@ -2,15 +2,23 @@
 //! Actions' `add-mask` model: what is made of a secret is a secret). A template reads a secret
 //! when it names `secrets`, or a value that holds one: a var made of a secret, a step's output
 //! or an `env` value that shows it. So a var built from a secret makes whatever is built from
-//! that var a secret in turn.
+//! that var a secret in turn. What the secrets became in each such value is told apart from the
+//! text around them by evaluating it again with the secrets in its inputs hidden
+//! ([`SecretParts::made`]).
 
 use minijinja::value::ValueKind;
 
 use super::render::{Templates, is_template};
 use super::tags::{Kind, tags};
 
+mod changed;
+
 /// Tells whether a text holds a secret (the flow's masker, in the engine).
 pub(crate) type HoldsSecret<'a> = &'a dyn Fn(&str) -> bool;
+
+/// A text with each secret in it (and each value made of one) replaced by a sentinel of as
+/// many characters, none when it holds none (the flow's masker, in the engine).
+pub(crate) type Hide<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// What the parts of a template that read a secret render to.
 #[derive(Debug, Default, PartialEq)]
@@ -24,6 +32,14 @@ pub(crate) struct SecretParts {
     /// masker keeps those that are pieces of a secret (`.split('-')`, `| batch(6)`) and leaves
     /// the rest (a user name beside a token).
     pub(crate) pieces: Vec<String>,
+    /// What the secrets became in the texts and shapes: the spans of each that change when the
+    /// template is evaluated again with each secret in its inputs replaced by a sentinel
+    /// (`Kestrel Vault` in the whole output `| replace('-', ' ')` made). What is learned of a
+    /// value too long to learn whole.
+    pub(crate) made: Vec<String>,
+    /// Whether what the secrets became in some value could not be told (its template failed
+    /// with the sentinels: `| int` of a numeric secret): that value is learned whole.
+    pub(crate) untold: bool,
 }
 
 impl Templates {
@@ -36,12 +52,16 @@ impl Templates {
     /// expression that reads one and does not evaluate alone (`{% set n = 2 %}{{ secrets.T[n:]
     /// }}`), and any that reads one in a template with blocks (a block can give a name another
     /// value there). A boolean or none is no secret (one bit; masking it would blank out every
-    /// `true`).
+    /// `true`). Each value is evaluated again in a context whose secrets (and texts made of
+    /// one) are hidden by `hide`: what differs is what the secrets became ([`SecretParts::made`]).
+    /// Templates are pure (no filter or function has effects, reads the clock or draws at
+    /// random), so evaluating one twice does nothing twice.
     pub(crate) fn secret_parts(
         &self,
         src: &str,
         ctx: &minijinja::Value,
         holds_secret: HoldsSecret<'_>,
+        hide: Hide<'_>,
     ) -> SecretParts {
         let mut out = SecretParts::default();
         if !is_template(src) {
@@ -52,6 +72,8 @@ impl Templates {
             return out;
         };
         let has_blocks = tags.iter().any(|t| t.kind == Kind::Block);
+        let hidden = std::cell::OnceCell::new();
+        let hidden = || hidden.get_or_init(|| hidden_context(src, ctx, hide));
         let mut whole = false;
         for tag in &tags {
             let code = &src[tag.code.clone()];
@@ -68,12 +90,17 @@ impl Templates {
                     // would show as `***` for the token in it). Not in a template with blocks,
                     // where a name may be given another value.
                     Some(v) if !has_blocks && v.as_str().is_some() && bare_path(code) => {}
-                    Some(v) => out.add(&v),
+                    Some(v) => {
+                        let again = hidden().as_ref().and_then(|h| self.eval_alone(code, h));
+                        out.add(&v, again.as_ref());
+                    }
                     None => whole = true,
                 },
             }
         }
         if whole && let Ok(all) = self.render_str(src, ctx) {
+            let again = hidden().as_ref().and_then(|h| self.render_str(src, h).ok());
+            out.told(&all, again.as_deref());
             out.texts.push(all);
         }
         out
@@ -88,8 +115,8 @@ impl Templates {
 
 impl SecretParts {
     /// Adds a value made of a secret: a text as it is; a list or map as its shapes, with what
-    /// it holds as pieces.
-    fn add(&mut self, v: &minijinja::Value) {
+    /// it holds as pieces. `again` is its value with the secrets hidden, when it has one.
+    fn add(&mut self, v: &minijinja::Value, again: Option<&minijinja::Value>) {
         match v.kind() {
             ValueKind::Bool | ValueKind::None | ValueKind::Undefined => {}
             ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => {
@@ -100,17 +127,77 @@ impl SecretParts {
                 pieces(&json, &mut self.pieces);
                 // One of booleans and nones only (`[true]`, `{"ok": false}`) tells a bit each.
                 if informative(&json) {
-                    self.shapes.push(v.to_string());
-                    self.shapes.push(json.to_string());
+                    let again_json = again.and_then(|a| serde_json::to_value(a).ok());
+                    for (shape, other) in [
+                        (v.to_string(), again.map(ToString::to_string)),
+                        (json.to_string(), again_json.map(|j| j.to_string())),
+                    ] {
+                        self.told(&shape, other.as_deref());
+                        self.shapes.push(shape);
+                    }
                 } else {
                     self.pieces.truncate(before);
                 }
             }
-            _ => match v.as_str() {
-                Some(s) => self.texts.push(s.to_string()),
-                None => self.texts.push(v.to_string()),
-            },
+            _ => {
+                let text =
+                    |v: &minijinja::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                let t = text(v);
+                self.told(&t, again.map(text).as_deref());
+                self.texts.push(t);
+            }
         }
+    }
+
+    /// Adds what the secrets became in `text`, a value made of them: what differs from
+    /// `again`, the same made with the secrets hidden (when it could be made).
+    fn told(&mut self, text: &str, again: Option<&str>) {
+        match again {
+            Some(again) => self.made.extend(changed::changed(text, again)),
+            None => self.untold = true,
+        }
+    }
+}
+
+/// `ctx` with each secret in the values `src` names (at their roots: `steps`, `vars`, ...)
+/// hidden by `hide`, in every text and map key: what a template is evaluated in again to tell
+/// what it made of the secrets. None when `ctx` is no map or a value named is no data (nothing
+/// is told then: the value is learned whole).
+fn hidden_context(src: &str, ctx: &minijinja::Value, hide: Hide<'_>) -> Option<minijinja::Value> {
+    let named: Vec<&str> = named_values(src).map(|p| p.root).collect();
+    let mut hidden = Vec::new();
+    for k in ctx.try_iter().ok()? {
+        let name = k.as_str()?.to_string();
+        let mut v = ctx.get_attr(&name).ok()?;
+        if named.contains(&name.as_str()) {
+            let mut json = serde_json::to_value(&v).ok()?;
+            hide_json(&mut json, hide);
+            v = minijinja::Value::from_serialize(&json);
+        }
+        hidden.push((name, v));
+    }
+    Some(hidden.into_iter().collect())
+}
+
+/// `v` with each text and map key in it hidden by `hide`.
+fn hide_json(v: &mut serde_json::Value, hide: Hide<'_>) {
+    match v {
+        serde_json::Value::String(s) => {
+            if let Some(h) = hide(s) {
+                *s = h;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| hide_json(v, hide)),
+        serde_json::Value::Object(m) => {
+            *m = std::mem::take(m)
+                .into_iter()
+                .map(|(k, mut v)| {
+                    hide_json(&mut v, hide);
+                    (hide(&k).unwrap_or(k), v)
+                })
+                .collect();
+        }
+        _ => {}
     }
 }
 
@@ -282,7 +369,11 @@ mod tests {
             },
         }));
         let holds = |text: &str| text.contains("s3cret");
-        t.secret_parts(src, &ctx, &holds)
+        let hide = |text: &str| {
+            text.contains("s3cret")
+                .then(|| text.replace("s3cret", "\u{e000}".repeat(6).as_str()))
+        };
+        t.secret_parts(src, &ctx, &holds, &hide)
     }
 
     #[test]

@@ -143,7 +143,7 @@ fn clones_learn_what_one_adds() {
 fn pieces_of_a_secret_are_masked_and_other_texts_beside_them_are_not() {
     let m = Masker::new(["kestrel-Vault-9931".to_string()]);
     m.add_derived(["user:kestrel-Vault-9931".to_string()]);
-    m.add_shapes([r#"["kestrel","Vault","9931"]"#.to_string()]);
+    m.add_shapes([r#"["kestrel","Vault","9931"]"#.to_string()], false);
     m.add_pieces(["KESTREL", "9931", "1399", "lert", "alice", "Vau", "user"].map(String::from));
     assert_eq!(
         m.mask("KESTREL 9931 1399 lert alice Vau user"),
@@ -153,7 +153,7 @@ fn pieces_of_a_secret_are_masked_and_other_texts_beside_them_are_not() {
     let chars = serde_json::json!({"c": ["k", "e", "y", "s"], "who": "alice"});
     let m = Masker::new(["keys".to_string()]);
     assert_eq!(m.mask_value(&chars), chars, "no shape: single letters stay");
-    m.add_shapes([r#"["k","e","y","s"]"#.to_string()]);
+    m.add_shapes([r#"["k","e","y","s"]"#.to_string()], false);
     assert_eq!(
         m.mask_value(&chars),
         serde_json::json!({"c": "***", "who": "alice"})
@@ -221,7 +221,7 @@ fn what_is_learned_of_values_made_of_a_secret_is_bounded() {
     let big = format!("{} token={secret}", "abcdefghij".repeat(100_000));
     let upper = big.to_uppercase();
     m.add_derived([big.clone(), upper.clone()]);
-    m.add_shapes([format!("[\"{big}\"]")]);
+    m.add_shapes([format!("[\"{big}\"]")], false);
     assert_eq!(
         pattern_bytes(&m),
         before,

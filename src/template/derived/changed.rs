@@ -1,0 +1,127 @@
+//! What differs between a value a template made and the same template's value with each secret
+//! in its inputs replaced by a sentinel: the spans of the first that the secrets made.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// How many equal bytes (or the rest of both texts) end a difference: two texts that differ
+/// where a secret was are the same again after it, for longer than this.
+const ANCHOR: usize = 16;
+
+/// How far (in bytes, on each side) the end of one difference is looked for, growing: most end
+/// within the first; past the last, the rest of the text is one difference.
+const WINDOWS: [usize; 3] = [256, 4096, 64 * 1024];
+
+/// The spans of `a` that are not in `b`, where `b` is `a` made with other inputs (a sentinel
+/// for each secret): each text that stands in `a` where `b` has another (or nothing). Spans
+/// are widened to whole characters. Linear in the texts' length, plus the search of each
+/// difference's end within [`WINDOWS`].
+pub(super) fn changed(a: &str, b: &str) -> Vec<String> {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let suffix = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take_while(|(p, q)| p == q)
+        .count();
+    let (x_end, y_end) = (x.len() - suffix, y.len() - suffix);
+    let mut spans = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < x_end && j < y_end && x[i] == y[j] {
+            i += 1;
+            j += 1;
+        }
+        if i >= x_end || j >= y_end {
+            if i < x_end {
+                spans.push(i..x_end);
+            }
+            break;
+        }
+        let Some((di, dj)) = resync(&x[i..x_end], &y[j..y_end]) else {
+            spans.push(i..x_end);
+            break;
+        };
+        if di > 0 {
+            spans.push(i..i + di);
+        }
+        i += di;
+        j += dj;
+    }
+    spans
+        .into_iter()
+        .map(|r| a[widened(a, r)].to_string())
+        .collect()
+}
+
+/// Where `x` and `y`, which differ at their start, are the same again: the fewest bytes
+/// `(di, dj)` to skip on each side so that the next `ANCHOR` bytes (or the rest of both) are
+/// equal. None when they are not within the last window.
+fn resync(x: &[u8], y: &[u8]) -> Option<(usize, usize)> {
+    let key = |s: &[u8], at: usize| -> Vec<u8> { s[at..(at + ANCHOR).min(s.len())].to_vec() };
+    for (n, &w) in WINDOWS.iter().enumerate() {
+        let mut firsts: HashMap<Vec<u8>, usize> = HashMap::new();
+        for dj in 0..=w.min(y.len()) {
+            firsts.entry(key(y, dj)).or_insert(dj);
+        }
+        let mut best: Option<(usize, usize)> = None;
+        for di in 0..=w.min(x.len()) {
+            if best.is_some_and(|(bi, bj)| di >= bi + bj) {
+                break;
+            }
+            if let Some(&dj) = firsts.get(&key(x, di))
+                && best.is_none_or(|(bi, bj)| di + dj < bi + bj)
+            {
+                best = Some((di, dj));
+            }
+        }
+        match best {
+            Some((di, dj)) if di + dj <= w || n + 1 == WINDOWS.len() => return best,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `r` widened to the char boundaries of `s` around it.
+fn widened(s: &str, r: Range<usize>) -> Range<usize> {
+    let (mut start, mut end) = (r.start, r.end);
+    while !s.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !s.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed;
+
+    #[test]
+    fn the_spans_a_secret_made_are_told_apart_from_the_text_around_them() {
+        let text = |t: &str| format!("token={t} user=bob\n{}\n last={t} end", "a".repeat(6000));
+        let s = "\u{e000}".repeat(23);
+        // What `| replace('-', ' ')` made of the token, twice; the sentinel as it was.
+        assert_eq!(
+            changed(&text("Kestrel Vault 9931 Zulu"), &text(&s)),
+            ["Kestrel Vault 9931 Zulu", "Kestrel Vault 9931 Zulu"]
+        );
+        // Longer or shorter than the sentinel's form (`| urlencode`), at either end.
+        assert_eq!(
+            changed("Kestrel%20Vault x", "%EE%80%80%EE%80%80 x"),
+            ["Kestrel%20Vault"]
+        );
+        assert_eq!(changed("ab XY", "ab \u{e000}\u{e001}"), ["XY"]);
+        assert_eq!(changed("ab é", "ab è"), ["é"]);
+        // Nothing made of it (a length, a replace that took it out): nothing.
+        assert!(changed("n=23 ok", "n=23 ok").is_empty());
+        assert!(changed("a  b", "a \u{e000}\u{e001} b").is_empty());
+        // Equal for less than the anchor between two: one difference.
+        assert_eq!(
+            changed("x ABCD-EFGH y", "x \u{e000}-\u{e001} y"),
+            ["ABCD-EFGH"]
+        );
+    }
+}
