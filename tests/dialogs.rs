@@ -360,3 +360,34 @@ fn a_dialog_the_last_flow_left_open_is_not_what_the_next_flows_failure_shows() {
         .unwrap_or_else(|| panic!("{arts:#}"));
     assert!(std::path::Path::new(shot).is_file(), "{arts:#}");
 }
+
+/// A confirm a click's handler opens a moment later (a timer, as an async handler does) may
+/// open while runner still reads the page after the click: the click is done (the element got
+/// it), and the `dialog` step after it answers the confirm — at once, not after the step's
+/// timeout. Each delay from 0 to 20 ms, three times, with a trace kept (more reads around each
+/// step). Before: the click failed after its whole timeout ("agent-browser eval timed out")
+/// about one time in three.
+#[test]
+fn a_confirm_a_timer_opens_just_after_the_click_is_answered_by_the_next_step() {
+    let d = tempfile::tempdir().unwrap();
+    let mut steps = String::new();
+    for round in 0..3 {
+        for ms in [0, 2, 5, 10, 20] {
+            let (answer, said) = if (round + ms) % 2 == 0 {
+                ("accept", "yes")
+            } else {
+                ("dismiss", "no")
+            };
+            steps.push_str(&format!(
+                "  - open: \"{{{{ web_server.url }}}}/later.html?ms={ms}\"\n  - click: \"#later\"\n  - dialog: {answer}\n  - expect: {{ text: {{ target: \"#r\", equals: \"{said} 1\" }} }}\n"
+            ));
+        }
+    }
+    write(d.path(), "f.yaml", &flow("later", &steps));
+    let Ran { code, report, .. } = flow_run(d.path()).args(["f.yaml", "--trace", "on"]).run();
+    assert_eq!(code, 0, "{report:#}");
+    for s in all_passed(&report, "later") {
+        let took = s["duration_ms"].as_u64().unwrap();
+        assert!(took < 4000, "{s:#}");
+    }
+}

@@ -101,6 +101,9 @@ pub(crate) struct DaemonLink {
     /// also one whose tab has gone: checked with agent-browser 0.41.2), so it held none then.
     /// False when the batch failed before an answer (not known).
     pub(crate) no_dialog: bool,
+    /// The last batch was given up when a dialog blocked the page (see `send_all_unless`): the
+    /// daemon may still be busy with the command the dialog holds.
+    pub(crate) cut_by_dialog: bool,
 }
 
 impl DaemonLink {
@@ -112,6 +115,7 @@ impl DaemonLink {
             next_id: 0,
             answered: 0,
             no_dialog: false,
+            cut_by_dialog: false,
         }
     }
 
@@ -134,6 +138,38 @@ impl DaemonLink {
                 timeout,
             })
         }
+    }
+
+    /// `send_all`, given up as soon as `blocked` gives agent-browser's message for a dialog
+    /// that blocks the page: a command already sent then waits on the dialog (a page script
+    /// evaluated after a click whose handler opens a confirm a moment later: agent-browser
+    /// refuses a command while it knows a dialog is open, not one already under way). The
+    /// connection is dropped (its late answer must not be read as the next command's); the
+    /// command under way fails with that message, as agent-browser's refusal would.
+    pub(crate) async fn send_all_unless(
+        &mut self,
+        commands: &[Command],
+        cwd: &Path,
+        timeout: Duration,
+        blocked: impl std::future::Future<Output = String>,
+    ) -> Result<Vec<Value>, DaemonError> {
+        self.cut_by_dialog = false;
+        let why = {
+            let run = self.send_all(commands, cwd, timeout);
+            tokio::pin!(run);
+            tokio::select! {
+                biased;
+                r = &mut run => return r,
+                why = blocked => why,
+            }
+        };
+        self.conn = None;
+        self.cut_by_dialog = true;
+        let at = self.answered.min(commands.len().saturating_sub(1));
+        Err(DaemonError::Refused {
+            command: commands.get(at).map_or("batch", Command::name),
+            message: why,
+        })
     }
 
     async fn exchange(

@@ -21,6 +21,15 @@ pub(crate) async fn open_within(
     session: &mut Session,
     timeout: Duration,
 ) -> Result<Option<Value>, StepError> {
+    // agent-browser is busy with the command the dialog holds: runner's session on the tab
+    // heard it open.
+    if session.held_by_dialog()
+        && let Some(w) = &session.watched
+    {
+        return Ok(w
+            .open_current()
+            .map(|o| json!({ "type": o.kind, "message": o.message })));
+    }
     let status = Command::Dialog {
         response: DialogResponse::Status,
         prompt_text: None,
@@ -38,26 +47,37 @@ pub(crate) async fn answer(
     accept: bool,
     text: Option<&str>,
 ) -> Result<Value, StepError> {
-    let response = if accept {
-        DialogResponse::Accept
-    } else {
-        DialogResponse::Dismiss
-    };
-    let prompt_text = text.map(str::to_string);
-    let answer = Command::Dialog {
-        response,
-        prompt_text,
-    };
-    let done = session.send(answer, Duration::from_secs(5)).await?;
-    if done.get("handled").and_then(Value::as_bool) != Some(true) {
-        return Err(StepError::new(
+    let not_answered = |why: String| {
+        StepError::new(
             ErrorKind::CommandFailed,
-            format!("the {} dialog was not answered: {done}", open["type"]),
-        ));
-    }
-    // It is closed now, whether or not the browser tells runner's session so.
-    if let Some(w) = &session.watched {
-        w.answered_current();
+            format!("the {} dialog was not answered: {why}", open["type"]),
+        )
+    };
+    if session.held_by_dialog()
+        && let Some(w) = session.watched.clone()
+    {
+        // Over runner's own connection: agent-browser would answer only once the command the
+        // dialog holds is done, which waits on the answer. That command then finishes.
+        w.answer_current(accept, text).await.map_err(not_answered)?;
+        session.dialog_answered();
+    } else {
+        let response = if accept {
+            DialogResponse::Accept
+        } else {
+            DialogResponse::Dismiss
+        };
+        let answer = Command::Dialog {
+            response,
+            prompt_text: text.map(str::to_string),
+        };
+        let done = session.send(answer, Duration::from_secs(5)).await?;
+        if done.get("handled").and_then(Value::as_bool) != Some(true) {
+            return Err(not_answered(done.to_string()));
+        }
+        // It is closed now, whether or not the browser tells runner's session so.
+        if let Some(w) = &session.watched {
+            w.answered_current();
+        }
     }
     let mut answered = open;
     answered["accepted"] = Value::Bool(accept);

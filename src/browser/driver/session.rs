@@ -41,10 +41,8 @@ pub(crate) struct Session {
     link: Option<DaemonLink>,
     /// The DevTools URL of a browser runner started, for the daemon to connect to.
     cdp: Option<String>,
-    /// The last command did not finish: it timed out, or its step was cut short while it ran.
-    /// The daemon handles one command at a time and may still be busy with it (a page in an
-    /// endless loop), so the browser is replaced rather than handed to the next flow.
-    unsettled: bool,
+    /// Whether the daemon may still be busy with a command of the session's.
+    busy: Busy,
     /// How many commands of the last `send_all` batch were answered (see `answered`).
     answered: usize,
     /// The refs of the user's last `snapshot` step.
@@ -90,40 +88,25 @@ pub(crate) struct Session {
     pub(crate) step_end: Option<tokio::time::Instant>,
 }
 
+/// Whether a session's daemon may still be busy with one of its commands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Busy {
+    /// Every command it was sent has been answered.
+    No,
+    /// The last command did not finish: it timed out, or its step was cut short while it ran.
+    /// The daemon handles one command at a time and may still be busy with it (a page in an
+    /// endless loop), so the browser is replaced rather than handed to the next flow.
+    Unsettled,
+    /// A dialog opened while a command was under way and holds it: the daemon is busy with that
+    /// command until the dialog is answered, which runner then does over its own connection
+    /// (see `dialog::answer`).
+    HeldByDialog,
+}
+
 /// How long a command may run past the end of its step: time for the step's last look at the
 /// page (a miss's suggestions) and for its message, within the half second every step gives up
 /// in after its timeout.
 const STEP_SLACK: Duration = Duration::from_millis(300);
-
-/// The tabs of a flow's context: read over the browser's DevTools connection, numbered in the
-/// order they were first seen (the flow's first tab is 0).
-pub(crate) struct Tabs {
-    pub(crate) cdp: Arc<super::cdp::Cdp>,
-    pub(crate) context: String,
-    /// Target ids, in the order first seen.
-    pub(crate) order: Vec<String>,
-    /// The tab the session acts on.
-    pub(crate) current: String,
-}
-
-impl Tabs {
-    /// The context's open tabs in order: `(target id, url)`.
-    pub(crate) async fn list(&mut self) -> Result<Vec<(String, String)>, StepError> {
-        let open = self.cdp.tabs(&self.context, Duration::from_secs(5)).await?;
-        for (id, _) in &open {
-            if !self.order.contains(id) {
-                self.order.push(id.clone());
-            }
-        }
-        let mut out: Vec<(String, String)> = Vec::new();
-        for id in &self.order {
-            if let Some(t) = open.iter().find(|(o, _)| o == id) {
-                out.push(t.clone());
-            }
-        }
-        Ok(out)
-    }
-}
 
 impl Session {
     /// A session that opens on its first command.
@@ -141,7 +124,7 @@ impl Session {
             opened: false,
             link: None,
             cdp: None,
-            unsettled: false,
+            busy: Busy::No,
             answered: 0,
             user_refs: None,
             latest_refs: None,
@@ -240,7 +223,7 @@ impl Session {
             cdp: self.cdp.clone(),
         };
         self.opened = true;
-        self.unsettled = true;
+        self.busy = Busy::Unsettled;
         // A command naming an element inside an iframe runs in that frame; every other one (an
         // `eval` too: agent-browser evaluates in the main frame) in the page's main frame.
         let wanted = commands
@@ -259,14 +242,15 @@ impl Session {
         let r = if first {
             self.adapter.execute_all(&commands, &opts).await
         } else {
-            let link = self
-                .link
-                .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
-            link.send_all(&commands, &self.cwd, opts.timeout)
-                .await
-                .map_err(AdapterError::from)
+            self.linked(&commands, opts.timeout).await
         };
-        self.unsettled = matches!(r, Err(AdapterError::Timeout { .. }));
+        self.busy = if self.cut_by_dialog() && !first {
+            Busy::HeldByDialog
+        } else if matches!(r, Err(AdapterError::Timeout { .. })) {
+            Busy::Unsettled
+        } else {
+            Busy::No
+        };
         self.tell_first_done();
         self.answered = answered(self.link.as_ref(), first, &r, switch);
         if switch {
@@ -294,6 +278,31 @@ impl Session {
             ),
             e => e.into_step_error(first),
         })
+    }
+
+    /// `commands` over the kept-open connection to the daemon. A dialog only the flow answers,
+    /// opening while a command is under way, holds that command: the batch is given up with
+    /// agent-browser's refusal (`send_all_unless`), and the dialog is answered over runner's own
+    /// connection (`dialog::answer`). A `dialog` command is the answer itself: never given up.
+    async fn linked(
+        &mut self,
+        commands: &[Command],
+        timeout: Duration,
+    ) -> Result<Vec<Value>, AdapterError> {
+        let link = self
+            .link
+            .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
+        let watched = (self.watched.clone())
+            .filter(|_| !commands.iter().any(|c| matches!(c, Command::Dialog { .. })));
+        let blocked = async move {
+            match watched {
+                Some(w) => w.until_blocked().await.refusal(),
+                None => std::future::pending().await,
+            }
+        };
+        link.send_all_unless(commands, &self.cwd, timeout, blocked)
+            .await
+            .map_err(AdapterError::from)
     }
 
     /// The time a command may take: `asked`, at least 500 ms, and never past the end of the
@@ -393,14 +402,32 @@ impl Session {
         self.answered
     }
 
+    /// Whether the last batch was given up on a dialog that opened while its command after the
+    /// `answered` ones was under way (see `DaemonLink::send_all_unless`).
+    pub(crate) fn cut_by_dialog(&self) -> bool {
+        self.link.as_ref().is_some_and(|l| l.cut_by_dialog)
+    }
+
     /// The pid file of the session's daemon.
     pub(crate) fn daemon_pid_file(&self) -> PathBuf {
         self.adapter.socket_dir().join(format!("{}.pid", self.name))
     }
 
-    /// Whether the last command did not finish (see `unsettled`).
+    /// Whether the daemon may still be busy with a command (see `Busy`).
     pub(crate) fn unsettled(&self) -> bool {
-        self.unsettled
+        self.busy != Busy::No
+    }
+
+    /// Whether a dialog holds the daemon's command (see `Busy::HeldByDialog`).
+    pub(crate) fn held_by_dialog(&self) -> bool {
+        self.busy == Busy::HeldByDialog
+    }
+
+    /// runner answered the dialog that held the daemon's command: that command finishes now.
+    pub(crate) fn dialog_answered(&mut self) {
+        if self.busy == Busy::HeldByDialog {
+            self.busy = Busy::No;
+        }
     }
 
     /// Evaluates JavaScript in the page's main frame and returns its result: over runner's own
@@ -559,42 +586,15 @@ fn answered<E>(
     .saturating_sub(usize::from(switch))
 }
 
-/// A session on a fake agent-browser daemon, for unit tests of what a step or a reader does
-/// with the daemon's answers: `answer(n, command)` gives the `n`th command's reply, either
-/// `Ok(data)` or `Err(agent-browser's error message)`.
 #[cfg(test)]
-pub(crate) fn on_fake_daemon(
-    dir: &std::path::Path,
-    answer: impl Fn(usize, &Value) -> Result<Value, String> + Send + 'static,
-) -> Session {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let listener = tokio::net::UnixListener::bind(dir.join("s.sock")).unwrap();
-    tokio::spawn(async move {
-        let (s, _) = listener.accept().await.unwrap();
-        let mut r = BufReader::new(s);
-        for n in 0.. {
-            let mut line = String::new();
-            if r.read_line(&mut line).await.unwrap() == 0 {
-                return;
-            }
-            let v: Value = serde_json::from_str(&line).unwrap();
-            let reply = match answer(n, &v) {
-                Ok(data) => serde_json::json!({"id":v["id"],"success":true,"data":data}),
-                Err(e) => serde_json::json!({"id":v["id"],"success":false,"error":e}),
-            };
-            r.get_mut()
-                .write_all(format!("{reply}\n").as_bytes())
-                .await
-                .unwrap();
-        }
-    });
-    let adapter = Arc::new(AgentBrowser::for_tests(dir.to_path_buf()));
-    Session::attached(adapter, "s".into(), false, dir.to_path_buf())
-}
-
+mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
+mod tabs;
+#[cfg(test)]
+pub(crate) use fake::on_fake_daemon;
 pub(crate) use fresh::TabUse;
+pub(crate) use tabs::Tabs;
 #[cfg(test)]
 mod tests;

@@ -154,12 +154,6 @@ async fn attempt(
     let sent = send(session, command, r, (before, Some(verify)), deadline).await;
     match sent {
         Ok(read) => Ok(Ok(read)),
-        // The input opened a dialog, which blocks the verification after it: the element got
-        // the input (one that reached another element would have been stopped there), and
-        // the dialog is the next step's to answer.
-        Err(e) if e.message.contains("dialog") && e.message.contains("is blocking the page") => {
-            Ok(Ok(Vec::new()))
-        }
         Err(e) => {
             let m = &e.message;
             let why = [NOT_READY, MISSED]
@@ -256,6 +250,19 @@ async fn send(
         Err(e) if session.answered() > action_at && Cause::of(&e.message).navigated => {
             return Ok(Vec::new());
         }
+        // A dialog opened once the input was under way and holds what comes after it (the
+        // input itself, as a confirm its handler opens; the verification, as one a timer opens
+        // a moment later): the element got the input — one that reached another element
+        // would have been stopped there — or gets it once the dialog is answered, which is the
+        // next step's to do. One that opened before the input (the check before it held, or
+        // agent-browser refused the input itself) fails the step: the input was never given.
+        Err(e)
+            if dialog_blocks(&e.message)
+                && (session.answered() > action_at
+                    || session.answered() == action_at && session.cut_by_dialog()) =>
+        {
+            return Ok(Vec::new());
+        }
         Err(mut e) => {
             e.message = e.message.replace(&format!("'{target}'"), &r.matched);
             return Err(e);
@@ -281,6 +288,11 @@ async fn disarm(session: &mut Session, guard: &Guard) -> Option<String> {
     let why = v.ok()?;
     let why = why.as_str()?;
     Some(why.split(NOT_READY).nth(1).unwrap_or(why).to_string())
+}
+
+/// Whether agent-browser (or runner, for it) refused a command because a dialog blocks the page.
+fn dialog_blocks(message: &str) -> bool {
+    message.contains("dialog") && message.contains("is blocking the page")
 }
 
 /// `hit_verify`, with its helper.

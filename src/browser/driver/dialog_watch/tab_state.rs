@@ -21,7 +21,73 @@ pub(crate) struct Open {
     pub(super) answered_for_the_flow: bool,
 }
 
+impl Open {
+    /// agent-browser's message for a command this dialog blocks (runner turns it into its own
+    /// advice: `AdapterError::into_step_error`).
+    pub(crate) fn refusal(&self) -> String {
+        format!(
+            "A JavaScript {} dialog is blocking the page: \"{}\". Resolve it with `dialog accept` or `dialog dismiss`, then retry `eval`.",
+            self.kind, self.message
+        )
+    }
+}
+
 impl FlowDialogs {
+    /// Waits until a dialog only the flow answers (see `blocking`) is open in the tab the flow
+    /// acts on, and gives it.
+    pub(crate) async fn until_blocked(&self) -> Open {
+        loop {
+            let opened = self.dialog_opened.notified();
+            tokio::pin!(opened);
+            opened.as_mut().enable();
+            let current = self.state.lock().ok().map(|s| s.current.clone());
+            if let Some(open) = current.and_then(|c| self.blocking(&c)) {
+                return open;
+            }
+            opened.await;
+        }
+    }
+
+    /// The dialog open in the tab the flow acts on, as runner's session there heard it.
+    pub(crate) fn open_current(&self) -> Option<Open> {
+        let s = self.state.lock().ok()?;
+        s.open.get(&s.current).cloned()
+    }
+
+    /// Answers the dialog open in the tab the flow acts on over runner's own session on the tab
+    /// (agent-browser is busy with the command the dialog holds: see `Session::held_by_dialog`).
+    pub(crate) async fn answer_current(
+        &self,
+        accept: bool,
+        text: Option<&str>,
+    ) -> Result<(), String> {
+        let (link, session) = {
+            let s = self
+                .state
+                .lock()
+                .map_err(|_| "the dialog watch failed".to_string())?;
+            let session = s.sessions.get(&s.current).cloned();
+            (self.link.upgrade(), session)
+        };
+        let (Some(link), Some(session)) = (link, session) else {
+            return Err("runner does not hear the flow's tab".to_string());
+        };
+        let mut answer = json!({ "accept": accept });
+        if let Some(t) = text {
+            answer["promptText"] = json!(t);
+        }
+        link.call_in(
+            Some(&session),
+            "Page.handleJavaScriptDialog",
+            answer,
+            Duration::from_secs(5),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        self.answered_current();
+        Ok(())
+    }
+
     /// runner's session on the flow's tab, to evaluate its page scripts in (see
     /// `session::own_eval`): (connection, session, tab); `None` when they go through
     /// agent-browser — `RUNNER_OWN_EVAL=off`, or runner's session on the tab does not hear the

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use super::super::adapter::AdapterError;
 use super::super::cdp::{CdpError, Link};
 use super::super::command::{Command, DialogResponse, KeyboardInput};
-use super::super::dialog_watch::{FlowDialogs, Open};
+use super::super::dialog_watch::FlowDialogs;
 use super::super::reply::DialogStatus;
 use super::Session;
 use crate::step::{ErrorKind, StepError};
@@ -123,7 +123,7 @@ impl Session {
             Err(Failed::Timeout) => {
                 // The page may be stuck in a script (an endless loop): the browser is not
                 // handed to the next flow.
-                self.unsettled = true;
+                self.busy = super::Busy::Unsettled;
                 Err(timed_out(method, timeout, capped))
             }
             Err(Failed::Refused(message) | Failed::Blocked(message)) => Err(refused(message)),
@@ -206,7 +206,7 @@ async fn call(
         tokio::pin!(opened);
         opened.as_mut().enable();
         if let Some(open) = flow.blocking(target) {
-            return Err(Failed::Blocked(blocked(&open)));
+            return Err(Failed::Blocked(open.refusal()));
         }
         tokio::select! {
             r = &mut call => return answer(r),
@@ -227,15 +227,6 @@ fn value(v: Value) -> Result<Value, String> {
         return Err(format!("Evaluation error: {why}"));
     }
     Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
-}
-
-/// agent-browser's message for a command the dialog `open` blocks (runner turns it into its
-/// own advice: `AdapterError::into_step_error`).
-fn blocked(open: &Open) -> String {
-    format!(
-        "A JavaScript {} dialog is blocking the page: \"{}\". Resolve it with `dialog accept` or `dialog dismiss`, then retry `eval`.",
-        open.kind, open.message
-    )
 }
 
 /// A call's result, or its failure in agent-browser's words.
