@@ -157,8 +157,12 @@ fn unset_named(atlas: &Atlas, e: StepError) -> StepError {
         return e;
     }
     let names: Vec<String> = unset.iter().map(|n| format!("`{n}`")).collect();
+    let (which, is) = match names.len() {
+        1 => ("secret", "is"),
+        _ => ("secrets", "are"),
+    };
     let message = format!(
-        "{}; the atlas names secret {} (its recording masked it), which is not set in the environment (or is empty or only white space): a page that shows it is not masked as recorded",
+        "{}; the atlas names {which} {} (its recording masked them), which {is} not set in the environment (or empty or only white space): a page that shows one is not masked as recorded, so it is not the node it was",
         e.message,
         names.join(", ")
     );
