@@ -75,6 +75,22 @@ fn what_a_flow_makes_of_a_secret_is_not_what_a_node_is() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 verified"), "{out}");
     assert!(!out.contains("the page changed"), "{out}");
+    // The same pages recorded by a flow that makes nothing of the secret: the same nodes.
+    let plain = std::fs::read_to_string(d.join("rec.yaml")).unwrap();
+    let plain: String = plain
+        .lines()
+        .filter(|l| !l.contains("- log:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(d, "plain.yaml", &plain.replace("name: rec", "name: plain"));
+    let mut c = runner(d);
+    c.args(["run", "plain.yaml", "--artifacts", "art2"])
+        .env("ORG", "admin-corp");
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    let again: Vec<_> = nodes(d).into_iter().map(|n| n.0).collect();
+    let before: Vec<_> = recorded.into_iter().map(|n| n.0).collect();
+    assert_eq!(again, before);
 }
 
 /// A1: the About page shows the deploy key (`Deploy key: ***` in its snapshot): its node keeps
