@@ -60,6 +60,13 @@ fn explore_masks_the_secrets_the_atlas_names() {
         nodes.iter().any(|(_, t)| t.contains("Deploy key: ***")),
         "explore did not reach the page that shows the key: {nodes:?}"
     );
+    // Its screenshot would show the key: left out, and said.
+    for (id, text) in &nodes {
+        let shot = d.path().join("wide/nodes").join(id).join("screenshot.png");
+        let shows = text.contains("Deploy key: ***");
+        assert_eq!(shot.exists(), !shows, "{id}: {text}");
+        assert_eq!(text.contains("the page showed a secret"), shows, "{text}");
+    }
     let server = [
         "--web-server",
         cmd.as_str(),

@@ -20,6 +20,7 @@ mod atlas_identity;
 mod atlas_masks;
 mod atlas_secrets;
 mod atlas_settle;
+mod atlas_shown_secrets;
 mod atlas_typed_secrets;
 mod atlas_verify;
 mod browser;

@@ -462,6 +462,7 @@ mod tests {
                     fingerprint: "fp",
                     snapshot: "- main\n  - heading \"Hi\" [level=1]",
                     screenshot: None,
+                    screenshot_left_out: None,
                     run_id: "r",
                 })
                 .unwrap();

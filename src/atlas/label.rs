@@ -179,6 +179,7 @@ mod tests {
                 fingerprint: "fp",
                 snapshot,
                 screenshot: None,
+                screenshot_left_out: None,
                 run_id: "r",
             })
             .unwrap();

@@ -7,9 +7,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::fingerprint::{Fingerprint, fingerprint, without_origin};
-use super::secrets::atlas_masker;
+use super::secrets::{atlas_masker, unset_secrets};
 use super::settle::{Awaited, Reading, settled_snapshot};
-use super::store::{Atlas, Ensured, State};
+use super::store::{Atlas, Ensured, SHOWED_A_SECRET, State};
 use crate::browser::{Command, Session};
 use crate::config::model::{Action, LinkState, Step};
 use crate::step::{Masker, StepError};
@@ -102,11 +102,13 @@ pub(crate) async fn record_state(
     let mode = atlas.settle_fingerprint(to.fingerprint)?;
     // The names of the secrets masked out of the state (the run's): replays mask with them.
     // Noted before the page is read, which is masked with every secret the atlas names (set
-    // now) besides the run's: what a state is does not depend on which flows run together.
+    // now, the run's among them): what a state is does not depend on which flows run
+    // together. Nor on what the flow made of a secret (a `.split('-')[0]` of `admin-corp` is
+    // `admin`, which an URL may hold): the flow's masker only tells that the page shows one.
     atlas.note_secrets(&to.masker.names())?;
     let named = atlas_masker(&atlas)?;
-    let masks = [to.masker, &named];
-    let seen = settled_state(session, &masks, timeout).await?;
+    let masks = [&named];
+    let seen = read_state(session, &masks, timeout, Reading::default(), &[to.masker]).await?;
     let steps = std::mem::take(&mut trail.steps);
     let link = trail.last_state.clone().map(|prev| (prev, action));
     let identity = identify(&atlas, link.as_ref(), mode, &masks, &seen)?;
@@ -130,7 +132,7 @@ pub(crate) async fn record_state(
                 if seen.ensured.is_new {
                     atlas.forget_new_node(&id)?;
                 }
-                return Err(e.into());
+                return Err(unset_named(&atlas, e.into()));
             }
         },
     };
@@ -144,6 +146,27 @@ pub(crate) async fn record_state(
         "title": seen.seen.title,
         "server": server,
     }))
+}
+
+/// `e` (a state that does not link as its atlas says), naming the secrets the atlas names
+/// that are not set now: a page that shows one is not masked as it was recorded, so it is not
+/// the node it was.
+fn unset_named(atlas: &Atlas, e: StepError) -> StepError {
+    let unset = unset_secrets(atlas).unwrap_or_default();
+    if unset.is_empty() {
+        return e;
+    }
+    let names: Vec<String> = unset.iter().map(|n| format!("`{n}`")).collect();
+    let (which, is) = match names.len() {
+        1 => ("secret", "is"),
+        _ => ("secrets", "are"),
+    };
+    let message = format!(
+        "{}; the atlas names {which} {} (its recording masked them), which {is} not set in the environment (or empty or only white space): a page that shows one is not masked as recorded, so it is not the node it was",
+        e.message,
+        names.join(", ")
+    );
+    StepError { message, ..e }
 }
 
 /// `text` masked with each of `masks` in turn.
@@ -205,18 +228,12 @@ pub(crate) struct Seen {
     pub(crate) text: String,
     /// The snapshot as agent-browser returned it (its refs name the state's elements).
     pub(crate) snapshot: Value,
+    /// Whether the page's URL, title or text showed a secret (or what a flow made of one):
+    /// then a screenshot would show it, in pixels no masker reads.
+    pub(crate) shows_secret: bool,
 }
 
-/// Waits for the page to settle and reads its URL, title and snapshot.
-pub(crate) async fn settled_state(
-    session: &mut Session,
-    masks: &[&Masker],
-    timeout: Duration,
-) -> Result<Seen, StepError> {
-    read_state(session, masks, timeout, Reading::default()).await
-}
-
-/// As `settled_state`, but also done at the first read of a loaded page that is the state
+/// As a settled `read_state`, but also done at the first read of a loaded page that is the state
 /// `awaited` (given the URL and the snapshot's text) says it waits for: a replay checking that
 /// it arrived at a known node passes as soon as the page shows it, as a web-first assertion
 /// does, and only a page that is not there yet is waited out until it settles.
@@ -230,16 +247,18 @@ pub(crate) async fn arrived_state(
         awaited: Some(awaited),
         ..Reading::default()
     };
-    read_state(session, &[masker], timeout, reading).await
+    read_state(session, &[masker], timeout, reading, &[]).await
 }
 
 /// The page once settled, as `reading` says (see `settle::settled_snapshot`), masked with each
-/// of `masks`.
+/// of `masks`; whether it shows a secret is told by those and by `also` (a flow's masker,
+/// which knows what the flow made of its secrets: what a page is must not depend on that).
 pub(crate) async fn read_state(
     session: &mut Session,
     masks: &[&Masker],
     timeout: Duration,
     reading: Reading<'_>,
+    also: &[&Masker],
 ) -> Result<Seen, StepError> {
     let page = settled_snapshot(session, timeout, reading).await?;
     let text = page
@@ -247,12 +266,17 @@ pub(crate) async fn read_state(
         .get("snapshot")
         .and_then(Value::as_str)
         .unwrap_or_default();
+    let every: Vec<&Masker> = masks.iter().chain(also).copied().collect();
+    let shows_secret = [page.url.as_str(), &page.title, text]
+        .iter()
+        .any(|raw| masked(&every, raw) != *raw);
     // Secrets never reach the atlas (a form may put one in the URL or on the page).
     Ok(Seen {
         url: masked(masks, &page.url),
         title: masked(masks, &page.title),
         text: masked(masks, text),
         snapshot: page.snapshot,
+        shows_secret,
     })
 }
 
@@ -284,7 +308,10 @@ async fn record_as(
     if known {
         atlas.mask_node(&node_id, &|text| masked(masks, text))?;
     }
-    let unshot = !to.screenshot_known && known;
+    // A page that shows a secret is not shot at all: not for the atlas (committed, handed to
+    // explore's agent), not for the flow's artifacts.
+    let left_out = seen.shows_secret.then_some(SHOWED_A_SECRET);
+    let unshot = (!to.screenshot_known && known) || left_out.is_some();
     let screenshot = if unshot {
         None
     } else {
@@ -297,11 +324,13 @@ async fn record_as(
         fingerprint: &fp,
         snapshot: &seen.text,
         screenshot,
+        screenshot_left_out: left_out,
         run_id: to.run_id,
     })?;
     // Known when looked at, new when recorded: another run forgot it meanwhile.
     if ensured.is_new
         && unshot
+        && left_out.is_none()
         && let Some(png) = shoot(session, to.screenshot, timeout).await
     {
         atlas.set_screenshot(&node_id, png)?;

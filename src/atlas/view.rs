@@ -37,6 +37,9 @@ pub(crate) fn show(atlas: &Atlas) -> Result<String, AtlasError> {
     );
     for id in &ids {
         s.push_str(&format!("  {id}  {}\n", one_line(labels.get(id))));
+        if let Some(why) = atlas.meta(id)?.screenshot_left_out {
+            s.push_str(&format!("    screenshot left out: {}\n", one_line(&why)));
+        }
     }
     s.push_str("\nedges:\n");
     for id in &ids {

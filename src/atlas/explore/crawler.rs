@@ -123,7 +123,7 @@ impl Crawler<'_> {
         // Settled before the page is read, as `record::observe` does.
         let mode = self.atlas.settle_fingerprint(self.opts.fingerprint)?;
         let mut session = self.driver.session().await?;
-        let seen = read_state(&mut session, &[&self.masker], self.timeout, reading).await?;
+        let seen = read_state(&mut session, &[&self.masker], self.timeout, reading, &[]).await?;
         if within && origin(&seen.url) != self.origin {
             return Ok(None);
         }
@@ -250,6 +250,7 @@ mod tests {
             fingerprint: "fp",
             snapshot: "- main",
             screenshot: None,
+            screenshot_left_out: None,
             run_id: "r",
         })
         .unwrap();

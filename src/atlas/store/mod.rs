@@ -19,4 +19,4 @@ mod tests;
 pub(crate) use dir::Atlas;
 pub(crate) use error::AtlasError;
 pub(crate) use links::{EdgeLabel, Link, referenced_secrets};
-pub(crate) use nodes::{Ensured, State};
+pub(crate) use nodes::{Ensured, SHOWED_A_SECRET, State};

@@ -23,7 +23,14 @@ pub(crate) struct NodeMeta {
     /// For a root: the steps that reach it from outside the graph (usually an `open`).
     #[serde(default)]
     pub(crate) entry: Option<Vec<Value>>,
+    /// Why the node has no `screenshot.png` though one could be taken: its page showed a
+    /// secret (masked in its text, URL or title, never in a picture's pixels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) screenshot_left_out: Option<String>,
 }
+
+/// Why a node whose page shows a secret keeps no screenshot (meta.json, `atlas show`).
+pub(crate) const SHOWED_A_SECRET: &str = "the page showed a secret";
 
 /// A state seen in the browser, as [`Atlas::ensure_state`] records it.
 pub(crate) struct State<'a> {
@@ -33,6 +40,8 @@ pub(crate) struct State<'a> {
     pub(crate) fingerprint: &'a str,
     pub(crate) snapshot: &'a str,
     pub(crate) screenshot: Option<&'a Path>,
+    /// Why the state keeps no screenshot (its page shows a secret): a known node's is removed.
+    pub(crate) screenshot_left_out: Option<&'a str>,
     pub(crate) run_id: &'a str,
 }
 
@@ -58,6 +67,11 @@ impl Atlas {
             if !m.run_ids.iter().any(|r| r == st.run_id) {
                 m.run_ids.push(st.run_id.to_string());
             }
+            if let Some(why) = st.screenshot_left_out {
+                // Taken before the atlas named the secret it shows.
+                remove_screenshot(&dir)?;
+                m.screenshot_left_out = Some(why.to_string());
+            }
             m
         } else {
             self.tree().make_dir(&dir.join("links"))?;
@@ -75,6 +89,7 @@ impl Atlas {
                 last_seen: now(),
                 run_ids: vec![st.run_id.to_string()],
                 entry: None,
+                screenshot_left_out: st.screenshot_left_out.map(str::to_string),
             }
         };
         self.write_json(&meta_file, &meta)?;
@@ -244,6 +259,15 @@ pub(crate) fn is_node_id(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Removes node directory `dir`'s screenshot, if it has one.
+fn remove_screenshot(dir: &Path) -> Result<(), AtlasError> {
+    let file = dir.join("screenshot.png");
+    match std::fs::remove_file(&file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&file, e)),
+        _ => Ok(()),
+    }
 }
 
 impl Atlas {

@@ -15,6 +15,7 @@ fn state<'a>(id: &'a str, url: &'a str, run_id: &'a str) -> State<'a> {
         fingerprint: "fp",
         snapshot: "- main",
         screenshot: None,
+        screenshot_left_out: None,
         run_id,
     }
 }
