@@ -26,7 +26,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
                label: String,
                check: &Check,
                actual: Option<Value>| {
-        if let Some(why) = failed(&check.predicates(), actual.as_ref(), kind_of(&part), m) {
+        if let Some(why) = failed(&check.predicates(), &Queried::of(actual), kind_of(&part), m) {
             out.push(Failure {
                 part,
                 message: format!("{label}: {why}"),
@@ -73,7 +73,15 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
                     shown(&Value::String(r.body.clone()), m)
                 ),
             }),
-            (Ok(p), Some(doc)) => one(&mut out, part, label, c, query(&p, path, doc)),
+            (Ok(p), Some(doc)) => {
+                let q = query(&p, path, doc);
+                if let Some(why) = failed(&c.predicates(), &q, Kind::Typed, m) {
+                    out.push(Failure {
+                        part,
+                        message: format!("{label}: {why}"),
+                    });
+                }
+            }
         }
     }
     if let Some(c) = &checks.body {
@@ -107,14 +115,36 @@ fn kind_of(part: &str) -> Kind {
     }
 }
 
+/// What a query found, as the checks read it.
+pub(super) struct Queried {
+    /// What the checks compare: the node (`None`: nothing), or the list of the nodes selected.
+    pub(super) value: Option<Value>,
+    /// Whether it found anything, as `exists` asks: a path that can select several nodes and
+    /// selected none found nothing, though `count: 0` and `equals: []` read the empty list.
+    pub(super) found: bool,
+}
+
+impl Queried {
+    /// A value found, or nothing.
+    fn of(value: Option<Value>) -> Queried {
+        Queried {
+            found: value.is_some(),
+            value,
+        }
+    }
+}
+
 /// What a JSONPath finds: the node a path that names one node finds (or nothing); the list of
 /// nodes a path that can select several finds (wildcards, `..`, filters, slices, unions).
-pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Option<Value> {
+pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Queried {
     let nodes = p.query(doc).all();
     if selects_many(text) {
-        return Some(Value::Array(nodes.into_iter().cloned().collect()));
+        return Queried {
+            found: !nodes.is_empty(),
+            value: Some(Value::Array(nodes.into_iter().cloned().collect())),
+        };
     }
-    nodes.first().map(|v| (*v).clone())
+    Queried::of(nodes.first().map(|v| (*v).clone()))
 }
 
 /// Whether a JSONPath can select more than one node (RFC 9535: it is not a singular query).
@@ -150,12 +180,15 @@ enum Kind {
     Text,
 }
 
-/// Why the predicates do not hold on `actual` (`None`: the query found nothing).
-fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind, m: &Masker) -> Option<String> {
+/// Why the predicates do not hold on what the query found.
+fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String> {
+    let actual = q.value.as_ref();
     match (p.exists, actual) {
-        (Some(true), None) => return Some("expected it to exist, found nothing".into()),
-        (Some(false), Some(a)) => return Some(format!("expected nothing, found {}", shown(a, m))),
-        (Some(false), None) => return None,
+        (Some(true), _) if !q.found => return Some("expected it to exist, found nothing".into()),
+        (Some(false), Some(a)) if q.found => {
+            return Some(format!("expected nothing, found {}", shown(a, m)));
+        }
+        (Some(false), _) => return None,
         _ => {}
     }
     let has_value_checks = p.equals.is_some()
@@ -216,7 +249,10 @@ fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind, m: &Masker) -> Opt
     }
     if p.min.is_some() || p.max.is_some() {
         match number(a) {
-            Some(v) if p.min.is_some_and(|m| v < m) || p.max.is_some_and(|m| v > m) => {
+            Some(v)
+                if p.min.as_ref().is_some_and(|m| v < Num::of(m))
+                    || p.max.as_ref().is_some_and(|m| v > Num::of(m)) =>
+            {
                 why.push(format!("expected {}, actual {}", range(p), shown(a, m)));
             }
             Some(_) => {}
@@ -251,7 +287,7 @@ fn expected(p: &Predicates, m: &Masker) -> String {
 }
 
 fn range(p: &Predicates) -> String {
-    match (p.min, p.max) {
+    match (&p.min, &p.max) {
         (Some(lo), Some(hi)) => format!("between {lo} and {hi}"),
         (Some(lo), None) => format!("at least {lo}"),
         (None, Some(hi)) => format!("at most {hi}"),
@@ -262,9 +298,7 @@ fn range(p: &Predicates) -> String {
 /// Whether `a` (what the query found) equals `e` (what the check gives), as `kind` compares.
 fn same(a: &Value, e: &Value, kind: Kind) -> bool {
     match (kind, a, e) {
-        (Kind::Text, Value::String(s), Value::Number(n)) => {
-            s.trim().parse::<f64>().ok() == n.as_f64()
-        }
+        (Kind::Text, Value::String(s), Value::Number(n)) => Num::parse(s) == Some(Num::of(n)),
         (Kind::Text, Value::String(s), Value::Bool(b)) => s.trim() == b.to_string(),
         _ => typed_eq(a, e),
     }
@@ -274,7 +308,7 @@ fn same(a: &Value, e: &Value, kind: Kind) -> bool {
 /// by item and maps key by key.
 fn typed_eq(a: &Value, e: &Value) -> bool {
     match (a, e) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Number(x), Value::Number(y)) => Num::of(x) == Num::of(y),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| typed_eq(x, y))
         }
@@ -306,11 +340,68 @@ fn count(a: &Value) -> Option<u64> {
     }
 }
 
-fn number(a: &Value) -> Option<f64> {
+fn number(a: &Value) -> Option<Num> {
     match a {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => Some(Num::of(n)),
+        Value::String(s) => Num::parse(s),
         _ => None,
+    }
+}
+
+/// A number as checks compare it: an integer exactly (past 2^53 too: 64-bit ids, snowflakes,
+/// nanosecond times, which an `f64` would make equal to their neighbours), else a float; `12`
+/// equals `12.0`.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+impl Num {
+    fn of(n: &serde_json::Number) -> Num {
+        if let Some(i) = n.as_i64() {
+            return Num::Int(i.into());
+        }
+        if let Some(u) = n.as_u64() {
+            return Num::Int(u.into());
+        }
+        Num::Float(n.as_f64().unwrap_or(f64::NAN)).exact()
+    }
+
+    fn parse(s: &str) -> Option<Num> {
+        let s = s.trim();
+        match s.parse::<i128>() {
+            Ok(i) => Some(Num::Int(i)),
+            Err(_) => s.parse::<f64>().ok().map(|f| Num::Float(f).exact()),
+        }
+    }
+
+    /// A float that is a whole number (within `i128`) as the integer it is, exactly.
+    fn exact(self) -> Num {
+        match self {
+            #[allow(clippy::cast_possible_truncation)]
+            Num::Float(f) if f.fract() == 0.0 && f.abs() < 1e38 => Num::Int(f as i128),
+            n => n,
+        }
+    }
+}
+
+impl PartialEq for Num {
+    fn eq(&self, o: &Num) -> bool {
+        self.partial_cmp(o) == Some(std::cmp::Ordering::Equal)
+    }
+}
+
+impl PartialOrd for Num {
+    fn partial_cmp(&self, o: &Num) -> Option<std::cmp::Ordering> {
+        match (*self, *o) {
+            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
+            #[allow(clippy::cast_precision_loss)]
+            (Num::Int(a), Num::Float(b)) => (a as f64).partial_cmp(&b),
+            #[allow(clippy::cast_precision_loss)]
+            (Num::Float(a), Num::Int(b)) => a.partial_cmp(&(b as f64)),
+            (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b),
+        }
     }
 }
 
@@ -329,122 +420,4 @@ fn shown(v: &Value, m: &Masker) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn failed(p: &Predicates, actual: Option<&Value>, kind: Kind) -> Option<String> {
-        super::failed(p, actual, kind, &Masker::default())
-    }
-
-    fn p(v: Value) -> Predicates {
-        serde_json::from_value(v).unwrap()
-    }
-
-    #[test]
-    fn predicates_pass_and_fail_with_expected_and_actual() {
-        assert_eq!(
-            failed(&p(json!({"equals": 3})), Some(&json!(3)), Kind::Typed),
-            None
-        );
-        assert_eq!(
-            failed(&p(json!({"equals": 3})), Some(&json!("3")), Kind::Text),
-            None
-        );
-        assert_eq!(
-            failed(&p(json!({"equals": "a"})), Some(&json!("b")), Kind::Typed).unwrap(),
-            r#"expected "a", actual "b""#
-        );
-        assert_eq!(
-            failed(
-                &p(json!({"contains": 2})),
-                Some(&json!([1, 2])),
-                Kind::Typed
-            ),
-            None
-        );
-        assert!(
-            failed(
-                &p(json!({"contains": "x"})),
-                Some(&json!("abc")),
-                Kind::Typed
-            )
-            .is_some()
-        );
-        assert_eq!(
-            failed(&p(json!({"count": 2})), Some(&json!([1, 2])), Kind::Typed),
-            None
-        );
-        assert!(failed(&p(json!({"count": 2})), Some(&json!("ab")), Kind::Typed).is_some());
-        assert_eq!(
-            failed(
-                &p(json!({"min": 1, "max": 5})),
-                Some(&json!("4")),
-                Kind::Typed
-            ),
-            None
-        );
-        assert!(failed(&p(json!({"max": 5})), Some(&json!(6)), Kind::Typed).is_some());
-        assert_eq!(
-            failed(
-                &p(json!({"matches": "^a.c$"})),
-                Some(&json!("abc")),
-                Kind::Typed
-            ),
-            None
-        );
-        assert_eq!(
-            failed(&p(json!({"exists": false})), None, Kind::Typed),
-            None
-        );
-        assert!(failed(&p(json!({"exists": true})), None, Kind::Typed).is_some());
-        assert!(failed(&p(json!({"equals": 1})), None, Kind::Typed).is_some());
-        assert!(failed(&p(json!({"not_equals": 1})), Some(&json!(1)), Kind::Typed).is_some());
-    }
-
-    #[test]
-    fn typed_values_equal_only_their_own_type_and_text_reads_as_numbers_and_booleans() {
-        let eq = |a: Value, e: Value, kind| same(&a, &e, kind);
-        assert!(eq(json!(false), json!(false), Kind::Typed));
-        assert!(!eq(json!(false), json!("false"), Kind::Typed));
-        assert!(!eq(json!("false"), json!(false), Kind::Typed));
-        assert!(!eq(json!(12), json!("12"), Kind::Typed));
-        assert!(eq(json!(12), json!(12.0), Kind::Typed));
-        assert!(eq(
-            json!({"a": [1, 2.0]}),
-            json!({"a": [1.0, 2]}),
-            Kind::Typed
-        ));
-        assert!(!eq(json!({"a": [1]}), json!({"a": ["1"]}), Kind::Typed));
-        assert!(!eq(json!(null), json!("null"), Kind::Typed));
-        // A header is text: a number or a boolean written without quotes reads against it.
-        assert!(eq(json!("12"), json!(12), Kind::Text));
-        assert!(eq(json!("true"), json!(true), Kind::Text));
-        assert!(!eq(json!("yes"), json!(true), Kind::Text));
-        assert!(contains(&json!([false, 12]), &json!(12.0)));
-        assert!(!contains(&json!([false, 12]), &json!("false")));
-    }
-
-    #[test]
-    fn paths_that_select_many_give_a_list() {
-        for many in [
-            "$.items[*]",
-            "$..name",
-            "$.items[?@.n > 1]",
-            "$.a[0:2]",
-            "$.a[0,1]",
-        ] {
-            assert!(selects_many(many), "{many}");
-        }
-        for one in ["$.items", "$.items[0].name", "$['a.b']", "$['x:y']"] {
-            assert!(!selects_many(one), "{one}");
-        }
-        let doc = json!({"items": [{"n": 1}]});
-        let all = JsonPath::parse("$.items[*].n").unwrap();
-        assert_eq!(query(&all, "$.items[*].n", &doc), Some(json!([1])));
-        let one = JsonPath::parse("$.items[0].n").unwrap();
-        assert_eq!(query(&one, "$.items[0].n", &doc), Some(json!(1)));
-        let none = JsonPath::parse("$.nope").unwrap();
-        assert_eq!(query(&none, "$.nope", &doc), None);
-    }
-}
+mod tests;

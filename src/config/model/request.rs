@@ -85,8 +85,9 @@ pub(crate) struct Predicates {
     pub(crate) matches: Option<String>,
     pub(crate) exists: Option<bool>,
     pub(crate) count: Option<u64>,
-    pub(crate) min: Option<f64>,
-    pub(crate) max: Option<f64>,
+    /// Numbers as written (a 64-bit integer stays exact: see `http::check`).
+    pub(crate) min: Option<serde_json::Number>,
+    pub(crate) max: Option<serde_json::Number>,
 }
 
 /// A key that is there, whatever its value (`null` included).
