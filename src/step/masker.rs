@@ -326,6 +326,48 @@ impl Masker {
         self.learn(pieces, Kind::Derived);
     }
 
+    /// Adds the texts inside a list or map a template made of a secret that the secrets made
+    /// (those that differ when the secrets are hidden: `token=Kestrel`, a piece of `.split('-')`
+    /// across the secret's edge, which is no piece of the secret): each learned whole, as
+    /// [`Masker::add_spans`] learns; of one longer than `MAX_LEARNED` bytes (the rest of a long
+    /// output after the secret), the parts of a secret at its ends ([`Masker::edges`]).
+    pub(crate) fn add_made_pieces(&self, pieces: impl IntoIterator<Item = String>) {
+        let (short, long): (Vec<String>, Vec<String>) =
+            pieces.into_iter().partition(|p| p.len() <= MAX_LEARNED);
+        self.add_spans(short);
+        let edges: Vec<String> = long.iter().flat_map(|p| self.edges(p)).collect();
+        self.add_spans(edges);
+    }
+
+    /// The parts of `piece` at its ends that are the other end of a secret (in any of its
+    /// forms, in any case): its longest head that ends one, its longest tail that starts one.
+    /// Each of at least `MIN_PART` characters.
+    fn edges(&self, piece: &str) -> Vec<String> {
+        let Ok(inner) = self.inner.read() else {
+            return Vec::new();
+        };
+        let secrets = &inner.secrets;
+        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+        let longest = secrets.split('\0').map(|f| f.chars().count()).max();
+        let most = chars.len().min(longest.unwrap_or(0));
+        let mut out = Vec::new();
+        let head = (MIN_PART..=most).rev().find_map(|n| {
+            let head = piece.get(..chars.get(n).map_or(piece.len(), |c| c.0))?;
+            let lower = head.to_lowercase();
+            (secrets.ends_with(&lower) || secrets.contains(&format!("{lower}\0")))
+                .then(|| head.to_string())
+        });
+        let tail = (MIN_PART..=most).rev().find_map(|n| {
+            let tail = piece.get(chars[chars.len() - n].0..)?;
+            secrets
+                .contains(&format!("\0{}", tail.to_lowercase()))
+                .then(|| tail.to_string())
+        });
+        out.extend(head);
+        out.extend(tail);
+        out
+    }
+
     /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
     pub(crate) fn is_empty(&self) -> bool {
         self.inner.read().map_or(true, |i| i.values.is_empty())
