@@ -329,11 +329,15 @@ impl Masker {
     /// Adds the texts inside a list or map a template made of a secret that the secrets made
     /// (those that differ when the secrets are hidden: `token=Kestrel`, a piece of `.split('-')`
     /// across the secret's edge, which is no piece of the secret): each learned whole, as
-    /// [`Masker::add_spans`] learns; of one longer than `MAX_LEARNED` bytes (the rest of a long
-    /// output after the secret), the parts of a secret at its ends ([`Masker::edges`]).
+    /// [`Masker::add_spans`] learns, while `LEARN_BUDGET` lasts; of one longer than
+    /// `MAX_LEARNED` bytes (the rest of a long output after the secret), and of each past the
+    /// budget (a loop splitting another output each time), the parts of a secret at its ends
+    /// ([`Masker::edges`]). A piece inside a secret is one [`Masker::add_pieces`] learns.
     pub(crate) fn add_made_pieces(&self, pieces: impl IntoIterator<Item = String>) {
-        let (short, long): (Vec<String>, Vec<String>) =
-            pieces.into_iter().partition(|p| p.len() <= MAX_LEARNED);
+        let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
+        let (short, long): (Vec<String>, Vec<String>) = pieces
+            .into_iter()
+            .partition(|p| !spent && p.len() <= MAX_LEARNED);
         self.add_spans(short);
         let edges: Vec<String> = long.iter().flat_map(|p| self.edges(p)).collect();
         self.add_spans(edges);

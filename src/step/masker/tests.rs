@@ -267,3 +267,23 @@ fn pieces_a_secret_made_are_masked_and_of_long_ones_the_secrets_ends() {
     // Fewer than MIN_PART characters: left as they are.
     assert_eq!(m.mask(&long("ulu", "Kes")), long("ulu", "Kes"));
 }
+
+#[test]
+fn past_the_budget_of_a_piece_a_secret_made_only_the_secrets_ends_are_learned() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    for i in 0..40 {
+        m.add_derived([format!("{i} {} Kestrel-Vault-9931-Zulu", "<".repeat(3000))]);
+    }
+    assert!(m.learned() >= LEARN_BUDGET, "{}", m.learned());
+    let learned = m.learned();
+    for i in 0..100 {
+        m.add_made_pieces([format!("{i} {} token=Kestrel", "y".repeat(1000))]);
+    }
+    assert!(
+        m.learned() < learned + 1000,
+        "{} after {learned}",
+        m.learned()
+    );
+    let shown = m.mask(&format!("7 {} token=Kestrel", "y".repeat(1000)));
+    assert!(shown.ends_with("yy token=***"), "{shown}");
+}
