@@ -344,31 +344,44 @@ impl Masker {
     }
 
     /// The parts of `piece` at its ends that are the other end of a secret (in any of its
-    /// forms, in any case): its longest head that ends one, its longest tail that starts one.
-    /// Each of at least `MIN_PART` characters.
+    /// forms; letters in any ASCII case): its longest head that ends one, its longest tail that
+    /// starts one. Each of at least `MIN_PART` characters. Found where a form holds the
+    /// piece's first characters, and where the piece's end holds a form's first ones: a few
+    /// searches of the forms, whatever the piece's length.
     fn edges(&self, piece: &str) -> Vec<String> {
         let Ok(inner) = self.inner.read() else {
             return Vec::new();
         };
-        let secrets = &inner.secrets;
-        let chars: Vec<(usize, char)> = piece.char_indices().collect();
-        let longest = secrets.split('\0').map(|f| f.chars().count()).max();
-        let most = chars.len().min(longest.unwrap_or(0));
+        let lower = piece.to_ascii_lowercase();
+        let start = |s: &str| s.char_indices().nth(MIN_PART).map(|(i, _)| i);
+        let Some(first) = start(&lower) else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
-        let head = (MIN_PART..=most).rev().find_map(|n| {
-            let head = piece.get(..chars.get(n).map_or(piece.len(), |c| c.0))?;
-            let lower = head.to_lowercase();
-            (secrets.ends_with(&lower) || secrets.contains(&format!("{lower}\0")))
-                .then(|| head.to_string())
-        });
-        let tail = (MIN_PART..=most).rev().find_map(|n| {
-            let tail = piece.get(chars[chars.len() - n].0..)?;
-            secrets
-                .contains(&format!("\0{}", tail.to_lowercase()))
-                .then(|| tail.to_string())
-        });
-        out.extend(head);
-        out.extend(tail);
+        let secrets = &inner.secrets;
+        let head = secrets
+            .match_indices(&lower[..first])
+            .map(|(p, _)| &secrets[p..secrets[p..].find('\0').map_or(secrets.len(), |e| p + e)])
+            .filter(|rest| lower.starts_with(rest))
+            .map(str::len)
+            .max();
+        out.extend(head.map(|n| piece[..n].to_string()));
+        let mut tail = None;
+        for form in secrets.split('\0') {
+            let Some(k) = start(form) else { continue };
+            let mut from = lower.len().saturating_sub(form.len());
+            while !lower.is_char_boundary(from) {
+                from += 1;
+            }
+            let found = lower[from..]
+                .match_indices(&form[..k])
+                .map(|(q, _)| from + q)
+                .find(|&q| form.starts_with(&lower[q..]));
+            if let Some(q) = found {
+                tail = Some(tail.map_or(q, |t: usize| t.min(q)));
+            }
+        }
+        out.extend(tail.map(|q| piece[q..].to_string()));
         out
     }
 
