@@ -67,6 +67,7 @@ pub(crate) fn learn_secrets(
             masker.add_spans(parts.made);
             // After the texts: a piece is kept when it is a piece of one of them.
             masker.add_pieces(parts.pieces);
+            masker.add_made_pieces(parts.made_pieces);
         }
         Value::Array(a) => a.iter().for_each(|v| learn_secrets(t, ctx, v, masker)),
         Value::Object(m) => m.values().for_each(|v| learn_secrets(t, ctx, v, masker)),

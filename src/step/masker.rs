@@ -326,6 +326,65 @@ impl Masker {
         self.learn(pieces, Kind::Derived);
     }
 
+    /// Adds the texts inside a list or map a template made of a secret that the secrets made
+    /// (those that differ when the secrets are hidden: `token=Kestrel`, a piece of `.split('-')`
+    /// across the secret's edge, which is no piece of the secret): each learned whole, as
+    /// [`Masker::add_spans`] learns, while `LEARN_BUDGET` lasts; of one longer than
+    /// `MAX_LEARNED` bytes (the rest of a long output after the secret), and of each past the
+    /// budget (a loop splitting another output each time), the parts of a secret at its ends
+    /// ([`Masker::edges`]). A piece inside a secret is one [`Masker::add_pieces`] learns.
+    pub(crate) fn add_made_pieces(&self, pieces: impl IntoIterator<Item = String>) {
+        let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
+        let (short, long): (Vec<String>, Vec<String>) = pieces
+            .into_iter()
+            .partition(|p| !spent && p.len() <= MAX_LEARNED);
+        self.add_spans(short);
+        let edges: Vec<String> = long.iter().flat_map(|p| self.edges(p)).collect();
+        self.add_spans(edges);
+    }
+
+    /// The parts of `piece` at its ends that are the other end of a secret (in any of its
+    /// forms; letters in any ASCII case): its longest head that ends one, its longest tail that
+    /// starts one. Each of at least `MIN_PART` characters. Found where a form holds the
+    /// piece's first characters, and where the piece's end holds a form's first ones: a few
+    /// searches of the forms, whatever the piece's length.
+    fn edges(&self, piece: &str) -> Vec<String> {
+        let Ok(inner) = self.inner.read() else {
+            return Vec::new();
+        };
+        let lower = piece.to_ascii_lowercase();
+        let start = |s: &str| s.char_indices().nth(MIN_PART).map(|(i, _)| i);
+        let Some(first) = start(&lower) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let secrets = &inner.secrets;
+        let head = secrets
+            .match_indices(&lower[..first])
+            .map(|(p, _)| &secrets[p..secrets[p..].find('\0').map_or(secrets.len(), |e| p + e)])
+            .filter(|rest| lower.starts_with(rest))
+            .map(str::len)
+            .max();
+        out.extend(head.map(|n| piece[..n].to_string()));
+        let mut tail = None;
+        for form in secrets.split('\0') {
+            let Some(k) = start(form) else { continue };
+            let mut from = lower.len().saturating_sub(form.len());
+            while !lower.is_char_boundary(from) {
+                from += 1;
+            }
+            let found = lower[from..]
+                .match_indices(&form[..k])
+                .map(|(q, _)| from + q)
+                .find(|&q| form.starts_with(&lower[q..]));
+            if let Some(q) = found {
+                tail = Some(tail.map_or(q, |t: usize| t.min(q)));
+            }
+        }
+        out.extend(tail.map(|q| piece[q..].to_string()));
+        out
+    }
+
     /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
     pub(crate) fn is_empty(&self) -> bool {
         self.inner.read().map_or(true, |i| i.values.is_empty())

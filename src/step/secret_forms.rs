@@ -30,10 +30,22 @@ use base64::Engine;
 /// wherever they are.
 pub(crate) const MIN_PART: usize = 4;
 
-/// The characters each common URL encoder escapes: everything but letters and digits; RFC 3986's
-/// unreserved set kept (Go, Python's `quote_plus`, Rust's `url` forms); WHATWG forms
-/// (`URLSearchParams`, HTML form submission); `encodeURIComponent`; `encodeURI`.
-const URL_SETS: [&percent_encoding::AsciiSet; 5] = {
+/// The characters each common URL encoder escapes (each also with `+` for a space, and in
+/// lower-case hex):
+/// - everything but letters and digits;
+/// - RFC 3986's unreserved set kept: Go's `QueryEscape`, Python's `quote(v, safe='')`,
+///   `quote_plus` and `urlencode`, .NET's `EscapeDataString`, PHP's `rawurlencode`, Rust's `url`;
+/// - WHATWG forms (`URLSearchParams`, HTML form submission), Java's `URLEncoder`;
+/// - `encodeURIComponent`; `encodeURI`;
+/// - `/` kept too: Python's `quote` (its default `safe='/'`), Jinja2's `urlencode`;
+/// - minijinja's `urlencode` (`/ . - _` kept);
+/// - PHP's `urlencode` (`- . _` kept);
+/// - Go's `PathEscape` (`$ & + = : @` kept beside the unreserved);
+/// - RFC 3986's path characters kept (`pchar`: sub-delims, `:` and `@`);
+/// - .NET's `HttpUtility.UrlEncode` (`- _ . ! * ( )` kept).
+///
+/// JavaScript's `escape()` writes non-ASCII characters its own way: [`js_escape`].
+const URL_SETS: [&percent_encoding::AsciiSet; 11] = {
     use percent_encoding::NON_ALPHANUMERIC as N;
     const UNRESERVED: percent_encoding::AsciiSet =
         N.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -56,8 +68,66 @@ const URL_SETS: [&percent_encoding::AsciiSet; 5] = {
         .remove(b'+')
         .remove(b'$')
         .remove(b'#');
-    [N, &UNRESERVED, &FORM, &COMPONENT, &URI]
+    const PATH: percent_encoding::AsciiSet = UNRESERVED.remove(b'/');
+    const MINIJINJA: percent_encoding::AsciiSet =
+        N.remove(b'/').remove(b'.').remove(b'-').remove(b'_');
+    const PHP: percent_encoding::AsciiSet = N.remove(b'-').remove(b'.').remove(b'_');
+    const GO_PATH: percent_encoding::AsciiSet = UNRESERVED
+        .remove(b'$')
+        .remove(b'&')
+        .remove(b'+')
+        .remove(b'=')
+        .remove(b':')
+        .remove(b'@');
+    const PCHAR: percent_encoding::AsciiSet = GO_PATH
+        .remove(b'!')
+        .remove(b'\'')
+        .remove(b'(')
+        .remove(b')')
+        .remove(b'*')
+        .remove(b',')
+        .remove(b';');
+    const DOTNET: percent_encoding::AsciiSet = N
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'!')
+        .remove(b'*')
+        .remove(b'(')
+        .remove(b')');
+    [
+        N,
+        &UNRESERVED,
+        &FORM,
+        &COMPONENT,
+        &URI,
+        &PATH,
+        &MINIJINJA,
+        &PHP,
+        &GO_PATH,
+        &PCHAR,
+        &DOTNET,
+    ]
 };
+
+/// `v` as JavaScript's `escape()` writes it: letters, digits and `@ * _ + - . /` kept, other
+/// ASCII and Latin-1 characters as `%XX`, the rest as `%uXXXX` (UTF-16 code units).
+fn js_escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len() * 3);
+    for c in v.chars() {
+        if c.is_ascii_alphanumeric() || "@*_+-./".contains(c) {
+            out.push(c);
+        } else if u32::from(c) < 0x100 {
+            out.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("%u{u:04X}"));
+            }
+        }
+    }
+    out
+}
 
 /// How a JSON encoder writes a string's characters (besides `"`, `\` and control characters,
 /// which every one escapes).
@@ -209,14 +279,20 @@ fn html_escape(s: &str, escapes: &[(char, &str)]) -> String {
     out
 }
 
-/// `s` with the hex digits of its `%XX` escapes in lower case (`%2f`).
+/// `s` with the hex digits of its `%XX` (and `%uXXXX`) escapes in lower case (`%2f`).
 fn lower_hex(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         out.push(c);
         if c == '%' {
-            for d in chars.by_ref().take(2) {
+            let digits = if chars.next_if_eq(&'u').is_some() {
+                out.push('u');
+                4
+            } else {
+                2
+            };
+            for d in chars.by_ref().take(digits) {
                 out.push(d.to_ascii_lowercase());
             }
         }
@@ -288,6 +364,7 @@ fn url_forms(v: &str) -> Vec<String> {
         out.push(p);
     }
     out.push(v.bytes().map(|b| format!("%{b:02X}")).collect());
+    out.push(js_escape(v));
     let lower: Vec<String> = out.iter().map(|p| lower_hex(p)).collect();
     out.extend(lower);
     out
@@ -382,86 +459,4 @@ fn title(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_escapes_as_each_encoder_writes_them() {
-        let v = "Tøp \"q\" & <'ö'>/+\n\u{1}\u{7f}😀";
-        let std = serde_json::to_string(v).unwrap();
-        assert_eq!(json_escape(v, STD), std[1..std.len() - 1]);
-        // DEL is no control character to JSON: it stays as it is.
-        let [_, go, python, php, dotnet] =
-            JSON_STYLES.map(|s| json_escape(v, s).replace('\u{7f}', "<DEL>"));
-        assert_eq!(
-            go, r#"Tøp \"q\" \u0026 \u003c'ö'\u003e/+\n\u0001<DEL>😀"#,
-            "Go"
-        );
-        assert_eq!(
-            python,
-            r#"T\u00f8p \"q\" & <'\u00f6'>/+\n\u0001<DEL>\ud83d\ude00"#
-        );
-        assert_eq!(
-            php,
-            r#"T\u00f8p \"q\" & <'\u00f6'>\/+\n\u0001<DEL>\ud83d\ude00"#
-        );
-        assert_eq!(
-            dotnet,
-            r"T\u00F8p \u0022q\u0022 \u0026 \u003C\u0027\u00F6\u0027\u003E/\u002B\n\u0001<DEL>\uD83D\uDE00"
-        );
-        let twice = json_forms(v);
-        assert!(
-            twice.contains(&json_escape(&json_escape(v, python_style()), STD)),
-            "{twice:?}"
-        );
-        assert!(twice.contains(&json_escape(&std[1..std.len() - 1], python_style())));
-    }
-
-    fn python_style() -> JsonStyle {
-        JSON_STYLES[2]
-    }
-
-    #[test]
-    fn the_transforms_of_a_secret_are_its_cases_and_their_reverses() {
-        assert_eq!(
-            transforms("Kestrel-vault"),
-            [
-                "KESTREL-VAULT",
-                "Kestrel-Vault",
-                "TLUAV-LERTSEK",
-                "kestrel-vault",
-                "tluaV-lertseK",
-                "tluav-lertseK",
-                "tluav-lertsek",
-            ]
-        );
-        assert!(transforms("abc").is_empty());
-    }
-
-    #[test]
-    fn html_and_percent_forms() {
-        let f = forms("a&b \"c\" <'d'>/+");
-        for form in [
-            "a&amp;b &quot;c&quot; &lt;&#x27;d&#x27;&gt;/+",
-            "a&amp;b &quot;c&quot; &lt;&#x27;d&#x27;&gt;&#x2f;+",
-            "a&amp;b &#34;c&#34; &lt;&#39;d&#39;&gt;/&#43;",
-            "a&amp;b &quot;c&quot; &lt;&#039;d&#039;&gt;/+",
-            "a&amp;b \"c\" &lt;'d'&gt;/+",
-            "a&amp;b &quot;c&quot; <'d'>/+",
-            "a&amp;b \\&quot;c\\&quot; &lt;&#x27;d&#x27;&gt;/+",
-            "a%26b%20%22c%22%20%3c%27d%27%3e%2f%2b",
-            "%61%26%62%20%22%63%22%20%3C%27%64%27%3E%2F%2B",
-            "%61%26%62%20%22%63%22%20%3c%27%64%27%3e%2f%2b",
-        ] {
-            assert!(f.iter().any(|x| x == form), "no {form} in {f:#?}");
-        }
-        assert_eq!(lower_hex("A%2FB%C3%A9"), "A%2fB%c3%a9");
-        // A plain value has few forms: most encodings leave it as it is.
-        assert_eq!(forms("plainvalue").len(), 10, "{:?}", forms("plainvalue"));
-        let long = format!("\"{}\"", "x".repeat(LONG));
-        assert_eq!(
-            forms(&long),
-            [long.clone(), format!("\\{}\\\"", &long[..=LONG])]
-        );
-    }
-}
+mod tests;

@@ -32,6 +32,11 @@ pub(crate) struct SecretParts {
     /// masker keeps those that are pieces of a secret (`.split('-')`, `| batch(6)`) and leaves
     /// the rest (a user name beside a token).
     pub(crate) pieces: Vec<String>,
+    /// Of those pieces, the ones the secrets made: each that is not among the pieces of the
+    /// same value made with the secrets hidden (`token=Kestrel` and `Zulu user=bob` of
+    /// `.split('-')` of `token=Kestrel-Vault-9931-Zulu user=bob`, each a piece across the
+    /// secret's edge; not `bob` beside a token in a map).
+    pub(crate) made_pieces: Vec<String>,
     /// What the secrets became in the texts and shapes: the spans of each that change when the
     /// template is evaluated again with each secret in its inputs replaced by a sentinel
     /// (`Kestrel Vault` in the whole output `| replace('-', ' ')` made). What is learned of a
@@ -123,11 +128,10 @@ impl SecretParts {
                 let Ok(json) = serde_json::to_value(v) else {
                     return;
                 };
-                let before = self.pieces.len();
-                pieces(&json, &mut self.pieces);
+                let again_json = again.and_then(|a| serde_json::to_value(a).ok());
                 // One of booleans and nones only (`[true]`, `{"ok": false}`) tells a bit each.
                 if informative(&json) {
-                    let again_json = again.and_then(|a| serde_json::to_value(a).ok());
+                    self.add_pieces(&json, again_json.as_ref());
                     for (shape, other) in [
                         (v.to_string(), again.map(ToString::to_string)),
                         (json.to_string(), again_json.map(|j| j.to_string())),
@@ -135,8 +139,6 @@ impl SecretParts {
                         self.told(&shape, other.as_deref());
                         self.shapes.push(shape);
                     }
-                } else {
-                    self.pieces.truncate(before);
                 }
             }
             _ => {
@@ -146,6 +148,23 @@ impl SecretParts {
                 self.told(&t, again.map(text).as_deref());
                 self.texts.push(t);
             }
+        }
+    }
+
+    /// Adds the pieces of `json`, a list or map made of a secret, and of those the ones that
+    /// are not among the pieces of `again` (the same made with the secrets hidden) as made of
+    /// the secrets.
+    fn add_pieces(&mut self, json: &serde_json::Value, again: Option<&serde_json::Value>) {
+        let before = self.pieces.len();
+        pieces(json, &mut self.pieces);
+        if let Some(a) = again {
+            let mut hidden = Vec::new();
+            pieces(a, &mut hidden);
+            let hidden: std::collections::HashSet<String> = hidden.into_iter().collect();
+            let made = self.pieces[before..]
+                .iter()
+                .filter(|p| !hidden.contains(*p));
+            self.made_pieces.extend(made.cloned());
         }
     }
 
@@ -234,7 +253,7 @@ fn pieces(v: &serde_json::Value, out: &mut Vec<String>) {
 /// name is followed as far as the context has it, through attributes and constant subscripts:
 /// `steps.login.url` is that URL, not the whole of `steps.login` (which may hold a token);
 /// `steps.r.json['items'][0]` is that item, not the whole answer; `vars.creds.upper()` is
-/// `vars.creds`.
+/// `vars.creds`, and `vars.m.values()` is `vars.m` (a key `values` of it aside).
 fn reads_a_secret(code: &str, ctx: &minijinja::Value, holds_secret: HoldsSecret<'_>) -> bool {
     named_values(code).any(|path| {
         if path.root == "secrets" {
@@ -290,7 +309,8 @@ enum Key<'a> {
 
 /// The context values `code` names: each root (`vars`, `steps`, ...) that starts a word, with
 /// the attributes and constant subscripts after it (`steps.login['url']` -> `steps`, `login`,
-/// `url`). A subscript that is not a constant (`vars[name]`, a slice) ends the path.
+/// `url`). A subscript that is not a constant (`vars[name]`, a slice) ends the path, and so does
+/// a method call (`vars.m.values()` -> `vars`, `m`).
 fn named_values(code: &str) -> impl Iterator<Item = Path<'_>> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     code.char_indices()
@@ -327,7 +347,11 @@ fn next_key(rest: &str) -> Option<(Key<'_>, &str)> {
     if let Some(a) = rest.strip_prefix('.') {
         let a = a.trim_start();
         let end = a.find(|c: char| !word(c)).unwrap_or(a.len());
-        return (end > 0).then(|| (Key::Name(&a[..end]), &a[end..]));
+        // A name called is a method (`.values()`, `.items()`: minijinja calls a map's method
+        // even when it has a key of that name), not an attribute: the path ends before it,
+        // at the object it is called on.
+        let called = a[end..].trim_start().starts_with('(');
+        return (end > 0 && !called).then(|| (Key::Name(&a[..end]), &a[end..]));
     }
     let inside = rest.strip_prefix('[')?.trim_start();
     let quote = inside.chars().next().filter(|c| matches!(c, '\'' | '"'));
@@ -362,7 +386,10 @@ mod tests {
         let t = Templates::new();
         let ctx = minijinja::Value::from_serialize(json!({
             "secrets": { "T": "s3cret" },
-            "vars": { "creds": "user:s3cret", "plain": "hello", "list": ["a-s3cret", "b"] },
+            "vars": {
+                "creds": "user:s3cret", "plain": "hello", "list": ["a-s3cret", "b"],
+                "m": { "token": "s3cret", "items": "x", "values": "y" },
+            },
             "steps": {
                 "login": { "token": "xs3cretx", "ok": true, "url": "http://h/login" },
                 "r": { "json": { "token": "s3cret", "items": [{ "n": "alpha" }, { "n": "bravo" }] } },
@@ -508,5 +535,42 @@ mod tests {
             all("{{ {'ok': secrets.T == 'x'} }}"),
             super::SecretParts::default()
         );
+    }
+
+    #[test]
+    fn a_method_call_ends_a_path_at_the_object_it_is_called_on() {
+        use super::Key::Name;
+        let named = super::named_values("vars.m.values() | list").collect::<Vec<_>>();
+        assert_eq!(named.len(), 1);
+        assert_eq!((named[0].root, &named[0].keys), ("vars", &vec![Name("m")]));
+        // The map holds the token: what `.values()` and `.items()` make of it is made of it,
+        // whatever its keys `values` and `items` hold.
+        for src in [
+            "{{ vars.m.values() | map('upper') | list }}",
+            "{{ vars.m.items() | map('last') | map('upper') | list }}",
+            "{{ vars.m . values ( ) | map('upper') | list }}",
+        ] {
+            let p = all(src);
+            assert!(
+                p.made_pieces.contains(&"S3CRET".to_string()),
+                "{src}: {p:?}"
+            );
+        }
+        assert!(all("{{ vars.m['values'] | upper }}").texts.is_empty());
+    }
+
+    #[test]
+    fn the_pieces_a_secret_made_are_told_from_those_beside_it() {
+        // Across the secret's edge: pieces of neither the secret nor the text around it.
+        let p = all("{{ ('token=' ~ secrets.T ~ ' user=bob').split('c') }}");
+        assert_eq!(p.made_pieces, ["token=s3", "ret user=bob"], "{p:?}");
+        let p = all("{{ vars.creds.split('3') }}");
+        assert_eq!(p.made_pieces, ["user:s", "cret"], "{p:?}");
+        // Beside it in a map: only the secret.
+        let p = all("{{ {'user': 'alice', 'pw': secrets.T} }}");
+        assert_eq!(p.made_pieces, ["s3cret"], "{p:?}");
+        // The lines of a text that do not hold it are no pieces it made.
+        let p = all("{{ ('a line\\n' ~ secrets.T ~ '\\nlast line').split('\\n') }}");
+        assert_eq!(p.made_pieces, ["s3cret"], "{p:?}");
     }
 }

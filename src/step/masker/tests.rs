@@ -246,3 +246,44 @@ fn what_is_learned_of_values_made_of_a_secret_is_bounded() {
     m.add_derived([format!("{} token=kestrel vault 9931", "y".repeat(3000))]);
     assert!(m.mask(&format!("{} token=kestrel vault 9931", "y".repeat(3000))) == "***");
 }
+
+#[test]
+fn pieces_a_secret_made_are_masked_and_of_long_ones_the_secrets_ends() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    // `.split('-')` of `token=Kestrel-Vault-9931-Zulu user=bob`: pieces across its edges.
+    m.add_made_pieces(["token=Kestrel", "Vault", "Zulu user=bob"].map(String::from));
+    assert_eq!(
+        m.mask("token=Kestrel | Vault | Zulu user=bob | bob"),
+        "*** | *** | *** | bob"
+    );
+    // Of a piece too long to learn whole, the secret's end at either end of it, in any case.
+    let long = |head: &str, tail: &str| format!("{head} {} {tail}", "a".repeat(5000));
+    m.add_made_pieces([long("ZULU", "x=kestrel-v"), long("ulu", "Kes")]);
+    let shown = m.mask(&long("ZULU", "x=kestrel-v"));
+    assert!(
+        shown.starts_with("*** aaa") && shown.ends_with("aaa x=***"),
+        "{shown}"
+    );
+    // Fewer than MIN_PART characters: left as they are.
+    assert_eq!(m.mask(&long("ulu", "Kes")), long("ulu", "Kes"));
+}
+
+#[test]
+fn past_the_budget_of_a_piece_a_secret_made_only_the_secrets_ends_are_learned() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    for i in 0..40 {
+        m.add_derived([format!("{i} {} Kestrel-Vault-9931-Zulu", "<".repeat(3000))]);
+    }
+    assert!(m.learned() >= LEARN_BUDGET, "{}", m.learned());
+    let learned = m.learned();
+    for i in 0..100 {
+        m.add_made_pieces([format!("{i} {} token=Kestrel", "y".repeat(1000))]);
+    }
+    assert!(
+        m.learned() < learned + 1000,
+        "{} after {learned}",
+        m.learned()
+    );
+    let shown = m.mask(&format!("7 {} token=Kestrel", "y".repeat(1000)));
+    assert!(shown.ends_with("yy token=***"), "{shown}");
+}
