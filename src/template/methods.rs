@@ -59,10 +59,9 @@ fn rsplit(value: &Value, args: &[Value]) -> Result<Value, Error> {
 fn index(value: &Value, args: &[Value]) -> Result<Value, Error> {
     let (what,): (&Value,) = from_args(args)?;
     let found = value.try_iter()?.position(|x| &x == what).ok_or_else(|| {
-        Error::new(
-            ErrorKind::InvalidOperation,
-            format!("{what} is not in list"),
-        )
+        // Not quoted: what a template asks for may be made of a secret, and an error is shown
+        // before anything the template made is learned.
+        Error::new(ErrorKind::InvalidOperation, "the value is not in the list")
     })?;
     Ok(Value::from(found))
 }
@@ -117,5 +116,24 @@ mod tests {
                 .unwrap(),
             "true and false and true"
         );
+    }
+
+    /// What may be made of a secret is never quoted by an error (errors are shown before what
+    /// a template made is learned), and `debug()`, which prints the whole context without
+    /// naming it, is no function.
+    #[test]
+    fn errors_quote_no_value_and_debug_is_not_a_function() {
+        let t = Templates::new();
+        let ctx = minijinja::Value::from_serialize(serde_json::json!({ "s": "Kestrel-Vault" }));
+        let e = t
+            .render_str("{{ ['a'].index(s | replace('-', '.')) }}", &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not in the list") && !e.contains("Kestrel"),
+            "{e}"
+        );
+        let e = t.render_str("{{ debug() }}", &ctx).unwrap_err().to_string();
+        assert!(!e.contains("Kestrel"), "{e}");
     }
 }
