@@ -130,7 +130,7 @@ const NAME_SECRET: &str = "Kx9-ZeQrUt-Qm4";
 /// lower-cased form and a long action that is cut; a screenshot path from the secret (a
 /// directory) and from its reversed form; a download's page-suggested name, with a step and
 /// without; a download path from a slice of it; a `state.save` path from its upper-cased form.
-/// Each file is where the step's output says it is.
+/// Each file is where the step's output says it is; two names masked alike are two files.
 #[test]
 fn names_runner_creates_never_hold_a_secret() {
     let d = tempfile::tempdir().unwrap();
@@ -153,6 +153,8 @@ steps:
   - click: "#again"
   - id: shot1
     screenshot: {{ path: "shots/{{{{ secrets.NAME_SECRET | reverse }}}}.png" }}
+  - id: shot3
+    screenshot: {{ path: "shots/{{{{ secrets.NAME_SECRET }}}}.png" }}
   - id: shot2
     screenshot: {{ path: "{{{{ secrets.NAME_SECRET }}}}/page.png" }}
   - id: dl1
@@ -180,6 +182,8 @@ steps:
     // Each file is where its step says, under a masked name.
     for (id, rel) in [
         ("shot1", "art/001-secret-names/shots/***.png"),
+        // Masked alike, numbered: not written over shot1's.
+        ("shot3", "art/001-secret-names/shots/*** (2).png"),
         ("shot2", "art/001-secret-names/***/page.png"),
         ("dl1", "art/001-secret-names/downloads/report-***.csv"),
         ("dl2", "art/001-secret-names/dl/***.csv"),

@@ -43,7 +43,19 @@ impl StepFiles {
                 format!("{problem}; {}", crate::fs::ARTIFACT_PATH_HELP),
             ));
         }
-        self.ready(self.dir.join(masked))
+        let mut path = self.dir.join(&masked);
+        // Two names that differ only by a secret mask alike (`shots/***.png`): the second is
+        // numbered (`shots/*** (2).png`), never written over the first's evidence.
+        if masked != name
+            && let (Some(parent), Some(file)) = (path.parent(), path.file_name())
+        {
+            let (parent, file) = (parent.to_path_buf(), file.to_string_lossy().into_owned());
+            path = (1..10_000)
+                .map(|n| parent.join(crate::fs::numbered_name(&file, n)))
+                .find(|p| p.symlink_metadata().is_err())
+                .unwrap_or(path);
+        }
+        self.ready(path)
     }
 
     /// `path` (inside the artifacts) ready to be written: its directories made without
