@@ -6,7 +6,10 @@
 //! so another program may take it between the pick and the server's bind (the server then
 //! fails "address in use", or another program answers in its place). The port is drawn at
 //! random below that range instead (from 10000 up), checked free on every local address, and
-//! never handed out twice in a run, so two servers starting at once do not get the same.
+//! never handed out twice in a run, so two servers starting at once do not get the same. The
+//! check binds without listening (see `claim`); another program that picks at random too may
+//! still take the port before the server binds it: the start then picks again
+//! (`process::Server::start`).
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};

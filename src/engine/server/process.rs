@@ -1,7 +1,8 @@
 //! A started server: a command (its process group, its exit watched, its output kept), a
 //! served folder, or one that already answered (`reuse_existing`). A command counts as ready
-//! only while it is alive and when what answers is not another program (`process::holder`),
-//! and a fixed port that is taken before the start fails at once.
+//! only while it is alive and when what answers is not another program (`process::holder`);
+//! a fixed port that is taken before the start fails at once, and a port runner picked
+//! (`port: auto`) that another program took is picked again.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
