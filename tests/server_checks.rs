@@ -299,3 +299,49 @@ fn a_server_url_readiness_cannot_poll_is_refused_where_it_is_written() {
     );
     assert!(!error.contains("did not answer"), "{report}");
 }
+
+#[test]
+fn a_sub_flows_web_server_is_refused_where_it_is_run_not_silently_left_unstarted() {
+    // The sub-flow's server would never answer (nothing listens on its port): a `run_flow`
+    // that passed would be a green that is not true.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "_sub.yaml",
+        "name: sub\nweb_server:\n  command: [sleep, \"100\"]\n  url: http://127.0.0.1:9/\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        "name: caller\nsteps:\n  - log: first\n  - run_flow: _sub.yaml\n",
+    );
+    let expected = "f.yaml:4:15: error: sub-flow `_sub.yaml` declares a `web_server` (_sub.yaml:2:1), which is not started: a sub-flow runs with its caller's servers";
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(expected), "{out}");
+    assert!(
+        out.contains("declare it in the calling flow or runner.toml"),
+        "{out}"
+    );
+    // `run` refuses it the same way, before any step.
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+    // The same sub-flow without one runs, with its caller's server in `web_server`.
+    write(
+        d.path(),
+        "_sub.yaml",
+        "name: sub\nsteps:\n  - id: url\n    exec: [echo, \"{{ web_server.url }}\"]\noutputs:\n  url: \"{{ steps.url.stdout | trim }}\"\n",
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: caller\nweb_server:\n  command: [python3, \"{}\"]\n  port: auto\nsteps:\n  - id: sub\n    run_flow: _sub.yaml\n  - expect: {{ that: \"{{{{ steps.sub.url == web_server.url }}}}\" }}\n",
+            app()
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["flows"][0]["status"], "passed", "{report}");
+}

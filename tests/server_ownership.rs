@@ -222,3 +222,93 @@ steps:
     assert_eq!(report["flows"][0]["status"], "passed", "{report}");
     assert_eq!(starts(&log).len(), 1);
 }
+
+/// `python3 taker.py WANT TOOK`: another program that binds the port written in WANT (once it
+/// is there), then creates TOOK and serves.
+const TAKER: &str = r#"import http.server, os, sys, time
+want, took = sys.argv[1:3]
+while not os.path.exists(want):
+    time.sleep(0.01)
+port = int(open(want).read())
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), http.server.SimpleHTTPRequestHandler)
+open(took, "w").close()
+server.serve_forever()
+"#;
+
+/// `python3 picked.py WANT TOOK APP`: the server command. Its first start hands its `$PORT` to
+/// the taker and waits until the taker holds it, then runs app.py there (which exits 1,
+/// "Address already in use", as real servers do); any later start runs app.py at once.
+const PICKED: &str = r#"import os, sys, time
+want, took, app = sys.argv[1:4]
+if not os.path.exists(want):
+    with open(want + ".tmp", "w") as f:
+        f.write(os.environ["PORT"])
+    os.rename(want + ".tmp", want)
+    while not os.path.exists(took):
+        time.sleep(0.01)
+os.execvp(sys.executable, [sys.executable, app])
+"#;
+
+#[test]
+fn a_port_picked_for_auto_that_another_program_takes_before_the_bind_is_picked_again() {
+    let d = tempfile::tempdir().unwrap();
+    let (want, took, log) = (
+        d.path().join("want"),
+        d.path().join("took"),
+        d.path().join("starts"),
+    );
+    let taker = write(d.path(), "taker.py", TAKER);
+    let mut other = std::process::Command::new("python3")
+        .arg(&taker)
+        .arg(&want)
+        .arg(&took)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 starts");
+    let picked = write(d.path(), "picked.py", PICKED);
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: picked again
+web_server:
+  command: [python3, "{picked}", "{want}", "{took}", "{app}"]
+  port: auto
+  env: {{ START_DELAY_MS: "0" }}
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - expect: {{ visible: {{ role: heading, text: "app on {{{{ web_server.port }}}}", exact: true }} }}
+  - id: port
+    exec: [echo, "{{{{ web_server.port }}}}"]
+"#,
+            picked = picked.display(),
+            want = want.display(),
+            took = took.display(),
+            app = app()
+        ),
+    );
+    let run = flow_run(d.path())
+        .env("APP_STARTS", &log)
+        .arg("f.yaml")
+        .run();
+    let _ = other.kill();
+    let _ = other.wait();
+    let Ran { code, report, .. } = run;
+    assert_eq!(code, 0, "{report}");
+    let flow = &report["flows"][0];
+    assert_eq!(flow["status"], "passed", "{flow}");
+    // Two starts: the first on the port the other program took, the second on another one.
+    assert_eq!(starts(&log).len(), 2);
+    let taken = std::fs::read_to_string(&want).unwrap();
+    let served = flow["steps"][2]["outputs"]["stdout"]
+        .as_str()
+        .unwrap()
+        .trim();
+    assert_ne!(served, taken.trim(), "{flow}");
+    // The log is the last start's: the server that ran.
+    let server_log = std::fs::read_to_string(flow["web_server_log"].as_str().unwrap()).unwrap();
+    assert!(
+        server_log.contains(&format!("listening on http://127.0.0.1:{served}/")),
+        "{server_log}"
+    );
+}

@@ -344,6 +344,7 @@ impl<'a> Loader<'a> {
                         if let RunFlow::Full(o) = rf {
                             problems.extend(undeclared_vars(doc, &ptr, rel, o, &sub.flow));
                         }
+                        problems.extend(own_server(doc, &ptr, rel, sub));
                         subflows.insert(rel.to_string(), sub.clone());
                     }
                     None => problems.push(at(
@@ -421,6 +422,26 @@ fn undeclared_vars(
             .with_help(help)
         })
         .collect()
+}
+
+/// A sub-flow (`rel`, run at `ptr`) that declares a `web_server`: refused, as nothing starts
+/// it — a sub-flow runs with its caller's servers (its `web_server.*` are the caller's), and a
+/// `run_flow` that passed while the server its steps were written for never started would be
+/// a green that is not true.
+fn own_server(doc: &Document, ptr: &str, rel: &str, sub: &LoadedFlow) -> Option<Diagnostic> {
+    sub.flow.web_server.as_ref()?;
+    let declared = at_key(&sub.doc.file, &sub.doc.spans, "/web_server", "").location();
+    Some(
+        at_value(
+            &doc.file,
+            &doc.spans,
+            ptr,
+            format!(
+                "sub-flow `{rel}` declares a `web_server` ({declared}), which is not started: a sub-flow runs with its caller's servers"
+            ),
+        )
+        .with_help("declare it in the calling flow or runner.toml"),
+    )
 }
 
 /// The typed model refuses what the schema accepted: a bug in runner.

@@ -82,6 +82,7 @@ pub(crate) async fn start_for_flow(
         masker: masker.clone(),
         reuse_by_default: false,
     };
-    let l = launch(ws, place, &mut render)?;
-    Server::start(l, &rt.cancel).await.map(Some)
+    Server::start(&mut || launch(ws, place.clone(), &mut render), &rt.cancel)
+        .await
+        .map(Some)
 }

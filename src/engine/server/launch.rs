@@ -26,6 +26,9 @@ pub(crate) struct Launch {
     /// `web_server.url`.
     pub(crate) url: String,
     pub(crate) port: Option<u16>,
+    /// `port` is one runner picked (`port: auto`): when another program takes it before the
+    /// command binds it, the start picks again.
+    pub(crate) picked: bool,
     /// Ready when an HTTP GET of this URL answers below 404 (`ready_url`, else `url`); without
     /// either, when `port` accepts a connection.
     pub(crate) probe: Option<String>,
@@ -40,6 +43,7 @@ pub(crate) struct Launch {
 }
 
 /// Where a server's files go and what it starts with.
+#[derive(Clone)]
 pub(crate) struct Place<'a> {
     /// `/web_server` (a flow's) or `/web_server/N` (the project file's).
     pub(crate) ptr: &'a str,
@@ -185,6 +189,7 @@ pub(crate) fn launch(
         env,
         url,
         port,
+        picked: matches!(ws.port, Some(Port::Keyword(_))),
         probe,
         reuse: ws.reuse_existing.unwrap_or(place.reuse_by_default),
         ready: duration(&ws.ready_timeout, 30),

@@ -6,13 +6,18 @@
 //! so another program may take it between the pick and the server's bind (the server then
 //! fails "address in use", or another program answers in its place). The port is drawn at
 //! random below that range instead (from 10000 up), checked free on every local address, and
-//! never handed out twice in a run, so two servers starting at once do not get the same.
+//! never handed out twice in a run, so two servers starting at once do not get the same. The
+//! check binds without listening (see `claim`); another program that picks at random too may
+//! still take the port before the server binds it: the start then picks again
+//! (`process::Server::start`).
 
 use std::collections::HashSet;
-use std::net::{Ipv4Addr, Ipv6Addr, TcpListener};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::ops::RangeInclusive;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
+
+use tokio::net::TcpSocket;
 
 /// The lowest port `port: auto` picks: below are the ports servers are configured on by hand
 /// (3000, 5432, 8080, ...).
@@ -56,11 +61,30 @@ fn band((lo, hi): (u16, u16)) -> RangeInclusive<u16> {
 /// one (a machine without IPv6 cannot bind it: only "in use" counts there). Bound one after
 /// the other, as a dual-stack `::` would clash with the IPv4 one held.
 fn free(port: u16) -> bool {
-    TcpListener::bind((Ipv4Addr::UNSPECIFIED, port)).is_ok()
-        && !matches!(
-            TcpListener::bind((Ipv6Addr::UNSPECIFIED, port)),
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse
-        )
+    if claim((Ipv4Addr::UNSPECIFIED, port).into()).is_err() {
+        return false;
+    }
+    !matches!(
+        claim((Ipv6Addr::UNSPECIFIED, port).into()),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse
+    )
+}
+
+/// A socket bound to `addr` (with `SO_REUSEADDR`, as servers bind) and not listening: the bind
+/// fails when something listens on the port, which is all the check asks. It must not listen:
+/// a process runner forks meanwhile (a browser, a step's command, another server) holds a copy
+/// of every open socket until it runs its program, so a listening one would outlive its drop
+/// and accept the connection of the start's `in_use`, which would then find the port "already
+/// in use" — by runner's own check. A socket that only is bound accepts nothing.
+fn claim(addr: SocketAddr) -> std::io::Result<TcpSocket> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    Ok(socket)
 }
 
 /// A port nothing is bound to, drawn at random from `band`, not handed out before in this run.
@@ -105,6 +129,8 @@ pub(crate) fn host_port(url: &str) -> Option<(String, u16)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::TcpListener;
+    use std::os::fd::AsFd;
 
     #[test]
     fn free_ports_are_below_the_ephemeral_range_free_and_not_handed_out_twice() {
@@ -122,6 +148,22 @@ mod tests {
         // A port something listens on is not free (on the address it listens on, or any).
         let taken = TcpListener::bind("127.0.0.1:0").unwrap();
         assert!(!free(taken.local_addr().unwrap().port()));
+    }
+
+    #[tokio::test]
+    async fn a_copy_of_the_free_check_left_in_a_forked_process_accepts_no_connection() {
+        // What a process forked while `free` holds its socket has: a copy of it, alive until the
+        // child runs its program (`dup` makes the same copy, at a moment the test chooses).
+        let port = pick_free().unwrap();
+        let checked = claim((Ipv4Addr::UNSPECIFIED, port).into()).unwrap();
+        let copy = checked.as_fd().try_clone_to_owned().unwrap();
+        drop(checked);
+        assert!(
+            !in_use("127.0.0.1", port).await,
+            "port {port}: runner's own check answers"
+        );
+        drop(copy);
+        assert!(free(port));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A started server: a command (its process group, its exit watched, its output kept), a
 //! served folder, or one that already answered (`reuse_existing`). A command counts as ready
-//! only while it is alive and when what answers is not another program (`process::holder`),
-//! and a fixed port that is taken before the start fails at once.
+//! only while it is alive and when what answers is not another program (`process::holder`);
+//! a fixed port that is taken before the start fails at once, and a port runner picked
+//! (`port: auto`) that another program took is picked again.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -20,6 +21,18 @@ use super::probe;
 use super::static_site::StaticSite;
 use crate::process;
 use crate::step::{ErrorKind, StepError};
+
+/// How many ports a start with `port: auto` picks before it gives up: another program taking
+/// the one picked is rare (it picks ports at random too, or binds a port it was told, in the
+/// moment between runner's pick and the command's bind), twice in a row rarer still.
+const PICKS: usize = 3;
+
+/// Why one start failed.
+enum Failed {
+    /// Another program holds the port runner picked (`port: auto`): pick again.
+    Taken(StepError),
+    Other(StepError),
+}
 
 /// A running server.
 pub(crate) struct Server {
@@ -70,16 +83,61 @@ impl Server {
     }
 
     /// Starts a command and waits until it is ready: its readiness URL (or port) answers while
-    /// it is alive. A port that answers before the start is reused (`reuse_existing`, when what
-    /// answers is ready) or an error at once.
-    pub(crate) async fn start(l: Launch, cancel: &CancellationToken) -> Result<Server, StepError> {
-        let started = Instant::now();
-        if let Some((host, port)) = ports::host_port(&l.url)
-            && ports::in_use(&host, port).await
-        {
-            return already_there(l, port, started).await;
+    /// it is alive. `launch` renders the command's settings; with `port: auto` it picks a port
+    /// each time, and a start whose port another program took before the command could bind
+    /// it (one that picks ports at random too: a parallel run's server) is tried again on a
+    /// new port, `PICKS` ports in all.
+    pub(crate) async fn start(
+        launch: &mut (dyn FnMut() -> Result<Launch, StepError> + Send),
+        cancel: &CancellationToken,
+    ) -> Result<Server, StepError> {
+        let mut picked = Vec::new();
+        loop {
+            let l = launch()?;
+            let port = l.port;
+            match Self::start_once(l, cancel).await {
+                Ok(s) => return Ok(s),
+                Err(Failed::Taken(_)) if picked.len() + 1 < PICKS => picked.extend(port),
+                Err(Failed::Taken(e)) if !picked.is_empty() => {
+                    let before = picked.iter().map(u16::to_string).collect::<Vec<_>>();
+                    return Err(StepError {
+                        message: format!(
+                            "{} (so were the ports picked before it: {})",
+                            e.message,
+                            before.join(", ")
+                        ),
+                        ..e
+                    });
+                }
+                Err(Failed::Taken(e) | Failed::Other(e)) => return Err(e),
+            }
         }
-        let server = spawn(&l)?;
+    }
+
+    /// One start (see `start`). A port that answers before the start is, when the settings
+    /// name it, reused (`reuse_existing`, when what answers is ready) or an error at once; when
+    /// runner picked it, another program took it since: `Failed::Taken`, as is a command that
+    /// exits before it is ready while another program answers on the port runner picked.
+    async fn start_once(l: Launch, cancel: &CancellationToken) -> Result<Server, Failed> {
+        let started = Instant::now();
+        let at = ports::host_port(&l.url);
+        if let Some((host, port)) = &at
+            && ports::in_use(host, *port).await
+        {
+            if l.picked {
+                return Err(Failed::Taken(StepError::new(
+                    ErrorKind::Environment,
+                    format!(
+                        "web server `{}`: port {port}, picked free for port: auto, was taken by another program before the command started",
+                        l.name
+                    ),
+                )));
+            }
+            return already_there(l, *port, started)
+                .await
+                .map_err(Failed::Other);
+        }
+        let server = spawn(&l).map_err(Failed::Other)?;
         let ready = server.wait_ready(&l, cancel).await;
         match ready {
             Ok(()) => Ok(Server {
@@ -91,8 +149,18 @@ impl Server {
                 kind: Kind::Command(Box::new(server)),
             }),
             Err(e) => {
+                let exited = server.exit.borrow().is_some();
                 server.end().await;
-                Err(e)
+                // Its tree is gone: what answers on the port now is another program's.
+                let taken = match &at {
+                    Some((host, port)) if l.picked && exited => ports::in_use(host, *port).await,
+                    _ => false,
+                };
+                Err(if taken {
+                    Failed::Taken(e)
+                } else {
+                    Failed::Other(e)
+                })
             }
         }
     }
@@ -396,5 +464,72 @@ impl CommandServer {
         process::kill_tree(self.pgid);
         process::unregister(self.pgid);
         self.output.drained().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::Masker;
+
+    /// `app.py` on `port`, as `port: auto` launches it.
+    fn app(port: u16, dir: &Path) -> Launch {
+        let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/servers/app.py");
+        Launch {
+            name: "app".into(),
+            argv: vec!["python3".into(), app.display().to_string()],
+            cwd: dir.to_path_buf(),
+            env: vec![
+                ("START_DELAY_MS".into(), "0".into()),
+                ("PORT".into(), port.to_string()),
+            ],
+            url: format!("http://127.0.0.1:{port}"),
+            port: Some(port),
+            picked: true,
+            probe: None,
+            reuse: false,
+            ready: Duration::from_secs(20),
+            stop: Duration::from_secs(5),
+            log: dir.join("web_server/app.log"),
+            artifacts: dir.to_path_buf(),
+            masker: Masker::default(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_picked_port_another_program_holds_at_the_start_is_picked_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = CancellationToken::new();
+        let held: Vec<std::net::TcpListener> = (0..3)
+            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+            .collect();
+        let taken: Vec<u16> = held
+            .iter()
+            .map(|l| l.local_addr().unwrap().port())
+            .collect();
+        // The first port picked is held by another program: the second is started.
+        let free = ports::pick_free().unwrap();
+        let mut picks = [taken[0], free].into_iter();
+        let server = Server::start(&mut || Ok(app(picks.next().unwrap(), dir.path())), &cancel)
+            .await
+            .unwrap();
+        assert_eq!((server.port, server.reused), (Some(free), false));
+        server.stop().await;
+        // Three held in a row: the start fails naming them, and never calls a port runner
+        // picked the user's to change ("use port: auto").
+        let mut picks = taken.clone().into_iter();
+        let Err(e) =
+            Server::start(&mut || Ok(app(picks.next().unwrap(), dir.path())), &cancel).await
+        else {
+            panic!("started on a port another program holds");
+        };
+        assert_eq!(
+            e.message,
+            format!(
+                "web server `app`: port {}, picked free for port: auto, was taken by another program before the command started (so were the ports picked before it: {}, {})",
+                taken[2], taken[0], taken[1]
+            )
+        );
+        assert_eq!(picks.next(), None);
     }
 }

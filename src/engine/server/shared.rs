@@ -211,6 +211,5 @@ async fn start_one(
         masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
-    let l = launch(ws, place, &mut render)?;
-    Server::start(l, cx.cancel).await
+    Server::start(&mut || launch(ws, place.clone(), &mut render), cx.cancel).await
 }
