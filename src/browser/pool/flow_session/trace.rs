@@ -1,9 +1,10 @@
 //! What a flow's browser keeps for the flow's trace (`--trace`): the picture after each of its
-//! browser steps (see `driver::recorder`: each is chosen as the browser's frames come, mostly
-//! during the next step), held in memory until the flow's end when only a failed flow's trace
-//! is kept, and what its tabs logged.
+//! browser steps (see `driver::recorder`: with a screencast each is chosen as the browser's
+//! frames come, mostly during the next step; with snapshots each is drawn at the end of a
+//! flow whose trace is kept), held in memory until the flow's end when only a failed flow's
+//! trace is kept, and what its tabs logged.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -94,8 +95,9 @@ impl FlowBrowser {
         let Some(r) = &w.recorder else {
             return Vec::new();
         };
+        let id = w.stepped((start, end), (acts, picture.is_some())).await;
         let mut p = self.pictures.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(id) = w.stepped((start, end), (acts, picture.is_some()))
+        if let Some(id) = id
             && let Some(path) = picture
         {
             p.waiting.push_back((path, id));
@@ -168,8 +170,18 @@ impl TraceTail {
         };
         r.ended(timeout).await;
         w.caught_up(timeout).await;
+        let ids: Vec<u64> = p.waiting.iter().map(|(_, id)| *id).collect();
+        let mut drawn = if r.snapshots() {
+            w.drawn(&ids, timeout).await
+        } else {
+            HashMap::new()
+        };
         while let Some((path, id)) = p.waiting.pop_front() {
-            let Some((jpeg, late)) = r.take(id) else {
+            let taken = match drawn.remove(&id) {
+                Some(jpeg) => Some((Some(jpeg), false)),
+                None => r.take(id),
+            };
+            let Some((jpeg, late)) = taken else {
                 continue;
             };
             if late {
