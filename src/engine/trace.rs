@@ -143,7 +143,7 @@ pub(crate) async fn end(
     let path = file(&dir).display().to_string();
     result.trace = Some(path.clone());
     let task = tokio::spawn(async move {
-        let recorded = tail.recorded(CATCH_UP).await;
+        let recorded = tail.recorded(CATCH_UP, &masker).await;
         let at = (root.as_path(), dir.as_path(), started);
         if let Some(why) = finish(mode, at, &mut copy, &masker, recorded) {
             listener.message(&info, 0, &masker.mask(&why));
@@ -173,6 +173,7 @@ pub(crate) fn finish(
         let_go,
         later,
         logged,
+        drawing_left_out,
     } = recorded;
     let mut unwritten = None;
     for (path, jpeg) in &held {
@@ -227,6 +228,9 @@ pub(crate) fn finish(
                 "the {what} {n} {of}: a flow's trace keeps its latest {max}"
             ));
         }
+    }
+    if !drawing_left_out.is_empty() {
+        trace["snapshots_left_out"] = json!(drawing_left_out.join("; "));
     }
     let trace = masker.mask_value(&trace);
     let path = file(dir);
@@ -440,6 +444,7 @@ mod tests {
             let_go: 3,
             later: HashSet::from([pic.clone()]),
             logged,
+            drawing_left_out: Vec::new(),
         };
         let t0 = SystemTime::now();
         let at = (d.path(), d.path(), Instant::now());

@@ -214,6 +214,8 @@ impl Watch {
                     flow.opened(link, session, &target, params);
                 }
             }
+            // Only the tabs runner draws a trace's snapshots in, offline (see `recorder`).
+            "Fetch.requestPaused" => Recorder::refuse(link, msg),
             m if Recorder::hears(m) => {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;

@@ -36,6 +36,7 @@ use super::cdp::Link;
 mod screens;
 use screens::{Frame, Screens};
 mod snapshots;
+pub(crate) use snapshots::Drawn;
 use snapshots::Snapshots;
 
 /// How a flow's tabs record the pictures of its trace.
@@ -202,7 +203,7 @@ impl Recorder {
     /// when it `acts`: see `snapshots`).
     pub(crate) async fn stepped(
         &self,
-        (target, page): (&str, Option<(Arc<Link>, String)>),
+        (target, page): (&str, Option<snapshots::Page>),
         (start, end): (f64, f64),
         (acts, picture): (bool, bool),
     ) -> Option<u64> {
@@ -214,25 +215,34 @@ impl Recorder {
         picture.then(|| s.screens.want(target, end))
     }
 
+    /// A request paused in a tab runner draws snapshots in (the only tabs it turns `Fetch` on
+    /// in: see `snapshots`), event `msg`: refused (read by the connection's reader: nothing
+    /// here waits).
+    pub(crate) fn refuse(link: &Arc<Link>, msg: &Value) {
+        snapshots::refuse(link, msg);
+    }
+
     /// Whether its pictures are snapshots, drawn at the flow's end (see `drawn`).
     pub(crate) fn snapshots(&self) -> bool {
         self.snapshots.is_some()
     }
 
     /// With snapshots, at the flow's end (its trace kept): the pictures `ids`, drawn in the
-    /// browser on `link` once the snapshots asked for have come (waiting at most `timeout`).
+    /// browser on `link` once the snapshots asked for have come (waiting at most `timeout`),
+    /// masked with `masker`; and what was left out of them, and why.
     pub(crate) async fn drawn(
         &self,
         link: &Link,
         ids: &[u64],
         timeout: Duration,
-    ) -> HashMap<u64, Arc<Vec<u8>>> {
+        masker: &crate::step::Masker,
+    ) -> Drawn {
         let Some(s) = &self.snapshots else {
-            return HashMap::new();
+            return Drawn::default();
         };
         let shots = s.shots(ids, timeout).await;
         let (quality, width, height) = SCREENCAST;
-        snapshots::render(link, &shots, (quality, f64::from(width.min(height)))).await
+        snapshots::render(link, shots, (quality, f64::from(width.min(height))), masker).await
     }
 
     /// Picture `id` once it is chosen: a JPEG (or none), and whether it may show the changes

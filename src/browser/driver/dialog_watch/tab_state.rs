@@ -107,21 +107,27 @@ impl FlowDialogs {
             let s = self.state.lock().ok()?;
             (s.current.clone(), s.sessions.get(&s.current).cloned())
         };
-        let page = self.link.upgrade().zip(session);
+        let page = self
+            .link
+            .upgrade()
+            .zip(session)
+            .map(|(link, session)| (link, session, current.clone()));
         r.stepped((&current, page), (start, end), (acts, picture))
             .await
     }
 
     /// With snapshots (see `recorder`), at the flow's end: the pictures `ids`, drawn (waiting
-    /// at most `timeout` for the snapshots to come).
+    /// at most `timeout` for the snapshots to come) masked with `masker`, and what was left
+    /// out of them.
     pub(crate) async fn drawn(
         &self,
         ids: &[u64],
         timeout: Duration,
-    ) -> std::collections::HashMap<u64, Arc<Vec<u8>>> {
+        masker: &crate::step::Masker,
+    ) -> crate::browser::driver::recorder::Drawn {
         match (&self.recorder, self.link.upgrade()) {
-            (Some(r), Some(link)) => r.drawn(&link, ids, timeout).await,
-            _ => std::collections::HashMap::new(),
+            (Some(r), Some(link)) => r.drawn(&link, ids, timeout, masker).await,
+            _ => crate::browser::driver::recorder::Drawn::default(),
         }
     }
 

@@ -1,25 +1,36 @@
 //! The pictures of a trace kept only when its flow fails (`retain-on-failure`): no screencast
 //! (its capture delays the animation frames the steps' actionability waits use), but after each
 //! step that acts on the page a snapshot of its document — HTML with the live state of its
-//! fields written in, its scripts out, its stylesheets inlined (`scripts/snapshot.js`): one
-//! `Runtime.evaluate` sent after the step (before the next step's commands: it is of the page
-//! after this step), its answer taken as it comes, so the flow waits for no answer. A step that only reads the page shares the snapshot of the last that acted.
+//! fields written in (a password field's as dots), its scripts out, its stylesheets inlined
+//! (`scripts/snapshot.js`, evaluated in an isolated world of the tab's frame, so the page's
+//! scripts cannot change what it reads): one `Runtime.evaluate` sent after the step (before
+//! the next step's commands: it is of the page after this step), its answer taken as it comes,
+//! so the flow waits for no answer (only for the isolated world's id, one call). A step that
+//! only reads the page shares the snapshot of the last that acted.
 //!
-//! A flow that passed drops them. One that failed has them drawn, at its end, in a tab of a
-//! fresh context of the same browser that runs no script (`Emulation.setScriptExecutionDisabled`,
-//! `Page.setDocumentContent`), at the flow's viewport, and taken as the screencast's JPEGs were
-//! (`render`).
+//! Bounded: a snapshot (its HTML and the stylesheets' texts it sends) of more than
+//! `MAX_SNAPSHOT` characters is not sent (the page says how large it is: no answer comes near
+//! the connection's message limit), and then none is taken for the rest of the flow (a
+//! document that large costs each step its serialization); a stylesheet is held once a flow
+//! (each of more than `MAX_SHEET` characters empty); a flow holds at most `MAX_HELD` bytes of
+//! snapshots and stylesheets, and at most `HELD` snapshots: its latest (a failure is at the
+//! end).
+//!
+//! A flow that passed drops them. One that failed has them drawn at its end, one at a time,
+//! offline (see `draw`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use super::super::cdp::Link;
 use super::super::script;
+
+mod draw;
+pub(crate) use draw::{Drawn, refuse, render};
 
 /// The page-side capture.
 const SNAPSHOT_JS: &str = include_str!("../scripts/snapshot.js");
@@ -27,16 +38,32 @@ const SNAPSHOT_JS: &str = include_str!("../scripts/snapshot.js");
 /// The most snapshots a flow holds: its latest (a failure is at the end).
 const HELD: usize = 200;
 
+/// The most characters of a snapshot: its HTML and the stylesheets' texts it sends (each at
+/// most 3 bytes of UTF-8, 6 as JSON escapes: far below the connection's 64 MiB).
+const MAX_SNAPSHOT: usize = 8 * 1024 * 1024;
+
+/// The most characters of one stylesheet's text: a longer one is drawn empty.
+const MAX_SHEET: usize = 2 * 1024 * 1024;
+
+/// The most bytes of snapshots and stylesheets a flow holds: past it its oldest snapshots go.
+const MAX_HELD: usize = 64 * 1024 * 1024;
+
 /// How long one snapshot's evaluation may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the isolated world a snapshot is taken in may take to be had (the step waits).
+const WORLD_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One snapshot: the page's HTML (its `<link>` stylesheets standing as
 /// `<style data-runner-sheet>`), its viewport in CSS pixels.
 #[derive(Clone, Debug)]
 pub(crate) struct Shot {
-    pub(crate) html: String,
+    pub(crate) html: Arc<str>,
     pub(crate) size: (u32, u32),
 }
+
+/// A tab to snapshot: runner's connection, its session on the tab, the tab.
+pub(crate) type Page = (Arc<Link>, String, String);
 
 /// A flow's snapshots.
 #[derive(Default)]
@@ -58,49 +85,39 @@ struct Held {
     /// Snapshots asked for whose answer has not come.
     pending: usize,
     /// The stylesheets' texts, by address: each read once a flow.
-    sheets: HashMap<String, String>,
+    sheets: HashMap<String, Arc<str>>,
+    /// The bytes held: the snapshots' HTML and the stylesheets' texts.
+    bytes: usize,
+    /// How many snapshots were let go to keep under `MAX_HELD` (or `HELD`).
+    let_go: usize,
+    /// Why no snapshot is taken any more (a document over `MAX_SNAPSHOT`).
+    stopped: Option<String>,
 }
 
 impl Snapshots {
-    /// After a step on tab `session` of `link`: when it `acts`, a snapshot of the page is asked
-    /// for (sent, its answer not waited for). The picture's id when `picture` is wanted (the last snapshot's:
-    /// none yet, none; none when runner's session on the tab could not be had after a step that
-    /// acted, never the page before it).
+    /// After a step on tab `page` (runner's connection, its session on the tab, the tab): when
+    /// it `acts`, a snapshot of the page is asked for (sent, its answer not waited for). The
+    /// picture's id when `picture` is wanted (the last snapshot's: none yet, none; none when
+    /// runner's session on the tab could not be had after a step that acted, or snapshots were
+    /// stopped: never the page before it).
     pub(crate) async fn stepped(
         &self,
-        page: Option<(Arc<Link>, String)>,
+        page: Option<Page>,
         (acts, picture): (bool, bool),
     ) -> Option<u64> {
+        let stopped = self.state.lock().ok()?.stopped.is_some();
         let asked = match (acts, page) {
-            (true, Some((link, session))) => {
-                let (n, expression) = {
-                    let mut h = self.state.lock().ok()?;
-                    let n = h.next;
-                    h.next += 1;
-                    h.last = Some(n);
-                    h.pending += 1;
-                    let known: Vec<&String> = h.sheets.keys().collect();
-                    (n, script::call(SNAPSHOT_JS, &[json!(known)]))
-                };
-                let params = json!({ "expression": expression, "returnByValue": true });
-                let sent = link
-                    .sent_in(Some(&session), "Runtime.evaluate", params, CALL_TIMEOUT)
-                    .await;
-                Some((n, sent))
-            }
-            (true, None) => {
+            (true, Some(page)) if !stopped => self.ask(page).await,
+            (true, _) => {
                 self.state.lock().ok()?.last = None;
                 None
             }
             (false, _) => None,
         };
-        if let Some((n, sent)) = asked {
+        if let Some((n, answer)) = asked {
             let (state, told) = (self.state.clone(), self.told.clone());
             tokio::spawn(async move {
-                let value = match sent {
-                    Ok(answer) => answer.await.ok().map(|a| a["result"]["value"].clone()),
-                    Err(_) => None,
-                };
+                let value = answer.await.ok().map(|a| a["result"]["value"].clone());
                 if let Ok(mut h) = state.lock() {
                     h.took(n, value);
                 }
@@ -119,9 +136,57 @@ impl Snapshots {
         Some(id)
     }
 
+    /// Asks tab `target` (runner's session `session` on it) for a snapshot, in an isolated
+    /// world of its frame: its number and its answer to come; none (and no last snapshot)
+    /// when it could not be asked.
+    async fn ask(
+        &self,
+        (link, session, target): Page,
+    ) -> Option<(
+        u64,
+        impl Future<Output = Result<Value, super::super::cdp::CdpError>> + use<>,
+    )> {
+        let world = json!({ "frameId": target, "worldName": "runner-snapshot" });
+        let created = link
+            .call_in(
+                Some(&session),
+                "Page.createIsolatedWorld",
+                world,
+                WORLD_TIMEOUT,
+            )
+            .await;
+        let context = created.ok().and_then(|c| c["executionContextId"].as_u64());
+        let Some(context) = context else {
+            self.state.lock().ok()?.last = None;
+            return None;
+        };
+        let (n, expression) = {
+            let mut h = self.state.lock().ok()?;
+            let n = h.next;
+            h.next += 1;
+            h.last = Some(n);
+            h.pending += 1;
+            let known: Vec<&String> = h.sheets.keys().collect();
+            let args = [json!(known), json!(MAX_SNAPSHOT), json!(MAX_SHEET)];
+            (n, script::call(SNAPSHOT_JS, &args))
+        };
+        let params = json!({
+            "expression": expression, "returnByValue": true, "contextId": context,
+        });
+        let sent = link
+            .sent_in(Some(&session), "Runtime.evaluate", params, CALL_TIMEOUT)
+            .await;
+        if let Ok(answer) = sent {
+            return Some((n, answer));
+        }
+        self.state.lock().ok()?.took(n, None);
+        None
+    }
+
     /// Waits (at most `timeout`) for the snapshots asked for; then the snapshots `pictures`
-    /// (by id) show, each with the flow's stylesheets put in and the pictures that show it.
-    pub(crate) async fn shots(&self, pictures: &[u64], timeout: Duration) -> Vec<(Vec<u64>, Shot)> {
+    /// (by id) show, each with the pictures that show it, and the flow's stylesheets; and what
+    /// was left out of them, and why.
+    pub(crate) async fn shots(&self, pictures: &[u64], timeout: Duration) -> Shots {
         let until = tokio::time::Instant::now() + timeout;
         loop {
             let told = self.told.notified();
@@ -131,7 +196,7 @@ impl Snapshots {
             }
         }
         let Ok(h) = self.state.lock() else {
-            return Vec::new();
+            return Shots::default();
         };
         let mut by_shot: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
         for id in pictures {
@@ -139,204 +204,102 @@ impl Snapshots {
                 by_shot.entry(*n).or_default().push(*id);
             }
         }
-        by_shot
+        let shots = by_shot
             .into_iter()
-            .filter_map(|(n, ids)| {
-                let shot = h.shots.get(&n)?.as_ref()?;
-                Some((ids, with_sheets(shot, &h.sheets)))
-            })
-            .collect()
+            .filter_map(|(n, ids)| Some((ids, h.shots.get(&n)?.clone()?)))
+            .collect();
+        let mut left_out: Vec<String> = h.stopped.iter().cloned().collect();
+        if h.let_go > 0 {
+            left_out.push(format!(
+                "the snapshots of the first {} steps that acted: a flow holds its latest {HELD}, {} MiB at most",
+                h.let_go,
+                MAX_HELD / (1024 * 1024)
+            ));
+        }
+        Shots {
+            each: shots,
+            sheets: h.sheets.clone(),
+            left_out,
+        }
     }
+}
+
+/// What a failed flow's pictures are drawn from (see `Snapshots::shots`).
+#[derive(Default)]
+pub(crate) struct Shots {
+    /// Each snapshot, and the pictures that show it.
+    pub(crate) each: Vec<(Vec<u64>, Shot)>,
+    /// The flow's stylesheets, by address.
+    pub(crate) sheets: HashMap<String, Arc<str>>,
+    /// What was left out, and why.
+    pub(crate) left_out: Vec<String>,
 }
 
 impl Held {
     /// Snapshot `n`'s answer: the page's `value` (none when it gave none).
     fn took(&mut self, n: u64, value: Option<Value>) {
         self.pending = self.pending.saturating_sub(1);
-        let shot = value.and_then(|v| {
-            for (href, text) in v["sheets"].as_object()? {
-                if let Some(t) = text.as_str() {
-                    self.sheets.insert(href.clone(), t.to_string());
-                }
-            }
-            let html = v["html"].as_str().filter(|h| !h.is_empty())?;
-            let px = |k: &str| u32::try_from(v[k].as_u64()?).ok().filter(|p| *p > 0);
-            let size = (px("width")?, px("height")?);
-            Some(Shot {
-                html: html.to_string(),
-                size,
-            })
-        });
+        let shot = value.and_then(|v| self.shot(&v));
+        if let Some(s) = &shot {
+            self.bytes += s.html.len();
+        }
         self.shots.insert(n, shot);
-        while self.shots.len() > HELD {
-            self.shots.pop_first();
+        while self.shots.len() > 1 && (self.bytes > MAX_HELD || self.shots.len() > HELD) {
+            if let Some((_, Some(gone))) = self.shots.pop_first() {
+                self.bytes -= gone.html.len();
+            }
+            self.let_go += 1;
         }
     }
-}
 
-/// `shot` with each `<style data-runner-sheet="ADDRESS">` given the text of that stylesheet.
-fn with_sheets(shot: &Shot, sheets: &HashMap<String, String>) -> Shot {
-    const OPEN: &str = "<style data-runner-sheet=\"";
-    let mut html = String::with_capacity(shot.html.len());
-    let mut rest = shot.html.as_str();
-    while let Some(at) = rest.find(OPEN) {
-        let after = &rest[at + OPEN.len()..];
-        let Some(quote) = after.find('"') else { break };
-        let Some(close) = after[quote..].find('>') else {
-            break;
-        };
-        let end = quote + close + 1;
-        html.push_str(&rest[..at + OPEN.len() + end]);
-        let href = unescape(&after[..quote]);
-        if let Some(text) = sheets.get(&href) {
-            // A stylesheet's text cannot end the element early.
-            html.push_str(&text.replace("</style", "<\\/style"));
+    /// The shot a snapshot's answer `v` holds, its stylesheets kept (none past the flow's
+    /// bytes; none too large, and no snapshot taken after: see `stopped`).
+    fn shot(&mut self, v: &Value) -> Option<Shot> {
+        let sheets = v["sheets"].as_object();
+        let sent: usize = v["html"].as_str().map_or(0, str::len)
+            + sheets
+                .into_iter()
+                .flatten()
+                .map(|(_, t)| t.as_str().map_or(0, str::len))
+                .sum::<usize>();
+        let large = v["tooLarge"]
+            .as_u64()
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        if let Some(size) = large.or((sent > 3 * MAX_SNAPSHOT).then_some(sent)) {
+            self.stopped.get_or_insert_with(|| {
+                format!(
+                    "the snapshots after a step whose page's document was too large ({} MiB with its stylesheets, more than {} MiB): none is taken after it",
+                    size.div_ceil(1024 * 1024),
+                    MAX_SNAPSHOT / (1024 * 1024)
+                )
+            });
+            return None;
         }
-        rest = &after[end..];
-    }
-    html.push_str(rest);
-    Shot {
-        html,
-        size: shot.size,
-    }
-}
-
-/// An attribute's value as the browser serialized it.
-fn unescape(value: &str) -> String {
-    value
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&")
-}
-
-/// Draws each of `shots` (and the pictures that show it) in a tab of a fresh context of the
-/// browser on `link` that runs no script, at its viewport, and takes it as a JPEG of quality
-/// `quality` at most `max` pixels wide and high; what could not be drawn is missing.
-pub(crate) async fn render(
-    link: &Link,
-    shots: &[(Vec<u64>, Shot)],
-    (quality, max): (u32, f64),
-) -> HashMap<u64, Arc<Vec<u8>>> {
-    let mut out = HashMap::new();
-    if shots.is_empty() {
-        return out;
-    }
-    let Ok(context) = call(link, None, "Target.createBrowserContext", json!({})).await else {
-        return out;
-    };
-    let context = context["browserContextId"].clone();
-    let params = json!({ "url": "about:blank", "browserContextId": context });
-    let target = call(link, None, "Target.createTarget", params).await;
-    let target = target
-        .ok()
-        .and_then(|t| t["targetId"].as_str().map(String::from));
-    let session = match &target {
-        Some(t) => link.attach(t, CALL_TIMEOUT).await.ok(),
-        None => None,
-    };
-    if let (Some(target), Some(session)) = (&target, session) {
-        let tab = (link, session.as_str(), target.as_str());
-        let off = json!({ "value": true });
-        if call(
-            link,
-            Some(&session),
-            "Emulation.setScriptExecutionDisabled",
-            off,
-        )
-        .await
-        .is_ok()
-        {
-            for (ids, shot) in shots {
-                if let Some(jpeg) = draw(tab, shot, (quality, max)).await {
-                    out.extend(ids.iter().map(|id| (*id, jpeg.clone())));
-                }
+        for (href, text) in sheets.into_iter().flatten() {
+            let text = text.as_str().unwrap_or_default();
+            // Past the flow's bytes a new sheet is held empty (not sent again).
+            let text = if self.bytes + text.len() > MAX_HELD / 2 {
+                ""
+            } else {
+                text
+            };
+            self.bytes += text.len();
+            if let Some(old) = self.sheets.insert(href.clone(), text.into()) {
+                self.bytes -= old.len();
             }
         }
+        let html = v["html"].as_str().filter(|h| !h.is_empty())?;
+        let side = |k: &str| {
+            let px = u32::try_from(v[k].as_u64()?).ok().filter(|p| *p > 0)?;
+            Some(px.min(draw::MAX_SIDE))
+        };
+        let size = (side("width")?, side("height")?);
+        Some(Shot {
+            html: html.into(),
+            size,
+        })
     }
-    let params = json!({ "browserContextId": context });
-    let _ = call(link, None, "Target.disposeBrowserContext", params).await;
-    out
-}
-
-/// Draws `shot` in tab `target` (runner's session `session` on it, scripts off): its JPEG.
-async fn draw(
-    (link, session, target): (&Link, &str, &str),
-    shot: &Shot,
-    (quality, max): (u32, f64),
-) -> Option<Arc<Vec<u8>>> {
-    let s = Some(session);
-    let (width, height) = shot.size;
-    let metrics = json!({
-        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false,
-    });
-    call(link, s, "Emulation.setDeviceMetricsOverride", metrics)
-        .await
-        .ok()?;
-    let content = json!({ "frameId": target, "html": shot.html });
-    call(link, s, "Page.setDocumentContent", content)
-        .await
-        .ok()?;
-    let (w, h) = (f64::from(width), f64::from(height));
-    let scale = (max / w).min(max / h).min(1.0);
-    let clip = json!({ "x": 0, "y": 0, "width": w, "height": h, "scale": scale });
-    let params = json!({ "format": "jpeg", "quality": quality, "clip": clip });
-    let taken = call(link, s, "Page.captureScreenshot", params).await.ok()?;
-    base64::engine::general_purpose::STANDARD
-        .decode(taken["data"].as_str()?)
-        .ok()
-        .map(Arc::new)
-}
-
-async fn call(
-    link: &Link,
-    session: Option<&str>,
-    method: &str,
-    params: Value,
-) -> Result<Value, super::super::cdp::CdpError> {
-    link.call_in(session, method, params, CALL_TIMEOUT).await
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-
-    use super::{Shot, with_sheets};
-
-    /// Each stylesheet a snapshot names is put in its place, by its address as the browser
-    /// serialized it (`&amp;`); one runner does not hold stays empty; a text that holds
-    /// `</style` cannot end its element.
-    #[test]
-    fn a_snapshots_stylesheets_are_put_in_by_address() {
-        let shot = Shot {
-            html: concat!(
-                r#"<head><style data-runner-sheet="http://x/a.css?v=1&amp;w=2"></style>"#,
-                r#"<style data-runner-sheet="http://x/b.css" media="print"></style></head>"#,
-                r#"<body><style data-runner-sheet="http://x/gone.css"></style></body>"#
-            )
-            .into(),
-            size: (800, 600),
-        };
-        let sheets = HashMap::from([
-            (
-                "http://x/a.css?v=1&w=2".to_string(),
-                "p { color: red }".to_string(),
-            ),
-            (
-                "http://x/b.css".to_string(),
-                "p::after { content: '</style>' }".to_string(),
-            ),
-        ]);
-        let put = with_sheets(&shot, &sheets);
-        assert_eq!(
-            put.html,
-            concat!(
-                r#"<head><style data-runner-sheet="http://x/a.css?v=1&amp;w=2">p { color: red }</style>"#,
-                r#"<style data-runner-sheet="http://x/b.css" media="print">p::after { content: '<\/style>' }</style></head>"#,
-                r#"<body><style data-runner-sheet="http://x/gone.css"></style></body>"#
-            )
-        );
-        assert_eq!(put.size, (800, 600));
-    }
-}
+mod tests;
