@@ -9,7 +9,7 @@ use crate::common::{Ran, fixture, flow_run, step, write};
 
 /// The colours of each flow's filmstrip in the HTML report at `report`, in the report's order
 /// (see `filmstrip_colours`).
-fn filmstrips(dir: &Path, report: &str) -> Vec<Vec<String>> {
+pub(crate) fn filmstrips(dir: &Path, report: &str) -> Vec<Vec<String>> {
     let joined = filmstrip_colours(dir, report).join(" ");
     joined
         .split('|')

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{Ran, fixture, flow_run, free_port, write};
+use crate::trace_pictures::filmstrips;
 
 const SECRET: &str = "Kestrel-Vault-9931-Zulu";
 
@@ -238,4 +239,26 @@ fn a_document_too_large_to_snapshot_breaks_nothing() {
     let note = trace["snapshots_left_out"].as_str().unwrap_or_default();
     assert!(note.contains("MiB"), "{trace}");
     assert_eq!(pictures(&trace).len(), 2, "{trace}");
+}
+
+/// A page whose script rewrites what a copy of its document holds (`Node.prototype.cloneNode`
+/// paints the copy red and adds a refresh to a blue page): its failed flow's pictures show the
+/// page as it is (white), the snapshot taken where the page's scripts cannot reach.
+#[test]
+fn the_pages_scripts_cannot_change_its_snapshot() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "hooked.yaml",
+        &format!(
+            "name: hooked\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/hooked.html\"\n  - click: \"#a\"\n  - expect: {{ that: \"{{{{ 1 == 2 }}}}\" }}\n",
+            fixture("trace").display()
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args(["hooked.yaml", "--report", "html=report"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let strips = filmstrips(d.path(), "report");
+    assert_eq!(strips, [["111", "111", "none"]], "{strips:?}");
 }

@@ -199,6 +199,26 @@ pub(crate) fn finish(
         "duration_ms": millis(result.duration),
         "steps": steps,
     });
+    say_left_out(&mut trace, (let_go, left_out), &drawing_left_out);
+    let trace = masker.mask_value(&trace);
+    let path = file(dir);
+    match write(root, &path, trace.to_string().as_bytes()) {
+        Ok(()) => {
+            result.trace = Some(path.display().to_string());
+            unwritten
+        }
+        Err(why) => Some(format!("its trace is not kept: {why}")),
+    }
+}
+
+/// What a trace left out, and why, said in it: the pictures of the first `let_go` steps, the
+/// first console messages and failed requests (`logged`), and what a drawing of snapshots
+/// left out (`drawing`).
+fn say_left_out(
+    trace: &mut Value,
+    (let_go, left_out): (usize, (usize, usize)),
+    drawing: &[String],
+) {
     let notes = [
         (
             let_go,
@@ -229,17 +249,8 @@ pub(crate) fn finish(
             ));
         }
     }
-    if !drawing_left_out.is_empty() {
-        trace["snapshots_left_out"] = json!(drawing_left_out.join("; "));
-    }
-    let trace = masker.mask_value(&trace);
-    let path = file(dir);
-    match write(root, &path, trace.to_string().as_bytes()) {
-        Ok(()) => {
-            result.trace = Some(path.display().to_string());
-            unwritten
-        }
-        Err(why) => Some(format!("its trace is not kept: {why}")),
+    if !drawing.is_empty() {
+        trace["snapshots_left_out"] = json!(drawing.join("; "));
     }
 }
 

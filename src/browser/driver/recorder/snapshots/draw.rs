@@ -47,10 +47,8 @@ impl Tab<'_> {
     /// Calls `method` in the tab, waiting at most `CALL_TIMEOUT` and no later than the drawing's
     /// end.
     async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
-        let left = self.until.saturating_duration_since(Instant::now());
-        let timeout = CALL_TIMEOUT.min(left);
         self.link
-            .call_in(Some(&self.session), method, params, timeout)
+            .call_in(Some(&self.session), method, params, left(self.until))
             .await
     }
 }
@@ -73,19 +71,21 @@ pub(crate) async fn render(
         return out;
     }
     let until = Instant::now() + BUDGET;
-    let Ok(context) = call(link, "Target.createBrowserContext", json!({})).await else {
+    let Ok(context) = call(link, "Target.createBrowserContext", json!({}), until).await else {
+        out.left_out.push(unreachable(shots.each.len()));
         return out;
     };
     let context = context["browserContextId"].clone();
     let params = json!({ "url": "about:blank", "browserContextId": context });
-    let target = call(link, "Target.createTarget", params).await;
+    let target = call(link, "Target.createTarget", params, until).await;
     let target = target
         .ok()
         .and_then(|t| t["targetId"].as_str().map(String::from));
     let session = match &target {
-        Some(t) => link.attach(t, CALL_TIMEOUT).await.ok(),
+        Some(t) => link.attach(t, left(until)).await.ok(),
         None => None,
     };
+    let mut missed = shots.each.len();
     if let (Some(target), Some(session)) = (target, session) {
         let tab = Tab {
             link,
@@ -94,19 +94,32 @@ pub(crate) async fn render(
             until,
         };
         if offline(&tab).await {
-            let (drawn, missed) = draw_all(&tab, &shots, (quality, max), masker).await;
+            let drawn;
+            (drawn, missed) = draw_all(&tab, &shots, (quality, max), masker).await;
             out.pictures = drawn;
-            if missed > 0 {
-                out.left_out.push(format!(
-                    "the pictures of {missed} steps: drawing a failed flow's pictures stops after {} s, or at a call the browser does not answer in time",
-                    BUDGET.as_secs()
-                ));
-            }
         }
     }
+    if missed > 0 {
+        out.left_out.push(unreachable(missed));
+    }
+    // Whatever the time left: the context goes.
     let params = json!({ "browserContextId": context });
-    let _ = call(link, "Target.disposeBrowserContext", params).await;
+    let gone = Instant::now() + CALL_TIMEOUT;
+    let _ = call(link, "Target.disposeBrowserContext", params, gone).await;
     out
+}
+
+/// What is said of the pictures of `missed` steps not drawn.
+fn unreachable(missed: usize) -> String {
+    format!(
+        "the pictures of {missed} steps: drawing a failed flow's pictures (offline, in a tab of its own) stops after {} s, at a call the browser does not answer in time, or when such a tab cannot be had",
+        BUDGET.as_secs()
+    )
+}
+
+/// How long a call may wait: at most `CALL_TIMEOUT`, and no later than `until`.
+fn left(until: Instant) -> Duration {
+    CALL_TIMEOUT.min(until.saturating_duration_since(Instant::now()))
 }
 
 /// Turns `tab`'s scripts off and refuses each of its requests: whether both hold (else
@@ -133,7 +146,7 @@ async fn draw_all(
         if Instant::now() >= tab.until {
             return (out, shots.each.len() - i);
         }
-        let html = masker.mask(&with_sheets(&shot.html, &shots.sheets));
+        let html = prepared(&shot.html, &shots.sheets, masker);
         match draw(tab, &html, shot.size, (quality, max)).await {
             Ok(Some(jpeg)) => out.extend(ids.iter().map(|id| (*id, jpeg.clone()))),
             Ok(None) => {}
@@ -201,8 +214,15 @@ pub(crate) fn refuse(link: &Arc<Link>, msg: &Value) {
     });
 }
 
-async fn call(link: &Link, method: &str, params: Value) -> Result<Value, CdpError> {
-    link.call_in(None, method, params, CALL_TIMEOUT).await
+/// Calls `method` on the browser, waiting no later than `until` (see `left`).
+async fn call(link: &Link, method: &str, params: Value, until: Instant) -> Result<Value, CdpError> {
+    link.call_in(None, method, params, left(until)).await
+}
+
+/// A snapshot's `html` as it is drawn: its stylesheets put in (see `with_sheets`), masked with
+/// the flow's `masker` (a secret typed into a field, or in the page or a stylesheet, is `***`).
+pub(super) fn prepared(html: &str, sheets: &HashMap<String, Arc<str>>, masker: &Masker) -> String {
+    masker.mask(&with_sheets(html, sheets))
 }
 
 /// `html` with the first `<style data-runner-sheet="ADDRESS">` of each address given the text

@@ -3,8 +3,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::draw::with_sheets;
+use super::draw::{prepared, with_sheets};
 use super::{Held, MAX_HELD, MAX_SNAPSHOT};
+use crate::step::Masker;
 
 /// Each stylesheet a snapshot names is put in its place, by its address as the browser
 /// serialized it (`&amp;`), once: a later reference to it stays empty; one runner does not
@@ -96,4 +97,19 @@ fn a_document_too_large_stops_the_snapshots() {
     assert!(h.shots[&1].is_none());
     let why = h.stopped.as_deref().unwrap();
     assert!(why.contains("70 MiB"), "{why}");
+}
+
+/// What is drawn is masked with the flow's masker: a secret typed into a field (a `value`
+/// attribute, HTML-escaped) or in a stylesheet put in is `***`.
+#[test]
+fn a_snapshot_is_masked_before_it_is_drawn() {
+    let masker = Masker::new(["Kestrel&Vault-9931".to_string()]);
+    let html = r#"<input value="Kestrel&amp;Vault-9931"><style data-runner-sheet="http://x/a.css"></style>"#;
+    let sheets: HashMap<String, Arc<str>> = HashMap::from([(
+        "http://x/a.css".to_string(),
+        "[value^='Kestrel&Vault-9931'] { color: red }".into(),
+    )]);
+    let drawn = prepared(html, &sheets, &masker);
+    assert!(!drawn.contains("Kestrel"), "{drawn}");
+    assert_eq!(drawn.matches("***").count(), 2, "{drawn}");
 }
