@@ -149,6 +149,8 @@ impl Recorder {
                 | "Network.responseReceived"
                 | "Network.loadingFinished"
                 | "Network.loadingFailed"
+                | "Runtime.executionContextsCleared"
+                | "Runtime.executionContextDestroyed"
         )
     }
 
@@ -309,6 +311,12 @@ impl Recorder {
         method: &str,
         p: &Value,
     ) {
+        if method.starts_with("Runtime.executionContext") {
+            if let Some(shots) = &self.snapshots {
+                shots.heard(session, method, p);
+            }
+            return;
+        }
         let Ok(mut s) = self.state.lock() else { return };
         match method {
             "Page.screencastFrame" => {

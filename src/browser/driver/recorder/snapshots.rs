@@ -92,6 +92,9 @@ struct Held {
     let_go: usize,
     /// Why no snapshot is taken any more (a document over `MAX_SNAPSHOT`).
     stopped: Option<String>,
+    /// The isolated world snapshots are taken in, by runner's session on the tab: its
+    /// execution context in the tab's document (forgotten when the document's contexts go).
+    worlds: HashMap<String, u64>,
 }
 
 impl Snapshots {
@@ -146,17 +149,7 @@ impl Snapshots {
         u64,
         impl Future<Output = Result<Value, super::super::cdp::CdpError>> + use<>,
     )> {
-        let world = json!({ "frameId": target, "worldName": "runner-snapshot" });
-        let created = link
-            .call_in(
-                Some(&session),
-                "Page.createIsolatedWorld",
-                world,
-                WORLD_TIMEOUT,
-            )
-            .await;
-        let context = created.ok().and_then(|c| c["executionContextId"].as_u64());
-        let Some(context) = context else {
+        let Some(context) = self.world(&link, &session, &target).await else {
             self.state.lock().ok()?.last = None;
             return None;
         };
@@ -176,11 +169,63 @@ impl Snapshots {
         let sent = link
             .sent_in(Some(&session), "Runtime.evaluate", params, CALL_TIMEOUT)
             .await;
-        if let Ok(answer) = sent {
-            return Some((n, answer));
+        let Ok(answer) = sent else {
+            self.state.lock().ok()?.took(n, None);
+            return None;
+        };
+        // A context gone since (an answer that is an error) is not used again.
+        let state = self.state.clone();
+        Some((n, async move {
+            let answer = answer.await;
+            if answer.is_err()
+                && let Ok(mut h) = state.lock()
+                && h.worlds.get(&session) == Some(&context)
+            {
+                h.worlds.remove(&session);
+            }
+            answer
+        }))
+    }
+
+    /// The execution context of the isolated world snapshots are taken in, in the document of
+    /// tab `target` (runner's session `session` on it): the one known, else made (the step
+    /// waits for it: once a document).
+    async fn world(&self, link: &Link, session: &str, target: &str) -> Option<u64> {
+        if let Some(known) = self.state.lock().ok()?.worlds.get(session) {
+            return Some(*known);
         }
-        self.state.lock().ok()?.took(n, None);
-        None
+        let world = json!({ "frameId": target, "worldName": "runner-snapshot" });
+        let made = link
+            .call_in(
+                Some(session),
+                "Page.createIsolatedWorld",
+                world,
+                WORLD_TIMEOUT,
+            )
+            .await;
+        let context = made.ok()?["executionContextId"].as_u64()?;
+        self.state
+            .lock()
+            .ok()?
+            .worlds
+            .insert(session.to_string(), context);
+        Some(context)
+    }
+
+    /// Event `method` of runner's session `session` on a tab: when its document's contexts
+    /// go, so does the isolated world known in it.
+    pub(crate) fn heard(&self, session: &str, method: &str, p: &Value) {
+        let Ok(mut h) = self.state.lock() else { return };
+        let gone = match method {
+            "Runtime.executionContextsCleared" => true,
+            "Runtime.executionContextDestroyed" => {
+                h.worlds.get(session).copied() == p["executionContextId"].as_u64()
+            }
+            _ => false,
+        };
+        if gone {
+            h.worlds.remove(session);
+        }
     }
 
     /// Waits (at most `timeout`) for the snapshots asked for; then the snapshots `pictures`
