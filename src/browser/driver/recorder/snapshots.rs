@@ -5,8 +5,9 @@
 //! (`scripts/snapshot.js`, evaluated in an isolated world of the tab's frame, so the page's
 //! scripts cannot change what it reads): one `Runtime.evaluate` sent after the step (before
 //! the next step's commands: it is of the page after this step), its answer taken as it comes,
-//! so the flow waits for no answer (only for the isolated world's id, one call). A step that
-//! only reads the page shares the snapshot of the last that acted.
+//! so the flow waits for no answer (but, once a document, for the isolated world's: the first
+//! step that acts in it). A step that only reads the page shares the snapshot of the last that
+//! acted.
 //!
 //! Bounded: a snapshot (its HTML and the stylesheets' texts it sends) of more than
 //! `MAX_SNAPSHOT` characters is not sent (the page says how large it is: no answer comes near
