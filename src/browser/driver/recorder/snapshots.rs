@@ -324,14 +324,16 @@ impl Held {
         for (href, text) in sheets.into_iter().flatten() {
             let text = text.as_str().unwrap_or_default();
             // Past the flow's bytes a new sheet is held empty (not sent again).
-            let text = if self.bytes + text.len() > MAX_HELD / 2 {
+            let text = if self.bytes + href.len() + text.len() > MAX_HELD / 2 {
                 ""
             } else {
                 text
             };
             self.bytes += text.len();
-            if let Some(old) = self.sheets.insert(href.clone(), text.into()) {
-                self.bytes -= old.len();
+            match self.sheets.insert(href.clone(), text.into()) {
+                Some(old) => self.bytes -= old.len(),
+                // Its address is held too.
+                None => self.bytes += href.len(),
             }
         }
         let html = v["html"].as_str().filter(|h| !h.is_empty())?;

@@ -52,7 +52,7 @@
           continue;
         }
         if (text.length > sheetCap) text = '';
-        sent += text.length;
+        sent += href.length + text.length;
         if (sent > cap) return { tooLarge: sent };
         sheets[href] = text;
         have.add(href);

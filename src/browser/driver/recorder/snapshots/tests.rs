@@ -71,7 +71,7 @@ fn a_flows_stylesheets_are_held_once_and_bounded() {
         a["sheets"] = json!({ "http://x/a.css": sheet });
         h.took(n, Some(a));
     }
-    assert_eq!(h.bytes, sheet.len() + 3 * 3);
+    assert_eq!(h.bytes, "http://x/a.css".len() + sheet.len() + 3 * 3);
     for n in 3..20 {
         let mut a = answer("<p>");
         a["sheets"] = json!({ format!("http://x/{n}.css"): sheet });
