@@ -75,6 +75,7 @@ mod suites;
 mod todomvc_react;
 mod trace;
 mod trace_pictures;
+mod trace_snapshots;
 mod untrusted;
 mod untrusted_atlas;
 mod untrusted_steps;

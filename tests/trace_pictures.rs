@@ -9,7 +9,7 @@ use crate::common::{Ran, fixture, flow_run, step, write};
 
 /// The colours of each flow's filmstrip in the HTML report at `report`, in the report's order
 /// (see `filmstrip_colours`).
-fn filmstrips(dir: &Path, report: &str) -> Vec<Vec<String>> {
+pub(crate) fn filmstrips(dir: &Path, report: &str) -> Vec<Vec<String>> {
     let joined = filmstrip_colours(dir, report).join(" ");
     joined
         .split('|')
@@ -235,4 +235,55 @@ steps:
     for i in [2, 4, 7, 8] {
         assert_eq!(shown[i], own[i], "picture {i} of {shown:?}");
     }
+}
+
+/// `retain-on-failure` (the default): a failed flow's pictures are snapshots of its page drawn
+/// at its end, each the page's live state after its step — a value typed in a field and a box
+/// checked (which its stylesheet, a file of its own, colours: red, then green), a class a
+/// click added (blue) — and never what the page shows where scripts do not run (its
+/// `<noscript>`, yellow), nor what its script would undo if it ran again. A step that only
+/// reads the page shows the page of the step before. A passing flow beside it writes nothing.
+#[test]
+fn a_failed_flows_snapshots_show_the_live_state_after_each_step() {
+    let d = tempfile::tempdir().unwrap();
+    let server = format!(
+        "web_server: {{ static: \"{}\" }}",
+        fixture("trace").display()
+    );
+    write(
+        d.path(),
+        "a.yaml",
+        &format!(
+            r##"name: state
+{server}
+steps:
+  - open: "{{{{ web_server.url }}}}/state.html"
+  - fill: {{ target: "#field", value: typed }}
+  - check: "#box"
+  - expect: {{ visible: {{ text: Box }} }}
+  - click: "#paint"
+  - expect: {{ visible: {{ text: "Nothing like this" }} }}
+    timeout: 300ms
+"##
+        ),
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        &format!(
+            "name: fine\n{server}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/state.html\"\n  - check: \"#box\"\n"
+        ),
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args([".", "--jobs", "1", "--report", "html=report"])
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(d.path().join("art/001-state/trace/trace.json").is_file());
+    assert!(!d.path().join("art/002-fine/trace").exists());
+    let strips = filmstrips(d.path(), "report");
+    assert_eq!(
+        strips[0],
+        ["111", "100", "010", "010", "001", "001"],
+        "{strips:?}"
+    );
 }

@@ -12,7 +12,7 @@ pub(crate) mod pool;
 pub(crate) mod steps;
 
 pub(crate) use driver::command::{Command, SnapshotOptions};
-pub(crate) use driver::recorder::Logged;
+pub(crate) use driver::recorder::{Logged, Recording};
 pub(crate) use driver::session::Session;
 #[cfg(test)]
 pub(crate) use driver::session::on_fake_daemon as session_on_fake_daemon;

@@ -39,7 +39,7 @@ pub(crate) fn context_setup(
     };
     ContextSetup {
         downloads,
-        record: false,
+        record: None,
         masker: crate::step::Masker::default(),
         testid_attribute: b.testid_attribute.clone(),
         dialogs: b

@@ -48,7 +48,7 @@ pub(crate) async fn run_flow(
                 .join("downloads"),
         });
     let mut setup = context_setup(&loaded, downloads);
-    setup.record = rt.trace.records();
+    setup.record = super::trace::recording(rt.trace);
     setup.masker = masker.clone();
     let browser = FlowBrowser::new(info.index, spec, setup, loaded.dir.clone());
     // The flow's browser context is made while its web server starts and its vars render, and

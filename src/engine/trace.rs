@@ -7,12 +7,14 @@
 //! through the flow's masker.
 //!
 //! What is recorded comes from runner's own DevTools session on the flow's tabs (see
-//! `browser::driver::recorder`), from events: the picture after a step is the first frame of a
-//! screencast of the flow's tab that the browser began after the step ended (chosen as the
-//! frames come); a message or a failed request is put in the step it happened in by the
-//! browser's time of it, at the flow's end. With `on` each picture is written once chosen;
-//! with `retain-on-failure` they are held in memory (the latest `HELD_PICTURES` of a flow) and
-//! written only when the flow did not pass, so a passing run writes nothing.
+//! `browser::driver::recorder`), from events and calls nothing waits for. With `on`, the
+//! picture after a step is the first frame of a screencast of the flow's tab that the browser
+//! began after the step ended (chosen as the frames come), written once chosen. With
+//! `retain-on-failure` there is no screencast: after each step that acts on the page a snapshot
+//! of its document is taken, and drawn into pictures at the flow's end only when it did not
+//! pass (held in memory until then, the latest `HELD_PICTURES`), so a passing run draws and
+//! writes nothing. A message or a failed request is put in the step it happened in by the
+//! browser's time of it, at the flow's end.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -21,7 +23,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{Value, json};
 
 use super::runtime::{Frame, Runtime};
-use crate::browser::{FlowBrowser, Logged, Recorded};
+use crate::browser::{FlowBrowser, Logged, Recorded, Recording};
 use crate::config::model::Step;
 use crate::config::trace_mode::TraceMode;
 use crate::step::{FlowInfo, FlowResult, FlowStatus, Masker, StepResult};
@@ -40,6 +42,17 @@ pub(crate) const PICTURE_LATER: &str = "drawn after the next step that acts on t
 /// How long a kept trace's end waits for runner's connection to read the events the browser
 /// sent before (and for its last pictures).
 pub(crate) const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// How a flow's tabs record the pictures of its trace in `mode`: a screencast when every
+/// trace is kept (`on`); with `retain-on-failure`, a snapshot of the document after each step
+/// that acts, drawn only when the flow fails (see `browser::driver::recorder`).
+pub(crate) fn recording(mode: TraceMode) -> Option<Recording> {
+    match mode {
+        TraceMode::Off => None,
+        TraceMode::On => Some(Recording::Screencast),
+        TraceMode::RetainOnFailure => Some(Recording::Snapshots),
+    }
+}
 
 /// Whether `path` is where runner writes a flow's trace (`.../trace/trace.json`).
 pub(crate) fn is_file(path: &Path) -> bool {
@@ -130,7 +143,7 @@ pub(crate) async fn end(
     let path = file(&dir).display().to_string();
     result.trace = Some(path.clone());
     let task = tokio::spawn(async move {
-        let recorded = tail.recorded(CATCH_UP).await;
+        let recorded = tail.recorded(CATCH_UP, &masker).await;
         let at = (root.as_path(), dir.as_path(), started);
         if let Some(why) = finish(mode, at, &mut copy, &masker, recorded) {
             listener.message(&info, 0, &masker.mask(&why));
@@ -160,6 +173,7 @@ pub(crate) fn finish(
         let_go,
         later,
         logged,
+        drawing_left_out,
     } = recorded;
     let mut unwritten = None;
     for (path, jpeg) in &held {
@@ -185,6 +199,26 @@ pub(crate) fn finish(
         "duration_ms": millis(result.duration),
         "steps": steps,
     });
+    say_left_out(&mut trace, (let_go, left_out), &drawing_left_out);
+    let trace = masker.mask_value(&trace);
+    let path = file(dir);
+    match write(root, &path, trace.to_string().as_bytes()) {
+        Ok(()) => {
+            result.trace = Some(path.display().to_string());
+            unwritten
+        }
+        Err(why) => Some(format!("its trace is not kept: {why}")),
+    }
+}
+
+/// What a trace left out, and why, said in it: the pictures of the first `let_go` steps, the
+/// first console messages and failed requests (`logged`), and what a drawing of snapshots
+/// left out (`drawing`).
+fn say_left_out(
+    trace: &mut Value,
+    (let_go, left_out): (usize, (usize, usize)),
+    drawing: &[String],
+) {
     let notes = [
         (
             let_go,
@@ -215,14 +249,8 @@ pub(crate) fn finish(
             ));
         }
     }
-    let trace = masker.mask_value(&trace);
-    let path = file(dir);
-    match write(root, &path, trace.to_string().as_bytes()) {
-        Ok(()) => {
-            result.trace = Some(path.display().to_string());
-            unwritten
-        }
-        Err(why) => Some(format!("its trace is not kept: {why}")),
+    if !drawing.is_empty() {
+        trace["snapshots_left_out"] = json!(drawing.join("; "));
     }
 }
 
@@ -427,6 +455,7 @@ mod tests {
             let_go: 3,
             later: HashSet::from([pic.clone()]),
             logged,
+            drawing_left_out: Vec::new(),
         };
         let t0 = SystemTime::now();
         let at = (d.path(), d.path(), Instant::now());

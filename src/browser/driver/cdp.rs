@@ -22,6 +22,7 @@ mod download_cap;
 mod error;
 mod health;
 mod reader;
+mod sent;
 
 pub(crate) use download_cap::{MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS};
 pub(crate) use error::CdpError;

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use super::cdp::Link;
-use super::recorder::Recorder;
+use super::recorder::{Recorder, Recording};
 
 mod tab_state;
 pub(crate) use tab_state::Open;
@@ -120,7 +120,7 @@ impl Watch {
         self: &Arc<Self>,
         link: &Arc<Link>,
         context: &str,
-        (first, default, record): (&str, Option<bool>, bool),
+        (first, default, record): (&str, Option<bool>, Option<Recording>),
     ) -> Arc<FlowDialogs> {
         let flow = Arc::new(FlowDialogs {
             context: context.to_string(),
@@ -135,7 +135,7 @@ impl Watch {
             came_back: Notify::new(),
             dialog_opened: Notify::new(),
             own_eval: self.own_eval,
-            recorder: record.then(Recorder::default),
+            recorder: record.map(Recorder::new),
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
@@ -214,6 +214,8 @@ impl Watch {
                     flow.opened(link, session, &target, params);
                 }
             }
+            // Only the tabs runner draws a trace's snapshots in, offline (see `recorder`).
+            "Fetch.requestPaused" => Recorder::refuse(link, msg),
             m if Recorder::hears(m) => {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
@@ -554,7 +556,7 @@ async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: Str
     // first step: see `FlowBrowser::lease`).
     let record = async {
         if let Some(r) = recorder {
-            r.start(&link, &session, &target).await;
+            r.start(&link, &session).await;
         }
     };
     let (enabled, ()) = tokio::join!(page, record);
@@ -562,5 +564,10 @@ async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: Str
         && let Some(flow) = &flow
     {
         flow.listening(&target, &session);
+    }
+    // Recording, and its session known to the flow (a snapshot after the first step goes over
+    // it: see `recorder`).
+    if let Some(r) = recorder {
+        r.settle(&target);
     }
 }

@@ -1,6 +1,9 @@
 //! What runner's session on each of a flow's tabs records for the flow's trace (`--trace`), from
 //! events alone, so that a traced step waits for nothing:
 //!
+//! - with `Recording::Snapshots` (`retain-on-failure`), no screencast but a snapshot of the
+//!   document after each step that acts, drawn into pictures only if the flow fails (see
+//!   `snapshots`). With `Recording::Screencast` (`on`):
 //! - the page as it is drawn: a DevTools screencast (`Page.startScreencast`: JPEG at quality
 //!   50, at most 480 × 480 pixels, every frame), each frame acknowledged as it comes (the next
 //!   one comes after); the latest few frames of each tab are kept. The picture after a step is
@@ -32,6 +35,19 @@ use super::cdp::Link;
 
 mod screens;
 use screens::{Frame, Screens};
+mod snapshots;
+pub(crate) use snapshots::Drawn;
+use snapshots::Snapshots;
+
+/// How a flow's tabs record the pictures of its trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Recording {
+    /// A screencast (`--trace on`): each picture chosen among its frames as they come.
+    Screencast,
+    /// A snapshot of the document after each step that acts, drawn only if the flow fails
+    /// (`retain-on-failure`: see `snapshots`).
+    Snapshots,
+}
 
 /// The screencast's frames: JPEG, their quality, and the largest size (CSS pixels of the page
 /// are scaled down to it).
@@ -54,11 +70,12 @@ const MAX_REQUESTS: usize = 2000;
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A flow's recording, over all its tabs.
-#[derive(Default)]
 pub(crate) struct Recorder {
     state: Mutex<Recorded>,
     /// Told when a tab starts recording (or is found not to).
     told: Notify,
+    /// The snapshots taken instead of a screencast (`Recording::Snapshots`).
+    snapshots: Option<Snapshots>,
 }
 
 #[derive(Default)]
@@ -111,6 +128,15 @@ impl Logged {
 }
 
 impl Recorder {
+    /// A flow's recording, its pictures taken `how`.
+    pub(crate) fn new(how: Recording) -> Recorder {
+        Recorder {
+            state: Mutex::default(),
+            told: Notify::new(),
+            snapshots: (how == Recording::Snapshots).then(Snapshots::default),
+        }
+    }
+
     /// Whether the recording takes events of this kind (`method`).
     pub(crate) fn hears(method: &str) -> bool {
         matches!(
@@ -123,12 +149,14 @@ impl Recorder {
                 | "Network.responseReceived"
                 | "Network.loadingFinished"
                 | "Network.loadingFailed"
+                | "Runtime.executionContextsCleared"
+                | "Runtime.executionContextDestroyed"
         )
     }
 
-    /// Starts recording tab `target` over runner's session `session` on it (its Page domain
-    /// on): its console, its requests, its screencast.
-    pub(crate) async fn start(&self, link: &Link, session: &str, target: &str) {
+    /// Starts recording a tab over runner's session `session` on it (its Page domain on): its
+    /// console, its requests, its screencast. (Its caller then `settle`s it.)
+    pub(crate) async fn start(&self, link: &Link, session: &str) {
         let on = Some(session);
         // No response bodies are kept for runner's session: it reads none (a total of 0 is
         // refused).
@@ -141,17 +169,18 @@ impl Recorder {
             "format": "jpeg", "quality": quality, "maxWidth": width, "maxHeight": height,
             "everyNthFrame": 1,
         });
-        let calls = [
+        let mut calls = vec![
             ("Runtime.enable", json!({})),
             ("Log.enable", json!({})),
             ("Network.enable", network),
-            ("Page.startScreencast", screencast),
         ];
+        if self.snapshots.is_none() {
+            calls.push(("Page.startScreencast", screencast));
+        }
         let calls = calls
             .into_iter()
             .map(|(m, p)| link.call_in(on, m, p, CALL_TIMEOUT));
         futures_util::future::join_all(calls).await;
-        self.settle(target);
     }
 
     /// Tab `target` records, or runner's session on it could not be had: nothing is to be
@@ -172,21 +201,58 @@ impl Recorder {
     /// A browser step of the flow, on tab `target`, began at `start` and ended at `end` (ms
     /// since the epoch); `acts` when it may change the page (not only read it). When `picture`,
     /// the picture of the tab after it is wanted: its id, to take it by once it is chosen (see
-    /// `screens`).
-    pub(crate) fn stepped(
+    /// `screens`; with snapshots, one is asked of the `page` — runner's session on the tab —
+    /// when it `acts`: see `snapshots`).
+    pub(crate) async fn stepped(
         &self,
-        target: &str,
+        (target, page): (&str, Option<snapshots::Page>),
         (start, end): (f64, f64),
         (acts, picture): (bool, bool),
     ) -> Option<u64> {
+        if let Some(shots) = &self.snapshots {
+            return shots.stepped(page, (acts, picture)).await;
+        }
         let mut s = self.state.lock().ok()?;
         s.screens.step((start, end), acts);
         picture.then(|| s.screens.want(target, end))
     }
 
+    /// A request paused in a tab runner draws snapshots in (the only tabs it turns `Fetch` on
+    /// in: see `snapshots`), event `msg`: refused (read by the connection's reader: nothing
+    /// here waits).
+    pub(crate) fn refuse(link: &Arc<Link>, msg: &Value) {
+        snapshots::refuse(link, msg);
+    }
+
+    /// Whether its pictures are snapshots, drawn at the flow's end (see `drawn`).
+    pub(crate) fn snapshots(&self) -> bool {
+        self.snapshots.is_some()
+    }
+
+    /// With snapshots, at the flow's end (its trace kept): the pictures `ids`, drawn in the
+    /// browser on `link` once the snapshots asked for have come (waiting at most `timeout`),
+    /// masked with `masker`; and what was left out of them, and why.
+    pub(crate) async fn drawn(
+        &self,
+        link: &Link,
+        ids: &[u64],
+        timeout: Duration,
+        masker: &crate::step::Masker,
+    ) -> Drawn {
+        let Some(s) = &self.snapshots else {
+            return Drawn::default();
+        };
+        let shots = s.shots(ids, timeout).await;
+        let (quality, width, height) = SCREENCAST;
+        snapshots::render(link, shots, (quality, f64::from(width.min(height))), masker).await
+    }
+
     /// Picture `id` once it is chosen: a JPEG (or none), and whether it may show the changes
-    /// of a later step too (see `screens`).
+    /// of a later step too (see `screens`). A snapshot's is drawn at the flow's end only.
     pub(crate) fn take(&self, id: u64) -> Option<(Option<Arc<Vec<u8>>>, bool)> {
+        if self.snapshots.is_some() {
+            return None;
+        }
         let (frame, later) = self.state.lock().ok()?.screens.take(id)?;
         Some((frame.and_then(|f| f.jpeg()), later))
     }
@@ -245,6 +311,12 @@ impl Recorder {
         method: &str,
         p: &Value,
     ) {
+        if method.starts_with("Runtime.executionContext") {
+            if let Some(shots) = &self.snapshots {
+                shots.heard(session, method, p);
+            }
+            return;
+        }
         let Ok(mut s) = self.state.lock() else { return };
         match method {
             "Page.screencastFrame" => {

@@ -49,9 +49,9 @@ pub(crate) struct ContextSetup {
     /// The attribute `{ testid }` selectors read (`browser.testid_attribute`); `None`:
     /// `data-testid`.
     pub(crate) testid_attribute: Option<String>,
-    /// The flow's tabs record for its trace (`--trace`): their screencast, console, failed
-    /// requests (see `driver::recorder`).
-    pub(crate) record: bool,
+    /// The flow's tabs record for its trace (`--trace`), their pictures taken so: their
+    /// screencast or snapshots, console, failed requests (see `driver::recorder`).
+    pub(crate) record: Option<crate::browser::driver::recorder::Recording>,
     /// The flow's masker: what its session shows of the page's texts is masked with it before
     /// it is cut (see `Session::masker`).
     pub(crate) masker: crate::step::Masker,

@@ -87,6 +87,9 @@ pub(crate) struct Worker {
     /// The last flow's context being disposed, beside the next flow: whether the browser
     /// answered.
     disposing: Option<JoinHandle<bool>>,
+    /// Whether that disposal waits for the end of the flow's kept trace (its last pictures still
+    /// being chosen or drawn in this browser: see `hand_over`).
+    holding: bool,
 }
 
 /// A flow's context in a worker's browser.
@@ -149,6 +152,7 @@ impl Worker {
                     served: false,
                     next: None,
                     disposing: None,
+                    holding: false,
                 };
                 w.make_spare(None);
                 w.switch_ahead().await;
@@ -271,7 +275,7 @@ impl Worker {
         &mut self,
         session: &mut Session,
         downloads: Option<&crate::browser::driver::downloads::DownloadDir>,
-        record: bool,
+        record: Option<crate::browser::driver::recorder::Recording>,
     ) -> Result<(Context, Option<Result<Downloads, StepError>>), StepError> {
         // A browser that did not answer the last flow's disposal is not given another flow.
         if self.disposing.as_ref().is_some_and(JoinHandle::is_finished)
@@ -397,6 +401,7 @@ impl Worker {
             Some(e) = silent => Err(e),
         };
         let (watch, cdp, id) = (self.watch.clone(), self.cdp.clone(), context.id.clone());
+        self.holding = hold.is_some();
         let dispose = async move {
             if let Some(hold) = hold {
                 let _ = tokio::time::timeout(HOLD, hold).await;
@@ -498,7 +503,12 @@ impl Worker {
             h.abort();
         }
         if let Some(h) = self.disposing.take() {
-            h.abort();
+            // The kept trace of the flow before is not cut short (`HOLD` at most).
+            if self.holding {
+                let _ = tokio::time::timeout(HOLD, h).await;
+            } else {
+                h.abort();
+            }
         }
         crate::browser::driver::daemon::terminate(&self.session.daemon_pid_file());
         browser.kill().await;

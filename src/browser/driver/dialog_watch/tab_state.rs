@@ -163,14 +163,38 @@ impl FlowDialogs {
     /// After a browser step that began at `start` and ended at `end` (ms since the epoch), for
     /// the trace: whether it `acts` on the page (see `recorder`), and when `picture`, the
     /// picture of the flow's tab is wanted: its id, to take it by once chosen.
-    pub(crate) fn stepped(
+    pub(crate) async fn stepped(
         &self,
         (start, end): (f64, f64),
         (acts, picture): (bool, bool),
     ) -> Option<u64> {
         let r = self.recorder.as_ref()?;
-        let current = self.state.lock().ok()?.current.clone();
-        r.stepped(&current, (start, end), (acts, picture))
+        let (current, session) = {
+            let s = self.state.lock().ok()?;
+            (s.current.clone(), s.sessions.get(&s.current).cloned())
+        };
+        let page = self
+            .link
+            .upgrade()
+            .zip(session)
+            .map(|(link, session)| (link, session, current.clone()));
+        r.stepped((&current, page), (start, end), (acts, picture))
+            .await
+    }
+
+    /// With snapshots (see `recorder`), at the flow's end: the pictures `ids`, drawn (waiting
+    /// at most `timeout` for the snapshots to come) masked with `masker`, and what was left
+    /// out of them.
+    pub(crate) async fn drawn(
+        &self,
+        ids: &[u64],
+        timeout: Duration,
+        masker: &crate::step::Masker,
+    ) -> crate::browser::driver::recorder::Drawn {
+        match (&self.recorder, self.link.upgrade()) {
+            (Some(r), Some(link)) => r.drawn(&link, ids, timeout, masker).await,
+            _ => crate::browser::driver::recorder::Drawn::default(),
+        }
     }
 
     /// Waits (at most `timeout`) until runner's connection has read every event the browser

@@ -1,7 +1,8 @@
 //! What a flow's browser keeps for the flow's trace (`--trace`): the picture after each of its
-//! browser steps (see `driver::recorder`: each is chosen as the browser's frames come, mostly
-//! during the next step), held in memory until the flow's end when only a failed flow's trace
-//! is kept, and what its tabs logged.
+//! browser steps (see `driver::recorder`: with a screencast each is chosen as the browser's
+//! frames come, mostly during the next step; with snapshots each is drawn at the end of a
+//! flow whose trace is kept), held in memory until the flow's end when only a failed flow's
+//! trace is kept, and what its tabs logged.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
@@ -10,7 +11,8 @@ use std::time::Duration;
 
 use super::{FlowBrowser, Slot};
 use crate::browser::driver::dialog_watch::FlowDialogs;
-use crate::browser::driver::recorder::Logged;
+use crate::browser::driver::recorder::{Drawn, Logged};
+use crate::step::Masker;
 
 /// The most pictures of a flow's trace held until it ends: the latest are kept (a failure is
 /// at the end). A few kilobytes each (the screencast's small JPEGs; steps after which nothing
@@ -31,6 +33,8 @@ pub(crate) struct Recorded {
     /// changes too (see `driver::recorder`).
     pub(crate) later: HashSet<PathBuf>,
     pub(crate) logged: Logged,
+    /// With snapshots: the pictures left out of a failed flow's drawing, and why.
+    pub(crate) drawing_left_out: Vec<String>,
 }
 
 /// The pictures of a flow's trace until it ends.
@@ -65,6 +69,7 @@ impl Pictures {
             let_go: p.let_go,
             later: p.later,
             logged,
+            drawing_left_out: Vec::new(),
         }
     }
 }
@@ -94,8 +99,9 @@ impl FlowBrowser {
         let Some(r) = &w.recorder else {
             return Vec::new();
         };
+        let id = w.stepped((start, end), (acts, picture.is_some())).await;
         let mut p = self.pictures.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(id) = w.stepped((start, end), (acts, picture.is_some()))
+        if let Some(id) = id
             && let Some(path) = picture
         {
             p.waiting.push_back((path, id));
@@ -154,10 +160,10 @@ pub(crate) struct TraceTail {
 }
 
 impl TraceTail {
-    /// The pictures held and those still waiting, once chosen, and what the flow's tabs logged,
-    /// once runner's connection has read every event the browser sent (waiting at most
-    /// `timeout` for each).
-    pub(crate) async fn recorded(self, timeout: Duration) -> Recorded {
+    /// The pictures held and those still waiting, once chosen (snapshots drawn masked with
+    /// `masker`), and what the flow's tabs logged, once runner's connection has read every
+    /// event the browser sent (waiting at most `timeout` for each).
+    pub(crate) async fn recorded(self, timeout: Duration, masker: &Masker) -> Recorded {
         let mut p = self.pictures;
         let Some((w, r)) = self
             .watched
@@ -168,8 +174,19 @@ impl TraceTail {
         };
         r.ended(timeout).await;
         w.caught_up(timeout).await;
+        let ids: Vec<u64> = p.waiting.iter().map(|(_, id)| *id).collect();
+        let drawn = if r.snapshots() {
+            w.drawn(&ids, timeout, masker).await
+        } else {
+            Drawn::default()
+        };
+        let mut pictures = drawn.pictures;
         while let Some((path, id)) = p.waiting.pop_front() {
-            let Some((jpeg, late)) = r.take(id) else {
+            let taken = match pictures.remove(&id) {
+                Some(jpeg) => Some((Some(jpeg), false)),
+                None => r.take(id),
+            };
+            let Some((jpeg, late)) = taken else {
                 continue;
             };
             if late {
@@ -179,7 +196,9 @@ impl TraceTail {
                 p.hold((path, jpeg));
             }
         }
-        p.take(r.logged())
+        let mut recorded = p.take(r.logged());
+        recorded.drawing_left_out = drawn.left_out;
+        recorded
     }
 }
 
