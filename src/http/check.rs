@@ -21,25 +21,22 @@ pub(super) struct Failure {
 /// they show masked with `m` before it is cut.
 pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Failure> {
     let mut out = Vec::new();
-    let one = |out: &mut Vec<Failure>,
-               part: String,
-               label: String,
-               check: &Check,
-               actual: Option<Value>| {
-        if let Some(why) = failed(&check.predicates(), &Queried::of(actual), kind_of(&part), m) {
-            out.push(Failure {
-                part,
-                message: format!("{label}: {why}"),
-            });
-        }
-    };
+    let one =
+        |out: &mut Vec<Failure>, part: String, label: String, check: &Check, actual: Queried| {
+            if let Some(why) = failed(&check.predicates(), &actual, kind_of(&part), m) {
+                out.push(Failure {
+                    part,
+                    message: format!("{label}: {why}"),
+                });
+            }
+        };
     if let Some(c) = &checks.status {
         one(
             &mut out,
             "expect/status".into(),
             "status".into(),
             c,
-            Some(r.status.into()),
+            Queried::of(Some(r.status.into())),
         );
     }
     for (name, c) in &checks.headers {
@@ -52,7 +49,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             format!("expect/headers/{}", pointer_escape(name)),
             format!("header `{name}`"),
             c,
-            actual,
+            Queried::of(actual),
         );
     }
     for (path, c) in &checks.json {
@@ -73,15 +70,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
                     shown(&Value::String(r.body.clone()), m)
                 ),
             }),
-            (Ok(p), Some(doc)) => {
-                let q = query(&p, path, doc);
-                if let Some(why) = failed(&c.predicates(), &q, Kind::Typed, m) {
-                    out.push(Failure {
-                        part,
-                        message: format!("{label}: {why}"),
-                    });
-                }
-            }
+            (Ok(p), Some(doc)) => one(&mut out, part, label, c, query(&p, path, doc)),
         }
     }
     if let Some(c) = &checks.body {
@@ -90,7 +79,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             "expect/body".into(),
             "body".into(),
             c,
-            Some(Value::String(r.body.clone())),
+            Queried::of(Some(Value::String(r.body.clone()))),
         );
     }
     if let Some(c) = &checks.duration_ms {
@@ -99,7 +88,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             "expect/duration_ms".into(),
             "duration_ms".into(),
             c,
-            Some(r.duration_ms.into()),
+            Queried::of(Some(r.duration_ms.into())),
         );
     }
     out
@@ -126,7 +115,7 @@ pub(super) struct Queried {
 
 impl Queried {
     /// A value found, or nothing.
-    fn of(value: Option<Value>) -> Queried {
+    pub(super) fn of(value: Option<Value>) -> Queried {
         Queried {
             found: value.is_some(),
             value,
@@ -182,24 +171,13 @@ enum Kind {
 
 /// Why the predicates do not hold on what the query found.
 fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String> {
-    let actual = q.value.as_ref();
-    match (p.exists, actual) {
-        (Some(true), _) if !q.found => return Some("expected it to exist, found nothing".into()),
-        (Some(false), Some(a)) if q.found => {
-            return Some(format!("expected nothing, found {}", shown(a, m)));
-        }
-        (Some(false), _) => return None,
+    match p.exists.map(|e| (e, exists_failed(e, q, m))) {
+        Some((_, Some(why))) => return Some(why),
+        Some((false, None)) => return None,
         _ => {}
     }
-    let has_value_checks = p.equals.is_some()
-        || p.not_equals.is_some()
-        || p.contains.is_some()
-        || p.matches.is_some()
-        || p.count.is_some()
-        || p.min.is_some()
-        || p.max.is_some();
-    let Some(a) = actual else {
-        return has_value_checks.then(|| format!("found nothing (expected {})", expected(p, m)));
+    let Some(a) = q.value.as_ref() else {
+        return has_value_checks(p).then(|| format!("found nothing (expected {})", expected(p, m)));
     };
     let mut why = Vec::new();
     if let Some(e) = &p.equals
@@ -264,6 +242,27 @@ fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String>
         }
     }
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Whether the predicates check a value (beyond `exists`).
+fn has_value_checks(p: &Predicates) -> bool {
+    p.equals.is_some()
+        || p.not_equals.is_some()
+        || p.contains.is_some()
+        || p.matches.is_some()
+        || p.count.is_some()
+        || p.min.is_some()
+        || p.max.is_some()
+}
+
+/// Why `exists` does not hold on what the query found (`exists: false` is then the whole check;
+/// after `exists: true` holds, the other predicates are checked).
+fn exists_failed(exists: bool, q: &Queried, m: &Masker) -> Option<String> {
+    match (exists, &q.value) {
+        (true, _) if !q.found => Some("expected it to exist, found nothing".into()),
+        (false, Some(a)) if q.found => Some(format!("expected nothing, found {}", shown(a, m))),
+        _ => None,
+    }
 }
 
 /// What the predicates expect, in words (for a query that found nothing).
