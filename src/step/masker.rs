@@ -44,6 +44,13 @@ pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 /// when it shows no secret as it is: a transform of one).
 const LEARN_BUDGET: usize = 256 * 1024;
 
+/// The bytes of forms of spans ([`Masker::add_spans`]), and how many spans, learned with all
+/// their forms in a run: past either, a span is learned only as it is and inside a JSON string.
+/// An output whose every line holds a secret beside text that varies can make one span per
+/// line, each of some eighty forms.
+const SPAN_BUDGET: usize = 256 * 1024;
+const SPAN_COUNT: usize = 256;
+
 /// The bytes of patterns up to which the matcher may be a DFA.
 const DFA_BYTES: usize = 16 * 1024;
 
@@ -69,6 +76,9 @@ struct Inner {
     longest: usize,
     /// The bytes of the forms of values made of a secret learned so far.
     learned: usize,
+    /// The bytes of the forms of spans, and the spans, learned with all their forms.
+    span_bytes: usize,
+    span_count: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
     /// The forms of the secrets and of what they became (spans, values made of one that are
@@ -86,12 +96,14 @@ type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Arc<AhoCorasick>>);
 /// [`Patterns`], the matcher to be set.
 type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Arc<AhoCorasick>>);
 
-/// What a value added is: a secret, what one became (a text made of it, a span of one), a value
-/// made of one learned whole with what is around it, or a list's or map's shape.
+/// What a value added is: a secret, what one became (a text made of it, a span of one; `Plain`:
+/// one learned only as it is and inside a JSON string, past a budget), a value made of one
+/// learned whole with what is around it, or a list's or map's shape.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Secret,
     Derived,
+    Plain,
     Whole,
     Shape,
 }
@@ -112,7 +124,12 @@ impl Masker {
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
         let mut new: Vec<(String, Kind)> = Vec::new();
         for v in values.into_iter().filter(|v| !v.is_empty()) {
-            new.extend(forms(&v).into_iter().map(|f| (f, kind)));
+            let all = if kind == Kind::Plain {
+                plain_forms(&v)
+            } else {
+                forms(&v)
+            };
+            new.extend(all.into_iter().map(|f| (f, kind)));
             if kind == Kind::Secret {
                 let made = transforms(&v).into_iter().flat_map(|t| plain_forms(&t));
                 new.extend(made.map(|f| (f, Kind::Derived)));
@@ -129,7 +146,8 @@ impl Masker {
                 inner.secrets.push('\0');
                 inner.secrets.push_str(&v.to_lowercase());
             }
-            if matches!(kind, Kind::Secret | Kind::Derived) && inner.made_known.insert(v.clone()) {
+            let made = matches!(kind, Kind::Secret | Kind::Derived | Kind::Plain);
+            if made && inner.made_known.insert(v.clone()) {
                 inner.made.push(v.clone());
                 inner.made_matcher = None;
             }
@@ -273,13 +291,42 @@ impl Masker {
     /// (`Kestrel Vault` where `| replace('-', ' ')` of a whole output made it of
     /// `Kestrel-Vault`). Each of at least `MIN_PART` characters and at most `MAX_LEARNED` bytes,
     /// whatever was learned before: a loop of values made of a secret the same way learns the
-    /// same span, never each whole text.
+    /// same span, never each whole text. Past `SPAN_BUDGET` bytes of forms or `SPAN_COUNT`
+    /// spans learned with all their forms, a span is learned only as it is and in a JSON string.
     pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
-        let spans: Vec<String> = spans
-            .into_iter()
-            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
-            .collect();
-        self.learn(spans, Kind::Derived);
+        let spans: Vec<String> = {
+            let Ok(inner) = self.inner.read() else {
+                return;
+            };
+            let mut seen = HashSet::new();
+            spans
+                .into_iter()
+                .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
+                .filter(|v| !inner.known.contains(v) && seen.insert(v.clone()))
+                .collect()
+        };
+        let mut plain = Vec::new();
+        for span in spans {
+            let spent = self.inner.read().map_or(true, |i| {
+                i.span_bytes >= SPAN_BUDGET || i.span_count >= SPAN_COUNT
+            });
+            if spent {
+                plain.push(span);
+                continue;
+            }
+            let before = self.learned_bytes();
+            self.learn([span], Kind::Derived);
+            if let Ok(mut inner) = self.inner.write() {
+                inner.span_count += 1;
+                inner.span_bytes += inner.learned - before;
+            }
+        }
+        self.learn(plain, Kind::Plain);
+    }
+
+    /// The bytes of forms of values made of a secret learned so far.
+    fn learned_bytes(&self) -> usize {
+        self.inner.read().map_or(0, |i| i.learned)
     }
 
     /// `text` with each secret and value made of one in it (each form masked, found as
@@ -298,7 +345,7 @@ impl Masker {
     /// The bytes of forms of values made of a secret learned so far.
     #[cfg(test)]
     pub(crate) fn learned(&self) -> usize {
-        self.inner.read().map_or(0, |i| i.learned)
+        self.learned_bytes()
     }
 
     /// Adds the texts inside a list or map a template made of a secret that are pieces of a
