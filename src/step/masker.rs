@@ -264,15 +264,23 @@ impl Masker {
     /// forms: each at least `MIN_PART` characters long (a shorter one, a length or a slice of
     /// two characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
     pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
-        self.add_made(values, false);
+        let (kept, _) = self.learnable(values, MIN_PART, false);
+        self.learn(kept, Kind::Derived);
     }
 
     /// [`Masker::add_derived`] of values a template made of a secret, learned whole while
     /// `LEARN_BUDGET` lasts when `told` (what the secret became in them is known, to be learned
     /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
+    /// One not `told` past the budget is learned only as it is and in a JSON string (cheap).
     pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
+        let spent = self.learned_bytes() >= LEARN_BUDGET;
         let (kept, whole) = self.learnable(values, MIN_PART, told);
-        self.learn(kept, if told { Kind::Whole } else { Kind::Derived });
+        let kind = match (told, spent) {
+            (true, _) => Kind::Whole,
+            (false, true) => Kind::Plain,
+            (false, false) => Kind::Derived,
+        };
+        self.learn(kept, kind);
         whole
     }
 

@@ -153,12 +153,19 @@ impl SecretParts {
     }
 
     /// Adds what the secrets became in `text`, a value made of them: what differs from
-    /// `again`, the same made with the secrets hidden (when it could be made).
+    /// `again`, the same made with the secrets hidden (when it could be made). One that differs
+    /// nowhere, or only in spans too short to learn, tells nothing: the secrets came into it
+    /// through what the sentinels do not hide (single characters, numbers).
     fn told(&mut self, text: &str, again: Option<&str>) {
-        match again {
-            Some(again) => self.made.extend(changed::changed(text, again)),
-            None => self.untold = true,
-        }
+        let Some(again) = again else {
+            self.untold = true;
+            return;
+        };
+        let spans = changed::changed(text, again);
+        self.untold |= !spans
+            .iter()
+            .any(|s| s.trim().chars().count() >= changed::SHORTEST);
+        self.made.extend(spans);
     }
 }
 

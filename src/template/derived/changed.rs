@@ -24,7 +24,7 @@ const SHARED: usize = 8;
 
 /// The fewest bytes of a span the masker learns (its `MIN_PART` characters): a difference is
 /// not cut where all its parts would be shorter.
-const SHORTEST: usize = 4;
+pub(super) const SHORTEST: usize = 4;
 
 /// The spans of `a` that are not in `b`, where `b` is `a` made with other inputs (a sentinel
 /// for each secret): each text that stands in `a` where `b` has another (or nothing). Spans
