@@ -60,6 +60,7 @@ mod secret_data;
 mod secret_explained;
 mod secret_forms;
 mod secret_learning;
+mod secret_numbers;
 mod secret_run_wide;
 mod secret_search;
 mod secrets;

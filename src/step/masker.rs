@@ -469,8 +469,8 @@ impl Masker {
         }
     }
 
-    /// A copy of `value` with secrets replaced in every string (and map key); a list or map
-    /// whose JSON shows the shape of one made of a secret is `***` whole.
+    /// A copy of `value` with secrets replaced in every string (and map key) and number (as its
+    /// text); a list or map whose JSON shows the shape of one made of a secret is `***` whole.
     pub(crate) fn mask_value(&self, value: &Value) -> Value {
         let Some(m) = self.matcher() else {
             return value.clone();
@@ -572,10 +572,20 @@ fn replaced_by(
 }
 
 /// [`Masker::mask_value`] with the matcher; a list's or map's JSON is looked at only when a
-/// shape is masked.
+/// shape is masked. A number is masked as its text is (a secret of digits an answer carries as a
+/// number): one whose text masks to another is that masked text.
 fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
     let masked = match value {
         Value::String(s) => return Value::String(mask_with(m, s)),
+        Value::Number(n) => {
+            let text = n.to_string();
+            let shown = mask_with(m, &text);
+            return if shown == text {
+                value.clone()
+            } else {
+                Value::String(shown)
+            };
+        }
         Value::Array(a) => Value::Array(a.iter().map(|v| mask_value_with(m, shapes, v)).collect()),
         Value::Object(o) => Value::Object(
             o.iter()
