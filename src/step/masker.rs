@@ -125,11 +125,11 @@ impl Masker {
         let mut new: Vec<(String, Kind)> = Vec::new();
         for v in values.into_iter().filter(|v| !v.is_empty()) {
             let all = if kind == Kind::Plain {
-                plain_forms(&v)
+                plain_forms
             } else {
-                forms(&v)
+                forms
             };
-            new.extend(all.into_iter().map(|f| (f, kind)));
+            new.extend(all(&v).into_iter().map(|f| (f, kind)));
             if kind == Kind::Secret {
                 let made = transforms(&v).into_iter().flat_map(|t| plain_forms(&t));
                 new.extend(made.map(|f| (f, Kind::Derived)));
@@ -273,7 +273,7 @@ impl Masker {
     /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
     /// One not `told` past the budget is learned only as it is and in a JSON string (cheap).
     pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
-        let spent = self.learned_bytes() >= LEARN_BUDGET;
+        let spent = self.learned() >= LEARN_BUDGET;
         let (kept, whole) = self.learnable(values, MIN_PART, told);
         let kind = match (told, spent) {
             (true, _) => Kind::Whole,
@@ -322,7 +322,7 @@ impl Masker {
                 plain.push(span);
                 continue;
             }
-            let before = self.learned_bytes();
+            let before = self.learned();
             self.learn([span], Kind::Derived);
             if let Ok(mut inner) = self.inner.write() {
                 inner.span_count += 1;
@@ -333,7 +333,7 @@ impl Masker {
     }
 
     /// The bytes of forms of values made of a secret learned so far.
-    fn learned_bytes(&self) -> usize {
+    pub(crate) fn learned(&self) -> usize {
         self.inner.read().map_or(0, |i| i.learned)
     }
 
@@ -348,12 +348,6 @@ impl Masker {
         )?;
         let spans = matches(&made, text);
         (!spans.is_empty()).then(|| replaced_by(text, spans, &sentinel))
-    }
-
-    /// The bytes of forms of values made of a secret learned so far.
-    #[cfg(test)]
-    pub(crate) fn learned(&self) -> usize {
-        self.learned_bytes()
     }
 
     /// Adds the texts inside a list or map a template made of a secret that are pieces of a
