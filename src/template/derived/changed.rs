@@ -123,6 +123,8 @@ fn resync(x: &[u8], y: &[u8]) -> Option<(usize, usize)> {
         }
     }
     for (n, &w) in WINDOWS.iter().enumerate() {
+        #[cfg(test)]
+        INDEXED.with(|c| c.set(c.get() + w.min(y.len()) + 1));
         let mut firsts: HashMap<&[u8], usize> = HashMap::new();
         for dj in 0..=w.min(y.len()) {
             firsts.entry(key(y, dj)).or_insert(dj);
@@ -144,6 +146,13 @@ fn resync(x: &[u8], y: &[u8]) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many positions [`resync`] has indexed on this thread: the work a difference costs
+    /// past `NEAR`.
+    static INDEXED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// `r` widened to the char boundaries of `s` around it.
@@ -186,6 +195,19 @@ mod tests {
             changed("x ABCD-EFGH y", "x \u{e000}-\u{e001} y"),
             ["ABCD-EFGH"]
         );
+    }
+
+    /// A 1 MiB output where a 4-character secret shows every 21 bytes: the end of each
+    /// difference is found next to it, no window of positions is indexed for each (a map of
+    /// 257 entries per difference: seconds per template).
+    #[test]
+    fn a_dense_text_costs_no_index_per_difference() {
+        let text = |t: &str| format!("{t} padding-padding ").repeat(50_000);
+        super::INDEXED.with(|c| c.set(0));
+        let spans = changed(&text("k9Zq"), &text("\u{e000}\u{e001}\u{e002}\u{e003}"));
+        assert_eq!(spans.len(), 50_000);
+        assert!(spans.iter().all(|s| s == "k9Zq"));
+        assert_eq!(super::INDEXED.with(std::cell::Cell::get), 0);
     }
 
     #[test]
