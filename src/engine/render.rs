@@ -221,3 +221,6 @@ mod tests {
         assert!(m.mask(&long).ends_with("zz token=***!"));
     }
 }
+
+#[cfg(test)]
+mod learning_tests;

@@ -44,6 +44,13 @@ pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 /// when it shows no secret as it is: a transform of one).
 const LEARN_BUDGET: usize = 256 * 1024;
 
+/// The bytes of forms of spans ([`Masker::add_spans`]), and how many spans, learned with all
+/// their forms in a run: past either, a span is learned only as it is and inside a JSON string.
+/// An output whose every line holds a secret beside text that varies can make one span per
+/// line, each of some eighty forms.
+const SPAN_BUDGET: usize = 256 * 1024;
+const SPAN_COUNT: usize = 256;
+
 /// The bytes of patterns up to which the matcher may be a DFA.
 const DFA_BYTES: usize = 16 * 1024;
 
@@ -69,6 +76,9 @@ struct Inner {
     longest: usize,
     /// The bytes of the forms of values made of a secret learned so far.
     learned: usize,
+    /// The bytes of the forms of spans, and the spans, learned with all their forms.
+    span_bytes: usize,
+    span_count: usize,
     /// The matcher of `values`; none until it is needed after a change.
     matcher: Option<Arc<AhoCorasick>>,
     /// The forms of the secrets and of what they became (spans, values made of one that are
@@ -86,12 +96,14 @@ type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Arc<AhoCorasick>>);
 /// [`Patterns`], the matcher to be set.
 type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Arc<AhoCorasick>>);
 
-/// What a value added is: a secret, what one became (a text made of it, a span of one), a value
-/// made of one learned whole with what is around it, or a list's or map's shape.
+/// What a value added is: a secret, what one became (a text made of it, a span of one; `Plain`:
+/// one learned only as it is and inside a JSON string, past a budget), a value made of one
+/// learned whole with what is around it, or a list's or map's shape.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Secret,
     Derived,
+    Plain,
     Whole,
     Shape,
 }
@@ -112,7 +124,12 @@ impl Masker {
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
         let mut new: Vec<(String, Kind)> = Vec::new();
         for v in values.into_iter().filter(|v| !v.is_empty()) {
-            new.extend(forms(&v).into_iter().map(|f| (f, kind)));
+            let all = if kind == Kind::Plain {
+                plain_forms
+            } else {
+                forms
+            };
+            new.extend(all(&v).into_iter().map(|f| (f, kind)));
             if kind == Kind::Secret {
                 let made = transforms(&v).into_iter().flat_map(|t| plain_forms(&t));
                 new.extend(made.map(|f| (f, Kind::Derived)));
@@ -129,7 +146,8 @@ impl Masker {
                 inner.secrets.push('\0');
                 inner.secrets.push_str(&v.to_lowercase());
             }
-            if matches!(kind, Kind::Secret | Kind::Derived) && inner.made_known.insert(v.clone()) {
+            let made = matches!(kind, Kind::Secret | Kind::Derived | Kind::Plain);
+            if made && inner.made_known.insert(v.clone()) {
                 inner.made.push(v.clone());
                 inner.made_matcher = None;
             }
@@ -242,149 +260,6 @@ impl Masker {
             .unwrap_or_default()
     }
 
-    /// Adds values made of a secret (`{{ secrets.T | upper }}`, a URL holding one), with their
-    /// forms: each at least `MIN_PART` characters long (a shorter one, a length or a slice of
-    /// two characters, would mask the same text wherever it is) and at most `MAX_LEARNED` bytes.
-    pub(crate) fn add_derived(&self, values: impl IntoIterator<Item = String>) {
-        self.add_made(values, false);
-    }
-
-    /// [`Masker::add_derived`] of values a template made of a secret, learned whole while
-    /// `LEARN_BUDGET` lasts when `told` (what the secret became in them is known, to be learned
-    /// with [`Masker::add_spans`] instead). Whether each was learned whole (or was too short to).
-    pub(crate) fn add_made(&self, values: impl IntoIterator<Item = String>, told: bool) -> bool {
-        let (kept, whole) = self.learnable(values, MIN_PART, told);
-        self.learn(kept, if told { Kind::Whole } else { Kind::Derived });
-        whole
-    }
-
-    /// Adds the shapes of a list or map a template made of a secret (`["a", "b"]` as it
-    /// prints, its JSON), as [`Masker::add_made`] adds texts: masked, but not where pieces are
-    /// looked for (a map holding a token holds other texts too).
-    pub(crate) fn add_shapes(&self, shapes: impl IntoIterator<Item = String>, told: bool) -> bool {
-        let (kept, whole) = self.learnable(shapes, MIN_PART, told);
-        self.learn(kept, Kind::Shape);
-        whole
-    }
-
-    /// Adds what the secrets became in values made of them, all that is learned of a value not
-    /// learned whole (a text of more than `MAX_LEARNED` bytes, or past `LEARN_BUDGET`): the spans
-    /// of each that change when every secret in the template's inputs is a sentinel
-    /// (`Kestrel Vault` where `| replace('-', ' ')` of a whole output made it of
-    /// `Kestrel-Vault`). Each of at least `MIN_PART` characters and at most `MAX_LEARNED` bytes,
-    /// whatever was learned before: a loop of values made of a secret the same way learns the
-    /// same span, never each whole text.
-    pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
-        let spans: Vec<String> = spans
-            .into_iter()
-            .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
-            .collect();
-        self.learn(spans, Kind::Derived);
-    }
-
-    /// `text` with each secret and value made of one in it (each form masked, found as
-    /// [`Masker::mask`] finds them) replaced by a sentinel of as many characters, private-use
-    /// ones no text shows: the input a template is evaluated again with, to tell what it made
-    /// of the secrets. None when it holds none.
-    pub(crate) fn hidden(&self, text: &str) -> Option<String> {
-        let made = self.matcher_of(
-            |i| (&i.made, &i.made_matcher),
-            |i| (&i.made, &mut i.made_matcher),
-        )?;
-        let spans = matches(&made, text);
-        (!spans.is_empty()).then(|| replaced_by(text, spans, &sentinel))
-    }
-
-    /// The bytes of forms of values made of a secret learned so far.
-    #[cfg(test)]
-    pub(crate) fn learned(&self) -> usize {
-        self.inner.read().map_or(0, |i| i.learned)
-    }
-
-    /// Adds the texts inside a list or map a template made of a secret that are pieces of a
-    /// secret, in any of its forms (`.split('-')`, `| batch(6)`, in another case or reversed),
-    /// each of at least `MIN_PART` characters. Not pieces of a text made of one: `user` is a
-    /// piece of `user:<password>`, and stays as it is beside the password in a list.
-    pub(crate) fn add_pieces(&self, pieces: impl IntoIterator<Item = String>) {
-        let pieces: Vec<String> = {
-            let Ok(inner) = self.inner.read() else {
-                return;
-            };
-            let mut seen = HashSet::new();
-            pieces
-                .into_iter()
-                .filter(|p| p.chars().count() <= inner.longest)
-                .filter(|p| p.trim().chars().count() >= MIN_PART)
-                .filter(|p| !inner.known.contains(p) && seen.insert(p.clone()))
-                .filter(|p| {
-                    let lower = p.to_lowercase();
-                    let reversed: String = lower.chars().rev().collect();
-                    inner.secrets.contains(&lower) || inner.secrets.contains(&reversed)
-                })
-                .collect()
-        };
-        self.learn(pieces, Kind::Derived);
-    }
-
-    /// Adds the texts inside a list or map a template made of a secret that the secrets made
-    /// (those that differ when the secrets are hidden: `token=Kestrel`, a piece of `.split('-')`
-    /// across the secret's edge, which is no piece of the secret): each learned whole, as
-    /// [`Masker::add_spans`] learns, while `LEARN_BUDGET` lasts; of one longer than
-    /// `MAX_LEARNED` bytes (the rest of a long output after the secret), and of each past the
-    /// budget (a loop splitting another output each time), the parts of a secret at its ends
-    /// ([`Masker::edges`]). A piece inside a secret is one [`Masker::add_pieces`] learns.
-    pub(crate) fn add_made_pieces(&self, pieces: impl IntoIterator<Item = String>) {
-        let spent = self.inner.read().map_or(0, |i| i.learned) >= LEARN_BUDGET;
-        let (short, long): (Vec<String>, Vec<String>) = pieces
-            .into_iter()
-            .partition(|p| !spent && p.len() <= MAX_LEARNED);
-        self.add_spans(short);
-        let edges: Vec<String> = long.iter().flat_map(|p| self.edges(p)).collect();
-        self.add_spans(edges);
-    }
-
-    /// The parts of `piece` at its ends that are the other end of a secret (in any of its
-    /// forms; letters in any ASCII case): its longest head that ends one, its longest tail that
-    /// starts one. Each of at least `MIN_PART` characters. Found where a form holds the
-    /// piece's first characters, and where the piece's end holds a form's first ones: a few
-    /// searches of the forms, whatever the piece's length.
-    fn edges(&self, piece: &str) -> Vec<String> {
-        let Ok(inner) = self.inner.read() else {
-            return Vec::new();
-        };
-        let lower = piece.to_ascii_lowercase();
-        let start = |s: &str| s.char_indices().nth(MIN_PART).map(|(i, _)| i);
-        let Some(first) = start(&lower) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let secrets = &inner.secrets;
-        let head = secrets
-            .match_indices(&lower[..first])
-            .map(|(p, _)| &secrets[p..secrets[p..].find('\0').map_or(secrets.len(), |e| p + e)])
-            .filter(|rest| lower.starts_with(rest))
-            .map(str::len)
-            .max();
-        out.extend(head.map(|n| piece[..n].to_string()));
-        let mut tail = None;
-        for form in secrets.split('\0') {
-            let Some(k) = start(form) else { continue };
-            let mut from = lower.len().saturating_sub(form.len());
-            while !lower.is_char_boundary(from) {
-                from += 1;
-            }
-            let found = lower[from..]
-                .match_indices(&form[..k])
-                .map(|(q, _)| from + q)
-                .find(|&q| form.starts_with(&lower[q..]));
-            if let Some(q) = found {
-                tail = Some(tail.map_or(q, |t: usize| t.min(q)));
-            }
-        }
-        out.extend(tail.map(|q| piece[q..].to_string()));
-        out
-    }
-
     /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
     pub(crate) fn is_empty(&self) -> bool {
         self.inner.read().map_or(true, |i| i.values.is_empty())
@@ -473,8 +348,8 @@ impl Masker {
         }
     }
 
-    /// A copy of `value` with secrets replaced in every string (and map key); a list or map
-    /// whose JSON shows the shape of one made of a secret is `***` whole.
+    /// A copy of `value` with secrets replaced in every string (and map key) and number (as its
+    /// text); a list or map whose JSON shows the shape of one made of a secret is `***` whole.
     pub(crate) fn mask_value(&self, value: &Value) -> Value {
         let Some(m) = self.matcher() else {
             return value.clone();
@@ -576,10 +451,20 @@ fn replaced_by(
 }
 
 /// [`Masker::mask_value`] with the matcher; a list's or map's JSON is looked at only when a
-/// shape is masked.
+/// shape is masked. A number is masked as its text is (a secret of digits an answer carries as a
+/// number): one whose text masks to another is that masked text.
 fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
     let masked = match value {
         Value::String(s) => return Value::String(mask_with(m, s)),
+        Value::Number(n) => {
+            let text = n.to_string();
+            let shown = mask_with(m, &text);
+            return if shown == text {
+                value.clone()
+            } else {
+                Value::String(shown)
+            };
+        }
         Value::Array(a) => Value::Array(a.iter().map(|v| mask_value_with(m, shapes, v)).collect()),
         Value::Object(o) => Value::Object(
             o.iter()
@@ -594,5 +479,6 @@ fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
     masked
 }
 
+mod made;
 #[cfg(test)]
 mod tests;

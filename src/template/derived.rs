@@ -12,6 +12,9 @@ use super::render::{Templates, is_template};
 use super::tags::{Kind, tags};
 
 mod changed;
+mod hidden;
+
+use hidden::hidden_context;
 
 /// Tells whether a text holds a secret (the flow's masker, in the engine).
 pub(crate) type HoldsSecret<'a> = &'a dyn Fn(&str) -> bool;
@@ -169,54 +172,19 @@ impl SecretParts {
     }
 
     /// Adds what the secrets became in `text`, a value made of them: what differs from
-    /// `again`, the same made with the secrets hidden (when it could be made).
+    /// `again`, the same made with the secrets hidden (when it could be made). One that differs
+    /// nowhere, or only in spans too short to learn, tells nothing: the secrets came into it
+    /// through what the sentinels do not hide (single characters, numbers).
     fn told(&mut self, text: &str, again: Option<&str>) {
-        match again {
-            Some(again) => self.made.extend(changed::changed(text, again)),
-            None => self.untold = true,
-        }
-    }
-}
-
-/// `ctx` with each secret in the values `src` names (at their roots: `steps`, `vars`, ...)
-/// hidden by `hide`, in every text and map key: what a template is evaluated in again to tell
-/// what it made of the secrets. None when `ctx` is no map or a value named is no data (nothing
-/// is told then: the value is learned whole).
-fn hidden_context(src: &str, ctx: &minijinja::Value, hide: Hide<'_>) -> Option<minijinja::Value> {
-    let named: Vec<&str> = named_values(src).map(|p| p.root).collect();
-    let mut hidden = Vec::new();
-    for k in ctx.try_iter().ok()? {
-        let name = k.as_str()?.to_string();
-        let mut v = ctx.get_attr(&name).ok()?;
-        if named.contains(&name.as_str()) {
-            let mut json = serde_json::to_value(&v).ok()?;
-            hide_json(&mut json, hide);
-            v = minijinja::Value::from_serialize(&json);
-        }
-        hidden.push((name, v));
-    }
-    Some(hidden.into_iter().collect())
-}
-
-/// `v` with each text and map key in it hidden by `hide`.
-fn hide_json(v: &mut serde_json::Value, hide: Hide<'_>) {
-    match v {
-        serde_json::Value::String(s) => {
-            if let Some(h) = hide(s) {
-                *s = h;
-            }
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| hide_json(v, hide)),
-        serde_json::Value::Object(m) => {
-            *m = std::mem::take(m)
-                .into_iter()
-                .map(|(k, mut v)| {
-                    hide_json(&mut v, hide);
-                    (hide(&k).unwrap_or(k), v)
-                })
-                .collect();
-        }
-        _ => {}
+        let Some(again) = again else {
+            self.untold = true;
+            return;
+        };
+        let spans = changed::changed(text, again);
+        self.untold |= !spans
+            .iter()
+            .any(|s| s.trim().chars().count() >= changed::SHORTEST);
+        self.made.extend(spans);
     }
 }
 
