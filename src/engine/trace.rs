@@ -134,6 +134,7 @@ pub(crate) async fn end(
         return;
     };
     let (mode, root, listener) = (rt.trace, rt.artifacts.clone(), rt.listener.clone());
+    let cancel = rt.cancel.clone();
     let (info, dir, masker, mut copy) = (
         info.clone(),
         dir.to_path_buf(),
@@ -143,7 +144,7 @@ pub(crate) async fn end(
     let path = file(&dir).display().to_string();
     result.trace = Some(path.clone());
     let task = tokio::spawn(async move {
-        let recorded = tail.recorded(CATCH_UP, &masker).await;
+        let recorded = tail.recorded(CATCH_UP, &masker, &cancel).await;
         let at = (root.as_path(), dir.as_path(), started);
         if let Some(why) = finish(mode, at, &mut copy, &masker, recorded) {
             listener.message(&info, 0, &masker.mask(&why));

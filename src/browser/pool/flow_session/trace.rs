@@ -8,6 +8,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 use super::{FlowBrowser, Slot};
 use crate::browser::driver::dialog_watch::FlowDialogs;
@@ -162,8 +163,15 @@ pub(crate) struct TraceTail {
 impl TraceTail {
     /// The pictures held and those still waiting, once chosen (snapshots drawn masked with
     /// `masker`), and what the flow's tabs logged, once runner's connection has read every
-    /// event the browser sent (waiting at most `timeout` for each).
-    pub(crate) async fn recorded(self, timeout: Duration, masker: &Masker) -> Recorded {
+    /// event the browser sent (waiting at most `timeout` for each). Snapshots are not drawn
+    /// once the run is stopped (`cancel`: SIGTERM, Ctrl-C): it ends at once, and the trace says
+    /// its pictures were left out.
+    pub(crate) async fn recorded(
+        self,
+        timeout: Duration,
+        masker: &Masker,
+        cancel: &CancellationToken,
+    ) -> Recorded {
         let mut p = self.pictures;
         let Some((w, r)) = self
             .watched
@@ -175,10 +183,20 @@ impl TraceTail {
         r.ended(timeout).await;
         w.caught_up(timeout).await;
         let ids: Vec<u64> = p.waiting.iter().map(|(_, id)| *id).collect();
-        let drawn = if r.snapshots() {
-            w.drawn(&ids, timeout, masker).await
-        } else {
-            Drawn::default()
+        let stopped = || Drawn {
+            left_out: vec![format!(
+                "{} picture(s): the run was stopped before they were drawn",
+                ids.len()
+            )],
+            ..Drawn::default()
+        };
+        let drawn = match r.snapshots() {
+            true if cancel.is_cancelled() && !ids.is_empty() => stopped(),
+            true => tokio::select! {
+                d = w.drawn(&ids, timeout, masker) => d,
+                () = cancel.cancelled() => stopped(),
+            },
+            false => Drawn::default(),
         };
         let mut pictures = drawn.pictures;
         while let Some((path, id)) = p.waiting.pop_front() {
