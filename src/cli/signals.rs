@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 /// Cancels `cancel` at the first interrupt.
 pub(crate) async fn watch(cancel: CancellationToken) {
     use tokio::signal::unix::{SignalKind, signal};
+    crate::step::interrupt::listen();
     let Ok(mut term) = signal(SignalKind::terminate()) else {
         return;
     };

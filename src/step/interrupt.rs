@@ -4,15 +4,34 @@
 //! from ending. Such a wait polls this instead.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once, OnceLock};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Notes every interrupt in the signal handler itself, not in a task of the runtime: the
+/// synchronous waits this is for block a runtime thread, and the signal watcher's task can be
+/// stuck behind it (a 2-thread runtime, the task woken into that thread's own slot) — the wait
+/// then ran its whole 10 s after a SIGTERM. Registered beside tokio's own handlers (both run).
+pub(crate) fn listen() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            let _ = signal_hook::flag::register(signal, Arc::clone(flag()));
+        }
+    });
+}
+
+/// The flag the signal handlers set.
+fn flag() -> &'static Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
 
 /// Notes that an interrupt came (the signal watcher calls it).
 pub(crate) fn note() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+    flag().store(true, Ordering::SeqCst);
 }
 
 /// Whether an interrupt came.
 pub(crate) fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    flag().load(Ordering::SeqCst)
 }
