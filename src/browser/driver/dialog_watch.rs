@@ -473,6 +473,15 @@ async fn answer_other(
     flow.came_back.notify_waiters();
 }
 
+/// `Page.handleJavaScriptDialog`'s parameters: accept or dismiss, with a prompt's text.
+fn answer_params(accept: bool, text: Option<&str>) -> Value {
+    let mut answer = json!({ "accept": accept });
+    if let Some(t) = text {
+        answer["promptText"] = Value::String(t.to_string());
+    }
+    answer
+}
+
 /// Answers the flow tab's dialog `seen` with `armed` and records it. An answer that does not
 /// take is one agent-browser gave first (it accepts an alert or beforeunload dialog as it
 /// opens): recorded as accepted, what the page got; a dismissal that did not take fails the flow
@@ -484,10 +493,7 @@ async fn answer_armed(
     seen: Value,
     armed: Armed,
 ) {
-    let mut answer = json!({ "accept": armed.accept });
-    if let Some(t) = &armed.text {
-        answer["promptText"] = Value::String(t.clone());
-    }
+    let answer = answer_params(armed.accept, armed.text.as_deref());
     let took = link
         .call_in(
             Some(&session),

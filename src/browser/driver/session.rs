@@ -88,21 +88,6 @@ pub(crate) struct Session {
     pub(crate) step_end: Option<tokio::time::Instant>,
 }
 
-/// Whether a session's daemon may still be busy with one of its commands.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Busy {
-    /// Every command it was sent has been answered.
-    No,
-    /// The last command did not finish: it timed out, or its step was cut short while it ran.
-    /// The daemon handles one command at a time and may still be busy with it (a page in an
-    /// endless loop), so the browser is replaced rather than handed to the next flow.
-    Unsettled,
-    /// A dialog opened while a command was under way and holds it: the daemon is busy with that
-    /// command until the dialog is answered, which runner then does over its own connection
-    /// (see `dialog::answer`).
-    HeldByDialog,
-}
-
 /// How long a command may run past the end of its step: time for the step's last look at the
 /// page (a miss's suggestions) and for its message, within the half second every step gives up
 /// in after its timeout.
@@ -280,10 +265,9 @@ impl Session {
         })
     }
 
-    /// `commands` over the kept-open connection to the daemon. A dialog only the flow answers,
-    /// opening while a command is under way, holds that command: the batch is given up with
-    /// agent-browser's refusal (`send_all_unless`), and the dialog is answered over runner's own
-    /// connection (`dialog::answer`). A `dialog` command is the answer itself: never given up.
+    /// `commands` over the kept-open connection to the daemon, given up with agent-browser's
+    /// refusal when a dialog only the flow answers opens meanwhile (`send_all_unless`; runner
+    /// then answers it: `dialog::answer`); never a `dialog` command, the answer itself.
     async fn linked(
         &mut self,
         commands: &[Command],
@@ -292,11 +276,13 @@ impl Session {
         let link = self
             .link
             .get_or_insert_with(|| DaemonLink::new(self.adapter.socket_dir(), &self.name));
+        // Only a dialog opening meanwhile: one already open is agent-browser's to refuse for.
         let watched = (self.watched.clone())
-            .filter(|_| !commands.iter().any(|c| matches!(c, Command::Dialog { .. })));
+            .filter(|_| !commands.iter().any(|c| matches!(c, Command::Dialog { .. })))
+            .and_then(|w| Some((w.current()?, w)).filter(|(t, w)| w.blocking(t).is_none()));
         let blocked = async move {
             match watched {
-                Some(w) => w.until_blocked().await.refusal(),
+                Some((tab, w)) => w.until_blocked(&tab).await.refusal(),
                 None => std::future::pending().await,
             }
         };
@@ -586,12 +572,14 @@ fn answered<E>(
     .saturating_sub(usize::from(switch))
 }
 
+mod busy;
 #[cfg(test)]
 mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
 mod tabs;
+pub(crate) use busy::Busy;
 #[cfg(test)]
 pub(crate) use fake::on_fake_daemon;
 pub(crate) use fresh::TabUse;

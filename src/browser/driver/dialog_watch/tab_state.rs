@@ -33,19 +33,23 @@ impl Open {
 }
 
 impl FlowDialogs {
-    /// Waits until a dialog only the flow answers (see `blocking`) is open in the tab the flow
-    /// acts on, and gives it.
-    pub(crate) async fn until_blocked(&self) -> Open {
+    /// Waits until a dialog only the flow answers (see `blocking`) is open in tab `target`, and
+    /// gives it.
+    pub(crate) async fn until_blocked(&self, target: &str) -> Open {
         loop {
             let opened = self.dialog_opened.notified();
             tokio::pin!(opened);
             opened.as_mut().enable();
-            let current = self.state.lock().ok().map(|s| s.current.clone());
-            if let Some(open) = current.and_then(|c| self.blocking(&c)) {
+            if let Some(open) = self.blocking(target) {
                 return open;
             }
             opened.await;
         }
+    }
+
+    /// The tab the flow acts on.
+    pub(crate) fn current(&self) -> Option<String> {
+        self.state.lock().ok().map(|s| s.current.clone())
     }
 
     /// The dialog open in the tab the flow acts on, as runner's session there heard it.
@@ -72,15 +76,12 @@ impl FlowDialogs {
         let (Some(link), Some(session)) = (link, session) else {
             return Err("runner does not hear the flow's tab".to_string());
         };
-        let mut answer = json!({ "accept": accept });
-        if let Some(t) = text {
-            answer["promptText"] = json!(t);
-        }
+        let answer = super::answer_params(accept, text);
         link.call_in(
             Some(&session),
             "Page.handleJavaScriptDialog",
             answer,
-            Duration::from_secs(5),
+            super::CALL_TIMEOUT,
         )
         .await
         .map_err(|e| e.to_string())?;

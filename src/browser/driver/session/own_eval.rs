@@ -199,19 +199,10 @@ async fn call(
     (method, params): (&str, Value),
     timeout: Duration,
 ) -> Result<Value, Failed> {
-    let call = link.call_in(Some(session), method, params, timeout);
-    tokio::pin!(call);
-    loop {
-        let opened = flow.dialog_opened.notified();
-        tokio::pin!(opened);
-        opened.as_mut().enable();
-        if let Some(open) = flow.blocking(target) {
-            return Err(Failed::Blocked(open.refusal()));
-        }
-        tokio::select! {
-            r = &mut call => return answer(r),
-            () = &mut opened => {}
-        }
+    tokio::select! {
+        biased;
+        open = flow.until_blocked(target) => Err(Failed::Blocked(open.refusal())),
+        r = link.call_in(Some(session), method, params, timeout) => answer(r),
     }
 }
 
