@@ -256,3 +256,63 @@ fn a_secret_a_flow_left_out_declares_is_masked_all_the_same() {
         );
     }
 }
+
+/// What one flow's templates make of a secret is the run's secret too (GitHub Actions'
+/// `add-mask` is the job's): the run's shared server (runner.toml's `[[web_server]]`), to which
+/// the flow sends a slice and a `replace` of the secret, logs them masked, and a later flow that
+/// declares nothing and prints what the first one wrote (another slice) shows it masked.
+#[test]
+fn what_a_flow_makes_of_a_secret_is_masked_in_the_runs_server_log_and_later_flows() {
+    let d = tempfile::tempdir().unwrap();
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/servers/app.py");
+    write(
+        d.path(),
+        "runner.toml",
+        &format!(
+            "[[web_server]]\nname = \"app\"\ncommand = [\"python3\", \"{}\"]\nport = \"auto\"\n",
+            app.display()
+        ),
+    );
+    write(
+        d.path(),
+        "a.yaml",
+        r#"name: makes
+secrets: [RUN_WIDE_T]
+steps:
+  - request:
+      url: "{{ web_server.app.url }}/env/NONE?k={{ secrets.RUN_WIDE_T[3:] }}&u={{ secrets.RUN_WIDE_T | replace('-', '_') }}"
+      expect: { status: 404 }
+  - exec: ["sh", "-c", "echo '{{ secrets.RUN_WIDE_T[4:] }}' > shared.txt"]
+"#,
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: reads\nsteps:\n  - id: cat\n    exec: [cat, shared.txt]\n  - exec: [sh, -c, 'exit 1']\n",
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = run_together(d.path(), &["a.yaml", "b.yaml", "--jobs", "1"]);
+    assert_eq!(code, 1, "only b's last step fails: {stderr}");
+    let log = std::fs::read_to_string(d.path().join("art/web_server/app.log"))
+        .unwrap_or_else(|e| panic!("no server log: {e}; {stderr}"));
+    // The request reached the server, and its log holds the masked query.
+    assert!(log.contains("/env/NONE?k=***&u=***"), "{log}");
+    let b = &report["flows"][1];
+    assert_eq!(b["name"], "reads", "{report}");
+    assert_eq!(b["steps"][0]["outputs"]["stdout"], "***", "{b}");
+    // The flows' own file holds it raw (runner writes no such file): not searched.
+    std::fs::remove_file(d.path().join("shared.txt")).unwrap();
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &[
+            ("a slice", SECRET[3..].to_string()),
+            ("a replace", SECRET.replace('-', "_")),
+            ("another slice", SECRET[4..].to_string()),
+        ],
+    );
+}

@@ -11,9 +11,8 @@ use tokio::sync::watch;
 use super::lifecycle::run_flow;
 use super::runtime::Runtime;
 use super::server::RunServers;
-use super::start::RunSecrets;
 use crate::config::flows::LoadedFlow;
-use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, StepError};
+use crate::step::{ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, StepError};
 
 /// A flow's outcome as the flows waiting for it see it: its name and whether it passed.
 pub(super) type Outcome = Option<(String, bool)>;
@@ -35,8 +34,9 @@ pub(super) struct Job {
     pub(super) stop: Arc<AtomicBool>,
     /// The run's servers.
     pub(super) servers: Arc<RunServers>,
-    /// The secrets every flow of the run masks.
-    pub(super) secrets: RunSecrets,
+    /// The run's masker (every secret of the run, and what any flow made of one): the flow
+    /// masks with it and adds what its templates make of a secret to it.
+    pub(super) masker: Masker,
 }
 
 impl Job {
@@ -90,7 +90,7 @@ impl Job {
                 self.loaded.clone(),
                 self.info.clone(),
                 &self.servers,
-                &self.secrets,
+                &self.masker,
             )
             .await;
             // Only a flow's own failure is retried: not the environment's, not an interrupt.

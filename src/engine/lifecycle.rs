@@ -13,26 +13,28 @@ use super::browser_settings::{browser_spec, context_setup, render_settings, wait
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, Watch, start_for_flow};
-use super::start::{Part, RunSecrets, new_scope, prepare, render_env};
+use super::start::{Part, new_scope, prepare, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
     ErrorKind, FlowInfo, FlowResult, FlowStatus, Masker, Outcome, StepError, StepResult,
 };
 
-/// Runs a top-level flow in a browser of its own, masking the run's `secrets` from its start.
+/// Runs a top-level flow in a browser of its own, masking with the run's `masker` (the run's
+/// secrets, and what any flow made of one) from its start.
 pub(crate) async fn run_flow(
     rt: &Runtime,
     loaded: Arc<LoadedFlow>,
     info: FlowInfo,
     servers: &RunServers,
-    secrets: &RunSecrets,
+    masker: &Masker,
 ) -> FlowResult {
     let spec = browser_spec(rt, &loaded);
     // The flow's masker outlives its steps: its browser names the downloads left when it closes.
-    // It masks every secret of the run (any other flow's command may print it too), and a
-    // remote browser's token or password (`?token=`, `user:pass@`) as a secret.
-    let masker = secrets.masker();
+    // It is the run's: it masks every secret of the run (any other flow's command may print it
+    // too) and what any flow made of one, and a remote browser's token or password
+    // (`?token=`, `user:pass@`) as a secret.
+    let masker = masker.clone();
     if let Some(url) = &spec.cdp {
         masker.add_derived(crate::step::url_secrets::url_secrets(url));
     }

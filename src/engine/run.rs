@@ -135,6 +135,10 @@ pub(crate) struct Warm {
     servers: Arc<RunServers>,
     /// The secrets the flows it started with declare (a pass adds its flows' own).
     secrets: RunSecrets,
+    /// The run's one masker: its servers' logs and every flow mask with it, so what one flow's
+    /// templates make of a secret is masked in the shared servers' logs and in every later
+    /// flow's output too (GitHub Actions' `add-mask` is the job's, not a step's).
+    masker: Masker,
 }
 
 /// What one pass over the flows did: the results of the flows that ran, and the flows never
@@ -153,10 +157,12 @@ impl Warm {
         prelaunch(rt, &order_by_state(flows.to_vec()).0, jobs);
         // The run's servers get runner's environment, so what they print may hold any of them.
         let masker = declared.masker();
-        let servers = RunServers::start(servers, &run_context(rt, &rt.artifacts, masker)).await;
+        let servers =
+            RunServers::start(servers, &run_context(rt, &rt.artifacts, masker.clone())).await;
         Warm {
             servers: Arc::new(servers),
             secrets: declared.clone(),
+            masker,
         }
     }
 
@@ -174,6 +180,7 @@ impl Warm {
         opts: RunOptions,
     ) -> Pass {
         let secrets = self.secrets.with(&RunSecrets::declared(&rt.env, &flows));
+        secrets.add_to(&self.masker);
         let (flows, waits) = order_by_state(flows);
         // Each flow's outcome, for the flows that wait for the state it saves.
         let done: Vec<_> = flows.iter().map(|_| watch::channel(None)).collect();
@@ -221,7 +228,7 @@ impl Warm {
                 savers: waits[at].iter().map(|&d| done[d].1.clone()).collect(),
                 stop: stop.clone(),
                 servers: self.servers.clone(),
-                secrets: secrets.clone(),
+                masker: self.masker.clone(),
             };
             handles.push(((name, loaded.path.clone()), tokio::spawn(job.run(permit))));
         }

@@ -208,9 +208,15 @@ impl RunSecrets {
     /// them, to mask its replays with).
     pub(crate) fn masker(&self) -> Masker {
         let m = Masker::default();
+        self.add_to(&m);
+        m
+    }
+
+    /// Adds each of them (with its name) to `m`, a masker already in use (the run's, when a
+    /// pass of `run --watch` loads flows that declare more).
+    pub(crate) fn add_to(&self, m: &Masker) {
         for (name, value) in self.0.iter() {
             m.add_named(name, value);
         }
-        m
     }
 }

@@ -317,8 +317,8 @@ fn engine_futures_stay_small() {
         steps: 1,
     };
     let servers = super::server::RunServers::default();
-    let secrets = super::start::RunSecrets::default();
-    let f = super::lifecycle::run_flow(&rt, loaded, info, &servers, &secrets);
+    let masker = crate::step::Masker::default();
+    let f = super::lifecycle::run_flow(&rt, loaded, info, &servers, &masker);
     let size = std::mem::size_of_val(&f);
     assert!(size < 4096, "a flow's future takes {size} bytes");
 }
