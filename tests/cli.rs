@@ -485,12 +485,50 @@ fn github_actions_get_annotations_on_the_failing_line_and_a_job_summary() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| flow"))
         .collect();
     assert!(
-        rows[0].starts_with("| gh flow | failed | f.yaml | `exec false` at f.yaml:4:5"),
+        rows[0].starts_with(r"| gh flow | failed | f\.yaml | `exec false` at f\.yaml\:4\:5"),
         "{summary}"
     );
     assert!(
-        rows[1].starts_with("| fine, really | passed |"),
+        rows[1].starts_with(r"| fine\, really | passed |"),
         "{summary}"
+    );
+    // Text from outside (a command's stderr, a flow's name) is shown as text: the job summary
+    // is Markdown and GitHub renders HTML, links and images in it.
+    write(
+        d.path(),
+        "h.yaml",
+        "name: \"<b>bold</b> [x](http://evil.example)\"\nsteps:\n  - exec: [sh, -c, 'echo \"<img src=http://evil.example/p.png> **b** [c](http://evil.example)\" >&2; exit 1']\n",
+    );
+    std::fs::remove_file(d.path().join("summary.md")).unwrap();
+    let mut c = runner(d.path());
+    c.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
+        .args(["run", "h.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 1, "{stderr}");
+    let summary = std::fs::read_to_string(d.path().join("summary.md")).unwrap();
+    let row = summary
+        .lines()
+        .find(|l| l.contains("bold"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    // The step's name is a code span (shown as it is): the rest is searched.
+    let parts: Vec<&str> = row.splitn(3, '`').collect();
+    assert_eq!(parts.len(), 3, "{row}");
+    let row = format!("{}{}", parts[0], parts[2]);
+    // Every character Markdown or HTML reads is escaped (CommonMark shows `\<` as `<`).
+    let b = row.as_bytes();
+    for (i, c) in b.iter().enumerate() {
+        if b"<>[]()*!".contains(c) {
+            assert!(
+                i > 0 && b[i - 1] == b'\\',
+                "unescaped `{}` in {row}",
+                *c as char
+            );
+        }
+    }
+    assert!(
+        row.contains(r"\<img src\=http\:\/\/evil\.example\/p\.png\>"),
+        "{row}"
     );
     // Not on GitHub Actions: no workflow commands, unless asked for.
     let mut c = runner(d.path());
@@ -553,10 +591,10 @@ steps:
         "{summary:?}"
     );
     assert!(
-        summary.contains("| evil 100%, really: flow | failed | f.yaml | "),
+        summary.contains(r"| evil 100\%\, really\: flow | failed | f\.yaml | "),
         "{summary:?}"
     );
-    assert!(summary.contains("stderr: boom 50% |"), "{summary:?}");
+    assert!(summary.contains(r"stderr\: boom 50\% |"), "{summary:?}");
 }
 
 /// On GitHub Actions a line that starts with `::` (after spaces) is a workflow command:

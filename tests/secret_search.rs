@@ -87,11 +87,27 @@ fn as_shown(text: &str) -> Vec<String> {
         .replace("%0D", "\r")
         .replace("%0A", "\n")
         .replace("%25", "%");
+    // The job summary's Markdown cells escape each ASCII punctuation character (`\-`).
+    let markdown = markdown_unescaped(text);
     let mut out = Vec::new();
-    for t in [text.to_string(), json, github] {
+    for t in [text.to_string(), json, github, markdown] {
         out.push(without_escapes(&t));
         out.push(t.chars().filter(|c| !hidden(*c)).collect());
         out.push(t);
+    }
+    out
+}
+
+/// `text` with each backslash before an ASCII punctuation character taken away, as CommonMark
+/// shows it.
+fn markdown_unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(char::is_ascii_punctuation) {
+            continue;
+        }
+        out.push(c);
     }
     out
 }

@@ -67,12 +67,44 @@ pub(crate) fn annotations(r: &Report) -> String {
     out
 }
 
-/// A Markdown cell: without escape sequences and control characters (as the console shows it),
-/// no line breaks, no `|`.
+/// A Markdown cell of plain text: without escape sequences and control characters (as the
+/// console shows it), no line breaks, and every ASCII punctuation character escaped with a
+/// backslash (CommonMark shows each as it is), so text from outside (a command's stderr, a
+/// page's title, a flow's name) is shown as text: no HTML (`<img>`), link, emphasis, code span,
+/// autolink (`http\://`), mention or `|` that ends the cell.
 fn cell(s: &str) -> String {
-    clean(s)
-        .replace('|', "\\|")
+    let mut out = String::with_capacity(s.len());
+    for c in clean(s).chars() {
+        match c {
+            '\r' | '\n' | '\t' => out.push(' '),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as a code span in a Markdown cell: fenced by one backtick more than its longest run of
+/// them (so none of its own ends it), its `|` escaped (a table's cells are split first).
+fn code(s: &str) -> String {
+    let s = clean(s)
         .replace(['\r', '\n', '\t'], " ")
+        .replace('|', "\\|");
+    let (mut run, mut longest) = (0, 0);
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
 }
 
 /// The job summary: counts, then a row per flow (failed ones first) with its failing step.
@@ -93,13 +125,15 @@ pub(crate) fn step_summary(r: &Report) -> String {
     for f in flows {
         let failed = f.failed_step().map_or_else(String::new, |st| {
             format!(
-                "`{}` at {}: {}",
-                st.name,
-                st.error
-                    .as_ref()
-                    .and_then(|e| e.location.as_deref())
-                    .unwrap_or(&st.location),
-                st.error.as_ref().map_or("", |e| e.message.as_str())
+                "{} at {}: {}",
+                code(&st.name),
+                cell(
+                    st.error
+                        .as_ref()
+                        .and_then(|e| e.location.as_deref())
+                        .unwrap_or(&st.location)
+                ),
+                cell(st.error.as_ref().map_or("", |e| e.message.as_str()))
             )
         });
         let status = if f.flaky && f.status == "passed" {
@@ -110,9 +144,9 @@ pub(crate) fn step_summary(r: &Report) -> String {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             cell(&f.name),
-            status,
+            cell(&status),
             cell(&shown(&f.file)),
-            cell(&failed)
+            failed
         ));
     }
     out
@@ -131,5 +165,18 @@ mod tests {
         );
         assert_eq!(super::property("\u{1b}[1mf,1:2\u{1b}[0m"), "f%2C1%3A2");
         assert_eq!(super::cell("a|b\u{1b}[2J\nc\td"), "a\\|b c d");
+    }
+
+    /// Text from outside is shown as text in the job summary: no HTML, link, image, emphasis,
+    /// code fence, autolink or cell break of its own.
+    #[test]
+    fn a_cell_renders_no_markdown_or_html_of_its_text() {
+        assert_eq!(
+            super::cell("<img src=x> **b** [l](http://e.x) `c` @all #1"),
+            r"\<img src\=x\> \*\*b\*\* \[l\]\(http\:\/\/e\.x\) \`c\` \@all \#1"
+        );
+        assert_eq!(super::code("exec a|b"), "`exec a\\|b`");
+        assert_eq!(super::code("a ``` b"), "````a ``` b````");
+        assert_eq!(super::code("`x"), "`` `x ``");
     }
 }
