@@ -145,3 +145,53 @@ steps:
         &forms,
     );
 }
+
+/// Pieces of the token set as vars (each learned whole: `Kestrel`, `Vault+9931+Zulu`), then put
+/// together again beside the whole output and made upper-case, URL-encoded, split and joined:
+/// evaluated again, those vars are hidden as the token is, so what they became is told and
+/// masked (`USER=***`), the output around it shown as it is. Each var was learned whole, and so
+/// was never hidden: nothing was told of them, and `KESTREL+VAULT+9931+ZULU` showed.
+#[test]
+fn values_learned_whole_are_hidden_as_secrets_when_evaluated_again() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "whole.yaml",
+        &format!(
+            r#"name: learned whole
+secrets: [TOKEN]
+steps:
+{BIG}  - set: {{ first: "{{{{ secrets.TOKEN.split('-')[0] }}}}", rest: "{{{{ secrets.TOKEN.split('-')[1:] | join('+') }}}}" }}
+  - log: "A {{{{ ('user=' ~ vars.first ~ '+' ~ vars.rest ~ '\n' ~ steps.big.stdout) | upper }}}}"
+  - log: "B {{{{ ('user=' ~ vars.first ~ '-' ~ vars.rest ~ '\n' ~ steps.big.stdout) | urlencode }}}}"
+  - log: "C {{{{ ('user=' ~ vars.first ~ '+' ~ vars.rest ~ '\n' ~ steps.big.stdout).split('+') | join(' ') | title }}}}"
+  - exec: ["sh", "-c", "echo \"failing on $0\" >&2; exit 3", "{{{{ vars.first | upper }}}}"]
+"#
+        ),
+    );
+    let Ran { stdout, stderr, .. } = run_failing_last(d.path(), "whole.yaml", &[("TOKEN", TOKEN)]);
+    for (label, shown) in [
+        ("A ", "A USER=***"),
+        // The two are one difference (less than 16 bytes apart), masked together.
+        ("B ", "B user%3D***%0Aline%201%20of%20the%20build%20log"),
+        ("C ", "C User=***"),
+    ] {
+        let first = logged(&stderr, label)
+            .first()
+            .map(|l| &l[..l.len().min(shown.len())]);
+        assert_eq!(first, Some(shown), "{stderr}");
+    }
+    assert!(stderr.contains("│ LINE 300 OF THE BUILD LOG"), "{stderr}");
+    assert!(stderr.contains("failing on ***"), "{stderr}");
+    let forms = vec![
+        ("its head", "KESTREL".to_string()),
+        ("its head as a title", "Kestrel".to_string()),
+        ("a piece of it", "VAULT".to_string()),
+        ("its tail", "Zulu".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}

@@ -64,6 +64,10 @@ impl Masker {
     /// whatever was learned before: a loop of values made of a secret the same way learns the
     /// same span, never each whole text. Past `SPAN_BUDGET` bytes of forms or `SPAN_COUNT`
     /// spans learned with all their forms, a span is learned only as it is and in a JSON string.
+    /// A span already masked (a value learned whole that is all the secret became in it:
+    /// `{{ secrets.T.split('-')[0] }}`) is learned all the same, to be hidden
+    /// ([`Masker::hidden`]) where a later template reads it: else a value made of it and of a
+    /// secret is told apart only where the secret is, and what the span became in it shows.
     pub(crate) fn add_spans(&self, spans: impl IntoIterator<Item = String>) {
         let spans: Vec<String> = {
             let Ok(inner) = self.inner.read() else {
@@ -73,7 +77,7 @@ impl Masker {
             spans
                 .into_iter()
                 .filter(|v| v.len() <= MAX_LEARNED && v.trim().chars().count() >= MIN_PART)
-                .filter(|v| !inner.known.contains(v) && seen.insert(v.clone()))
+                .filter(|v| !inner.made_known.contains(v) && seen.insert(v.clone()))
                 .collect()
         };
         let mut plain = Vec::new();
@@ -144,6 +148,7 @@ impl Masker {
     /// secret, in any of its forms (`.split('-')`, `| batch(6)`, in another case or reversed),
     /// each of at least `MIN_PART` characters. Not pieces of a text made of one: `user` is a
     /// piece of `user:<password>`, and stays as it is beside the password in a list.
+    /// One already masked is learned all the same, to be hidden, as [`Masker::add_spans`] does.
     pub(crate) fn add_pieces(&self, pieces: impl IntoIterator<Item = String>) {
         let pieces: Vec<String> = {
             let Ok(inner) = self.inner.read() else {
@@ -154,7 +159,7 @@ impl Masker {
                 .into_iter()
                 .filter(|p| p.chars().count() <= inner.longest)
                 .filter(|p| p.trim().chars().count() >= MIN_PART)
-                .filter(|p| !inner.known.contains(p) && seen.insert(p.clone()))
+                .filter(|p| !inner.made_known.contains(p) && seen.insert(p.clone()))
                 .filter(|p| {
                     let lower = p.to_lowercase();
                     let reversed: String = lower.chars().rev().collect();

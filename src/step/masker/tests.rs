@@ -392,3 +392,17 @@ fn a_long_value_of_which_nothing_could_be_told_is_learned_whole_within_a_bound()
     assert!(untold < UNTOLD_BUDGET + 2 * MAX_UNTOLD, "{untold}");
     assert_eq!(m.mask(&value(99, 2000)), value(99, 2000));
 }
+
+/// A value learned whole that is all a secret became in it (`Kestrel` of `.split('-')[0]`) is
+/// hidden where a later template reads it, as a span of it would be.
+#[test]
+fn a_span_learned_whole_before_is_hidden_as_what_a_secret_became() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    m.add_made(["Kestrel".to_string(), "Vault".to_string()], true);
+    assert_eq!(m.mask("user=Kestrel+Vault"), "user=***+***");
+    m.add_spans(["Kestrel".to_string()]);
+    m.add_pieces(["Vault".to_string()]);
+    let h = m.hidden("user=Kestrel+Vault").unwrap_or_default();
+    assert!(h.starts_with("user=") && !h.contains("Kestrel"), "{h:?}");
+    assert!(!h.contains("Vault"), "{h:?}");
+}
