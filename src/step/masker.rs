@@ -19,6 +19,9 @@
 //! secret, and each text a secret became, hidden in its inputs ([`Masker::hidden`]). Each secret
 //! is also masked as the common filters make it (its cases and reverses:
 //! [`super::secret_forms::transforms`]).
+//!
+//! A masker that cannot look for its secrets (a matcher that cannot be built, a lock poisoned by
+//! a panic) fails closed: every text is masked whole ([`Matcher::All`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
