@@ -19,6 +19,9 @@
 //! secret, and each text a secret became, hidden in its inputs ([`Masker::hidden`]). Each secret
 //! is also masked as the common filters make it (its cases and reverses:
 //! [`super::secret_forms::transforms`]).
+//!
+//! A masker that cannot look for its secrets (a matcher that cannot be built, a lock poisoned by
+//! a panic) fails closed: every text is masked whole ([`Matcher::All`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -43,6 +46,12 @@ pub(crate) const MAX_LEARNED: usize = 4 * 1024;
 /// learned whole: only what the secrets became in it (or, where that cannot be told, the value
 /// when it shows no secret as it is: a transform of one).
 const LEARN_BUDGET: usize = 256 * 1024;
+
+/// The longest value made of a secret, in bytes, whose second evaluation told nothing of what
+/// the secrets became ([`Masker::add_untold`]) that is learned whole, as it is and in a JSON
+/// string; and the bytes of such forms learned in a run.
+const MAX_UNTOLD: usize = 64 * 1024;
+const UNTOLD_BUDGET: usize = 256 * 1024;
 
 /// The bytes of forms of spans ([`Masker::add_spans`]), and how many spans, learned with all
 /// their forms in a run: past either, a span is learned only as it is and inside a JSON string.
@@ -76,11 +85,14 @@ struct Inner {
     longest: usize,
     /// The bytes of the forms of values made of a secret learned so far.
     learned: usize,
+    /// The bytes of the forms of those too long to be learned with all their forms, of which
+    /// nothing else could be told ([`Masker::add_untold`]).
+    untold: usize,
     /// The bytes of the forms of spans, and the spans, learned with all their forms.
     span_bytes: usize,
     span_count: usize,
     /// The matcher of `values`; none until it is needed after a change.
-    matcher: Option<Arc<AhoCorasick>>,
+    matcher: Option<Matcher>,
     /// The forms of the secrets and of what they became (spans, values made of one that are
     /// not known any closer), not of values learned whole around those: what
     /// [`Masker::hidden`] hides. A value learned whole holds text that is no secret (a line of
@@ -88,23 +100,35 @@ struct Inner {
     made: Vec<String>,
     made_known: HashSet<String>,
     /// The matcher of `made`, as `matcher` is of `values`.
-    made_matcher: Option<Arc<AhoCorasick>>,
+    made_matcher: Option<Matcher>,
+}
+
+/// What a masker looks for its secrets with: the matcher of their forms, or, where it cannot
+/// be had (a matcher that could not be built, the lock poisoned by a panic while it was held for
+/// writing: what it holds may be half changed), one that finds every text (fails closed: a text
+/// is masked whole, never shown as it is).
+#[derive(Debug, Clone)]
+enum Matcher {
+    Forms(Arc<AhoCorasick>),
+    All,
 }
 
 /// A list of patterns in [`Inner`] and the matcher kept of them.
-type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Arc<AhoCorasick>>);
+type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Matcher>);
 /// [`Patterns`], the matcher to be set.
-type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Arc<AhoCorasick>>);
+type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Matcher>);
 
 /// What a value added is: a secret, what one became (a text made of it, a span of one; `Plain`:
 /// one learned only as it is and inside a JSON string, past a budget), a value made of one
-/// learned whole with what is around it, or a list's or map's shape.
+/// learned whole with what is around it (`Untold`: a long one, learned as `Plain` is, of which
+/// nothing else could be told), or a list's or map's shape.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Secret,
     Derived,
     Plain,
     Whole,
+    Untold,
     Shape,
 }
 
@@ -124,7 +148,7 @@ impl Masker {
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
         let mut new: Vec<(String, Kind)> = Vec::new();
         for v in values.into_iter().filter(|v| !v.is_empty()) {
-            let all = if kind == Kind::Plain {
+            let all = if matches!(kind, Kind::Plain | Kind::Untold) {
                 plain_forms
             } else {
                 forms
@@ -153,8 +177,10 @@ impl Masker {
             }
             if inner.known.insert(v.clone()) {
                 inner.longest = inner.longest.max(v.len());
-                if kind != Kind::Secret {
-                    inner.learned += v.len();
+                match kind {
+                    Kind::Secret => {}
+                    Kind::Untold => inner.untold += v.len(),
+                    _ => inner.learned += v.len(),
                 }
                 inner.values.push(v);
                 inner.matcher = None;
@@ -189,15 +215,18 @@ impl Masker {
     }
 
     /// The matcher of every form (none with no secrets), built once after a change.
-    fn matcher(&self) -> Option<Arc<AhoCorasick>> {
+    fn matcher(&self) -> Option<Matcher> {
         self.matcher_of(|i| (&i.values, &i.matcher), |i| (&i.values, &mut i.matcher))
     }
 
     /// The matcher of the patterns `read` gives (with the matcher kept of them), built once
-    /// after a change where `write` keeps it; none with no patterns.
-    fn matcher_of(&self, read: Patterns, write: PatternsMut) -> Option<Arc<AhoCorasick>> {
+    /// after a change where `write` keeps it; none with no patterns. [`Matcher::All`] when the
+    /// lock is poisoned or the matcher cannot be built.
+    fn matcher_of(&self, read: Patterns, write: PatternsMut) -> Option<Matcher> {
         {
-            let inner = self.inner.read().ok()?;
+            let Ok(inner) = self.inner.read() else {
+                return Some(Matcher::All);
+            };
             let (patterns, kept) = read(&inner);
             if patterns.is_empty() {
                 return None;
@@ -206,7 +235,9 @@ impl Masker {
                 return Some(m.clone());
             }
         }
-        let mut inner = self.inner.write().ok()?;
+        let Ok(mut inner) = self.inner.write() else {
+            return Some(Matcher::All);
+        };
         let (patterns, kept) = write(&mut inner);
         if kept.is_none() {
             // A DFA (what the builder picks for up to 100 patterns) over hundreds of KiB of
@@ -214,11 +245,8 @@ impl Masker {
             // contiguous NFA is built in milliseconds and searches nearly as fast.
             let bytes: usize = patterns.iter().map(String::len).sum();
             let kind = (bytes > DFA_BYTES).then_some(aho_corasick::AhoCorasickKind::ContiguousNFA);
-            *kept = AhoCorasick::builder()
-                .kind(kind)
-                .build(patterns)
-                .ok()
-                .map(Arc::new);
+            let built = build(patterns, kind).map(|m| Matcher::Forms(Arc::new(m)));
+            *kept = Some(built.unwrap_or(Matcher::All));
         }
         kept.clone()
     }
@@ -261,16 +289,21 @@ impl Masker {
     }
 
     /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
+    /// Not when the lock is poisoned (what it holds cannot be told).
     pub(crate) fn is_empty(&self) -> bool {
-        self.inner.read().map_or(true, |i| i.values.is_empty())
+        self.inner.read().is_ok_and(|i| i.values.is_empty())
     }
 
     /// Whether `text` holds a secret, or a form of one, as it is or as it is shown.
     pub(crate) fn holds_secret(&self, text: &str) -> bool {
-        self.matcher().is_some_and(|m| {
-            m.is_match(text)
-                || (has_hidden(text) && views(text).iter().any(|v| m.is_match(&v.text)))
-        })
+        match self.matcher() {
+            None => false,
+            Some(Matcher::All) => true,
+            Some(Matcher::Forms(m)) => {
+                m.is_match(text)
+                    || (has_hidden(text) && views(text).iter().any(|v| m.is_match(&v.text)))
+            }
+        }
     }
 
     /// How much of `text`, a stream's text so far with more to come, can be masked and passed
@@ -288,7 +321,7 @@ impl Masker {
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
-        if let Some(m) = self.matcher() {
+        if let Some(Matcher::Forms(m)) = self.matcher() {
             let spans = matches(&m, text);
             while let Some(&(start, _)) = spans.iter().find(|(s, e)| *s < cut && cut < *e) {
                 cut = start;
@@ -306,7 +339,8 @@ impl Masker {
     /// `text` with every secret form replaced by `***` (overlapping matches merged).
     pub(crate) fn mask(&self, text: &str) -> String {
         match self.matcher() {
-            Some(m) => mask_with(&m, text),
+            Some(Matcher::Forms(m)) => mask_with(&m, text),
+            Some(Matcher::All) => mask_all(text),
             None => text.to_string(),
         }
     }
@@ -350,13 +384,33 @@ impl Masker {
 
     /// A copy of `value` with secrets replaced in every string (and map key) and number (as its
     /// text); a list or map whose JSON shows the shape of one made of a secret is `***` whole.
+    /// Every text and number when the secrets cannot be looked for ([`Matcher::All`]).
     pub(crate) fn mask_value(&self, value: &Value) -> Value {
-        let Some(m) = self.matcher() else {
-            return value.clone();
-        };
-        let shapes = self.inner.read().is_ok_and(|i| i.shapes);
-        mask_value_with(&m, shapes, value)
+        match self.matcher() {
+            Some(Matcher::Forms(m)) => {
+                let shapes = self.inner.read().is_ok_and(|i| i.shapes);
+                mask_value_with(&|t| mask_with(&m, t), shapes.then_some(&*m), value)
+            }
+            Some(Matcher::All) => mask_value_with(&mask_all, None, value),
+            None => value.clone(),
+        }
     }
+}
+
+/// The matcher of `patterns`, of `kind` (the builder's pick when none); none when it cannot be
+/// built (too many states for its kind).
+fn build(patterns: &[String], kind: Option<aho_corasick::AhoCorasickKind>) -> Option<AhoCorasick> {
+    #[cfg(test)]
+    if FAIL_BUILD.with(std::cell::Cell::get) {
+        return None;
+    }
+    AhoCorasick::builder().kind(kind).build(patterns).ok()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether [`build`] fails on this thread, as it would with too many states.
+    static FAIL_BUILD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// `text` cut at `max` characters, an `…` after a cut; a text of a page or a server is cut
@@ -404,17 +458,18 @@ fn mask_with(m: &AhoCorasick, text: &str) -> String {
     out
 }
 
+/// `text` masked whole ([`Matcher::All`]): `***`, nothing when it is empty.
+fn mask_all(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        "***".to_string()
+    }
+}
+
 /// `text` with `spans` (in any order, overlapping or not) replaced by `***`.
 fn replaced(text: &str, spans: Vec<(usize, usize)>) -> String {
     replaced_by(text, spans, &|_| "***".to_string())
-}
-
-/// As many private-use characters as `s` has (U+E000 on), each differing from the one before.
-fn sentinel(s: &str) -> String {
-    (0u32..)
-        .zip(s.chars())
-        .map(|(i, _)| char::from_u32(0xE000 + i % 64).unwrap_or('\u{e000}'))
-        .collect()
 }
 
 /// `text` with `spans` (in any order, overlapping ones together) replaced by `with` of what
@@ -450,30 +505,36 @@ fn replaced_by(
     out
 }
 
-/// [`Masker::mask_value`] with the matcher; a list's or map's JSON is looked at only when a
-/// shape is masked. A number is masked as its text is (a secret of digits an answer carries as a
-/// number): one whose text masks to another is that masked text.
-fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
+/// [`Masker::mask_value`] with `mask` (a text masked); a list's or map's JSON is looked at
+/// with `shapes` only when a shape is masked. A number is masked as its text is (a secret of
+/// digits an answer carries as a number): one whose text masks to another is that masked text.
+fn mask_value_with(
+    mask: &dyn Fn(&str) -> String,
+    shapes: Option<&AhoCorasick>,
+    value: &Value,
+) -> Value {
     let masked = match value {
-        Value::String(s) => return Value::String(mask_with(m, s)),
+        Value::String(s) => return Value::String(mask(s)),
         Value::Number(n) => {
             let text = n.to_string();
-            let shown = mask_with(m, &text);
+            let shown = mask(&text);
             return if shown == text {
                 value.clone()
             } else {
                 Value::String(shown)
             };
         }
-        Value::Array(a) => Value::Array(a.iter().map(|v| mask_value_with(m, shapes, v)).collect()),
+        Value::Array(a) => {
+            Value::Array(a.iter().map(|v| mask_value_with(mask, shapes, v)).collect())
+        }
         Value::Object(o) => Value::Object(
             o.iter()
-                .map(|(k, v)| (mask_with(m, k), mask_value_with(m, shapes, v)))
+                .map(|(k, v)| (mask(k), mask_value_with(mask, shapes, v)))
                 .collect(),
         ),
         other => return other.clone(),
     };
-    if shapes && m.is_match(&masked.to_string()) {
+    if shapes.is_some_and(|m| m.is_match(&masked.to_string())) {
         return Value::String("***".into());
     }
     masked

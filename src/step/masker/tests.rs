@@ -287,3 +287,122 @@ fn past_the_budget_of_a_piece_a_secret_made_only_the_secrets_ends_are_learned() 
     let shown = m.mask(&format!("7 {} token=Kestrel", "y".repeat(1000)));
     assert!(shown.ends_with("yy token=***"), "{shown}");
 }
+
+#[test]
+fn a_secret_is_hidden_with_its_punctuation_where_it_is() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    let h = m.hidden("user=Kestrel-Vault-9931-Zulu\nnext").unwrap();
+    // Split at its dashes as the secret is; nothing of its letters or digits is left.
+    let parts: Vec<&str> = h.split('-').collect();
+    assert_eq!(parts.len(), 4, "{h:?}");
+    assert!(parts[0].starts_with("user=") && parts[3].ends_with("\nnext"));
+    assert_eq!(
+        h.chars().count(),
+        "user=Kestrel-Vault-9931-Zulu\nnext".len()
+    );
+    let inside: String = h.chars().skip(5).take(23).collect();
+    assert!(
+        inside
+            .chars()
+            .all(|c| c == '-' || ('\u{e000}'..='\u{e03f}').contains(&c)),
+        "{h:?}"
+    );
+    // Each character another than the one before: what differs is found character by
+    // character.
+    let chars: Vec<char> = inside.chars().filter(|c| *c != '-').collect();
+    assert!(chars.windows(2).all(|w| w[0] != w[1]), "{h:?}");
+    // At its ends, in a run longer than 7 and in a secret of fewer than 4 other characters,
+    // its punctuation is hidden too.
+    for secret in ["-Kestrel.Vault-", "Kestrel........Vault", "(!ab-c!)"] {
+        let m = Masker::new([secret.to_string()]);
+        let h = m.hidden(secret).unwrap();
+        let kept: String = h.chars().filter(char::is_ascii).collect();
+        let want = match secret {
+            "-Kestrel.Vault-" => ".",
+            _ => "",
+        };
+        assert_eq!(kept, want, "{secret}: {h:?}");
+    }
+}
+
+/// A panic while the masker's lock was held for writing (poisoned), or a matcher that cannot
+/// be built: the masker masks everything, never nothing.
+#[test]
+fn a_masker_that_cannot_look_for_its_secrets_masks_everything() {
+    let secret = "Kestrel-Vault-9931";
+    let m = Masker::new([secret.to_string()]);
+    let held = m.clone();
+    let poisoned = std::thread::spawn(move || {
+        let _w = held.inner.write();
+        panic!("a panic while the lock is held");
+    })
+    .join();
+    assert!(poisoned.is_err() && m.inner.is_poisoned());
+    let broken = Masker::new([secret.to_string()]);
+    FAIL_BUILD.with(|f| f.set(true));
+    let shown = [m.clone(), broken.clone()].map(|m| {
+        let value = serde_json::json!({"t": format!("token={secret}"), "n": [1]});
+        (
+            m.mask(&format!("token={secret}")),
+            m.mask_cut(&format!("token={secret} and more"), 10),
+            m.mask_value(&value).to_string(),
+            m.holds_secret("token=x"),
+            m.is_empty(),
+        )
+    });
+    FAIL_BUILD.with(|f| f.set(false));
+    for (masked, cut, value, holds, empty) in shown {
+        assert_eq!(masked, "***");
+        assert_eq!(cut, "***");
+        assert!(!value.contains("Kestrel"), "{value}");
+        assert!(holds && !empty);
+    }
+    // A secret added to a poisoned masker: masked too.
+    m.add("Osprey-Harbor");
+    assert_eq!(m.mask("Osprey-Harbor"), "***");
+    // Nothing to mask: a text stays as it is.
+    assert_eq!(Masker::default().mask("plain"), "plain");
+}
+
+/// A value made of a secret too long to learn with all its forms, whose second evaluation
+/// told nothing (`| int + 1` of a PIN after a whole output): learned whole, within its bounds.
+#[test]
+fn a_long_value_of_which_nothing_could_be_told_is_learned_whole_within_a_bound() {
+    let m = Masker::new(["48213977".to_string()]);
+    let value = |i: usize, lines: usize| {
+        format!(
+            "{}next={}",
+            "a line of the build log\n".repeat(lines),
+            48_213_978 + i
+        )
+    };
+    m.add_made([value(0, 300)], false);
+    assert_eq!(m.mask(&value(0, 300)), "***");
+    assert_eq!(m.mask(&format!("\"{}\"", value(0, 300))), "\"***\"");
+    // Told: what the secret became is learned as spans instead.
+    m.add_made([value(1, 300)], true);
+    assert_eq!(m.mask(&value(1, 300)), value(1, 300));
+    // Past `MAX_UNTOLD` bytes, and past the budget: not learned.
+    m.add_made([value(2, 4000)], false);
+    assert_eq!(m.mask(&value(2, 4000)), value(2, 4000));
+    for i in 3..100 {
+        m.add_made([value(i, 2000)], false);
+    }
+    let untold = m.inner.read().unwrap().untold;
+    assert!(untold < UNTOLD_BUDGET + 2 * MAX_UNTOLD, "{untold}");
+    assert_eq!(m.mask(&value(99, 2000)), value(99, 2000));
+}
+
+/// A value learned whole that is all a secret became in it (`Kestrel` of `.split('-')[0]`) is
+/// hidden where a later template reads it, as a span of it would be.
+#[test]
+fn a_span_learned_whole_before_is_hidden_as_what_a_secret_became() {
+    let m = Masker::new(["Kestrel-Vault-9931-Zulu".to_string()]);
+    m.add_made(["Kestrel".to_string(), "Vault".to_string()], true);
+    assert_eq!(m.mask("user=Kestrel+Vault"), "user=***+***");
+    m.add_spans(["Kestrel".to_string()]);
+    m.add_pieces(["Vault".to_string()]);
+    let h = m.hidden("user=Kestrel+Vault").unwrap_or_default();
+    assert!(h.starts_with("user=") && !h.contains("Kestrel"), "{h:?}");
+    assert!(!h.contains("Vault"), "{h:?}");
+}
