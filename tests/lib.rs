@@ -34,6 +34,7 @@ mod datasette;
 mod dialogs;
 mod exit_codes;
 mod explore_answers;
+mod filters;
 mod gaps;
 mod golden;
 mod group_finally;

@@ -1,0 +1,105 @@
+//! minijinja-contrib's filters and functions that take arguments, taking them as Jinja2 does:
+//! by place or by name. Contrib's `truncate` takes names only (Jinja2's `truncate(5)` failed
+//! every run that `validate` let through), and its `pluralize`, `joiner` and `filesizeformat`
+//! take places only (`joiner(sep='-')` joined with the map `{"sep": "-"}`, a green that is not
+//! true). Each is contrib's own, called with the arguments named.
+
+use minijinja::value::{Kwargs, Rest, Value, from_args};
+use minijinja::{Environment, Error, ErrorKind, State};
+use minijinja_contrib::{filters, globals};
+
+/// Puts these in place of contrib's in `env` (which has contrib's).
+pub(crate) fn add_to(env: &mut Environment<'static>) {
+    env.add_filter("truncate", truncate);
+    env.add_filter("filesizeformat", filesizeformat);
+    env.add_filter("pluralize", pluralize);
+    env.add_function("joiner", joiner);
+    env.add_function("cycler", cycler);
+}
+
+/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=None)`.
+fn truncate(state: &State, value: &Value, args: Rest<Value>) -> Result<Value, Error> {
+    let named = named("truncate", &["length", "killwords", "end", "leeway"], &args)?;
+    // `None` is the default, as in Jinja2 (`leeway=None`).
+    let given = named.into_iter().filter(|(_, v)| !v.is_none());
+    filters::truncate(state, value, given.collect::<Kwargs>())
+}
+
+/// Jinja2's `filesizeformat(value, binary=False)`.
+fn filesizeformat(value: f64, args: Rest<Value>) -> Result<String, Error> {
+    let mut named = named("filesizeformat", &["binary"], &args)?;
+    let binary = named.pop().map(|(_, v)| v.is_true());
+    Ok(filters::filesizeformat(value, binary))
+}
+
+/// Contrib's (Django's) `pluralize(singular='', plural='s')`.
+fn pluralize(value: &Value, args: Rest<Value>) -> Result<Value, Error> {
+    let named = named("pluralize", &["singular", "plural"], &args)?;
+    let arg = |name: &str| {
+        named
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    filters::pluralize(value, arg("singular"), arg("plural"))
+}
+
+/// Jinja2's `joiner(sep=', ')`.
+fn joiner(args: Rest<Value>) -> Result<Value, Error> {
+    let mut named = named("joiner", &["sep"], &args)?;
+    Ok(globals::joiner(named.pop().map(|(_, v)| v)))
+}
+
+/// Jinja2's `cycler(*items)`; one list is contrib's form, its items cycled.
+fn cycler(args: Rest<Value>) -> Result<Value, Error> {
+    let (items, kwargs): (&[Value], Kwargs) = from_args(&args)?;
+    if let Some(key) = kwargs.args().next() {
+        return Err(invalid(format!(
+            "`cycler` takes its items by place, not by name (`{key}`)"
+        )));
+    }
+    match items {
+        [one] if one.kind() == minijinja::value::ValueKind::Seq => {
+            globals::cycler(one.try_iter()?.collect())
+        }
+        _ => globals::cycler(items.to_vec()),
+    }
+}
+
+/// The arguments of a call to `name`, whose parameters are `params` in order: each positional
+/// one named by its place, then the keyword ones. More positional arguments than it has, a
+/// name it has not and a name given twice are errors, as in Python.
+fn named(name: &str, params: &[&str], args: &[Value]) -> Result<Vec<(String, Value)>, Error> {
+    let (positional, kwargs): (&[Value], Kwargs) = from_args(args)?;
+    if positional.len() > params.len() {
+        return Err(invalid(format!(
+            "`{name}` takes at most {} argument{} ({}), got {}",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            params.join(", "),
+            positional.len()
+        )));
+    }
+    let mut out: Vec<(String, Value)> = params
+        .iter()
+        .zip(positional)
+        .map(|(p, v)| ((*p).to_string(), v.clone()))
+        .collect();
+    for key in kwargs.args() {
+        if !params.contains(&key) {
+            return Err(invalid(format!(
+                "`{name}` has no argument `{key}` (it takes {})",
+                params.join(", ")
+            )));
+        }
+        if out.iter().any(|(k, _)| k == key) {
+            return Err(invalid(format!("`{name}` got `{key}` twice")));
+        }
+        out.push((key.to_string(), kwargs.peek::<Value>(key)?));
+    }
+    Ok(out)
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorKind::InvalidOperation, message)
+}
