@@ -74,6 +74,7 @@ mod server_readiness;
 mod servers;
 mod shards;
 mod silent_browsers;
+mod sub_flow_keys;
 mod suites;
 mod todomvc_react;
 mod trace;
