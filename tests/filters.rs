@@ -1,12 +1,13 @@
-//! Filters and functions of minijinja-contrib as Jinja2 users write them: what `validate`
-//! accepts, `run` does, giving what Jinja2 gives — a positional `truncate(5)` that failed every
-//! run, and keyword arguments (`pluralize(plural=..)`, `joiner(sep=..)`) that were rendered as a
-//! map where the argument should be are the gaps closed here.
+//! Filters and functions of minijinja and minijinja-contrib as Jinja2 users write them: what
+//! `validate` accepts, `run` does, giving what Jinja2 gives — a positional `truncate(5)` that
+//! failed every run, and keyword arguments (`pluralize(plural=..)`, `joiner(sep=..)`,
+//! `batch(2, fill_with=..)`) that were rendered as a map where the argument should be are the
+//! gaps closed here.
 
 use crate::common::{Ran, flow_run, step, validate, write};
 
 /// (template, what Jinja2 renders it as).
-const CASES: [(&str, &str); 17] = [
+const CASES: [(&str, &str); 21] = [
     ("{{ 'Hello World' | truncate(5) }}", "He..."),
     ("{{ 'Hello World' | truncate(length=5) }}", "He..."),
     (
@@ -33,6 +34,22 @@ const CASES: [(&str, &str); 17] = [
     ),
     ("{{ 1 | pluralize(singular='um', plural='a') }}", "um"),
     ("{{ 2 | pluralize('um', plural='a') }}", "a"),
+    (
+        "{{ [1, 2, 3, 4, 5] | batch(2, fill_with='x') | list | tojson }}",
+        "[[1,2],[3,4],[5,\"x\"]]",
+    ),
+    (
+        "{{ [1, 2, 3, 4, 5] | batch(linecount=2) | list | tojson }}",
+        "[[1,2],[3,4],[5]]",
+    ),
+    (
+        "{{ [1, 2, 3, 4, 5] | slice(2, fill_with=0) | list | tojson }}",
+        "[[1,2,3],[4,5,0]]",
+    ),
+    (
+        "{{ [1, 2, 3, 4, 5] | slice(2, 'x') | list | tojson }}",
+        "[[1,2,3],[4,5,\"x\"]]",
+    ),
     (
         "{% set j = joiner(sep='-') %}{% for x in [1, 2] %}{{ j() }}{{ x }}{% endfor %}",
         "1-2",
@@ -103,6 +120,10 @@ fn contrib_filters_refuse_arguments_jinja2_refuses() {
         (
             "{{ 2 | pluralize(many='ies') }}",
             "`pluralize` has no argument `many`",
+        ),
+        (
+            "{{ [1, 2] | batch(fill_with='x') | list | tojson }}",
+            "`batch` needs `linecount`",
         ),
         (
             "{% set j = joiner(', ', sep='-') %}{{ j() }}",

@@ -1,8 +1,10 @@
-//! minijinja-contrib's filters and functions that take arguments, taking them as Jinja2 does:
-//! by place or by name. Contrib's `truncate` takes names only (Jinja2's `truncate(5)` failed
-//! every run that `validate` let through), and its `pluralize`, `joiner` and `filesizeformat`
-//! take places only (`joiner(sep='-')` joined with the map `{"sep": "-"}`, a green that is not
-//! true). Each is contrib's own, called with the arguments named.
+//! Filters and functions that take arguments, taking them as Jinja2 does: by place or by name.
+//! minijinja-contrib's `truncate` takes names only (Jinja2's `truncate(5)` failed every run that
+//! `validate` let through), and its `pluralize`, `joiner` and `filesizeformat` and minijinja's
+//! `batch` and `slice` take places only: a keyword argument reached them as one more place,
+//! a map (`joiner(sep='-')` joined with `{"sep": "-"}`, `batch(2, fill_with='x')` filled with
+//! `{"fill_with": "x"}`: greens that are not true). Each is the library's own, called with the
+//! arguments named.
 
 use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
@@ -13,6 +15,8 @@ pub(crate) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("truncate", truncate);
     env.add_filter("filesizeformat", filesizeformat);
     env.add_filter("pluralize", pluralize);
+    env.add_filter("batch", batch);
+    env.add_filter("slice", slice);
     env.add_function("joiner", joiner);
     env.add_function("cycler", cycler);
 }
@@ -42,6 +46,37 @@ fn pluralize(value: &Value, args: Rest<Value>) -> Result<Value, Error> {
             .map(|(_, v)| v.clone())
     };
     filters::pluralize(value, arg("singular"), arg("plural"))
+}
+
+/// Jinja2's `batch(value, linecount, fill_with=None)`.
+fn batch(state: &State, value: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let (count, fill_with) = count_and_fill("batch", "linecount", &args)?;
+    minijinja::filters::batch(state, value, count, fill_with)
+}
+
+/// Jinja2's `slice(value, slices, fill_with=None)`.
+fn slice(state: &State, value: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let (count, fill_with) = count_and_fill("slice", "slices", &args)?;
+    minijinja::filters::slice(state, value, count, fill_with)
+}
+
+/// The arguments of `batch` and `slice`: a count (`count`, required) and `fill_with` (none:
+/// no filling, as in Jinja2).
+fn count_and_fill(
+    name: &str,
+    count: &str,
+    args: &[Value],
+) -> Result<(usize, Option<Value>), Error> {
+    let named = named(name, &[count, "fill_with"], args)?;
+    let arg = |p: &str| named.iter().find(|(k, _)| k == p).map(|(_, v)| v.clone());
+    let Some(n) = arg(count) else {
+        return Err(Error::new(
+            ErrorKind::MissingArgument,
+            format!("`{name}` needs `{count}`"),
+        ));
+    };
+    let (n,): (usize,) = from_args(&[n])?;
+    Ok((n, arg("fill_with").filter(|v| !v.is_none())))
 }
 
 /// Jinja2's `joiner(sep=', ')`.
