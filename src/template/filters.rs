@@ -10,7 +10,7 @@ use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
 use minijinja_contrib::{filters, globals};
 
-/// Puts these in place of contrib's in `env` (which has contrib's).
+/// Puts these in place of the libraries' own in `env` (which has minijinja's and contrib's).
 pub(crate) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("truncate", truncate);
     env.add_filter("filesizeformat", filesizeformat);
