@@ -288,3 +288,36 @@ fn waiting_steps_give_up_at_their_timeout_saying_why() {
         eprintln!("{id}: {} ms", step(&report, id)["duration_ms"]);
     }
 }
+
+/// `wait: { text }` waits for the text to be *seen*, as Playwright's `getByText(T).waitFor()`
+/// and `expect: { visible: { text } }` do: "Saved" in a 0x0 box (the page's `innerText` has it)
+/// or under `display: none` does not end it; the same text shown 300 ms later does, and only
+/// then.
+#[test]
+fn wait_for_text_waits_until_the_text_is_visible() {
+    let steps = r#"  - id: hidden_only
+    wait: { text: Saved }
+    timeout: 1s
+    continue_on_error: true
+  - id: expect_hidden
+    expect: { visible: { text: Saved } }
+    timeout: 1s
+    continue_on_error: true
+  - eval: "showLater(300)"
+  - id: shown
+    wait: { text: Saved }
+    timeout: 5s
+  - id: after
+    eval: "window.shownAt !== null"
+"#;
+    let Ran { report, .. } = run(&flow("hidden-text.html", steps));
+    let hidden = failure(&report, "hidden_only");
+    assert!(
+        hidden.contains("timed out waiting for the page to show \"Saved\""),
+        "{hidden}"
+    );
+    assert!(hidden.contains("not visible"), "{hidden}");
+    failure(&report, "expect_hidden");
+    passed(&report, "shown");
+    assert_eq!(step(&report, "after")["outputs"]["value"], true, "{report}");
+}

@@ -345,6 +345,7 @@ impl<'a> Loader<'a> {
                             problems.extend(undeclared_vars(doc, &ptr, rel, o, &sub.flow));
                         }
                         problems.extend(own_server(doc, &ptr, rel, sub));
+                        problems.extend(own_browser(doc, &ptr, rel, sub));
                         subflows.insert(rel.to_string(), sub.clone());
                     }
                     None => problems.push(at(
@@ -442,6 +443,37 @@ fn own_server(doc: &Document, ptr: &str, rel: &str, sub: &LoadedFlow) -> Option<
         )
         .with_help("declare it in the calling flow or runner.toml"),
     )
+}
+
+/// The `browser:` settings a sub-flow (`rel`, run at `ptr`) writes but cannot have: refused
+/// each, as nothing applies them — a sub-flow runs in its caller's browser and context, so its
+/// `viewport`, `locale`, `headers`, `state`, `dialogs`... would be parsed and ignored, and a
+/// `run_flow` that passed on a page seen with the caller's would be a green that is not true.
+/// Its `timeout` is its own (its browser steps' timeout, `attempts::browser_timeout`). Read
+/// from its file: the project's `[browser]` fills every flow's settings, a sub-flow's too.
+fn own_browser(doc: &Document, ptr: &str, rel: &str, sub: &LoadedFlow) -> Vec<Diagnostic> {
+    let Some(Value::Object(written)) = sub.doc.value.get("browser") else {
+        return Vec::new();
+    };
+    written
+        .keys()
+        .filter(|k| *k != "timeout")
+        .map(|k| {
+            let key = format!("/browser/{}", crate::source::pointer_escape(k));
+            let declared = at_key(&sub.doc.file, &sub.doc.spans, &key, "").location();
+            at_value(
+                &doc.file,
+                &doc.spans,
+                ptr,
+                format!(
+                    "sub-flow `{rel}` sets `browser.{k}` ({declared}), which is not applied: a sub-flow runs in its caller's browser"
+                ),
+            )
+            .with_help(
+                "set it in the calling flow or runner.toml's [browser]; a sub-flow's own `browser:` may set only `timeout`",
+            )
+        })
+        .collect()
 }
 
 /// The typed model refuses what the schema accepted: a bug in runner.

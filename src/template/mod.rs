@@ -4,6 +4,7 @@
 pub(crate) mod check;
 mod derived;
 mod explain;
+mod filters;
 mod literal;
 mod methods;
 mod render;

@@ -47,6 +47,8 @@ impl Templates {
         // What Jinja2 users write: Python's str/dict/list methods and the contrib filters.
         env.set_unknown_method_callback(super::methods::call);
         minijinja_contrib::add_to_environment(&mut env);
+        // Those of them that take arguments, taking them as Jinja2 does: by place or by name.
+        super::filters::add_to(&mut env);
         // `debug()` prints the whole context without naming it — `secrets` and `env` included —
         // so nothing made of it could be told to be made of a secret (see `derived`).
         env.remove_global("debug");

@@ -1,6 +1,6 @@
 //! Navigation and waiting: `open` (with the page's HTTP status) and `wait` (a duration, or an
-//! element's state, a text on the page, a URL, a page predicate `js`: re-checked until all it
-//! names hold or the step times out).
+//! element's state, a text the page shows visibly, a URL, a page predicate `js`: re-checked
+//! until all it names hold or the step times out).
 
 use std::time::Duration;
 
@@ -21,7 +21,8 @@ use crate::step::{ErrorKind, StepError};
 /// `() => status`: the HTTP status of the page's document.
 pub(crate) const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
 
-/// `(text) => bool`: whether the page's text holds `text`.
+/// `(text) => 'shown' | 'hidden' | 'absent'`: whether a visible element of the page shows
+/// `text`, else whether an invisible one has it.
 const PAGE_SHOWS_TEXT_JS: &str = include_str!("scripts/page_shows_text.js");
 
 /// `open`: navigates, then checks the page's HTTP status (agent-browser reports success for a
@@ -109,7 +110,8 @@ pub(crate) async fn wait(
 }
 
 /// The first condition of a `wait` that does not hold now (its target visible or hidden, its
-/// text on the page, its URL the page's, its `js` truthy), described; `None` when all hold.
+/// text visible on the page, its URL the page's, its `js` truthy), described; `None` when all
+/// hold.
 async fn unmet(
     session: &mut Session,
     o: &WaitOptions,
@@ -131,9 +133,17 @@ async fn unmet(
         }
     }
     if let Some(text) = &o.text {
+        // Seen, as `expect: { visible }` reads it: text in a 0x0 box is in the page's
+        // `innerText` but shows nothing.
         let js = call(PAGE_SHOWS_TEXT_JS, &[json!(text)]);
-        if !session.eval(&js, t).await?.as_bool().unwrap_or(false) {
-            return Ok(Some(format!("the page to show \"{text}\"")));
+        match session.eval(&js, t).await?.as_str() {
+            Some("shown") => {}
+            Some("hidden") => {
+                return Ok(Some(format!(
+                    "the page to show \"{text}\" (the page has it, but not visible)"
+                )));
+            }
+            _ => return Ok(Some(format!("the page to show \"{text}\""))),
         }
     }
     if let Some(u) = &o.url

@@ -1,6 +1,33 @@
-// Whether the page's text holds `text`, both whitespace-normalised as Playwright compares
-// texts (a no-break space, a newline and a run of spaces are one space).
+// Where the page has `text`: 'shown' when an element that shows it is visible, 'hidden' when
+// only invisible ones have it, 'absent' when the page's text has it nowhere. Texts are
+// whitespace-normalised as Playwright compares them (a no-break space, a newline and a run of
+// spaces are one space). The elements that have it are the innermost rendered ones whose text
+// holds it (the body itself for text right in it), as `{ text }` selectors find them; visible is
+// what `expect: { visible }` reads (Playwright's isVisible: a non-empty box, `visibility:
+// visible`; `display: contents` by its children): text in a 0x0 box is in `innerText`, not seen.
 (text) => {
   const norm = s => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
-  return document.body ? norm(document.body.innerText).includes(norm(text)) : false;
+  const want = norm(text);
+  const body = document.body;
+  if (!body || !norm(body.innerText).includes(want)) return 'absent';
+  const visible = e => {
+    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
+    const st = getComputedStyle(e);
+    if (st.display === 'contents') return [...e.children].some(visible);
+    const box = e.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && st.visibility === 'visible';
+  };
+  // Rendered: an element under `display: none` has no box, and its innerText is its whole
+  // textContent (it would seem to hold text the page does not show).
+  const rendered = el => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
+  const holds = el => rendered(el) && norm(el.innerText).includes(want);
+  // Down from the body, through the children that hold the text, to the innermost ones.
+  const innermost = [];
+  const down = el => {
+    const kids = [...el.children].filter(holds);
+    if (kids.length === 0) innermost.push(el);
+    else kids.forEach(down);
+  };
+  down(body);
+  return innermost.some(visible) ? 'shown' : 'hidden';
 }
