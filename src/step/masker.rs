@@ -1,8 +1,8 @@
-//! Masking secret values in everything that leaves the engine: one masker per flow run (its
-//! sub-flows add theirs to it), seeded with each secret in every form it travels in
-//! ([`super::secret_forms`]); values made of a secret by a template are added as they are
-//! rendered (GitHub Actions' `add-mask`: what is made of a secret is a secret), with their forms
-//! too. Every match is replaced, overlapping ones together, longest first.
+//! Masking secret values in everything that leaves the engine: one masker per run (its flows,
+//! their sub-flows and its servers share it; a sub-flow adds its secrets to it), seeded with
+//! each secret in every form it travels in ([`super::secret_forms`]); values made of a secret by
+//! a template are added as they are rendered (GitHub Actions' `add-mask`: what is made of a
+//! secret is a secret), with their forms too. Every match is replaced, overlapping ones together, longest first.
 //!
 //! What a template makes of a secret need not be text: a list of its characters or batches
 //! (`| list`, `| batch(4)`, `.split('-')`) is masked as it prints (minijinja's `["a", "b"]` and
