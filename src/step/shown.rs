@@ -9,6 +9,8 @@
 use std::iter::Peekable;
 use std::str::CharIndices;
 
+use super::secret_forms::wrapped::wraps;
+
 const ESC: char = '\u{1b}';
 const BEL: char = '\u{7}';
 
@@ -36,9 +38,9 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 /// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
-/// then it has no views to look in).
+/// then it has no views to look in): a character not shown, or a line break that wraps base64.
 pub(crate) fn has_hidden(text: &str) -> bool {
-    text.chars().any(|c| dropped(c, true))
+    text.chars().any(|c| dropped(c, true)) || !wraps(text).is_empty()
 }
 
 /// A text as it is shown, with where each of its bytes came from in the text it was made of.
@@ -60,27 +62,50 @@ impl View {
     pub(crate) fn original_at(&self, at: usize, original_len: usize) -> usize {
         self.from.get(at).map_or(original_len, |r| r.0)
     }
+
+    /// Adds `c`, the character at `at` in the original.
+    fn push(&mut self, c: char, at: usize) {
+        self.text.push(c);
+        for _ in 0..c.len_utf8() {
+            self.from.push((at, at + c.len_utf8()));
+        }
+    }
 }
 
 /// The ways `text` is shown, each without what it takes out: as [`clean`] leaves it (escape
 /// sequences whole), and as the HTML report and JUnit leave it (each control character alone,
 /// so `ESC V` leaves a `V`); both without the characters that show as nothing either
 /// (zero-width spaces and joiners, direction marks and overrides, a soft hyphen, a BOM), which
-/// would hold a secret together to a reader's eye.
-pub(crate) fn views(text: &str) -> [View; 2] {
-    [true, false].map(|escapes| {
+/// would hold a secret together to a reader's eye. And as base64 is read: without the line
+/// breaks that wrap it ([`wraps`]). Only the views that take something out.
+pub(crate) fn views(text: &str) -> Vec<View> {
+    let mut out = Vec::new();
+    if text.chars().any(|c| dropped(c, true)) {
+        out.extend([true, false].map(|escapes| {
+            let mut v = View {
+                text: String::new(),
+                from: Vec::new(),
+            };
+            scan(text, escapes, true, |c, at| v.push(c, at));
+            v
+        }));
+    }
+    let wraps = wraps(text);
+    if !wraps.is_empty() {
         let mut v = View {
-            text: String::new(),
-            from: Vec::new(),
+            text: String::with_capacity(text.len()),
+            from: Vec::with_capacity(text.len()),
         };
-        scan(text, escapes, true, |c, at| {
-            v.text.push(c);
-            for _ in 0..c.len_utf8() {
-                v.from.push((at, at + c.len_utf8()));
+        let mut at = 0;
+        for (start, end) in wraps.into_iter().chain([(text.len(), text.len())]) {
+            for (i, c) in text[at..start].char_indices() {
+                v.push(c, at + i);
             }
-        });
-        v
-    })
+            at = end;
+        }
+        out.push(v);
+    }
+    out
 }
 
 /// Whether `c` is taken out: a control character but a line break or a tab, or (with
@@ -187,7 +212,7 @@ mod tests {
     fn views_map_back_to_the_original() {
         let text = "k\u{1b}[0mé\u{1}\u{200b}ü\u{1b}Vx";
         assert!(has_hidden(text) && !has_hidden("plain é\n\t"));
-        let [cleaned, controls] = views(text);
+        let [cleaned, controls] = <[_; 2]>::try_from(views(text)).ok().unwrap();
         // Escapes whole: the `V` of `ESC V` goes with it; each control alone: it stays.
         assert_eq!(cleaned.text, "kéüx");
         assert_eq!(controls.text, "k[0méüVx");
