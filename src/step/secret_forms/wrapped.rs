@@ -11,10 +11,18 @@
 /// to 60), and a shorter run (a word at a line's end) is seldom one.
 const WRAP_MIN: usize = 16;
 
-/// A character of standard or URL-safe base64, or its padding.
-fn base64_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
-}
+/// Whether each byte is a character of standard or URL-safe base64, or its padding.
+const BASE64: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c: u8 = 0;
+    loop {
+        t[c as usize] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_');
+        if c == u8::MAX {
+            break t;
+        }
+        c += 1;
+    }
+};
 
 /// The length of the line break `rest` starts with: `\r\n`, `\n`, either as a JSON string
 /// writes it (`\n` of two characters: wrapped base64 inside a JSON text a command printed), or
@@ -30,29 +38,53 @@ fn line_break(rest: &[u8]) -> Option<usize> {
 /// least `WRAP_MIN` base64 characters and before another one, with the spaces and tabs that
 /// indent the next line. Sorted, apart, at char boundaries (they are ASCII).
 pub(crate) fn wraps(text: &str) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
     let mut out = Vec::new();
+    scan(text, |w| {
+        out.push(w);
+        true
+    });
+    out
+}
+
+/// Whether `text` has a [`wraps`] range (the first one found ends the search).
+pub(crate) fn has_wraps(text: &str) -> bool {
+    let mut found = false;
+    scan(text, |_| {
+        found = true;
+        false
+    });
+    found
+}
+
+/// Calls `found` with each range [`wraps`] gives, while it returns true. A line break is
+/// looked at closer only after a run long enough, at a byte one starts with: a long text is
+/// scanned at about the speed of counting its runs.
+fn scan(text: &str, mut found: impl FnMut((usize, usize)) -> bool) {
+    let bytes = text.as_bytes();
     let mut run = 0;
     let mut i = 0;
     while i < bytes.len() {
+        let b = bytes[i];
         if run >= WRAP_MIN
+            && matches!(b, b'\r' | b'\n' | b'\\' | b' ')
             && let Some(len) = line_break(&bytes[i..])
         {
             let mut end = i + len;
             while matches!(bytes.get(end), Some(b' ' | b'\t')) {
                 end += 1;
             }
-            if bytes.get(end).copied().is_some_and(base64_char) {
-                out.push((i, end));
+            if bytes.get(end).is_some_and(|b| BASE64[usize::from(*b)]) {
+                if !found((i, end)) {
+                    return;
+                }
                 run = 0;
                 i = end;
                 continue;
             }
         }
-        run = if base64_char(bytes[i]) { run + 1 } else { 0 };
+        run = if BASE64[usize::from(b)] { run + 1 } else { 0 };
         i += 1;
     }
-    out
 }
 
 #[cfg(test)]
