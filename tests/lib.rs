@@ -60,6 +60,7 @@ mod secret_cuts;
 mod secret_data;
 mod secret_explained;
 mod secret_forms;
+mod secret_forms_more;
 mod secret_learned_more;
 mod secret_learning;
 mod secret_made;

@@ -11,8 +11,14 @@
 //!   of the value and of its JSON form.
 //! - Percent encodings: the sets common URL encoders escape, with `%20` or `+` for a space,
 //!   with upper- and lower-case hex digits; and every byte escaped.
+//! - Percent encodings as a URL parser writes them (the WHATWG URL Standard's sets: a browser,
+//!   the `url` crate).
 //! - base64, standard and URL-safe, padded or not, and standard percent-encoded in turn; and
-//!   the part of the base64 of a longer text that only the value's bytes decide.
+//!   the part of the base64 of a longer text that only the value's bytes decide; wrapped base64
+//!   is matched without its line breaks ([`wrapped`]).
+//! - Shell quoting (`set -x`, `printf %q`, `shlex.quote`, `declare -p`) and doubled quotes
+//!   (YAML, SQL, CSV): [`shell`].
+//! - A number's canonical forms (`9931.50` as `9931.5`, `004217` as `4217`): [`numbers`].
 //!
 //! Base64 is the one encoding that does not encode a value character by character, so the
 //! base64 of a text that holds a secret (`user:<password>` for HTTP Basic, built by a command or
@@ -107,6 +113,47 @@ const URL_SETS: [&percent_encoding::AsciiSet; 11] = {
         &GO_PATH,
         &PCHAR,
         &DOTNET,
+    ]
+};
+
+/// The percent-encode sets of the WHATWG URL Standard, which a URL parser applies to each part
+/// of a URL it is given (a browser's `location.href`, its requests and messages, the `url` crate
+/// under `reqwest`): they keep most characters, so `Rk9^vT"q2{Lm` in a query is
+/// `Rk9^vT%22q2{Lm`. Upper-case hex only, as the Standard writes it; `+` for a space only in
+/// the form set (in [`URL_SETS`], as the component set is).
+/// - the fragment set; the query set, and the special-query set (`'` too: `http`, `https`...);
+/// - the path set as the `url` crate and browsers apply it, and as the Standard has it since it
+///   added `^`;
+/// - the userinfo set (a password in `https://user:pass@host`);
+/// - the `url` crate's path-segment sets (`path_segments_mut`: `/` and `%` too, and `\`).
+const WHATWG_SETS: [&percent_encoding::AsciiSet; 8] = {
+    use percent_encoding::CONTROLS as C;
+    const FRAGMENT: percent_encoding::AsciiSet =
+        C.add(b' ').add(b'"').add(b'<').add(b'>').add(b'`');
+    const QUERY: percent_encoding::AsciiSet = C.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>');
+    const SPECIAL_QUERY: percent_encoding::AsciiSet = QUERY.add(b'\'');
+    const PATH: percent_encoding::AsciiSet = FRAGMENT.add(b'#').add(b'?').add(b'{').add(b'}');
+    const USERINFO: percent_encoding::AsciiSet = PATH
+        .add(b'/')
+        .add(b':')
+        .add(b';')
+        .add(b'=')
+        .add(b'@')
+        .add(b'[')
+        .add(b'\\')
+        .add(b']')
+        .add(b'^')
+        .add(b'|');
+    const SEGMENT: percent_encoding::AsciiSet = PATH.add(b'/').add(b'%');
+    [
+        &FRAGMENT,
+        &QUERY,
+        &SPECIAL_QUERY,
+        &PATH,
+        &PATH.add(b'^'),
+        &USERINFO,
+        &SEGMENT,
+        &SEGMENT.add(b'\\'),
     ]
 };
 
@@ -329,6 +376,8 @@ pub(crate) fn forms(secret: &str) -> Vec<String> {
         }
         out.extend(url_forms(v));
         out.extend(base64_forms(v));
+        out.extend(shell::shell_forms(v).iter().flat_map(|f| plain_forms(f)));
+        out.extend(numbers::number_forms(v));
     }
     out.retain(|f| !f.is_empty());
     out.sort();
@@ -355,7 +404,7 @@ fn json_forms(v: &str) -> Vec<String> {
 
 /// `v` percent-encoded (a URL path or query) and form-encoded (`+` for a space), as each
 /// common encoder leaves a different set unescaped, in upper- and lower-case hex; and with every
-/// byte escaped.
+/// byte escaped; and as a URL parser writes each part of a URL ([`WHATWG_SETS`]).
 fn url_forms(v: &str) -> Vec<String> {
     let mut out = Vec::new();
     for set in URL_SETS {
@@ -367,6 +416,9 @@ fn url_forms(v: &str) -> Vec<String> {
     out.push(js_escape(v));
     let lower: Vec<String> = out.iter().map(|p| lower_hex(p)).collect();
     out.extend(lower);
+    for set in WHATWG_SETS {
+        out.push(percent_encoding::utf8_percent_encode(v, set).to_string());
+    }
     out
 }
 
@@ -457,6 +509,10 @@ fn title(s: &str) -> String {
     }
     out
 }
+
+mod numbers;
+mod shell;
+pub(crate) mod wrapped;
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,8 @@
 use std::iter::Peekable;
 use std::str::CharIndices;
 
+use super::secret_forms::wrapped::{has_wraps, wraps};
+
 const ESC: char = '\u{1b}';
 const BEL: char = '\u{7}';
 
@@ -36,29 +38,64 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 /// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
-/// then it has no views to look in).
+/// then it has no views to look in): a character not shown, or a line break that wraps base64.
 pub(crate) fn has_hidden(text: &str) -> bool {
-    text.chars().any(|c| dropped(c, true))
+    text.chars().any(|c| dropped(c, true)) || has_wraps(text)
 }
 
 /// A text as it is shown, with where each of its bytes came from in the text it was made of.
 pub(crate) struct View {
     pub(crate) text: String,
-    /// For each byte of `text`: the range of the character of the original it is a byte of.
-    from: Vec<(usize, usize)>,
+    from: Origin,
+}
+
+/// Where the bytes of a [`View`] come from.
+enum Origin {
+    /// For each byte: the range of the character of the original it is a byte of.
+    Chars(Vec<(usize, usize)>),
+    /// Where whole runs of the original are left out (a view of a long text that takes out a
+    /// few line breaks, kept small): from each of these offsets of the view on, the original is
+    /// that many bytes further; sorted.
+    Skips(Vec<(usize, usize)>),
 }
 
 impl View {
     /// The range of the original that the bytes `start..end` of the view were made of (the
     /// characters taken out between them included).
     pub(crate) fn original(&self, start: usize, end: usize) -> (usize, usize) {
-        (self.from[start].0, self.from[end - 1].1)
+        match &self.from {
+            Origin::Chars(from) => (from[start].0, from[end - 1].1),
+            Origin::Skips(_) => (self.skipped(start), self.skipped(end - 1) + 1),
+        }
     }
 
     /// Where in the original the byte `at` of the view comes from (the original's end past
     /// the view's).
     pub(crate) fn original_at(&self, at: usize, original_len: usize) -> usize {
-        self.from.get(at).map_or(original_len, |r| r.0)
+        match &self.from {
+            Origin::Chars(from) => from.get(at).map_or(original_len, |r| r.0),
+            Origin::Skips(_) if at >= self.text.len() => original_len,
+            Origin::Skips(_) => self.skipped(at),
+        }
+    }
+
+    /// The original's offset of the byte `at` of a view of [`Origin::Skips`].
+    fn skipped(&self, at: usize) -> usize {
+        let Origin::Skips(skips) = &self.from else {
+            return at;
+        };
+        let i = skips.partition_point(|&(from, _)| from <= at);
+        at + i.checked_sub(1).map_or(0, |i| skips[i].1)
+    }
+
+    /// Adds `c`, the character at `at` in the original (a view of [`Origin::Chars`]).
+    fn push(&mut self, c: char, at: usize) {
+        self.text.push(c);
+        if let Origin::Chars(from) = &mut self.from {
+            for _ in 0..c.len_utf8() {
+                from.push((at, at + c.len_utf8()));
+            }
+        }
     }
 }
 
@@ -66,21 +103,37 @@ impl View {
 /// sequences whole), and as the HTML report and JUnit leave it (each control character alone,
 /// so `ESC V` leaves a `V`); both without the characters that show as nothing either
 /// (zero-width spaces and joiners, direction marks and overrides, a soft hyphen, a BOM), which
-/// would hold a secret together to a reader's eye.
-pub(crate) fn views(text: &str) -> [View; 2] {
-    [true, false].map(|escapes| {
-        let mut v = View {
-            text: String::new(),
-            from: Vec::new(),
-        };
-        scan(text, escapes, true, |c, at| {
-            v.text.push(c);
-            for _ in 0..c.len_utf8() {
-                v.from.push((at, at + c.len_utf8()));
-            }
+/// would hold a secret together to a reader's eye. And as base64 is read: without the line
+/// breaks that wrap it ([`wraps`]). Only the views that take something out.
+pub(crate) fn views(text: &str) -> Vec<View> {
+    let mut out = Vec::new();
+    if text.chars().any(|c| dropped(c, true)) {
+        out.extend([true, false].map(|escapes| {
+            let mut v = View {
+                text: String::new(),
+                from: Origin::Chars(Vec::new()),
+            };
+            scan(text, escapes, true, |c, at| v.push(c, at));
+            v
+        }));
+    }
+    let wraps = wraps(text);
+    if !wraps.is_empty() {
+        let mut joined = String::with_capacity(text.len());
+        let mut skips = Vec::with_capacity(wraps.len());
+        let mut at = 0;
+        for (start, end) in wraps {
+            joined.push_str(&text[at..start]);
+            skips.push((joined.len(), end - joined.len()));
+            at = end;
+        }
+        joined.push_str(&text[at..]);
+        out.push(View {
+            text: joined,
+            from: Origin::Skips(skips),
         });
-        v
-    })
+    }
+    out
 }
 
 /// Whether `c` is taken out: a control character but a line break or a tab, or (with
@@ -187,7 +240,7 @@ mod tests {
     fn views_map_back_to_the_original() {
         let text = "k\u{1b}[0mé\u{1}\u{200b}ü\u{1b}Vx";
         assert!(has_hidden(text) && !has_hidden("plain é\n\t"));
-        let [cleaned, controls] = views(text);
+        let [cleaned, controls] = <[_; 2]>::try_from(views(text)).ok().unwrap();
         // Escapes whole: the `V` of `ESC V` goes with it; each control alone: it stays.
         assert_eq!(cleaned.text, "kéüx");
         assert_eq!(controls.text, "k[0méüVx");
@@ -197,6 +250,27 @@ mod tests {
         assert_eq!(&text[a..b], "é\u{1}\u{200b}ü");
         assert_eq!(
             controls.original_at(controls.text.len(), text.len()),
+            text.len()
+        );
+    }
+
+    #[test]
+    fn the_view_of_wrapped_base64_maps_back_across_its_breaks() {
+        let line = "QUJDREVGR0hJSktMTU5PUFFS";
+        // A JSON string's `\n` (a `\r` is a control character: other views take it out).
+        let text = format!("é {line}\n  {line}\\n{line}");
+        assert!(has_hidden(&text) && !has_hidden(&format!("{line}\n")));
+        let [joined] = <[_; 1]>::try_from(views(&text)).ok().unwrap();
+        assert_eq!(joined.text, format!("é {line}{line}{line}"));
+        // The last two characters of the first line and the first two of the second are the
+        // characters of the original from them, the line break and indentation between too.
+        let at = "é ".len() + line.len() - 2;
+        let (a, b) = joined.original(at, at + 4);
+        assert_eq!(&text[a..b], "FS\n  QU");
+        let third = joined.text.len() - line.len();
+        assert_eq!(&text[joined.original_at(third, text.len())..], line);
+        assert_eq!(
+            joined.original_at(joined.text.len(), text.len()),
             text.len()
         );
     }

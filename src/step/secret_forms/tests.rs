@@ -120,3 +120,138 @@ fn each_url_encoder_writes_a_masked_form() {
     assert_eq!(lower_hex("%u20AC%E9"), "%u20ac%e9");
     assert_eq!(js_escape("~😀"), "%7E%uD83D%uDE00");
 }
+
+/// A secret in each part of a URL, as the `url` crate (under `reqwest`, and the WHATWG URL
+/// Standard browsers follow) writes it: every part's form is among the masked ones.
+#[test]
+fn a_url_parser_writes_each_part_of_a_url_in_a_masked_form() {
+    let v = "Rk9^vT\"q2{Lm|a b`c#d'e@f:g/h\\i?j[k]l;m=n%o&p$q+r,s}t<u>vé€";
+    let mut url = reqwest::Url::parse("http://h/").unwrap();
+    url.set_password(Some(v)).unwrap();
+    url.set_username("u").unwrap();
+    url.path_segments_mut().unwrap().push(v);
+    // In a URL given whole, `#` ends a query, and `?`, `/` and `\` a path segment.
+    let vq = v.replace('#', "");
+    let vp = vq.replace(['?', '/', '\\'], "");
+    let path = reqwest::Url::parse(&format!("http://h/p/{vp}")).unwrap();
+    let special = reqwest::Url::parse(&format!("http://h/p?k={vq}")).unwrap();
+    let opaque = reqwest::Url::parse(&format!("x:/p?k={vq}#{v}")).unwrap();
+    let query = |u: &reqwest::Url| u.query().unwrap()["k=".len()..].to_string();
+    let parts = [
+        ("userinfo", v, url.password().unwrap().to_string()),
+        ("path segment", v, url.path()[1..].to_string()),
+        ("path", &vp, path.path()["/p/".len()..].to_string()),
+        ("special query", &vq, query(&special)),
+        ("query", &vq, query(&opaque)),
+        ("fragment", v, opaque.fragment().unwrap().to_string()),
+    ];
+    for (part, v, form) in parts {
+        let f = forms(v);
+        assert_ne!(form, v, "{part}: nothing escaped");
+        assert!(f.contains(&form), "{part}: no {form} in {f:#?}");
+    }
+    // The attack's password in a query, as Chromium and the `url` crate write it.
+    assert!(forms("Rk9^vT\"q2{Lm").contains(&"Rk9^vT%22q2{Lm".to_string()));
+}
+
+/// A secret as shells quote it (checked against bash 5.2's `set -x`, `printf %q`, `${x@Q}`,
+/// `declare -p` and Python's `shlex.quote`) and with quotes doubled; a secret of letters,
+/// digits and dashes has no such form.
+#[test]
+fn shell_quoted_and_doubled_forms() {
+    let f = forms("Vault'9 $`\\\"z");
+    for form in [
+        r#"Vault'\''9 $`\"z"#,
+        r#"Vault'"'"'9 $`\"z"#,
+        r#"Vault\'9\ \$\`\\\"z"#,
+        r#"Vault'9 \$\`\\\"z"#,
+        r#"Vault''9 $`\"z"#,
+        r#"Vault'9 $`\""z"#,
+        // Inside a JSON string, as runner's reports hold them.
+        r#"Vault'\\''9 $`\\\"z"#,
+    ] {
+        assert!(f.iter().any(|x| x == form), "no {form} in {f:#?}");
+    }
+    assert_eq!(
+        shell::shell_forms("a b!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~z")[4],
+        r##"a\ b\!\"#\$%\&\'\(\)\*+\,-./:\;\<=\>\?@\[\\\]\^_\`\{\|\}~z"##
+    );
+    assert_eq!(shell::shell_forms("#x~y"), [r"\#x~y"]);
+    assert!(shell::shell_forms("Kestrel-Vault-9931").is_empty());
+}
+
+/// A secret that is a number, in the forms a parser writes it back; none shorter than
+/// `MIN_PART`, none for what is no decimal number.
+#[test]
+fn a_number_secret_in_its_canonical_forms() {
+    for (v, canonical) in [
+        ("9931.50", &["9931.5"][..]),
+        ("004217", &["4217"]),
+        ("9931.00", &["9931", "9931.0"]),
+        ("-0042.10", &["-42.1"]),
+        ("+12345", &["12345"]),
+        ("4217", &[]),
+        ("0042", &[]),
+        ("-0.000", &[]),
+        ("1e5", &[]),
+        ("12.", &[]),
+        (".5", &[]),
+        ("1.2.3", &[]),
+        ("12a4", &[]),
+    ] {
+        assert_eq!(numbers::number_forms(v), canonical, "{v}");
+    }
+    assert!(forms("9931.50").contains(&"9931.5".to_string()));
+}
+
+/// base64 wrapped at 76 columns (GNU `base64`, Python's `encodebytes`), at 64 with `\r\n`
+/// (MIME, `openssl`), indented in a YAML block: a long secret's base64 and the base64 of a text
+/// that holds a secret at each of the three offsets in a 3-byte group are masked whole.
+#[test]
+fn wrapped_base64_is_masked() {
+    use base64::Engine;
+    let wrap = |text: &str, width: usize, brk: &str| {
+        let b = base64::engine::general_purpose::STANDARD.encode(text);
+        let lines: Vec<&str> = b
+            .as_bytes()
+            .chunks(width)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        lines.join(brk)
+    };
+    let long = "sk_live_51HxQ2eKestrelVault9931ZuluAbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    let short = "Kestrel-Vault-9931-Zulu";
+    let m = super::super::masker::Masker::new([long.to_string(), short.to_string()]);
+    let mut texts = vec![
+        wrap(long, 76, "\n"),
+        wrap(long, 64, "\r\n"),
+        wrap(long, 60, "\n  "),
+    ];
+    for pad in ["", "x", "xy"] {
+        let auths = format!(r#"{pad}{{"auths":{{"registry.example.com":{{"auth":"{short}"}}}}}}"#);
+        texts.push(wrap(&auths, 76, "\n"));
+        texts.push(wrap(&auths, 64, "\r\n"));
+    }
+    let pieces: Vec<String> = [long, short]
+        .iter()
+        .flat_map(|s| base64_inside(s.as_bytes()))
+        .collect();
+    assert_eq!(pieces.len(), 6);
+    for text in texts {
+        let masked = m.mask(&format!("data:\n  {text}\n"));
+        let joined: String = masked.split_whitespace().collect();
+        assert!(masked.contains("***"), "not masked: {masked}");
+        for piece in &pieces {
+            assert!(
+                !joined.contains(piece.as_str()),
+                "{piece} shows in {masked}"
+            );
+        }
+        // Unwrapped, the same text shows the pieces.
+        assert!(pieces.iter().any(|p| {
+            text.split_whitespace()
+                .collect::<String>()
+                .contains(p.as_str())
+        }));
+    }
+}

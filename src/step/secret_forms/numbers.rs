@@ -1,0 +1,42 @@
+//! A secret that is a number, as a program that parses it writes it back: a JSON parser's
+//! number (`9931.50` is `9931.5`, `004217` is `4217`), JavaScript's (`9931.00` is `9931`),
+//! Python's and serde's float (`9931.0`), minijinja's `| int`.
+
+use super::MIN_PART;
+
+/// The canonical forms of `v` when it is a decimal number (`[+-]digits[.digits]`): its sign
+/// but a `+` kept, the leading zeros of its whole part and the trailing zeros of its fraction
+/// dropped; a fraction of zeros gone (`9931`) or one `0` (`9931.0`). Only those unlike `v` and
+/// of at least `MIN_PART` characters: a shorter one (`42` of `0042`) would mask the same digits
+/// wherever they are. Worked out on the text, not through a float, so a number of more than
+/// 15 significant digits, which a float parser rounds, is masked only as its digits are.
+pub(super) fn number_forms(v: &str) -> Vec<String> {
+    let (sign, unsigned) = match v.strip_prefix(['+', '-']) {
+        Some(rest) => (if v.starts_with('-') { "-" } else { "" }, rest),
+        None => ("", v),
+    };
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || unsigned.ends_with('.') {
+        return Vec::new();
+    }
+    let whole = whole.trim_start_matches('0');
+    let whole = if whole.is_empty() { "0" } else { whole };
+    let fraction = fraction.trim_end_matches('0');
+    let sign = if whole == "0" && fraction.is_empty() {
+        ""
+    } else {
+        sign
+    };
+    let mut out = if fraction.is_empty() {
+        let mut forms = vec![format!("{sign}{whole}")];
+        if unsigned.contains('.') {
+            forms.push(format!("{sign}{whole}.0"));
+        }
+        forms
+    } else {
+        vec![format!("{sign}{whole}.{fraction}")]
+    };
+    out.retain(|f| f != v && f.chars().count() >= MIN_PART);
+    out
+}

@@ -1,0 +1,262 @@
+//! Secrets end to end in more forms other programs write them in: a URL as a URL parser (a
+//! browser, the `url` crate under `request`) escapes it, base64 wrapped at 76 and 64 columns,
+//! shell-quoted and with quotes doubled, a number as a JSON parser writes it back. Each test
+//! greps everything the run printed and wrote: the console, the JSON, JUnit and HTML reports,
+//! the artifacts, GitHub annotations and the job summary.
+
+use std::path::Path;
+
+use crate::common::{Ran, flow_run, step, write};
+use crate::secret_search::{everything, nowhere_shown, run_failing_last};
+
+/// A password a generator makes: `^ " { $ @` are each kept by some part of a URL and escaped by
+/// another, and by none of the encoders a program calls in the same way.
+const URL_SECRET: &str = "Rk9^vT\"q2{Lm@x$y";
+
+/// A secret in a page's URL (its query, `location.href`, a failed `open`'s message), in a
+/// `request`'s path and query (its message and its `url` output) and in a URL's password (the
+/// browser's requests in the trace): masked as the URL parser wrote it, nowhere shown.
+#[test]
+fn a_secret_in_a_url_as_a_url_parser_writes_it_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/index.html",
+        "<!doctype html><title>x</title><p>hi</p><img src=\"missing.png\">",
+    );
+    write(
+        d.path(),
+        "u.yaml",
+        r#"name: url forms
+secrets: [URL_SECRET]
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/index.html?k={{ secrets.URL_SECRET }}"
+  - id: href
+    eval: "location.href"
+  - id: r
+    request:
+      url: "{{ web_server.url }}/nope/{{ secrets.URL_SECRET }}?k={{ secrets.URL_SECRET }}"
+      expect: { status: 404 }
+  - exec: ["echo", "{{ steps.r.url }}"]
+  - open: "http://u:{{ secrets.URL_SECRET }}@127.0.0.1:{{ web_server.port }}/index.html"
+  - open: "{{ web_server.url }}/nope?k={{ secrets.URL_SECRET }}"
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "u.yaml", "URL_SECRET", URL_SECRET);
+    // The steps ran: the page's URL and the request's were there to mask.
+    let href = step(&report, "href")["outputs"]["value"].as_str().unwrap();
+    assert!(href.ends_with("/index.html?k=***"), "{report}");
+    assert!(stderr.contains("/nope?k=***"), "{stderr}");
+    let forms = [
+        ("the secret", URL_SECRET.to_string()),
+        ("its head", "Rk9^vT".to_string()),
+        ("its head as a password", "Rk9%5EvT".to_string()),
+        ("its middle", "q2{Lm".to_string()),
+        ("its middle in a path", "q2%7BLm".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}
+
+/// A key long enough that its base64 wraps.
+const LONG_SECRET: &str = "sk_live_51HxQ2eKestrelVault9931ZuluAbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+
+/// The base64 characters only `secret`'s bytes decide in the base64 of any text that holds it,
+/// at each of the three offsets it can start at in a 3-byte group (computed here on its own).
+fn base64_pieces(secret: &str) -> Vec<String> {
+    use base64::Engine;
+    (0..3)
+        .map(|offset| {
+            let text = format!("{}{secret}", "x".repeat(offset));
+            let b = base64::engine::general_purpose::STANDARD.encode(text);
+            let first = (8 * offset).div_ceil(6);
+            let end = 8 * (offset + secret.len()) / 6;
+            b[first..end].to_string()
+        })
+        .collect()
+}
+
+/// The secret's base64, and the base64 of texts that hold it at each offset, wrapped as GNU
+/// `base64` (76 columns, and `-w 60`), Python's `encodebytes` with MIME's `\r\n` and an indented
+/// YAML block write it: each line a command prints is masked, and no output read without its
+/// line breaks holds any piece of the secret's base64.
+#[test]
+fn wrapped_base64_of_a_secret_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "w.yaml",
+        r#"name: wrapped base64
+secrets: [LONG_SECRET]
+steps:
+  - id: w
+    exec:
+      - sh
+      - -c
+      - |
+        printf %s "$LONG_SECRET" | base64
+        printf %s "$LONG_SECRET" | base64 -w 60
+        printf 'user:%s' "$LONG_SECRET" | base64
+        printf '{"auths":{"r.example.com":{"auth":"%s"}}}' "$LONG_SECRET" | base64
+        python3 -c 'import base64, sys; sys.stdout.write(base64.encodebytes(sys.argv[1].encode()).decode().replace(chr(10), chr(13) + chr(10)))' "xy$LONG_SECRET"
+        echo "data:"
+        printf 'x%s' "$LONG_SECRET" | base64 -w 64 | sed 's/^/  /'
+  - exec: ["sh", "-c", "printf 'xy%s' \"$LONG_SECRET\" | base64 -w 64 >&2; exit 1"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "w.yaml", "LONG_SECRET", LONG_SECRET);
+    let out = step(&report, "w")["outputs"]["stdout"].as_str().unwrap();
+    assert!(out.matches("***").count() >= 6, "not masked: {out}");
+    assert!(stderr.contains("stderr: eHl***Q=="), "{stderr}");
+    let pieces = base64_pieces(LONG_SECRET);
+    for (where_, text) in everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]) {
+        let joined: String = text
+            .replace(['\r', '\n', ' '], "")
+            .replace("\\r", "")
+            .replace("\\n", "")
+            .replace("%0D", "")
+            .replace("%0A", "");
+        for p in &pieces {
+            assert!(!joined.contains(p.as_str()), "{p} is in {where_}:\n{text}");
+        }
+    }
+}
+
+/// A secret with a quote of each kind, a space, `&` and `$`.
+const SHELL_SECRET: &str = "Vault'99 31&Kes\"trel$x";
+
+/// A secret as `printf %q`, `${x@Q}`, `declare -p`, `shlex.quote` and `set -x` print it, and
+/// inside YAML single quotes and CSV double quotes (quotes doubled): masked in each.
+#[test]
+fn shell_quoted_forms_of_a_secret_are_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "q.yaml",
+        r#"name: shell quoting
+secrets: [SHELL_SECRET]
+steps:
+  - id: q
+    exec:
+      - bash
+      - -c
+      - |
+        printf 'printf: %q\n' "$SHELL_SECRET"
+        echo "at: ${SHELL_SECRET@Q}"
+        declare -p SHELL_SECRET
+        python3 -c 'import shlex, sys; print("shlex:", shlex.quote(sys.argv[1]))' "$SHELL_SECRET"
+        printf "yaml: '%s'\n" "$(printf %s "$SHELL_SECRET" | sed "s/'/''/g")"
+        printf 'csv: "%s"\n' "$(printf %s "$SHELL_SECRET" | sed 's/"/""/g')"
+  - exec: ["bash", "-c", "set -x; curl_like() { :; }; curl_like -u \"admin:$SHELL_SECRET\" http://x; exit 1"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "q.yaml", "SHELL_SECRET", SHELL_SECRET);
+    assert_eq!(
+        step(&report, "q")["outputs"]["stdout"],
+        "printf: ***\nat: '***'\ndeclare -x SHELL_SECRET=\"***\"\nshlex: '***'\nyaml: '***'\ncsv: \"***\"",
+        "{report}"
+    );
+    assert!(
+        stderr.contains("curl_like -u 'admin:***' http://x"),
+        "{stderr}"
+    );
+    let forms = [
+        ("the secret's head", "Vault".to_string()),
+        ("its tail", "trel".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}
+
+/// A run of `flow` in `dir` with every report, as on GitHub Actions, with these secrets.
+fn run_with_secrets(dir: &Path, flow: &str, secrets: &[(&str, &str)]) -> Ran {
+    let mut run = flow_run(dir)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .args([flow, "--report", "junit=r.xml", "--report", "html=html"]);
+    for (k, v) in secrets {
+        run = run.env(k, v);
+    }
+    let ran = run.run();
+    for f in ["report.json", "r.xml", "html/index.html", "summary.md"] {
+        assert!(dir.join(f).is_file(), "no {f}: {}", ran.stderr);
+    }
+    ran
+}
+
+/// Secrets that are numbers, in an answer's JSON as a parser writes them back (`00482139` as
+/// `482139`, `99317.250` as `99317.25`): masked in the parsed `json` output and wherever a
+/// template prints them.
+#[test]
+fn a_number_secret_is_masked_in_its_canonical_forms() {
+    let d = tempfile::tempdir().unwrap();
+    // The answer, served from outside the directory searched.
+    let site = tempfile::tempdir().unwrap();
+    write(
+        site.path(),
+        "pin.json",
+        r#"{"pin": 482139, "amount": 99317.250, "note": "ok"}"#,
+    );
+    write(
+        d.path(),
+        "n.yaml",
+        &r#"name: numbers
+secrets: [PIN, AMT]
+web_server: { static: "SITE" }
+steps:
+  - id: r
+    request: { url: "{{ web_server.url }}/pin.json" }
+  - exec: ["echo", "pin {{ steps.r.json.pin }} amt {{ steps.r.json.amount }}"]
+  - exec: ["sh", "-c", "exit 1"]
+"#
+        .replace("SITE", &site.path().display().to_string()),
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = run_with_secrets(
+        d.path(),
+        "n.yaml",
+        &[("PIN", "00482139"), ("AMT", "99317.250")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let json = &step(&report, "r")["outputs"]["json"];
+    assert_eq!(json["pin"], "***", "{report}");
+    assert_eq!(json["amount"], "***", "{report}");
+    assert_eq!(json["note"], "ok", "{report}");
+    assert!(stderr.contains("pin *** amt ***"), "{stderr}");
+    let forms = [
+        ("the PIN as a number", "482139".to_string()),
+        ("the amount as a number", "99317.25".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}
