@@ -74,6 +74,7 @@ mod servers;
 mod shards;
 mod silent_browsers;
 mod suites;
+mod template_kinds;
 mod todomvc_react;
 mod trace;
 mod trace_pictures;
