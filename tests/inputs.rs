@@ -228,7 +228,7 @@ fn env_files_read_comments_and_quotes_as_dotenv_does() {
     write(
         d.path(),
         "x.yaml",
-        "name: dotenv\nvars: { a: 0, b: 0, c: 0, d: 0, e: 0, f: 0, g: 0, h: 0 }\nsteps:\n  - log: \"{{ vars | tojson }}\"\n",
+        "name: dotenv\nvars: { a: '', b: '', c: '', d: '', e: '', f: '', g: '', h: '' }\nsteps:\n  - log: \"{{ vars | tojson }}\"\n",
     );
     let report = flow_run(d.path())
         .args(["x.yaml", "--var-file", "v.env"])

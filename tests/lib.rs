@@ -78,6 +78,7 @@ mod shards;
 mod silent_browsers;
 mod sub_flow_keys;
 mod suites;
+mod template_kinds;
 mod todomvc_react;
 mod trace;
 mod trace_pictures;

@@ -15,7 +15,7 @@ use crate::config::flows::{LoadedFlow, Loader, absolute};
 use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
 use crate::config::trace_mode::TraceMode;
-use crate::config::var_file;
+use crate::config::{overrides, var_file};
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
@@ -126,10 +126,15 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
-    let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
+    let mut overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;
-    warn_unused_vars(&overrides, &flows, reporter);
+    let (vars, files) = (&args.vars, &args.var_files);
+    overrides::type_overrides(&mut overrides, &flows, &s.vars, vars, files)
+        .map_err(CliError::invalid)?;
+    warn_unused_vars(&overrides, &flows, reporter, &|k| {
+        overrides::origin(k, vars, files)
+    });
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
     let tagged = select(flows.clone(), &filter, None).len();
@@ -482,6 +487,7 @@ pub(super) fn warn_unused_vars(
     overrides: &Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
     reporter: &Reporter,
+    origin: &dyn Fn(&str) -> String,
 ) {
     fn uses(f: &LoadedFlow, k: &str) -> bool {
         let text = f.doc.file.text();
@@ -501,7 +507,8 @@ pub(super) fn warn_unused_vars(
         }
         if !flows.iter().any(|f| uses(f, k)) {
             reporter.warn(&format!(
-                "--var {k} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)"
+                "{} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)",
+                origin(k)
             ));
         }
     }

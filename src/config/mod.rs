@@ -13,6 +13,7 @@ mod merge;
 pub(crate) mod model;
 pub(crate) mod numbers;
 mod origin;
+pub(crate) mod overrides;
 mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;

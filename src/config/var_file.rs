@@ -166,6 +166,19 @@ fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
             errors.push(template_refused(file, at..at + after.trim().len(), k));
             continue;
         }
+        // `${NAME}` is expanded as python-dotenv and Compose do, but not in single quotes.
+        let v = if after.trim_start().starts_with('\'') {
+            v
+        } else {
+            match expand(&v, &out, &|n| std::env::var(n).ok()) {
+                Ok(v) => v,
+                Err(message) => {
+                    let here = at..at + after.trim().len();
+                    errors.push(Diagnostic::error(file, here, message).with_help(EXPAND_HELP));
+                    continue;
+                }
+            }
+        };
         out.insert(k.to_string(), Value::String(v));
     }
     if errors.is_empty() {
@@ -173,6 +186,51 @@ fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
     } else {
         Err(errors)
     }
+}
+
+/// The help that goes with a `${NAME}` that cannot be expanded.
+const EXPAND_HELP: &str = "`${NAME}` is the value of a name given above in the file, or of the environment; `${NAME:-default}` gives a default; in single quotes ('${NAME}') it is kept as written";
+
+/// `v` with each `${NAME}` and `${NAME:-default}` replaced, as python-dotenv reads them: by the
+/// value of a name given earlier in the file (`earlier`), else of the environment (`env`), else
+/// by the default. A name that has no value and no default is an error (dotenv would make it
+/// empty without a word); so is a `${` that is not closed.
+fn expand(
+    v: &str,
+    earlier: &Map<String, Value>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let inside = &rest[i + 2..];
+        let Some(end) = inside.find('}') else {
+            return Err("`${` is not closed by a `}`".to_string());
+        };
+        let (name, default) = match inside[..end].split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (&inside[..end], None),
+        };
+        let value = earlier
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| env(name))
+            .filter(|v| default.is_none() || !v.is_empty());
+        match (value, default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {
+                return Err(format!(
+                    "`${{{name}}}` has no value: no `{name}` above in the file nor in the environment"
+                ));
+            }
+        }
+        rest = &inside[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// What is wrong with a `.env` value, `at` a byte of it.
@@ -451,6 +509,32 @@ mod tests {
         ] {
             assert_eq!(env_value(after).err().map(|p| p.at), Some(at), "{after}");
         }
+    }
+
+    #[test]
+    fn dollar_braces_are_expanded_as_dotenv_expands_them() {
+        let home = |n: &str| (n == "HOME").then(|| "/home/u".to_string());
+        let mut earlier = Map::new();
+        earlier.insert("A".into(), Value::String("a".into()));
+        for (v, want) in [
+            ("${HOME}/x", "/home/u/x"),
+            ("${A}-${HOME}", "a-/home/u"),
+            ("${NOPE:-d}", "d"),
+            ("$HOME", "$HOME"),
+            ("no", "no"),
+        ] {
+            assert_eq!(expand(v, &earlier, &home).as_deref(), Ok(want), "{v}");
+        }
+        assert!(expand("${NOPE}", &earlier, &home).is_err());
+        assert!(expand("${HOME", &earlier, &home).is_err());
+        let f = SourceFile::new(
+            Path::new("v.env"),
+            "A='${HOME}'\nB=\"${A}/b\"\nC=${B}c\n".into(),
+        );
+        let vars = env(&f).unwrap();
+        assert_eq!(vars["A"], "${HOME}");
+        assert_eq!(vars["B"], "${HOME}/b");
+        assert_eq!(vars["C"], "${HOME}/bc");
     }
 
     #[test]

@@ -22,22 +22,18 @@ pub(crate) fn explain(
 ) -> Option<String> {
     let expr = single_expression(cond).unwrap_or(cond).trim();
     let value = |src: &str| -> String {
-        t.env()
-            .compile_expression(src)
-            .ok()
-            .and_then(|e| e.eval(ctx).ok())
-            .map_or_else(
-                || "(cannot be evaluated)".to_string(),
-                |v| {
-                    if v.is_undefined() {
-                        "undefined".to_string()
-                    } else {
-                        let mask = |text: &str| mask(src, text);
-                        serde_json::to_value(&v)
-                            .map_or_else(|_| mask(&v.to_string()), |j| show(&j, &mask))
-                    }
-                },
-            )
+        super::compile::eval(t.env(), src, ctx).ok().map_or_else(
+            || "(cannot be evaluated)".to_string(),
+            |v| {
+                if v.is_undefined() {
+                    "undefined".to_string()
+                } else {
+                    let mask = |text: &str| mask(src, text);
+                    serde_json::to_value(&v)
+                        .map_or_else(|_| mask(&v.to_string()), |j| show(&j, &mask))
+                }
+            },
+        )
     };
     for joiner in [" and ", " or "] {
         let parts = split_top(expr, joiner);

@@ -2,6 +2,7 @@
 //! the static checks `validate` runs on every template string.
 
 pub(crate) mod check;
+mod compile;
 mod derived;
 mod explain;
 mod filters;

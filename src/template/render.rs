@@ -52,9 +52,12 @@ impl Templates {
         // `debug()` prints the whole context without naming it — `secrets` and `env` included —
         // so nothing made of it could be told to be made of a secret (see `derived`).
         env.remove_global("debug");
+        super::compile::register(&mut env);
         env.add_filter("fromjson", fromjson);
         // Booleans print as YAML and JSON write them (`true`), not as Python does (`True`).
         env.set_formatter(|out, state, value| {
+            // A value past the bounds is not printed item by item (`[x] * 10**12`).
+            super::compile::bounded(value)?;
             if value.kind() == minijinja::value::ValueKind::Bool {
                 let text = if value.is_true() { "true" } else { "false" };
                 return out.write_str(text).map_err(|e| {
@@ -80,7 +83,7 @@ impl Templates {
         if !is_template(src) {
             return Ok(src.to_string());
         }
-        self.env.render_str(src, ctx).map_err(|e| error(src, &e))
+        super::compile::render(&self.env, src, ctx).map_err(|e| error(src, ctx, &e))
     }
 
     /// Renders a string; a string that is a single `{{ expression }}` keeps the expression's
@@ -97,12 +100,11 @@ impl Templates {
             // minijinja's range is inside `expr`; the error's offset is inside `src`.
             let base = expr.as_ptr() as usize - src.as_ptr() as usize;
             let at_src = |e: minijinja::Error| {
-                let mut r = error(expr, &e);
+                let mut r = error(expr, ctx, &e);
                 r.offset = r.offset.map(|o| o + base);
                 r
             };
-            let compiled = self.env.compile_expression(expr).map_err(at_src)?;
-            let v = compiled.eval(ctx).map_err(at_src)?;
+            let v = super::compile::eval(&self.env, expr, ctx).map_err(at_src)?;
             if v.is_undefined() {
                 return Err(RenderError {
                     pointer: String::new(),
@@ -110,6 +112,8 @@ impl Templates {
                     message: format!("undefined value: `{}`", expr.trim()),
                 });
             }
+            // Bounded first: `to_value` takes a lazily repeated list whole (`[x] * 10**13`).
+            super::compile::bounded(&v).map_err(at_src)?;
             return serde_json::to_value(&v).map_err(|e| RenderError {
                 pointer: String::new(),
                 offset: None,
@@ -165,8 +169,9 @@ impl Templates {
                 let v = if is_template(s) {
                     self.render_string_value(s, ctx)?
                 } else {
-                    let compiled = self.env.compile_expression(s).map_err(|e| error(s, &e))?;
-                    let v = compiled.eval(ctx).map_err(|e| error(s, &e))?;
+                    let v = super::compile::eval(&self.env, s, ctx)
+                        .and_then(|v| super::compile::bounded(&v).map(|()| v))
+                        .map_err(|e| error(s, ctx, &e))?;
                     serde_json::to_value(&v).unwrap_or(Value::Null)
                 };
                 Ok(truthy(&v))
@@ -201,12 +206,19 @@ fn truthy(v: &Value) -> bool {
     }
 }
 
-/// A render error; `src` is the text minijinja's range points into.
-fn error(src: &str, e: &minijinja::Error) -> RenderError {
+/// A render error; `src` is the text minijinja's range points into. The error of a template
+/// that reads a secret (`secrets.*`, or a value of `ctx` that holds one) quotes no value: its
+/// detail is cut before the first value minijinja quotes (`unable to calculate 9312345 ** 100`
+/// where `9312345` was made of a secret), and says why. The masker masks a secret where it
+/// shows, but not what a template that failed made of one: nothing of it was learned.
+fn error(src: &str, ctx: &minijinja::Value, e: &minijinja::Error) -> RenderError {
     let pointer = String::new();
     let mut message = e
         .detail()
         .map_or_else(|| e.kind().to_string(), str::to_string);
+    if e.detail().is_some() && reads_a_secret(src, ctx) {
+        message = values_not_shown(e.kind(), &message);
+    }
     if e.kind() == minijinja::ErrorKind::UndefinedError && e.detail().is_none() {
         // Name what is undefined: the expression the error points at.
         let what = e
@@ -224,6 +236,80 @@ fn error(src: &str, e: &minijinja::Error) -> RenderError {
         offset: e.range().map(|r| r.start),
         message: format!("template error: {message}"),
     }
+}
+
+/// Whether the template `src` reads a secret: names `secrets`, or a value of `ctx` that holds a
+/// secret's text (an `env` value, an output that shows one). Each name of the context in the
+/// code (`steps.r.stdout`, with the attributes after it) is followed as far as `ctx` has it; a
+/// name inside a string literal counts too (then values are hidden that need not be).
+/// (minijinja's `undeclared_variables` leaves out a name under a slice: `secrets.T[1:]`.)
+fn reads_a_secret(src: &str, ctx: &minijinja::Value) -> bool {
+    let secrets: Vec<String> = ctx
+        .get_attr("secrets")
+        .ok()
+        .and_then(|s| s.try_iter().ok().map(|keys| (s, keys)))
+        .map(|(s, keys)| {
+            keys.filter_map(|k| s.get_item(&k).ok())
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .filter(|v| !v.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    src.char_indices().any(|(i, _)| {
+        if src[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| word(c) || c == '.')
+        {
+            return false;
+        }
+        let at = &src[i..];
+        let Some(root) = super::ROOTS
+            .iter()
+            .find(|r| at.starts_with(**r) && !at[r.len()..].chars().next().is_some_and(word))
+        else {
+            return false;
+        };
+        if *root == "secrets" {
+            return true;
+        }
+        let Ok(mut v) = ctx.get_attr(root) else {
+            return false;
+        };
+        let mut rest = &at[root.len()..];
+        while let Some(after) = rest.trim_start().strip_prefix('.') {
+            let after = after.trim_start();
+            let end = after.find(|c: char| !word(c)).unwrap_or(after.len());
+            match v.get_attr(&after[..end]) {
+                Ok(next) if end > 0 && !next.is_undefined() => v = next,
+                _ => break,
+            }
+            rest = &after[end..];
+        }
+        let text = v.as_str().map_or_else(
+            || serde_json::to_string(&v).unwrap_or_default(),
+            str::to_string,
+        );
+        secrets.iter().any(|s| text.contains(s.as_str()))
+    })
+}
+
+/// An error's detail without the values it quotes: the words before the first of them, the
+/// error's kind, and why.
+fn values_not_shown(kind: minijinja::ErrorKind, detail: &str) -> String {
+    let words: String = detail
+        .chars()
+        .take_while(|c| c.is_ascii_lowercase() || *c == ' ' || *c == '-')
+        .collect();
+    let words = words.trim_end();
+    let kind = kind.to_string();
+    let head = if words.is_empty() || kind.ends_with(words) {
+        kind
+    } else {
+        format!("{kind}: {words}")
+    };
+    format!("{head} (values not shown: the template reads a secret)")
 }
 
 #[cfg(test)]
@@ -279,6 +365,32 @@ mod tests {
         );
         let err = t.render_str("{{ 'nope' | fromjson }}", &c).unwrap_err();
         assert!(err.message.contains("not JSON"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_error_of_a_template_that_reads_a_secret_quotes_no_value() {
+        let t = Templates::new();
+        let c = minijinja::Value::from_serialize(json!({
+            "secrets": {"PIN": "99312345"}, "env": {"COPY": "99312345"}, "vars": {"n": 7}
+        }));
+        for src in [
+            "{{ (secrets.PIN[1:] | int) ** 100 }}",
+            "x {{ (env.COPY[1:] | int) // 0 }}",
+        ] {
+            let e = t.render_string_value(src, &c).unwrap_err();
+            assert_eq!(
+                e.message,
+                "template error: invalid operation: unable to calculate (values not shown: the template reads a secret)",
+                "{src}"
+            );
+            assert!(e.offset.is_some(), "{src}");
+        }
+        let e = t
+            .render_str("{% include secrets.PIN[1:] %}", &c)
+            .unwrap_err();
+        assert!(!e.message.contains("9312345"), "{}", e.message);
+        let e = t.render_str("{{ vars.n // 0 }}", &c).unwrap_err();
+        assert!(e.message.contains("7 // 0"), "{}", e.message);
     }
 
     #[test]

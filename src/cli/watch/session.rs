@@ -177,7 +177,9 @@ impl Watch<'_> {
         };
         let selected = select(flows.clone(), &self.filter, self.shard);
         let run: Vec<Arc<LoadedFlow>> = if self.first {
-            warn_unused_vars(&overrides, &flows, self.reporter);
+            let (vars, files) = (&self.args.vars, &self.args.var_files);
+            let origin = |k: &str| crate::config::overrides::origin(k, vars, files);
+            warn_unused_vars(&overrides, &flows, self.reporter, &origin);
             selected
         } else {
             let hit = affected(&flows, &self.pending, &self.var_files());
@@ -232,10 +234,20 @@ impl Watch<'_> {
     fn load(&mut self) -> Loaded {
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
-            .and_then(|vars| {
+            .and_then(|mut vars| {
                 // What the walk leaves out is said at the first pass, not at each.
                 let warn = self.first.then_some(self.reporter);
-                Ok((load(&self.s, &self.registry, &vars, warn)?, vars))
+                let flows = load(&self.s, &self.registry, &vars, warn)?;
+                let (given, files) = (&self.args.vars, &self.args.var_files);
+                crate::config::overrides::type_overrides(
+                    &mut vars,
+                    &flows,
+                    &self.s.vars,
+                    given,
+                    files,
+                )
+                .map_err(CliError::invalid)?;
+                Ok((flows, vars))
             });
         let mut known: BTreeSet<PathBuf> = flow_files(&self.s)
             .map(|f| f.files)

@@ -1,0 +1,135 @@
+//! The type of a var given to runner (`--var`, a var file): a `--var` or `.env` value is text,
+//! and a var whose value in a flow (or in runner.toml's `[vars]`) is a boolean or a number takes
+//! that type from it. Without this, `--var SKIP_CHECKS=false` is the text `"false"` (so `not
+//! vars.SKIP_CHECKS` is false) and `--var MAX_MS=100` is a text compared with numbers: an
+//! override would turn a flow's meaning around without a word. A value that does not read as
+//! the type is refused.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::flows::LoadedFlow;
+use crate::source::Diagnostic;
+
+/// The value `given` (a var given to runner) takes when the var is `declared` so: a text made a
+/// boolean or a number when `declared` is one, anything else as it is; an error saying what
+/// was wanted when the text does not read as it.
+pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
+    let Value::String(text) = given else {
+        return Ok(given.clone());
+    };
+    let t = text.trim();
+    match declared {
+        Value::Bool(_) => match t {
+            "true" | "True" | "TRUE" => Ok(Value::Bool(true)),
+            "false" | "False" | "FALSE" => Ok(Value::Bool(false)),
+            _ => Err("a boolean: give `true` or `false`".to_string()),
+        },
+        Value::Number(_) => {
+            if let Ok(i) = t.parse::<i64>() {
+                return Ok(Value::from(i));
+            }
+            t.parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite() && !t.is_empty())
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .ok_or_else(|| "a number: give digits (`100`, `2.5`)".to_string())
+        }
+        _ => Ok(given.clone()),
+    }
+}
+
+/// Where the override of `k` comes from, as a message names it: `--var k`, or the var file
+/// that gives it (the last, as the last wins).
+pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
+    let on_line = vars
+        .iter()
+        .any(|v| v.split_once('=').is_some_and(|(n, _)| n.trim() == k));
+    if on_line {
+        return format!("--var {k}");
+    }
+    files
+        .iter()
+        .rev()
+        .find(|f| super::var_file::read(f).is_ok_and(|m| m.contains_key(k)))
+        .map_or_else(
+            || format!("--var {k}"),
+            |f| format!("`{k}` of the var file {}", f.display()),
+        )
+}
+
+/// Gives each override of a var that a flow (or runner.toml, `project`) declares a boolean or a
+/// number that type ([`typed`]); every override that does not read as its type is an error.
+pub(crate) fn type_overrides(
+    overrides: &mut Map<String, Value>,
+    flows: &[Arc<LoadedFlow>],
+    project: &Map<String, Value>,
+    vars: &[String],
+    files: &[PathBuf],
+) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    for (k, given) in overrides.iter_mut() {
+        let declared = flows
+            .iter()
+            .find_map(|f| {
+                let v = f.flow.vars.get(k.as_str())?;
+                typed_kind(v).then(|| (v.clone(), format!("flow `{}`", f.flow.name), f))
+            })
+            .map(|(v, who, f)| (v, format!("the {who} ({})", f.doc.file.name())))
+            .or_else(|| {
+                project
+                    .get(k.as_str())
+                    .filter(|v| typed_kind(v))
+                    .map(|v| (v.clone(), "runner.toml's `[vars]`".to_string()))
+            });
+        let Some((declared, who)) = declared else {
+            continue;
+        };
+        match typed(given, &declared) {
+            Ok(v) => *given = v,
+            Err(wanted) => errors.push(
+                Diagnostic::file_error(
+                    origin(k, vars, files),
+                    format!(
+                        "`{}` is not {wanted}: {who} gives `{k}` the value {declared}",
+                        given.as_str().unwrap_or_default().escape_debug()
+                    ),
+                )
+                .with_help(
+                    "a var given to runner takes the type of the var it overrides (a boolean or a number)",
+                ),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn typed_kind(v: &Value) -> bool {
+    matches!(v, Value::Bool(_) | Value::Number(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typed;
+    use serde_json::json;
+
+    #[test]
+    fn a_text_takes_the_type_of_the_var_it_overrides() {
+        assert_eq!(typed(&json!("false"), &json!(true)), Ok(json!(false)));
+        assert_eq!(typed(&json!(" True "), &json!(false)), Ok(json!(true)));
+        assert_eq!(typed(&json!("100"), &json!(500)), Ok(json!(100)));
+        assert_eq!(typed(&json!("2.5"), &json!(1)), Ok(json!(2.5)));
+        assert_eq!(typed(&json!("x"), &json!("y")), Ok(json!("x")));
+        assert!(typed(&json!("no"), &json!(true)).is_err());
+        assert!(typed(&json!("12abc"), &json!(1)).is_err());
+        assert!(typed(&json!("inf"), &json!(1)).is_err());
+        assert!(typed(&json!(""), &json!(1)).is_err());
+    }
+}

@@ -1,0 +1,319 @@
+//! Compiling and running templates with two guards minijinja has no setting for, put in its
+//! bytecode (minijinja's `unstable_machinery`; Cargo.toml pins the minor version):
+//!
+//! - An ordering comparison (`<`, `<=`, `>`, `>=`) between values of different kinds is an
+//!   error, as Jinja2's `TypeError` is. minijinja orders across kinds (every number before every
+//!   text), so `steps.count.stdout >= 1` would be true for a stdout of `0`: a check that always
+//!   passes. Each comparison instruction becomes a call of a function that compares the same
+//!   two values after checking their kinds; the instruction keeps its place (jumps are
+//!   unchanged) and its span (an error points at the comparison).
+//! - `*` that repeats a list or a text is bounded ([`MAX_ITEMS`], [`MAX_BYTES`]): minijinja
+//!   repeats a list lazily, and what is made of it later (its JSON, its printing) would take it
+//!   all at once (`[x] * 10**13` aborted runner).
+
+use std::collections::BTreeMap;
+
+use minijinja::machinery::{
+    CodeGenerator, Instruction, Instructions, Vm, WhitespaceConfig, make_string_output, parse,
+    parse_expr,
+};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::ValueKind;
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, Value};
+
+/// The most items one value a template makes may hold (at any depth): as many as minijinja's
+/// `range` gives. Each item costs about 270 bytes once the value is JSON.
+pub(crate) const MAX_ITEMS: usize = 100_000;
+/// The most bytes of text one value a template makes may hold.
+pub(crate) const MAX_BYTES: usize = 16 << 20;
+
+/// The functions the comparison instructions become: `(name, instruction's operator)`.
+const COMPARE: [(&str, &str); 4] = [
+    ("__runner_lt", "<"),
+    ("__runner_le", "<="),
+    ("__runner_gt", ">"),
+    ("__runner_ge", ">="),
+];
+const MUL: &str = "__runner_mul";
+
+/// Adds the functions the guarded instructions call, and the `lt`/`gt`/... tests that compare
+/// as the operators do.
+pub(crate) fn register(env: &mut Environment<'static>) {
+    env.add_function(COMPARE[0].0, |a: Value, b: Value| compare(&a, "<", &b));
+    env.add_function(COMPARE[1].0, |a: Value, b: Value| compare(&a, "<=", &b));
+    env.add_function(COMPARE[2].0, |a: Value, b: Value| compare(&a, ">", &b));
+    env.add_function(COMPARE[3].0, |a: Value, b: Value| compare(&a, ">=", &b));
+    env.add_function(MUL, mul);
+    for (names, op) in [
+        (&["lt", "lessthan", "<"][..], "<"),
+        (&["le", "<="][..], "<="),
+        (&["gt", "greaterthan", ">"][..], ">"),
+        (&["ge", ">="][..], ">="),
+    ] {
+        for name in names {
+            env.add_test(*name, move |a: Value, b: Value| compare(&a, op, &b));
+        }
+    }
+}
+
+/// The kind of a value as a message names it.
+fn kind(v: &Value) -> &'static str {
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool => "number",
+        ValueKind::String => "text",
+        ValueKind::None => "none",
+        ValueKind::Undefined => "undefined",
+        ValueKind::Seq | ValueKind::Iterable => "list",
+        ValueKind::Map => "map",
+        _ => "value",
+    }
+}
+
+/// `a op b` when both are numbers (a boolean counts as one, as in Python), both texts or both
+/// lists; an error naming both values and their kinds otherwise.
+fn compare(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
+    let (ka, kb) = (kind(a), kind(b));
+    if ka != kb || !matches!(ka, "number" | "text" | "list") {
+        let help = match (ka, kb) {
+            ("text", "number") | ("number", "text") => ": use `| int` or `| float` on the text",
+            ("none", _) | (_, "none") => ": check `is none` first",
+            _ => "",
+        };
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "cannot compare {} ({ka}) {op} {} ({kb}){help}",
+                shown(a),
+                shown(b)
+            ),
+        ));
+    }
+    let ord = a.partial_cmp(b);
+    Ok(match op {
+        "<" => ord.is_some_and(std::cmp::Ordering::is_lt),
+        "<=" => ord.is_some_and(std::cmp::Ordering::is_le),
+        ">" => ord.is_some_and(std::cmp::Ordering::is_gt),
+        _ => ord.is_some_and(std::cmp::Ordering::is_ge),
+    })
+}
+
+/// A value in a message: its repr, cut at 40 characters.
+fn shown(v: &Value) -> String {
+    let s = match v.kind() {
+        ValueKind::None => "none".to_string(),
+        _ => format!("{v:?}"),
+    };
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// `a * b`, refused when it repeats a text or a list past the bounds.
+fn mul(state: &State, a: Value, b: Value) -> Result<Value, Error> {
+    for (x, n) in [(&a, &b), (&b, &a)] {
+        let Some(n) = n.as_usize().filter(|_| n.kind() == ValueKind::Number) else {
+            continue;
+        };
+        let (per, limit, what) = match x.kind() {
+            ValueKind::String => (x.as_str().map_or(0, str::len), MAX_BYTES, "bytes"),
+            ValueKind::Seq | ValueKind::Iterable => (x.len().unwrap_or(0), MAX_ITEMS, "items"),
+            _ => continue,
+        };
+        if per.checked_mul(n).is_none_or(|total| total > limit) {
+            return Err(too_large(what, limit));
+        }
+    }
+    let expr = state.env().compile_expression("a * b")?;
+    expr.eval(minijinja::context! { a => a, b => b })
+}
+
+/// The error of a value past a bound.
+pub(crate) fn too_large(what: &str, limit: usize) -> Error {
+    let limit = if what == "bytes" {
+        format!("{} MiB of text", limit >> 20)
+    } else {
+        format!("{limit} items")
+    };
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!("the value is too large: a template's value holds at most {limit}"),
+    )
+}
+
+/// Whether `v` is within the bounds (items and bytes, at any depth), looking at no more of it
+/// than the bounds: a lazily repeated list is measured by its length, not walked.
+pub(crate) fn bounded(v: &Value) -> Result<(), Error> {
+    fn walk(v: &Value, items: &mut usize, bytes: &mut usize, depth: usize) -> Result<(), Error> {
+        match v.kind() {
+            ValueKind::String => *bytes += v.as_str().map_or(0, str::len),
+            ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => {
+                *items += v.len().unwrap_or(0);
+                if *items > MAX_ITEMS {
+                    return Err(too_large("items", MAX_ITEMS));
+                }
+                if depth > 100 {
+                    return Ok(());
+                }
+                let is_map = v.kind() == ValueKind::Map;
+                for item in v.try_iter()? {
+                    if is_map {
+                        *bytes += item.as_str().map_or(0, str::len);
+                        walk(&v.get_item(&item)?, items, bytes, depth + 1)?;
+                    } else {
+                        walk(&item, items, bytes, depth + 1)?;
+                    }
+                    if *items > MAX_ITEMS || *bytes > MAX_BYTES {
+                        break;
+                    }
+                }
+            }
+            _ => *bytes += 8,
+        }
+        if *items > MAX_ITEMS {
+            return Err(too_large("items", MAX_ITEMS));
+        }
+        if *bytes > MAX_BYTES {
+            return Err(too_large("bytes", MAX_BYTES));
+        }
+        Ok(())
+    }
+    walk(v, &mut 0, &mut 0, 0)
+}
+
+/// The comparisons and repetitions of `instructions` made calls of the guards.
+fn guard(instructions: &mut Instructions<'_>) {
+    for i in 0..instructions.len() {
+        let Ok(i) = u32::try_from(i) else { break };
+        let Some(instr) = instructions.get_mut(i) else {
+            break;
+        };
+        let name = match instr {
+            Instruction::Lt => COMPARE[0].0,
+            Instruction::Lte => COMPARE[1].0,
+            Instruction::Gt => COMPARE[2].0,
+            Instruction::Gte => COMPARE[3].0,
+            Instruction::Mul => MUL,
+            _ => continue,
+        };
+        *instr = Instruction::CallFunction(name, Some(2));
+    }
+}
+
+/// Renders the template `src` as `Environment::render_str` does, with the guards.
+pub(crate) fn render(env: &Environment<'static>, src: &str, ctx: &Value) -> Result<String, Error> {
+    let ws = WhitespaceConfig {
+        keep_trailing_newline: true,
+        ..WhitespaceConfig::default()
+    };
+    // A unit struct unless minijinja's `custom_syntax` is on (a dependency may turn it on).
+    #[allow(clippy::default_constructed_unit_structs)]
+    let ast = parse(src, "<string>", SyntaxConfig::default(), ws)?;
+    let mut g = CodeGenerator::new("<string>", src);
+    g.compile_stmt(&ast);
+    let (mut instructions, mut blocks) = g.finish();
+    guard(&mut instructions);
+    blocks.values_mut().for_each(guard);
+    let mut out = String::new();
+    Vm::new(env).eval(
+        &instructions,
+        ctx.clone(),
+        &blocks,
+        &mut make_string_output(&mut out),
+        AutoEscape::None,
+    )?;
+    Ok(out)
+}
+
+/// Evaluates the expression `src` as `Environment::compile_expression` and `eval` do, with the
+/// guards.
+pub(crate) fn eval(env: &Environment<'static>, src: &str, ctx: &Value) -> Result<Value, Error> {
+    let ast = parse_expr(src)?;
+    let mut g = CodeGenerator::new("<expression>", src);
+    g.compile_expr(&ast);
+    let mut instructions = g.finish().0;
+    guard(&mut instructions);
+    let mut out = String::new();
+    let (v, _) = Vm::new(env).eval(
+        &instructions,
+        ctx.clone(),
+        &BTreeMap::new(),
+        &mut make_string_output(&mut out),
+        AutoEscape::None,
+    )?;
+    Ok(v.unwrap_or(Value::UNDEFINED))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Templates;
+    use serde_json::json;
+
+    fn ctx() -> minijinja::Value {
+        minijinja::Value::from_serialize(json!({
+            "s": "0", "n": 1, "nothing": null, "l": [1, 2], "big": 10_000_000_000_000_i64
+        }))
+    }
+
+    #[test]
+    fn ordering_across_kinds_is_an_error_everywhere_a_template_compares() {
+        let t = Templates::new();
+        for src in [
+            "{{ s >= 1 }}",
+            "{{ n < s }}",
+            "{{ nothing < 500 }}",
+            "{{ l > 1 }}",
+            "{% if s > 0 %}x{% endif %}",
+            "{% for i in [1] %}{{ s <= i }}{% endfor %}",
+            "{{ 0 < s < 2 }}",
+            "{{ s is gt 0 }}",
+            "{{ [s] | select('lessthan', 5) | list }}",
+        ] {
+            let e = t
+                .render_str(src, &ctx())
+                .map(|ok| format!("{src} gave {ok}"));
+            let e = e.unwrap_err();
+            assert!(e.message.contains("cannot compare"), "{src}: {}", e.message);
+        }
+        let e = t.condition(&json!("s >= 1"), &ctx()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "template error: cannot compare \"0\" (text) >= 1 (number): use `| int` or `| float` on the text"
+        );
+        for (src, want) in [
+            ("{{ (s | int) < n }}", "true"),
+            ("{{ s < '1' }}", "true"),
+            ("{{ l < [1, 3] }}", "true"),
+            ("{{ n >= 1.5 }}", "false"),
+            ("{{ s == 0 }}", "false"),
+            ("{{ n is gt 0 }}", "true"),
+        ] {
+            assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
+        }
+    }
+
+    #[test]
+    fn repetitions_and_values_past_the_bounds_are_errors() {
+        let t = Templates::new();
+        for src in [
+            "{{ ['x'] * big }}",
+            "{{ ['x'] * 200000 }}",
+            "{{ 'ab' * 10000000 }}",
+            "{{ [['x'] * 1000] * 1000 }}",
+        ] {
+            let e = t.render_string_value(src, &ctx()).unwrap_err();
+            assert!(e.message.contains("too large"), "{src}: {}", e.message);
+        }
+        assert_eq!(
+            t.render_string_value("{{ (['x'] * 3) | join('') ~ 'ab' * 2 }}", &ctx())
+                .unwrap(),
+            json!("xxxabab")
+        );
+        assert_eq!(
+            t.render_string_value("{{ range(100000) | list | length }}", &ctx())
+                .unwrap(),
+            json!(100_000)
+        );
+    }
+}

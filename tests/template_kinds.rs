@@ -1,0 +1,234 @@
+//! What a template compares, and the kinds of the values it is given: an ordering comparison
+//! between a number and a text (or none) is an error, not a check that always passes; a
+//! `--var` or `.env` value takes the type of the var it overrides; a template that reads a
+//! secret and fails quotes no value made of it; a value too large to hold is an error with its
+//! place, not an abort; `${VAR}` in a `.env` file is read as dotenv reads it.
+
+use crate::common::{flow_run, write};
+
+/// `steps.count.stdout >= 1` on a stdout of `0`, a JSON text `"0"` compared with `> 0` and a
+/// JSON `null` compared with `< 500`: each fails with a message naming both kinds (minijinja
+/// ordered every number before every text and none, so each passed).
+#[test]
+fn an_ordering_comparison_of_a_number_with_a_text_or_none_fails() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, expr) in [
+        ("stdout", "steps.r.stdout >= 1"),
+        ("json", "(steps.r.stdout | fromjson)['items'] > 0"),
+        ("none", "(steps.r.stdout | fromjson).latency_ms < 500"),
+    ] {
+        let out = if name == "stdout" {
+            "0"
+        } else {
+            r#"{\"items\": \"0\", \"latency_ms\": null}"#
+        };
+        write(
+            d.path(),
+            &format!("{name}.yaml"),
+            &format!(
+                "name: {name}\nsteps:\n  - id: r\n    exec: [\"sh\", \"-c\", \"echo '{out}'\"]\n  - if: \"{{{{ {expr} }}}}\"\n    log: taken\n  - expect: {{ that: \"{{{{ {expr} }}}}\" }}\n"
+            ),
+        );
+        let ran = flow_run(d.path()).arg(format!("{name}.yaml")).run();
+        assert_eq!(ran.code, 1, "{name}: {}{}", ran.stdout, ran.stderr);
+        let want = if name == "none" {
+            "cannot compare none (none) < 500 (number)"
+        } else {
+            "(text)"
+        };
+        assert!(ran.stderr.contains(want), "{name}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("cannot compare"),
+            "{name}: {}",
+            ran.stdout
+        );
+    }
+    // Kinds that match still compare, and `==` across kinds is false, not an error.
+    write(
+        d.path(),
+        "same.yaml",
+        "name: same\nsteps:\n  - id: r\n    exec: [\"echo\", \"9\"]\n  - expect: { that: \"{{ (steps.r.stdout | int) > 1 and steps.r.stdout > '10' and 'a' != 1 and [1, 2] < [1, 3] }}\" }\n  - if: \"{{ steps.r.stdout == 9 }}\"\n    expect: { that: \"{{ false }}\" }\n",
+    );
+    flow_run(d.path()).arg("same.yaml").passes();
+}
+
+/// `--var SKIP_CHECKS=false` and `SKIP_CHECKS=false` in a `.env` file override a flow's boolean
+/// as the boolean false (the text `"false"` made `not vars.SKIP_CHECKS` false and skipped the
+/// check); `--var MAX_MS=100` overrides a number as the number 100 (the text made `900 <=
+/// vars.MAX_MS` pass); a value that does not read as the type is refused (exit 2).
+#[test]
+fn a_var_given_to_runner_takes_the_type_of_the_var_it_overrides() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "g.yaml",
+        "name: g\nvars: { SKIP_CHECKS: true, MAX_MS: 5000 }\nsteps:\n  - id: c\n    exec: [\"echo\", \"900\"]\n  - if: \"{{ not vars.SKIP_CHECKS }}\"\n    expect: { that: \"{{ (steps.c.stdout | int) <= vars.MAX_MS }}\" }\n",
+    );
+    write(d.path(), "ci.env", "SKIP_CHECKS=false\nMAX_MS=100\n");
+    flow_run(d.path()).arg("g.yaml").passes();
+    let by_file = flow_run(d.path())
+        .args(["g.yaml", "--var-file", "ci.env"])
+        .run();
+    let by_flag = flow_run(d.path())
+        .args([
+            "g.yaml",
+            "--var",
+            "SKIP_CHECKS=false",
+            "--var",
+            "MAX_MS=100",
+        ])
+        .run();
+    for ran in [by_file, by_flag] {
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr.contains("the right side `vars.MAX_MS` is 100"),
+            "{}",
+            ran.stdout
+        );
+    }
+    let bad = flow_run(d.path())
+        .args(["g.yaml", "--var", "SKIP_CHECKS=nope"])
+        .run();
+    assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr.contains("`nope` is not a boolean"),
+        "{}",
+        bad.stderr
+    );
+    write(d.path(), "bad.env", "MAX_MS=fast\n");
+    let bad = flow_run(d.path())
+        .args(["g.yaml", "--var-file", "bad.env"])
+        .run();
+    assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr.contains("of the var file bad.env") && bad.stderr.contains("not a number"),
+        "{}",
+        bad.stderr
+    );
+}
+
+/// A template that reads a secret and fails shows minijinja's kind of error and its place, but
+/// not the values it quotes: `unable to calculate 9312345 ** 100` (made of the PIN) and the
+/// name of a template made of the token were raw in every output.
+#[test]
+fn a_failed_template_that_reads_a_secret_quotes_no_value() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "e.yaml",
+        "name: e\nsecrets: [PIN]\nsteps:\n  - exec: [\"echo\", \"{{ (secrets.PIN[1:] | int) ** 100 }}\"]\n",
+    );
+    write(
+        d.path(),
+        "i.yaml",
+        "name: i\nsecrets: [T]\nsteps:\n  - exec: [\"echo\", \"{% include secrets.T[1:] %}\"]\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["e.yaml", "i.yaml"])
+        .env("PIN", "99312345")
+        .env("T", "Kestrel-Vault-9931-Zulu")
+        .run();
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let report = ran.report.to_string();
+    for shown in [&ran.stdout, &ran.stderr, &report] {
+        assert!(!shown.contains("9312345"), "{shown}");
+        assert!(!shown.contains("estrel-Vault"), "{shown}");
+    }
+    assert!(
+        ran.stderr.contains(
+            "invalid operation: unable to calculate (values not shown: the template reads a secret)"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stderr.contains("e.yaml:4:"), "{}", ran.stderr);
+    // A template that reads no secret still shows its values.
+    write(
+        d.path(),
+        "n.yaml",
+        "name: n\nvars: { n: 7 }\nsteps:\n  - exec: [\"echo\", \"{{ vars.n // 0 }}\"]\n",
+    );
+    let ran = flow_run(d.path()).arg("n.yaml").run();
+    assert!(ran.stderr.contains("7 // 0"), "{}", ran.stderr);
+}
+
+/// `[x] * 10**13` aborted runner (SIGABRT, no report) when its value was made JSON, and
+/// `['ab'] * 1000000` took 275 MB: a value past the bounds is a template error at its place,
+/// and the run reports it.
+#[test]
+fn a_value_too_large_is_an_error_not_an_abort() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "big.yaml",
+        "name: big\nvars: { n: 10000000000000 }\nsteps:\n  - exec: [\"echo\", \"{{ 'a-b'.split('-') * vars.n }}\"]\n",
+    );
+    write(
+        d.path(),
+        "lit.yaml",
+        "name: lit\nsteps:\n  - exec: [\"echo\", \"{{ ['x'] * 10000000000000 }}\"]\n",
+    );
+    write(
+        d.path(),
+        "long.yaml",
+        "name: long\nsteps:\n  - exec: [\"echo\", \"x {{ ['ab'] * 1000000 }}\"]\n",
+    );
+    write(
+        d.path(),
+        "text.yaml",
+        "name: text\nsteps:\n  - exec: [\"echo\", \"{{ 'ab' * 10000000 }}\"]\n",
+    );
+    for f in ["big.yaml", "lit.yaml", "long.yaml", "text.yaml"] {
+        let ran = flow_run(d.path())
+            .arg(f)
+            .run_within(std::time::Duration::from_secs(60));
+        assert_eq!(ran.code, 1, "{f}: {}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr.contains("the value is too large"),
+            "{f}: {}",
+            ran.stdout
+        );
+        assert_eq!(ran.report["flows"][0]["status"], "failed", "{f}");
+    }
+}
+
+/// `${NAME}` in a `.env` file is expanded as python-dotenv and Compose expand it (unquoted and
+/// in double quotes, from a name above in the file or the environment; kept in single quotes):
+/// it reached the flow as `${NAME}`. One with no value is refused at its line. A key no flow
+/// uses is warned about as the var file's, not as a `--var`.
+#[test]
+fn dollar_braces_in_a_dotenv_file_are_expanded_as_dotenv_does() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "h.yaml",
+        "name: h\nvars: { A: '', B: '', C: '' }\nsteps:\n  - expect: { that: \"{{ vars.A == '${BASE_X}/single' and vars.B == '/srv/double' and vars.C == '/srv/double/bare' }}\" }\n",
+    );
+    write(
+        d.path(),
+        "v.env",
+        "A='${BASE_X}/single'\nB=\"${BASE_X}/double\"\nC=${B}/bare\nE=1\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["h.yaml", "--var-file", "v.env"])
+        .env("BASE_X", "/srv")
+        .run();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("`E` of the var file v.env is not used by any flow"),
+        "{}",
+        ran.stderr
+    );
+    write(d.path(), "u.env", "A=x\nB=${NOT_SET_ANYWHERE_X}\n");
+    let ran = flow_run(d.path())
+        .args(["h.yaml", "--var-file", "u.env"])
+        .run();
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("u.env:2:3")
+            && ran.stderr.contains("`${NOT_SET_ANYWHERE_X}` has no value"),
+        "{}",
+        ran.stderr
+    );
+}
