@@ -149,6 +149,7 @@ impl Recorder {
                 | "Network.responseReceived"
                 | "Network.loadingFinished"
                 | "Network.loadingFailed"
+                | "Runtime.executionContextCreated"
                 | "Runtime.executionContextsCleared"
                 | "Runtime.executionContextDestroyed"
         )
@@ -234,7 +235,7 @@ impl Recorder {
     /// masked with `masker`; and what was left out of them, and why.
     pub(crate) async fn drawn(
         &self,
-        link: &Link,
+        link: &Arc<Link>,
         ids: &[u64],
         timeout: Duration,
         masker: &crate::step::Masker,
@@ -244,7 +245,8 @@ impl Recorder {
         };
         let shots = s.shots(ids, timeout).await;
         let (quality, width, height) = SCREENCAST;
-        snapshots::render(link, shots, (quality, f64::from(width.min(height))), masker).await
+        let size = (quality, f64::from(width.min(height)));
+        snapshots::render(link, shots, size, masker, snapshots::BOUNDS).await
     }
 
     /// Picture `id` once it is chosen: a JPEG (or none), and whether it may show the changes
@@ -313,7 +315,7 @@ impl Recorder {
     ) {
         if method.starts_with("Runtime.executionContext") {
             if let Some(shots) = &self.snapshots {
-                shots.heard(session, method, p);
+                shots.heard((link, session, target), method, p);
             }
             return;
         }

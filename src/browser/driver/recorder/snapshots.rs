@@ -5,9 +5,8 @@
 //! (`scripts/snapshot.js`, evaluated in an isolated world of the tab's frame, so the page's
 //! scripts cannot change what it reads): one `Runtime.evaluate` sent after the step (before
 //! the next step's commands: it is of the page after this step), its answer taken as it comes,
-//! so the flow waits for no answer (but, once a document, for the isolated world's: the first
-//! step that acts in it). A step that only reads the page shares the snapshot of the last that
-//! acted.
+//! so the flow waits for no answer (the isolated world is made ahead, as each document comes:
+//! see `world`). A step that only reads the page shares the snapshot of the last that acted.
 //!
 //! Bounded: a snapshot (its HTML and the stylesheets' texts it sends) of more than
 //! `MAX_SNAPSHOT` characters is not sent (the page says how large it is: no answer comes near
@@ -31,7 +30,8 @@ use super::super::cdp::Link;
 use super::super::script;
 
 mod draw;
-pub(crate) use draw::{Drawn, refuse, render};
+pub(crate) use draw::{BOUNDS, Drawn, refuse, render};
+mod world;
 
 /// The page-side capture.
 const SNAPSHOT_JS: &str = include_str!("../scripts/snapshot.js");
@@ -51,9 +51,6 @@ const MAX_HELD: usize = 64 * 1024 * 1024;
 
 /// How long one snapshot's evaluation may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long the isolated world a snapshot is taken in may take to be had (the step waits).
-const WORLD_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One snapshot: the page's HTML (its `<link>` stylesheets standing as
 /// `<style data-runner-sheet>`), its viewport in CSS pixels.
@@ -93,9 +90,8 @@ struct Held {
     let_go: usize,
     /// Why no snapshot is taken any more (a document over `MAX_SNAPSHOT`).
     stopped: Option<String>,
-    /// The isolated world snapshots are taken in, by runner's session on the tab: its
-    /// execution context in the tab's document (forgotten when the document's contexts go).
-    worlds: HashMap<String, u64>,
+    /// The isolated world snapshots are taken in, in each tab's document (see `world`).
+    worlds: world::Worlds,
 }
 
 impl Snapshots {
@@ -150,7 +146,7 @@ impl Snapshots {
         u64,
         impl Future<Output = Result<Value, super::super::cdp::CdpError>> + use<>,
     )> {
-        let Some(context) = self.world(&link, &session, &target).await else {
+        let Some(context) = self.shared().context((&link, &session, &target)).await else {
             self.state.lock().ok()?.last = None;
             return None;
         };
@@ -180,53 +176,26 @@ impl Snapshots {
             let answer = answer.await;
             if answer.is_err()
                 && let Ok(mut h) = state.lock()
-                && h.worlds.get(&session) == Some(&context)
             {
-                h.worlds.remove(&session);
+                h.worlds.refused(&session, context);
             }
             answer
         }))
     }
 
-    /// The execution context of the isolated world snapshots are taken in, in the document of
-    /// tab `target` (runner's session `session` on it): the one known, else made (the step
-    /// waits for it: once a document).
-    async fn world(&self, link: &Link, session: &str, target: &str) -> Option<u64> {
-        if let Some(known) = self.state.lock().ok()?.worlds.get(session) {
-            return Some(*known);
+    /// What the tasks that make the isolated worlds share (see `world`).
+    fn shared(&self) -> world::Shared {
+        world::Shared {
+            state: self.state.clone(),
+            told: self.told.clone(),
         }
-        let world = json!({ "frameId": target, "worldName": "runner-snapshot" });
-        let made = link
-            .call_in(
-                Some(session),
-                "Page.createIsolatedWorld",
-                world,
-                WORLD_TIMEOUT,
-            )
-            .await;
-        let context = made.ok()?["executionContextId"].as_u64()?;
-        self.state
-            .lock()
-            .ok()?
-            .worlds
-            .insert(session.to_string(), context);
-        Some(context)
     }
 
-    /// Event `method` of runner's session `session` on a tab: when its document's contexts
-    /// go, so does the isolated world known in it.
-    pub(crate) fn heard(&self, session: &str, method: &str, p: &Value) {
-        let Ok(mut h) = self.state.lock() else { return };
-        let gone = match method {
-            "Runtime.executionContextsCleared" => true,
-            "Runtime.executionContextDestroyed" => {
-                h.worlds.get(session).copied() == p["executionContextId"].as_u64()
-            }
-            _ => false,
-        };
-        if gone {
-            h.worlds.remove(session);
-        }
+    /// Event `method` of runner's session on tab `on` (runner's connection, the session, the
+    /// tab): a new document's isolated world is made ahead; when the document's contexts go,
+    /// so does its world (read by the connection's reader: nothing here waits).
+    pub(crate) fn heard(&self, on: (&Arc<Link>, &str, &str), method: &str, p: &Value) {
+        self.shared().heard(on, method, p);
     }
 
     /// Waits (at most `timeout`) for the snapshots asked for; then the snapshots `pictures`

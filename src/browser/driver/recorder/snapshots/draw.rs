@@ -6,8 +6,10 @@
 //! drawn), each shot with its stylesheets put in (each once) and masked with the flow's masker
 //! (`Page.setDocumentContent`), at the flow's viewport (the tab's own, never a size the page
 //! names; at most `MAX_SIDE` pixels a side), and taken as the screencast's JPEGs were. The
-//! whole drawing takes at most `BUDGET`, and stops at the first call the browser does not
-//! answer in time: the pictures not drawn are said in the trace.
+//! whole drawing takes at most `BOUNDS.all`, and stops at the first call the browser does not
+//! answer in time (`BOUNDS.call`): the pictures not drawn are said in the trace. The drawing
+//! context's disposal is sent, its answer not waited for (a browser that stalls would hold the
+//! run past the bound).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,8 +26,18 @@ use crate::step::Masker;
 /// The longest side of a drawing, in CSS pixels.
 pub(crate) const MAX_SIDE: u32 = 4096;
 
-/// How long drawing a flow's pictures may take, all together.
-const BUDGET: Duration = Duration::from_secs(15);
+/// How long drawing a flow's pictures may take: all together, and one call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    pub(crate) all: Duration,
+    pub(crate) call: Duration,
+}
+
+/// The bounds of a flow's drawing.
+pub(crate) const BOUNDS: Bounds = Bounds {
+    all: Duration::from_secs(15),
+    call: CALL_TIMEOUT,
+};
 
 /// The pictures drawn (by id) and what was left out, and why.
 #[derive(Debug, Default)]
@@ -35,17 +47,17 @@ pub(crate) struct Drawn {
 }
 
 /// A tab to draw in: runner's connection, its session on the tab, the tab, and when the
-/// drawing must end.
+/// drawing must end and how long one call may wait.
 struct Tab<'a> {
     link: &'a Link,
     session: String,
     target: String,
-    until: Instant,
+    until: (Instant, Duration),
 }
 
 impl Tab<'_> {
-    /// Calls `method` in the tab, waiting at most `CALL_TIMEOUT` and no later than the drawing's
-    /// end.
+    /// Calls `method` in the tab, waiting at most one call's bound and no later than the
+    /// drawing's end.
     async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
         self.link
             .call_in(Some(&self.session), method, params, left(self.until))
@@ -55,13 +67,14 @@ impl Tab<'_> {
 
 /// Draws each of `shots` (and the pictures that show it) in a tab of a fresh context of the
 /// browser on `link` that runs no script and asks for no URL, masked with `masker`, and takes
-/// it as a JPEG of quality `quality` at most `max` pixels wide and high; what could not be
-/// drawn is missing, and said when the drawing stopped.
+/// it as a JPEG of quality `quality` at most `max` pixels wide and high, within `bounds` (see
+/// `BOUNDS`); what could not be drawn is missing, and said when the drawing stopped.
 pub(crate) async fn render(
-    link: &Link,
+    link: &Arc<Link>,
     mut shots: Shots,
     (quality, max): (u32, f64),
     masker: &Masker,
+    bounds: Bounds,
 ) -> Drawn {
     let mut out = Drawn {
         left_out: std::mem::take(&mut shots.left_out),
@@ -70,9 +83,9 @@ pub(crate) async fn render(
     if shots.each.is_empty() {
         return out;
     }
-    let until = Instant::now() + BUDGET;
+    let until = (Instant::now() + bounds.all, bounds.call);
     let Ok(context) = call(link, "Target.createBrowserContext", json!({}), until).await else {
-        out.left_out.push(unreachable(shots.each.len()));
+        out.left_out.push(unreachable(shots.each.len(), bounds));
         return out;
     };
     let context = context["browserContextId"].clone();
@@ -100,26 +113,27 @@ pub(crate) async fn render(
         }
     }
     if missed > 0 {
-        out.left_out.push(unreachable(missed));
+        out.left_out.push(unreachable(missed, bounds));
     }
-    // Whatever the time left: the context goes.
+    // Whatever the time left: the context goes (sent; its answer is not waited for).
     let params = json!({ "browserContextId": context });
-    let gone = Instant::now() + CALL_TIMEOUT;
-    let _ = call(link, "Target.disposeBrowserContext", params, gone).await;
+    let _ = link
+        .sent_in(None, "Target.disposeBrowserContext", params, bounds.call)
+        .await;
     out
 }
 
 /// What is said of the pictures of `missed` steps not drawn.
-fn unreachable(missed: usize) -> String {
+fn unreachable(missed: usize, bounds: Bounds) -> String {
     format!(
-        "the pictures of {missed} steps: drawing a failed flow's pictures (offline, in a tab of its own) stops after {} s, at a call the browser does not answer in time, or when such a tab cannot be had",
-        BUDGET.as_secs()
+        "the pictures of {missed} steps: drawing a failed flow's pictures (offline, in a tab of its own) stops after {}, at a call the browser does not answer in time, or when such a tab cannot be had",
+        humantime::format_duration(bounds.all)
     )
 }
 
-/// How long a call may wait: at most `CALL_TIMEOUT`, and no later than `until`.
-fn left(until: Instant) -> Duration {
-    CALL_TIMEOUT.min(until.saturating_duration_since(Instant::now()))
+/// How long a call may wait: at most one call's bound, and no later than the drawing's end.
+fn left((until, call): (Instant, Duration)) -> Duration {
+    call.min(until.saturating_duration_since(Instant::now()))
 }
 
 /// Turns `tab`'s scripts off and refuses each of its requests: whether both hold (else
@@ -143,7 +157,7 @@ async fn draw_all(
 ) -> (HashMap<u64, Arc<Vec<u8>>>, usize) {
     let mut out = HashMap::new();
     for (i, (ids, shot)) in shots.each.iter().enumerate() {
-        if Instant::now() >= tab.until {
+        if Instant::now() >= tab.until.0 {
             return (out, shots.each.len() - i);
         }
         let html = prepared(&shot.html, &shots.sheets, masker);
@@ -214,8 +228,13 @@ pub(crate) fn refuse(link: &Arc<Link>, msg: &Value) {
     });
 }
 
-/// Calls `method` on the browser, waiting no later than `until` (see `left`).
-async fn call(link: &Link, method: &str, params: Value, until: Instant) -> Result<Value, CdpError> {
+/// Calls `method` on the browser, waiting no longer than `until` allows (see `left`).
+async fn call(
+    link: &Link,
+    method: &str,
+    params: Value,
+    until: (Instant, Duration),
+) -> Result<Value, CdpError> {
     link.call_in(None, method, params, left(until)).await
 }
 

@@ -113,3 +113,160 @@ fn a_snapshot_is_masked_before_it_is_drawn() {
     assert!(!drawn.contains("Kestrel"), "{drawn}");
     assert_eq!(drawn.matches("***").count(), 2, "{drawn}");
 }
+
+/// A browser stand-in for the drawing: it answers its first `answered` calls (each after
+/// `delay`) and then none, keeping the connection open, and notes each call's method.
+async fn stalling_browser(
+    answered: usize,
+    delay: std::time::Duration,
+) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/devtools/browser/x", listener.local_addr().unwrap());
+    let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let noted = calls.clone();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        while let Some(Ok(Message::Text(t))) = ws.next().await {
+            let req: serde_json::Value = serde_json::from_str(&t).unwrap();
+            let method = req["method"].as_str().unwrap_or_default().to_string();
+            let n = {
+                let mut c = noted.lock().unwrap();
+                c.push(method.clone());
+                c.len()
+            };
+            if n > answered {
+                continue;
+            }
+            tokio::time::sleep(delay).await;
+            let result = match method.as_str() {
+                "Target.createBrowserContext" => json!({ "browserContextId": "C" }),
+                "Target.createTarget" => json!({ "targetId": "T" }),
+                "Target.attachToTarget" => json!({ "sessionId": "S" }),
+                // A JPEG's first bytes.
+                "Page.captureScreenshot" => json!({ "data": "/9j/" }),
+                _ => json!({}),
+            };
+            let answer = json!({ "id": req["id"], "result": result });
+            let _ = ws.send(Message::text(answer.to_string())).await;
+        }
+    });
+    (url, calls)
+}
+
+/// Three snapshots to draw, of pictures 1, 2 and 3.
+fn three_shots() -> super::Shots {
+    let shot = |n: u64| {
+        let html = format!("<p>{n}</p>");
+        (
+            vec![n],
+            super::Shot {
+                html: html.as_str().into(),
+                size: (800, 600),
+            },
+        )
+    };
+    super::Shots {
+        each: vec![shot(1), shot(2), shot(3)],
+        ..super::Shots::default()
+    }
+}
+
+/// Draws `three_shots` on the browser at `url` within `bounds`: what was drawn, and how long
+/// it took.
+async fn draw_within(
+    url: &str,
+    bounds: super::draw::Bounds,
+) -> (super::Drawn, std::time::Duration) {
+    let on_event: crate::browser::driver::cdp::OnEvent = Box::new(|_, _| {});
+    let cdp = crate::browser::driver::cdp::Cdp::connect(url, bounds.call, on_event)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let masker = Masker::new(Vec::new());
+    let drawn = super::render(cdp.link(), three_shots(), (50, 480.0), &masker, bounds).await;
+    (drawn, started.elapsed())
+}
+
+fn ms(n: u64) -> std::time::Duration {
+    std::time::Duration::from_millis(n)
+}
+
+/// A browser that answers nothing: the drawing gives up at its bound (not a call's), and says
+/// every picture was left out.
+#[tokio::test]
+async fn a_browser_that_answers_nothing_leaves_the_pictures_out_within_the_bound() {
+    let (url, calls) = stalling_browser(0, ms(0)).await;
+    let bounds = super::draw::Bounds {
+        all: ms(600),
+        call: ms(10_000),
+    };
+    let (drawn, took) = draw_within(&url, bounds).await;
+    assert!(took < ms(1_600), "{took:?}");
+    assert!(drawn.pictures.is_empty());
+    assert_eq!(drawn.left_out.len(), 1, "{:?}", drawn.left_out);
+    assert!(
+        drawn.left_out[0].starts_with("the pictures of 3 steps"),
+        "{:?}",
+        drawn.left_out
+    );
+    assert_eq!(*calls.lock().unwrap(), ["Target.createBrowserContext"]);
+}
+
+/// A browser that answers the first picture's calls and then stalls: the drawing stops at the
+/// first call not answered in time (no other picture is tried, though the bound of the whole
+/// has time left), says the two pictures left out, and sends the context's disposal without
+/// waiting for its answer.
+#[tokio::test]
+async fn the_drawing_stops_at_the_first_call_not_answered() {
+    // The context, the tab, its session, scripts off, requests refused; the first picture's
+    // size, document and screenshot.
+    let (url, calls) = stalling_browser(8, ms(0)).await;
+    let bounds = super::draw::Bounds {
+        all: ms(8_000),
+        call: ms(400),
+    };
+    let (drawn, took) = draw_within(&url, bounds).await;
+    assert!(took < ms(2_000), "{took:?}");
+    assert_eq!(drawn.pictures.keys().collect::<Vec<_>>(), [&1u64]);
+    assert_eq!(*drawn.pictures[&1], [0xFF, 0xD8, 0xFF]);
+    assert!(
+        drawn.left_out.len() == 1 && drawn.left_out[0].starts_with("the pictures of 2 steps"),
+        "{:?}",
+        drawn.left_out
+    );
+    // Wait for the disposal to reach the stand-in.
+    tokio::time::sleep(ms(200)).await;
+    let calls = calls.lock().unwrap();
+    assert_eq!(
+        calls[8..],
+        [
+            "Emulation.setDeviceMetricsOverride",
+            "Target.disposeBrowserContext"
+        ]
+    );
+}
+
+/// A browser that answers every call, slowly: the drawing ends at its bound, the call under way
+/// then cut short, and says what it left out.
+#[tokio::test]
+async fn a_slow_browser_gets_the_drawings_bound_and_no_more() {
+    // Each picture takes three calls after five to set up: 2.4 s at 150 ms a call.
+    let (url, _calls) = stalling_browser(usize::MAX, ms(150)).await;
+    let bounds = super::draw::Bounds {
+        all: ms(1_200),
+        call: ms(10_000),
+    };
+    let (drawn, took) = draw_within(&url, bounds).await;
+    assert!(took < ms(1_700), "{took:?}");
+    assert!(drawn.pictures.len() < 3, "{:?}", drawn.pictures.keys());
+    let missed = 3 - drawn.pictures.len();
+    assert!(
+        drawn.left_out.len() == 1
+            && drawn.left_out[0].starts_with(&format!("the pictures of {missed} steps")),
+        "{:?}",
+        drawn.left_out
+    );
+}
