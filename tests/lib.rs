@@ -62,6 +62,7 @@ mod secret_forms;
 mod secret_learning;
 mod secret_made;
 mod secret_numbers;
+mod secret_pixels;
 mod secret_run_wide;
 mod secret_search;
 mod secrets;

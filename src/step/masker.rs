@@ -480,5 +480,6 @@ fn mask_value_with(m: &AhoCorasick, shapes: bool, value: &Value) -> Value {
 }
 
 mod made;
+mod markup;
 #[cfg(test)]
 mod tests;

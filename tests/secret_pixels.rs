@@ -1,0 +1,129 @@
+//! A secret the page shows split by markup (`<span>Kestrel-</span><span>Vault-…</span>`, a
+//! `<wbr>`, a highlight), in what a run keeps of the page (issue 27 / 29, the tenth attack's
+//! F6): the trace's drawn pictures show it as `***`, and `inspect`'s `html` shows it masked in
+//! every report.
+
+use std::path::Path;
+
+use crate::common::{flow_run, write};
+
+const SECRET: &str = "Kestrel-Vault-9931-Zulu";
+
+/// A page showing `key` as an API key, with a heading above it.
+fn page(key: &str) -> String {
+    format!(
+        "<!doctype html><html><body style=\"font-size:28px\"><h1>Account</h1>\
+         <p>API key: {key} (shown once)</p></body></html>"
+    )
+}
+
+/// A failed flow `name` that opens `site`'s page: its trace draws the page as it was.
+fn failing(dir: &Path, name: &str, site: &str) {
+    write(
+        dir,
+        &format!("{name}.yaml"),
+        &format!(
+            r#"name: {name}
+secrets: [T]
+web_server: {{ static: "{site}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - expect: {{ that: "{{{{ 1 == 2 }}}}" }}
+"#
+        ),
+    );
+}
+
+/// The drawn picture (a JPEG) of the first step of the flow whose artifacts end in `name`.
+fn first_picture(dir: &Path, name: &str) -> Vec<u8> {
+    let flow = std::fs::read_dir(dir.join("art"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with(name))
+        .unwrap_or_else(|| panic!("no artifacts of {name}"));
+    let path = flow.path().join("trace/trace.json");
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let picture = trace["steps"][0]["picture"].as_str().unwrap_or_default();
+    assert!(picture.ends_with(".jpg"), "{trace}");
+    std::fs::read(picture).unwrap()
+}
+
+/// Two failed flows: one on a page that shows the secret split across two elements, one on
+/// the same page showing `***` where the masking puts it. Their drawn pictures are the same,
+/// byte for byte: the picture of the first shows no piece of the secret (before the fix, it
+/// drew `API key: Kestrel-Vault-9931-Zulu`, since the HTML was masked only as text).
+#[test]
+fn a_drawn_picture_masks_a_secret_split_by_markup() {
+    let d = tempfile::tempdir().unwrap();
+    let split = "<span>Kestrel-</span><wbr><span>Vault-9931-Zulu</span>";
+    for site in ["split", "masked"] {
+        std::fs::create_dir(d.path().join(site)).unwrap();
+    }
+    write(d.path(), "split/index.html", &page(split));
+    write(
+        d.path(),
+        "masked/index.html",
+        &page("<span>***</span><wbr><span></span>"),
+    );
+    failing(d.path(), "split", "split");
+    failing(d.path(), "masked", "masked");
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["split.yaml", "masked.yaml"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let (shown, masked) = (
+        first_picture(d.path(), "split"),
+        first_picture(d.path(), "masked"),
+    );
+    assert!(
+        shown == masked,
+        "the drawn picture differs from the masked page's"
+    );
+}
+
+/// `inspect` of an element that shows the secret split by markup: its `html` (and each
+/// element's) is masked in report.json, trace.json and the HTML report, as its `text` is.
+#[test]
+fn inspect_html_masks_a_secret_split_by_markup() {
+    let d = tempfile::tempdir().unwrap();
+    let split = "<span>Kestrel-</span><span>Vault-9931-Zulu</span>";
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(d.path(), "site/index.html", &page(split));
+    write(
+        d.path(),
+        "insp.yaml",
+        r#"name: inspect split
+secrets: [T]
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - id: i
+    inspect: { target: "p" }
+  - exec: ["sh", "-c", "exit 1"]
+"#,
+    );
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["insp.yaml", "--report", "html=h"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let i = &ran.report["flows"][0]["steps"][1];
+    assert_eq!(i["outputs"]["text"], "API key: *** (shown once)", "{i}");
+    let html = i["outputs"]["html"].as_str().unwrap();
+    assert!(html.starts_with("<p>API key: <span>***</span>"), "{html}");
+    let trace = std::fs::read_to_string(d.path().join("art/001-inspect-split/trace/trace.json"));
+    let index = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    let report = ran.report.to_string();
+    for (name, text) in [
+        ("report", &report),
+        ("trace", &trace.unwrap()),
+        ("html", &index),
+    ] {
+        for piece in ["Kestrel", "Vault-9931", "9931-Zulu"] {
+            assert!(!text.contains(piece), "{name} shows {piece}");
+        }
+    }
+    assert!(index.contains("inspect"), "{index}");
+}
