@@ -127,3 +127,97 @@ steps:
     }
     assert!(index.contains("inspect"), "{index}");
 }
+
+/// A failed flow `name` that types the secret into a field when `typed` (else types `nothing`),
+/// then fails an assertion on the page.
+fn typing(dir: &Path, name: &str, typed: bool) {
+    let value = if typed { "{{ secrets.T }}" } else { "nothing" };
+    write(
+        dir,
+        &format!("{name}.yaml"),
+        &format!(
+            r##"name: {name}
+secrets: [T]
+web_server: {{ static: "site" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/form.html"
+  - fill: {{ target: "#tok", value: "{value}" }}
+  - expect: {{ visible: {{ text: "Nothing like this" }} }}
+    timeout: 1s
+"##
+        ),
+    );
+}
+
+/// A failed step's screenshot would show a secret typed into a field in pixels, which no masker
+/// reads: it is left out, and the console, report.json and the HTML report say so; the trace
+/// still has the step's picture, drawn from the masked snapshot. The same flow typing no secret
+/// keeps its screenshot.
+#[test]
+fn a_failure_screenshot_of_a_page_showing_a_secret_is_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/form.html",
+        "<!doctype html><html><body><h1>Account</h1>\
+         <label>Token <input id=\"tok\" type=\"text\" size=\"40\"></label></body></html>",
+    );
+    typing(d.path(), "typed", true);
+    typing(d.path(), "plain", false);
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["typed.yaml", "plain.yaml", "--report", "html=h"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let arts = |name: &str| {
+        let flows = ran.report["flows"].as_array().unwrap();
+        let flow = flows.iter().find(|f| f["name"] == name).unwrap();
+        flow["steps"][2]["failure_artifacts"].clone()
+    };
+    let (typed, plain) = (arts("typed"), arts("plain"));
+    assert_eq!(
+        typed["screenshot_left_out"], "the page showed a secret",
+        "{typed}"
+    );
+    assert!(typed["screenshot"].is_null(), "{typed}");
+    assert!(typed["snapshot"].is_string(), "{typed}");
+    assert!(plain["screenshot"].is_string(), "{plain}");
+    assert!(plain["screenshot_left_out"].is_null(), "{plain}");
+    let dir = |name: &str| {
+        std::fs::read_dir(d.path().join("art"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .find(|e| e.file_name().to_string_lossy().ends_with(name))
+            .unwrap()
+            .path()
+    };
+    let pngs = |flow: &str| {
+        std::fs::read_dir(dir(flow))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with("-failure.png"))
+            .count()
+    };
+    assert_eq!((pngs("-typed"), pngs("-plain")), (0, 1));
+    let said = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        said.contains("screenshot left out: the page showed a secret"),
+        "{said}"
+    );
+    let index = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    assert!(index.contains("screenshot left out: the page showed a secret"));
+    let shots = index
+        .matches("alt=\"the page when the step failed\"")
+        .count();
+    assert_eq!(shots, 1, "only the plain flow's");
+    let trace = std::fs::read_to_string(dir("-typed").join("trace/trace.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&trace).unwrap();
+    let failed = &trace["steps"][2];
+    assert!(
+        failed["picture"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(".jpg")),
+        "{failed}"
+    );
+}

@@ -259,14 +259,25 @@ impl FlowBrowser {
         }
         // Each file inside the artifacts, never through a symlink a reused directory holds.
         let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
-        if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
+        // The snapshot first: a page that shows a secret (typed into a field, or its own text,
+        // split by markup or not) is not photographed, since no masker reads pixels.
+        let snapshot = s.send(Command::snapshot(), t).await.ok();
+        let raw = snapshot.as_ref().map(|d| {
+            d.get("snapshot")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        });
+        if let Some(why) = shot_left_out(masker, raw.as_deref()) {
+            out.insert("screenshot_left_out".into(), Value::String(why.into()));
+        } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
                 "screenshot".into(),
                 Value::String(png.display().to_string()),
             );
         }
-        if let Ok(data) = s.send(Command::snapshot(), t).await {
-            let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
+        if let Some(raw) = raw {
+            let text = masker.mask(&raw);
             let written = crate::fs::create_artifact(root, &txt)
                 .is_ok_and(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()).is_ok());
             if written {
@@ -342,3 +353,15 @@ impl FlowBrowser {
 
 mod trace;
 pub(crate) use trace::{HELD_PICTURES, Recorded};
+
+/// Why a failure screenshot is not taken, if it is not: the page's snapshot (its text, the
+/// values of its fields) shows a secret, or, when there are secrets, it could not be read to
+/// tell. A screenshot shows what the page shows in pixels, which no masker reads.
+fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str> {
+    match snapshot {
+        _ if masker.is_empty() => None,
+        Some(text) if masker.holds_secret(text) => Some("the page showed a secret"),
+        Some(_) => None,
+        None => Some("the page could not be read to tell whether it showed a secret"),
+    }
+}
