@@ -133,15 +133,14 @@ fn shown(html: &str) -> Shown {
 /// Where the tag (or comment, or element whose content is not shown) that starts at `at` ends.
 fn tag_end(html: &str, at: usize) -> usize {
     let rest = &html[at..];
-    if rest.starts_with("<!--") {
-        return rest[4..].find("-->").map_or(html.len(), |e| at + 4 + e + 3);
+    if let Some(comment) = rest.strip_prefix("<!--") {
+        return comment.find("-->").map_or(html.len(), |e| at + 4 + e + 3);
     }
     let mut quote = None;
     let mut end = html.len();
     for (i, c) in rest.char_indices().skip(1) {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
             (None, '>') => {
                 end = at + i + 1;
