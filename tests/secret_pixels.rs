@@ -224,3 +224,42 @@ fn a_failure_screenshot_of_a_page_showing_a_secret_is_left_out() {
         "{failed}"
     );
 }
+
+/// With `trace: on`, a step's picture is a frame of the screencast, the page's pixels: none is
+/// kept of a page that shows a secret (typed into a field), and the trace says why; the steps
+/// before the secret is typed, and after the field is cleared, keep theirs.
+#[test]
+fn a_screencast_keeps_no_frame_of_a_page_showing_a_secret() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/form.html",
+        "<!doctype html><html><body><h1>Account</h1>\
+         <label>Token <input id=\"tok\" type=\"text\" size=\"40\"></label></body></html>",
+    );
+    write(
+        d.path(),
+        "on.yaml",
+        r##"name: on
+secrets: [T]
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/form.html"
+  - fill: { target: "#tok", value: "{{ secrets.T }}" }
+  - fill: { target: "#tok", value: "nothing" }
+"##,
+    );
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["on.yaml", "--trace", "on"])
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let text = std::fs::read_to_string(d.path().join("art/001-on/trace/trace.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let steps = trace["steps"].as_array().unwrap();
+    let kept: Vec<bool> = steps.iter().map(|s| s["picture"].is_string()).collect();
+    assert_eq!(kept, [true, false, true], "{trace}");
+    assert_eq!(steps[1]["picture_left_out"], "the page showed a secret");
+    assert!(steps[2]["picture_left_out"].is_null(), "{trace}");
+}

@@ -261,13 +261,7 @@ impl FlowBrowser {
         let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
         // The snapshot first: a page that shows a secret (typed into a field, or its own text,
         // split by markup or not) is not photographed, since no masker reads pixels.
-        let snapshot = s.send(Command::snapshot(), t).await.ok();
-        let raw = snapshot.as_ref().map(|d| {
-            d.get("snapshot")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        });
+        let raw = snapshot_text(s, t).await;
         if let Some(why) = shot_left_out(masker, raw.as_deref()) {
             out.insert("screenshot_left_out".into(), Value::String(why.into()));
         } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
@@ -285,6 +279,24 @@ impl FlowBrowser {
             }
         }
         Value::Object(out)
+    }
+
+    /// Why the page's picture after a step is not kept with `trace: on`, if it is not: its
+    /// snapshot shows a secret of `masker`, or cannot be read to tell (see `shot_left_out`).
+    pub(crate) async fn picture_left_out(&self, masker: &Masker) -> Option<&'static str> {
+        if masker.is_empty() {
+            return None;
+        }
+        let mut guard = self.state.lock().await;
+        let Slot::Ready(l) = &mut *guard else {
+            return None;
+        };
+        let raw = if l.session.unsettled() {
+            None
+        } else {
+            snapshot_text(&mut l.session, Duration::from_millis(1500)).await
+        };
+        shot_left_out(masker, raw.as_deref())
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
@@ -364,4 +376,15 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
         Some(_) => None,
         None => Some("the page could not be read to tell whether it showed a secret"),
     }
+}
+
+/// The text of the page's snapshot (none when it cannot be read within `t`).
+async fn snapshot_text(s: &mut Session, t: Duration) -> Option<String> {
+    let data = s.send(Command::snapshot(), t).await.ok()?;
+    Some(
+        data.get("snapshot")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    )
 }
