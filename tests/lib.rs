@@ -65,6 +65,7 @@ mod secret_learned_more;
 mod secret_learning;
 mod secret_made;
 mod secret_numbers;
+mod secret_pixels;
 mod secret_run_wide;
 mod secret_search;
 mod secrets;

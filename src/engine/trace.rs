@@ -90,10 +90,18 @@ pub(crate) async fn record(
     let start = ms_since_epoch(wall);
     let end = start + result.duration.as_secs_f64() * 1000.0;
     let shot = |a: &Value| a["screenshot"].is_string();
-    let picture = (passed || !result.failure_artifacts.as_ref().is_some_and(shot)).then(|| {
+    let mut picture = (passed || !result.failure_artifacts.as_ref().is_some_and(shot)).then(|| {
         let base = super::artifacts::step_base(&frame.prefix, index, step, step.action.key());
         frame.dir.join(DIR).join(format!("{base}.jpg"))
     });
+    // A screencast frame is the page's pixels, which no masker reads: none of a page that
+    // shows a secret (a drawn snapshot, `retain-on-failure`, is masked).
+    if mode == TraceMode::On && picture.is_some() {
+        result.trace.picture_left_out = frame.browser.picture_left_out(&frame.masker).await;
+        if result.trace.picture_left_out.is_some() {
+            picture = None;
+        }
+    }
     // Named now; a picture that never comes (or is let go) is none in the trace.
     if let Some(path) = &picture {
         result.trace.picture = Some(path.clone());
@@ -360,6 +368,9 @@ fn entries(
         });
         if picture.is_some_and(|p| later.contains(p)) {
             entry["picture_later"] = json!(PICTURE_LATER);
+        }
+        if let Some(why) = s.trace.picture_left_out {
+            entry["picture_left_out"] = json!(why);
         }
         out.push(entry);
         entries(&s.steps, (depth + 1, started, later), out);

@@ -140,6 +140,12 @@ impl Console {
             {
                 s.push_str(&format!("      screenshot: {shot}\n"));
             }
+            if let Some(why) = step
+                .and_then(|st| st.failure_artifacts.as_ref()?.get("screenshot_left_out"))
+                .and_then(serde_json::Value::as_str)
+            {
+                s.push_str(&format!("      screenshot left out: {why}\n"));
+            }
             if let Some(log) = &r.server_log {
                 s.push_str(&format!("      web server log: {log}\n"));
             } else if let Some(why) = &r.server_log_not_kept {

@@ -125,6 +125,12 @@ impl Writer {
                 Err(why) => self.left_out("screenshot", png, &why),
             }
         }
+        if let Some(why) = arts.screenshot_left_out.as_deref() {
+            self.out.push_str(&format!(
+                "<div class=\"left-out\">screenshot left out: {}</div>",
+                esc(why)
+            ));
+        }
         if let Some(txt) = arts.snapshot.as_deref() {
             match self.shown_text(txt) {
                 Ok(pre) => self.out.push_str(&format!(

@@ -162,6 +162,9 @@ impl Outputs {
 pub(crate) struct FailureArtifacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) screenshot: Option<String>,
+    /// Why no screenshot was taken (the page showed a secret, which pixels would show).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) screenshot_left_out: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) snapshot: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -541,5 +541,6 @@ fn mask_value_with(
 }
 
 mod made;
+mod markup;
 #[cfg(test)]
 mod tests;

@@ -65,6 +65,8 @@ pub(crate) struct StepTrace {
     /// A small JPEG of the page after a browser step that passed (one that failed has its
     /// failure screenshot): written there once the trace is kept.
     pub(crate) picture: Option<PathBuf>,
+    /// Why the step has no picture with `trace: on` (its page showed a secret).
+    pub(crate) picture_left_out: Option<&'static str>,
     /// The console messages of the flow's tabs during the step (unmasked: the trace file is),
     /// put there at the flow's end.
     pub(crate) console: Vec<serde_json::Value>,

@@ -104,16 +104,19 @@ const MAX_TEXT: usize = 500;
 /// Each element's texts as the page sent them whole, or up to a bound (`inspect.js`), kept as
 /// data (masked where they are shown, not here): its metadata's text on one line and cut at
 /// `MAX_TEXT` characters ([`one_line`]); HTML the budget cut ends before any secret the cut
-/// could split, so what is shown masked shows no secret's head.
+/// could split, so what is shown masked shows no secret's head. A secret its HTML shows split
+/// by markup is learned as that markup ([`Masker::learn_markup`]): it is `***` where shown.
 fn cut_masked(masker: &Masker, list: &mut [Value]) {
     for e in list {
         let Some(o) = e.as_object_mut() else {
             continue;
         };
-        if o.remove("cut") == Some(Value::Bool(true))
-            && let Some(Value::String(html)) = o.get_mut("html")
-        {
-            html.truncate(masker.settled(html));
+        let cut = o.remove("cut") == Some(Value::Bool(true));
+        if let Some(Value::String(html)) = o.get_mut("html") {
+            if cut {
+                html.truncate(masker.settled(html));
+            }
+            masker.learn_markup(html);
         }
         if let Some(Value::Object(meta)) = o.get_mut("metadata") {
             let more = meta.remove("text_more") == Some(Value::Bool(true));

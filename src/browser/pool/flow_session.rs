@@ -259,14 +259,19 @@ impl FlowBrowser {
         }
         // Each file inside the artifacts, never through a symlink a reused directory holds.
         let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
-        if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
+        // The snapshot first: a page that shows a secret (typed into a field, or its own text,
+        // split by markup or not) is not photographed, since no masker reads pixels.
+        let raw = snapshot_text(s, t).await;
+        if let Some(why) = shot_left_out(masker, raw.as_deref()) {
+            out.insert("screenshot_left_out".into(), Value::String(why.into()));
+        } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
                 "screenshot".into(),
                 Value::String(png.display().to_string()),
             );
         }
-        if let Ok(data) = s.send(Command::snapshot(), t).await {
-            let text = masker.mask(data.get("snapshot").and_then(Value::as_str).unwrap_or(""));
+        if let Some(raw) = raw {
+            let text = masker.mask(&raw);
             let written = crate::fs::create_artifact(root, &txt)
                 .is_ok_and(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()).is_ok());
             if written {
@@ -274,6 +279,24 @@ impl FlowBrowser {
             }
         }
         Value::Object(out)
+    }
+
+    /// Why the page's picture after a step is not kept with `trace: on`, if it is not: its
+    /// snapshot shows a secret of `masker`, or cannot be read to tell (see `shot_left_out`).
+    pub(crate) async fn picture_left_out(&self, masker: &Masker) -> Option<&'static str> {
+        if masker.is_empty() {
+            return None;
+        }
+        let mut guard = self.state.lock().await;
+        let Slot::Ready(l) = &mut *guard else {
+            return None;
+        };
+        let raw = if l.session.unsettled() {
+            None
+        } else {
+            snapshot_text(&mut l.session, Duration::from_millis(1500)).await
+        };
+        shot_left_out(masker, raw.as_deref())
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
@@ -342,3 +365,26 @@ impl FlowBrowser {
 
 mod trace;
 pub(crate) use trace::{HELD_PICTURES, Recorded};
+
+/// Why a failure screenshot is not taken, if it is not: the page's snapshot (its text, the
+/// values of its fields) shows a secret, or, when there are secrets, it could not be read to
+/// tell. A screenshot shows what the page shows in pixels, which no masker reads.
+fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str> {
+    match snapshot {
+        _ if masker.is_empty() => None,
+        Some(text) if masker.holds_secret(text) => Some("the page showed a secret"),
+        Some(_) => None,
+        None => Some("the page could not be read to tell whether it showed a secret"),
+    }
+}
+
+/// The text of the page's snapshot (none when it cannot be read within `t`).
+async fn snapshot_text(s: &mut Session, t: Duration) -> Option<String> {
+    let data = s.send(Command::snapshot(), t).await.ok()?;
+    Some(
+        data.get("snapshot")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    )
+}

@@ -241,7 +241,7 @@ async fn call(
 /// A snapshot's `html` as it is drawn: its stylesheets put in (see `with_sheets`), masked with
 /// the flow's `masker` (a secret typed into a field, or in the page or a stylesheet, is `***`).
 pub(super) fn prepared(html: &str, sheets: &HashMap<String, Arc<str>>, masker: &Masker) -> String {
-    masker.mask(&with_sheets(html, sheets))
+    masker.mask_markup(&with_sheets(html, sheets))
 }
 
 /// `html` with the first `<style data-runner-sheet="ADDRESS">` of each address given the text
