@@ -6,7 +6,7 @@
 
 use aho_corasick::AhoCorasick;
 
-use super::{Masker, mask_with, matches};
+use super::{Masker, Matcher, mask_all, mask_with, matches};
 
 /// HTML's text as it is shown, with where each byte of it came from in the HTML, and the runs
 /// of the HTML that are text (between tags).
@@ -23,8 +23,11 @@ impl Masker {
     /// `***` in the first text node it spans and nothing in the others (the tags between stay,
     /// so the page keeps its structure). What a trace draws of a page goes through this.
     pub(crate) fn mask_markup(&self, html: &str) -> String {
-        let Some(m) = self.matcher() else {
-            return html.to_string();
+        let m = match self.matcher() {
+            Some(Matcher::Forms(m)) => m,
+            // A masker that cannot look for its secrets fails closed.
+            Some(Matcher::All) => return mask_all(html),
+            None => return html.to_string(),
         };
         let text = mask_with(&m, html);
         let shown = shown(&text);
@@ -36,7 +39,8 @@ impl Masker {
     /// character to its last, the tags between included), as a value made of a secret: then
     /// that HTML is `***` wherever it is shown (an `inspect` step's `html` in the reports).
     pub(crate) fn learn_markup(&self, html: &str) {
-        let Some(m) = self.matcher() else {
+        // (A masker that cannot look for its secrets masks every text whole: nothing to learn.)
+        let Some(Matcher::Forms(m)) = self.matcher() else {
             return;
         };
         let shown = shown(html);
