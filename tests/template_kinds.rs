@@ -142,6 +142,41 @@ fn a_failed_template_that_reads_a_secret_quotes_no_value() {
         ran.stdout
     );
     assert!(ran.stderr.contains("e.yaml:4:"), "{}", ran.stderr);
+    // A var made of a secret is one the flow's masker holds: a template reading it quotes
+    // none of what it made of it either (`9312346`, the slice plus one).
+    write(
+        d.path(),
+        "v.yaml",
+        "name: v\nsecrets: [PIN]\nvars: { x: \"{{ secrets.PIN[1:] }}\" }\nsteps:\n  - exec: [\"echo\", \"{{ ((vars.x | int) + 1) ** 100 }}\"]\n",
+    );
+    // And a check or a condition that fails so.
+    write(
+        d.path(),
+        "w.yaml",
+        "name: w\nsecrets: [PIN]\nvars: { x: \"{{ secrets.PIN[1:] }}\" }\nsteps:\n  - if: \"{{ ((vars.x | int) + 1) // 0 }}\"\n    log: never\n",
+    );
+    write(
+        d.path(),
+        "x.yaml",
+        "name: x\nsecrets: [PIN]\nvars: { x: \"{{ secrets.PIN[1:] }}\" }\nsteps:\n  - expect: { that: \"{{ ((vars.x | int) + 1) ** 100 > 0 }}\" }\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["v.yaml", "w.yaml", "x.yaml"])
+        .env("PIN", "99312345")
+        .run();
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let report = ran.report.to_string();
+    for shown in [&ran.stdout, &ran.stderr, &report] {
+        assert!(!shown.contains("9312346"), "{shown}");
+    }
+    for name in ["failed v ", "failed w ", "failed x "] {
+        let line = ran
+            .stderr
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` in {}", ran.stderr));
+        assert!(line.contains("values not shown"), "{line}");
+    }
     // A template that reads no secret still shows its values.
     write(
         d.path(),

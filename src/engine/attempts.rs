@@ -175,6 +175,7 @@ fn holds(
     };
     let ctx = scope.context();
     rt.templates.condition(cond, &ctx).map_err(|e| {
+        let e = super::render::quoting_no_secret(&ctx, cond, &frame.masker, e);
         let mut err = template_error(frame.loaded, &format!("{ptr}/if"), e);
         // The error may quote a value (`unable to calculate <secret> ** 100`).
         err.message = frame.masker.mask(&err.message);

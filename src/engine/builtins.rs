@@ -99,11 +99,10 @@ async fn expect(
     };
     let loaded = cx.frame.loaded;
     let ctx = scope.context();
-    let holds = cx
-        .rt
-        .templates
-        .condition(&cond, &ctx)
-        .map_err(|err| template_error(loaded, &format!("{}/expect/that", cx.ptr), err))?;
+    let holds = cx.rt.templates.condition(&cond, &ctx).map_err(|err| {
+        let err = super::render::quoting_no_secret(&ctx, &cond, &cx.frame.masker, err);
+        template_error(loaded, &format!("{}/expect/that", cx.ptr), err)
+    })?;
     if holds {
         return Ok(json!({}));
     }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::attempts::run_step;
 use super::context::Scope;
-use super::render::{learn_secrets, location, template_error};
+use super::render::{learn_secrets, location, quoting_no_secret, template_error};
 use super::runtime::{Frame, StepCtx, StepFuture};
 use crate::config::model::{Action, EachAction, Step};
 use crate::step::result::{ITERATION, failed_among};
@@ -211,7 +211,10 @@ fn items(cx: &StepCtx<'_>, e: &EachAction, scope: &mut Scope) -> Result<Vec<Valu
         .rt
         .templates
         .render_value(&e.items, &ctx)
-        .map_err(|err| template_error(cx.frame.loaded, &at, err))?;
+        .map_err(|err| {
+            let err = quoting_no_secret(&ctx, &e.items, &cx.frame.masker, err);
+            template_error(cx.frame.loaded, &at, err)
+        })?;
     learn_secrets(&cx.rt.templates, &ctx, &e.items, &cx.frame.masker);
     match rendered {
         Value::Array(items) => Ok(items),

@@ -75,6 +75,32 @@ pub(crate) fn learn_secrets(
     }
 }
 
+/// `e`, the error of a template in `raw`, quoting no value when a template there reads a value
+/// `masker` holds as a secret or made of one (`vars.x` set to `{{ secrets.PIN[1:] }}`, then
+/// `{{ ((vars.x | int) + 1) ** 100 }}` fails quoting `9312346`): nothing of what a failed
+/// template made was learned, so the masker cannot mask it.
+pub(crate) fn quoting_no_secret(
+    ctx: &minijinja::Value,
+    raw: &Value,
+    masker: &crate::step::Masker,
+    e: crate::template::RenderError,
+) -> crate::template::RenderError {
+    fn reads(ctx: &minijinja::Value, raw: &Value, masker: &crate::step::Masker) -> bool {
+        match raw {
+            Value::String(s) => {
+                crate::template::Templates::reads_secret(s, ctx, &|text| masker.holds_secret(text))
+            }
+            Value::Array(a) => a.iter().any(|v| reads(ctx, v, masker)),
+            Value::Object(m) => m.values().any(|v| reads(ctx, v, masker)),
+            _ => false,
+        }
+    }
+    if masker.is_empty() || !reads(ctx, raw, masker) {
+        return e;
+    }
+    e.without_values()
+}
+
 /// Where a template in `raw` rendered to none (null): the paths (`expect/that`), below `at`.
 /// A null there would read as a setting left out — an assertion that vanishes, a `cwd` or an
 /// `equals` ignored — so it is an error; inside `vars` and `env` maps a null is a value.
@@ -141,11 +167,10 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     let raw = raw_action(loaded, cx.ptr, key)
         .cloned()
         .unwrap_or(Value::Null);
-    let mut rendered = cx
-        .rt
-        .templates
-        .render_value(&raw, ctx)
-        .map_err(|e| template_error(loaded, &format!("{}/{key}", cx.ptr), e))?;
+    let mut rendered = cx.rt.templates.render_value(&raw, ctx).map_err(|e| {
+        let e = quoting_no_secret(ctx, &raw, &cx.frame.masker, e);
+        template_error(loaded, &format!("{}/{key}", cx.ptr), e)
+    })?;
     // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
     learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
     let mut nulls = Vec::new();

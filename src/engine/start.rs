@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::context::Scope;
-use super::render::template_error;
+use super::render::{quoting_no_secret, template_error};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
 use crate::step::{ErrorKind, Masker, StepError};
@@ -43,6 +43,7 @@ pub(crate) fn render_env(
                 .render_str(&text, &ctx)
                 .map(|r| (k.clone(), r))
                 .map_err(|e| {
+                    let e = quoting_no_secret(&ctx, &Value::String(text.clone()), masker, e);
                     template_error(
                         loaded,
                         &format!("/env/{}", crate::source::pointer_escape(k)),
@@ -100,7 +101,7 @@ pub(crate) fn prepare(
                 template_error(
                     loaded,
                     &format!("/vars/{}", crate::source::pointer_escape(k)),
-                    e,
+                    quoting_no_secret(&ctx, raw, masker, e),
                 )
             })?;
             super::render::learn_secrets(&rt.templates, &ctx, raw, masker);

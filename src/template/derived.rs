@@ -114,6 +114,21 @@ impl Templates {
         out
     }
 
+    /// Whether a part of `src` reads a secret: names `secrets`, or a value that `holds_secret`
+    /// (the flow's masker: a var made of a secret, an output that shows one). What a template
+    /// that failed may not quote (see [`super::RenderError::without_values`]).
+    pub(crate) fn reads_secret(
+        src: &str,
+        ctx: &minijinja::Value,
+        holds_secret: HoldsSecret<'_>,
+    ) -> bool {
+        is_template(src)
+            && tags(src).is_ok_and(|tags| {
+                tags.iter()
+                    .any(|t| reads_a_secret(&src[t.code.clone()], ctx, holds_secret))
+            })
+    }
+
     /// The value of the expression `code` evaluated on its own, when it has one.
     fn eval_alone(&self, code: &str, ctx: &minijinja::Value) -> Option<minijinja::Value> {
         let v = self.env().compile_expression(code).ok()?.eval(ctx).ok()?;

@@ -17,6 +17,21 @@ pub(crate) struct RenderError {
     pub(crate) pointer: String,
     pub(crate) offset: Option<usize>,
     pub(crate) message: String,
+    /// The message without the values it quotes, when it quotes some (see [`error`]).
+    pub(crate) without_values: Option<String>,
+}
+
+impl RenderError {
+    /// The error quoting no value: what the engine shows when the template read a value its
+    /// masker holds as made of a secret (`vars.x` set to `{{ secrets.PIN[1:] }}`), which the
+    /// template alone cannot tell.
+    #[must_use]
+    pub(crate) fn without_values(mut self) -> RenderError {
+        if let Some(m) = self.without_values.take() {
+            self.message = m;
+        }
+        self
+    }
 }
 
 impl std::fmt::Display for RenderError {
@@ -110,6 +125,7 @@ impl Templates {
                     pointer: String::new(),
                     offset: None,
                     message: format!("undefined value: `{}`", expr.trim()),
+                    without_values: None,
                 });
             }
             // Bounded first: `to_value` takes a lazily repeated list whole (`[x] * 10**13`).
@@ -118,6 +134,7 @@ impl Templates {
                 pointer: String::new(),
                 offset: None,
                 message: e.to_string(),
+                without_values: None,
             });
         }
         self.render_str(src, ctx).map(Value::String)
@@ -216,6 +233,9 @@ fn error(src: &str, ctx: &minijinja::Value, e: &minijinja::Error) -> RenderError
     let mut message = e
         .detail()
         .map_or_else(|| e.kind().to_string(), str::to_string);
+    let hidden = e
+        .detail()
+        .map(|d| format!("template error: {}", values_not_shown(e.kind(), d)));
     if e.detail().is_some() && reads_a_secret(src, ctx) {
         message = values_not_shown(e.kind(), &message);
     }
@@ -235,6 +255,7 @@ fn error(src: &str, ctx: &minijinja::Value, e: &minijinja::Error) -> RenderError
         pointer,
         offset: e.range().map(|r| r.start),
         message: format!("template error: {message}"),
+        without_values: hidden,
     }
 }
 
