@@ -267,3 +267,112 @@ fn dollar_braces_in_a_dotenv_file_are_expanded_as_dotenv_does() {
         ran.stderr
     );
 }
+
+/// `min`, `max`, `sort` (with `attribute=` and `reverse=`) and `dictsort(by='value')` over
+/// values that mix numbers with a text (or none) fail as `<` does: minijinja ordered every
+/// number before every text and none, so `map(attribute='qty') | min >= 1` passed with a
+/// `qty` of `"0"`. Over one kind they still order, with their arguments.
+#[test]
+fn a_filter_that_orders_numbers_with_a_text_or_none_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let json = r#"{\"items\": [{\"qty\": 7}, {\"qty\": \"0\"}, {\"qty\": 3}], \"by\": {\"a\": 7, \"b\": \"0\"}, \"ok\": [{\"qty\": 7}, {\"qty\": 3}], \"latency\": null}"#;
+    let flow = |expr: &str| {
+        format!(
+            "name: f\nsteps:\n  - id: r\n    exec: [\"sh\", \"-c\", \"echo '{json}'\"]\n  - expect: {{ that: \"{{{{ {expr} }}}}\" }}\n"
+        )
+    };
+    let j = "(steps.r.stdout | fromjson)";
+    for (name, expr, want) in [
+        (
+            "min",
+            format!("({j}['items'] | map(attribute='qty') | min) >= 1"),
+            "`min`: cannot compare 7 (number) with \"0\" (text)",
+        ),
+        (
+            "max",
+            format!("({j}['items'] | map(attribute='qty') | max) != 7"),
+            "`max`: cannot compare",
+        ),
+        (
+            "none",
+            format!("([{j}.latency, 500] | max) == 500"),
+            "`max`: cannot compare none (none) with 500 (number): check `is none` first",
+        ),
+        (
+            "sort",
+            format!("({j}['items'] | map(attribute='qty') | sort | first) >= 1"),
+            "`sort`: cannot compare",
+        ),
+        (
+            "attr",
+            format!("({j}['items'] | sort(attribute='qty', reverse=true) | last).qty >= 1"),
+            "`sort`: cannot compare",
+        ),
+        (
+            "dict",
+            format!("({j}['by'] | dictsort(by='value') | first)[1] >= 1"),
+            "`dictsort`: cannot compare",
+        ),
+    ] {
+        write(d.path(), &format!("{name}.yaml"), &flow(&expr));
+        let ran = flow_run(d.path()).arg(format!("{name}.yaml")).run();
+        assert_eq!(ran.code, 1, "{name}: {}{}", ran.stdout, ran.stderr);
+        assert!(ran.stderr.contains(want), "{name}: {}", ran.stderr);
+    }
+    write(
+        d.path(),
+        "same.yaml",
+        &flow(&format!(
+            "({j}['ok'] | map(attribute='qty') | min) == 3 and ({j}['ok'] | map(attribute='qty') | max) == 7 and ({j}['ok'] | sort(attribute='qty', reverse=true) | first).qty == 7 and (['b', 'A', 'c'] | sort(case_sensitive=true) | first) == 'A' and (['b', 'A', 'c'] | sort | first) == 'A' and ({{'x': 2, 'y': 1}} | dictsort(by='value') | first)[0] == 'y' and ({{'x': 2, 'y': 1}} | dictsort(reverse=true) | first)[0] == 'y'"
+        )),
+    );
+    flow_run(d.path()).arg("same.yaml").passes();
+}
+
+/// `run_flow.vars` gives a sub-flow's boolean or number var that type, as `--var` does:
+/// `SKIP: "{{ env.SKIP_CHECKS }}"` with `SKIP_CHECKS=false` gave the sub-flow's `SKIP: false`
+/// the text `"false"`, so `if: "{{ not vars.SKIP }}"` skipped its check. A text that does not
+/// read as the type fails the run_flow step, at its place.
+#[test]
+fn a_var_given_to_a_sub_flow_takes_the_type_of_the_var_it_overrides() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "sub.yaml",
+        "name: sub\nvars: { MAX_MS: 500, SKIP: false }\nsteps:\n  - id: c\n    exec: [\"echo\", \"300\"]\n  - expect: { that: \"{{ (steps.c.stdout | int) <= vars.MAX_MS }}\" }\n    if: \"{{ not vars.SKIP }}\"\n",
+    );
+    write(
+        d.path(),
+        "parent.yaml",
+        "name: parent\nsteps:\n  - run_flow:\n      path: sub.yaml\n      vars: { SKIP: \"{{ env.SKIP_CHECKS }}\", MAX_MS: \"{{ env.MAX_MS }}\" }\n",
+    );
+    let run = |skip: &str, max: &str| {
+        flow_run(d.path())
+            .arg("parent.yaml")
+            .env("SKIP_CHECKS", skip)
+            .env("MAX_MS", max)
+            .run()
+    };
+    let checked = run("false", "100");
+    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    assert!(
+        checked
+            .stderr
+            .contains("the right side `vars.MAX_MS` is 100"),
+        "{}",
+        checked.stderr
+    );
+    let passed = run("false", "400");
+    assert_eq!(passed.code, 0, "{}{}", passed.stdout, passed.stderr);
+    let skipped = run("true", "100");
+    assert_eq!(skipped.code, 0, "{}{}", skipped.stdout, skipped.stderr);
+    let bad = run("nope", "100");
+    assert_eq!(bad.code, 1, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("run_flow's var `SKIP` is `nope`, not a boolean")
+            && bad.stderr.contains("parent.yaml:5"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -14,6 +14,7 @@ use super::runtime::{Frame, StepCtx};
 use super::start::{new_scope, prepare, render_env};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::RunFlow;
+use crate::config::overrides::typed;
 use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 
 /// The `run_flow` step; the sub-flow's step results go to `children`.
@@ -44,14 +45,8 @@ pub(crate) async fn step(
             ),
         ));
     };
-    run(
-        cx,
-        sub,
-        vars.into_iter().collect(),
-        scope.web_server.clone(),
-        children,
-    )
-    .await
+    let vars = typed_vars(&sub, vars.into_iter().collect())?;
+    run(cx, sub, vars, scope.web_server.clone(), children).await
 }
 
 async fn run(
@@ -132,6 +127,34 @@ async fn run(
         outputs.insert(k.clone(), v);
     }
     Ok(Value::Object(outputs))
+}
+
+/// The vars the step gives the sub-flow, each that overrides a boolean or a number the sub-flow
+/// declares made that type, as a var given to runner is ([`typed`]): `SKIP: "{{ env.SKIP }}"`
+/// gave a sub-flow's `SKIP: false` the text `"false"`, which is true. A text that does not read
+/// as the type is an error at the var's place in the step.
+fn typed_vars(
+    sub: &LoadedFlow,
+    mut vars: Map<String, Value>,
+) -> Result<Map<String, Value>, StepError> {
+    for (k, given) in &mut vars {
+        let Some(declared) = sub.flow.vars.get(k.as_str()) else {
+            continue;
+        };
+        *given = typed(given, declared).map_err(|wanted| {
+            StepError::new(
+                ErrorKind::Template,
+                format!(
+                    "run_flow's var `{k}` is `{}`, not {wanted}: the sub-flow `{}` ({}) gives `{k}` the value {declared}, and a var given to a sub-flow takes its type",
+                    given.as_str().unwrap_or_default().escape_debug(),
+                    sub.flow.name,
+                    sub.doc.file.name()
+                ),
+            )
+            .in_part(format!("vars/{}", crate::source::pointer_escape(k)))
+        })?;
+    }
+    Ok(vars)
 }
 
 /// The directory of a sub-flow's files, in its caller's, named after the step that runs it and

@@ -72,6 +72,38 @@ fn kind(v: &Value) -> &'static str {
 /// `a op b` when both are numbers (a boolean counts as one, as in Python), both texts or both
 /// lists; an error naming both values and their kinds otherwise.
 fn compare(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
+    orderable(a, op, b)?;
+    let ord = a.partial_cmp(b);
+    Ok(match op {
+        "<" => ord.is_some_and(std::cmp::Ordering::is_lt),
+        "<=" => ord.is_some_and(std::cmp::Ordering::is_le),
+        ">" => ord.is_some_and(std::cmp::Ordering::is_gt),
+        _ => ord.is_some_and(std::cmp::Ordering::is_ge),
+    })
+}
+
+/// Nothing when what `name` (a filter that orders: `min`, `sort`, ...) orders are all numbers,
+/// all texts or all lists; the error of an ordering comparison of the first with the first
+/// that differs from it otherwise (minijinja orders every number before every text, so
+/// `[7, "0", 3] | min` was 3).
+pub(crate) fn same_kinds(name: &str, mut items: impl Iterator<Item = Value>) -> Result<(), Error> {
+    let Some(first) = items.next() else {
+        return Ok(());
+    };
+    for item in items {
+        orderable(&first, "with", &item).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!("`{name}`: {}", e.detail().unwrap_or_default()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Nothing when `a op b` orders two values of one kind (numbers, texts or lists); an error
+/// naming both values and their kinds otherwise.
+fn orderable(a: &Value, op: &str, b: &Value) -> Result<(), Error> {
     let (ka, kb) = (kind(a), kind(b));
     if ka != kb || !matches!(ka, "number" | "text" | "list") {
         let help = match (ka, kb) {
@@ -88,13 +120,7 @@ fn compare(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
             ),
         ));
     }
-    let ord = a.partial_cmp(b);
-    Ok(match op {
-        "<" => ord.is_some_and(std::cmp::Ordering::is_lt),
-        "<=" => ord.is_some_and(std::cmp::Ordering::is_le),
-        ">" => ord.is_some_and(std::cmp::Ordering::is_gt),
-        _ => ord.is_some_and(std::cmp::Ordering::is_ge),
-    })
+    Ok(())
 }
 
 /// A value in a message: its repr, cut at 40 characters.

@@ -10,6 +10,8 @@ use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
 use minijinja_contrib::{filters, globals};
 
+use super::compile::same_kinds;
+
 /// Puts these in place of the libraries' own in `env` (which has minijinja's and contrib's).
 pub(crate) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("truncate", truncate);
@@ -19,6 +21,83 @@ pub(crate) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("slice", slice);
     env.add_function("joiner", joiner);
     env.add_function("cycler", cycler);
+    env.add_filter("min", min);
+    env.add_filter("max", max);
+    env.add_filter("sort", sort);
+    env.add_filter("dictsort", dictsort);
+}
+
+/// minijinja's `min`, refused when its items are not of one kind.
+fn min(state: &State, value: Value) -> Result<Value, Error> {
+    let value = listed(value);
+    same_kinds("min", value.try_iter().into_iter().flatten())?;
+    minijinja::filters::min(state, value)
+}
+
+/// minijinja's `max`, refused when its items are not of one kind.
+fn max(state: &State, value: Value) -> Result<Value, Error> {
+    let value = listed(value);
+    same_kinds("max", value.try_iter().into_iter().flatten())?;
+    minijinja::filters::max(state, value)
+}
+
+/// minijinja's `sort(reverse=, case_sensitive=, attribute=)`, refused when what it sorts by
+/// (the items, or each of the comma-separated attributes) is not of one kind.
+fn sort(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
+    let value = listed(value);
+    let items: Vec<Value> = value.try_iter().into_iter().flatten().collect();
+    match kwargs.peek::<Option<String>>("attribute")? {
+        Some(attr) => {
+            for key in attr.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                same_kinds("sort", items.iter().map(|i| path(i, key)))?;
+            }
+        }
+        None => same_kinds("sort", items.into_iter())?,
+    }
+    minijinja::filters::sort(state, value, kwargs)
+}
+
+/// minijinja's `dictsort(by=, reverse=, case_sensitive=)`, refused when the keys (or, `by='value'`,
+/// the values) are not of one kind.
+fn dictsort(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
+    if value.kind() == minijinja::value::ValueKind::Map {
+        let by_value = kwargs.peek::<Option<String>>("by")?.as_deref() == Some("value");
+        let keys = value.try_iter()?;
+        if by_value {
+            same_kinds(
+                "dictsort",
+                keys.map(|k| value.get_item(&k).unwrap_or_default()),
+            )?;
+        } else {
+            same_kinds("dictsort", keys)?;
+        }
+    }
+    minijinja::filters::dictsort(value, kwargs)
+}
+
+/// `value` as a list when it is an iterable (one that can be gone through once, as `map`'s, is
+/// gone through here, and the library is given its items), as it is otherwise (the library's
+/// error then, an undefined as the library takes it).
+fn listed(value: Value) -> Value {
+    if value.kind() == minijinja::value::ValueKind::Iterable {
+        value.try_iter().map_or(value, Value::from_iter)
+    } else {
+        value
+    }
+}
+
+/// `v`'s attribute at the dotted `path` (a part made of digits an index), as `sort` reads it;
+/// undefined when there is none.
+fn path(v: &Value, path: &str) -> Value {
+    let mut rv = v.clone();
+    for part in path.split('.') {
+        rv = match part.parse::<usize>() {
+            Ok(n) => rv.get_item(&Value::from(n)),
+            Err(_) => rv.get_attr(part),
+        }
+        .unwrap_or_default();
+    }
+    rv
 }
 
 /// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=None)`.
