@@ -260,3 +260,111 @@ steps:
         &forms,
     );
 }
+
+/// A secret with both quotes, a backslash, a tab and a `$`: Python's `repr` writes it in single
+/// quotes with `\'`, `\\` and `\t`; Perl's `Data::Dumper` with `\'` and `\\` (the tab as is).
+const REPR_SECRET: &str = "Vault'99\"31\\Kes\ttrel$x";
+
+/// A secret as Python's `repr` (a dict printed, on stdout and in a failing command's stderr)
+/// and Perl's `Data::Dumper` print it: masked in each, nowhere shown.
+#[test]
+fn a_secret_as_repr_and_data_dumper_write_it_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "r.yaml",
+        r#"name: repr
+secrets: [REPR_SECRET]
+steps:
+  - id: py
+    exec: ["python3", "-c", "import os; print({'password': os.environ['REPR_SECRET']})"]
+  - id: pl
+    exec: ["perl", "-MData::Dumper", "-e", "$Data::Dumper::Terse=1; $Data::Dumper::Indent=0; print Dumper({password => $ENV{REPR_SECRET}})"]
+  - exec: ["python3", "-c", "import os,sys; sys.stderr.write(repr(dict(T=os.environ['REPR_SECRET']))+'\\n'); sys.exit(1)"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "r.yaml", "REPR_SECRET", REPR_SECRET);
+    assert_eq!(
+        step(&report, "py")["outputs"]["stdout"],
+        "{'password': '***'}",
+        "{report}"
+    );
+    assert_eq!(
+        step(&report, "pl")["outputs"]["stdout"],
+        "{'password' => '***'}",
+        "{report}"
+    );
+    assert!(stderr.contains("{'T': '***'}"), "{stderr}");
+    let forms = [
+        ("the secret's head", "Vault".to_string()),
+        ("its tail", "trel$x".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}
+
+/// A secret with an accent, a tab and a `'`; and one with an accent alone (which `set -x`
+/// writes in `$'...'`: it writes a word with a tab or a `'` in plain single quotes).
+const ANSI_SECRET: &str = "Kestrel-Vault\u{e9}'99\t31";
+const XTRACE_SECRET: &str = "Zulu-Vault\u{e9}-9931";
+
+/// A secret as bash's `printf %q`, `${x@Q}` and `set -x` write it as `$'...'`: in the C locale
+/// (most CI containers) with each byte of the accent in octal (`\303\251`), in a UTF-8 locale
+/// with the accent as is; `'` as `\'`, the tab as `\t`. Masked in each, nowhere shown.
+#[test]
+fn a_secret_as_bash_writes_it_in_dollar_quotes_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        r#"name: dollar quotes
+secrets: [ANSI_SECRET, XTRACE_SECRET]
+steps:
+  - id: c
+    exec: ["env", "LC_ALL=C", "bash", "-c", "printf '%q\\n' \"$ANSI_SECRET\"; echo \"${ANSI_SECRET@Q}\""]
+  - id: u
+    exec: ["env", "LC_ALL=C.UTF-8", "bash", "-c", "printf '%q\\n' \"$ANSI_SECRET\"; echo \"${ANSI_SECRET@Q}\""]
+  - exec: ["env", "LC_ALL=C", "bash", "-c", "set -x; login() { :; }; login --password \"$XTRACE_SECRET\"; exit 1"]
+"#,
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = run_with_secrets(
+        d.path(),
+        "a.yaml",
+        &[
+            ("ANSI_SECRET", ANSI_SECRET),
+            ("XTRACE_SECRET", XTRACE_SECRET),
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    for id in ["c", "u"] {
+        assert_eq!(
+            step(&report, id)["outputs"]["stdout"],
+            "$'***'\n$'***'",
+            "{report}"
+        );
+    }
+    assert!(stderr.contains("login --password $'***'"), "{stderr}");
+    let forms = [
+        ("the secret's head", "Kestrel".to_string()),
+        ("the other's head", "Zulu".to_string()),
+        ("their middle", "Vault".to_string()),
+    ];
+    nowhere_shown(
+        d.path(),
+        &[("stdout", &stdout), ("stderr", &stderr)],
+        &forms,
+    );
+}

@@ -16,8 +16,9 @@
 //! - base64, standard and URL-safe, padded or not, and standard percent-encoded in turn; and
 //!   the part of the base64 of a longer text that only the value's bytes decide; wrapped base64
 //!   is matched without its line breaks ([`wrapped`]).
-//! - Shell quoting (`set -x`, `printf %q`, `shlex.quote`, `declare -p`) and doubled quotes
-//!   (YAML, SQL, CSV): [`shell`].
+//! - Shell quoting (`set -x`, `printf %q`, `shlex.quote`, `declare -p`, bash's `$'...'` in the
+//!   C and a UTF-8 locale), doubled quotes (YAML, SQL, CSV), and `\'` and `\\` escapes (Python's
+//!   `repr`, Perl's `Data::Dumper`, PHP's `var_export`): [`shell`].
 //! - A number's canonical forms (`9931.50` as `9931.5`, `004217` as `4217`): [`numbers`].
 //!
 //! Base64 is the one encoding that does not encode a value character by character, so the

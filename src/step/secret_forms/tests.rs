@@ -180,6 +180,42 @@ fn shell_quoted_and_doubled_forms() {
     assert!(shell::shell_forms("Kestrel-Vault-9931").is_empty());
 }
 
+/// A secret as Python's `repr` (checked against Python 3's), Perl's `Data::Dumper` and bash's
+/// `$'...'` (checked against bash 5.2's `printf %q` under `LC_ALL=C` and `C.UTF-8`) write it.
+#[test]
+fn repr_and_dollar_quoted_forms() {
+    let f = forms("Vault'99\"31\\Kes\ttrel$x");
+    for form in [
+        // Python's `repr`; Perl's `Data::Dumper`; each inside a JSON string.
+        r#"Vault\'99"31\\Kes\ttrel$x"#,
+        "Vault\\'99\"31\\\\Kes\ttrel$x",
+        r#"Vault\\'99\"31\\\\Kes\\ttrel$x"#,
+    ] {
+        assert!(f.iter().any(|x| x == form), "no {form} in {f:#?}");
+    }
+    assert_eq!(
+        shell::python_repr(
+            "a\\b'c\"d \u{e9}\t\u{1}\u{1b}\u{7f}\u{20ac} z\u{a0}\u{2028}\u{200b}\u{ad}\u{1f600}"
+        ),
+        r#"a\\b\'c"d é\t\x01\x1b\x7f€ z\xa0\u2028\u200b\xad😀"#
+    );
+    // With one kind of quote `repr` quotes with the other and escapes neither.
+    assert_eq!(shell::python_repr("a'b\\"), r"a'b\\");
+    let dollar = "a\\b'c\"d \u{e9}\t\u{1}\u{1b}\u{7f}\u{20ac} z";
+    assert_eq!(
+        shell::ansi_c(dollar, true),
+        r#"a\\b\'c"d \303\251\t\001\E\177\342\202\254 z"#
+    );
+    assert_eq!(
+        shell::ansi_c(dollar, false),
+        r#"a\\b\'c"d é\t\001\E\177€ z"#
+    );
+    let f = forms("Zulu-Vault\u{e9}-9931");
+    assert!(f.iter().any(|x| x == r"Zulu-Vault\303\251-9931"), "{f:#?}");
+    // A secret of letters, digits and `-` still has no shell form.
+    assert!(shell::shell_forms("Kestrel-Vault-9931").is_empty());
+}
+
 /// A secret that is a number, in the forms a parser writes it back; none shorter than
 /// `MIN_PART`, none for what is no decimal number.
 #[test]
