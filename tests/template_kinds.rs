@@ -213,7 +213,33 @@ fn a_value_too_large_is_an_error_not_an_abort() {
         "text.yaml",
         "name: text\nsteps:\n  - exec: [\"echo\", \"{{ 'ab' * 10000000 }}\"]\n",
     );
-    for f in ["big.yaml", "lit.yaml", "long.yaml", "text.yaml"] {
+    // Made inside the expression, where no fuel is spent and no final value is looked at: a
+    // text of literals minijinja works out when it compiles, a `list` of its characters, the
+    // pieces of a `split` (2.4 GB and 61 s for the first before).
+    write(
+        d.path(),
+        "folded.yaml",
+        "name: folded\nsteps:\n  - exec: [\"echo\", \"{{ ('x' * 50000000) | list | map('upper') | list | length }}\"]\n",
+    );
+    write(
+        d.path(),
+        "chars.yaml",
+        "name: chars\nvars: { n: 5000000 }\nsteps:\n  - exec: [\"echo\", \"{{ ('x' * vars.n) | list | length }}\"]\n",
+    );
+    write(
+        d.path(),
+        "split.yaml",
+        "name: split\nvars: { n: 8000000 }\nsteps:\n  - exec: [\"echo\", \"{{ ('x-' * vars.n).split('-') | length }}\"]\n",
+    );
+    for f in [
+        "big.yaml",
+        "lit.yaml",
+        "long.yaml",
+        "text.yaml",
+        "folded.yaml",
+        "chars.yaml",
+        "split.yaml",
+    ] {
         let ran = flow_run(d.path())
             .arg(f)
             .run_within(std::time::Duration::from_secs(60));

@@ -208,14 +208,20 @@ pub(crate) fn bounded(v: &Value) -> Result<(), Error> {
     walk(v, &mut 0, &mut 0, 0)
 }
 
-/// The comparisons and repetitions of `instructions` made calls of the guards.
-fn guard(instructions: &mut Instructions<'_>) {
+/// The comparisons and repetitions of `instructions` made calls of the guards. A constant past
+/// the bounds is an error: minijinja works out an operation of literals when it compiles
+/// (`'x' * 50000000` is one 50 MB text), where no guard of the operation runs.
+fn guard(instructions: &mut Instructions<'_>) -> Result<(), Error> {
     for i in 0..instructions.len() {
         let Ok(i) = u32::try_from(i) else { break };
         let Some(instr) = instructions.get_mut(i) else {
             break;
         };
         let name = match instr {
+            Instruction::LoadConst(v) => {
+                bounded(v)?;
+                continue;
+            }
             Instruction::Lt => COMPARE[0].0,
             Instruction::Lte => COMPARE[1].0,
             Instruction::Gt => COMPARE[2].0,
@@ -225,6 +231,7 @@ fn guard(instructions: &mut Instructions<'_>) {
         };
         *instr = Instruction::CallFunction(name, Some(2));
     }
+    Ok(())
 }
 
 /// Renders the template `src` as `Environment::render_str` does, with the guards.
@@ -239,8 +246,10 @@ pub(crate) fn render(env: &Environment<'static>, src: &str, ctx: &Value) -> Resu
     let mut g = CodeGenerator::new("<string>", src);
     g.compile_stmt(&ast);
     let (mut instructions, mut blocks) = g.finish();
-    guard(&mut instructions);
-    blocks.values_mut().for_each(guard);
+    guard(&mut instructions)?;
+    for b in blocks.values_mut() {
+        guard(b)?;
+    }
     let mut out = String::new();
     Vm::new(env).eval(
         &instructions,
@@ -259,7 +268,7 @@ pub(crate) fn eval(env: &Environment<'static>, src: &str, ctx: &Value) -> Result
     let mut g = CodeGenerator::new("<expression>", src);
     g.compile_expr(&ast);
     let mut instructions = g.finish().0;
-    guard(&mut instructions);
+    guard(&mut instructions)?;
     let mut out = String::new();
     let (v, _) = Vm::new(env).eval(
         &instructions,

@@ -12,10 +12,40 @@ pub(crate) fn call(
     method: &str,
     args: &[Value],
 ) -> Result<Value, Error> {
-    match (value.kind(), method) {
+    // A method makes its whole value at once (`.split('-')` of a long text: one value per
+    // piece), where no fuel is spent: what it is called on, and what it makes, are bounded.
+    if let Some(s) = value.as_str() {
+        if s.len() > super::compile::MAX_BYTES {
+            return Err(super::compile::too_large(
+                "bytes",
+                super::compile::MAX_BYTES,
+            ));
+        }
+        if pieces(s, method, args) > super::compile::MAX_ITEMS {
+            return Err(super::compile::too_large(
+                "items",
+                super::compile::MAX_ITEMS,
+            ));
+        }
+    }
+    let made = match (value.kind(), method) {
         (ValueKind::String, "rsplit") => rsplit(value, args),
         (ValueKind::Seq, "index") => index(value, args),
         _ => minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args),
+    }?;
+    super::compile::bounded(&made)?;
+    Ok(made)
+}
+
+/// How many pieces (up to one past the bound) `s.split(sep)`, `rsplit` or `splitlines` would
+/// make, counted without making them; 0 for another method.
+fn pieces(s: &str, method: &str, args: &[Value]) -> usize {
+    let most = super::compile::MAX_ITEMS + 1;
+    match (method, args.first().and_then(Value::as_str)) {
+        ("split" | "rsplit", Some(sep)) if !sep.is_empty() => s.matches(sep).take(most).count() + 1,
+        ("split" | "rsplit", _) => s.split_whitespace().take(most).count(),
+        ("splitlines", _) => s.lines().take(most).count(),
+        _ => 0,
     }
 }
 
