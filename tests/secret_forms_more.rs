@@ -4,10 +4,8 @@
 //! greps everything the run printed and wrote: the console, the JSON, JUnit and HTML reports,
 //! the artifacts, GitHub annotations and the job summary.
 
-use std::path::Path;
-
-use crate::common::{Ran, flow_run, step, write};
-use crate::secret_search::{everything, nowhere_shown, run_failing_last};
+use crate::common::{Ran, step, write};
+use crate::secret_search::{everything, nowhere_shown, run_everywhere_with, run_failing_last};
 
 /// A password a generator makes: `^ " { $ @` are each kept by some part of a URL and escaped by
 /// another, and by none of the encoders a program calls in the same way.
@@ -191,22 +189,6 @@ steps:
     );
 }
 
-/// A run of `flow` in `dir` with every report, as on GitHub Actions, with these secrets.
-fn run_with_secrets(dir: &Path, flow: &str, secrets: &[(&str, &str)]) -> Ran {
-    let mut run = flow_run(dir)
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .args([flow, "--report", "junit=r.xml", "--report", "html=html"]);
-    for (k, v) in secrets {
-        run = run.env(k, v);
-    }
-    let ran = run.run();
-    for f in ["report.json", "r.xml", "html/index.html", "summary.md"] {
-        assert!(dir.join(f).is_file(), "no {f}: {}", ran.stderr);
-    }
-    ran
-}
-
 /// Secrets that are numbers, in an answer's JSON as a parser writes them back (`00482139` as
 /// `482139`, `99317.250` as `99317.25`): masked in the parsed `json` output and wherever a
 /// template prints them.
@@ -239,9 +221,9 @@ steps:
         stdout,
         stderr,
         report,
-    } = run_with_secrets(
+    } = run_everywhere_with(
         d.path(),
-        "n.yaml",
+        &["n.yaml"],
         &[("PIN", "00482139"), ("AMT", "99317.250")],
     );
     assert_eq!(code, 1, "{stderr}");
@@ -340,9 +322,9 @@ steps:
         stdout,
         stderr,
         report,
-    } = run_with_secrets(
+    } = run_everywhere_with(
         d.path(),
-        "a.yaml",
+        &["a.yaml"],
         &[
             ("ANSI_SECRET", ANSI_SECRET),
             ("XTRACE_SECRET", XTRACE_SECRET),

@@ -8,7 +8,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use crate::common::{Ran, flow_run, step, write};
-use crate::secret_search::{nowhere_shown, run_everywhere};
+use crate::secret_search::{nowhere_shown, run_everywhere, run_everywhere_with};
 
 /// The secret: long and unlike anything else the run prints.
 const SECRET: &str = "Kestrel-Vault-9931-Zulu";
@@ -24,21 +24,9 @@ fn forms() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// `flows` run together with every report, as on GitHub Actions (annotations on stdout, the
-/// job summary in `summary.md`), the secret `RUN_WIDE_T` set.
+/// `flows` run together with every report, as on GitHub Actions, the secret `RUN_WIDE_T` set.
 fn run_together(dir: &Path, flows: &[&str]) -> Ran {
-    let ran = flow_run(dir)
-        .env("RUN_WIDE_T", SECRET)
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .args(flows)
-        .args(["--report", "junit=r.xml", "--report", "html=html"])
-        .run();
-    // What is searched is there: a missing report would make the search vacuous.
-    for f in ["report.json", "r.xml", "html/index.html", "summary.md"] {
-        assert!(dir.join(f).is_file(), "no {f}: {}", ran.stderr);
-    }
-    ran
+    run_everywhere_with(dir, flows, &[("RUN_WIDE_T", SECRET)])
 }
 
 /// A flow that declares no secret and prints one another flow of the run declares (a command's

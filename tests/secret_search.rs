@@ -46,12 +46,20 @@ pub(crate) fn nowhere(texts: &[(String, String)], forms: &[(&str, String)]) {
 /// A run of `flow` in `dir` with every report, as on GitHub Actions (annotations on stdout, the
 /// job summary in `summary.md`), the secret `name` set to `value`.
 pub(crate) fn run_everywhere(dir: &Path, flow: &str, name: &str, value: &str) -> Ran {
-    let ran = flow_run(dir)
-        .env(name, value)
+    run_everywhere_with(dir, &[flow], &[(name, value)])
+}
+
+/// [`run_everywhere`] of `args` (flow files and options), with each of `secrets` set.
+pub(crate) fn run_everywhere_with(dir: &Path, args: &[&str], secrets: &[(&str, &str)]) -> Ran {
+    let mut run = flow_run(dir)
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .args([flow, "--report", "junit=r.xml", "--report", "html=html"])
-        .run();
+        .args(args)
+        .args(["--report", "junit=r.xml", "--report", "html=html"]);
+    for (k, v) in secrets {
+        run = run.env(k, v);
+    }
+    let ran = run.run();
     // What is searched is there: a missing report would make the search vacuous.
     for f in ["report.json", "r.xml", "html/index.html", "summary.md"] {
         assert!(dir.join(f).is_file(), "no {f}: {}", ran.stderr);
