@@ -152,6 +152,17 @@ steps:
     );
 }
 
+/// `site/form.html` under `dir`: a page with one text field (`#tok`).
+fn form_site(dir: &Path) {
+    std::fs::create_dir(dir.join("site")).unwrap();
+    write(
+        dir,
+        "site/form.html",
+        "<!doctype html><html><body><h1>Account</h1>\
+         <label>Token <input id=\"tok\" type=\"text\" size=\"40\"></label></body></html>",
+    );
+}
+
 /// A failed step's screenshot would show a secret typed into a field in pixels, which no masker
 /// reads: it is left out, and the console, report.json and the HTML report say so; the trace
 /// still has the step's picture, drawn from the masked snapshot. The same flow typing no secret
@@ -159,13 +170,7 @@ steps:
 #[test]
 fn a_failure_screenshot_of_a_page_showing_a_secret_is_left_out() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::create_dir(d.path().join("site")).unwrap();
-    write(
-        d.path(),
-        "site/form.html",
-        "<!doctype html><html><body><h1>Account</h1>\
-         <label>Token <input id=\"tok\" type=\"text\" size=\"40\"></label></body></html>",
-    );
+    form_site(d.path());
     typing(d.path(), "typed", true);
     typing(d.path(), "plain", false);
     let ran = flow_run(d.path())
@@ -231,13 +236,7 @@ fn a_failure_screenshot_of_a_page_showing_a_secret_is_left_out() {
 #[test]
 fn a_screencast_keeps_no_frame_of_a_page_showing_a_secret() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::create_dir(d.path().join("site")).unwrap();
-    write(
-        d.path(),
-        "site/form.html",
-        "<!doctype html><html><body><h1>Account</h1>\
-         <label>Token <input id=\"tok\" type=\"text\" size=\"40\"></label></body></html>",
-    );
+    form_site(d.path());
     write(
         d.path(),
         "on.yaml",
