@@ -78,6 +78,7 @@ mod servers;
 mod shards;
 mod silent_browsers;
 mod sub_flow_keys;
+mod sub_flow_vars;
 mod suites;
 mod template_kinds;
 mod todomvc_react;

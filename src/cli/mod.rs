@@ -23,6 +23,7 @@ mod signals;
 mod skills;
 mod tally;
 mod validate;
+mod var_warnings;
 mod watch;
 
 pub use dispatch::main;

@@ -132,7 +132,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let (vars, files) = (&args.vars, &args.var_files);
     overrides::type_overrides(&mut overrides, &flows, &s.vars, vars, files)
         .map_err(CliError::invalid)?;
-    warn_unused_vars(&overrides, &flows, reporter, &|k| {
+    super::var_warnings::warn_about_vars(&overrides, &flows, reporter, &|k| {
         overrides::origin(k, vars, files)
     });
     let filter = Filter::new(args)?;
@@ -477,38 +477,6 @@ fn github(args: &RunArgs, report: &Report, reporter: &Reporter) {
             reporter.warn(&format!(
                 "cannot write the job summary to {}: {e}",
                 Path::new(&path).display()
-            ));
-        }
-    }
-}
-
-/// A `--var` that no flow declares or reads is most likely misspelled: say so (the run goes on).
-pub(super) fn warn_unused_vars(
-    overrides: &Map<String, Value>,
-    flows: &[Arc<LoadedFlow>],
-    reporter: &Reporter,
-    origin: &dyn Fn(&str) -> String,
-) {
-    fn uses(f: &LoadedFlow, k: &str) -> bool {
-        let text = f.doc.file.text();
-        f.flow.vars.contains_key(k)
-            || text.contains(&format!("vars.{k}"))
-            || text.contains(&format!("vars['{k}']"))
-            || text.contains(&format!("vars[\"{k}\"]"))
-            || f.subflows.values().any(|s| uses(s, k))
-    }
-    for k in overrides.keys() {
-        // A matrix value is in its test's name: `--var` leaves it as it is.
-        if let Some(f) = flows.iter().find(|f| f.matrix.contains_key(k)) {
-            reporter.warn(&format!(
-                "--var {k} does not change the matrix value of `{}` (and the other tests of its matrix); pick a combination with --grep \"{k}=\"",
-                f.flow.name
-            ));
-        }
-        if !flows.iter().any(|f| uses(f, k)) {
-            reporter.warn(&format!(
-                "{} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)",
-                origin(k)
             ));
         }
     }

@@ -61,8 +61,10 @@ pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
         )
 }
 
-/// Gives each override of a var that a flow (or runner.toml, `project`) declares a boolean or a
-/// number that type ([`typed`]); every override that does not read as its type is an error.
+/// Gives each override of a var that a flow of the run (a sub-flow at any depth too, as the
+/// override reaches it) or runner.toml (`project`) declares a boolean or a number that type
+/// ([`typed`]); every override that does not read as the type of each flow that declares it is
+/// an error.
 pub(crate) fn type_overrides(
     overrides: &mut Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
@@ -70,38 +72,48 @@ pub(crate) fn type_overrides(
     vars: &[String],
     files: &[PathBuf],
 ) -> Result<(), Vec<Diagnostic>> {
+    let all = every_flow(flows);
     let mut errors = Vec::new();
     for (k, given) in overrides.iter_mut() {
-        let declared = flows
+        let mut declared: Vec<(Value, String)> = all
             .iter()
-            .find_map(|f| {
-                let v = f.flow.vars.get(k.as_str())?;
-                typed_kind(v).then(|| (v.clone(), format!("flow `{}`", f.flow.name), f))
+            .filter_map(|f| {
+                let v = f.flow.vars.get(k.as_str()).filter(|v| typed_kind(v))?;
+                let who = format!("the flow `{}` ({})", f.flow.name, f.doc.file.name());
+                Some((v.clone(), who))
             })
-            .map(|(v, who, f)| (v, format!("the {who} ({})", f.doc.file.name())))
-            .or_else(|| {
-                project
-                    .get(k.as_str())
-                    .filter(|v| typed_kind(v))
-                    .map(|v| (v.clone(), "runner.toml's `[vars]`".to_string()))
-            });
-        let Some((declared, who)) = declared else {
-            continue;
-        };
-        match typed(given, &declared) {
-            Ok(v) => *given = v,
-            Err(wanted) => errors.push(
-                Diagnostic::file_error(
-                    origin(k, vars, files),
-                    format!(
-                        "`{}` is not {wanted}: {who} gives `{k}` the value {declared}",
-                        given.as_str().unwrap_or_default().escape_debug()
-                    ),
-                )
-                .with_help(
-                    "a var given to runner takes the type of the var it overrides (a boolean or a number)",
-                ),
-            ),
+            .collect();
+        if declared.is_empty()
+            && let Some(v) = project.get(k.as_str()).filter(|v| typed_kind(v))
+        {
+            declared.push((v.clone(), "runner.toml's `[vars]`".to_string()));
+        }
+        let mut first = None;
+        for (declared, who) in &declared {
+            match typed(given, declared) {
+                Ok(v) => {
+                    first.get_or_insert(v);
+                }
+                Err(wanted) => {
+                    errors.push(
+                        Diagnostic::file_error(
+                            origin(k, vars, files),
+                            format!(
+                                "`{}` is not {wanted}: {who} gives `{k}` the value {declared}",
+                                given.as_str().unwrap_or_default().escape_debug()
+                            ),
+                        )
+                        .with_help(
+                            "a var given to runner takes the type of the var it overrides (a boolean or a number), in every flow and sub-flow that declares it",
+                        ),
+                    );
+                    first = None;
+                    break;
+                }
+            }
+        }
+        if let Some(v) = first {
+            *given = v;
         }
     }
     if errors.is_empty() {
@@ -109,6 +121,26 @@ pub(crate) fn type_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// `flows` and the sub-flows they run, at any depth, each once.
+pub(crate) fn every_flow(flows: &[Arc<LoadedFlow>]) -> Vec<&LoadedFlow> {
+    fn add<'a>(f: &'a LoadedFlow, out: &mut Vec<&'a LoadedFlow>) {
+        if out.iter().any(|o| std::ptr::eq(*o, f)) {
+            return;
+        }
+        out.push(f);
+        let mut subs: Vec<&Arc<LoadedFlow>> = f.subflows.values().collect();
+        subs.sort_by(|a, b| a.path.cmp(&b.path));
+        for s in subs {
+            add(s, out);
+        }
+    }
+    let mut out = Vec::new();
+    for f in flows {
+        add(f, &mut out);
+    }
+    out
 }
 
 fn typed_kind(v: &Value) -> bool {

@@ -30,10 +30,11 @@ pub(crate) struct Runtime {
     pub(crate) artifacts: PathBuf,
     pub(crate) cancel: CancellationToken,
     pub(crate) listener: Arc<dyn Listener>,
-    /// `--var` / `--var-file` values, applied to top-level flows.
+    /// `--var` / `--var-file` values, applied to every flow of the run (sub-flows too, where
+    /// the caller's `run_flow.vars` win).
     pub(crate) overrides: Map<String, Value>,
-    /// The project file's vars: every top-level flow has them; its own vars and the overrides
-    /// win.
+    /// The project file's vars: every flow has them (sub-flows too); its own vars and the
+    /// overrides win.
     pub(crate) defaults: Map<String, Value>,
     /// Browser resources (adapter, sockets, background closes); the runtimes of the passes of
     /// `run --watch` share them, so its browsers stay up between passes.

@@ -57,21 +57,7 @@ async fn run(
     children: &mut Vec<StepResult>,
 ) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
-    let mut scope = new_scope(rt, &sub);
-    scope.set_web_server(web_server);
-    // The sub-flow's secrets join the flow's masker: its outputs are masked in the parent too.
-    prepare(
-        &mut scope,
-        rt,
-        &sub,
-        &vars,
-        &frame.masker,
-        super::start::Part::All,
-    )
-    .map_err(|mut e| {
-        e.message = frame.masker.mask(&e.message);
-        e
-    })?;
+    let mut scope = start_scope(rt, &sub, (vars, web_server), &frame.masker)?;
     let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
     let deadline = super::control::deadline(cx);
     let sub_frame = Frame {
@@ -127,6 +113,31 @@ async fn run(
         outputs.insert(k.clone(), v);
     }
     Ok(Value::Object(outputs))
+}
+
+/// The sub-flow's scope with its secrets and vars. The run's vars reach it as they reach a
+/// top-level flow: runner.toml's `[vars]` first (its own vars win), then `--var` and the var
+/// files over its own; the caller's `run_flow.vars` (`vars`) are its arguments and win over
+/// those (`cli::var_warnings` says so). Its `web_server` is the caller's (its vars may read
+/// it). Its secrets join `masker`, the caller's: its outputs are masked in the caller too.
+fn start_scope(
+    rt: &super::runtime::Runtime,
+    sub: &LoadedFlow,
+    (vars, web_server): (Map<String, Value>, Option<Value>),
+    masker: &crate::step::Masker,
+) -> Result<Scope, StepError> {
+    let mut scope = new_scope(rt, sub);
+    scope.set_web_server(web_server);
+    for (k, v) in &rt.defaults {
+        scope.set_var(k.clone(), v.clone());
+    }
+    let mut given = rt.overrides.clone();
+    given.extend(vars);
+    prepare(&mut scope, rt, sub, &given, masker, super::start::Part::All).map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })?;
+    Ok(scope)
 }
 
 /// The vars the step gives the sub-flow, each that overrides a boolean or a number the sub-flow

@@ -19,7 +19,7 @@ use crate::cli::error::CliError;
 use crate::cli::exit::Outcome;
 use crate::cli::run::{
     Conclusion, Finished, Settings, artifacts_dir, conclude, create_artifacts, flow_files, load,
-    options, parse_vars, registry, run_id, runtime_settings, warn_unused_vars,
+    options, parse_vars, registry, run_id, runtime_settings,
 };
 use crate::cli::select::{Filter, select, shard};
 use crate::config::document::Format;
@@ -179,7 +179,7 @@ impl Watch<'_> {
         let run: Vec<Arc<LoadedFlow>> = if self.first {
             let (vars, files) = (&self.args.vars, &self.args.var_files);
             let origin = |k: &str| crate::config::overrides::origin(k, vars, files);
-            warn_unused_vars(&overrides, &flows, self.reporter, &origin);
+            crate::cli::var_warnings::warn_about_vars(&overrides, &flows, self.reporter, &origin);
             selected
         } else {
             let hit = affected(&flows, &self.pending, &self.var_files());
