@@ -16,7 +16,7 @@ use crate::config::profiles::Registry;
 use crate::config::project::{self, ServersSpec};
 use crate::config::trace_mode::TraceMode;
 use crate::config::{overrides, var_file};
-use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows};
+use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows_closing};
 use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
 use crate::source::Diagnostic;
 use crate::step::ServerInfo;
@@ -161,8 +161,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     create_artifacts(&artifacts)?;
     let started = Instant::now();
     let count = flows.len() * args.repeat_each as usize;
-    let (ran, interrupted) = execute(rt, (flows, secrets), args, &s)?;
-    crate::process::kill_all();
+    let (ran, interrupted, closing) = execute(rt, (flows, secrets), args, &s)?;
     let finished = Finished {
         results: ran.results,
         unstarted: ran.unstarted,
@@ -179,7 +178,25 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         console: &console,
         reporter,
     };
-    Ok(conclude(finished, &to))
+    let outcome = conclude(finished, &to);
+    // Nothing runner started outlives it: its browsers, and whatever lost its parent.
+    closing.wait();
+    crate::process::kill_all();
+    Ok(outcome)
+}
+
+/// The run's browsers, still closing once its flows are done and its servers stopped (see
+/// `run_flows_closing`), on the runtime that closes them.
+struct Closing {
+    runtime: tokio::runtime::Runtime,
+    browsers: tokio::task::JoinHandle<()>,
+}
+
+impl Closing {
+    /// Returns once the browsers are closed and their processes gone.
+    fn wait(self) {
+        let _ = self.runtime.block_on(self.browsers);
+    }
 }
 
 /// `--artifacts`, else `.runner/runs/<run-id>`; absolute.
@@ -407,20 +424,21 @@ fn execute(
     (flows, secrets): (Vec<Arc<LoadedFlow>>, crate::engine::RunSecrets),
     args: &RunArgs,
     s: &Settings,
-) -> Result<(Ran, bool), CliError> {
+) -> Result<(Ran, bool, Closing), CliError> {
     let runtime = super::runtime::start()?;
     let cancel = rt.cancel.clone();
     let options = RunOptions {
         secrets,
         ..options(args, s)
     };
-    Ok(runtime.block_on(async {
+    let (ran, interrupted, browsers) = runtime.block_on(async {
         let watcher = tokio::spawn(super::signals::watch(cancel.clone()));
-        // It returns once the browsers are closed.
-        let results = run_flows(rt, flows, options, s.servers.as_ref()).await;
+        // It returns once the servers have stopped, the browsers closing.
+        let (ran, browsers) = run_flows_closing(rt, flows, options, s.servers.as_ref()).await;
         watcher.abort();
-        (results, cancel.is_cancelled())
-    }))
+        (ran, cancel.is_cancelled(), browsers)
+    });
+    Ok((ran, interrupted, Closing { runtime, browsers }))
 }
 
 /// How the flows are scheduled.

@@ -30,7 +30,9 @@ mod trail;
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
-pub(crate) use run::{Ran, RunOptions, Warm, run_flows, start_servers};
+#[cfg(test)]
+pub(crate) use run::run_flows;
+pub(crate) use run::{Ran, RunOptions, Warm, run_flows_closing, start_servers};
 pub(crate) use runtime::Runtime;
 pub(crate) use start::RunSecrets;
 pub(crate) use trace::is_file as is_trace_file;

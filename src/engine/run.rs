@@ -108,23 +108,44 @@ pub(crate) struct Ran {
 /// a state another flow saves come after it, see `order_by_state`), and those never started,
 /// once the run's servers have stopped and its browsers are closed. A flow whose task panicked
 /// is an `internal` error result, never dropped.
+#[cfg(test)]
 pub(crate) async fn run_flows(
     rt: Arc<Runtime>,
     flows: Vec<Arc<LoadedFlow>>,
     opts: RunOptions,
     servers: Option<&ServersSpec>,
 ) -> Ran {
+    let (ran, closing) = run_flows_closing(rt, flows, opts, servers).await;
+    let _ = closing.await;
+    ran
+}
+
+/// As [`run_flows`], but returns once the run's servers have stopped, with its browsers still
+/// closing (`closing`, a task): a browser runner started takes tens of ms to exit after its
+/// SIGKILL (the kernel tearing down its memory), time the caller spends writing its reports.
+/// The caller awaits `closing` before it goes on (nothing runner started outlives it).
+pub(crate) async fn run_flows_closing(
+    rt: Arc<Runtime>,
+    flows: Vec<Arc<LoadedFlow>>,
+    opts: RunOptions,
+    servers: Option<&ServersSpec>,
+) -> (Ran, JoinHandle<()>) {
     let warm = Warm::start(&rt, (&flows, &opts.secrets), opts.jobs, servers).await;
     // The last flow's browser is not handed over to a next flow (see `FlowBrowser::close`).
     rt.browser
         .count_flows(flows.len() * opts.repeat_each.max(1) as usize);
     let (results, unstarted) = warm.run(rt.clone(), flows, opts).await;
-    let web_servers = warm.stop(&rt).await;
-    Ran {
+    let closing = tokio::spawn({
+        let rt = rt.clone();
+        async move { rt.browser.wait_closed().await }
+    });
+    let web_servers = warm.stop_servers().await;
+    let ran = Ran {
         results,
         unstarted,
         web_servers,
-    }
+    };
+    (ran, closing)
 }
 
 /// What a run keeps up from its first flow to its last: its servers (runner.toml's
@@ -245,13 +266,16 @@ impl Warm {
     /// dropped its handle on the servers: they stop while the browsers close (runner does not
     /// go on before both are gone).
     pub(crate) async fn stop(self, rt: &Runtime) -> Vec<ServerInfo> {
-        let stop_servers = async {
-            match Arc::into_inner(self.servers) {
-                Some(mut s) => s.stop().await,
-                None => Vec::new(),
-            }
-        };
-        tokio::join!(stop_servers, rt.browser.wait_closed()).0
+        tokio::join!(self.stop_servers(), rt.browser.wait_closed()).0
+    }
+
+    /// Stops the servers (every job has ended and dropped its handle on them); returns them as
+    /// reports show them. The browsers are the caller's to close.
+    async fn stop_servers(self) -> Vec<ServerInfo> {
+        match Arc::into_inner(self.servers) {
+            Some(mut s) => s.stop().await,
+            None => Vec::new(),
+        }
     }
 }
 
