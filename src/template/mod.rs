@@ -6,6 +6,7 @@ mod compile;
 mod derived;
 mod explain;
 mod filters;
+mod folded;
 mod literal;
 mod methods;
 mod render;
