@@ -10,7 +10,7 @@ use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
 use minijinja_contrib::{filters, globals};
 
-use super::compile::same_kinds;
+use super::order::same_kinds;
 
 /// Puts these in place of the libraries' own in `env` (which has minijinja's and contrib's).
 pub(crate) fn add_to(env: &mut Environment<'static>) {

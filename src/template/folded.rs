@@ -8,7 +8,7 @@
 use minijinja::Error;
 use minijinja::machinery::ast::{BinOpKind, CallArg, CompareOpKind, Expr, Stmt};
 
-use super::compile::compare;
+use super::order::compare;
 
 /// Checks the comparisons of literals in `stmt` and everything in it.
 pub(crate) fn check_stmt(stmt: &Stmt<'_>) -> Result<(), Error> {

@@ -9,6 +9,7 @@ mod filters;
 mod folded;
 mod literal;
 mod methods;
+mod order;
 mod render;
 mod tags;
 

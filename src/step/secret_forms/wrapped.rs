@@ -132,20 +132,32 @@ fn next_line(bytes: &[u8], run: usize, after: usize) -> Option<usize> {
 /// differ (a timestamp, a counter). At most `PREFIX_MAX` bytes, with no line break in it. The
 /// run before starts after a byte that is no base64 (`last`): the prefix ends with it too.
 fn shared_prefix(before: &[u8], next: &[u8]) -> Option<usize> {
-    let next = &next[..next.len().min(PREFIX_MAX + 1)];
-    let end = next
-        .iter()
-        .position(|b| matches!(b, b'\r' | b'\n'))
-        .unwrap_or(next.len());
-    let last = *before.last()?;
-    (1..end.min(before.len() + 1)).find(|&len| {
-        next[len - 1] == last
-            && next.get(len).is_some_and(|b| BASE64[usize::from(*b)])
-            && before[before.len() - len..]
-                .iter()
-                .zip(&next[..len])
-                .all(|(a, b)| a == b || (a.is_ascii_digit() && b.is_ascii_digit()))
-    })
+    let &last = before.last()?;
+    let most = next.len().min(PREFIX_MAX + 1).min(before.len() + 1);
+    // One pass, at about the cost of reading the prefix: a byte equal to `last` is looked at
+    // closer only when base64 follows it.
+    let mut len = 1;
+    while len < most {
+        let b = next[len - 1];
+        if b == b'\r' || b == b'\n' {
+            return None;
+        }
+        if b == last
+            && BASE64[usize::from(next[len])]
+            && alike(&before[before.len() - len..], &next[..len])
+        {
+            return Some(len);
+        }
+        len += 1;
+    }
+    None
+}
+
+/// Whether two prefixes are the same bytes but digits, which may differ.
+fn alike(a: &[u8], b: &[u8]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| x == y || (x.is_ascii_digit() && y.is_ascii_digit()))
 }
 
 #[cfg(test)]
