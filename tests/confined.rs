@@ -544,6 +544,65 @@ fn state_save_stays_in_the_flows_directory_and_follows_no_symlink() {
     assert_eq!(mode, 0o600);
 }
 
+/// Two `state.save` paths that differ only by a secret are both named as the reports show them
+/// (`state-***.json`): the second was written over the first, and a later flow's
+/// `browser.state` loaded whichever came last. The run refuses a state whose masked path it
+/// already saved another state to (any flow of the run), saying so; the same path saved again
+/// (the same state, updated) is written over as asked.
+#[test]
+fn state_saves_whose_masked_paths_are_alike_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: st\nsecrets: [USER_A, USER_B]\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/index.html\"\n  - id: a\n    state: {{ save: \"state-{{{{ secrets.USER_A }}}}.json\" }}\n  - id: again\n    state: {{ save: \"state-{{{{ secrets.USER_A }}}}.json\" }}\n  - id: b\n    state: {{ save: \"state-{{{{ secrets.USER_B }}}}.json\" }}\n",
+            fixture("site").display()
+        ),
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+    } = flow_run(d.path())
+        .env("USER_A", "alice-9931")
+        .env("USER_B", "bob-4417")
+        .arg("f.yaml")
+        .run();
+    assert_eq!(code, 1, "{stderr}");
+    let steps = &report["flows"][0]["steps"];
+    let saved = d.path().join("state-***.json");
+    for i in [1, 2] {
+        assert_eq!(steps[i]["outcome"], "passed", "{report}");
+        assert_eq!(
+            steps[i]["outputs"]["path"],
+            saved.display().to_string(),
+            "{report}"
+        );
+    }
+    assert_eq!(steps[3]["outcome"], "failed", "{report}");
+    let message = steps[3]["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        "state.save path `state-***.json` is where this run saved another state, from a path that differs only by a secret (a file is named with its secrets masked); give each state a path that differs outside its secrets"
+    );
+    assert!(saved.is_file());
+    assert_eq!(
+        files_under(d.path())
+            .iter()
+            .filter(|p| p.to_string_lossy().contains("state-"))
+            .count(),
+        1
+    );
+    for shown in [&stdout, &stderr, &report.to_string()] {
+        assert!(
+            !shown.contains("alice-9931") && !shown.contains("bob-4417"),
+            "{shown}"
+        );
+    }
+}
+
 /// A NUL character, which no path or argument can hold (the system cuts it there), is refused
 /// by `validate` where it is written: in a `state.save` path, an `exec` argument or its `cwd`
 /// (the run would fail at the step with a misleading error, or run another command).

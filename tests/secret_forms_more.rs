@@ -135,6 +135,92 @@ steps:
     }
 }
 
+/// `text` as a reader joins the base64 in it: without line breaks (as written, and escaped by
+/// JSON or a URL, to any depth), the prefixes of [`wrapped_base64_behind_prefixes_is_masked`]'s
+/// lines, and every character that is not base64.
+fn joined_base64(text: &str) -> String {
+    let mut t = text
+        .replace("%0D", "")
+        .replace("%0A", "")
+        .replace("&gt;", "")
+        .replace("app-1", "");
+    while let Some(at) = t.find("2026-11-28T10:00:") {
+        t.replace_range(at..at + "2026-11-28T10:00:00Z".len(), "");
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut slashes = false;
+    for c in t.chars() {
+        if c == '\\' {
+            slashes = true;
+        } else if !(slashes && matches!(c, 'n' | 'r')) {
+            slashes = false;
+            if c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=') {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Wrapped base64 of a secret with a prefix on each line (a quoted block's `> `, docker
+/// compose's `app-1  | `, a timestamp), and inside a JSON string inside a JSON string (its line
+/// breaks `\\n`, `\\r\\n`; `\\\\n` a level deeper): masked, and no output read as a reader joins
+/// the base64 holds any piece of the secret's base64 (eleventh attack, G10).
+#[test]
+fn wrapped_base64_behind_prefixes_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "w.yaml",
+        r#"name: wrapped base64 behind prefixes
+secrets: [LONG_SECRET]
+steps:
+  - id: w
+    exec:
+      - sh
+      - -c
+      - |
+        printf %s "$LONG_SECRET" | base64 -w 20 | sed 's/^/> /'
+        printf 'user:%s' "$LONG_SECRET" | base64 | sed 's/^/app-1  | /'
+        printf 'x%s' "$LONG_SECRET" | base64 -w 64 | awk '{ printf "2026-11-28T10:00:%02dZ %s\n", NR + 8, $0 }'
+  - id: j
+    exec:
+      - python3
+      - -c
+      - |
+        import base64, json, os
+        auths = '{"auths":{"r.example.com":{"auth":"%s"}}}' % os.environ["LONG_SECRET"]
+        b = base64.encodebytes(auths.encode()).decode()
+        print(json.dumps({"k": json.dumps({"data": b})}))
+        print(json.dumps({"k": json.dumps({"data": b.replace("\n", "\r\n")})}))
+        print(json.dumps(json.dumps({"k": json.dumps({"data": b})})))
+  - exec: ["sh", "-c", "printf 'xy%s' \"$LONG_SECRET\" | base64 -w 40 | sed 's/^/> /' >&2; exit 1"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "w.yaml", "LONG_SECRET", LONG_SECRET);
+    let out = step(&report, "w")["outputs"]["stdout"].as_str().unwrap();
+    assert!(out.matches("***").count() >= 3, "not masked: {out}");
+    let json = step(&report, "j")["outputs"]["stdout"].as_str().unwrap();
+    assert_eq!(json.lines().count(), 3, "{json}");
+    assert!(
+        json.lines().all(|l| l.contains("***")),
+        "not masked: {json}"
+    );
+    assert!(stderr.contains("stderr: > eHl***"), "{stderr}");
+    let pieces = base64_pieces(LONG_SECRET);
+    for (where_, text) in everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]) {
+        let joined = joined_base64(&text);
+        for p in &pieces {
+            assert!(!joined.contains(p.as_str()), "{p} is in {where_}:\n{text}");
+        }
+    }
+}
+
 /// A secret with a quote of each kind, a space, `&` and `$`.
 const SHELL_SECRET: &str = "Vault'99 31&Kes\"trel$x";
 

@@ -355,6 +355,104 @@ fn a_filter_that_orders_numbers_with_a_text_or_none_fails() {
     flow_run(d.path()).arg("same.yaml").passes();
 }
 
+/// What still ordered across kinds: `groupby` (it sorts by its attribute), lists compared item
+/// by item where the first items that differ are a number and a text (`[1, "a"] < [1, 2]` was
+/// false, so `>=` passed; `sort` of such lists), and a comparison of literals minijinja works
+/// out when it compiles (`{{ 1 < 'a' }}` rendered `true`: no guard ran). Each fails as `<`
+/// does; lists whose first difference is of one kind still compare, as in Python.
+#[test]
+fn groupby_nested_lists_and_literal_comparisons_order_one_kind() {
+    let d = tempfile::tempdir().unwrap();
+    let json = r#"{\"items\": [{\"qty\": 7}, {\"qty\": \"0\"}, {\"qty\": 3}], \"pairs\": [[1, \"a\"], [1, 2]]}"#;
+    let flow = |expr: &str| {
+        format!(
+            "name: f\nsteps:\n  - id: r\n    exec: [\"sh\", \"-c\", \"echo '{json}'\"]\n  - expect: {{ that: \"{{{{ {expr} }}}}\" }}\n"
+        )
+    };
+    let j = "(steps.r.stdout | fromjson)";
+    for (name, expr, want) in [
+        (
+            "groupby",
+            format!("({j}['items'] | groupby('qty') | first).grouper >= 1"),
+            "`groupby`: cannot compare 7 (number) with \"0\" (text)",
+        ),
+        (
+            "groupby_attr",
+            format!("({j}['items'] | groupby(attribute='qty') | last).grouper == '0'"),
+            "`groupby`: cannot compare",
+        ),
+        (
+            "pairs",
+            format!("{j}['pairs'][0] >= {j}['pairs'][1]"),
+            "cannot compare [1, \"a\"] (list) >= [1, 2] (list): their items \"a\" (text) and 2 (number)",
+        ),
+        (
+            "sort_pairs",
+            format!("({j}['pairs'] | sort | first)[1] >= 1"),
+            "`sort`: cannot compare",
+        ),
+        (
+            "max_pairs",
+            format!("({j}['pairs'] | max)[1] == 'a'"),
+            "`max`: cannot compare",
+        ),
+        (
+            "literal",
+            "1 < 'a'".to_string(),
+            "cannot compare 1 (number) < \"a\" (text)",
+        ),
+        (
+            "chain",
+            "0 < 1 < 'a'".to_string(),
+            "cannot compare 1 (number) < \"a\" (text)",
+        ),
+        (
+            "not",
+            "not ('5' <= 3)".to_string(),
+            "cannot compare \"5\" (text) <= 3 (number)",
+        ),
+        (
+            "literal_pairs",
+            "[1, 'a'] > [1, 2]".to_string(),
+            "cannot compare [1, \"a\"] (list) > [1, 2] (list)",
+        ),
+        (
+            "literal_in_filter",
+            "((2 > '10') | int) == 0".to_string(),
+            "cannot compare 2 (number) > \"10\" (text)",
+        ),
+    ] {
+        write(d.path(), &format!("{name}.yaml"), &flow(&expr));
+        let ran = flow_run(d.path()).arg(format!("{name}.yaml")).run();
+        assert_eq!(ran.code, 1, "{name}: {}{}", ran.stdout, ran.stderr);
+        assert!(ran.stderr.contains(want), "{name}: {}", ran.stderr);
+    }
+    // An `if` of literals fails too, rather than taking a branch.
+    write(
+        d.path(),
+        "if.yaml",
+        "name: if\nsteps:\n  - if: \"{% if 5 > '3' %}true{% endif %}\"\n    log: taken\n",
+    );
+    let ran = flow_run(d.path()).arg("if.yaml").run();
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot compare 5 (number) > \"3\" (text)"),
+        "{}",
+        ran.stderr
+    );
+    // One kind at the first difference orders, as Python does: `[1, 'a'] < [2, 'b']` is true
+    // (1 < 2 decides); lists of one shape sort and group; literals of one kind compare.
+    write(
+        d.path(),
+        "same.yaml",
+        &flow(&format!(
+            "{j}['pairs'][1] < [2, 'b'] and [1, 'a'] < [2, 'b'] and ([[2, 'x'], [1, 'y']] | sort | first)[1] == 'y' and ([[1, 'b'], [1, 'a']] | min)[1] == 'a' and ([{{'k': 2}}, {{'k': 1}}, {{'k': 2}}] | groupby('k') | last).list | length == 2 and 1 < 2 < 3 and 'a' < 'b' and not (2 < 1 < 'a') and ([1, 'a', 1, 'A'] | unique | list) == [1, 'a']"
+        )),
+    );
+    flow_run(d.path()).arg("same.yaml").passes();
+}
+
 /// `run_flow.vars` gives a sub-flow's boolean or number var that type, as `--var` does:
 /// `SKIP: "{{ env.SKIP_CHECKS }}"` with `SKIP_CHECKS=false` gave the sub-flow's `SKIP: false`
 /// the text `"false"`, so `if: "{{ not vars.SKIP }}"` skipped its check. A text that does not

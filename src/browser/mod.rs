@@ -21,4 +21,4 @@ pub(crate) use pool::flow_session::{ContextSetup, FlowBrowser, HELD_PICTURES, Re
 pub(crate) use pool::host::{BrowserHost, cleanup_run, launch_check};
 pub(crate) use pool::worker::{BrowserSpec, Emulation};
 pub(crate) use steps::dispatch::run_step;
-pub(crate) use steps::files::StepFiles;
+pub(crate) use steps::files::{SavedStates, StepFiles};

@@ -67,6 +67,7 @@ impl Runtime {
             agent_cache: s.agent_cache,
             trace: s.trace,
             traces: super::finishing::Finishing::default(),
+            saved_states: crate::browser::SavedStates::default(),
             default_agent: s.default_agent,
             dispatch: &FAMILIES,
         }
@@ -92,6 +93,7 @@ impl Runtime {
             agent_cache: self.agent_cache,
             trace: self.trace,
             traces: super::finishing::Finishing::default(),
+            saved_states: crate::browser::SavedStates::default(),
             default_agent: self.default_agent.clone(),
             dispatch: self.dispatch,
         }

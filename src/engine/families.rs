@@ -39,6 +39,7 @@ fn step_files(cx: &StepCtx<'_>, fallback: &str) -> StepFiles {
         dir: cx.frame.dir.clone(),
         base: artifacts::step_base(&cx.frame.prefix, cx.index, cx.step, fallback),
         masker: cx.frame.masker.clone(),
+        states: cx.rt.saved_states.clone(),
     }
 }
 

@@ -51,6 +51,8 @@ pub(crate) struct Runtime {
     pub(crate) trace: crate::config::trace_mode::TraceMode,
     /// The kept traces still being finished (a pass waits for them).
     pub(crate) traces: super::finishing::Finishing,
+    /// The files the pass's `state.save` steps wrote, and the paths they were saved from.
+    pub(crate) saved_states: crate::browser::SavedStates,
     /// `--agent`.
     pub(crate) default_agent: Option<String>,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in

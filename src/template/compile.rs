@@ -6,7 +6,9 @@
 //!   text), so `steps.count.stdout >= 1` would be true for a stdout of `0`: a check that always
 //!   passes. Each comparison instruction becomes a call of a function that compares the same
 //!   two values after checking their kinds; the instruction keeps its place (jumps are
-//!   unchanged) and its span (an error points at the comparison).
+//!   unchanged) and its span (an error points at the comparison). Two lists are checked item by
+//!   item; a comparison of literals, which minijinja works out when it compiles, is checked in
+//!   the syntax tree ([`super::folded`]).
 //! - `*` that repeats a list or a text is bounded ([`MAX_ITEMS`], [`MAX_BYTES`]): minijinja
 //!   repeats a list lazily, and what is made of it later (its JSON, its printing) would take it
 //!   all at once (`[x] * 10**13` aborted runner).
@@ -20,6 +22,9 @@ use minijinja::machinery::{
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::ValueKind;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, Value};
+
+use super::folded;
+use super::order::compare;
 
 /// The most items one value a template makes may hold (at any depth): as many as minijinja's
 /// `range` gives. Each item costs about 270 bytes once the value is JSON.
@@ -53,86 +58,6 @@ pub(crate) fn register(env: &mut Environment<'static>) {
         for name in names {
             env.add_test(*name, move |a: Value, b: Value| compare(&a, op, &b));
         }
-    }
-}
-
-/// The kind of a value as a message names it.
-fn kind(v: &Value) -> &'static str {
-    match v.kind() {
-        ValueKind::Number | ValueKind::Bool => "number",
-        ValueKind::String => "text",
-        ValueKind::None => "none",
-        ValueKind::Undefined => "undefined",
-        ValueKind::Seq | ValueKind::Iterable => "list",
-        ValueKind::Map => "map",
-        _ => "value",
-    }
-}
-
-/// `a op b` when both are numbers (a boolean counts as one, as in Python), both texts or both
-/// lists; an error naming both values and their kinds otherwise.
-fn compare(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
-    orderable(a, op, b)?;
-    let ord = a.partial_cmp(b);
-    Ok(match op {
-        "<" => ord.is_some_and(std::cmp::Ordering::is_lt),
-        "<=" => ord.is_some_and(std::cmp::Ordering::is_le),
-        ">" => ord.is_some_and(std::cmp::Ordering::is_gt),
-        _ => ord.is_some_and(std::cmp::Ordering::is_ge),
-    })
-}
-
-/// Nothing when what `name` (a filter that orders: `min`, `sort`, ...) orders are all numbers,
-/// all texts or all lists; the error of an ordering comparison of the first with the first
-/// that differs from it otherwise (minijinja orders every number before every text, so
-/// `[7, "0", 3] | min` was 3).
-pub(crate) fn same_kinds(name: &str, mut items: impl Iterator<Item = Value>) -> Result<(), Error> {
-    let Some(first) = items.next() else {
-        return Ok(());
-    };
-    for item in items {
-        orderable(&first, "with", &item).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidOperation,
-                format!("`{name}`: {}", e.detail().unwrap_or_default()),
-            )
-        })?;
-    }
-    Ok(())
-}
-
-/// Nothing when `a op b` orders two values of one kind (numbers, texts or lists); an error
-/// naming both values and their kinds otherwise.
-fn orderable(a: &Value, op: &str, b: &Value) -> Result<(), Error> {
-    let (ka, kb) = (kind(a), kind(b));
-    if ka != kb || !matches!(ka, "number" | "text" | "list") {
-        let help = match (ka, kb) {
-            ("text", "number") | ("number", "text") => ": use `| int` or `| float` on the text",
-            ("none", _) | (_, "none") => ": check `is none` first",
-            _ => "",
-        };
-        return Err(Error::new(
-            ErrorKind::InvalidOperation,
-            format!(
-                "cannot compare {} ({ka}) {op} {} ({kb}){help}",
-                shown(a),
-                shown(b)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// A value in a message: its repr, cut at 40 characters.
-fn shown(v: &Value) -> String {
-    let s = match v.kind() {
-        ValueKind::None => "none".to_string(),
-        _ => format!("{v:?}"),
-    };
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
     }
 }
 
@@ -243,6 +168,7 @@ pub(crate) fn render(env: &Environment<'static>, src: &str, ctx: &Value) -> Resu
     // A unit struct unless minijinja's `custom_syntax` is on (a dependency may turn it on).
     #[allow(clippy::default_constructed_unit_structs)]
     let ast = parse(src, "<string>", SyntaxConfig::default(), ws)?;
+    folded::check_stmt(&ast)?;
     let mut g = CodeGenerator::new("<string>", src);
     g.compile_stmt(&ast);
     let (mut instructions, mut blocks) = g.finish();
@@ -265,6 +191,7 @@ pub(crate) fn render(env: &Environment<'static>, src: &str, ctx: &Value) -> Resu
 /// guards.
 pub(crate) fn eval(env: &Environment<'static>, src: &str, ctx: &Value) -> Result<Value, Error> {
     let ast = parse_expr(src)?;
+    folded::check_expr(&ast)?;
     let mut g = CodeGenerator::new("<expression>", src);
     g.compile_expr(&ast);
     let mut instructions = g.finish().0;
@@ -304,6 +231,17 @@ mod tests {
             "{{ 0 < s < 2 }}",
             "{{ s is gt 0 }}",
             "{{ [s] | select('lessthan', 5) | list }}",
+            // Lists whose first items that differ are of two kinds.
+            "{{ [1, s] < [1, 2] }}",
+            "{{ [[1, s], [1, 2]] | sort }}",
+            "{{ [{'k': s}, {'k': 1}] | groupby('k') }}",
+            // Literals minijinja works out when it compiles, wherever they are.
+            "{{ 1 < 'a' }}",
+            "{{ [1, 'a'] > [1, 2] }}",
+            "{% set x = 0 < 1 < 'a' %}{{ x }}",
+            "{% macro m(x=('5' >= 3)) %}{{ x }}{% endmacro %}{{ m() }}",
+            "{% for i in [1] if 1 < none %}{% endfor %}",
+            "{{ [1] | map('string') | select('ne', 1 < 'a') | list }}",
         ] {
             let e = t
                 .render_str(src, &ctx())
@@ -323,6 +261,10 @@ mod tests {
             ("{{ n >= 1.5 }}", "false"),
             ("{{ s == 0 }}", "false"),
             ("{{ n is gt 0 }}", "true"),
+            ("{{ [1, 'a'] < [2, 'b'] }}", "true"),
+            ("{{ l < [1, 2, 'a'] }}", "true"),
+            ("{{ 2 < 1 < 'a' }}", "false"),
+            ("{{ [[2, 'x'], [1, 'y']] | sort | first | last }}", "y"),
         ] {
             assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
         }

@@ -10,7 +10,7 @@ use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
 use minijinja_contrib::{filters, globals};
 
-use super::compile::same_kinds;
+use super::order::same_kinds;
 
 /// Puts these in place of the libraries' own in `env` (which has minijinja's and contrib's).
 pub(crate) fn add_to(env: &mut Environment<'static>) {
@@ -26,6 +26,7 @@ pub(crate) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("max", max);
     env.add_filter("sort", sort);
     env.add_filter("dictsort", dictsort);
+    env.add_filter("groupby", groupby);
 }
 
 /// minijinja's `min`, refused when its items are not of one kind.
@@ -74,6 +75,29 @@ fn dictsort(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
         }
     }
     minijinja::filters::dictsort(value, kwargs)
+}
+
+/// minijinja's `groupby(attribute, default=, case_sensitive=)`, refused when what it groups by
+/// (each item's attribute, or `default` where it has none) is not of one kind: it sorts by it.
+fn groupby(value: Value, attribute: Option<&str>, kwargs: Kwargs) -> Result<Value, Error> {
+    let value = listed(value);
+    let attr = match attribute {
+        Some(a) => Some(a.to_string()),
+        None => kwargs.peek::<Option<String>>("attribute")?,
+    };
+    if let Some(attr) = attr {
+        let default = kwargs.peek::<Option<Value>>("default")?.unwrap_or_default();
+        let keys = value.try_iter().into_iter().flatten().map(|item| {
+            let key = path(&item, &attr);
+            if key.is_undefined() {
+                default.clone()
+            } else {
+                key
+            }
+        });
+        same_kinds("groupby", keys)?;
+    }
+    minijinja::filters::groupby(value, attribute, kwargs)
 }
 
 /// `value` as a list when it is an iterable (one that can be gone through once, as `map`'s, is

@@ -6,8 +6,10 @@ mod compile;
 mod derived;
 mod explain;
 mod filters;
+mod folded;
 mod literal;
 mod methods;
+mod order;
 mod render;
 mod tags;
 

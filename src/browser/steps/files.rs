@@ -1,6 +1,8 @@
 //! Files in and out of the page: `upload` and `screenshot`. (`download` has a file of its own.)
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -25,6 +27,26 @@ pub(crate) struct StepFiles {
     /// The flow's masker: a file named from a value (a path templated with a secret, a name the
     /// page suggests) is named with its secrets masked, as the reports show it.
     pub(crate) masker: Masker,
+    /// The states the run saved (`state.save`), shared by its flows.
+    pub(crate) states: SavedStates,
+}
+
+/// The files a run saved states to (`state.save`, named with their secrets masked), each with
+/// the path it was saved from (as rendered): two paths that differ only by a secret mask alike
+/// (`state-***.json`), and the second state would be written over the first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SavedStates(Arc<Mutex<HashMap<PathBuf, String>>>);
+
+impl SavedStates {
+    /// Takes `file` for the state saved from `path`: false when the run saved a state from
+    /// another path there. The same path again is the same state, saved anew.
+    pub(crate) fn claim(&self, file: &Path, path: &str) -> bool {
+        let mut saved = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        saved
+            .entry(file.to_path_buf())
+            .or_insert_with(|| path.to_string())
+            == path
+    }
 }
 
 impl StepFiles {

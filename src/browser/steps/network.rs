@@ -16,7 +16,8 @@ const MAX_STATE: u64 = 64 * 1024 * 1024;
 /// storageState format) written to a file only its owner reads, inside the flow's directory and
 /// through no symlink (agent-browser saves it into a private scratch folder; runner moves it:
 /// see `crate::fs::write_private`); outputs its path and how many cookies and origins it
-/// holds, never what they are.
+/// holds, never what they are. A path the run saved another state to (two paths that differ
+/// only by a secret are named alike) is refused, never written over.
 pub(crate) async fn save_state(
     session: &mut Session,
     path: &str,
@@ -33,7 +34,12 @@ pub(crate) async fn save_state(
     if let Some(problem) = problem {
         return Err(fail(format!("{problem}; {}", crate::fs::FLOW_PATH_HELP)));
     }
-    let dest = session.cwd.join(masked);
+    let dest = session.cwd.join(&masked);
+    if !files.states.claim(&dest, path) {
+        return Err(fail(format!(
+            "state.save path `{masked}` is where this run saved another state, from a path that differs only by a secret (a file is named with its secrets masked); give each state a path that differs outside its secrets"
+        )));
+    }
     let scratch = crate::fs::private_scratch("runner-state-")
         .map_err(|e| fail(format!("cannot make a private folder for the state: {e}")))?;
     let tmp = scratch.path().join("state.json");
