@@ -43,6 +43,7 @@ mod history;
 mod http;
 mod http_redirects;
 mod inputs;
+mod interrupts;
 mod keyboard;
 mod lists;
 mod mistakes;

@@ -25,6 +25,13 @@ pub(crate) async fn watch(cancel: CancellationToken) {
     }
     crate::step::interrupt::note();
     cancel.cancel();
+    // A second one: what still runs after the first (`finally`, servers stopping) ends now.
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = hup.recv() => {}
+    }
+    crate::step::interrupt::note_again();
 }
 
 /// Runs `work` until it ends or an interrupt comes; on an interrupt the work is dropped where it

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use super::artifacts;
 use super::attempts::run_step;
@@ -441,18 +440,15 @@ async fn run_main_steps(
 
 /// The frame `finally` runs in: the flow's. After an interrupt (`graced`), `finally` still runs
 /// (cleanup, as CI systems run it on cancel), within a short grace period; after it, its steps
-/// are interrupted too. Inside a `group` or `each` whose `timeout` has run out (or soon will),
-/// it gets what is left of that time and at least the same grace: a sub-flow's cleanup runs
-/// however its steps ended, bounded by the grace (a sub-flow it runs gets its own in turn).
+/// are interrupted too. The grace is one for all that runs after the interrupt: a sub-flow's
+/// `finally` run by a `finally` gets what is left of it, and a second interrupt ends it at
+/// once (see `interrupt::graced`). Inside a `group` or `each` whose `timeout` has run out (or
+/// soon will), it gets what is left of that time and at least the same grace: a sub-flow's
+/// cleanup runs however its steps ended, bounded by the grace (without an interrupt, a
+/// sub-flow it runs gets its own in turn).
 fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
     let cancel = if graced {
-        let grace = CancellationToken::new();
-        let g = grace.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(FINALLY_GRACE).await;
-            g.cancel();
-        });
-        grace
+        crate::step::interrupt::graced(FINALLY_GRACE)
     } else {
         frame.cancel.clone()
     };
@@ -467,11 +463,9 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
         env: frame.env.clone(),
         cancel,
         prefix: frame.prefix.clone(),
-        deadline: frame.deadline.map(|d| {
-            Instant::now()
-                .checked_add(FINALLY_GRACE)
-                .map_or(d, |graced| d.max(graced))
-        }),
+        deadline: frame
+            .deadline
+            .map(|d| d.max(crate::step::interrupt::grace_end(FINALLY_GRACE).into_std())),
         servers: frame.servers,
     }
 }

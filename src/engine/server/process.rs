@@ -460,7 +460,11 @@ impl CommandServer {
         self.stopping.store(true, Ordering::SeqCst);
         let mut exit = self.exit.clone();
         process::signal_group(self.pgid, Signal::SIGTERM);
-        let _ = tokio::time::timeout(self.stop_timeout, exit.wait_for(Option::is_some)).await;
+        // A second interrupt does not wait out a server that ignores SIGTERM.
+        tokio::select! {
+            _ = tokio::time::timeout(self.stop_timeout, exit.wait_for(Option::is_some)) => {}
+            () = crate::step::interrupt::again().cancelled() => {}
+        }
         process::kill_tree(self.pgid);
         process::unregister(self.pgid);
         self.output.drained().await;
