@@ -12,6 +12,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
+use crate::browser::driver::script::{SHOWN_TEXT, call};
 use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -229,8 +230,9 @@ impl FlowBrowser {
         let s = &mut l.session;
         // (A step cut off by the engine left its end behind: these have their own limits.)
         s.step_end = None;
-        // At most 3 s in all on top of the failed step: a wedged page must not stretch a
-        // failure by the artifacts' own timeouts.
+        // At most 3 s in all on top of the failed step (4.5 s when the run has secrets: the
+        // page's rendered text is read too): a wedged page must not stretch a failure by the
+        // artifacts' own timeouts.
         let t = Duration::from_millis(1500);
         let png = dir.join(format!("{base}-failure.png"));
         let txt = dir.join(format!("{base}-failure.snapshot.txt"));
@@ -259,10 +261,11 @@ impl FlowBrowser {
         }
         // Each file inside the artifacts, never through a symlink a reused directory holds.
         let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
-        // The snapshot first: a page that shows a secret (typed into a field, or its own text,
-        // split by markup or not) is not photographed, since no masker reads pixels.
+        // The snapshot and the rendered text first: a page that shows a secret (typed into a
+        // field, or its own text, split by markup or shown in pieces or not) is not
+        // photographed, since no masker reads pixels.
         let raw = snapshot_text(s, t).await;
-        if let Some(why) = shot_left_out(masker, raw.as_deref()) {
+        if let Some(why) = page_left_out(s, masker, raw.as_deref(), t).await {
             out.insert("screenshot_left_out".into(), Value::String(why.into()));
         } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
@@ -291,12 +294,12 @@ impl FlowBrowser {
         let Slot::Ready(l) = &mut *guard else {
             return None;
         };
-        let raw = if l.session.unsettled() {
-            None
-        } else {
-            snapshot_text(&mut l.session, Duration::from_millis(1500)).await
-        };
-        shot_left_out(masker, raw.as_deref())
+        if l.session.unsettled() {
+            return shot_left_out(masker, None);
+        }
+        let t = Duration::from_millis(1500);
+        let raw = snapshot_text(&mut l.session, t).await;
+        page_left_out(&mut l.session, masker, raw.as_deref(), t).await
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
@@ -376,6 +379,44 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
         Some(_) => None,
         None => Some("the page could not be read to tell whether it showed a secret"),
     }
+}
+
+/// Why a picture of the page is not kept, if it is not (see `shot_left_out`): its snapshot
+/// (`snapshot`, as read) shows a secret, or its text as it is rendered does (`SHOWN_TEXT`: the
+/// shown text nodes joined, as pixels show them; the snapshot gives each flex or inline-block
+/// item, and each piece around a hidden node, as a text of its own, so a secret the page shows
+/// in pieces is in none of them), or either cannot be read to tell. The rendered text is read
+/// only when the run has secrets and the snapshot shows none.
+async fn page_left_out(
+    s: &mut Session,
+    masker: &Masker,
+    snapshot: Option<&str>,
+    t: Duration,
+) -> Option<&'static str> {
+    if let Some(why) = shot_left_out(masker, snapshot) {
+        return Some(why);
+    }
+    if masker.is_empty() {
+        return None;
+    }
+    let shown = shown_text(s, t).await;
+    shot_left_out(masker, shown.as_deref())
+}
+
+/// The most characters of a page's rendered text read to look for secrets in: a page with more
+/// is taken for one that cannot be read to tell (no answer may come near the DevTools
+/// connection's message limit).
+const MAX_SHOWN: usize = 4 * 1024 * 1024;
+
+/// The page's text as it is rendered (none when it cannot be read within `t`, or is longer than
+/// `MAX_SHOWN`).
+async fn shown_text(s: &mut Session, t: Duration) -> Option<String> {
+    let js = call(SHOWN_TEXT, &[Value::from(MAX_SHOWN)]);
+    let answer = s.eval(&js, t).await.ok()?;
+    answer
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// The text of the page's snapshot (none when it cannot be read within `t`).

@@ -23,6 +23,7 @@
   const live = 'input, textarea, select, option, script, noscript, base, meta, link, style';
   const from = root.querySelectorAll(live);
   const copy = root.cloneNode(true);
+  unrendered(root, copy);
   const to = copy.querySelectorAll(live);
   for (let i = 0; i < from.length && i < to.length; i++) {
     const a = from[i], b = to[i];
@@ -72,4 +73,32 @@
   const html = doctype + copy.outerHTML;
   if (sent + html.length > cap) return { tooLarge: sent + html.length };
   return { html, sheets, width: innerWidth, height: innerHeight };
+
+  // Empties the copy's text the page does not render: in a `hidden` or `display: none`
+  // element, a closed `<details>`, or wholly outside the document (a screen-reader-only span
+  // at `left: -9999px`). It is not drawn, and takes no room where it is; the masker joins the
+  // copy's text nodes as they are shown, and must not read such text between the parts of a
+  // secret the page shows split by it. (Not a stylesheet's, a field's or an option's, which
+  // have no boxes of their own, nor SVG's.)
+  function unrendered(from, to) {
+    const texts = (r) => {
+      const w = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
+      const all = [];
+      for (let n = w.nextNode(); n; n = w.nextNode()) all.push(n);
+      return all;
+    };
+    const a = texts(from), b = texts(to);
+    if (a.length !== b.length) return;
+    const range = document.createRange();
+    const kept = /^(style|script|noscript|textarea|option|optgroup|title)$/;
+    const html = 'http://www.w3.org/1999/xhtml';
+    for (let i = 0; i < a.length; i++) {
+      const p = a[i].parentElement;
+      if (!p || p.namespaceURI !== html || kept.test(p.localName) || !a[i].data) continue;
+      range.selectNodeContents(a[i]);
+      const shown = Array.from(range.getClientRects()).some((r) => r.width > 0 &&
+        r.height > 0 && r.right + scrollX > 0 && r.bottom + scrollY > 0);
+      if (!shown) b[i].data = '';
+    }
+  }
 }

@@ -51,3 +51,60 @@ fn the_markup_of_a_split_secret_is_learned_and_masked_wherever_it_shows() {
     let escaped = html.replace('<', "&lt;").replace('>', "&gt;");
     assert!(!m.mask(&escaped).contains("Vault"), "{}", m.mask(&escaped));
 }
+
+#[test]
+fn text_the_browser_does_not_render_does_not_hide_a_split_secret() {
+    let m = masker();
+    // A `hidden` element, an inline `display: none` (nested elements of its name inside it
+    // too), a hidden field: not between the parts on the screen.
+    for (html, masked) in [
+        (
+            "<b>Kestrel-</b><span hidden>copy</span><i>Vault-9931-Zulu</i>",
+            "<b>***</b><span hidden>copy</span><i></i>",
+        ),
+        (
+            "<p>Kestrel-<span style=\"color: red; DISPLAY: none !important\">x<span>y</span>z</span>Vault-9931-Zulu</p>",
+            "<p>***<span style=\"color: red; DISPLAY: none !important\">x<span>y</span>z</span></p>",
+        ),
+        (
+            "<b>Kestrel-</b><textarea style=display:none>q</textarea><input hidden><i>Vault-9931-Zulu</i>",
+            "<b>***</b><textarea style=display:none>q</textarea><input hidden><i></i>",
+        ),
+    ] {
+        assert_eq!(m.mask_markup(html), masked, "{html}");
+    }
+    // `aria-hidden`, a `data-hidden` attribute and a `hidden` word in a value are rendered.
+    for html in [
+        "<b>Kestrel-</b><i aria-hidden=\"true\">.</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i data-hidden title=\"hidden\">.</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i style=\"display:inline\">.</i><b>Vault-9931-Zulu</b>",
+    ] {
+        assert_eq!(m.mask_markup(html), html);
+    }
+}
+
+#[test]
+fn white_space_between_elements_is_looked_past() {
+    let m = masker();
+    // Between flex items (or blocks) white space is not rendered.
+    let html = "<div style=\"display:flex\">\n  <span>Kestrel-</span>\n  <span>Vault-9931-Zulu</span>\n</div>";
+    assert_eq!(
+        m.mask_markup(html),
+        "<div style=\"display:flex\">\n  <span>***</span><span></span>\n</div>"
+    );
+}
+
+#[test]
+fn the_text_of_learned_markup_is_masked_with_white_space_between_its_pieces() {
+    let m = masker();
+    m.learn_markup("<div><span>Kestrel-</span><span>Vault-</span><span>9931-Zulu</span></div>");
+    for text in [
+        "Kestrel-\nVault-\n9931-Zulu",
+        "key: Kestrel- Vault- 9931-Zulu.",
+        "\"Kestrel-\\nVault-\\n9931-Zulu\"",
+    ] {
+        assert!(!m.mask(text).contains("Vault"), "{text}: {}", m.mask(text));
+    }
+    // Its pieces alone are not learned: they would be masked wherever they are.
+    assert_eq!(m.mask("Vault- and 9931-Zulu"), "Vault- and 9931-Zulu");
+}
