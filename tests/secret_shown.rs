@@ -169,10 +169,12 @@ fn inspect_text_and_inner_text_of_a_secret_in_pieces_are_masked() {
 }
 
 /// A secret split by a node the browser does not render (a `hidden` span, an inline
-/// `display:none` one, a hidden textarea, an off-screen span): `inspect`'s html of each is
-/// masked, and the drawn picture of the page is the picture of the page with `***` where the
-/// masking puts it, byte for byte (before the fix, each showed the key whole: the text not
-/// rendered was read as shown between its parts).
+/// `display:none` one, a hidden textarea, an off-screen span, a visually-hidden one clipped to
+/// a pixel): `inspect`'s html of the first three is masked, and the drawn picture of the page
+/// is the picture of the page with `***` where the masking puts it, byte for byte (before the
+/// fix, each showed the key whole: the text not rendered was read as shown between its
+/// parts). (The last two are told only on the live page: `inspect`'s html of them is not
+/// looked at here.)
 #[test]
 fn text_not_rendered_does_not_hide_a_split_secret() {
     let d = tempfile::tempdir().unwrap();

@@ -18,9 +18,9 @@
     if (hidden.has(el)) return hidden.get(el);
     const s = el.ownerDocument.defaultView.getComputedStyle(el);
     let no = s.visibility !== 'visible' || s.opacity === '0';
-    if (!no && s.overflow !== 'visible') {
+    if (!no) {
       const b = el.getBoundingClientRect();
-      no = b.width <= 1 || b.height <= 1;
+      no = (b.width <= 1 || b.height <= 1) && s.overflow !== 'visible';
     }
     hidden.set(el, no);
     return no;

@@ -75,11 +75,12 @@
   return { html, sheets, width: innerWidth, height: innerHeight };
 
   // Empties the copy's text the page does not render: in a `hidden` or `display: none`
-  // element, a closed `<details>`, or wholly outside the document (a screen-reader-only span
-  // at `left: -9999px`). It is not drawn, and takes no room where it is; the masker joins the
-  // copy's text nodes as they are shown, and must not read such text between the parts of a
-  // secret the page shows split by it. (Not a stylesheet's, a field's or an option's, which
-  // have no boxes of their own, nor SVG's.)
+  // element, a closed `<details>`, wholly outside the document (a screen-reader-only span at
+  // `left: -9999px`), or in an element clipped to a pixel (a visually-hidden span). It is not
+  // drawn, and takes no room where it is (or only the pixel it is clipped to); the masker
+  // joins the copy's text nodes as they are shown, and must not read such text between the
+  // parts of a secret the page shows split by it. (Not a stylesheet's, a field's or an
+  // option's, which have no boxes of their own, nor SVG's.)
   function unrendered(from, to) {
     const texts = (r) => {
       const w = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
@@ -92,13 +93,21 @@
     const range = document.createRange();
     const kept = /^(style|script|noscript|textarea|option|optgroup|title)$/;
     const html = 'http://www.w3.org/1999/xhtml';
+    const clipped = new Map();
+    const pixel = (el) => {
+      if (!clipped.has(el)) {
+        const b = el.getBoundingClientRect();
+        clipped.set(el, (b.width <= 1 || b.height <= 1) && getComputedStyle(el).overflow !== 'visible');
+      }
+      return clipped.get(el);
+    };
     for (let i = 0; i < a.length; i++) {
       const p = a[i].parentElement;
       if (!p || p.namespaceURI !== html || kept.test(p.localName) || !a[i].data) continue;
       range.selectNodeContents(a[i]);
       const shown = Array.from(range.getClientRects()).some((r) => r.width > 0 &&
         r.height > 0 && r.right + scrollX > 0 && r.bottom + scrollY > 0);
-      if (!shown) b[i].data = '';
+      if (!shown || pixel(p)) b[i].data = '';
     }
   }
 }
