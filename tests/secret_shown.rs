@@ -50,7 +50,8 @@ fn flow_of<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// inline-block items, around an off-screen span, around a visually-hidden span) is left out,
 /// and no failure PNG is written; the same flow on a page showing another key keeps its
 /// screenshot. Before the fix, each was taken: the accessibility snapshot has each piece as a
-/// text of its own, and the PNG showed the key whole.
+/// text of its own, and the PNG showed the key whole. The snapshot written, and the HTML
+/// report's copy of it, show none of the pieces (they held `StaticText "Kestrel-"`, ...).
 #[test]
 fn a_failure_screenshot_of_a_secret_shown_in_pieces_is_left_out() {
     let d = tempfile::tempdir().unwrap();
@@ -71,9 +72,19 @@ fn a_failure_screenshot_of_a_secret_shown_in_pieces_is_left_out() {
         );
     }
     let files: Vec<String> = pages.iter().map(|p| format!("{p}.yaml")).collect();
-    let ran = flow_run(d.path()).env("T", SECRET).args(&files).run();
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(&files)
+        .args(["--report", "html=h"])
+        .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     let mut wrong = Vec::new();
+    let index = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    for piece in PIECES {
+        if index.contains(piece) {
+            wrong.push(format!("the HTML report shows {piece}"));
+        }
+    }
     for page in pages {
         let arts = &flow_of(&ran.report, page)["steps"][1]["failure_artifacts"];
         let pngs = std::fs::read_dir(flow_dir(d.path(), &format!("-{page}")))
@@ -90,6 +101,10 @@ fn a_failure_screenshot_of_a_secret_shown_in_pieces_is_left_out() {
         };
         if !right {
             wrong.push(format!("{page}: {arts}, {pngs} PNG"));
+        }
+        let snapshot = std::fs::read_to_string(arts["snapshot"].as_str().unwrap()).unwrap();
+        for piece in PIECES.into_iter().filter(|p| snapshot.contains(p)) {
+            wrong.push(format!("{page}'s snapshot shows {piece}: {snapshot}"));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");

@@ -10,8 +10,9 @@
 
 use serde_json::Value;
 
-/// `(cap) => { text } | { tooLarge }`: the page's text as it is rendered, its shown text nodes
-/// joined with nothing between them (what a picture of the page would show; see the script).
+/// `(cap) => { texts } | { tooLarge }`: the page's text as it is rendered, the texts of its
+/// shown text nodes, to be joined with nothing between them (what a picture of the page would
+/// show; see the script).
 pub(crate) const SHOWN_TEXT: &str = include_str!("scripts/shown_text.js");
 
 /// The source that calls `script` (a function expression) with `args`, each serialized as JSON.

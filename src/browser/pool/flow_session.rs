@@ -386,7 +386,8 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
 /// shown text nodes joined, as pixels show them; the snapshot gives each flex or inline-block
 /// item, and each piece around a hidden node, as a text of its own, so a secret the page shows
 /// in pieces is in none of them), or either cannot be read to tell. The rendered text is read
-/// only when the run has secrets and the snapshot shows none.
+/// only when the run has secrets and the snapshot shows none; the pieces of a secret found
+/// there are learned ([`Masker::learn_shown`]), so the snapshot written shows none of them.
 async fn page_left_out(
     s: &mut Session,
     masker: &Masker,
@@ -399,8 +400,11 @@ async fn page_left_out(
     if masker.is_empty() {
         return None;
     }
-    let shown = shown_text(s, t).await;
-    shot_left_out(masker, shown.as_deref())
+    match shown_text(s, t).await {
+        Some(texts) if masker.learn_shown(&texts) => Some("the page showed a secret"),
+        Some(_) => None,
+        None => shot_left_out(masker, None),
+    }
 }
 
 /// The most characters of a page's rendered text read to look for secrets in: a page with more
@@ -408,15 +412,18 @@ async fn page_left_out(
 /// connection's message limit).
 const MAX_SHOWN: usize = 4 * 1024 * 1024;
 
-/// The page's text as it is rendered (none when it cannot be read within `t`, or is longer than
-/// `MAX_SHOWN`).
-async fn shown_text(s: &mut Session, t: Duration) -> Option<String> {
+/// The page's text as it is rendered, its shown text nodes' texts (none when it cannot be read
+/// within `t`, or is longer than `MAX_SHOWN`).
+async fn shown_text(s: &mut Session, t: Duration) -> Option<Vec<String>> {
     let js = call(SHOWN_TEXT, &[Value::from(MAX_SHOWN)]);
     let answer = s.eval(&js, t).await.ok()?;
-    answer
-        .get("text")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    let texts = answer.get("texts")?.as_array()?;
+    Some(
+        texts
+            .iter()
+            .map(|t| t.as_str().unwrap_or_default().to_string())
+            .collect(),
+    )
 }
 
 /// The text of the page's snapshot (none when it cannot be read within `t`).

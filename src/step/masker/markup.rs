@@ -6,6 +6,7 @@
 
 use aho_corasick::AhoCorasick;
 
+use super::super::secret_forms::MIN_PART;
 use super::{Kind, MAX_LEARNED, Masker, Matcher, mask_all, mask_with, matches};
 
 /// HTML's text as it is shown, with where each byte of it came from in the HTML, and the runs
@@ -74,6 +75,41 @@ impl Masker {
 }
 
 impl Masker {
+    /// Whether `texts` (a page's shown text nodes, in order), joined with nothing between them,
+    /// show a secret; the piece of each node a secret spans there, of at least `MIN_PART`
+    /// characters, is learned as it is and in JSON (the accessibility snapshot of the page
+    /// holds each piece as a text of its own). Fails closed: true when the masker cannot look.
+    pub(crate) fn learn_shown(&self, texts: &[String]) -> bool {
+        let m = match self.matcher() {
+            Some(Matcher::Forms(m)) => m,
+            Some(Matcher::All) => return true,
+            None => return false,
+        };
+        let mut joined = String::new();
+        let mut starts = Vec::with_capacity(texts.len());
+        for t in texts {
+            starts.push(joined.len());
+            joined.push_str(t);
+        }
+        let found = matches(&m, &joined);
+        let mut pieces = Vec::new();
+        for &(s, e) in &found {
+            let first = starts.partition_point(|&at| at <= s).saturating_sub(1);
+            for (i, &at) in starts.iter().enumerate().skip(first) {
+                if at >= e {
+                    break;
+                }
+                let end = at + texts[i].len();
+                let piece = &texts[i][s.max(at) - at..e.min(end).max(s.max(at)) - at];
+                if piece.trim().chars().count() >= MIN_PART && piece.len() <= MAX_LEARNED {
+                    pieces.push(piece.to_string());
+                }
+            }
+        }
+        self.learn(pieces, Kind::Plain);
+        !found.is_empty()
+    }
+
     /// [`Masker::learn_markup`] of each text in `value` that holds markup (an `eval` of an
     /// element's `outerHTML`, or of several).
     pub(crate) fn learn_markup_in(&self, value: &serde_json::Value) {

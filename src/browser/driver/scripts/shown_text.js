@@ -2,12 +2,12 @@
 // failure screenshot or a screencast frame is kept): each text node the browser lays out
 // with a box of some area, not wholly outside its document, not `visibility: hidden` and not
 // clipped to a pixel (a screen-reader-only span), in document order, joined with nothing
-// between them. A secret shown in pieces (flex or inline-block items, a hidden or off-screen
+// between them (by runner). A secret shown in pieces (flex or inline-block items, a hidden or off-screen
 // node between its parts) is one run of text here, as it is on the screen; the accessibility
 // snapshot gives each piece as a text of its own. Open shadow roots and same-origin iframes
 // are read too; `<template>` content, `display: none`, `hidden`, closed `<details>` and
-// scripts and stylesheets have no boxes. Returns { text }, or { tooLarge: N } past `cap`
-// characters (N so far).
+// scripts and stylesheets have no boxes. Returns { texts } (each shown node's text, to be
+// joined), or { tooLarge: N } past `cap` characters (N so far).
 (cap) => {
   const out = [];
   let size = 0;
@@ -53,5 +53,5 @@
   const root = document.documentElement;
   if (root) walk(document, root);
   if (size > cap) return { tooLarge: size };
-  return { text: out.join('') };
+  return { texts: out };
 }

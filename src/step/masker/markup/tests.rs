@@ -84,6 +84,31 @@ fn text_the_browser_does_not_render_does_not_hide_a_split_secret() {
 }
 
 #[test]
+fn a_secret_a_page_shows_in_pieces_is_found_and_its_pieces_learned() {
+    let m = masker();
+    let texts = [
+        "Recovery key",
+        "API: Kestrel-",
+        "Vault-",
+        "99",
+        "31-Zulu",
+        "ok",
+    ]
+    .map(String::from);
+    assert!(m.learn_shown(&texts));
+    // Each piece of a node the secret spans, of at least four characters, is masked now; the
+    // rest of those nodes is not, nor a piece shorter than that.
+    assert_eq!(
+        m.mask("API: Kestrel- | Vault- | 99 | 31-Zulu | ok"),
+        "API: *** | *** | 99 | *** | ok"
+    );
+    assert_eq!(m.mask("\"Vault-\""), "\"***\"");
+    let plain = ["Kestrel-", "Vault"].map(String::from);
+    assert!(!masker().learn_shown(&plain));
+    assert!(!Masker::default().learn_shown(&texts));
+}
+
+#[test]
 fn white_space_between_elements_is_looked_past() {
     let m = masker();
     // Between flex items (or blocks) white space is not rendered.
