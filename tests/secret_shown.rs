@@ -184,16 +184,17 @@ fn inspect_text_and_inner_text_of_a_secret_in_pieces_are_masked() {
 }
 
 /// A secret split by a node the browser does not render (a `hidden` span, an inline
-/// `display:none` one, a hidden textarea, an off-screen span, a visually-hidden one clipped to
-/// a pixel): `inspect`'s html of the first three is masked, and the drawn picture of the page
-/// is the picture of the page with `***` where the masking puts it, byte for byte (before the
-/// fix, each showed the key whole: the text not rendered was read as shown between its
-/// parts). (The last two are told only on the live page: `inspect`'s html of them is not
-/// looked at here.)
+/// `display:none` one, a hidden textarea, an inline-styled off-screen span, a visually-hidden
+/// one clipped to a pixel by a class): `inspect`'s html and text of the first four are masked
+/// (the off-screen span's text is in the text), and the drawn picture of the page is the
+/// picture of the page with `***` where the masking puts it, byte for byte (before the fix,
+/// each showed the key whole: the text not rendered was read as shown between its parts).
+/// (A class's rule is told only on the live page: `inspect`'s html of the last is not looked
+/// at here.)
 #[test]
 fn text_not_rendered_does_not_hide_a_split_secret() {
     let d = tempfile::tempdir().unwrap();
-    let steps = "  - open: \"{{ web_server.url }}/hidden.html\"\n  - id: i\n    inspect: { target: [\"#p4\", \"#p5\", \"#p8\"] }\n  - exec: [\"sh\", \"-c\", \"exit 1\"]\n";
+    let steps = "  - open: \"{{ web_server.url }}/hidden.html\"\n  - id: i\n    inspect: { target: [\"#p4\", \"#p5\", \"#p6\", \"#p8\"] }\n  - exec: [\"sh\", \"-c\", \"exit 1\"]\n";
     flow(d.path(), "split", steps);
     let masked = d.path().join("masked");
     std::fs::create_dir(&masked).unwrap();
@@ -218,10 +219,8 @@ fn text_not_rendered_does_not_hide_a_split_secret() {
         .args(["split.yaml", "masked.yaml", "--report", "html=h"])
         .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let html = flow_of(&ran.report, "split")["steps"][1]["outputs"]["html"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let outputs = &flow_of(&ran.report, "split")["steps"][1]["outputs"];
+    let html = format!("{}\n{}", outputs["html"], outputs["text"]);
     let shown: Vec<&str> = PIECES.into_iter().filter(|p| html.contains(p)).collect();
     let picture = |name: &str| {
         let path = flow_dir(d.path(), name).join("trace/trace.json");
@@ -237,7 +236,7 @@ fn text_not_rendered_does_not_hide_a_split_secret() {
     let same = picture("-split") == picture("-masked");
     assert!(
         same && shown.is_empty(),
-        "the drawn picture is the masked page's: {same}; inspect's html shows {shown:?}: {html}"
+        "the drawn picture is the masked page's: {same}; inspect shows {shown:?}: {html}"
     );
 }
 

@@ -43,7 +43,9 @@ impl Masker {
     /// The text of such HTML as a page reads it (`innerText`, `inspect`'s `text`) has white
     /// space between the pieces the markup split it into (a line break between flex items, a
     /// space on one line): each piece's text joined with a line break, a space and a tab is
-    /// learned too. HTML longer than `MAX_MARKUP` bytes is not looked at.
+    /// learned too, and, where text not rendered lies between them, the texts of all its nodes
+    /// joined with nothing, a line break and a space (`innerText` holds an off-screen span's
+    /// text). Only as they are and in JSON. HTML longer than `MAX_MARKUP` bytes is not looked at.
     pub(crate) fn learn_markup(&self, html: &str) {
         // (A masker that cannot look for its secrets masks every text whole: nothing to learn.)
         let Some(Matcher::Forms(m)) = self.matcher() else {
@@ -62,6 +64,12 @@ impl Masker {
                 let parts = parts(&shown, s, e);
                 if parts.len() > 1 {
                     joins.extend(["\n", " ", "\t"].map(|gap| parts.join(gap)));
+                }
+                // With the text not rendered between them (an element's `innerText` has an
+                // off-screen span's).
+                let all = node_texts(&html[hs..he]);
+                if all.len() > parts.len() {
+                    joins.extend(["", "\n", " "].map(|gap| all.join(gap)));
                 }
                 pieces.push(html[hs..he].to_string());
             }
@@ -281,22 +289,68 @@ fn tag_end(html: &str, at: usize) -> usize {
     end
 }
 
-/// Whether the start tag `tag` (`<name …>`) is of an element the browser does not render,
-/// as its markup tells: a `hidden` attribute, or `display: none` in its inline style.
+/// Whether the start tag `tag` (`<name …>`) is of an element the browser does not render
+/// (or renders where it is not seen), as its markup tells: a `hidden` attribute, or an inline
+/// style ([`unseen_style`]).
 fn not_rendered(tag: &str) -> bool {
     attributes(tag).any(|(name, value)| {
         name.eq_ignore_ascii_case("hidden")
-            || (name.eq_ignore_ascii_case("style") && {
-                let style: String = value
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect::<String>()
-                    .to_ascii_lowercase();
-                style
-                    .split(';')
-                    .any(|d| d == "display:none" || d == "display:none!important")
-            })
+            || (name.eq_ignore_ascii_case("style") && unseen_style(value))
     })
+}
+
+/// Whether an inline style hides its element's text: `display: none`, or an absolute
+/// position far off the page (`left: -9999px`) or clipped to nothing (a screen-reader-only
+/// span written inline).
+fn unseen_style(style: &str) -> bool {
+    let style: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let rules: Vec<(&str, &str)> = style
+        .split(';')
+        .filter_map(|d| d.split_once(':'))
+        .map(|(k, v)| (k, v.trim_end_matches("!important")))
+        .collect();
+    let get = |k: &str| rules.iter().rev().find(|(n, _)| *n == k).map(|(_, v)| *v);
+    if get("display") == Some("none") {
+        return true;
+    }
+    let far = |k: &str| {
+        get(k)
+            .and_then(|v| v.strip_suffix("px"))
+            .and_then(|v| v.parse::<f64>().ok())
+            .is_some_and(|v| v <= -1000.0)
+    };
+    let clip = get("clip").map(|v| v.replace("px", ""));
+    let clipped = matches!(
+        clip.as_deref(),
+        Some("rect(0,0,0,0)" | "rect(0000)" | "rect(1,1,1,1)" | "rect(1111)")
+    ) || get("clip-path") == Some("inset(50%)");
+    matches!(get("position"), Some("absolute" | "fixed")) && (far("left") || far("top") || clipped)
+}
+
+/// The texts of the nodes of `html` (a piece of an element's markup), those not rendered too,
+/// each with its character references read; comments and blank texts left out.
+fn node_texts(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while !rest.is_empty() {
+        let lt = rest.find('<').unwrap_or(rest.len());
+        let text = &rest[..lt];
+        if !text.trim().is_empty() {
+            out.push(shown(text, false).text);
+        }
+        rest = &rest[lt..];
+        let end = if rest.starts_with("<!--") {
+            rest.find("-->").map_or(rest.len(), |e| e + 3)
+        } else {
+            rest.find('>').map_or(rest.len(), |e| e + 1)
+        };
+        rest = &rest[end..];
+    }
+    out
 }
 
 /// The attributes of the start tag `tag`, as (name, value) (a value as written, its quotes

@@ -73,7 +73,28 @@ fn text_the_browser_does_not_render_does_not_hide_a_split_secret() {
     ] {
         assert_eq!(m.mask_markup(html), masked, "{html}");
     }
-    // `aria-hidden`, a `data-hidden` attribute and a `hidden` word in a value are rendered.
+    // Placed off the page, or clipped to nothing, by an inline style (a screen-reader-only
+    // span): not seen between the parts.
+    for style in [
+        "position:absolute;left:-9999px",
+        "position: fixed; top: -10000px",
+        "position:absolute;clip:rect(0 0 0 0);width:1px;height:1px",
+        "position:absolute; clip: rect(1px, 1px, 1px, 1px)",
+    ] {
+        let html = format!("<b>Kestrel-</b><i style=\"{style}\">(copy)</i><b>Vault-9931-Zulu</b>");
+        let masked = format!("<b>***</b><i style=\"{style}\">(copy)</i><b></b>");
+        assert_eq!(m.mask_markup(&html), masked, "{style}");
+    }
+    // `aria-hidden`, a `data-hidden` attribute and a `hidden` word in a value are rendered, and
+    // so is text moved a little, or far but not placed.
+    for style in [
+        "position:absolute;left:-20px",
+        "left:-9999px",
+        "clip:rect(0 0 0 0)",
+    ] {
+        let html = format!("<b>Kestrel-</b><i style=\"{style}\">.</i><b>Vault-9931-Zulu</b>");
+        assert_eq!(m.mask_markup(&html), html, "{style}");
+    }
     for html in [
         "<b>Kestrel-</b><i aria-hidden=\"true\">.</i><b>Vault-9931-Zulu</b>",
         "<b>Kestrel-</b><i data-hidden title=\"hidden\">.</i><b>Vault-9931-Zulu</b>",
@@ -132,4 +153,16 @@ fn the_text_of_learned_markup_is_masked_with_white_space_between_its_pieces() {
     }
     // Its pieces alone are not learned: they would be masked wherever they are.
     assert_eq!(m.mask("Vault- and 9931-Zulu"), "Vault- and 9931-Zulu");
+    // An off-screen span between the pieces is in the element's `innerText`.
+    let m = masker();
+    m.learn_markup(
+        "<p>p6: <span>Kestrel-</span><span style=\"position:absolute;left:-9999px\">(a&amp;b)</span><span>Vault-9931-Zulu</span></p>",
+    );
+    for text in [
+        "p6: Kestrel- (a&b) Vault-9931-Zulu",
+        "p6: Kestrel-(a&b)Vault-9931-Zulu",
+        "p6: Kestrel-\n(a&b)\nVault-9931-Zulu",
+    ] {
+        assert_eq!(m.mask(text), "p6: ***", "{text}");
+    }
 }
