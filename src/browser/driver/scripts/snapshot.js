@@ -9,12 +9,13 @@
 // text is not sent again), and stands in the markup as `<style data-runner-sheet="ADDRESS">`,
 // which runner fills before drawing; one whose rules the page may not read (another origin's)
 // stays a `<link>` (drawn offline: without it), and a sheet longer than `sheetCap` characters
-// is left empty.
+// is left empty. With `secrets` (the flow has some), the text the page does not render is
+// left out (see `unrendered`).
 //
 // Returns { html, sheets: { ADDRESS: text }, width, height } (the viewport's CSS pixels), or
 // { tooLarge: N } when the HTML and the sheets' texts come to more than `cap` characters (N):
 // no answer may come near the DevTools connection's message limit.
-(known, cap, sheetCap) => {
+(known, cap, sheetCap, secrets) => {
   const root = document.documentElement;
   if (!root) return { html: '', sheets: {}, width: innerWidth, height: innerHeight };
   const have = new Set(known);
@@ -23,7 +24,7 @@
   const live = 'input, textarea, select, option, script, noscript, base, meta, link, style';
   const from = root.querySelectorAll(live);
   const copy = root.cloneNode(true);
-  unrendered(root, copy);
+  if (secrets) unrendered(root, copy);
   const to = copy.querySelectorAll(live);
   for (let i = 0; i < from.length && i < to.length; i++) {
     const a = from[i], b = to[i];
