@@ -267,3 +267,36 @@ fn eval_html_and_an_html_body_mask_a_secret_split_by_markup() {
     let found = shown_anywhere(d.path(), "-reads", &ran.report);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// An atlas node of a page that shows the secret as four flex items keeps no screenshot, and
+/// its meta.json says why; the node of a page showing another key keeps its screenshot. Before
+/// the fix, the atlas shot it: its check read only the accessibility snapshot.
+#[test]
+fn an_atlas_node_of_a_secret_shown_in_pieces_keeps_no_screenshot() {
+    let d = tempfile::tempdir().unwrap();
+    flow(
+        d.path(),
+        "rec",
+        "  - open: \"{{ web_server.url }}/flex.html\"\n  - link_state: key\n  - open: \"{{ web_server.url }}/plain.html\"\n  - link_state: plain\n",
+    );
+    let text = std::fs::read_to_string(d.path().join("rec.yaml")).unwrap();
+    write(
+        d.path(),
+        "rec.yaml",
+        &text.replace("steps:\n", "atlas: ./atl\nsteps:\n"),
+    );
+    let ran = flow_run(d.path()).env("T", SECRET).arg("rec.yaml").run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let mut nodes = Vec::new();
+    for e in std::fs::read_dir(d.path().join("atl/nodes")).unwrap().flatten() {
+        let meta = std::fs::read_to_string(e.path().join("meta.json")).unwrap();
+        let shot = e.path().join("screenshot.png").exists();
+        nodes.push((meta.contains("flex.html"), shot, meta));
+    }
+    nodes.sort();
+    assert_eq!(nodes.len(), 2, "{nodes:?}");
+    let (plain, key) = (&nodes[0], &nodes[1]);
+    assert!(key.0 && !key.1, "{nodes:?}");
+    assert!(key.2.contains("the page showed a secret"), "{}", key.2);
+    assert!(plain.1 && !plain.2.contains("showed a secret"), "{}", plain.2);
+}

@@ -12,7 +12,6 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
-use crate::browser::driver::script::{SHOWN_TEXT, call};
 use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -400,30 +399,11 @@ async fn page_left_out(
     if masker.is_empty() {
         return None;
     }
-    match shown_text(s, t).await {
+    match s.shown_texts(t).await {
         Some(texts) if masker.learn_shown(&texts) => Some("the page showed a secret"),
         Some(_) => None,
         None => shot_left_out(masker, None),
     }
-}
-
-/// The most characters of a page's rendered text read to look for secrets in: a page with more
-/// is taken for one that cannot be read to tell (no answer may come near the DevTools
-/// connection's message limit).
-const MAX_SHOWN: usize = 4 * 1024 * 1024;
-
-/// The page's text as it is rendered, its shown text nodes' texts (none when it cannot be read
-/// within `t`, or is longer than `MAX_SHOWN`).
-async fn shown_text(s: &mut Session, t: Duration) -> Option<Vec<String>> {
-    let js = call(SHOWN_TEXT, &[Value::from(MAX_SHOWN)]);
-    let answer = s.eval(&js, t).await.ok()?;
-    let texts = answer.get("texts")?.as_array()?;
-    Some(
-        texts
-            .iter()
-            .map(|t| t.as_str().unwrap_or_default().to_string())
-            .collect(),
-    )
 }
 
 /// The text of the page's snapshot (none when it cannot be read within `t`).
