@@ -288,7 +288,10 @@ fn an_atlas_node_of_a_secret_shown_in_pieces_keeps_no_screenshot() {
     let ran = flow_run(d.path()).env("T", SECRET).arg("rec.yaml").run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let mut nodes = Vec::new();
-    for e in std::fs::read_dir(d.path().join("atl/nodes")).unwrap().flatten() {
+    for e in std::fs::read_dir(d.path().join("atl/nodes"))
+        .unwrap()
+        .flatten()
+    {
         let meta = std::fs::read_to_string(e.path().join("meta.json")).unwrap();
         let shot = e.path().join("screenshot.png").exists();
         nodes.push((meta.contains("flex.html"), shot, meta));
@@ -298,5 +301,9 @@ fn an_atlas_node_of_a_secret_shown_in_pieces_keeps_no_screenshot() {
     let (plain, key) = (&nodes[0], &nodes[1]);
     assert!(key.0 && !key.1, "{nodes:?}");
     assert!(key.2.contains("the page showed a secret"), "{}", key.2);
-    assert!(plain.1 && !plain.2.contains("showed a secret"), "{}", plain.2);
+    assert!(
+        plain.1 && !plain.2.contains("showed a secret"),
+        "{}",
+        plain.2
+    );
 }
