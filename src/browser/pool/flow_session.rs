@@ -284,7 +284,8 @@ impl FlowBrowser {
     }
 
     /// Why the page's picture after a step is not kept with `trace: on`, if it is not: its
-    /// snapshot shows a secret of `masker`, or cannot be read to tell (see `shot_left_out`).
+    /// snapshot or its rendered text shows a secret of `masker`, or cannot be read to tell
+    /// (see `page_left_out`).
     pub(crate) async fn picture_left_out(&self, masker: &Masker) -> Option<&'static str> {
         if masker.is_empty() {
             return None;
