@@ -69,6 +69,7 @@ mod secret_numbers;
 mod secret_pixels;
 mod secret_run_wide;
 mod secret_search;
+mod secret_shown;
 mod secrets;
 mod selectors;
 mod server_checks;

@@ -309,8 +309,15 @@ async fn record_as(
         atlas.mask_node(&node_id, &|text| masked(masks, text))?;
     }
     // A page that shows a secret is not shot at all: not for the atlas (committed, handed to
-    // explore's agent), not for the flow's artifacts.
-    let left_out = seen.shows_secret.then_some(SHOWED_A_SECRET);
+    // explore's agent), not for the flow's artifacts. Nor one whose text as it is rendered
+    // shows one (a key shown as flex items is a text of its own per item in the snapshot),
+    // or cannot be read to tell when there are secrets.
+    let mut left_out = seen.shows_secret.then_some(SHOWED_A_SECRET);
+    if left_out.is_none() && masks.iter().any(|m| !m.is_empty()) {
+        let shown = session.shown_texts(timeout).await.map(|t| t.concat());
+        let shows = shown.is_none_or(|text| masks.iter().any(|m| m.holds_secret(&text)));
+        left_out = shows.then_some(SHOWED_A_SECRET);
+    }
     let unshot = (!to.screenshot_known && known) || left_out.is_some();
     let screenshot = if unshot {
         None

@@ -107,7 +107,12 @@ pub(crate) async fn record(
         result.trace.picture = Some(path.clone());
     }
     let acts = !step.action.only_reads_the_page();
-    for (path, jpeg) in frame.browser.stepped((start, end), acts, picture).await {
+    let secrets = !frame.masker.is_empty();
+    for (path, jpeg) in frame
+        .browser
+        .stepped((start, end), (acts, secrets), picture)
+        .await
+    {
         if mode == TraceMode::On {
             // One that cannot be written is missing from the trace: the report says so.
             let _ = write(root, &path, &jpeg);

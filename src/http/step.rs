@@ -25,6 +25,15 @@ pub(crate) struct HttpCtx {
 pub(crate) async fn run_step(action: RequestAction, cx: HttpCtx) -> Result<Value, StepError> {
     let o = action.options();
     let r = send::send(&o, cx.timeout).await?;
+    // An HTML page may show a secret split by markup: that markup is learned, to be `***`
+    // wherever the body is shown.
+    let html = r.headers.get("content-type").is_some_and(|t| {
+        let t = t.to_ascii_lowercase();
+        t.contains("html") || t.contains("xml")
+    });
+    if html {
+        cx.masker.learn_markup(&r.body);
+    }
     let outputs = outputs(&r, &cx.masker);
     let checks = o.expect.clone().unwrap_or_default();
     let mut failures = check::run(&checks, &r, &cx.masker);

@@ -203,15 +203,16 @@ impl Recorder {
     /// since the epoch); `acts` when it may change the page (not only read it). When `picture`,
     /// the picture of the tab after it is wanted: its id, to take it by once it is chosen (see
     /// `screens`; with snapshots, one is asked of the `page` — runner's session on the tab —
-    /// when it `acts`: see `snapshots`).
+    /// when it `acts`: see `snapshots`; one of a flow with `secrets` leaves out the text the
+    /// page does not render).
     pub(crate) async fn stepped(
         &self,
         (target, page): (&str, Option<snapshots::Page>),
         (start, end): (f64, f64),
-        (acts, picture): (bool, bool),
+        (acts, picture, secrets): (bool, bool, bool),
     ) -> Option<u64> {
         if let Some(shots) = &self.snapshots {
-            return shots.stepped(page, (acts, picture)).await;
+            return shots.stepped(page, (acts, picture, secrets)).await;
         }
         let mut s = self.state.lock().ok()?;
         s.screens.step((start, end), acts);

@@ -10,6 +10,11 @@
 
 use serde_json::Value;
 
+/// `(cap) => { texts } | { tooLarge }`: the page's text as it is rendered, the texts of its
+/// shown text nodes, to be joined with nothing between them (what a picture of the page would
+/// show; see the script).
+pub(crate) const SHOWN_TEXT: &str = include_str!("scripts/shown_text.js");
+
 /// The source that calls `script` (a function expression) with `args`, each serialized as JSON.
 pub(crate) fn call(script: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(Value::to_string).collect();

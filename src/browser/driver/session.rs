@@ -578,6 +578,7 @@ mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
+mod shown;
 mod tabs;
 pub(crate) use busy::Busy;
 #[cfg(test)]

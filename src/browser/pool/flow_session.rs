@@ -229,8 +229,9 @@ impl FlowBrowser {
         let s = &mut l.session;
         // (A step cut off by the engine left its end behind: these have their own limits.)
         s.step_end = None;
-        // At most 3 s in all on top of the failed step: a wedged page must not stretch a
-        // failure by the artifacts' own timeouts.
+        // At most 3 s in all on top of the failed step (4.5 s when the run has secrets: the
+        // page's rendered text is read too): a wedged page must not stretch a failure by the
+        // artifacts' own timeouts.
         let t = Duration::from_millis(1500);
         let png = dir.join(format!("{base}-failure.png"));
         let txt = dir.join(format!("{base}-failure.snapshot.txt"));
@@ -259,10 +260,11 @@ impl FlowBrowser {
         }
         // Each file inside the artifacts, never through a symlink a reused directory holds.
         let safe = |p: &Path| crate::fs::artifact_file(root, p).is_ok();
-        // The snapshot first: a page that shows a secret (typed into a field, or its own text,
-        // split by markup or not) is not photographed, since no masker reads pixels.
+        // The snapshot and the rendered text first: a page that shows a secret (typed into a
+        // field, or its own text, split by markup or shown in pieces or not) is not
+        // photographed, since no masker reads pixels.
         let raw = snapshot_text(s, t).await;
-        if let Some(why) = shot_left_out(masker, raw.as_deref()) {
+        if let Some(why) = page_left_out(s, masker, raw.as_deref(), t).await {
             out.insert("screenshot_left_out".into(), Value::String(why.into()));
         } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
@@ -282,7 +284,8 @@ impl FlowBrowser {
     }
 
     /// Why the page's picture after a step is not kept with `trace: on`, if it is not: its
-    /// snapshot shows a secret of `masker`, or cannot be read to tell (see `shot_left_out`).
+    /// snapshot or its rendered text shows a secret of `masker`, or cannot be read to tell
+    /// (see `page_left_out`).
     pub(crate) async fn picture_left_out(&self, masker: &Masker) -> Option<&'static str> {
         if masker.is_empty() {
             return None;
@@ -291,12 +294,12 @@ impl FlowBrowser {
         let Slot::Ready(l) = &mut *guard else {
             return None;
         };
-        let raw = if l.session.unsettled() {
-            None
-        } else {
-            snapshot_text(&mut l.session, Duration::from_millis(1500)).await
-        };
-        shot_left_out(masker, raw.as_deref())
+        if l.session.unsettled() {
+            return shot_left_out(masker, None);
+        }
+        let t = Duration::from_millis(1500);
+        let raw = snapshot_text(&mut l.session, t).await;
+        page_left_out(&mut l.session, masker, raw.as_deref(), t).await
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
@@ -375,6 +378,32 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
         Some(text) if masker.holds_secret(text) => Some("the page showed a secret"),
         Some(_) => None,
         None => Some("the page could not be read to tell whether it showed a secret"),
+    }
+}
+
+/// Why a picture of the page is not kept, if it is not (see `shot_left_out`): its snapshot
+/// (`snapshot`, as read) shows a secret, or its text as it is rendered does (`SHOWN_TEXT`: the
+/// shown text nodes joined, as pixels show them; the snapshot gives each flex or inline-block
+/// item, and each piece around a hidden node, as a text of its own, so a secret the page shows
+/// in pieces is in none of them), or either cannot be read to tell. The rendered text is read
+/// only when the run has secrets and the snapshot shows none; the pieces of a secret found
+/// there are learned ([`Masker::learn_shown`]), so the snapshot written shows none of them.
+async fn page_left_out(
+    s: &mut Session,
+    masker: &Masker,
+    snapshot: Option<&str>,
+    t: Duration,
+) -> Option<&'static str> {
+    if let Some(why) = shot_left_out(masker, snapshot) {
+        return Some(why);
+    }
+    if masker.is_empty() {
+        return None;
+    }
+    match s.shown_texts(t).await {
+        Some(texts) if masker.learn_shown(&texts) => Some("the page showed a secret"),
+        Some(_) => None,
+        None => shot_left_out(masker, None),
     }
 }
 

@@ -79,5 +79,8 @@ pub(crate) async fn eval(
     timeout: Duration,
 ) -> Result<Value, StepError> {
     let v = session.eval(js, timeout).await?;
+    // A page's HTML (`outerHTML`) may show a secret split by markup: that markup is learned,
+    // to be `***` wherever the value is shown, as `inspect`'s html is.
+    session.masker.learn_markup_in(&v);
     Ok(json!({ "value": v }))
 }

@@ -163,11 +163,12 @@ impl FlowDialogs {
 
     /// After a browser step that began at `start` and ended at `end` (ms since the epoch), for
     /// the trace: whether it `acts` on the page (see `recorder`), and when `picture`, the
-    /// picture of the flow's tab is wanted: its id, to take it by once chosen.
+    /// picture of the flow's tab is wanted: its id, to take it by once chosen. (`secrets`: the
+    /// flow has some.)
     pub(crate) async fn stepped(
         &self,
         (start, end): (f64, f64),
-        (acts, picture): (bool, bool),
+        (acts, picture, secrets): (bool, bool, bool),
     ) -> Option<u64> {
         let r = self.recorder.as_ref()?;
         let (current, session) = {
@@ -179,7 +180,7 @@ impl FlowDialogs {
             .upgrade()
             .zip(session)
             .map(|(link, session)| (link, session, current.clone()));
-        r.stepped((&current, page), (start, end), (acts, picture))
+        r.stepped((&current, page), (start, end), (acts, picture, secrets))
             .await
     }
 

@@ -99,15 +99,16 @@ impl Snapshots {
     /// it `acts`, a snapshot of the page is asked for (sent, its answer not waited for). The
     /// picture's id when `picture` is wanted (the last snapshot's: none yet, none; none when
     /// runner's session on the tab could not be had after a step that acted, or snapshots were
-    /// stopped: never the page before it).
+    /// stopped: never the page before it). With `secrets`, the snapshot leaves out the text the
+    /// page does not render (`snapshot.js`: it costs a layout read of each text node).
     pub(crate) async fn stepped(
         &self,
         page: Option<Page>,
-        (acts, picture): (bool, bool),
+        (acts, picture, secrets): (bool, bool, bool),
     ) -> Option<u64> {
         let stopped = self.state.lock().ok()?.stopped.is_some();
         let asked = match (acts, page) {
-            (true, Some(page)) if !stopped => self.ask(page).await,
+            (true, Some(page)) if !stopped => self.ask(page, secrets).await,
             (true, _) => {
                 self.state.lock().ok()?.last = None;
                 None
@@ -142,6 +143,7 @@ impl Snapshots {
     async fn ask(
         &self,
         (link, session, target): Page,
+        secrets: bool,
     ) -> Option<(
         u64,
         impl Future<Output = Result<Value, super::super::cdp::CdpError>> + use<>,
@@ -157,7 +159,12 @@ impl Snapshots {
             h.last = Some(n);
             h.pending += 1;
             let known: Vec<&String> = h.sheets.keys().collect();
-            let args = [json!(known), json!(MAX_SNAPSHOT), json!(MAX_SHEET)];
+            let args = [
+                json!(known),
+                json!(MAX_SNAPSHOT),
+                json!(MAX_SHEET),
+                json!(secrets),
+            ];
             (n, script::call(SNAPSHOT_JS, &args))
         };
         let params = json!({

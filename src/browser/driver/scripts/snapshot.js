@@ -9,12 +9,13 @@
 // text is not sent again), and stands in the markup as `<style data-runner-sheet="ADDRESS">`,
 // which runner fills before drawing; one whose rules the page may not read (another origin's)
 // stays a `<link>` (drawn offline: without it), and a sheet longer than `sheetCap` characters
-// is left empty.
+// is left empty. With `secrets` (the flow has some), the text the page does not render is
+// left out (see `unrendered`).
 //
 // Returns { html, sheets: { ADDRESS: text }, width, height } (the viewport's CSS pixels), or
 // { tooLarge: N } when the HTML and the sheets' texts come to more than `cap` characters (N):
 // no answer may come near the DevTools connection's message limit.
-(known, cap, sheetCap) => {
+(known, cap, sheetCap, secrets) => {
   const root = document.documentElement;
   if (!root) return { html: '', sheets: {}, width: innerWidth, height: innerHeight };
   const have = new Set(known);
@@ -23,6 +24,7 @@
   const live = 'input, textarea, select, option, script, noscript, base, meta, link, style';
   const from = root.querySelectorAll(live);
   const copy = root.cloneNode(true);
+  if (secrets) unrendered(root, copy);
   const to = copy.querySelectorAll(live);
   for (let i = 0; i < from.length && i < to.length; i++) {
     const a = from[i], b = to[i];
@@ -72,4 +74,41 @@
   const html = doctype + copy.outerHTML;
   if (sent + html.length > cap) return { tooLarge: sent + html.length };
   return { html, sheets, width: innerWidth, height: innerHeight };
+
+  // Empties the copy's text the page does not render: in a `hidden` or `display: none`
+  // element, a closed `<details>`, wholly outside the document (a screen-reader-only span at
+  // `left: -9999px`), or in an element clipped to a pixel (a visually-hidden span). It is not
+  // drawn, and takes no room where it is (or only the pixel it is clipped to); the masker
+  // joins the copy's text nodes as they are shown, and must not read such text between the
+  // parts of a secret the page shows split by it. (Not a stylesheet's, a field's or an
+  // option's, which have no boxes of their own, nor SVG's.)
+  function unrendered(from, to) {
+    const texts = (r) => {
+      const w = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
+      const all = [];
+      for (let n = w.nextNode(); n; n = w.nextNode()) all.push(n);
+      return all;
+    };
+    const a = texts(from), b = texts(to);
+    if (a.length !== b.length) return;
+    const range = document.createRange();
+    const kept = /^(style|script|noscript|textarea|option|optgroup|title)$/;
+    const html = 'http://www.w3.org/1999/xhtml';
+    const clipped = new Map();
+    const pixel = (el) => {
+      if (!clipped.has(el)) {
+        const b = el.getBoundingClientRect();
+        clipped.set(el, (b.width <= 1 || b.height <= 1) && getComputedStyle(el).overflow !== 'visible');
+      }
+      return clipped.get(el);
+    };
+    for (let i = 0; i < a.length; i++) {
+      const p = a[i].parentElement;
+      if (!p || p.namespaceURI !== html || kept.test(p.localName) || !a[i].data) continue;
+      range.selectNodeContents(a[i]);
+      const shown = Array.from(range.getClientRects()).some((r) => r.width > 0 &&
+        r.height > 0 && r.right + scrollX > 0 && r.bottom + scrollY > 0);
+      if (!shown || pixel(p)) b[i].data = '';
+    }
+  }
 }

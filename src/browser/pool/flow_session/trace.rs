@@ -85,13 +85,14 @@ impl FlowBrowser {
     }
 
     /// After a browser step that began at `start` and ended at `end` (ms since the epoch) and
-    /// that `acts` on the page or only reads it: the picture of the page is wanted when
+    /// that `acts` on the page or only reads it, in a flow that has `secrets` or not (a
+    /// snapshot then leaves out the text the page does not render): the picture is wanted when
     /// `picture` names where it goes (see `driver::recorder`); nothing when the flow keeps no
     /// trace or has no context. The pictures of earlier steps chosen since.
     pub(crate) async fn stepped(
         &self,
         (start, end): (f64, f64),
-        acts: bool,
+        (acts, secrets): (bool, bool),
         picture: Option<PathBuf>,
     ) -> Vec<Picture> {
         let Some(w) = self.recording().await else {
@@ -100,7 +101,9 @@ impl FlowBrowser {
         let Some(r) = &w.recorder else {
             return Vec::new();
         };
-        let id = w.stepped((start, end), (acts, picture.is_some())).await;
+        let id = w
+            .stepped((start, end), (acts, picture.is_some(), secrets))
+            .await;
         let mut p = self.pictures.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(id) = id
             && let Some(path) = picture

@@ -51,3 +51,118 @@ fn the_markup_of_a_split_secret_is_learned_and_masked_wherever_it_shows() {
     let escaped = html.replace('<', "&lt;").replace('>', "&gt;");
     assert!(!m.mask(&escaped).contains("Vault"), "{}", m.mask(&escaped));
 }
+
+#[test]
+fn text_the_browser_does_not_render_does_not_hide_a_split_secret() {
+    let m = masker();
+    // A `hidden` element, an inline `display: none` (nested elements of its name inside it
+    // too), a hidden field: not between the parts on the screen.
+    for (html, masked) in [
+        (
+            "<b>Kestrel-</b><span hidden>copy</span><i>Vault-9931-Zulu</i>",
+            "<b>***</b><span hidden>copy</span><i></i>",
+        ),
+        (
+            "<p>Kestrel-<span style=\"color: red; DISPLAY: none !important\">x<span>y</span>z</span>Vault-9931-Zulu</p>",
+            "<p>***<span style=\"color: red; DISPLAY: none !important\">x<span>y</span>z</span></p>",
+        ),
+        (
+            "<b>Kestrel-</b><textarea style=display:none>q</textarea><input hidden><i>Vault-9931-Zulu</i>",
+            "<b>***</b><textarea style=display:none>q</textarea><input hidden><i></i>",
+        ),
+    ] {
+        assert_eq!(m.mask_markup(html), masked, "{html}");
+    }
+    // Placed off the page, or clipped to nothing, by an inline style (a screen-reader-only
+    // span): not seen between the parts.
+    for style in [
+        "position:absolute;left:-9999px",
+        "position: fixed; top: -10000px",
+        "position:absolute;clip:rect(0 0 0 0);width:1px;height:1px",
+        "position:absolute; clip: rect(1px, 1px, 1px, 1px)",
+    ] {
+        let html = format!("<b>Kestrel-</b><i style=\"{style}\">(copy)</i><b>Vault-9931-Zulu</b>");
+        let masked = format!("<b>***</b><i style=\"{style}\">(copy)</i><b></b>");
+        assert_eq!(m.mask_markup(&html), masked, "{style}");
+    }
+    // `aria-hidden`, a `data-hidden` attribute and a `hidden` word in a value are rendered, and
+    // so is text moved a little, or far but not placed.
+    for style in [
+        "position:absolute;left:-20px",
+        "left:-9999px",
+        "clip:rect(0 0 0 0)",
+    ] {
+        let html = format!("<b>Kestrel-</b><i style=\"{style}\">.</i><b>Vault-9931-Zulu</b>");
+        assert_eq!(m.mask_markup(&html), html, "{style}");
+    }
+    for html in [
+        "<b>Kestrel-</b><i aria-hidden=\"true\">.</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i data-hidden title=\"hidden\">.</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i style=\"display:inline\">.</i><b>Vault-9931-Zulu</b>",
+    ] {
+        assert_eq!(m.mask_markup(html), html);
+    }
+}
+
+#[test]
+fn a_secret_a_page_shows_in_pieces_is_found_and_its_pieces_learned() {
+    let m = masker();
+    let texts = [
+        "Recovery key",
+        "API: Kestrel-",
+        "Vault-",
+        "99",
+        "31-Zulu",
+        "ok",
+    ]
+    .map(String::from);
+    assert!(m.learn_shown(&texts));
+    // Each piece of a node the secret spans, of at least four characters, is masked now; the
+    // rest of those nodes is not, nor a piece shorter than that.
+    assert_eq!(
+        m.mask("API: Kestrel- | Vault- | 99 | 31-Zulu | ok"),
+        "API: *** | *** | 99 | *** | ok"
+    );
+    assert_eq!(m.mask("\"Vault-\""), "\"***\"");
+    let plain = ["Kestrel-", "Vault"].map(String::from);
+    assert!(!masker().learn_shown(&plain));
+    assert!(!Masker::default().learn_shown(&texts));
+}
+
+#[test]
+fn white_space_between_elements_is_looked_past() {
+    let m = masker();
+    // Between flex items (or blocks) white space is not rendered.
+    let html = "<div style=\"display:flex\">\n  <span>Kestrel-</span>\n  <span>Vault-9931-Zulu</span>\n</div>";
+    assert_eq!(
+        m.mask_markup(html),
+        "<div style=\"display:flex\">\n  <span>***</span><span></span>\n</div>"
+    );
+}
+
+#[test]
+fn the_text_of_learned_markup_is_masked_with_white_space_between_its_pieces() {
+    let m = masker();
+    m.learn_markup("<div><span>Kestrel-</span><span>Vault-</span><span>9931-Zulu</span></div>");
+    for text in [
+        "Kestrel-\nVault-\n9931-Zulu",
+        "key: Kestrel- Vault- 9931-Zulu.",
+        "\"Kestrel-\\nVault-\\n9931-Zulu\"",
+    ] {
+        assert!(!m.mask(text).contains("Vault"), "{text}: {}", m.mask(text));
+    }
+    // Its pieces alone are not learned: they would be masked wherever they are.
+    assert_eq!(m.mask("Vault- and 9931-Zulu"), "Vault- and 9931-Zulu");
+    // An off-screen span between the pieces is in the element's `innerText`.
+    let m = masker();
+    m.learn_markup(
+        "<p>p6: <span>Kestrel-</span><span style=\"position:absolute;left:-9999px\">(a&amp;b)</span><span>Vault-9931-Zulu</span></p>",
+    );
+    for text in [
+        "p6: Kestrel- (a&b) Vault-9931-Zulu",
+        "p6: Kestrel-(a&b)Vault-9931-Zulu",
+        "p6: Kestrel-\n(a&b)\nVault-9931-Zulu",
+    ] {
+        assert_eq!(m.mask(text), "p6: ***", "{text}");
+    }
+}
