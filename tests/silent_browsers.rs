@@ -314,3 +314,57 @@ fn sigterm_while_waiting_for_a_silent_browser_ends_the_run_at_once() {
         "processes runner started live on: {started:?}"
     );
 }
+
+/// `atlas verify` and `atlas replay` on a browser endpoint that never answers: the browser is
+/// the failure (exit 3, "did not answer"), not the app (twelfth attack A16: every node "no
+/// longer arrives", exit 1, "step timed out": a dead browser tunnel reported as the app changed).
+#[test]
+fn atlas_verify_and_replay_on_a_silent_browser_blame_the_browser() {
+    let d = tempfile::tempdir().unwrap();
+    let site = crate::atlas::site_copy(d.path());
+    let server = crate::atlas::Server::serve(&site);
+    crate::atlas::crawl(
+        d.path(),
+        &format!("{}/index.html", server.url),
+        &["--max-nodes", "2"],
+    );
+    let node = std::fs::read_dir(d.path().join("atlas/nodes"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .into_owned();
+    let silent = SilentBrowser::start("silent");
+    let url = format!("ws://127.0.0.1:{}/devtools/browser/x", silent.port);
+    for args in [
+        vec!["atlas", "verify", "--atlas", "atlas", "--timeout", "2s"],
+        vec![
+            "atlas",
+            "replay",
+            &node,
+            "--atlas",
+            "atlas",
+            "--timeout",
+            "2s",
+        ],
+    ] {
+        let mut c = runner(d.path());
+        c.env("RUNNER_BROWSER_CDP", &url).args(&args);
+        let started = Instant::now();
+        let (code, out, err) = crate::common::output(c);
+        let text = format!("{out}{err}");
+        assert_eq!(code, 3, "{args:?}: {text}");
+        assert!(
+            text.contains(&format!("the browser at {url} did not answer")),
+            "{args:?}: {text}"
+        );
+        assert!(!text.contains("no longer arrive"), "{args:?}: {text}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+    }
+}

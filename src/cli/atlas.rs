@@ -228,6 +228,16 @@ pub(super) fn seen_through<T>(
     done.filter(|_| !cancel.is_cancelled())
 }
 
+/// The driver's browser, launched or connected to before any path is replayed: one that
+/// cannot be reached (a remote endpoint that never answers, a browser that cannot launch) is
+/// the environment's failure (exit 3, saying so), not every node's "no longer arrives".
+async fn browser_ready(d: &mut InProcess) -> Result<(), CliError> {
+    d.session()
+        .await
+        .map(drop)
+        .map_err(|e| CliError::Environment(e.message))
+}
+
 /// Ends a command that replayed: anything left in a process group goes, scratch files too.
 pub(super) fn finish(scratch: &Path) {
     crate::process::kill_all();
@@ -299,17 +309,23 @@ fn replay(
             let base_url = base_url(check, &served, atlas, reporter)?;
             let mut d = InProcess::new(rt);
             d.launch_ahead();
-            let r = interruptible(atlas::replay(
-                &mut d,
-                atlas,
-                node,
-                atlas::Start::Fresh,
-                base_url.as_deref(),
-                check.timeout,
-            ))
+            let r = interruptible(async {
+                browser_ready(&mut d).await?;
+                Ok::<_, CliError>(
+                    atlas::replay(
+                        &mut d,
+                        atlas,
+                        node,
+                        atlas::Start::Fresh,
+                        base_url.as_deref(),
+                        check.timeout,
+                    )
+                    .await,
+                )
+            })
             .await;
             d.close().await;
-            Ok::<_, CliError>(r)
+            r.transpose()
         },
     ));
     finish(&scratch);
@@ -376,12 +392,15 @@ fn verify(
             let mut pool = InProcess::pool(&rt, args.jobs);
             // The first path's browser; the others' (`--jobs`) when a path needs one.
             pool[0].launch_ahead();
-            let mut drivers: Vec<&mut dyn Driver> =
-                pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
-            let r = interruptible(atlas::verify(&mut drivers, atlas, checks)).await;
-            drop(drivers);
+            let r = interruptible(async {
+                browser_ready(&mut pool[0]).await?;
+                let mut drivers: Vec<&mut dyn Driver> =
+                    pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
+                Ok::<_, CliError>(atlas::verify(&mut drivers, atlas, checks).await)
+            })
+            .await;
             InProcess::close_all(pool).await;
-            Ok::<_, CliError>(r)
+            r.transpose()
         },
     ));
     finish(&scratch);
@@ -540,12 +559,18 @@ fn run_tests(
                 };
                 let mut d = InProcess::new(rt);
                 d.launch_ahead();
-                let r = interruptible(atlas::test(&mut d, atlas, agent, checks, &|line| {
-                    status.update(line);
-                }))
+                let r = interruptible(async {
+                    browser_ready(&mut d).await?;
+                    Ok::<_, CliError>(
+                        atlas::test(&mut d, atlas, agent, checks, &|line| {
+                            status.update(line);
+                        })
+                        .await,
+                    )
+                })
                 .await;
                 d.close().await;
-                Ok::<_, CliError>(r)
+                r.transpose()
             }
         },
     ));
