@@ -381,3 +381,98 @@ fn an_app_under_a_path_is_exported_and_verified_with_the_path_once() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("6 verified"), "{out}");
 }
+
+/// Writes `text` to `dir/rel`, its folders made.
+fn put(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// The text of the files `atlas export --out DIR` wrote.
+fn exported(dir: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return String::new();
+    };
+    entries
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect()
+}
+
+/// A two-state atlas (`atlas/`) as explore writes it, by hand (no browser): the root `aaaa…`
+/// and `bbbb…` one click away, the edge's flow holding `steps`. Returns the target node.
+fn two_states(dir: &Path, steps: &Value) -> &'static str {
+    let (a, b) = ("aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb");
+    put(dir, "atlas/atlas.json", r#"{"fingerprint": "structure"}"#);
+    for (id, page, entry) in [
+        (
+            a,
+            "index",
+            "[{\"open\": \"http://127.0.0.1:9/index.html\"}]",
+        ),
+        (b, "other", "null"),
+    ] {
+        put(
+            dir,
+            &format!("atlas/nodes/{id}/meta.json"),
+            &format!(
+                r#"{{"id": "{id}", "url": "http://127.0.0.1:9/{page}.html", "title": "{page}",
+                "fingerprint": "http://localhost/{page}.html\n", "first_seen": "2026-11-28T15:04:18Z",
+                "last_seen": "2026-11-28T15:04:18Z", "run_ids": ["r"], "entry": {entry}}}"#
+            ),
+        );
+    }
+    let edge = format!("atlas/edges/{a}/go");
+    put(
+        dir,
+        &format!("{edge}/meta.json"),
+        &format!(
+            r#"{{"source": "{a}", "action": "go", "target": "{b}", "created": "2026-11-28T15:04:18Z"}}"#
+        ),
+    );
+    put(
+        dir,
+        &format!("{edge}/flow.yaml"),
+        &serde_json::json!({"name": "go", "steps": steps}).to_string(),
+    );
+    std::fs::create_dir_all(dir.join(format!("atlas/nodes/{a}/links"))).unwrap();
+    std::os::unix::fs::symlink(
+        format!("../../{b}"),
+        dir.join(format!("atlas/nodes/{a}/links/go")),
+    )
+    .unwrap();
+    b
+}
+
+/// A stored `screenshot.path` that leaves the artifacts directory (`..`, absolute) is refused by
+/// `atlas export` as `validate` and `replay` refuse it, naming the edge's file; it used to be
+/// written into the exported flow as it was. One inside the artifacts directory is exported.
+#[test]
+fn an_exported_flow_takes_no_screenshot_path_that_leaves_the_artifacts() {
+    let click = serde_json::json!({"click": {"role": "link", "text": "Other"}});
+    let d = tempfile::tempdir().unwrap();
+    let node = two_states(
+        d.path(),
+        &serde_json::json!([{"screenshot": {"path": "shots/x.png"}}, click]),
+    );
+    export(d.path(), node, &["--out", "ok"]);
+    let flow = exported(&d.path().join("ok"));
+    assert!(flow.contains("shots/x.png"), "{flow}");
+    for path in ["../../x.png", "/tmp/x.png", "shots/../../x.png"] {
+        let d = tempfile::tempdir().unwrap();
+        let node = two_states(
+            d.path(),
+            &serde_json::json!([{"screenshot": {"path": path}}, click]),
+        );
+        let (code, out, err) = atlas_cmd(d.path(), &["export", node, "--out", "out"]);
+        assert_ne!(code, 0, "{path}: {out}{err}");
+        assert!(
+            err.contains(&format!(
+                "screenshot path `{path}` leaves the artifacts directory"
+            )) && err.contains("edges/aaaaaaaaaaaaaaaa/go/flow.yaml"),
+            "{path}: {out}{err}"
+        );
+        let written = exported(&d.path().join("out"));
+        assert!(!written.contains(path), "{path}: {written}");
+    }
+}

@@ -77,6 +77,7 @@ mod server_commands;
 mod server_ownership;
 mod server_readiness;
 mod servers;
+mod shard_sets;
 mod shards;
 mod silent_browsers;
 mod sub_flow_keys;

@@ -88,3 +88,78 @@ fn a_report_path_that_is_a_directory_or_a_socket_is_refused_before_the_run() {
     let sock = std::fs::symlink_metadata(d.path().join("sock")).unwrap();
     assert!(sock.file_type().is_socket());
 }
+
+/// A report path that is one of the run's own inputs (a flow, a sub-flow, a var file,
+/// runner.toml), however it is spelled, is refused before the run (exit 2), naming it, and the
+/// input is left as it was: `json=f.yaml` used to write the report over the flow being run.
+#[test]
+fn a_report_path_that_is_an_input_of_the_run_is_refused_before_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let flow = "name: f\nvars: { X: \"1\" }\nsteps:\n  - log: \"{{ vars.X }}\"\n  - run_flow: sub/_s.yaml\n";
+    write(d.path(), "f.yaml", flow);
+    std::fs::create_dir(d.path().join("sub")).unwrap();
+    let sub = "name: s\nsteps:\n  - log: sub\n";
+    write(d.path(), "sub/_s.yaml", sub);
+    write(d.path(), "v.env", "X=2\n");
+    let toml = "reports = [\"json=fromtoml.json\"]\n";
+    write(d.path(), "runner.toml", toml);
+    std::os::unix::fs::symlink(".", d.path().join("here")).unwrap();
+    let run = |reports: &[&str]| {
+        let mut c = runner(d.path());
+        c.args(["run", "f.yaml", "--var-file", "v.env", "--artifacts", "art"]);
+        for r in reports {
+            c.args(["--report", r]);
+        }
+        output(c)
+    };
+    for (report, input) in [
+        ("json=f.yaml", "f.yaml"),
+        ("junit=./v.env", "v.env"),
+        ("json=sub/../f.yaml", "f.yaml"),
+        ("junit=sub/_s.yaml", "sub/_s.yaml"),
+        ("json=runner.toml", "runner.toml"),
+        ("json=here/f.yaml", "here/f.yaml"),
+        ("json=here/sub/_s.yaml", "sub/_s.yaml"),
+    ] {
+        let (code, _, stderr) = run(&[report]);
+        assert_eq!(code, 2, "{report}: {stderr}");
+        assert!(
+            stderr.contains("is an input of this run") && stderr.contains(input),
+            "{report}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("▶ f"),
+            "{report}: the run started: {stderr}"
+        );
+    }
+    // runner.toml's own `reports`, over itself.
+    write(
+        d.path(),
+        "runner.toml",
+        "reports = [\"json=runner.toml\"]\n",
+    );
+    let (code, _, stderr) = run(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is an input of this run"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("runner.toml")).unwrap(),
+        "reports = [\"json=runner.toml\"]\n"
+    );
+    write(d.path(), "runner.toml", toml);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("f.yaml")).unwrap(),
+        flow
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("sub/_s.yaml")).unwrap(),
+        sub
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("v.env")).unwrap(),
+        "X=2\n"
+    );
+    // A report beside them is written.
+    let (code, _, stderr) = run(&["json=out.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(d.path().join("out.json").is_file());
+}

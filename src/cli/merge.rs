@@ -14,15 +14,22 @@ struct Found {
     under: Option<usize>,
 }
 
-/// The JSON files named, a directory standing for the regular `*.json` files under it (any
-/// depth: CI downloads each shard's artifact into a directory of its own; but flows' traces,
-/// which the reports name), the shallowest first, then in path order.
+/// The JSON files named, a directory standing for the reports under it: the regular `*.json`
+/// files at any depth (CI downloads each shard's artifact into a directory of its own), but
+/// none in a flow's folder of a run's artifacts (`001-checkout/`: its downloads, saved states
+/// and traces, files a page may name and fill) and no flow's trace; the shallowest first, then
+/// in path order.
 fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
     let mut out = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         if p.is_dir() {
             let mut found = Vec::new();
-            for e in walkdir::WalkDir::new(p) {
+            let walk = walkdir::WalkDir::new(p).into_iter().filter_entry(|e| {
+                e.depth() == 0
+                    || !e.file_type().is_dir()
+                    || !crate::engine::is_flow_dir(&e.file_name().to_string_lossy())
+            });
+            for e in walk {
                 let e = e.map_err(|e| {
                     CliError::Environment(format!("cannot read {}: {e}", p.display()))
                 })?;
@@ -128,6 +135,7 @@ fn shaped(text: &str) -> bool {
 /// its counts made from the flows it lists (a shard's own counts are checked, never taken);
 /// the duration the longest shard's (shards run side by side).
 pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError> {
+    super::merge_checks::whole_set(&reports)?;
     let mut flows = Vec::new();
     let mut seen: std::collections::HashMap<(String, String), PathBuf> =
         std::collections::HashMap::new();
@@ -158,6 +166,7 @@ pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError>
     summary.duration_ms = duration_ms;
     Ok(Report {
         run_id: run_ids.join("+"),
+        shard: None,
         flows,
         summary,
         web_servers,

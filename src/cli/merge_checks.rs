@@ -273,3 +273,81 @@ fn untolerable(steps: &[Step]) -> Option<String> {
         }
     })
 }
+
+/// The shards merged make one run's whole set: when a report says which shard it is (`run
+/// --shard I/N` writes `shard: {index, total}`), every report is a shard of the same `N`, and
+/// shards 1 to `N` are each there once. A set with a shard missing (its job died before it
+/// uploaded its report) would merge green without that shard's flows; a shard given twice, or
+/// a shard's report with an unsharded run's, is no one run either. Reports that say no shard
+/// (runs without `--shard`) merge as they are.
+pub(super) fn whole_set(reports: &[(std::path::PathBuf, Report)]) -> Result<(), CliError> {
+    let refuse = |why: String| {
+        Err(CliError::Usage(format!(
+            "{why}: merge-reports merges the reports of every shard of one run, each once"
+        )))
+    };
+    let Some((first, one)) = reports.iter().find_map(|(p, r)| r.shard.map(|s| (p, s))) else {
+        return Ok(());
+    };
+    let n = one.total;
+    let most = super::select::MAX_SHARDS as usize;
+    let mut at: Vec<Option<&Path>> = vec![None; n.min(most)];
+    for (path, r) in reports {
+        let Some(s) = r.shard else {
+            return refuse(format!(
+                "{} is no shard's report (its run had no --shard), but {} is shard {} of {n}",
+                path.display(),
+                first.display(),
+                one.index
+            ));
+        };
+        if s.total > most || s.index == 0 || s.index > s.total {
+            return refuse(format!(
+                "{} says it is shard {} of {}, which no run is (`--shard I/N`: 1 <= I <= N <= {most})",
+                path.display(),
+                s.index,
+                s.total
+            ));
+        }
+        if s.total != n {
+            return refuse(format!(
+                "{} is shard {} of {}, but {} is shard {} of {n}",
+                path.display(),
+                s.index,
+                s.total,
+                first.display(),
+                one.index
+            ));
+        }
+        if let Some(other) = at[s.index - 1] {
+            return Err(CliError::Usage(format!(
+                "shard {} of {n} is given twice ({} and {}): give each shard's report once",
+                s.index,
+                other.display(),
+                path.display()
+            )));
+        }
+        at[s.index - 1] = Some(path);
+    }
+    let missing: Vec<usize> = (1..=n).filter(|i| at[i - 1].is_none()).collect();
+    match missing.as_slice() {
+        [] => Ok(()),
+        [one] => refuse(format!("shard {one} of {n} is missing")),
+        _ => refuse(format!("shards {} of {n} are missing", listed(&missing))),
+    }
+}
+
+/// `1, 2 and 3` (the first 20, then how many more).
+fn listed(numbers: &[usize]) -> String {
+    const SHOWN: usize = 20;
+    let mut shown: Vec<String> = numbers.iter().take(SHOWN).map(usize::to_string).collect();
+    if numbers.len() > SHOWN {
+        shown.push(format!("{} more", numbers.len() - SHOWN));
+    }
+    let last = shown.pop().unwrap_or_default();
+    if shown.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", shown.join(", "))
+    }
+}

@@ -15,6 +15,7 @@ mod merge;
 mod merge_checks;
 mod profiles;
 mod run;
+mod run_reports;
 mod runtime;
 mod schema;
 mod select;

@@ -17,7 +17,7 @@ use crate::config::project::{self, ServersSpec};
 use crate::config::trace_mode::TraceMode;
 use crate::config::{overrides, var_file};
 use crate::engine::{Ran, RunOptions, Runtime, RuntimeSettings, run_flows_closing};
-use crate::report::{Console, Report, ReportTarget, Reporter, Summary, write_json};
+use crate::report::{Console, Report, ReportTarget, Reporter, Summary};
 use crate::source::Diagnostic;
 use crate::step::ServerInfo;
 use crate::step::{FlowResult, FlowStatus};
@@ -129,6 +129,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let mut overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;
+    let project_file = s.project_file.as_deref();
+    super::run_reports::refuse_inputs(&reports, &flows, &args.var_files, project_file)?;
     let (vars, files) = (&args.vars, &args.var_files);
     overrides::type_overrides(&mut overrides, &flows, &s.vars, vars, files)
         .map_err(CliError::invalid)?;
@@ -143,7 +145,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     if args.list {
         return Ok(list(&flows, reporter));
     }
-    if let Some(outcome) = nothing_to_run(&flows, tagged, args, reporter)? {
+    if let Some(outcome) = nothing_to_run(&flows, (tagged, total), args, &reports, reporter)? {
         return Ok(outcome);
     }
     let run_id = run_id();
@@ -281,9 +283,11 @@ pub(super) fn conclude(f: Finished, to: &Conclusion<'_>) -> Outcome {
     };
     let report = Report::of(&f.results, &summary).with_unstarted(&f.unstarted, why);
     super::servers::say_unkept_logs(&f.web_servers, to.reporter);
-    let report = report.with_servers(f.web_servers);
+    let mut report = report.with_servers(f.web_servers);
+    report.shard = super::run_reports::shard_of(to.args);
     let mut outcome = outcome(&f.results, f.interrupted);
-    if !write_reports(to.reports, &report, to.artifacts, to.reporter) && outcome == Outcome::Passed
+    if !super::run_reports::write_reports(to.reports, &report, to.artifacts, to.reporter)
+        && outcome == Outcome::Passed
     {
         outcome = Outcome::EnvironmentBroken;
     }
@@ -379,8 +383,9 @@ pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
 /// nothing is most likely a typo). `None` when there are flows to run.
 fn nothing_to_run(
     flows: &[Arc<LoadedFlow>],
-    tagged: usize,
+    (tagged, total): (usize, usize),
     args: &RunArgs,
+    reports: &[ReportTarget],
     reporter: &Reporter,
 ) -> Result<Option<Outcome>, CliError> {
     if !flows.is_empty() {
@@ -388,7 +393,17 @@ fn nothing_to_run(
     }
     if tagged > 0 {
         reporter.err("no flows in this shard\n");
-        return Ok(Some(Outcome::Passed));
+        if args.dry_run {
+            return Ok(Some(Outcome::Passed));
+        }
+        // Its report, all the same: the merge of the run's shards looks for it.
+        let run_id = run_id();
+        let artifacts = artifacts_dir(args, &run_id);
+        create_artifacts(&artifacts)?;
+        let at = (run_id.as_str(), artifacts.as_path());
+        return Ok(Some(super::run_reports::empty_shard(
+            args, reports, total, at, reporter,
+        )));
     }
     if args.pass_with_no_flows {
         reporter.err("no flow to run (--pass-with-no-flows)\n");
@@ -450,28 +465,6 @@ pub(super) fn options(args: &RunArgs, s: &Settings) -> RunOptions {
         repeat_each: args.repeat_each,
         secrets: crate::engine::RunSecrets::default(),
     }
-}
-
-/// Writes the reports asked for, and `report.json` in the artifacts; says whether every one
-/// asked for was written (a failure is shown and the run goes on).
-fn write_reports(
-    targets: &[ReportTarget],
-    report: &Report,
-    artifacts: &Path,
-    reporter: &Reporter,
-) -> bool {
-    let mut written = true;
-    for t in targets {
-        match t.write_report(report) {
-            Ok(notes) => notes.iter().for_each(|n| reporter.warn(n)),
-            Err(e) => {
-                reporter.error(&e.to_string());
-                written = false;
-            }
-        }
-    }
-    let _ = write_json(&artifacts.join("report.json"), report);
-    written
 }
 
 /// On GitHub Actions: failures annotated on their lines, and the job's summary.

@@ -28,7 +28,7 @@ pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 }
 
 /// The most slices `--shard` cuts a run into (CI systems run a few hundred jobs at most).
-const MAX_SHARDS: u32 = 1000;
+pub(super) const MAX_SHARDS: u32 = 1000;
 
 /// Which flows run: tags and names.
 pub(super) struct Filter<'a> {

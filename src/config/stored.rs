@@ -111,6 +111,13 @@ fn admit_step(t: &Templates, step: &Value) -> Result<(), String> {
     if let Some(why) = action.beyond_the_page() {
         return Err(format!("{why}: {RULE}"));
     }
+    // Where it writes, confined as `validate` and the run confine it: an export passes the
+    // step on to a flow of its own.
+    if let Some(p) = action.artifact_path()
+        && let Some(problem) = crate::fs::artifact_path_problem(action.key(), p)
+    {
+        return Err(format!("{problem}: {}", crate::fs::ARTIFACT_PATH_HELP));
+    }
     if let Action::Open(o) = &action
         && !is_http(o.url())
     {
@@ -183,6 +190,14 @@ mod tests {
             ),
             (json!({"name": "only a name"}), "it has no action"),
             (json!({"click": "#a", "frame": ""}), "empty `frame`"),
+            (
+                json!({"screenshot": {"path": "../../x.png"}}),
+                "screenshot path `../../x.png` leaves the artifacts directory",
+            ),
+            (
+                json!({"screenshot": {"path": "/tmp/x.png"}}),
+                "screenshot path `/tmp/x.png` leaves the artifacts directory",
+            ),
         ] {
             let e = admit_steps(std::slice::from_ref(&step), "f").unwrap_err();
             assert!(e.contains(said), "{step}: {e}");

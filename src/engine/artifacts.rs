@@ -17,6 +17,20 @@ pub(crate) fn flow_dir(index: usize, name: &str) -> String {
     format!("{:03}-{}", index + 1, slug(name))
 }
 
+/// Whether `name` is a name [`flow_dir`] makes (`001-checkout`): a flow's folder in the
+/// artifacts, where its files go (a page's downloads among them, under names the page chose).
+pub(crate) fn is_flow_dir(name: &str) -> bool {
+    let digits = name.chars().take_while(char::is_ascii_digit).count();
+    let Some(rest) = name.get(digits..).and_then(|r| r.strip_prefix('-')) else {
+        return false;
+    };
+    digits >= 3
+        && !rest.is_empty()
+        && rest
+            .chars()
+            .all(|c| c == '-' || c.is_alphanumeric() && !c.is_ascii_uppercase())
+}
+
 /// A file-name-safe form of a name.
 pub(crate) fn slug(name: &str) -> String {
     let s: String = name
@@ -47,5 +61,26 @@ mod tests {
         assert_eq!(slug("Login smoke / EN"), "login-smoke-en");
         assert_eq!(slug("../.."), "flow");
         assert_eq!(flow_dir(0, "A b"), "001-a-b");
+    }
+
+    #[test]
+    fn a_flows_folder_is_told_by_its_name() {
+        for name in ["Checkout", "a b", "", "é", "x-y-z"] {
+            let dir = flow_dir(41, name);
+            assert!(is_flow_dir(&dir), "{dir}");
+        }
+        assert!(is_flow_dir(&flow_dir(1234, "f")));
+        for other in [
+            "s1",
+            "art",
+            "downloads",
+            "01-f",
+            "001-",
+            "001_f",
+            "001-F",
+            "abc-001",
+        ] {
+            assert!(!is_flow_dir(other), "{other}");
+        }
     }
 }

@@ -27,6 +27,7 @@ mod subflow;
 mod trace;
 mod trail;
 
+pub(crate) use artifacts::is_flow_dir;
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;

@@ -53,6 +53,24 @@ impl ReportTarget {
             .collect()
     }
 
+    /// The file this report is written to (an HTML report's: its `index.html`).
+    pub(crate) fn file(&self) -> PathBuf {
+        match self {
+            ReportTarget::Junit(p) | ReportTarget::Json(p) => p.clone(),
+            ReportTarget::Html(dir) => dir.join("index.html"),
+        }
+    }
+
+    /// As `--report` gives it: `KIND=PATH`.
+    pub(crate) fn spec(&self) -> String {
+        let (kind, p) = match self {
+            ReportTarget::Junit(p) => ("junit", p),
+            ReportTarget::Json(p) => ("json", p),
+            ReportTarget::Html(p) => ("html", p),
+        };
+        format!("{kind}={}", p.display())
+    }
+
     /// Why this report could not be written where it is asked for; `None` when it can.
     fn problem(&self) -> Option<String> {
         match self {

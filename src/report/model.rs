@@ -12,15 +12,27 @@ use super::Summary;
 use super::reads::Reads;
 use crate::step::{FlowResult, ServerInfo};
 
-/// `{"run_id", "flows", "summary", "web_servers"}`.
+/// `{"run_id", "shard", "flows", "summary", "web_servers"}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Report {
     pub(crate) run_id: String,
+    /// Which shard of a run this report is (`run --shard I/N`): what `merge-reports` tells a
+    /// whole set of shards by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shard: Option<Shard>,
     pub(crate) flows: Vec<Flow>,
     pub(crate) summary: Counts,
     /// The run's servers (runner.toml's `[[web_server]]`): URL, start time, log.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) web_servers: Vec<Server>,
+}
+
+/// `run --shard INDEX/TOTAL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Shard {
+    pub(crate) index: usize,
+    pub(crate) total: usize,
 }
 
 /// A run-level server, and which files its log may be read from.
@@ -226,6 +238,7 @@ impl Report {
         }
         Report {
             run_id: s.run_id.clone(),
+            shard: None,
             flows,
             summary: Counts {
                 total: s.total,

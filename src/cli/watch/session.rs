@@ -238,6 +238,14 @@ impl Watch<'_> {
                 // What the walk leaves out is said at the first pass, not at each.
                 let warn = self.first.then_some(self.reporter);
                 let flows = load(&self.s, &self.registry, &vars, warn)?;
+                let project_file = self.s.project_file.as_deref();
+                let var_files = &self.args.var_files;
+                crate::cli::run_reports::refuse_inputs(
+                    &self.reports,
+                    &flows,
+                    var_files,
+                    project_file,
+                )?;
                 let (given, files) = (&self.args.vars, &self.args.var_files);
                 crate::config::overrides::type_overrides(
                     &mut vars,
