@@ -628,3 +628,68 @@ steps:
         "{report}"
     );
 }
+
+/// `"$.items[*].qty": { not_equals: 0 }` compared the list of every `qty` with 0, so it held
+/// although an item has qty 0: a check that cannot fail (and `equals: 0` one that cannot
+/// hold). `validate` refuses `equals`/`not_equals` of one value on a path that can select
+/// several nodes, at the value, saying what to write; a value a template gives fails the step
+/// at run time with the same words. A list (`equals: [..]`) and a path naming one node still
+/// compare.
+#[test]
+fn one_value_compared_with_a_path_of_several_nodes_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    for (path, check, at) in [
+        ("$.items[*].qty", "{ not_equals: 0 }", "f.yaml:12:"),
+        ("$..sku", "a1", "f.yaml:12:"),
+        (
+            "$.items[?@.qty > 1].sku",
+            "{ equals: c3, exists: true }",
+            "f.yaml:12:",
+        ),
+    ] {
+        let steps = format!(
+            "  - request:\n      url: \"{{{{ vars.api }}}}/items\"\n      expect:\n        json:\n          \"{path}\": {check}\n"
+        );
+        write(d.path(), "f.yaml", &api_flow("many", port, &steps));
+        let (code, out) = crate::common::validate(d.path());
+        assert_eq!(code, 2, "{path}: {out}");
+        assert!(
+            out.contains(&format!(
+                "`{path}` can select several nodes, so it finds a list"
+            )),
+            "{path}: {out}"
+        );
+        assert!(
+            out.contains(at) && out.contains("count: 0"),
+            "{path}: {out}"
+        );
+    }
+    let steps = r#"  - id: lists
+    request:
+      url: "{{ vars.api }}/items"
+      expect:
+        json:
+          "$.items[*].qty": { equals: [2, 0, 5], not_equals: [2, 5] }
+          "$.items[?@.qty == 0]": { count: 1 }
+          "$.items[1].qty": { equals: 0, not_equals: 2 }
+  - id: templated
+    request:
+      url: "{{ vars.api }}/items"
+      expect:
+        json:
+          "$.items[*].qty": { not_equals: "{{ 0 }}" }
+"#;
+    write(d.path(), "f.yaml", &api_flow("many", port, steps));
+    let ran = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let templated = step(&ran.report, "templated");
+    assert_eq!(templated["outcome"], "failed", "{templated}");
+    assert!(
+        error_of(templated).contains(
+            "json `$.items[*].qty`: the path can select several nodes, so it finds a list ([2,0,5]), which `not_equals: 0` compares whole"
+        ),
+        "{templated}"
+    );
+    assert_eq!(step(&ran.report, "lists")["outcome"], "passed");
+}

@@ -84,6 +84,7 @@ mod sub_flow_keys;
 mod sub_flow_vars;
 mod suites;
 mod template_kinds;
+mod template_strict;
 mod todomvc_react;
 mod trace;
 mod trace_pictures;

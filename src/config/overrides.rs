@@ -27,17 +27,9 @@ pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
             "false" | "False" | "FALSE" => Ok(Value::Bool(false)),
             _ => Err("a boolean: give `true` or `false`".to_string()),
         },
-        Value::Number(_) => {
-            if let Ok(i) = t.parse::<i64>() {
-                return Ok(Value::from(i));
-            }
-            t.parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite() && !t.is_empty())
-                .and_then(serde_json::Number::from_f64)
-                .map(Value::Number)
-                .ok_or_else(|| "a number: give digits (`100`, `2.5`)".to_string())
-        }
+        // The reading templates use to refuse ordering two texts that hold numbers.
+        Value::Number(_) => crate::template::read_number(t)
+            .ok_or_else(|| "a number: give digits (`100`, `2.5`)".to_string()),
         _ => Ok(given.clone()),
     }
 }

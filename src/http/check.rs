@@ -6,7 +6,7 @@ use serde_json::Value;
 use serde_json_path::JsonPath;
 
 use super::send::Response;
-use crate::config::model::{Check, Predicates, ResponseChecks};
+use crate::config::model::{Check, MANY_HELP, Predicates, ResponseChecks, selects_many};
 use crate::source::pointer_escape;
 use crate::step::Masker;
 
@@ -111,6 +111,8 @@ pub(super) struct Queried {
     /// Whether it found anything, as `exists` asks: a path that can select several nodes and
     /// selected none found nothing, though `count: 0` and `equals: []` read the empty list.
     pub(super) found: bool,
+    /// Whether it is the list of the nodes a path that can select several selected.
+    pub(super) many: bool,
 }
 
 impl Queried {
@@ -119,6 +121,7 @@ impl Queried {
         Queried {
             found: value.is_some(),
             value,
+            many: false,
         }
     }
 }
@@ -131,31 +134,10 @@ pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Queried {
         return Queried {
             found: !nodes.is_empty(),
             value: Some(Value::Array(nodes.into_iter().cloned().collect())),
+            many: true,
         };
     }
     Queried::of(nodes.first().map(|v| (*v).clone()))
-}
-
-/// Whether a JSONPath can select more than one node (RFC 9535: it is not a singular query).
-fn selects_many(text: &str) -> bool {
-    let mut in_quotes: Option<char> = None;
-    let mut depth = 0;
-    let mut prev = ' ';
-    for c in text.chars() {
-        match (in_quotes, c) {
-            (Some(q), c) if c == q && prev != '\\' => in_quotes = None,
-            (None, '\'' | '"') => in_quotes = Some(c),
-            (None, '[') => depth += 1,
-            (None, ']') => depth -= 1,
-            (None, '*' | '?') => return true,
-            (None, '.') if prev == '.' => return true,
-            (None, ':' | ',') if depth > 0 => return true,
-            // Inside quotes, and any other character.
-            _ => {}
-        }
-        prev = c;
-    }
-    false
 }
 
 /// How a query's value compares with the value a check gives.
@@ -179,6 +161,11 @@ fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String>
     let Some(a) = q.value.as_ref() else {
         return has_value_checks(p).then(|| format!("found nothing (expected {})", expected(p, m)));
     };
+    if q.many
+        && let Some(why) = one_value_on_many(p, a, m)
+    {
+        return Some(why);
+    }
     let mut why = Vec::new();
     if let Some(e) = &p.equals
         && !same(a, e, kind)
@@ -242,6 +229,22 @@ fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String>
         }
     }
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Why `equals`/`not_equals` of one value (a template may give one `validate` did not see)
+/// cannot be checked on `a`, the list of the nodes a path that can select several found: the
+/// list is never that value, so `not_equals` would always hold.
+fn one_value_on_many(p: &Predicates, a: &Value, m: &Masker) -> Option<String> {
+    let [eq, ne] = [("equals", &p.equals), ("not_equals", &p.not_equals)];
+    let (key, e) = [eq, ne]
+        .into_iter()
+        .find_map(|(k, e)| e.as_ref().filter(|e| !e.is_array()).map(|e| (k, e)))?;
+    Some(format!(
+        "the path can select several nodes, so it finds a list ({}), which `{key}: {}` compares \
+         whole: {MANY_HELP}",
+        shown(a, m),
+        shown(e, m)
+    ))
 }
 
 /// Whether the predicates check a value (beyond `exists`).

@@ -9,6 +9,10 @@
 //!   unchanged) and its span (an error points at the comparison). Two lists are checked item by
 //!   item; a comparison of literals, which minijinja works out when it compiles, is checked in
 //!   the syntax tree ([`super::folded`]).
+//! - `==`, `!=` and `in` between a text and a number (or a boolean) are errors, where minijinja
+//!   (and Jinja2) make them false: an `exec`'s stdout is always text, so
+//!   `steps.code.stdout != 500` held whatever the command printed. They become calls of the
+//!   same kind, to [`super::order`]'s `equal` and `contains`.
 //! - `*` that repeats a list or a text is bounded ([`MAX_ITEMS`], [`MAX_BYTES`]): minijinja
 //!   repeats a list lazily, and what is made of it later (its JSON, its printing) would take it
 //!   all at once (`[x] * 10**13` aborted runner).
@@ -24,7 +28,7 @@ use minijinja::value::ValueKind;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, Value};
 
 use super::folded;
-use super::order::compare;
+use super::order::{compare, contains, equal};
 
 /// The most items one value a template makes may hold (at any depth): as many as minijinja's
 /// `range` gives. Each item costs about 270 bytes once the value is JSON.
@@ -40,6 +44,10 @@ const COMPARE: [(&str, &str); 4] = [
     ("__runner_ge", ">="),
 ];
 const MUL: &str = "__runner_mul";
+/// The functions `==`, `!=` and `in` become (`item in container` calls `IN(item, container)`).
+const EQ: &str = "__runner_eq";
+const NE: &str = "__runner_ne";
+const IN: &str = "__runner_in";
 
 /// Adds the functions the guarded instructions call, and the `lt`/`gt`/... tests that compare
 /// as the operators do.
@@ -49,6 +57,16 @@ pub(crate) fn register(env: &mut Environment<'static>) {
     env.add_function(COMPARE[2].0, |a: Value, b: Value| compare(&a, ">", &b));
     env.add_function(COMPARE[3].0, |a: Value, b: Value| compare(&a, ">=", &b));
     env.add_function(MUL, mul);
+    env.add_function(EQ, |a: Value, b: Value| equal(&a, "==", &b));
+    env.add_function(NE, |a: Value, b: Value| equal(&a, "!=", &b));
+    env.add_function(IN, |a: Value, b: Value| contains(&a, &b));
+    for name in ["eq", "equalto", "=="] {
+        env.add_test(name, |a: Value, b: Value| equal(&a, "==", &b));
+    }
+    for name in ["ne", "!="] {
+        env.add_test(name, |a: Value, b: Value| equal(&a, "!=", &b));
+    }
+    env.add_test("in", |a: Value, b: Value| contains(&a, &b));
     for (names, op) in [
         (&["lt", "lessthan", "<"][..], "<"),
         (&["le", "<="][..], "<="),
@@ -133,7 +151,7 @@ pub(crate) fn bounded(v: &Value) -> Result<(), Error> {
     walk(v, &mut 0, &mut 0, 0)
 }
 
-/// The comparisons and repetitions of `instructions` made calls of the guards. A constant past
+/// The comparisons, memberships and repetitions of `instructions` made calls of the guards. A constant past
 /// the bounds is an error: minijinja works out an operation of literals when it compiles
 /// (`'x' * 50000000` is one 50 MB text), where no guard of the operation runs.
 fn guard(instructions: &mut Instructions<'_>) -> Result<(), Error> {
@@ -152,6 +170,9 @@ fn guard(instructions: &mut Instructions<'_>) -> Result<(), Error> {
             Instruction::Gt => COMPARE[2].0,
             Instruction::Gte => COMPARE[3].0,
             Instruction::Mul => MUL,
+            Instruction::Eq => EQ,
+            Instruction::Ne => NE,
+            Instruction::In => IN,
             _ => continue,
         };
         *instr = Instruction::CallFunction(name, Some(2));
@@ -256,15 +277,72 @@ mod tests {
         );
         for (src, want) in [
             ("{{ (s | int) < n }}", "true"),
-            ("{{ s < '1' }}", "true"),
+            ("{{ s < 'a' }}", "true"),
             ("{{ l < [1, 3] }}", "true"),
             ("{{ n >= 1.5 }}", "false"),
-            ("{{ s == 0 }}", "false"),
+            ("{{ s == '0' }}", "true"),
             ("{{ n is gt 0 }}", "true"),
             ("{{ [1, 'a'] < [2, 'b'] }}", "true"),
             ("{{ l < [1, 2, 'a'] }}", "true"),
             ("{{ 2 < 1 < 'a' }}", "false"),
             ("{{ [[2, 'x'], [1, 'y']] | sort | first | last }}", "y"),
+        ] {
+            assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
+        }
+    }
+
+    #[test]
+    fn equality_and_membership_of_a_text_with_a_number_are_errors() {
+        let t = Templates::new();
+        for src in [
+            "{{ s == 0 }}",
+            "{{ s != 0 }}",
+            "{{ 0 != s }}",
+            "{{ s in [0, 1] }}",
+            "{{ s not in [0, 1] }}",
+            "{{ n in ['1'] }}",
+            "{{ n in {'1': 1} }}",
+            "{{ n in '1' }}",
+            "{{ s is eq 0 }}",
+            "{{ s is ne 0 }}",
+            "{{ s is in [0] }}",
+            "{{ ['0'] | select('equalto', 0) | list }}",
+            "{{ 'x' in [{'a': 1}] | map('attr', 'b') }}",
+            "{% if s == 0 %}x{% endif %}",
+            // Literals minijinja works out when it compiles.
+            "{{ '0' == 0 }}",
+            "{{ 1 == 1 == '1' }}",
+            "{{ '0' not in [0] }}",
+            // Two texts that read as numbers do not order.
+            "{{ '9' >= '10' }}",
+            "{{ s < ' 1 ' }}",
+            "{{ ['9', '10'] | max }}",
+        ] {
+            let e = t
+                .render_str(src, &ctx())
+                .map(|ok| format!("{src} gave {ok}"));
+            let e = e.unwrap_err();
+            let want = if src.contains("map(") {
+                "cannot look for"
+            } else {
+                "cannot compare"
+            };
+            assert!(e.message.contains(want), "{src}: {}", e.message);
+        }
+        // Undefined as minijinja's own `==` makes it under strict undefined.
+        let e = t.render_str("{{ nope == 1 }}", &ctx()).unwrap_err();
+        assert!(e.message.ends_with("is undefined"), "{}", e.message);
+        for (src, want) in [
+            ("{{ s == '0' and s != '1' and n == 1 and n != 2 }}", "true"),
+            ("{{ nothing == 1 or nothing != none }}", "false"),
+            ("{{ true == 1 and l == [1, 2] and l != 1 }}", "true"),
+            (
+                "{{ s in ['0'] and 1 in l and 'x' not in ['a'] and '0' in 'a0' }}",
+                "true",
+            ),
+            ("{{ 'k' in {'k': 1} and 'j' not in {'k': 1} }}", "true"),
+            ("{{ ('v' ~ '9') > ('v' ~ '10') and '9a' < 'a' }}", "true"),
+            ("{{ [1, 2] | select('eq', 2) | list }}", "[2]"),
         ] {
             assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
         }

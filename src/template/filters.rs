@@ -10,6 +10,7 @@ use minijinja::value::{Kwargs, Rest, Value, from_args};
 use minijinja::{Environment, Error, ErrorKind, State};
 use minijinja_contrib::{filters, globals};
 
+use super::items::{each_has, listed, path};
 use super::order::same_kinds;
 
 /// Puts these in place of the libraries' own in `env` (which has minijinja's and contrib's).
@@ -51,6 +52,7 @@ fn sort(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
     match kwargs.peek::<Option<String>>("attribute")? {
         Some(attr) => {
             for key in attr.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                each_has("sort", &value, key, "")?;
                 same_kinds("sort", items.iter().map(|i| path(i, key)))?;
             }
         }
@@ -78,7 +80,8 @@ fn dictsort(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
 }
 
 /// minijinja's `groupby(attribute, default=, case_sensitive=)`, refused when what it groups by
-/// (each item's attribute, or `default` where it has none) is not of one kind: it sorts by it.
+/// (each item's attribute, or `default` where it has none) is not of one kind: it sorts by it;
+/// an item without the attribute is an error unless `default=` is given.
 fn groupby(value: Value, attribute: Option<&str>, kwargs: Kwargs) -> Result<Value, Error> {
     let value = listed(value);
     let attr = match attribute {
@@ -86,6 +89,14 @@ fn groupby(value: Value, attribute: Option<&str>, kwargs: Kwargs) -> Result<Valu
         None => kwargs.peek::<Option<String>>("attribute")?,
     };
     if let Some(attr) = attr {
+        if !kwargs.has("default") {
+            each_has(
+                "groupby",
+                &value,
+                &attr,
+                " (give `default=` for items without it)",
+            )?;
+        }
         let default = kwargs.peek::<Option<Value>>("default")?.unwrap_or_default();
         let keys = value.try_iter().into_iter().flatten().map(|item| {
             let key = path(&item, &attr);
@@ -98,31 +109,6 @@ fn groupby(value: Value, attribute: Option<&str>, kwargs: Kwargs) -> Result<Valu
         same_kinds("groupby", keys)?;
     }
     minijinja::filters::groupby(value, attribute, kwargs)
-}
-
-/// `value` as a list when it is an iterable (one that can be gone through once, as `map`'s, is
-/// gone through here, and the library is given its items), as it is otherwise (the library's
-/// error then, an undefined as the library takes it).
-fn listed(value: Value) -> Value {
-    if value.kind() == minijinja::value::ValueKind::Iterable {
-        value.try_iter().map_or(value, Value::from_iter)
-    } else {
-        value
-    }
-}
-
-/// `v`'s attribute at the dotted `path` (a part made of digits an index), as `sort` reads it;
-/// undefined when there is none.
-fn path(v: &Value, path: &str) -> Value {
-    let mut rv = v.clone();
-    for part in path.split('.') {
-        rv = match part.parse::<usize>() {
-            Ok(n) => rv.get_item(&Value::from(n)),
-            Err(_) => rv.get_attr(part),
-        }
-        .unwrap_or_default();
-    }
-    rv
 }
 
 /// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=None)`.
@@ -208,7 +194,11 @@ fn cycler(args: Rest<Value>) -> Result<Value, Error> {
 /// The arguments of a call to `name`, whose parameters are `params` in order: each positional
 /// one named by its place, then the keyword ones. More positional arguments than it has, a
 /// name it has not and a name given twice are errors, as in Python.
-fn named(name: &str, params: &[&str], args: &[Value]) -> Result<Vec<(String, Value)>, Error> {
+pub(crate) fn named(
+    name: &str,
+    params: &[&str],
+    args: &[Value],
+) -> Result<Vec<(String, Value)>, Error> {
     let (positional, kwargs): (&[Value], Kwargs) = from_args(args)?;
     if positional.len() > params.len() {
         return Err(invalid(format!(

@@ -3,12 +3,13 @@
 //! the comparison instructions ([`super::compile`]) never runs for it, and minijinja ordered
 //! across kinds: `{{ 1 < 'a' }}` rendered `true`. The syntax tree is read before it is compiled,
 //! and each ordering comparison whose sides are all literals is checked as the guard checks one
-//! (in a chain, up to the first comparison that is false, as it runs).
+//! (in a chain, up to the first comparison that is false, as it runs), and so is each `==`,
+//! `!=` and `in` of literals (`'500' == 500`).
 
 use minijinja::Error;
 use minijinja::machinery::ast::{BinOpKind, CallArg, CompareOpKind, Expr, Stmt};
 
-use super::order::compare;
+use super::order::{compare, contains, equal};
 
 /// Checks the comparisons of literals in `stmt` and everything in it.
 pub(crate) fn check_stmt(stmt: &Stmt<'_>) -> Result<(), Error> {
@@ -93,11 +94,18 @@ pub(crate) fn check_expr(expr: &Expr<'_>) -> Result<(), Error> {
                 BinOpKind::Lte => Some("<="),
                 BinOpKind::Gt => Some(">"),
                 BinOpKind::Gte => Some(">="),
+                BinOpKind::Eq => Some("=="),
+                BinOpKind::Ne => Some("!="),
+                BinOpKind::In => Some("in"),
                 _ => None,
             };
             if let (Some(op), Some(left), Some(right)) = (op, b.left.as_const(), b.right.as_const())
             {
-                compare(&left, op, &right)?;
+                match op {
+                    "==" | "!=" => equal(&left, op, &right)?,
+                    "in" => contains(&left, &right)?,
+                    _ => compare(&left, op, &right)?,
+                };
             }
             exprs([&b.left, &b.right])
         }
@@ -154,10 +162,10 @@ fn chain<'a, 'b: 'a>(
             CompareOpKind::Lte => compare(&left, "<=", &right)?,
             CompareOpKind::Gt => compare(&left, ">", &right)?,
             CompareOpKind::Gte => compare(&left, ">=", &right)?,
-            CompareOpKind::Eq => left == right,
-            CompareOpKind::Ne => left != right,
-            // Not worked out here: the comparisons after it are checked all the same.
-            CompareOpKind::In | CompareOpKind::NotIn => true,
+            CompareOpKind::Eq => equal(&left, "==", &right)?,
+            CompareOpKind::Ne => equal(&left, "!=", &right)?,
+            CompareOpKind::In => contains(&left, &right)?,
+            CompareOpKind::NotIn => !contains(&left, &right)?,
         };
         if !holds {
             break;

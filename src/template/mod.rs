@@ -1,12 +1,14 @@
 //! minijinja templates: the environment (strict undefined), rendering of values, conditions, and
 //! the static checks `validate` runs on every template string.
 
+mod attrs;
 pub(crate) mod check;
 mod compile;
 mod derived;
 mod explain;
 mod filters;
 mod folded;
+mod items;
 mod literal;
 mod methods;
 mod order;
@@ -16,6 +18,7 @@ mod tags;
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;
 pub(crate) use literal::{foreign_template, literal, literal_value, text_value, unbraced};
+pub(crate) use order::read_number;
 pub(crate) use render::{RenderError, Templates, is_template};
 
 /// The names a template's context holds at its top level.

@@ -3,6 +3,12 @@
 //! stdout of `0`, and `[7, "0", 3] | min` was 3. The comparison operators ([`super::compile`]'s
 //! guard, and [`super::folded`] for literals), the `lt`/`gt`/... tests and the filters that
 //! order ([`super::filters`]) check the kinds here first.
+//!
+//! Two texts that both read as numbers (as a `--var` given for a number is read: `"9"`, `"10"`)
+//! are not ordered either: `"9" >= "10"` is true as text, so a check that a count taken by a
+//! command did not fall would pass when it fell from 10 to 9. `==`, `!=` and `in` between a
+//! text and a number (or a boolean) are errors too, not always false: `steps.code.stdout != 500`
+//! held for a stdout of `500`.
 
 use minijinja::value::ValueKind;
 use minijinja::{Error, ErrorKind, Value};
@@ -24,6 +30,8 @@ fn kind(v: &Value) -> &'static str {
 /// lists (whose first items that differ are of one kind); an error naming both values and
 /// their kinds otherwise.
 pub(crate) fn compare(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
+    defined(a)?;
+    defined(b)?;
     orderable(a, op, b)?;
     let ord = a.partial_cmp(b);
     Ok(match op {
@@ -54,6 +62,13 @@ pub(crate) fn same_kinds(name: &str, items: impl Iterator<Item = Value>) -> Resu
     for item in &items[1..] {
         orderable(first, "with", item).map_err(named)?;
     }
+    // Texts: any two of them that read as numbers may be compared, wherever they are.
+    let mut numbers = items
+        .iter()
+        .filter(|v| v.as_str().and_then(read_number).is_some());
+    if let (Some(a), Some(b)) = (numbers.next(), numbers.next()) {
+        orderable(a, "with", b).map_err(named)?;
+    }
     if first.kind() == ValueKind::Seq {
         let mut refused = None;
         items.sort_by(|a, b| {
@@ -79,6 +94,7 @@ fn orderable(a: &Value, op: &str, b: &Value) -> Result<(), Error> {
     let (kx, ky) = (kind(&x), kind(&y));
     let help = match (kx, ky) {
         ("text", "number") | ("number", "text") => ": use `| int` or `| float` on the text",
+        ("text", "text") => NUMBER_TEXTS,
         ("none", _) | (_, "none") => ": check `is none` first",
         _ => "",
     };
@@ -112,6 +128,12 @@ fn mismatch(a: &Value, b: &Value, depth: usize) -> Option<(Value, Value)> {
     if ka != kb || !matches!(ka, "number" | "text" | "list") {
         return Some((a.clone(), b.clone()));
     }
+    if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+        if read_number(x).is_some() && read_number(y).is_some() {
+            return Some((a.clone(), b.clone()));
+        }
+        return None;
+    }
     if depth > 100 || a.kind() != ValueKind::Seq || b.kind() != ValueKind::Seq {
         return None;
     }
@@ -123,8 +145,139 @@ fn mismatch(a: &Value, b: &Value, depth: usize) -> Option<(Value, Value)> {
     mismatch(&x, &y, depth + 1)
 }
 
+/// The help of an ordering of two texts that read as numbers.
+const NUMBER_TEXTS: &str = ": both texts read as numbers, and as texts \"9\" > \"10\": use `| int` or \
+     `| float` on them (to order them as texts, put a letter before each: `('v' ~ a) < ('v' ~ b)`)";
+
+/// The number a text reads as, as a `--var` given for a number is read: an integer, else a
+/// finite float, around blanks (`" 10\n"` is 10); none for anything else.
+pub(crate) fn read_number(text: &str) -> Option<serde_json::Value> {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return Some(serde_json::Value::from(i));
+    }
+    t.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite() && !t.is_empty())
+        .and_then(serde_json::Number::from_f64)
+        .map(serde_json::Value::Number)
+}
+
+/// `a == b` (`op` `==`) or `a != b` (`op` `!=`), as minijinja works them out, but an error when
+/// one is a text and the other a number or a boolean (always unequal, whatever the text holds),
+/// and an undefined error when either is undefined (as minijinja's strict undefined makes it).
+pub(crate) fn equal(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
+    defined(a)?;
+    defined(b)?;
+    if let Some(help) = across(a, b) {
+        return Err(cannot(a, op, b, "", help));
+    }
+    Ok((a == b) == (op == "=="))
+}
+
+/// `item in container`, as minijinja works it out (an item of a list, a key of a map, a part of
+/// a text), but an error when the item is a text and the list holds a number or a boolean (or
+/// the keys of the map one), or the other way round, or a number is looked for in a text.
+pub(crate) fn contains(item: &Value, container: &Value) -> Result<bool, Error> {
+    defined(item)?;
+    defined(container)?;
+    let container = match container.kind() {
+        ValueKind::Iterable => container.try_iter()?.collect::<Value>(),
+        _ => container.clone(),
+    };
+    match container.kind() {
+        ValueKind::String => {
+            if let Some(help) = across(item, &container) {
+                return Err(cannot(item, "in", &container, "", help));
+            }
+            let text = container.as_str().unwrap_or_default();
+            Ok(match item.as_str() {
+                Some(part) => text.contains(part),
+                None => text.contains(&item.to_string()),
+            })
+        }
+        ValueKind::Seq | ValueKind::Map => {
+            let is_map = container.kind() == ValueKind::Map;
+            let mut found = false;
+            for x in container.try_iter()? {
+                // An undefined item (`map('attr', 'status')` of items without it) is never
+                // found: what Jinja2's strict undefined makes an error.
+                if x.is_undefined() && !is_map {
+                    return Err(Error::new(
+                        ErrorKind::UndefinedError,
+                        format!(
+                            "cannot look for {} in a list that holds undefined",
+                            shown(item)
+                        ),
+                    ));
+                }
+                if let Some(help) = across(item, &x) {
+                    let holds = if is_map { "its keys" } else { "its items" };
+                    let why = format!(": {holds} include {} ({})", shown(&x), kind(&x));
+                    return Err(cannot(item, "in", &container, &why, help));
+                }
+                found = found || (!is_map && x == *item);
+            }
+            if is_map {
+                found = container.get_item(item).is_ok_and(|v| !v.is_undefined());
+            }
+            Ok(found)
+        }
+        ValueKind::Plain => Ok(false),
+        _ => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "cannot look for {} in {} ({})",
+                shown(item),
+                shown(&container),
+                kind(&container)
+            ),
+        )),
+    }
+}
+
+/// The help of comparing `a` with `b` for equality when one is a text and the other a number
+/// or a boolean: they are never equal, whatever the text holds.
+fn across(a: &Value, b: &Value) -> Option<&'static str> {
+    let text = |v: &Value| v.kind() == ValueKind::String;
+    let (t, other) = if text(a) { (a, b) } else { (b, a) };
+    if !text(t) {
+        return None;
+    }
+    match other.kind() {
+        ValueKind::Number => {
+            Some(": use `| int` or `| float` on the text, or `| string` on the number")
+        }
+        ValueKind::Bool => Some(": compare the text with a text (`'true'`, `'false'`)"),
+        _ => None,
+    }
+}
+
+/// The error of `a op b` that cannot be worked out.
+fn cannot(a: &Value, op: &str, b: &Value, why: &str, help: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!(
+            "cannot compare {} ({}) {op} {} ({}){why}{help}",
+            shown(a),
+            kind(a),
+            shown(b),
+            kind(b)
+        ),
+    )
+}
+
+/// An undefined error when `v` is undefined: what minijinja's comparison instructions give
+/// under strict undefined, which the guarded ones are called in place of.
+fn defined(v: &Value) -> Result<(), Error> {
+    if v.is_undefined() {
+        return Err(Error::from(ErrorKind::UndefinedError));
+    }
+    Ok(())
+}
+
 /// A value in a message: its repr, cut at 40 characters.
-fn shown(v: &Value) -> String {
+pub(crate) fn shown(v: &Value) -> String {
     let s = match v.kind() {
         ValueKind::None => "none".to_string(),
         _ => format!("{v:?}"),

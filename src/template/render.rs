@@ -64,6 +64,8 @@ impl Templates {
         minijinja_contrib::add_to_environment(&mut env);
         // Those of them that take arguments, taking them as Jinja2 does: by place or by name.
         super::filters::add_to(&mut env);
+        // The filters that read an attribute of each item fail on an item without it.
+        super::attrs::add_to(&mut env);
         // `debug()` prints the whole context without naming it — `secrets` and `env` included —
         // so nothing made of it could be told to be made of a secret (see `derived`).
         env.remove_global("debug");

@@ -1,9 +1,10 @@
 //! The checks of a `request` step the schema cannot make: one body at most, each JSONPath
 //! parses, each `matches` is a regular expression (written with no template, so known before
-//! the run).
+//! the run), and no `equals`/`not_equals` of one value is given to a JSONPath that can select
+//! several nodes (it finds their list, which is never that value: `not_equals: 0` always held).
 
 use super::context::Ctx;
-use crate::config::model::{Check, RequestAction};
+use crate::config::model::{Check, MANY_HELP, RequestAction, selects_many};
 use crate::config::schema::{at_key, at_value};
 use crate::source::{Diagnostic, pointer_escape};
 use crate::template::is_template;
@@ -48,6 +49,9 @@ pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut
             );
         }
         regex(c, &at, check, out);
+        if selects_many(path) {
+            one_value_on_many(c, &at, path, check, out);
+        }
     }
     for (name, check) in &checks.headers {
         regex(
@@ -66,6 +70,34 @@ pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut
             regex(c, &format!("{base}/{key}"), check, out);
         }
     }
+}
+
+/// An `equals` or `not_equals` of one value (not a list, not a template, which may render to
+/// one) on the JSONPath `path`, which can select several nodes.
+fn one_value_on_many(c: &Ctx<'_>, at: &str, path: &str, check: &Check, out: &mut Vec<Diagnostic>) {
+    let (key, value, at) = match check {
+        Check::Equals(v) => ("equals", v, at.to_string()),
+        Check::Predicates(p) => match (&p.equals, &p.not_equals) {
+            (Some(v), _) if !v.is_array() => ("equals", v, format!("{at}/equals")),
+            (_, Some(v)) => ("not_equals", v, format!("{at}/not_equals")),
+            _ => return,
+        },
+    };
+    if value.is_array() || value.as_str().is_some_and(is_template) {
+        return;
+    }
+    out.push(
+        at_value(
+            c.file,
+            c.spans,
+            &at,
+            format!(
+                "`{path}` can select several nodes, so it finds a list, which `{key}: {value}` \
+                 compares whole (`not_equals` would always hold, `equals` never)"
+            ),
+        )
+        .with_help(MANY_HELP),
+    );
 }
 
 /// A `matches` that is no regular expression.

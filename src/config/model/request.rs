@@ -127,3 +127,29 @@ impl RequestAction {
         }
     }
 }
+
+/// Whether a JSONPath can select more than one node (RFC 9535: it is not a singular query).
+pub(crate) fn selects_many(text: &str) -> bool {
+    let mut in_quotes: Option<char> = None;
+    let mut depth = 0;
+    let mut prev = ' ';
+    for c in text.chars() {
+        match (in_quotes, c) {
+            (Some(q), c) if c == q && prev != '\\' => in_quotes = None,
+            (None, '\'' | '"') => in_quotes = Some(c),
+            (None, '[') => depth += 1,
+            (None, ']') => depth -= 1,
+            (None, '*' | '?') => return true,
+            (None, '.') if prev == '.' => return true,
+            (None, ':' | ',') if depth > 0 => return true,
+            // Inside quotes, and any other character.
+            _ => {}
+        }
+        prev = c;
+    }
+    false
+}
+
+/// What to write instead of `equals`/`not_equals` of one value on a path that selects several.
+pub(crate) const MANY_HELP: &str = "to check every node, filter and count \
+    (`\"$.items[?@.qty == 0]\": { count: 0 }`), or compare with a list (`equals: [7, 3]`)";
