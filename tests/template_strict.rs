@@ -154,6 +154,11 @@ fn equality_across_text_and_number_and_ordering_numeric_texts_fail() {
             "`sort`: cannot compare",
         ),
         ("'9' >= '10'", texts),
+        (
+            "(['2023', '2024', '999'] | sort | last) == '999'",
+            "`sort`: cannot compare \"2023\" (text) with \"999\" (text)",
+        ),
+        ("'-1' > '-2'", texts),
     ];
     let passing = [
         "(steps.code.stdout | int) != 502",
@@ -170,6 +175,10 @@ fn equality_across_text_and_number_and_ordering_numeric_texts_fail() {
         "true == 1",
         "[1, 2] != [1, 3]",
         "'x' in {'x': 1}",
+        // Digits only, as many: the texts order as their numbers do (years, JSON keys, codes).
+        "({'2024': 1, '2023': 2} | dictsort | first | first) == '2023'",
+        "(['2025', '2023', '2024'] | sort | last) == '2025'",
+        "'404' > '200'",
     ];
     check(&cases, &passing);
 }

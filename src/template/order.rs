@@ -62,11 +62,17 @@ pub(crate) fn same_kinds(name: &str, items: impl Iterator<Item = Value>) -> Resu
     for item in &items[1..] {
         orderable(first, "with", item).map_err(named)?;
     }
-    // Texts: any two of them that read as numbers may be compared, wherever they are.
-    let mut numbers = items
+    // Texts: any two of them that read as numbers may be compared, wherever they are (those
+    // that order alike as texts do so with the first, or not: see `orders_alike`).
+    let numbers: Vec<&Value> = items
         .iter()
-        .filter(|v| v.as_str().and_then(read_number).is_some());
-    if let (Some(a), Some(b)) = (numbers.next(), numbers.next()) {
+        .filter(|v| v.as_str().and_then(read_number).is_some())
+        .collect();
+    if let Some((a, rest)) = numbers.split_first()
+        && let Some(b) = rest
+            .iter()
+            .find(|b| !orders_alike(a.as_str().unwrap_or(""), b.as_str().unwrap_or("")))
+    {
         orderable(a, "with", b).map_err(named)?;
     }
     if first.kind() == ValueKind::Seq {
@@ -129,7 +135,7 @@ fn mismatch(a: &Value, b: &Value, depth: usize) -> Option<(Value, Value)> {
         return Some((a.clone(), b.clone()));
     }
     if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
-        if read_number(x).is_some() && read_number(y).is_some() {
+        if read_number(x).is_some() && read_number(y).is_some() && !orders_alike(x, y) {
             return Some((a.clone(), b.clone()));
         }
         return None;
@@ -143,6 +149,14 @@ fn mismatch(a: &Value, b: &Value, depth: usize) -> Option<(Value, Value)> {
         .zip(b.try_iter().ok()?)
         .find(|(x, y)| x != y)?;
     mismatch(&x, &y, depth + 1)
+}
+
+/// Whether two texts that read as numbers order as texts the way their numbers do: both only
+/// digits, and as many (years `"2023" < "2024"`, JSON keys, three-digit status codes); `"9"`
+/// and `"10"`, `"-1"` and `"-2"`, `"1.5"` and `"1.25"` do not.
+fn orders_alike(x: &str, y: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    x.len() == y.len() && digits(x) && digits(y)
 }
 
 /// The help of an ordering of two texts that read as numbers.
