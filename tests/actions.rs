@@ -300,3 +300,48 @@ fn pointer_checks_hold_for_an_element_found_by_role() {
         .unwrap();
     assert_eq!(last["outcome"], "passed", "{report}");
 }
+
+/// `select` acts as Playwright's `selectOption`: an option that is disabled, or in a disabled
+/// `<optgroup>`, is not chosen (the step waits for it, then fails saying which), an option is
+/// named by its value or its label, and a choice the page's change handler puts back fails the
+/// step, saying what the select holds. `type` reads the field back as `fill` does.
+#[test]
+fn select_refuses_disabled_options_and_reads_the_choice_back() {
+    let steps = r##"  - id: sold_out
+    select: { target: "#size", value: "XL (sold out)" }
+    timeout: 1s
+    continue_on_error: true
+  - id: kids
+    select: { target: "#size", value: K4 }
+    timeout: 1s
+    continue_on_error: true
+  - id: size
+    eval: "document.getElementById('size').value"
+  - select: { target: "#size", value: Large }
+  - id: large
+    eval: "document.getElementById('size').value"
+  - id: gold
+    select: { target: "#colour", value: gold }
+    continue_on_error: true
+  - id: typed
+    type: { target: "#short", value: abcdef }
+    continue_on_error: true
+"##;
+    let Ran { report, .. } = run(&flow("actions.html", steps));
+    let sold_out = failure(&report, "sold_out");
+    assert!(
+        sold_out.contains("option `XL (sold out)` is disabled"),
+        "{sold_out}"
+    );
+    let kids = failure(&report, "kids");
+    assert!(kids.contains("option `K4` is disabled"), "{kids}");
+    assert_eq!(value(&report, "size"), "M");
+    assert_eq!(value(&report, "large"), "l");
+    let gold = failure(&report, "gold");
+    assert!(
+        gold.contains("`gold`") && gold.contains("`black`"),
+        "{gold}"
+    );
+    let typed = failure(&report, "typed");
+    assert!(typed.contains("`abc`"), "{typed}");
+}

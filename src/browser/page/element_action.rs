@@ -12,6 +12,7 @@ use super::element_kind::{ElementKind, value_hint};
 use super::fits::fits;
 use super::label::control_of;
 use super::pointer_action::{POINTER, pointer};
+use super::read_back;
 use super::scripts;
 use super::selector::{
     Poll, Resolved, element_args, element_eval, left, mark, on_element, resolve_one,
@@ -26,8 +27,9 @@ use crate::step::{ErrorKind, StepError};
 /// An action on one element: the selector is resolved to exactly one element first (strict,
 /// as Playwright's locators: more than one match fails unless `nth` says which), the element
 /// must be of the kind the action needs and able to take it, and what the action did is read
-/// back (`check`/`uncheck`: the state changed; `fill`: the field holds the text; `upload`: the
-/// input holds the files). Never a fallback to whatever element has the focus. An element that
+/// back (`check`/`uncheck`: the state changed; `fill`/`type`: the field holds the text;
+/// `select`: the select holds the options chosen, each of them enabled; `upload`: the input
+/// holds the files). Never a fallback to whatever element has the focus. An element that
 /// cannot take the action yet is waited for: the user's selector is resolved again on every
 /// check (a re-render that replaces a disabled element with an enabled one is followed), up to
 /// `deadline`, then the step fails saying why.
@@ -157,6 +159,10 @@ fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result
         }
         "fill" if r.kind.takes_value() => {}
         "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""))?,
+        "type" if !r.kind.takes_value() => {
+            read_back::typed(r, text, read.and_then(Value::as_str).unwrap_or(""))?;
+        }
+        "select" => read_back::kept(r, extra, read)?,
         "upload" => {
             let n = read.and_then(Value::as_u64).unwrap_or(0);
             if usize::try_from(n).ok() != Some(extra.len()) {
@@ -234,7 +240,18 @@ async fn act(
             return Ok(done);
         }
     }
-    let check = Guard::of(command).map(|g| Command::eval(g.throwing(session, &r.target)));
+    let mut check: Vec<Command> = Guard::of(command)
+        .map(|g| Command::eval(g.throwing(session, &r.target)))
+        .into_iter()
+        .collect();
+    if command == "select" {
+        check.push(read_back::options_check(
+            session,
+            &r.target,
+            extra,
+            NOT_ACTIONABLE,
+        ));
+    }
     let on = |script: &str, args: &[Value]| {
         Command::eval(call(
             &on_element(script),
@@ -255,11 +272,12 @@ async fn act(
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
     let read = match command {
-        "fill" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "select" => Some(on(scripts::SELECTED, &[])),
         "upload" => Some(on(scripts::FILE_COUNT, &[])),
         _ => None,
     };
-    let checked = usize::from(check.is_some());
+    let checked = check.len();
     let batch: Vec<Command> = check.into_iter().chain([action]).chain(read).collect();
     let sent = session.send_all(batch, left(deadline)).await;
     if let Err(e) = &sent
@@ -381,7 +399,7 @@ impl Guard {
                 false,
                 true,
                 true,
-                "a visible, enabled element that gets events",
+                "a visible, enabled element that gets events, with the options chosen enabled",
             ),
             "focus" => (
                 false,

@@ -17,5 +17,6 @@ pub(crate) mod intent;
 pub(crate) mod label;
 mod plain_fill;
 pub(crate) mod pointer_action;
+mod read_back;
 pub(crate) mod scripts;
 pub(crate) mod selector;

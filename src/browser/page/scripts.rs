@@ -122,5 +122,12 @@ pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 /// `(markPicked) => (el) => { tag, input_type, editable, role }`: what kind of element it is.
 pub(crate) const KIND_OF: &str = include_str!("scripts/kind_of.js");
 
+/// `(el, values) => true | why not`: the options `values` name in a `<select>` exist and are
+/// enabled (see `select_action`).
+pub(crate) const SELECT_OPTIONS: &str = include_str!("scripts/select_options.js");
+
+/// `(el) => [{ value, label }]`: the options a `<select>` holds selected.
+pub(crate) const SELECTED: &str = include_str!("scripts/selected.js");
+
 /// `(el) => n`: how many files a file input holds.
 pub(crate) const FILE_COUNT: &str = include_str!("scripts/file_count.js");

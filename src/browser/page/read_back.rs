@@ -1,0 +1,195 @@
+//! What `select` and `type` check beyond the element's actionability, and read back after the
+//! action, as `fill` and `check` do: a `select` chooses only options a user could choose (as
+//! Playwright's `selectOption`: each value names an option by its value or its label, and that
+//! option is enabled, not in a disabled `<optgroup>`; the step waits for it), and the select
+//! must hold the choice after the page's change handlers ran; a field `type` typed into must
+//! hold the text typed (a `maxlength`, a mask or a formatter that changes it fails the step).
+
+use serde_json::{Value, json};
+
+use super::scripts;
+use super::selector::{Resolved, element_args, on_element};
+use crate::browser::driver::command::Command;
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::step::{ErrorKind, StepError};
+
+/// The check a `select`'s call carries before the action: a script that throws with `prefix`
+/// and why (an option missing, or disabled) when the options `values` name cannot be chosen.
+pub(super) fn options_check(
+    session: &Session,
+    handle: &str,
+    values: &[String],
+    prefix: &str,
+) -> Command {
+    let check = on_element(scripts::SELECT_OPTIONS);
+    let mut args = vec![json!(prefix)];
+    args.extend(element_args(session, handle, &[json!(values)]));
+    Command::eval(call(&bind(scripts::THROWING, &[&check]), &args))
+}
+
+/// A `select` must leave every value asked for chosen (by its value or its label) once the
+/// page's change handlers ran; `read` is what the select held then (`[{ value, label }]`, null
+/// when it is gone).
+pub(super) fn kept(r: &Resolved, values: &[String], read: Option<&Value>) -> Result<(), StepError> {
+    let Some(selected) = read.and_then(Value::as_array) else {
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!(
+                "`select` chose {} in {}, but the select is gone from the page after it: runner cannot read back what it holds",
+                quoted(values),
+                r.matched
+            ),
+        ));
+    };
+    let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let chosen = |v: &String| {
+        selected
+            .iter()
+            .any(|o| field(o, "value") == *v || norm(&field(o, "label")) == norm(v))
+    };
+    if values.iter().all(chosen) {
+        return Ok(());
+    }
+    let holds: Vec<String> = selected.iter().map(|o| field(o, "label")).collect();
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`select` chose {} in {}, but the page made it {} (a change handler put back or changed the choice)",
+            quoted(values),
+            r.matched,
+            if holds.is_empty() {
+                "hold no option".to_string()
+            } else {
+                quoted(&holds)
+            }
+        ),
+    ))
+}
+
+/// A field `type` typed `want` into must hold it (after what it held before, or around it):
+/// as `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails
+/// the step, saying what the field holds. `got` is the field's text after typing.
+pub(super) fn typed(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
+    let k = &r.kind;
+    let holds = match k.tag.as_str() {
+        "input" => {
+            let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            match k.input_type.as_str() {
+                "email" | "url" => got.contains(one_line.trim()),
+                _ => got.contains(&one_line),
+            }
+        }
+        "textarea" => got.contains(&want.replace("\r\n", "\n").replace('\r', "\n")),
+        _ => norm(got).contains(&norm(want)),
+    };
+    if holds {
+        return Ok(());
+    }
+    Err(StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "`type` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
+            r.matched
+        ),
+    ))
+}
+
+/// Text with its runs of white space as one space, trimmed (how an option's label is matched).
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `a`, `b` as an error says them.
+fn quoted(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{kept, typed};
+    use crate::browser::driver::script::node_run;
+    use crate::browser::page::element_kind::ElementKind;
+    use crate::browser::page::scripts;
+    use crate::browser::page::selector::Resolved;
+
+    fn select(tag: &str) -> Resolved {
+        Resolved {
+            target: "#s".to_string(),
+            matched: "css `#s`".to_string(),
+            index: 0,
+            count: 1,
+            has_nth: false,
+            matches: Vec::new(),
+            kind: ElementKind {
+                tag: tag.to_string(),
+                ..ElementKind::default()
+            },
+            frame: None,
+            read: None,
+        }
+    }
+
+    /// A choice is kept when a selected option has the value or the label asked for; one the
+    /// page put back fails, saying what the select holds.
+    #[test]
+    fn a_select_keeps_the_choice_or_fails_saying_what_it_holds() {
+        let r = select("select");
+        let held = json!([{ "value": "l", "label": "Large" }]);
+        assert!(kept(&r, &["l".into()], Some(&held)).is_ok());
+        assert!(kept(&r, &[" Large ".into()], Some(&held)).is_ok());
+        let back = json!([{ "value": "black", "label": "black" }]);
+        let e = kept(&r, &["gold".into()], Some(&back)).unwrap_err();
+        assert!(
+            e.message.contains("`gold`") && e.message.contains("made it `black`"),
+            "{}",
+            e.message
+        );
+        let gone = kept(&r, &["gold".into()], None).unwrap_err();
+        assert!(
+            gone.message.contains("gone from the page"),
+            "{}",
+            gone.message
+        );
+    }
+
+    /// `type` must leave its text in the field; a maxlength that cut it fails.
+    #[test]
+    fn a_typed_text_must_be_in_the_field() {
+        let r = select("input");
+        assert!(typed(&r, "def", "abcdef").is_ok());
+        let e = typed(&r, "abcdef", "abc").unwrap_err();
+        assert!(e.message.contains("made it `abc`"), "{}", e.message);
+        assert!(typed(&select("div"), "a  b", "x a b").is_ok());
+    }
+
+    /// The options check, run in node on a stand-in select: a disabled option, one in a
+    /// disabled group and a missing one are refused; an option is found by value or label.
+    #[test]
+    fn the_options_check_refuses_what_a_user_cannot_choose() {
+        let page = "const opt = (value, label, disabled, group) => ({ value, label, disabled,
+  parentElement: group || { nodeName: 'SELECT' } });
+const kids = { nodeName: 'OPTGROUP', disabled: true };
+const el = { options: [opt('M', 'M', false), opt('XL', 'XL (sold out)', true),
+  opt('K4', 'K4', false, kids), opt('l', 'Large', false)] };";
+        let run = |v: &str| {
+            let script = format!("({})(el, [{}])", scripts::SELECT_OPTIONS, json!(v));
+            node_run(page, &script)
+                .map(|out| serde_json::from_str::<serde_json::Value>(&out).unwrap())
+        };
+        assert_eq!(run("Large"), Ok(json!(true)));
+        assert_eq!(run("l"), Ok(json!(true)));
+        assert_eq!(
+            run("XL (sold out)"),
+            Ok(json!("its option `XL (sold out)` is disabled"))
+        );
+        assert_eq!(run("K4"), Ok(json!("its option `K4` is disabled")));
+        assert_eq!(run("XXL"), Ok(json!("it has no option `XXL`")));
+    }
+}
