@@ -1,7 +1,8 @@
 //! What `select` and `type` check beyond the element's actionability, and read back after the
 //! action, as `fill` and `check` do: a `select` chooses only options a user could choose (as
 //! Playwright's `selectOption`: each value names an option by its value or its label, and that
-//! option is enabled, not in a disabled `<optgroup>`; the step waits for it), and the select
+//! option is enabled — not disabled, not in a disabled `<optgroup>`, not aria-disabled; the step
+//! waits for it), and the select
 //! must hold the choice after the page's change handlers ran; a field `type` typed into must
 //! hold the text typed (a `maxlength`, a mask or a formatter that changes it fails the step).
 
@@ -22,7 +23,7 @@ pub(super) fn options_check(
     values: &[String],
     prefix: &str,
 ) -> Command {
-    let check = on_element(scripts::SELECT_OPTIONS);
+    let check = on_element(&scripts::select_options());
     let mut args = vec![json!(prefix)];
     args.extend(element_args(session, handle, &[json!(values)]));
     Command::eval(call(&bind(scripts::THROWING, &[&check]), &args))
@@ -169,17 +170,19 @@ mod tests {
         assert!(typed(&select("div"), "a  b", "x a b").is_ok());
     }
 
-    /// The options check, run in node on a stand-in select: a disabled option, one in a
-    /// disabled group and a missing one are refused; an option is found by value or label.
+    /// The options check, run in node on a stand-in select: a disabled option (itself, in a
+    /// disabled group, aria-disabled) and a missing one are refused; an option is found by its
+    /// value or its label.
     #[test]
     fn the_options_check_refuses_what_a_user_cannot_choose() {
-        let page = "const opt = (value, label, disabled, group) => ({ value, label, disabled,
-  parentElement: group || { nodeName: 'SELECT' } });
-const kids = { nodeName: 'OPTGROUP', disabled: true };
+        // `:disabled` holds for an option in a disabled <optgroup> too (as in a browser).
+        let page = "const opt = (value, label, disabled, aria) => ({ value, label,
+  matches: (s) => s === ':disabled' && disabled,
+  closest: (s) => (aria && s === '[aria-disabled=\"true\"]' ? {} : null) });
 const el = { options: [opt('M', 'M', false), opt('XL', 'XL (sold out)', true),
-  opt('K4', 'K4', false, kids), opt('l', 'Large', false)] };";
+  opt('K4', 'K4', true), opt('l', 'Large', false), opt('S', 'S', false, true)] };";
         let run = |v: &str| {
-            let script = format!("({})(el, [{}])", scripts::SELECT_OPTIONS, json!(v));
+            let script = format!("({})(el, [{}])", scripts::select_options(), json!(v));
             node_run(page, &script)
                 .map(|out| serde_json::from_str::<serde_json::Value>(&out).unwrap())
         };
@@ -190,6 +193,7 @@ const el = { options: [opt('M', 'M', false), opt('XL', 'XL (sold out)', true),
             Ok(json!("its option `XL (sold out)` is disabled"))
         );
         assert_eq!(run("K4"), Ok(json!("its option `K4` is disabled")));
+        assert_eq!(run("S"), Ok(json!("its option `S` is disabled")));
         assert_eq!(run("XXL"), Ok(json!("it has no option `XXL`")));
     }
 }

@@ -122,9 +122,14 @@ pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 /// `(markPicked) => (el) => { tag, input_type, editable, role }`: what kind of element it is.
 pub(crate) const KIND_OF: &str = include_str!("scripts/kind_of.js");
 
-/// `(el, values) => true | why not`: the options `values` name in a `<select>` exist and are
-/// enabled (see `select_action`).
+/// `(isDisabled) => (el, values) => true | why not`: the options `values` name in a `<select>`
+/// exist and are enabled (see `read_back`).
 pub(crate) const SELECT_OPTIONS: &str = include_str!("scripts/select_options.js");
+
+/// `SELECT_OPTIONS` given the element-state check `expect: enabled` uses.
+pub(crate) fn select_options() -> String {
+    crate::browser::driver::script::bind(SELECT_OPTIONS, &[DISABLED])
+}
 
 /// `(el) => [{ value, label }]`: the options a `<select>` holds selected.
 pub(crate) const SELECTED: &str = include_str!("scripts/selected.js");
