@@ -126,6 +126,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
+    files::learn_secrets(&flow_files(&s)?.files);
     let mut overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;

@@ -73,7 +73,7 @@ pub(crate) fn type_overrides(
     files: &[PathBuf],
 ) -> Result<(), Vec<Diagnostic>> {
     let all = every_flow(flows);
-    let mut errors = Vec::new();
+    let mut errors = undeclared_reads(overrides, &all, project, vars, files);
     for (k, given) in overrides.iter_mut() {
         let mut declared: Vec<(Value, String)> = all
             .iter()
@@ -98,9 +98,9 @@ pub(crate) fn type_overrides(
                     errors.push(
                         Diagnostic::file_error(
                             origin(k, vars, files),
+                            // (Not the value given: it may be a secret, or hold one.)
                             format!(
-                                "`{}` is not {wanted}: {who} gives `{k}` the value {declared}",
-                                given.as_str().unwrap_or_default().escape_debug()
+                                "the value given is not {wanted}: {who} gives `{k}` the value {declared}"
                             ),
                         )
                         .with_help(
@@ -121,6 +121,73 @@ pub(crate) fn type_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// An override is typed by the flow that reads it (a sub-flow by its own declaration): one
+/// that a flow reads without declaring it (nor runner.toml's `[vars]`, nor a `set` step of the
+/// flow) stays the text given, whatever other flows the run loads. When that text reads as a
+/// boolean or a number (`false`, `3`), the flow would read `"false"` where `false` was meant
+/// (`not vars.SKIP` is false): each such read is refused, at its place.
+fn undeclared_reads(
+    overrides: &Map<String, Value>,
+    all: &[&LoadedFlow],
+    project: &Map<String, Value>,
+    vars: &[String],
+    files: &[PathBuf],
+) -> Vec<Diagnostic> {
+    let looks: Vec<(&String, &str, &str)> = overrides
+        .iter()
+        .filter(|(k, _)| !project.get(k.as_str()).is_some_and(typed_kind))
+        .filter_map(|(k, v)| {
+            let v = v.as_str()?;
+            if typed(&Value::from(v), &Value::Bool(false)).is_ok() {
+                Some((k, "a boolean", "false"))
+            } else if typed(&Value::from(v), &Value::from(0)).is_ok() {
+                Some((k, "a number", "0"))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    if looks.is_empty() {
+        return out;
+    }
+    let t = crate::template::Templates::new();
+    for f in all {
+        let reads = super::reads::vars_read(&t, f);
+        for (k, kind, example) in &looks {
+            let own = f.flow.vars.contains_key(k.as_str())
+                || f.matrix.contains_key(k.as_str())
+                || sets(f, k);
+            let Some((_, span)) = reads.iter().find(|(r, _)| r == *k).filter(|_| !own) else {
+                continue;
+            };
+            out.push(
+                Diagnostic::error(
+                    &f.doc.file,
+                    span.clone(),
+                    format!(
+                        "`{k}` reaches {} undeclared and reads as {kind}: declare it under `vars:` (e.g. `{k}: {example}`) to give it a type",
+                        f.doc.file.name()
+                    ),
+                )
+                .with_help(format!(
+                    "{} is text in a flow that does not declare `{k}`, whatever other flows the run loads; a flow that declares it a boolean or a number gets it so",
+                    origin(k, vars, files)
+                )),
+            );
+        }
+    }
+    out
+}
+
+/// Whether a `set` step of `f` gives the var `k` a value.
+fn sets(f: &LoadedFlow, k: &str) -> bool {
+    f.flow
+        .pointed_steps()
+        .iter()
+        .any(|(_, step)| matches!(&step.action, super::model::Action::Set(m) if m.contains_key(k)))
 }
 
 /// `flows` and the sub-flows they run, at any depth, each once.

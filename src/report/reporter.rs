@@ -2,8 +2,10 @@
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
 use crate::source::Diagnostic;
+use crate::step::Masker;
 
 /// How diagnostics are printed (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,8 +44,11 @@ impl Reporter {
         }
     }
 
-    /// Prints diagnostics in the chosen format (human and github to stderr, json to stdout).
+    /// Prints diagnostics in the chosen format (human and github to stderr, json to stdout),
+    /// each as it may be shown ([`shown_text`]: the quoted source lines too).
     pub(crate) fn diagnostics(&self, diags: &[Diagnostic], format: DiagnosticFormat) {
+        let shown: Vec<Diagnostic> = diags.iter().map(|d| d.shown(&shown_text)).collect();
+        let diags = &shown[..];
         match format {
             DiagnosticFormat::Json => {
                 let text = super::diagnostics::json(diags);
@@ -121,18 +126,44 @@ impl Reporter {
     }
 
     /// A warning line (`warning: ...`): something suspicious that does not stop the run. Its
-    /// text may quote a page or an atlas: it is printed without escape sequences.
+    /// text may quote a page or an atlas: it is printed as [`shown_text`] shows it.
     pub(crate) fn warn(&self, message: &str) {
-        self.err(&format!(
-            "warning: {}\n",
-            crate::step::shown::clean(message)
-        ));
+        self.err(&format!("warning: {}\n", shown_text(message)));
     }
 
-    /// An error line (`error: ...`), printed without escape sequences (as `warn`).
+    /// An error line (`error: ...`), printed as [`shown_text`] shows it (as `warn`).
     pub(crate) fn error(&self, message: &str) {
-        self.err(&format!("error: {}\n", crate::step::shown::clean(message)));
+        self.err(&format!("error: {}\n", shown_text(message)));
     }
+}
+
+/// The secrets the flows of the command declare, with their values from the environment, once
+/// they are known ([`known_secrets`] is given them before anything about the flows is said):
+/// every diagnostic, error and warning line is masked with them.
+fn secrets() -> &'static Masker {
+    static KNOWN: OnceLock<Masker> = OnceLock::new();
+    KNOWN.get_or_init(Masker::default)
+}
+
+/// Adds `(name, value)` secrets to those every diagnostic, error and warning is masked with.
+pub(crate) fn known_secrets(found: impl IntoIterator<Item = (String, String)>) {
+    for (name, value) in found {
+        if Masker::is_secret_value(&value) {
+            secrets().add_named(&name, &value);
+        }
+    }
+}
+
+/// `text` as a diagnostic, error or warning shows it: the known secrets masked ([`known_secrets`])
+/// and without escape sequences or control characters (line breaks and tabs stay), as the
+/// console shows a step's output (`shown::clean`); masked again after, as a secret may have been
+/// cut by an escape sequence.
+pub(crate) fn shown_text(text: &str) -> String {
+    let m = secrets();
+    if m.is_empty() {
+        return crate::step::shown::clean(text);
+    }
+    m.mask(&crate::step::shown::clean(&m.mask(text)))
 }
 
 /// `text` with a `·` before each line that starts with `::` once leading whitespace is taken off

@@ -86,6 +86,35 @@ pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> V
     }
 }
 
+/// The vars `src` reads (`vars.K`, `vars['K']`), each once with the byte range of its first
+/// use in `src`: a template, or a bare expression when `expression` (`if:` without braces). A
+/// template that does not parse reads none (it is refused on its own).
+pub(crate) fn vars_read(t: &Templates, src: &str, expression: bool) -> Vec<(String, usize, usize)> {
+    let names = if expression {
+        t.env()
+            .compile_expression(src)
+            .map(|e| e.undeclared_variables(true))
+    } else {
+        t.env()
+            .template_from_str(src)
+            .map(|t| t.undeclared_variables(true))
+    };
+    let mut names: Vec<String> = names.map(|n| n.into_iter().collect()).unwrap_or_default();
+    names.sort();
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for name in names {
+        let mut parts = name.splitn(3, '.');
+        let (Some("vars"), Some(key)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        if !out.iter().any(|(k, ..)| k == key) {
+            let at = issue(src, &name, String::new(), None);
+            out.push((key.to_string(), at.offset, at.len));
+        }
+    }
+    out
+}
+
 /// The byte ranges of the code of the `{{ ... }}` and `{% ... %}` tags of a template (where
 /// filters and tests can be), as minijinja reads them.
 fn blocks(src: &str) -> Vec<(usize, usize)> {

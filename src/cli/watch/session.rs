@@ -232,6 +232,9 @@ impl Watch<'_> {
     /// Loads and checks every flow, reads the var files; updates the files the watch knows and
     /// watches their directories.
     fn load(&mut self) -> Loaded {
+        if let Ok(found) = flow_files(&self.s) {
+            crate::cli::files::learn_secrets(&found.files);
+        }
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
             .and_then(|mut vars| {
