@@ -140,11 +140,20 @@ fn a_var_only_a_longer_name_or_a_comment_holds_is_not_used() {
             ran.stderr
         );
     }
-    // A var read, declared or not, is used: no warning.
-    let ran = flow_run(d.path())
-        .args(["prefix.yaml", "--var", "BASE_URL=http://x"])
-        .run();
-    assert!(!ran.stderr.contains("is not used"), "{}", ran.stderr);
+    // A var read, declared or not, by name or by subscript, is used: no warning.
+    write(
+        d.path(),
+        "sub.yaml",
+        "name: sub\nsteps:\n  - log: \"{{ vars['LIMIT'] }}\"\n",
+    );
+    for (flow, var) in [
+        ("prefix.yaml", "BASE_URL=http://x"),
+        ("sub.yaml", "LIMIT=x"),
+    ] {
+        let ran = flow_run(d.path()).args([flow, "--var", var]).run();
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert!(!ran.stderr.contains("is not used"), "{}", ran.stderr);
+    }
 }
 
 /// A9: a `.env` `${EVIL}` whose value in the environment is a template brought `{{ 7*7 }}`

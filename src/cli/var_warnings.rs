@@ -41,7 +41,8 @@ pub(super) fn warn_about_vars(
         let used = all
             .iter()
             .zip(&reads)
-            .any(|(f, r)| f.flow.vars.contains_key(k) || r.contains(k));
+            // (`*`: a template reads `vars` as a whole, `vars[name]`: any var may be read.)
+            .any(|(f, r)| f.flow.vars.contains_key(k) || r.iter().any(|x| x == k || x == "*"));
         if !used {
             reporter.warn(&format!(
                 "{} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)",

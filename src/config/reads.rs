@@ -11,7 +11,8 @@ use crate::template::{Templates, is_template};
 
 /// The vars the templates of `f` read (its `if:` and `expect.that` expressions without braces
 /// too), each once, with the byte range of its first read in `f`'s file (the string's, when
-/// the read cannot be placed closer).
+/// the read cannot be placed closer). A template that reads `vars` as a whole (`vars[name]`,
+/// `vars | items`) reads `*`, any var.
 pub(crate) fn vars_read(t: &Templates, f: &LoadedFlow) -> Vec<(String, Range<usize>)> {
     let mut out = Vec::new();
     walk(t, f, "", &f.doc.value, false, &mut out);

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::source::Diagnostic;
 use crate::step::Masker;
@@ -137,21 +137,38 @@ impl Reporter {
     }
 }
 
-/// The secrets the flows of the command declare, with their values from the environment, once
-/// they are known ([`known_secrets`] is given them before anything about the flows is said):
-/// every diagnostic, error and warning line is masked with them.
+/// Where the secrets that a command's flows declare come from, read the first time a
+/// diagnostic, error or warning is shown (most runs show none: their files are not read twice).
+type Found = Box<dyn FnOnce() -> Vec<(String, String)> + Send>;
+
+/// The [`Found`]s not read yet.
+static PENDING: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+
+/// The secrets the flows of the command declare, with their values from the environment
+/// ([`known_secrets`]): every diagnostic, error and warning line is masked with them.
 fn secrets() -> &'static Masker {
     static KNOWN: OnceLock<Masker> = OnceLock::new();
-    KNOWN.get_or_init(Masker::default)
-}
-
-/// Adds `(name, value)` secrets to those every diagnostic, error and warning is masked with.
-pub(crate) fn known_secrets(found: impl IntoIterator<Item = (String, String)>) {
-    for (name, value) in found {
+    let m = KNOWN.get_or_init(Masker::default);
+    // Read with the lock held: another thread about to show a text waits for the secrets.
+    let mut pending = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (name, value) in pending.drain(..).flat_map(|f| f()) {
         if Masker::is_secret_value(&value) {
-            secrets().add_named(&name, &value);
+            m.add_named(&name, &value);
         }
     }
+    m
+}
+
+/// Makes every diagnostic, error and warning shown from now on mask the `(name, value)` secrets
+/// that `found` gives (called once, when the first is shown).
+pub(crate) fn known_secrets(found: impl FnOnce() -> Vec<(String, String)> + Send + 'static) {
+    // (A poisoned lock: taken as it is; what it holds is a list of readers.)
+    let mut p = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    p.push(Box::new(found));
 }
 
 /// `text` as a diagnostic, error or warning shows it: the known secrets masked ([`known_secrets`])
