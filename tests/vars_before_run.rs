@@ -106,6 +106,31 @@ fn an_undeclared_read_of_a_boolean_or_number_override_is_refused() {
         .passes();
 }
 
+/// A2: the type is the reading flow's own: with `n.yaml` (which declares `N: 5`) loaded beside
+/// it, `t.yaml`, which declares `N` a text, got `--var N=7` as the number 7 (the run's typing
+/// was one for all flows).
+#[test]
+fn each_flow_types_an_override_by_its_own_declaration() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "n.yaml",
+        "name: n\nvars: { N: 5 }\nsteps:\n  - log: \"n: number {{ vars.N is number }}\"\n",
+    );
+    write(
+        d.path(),
+        "t.yaml",
+        "name: t\nvars: { N: \"five\" }\nsteps:\n  - log: \"t: string {{ vars.N is string }}\"\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["n.yaml", "t.yaml", "--var", "N=7"])
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let all = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(all.contains("n: number true"), "{all}");
+    assert!(all.contains("t: string true"), "{all}");
+}
+
 /// A4: `--var BASE` when a sub-flow reads `vars.BASE_URL`, and `--var LIMIT` when only a
 /// comment says `vars.LIMIT`, reach no flow: each is warned about (it was not: a substring).
 #[test]

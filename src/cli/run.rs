@@ -127,11 +127,11 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
     files::learn_secrets(&flow_files(&s)?.files);
-    let mut overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
+    let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;
     let (vars, files) = (&args.vars, &args.var_files);
-    overrides::type_overrides(&mut overrides, &flows, &s.vars, vars, files)
+    overrides::type_overrides(&overrides, &flows, &s.vars, vars, files)
         .map_err(CliError::invalid)?;
     super::var_warnings::warn_about_vars(&overrides, &flows, reporter, &|k| {
         overrides::origin(k, vars, files)

@@ -42,6 +42,17 @@ pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
     }
 }
 
+/// The value an override `given` has in a flow whose declaration of the var (or, where it
+/// declares none, runner.toml's `[vars]`) is `declared`: [`typed`] by it when it is a boolean or
+/// a number and the text reads so, else as given. Each flow and sub-flow gets its own: the type
+/// is never another flow's ([`type_overrides`] has refused what would not read).
+pub(crate) fn for_flow(given: &Value, declared: Option<&Value>) -> Value {
+    declared
+        .filter(|d| typed_kind(d))
+        .and_then(|d| typed(given, d).ok())
+        .unwrap_or_else(|| given.clone())
+}
+
 /// Where the override of `k` comes from, as a message names it: `--var k`, or the var file
 /// that gives it (the last, as the last wins).
 pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
@@ -61,12 +72,12 @@ pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
         )
 }
 
-/// Gives each override of a var that a flow of the run (a sub-flow at any depth too, as the
-/// override reaches it) or runner.toml (`project`) declares a boolean or a number that type
-/// ([`typed`]); every override that does not read as the type of each flow that declares it is
-/// an error.
+/// Checks that each override of a var that a flow of the run (a sub-flow at any depth too, as
+/// the override reaches it) or runner.toml (`project`) declares a boolean or a number reads as
+/// that type ([`typed`]; each flow gets it so: [`for_flow`]), and that no flow reads one it does
+/// not declare that reads as a boolean or a number ([`undeclared_reads`]): each is an error.
 pub(crate) fn type_overrides(
-    overrides: &mut Map<String, Value>,
+    overrides: &Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
     project: &Map<String, Value>,
     vars: &[String],
@@ -74,7 +85,7 @@ pub(crate) fn type_overrides(
 ) -> Result<(), Vec<Diagnostic>> {
     let all = every_flow(flows);
     let mut errors = undeclared_reads(overrides, &all, project, vars, files);
-    for (k, given) in overrides.iter_mut() {
+    for (k, given) in overrides {
         let mut declared: Vec<(Value, String)> = all
             .iter()
             .filter_map(|f| {
@@ -88,32 +99,23 @@ pub(crate) fn type_overrides(
         {
             declared.push((v.clone(), "runner.toml's `[vars]`".to_string()));
         }
-        let mut first = None;
-        for (declared, who) in &declared {
-            match typed(given, declared) {
-                Ok(v) => {
-                    first.get_or_insert(v);
-                }
-                Err(wanted) => {
-                    errors.push(
-                        Diagnostic::file_error(
-                            origin(k, vars, files),
-                            // (Not the value given: it may be a secret, or hold one.)
-                            format!(
-                                "the value given is not {wanted}: {who} gives `{k}` the value {declared}"
-                            ),
-                        )
-                        .with_help(
-                            "a var given to runner takes the type of the var it overrides (a boolean or a number), in every flow and sub-flow that declares it",
-                        ),
-                    );
-                    first = None;
-                    break;
-                }
-            }
-        }
-        if let Some(v) = first {
-            *given = v;
+        // The first type it does not read as is said (once per var).
+        let wrong = declared
+            .iter()
+            .find_map(|(d, who)| typed(given, d).err().map(|wanted| (d, who, wanted)));
+        if let Some((declared, who, wanted)) = wrong {
+            errors.push(
+                Diagnostic::file_error(
+                    origin(k, vars, files),
+                    // (Not the value given: it may be a secret, or hold one.)
+                    format!(
+                        "the value given is not {wanted}: {who} gives `{k}` the value {declared}"
+                    ),
+                )
+                .with_help(
+                    "a var given to runner takes the type of the var it overrides (a boolean or a number), in every flow and sub-flow that declares it",
+                ),
+            );
         }
     }
     if errors.is_empty() {

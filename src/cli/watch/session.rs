@@ -237,19 +237,13 @@ impl Watch<'_> {
         }
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
-            .and_then(|mut vars| {
+            .and_then(|vars| {
                 // What the walk leaves out is said at the first pass, not at each.
                 let warn = self.first.then_some(self.reporter);
                 let flows = load(&self.s, &self.registry, &vars, warn)?;
                 let (given, files) = (&self.args.vars, &self.args.var_files);
-                crate::config::overrides::type_overrides(
-                    &mut vars,
-                    &flows,
-                    &self.s.vars,
-                    given,
-                    files,
-                )
-                .map_err(CliError::invalid)?;
+                crate::config::overrides::type_overrides(&vars, &flows, &self.s.vars, given, files)
+                    .map_err(CliError::invalid)?;
                 Ok((flows, vars))
             });
         let mut known: BTreeSet<PathBuf> = flow_files(&self.s)
