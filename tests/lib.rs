@@ -93,5 +93,6 @@ mod untrusted;
 mod untrusted_atlas;
 mod untrusted_steps;
 mod untrusted_stores;
+mod vars_before_run;
 mod walks;
 mod watch;

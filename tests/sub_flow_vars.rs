@@ -55,16 +55,28 @@ fn the_runs_vars_reach_a_sub_flow() {
     sub_flows(d.path());
     flow_run(d.path()).arg("parent.yaml").passes();
     flow_run(d.path()).arg("open.yaml").passes();
-    for (flow, var) in [("parent.yaml", "MAX_MS"), ("open.yaml", "LIMIT")] {
-        let by_flag = flow_run(d.path())
-            .args([flow, "--var", &format!("{var}=100")])
-            .run();
-        fails_against_100(&by_flag, &format!("{flow} --var {var}"));
-        write(d.path(), "ci.env", &format!("{var}=100\n"));
-        let by_file = flow_run(d.path())
-            .args([flow, "--var-file", "ci.env"])
-            .run();
-        fails_against_100(&by_file, &format!("{flow} --var-file"));
+    let (flow, var) = ("parent.yaml", "MAX_MS");
+    let by_flag = flow_run(d.path())
+        .args([flow, "--var", &format!("{var}=100")])
+        .run();
+    fails_against_100(&by_flag, &format!("{flow} --var {var}"));
+    write(d.path(), "ci.env", &format!("{var}=100\n"));
+    let by_file = flow_run(d.path())
+        .args([flow, "--var-file", "ci.env"])
+        .run();
+    fails_against_100(&by_file, &format!("{flow} --var-file"));
+    // A sub-flow that reads `LIMIT` without declaring it would get the text "100": refused,
+    // at its read, by `--var` and by a var file alike.
+    write(d.path(), "ci.env", "LIMIT=100\n");
+    for given in [["--var", "LIMIT=100"], ["--var-file", "ci.env"]] {
+        let ran = flow_run(d.path()).arg("open.yaml").args(given).run();
+        assert_eq!(ran.code, 2, "{given:?}: {}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr.contains("_open.yaml:3:")
+                && ran.stderr.contains("`LIMIT` reaches _open.yaml undeclared"),
+            "{given:?}: {}",
+            ran.stderr
+        );
     }
     // runner.toml's `[vars]` are vars every flow has, sub-flows too (a flow's own win, as at
     // the top level: `_sub.yaml`'s `MAX_MS: 500` stays).
@@ -108,8 +120,12 @@ fn an_override_takes_the_type_a_sub_flow_declares() {
         .args(["p.yaml", "--var", "SKIP=nope"])
         .run();
     assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    // The value given is not shown (it may be a secret): the var, where it comes from, the type.
     assert!(
-        bad.stderr.contains("`nope` is not a boolean") && bad.stderr.contains("_g.yaml"),
+        bad.stderr
+            .contains("--var SKIP: the value given is not a boolean")
+            && bad.stderr.contains("_g.yaml")
+            && !bad.stderr.contains("nope"),
         "{}",
         bad.stderr
     );

@@ -91,7 +91,9 @@ fn a_var_given_to_runner_takes_the_type_of_the_var_it_overrides() {
         .run();
     assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
     assert!(
-        bad.stderr.contains("`nope` is not a boolean"),
+        bad.stderr
+            .contains("--var SKIP_CHECKS: the value given is not a boolean")
+            && !bad.stderr.contains("nope"),
         "{}",
         bad.stderr
     );

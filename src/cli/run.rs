@@ -126,13 +126,14 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let shard = shard(args)?;
-    let mut overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
+    files::learn_secrets(&flow_files(&s)?.files);
+    let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;
     let project_file = s.project_file.as_deref();
     super::run_reports::refuse_inputs(&reports, &flows, &args.var_files, project_file)?;
     let (vars, files) = (&args.vars, &args.var_files);
-    overrides::type_overrides(&mut overrides, &flows, &s.vars, vars, files)
+    overrides::type_overrides(&overrides, &flows, &s.vars, vars, files)
         .map_err(CliError::invalid)?;
     super::var_warnings::warn_about_vars(&overrides, &flows, reporter, &|k| {
         overrides::origin(k, vars, files)

@@ -53,6 +53,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
             return Outcome::ProblemsFound;
         }
     };
+    files::learn_secrets(&files);
     let (registry, mut diags) = load_registry(&profile_dirs);
     let servers = project
         .as_ref()

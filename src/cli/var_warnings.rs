@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::{Action, RunFlow};
 use crate::config::overrides::every_flow;
+use crate::config::reads::vars_read;
 use crate::report::Reporter;
 
 /// Says what is wrong with the run's `overrides` (the run goes on); `origin` names where one
@@ -19,7 +20,15 @@ pub(super) fn warn_about_vars(
     reporter: &Reporter,
     origin: &dyn Fn(&str) -> String,
 ) {
+    if overrides.is_empty() {
+        return;
+    }
     let all = every_flow(flows);
+    let t = crate::template::Templates::new();
+    let reads: Vec<Vec<String>> = all
+        .iter()
+        .map(|f| vars_read(&t, f).into_iter().map(|(k, _)| k).collect())
+        .collect();
     for k in overrides.keys() {
         // A matrix value is in its test's name: `--var` leaves it as it is.
         if let Some(f) = flows.iter().find(|f| f.matrix.contains_key(k)) {
@@ -29,7 +38,12 @@ pub(super) fn warn_about_vars(
             ));
         }
         // Sub-flows at any depth: the run's vars reach them too.
-        if !all.iter().any(|f| uses(f, k)) {
+        let used = all
+            .iter()
+            .zip(&reads)
+            // (`*`: a template reads `vars` as a whole, `vars[name]`: any var may be read.)
+            .any(|(f, r)| f.flow.vars.contains_key(k) || r.iter().any(|x| x == k || x == "*"));
+        if !used {
             reporter.warn(&format!(
                 "{} is not used by any flow (no `vars.{k}` and no `{k}` under `vars:`)",
                 origin(k)
@@ -37,15 +51,6 @@ pub(super) fn warn_about_vars(
         }
     }
     warn_given_by_callers(overrides, &all, reporter, origin);
-}
-
-/// Whether `f` declares or reads the var `k`.
-fn uses(f: &LoadedFlow, k: &str) -> bool {
-    let text = f.doc.file.text();
-    f.flow.vars.contains_key(k)
-        || text.contains(&format!("vars.{k}"))
-        || text.contains(&format!("vars['{k}']"))
-        || text.contains(&format!("vars[\"{k}\"]"))
 }
 
 /// A caller's `run_flow.vars` entry is its argument to the sub-flow and wins over the run's

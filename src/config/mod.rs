@@ -3,6 +3,7 @@
 
 pub(crate) mod action;
 mod check;
+pub(crate) mod declared_secrets;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
@@ -17,6 +18,7 @@ pub(crate) mod overrides;
 mod partial;
 pub(crate) mod profiles;
 pub(crate) mod project;
+pub(crate) mod reads;
 mod scalar;
 pub(crate) mod schema;
 mod selector;

@@ -34,6 +34,17 @@ pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
     }
 }
 
+/// The value an override `given` has in a flow whose declaration of the var (or, where it
+/// declares none, runner.toml's `[vars]`) is `declared`: [`typed`] by it when it is a boolean or
+/// a number and the text reads so, else as given. Each flow and sub-flow gets its own: the type
+/// is never another flow's ([`type_overrides`] has refused what would not read).
+pub(crate) fn for_flow(given: &Value, declared: Option<&Value>) -> Value {
+    declared
+        .filter(|d| typed_kind(d))
+        .and_then(|d| typed(given, d).ok())
+        .unwrap_or_else(|| given.clone())
+}
+
 /// Where the override of `k` comes from, as a message names it: `--var k`, or the var file
 /// that gives it (the last, as the last wins).
 pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
@@ -53,20 +64,20 @@ pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
         )
 }
 
-/// Gives each override of a var that a flow of the run (a sub-flow at any depth too, as the
-/// override reaches it) or runner.toml (`project`) declares a boolean or a number that type
-/// ([`typed`]); every override that does not read as the type of each flow that declares it is
-/// an error.
+/// Checks that each override of a var that a flow of the run (a sub-flow at any depth too, as
+/// the override reaches it) or runner.toml (`project`) declares a boolean or a number reads as
+/// that type ([`typed`]; each flow gets it so: [`for_flow`]), and that no flow reads one it does
+/// not declare that reads as a boolean or a number ([`undeclared_reads`]): each is an error.
 pub(crate) fn type_overrides(
-    overrides: &mut Map<String, Value>,
+    overrides: &Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
     project: &Map<String, Value>,
     vars: &[String],
     files: &[PathBuf],
 ) -> Result<(), Vec<Diagnostic>> {
     let all = every_flow(flows);
-    let mut errors = Vec::new();
-    for (k, given) in overrides.iter_mut() {
+    let mut errors = undeclared_reads(overrides, &all, project, vars, files);
+    for (k, given) in overrides {
         let mut declared: Vec<(Value, String)> = all
             .iter()
             .filter_map(|f| {
@@ -80,32 +91,23 @@ pub(crate) fn type_overrides(
         {
             declared.push((v.clone(), "runner.toml's `[vars]`".to_string()));
         }
-        let mut first = None;
-        for (declared, who) in &declared {
-            match typed(given, declared) {
-                Ok(v) => {
-                    first.get_or_insert(v);
-                }
-                Err(wanted) => {
-                    errors.push(
-                        Diagnostic::file_error(
-                            origin(k, vars, files),
-                            format!(
-                                "`{}` is not {wanted}: {who} gives `{k}` the value {declared}",
-                                given.as_str().unwrap_or_default().escape_debug()
-                            ),
-                        )
-                        .with_help(
-                            "a var given to runner takes the type of the var it overrides (a boolean or a number), in every flow and sub-flow that declares it",
-                        ),
-                    );
-                    first = None;
-                    break;
-                }
-            }
-        }
-        if let Some(v) = first {
-            *given = v;
+        // The first type it does not read as is said (once per var).
+        let wrong = declared
+            .iter()
+            .find_map(|(d, who)| typed(given, d).err().map(|wanted| (d, who, wanted)));
+        if let Some((declared, who, wanted)) = wrong {
+            errors.push(
+                Diagnostic::file_error(
+                    origin(k, vars, files),
+                    // (Not the value given: it may be a secret, or hold one.)
+                    format!(
+                        "the value given is not {wanted}: {who} gives `{k}` the value {declared}"
+                    ),
+                )
+                .with_help(
+                    "a var given to runner takes the type of the var it overrides (a boolean or a number), in every flow and sub-flow that declares it",
+                ),
+            );
         }
     }
     if errors.is_empty() {
@@ -113,6 +115,82 @@ pub(crate) fn type_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// An override is typed by the flow that reads it (a sub-flow by its own declaration): one
+/// that a flow reads without declaring it (nor runner.toml's `[vars]`, nor a `set` step of the
+/// flow) stays the text given, whatever other flows the run loads. When that text reads as a
+/// boolean or a number (`false`, `3`), the flow would read `"false"` where `false` was meant
+/// (`not vars.SKIP` is false): each such read is refused, at its place.
+fn undeclared_reads(
+    overrides: &Map<String, Value>,
+    all: &[&LoadedFlow],
+    project: &Map<String, Value>,
+    vars: &[String],
+    files: &[PathBuf],
+) -> Vec<Diagnostic> {
+    let looks: Vec<(&String, &str, &str)> = overrides
+        .iter()
+        .filter(|(k, _)| !project.get(k.as_str()).is_some_and(typed_kind))
+        .filter_map(|(k, v)| {
+            let v = v.as_str()?;
+            if typed(&Value::from(v), &Value::Bool(false)).is_ok() {
+                Some((k, "a boolean", "false"))
+            } else if typed(&Value::from(v), &Value::from(0)).is_ok() {
+                Some((k, "a number", "0"))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    if looks.is_empty() {
+        return out;
+    }
+    let t = crate::template::Templates::new();
+    for f in all {
+        let reads = super::reads::vars_read(&t, f);
+        for (k, kind, example) in &looks {
+            let own = f.flow.vars.contains_key(k.as_str())
+                || f.matrix.contains_key(k.as_str())
+                || sets(f, k);
+            let Some((_, span)) = reads.iter().find(|(r, _)| r == *k).filter(|_| !own) else {
+                continue;
+            };
+            // (The tests of a suite or a matrix share their file's reads: each said once.)
+            let name = f.doc.file.name();
+            if out.iter().any(|d: &Diagnostic| {
+                d.file_name == name
+                    && d.span.as_ref() == Some(span)
+                    && d.message.contains(&format!("`{k}`"))
+            }) {
+                continue;
+            }
+            out.push(
+                Diagnostic::error(
+                    &f.doc.file,
+                    span.clone(),
+                    format!(
+                        "`{k}` reaches {} undeclared and reads as {kind}: declare it under `vars:` (e.g. `{k}: {example}`) to give it a type",
+                        f.doc.file.name()
+                    ),
+                )
+                .with_help(format!(
+                    "{} is text in a flow that does not declare `{k}`, whatever other flows the run loads; a flow that declares it a boolean or a number gets it so",
+                    origin(k, vars, files)
+                )),
+            );
+        }
+    }
+    out
+}
+
+/// Whether a `set` step of `f` gives the var `k` a value.
+fn sets(f: &LoadedFlow, k: &str) -> bool {
+    f.flow
+        .pointed_steps()
+        .iter()
+        .any(|(_, step)| matches!(&step.action, super::model::Action::Set(m) if m.contains_key(k)))
 }
 
 /// `flows` and the sub-flows they run, at any depth, each once.

@@ -162,30 +162,52 @@ fn env(file: &SourceFile) -> Result<Map<String, Value>, Vec<Diagnostic>> {
                 continue;
             }
         };
-        if crate::template::is_template(&v) {
-            errors.push(template_refused(file, at..at + after.trim().len(), k));
-            continue;
-        }
-        // `${NAME}` is expanded as python-dotenv and Compose do, but not in single quotes.
-        let v = if after.trim_start().starts_with('\'') {
-            v
-        } else {
-            match expand(&v, &out, &|n| std::env::var(n).ok()) {
-                Ok(v) => v,
-                Err(message) => {
-                    let here = at..at + after.trim().len();
-                    errors.push(Diagnostic::error(file, here, message).with_help(EXPAND_HELP));
-                    continue;
-                }
+        match expanded(file, at..at + after.trim().len(), after, v, k, &out) {
+            Ok(v) => {
+                out.insert(k.to_string(), Value::String(v));
             }
-        };
-        out.insert(k.to_string(), Value::String(v));
+            Err(d) => errors.push(*d),
+        }
     }
     if errors.is_empty() {
         Ok(out)
     } else {
         Err(errors)
     }
+}
+
+/// The value `v` of the `.env` var `k` (written as `after`, at `here`) with its `${NAME}`s
+/// expanded (not in single quotes) by the names above in the file (`earlier`) or the
+/// environment; a template, written or brought in by an expansion, refused.
+fn expanded(
+    file: &SourceFile,
+    here: Range<usize>,
+    after: &str,
+    v: String,
+    k: &str,
+    earlier: &Map<String, Value>,
+) -> Result<String, Box<Diagnostic>> {
+    if crate::template::is_template(&v) {
+        return Err(Box::new(template_refused(file, here, k)));
+    }
+    // `${NAME}` is expanded as python-dotenv and Compose do, but not in single quotes.
+    if after.trim_start().starts_with('\'') {
+        return Ok(v);
+    }
+    let v = expand(&v, earlier, &|n| std::env::var(n).ok()).map_err(|message| {
+        Box::new(Diagnostic::error(file, here.clone(), message).with_help(EXPAND_HELP))
+    })?;
+    // What a `${NAME}` brought in is data too: a template in it (an environment variable set
+    // from a branch name or a pull request's title) is refused as one written here is.
+    if crate::template::is_template(&v) {
+        return Err(Box::new(Diagnostic::error(
+            file,
+            here,
+            format!("the value of `{k}` is a template once its `${{…}}` are expanded: a var file takes no templates (nothing is used with `{{{{` in it)"),
+        )
+        .with_help("the value a `${NAME}` takes (from the file or the environment) must hold no `{{`, `{%` or `{#`; in single quotes ('${NAME}') it is kept as written")));
+    }
+    Ok(v)
 }
 
 /// The help that goes with a `${NAME}` that cannot be expanded.

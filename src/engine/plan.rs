@@ -171,7 +171,7 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow, secrets: &RunSecrets) -> V
             .get(k)
             .filter(|_| !loaded.matrix.contains_key(k))
         {
-            Some(v) => v.clone(),
+            Some(v) => crate::config::overrides::for_flow(v, Some(raw)),
             None => rt
                 .templates
                 .render_value(raw, &ctx)

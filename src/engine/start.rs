@@ -8,6 +8,7 @@ use super::context::Scope;
 use super::render::{quoting_no_secret, template_error};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
+use crate::config::overrides::for_flow;
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// The scope a flow starts with: `flow`, `run` and `env` set, no vars yet.
@@ -85,16 +86,18 @@ pub(crate) fn prepare(
     if part != Part::Late {
         read_secrets(scope, rt, loaded, masker)?;
         // The overrides no var declares are there from the start (the web server may read them).
+        // (Typed as runner.toml's `[vars]` types them, as the flow declares none.)
         for (k, v) in overrides {
             if !loaded.flow.vars.contains_key(k) {
-                scope.set_var(k.clone(), v.clone());
+                scope.set_var(k.clone(), for_flow(v, rt.defaults.get(k)));
             }
         }
     }
     for (k, raw) in loaded.flow.vars.iter().skip(range.start).take(range.len()) {
         // A matrix value is in the test's name: `--var` does not change it.
         let value = if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
-            v.clone()
+            // The type this flow declares (never another flow's).
+            for_flow(v, Some(raw))
         } else {
             let ctx = scope.context();
             let v = rt.templates.render_value(raw, &ctx).map_err(|e| {

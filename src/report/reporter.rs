@@ -2,8 +2,10 @@
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::sync::{Mutex, OnceLock};
 
 use crate::source::Diagnostic;
+use crate::step::Masker;
 
 /// How diagnostics are printed (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,8 +44,11 @@ impl Reporter {
         }
     }
 
-    /// Prints diagnostics in the chosen format (human and github to stderr, json to stdout).
+    /// Prints diagnostics in the chosen format (human and github to stderr, json to stdout),
+    /// each as it may be shown ([`shown_text`]: the quoted source lines too).
     pub(crate) fn diagnostics(&self, diags: &[Diagnostic], format: DiagnosticFormat) {
+        let shown: Vec<Diagnostic> = diags.iter().map(|d| d.shown(&shown_text)).collect();
+        let diags = &shown[..];
         match format {
             DiagnosticFormat::Json => {
                 let text = super::diagnostics::json(diags);
@@ -121,18 +126,61 @@ impl Reporter {
     }
 
     /// A warning line (`warning: ...`): something suspicious that does not stop the run. Its
-    /// text may quote a page or an atlas: it is printed without escape sequences.
+    /// text may quote a page or an atlas: it is printed as [`shown_text`] shows it.
     pub(crate) fn warn(&self, message: &str) {
-        self.err(&format!(
-            "warning: {}\n",
-            crate::step::shown::clean(message)
-        ));
+        self.err(&format!("warning: {}\n", shown_text(message)));
     }
 
-    /// An error line (`error: ...`), printed without escape sequences (as `warn`).
+    /// An error line (`error: ...`), printed as [`shown_text`] shows it (as `warn`).
     pub(crate) fn error(&self, message: &str) {
-        self.err(&format!("error: {}\n", crate::step::shown::clean(message)));
+        self.err(&format!("error: {}\n", shown_text(message)));
     }
+}
+
+/// Where the secrets that a command's flows declare come from, read the first time a
+/// diagnostic, error or warning is shown (most runs show none: their files are not read twice).
+type Found = Box<dyn FnOnce() -> Vec<(String, String)> + Send>;
+
+/// The [`Found`]s not read yet.
+static PENDING: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+
+/// The secrets the flows of the command declare, with their values from the environment
+/// ([`known_secrets`]): every diagnostic, error and warning line is masked with them.
+fn secrets() -> &'static Masker {
+    static KNOWN: OnceLock<Masker> = OnceLock::new();
+    let m = KNOWN.get_or_init(Masker::default);
+    // Read with the lock held: another thread about to show a text waits for the secrets.
+    let mut pending = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (name, value) in pending.drain(..).flat_map(|f| f()) {
+        if Masker::is_secret_value(&value) {
+            m.add_named(&name, &value);
+        }
+    }
+    m
+}
+
+/// Makes every diagnostic, error and warning shown from now on mask the `(name, value)` secrets
+/// that `found` gives (called once, when the first is shown).
+pub(crate) fn known_secrets(found: impl FnOnce() -> Vec<(String, String)> + Send + 'static) {
+    // (A poisoned lock: taken as it is; what it holds is a list of readers.)
+    let mut p = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    p.push(Box::new(found));
+}
+
+/// `text` as a diagnostic, error or warning shows it: the known secrets masked ([`known_secrets`])
+/// and without escape sequences or control characters (line breaks and tabs stay), as the
+/// console shows a step's output (`shown::clean`); masked again after, as a secret may have been
+/// cut by an escape sequence.
+pub(crate) fn shown_text(text: &str) -> String {
+    let m = secrets();
+    if m.is_empty() {
+        return crate::step::shown::clean(text);
+    }
+    m.mask(&crate::step::shown::clean(&m.mask(text)))
 }
 
 /// `text` with a `·` before each line that starts with `::` once leading whitespace is taken off

@@ -3,6 +3,7 @@
 
 mod diagnostic;
 mod file;
+mod shown;
 mod span_map;
 mod suggest;
 

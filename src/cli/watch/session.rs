@@ -232,9 +232,12 @@ impl Watch<'_> {
     /// Loads and checks every flow, reads the var files; updates the files the watch knows and
     /// watches their directories.
     fn load(&mut self) -> Loaded {
+        if let Ok(found) = flow_files(&self.s) {
+            crate::cli::files::learn_secrets(&found.files);
+        }
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)
-            .and_then(|mut vars| {
+            .and_then(|vars| {
                 // What the walk leaves out is said at the first pass, not at each.
                 let warn = self.first.then_some(self.reporter);
                 let flows = load(&self.s, &self.registry, &vars, warn)?;
@@ -247,14 +250,8 @@ impl Watch<'_> {
                     project_file,
                 )?;
                 let (given, files) = (&self.args.vars, &self.args.var_files);
-                crate::config::overrides::type_overrides(
-                    &mut vars,
-                    &flows,
-                    &self.s.vars,
-                    given,
-                    files,
-                )
-                .map_err(CliError::invalid)?;
+                crate::config::overrides::type_overrides(&vars, &flows, &self.s.vars, given, files)
+                    .map_err(CliError::invalid)?;
                 Ok((flows, vars))
             });
         let mut known: BTreeSet<PathBuf> = flow_files(&self.s)
