@@ -56,11 +56,12 @@ fn a_sub_flows_finally_run_by_a_finally_gets_no_grace_of_its_own() {
         } else {
             String::new()
         };
+        // Each level's cleanup says it began.
         write(
             d.path(),
             &format!("_c{i}.yaml"),
             &format!(
-                "name: c{i}\nsteps:\n  - log: c{i}\nfinally:\n  - exec: [sleep, \"300\"]\n{next}"
+                "name: c{i}\nsteps:\n  - log: c{i}\nfinally:\n  - exec: {{ command: 'echo x > cleaning-c{i}; sleep 300', shell: true }}\n{next}"
             ),
         );
     }
@@ -73,6 +74,15 @@ fn a_sub_flows_finally_run_by_a_finally_gets_no_grace_of_its_own() {
     assert!(
         took < Duration::from_secs(18),
         "three nested `finally` took {took:?} after SIGTERM: each got its own grace"
+    );
+    // The cleanup had its grace: the first level's began and ran until the grace ended.
+    assert!(
+        d.path().join("cleaning-c1").exists(),
+        "c1's `finally` never ran"
+    );
+    assert!(
+        took >= Duration::from_secs(9),
+        "`finally` was cut after {took:?}, before its grace ended"
     );
 }
 
@@ -114,6 +124,12 @@ fn a_second_interrupt_does_not_wait_out_a_server_that_ignores_sigterm() {
     wait_for_file(&d.path().join("started"));
     signal(&child, Signal::SIGTERM);
     std::thread::sleep(Duration::from_millis(1500));
+    // The first interrupt waits for the server (its `stop_timeout`): only a second cuts it.
+    let mut child = child;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "runner did not wait for its server's stop after one interrupt"
+    );
     signal(&child, Signal::SIGTERM);
     // Not its 60 s `stop_timeout`.
     let (code, took) = ended_within(child, Duration::from_secs(90), d.path());
