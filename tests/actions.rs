@@ -304,7 +304,8 @@ fn pointer_checks_hold_for_an_element_found_by_role() {
 /// `select` acts as Playwright's `selectOption`: an option that is disabled, or in a disabled
 /// `<optgroup>`, is not chosen (the step waits for it, then fails saying which), an option is
 /// named by its value or its label, and a choice the page's change handler puts back fails the
-/// step, saying what the select holds. `type` reads the field back as `fill` does.
+/// step, saying what the select holds. `type` reads the field back as `fill` does, and the
+/// field must have grown by what it typed (a full field that already held the text fails).
 #[test]
 fn select_refuses_disabled_options_and_reads_the_choice_back() {
     let steps = r##"  - id: sold_out
@@ -326,6 +327,9 @@ fn select_refuses_disabled_options_and_reads_the_choice_back() {
   - id: typed
     type: { target: "#short", value: abcdef }
     continue_on_error: true
+  - id: full
+    type: { target: "#short", value: abc }
+    continue_on_error: true
 "##;
     let Ran { report, .. } = run(&flow("actions.html", steps));
     let sold_out = failure(&report, "sold_out");
@@ -344,4 +348,10 @@ fn select_refuses_disabled_options_and_reads_the_choice_back() {
     );
     let typed = failure(&report, "typed");
     assert!(typed.contains("`abc`"), "{typed}");
+    // The field, full, already held `abc`: typing it again took no key, and says so.
+    let full = failure(&report, "full");
+    assert!(
+        full.contains("typed `abc`") && full.contains("made it `abc`"),
+        "{full}"
+    );
 }

@@ -151,6 +151,13 @@ async fn before(
 fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result<Value, StepError> {
     let text = extra.first().map_or("", String::as_str);
     let mut out = json!({ "matched": r.matched, "matched_index": r.index });
+    // A `type` into a field: what the field held before comes first (see `act`).
+    let (before, done) = match done.split_first() {
+        Some((b, rest)) if command == "type" && !r.kind.takes_value() => {
+            (b.get("result").and_then(Value::as_str).unwrap_or(""), rest)
+        }
+        _ => ("", done),
+    };
     let action = done.first().and_then(|d| d.get("result"));
     let read = done.get(1).and_then(|d| d.get("result"));
     match command {
@@ -160,7 +167,7 @@ fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result
         "fill" if r.kind.takes_value() => {}
         "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""))?,
         "type" if !r.kind.takes_value() => {
-            read_back::typed(r, text, read.and_then(Value::as_str).unwrap_or(""))?;
+            read_back::typed(r, text, before, read.and_then(Value::as_str).unwrap_or(""))?;
         }
         "select" => read_back::kept(r, extra, read)?,
         "upload" => {
@@ -216,6 +223,24 @@ fn field_took(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
     ))
 }
 
+/// runner's checks before `command` on the element, in its call: that the element can take it,
+/// and (`select`) that each option asked for is there and enabled.
+fn checks(session: &Session, command: &str, r: &Resolved, extra: &[String]) -> Vec<Command> {
+    let mut check: Vec<Command> = Guard::of(command)
+        .map(|g| Command::eval(g.throwing(session, &r.target)))
+        .into_iter()
+        .collect();
+    if command == "select" {
+        check.push(read_back::options_check(
+            session,
+            &r.target,
+            extra,
+            NOT_ACTIONABLE,
+        ));
+    }
+    check
+}
+
 /// Runs `command` on the resolved element in one call with runner's check that the element
 /// can take it and with what is read back after it (a field's text, a file input's count).
 /// Returns the action's answer and the reads; `Ok(Err(why))` when the element cannot take the
@@ -240,18 +265,9 @@ async fn act(
             return Ok(done);
         }
     }
-    let mut check: Vec<Command> = Guard::of(command)
-        .map(|g| Command::eval(g.throwing(session, &r.target)))
-        .into_iter()
-        .collect();
-    if command == "select" {
-        check.push(read_back::options_check(
-            session,
-            &r.target,
-            extra,
-            NOT_ACTIONABLE,
-        ));
-    }
+    let mut check = checks(session, command, r, extra);
+    // What a field `type` adds to held before (see `read_back::typed`), read in the same call.
+    let before = command == "type" && !r.kind.takes_value();
     let on = |script: &str, args: &[Value]| {
         Command::eval(call(
             &on_element(script),
@@ -271,6 +287,9 @@ async fn act(
         let why = format!("internal error: `{command}` is not known to runner's daemon link");
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
+    if before {
+        check.push(on(scripts::FIELD_TEXT, &[]));
+    }
     let read = match command {
         "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
         "select" => Some(on(scripts::SELECTED, &[])),
@@ -294,7 +313,9 @@ async fn act(
     else {
         return Ok(Err("it is gone from the page".to_string()));
     };
-    Ok(Ok(done.split_off(checked.min(done.len()))))
+    // The guards' answers go; the field's text before a `type` stays, first.
+    let kept = if before { checked - 1 } else { checked };
+    Ok(Ok(done.split_off(kept.min(done.len()))))
 }
 
 /// The value a value input (a date, a colour, a range) is set to.

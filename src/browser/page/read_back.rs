@@ -70,18 +70,24 @@ pub(super) fn kept(r: &Resolved, values: &[String], read: Option<&Value>) -> Res
 
 /// A field `type` typed `want` into must hold it (after what it held before, or around it):
 /// as `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails
-/// the step, saying what the field holds. `got` is the field's text after typing.
-pub(super) fn typed(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
+/// the step, saying what the field holds. `before` and `got` are the field's text before and
+/// after typing: an input or a textarea must also have grown by the text typed (one that
+/// held `abc`, or `10`, holds `abc`, or `1`, whether or not it took the keys).
+pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result<(), StepError> {
     let k = &r.kind;
+    let grew = |typed: &str| got.chars().count() >= before.chars().count() + typed.chars().count();
     let holds = match k.tag.as_str() {
         "input" => {
             let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
             match k.input_type.as_str() {
-                "email" | "url" => got.contains(one_line.trim()),
-                _ => got.contains(&one_line),
+                "email" | "url" => got.contains(one_line.trim()) && grew(one_line.trim()),
+                _ => got.contains(&one_line) && grew(&one_line),
             }
         }
-        "textarea" => got.contains(&want.replace("\r\n", "\n").replace('\r', "\n")),
+        "textarea" => {
+            let lines = want.replace("\r\n", "\n").replace('\r', "\n");
+            got.contains(&lines) && grew(&lines)
+        }
         _ => norm(got).contains(&norm(want)),
     };
     if holds {
@@ -164,10 +170,14 @@ mod tests {
     #[test]
     fn a_typed_text_must_be_in_the_field() {
         let r = select("input");
-        assert!(typed(&r, "def", "abcdef").is_ok());
-        let e = typed(&r, "abcdef", "abc").unwrap_err();
+        assert!(typed(&r, "def", "abc", "abcdef").is_ok());
+        let e = typed(&r, "abcdef", "", "abc").unwrap_err();
         assert!(e.message.contains("made it `abc`"), "{}", e.message);
-        assert!(typed(&select("div"), "a  b", "x a b").is_ok());
+        assert!(typed(&select("div"), "a  b", "x", "x a b").is_ok());
+        // A field that already held the text, and took none of the keys (a maxlength full).
+        assert!(typed(&r, "abc", "abc", "abc").is_err());
+        assert!(typed(&r, "1", "10", "10").is_err());
+        assert!(typed(&select("textarea"), "b", "ab", "ab").is_err());
     }
 
     /// The options check, run in node on a stand-in select: a disabled option (itself, in a
