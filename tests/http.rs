@@ -647,6 +647,8 @@ fn one_value_compared_with_a_path_of_several_nodes_is_refused() {
             "{ equals: c3, exists: true }",
             "f.yaml:12:",
         ),
+        // A regular expression would test the list's JSON text: any one node matching.
+        ("$.items[*].sku", "{ matches: a1 }", "f.yaml:12:"),
     ] {
         let steps = format!(
             "  - request:\n      url: \"{{{{ vars.api }}}}/items\"\n      expect:\n        json:\n          \"{path}\": {check}\n"

@@ -73,8 +73,19 @@ pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut
 }
 
 /// An `equals` or `not_equals` of one value (not a list, not a template, which may render to
-/// one) on the JSONPath `path`, which can select several nodes.
+/// one), or a `matches`, on the JSONPath `path`, which can select several nodes.
 fn one_value_on_many(c: &Ctx<'_>, at: &str, path: &str, check: &Check, out: &mut Vec<Diagnostic>) {
+    // A regular expression tests the list's JSON text whole: it holds when any one node matches.
+    if let Check::Predicates(p) = check
+        && let Some(re) = &p.matches
+    {
+        let message = format!(
+            "`{path}` can select several nodes, so it finds a list, whose JSON text `matches: {re}` \
+             tests whole (it holds when any one node matches)"
+        );
+        out.push(at_value(c.file, c.spans, &format!("{at}/matches"), message).with_help(MANY_HELP));
+        return;
+    }
     let (key, value, at) = match check {
         Check::Equals(v) => ("equals", v, at.to_string()),
         Check::Predicates(p) => match (&p.equals, &p.not_equals) {
