@@ -219,6 +219,9 @@ fn shown(html: &str, drop_blank: bool) -> Shown {
         runs: Vec::new(),
     };
     let bytes = html.as_bytes();
+    // One lower-case copy for the whole pass (ASCII case folding keeps every byte offset):
+    // finding end tags must not copy the rest of the markup per element.
+    let lower = html.to_ascii_lowercase();
     let (mut i, mut run, mut mark) = (0, 0, 0);
     while i < html.len() {
         let next = bytes.get(i + 1).copied().unwrap_or(b' ');
@@ -230,7 +233,7 @@ fn shown(html: &str, drop_blank: bool) -> Shown {
                     s.from.truncate(mark);
                 }
             }
-            i = tag_end(html, i);
+            i = tag_end(html, &lower, i);
             (run, mark) = (i, s.text.len());
             continue;
         }
@@ -252,8 +255,9 @@ fn shown(html: &str, drop_blank: bool) -> Shown {
     s
 }
 
-/// Where the tag (or comment, or element whose content is not shown) that starts at `at` ends.
-fn tag_end(html: &str, at: usize) -> usize {
+/// Where the tag (or comment, or element whose content is not shown) that starts at `at` ends;
+/// `lower` is `html` in ASCII lower case.
+fn tag_end(html: &str, lower: &str, at: usize) -> usize {
     let rest = &html[at..];
     if let Some(comment) = rest.strip_prefix("<!--") {
         return comment.find("-->").map_or(html.len(), |e| at + 4 + e + 3);
@@ -278,13 +282,12 @@ fn tag_end(html: &str, at: usize) -> usize {
         .to_ascii_lowercase();
     if HIDDEN.contains(&name.as_str()) {
         let close = format!("</{name}");
-        let after = html[end..].to_ascii_lowercase();
-        return after
+        return lower[end..]
             .find(&close)
-            .map_or(html.len(), |e| tag_end(html, end + e));
+            .map_or(html.len(), |e| tag_end(html, lower, end + e));
     }
     if !name.is_empty() && not_rendered(&html[at..end]) && !html[..end].ends_with("/>") {
-        return element_end(html, end, &name);
+        return element_end(html, lower, end, &name);
     }
     end
 }
@@ -387,12 +390,13 @@ fn attributes(tag: &str) -> impl Iterator<Item = (&str, &str)> {
 
 /// Where the element `name` whose start tag ends at `from` ends (after its end tag; the
 /// HTML's end when it has none): elements of the same name inside it are counted. A void
-/// element (`<input hidden>`) has no content: it ends with its start tag.
-fn element_end(html: &str, from: usize, name: &str) -> usize {
+/// element (`<input hidden>`) has no content: it ends with its start tag. `lower` is `html`
+/// in ASCII lower case.
+fn element_end(html: &str, lower_html: &str, from: usize, name: &str) -> usize {
     if VOID.contains(&name) {
         return from;
     }
-    let lower = html[from..].to_ascii_lowercase();
+    let lower = &lower_html[from..];
     let (open, close) = (format!("<{name}"), format!("</{name}"));
     let named = |at: usize, len: usize| {
         !lower[at + len..]
@@ -405,7 +409,7 @@ fn element_end(html: &str, from: usize, name: &str) -> usize {
         if lower[i..].starts_with(&close) && named(i, close.len()) {
             depth -= 1;
             if depth == 0 {
-                return tag_end(html, from + i);
+                return tag_end(html, lower_html, from + i);
             }
         } else if lower[i..].starts_with(&open) && named(i, open.len()) {
             depth += 1;
