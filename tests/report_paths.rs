@@ -92,6 +92,8 @@ fn a_report_path_that_is_a_directory_or_a_socket_is_refused_before_the_run() {
 /// A report path that is one of the run's own inputs (a flow, a sub-flow, a var file,
 /// runner.toml), however it is spelled, is refused before the run (exit 2), naming it, and the
 /// input is left as it was: `json=f.yaml` used to write the report over the flow being run.
+/// (An input that holds something is not a report either: that refusal may come first. An
+/// empty var file is an input, though no report would destroy anything in it.)
 #[test]
 fn a_report_path_that_is_an_input_of_the_run_is_refused_before_the_run() {
     let d = tempfile::tempdir().unwrap();
@@ -124,7 +126,8 @@ fn a_report_path_that_is_an_input_of_the_run_is_refused_before_the_run() {
         let (code, _, stderr) = run(&[report]);
         assert_eq!(code, 2, "{report}: {stderr}");
         assert!(
-            stderr.contains("is an input of this run") && stderr.contains(input),
+            (stderr.contains("is an input of this run") || stderr.contains("is not a report"))
+                && stderr.contains(input),
             "{report}: {stderr}"
         );
         assert!(
@@ -140,7 +143,10 @@ fn a_report_path_that_is_an_input_of_the_run_is_refused_before_the_run() {
     );
     let (code, _, stderr) = run(&[]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("is an input of this run"), "{stderr}");
+    assert!(
+        stderr.contains("is an input of this run") || stderr.contains("is not a report"),
+        "{stderr}"
+    );
     assert_eq!(
         std::fs::read_to_string(d.path().join("runner.toml")).unwrap(),
         "reports = [\"json=runner.toml\"]\n"
@@ -162,4 +168,55 @@ fn a_report_path_that_is_an_input_of_the_run_is_refused_before_the_run() {
     let (code, _, stderr) = run(&["json=out.json"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(d.path().join("out.json").is_file());
+}
+
+/// A report is written only where nothing is, or over a report of its kind (runner's JSON
+/// report, a JUnit file, runner's HTML report): any other file there is refused before the run
+/// (exit 2) and left as it was. `json=app.py` replaced the server the run starts, an upload or
+/// an agent profile, none of which runner knows as an input of the run.
+#[test]
+fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    write(d.path(), "app.py", "print('my server')\n");
+    write(d.path(), "notes.xml", "<notes><n>keep me</n></notes>\n");
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/index.html",
+        "<!doctype html><title>my site</title>\n",
+    );
+    for (report, file) in [
+        ("json=app.py", "app.py"),
+        ("junit=notes.xml", "notes.xml"),
+        ("html=site", "site/index.html"),
+    ] {
+        let before = std::fs::read_to_string(d.path().join(file)).unwrap();
+        let (code, _, stderr) = run_with(d.path(), &[report]);
+        assert_eq!(code, 2, "{report}: {stderr}");
+        assert!(
+            stderr.contains("is not a report") && stderr.contains(file),
+            "{report}: {stderr}"
+        );
+        assert!(!stderr.contains("▶"), "{report}: the run started: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join(file)).unwrap(),
+            before
+        );
+    }
+    // Reports of their kind are replaced, run after run; an empty file too.
+    write(d.path(), "empty.json", "");
+    for _ in 0..2 {
+        let (code, _, stderr) = run_with(
+            d.path(),
+            &["json=r.json", "junit=r.xml", "html=rep", "json=empty.json"],
+        );
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let json = std::fs::read_to_string(d.path().join("r.json")).unwrap();
+    assert!(json.contains("\"run_id\""), "{json}");
+    // A report of another kind is not one of this kind.
+    let (code, _, stderr) = run_with(d.path(), &["junit=r.json"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not a report"), "{stderr}");
 }

@@ -73,14 +73,44 @@ impl ReportTarget {
 
     /// Why this report could not be written where it is asked for; `None` when it can.
     fn problem(&self) -> Option<String> {
-        match self {
-            ReportTarget::Junit(p) | ReportTarget::Json(p) => crate::fs::named_file_problem(p),
-            ReportTarget::Html(dir) => match std::fs::metadata(dir) {
-                Ok(m) if !m.is_dir() => Some(format!("{} is not a directory", dir.display())),
-                Ok(_) => crate::fs::named_file_problem(&dir.join("index.html")),
-                Err(_) => None,
-            },
+        if let ReportTarget::Html(dir) = self
+            && std::fs::metadata(dir).is_ok_and(|m| !m.is_dir())
+        {
+            return Some(format!("{} is not a directory", dir.display()));
         }
+        let file = self.file();
+        crate::fs::named_file_problem(&file).or_else(|| self.not_a_report(&file))
+    }
+
+    /// Why the regular file at `file` is not to be replaced by this report: it holds something
+    /// else than a report of this kind (a flow, a server's script, an upload, another tool's
+    /// file), which the report would destroy. `None` when nothing is there, it is empty, or it
+    /// is a report of this kind (a run's earlier one). Only its head is read.
+    fn not_a_report(&self, file: &Path) -> Option<String> {
+        let meta = std::fs::symlink_metadata(file).ok()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
+        let mut head = Vec::new();
+        let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
+        let head = String::from_utf8_lossy(&head);
+        let (ours, kind) = match self {
+            ReportTarget::Json(_) => (
+                head.trim_start().starts_with('{') && head.contains("\"run_id\""),
+                "runner's JSON report",
+            ),
+            ReportTarget::Junit(_) => (head.contains("<testsuite"), "a JUnit report"),
+            ReportTarget::Html(_) => (
+                head.contains("<title>runner report") || head.contains("<title>atlas diff"),
+                "runner's HTML report",
+            ),
+        };
+        (read.is_err() || !ours).then(|| {
+            format!(
+                "{} exists and is not a report ({kind}): runner does not write over it (remove it or name another path)",
+                file.display()
+            )
+        })
     }
 
     /// Writes this report of a report document (a run's, or shards' merged); what was left out
@@ -117,6 +147,9 @@ impl ReportTarget {
         }
     }
 }
+
+/// How much of a file already at a report's path is read to tell whether it is a report.
+const HEAD: u64 = 4096;
 
 /// Writes the JSON report to `path`.
 pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
