@@ -96,6 +96,7 @@ fn request_sends_what_it_says_and_its_checks_pass() {
   - id: short
     request: "{{ vars.api }}/items"
   - expect: { that: "{{ steps.short.status == 200 and steps.short.json.id == 7 and (steps.short.body | fromjson).name == 'widget' }}" }
+  - expect: { that: "{{ steps.short.json.items[0] == {'sku': 'a1', 'qty': 2} and steps.short.json.items[0] != {'sku': 'a1', 'qty': 3} and [steps.short.json.id] in [[7]] }}" }
   - expect: { that: "{{ steps.items.headers['x-request-id'] == 'r-1' and steps.items.url.endswith('/items') }}" }
   - id: post
     request:

@@ -194,3 +194,62 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Reports a CI downloads into folders named like a run's flow folders (`2026-11-28/`,
+/// `123-linux/`: digits, `-`, lowercase) are merged: every such folder at any depth used to be
+/// passed over without a word, so unsharded reports there were left out of a green merge (and a
+/// set of shards there was "missing"). Only the flow folders of a run's artifacts (beside the
+/// `report.json` the run wrote) are not searched, a page's download there is still never taken,
+/// and a note names what was not searched.
+#[test]
+fn merge_reports_takes_reports_in_folders_named_like_a_flows_folder() {
+    let d = tempfile::tempdir().unwrap();
+    suite(d.path());
+    let run = |args: &[&str]| {
+        let mut c = runner(d.path());
+        c.arg("run").args(args);
+        let (code, _, stderr) = output(c);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        code
+    };
+    // Unsharded runs: f1 and f2 pass, f4 fails in one under `123-linux/`.
+    assert_eq!(
+        run(&["f1.yaml", "f2.yaml", "--artifacts", "reports/mac"]),
+        0
+    );
+    let fails = ["f4.yaml", "--artifacts", "reports/123-linux/art"];
+    assert_eq!(run(&fails), 1);
+    let (code, stderr) = merge(d.path(), &["reports"]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = read(&d.path().join("m.json"));
+    assert_eq!(names(&m), ["f1", "f2", "f4"], "{m}");
+    assert_eq!(m["summary"]["failed"], 1, "{m}");
+
+    // Two shards, each its artifacts (and the report.json a run writes there) in a folder of
+    // the day's; a page's download in a flow's folder of shard 1 is not taken.
+    std::fs::remove_dir_all(d.path().join("reports")).unwrap();
+    for i in [1, 2] {
+        let art = format!("reports/2026-11-28/shard{i}");
+        assert_eq!(
+            run(&[".", "--shard", &format!("{i}/2"), "--artifacts", &art]),
+            i32::from(i == 2)
+        );
+    }
+    let day = d.path().join("reports/2026-11-28");
+    let mut injected = read(&day.join("shard2/report.json"));
+    injected["flows"][0]["name"] = "injected by the page".into();
+    let downloads = day.join("shard1/001-f1/downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    std::fs::write(downloads.join("report.json"), injected.to_string()).unwrap();
+    let (code, stderr) = merge(d.path(), &["reports"]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = read(&d.path().join("m.json"));
+    assert_eq!(names(&m), ["f1", "f2", "f3", "f4"], "{m}");
+    assert_eq!(m["summary"]["failed"], 1, "{m}");
+    assert!(
+        stderr.contains(
+            "note: \"reports/2026-11-28/shard1\" holds a run's artifacts: its flows' folders are not searched for reports (\"001-f1\", \"002-f3\")"
+        ),
+        "{stderr}"
+    );
+}

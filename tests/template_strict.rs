@@ -182,3 +182,60 @@ fn equality_across_text_and_number_and_ordering_numeric_texts_fail() {
     ];
     check(&cases, &passing);
 }
+
+/// `==`, `!=` and `in` between a text and a number were refused only at the top level: inside
+/// lists and maps they were silently unequal, so `[steps.code.stdout] != [500]`, a JSON item
+/// compared with a map whose price is a text, or a list of texts looked for among lists of
+/// numbers held whatever the step gave. Each pair of values at one place (an item, a map's
+/// value) is now checked as the top level is; alike kinds, and none with anything, compare as
+/// before.
+#[test]
+fn equality_across_text_and_number_inside_lists_and_maps_fails() {
+    let cart = "(steps.cart.stdout | fromjson).items";
+    let inner = "their items \"500\" (text) and 500 (number) are of different kinds";
+    let cases = [
+        (
+            "[steps.code.stdout] != [500]".to_string(),
+            format!("cannot compare [\"500\"] (list) != [500] (list): {inner}: use `| int`"),
+        ),
+        (
+            format!("{cart} | map(attribute='unit_price') | list != ['70', '90']"),
+            "their items 70 (number) and \"70\" (text) are of different kinds".into(),
+        ),
+        (
+            format!("{cart}[0] != {{'sku': 'a1', 'unit_price': '70'}}"),
+            "cannot compare {\"sku\": \"a1\", \"unit_price\": 70} (map) != {\"sku\": \"a1\", \"unit_price\": \"70\"} (map): their values of \"unit_price\" 70 (number) and \"70\" (text) are of different kinds".into(),
+        ),
+        (
+            "{'code': steps.code.stdout} == {'code': 500} or true".to_string(),
+            "their values of \"code\" \"500\" (text) and 500 (number)".into(),
+        ),
+        (
+            "[[steps.code.stdout]] != [[true]]".to_string(),
+            "compare the text with a text".into(),
+        ),
+        (
+            "[steps.code.stdout] not in [[500], [502]]".to_string(),
+            format!("cannot compare [\"500\"] (list) in [[500], [502]] (list): its items include [500] (list): {inner}"),
+        ),
+    ];
+    let cases: Vec<(&str, &str)> = cases
+        .iter()
+        .map(|(e, w)| (e.as_str(), w.as_str()))
+        .collect();
+    let passing = [
+        format!("{cart}[0] == {{'sku': 'a1', 'unit_price': 70}}"),
+        format!("{cart}[1] != {{'sku': 'a1', 'unit_price': 70}}"),
+        format!("({cart} | map(attribute='unit_price') | list) == [70, 90]"),
+        format!("({cart} | map(attribute='sku') | list) != ['a1']"),
+        "[steps.code.stdout] == ['500']".into(),
+        "[none, 1] != [1, 1]".into(),
+        "{'a': none} != {'a': 'x'}".into(),
+        "[[1, 'a']] != [[1, 'b']]".into(),
+        "[true] == [1]".into(),
+        "[steps.code.stdout] in [['500'], ['502']]".into(),
+        "[500] not in [[502]]".into(),
+    ];
+    let passing: Vec<&str> = passing.iter().map(String::as_str).collect();
+    check(&cases, &passing);
+}

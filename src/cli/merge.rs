@@ -16,20 +16,18 @@ struct Found {
 
 /// The JSON files named, a directory standing for the reports under it: the regular `*.json`
 /// files at any depth (CI downloads each shard's artifact into a directory of its own), but
-/// none in a flow's folder of a run's artifacts (`001-checkout/`: its downloads, saved states
-/// and traces, files a page may name and fill) and no flow's trace; the shallowest first, then
-/// in path order.
-fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
+/// none in a flow's folder of a run's artifacts (see [`Walk`]) and no flow's trace; the
+/// shallowest first, then in path order. A note names the flow folders not searched.
+fn files(paths: &[PathBuf], reporter: &Reporter) -> Result<Vec<Found>, CliError> {
     let mut out = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         if p.is_dir() {
+            let mut walk = Walk::default();
             let mut found = Vec::new();
-            let walk = walkdir::WalkDir::new(p).into_iter().filter_entry(|e| {
-                e.depth() == 0
-                    || !e.file_type().is_dir()
-                    || !crate::engine::is_flow_dir(&e.file_name().to_string_lossy())
-            });
-            for e in walk {
+            let entries = walkdir::WalkDir::new(p)
+                .into_iter()
+                .filter_entry(|e| walk.searched(e));
+            for e in entries {
                 let e = e.map_err(|e| {
                     CliError::Environment(format!("cannot read {}: {e}", p.display()))
                 })?;
@@ -40,6 +38,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
                     found.push(e.into_path());
                 }
             }
+            walk.note(reporter);
             found.sort_by_key(|f| (f.components().count(), f.clone()));
             out.extend(found.into_iter().map(|path| Found {
                 path,
@@ -58,6 +57,72 @@ fn files(paths: &[PathBuf]) -> Result<Vec<Found>, CliError> {
         ));
     }
     Ok(out)
+}
+
+/// A walk of a directory given for its reports. A flow's folder of a run's artifacts
+/// (`001-checkout/`: its downloads, saved states and traces, files a page may name and fill;
+/// its sub-flows' folders inside it) is not searched: a folder named as runner names a flow's
+/// (see `engine::is_flow_dir`) beside a `report.json` that is a runner report (a run writes
+/// one into its artifacts, however they were reused or moved). Any other folder is searched,
+/// whatever its name (`2026-11-28/`, `123-linux/`).
+#[derive(Default)]
+struct Walk {
+    /// Whether each directory seen holds a run's report (is a run's artifacts).
+    artifacts: std::collections::HashMap<PathBuf, bool>,
+    /// The flow folders not searched, by the artifacts they are in.
+    skipped: std::collections::BTreeMap<PathBuf, Vec<String>>,
+}
+
+impl Walk {
+    /// Whether the walk goes into `e` (a file is always taken to the caller).
+    fn searched(&mut self, e: &walkdir::DirEntry) -> bool {
+        let name = e.file_name().to_string_lossy();
+        if e.depth() == 0 || !e.file_type().is_dir() || !crate::engine::is_flow_dir(&name) {
+            return true;
+        }
+        let Some(parent) = e.path().parent() else {
+            return true;
+        };
+        let artifacts = *self
+            .artifacts
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| holds_report(parent));
+        if artifacts {
+            let names = self.skipped.entry(parent.to_path_buf()).or_default();
+            names.push(name.into_owned());
+        }
+        !artifacts
+    }
+
+    /// Names the flow folders not searched, by the artifacts they are in (at most 5 of each).
+    fn note(&mut self, reporter: &Reporter) {
+        for (dir, names) in &mut self.skipped {
+            names.sort();
+            let mut shown: Vec<String> = names.iter().take(5).map(|n| format!("{n:?}")).collect();
+            if names.len() > 5 {
+                shown.push(format!("and {} more", names.len() - 5));
+            }
+            // (Quoted: a folder's name may hold a line break or an escape sequence.)
+            reporter.err(&format!(
+                "note: {:?} holds a run's artifacts: its flows' folders are not searched for reports ({})\n",
+                dir.display().to_string(),
+                shown.join(", ")
+            ));
+        }
+    }
+}
+
+/// Whether `dir` holds a `report.json` that is a runner report (a regular file, its keys a
+/// report's: see [`shaped`]).
+fn holds_report(dir: &Path) -> bool {
+    let file = dir.join("report.json");
+    if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    crate::fs::read_regular(&file, MAX_SHARD_REPORT)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|text| shaped(&text))
 }
 
 /// The reports among `found`, each parsed once, checked against itself and told to read only
@@ -249,7 +314,7 @@ pub(crate) fn run(
             "say what to write: --report junit=PATH, json=PATH or html=DIR".into(),
         ));
     }
-    let reports = reports(files(paths)?, reporter)?;
+    let reports = reports(files(paths, reporter)?, reporter)?;
     if reports.is_empty() {
         return Err(CliError::Usage(
             "no runner JSON report among the files given".into(),

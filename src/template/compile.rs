@@ -348,6 +348,64 @@ mod tests {
         }
     }
 
+    /// Inside lists and maps too (each two items at one index, each two values of one key, at
+    /// any depth), where they were silently unequal: `[s] != [0]` held.
+    #[test]
+    fn equality_of_a_text_with_a_number_inside_lists_and_maps_is_an_error() {
+        let t = Templates::new();
+        for (src, want) in [
+            (
+                "{{ [s] != [0] }}",
+                "cannot compare [\"0\"] (list) != [0] (list): their items \"0\" (text) and 0 (number) are of different kinds: use `| int`",
+            ),
+            (
+                "{{ {'k': s} == {'k': 0} }}",
+                "their values of \"k\" \"0\" (text) and 0 (number) are of different kinds",
+            ),
+            (
+                "{{ {'a': [1, {'b': '1'}]} != {'a': [1, {'b': n}]} }}",
+                "their values of \"b\" \"1\" (text) and 1 (number)",
+            ),
+            ("{{ [[s]] != [[true]] }}", "compare the text with a text"),
+            ("{{ [s, 1] != [0] }}", "their items \"0\" (text) and 0"),
+            (
+                "{{ [s] in [[0]] }}",
+                "cannot compare [\"0\"] (list) in [[0]] (list): its items include [0] (list): their items \"0\" (text) and 0 (number)",
+            ),
+            ("{{ [s] is eq [0] }}", "their items"),
+            (
+                "{{ l | map('string') != l }}",
+                "their items \"1\" (text) and 1 (number)",
+            ),
+            ("{{ [[s]] | select('ne', [0]) | list }}", "their items"),
+            // Literals minijinja works out when it compiles.
+            ("{{ ['0'] == [0] }}", "their items"),
+            ("{{ [{'k': 1}] != [{'k': '1'}] }}", "their values of \"k\""),
+        ] {
+            let e = t
+                .render_str(src, &ctx())
+                .map(|ok| format!("{src} gave {ok}"));
+            let e = e.unwrap_err();
+            assert!(e.message.contains(want), "{src}: {}", e.message);
+        }
+        for (src, want) in [
+            (
+                "{{ [s] == ['0'] and [n] == [1] and [true] == [1] }}",
+                "true",
+            ),
+            (
+                "{{ [nothing] != [1] and {'k': nothing} != {'k': s} }}",
+                "true",
+            ),
+            ("{{ {'k': 1, 'j': 2} == {'j': 2, 'k': 1} }}", "true"),
+            ("{{ {'k': s} != {'j': 0} and [1, 2] != [1, 2, 3] }}", "true"),
+            ("{{ [[1, 'a']] != [[1, 'b']] and l == [1, 2] }}", "true"),
+            ("{{ [s] in [['0']] and [0] not in [[1]] }}", "true"),
+        ] {
+            assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
+        }
+    }
+
     #[test]
     fn repetitions_and_values_past_the_bounds_are_errors() {
         let t = Templates::new();

@@ -8,7 +8,8 @@
 //! are not ordered either: `"9" >= "10"` is true as text, so a check that a count taken by a
 //! command did not fall would pass when it fell from 10 to 9. `==`, `!=` and `in` between a
 //! text and a number (or a boolean) are errors too, not always false: `steps.code.stdout != 500`
-//! held for a stdout of `500`.
+//! held for a stdout of `500`; so are two lists or maps that hold such a pair at one place
+//! (`[7] != ['7']` held).
 
 use minijinja::value::ValueKind;
 use minijinja::{Error, ErrorKind, Value};
@@ -179,14 +180,76 @@ pub(crate) fn read_number(text: &str) -> Option<serde_json::Value> {
 
 /// `a == b` (`op` `==`) or `a != b` (`op` `!=`), as minijinja works them out, but an error when
 /// one is a text and the other a number or a boolean (always unequal, whatever the text holds),
-/// and an undefined error when either is undefined (as minijinja's strict undefined makes it).
+/// or two lists or maps hold such a pair at one place (see [`unlike`]), and an undefined error
+/// when either is undefined (as minijinja's strict undefined makes it).
 pub(crate) fn equal(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
     defined(a)?;
     defined(b)?;
-    if let Some(help) = across(a, b) {
-        return Err(cannot(a, op, b, "", help));
+    if let Some(u) = unlike(a, b, 0) {
+        return Err(cannot(a, op, b, &u.inside(), u.help));
     }
     Ok((a == b) == (op == "=="))
+}
+
+/// Two values at one place of two values compared for equality, one a text and the other a
+/// number or a boolean (never equal, whatever the text holds).
+struct Unlike {
+    /// The two values, and where they are: `None` when they are the values compared, else
+    /// whether they are two maps' values of the key given (or two lists' items).
+    pair: Option<(Value, Value, Option<Value>)>,
+    help: &'static str,
+}
+
+impl Unlike {
+    /// The part of the message that names the two values found inside those compared.
+    fn inside(&self) -> String {
+        let Some((x, y, key)) = &self.pair else {
+            return String::new();
+        };
+        let place = match key {
+            Some(k) => format!("values of {}", shown(k)),
+            None => "items".to_string(),
+        };
+        format!(
+            ": their {place} {} ({}) and {} ({}) are of different kinds",
+            shown(x),
+            kind(x),
+            shown(y),
+            kind(y)
+        )
+    }
+}
+
+/// The first place at which `a` and `b` hold a text and a number or a boolean: themselves, else
+/// (two lists) the items at one index, else (two maps) the values of one key, to a depth of
+/// 100. A list a template makes lazily (`map`'s) is not gone through (it can be only once), as
+/// for an ordering (see [`mismatch`]).
+fn unlike(a: &Value, b: &Value, depth: usize) -> Option<Unlike> {
+    if let Some(help) = across(a, b) {
+        return Some(Unlike { pair: None, help });
+    }
+    if depth > 100 {
+        return None;
+    }
+    let at = |x: Value, y: Value, key: Option<Value>| {
+        let u = unlike(&x, &y, depth + 1)?;
+        Some(Unlike {
+            pair: u.pair.or(Some((x, y, key))),
+            help: u.help,
+        })
+    };
+    match (a.kind(), b.kind()) {
+        (ValueKind::Seq, ValueKind::Seq) => a
+            .try_iter()
+            .ok()?
+            .zip(b.try_iter().ok()?)
+            .find_map(|(x, y)| at(x, y, None)),
+        (ValueKind::Map, ValueKind::Map) => a.try_iter().ok()?.find_map(|k| {
+            let y = b.get_item(&k).ok().filter(|y| !y.is_undefined())?;
+            at(a.get_item(&k).ok()?, y, Some(k))
+        }),
+        _ => None,
+    }
 }
 
 /// `item in container`, as minijinja works it out (an item of a list, a key of a map, a part of
@@ -225,10 +288,11 @@ pub(crate) fn contains(item: &Value, container: &Value) -> Result<bool, Error> {
                         ),
                     ));
                 }
-                if let Some(help) = across(item, &x) {
+                if let Some(u) = unlike(item, &x, 0) {
                     let holds = if is_map { "its keys" } else { "its items" };
                     let why = format!(": {holds} include {} ({})", shown(&x), kind(&x));
-                    return Err(cannot(item, "in", &container, &why, help));
+                    let why = why + &u.inside();
+                    return Err(cannot(item, "in", &container, &why, u.help));
                 }
                 found = found || (!is_map && x == *item);
             }
