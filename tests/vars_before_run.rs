@@ -230,3 +230,145 @@ fn diagnostics_print_no_control_characters() {
     assert!(err.contains("esc.yaml"), "{err}");
     assert!(!raw(&format!("{out}{err}")), "{err:?}");
 }
+
+/// D2: runner.toml gives `N` the number 5, `a.yaml` declares `N: false`, `b.yaml` reads `N`
+/// without declaring it (so runner.toml's number is its type). `--var N=true` was refused for
+/// `b.yaml` alone, but with `a.yaml` loaded beside it the check looked at a.yaml's boolean only
+/// and `b.yaml` ran with the text `"true"` without a word. Each flow's type is checked now: the
+/// run is refused either way, naming the var, where it comes from and the type, not the value.
+#[test]
+fn an_override_is_checked_against_the_type_each_flow_gets() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "runner.toml", "[vars]\nN = 5\n");
+    write(
+        d.path(),
+        "a.yaml",
+        "name: a\nvars: { N: false }\nsteps:\n  - log: \"a: {{ vars.N }}\"\n",
+    );
+    write(
+        d.path(),
+        "b.yaml",
+        "name: b\nsteps:\n  - log: \"b: string {{ vars.N is string }}\"\n",
+    );
+    for args in [
+        vec!["b.yaml", "--var", "N=true"],
+        vec!["a.yaml", "b.yaml", "--var", "N=true"],
+    ] {
+        let ran = flow_run(d.path()).args(&args).run();
+        let all = format!("{}{}", ran.stdout, ran.stderr);
+        assert_eq!(ran.code, 2, "{args:?}: {all}");
+        assert!(
+            ran.stderr
+                .contains("--var N: the value given is not a number")
+                && ran.stderr.contains("runner.toml's `[vars]`"),
+            "{args:?}: {all}"
+        );
+        assert!(!all.contains("b: string true"), "{args:?}: {all}");
+        assert!(ran.report.is_null(), "{args:?}: nothing runs");
+    }
+    // A flow that declares `N` itself takes its own type, whatever runner.toml says.
+    flow_run(d.path())
+        .args(["a.yaml", "--var", "N=true"])
+        .passes();
+}
+
+/// D3: a var read undeclared only into a text (`"build {{ vars.BUILD }}"`, a URL, a command)
+/// is the same text whatever its type: `--var BUILD=123` is not refused there (it was, exit 2).
+/// Where the type matters (a condition, a comparison, a template that is one expression and
+/// keeps its value's type) the read is still refused. A sub-flow reading a var its caller
+/// passes through `run_flow.vars` declares it (validate asks so): not refused either.
+#[test]
+fn an_undeclared_read_into_a_text_is_not_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "text.yaml",
+        "name: text\nsteps:\n  - log: \"build {{ vars.BUILD }} of {{- vars['APP'] }}\"\n  - exec: \"echo built-{{ vars.BUILD }}\"\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["text.yaml", "--var", "BUILD=123", "--var", "APP=true"])
+        .run();
+    let all = format!("{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.code, 0, "{all}");
+    assert!(all.contains("build 123 oftrue"), "{all}");
+    assert!(all.contains("built-123"), "{all}");
+    for (flow, text) in [
+        ("cond.yaml", "  - log: x\n    if: \"{{ vars.BUILD }}\"\n"),
+        ("cmp.yaml", "  - log: \"big {{ vars.BUILD > 100 }}\"\n"),
+        ("one.yaml", "  - log: \"{{ vars.BUILD }}\"\n"),
+        (
+            "block.yaml",
+            "  - log: \"{% if vars.BUILD %}y{% endif %}\"\n",
+        ),
+    ] {
+        write(d.path(), flow, &format!("name: {flow}\nsteps:\n{text}"));
+        let ran = flow_run(d.path()).args([flow, "--var", "BUILD=123"]).run();
+        assert_eq!(ran.code, 2, "{flow}: {}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr
+                .contains(&format!("`BUILD` reaches {flow} undeclared")),
+            "{flow}: {}",
+            ran.stderr
+        );
+    }
+    write(
+        d.path(),
+        "_n.yaml",
+        "name: n\nvars: { N: 1 }\nsteps:\n  - expect: { that: \"{{ vars.N == 3 }}\" }\n",
+    );
+    write(
+        d.path(),
+        "caller.yaml",
+        "name: caller\nsteps:\n  - run_flow: { path: _n.yaml, vars: { N: 3 } }\n",
+    );
+    flow_run(d.path())
+        .args(["caller.yaml", "--var", "N=3"])
+        .passes();
+}
+
+/// D4: a var read through a method of `vars` (`vars.get('K')`, `vars.get('K', 1)`) is a read
+/// of `K`, and `vars.items()` one of any var: the "not used by any flow" warning said `K` was
+/// not used, and the undeclared read of a boolean was not refused (`vars.get('SKIP')` got the
+/// text `"false"`, which is true: the check it guards was skipped).
+#[test]
+fn a_read_through_a_method_of_vars_is_a_read() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "get.yaml",
+        "name: get\nsteps:\n  - log: \"{{ vars.get('LIMIT') }} and {{ vars.get(\\\"MAX\\\", 1) }}\"\n",
+    );
+    write(
+        d.path(),
+        "items.yaml",
+        "name: items\nsteps:\n  - log: \"{% for k, v in vars.items() %}{{ k }} {% endfor %}\"\n",
+    );
+    for (flow, var) in [
+        ("get.yaml", "LIMIT=x"),
+        ("get.yaml", "MAX=x"),
+        ("items.yaml", "ANY=x"),
+    ] {
+        let ran = flow_run(d.path()).args([flow, "--var", var]).run();
+        assert_eq!(ran.code, 0, "{flow} {var}: {}", ran.stderr);
+        assert!(
+            !ran.stderr.contains("is not used"),
+            "{flow} {var}: {}",
+            ran.stderr
+        );
+    }
+    write(
+        d.path(),
+        "skip.yaml",
+        "name: skip\nsteps:\n  - expect: { that: \"{{ false }}\" }\n    if: \"{{ not vars.get('SKIP', false) }}\"\n",
+    );
+    let ran = flow_run(d.path())
+        .args(["skip.yaml", "--var", "SKIP=false"])
+        .run();
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("`SKIP` reaches skip.yaml undeclared")
+            && ran.stderr.contains("skip.yaml:4:"),
+        "{}",
+        ran.stderr
+    );
+}

@@ -34,15 +34,27 @@ pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
     }
 }
 
-/// The value an override `given` has in a flow whose declaration of the var (or, where it
-/// declares none, runner.toml's `[vars]`) is `declared`: [`typed`] by it when it is a boolean or
-/// a number and the text reads so, else as given. Each flow and sub-flow gets its own: the type
-/// is never another flow's ([`type_overrides`] has refused what would not read).
-pub(crate) fn for_flow(given: &Value, declared: Option<&Value>) -> Value {
-    declared
-        .filter(|d| typed_kind(d))
-        .and_then(|d| typed(given, d).ok())
-        .unwrap_or_else(|| given.clone())
+/// The declaration that types the override of `k` in `flow`: its own (`vars:`), else
+/// runner.toml's `[vars]` (`project`), which every flow has. The one rule of the check before
+/// the run ([`type_overrides`]) and of the flow's start ([`for_flow`]).
+pub(crate) fn declared<'a>(
+    flow: &'a crate::config::model::Flow,
+    project: &'a Map<String, Value>,
+    k: &str,
+) -> Option<&'a Value> {
+    flow.vars.get(k).or_else(|| project.get(k))
+}
+
+/// The value an override `given` has in a flow whose declaration of the var is `declared`
+/// ([`declared`]): [`typed`] by it when it is a boolean or a number, else as given. Each flow and
+/// sub-flow gets its own: the type is never another flow's. A text that does not read as the
+/// type is an error saying what was wanted ([`type_overrides`] refuses it before the run; a
+/// flow reached without that check fails rather than run with the text).
+pub(crate) fn for_flow(given: &Value, declared: Option<&Value>) -> Result<Value, String> {
+    match declared.filter(|d| typed_kind(d)) {
+        Some(d) => typed(given, d),
+        None => Ok(given.clone()),
+    }
 }
 
 /// Where the override of `k` comes from, as a message names it: `--var k`, or the var file
@@ -64,10 +76,11 @@ pub(crate) fn origin(k: &str, vars: &[String], files: &[PathBuf]) -> String {
         )
 }
 
-/// Checks that each override of a var that a flow of the run (a sub-flow at any depth too, as
-/// the override reaches it) or runner.toml (`project`) declares a boolean or a number reads as
-/// that type ([`typed`]; each flow gets it so: [`for_flow`]), and that no flow reads one it does
-/// not declare that reads as a boolean or a number ([`undeclared_reads`]): each is an error.
+/// Checks that each override reads as the type each flow of the run (a sub-flow at any depth
+/// too, as the override reaches it) gets it in ([`declared`]: its own declaration, else
+/// runner.toml's `project`) when that is a boolean or a number ([`typed`]; each flow gets it
+/// so: [`for_flow`]), and that no flow reads one it does not declare that reads as a boolean
+/// or a number where the type matters ([`undeclared_reads`]): each is an error.
 pub(crate) fn type_overrides(
     overrides: &Map<String, Value>,
     flows: &[Arc<LoadedFlow>],
@@ -78,21 +91,26 @@ pub(crate) fn type_overrides(
     let all = every_flow(flows);
     let mut errors = undeclared_reads(overrides, &all, project, vars, files);
     for (k, given) in overrides {
-        let mut declared: Vec<(Value, String)> = all
+        // Each flow's type ([`declared`]): its own, else runner.toml's.
+        let mut types: Vec<(&Value, String)> = all
             .iter()
             .filter_map(|f| {
-                let v = f.flow.vars.get(k.as_str()).filter(|v| typed_kind(v))?;
-                let who = format!("the flow `{}` ({})", f.flow.name, f.doc.file.name());
-                Some((v.clone(), who))
+                let v = declared(&f.flow, project, k).filter(|v| typed_kind(v))?;
+                let who = if f.flow.vars.contains_key(k.as_str()) {
+                    format!("the flow `{}` ({})", f.flow.name, f.doc.file.name())
+                } else {
+                    "runner.toml's `[vars]`".to_string()
+                };
+                Some((v, who))
             })
             .collect();
-        if declared.is_empty()
+        if all.is_empty()
             && let Some(v) = project.get(k.as_str()).filter(|v| typed_kind(v))
         {
-            declared.push((v.clone(), "runner.toml's `[vars]`".to_string()));
+            types.push((v, "runner.toml's `[vars]`".to_string()));
         }
         // The first type it does not read as is said (once per var).
-        let wrong = declared
+        let wrong = types
             .iter()
             .find_map(|(d, who)| typed(given, d).err().map(|wanted| (d, who, wanted)));
         if let Some((declared, who, wanted)) = wrong {
@@ -121,7 +139,8 @@ pub(crate) fn type_overrides(
 /// that a flow reads without declaring it (nor runner.toml's `[vars]`, nor a `set` step of the
 /// flow) stays the text given, whatever other flows the run loads. When that text reads as a
 /// boolean or a number (`false`, `3`), the flow would read `"false"` where `false` was meant
-/// (`not vars.SKIP` is false): each such read is refused, at its place.
+/// (`not vars.SKIP` is false): each such read is refused, at its place, where the type matters
+/// (not a tag that only prints the var into a text: [`super::reads::typed_vars_read`]).
 fn undeclared_reads(
     overrides: &Map<String, Value>,
     all: &[&LoadedFlow],
@@ -149,7 +168,8 @@ fn undeclared_reads(
     }
     let t = crate::template::Templates::new();
     for f in all {
-        let reads = super::reads::vars_read(&t, f);
+        // (Not a read that only prints the var into a text: the text is the same, typed or not.)
+        let reads = super::reads::typed_vars_read(&t, f);
         for (k, kind, example) in &looks {
             let own = f.flow.vars.contains_key(k.as_str())
                 || f.matrix.contains_key(k.as_str())

@@ -7,20 +7,39 @@ use serde_json::Value;
 
 use super::flows::LoadedFlow;
 use crate::source::pointer_push;
-use crate::template::{Templates, is_template};
+use crate::template::{Templates, is_template, var_reads};
 
 /// The vars the templates of `f` read (its `if:` and `expect.that` expressions without braces
 /// too), each once, with the byte range of its first read in `f`'s file (the string's, when
 /// the read cannot be placed closer). A template that reads `vars` as a whole (`vars[name]`,
-/// `vars | items`) reads `*`, any var.
+/// `vars | items`, `vars.items()`) reads `*`, any var.
 pub(crate) fn vars_read(t: &Templates, f: &LoadedFlow) -> Vec<(String, Range<usize>)> {
     let mut out = Vec::new();
-    walk(t, f, "", &f.doc.value, false, &mut out);
+    walk(
+        &|s, e| var_reads::vars_read(t, s, e),
+        f,
+        "",
+        &f.doc.value,
+        false,
+        &mut out,
+    );
     out
 }
 
+/// [`vars_read`], but only the reads where the var's type matters: not a tag that only prints
+/// a var into a text ([`var_reads::typed_vars_read`]).
+pub(crate) fn typed_vars_read(t: &Templates, f: &LoadedFlow) -> Vec<(String, Range<usize>)> {
+    let mut out = Vec::new();
+    let read = |s: &str, e| var_reads::typed_vars_read(t, s, e);
+    walk(&read, f, "", &f.doc.value, false, &mut out);
+    out
+}
+
+/// What a string reads (a bare expression when the flag says so): (var, offset, length).
+type Reads<'a> = dyn Fn(&str, bool) -> Vec<(String, usize, usize)> + 'a;
+
 fn walk(
-    t: &Templates,
+    read: &Reads<'_>,
     f: &LoadedFlow,
     ptr: &str,
     v: &Value,
@@ -29,7 +48,7 @@ fn walk(
 ) {
     match v {
         Value::String(s) if is_template(s) || expression => {
-            for (k, offset, len) in crate::template::check::vars_read(t, s, !is_template(s)) {
+            for (k, offset, len) in read(s, !is_template(s)) {
                 if out.iter().any(|(o, _)| *o == k) {
                     continue;
                 }
@@ -44,14 +63,21 @@ fn walk(
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(t, f, &pointer_push(ptr, &i.to_string()), item, false, out);
+                walk(
+                    read,
+                    f,
+                    &pointer_push(ptr, &i.to_string()),
+                    item,
+                    false,
+                    out,
+                );
             }
         }
         Value::Object(m) => {
             for (k, item) in m {
                 let p = pointer_push(ptr, k);
                 let bare = k == "if" || (k == "that" && ptr.ends_with("/expect"));
-                walk(t, f, &p, item, bare, out);
+                walk(read, f, &p, item, bare, out);
             }
         }
         _ => {}

@@ -12,7 +12,7 @@ use super::browser_settings::{browser_spec, context_setup, render_settings, wait
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, Watch, start_for_flow};
-use super::start::{Part, new_scope, prepare, render_env};
+use super::start::{Part, flow_scope, prepare, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
@@ -345,20 +345,11 @@ async fn start_scope(
     if let Some(why) = servers.died().await {
         return Err(StepError::new(ErrorKind::Environment, why));
     }
-    let mut scope = new_scope(rt, loaded);
-    if !servers.values().is_empty() {
-        scope.set_web_server(Some(serde_json::Value::Object(servers.values().clone())));
-    }
-    // The project file's vars first: the flow's own vars may use them, and win over them.
-    for (k, v) in &rt.defaults {
-        scope.set_var(k.clone(), v.clone());
-    }
-    let early = prepare(&mut scope, rt, loaded, &rt.overrides, masker, Part::Early);
-    // A template error in a var may quote a secret's value: mask it like everything else.
-    early.map_err(|mut e| {
-        e.message = masker.mask(&e.message);
-        e
-    })?;
+    let web_server =
+        (!servers.values().is_empty()).then(|| serde_json::Value::Object(servers.values().clone()));
+    // Layered as a sub-flow's are (no caller: the run's overrides only).
+    let given = (&rt.overrides, web_server);
+    let scope = flow_scope(rt, loaded, given, masker, Part::Early)?;
     // Once it knows the flow's secrets: what the run's servers made of them.
     servers.teach(&rt.templates, masker);
     Ok(scope)

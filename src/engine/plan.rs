@@ -171,7 +171,10 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow, secrets: &RunSecrets) -> V
             .get(k)
             .filter(|_| !loaded.matrix.contains_key(k))
         {
-            Some(v) => crate::config::overrides::for_flow(v, Some(raw)),
+            // (Refused before the run when it does not read as the type.)
+            Some(v) => {
+                crate::config::overrides::for_flow(v, Some(raw)).unwrap_or_else(|_| v.clone())
+            }
             None => rt
                 .templates
                 .render_value(raw, &ctx)

@@ -8,7 +8,7 @@ use super::context::Scope;
 use super::render::{quoting_no_secret, template_error};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
-use crate::config::overrides::for_flow;
+use crate::config::overrides::{declared, for_flow};
 use crate::step::{ErrorKind, Masker, StepError};
 
 /// The scope a flow starts with: `flow`, `run` and `env` set, no vars yet.
@@ -55,6 +55,39 @@ pub(crate) fn render_env(
         .collect()
 }
 
+/// The scope a flow starts with, its vars layered in the one order of every flow, top-level or
+/// sub-flow: runner.toml's `[vars]` (`rt.defaults`) first, which its own vars may read and win
+/// over; then its own vars, over which `given` wins (the run's `--var` and var files, and a
+/// caller's `run_flow.vars` over those: [`given`]), each typed by the flow's declaration
+/// ([`crate::config::overrides::declared`]). Its secrets are read too; `part` says which of its
+/// vars are rendered now. An error is masked (a var's template error may quote a secret).
+pub(crate) fn flow_scope(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    (given, web_server): (&Map<String, Value>, Option<Value>),
+    masker: &Masker,
+    part: Part,
+) -> Result<Scope, StepError> {
+    let mut scope = new_scope(rt, loaded);
+    scope.set_web_server(web_server);
+    for (k, v) in &rt.defaults {
+        scope.set_var(k.clone(), v.clone());
+    }
+    prepare(&mut scope, rt, loaded, given, masker, part).map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })?;
+    Ok(scope)
+}
+
+/// The vars given to a flow over its own: the run's (`--var`, the var files), and the
+/// caller's `run_flow.vars` (`caller`, none for a top-level flow), which win over them.
+pub(crate) fn given(rt: &Runtime, caller: Map<String, Value>) -> Map<String, Value> {
+    let mut given = rt.overrides.clone();
+    given.extend(caller);
+    given
+}
+
 /// Which of a flow's vars to render: a flow with a web server renders those above the first var
 /// that reads `web_server` before it starts the server (which may read them), the rest after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +122,7 @@ pub(crate) fn prepare(
         // (Typed as runner.toml's `[vars]` types them, as the flow declares none.)
         for (k, v) in overrides {
             if !loaded.flow.vars.contains_key(k) {
-                scope.set_var(k.clone(), for_flow(v, rt.defaults.get(k)));
+                scope.set_var(k.clone(), typed_for(rt, loaded, k, v)?);
             }
         }
     }
@@ -97,7 +130,7 @@ pub(crate) fn prepare(
         // A matrix value is in the test's name: `--var` does not change it.
         let value = if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
             // The type this flow declares (never another flow's).
-            for_flow(v, Some(raw))
+            typed_for(rt, loaded, k, v)?
         } else {
             let ctx = scope.context();
             let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
@@ -113,6 +146,33 @@ pub(crate) fn prepare(
         scope.set_var(k.clone(), value);
     }
     Ok(())
+}
+
+/// The value the var `k` given to the flow (`given`) has in it: typed by the flow's own
+/// declaration, else runner.toml's ([`for_flow`]). A text that does not read as that type fails
+/// the flow (the check before the run refuses it; a flow it did not see must not run with the
+/// text), naming the var, the type and whose it is, not the value (it may be a secret).
+fn typed_for(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    k: &str,
+    given: &Value,
+) -> Result<Value, StepError> {
+    let decl = declared(&loaded.flow, &rt.defaults, k);
+    for_flow(given, decl).map_err(|wanted| {
+        let whose = if loaded.flow.vars.contains_key(k) {
+            format!("the flow `{}` ({})", loaded.flow.name, loaded.doc.file.name())
+        } else {
+            "runner.toml's `[vars]`".to_string()
+        };
+        StepError::new(
+            ErrorKind::Template,
+            format!(
+                "`{k}`, given to runner (`--var {k}` or a var file), is not {wanted}: {whose} gives `{k}` the value {}",
+                decl.map_or_else(String::new, Value::to_string)
+            ),
+        )
+    })
 }
 
 /// Reads the flow's secrets from the environment into the scope and `masker`.
@@ -222,5 +282,90 @@ impl RunSecrets {
         for (name, value) in self.0.iter() {
             m.add_named(name, value);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Map, Value, json};
+
+    use super::{Part, flow_scope};
+    use crate::config::flows::Loader;
+    use crate::config::profiles::Registry;
+    use crate::engine::dispatch::RuntimeSettings;
+    use crate::engine::runtime::Runtime;
+    use crate::step::Masker;
+
+    /// The scope of `text` (a flow) given `overrides` and runner.toml's `defaults`.
+    fn scope_of(
+        text: &str,
+        overrides: Map<String, Value>,
+        defaults: Map<String, Value>,
+    ) -> Result<crate::engine::context::Scope, crate::step::StepError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("flow.yaml");
+        std::fs::write(&path, text).unwrap();
+        let registry = Registry::default();
+        let mut loader = Loader::new(&registry).with_vars(defaults.keys().cloned());
+        let loaded = loader
+            .load(&path)
+            .unwrap_or_else(|| panic!("{:?}", loader.diagnostics));
+        let rt = Runtime::new(RuntimeSettings {
+            run_id: "test".into(),
+            artifacts: dir.path().join("artifacts"),
+            listener: Arc::new(crate::report::Silent),
+            overrides,
+            headed: false,
+            trace: crate::config::trace_mode::TraceMode::Off,
+            browser_cdp: None,
+            defaults,
+            profiles: registry,
+            atlas: None,
+            fingerprint: None,
+            agent_cache: crate::agent::CacheMode::default(),
+            default_agent: None,
+        });
+        let given = (&rt.overrides, None);
+        flow_scope(&rt, &loaded, given, &Masker::default(), Part::All)
+    }
+
+    /// D2: an override that does not read as the type the flow gives the var (its own, else
+    /// runner.toml's) was kept as text without a word where the check before the run had not
+    /// seen the flow; the flow fails now, saying so without the value.
+    #[test]
+    fn an_override_not_of_the_flows_type_fails_the_flow_without_its_value() {
+        let overrides = || {
+            let mut m = Map::new();
+            m.insert("N".into(), json!("abc-Kestrel"));
+            m
+        };
+        let project = || json!({"N": 5}).as_object().unwrap().clone();
+        let own = "name: own\nvars: { N: 5 }\nsteps:\n  - log: x\n";
+        let reads = "name: reads\nsteps:\n  - log: \"{{ vars.N }}\"\n";
+        for (text, defaults, whose) in [
+            (own, Map::new(), "the flow `own`"),
+            (reads, project(), "runner.toml's `[vars]`"),
+        ] {
+            let Err(e) = scope_of(text, overrides(), defaults) else {
+                panic!("{whose}: the flow starts with the text");
+            };
+            assert!(
+                e.message
+                    .contains("`N`, given to runner (`--var N` or a var file), is not a number")
+                    && e.message.contains(whose)
+                    && !e.message.contains("Kestrel"),
+                "{}",
+                e.message
+            );
+        }
+        // A text the flow declares a text, and a number given as digits, start.
+        let text = "name: t\nvars: { N: \"five\" }\nsteps:\n  - log: x\n";
+        assert!(scope_of(text, overrides(), project()).is_ok());
+        let mut seven = Map::new();
+        seven.insert("N".into(), json!("7"));
+        let scope = scope_of(own, seven, Map::new()).unwrap();
+        assert_eq!(scope.vars.get("N"), Some(&json!(7)));
     }
 }

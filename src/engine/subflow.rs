@@ -11,7 +11,7 @@ use super::context::Scope;
 use super::lifecycle::run_steps;
 use super::render::{raw_action, template_error};
 use super::runtime::{Frame, StepCtx};
-use super::start::{new_scope, prepare, render_env};
+use super::start::{Part, flow_scope, render_env};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::RunFlow;
 use crate::config::overrides::typed;
@@ -57,7 +57,11 @@ async fn run(
     children: &mut Vec<StepResult>,
 ) -> Result<Value, StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
-    let mut scope = start_scope(rt, &sub, (vars, web_server), &frame.masker)?;
+    // Layered as a top-level flow's are, the caller's `run_flow.vars` over the run's (which
+    // `cli::var_warnings` says); its `web_server` is the caller's (its vars may read it). Its
+    // secrets join the caller's masker: its outputs are masked in the caller too.
+    let given = super::start::given(rt, vars);
+    let mut scope = flow_scope(rt, &sub, (&given, web_server), &frame.masker, Part::All)?;
     let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
     let deadline = super::control::deadline(cx);
     let sub_frame = Frame {
@@ -115,31 +119,6 @@ async fn run(
     Ok(Value::Object(outputs))
 }
 
-/// The sub-flow's scope with its secrets and vars. The run's vars reach it as they reach a
-/// top-level flow: runner.toml's `[vars]` first (its own vars win), then `--var` and the var
-/// files over its own; the caller's `run_flow.vars` (`vars`) are its arguments and win over
-/// those (`cli::var_warnings` says so). Its `web_server` is the caller's (its vars may read
-/// it). Its secrets join `masker`, the caller's: its outputs are masked in the caller too.
-fn start_scope(
-    rt: &super::runtime::Runtime,
-    sub: &LoadedFlow,
-    (vars, web_server): (Map<String, Value>, Option<Value>),
-    masker: &crate::step::Masker,
-) -> Result<Scope, StepError> {
-    let mut scope = new_scope(rt, sub);
-    scope.set_web_server(web_server);
-    for (k, v) in &rt.defaults {
-        scope.set_var(k.clone(), v.clone());
-    }
-    let mut given = rt.overrides.clone();
-    given.extend(vars);
-    prepare(&mut scope, rt, sub, &given, masker, super::start::Part::All).map_err(|mut e| {
-        e.message = masker.mask(&e.message);
-        e
-    })?;
-    Ok(scope)
-}
-
 /// The vars the step gives the sub-flow, each that overrides a boolean or a number the sub-flow
 /// declares made that type, as a var given to runner is ([`typed`]): `SKIP: "{{ env.SKIP }}"`
 /// gave a sub-flow's `SKIP: false` the text `"false"`, which is true. A text that does not read
@@ -153,11 +132,11 @@ fn typed_vars(
             continue;
         };
         *given = typed(given, declared).map_err(|wanted| {
+            // (Not the value given: it may be, or hold, a secret.)
             StepError::new(
                 ErrorKind::Template,
                 format!(
-                    "run_flow's var `{k}` is `{}`, not {wanted}: the sub-flow `{}` ({}) gives `{k}` the value {declared}, and a var given to a sub-flow takes its type",
-                    given.as_str().unwrap_or_default().escape_debug(),
+                    "run_flow's var `{k}`: the value given is not {wanted}: the sub-flow `{}` ({}) gives `{k}` the value {declared}, and a var given to a sub-flow takes its type",
                     sub.flow.name,
                     sub.doc.file.name()
                 ),

@@ -86,69 +86,6 @@ pub(crate) fn check_expression(t: &Templates, src: &str, scope: &Scope<'_>) -> V
     }
 }
 
-/// The vars `src` reads (`vars.K`, `vars['K']`), each once with the byte range of its first
-/// use in `src`: a template, or a bare expression when `expression` (`if:` without braces). A
-/// template that does not parse reads none (it is refused on its own).
-pub(crate) fn vars_read(t: &Templates, src: &str, expression: bool) -> Vec<(String, usize, usize)> {
-    let names = if expression {
-        t.env()
-            .compile_expression(src)
-            .map(|e| e.undeclared_variables(true))
-    } else {
-        t.env()
-            .template_from_str(src)
-            .map(|t| t.undeclared_variables(true))
-    };
-    let mut names: Vec<String> = names.map(|n| n.into_iter().collect()).unwrap_or_default();
-    names.sort();
-    let mut out: Vec<(String, usize, usize)> = Vec::new();
-    if names.iter().any(|n| n == "vars") {
-        subscripts(src, &mut out);
-    }
-    for name in names {
-        let mut parts = name.splitn(3, '.');
-        let (Some("vars"), Some(key)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        if !out.iter().any(|(k, ..)| k == key) {
-            let at = issue(src, &name, String::new(), None);
-            out.push((key.to_string(), at.offset, at.len));
-        }
-    }
-    out
-}
-
-/// The vars `src` reads by subscript: `vars['K']` and `vars["K"]` by name; any other use of
-/// `vars` as a whole (`vars[name]`, `vars | items`) as `*`, a read of any var.
-fn subscripts(src: &str, out: &mut Vec<(String, usize, usize)>) {
-    static SUBSCRIPT: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
-    let re = SUBSCRIPT.get_or_init(|| {
-        regex::Regex::new(
-            r#"\bvars\s*\[\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)")\s*\]"#,
-        )
-        .ok()
-    });
-    let mut named = 0;
-    for c in re.iter().flat_map(|re| re.captures_iter(src)) {
-        let (Some(all), Some(key)) = (c.get(0), c.get(1).or_else(|| c.get(2))) else {
-            continue;
-        };
-        named += 1;
-        if !out.iter().any(|(k, ..)| k == key.as_str()) {
-            out.push((key.as_str().to_string(), all.start(), all.len()));
-        }
-    }
-    let whole = src.match_indices("vars").filter(|(i, _)| {
-        let before = src[..*i].chars().next_back();
-        let after = src[i + 4..].chars().next();
-        let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
-        before.is_none_or(|c| !ident(c)) && after.is_none_or(|c| !ident(c))
-    });
-    if whole.count() > named {
-        out.push(("*".to_string(), 0, src.len().max(1)));
-    }
-}
-
 /// The byte ranges of the code of the `{{ ... }}` and `{% ... %}` tags of a template (where
 /// filters and tests can be), as minijinja reads them.
 fn blocks(src: &str) -> Vec<(usize, usize)> {
@@ -325,7 +262,9 @@ fn name_issue(t: &Templates, src: &str, name: &str, scope: &Scope<'_>) -> Option
         return server_issue(src, name, key, field, scope.web_server);
     }
     let key = key?;
-    if guarded(src, name) {
+    // `vars.get('K')` may read a var that is not there (it gives none, or its default), as a
+    // guarded read may; `vars.items()` reads what there is.
+    if guarded(src, name) || (root == "vars" && super::var_reads::is_method_call(src, key)) {
         return None;
     }
     match root {
@@ -512,26 +451,6 @@ mod tests {
 
     fn set(items: &[&str]) -> HashSet<String> {
         items.iter().map(std::string::ToString::to_string).collect()
-    }
-
-    #[test]
-    fn the_vars_read_are_the_parsers_names() {
-        let t = Templates::new();
-        let keys = |src: &str, expression: bool| -> Vec<String> {
-            vars_read(&t, src, expression)
-                .into_iter()
-                .map(|(k, ..)| k)
-                .collect()
-        };
-        assert_eq!(
-            keys("{{ vars.BASE_URL }} {# vars.BASE #}", false),
-            ["BASE_URL"]
-        );
-        assert_eq!(keys("{{ vars['LIMIT'] }}", false), ["LIMIT"]);
-        assert_eq!(keys("{{ vars[name] }}", false), ["*"]);
-        assert_eq!(keys("not vars.SKIP and vars.N > 1", true), ["N", "SKIP"]);
-        let (_, at, len) = vars_read(&t, "a {{ vars.X }}", false)[0].clone();
-        assert_eq!((at, len), (5, 6));
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod methods;
 mod order;
 mod render;
 mod tags;
+pub(crate) mod var_reads;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;
