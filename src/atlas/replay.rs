@@ -274,10 +274,11 @@ pub(crate) async fn replay(
         Err(e) if e.kind == ErrorKind::Environment => return Err(browser(e.message)),
         Err(e) => (None, Arrival::Failed { message: e.message }, None),
         Ok(r) if r.status != FlowStatus::Passed => {
-            let message = bounds.explain(failure(&r), started.elapsed(), timeout);
+            // Not blamed on the path's length either: the budget ran out waiting on it.
             if environment(&r) {
-                return Err(browser(message));
+                return Err(browser(failure(&r)));
             }
+            let message = bounds.explain(failure(&r), started.elapsed(), timeout);
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
