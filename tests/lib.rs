@@ -32,6 +32,7 @@ mod confined;
 mod contexts;
 mod datasette;
 mod dialogs;
+mod dying_browsers;
 mod exit_codes;
 mod explore_answers;
 mod filters;

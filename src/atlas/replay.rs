@@ -264,14 +264,27 @@ pub(crate) async fn replay(
         driver.reset().await.ok();
     }
     let started = std::time::Instant::now();
+    // A browser that failed the replay (it exited, or does not answer) is no verdict on the
+    // app: it stops the command, the node counted neither way (see `AtlasError::Browser`).
+    let browser = |message: String| AtlasError::Browser {
+        node: format!("{node} ({})", Labels::one(atlas, node)),
+        message,
+    };
     let (flow, arrival, diff) = match driver.run(&flow, &bounds).await {
+        Err(e) if e.kind == ErrorKind::Environment => return Err(browser(e.message)),
         Err(e) => (None, Arrival::Failed { message: e.message }, None),
         Ok(r) if r.status != FlowStatus::Passed => {
+            // Not blamed on the path's length either: the budget ran out waiting on it.
+            if environment(&r) {
+                return Err(browser(failure(&r)));
+            }
             let message = bounds.explain(failure(&r), started.elapsed(), timeout);
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            let (arrival, diff) = arrive(driver, &expected, &bounds.masker, timeout).await;
+            let (arrival, diff) = arrive(driver, &expected, &bounds.masker, timeout)
+                .await
+                .map_err(|e| browser(e.message))?;
             (Some(r), arrival, diff)
         }
     };
@@ -329,19 +342,24 @@ fn add_secrets_of(flow: &serde_json::Value, masker: &Masker) {
 
 /// Reads the state the replay arrived at (done as soon as the page shows the node, else once
 /// it has settled elsewhere, within `timeout`), its secrets masked as the recording's were,
-/// and judges it.
+/// and judges it. The error: the browser's failure (an error of kind `Environment`: it exited,
+/// or does not answer), which is not the app's.
 async fn arrive(
     driver: &mut dyn Driver,
     expected: &Expected,
     masker: &Masker,
     timeout: Duration,
-) -> (Arrival, Option<StateDiff>) {
+) -> Result<(Arrival, Option<StateDiff>), StepError> {
     let awaited = |url: &str, text: &str| expected.shown(url, text);
     let seen = match driver.session().await {
-        Ok(mut s) => arrived_state(&mut s, masker, timeout, &awaited).await,
+        // A read that failed may have met a browser that is gone: then that is the error.
+        Ok(mut s) => match arrived_state(&mut s, masker, timeout, &awaited).await {
+            Err(e) => Err(s.why_failed(e).await),
+            seen => seen,
+        },
         Err(e) => Err(e),
     };
-    match seen {
+    Ok(match seen {
         Ok(st) => {
             let diff = expected.diff(&st.url, &st.text);
             let arrival = if expected.is(&st.url, &st.text) {
@@ -353,12 +371,24 @@ async fn arrive(
             };
             (arrival, diff)
         }
+        Err(e) if e.kind == ErrorKind::Environment => return Err(e),
         Err(e) => (Arrival::Failed { message: e.message }, None),
-    }
+    })
+}
+
+/// Whether a flow that did not pass was ended by its browser (or what else it needed): an
+/// error of kind `Environment`, the flow's own or its failed step's, which `runner run` exits 3
+/// for.
+pub(crate) fn environment(r: &FlowResult) -> bool {
+    let of = |e: &Option<StepError>| e.as_ref().is_some_and(|e| e.kind == ErrorKind::Environment);
+    of(&r.error)
+        || r.steps
+            .iter()
+            .any(|s| s.conclusion == Outcome::Failed && of(&s.error))
 }
 
 /// What failed in a replay's flow.
-fn failure(r: &FlowResult) -> String {
+pub(crate) fn failure(r: &FlowResult) -> String {
     let step = r.steps.iter().find(|s| s.conclusion == Outcome::Failed);
     match (step, &r.error) {
         (Some(s), _) => format!(

@@ -10,7 +10,7 @@ use super::explore::ExploreAgent;
 use super::export::{export_flow, script_name};
 use super::fingerprint::origin;
 use super::replay::not_run;
-use super::replay::{Bounds, Driver, Replayed, bound_steps};
+use super::replay::{Bounds, Driver, Replayed, bound_steps, environment, failure};
 use super::status::StatusFile;
 use super::store::{Atlas, AtlasError};
 use super::verify::{Checks, verify};
@@ -88,11 +88,14 @@ pub(crate) async fn test(
                     let bounds = Bounds::replay(atlas, checks.timeout, states)?;
                     driver.reset().await.ok();
                     match driver.run(&flow, &bounds).await {
+                        // The browser failed the test, not the app: no verdict (as a replay).
+                        Ok(r) if environment(&r) => return Err(browser_failed(&name, &r)),
                         Ok(mut r) => {
                             r.name = name;
                             r.file = file;
                             r
                         }
+                        Err(e) if e.kind == ErrorKind::Environment => return Err(e),
                         Err(e) => not_run(name, file, e),
                     }
                 }
@@ -103,6 +106,18 @@ pub(crate) async fn test(
     }
     status.write(atlas, "done", None);
     Ok(Tested { verified, tests })
+}
+
+/// The error that stops `atlas test` when the browser failed test `name` (it exited, or does
+/// not answer): the failed step, and what happened to the browser.
+fn browser_failed(name: &str, r: &FlowResult) -> StepError {
+    StepError::new(
+        ErrorKind::Environment,
+        format!(
+            "the browser failed while running the test `{name}`: {}",
+            failure(r)
+        ),
+    )
 }
 
 /// The flow of one test idea: written by the agent (then checked and saved), or the one an

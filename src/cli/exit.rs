@@ -65,7 +65,7 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
             | AtlasError::LinkExists { .. }
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => INVALID_INPUT,
-            AtlasError::Io { .. } => ENVIRONMENT,
+            AtlasError::Io { .. } | AtlasError::Browser { .. } => ENVIRONMENT,
         },
     }
 }
@@ -122,6 +122,10 @@ mod tests {
                 a_mode: "structure",
                 b_mode: "text",
             })),
+            Err(CliError::Atlas(AtlasError::Browser {
+                node: "n".into(),
+                message: "the browser exited".into(),
+            })),
             Ok(Outcome::Differences),
         ];
         for end in &ends {
@@ -147,7 +151,8 @@ mod tests {
                         | AtlasError::Refused(_)
                         | AtlasError::LinkExists { .. }
                         | AtlasError::Fingerprint { .. }
-                        | AtlasError::Incomparable { .. },
+                        | AtlasError::Incomparable { .. }
+                        | AtlasError::Browser { .. },
                     ),
                 ) => {}
             }
@@ -169,6 +174,12 @@ mod tests {
         assert_eq!(code(&Ok(Outcome::Differences)), 1);
         assert_eq!(code(&Err(CliError::Usage(String::new()))), 2);
         assert_eq!(code(&Ok(Outcome::EnvironmentBroken)), 3);
+        // A replay's browser that failed is no verdict on the app.
+        let browser = AtlasError::Browser {
+            node: "n".into(),
+            message: "the browser exited".into(),
+        };
+        assert_eq!(code(&Err(CliError::Atlas(browser))), 3);
         assert_eq!(code(&Err(CliError::Interrupted(String::new()))), 130);
     }
 }

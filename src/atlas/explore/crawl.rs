@@ -207,11 +207,14 @@ async fn visit(
         task.name
     ));
     // An interrupt ends the crawl, the todo in flight kept (the next crawl does it); it is
-    // not a todo that failed.
-    let interrupted = |e: &StepError| e.kind == ErrorKind::Interrupted;
+    // not a todo that failed. So does a browser that failed (it exited, or does not answer:
+    // an error of kind `Environment`, exit 3): every todo after would fail on it, none for
+    // the app's sake.
+    let ends_crawl =
+        |e: &StepError| matches!(e.kind, ErrorKind::Interrupted | ErrorKind::Environment);
     if let Err(e) = c.teleport(node).await {
-        if interrupted(&e) {
-            return Err(e);
+        if ends_crawl(&e) {
+            return Err(stopped_at(e, node, &task.name));
         }
         c.summary.failed_todos.push(format!(
             "{node}: {}: the path to the state no longer replays: {}",
@@ -220,8 +223,8 @@ async fn visit(
         return Ok(());
     }
     if let Err(e) = c.run_steps(&task.steps).await {
-        if interrupted(&e) {
-            return Err(e);
+        if ends_crawl(&e) {
+            return Err(stopped_at(e, node, &task.name));
         }
         c.summary
             .failed_todos
@@ -261,6 +264,18 @@ async fn visit(
         frontier.queue.push_back((to.node.clone(), depth + 1));
     }
     Ok(())
+}
+
+/// The error that ends a crawl at `node`'s todo `task`: an interrupt as it is; a browser that
+/// failed (an `Environment` error) saying where, and that the todo is left for the next crawl.
+fn stopped_at(mut e: StepError, node: &str, task: &str) -> StepError {
+    if e.kind == ErrorKind::Environment {
+        e.message = format!(
+            "explore stopped at {node}, todo `{task}` (left for the next `runner explore`): {}",
+            e.message
+        );
+    }
+    e
 }
 
 /// The task a todo is, if explore can do it and may: what it cannot do is a failed todo, what

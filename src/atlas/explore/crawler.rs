@@ -123,7 +123,12 @@ impl Crawler<'_> {
         // Settled before the page is read, as `record::observe` does.
         let mode = self.atlas.settle_fingerprint(self.opts.fingerprint)?;
         let mut session = self.driver.session().await?;
-        let seen = read_state(&mut session, &[&self.masker], self.timeout, reading, &[]).await?;
+        // A read that failed may have met a browser that is gone: then that is the error.
+        let seen = match read_state(&mut session, &[&self.masker], self.timeout, reading, &[]).await
+        {
+            Ok(seen) => seen,
+            Err(e) => return Err(session.why_failed(e).await),
+        };
         if within && origin(&seen.url) != self.origin {
             return Ok(None);
         }

@@ -39,13 +39,21 @@ pub(crate) enum AtlasError {
         a_mode: &'static str,
         b_mode: &'static str,
     },
+    /// The browser a replay ran in failed it (it exited, or did not answer): the environment's
+    /// failure, no verdict on the app (exit code 3). `node` is the node whose path was
+    /// replayed (`<id> (<label>)`), `message` what happened to the browser.
+    #[error("the browser failed while replaying the path to {node}: {message}")]
+    Browser { node: String, message: String },
 }
 
 impl From<AtlasError> for StepError {
-    /// An atlas that cannot be read or written is the environment's problem (exit code 3);
-    /// a conflicting or broken atlas fails the step.
+    /// An atlas that cannot be read or written, or a replay's browser that failed, is the
+    /// environment's problem (exit code 3); a conflicting or broken atlas fails the step.
     fn from(e: AtlasError) -> StepError {
         let kind = match e {
+            AtlasError::Browser { .. } => {
+                return StepError::new(ErrorKind::Environment, e.to_string());
+            }
             AtlasError::Io { .. } => ErrorKind::Environment,
             AtlasError::LinkExists { .. }
             | AtlasError::Broken { .. }
