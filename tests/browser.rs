@@ -2389,3 +2389,25 @@ fn a_dialog_in_a_popup_gets_the_flow_default_or_fails_the_flow_at_once() {
         failed[0]
     );
 }
+
+/// A `browser.state` file is read up to a cap, as every file runner takes in: a 3 GB file named
+/// there by mistake (a database dump) was read whole into memory before it failed as "not JSON".
+/// It fails the flow as the environment's fault, naming the file and the cap, without reading it.
+#[test]
+fn a_saved_state_past_its_cap_is_refused_unread() {
+    let d = tempfile::tempdir().unwrap();
+    let big = std::fs::File::create(d.path().join("big.json")).unwrap();
+    // Sparse: takes no room on disk; read whole it would take 3 GB of memory.
+    big.set_len(3 * 1024 * 1024 * 1024).unwrap();
+    write(
+        d.path(),
+        "s.yaml",
+        "name: st\nbrowser: { state: big.json }\nsteps:\n  - open: \"data:text/html,<p>x</p>\"\n",
+    );
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("s.yaml").run();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("big.json") && stderr.contains("larger than 64 MiB"),
+        "{stderr}"
+    );
+}

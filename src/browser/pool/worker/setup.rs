@@ -104,7 +104,8 @@ impl Worker {
         Ok(())
     }
 
-    /// Loads a saved state (`browser.state`: cookies and storage) into a flow's context.
+    /// Loads a saved state (`browser.state`: cookies and storage) into a flow's context; a file
+    /// past [`MAX_STATE`] is refused unread.
     async fn load_state(&self, context: &Context, state: &Path) -> Result<(), StepError> {
         if !state.is_file() {
             return Err(StepError::new(
@@ -115,15 +116,27 @@ impl Worker {
                 ),
             ));
         }
-        let saved: Value = std::fs::read_to_string(state)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .ok_or_else(|| {
-                StepError::new(
-                    ErrorKind::Environment,
-                    format!("the saved state {} is not JSON", state.display()),
-                )
-            })?;
+        let bytes = crate::fs::read_regular(state, MAX_STATE).map_err(|e| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("cannot read the saved state {}: {e}", state.display()),
+            )
+        })?;
+        if bytes.len() as u64 > MAX_STATE {
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!(
+                    "the saved state {} is larger than 64 MiB: not a state runner saved (`browser.state` names the file a `state: {{ save }}` step writes)",
+                    state.display()
+                ),
+            ));
+        }
+        let saved: Value = serde_json::from_slice(&bytes).map_err(|_| {
+            StepError::new(
+                ErrorKind::Environment,
+                format!("the saved state {} is not JSON", state.display()),
+            )
+        })?;
         self.cdp
             .load_state(&context.id, &context.target, &saved, CDP_TIMEOUT)
             .await
@@ -135,3 +148,7 @@ impl Worker {
             })
     }
 }
+
+/// The largest saved state a flow loads (`browser.state`), in bytes: its cookies and storage
+/// (a browser keeps ~5 MiB of storage per origin).
+const MAX_STATE: u64 = 64 * 1024 * 1024;
