@@ -108,6 +108,29 @@ fn a_second_interrupt_ends_finally_at_once() {
     );
 }
 
+/// The second interrupt kills a `finally` command at once: it is not asked to stop first and
+/// waited for (a command that ignores SIGTERM held the run 2 s more: attack 25 B14).
+#[test]
+fn a_second_interrupt_kills_a_finally_command_without_asking() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: f\nsteps:\n  - exec: { command: 'echo x > started; sleep 300', shell: true }\nfinally:\n  - exec: { command: \"trap 'echo t > asked' TERM; echo x > cleaning; while :; do sleep 0.05; done\", shell: true }\n",
+    );
+    let child = start(d.path(), &["f.yaml"]);
+    wait_for_file(&d.path().join("started"));
+    signal(&child, Signal::SIGTERM);
+    wait_for_file(&d.path().join("cleaning"));
+    signal(&child, Signal::SIGINT);
+    let (code, took) = ended_within(child, Duration::from_secs(30), d.path());
+    assert_eq!(code, Some(130));
+    assert!(
+        !d.path().join("asked").exists(),
+        "the command was sent SIGTERM and waited for ({took:?}) after a second interrupt"
+    );
+}
+
 #[test]
 fn a_second_interrupt_does_not_wait_out_a_server_that_ignores_sigterm() {
     let d = tempfile::tempdir().unwrap();

@@ -146,7 +146,7 @@ pub(crate) async fn run(
             s.ok()
         }
         Err(kind) => {
-            process::terminate_child_group(pgid, &mut child).await;
+            process::terminate_child_group(pgid, &mut child, crate::step::interrupt::again()).await;
             let _ = child.wait().await;
             let (_, (stderr, _)) = collect(out_task, err_task).await;
             return Err(cut_off(kind, timeout, &stderr));

@@ -76,10 +76,20 @@ pub(crate) fn kill_all() {
 /// Ends the group of `child` (its leader): SIGTERM, up to [`GRACE`] for the leader to exit
 /// (reaping it, so a zombie leader is not mistaken for a live one), then SIGKILL for anything
 /// left of it: what its leader started (also outside the group: a supervisor's orphans), then
-/// the group.
-pub(crate) async fn terminate_child_group(pgid: i32, child: &mut tokio::process::Child) {
-    signal_group(pgid, Signal::SIGTERM);
-    let _ = tokio::time::timeout(GRACE, child.wait()).await;
+/// the group. When `now` is cancelled (a second interrupt: "stop now"), before or during the
+/// grace, nothing is asked or waited for: SIGKILL at once.
+pub(crate) async fn terminate_child_group(
+    pgid: i32,
+    child: &mut tokio::process::Child,
+    now: &tokio_util::sync::CancellationToken,
+) {
+    if !now.is_cancelled() {
+        signal_group(pgid, Signal::SIGTERM);
+        tokio::select! {
+            _ = tokio::time::timeout(GRACE, child.wait()) => {}
+            () = now.cancelled() => {}
+        }
+    }
     super::tree::kill_tree(pgid);
 }
 

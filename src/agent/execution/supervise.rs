@@ -72,7 +72,7 @@ impl Supervisor {
         let _guard = TreeGuard(pgid);
         let ended = self.wait(&mut child).await;
         if ended != Ended::Exited {
-            process::terminate_child_group(pgid, &mut child).await;
+            process::terminate_child_group(pgid, &mut child, crate::step::interrupt::again()).await;
         }
         let status = child.wait().await.ok();
         // Whatever the agent left running in its group goes with it; so does the agent when
