@@ -92,8 +92,36 @@ fn a_broken_link_fails_its_node_and_the_nodes_behind_it_are_not_reached() {
         about.replace(">Our team</a>", ">The people</a>"),
     )
     .unwrap();
-    let (code, out, err, took) = verify(d.path(), &["--timeout", "1s", "--report", "junit=v.xml"]);
+    let (code, out, err, took) = verify(
+        d.path(),
+        &[
+            "--timeout",
+            "1s",
+            "--report",
+            "junit=v.xml",
+            "--report",
+            "json=v.json",
+            "--report",
+            "html=vh",
+        ],
+    );
     assert_eq!(code, 1, "{out}{err}");
+    // The failure's screenshot and snapshot the reports name are kept (in a deleted scratch
+    // directory before: the HTML report left them out, the JSON named files that were gone).
+    assert!(!err.contains("left out of the report"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("v.json")).unwrap()).unwrap();
+    let kept: Vec<&str> = json["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["steps"].as_array().unwrap())
+        .filter_map(|s| s["failure_artifacts"]["screenshot"].as_str())
+        .collect();
+    assert!(!kept.is_empty(), "{json}");
+    for path in kept {
+        assert!(Path::new(path).is_file(), "{path} is gone");
+    }
     for ok in [&home, &stats, &welcome] {
         assert!(line_of(&out, ok).starts_with("ok"), "{out}");
     }

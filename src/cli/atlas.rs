@@ -184,17 +184,22 @@ fn export_base(
 pub(super) fn driver(
     run_id: &str,
     profiles: &[PathBuf],
+    kept: Option<&Path>,
 ) -> Result<(tokio::runtime::Runtime, Arc<Runtime>), CliError> {
     let tokio_rt = super::runtime::start()?;
     let (registry, diags) = super::validate::load_registry(profiles);
     if !diags.is_empty() {
         return Err(CliError::invalid(diags));
     }
-    // A private scratch directory (0700, an unpredictable name): another local user must not
-    // read what a replay leaves there, nor put a flow there for the replay to run.
-    let artifacts = crate::fs::private_scratch(&format!("runner-{run_id}-"))
-        .map_err(|e| CliError::Environment(format!("cannot create a scratch directory: {e}")))?
-        .keep();
+    // `kept`: artifacts a report names (made as a run's). Else a private scratch directory
+    // (0700, an unpredictable name): another local user must not read what a replay leaves
+    // there, nor put a flow there for the replay to run.
+    let artifacts = match kept {
+        Some(dir) => super::run::create_artifacts(dir).map(|()| dir.to_path_buf())?,
+        None => crate::fs::private_scratch(&format!("runner-{run_id}-"))
+            .map_err(|e| CliError::Environment(format!("cannot create a scratch directory: {e}")))?
+            .keep(),
+    };
     let rt = Runtime::new(RuntimeSettings {
         run_id: run_id.to_string(),
         artifacts,
@@ -297,7 +302,7 @@ fn replay(
         check_url(given, spec.as_ref())?;
     }
     let run_id = format!("replay-{}", std::process::id());
-    let (tokio_rt, rt) = driver(&run_id, &[])?;
+    let (tokio_rt, rt) = driver(&run_id, &[], None)?;
     let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let r = tokio_rt.block_on(super::servers::around(
@@ -373,9 +378,12 @@ fn verify(
     if let Some(given) = &args.check.base_url {
         check_url(given, spec.as_ref())?;
     }
-    let run_id = format!("verify-{}", std::process::id());
+    let run_id = format!("verify-{}", super::run::run_id());
     let started = std::time::Instant::now();
-    let (tokio_rt, rt) = driver(&run_id, &[])?;
+    // With reports, the failed nodes' screenshots and snapshots they name are kept, as a run's.
+    let kept = (!targets.is_empty())
+        .then(|| crate::config::flows::absolute(Path::new(&format!(".runner/runs/{run_id}"))));
+    let (tokio_rt, rt) = driver(&run_id, &[], kept.as_deref())?;
     let cancel = rt.cancel.clone();
     let scratch = rt.artifacts.clone();
     let out = tokio_rt.block_on(super::servers::around_reported(
@@ -403,7 +411,11 @@ fn verify(
             r.transpose()
         },
     ));
-    finish(&scratch);
+    if kept.is_some() {
+        crate::process::kill_all();
+    } else {
+        finish(&scratch);
+    }
     let (replayed, served) = out?;
     let replayed = seen_through(replayed?, &cancel)
         .ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
@@ -538,7 +550,7 @@ fn run_tests(
     if let Some(given) = &args.check.base_url {
         check_url(given, spec.as_ref())?;
     }
-    let (tokio_rt, rt) = driver(run_id, &args.agent.profiles)?;
+    let (tokio_rt, rt) = driver(run_id, &args.agent.profiles, None)?;
     let cancel = rt.cancel.clone();
     let skills_rt = rt.clone();
     let agent = super::skills::skill_env(&skills_rt, args.agent, run_id)?;

@@ -86,7 +86,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let spec = super::servers::spec(&args.servers)?;
     super::servers::check_url(&args.url, spec.as_ref())?;
     let run_id = format!("explore-{}", std::process::id());
-    let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles)?;
+    let (tokio_rt, rt) = super::atlas::driver(&run_id, &args.agent.profiles, None)?;
     let skills_rt = rt.clone();
     let cancel = rt.cancel.clone();
     let agent = super::skills::skill_env(&skills_rt, &args.agent, &run_id)?;
