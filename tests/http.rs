@@ -696,3 +696,43 @@ fn one_value_compared_with_a_path_of_several_nodes_is_refused() {
     );
     assert_eq!(step(&ran.report, "lists")["outcome"], "passed");
 }
+
+/// A body of more JSON values than runner parses (a million) is kept as text: a 16 MiB list of
+/// numbers took 667 MB parsed (attack 25 B17). A JSON check on it fails saying so, as
+/// `fromjson` of such a text does; a body of fewer values is parsed and checked as before.
+#[test]
+fn a_body_of_too_many_json_values_is_not_parsed() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    let steps = r#"  - id: few
+    request:
+      url: "{{ vars.api }}/many?n=1000"
+      expect:
+        json: { "$[999]": 1 }
+  - expect: { that: "{{ steps.few.json | length == 1000 }}" }
+  - id: many
+    continue_on_error: true
+    request:
+      url: "{{ vars.api }}/many?n=1000001"
+      expect:
+        json: { "$[0]": 1 }
+  - id: parsed
+    continue_on_error: true
+    log: "{{ ('[' ~ ('1,' * 1000001) ~ '1]') | fromjson | length }}"
+"#;
+    write(d.path(), "many.yaml", &api_flow("many", port, steps));
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("many.yaml").run();
+    let many = step(&report, "many");
+    assert!(
+        error_of(many).contains("more than 1000000 JSON values"),
+        "{}\n{stderr}",
+        error_of(many)
+    );
+    assert_eq!(many["outputs"]["json"], serde_json::Value::Null);
+    assert!(
+        error_of(step(&report, "parsed")).contains("more than 1000000 JSON values"),
+        "{}",
+        error_of(step(&report, "parsed"))
+    );
+    assert_eq!(step(&report, "few")["outcome"], "passed");
+}

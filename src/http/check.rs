@@ -9,6 +9,7 @@ use super::send::Response;
 use crate::config::model::{Check, MANY_HELP, Predicates, ResponseChecks, selects_many};
 use crate::source::pointer_escape;
 use crate::step::Masker;
+use crate::template::json_size::MAX_VALUES;
 
 /// A check that did not hold: where it is (below the action's key) and why.
 #[derive(Debug, Clone)]
@@ -59,6 +60,10 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             (Err(e), _) => out.push(Failure {
                 part,
                 message: format!("{label}: not a JSONPath: {e}"),
+            }),
+            (Ok(_), None) if r.too_many => out.push(Failure {
+                part,
+                message: format!("{label}: the body holds more than {MAX_VALUES} JSON values: runner does not parse it (check a smaller answer, or the body's text)"),
             }),
             (Ok(_), None) => out.push(Failure {
                 part,

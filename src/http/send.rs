@@ -9,6 +9,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use super::redirect;
 use crate::config::model::{RequestOptions, Scalar};
 use crate::step::{ErrorKind, StepError};
+use crate::template::json_size::{MAX_VALUES, more_values_than};
 
 /// Most bytes of a response body read (and checked); the rest is left unread.
 pub(super) const MAX_BODY: usize = 16 * 1024 * 1024;
@@ -28,6 +29,8 @@ pub(super) struct Response {
     pub(super) duration_ms: u64,
     /// The body was longer than [`MAX_BODY`].
     pub(super) truncated: bool,
+    /// The body holds more JSON values than runner parses (`json` is none).
+    pub(super) too_many: bool,
 }
 
 /// The client: it follows no redirect itself (see [`redirect`]) and sends no `Referer`. Built
@@ -110,7 +113,9 @@ pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Respon
     }
     let duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     let body = String::from_utf8_lossy(&bytes).into_owned();
-    let json = if bytes.is_empty() {
+    // A body of more values than runner parses is kept as text only (`too_many`).
+    let too_many = more_values_than(&bytes, MAX_VALUES);
+    let json = if bytes.is_empty() || too_many {
         None
     } else {
         serde_json::from_slice(&bytes).ok()
@@ -123,6 +128,7 @@ pub(super) async fn send(o: &RequestOptions, timeout: Duration) -> Result<Respon
         json,
         duration_ms,
         truncated,
+        too_many,
     })
 }
 

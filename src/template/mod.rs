@@ -9,6 +9,7 @@ mod explain;
 mod filters;
 mod folded;
 mod items;
+pub(crate) mod json_size;
 mod literal;
 mod methods;
 mod order;

@@ -203,6 +203,15 @@ impl Templates {
 /// `fromjson`: JSON text (a `request`'s body, an `exec`'s stdout) as the value it holds, the
 /// inverse of `tojson`.
 fn fromjson(text: &str) -> Result<minijinja::Value, minijinja::Error> {
+    use super::json_size::{MAX_VALUES, more_values_than};
+    if more_values_than(text.as_bytes(), MAX_VALUES) {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!(
+                "`fromjson`: the text holds more than {MAX_VALUES} JSON values: runner does not parse it"
+            ),
+        ));
+    }
     let v: Value = serde_json::from_str(text).map_err(|e| {
         minijinja::Error::new(
             minijinja::ErrorKind::InvalidOperation,
