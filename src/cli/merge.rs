@@ -114,7 +114,7 @@ impl Walk {
 
 /// Whether `dir` holds a `report.json` that is a runner report (a regular file, its keys a
 /// report's: see [`shaped`]).
-fn holds_report(dir: &Path) -> bool {
+pub(super) fn holds_report(dir: &Path) -> bool {
     let file = dir.join("report.json");
     if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
         return false;

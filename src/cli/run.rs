@@ -46,6 +46,8 @@ pub(crate) struct Settings {
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// The project file used, if any (the run names it first).
     pub(crate) project_file: Option<PathBuf>,
+    /// `--artifacts`: no flow is looked for under it.
+    pub(crate) artifacts: Option<PathBuf>,
 }
 
 impl Settings {
@@ -112,6 +114,7 @@ impl Settings {
             servers: project.as_ref().and_then(project::Project::servers),
             fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
             project_file: project.as_ref().map(|p| p.path.clone()),
+            artifacts: args.artifacts.clone(),
         })
     }
 }
@@ -212,15 +215,19 @@ pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
     )
 }
 
-/// Creates the artifacts directory (an environment error when it cannot be).
+/// Creates the artifacts directory, marked as runner's (`engine::MARKER`: flow discovery
+/// leaves it out); an environment error when it cannot be.
 pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
-    crate::fs::make_dir_all(artifacts).map_err(|e| {
+    let cannot = |why: String| {
         CliError::Environment(format!(
-            "cannot create the artifacts directory {}: {}",
-            artifacts.display(),
-            e.why()
+            "cannot create the artifacts directory {}: {why}",
+            artifacts.display()
         ))
-    })
+    };
+    crate::fs::make_dir_all(artifacts).map_err(|e| cannot(e.why()))?;
+    let marker = artifacts.join(crate::engine::MARKER);
+    crate::fs::write_artifact(artifacts, &marker, crate::engine::MARKER_TEXT.as_bytes())
+        .map_err(cannot)
 }
 
 /// What the runtime of a run is made of.
@@ -369,7 +376,7 @@ pub(super) fn load(
 /// The flow files under the run's paths: files as given, and the flows under directories
 /// (not their profiles or `_partial` sub-flows); with what the walk left out.
 pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
-    let mut found = files::collect(&s.paths).map_err(CliError::invalid)?;
+    let mut found = files::collect(&s.paths, s.artifacts.as_deref()).map_err(CliError::invalid)?;
     found.files.retain(|p| {
         s.paths.contains(p)
             || !(files::is_profile(p)
