@@ -128,7 +128,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         reporter.project_file(file);
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
-    let shard = shard(args)?;
+    let cut = shard(args)?;
     files::learn_secrets(&flow_files(&s)?.files);
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
@@ -143,13 +143,15 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     });
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
-    let tagged = select(flows.clone(), &filter, None).len();
+    let tagged = select(flows.clone(), &filter, None);
+    let shard = super::run_reports::shard_of(args, &tagged);
     let loaded = flows.clone();
-    let flows = select(flows, &filter, shard);
+    let flows = select(flows, &filter, cut);
     if args.list {
         return Ok(list(&flows, reporter));
     }
-    if let Some(outcome) = nothing_to_run(&flows, (tagged, total), args, &reports, reporter)? {
+    let counts = (tagged.len(), total);
+    if let Some(outcome) = nothing_to_run(&flows, counts, (args, &shard), &reports, reporter)? {
         return Ok(outcome);
     }
     let run_id = run_id();
@@ -178,6 +180,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     };
     let to = Conclusion {
         args,
+        shard,
         reports: &reports,
         artifacts: &artifacts,
         run_id: &run_id,
@@ -272,6 +275,8 @@ pub(super) struct Finished {
 /// Where what a run did goes.
 pub(super) struct Conclusion<'a> {
     pub(super) args: &'a RunArgs,
+    /// Which shard the run is, and what it selected (`run_reports::shard_of`).
+    pub(super) shard: Option<crate::report::Shard>,
     pub(super) reports: &'a [ReportTarget],
     pub(super) artifacts: &'a Path,
     pub(super) run_id: &'a str,
@@ -292,7 +297,7 @@ pub(super) fn conclude(f: Finished, to: &Conclusion<'_>) -> Outcome {
     let report = Report::of(&f.results, &summary).with_unstarted(&f.unstarted, why);
     super::servers::say_unkept_logs(&f.web_servers, to.reporter);
     let mut report = report.with_servers(f.web_servers);
-    report.shard = super::run_reports::shard_of(to.args);
+    report.shard.clone_from(&to.shard);
     let mut outcome = outcome(&f.results, f.interrupted);
     if !super::run_reports::write_reports(to.reports, &report, to.artifacts, to.reporter)
         && outcome == Outcome::Passed
@@ -392,7 +397,7 @@ pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
 fn nothing_to_run(
     flows: &[Arc<LoadedFlow>],
     (tagged, total): (usize, usize),
-    args: &RunArgs,
+    (args, shard): (&RunArgs, &Option<crate::report::Shard>),
     reports: &[ReportTarget],
     reporter: &Reporter,
 ) -> Result<Option<Outcome>, CliError> {
@@ -410,7 +415,11 @@ fn nothing_to_run(
         create_artifacts(&artifacts)?;
         let at = (run_id.as_str(), artifacts.as_path());
         return Ok(Some(super::run_reports::empty_shard(
-            args, reports, total, at, reporter,
+            shard.clone(),
+            reports,
+            total,
+            at,
+            reporter,
         )));
     }
     if args.pass_with_no_flows {
