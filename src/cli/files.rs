@@ -15,9 +15,10 @@ pub(crate) struct Collected {
 
 /// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
 /// directories, `target`, `node_modules`, atlas directories and runner's output skipped: see
-/// [`output_dir`]; `artifacts`: the run's `--artifacts`), sorted for a deterministic order. A symlink under a directory is followed only where it stays inside the
-/// directory (a link to `/` would walk the whole machine, `/sys` without end; a link to `/usr`
-/// would take thousands of files nobody meant); one that leads out is left out, said once.
+/// [`output_dir`]; `artifacts`: the run's `--artifacts`), sorted for a deterministic order. A
+/// symlink under a directory is followed only where it stays inside the directory (a link to
+/// `/` would walk the whole machine, `/sys` without end; a link to `/usr` would take thousands
+/// of files nobody meant); one that leads out is left out, said once.
 pub(crate) fn collect(
     paths: &[PathBuf],
     artifacts: Option<&Path>,
@@ -68,12 +69,16 @@ fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf>
         ));
         true
     };
+    // Whether a folder holds a runner report.json, each read once.
+    let mut reports = std::collections::HashMap::new();
     let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
             e.depth() == 0
-                || !(skipped_dir(e.path()) || output_dir(e, own, notes) || leads_out(e, notes))
+                || !(skipped_dir(e.path())
+                    || output_dir(e, own, &mut reports, notes)
+                    || leads_out(e, notes))
         })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
@@ -112,7 +117,12 @@ fn skipped_dir(p: &Path) -> bool {
 ///   `--artifacts .`), or beside a runner `report.json` below the walk's root (artifacts an
 ///   older runner wrote, with no marker; noted);
 /// - a flow's downloads (`NNN-flow/downloads/`), wherever they are.
-fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>) -> bool {
+fn output_dir(
+    e: &walkdir::DirEntry,
+    own: Option<&Path>,
+    reports: &mut std::collections::HashMap<PathBuf, bool>,
+    notes: &mut Vec<String>,
+) -> bool {
     let is_own = |p: &Path| own.is_some_and(|o| std::fs::canonicalize(p).is_ok_and(|c| c == o));
     let p = e.path();
     if !e.file_type().is_dir() {
@@ -137,7 +147,11 @@ fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>
     if crate::engine::is_marked(parent) || is_own(parent) {
         return true;
     }
-    if e.depth() >= 2 && super::merge::holds_report(parent) {
+    if e.depth() >= 2
+        && *reports
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| super::merge::holds_report(parent))
+    {
         // (Quoted: a folder's name may hold a line break or an escape sequence.)
         let note = format!(
             "{:?} holds a run's artifacts (runner's report.json): its flows' folders are not searched for flows",
