@@ -77,7 +77,9 @@ fn merge_reports_refuses_a_set_of_shards_with_one_missing_or_twice() {
     for i in [1, 2] {
         for p in [format!("s{i}/shard.json"), format!("s{i}/art/report.json")] {
             let shard = &read(&d.path().join(&p))["shard"];
-            assert_eq!(*shard, serde_json::json!({"index": i, "total": 2}), "{p}");
+            assert_eq!(shard["index"], i, "{p}");
+            assert_eq!(shard["total"], 2, "{p}");
+            assert_eq!(shard["selection"]["flows"], 4, "{p}");
         }
     }
 
@@ -113,7 +115,9 @@ fn merge_reports_refuses_a_set_of_shards_with_one_missing_or_twice() {
         assert_eq!(code, i32::from(i == 4), "shard {i}");
     }
     let empty = read(&s.join("s5/shard.json"));
-    assert_eq!(empty["shard"], serde_json::json!({"index": 5, "total": 5}));
+    assert_eq!(empty["shard"]["index"], 5);
+    assert_eq!(empty["shard"]["total"], 5);
+    assert_eq!(empty["shard"]["selection"]["flows"], 4);
     assert_eq!(empty["flows"], serde_json::json!([]), "{empty}");
     let (code, stderr) = merge(s, &["s4", "s5"]);
     assert_eq!(code, 2, "{stderr}");
@@ -252,4 +256,173 @@ fn merge_reports_takes_reports_in_folders_named_like_a_flows_folder() {
         ),
         "{stderr}"
     );
+}
+
+/// B12 (attack 25): `merge-reports --report` naming one of the shard reports it merges is
+/// refused (exit 2) before anything is written, whatever the spelling, named or found under a
+/// directory: it used to replace shard 1's report with the merged one (exit 0).
+#[test]
+fn merge_reports_writes_no_report_over_a_shard_it_merges() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path();
+    suite(s);
+    assert_eq!(run_shard(s, 1, 2), 0);
+    assert_eq!(run_shard(s, 2, 2), 1);
+    let before = std::fs::read(s.join("s1/shard.json")).unwrap();
+    for (inputs, target) in [
+        (
+            &["s1/shard.json", "s2/shard.json"][..],
+            "json=s1/shard.json",
+        ),
+        (
+            &["s1/shard.json", "s2/shard.json"][..],
+            "json=./s2/../s1/shard.json",
+        ),
+        (&["s1", "s2"][..], "json=s1/shard.json"),
+        (&["s1", "s2"][..], "json=s1/art/report.json"),
+    ] {
+        let mut c = runner(s);
+        c.arg("merge-reports")
+            .args(inputs)
+            .args(["--report", target]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 2, "{inputs:?} {target}: {stderr}");
+        assert!(
+            stderr.contains("is one of the reports merged"),
+            "{inputs:?} {target}: {stderr}"
+        );
+        assert_eq!(std::fs::read(s.join("s1/shard.json")).unwrap(), before);
+        assert!(read(&s.join("s1/art/report.json"))["shard"]["index"] == 1);
+    }
+}
+
+/// `runner run . --shard I/N ARGS --report json=NAME/shard.json --artifacts NAME/art` in
+/// `dir`: its exit code.
+fn run_shard_with(dir: &Path, shard: &str, args: &[&str], name: &str) -> i32 {
+    let mut c = runner(dir);
+    c.args(["run", ".", "--shard", shard])
+        .args(args)
+        .args(["--report", &format!("json={name}/shard.json")])
+        .args(["--artifacts", &format!("{name}/art")]);
+    let (code, _, stderr) = output(c);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    code
+}
+
+/// B9 (attack 25): shards whose runs selected different flows (another `--grep`, a flow added
+/// between the jobs) are refused, each named with its selection: they used to merge green with
+/// the failing `f5` in neither. Shards of one selection merge to the summary the unsharded run
+/// with the same filter writes (the flows it left out counted as skipped), and a shard that
+/// lists fewer flows than its selection (a flow taken out by hand) is refused.
+#[test]
+fn merge_reports_refuses_shards_of_different_selections() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path();
+    suite(s);
+    write(s, "f5.yaml", "name: f5\nsteps:\n  - exec: [\"false\"]\n");
+    let grep = ["--grep", "f[1-4]"];
+    assert_eq!(run_shard_with(s, "1/2", &grep, "x1"), 0);
+    assert_eq!(run_shard_with(s, "2/2", &[], "y2"), 1);
+    let (code, stderr) = merge(s, &["x1", "y2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("different selections"), "{stderr}");
+    assert!(
+        stderr.contains("x1/shard.json") && stderr.contains("y2/shard.json"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--grep `f[1-4]`"), "{stderr}");
+    assert!(!s.join("m.json").exists());
+
+    // One selection: the merge is the unsharded run's.
+    assert_eq!(run_shard_with(s, "2/2", &grep, "x2"), 1);
+    let (code, stderr) = merge(s, &["x1", "x2"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut c = runner(s);
+    c.args(["run", ".", "--grep", "f[1-4]", "--report", "json=u/r.json"])
+        .args(["--artifacts", "u/art"]);
+    assert_eq!(output(c).0, 1);
+    let mut merged = read(&s.join("m.json"))["summary"].clone();
+    let mut whole = read(&s.join("u/r.json"))["summary"].clone();
+    merged["duration_ms"] = Value::Null;
+    whole["duration_ms"] = Value::Null;
+    assert_eq!(merged, whole);
+    assert_eq!(whole["skipped"], 1, "{whole}");
+
+    // Shard 2 of the whole suite with its failing f4 taken out, counted as skipped.
+    std::fs::remove_file(s.join("m.json")).unwrap();
+    assert_eq!(run_shard_with(s, "1/2", &[], "w1"), 1);
+    let mut edited = read(&s.join("y2/shard.json"));
+    edited["flows"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|f| f["name"] != "f4");
+    edited["summary"]["failed"] = 0.into();
+    edited["summary"]["skipped"] = 4.into();
+    std::fs::create_dir(s.join("e2")).unwrap();
+    std::fs::write(s.join("e2/shard.json"), edited.to_string()).unwrap();
+    let (code, stderr) = merge(s, &["w1/shard.json", "e2/shard.json"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("4 of the 5 flows"), "{stderr}");
+    assert!(!s.join("m.json").exists());
+}
+
+/// B11 (attack 25): `--shard` keeps a flow that loads a saved `browser.state` in the shard of
+/// the flow that saves it (it used to put them in different shards: the loading shard failed
+/// in CI, or passed on a stale state file); every flow is in exactly one shard.
+#[test]
+fn a_shard_keeps_a_state_saver_with_its_loaders() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path();
+    write(
+        s,
+        "a-signin.yaml",
+        "name: sign in\nsteps:\n  - open: \"https://example.invalid/\"\n  - state: { save: .auth/user.json }\n",
+    );
+    write(
+        s,
+        "b-dash.yaml",
+        "name: dashboard\nbrowser: { state: .auth/user.json }\nsteps:\n  - open: \"https://example.invalid/\"\n",
+    );
+    write(
+        s,
+        "y-more.yaml",
+        "name: more\nbrowser: { state: .auth/user.json }\nsteps:\n  - open: \"https://example.invalid/\"\n",
+    );
+    for n in ["c", "d", "e"] {
+        write(
+            s,
+            &format!("{n}.yaml"),
+            &format!("name: {n}\nsteps:\n  - exec: [\"true\"]\n"),
+        );
+    }
+    for total in [2, 3] {
+        let mut seen: Vec<String> = Vec::new();
+        let mut with_signin = Vec::new();
+        for i in 1..=total {
+            let mut c = runner(s);
+            c.args(["run", ".", "--list", "--shard", &format!("{i}/{total}")]);
+            let (code, out, err) = output(c);
+            assert_eq!(code, 0, "{err}");
+            let names: Vec<String> = out
+                .lines()
+                .filter_map(|l| l.split_once(": ").map(|(_, n)| n.to_string()))
+                .collect();
+            if names.iter().any(|n| n == "sign in") {
+                with_signin = names.clone();
+            }
+            seen.extend(names);
+        }
+        for loader in ["dashboard", "more"] {
+            assert!(
+                with_signin.iter().any(|n| n == loader),
+                "{total} shards: {loader} is not with sign in: {with_signin:?}"
+            );
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            ["c", "d", "dashboard", "e", "more", "sign in"],
+            "{total}"
+        );
+    }
 }

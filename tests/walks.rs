@@ -74,3 +74,110 @@ fn run_dir_runs_only_the_flows_inside_the_directory() {
     assert_eq!(report["summary"]["total"], 3, "{report}");
     assert!(said.contains("warning: a/out leads outside a"), "{said}");
 }
+
+/// `DIR/dl.yaml` (`DIR`: `flows` in `d`), a flow that leaves flow files in its folder of the
+/// run's artifacts: one where a page's download lands there
+/// (`<artifacts>/001-visit-page/downloads/evil.yaml`, a name and bytes the page chooses), one
+/// beside it. Either, if ever run, creates `pwned` in `d`.
+fn downloading(d: &Path, dir: &str) -> std::path::PathBuf {
+    let flows = d.join(dir);
+    std::fs::create_dir_all(&flows).unwrap();
+    let pwned = d.join("pwned");
+    write(
+        d,
+        "payload.txt",
+        &format!(
+            "name: planted by the page\nsteps:\n  - exec: [touch, \"{}\"]\n",
+            pwned.display()
+        ),
+    );
+    let payload = d.join("payload.txt").display().to_string();
+    let script = format!(
+        "f=\"$1/001-visit-page\"; mkdir -p \"$f/downloads\" && cp {payload} \"$f/downloads/evil.yaml\" && cp {payload} \"$f/evil2.yaml\""
+    );
+    write(
+        &flows,
+        "dl.yaml",
+        &format!(
+            "name: visit page\nsteps:\n  - exec: [sh, -c, '{script}', sh, \"{{{{ run.artifacts }}}}\"]\n"
+        ),
+    );
+    pwned
+}
+
+/// B1 (attack 25): flow discovery never takes a file under a run's artifacts directory, though
+/// it is inside the flows' directory (`--artifacts flows/art`): not the next run's `--list`,
+/// `validate` or run, with or without `--artifacts` naming it, nor from artifacts an older
+/// runner wrote (no marker, only the run's report.json beside the flows' folders), nor a
+/// download with `--artifacts .`; a folder of the user's named like a flow's is still searched.
+#[test]
+fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let pwned = downloading(d.path(), "flows");
+    // A folder of the user's named as runner names a flow's: its flows are flows.
+    std::fs::create_dir_all(d.path().join("flows/001-login")).unwrap();
+    write(
+        &d.path().join("flows/001-login"),
+        "login.yaml",
+        "name: login\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    let (code, said) = within(d.path(), &["run", "flows", "--artifacts", "flows/art"]);
+    assert_eq!(code, 0, "{said}");
+    let planted = d
+        .path()
+        .join("flows/art/001-visit-page/downloads/evil.yaml");
+    assert!(planted.is_file(), "the download is there: {said}");
+    let listed = |args: &[&str]| {
+        let (code, said) = within(d.path(), args);
+        assert_eq!(code, 0, "{said}");
+        assert!(
+            !said.contains("planted"),
+            "{args:?} took the download: {said}"
+        );
+        assert!(said.contains("login"), "{args:?}: {said}");
+    };
+    listed(&["run", "flows", "--list"]);
+    listed(&["run", "flows", "--list", "--artifacts", "flows/art"]);
+    let (code, said) = within(d.path(), &["validate", "flows"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("ok: 2 files valid"), "{said}");
+    let (code, said) = within(
+        d.path(),
+        &[
+            "run",
+            "flows",
+            "--artifacts",
+            "flows/art2",
+            "--report",
+            "json=r.json",
+        ],
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("planted"), "{said}");
+    assert!(!pwned.exists(), "the page's flow ran: {said}");
+    // Artifacts without runner's marker (an older runner's): its report.json tells them.
+    for art in ["flows/art", "flows/art2"] {
+        std::fs::remove_file(d.path().join(art).join(".runner-artifacts")).unwrap();
+    }
+    listed(&["run", "flows", "--list"]);
+    // Nor a report: `--artifacts` names them.
+    std::fs::remove_file(d.path().join("flows/art/report.json")).unwrap();
+    std::fs::remove_dir_all(d.path().join("flows/art2")).unwrap();
+    listed(&["run", "flows", "--list", "--artifacts", "flows/art"]);
+    // The artifacts are the flows' directory itself: its flows' folders are runner's.
+    let pwned = downloading(d.path(), "flat");
+    let flat = d.path().join("flat");
+    write(
+        &flat,
+        "keep.yaml",
+        "name: kept\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    let (code, said) = within(&flat, &["run", ".", "--artifacts", "."]);
+    assert_eq!(code, 0, "{said}");
+    assert!(flat.join("001-visit-page/downloads/evil.yaml").is_file());
+    let (code, said) = within(&flat, &["run", ".", "--list"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("planted"), "{said}");
+    assert!(said.contains("kept"), "{said}");
+    assert!(!pwned.exists());
+}

@@ -395,3 +395,58 @@ fn ctrl_c_in_a_pass_stops_it_and_leaves_nothing_running() {
         w.said.join("\n")
     );
 }
+
+/// B1 (attack 25): a flow file a pass leaves in its artifacts (a page's download, under
+/// `<artifacts>/pass-1/001-visit-page/downloads/`), with the artifacts inside the watched
+/// directory, is no flow added: the watch does not run it, then or at the next save.
+#[test]
+fn a_watch_runs_no_flow_a_pass_leaves_in_its_artifacts() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let flows = dir.join("flows");
+    std::fs::create_dir(&flows).unwrap();
+    let pwned = dir.join("pwned");
+    write(
+        dir,
+        "payload.txt",
+        &format!(
+            "name: planted by the page\nsteps:\n  - exec: [touch, \"{}\"]\n",
+            pwned.display()
+        ),
+    );
+    let payload = dir.join("payload.txt").display().to_string();
+    let dl = format!(
+        "name: visit page\nsteps:\n  - exec: [sh, -c, 'f=\"$1/001-visit-page/downloads\"; mkdir -p \"$f\" && cp {payload} \"$f/evil.yaml\"', sh, \"{{{{ run.artifacts }}}}\"]\n"
+    );
+    write(&flows, "dl.yaml", &dl);
+    let no_browser = dir.join("no-agent-browser");
+    let mut w = Watching::start(dir, &no_browser, &["flows", "--artifacts", "flows/art"]);
+    let first = w.pass();
+    assert!(
+        first.iter().any(|l| l.contains("flows: 1 passed")),
+        "{first:#?}"
+    );
+    assert!(
+        flows
+            .join("art/pass-1/001-visit-page/downloads/evil.yaml")
+            .is_file()
+    );
+    // A save of the flow: the pass runs it alone (and it leaves its download again).
+    std::thread::sleep(Duration::from_secs(1));
+    write(&flows, "dl.yaml", &format!("{dl}  - exec: [\"true\"]\n"));
+    let second = w.pass();
+    assert!(
+        second.iter().any(|l| l.contains("flows: 1 passed")),
+        "{second:#?}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    for l in w.lines.try_iter() {
+        w.said.push(l);
+    }
+    assert!(
+        !w.said.iter().any(|l| l.contains("planted")),
+        "the watch ran the page's flow: {:#?}",
+        w.said
+    );
+    assert!(!pwned.exists(), "{:#?}", w.said);
+}

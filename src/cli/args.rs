@@ -342,7 +342,8 @@ pub(crate) struct RunArgs {
     /// Flows run in parallel, 1 to 64 (default: the project file's `jobs`, else 1).
     #[arg(long, value_parser = |s: &str| whole_in::<u16>(s, 1..=64))]
     pub(crate) jobs: Option<u16>,
-    /// Run the I-th of N deterministic slices of the flows (I from 1 to N).
+    /// Run the I-th of N deterministic slices of the flows (I from 1 to N); a flow that loads a
+    /// `browser.state` another flow saves is in the saver's slice.
     #[arg(long, value_name = "I/N")]
     pub(crate) shard: Option<String>,
     /// Only flows with this tag (repeatable: any of them).
@@ -381,7 +382,8 @@ pub(crate) struct RunArgs {
     /// Also write a report: junit=PATH, json=PATH, html=DIR (repeatable).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub(crate) reports: Vec<String>,
-    /// Where screenshots, logs and outputs go (default .runner/runs/<run-id>).
+    /// Where screenshots, logs and outputs go (default .runner/runs/<run-id>); no flow is looked
+    /// for under it.
     #[arg(long, value_name = "DIR")]
     pub(crate) artifacts: Option<PathBuf>,
     /// Where link_state records states (overrides the flow's `atlas:`).

@@ -25,7 +25,7 @@ fn profile_binaries(flows: &[PathBuf]) -> (Vec<(String, String)>, Vec<Check>) {
             fix: d.help,
         })
         .collect();
-    let Ok(super::files::Collected { files, .. }) = super::files::collect(flows) else {
+    let Ok(super::files::Collected { files, .. }) = super::files::collect(flows, None) else {
         return (Vec::new(), problems);
     };
     let mut loader = crate::config::flows::Loader::new(&registry);

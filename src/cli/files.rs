@@ -14,16 +14,21 @@ pub(crate) struct Collected {
 }
 
 /// Files under `paths`: files as given, directories walked for *.yaml, *.yml and *.toml (hidden
-/// directories, `target`, `node_modules` and atlas directories skipped), sorted for a
-/// deterministic order. A symlink under a directory is followed only where it stays inside the
-/// directory (a link to `/` would walk the whole machine, `/sys` without end; a link to `/usr`
-/// would take thousands of files nobody meant); one that leads out is left out, said once.
-pub(crate) fn collect(paths: &[PathBuf]) -> Result<Collected, Vec<Diagnostic>> {
+/// directories, `target`, `node_modules`, atlas directories and runner's output skipped: see
+/// [`output_dir`]; `artifacts`: the run's `--artifacts`), sorted for a deterministic order. A
+/// symlink under a directory is followed only where it stays inside the directory (a link to
+/// `/` would walk the whole machine, `/sys` without end; a link to `/usr` would take thousands
+/// of files nobody meant); one that leads out is left out, said once.
+pub(crate) fn collect(
+    paths: &[PathBuf],
+    artifacts: Option<&Path>,
+) -> Result<Collected, Vec<Diagnostic>> {
     let mut out = Collected::default();
     let mut errors = Vec::new();
+    let own = artifacts.and_then(|a| std::fs::canonicalize(a).ok());
     for p in paths {
         if p.is_dir() {
-            out.files.extend(walk(p, &mut out.notes));
+            out.files.extend(walk(p, own.as_deref(), &mut out.notes));
         } else if p.exists() {
             out.files.push(p.clone());
         } else {
@@ -40,9 +45,10 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Collected, Vec<Diagnostic>> {
     }
 }
 
-/// The flow files under `dir`, sorted; a symlink leading outside it is noted, not followed.
-/// (walkdir tells a loop of links from a tree, and it is left out as an error entry.)
-fn walk(dir: &Path, notes: &mut Vec<String>) -> Vec<PathBuf> {
+/// The flow files under `dir`, sorted; a symlink leading outside it is noted, not followed;
+/// runner's output is not searched (`own`: the run's artifacts, canonical). (walkdir tells a
+/// loop of links from a tree, and it is left out as an error entry.)
+fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf> {
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let leads_out = |e: &walkdir::DirEntry, notes: &mut Vec<String>| {
         if !e.path_is_symlink() {
@@ -63,10 +69,17 @@ fn walk(dir: &Path, notes: &mut Vec<String>) -> Vec<PathBuf> {
         ));
         true
     };
+    // Whether a folder holds a runner report.json, each read once.
+    let mut reports = std::collections::HashMap::new();
     let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !(skipped_dir(e.path()) || leads_out(e, notes)))
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(skipped_dir(e.path())
+                    || output_dir(e, own, &mut reports, notes)
+                    || leads_out(e, notes))
+        })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
         // The project file is settings, not a flow (validate checks it on its own).
@@ -92,6 +105,68 @@ fn skipped_dir(p: &Path) -> bool {
             || name == "node_modules"
             // An atlas: its edge flows are fragments to replay, not tests to run.
             || (p.join("nodes").is_dir() && p.join("edges").is_dir()))
+}
+
+/// Whether `e` (a directory below the walk's root) is runner's output, where no flow is looked
+/// for, as Playwright's test directory leaves out its output directory: a page's download lands
+/// there under the name the page chose (`evil.yaml`), and a flow found there would run `exec`
+/// with the user's rights (a watch would run it at once). Runner's output is
+/// - a run's artifacts: a directory holding [`crate::engine::MARKER`], or the run's own
+///   `--artifacts` (`own`, canonical);
+/// - a flow's folder (`001-checkout/`) in such artifacts (the walk starts in them:
+///   `--artifacts .`), or beside a runner `report.json` below the walk's root (artifacts an
+///   older runner wrote, with no marker; noted);
+/// - a flow's downloads (`NNN-flow/downloads/`), wherever they are.
+fn output_dir(
+    e: &walkdir::DirEntry,
+    own: Option<&Path>,
+    reports: &mut std::collections::HashMap<PathBuf, bool>,
+    notes: &mut Vec<String>,
+) -> bool {
+    let is_own = |p: &Path| own.is_some_and(|o| std::fs::canonicalize(p).is_ok_and(|c| c == o));
+    let p = e.path();
+    if !e.file_type().is_dir() {
+        return false;
+    }
+    if crate::engine::is_marked(p) || is_own(p) {
+        return true;
+    }
+    let Some(parent) = p.parent() else {
+        return false;
+    };
+    let flow_named = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| crate::engine::is_flow_dir(&n.to_string_lossy()))
+    };
+    if e.file_name() == "downloads" && flow_named(parent) {
+        return true;
+    }
+    if !flow_named(p) {
+        return false;
+    }
+    if crate::engine::is_marked(parent) || is_own(parent) {
+        return true;
+    }
+    if e.depth() >= 2
+        && *reports
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| super::merge::holds_report(parent))
+    {
+        // (Quoted: a folder's name may hold a line break or an escape sequence.)
+        let note = format!(
+            "{:?} holds a run's artifacts (runner's report.json): its flows' folders are not searched for flows",
+            parent
+                .strip_prefix(".")
+                .unwrap_or(parent)
+                .display()
+                .to_string()
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+        return true;
+    }
+    false
 }
 
 /// Whether a file is an agent profile (it sits in a directory named `profiles`).

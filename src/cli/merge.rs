@@ -114,7 +114,7 @@ impl Walk {
 
 /// Whether `dir` holds a `report.json` that is a runner report (a regular file, its keys a
 /// report's: see [`shaped`]).
-fn holds_report(dir: &Path) -> bool {
+pub(super) fn holds_report(dir: &Path) -> bool {
     let file = dir.join("report.json");
     if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
         return false;
@@ -201,6 +201,7 @@ fn shaped(text: &str) -> bool {
 /// the duration the longest shard's (shards run side by side).
 pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError> {
     super::merge_checks::whole_set(&reports)?;
+    let selection = super::merge_checks::same_selection(&reports)?;
     let mut flows = Vec::new();
     let mut seen: std::collections::HashMap<(String, String), PathBuf> =
         std::collections::HashMap::new();
@@ -229,6 +230,13 @@ pub(crate) fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, CliError>
     flows.sort_by(|a, b| (&a.file, &a.name).cmp(&(&b.file, &b.name)));
     let mut summary = super::merge_checks::counts(&flows);
     summary.duration_ms = duration_ms;
+    if let Some((selection, found)) = selection {
+        super::merge_checks::every_flow_selected(&flows, &selection)?;
+        // As the unsharded run counts: every flow found, those its filters left out skipped.
+        let ran = summary.total - summary.skipped;
+        summary.total = found;
+        summary.skipped = found.saturating_sub(ran);
+    }
     Ok(Report {
         run_id: run_ids.join("+"),
         shard: None,
@@ -314,7 +322,10 @@ pub(crate) fn run(
             "say what to write: --report junit=PATH, json=PATH or html=DIR".into(),
         ));
     }
-    let reports = reports(files(paths, reporter)?, reporter)?;
+    let found = files(paths, reporter)?;
+    let inputs: Vec<&Path> = found.iter().map(|f| f.path.as_path()).collect();
+    super::run_reports::refuse_merge_inputs(&targets, &inputs)?;
+    let reports = reports(found, reporter)?;
     if reports.is_empty() {
         return Err(CliError::Usage(
             "no runner JSON report among the files given".into(),

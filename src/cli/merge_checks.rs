@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::error::CliError;
-use crate::report::{Counts, Flow, Report, Step};
+use crate::report::{Counts, Flow, Report, Selection, Step};
 use crate::step::{ErrorKind, FlowStatus};
 
 /// The counts of `flows` (every one listed: a shard's counts of flows it does not list, those
@@ -286,14 +286,17 @@ pub(super) fn whole_set(reports: &[(std::path::PathBuf, Report)]) -> Result<(), 
             "{why}: merge-reports merges the reports of every shard of one run, each once"
         )))
     };
-    let Some((first, one)) = reports.iter().find_map(|(p, r)| r.shard.map(|s| (p, s))) else {
+    let Some((first, one)) = reports
+        .iter()
+        .find_map(|(p, r)| r.shard.as_ref().map(|s| (p, s)))
+    else {
         return Ok(());
     };
     let n = one.total;
     let most = super::select::MAX_SHARDS as usize;
     let mut at: Vec<Option<&Path>> = vec![None; n.min(most)];
     for (path, r) in reports {
-        let Some(s) = r.shard else {
+        let Some(s) = &r.shard else {
             return refuse(format!(
                 "{} is no shard's report (its run had no --shard), but {} is shard {} of {n}",
                 path.display(),
@@ -350,4 +353,67 @@ fn listed(numbers: &[usize]) -> String {
     } else {
         format!("{} and {last}", shown.join(", "))
     }
+}
+
+/// The shards merged come from runs that selected the same flows: each records its run's
+/// selection (the filters' flows before the shard was taken, see `run_reports::shard_of`) and
+/// how many flows its run found (`summary.total`), and a shard whose run selected other flows
+/// (another `--grep` or `--tag`, a flow added between the jobs, another commit) is refused, both
+/// named: merged, the flows in neither selection would be silently missing. Returns the
+/// selection and the flows found, or `None` when no report records a selection (unsharded
+/// runs' reports); a shard that records none (an older runner's) among shards that do is
+/// refused too.
+pub(super) fn same_selection(
+    reports: &[(std::path::PathBuf, Report)],
+) -> Result<Option<(Selection, usize)>, CliError> {
+    let refuse = |why: String| {
+        Err(CliError::Usage(format!(
+            "{why}: merge-reports merges the shards of one run, whose jobs select the same flows (the same filters, on the same commit)"
+        )))
+    };
+    let of = |r: &Report| r.shard.as_ref().and_then(|s| s.selection.clone());
+    let Some((first, one)) = reports
+        .iter()
+        .find_map(|(p, r)| of(r).map(|s| (p, (s, r.summary.total))))
+    else {
+        return Ok(None);
+    };
+    for (path, r) in reports {
+        let Some(s) = of(r) else {
+            return refuse(format!(
+                "{} does not record the flows its run selected (a shard an older runner wrote), but {} does",
+                path.display(),
+                first.display()
+            ));
+        };
+        if s != one.0 || r.summary.total != one.1 {
+            let said = |s: &Selection, found: usize| format!("{}, of {found} found", s.described());
+            return refuse(format!(
+                "{} and {} are shards of different selections of flows ({}: {}; {}: {})",
+                first.display(),
+                path.display(),
+                first.display(),
+                said(&one.0, one.1),
+                path.display(),
+                said(&s, r.summary.total)
+            ));
+        }
+    }
+    Ok(Some(one))
+}
+
+/// The merged shards list as many flows as their runs selected (each once: a flow listed
+/// twice is refused before): a shard's report with a flow taken out (by hand, or lost) is
+/// refused, though its counts were made to agree. (Counted, not fingerprinted: a report names
+/// a flow's file by its path on the shard's machine.)
+pub(super) fn every_flow_selected(flows: &[Flow], selection: &Selection) -> Result<(), CliError> {
+    if flows.len() == selection.flows {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "the shards list {} of the {} flows their runs selected ({}): a shard's report is missing a flow or was changed",
+        flows.len(),
+        selection.flows,
+        selection.described()
+    )))
 }

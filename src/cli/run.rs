@@ -46,6 +46,8 @@ pub(crate) struct Settings {
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
     /// The project file used, if any (the run names it first).
     pub(crate) project_file: Option<PathBuf>,
+    /// `--artifacts`: no flow is looked for under it.
+    pub(crate) artifacts: Option<PathBuf>,
 }
 
 impl Settings {
@@ -112,6 +114,7 @@ impl Settings {
             servers: project.as_ref().and_then(project::Project::servers),
             fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
             project_file: project.as_ref().map(|p| p.path.clone()),
+            artifacts: args.artifacts.clone(),
         })
     }
 }
@@ -125,7 +128,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         reporter.project_file(file);
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
-    let shard = shard(args)?;
+    let cut = shard(args)?;
     files::learn_secrets(&flow_files(&s)?.files);
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
@@ -140,13 +143,15 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     });
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
-    let tagged = select(flows.clone(), &filter, None).len();
+    let tagged = select(flows.clone(), &filter, None);
+    let shard = super::run_reports::shard_of(args, &tagged);
     let loaded = flows.clone();
-    let flows = select(flows, &filter, shard);
+    let flows = select(flows, &filter, cut);
     if args.list {
         return Ok(list(&flows, reporter));
     }
-    if let Some(outcome) = nothing_to_run(&flows, (tagged, total), args, &reports, reporter)? {
+    let counts = (tagged.len(), total);
+    if let Some(outcome) = nothing_to_run(&flows, counts, (args, &shard), &reports, reporter)? {
         return Ok(outcome);
     }
     let run_id = run_id();
@@ -175,6 +180,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     };
     let to = Conclusion {
         args,
+        shard,
         reports: &reports,
         artifacts: &artifacts,
         run_id: &run_id,
@@ -212,15 +218,19 @@ pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
     )
 }
 
-/// Creates the artifacts directory (an environment error when it cannot be).
+/// Creates the artifacts directory, marked as runner's (`engine::MARKER`: flow discovery
+/// leaves it out); an environment error when it cannot be.
 pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
-    crate::fs::make_dir_all(artifacts).map_err(|e| {
+    let cannot = |why: String| {
         CliError::Environment(format!(
-            "cannot create the artifacts directory {}: {}",
-            artifacts.display(),
-            e.why()
+            "cannot create the artifacts directory {}: {why}",
+            artifacts.display()
         ))
-    })
+    };
+    crate::fs::make_dir_all(artifacts).map_err(|e| cannot(e.why()))?;
+    let marker = artifacts.join(crate::engine::MARKER);
+    crate::fs::write_artifact(artifacts, &marker, crate::engine::MARKER_TEXT.as_bytes())
+        .map_err(cannot)
 }
 
 /// What the runtime of a run is made of.
@@ -265,6 +275,8 @@ pub(super) struct Finished {
 /// Where what a run did goes.
 pub(super) struct Conclusion<'a> {
     pub(super) args: &'a RunArgs,
+    /// Which shard the run is, and what it selected (`run_reports::shard_of`).
+    pub(super) shard: Option<crate::report::Shard>,
     pub(super) reports: &'a [ReportTarget],
     pub(super) artifacts: &'a Path,
     pub(super) run_id: &'a str,
@@ -285,7 +297,7 @@ pub(super) fn conclude(f: Finished, to: &Conclusion<'_>) -> Outcome {
     let report = Report::of(&f.results, &summary).with_unstarted(&f.unstarted, why);
     super::servers::say_unkept_logs(&f.web_servers, to.reporter);
     let mut report = report.with_servers(f.web_servers);
-    report.shard = super::run_reports::shard_of(to.args);
+    report.shard.clone_from(&to.shard);
     let mut outcome = outcome(&f.results, f.interrupted);
     if !super::run_reports::write_reports(to.reports, &report, to.artifacts, to.reporter)
         && outcome == Outcome::Passed
@@ -369,7 +381,7 @@ pub(super) fn load(
 /// The flow files under the run's paths: files as given, and the flows under directories
 /// (not their profiles or `_partial` sub-flows); with what the walk left out.
 pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
-    let mut found = files::collect(&s.paths).map_err(CliError::invalid)?;
+    let mut found = files::collect(&s.paths, s.artifacts.as_deref()).map_err(CliError::invalid)?;
     found.files.retain(|p| {
         s.paths.contains(p)
             || !(files::is_profile(p)
@@ -385,7 +397,7 @@ pub(super) fn flow_files(s: &Settings) -> Result<files::Collected, CliError> {
 fn nothing_to_run(
     flows: &[Arc<LoadedFlow>],
     (tagged, total): (usize, usize),
-    args: &RunArgs,
+    (args, shard): (&RunArgs, &Option<crate::report::Shard>),
     reports: &[ReportTarget],
     reporter: &Reporter,
 ) -> Result<Option<Outcome>, CliError> {
@@ -403,7 +415,11 @@ fn nothing_to_run(
         create_artifacts(&artifacts)?;
         let at = (run_id.as_str(), artifacts.as_path());
         return Ok(Some(super::run_reports::empty_shard(
-            args, reports, total, at, reporter,
+            shard.clone(),
+            reports,
+            total,
+            at,
+            reporter,
         )));
     }
     if args.pass_with_no_flows {

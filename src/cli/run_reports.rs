@@ -11,7 +11,7 @@ use super::args::RunArgs;
 use super::error::CliError;
 use super::exit::Outcome;
 use crate::config::flows::LoadedFlow;
-use crate::report::{Report, ReportTarget, Reporter, Shard, Summary, write_json};
+use crate::report::{Report, ReportTarget, Reporter, Selection, Shard, Summary, write_json};
 
 /// The place a file is written to or read from, as a report's write meets it: its folder's
 /// canonical path (links followed) and its own name (a report replaces a symlink in its place,
@@ -52,7 +52,36 @@ pub(super) fn refuse_inputs(
     for f in flows {
         flow_files(f, &mut inputs, &mut seen);
     }
-    for p in var_files.iter().map(PathBuf::as_path).chain(project_file) {
+    let files = var_files.iter().map(PathBuf::as_path).chain(project_file);
+    refuse_over(
+        targets,
+        inputs,
+        files,
+        "an input of this run (a flow, a sub-flow, a var file or runner.toml)",
+    )
+}
+
+/// Refuses (exit 2, before anything is written) a report whose file is one of the shard
+/// reports `merge-reports` reads (`inputs`: named, or found under a directory given), by
+/// canonical path whatever the spelling: the merge would replace a shard's report, and the
+/// set would not merge again.
+pub(super) fn refuse_merge_inputs(
+    targets: &[ReportTarget],
+    inputs: &[&Path],
+) -> Result<(), CliError> {
+    let what = "one of the reports merged";
+    refuse_over(targets, HashSet::new(), inputs.iter().copied(), what)
+}
+
+/// Refuses a report whose file is among `inputs` (places, see [`place`]) or `files` (an input
+/// given through a symlink counts as the link and as the file it names), saying it is `what`.
+fn refuse_over<'a>(
+    targets: &[ReportTarget],
+    mut inputs: HashSet<PathBuf>,
+    files: impl Iterator<Item = &'a Path>,
+    what: &str,
+) -> Result<(), CliError> {
+    for p in files {
         inputs.extend(place(p));
         inputs.extend(p.canonicalize().ok());
     }
@@ -60,7 +89,7 @@ pub(super) fn refuse_inputs(
         let file = t.file();
         if place(&file).is_some_and(|p| inputs.contains(&p)) {
             return Err(CliError::Usage(format!(
-                "invalid --report `{}`: {} is an input of this run (a flow, a sub-flow, a var file or runner.toml): a report written there would replace it",
+                "invalid --report `{}`: {} is {what}: a report written there would replace it",
                 t.spec(),
                 file.display()
             )));
@@ -69,20 +98,61 @@ pub(super) fn refuse_inputs(
     Ok(())
 }
 
-/// The shard this run is (`--shard I/N`), as its report records it.
-pub(super) fn shard_of(args: &RunArgs) -> Option<Shard> {
-    super::select::shard(args)
-        .ok()
-        .flatten()
-        .map(|(index, total)| Shard { index, total })
+/// The shard this run is (`--shard I/N`), as its report records it, with what the run
+/// selected (`selected`: the flows the filters kept, before the shard was taken).
+pub(super) fn shard_of(args: &RunArgs, selected: &[Arc<LoadedFlow>]) -> Option<Shard> {
+    let (index, total) = super::select::shard(args).ok().flatten()?;
+    let n = args.repeat_each.max(1);
+    // A file relative to the working directory (the same on every machine of a CI matrix,
+    // wherever its checkout is; runner.toml's `flows` are absolute); a flow named as reports
+    // name it, a repeated flow's runs `name [k/n]`.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let names: Vec<(String, String)> = selected
+        .iter()
+        .flat_map(|f| {
+            let file = f.path.strip_prefix(&cwd).unwrap_or(&f.path);
+            let file = file.display().to_string();
+            (1..=n).map(move |k| {
+                let name = if n > 1 {
+                    format!("{} [{k}/{n}]", f.flow.name)
+                } else {
+                    f.flow.name.clone()
+                };
+                (file.clone(), name)
+            })
+        })
+        .collect();
+    let mut filters: Vec<String> = Vec::new();
+    filters.extend(args.tags.iter().map(|t| format!("--tag `{t}`")));
+    filters.extend(
+        args.exclude_tags
+            .iter()
+            .map(|t| format!("--exclude-tag `{t}`")),
+    );
+    filters.extend(args.grep.iter().map(|g| format!("--grep `{g}`")));
+    filters.extend(
+        args.grep_invert
+            .iter()
+            .map(|g| format!("--grep-invert `{g}`")),
+    );
+    let selection = Selection {
+        flows: names.len(),
+        fingerprint: Selection::fingerprint(names.iter().map(|(f, n)| (f.as_str(), n.as_str()))),
+        filters,
+    };
+    Some(Shard {
+        index,
+        total,
+        selection: Some(selection),
+    })
 }
 
 /// A shard the selection left with no flow (a matrix with more shards than flows) writes its
 /// reports all the same (run `run_id`, its artifacts `artifacts`): no flow, every flow of the
-/// suite left out, and which shard it is, so a merge of the run's shards finds it there. The
-/// outcome: a pass, unless a report asked for could not be written.
+/// suite left out, and which shard it is (`shard`), so a merge of the run's shards finds it
+/// there. The outcome: a pass, unless a report asked for could not be written.
 pub(super) fn empty_shard(
-    args: &RunArgs,
+    shard: Option<Shard>,
     targets: &[ReportTarget],
     left_out: usize,
     (run_id, artifacts): (&str, &Path),
@@ -90,7 +160,7 @@ pub(super) fn empty_shard(
 ) -> Outcome {
     let summary = Summary::of(&[], left_out, std::time::Duration::ZERO, run_id);
     let mut report = Report::of(&[], &summary);
-    report.shard = shard_of(args);
+    report.shard = shard;
     if write_reports(targets, &report, artifacts, reporter) {
         Outcome::Passed
     } else {

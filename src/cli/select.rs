@@ -67,7 +67,8 @@ impl Filter<'_> {
 }
 
 /// The filters, then the shard: tests sorted by path (a suite's in its order), the I-th of
-/// every N.
+/// every N groups (a flow alone is a group; flows joined by a saved state are one, see
+/// `engine::state_groups`), the groups in the order of their first flow.
 pub(super) fn select(
     mut flows: Vec<Arc<LoadedFlow>>,
     filter: &Filter<'_>,
@@ -77,11 +78,15 @@ pub(super) fn select(
     flows.sort_by(|a, b| (&a.path, a.ordinal).cmp(&(&b.path, b.ordinal)));
     flows.dedup_by(|a, b| (&a.path, a.ordinal) == (&b.path, b.ordinal));
     if let Some((i, n)) = shard {
+        let groups = crate::engine::state_groups(&flows);
+        let mut firsts = groups.clone();
+        firsts.sort_unstable();
+        firsts.dedup();
         flows = flows
             .into_iter()
-            .enumerate()
-            .filter(|(k, _)| k % n == i - 1)
-            .map(|(_, f)| f)
+            .zip(groups)
+            .filter(|(_, g)| firsts.binary_search(g).is_ok_and(|k| k % n == i - 1))
+            .map(|(f, _)| f)
             .collect();
     }
     flows

@@ -43,7 +43,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
         .map(|p| p.file.profiles.iter().map(|d| p.resolve(d)).collect())
         .unwrap_or_default();
     profile_dirs.extend(args.profiles.iter().cloned());
-    let files = match files::collect(&paths) {
+    let files = match files::collect(&paths, None) {
         Ok(f) => {
             f.notes.iter().for_each(|n| reporter.warn(n));
             f.files

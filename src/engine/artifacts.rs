@@ -31,6 +31,20 @@ pub(crate) fn is_flow_dir(name: &str) -> bool {
             .all(|c| c == '-' || c.is_alphanumeric() && !c.is_ascii_uppercase())
 }
 
+/// The file runner writes into every artifacts directory it makes (`run`, each pass of
+/// `run --watch`): flow discovery does not look for flows under a directory holding it (a
+/// page's download lands in the artifacts under a name the page chooses, `evil.yaml` among
+/// them), wherever the artifacts are (`--artifacts` inside the flows' directory).
+pub(crate) const MARKER: &str = ".runner-artifacts";
+
+/// What [`MARKER`] says to whoever opens it.
+pub(crate) const MARKER_TEXT: &str = "This directory holds the artifacts of a runner run (its flows' files, a page's downloads among them).\nrunner looks for no flow under it.\n";
+
+/// Whether `dir` holds [`MARKER`] (a regular file, not a link): it is a run's artifacts.
+pub(crate) fn is_marked(dir: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
+}
+
 /// A file-name-safe form of a name.
 pub(crate) fn slug(name: &str) -> String {
     let s: String = name

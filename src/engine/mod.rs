@@ -27,13 +27,13 @@ mod subflow;
 mod trace;
 mod trail;
 
-pub(crate) use artifacts::is_flow_dir;
+pub(crate) use artifacts::{MARKER, MARKER_TEXT, is_flow_dir, is_marked};
 pub(crate) use dispatch::RuntimeSettings;
 pub(crate) use plan::plan;
 pub(crate) use replay::InProcess;
 #[cfg(test)]
 pub(crate) use run::run_flows;
-pub(crate) use run::{Ran, RunOptions, Warm, run_flows_closing, start_servers};
+pub(crate) use run::{Ran, RunOptions, Warm, run_flows_closing, start_servers, state_groups};
 pub(crate) use runtime::Runtime;
 pub(crate) use start::RunSecrets;
 pub(crate) use trace::is_file as is_trace_file;

@@ -94,6 +94,29 @@ fn order_by_state(flows: Vec<Arc<LoadedFlow>>) -> (Vec<Arc<LoadedFlow>>, Vec<Vec
     (ordered, waits)
 }
 
+/// For each of `flows`, the position of the first flow of its group: flows joined by a saved
+/// state (one saves with a literal `state: { save }` the file another's `browser.state` loads),
+/// at any remove. `--shard` keeps a group in one shard, so a flow that loads a state runs
+/// after the flow that saves it, never in another shard (or on a stale file).
+pub(crate) fn state_groups(flows: &[Arc<LoadedFlow>]) -> Vec<usize> {
+    fn first(group: &[usize], mut i: usize) -> usize {
+        while group[i] != i {
+            i = group[i];
+        }
+        i
+    }
+    let files: Vec<_> = flows.iter().map(|l| state_files(l)).collect();
+    let mut group: Vec<usize> = (0..flows.len()).collect();
+    for (i, (_, loads)) in files.iter().enumerate() {
+        let Some(p) = loads else { continue };
+        for j in (0..flows.len()).filter(|&j| files[j].0.contains(p)) {
+            let (a, b) = (first(&group, i), first(&group, j));
+            group[a.max(b)] = a.min(b);
+        }
+    }
+    (0..flows.len()).map(|i| first(&group, i)).collect()
+}
+
 /// What a run did: the results of the flows that ran, and the flows it never started.
 pub(crate) struct Ran {
     pub(crate) results: Vec<FlowResult>,

@@ -27,12 +27,59 @@ pub(crate) struct Report {
     pub(crate) web_servers: Vec<Server>,
 }
 
-/// `run --shard INDEX/TOTAL`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// `run --shard INDEX/TOTAL`, and what the run selected before it took its shard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Shard {
     pub(crate) index: usize,
     pub(crate) total: usize,
+    /// The same in every shard of one run: `merge-reports` refuses shards whose selections
+    /// differ (another `--grep`, another commit), and checks that the shards list every flow
+    /// selected. `None` in a shard an older runner wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) selection: Option<Selection>,
+}
+
+/// The flows a sharded run selected, every shard's together (the filters applied, before the
+/// shard was taken).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Selection {
+    /// How many (each `--repeat-each` run one).
+    pub(crate) flows: usize,
+    /// Their [`Selection::fingerprint`]: shards with the same count and other flows differ.
+    pub(crate) fingerprint: String,
+    /// The filters that selected them, as given (``--grep `f[1-4]` ``); none: every flow found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) filters: Vec<String>,
+}
+
+impl Selection {
+    /// The SHA-256 (hex) of `flows` (file as the run names it, relative to where it ran, and
+    /// name as reports give it), in any order: the same on every machine of a CI matrix.
+    pub(crate) fn fingerprint<'a>(flows: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+        use sha2::Digest;
+        let mut sorted: Vec<(&str, &str)> = flows.collect();
+        sorted.sort_unstable();
+        let text = serde_json::to_string(&sorted).unwrap_or_default();
+        sha2::Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// In words: `4 flows selected by --grep `f[1-4]``, or `5 flows selected with no filter`.
+    pub(crate) fn described(&self) -> String {
+        if self.filters.is_empty() {
+            format!("{} flows selected with no filter", self.flows)
+        } else {
+            format!(
+                "{} flows selected by {}",
+                self.flows,
+                self.filters.join(" ")
+            )
+        }
+    }
 }
 
 /// A run-level server, and which files its log may be read from.

@@ -65,6 +65,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
         s,
         filter,
         shard,
+        selected: None,
         reports,
         registry,
         base,
@@ -93,6 +94,8 @@ struct Watch<'a> {
     s: Settings,
     filter: Filter<'a>,
     shard: Option<(usize, usize)>,
+    /// The shard, as the last pass's reports record it (with what the watch selected).
+    selected: Option<crate::report::Shard>,
     reports: Vec<ReportTarget>,
     registry: Registry,
     /// The runtime of the watch: its browsers, interrupt and artifacts directory, which every
@@ -175,6 +178,8 @@ impl Watch<'_> {
                 return;
             }
         };
+        let all = select(flows.clone(), &self.filter, None);
+        self.selected = crate::cli::run_reports::shard_of(self.args, &all);
         let selected = select(flows.clone(), &self.filter, self.shard);
         let run: Vec<Arc<LoadedFlow>> = if self.first {
             let (vars, files) = (&self.args.vars, &self.args.var_files);
@@ -220,6 +225,7 @@ impl Watch<'_> {
         };
         let to = Conclusion {
             args: self.args,
+            shard: self.selected.clone(),
             reports: &self.reports,
             artifacts: &artifacts,
             run_id: &self.base.run_id,
