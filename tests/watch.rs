@@ -394,6 +394,12 @@ fn ctrl_c_in_a_pass_stops_it_and_leaves_nothing_running() {
         "{}",
         w.said.join("\n")
     );
+    // And the watch does not say it waits for changes as it exits (attack 25 B14).
+    assert!(
+        !w.said.iter().any(|l| l.contains("waiting for changes")),
+        "{}",
+        w.said.join("\n")
+    );
 }
 
 /// B1 (attack 25): a flow file a pass leaves in its artifacts (a page's download, under

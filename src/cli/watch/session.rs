@@ -200,7 +200,10 @@ impl Watch<'_> {
         } else {
             self.pass(run, overrides, warm).await;
         }
-        say::waiting(self.reporter);
+        // Not after a pass an interrupt cut short: the watch ends.
+        if !self.base.cancel.is_cancelled() {
+            say::waiting(self.reporter);
+        }
     }
 
     /// Runs `flows` in the watch's browsers and servers, with their own artifacts directory;
