@@ -47,8 +47,9 @@ pub(super) async fn fill(
         _ => return Ok(Some(Err("it is gone from the page".to_string()))),
     }
     session.insert_text(text, left(deadline)).await?;
+    // Read back once the page's handlers had a frame and a timer turn, as every fill is.
     let read = call(
-        &on_element(scripts::FIELD_TEXT),
+        &scripts::settled_read(scripts::FIELD_TEXT),
         &element_args(session, &r.target, &[]),
     );
     let read = session.eval(&read, left(deadline)).await?;
