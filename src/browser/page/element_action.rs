@@ -314,7 +314,7 @@ async fn act(
 }
 
 /// What is read back after `command` (see `took`). A field's text and a select's choice are
-/// read after the page's handlers had a frame and a timer turn (`scripts::settled_read`): a
+/// read after the page's handlers had a frame and a timer turn (`read_back::settled_read`): a
 /// page that puts the old value back then fails the step.
 fn read_back(session: &Session, command: &str, r: &Resolved) -> Option<Command> {
     let read = |script: String| {
@@ -323,9 +323,9 @@ fn read_back(session: &Session, command: &str, r: &Resolved) -> Option<Command> 
     };
     match command {
         "fill" | "type" if !r.kind.takes_value() => {
-            read(scripts::settled_read(scripts::FIELD_TEXT))
+            read(read_back::settled_read(scripts::FIELD_TEXT))
         }
-        "select" => read(scripts::settled_read(scripts::SELECTED)),
+        "select" => read(read_back::settled_read(scripts::SELECTED)),
         "upload" => read(on_element(scripts::FILE_COUNT)),
         _ => None,
     }

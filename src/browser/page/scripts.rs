@@ -125,13 +125,6 @@ pub(crate) const SETTLED: &str = include_str!("scripts/settled.js");
 /// `(settled, fn) => async (...args) => fn(...args)`, run after `settled`.
 pub(crate) const SETTLED_READ: &str = include_str!("scripts/settled_read.js");
 
-/// `script` (a script about one element, see `selector::on_element`) as a read-back run after
-/// the page's handlers had their turn ([`SETTLED`]), the element looked up then.
-pub(crate) fn settled_read(script: &str) -> String {
-    let read = super::selector::on_element(script);
-    crate::browser::driver::script::bind(SETTLED_READ, &[SETTLED, &read])
-}
-
 /// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 
