@@ -307,3 +307,62 @@ fn an_atlas_node_of_a_secret_shown_in_pieces_keeps_no_screenshot() {
         plain.2
     );
 }
+
+/// A secret the page shows in two pieces, one of them not a text node: CSS generated content
+/// (`::before` strings, an `::after` of `attr()`) or a field's value (an input's, a
+/// textarea's), the other a text node beside it (attack 25 B3). The failure screenshot and the
+/// `trace: on` frame are left out, and the failure snapshot and the HTML report show none of
+/// the pieces. Before the fix, the rendered text read before a picture held only text nodes:
+/// the PNG and the frame showed the key whole, and the snapshot held its pieces raw
+/// (`StaticText "Kestrel-Vault-"`, `textbox: Kestrel-Vault-`).
+#[test]
+fn a_secret_shown_partly_by_generated_content_or_a_field_value_is_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let pages = [
+        "generated",
+        "generated-after",
+        "field-value",
+        "textarea-value",
+    ];
+    for page in pages {
+        flow(
+            d.path(),
+            page,
+            &format!(
+                "  - open: \"{{{{ web_server.url }}}}/{page}.html\"\n  - expect: {{ visible: {{ text: \"Nothing like this\" }} }}\n    timeout: 1s\n"
+            ),
+        );
+    }
+    let files: Vec<String> = pages.iter().map(|p| format!("{p}.yaml")).collect();
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(&files)
+        .args(["--report", "html=h", "--trace", "on"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let mut wrong = Vec::new();
+    let index = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    for piece in PIECES.into_iter().filter(|p| index.contains(p)) {
+        wrong.push(format!("the HTML report shows {piece}"));
+    }
+    for page in pages {
+        let dir = flow_dir(d.path(), &format!("-{page}"));
+        let arts = &flow_of(&ran.report, page)["steps"][1]["failure_artifacts"];
+        if arts["screenshot_left_out"] != "the page showed a secret"
+            || !arts["screenshot"].is_null()
+        {
+            wrong.push(format!("{page}: {arts}"));
+        }
+        let snapshot = std::fs::read_to_string(arts["snapshot"].as_str().unwrap()).unwrap();
+        for piece in PIECES.into_iter().filter(|p| snapshot.contains(p)) {
+            wrong.push(format!("{page}'s snapshot shows {piece}: {snapshot}"));
+        }
+        let trace = std::fs::read_to_string(dir.join("trace/trace.json")).unwrap();
+        let trace: Value = serde_json::from_str(&trace).unwrap();
+        let open = &trace["steps"][0];
+        if open["picture_left_out"] != "the page showed a secret" {
+            wrong.push(format!("{page}'s frame: {open}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -4,7 +4,8 @@
 //! option is enabled — not disabled, not in a disabled `<optgroup>`, not aria-disabled; the step
 //! waits for it), and the select
 //! must hold the choice after the page's change handlers ran; a field `type` typed into must
-//! hold the text typed (a `maxlength`, a mask or a formatter that changes it fails the step).
+//! hold the text typed and have grown by it (a `maxlength`, a mask or a formatter that changes
+//! it, or an editor that refuses input, fails the step).
 
 use serde_json::{Value, json};
 
@@ -68,14 +69,17 @@ pub(super) fn kept(r: &Resolved, values: &[String], read: Option<&Value>) -> Res
     ))
 }
 
-/// A field `type` typed `want` into must hold it (after what it held before, or around it):
-/// as `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails
-/// the step, saying what the field holds. `before` and `got` are the field's text before and
-/// after typing: an input or a textarea must also have grown by the text typed (one that
-/// held `abc`, or `10`, holds `abc`, or `1`, whether or not it took the keys).
+/// A field `type` typed `want` into must hold it (before what it held, or around it): as
+/// `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails the
+/// step, saying what the field holds. `before` and `got` are the field's text before and after
+/// typing: the field must also have grown by the text typed (an input that held `abc`, or
+/// `10`, holds `abc`, or `1`, whether or not it took the keys; so does an editor that refuses
+/// input and already shows the text). A contenteditable's text is counted with its runs of
+/// white space as one, as it is compared.
 pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result<(), StepError> {
     let k = &r.kind;
     let grew = |typed: &str| got.chars().count() >= before.chars().count() + typed.chars().count();
+    let count = |s: &str| norm(s).chars().count();
     let holds = match k.tag.as_str() {
         "input" => {
             let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
@@ -88,7 +92,7 @@ pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result
             let lines = want.replace("\r\n", "\n").replace('\r', "\n");
             got.contains(&lines) && grew(&lines)
         }
-        _ => norm(got).contains(&norm(want)),
+        _ => norm(got).contains(&norm(want)) && count(got) >= count(before) + count(want),
     };
     if holds {
         return Ok(());
@@ -100,6 +104,16 @@ pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result
             r.matched
         ),
     ))
+}
+
+/// `script` (a script about one element, see `on_element`) as a read-back run once the page's
+/// handlers had a frame and a timer turn after the action (`scripts::SETTLED`), the element
+/// looked up then: a page that puts the old value back then is seen doing it.
+pub(super) fn settled_read(script: &str) -> String {
+    bind(
+        scripts::SETTLED_READ,
+        &[scripts::SETTLED, &on_element(script)],
+    )
 }
 
 /// Text with its runs of white space as one space, trimmed (how an option's label is matched).
@@ -178,6 +192,11 @@ mod tests {
         assert!(typed(&r, "abc", "abc", "abc").is_err());
         assert!(typed(&r, "1", "10", "10").is_err());
         assert!(typed(&select("textarea"), "b", "ab", "ab").is_err());
+        // An editor that refuses input, already showing the text; one that took it.
+        let editor = select("div");
+        let draft = "Hi team, deploy done";
+        assert!(typed(&editor, "deploy done", draft, draft).is_err());
+        assert!(typed(&editor, "Re: ", "Hi  team", "Re: Hi team").is_ok());
     }
 
     /// The options check, run in node on a stand-in select: a disabled option (itself, in a

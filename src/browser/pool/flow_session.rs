@@ -383,25 +383,31 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
 
 /// Why a picture of the page is not kept, if it is not (see `shot_left_out`): its snapshot
 /// (`snapshot`, as read) shows a secret, or its text as it is rendered does (`SHOWN_TEXT`: the
-/// shown text nodes joined, as pixels show them; the snapshot gives each flex or inline-block
-/// item, and each piece around a hidden node, as a text of its own, so a secret the page shows
-/// in pieces is in none of them), or either cannot be read to tell. The rendered text is read
-/// only when the run has secrets and the snapshot shows none; the pieces of a secret found
-/// there are learned ([`Masker::learn_shown`]), so the snapshot written shows none of them.
+/// shown text nodes, generated content and fields' values joined, as pixels show them; the
+/// snapshot gives each flex or inline-block item, each piece around a hidden node and each
+/// piece CSS generates or a field shows as a text of its own, so a secret the page shows in
+/// pieces is in none of them), or either cannot be read to tell. The rendered text is read
+/// whenever the run has secrets, even when the snapshot already shows one (a piece learned
+/// before, as a flow before found it): the pieces of a secret found there are learned
+/// ([`Masker::learn_shown`]), so the snapshot written shows none of them.
 async fn page_left_out(
     s: &mut Session,
     masker: &Masker,
     snapshot: Option<&str>,
     t: Duration,
 ) -> Option<&'static str> {
-    if let Some(why) = shot_left_out(masker, snapshot) {
-        return Some(why);
-    }
     if masker.is_empty() {
         return None;
     }
-    match s.shown_texts(t).await {
-        Some(texts) if masker.learn_shown(&texts) => Some("the page showed a secret"),
+    let shown = s.shown_texts(t).await;
+    let in_pixels = shown
+        .as_ref()
+        .is_some_and(|texts| masker.learn_shown(texts));
+    if let Some(why) = shot_left_out(masker, snapshot) {
+        return Some(why);
+    }
+    match shown {
+        Some(_) if in_pixels => Some("the page showed a secret"),
         Some(_) => None,
         None => shot_left_out(masker, None),
     }
