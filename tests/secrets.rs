@@ -281,3 +281,28 @@ steps:
     );
     nowhere(&texts, &forms);
 }
+
+/// A secret in `browser.headers` is sent by the browser to every origin its pages load from
+/// (attack 25 B8: a bearer token reached a third-party pixel and script): the run says so,
+/// naming the flow and the header; a header that reads no secret is not named.
+#[test]
+fn a_secret_in_browser_headers_is_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "h.yaml",
+        "name: signed\nsecrets: [API_TOKEN]\nbrowser:\n  headers:\n    Authorization: \"Bearer {{ secrets.API_TOKEN }}\"\n    X-Run: \"{{ vars.run }}\"\nvars: { run: nightly }\nsteps:\n  - log: hi\n",
+    );
+    let mut c = runner(d.path());
+    c.env("API_TOKEN", "tok-Kx7Wq2Rn8Lp5")
+        .args(["run", "h.yaml", "--artifacts", "art"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("flow `signed`: browser.headers Authorization read a secret")
+            && stderr.contains("every origin"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("X-Run"), "{stderr}");
+    assert!(!stderr.contains("tok-Kx7Wq2Rn8Lp5"), "{stderr}");
+}

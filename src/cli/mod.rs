@@ -18,6 +18,7 @@ mod run;
 mod run_reports;
 mod runtime;
 mod schema;
+mod secret_headers;
 mod select;
 mod servers;
 mod signals;

@@ -141,6 +141,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     super::var_warnings::warn_about_vars(&overrides, &flows, reporter, &|k| {
         overrides::origin(k, vars, files)
     });
+    super::secret_headers::warn_about_secret_headers(&flows, reporter);
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
     let tagged = select(flows.clone(), &filter, None);

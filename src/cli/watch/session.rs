@@ -185,6 +185,7 @@ impl Watch<'_> {
             let (vars, files) = (&self.args.vars, &self.args.var_files);
             let origin = |k: &str| crate::config::overrides::origin(k, vars, files);
             crate::cli::var_warnings::warn_about_vars(&overrides, &flows, self.reporter, &origin);
+            crate::cli::secret_headers::warn_about_secret_headers(&flows, self.reporter);
             selected
         } else {
             let hit = affected(&flows, &self.pending, &self.var_files());
