@@ -33,10 +33,7 @@ pub(crate) fn find_project(
     let (start, paths, cdp) = (cwd.to_path_buf(), paths.to_vec(), cdp.map(str::to_string));
     known_secrets(move || {
         let file = project_file(&start);
-        let text = file
-            .as_deref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .unwrap_or_default();
+        let text = file.as_deref().map(text_of).unwrap_or_default();
         let paths = match (&file, paths.is_empty()) {
             (Some(f), true) => project_flows(f),
             _ => paths,
@@ -64,11 +61,18 @@ fn flows_known(files: &[PathBuf]) -> Known {
         .collect();
     let values = files
         .iter()
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|text| cdp_urls(&text))
+        .flat_map(|f| cdp_urls(&text_of(f)))
         .flat_map(|url| url_secrets(&url))
         .collect();
     Known { named, values }
+}
+
+/// The text of a file, read as runner reads its inputs (a regular file of at most 10 MB: a device
+/// or a FIFO is never read, `document::read_bytes`); empty when it cannot be read.
+fn text_of(path: &Path) -> String {
+    crate::config::document::read_bytes(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
 }
 
 /// The project file `project::find` takes from `start` (the nearest by one of its names, up to
