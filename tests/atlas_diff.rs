@@ -448,6 +448,46 @@ fn the_html_page_escapes_what_the_atlases_hold() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// An action name with a line break, escape sequences and a right-to-left override (U+202E),
+/// written into an atlas by hand: `atlas diff` and `atlas show` print it on one line, without
+/// the override, so its second part starts no line (where GitHub Actions would read
+/// `::error` as a command) and reads as it is (thirteenth attack, B15).
+#[test]
+fn an_action_name_is_shown_on_one_line_without_bidi_controls() {
+    let d = tempfile::tempdir().unwrap();
+    recorded(d.path(), "a");
+    copy_atlas(d.path(), "a", "b");
+    let meta = walkdir::WalkDir::new(d.path().join("b/edges"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name() == "meta.json")
+        .unwrap()
+        .into_path();
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&meta).unwrap()).unwrap();
+    m["action"] = Value::from("evil\u{1b}[2J\r\n::error file=x::forged\u{202e}abc\u{2066}d");
+    std::fs::write(&meta, m.to_string()).unwrap();
+    let (code, stdout, stderr) = diff(d.path(), &["a", "b"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let mut show = runner(d.path());
+    show.args(["atlas", "show", "--atlas", "b"]);
+    let (show_code, shown, show_err) = output(show);
+    assert_eq!(show_code, 0, "{shown}{show_err}");
+    for (what, out) in [("diff", &stdout), ("show", &shown)] {
+        assert!(
+            out.contains("evil ::error file=x::forgedabcd"),
+            "{what}: {out}"
+        );
+        assert!(
+            !out.lines().any(|l| l.trim_start().starts_with("::")),
+            "{what}: {out}"
+        );
+        assert!(
+            !out.contains(['\u{1b}', '\r', '\u{202e}', '\u{2066}']),
+            "{what}: {out:?}"
+        );
+    }
+}
+
 /// A small real atlas (`runner run` with link_state on the atlas site) in `dir/<name>`.
 fn recorded(dir: &Path, name: &str) {
     if !dir.join("site").exists() {

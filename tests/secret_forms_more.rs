@@ -221,6 +221,60 @@ steps:
     }
 }
 
+/// The secret's base64 as the shell joins its lines (`echo Basic $B`: word splitting puts a
+/// space where `base64` broke the line), with ` \` at each line's end, and behind line numbers
+/// that grow a digit (`[9] `, `[10] `): masked, and no output read as a reader joins the base64
+/// holds any piece of the secret's base64 (thirteenth attack, B2).
+#[test]
+fn base64_joined_by_the_shell_is_masked() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "w.yaml",
+        r#"name: base64 joined by the shell
+secrets: [LONG_SECRET]
+steps:
+  - id: w
+    exec:
+      - sh
+      - -c
+      - |
+        B=$(printf %s "$LONG_SECRET" | base64); echo Authorization: Basic $B
+        B=$(printf 'user:%s' "$LONG_SECRET" | base64 -w 20); echo $B
+        printf 'xy%s' "$LONG_SECRET" | base64 | sed 's/$/ \\/'
+        printf 'x%s' "$LONG_SECRET" | base64 -w 20 | awk '{ printf "[%d] %s\n", NR + 7, $0 }'
+  - exec: ["sh", "-c", "B=$(printf 'xy%s' \"$LONG_SECRET\" | base64); echo $B >&2; exit 1"]
+"#,
+    );
+    let Ran {
+        stdout,
+        stderr,
+        report,
+        ..
+    } = run_failing_last(d.path(), "w.yaml", "LONG_SECRET", LONG_SECRET);
+    let out = step(&report, "w")["outputs"]["stdout"].as_str().unwrap();
+    // What a match was made of goes with it, line breaks too.
+    assert!(out.starts_with("Authorization: Basic ***"), "{out}");
+    assert!(out.matches("***").count() >= 4, "not masked: {out}");
+    assert!(stderr.contains("stderr: eHl***"), "{stderr}");
+    let pieces = base64_pieces(LONG_SECRET);
+    for (where_, text) in everything(d.path(), &[("stdout", &stdout), ("stderr", &stderr)]) {
+        // The line numbers out, as a reader leaves them out.
+        let mut t = text.clone();
+        while let Some(at) = t
+            .find('[')
+            .filter(|&at| t[at + 1..].starts_with(|c: char| c.is_ascii_digit()))
+        {
+            let end = t[at..].find(']').map_or(t.len(), |e| at + e + 1);
+            t.replace_range(at..end, "");
+        }
+        let joined = joined_base64(&t);
+        for p in &pieces {
+            assert!(!joined.contains(p.as_str()), "{p} is in {where_}:\n{text}");
+        }
+    }
+}
+
 /// A secret with a quote of each kind, a space, `&` and `$`.
 const SHELL_SECRET: &str = "Vault'99 31&Kes\"trel$x";
 

@@ -372,3 +372,100 @@ fn a_read_through_a_method_of_vars_is_a_read() {
         ran.stderr
     );
 }
+
+/// A case of [`diagnostics_show_no_cdp_token_nor_a_declared_secret_in_runner_toml`]: what it
+/// is, its files, the arguments of `run` and `validate`, what they say.
+type Case<'a> = (&'a str, Vec<(&'a str, String)>, Vec<&'a str>, &'a str);
+
+/// B10 (thirteenth attack): the source lines a diagnostic quotes showed a remote browser's token
+/// (`cdp` in a flow's `browser:` and in runner.toml) and a declared secret's value written in
+/// runner.toml raw, in `run` and `validate`: a diagnostic about a nearby line, or one that
+/// quotes the value. Each is masked now, the token as `token=***`.
+#[test]
+fn diagnostics_show_no_cdp_token_nor_a_declared_secret_in_runner_toml() {
+    const TOKEN: &str = "Zq81-Tk77-Pw55-Lm09";
+    let cdp = format!("wss://chrome.browserless.io/?token={TOKEN}");
+    let flow = "name: diag\nsecrets: [TOK]\nsteps:\n  - exec: [echo, hi]\n";
+    let cases: Vec<Case> = vec![
+        (
+            "a flow's cdp",
+            vec![(
+                "c.yaml",
+                format!(
+                    "name: c\nbrowser:\n  cdp: \"{cdp}\"\n  timeout: 15\nsteps:\n  - exec: [echo, hi]\n"
+                ),
+            )],
+            vec!["c.yaml"],
+            "token=***",
+        ),
+        (
+            "runner.toml's cdp",
+            vec![
+                ("f.yaml", flow.to_string()),
+                (
+                    "runner.toml",
+                    format!("[browser]\ncdp = \"{cdp}\"\ntimeot = \"15s\"\n"),
+                ),
+            ],
+            vec!["f.yaml"],
+            "token=***",
+        ),
+        (
+            "a secret on runner.toml's line",
+            vec![
+                ("f.yaml", flow.to_string()),
+                ("runner.toml", format!("[vars]\nX = \"{SECRET}\" junk\n")),
+            ],
+            vec!["f.yaml"],
+            "runner.toml",
+        ),
+        (
+            "a secret runner.toml's message quotes",
+            vec![
+                ("f.yaml", flow.to_string()),
+                (
+                    "runner.toml",
+                    format!("[vars]\nX = \"ok\"\n[browser]\ntimeout = \"{SECRET}\"\n"),
+                ),
+            ],
+            vec!["f.yaml"],
+            "invalid duration",
+        ),
+        (
+            "runner.toml's flows, which do not load",
+            vec![
+                ("f.yaml", flow.to_string()),
+                (
+                    "runner.toml",
+                    format!("flows = [\"f.yaml\"]\n[vars]\nX = \"{SECRET}\" junk\n"),
+                ),
+            ],
+            vec![],
+            "runner.toml",
+        ),
+    ];
+    for (what, files, args, want) in cases {
+        let d = tempfile::tempdir().unwrap();
+        for (name, text) in &files {
+            write(d.path(), name, text);
+        }
+        let ran = flow_run(d.path()).args(&args).env("TOK", SECRET).run();
+        let mut c = runner(d.path());
+        c.arg("validate").args(&args).env("TOK", SECRET);
+        let (code, out, err) = crate::common::output(c);
+        for (cmd, code, all) in [
+            ("run", ran.code, format!("{}{}", ran.stdout, ran.stderr)),
+            ("validate", code, format!("{out}{err}")),
+        ] {
+            assert_eq!(code, 2, "{what}, {cmd}: {all}");
+            assert!(all.contains(want), "{what}, {cmd}: {all}");
+            assert!(
+                !shows_secret(&all)
+                    && !["Zq81", "Tk77", "Pw55", "Lm09"]
+                        .iter()
+                        .any(|p| all.contains(p)),
+                "{what}, {cmd} shows a secret:\n{all}"
+            );
+        }
+    }
+}

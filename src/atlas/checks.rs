@@ -12,18 +12,13 @@ pub(super) fn py(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// `text` as a Python comment: `# ` and the text on one line, its escape sequences and control
-/// characters taken out (see `shown::one_line`), so no text from a page or an atlas ends the
-/// comment and starts a line of code. Every comment an export writes is made here.
+/// `text` as a Python comment: `# ` and the text on one line, its escape sequences, control
+/// characters and bidirectional controls taken out (see `shown::one_line`: these would make the
+/// code read otherwise than it runs, Trojan Source, CVE-2021-42574), so no text from a page or
+/// an atlas ends the comment and starts a line of code. Every comment an export writes is made
+/// here.
 pub(super) fn comment(text: &str) -> String {
-    // Nor any bidirectional control, which would make the code read otherwise than it runs
-    // (Trojan Source, CVE-2021-42574).
-    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
-    let line: String = crate::step::shown::one_line(text)
-        .chars()
-        .filter(|c| !bidi(*c))
-        .collect();
-    format!("# {line}")
+    format!("# {}", crate::step::shown::one_line(text))
 }
 
 /// The name of the steps that check `id`: `arrived at <title> <path> (<node>)`.

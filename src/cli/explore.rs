@@ -9,7 +9,7 @@ use super::exit::Outcome;
 use super::signals::interruptible;
 use crate::atlas::{self, Atlas};
 use crate::config::flows::absolute;
-use crate::config::project::{self, Fingerprint};
+use crate::config::project::Fingerprint;
 use crate::engine::InProcess;
 use crate::report::{Reporter, Status};
 use crate::step::{ErrorKind, StepError};
@@ -65,7 +65,7 @@ fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, Cl
             let cwd = std::env::current_dir().map_err(|e| {
                 CliError::Environment(format!("cannot read the current directory: {e}"))
             })?;
-            project::find(&cwd)
+            super::known::find_project(&cwd, &[], None)
                 .map_err(CliError::invalid)?
                 .and_then(|p| p.file.atlas)
                 .and_then(|a| a.fingerprint)

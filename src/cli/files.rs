@@ -175,17 +175,3 @@ pub(crate) fn is_profile(path: &Path) -> bool {
         .and_then(Path::file_name)
         .is_some_and(|n| n == "profiles")
 }
-
-/// Makes every diagnostic, error and warning said from now on mask the secrets that the flow
-/// files `files` (and the sub-flows they run) declare, with their values from the environment:
-/// called before anything about those files, or the vars given for them, is said. The files
-/// are read when the first is said (most runs say none).
-pub(crate) fn learn_secrets(files: &[PathBuf]) {
-    let files = files.to_vec();
-    crate::report::known_secrets(move || {
-        crate::config::declared_secrets::declared(&files)
-            .into_iter()
-            .filter_map(|n| std::env::var(&n).ok().map(|v| (n, v)))
-            .collect()
-    });
-}

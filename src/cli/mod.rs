@@ -11,6 +11,7 @@ mod error;
 pub mod exit;
 mod explore;
 mod files;
+mod known;
 mod merge;
 mod merge_checks;
 mod profiles;

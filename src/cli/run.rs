@@ -55,7 +55,8 @@ impl Settings {
         let cwd = std::env::current_dir().map_err(|e| {
             CliError::Environment(format!("cannot read the current directory: {e}"))
         })?;
-        let project = project::find(&cwd).map_err(CliError::invalid)?;
+        let project = super::known::find_project(&cwd, &args.paths, args.browser_cdp.as_deref())
+            .map_err(CliError::invalid)?;
         let f = project.as_ref().map(|p| &p.file);
         let resolve = |list: &[String]| -> Vec<PathBuf> {
             project
@@ -129,7 +130,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     }
     let reports = ReportTarget::parse_all(&s.reports).map_err(CliError::Usage)?;
     let cut = shard(args)?;
-    files::learn_secrets(&flow_files(&s)?.files);
+    super::known::learn_secrets(&flow_files(&s)?.files);
     let overrides = parse_vars(&args.vars, &args.var_files).map_err(CliError::invalid)?;
     let registry = registry(args, &s)?;
     let flows = load(&s, &registry, &overrides, Some(reporter))?;

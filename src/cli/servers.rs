@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::args::ServerArgs;
 use super::error::CliError;
 use crate::atlas::url_origin as origin;
-use crate::config::project::{self, ServersSpec};
+use crate::config::project::ServersSpec;
 use crate::engine::{Runtime, start_servers};
 use crate::report::Reporter;
 use crate::step::ServerInfo;
@@ -34,7 +34,7 @@ pub(crate) fn spec(args: &ServerArgs) -> Result<Option<ServersSpec>, CliError> {
     }
     let cwd = std::env::current_dir()
         .map_err(|e| CliError::Environment(format!("cannot read the current directory: {e}")))?;
-    Ok(project::find(&cwd)
+    Ok(super::known::find_project(&cwd, &[], None)
         .map_err(CliError::invalid)?
         .and_then(|p| p.servers()))
 }

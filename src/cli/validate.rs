@@ -18,7 +18,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
     // The project file: checked itself, and its flows, profiles and vars used.
     let project = match std::env::current_dir()
         .map_err(|_| Vec::new())
-        .and_then(|cwd| crate::config::project::find(&cwd))
+        .and_then(|cwd| super::known::find_project(&cwd, &args.paths, None))
     {
         Ok(p) => p,
         Err(d) => {
@@ -53,7 +53,7 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
             return Outcome::ProblemsFound;
         }
     };
-    files::learn_secrets(&files);
+    super::known::learn_secrets(&files);
     let (registry, mut diags) = load_registry(&profile_dirs);
     let servers = project
         .as_ref()

@@ -1,10 +1,12 @@
 //! `atlas diff`'s text: like `git diff --stat`, what changed and a last line that counts it —
 //! states changed (`~`, with what differs in each), added (`+`), removed (`-`); edges broken
 //! (`!`), new (`+`), removed (`-`); then the states that are the same with other data (`=`, not
-//! a difference). Names come from the atlases: terminal escapes are taken out.
+//! a difference). Names come from the atlases: each is shown on one line, without terminal
+//! escapes, control characters or bidirectional controls (`shown::one_line`, as `atlas show`
+//! and the console show names), and the whole text is cleaned once more.
 
 use crate::atlas::{AtlasDiff, BrokenWhy, EdgeRef, RemovedWhy};
-use crate::step::shown::clean;
+use crate::step::shown::{clean, one_line};
 
 /// `n noun` with the noun's plural when it is not 1 (`1 edge`, `3 states`).
 fn count(n: usize, noun: &str) -> String {
@@ -81,31 +83,42 @@ fn states(out: &mut String, d: &AtlasDiff) {
         s.states_changed, s.states_added, s.states_removed, s.states_unchanged
     ));
     for c in &d.states.changed {
-        out.push_str(&format!("~ {} ({} -> {})\n", c.a.label, c.a.id, c.b.id));
+        out.push_str(&format!(
+            "~ {} ({} -> {})\n",
+            one_line(&c.a.label),
+            one_line(&c.a.id),
+            one_line(&c.b.id)
+        ));
         if c.diff.moved() {
             out.push_str(&format!(
                 "    url: {} -> {}\n",
-                c.diff.expected.route, c.diff.found.route
+                one_line(&c.diff.expected.route),
+                one_line(&c.diff.found.route)
             ));
         }
         if c.a.title != c.b.title {
             out.push_str(&format!("    title: {:?} -> {:?}\n", c.a.title, c.b.title));
         }
         for l in c.diff.element_lines() {
-            out.push_str(&format!("    {l}\n"));
+            out.push_str(&format!("    {}\n", one_line(&l)));
         }
     }
     for a in &d.states.added {
-        out.push_str(&format!("+ {} ({})\n", a.label, a.id));
+        out.push_str(&format!("+ {} ({})\n", one_line(&a.label), one_line(&a.id)));
     }
     for r in &d.states.removed {
-        out.push_str(&format!("- {} ({})\n", r.label, r.id));
+        out.push_str(&format!("- {} ({})\n", one_line(&r.label), one_line(&r.id)));
     }
 }
 
 /// `source --[action]--> target`.
 fn edge(e: &EdgeRef) -> String {
-    format!("{} --[{}]--> {}", e.source.label, e.action, e.target.label)
+    format!(
+        "{} --[{}]--> {}",
+        one_line(&e.source.label),
+        one_line(&e.action),
+        one_line(&e.target.label)
+    )
 }
 
 fn edges(out: &mut String, d: &AtlasDiff) {
@@ -116,7 +129,7 @@ fn edges(out: &mut String, d: &AtlasDiff) {
     ));
     for b in &d.edges.broken {
         let why = match (&b.reason, &b.now) {
-            (BrokenWhy::Retargeted, Some(now)) => format!("now leads to {}", now.label),
+            (BrokenWhy::Retargeted, Some(now)) => format!("now leads to {}", one_line(&now.label)),
             _ => "gone, both states are still there".to_string(),
         };
         out.push_str(&format!("! {}: {why}\n", edge(&b.edge)));
@@ -144,8 +157,12 @@ fn drifted(out: &mut String, d: &AtlasDiff) {
             parts.push(format!("title {:?} -> {:?}", x.a.title, x.b.title));
         }
         if x.diff.drifted() {
-            parts.push(format!("data drift: {}", x.diff.drift_summary()));
+            parts.push(format!("data drift: {}", one_line(&x.diff.drift_summary())));
         }
-        out.push_str(&format!("= {}: {}\n", x.a.label, parts.join("; ")));
+        out.push_str(&format!(
+            "= {}: {}\n",
+            one_line(&x.a.label),
+            parts.join("; ")
+        ));
     }
 }

@@ -26,7 +26,7 @@ pub(crate) use files::{ReportTarget, write_json};
 pub(crate) use github::{annotations as github_annotations, step_summary as github_step_summary};
 pub(crate) use model::{Counts, Flow, Report, Selection, Shard, Step};
 pub(crate) use reads::Reads;
-pub(crate) use reporter::{DiagnosticFormat, Reporter, known_secrets};
+pub(crate) use reporter::{DiagnosticFormat, Known, Reporter, known_secrets};
 pub(crate) use silent::Silent;
 pub(crate) use status::Status;
 pub(crate) use summary::Summary;

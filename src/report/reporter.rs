@@ -137,15 +137,25 @@ impl Reporter {
     }
 }
 
+/// What a reader given to [`known_secrets`] finds: secrets by name with their values, and
+/// values that may be secrets (a remote browser's token in a `cdp` URL), masked as a run masks
+/// them (from 4 characters: a URL's `v=1` is no secret to mask wherever a `1` is).
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    pub(crate) named: Vec<(String, String)>,
+    pub(crate) values: Vec<String>,
+}
+
 /// Where the secrets that a command's flows declare come from, read the first time a
 /// diagnostic, error or warning is shown (most runs show none: their files are not read twice).
-type Found = Box<dyn FnOnce() -> Vec<(String, String)> + Send>;
+type Found = Box<dyn FnOnce() -> Known + Send>;
 
 /// The [`Found`]s not read yet.
 static PENDING: Mutex<Vec<Found>> = Mutex::new(Vec::new());
 
-/// The secrets the flows of the command declare, with their values from the environment
-/// ([`known_secrets`]): every diagnostic, error and warning line is masked with them.
+/// The secrets the flows of the command declare, with their values from the environment, and
+/// the tokens of the remote browsers it names ([`known_secrets`]): every diagnostic, error and
+/// warning line is masked with them.
 fn secrets() -> &'static Masker {
     static KNOWN: OnceLock<Masker> = OnceLock::new();
     let m = KNOWN.get_or_init(Masker::default);
@@ -153,17 +163,20 @@ fn secrets() -> &'static Masker {
     let mut pending = PENDING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (name, value) in pending.drain(..).flat_map(|f| f()) {
-        if Masker::is_secret_value(&value) {
-            m.add_named(&name, &value);
+    for known in pending.drain(..).map(|f| f()) {
+        for (name, value) in known.named {
+            if Masker::is_secret_value(&value) {
+                m.add_named(&name, &value);
+            }
         }
+        m.add_derived(known.values);
     }
     m
 }
 
-/// Makes every diagnostic, error and warning shown from now on mask the `(name, value)` secrets
-/// that `found` gives (called once, when the first is shown).
-pub(crate) fn known_secrets(found: impl FnOnce() -> Vec<(String, String)> + Send + 'static) {
+/// Makes every diagnostic, error and warning shown from now on mask the secrets that `found`
+/// gives (called once, when the first is shown).
+pub(crate) fn known_secrets(found: impl FnOnce() -> Known + Send + 'static) {
     // (A poisoned lock: taken as it is; what it holds is a list of readers.)
     let mut p = PENDING
         .lock()

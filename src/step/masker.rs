@@ -443,9 +443,14 @@ fn matches(m: &AhoCorasick, text: &str) -> Vec<(usize, usize)> {
 /// `text` with every match of `m` (as it is, and as it is shown) replaced by `***`,
 /// overlapping ones together. Where characters are taken out before the text is shown, the text
 /// masked is looked at again (a few times at most): a `***` put where part of an escape
-/// sequence was changes what the rest of it leaves.
+/// sequence was changes what the rest of it leaves. A text with no match is left as it is at
+/// once (looked at again, it is the same text).
 fn mask_with(m: &AhoCorasick, text: &str) -> String {
-    let mut out = replaced(text, matches(m, text));
+    let spans = matches(m, text);
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = replaced(text, spans);
     if has_hidden(text) {
         for _ in 0..3 {
             let spans = matches(m, &out);

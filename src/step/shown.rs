@@ -26,15 +26,19 @@ pub(crate) fn clean(text: &str) -> String {
     out
 }
 
-/// A name as it is shown (a flow's, a step's): [`clean`], on one line. Its line feeds, carriage
-/// returns and the other line breaks (vertical tab, form feed, NEL, Unicode's line and paragraph
-/// separators) become spaces: a name from a template (`check {{ steps.a.stdout }}`) must not
-/// start a line of its own, where GitHub Actions would read `::stop-commands::` as a command.
+/// A name as it is shown (a flow's, a step's, an atlas's title or action): [`clean`], on one
+/// line. Its line feeds, carriage returns and the other line breaks (vertical tab, form feed,
+/// NEL, Unicode's line and paragraph separators) become spaces: a name from a template (`check
+/// {{ steps.a.stdout }}`) must not start a line of its own, where GitHub Actions would read
+/// `::stop-commands::` as a command. Its bidirectional controls (overrides, embeddings,
+/// isolates, marks) go: U+202E would show the rest of the line, what runner wrote after the
+/// name too, right to left (as Trojan Source makes code read otherwise than it runs).
 pub(crate) fn one_line(text: &str) -> String {
     let breaks = [
         '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
     ];
-    clean(&text.replace("\r\n", "\n").replace(breaks, " "))
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}');
+    clean(&text.replace("\r\n", "\n").replace(breaks, " ")).replace(bidi, "")
 }
 
 /// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
@@ -233,6 +237,12 @@ mod tests {
         assert_eq!(
             one_line("a\r\n::b\n::c\r::d\u{2028}e\u{2029}f\u{85}g\u{b}h\u{c}i\u{1b}[0m\u{1}\tj"),
             "a ::b ::c ::d e f g h i\tj"
+        );
+        // Nor a bidirectional control, which would make it read otherwise (an override, an
+        // isolate, a mark); an emoji's joiner stays.
+        assert_eq!(
+            one_line("x\u{202e}cba\u{202c} \u{2066}y\u{2069}\u{200f}\u{61c} 👩\u{200d}💻"),
+            "xcba y 👩\u{200d}💻"
         );
     }
 

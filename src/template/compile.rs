@@ -28,7 +28,7 @@ use minijinja::value::ValueKind;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, Value};
 
 use super::folded;
-use super::order::{compare, contains, equal};
+use super::order::{compare, contains, equal, same_as};
 
 /// The most items one value a template makes may hold (at any depth): as many as minijinja's
 /// `range` gives. Each item costs about 270 bytes once the value is JSON.
@@ -67,6 +67,7 @@ pub(crate) fn register(env: &mut Environment<'static>) {
         env.add_test(name, |a: Value, b: Value| equal(&a, "!=", &b));
     }
     env.add_test("in", |a: Value, b: Value| contains(&a, &b));
+    env.add_test("sameas", |a: Value, b: Value| same_as(&a, &b));
     for (names, op) in [
         (&["lt", "lessthan", "<"][..], "<"),
         (&["le", "<="][..], "<="),
@@ -401,6 +402,50 @@ mod tests {
             ("{{ {'k': s} != {'j': 0} and [1, 2] != [1, 2, 3] }}", "true"),
             ("{{ [[1, 'a']] != [[1, 'b']] and l == [1, 2] }}", "true"),
             ("{{ [s] in [['0']] and [0] not in [[1]] }}", "true"),
+        ] {
+            assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
+        }
+    }
+
+    /// `sameas` refuses a text and a number (or a boolean) as `==` does: `'5' is sameas 5` was
+    /// false whatever the text held (thirteenth attack, B18).
+    #[test]
+    fn sameas_of_a_text_and_a_number_is_an_error() {
+        let t = Templates::new();
+        for (src, want) in [
+            (
+                "{{ s is sameas 0 }}",
+                "cannot compare \"0\" (text) sameas 0 (number): use `| int`",
+            ),
+            ("{{ '5' is sameas 5 }}", "\"5\" (text) sameas 5 (number)"),
+            (
+                "{{ not (n is sameas s) }}",
+                "1 (number) sameas \"0\" (text)",
+            ),
+            ("{{ s is sameas true }}", "compare the text with a text"),
+            (
+                "{{ [{'c': '500'}] | selectattr('c', 'sameas', 500) | list | length }}",
+                "\"500\" (text) sameas 500 (number)",
+            ),
+            ("{{ [s] | reject('sameas', 0) | list }}", "(text) sameas 0"),
+        ] {
+            let e = t
+                .render_str(src, &ctx())
+                .map(|ok| format!("{src} gave {ok}"));
+            let e = e.unwrap_err();
+            assert!(e.message.contains(want), "{src}: {}", e.message);
+        }
+        for (src, want) in [
+            ("{{ s is sameas '0' and n is sameas 1 }}", "true"),
+            (
+                "{{ nothing is sameas none and true is sameas true }}",
+                "true",
+            ),
+            (
+                "{{ n is sameas 2 or n is sameas 1.0 or n is sameas true }}",
+                "false",
+            ),
+            ("{{ l is sameas l and not (l is sameas [1, 2]) }}", "true"),
         ] {
             assert_eq!(t.render_str(src, &ctx()).unwrap(), want, "{src}");
         }

@@ -9,7 +9,7 @@
 //! command did not fall would pass when it fell from 10 to 9. `==`, `!=` and `in` between a
 //! text and a number (or a boolean) are errors too, not always false: `steps.code.stdout != 500`
 //! held for a stdout of `500`; so are two lists or maps that hold such a pair at one place
-//! (`[7] != ['7']` held).
+//! (`[7] != ['7']` held), and the `sameas` test of such a pair.
 
 use minijinja::value::ValueKind;
 use minijinja::{Error, ErrorKind, Value};
@@ -189,6 +189,18 @@ pub(crate) fn equal(a: &Value, op: &str, b: &Value) -> Result<bool, Error> {
         return Err(cannot(a, op, b, &u.inside(), u.help));
     }
     Ok((a == b) == (op == "=="))
+}
+
+/// `a is sameas b` as minijinja (Jinja2) tells it: the same object, or two plain values of one
+/// kind that are equal; an error for a text and a number (or a boolean), as `==` (it was always
+/// false, whatever the text held).
+pub(crate) fn same_as(a: &Value, b: &Value) -> Result<bool, Error> {
+    defined(a)?;
+    defined(b)?;
+    if let Some(help) = across(a, b) {
+        return Err(cannot(a, "sameas", b, "", help));
+    }
+    Ok(minijinja::tests::is_sameas(a, b))
 }
 
 /// Two values at one place of two values compared for equality, one a text and the other a

@@ -243,7 +243,7 @@ impl Watch<'_> {
     /// watches their directories.
     fn load(&mut self) -> Loaded {
         if let Ok(found) = flow_files(&self.s) {
-            crate::cli::files::learn_secrets(&found.files);
+            crate::cli::known::learn_secrets(&found.files);
         }
         let loaded = parse_vars(&self.args.vars, &self.args.var_files)
             .map_err(CliError::invalid)

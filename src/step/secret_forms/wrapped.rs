@@ -33,14 +33,19 @@ const PREFIX_MAX: usize = 40;
 /// The length of the line break `rest` starts with: `\r\n`, `\n`; either as a JSON string
 /// writes it (`\n` of two characters: wrapped base64 inside a JSON text a command printed), as
 /// a JSON string inside one writes that (`\\n`, and so on: any run of backslashes); a shell's
-/// line continuation (`\` at a line's end); or ` | `, as runner's messages join a command's
-/// last lines (`stderr: … | …`).
+/// line continuation (`\` at a line's end, or ` \`); or ` | `, as runner's messages join a
+/// command's last lines (`stderr: … | …`).
 fn line_break(rest: &[u8]) -> Option<usize> {
     if let Some(b) = [&b"\r\n"[..], b"\n", b" | "]
         .into_iter()
         .find(|b| rest.starts_with(b))
     {
         return Some(b.len());
+    }
+    if let Some(after) = rest.strip_prefix(b" \\")
+        && matches!(after.first(), Some(b'\r' | b'\n'))
+    {
+        return line_break(after).map(|len| len + 2);
     }
     let slashes = rest.iter().take_while(|&&b| b == b'\\').count();
     let after = &rest[slashes..];
@@ -94,8 +99,7 @@ fn scan(text: &str, mut found: impl FnMut((usize, usize)) -> bool) {
         let b = bytes[i];
         if run >= WRAP_MIN
             && matches!(b, b'\r' | b'\n' | b'\\' | b' ')
-            && let Some(len) = line_break(&bytes[i..])
-            && let Some(end) = next_line(bytes, i - run, i + len)
+            && let Some(end) = wrap_end(bytes, i, run)
         {
             if !found((i, end)) {
                 return;
@@ -107,6 +111,17 @@ fn scan(text: &str, mut found: impl FnMut((usize, usize)) -> bool) {
         run = if BASE64[usize::from(b)] { run + 1 } else { 0 };
         i += 1;
     }
+}
+
+/// Where the wrap that starts at `at`, after a run of `run` base64 characters, ends: past a
+/// line break and what starts the next line ([`next_line`]), or past a single space that base64
+/// follows, as the shell joins the lines of a word it splits (`echo Basic $B`).
+fn wrap_end(bytes: &[u8], at: usize, run: usize) -> Option<usize> {
+    if let Some(len) = line_break(&bytes[at..]) {
+        return next_line(bytes, at - run, at + len);
+    }
+    (bytes[at] == b' ' && bytes.get(at + 1).is_some_and(|b| BASE64[usize::from(*b)]))
+        .then_some(at + 1)
 }
 
 /// Where the base64 of the line that starts at `after` (past a line break) starts, if it goes on
@@ -128,12 +143,13 @@ fn next_line(bytes: &[u8], run: usize, after: usize) -> Option<usize> {
 }
 
 /// The length of the prefix `next` (a line) starts with before its base64, if `before` (the
-/// line before, up to its run of base64) ends with it: the same bytes but digits, which may
-/// differ (a timestamp, a counter). At most `PREFIX_MAX` bytes, with no line break in it. The
-/// run before starts after a byte that is no base64 (`last`): the prefix ends with it too.
+/// line before, up to its run of base64) ends with it: the same bytes but runs of digits, which
+/// may differ, in their count too (a timestamp, a counter, a line number: `[9] `, `[10] `). At
+/// most `PREFIX_MAX` bytes, with no line break in it. The run before starts after a byte that
+/// is no base64 (`last`): the prefix ends with it too.
 fn shared_prefix(before: &[u8], next: &[u8]) -> Option<usize> {
     let &last = before.last()?;
-    let most = next.len().min(PREFIX_MAX + 1).min(before.len() + 1);
+    let most = next.len().min(PREFIX_MAX + 1);
     // One pass, at about the cost of reading the prefix: a byte equal to `last` is looked at
     // closer only when base64 follows it.
     let mut len = 1;
@@ -142,10 +158,7 @@ fn shared_prefix(before: &[u8], next: &[u8]) -> Option<usize> {
         if b == b'\r' || b == b'\n' {
             return None;
         }
-        if b == last
-            && BASE64[usize::from(next[len])]
-            && alike(&before[before.len() - len..], &next[..len])
-        {
+        if b == last && BASE64[usize::from(next[len])] && ends_alike(before, &next[..len]) {
             return Some(len);
         }
         len += 1;
@@ -153,11 +166,30 @@ fn shared_prefix(before: &[u8], next: &[u8]) -> Option<usize> {
     None
 }
 
-/// Whether two prefixes are the same bytes but digits, which may differ.
-fn alike(a: &[u8], b: &[u8]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| x == y || (x.is_ascii_digit() && y.is_ascii_digit()))
+/// Whether `before` ends with `prefix`, but for runs of digits, which may differ in their
+/// digits and their count (read from the end: each run of `prefix` stands for a whole run of
+/// `before`).
+fn ends_alike(before: &[u8], prefix: &[u8]) -> bool {
+    let (mut i, mut j) = (before.len(), prefix.len());
+    while j > 0 {
+        let p = prefix[j - 1];
+        if i == 0 || p.is_ascii_digit() != before[i - 1].is_ascii_digit() {
+            return false;
+        }
+        if p.is_ascii_digit() {
+            while j > 0 && prefix[j - 1].is_ascii_digit() {
+                j -= 1;
+            }
+            while i > 0 && before[i - 1].is_ascii_digit() {
+                i -= 1;
+            }
+        } else if before[i - 1] == p {
+            (i, j) = (i - 1, j - 1);
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -227,6 +259,42 @@ mod tests {
             format!("[app-1] | {line}\n[app-1] : {line}"),
             format!("> {line}\n\n> {line}"),
             format!("{}{line}\n{}{line}", "#".repeat(60), "#".repeat(60)),
+        ] {
+            assert!(wraps(&text).is_empty(), "{text}");
+        }
+    }
+
+    /// The shell joins the lines of `base64` with a space (`echo Basic $B`: word splitting), a
+    /// line may end with ` \` before its break, and a line number may grow a digit (`[9] ` then
+    /// `[10] `): each is a wrap (thirteenth attack, B2).
+    #[test]
+    fn spaces_continuations_and_numbers_of_any_width_are_wraps() {
+        let line = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY";
+        for (text, cut) in [
+            (format!("Basic {line} {line} TQ=="), vec![" ", " "]),
+            (format!("auth={line} {line}"), vec![" "]),
+            (
+                format!("{line} \\\n{line} \\\r\n  {line}"),
+                vec![" \\\n", " \\\r\n  "],
+            ),
+            (
+                format!("[9] {line}\n[10] {line}\n[11] {line}"),
+                vec!["\n[10] ", "\n[11] "],
+            ),
+            (format!("[9] {line}\n[10] {line}"), vec!["\n[10] "]),
+            (format!("x\n99: {line}\r\n100: {line}"), vec!["\r\n100: "]),
+        ] {
+            let got: Vec<&str> = wraps(&text).iter().map(|&(a, b)| &text[a..b]).collect();
+            assert_eq!(got, cut, "{text}");
+        }
+        // A space after a short word, two spaces, a space before no base64; a number that is
+        // the same but for what is around it.
+        for text in [
+            format!("a b {line}"),
+            format!("{line}  {line}"),
+            format!("{line} : {line}"),
+            format!("[9] {line}\n(10) {line}"),
+            format!("[9] {line}\n[1a] {line}"),
         ] {
             assert!(wraps(&text).is_empty(), "{text}");
         }
