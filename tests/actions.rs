@@ -356,56 +356,6 @@ fn select_refuses_disabled_options_and_reads_the_choice_back() {
     );
 }
 
-/// `check`, `uncheck`, `select` and `fill` read back after the page's handlers had a timer
-/// turn and a frame, as a user would see the control: a page that puts the old state back in
-/// a `setTimeout(…, 0)` or on the next animation frame fails the step (attack 25 B5: `check`
-/// and `uncheck` read at once and reported ok on a box the page left as it was; `select` and
-/// `fill` missed a revert on the next frame). A box the page leaves alone is checked.
-#[test]
-fn a_control_the_page_puts_back_later_fails_the_step() {
-    let mut steps = String::new();
-    for (id, command) in [
-        ("timer", "check"),
-        ("frame", "check"),
-        ("untimer", "uncheck"),
-        ("unframe", "uncheck"),
-    ] {
-        steps.push_str(&format!(
-            "  - id: {id}\n    {command}: \"#{id}\"\n    continue_on_error: true\n"
-        ));
-    }
-    steps.push_str(
-        r##"  - id: colour
-    select: { target: "#colour", value: gold }
-    continue_on_error: true
-  - id: later
-    fill: { target: "#later", value: hello }
-    continue_on_error: true
-  - check: "#plain"
-  - id: state
-    eval: "['timer', 'frame', 'untimer', 'unframe', 'plain'].map((id) => document.getElementById(id).checked)"
-"##,
-    );
-    let Ran { report, .. } = run(&flow("reverts.html", &steps));
-    for (id, still) in [
-        ("timer", "unchecked"),
-        ("frame", "unchecked"),
-        ("untimer", "checked"),
-        ("unframe", "checked"),
-    ] {
-        let m = failure(&report, id);
-        assert!(m.contains(&format!("it is still {still}")), "{id}: {m}");
-    }
-    let colour = failure(&report, "colour");
-    assert!(colour.contains("made it `Black`"), "{colour}");
-    let later = failure(&report, "later");
-    assert!(later.contains("made it `reset`"), "{later}");
-    assert_eq!(
-        value(&report, "state"),
-        serde_json::json!([false, false, true, true, true])
-    );
-}
-
 /// `type` into a contenteditable must make it grow by the text typed, as an input must (attack
 /// 25 B4): an editor that refuses input (`beforeinput` cancelled) and already shows the text
 /// passed with no key taken. An editor that takes the keys passes, holding them at the start.

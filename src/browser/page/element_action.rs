@@ -290,7 +290,12 @@ async fn act(
     if before {
         check.push(on(scripts::FIELD_TEXT, &[]));
     }
-    let read = read_back(session, command, r);
+    let read = match command {
+        "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "select" => Some(on(scripts::SELECTED, &[])),
+        "upload" => Some(on(scripts::FILE_COUNT, &[])),
+        _ => None,
+    };
     let checked = check.len();
     let batch: Vec<Command> = check.into_iter().chain([action]).chain(read).collect();
     let sent = session.send_all(batch, left(deadline)).await;
@@ -311,24 +316,6 @@ async fn act(
     // The guards' answers go; the field's text before a `type` stays, first.
     let kept = if before { checked - 1 } else { checked };
     Ok(Ok(done.split_off(kept.min(done.len()))))
-}
-
-/// What is read back after `command` (see `took`). A field's text and a select's choice are
-/// read after the page's handlers had a frame and a timer turn (`read_back::settled_read`): a
-/// page that puts the old value back then fails the step.
-fn read_back(session: &Session, command: &str, r: &Resolved) -> Option<Command> {
-    let read = |script: String| {
-        let args = element_args(session, &r.target, &[]);
-        Some(Command::eval(call(&script, &args)))
-    };
-    match command {
-        "fill" | "type" if !r.kind.takes_value() => {
-            read(read_back::settled_read(scripts::FIELD_TEXT))
-        }
-        "select" => read(read_back::settled_read(scripts::SELECTED)),
-        "upload" => read(on_element(scripts::FILE_COUNT)),
-        _ => None,
-    }
 }
 
 /// The value a value input (a date, a colour, a range) is set to.

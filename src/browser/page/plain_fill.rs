@@ -13,7 +13,6 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::read_back;
 use super::scripts;
 use super::selector::{Poll, Resolved, element_args, left, on_element};
 use crate::browser::driver::script::{bind, call};
@@ -48,9 +47,8 @@ pub(super) async fn fill(
         _ => return Ok(Some(Err("it is gone from the page".to_string()))),
     }
     session.insert_text(text, left(deadline)).await?;
-    // Read back once the page's handlers had a frame and a timer turn, as every fill is.
     let read = call(
-        &read_back::settled_read(scripts::FIELD_TEXT),
+        &on_element(scripts::FIELD_TEXT),
         &element_args(session, &r.target, &[]),
     );
     let read = session.eval(&read, left(deadline)).await?;

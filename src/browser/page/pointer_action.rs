@@ -226,19 +226,11 @@ async fn send(
     })?;
     // The state is read through the selector as it was resolved (a ref is found again by its
     // role and name): a list that re-renders on the click replaces the element runner marked.
-    // It is read once the page's handlers had a frame and a timer turn after the input (the
-    // verification, or a forced action's own settle, waits for them), as `fill` and `select`
-    // read back: a box the page unchecks again then was not checked.
     let reads: Vec<Command> = match command {
         "check" | "uncheck" => vec![Command::IsChecked {
             selector: r.target.clone(),
         }],
         _ => Vec::new(),
-    };
-    let after = match after {
-        Some(verify) if !reads.is_empty() => Some(bind(scripts::SETTLED, &[&verify])),
-        None if !reads.is_empty() => Some(call(scripts::SETTLED, &[json!(true)])),
-        after => after,
     };
     let n = reads.len();
     let action_at = before.len();

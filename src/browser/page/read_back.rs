@@ -106,16 +106,6 @@ pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result
     ))
 }
 
-/// `script` (a script about one element, see `on_element`) as a read-back run once the page's
-/// handlers had a frame and a timer turn after the action (`scripts::SETTLED`), the element
-/// looked up then: a page that puts the old value back then is seen doing it.
-pub(super) fn settled_read(script: &str) -> String {
-    bind(
-        scripts::SETTLED_READ,
-        &[scripts::SETTLED, &on_element(script)],
-    )
-}
-
 /// Text with its runs of white space as one space, trimmed (how an option's label is matched).
 fn norm(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -116,15 +116,6 @@ pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
 /// check) and all its text selected, for the text a fill inserts.
 pub(crate) const SELECT_FIELD: &str = include_str!("scripts/select_field.js");
 
-/// `(out) => Promise<out>`: `out` after the next animation frame and a timer turn, given the
-/// page's handlers after an action and before what it did is read back (`check`'s state, a
-/// field's text, a select's choice), so a page that puts the old state back then is seen doing
-/// it.
-pub(crate) const SETTLED: &str = include_str!("scripts/settled.js");
-
-/// `(settled, fn) => async (...args) => fn(...args)`, run after `settled`.
-pub(crate) const SETTLED_READ: &str = include_str!("scripts/settled_read.js");
-
 /// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 
