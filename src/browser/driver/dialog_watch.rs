@@ -43,6 +43,8 @@ pub(crate) struct Watch {
     /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
     /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
     own_eval: bool,
+    /// The flows' settings for the tabs their pages open.
+    pub(crate) new_tabs: super::new_tabs::NewTabs,
 }
 
 /// The watch on one flow's context.
@@ -154,6 +156,7 @@ impl Watch {
         if let Ok(mut f) = self.flows.lock() {
             f.remove(context);
         }
+        self.new_tabs.forget(context);
         if let Ok(mut s) = self.sessions.lock() {
             s.retain(|_, (c, _)| c != context);
         }
@@ -181,6 +184,7 @@ impl Watch {
                     flow.seen(link, target, info["url"].as_str().unwrap_or(""));
                 }
             }
+            "Target.attachedToTarget" => self.new_tabs.attached(link, msg),
             "Target.detachedFromTarget" => {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;

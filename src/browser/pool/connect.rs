@@ -75,6 +75,19 @@ async fn connect(
     )
     .await
     .map_err(unanswered)?;
+    // New tabs held until runner gave them their flow's settings (see `new_tabs`).
+    cdp.call(
+        "Target.setAutoAttach",
+        serde_json::json!({
+            "autoAttach": true,
+            "waitForDebuggerOnStart": true,
+            "flatten": true,
+            "filter": [{ "type": "page", "exclude": false }, { "exclude": true }],
+        }),
+        calls,
+    )
+    .await
+    .map_err(unanswered)?;
     Ok(cdp)
 }
 
