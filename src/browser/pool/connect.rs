@@ -75,19 +75,30 @@ async fn connect(
     )
     .await
     .map_err(unanswered)?;
-    // New tabs held until runner gave them their flow's settings (see `new_tabs`).
-    cdp.call(
-        "Target.setAutoAttach",
-        serde_json::json!({
-            "autoAttach": true,
-            "waitForDebuggerOnStart": true,
-            "flatten": true,
-            "filter": [{ "type": "page", "exclude": false }, { "exclude": true }],
-        }),
-        calls,
-    )
-    .await
-    .map_err(unanswered)?;
+    // New tabs held until runner gave them their flow's settings (see `new_tabs`): pages only;
+    // a browser that does not know the filter (before Chrome 106) holds its workers too, and
+    // `new_tabs` lets them run at once.
+    let mut auto_attach = serde_json::json!({
+        "autoAttach": true,
+        "waitForDebuggerOnStart": true,
+        "flatten": true,
+        "filter": [{ "type": "page", "exclude": false }, { "exclude": true }],
+    });
+    match cdp
+        .call("Target.setAutoAttach", auto_attach.clone(), calls)
+        .await
+    {
+        Ok(_) => {}
+        Err(CdpError::Refused { .. }) => {
+            if let Some(o) = auto_attach.as_object_mut() {
+                o.remove("filter");
+            }
+            cdp.call("Target.setAutoAttach", auto_attach, calls)
+                .await
+                .map_err(unanswered)?;
+        }
+        Err(e) => return Err(unanswered(e)),
+    }
     Ok(cdp)
 }
 
