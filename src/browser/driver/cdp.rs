@@ -548,4 +548,4 @@ fn id_field(v: &Value, field: &'static str) -> Result<String, CdpError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

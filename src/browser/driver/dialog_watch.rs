@@ -184,7 +184,11 @@ impl Watch {
                     flow.seen(link, target, info["url"].as_str().unwrap_or(""));
                 }
             }
-            "Target.attachedToTarget" => self.new_tabs.attached(link, msg),
+            "Target.attachedToTarget" => {
+                let context = params["targetInfo"]["browserContextId"].as_str();
+                let flow = context.and_then(|c| self.flow(c));
+                self.new_tabs.attached(link, msg, flow);
+            }
             "Target.detachedFromTarget" => {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::cdp::Link;
+use super::dialog_watch::FlowDialogs;
 
 /// How long each of runner's calls that prepare a new tab may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -45,8 +46,10 @@ impl NewTabs {
 
     /// `Target.attachedToTarget` of the browser's session: a tab runner was attached to as it
     /// opened. Its flow's settings are applied (nothing waits here: a task does it), then it
-    /// runs; runner leaves a tab of no flow with settings.
-    pub(crate) fn attached(&self, link: &Arc<Link>, msg: &Value) {
+    /// runs; runner leaves a tab of no flow with settings. When the tab does not get them (and
+    /// is still open), its flow (`flow`, the watch on the tab's context) fails at its next
+    /// browser step: a popup without the flow's settings would test the page under others.
+    pub(crate) fn attached(&self, link: &Arc<Link>, msg: &Value, flow: Option<Arc<FlowDialogs>>) {
         let params = &msg["params"];
         // runner's own `Target.attachToTarget` (the dialog watch's) is told the same way, of a
         // tab that does not wait: that session is the watch's.
@@ -61,31 +64,73 @@ impl NewTabs {
             .as_str()
             .and_then(|c| self.by_context.lock().ok()?.get(c).cloned())
             .filter(|_| info["type"] == "page");
-        tokio::spawn(prepare(link.clone(), session.to_string(), calls));
+        let tab = Tab {
+            session: session.to_string(),
+            target: info["targetId"].as_str().unwrap_or("").to_string(),
+            url: info["url"].as_str().unwrap_or("").to_string(),
+        };
+        let link = link.clone();
+        tokio::spawn(async move {
+            if let Some(why) = prepare(&link, &tab, calls).await
+                && let Some(flow) = flow
+            {
+                flow.fails(why);
+            }
+        });
     }
 }
 
-/// Applies `calls` in runner's session `session` on a new tab, then lets the tab run; detaches
-/// from a tab that gets no settings. The calls and the go-ahead are sent together, in order (as
-/// Playwright prepares a page): some answer only once the tab runs. A call that fails leaves
-/// that setting out (a tab closed at once, a browser that does not know it): the tab still runs.
-async fn prepare(link: Arc<Link>, session: String, calls: Option<Calls>) {
+/// A new tab runner was attached to, held.
+struct Tab {
+    /// runner's session on it.
+    session: String,
+    target: String,
+    url: String,
+}
+
+/// Applies `calls` in runner's session on a new tab, then lets the tab run; detaches from a tab
+/// that gets no settings. The calls and the go-ahead are sent together, in order (as Playwright
+/// prepares a page): some answer only once the tab runs. Returns why the tab did not get the
+/// settings or did not run, unless it was closed meanwhile (a tab closed at once needs none).
+async fn prepare(link: &Link, tab: &Tab, calls: Option<Calls>) -> Option<String> {
     let run = ("Runtime.runIfWaitingForDebugger".to_string(), json!({}));
-    let sent = calls
+    let all: Vec<&(String, Value)> = calls
         .iter()
         .flat_map(|c| c.iter())
         .chain(std::iter::once(&run))
-        .map(|(method, params)| link.call_in(Some(&session), method, params.clone(), CALL_TIMEOUT));
+        .collect();
+    let sent = all.iter().map(|(method, params)| {
+        link.call_in(Some(&tab.session), method, params.clone(), CALL_TIMEOUT)
+    });
     // A tokio mutex hands the connection's writer out in the order asked: the calls go in order.
-    let _ = futures_util::future::join_all(sent).await;
+    let answers = futures_util::future::join_all(sent).await;
     if calls.is_none() {
         let _ = link
             .call_in(
                 None,
                 "Target.detachFromTarget",
-                json!({ "sessionId": session }),
+                json!({ "sessionId": tab.session }),
                 CALL_TIMEOUT,
             )
             .await;
     }
+    let (method, e) = all
+        .iter()
+        .zip(&answers)
+        .find_map(|((m, _), a)| a.as_ref().err().map(|e| (m, e)))?;
+    let target = json!({ "targetId": tab.target });
+    let open = link
+        .call_in(None, "Target.getTargetInfo", target, CALL_TIMEOUT)
+        .await
+        .is_ok();
+    let url = Some(tab.url.as_str()).filter(|u| !u.is_empty() && *u != "about:blank");
+    let tab = url.map_or("a tab".to_string(), |u| format!("a tab ({u})"));
+    open.then(|| {
+        format!(
+            "{tab} the flow's page opened did not get the flow's browser settings, so it would run under the browser's defaults: {method} failed ({e})"
+        )
+    })
 }
+
+#[cfg(test)]
+mod tests;
