@@ -200,7 +200,7 @@ fn a_stopped_run_holds_no_tab_of_a_shared_browser() {
         .build()
         .unwrap();
     let ws = browser_ws(&remote.url);
-    let (opened, ran) = rt.block_on(other_clients_popup(&ws, &base, Duration::from_secs(5)));
+    let (opened, ran) = rt.block_on(other_clients_popup(&ws, &base, Duration::from_secs(15)));
     signal(&stopped, nix::sys::signal::Signal::SIGCONT);
     std::fs::write(d.path().join("go"), "x").unwrap();
     let out = run.wait_with_output().unwrap();

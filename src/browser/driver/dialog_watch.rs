@@ -166,6 +166,14 @@ impl Watch {
         self.flows.lock().ok()?.get(context).cloned()
     }
 
+    /// A new tab, held (see `new_tabs`): one its flow's settings do not reach fails the flow.
+    fn new_tab(&self, link: &Arc<Link>, msg: &Value) {
+        let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
+        let flow = context.and_then(|c| self.flow(c));
+        let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
+        self.new_tabs.attached(link, msg, fails);
+    }
+
     /// An event the browser sent (read by the connection's reader: nothing here waits).
     pub(crate) fn on_event(self: &Arc<Self>, link: &Arc<Link>, msg: &Value) {
         let params = &msg["params"];
@@ -184,11 +192,7 @@ impl Watch {
                     flow.seen(link, target, info["url"].as_str().unwrap_or(""));
                 }
             }
-            "Target.attachedToTarget" => {
-                let context = params["targetInfo"]["browserContextId"].as_str();
-                let flow = context.and_then(|c| self.flow(c));
-                self.new_tabs.attached(link, msg, flow);
-            }
+            "Target.attachedToTarget" => self.new_tab(link, msg),
             "Target.detachedFromTarget" => {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;

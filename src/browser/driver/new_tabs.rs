@@ -15,7 +15,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::cdp::Link;
-use super::dialog_watch::FlowDialogs;
 
 /// How long each of runner's calls that prepare a new tab may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -47,9 +46,15 @@ impl NewTabs {
     /// `Target.attachedToTarget` of the browser's session: a tab runner was attached to as it
     /// opened. Its flow's settings are applied (nothing waits here: a task does it), then it
     /// runs; runner leaves a tab of no flow with settings. When the tab does not get them (and
-    /// is still open), its flow (`flow`, the watch on the tab's context) fails at its next
-    /// browser step: a popup without the flow's settings would test the page under others.
-    pub(crate) fn attached(&self, link: &Arc<Link>, msg: &Value, flow: Option<Arc<FlowDialogs>>) {
+    /// is still open), `fails` is told why (the watch on the tab's context fails its flow at
+    /// its next browser step: a popup without the flow's settings would test the page under
+    /// others).
+    pub(crate) fn attached(
+        &self,
+        link: &Arc<Link>,
+        msg: &Value,
+        fails: impl FnOnce(String) + Send + 'static,
+    ) {
         let params = &msg["params"];
         // runner's own `Target.attachToTarget` (the dialog watch's) is told the same way, of a
         // tab that does not wait: that session is the watch's.
@@ -71,10 +76,8 @@ impl NewTabs {
         };
         let link = link.clone();
         tokio::spawn(async move {
-            if let Some(why) = prepare(&link, &tab, calls).await
-                && let Some(flow) = flow
-            {
-                flow.fails(why);
+            if let Some(why) = prepare(&link, &tab, calls).await {
+                fails(why);
             }
         });
     }
