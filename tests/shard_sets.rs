@@ -403,6 +403,14 @@ fn a_shard_keeps_a_state_saver_with_its_loaders() {
             c.args(["run", ".", "--list", "--shard", &format!("{i}/{total}")]);
             let (code, out, err) = output(c);
             assert_eq!(code, 0, "{err}");
+            // Three flows joined by the state: more than a third of the six, not more than half.
+            assert_eq!(
+                err.contains(
+                    "3 of the 6 flows selected are joined by a saved browser.state with `sign in`"
+                ) && err.contains("the shards are uneven"),
+                total == 3,
+                "{total} shards: {err}"
+            );
             let names: Vec<String> = out
                 .lines()
                 .filter_map(|l| l.split_once(": ").map(|(_, n)| n.to_string()))

@@ -146,6 +146,9 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     let filter = Filter::new(args)?;
     let total = flows.len() * args.repeat_each as usize;
     let tagged = select(flows.clone(), &filter, None);
+    if let Some(note) = super::select::uneven(&tagged, cut) {
+        reporter.warn(&note);
+    }
     let shard = super::run_reports::shard_of(args, &tagged);
     let loaded = flows.clone();
     let flows = select(flows, &filter, cut);

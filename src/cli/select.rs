@@ -92,6 +92,29 @@ pub(super) fn select(
     flows
 }
 
+/// What to say when `--shard I/N` cannot share `selected` (the filtered flows) out evenly:
+/// flows joined by a saved state run in one shard (see `select`), and their group is larger
+/// than a shard's share.
+pub(super) fn uneven(
+    selected: &[Arc<LoadedFlow>],
+    shard: Option<(usize, usize)>,
+) -> Option<String> {
+    let (_, n) = shard?;
+    let groups = crate::engine::state_groups(selected);
+    let size = |g: usize| groups.iter().filter(|&&x| x == g).count();
+    let (first, biggest) = groups
+        .iter()
+        .map(|&g| (g, size(g)))
+        .max_by_key(|&(g, k)| (k, std::cmp::Reverse(g)))?;
+    (biggest > 1 && biggest > selected.len().div_ceil(n)).then(|| {
+        format!(
+            "--shard: {biggest} of the {} flows selected are joined by a saved browser.state with `{}` (a flow that loads a state runs in the shard of the flow that saves it): one shard runs them all, and the shards are uneven",
+            selected.len(),
+            selected[first].flow.name
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
