@@ -93,7 +93,7 @@ fn downloading(d: &Path, dir: &str) -> std::path::PathBuf {
     );
     let payload = d.join("payload.txt").display().to_string();
     let script = format!(
-        "f=\"$1/001-visit-page\"; mkdir -p \"$f/downloads\" && cp {payload} \"$f/downloads/evil.yaml\" && cp {payload} \"$f/evil2.yaml\""
+        "f=\"$1/001-visit-page\"; mkdir -p \"$f/downloads\" && cp {payload} \"$f/downloads/evil.yaml\""
     );
     write(
         &flows,
@@ -155,11 +155,32 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
     assert_eq!(code, 0, "{said}");
     assert!(!said.contains("planted"), "{said}");
     assert!(!pwned.exists(), "the page's flow ran: {said}");
-    // Artifacts without runner's marker (an older runner's): its report.json tells them.
+    // Artifacts without runner's marker (an older runner's): their flows' downloads are still
+    // left out.
     for art in ["flows/art", "flows/art2"] {
         std::fs::remove_file(d.path().join(art).join(".runner-artifacts")).unwrap();
     }
     listed(&["run", "flows", "--list"]);
+    // A user's numbered folders beside a report.json of theirs are flows, walked from above
+    // (review G1: they were taken for an older run's artifacts, `validate .` said `ok: 0`).
+    let e2e = d.path().join("own/e2e");
+    std::fs::create_dir_all(e2e.join("001-login")).unwrap();
+    write(
+        &e2e.join("001-login"),
+        "login.yaml",
+        "name: own login\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    let own = d.path().join("own");
+    let (code, said) = within(&own, &["run", ".", "--report", "json=e2e/report.json"]);
+    assert_eq!(code, 0, "{said}");
+    let (code, said) = within(&own, &["run", ".", "--list"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("own login"), "{said}");
+    // And validate of a directory with no flow file is no pass.
+    std::fs::create_dir_all(d.path().join("empty")).unwrap();
+    let (code, said) = within(d.path(), &["validate", "empty"]);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("no flow file found"), "{said}");
     // Nor a report: `--artifacts` names them.
     std::fs::remove_file(d.path().join("flows/art/report.json")).unwrap();
     std::fs::remove_dir_all(d.path().join("flows/art2")).unwrap();

@@ -69,16 +69,11 @@ fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf>
         ));
         true
     };
-    // Whether a folder holds a runner report.json, each read once.
-    let mut reports = std::collections::HashMap::new();
     let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0
-                || !(skipped_dir(e.path())
-                    || output_dir(e, own, &mut reports, notes)
-                    || leads_out(e, notes))
+            e.depth() == 0 || !(skipped_dir(e.path()) || output_dir(e, own) || leads_out(e, notes))
         })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
@@ -114,15 +109,11 @@ fn skipped_dir(p: &Path) -> bool {
 /// - a run's artifacts: a directory holding [`crate::engine::MARKER`], or the run's own
 ///   `--artifacts` (`own`, canonical);
 /// - a flow's folder (`001-checkout/`) in such artifacts (the walk starts in them:
-///   `--artifacts .`), or beside a runner `report.json` below the walk's root (artifacts an
-///   older runner wrote, with no marker; noted);
-/// - a flow's downloads (`NNN-flow/downloads/`), wherever they are.
-fn output_dir(
-    e: &walkdir::DirEntry,
-    own: Option<&Path>,
-    reports: &mut std::collections::HashMap<PathBuf, bool>,
-    notes: &mut Vec<String>,
-) -> bool {
+///   `--artifacts .`);
+/// - a flow's downloads (`NNN-flow/downloads/`), wherever they are (also in artifacts an older
+///   runner wrote, with no marker: a page names files there only). A user's own numbered
+///   folders (`e2e/001-login/`) are searched, a report.json beside them or not.
+fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>) -> bool {
     let is_own = |p: &Path| own.is_some_and(|o| std::fs::canonicalize(p).is_ok_and(|c| c == o));
     let p = e.path();
     if !e.file_type().is_dir() {
@@ -145,25 +136,6 @@ fn output_dir(
         return false;
     }
     if crate::engine::is_marked(parent) || is_own(parent) {
-        return true;
-    }
-    if e.depth() >= 2
-        && *reports
-            .entry(parent.to_path_buf())
-            .or_insert_with(|| super::merge::holds_report(parent))
-    {
-        // (Quoted: a folder's name may hold a line break or an escape sequence.)
-        let note = format!(
-            "{:?} holds a run's artifacts (runner's report.json): its flows' folders are not searched for flows",
-            parent
-                .strip_prefix(".")
-                .unwrap_or(parent)
-                .display()
-                .to_string()
-        );
-        if !notes.contains(&note) {
-            notes.push(note);
-        }
         return true;
     }
     false

@@ -62,6 +62,11 @@ pub(crate) fn run(args: &ValidateArgs, reporter: &Reporter) -> Outcome {
         .unwrap_or_default();
     diags.extend(check_files(&files, &registry, &vars, &servers));
     reporter.diagnostics(&diags, args.format);
+    if files.is_empty() && diags.is_empty() {
+        // Nothing checked is no pass (as `run` finding no flow): a path that holds no flow file.
+        reporter.error("no flow file found to validate (check the paths given)");
+        return Outcome::ProblemsFound;
+    }
     reporter.validate_summary(files.len(), diags.len(), args.format);
     // The problems were printed in the format asked for; the code says whether there were any.
     if diags.is_empty() {
