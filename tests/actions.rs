@@ -379,3 +379,31 @@ fn type_into_an_editor_that_refuses_input_fails_though_it_holds_the_text() {
         serde_json::json!(["Hi team, deploy done", "Re:Hi team"])
     );
 }
+
+/// A `select` whose change loads another document (a language switch on every page) took the
+/// choice: it passes, and the page is the one chosen (review of s21's read-back: it failed as
+/// "the select is gone from the page after it"). A select the page removes in the same document
+/// still cannot be read back and fails saying so.
+#[test]
+fn a_select_that_navigates_passes_and_one_removed_fails() {
+    let steps = r##"  - select: { target: "#switch", value: de }
+  - expect: { text: { target: h1, equals: de } }
+  - id: vanish
+    select: { target: "#vanish", value: b }
+    continue_on_error: true
+"##;
+    let Ran { report, stderr, .. } = run(&flow("switch.html", steps));
+    assert_eq!(step(&report, "vanish")["outcome"], "failed", "{stderr}");
+    assert!(
+        failure(&report, "vanish").contains("the select is gone from the page after it"),
+        "{}",
+        failure(&report, "vanish")
+    );
+    let steps: Vec<&str> = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["passed", "passed", "passed", "failed"], "{stderr}");
+}

@@ -169,7 +169,10 @@ fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result
         "type" if !r.kind.takes_value() => {
             read_back::typed(r, text, before, read.and_then(Value::as_str).unwrap_or(""))?;
         }
-        "select" => read_back::kept(r, extra, read)?,
+        "select" => {
+            let same = done.get(2).and_then(|d| d.get("result"));
+            read_back::kept(r, extra, read, same != Some(&Value::Bool(false)))?;
+        }
         "upload" => {
             let n = read.and_then(Value::as_u64).unwrap_or(0);
             if usize::try_from(n).ok() != Some(extra.len()) {
@@ -290,6 +293,9 @@ async fn act(
     if before {
         check.push(on(scripts::FIELD_TEXT, &[]));
     }
+    // A select whose change loads another document is gone after it (see `read_back::kept`).
+    let (mark, same) = document_marks(command);
+    check.extend(mark);
     let read = match command {
         "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
         "select" => Some(on(scripts::SELECTED, &[])),
@@ -297,7 +303,12 @@ async fn act(
         _ => None,
     };
     let checked = check.len();
-    let batch: Vec<Command> = check.into_iter().chain([action]).chain(read).collect();
+    let batch: Vec<Command> = check
+        .into_iter()
+        .chain([action])
+        .chain(read)
+        .chain(same)
+        .collect();
     let sent = session.send_all(batch, left(deadline)).await;
     if let Err(e) = &sent
         && let Some(why) = e.message.split(NOT_ACTIONABLE).nth(1)
@@ -472,6 +483,18 @@ fn not_actionable(command: &str, r: &Resolved, why: &str) -> StepError {
             "`{command}` needs {needs}, but {} is not one by the step's timeout: {why}",
             r.matched
         ),
+    )
+}
+
+/// For a `select`: the commands that mark its document before the action and tell after the
+/// read whether the page is still in it (a language switch loads another: the choice was taken).
+fn document_marks(command: &str) -> (Option<Command>, Option<Command>) {
+    if command != "select" {
+        return (None, None);
+    }
+    (
+        Some(Command::eval("window.__runnerSelecting = true")),
+        Some(Command::eval("window.__runnerSelecting === true")),
     )
 }
 

@@ -32,8 +32,17 @@ pub(super) fn options_check(
 
 /// A `select` must leave every value asked for chosen (by its value or its label) once the
 /// page's change handlers ran; `read` is what the select held then (`[{ value, label }]`, null
-/// when it is gone).
-pub(super) fn kept(r: &Resolved, values: &[String], read: Option<&Value>) -> Result<(), StepError> {
+/// when it is gone). A select gone because its change loaded another document (`same_document`
+/// false: a language switch) took the choice: the page went where it leads.
+pub(super) fn kept(
+    r: &Resolved,
+    values: &[String],
+    read: Option<&Value>,
+    same_document: bool,
+) -> Result<(), StepError> {
+    if !same_document && read.is_none_or(Value::is_null) {
+        return Ok(());
+    }
     let Some(selected) = read.and_then(Value::as_array) else {
         return Err(StepError::new(
             ErrorKind::CommandFailed,
@@ -153,16 +162,18 @@ mod tests {
     fn a_select_keeps_the_choice_or_fails_saying_what_it_holds() {
         let r = select("select");
         let held = json!([{ "value": "l", "label": "Large" }]);
-        assert!(kept(&r, &["l".into()], Some(&held)).is_ok());
-        assert!(kept(&r, &[" Large ".into()], Some(&held)).is_ok());
+        assert!(kept(&r, &["l".into()], Some(&held), true).is_ok());
+        assert!(kept(&r, &[" Large ".into()], Some(&held), true).is_ok());
         let back = json!([{ "value": "black", "label": "black" }]);
-        let e = kept(&r, &["gold".into()], Some(&back)).unwrap_err();
+        let e = kept(&r, &["gold".into()], Some(&back), true).unwrap_err();
         assert!(
             e.message.contains("`gold`") && e.message.contains("made it `black`"),
             "{}",
             e.message
         );
-        let gone = kept(&r, &["gold".into()], None).unwrap_err();
+        let gone = kept(&r, &["gold".into()], None, true).unwrap_err();
+        // Gone with the document its change replaced: the choice was taken.
+        assert!(kept(&r, &["gold".into()], None, false).is_ok());
         assert!(
             gone.message.contains("gone from the page"),
             "{}",
