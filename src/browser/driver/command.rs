@@ -106,6 +106,9 @@ pub(crate) enum Command {
         #[serde(rename = "tabId")]
         tab_id: String,
     },
+    /// `tab list`: the session's tabs (`tabs`: each one's `targetId`, and whether it is the
+    /// session's `active` one).
+    TabList,
     /// `tab close TARGET`.
     TabClose {
         #[serde(rename = "tabId")]
@@ -402,7 +405,7 @@ impl Command {
             Command::Dispatch { .. } => "dispatch",
             Command::Frame { .. } | Command::MainFrame => "frame",
             Command::Dialog { .. } => "dialog",
-            Command::TabSwitch { .. } | Command::TabClose { .. } => "tab",
+            Command::TabSwitch { .. } | Command::TabList | Command::TabClose { .. } => "tab",
             Command::Route { .. } | Command::Unroute { .. } | Command::Requests { .. } => "network",
             Command::StateSave { .. } => "state",
             Command::Viewport { .. }
@@ -487,6 +490,7 @@ impl Command {
                     .collect()
             }
             Command::TabSwitch { tab_id } => vec![s(tab_id)],
+            Command::TabList => vec![s("list")],
             Command::TabClose { tab_id } => vec![s("close"), s(tab_id)],
             Command::Route {
                 url,
