@@ -490,7 +490,6 @@ impl Command {
                     .collect()
             }
             Command::TabSwitch { tab_id } => vec![s(tab_id)],
-            Command::TabList => vec![s("list")],
             Command::TabClose { tab_id } => vec![s("close"), s(tab_id)],
             Command::Route {
                 url,
@@ -520,7 +519,7 @@ impl Command {
         }
     }
 
-    /// `args` of the `set`, `get`, `is`, `snapshot`, `screenshot` and `close` commands.
+    /// `args` of the `set`, `get`, `is`, `snapshot`, `screenshot`, `close` and `tab list` commands.
     fn setting_or_read_args(&self) -> Vec<String> {
         let s = |x: &str| x.to_string();
         match self {
@@ -549,6 +548,7 @@ impl Command {
             Command::GetUrl => vec![s("url")],
             Command::GetTitle => vec![s("title")],
             Command::CdpUrl => vec![s("cdp-url")],
+            Command::TabList => vec![s("list")],
             Command::GetText { selector } => vec![s("text"), s(selector)],
             Command::GetValue { selector } => vec![s("value"), s(selector)],
             Command::GetBox { selector } => vec![s("box"), s(selector)],
