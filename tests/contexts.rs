@@ -570,6 +570,38 @@ impl RemoteBrowser {
             .collect()
     }
 
+    /// The ids of its open pages (DevTools' /json/list), sorted.
+    fn page_ids(&self) -> Vec<String> {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import json, sys, urllib.request\nfor t in json.load(urllib.request.urlopen(sys.argv[1] + '/json/list')):\n    t['type'] == 'page' and print(t['id'])",
+                &self.url,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let mut ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// Opens a blank page of another client's (DevTools' /json/new): a tab runner must leave.
+    fn open_blank(&self) {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, urllib.request\nurllib.request.urlopen(urllib.request.Request(sys.argv[1] + '/json/new?about:blank', method='PUT')).read()",
+                &self.url,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+
     /// The browser contexts in it (none but its default one, which DevTools does not list,
     /// once runner is done with it).
     fn contexts(&self) -> serde_json::Value {
@@ -665,6 +697,31 @@ fn flows_connect_to_a_running_browser_isolated_and_leave_it_running() {
         stderr.contains("cannot connect to the browser at http://127.0.0.1:9"),
         "{stderr}"
     );
+}
+
+#[test]
+fn runs_and_doctor_leave_a_running_browser_with_the_pages_it_had() {
+    // Each worker's agent-browser session opens a blank page of its own in the browser's default
+    // context when it connects (`--cdp`, its tab pinned): runner closes exactly that page when
+    // the worker (or doctor) disconnects, and no page another client opened, even a blank one.
+    let remote = RemoteBrowser::start();
+    remote.open_blank();
+    let before = remote.page_ids();
+    assert_eq!(before.len(), 2, "{before:?}");
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1-leave.yaml", &flow("leave", LEAVE_STATE));
+    write(d.path(), "2-see.yaml", &flow("see", SEE_NOTHING));
+    let Ran { code, stderr, .. } = flow_run(d.path())
+        .args([".", "--jobs", "2", "--browser-cdp", &remote.url])
+        .run();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(remote.page_ids(), before, "after a run with --jobs 2");
+    let mut c = crate::common::runner(d.path());
+    c.env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+        .args(["doctor", "--browser-cdp", &remote.url]);
+    let (_, out, err) = crate::common::output(c);
+    assert!(out.contains("remote browser: connected"), "{out}{err}");
+    assert_eq!(remote.page_ids(), before, "after doctor");
 }
 
 #[test]

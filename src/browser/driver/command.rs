@@ -106,6 +106,9 @@ pub(crate) enum Command {
         #[serde(rename = "tabId")]
         tab_id: String,
     },
+    /// `tab list`: the session's tabs (`tabs`: each one's `targetId`, and whether it is the
+    /// session's `active` one).
+    TabList,
     /// `tab close TARGET`.
     TabClose {
         #[serde(rename = "tabId")]
@@ -402,7 +405,7 @@ impl Command {
             Command::Dispatch { .. } => "dispatch",
             Command::Frame { .. } | Command::MainFrame => "frame",
             Command::Dialog { .. } => "dialog",
-            Command::TabSwitch { .. } | Command::TabClose { .. } => "tab",
+            Command::TabSwitch { .. } | Command::TabList | Command::TabClose { .. } => "tab",
             Command::Route { .. } | Command::Unroute { .. } | Command::Requests { .. } => "network",
             Command::StateSave { .. } => "state",
             Command::Viewport { .. }
@@ -516,7 +519,7 @@ impl Command {
         }
     }
 
-    /// `args` of the `set`, `get`, `is`, `snapshot`, `screenshot` and `close` commands.
+    /// `args` of the `set`, `get`, `is`, `snapshot`, `screenshot`, `close` and `tab list` commands.
     fn setting_or_read_args(&self) -> Vec<String> {
         let s = |x: &str| x.to_string();
         match self {
@@ -545,6 +548,7 @@ impl Command {
             Command::GetUrl => vec![s("url")],
             Command::GetTitle => vec![s("title")],
             Command::CdpUrl => vec![s("cdp-url")],
+            Command::TabList => vec![s("list")],
             Command::GetText { selector } => vec![s("text"), s(selector)],
             Command::GetValue { selector } => vec![s("value"), s(selector)],
             Command::GetBox { selector } => vec![s("box"), s(selector)],

@@ -31,19 +31,64 @@ pub(super) async fn launched(session: &mut Session, watch: &Arc<Watch>) -> Resul
 }
 
 /// Connects to the running browser at `url` within `timeout` (the flow's `browser.timeout`);
-/// its messages name `url` as [`shown_url`] shows it (no token, no password).
+/// its messages name `url` as [`shown_url`] shows it (no token, no password). Also returns the
+/// page agent-browser opened in it for the session (see [`own_page`]), for runner to close when
+/// the session disconnects.
 pub(super) async fn remote(
     session: &mut Session,
     watch: &Arc<Watch>,
     url: &str,
     timeout: Duration,
-) -> Result<Cdp, StepError> {
+) -> Result<(Cdp, Option<String>), StepError> {
     let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout, false))
         .await
         .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
         .map_err(|e| unconnected(url, timeout, &e))?;
     cdp.remote(&shown_url(url));
-    Ok(cdp)
+    let page = own_page(session, timeout.min(CDP_TIMEOUT)).await;
+    Ok((cdp, page))
+}
+
+/// The page agent-browser opened for the session as it connected to a running browser. With the
+/// session's tab pinned (as every command of runner's asks), agent-browser (0.41.2) takes none
+/// of the pages the browser has: it opens a blank one of its own in the browser's default
+/// context and binds the session to it (checked by watching the browser's targets: it opens
+/// one even where blank pages are there to take). So the session's one active tab right after
+/// it connected, before runner switched it to a flow's tab, is that page, known by its target
+/// id (not guessed among blank pages another client may have opened). None when agent-browser
+/// does not say so plainly (the page is then left in the browser).
+async fn own_page(session: &mut Session, timeout: Duration) -> Option<String> {
+    let data = session.send(Command::TabList, timeout).await.ok()?;
+    let mut active = data
+        .get("tabs")?
+        .as_array()?
+        .iter()
+        .filter(|t| t.get("active").and_then(Value::as_bool) == Some(true));
+    let (Some(tab), None) = (active.next(), active.next()) else {
+        return None;
+    };
+    if tab.get("url").and_then(Value::as_str) != Some("about:blank") {
+        return None;
+    }
+    tab.get("targetId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Closes `page`, the blank page agent-browser opened for a session that has now disconnected
+/// (see [`own_page`]), if it still is a blank page: one a client navigated is left to it.
+pub(super) async fn close_own_page(cdp: &Cdp, page: &str) {
+    let target = serde_json::json!({ "targetId": page });
+    let Ok(info) = cdp
+        .call("Target.getTargetInfo", target.clone(), CDP_TIMEOUT)
+        .await
+    else {
+        return;
+    };
+    let info = &info["targetInfo"];
+    if info["type"] == "page" && info["url"] == "about:blank" {
+        let _ = cdp.call("Target.closeTarget", target, CDP_TIMEOUT).await;
+    }
 }
 
 /// Starts the session's daemon, connected to the browser (`--cdp`) within `timeout`, and opens

@@ -57,6 +57,9 @@ impl Eq for BrowserSpec {}
 pub(crate) struct Worker {
     /// The worker's own session: launches the browser and closes it.
     session: Session,
+    /// The blank page agent-browser opened for the session in a running browser runner
+    /// connected to (`spec.cdp`), closed after the session (see `connect::own_page`).
+    own_page: Option<String>,
     /// The browser when runner started it (headless with a known Chromium); else agent-browser
     /// launched it and closes it.
     browser: Option<Chromium>,
@@ -136,12 +139,15 @@ impl Worker {
         let watch = Arc::new(Watch::new(own_eval));
         let connected = match &remote {
             Some(url) => super::connect::remote(&mut session, &watch, url, spec.timeout).await,
-            None => super::connect::launched(&mut session, &watch).await,
+            None => super::connect::launched(&mut session, &watch)
+                .await
+                .map(|cdp| (cdp, None)),
         };
         match connected {
-            Ok(cdp) => {
+            Ok((cdp, own_page)) => {
                 let mut w = Worker {
                     session,
+                    own_page,
                     browser,
                     cdp: Arc::new(cdp),
                     watch,
@@ -483,6 +489,9 @@ impl Worker {
             let _ = self.cdp.dispose_context(&id, Duration::from_secs(2)).await;
         }
         let answered = self.session.close().await;
+        if let Some(page) = &self.own_page {
+            super::connect::close_own_page(&self.cdp, page).await;
+        }
         // The session that launched the browser closes it (after the flows' session let go).
         let launcher_answered = match &mut self.launcher {
             Some(l) => l.close().await,

@@ -70,6 +70,11 @@ fn navigation_tabs_and_dialogs_become_the_clis_requests() {
             json!({"action":"dialog","response":"status"}),
         ),
         (
+            Command::TabList,
+            &["tab", "list"],
+            json!({"action":"tab_list"}),
+        ),
+        (
             Command::TabClose { tab_id: s("T1") },
             &["tab", "close", "T1"],
             json!({"action":"tab_close","tabId":"T1"}),
