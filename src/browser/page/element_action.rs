@@ -493,8 +493,8 @@ fn document_marks(command: &str) -> (Option<Command>, Option<Command>) {
         return (None, None);
     }
     (
-        Some(Command::eval("window.__runnerSelecting = true")),
-        Some(Command::eval("window.__runnerSelecting === true")),
+        Some(Command::eval(call(scripts::MARK_DOCUMENT, &[]))),
+        Some(Command::eval(call(scripts::SAME_DOCUMENT, &[]))),
     )
 }
 

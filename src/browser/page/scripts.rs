@@ -116,6 +116,12 @@ pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
 /// check) and all its text selected, for the text a fill inserts.
 pub(crate) const SELECT_FIELD: &str = include_str!("scripts/select_field.js");
 
+/// `() => true`: marks the document a `select` acts in.
+pub(crate) const MARK_DOCUMENT: &str = include_str!("scripts/mark_document.js");
+
+/// `() => bool`: whether the page is still in the document `MARK_DOCUMENT` marked.
+pub(crate) const SAME_DOCUMENT: &str = include_str!("scripts/same_document.js");
+
 /// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 
