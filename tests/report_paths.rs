@@ -179,6 +179,12 @@ fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
     let d = tempfile::tempdir().unwrap();
     ok_flow(d.path());
     write(d.path(), "app.py", "print('my server')\n");
+    // A GitHub job's JSON names a `run_id` too: not runner's report.
+    write(
+        d.path(),
+        "job.json",
+        "{\"id\": 42, \"run_id\": 7, \"name\": \"build\"}\n",
+    );
     write(d.path(), "notes.xml", "<notes><n>keep me</n></notes>\n");
     std::fs::create_dir(d.path().join("site")).unwrap();
     write(
@@ -188,6 +194,7 @@ fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
     );
     for (report, file) in [
         ("json=app.py", "app.py"),
+        ("json=job.json", "job.json"),
         ("junit=notes.xml", "notes.xml"),
         ("html=site", "site/index.html"),
     ] {

@@ -95,8 +95,12 @@ impl ReportTarget {
         let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
         let head = String::from_utf8_lossy(&head);
         let (ours, kind) = match self {
+            // Runner's JSON report opens with its `run_id` (a GitHub job's JSON has one too,
+            // further in).
             ReportTarget::Json(_) => (
-                head.trim_start().starts_with('{') && head.contains("\"run_id\""),
+                head.trim_start()
+                    .strip_prefix('{')
+                    .is_some_and(|rest| rest.trim_start().starts_with("\"run_id\"")),
                 "runner's JSON report",
             ),
             ReportTarget::Junit(_) => (head.contains("<testsuite"), "a JUnit report"),
