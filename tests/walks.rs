@@ -176,6 +176,19 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
     let (code, said) = within(&own, &["run", ".", "--list"]);
     assert_eq!(code, 0, "{said}");
     assert!(said.contains("own login"), "{said}");
+    // Artifacts written into a folder of flows (`--artifacts e2e` once) hide its flows from a
+    // walk from above: said, not silent (review G2).
+    let (code, said) = within(
+        &own,
+        &["run", "e2e/001-login", "--artifacts", "e2e/001-login"],
+    );
+    assert_eq!(code, 0, "{said}");
+    let (code, said) = within(&own, &["run", ".", "--list", "--pass-with-no-flows"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("\"e2e/001-login\" holds a run's artifacts") && !said.contains("own login"),
+        "{said}"
+    );
     // And validate of a directory with no flow file is no pass.
     std::fs::create_dir_all(d.path().join("empty")).unwrap();
     let (code, said) = within(d.path(), &["validate", "empty"]);

@@ -73,7 +73,8 @@ fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf>
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0 || !(skipped_dir(e.path()) || output_dir(e, own) || leads_out(e, notes))
+            e.depth() == 0
+                || !(skipped_dir(e.path()) || output_dir(e, own, notes) || leads_out(e, notes))
         })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
@@ -113,13 +114,29 @@ fn skipped_dir(p: &Path) -> bool {
 /// - a flow's downloads (`NNN-flow/downloads/`), wherever they are (also in artifacts an older
 ///   runner wrote, with no marker: a page names files there only). A user's own numbered
 ///   folders (`e2e/001-login/`) are searched, a report.json beside them or not.
-fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>) -> bool {
+///
+/// A marked folder that holds flow files itself (`--artifacts e2e` once, into the flows'
+/// folder) is noted in `notes`: its flows are not searched, and that should not be silent.
+fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>) -> bool {
     let is_own = |p: &Path| own.is_some_and(|o| std::fs::canonicalize(p).is_ok_and(|c| c == o));
     let p = e.path();
     if !e.file_type().is_dir() {
         return false;
     }
     if crate::engine::is_marked(p) || is_own(p) {
+        let flows_in = std::fs::read_dir(p)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|f| f.file_type().is_ok_and(|t| t.is_file()) && Format::of(&f.path()).is_some());
+        if flows_in {
+            let shown = p.strip_prefix(".").unwrap_or(p);
+            notes.push(format!(
+                "{:?} holds a run's artifacts (runner's {} marker): the flow files in it are not searched (remove the marker if it is a folder of flows)",
+                shown.display().to_string(),
+                crate::engine::MARKER
+            ));
+        }
         return true;
     }
     let Some(parent) = p.parent() else {
