@@ -40,7 +40,6 @@ mod gaps;
 mod golden;
 mod group_finally;
 mod groups;
-mod held_tabs;
 mod history;
 mod http;
 mod http_redirects;
