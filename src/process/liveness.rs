@@ -16,7 +16,11 @@ const PF_EXITING: u64 = 0x4;
 /// zombie; it can do nothing in that time, so it is as good as gone.
 pub(crate) fn can_run(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let mut fields = stat.rsplit_once(") ").map_or("", |(_, r)| r).split(' ');
+        let mut fields = stat
+            .rsplit_once(") ")
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .split(' ');
         let state = fields.next().unwrap_or("Z");
         let flags = fields
             .nth(5)
