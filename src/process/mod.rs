@@ -20,7 +20,7 @@ pub(crate) use group::{
 };
 pub(crate) use lines::Lines;
 pub(crate) use listeners::{Holder, holder};
-pub(crate) use liveness::{can_run, is_live};
+pub(crate) use liveness::is_live;
 pub(crate) use search_path::on_path;
 pub(crate) use signal::signal_group;
 pub(crate) use supervisor::{spawn_supervised, supervised};

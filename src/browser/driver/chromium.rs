@@ -183,16 +183,9 @@ impl Chromium {
     }
 
     /// Ends it at once (its profile is thrown away: nothing to save) and removes its profile.
-    /// Returns once its process can run nothing more ([`crate::process::can_run`]): the tens of
-    /// ms the kernel then takes to free its memory are not waited for (its reaping is left to
-    /// the runtime, or to whoever adopts it when runner has exited).
-    pub(crate) async fn kill(self) {
+    pub(crate) async fn kill(mut self) {
         signal_group(self.pgid, Signal::SIGKILL);
-        let pid = self.child.id().and_then(|p| i32::try_from(p).ok());
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
-        while pid.is_some_and(crate::process::can_run) && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
         unregister(self.pgid);
         let _ = std::fs::remove_dir_all(&self.profile);
     }

@@ -333,8 +333,8 @@ fn socket_dir() -> PathBuf {
 
 /// Ends every process started for the browsers of socket directory `dir` once they were asked
 /// to close (`answered`: every browser answered): the daemons are sent SIGTERM, and runner does
-/// not go on before they and their browsers have exited or are exiting (killed, they run nothing
-/// more: see [`crate::process::can_run`]). Every one of them carries `dir` in its environment. A browser that did not answer `close` is wedged: it gets no grace.
+/// not go on before they and their browsers have exited. Every one of them carries `dir` in its
+/// environment. A browser that did not answer `close` is wedged: it gets no grace.
 async fn end_processes(dir: &std::path::Path, answered: bool) {
     kill_daemons(dir);
     let grace = if answered { 3000 } else { 200 };
@@ -356,7 +356,7 @@ async fn end_processes(dir: &std::path::Path, answered: bool) {
         // Those found are looked at until they are gone (a look at each costs little; a scan
         // of every process's environment, several ms on a busy machine), then the scan runs
         // again for any others.
-        while left.iter().any(|p| crate::process::can_run(*p))
+        while left.iter().any(|p| crate::process::is_live(*p))
             && tokio::time::Instant::now() < deadline
         {
             tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -461,8 +461,7 @@ pub(crate) fn cleanup_run(pid: u32) {
     }
 }
 
-/// Processes that can still run ([`crate::process::can_run`]: not exiting, not zombies) whose
-/// environment names `socket_dir` as their socket directory.
+/// Live processes (not zombies) whose environment names `socket_dir` as their socket directory.
 fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
     let needle = format!("AGENT_BROWSER_SOCKET_DIR={}", socket_dir.display());
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -472,7 +471,7 @@ fn processes_of(socket_dir: &std::path::Path) -> Vec<i32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
-            crate::process::can_run(*pid)
+            crate::process::is_live(*pid)
                 && std::fs::read(format!("/proc/{pid}/environ"))
                     .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
         })
