@@ -1818,6 +1818,54 @@ steps:
     );
 }
 
+/// A flow's settings reach the tabs its pages open (attack 24 A14): a `target=_blank` popup
+/// loads with the flow's time zone, locale, colour scheme and viewport (what its own script
+/// sees as it loads), and its first request carries the flow's headers, as every page of a
+/// Playwright context has its options.
+#[test]
+fn a_flows_settings_reach_the_tabs_its_pages_open() {
+    let d = tempfile::tempdir().unwrap();
+    let port = crate::common::free_port();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r##"name: popups
+web_server:
+  command: ["python3", "{echo}", "{port}", "{site}"]
+  url: "http://127.0.0.1:{port}/settings.html"
+  ready_timeout: 20s
+browser:
+  timeout: 5s
+  timezone: Asia/Tokyo
+  locale: de-DE
+  color_scheme: dark
+  viewport: {{ width: 500, height: 400 }}
+  headers: {{ X-Team: blue }}
+steps:
+  - open: "{{{{ web_server.url }}}}"
+  - expect: {{ text: {{ target: "#at-load", equals: "Asia/Tokyo,de-DE,dark,500" }} }}
+  - click: {{ role: link, text: Open a copy }}
+  - tab: {{ switch: last }}
+  - id: copy
+    expect: {{ text: {{ target: "#at-load", equals: "Asia/Tokyo,de-DE,dark,500" }} }}
+    continue_on_error: true
+  - tab: {{ switch: first }}
+  - click: {{ role: link, text: Open the headers }}
+  - tab: {{ switch: last }}
+  - id: headers
+    expect: {{ text: {{ target: "#headers", contains: '"X-Team": "blue"' }} }}
+    continue_on_error: true
+"##,
+            echo = fixture("echo_server.py").display(),
+            site = fixture("site").display()
+        ),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(step(&report, "copy")["outcome"], "passed", "{stderr}");
+    assert_eq!(step(&report, "headers")["outcome"], "passed", "{stderr}");
+}
+
 /// `frame` in a selector scopes CSS, text and role to an iframe (the page and the frame both
 /// have a `#card`): fill, click, expect and editable act inside it, then a step without
 /// `frame` acts on the page again. A frame of another origin refuses CSS with the reason.

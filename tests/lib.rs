@@ -40,6 +40,7 @@ mod gaps;
 mod golden;
 mod group_finally;
 mod groups;
+mod held_tabs;
 mod history;
 mod http;
 mod http_redirects;

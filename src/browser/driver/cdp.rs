@@ -181,15 +181,17 @@ impl Cdp {
 
     /// Overrides the locale and/or time zone of tab `target` for as long as this connection
     /// lasts (the tab's context is disposed before it ends): `Emulation` overrides belong to the
-    /// DevTools session that set them, so runner keeps one attached to the tab.
+    /// DevTools session that set them, so runner keeps one attached to the tab. Returns the
+    /// user agent kept with the locale's language (when a locale is set).
     pub(crate) async fn emulate_locale(
         &self,
         target: &str,
         locale: Option<&str>,
         timezone: Option<&str>,
         timeout: Duration,
-    ) -> Result<(), CdpError> {
+    ) -> Result<Option<String>, CdpError> {
         let session = self.attach(target, timeout).await?;
+        let mut kept = None;
         if let Some(l) = locale {
             self.call_in(
                 Some(&session),
@@ -229,6 +231,7 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
+            kept = Some(ua);
         }
         if let Some(tz) = timezone {
             self.call_in(
@@ -243,7 +246,7 @@ impl Cdp {
                 source: Box::new(e),
             })?;
         }
-        Ok(())
+        Ok(kept)
     }
 
     /// Loads a saved state (Playwright's storageState: `cookies`, `origins[].localStorage`) into
@@ -545,4 +548,4 @@ fn id_field(v: &Value, field: &'static str) -> Result<String, CdpError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

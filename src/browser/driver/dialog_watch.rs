@@ -43,6 +43,8 @@ pub(crate) struct Watch {
     /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
     /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
     own_eval: bool,
+    /// The flows' settings for the tabs their pages open.
+    pub(crate) new_tabs: super::new_tabs::NewTabs,
 }
 
 /// The watch on one flow's context.
@@ -154,6 +156,7 @@ impl Watch {
         if let Ok(mut f) = self.flows.lock() {
             f.remove(context);
         }
+        self.new_tabs.forget(context);
         if let Ok(mut s) = self.sessions.lock() {
             s.retain(|_, (c, _)| c != context);
         }
@@ -161,6 +164,14 @@ impl Watch {
 
     fn flow(&self, context: &str) -> Option<Arc<FlowDialogs>> {
         self.flows.lock().ok()?.get(context).cloned()
+    }
+
+    /// A new tab, held (see `new_tabs`): one its flow's settings do not reach fails the flow.
+    fn new_tab(&self, link: &Arc<Link>, msg: &Value) {
+        let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
+        let flow = context.and_then(|c| self.flow(c));
+        let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
+        self.new_tabs.attached(link, msg, fails);
     }
 
     /// An event the browser sent (read by the connection's reader: nothing here waits).
@@ -181,6 +192,7 @@ impl Watch {
                     flow.seen(link, target, info["url"].as_str().unwrap_or(""));
                 }
             }
+            "Target.attachedToTarget" => self.new_tab(link, msg),
             "Target.detachedFromTarget" => {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;

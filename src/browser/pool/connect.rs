@@ -27,7 +27,7 @@ const LAUNCHED_CONNECT: Duration = Duration::from_secs(30);
 
 /// Connects to a browser this run launched.
 pub(super) async fn launched(session: &mut Session, watch: &Arc<Watch>) -> Result<Cdp, StepError> {
-    connect(session, watch, LAUNCHED_CONNECT).await
+    connect(session, watch, LAUNCHED_CONNECT, true).await
 }
 
 /// Connects to the running browser at `url` within `timeout` (the flow's `browser.timeout`);
@@ -40,7 +40,7 @@ pub(super) async fn remote(
     url: &str,
     timeout: Duration,
 ) -> Result<(Cdp, Option<String>), StepError> {
-    let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout))
+    let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout, false))
         .await
         .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
         .map_err(|e| unconnected(url, timeout, &e))?;
@@ -93,11 +93,13 @@ pub(super) async fn close_own_page(cdp: &Cdp, page: &str) {
 
 /// Starts the session's daemon, connected to the browser (`--cdp`) within `timeout`, and opens
 /// a DevTools connection of runner's own to it. A browser that does not answer in time is a
-/// `Timeout` error.
+/// `Timeout` error. With `hold_new_tabs` (a browser this run launched) the browser holds each
+/// new tab until runner has given it its flow's settings (see [`hold`]).
 async fn connect(
     session: &mut Session,
     watch: &Arc<Watch>,
     timeout: Duration,
+    hold_new_tabs: bool,
 ) -> Result<Cdp, StepError> {
     let data = session.send(Command::CdpUrl, timeout).await?;
     let w = watch.clone();
@@ -120,7 +122,41 @@ async fn connect(
     )
     .await
     .map_err(unanswered)?;
+    if hold_new_tabs {
+        hold(&cdp, calls).await.map_err(unanswered)?;
+    }
     Ok(cdp)
+}
+
+/// Asks the browser to hold each new tab before it runs, until runner has given it its flow's
+/// settings and let it run (see `new_tabs`): pages only; a browser that does not know the
+/// filter (before Chrome 106) holds its workers too, and `new_tabs` lets them run at once.
+///
+/// Only on a browser the run launched. The browser holds every new tab of every client for
+/// runner, and Chromium (156) does not let a held tab run when the connection that holds it
+/// ends or detaches from it: had runner been stopped (Ctrl-Z) or killed as a tab opened, a
+/// `window.open` of another client of a shared browser would stay blank and its opener's page
+/// frozen for good. A browser runner launched has no other clients and ends with the run.
+async fn hold(cdp: &Cdp, calls: Duration) -> Result<(), CdpError> {
+    let mut auto_attach = serde_json::json!({
+        "autoAttach": true,
+        "waitForDebuggerOnStart": true,
+        "flatten": true,
+        "filter": [{ "type": "page", "exclude": false }, { "exclude": true }],
+    });
+    match cdp
+        .call("Target.setAutoAttach", auto_attach.clone(), calls)
+        .await
+    {
+        Err(CdpError::Refused { .. }) => {
+            if let Some(o) = auto_attach.as_object_mut() {
+                o.remove("filter");
+            }
+            cdp.call("Target.setAutoAttach", auto_attach, calls).await?;
+            Ok(())
+        }
+        r => r.map(|_| ()),
+    }
 }
 
 /// The error of a running browser at `url` runner could not connect to: it did not answer

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::browser::driver::command::{Command, ReducedMotion};
 
@@ -56,4 +56,92 @@ pub(super) fn settings(e: &Emulation) -> Vec<Command> {
         commands.push(Command::Headers { headers: h.clone() });
     }
     commands
+}
+
+/// The DevTools calls (method, parameters) that give a tab the flow's pages open (a popup, a
+/// new tab) the flow's settings, as its first tab has them (see `driver::new_tabs`);
+/// `user_agent` is the one the first tab keeps with its locale. A `device` is agent-browser's
+/// to apply, by its own list, to the flow's first tab only: a new tab gets the flow's
+/// `viewport`, not the device's.
+pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
+    let mut calls: Vec<(&str, Value)> = Vec::new();
+    if let Some((w, h)) = e.viewport {
+        let metrics = json!({ "width": w, "height": h, "deviceScaleFactor": 0, "mobile": false });
+        calls.push(("Emulation.setDeviceMetricsOverride", metrics));
+    }
+    if let Some(c) = &e.color_scheme {
+        let features = json!([{ "name": "prefers-color-scheme", "value": c }]);
+        calls.push((
+            "Emulation.setEmulatedMedia",
+            json!({ "features": features }),
+        ));
+    }
+    if let Some((lat, lng)) = e.geolocation {
+        let at = json!({ "latitude": lat, "longitude": lng, "accuracy": 1 });
+        calls.push(("Emulation.setGeolocationOverride", at));
+    }
+    if let Some(l) = &e.locale {
+        calls.push(("Emulation.setLocaleOverride", json!({ "locale": l })));
+        if let Some(ua) = user_agent {
+            let ua = json!({ "userAgent": ua, "acceptLanguage": l });
+            calls.push(("Emulation.setUserAgentOverride", ua));
+        }
+    }
+    if let Some(tz) = &e.timezone {
+        calls.push(("Emulation.setTimezoneOverride", json!({ "timezoneId": tz })));
+    }
+    if e.offline || e.headers.is_some() {
+        calls.push(("Network.enable", json!({})));
+    }
+    if let Some(h) = &e.headers {
+        calls.push(("Network.setExtraHTTPHeaders", json!({ "headers": h })));
+    }
+    if e.offline {
+        let conditions = json!({ "offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 });
+        calls.push(("Network.emulateNetworkConditions", conditions));
+    }
+    calls.into_iter().map(|(m, p)| (m.to_string(), p)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Emulation, new_tab_calls};
+
+    /// A new tab gets each setting the flow has, as DevTools calls; a device does not follow
+    /// (agent-browser's own list), nor a user agent without a locale.
+    #[test]
+    fn a_new_tab_gets_the_flows_settings() {
+        let e = Emulation {
+            device: Some("iPhone 14".into()),
+            viewport: Some((500, 400)),
+            locale: Some("de-DE".into()),
+            timezone: Some("Asia/Tokyo".into()),
+            color_scheme: Some("dark".into()),
+            headers: Some(json!({ "X-Team": "blue" })),
+            ..Emulation::default()
+        };
+        let calls = new_tab_calls(&e, Some("UA"));
+        let methods: Vec<&str> = calls.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(
+            methods,
+            [
+                "Emulation.setDeviceMetricsOverride",
+                "Emulation.setEmulatedMedia",
+                "Emulation.setLocaleOverride",
+                "Emulation.setUserAgentOverride",
+                "Emulation.setTimezoneOverride",
+                "Network.enable",
+                "Network.setExtraHTTPHeaders",
+            ]
+        );
+        assert_eq!(calls[0].1["width"], 500);
+        assert_eq!(
+            calls[3].1,
+            json!({ "userAgent": "UA", "acceptLanguage": "de-DE" })
+        );
+        assert_eq!(calls[6].1, json!({ "headers": { "X-Team": "blue" } }));
+        assert!(new_tab_calls(&Emulation::default(), None).is_empty());
+    }
 }

@@ -3,7 +3,9 @@ use tokio::net::TcpListener;
 
 /// A browser stand-in: accepts one connection and hands each request to `serve`, which
 /// sends back what the test wants (answers, events, or nothing) and may close.
-pub(super) async fn browser<F>(serve: F) -> (String, tokio::task::JoinHandle<()>)
+pub(in crate::browser::driver) async fn browser<F>(
+    serve: F,
+) -> (String, tokio::task::JoinHandle<()>)
 where
     F: Fn(Value) -> (Vec<Value>, bool) + Send + 'static,
 {

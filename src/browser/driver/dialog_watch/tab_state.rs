@@ -33,6 +33,16 @@ impl Open {
 }
 
 impl FlowDialogs {
+    /// Fails the flow at its next browser step (or at its end) with `why`, unless it fails
+    /// already.
+    pub(crate) fn fails(&self, why: String) {
+        if let Ok(mut s) = self.state.lock()
+            && s.unanswered.is_none()
+        {
+            s.unanswered = Some(why);
+        }
+    }
+
     /// Waits until a dialog only the flow answers (see `blocking`) is open in tab `target`, and
     /// gives it.
     pub(crate) async fn until_blocked(&self, target: &str) -> Open {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::super::connect::CDP_TIMEOUT;
-use super::super::emulation::settings;
+use super::super::emulation::{new_tab_calls, settings};
 use super::{Context, Emulation, Worker};
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -56,7 +56,8 @@ impl Worker {
 
     /// Applies a flow's device settings to its context (its own tab: settings made with
     /// agent-browser's `set` stay with that tab, and the next flow's tab starts from the
-    /// browser's defaults).
+    /// browser's defaults), and has the tabs its pages open get them as they open (see
+    /// `driver::new_tabs`).
     pub(crate) async fn set_up(
         &self,
         context: &Context,
@@ -90,8 +91,10 @@ impl Worker {
                     _ => fail(e.message),
                 })?;
         }
+        let mut user_agent = None;
         if e.locale.is_some() || e.timezone.is_some() {
-            self.cdp
+            user_agent = self
+                .cdp
                 .emulate_locale(
                     &context.target,
                     e.locale.as_deref(),
@@ -100,6 +103,11 @@ impl Worker {
                 )
                 .await
                 .map_err(|e| fail(e.to_string()))?;
+        }
+        // The tabs the flow's pages open get the same settings as they open.
+        let calls = new_tab_calls(e, user_agent.as_deref());
+        if !calls.is_empty() {
+            self.watch.new_tabs.set(&context.id, calls);
         }
         Ok(())
     }

@@ -1,0 +1,139 @@
+//! A flow's browser settings in the tabs its pages open (a `window.open` popup, a
+//! `target=_blank` link), as Playwright's context options reach every page of the context.
+//!
+//! The settings agent-browser's `set` and runner's locale override apply hold for the tab they
+//! were applied to. So runner's DevTools connection asks the browser to attach it to every new
+//! tab and to hold the tab before its first script runs (`Target.setAutoAttach` with
+//! `waitForDebuggerOnStart`, set when runner connects); a tab of a flow's context gets the
+//! flow's settings over that session (which lasts as long as the connection or the tab) and
+//! then runs, so its first document is loaded with them. Any other tab runs at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::cdp::Link;
+
+/// How long each of runner's calls that prepare a new tab may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The DevTools calls (method, parameters) that give a new tab a flow's settings.
+type Calls = Arc<Vec<(String, Value)>>;
+
+/// The calls for each flow's new tabs, by the flow's context id.
+#[derive(Default)]
+pub(crate) struct NewTabs {
+    by_context: Mutex<HashMap<String, Calls>>,
+}
+
+impl NewTabs {
+    /// New tabs of context `context` get `calls` before they run.
+    pub(crate) fn set(&self, context: &str, calls: Vec<(String, Value)>) {
+        if let Ok(mut m) = self.by_context.lock() {
+            m.insert(context.to_string(), Arc::new(calls));
+        }
+    }
+
+    /// Context `context` is being disposed.
+    pub(crate) fn forget(&self, context: &str) {
+        if let Ok(mut m) = self.by_context.lock() {
+            m.remove(context);
+        }
+    }
+
+    /// `Target.attachedToTarget` of the browser's session: a tab runner was attached to as it
+    /// opened. Its flow's settings are applied (nothing waits here: a task does it), then it
+    /// runs; runner leaves a tab of no flow with settings. When the tab does not get them (and
+    /// is still open), `fails` is told why (the watch on the tab's context fails its flow at
+    /// its next browser step: a popup without the flow's settings would test the page under
+    /// others).
+    pub(crate) fn attached(
+        &self,
+        link: &Arc<Link>,
+        msg: &Value,
+        fails: impl FnOnce(String) + Send + 'static,
+    ) {
+        let params = &msg["params"];
+        // runner's own `Target.attachToTarget` (the dialog watch's) is told the same way, of a
+        // tab that does not wait: that session is the watch's.
+        if msg.get("sessionId").is_some() || params["waitingForDebugger"] != Value::Bool(true) {
+            return;
+        }
+        let Some(session) = params["sessionId"].as_str() else {
+            return;
+        };
+        let info = &params["targetInfo"];
+        let calls = info["browserContextId"]
+            .as_str()
+            .and_then(|c| self.by_context.lock().ok()?.get(c).cloned())
+            .filter(|_| info["type"] == "page");
+        let tab = Tab {
+            session: session.to_string(),
+            target: info["targetId"].as_str().unwrap_or("").to_string(),
+            url: info["url"].as_str().unwrap_or("").to_string(),
+        };
+        let link = link.clone();
+        tokio::spawn(async move {
+            if let Some(why) = prepare(&link, &tab, calls).await {
+                fails(why);
+            }
+        });
+    }
+}
+
+/// A new tab runner was attached to, held.
+struct Tab {
+    /// runner's session on it.
+    session: String,
+    target: String,
+    url: String,
+}
+
+/// Applies `calls` in runner's session on a new tab, then lets the tab run; detaches from a tab
+/// that gets no settings. The calls and the go-ahead are sent together, in order (as Playwright
+/// prepares a page): some answer only once the tab runs. Returns why the tab did not get the
+/// settings or did not run, unless it was closed meanwhile (a tab closed at once needs none).
+async fn prepare(link: &Link, tab: &Tab, calls: Option<Calls>) -> Option<String> {
+    let run = ("Runtime.runIfWaitingForDebugger".to_string(), json!({}));
+    let all: Vec<&(String, Value)> = calls
+        .iter()
+        .flat_map(|c| c.iter())
+        .chain(std::iter::once(&run))
+        .collect();
+    let sent = all.iter().map(|(method, params)| {
+        link.call_in(Some(&tab.session), method, params.clone(), CALL_TIMEOUT)
+    });
+    // A tokio mutex hands the connection's writer out in the order asked: the calls go in order.
+    let answers = futures_util::future::join_all(sent).await;
+    if calls.is_none() {
+        let _ = link
+            .call_in(
+                None,
+                "Target.detachFromTarget",
+                json!({ "sessionId": tab.session }),
+                CALL_TIMEOUT,
+            )
+            .await;
+    }
+    let (method, e) = all
+        .iter()
+        .zip(&answers)
+        .find_map(|((m, _), a)| a.as_ref().err().map(|e| (m, e)))?;
+    let target = json!({ "targetId": tab.target });
+    let open = link
+        .call_in(None, "Target.getTargetInfo", target, CALL_TIMEOUT)
+        .await
+        .is_ok();
+    let url = Some(tab.url.as_str()).filter(|u| !u.is_empty() && *u != "about:blank");
+    let tab = url.map_or("a tab".to_string(), |u| format!("a tab ({u})"));
+    open.then(|| {
+        format!(
+            "{tab} the flow's page opened did not get the flow's browser settings, so it would run under the browser's defaults: {method} failed ({e})"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests;
