@@ -30,14 +30,10 @@ pub(super) fn warn_about_secret_headers(flows: &[Arc<LoadedFlow>], reporter: &Re
     }
 }
 
-/// Whether a template reads `secrets` (`{{ secrets.T }}`, `secrets['T']`).
+/// Whether a template reads `secrets` (`{{ secrets.T }}`, `secrets['T']`), as the template
+/// lexer names what it reads (a template that does not parse is validate's to refuse).
 fn reads_a_secret(value: &str) -> bool {
-    value.split("{{").skip(1).any(|tag| {
-        let tag = tag.split("}}").next().unwrap_or("");
-        tag.match_indices("secrets").any(|(i, _)| {
-            !tag[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
-        })
-    })
+    crate::template::names_read(value).is_ok_and(|names| names.iter().any(|n| n == "secrets"))
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub(crate) use explain::explain;
 pub(crate) use literal::{foreign_template, literal, literal_value, text_value, unbraced};
 pub(crate) use order::read_number;
 pub(crate) use render::{RenderError, Templates, is_template};
+pub(crate) use tags::names_read;
 
 /// The names a template's context holds at its top level.
 pub(crate) const ROOTS: &[&str] = &[
