@@ -185,6 +185,13 @@ fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
         "job.json",
         "{\"id\": 42, \"run_id\": 7, \"name\": \"build\"}\n",
     );
+    // Nor is a JSON file that opens with a `run_id` but has no report's `flows` and `summary`
+    // (review s22, G3: merge-reports and this check now ask one rule).
+    write(
+        d.path(),
+        "other.json",
+        "{\"run_id\": 7, \"id\": 42, \"name\": \"build\"}\n",
+    );
     write(d.path(), "notes.xml", "<notes><n>keep me</n></notes>\n");
     std::fs::create_dir(d.path().join("site")).unwrap();
     write(
@@ -195,6 +202,7 @@ fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
     for (report, file) in [
         ("json=app.py", "app.py"),
         ("json=job.json", "job.json"),
+        ("json=other.json", "other.json"),
         ("junit=notes.xml", "notes.xml"),
         ("html=site", "site/index.html"),
     ] {

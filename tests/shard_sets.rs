@@ -434,3 +434,113 @@ fn a_shard_keeps_a_state_saver_with_its_loaders() {
         );
     }
 }
+
+/// `runner run PATH --shard I/2 ARGS --report json=<s>/sI/shard.json --artifacts
+/// <s>/sI/art` in `cwd` (`s`: where the shards' folders go): its exit code.
+fn run_shard_from(cwd: &Path, path: &str, i: usize, args: &[&str], s: &Path) -> i32 {
+    let out = s.join(format!("s{i}"));
+    let mut c = runner(cwd);
+    c.args(["run", path, "--shard", &format!("{i}/2")])
+        .args(args)
+        .arg("--report")
+        .arg(format!("json={}", out.join("shard.json").display()))
+        .arg("--artifacts")
+        .arg(out.join("art"));
+    let (code, _, stderr) = output(c);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    code
+}
+
+/// R4 (review s22): what a shard records of its run's selection does not depend on how its job
+/// named the flows: one job in the project's root (runner.toml's folder, else the repository's)
+/// running `e2e`, the other inside `e2e/` running `.` or the folder's absolute path, the tags
+/// given in another order. Such shards were refused as "different selections"; they merge, to
+/// the flows the tags select. Other flows (another tag) are still refused.
+#[test]
+fn shards_merge_whatever_their_jobs_working_directory_and_filter_order() {
+    for root_file in ["runner.toml", ".git"] {
+        let d = tempfile::tempdir().unwrap();
+        let s = d.path();
+        if root_file == ".git" {
+            std::fs::create_dir(s.join(".git")).unwrap();
+        } else {
+            write(s, root_file, "jobs = 1\n");
+        }
+        let e2e = s.join("e2e");
+        std::fs::create_dir(&e2e).unwrap();
+        for (name, tags) in [("a", "[x]"), ("b", "[y]"), ("c", "[x, y]"), ("d", "[z]")] {
+            write(
+                &e2e,
+                &format!("{name}.yaml"),
+                &format!("name: {name}\ntags: {tags}\nsteps:\n  - exec: [\"true\"]\n"),
+            );
+        }
+        let xy = ["--tag", "x", "--tag", "y"];
+        let yx = ["--tag", "y", "--tag", "x", "--tag", "y"];
+        assert_eq!(run_shard_from(s, "e2e", 1, &xy, s), 0, "{root_file}");
+        assert_eq!(run_shard_from(&e2e, ".", 2, &yx, s), 0, "{root_file}");
+        let (code, stderr) = merge(s, &["s1", "s2"]);
+        assert_eq!(code, 0, "{root_file}: {stderr}");
+        let m = read(&s.join("m.json"));
+        assert_eq!(names(&m), ["a", "b", "c"], "{root_file}: {m}");
+        assert_eq!(m["summary"]["total"], 4, "{root_file}: {m}");
+        assert_eq!(m["summary"]["skipped"], 1, "{root_file}: {m}");
+
+        let abs = e2e.display().to_string();
+        std::fs::remove_file(s.join("m.json")).unwrap();
+        std::fs::remove_dir_all(s.join("s2")).unwrap();
+        assert_eq!(run_shard_from(&e2e, &abs, 2, &yx, s), 0, "{root_file}");
+        let (code, stderr) = merge(s, &["s1", "s2"]);
+        assert_eq!(code, 0, "{root_file}: {stderr}");
+
+        std::fs::remove_file(s.join("m.json")).unwrap();
+        std::fs::remove_dir_all(s.join("s2")).unwrap();
+        assert_eq!(run_shard_from(&e2e, ".", 2, &["--tag", "z"], s), 0);
+        let (code, stderr) = merge(s, &["s1", "s2"]);
+        assert_eq!(code, 2, "{root_file}: {stderr}");
+        assert!(stderr.contains("different selections"), "{stderr}");
+        assert!(!s.join("m.json").exists());
+    }
+}
+
+/// W1 (review s22): a shard whose run was killed before it wrote its report (no report.json at
+/// the top of its artifacts, no shard.json) leaves its flows' folders; a page's download there
+/// named `report.json` and shaped as that shard's report is never taken for it, with runner's
+/// marker in the artifacts or without it (an upload that leaves out hidden files): the merge
+/// says the shard is missing. It used to merge green (exit 0). Nor is a report.json in a flow's
+/// folder of marked artifacts taken.
+#[test]
+fn merge_reports_takes_no_download_for_a_killed_shards_report() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path();
+    suite(s);
+    assert_eq!(run_shard(s, 1, 2), 0);
+    assert_eq!(run_shard(s, 2, 2), 1);
+    let report = std::fs::read(s.join("s2/shard.json")).unwrap();
+    std::fs::remove_file(s.join("s2/shard.json")).unwrap();
+    std::fs::remove_file(s.join("s2/art/report.json")).unwrap();
+    let mut flow_dirs: Vec<_> = std::fs::read_dir(s.join("s2/art"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    flow_dirs.sort();
+    assert!(!flow_dirs.is_empty(), "shard 2 left no flow folder");
+    let downloads = flow_dirs[0].join("downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    std::fs::write(downloads.join("report.json"), &report).unwrap();
+    std::fs::write(flow_dirs[flow_dirs.len() - 1].join("report.json"), &report).unwrap();
+
+    let (code, stderr) = merge(s, &["s1", "s2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("shard 2 of 2 is missing"), "{stderr}");
+    assert!(!s.join("m.json").exists());
+
+    // Without the marker: the flow's folder is anyone's, its downloads still runner's.
+    std::fs::remove_file(s.join("s2/art/.runner-artifacts")).unwrap();
+    std::fs::remove_file(flow_dirs[flow_dirs.len() - 1].join("report.json")).unwrap();
+    let (code, stderr) = merge(s, &["s1", "s2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("shard 2 of 2 is missing"), "{stderr}");
+    assert!(!s.join("m.json").exists());
+}

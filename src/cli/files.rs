@@ -106,56 +106,40 @@ fn skipped_dir(p: &Path) -> bool {
 /// Whether `e` (a directory below the walk's root) is runner's output, where no flow is looked
 /// for, as Playwright's test directory leaves out its output directory: a page's download lands
 /// there under the name the page chose (`evil.yaml`), and a flow found there would run `exec`
-/// with the user's rights (a watch would run it at once). Runner's output is
-/// - a run's artifacts: a directory holding [`crate::engine::MARKER`], or the run's own
-///   `--artifacts` (`own`, canonical);
-/// - a flow's folder (`001-checkout/`) in such artifacts (the walk starts in them:
-///   `--artifacts .`);
-/// - a flow's downloads (`NNN-flow/downloads/`), wherever they are (also in artifacts an older
-///   runner wrote, with no marker: a page names files there only). A user's own numbered
-///   folders (`e2e/001-login/`) are searched, a report.json beside them or not.
+/// with the user's rights (a watch would run it at once). Runner's output is what
+/// [`crate::engine::output_kind`] says it is (`own`: the run's `--artifacts`, canonical): a
+/// run's artifacts, a flow's folder in them, a flow's downloads wherever they are. A user's own
+/// numbered folders (`e2e/001-login/`) are searched, a report.json beside them or not.
 ///
 /// A marked folder that holds flow files itself (`--artifacts e2e` once, into the flows'
 /// folder) is noted in `notes`: its flows are not searched, and that should not be silent.
 fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>) -> bool {
-    let is_own = |p: &Path| own.is_some_and(|o| std::fs::canonicalize(p).is_ok_and(|c| c == o));
     let p = e.path();
     if !e.file_type().is_dir() {
         return false;
     }
-    if crate::engine::is_marked(p) || is_own(p) {
-        let flows_in = std::fs::read_dir(p)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|f| f.file_type().is_ok_and(|t| t.is_file()) && Format::of(&f.path()).is_some());
-        if flows_in {
-            let shown = p.strip_prefix(".").unwrap_or(p);
-            notes.push(format!(
-                "{:?} holds a run's artifacts (runner's {} marker): the flow files in it are not searched (remove the marker if it is a folder of flows)",
-                shown.display().to_string(),
-                crate::engine::MARKER
-            ));
+    match crate::engine::output_kind(p, own) {
+        None => false,
+        Some(crate::engine::Output::Artifacts) => {
+            let flows_in = std::fs::read_dir(p)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|f| {
+                    f.file_type().is_ok_and(|t| t.is_file()) && Format::of(&f.path()).is_some()
+                });
+            if flows_in {
+                let shown = p.strip_prefix(".").unwrap_or(p);
+                notes.push(format!(
+                    "{:?} holds a run's artifacts (runner's {} marker): the flow files in it are not searched (remove the marker if it is a folder of flows)",
+                    shown.display().to_string(),
+                    crate::engine::MARKER
+                ));
+            }
+            true
         }
-        return true;
+        Some(_) => true,
     }
-    let Some(parent) = p.parent() else {
-        return false;
-    };
-    let flow_named = |p: &Path| {
-        p.file_name()
-            .is_some_and(|n| crate::engine::is_flow_dir(&n.to_string_lossy()))
-    };
-    if e.file_name() == "downloads" && flow_named(parent) {
-        return true;
-    }
-    if !flow_named(p) {
-        return false;
-    }
-    if crate::engine::is_marked(parent) || is_own(parent) {
-        return true;
-    }
-    false
 }
 
 /// Whether a file is an agent profile (it sits in a directory named `profiles`).

@@ -59,70 +59,76 @@ fn files(paths: &[PathBuf], reporter: &Reporter) -> Result<Vec<Found>, CliError>
     Ok(out)
 }
 
-/// A walk of a directory given for its reports. A flow's folder of a run's artifacts
+/// A walk of a directory given for its reports. Runner's output is searched only for the
+/// report a run writes at the top of its artifacts: a flow's folder of a run's artifacts
 /// (`001-checkout/`: its downloads, saved states and traces, files a page may name and fill;
-/// its sub-flows' folders inside it) is not searched: a folder named as runner names a flow's
-/// (see `engine::is_flow_dir`) beside a `report.json` that is a runner report (a run writes
-/// one into its artifacts, however they were reused or moved). Any other folder is searched,
+/// its sub-flows' folders inside it) and a flow's downloads wherever they are (artifacts copied
+/// without their hidden marker, or of a run killed before it wrote its report) are not, by the
+/// rule flow discovery asks too ([`crate::engine::output_kind`]). Any other folder is searched,
 /// whatever its name (`2026-11-28/`, `123-linux/`).
 #[derive(Default)]
 struct Walk {
-    /// Whether each directory seen holds a run's report (is a run's artifacts).
-    artifacts: std::collections::HashMap<PathBuf, bool>,
     /// The flow folders not searched, by the artifacts they are in.
     skipped: std::collections::BTreeMap<PathBuf, Vec<String>>,
+    /// The downloads folders not searched.
+    downloads: Vec<PathBuf>,
 }
 
 impl Walk {
     /// Whether the walk goes into `e` (a file is always taken to the caller).
     fn searched(&mut self, e: &walkdir::DirEntry) -> bool {
-        let name = e.file_name().to_string_lossy();
-        if e.depth() == 0 || !e.file_type().is_dir() || !crate::engine::is_flow_dir(&name) {
+        if e.depth() == 0 || !e.file_type().is_dir() {
             return true;
         }
-        let Some(parent) = e.path().parent() else {
-            return true;
-        };
-        let artifacts = *self
-            .artifacts
-            .entry(parent.to_path_buf())
-            .or_insert_with(|| holds_report(parent));
-        if artifacts {
-            let names = self.skipped.entry(parent.to_path_buf()).or_default();
-            names.push(name.into_owned());
+        match crate::engine::output_kind(e.path(), None) {
+            None | Some(crate::engine::Output::Artifacts) => true,
+            Some(crate::engine::Output::Downloads) => {
+                self.downloads.push(e.path().to_path_buf());
+                false
+            }
+            Some(crate::engine::Output::FlowFolder) => {
+                let parent = e.path().parent().unwrap_or(e.path()).to_path_buf();
+                let name = e.file_name().to_string_lossy().into_owned();
+                self.skipped.entry(parent).or_default().push(name);
+                false
+            }
         }
-        !artifacts
     }
 
-    /// Names the flow folders not searched, by the artifacts they are in (at most 5 of each).
+    /// Names the flow folders not searched, by the artifacts they are in, and the downloads
+    /// folders (at most 5 of each).
     fn note(&mut self, reporter: &Reporter) {
+        // (Quoted: a folder's name may hold a line break or an escape sequence.)
         for (dir, names) in &mut self.skipped {
             names.sort();
-            let mut shown: Vec<String> = names.iter().take(5).map(|n| format!("{n:?}")).collect();
-            if names.len() > 5 {
-                shown.push(format!("and {} more", names.len() - 5));
-            }
-            // (Quoted: a folder's name may hold a line break or an escape sequence.)
             reporter.err(&format!(
                 "note: {:?} holds a run's artifacts: its flows' folders are not searched for reports ({})\n",
                 dir.display().to_string(),
-                shown.join(", ")
+                first_five(names.iter().map(|n| format!("{n:?}")))
+            ));
+        }
+        if !self.downloads.is_empty() {
+            self.downloads.sort();
+            let shown = self
+                .downloads
+                .iter()
+                .map(|d| format!("{:?}", d.display().to_string()));
+            reporter.err(&format!(
+                "note: a flow's downloads in a run's artifacts (files a page named) are not searched for reports ({})\n",
+                first_five(shown)
             ));
         }
     }
 }
 
-/// Whether `dir` holds a `report.json` that is a runner report (a regular file, its keys a
-/// report's: see [`shaped`]).
-pub(super) fn holds_report(dir: &Path) -> bool {
-    let file = dir.join("report.json");
-    if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-        return false;
+/// The first 5 of `items`, joined, and how many more.
+fn first_five(items: impl ExactSizeIterator<Item = String>) -> String {
+    let count = items.len();
+    let mut shown: Vec<String> = items.take(5).collect();
+    if count > 5 {
+        shown.push(format!("and {} more", count - 5));
     }
-    crate::fs::read_regular(&file, MAX_SHARD_REPORT)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .is_some_and(|text| shaped(&text))
+    shown.join(", ")
 }
 
 /// The reports among `found`, each parsed once, checked against itself and told to read only
@@ -148,7 +154,7 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
         }
         let mut r: Report = match serde_json::from_str(&text) {
             Ok(r) => r,
-            Err(_) if under.is_some() && !shaped(&text) => {
+            Err(_) if under.is_some() && !crate::report::is_runner_report(text.as_bytes()) => {
                 // (Quoted: a file's name may hold a line break or an escape sequence.)
                 reporter.warn(&format!(
                     "{:?} is passed over: not a runner JSON report",
@@ -178,22 +184,6 @@ fn reports(found: Vec<Found>, reporter: &Reporter) -> Result<Vec<(PathBuf, Repor
         out.push((path, r));
     }
     Ok(out)
-}
-
-/// Whether `text` is a JSON object with a report's keys (`run_id`, `flows`, `summary`): a
-/// report that does not parse is an error, any other JSON file under a directory is passed
-/// over. Scanned, not built: the values are skipped.
-fn shaped(text: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Shape {
-        #[allow(dead_code)]
-        run_id: serde::de::IgnoredAny,
-        #[allow(dead_code)]
-        flows: serde::de::IgnoredAny,
-        #[allow(dead_code)]
-        summary: serde::de::IgnoredAny,
-    }
-    text.trim_start().starts_with('{') && serde_json::from_str::<Shape>(text).is_ok()
 }
 
 /// Merges shard reports: every flow of every report (in file order, as one run lists them),

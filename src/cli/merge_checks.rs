@@ -359,7 +359,10 @@ fn listed(numbers: &[usize]) -> String {
 /// selection (the filters' flows before the shard was taken, see `run_reports::shard_of`) and
 /// how many flows its run found (`summary.total`), and a shard whose run selected other flows
 /// (another `--grep` or `--tag`, a flow added between the jobs, another commit) is refused, both
-/// named: merged, the flows in neither selection would be silently missing. Returns the
+/// named: merged, the flows in neither selection would be silently missing. The selections are
+/// compared by what they select (their fingerprint and count), not by how the filters were
+/// written: `--tag a --tag b` and `--tag b --tag a`, or two filters that keep the same flows,
+/// cut the same flows into the same shards. Returns the
 /// selection and the flows found, or `None` when no report records a selection (unsharded
 /// runs' reports); a shard that records none (an older runner's) among shards that do is
 /// refused too.
@@ -386,7 +389,7 @@ pub(super) fn same_selection(
                 first.display()
             ));
         };
-        if s != one.0 || r.summary.total != one.1 {
+        if (&s.fingerprint, s.flows, r.summary.total) != (&one.0.fingerprint, one.0.flows, one.1) {
             let said = |s: &Selection, found: usize| format!("{}, of {found} found", s.described());
             return refuse(format!(
                 "{} and {} are shards of different selections of flows ({}: {}; {}: {})",

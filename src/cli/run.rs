@@ -149,7 +149,8 @@ pub(crate) fn run(args: &RunArgs, reporter: &Reporter) -> Result<Outcome, CliErr
     if let Some(note) = super::select::uneven(&tagged, cut) {
         reporter.warn(&note);
     }
-    let shard = super::run_reports::shard_of(args, &tagged);
+    let root = super::run_reports::selection_root(project_file);
+    let shard = super::run_reports::shard_of(args, &tagged, &root);
     let loaded = flows.clone();
     let flows = select(flows, &filter, cut);
     if args.list {

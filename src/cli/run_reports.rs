@@ -99,19 +99,19 @@ fn refuse_over<'a>(
 }
 
 /// The shard this run is (`--shard I/N`), as its report records it, with what the run
-/// selected (`selected`: the flows the filters kept, before the shard was taken).
-pub(super) fn shard_of(args: &RunArgs, selected: &[Arc<LoadedFlow>]) -> Option<Shard> {
+/// selected (`selected`: the flows the filters kept, before the shard was taken). Its flows'
+/// files are named relative to `root` (see [`selection_root`]), so the record is the same
+/// whatever working directory each job of a CI matrix starts in and however it names the flows
+/// (`e2e`, `./e2e`, its absolute path), on every machine wherever its checkout is; its filters
+/// as what they select (each tag once, in order).
+pub(super) fn shard_of(args: &RunArgs, selected: &[Arc<LoadedFlow>], root: &Path) -> Option<Shard> {
     let (index, total) = super::select::shard(args).ok().flatten()?;
     let n = args.repeat_each.max(1);
-    // A file relative to the working directory (the same on every machine of a CI matrix,
-    // wherever its checkout is; runner.toml's `flows` are absolute); a flow named as reports
-    // name it, a repeated flow's runs `name [k/n]`.
-    let cwd = std::env::current_dir().unwrap_or_default();
+    // A flow named as reports name it, a repeated flow's runs `name [k/n]`.
     let names: Vec<(String, String)> = selected
         .iter()
         .flat_map(|f| {
-            let file = f.path.strip_prefix(&cwd).unwrap_or(&f.path);
-            let file = file.display().to_string();
+            let file = relative_to(&f.path, root);
             (1..=n).map(move |k| {
                 let name = if n > 1 {
                     format!("{} [{k}/{n}]", f.flow.name)
@@ -122,13 +122,14 @@ pub(super) fn shard_of(args: &RunArgs, selected: &[Arc<LoadedFlow>]) -> Option<S
             })
         })
         .collect();
-    let mut filters: Vec<String> = Vec::new();
-    filters.extend(args.tags.iter().map(|t| format!("--tag `{t}`")));
-    filters.extend(
-        args.exclude_tags
-            .iter()
-            .map(|t| format!("--exclude-tag `{t}`")),
-    );
+    let tags = |flag: &str, tags: &[String]| {
+        let set: std::collections::BTreeSet<&String> = tags.iter().collect();
+        set.into_iter()
+            .map(|t| format!("{flag} `{t}`"))
+            .collect::<Vec<_>>()
+    };
+    let mut filters = tags("--tag", &args.tags);
+    filters.extend(tags("--exclude-tag", &args.exclude_tags));
     filters.extend(args.grep.iter().map(|g| format!("--grep `{g}`")));
     filters.extend(
         args.grep_invert
@@ -145,6 +146,45 @@ pub(super) fn shard_of(args: &RunArgs, selected: &[Arc<LoadedFlow>]) -> Option<S
         total,
         selection: Some(selection),
     })
+}
+
+/// The folder a shard's record names its flows' files relative to: the project's (the folder
+/// of runner.toml, `project_file`), else the repository's the working directory is in (the
+/// folder holding `.git`, where the search for runner.toml stops), else the working directory.
+pub(super) fn selection_root(project_file: Option<&Path>) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(dir) = project_file.and_then(Path::parent) {
+        return crate::config::flows::absolute(dir);
+    }
+    cwd.ancestors()
+        .find(|d| crate::config::project::is_repository_root(d))
+        .map_or_else(|| cwd.clone(), Path::to_path_buf)
+}
+
+/// `file` (absolute, normalised) relative to `root`, its components joined by `/` (no `./`,
+/// no `..`); through symlinks when only the canonical paths are one inside the other; `file`
+/// as it is when it is outside `root`.
+fn relative_to(file: &Path, root: &Path) -> String {
+    let canonical = || {
+        let (f, r) = (file.canonicalize().ok()?, root.canonicalize().ok()?);
+        f.strip_prefix(r).ok().map(Path::to_path_buf)
+    };
+    let Some(rel) = file
+        .strip_prefix(root)
+        .ok()
+        .map(Path::to_path_buf)
+        .or_else(canonical)
+    else {
+        return file.display().to_string();
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    parts.join("/")
 }
 
 /// A shard the selection left with no flow (a matrix with more shards than flows) writes its
@@ -188,4 +228,31 @@ pub(super) fn write_reports(
     }
     let _ = write_json(&artifacts.join("report.json"), report);
     written
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// A flow's file is named relative to the root, by its components joined by `/`, whatever
+    /// the spelling of the root (a trailing `/`) or a symlinked folder on the way; outside the
+    /// root, as it is.
+    #[test]
+    fn a_flows_file_is_named_relative_to_the_root() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("proj");
+        std::fs::create_dir_all(root.join("e2e")).unwrap();
+        std::fs::write(root.join("e2e/a.yaml"), "").unwrap();
+        std::os::unix::fs::symlink(&root, d.path().join("link")).unwrap();
+        let rel = |file: &Path, root: &Path| super::relative_to(file, root);
+        assert_eq!(rel(&root.join("e2e/a.yaml"), &root), "e2e/a.yaml");
+        let slash = Path::new(&format!("{}/", root.display())).to_path_buf();
+        assert_eq!(rel(&root.join("e2e/a.yaml"), &slash), "e2e/a.yaml");
+        let linked = d.path().join("link/e2e/a.yaml");
+        assert_eq!(rel(&linked, &root), "e2e/a.yaml");
+        assert_eq!(
+            rel(Path::new("/elsewhere/b.yaml"), &root),
+            "/elsewhere/b.yaml"
+        );
+    }
 }

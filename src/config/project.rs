@@ -194,11 +194,17 @@ pub(crate) fn find(start: &Path) -> Result<Option<Project>, Vec<Diagnostic>> {
                 ]);
             }
         }
-        if dir.join(".git").symlink_metadata().is_ok() {
+        if is_repository_root(dir) {
             break;
         }
     }
     Ok(None)
+}
+
+/// Whether `dir` is a repository's root: it holds `.git` (a folder, or a file in a worktree or
+/// a submodule).
+pub(crate) fn is_repository_root(dir: &Path) -> bool {
+    dir.join(".git").symlink_metadata().is_ok()
 }
 
 /// Reads and checks a project file, refusing one that is not the user's own.

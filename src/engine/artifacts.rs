@@ -45,6 +45,46 @@ pub(crate) fn is_marked(dir: &std::path::Path) -> bool {
     std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
 }
 
+/// What of runner's output a directory is (see [`output_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// A run's artifacts: it holds [`MARKER`] (or it is the run's own `--artifacts`).
+    Artifacts,
+    /// A flow's folder in a run's artifacts (`001-checkout/`: its files, its downloads, its
+    /// sub-flows' folders).
+    FlowFolder,
+    /// A flow's downloads (`NNN-flow/downloads/`), wherever they are: a page names files there.
+    Downloads,
+}
+
+/// Whether `dir` is runner's output, and which: the one rule flow discovery (which searches
+/// none of it) and `merge-reports` (which searches a run's artifacts for the report the run
+/// wrote there, but none of its flows' folders and no downloads) both ask. `own`: the run's own
+/// `--artifacts`, canonical, when the caller has one.
+///
+/// A flow's folder is told by its name (see [`is_flow_dir`]) in a marked folder; a flow's
+/// downloads by their folder's name in a folder named as a flow's, marked or not (artifacts
+/// copied without their hidden marker, by an older runner, or of a run killed early still
+/// have them). A report.json beside a folder is no sign: a user writes theirs beside their own
+/// numbered folders of flows (`e2e/001-login/`), which are no output.
+pub(crate) fn output_kind(dir: &std::path::Path, own: Option<&std::path::Path>) -> Option<Output> {
+    let artifacts = |d: &std::path::Path| {
+        is_marked(d) || own.is_some_and(|o| std::fs::canonicalize(d).is_ok_and(|c| c == o))
+    };
+    if artifacts(dir) {
+        return Some(Output::Artifacts);
+    }
+    let parent = dir.parent()?;
+    let flow_named = |p: &std::path::Path| {
+        p.file_name()
+            .is_some_and(|n| is_flow_dir(&n.to_string_lossy()))
+    };
+    if dir.file_name().is_some_and(|n| n == "downloads") && flow_named(parent) {
+        return Some(Output::Downloads);
+    }
+    (flow_named(dir) && artifacts(parent)).then_some(Output::FlowFolder)
+}
+
 /// A file-name-safe form of a name.
 pub(crate) fn slug(name: &str) -> String {
     let s: String = name
@@ -75,6 +115,38 @@ mod tests {
         assert_eq!(slug("Login smoke / EN"), "login-smoke-en");
         assert_eq!(slug("../.."), "flow");
         assert_eq!(flow_dir(0, "A b"), "001-a-b");
+    }
+
+    /// A marked folder (or the run's own `--artifacts`) is artifacts, a flow-named folder in it
+    /// a flow's folder (not in an unmarked one, a report.json beside it or not), `downloads` in
+    /// any flow-named folder a flow's downloads; nothing else is output.
+    #[test]
+    fn output_is_told_by_the_marker_and_the_names_runner_gives() {
+        let d = tempfile::tempdir().unwrap();
+        let art = d.path().join("art");
+        let mine = d.path().join("e2e");
+        for dir in [
+            art.join("001-f/downloads"),
+            art.join("001-f/002-sub/downloads"),
+            mine.join("001-login/downloads"),
+            d.path().join("own/002-x"),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(art.join(MARKER), MARKER_TEXT).unwrap();
+        std::fs::write(mine.join("report.json"), "{}").unwrap();
+        let own = std::fs::canonicalize(d.path().join("own")).unwrap();
+        let kind = |p: &str| output_kind(&d.path().join(p), Some(&own));
+        assert_eq!(kind("art"), Some(Output::Artifacts));
+        assert_eq!(kind("own"), Some(Output::Artifacts));
+        assert_eq!(kind("art/001-f"), Some(Output::FlowFolder));
+        assert_eq!(kind("own/002-x"), Some(Output::FlowFolder));
+        assert_eq!(kind("art/001-f/downloads"), Some(Output::Downloads));
+        assert_eq!(kind("art/001-f/002-sub/downloads"), Some(Output::Downloads));
+        assert_eq!(kind("e2e/001-login/downloads"), Some(Output::Downloads));
+        assert_eq!(kind("e2e/001-login"), None);
+        assert_eq!(kind("e2e"), None);
+        assert_eq!(output_kind(&d.path().join("own/002-x"), None), None);
     }
 
     #[test]

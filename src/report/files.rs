@@ -85,31 +85,25 @@ impl ReportTarget {
     /// Why the regular file at `file` is not to be replaced by this report: it holds something
     /// else than a report of this kind (a flow, a server's script, an upload, another tool's
     /// file), which the report would destroy. `None` when nothing is there, it is empty, or it
-    /// is a report of this kind (a run's earlier one). Only its head is read.
+    /// is a report of this kind (a run's earlier one): a JSON report as [`is_runner_report`]
+    /// tells it, a JUnit or HTML report by its head.
     fn not_a_report(&self, file: &Path) -> Option<String> {
         let meta = std::fs::symlink_metadata(file).ok()?;
         if !meta.is_file() || meta.len() == 0 {
             return None;
         }
-        let mut head = Vec::new();
-        let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
-        let head = String::from_utf8_lossy(&head);
         let (ours, kind) = match self {
-            // Runner's JSON report opens with its `run_id` (a GitHub job's JSON has one too,
-            // further in).
             ReportTarget::Json(_) => (
-                head.trim_start()
-                    .strip_prefix('{')
-                    .is_some_and(|rest| rest.trim_start().starts_with("\"run_id\"")),
+                std::fs::File::open(file).is_ok_and(is_runner_report),
                 "runner's JSON report",
             ),
-            ReportTarget::Junit(_) => (head.contains("<testsuite"), "a JUnit report"),
+            ReportTarget::Junit(_) => (head_holds(file, &["<testsuite"]), "a JUnit report"),
             ReportTarget::Html(_) => (
-                head.contains("<title>runner report") || head.contains("<title>atlas diff"),
+                head_holds(file, &["<title>runner report", "<title>atlas diff"]),
                 "runner's HTML report",
             ),
         };
-        (read.is_err() || !ours).then(|| {
+        (!ours).then(|| {
             format!(
                 "{} exists and is not a report ({kind}): runner does not write over it (remove it or name another path)",
                 file.display()
@@ -152,8 +146,46 @@ impl ReportTarget {
     }
 }
 
-/// How much of a file already at a report's path is read to tell whether it is a report.
+/// How much of a file already at a report's path is read to tell whether it is a JUnit or an
+/// HTML report.
 const HEAD: u64 = 4096;
+
+/// Whether the head of `file` ([`HEAD`] bytes) holds one of `marks` (no, when it cannot be
+/// read).
+fn head_holds(file: &Path, marks: &[&str]) -> bool {
+    let mut head = Vec::new();
+    let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
+    let head = String::from_utf8_lossy(&head);
+    read.is_ok() && marks.iter().any(|m| head.contains(m))
+}
+
+/// Whether `json` (read to its end) is runner's JSON report: one JSON object whose first key is
+/// `run_id` (runner writes it first; a GitHub job's JSON has a `run_id` further in) and which
+/// has `flows` and `summary`. Scanned, not built: the values are skipped. The one rule for "is
+/// this runner's JSON report" where it is not parsed as one: before a `--report json=PATH`
+/// replaces a file, and when `merge-reports` tells a broken report from another JSON file.
+pub(crate) fn is_runner_report(json: impl Read) -> bool {
+    struct Shape;
+    impl<'de> serde::de::Visitor<'de> for Shape {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let (mut first, mut run_id, mut flows, mut summary) = (true, false, false, false);
+            while let Some(key) = map.next_key::<String>()? {
+                run_id |= first && key == "run_id";
+                flows |= key == "flows";
+                summary |= key == "summary";
+                first = false;
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+            Ok(run_id && flows && summary)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(json));
+    serde::Deserializer::deserialize_map(&mut de, Shape).is_ok_and(|ours| ours) && de.end().is_ok()
+}
 
 /// Writes the JSON report to `path`.
 pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
@@ -172,4 +204,33 @@ fn write_with(
         path: path.to_path_buf(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_runner_report;
+
+    /// A report runner wrote is one; JSON that opens otherwise, lacks `flows` or `summary`, is
+    /// no object, or does not end where the object does, is not.
+    #[test]
+    fn a_runner_report_is_told_by_its_first_key_and_its_parts() {
+        let ours = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        assert!(is_runner_report(ours.as_bytes()));
+        assert!(is_runner_report(
+            &b"  {\"run_id\": \"x\", \"flows\": [], \"summary\": {}}\n"[..]
+        ));
+        for other in [
+            "{\"id\": 42, \"run_id\": 7, \"flows\": [], \"summary\": {}}",
+            "{\"run_id\": 7, \"id\": 42, \"name\": \"build\"}",
+            "{\"run_id\": 7, \"flows\": []}",
+            "[\"run_id\", \"flows\", \"summary\"]",
+            "{\"run_id\": 7, \"flows\": [], \"summary\": {}} trailing",
+            "{\"run_id\": 7, \"flows\": [], \"summary\": {",
+            "",
+        ] {
+            assert!(!is_runner_report(other.as_bytes()), "{other}");
+        }
+        let cut = &ours[..ours.len() / 2];
+        assert!(!is_runner_report(cut.as_bytes()));
+    }
 }

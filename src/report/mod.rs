@@ -22,7 +22,7 @@ pub(crate) use atlas_diff::atlas_diff_text;
 pub(crate) use atlas_diff_html::atlas_diff_html;
 pub(crate) use console::Console;
 pub(crate) use diagnostics::human as human_diagnostic;
-pub(crate) use files::{ReportTarget, write_json};
+pub(crate) use files::{ReportTarget, is_runner_report, write_json};
 pub(crate) use github::{annotations as github_annotations, step_summary as github_step_summary};
 pub(crate) use model::{Counts, Flow, Report, Selection, Shard, Step};
 pub(crate) use reads::Reads;

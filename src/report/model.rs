@@ -49,14 +49,16 @@ pub(crate) struct Selection {
     pub(crate) flows: usize,
     /// Their [`Selection::fingerprint`]: shards with the same count and other flows differ.
     pub(crate) fingerprint: String,
-    /// The filters that selected them, as given (``--grep `f[1-4]` ``); none: every flow found.
+    /// The filters that selected them (``--grep `f[1-4]` ``, each tag once, sorted); none: every
+    /// flow found. Shown, not compared: the fingerprint says what they selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) filters: Vec<String>,
 }
 
 impl Selection {
-    /// The SHA-256 (hex) of `flows` (file as the run names it, relative to where it ran, and
-    /// name as reports give it), in any order: the same on every machine of a CI matrix.
+    /// The SHA-256 (hex) of `flows` (file relative to the project's root, see
+    /// `run_reports::selection_root`, and name as reports give it), in any order: the same on
+    /// every machine of a CI matrix, whatever folder each job starts in.
     pub(crate) fn fingerprint<'a>(flows: impl Iterator<Item = (&'a str, &'a str)>) -> String {
         use sha2::Digest;
         let mut sorted: Vec<(&str, &str)> = flows.collect();

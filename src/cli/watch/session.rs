@@ -179,7 +179,8 @@ impl Watch<'_> {
             }
         };
         let all = select(flows.clone(), &self.filter, None);
-        self.selected = crate::cli::run_reports::shard_of(self.args, &all);
+        let root = crate::cli::run_reports::selection_root(self.s.project_file.as_deref());
+        self.selected = crate::cli::run_reports::shard_of(self.args, &all, &root);
         let selected = select(flows.clone(), &self.filter, self.shard);
         let run: Vec<Arc<LoadedFlow>> = if self.first {
             let (vars, files) = (&self.args.vars, &self.args.var_files);
