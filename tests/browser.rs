@@ -150,6 +150,61 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     assert!(dirs.iter().all(|d| !d.exists()), "left: {dirs:?}");
 }
 
+/// `killall -9 runner` (`pkill -9 runner`) kills every process named `runner`: runner's
+/// guardian, which ends what runner started once runner is gone, must not be one of them, or
+/// the Chromium runner launched lives on under init.
+#[test]
+fn killall_of_runner_by_name_leaves_no_browser_behind() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "killed by name",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - exec: [sleep, "30"]
+"#,
+        ),
+    );
+    let child = runner(d.path())
+        .args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut browser = browser_pids(child.id());
+    while browser.len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no browser ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        browser = browser_pids(child.id());
+    }
+    // What killall matches: the process name (`comm`), among this run's processes only (its
+    // children: other tests' runners run beside it).
+    let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    let pid = i32::try_from(child.id()).unwrap();
+    let named: Vec<i32> = std::iter::once(pid)
+        .chain(crate::common::children_of(pid))
+        .filter(|p| comm(*p).trim() == "runner")
+        .collect();
+    for p in &named[1..] {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    crate::common::kill_9(child);
+    assert!(
+        crate::common::all_gone(&browser),
+        "after killing every process named runner ({named:?}) these live on: {:?}",
+        browser
+            .iter()
+            .filter(|p| crate::common::pid_alive(**p))
+            .collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
     use std::os::unix::fs::PermissionsExt;

@@ -193,6 +193,21 @@ pub(crate) fn pid_alive(pid: i32) -> bool {
         .is_ok_and(|s| !s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
 }
 
+/// The children of `pid` (of each of its threads), from `/proc`.
+pub(crate) fn children_of(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
 /// Sends SIGKILL to a running runner and reaps it.
 pub(crate) fn kill_9(mut child: std::process::Child) {
     nix::sys::signal::kill(

@@ -16,6 +16,10 @@ use std::io::{BufRead, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
+/// The guardian's process name (`comm`), which holds no `runner`.
+#[cfg(target_os = "linux")]
+const NAME: &std::ffi::CStr = c"rnr-guardian";
+
 /// The guardian's pid, once started.
 static PID: OnceLock<i32> = OnceLock::new();
 
@@ -67,6 +71,12 @@ pub(crate) fn tell(line: &str) {
 /// until the pipe closes, then SIGKILLs the groups left, calls `cleanup` and SIGKILLs the orphans
 /// runner adopted that are still there.
 pub(crate) fn run(cleanup: &dyn Fn()) {
+    // Not named `runner`: `killall -9 runner` or `pkill -9 runner`, the usual way to stop a hung
+    // tool, match the process name and would end the guardian with runner, leaving the browser
+    // runner launched to run on under init. (`ps` and `/proc/<pid>/cmdline` still show
+    // `runner __guardian`.)
+    #[cfg(target_os = "linux")]
+    let _ = nix::sys::prctl::set_name(NAME);
     // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's
     // group, not to the guardian, which must outlive runner.
     let mut groups: HashSet<i32> = HashSet::new();
