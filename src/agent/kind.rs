@@ -6,6 +6,10 @@ use serde_json::Value;
 
 use crate::config::profiles::Kind;
 
+/// How much of an agent's answer runner keeps (its outputs, reports), as an `exec` step keeps
+/// 1 MiB of its stdout: the agent's log keeps all it printed.
+pub(crate) const MAX_ANSWER: usize = 1024 * 1024;
+
 /// What the event stream has told so far.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct EventState {
@@ -24,6 +28,24 @@ pub(crate) struct EventState {
     pub(crate) is_error: bool,
     /// The whole stdout, for a kind without events (`generic`): its stdout is its answer.
     pub(crate) stdout: Option<String>,
+    /// The answer was longer than [`MAX_ANSWER`]: what is kept is its start.
+    pub(crate) truncated: bool,
+}
+
+/// Adds `text` to `to`, up to [`MAX_ANSWER`] in all (cut at a character's boundary); past it,
+/// sets `truncated`.
+fn push_capped(to: &mut String, text: &str, truncated: &mut bool) {
+    let room = MAX_ANSWER.saturating_sub(to.len());
+    if text.len() <= room {
+        to.push_str(text);
+        return;
+    }
+    let mut end = room;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    to.push_str(&text[..end]);
+    *truncated = true;
 }
 
 impl EventState {
@@ -37,14 +59,29 @@ impl EventState {
 
     /// The final answer, whichever way the kind gives it (`generic`: all of stdout, without
     /// the line breaks at its end, as an `exec` step's `stdout`).
+    /// At most [`MAX_ANSWER`] (see `truncated`).
     pub(crate) fn answer(&self) -> Option<String> {
         if let Some(out) = &self.stdout {
             return Some(out.trim_end_matches(['\n', '\r']).to_string());
         }
-        self.result
-            .clone()
-            .or_else(|| self.last_message.clone())
-            .or_else(|| (!self.streamed.is_empty()).then(|| self.streamed.clone()))
+        let whole = self
+            .result
+            .as_ref()
+            .or(self.last_message.as_ref())
+            .or((!self.streamed.is_empty()).then_some(&self.streamed))?;
+        let mut kept = String::new();
+        push_capped(&mut kept, whole, &mut false);
+        Some(kept)
+    }
+
+    /// Whether the answer was cut at [`MAX_ANSWER`].
+    pub(crate) fn answer_truncated(&self) -> bool {
+        self.truncated
+            || self
+                .result
+                .as_ref()
+                .or(self.last_message.as_ref())
+                .is_some_and(|a| self.stdout.is_none() && a.len() > MAX_ANSWER)
     }
 }
 
@@ -82,8 +119,8 @@ impl Kind {
     pub(crate) fn parse_line(self, state: &mut EventState, line: &str) {
         if self == Kind::Generic {
             let out = state.stdout.get_or_insert_with(String::new);
-            out.push_str(line);
-            out.push('\n');
+            push_capped(out, line, &mut state.truncated);
+            push_capped(out, "\n", &mut state.truncated);
             return;
         }
         let t = line.trim();
@@ -170,7 +207,7 @@ fn gemini_event(state: &mut EventState, v: &Value) {
         "message" if s("/role").as_deref() == Some("assistant") => {
             let text = s("/content").unwrap_or_default();
             if v.get("delta").and_then(Value::as_bool) == Some(true) {
-                state.streamed.push_str(&text);
+                push_capped(&mut state.streamed, &text, &mut state.truncated);
             } else {
                 state.last_message = Some(text);
             }
@@ -192,7 +229,7 @@ fn opencode_event(state: &mut EventState, v: &Value) {
     match s("/type").unwrap_or_default().as_str() {
         "text" => {
             if let Some(t) = s("/part/text") {
-                state.streamed.push_str(&t);
+                push_capped(&mut state.streamed, &t, &mut state.truncated);
             }
         }
         "step_finish" => {
@@ -291,6 +328,41 @@ mod tests {
         assert_eq!(st.session_id.as_deref(), Some("ses_5a1b2c3d4e"));
         assert_eq!(st.answer().as_deref(), Some("Fixed it."));
         assert_eq!(st.cost_usd, Some(0.0015));
+    }
+
+    /// An answer is kept up to `MAX_ANSWER`, as an `exec` step's stdout: an agent that prints
+    /// without end (a loop, a log it cats) does not grow runner's memory and reports with it.
+    #[test]
+    fn an_answer_is_cut_at_max_answer_and_says_so() {
+        let line = "a".repeat(999);
+        let mut st = EventState::of(Kind::Generic);
+        for _ in 0..3000 {
+            Kind::Generic.parse_line(&mut st, &line);
+        }
+        let answer = st.answer().unwrap();
+        assert!(answer.len() <= MAX_ANSWER, "{}", answer.len());
+        assert!(answer.len() > MAX_ANSWER - 1000, "{}", answer.len());
+        assert!(st.truncated);
+        assert!(st.stdout.as_ref().unwrap().len() <= MAX_ANSWER);
+        // Streamed text (OpenCode's `text` parts) too, cut at a character's boundary.
+        let mut st = EventState::of(Kind::Opencode);
+        let part = serde_json::json!({"type": "text", "part": {"text": "é".repeat(300_000)}});
+        for _ in 0..3 {
+            Kind::Opencode.parse_line(&mut st, &part.to_string());
+        }
+        let answer = st.answer().unwrap();
+        assert!(
+            answer.len() <= MAX_ANSWER && st.truncated,
+            "{}",
+            answer.len()
+        );
+        // A short answer is whole.
+        let mut st = EventState::of(Kind::Generic);
+        Kind::Generic.parse_line(&mut st, "done");
+        assert_eq!(
+            (st.answer().as_deref(), st.truncated),
+            (Some("done"), false)
+        );
     }
 
     #[test]

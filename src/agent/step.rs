@@ -151,6 +151,8 @@ fn outputs(
     let outputs = json!({
         "session_id": finished.session_id,
         "result": answer,
+        // An answer over 1 MiB: the result holds its start, the agent's log all of it.
+        "truncated": finished.state.answer_truncated(),
         "exit_code": finished.exit_code,
         "cost_usd": finished.state.cost_usd,
         "usage": finished.state.usage,

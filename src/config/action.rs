@@ -458,6 +458,7 @@ mod outputs {
         "usage",
         "log",
         "background",
+        "truncated",
     ];
     pub(super) const REQUEST: &[&str] = &[
         "status",
