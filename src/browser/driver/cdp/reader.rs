@@ -81,7 +81,8 @@ impl Link {
     /// (`let_go`: see `Cdp::drop`). Every call still waiting fails now, every later one at
     /// once (see `closed_error`).
     pub(super) fn end(&self, let_go: bool) {
-        if let_go {
+        // (One the browser ended first stays ended by the browser.)
+        if let_go && !self.closed.load(Ordering::SeqCst) {
             self.let_go.store(true, Ordering::SeqCst);
         }
         self.closed.store(true, Ordering::SeqCst);

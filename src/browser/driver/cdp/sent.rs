@@ -24,7 +24,10 @@ impl Link {
         timeout: Duration,
     ) -> Result<impl Future<Output = Result<Value, CdpError>> + use<>, CdpError> {
         let name = method.to_string();
-        if self.closed.load(Ordering::SeqCst) {
+        // A connection runner let go of (see `Cdp::drop`) still takes what is sent, though no
+        // answer can be read: a context's disposal sent through it (see `snapshots::draw`)
+        // still reaches a browser that runs (a remote one).
+        if self.closed.load(Ordering::SeqCst) && !self.let_go.load(Ordering::SeqCst) {
             return Err(self.closed_error(method));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);

@@ -178,11 +178,20 @@ async fn a_browser_that_vanishes_fails_the_waiting_call_and_later_ones_at_once()
 /// go) while a call on it still waits, made by what outlives the worker with the connection's
 /// `Link` (a failed flow's trace being drawn beside the next flows): nothing reads the
 /// connection any more, so the call fails at once, as does every later one, instead of waiting
-/// out its timeout for an answer that cannot come.
+/// out its timeout for an answer that cannot come. What is only sent still goes (a drawing
+/// context's disposal, to a remote browser that runs on).
 #[tokio::test]
 async fn a_call_waiting_when_runner_lets_go_of_the_connection_fails_at_once() {
-    // Answers nothing: every call waits.
-    let (url, _h) = browser(|_| (Vec::new(), false)).await;
+    // Answers nothing: every call waits. What it was sent is kept.
+    let got = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (url, _h) = browser({
+        let got = got.clone();
+        move |req| {
+            got.lock().unwrap().push(req["method"].clone());
+            (Vec::new(), false)
+        }
+    })
+    .await;
     let cdp = connected(&url).await;
     let link = cdp.link().clone();
     let long = Duration::from_secs(20);
@@ -215,4 +224,15 @@ async fn a_call_waiting_when_runner_lets_go_of_the_connection_fails_at_once() {
         .await;
     assert!(sent.is_err());
     assert!(started.elapsed() < Duration::from_secs(5));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while got.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        *got.lock().unwrap(),
+        [
+            json!("Target.createBrowserContext"),
+            json!("Target.disposeBrowserContext")
+        ]
+    );
 }
