@@ -262,3 +262,34 @@ fn the_pages_scripts_cannot_change_its_snapshot() {
     let strips = filmstrips(d.path(), "report");
     assert_eq!(strips, [["111", "111", "none"]], "{strips:?}");
 }
+
+/// A failed flow whose page is wedged (a script that never ends): its browser is discarded
+/// after it (agent-browser may still be busy with the step), but only once the flow's kept
+/// trace is drawn in it, in a tab of its own: the picture of the step before the wedge is in
+/// the trace. And the run does not wait out a call's timeout on a browser that is gone.
+#[test]
+fn a_wedged_pages_pictures_are_drawn_before_its_browser_goes() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "wedged.yaml",
+        &format!(
+            "name: wedged\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/state.html\"\n  - id: wedge\n    eval: \"while (true) {{}}\"\n    timeout: 2s\n",
+            fixture("trace").display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let Ran { code, stderr, .. } = flow_run(d.path()).arg("wedged.yaml").run();
+    let whole = started.elapsed();
+    assert_eq!(code, 1, "{stderr}");
+    let trace = trace(d.path(), "001-wedged");
+    assert!(trace.get("pictures_left_out").is_none(), "{trace}");
+    assert!(trace.get("snapshots_left_out").is_none(), "{trace}");
+    let open = Path::new(trace["steps"][0]["picture"].as_str().unwrap_or_default());
+    assert!(
+        open.extension().is_some_and(|e| e == "jpg") && open.is_file(),
+        "{trace}"
+    );
+    // 2 s of the step's timeout, its failure artifacts and the drawing: no call's 10 s.
+    assert!(whole < Duration::from_secs(9), "the run took {whole:?}");
+}

@@ -64,8 +64,12 @@ pub(crate) struct Cdp {
 }
 
 impl Drop for Cdp {
+    /// Nothing reads the connection from now on: the calls still waiting on it (made through
+    /// its `Link`, which may outlive it: a failed flow's trace drawn beside the next flows)
+    /// fail now, later ones at once, instead of waiting out their timeouts.
     fn drop(&mut self) {
         self.reader.abort();
+        self.link.end(true);
     }
 }
 
@@ -75,8 +79,11 @@ pub(crate) struct Link {
     next_id: AtomicU64,
     /// Calls waiting for their answers, by id.
     pending: std::sync::Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
-    /// The browser closed the connection (or it broke): every call fails at once.
+    /// The browser closed the connection (or it broke, or runner let go of it): every call
+    /// fails at once.
     closed: AtomicBool,
+    /// runner let go of the connection (see `Cdp::drop`): said instead of "the browser exited".
+    let_go: AtomicBool,
     /// Why runner's end of the connection failed, when it did while the browser may still run
     /// (a message past `MAX_MESSAGE`): said instead of "the browser exited".
     broke: std::sync::OnceLock<String>,
@@ -111,6 +118,7 @@ impl Cdp {
             next_id: AtomicU64::new(1),
             pending: std::sync::Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
+            let_go: AtomicBool::new(false),
             broke: std::sync::OnceLock::new(),
             silent: AtomicBool::new(false),
             endpoint: std::sync::OnceLock::new(),
@@ -457,9 +465,7 @@ impl Link {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, CdpError> {
-        let closed = || CdpError::Closed {
-            method: method.to_string(),
-        };
+        let closed = || self.closed_error(method);
         if self.closed.load(Ordering::SeqCst) {
             return Err(closed());
         }

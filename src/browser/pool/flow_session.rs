@@ -357,10 +357,14 @@ impl FlowBrowser {
                     .await
                     .is_ok();
             }
-            // (Not when the daemon may still be busy with a command that did not finish.)
-            let healthy = unrouted
-                && !l.session.unsettled()
-                && Box::pin(l.worker.hand_over(&l.context, &mut l.session, hold)).await;
+            // (Not when the daemon may still be busy with a command that did not finish: then
+            // the browser is discarded, once its kept trace is taken.)
+            let healthy = if unrouted && !l.session.unsettled() {
+                Box::pin(l.worker.hand_over(&l.context, &mut l.session, hold)).await
+            } else {
+                l.worker.hold_for_trace(hold);
+                false
+            };
             host.release(l.worker, healthy);
         }
     }

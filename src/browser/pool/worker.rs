@@ -26,6 +26,7 @@ use crate::browser::driver::downloads::Downloads;
 use crate::browser::driver::session::{Session, TabUse};
 use crate::step::{ErrorKind, StepError};
 
+mod discard;
 mod setup;
 
 /// The longest a flow's context is kept, after the flow, for the end of its kept trace (see

@@ -14,8 +14,16 @@ pub(crate) enum CdpError {
     ConnectTimeout(Duration),
     #[error("cannot reach the browser's DevTools endpoint: {0}")]
     Unreachable(#[source] tokio_tungstenite::tungstenite::Error),
-    #[error("{method}: the browser closed its DevTools connection")]
+    /// The browser closed its end of the connection (a browser that exits, also when killed,
+    /// resets it): it is gone.
+    #[error("{method}: the browser exited: it closed its DevTools connection")]
     Closed { method: String },
+    /// runner's end of the connection failed (see `Link::broke`): the browser may still run.
+    #[error("{method}: runner's DevTools connection to the browser failed ({why})")]
+    Broke { method: String, why: String },
+    /// runner let go of the connection (its browser was closed): nothing reads it any more.
+    #[error("{method}: runner closed its DevTools connection to the browser")]
+    LetGo { method: String },
     #[error("{method}: {source}")]
     Send {
         method: String,

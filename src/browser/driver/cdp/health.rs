@@ -186,7 +186,13 @@ mod tests {
             .call("Runtime.evaluate", json!({}), Duration::from_secs(20))
             .await
             .unwrap_err();
-        assert!(matches!(e, CdpError::Closed { .. }), "{e}");
+        assert!(matches!(e, CdpError::Broke { .. }), "{e}");
+        assert!(
+            e.to_string().starts_with(
+                "Runtime.evaluate: runner's DevTools connection to the browser failed ("
+            ),
+            "{e}"
+        );
         assert_eq!(cdp.gone(), Some(Gone::Exited));
         let e = cdp.gone_error().unwrap().message;
         assert!(

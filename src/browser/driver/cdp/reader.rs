@@ -9,7 +9,7 @@ use futures_util::stream::SplitStream;
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::{Link, Socket, Unanswered};
+use super::{CdpError, Link, Socket, Unanswered};
 
 /// The largest message (and frame) runner's DevTools connection takes: a page's events carry
 /// what the page makes (a console message of 17 MiB), past tungstenite's usual bound of a frame
@@ -73,14 +73,43 @@ pub(super) async fn read(mut stream: SplitStream<Socket>, link: Arc<Link>) {
         }
         (link.on_event)(&link, &msg);
     }
-    link.closed.store(true, Ordering::SeqCst);
-    let waiting: Vec<_> = link
-        .pending
-        .lock()
-        .map(|mut p| p.drain().collect())
-        .unwrap_or_default();
-    for (_, tx) in waiting {
-        let _ = tx.send(Err(Unanswered::Closed));
+    link.end(false);
+}
+
+impl Link {
+    /// The connection ended: the browser closed it or it broke, or runner let go of it
+    /// (`let_go`: see `Cdp::drop`). Every call still waiting fails now, every later one at
+    /// once (see `closed_error`).
+    pub(super) fn end(&self, let_go: bool) {
+        // (One the browser ended first stays ended by the browser.)
+        if let_go && !self.closed.load(Ordering::SeqCst) {
+            self.let_go.store(true, Ordering::SeqCst);
+        }
+        self.closed.store(true, Ordering::SeqCst);
+        let waiting: Vec<_> = self
+            .pending
+            .lock()
+            .map(|mut p| p.drain().collect())
+            .unwrap_or_default();
+        for (_, tx) in waiting {
+            let _ = tx.send(Err(Unanswered::Closed));
+        }
+    }
+
+    /// The error of call `method` on the connection once it ended: runner let go of it, its own
+    /// end failed (the browser may still run), or else the browser exited.
+    pub(super) fn closed_error(&self, method: &str) -> CdpError {
+        let method = method.to_string();
+        if self.let_go.load(Ordering::SeqCst) {
+            CdpError::LetGo { method }
+        } else if let Some(why) = self.broke.get() {
+            CdpError::Broke {
+                method,
+                why: why.clone(),
+            }
+        } else {
+            CdpError::Closed { method }
+        }
     }
 }
 

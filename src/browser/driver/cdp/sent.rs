@@ -24,8 +24,11 @@ impl Link {
         timeout: Duration,
     ) -> Result<impl Future<Output = Result<Value, CdpError>> + use<>, CdpError> {
         let name = method.to_string();
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(CdpError::Closed { method: name });
+        // A connection runner let go of (see `Cdp::drop`) still takes what is sent, though no
+        // answer can be read: a context's disposal sent through it (see `snapshots::draw`)
+        // still reaches a browser that runs (a remote one).
+        if self.closed.load(Ordering::SeqCst) && !self.let_go.load(Ordering::SeqCst) {
+            return Err(self.closed_error(method));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -52,7 +55,7 @@ impl Link {
         let closed = self.closed.load(Ordering::SeqCst);
         if closed || !matches!(sent, Ok(Ok(()))) {
             forget(self);
-            return Err(CdpError::Closed { method: name });
+            return Err(self.closed_error(method));
         }
         let link = self.clone();
         Ok(async move {
@@ -63,7 +66,7 @@ impl Link {
                     message,
                 },
                 Ok(Ok(Err(Unanswered::Silent))) => CdpError::Silent { method: name },
-                Ok(Ok(Err(Unanswered::Closed)) | Err(_)) => CdpError::Closed { method: name },
+                Ok(Ok(Err(Unanswered::Closed)) | Err(_)) => link.closed_error(&name),
                 Err(_) => CdpError::NoAnswer {
                     method: name,
                     timeout,

@@ -104,12 +104,12 @@ async fn a_closed_connection_fails_waiting_and_later_calls_at_once() {
     let e = call_err(&cdp, "Target.createBrowserContext", long).await;
     assert_eq!(
         e,
-        "Target.createBrowserContext: the browser closed its DevTools connection"
+        "Target.createBrowserContext: the browser exited: it closed its DevTools connection"
     );
     let e = call_err(&cdp, "Browser.getVersion", long).await;
     assert_eq!(
         e,
-        "Browser.getVersion: the browser closed its DevTools connection"
+        "Browser.getVersion: the browser exited: it closed its DevTools connection"
     );
     // Not after the calls' 30 s timeouts.
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -139,4 +139,100 @@ async fn a_call_with_no_answer_times_out_and_its_late_answer_is_dropped() {
         .await
         .unwrap();
     assert_eq!(ok, json!({ "ok": true }));
+}
+
+/// A browser stand-in that vanishes as a killed browser does: it takes one request, then its
+/// end of the connection is gone, with no WebSocket close.
+async fn vanishing_browser() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/devtools/browser/x", listener.local_addr().unwrap());
+    let h = tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        let _ = ws.next().await;
+        drop(ws);
+    });
+    (url, h)
+}
+
+#[tokio::test]
+async fn a_browser_that_vanishes_fails_the_waiting_call_and_later_ones_at_once() {
+    let (url, _h) = vanishing_browser().await;
+    let cdp = connected(&url).await;
+    let long = Duration::from_secs(20);
+    let started = std::time::Instant::now();
+    let e = call_err(&cdp, "Target.createBrowserContext", long).await;
+    assert_eq!(
+        e,
+        "Target.createBrowserContext: the browser exited: it closed its DevTools connection"
+    );
+    let e = call_err(&cdp, "Browser.getVersion", long).await;
+    assert!(
+        e.ends_with("the browser exited: it closed its DevTools connection"),
+        "{e}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+/// runner lets go of a connection (its browser is closed: the pool's worker and its `Cdp`
+/// go) while a call on it still waits, made by what outlives the worker with the connection's
+/// `Link` (a failed flow's trace being drawn beside the next flows): nothing reads the
+/// connection any more, so the call fails at once, as does every later one, instead of waiting
+/// out its timeout for an answer that cannot come. What is only sent still goes (a drawing
+/// context's disposal, to a remote browser that runs on).
+#[tokio::test]
+async fn a_call_waiting_when_runner_lets_go_of_the_connection_fails_at_once() {
+    // Answers nothing: every call waits. What it was sent is kept.
+    let got = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (url, _h) = browser({
+        let got = got.clone();
+        move |req| {
+            got.lock().unwrap().push(req["method"].clone());
+            (Vec::new(), false)
+        }
+    })
+    .await;
+    let cdp = connected(&url).await;
+    let link = cdp.link().clone();
+    let long = Duration::from_secs(20);
+    let waiting = tokio::spawn({
+        let link = link.clone();
+        async move {
+            link.call_in(None, "Target.createBrowserContext", json!({}), long)
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    drop(cdp);
+    let e = waiting.await.unwrap().unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "Target.createBrowserContext: runner closed its DevTools connection to the browser"
+    );
+    let e = link
+        .call_in(None, "Browser.getVersion", json!({}), long)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "Browser.getVersion: runner closed its DevTools connection to the browser"
+    );
+    let sent = link
+        .sent_in(None, "Target.disposeBrowserContext", json!({}), long)
+        .await;
+    assert!(sent.is_err());
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while got.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        *got.lock().unwrap(),
+        [
+            json!("Target.createBrowserContext"),
+            json!("Target.disposeBrowserContext")
+        ]
+    );
 }
