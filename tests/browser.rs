@@ -1911,14 +1911,28 @@ steps:
   - id: headers
     expect: {{ text: {{ target: "#headers", contains: '"X-Team": "blue"' }} }}
     continue_on_error: true
+  - tab: {{ switch: first }}
+  - click: {{ role: button, text: Open a window }}
+  - tab: {{ switch: last }}
+  - id: window
+    expect: {{ text: {{ target: "#at-load", equals: "Asia/Tokyo,de-DE,dark,500" }} }}
 "##,
             echo = fixture("echo_server.py").display(),
             site = fixture("site").display()
         ),
     );
-    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let Ran {
+        code,
+        report,
+        stderr,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(step(&report, "copy")["outcome"], "passed", "{stderr}");
     assert_eq!(step(&report, "headers")["outcome"], "passed", "{stderr}");
+    // A window.open popup shares its opener's renderer, where the flow's locale is in effect
+    // already: Chromium refuses a second override, and that is no failure.
+    assert_eq!(step(&report, "window")["outcome"], "passed", "{stderr}");
+    assert_eq!(code, 0, "{stderr}");
 }
 
 /// `frame` in a selector scopes CSS, text and role to an iframe (the page and the frame both

@@ -120,7 +120,8 @@ async fn prepare(link: &Link, tab: &Tab, calls: Option<Calls>) -> Option<String>
     let (method, e) = all
         .iter()
         .zip(&answers)
-        .find_map(|((m, _), a)| a.as_ref().err().map(|e| (m, e)))?;
+        .filter_map(|((m, _), a)| a.as_ref().err().map(|e| (m, e)))
+        .find(|(m, e)| !in_effect_already(m, &e.to_string()))?;
     let target = json!({ "targetId": tab.target });
     let open = link
         .call_in(None, "Target.getTargetInfo", target, CALL_TIMEOUT)
@@ -133,6 +134,16 @@ async fn prepare(link: &Link, tab: &Tab, calls: Option<Calls>) -> Option<String>
             "{tab} the flow's page opened did not get the flow's browser settings, so it would run under the browser's defaults: {method} failed ({e})"
         )
     })
+}
+
+/// Whether a refused call refused only because the setting is in effect already: a tab a page
+/// opened with `window.open` (its opener kept: OAuth and payment popups) runs in its opener's
+/// renderer, where Chromium takes one locale override, and refuses a second with "Another
+/// locale override is already in effect". The override in effect there is the flow's own: a
+/// renderer serves one browser context, the flow's, whose tabs all got its settings.
+fn in_effect_already(method: &str, error: &str) -> bool {
+    method == "Emulation.setLocaleOverride"
+        && error.contains("Another locale override is already in effect")
 }
 
 #[cfg(test)]
