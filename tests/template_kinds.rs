@@ -56,6 +56,54 @@ fn an_ordering_comparison_of_a_number_with_a_text_or_none_fails() {
 /// as the boolean false (the text `"false"` made `not vars.SKIP_CHECKS` false and skipped the
 /// check); `--var MAX_MS=100` overrides a number as the number 100 (the text made `900 <=
 /// vars.MAX_MS` pass); a value that does not read as the type is refused (exit 2).
+/// A var declared a list or a map is overridden by a list or a map: a `--var` or `.env` text
+/// reads as JSON (`["admin", "editor"]`); a text that is not one (`admin,editor`, whose
+/// `length` would be 12 and `in` a substring test) is refused before the run, without the value.
+#[test]
+fn a_list_or_map_var_is_overridden_by_a_list_or_a_map_only() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "l.yaml",
+        "name: l\nvars: { ROLES: [admin, viewer], LIMITS: { max: 5 } }\nsteps:\n  - expect: { that: \"{{ vars.ROLES | length == 2 and 'editor' in vars.ROLES and vars.LIMITS.max == 9 }}\" }\n",
+    );
+    flow_run(d.path())
+        .args([
+            "l.yaml",
+            "--var",
+            r#"ROLES=["admin", "editor"]"#,
+            "--var",
+            r#"LIMITS={"max": 9}"#,
+        ])
+        .passes();
+    for (given, kind) in [("ROLES=admin,editor", "a list"), ("LIMITS=9", "a map")] {
+        let ran = flow_run(d.path()).args(["l.yaml", "--var", given]).run();
+        let name = given.split('=').next().unwrap();
+        assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr
+                .contains(&format!("--var {name}: the value given is not {kind}"))
+                && !ran.stderr.contains(given.split('=').nth(1).unwrap()),
+            "{}",
+            ran.stderr
+        );
+    }
+    // A var file's YAML text for a list is refused as well; its YAML list is taken.
+    write(d.path(), "text.yaml", "ROLES: viewer\n");
+    let ran = flow_run(d.path())
+        .args(["l.yaml", "--var-file", "text.yaml"])
+        .run();
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    write(
+        d.path(),
+        "list.yaml",
+        "ROLES: [a, editor]\nLIMITS: { max: 9 }\n",
+    );
+    flow_run(d.path())
+        .args(["l.yaml", "--var-file", "list.yaml"])
+        .passes();
+}
+
 #[test]
 fn a_var_given_to_runner_takes_the_type_of_the_var_it_overrides() {
     let d = tempfile::tempdir().unwrap();

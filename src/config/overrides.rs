@@ -1,6 +1,6 @@
 //! The type of a var given to runner (`--var`, a var file): a `--var` or `.env` value is text,
-//! and a var whose value in a flow (or in runner.toml's `[vars]`) is a boolean or a number takes
-//! that type from it. Without this, `--var SKIP_CHECKS=false` is the text `"false"` (so `not
+//! and a var whose value in a flow (or in runner.toml's `[vars]`) is a boolean, a number, a list
+//! or a map takes that type from it (a list or a map given as JSON). Without this, `--var SKIP_CHECKS=false` is the text `"false"` (so `not
 //! vars.SKIP_CHECKS` is false) and `--var MAX_MS=100` is a text compared with numbers: an
 //! override would turn a flow's meaning around without a word. A value that does not read as
 //! the type is refused.
@@ -30,6 +30,16 @@ pub(crate) fn typed(given: &Value, declared: &Value) -> Result<Value, String> {
         // The reading templates use to refuse ordering two texts that hold numbers.
         Value::Number(_) => crate::template::read_number(t)
             .ok_or_else(|| "a number: give digits (`100`, `2.5`)".to_string()),
+        // A list or a map is given as JSON; a text that is not one would be taken as a text
+        // (`admin,editor`: its `length` 12, `in` a substring test).
+        Value::Array(_) => match serde_json::from_str::<Value>(t) {
+            Ok(v @ Value::Array(_)) => Ok(v),
+            _ => Err("a list: give it as JSON (`[\"a\", \"b\"]`)".to_string()),
+        },
+        Value::Object(_) => match serde_json::from_str::<Value>(t) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err("a map: give it as JSON (`{\"key\": \"value\"}`)".to_string()),
+        },
         _ => Ok(given.clone()),
     }
 }
@@ -234,7 +244,10 @@ pub(crate) fn every_flow(flows: &[Arc<LoadedFlow>]) -> Vec<&LoadedFlow> {
 }
 
 fn typed_kind(v: &Value) -> bool {
-    matches!(v, Value::Bool(_) | Value::Number(_))
+    matches!(
+        v,
+        Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)
+    )
 }
 
 #[cfg(test)]
