@@ -173,6 +173,36 @@ steps:
     );
 }
 
+/// What a killed supervisor left to runner is told to the guardian as soon as runner sees the
+/// supervisor gone, not once the step is over: the step still waits (up to its grace) for its
+/// output, which the orphan holds open, and a `kill -9` of runner then must not leave it.
+#[test]
+fn what_a_killed_supervisor_left_is_gone_after_kill_9_while_its_step_ends() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "adopted.yaml",
+        r#"
+name: adopted
+steps:
+  - exec:
+      shell: true
+      command: "setsid sh -c 'sleep 300 & echo $! > orphan.pid'; sleep 0.2; echo k > killing; kill -9 $PPID; sleep 300"
+    timeout: 5m
+"#,
+    );
+    let child = start(d.path(), "adopted.yaml");
+    wait_for_file(&d.path().join("killing"));
+    let orphan = read_pid(&d.path().join("orphan.pid"));
+    // Within the step's wait for its output (the orphan holds it open for seconds).
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    crate::common::kill_9(child);
+    assert!(
+        gone(&[orphan]),
+        "what the killed supervisor left ({orphan}) outlived runner's kill -9"
+    );
+}
+
 /// The command is in a process group its supervisor is not in; a timeout's SIGTERM to the
 /// supervisor's group still reaches it (the supervisor passes it on), so it can clean up before
 /// the SIGKILL.

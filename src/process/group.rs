@@ -38,8 +38,8 @@ pub(crate) fn unregister(pgid: i32) {
 /// Tells the guardian (`=pid:start`) runner's live children that lead no registered group, once
 /// each: orphans runner adopted as a subreaper (what a supervisor that was killed held), which
 /// the guardian kills if runner is killed. Looked at when a group ends, after which what it left
-/// may be runner's.
-fn tell_adopted() {
+/// may be runner's, and when a supervisor was found killed (`commands::end_orphaned`).
+pub(super) fn tell_adopted() {
     static TOLD: OnceLock<Mutex<HashSet<(i32, u64)>>> = OnceLock::new();
     let Some(guardian) = super::guardian::pid() else {
         return;
