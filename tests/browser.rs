@@ -1316,8 +1316,9 @@ steps:
     assert_eq!(code, 0, "{stderr}");
 }
 
-/// `upload` attaches the files (relative to the flow) and says how many the input took; a file
-/// input refuses `fill`, a missing file and a non-file element refuse `upload`.
+/// `upload` attaches the files (relative to the flow) and says how many the input took (also one
+/// its page empties as it reads them, to let the same file be chosen again); a file input
+/// refuses `fill`, a missing file and a non-file element refuse `upload`.
 #[test]
 fn upload_attaches_files_and_a_file_input_refuses_text() {
     let d = tempfile::tempdir().unwrap();
@@ -1344,6 +1345,10 @@ fn upload_attaches_files_and_a_file_input_refuses_text() {
     continue_on_error: true
   - upload: { target: "#one", files: [a.txt, docs/b.txt] }
     continue_on_error: true
+  - id: again
+    upload: { target: "#again", files: a.txt }
+  - expect: { text: { target: "#shown", equals: "1 file(s): a.txt" } }
+  - expect: { that: "{{ steps.again.uploaded == 1 }}" }
 "##,
         ),
     );

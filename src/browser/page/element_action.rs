@@ -290,6 +290,9 @@ async fn act(
         let why = format!("internal error: `{command}` is not known to runner's daemon link");
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
+    if command == "upload" {
+        check.push(on(scripts::FILE_WATCH, &[]));
+    }
     if before {
         check.push(on(scripts::FIELD_TEXT, &[]));
     }

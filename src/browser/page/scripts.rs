@@ -140,5 +140,8 @@ pub(crate) fn select_options() -> String {
 /// `(el) => [{ value, label }]`: the options a `<select>` holds selected.
 pub(crate) const SELECTED: &str = include_str!("scripts/selected.js");
 
-/// `(el) => n`: how many files a file input holds.
+/// `(el) => n`: how many files a file input took (held, or carried by its events when its page
+/// emptied it: see [`FILE_WATCH`]).
 pub(crate) const FILE_COUNT: &str = include_str!("scripts/file_count.js");
+/// `(el) => true`: before an upload, records the files the input's events carry.
+pub(crate) const FILE_WATCH: &str = include_str!("scripts/file_watch.js");
