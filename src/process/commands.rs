@@ -55,16 +55,11 @@ pub(super) fn forget(pid: i32) {
 /// command left), ends the command's group and what the command started
 /// ([`super::kill_tree`]), and returns the command's pid. `None` when the supervisor ended as
 /// it does. The command is known unreaped by its `/proc` entry (running, or a zombie now
-/// runner's, which also keeps its group's id from being reused). What the command started that
-/// left its tree (a `setsid` child) went to runner, a subreaper, as the supervisor died: the
-/// guardian is told of it at once, not once the step is over (a step still waits, up to its
-/// grace, for the output such a child holds open, and a `kill -9` of runner then must not leave
-/// it running).
-pub(crate) fn end_orphaned(pid: i32) -> Option<i32> {
+/// runner's, which also keeps its group's id from being reused). See `process::end_orphaned`.
+pub(super) fn end_orphaned(pid: i32) -> Option<i32> {
     let (command, start) = commands().lock().ok()?.remove(&pid)?;
     (super::start_time(command) == Some(start)).then(|| {
         super::kill_tree(command);
-        super::group::tell_adopted();
         command
     })
 }

@@ -241,6 +241,13 @@ fn checks(session: &Session, command: &str, r: &Resolved, extra: &[String]) -> V
             NOT_ACTIONABLE,
         ));
     }
+    // The files the input's events carry, for the read-back (see `scripts::FILE_COUNT`).
+    if command == "upload" {
+        check.push(Command::eval(call(
+            &on_element(scripts::FILE_WATCH),
+            &element_args(session, &r.target, &[]),
+        )));
+    }
     check
 }
 
@@ -290,9 +297,6 @@ async fn act(
         let why = format!("internal error: `{command}` is not known to runner's daemon link");
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
-    if command == "upload" {
-        check.push(on(scripts::FILE_WATCH, &[]));
-    }
     if before {
         check.push(on(scripts::FIELD_TEXT, &[]));
     }
