@@ -293,3 +293,59 @@ fn a_wedged_pages_pictures_are_drawn_before_its_browser_goes() {
     // 2 s of the step's timeout, its failure artifacts and the drawing: no call's 10 s.
     assert!(whole < Duration::from_secs(9), "the run took {whole:?}");
 }
+
+/// With a secret in the run, a step's snapshot reads which text the page renders (a layout
+/// read per text node): on a page of 300 000 text nodes that took seconds after every step
+/// that acts, holding the page's thread from the next steps (the attack's clicks took 3-9 s,
+/// an `expect` after them ran out of time blaming an `eval`). The read stops at its budget and
+/// no snapshot is taken after it in the flow, saying so; the flow's steps run as without a
+/// trace, and it fails on its own check, not on runner's read.
+#[test]
+fn a_huge_pages_secret_read_is_bounded_and_stops_the_snapshots() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let spans: String = (0..300_000)
+        .map(|i| format!("<span>w{i} </span>"))
+        .collect();
+    write(
+        &site,
+        "big.html",
+        &format!(
+            "<!doctype html><title>Big</title><main><button id=a onclick=\"this.textContent='clicked'\">Go</button></main><div>{spans}</div>"
+        ),
+    );
+    write(
+        d.path(),
+        "big.yaml",
+        &format!(
+            "name: big\nsecrets: [BIG_TOKEN]\nweb_server: {{ static: \"{}\" }}\nbrowser: {{ timeout: 8s }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/big.html\"\n  - click: \"#a\"\n  - click: \"#a\"\n  - click: \"#a\"\n  - expect: {{ text: {{ target: \"#a\", equals: \"not this\" }} }}\n    timeout: 2s\n",
+            site.display()
+        ),
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path())
+        .arg("big.yaml")
+        .env("BIG_TOKEN", SECRET)
+        .run_within(Duration::from_secs(120));
+    assert_eq!(code, 1, "{stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    let last = steps.last().unwrap();
+    // The flow's own check failed, on what the page shows, not on the page being busy.
+    let error = last["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("\"clicked\""), "{error}");
+    assert!(
+        steps[..4].iter().all(|s| s["outcome"] == "passed"),
+        "{stderr}"
+    );
+    let trace = trace(d.path(), "001-big").to_string();
+    assert!(
+        trace.contains("ms to read for the text it shows"),
+        "the trace does not say its snapshots stopped: {}",
+        &trace[..trace.len().min(3000)]
+    );
+}

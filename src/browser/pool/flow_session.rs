@@ -264,7 +264,7 @@ impl FlowBrowser {
         // field, or its own text, split by markup or shown in pieces or not) is not
         // photographed, since no masker reads pixels.
         let raw = snapshot_text(s, t).await;
-        if let Some(why) = page_left_out(s, masker, raw.as_deref(), t).await {
+        if let Some(why) = page_left_out(s, masker, raw.as_deref(), (t, t)).await {
             out.insert("screenshot_left_out".into(), Value::String(why.into()));
         } else if safe(&png) && s.send(Command::screenshot(&png), t).await.is_ok() {
             out.insert(
@@ -299,7 +299,7 @@ impl FlowBrowser {
         }
         let t = Duration::from_millis(1500);
         let raw = snapshot_text(&mut l.session, t).await;
-        page_left_out(&mut l.session, masker, raw.as_deref(), t).await
+        page_left_out(&mut l.session, masker, raw.as_deref(), (t, PICTURE_READ)).await
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
@@ -385,6 +385,11 @@ fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&'static str
     }
 }
 
+/// The most time the page spends, after a step, reading the text it renders for a secret before
+/// a `trace: on` picture (a page of hundreds of thousands of nodes takes seconds, held from the
+/// flow's next step): past it the picture is left out, as one that cannot be read to tell.
+const PICTURE_READ: Duration = Duration::from_millis(300);
+
 /// Why a picture of the page is not kept, if it is not (see `shot_left_out`): its snapshot
 /// (`snapshot`, as read) shows a secret, or its text as it is rendered does (`SHOWN_TEXT`: the
 /// shown text nodes, generated content and fields' values joined, as pixels show them; the
@@ -398,12 +403,12 @@ async fn page_left_out(
     s: &mut Session,
     masker: &Masker,
     snapshot: Option<&str>,
-    t: Duration,
+    (t, budget): (Duration, Duration),
 ) -> Option<&'static str> {
     if masker.is_empty() {
         return None;
     }
-    let shown = s.shown_texts(t).await;
+    let shown = s.shown_texts(t, budget).await;
     let in_pixels = shown
         .as_ref()
         .is_some_and(|texts| masker.learn_shown(texts));

@@ -43,6 +43,12 @@ const HELD: usize = 200;
 /// most 3 bytes of UTF-8, 6 as JSON escapes: far below the connection's 64 MiB).
 const MAX_SNAPSHOT: usize = 8 * 1024 * 1024;
 
+/// The most time a snapshot spends reading which text the page renders (with secrets): a page
+/// of hundreds of thousands of text nodes takes seconds, which would hold the page's thread,
+/// and so the flow's next steps, after every step that acts. Past it no snapshot is taken any
+/// more in the flow (its drawn pictures are left out, saying so).
+const SECRETS_READ_MS: u64 = 250;
+
 /// The most characters of one stylesheet's text: a longer one is drawn empty.
 const MAX_SHEET: usize = 2 * 1024 * 1024;
 
@@ -164,6 +170,7 @@ impl Snapshots {
                 json!(MAX_SNAPSHOT),
                 json!(MAX_SHEET),
                 json!(secrets),
+                json!(SECRETS_READ_MS),
             ];
             (n, script::call(SNAPSHOT_JS, &args))
         };
@@ -284,6 +291,14 @@ impl Held {
                 .flatten()
                 .map(|(_, t)| t.as_str().map_or(0, str::len))
                 .sum::<usize>();
+        if v["tooSlow"].is_u64() {
+            self.stopped.get_or_insert_with(|| {
+                format!(
+                    "the snapshots after a step whose page took more than {SECRETS_READ_MS} ms to read for the text it shows (a secret's check): none is taken after it"
+                )
+            });
+            return None;
+        }
         let large = v["tooLarge"]
             .as_u64()
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX));

@@ -11,8 +11,12 @@
 // the screen; the accessibility snapshot gives each piece as a text of its own. Open shadow
 // roots and same-origin iframes are read too; `<template>` content, `display: none`,
 // `hidden`, closed `<details>` and scripts and stylesheets have no boxes. Returns { texts }
-// (each shown piece's text, to be joined), or { tooLarge: N } past `cap` characters (N so far).
-(cap) => {
+// (each shown piece's text, to be joined), or { tooLarge: N } past `cap` characters (N so far),
+// or { tooSlow: MS } past `budget` ms (a page of hundreds of thousands of nodes: the page's
+// thread is not held from the flow's next steps for seconds).
+(cap, budget) => {
+  const until = performance.now() + budget;
+  let looked = 0;
   const out = [];
   let size = 0;
   const push = (text) => {
@@ -118,6 +122,7 @@
   // element's generated text is taken at its start and its end, around its nodes.
   const stack = [document.documentElement];
   while (stack.length && size <= cap) {
+    if ((++looked & 255) === 0 && performance.now() > until) return { tooSlow: budget };
     const n = stack.pop();
     if (typeof n === 'string') {
       push(n);

@@ -14,8 +14,10 @@
 //
 // Returns { html, sheets: { ADDRESS: text }, width, height } (the viewport's CSS pixels), or
 // { tooLarge: N } when the HTML and the sheets' texts come to more than `cap` characters (N):
-// no answer may come near the DevTools connection's message limit.
-(known, cap, sheetCap, secrets) => {
+// no answer may come near the DevTools connection's message limit; or { tooSlow: MS } when the
+// read of the text the page renders (`secrets`) took more than `budget` ms (a page of hundreds
+// of thousands of text nodes): the page's thread is not kept from the flow's next steps.
+(known, cap, sheetCap, secrets, budget) => {
   const root = document.documentElement;
   if (!root) return { html: '', sheets: {}, width: innerWidth, height: innerHeight };
   const have = new Set(known);
@@ -24,7 +26,7 @@
   const live = 'input, textarea, select, option, script, noscript, base, meta, link, style';
   const from = root.querySelectorAll(live);
   const copy = root.cloneNode(true);
-  if (secrets) unrendered(root, copy);
+  if (secrets && !unrendered(root, copy, performance.now() + budget)) return { tooSlow: budget };
   const to = copy.querySelectorAll(live);
   for (let i = 0; i < from.length && i < to.length; i++) {
     const a = from[i], b = to[i];
@@ -82,7 +84,8 @@
   // joins the copy's text nodes as they are shown, and must not read such text between the
   // parts of a secret the page shows split by it. (Not a stylesheet's, a field's or an
   // option's, which have no boxes of their own, nor SVG's.)
-  function unrendered(from, to) {
+  // False when it ran past `until` (a `performance.now()` time) before the end.
+  function unrendered(from, to, until) {
     const texts = (r) => {
       const w = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
       const all = [];
@@ -90,7 +93,7 @@
       return all;
     };
     const a = texts(from), b = texts(to);
-    if (a.length !== b.length) return;
+    if (a.length !== b.length) return true;
     const range = document.createRange();
     const kept = /^(style|script|noscript|textarea|option|optgroup|title)$/;
     const html = 'http://www.w3.org/1999/xhtml';
@@ -103,6 +106,7 @@
       return clipped.get(el);
     };
     for (let i = 0; i < a.length; i++) {
+      if ((i & 255) === 0 && performance.now() > until) return false;
       const p = a[i].parentElement;
       if (!p || p.namespaceURI !== html || kept.test(p.localName) || !a[i].data) continue;
       range.selectNodeContents(a[i]);
@@ -110,5 +114,6 @@
         r.height > 0 && r.right + scrollX > 0 && r.bottom + scrollY > 0);
       if (!shown || pixel(p)) b[i].data = '';
     }
+    return true;
   }
 }

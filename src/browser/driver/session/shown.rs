@@ -16,10 +16,15 @@ const MAX_SHOWN: usize = 4 * 1024 * 1024;
 
 impl Session {
     /// The texts of the page's shown text nodes, in order, to be joined with nothing between
-    /// them (none when they cannot be read within `t`, or come to more than `MAX_SHOWN`
-    /// characters).
-    pub(crate) async fn shown_texts(&mut self, t: Duration) -> Option<Vec<String>> {
-        let js = call(SHOWN_TEXT, &[Value::from(MAX_SHOWN)]);
+    /// them (none when they cannot be read within `t`, the page's own work bounded by `budget`
+    /// too, or come to more than `MAX_SHOWN` characters).
+    pub(crate) async fn shown_texts(
+        &mut self,
+        t: Duration,
+        budget: Duration,
+    ) -> Option<Vec<String>> {
+        let ms = u64::try_from(budget.min(t).as_millis()).unwrap_or(u64::MAX);
+        let js = call(SHOWN_TEXT, &[Value::from(MAX_SHOWN), Value::from(ms)]);
         let answer = self.eval(&js, t).await.ok()?;
         let texts = answer.get("texts")?.as_array()?;
         Some(
