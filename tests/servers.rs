@@ -439,6 +439,17 @@ fn validate_checks_web_server_references_and_fields() {
         &flow("{{ web_server.url }} {{ web_server.port }}", own),
     );
     assert_eq!(validate(d.path()).0, 0);
+    // A command server without `port:` has none to read (it rendered `None`).
+    let no_port = "web_server:\n  command: [app]\n  url: http://127.0.0.1:8000\n";
+    write(d.path(), "f.yaml", &flow("{{ web_server.port }}", no_port));
+    let (code, out) = validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("`web_server.port` is not set"), "{out}");
+    write(d.path(), "f.yaml", &flow("{{ web_server.url }}", no_port));
+    assert_eq!(validate(d.path()).0, 0);
+    let statik = "web_server:\n  static: .\n";
+    write(d.path(), "f.yaml", &flow("{{ web_server.port }}", statik));
+    assert_eq!(validate(d.path()).0, 0);
     // The server sees the vars above the first that reads `web_server`, not the ones after.
     write(
         d.path(),

@@ -128,6 +128,7 @@ pub(crate) fn check_url(given: &str, spec: Option<&ServersSpec>) -> Result<(), C
                 own: true,
                 shared: &names,
                 any: false,
+                no_port: false,
             },
         };
         let issues = crate::template::check_template(&Templates::new(), given, &scope);

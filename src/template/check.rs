@@ -37,6 +37,8 @@ pub(crate) struct Servers<'a> {
     pub(crate) shared: &'a [String],
     /// Not known here (a `_` sub-flow runs with its caller's): nothing is checked.
     pub(crate) any: bool,
+    /// The flow's own server has no port to read: a command's without `port:`.
+    pub(crate) no_port: bool,
 }
 
 /// What a server's entry in `web_server` holds.
@@ -325,7 +327,19 @@ fn server_issue(
             .flatten();
     };
     if SERVER_FIELDS.contains(&key) {
-        return if servers.own { None } else { none() };
+        return match servers.own {
+            true if key == "port" && servers.no_port => Some(issue(
+                src,
+                name,
+                "`web_server.port` is not set: this flow's server has no `port:`".to_string(),
+                Some(
+                    "give it `port: auto` (a free port, also given as $PORT) or the port its command listens on"
+                        .to_string(),
+                ),
+            )),
+            true => None,
+            false => none(),
+        };
     }
     if servers.shared.iter().any(|n| n == key) {
         return match field {

@@ -68,6 +68,11 @@ impl<'a> Declared<'a> {
                 own: c.flow.web_server.is_some(),
                 shared: c.servers,
                 any: sub_flow,
+                no_port: c
+                    .flow
+                    .web_server
+                    .as_ref()
+                    .is_some_and(|w| w.port.is_none() && w.static_dir.is_none()),
             },
         }
     }
