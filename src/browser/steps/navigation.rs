@@ -147,7 +147,7 @@ async fn unmet(
         }
     }
     if let Some(u) = &o.url
-        && !session.url(t).await?.contains(u.as_str())
+        && !url_has(&session.url(t).await?, u)
     {
         return Ok(Some(format!("the URL to contain \"{u}\"")));
     }
@@ -162,6 +162,18 @@ async fn unmet(
         }
     }
     Ok(None)
+}
+
+/// Whether `url` holds `part` (`wait: { url }`, `tab: { switch: { url } }`): in the URL before
+/// its query and fragment, unless `part` is written for them (holds a `?`, `#`, `=` or `&`). A
+/// sign-in page that carries where it goes back to (`/login?next=/dashboard`) is not
+/// `/dashboard`.
+pub(crate) fn url_has(url: &str, part: &str) -> bool {
+    if part.contains(['?', '#', '=', '&']) {
+        return url.contains(part);
+    }
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    url[..end].contains(part)
 }
 
 /// `css \`#x\` to be visible`: what a `wait: { for }` waits for.
@@ -218,6 +230,19 @@ fn timed_out(
 
 #[cfg(test)]
 mod tests {
+    /// A part of a URL is looked for before its query and fragment, unless it names one.
+    #[test]
+    fn a_url_part_is_not_found_in_the_query_unless_it_names_one() {
+        let login = "http://127.0.0.1:8000/login.html?next=/dashboard";
+        assert!(!super::url_has(login, "/dashboard"));
+        assert!(super::url_has(login, "/login"));
+        assert!(super::url_has(login, "next=/dashboard"));
+        assert!(super::url_has(login, "?next="));
+        assert!(super::url_has("http://h/dashboard#top", "/dashboard"));
+        assert!(!super::url_has("http://h/a#/dashboard", "/dashboard"));
+        assert!(super::url_has("http://h/a#/dashboard", "#/dashboard"));
+    }
+
     use serde_json::json;
     use tokio::time::Instant;
 

@@ -198,7 +198,9 @@ async fn find(
                 let i = if *i < 0 { n + i } else { *i };
                 usize::try_from(i).ok().and_then(|i| list.get(i))
             }
-            TabWhich::Url(u) => list.iter().find(|(_, url)| url.contains(&u.url)),
+            TabWhich::Url(u) => list
+                .iter()
+                .find(|(_, url)| super::navigation::url_has(url, &u.url)),
         };
         if let Some((id, _)) = found {
             return Ok((id.clone(), list));
