@@ -391,3 +391,51 @@ fn a_confirm_a_timer_opens_just_after_the_click_is_answered_by_the_next_step() {
         assert!(took < 4000, "{s:#}");
     }
 }
+
+/// C7 (attack 26): `expect: { dialog }` passed on a dialog answered earlier in the flow, so a
+/// second "delete" that no longer asks passed the same check as the first. Now it is met only by
+/// a dialog open now or answered since the last step that acts on the page began (an `expect`,
+/// `wait` or `dialog` step between them aside): with the flow's default answer and with an armed
+/// one, the second check fails and says why; the first passes, also with a check between.
+#[test]
+fn an_expect_dialog_is_not_met_by_a_dialog_of_an_earlier_step() {
+    let d = tempfile::tempdir().unwrap();
+    let page = r#"data:text/html,<p id=r>-</p><button id=a onclick="if(confirm('Delete it?'))this.textContent='gone'">Delete A</button><button id=b onclick="this.textContent='gone'">Delete B</button>"#;
+    let expect = "  - expect: { dialog: { type: confirm, message: \"Delete it?\" } }\n";
+    let steps = format!(
+        "  - open: '{page}'\n{}  - click: {{ role: button, text: Delete A }}\n  - expect: {{ text: {{ target: \"#r\", equals: \"-\" }} }}\n{expect}  - wait: {{ text: Delete B }}\n{expect}  - click: {{ role: button, text: Delete B }}\n{expect}",
+        "{arm}"
+    );
+    let default = steps.replace("{arm}", "");
+    write(
+        d.path(),
+        "default.yaml",
+        &format!("name: default\nbrowser: {{ dialogs: dismiss, timeout: 5s }}\nsteps:\n{default}"),
+    );
+    let armed = steps.replace("{arm}", "  - dialog: accept\n");
+    write(
+        d.path(),
+        "armed.yaml",
+        &format!("name: armed\nbrowser: {{ timeout: 5s }}\nsteps:\n{armed}"),
+    );
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args(["default.yaml", "armed.yaml"])
+        .run();
+    assert_eq!(code, 1, "{report:#}");
+    for name in ["default", "armed"] {
+        let f = by_name(&report, name);
+        assert_eq!(f["status"], "failed", "{f:#}");
+        let steps = f["steps"].as_array().unwrap();
+        let last = steps.last().unwrap();
+        for s in &steps[..steps.len() - 1] {
+            assert_eq!(s["outcome"], "passed", "{name}: {s:#}");
+        }
+        assert_eq!(last["outcome"], "failed", "{name}: {last:#}");
+        let message = last["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("no dialog opened since the step before it")
+                && message.contains("Delete it?"),
+            "{name}: {message}"
+        );
+    }
+}
