@@ -391,3 +391,68 @@ fn a_confirm_a_timer_opens_just_after_the_click_is_answered_by_the_next_step() {
         assert!(took < 4000, "{s:#}");
     }
 }
+
+/// C7 (attack 26): `expect: { dialog }` passed on a dialog answered earlier in the flow, so a
+/// second "delete" that no longer asks passed the same check as the first. Now it is met only by
+/// a dialog open now or answered since the last step that acts on the page began (an `expect`,
+/// `wait`, `eval` or `dialog` step between them aside), and not met by an earlier
+/// `expect: { dialog }`: with the flow's default answer and with an armed one, the check after
+/// the second click fails and says why, as does a second check of one dialog; the first
+/// passes, also with a check and a wait between.
+#[test]
+fn an_expect_dialog_is_not_met_by_a_dialog_of_an_earlier_step() {
+    let d = tempfile::tempdir().unwrap();
+    let page = r#"data:text/html,<p id=r>-</p><button id=a onclick="if(confirm('Delete it?'))this.textContent='gone'">Delete A</button><button id=b onclick="this.textContent='gone'">Delete B</button>"#;
+    let open = format!("  - open: '{}'\n", page.replace('\'', "''"));
+    let expect = "  - expect: { dialog: { type: confirm, message: \"Delete it?\" } }\n";
+    let click = |b: &str| format!("  - click: {{ role: button, text: Delete {b} }}\n");
+    let steps = format!(
+        "{}  - expect: {{ text: {{ target: \"#r\", equals: \"-\" }} }}\n  - wait: {{ text: Delete B }}\n{expect}  - eval: \"1 + 1\"\n{}{expect}",
+        click("A"),
+        click("B")
+    );
+    let flows = [
+        (
+            "default",
+            "dialogs: dismiss, ",
+            String::new(),
+            steps.clone(),
+        ),
+        ("armed", "", "  - dialog: accept\n".to_string(), steps),
+        (
+            "twice",
+            "dialogs: dismiss, ",
+            String::new(),
+            format!("{}{expect}{expect}", click("A")),
+        ),
+    ];
+    for (name, browser, arm, steps) in &flows {
+        write(
+            d.path(),
+            &format!("{name}.yaml"),
+            &format!(
+                "name: {name}\nbrowser: {{ {browser}timeout: 5s }}\nsteps:\n{open}{arm}{steps}"
+            ),
+        );
+    }
+    let Ran { code, report, .. } = flow_run(d.path())
+        .args(["default.yaml", "armed.yaml", "twice.yaml"])
+        .run();
+    assert_eq!(code, 1, "{report:#}");
+    for (name, ..) in &flows {
+        let f = by_name(&report, name);
+        assert_eq!(f["status"], "failed", "{f:#}");
+        let steps = f["steps"].as_array().unwrap();
+        let last = steps.last().unwrap();
+        for s in &steps[..steps.len() - 1] {
+            assert_eq!(s["outcome"], "passed", "{name}: {s:#}");
+        }
+        assert_eq!(last["outcome"], "failed", "{name}: {last:#}");
+        let message = last["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("no dialog opened since the step before it")
+                && message.contains("Delete it?"),
+            "{name}: {message}"
+        );
+    }
+}

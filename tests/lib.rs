@@ -30,6 +30,7 @@ mod common;
 mod config_fields;
 mod confined;
 mod contexts;
+mod cut_outputs;
 mod datasette;
 mod dialogs;
 mod dying_browsers;

@@ -176,19 +176,17 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
     let (code, said) = within(&own, &["run", ".", "--list"]);
     assert_eq!(code, 0, "{said}");
     assert!(said.contains("own login"), "{said}");
-    // Artifacts written into a folder of flows (`--artifacts e2e` once) hide its flows from a
-    // walk from above: said, not silent (review G2).
+    // Artifacts into a folder of flows are refused (attack 26, C1), and a marker there (an
+    // older runner's) hides none of its flows from a walk from above.
     let (code, said) = within(
         &own,
         &["run", "e2e/001-login", "--artifacts", "e2e/001-login"],
     );
+    assert_eq!(code, 2, "{said}");
+    std::fs::write(e2e.join("001-login/.runner-artifacts"), "x").unwrap();
+    let (code, said) = within(&own, &["run", ".", "--list"]);
     assert_eq!(code, 0, "{said}");
-    let (code, said) = within(&own, &["run", ".", "--list", "--pass-with-no-flows"]);
-    assert_eq!(code, 0, "{said}");
-    assert!(
-        said.contains("\"e2e/001-login\" holds a run's artifacts") && !said.contains("own login"),
-        "{said}"
-    );
+    assert!(said.contains("own login"), "{said}");
     // And validate of a directory with no flow file is no pass.
     std::fs::create_dir_all(d.path().join("empty")).unwrap();
     let (code, said) = within(d.path(), &["validate", "empty"]);
@@ -198,20 +196,86 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
     std::fs::remove_file(d.path().join("flows/art/report.json")).unwrap();
     std::fs::remove_dir_all(d.path().join("flows/art2")).unwrap();
     listed(&["run", "flows", "--list", "--artifacts", "flows/art"]);
-    // The artifacts are the flows' directory itself: its flows' folders are runner's.
-    let pwned = downloading(d.path(), "flat");
+    // Artifacts that hold a flow file of the user's (one written there after the run): their
+    // flows' folders are still runner's, the user's flow is a flow.
+    let pwned = downloading(d.path(), "dl");
     let flat = d.path().join("flat");
+    let (code, said) = within(d.path(), &["run", "dl", "--artifacts", "flat"]);
+    assert_eq!(code, 0, "{said}");
     write(
         &flat,
         "keep.yaml",
         "name: kept\nsteps:\n  - exec: [\"true\"]\n",
     );
-    let (code, said) = within(&flat, &["run", ".", "--artifacts", "."]);
-    assert_eq!(code, 0, "{said}");
     assert!(flat.join("001-visit-page/downloads/evil.yaml").is_file());
     let (code, said) = within(&flat, &["run", ".", "--list"]);
     assert_eq!(code, 0, "{said}");
     assert!(!said.contains("planted"), "{said}");
     assert!(said.contains("kept"), "{said}");
     assert!(!pwned.exists());
+}
+
+/// C1 (attack 26): `--artifacts tests` named the folder of the flows: the run skipped every flow
+/// under it without a word (exit 0, "1 passed"), and the marker it left kept later runs and
+/// `validate .` skipping them. Now `--artifacts` on a folder that holds flow files, or at or
+/// above the flows run, is refused before anything runs (exit 2, nothing written there), and a
+/// marked folder hides only what runner writes in it (its flows' folders, their downloads, its
+/// servers' logs), never a flow file of the user's elsewhere in it.
+#[test]
+fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_users_flow() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("tests/checkout")).unwrap();
+    write(
+        &p.join("tests/checkout"),
+        "b.yaml",
+        "name: checkout\nsteps:\n  - exec: [sh, -c, \"exit 1\"]\n",
+    );
+    write(p, "top.yaml", "name: top\nsteps:\n  - exec: [echo, top]\n");
+    for args in [
+        &["run", ".", "--artifacts", "tests"][..],
+        &["run", "tests", "--artifacts", "tests"],
+        &["run", "tests/checkout", "--artifacts", "tests"],
+        &["run", "tests", "--artifacts", "."],
+        &["run", "top.yaml", "--artifacts", "tests"],
+        &["run", ".", "--list", "--artifacts", "tests"],
+    ] {
+        let (code, said) = within(p, args);
+        assert_eq!(code, 2, "{args:?}: {said}");
+        assert!(said.contains("--artifacts"), "{args:?}: {said}");
+        assert!(!said.contains("passed"), "{args:?}: {said}");
+        assert!(!p.join("tests/.runner-artifacts").exists(), "{args:?}");
+        assert!(!p.join(".runner-artifacts").exists(), "{args:?}");
+    }
+    let (_, said) = within(p, &["run", ".", "--artifacts", "tests"]);
+    assert!(said.contains("holds flow files"), "{said}");
+    assert!(said.contains("checkout/b.yaml"), "{said}");
+    // A marker in the folder of flows (left by an older runner, or planted): its flows are
+    // still found, in the same run and in every later one.
+    std::fs::write(p.join("tests/.runner-artifacts"), "x").unwrap();
+    write(
+        &p.join("tests"),
+        "c2.yaml",
+        "name: c2\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    let (code, said) = within(p, &["run", ".", "--artifacts", "art"]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("checkout") && said.contains("c2"), "{said}");
+    let (code, said) = within(p, &["validate", "."]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("ok: 3 files valid"), "{said}");
+    // What runner writes in a marked folder is still not taken: a server's log folder, a
+    // replay file, a flow's folder.
+    for (dir, file) in [
+        ("tests/web_server", "x.yaml"),
+        ("tests/001-top", "y.yaml"),
+        ("tests", "001-replay.yaml"),
+    ] {
+        std::fs::create_dir_all(p.join(dir)).unwrap();
+        write(&p.join(dir), file, "name: runners own\nsteps: []\n");
+    }
+    let (code, said) = within(p, &["run", ".", "--list"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("runners own"), "{said}");
+    assert!(said.contains("checkout") && said.contains("c2"), "{said}");
 }

@@ -73,11 +73,11 @@ fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf>
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0
-                || !(skipped_dir(e.path()) || output_dir(e, own, notes) || leads_out(e, notes))
+            e.depth() == 0 || !(skipped_dir(e.path()) || output_dir(e, own) || leads_out(e, notes))
         })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
+        .filter(|e| !crate::engine::is_runners_file(e.path()))
         // The project file is settings, not a flow (validate checks it on its own).
         .filter(|e| {
             !crate::config::project::NAMES
@@ -108,38 +108,55 @@ fn skipped_dir(p: &Path) -> bool {
 /// there under the name the page chose (`evil.yaml`), and a flow found there would run `exec`
 /// with the user's rights (a watch would run it at once). Runner's output is what
 /// [`crate::engine::output_kind`] says it is (`own`: the run's `--artifacts`, canonical): a
-/// run's artifacts, a flow's folder in them, a flow's downloads wherever they are. A user's own
-/// numbered folders (`e2e/001-login/`) are searched, a report.json beside them or not.
-///
-/// A marked folder that holds flow files itself (`--artifacts e2e` once, into the flows'
-/// folder) is noted in `notes`: its flows are not searched, and that should not be silent.
-fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>) -> bool {
-    let p = e.path();
-    if !e.file_type().is_dir() {
-        return false;
-    }
-    match crate::engine::output_kind(p, own) {
-        None => false,
-        Some(crate::engine::Output::Artifacts) => {
-            let flows_in = std::fs::read_dir(p)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|f| {
-                    f.file_type().is_ok_and(|t| t.is_file()) && Format::of(&f.path()).is_some()
-                });
-            if flows_in {
-                let shown = p.strip_prefix(".").unwrap_or(p);
-                notes.push(format!(
-                    "{:?} holds a run's artifacts (runner's {} marker): the flow files in it are not searched (remove the marker if it is a folder of flows)",
-                    shown.display().to_string(),
-                    crate::engine::MARKER
-                ));
-            }
-            true
+/// flow's folder in a run's artifacts, its servers' logs, a flow's downloads wherever they are.
+/// The artifacts folder itself is searched (a marker in a folder of flows hides none of them:
+/// attack 26, C1), and a user's own numbered folders (`e2e/001-login/`) are searched, a
+/// report.json beside them or not.
+fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>) -> bool {
+    e.file_type().is_dir()
+        && !matches!(
+            crate::engine::output_kind(e.path(), own),
+            None | Some(crate::engine::Output::Artifacts)
+        )
+}
+
+/// Refuses `--artifacts` (`artifacts`) on a folder that holds flow files, or at or above the
+/// flows run (`paths`): runner's output would go among the flows (and its flows' folders, its
+/// downloads, be taken for them or hide them). A folder that does not exist yet holds none.
+pub(crate) fn refuse_artifacts(artifacts: &Path, paths: &[PathBuf]) -> Result<(), String> {
+    let Ok(own) = std::fs::canonicalize(artifacts) else {
+        return Ok(());
+    };
+    let why = "runner's output would go among the flows; give --artifacts a folder of its own (by default a run's goes to .runner/runs/<run-id>)";
+    for p in paths {
+        if std::fs::canonicalize(p).is_ok_and(|c| c.starts_with(&own)) {
+            return Err(format!(
+                "--artifacts {:?} is the folder of the flows run, or above it ({:?}): {why}",
+                artifacts.display().to_string(),
+                p.display().to_string()
+            ));
         }
-        Some(_) => true,
     }
+    if !own.is_dir() {
+        return Ok(());
+    }
+    let found = walk(artifacts, Some(&own), &mut Vec::new());
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut shown: Vec<String> = found
+        .iter()
+        .take(3)
+        .map(|f| format!("{:?}", f.display().to_string()))
+        .collect();
+    if found.len() > 3 {
+        shown.push(format!("and {} more", found.len() - 3));
+    }
+    Err(format!(
+        "--artifacts {:?} holds flow files ({}): {why}",
+        artifacts.display().to_string(),
+        shown.join(", ")
+    ))
 }
 
 /// Whether a file is an agent profile (it sits in a directory named `profiles`).

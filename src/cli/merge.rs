@@ -82,6 +82,8 @@ impl Walk {
         }
         match crate::engine::output_kind(e.path(), None) {
             None | Some(crate::engine::Output::Artifacts) => true,
+            // The servers' logs: no report is written there.
+            Some(crate::engine::Output::Logs) => false,
             Some(crate::engine::Output::Downloads) => {
                 self.downloads.push(e.path().to_path_buf());
                 false

@@ -81,6 +81,9 @@ impl Settings {
                 "give the flow files or directories to run (or `flows` in runner.toml)".into(),
             ));
         }
+        if let Some(a) = &args.artifacts {
+            files::refuse_artifacts(a, &paths).map_err(CliError::Usage)?;
+        }
         let reports = if args.reports.is_empty() {
             project.as_ref().map_or_else(Vec::new, |p| {
                 p.file.reports.iter().map(|r| p.report(r)).collect()

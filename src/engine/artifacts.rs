@@ -32,13 +32,15 @@ pub(crate) fn is_flow_dir(name: &str) -> bool {
 }
 
 /// The file runner writes into every artifacts directory it makes (`run`, each pass of
-/// `run --watch`): flow discovery does not look for flows under a directory holding it (a
-/// page's download lands in the artifacts under a name the page chooses, `evil.yaml` among
-/// them), wherever the artifacts are (`--artifacts` inside the flows' directory).
+/// `run --watch`): flow discovery does not look for flows in what runner writes under a
+/// directory holding it (a page's download lands in a flow's folder under a name the page
+/// chooses, `evil.yaml` among them), wherever the artifacts are (`--artifacts` inside the
+/// flows' directory). A flow file of the user's elsewhere in such a directory is still a flow
+/// (attack 26, C1: a marker in the folder of the flows hid them all, silently).
 pub(crate) const MARKER: &str = ".runner-artifacts";
 
 /// What [`MARKER`] says to whoever opens it.
-pub(crate) const MARKER_TEXT: &str = "This directory holds the artifacts of a runner run (its flows' files, a page's downloads among them).\nrunner looks for no flow under it.\n";
+pub(crate) const MARKER_TEXT: &str = "This directory holds the artifacts of a runner run (its flows' files, a page's downloads among them).\nrunner looks for no flow in what it wrote here (its flows' NNN-name/ folders, web_server/, NNN-replay.yaml).\n";
 
 /// Whether `dir` holds [`MARKER`] (a regular file, not a link): it is a run's artifacts.
 pub(crate) fn is_marked(dir: &std::path::Path) -> bool {
@@ -55,6 +57,21 @@ pub(crate) enum Output {
     FlowFolder,
     /// A flow's downloads (`NNN-flow/downloads/`), wherever they are: a page names files there.
     Downloads,
+    /// The run-level servers' logs (`web_server/` in a run's artifacts).
+    Logs,
+}
+
+/// Whether `file` is one runner wrote at the top of a run's artifacts that has a flow's
+/// extension: a flow an atlas replay hands over (`NNN-replay.yaml`, removed once loaded, left
+/// when it did not load), in a marked folder.
+pub(crate) fn is_runners_file(file: &std::path::Path) -> bool {
+    let Some(name) = file.file_name().map(|n| n.to_string_lossy()) else {
+        return false;
+    };
+    let digits = name.chars().take_while(char::is_ascii_digit).count();
+    digits >= 3
+        && name.get(digits..) == Some("-replay.yaml")
+        && file.parent().is_some_and(is_marked)
 }
 
 /// Whether `dir` is runner's output, and which: the one rule flow discovery (which searches
@@ -62,7 +79,10 @@ pub(crate) enum Output {
 /// wrote there, but none of its flows' folders and no downloads) both ask. `own`: the run's own
 /// `--artifacts`, canonical, when the caller has one.
 ///
-/// A flow's folder is told by its name (see [`is_flow_dir`]) in a marked folder; a flow's
+/// A run's artifacts themselves are searched by discovery (a marker planted, or left in a
+/// folder of flows by an older runner, hides no flow of the user's): only what runner writes
+/// in them is not. A flow's folder is told by its name (see [`is_flow_dir`]) in a marked
+/// folder, the servers' logs by theirs (`web_server`); a flow's
 /// downloads by their folder's name in a folder named as a flow's, marked or not (artifacts
 /// copied without their hidden marker, by an older runner, or of a run killed early still
 /// have them). A report.json beside a folder is no sign: a user writes theirs beside their own
@@ -82,7 +102,13 @@ pub(crate) fn output_kind(dir: &std::path::Path, own: Option<&std::path::Path>) 
     if dir.file_name().is_some_and(|n| n == "downloads") && flow_named(parent) {
         return Some(Output::Downloads);
     }
-    (flow_named(dir) && artifacts(parent)).then_some(Output::FlowFolder)
+    if !artifacts(parent) {
+        return None;
+    }
+    if flow_named(dir) {
+        return Some(Output::FlowFolder);
+    }
+    (dir.file_name().is_some_and(|n| n == "web_server")).then_some(Output::Logs)
 }
 
 /// A file-name-safe form of a name.
@@ -129,6 +155,8 @@ mod tests {
             art.join("001-f/downloads"),
             art.join("001-f/002-sub/downloads"),
             mine.join("001-login/downloads"),
+            mine.join("web_server"),
+            art.join("web_server"),
             d.path().join("own/002-x"),
         ] {
             std::fs::create_dir_all(dir).unwrap();
@@ -145,6 +173,12 @@ mod tests {
         assert_eq!(kind("art/001-f/002-sub/downloads"), Some(Output::Downloads));
         assert_eq!(kind("e2e/001-login/downloads"), Some(Output::Downloads));
         assert_eq!(kind("e2e/001-login"), None);
+        assert_eq!(kind("art/web_server"), Some(Output::Logs));
+        assert_eq!(kind("e2e/web_server"), None);
+        std::fs::write(art.join("001-replay.yaml"), "").unwrap();
+        assert!(is_runners_file(&art.join("001-replay.yaml")));
+        assert!(!is_runners_file(&mine.join("001-replay.yaml")));
+        assert!(!is_runners_file(&art.join("replay.yaml")));
         assert_eq!(kind("e2e"), None);
         assert_eq!(output_kind(&d.path().join("own/002-x"), None), None);
     }

@@ -103,6 +103,11 @@ async fn expect(
         let err = super::render::quoting_no_secret(&ctx, &cond, &cx.frame.masker, err);
         template_error(loaded, &format!("{}/expect/that", cx.ptr), err)
     })?;
+    let raw = raw_action(loaded, cx.ptr, "expect").and_then(|v| v.get("that"));
+    if let Some(why) = raw.and_then(|raw| reads_cut_output(cx, raw, scope)) {
+        return Err(StepError::new(ErrorKind::Assertion, why)
+            .located(&location(loaded, &format!("{}/expect/that", cx.ptr))));
+    }
     if holds {
         return Ok(json!({}));
     }
@@ -127,4 +132,21 @@ async fn expect(
         format!("expected `{}` to be true, but {why}", src.trim()),
     )
     .located(&location(loaded, &format!("{}/expect/that", cx.ptr))))
+}
+
+/// Why `that` (`cond`) is no check when it reads an output runner cut (attack 26, C15: `'ERROR'
+/// not in steps.build.stdout` held on the first MiB kept, the error printed after it): it is
+/// evaluated again, as written (`cond`: the step's `that` before it was rendered), in a context
+/// that records a read of a cut text (see `Scope::watching_cut_outputs`). Whatever such a check finds, true or false, is about a part.
+fn reads_cut_output(cx: &StepCtx<'_>, cond: &Value, scope: &Scope) -> Option<String> {
+    let (cut, read, watching) = scope.watching_cut_outputs()?;
+    let _ = cx.rt.templates.condition(cond, &watching);
+    if !read.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let named: Vec<String> = cut.iter().map(|id| format!("steps.{id}")).collect();
+    Some(format!(
+        "this check reads an output that was cut ({}: truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
+        named.join(", ")
+    ))
 }

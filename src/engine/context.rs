@@ -2,10 +2,37 @@
 //! conversion to a minijinja value.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value, json};
 
 use crate::atlas::Trail;
+
+/// The outputs of a step that are its cut text when it says `truncated: true` (an agent's `result`; an `exec` does
+/// not say which of its two streams was cut: both count).
+const CUT_FIELDS: &[&str] = &["stdout", "stderr", "body", "json", "result"];
+
+/// A cut step's outputs as a template sees them: a read of one of its cut texts is recorded.
+#[derive(Debug)]
+struct CutOutputs {
+    out: Map<String, Value>,
+    read: Arc<AtomicBool>,
+}
+
+impl minijinja::value::Object for CutOutputs {
+    fn get_value(self: &Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
+        let key = key.as_str()?;
+        if CUT_FIELDS.contains(&key) {
+            self.read.store(true, Ordering::Relaxed);
+        }
+        self.out.get(key).map(minijinja::Value::from_serialize)
+    }
+
+    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
+        let keys = self.out.keys().map(|k| minijinja::Value::from(k.as_str()));
+        minijinja::value::Enumerator::Values(keys.collect())
+    }
+}
 
 /// The scope of one flow (a sub-flow has its own).
 #[derive(Debug, Clone)]
@@ -85,6 +112,12 @@ impl Scope {
         if let Some(c) = &self.cached {
             return c.clone();
         }
+        let v = self.root();
+        self.cached = Some(v.clone());
+        v
+    }
+
+    fn root(&self) -> minijinja::Value {
         let mut root = json!({
             "vars": self.vars,
             "env": &*self.env,
@@ -96,9 +129,49 @@ impl Scope {
         if let (Some(ws), Some(obj)) = (&self.web_server, root.as_object_mut()) {
             obj.insert("web_server".into(), ws.clone());
         }
-        let v = minijinja::Value::from_serialize(&root);
-        self.cached = Some(v.clone());
-        v
+        minijinja::Value::from_serialize(&root)
+    }
+
+    /// The ids of the steps whose output runner cut (`truncated: true`: an `exec`'s stdout or
+    /// stderr past 1 MiB, a `request`'s body past what it keeps), with the context in which
+    /// their outputs record a read of their cut texts (`stdout`, `stderr`, `body`, `json`) in
+    /// the flag returned. `None` when no step's output was cut.
+    pub(crate) fn watching_cut_outputs(
+        &self,
+    ) -> Option<(Vec<String>, Arc<AtomicBool>, minijinja::Value)> {
+        let read = Arc::new(AtomicBool::new(false));
+        let mut cut = Vec::new();
+        let steps = self.steps.iter().map(|(id, out)| {
+            let value = match out.as_object() {
+                Some(map) if map.get("truncated") == Some(&Value::Bool(true)) => {
+                    cut.push(id.clone());
+                    minijinja::Value::from_object(CutOutputs {
+                        out: map.clone(),
+                        read: read.clone(),
+                    })
+                }
+                _ => minijinja::Value::from_serialize(out),
+            };
+            (id.clone(), value)
+        });
+        let steps: std::collections::BTreeMap<String, minijinja::Value> = steps.collect();
+        if cut.is_empty() {
+            return None;
+        }
+        let mut root: std::collections::BTreeMap<&str, minijinja::Value> = [
+            ("vars", minijinja::Value::from_serialize(&self.vars)),
+            ("env", minijinja::Value::from_serialize(&*self.env)),
+            ("secrets", minijinja::Value::from_serialize(&self.secrets)),
+            ("steps", minijinja::Value::from_iter(steps)),
+            ("flow", minijinja::Value::from_serialize(&self.flow)),
+            ("run", minijinja::Value::from_serialize(&self.run)),
+        ]
+        .into_iter()
+        .collect();
+        if let Some(ws) = &self.web_server {
+            root.insert("web_server", minijinja::Value::from_serialize(ws));
+        }
+        Some((cut, read, minijinja::Value::from_iter(root)))
     }
 }
 

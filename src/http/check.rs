@@ -11,6 +11,25 @@ use crate::source::pointer_escape;
 use crate::step::Masker;
 use crate::template::json_size::MAX_VALUES;
 
+/// Why a check of the body is not made on a body runner cut.
+const CUT: &str = "the body is longer than 16 MiB and was cut at 16 MiB (truncated: true): runner does not check a part of it (check the status and headers, or ask for a smaller answer)";
+
+/// The check of the body, which fails on a body runner cut: whatever a check finds in a part,
+/// a negative one above all, is no answer about the whole (attack 26, C15: `matches: "^a+$"`
+/// held on the part kept).
+fn body(c: &Check, r: &Response, m: &Masker) -> Option<Failure> {
+    let why = if r.truncated {
+        Some(CUT.to_string())
+    } else {
+        let text = Queried::of(Some(Value::String(r.body.clone())));
+        failed(&c.predicates(), &text, kind_of("expect/body"), m)
+    };
+    why.map(|why| Failure {
+        part: "expect/body".into(),
+        message: format!("body: {why}"),
+    })
+}
+
 /// A check that did not hold: where it is (below the action's key) and why.
 #[derive(Debug, Clone)]
 pub(super) struct Failure {
@@ -61,6 +80,10 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
                 part,
                 message: format!("{label}: not a JSONPath: {e}"),
             }),
+            (Ok(_), _) if r.truncated => out.push(Failure {
+                part,
+                message: format!("{label}: {CUT}"),
+            }),
             (Ok(_), None) if r.too_many => out.push(Failure {
                 part,
                 message: format!("{label}: the body holds more than {MAX_VALUES} JSON values: runner does not parse it (check a smaller answer, or the body's text)"),
@@ -79,13 +102,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
         }
     }
     if let Some(c) = &checks.body {
-        one(
-            &mut out,
-            "expect/body".into(),
-            "body".into(),
-            c,
-            Queried::of(Some(Value::String(r.body.clone()))),
-        );
+        out.extend(body(c, r, m));
     }
     if let Some(c) = &checks.duration_ms {
         one(

@@ -59,6 +59,10 @@ pub(crate) struct Session {
     pub(crate) masker: crate::step::Masker,
     /// The dialogs answered in this flow, oldest first: `{type, message, accepted}`.
     pub(crate) dialogs: Vec<Value>,
+    /// How many of `dialogs` no `expect: { dialog }` may meet any more: those answered before
+    /// the last step that acts on the page began (see `steps::dispatch::acts_on_the_page`), or
+    /// before the last `expect: { dialog }` (one dialog meets one check).
+    pub(crate) dialogs_spent: usize,
     /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
     /// naming one runs with agent-browser switched into that frame.
     pub(crate) frame_of: std::collections::HashMap<String, String>,
@@ -117,6 +121,7 @@ impl Session {
             testid_attribute: None,
             masker: crate::step::Masker::default(),
             dialogs: Vec::new(),
+            dialogs_spent: 0,
             frame_of: std::collections::HashMap::new(),
             frame: Frame::Known(None),
             tabs: None,

@@ -55,6 +55,9 @@ async fn run_action(
     if !matches!(action, Action::Dialog(_)) && !reads_dialog {
         crate::browser::driver::dialog::settle(session, timeout).await?;
     }
+    if acts_on_the_page(&action) {
+        session.dialogs_spent = session.dialogs.len();
+    }
     match action {
         Action::Open(o) => super::navigation::open(session, &o, timeout).await,
         Action::Back(_) => super::history::history(session, Move::Back, deadline).await,
@@ -109,4 +112,26 @@ async fn run_action(
             format!("internal error: `{}` is not a browser step", other.key()),
         )),
     }
+}
+
+/// Whether a step acts on the page as a user would, so that a dialog answered before it began
+/// (the settle above has taken those runner's watch answered) is not the dialog an
+/// `expect: { dialog }` after it checks (attack 26, C7: a second "delete" that no longer asked
+/// passed on the first one's confirm). Checks, waits, reads (`eval` among them), tabs, routes
+/// and `dialog` steps do not: `click`, `expect: { text }`, `expect: { dialog }` checks the
+/// click's dialog, and so does `click`, `dialog: accept`, `expect: { dialog }`.
+fn acts_on_the_page(action: &Action) -> bool {
+    !matches!(
+        action,
+        Action::Expect(_)
+            | Action::Wait(_)
+            | Action::Dialog(_)
+            | Action::Snapshot(_)
+            | Action::Screenshot(_)
+            | Action::Inspect(_)
+            | Action::Eval(_)
+            | Action::Tab(_)
+            | Action::Route(_)
+            | Action::State(_)
+    )
 }

@@ -56,7 +56,9 @@ pub(crate) async fn tabs_outcome(
 }
 
 /// `dialog`: the dialog open now (answered first when the flow has a default answer, else read
-/// as it is and left for a `dialog` step), else the last one the flow answered.
+/// as it is and left for a `dialog` step), else the last one the flow answered since the last
+/// step that acts on the page began and not met by an earlier `expect: { dialog }` (one
+/// answered before is an earlier step's: attack 26, C7).
 pub(crate) async fn dialog_outcome(
     session: &mut Session,
     d: &DialogMatcher,
@@ -92,12 +94,13 @@ pub(crate) async fn dialog_outcome(
             false,
         ),
         (Some(o), None) => (Some(o), true),
-        (None, _) => (session.dialogs.last().cloned(), false),
+        (None, _) => (unspent(session), false),
     };
     let Some(seen) = seen else {
+        let why = none_since(session);
         return Ok(Outcome::new(
             what.clone(),
-            Some(format!("expected {what}, but no dialog has opened")),
+            Some(format!("expected {what}, but {why}")),
         ));
     };
     let kind = seen["type"].as_str().unwrap_or_default();
@@ -127,7 +130,30 @@ pub(crate) async fn dialog_outcome(
             ));
         }
     }
+    // One dialog meets one check: the next `expect: { dialog }` needs a dialog of its own.
+    if failure.is_none() {
+        session.dialogs_spent = session.dialogs.len();
+    }
     Ok(Outcome::new(what, failure))
+}
+
+/// The last dialog answered that an `expect: { dialog }` may still meet (see
+/// `Session::dialogs_spent`).
+fn unspent(session: &Session) -> Option<serde_json::Value> {
+    let from = session.dialogs_spent.min(session.dialogs.len());
+    session.dialogs[from..].last().cloned()
+}
+
+/// Why no dialog meets an `expect: { dialog }`.
+fn none_since(session: &Session) -> String {
+    match session.dialogs.last() {
+        None => "no dialog has opened".to_string(),
+        Some(old) => format!(
+            "no dialog opened since the step before it (the last step that acts on the page) began, nor since the last `expect: {{ dialog }}`; the last one, a {} (\"{}\"), was answered before that",
+            old["type"].as_str().unwrap_or_default(),
+            old["message"].as_str().unwrap_or_default()
+        ),
+    }
 }
 
 /// `request`: the requests the flow's pages made (agent-browser's request log since the flow's
