@@ -218,6 +218,11 @@ fn equality_across_text_and_number_inside_lists_and_maps_fails() {
             "[steps.code.stdout] not in [[500], [502]]".to_string(),
             format!("cannot compare [\"500\"] (list) in [[500], [502]] (list): its items include [500] (list): {inner}"),
         ),
+        (
+            // `unique` compares as `==` does: 102 and "102" are not two values.
+            "([101, 102] + ['102', '103']) | unique | list | length == 4".to_string(),
+            "`unique`: cannot compare \"102\" (text) == 101 (number)".into(),
+        ),
     ];
     let cases: Vec<(&str, &str)> = cases
         .iter()
@@ -235,6 +240,8 @@ fn equality_across_text_and_number_inside_lists_and_maps_fails() {
         "[true] == [1]".into(),
         "[steps.code.stdout] in [['500'], ['502']]".into(),
         "[500] not in [[502]]".into(),
+        "([101, 102] + [102, 103]) | unique | list | length == 3".into(),
+        "(['a', 'b', 'a'] | unique | list) == ['a', 'b']".into(),
     ];
     let passing: Vec<&str> = passing.iter().map(String::as_str).collect();
     check(&cases, &passing);

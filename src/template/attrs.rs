@@ -122,11 +122,41 @@ fn sum(state: &State, value: Value, args: Rest<Value>) -> Result<Value, Error> {
     }
 }
 
-/// minijinja's `unique(attribute=, case_sensitive=)`; an item without the attribute is an error.
+/// minijinja's `unique(attribute=, case_sensitive=)`; an item without the attribute is an error,
+/// and so are a text that reads as a number (or a boolean) and a number (or a boolean) among the
+/// items compared, as `==` refuses them (`102` and `"102"`, ids from two APIs, would be kept as
+/// two).
 fn unique(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
     let value = listed(value);
-    if let Some(attr) = kwargs.peek::<Option<String>>("attribute")? {
-        each_has("unique", &value, &attr, "")?;
+    let attr = kwargs.peek::<Option<String>>("attribute")?;
+    if let Some(attr) = &attr {
+        each_has("unique", &value, attr, "")?;
+    }
+    let compared: Vec<Value> = value
+        .try_iter()
+        .into_iter()
+        .flatten()
+        .map(|i| match &attr {
+            Some(a) => path(&i, a),
+            None => i,
+        })
+        .collect();
+    // (A text that reads as no number, `'a'` beside `1`, is a value of its own, as before.)
+    let text = compared.iter().find(|v| {
+        v.as_str().is_some_and(|t| {
+            super::read_number(t.trim()).is_some() || matches!(t.trim(), "true" | "false")
+        })
+    });
+    let other = compared
+        .iter()
+        .find(|v| matches!(v.kind(), ValueKind::Number | ValueKind::Bool));
+    if let (Some(t), Some(o)) = (text, other) {
+        super::order::equal(t, "==", o).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!("`unique`: {}", e.detail().unwrap_or_default()),
+            )
+        })?;
     }
     minijinja::filters::unique(state, value, kwargs)
 }
