@@ -157,7 +157,7 @@ mod tests {
     /// Masking a 1 MB text (words, digits, separators) with secrets: `cargo test --lib
     /// masking_a_megabyte -- --ignored --nocapture` prints the time.
     #[test]
-    #[ignore]
+    #[ignore = "a measurement, printed with --nocapture"]
     fn masking_a_megabyte() {
         let m = card();
         let line = "order 1234-5678 at 2026/11/28 by some_user.name - total 42.50 EUR\n";
