@@ -260,12 +260,19 @@ impl Masker {
             // contiguous NFA is built in milliseconds and searches nearly as fast.
             let bytes: usize = patterns.iter().map(String::len).sum();
             let kind = (bytes > DFA_BYTES).then_some(aho_corasick::AhoCorasickKind::ContiguousNFA);
+            let longest = spread.iter().map(String::len).max().unwrap_or(0);
             let spread = match spread {
                 [] => Some(None),
                 forms => build(forms, None).map(Some),
             };
             let built = build(patterns, kind).zip(spread);
-            let built = built.map(|(all, spread)| Matcher::Forms(Arc::new(Forms { all, spread })));
+            let built = built.map(|(all, spread)| {
+                Matcher::Forms(Arc::new(Forms {
+                    all,
+                    spread,
+                    longest,
+                }))
+            });
             *kept = Some(built.unwrap_or(Matcher::All));
         }
         kept.clone()
@@ -343,7 +350,7 @@ impl Masker {
         }
         if let Some(Matcher::Forms(m)) = self.matcher() {
             if text.len() <= MAX_HELD {
-                cut = cut.min(spread::settled(&m, text, keep));
+                cut = cut.min(spread::settled(&m, text));
                 while !text.is_char_boundary(cut) {
                     cut -= 1;
                 }

@@ -50,6 +50,8 @@ pub(super) fn spread_forms(v: &str) -> Vec<String> {
 pub(crate) struct Forms {
     pub(super) all: AhoCorasick,
     pub(super) spread: Option<AhoCorasick>,
+    /// The longest spread form, in bytes.
+    pub(super) longest: usize,
 }
 
 impl Forms {
@@ -80,13 +82,14 @@ fn found(s: &AhoCorasick, v: &View) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// How much of `text` a stream may pass on as far as spread secrets go: not the last `keep`
-/// bytes of it without its separators (a secret the rest completes may begin there). All of it
-/// with no spread forms.
-pub(super) fn settled(forms: &Forms, text: &str, keep: usize) -> usize {
+/// How much of `text` a stream may pass on as far as spread secrets go: not the last bytes of
+/// it without its separators that a spread form less one byte takes (a secret the rest
+/// completes may begin there). All of it with no spread forms.
+pub(super) fn settled(forms: &Forms, text: &str) -> usize {
     if forms.spread.is_none() {
         return text.len();
     }
+    let keep = forms.longest.saturating_sub(1);
     match without(text, is_separator) {
         Some(v) => v.original_at(v.text.len().saturating_sub(keep), text.len()),
         None => text.len().saturating_sub(keep),
