@@ -63,6 +63,7 @@ mod secret_controls;
 mod secret_cuts;
 mod secret_data;
 mod secret_explained;
+mod secret_formatted;
 mod secret_forms;
 mod secret_forms_more;
 mod secret_learned_more;

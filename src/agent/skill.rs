@@ -11,7 +11,8 @@
 //! fails with error kind `skill`, naming the logs that hold the agent's text.
 //!
 //! Answers are cached under `.runner/cache/skills/<name>/<sha256>.json`, keyed by the skill and
-//! what the caller names as the question's identity (never raw volatile page text); an answer
+//! what the caller names as the question's identity, masked (never raw volatile page text, never
+//! a secret's value: a question that differs only by one is the same question); an answer
 //! that holds a secret is never cached (its entry says why, for a read-only run's miss);
 //! `--agent-cache read-write|read-only|off`. With `read-only` nothing calls an agent: a missing
 //! answer is an error, so CI can replay a recorded run without any LLM.
@@ -222,19 +223,24 @@ pub(crate) struct Answer {
     pub(crate) cached: Option<PathBuf>,
 }
 
-/// The hex name of a question: the cache file's, and in its agent logs' names.
-fn question_id(skill: Skill, key: &Value) -> String {
+/// The hex name of a question: the cache file's, and in its agent logs' names. Of the question
+/// masked (as its cache entry writes it): a hash of the question with a secret's value in it
+/// would let anyone who reads the cache (it may be committed) or the artifacts' log names
+/// test guesses of the secret offline. A question that differs only by a secret's value is
+/// the same question (its answer, holding no secret, is replayed; one holding a secret is
+/// never cached).
+fn question_id(skill: Skill, key: &Value, masker: &Masker) -> String {
     let mut h = Sha256::new();
     h.update(skill.name().as_bytes());
     h.update([0]);
-    h.update(key.to_string().as_bytes());
+    h.update(masker.mask(&key.to_string()).as_bytes());
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The file an answer to `key` is cached in.
-pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value) -> PathBuf {
+/// The file an answer to `key` is cached in (named after the question masked with `masker`).
+pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value, masker: &Masker) -> PathBuf {
     dir.join(skill.name())
-        .join(format!("{}.json", question_id(skill, key)))
+        .join(format!("{}.json", question_id(skill, key, masker)))
 }
 
 /// The most runner reads of one cached answer.
@@ -253,7 +259,10 @@ fn entry(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Result<Option<Value>,
     if env.cache == CacheMode::Off {
         return Ok(None);
     }
-    match cache_tree(env).read_text(&cache_file(&env.cache_dir, skill, key), MAX_ENTRY) {
+    match cache_tree(env).read_text(
+        &cache_file(&env.cache_dir, skill, key, &env.masker),
+        MAX_ENTRY,
+    ) {
         Ok(text) => Ok(serde_json::from_str(&text).ok()),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e),
@@ -309,7 +318,7 @@ fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Answer) {
     } else {
         json!({ "skill": skill.name(), "key": key, "answer": answer.value, "dropped": answer.dropped })
     };
-    let file = cache_file(&env.cache_dir, skill, key);
+    let file = cache_file(&env.cache_dir, skill, key, &env.masker);
     let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
     if let Err(e) = cache_tree(env).write(&file, env.masker.mask(&text).as_bytes()) {
         (env.relay)(&format!("the `{}` answer is not cached: {e}", skill.name()));
@@ -362,7 +371,7 @@ pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer
         && let Ok(Some(v)) = &entry
         && let Some(mut answer) = answer_of(c.skill, v)
     {
-        answer.cached = Some(cache_file(&env.cache_dir, c.skill, &c.key));
+        answer.cached = Some(cache_file(&env.cache_dir, c.skill, &c.key, &env.masker));
         return Ok(answer);
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
@@ -455,7 +464,7 @@ fn log_file(env: &SkillEnv<'_>, skill: Skill, key: &Value, attempt: u32) -> Path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let id = question_id(skill, key);
+    let id = question_id(skill, key, &env.masker);
     env.log_path.with_file_name(format!(
         "{stem}-{}-{}.{attempt}.agent.log",
         skill.name(),

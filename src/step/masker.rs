@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use super::secret_forms::{MIN_PART, forms, plain_forms, transforms};
 use super::shown::{has_hidden, views};
+use spread::{Forms, spread_forms};
 
 /// The most text [`Masker::settled`] holds back to look at as it is shown: past it, an escape
 /// sequence inside a secret that is longer than this could split it between two pieces of a
@@ -101,6 +102,9 @@ struct Inner {
     made_known: HashSet<String>,
     /// The matcher of `made`, as `matcher` is of `values`.
     made_matcher: Option<Matcher>,
+    /// Each secret's forms looked for with separators between its characters
+    /// ([`spread`]), in `matcher`.
+    spread: Vec<String>,
 }
 
 /// What a masker looks for its secrets with: the matcher of their forms, or, where it cannot
@@ -109,14 +113,14 @@ struct Inner {
 /// is masked whole, never shown as it is).
 #[derive(Debug, Clone)]
 enum Matcher {
-    Forms(Arc<AhoCorasick>),
+    Forms(Arc<Forms>),
     All,
 }
 
 /// A list of patterns in [`Inner`] and the matcher kept of them.
 type Patterns = fn(&Inner) -> (&Vec<String>, &Option<Matcher>);
-/// [`Patterns`], the matcher to be set.
-type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &mut Option<Matcher>);
+/// [`Patterns`] and the spread forms looked for with them, the matcher to be set.
+type PatternsMut = fn(&mut Inner) -> (&Vec<String>, &[String], &mut Option<Matcher>);
 
 /// What a value added is: a secret, what one became (a text made of it, a span of one; `Plain`:
 /// one learned only as it is and inside a JSON string, past a budget), a value made of one
@@ -147,6 +151,7 @@ impl Masker {
     /// of it.
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
         let mut new: Vec<(String, Kind)> = Vec::new();
+        let mut spread = Vec::new();
         for v in values.into_iter().filter(|v| !v.is_empty()) {
             let all = if matches!(kind, Kind::Plain | Kind::Untold) {
                 plain_forms
@@ -155,6 +160,7 @@ impl Masker {
             };
             new.extend(all(&v).into_iter().map(|f| (f, kind)));
             if kind == Kind::Secret {
+                spread.extend(spread_forms(&v));
                 let made = transforms(&v).into_iter().flat_map(|t| plain_forms(&t));
                 new.extend(made.map(|f| (f, Kind::Derived)));
             }
@@ -165,6 +171,12 @@ impl Masker {
         let Ok(mut inner) = self.inner.write() else {
             return;
         };
+        for f in spread {
+            if !inner.spread.contains(&f) {
+                inner.spread.push(f);
+                inner.matcher = None;
+            }
+        }
         for (v, kind) in new {
             if kind == Kind::Secret {
                 inner.secrets.push('\0');
@@ -216,7 +228,10 @@ impl Masker {
 
     /// The matcher of every form (none with no secrets), built once after a change.
     fn matcher(&self) -> Option<Matcher> {
-        self.matcher_of(|i| (&i.values, &i.matcher), |i| (&i.values, &mut i.matcher))
+        self.matcher_of(
+            |i| (&i.values, &i.matcher),
+            |i| (&i.values, &i.spread, &mut i.matcher),
+        )
     }
 
     /// The matcher of the patterns `read` gives (with the matcher kept of them), built once
@@ -238,14 +253,26 @@ impl Masker {
         let Ok(mut inner) = self.inner.write() else {
             return Some(Matcher::All);
         };
-        let (patterns, kept) = write(&mut inner);
+        let (patterns, spread, kept) = write(&mut inner);
         if kept.is_none() {
             // A DFA (what the builder picks for up to 100 patterns) over hundreds of KiB of
             // learned values takes seconds to build, and is built again after each change; the
             // contiguous NFA is built in milliseconds and searches nearly as fast.
             let bytes: usize = patterns.iter().map(String::len).sum();
             let kind = (bytes > DFA_BYTES).then_some(aho_corasick::AhoCorasickKind::ContiguousNFA);
-            let built = build(patterns, kind).map(|m| Matcher::Forms(Arc::new(m)));
+            let longest = spread.iter().map(String::len).max().unwrap_or(0);
+            let spread = match spread {
+                [] => Some(None),
+                forms => build(forms, None).map(Some),
+            };
+            let built = build(patterns, kind).zip(spread);
+            let built = built.map(|(all, spread)| {
+                Matcher::Forms(Arc::new(Forms {
+                    all,
+                    spread,
+                    longest,
+                }))
+            });
             *kept = Some(built.unwrap_or(Matcher::All));
         }
         kept.clone()
@@ -322,6 +349,12 @@ impl Masker {
             cut -= 1;
         }
         if let Some(Matcher::Forms(m)) = self.matcher() {
+            if text.len() <= MAX_HELD {
+                cut = cut.min(spread::settled(&m, text));
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+            }
             let spans = matches(&m, text);
             while let Some(&(start, _)) = spans.iter().find(|(s, e)| *s < cut && cut < *e) {
                 cut = start;
@@ -389,7 +422,7 @@ impl Masker {
         match self.matcher() {
             Some(Matcher::Forms(m)) => {
                 let shapes = self.inner.read().is_ok_and(|i| i.shapes);
-                mask_value_with(&|t| mask_with(&m, t), shapes.then_some(&*m), value)
+                mask_value_with(&|t| mask_with(&m, t), shapes.then_some(&m.all), value)
             }
             Some(Matcher::All) => mask_value_with(&mask_all, None, value),
             None => value.clone(),
@@ -423,20 +456,24 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 }
 
 /// Where `m` matches `text`, as it is and in each of its [`views`] (a match there is the range
-/// of `text` it was made of: the characters taken out between its parts included).
-fn matches(m: &AhoCorasick, text: &str) -> Vec<(usize, usize)> {
+/// of `text` it was made of: the characters taken out between its parts included), and spread
+/// with separators between its characters ([`spread`]).
+fn matches(m: &Forms, text: &str) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = m
+        .all
         .find_overlapping_iter(text)
         .map(|f| (f.start(), f.end()))
         .collect();
     if has_hidden(text) {
         for v in views(text) {
             spans.extend(
-                m.find_overlapping_iter(&v.text)
+                m.all
+                    .find_overlapping_iter(&v.text)
                     .map(|f| v.original(f.start(), f.end())),
             );
         }
     }
+    spans.extend(m.spread_matches(text));
     spans
 }
 
@@ -445,7 +482,7 @@ fn matches(m: &AhoCorasick, text: &str) -> Vec<(usize, usize)> {
 /// masked is looked at again (a few times at most): a `***` put where part of an escape
 /// sequence was changes what the rest of it leaves. A text with no match is left as it is at
 /// once (looked at again, it is the same text).
-fn mask_with(m: &AhoCorasick, text: &str) -> String {
+fn mask_with(m: &Forms, text: &str) -> String {
     let spans = matches(m, text);
     if spans.is_empty() {
         return text.to_string();
@@ -547,5 +584,6 @@ fn mask_value_with(
 
 mod made;
 mod markup;
+mod spread;
 #[cfg(test)]
 mod tests;

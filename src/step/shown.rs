@@ -140,6 +140,35 @@ pub(crate) fn views(text: &str) -> Vec<View> {
     out
 }
 
+/// A view of `text` without each run of the characters `drop` takes out, mapping back as a
+/// view without base64's wraps does; none when it has none (the view is `text` itself).
+pub(crate) fn without(text: &str, drop: impl Fn(char) -> bool) -> Option<View> {
+    let mut joined = String::with_capacity(text.len());
+    let mut skips = Vec::new();
+    let mut at = 0;
+    let mut run: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match (drop(c), run) {
+            (true, None) => run = Some(i),
+            (false, Some(start)) => {
+                joined.push_str(&text[at..start]);
+                skips.push((joined.len(), i - joined.len()));
+                at = i;
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    if skips.is_empty() && run.is_none() {
+        return None;
+    }
+    joined.push_str(&text[at..run.unwrap_or(text.len())]);
+    Some(View {
+        text: joined,
+        from: Origin::Skips(skips),
+    })
+}
+
 /// Whether `c` is taken out: a control character but a line break or a tab, or (with
 /// `invisible`) a character that shows as nothing.
 fn dropped(c: char, invisible: bool) -> bool {

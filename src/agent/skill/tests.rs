@@ -153,11 +153,60 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
 #[test]
 fn cache_keys_differ_by_skill_and_question() {
     let d = Path::new("/c");
-    let a = cache_file(d, Skill::Intent, &json!({"intent": "a"}));
-    assert_ne!(a, cache_file(d, Skill::Intent, &json!({"intent": "b"})));
+    let m = Masker::default();
+    let a = cache_file(d, Skill::Intent, &json!({"intent": "a"}), &m);
+    assert_ne!(a, cache_file(d, Skill::Intent, &json!({"intent": "b"}), &m));
     assert_ne!(
         a,
-        cache_file(d, Skill::PageAnalysis, &json!({"intent": "a"}))
+        cache_file(d, Skill::PageAnalysis, &json!({"intent": "a"}), &m)
     );
     assert!(a.starts_with("/c/intent"));
+}
+
+/// The cache file's name and the agent logs' are no function of a secret's value (attack 26
+/// C3: they were the SHA-256 of the question with the raw secret in it, next to the masked
+/// question, so a 6-digit secret was found in 2 s): a question that differs only by the
+/// secret's value has the same entry, whose answer (one that holds no secret) is replayed.
+#[test]
+fn the_names_of_a_question_that_reads_a_secret_do_not_depend_on_its_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = Registry::default();
+    let env_of = |secret: &str| SkillEnv {
+        profiles: &profiles,
+        cache: CacheMode::ReadWrite,
+        cache_dir: dir.path().join("cache"),
+        workspace: dir.path().to_path_buf(),
+        env: IndexMap::new(),
+        masker: Masker::new([secret.to_string()]),
+        relay: std::sync::Arc::new(|_: &str| {}),
+        cancel: CancellationToken::new(),
+        log_path: dir.path().join("002-act"),
+        timeout: Duration::from_secs(1),
+    };
+    let key = |secret: &str| json!({"intent": format!("put {secret} in the Token box")});
+    let (one, two) = (env_of("482193"), env_of("771045"));
+    let plain = json!({"action_type": "click", "selector": {"role": "button", "text": "Go"}, "confidence": 1});
+    let answer = Answer {
+        value: plain.clone(),
+        dropped: Vec::new(),
+        cached: None,
+    };
+    store(&one, Skill::Intent, &key("482193"), &answer);
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("cache/intent"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let raw: String = Sha256::digest(format!("intent\0{}", key("482193")).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_ne!(names[0], format!("{raw}.json"));
+    assert_eq!(cached(&two, Skill::Intent, &key("771045")), Some(plain));
+    assert_eq!(
+        log_file(&one, Skill::Intent, &key("482193"), 1),
+        log_file(&two, Skill::Intent, &key("771045"), 1)
+    );
+    let log = log_file(&one, Skill::Intent, &key("482193"), 1);
+    assert!(!log.to_string_lossy().contains(&raw[..12]), "{log:?}");
 }

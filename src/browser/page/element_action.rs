@@ -56,7 +56,17 @@ pub(crate) async fn element(
             Ok::<_, StepError>((r, done))
         };
         let (r, why) = match checked.await {
-            Ok((r, Ok(done))) => return took(command, &r, extra, &done),
+            Ok((r, Ok(done))) => {
+                let secret = extra.iter().any(|t| session.masker.holds_secret(t));
+                let took = took(command, &r, extra, &done, secret);
+                if secret && took.is_err() {
+                    // What a field kept of a secret (a `maxlength` cut it) the page shows: a
+                    // piece of the secret, masked from now on (the snapshot, the screenshot).
+                    let read = done.iter().filter_map(|d| d.get("result")?.as_str());
+                    session.masker.add_pieces(read.map(str::to_string));
+                }
+                return took;
+            }
             Ok((r, Err(why))) => (r, why),
             // The step's time ran out during a check (a slow machine): what the checks before
             // it found is the answer, not the cut-off command.
@@ -148,7 +158,14 @@ async fn before(
 /// What the action did, read back in its call (see `act`): `done` holds the action's answer,
 /// then the reads. The page may have refused part of a fill (maxlength, a mask, a formatter),
 /// a value input a value, a file input all but one file.
-fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result<Value, StepError> {
+/// `secret`: what was typed reads a secret (then what the field holds is not quoted).
+fn took(
+    command: &str,
+    r: &Resolved,
+    extra: &[String],
+    done: &[Value],
+    secret: bool,
+) -> Result<Value, StepError> {
     let text = extra.first().map_or("", String::as_str);
     let mut out = json!({ "matched": r.matched, "matched_index": r.index });
     // A `type` into a field: what the field held before comes first (see `act`).
@@ -165,9 +182,10 @@ fn took(command: &str, r: &Resolved, extra: &[String], done: &[Value]) -> Result
             return Err(refused_value(r, text));
         }
         "fill" if r.kind.takes_value() => {}
-        "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""))?,
+        "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""), secret)?,
         "type" if !r.kind.takes_value() => {
-            read_back::typed(r, text, before, read.and_then(Value::as_str).unwrap_or(""))?;
+            let got = read.and_then(Value::as_str).unwrap_or("");
+            read_back::typed(r, text, before, got, secret)?;
         }
         "select" => {
             let same = done.get(2).and_then(|d| d.get("result"));
@@ -212,18 +230,14 @@ fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), Step
 }
 
 /// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
-/// mask, a formatter) fails the step, saying what the field holds.
-fn field_took(r: &Resolved, want: &str, got: &str) -> Result<(), StepError> {
+/// mask, a formatter) fails the step, saying what the field holds; not when what was typed
+/// reads a secret (`secret`): then only how many characters it holds
+/// ([`read_back::changed`]).
+fn field_took(r: &Resolved, want: &str, got: &str, secret: bool) -> Result<(), StepError> {
     if holds(r, want, got) {
         return Ok(());
     }
-    Err(StepError::new(
-        ErrorKind::CommandFailed,
-        format!(
-            "`fill` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
-            r.matched
-        ),
-    ))
+    Err(read_back::changed("fill", r, want, got, secret))
 }
 
 /// runner's checks before `command` on the element, in its call: that the element can take it,

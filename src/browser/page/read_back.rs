@@ -80,12 +80,19 @@ pub(super) fn kept(
 
 /// A field `type` typed `want` into must hold it (before what it held, or around it): as
 /// `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails the
-/// step, saying what the field holds. `before` and `got` are the field's text before and after
+/// step, saying what the field holds (not when what was typed reads a secret: `secret`, see
+/// [`changed`]). `before` and `got` are the field's text before and after
 /// typing: the field must also have grown by the text typed (an input that held `abc`, or
 /// `10`, holds `abc`, or `1`, whether or not it took the keys; so does an editor that refuses
 /// input and already shows the text). A contenteditable's text is counted with its runs of
 /// white space as one, as it is compared.
-pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result<(), StepError> {
+pub(super) fn typed(
+    r: &Resolved,
+    want: &str,
+    before: &str,
+    got: &str,
+    secret: bool,
+) -> Result<(), StepError> {
     let k = &r.kind;
     let grew = |typed: &str| got.chars().count() >= before.chars().count() + typed.chars().count();
     let count = |s: &str| norm(s).chars().count();
@@ -106,13 +113,35 @@ pub(super) fn typed(r: &Resolved, want: &str, before: &str, got: &str) -> Result
     if holds {
         return Ok(());
     }
-    Err(StepError::new(
-        ErrorKind::CommandFailed,
+    Err(changed("type", r, want, got, secret))
+}
+
+/// The error of `command` (`fill`, `type`) that typed `want` into a field that then held
+/// `got`. What the field holds is quoted, unless what was typed reads a secret (`secret`):
+/// a page that cuts it (`maxlength`, also on a password field) keeps most of it, and one that
+/// formats it (`4929 1736 5021 8342`) shows it in a form that may not be masked; then only how
+/// many characters the field holds is said.
+pub(super) fn changed(
+    command: &str,
+    r: &Resolved,
+    want: &str,
+    got: &str,
+    secret: bool,
+) -> StepError {
+    let message = if secret {
         format!(
-            "`type` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
+            "`{command}` typed a secret into {}, but the field holds {} characters, not the {} typed: the page cut or changed them (a maxlength, a mask or a formatter; what it holds is not shown, as it is made of a secret)",
+            r.matched,
+            got.chars().count(),
+            want.chars().count()
+        )
+    } else {
+        format!(
+            "`{command}` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
             r.matched
-        ),
-    ))
+        )
+    };
+    StepError::new(ErrorKind::CommandFailed, message)
 }
 
 /// Text with its runs of white space as one space, trimmed (how an option's label is matched).
@@ -185,19 +214,27 @@ mod tests {
     #[test]
     fn a_typed_text_must_be_in_the_field() {
         let r = select("input");
-        assert!(typed(&r, "def", "abc", "abcdef").is_ok());
-        let e = typed(&r, "abcdef", "", "abc").unwrap_err();
+        assert!(typed(&r, "def", "abc", "abcdef", false).is_ok());
+        let e = typed(&r, "abcdef", "", "abc", false).unwrap_err();
         assert!(e.message.contains("made it `abc`"), "{}", e.message);
-        assert!(typed(&select("div"), "a  b", "x", "x a b").is_ok());
+        assert!(typed(&select("div"), "a  b", "x", "x a b", false).is_ok());
         // A field that already held the text, and took none of the keys (a maxlength full).
-        assert!(typed(&r, "abc", "abc", "abc").is_err());
-        assert!(typed(&r, "1", "10", "10").is_err());
-        assert!(typed(&select("textarea"), "b", "ab", "ab").is_err());
+        assert!(typed(&r, "abc", "abc", "abc", false).is_err());
+        assert!(typed(&r, "1", "10", "10", false).is_err());
+        assert!(typed(&select("textarea"), "b", "ab", "ab", false).is_err());
         // An editor that refuses input, already showing the text; one that took it.
         let editor = select("div");
         let draft = "Hi team, deploy done";
-        assert!(typed(&editor, "deploy done", draft, draft).is_err());
-        assert!(typed(&editor, "Re: ", "Hi  team", "Re: Hi team").is_ok());
+        assert!(typed(&editor, "deploy done", draft, draft, false).is_err());
+        assert!(typed(&editor, "Re: ", "Hi  team", "Re: Hi team", false).is_ok());
+        // Typed from a secret: what the field holds is not quoted, only how much.
+        let e = typed(&r, "Kx7Wq2Rn8Lp5Vb3M", "", "Kx7Wq2Rn8Lp5", true).unwrap_err();
+        assert!(!e.message.contains("Kx7W"), "{}", e.message);
+        assert!(
+            e.message.contains("holds 12 characters, not the 16 typed"),
+            "{}",
+            e.message
+        );
     }
 
     /// The options check, run in node on a stand-in select: a disabled option (itself, in a

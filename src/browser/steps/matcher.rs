@@ -3,7 +3,7 @@
 
 use crate::browser::page::selector::normalize;
 use crate::config::model::{Matcher, TargetMatcher};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// A matcher in one shape.
 pub(super) struct Match {
@@ -78,20 +78,40 @@ pub(super) fn target_matcher(t: &TargetMatcher) -> Match {
     Match::of(t.equals.as_ref(), t.contains.as_ref(), t.matches.as_ref())
 }
 
-/// `None` when `got` satisfies `m`, else the "expected X, got Y" message.
-pub(super) fn matcher(m: &Match, got: &str, what: &str) -> Result<Option<String>, StepError> {
+/// `None` when `got` satisfies `m`, else the "expected X, got Y" message. When what is expected
+/// reads a secret (`masker` finds one in it), `got` is not quoted, only its length: a field a
+/// page cut (`maxlength`) or formatted holds most of the secret, in a form that may not be
+/// masked.
+pub(super) fn matcher(
+    m: &Match,
+    got: &str,
+    what: &str,
+    masker: &Masker,
+) -> Result<Option<String>, StepError> {
+    let secret = [&m.equals, &m.contains, &m.matches]
+        .into_iter()
+        .flatten()
+        .any(|w| masker.holds_secret(w));
+    let shown = if secret {
+        format!(
+            "{} characters (not shown, as what is expected is made of a secret)",
+            got.chars().count()
+        )
+    } else {
+        format!("\"{got}\"")
+    };
     if let Some(want) = &m.equals
         && got != want
     {
         return Ok(Some(format!(
-            "expected {what} to equal \"{want}\", got \"{got}\""
+            "expected {what} to equal \"{want}\", got {shown}"
         )));
     }
     if let Some(want) = &m.contains
         && !got.contains(want.as_str())
     {
         return Ok(Some(format!(
-            "expected {what} to contain \"{want}\", got \"{got}\""
+            "expected {what} to contain \"{want}\", got {shown}"
         )));
     }
     if let Some(re) = &m.matches {
@@ -103,7 +123,7 @@ pub(super) fn matcher(m: &Match, got: &str, what: &str) -> Result<Option<String>
         })?;
         if !r.is_match(got) {
             return Ok(Some(format!(
-                "expected {what} to match /{re}/, got \"{got}\""
+                "expected {what} to match /{re}/, got {shown}"
             )));
         }
     }
@@ -122,7 +142,9 @@ mod tests {
             matches: None,
         };
         assert_eq!(
-            matcher(&m, "http://x/login", "url").unwrap().unwrap(),
+            matcher(&m, "http://x/login", "url", &Masker::default())
+                .unwrap()
+                .unwrap(),
             "expected url to contain \"/dash\", got \"http://x/login\""
         );
         let m = Match {
@@ -130,6 +152,38 @@ mod tests {
             contains: None,
             matches: Some("^a+$".into()),
         };
-        assert!(matcher(&m, "aaa", "t").unwrap().is_none());
+        assert!(
+            matcher(&m, "aaa", "t", &Masker::default())
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    /// A value expected that reads a secret: what the field holds is not quoted (a field that
+    /// cut the secret at 12 characters holds 12 of its 16 raw).
+    #[test]
+    fn a_value_expected_that_is_a_secret_is_not_quoted() {
+        let masker = Masker::default();
+        masker.add("Kx7Wq2Rn8Lp5Vb3M");
+        let m = Match {
+            equals: Some("Kx7Wq2Rn8Lp5Vb3M".into()),
+            contains: None,
+            matches: None,
+        };
+        let said = matcher(&m, "Kx7Wq2Rn8Lp5", "value", &masker)
+            .unwrap()
+            .unwrap();
+        assert!(!said.contains("Kx7Wq2Rn8Lp5\""), "{said}");
+        assert!(said.contains("got 12 characters"), "{said}");
+        let m = Match {
+            equals: None,
+            contains: Some("Kx7Wq2Rn8Lp5Vb3M".into()),
+            matches: None,
+        };
+        let said = matcher(&m, "Kx7W", "value", &masker).unwrap().unwrap();
+        assert!(
+            said.ends_with("got 4 characters (not shown, as what is expected is made of a secret)"),
+            "{said}"
+        );
     }
 }

@@ -135,7 +135,7 @@ impl Masker {
     pub(crate) fn hidden(&self, text: &str) -> Option<String> {
         let made = self.matcher_of(
             |i| (&i.made, &i.made_matcher),
-            |i| (&i.made, &mut i.made_matcher),
+            |i| (&i.made, &[][..], &mut i.made_matcher),
         )?;
         let Matcher::Forms(made) = made else {
             return Some(sentinel(text));

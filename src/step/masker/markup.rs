@@ -4,7 +4,7 @@
 //! comments, scripts and stylesheets skipped; character references read), the masker's forms
 //! are found in that text, and each match is mapped back to the characters of the nodes it spans.
 
-use aho_corasick::AhoCorasick;
+use super::spread::Forms;
 
 use super::super::secret_forms::MIN_PART;
 use super::{Kind, MAX_LEARNED, Masker, Matcher, mask_all, mask_with, matches};
@@ -153,7 +153,7 @@ fn parts(shown: &Shown, s: usize, e: usize) -> Vec<&str> {
 
 /// The ranges of the HTML that `m` matches in its text as shown, those that are not one run of
 /// text as they are (a match inside one text run is found in the HTML itself).
-fn split_matches(m: &AhoCorasick, shown: &Shown) -> Vec<(usize, usize)> {
+fn split_matches(m: &Forms, shown: &Shown) -> Vec<(usize, usize)> {
     matches(m, &shown.text)
         .into_iter()
         .map(|(s, e)| (shown.from[s].0, shown.from[e - 1].1))

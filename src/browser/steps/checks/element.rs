@@ -153,7 +153,7 @@ pub(crate) async fn read_outcomes(
                     } else {
                         got.trim().to_string()
                     };
-                    Outcome::new(what, matcher(&m, &got, &of)?)
+                    Outcome::new(what, matcher(&m, &got, &of, &session.masker)?)
                 }
             },
         );
@@ -184,7 +184,7 @@ pub(crate) async fn attribute_outcome(
             }) => {
                 let failure = match got.as_str() {
                     None => Some(format!("expected {what}, but it has no `{}`", a.name)),
-                    Some(got) => matcher(&m, got, &of)?,
+                    Some(got) => matcher(&m, got, &of, &session.masker)?,
                 };
                 Outcome::new(what, failure)
             }
@@ -200,7 +200,7 @@ pub(crate) async fn attribute_outcome(
                     .await?;
                 let failure = match data.get("value").and_then(Value::as_str) {
                     None => Some(format!("expected {what}, but it has no `{}`", a.name)),
-                    Some(got) => matcher(&m, got, &of)?,
+                    Some(got) => matcher(&m, got, &of, &session.masker)?,
                 };
                 Outcome::new(what, failure)
             }

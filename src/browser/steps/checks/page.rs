@@ -28,7 +28,7 @@ pub(crate) async fn page_outcomes(
         let m: Match = m.clone().into();
         out.push(Outcome::new(
             format!("{key} {}", m.describe()),
-            matcher(&m, &got, key)?,
+            matcher(&m, &got, key, &session.masker)?,
         ));
     }
     Ok(out)
@@ -114,7 +114,12 @@ pub(crate) async fn dialog_outcome(
     if failure.is_none()
         && let Some(m) = &message
     {
-        failure = matcher(m, text, &format!("the {kind} dialog's message"))?;
+        failure = matcher(
+            m,
+            text,
+            &format!("the {kind} dialog's message"),
+            &session.masker,
+        )?;
     }
     if failure.is_none()
         && let Some(want) = d.accepted

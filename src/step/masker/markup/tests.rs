@@ -86,19 +86,20 @@ fn text_the_browser_does_not_render_does_not_hide_a_split_secret() {
         assert_eq!(m.mask_markup(&html), masked, "{style}");
     }
     // `aria-hidden`, a `data-hidden` attribute and a `hidden` word in a value are rendered, and
-    // so is text moved a little, or far but not placed.
+    // so is text moved a little, or far but not placed (a `!` between: a `.` is a separator, and
+    // the secret with one between its characters is masked).
     for style in [
         "position:absolute;left:-20px",
         "left:-9999px",
         "clip:rect(0 0 0 0)",
     ] {
-        let html = format!("<b>Kestrel-</b><i style=\"{style}\">.</i><b>Vault-9931-Zulu</b>");
+        let html = format!("<b>Kestrel-</b><i style=\"{style}\">!</i><b>Vault-9931-Zulu</b>");
         assert_eq!(m.mask_markup(&html), html, "{style}");
     }
     for html in [
-        "<b>Kestrel-</b><i aria-hidden=\"true\">.</i><b>Vault-9931-Zulu</b>",
-        "<b>Kestrel-</b><i data-hidden title=\"hidden\">.</i><b>Vault-9931-Zulu</b>",
-        "<b>Kestrel-</b><i style=\"display:inline\">.</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i aria-hidden=\"true\">!</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i data-hidden title=\"hidden\">!</i><b>Vault-9931-Zulu</b>",
+        "<b>Kestrel-</b><i style=\"display:inline\">!</i><b>Vault-9931-Zulu</b>",
     ] {
         assert_eq!(m.mask_markup(html), html);
     }
