@@ -272,7 +272,7 @@ secrets: [LEAK_T]
 steps:
   - id: long
     exec: ["sh", "-c", "head -c 1048566 /dev/zero | tr '\\0' x; printf %s \"$LEAK_T\""]
-  - expect: { that: "{{ steps.long.truncated and steps.long.stdout.endswith('xxxx') }}" }
+  - expect: { that: "{{ steps.long.truncated }}" }
   - exec: "false"
 "#,
     );

@@ -55,6 +55,21 @@ pub(crate) async fn tabs_outcome(
     Ok(Outcome::new(what, failure))
 }
 
+/// `the last dialog to be a confirm, with a message …, accepted`: what `expect: { dialog }` wants.
+fn dialog_wanted(d: &DialogMatcher, message: Option<&Match>) -> String {
+    let mut parts = Vec::new();
+    if let Some(k) = d.kind {
+        parts.push(format!("a {}", k.as_str()));
+    }
+    if let Some(m) = message {
+        parts.push(format!("with a message {}", m.describe()));
+    }
+    if let Some(a) = d.accepted {
+        parts.push(if a { "accepted" } else { "dismissed" }.to_string());
+    }
+    format!("the last dialog to be {}", parts.join(", "))
+}
+
 /// `dialog`: the dialog open now (answered first when the flow has a default answer, else read
 /// as it is and left for a `dialog` step), else the last one the flow answered since the last
 /// step that acts on the page began and not met by an earlier `expect: { dialog }` (one
@@ -63,18 +78,8 @@ pub(crate) async fn dialog_outcome(
     session: &mut Session,
     d: &DialogMatcher,
 ) -> Result<Outcome, StepError> {
-    let mut parts = Vec::new();
-    if let Some(k) = d.kind {
-        parts.push(format!("a {}", k.as_str()));
-    }
     let message: Option<Match> = d.message.clone().map(Into::into);
-    if let Some(m) = &message {
-        parts.push(format!("with a message {}", m.describe()));
-    }
-    if let Some(a) = d.accepted {
-        parts.push(if a { "accepted" } else { "dismissed" }.to_string());
-    }
-    let what = format!("the last dialog to be {}", parts.join(", "));
+    let what = dialog_wanted(d, message.as_ref());
     crate::browser::driver::dialog::take_watched(session).await?;
     // An answer a `dialog` step armed comes before the flow's default.
     let (open, armed) =
