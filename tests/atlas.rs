@@ -238,8 +238,15 @@ fn record_show_path_graph_export_replay_and_verify() {
     }
     let welcome = node_by_title(d.path(), "Welcome");
     let server = Server::serve(&site);
-    let (code, exported, _) = atlas_cmd(d.path(), &["export", &welcome, "--base-url", &server.url]);
-    assert_eq!(code, 0);
+    // The project names the secret the atlas's steps may read (see atlas_reach).
+    write(
+        d.path(),
+        "runner.toml",
+        "[atlas]\nsecrets = [\"ATLAS_TEST_SECRET\"]\n",
+    );
+    let (code, exported, err) =
+        atlas_cmd(d.path(), &["export", &welcome, "--base-url", &server.url]);
+    assert_eq!(code, 0, "{exported}{err}");
     assert!(
         exported.contains("{{ secrets.ATLAS_TEST_SECRET }}")
             && exported.contains("{{ secrets.ATLAS_TEST_SECRET | upper }}"),

@@ -369,6 +369,13 @@ steps:
         .args(["run", "search.yaml"]);
     let (code, stdout, stderr) = output(c);
     assert_eq!(code, 0, "{stdout}{stderr}");
+    // The project names the secret its atlas's steps may read (see atlas_reach).
+    let toml = std::fs::read_to_string(app.join("runner.toml")).unwrap();
+    std::fs::write(
+        app.join("runner.toml"),
+        format!("{toml}\n[atlas]\nsecrets = [\"LIBRARY_SECRET\"]\n"),
+    )
+    .unwrap();
     let mut c = runner(&app);
     c.env("LIBRARY_SECRET", "replayed-word").args([
         "atlas",

@@ -97,6 +97,9 @@ fn a_secret_typed_from_a_commands_output_is_stored_by_name_and_verifies() {
         saved.contains(r#""{{ '{{' }} token={{ secrets.T }} and {{ secrets.T }} }}""#),
         "{saved}"
     );
+    // The project declares the secret its atlas's steps may read (the atlas's own list is
+    // anyone's to edit).
+    write(d.path(), "runner.toml", "[atlas]\nsecrets = [\"T\"]\n");
     let port = free_port();
     let mut c = runner(d.path());
     c.args(["atlas", "verify", "--atlas", "atl", "--web-server"])

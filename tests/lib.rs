@@ -18,6 +18,7 @@ mod atlas_drift;
 mod atlas_export;
 mod atlas_identity;
 mod atlas_masks;
+mod atlas_reach;
 mod atlas_secrets;
 mod atlas_settle;
 mod atlas_shown_secrets;

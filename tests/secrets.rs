@@ -224,6 +224,12 @@ steps:
         .unwrap_or_else(|| panic!("no edge to the details page: {show}"));
     let path = atlas(&["path", &details]);
     let graph = atlas(&["graph"]);
+    // The project names the secret the atlas's steps may read (see atlas_reach).
+    std::fs::write(
+        d.path().join("runner.toml"),
+        "[atlas]\nsecrets = [\"NAME_SECRET\"]\n",
+    )
+    .unwrap();
     let exported = atlas(&["export", &details]);
     assert!(exported.contains("secrets.NAME_SECRET"), "{exported}");
     // The edges keep the actions masked, the long one whole (its directory is cut, after).

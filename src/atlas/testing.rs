@@ -131,8 +131,15 @@ async fn flow_for(
     idea: &Value,
     file: &std::path::Path,
 ) -> Result<Value, StepError> {
+    // What its steps may read and open (see `atlas::reach`): the root's origin is the atlas's.
+    let root = &atlas.path_to_node(node)?[0].node_id;
+    let home = origin(&atlas.meta(root)?.url);
+    let reached = |steps: &Value, from: &str| atlas.reach.admit(steps, home.as_deref(), from);
     let Some(agent) = agent else {
-        return saved_test(atlas, file);
+        let flow = saved_test(atlas, file)?;
+        reached(&flow, &file.display().to_string())
+            .map_err(|m| StepError::new(ErrorKind::CommandFailed, m))?;
+        return Ok(flow);
     };
     // Saved with the atlas's recorded origin, as `atlas export` writes a path: `pointed` takes
     // it to the server of each run.
@@ -148,7 +155,8 @@ async fn flow_for(
             literal_value(steps);
         }
         let steps = answer["steps"].as_array().map_or(&[][..], Vec::as_slice);
-        admit_steps(steps, "its steps")
+        admit_steps(steps, "its steps")?;
+        reached(&answer["steps"], "its steps")
     };
     let call = SkillCall {
         skill: Skill::TestGeneration,
@@ -172,7 +180,9 @@ async fn flow_for(
             agent.profile.as_deref().unwrap_or_default()
         ),
     };
-    admit_steps(&steps, &from).map_err(|m| StepError::new(ErrorKind::Skill, m))?;
+    admit_steps(&steps, &from)
+        .and_then(|()| reached(&Value::from(steps.clone()), &from))
+        .map_err(|m| StepError::new(ErrorKind::Skill, m))?;
     let mut flow = reach;
     // A flow's name takes no template: the idea's (the agent's words) loses its pairs.
     flow["name"] = json!(unbraced(idea["name"].as_str().unwrap_or("test")));

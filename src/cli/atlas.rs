@@ -74,6 +74,8 @@ pub(crate) fn run(
     let dir = checked_dir(cmd, dir, servers)?;
     let atlas = Atlas {
         root: dir.to_path_buf(),
+        // What its stored steps may read and open: the project's `[atlas]`, never the atlas's.
+        reach: super::atlas_project::atlas_project()?.reach,
     };
     let text = match cmd {
         AtlasCommand::Show => atlas::show(&atlas)?,
@@ -200,19 +202,19 @@ pub(super) fn driver(
             .map_err(|e| CliError::Environment(format!("cannot create a scratch directory: {e}")))?
             .keep(),
     };
-    let rt = Runtime::new(RuntimeSettings {
+    // The project's `[browser]`, as `runner run` takes it.
+    let project = super::atlas_project::atlas_project()?;
+    let mut rt = Runtime::new(RuntimeSettings {
         run_id: run_id.to_string(),
         artifacts,
         // Replays are checked by their arrival, not narrated step by step.
         listener: Arc::new(crate::report::Silent),
         overrides: serde_json::Map::new(),
-        headed: false,
+        headed: project.headed(),
         // A replay is checked by where it arrives; nothing shows its steps.
         trace: crate::config::trace_mode::TraceMode::Off,
         // Replays and explore connect to a running browser when one is named.
-        browser_cdp: super::browser_cdp::remote_browser(
-            std::env::var("RUNNER_BROWSER_CDP").ok().as_deref(),
-        )?,
+        browser_cdp: project.cdp()?,
         defaults: serde_json::Map::new(),
         profiles: registry,
         atlas: None,
@@ -220,6 +222,7 @@ pub(super) fn driver(
         agent_cache: crate::agent::CacheMode::default(),
         default_agent: None,
     });
+    rt.replay_setup = crate::engine::project_setup(project.browser.as_ref(), &project.dir);
     Ok((tokio_rt, Arc::new(rt)))
 }
 

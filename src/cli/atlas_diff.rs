@@ -26,6 +26,7 @@ fn existing(dir: &Path) -> Result<Atlas, CliError> {
     }
     Ok(Atlas {
         root: dir.to_path_buf(),
+        reach: crate::atlas::Reach::default(),
     })
 }
 

@@ -74,6 +74,7 @@ fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, Cl
     if dir.join("nodes").is_dir() {
         Atlas {
             root: dir.to_path_buf(),
+            reach: atlas::Reach::default(),
         }
         .settle_fingerprint(wanted)?;
     }
@@ -103,6 +104,7 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         run_id,
         server: None,
         server_url: None,
+        reach: super::atlas_project::atlas_project()?.reach,
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
@@ -156,6 +158,7 @@ fn finished<T: serde::Serialize>(
         atlas::mark_status(
             &Atlas {
                 root: dir.to_path_buf(),
+                reach: atlas::Reach::default(),
             },
             "interrupted",
         );

@@ -4,6 +4,7 @@
 mod args;
 mod atlas;
 mod atlas_diff;
+mod atlas_project;
 mod browser_cdp;
 mod dispatch;
 mod doctor;

@@ -135,7 +135,7 @@ fn config_corpus() -> Vec<Value> {
         json!({"flows": ["flows"], "jobs": 2, "timeout": "30s", "retries": 1, "trace": "on",
         "reports": ["junit=out/junit.xml"], "profiles": ["agents"], "vars": {"a": "x", "deep": {"k": ["s"]}},
         "browser": browser,
-        "atlas": {"fingerprint": "text"},
+        "atlas": {"fingerprint": "text", "secrets": ["S"], "origins": ["https://auth.example.com"]},
         "web_server": [
             {"name": "app", "command": ["python3", "-m", "http.server", "{{ web_server.port }}"], "port": "auto",
                 "url": "http://127.0.0.1:{{ web_server.port }}", "ready_url": "/health", "cwd": "site",

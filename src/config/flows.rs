@@ -100,23 +100,8 @@ impl<'a> Loader<'a> {
 
     /// Fills the flow's unset `browser:` keys from the project file.
     fn apply_browser(&self, f: &mut Flow) {
-        fn fill<T: Clone>(mine: &mut Option<T>, project: Option<&T>) {
-            if mine.is_none() {
-                *mine = project.cloned();
-            }
-        }
         let Some(p) = &self.browser else { return };
-        let b = f.browser.get_or_insert_with(Default::default);
-        fill(&mut b.dialogs, p.dialogs.as_ref());
-        fill(&mut b.viewport, p.viewport.as_ref());
-        fill(&mut b.device, p.device.as_ref());
-        fill(&mut b.locale, p.locale.as_ref());
-        fill(&mut b.timezone, p.timezone.as_ref());
-        fill(&mut b.color_scheme, p.color_scheme.as_ref());
-        fill(&mut b.geolocation, p.geolocation.as_ref());
-        fill(&mut b.offline, p.offline.as_ref());
-        fill(&mut b.headers, p.headers.as_ref());
-        fill(&mut b.testid_attribute, p.testid_attribute.as_ref());
+        p.fill(f.browser.get_or_insert_with(Default::default));
     }
 
     /// The project file's default timeouts (a step's attempt, a browser step), for flows whose

@@ -39,6 +39,28 @@ pub(crate) struct ProjectBrowser {
     pub(crate) testid_attribute: Option<String>,
 }
 
+impl ProjectBrowser {
+    /// Fills the unset keys of a flow's `browser:` (`b`) with these: what a flow of a run,
+    /// and a replay of the atlas commands, takes of the project's `[browser]`.
+    pub(crate) fn fill(&self, b: &mut super::model::BrowserDefaults) {
+        fn fill<T: Clone>(mine: &mut Option<T>, project: Option<&T>) {
+            if mine.is_none() {
+                *mine = project.cloned();
+            }
+        }
+        fill(&mut b.dialogs, self.dialogs.as_ref());
+        fill(&mut b.viewport, self.viewport.as_ref());
+        fill(&mut b.device, self.device.as_ref());
+        fill(&mut b.locale, self.locale.as_ref());
+        fill(&mut b.timezone, self.timezone.as_ref());
+        fill(&mut b.color_scheme, self.color_scheme.as_ref());
+        fill(&mut b.geolocation, self.geolocation.as_ref());
+        fill(&mut b.offline, self.offline.as_ref());
+        fill(&mut b.headers, self.headers.as_ref());
+        fill(&mut b.testid_attribute, self.testid_attribute.as_ref());
+    }
+}
+
 /// How an atlas tells its states apart (`[atlas] fingerprint`, `explore --fingerprint`): by
 /// their structure (route, landmarks, headings, forms, controls; data left out), or by their
 /// text (every line of the page, numbers and dates normalized), as runner did before.
@@ -66,6 +88,13 @@ impl Fingerprint {
 pub(crate) struct ProjectAtlas {
     /// For an atlas created under the project (an existing one keeps its own).
     pub(crate) fingerprint: Option<Fingerprint>,
+    /// The secrets the steps an atlas holds may read (an atlas is anyone's to edit: a name
+    /// it lists itself is not enough).
+    #[serde(default)]
+    pub(crate) secrets: Vec<String>,
+    /// The origins those steps may open besides the atlas's own.
+    #[serde(default)]
+    pub(crate) origins: Vec<String>,
 }
 
 /// What the project file says.

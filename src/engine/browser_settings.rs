@@ -30,13 +30,36 @@ pub(crate) fn context_setup(
     loaded: &LoadedFlow,
     downloads: Option<crate::browser::driver::downloads::DownloadDir>,
 ) -> ContextSetup {
-    let b = loaded.flow.browser.as_ref();
-    let Some(b) = b else {
-        return ContextSetup {
+    match loaded.flow.browser.as_ref() {
+        Some(b) => setup_of(b, &loaded.dir, downloads),
+        None => ContextSetup {
             downloads,
             ..ContextSetup::default()
-        };
-    };
+        },
+    }
+}
+
+/// What the project's `[browser]` sets up in a context of the atlas commands (`replay`,
+/// `verify`, `test`, `explore`): what a flow with no `browser:` of its own takes in a run.
+pub(crate) fn project_setup(
+    project: Option<&crate::config::project::ProjectBrowser>,
+    dir: &std::path::Path,
+) -> ContextSetup {
+    let mut b = crate::config::model::BrowserDefaults::default();
+    match project {
+        Some(p) => p.fill(&mut b),
+        None => return ContextSetup::default(),
+    }
+    setup_of(&b, dir, None)
+}
+
+/// The context settings `b` (a flow's `browser:`, filled from the project's) says; a
+/// `state` file is relative to `dir`.
+fn setup_of(
+    b: &crate::config::model::BrowserDefaults,
+    dir: &std::path::Path,
+    downloads: Option<crate::browser::driver::downloads::DownloadDir>,
+) -> ContextSetup {
     ContextSetup {
         downloads,
         record: None,
@@ -63,7 +86,7 @@ pub(crate) fn context_setup(
                 .headers
                 .as_ref()
                 .map(|h| serde_json::to_value(h).unwrap_or_default()),
-            state: b.state.as_ref().map(|s| loaded.dir.join(s)),
+            state: b.state.as_ref().map(|s| dir.join(s)),
         },
     }
 }

@@ -69,6 +69,7 @@ impl Runtime {
             traces: super::finishing::Finishing::default(),
             saved_states: crate::browser::SavedStates::default(),
             default_agent: s.default_agent,
+            replay_setup: crate::browser::ContextSetup::default(),
             dispatch: &FAMILIES,
         }
     }
@@ -95,6 +96,7 @@ impl Runtime {
             traces: super::finishing::Finishing::default(),
             saved_states: crate::browser::SavedStates::default(),
             default_agent: self.default_agent.clone(),
+            replay_setup: self.replay_setup.clone(),
             dispatch: self.dispatch,
         }
     }

@@ -14,7 +14,7 @@ use tokio::sync::MappedMutexGuard;
 use super::lifecycle::run_in;
 use super::runtime::Runtime;
 use crate::atlas::{Bounds, Driver};
-use crate::browser::{BrowserSpec, ContextSetup, FlowBrowser, Session};
+use crate::browser::{BrowserSpec, FlowBrowser, Session};
 use crate::config::flows::{LoadedFlow, Loader};
 use crate::step::{ErrorKind, FlowInfo, FlowResult, Masker, StepError};
 
@@ -70,7 +70,8 @@ impl InProcess {
         FlowBrowser::new(
             counts.browsers.fetch_add(1, Ordering::Relaxed),
             InProcess::spec(rt),
-            ContextSetup::default(),
+            // The project's `[browser]` (headers, locale, viewport...), as a run's flows take it.
+            rt.replay_setup.clone(),
             rt.artifacts.clone(),
         )
     }

@@ -55,6 +55,9 @@ pub(crate) struct Runtime {
     pub(crate) saved_states: crate::browser::SavedStates,
     /// `--agent`.
     pub(crate) default_agent: Option<String>,
+    /// The context settings of the atlas commands' replays (no flow of the user's gives them:
+    /// the project's `[browser]`, see [`super::project_setup`]).
+    pub(crate) replay_setup: crate::browser::ContextSetup,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in
     /// the engine's own tests.
     pub(crate) dispatch: &'static dyn Dispatch,

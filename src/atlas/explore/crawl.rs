@@ -35,7 +35,8 @@ pub(crate) async fn explore(
             format!("cannot create {}: {e}", opts.artifacts.display()),
         )
     })?;
-    let atlas = Atlas::open(&opts.atlas)?;
+    let mut atlas = Atlas::open(&opts.atlas)?;
+    atlas.reach = opts.reach.clone();
     if let Some(name) = &opts.server
         && let Some(before) =
             atlas.settle_server(name, opts.server_url.as_deref(), opts.fingerprint)?

@@ -287,6 +287,7 @@ mod tests {
             run_id: "r".into(),
             server: None,
             server_url: None,
+            reach: crate::atlas::Reach::default(),
         };
         let status = StatusFile::start(&atlas);
         let mut c = Crawler {

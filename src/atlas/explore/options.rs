@@ -23,6 +23,8 @@ pub(crate) struct Options {
     pub(crate) server: Option<String>,
     /// That server's URL.
     pub(crate) server_url: Option<String>,
+    /// What the atlas's stored steps may reach (runner.toml's `[atlas]`).
+    pub(crate) reach: crate::atlas::Reach,
 }
 
 /// The agent behind `explore --agent`: where and how its skills are asked.

@@ -20,6 +20,8 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub(crate) struct Atlas {
     pub(crate) root: PathBuf,
+    /// What the steps read from it may reach (runner.toml's `[atlas]`): see `atlas::reach`.
+    pub(crate) reach: super::Reach,
 }
 
 impl Atlas {
@@ -28,6 +30,7 @@ impl Atlas {
     pub(crate) fn open(root: &Path) -> Result<Atlas, AtlasError> {
         let atlas = Atlas {
             root: root.to_path_buf(),
+            reach: super::Reach::default(),
         };
         for d in ["nodes", "edges"] {
             atlas.tree().make_dir(&root.join(d))?;

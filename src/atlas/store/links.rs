@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::files::{MAX_FILE, now};
+use super::reach::referenced_secrets;
 use super::{Atlas, AtlasError};
 
 /// `edges/<source>/<action>/meta.json`.
@@ -75,27 +76,6 @@ pub(crate) fn safe_action_name(action: &str) -> String {
         cut -= 1;
     }
     format!("{}-{hash}", &s[..cut])
-}
-
-/// The secrets recorded steps refer to in their templates (`{{ secrets.X }}`, and what a
-/// template makes of one: `{{ secrets.X | lower }}`, `{{ secrets.X[2:8] }}`), sorted: a flow
-/// made of them declares them, so it validates and runs on its own.
-pub(crate) fn referenced_secrets(text: &str) -> Vec<String> {
-    static TAG: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    static NAME: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let tag = TAG
-        .get_or_init(|| regex::Regex::new(r"(?s)\{\{.*?\}\}|\{%.*?%\}").expect("a valid pattern"));
-    let name = NAME.get_or_init(|| {
-        regex::Regex::new(r"\bsecrets\s*(?:\.\s*|\[\s*\\?['\x22])([A-Za-z_][A-Za-z0-9_]*)")
-            .expect("a valid pattern")
-    });
-    let mut secrets: Vec<String> = tag
-        .find_iter(text)
-        .flat_map(|t| name.captures_iter(t.as_str()).map(|c| c[1].to_string()))
-        .collect();
-    secrets.sort();
-    secrets.dedup();
-    secrets
 }
 
 impl Atlas {

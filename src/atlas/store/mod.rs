@@ -12,11 +12,13 @@ mod files;
 mod links;
 mod nodes;
 mod paths;
+mod reach;
 mod settings;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use dir::Atlas;
 pub(crate) use error::AtlasError;
-pub(crate) use links::{EdgeLabel, Link, referenced_secrets};
+pub(crate) use links::{EdgeLabel, Link};
 pub(crate) use nodes::{Ensured, SHOWED_A_SECRET, State};
+pub(crate) use reach::{Reach, referenced_secrets};

@@ -100,7 +100,20 @@ impl Atlas {
     ) -> Result<Vec<(String, Vec<Value>)>, AtlasError> {
         let path = self.path_to_node(node)?;
         let root = path[0].node_id.clone();
-        let entry = self.meta(&root)?.entry.unwrap_or_default();
+        let meta = self.meta(&root)?;
+        let home = super::super::fingerprint::origin(&meta.url);
+        let entry = meta.entry.unwrap_or_default();
+        let admitted = |steps: &[Value], file: &std::path::Path| {
+            admitted(steps, file)?;
+            // What they may read and open: the project's `[atlas]`, the root's origin.
+            self.reach
+                .admit(
+                    &Value::from(steps),
+                    home.as_deref(),
+                    &file.display().to_string(),
+                )
+                .map_err(AtlasError::Refused)
+        };
         admitted(&entry, &self.node_dir(&root).join("meta.json"))?;
         let mut out = vec![(root.clone(), entry)];
         for (from, to) in path.iter().zip(path.iter().skip(1)) {

