@@ -96,11 +96,7 @@ pub(crate) fn run(
                         atlas::ExportFormat::PlaywrightPython => "py",
                     };
                     let file = dir.join(format!("{}.{ext}", atlas::file_stem(&atlas, node)?));
-                    std::fs::create_dir_all(dir)
-                        .and_then(|()| crate::fs::write_atomic(&file, text.as_bytes()))
-                        .map_err(|e| {
-                            CliError::Environment(format!("cannot write {}: {e}", file.display()))
-                        })?;
+                    write_export(&file, &text)?;
                     format!("{}\n", file.display())
                 }
             }
@@ -138,6 +134,19 @@ pub(crate) fn run(
     };
     reporter.out(&text);
     Ok(Outcome::Passed)
+}
+
+/// Writes an export to `file`, stamped as runner's ([`crate::report::stamp_export`]): over
+/// nothing, or over runner's export left unchanged; an export edited since, or a user's file
+/// of that name, is refused (exit 2) and kept.
+fn write_export(file: &Path, text: &str) -> Result<(), CliError> {
+    use crate::report::{OwnKind, own_refusal, stamp_export, write_ours};
+    if let Some(why) = own_refusal(file, OwnKind::Export) {
+        return Err(CliError::Usage(why));
+    }
+    let text = stamp_export(text);
+    write_ours(file, OwnKind::Export, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", file.display())))
 }
 
 /// Where an export opens the app: `--base-url` (a flow may be given a template naming a
