@@ -8,7 +8,7 @@ use super::args::DiffFormat;
 use super::error::CliError;
 use super::exit::Outcome;
 use crate::atlas::{self, Atlas};
-use crate::report::{OwnKind, Reporter, atlas_diff_html, atlas_diff_text, own_refusal, write_ours};
+use crate::report::{OwnKind, Reporter, atlas_diff_html, atlas_diff_text};
 
 /// An atlas directory to compare, which must be one (nothing is created).
 fn existing(dir: &Path) -> Result<Atlas, CliError> {
@@ -47,14 +47,7 @@ pub(super) fn run(
         )));
     }
     if let Some(file) = html {
-        // Runner's page only over runner's page (a user's `app.py` is refused, and kept).
-        if let Some(why) = own_refusal(file, OwnKind::Page) {
-            return Err(CliError::Usage(why));
-        }
-        write_ours(file, OwnKind::Page, |w| {
-            w.write_all(atlas_diff_html(&d).as_bytes())
-        })
-        .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", file.display())))?;
+        super::files::write_own(file, OwnKind::Page, &atlas_diff_html(&d))?;
     }
     match format {
         DiffFormat::Text => reporter.out(&atlas_diff_text(&d)),

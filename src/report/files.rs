@@ -145,34 +145,6 @@ impl ReportTarget {
     }
 }
 
-/// Whether `json` (read to its end) is runner's JSON report: one JSON object whose first key is
-/// `run_id` (runner writes it first; a GitHub job's JSON has a `run_id` further in) and which
-/// has `flows` and `summary`. Scanned, not built: the values are skipped. The one rule for "is
-/// this runner's JSON report" where it is not parsed as one: before a `--report json=PATH`
-/// replaces a file, and when `merge-reports` tells a broken report from another JSON file.
-pub(crate) fn is_runner_report(json: impl Read) -> bool {
-    struct Shape;
-    impl<'de> serde::de::Visitor<'de> for Shape {
-        type Value = bool;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            let (mut first, mut run_id, mut flows, mut summary) = (true, false, false, false);
-            while let Some(key) = map.next_key::<String>()? {
-                run_id |= first && key == "run_id";
-                flows |= key == "flows";
-                summary |= key == "summary";
-                first = false;
-                map.next_value::<serde::de::IgnoredAny>()?;
-            }
-            Ok(run_id && flows && summary)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(json));
-    serde::Deserializer::deserialize_map(&mut de, Shape).is_ok_and(|ours| ours) && de.end().is_ok()
-}
-
 /// Writes the JSON report to `path`.
 pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
     write_with(path, Kind::JsonReport, |w| super::json::write(w, r))
@@ -193,33 +165,4 @@ fn write_with(
         path: path.to_path_buf(),
         source,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_runner_report;
-
-    /// A report runner wrote is one; JSON that opens otherwise, lacks `flows` or `summary`, is
-    /// no object, or does not end where the object does, is not.
-    #[test]
-    fn a_runner_report_is_told_by_its_first_key_and_its_parts() {
-        let ours = include_str!("../../tests/fixtures/golden-run/expected/report.json");
-        assert!(is_runner_report(ours.as_bytes()));
-        assert!(is_runner_report(
-            &b"  {\"run_id\": \"x\", \"flows\": [], \"summary\": {}}\n"[..]
-        ));
-        for other in [
-            "{\"id\": 42, \"run_id\": 7, \"flows\": [], \"summary\": {}}",
-            "{\"run_id\": 7, \"id\": 42, \"name\": \"build\"}",
-            "{\"run_id\": 7, \"flows\": []}",
-            "[\"run_id\", \"flows\", \"summary\"]",
-            "{\"run_id\": 7, \"flows\": [], \"summary\": {}} trailing",
-            "{\"run_id\": 7, \"flows\": [], \"summary\": {",
-            "",
-        ] {
-            assert!(!is_runner_report(other.as_bytes()), "{other}");
-        }
-        let cut = &ours[..ours.len() / 2];
-        assert!(!is_runner_report(cut.as_bytes()));
-    }
 }

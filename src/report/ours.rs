@@ -4,7 +4,7 @@
 //! is written over only when it is runner's own of that kind; anything else (a flow, a server's
 //! script, an upload, another tool's file, an export edited by hand) is refused, naming it, and
 //! left as it was. Runner's own is told by what runner writes in it: a JSON report by its shape
-//! ([`super::is_runner_report`]), a JUnit report by its `<testsuite`, an HTML page by the
+//! ([`is_runner_report`]), a JUnit report by its `<testsuite`, an HTML page by the
 //! [`PAGE_MARK`] meta tag (or, for pages written before it, their title), an export by its
 //! [`stamp`] header, which holds a hash of what follows it (an edited export is no longer
 //! runner's), an HTML report's `assets/` by the [`ASSETS_MARK`] file runner writes in it.
@@ -82,7 +82,7 @@ pub(crate) fn refusal(file: &Path, kind: Kind) -> Option<String> {
     }
     let shown = file.display();
     let ours = match kind {
-        Kind::JsonReport => std::fs::File::open(file).is_ok_and(super::is_runner_report),
+        Kind::JsonReport => std::fs::File::open(file).is_ok_and(is_runner_report),
         Kind::Junit => head_holds(file, &["<testsuite"]),
         Kind::Page => head_holds(
             file,
@@ -143,6 +143,34 @@ pub(crate) fn mark_assets(dir: &Path) -> Result<(), String> {
     crate::fs::write_artifact(dir, &mark, ASSETS_MARK_TEXT.as_bytes())
 }
 
+/// Whether `json` (read to its end) is runner's JSON report: one JSON object whose first key is
+/// `run_id` (runner writes it first; a GitHub job's JSON has a `run_id` further in) and which
+/// has `flows` and `summary`. Scanned, not built: the values are skipped. The one rule for "is
+/// this runner's JSON report" where it is not parsed as one: before a `--report json=PATH`
+/// replaces a file, and when `merge-reports` tells a broken report from another JSON file.
+pub(crate) fn is_runner_report(json: impl Read) -> bool {
+    struct Shape;
+    impl<'de> serde::de::Visitor<'de> for Shape {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let (mut first, mut run_id, mut flows, mut summary) = (true, false, false, false);
+            while let Some(key) = map.next_key::<String>()? {
+                run_id |= first && key == "run_id";
+                flows |= key == "flows";
+                summary |= key == "summary";
+                first = false;
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+            Ok(run_id && flows && summary)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(json));
+    serde::Deserializer::deserialize_map(&mut de, Shape).is_ok_and(|ours| ours) && de.end().is_ok()
+}
+
 /// Whether the export at `file` is as runner wrote it (its header's hash is of what follows);
 /// `None` when it has no header of runner's.
 fn export_unchanged(file: &Path) -> Option<bool> {
@@ -163,7 +191,7 @@ fn head_holds(file: &Path, marks: &[&str]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Kind, refusal, stamp};
+    use super::{Kind, is_runner_report, refusal, stamp};
 
     /// A stamped export is runner's until a byte of it changes; one without the header never is.
     #[test]
@@ -180,5 +208,29 @@ mod tests {
                 .unwrap()
                 .contains("is not runner's export")
         );
+    }
+
+    /// A report runner wrote is one; JSON that opens otherwise, lacks `flows` or `summary`, is
+    /// no object, or does not end where the object does, is not.
+    #[test]
+    fn a_runner_report_is_told_by_its_first_key_and_its_parts() {
+        let ours = include_str!("../../tests/fixtures/golden-run/expected/report.json");
+        assert!(is_runner_report(ours.as_bytes()));
+        assert!(is_runner_report(
+            &b"  {\"run_id\": \"x\", \"flows\": [], \"summary\": {}}\n"[..]
+        ));
+        for other in [
+            "{\"id\": 42, \"run_id\": 7, \"flows\": [], \"summary\": {}}",
+            "{\"run_id\": 7, \"id\": 42, \"name\": \"build\"}",
+            "{\"run_id\": 7, \"flows\": []}",
+            "[\"run_id\", \"flows\", \"summary\"]",
+            "{\"run_id\": 7, \"flows\": [], \"summary\": {}} trailing",
+            "{\"run_id\": 7, \"flows\": [], \"summary\": {",
+            "",
+        ] {
+            assert!(!is_runner_report(other.as_bytes()), "{other}");
+        }
+        let cut = &ours[..ours.len() / 2];
+        assert!(!is_runner_report(cut.as_bytes()));
     }
 }
