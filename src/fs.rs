@@ -4,16 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader sees
-/// the old file or the new one, never half of one. The temporary name carries the pid, so two
-/// processes writing the same file do not share it. Neither is written through a symlink: the
-/// rename replaces a link at `path`, and the temporary file is made new.
+/// [`write_atomic_with`] of `bytes`.
+#[cfg(test)]
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
 
-/// [`write_atomic`] of what `write` writes (buffered): a large report goes to its file as it
-/// is made, never whole in memory.
+/// Writes what `write` writes (buffered) to `path` through a temporary file beside it and a
+/// rename, so a reader sees the old file or the new one, never half of one; a large report goes
+/// to its file as it is made, never whole in memory. The temporary name carries the pid, so two
+/// processes writing the same file do not share it. Neither is written through a symlink: the
+/// rename replaces a link at `path`, and the temporary file is made new.
 pub(crate) fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,

@@ -476,3 +476,81 @@ fn an_exported_flow_takes_no_screenshot_path_that_leaves_the_artifacts() {
         assert!(!written.contains(path), "{path}: {written}");
     }
 }
+
+/// `atlas export --out DIR` writes over a file of the same name only when it is runner's export,
+/// unchanged since: an exported flow (or Playwright script) edited by hand, or a user's file of
+/// that name, is refused (exit 2) and kept; a re-export lost the edits (attack 26, C12). An
+/// unedited export is written again; the exported flow still runs as a flow (its header is a
+/// comment).
+#[test]
+fn a_re_export_never_writes_over_an_edited_export() {
+    let click = serde_json::json!([{"click": {"role": "link", "text": "Other"}}]);
+    let d = tempfile::tempdir().unwrap();
+    let node = two_states(d.path(), &click);
+    for (format, ext) in [("flow", "yaml"), ("playwright-python", "py")] {
+        let args = ["export", node, "--format", format, "--out", "exp"];
+        let (code, out, err) = atlas_cmd(d.path(), &args);
+        assert_eq!(code, 0, "{out}{err}");
+        let file = d.path().join(out.trim());
+        assert!(file.extension().is_some_and(|e| e == ext), "{out}");
+        // Unedited: written again.
+        let (code, out, err) = atlas_cmd(d.path(), &args);
+        assert_eq!(code, 0, "{out}{err}");
+        let edited = std::fs::read_to_string(&file).unwrap() + "# my edit\n";
+        std::fs::write(&file, &edited).unwrap();
+        let (code, out, err) = atlas_cmd(d.path(), &args);
+        assert_eq!(code, 2, "{format}: {out}{err}");
+        assert!(
+            err.contains("was edited since runner wrote it")
+                && err.contains("runner does not write over it"),
+            "{format}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
+        // A user's own file of that name.
+        std::fs::write(&file, "print(1)\n").unwrap();
+        let (code, out, err) = atlas_cmd(d.path(), &args);
+        assert_eq!(code, 2, "{format}: {out}{err}");
+        assert!(err.contains("runner does not write over it"), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "print(1)\n");
+        std::fs::remove_file(&file).unwrap();
+    }
+    // The exported flow is still a flow runner reads.
+    let (code, out, err) = atlas_cmd(d.path(), &["export", node, "--out", "exp"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut c = crate::common::runner(d.path());
+    c.args(["validate", out.trim()]);
+    let (code, out, err) = crate::common::output(c);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `atlas diff A B --html FILE` writes over FILE only when it is runner's page: a user's
+/// `app.py` is refused (exit 2) and kept; it was replaced by the diff page (attack 26, C12).
+/// The page is written again, run after run.
+#[test]
+fn an_atlas_diff_page_never_writes_over_a_users_file() {
+    let click = serde_json::json!([{"click": {"role": "link", "text": "Other"}}]);
+    let d = tempfile::tempdir().unwrap();
+    two_states(d.path(), &click);
+    write(d.path(), "app.py", "print(1)\n");
+    let diff = |html: &str| {
+        let mut c = crate::common::runner(d.path());
+        c.args(["atlas", "diff", "atlas", "atlas", "--html", html]);
+        crate::common::output(c)
+    };
+    let (code, out, err) = diff("app.py");
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("app.py exists and is not") && err.contains("runner does not write over it"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("app.py")).unwrap(),
+        "print(1)\n"
+    );
+    for _ in 0..2 {
+        let (code, out, err) = diff("d.html");
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let page = std::fs::read_to_string(d.path().join("d.html")).unwrap();
+    assert!(page.contains("<title>atlas diff"), "{page}");
+}

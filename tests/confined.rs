@@ -24,6 +24,13 @@ fn failing_flow(name: &str, before: &str) -> String {
 }
 
 /// The files under `dir` (none when it does not exist), sorted.
+/// The files runner copied into an HTML report's `assets/` (its mark on the folder left out).
+fn assets_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = files_under(dir);
+    out.retain(|p| !p.ends_with(".runner-assets"));
+    out
+}
+
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
@@ -69,7 +76,7 @@ fn a_sub_flows_outputs_are_data_never_files_the_report_reads() {
     let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
     assert!(!html.contains("TOP SECRET"), "{html}");
     assert_eq!(html.matches("<img class=\"shot\"").count(), 1, "{html}");
-    let assets = files_under(&d.path().join("h/assets"));
+    let assets = assets_under(&d.path().join("h/assets"));
     assert_eq!(assets.len(), 1, "{assets:?}");
     assert!(std::fs::read(&assets[0]).unwrap().starts_with(PNG));
     let steps = &report["flows"][0]["steps"];
@@ -156,7 +163,7 @@ fn merge_reports_takes_the_layout_a_run_writes() {
     // Each failed flow's filmstrip: the picture after its `open` (a JPEG) and its failure's
     // screenshot.
     assert_eq!(html.matches("class=\"filmstrip\"").count(), 2, "{html}");
-    let assets = files_under(&d.path().join("merged/assets"));
+    let assets = assets_under(&d.path().join("merged/assets"));
     let png = |a: &&PathBuf| std::fs::read(a).unwrap().starts_with(PNG);
     let jpeg = |a: &&PathBuf| std::fs::read(a).unwrap().starts_with(&[0xFF, 0xD8, 0xFF]);
     assert_eq!(assets.iter().filter(png).count(), 2, "{assets:?}");
@@ -319,7 +326,7 @@ fn merge_reports_reads_only_regular_files_inside_the_shard() {
     );
     assert_eq!(html.matches("screenshot left out").count(), 6, "{html}");
     assert_eq!(html.matches("snapshot left out").count(), 6, "{html}");
-    let assets = files_under(&d.path().join("merged/assets"));
+    let assets = assets_under(&d.path().join("merged/assets"));
     assert_eq!(assets.len(), 1, "{assets:?}");
     assert!(std::fs::read(&assets[0]).unwrap().starts_with(PNG));
     // The JSON report keeps the shard's paths as data: nothing is read for it.

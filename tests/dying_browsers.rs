@@ -126,6 +126,67 @@ fn atlas_replay_verify_and_test_stop_when_the_browser_dies_after_the_first_node(
     }
 }
 
+/// `atlas verify --report json=… --report junit=…` whose browser dies after the first node
+/// writes its reports all the same, as `run` writes them with an errored flow: the node it
+/// verified, and an errored result saying the browser failed (exit 3). It wrote none (attack
+/// 26, C21): a CI step that uploads the reports found nothing.
+#[test]
+fn atlas_verify_writes_its_reports_when_the_browser_dies() {
+    let d = tempfile::tempdir().unwrap();
+    let site = explored(d.path());
+    let remote = RemoteBrowser::start();
+    let trip = Tripwire::serve(&site, remote.child.id(), "KILL");
+    let mut c = runner(d.path());
+    c.env("RUNNER_BROWSER_CDP", &remote.url).args([
+        "atlas",
+        "verify",
+        "--atlas",
+        "atlas",
+        "--jobs",
+        "1",
+        "--timeout",
+        "3s",
+        "--base-url",
+        &trip.url,
+        "--report",
+        "json=vj.json",
+        "--report",
+        "junit=vj.xml",
+    ]);
+    let (code, out, err) = output(c);
+    let text = format!("{out}{err}");
+    assert!(trip.tripped().is_some(), "nothing tripped: {text}");
+    assert_eq!(code, 3, "{text}");
+    let browser = format!("the browser at {} exited", remote.url);
+    assert!(text.contains(&browser), "no `{browser}` in: {text}");
+    let json = std::fs::read_to_string(d.path().join("vj.json"))
+        .unwrap_or_else(|e| panic!("no vj.json ({e}): {text}"));
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let flows = report["flows"].as_array().unwrap();
+    let statuses: Vec<&str> = flows
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["passed", "error"], "{json}");
+    assert!(
+        flows[0]["name"].as_str().unwrap().contains("Atlas home"),
+        "{json}"
+    );
+    let why = flows[1]["error"]["message"].as_str().unwrap();
+    assert!(why.contains(&browser), "{json}");
+    assert_eq!(report["summary"]["errors"], 1, "{json}");
+    let xml = std::fs::read_to_string(d.path().join("vj.xml"))
+        .unwrap_or_else(|e| panic!("no vj.xml ({e}): {text}"));
+    assert!(
+        xml.contains("<testsuite") && xml.contains(&browser),
+        "{xml}"
+    );
+    // No node is the app's regression.
+    for verdict in ["no longer arrive", "FAIL"] {
+        assert!(!text.contains(verdict), "`{verdict}` in: {text}");
+    }
+}
+
 #[test]
 fn explore_stops_when_the_browser_dies_mid_crawl() {
     let d = tempfile::tempdir().unwrap();

@@ -235,3 +235,86 @@ fn a_report_is_never_written_over_a_file_that_is_not_a_report() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("is not a report"), "{stderr}");
 }
+
+/// `runner run ok.yaml --artifacts <artifacts>` in `dir` with these `--report`s.
+fn run_into(dir: &Path, artifacts: &str, reports: &[&str]) -> (i32, String, String) {
+    let mut c = runner(dir);
+    c.args(["run", "ok.yaml", "--artifacts", artifacts]);
+    for r in reports {
+        c.args(["--report", r]);
+    }
+    let r = output(c);
+    assert!(!r.2.contains("panicked"), "{}", r.2);
+    r
+}
+
+/// The `report.json` a run writes into its artifacts is a file runner writes by a name it was
+/// given (`--artifacts userdir`): a user's `userdir/report.json` (another tool's JSON) is
+/// refused before the run (exit 2) and kept; it was replaced by the run's report (attack 26,
+/// C12). A run's earlier report there is replaced, run after run.
+#[test]
+fn a_runs_report_in_the_artifacts_never_replaces_a_users_file() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    let theirs = "{\"lighthouse\": \"my data\"}\n";
+    std::fs::create_dir(d.path().join("userdir")).unwrap();
+    write(d.path(), "userdir/report.json", theirs);
+    let (code, _, stderr) = run_into(d.path(), "userdir", &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("userdir/report.json exists and is not")
+            && stderr.contains("runner does not write over it"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("▶"), "the run started: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("userdir/report.json")).unwrap(),
+        theirs
+    );
+    for _ in 0..2 {
+        let (code, _, stderr) = run_into(d.path(), "art", &[]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let ours = std::fs::read_to_string(d.path().join("art/report.json")).unwrap();
+    assert!(ours.starts_with("{\n  \"run_id\""), "{ours}");
+}
+
+/// An HTML report's `assets/` is written only where runner made it (it holds runner's mark) or
+/// where there is none: a folder `site2/` without an `index.html` but with a user's
+/// `assets/1.log` and `assets/2.png` is refused before the run (exit 2) and kept; both were
+/// replaced by the run's web server log and screenshot (attack 26, C12). A report's own folder
+/// is written again, run after run, its server log copied each time.
+#[test]
+fn an_html_reports_assets_go_only_into_a_folder_runner_made() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    write(
+        d.path(),
+        "runner.toml",
+        "[[web_server]]\nname = \"app\"\ncommand = [\"python3\", \"-m\", \"http.server\", \"{{ web_server.port }}\"]\nport = \"auto\"\n",
+    );
+    std::fs::create_dir_all(d.path().join("site2/assets")).unwrap();
+    for f in ["site2/assets/1.log", "site2/assets/2.png"] {
+        write(d.path(), f, "USER\n");
+    }
+    let (code, _, stderr) = run_into(d.path(), "art", &["html=site2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("site2/assets") && stderr.contains("runner did not make"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("▶"), "the run started: {stderr}");
+    for f in ["site2/assets/1.log", "site2/assets/2.png"] {
+        assert_eq!(std::fs::read_to_string(d.path().join(f)).unwrap(), "USER\n");
+    }
+    assert!(!d.path().join("site2/index.html").exists());
+    for _ in 0..2 {
+        let (code, _, stderr) = run_into(d.path(), "art", &["html=rep"]);
+        assert_eq!(code, 0, "{stderr}");
+        let log = std::fs::read_to_string(d.path().join("rep/assets/1.log")).unwrap();
+        assert_eq!(
+            log,
+            std::fs::read_to_string(d.path().join("art/web_server/app.log")).unwrap()
+        );
+    }
+}

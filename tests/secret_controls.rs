@@ -176,7 +176,11 @@ steps:
         "the dead server's tail: {err1}"
     );
     let assets: Vec<_> = std::fs::read_dir(up.join("html/assets"))
-        .map(|r| r.flatten().collect())
+        .map(|r| {
+            r.flatten()
+                .filter(|e| e.file_name() != ".runner-assets")
+                .collect()
+        })
         .unwrap_or_default();
     assert!(!assets.is_empty(), "the HTML report copies the logs");
     // The run's server dies: its tail is in every flow's error.

@@ -35,5 +35,5 @@ pub(crate) use server::{server_of, url_origin};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{Atlas, AtlasError, Reach};
 pub(crate) use testing::{Tested, test, test_ideas};
-pub(crate) use verify::{Checks, verify};
+pub(crate) use verify::{Checks, verify_until};
 pub(crate) use view::{GraphFormat, graph, path, show};

@@ -72,13 +72,29 @@ impl Tree {
     }
 }
 
-/// Replays the path to every node, on up to `drivers.len()` at once; the results in the
-/// atlas's order of nodes.
+/// [`verify_until`] that ends in the error that cut it short, if one did.
 pub(crate) async fn verify(
     drivers: &mut [&mut dyn Driver],
     atlas: &Atlas,
     checks: Checks<'_>,
 ) -> Result<Vec<Replayed>, AtlasError> {
+    match verify_until(drivers, atlas, checks).await? {
+        (done, None) => Ok(done),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// Replays the path to every node, on up to `drivers.len()` at once; the results in the
+/// atlas's order of nodes.
+///
+/// A replay that cannot go on (the browser died: an error, not a node's result) stops it: what
+/// was replayed before is returned with that error (in the atlas's order), the nodes not
+/// replayed left out, so a report can say what was done and why it stopped.
+pub(crate) async fn verify_until(
+    drivers: &mut [&mut dyn Driver],
+    atlas: &Atlas,
+    checks: Checks<'_>,
+) -> Result<(Vec<Replayed>, Option<AtlasError>), AtlasError> {
     let ids = atlas.node_ids()?;
     let tree = Tree::of(atlas, &ids)?;
     // The nodes whose whole path is to be replayed, in a fresh browser.
@@ -86,6 +102,7 @@ pub(crate) async fn verify(
     let mut done: HashMap<String, Replayed> = HashMap::new();
     let mut free: Vec<&mut dyn Driver> = drivers.iter_mut().map(|d| &mut **d).collect();
     let mut running = FuturesUnordered::new();
+    let mut broke = None;
     loop {
         while let Some(d) = free.pop() {
             let Some(id) = ready.pop_front() else {
@@ -97,7 +114,13 @@ pub(crate) async fn verify(
         let Some((d, id, r)) = running.next().await else {
             break;
         };
-        let r = r?;
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                broke = Some(e);
+                break;
+            }
+        };
         if let Arrival::Failed { .. } = r.arrival {
             free.push(d);
             let behind = tree.behind(&id);
@@ -118,9 +141,14 @@ pub(crate) async fn verify(
         }
         done.insert(id, r);
     }
+    drop(running);
+    if broke.is_some() {
+        let done = ids.into_iter().filter_map(|id| done.remove(&id)).collect();
+        return Ok((done, broke));
+    }
     // Every node has a result: one whose path goes through a node the atlas does not hold (a
     // damaged atlas) was never scheduled, and fails rather than drop out of the count.
-    Ok(ids
+    let all = ids
         .into_iter()
         .map(|id| {
             done.remove(&id).unwrap_or_else(|| {
@@ -131,7 +159,8 @@ pub(crate) async fn verify(
                 )
             })
         })
-        .collect())
+        .collect();
+    Ok((all, None))
 }
 
 /// One node's replay on driver `d`, which it gives back.

@@ -9,10 +9,10 @@ use super::error::CliError;
 use super::exit::Outcome;
 use super::servers::{Served, check_url};
 use super::signals::interruptible;
-use super::tally::{Tally, Verified};
+use super::tally::{Tally, Verified, write_reports};
 use crate::atlas::{self, Atlas, Checks, Driver};
 use crate::engine::{InProcess, Runtime, RuntimeSettings};
-use crate::report::{Report, ReportTarget, Reporter, Status, Summary};
+use crate::report::{OwnKind, ReportTarget, Reporter, Status, Summary};
 use crate::step::{ErrorKind, StepError};
 
 /// An option the subcommand would not use is refused, not passed over: `atlas diff` reads the
@@ -98,11 +98,9 @@ pub(crate) fn run(
                         atlas::ExportFormat::PlaywrightPython => "py",
                     };
                     let file = dir.join(format!("{}.{ext}", atlas::file_stem(&atlas, node)?));
-                    std::fs::create_dir_all(dir)
-                        .and_then(|()| crate::fs::write_atomic(&file, text.as_bytes()))
-                        .map_err(|e| {
-                            CliError::Environment(format!("cannot write {}: {e}", file.display()))
-                        })?;
+                    // Stamped as runner's: a re-export refuses an export edited since.
+                    let text = crate::report::stamp_export(&text);
+                    super::files::write_own(&file, OwnKind::Export, &text)?;
                     format!("{}\n", file.display())
                 }
             }
@@ -407,7 +405,7 @@ fn verify(
                 browser_ready(&mut pool[0]).await?;
                 let mut drivers: Vec<&mut dyn Driver> =
                     pool.iter_mut().map(|d| d as &mut dyn Driver).collect();
-                Ok::<_, CliError>(atlas::verify(&mut drivers, atlas, checks).await)
+                Ok::<_, CliError>(atlas::verify_until(&mut drivers, atlas, checks).await)
             })
             .await;
             InProcess::close_all(pool).await;
@@ -420,42 +418,28 @@ fn verify(
         finish(&scratch);
     }
     let (replayed, served) = out?;
-    let replayed = seen_through(replayed?, &cancel)
+    let (replayed, broke) = seen_through(replayed?, &cancel)
         .ok_or_else(|| CliError::Interrupted("verify interrupted".to_string()))??;
     let Verified {
         text,
         results,
         failed,
-    } = Verified::of(replayed, atlas);
-    reporter.out(&text);
+    } = Verified::of(replayed, atlas, broke.as_ref());
     let summary = Summary::of(&results, 0, started.elapsed(), &run_id);
+    if let Some(e) = broke {
+        // The reports say what was verified and why it stopped, as a run's list an errored flow.
+        if let Err(w) = write_reports(&targets, &results, &summary, served, reporter) {
+            w.report(reporter);
+        }
+        return Err(e.into());
+    }
+    reporter.out(&text);
     write_reports(&targets, &results, &summary, served, reporter)?;
     Ok(if failed == 0 {
         Outcome::Passed
     } else {
         Outcome::FlowsFailed
     })
-}
-
-/// Writes the reports of a command's results, with the web servers it started (as a run's
-/// reports list them, each with its log); what a report left out is a warning.
-fn write_reports(
-    targets: &[ReportTarget],
-    results: &[crate::step::FlowResult],
-    summary: &Summary,
-    servers: Vec<crate::step::ServerInfo>,
-    reporter: &Reporter,
-) -> Result<(), CliError> {
-    let report = Report::of(results, summary).with_servers(servers);
-    for t in targets {
-        for note in t
-            .write_report(&report)
-            .map_err(|e| CliError::Environment(e.to_string()))?
-        {
-            reporter.warn(&note);
-        }
-    }
-    Ok(())
 }
 
 /// `runner atlas test`'s settings.

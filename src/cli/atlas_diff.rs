@@ -8,7 +8,7 @@ use super::args::DiffFormat;
 use super::error::CliError;
 use super::exit::Outcome;
 use crate::atlas::{self, Atlas};
-use crate::report::{Reporter, atlas_diff_html, atlas_diff_text};
+use crate::report::{OwnKind, Reporter, atlas_diff_html, atlas_diff_text};
 
 /// An atlas directory to compare, which must be one (nothing is created).
 fn existing(dir: &Path) -> Result<Atlas, CliError> {
@@ -48,10 +48,7 @@ pub(super) fn run(
         )));
     }
     if let Some(file) = html {
-        let dir = file.parent().filter(|p| !p.as_os_str().is_empty());
-        dir.map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::fs::write_atomic(file, atlas_diff_html(&d).as_bytes()))
-            .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", file.display())))?;
+        super::files::write_own(file, OwnKind::Page, &atlas_diff_html(&d))?;
     }
     match format {
         DiffFormat::Text => reporter.out(&atlas_diff_text(&d)),

@@ -1,4 +1,5 @@
-//! Turning the paths given on the command line into the list of files to work on.
+//! Turning the paths given on the command line into the list of files to work on; writing
+//! runner's own files at the paths given.
 
 use std::path::{Path, PathBuf};
 
@@ -164,4 +165,21 @@ pub(crate) fn is_profile(path: &Path) -> bool {
     path.parent()
         .and_then(Path::file_name)
         .is_some_and(|n| n == "profiles")
+}
+
+/// Writes `text`, runner's file of `kind`, at `file` (a path the user gave: `atlas diff --html`,
+/// `atlas export --out`) when nothing is there or runner's own of that kind; anything else (a
+/// user's `app.py`, an export edited by hand) is refused (exit 2) and kept (see
+/// `report::ours`). A write that fails is an environment error.
+pub(super) fn write_own(
+    file: &Path,
+    kind: crate::report::OwnKind,
+    text: &str,
+) -> Result<(), super::error::CliError> {
+    use super::error::CliError;
+    if let Some(why) = crate::report::own_refusal(file, kind) {
+        return Err(CliError::Usage(why));
+    }
+    crate::report::write_ours(file, kind, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", file.display())))
 }

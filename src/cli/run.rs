@@ -228,8 +228,14 @@ pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
 }
 
 /// Creates the artifacts directory, marked as runner's (`engine::MARKER`: flow discovery
-/// leaves it out); an environment error when it cannot be.
+/// leaves it out); an environment error when it cannot be. A `report.json` already there that
+/// is not runner's JSON report (`--artifacts userdir`, another tool's file) is refused (exit 2):
+/// the run writes its report there at the end.
 pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
+    let report = artifacts.join("report.json");
+    if let Some(why) = crate::report::own_refusal(&report, crate::report::OwnKind::JsonReport) {
+        return Err(CliError::Usage(why));
+    }
     let cannot = |why: String| {
         CliError::Environment(format!(
             "cannot create the artifacts directory {}: {why}",

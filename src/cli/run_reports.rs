@@ -226,7 +226,10 @@ pub(super) fn write_reports(
             }
         }
     }
-    let _ = write_json(&artifacts.join("report.json"), report);
+    // Refused (not written) where a file that is not runner's report came since the start.
+    if let Err(e) = write_json(&artifacts.join("report.json"), report) {
+        reporter.warn(&e.to_string());
+    }
     written
 }
 

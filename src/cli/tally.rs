@@ -1,8 +1,10 @@
 //! What `runner atlas verify` and `runner atlas test` found, counted once: the lines they
 //! print, the results their reports get, and the counts of their summaries.
 
+use super::error::CliError;
 use crate::atlas::{self, Atlas};
-use crate::step::{FlowResult, FlowStatus};
+use crate::report::{Report, ReportTarget, Reporter, Summary};
+use crate::step::{ErrorKind, FlowResult, FlowStatus, ServerInfo, StepError};
 
 /// What `atlas test` found: a line per node that no longer arrives and per test, the results
 /// for the reports, and the counts.
@@ -70,7 +72,13 @@ pub(super) struct Verified {
 }
 
 impl Verified {
-    pub(super) fn of(replayed: Vec<atlas::Replayed>, atlas: &Atlas) -> Verified {
+    /// The nodes `replayed`; when `broke` (an environment error) cut the verify short, an
+    /// errored result for the nodes not verified follows, saying why.
+    pub(super) fn of(
+        replayed: Vec<atlas::Replayed>,
+        atlas: &Atlas,
+        broke: Option<&atlas::AtlasError>,
+    ) -> Verified {
         let mut text = String::new();
         let mut drifted = 0;
         let labels = atlas::Labels::of(atlas);
@@ -85,10 +93,22 @@ impl Verified {
                 r.describe()
             ));
         }
-        let results: Vec<_> = replayed
+        let mut results: Vec<_> = replayed
             .into_iter()
             .map(|r| r.into_result(&labels))
             .collect();
+        if let Some(e) = broke {
+            let left = atlas
+                .node_ids()
+                .map_or(0, |ids| ids.len())
+                .saturating_sub(results.len());
+            results.push(FlowResult::not_run(
+                format!("{left} node(s) not verified"),
+                atlas.root.clone(),
+                FlowStatus::Error,
+                StepError::new(ErrorKind::Environment, e.to_string()),
+            ));
+        }
         let failed = results
             .iter()
             .filter(|r| r.status != FlowStatus::Passed)
@@ -103,4 +123,25 @@ impl Verified {
             failed,
         }
     }
+}
+
+/// Writes the reports of a command's results, with the web servers it started (as a run's
+/// reports list them, each with its log); what a report left out is a warning.
+pub(super) fn write_reports(
+    targets: &[ReportTarget],
+    results: &[FlowResult],
+    summary: &Summary,
+    servers: Vec<ServerInfo>,
+    reporter: &Reporter,
+) -> Result<(), CliError> {
+    let report = Report::of(results, summary).with_servers(servers);
+    for t in targets {
+        for note in t
+            .write_report(&report)
+            .map_err(|e| CliError::Environment(e.to_string()))?
+        {
+            reporter.warn(&note);
+        }
+    }
+    Ok(())
 }

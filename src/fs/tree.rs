@@ -268,7 +268,7 @@ impl<'a> Tree<'a> {
     }
 
     /// Writes `bytes` to `path` whole or not at all (a temporary file beside it, then a
-    /// rename, as [`super::write_atomic`]), its folders made; a link in its place is replaced,
+    /// rename, as [`super::write_atomic_with`]), its folders made; a link in its place is replaced,
     /// never written through.
     pub(crate) fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), TreeError> {
         self.write_mode(path, bytes, Mode::from_bits_truncate(0o666))

@@ -4,12 +4,15 @@
 //! (a symlink in its place too, never written through); a FIFO, a character device or
 //! `/dev/stdout` is written through, a directory or a socket refused (see
 //! [`crate::fs::write_named`]); what runner makes inside an HTML report's folder (`assets/` and
-//! the files in it) follows no symlink there.
+//! the files in it) follows no symlink there. What is there already is written over only when
+//! it is runner's own of the report's kind, `assets/` only when runner made it (see
+//! [`super::ours`]).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::model::Report;
+use super::ours::Kind;
 
 /// A report that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -71,44 +74,27 @@ impl ReportTarget {
         format!("{kind}={}", p.display())
     }
 
-    /// Why this report could not be written where it is asked for; `None` when it can.
+    /// Why this report could not be written where it is asked for (see [`super::ours`]);
+    /// `None` when it can.
     fn problem(&self) -> Option<String> {
-        if let ReportTarget::Html(dir) = self
-            && std::fs::metadata(dir).is_ok_and(|m| !m.is_dir())
-        {
-            return Some(format!("{} is not a directory", dir.display()));
+        if let ReportTarget::Html(dir) = self {
+            if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+                return Some(format!("{} is not a directory", dir.display()));
+            }
+            if let Some(why) = super::ours::assets_refusal(dir) {
+                return Some(why);
+            }
         }
-        let file = self.file();
-        crate::fs::named_file_problem(&file).or_else(|| self.not_a_report(&file))
+        super::ours::refusal(&self.file(), self.kind())
     }
 
-    /// Why the regular file at `file` is not to be replaced by this report: it holds something
-    /// else than a report of this kind (a flow, a server's script, an upload, another tool's
-    /// file), which the report would destroy. `None` when nothing is there, it is empty, or it
-    /// is a report of this kind (a run's earlier one): a JSON report as [`is_runner_report`]
-    /// tells it, a JUnit or HTML report by its head.
-    fn not_a_report(&self, file: &Path) -> Option<String> {
-        let meta = std::fs::symlink_metadata(file).ok()?;
-        if !meta.is_file() || meta.len() == 0 {
-            return None;
+    /// What kind of runner's file this report is.
+    fn kind(&self) -> Kind {
+        match self {
+            ReportTarget::Json(_) => Kind::JsonReport,
+            ReportTarget::Junit(_) => Kind::Junit,
+            ReportTarget::Html(_) => Kind::Page,
         }
-        let (ours, kind) = match self {
-            ReportTarget::Json(_) => (
-                std::fs::File::open(file).is_ok_and(is_runner_report),
-                "runner's JSON report",
-            ),
-            ReportTarget::Junit(_) => (head_holds(file, &["<testsuite"]), "a JUnit report"),
-            ReportTarget::Html(_) => (
-                head_holds(file, &["<title>runner report", "<title>atlas diff"]),
-                "runner's HTML report",
-            ),
-        };
-        (!ours).then(|| {
-            format!(
-                "{} exists and is not a report ({kind}): runner does not write over it (remove it or name another path)",
-                file.display()
-            )
-        })
     }
 
     /// Writes this report of a report document (a run's, or shards' merged); what was left out
@@ -116,9 +102,22 @@ impl ReportTarget {
     pub(crate) fn write_report(&self, r: &Report) -> Result<Vec<String>, ReportError> {
         match self {
             ReportTarget::Json(p) => write_json(p, r).map(|()| Vec::new()),
-            ReportTarget::Junit(p) => write(p, &super::junit::report(r)).map(|()| Vec::new()),
+            ReportTarget::Junit(p) => {
+                write(p, Kind::Junit, &super::junit::report(r)).map(|()| Vec::new())
+            }
             ReportTarget::Html(dir) => {
                 let mut page = super::html::report(r);
+                if !page.assets.is_empty() {
+                    let assets = dir.join("assets");
+                    let err = |why: String| ReportError {
+                        path: assets.clone(),
+                        source: std::io::Error::other(why),
+                    };
+                    if let Some(why) = super::ours::assets_refusal(dir) {
+                        return Err(err(why));
+                    }
+                    super::ours::mark_assets(dir).map_err(err)?;
+                }
                 for a in &page.assets {
                     // Opened again as the flow's reads allow: what was checked is what is copied.
                     let (from, cap) = match a.reads.open(&a.from) {
@@ -140,97 +139,30 @@ impl ReportTarget {
                         .map_err(|why| err(std::io::Error::other(why)))?;
                     std::io::copy(&mut from.take(cap), &mut out).map_err(err)?;
                 }
-                write(&dir.join("index.html"), &page.html).map(|()| page.notes)
+                write(&dir.join("index.html"), Kind::Page, &page.html).map(|()| page.notes)
             }
         }
     }
-}
-
-/// How much of a file already at a report's path is read to tell whether it is a JUnit or an
-/// HTML report.
-const HEAD: u64 = 4096;
-
-/// Whether the head of `file` ([`HEAD`] bytes) holds one of `marks` (no, when it cannot be
-/// read).
-fn head_holds(file: &Path, marks: &[&str]) -> bool {
-    let mut head = Vec::new();
-    let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
-    let head = String::from_utf8_lossy(&head);
-    read.is_ok() && marks.iter().any(|m| head.contains(m))
-}
-
-/// Whether `json` (read to its end) is runner's JSON report: one JSON object whose first key is
-/// `run_id` (runner writes it first; a GitHub job's JSON has a `run_id` further in) and which
-/// has `flows` and `summary`. Scanned, not built: the values are skipped. The one rule for "is
-/// this runner's JSON report" where it is not parsed as one: before a `--report json=PATH`
-/// replaces a file, and when `merge-reports` tells a broken report from another JSON file.
-pub(crate) fn is_runner_report(json: impl Read) -> bool {
-    struct Shape;
-    impl<'de> serde::de::Visitor<'de> for Shape {
-        type Value = bool;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            let (mut first, mut run_id, mut flows, mut summary) = (true, false, false, false);
-            while let Some(key) = map.next_key::<String>()? {
-                run_id |= first && key == "run_id";
-                flows |= key == "flows";
-                summary |= key == "summary";
-                first = false;
-                map.next_value::<serde::de::IgnoredAny>()?;
-            }
-            Ok(run_id && flows && summary)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(json));
-    serde::Deserializer::deserialize_map(&mut de, Shape).is_ok_and(|ours| ours) && de.end().is_ok()
 }
 
 /// Writes the JSON report to `path`.
 pub(crate) fn write_json(path: &Path, r: &Report) -> Result<(), ReportError> {
-    write_with(path, |w| super::json::write(w, r))
+    write_with(path, Kind::JsonReport, |w| super::json::write(w, r))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    write_with(path, |w| w.write_all(text.as_bytes()))
+fn write(path: &Path, kind: Kind, text: &str) -> Result<(), ReportError> {
+    write_with(path, kind, |w| w.write_all(text.as_bytes()))
 }
 
+/// Writes runner's file of `kind` at `path`, unless what is there is not runner's of that kind
+/// (see [`super::ours`]).
 fn write_with(
     path: &Path,
+    kind: Kind,
     f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), ReportError> {
-    crate::fs::write_named(path, f).map_err(|source| ReportError {
+    super::ours::write_ours(path, kind, f).map_err(|source| ReportError {
         path: path.to_path_buf(),
         source,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_runner_report;
-
-    /// A report runner wrote is one; JSON that opens otherwise, lacks `flows` or `summary`, is
-    /// no object, or does not end where the object does, is not.
-    #[test]
-    fn a_runner_report_is_told_by_its_first_key_and_its_parts() {
-        let ours = include_str!("../../tests/fixtures/golden-run/expected/report.json");
-        assert!(is_runner_report(ours.as_bytes()));
-        assert!(is_runner_report(
-            &b"  {\"run_id\": \"x\", \"flows\": [], \"summary\": {}}\n"[..]
-        ));
-        for other in [
-            "{\"id\": 42, \"run_id\": 7, \"flows\": [], \"summary\": {}}",
-            "{\"run_id\": 7, \"id\": 42, \"name\": \"build\"}",
-            "{\"run_id\": 7, \"flows\": []}",
-            "[\"run_id\", \"flows\", \"summary\"]",
-            "{\"run_id\": 7, \"flows\": [], \"summary\": {}} trailing",
-            "{\"run_id\": 7, \"flows\": [], \"summary\": {",
-            "",
-        ] {
-            assert!(!is_runner_report(other.as_bytes()), "{other}");
-        }
-        let cut = &ours[..ours.len() / 2];
-        assert!(!is_runner_report(cut.as_bytes()));
-    }
 }
