@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::args::RunArgs;
 use super::error::CliError;
 use super::exit::Outcome;
-use crate::config::flows::LoadedFlow;
+use crate::config::flows::{LoadedFlow, absolute};
 use crate::report::{Report, ReportTarget, Reporter, Selection, Shard, Summary, write_json};
 
 /// The place a file is written to or read from, as a report's write meets it: its folder's
@@ -231,6 +231,37 @@ pub(super) fn write_reports(
         reporter.warn(&e.to_string());
     }
     written
+}
+
+/// `--artifacts`, else `.runner/runs/<run-id>`; absolute.
+pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
+    absolute(
+        &args
+            .artifacts
+            .clone()
+            .unwrap_or_else(|| Path::new(".runner").join("runs").join(run_id)),
+    )
+}
+
+/// Creates the artifacts directory, marked as runner's (`engine::MARKER`: flow discovery
+/// leaves it out); an environment error when it cannot be. A `report.json` already there that
+/// is not runner's JSON report (`--artifacts userdir`, another tool's file) is refused (exit 2):
+/// the run writes its report there at the end.
+pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
+    let report = artifacts.join("report.json");
+    if let Some(why) = crate::report::own_refusal(&report, crate::report::OwnKind::JsonReport) {
+        return Err(CliError::Usage(why));
+    }
+    let cannot = |why: String| {
+        CliError::Environment(format!(
+            "cannot create the artifacts directory {}: {why}",
+            artifacts.display()
+        ))
+    };
+    crate::fs::make_dir_all(artifacts).map_err(|e| cannot(e.why()))?;
+    let marker = artifacts.join(crate::engine::MARKER);
+    crate::fs::write_artifact(artifacts, &marker, crate::engine::MARKER_TEXT.as_bytes())
+        .map_err(cannot)
 }
 
 #[cfg(test)]
