@@ -157,6 +157,28 @@ fn an_endpoint_that_never_answers_costs_one_browser_timeout_per_run() {
     says_nothing_borrowed(&ran.stderr);
 }
 
+/// An endpoint whose /json/version answer never ends (attack 26, C11): agent-browser read it
+/// without a cap, growing to ~1 GB within the browser's timeout. runner reads it first, at most
+/// 64 KiB, and refuses it at once, before agent-browser is given the address.
+#[test]
+fn an_endpoint_that_floods_its_version_answer_is_refused_at_once() {
+    let flood = SilentBrowser::start("flood");
+    let url = format!("http://127.0.0.1:{}", flood.port);
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1.yaml", &flow("f1", "timeout: 10s", ""));
+    let ran = flow_run(d.path())
+        .args(["1.yaml", "--browser-cdp", &url])
+        .run();
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the browser at {url} answered /json/version with more than 64 KiB"
+        )),
+        "{}",
+        ran.stderr
+    );
+}
+
 /// Three flows on the running browser `remote`; the first does `to_the_browser` (an exec step
 /// given the browser's pid) after its first page, then opens another unless `last`.
 fn three_on(

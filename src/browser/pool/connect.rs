@@ -40,6 +40,12 @@ pub(super) async fn remote(
     url: &str,
     timeout: Duration,
 ) -> Result<(Cdp, Option<String>), StepError> {
+    if let Some(why) = version_refused(url, timeout).await {
+        return Err(StepError::new(
+            ErrorKind::Environment,
+            format!("the browser at {} {why}", shown_url(url)),
+        ));
+    }
     let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout, false))
         .await
         .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
@@ -47,6 +53,38 @@ pub(super) async fn remote(
     cdp.remote(&shown_url(url));
     let page = own_page(session, timeout.min(CDP_TIMEOUT)).await;
     Ok((cdp, page))
+}
+
+/// The most of an http(s) browser address's `/json/version` answer runner reads: a browser's is
+/// a few hundred bytes.
+const MAX_VERSION_ANSWER: usize = 64 * 1024;
+
+/// Why the `/json/version` answer of `url` (an http(s) address, which agent-browser resolves
+/// so) is refused, if it is: more than [`MAX_VERSION_ANSWER`] (agent-browser reads it without
+/// a cap: an endpoint that never ends its answer grew it to ~1 GB within the browser's
+/// timeout). Read by runner first, within `timeout`; an address that does not answer is left
+/// to the connection, which says so.
+async fn version_refused(url: &str, timeout: Duration) -> Option<String> {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return None;
+    }
+    let version = format!("{}/json/version", url.trim_end_matches('/'));
+    let read = async {
+        let mut answer = reqwest::get(&version).await.ok()?;
+        let mut size = 0;
+        while let Ok(Some(chunk)) = answer.chunk().await {
+            size += chunk.len();
+            if size > MAX_VERSION_ANSWER {
+                return Some(format!(
+                    "answered /json/version with more than {} KiB (a browser's answer is a few hundred bytes): not connected to",
+                    MAX_VERSION_ANSWER / 1024
+                ));
+            }
+        }
+        None
+    };
+    tokio::time::timeout(timeout, read).await.ok().flatten()
 }
 
 /// The page agent-browser opened for the session as it connected to a running browser. With the
