@@ -399,6 +399,29 @@ fn a_confirm_a_timer_opens_just_after_the_click_is_answered_by_the_next_step() {
 /// `expect: { dialog }`: with the flow's default answer and with an armed one, the check after
 /// the second click fails and says why, as does a second check of one dialog; the first
 /// passes, also with a check and a wait between.
+/// An `expect` that checks a dialog beside something the page shows later retries the whole
+/// step: the dialog it met on the first round still meets it on the next (it is spent only once
+/// the step passes; the review of session 23 saw such a step fail, blaming the dialog).
+#[test]
+fn an_expect_of_a_dialog_and_a_later_text_passes_on_a_retry() {
+    let d = tempfile::tempdir().unwrap();
+    let page = r#"data:text/html,<p id=r>-</p><button onclick="if(confirm('Delete it?'))setTimeout(()=>document.getElementById('r').textContent='deleted',1500)">Delete</button>"#;
+    write(
+        d.path(),
+        "retry.yaml",
+        &format!(
+            "name: retry\nbrowser: {{ dialogs: accept, timeout: 5s }}\nsteps:\n  - open: '{}'\n  - click: {{ role: button, text: Delete }}\n  - wait: 300ms\n  - expect: {{ dialog: {{ type: confirm, message: \"Delete it?\", accepted: true }}, text: {{ target: \"#r\", equals: deleted }} }}\n  - expect: {{ dialog: {{ type: confirm }} }}\n    timeout: 1s\n    continue_on_error: true\n",
+            page.replace('\'', "''")
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("retry.yaml").run();
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[3]["outcome"], "passed", "{report:#}");
+    // The dialog met that step: a second check of it still fails.
+    assert_eq!(steps[4]["outcome"], "failed", "{report:#}");
+    assert_eq!(code, 0, "{report:#}");
+}
+
 #[test]
 fn an_expect_dialog_is_not_met_by_a_dialog_of_an_earlier_step() {
     let d = tempfile::tempdir().unwrap();

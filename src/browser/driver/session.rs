@@ -63,6 +63,9 @@ pub(crate) struct Session {
     /// the last step that acts on the page began (see `steps::dispatch::acts_on_the_page`), or
     /// before the last `expect: { dialog }` (one dialog meets one check).
     pub(crate) dialogs_spent: usize,
+    /// What `dialogs_spent` becomes once the `expect` whose dialog check held this round passes
+    /// as a whole (see `steps::expect::failed`).
+    pub(crate) dialogs_meeting: Option<usize>,
     /// Handles runner put on elements inside iframes, and the iframe (CSS) of each: a command
     /// naming one runs with agent-browser switched into that frame.
     pub(crate) frame_of: std::collections::HashMap<String, String>,
@@ -122,6 +125,7 @@ impl Session {
             masker: crate::step::Masker::default(),
             dialogs: Vec::new(),
             dialogs_spent: 0,
+            dialogs_meeting: None,
             frame_of: std::collections::HashMap::new(),
             frame: Frame::Known(None),
             tabs: None,

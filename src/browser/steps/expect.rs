@@ -101,6 +101,8 @@ async fn failed(
         .into_iter()
         .filter_map(|(k, o)| Some((k.map(str::to_string), o.failure?)))
         .collect();
+    // (A dialog the round's check met is spent once every check holds: see `dialog_outcome`.)
+    let meeting = session.dialogs_meeting.take();
     if let Some(n) = &e.not {
         for (k, o) in keyed(n, check_all(session, n, deadline).await?) {
             let k = k.map(|k| format!("not/{k}"));
@@ -110,6 +112,12 @@ async fn failed(
                 out.push((k, format!("expected not: {}, but it is so", o.what)));
             }
         }
+    }
+    session.dialogs_meeting = None;
+    if out.is_empty()
+        && let Some(n) = meeting
+    {
+        session.dialogs_spent = n;
     }
     Ok(out)
 }

@@ -140,9 +140,11 @@ pub(crate) async fn dialog_outcome(
             ));
         }
     }
-    // One dialog meets one check: the next `expect: { dialog }` needs a dialog of its own.
+    // One dialog meets one check: the next `expect: { dialog }` needs a dialog of its own. Spent
+    // once the whole step holds (`expect::failed`): a round whose other checks fail is tried
+    // again, and the dialog must meet it then too.
     if failure.is_none() {
-        session.dialogs_spent = session.dialogs.len();
+        session.dialogs_meeting = Some(session.dialogs.len());
     }
     Ok(Outcome::new(what, failure))
 }
