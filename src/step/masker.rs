@@ -355,10 +355,7 @@ impl Masker {
                     cut -= 1;
                 }
             }
-            let spans = matches(&m, text);
-            while let Some(&(start, _)) = spans.iter().find(|(s, e)| *s < cut && cut < *e) {
-                cut = start;
-            }
+            cut = spans::outside(matches(&m, text), cut);
         }
         cut
     }
@@ -584,6 +581,7 @@ fn mask_value_with(
 
 mod made;
 mod markup;
+mod spans;
 mod spread;
 #[cfg(test)]
 mod tests;
