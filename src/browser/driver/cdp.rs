@@ -34,7 +34,7 @@ type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Answer = Result<Value, Unanswered>;
 
 /// Why a call got no result, as the connection's reader tells it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Unanswered {
     /// The browser answered with an error: its message.
     Refused(String),

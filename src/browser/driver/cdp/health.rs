@@ -101,14 +101,7 @@ impl Link {
     /// once.
     fn silenced(&self) {
         self.silent.store(true, Ordering::SeqCst);
-        let waiting: Vec<_> = self
-            .pending
-            .lock()
-            .map(|mut p| p.drain().collect())
-            .unwrap_or_default();
-        for (_, tx) in waiting {
-            let _ = tx.send(Err(Unanswered::Silent));
-        }
+        self.fail_waiting(&Unanswered::Silent);
     }
 }
 

@@ -86,13 +86,18 @@ impl Link {
             self.let_go.store(true, Ordering::SeqCst);
         }
         self.closed.store(true, Ordering::SeqCst);
+        self.fail_waiting(&Unanswered::Closed);
+    }
+
+    /// Fails every call waiting for an answer with `why`.
+    pub(super) fn fail_waiting(&self, why: &Unanswered) {
         let waiting: Vec<_> = self
             .pending
             .lock()
             .map(|mut p| p.drain().collect())
             .unwrap_or_default();
         for (_, tx) in waiting {
-            let _ = tx.send(Err(Unanswered::Closed));
+            let _ = tx.send(Err(why.clone()));
         }
     }
 
