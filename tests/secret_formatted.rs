@@ -146,3 +146,56 @@ fn a_secret_the_page_formats_or_cuts_is_not_shown() {
         assert_eq!(piece, None, "{path}: {near:?}");
     }
 }
+
+/// Session 23's review (F4): with `PIN=12345678`, a page showing `Order 1234-5678` lost its
+/// failure screenshot ("the page showed a secret"), and lines that only hold a short secret's
+/// characters in order with separators between them were `***` in the console and the report.
+/// A formatted secret on the same page still leaves the screenshot out.
+#[test]
+fn a_page_showing_a_number_like_a_short_secret_keeps_its_screenshot() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/order.html",
+        "<!doctype html><html><body><h1>Order 1234-5678</h1><p id=\"s\">pending</p></body></html>",
+    );
+    write(
+        d.path(),
+        "site/card.html",
+        "<!doctype html><html><body><h1>Card 1234 5678 9012 3456</h1><p id=\"s\">pending</p></body></html>",
+    );
+    let lines = "date 1234-5678 | version 1.2.3.4.5.6.7.8 | order 12-34-56-78 | build 8765.4321 | test_user_login | pass word ok";
+    for (name, page) in [("order", "order"), ("card", "card")] {
+        write(
+            d.path(),
+            &format!("{name}.yaml"),
+            &format!(
+                "name: {name}\nsecrets: [PIN, PW, USERPW, CARD]\nweb_server: {{ static: site }}\nsteps:\n  - log: \"{lines}\"\n  - open: \"{{{{ web_server.url }}}}/{page}.html\"\n  - expect: {{ text: {{ target: \"#s\", equals: shipped }} }}\n    timeout: 1s\n"
+            ),
+        );
+    }
+    let ran = flow_run(d.path())
+        .env("PIN", "12345678")
+        .env("PW", "password")
+        .env("USERPW", "testuser")
+        .env("CARD", "1234567890123456")
+        .args(["order.yaml", "card.yaml"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let flows = ran.report["flows"].as_array().unwrap();
+    let arts = |name: &str| {
+        let flow = flows.iter().find(|f| f["name"] == name).unwrap();
+        flow["steps"][2]["failure_artifacts"].clone()
+    };
+    let (order, card) = (arts("order"), arts("card"));
+    assert!(order["screenshot"].is_string(), "{order}");
+    assert!(order["screenshot_left_out"].is_null(), "{order}");
+    assert_eq!(
+        card["screenshot_left_out"], "the page showed a secret",
+        "{card}"
+    );
+    assert!(card["screenshot"].is_null(), "{card}");
+    let console = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(console.contains(lines), "{console}");
+}

@@ -1,19 +1,23 @@
 //! A secret the page or a file writes with separators between its characters: a card number
 //! as `4929 1736 5021 8342`, a key as `Kx7W-q2Rn-8Lp5-Vb3M`, a download named after one
 //! (`receipt-4929-1736-5021-8342.txt`), a `.env` line with a `-` put in. Rather than a pattern
-//! for each place a separator can fall, each secret (and its cases and reverses) is also looked
-//! for without its separators in a view of the text without its separators
-//! ([`crate::step::shown::without`]), and the whole range a match was made of is masked (the
+//! for each place a separator can fall, each secret (as it is, upper- and lower-cased) is also
+//! looked for without its separators in a view of the text without its separators
+//! ([`crate::step::shown::without`]); a match is taken only when it is written as a formatter
+//! writes a value ([`formatted`]), and then the whole range it was made of is masked (the
 //! separators inside it too). One more search of the text, linear in its length whatever the
 //! number of secrets.
 //!
 //! Only a secret of at least [`SPREAD_MIN`] characters once its separators are out is looked
 //! for so: a shorter one (`1234`, `abc`) would be found across ordinary words and numbers
-//! (`version 1.2.3.4`, `a b c`).
+//! (`version 1.2.3.4`, `a b c`). And only as a formatter groups it: a secret found in pieces of
+//! one or two characters (`version 1.2.3.4.5.6.7.8`, `order 12-34-56-78`, a page's `1 2 3 4 5 6
+//! 7 8` of links), with separators of two kinds (`2026-11-28 12:34`), reversed (`8765.4321`), or
+//! a short one in two pieces (`date 1234-5678`, `test_user`, `pass word`) is text that happens
+//! to hold its characters in order, not the secret.
 
 use aho_corasick::AhoCorasick;
 
-use super::super::secret_forms::transforms;
 use super::super::shown::{View, without};
 
 /// The fewest characters a secret has, its separators out, for it to be looked for with
@@ -31,12 +35,21 @@ fn unspread(text: &str) -> String {
     text.chars().filter(|&c| !is_separator(c)).collect()
 }
 
-/// What secret `v` is looked for as with separators in it: it and its cases and reverses,
-/// each without its separators, those of at least [`SPREAD_MIN`] characters.
+/// The fewest characters a secret has, its separators out, for it to be taken in two groups
+/// (`Kx7Wq2Rn-8Lp5Vb3M`): a shorter one in two is any two words or numbers side by side.
+const PAIR_MIN: usize = 12;
+
+/// The fewest characters in each group of a spread form but its last.
+const GROUP_MIN: usize = 3;
+
+/// What secret `v` is looked for as with separators in it: it as it is, upper- and
+/// lower-cased (a key field upper-cases what is typed), each without its separators, those of
+/// at least [`SPREAD_MIN`] characters. Not reversed nor title-cased: no formatter writes a
+/// value so.
 pub(super) fn spread_forms(v: &str) -> Vec<String> {
-    let mut out: Vec<String> = std::iter::once(v.to_string())
-        .chain(transforms(v))
-        .map(|f| unspread(&f))
+    let mut out: Vec<String> = [v.to_string(), v.to_uppercase(), v.to_lowercase()]
+        .iter()
+        .map(|f| unspread(f))
         .filter(|f| f.chars().count() >= SPREAD_MIN)
         .collect();
     out.sort();
@@ -66,7 +79,10 @@ impl Forms {
             return Vec::new();
         };
         match without(text, is_separator) {
-            Some(v) => found(s, &v),
+            Some(v) => found(s, &v)
+                .into_iter()
+                .filter(|&(start, end)| formatted(text, start, end))
+                .collect(),
             None => s
                 .find_overlapping_iter(text)
                 .map(|f| (f.start(), f.end()))
@@ -80,6 +96,54 @@ fn found(s: &AhoCorasick, v: &View) -> Vec<(usize, usize)> {
     s.find_overlapping_iter(&v.text)
         .map(|f| v.original(f.start(), f.end()))
         .collect()
+}
+
+/// Whether `text[start..end]`, a secret's characters with separators between them, is written
+/// as a formatter writes a value: in groups with the same separator between every two (white
+/// space, or one of `-` `.` `/` `_` with or without white space around it), each group of at
+/// least [`GROUP_MIN`] characters but the last, which is shorter only where no letter or digit
+/// follows it (the value ends there: `… 0130 00`, not `123-456-78` of `123-456-7890`); in
+/// three groups or more, or in two of at least [`PAIR_MIN`] characters. One group (no
+/// separator inside) is the secret as it is, without the separators it was declared with.
+pub(super) fn formatted(text: &str, start: usize, end: usize) -> bool {
+    let mut groups: Vec<usize> = vec![0];
+    let mut kind: Option<String> = None;
+    let mut run = String::new();
+    for c in text[start..end].chars() {
+        if !is_separator(c) {
+            if !run.is_empty() {
+                if kind.get_or_insert_with(|| run.clone()) != &run {
+                    return false;
+                }
+                run.clear();
+                groups.push(0);
+            }
+            if let Some(n) = groups.last_mut() {
+                *n += 1;
+            }
+            continue;
+        }
+        let space = matches!(c, ' ' | '\u{a0}' | '\t');
+        if groups.last() < Some(&GROUP_MIN) {
+            return false;
+        }
+        if space && !run.ends_with(' ') {
+            run.push(' ');
+        } else if !space {
+            if run.chars().any(|r| r != ' ') {
+                return false;
+            }
+            run.push(c);
+        }
+    }
+    let chars: usize = groups.iter().sum();
+    let ends = !text[end..].starts_with(char::is_alphanumeric);
+    let last = groups.last().is_some_and(|&n| n >= GROUP_MIN || ends);
+    match groups.len() {
+        1 => true,
+        2 => last && chars >= PAIR_MIN,
+        _ => last,
+    }
 }
 
 /// How much of `text` a stream may pass on as far as spread secrets go: not the last bytes of
@@ -116,8 +180,11 @@ mod tests {
             "made it `4929.1736.5021.8342`",
             "made it `4929/1736/5021/8342`",
             "made it `4929_1736_5021_8342`",
-            "made it `4 9 2 9 1 7 3 6 5 0 2 1 8 3 4 2`",
-            "made it `4929 - 1736 -- 5021  8342`",
+            "made it `4929 - 1736 - 5021 - 8342`",
+            "made it `4929  1736\t5021\u{a0}8342`",
+            "made it `4929 173650 218342`",
+            "made it `49291 73650 21834 2`",
+            "made it 4929 1736 5021 8342Visa",
             "made it `Kx7W-q2Rn-8Lp5-Vb3M`",
             "made it `KX7W-Q2RN-8LP5-VB3M`",
             "Z=\"Kx7Wq2Rn-8Lp5Vb3M",
@@ -140,6 +207,53 @@ mod tests {
         assert_eq!(m.mask("got Kx7W q2Rn 8Lp5 here"), "got *** here");
     }
 
+    /// Text that holds a short, plain secret's characters in order with separators between
+    /// them, not as a formatter writes the secret (session 23's review, F4: each was `***`, and
+    /// a page showing one lost its failure screenshot).
+    #[test]
+    fn text_that_only_holds_a_secrets_characters_in_order_is_not_masked() {
+        let m = Masker::new(["12345678", "password", "testuser"].map(String::from));
+        for text in [
+            "date 1234-5678",
+            "phone 1234 5678",
+            "version 1.2.3.4.5.6.7.8",
+            "order 12-34-56-78 shipped",
+            "build 8765.4321",
+            "tests: test_user_login ok",
+            "pass word ok",
+            "PASS WORD",
+            "« 1 2 3 4 5 6 7 8 »",
+            "call 123-456-7890",
+            "room 123-456 78.",
+            "1.234.567.890,00 EUR",
+        ] {
+            assert_eq!(m.mask(text), text);
+            assert!(!m.holds_secret(text), "{text}");
+        }
+        // Written as a formatter writes them, they are still masked, and as they are.
+        for (text, masked) in [
+            ("pin 123-456-78.", "pin ***."),
+            ("pin 123 456 78", "pin ***"),
+            ("PASS-WOR-D", "***"),
+            ("tes_tus_er", "***"),
+            ("pin 12345678 password", "pin *** ***"),
+        ] {
+            assert_eq!(m.mask(text), masked);
+            assert!(m.holds_secret(text), "{text}");
+        }
+    }
+
+    /// A secret of at least `PAIR_MIN` characters is found in two groups (a `.env` line with a
+    /// `-` put in), a shorter one only in three or more.
+    #[test]
+    fn only_a_long_secret_is_found_in_two_groups() {
+        let m = Masker::new(["Kx7Wq2Rn8Lp5".to_string(), "Ab3dEf7h".to_string()]);
+        assert_eq!(m.mask("k Kx7Wq2-Rn8Lp5 k"), "k *** k");
+        assert_eq!(m.mask("k KX7WQ2 RN8LP5 k"), "k *** k");
+        assert_eq!(m.mask("k Ab3d-Ef7h k"), "k Ab3d-Ef7h k");
+        assert_eq!(m.mask("k Ab3-dEf-7h k"), "k *** k");
+    }
+
     #[test]
     fn a_short_secret_is_not_looked_for_spread() {
         // Seven characters: spread, they would be found across ordinary words and numbers.
@@ -152,7 +266,7 @@ mod tests {
     #[test]
     fn a_stream_keeps_back_a_spread_secret_it_may_complete() {
         let m = card();
-        let text = "card: 4 -- 9 -- 2 -- 9 -- 1 -- 7 -- 3 -- 6 -- 5 -- 0 -- 2 -- 1 -- 8 -- 3";
+        let text = "card: 4929 - 1736 - 5021 - 834";
         let cut = m.settled(text);
         assert!(cut <= text.find('4').unwrap(), "{cut}: {}", &text[..cut]);
     }
