@@ -373,6 +373,66 @@ fn a_read_through_a_method_of_vars_is_a_read() {
     );
 }
 
+/// Attack 26 (C17): `vars | attr('SKIP')`, `vars['SK' ~ 'IP']` and a walk of `vars.items()` read
+/// an undeclared `--var SKIP=false` as the text `"false"` (so `not` of it skipped the check: a
+/// pass), where `vars.SKIP` was refused. A read of `vars` that does not name the var (a
+/// computed key, the whole map) where the type matters is refused beside any undeclared
+/// override that reads as a boolean or a number; `attr('SKIP')` names `SKIP`.
+#[test]
+fn a_read_of_vars_that_names_no_var_is_refused_beside_an_undeclared_typed_override() {
+    let d = tempfile::tempdir().unwrap();
+    let reads = [
+        ("attr", "not (vars | attr('SKIP'))"),
+        ("key", "not vars['SK' ~ 'IP']"),
+        (
+            "items",
+            "not (vars.items() | selectattr('0','eq','SKIP') | map(attribute='1') | first)",
+        ),
+    ];
+    for (name, read) in reads {
+        write(
+            d.path(),
+            &format!("{name}.yaml"),
+            &format!(
+                "name: {name}\nsteps:\n  - expect: {{ that: \"{{{{ false }}}}\" }}\n    if: \"{{{{ {read} }}}}\"\n"
+            ),
+        );
+        let flow = format!("{name}.yaml");
+        let ran = flow_run(d.path())
+            .args([flow.as_str(), "--var", "SKIP=false"])
+            .run();
+        assert_eq!(ran.code, 2, "{name}: {}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr
+                .contains(&format!("`SKIP` reaches {flow} undeclared"))
+                && ran.stderr.contains(&format!("{flow}:4:")),
+            "{name}: {}",
+            ran.stderr
+        );
+        assert!(ran.report.is_null(), "{name}: nothing runs");
+        // Declared, it is the boolean: the check it guards runs, and fails.
+        let declared = format!(
+            "vars: {{ SKIP: false }}\n{}",
+            std::fs::read_to_string(d.path().join(&flow)).unwrap()
+        );
+        write(d.path(), &flow, &declared);
+        let ran = flow_run(d.path())
+            .args([flow.as_str(), "--var", "SKIP=false"])
+            .run();
+        assert_eq!(ran.code, 1, "{name}: {}{}", ran.stdout, ran.stderr);
+        // A text that reads as neither stays allowed.
+        let ran = flow_run(d.path())
+            .args([flow.as_str(), "--var", "OTHER=ann"])
+            .run();
+        assert_ne!(ran.code, 2, "{name}: {}", ran.stderr);
+    }
+    // `attr` of one name reads that var, not any: an override of another is not refused.
+    let ran = flow_run(d.path())
+        .args(["attr.yaml", "--var", "LIMIT=3"])
+        .run();
+    assert!(!ran.stderr.contains("`LIMIT` reaches"), "{}", ran.stderr);
+}
+
 /// A case of [`diagnostics_show_no_cdp_token_nor_a_declared_secret_in_runner_toml`]: what it
 /// is, its files, the arguments of `run` and `validate`, what they say.
 type Case<'a> = (&'a str, Vec<(&'a str, String)>, Vec<&'a str>, &'a str);

@@ -150,7 +150,9 @@ pub(crate) fn type_overrides(
 /// flow) stays the text given, whatever other flows the run loads. When that text reads as a
 /// boolean or a number (`false`, `3`), the flow would read `"false"` where `false` was meant
 /// (`not vars.SKIP` is false): each such read is refused, at its place, where the type matters
-/// (not a tag that only prints the var into a text: [`super::reads::typed_vars_read`]).
+/// (not a tag that only prints the var into a text: [`super::reads::typed_vars_read`]). So is a
+/// read of `vars` there that names no var (`vars['SK' ~ 'IP']`, `vars | attr(name)`,
+/// `vars.items()`): it may read it, and no check before the run can tell.
 fn undeclared_reads(
     overrides: &Map<String, Value>,
     all: &[&LoadedFlow],
@@ -184,7 +186,11 @@ fn undeclared_reads(
             let own = f.flow.vars.contains_key(k.as_str())
                 || f.matrix.contains_key(k.as_str())
                 || sets(f, k);
-            let Some((_, span)) = reads.iter().find(|(r, _)| r == *k).filter(|_| !own) else {
+            // A read of `vars` that names no var (`vars['SK' ~ 'IP']`, `vars.items()`) may be
+            // one of `k`: what it reads cannot be told before the run.
+            let read = reads.iter().find(|(r, _)| r == *k);
+            let read = read.or_else(|| reads.iter().find(|(r, _)| r == "*"));
+            let Some((r, span)) = read.filter(|_| !own) else {
                 continue;
             };
             // (The tests of a suite or a matrix share their file's reads: each said once.)
@@ -196,13 +202,19 @@ fn undeclared_reads(
             }) {
                 continue;
             }
+            let how = if r == "*" {
+                format!(
+                    ", and the template here reads `vars` without naming a var (a computed key or `attr`, the whole map), so it may read `{k}`"
+                )
+            } else {
+                String::new()
+            };
             out.push(
                 Diagnostic::error(
                     &f.doc.file,
                     span.clone(),
                     format!(
-                        "`{k}` reaches {} undeclared and reads as {kind}: declare it under `vars:` (e.g. `{k}: {example}`) to give it a type",
-                        f.doc.file.name()
+                        "`{k}` reaches {name} undeclared and reads as {kind}{how}: declare it under `vars:` (e.g. `{k}: {example}`) to give it a type",
                     ),
                 )
                 .with_help(format!(

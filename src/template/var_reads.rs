@@ -1,6 +1,7 @@
-//! The vars a template reads, as the template parser names them: `vars.K`, `vars['K']`, and
-//! through a method of `vars` (`vars.get('K')`, `vars.get('K', 1)`); a read of `vars` as a
-//! whole (`vars[name]`, `vars | items`, `vars.items()`, `vars.get(name)`) reads `*`, any var.
+//! The vars a template reads, as the template parser names them: `vars.K`, `vars['K']`,
+//! `vars | attr('K')`, and through a method of `vars` (`vars.get('K')`, `vars.get('K', 1)`); a
+//! read of `vars` that names no var (`vars[name]`, `vars['K' ~ n]`, `vars | items`,
+//! `vars.items()`, `vars.get(name)`) reads `*`, any var.
 //! What the checks of the vars given to runner (`--var`, var files) look at.
 
 use super::Templates;
@@ -144,19 +145,21 @@ fn methods(src: &str, expression: bool, method: &str, out: &mut Vec<(String, usi
     }
 }
 
-/// The vars `src` reads by subscript: `vars['K']` and `vars["K"]` by name; any other use of
-/// `vars` as a whole (`vars[name]`, `vars | items`) as `*`, a read of any var.
+/// The vars `src` reads by subscript or `attr`: `vars['K']`, `vars["K"]` and `vars | attr('K')`
+/// by name; any other use of `vars` as a whole (`vars[name]`, `vars['K' ~ n]`, `vars | items`,
+/// `vars | attr(name)`) as `*`, a read of any var.
 fn subscripts(src: &str, out: &mut Vec<(String, usize, usize)>) {
     static SUBSCRIPT: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let re = SUBSCRIPT.get_or_init(|| {
         regex::Regex::new(
-            r#"\bvars\s*\[\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)")\s*\]"#,
+            r#"\bvars\s*(?:\[\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)")\s*\]|\|\s*attr\s*\(\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)")\s*\))"#,
         )
         .ok()
     });
     let mut named = 0;
     for c in re.iter().flat_map(|re| re.captures_iter(src)) {
-        let (Some(all), Some(key)) = (c.get(0), c.get(1).or_else(|| c.get(2))) else {
+        let key = (1..=4).find_map(|i| c.get(i));
+        let (Some(all), Some(key)) = (c.get(0), key) else {
             continue;
         };
         named += 1;
@@ -220,6 +223,11 @@ mod tests {
         ] {
             assert_eq!(keys(&read(src, false)), ["*"], "{src}");
         }
+        // C17: `attr` of a literal name reads that var; of a computed one, any.
+        assert_eq!(keys(&read("not (vars | attr('SKIP'))", true)), ["SKIP"]);
+        assert_eq!(keys(&read("{{ vars|attr(\"K\") > 1 }}", false)), ["K"]);
+        assert_eq!(keys(&read("not (vars | attr('SK' ~ 'IP'))", true)), ["*"]);
+        assert_eq!(keys(&read("not vars['SK' ~ 'IP']", true)), ["*"]);
         // A var named `get` read as one, and a call in a comment, are not method calls.
         assert_eq!(keys(&read("{{ vars.get }}", false)), ["get"]);
         assert_eq!(
