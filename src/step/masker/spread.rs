@@ -40,7 +40,12 @@ fn unspread(text: &str) -> String {
 const PAIR_MIN: usize = 12;
 
 /// The fewest characters in each group of a spread form but its last.
-const GROUP_MIN: usize = 3;
+const GROUP_MIN: usize = 2;
+
+/// The fewest characters of the longest group of a spread form, and of its last where a letter
+/// or a digit follows it: a form in groups of two or fewer (`12-34-56-78`, `1.2.3.4`) is what
+/// a list of small numbers looks like.
+const WIDE: usize = 3;
 
 /// What secret `v` is looked for as with separators in it: it as it is, upper- and
 /// lower-cased (a key field upper-cases what is typed), each without its separators, those of
@@ -101,9 +106,10 @@ fn found(s: &AhoCorasick, v: &View) -> Vec<(usize, usize)> {
 /// Whether `text[start..end]`, a secret's characters with separators between them, is written
 /// as a formatter writes a value: in groups with the same separator between every two (white
 /// space, or one of `-` `.` `/` `_` with or without white space around it), each group of at
-/// least [`GROUP_MIN`] characters but the last, which is shorter only where no letter or digit
-/// follows it (the value ends there: `… 0130 00`, not `123-456-78` of `123-456-7890`); in
-/// three groups or more, or in two of at least [`PAIR_MIN`] characters. One group (no
+/// least [`GROUP_MIN`] characters but the last, one of them of at least [`WIDE`] (a social
+/// security number's `123-45-6789`, a date's `01/01/1990`), and the last shorter than that only
+/// where no letter or digit follows it (the value ends there: `… 0130 00`, not `123-456-78` of
+/// `123-456-7890`); in three groups or more, or in two of at least [`PAIR_MIN`] characters. One group (no
 /// separator inside) is the secret as it is, without the separators it was declared with.
 pub(super) fn formatted(text: &str, start: usize, end: usize) -> bool {
     let mut groups: Vec<usize> = vec![0];
@@ -138,11 +144,12 @@ pub(super) fn formatted(text: &str, start: usize, end: usize) -> bool {
     }
     let chars: usize = groups.iter().sum();
     let ends = !text[end..].starts_with(char::is_alphanumeric);
-    let last = groups.last().is_some_and(|&n| n >= GROUP_MIN || ends);
+    let last = groups.last().is_some_and(|&n| n >= WIDE || ends);
+    let wide = groups.iter().any(|&n| n >= WIDE);
     match groups.len() {
         1 => true,
-        2 => last && chars >= PAIR_MIN,
-        _ => last,
+        2 => last && wide && chars >= PAIR_MIN,
+        _ => last && wide,
     }
 }
 
@@ -240,6 +247,21 @@ mod tests {
         ] {
             assert_eq!(m.mask(text), masked);
             assert!(m.holds_secret(text), "{text}");
+        }
+    }
+
+    /// Formats with groups of two beside a longer one: a social security number, a date of
+    /// birth, an IBAN's last group.
+    #[test]
+    fn a_format_with_groups_of_two_beside_a_longer_one_is_masked() {
+        let m = Masker::new(["123456789", "01011990", "DE89370400440532013000"].map(String::from));
+        for (text, masked) in [
+            ("ssn 123-45-6789 ok", "ssn *** ok"),
+            ("born 01/01/1990.", "born ***."),
+            ("born 1990-01-01", "born 1990-01-01"),
+            ("iban DE89 3704 0044 0532 0130 00", "iban ***"),
+        ] {
+            assert_eq!(m.mask(text), masked);
         }
     }
 
