@@ -150,11 +150,12 @@ fn kill_9_of_runner_leaves_no_browser_or_agent_behind() {
     assert!(dirs.iter().all(|d| !d.exists()), "left: {dirs:?}");
 }
 
-/// `killall -9 runner` (`pkill -9 runner`) kills every process named `runner`: runner's
-/// guardian, which ends what runner started once runner is gone, must not be one of them, or
-/// the Chromium runner launched lives on under init.
+/// `killall -9 runner` (`pkill -9 runner`) kills every process named `runner`, and `pkill -9 -f
+/// runner` every process whose command line holds it: runner's guardian, which ends what
+/// runner started once runner is gone, must be none of them, or the Chromium runner launched
+/// lives on under init.
 #[test]
-fn killall_of_runner_by_name_leaves_no_browser_behind() {
+fn killall_or_pkill_f_of_runner_leaves_no_browser_behind() {
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
@@ -180,13 +181,17 @@ fn killall_of_runner_by_name_leaves_no_browser_behind() {
         std::thread::sleep(std::time::Duration::from_millis(50));
         browser = browser_pids(child.id());
     }
-    // What killall matches: the process name (`comm`), among this run's processes only (its
-    // children: other tests' runners run beside it).
+    // What killall matches: the process name (`comm`); what `pkill -f` matches: the command
+    // line; among this run's processes only (its children: other tests' runners run beside it).
     let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    let cmdline = |p: i32| std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
     let pid = i32::try_from(child.id()).unwrap();
     let named: Vec<i32> = std::iter::once(pid)
         .chain(crate::common::children_of(pid))
-        .filter(|p| comm(*p).trim() == "runner")
+        .filter(|p| {
+            comm(*p).trim() == "runner"
+                || String::from_utf8_lossy(&cmdline(*p)).contains("runner")
+        })
         .collect();
     for p in &named[1..] {
         let _ = nix::sys::signal::kill(
@@ -197,7 +202,7 @@ fn killall_of_runner_by_name_leaves_no_browser_behind() {
     crate::common::kill_9(child);
     assert!(
         crate::common::all_gone(&browser),
-        "after killing every process named runner ({named:?}) these live on: {:?}",
+        "after killing every process named runner or with runner in its command line ({named:?}) these live on: {:?}",
         browser
             .iter()
             .filter(|p| crate::common::pid_alive(**p))

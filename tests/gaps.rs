@@ -229,6 +229,43 @@ fn doctor_leaves_no_process_behind() {
     }
 }
 
+/// `runner doctor` killed (`kill -9`, a CI step's timeout) while its browser launches leaves
+/// nothing running: the browser and daemon it started are ended as a run's are.
+#[test]
+fn doctor_killed_while_its_browser_launches_leaves_no_process_behind() {
+    let d = tempfile::tempdir().unwrap();
+    // The launch lasts ~0.5 s: try until runner is caught with its browser up (a few tries).
+    for _ in 0..10 {
+        let child = crate::common::runner(d.path())
+            .arg("doctor")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let dir = format!("/tmp/rnr-{}/doctor-{}", nix::unistd::getuid(), child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut seen = processes_of(&dir);
+        while seen.len() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            seen = processes_of(&dir);
+        }
+        let caught = seen.len() >= 2 && crate::common::pid_alive(child.id().cast_signed());
+        crate::common::kill_9(child);
+        if !caught {
+            continue;
+        }
+        assert!(
+            crate::common::all_gone(&seen),
+            "after kill -9 of runner doctor these live on: {:?}",
+            seen.iter()
+                .filter(|p| crate::common::pid_alive(**p))
+                .collect::<Vec<_>>()
+        );
+        return;
+    }
+    panic!("runner doctor was never caught with its browser up");
+}
+
 /// Every kind of step that waits gives up at its timeout against a page where what it waits for
 /// never holds, and says what it waited for. (How long each took past its timeout is measured
 /// by hand, not asserted: see the report of issue 24.)

@@ -390,3 +390,93 @@ fn atlas_verify_and_replay_on_a_silent_browser_blame_the_browser() {
         );
     }
 }
+
+/// `runner doctor` checks the browser a run would use, as `run` picks it: runner.toml's
+/// `[browser] cdp` within its `[browser] timeout`, and a flow's own `browser.cdp` (fifteenth
+/// attack D14: doctor checked a local launch, said ok and exited 0 while every flow then
+/// failed on the remote browser).
+#[test]
+fn doctor_checks_the_remote_browser_of_the_project_file_and_of_each_flow() {
+    let silent = SilentBrowser::start("silent");
+    let url = format!("http://127.0.0.1:{}", silent.port);
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "runner.toml",
+        &format!("[browser]\ncdp = \"{url}\"\ntimeout = \"2s\"\n"),
+    );
+    let started = Instant::now();
+    let (code, out, err) = crate::common::output({
+        let mut c = runner(d.path());
+        c.arg("doctor");
+        c
+    });
+    let took = started.elapsed();
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(&format!("FAIL remote browser: the browser at {url} did not answer in 2s")),
+        "{out}{err}"
+    );
+    assert!(!out.contains("headless launch"), "{out}");
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    // A flow of its own `browser.cdp`, named to doctor, in a folder with no project file.
+    let e = tempfile::tempdir().unwrap();
+    write(
+        e.path(),
+        "f.yaml",
+        &flow("own", &format!("cdp: \"{url}\", timeout: 2s"), ""),
+    );
+    let (code, out, err) = crate::common::output({
+        let mut c = runner(e.path());
+        c.args(["doctor", "f.yaml"]);
+        c
+    });
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(&format!("FAIL remote browser: the browser at {url} did not answer in 2s")),
+        "{out}{err}"
+    );
+}
+
+/// `explore` and `atlas verify` take runner.toml's `[browser] timeout` with its `[browser] cdp`,
+/// as `run` does: a silent endpoint is said within it, as the browser's failure (exit 3)
+/// (fifteenth attack D15: explore failed after 20 s with "explore cannot start: step timed out
+/// after 15s").
+#[test]
+fn explore_and_verify_take_the_project_files_browser_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    let site = crate::atlas::site_copy(d.path());
+    let server = crate::atlas::Server::serve(&site);
+    crate::atlas::crawl(
+        d.path(),
+        &format!("{}/index.html", server.url),
+        &["--max-nodes", "2"],
+    );
+    let silent = SilentBrowser::start("silent");
+    let url = format!("http://127.0.0.1:{}", silent.port);
+    write(
+        d.path(),
+        "runner.toml",
+        &format!("[browser]\ncdp = \"{url}\"\ntimeout = \"2s\"\n"),
+    );
+    let start = format!("{}/index.html", server.url);
+    for args in [
+        vec!["explore", &start, "--atlas", "other", "--max-nodes", "2"],
+        vec!["atlas", "verify", "--atlas", "atlas"],
+    ] {
+        let started = Instant::now();
+        let (code, out, err) = crate::common::output({
+            let mut c = runner(d.path());
+            c.args(&args);
+            c
+        });
+        let took = started.elapsed();
+        let text = format!("{out}{err}");
+        assert_eq!(code, 3, "{args:?}: {text}");
+        assert!(
+            text.contains(&format!("the browser at {url} did not answer in 2s")),
+            "{args:?}: {text}"
+        );
+        assert!(took < Duration::from_secs(12), "{args:?} took {took:?}");
+    }
+}

@@ -221,6 +221,7 @@ pub(super) fn driver(
         default_agent: None,
     });
     rt.replay_setup = crate::engine::project_setup(project.browser.as_ref(), &project.dir);
+    rt.replay_timeout = project.browser_timeout();
     Ok((tokio_rt, Arc::new(rt)))
 }
 
@@ -237,7 +238,7 @@ pub(super) fn seen_through<T>(
 /// The driver's browser, launched or connected to before any path is replayed: one that
 /// cannot be reached (a remote endpoint that never answers, a browser that cannot launch) is
 /// the environment's failure (exit 3, saying so), not every node's "no longer arrives".
-async fn browser_ready(d: &mut InProcess) -> Result<(), CliError> {
+pub(super) async fn browser_ready(d: &mut InProcess) -> Result<(), CliError> {
     d.session()
         .await
         .map(drop)

@@ -52,6 +52,15 @@ impl AtlasProject {
         super::browser_cdp::remote_browser(cdp.as_deref())
     }
 
+    /// `[browser] timeout`: how long the browser has to answer (a run's default without it).
+    pub(super) fn browser_timeout(&self) -> std::time::Duration {
+        self.browser
+            .as_ref()
+            .and_then(|b| b.timeout.as_deref())
+            .and_then(|t| crate::config::duration::parse_duration(t).ok())
+            .unwrap_or(crate::engine::BROWSER_TIMEOUT)
+    }
+
     /// `[browser] headed`.
     pub(super) fn headed(&self) -> bool {
         self.browser

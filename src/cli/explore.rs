@@ -122,6 +122,12 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
                 opts.server_url = opts.server.as_deref().and_then(|n| served.url_of(n));
                 let mut d = InProcess::new(rt);
                 d.launch_ahead();
+                // A browser that cannot be had is the environment's failure (exit 3), said
+                // within the browser's timeout, before the crawl's first step.
+                if let Err(e) = super::atlas::browser_ready(&mut d).await {
+                    d.close().await;
+                    return Err(e);
+                }
                 let r = interruptible(atlas::explore(
                     &mut d,
                     opts,

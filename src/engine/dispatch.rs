@@ -70,6 +70,7 @@ impl Runtime {
             saved_states: crate::browser::SavedStates::default(),
             default_agent: s.default_agent,
             replay_setup: crate::browser::ContextSetup::default(),
+            replay_timeout: super::attempts::BROWSER_TIMEOUT,
             dispatch: &FAMILIES,
         }
     }
@@ -97,6 +98,7 @@ impl Runtime {
             saved_states: crate::browser::SavedStates::default(),
             default_agent: self.default_agent.clone(),
             replay_setup: self.replay_setup.clone(),
+            replay_timeout: self.replay_timeout,
             dispatch: self.dispatch,
         }
     }

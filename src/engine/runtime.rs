@@ -58,6 +58,9 @@ pub(crate) struct Runtime {
     /// The context settings of the atlas commands' replays (no flow of the user's gives them:
     /// the project's `[browser]`, see [`super::project_setup`]).
     pub(crate) replay_setup: crate::browser::ContextSetup,
+    /// How long the atlas commands' browser has to answer (the project's `[browser] timeout`,
+    /// as a flow's `browser.timeout` bounds a run's).
+    pub(crate) replay_timeout: std::time::Duration,
     /// Who runs each step's action: the real families ([`super::FAMILIES`]), or a fake in
     /// the engine's own tests.
     pub(crate) dispatch: &'static dyn Dispatch,

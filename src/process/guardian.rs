@@ -33,13 +33,19 @@ fn pipe() -> &'static Mutex<Option<ChildStdin>> {
     P.get_or_init(|| Mutex::new(None))
 }
 
-/// Starts the guardian (`<this binary> __guardian`); without one (it could not start), runner
+/// Starts the guardian (this binary as `rnr-guardian __guardian <runner's pid>`); without one (it could not start), runner
 /// still ends its groups itself on every exit it lives through.
 pub(crate) fn start() {
+    // One guardian per runner: a second runtime's start finds it.
+    if PID.get().is_some() {
+        return;
+    }
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
     let mut cmd = Command::new(exe);
+    // Its command line holds no `runner` either: `pkill -f runner` matches it.
+    std::os::unix::process::CommandExt::arg0(&mut cmd, "rnr-guardian");
     cmd.arg("__guardian")
         .arg(std::process::id().to_string())
         .stdin(Stdio::piped())
@@ -73,8 +79,8 @@ pub(crate) fn tell(line: &str) {
 pub(crate) fn run(cleanup: &dyn Fn()) {
     // Not named `runner`: `killall -9 runner` or `pkill -9 runner`, the usual way to stop a hung
     // tool, match the process name and would end the guardian with runner, leaving the browser
-    // runner launched to run on under init. (`ps` and `/proc/<pid>/cmdline` still show
-    // `runner __guardian`.)
+    // runner launched to run on under init. (Its command line, which `pkill -f` matches, is
+    // `rnr-guardian __guardian <pid>`: see `start`.)
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_name(NAME);
     // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's

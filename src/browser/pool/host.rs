@@ -370,13 +370,14 @@ async fn end_processes(dir: &std::path::Path, answered: bool) {
 pub(crate) async fn launch_check(
     adapter: AgentBrowser,
     cdp: Option<String>,
+    timeout: std::time::Duration,
 ) -> Result<std::time::Duration, StepError> {
     let started = std::time::Instant::now();
     let name = format!("doctor{}", std::process::id());
     let spec = BrowserSpec {
         headed: false,
         cdp,
-        timeout: std::time::Duration::from_secs(15),
+        timeout,
     };
     let dir = adapter.socket_dir().to_path_buf();
     let launched = Worker::launch(Arc::new(adapter), name, spec, std::env::temp_dir()).await;
