@@ -189,8 +189,7 @@ fn killall_or_pkill_f_of_runner_leaves_no_browser_behind() {
     let named: Vec<i32> = std::iter::once(pid)
         .chain(crate::common::children_of(pid))
         .filter(|p| {
-            comm(*p).trim() == "runner"
-                || String::from_utf8_lossy(&cmdline(*p)).contains("runner")
+            comm(*p).trim() == "runner" || String::from_utf8_lossy(&cmdline(*p)).contains("runner")
         })
         .collect();
     for p in &named[1..] {

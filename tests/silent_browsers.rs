@@ -414,7 +414,9 @@ fn doctor_checks_the_remote_browser_of_the_project_file_and_of_each_flow() {
     let took = started.elapsed();
     assert_eq!(code, 3, "{out}{err}");
     assert!(
-        out.contains(&format!("FAIL remote browser: the browser at {url} did not answer in 2s")),
+        out.contains(&format!(
+            "FAIL remote browser: the browser at {url} did not answer in 2s"
+        )),
         "{out}{err}"
     );
     assert!(!out.contains("headless launch"), "{out}");
@@ -433,7 +435,9 @@ fn doctor_checks_the_remote_browser_of_the_project_file_and_of_each_flow() {
     });
     assert_eq!(code, 3, "{out}{err}");
     assert!(
-        out.contains(&format!("FAIL remote browser: the browser at {url} did not answer in 2s")),
+        out.contains(&format!(
+            "FAIL remote browser: the browser at {url} did not answer in 2s"
+        )),
         "{out}{err}"
     );
 }

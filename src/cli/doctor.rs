@@ -9,14 +9,17 @@ use crate::browser::driver::adapter::{
     AgentBrowser, find_chromium, find_headless_chromium, look, named_chromium,
 };
 use crate::config::flows::LoadedFlow;
-use crate::config::profiles::Registry;
 use crate::config::model::Action;
+use crate::config::profiles::Registry;
 use crate::report::Reporter;
 use crate::step::url_secrets::{hide_url_secrets, shown_url};
 
 /// The (profile, binary) pairs the agent steps of these flows use; and the problems of the
 /// profiles (a `profiles` folder runner does not use, said as `run` says it).
-fn profile_binaries(flows: &[std::sync::Arc<LoadedFlow>], registry: &Registry) -> Vec<(String, String)> {
+fn profile_binaries(
+    flows: &[std::sync::Arc<LoadedFlow>],
+    registry: &Registry,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for flow in flows {
         for step in flow.flow.all_steps() {
@@ -134,7 +137,10 @@ fn browsers(p: &Project) -> (Vec<(String, Duration)>, Option<Duration>) {
     };
     for f in &p.flows {
         let own = f.flow.browser.as_ref().and_then(|b| b.cdp.clone());
-        add(own.or_else(|| p.cdp.clone()), crate::engine::browser_timeout(f));
+        add(
+            own.or_else(|| p.cdp.clone()),
+            crate::engine::browser_timeout(f),
+        );
     }
     if p.flows.is_empty() {
         add(p.cdp.clone(), p.timeout);

@@ -78,8 +78,7 @@ impl InProcess {
 
     /// The settings of a replay's browser.
     fn spec(rt: &Runtime) -> BrowserSpec {
-        rt.browser
-            .spec(false, None, rt.replay_timeout)
+        rt.browser.spec(false, None, rt.replay_timeout)
     }
 
     /// Starts launching the driver's browser now, as a run launches its first flows' browsers
