@@ -448,9 +448,12 @@ enum PrivateDirError {
 /// runner is gone): its daemons, every process carrying its socket directory (either place it
 /// may be: see `socket_dir`), the directory.
 pub(crate) fn cleanup_run(pid: u32) {
-    let on_disk = sockets_root().join(pid.to_string());
-    let on_ram = super::profiles::ram_dir(&on_disk);
-    for dir in std::iter::once(on_disk.clone()).chain(on_ram) {
+    // A run's, and `doctor`'s browser check's (see `cli::doctor::launch_check`).
+    let dirs = [pid.to_string(), format!("doctor-{pid}")].map(|d| sockets_root().join(d));
+    for dir in dirs
+        .iter()
+        .flat_map(|d| std::iter::once(d.clone()).chain(super::profiles::ram_dir(d)))
+    {
         kill_daemons(&dir);
         for p in processes_of(&dir) {
             let _ = nix::sys::signal::kill(
