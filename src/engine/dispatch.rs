@@ -121,6 +121,13 @@ impl Dispatch for Families {
                 return super::control::run(cx, scope, children).await;
             }
             let action = render_action(cx, &scope.context())?;
+            // Its outputs are made from whatever cut output its inputs read (`engine::cut`).
+            let key = cx.step.action.key();
+            if let Some(raw) = super::render::raw_action(cx.frame.loaded, cx.ptr, key) {
+                let reads = scope.cut_reads(&cx.rt.templates, raw, false);
+                let from = super::cut::made_from(&reads);
+                scope.cut.pending = Some(super::cut::StepCut::All(from));
+            }
             run_family(cx, action, scope, children).await
         })
     }
