@@ -12,7 +12,7 @@ use super::browser_settings::{browser_spec, context_setup, render_settings, wait
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, Watch, start_for_flow};
-use super::start::{Given, Part, flow_scope, prepare, render_env};
+use super::start::{Given, Part, flow_scope, prepare_late, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
@@ -250,12 +250,7 @@ async fn body(
         ws["port"] = json!(s.port);
         scope.set_web_server(Some(ws));
     }
-    let given = Given::whole(&rt.overrides);
-    let late = prepare(&mut scope, rt, loaded, given, &masker, Part::Late);
-    late.map_err(|mut e| {
-        e.message = masker.mask(&e.message);
-        e
-    })?;
+    prepare_late(&mut scope, rt, loaded, &masker)?;
     let env = render_env(&mut scope, rt, loaded, &masker)?;
     if waits_for_vars(loaded) {
         render_context(rt, loaded, &mut scope, &masker, browser).await?;

@@ -122,6 +122,21 @@ pub(crate) enum Part {
     All,
 }
 
+/// The vars of a top-level flow rendered after its web server started ([`Part::Late`]); an
+/// error is masked (a var's template error may quote a secret).
+pub(crate) fn prepare_late(
+    scope: &mut Scope,
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    masker: &Masker,
+) -> Result<(), StepError> {
+    let given = Given::whole(&rt.overrides);
+    prepare(scope, rt, loaded, given, masker, Part::Late).map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })
+}
+
 /// Reads the flow's secrets into `masker` (shared with the flow's parent and sub-flows) and
 /// renders its vars (`overrides` win, but not over matrix values), the `part` of them asked for; a var rendered from a
 /// secret is masked too.

@@ -128,6 +128,17 @@ async fn run(
             ..e
         });
     }
+    outputs(rt, &sub, &mut scope, &frame.masker)
+}
+
+/// The sub-flow's `outputs`, rendered once its steps ran, with what each was made from of cut
+/// outputs (`engine::cut`).
+fn outputs(
+    rt: &super::runtime::Runtime,
+    sub: &LoadedFlow,
+    scope: &mut Scope,
+    masker: &crate::step::Masker,
+) -> Result<(Value, BTreeMap<String, MadeFrom>), StepError> {
     let mut outputs = Map::new();
     // Each output is made from the cut outputs its own template read.
     let raws: Vec<&Value> = sub.flow.outputs.values().collect();
@@ -145,13 +156,13 @@ async fn run(
         let ctx = scope.context();
         let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
             template_error(
-                &sub,
+                sub,
                 &format!("/outputs/{}", crate::source::pointer_escape(k)),
                 e,
             )
         })?;
         // An output made of a secret (`{{ secrets.T | upper }}`) is masked in the caller too.
-        super::render::learn_secrets(&rt.templates, &ctx, raw, &frame.masker);
+        super::render::learn_secrets(&rt.templates, &ctx, raw, masker);
         outputs.insert(k.clone(), v);
     }
     Ok((Value::Object(outputs), cut))
