@@ -317,3 +317,45 @@ steps:
         "{message}"
     );
 }
+
+/// Any check, not only `that`: a `request`'s `expect` that compares the body with a value made
+/// from a cut output fails naming the cut, whatever it found; the request's own checks of what
+/// is whole still pass.
+#[test]
+fn a_request_check_made_from_a_cut_output_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("small.txt"), "aaa").unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: compared
+web_server: {{ static: "{}" }}
+steps:
+  - id: build
+    exec: {FLOOD}
+  - set: {{ out: "{{{{ steps.build.stdout }}}}" }}
+  - continue_on_error: true
+    request:
+      url: "{{{{ web_server.url }}}}/small.txt"
+      expect: {{ status: 200, body: {{ not_equals: "{{{{ vars.out }}}}" }} }}
+  - request:
+      url: "{{{{ web_server.url }}}}/small.txt"
+      body: "{{{{ vars.out[:10] }}}}"
+      method: POST
+      expect: {{ status: 405 }}
+"#,
+            site.display()
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let message = failed_step(&report, "compared", 2);
+    assert!(
+        message.contains("vars.out, made from steps.build.stdout") && message.contains("was cut"),
+        "{message}"
+    );
+    assert_eq!(outcome(&report, 3), "passed", "{report:#}");
+    assert_eq!(code, 0, "{report:#}");
+}
