@@ -248,3 +248,56 @@ pub(crate) fn reads_of(
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{BTreeSet, Cuts, StepCut, cut_outputs, message, of_file};
+
+    /// An `exec` says which stream was cut: only that one is; a step that says only
+    /// `truncated` (a `request`, an agent) has each of its cut texts cut.
+    #[test]
+    fn the_cut_outputs_of_a_step_are_the_streams_it_says() {
+        let exec = json!({"stdout": "a", "stderr": "b", "truncated": true,
+            "stdout_truncated": true, "stderr_truncated": false});
+        let cut = cut_outputs("big", exec.as_object().unwrap());
+        assert_eq!(cut.keys().collect::<Vec<_>>(), ["stdout"]);
+        let request = json!({"body": "a", "json": null, "status": 200, "truncated": true});
+        let cut = cut_outputs("r", request.as_object().unwrap());
+        assert_eq!(cut.keys().collect::<Vec<_>>(), ["body", "json"]);
+        let whole = json!({"stdout": "a", "truncated": false});
+        assert!(cut_outputs("w", whole.as_object().unwrap()).is_empty());
+    }
+
+    /// A var set from nothing cut, and a step's outputs made from nothing cut, are whole again.
+    #[test]
+    fn a_value_set_again_from_what_is_whole_is_whole() {
+        let mut cuts = Cuts::default();
+        let from = BTreeSet::from(["steps.build.stdout".to_string()]);
+        cuts.set_var("out", from.clone());
+        cuts.set_outputs("count", Some(StepCut::All(from.clone())));
+        let vars = json!({"out": "aaa"});
+        let steps = json!({"count": {"stdout": "3"}});
+        let (vars, steps) = (vars.as_object().unwrap(), steps.as_object().unwrap());
+        assert!(cuts.watching(vars, steps).is_some());
+        cuts.set_var("out", BTreeSet::new());
+        cuts.set_outputs(
+            "count",
+            Some(StepCut::Outputs([("n".into(), BTreeSet::new())].into())),
+        );
+        assert!(cuts.watching(vars, steps).is_none());
+        // Named once it left its flow, not twice.
+        let named = of_file(of_file(from, "_build.yaml"), "parent.yaml");
+        assert_eq!(
+            named,
+            BTreeSet::from(["steps.build.stdout of _build.yaml".to_string()])
+        );
+        let reads = [("vars.out".to_string(), named)].into();
+        assert!(
+            message(&reads).contains(
+                "(vars.out, made from steps.build.stdout of _build.yaml: truncated: true;"
+            )
+        );
+    }
+}
