@@ -92,3 +92,270 @@ steps:
         "{message}"
     );
 }
+
+/// The outcome of the `index`th step of the only flow in `report`.
+fn outcome(report: &serde_json::Value, index: usize) -> &str {
+    report["flows"][0]["steps"][index]["outcome"]
+        .as_str()
+        .unwrap_or("")
+}
+
+/// A command that prints 2 MB of `a` on stdout, then `FATAL ERROR` (past the MiB kept).
+const FLOOD: &str =
+    r#"[python3, -c, "import sys; sys.stdout.write('a' * 2000000); print('FATAL ERROR')"]"#;
+
+/// Review of session 23, F2: a value copied from a cut output dropped the cut, and a check on
+/// the copy passed on the part kept (`set: { out: "{{ steps.build.stdout }}" }`, then `'ERROR'
+/// not in vars.out` -> ok). A value made from a cut output is cut too: a var `set` from it, the
+/// loop var of an `each` over it, the outputs of a step whose inputs read it; one made of what
+/// is whole (`exit_code`), or set again from something else, is not.
+#[test]
+fn a_value_made_from_a_cut_output_stays_cut() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: copied
+steps:
+  - id: build
+    exec: {FLOOD}
+  - set: {{ out: "{{{{ steps.build.stdout }}}}", code: "{{{{ steps.build.exit_code }}}}" }}
+  - continue_on_error: true
+    expect: {{ that: "{{{{ 'ERROR' not in vars.out }}}}" }}
+  - expect: {{ that: "{{{{ vars.code == 0 }}}}" }}
+  - id: count
+    exec: [sh, -c, "echo {{{{ steps.build.stdout | length }}}}"]
+  - continue_on_error: true
+    expect: {{ that: "{{{{ steps.count.stdout | int > 0 }}}}" }}
+  - continue_on_error: true
+    each:
+      in: "{{{{ steps.build.stdout.splitlines() }}}}"
+      as: line
+      steps:
+        - expect: {{ that: "{{{{ 'ERROR' not in vars.line }}}}" }}
+  - set: {{ again: "{{{{ vars.out }}}}" }}
+  - set: {{ out: clean }}
+  - expect: {{ that: "{{{{ vars.out == 'clean' }}}}" }}
+  - continue_on_error: true
+    expect: {{ that: "{{{{ vars.again | length > 0 }}}}" }}
+"#
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    // (Each check that fails goes on: `continue_on_error`.)
+    assert_eq!(code, 0, "{report:#}");
+    for (i, read) in [
+        (2, "vars.out"),
+        (5, "steps.count"),
+        (6, "vars.line"),
+        (10, "vars.again"),
+    ] {
+        let message = failed_step(&report, "copied", i);
+        assert!(
+            message.contains(read)
+                && message.contains("steps.build.stdout")
+                && message.contains("was cut"),
+            "{i}: {message}"
+        );
+    }
+    for i in [3, 9] {
+        assert_eq!(outcome(&report, i), "passed", "{i}: {report:#}");
+    }
+}
+
+/// F2 through sub-flows: a sub-flow's `outputs` made from its cut output are cut in its caller,
+/// and a var a caller gives a sub-flow from a cut output is cut in the sub-flow (and so is a
+/// var the sub-flow makes of it); an output made of what is whole is not.
+#[test]
+fn a_cut_output_stays_cut_through_sub_flows() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "_build.yaml",
+        &format!(
+            r#"name: build
+steps:
+  - id: build
+    exec: {FLOOD}
+outputs:
+  log: "{{{{ steps.build.stdout }}}}"
+  code: "{{{{ steps.build.exit_code }}}}"
+"#
+        ),
+    );
+    write(
+        d.path(),
+        "_check.yaml",
+        r#"name: check
+vars: { log: "", head: "{{ vars.log[:10] }}" }
+steps:
+  - continue_on_error: true
+    expect: { that: "{{ 'ERROR' not in vars.log }}" }
+  - expect: { that: "{{ vars.head | length == 10 }}" }
+"#,
+    );
+    write(
+        d.path(),
+        "parent.yaml",
+        r#"name: parent
+steps:
+  - id: sub
+    run_flow: _build.yaml
+  - continue_on_error: true
+    expect: { that: "{{ 'ERROR' not in steps.sub.log }}" }
+  - expect: { that: "{{ steps.sub.code == 0 }}" }
+  - continue_on_error: true
+    run_flow: { path: _check.yaml, vars: { log: "{{ steps.sub.log }}" } }
+"#,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("parent.yaml").run();
+    assert_eq!(code, 0, "{report:#}");
+    let message = failed_step(&report, "parent", 1);
+    assert!(
+        message.contains("steps.sub.log")
+            && message.contains("steps.build.stdout")
+            && message.contains("was cut"),
+        "{message}"
+    );
+    assert_eq!(outcome(&report, 2), "passed", "{report:#}");
+    let message = failed_step(&report, "parent", 3);
+    assert!(
+        message.contains("vars.head") && message.contains("was cut"),
+        "{message}"
+    );
+    let inner = &report["flows"][0]["steps"][3]["steps"];
+    assert_eq!(inner[0]["outcome"], "failed", "{inner:#}");
+    let message = inner[0]["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("vars.log") && message.contains("was cut"),
+        "{message}"
+    );
+}
+
+/// Review of session 23, F7: one `truncated` for both streams made a check on the stream that
+/// was not cut fail (2 MB on stdout, `fine` on stderr: `'fine' in steps.big.stderr` failed).
+/// `stdout_truncated` and `stderr_truncated` say which was cut; `truncated` is either.
+#[test]
+fn a_check_on_the_stream_that_was_not_cut_passes() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: streams
+steps:
+  - id: big
+    exec: [python3, -c, "import sys; sys.stdout.write('a' * 2000000); sys.stderr.write('fine')"]
+  - expect: { that: "{{ 'fine' in steps.big.stderr }}" }
+  - expect: { that: "{{ steps.big.truncated and steps.big.stdout_truncated and not steps.big.stderr_truncated }}" }
+  - continue_on_error: true
+    expect: { that: "{{ 'ERROR' not in steps.big.stdout }}" }
+"#,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{report:#}");
+    for i in [1, 2] {
+        assert_eq!(outcome(&report, i), "passed", "{i}: {report:#}");
+    }
+    let message = failed_step(&report, "streams", 3);
+    assert!(
+        message.contains("steps.big.stdout") && message.contains("was cut"),
+        "{message}"
+    );
+}
+
+/// Addendum to C15: a `generic` agent's answer (its stdout) over 1 MiB: `truncated` is true, the
+/// `result` holds its start, and a check that reads the `result` fails naming the cut.
+#[test]
+fn a_generic_agents_answer_over_1_mib_is_cut() {
+    let d = tempfile::tempdir().unwrap();
+    let bin = write(
+        d.path(),
+        "talker.sh",
+        "#!/bin/sh\ncat > /dev/null\npython3 -c \"print('a' * 700000); print('b' * 700000); print('FATAL ERROR')\"\n",
+    );
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let profiles = d.path().join("profiles");
+    std::fs::create_dir_all(&profiles).unwrap();
+    write(
+        &profiles,
+        "talker.toml",
+        &format!(
+            "label = \"talker\"\nexecutor_type = \"TALKER\"\nkind = \"generic\"\n[command]\nbinary = \"{}\"\nargs = []\n",
+            bin.display()
+        ),
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: talker
+steps:
+  - id: ask
+    agent: { profile: talker, prompt: "talk" }
+  - expect: { that: "{{ steps.ask.truncated and steps.ask.exit_code == 0 }}" }
+  - expect: { that: "{{ 'FATAL' not in (steps.ask.result | string) }}" }
+"#,
+    );
+    let Ran { code, report, .. } = flow_run(d.path())
+        .arg("f.yaml")
+        .arg("--profiles")
+        .arg(&profiles)
+        .run();
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(outcome(&report, 1), "passed", "{report:#}");
+    let result = report["flows"][0]["steps"][0]["outputs"]["result"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        result.len() <= 1024 * 1024 && result.starts_with("aaa") && !result.contains("FATAL"),
+        "{} bytes",
+        result.len()
+    );
+    let message = failed_step(&report, "talker", 2);
+    assert!(
+        message.contains("steps.ask.result") && message.contains("was cut"),
+        "{message}"
+    );
+}
+
+/// Any check, not only `that`: a `request`'s `expect` that compares the body with a value made
+/// from a cut output fails naming the cut, whatever it found; the request's own checks of what
+/// is whole still pass.
+#[test]
+fn a_request_check_made_from_a_cut_output_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("small.txt"), "aaa").unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            r#"name: compared
+web_server: {{ static: "{}" }}
+steps:
+  - id: build
+    exec: {FLOOD}
+  - set: {{ out: "{{{{ steps.build.stdout }}}}" }}
+  - continue_on_error: true
+    request:
+      url: "{{{{ web_server.url }}}}/small.txt"
+      expect: {{ status: 200, body: {{ not_equals: "{{{{ vars.out }}}}" }} }}
+  - request:
+      url: "{{{{ web_server.url }}}}/small.txt"
+      body: "{{{{ vars.out[:10] }}}}"
+      method: POST
+      expect: {{ status: 405 }}
+"#,
+            site.display()
+        ),
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let message = failed_step(&report, "compared", 2);
+    assert!(
+        message.contains("vars.out, made from steps.build.stdout") && message.contains("was cut"),
+        "{message}"
+    );
+    assert_eq!(outcome(&report, 3), "passed", "{report:#}");
+    assert_eq!(code, 0, "{report:#}");
+}

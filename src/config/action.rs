@@ -297,7 +297,14 @@ impl Action {
             Action::Agent(_) => outputs::AGENT,
             Action::StopAgent(_) => &["stopped", "session_id"],
             Action::LinkState(_) => outputs::LINK_STATE,
-            Action::Exec(_) => &["stdout", "stderr", "exit_code", "truncated"],
+            Action::Exec(_) => &[
+                "stdout",
+                "stderr",
+                "exit_code",
+                "truncated",
+                "stdout_truncated",
+                "stderr_truncated",
+            ],
             Action::Request(_) => outputs::REQUEST,
             Action::Wait(_)
             | Action::Expect(_)

@@ -138,6 +138,7 @@ pub(crate) async fn run_step(
     if step.action.family() == Family::Control {
         rt.listener.group_started(frame.info, frame.depth, &name);
     }
+    scope.cut.pending = None;
     let outcome = attempts(&cx, scope, &mut result).await;
     // A server that exited is why the step failed: its block and every report say so first.
     let outcome = match outcome {
@@ -196,9 +197,11 @@ fn keep_outputs(
         Ok(outputs) => Some(outputs),
         Err(e) => e.outputs.as_deref(),
     };
+    // What its inputs were made from, of cut outputs (set when they were rendered).
+    let cut = scope.cut.pending.take();
     if let Some(outputs) = produced {
         if let Some(id) = &step.id {
-            scope.set_outputs(id.clone(), outputs.clone());
+            scope.set_outputs(id.clone(), outputs.clone(), cut);
         }
         result.outputs = frame.masker.mask_value(outputs);
     }

@@ -26,14 +26,28 @@ pub(crate) async fn run(
             Ok(json!({ "message": text }))
         }
         Action::Set(map) => {
-            for (k, v) in map {
-                scope.set_var(k, v);
+            // Each var is made from the cut outputs its own template read (all read first: the
+            // values were rendered before any was set).
+            let raw = raw_action(cx.frame.loaded, cx.ptr, "set");
+            let raws: Vec<&Value> = map
+                .keys()
+                .map(|k| raw.and_then(|r| r.get(k)).unwrap_or(&Value::Null))
+                .collect();
+            let reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
+            let from = reads.iter().map(super::cut::made_from);
+            for ((k, v), from) in map.into_iter().zip(from) {
+                scope.set_var(k, v, from);
             }
             Ok(json!({}))
         }
         Action::Exec(e) => exec::step(cx, e).await,
         Action::Expect(e) => expect(cx, e, scope).await,
-        Action::RunFlow(rf) => subflow::step(cx, &rf, scope, children).await,
+        Action::RunFlow(rf) => {
+            let (outputs, cut) = subflow::step(cx, &rf, scope, children).await?;
+            // Each output is made from what its own template read in the sub-flow.
+            scope.cut.pending = Some(super::cut::StepCut::Outputs(cut));
+            Ok(outputs)
+        }
         // Listed one by one, so a new action has to be placed in a family.
         other @ (Action::Open(_)
         | Action::Snapshot(_)
@@ -134,19 +148,11 @@ async fn expect(
     .located(&location(loaded, &format!("{}/expect/that", cx.ptr))))
 }
 
-/// Why `that` (`cond`) is no check when it reads an output runner cut (attack 26, C15: `'ERROR'
-/// not in steps.build.stdout` held on the first MiB kept, the error printed after it): it is
-/// evaluated again, as written (`cond`: the step's `that` before it was rendered), in a context
-/// that records a read of a cut text (see `Scope::watching_cut_outputs`). Whatever such a check finds, true or false, is about a part.
+/// Why `that` (`cond`) is no check when it reads an output runner cut, or a value made from
+/// one (`engine::cut`): it is evaluated again, as written (`cond`: the step's `that` before it
+/// was rendered), in a context that records such reads. Whatever such a check finds, true or
+/// false, is about a part.
 fn reads_cut_output(cx: &StepCtx<'_>, cond: &Value, scope: &Scope) -> Option<String> {
-    let (cut, read, watching) = scope.watching_cut_outputs()?;
-    let _ = cx.rt.templates.condition(cond, &watching);
-    if !read.load(std::sync::atomic::Ordering::Relaxed) {
-        return None;
-    }
-    let named: Vec<String> = cut.iter().map(|id| format!("steps.{id}")).collect();
-    Some(format!(
-        "this check reads an output that was cut ({}: truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
-        named.join(", ")
-    ))
+    let reads = scope.cut_reads(&cx.rt.templates, cond, true);
+    (!reads.is_empty()).then(|| super::cut::message(&reads))
 }

@@ -2,37 +2,11 @@
 //! conversion to a minijinja value.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value, json};
 
+use super::cut::{Cuts, MadeFrom, Reads, StepCut};
 use crate::atlas::Trail;
-
-/// The outputs of a step that are its cut text when it says `truncated: true` (an agent's `result`; an `exec` does
-/// not say which of its two streams was cut: both count).
-const CUT_FIELDS: &[&str] = &["stdout", "stderr", "body", "json", "result"];
-
-/// A cut step's outputs as a template sees them: a read of one of its cut texts is recorded.
-#[derive(Debug)]
-struct CutOutputs {
-    out: Map<String, Value>,
-    read: Arc<AtomicBool>,
-}
-
-impl minijinja::value::Object for CutOutputs {
-    fn get_value(self: &Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
-        let key = key.as_str()?;
-        if CUT_FIELDS.contains(&key) {
-            self.read.store(true, Ordering::Relaxed);
-        }
-        self.out.get(key).map(minijinja::Value::from_serialize)
-    }
-
-    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
-        let keys = self.out.keys().map(|k| minijinja::Value::from(k.as_str()));
-        minijinja::value::Enumerator::Values(keys.collect())
-    }
-}
 
 /// The scope of one flow (a sub-flow has its own).
 #[derive(Debug, Clone)]
@@ -50,6 +24,8 @@ pub(crate) struct Scope {
     /// Why the atlas cannot hold a step of the trail without a secret (see `engine::trail`):
     /// then every later `link_state` of the flow fails, saying so, and writes nothing.
     pub(crate) unrecordable: Option<String>,
+    /// What of its vars and step outputs was made from an output runner cut.
+    pub(crate) cut: Cuts,
     cached: Option<minijinja::Value>,
 }
 
@@ -66,31 +42,38 @@ impl Scope {
             web_server: None,
             trail: Trail::default(),
             unrecordable: None,
+            cut: Cuts::default(),
             cached: None,
         }
     }
 
-    /// Sets a var.
-    pub(crate) fn set_var(&mut self, name: String, value: Value) {
+    /// Sets a var, made from the cut outputs `from` (none: from nothing cut; see `engine::cut`).
+    pub(crate) fn set_var(&mut self, name: String, value: Value, from: MadeFrom) {
+        self.cut.set_var(&name, from);
         self.vars.insert(name, value);
         self.cached = None;
     }
 
-    /// Sets a var back to what it was: `None` removes it.
-    pub(crate) fn restore_var(&mut self, name: String, value: Option<Value>) {
-        match value {
-            Some(v) => {
-                self.vars.insert(name, v);
-            }
-            None => {
-                self.vars.remove(&name);
-            }
-        }
-        self.cached = None;
+    /// A var as it is, to set it back with [`Scope::restore_var`].
+    pub(crate) fn saved_var(&self, name: &str) -> Option<(Value, MadeFrom)> {
+        let from = self.cut.vars.get(name).cloned().unwrap_or_default();
+        self.vars.get(name).map(|v| (v.clone(), from))
     }
 
-    /// Records a step's outputs under `steps.<id>`.
-    pub(crate) fn set_outputs(&mut self, id: String, outputs: Value) {
+    /// Sets a var back to what it was: `None` removes it.
+    pub(crate) fn restore_var(&mut self, name: String, saved: Option<(Value, MadeFrom)>) {
+        if let Some((v, from)) = saved {
+            self.set_var(name, v, from);
+        } else {
+            self.cut.set_var(&name, MadeFrom::new());
+            self.vars.remove(&name);
+            self.cached = None;
+        }
+    }
+
+    /// Records a step's outputs under `steps.<id>`, made from the cut outputs `cut` says.
+    pub(crate) fn set_outputs(&mut self, id: String, outputs: Value, cut: Option<StepCut>) {
+        self.cut.set_outputs(&id, cut);
         self.steps.insert(id, outputs);
         self.cached = None;
     }
@@ -132,37 +115,35 @@ impl Scope {
         minijinja::Value::from_serialize(&root)
     }
 
-    /// The ids of the steps whose output runner cut (`truncated: true`: an `exec`'s stdout or
-    /// stderr past 1 MiB, a `request`'s body past what it keeps), with the context in which
-    /// their outputs record a read of their cut texts (`stdout`, `stderr`, `body`, `json`) in
-    /// the flag returned. `None` when no step's output was cut.
-    pub(crate) fn watching_cut_outputs(
+    /// What the templates in `raw` read that is cut or made from a cut (`engine::cut`): each
+    /// text evaluated again, as a condition when `condition` says so, in a context that records
+    /// such reads. Empty when nothing in the scope is cut.
+    pub(crate) fn cut_reads(
         &self,
-    ) -> Option<(Vec<String>, Arc<AtomicBool>, minijinja::Value)> {
-        let read = Arc::new(AtomicBool::new(false));
-        let mut cut = Vec::new();
-        let steps = self.steps.iter().map(|(id, out)| {
-            let value = match out.as_object() {
-                Some(map) if map.get("truncated") == Some(&Value::Bool(true)) => {
-                    cut.push(id.clone());
-                    minijinja::Value::from_object(CutOutputs {
-                        out: map.clone(),
-                        read: read.clone(),
-                    })
-                }
-                _ => minijinja::Value::from_serialize(out),
-            };
-            (id.clone(), value)
-        });
-        let steps: std::collections::BTreeMap<String, minijinja::Value> = steps.collect();
-        if cut.is_empty() {
-            return None;
-        }
+        t: &crate::template::Templates,
+        raw: &Value,
+        condition: bool,
+    ) -> Reads {
+        self.cut_reads_each(t, &[raw], condition)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Scope::cut_reads`] of each of `raws`, in one context.
+    pub(crate) fn cut_reads_each(
+        &self,
+        t: &crate::template::Templates,
+        raws: &[&Value],
+        condition: bool,
+    ) -> Vec<Reads> {
+        let Some((reads, vars, steps)) = self.cut.watching(&self.vars, &self.steps) else {
+            return vec![Reads::new(); raws.len()];
+        };
         let mut root: std::collections::BTreeMap<&str, minijinja::Value> = [
-            ("vars", minijinja::Value::from_serialize(&self.vars)),
+            ("vars", vars),
             ("env", minijinja::Value::from_serialize(&*self.env)),
             ("secrets", minijinja::Value::from_serialize(&self.secrets)),
-            ("steps", minijinja::Value::from_iter(steps)),
+            ("steps", steps),
             ("flow", minijinja::Value::from_serialize(&self.flow)),
             ("run", minijinja::Value::from_serialize(&self.run)),
         ]
@@ -171,7 +152,16 @@ impl Scope {
         if let Some(ws) = &self.web_server {
             root.insert("web_server", minijinja::Value::from_serialize(ws));
         }
-        Some((cut, read, minijinja::Value::from_iter(root)))
+        let ctx = minijinja::Value::from_iter(root);
+        raws.iter()
+            .map(|raw| {
+                super::cut::reads_of(t, raw, &ctx, condition);
+                let mut reads = reads
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                std::mem::take(&mut *reads)
+            })
+            .collect()
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::attempts::run_step;
 use super::context::Scope;
+use super::cut::MadeFrom;
 use super::render::{learn_secrets, location, quoting_no_secret, template_error};
 use super::runtime::{Frame, StepCtx, StepFuture};
 use crate::config::model::{Action, EachAction, Step};
@@ -174,19 +175,18 @@ async fn each(
     deadline: Option<Instant>,
 ) -> Result<Value, StepError> {
     let items = items(cx, e, scope)?;
+    // Each item is made from what `in` read of cut outputs (`engine::cut`).
+    let from = super::cut::made_from(&scope.cut_reads(&cx.rt.templates, &e.items, false));
     let (var, index_var) = (e.var.clone(), e.index_var());
-    let saved = (
-        scope.vars.get(&var).cloned(),
-        scope.vars.get(&index_var).cloned(),
-    );
+    let saved = (scope.saved_var(&var), scope.saved_var(&index_var));
     let mut failure = None;
     for (i, item) in items.iter().enumerate() {
         if cx.frame.cancel.is_cancelled() {
             failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
             break;
         }
-        scope.set_var(var.clone(), item.clone());
-        scope.set_var(index_var.clone(), json!(i));
+        scope.set_var(var.clone(), item.clone(), from.clone());
+        scope.set_var(index_var.clone(), json!(i), MadeFrom::new());
         let r = Box::pin(iteration(cx, e, scope, (i, item), deadline)).await;
         let failed = r.conclusion == Outcome::Failed;
         iterations.push(r);
@@ -197,6 +197,8 @@ async fn each(
     }
     scope.restore_var(var, saved.0);
     scope.restore_var(index_var, saved.1);
+    // Its `count` too (its steps took what theirs were made from).
+    scope.cut.pending = Some(super::cut::StepCut::All(from));
     match failure {
         Some(e) => Err(e),
         None => Ok(json!({ "count": items.len() })),

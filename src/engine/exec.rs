@@ -42,7 +42,9 @@ pub(crate) struct ExecOutput {
     pub(crate) exit_code: Option<i32>,
     /// Set when the command was killed by a signal.
     pub(crate) signal: Option<i32>,
-    pub(crate) truncated: bool,
+    /// Whether stdout, and stderr, were cut at 1 MiB.
+    pub(crate) stdout_truncated: bool,
+    pub(crate) stderr_truncated: bool,
 }
 
 /// The `exec` step: the command with the flow's and the step's env, in the flow's directory
@@ -79,8 +81,11 @@ pub(crate) async fn step(cx: &StepCtx<'_>, e: ExecAction) -> Result<Value, StepE
         "stdout": trim(&out.stdout),
         "stderr": trim(&out.stderr),
         "exit_code": out.exit_code,
-        // More than 1 MiB of output: the outputs hold the start, the artifacts all of it.
-        "truncated": out.truncated,
+        // More than 1 MiB of output: the outputs hold the start, the artifacts all of it. Which
+        // stream was cut is said (a check of the other is a check of all of it), and either.
+        "truncated": out.stdout_truncated || out.stderr_truncated,
+        "stdout_truncated": out.stdout_truncated,
+        "stderr_truncated": out.stderr_truncated,
     });
     let ok = out.exit_code == Some(0) || (o.allow_failure && out.exit_code.is_some());
     if ok {
@@ -158,7 +163,8 @@ pub(crate) async fn run(
         stderr,
         exit_code: status.and_then(|s| s.code()),
         signal: status.and_then(|s| s.signal()),
-        truncated: t1 || t2,
+        stdout_truncated: t1,
+        stderr_truncated: t2,
     })
 }
 

@@ -12,7 +12,7 @@ use super::browser_settings::{browser_spec, context_setup, render_settings, wait
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, Watch, start_for_flow};
-use super::start::{Part, flow_scope, prepare, render_env};
+use super::start::{Given, Part, flow_scope, prepare_late, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
@@ -250,11 +250,7 @@ async fn body(
         ws["port"] = json!(s.port);
         scope.set_web_server(Some(ws));
     }
-    let late = prepare(&mut scope, rt, loaded, &rt.overrides, &masker, Part::Late);
-    late.map_err(|mut e| {
-        e.message = masker.mask(&e.message);
-        e
-    })?;
+    prepare_late(&mut scope, rt, loaded, &masker)?;
     let env = render_env(&mut scope, rt, loaded, &masker)?;
     if waits_for_vars(loaded) {
         render_context(rt, loaded, &mut scope, &masker, browser).await?;
@@ -348,7 +344,7 @@ async fn start_scope(
     let web_server =
         (!servers.values().is_empty()).then(|| serde_json::Value::Object(servers.values().clone()));
     // Layered as a sub-flow's are (no caller: the run's overrides only).
-    let given = (&rt.overrides, web_server);
+    let given = (Given::whole(&rt.overrides), web_server);
     let scope = flow_scope(rt, loaded, given, masker, Part::Early)?;
     // Once it knows the flow's secrets: what the run's servers made of them.
     servers.teach(&rt.templates, masker);

@@ -9,6 +9,7 @@ mod browser_settings;
 mod builtins;
 mod context;
 mod control;
+mod cut;
 mod dispatch;
 mod exec;
 mod families;

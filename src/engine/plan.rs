@@ -180,7 +180,7 @@ pub(crate) fn plan(rt: &Runtime, loaded: &LoadedFlow, secrets: &RunSecrets) -> V
                 .render_value(raw, &ctx)
                 .unwrap_or_else(|_| raw.clone()),
         };
-        scope.set_var(k.clone(), v);
+        scope.set_var(k.clone(), v, super::cut::MadeFrom::new());
     }
     let mut out = Vec::new();
     let steps = loaded

@@ -1,10 +1,13 @@
 //! How a flow's scope starts: `flow`, `run` and `env`, its secrets read from the environment
 //! and its vars rendered in order (a sub-flow's from the vars its parent passes).
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::context::Scope;
+use super::cut::MadeFrom;
 use super::render::{quoting_no_secret, template_error};
 use super::runtime::Runtime;
 use crate::config::flows::LoadedFlow;
@@ -64,20 +67,40 @@ pub(crate) fn render_env(
 pub(crate) fn flow_scope(
     rt: &Runtime,
     loaded: &LoadedFlow,
-    (given, web_server): (&Map<String, Value>, Option<Value>),
+    (given, web_server): (Given<'_>, Option<Value>),
     masker: &Masker,
     part: Part,
 ) -> Result<Scope, StepError> {
     let mut scope = new_scope(rt, loaded);
     scope.set_web_server(web_server);
     for (k, v) in &rt.defaults {
-        scope.set_var(k.clone(), v.clone());
+        scope.set_var(k.clone(), v.clone(), MadeFrom::new());
     }
     prepare(&mut scope, rt, loaded, given, masker, part).map_err(|mut e| {
         e.message = masker.mask(&e.message);
         e
     })?;
     Ok(scope)
+}
+
+/// The vars given to a flow, each with the cut outputs it was made from (`engine::cut`; a
+/// caller's `run_flow.vars` may be made from one).
+#[derive(Clone, Copy)]
+pub(crate) struct Given<'a> {
+    pub(crate) vars: &'a Map<String, Value>,
+    pub(crate) cut: &'a BTreeMap<String, MadeFrom>,
+}
+
+impl<'a> Given<'a> {
+    /// Vars made from nothing cut (the run's).
+    pub(crate) fn whole(vars: &'a Map<String, Value>) -> Given<'a> {
+        static NONE: BTreeMap<String, MadeFrom> = BTreeMap::new();
+        Given { vars, cut: &NONE }
+    }
+
+    fn cut(&self, k: &str) -> MadeFrom {
+        self.cut.get(k).cloned().unwrap_or_default()
+    }
 }
 
 /// The vars given to a flow over its own: the run's (`--var`, the var files), and the
@@ -99,6 +122,21 @@ pub(crate) enum Part {
     All,
 }
 
+/// The vars of a top-level flow rendered after its web server started ([`Part::Late`]); an
+/// error is masked (a var's template error may quote a secret).
+pub(crate) fn prepare_late(
+    scope: &mut Scope,
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    masker: &Masker,
+) -> Result<(), StepError> {
+    let given = Given::whole(&rt.overrides);
+    prepare(scope, rt, loaded, given, masker, Part::Late).map_err(|mut e| {
+        e.message = masker.mask(&e.message);
+        e
+    })
+}
+
 /// Reads the flow's secrets into `masker` (shared with the flow's parent and sub-flows) and
 /// renders its vars (`overrides` win, but not over matrix values), the `part` of them asked for; a var rendered from a
 /// secret is masked too.
@@ -106,10 +144,11 @@ pub(crate) fn prepare(
     scope: &mut Scope,
     rt: &Runtime,
     loaded: &LoadedFlow,
-    overrides: &Map<String, Value>,
+    given: Given<'_>,
     masker: &Masker,
     part: Part,
 ) -> Result<(), StepError> {
+    let overrides = given.vars;
     let early = loaded.flow.early_vars().count();
     let range = match part {
         Part::Early => 0..early,
@@ -122,28 +161,30 @@ pub(crate) fn prepare(
         // (Typed as runner.toml's `[vars]` types them, as the flow declares none.)
         for (k, v) in overrides {
             if !loaded.flow.vars.contains_key(k) {
-                scope.set_var(k.clone(), typed_for(rt, loaded, k, v)?);
+                scope.set_var(k.clone(), typed_for(rt, loaded, k, v)?, given.cut(k));
             }
         }
     }
     for (k, raw) in loaded.flow.vars.iter().skip(range.start).take(range.len()) {
         // A matrix value is in the test's name: `--var` does not change it.
-        let value = if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
-            // The type this flow declares (never another flow's).
-            typed_for(rt, loaded, k, v)?
-        } else {
-            let ctx = scope.context();
-            let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
-                template_error(
-                    loaded,
-                    &format!("/vars/{}", crate::source::pointer_escape(k)),
-                    quoting_no_secret(&ctx, raw, masker, e),
-                )
-            })?;
-            super::render::learn_secrets(&rt.templates, &ctx, raw, masker);
-            v
-        };
-        scope.set_var(k.clone(), value);
+        let (value, from) =
+            if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
+                // The type this flow declares (never another flow's).
+                (typed_for(rt, loaded, k, v)?, given.cut(k))
+            } else {
+                let ctx = scope.context();
+                let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
+                    template_error(
+                        loaded,
+                        &format!("/vars/{}", crate::source::pointer_escape(k)),
+                        quoting_no_secret(&ctx, raw, masker, e),
+                    )
+                })?;
+                super::render::learn_secrets(&rt.templates, &ctx, raw, masker);
+                let from = super::cut::made_from(&scope.cut_reads(&rt.templates, raw, false));
+                (v, from)
+            };
+        scope.set_var(k.clone(), value, from);
     }
     Ok(())
 }
@@ -291,7 +332,7 @@ mod tests {
 
     use serde_json::{Map, Value, json};
 
-    use super::{Part, flow_scope};
+    use super::{Given, Part, flow_scope};
     use crate::config::flows::Loader;
     use crate::config::profiles::Registry;
     use crate::engine::dispatch::RuntimeSettings;
@@ -327,7 +368,7 @@ mod tests {
             agent_cache: crate::agent::CacheMode::default(),
             default_agent: None,
         });
-        let given = (&rt.overrides, None);
+        let given = (Given::whole(&rt.overrides), None);
         flow_scope(&rt, &loaded, given, &Masker::default(), Part::All)
     }
 

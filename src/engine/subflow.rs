@@ -1,6 +1,7 @@
 //! `run_flow`: a sub-flow in its own scope, sharing its parent's browser; its vars never leak
 //! back, its `outputs` come back.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -8,22 +9,24 @@ use serde_json::{Map, Value};
 
 use super::artifacts;
 use super::context::Scope;
+use super::cut::MadeFrom;
 use super::lifecycle::run_steps;
 use super::render::{raw_action, template_error};
 use super::runtime::{Frame, StepCtx};
-use super::start::{Part, flow_scope, render_env};
+use super::start::{Given, Part, flow_scope, render_env};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::RunFlow;
 use crate::config::overrides::typed;
 use crate::step::{ErrorKind, Outcome, StepError, StepResult};
 
-/// The `run_flow` step; the sub-flow's step results go to `children`.
+/// The `run_flow` step; the sub-flow's step results go to `children`. Its outputs, with what
+/// each was made from of cut outputs (`engine::cut`).
 pub(crate) async fn step(
     cx: &StepCtx<'_>,
     rf: &RunFlow,
     scope: &Scope,
     children: &mut Vec<StepResult>,
-) -> Result<Value, StepError> {
+) -> Result<(Value, BTreeMap<String, MadeFrom>), StepError> {
     let loaded = cx.frame.loaded;
     let vars = match rf {
         RunFlow::Full(o) => o.vars.clone(),
@@ -46,22 +49,45 @@ pub(crate) async fn step(
         ));
     };
     let vars = typed_vars(&sub, vars.into_iter().collect())?;
-    run(cx, sub, vars, scope.web_server.clone(), children).await
+    // Each var given is made from the cut outputs its template read here.
+    let file = loaded.doc.file.name();
+    let given_raw = raw.and_then(|r| r.get("vars"));
+    let raws: Vec<&Value> = vars
+        .keys()
+        .map(|k| given_raw.and_then(|v| v.get(k)).unwrap_or(&Value::Null))
+        .collect();
+    let reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
+    let cut = vars
+        .keys()
+        .zip(&reads)
+        .map(|(k, r)| {
+            (
+                k.clone(),
+                super::cut::of_file(super::cut::made_from(r), file),
+            )
+        })
+        .collect();
+    let given = (vars, cut);
+    run(cx, sub, given, scope.web_server.clone(), children).await
 }
 
 async fn run(
     cx: &StepCtx<'_>,
     sub: Arc<LoadedFlow>,
-    vars: Map<String, Value>,
+    (vars, cut): (Map<String, Value>, BTreeMap<String, MadeFrom>),
     web_server: Option<Value>,
     children: &mut Vec<StepResult>,
-) -> Result<Value, StepError> {
+) -> Result<(Value, BTreeMap<String, MadeFrom>), StepError> {
     let (rt, frame) = (cx.rt, cx.frame);
     // Layered as a top-level flow's are, the caller's `run_flow.vars` over the run's (which
     // `cli::var_warnings` says); its `web_server` is the caller's (its vars may read it). Its
     // secrets join the caller's masker: its outputs are masked in the caller too.
     let given = super::start::given(rt, vars);
-    let mut scope = flow_scope(rt, &sub, (&given, web_server), &frame.masker, Part::All)?;
+    let given = Given {
+        vars: &given,
+        cut: &cut,
+    };
+    let mut scope = flow_scope(rt, &sub, (given, web_server), &frame.masker, Part::All)?;
     let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
     let deadline = super::control::deadline(cx);
     let sub_frame = Frame {
@@ -102,21 +128,44 @@ async fn run(
             ..e
         });
     }
+    outputs(rt, &sub, &mut scope, &frame.masker)
+}
+
+/// The sub-flow's `outputs`, rendered once its steps ran, with what each was made from of cut
+/// outputs (`engine::cut`).
+fn outputs(
+    rt: &super::runtime::Runtime,
+    sub: &LoadedFlow,
+    scope: &mut Scope,
+    masker: &crate::step::Masker,
+) -> Result<(Value, BTreeMap<String, MadeFrom>), StepError> {
     let mut outputs = Map::new();
+    // Each output is made from the cut outputs its own template read.
+    let raws: Vec<&Value> = sub.flow.outputs.values().collect();
+    let reads = scope.cut_reads_each(&rt.templates, &raws, false);
+    let file = sub.doc.file.name();
+    let cut = (sub.flow.outputs.keys().zip(&reads))
+        .map(|(k, r)| {
+            (
+                k.clone(),
+                super::cut::of_file(super::cut::made_from(r), file),
+            )
+        })
+        .collect();
     for (k, raw) in &sub.flow.outputs {
         let ctx = scope.context();
         let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
             template_error(
-                &sub,
+                sub,
                 &format!("/outputs/{}", crate::source::pointer_escape(k)),
                 e,
             )
         })?;
         // An output made of a secret (`{{ secrets.T | upper }}`) is masked in the caller too.
-        super::render::learn_secrets(&rt.templates, &ctx, raw, &frame.masker);
+        super::render::learn_secrets(&rt.templates, &ctx, raw, masker);
         outputs.insert(k.clone(), v);
     }
-    Ok(Value::Object(outputs))
+    Ok((Value::Object(outputs), cut))
 }
 
 /// The vars the step gives the sub-flow, each that overrides a boolean or a number the sub-flow
