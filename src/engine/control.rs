@@ -75,6 +75,7 @@ fn inner_frame<'a>(
         prefix,
         deadline,
         servers: frame.servers,
+        origins: frame.origins,
     }
 }
 
