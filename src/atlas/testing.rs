@@ -135,12 +135,7 @@ async fn flow_for(
     // What its steps may read and open (see `atlas::reach`): the root's origin is the atlas's.
     let root = &atlas.path_to_node(node)?[0].node_id;
     let home = origin(&atlas.meta(root)?.url);
-    let reached = |steps: &Value, from: &str| {
-        atlas
-            .reach
-            .admit(steps, home.as_deref(), from)
-            .map_err(|e| e.to_string())
-    };
+    let reached = |steps: &Value, from: &str| atlas.reach.admits(steps, home.as_deref(), from);
     let Some(agent) = agent else {
         let flow = saved_test(atlas, file)?;
         reached(&flow, &file.display().to_string())

@@ -237,6 +237,12 @@ struct Ran {
     after: Option<StepError>,
 }
 
+/// `<artifacts>/<NNN-flow>`: the folder of the flow's files.
+fn folder_of(rt: &Runtime, info: &FlowInfo, loaded: &LoadedFlow) -> std::path::PathBuf {
+    rt.artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+}
+
 /// Everything between start and teardown; an `Err` is a failure outside any step.
 async fn body(
     rt: &Runtime,
@@ -247,9 +253,7 @@ async fn body(
     setup: &mut Setup<'_>,
     masker: &Masker,
 ) -> Result<Ran, StepError> {
-    let dir = rt
-        .artifacts
-        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    let dir = folder_of(rt, info, loaded);
     let masker = masker.clone();
     // Boxed: the server's start is a large future, and the flow's must stay small.
     let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
@@ -423,7 +427,8 @@ async fn run_main_steps(
             return Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
         }
         // (Before the first too: a replay that goes on from where another left the page.)
-        if let Some(e) = off_origin(rt, frame).await {
+        // Boxed, as the steps are: the flow's future must stay small.
+        if let Some(e) = Box::pin(off_origin(rt, frame)).await {
             return Some(e);
         }
         let r = Box::pin(run_step(
@@ -443,7 +448,7 @@ async fn run_main_steps(
             return failure;
         }
     }
-    off_origin(rt, frame).await
+    Box::pin(off_origin(rt, frame)).await
 }
 
 /// Why the steps of a replay stop before the next one (or after the last): the page left the

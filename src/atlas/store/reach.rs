@@ -73,6 +73,11 @@ impl Reach {
         Ok(())
     }
 
+    /// [`Reach::admit`], the refusal in words.
+    pub(crate) fn admits(&self, v: &Value, home: Option<&str>, from: &str) -> Result<(), String> {
+        self.admit(v, home, from).map_err(|e| e.to_string())
+    }
+
     fn admit_step(&self, key: &str, step: &Value, home: Option<&str>) -> Result<(), String> {
         let read = referenced_secrets(&step.to_string());
         if let Some(name) = read.first().filter(|_| NO_SECRETS_IN.contains(&key)) {
