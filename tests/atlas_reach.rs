@@ -116,10 +116,11 @@ fn an_edited_edge_reads_only_declared_secrets_and_opens_only_the_atlas_origin() 
     // A secret no one declared, sent to another origin.
     let leak = json!({"open": format!("http://localhost:{}/frame.html?leak={{{{ secrets.EXFIL_ME }}}}", other.port)});
     planted(leak.clone());
+    // (A configuration error, exit 2, since review s23 F6: not a node that no longer arrives.)
     let (code, out, err) = verify(Some(("EXFIL_ME", "ci-deploy-token-77")));
-    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(code, 2, "{out}{err}");
     assert!(
-        out.contains(&format!(
+        err.contains(&format!(
             "{said}it reads the secret `EXFIL_ME`, which runner.toml's `[atlas] secrets` does not name (it names none)"
         )),
         "{out}{err}"
@@ -211,4 +212,123 @@ fn explore_and_verify_take_the_projects_browser_settings() {
         "{verified}"
     );
     assert!(!verified.contains("X-Flow=None"), "{verified}");
+}
+
+/// F6 (review of session 23): an atlas recorded by a flow that fills a secret, verified where
+/// runner.toml's `[atlas] secrets` does not name it, was counted as a node that "no longer
+/// arrives" (exit 1): an app regression, for the project's configuration. Now it is a
+/// configuration error (exit 2), the node reported as errored, and the message shows the fix
+/// literally; the recording run already warns, once, that its atlas will not verify without it.
+#[test]
+fn a_recorded_secret_the_project_does_not_name_is_a_configuration_error() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("site")).unwrap();
+    write(
+        &p.join("site"),
+        "index.html",
+        "<!doctype html><title>home</title><h1>Home</h1><input id=\"pw\" type=\"password\"><a href=\"b.html\">go b</a>\n",
+    );
+    write(
+        &p.join("site"),
+        "b.html",
+        "<!doctype html><title>b</title><h1>Page B</h1><p>here</p>\n",
+    );
+    write(
+        p,
+        "a.yaml",
+        "name: atl\nsecrets: [PASSWORD]\nweb_server: { static: ./site }\natlas: ./atl\nsteps:\n  - open: \"{{ web_server.url }}/index.html\"\n  - link_state: home\n  - fill: { target: \"#pw\", value: \"{{ secrets.PASSWORD }}\" }\n  - fill: { target: \"#pw\", value: \"{{ secrets.PASSWORD }}\" }\n  - click: { text: go b }\n  - link_state: to b\n",
+    );
+    let fix = "add PASSWORD to runner.toml: [atlas] secrets = [\"PASSWORD\"]";
+    let mut c = runner(p);
+    c.args(["run", "a.yaml"]).env("PASSWORD", "hunter22hunter");
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    let recorded = format!("{out}{err}");
+    let server = Server::serve(&p.join("site"));
+    let verify = || {
+        let mut c = runner(p);
+        c.args(["atlas", "verify", "--atlas", "atl", "--base-url"])
+            .arg(&server.url)
+            .args(["--report", "json=r.json"])
+            .env("PASSWORD", "hunter22hunter");
+        output_within(c, LIMIT)
+    };
+    let (code, out, err) = verify();
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains(fix), "{out}{err}");
+    assert!(!out.contains("no longer arrive"), "{out}{err}");
+    let report = read_json(&p.join("r.json"));
+    let statuses: Vec<&str> = report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["status"].as_str())
+        .collect();
+    assert!(statuses.contains(&"error"), "{report}");
+    assert!(!statuses.contains(&"failed"), "{report}");
+    assert_eq!(recorded.matches(fix).count(), 1, "warned once: {recorded}");
+    // Named, it verifies, and a recording warns no more.
+    write(p, "runner.toml", "[atlas]\nsecrets = [\"PASSWORD\"]\n");
+    let (code, out, err) = verify();
+    assert_eq!(code, 0, "{out}{err}");
+    let mut c = runner(p);
+    c.args(["run", "a.yaml"]).env("PASSWORD", "hunter22hunter");
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        !format!("{out}{err}").contains("[atlas] secrets"),
+        "{out}{err}"
+    );
+}
+
+/// C4 at run time: a stored `eval` step takes the page to another origin (`location.href =
+/// ...`), which no `open` shows; `verify` went on and printed that page's text. Now each
+/// replayed step, and the state read on arrival, is checked to be on the atlas's origin (or
+/// one `[atlas] origins` names): the node fails there, saying which origin the page went to,
+/// and nothing of that page is shown. Named in `[atlas] origins`, it is the project's choice.
+#[test]
+fn a_stored_step_that_takes_the_page_to_another_origin_stops_the_replay() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let (home, b) = record(d.path());
+    let server = Server::serve(&d.path().join("site"));
+    let other = Logging::start(d.path());
+    let edge = d.path().join(format!("atl/edges/{home}/to b/flow.yaml"));
+    let mut flow = read_json(&edge);
+    let away = format!("http://localhost:{}/internal.html", other.port);
+    let steps = flow["steps"].as_array_mut().unwrap();
+    steps.push(json!({ "eval": format!("location.href = '{away}'") }));
+    steps.push(json!({ "wait": "300ms" }));
+    write_json(&edge, &flow);
+    let verify = || {
+        let mut c = runner(d.path());
+        c.args(["atlas", "verify", "--atlas", "atl", "--base-url"])
+            .arg(&server.url);
+        output_within(c, LIMIT)
+    };
+    let (code, out, err) = verify();
+    let said = format!("{out}{err}");
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        !said.contains("zone "),
+        "the other origin's page was shown: {said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "the page went to http://localhost:{}, which is not the atlas's origin",
+            other.port
+        )),
+        "{said}"
+    );
+    assert!(said.contains(&b), "{said}");
+    // The project's own choice: named, it is followed.
+    write(
+        d.path(),
+        "runner.toml",
+        &format!("[atlas]\norigins = [\"http://localhost:{}\"]\n", other.port),
+    );
+    let (_, out, err) = verify();
+    let said = format!("{out}{err}");
+    assert!(!said.contains("which is not the atlas's origin"), "{said}");
 }

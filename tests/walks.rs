@@ -177,16 +177,21 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
     assert_eq!(code, 0, "{said}");
     assert!(said.contains("own login"), "{said}");
     // Artifacts into a folder of flows are refused (attack 26, C1), and a marker there (an
-    // older runner's) hides none of its flows from a walk from above.
+    // older runner's, or planted) makes the folder runner's output, which a walk from above
+    // says, naming the flow it leaves out.
     let (code, said) = within(
         &own,
         &["run", "e2e/001-login", "--artifacts", "e2e/001-login"],
     );
     assert_eq!(code, 2, "{said}");
     std::fs::write(e2e.join("001-login/.runner-artifacts"), "x").unwrap();
-    let (code, said) = within(&own, &["run", ".", "--list"]);
-    assert_eq!(code, 0, "{said}");
-    assert!(said.contains("own login"), "{said}");
+    let (_, said) = within(&own, &["run", ".", "--list"]);
+    assert!(!said.contains("own login"), "{said}");
+    assert!(
+        said.contains("warning: e2e/001-login holds runner's marker .runner-artifacts")
+            && said.contains("\"e2e/001-login/login.yaml\""),
+        "{said}"
+    );
     // And validate of a directory with no flow file is no pass.
     std::fs::create_dir_all(d.path().join("empty")).unwrap();
     let (code, said) = within(d.path(), &["validate", "empty"]);
@@ -208,10 +213,14 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
         "name: kept\nsteps:\n  - exec: [\"true\"]\n",
     );
     assert!(flat.join("001-visit-page/downloads/evil.yaml").is_file());
-    let (code, said) = within(&flat, &["run", ".", "--list"]);
-    assert_eq!(code, 0, "{said}");
-    assert!(!said.contains("planted"), "{said}");
-    assert!(said.contains("kept"), "{said}");
+    // Named as the folder to run, a marked folder is runner's output all the same: no flow is
+    // taken from it (the download is not even named), and the flow file there is named.
+    let (_, said) = within(&flat, &["run", ".", "--list"]);
+    assert!(!said.contains("evil"), "{said}");
+    assert!(
+        said.contains("\"./keep.yaml\"") || said.contains("\"keep.yaml\""),
+        "{said}"
+    );
     assert!(!pwned.exists());
 }
 
@@ -219,10 +228,9 @@ fn discovery_takes_no_flow_from_a_runs_artifacts_inside_the_flows_directory() {
 /// under it without a word (exit 0, "1 passed"), and the marker it left kept later runs and
 /// `validate .` skipping them. Now `--artifacts` on a folder that holds flow files, or at or
 /// above the flows run, is refused before anything runs (exit 2, nothing written there), and a
-/// marked folder hides only what runner writes in it (its flows' folders, their downloads, its
-/// servers' logs), never a flow file of the user's elsewhere in it.
+/// marked folder a walk leaves out is named, with the flow files in it, never skipped silently.
 #[test]
-fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_users_flow() {
+fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_flow_silently() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     std::fs::create_dir_all(p.join("tests/checkout")).unwrap();
@@ -250,32 +258,73 @@ fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_users_flow() 
     let (_, said) = within(p, &["run", ".", "--artifacts", "tests"]);
     assert!(said.contains("holds flow files"), "{said}");
     assert!(said.contains("checkout/b.yaml"), "{said}");
-    // A marker in the folder of flows (left by an older runner, or planted): its flows are
-    // still found, in the same run and in every later one.
+    // A marker in the folder of flows (left by an older runner, or planted): the folder is
+    // runner's output (everything under a marked folder is: review of session 23, F3), and
+    // every walk that leaves it out says so, naming its flow files, under `run` and
+    // `validate` alike.
     std::fs::write(p.join("tests/.runner-artifacts"), "x").unwrap();
     write(
         &p.join("tests"),
         "c2.yaml",
         "name: c2\nsteps:\n  - exec: [\"true\"]\n",
     );
+    let noted = |said: &str| {
+        said.contains("warning: tests holds runner's marker .runner-artifacts")
+            && said.contains("\"tests/c2.yaml\", \"tests/checkout/b.yaml\"")
+            && said.contains("remove the marker if they are yours")
+    };
     let (code, said) = within(p, &["run", ".", "--artifacts", "art"]);
-    assert_eq!(code, 1, "{said}");
-    assert!(said.contains("checkout") && said.contains("c2"), "{said}");
+    assert_eq!(code, 0, "{said}");
+    assert!(noted(&said), "{said}");
     let (code, said) = within(p, &["validate", "."]);
     assert_eq!(code, 0, "{said}");
-    assert!(said.contains("ok: 3 files valid"), "{said}");
-    // What runner writes in a marked folder is still not taken: a server's log folder, a
-    // replay file, a flow's folder.
-    for (dir, file) in [
-        ("tests/web_server", "x.yaml"),
-        ("tests/001-top", "y.yaml"),
-        ("tests", "001-replay.yaml"),
-    ] {
-        std::fs::create_dir_all(p.join(dir)).unwrap();
-        write(&p.join(dir), file, "name: runners own\nsteps: []\n");
-    }
+    assert!(noted(&said) && said.contains("ok: 1 file valid"), "{said}");
+    // Without the marker they are flows again.
+    std::fs::remove_file(p.join("tests/.runner-artifacts")).unwrap();
     let (code, said) = within(p, &["run", ".", "--list"]);
     assert_eq!(code, 0, "{said}");
-    assert!(!said.contains("runners own"), "{said}");
     assert!(said.contains("checkout") && said.contains("c2"), "{said}");
+}
+
+/// F3 (review of session 23): a flow that saves a file with a flow's extension at the top of
+/// its run's artifacts (`kubectl get -o yaml > {{ run.artifacts }}/cluster-state.yaml`) made the
+/// next run into the same `--artifacts` refused ("holds flow files", exit 2) and `validate .`
+/// fail on it. Everything under a marked folder is runner's output, never a flow: the same run
+/// twice passes, `validate .` passes, and a file there that reads as a flow is not run either.
+#[test]
+fn a_file_a_flow_writes_into_its_artifacts_is_no_flow_for_later_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("flows")).unwrap();
+    write(
+        &p.join("flows"),
+        "dump.yaml",
+        "name: dump\nsteps:\n  - exec: \"sh -c 'printf \\\"kind: ConfigMap\\\\n\\\" > {{ run.artifacts }}/cluster-state.yaml'\"\n",
+    );
+    for round in 0..2 {
+        let (code, said) = within(p, &["run", ".", "--artifacts", "art"]);
+        assert_eq!(code, 0, "round {round}: {said}");
+        assert!(said.contains("1 passed"), "round {round}: {said}");
+    }
+    assert!(p.join("art/cluster-state.yaml").is_file());
+    let (code, said) = within(p, &["validate", "."]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("ok: 1 file valid"), "{said}");
+    // A file there that reads as a flow is runner's output too (written by a flow, or a
+    // page), not run, and the run says which it left out.
+    std::fs::create_dir_all(p.join("art/sub")).unwrap();
+    write(
+        &p.join("art/sub"),
+        "gen.yaml",
+        "name: generated\nsteps:\n  - exec: [\"false\"]\n",
+    );
+    let (code, said) = within(p, &["run", ".", "--artifacts", "art"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("generated"), "{said}");
+    assert!(said.contains("1 passed"), "{said}");
+    assert!(
+        said.contains("warning: art holds runner's marker") && said.contains("art/sub/gen.yaml"),
+        "{said}"
+    );
+    assert!(!said.contains("cluster-state"), "{said}");
 }

@@ -48,6 +48,10 @@ pub(crate) struct Bounds {
     pub(crate) masker: Masker,
     /// What the flow's steps may take, all together (none: only each step is bounded).
     pub(crate) budget: Option<Duration>,
+    /// The origins the page may be on between the steps and when it is read: the atlas's and
+    /// `[atlas] origins` (see [`Atlas::allowed_origins`]); none: anywhere (a flow not read
+    /// from an atlas).
+    pub(crate) origins: Option<Vec<String>>,
 }
 
 impl Bounds {
@@ -64,6 +68,7 @@ impl Bounds {
         Ok(Bounds {
             masker: atlas_masker(atlas)?,
             budget: Some(timeout.saturating_mul(states)),
+            origins: None,
         })
     }
 
@@ -257,7 +262,8 @@ pub(crate) async fn replay(
         Start::Fresh => atlas.path_to_node(node)?.len(),
         Start::Parent => 1,
     };
-    let bounds = Bounds::replay(atlas, timeout, states)?;
+    let mut bounds = Bounds::replay(atlas, timeout, states)?;
+    bounds.origins = Some(atlas.allowed_origins(node, base_url)?);
     add_secrets_of(&flow, &bounds.masker);
     let expected = Expected::of(atlas, node, &bounds.masker)?;
     if start == Start::Fresh {
@@ -282,7 +288,7 @@ pub(crate) async fn replay(
             (Some(r), Arrival::Failed { message }, None)
         }
         Ok(r) => {
-            let (arrival, diff) = arrive(driver, &expected, &bounds.masker, timeout)
+            let (arrival, diff) = arrive(driver, &expected, &bounds, timeout)
                 .await
                 .map_err(|e| browser(e.message))?;
             (Some(r), arrival, diff)
@@ -347,9 +353,10 @@ fn add_secrets_of(flow: &serde_json::Value, masker: &Masker) {
 async fn arrive(
     driver: &mut dyn Driver,
     expected: &Expected,
-    masker: &Masker,
+    bounds: &Bounds,
     timeout: Duration,
 ) -> Result<(Arrival, Option<StateDiff>), StepError> {
+    let masker = &bounds.masker;
     let awaited = |url: &str, text: &str| expected.shown(url, text);
     let seen = match driver.session().await {
         // A read that failed may have met a browser that is gone: then that is the error.
@@ -360,6 +367,10 @@ async fn arrive(
         Err(e) => Err(e),
     };
     Ok(match seen {
+        // A page another origin shows is not read: nothing of it is shown as drift.
+        Ok(st) if let Some(why) = super::store::off_origin(&st.url, bounds.origins.as_deref()) => {
+            (Arrival::Failed { message: why }, None)
+        }
         Ok(st) => {
             let diff = expected.diff(&st.url, &st.text);
             let arrival = if expected.is(&st.url, &st.text) {

@@ -85,7 +85,8 @@ pub(crate) async fn test(
                     bound_steps(&mut flow, checks.timeout);
                     // The path to the node, then the test's own steps (as one state more).
                     let states = atlas.path_to_node(&node)?.len() + 1;
-                    let bounds = Bounds::replay(atlas, checks.timeout, states)?;
+                    let mut bounds = Bounds::replay(atlas, checks.timeout, states)?;
+                    bounds.origins = Some(atlas.allowed_origins(&node, checks.base_url)?);
                     driver.reset().await.ok();
                     match driver.run(&flow, &bounds).await {
                         // The browser failed the test, not the app: no verdict (as a replay).
@@ -134,7 +135,7 @@ async fn flow_for(
     // What its steps may read and open (see `atlas::reach`): the root's origin is the atlas's.
     let root = &atlas.path_to_node(node)?[0].node_id;
     let home = origin(&atlas.meta(root)?.url);
-    let reached = |steps: &Value, from: &str| atlas.reach.admit(steps, home.as_deref(), from);
+    let reached = |steps: &Value, from: &str| atlas.reach.admits(steps, home.as_deref(), from);
     let Some(agent) = agent else {
         let flow = saved_test(atlas, file)?;
         reached(&flow, &file.display().to_string())

@@ -1,11 +1,17 @@
 //! What the atlas commands (`explore`, `atlas replay|verify|test|export`) take of the project
 //! file, as `runner run` takes it: its `[browser]` (the replays' browser and context) and its
-//! `[atlas] secrets` and `origins` (what the steps an atlas holds may read and open).
+//! `[atlas] secrets` and `origins` (what the steps an atlas holds may read and open); and what
+//! `run` warns of when a flow records an atlas those commands will refuse.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
 
 use super::error::CliError;
-use crate::atlas::Reach;
+use crate::atlas::{Reach, referenced_secrets};
+use crate::config::flows::LoadedFlow;
 use crate::config::project::ProjectBrowser;
 
 /// The project file's settings for the atlas commands (none without a project file).
@@ -68,4 +74,51 @@ impl AtlasProject {
             .and_then(|b| b.headed)
             .unwrap_or(false)
     }
+}
+
+/// The warning, once for a run, of the secrets that `flows` recording an atlas (`atlas:`) read
+/// in steps the atlas keeps and that runner.toml's `[atlas] secrets` (`named`) does not name:
+/// the atlas commands refuse the edges holding them (a configuration error, exit 2) until it
+/// does (review of session 23, F6). Steps inside groups and sub-flows are not looked at.
+pub(super) fn unnamed_atlas_secrets(flows: &[Arc<LoadedFlow>], named: &[String]) -> Option<String> {
+    let mut names = BTreeSet::new();
+    let mut files = BTreeSet::new();
+    for f in flows.iter().filter(|f| f.flow.atlas.is_some()) {
+        let raw = f.doc.value.get("steps").and_then(Value::as_array);
+        for (i, step) in f.flow.steps.iter().enumerate() {
+            let Some(raw) = raw
+                .and_then(|r| r.get(i))
+                .filter(|r| r.get(step.action.key()).is_some())
+            else {
+                continue;
+            };
+            if !step.action.recorded_in_atlas() {
+                continue;
+            }
+            for name in referenced_secrets(&raw.to_string()) {
+                if !named.contains(&name) {
+                    files.insert(f.doc.file.name().to_string());
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = names.into_iter().collect();
+    let reach = Reach {
+        secrets: named.to_vec(),
+        origins: Vec::new(),
+    };
+    Some(format!(
+        "{} record(s) an atlas with steps that read the secret(s) {}, which runner.toml's `[atlas] secrets` does not name: `atlas verify`, `replay` and `export` refuse those steps until it does; {}",
+        files.into_iter().collect::<Vec<_>>().join(", "),
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        reach.fix(&names)
+    ))
 }

@@ -62,6 +62,7 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
             AtlasError::NotFound(_)
             | AtlasError::Broken { .. }
             | AtlasError::Refused(_)
+            | AtlasError::Unconfigured(_)
             | AtlasError::LinkExists { .. }
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => INVALID_INPUT,
@@ -111,6 +112,9 @@ mod tests {
             Err(CliError::Atlas(AtlasError::Refused(
                 "f: step 1 (`exec`)".into(),
             ))),
+            Err(CliError::Atlas(AtlasError::Unconfigured(
+                "f: step 1 (`fill`)".into(),
+            ))),
             Err(CliError::Atlas(AtlasError::Fingerprint {
                 path: "p".into(),
                 has: "text",
@@ -149,6 +153,7 @@ mod tests {
                         | AtlasError::NotFound(_)
                         | AtlasError::Broken { .. }
                         | AtlasError::Refused(_)
+                        | AtlasError::Unconfigured(_)
                         | AtlasError::LinkExists { .. }
                         | AtlasError::Fingerprint { .. }
                         | AtlasError::Incomparable { .. }

@@ -50,6 +50,12 @@ pub(crate) fn collect(
 /// runner's output is not searched (`own`: the run's artifacts, canonical). (walkdir tells a
 /// loop of links from a tree, and it is left out as an error entry.)
 fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    // A run's artifacts named as the folder to walk (`run art`, the `--artifacts` refusal's
+    // look): none of it is a flow.
+    if crate::engine::output_kind(dir, None) == Some(crate::engine::Output::Artifacts) {
+        note_flows_in(dir, notes);
+        return Vec::new();
+    }
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let leads_out = |e: &walkdir::DirEntry, notes: &mut Vec<String>| {
         if !e.path_is_symlink() {
@@ -74,11 +80,11 @@ fn walk(dir: &Path, own: Option<&Path>, notes: &mut Vec<String>) -> Vec<PathBuf>
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0 || !(skipped_dir(e.path()) || output_dir(e, own) || leads_out(e, notes))
+            e.depth() == 0
+                || !(skipped_dir(e.path()) || output(e, own, notes) || leads_out(e, notes))
         })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && Format::of(e.path()).is_some())
-        .filter(|e| !crate::engine::is_runners_file(e.path()))
         // The project file is settings, not a flow (validate checks it on its own).
         .filter(|e| {
             !crate::config::project::NAMES
@@ -104,21 +110,73 @@ fn skipped_dir(p: &Path) -> bool {
             || (p.join("nodes").is_dir() && p.join("edges").is_dir()))
 }
 
-/// Whether `e` (a directory below the walk's root) is runner's output, where no flow is looked
-/// for, as Playwright's test directory leaves out its output directory: a page's download lands
-/// there under the name the page chose (`evil.yaml`), and a flow found there would run `exec`
+/// Whether `e` (a file or a directory below the walk's root) is runner's output, where no flow
+/// is taken, as Playwright's test directory leaves out its output directory: a page's download
+/// lands there under the name the page chose (`evil.yaml`), a flow saves files there
+/// (`{{ run.artifacts }}/cluster-state.yaml`), and a flow taken from there would run `exec`
 /// with the user's rights (a watch would run it at once). Runner's output is what
 /// [`crate::engine::output_kind`] says it is (`own`: the run's `--artifacts`, canonical): a
-/// flow's folder in a run's artifacts, its servers' logs, a flow's downloads wherever they are.
-/// The artifacts folder itself is searched (a marker in a folder of flows hides none of them:
-/// attack 26, C1), and a user's own numbered folders (`e2e/001-login/`) are searched, a
-/// report.json beside them or not.
-fn output_dir(e: &walkdir::DirEntry, own: Option<&Path>) -> bool {
-    e.file_type().is_dir()
-        && !matches!(
-            crate::engine::output_kind(e.path(), own),
-            None | Some(crate::engine::Output::Artifacts)
-        )
+/// run's artifacts and everything in them, a flow's downloads wherever they are. A user's own
+/// numbered folders (`e2e/001-login/`) are searched, a report.json beside them or not. A run's
+/// artifacts left out that hold files reading as flows are noted (a marker left in a folder of
+/// flows by an older runner, or planted, hides them, but not silently: attack 26, C1).
+fn output(e: &walkdir::DirEntry, own: Option<&Path>, notes: &mut Vec<String>) -> bool {
+    match crate::engine::output_kind(e.path(), own) {
+        None => false,
+        Some(crate::engine::Output::Artifacts) => {
+            note_flows_in(e.path(), notes);
+            true
+        }
+        Some(_) => true,
+    }
+}
+
+/// Notes the files under `dir` (a run's artifacts a walk leaves out) that read as flows, but
+/// for a flow's downloads (files a page named).
+fn note_flows_in(dir: &Path, notes: &mut Vec<String>) {
+    let found: Vec<String> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| {
+            !matches!(
+                crate::engine::output_kind(e.path(), None),
+                Some(crate::engine::Output::Downloads)
+            )
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && reads_as_flow(e.path()))
+        .map(|e| format!("{:?}", shown_dir(e.path())))
+        .collect();
+    if found.is_empty() {
+        return;
+    }
+    let more = found.len().saturating_sub(3);
+    let mut shown = found.into_iter().take(3).collect::<Vec<_>>();
+    if more > 0 {
+        shown.push(format!("and {more} more"));
+    }
+    notes.push(format!(
+        "{} holds runner's marker {} (a run's artifacts): its files that read as flows are not run ({}); remove the marker if they are yours",
+        shown_dir(dir),
+        crate::engine::MARKER,
+        shown.join(", ")
+    ));
+}
+
+/// `path` as a walk from `.` shows it (`tests/a.yaml`, not `./tests/a.yaml`; `.` itself).
+fn shown_dir(path: &Path) -> String {
+    match path.strip_prefix(".") {
+        Ok(p) if p.as_os_str().is_empty() => ".".into(),
+        Ok(p) => p.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// Whether `file` has a flow's extension, is at most 1 MiB and parses to a mapping with
+/// `steps`: what a flow file of the user's would be (a cluster dump saved there is not).
+fn reads_as_flow(file: &Path) -> bool {
+    Format::of(file).is_some()
+        && std::fs::metadata(file).is_ok_and(|m| m.len() <= 1 << 20)
+        && crate::config::document::read(file).is_ok_and(|d| d.value.get("steps").is_some())
 }
 
 /// Refuses `--artifacts` (`artifacts`) on a folder that holds flow files, or at or above the
@@ -141,7 +199,9 @@ pub(crate) fn refuse_artifacts(artifacts: &Path, paths: &[PathBuf]) -> Result<()
     if !own.is_dir() {
         return Ok(());
     }
-    let found = walk(artifacts, Some(&own), &mut Vec::new());
+    // Without `own`: everything in the run's own artifacts is output, and this look is for
+    // whether the folder is a run's artifacts (marked) or holds flows.
+    let found = walk(artifacts, None, &mut Vec::new());
     if found.is_empty() {
         return Ok(());
     }

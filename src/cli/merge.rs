@@ -81,7 +81,9 @@ impl Walk {
             return true;
         }
         match crate::engine::output_kind(e.path(), None) {
-            None | Some(crate::engine::Output::Artifacts) => true,
+            // A run's artifacts, and a folder in them runner gives no name (a `--report
+            // json=art/reports/r.json`): searched.
+            None | Some(crate::engine::Output::Artifacts | crate::engine::Output::Written) => true,
             // The servers' logs: no report is written there.
             Some(crate::engine::Output::Logs) => false,
             Some(crate::engine::Output::Downloads) => {

@@ -45,6 +45,8 @@ pub(crate) struct Settings {
     pub(crate) servers: Option<crate::config::project::ServersSpec>,
     /// The project file's `[atlas] fingerprint`: how a new atlas tells states apart.
     pub(crate) fingerprint: Option<crate::config::project::Fingerprint>,
+    /// The project file's `[atlas] secrets`: what the steps an atlas holds may read.
+    pub(crate) atlas_secrets: Vec<String>,
     /// The project file used, if any (the run names it first).
     pub(crate) project_file: Option<PathBuf>,
     /// `--artifacts`: no flow is looked for under it.
@@ -118,6 +120,10 @@ impl Settings {
             browser: browser.cloned(),
             servers: project.as_ref().and_then(project::Project::servers),
             fingerprint: f.and_then(|f| f.atlas.as_ref()).and_then(|a| a.fingerprint),
+            atlas_secrets: f
+                .and_then(|f| f.atlas.as_ref())
+                .map(|a| a.secrets.clone())
+                .unwrap_or_default(),
             project_file: project.as_ref().map(|p| p.path.clone()),
             artifacts: args.artifacts.clone(),
         })
@@ -359,6 +365,11 @@ pub(super) fn load(
             diagnostics,
             note: Some(note),
         });
+    }
+    if let Some(r) = warn
+        && let Some(w) = super::atlas_project::unnamed_atlas_secrets(&flows, &s.atlas_secrets)
+    {
+        r.warn(&w);
     }
     Ok(flows)
 }

@@ -102,11 +102,19 @@ impl Verified {
                 .node_ids()
                 .map_or(0, |ids| ids.len())
                 .saturating_sub(results.len());
+            // The browser or the disk failed: the environment's; else the project's
+            // configuration (a secret `[atlas] secrets` does not name): errored either way.
+            let kind = match e {
+                atlas::AtlasError::Browser { .. } | atlas::AtlasError::Io { .. } => {
+                    ErrorKind::Environment
+                }
+                _ => ErrorKind::CommandFailed,
+            };
             results.push(FlowResult::not_run(
                 format!("{left} node(s) not verified"),
                 atlas.root.clone(),
                 FlowStatus::Error,
-                StepError::new(ErrorKind::Environment, e.to_string()),
+                StepError::new(kind, e.to_string()),
             ));
         }
         let failed = results

@@ -32,22 +32,23 @@ pub(crate) fn is_flow_dir(name: &str) -> bool {
 }
 
 /// The file runner writes into every artifacts directory it makes (`run`, each pass of
-/// `run --watch`): flow discovery does not look for flows in what runner writes under a
-/// directory holding it (a page's download lands in a flow's folder under a name the page
-/// chooses, `evil.yaml` among them), wherever the artifacts are (`--artifacts` inside the
-/// flows' directory). A flow file of the user's elsewhere in such a directory is still a flow
-/// (attack 26, C1: a marker in the folder of the flows hid them all, silently).
+/// `run --watch`): everything under a directory holding it is runner's output, never a flow
+/// (a page's download lands in a flow's folder under a name the page chooses, `evil.yaml`
+/// among them; a flow saves `{{ run.artifacts }}/cluster-state.yaml`), wherever the artifacts
+/// are (`--artifacts` inside the flows' directory). runner writes it only into a folder that
+/// holds no flow file (`--artifacts` on a folder of flows is refused: attack 26, C1), and a
+/// walk that leaves out a marked folder holding files that read as flows says so.
 pub(crate) const MARKER: &str = ".runner-artifacts";
 
 /// What [`MARKER`] says to whoever opens it.
-pub(crate) const MARKER_TEXT: &str = "This directory holds the artifacts of a runner run (its flows' files, a page's downloads among them).\nrunner looks for no flow in what it wrote here (its flows' NNN-name/ folders, web_server/, NNN-replay.yaml).\n";
+pub(crate) const MARKER_TEXT: &str = "This directory holds the artifacts of a runner run (its flows' files, a page's downloads among them).\nrunner looks for no flow anywhere under it; remove this file if the directory holds flows of yours.\n";
 
 /// Whether `dir` holds [`MARKER`] (a regular file, not a link): it is a run's artifacts.
 pub(crate) fn is_marked(dir: &std::path::Path) -> bool {
     std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
 }
 
-/// What of runner's output a directory is (see [`output_kind`]).
+/// What of runner's output a path is (see [`output_kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Output {
     /// A run's artifacts: it holds [`MARKER`] (or it is the run's own `--artifacts`).
@@ -59,56 +60,49 @@ pub(crate) enum Output {
     Downloads,
     /// The run-level servers' logs (`web_server/` in a run's artifacts).
     Logs,
+    /// Anything else in a run's artifacts: its report, an atlas replay's `NNN-replay.yaml`, a
+    /// file or folder a flow wrote there (`{{ run.artifacts }}/cluster-state.yaml`).
+    Written,
 }
 
-/// Whether `file` is one runner wrote at the top of a run's artifacts that has a flow's
-/// extension: a flow an atlas replay hands over (`NNN-replay.yaml`, removed once loaded, left
-/// when it did not load), in a marked folder.
-pub(crate) fn is_runners_file(file: &std::path::Path) -> bool {
-    let Some(name) = file.file_name().map(|n| n.to_string_lossy()) else {
-        return false;
-    };
-    let digits = name.chars().take_while(char::is_ascii_digit).count();
-    digits >= 3
-        && name.get(digits..) == Some("-replay.yaml")
-        && file.parent().is_some_and(is_marked)
-}
-
-/// Whether `dir` is runner's output, and which: the one rule flow discovery (which searches
-/// none of it) and `merge-reports` (which searches a run's artifacts for the report the run
-/// wrote there, but none of its flows' folders and no downloads) both ask. `own`: the run's own
-/// `--artifacts`, canonical, when the caller has one.
+/// Whether `path` (a file or a directory) is runner's output, and which: the one rule flow
+/// discovery (which takes no flow from any of it, and does not go into an [`Output::Artifacts`]
+/// below the folder it walks), the `--artifacts` refusal and `merge-reports` (which searches a
+/// run's artifacts for the report the run wrote there, but none of its flows' folders and no
+/// downloads) all ask. `own`: the run's own `--artifacts`, canonical, when the caller has one.
 ///
-/// A run's artifacts themselves are searched by discovery (a marker planted, or left in a
-/// folder of flows by an older runner, hides no flow of the user's): only what runner writes
-/// in them is not. A flow's folder is told by its name (see [`is_flow_dir`]) in a marked
-/// folder, the servers' logs by theirs (`web_server`); a flow's
-/// downloads by their folder's name in a folder named as a flow's, marked or not (artifacts
+/// Everything in a run's artifacts (a marked folder, or the run's own `--artifacts`) is
+/// output: what runner writes there, and what a flow or a page does. A flow's downloads are
+/// also told by their folder's name in a folder named as a flow's, marked or not (artifacts
 /// copied without their hidden marker, by an older runner, or of a run killed early still
 /// have them). A report.json beside a folder is no sign: a user writes theirs beside their own
 /// numbered folders of flows (`e2e/001-login/`), which are no output.
-pub(crate) fn output_kind(dir: &std::path::Path, own: Option<&std::path::Path>) -> Option<Output> {
+pub(crate) fn output_kind(path: &std::path::Path, own: Option<&std::path::Path>) -> Option<Output> {
     let artifacts = |d: &std::path::Path| {
         is_marked(d) || own.is_some_and(|o| std::fs::canonicalize(d).is_ok_and(|c| c == o))
     };
-    if artifacts(dir) {
+    let dir = path.is_dir();
+    if dir && artifacts(path) {
         return Some(Output::Artifacts);
     }
-    let parent = dir.parent()?;
+    let parent = path.parent()?;
     let flow_named = |p: &std::path::Path| {
         p.file_name()
             .is_some_and(|n| is_flow_dir(&n.to_string_lossy()))
     };
-    if dir.file_name().is_some_and(|n| n == "downloads") && flow_named(parent) {
+    if dir && path.file_name().is_some_and(|n| n == "downloads") && flow_named(parent) {
         return Some(Output::Downloads);
     }
     if !artifacts(parent) {
         return None;
     }
-    if flow_named(dir) {
-        return Some(Output::FlowFolder);
-    }
-    (dir.file_name().is_some_and(|n| n == "web_server")).then_some(Output::Logs)
+    Some(if dir && flow_named(path) {
+        Output::FlowFolder
+    } else if dir && path.file_name().is_some_and(|n| n == "web_server") {
+        Output::Logs
+    } else {
+        Output::Written
+    })
 }
 
 /// A file-name-safe form of a name.
@@ -144,8 +138,9 @@ mod tests {
     }
 
     /// A marked folder (or the run's own `--artifacts`) is artifacts, a flow-named folder in it
-    /// a flow's folder (not in an unmarked one, a report.json beside it or not), `downloads` in
-    /// any flow-named folder a flow's downloads; nothing else is output.
+    /// a flow's folder (not in an unmarked one, a report.json beside it or not), anything else
+    /// in it written there, `downloads` in any flow-named folder a flow's downloads; nothing
+    /// else is output.
     #[test]
     fn output_is_told_by_the_marker_and_the_names_runner_gives() {
         let d = tempfile::tempdir().unwrap();
@@ -175,10 +170,17 @@ mod tests {
         assert_eq!(kind("e2e/001-login"), None);
         assert_eq!(kind("art/web_server"), Some(Output::Logs));
         assert_eq!(kind("e2e/web_server"), None);
+        // Anything else in a run's artifacts is output too, file or folder; nothing in a
+        // folder of the user's is.
         std::fs::write(art.join("001-replay.yaml"), "").unwrap();
-        assert!(is_runners_file(&art.join("001-replay.yaml")));
-        assert!(!is_runners_file(&mine.join("001-replay.yaml")));
-        assert!(!is_runners_file(&art.join("replay.yaml")));
+        std::fs::write(art.join("cluster-state.yaml"), "").unwrap();
+        std::fs::create_dir_all(art.join("reports")).unwrap();
+        std::fs::write(mine.join("001-replay.yaml"), "").unwrap();
+        assert_eq!(kind("art/001-replay.yaml"), Some(Output::Written));
+        assert_eq!(kind("art/cluster-state.yaml"), Some(Output::Written));
+        assert_eq!(kind("art/reports"), Some(Output::Written));
+        assert_eq!(kind("e2e/001-replay.yaml"), None);
+        assert_eq!(kind("e2e/report.json"), None);
         assert_eq!(kind("e2e"), None);
         assert_eq!(output_kind(&d.path().join("own/002-x"), None), None);
     }

@@ -76,6 +76,7 @@ fn inner_frame<'a>(
         prefix,
         deadline,
         servers: frame.servers,
+        origins: frame.origins,
     }
 }
 

@@ -77,8 +77,9 @@ pub(crate) async fn run_flow(
 }
 
 /// Runs a top-level flow in `browser` (which it leaves open), with the run's `servers`; the
-/// flow's secrets, and what its templates make of them, go into `masker`. With a `budget` (a
-/// replay's), its steps all together take at most that, from its first step.
+/// flow's secrets, and what its templates make of them, go into `masker`. With a replay's
+/// `bounds`, its steps all together take at most their budget, from its first step, and the
+/// page stays on their origins.
 pub(crate) async fn run_in(
     rt: &Runtime,
     loaded: &LoadedFlow,
@@ -86,7 +87,7 @@ pub(crate) async fn run_in(
     browser: &FlowBrowser,
     servers: &RunServers,
     masker: &Masker,
-    budget: Option<std::time::Duration>,
+    bounds: Option<&crate::atlas::Bounds>,
 ) -> FlowResult {
     let started = Instant::now();
     rt.listener.flow_started(info);
@@ -94,7 +95,8 @@ pub(crate) async fn run_in(
         started,
         server: None,
         until: None,
-        budget,
+        budget: bounds.and_then(|b| b.budget),
+        origins: bounds.and_then(|b| b.origins.as_deref()),
     };
     let ran = body(rt, loaded, info, browser, servers, &mut setup, masker).await;
     // A server that exited while the flow ran is why it failed, not the browser's network error
@@ -155,9 +157,17 @@ fn conclude(result: &mut FlowResult, ran: Result<Ran, StepError>) {
             after,
         }) => {
             result.flaky = steps.iter().any(|s| s.flaky);
+            // A failure no step reports (a replay's page that left its origins between two
+            // steps) is the flow's error.
+            let unreported = !steps
+                .iter()
+                .any(|s| s.conclusion == crate::step::Outcome::Failed);
             result.steps = steps;
             if let Some(e) = failure {
                 result.status = FlowStatus::of(e.kind);
+                if unreported && e.kind != ErrorKind::Interrupted {
+                    result.error = Some(e);
+                }
             } else if let Some(e) = after {
                 result.status = FlowStatus::of(e.kind);
                 result.error = Some(e);
@@ -207,12 +217,14 @@ fn say_unkept_log(rt: &Runtime, info: &FlowInfo, server: &Server) {
 }
 
 /// What a flow set up before its first step: its own web server, and when the steps began.
-struct Setup {
+struct Setup<'o> {
     started: Instant,
     server: Option<Server>,
     until: Option<std::time::Duration>,
     /// What the steps may take, all together (a replay's bound), from the first.
     budget: Option<std::time::Duration>,
+    /// The origins the page may be on between the steps (a replay's).
+    origins: Option<&'o [String]>,
 }
 
 /// What a flow's steps did.
@@ -225,6 +237,12 @@ struct Ran {
     after: Option<StepError>,
 }
 
+/// `<artifacts>/<NNN-flow>`: the folder of the flow's files.
+fn folder_of(rt: &Runtime, info: &FlowInfo, loaded: &LoadedFlow) -> std::path::PathBuf {
+    rt.artifacts
+        .join(artifacts::flow_dir(info.index, &loaded.flow.name))
+}
+
 /// Everything between start and teardown; an `Err` is a failure outside any step.
 async fn body(
     rt: &Runtime,
@@ -232,12 +250,10 @@ async fn body(
     info: &FlowInfo,
     browser: &FlowBrowser,
     servers: &RunServers,
-    setup: &mut Setup,
+    setup: &mut Setup<'_>,
     masker: &Masker,
 ) -> Result<Ran, StepError> {
-    let dir = rt
-        .artifacts
-        .join(artifacts::flow_dir(info.index, &loaded.flow.name));
+    let dir = folder_of(rt, info, loaded);
     let masker = masker.clone();
     // Boxed: the server's start is a large future, and the flow's must stay small.
     let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
@@ -285,6 +301,7 @@ async fn body(
         prefix: String::new(),
         deadline: setup.budget.and_then(|b| Instant::now().checked_add(b)),
         servers: &watch,
+        origins: setup.origins,
     };
     let (steps, failure) = run_steps(rt, &frame, &mut scope).await;
     // A popup's confirm or prompt that nothing answered after the flow's last browser step
@@ -405,6 +422,11 @@ async fn run_main_steps(
         if frame.cancel.is_cancelled() {
             return Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
         }
+        // (Before the first too: a replay that goes on from where another left the page.)
+        // Boxed, as the steps are: the flow's future must stay small.
+        if let Some(e) = Box::pin(off_origin(rt, frame)).await {
+            return Some(e);
+        }
         let r = Box::pin(run_step(
             rt,
             frame,
@@ -422,7 +444,24 @@ async fn run_main_steps(
             return failure;
         }
     }
-    None
+    Box::pin(off_origin(rt, frame)).await
+}
+
+/// Why the steps of a replay stop before the next one (or after the last): the page left the
+/// origins they may act on (an `eval`'s `location.href = ...`, a link to another site), and
+/// nothing a step does or reads there is done (see `atlas::off_origin`). None for a flow with
+/// no such bound, and when the page's URL cannot be read (the next step meets that).
+async fn off_origin(rt: &Runtime, frame: &Frame<'_>) -> Option<StepError> {
+    let origins = frame.origins?;
+    let url = {
+        let mut session = frame.browser.session(&rt.browser).await.ok()?;
+        session.url(std::time::Duration::from_secs(5)).await.ok()?
+    };
+    let why = crate::atlas::off_origin(&url, Some(origins))?;
+    Some(StepError::new(
+        ErrorKind::CommandFailed,
+        frame.masker.mask(&why),
+    ))
 }
 
 /// The frame `finally` runs in: the flow's. After an interrupt (`graced`), `finally` still runs
@@ -454,5 +493,6 @@ fn finally_frame<'a>(frame: &Frame<'a>, graced: bool) -> Frame<'a> {
             .deadline
             .map(|d| d.max(crate::step::interrupt::grace_end(FINALLY_GRACE).into_std())),
         servers: frame.servers,
+        origins: frame.origins,
     }
 }

@@ -167,7 +167,8 @@ impl Driver for InProcess {
                 steps: loaded.flow.steps.len() + loaded.flow.finally.len(),
             };
             let servers = super::server::RunServers::default();
-            // The flow's steps end by the budget's deadline, counted from its first step.
+            // The flow's steps end by the budget's deadline, counted from its first step, and
+            // stop where the page leaves the bounds' origins.
             let ran = run_in(
                 &rt,
                 &loaded,
@@ -175,7 +176,7 @@ impl Driver for InProcess {
                 &self.browser,
                 &servers,
                 &bounds.masker,
-                bounds.budget,
+                Some(bounds),
             );
             let mut result = [ran.await];
             // Its trace, when one is kept, is finished beside nothing here.

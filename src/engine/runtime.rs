@@ -115,6 +115,9 @@ pub(crate) struct Frame<'a> {
     pub(crate) deadline: Option<std::time::Instant>,
     /// The web servers the flow runs against: a step that fails once one has exited says so.
     pub(crate) servers: &'a dyn ServerWatch,
+    /// The origins the page may be on between the steps (a replay of an atlas's steps: see
+    /// `atlas::off_origin`); none: anywhere.
+    pub(crate) origins: Option<&'a [String]>,
 }
 
 /// What a failed step asks of the web servers its flow runs against (`server::Watch`; named

@@ -105,6 +105,7 @@ async fn run(
         // in (its `finally` then has its grace: `lifecycle::finally_frame`).
         deadline,
         servers: frame.servers,
+        origins: frame.origins,
     };
     // Inside the artifacts, no symlink followed (a reused directory may hold one out).
     crate::fs::artifact_dir(&rt.artifacts, &sub_frame.dir)

@@ -90,6 +90,7 @@ impl Crawler<'_> {
         let bounds = super::super::replay::Bounds {
             masker: self.masker.clone(),
             budget: None,
+            origins: None,
         };
         let r = self.driver.run(&flow, &bounds).await?;
         if r.status == FlowStatus::Passed {

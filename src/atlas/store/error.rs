@@ -20,6 +20,11 @@ pub(crate) enum AtlasError {
     /// names the file and the step.
     #[error("{0}")]
     Refused(String),
+    /// A step the atlas holds reads a secret the project's `[atlas] secrets` does not name:
+    /// the project's configuration (exit code 2), no verdict on the app; the message names
+    /// the file, the step and the setting that lets it.
+    #[error("{0}")]
+    Unconfigured(String),
     #[error("no node `{0}` in the atlas")]
     NotFound(String),
     #[error(
@@ -58,6 +63,7 @@ impl From<AtlasError> for StepError {
             AtlasError::LinkExists { .. }
             | AtlasError::Broken { .. }
             | AtlasError::Refused(_)
+            | AtlasError::Unconfigured(_)
             | AtlasError::NotFound(_)
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => ErrorKind::CommandFailed,

@@ -21,4 +21,4 @@ pub(crate) use dir::Atlas;
 pub(crate) use error::AtlasError;
 pub(crate) use links::{EdgeLabel, Link};
 pub(crate) use nodes::{Ensured, SHOWED_A_SECRET, State};
-pub(crate) use reach::{Reach, referenced_secrets};
+pub(crate) use reach::{Reach, off_origin, referenced_secrets};

@@ -92,6 +92,26 @@ impl Atlas {
             .collect())
     }
 
+    /// The origins the page may be on while the path to `node` replays (see
+    /// `reach::off_origin`): the atlas's (its root's, or that of `base_url`, which replaces it),
+    /// then those runner.toml's `[atlas] origins` names.
+    pub(crate) fn allowed_origins(
+        &self,
+        node: &str,
+        base_url: Option<&str>,
+    ) -> Result<Vec<String>, AtlasError> {
+        let home = if let Some(o) = base_url.and_then(super::reach::origin_of) {
+            Some(o)
+        } else {
+            let root = self.path_to_node(node)?[0].node_id.clone();
+            super::reach::origin_of(&self.meta(&root)?.url)
+        };
+        Ok(home
+            .into_iter()
+            .chain(self.reach.origins.iter().cloned())
+            .collect())
+    }
+
     /// The steps from a root to `node`, state by state: each state on the path with the steps
     /// that reach it from the one before (the root's: its entry).
     pub(crate) fn steps_by_state(
@@ -106,13 +126,11 @@ impl Atlas {
         let admitted = |steps: &[Value], file: &std::path::Path| {
             admitted(steps, file)?;
             // What they may read and open: the project's `[atlas]`, the root's origin.
-            self.reach
-                .admit(
-                    &Value::from(steps),
-                    home.as_deref(),
-                    &file.display().to_string(),
-                )
-                .map_err(AtlasError::Refused)
+            self.reach.admit(
+                &Value::from(steps),
+                home.as_deref(),
+                &file.display().to_string(),
+            )
         };
         admitted(&entry, &self.node_dir(&root).join("meta.json"))?;
         let mut out = vec![(root.clone(), entry)];

@@ -8,6 +8,8 @@
 
 use serde_json::Value;
 
+use super::AtlasError;
+
 /// What runner.toml's `[atlas]` lets stored steps reach beyond the atlas's own origin.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Reach {
@@ -24,8 +26,15 @@ const NO_SECRETS_IN: &[&str] = &["eval", "route"];
 impl Reach {
     /// Admits the flow or the steps `v` read from `from` (see the module), `home` being the
     /// origin of the atlas's root they start from. Err: why the first that is refused is
-    /// (`<from>: step 2 (`open`): ...`).
-    pub(crate) fn admit(&self, v: &Value, home: Option<&str>, from: &str) -> Result<(), String> {
+    /// (`<from>: step 2 (`open`): ...`): [`AtlasError::Unconfigured`] for a secret
+    /// `[atlas] secrets` does not name (the project's setting to add, shown), else
+    /// [`AtlasError::Refused`].
+    pub(crate) fn admit(
+        &self,
+        v: &Value,
+        home: Option<&str>,
+        from: &str,
+    ) -> Result<(), AtlasError> {
         if let Some(name) = v
             .get("secrets")
             .and_then(Value::as_array)
@@ -34,7 +43,10 @@ impl Reach {
             .filter_map(Value::as_str)
             .find(|n| !self.secrets.iter().any(|s| s == n))
         {
-            return Err(format!("{from}: `secrets`: {}", self.undeclared(name)));
+            return Err(AtlasError::Unconfigured(format!(
+                "{from}: `secrets`: {}",
+                self.undeclared(name)
+            )));
         }
         let steps = match v {
             Value::Array(steps) => steps.as_slice(),
@@ -48,17 +60,26 @@ impl Reach {
                 .as_object()
                 .and_then(|m| m.keys().find(|k| *k != "name" && *k != "frame"))
                 .map_or("?", String::as_str);
+            let at = |why: String| format!("{from}: step {} (`{key}`): {why}", i + 1);
+            if let Some(name) = referenced_secrets(&step.to_string())
+                .iter()
+                .find(|n| !self.secrets.contains(n))
+            {
+                return Err(AtlasError::Unconfigured(at(self.undeclared(name))));
+            }
             self.admit_step(key, step, home)
-                .map_err(|why| format!("{from}: step {} (`{key}`): {why}", i + 1))?;
+                .map_err(|why| AtlasError::Refused(at(why)))?;
         }
         Ok(())
     }
 
+    /// [`Reach::admit`], the refusal in words.
+    pub(crate) fn admits(&self, v: &Value, home: Option<&str>, from: &str) -> Result<(), String> {
+        self.admit(v, home, from).map_err(|e| e.to_string())
+    }
+
     fn admit_step(&self, key: &str, step: &Value, home: Option<&str>) -> Result<(), String> {
         let read = referenced_secrets(&step.to_string());
-        if let Some(name) = read.iter().find(|n| !self.secrets.contains(n)) {
-            return Err(self.undeclared(name));
-        }
         if let Some(name) = read.first().filter(|_| NO_SECRETS_IN.contains(&key)) {
             return Err(format!(
                 "it reads the secret `{name}` in `{key}`: a stored step gives a secret only to the page (typed, selected, in a URL of the app), never to code or the network"
@@ -80,9 +101,10 @@ impl Reach {
         ))
     }
 
-    fn undeclared(&self, name: &str) -> String {
+    /// Why a step that reads the secret `name` is refused, and the setting that lets it.
+    pub(crate) fn undeclared(&self, name: &str) -> String {
         format!(
-            "it reads the secret `{name}`, which runner.toml's `[atlas] secrets` does not name (it names {}): a step an atlas holds reads only the secrets the project declares for its atlases, as an edited atlas could otherwise read any variable of the environment",
+            "it reads the secret `{name}`, which runner.toml's `[atlas] secrets` does not name (it names {}): a step an atlas holds reads only the secrets the project declares for its atlases, as an edited atlas could otherwise read any variable of the environment; if the atlas is yours, {}",
             if self.secrets.is_empty() {
                 "none".to_string()
             } else {
@@ -91,9 +113,49 @@ impl Reach {
                     .map(|s| format!("`{s}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            }
+            },
+            self.fix(&[name.to_string()])
         )
     }
+
+    /// The setting that lets stored steps read the secrets `names` too: `add NAME to
+    /// runner.toml: [atlas] secrets = ["A", "NAME"]`.
+    pub(crate) fn fix(&self, names: &[String]) -> String {
+        let all: Vec<String> = self
+            .secrets
+            .iter()
+            .chain(names)
+            .map(|s| format!("{s:?}"))
+            .collect();
+        format!(
+            "add {} to runner.toml: [atlas] secrets = [{}]",
+            names.join(", "),
+            all.join(", ")
+        )
+    }
+}
+
+/// Why a page at `url` is not where a stored step may act, when it is not: `allowed` (the
+/// atlas's origin first, then `[atlas] origins`; `None`: anywhere) holds no origin of it. A
+/// page with no origin of its own (`about:blank`, the browser's error page) is no other site.
+pub(crate) fn off_origin(url: &str, allowed: Option<&[String]>) -> Option<String> {
+    let allowed = allowed?;
+    let scheme = url
+        .split_once(':')
+        .map_or("", |(s, _)| s)
+        .to_ascii_lowercase();
+    if matches!(scheme.as_str(), "about" | "chrome-error") {
+        return None;
+    }
+    let origin = origin_of(url);
+    if origin.is_some() && allowed.iter().any(|a| origin_of(a) == origin) {
+        return None;
+    }
+    Some(format!(
+        "the page went to {}, which is not the atlas's origin ({}) nor one runner.toml's `[atlas] origins` names: a stored step acts only on the app's pages, so the replay stops and nothing of that page is read",
+        origin.unwrap_or_else(|| format!("a `{scheme}:` URL")),
+        allowed.first().map_or("none recorded", String::as_str)
+    ))
 }
 
 /// The origin of an http(s) URL as a browser takes it: scheme and host lowercased, no user
@@ -160,6 +222,29 @@ mod tests {
         );
     }
 
+    /// A page is where stored steps may act when its origin is allowed (as a browser takes
+    /// it), or when it has none (a fresh tab, the browser's error page); anything else is
+    /// named by its origin only (its path and query may hold anything).
+    #[test]
+    fn a_page_off_the_allowed_origins_is_named_by_its_origin() {
+        let allowed = ["http://127.0.0.1:8000".to_string()];
+        let off = |u: &str| off_origin(u, Some(&allowed));
+        assert_eq!(off("http://127.0.0.1:8000/b.html?x=1"), None);
+        assert_eq!(off("HTTP://127.0.0.1:8000/"), None);
+        assert_eq!(off("about:blank"), None);
+        assert_eq!(off("chrome-error://chromewebdata/"), None);
+        assert_eq!(off_origin("http://evil/", None), None);
+        let e = off("http://localhost:8000/internal.html?token=abc").unwrap();
+        assert!(
+            e.starts_with("the page went to http://localhost:8000, which is not the atlas's origin (http://127.0.0.1:8000)"),
+            "{e}"
+        );
+        assert!(!e.contains("token"), "{e}");
+        assert!(off("file:///etc/passwd").unwrap().contains("a `file:` URL"));
+        assert!(off("http://127.0.0.1:8001/").is_some());
+        assert!(off_origin("http://127.0.0.1:8000/", Some(&[])).is_some());
+    }
+
     #[test]
     fn stored_steps_read_the_declared_secrets_and_open_the_atlas_origins_only() {
         let reach = Reach {
@@ -172,7 +257,7 @@ mod tests {
             {"open": {"url": "https://AUTH.example.com:443/o"}},
             {"fill": {"target": "#p", "value": "{{ secrets.PW }}"}},
         ]});
-        assert_eq!(reach.admit(&ok, home, "f"), Ok(()));
+        assert!(reach.admit(&ok, home, "f").is_ok());
         for (flow, said) in [
             (
                 json!({"steps": [{"open": "http://localhost:18602/?x={{ secrets.EXFIL }}"}]}),
@@ -191,9 +276,29 @@ mod tests {
                 "f: step 2 (`eval`): it reads the secret `PW` in `eval`",
             ),
         ] {
-            let e = reach.admit(&flow, home, "f").unwrap_err();
+            let e = reach.admit(&flow, home, "f").unwrap_err().to_string();
             assert!(e.contains(said), "{flow}: {e}");
         }
+        // An undeclared secret is the project's setting to add, shown as it is written; any
+        // other refusal is no setting's.
+        let e = reach
+            .admit(
+                &json!([{"fill": {"target": "#p", "value": "{{ secrets.PIN }}"}}]),
+                home,
+                "f",
+            )
+            .unwrap_err();
+        assert!(matches!(e, AtlasError::Unconfigured(_)), "{e}");
+        assert!(
+            e.to_string().ends_with(
+                "if the atlas is yours, add PIN to runner.toml: [atlas] secrets = [\"PW\", \"PIN\"]"
+            ),
+            "{e}"
+        );
+        let e = reach
+            .admit(&json!([{"eval": "'{{ secrets.PW }}'"}]), home, "f")
+            .unwrap_err();
+        assert!(matches!(e, AtlasError::Refused(_)), "{e}");
         // With no atlas origin known, only the named ones.
         assert!(
             Reach::default()
