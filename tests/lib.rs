@@ -25,6 +25,7 @@ mod atlas_shown_secrets;
 mod atlas_typed_secrets;
 mod atlas_verify;
 mod browser;
+mod browser_values;
 mod checks;
 mod cli;
 mod common;

@@ -7,6 +7,7 @@ pub(crate) mod declared_secrets;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
+pub(crate) mod browser_values;
 pub(crate) mod headers;
 mod literal;
 mod matrix;
