@@ -41,8 +41,9 @@ fn validate_refuses_a_locale_or_time_zone_the_browser_refuses() {
     let (code, _, stderr) = output(c);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("utc.yaml:2:22: error: `browser.timezone`: `utc` is not a time zone the browser knows")
-            && stderr.contains("did you mean `UTC`?"),
+        stderr.contains(
+            "utc.yaml:2:22: error: `browser.timezone`: `utc` is not a time zone the browser knows"
+        ) && stderr.contains("did you mean `UTC`?"),
         "{stderr}"
     );
     for (i, (tz, locale)) in [
@@ -58,11 +59,15 @@ fn validate_refuses_a_locale_or_time_zone_the_browser_refuses() {
         write(
             d.path(),
             &format!("ok{i}.yaml"),
-            &format!("name: ok{i}\nbrowser: {{ timezone: \"{tz}\", locale: \"{locale}\" }}\nsteps:\n  - log: x\n"),
+            &format!(
+                "name: ok{i}\nbrowser: {{ timezone: \"{tz}\", locale: \"{locale}\" }}\nsteps:\n  - log: x\n"
+            ),
         );
     }
     let mut c = runner(d.path());
-    c.args(["validate", "ok0.yaml", "ok1.yaml", "ok2.yaml", "ok3.yaml", "ok4.yaml"]);
+    c.args([
+        "validate", "ok0.yaml", "ok1.yaml", "ok2.yaml", "ok3.yaml", "ok4.yaml",
+    ]);
     let (code, stdout, stderr) = output(c);
     assert_eq!(code, 0, "{stdout}{stderr}");
     // runner.toml's `[browser]` the same way.
@@ -80,7 +85,9 @@ fn validate_refuses_a_locale_or_time_zone_the_browser_refuses() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("runner.toml:3:10: error: `browser.locale`: `de DE` is not a locale the browser takes"),
+        stderr.contains(
+            "runner.toml:3:10: error: `browser.locale`: `de DE` is not a locale the browser takes"
+        ),
         "{stderr}"
     );
 }
@@ -101,11 +108,17 @@ fn a_rendered_locale_or_time_zone_is_checked_with_the_same_words() {
         ),
     ];
     for (key, want) in cases {
-        let v = if key == "locale" { "not a locale" } else { "Mars/Base" };
+        let v = if key == "locale" {
+            "not a locale"
+        } else {
+            "Mars/Base"
+        };
         write(
             d.path(),
             "t.yaml",
-            &format!("name: t\nvars: {{ v: \"{v}\" }}\nbrowser:\n  {key}: \"{{{{ vars.v }}}}\"\nsteps:\n  - open: \"data:text/html,<p>x</p>\"\n"),
+            &format!(
+                "name: t\nvars: {{ v: \"{v}\" }}\nbrowser:\n  {key}: \"{{{{ vars.v }}}}\"\nsteps:\n  - open: \"data:text/html,<p>x</p>\"\n"
+            ),
         );
         let mut c = runner(d.path());
         c.args(["validate", "t.yaml"]);

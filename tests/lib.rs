@@ -86,6 +86,7 @@ mod servers;
 mod shard_sets;
 mod shards;
 mod silent_browsers;
+mod state_origins;
 mod sub_flow_keys;
 mod sub_flow_vars;
 mod suites;

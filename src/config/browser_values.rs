@@ -66,7 +66,10 @@ pub(crate) fn timezone_problem(tz: &str) -> Option<(String, String)> {
     if tz.parse::<chrono_tz::Tz>().is_ok() || ICU_ONLY_ZONES.contains(&tz) || is_offset_id(tz) {
         return None;
     }
-    let problem = format!("`{}` is not a time zone the browser knows", tz.escape_debug());
+    let problem = format!(
+        "`{}` is not a time zone the browser knows",
+        tz.escape_debug()
+    );
     let known = chrono_tz::TZ_VARIANTS
         .iter()
         .map(|z| z.name())
@@ -101,7 +104,11 @@ fn is_offset_id(tz: &str) -> bool {
             3 | 4 => (num(&one[..one.len() - 2]), num(&one[one.len() - 2..]), 0),
             5 | 6 => {
                 let n = one.len();
-                (num(&one[..n - 4]), num(&one[n - 4..n - 2]), num(&one[n - 2..]))
+                (
+                    num(&one[..n - 4]),
+                    num(&one[n - 4..n - 2]),
+                    num(&one[n - 2..]),
+                )
             }
             _ => return false,
         },
@@ -118,7 +125,10 @@ pub(crate) fn locale_problem(locale: &str) -> Option<(String, String)> {
         return None;
     }
     Some((
-        format!("`{}` is not a locale the browser takes", locale.escape_debug()),
+        format!(
+            "`{}` is not a locale the browser takes",
+            locale.escape_debug()
+        ),
         "a BCP 47 language tag, as `de-DE`, `en`, `fr-CA` or `zh-Hant-TW`".to_string(),
     ))
 }
@@ -146,7 +156,10 @@ pub(crate) fn problems(
     out: &mut Vec<Diagnostic>,
 ) {
     for (key, check) in [
-        ("locale", locale_problem as fn(&str) -> Option<(String, String)>),
+        (
+            "locale",
+            locale_problem as fn(&str) -> Option<(String, String)>,
+        ),
         ("timezone", timezone_problem),
     ] {
         let at = format!("{ptr}/{key}");
@@ -157,7 +170,9 @@ pub(crate) fn problems(
             continue;
         }
         if let Some((problem, help)) = check(v) {
-            out.push(at_value(file, spans, &at, format!("`browser.{key}`: {problem}")).with_help(help));
+            out.push(
+                at_value(file, spans, &at, format!("`browser.{key}`: {problem}")).with_help(help),
+            );
         }
     }
 }
@@ -171,19 +186,66 @@ mod tests {
     #[test]
     fn the_checks_take_what_chromium_takes() {
         let zones_taken = [
-            "UTC", "Etc/UTC", "US/Eastern", "PST", "EST", "EST5EDT", "GMT+5", "GMT+05:00",
-            "GMT+0530", "Europe/Kyiv", "Europe/Kiev", "America/Ciudad_Juarez", "Asia/Calcutta",
-            "Zulu", "UCT", "GMT0", "SystemV/AST4", "Etc/GMT+5", "CET", "ACT", "IST", "Factory",
-            "GMT", "Etc/Unknown", "gmt+5", "Gmt+5", "GMT+23:59", "GMT+5:30", "GMT+530",
-            "GMT+005", "GMT+123456", "GMT-5", "GMT+23:59:59", "America/Nuuk", "Pacific/Kanton", "Europe/Belfast",
-            "Etc/GMT-14", "Canada/East-Saskatchewan", "US/Pacific-New", "ROC", "Asia/Tokyo",
+            "UTC",
+            "Etc/UTC",
+            "US/Eastern",
+            "PST",
+            "EST",
+            "EST5EDT",
+            "GMT+5",
+            "GMT+05:00",
+            "GMT+0530",
+            "Europe/Kyiv",
+            "Europe/Kiev",
+            "America/Ciudad_Juarez",
+            "Asia/Calcutta",
+            "Zulu",
+            "UCT",
+            "GMT0",
+            "SystemV/AST4",
+            "Etc/GMT+5",
+            "CET",
+            "ACT",
+            "IST",
+            "Factory",
+            "GMT",
+            "Etc/Unknown",
+            "gmt+5",
+            "Gmt+5",
+            "GMT+23:59",
+            "GMT+5:30",
+            "GMT+530",
+            "GMT+005",
+            "GMT+123456",
+            "GMT-5",
+            "GMT+23:59:59",
+            "America/Nuuk",
+            "Pacific/Kanton",
+            "Europe/Belfast",
+            "Etc/GMT-14",
+            "Canada/East-Saskatchewan",
+            "US/Pacific-New",
+            "ROC",
+            "Asia/Tokyo",
         ];
         for z in zones_taken {
             assert_eq!(timezone_problem(z), None, "{z}");
         }
         let zones_refused = [
-            "utc", "Mars/Base", "Z", "europe/paris", "+05:00", "Asia/Tokyo ", "Asia/Riyadh87",
-            "Asia/Hanoi", "", "GMT+24", "GMT+0:5", "GMT+1234567", "GMT+5:3", "GMT+:30",
+            "utc",
+            "Mars/Base",
+            "Z",
+            "europe/paris",
+            "+05:00",
+            "Asia/Tokyo ",
+            "Asia/Riyadh87",
+            "Asia/Hanoi",
+            "",
+            "GMT+24",
+            "GMT+0:5",
+            "GMT+1234567",
+            "GMT+5:3",
+            "GMT+:30",
         ];
         for z in zones_refused {
             assert!(timezone_problem(z).is_some(), "{z}");
@@ -191,20 +253,62 @@ mod tests {
         let (problem, help) = timezone_problem("utc").unwrap();
         assert_eq!(problem, "`utc` is not a time zone the browser knows");
         assert!(help.starts_with("did you mean `UTC`?"), "{help}");
-        assert!(timezone_problem("europe/paris").unwrap().1.contains("`Europe/Paris`"));
+        assert!(
+            timezone_problem("europe/paris")
+                .unwrap()
+                .1
+                .contains("`Europe/Paris`")
+        );
         let locales_taken = [
-            "de-DE", "en", "zh-Hant-TW", "de_DE", "xx", "xx-YY", "en-US-u-ca-buddhist", "EN-us",
-            "de-DE-1996", "fr-150", "tlh", "de-DE-x-foo", "und", "en_US.UTF-8", "qaa", "zz-ZZ",
-            "sr-Latn-RS", "es-419", "de_DE@euro", "en_US@calendar=gregorian", "en.UTF-8",
-            "de-DE.UTF-8", "art-lojban", "en-US-POSIX", "de-CH-1901", "en_US.UTF-8@euro",
-            "en_US.", "ja_JP.eucJP",
+            "de-DE",
+            "en",
+            "zh-Hant-TW",
+            "de_DE",
+            "xx",
+            "xx-YY",
+            "en-US-u-ca-buddhist",
+            "EN-us",
+            "de-DE-1996",
+            "fr-150",
+            "tlh",
+            "de-DE-x-foo",
+            "und",
+            "en_US.UTF-8",
+            "qaa",
+            "zz-ZZ",
+            "sr-Latn-RS",
+            "es-419",
+            "de_DE@euro",
+            "en_US@calendar=gregorian",
+            "en.UTF-8",
+            "de-DE.UTF-8",
+            "art-lojban",
+            "en-US-POSIX",
+            "de-CH-1901",
+            "en_US.UTF-8@euro",
+            "en_US.",
+            "ja_JP.eucJP",
         ];
         for l in locales_taken {
             assert_eq!(locale_problem(l), None, "{l}");
         }
         let locales_refused = [
-            "not a locale", "i-klingon", "x-private", "123", "en-", "C", "root", "a",
-            "toolonglanguage", "de DE", "", "en_", "_US", "zh-min-nan", "sgn-BE-FR", "en-US-u",
+            "not a locale",
+            "i-klingon",
+            "x-private",
+            "123",
+            "en-",
+            "C",
+            "root",
+            "a",
+            "toolonglanguage",
+            "de DE",
+            "",
+            "en_",
+            "_US",
+            "zh-min-nan",
+            "sgn-BE-FR",
+            "en-US-u",
         ];
         for l in locales_refused {
             assert!(locale_problem(l).is_some(), "{l}");

@@ -2,12 +2,12 @@
 //! model, the semantic checks, and agent profiles.
 
 pub(crate) mod action;
+pub(crate) mod browser_values;
 mod check;
 pub(crate) mod declared_secrets;
 pub(crate) mod document;
 pub(crate) mod duration;
 pub(crate) mod flows;
-pub(crate) mod browser_values;
 pub(crate) mod headers;
 mod literal;
 mod matrix;
