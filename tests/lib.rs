@@ -103,3 +103,4 @@ mod untrusted_stores;
 mod vars_before_run;
 mod walks;
 mod watch;
+mod workers;

@@ -237,6 +237,14 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
+            // The workers the tab starts are held for their language (`new_tabs`).
+            let workers = super::new_tabs::worker_auto_attach();
+            self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
+                .await
+                .map_err(|e| CdpError::Locale {
+                    locale: l.to_string(),
+                    source: Box::new(e),
+                })?;
             kept = Some(ua);
         }
         if let Some(tz) = timezone {
