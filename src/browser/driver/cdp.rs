@@ -48,6 +48,17 @@ enum Unanswered {
 /// The browser's user agent (a page script: `script`).
 const USER_AGENT_JS: &str = include_str!("scripts/user_agent.js");
 
+/// The parameters of `Target.setAutoAttach` in a tab's session that hold each dedicated worker
+/// the tab starts until runner lets it run (see `new_tabs`).
+pub(crate) fn worker_auto_attach() -> Value {
+    json!({
+        "autoAttach": true,
+        "waitForDebuggerOnStart": true,
+        "flatten": true,
+        "filter": [{ "type": "worker", "exclude": false }, { "exclude": true }],
+    })
+}
+
 /// Told of every event the browser sends but downloads, by the connection's reader: it must not
 /// wait (a call it needs to make goes in a task of its own).
 pub(crate) type OnEvent = Box<dyn Fn(&Arc<Link>, &Value) + Send + Sync>;
@@ -238,7 +249,7 @@ impl Cdp {
                 source: Box::new(e),
             })?;
             // The workers the tab starts are held for their language (`new_tabs`).
-            let workers = super::new_tabs::worker_auto_attach();
+            let workers = worker_auto_attach();
             self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
                 .await
                 .map_err(|e| CdpError::Locale {

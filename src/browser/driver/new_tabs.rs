@@ -11,7 +11,7 @@
 //! A dedicated Web Worker's `navigator.language` is the worker's own (Chromium's locale
 //! override reaches a worker's `Intl` and time zone, not its language): a tab that has the
 //! flow's locale asks the browser to attach runner to each worker it starts and to hold it
-//! (`worker_auto_attach`), and a worker of a flow's context gets the flow's language over
+//! (`cdp::worker_auto_attach`), and a worker of a flow's context gets the flow's language over
 //! that session before it runs (`Network.setUserAgentOverride`).
 
 use std::collections::HashMap;
@@ -34,17 +34,6 @@ type Calls = Arc<Vec<(String, Value)>>;
 pub(crate) struct NewTabs {
     by_context: Mutex<HashMap<String, Calls>>,
     workers: Mutex<HashMap<String, Calls>>,
-}
-
-/// The parameters of `Target.setAutoAttach` in a tab's session that hold each dedicated worker
-/// the tab starts until runner lets it run (see the module's note).
-pub(crate) fn worker_auto_attach() -> Value {
-    json!({
-        "autoAttach": true,
-        "waitForDebuggerOnStart": true,
-        "flatten": true,
-        "filter": [{ "type": "worker", "exclude": false }, { "exclude": true }],
-    })
 }
 
 impl NewTabs {

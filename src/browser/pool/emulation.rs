@@ -88,7 +88,7 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
             // Its workers get the language too (`driver::new_tabs`).
             calls.push((
                 "Target.setAutoAttach",
-                crate::browser::driver::new_tabs::worker_auto_attach(),
+                crate::browser::driver::cdp::worker_auto_attach(),
             ));
         }
     }
