@@ -346,6 +346,7 @@ fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
         "/browser/headers",
         &mut out,
     );
+    super::browser_values::problems(&doc.file, &doc.spans, &doc.value, "/browser", &mut out);
     out
 }
 

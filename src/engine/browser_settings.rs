@@ -185,8 +185,10 @@ pub(crate) fn render_settings(
                 out.headers = Some(Value::Object(headers));
             }
             "device" => out.device = Some(text(&at, &rendered, false)?),
-            "locale" => out.locale = Some(text(&at, &rendered, false)?),
-            "timezone" => out.timezone = Some(text(&at, &rendered, false)?),
+            "locale" => out.locale = Some(taken(loaded, key, text(&at, &rendered, false)?)?),
+            "timezone" => {
+                out.timezone = Some(taken(loaded, key, text(&at, &rendered, false)?)?);
+            }
             other => {
                 return Err(StepError::new(
                     ErrorKind::Internal,
@@ -198,6 +200,28 @@ pub(crate) fn render_settings(
         }
     }
     Ok(out)
+}
+
+/// A rendered `locale` or `timezone`, if the browser takes it; else the error `validate` gives
+/// such a value written without a template, at the setting's line.
+fn taken(loaded: &LoadedFlow, key: &str, value: String) -> Result<String, StepError> {
+    let problem = match key {
+        "locale" => crate::config::browser_values::locale_problem(&value),
+        _ => crate::config::browser_values::timezone_problem(&value),
+    };
+    let Some((problem, help)) = problem else {
+        return Ok(value);
+    };
+    let ptr = format!("/browser/{key}");
+    let src = loaded.doc.value.pointer(&ptr).and_then(Value::as_str);
+    Err(StepError::new(
+        ErrorKind::Template,
+        format!(
+            "`browser.{key}` (`{}`): {problem} ({help})",
+            src.unwrap_or_default().trim()
+        ),
+    )
+    .located(&location(loaded, &ptr)))
 }
 
 /// A rendered setting as the text the browser takes: a number or a boolean as written; none,

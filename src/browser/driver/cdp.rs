@@ -23,6 +23,7 @@ mod error;
 mod health;
 mod reader;
 mod sent;
+mod state;
 
 pub(crate) use download_cap::{MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS};
 pub(crate) use error::CdpError;
@@ -47,8 +48,16 @@ enum Unanswered {
 /// The browser's user agent (a page script: `script`).
 const USER_AGENT_JS: &str = include_str!("scripts/user_agent.js");
 
-/// Puts a saved state's localStorage back in each new document of its origin.
-const RESTORE_LOCAL_STORAGE_JS: &str = include_str!("scripts/restore_local_storage.js");
+/// The parameters of `Target.setAutoAttach` in a tab's session that hold each dedicated worker
+/// the tab starts until runner lets it run (see `new_tabs`).
+pub(crate) fn worker_auto_attach() -> Value {
+    json!({
+        "autoAttach": true,
+        "waitForDebuggerOnStart": true,
+        "flatten": true,
+        "filter": [{ "type": "worker", "exclude": false }, { "exclude": true }],
+    })
+}
 
 /// Told of every event the browser sends but downloads, by the connection's reader: it must not
 /// wait (a call it needs to make goes in a task of its own).
@@ -239,6 +248,14 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
+            // The workers the tab starts are held for their language (`new_tabs`).
+            let workers = worker_auto_attach();
+            self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
+                .await
+                .map_err(|e| CdpError::Locale {
+                    locale: l.to_string(),
+                    source: Box::new(e),
+                })?;
             kept = Some(ua);
         }
         if let Some(tz) = timezone {
@@ -255,45 +272,6 @@ impl Cdp {
             })?;
         }
         Ok(kept)
-    }
-
-    /// Loads a saved state (Playwright's storageState: `cookies`, `origins[].localStorage`) into
-    /// context `ctx` and its tab `target`: the cookies into the context; each origin's
-    /// localStorage by a script that runs before the page's own in every new document of the
-    /// tab, once per origin and tab (a page that later removes an item does not get it back).
-    pub(crate) async fn load_state(
-        &self,
-        ctx: &str,
-        target: &str,
-        state: &Value,
-        timeout: Duration,
-    ) -> Result<(), CdpError> {
-        let cookies = saved_cookies(state);
-        if !cookies.is_empty() {
-            self.call(
-                "Storage.setCookies",
-                json!({ "cookies": cookies, "browserContextId": ctx }),
-                timeout,
-            )
-            .await?;
-        }
-        let storage = saved_storage(state);
-        if storage.is_empty() {
-            return Ok(());
-        }
-        let source = super::script::call(RESTORE_LOCAL_STORAGE_JS, &[Value::Object(storage)]);
-        let session = self.attach(target, timeout).await?;
-        // Scripts for new documents run only in a session with the Page domain on.
-        self.call_in(Some(&session), "Page.enable", json!({}), timeout)
-            .await?;
-        self.call_in(
-            Some(&session),
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": source }),
-            timeout,
-        )
-        .await
-        .map(|_| ())
     }
 
     /// A DevTools session of tab `target` on this connection (what it sets lasts as long as
@@ -397,62 +375,6 @@ impl Cdp {
         .await
         .map(|_| ())
     }
-}
-
-/// The cookies of a saved state, as `Storage.setCookies` takes them: the fields it knows, and
-/// no `expires` for a session cookie.
-fn saved_cookies(state: &Value) -> Vec<Value> {
-    let keep = [
-        "name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "expires",
-    ];
-    state
-        .get("cookies")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_object)
-                .map(|c| {
-                    let mut m: serde_json::Map<String, Value> = c
-                        .iter()
-                        .filter(|(k, _)| keep.contains(&k.as_str()))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    // A session cookie is saved with `expires: -1`.
-                    if m.get("expires")
-                        .and_then(Value::as_f64)
-                        .is_some_and(|e| e <= 0.0)
-                    {
-                        m.remove("expires");
-                    }
-                    Value::Object(m)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The localStorage of a saved state: `{origin: [[name, value], ...]}`.
-fn saved_storage(state: &Value) -> serde_json::Map<String, Value> {
-    let mut storage = serde_json::Map::new();
-    for o in state
-        .get("origins")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let (Some(origin), Some(items)) = (
-            o.get("origin").and_then(Value::as_str),
-            o.get("localStorage").and_then(Value::as_array),
-        ) else {
-            continue;
-        };
-        let pairs: Vec<Value> = items
-            .iter()
-            .filter_map(|i| Some(json!([i.get("name")?, i.get("value")?])))
-            .collect();
-        storage.insert(origin.to_string(), Value::Array(pairs));
-    }
-    storage
 }
 
 impl Link {

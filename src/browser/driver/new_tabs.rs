@@ -7,6 +7,12 @@
 //! `waitForDebuggerOnStart`, set when runner connects); a tab of a flow's context gets the
 //! flow's settings over that session (which lasts as long as the connection or the tab) and
 //! then runs, so its first document is loaded with them. Any other tab runs at once.
+//!
+//! A dedicated Web Worker's `navigator.language` is the worker's own (Chromium's locale
+//! override reaches a worker's `Intl` and time zone, not its language): a tab that has the
+//! flow's locale asks the browser to attach runner to each worker it starts and to hold it
+//! (`cdp::worker_auto_attach`), and a worker of a flow's context gets the flow's language over
+//! that session before it runs (`Network.setUserAgentOverride`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,10 +28,12 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// The DevTools calls (method, parameters) that give a new tab a flow's settings.
 type Calls = Arc<Vec<(String, Value)>>;
 
-/// The calls for each flow's new tabs, by the flow's context id.
+/// The calls for each flow's new tabs, and for the workers its pages start, by the flow's
+/// context id.
 #[derive(Default)]
 pub(crate) struct NewTabs {
     by_context: Mutex<HashMap<String, Calls>>,
+    workers: Mutex<HashMap<String, Calls>>,
 }
 
 impl NewTabs {
@@ -36,9 +44,19 @@ impl NewTabs {
         }
     }
 
+    /// Workers started in context `context` get `calls` before they run.
+    pub(crate) fn set_workers(&self, context: &str, calls: Vec<(String, Value)>) {
+        if let Ok(mut m) = self.workers.lock() {
+            m.insert(context.to_string(), Arc::new(calls));
+        }
+    }
+
     /// Context `context` is being disposed.
     pub(crate) fn forget(&self, context: &str) {
         if let Ok(mut m) = self.by_context.lock() {
+            m.remove(context);
+        }
+        if let Ok(mut m) = self.workers.lock() {
             m.remove(context);
         }
     }
@@ -58,18 +76,24 @@ impl NewTabs {
         let params = &msg["params"];
         // runner's own `Target.attachToTarget` (the dialog watch's) is told the same way, of a
         // tab that does not wait: that session is the watch's.
-        if msg.get("sessionId").is_some() || params["waitingForDebugger"] != Value::Bool(true) {
+        if params["waitingForDebugger"] != Value::Bool(true) {
             return;
         }
         let Some(session) = params["sessionId"].as_str() else {
             return;
         };
         let info = &params["targetInfo"];
+        // A tab's own attachment (`sessionId` is the tab's session): a worker it started.
+        let (map, kind, what) = match msg.get("sessionId") {
+            None => (&self.by_context, "page", "tab"),
+            Some(_) => (&self.workers, "worker", "worker"),
+        };
         let calls = info["browserContextId"]
             .as_str()
-            .and_then(|c| self.by_context.lock().ok()?.get(c).cloned())
-            .filter(|_| info["type"] == "page");
+            .and_then(|c| map.lock().ok()?.get(c).cloned())
+            .filter(|_| info["type"] == kind);
         let tab = Tab {
+            what,
             session: session.to_string(),
             target: info["targetId"].as_str().unwrap_or("").to_string(),
             url: info["url"].as_str().unwrap_or("").to_string(),
@@ -83,8 +107,10 @@ impl NewTabs {
     }
 }
 
-/// A new tab runner was attached to, held.
+/// A new tab (or a worker) runner was attached to, held.
 struct Tab {
+    /// `tab` or `worker`, as its failure names it.
+    what: &'static str,
     /// runner's session on it.
     session: String,
     target: String,
@@ -128,10 +154,18 @@ async fn prepare(link: &Link, tab: &Tab, calls: Option<Calls>) -> Option<String>
         .await
         .is_ok();
     let url = Some(tab.url.as_str()).filter(|u| !u.is_empty() && *u != "about:blank");
-    let tab = url.map_or("a tab".to_string(), |u| format!("a tab ({u})"));
+    let (what, opened) = (
+        tab.what,
+        if tab.what == "tab" {
+            "opened"
+        } else {
+            "started"
+        },
+    );
+    let tab = url.map_or(format!("a {what}"), |u| format!("a {what} ({u})"));
     open.then(|| {
         format!(
-            "{tab} the flow's page opened did not get the flow's browser settings, so it would run under the browser's defaults: {method} failed ({e})"
+            "{tab} the flow's page {opened} did not get the flow's browser settings, so it would run under the browser's defaults: {method} failed ({e})"
         )
     })
 }

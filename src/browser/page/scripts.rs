@@ -145,3 +145,48 @@ pub(crate) const SELECTED: &str = include_str!("scripts/selected.js");
 pub(crate) const FILE_COUNT: &str = include_str!("scripts/file_count.js");
 /// `(el) => true`: before an upload, records the files the input's events carry.
 pub(crate) const FILE_WATCH: &str = include_str!("scripts/file_watch.js");
+
+#[cfg(test)]
+mod tests {
+    use crate::browser::driver::script::node_run;
+
+    /// A stand-in window that keeps the listeners it is given, a file input in it, and `fire`
+    /// (an event carrying `n` files, after which the page empties the input).
+    const PAGE: &str = "const listeners = [];
+const win = {
+  addEventListener: (t, f, c) => listeners.push([t, f, c]),
+  removeEventListener: (t, f, c) => {
+    const i = listeners.findIndex((l) => l[0] === t && l[1] === f && l[2] === c);
+    if (i >= 0) listeners.splice(i, 1);
+  },
+};
+const input = () => ({ ownerDocument: { defaultView: win }, files: { length: 0 } });
+const el = input(); const other = input();
+const fire = (type, target, n) => {
+  target.files = { length: n };
+  const e = { type, target, composedPath: () => [target] };
+  listeners.filter((l) => l[0] === type).forEach((l) => l[1](e));
+  target.files = { length: 0 };
+};";
+
+    /// Uploads whose action failed before the read-back (three watches, no count) leave one
+    /// listener per event type on the window, not two per upload; the count still reads what
+    /// the events carried, and after it the input is no longer watched (addendum to C16).
+    #[test]
+    fn the_file_watch_leaves_one_listener_set_however_many_uploads_fail() {
+        let watch = format!("({}\n)", super::FILE_WATCH);
+        let count = format!("({}\n)", super::FILE_COUNT);
+        let script = format!(
+            "(() => {{ const watch = {watch}; const count = {count};
+  watch(el); watch(el); watch(other); watch(el);
+  const held = listeners.length;
+  fire('change', el, 2);
+  const counted = count(el);
+  fire('change', el, 5);
+  return [held, counted, el.__runnerFilesSeen === undefined, count(other)];
+}})()"
+        );
+        let out = node_run(PAGE, &script).unwrap();
+        assert_eq!(out, "[2,2,true,0]");
+    }
+}

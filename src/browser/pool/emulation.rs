@@ -85,6 +85,11 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
         if let Some(ua) = user_agent {
             let ua = json!({ "userAgent": ua, "acceptLanguage": l });
             calls.push(("Emulation.setUserAgentOverride", ua));
+            // Its workers get the language too (`driver::new_tabs`).
+            calls.push((
+                "Target.setAutoAttach",
+                crate::browser::driver::cdp::worker_auto_attach(),
+            ));
         }
     }
     if let Some(tz) = &e.timezone {
@@ -101,6 +106,19 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
         calls.push(("Network.emulateNetworkConditions", conditions));
     }
     calls.into_iter().map(|(m, p)| (m.to_string(), p)).collect()
+}
+
+/// The DevTools calls that give a dedicated worker a flow's page starts the flow's language
+/// (`navigator.language`, and its requests' Accept-Language), with `user_agent` the one its tab
+/// keeps: none without a locale.
+pub(crate) fn worker_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
+    match (&e.locale, user_agent) {
+        (Some(l), Some(ua)) => vec![(
+            "Network.setUserAgentOverride".to_string(),
+            json!({ "userAgent": ua, "acceptLanguage": l }),
+        )],
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +149,7 @@ mod tests {
                 "Emulation.setEmulatedMedia",
                 "Emulation.setLocaleOverride",
                 "Emulation.setUserAgentOverride",
+                "Target.setAutoAttach",
                 "Emulation.setTimezoneOverride",
                 "Network.enable",
                 "Network.setExtraHTTPHeaders",
@@ -141,7 +160,8 @@ mod tests {
             calls[3].1,
             json!({ "userAgent": "UA", "acceptLanguage": "de-DE" })
         );
-        assert_eq!(calls[6].1, json!({ "headers": { "X-Team": "blue" } }));
+        assert_eq!(calls[4].1["filter"][0]["type"], "worker");
+        assert_eq!(calls[7].1, json!({ "headers": { "X-Team": "blue" } }));
         assert!(new_tab_calls(&Emulation::default(), None).is_empty());
     }
 }

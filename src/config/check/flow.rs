@@ -247,9 +247,11 @@ fn waits_past(retry: &crate::config::model::Retry, limit: std::time::Duration) -
     false
 }
 
-/// Header maps: the flow's `browser.headers`, each `request`'s and `route`'s.
+/// Header maps: the flow's `browser.headers`, each `request`'s and `route`'s; and the flow's
+/// `browser.locale` and `browser.timezone`, which the browser takes as text too.
 fn headers(c: &Ctx<'_>, steps: &[(String, &Step)], out: &mut Vec<Diagnostic>) {
     crate::config::headers::problems(c.file, c.spans, c.value, "/browser/headers", out);
+    crate::config::browser_values::problems(c.file, c.spans, c.value, "/browser", out);
     for (ptr, _) in steps {
         for action in ["request", "route"] {
             let at = format!("{ptr}/{action}/headers");

@@ -236,3 +236,60 @@ async fn a_call_waiting_when_runner_lets_go_of_the_connection_fails_at_once() {
         ]
     );
 }
+
+/// A saved state's localStorage goes to each document by one script per origin it names, each
+/// holding only that origin's items and reading them only in a document of that origin: a
+/// page of an origin the state does not name gets nothing and parses nothing (attack 26, C24:
+/// the whole saved storage was evaluated in every frame of every page).
+#[tokio::test]
+async fn a_saved_state_gives_each_origin_only_its_own_items() {
+    let sources = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = sources.clone();
+    let (url, _h) = browser(move |req| {
+        let method = req["method"].as_str().unwrap_or("");
+        if method == "Page.addScriptToEvaluateOnNewDocument" {
+            let source = req["params"]["source"].as_str().unwrap_or("").to_string();
+            s.lock().unwrap().push(source);
+        }
+        let result = if method == "Target.attachToTarget" {
+            json!({ "sessionId": "S" })
+        } else {
+            json!({})
+        };
+        (vec![json!({ "id": req["id"], "result": result })], false)
+    })
+    .await;
+    let cdp = connected(&url).await;
+    let state = json!({ "cookies": [], "origins": [
+        { "origin": "http://a.test", "localStorage": [{ "name": "k", "value": "for-a" }] },
+        { "origin": "http://b.test", "localStorage": [
+            { "name": "k", "value": "for-b" }, { "name": "j", "value": "b-2" }] },
+    ] });
+    cdp.load_state("C", "T", &state, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let sources = sources.lock().unwrap().clone();
+    assert_eq!(sources.len(), 2, "{sources:?}");
+    assert!(sources[0].contains("for-a") && !sources[0].contains("for-b"));
+    assert!(sources[1].contains("for-b") && !sources[1].contains("for-a"));
+    // Each document runs every script: only its own origin's items land, and a document of
+    // another origin parses none.
+    for (origin, want, parsed) in [
+        ("http://a.test", json!({ "k": "for-a" }), 1),
+        ("http://b.test", json!({ "k": "for-b", "j": "b-2" }), 1),
+        ("http://c.test", json!({}), 0),
+        ("null", json!({}), 0),
+    ] {
+        let prelude = format!(
+            "const location = {{ origin: {origin:?} }};
+             const store = (m) => ({{ getItem: (k) => (k in m ? m[k] : null), setItem: (k, v) => {{ m[k] = String(v); }} }});
+             const local = {{}}; const localStorage = store(local); const sessionStorage = store({{}});
+             let parsed = 0; const parse = JSON.parse; JSON.parse = (t) => {{ parsed++; return parse(t); }};"
+        );
+        let run = format!("({}, {}, [local, parsed])", sources[0], sources[1]);
+        let out = crate::browser::driver::script::node_run(&prelude, &run).unwrap();
+        let out: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(out[0], want, "{origin}");
+        assert_eq!(out[1], parsed, "{origin}");
+    }
+}

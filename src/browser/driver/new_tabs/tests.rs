@@ -38,6 +38,7 @@ async fn refusing(
 
 fn tab() -> Tab {
     Tab {
+        what: "tab",
         session: "S".into(),
         target: "T".into(),
         url: String::new(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::super::connect::CDP_TIMEOUT;
-use super::super::emulation::{new_tab_calls, settings};
+use super::super::emulation::{new_tab_calls, settings, worker_calls};
 use super::{Context, Emulation, Worker};
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -108,6 +108,10 @@ impl Worker {
         let calls = new_tab_calls(e, user_agent.as_deref());
         if !calls.is_empty() {
             self.watch.new_tabs.set(&context.id, calls);
+        }
+        let workers = worker_calls(e, user_agent.as_deref());
+        if !workers.is_empty() {
+            self.watch.new_tabs.set_workers(&context.id, workers);
         }
         Ok(())
     }
