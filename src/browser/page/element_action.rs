@@ -62,8 +62,11 @@ pub(crate) async fn element(
                 if secret && took.is_err() {
                     // What a field kept of a secret (a `maxlength` cut it) the page shows: a
                     // piece of the secret, masked from now on (the snapshot, the screenshot).
-                    let read = done.iter().filter_map(|d| d.get("result")?.as_str());
-                    session.masker.add_pieces(read.map(str::to_string));
+                    let read = done
+                        .iter()
+                        .map(|d| read_back::field_read(d.get("result")).0);
+                    let read = read.filter(|t| !t.is_empty()).map(str::to_string);
+                    session.masker.add_pieces(read);
                 }
                 return took;
             }
@@ -171,7 +174,7 @@ fn took(
     // A `type` into a field: what the field held before comes first (see `act`).
     let (before, done) = match done.split_first() {
         Some((b, rest)) if command == "type" && !r.kind.takes_value() => {
-            (b.get("result").and_then(Value::as_str).unwrap_or(""), rest)
+            (read_back::field_read(b.get("result")).0, rest)
         }
         _ => ("", done),
     };
@@ -182,10 +185,9 @@ fn took(
             return Err(refused_value(r, text));
         }
         "fill" if r.kind.takes_value() => {}
-        "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""), secret)?,
+        "fill" => field_took(r, text, read_back::field_read(read), secret)?,
         "type" if !r.kind.takes_value() => {
-            let got = read.and_then(Value::as_str).unwrap_or("");
-            read_back::typed(r, text, before, got, secret)?;
+            read_back::typed(r, text, before, read_back::field_read(read), secret)?;
         }
         "select" => {
             let same = done.get(2).and_then(|d| d.get("result"));
@@ -232,12 +234,23 @@ fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), Step
 /// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
 /// mask, a formatter) fails the step, saying what the field holds; not when what was typed
 /// reads a secret (`secret`): then only how many characters it holds
-/// ([`read_back::changed`]).
-fn field_took(r: &Resolved, want: &str, got: &str, secret: bool) -> Result<(), StepError> {
-    if holds(r, want, got) {
+/// ([`read_back::changed`]). The input of a code editor that keeps its text elsewhere
+/// (CodeMirror 5's hidden textarea) is read back through the editor: `got` is the editor's text
+/// then, and it must be the text filled, nothing before or after it.
+fn field_took(
+    r: &Resolved,
+    want: &str,
+    (got, editor): (&str, Option<&str>),
+    secret: bool,
+) -> Result<(), StepError> {
+    let ok = match editor {
+        Some(_) => want.replace("\r\n", "\n") == got.replace("\r\n", "\n"),
+        None => holds(r, want, got),
+    };
+    if ok {
         return Ok(());
     }
-    Err(read_back::changed("fill", r, want, got, secret))
+    Err(read_back::changed("fill", r, want, (got, editor), secret))
 }
 
 /// runner's checks before `command` on the element, in its call: that the element can take it,
@@ -312,13 +325,13 @@ async fn act(
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
     if before {
-        check.push(on(scripts::FIELD_TEXT, &[]));
+        check.push(on(&scripts::field_text(), &[]));
     }
     // A select whose change loads another document is gone after it (see `read_back::kept`).
     let (mark, same) = document_marks(command);
     check.extend(mark);
     let read = match command {
-        "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "fill" | "type" if !r.kind.takes_value() => Some(on(&scripts::field_text(), &[])),
         "select" => Some(on(scripts::SELECTED, &[])),
         "upload" => Some(on(scripts::FILE_COUNT, &[])),
         _ => None,

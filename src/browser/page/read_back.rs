@@ -90,7 +90,7 @@ pub(super) fn typed(
     r: &Resolved,
     want: &str,
     before: &str,
-    got: &str,
+    (got, editor): (&str, Option<&str>),
     secret: bool,
 ) -> Result<(), StepError> {
     let k = &r.kind;
@@ -113,11 +113,24 @@ pub(super) fn typed(
     if holds {
         return Ok(());
     }
-    Err(changed("type", r, want, got, secret))
+    Err(changed("type", r, want, (got, editor), secret))
+}
+
+/// A field's read-back (`scripts::field_text`'s answer): its text, and the code editor it was
+/// read from when the field is the input of one that keeps its text elsewhere.
+pub(super) fn field_read(v: Option<&Value>) -> (&str, Option<&str>) {
+    match v {
+        Some(Value::Object(o)) => (
+            o.get("text").and_then(Value::as_str).unwrap_or(""),
+            o.get("editor").and_then(Value::as_str),
+        ),
+        v => (v.and_then(Value::as_str).unwrap_or(""), None),
+    }
 }
 
 /// The error of `command` (`fill`, `type`) that typed `want` into a field that then held
-/// `got`. What the field holds is quoted, unless what was typed reads a secret (`secret`):
+/// `got` (the text of the code editor `editor`, when the field is its input). What the field
+/// holds is quoted, unless what was typed reads a secret (`secret`):
 /// a page that cuts it (`maxlength`, also on a password field) keeps most of it, and one that
 /// formats it (`4929 1736 5021 8342`) shows it in a form that may not be masked; then only how
 /// many characters the field holds is said.
@@ -125,9 +138,12 @@ pub(super) fn changed(
     command: &str,
     r: &Resolved,
     want: &str,
-    got: &str,
+    (got, editor): (&str, Option<&str>),
     secret: bool,
 ) -> StepError {
+    if let Some(editor) = editor {
+        return in_editor(command, r, want, got, editor, secret);
+    }
     let message = if secret {
         format!(
             "`{command}` typed a secret into {}, but the field holds {} characters, not the {} typed: the page cut or changed them (a maxlength, a mask or a formatter; what it holds is not shown, as it is made of a secret)",
@@ -139,6 +155,31 @@ pub(super) fn changed(
         format!(
             "`{command}` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
             r.matched
+        )
+    };
+    StepError::new(ErrorKind::CommandFailed, message)
+}
+
+/// [`changed`] for the input of a code editor: what the editor holds is said (it is what the
+/// user sees; the input itself holds nothing of it).
+fn in_editor(
+    command: &str,
+    r: &Resolved,
+    want: &str,
+    got: &str,
+    editor: &str,
+    secret: bool,
+) -> StepError {
+    let m = &r.matched;
+    let message = if secret {
+        format!(
+            "`{command}` typed a secret into {m}, the input of a {editor} editor, but the editor holds {} characters, not the {} typed (what it holds is not shown, as it is made of a secret)",
+            got.chars().count(),
+            want.chars().count()
+        )
+    } else {
+        format!(
+            "`{command}` typed `{want}` into {m}, the input of a {editor} editor, but the editor holds `{got}`: it changed what it took, or kept text around it"
         )
     };
     StepError::new(ErrorKind::CommandFailed, message)
@@ -214,21 +255,21 @@ mod tests {
     #[test]
     fn a_typed_text_must_be_in_the_field() {
         let r = select("input");
-        assert!(typed(&r, "def", "abc", "abcdef", false).is_ok());
-        let e = typed(&r, "abcdef", "", "abc", false).unwrap_err();
+        assert!(typed(&r, "def", "abc", ("abcdef", None), false).is_ok());
+        let e = typed(&r, "abcdef", "", ("abc", None), false).unwrap_err();
         assert!(e.message.contains("made it `abc`"), "{}", e.message);
-        assert!(typed(&select("div"), "a  b", "x", "x a b", false).is_ok());
+        assert!(typed(&select("div"), "a  b", "x", ("x a b", None), false).is_ok());
         // A field that already held the text, and took none of the keys (a maxlength full).
-        assert!(typed(&r, "abc", "abc", "abc", false).is_err());
-        assert!(typed(&r, "1", "10", "10", false).is_err());
-        assert!(typed(&select("textarea"), "b", "ab", "ab", false).is_err());
+        assert!(typed(&r, "abc", "abc", ("abc", None), false).is_err());
+        assert!(typed(&r, "1", "10", ("10", None), false).is_err());
+        assert!(typed(&select("textarea"), "b", "ab", ("ab", None), false).is_err());
         // An editor that refuses input, already showing the text; one that took it.
         let editor = select("div");
         let draft = "Hi team, deploy done";
-        assert!(typed(&editor, "deploy done", draft, draft, false).is_err());
-        assert!(typed(&editor, "Re: ", "Hi  team", "Re: Hi team", false).is_ok());
+        assert!(typed(&editor, "deploy done", draft, (draft, None), false).is_err());
+        assert!(typed(&editor, "Re: ", "Hi  team", ("Re: Hi team", None), false).is_ok());
         // Typed from a secret: what the field holds is not quoted, only how much.
-        let e = typed(&r, "Kx7Wq2Rn8Lp5Vb3M", "", "Kx7Wq2Rn8Lp5", true).unwrap_err();
+        let e = typed(&r, "Kx7Wq2Rn8Lp5Vb3M", "", ("Kx7Wq2Rn8Lp5", None), true).unwrap_err();
         assert!(!e.message.contains("Kx7W"), "{}", e.message);
         assert!(
             e.message.contains("holds 12 characters, not the 16 typed"),
