@@ -185,7 +185,7 @@ fn took(
             return Err(refused_value(r, text));
         }
         "fill" if r.kind.takes_value() => {}
-        "fill" => field_took(r, text, read_back::field_read(read), secret)?,
+        "fill" => read_back::field_took(r, text, read_back::field_read(read), secret)?,
         "type" if !r.kind.takes_value() => {
             read_back::typed(r, text, before, read_back::field_read(read), secret)?;
         }
@@ -229,28 +229,6 @@ fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), Step
         ));
     }
     Ok(())
-}
-
-/// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
-/// mask, a formatter) fails the step, saying what the field holds; not when what was typed
-/// reads a secret (`secret`): then only how many characters it holds
-/// ([`read_back::changed`]). The input of a code editor that keeps its text elsewhere
-/// (CodeMirror 5's hidden textarea) is read back through the editor: `got` is the editor's text
-/// then, and it must be the text filled, nothing before or after it.
-fn field_took(
-    r: &Resolved,
-    want: &str,
-    (got, editor): (&str, Option<&str>),
-    secret: bool,
-) -> Result<(), StepError> {
-    let ok = match editor {
-        Some(_) => want.replace("\r\n", "\n") == got.replace("\r\n", "\n"),
-        None => holds(r, want, got),
-    };
-    if ok {
-        return Ok(());
-    }
-    Err(read_back::changed("fill", r, want, (got, editor), secret))
 }
 
 /// runner's checks before `command` on the element, in its call: that the element can take it,
@@ -384,31 +362,6 @@ fn refused_value(r: &Resolved, text: &str) -> StepError {
             value_hint(input_type).unwrap_or("")
         ),
     )
-}
-
-/// Whether a field holding `got` holds `want` as the browser stores what a user types: a
-/// number field the number (`+3` is `3`), a one-line input the text without line breaks (an
-/// email or URL field trimmed too), a textarea with `\n` line ends, a contenteditable element
-/// the text with its runs of white space as one.
-fn holds(r: &Resolved, want: &str, got: &str) -> bool {
-    let k = &r.kind;
-    match k.tag.as_str() {
-        "input" if k.input_type == "number" => {
-            want.trim().parse::<f64>().ok() == got.parse::<f64>().ok()
-        }
-        "input" => {
-            let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-            match k.input_type.as_str() {
-                "email" | "url" => one_line.trim() == got,
-                _ => one_line == got,
-            }
-        }
-        "textarea" => want.replace("\r\n", "\n").replace('\r', "\n") == got,
-        _ => {
-            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-            norm(want) == norm(got)
-        }
-    }
 }
 
 /// Whether `fill` text is a number an `<input type=number>` takes (as JavaScript's `Number`
