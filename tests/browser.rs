@@ -2179,10 +2179,17 @@ steps:
 "##,
     );
     let report = flow_run(d.path()).arg("f.yaml").passes();
-    for (id, name) in [("button", "button.csv"), ("hash", "hash.csv"), ("js", "js.csv")] {
+    for (id, name) in [
+        ("button", "button.csv"),
+        ("hash", "hash.csv"),
+        ("js", "js.csv"),
+    ] {
         let out = &step(&report, id)["outputs"];
         assert_eq!(out["suggested_name"], name, "{id}: {out}");
-        assert!(out["url"].as_str().unwrap().starts_with("blob:"), "{id}: {out}");
+        assert!(
+            out["url"].as_str().unwrap().starts_with("blob:"),
+            "{id}: {out}"
+        );
         let path = out["path"].as_str().unwrap();
         assert_eq!(std::fs::read_to_string(path).unwrap(), "id,name\n1,ann\n");
     }
