@@ -325,6 +325,37 @@ mod tests {
         );
     }
 
+    /// The code editors `EDITOR_OF` reads, run in node on stand-ins: CodeMirror 5's input (its
+    /// text through its API; a textarea in the editor that is not its input is no editor's),
+    /// Ace's through `env.editor`, Monaco's without its API through the rendered lines in the
+    /// order they are shown (top to bottom, no-break spaces as spaces); any other field, none.
+    #[test]
+    fn the_editor_read_back_reads_the_editors_text() {
+        let page = "const el = (o) => Object.assign({ matches: () => false, closest: () => null }, o);
+const input = el({}); const other = el({});
+const cm = { CodeMirror: { getInputField: () => input, getValue: (sep) => 'select 1' + sep + 'from t' } };
+input.closest = (s) => (s === '.CodeMirror' ? cm : null); other.closest = input.closest;
+const line = (text, top) => ({ textContent: text, style: { top: top + 'px' } });
+const monacoRoot = { querySelectorAll: () => [line('b\\u00a0c', 19), line('a', 0)] };
+const monaco = el({ matches: (s) => s.includes('inputarea'), closest: (s) => (s === '.monaco-editor' ? monacoRoot : null) });
+const aceRoot = { env: { editor: { getValue: () => 'ace text' } } };
+const ace = el({ matches: (s) => s.includes('ace_text-input'), closest: (s) => (s === '.ace_editor' ? aceRoot : null) });
+const window = {};";
+        let run = |e: &str| {
+            let script = format!(
+                "(() => {{ const r = ({})({e}); return r && [r.name, r.text()]; }})()",
+                scripts::EDITOR_OF
+            );
+            node_run(page, &script)
+                .map(|out| serde_json::from_str::<serde_json::Value>(&out).unwrap())
+        };
+        assert_eq!(run("input"), Ok(json!(["CodeMirror", "select 1\nfrom t"])));
+        assert_eq!(run("other"), Ok(json!(null)));
+        assert_eq!(run("monaco"), Ok(json!(["Monaco", "a\nb c"])));
+        assert_eq!(run("ace"), Ok(json!(["Ace", "ace text"])));
+        assert_eq!(run("el({})"), Ok(json!(null)));
+    }
+
     /// The options check, run in node on a stand-in select: a disabled option (itself, in a
     /// disabled group, aria-disabled) and a missing one are refused; an option is found by its
     /// value or its label.
