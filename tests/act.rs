@@ -571,3 +571,43 @@ fn a_generic_profile_answers_on_its_stdout() {
     );
     assert_eq!(agent_calls(d.path()), 1);
 }
+
+/// An `act` right after a step whose confirm the flow's `browser: { dialogs: accept }` answered
+/// runs at once, answered by the built-in resolver and by the agent: it waits for the answer to
+/// have come back, as every browser step does before it touches the page, instead of asking
+/// agent-browser for the URL while the click's command was still held (it timed out after 15 s:
+/// "agent-browser get timed out", attack 27, D12).
+#[test]
+fn an_act_right_after_an_answered_confirm_runs_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - click: "#del"
+  - expect: { text: { target: "#out", equals: "deleted" } }
+  - click: "#del"
+  - id: local
+    act: "click the Sign in button"
+    timeout: 5s
+  - expect: { text: { target: "#out", equals: "Hello" } }
+  - click: "#del"
+  - id: agent
+    act: { intent: "sign me in, please: the Sign in or Log in button", profile: fake-claude }
+    timeout: 10s
+  - expect: { text: { target: "#out", equals: "Hello" } }
+"##;
+    let text = flow(d.path(), steps).replacen("steps:", "browser: { dialogs: accept }\nsteps:", 1);
+    write(d.path(), "f.yaml", &text);
+    let page = d.path().join("site/index.html");
+    let html = std::fs::read_to_string(&page).unwrap().replacen(
+        "<button type=\"button\" id=\"signin\"",
+        "<button type=\"button\" id=\"del\" onclick=\"if (confirm('Delete it?')) document.querySelector('#out').textContent = 'deleted'\">Delete</button>\n    <button type=\"button\" id=\"signin\"",
+        1,
+    );
+    std::fs::write(&page, html).unwrap();
+    let Ran { code, report, .. } = run(d.path(), &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(step(&report, "local")["outputs"]["source"], "local");
+    assert_eq!(step(&report, "agent")["outputs"]["source"], "agent");
+    for id in ["local", "agent"] {
+        let ms = step(&report, id)["duration_ms"].as_u64().unwrap();
+        assert!(ms < 4000, "{id} took {ms} ms");
+    }
+}

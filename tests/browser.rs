@@ -2138,6 +2138,67 @@ fn route_stubs_and_aborts_requests_for_its_flow_only() {
     assert_eq!(report["flows"][1]["status"], "passed", "{stderr}");
 }
 
+/// A file the page makes in script — a Blob, its object URL clicked through a temporary
+/// `<a download>`, the usual "Export CSV" of an SPA — is the download of the `download` step
+/// whose click ran that script: from a button, and from a link whose own `href` leads nowhere
+/// (`#`, `javascript:`), which is not the download's URL (attack 27, D17).
+#[test]
+fn a_file_made_in_script_is_downloaded() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/index.html",
+        r##"<!doctype html><html><body><h1>Export</h1>
+<button id="b" onclick="exportCsv('button.csv')">Export CSV</button>
+<a id="h" href="#" onclick="exportCsv('hash.csv'); return false">Export (hash link)</a>
+<a id="j" href="javascript:void 0" onclick="exportCsv('js.csv')">Export (js link)</a>
+<script>
+function exportCsv(name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob(['id,name\n1,ann\n'], { type: 'text/csv' }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+</script></body></html>"##,
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: script downloads
+web_server: { static: site }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - id: button
+    download: { target: "#b" }
+    timeout: 5s
+  - id: hash
+    download: { target: "#h" }
+    timeout: 5s
+  - id: js
+    download: { target: "#j" }
+    timeout: 5s
+"##,
+    );
+    let report = flow_run(d.path()).arg("f.yaml").passes();
+    for (id, name) in [
+        ("button", "button.csv"),
+        ("hash", "hash.csv"),
+        ("js", "js.csv"),
+    ] {
+        let out = &step(&report, id)["outputs"];
+        assert_eq!(out["suggested_name"], name, "{id}: {out}");
+        assert!(
+            out["url"].as_str().unwrap().starts_with("blob:"),
+            "{id}: {out}"
+        );
+        let path = out["path"].as_str().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "id,name\n1,ann\n");
+    }
+}
+
 /// Downloads land in the flow's artifacts (never the user's ~/Downloads: HOME is a fresh
 /// directory here and stays empty): `download` moves its file where it says and outputs its
 /// size and suggested name; a download no step took gets its suggested name when the flow ends;

@@ -202,3 +202,52 @@ fn the_docs_editor_example_runs() {
     write(d.path(), "editor.yaml", block);
     flow_run(d.path()).arg("editor.yaml").passes();
 }
+
+/// `fill` on CodeMirror 5's own input (`.CodeMirror textarea`, the element a user finds in the
+/// DOM) replaces what the editor holds, as select-all and typing over it would: the editor's
+/// value — not the hidden textarea's, which CodeMirror empties — is the text filled, one line or
+/// several, and `""` empties it. A fill the editor changes (a `beforeChange` handler that cuts
+/// each line to 5 characters, as a maxlength would) fails the step, naming the editor and what it
+/// holds: the read-back reads the editor.
+#[test]
+fn fill_on_a_code_editors_input_replaces_its_text_and_reads_the_editor_back() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - fill: { target: ".CodeMirror textarea", value: "select 44" }
+  - id: one
+    eval: "editor.getValue()"
+  - click: { role: button, text: Run SQL }
+  - expect: { text: { target: "#ran", equals: "ran: select 44" } }
+  - fill: { target: ".CodeMirror textarea", value: "select 1\nfrom books" }
+  - id: two
+    eval: "editor.getValue()"
+  - fill: { target: ".CodeMirror textarea", value: "" }
+  - id: empty
+    eval: "editor.getValue()"
+  - fill: { target: ".CodeMirror textarea", value: "select 2" }
+  - eval: "editor.on('beforeChange', (cm, c) => { if (c.origin === '+input') c.update(null, null, c.text.map(t => t.slice(0, 5))) })"
+  - id: cut
+    fill: { target: ".CodeMirror textarea", value: "select 3" }
+    continue_on_error: true
+  - id: after
+    eval: "editor.getValue()"
+"##;
+    write(d.path(), "f.yaml", &flow("codemirror.html", steps));
+    // With runner's own session on the tab, and with the page's scripts sent through
+    // agent-browser (`RUNNER_OWN_EVAL=off`), where other fills are agent-browser's.
+    for own in ["on", "off"] {
+        let run = flow_run(d.path()).env("RUNNER_OWN_EVAL", own);
+        let report = run.arg("f.yaml").passes();
+        assert_eq!(
+            step(&report, "one")["outputs"]["value"],
+            "select 44",
+            "{own}"
+        );
+        let two = &step(&report, "two")["outputs"]["value"];
+        assert_eq!(two, "select 1\nfrom books", "{own}");
+        assert_eq!(step(&report, "empty")["outputs"]["value"], "", "{own}");
+        let cut = failure(&report, "cut");
+        assert!(cut.contains("the input of a CodeMirror editor"), "{cut}");
+        assert!(cut.contains("the editor holds `selec`"), "{cut}");
+        assert_eq!(step(&report, "after")["outputs"]["value"], "selec");
+    }
+}

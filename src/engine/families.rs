@@ -163,6 +163,10 @@ pub(crate) async fn act(
     // browser's timeout, so a missing element fails as fast as in the step written out.
     let page_timeout = super::attempts::browser_timeout(frame.loaded).min(cx.timeout);
     let mut session = frame.browser.session(&rt.browser).await?;
+    // As every browser step before it touches the page (see `dialog::settle`): a dialog the
+    // step before left open gets the flow's answer, and the answers runner's watch sent have
+    // come back first.
+    crate::browser::driver::dialog::settle(&mut session, page_timeout).await?;
     let url = intent::current_url(&mut session, page_timeout).await?;
     let question = Question {
         intent: intent_text,

@@ -62,8 +62,11 @@ pub(crate) async fn element(
                 if secret && took.is_err() {
                     // What a field kept of a secret (a `maxlength` cut it) the page shows: a
                     // piece of the secret, masked from now on (the snapshot, the screenshot).
-                    let read = done.iter().filter_map(|d| d.get("result")?.as_str());
-                    session.masker.add_pieces(read.map(str::to_string));
+                    let read = done
+                        .iter()
+                        .map(|d| read_back::field_read(d.get("result")).0);
+                    let read = read.filter(|t| !t.is_empty()).map(str::to_string);
+                    session.masker.add_pieces(read);
                 }
                 return took;
             }
@@ -171,7 +174,7 @@ fn took(
     // A `type` into a field: what the field held before comes first (see `act`).
     let (before, done) = match done.split_first() {
         Some((b, rest)) if command == "type" && !r.kind.takes_value() => {
-            (b.get("result").and_then(Value::as_str).unwrap_or(""), rest)
+            (read_back::field_read(b.get("result")).0, rest)
         }
         _ => ("", done),
     };
@@ -182,10 +185,9 @@ fn took(
             return Err(refused_value(r, text));
         }
         "fill" if r.kind.takes_value() => {}
-        "fill" => field_took(r, text, read.and_then(Value::as_str).unwrap_or(""), secret)?,
+        "fill" => read_back::field_took(r, text, read_back::field_read(read), secret)?,
         "type" if !r.kind.takes_value() => {
-            let got = read.and_then(Value::as_str).unwrap_or("");
-            read_back::typed(r, text, before, got, secret)?;
+            read_back::typed(r, text, before, read_back::field_read(read), secret)?;
         }
         "select" => {
             let same = done.get(2).and_then(|d| d.get("result"));
@@ -227,17 +229,6 @@ fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), Step
         ));
     }
     Ok(())
-}
-
-/// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
-/// mask, a formatter) fails the step, saying what the field holds; not when what was typed
-/// reads a secret (`secret`): then only how many characters it holds
-/// ([`read_back::changed`]).
-fn field_took(r: &Resolved, want: &str, got: &str, secret: bool) -> Result<(), StepError> {
-    if holds(r, want, got) {
-        return Ok(());
-    }
-    Err(read_back::changed("fill", r, want, got, secret))
 }
 
 /// runner's checks before `command` on the element, in its call: that the element can take it,
@@ -312,13 +303,13 @@ async fn act(
         StepError::new(ErrorKind::CommandFailed, why)
     })?;
     if before {
-        check.push(on(scripts::FIELD_TEXT, &[]));
+        check.push(on(&scripts::field_text(), &[]));
     }
     // A select whose change loads another document is gone after it (see `read_back::kept`).
     let (mark, same) = document_marks(command);
     check.extend(mark);
     let read = match command {
-        "fill" | "type" if !r.kind.takes_value() => Some(on(scripts::FIELD_TEXT, &[])),
+        "fill" | "type" if !r.kind.takes_value() => Some(on(&scripts::field_text(), &[])),
         "select" => Some(on(scripts::SELECTED, &[])),
         "upload" => Some(on(scripts::FILE_COUNT, &[])),
         _ => None,
@@ -371,31 +362,6 @@ fn refused_value(r: &Resolved, text: &str) -> StepError {
             value_hint(input_type).unwrap_or("")
         ),
     )
-}
-
-/// Whether a field holding `got` holds `want` as the browser stores what a user types: a
-/// number field the number (`+3` is `3`), a one-line input the text without line breaks (an
-/// email or URL field trimmed too), a textarea with `\n` line ends, a contenteditable element
-/// the text with its runs of white space as one.
-fn holds(r: &Resolved, want: &str, got: &str) -> bool {
-    let k = &r.kind;
-    match k.tag.as_str() {
-        "input" if k.input_type == "number" => {
-            want.trim().parse::<f64>().ok() == got.parse::<f64>().ok()
-        }
-        "input" => {
-            let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-            match k.input_type.as_str() {
-                "email" | "url" => one_line.trim() == got,
-                _ => one_line == got,
-            }
-        }
-        "textarea" => want.replace("\r\n", "\n").replace('\r', "\n") == got,
-        _ => {
-            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-            norm(want) == norm(got)
-        }
-    }
 }
 
 /// Whether `fill` text is a number an `<input type=number>` takes (as JavaScript's `Number`

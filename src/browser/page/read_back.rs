@@ -78,6 +78,53 @@ pub(super) fn kept(
     ))
 }
 
+/// A field must hold what `fill` typed: a page that takes less (`maxlength`) or changes it (a
+/// mask, a formatter) fails the step, saying what the field holds; not when what was typed
+/// reads a secret (`secret`): then only how many characters it holds
+/// ([`read_back::changed`]). The input of a code editor that keeps its text elsewhere
+/// (CodeMirror 5's hidden textarea) is read back through the editor: `got` is the editor's text
+/// then, and it must be the text filled, nothing before or after it.
+pub(super) fn field_took(
+    r: &Resolved,
+    want: &str,
+    (got, editor): (&str, Option<&str>),
+    secret: bool,
+) -> Result<(), StepError> {
+    let ok = match editor {
+        Some(_) => want.replace("\r\n", "\n") == got.replace("\r\n", "\n"),
+        None => holds(r, want, got),
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(changed("fill", r, want, (got, editor), secret))
+}
+
+/// Whether a field holding `got` holds `want` as the browser stores what a user types: a
+/// number field the number (`+3` is `3`), a one-line input the text without line breaks (an
+/// email or URL field trimmed too), a textarea with `\n` line ends, a contenteditable element
+/// the text with its runs of white space as one.
+fn holds(r: &Resolved, want: &str, got: &str) -> bool {
+    let k = &r.kind;
+    match k.tag.as_str() {
+        "input" if k.input_type == "number" => {
+            want.trim().parse::<f64>().ok() == got.parse::<f64>().ok()
+        }
+        "input" => {
+            let one_line: String = want.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            match k.input_type.as_str() {
+                "email" | "url" => one_line.trim() == got,
+                _ => one_line == got,
+            }
+        }
+        "textarea" => want.replace("\r\n", "\n").replace('\r', "\n") == got,
+        _ => {
+            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            norm(want) == norm(got)
+        }
+    }
+}
+
 /// A field `type` typed `want` into must hold it (before what it held, or around it): as
 /// `fill`, a page that takes less (`maxlength`) or changes it (a mask, a formatter) fails the
 /// step, saying what the field holds (not when what was typed reads a secret: `secret`, see
@@ -90,7 +137,7 @@ pub(super) fn typed(
     r: &Resolved,
     want: &str,
     before: &str,
-    got: &str,
+    (got, editor): (&str, Option<&str>),
     secret: bool,
 ) -> Result<(), StepError> {
     let k = &r.kind;
@@ -113,11 +160,24 @@ pub(super) fn typed(
     if holds {
         return Ok(());
     }
-    Err(changed("type", r, want, got, secret))
+    Err(changed("type", r, want, (got, editor), secret))
+}
+
+/// A field's read-back (`scripts::field_text`'s answer): its text, and the code editor it was
+/// read from when the field is the input of one that keeps its text elsewhere.
+pub(super) fn field_read(v: Option<&Value>) -> (&str, Option<&str>) {
+    match v {
+        Some(Value::Object(o)) => (
+            o.get("text").and_then(Value::as_str).unwrap_or(""),
+            o.get("editor").and_then(Value::as_str),
+        ),
+        v => (v.and_then(Value::as_str).unwrap_or(""), None),
+    }
 }
 
 /// The error of `command` (`fill`, `type`) that typed `want` into a field that then held
-/// `got`. What the field holds is quoted, unless what was typed reads a secret (`secret`):
+/// `got` (the text of the code editor `editor`, when the field is its input). What the field
+/// holds is quoted, unless what was typed reads a secret (`secret`):
 /// a page that cuts it (`maxlength`, also on a password field) keeps most of it, and one that
 /// formats it (`4929 1736 5021 8342`) shows it in a form that may not be masked; then only how
 /// many characters the field holds is said.
@@ -125,9 +185,12 @@ pub(super) fn changed(
     command: &str,
     r: &Resolved,
     want: &str,
-    got: &str,
+    (got, editor): (&str, Option<&str>),
     secret: bool,
 ) -> StepError {
+    if let Some(editor) = editor {
+        return in_editor(command, r, want, got, editor, secret);
+    }
     let message = if secret {
         format!(
             "`{command}` typed a secret into {}, but the field holds {} characters, not the {} typed: the page cut or changed them (a maxlength, a mask or a formatter; what it holds is not shown, as it is made of a secret)",
@@ -139,6 +202,31 @@ pub(super) fn changed(
         format!(
             "`{command}` typed `{want}` into {}, but the page made it `{got}` (a maxlength, a mask or a formatter changes what it takes)",
             r.matched
+        )
+    };
+    StepError::new(ErrorKind::CommandFailed, message)
+}
+
+/// [`changed`] for the input of a code editor: what the editor holds is said (it is what the
+/// user sees; the input itself holds nothing of it).
+fn in_editor(
+    command: &str,
+    r: &Resolved,
+    want: &str,
+    got: &str,
+    editor: &str,
+    secret: bool,
+) -> StepError {
+    let m = &r.matched;
+    let message = if secret {
+        format!(
+            "`{command}` typed a secret into {m}, the input of a {editor} editor, but the editor holds {} characters, not the {} typed (what it holds is not shown, as it is made of a secret)",
+            got.chars().count(),
+            want.chars().count()
+        )
+    } else {
+        format!(
+            "`{command}` typed `{want}` into {m}, the input of a {editor} editor, but the editor holds `{got}`: it changed what it took, or kept text around it"
         )
     };
     StepError::new(ErrorKind::CommandFailed, message)
@@ -214,27 +302,58 @@ mod tests {
     #[test]
     fn a_typed_text_must_be_in_the_field() {
         let r = select("input");
-        assert!(typed(&r, "def", "abc", "abcdef", false).is_ok());
-        let e = typed(&r, "abcdef", "", "abc", false).unwrap_err();
+        assert!(typed(&r, "def", "abc", ("abcdef", None), false).is_ok());
+        let e = typed(&r, "abcdef", "", ("abc", None), false).unwrap_err();
         assert!(e.message.contains("made it `abc`"), "{}", e.message);
-        assert!(typed(&select("div"), "a  b", "x", "x a b", false).is_ok());
+        assert!(typed(&select("div"), "a  b", "x", ("x a b", None), false).is_ok());
         // A field that already held the text, and took none of the keys (a maxlength full).
-        assert!(typed(&r, "abc", "abc", "abc", false).is_err());
-        assert!(typed(&r, "1", "10", "10", false).is_err());
-        assert!(typed(&select("textarea"), "b", "ab", "ab", false).is_err());
+        assert!(typed(&r, "abc", "abc", ("abc", None), false).is_err());
+        assert!(typed(&r, "1", "10", ("10", None), false).is_err());
+        assert!(typed(&select("textarea"), "b", "ab", ("ab", None), false).is_err());
         // An editor that refuses input, already showing the text; one that took it.
         let editor = select("div");
         let draft = "Hi team, deploy done";
-        assert!(typed(&editor, "deploy done", draft, draft, false).is_err());
-        assert!(typed(&editor, "Re: ", "Hi  team", "Re: Hi team", false).is_ok());
+        assert!(typed(&editor, "deploy done", draft, (draft, None), false).is_err());
+        assert!(typed(&editor, "Re: ", "Hi  team", ("Re: Hi team", None), false).is_ok());
         // Typed from a secret: what the field holds is not quoted, only how much.
-        let e = typed(&r, "Kx7Wq2Rn8Lp5Vb3M", "", "Kx7Wq2Rn8Lp5", true).unwrap_err();
+        let e = typed(&r, "Kx7Wq2Rn8Lp5Vb3M", "", ("Kx7Wq2Rn8Lp5", None), true).unwrap_err();
         assert!(!e.message.contains("Kx7W"), "{}", e.message);
         assert!(
             e.message.contains("holds 12 characters, not the 16 typed"),
             "{}",
             e.message
         );
+    }
+
+    /// The code editors `EDITOR_OF` reads, run in node on stand-ins: CodeMirror 5's input (its
+    /// text through its API; a textarea in the editor that is not its input is no editor's),
+    /// Ace's through `env.editor`, Monaco's without its API through the rendered lines in the
+    /// order they are shown (top to bottom, no-break spaces as spaces); any other field, none.
+    #[test]
+    fn the_editor_read_back_reads_the_editors_text() {
+        let page = "const el = (o) => Object.assign({ matches: () => false, closest: () => null }, o);
+const input = el({}); const other = el({});
+const cm = { CodeMirror: { getInputField: () => input, getValue: (sep) => 'select 1' + sep + 'from t' } };
+input.closest = (s) => (s === '.CodeMirror' ? cm : null); other.closest = input.closest;
+const line = (text, top) => ({ textContent: text, style: { top: top + 'px' } });
+const monacoRoot = { querySelectorAll: () => [line('b\\u00a0c', 19), line('a', 0)] };
+const monaco = el({ matches: (s) => s.includes('inputarea'), closest: (s) => (s === '.monaco-editor' ? monacoRoot : null) });
+const aceRoot = { env: { editor: { getValue: () => 'ace text' } } };
+const ace = el({ matches: (s) => s.includes('ace_text-input'), closest: (s) => (s === '.ace_editor' ? aceRoot : null) });
+const window = {};";
+        let run = |e: &str| {
+            let script = format!(
+                "(() => {{ const r = ({})({e}); return r && [r.name, r.text()]; }})()",
+                scripts::EDITOR_OF
+            );
+            node_run(page, &script)
+                .map(|out| serde_json::from_str::<serde_json::Value>(&out).unwrap())
+        };
+        assert_eq!(run("input"), Ok(json!(["CodeMirror", "select 1\nfrom t"])));
+        assert_eq!(run("other"), Ok(json!(null)));
+        assert_eq!(run("monaco"), Ok(json!(["Monaco", "a\nb c"])));
+        assert_eq!(run("ace"), Ok(json!(["Ace", "ace text"])));
+        assert_eq!(run("el({})"), Ok(json!(null)));
     }
 
     /// The options check, run in node on a stand-in select: a disabled option (itself, in a

@@ -112,8 +112,9 @@ pub(crate) const LABEL_CONTROL: &str = include_str!("scripts/label_control.js");
 /// `(el, value) => true`: fills a contenteditable element through the editing commands.
 pub(crate) const FILL_EDITABLE: &str = include_str!("scripts/fill_editable.js");
 
-/// `(check) => (el, ...args) => true | why not`: a plain field checked (`check`, the action's
-/// check) and all its text selected, for the text a fill inserts.
+/// `(check, editorOf) => (el, ...args) => true | { editor } | why not`: a plain field checked
+/// (`check`, the action's check) and all its text selected, for the text a fill inserts; the
+/// input of a code editor (`EDITOR_OF`) only checked and focused.
 pub(crate) const SELECT_FIELD: &str = include_str!("scripts/select_field.js");
 
 /// `() => true`: marks the document a `select` acts in.
@@ -122,8 +123,18 @@ pub(crate) const MARK_DOCUMENT: &str = include_str!("scripts/mark_document.js");
 /// `() => bool`: whether the page is still in the document `MARK_DOCUMENT` marked.
 pub(crate) const SAME_DOCUMENT: &str = include_str!("scripts/same_document.js");
 
-/// `(el) => text`: what a field holds (an input's value, a contenteditable's text).
+/// `(editorOf) => (el) => text | { editor, text }`: what a field holds (an input's value, a
+/// contenteditable's text; the text of the code editor whose input it is).
 pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
+
+/// `FIELD_TEXT` given `EDITOR_OF`: `(el) => text | { editor, text }`.
+pub(crate) fn field_text() -> String {
+    crate::browser::driver::script::bind(FIELD_TEXT, &[EDITOR_OF])
+}
+
+/// `(el) => { name, text() } | null`: the code editor `el` is the input of, when that editor
+/// keeps its text elsewhere (CodeMirror 5's hidden textarea, Monaco's, Ace's).
+pub(crate) const EDITOR_OF: &str = include_str!("scripts/editor_of.js");
 
 /// `(markPicked) => (el) => { tag, input_type, editable, role }`: what kind of element it is.
 pub(crate) const KIND_OF: &str = include_str!("scripts/kind_of.js");

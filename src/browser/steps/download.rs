@@ -201,7 +201,9 @@ async fn redirects(
     Ok(chain)
 }
 
-/// The absolute URL a link points to, when the target is a link with an `href`.
+/// The absolute URL a link points to, when the target is a link with an `href` that loads
+/// something: none for `#` (a fragment of the page) or `javascript:`, whose click's download is
+/// one its script makes (a Blob's `blob:` URL), taken whatever its URL.
 async fn link_url(
     session: &mut Session,
     target: &str,
