@@ -359,3 +359,37 @@ steps:
     assert_eq!(outcome(&report, 3), "passed", "{report:#}");
     assert_eq!(code, 0, "{report:#}");
 }
+
+/// An `if` that reads a cut output decides on a part of it: the step fails, naming the cut,
+/// instead of being skipped or run on what the part says (fifteenth attack D3: `if: "'FATAL'
+/// in steps.build.stdout"` skipped the step that fails the build, the error printed past the
+/// cut; the flow passed). An `if` on `truncated` or `exit_code` decides as before.
+#[test]
+fn an_if_that_reads_a_cut_output_fails_its_step() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r#"name: guarded
+steps:
+  - id: build
+    exec: [python3, -c, "import sys; sys.stdout.write('compiling ok\\n' * 120000); print('FATAL ERROR')"]
+  - name: the build's whole log is checked
+    if: "{{ steps.build.truncated and steps.build.exit_code == 0 }}"
+    log: cut
+  - name: fail on a fatal error
+    if: "{{ 'FATAL' in steps.build.stdout }}"
+    exec: [sh, -c, "echo the build failed; exit 1"]
+"#,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 1, "{report:#}");
+    let steps = &report["flows"][0]["steps"];
+    assert_eq!(steps[1]["outcome"], "passed", "{report:#}");
+    let message = failed_step(&report, "guarded", 2);
+    assert!(
+        message.contains("this `if` reads an output that was cut")
+            && message.contains("steps.build.stdout"),
+        "{message}"
+    );
+}

@@ -328,3 +328,35 @@ fn a_file_a_flow_writes_into_its_artifacts_is_no_flow_for_later_runs() {
     );
     assert!(!said.contains("cluster-state"), "{said}");
 }
+
+/// The flow an atlas replay writes into its artifacts (`001-replay.yaml`, `atlas verify
+/// --report` keeps them) is runner's own: a later walk that leaves those artifacts out does not
+/// warn about it as a user's flow hidden by the marker, while a flow of the user's there still
+/// is named.
+#[test]
+fn an_atlas_replays_flow_in_the_artifacts_is_not_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "a.yaml", "name: a\nsteps:\n  - log: hi\n");
+    let (code, said) = within(p, &["run", "a.yaml", "--artifacts", "art"]);
+    assert_eq!(code, 0, "{said}");
+    write(
+        &p.join("art"),
+        "001-replay.yaml",
+        "name: replay\nsteps:\n  - open: \"http://127.0.0.1:9/\"\n",
+    );
+    let (code, said) = within(p, &["validate", "."]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains("warning"), "{said}");
+    write(
+        &p.join("art"),
+        "mine.yaml",
+        "name: mine\nsteps:\n  - log: hi\n",
+    );
+    let (_, said) = within(p, &["validate", "."]);
+    assert!(
+        said.contains("warning: art holds runner's marker") && said.contains("art/mine.yaml"),
+        "{said}"
+    );
+    assert!(!said.contains("001-replay.yaml"), "{said}");
+}

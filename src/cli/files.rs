@@ -143,7 +143,9 @@ fn note_flows_in(dir: &Path, notes: &mut Vec<String>) {
             )
         })
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && reads_as_flow(e.path()))
+        // An atlas replay's flow is runner's own.
+        .filter(|e| e.file_type().is_file() && !crate::engine::is_replay_file(e.path()))
+        .filter(|e| reads_as_flow(e.path()))
         .map(|e| format!("{:?}", shown_dir(e.path())))
         .collect();
     if found.is_empty() {

@@ -105,6 +105,19 @@ pub(crate) fn output_kind(path: &std::path::Path, own: Option<&std::path::Path>)
     })
 }
 
+/// The name of the flow an atlas replay writes into the artifacts (`001-replay.yaml`).
+pub(crate) fn replay_file(index: usize) -> String {
+    format!("{:03}-replay.yaml", index + 1)
+}
+
+/// Whether a file of a run's artifacts is one runner wrote as a flow: an atlas replay's
+/// ([`replay_file`]).
+pub(crate) fn is_replay_file(path: &std::path::Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str()?.strip_suffix("-replay.yaml"))
+        .is_some_and(|n| n.len() >= 3 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// A file-name-safe form of a name.
 pub(crate) fn slug(name: &str) -> String {
     let s: String = name

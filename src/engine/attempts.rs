@@ -174,6 +174,18 @@ fn holds(
     let Some(cond) = &step.condition else {
         return Ok(true);
     };
+    // An `if` that reads a cut output decides on a part of it: the step fails, as a check on
+    // it does (`engine::cut`; fifteenth attack D3: `if: "'FATAL' not in steps.build.stdout"`
+    // skipped the step that would have failed, the error printed past the cut).
+    let cut = scope.cut_reads(&rt.templates, cond, true);
+    if !cut.is_empty() {
+        let message = super::cut::message(&cut).replacen("this check", "this `if`", 1);
+        return Err(StepError::new(
+            crate::step::ErrorKind::Assertion,
+            frame.masker.mask(&message),
+        )
+        .located(&location(frame.loaded, &format!("{ptr}/if"))));
+    }
     let ctx = scope.context();
     rt.templates.condition(cond, &ctx).map_err(|e| {
         let e = super::render::quoting_no_secret(&ctx, cond, &frame.masker, e);

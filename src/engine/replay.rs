@@ -121,7 +121,7 @@ impl InProcess {
     fn load(&mut self, flow: &Value) -> Result<Arc<LoadedFlow>, StepError> {
         let rt = &self.rt;
         let index = self.counts.runs.fetch_add(1, Ordering::Relaxed);
-        let path = rt.artifacts.join(format!("{:03}-replay.yaml", index + 1));
+        let path = rt.artifacts.join(super::artifacts::replay_file(index));
         // Whatever the atlas hands over was read from outside the user's files (an atlas, an
         // agent's answer, the agent cache, a page): it runs only if it acts on the page.
         crate::config::stored::admit_flow(flow, &path.display().to_string())
