@@ -554,3 +554,47 @@ fn an_atlas_diff_page_never_writes_over_a_users_file() {
     let page = std::fs::read_to_string(d.path().join("d.html")).unwrap();
     assert!(page.contains("<title>atlas diff"), "{page}");
 }
+
+/// D19 (attack 27): the Playwright export wrote a recorded secret as the literal text
+/// `"{{ secrets.PW }}-2fa"`, which the script then typed into the password field. The script
+/// reads it from the environment as the flow does (`os.environ["PW"] + "-2fa"`), and a
+/// template the export cannot write in Python is refused (exit 2, naming the edge's file and
+/// step), never written as text.
+#[test]
+fn the_playwright_export_reads_a_secret_from_the_environment() {
+    let click = serde_json::json!({"click": {"role": "link", "text": "Other"}});
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "runner.toml", "[atlas]\nsecrets = [\"PW\"]\n");
+    let fill = serde_json::json!({"fill": {"target": "#pw", "value": "{{ secrets.PW }}-2fa"}});
+    let node = two_states(d.path(), &serde_json::json!([fill, click]));
+    let py = export(d.path(), node, &["--format", "playwright-python"]);
+    assert!(
+        py.contains("page.locator(\"#pw\").fill(os.environ[\"PW\"] + \"-2fa\")"),
+        "{py}"
+    );
+    assert!(py.contains("\nimport os\n"), "{py}");
+    assert!(!py.contains("{{"), "{py}");
+    let file = write(d.path(), "reach.py", &py);
+    let out = std::process::Command::new("python3")
+        .args(["-m", "py_compile"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "runner.toml", "[atlas]\nsecrets = [\"PW\"]\n");
+    let fill = serde_json::json!({"fill": {"target": "#pw", "value": "{{ secrets.PW | replace('a', 'b') }}"}});
+    let node = two_states(d.path(), &serde_json::json!([fill, click]));
+    let (code, out, err) = atlas_cmd(d.path(), &["export", node, "--format", "playwright-python"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("edges/aaaaaaaaaaaaaaaa/go/flow.yaml: step 1 (`fill`)")
+            && err.contains("the Playwright export cannot write"),
+        "{err}"
+    );
+    assert!(!out.contains("replace"), "{out}");
+}

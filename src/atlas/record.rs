@@ -260,6 +260,10 @@ pub(crate) async fn read_state(
     reading: Reading<'_>,
     also: &[&Masker],
 ) -> Result<Seen, StepError> {
+    // A confirm or prompt the last step opened is answered first, as `browser.dialogs` (the
+    // project's `[browser] dialogs` in the atlas commands) says, as a run's next step answers
+    // it: the page cannot be read while it is open.
+    crate::browser::driver::dialog::settle(session, timeout).await?;
     let page = settled_snapshot(session, timeout, reading).await?;
     let text = page
         .snapshot

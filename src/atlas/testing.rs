@@ -191,6 +191,8 @@ async fn flow_for(
         .as_array_mut()
         .expect("an exported flow has steps")
         .extend(steps);
+    // With the path they run after in one page: no secret given to code (`Reach::admit_all`).
+    reached(&flow, &from).map_err(|m| StepError::new(ErrorKind::Skill, m))?;
     // What the agent wrote runs only if runner would run it as a file.
     driver.check(&flow).map_err(|e| {
         StepError::new(

@@ -95,7 +95,7 @@ pub(super) fn unnamed_atlas_secrets(flows: &[Arc<LoadedFlow>], named: &[String])
             if !step.action.recorded_in_atlas() {
                 continue;
             }
-            for name in referenced_secrets(&raw.to_string()) {
+            for name in referenced_secrets(raw) {
                 if !named.contains(&name) {
                     files.insert(f.doc.file.name().to_string());
                     names.insert(name);

@@ -63,6 +63,7 @@ pub(crate) fn code(end: &Result<Outcome, CliError>) -> i32 {
             | AtlasError::Broken { .. }
             | AtlasError::Refused(_)
             | AtlasError::Unconfigured(_)
+            | AtlasError::Exposed(_)
             | AtlasError::LinkExists { .. }
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => INVALID_INPUT,
@@ -115,6 +116,9 @@ mod tests {
             Err(CliError::Atlas(AtlasError::Unconfigured(
                 "f: step 1 (`fill`)".into(),
             ))),
+            Err(CliError::Atlas(AtlasError::Exposed(
+                "f: step 1 (`open`)".into(),
+            ))),
             Err(CliError::Atlas(AtlasError::Fingerprint {
                 path: "p".into(),
                 has: "text",
@@ -154,6 +158,7 @@ mod tests {
                         | AtlasError::Broken { .. }
                         | AtlasError::Refused(_)
                         | AtlasError::Unconfigured(_)
+                        | AtlasError::Exposed(_)
                         | AtlasError::LinkExists { .. }
                         | AtlasError::Fingerprint { .. }
                         | AtlasError::Incomparable { .. }

@@ -149,6 +149,56 @@ impl Action {
         }
     }
 
+    /// Whether the step runs code of its own in the page — which sees all the page holds, what
+    /// runner typed into it too, and may send it to any origin: an `eval`, a `js` check or
+    /// wait, a `route` (its body is a page of its own), and the steps that hold or make other
+    /// steps. No `_` arm: a new step decides.
+    pub(crate) fn runs_page_code(&self) -> bool {
+        match self {
+            Action::Eval(_)
+            | Action::Route(_)
+            | Action::Act(_)
+            | Action::Agent(_)
+            | Action::RunFlow(_)
+            | Action::Each(_)
+            | Action::Group(_) => true,
+            Action::Expect(e) => e.js.is_some(),
+            Action::Wait(WaitAction::For(w)) => w.js.is_some(),
+            Action::Wait(WaitAction::Duration(_))
+            | Action::Open(_)
+            | Action::Back(_)
+            | Action::Forward(_)
+            | Action::Reload(_)
+            | Action::Dispatch(_)
+            | Action::Snapshot(_)
+            | Action::Click(_)
+            | Action::Dblclick(_)
+            | Action::Hover(_)
+            | Action::Focus(_)
+            | Action::Check(_)
+            | Action::Uncheck(_)
+            | Action::Fill(_)
+            | Action::Type(_)
+            | Action::Press(_)
+            | Action::Keyboard(_)
+            | Action::Scroll(_)
+            | Action::Select(_)
+            | Action::Dialog(_)
+            | Action::Tab(_)
+            | Action::Screenshot(_)
+            | Action::Inspect(_)
+            | Action::Upload(_)
+            | Action::Download(_)
+            | Action::State(_)
+            | Action::StopAgent(_)
+            | Action::LinkState(_)
+            | Action::Exec(_)
+            | Action::Request(_)
+            | Action::Set(_)
+            | Action::Log(_) => false,
+        }
+    }
+
     /// Whether a step of this kind only reads the page, leaving it as it was: an assertion, a
     /// wait, a snapshot, an element's inspection, an atlas state recorded. A trace's picture of
     /// the step before may be drawn while it runs (see `browser::driver::recorder`); a step

@@ -13,6 +13,7 @@ pub(crate) mod json_size;
 mod literal;
 mod methods;
 mod order;
+mod python;
 mod render;
 mod tags;
 pub(crate) mod var_reads;
@@ -21,8 +22,9 @@ pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;
 pub(crate) use literal::{foreign_template, literal, literal_value, text_value, unbraced};
 pub(crate) use order::read_number;
+pub(crate) use python::as_python;
 pub(crate) use render::{RenderError, Templates, is_template};
-pub(crate) use tags::names_read;
+pub(crate) use tags::{names_read, secrets_read};
 
 /// The names a template's context holds at its top level.
 pub(crate) const ROOTS: &[&str] = &[

@@ -85,15 +85,53 @@ const KEYWORDS: &[&str] = &[
 /// minijinja's lexer reads them: each identifier but an attribute (after `.`), a filter's or a
 /// test's name (after `|`, `is`, `is not`), a keyword argument's (before `=`) and a keyword.
 pub(crate) fn names_read(src: &str) -> Result<Vec<String>, minijinja::Error> {
+    let tokens = tokens_of(src)?;
+    Ok(top_level_names(&tokens)
+        .into_iter()
+        .map(|(_, name)| name.to_string())
+        .collect())
+}
+
+/// What the tags of `src` read of `secrets`, one item per read of it at the top level (as
+/// [`names_read`] tells one): the secret it names right after it (`secrets.T`, `secrets['T']`,
+/// whatever follows), or `None` where which secret is read is not written there
+/// (`(secrets).T`, `secrets[k]`, `secrets | attr('T')`, `{% set s = secrets %}`).
+pub(crate) fn secrets_read(src: &str) -> Result<Vec<Option<String>>, minijinja::Error> {
+    let tokens = tokens_of(src)?;
+    Ok(top_level_names(&tokens)
+        .into_iter()
+        .filter(|(_, name)| *name == "secrets")
+        .map(|(i, _)| match &tokens[i + 1..] {
+            [Token::Dot, Token::Ident(key), ..]
+            | [Token::BracketOpen, Token::Str(key), Token::BracketClose, ..] => {
+                Some((*key).to_string())
+            }
+            [
+                Token::BracketOpen,
+                Token::String(key),
+                Token::BracketClose,
+                ..,
+            ] => Some(key.to_string()),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The tokens of `src`, as minijinja's lexer reads them.
+fn tokens_of(src: &str) -> Result<Vec<Token<'_>>, minijinja::Error> {
     #[allow(clippy::default_constructed_unit_structs)]
-    let tokens: Vec<Token<'_>> = tokenize(
+    tokenize(
         src,
         false,
         SyntaxConfig::default(),
         WhitespaceConfig::default(),
     )
     .map(|t| t.map(|(token, _)| token))
-    .collect::<Result<_, _>>()?;
+    .collect()
+}
+
+/// The names `tokens` read at their top level, each with its index (see [`names_read`]).
+fn top_level_names<'a>(tokens: &[Token<'a>]) -> Vec<(usize, &'a str)> {
     let mut out = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         let Token::Ident(name) = token else {
@@ -112,10 +150,10 @@ pub(crate) fn names_read(src: &str) -> Result<Vec<String>, minijinja::Error> {
         };
         let keyword_argument = matches!(tokens.get(i + 1), Some(Token::Assign));
         if !named_by_what_precedes && !keyword_argument && !KEYWORDS.contains(name) {
-            out.push((*name).to_string());
+            out.push((i, *name));
         }
     }
-    Ok(out)
+    out
 }
 
 /// The code of the one `{{ expression }}` that `src` is, with only whitespace around it and no
@@ -169,6 +207,24 @@ mod tests {
         );
         assert!(tags("{{ 'unclosed }}").is_err());
         assert!(tags("{{ x ").is_err());
+    }
+
+    #[test]
+    fn a_read_of_secrets_names_its_key_or_none() {
+        let read = |s: &str| super::secrets_read(s).unwrap();
+        assert_eq!(
+            read("a {{ secrets.A | lower }} {{ secrets['B'][2:8] }} {{ x.secrets }} secrets.C"),
+            [Some("A".to_string()), Some("B".to_string())]
+        );
+        for other in [
+            "{{ (secrets).PW }}",
+            "{{ secrets[k] }}",
+            "{{ secrets | attr('PW') }}",
+            "{% set s = secrets %}{{ s.PW }}",
+        ] {
+            assert_eq!(read(other), [None], "{other}");
+        }
+        assert!(super::secrets_read("{{ secrets.A ~ 'unclosed }}").is_err());
     }
 
     #[test]

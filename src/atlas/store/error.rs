@@ -25,6 +25,12 @@ pub(crate) enum AtlasError {
     /// the file, the step and the setting that lets it.
     #[error("{0}")]
     Unconfigured(String),
+    /// Steps the atlas holds would hand a secret to code the page runs or put one into a URL,
+    /// or read one without naming it (see `Reach::admit_all`): refused before anything runs,
+    /// the atlas's problem (exit code 2), no verdict on the app; the message names the file,
+    /// the step and why.
+    #[error("{0}")]
+    Exposed(String),
     #[error("no node `{0}` in the atlas")]
     NotFound(String),
     #[error(
@@ -64,6 +70,7 @@ impl From<AtlasError> for StepError {
             | AtlasError::Broken { .. }
             | AtlasError::Refused(_)
             | AtlasError::Unconfigured(_)
+            | AtlasError::Exposed(_)
             | AtlasError::NotFound(_)
             | AtlasError::Fingerprint { .. }
             | AtlasError::Incomparable { .. } => ErrorKind::CommandFailed,

@@ -130,7 +130,7 @@ impl Atlas {
         // A flow's name takes no template: an action named after a page's text loses its `{{`.
         let name = crate::template::unbraced(&format!("{action} (from {source})"));
         let mut flow = json!({ "name": name, "steps": steps });
-        let secrets = referenced_secrets(&serde_json::to_string(steps).unwrap_or_default());
+        let secrets = referenced_secrets(&Value::from(steps.to_vec()));
         if !secrets.is_empty() {
             flow["secrets"] = json!(secrets);
         }

@@ -123,16 +123,10 @@ impl Atlas {
         let meta = self.meta(&root)?;
         let home = super::super::fingerprint::origin(&meta.url);
         let entry = meta.entry.unwrap_or_default();
-        let admitted = |steps: &[Value], file: &std::path::Path| {
-            admitted(steps, file)?;
-            // What they may read and open: the project's `[atlas]`, the root's origin.
-            self.reach.admit(
-                &Value::from(steps),
-                home.as_deref(),
-                &file.display().to_string(),
-            )
-        };
-        admitted(&entry, &self.node_dir(&root).join("meta.json"))?;
+        let meta_file = self.node_dir(&root).join("meta.json");
+        admitted(&entry, &meta_file)?;
+        // Each part of the path, where it was read, for what they may read and open together.
+        let mut parts = vec![(meta_file.display().to_string(), Value::from(entry.clone()))];
         let mut out = vec![(root.clone(), entry)];
         for (from, to) in path.iter().zip(path.iter().skip(1)) {
             let steps = match &from.script_path {
@@ -144,12 +138,16 @@ impl Atlas {
                         .cloned()
                         .unwrap_or_default();
                     admitted(&steps, script)?;
+                    parts.push((script.display().to_string(), Value::from(steps.clone())));
                     steps
                 }
                 None => Vec::new(),
             };
             out.push((to.node_id.clone(), steps));
         }
+        // What they may read and open: the project's `[atlas]`, the root's origin; and, run one
+        // after the other in one page, no code where any of them reads a secret.
+        self.reach.admit_all(&parts, home.as_deref())?;
         Ok(out)
     }
 }

