@@ -572,7 +572,9 @@ async fn ask(
                 .map_or("none (killed by a signal)".to_string(), |c| c.to_string()),
             log: log.display().to_string(),
         },
-        Ended::Exited => AgentError::Reported(finished.state.answer().unwrap_or_default()),
+        Ended::Exited => {
+            AgentError::Reported(finished.state.kept_answer(&env.masker).unwrap_or_default())
+        }
     };
     // What the agent wrote before it failed is worth reading (an exit's message names the log
     // already; a stop is runner's own doing).

@@ -398,11 +398,7 @@ impl Masker {
     /// above any secret): then it is masked only as far as no secret the rest would complete
     /// can begin ([`Masker::settled`]), and shown cut.
     pub(crate) fn mask_cut_held(&self, text: &str, more: bool, line: bool, max: usize) -> String {
-        let held = if more {
-            &text[..self.settled(text)]
-        } else {
-            text
-        };
+        let held = self.kept_start(text, text.len(), more);
         let masked = self.mask(held);
         let shown = if line {
             masked.split_whitespace().collect::<Vec<_>>().join(" ")
