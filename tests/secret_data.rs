@@ -301,3 +301,56 @@ steps:
     let head = [("the token's first 4 characters", TOKEN[..4].to_string())];
     nowhere_shown(d.path(), &[("stdout", &stdout), ("stderr", &stderr)], &head);
 }
+
+/// Attack 27 D8: a `generic` agent prints 1 MiB less 10 bytes, then the token: its `result`,
+/// cut at 1 MiB, ends before the token as an `exec` output does (it kept the token's first 10
+/// characters, which no report masked: the masker sees no whole secret there).
+#[test]
+fn an_agent_answer_cut_at_1_mib_shows_no_head_of_a_secret() {
+    let d = tempfile::tempdir().unwrap();
+    let bin = write(
+        d.path(),
+        "long.sh",
+        "#!/bin/sh\ncat > /dev/null\nhead -c 1048566 /dev/zero | tr '\\0' a\nprintf '%s\\n' \"$LEAK_T\"\n",
+    );
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(d.path().join("profiles")).unwrap();
+    write(
+        d.path(),
+        "profiles/long.toml",
+        &format!(
+            "label = \"long\"\nexecutor_type = \"LONG\"\nkind = \"generic\"\n[command]\nbinary = \"{}\"\nargs = []\n",
+            bin.display()
+        ),
+    );
+    write(
+        d.path(),
+        "long.yaml",
+        r#"name: long answer
+secrets: [LEAK_T]
+steps:
+  - id: ask
+    agent: { profile: long, prompt: "talk" }
+  - expect: { that: "{{ steps.ask.truncated }}" }
+  - exec: "false"
+"#,
+    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        report,
+        ..
+    } = crate::secret_search::run_everywhere_with(
+        d.path(),
+        &["long.yaml", "--profiles", "profiles"],
+        &[("LEAK_T", TOKEN)],
+    );
+    assert_eq!(code, 1, "only the last step fails: {stderr}");
+    let steps = report["flows"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["outcome"], "passed", "{stderr}");
+    let result = steps[0]["outputs"]["result"].as_str().unwrap_or("");
+    assert!(result.ends_with("aaaa"), "{}", &result[result.len() - 40..]);
+    let head = [("the token's first 4 characters", TOKEN[..4].to_string())];
+    nowhere_shown(d.path(), &[("stdout", &stdout), ("stderr", &stderr)], &head);
+}

@@ -262,3 +262,102 @@ steps:
     assert_eq!(steps[1]["picture_left_out"], "the page showed a secret");
     assert!(steps[2]["picture_left_out"].is_null(), "{trace}");
 }
+
+/// All the PNG files under the run's artifacts in `dir`.
+fn pngs_under(dir: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(dir.join("art"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "png"))
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+/// Attack 27 D16: a `screenshot` step on a page that shows a typed secret wrote it in pixels
+/// (`ok screenshot shot.png`) while the same run's trace left its picture out. Now the step
+/// fails saying why and writes no file, whole page or one element; the same flow typing no
+/// secret keeps both screenshots.
+#[test]
+fn a_screenshot_step_of_a_page_showing_a_secret_fails_and_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    form_site(d.path());
+    let shots = |name: &str, value: &str| {
+        write(
+            d.path(),
+            &format!("{name}.yaml"),
+            &format!(
+                r##"name: {name}
+secrets: [T]
+web_server: {{ static: "site" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/form.html"
+  - fill: {{ target: "#tok", value: "{value}" }}
+  - id: page
+    screenshot: {{ path: {name}-page.png }}
+    continue_on_error: true
+  - id: field
+    screenshot: {{ target: "#tok", path: {name}-field.png }}
+    continue_on_error: true
+"##
+            ),
+        );
+    };
+    shots("typed", "{{ secrets.T }}");
+    shots("plain", "nothing secret");
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["typed.yaml", "plain.yaml"])
+        .run();
+    let flows = ran.report["flows"].as_array().unwrap();
+    let flow = |name: &str| flows.iter().find(|f| f["name"] == name).unwrap();
+    for i in [2, 3] {
+        let typed = &flow("typed")["steps"][i];
+        assert_eq!(typed["outcome"], "failed", "{typed}");
+        let message = typed["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains("the page showed a secret"), "{message}");
+        let plain = &flow("plain")["steps"][i];
+        assert_eq!(plain["outcome"], "passed", "{plain}");
+    }
+    let pngs = pngs_under(d.path());
+    assert!(pngs.iter().all(|p| !p.contains("typed-")), "{pngs:?}");
+    assert_eq!(pngs.iter().filter(|p| p.contains("plain-")).count(), 2);
+}
+
+/// Attack 27 D16, its second form: an agent-answered `act` kept the page before and after its
+/// answer as PNGs, which showed the secret typed into a field. They are left out with the
+/// trace's note; the step itself passes.
+#[test]
+fn an_act_keeps_no_picture_of_a_page_showing_a_secret() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    for f in ["index.html", "page2.html"] {
+        std::fs::copy(crate::common::fixture("site").join(f), site.join(f)).unwrap();
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: act on a secret
+secrets: [T]
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - fill: { target: "#email", value: "{{ secrets.T }}" }
+  - id: ask
+    act: { intent: "sign me in, please: the Sign in or Log in button", profile: fake-claude }
+"##,
+    );
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(crate::agents::with_profiles(&["f.yaml"]))
+        .with(|c| crate::agents::agent_env(c, d.path()))
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let o = &crate::common::step(&ran.report, "ask")["outputs"];
+    assert_eq!(o["source"], "agent", "{o}");
+    assert!(o["screenshot_before"].is_null(), "{o}");
+    assert!(o["screenshot_after"].is_null(), "{o}");
+    assert_eq!(o["screenshot_left_out"], "the page showed a secret", "{o}");
+    let pngs = pngs_under(d.path());
+    assert!(pngs.is_empty(), "{pngs:?}");
+}

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::config::profiles::Kind;
+use crate::step::Masker;
 
 /// How much of an agent's answer runner keeps (its outputs, reports), as an `exec` step keeps
 /// 1 MiB of its stdout: the agent's log keeps all it printed.
@@ -72,6 +73,15 @@ impl EventState {
         let mut kept = String::new();
         push_capped(&mut kept, whole, &mut false);
         Some(kept)
+    }
+
+    /// [`EventState::answer`] as runner keeps it (outputs, reports, errors): cut where it was
+    /// cut, before any secret the cut would split ([`Masker::kept_start`], as an `exec`
+    /// output is), so that masked it shows no head of one.
+    pub(crate) fn kept_answer(&self, masker: &Masker) -> Option<String> {
+        let answer = self.answer()?;
+        let kept = masker.kept_start(&answer, MAX_ANSWER, self.answer_truncated());
+        Some(kept.to_string())
     }
 
     /// Whether the answer was cut at [`MAX_ANSWER`].

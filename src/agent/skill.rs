@@ -224,23 +224,41 @@ pub(crate) struct Answer {
 }
 
 /// The hex name of a question: the cache file's, and in its agent logs' names. Of the question
-/// masked (as its cache entry writes it): a hash of the question with a secret's value in it
-/// would let anyone who reads the cache (it may be committed) or the artifacts' log names
-/// test guesses of the secret offline. A question that differs only by a secret's value is
-/// the same question (its answer, holding no secret, is replayed; one holding a secret is
-/// never cached).
-fn question_id(skill: Skill, key: &Value, masker: &Masker) -> String {
+/// with each secret in it named, not shown ([`Masker::mask_named`]: `{{ secrets.CUST_B }}`): a
+/// hash of the question with a secret's value in it would let anyone who reads the cache (it
+/// may be committed) or the artifacts' log names test guesses of the secret offline, and one
+/// of the question masked (`***` for every secret) made questions that read different secrets
+/// one question (customer B's `act` replayed customer A's click). A question that differs only
+/// by a secret's value is the same question (its answer, holding no secret, is replayed; one
+/// holding a secret is never cached). None when a secret in it cannot be named (a value made
+/// of one that shows none of its forms): such a question is never cached.
+fn question_id(skill: Skill, key: &Value, masker: &Masker) -> Option<String> {
+    let named = masker.mask_named(&key.to_string())?;
+    Some(hex_hash(skill, &named))
+}
+
+/// The SHA-256 of the skill's name and a question's text, in hex.
+fn hex_hash(skill: Skill, question: &str) -> String {
     let mut h = Sha256::new();
     h.update(skill.name().as_bytes());
     h.update([0]);
-    h.update(masker.mask(&key.to_string()).as_bytes());
+    h.update(question.as_bytes());
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The file an answer to `key` is cached in (named after the question masked with `masker`).
-pub(crate) fn cache_file(dir: &Path, skill: Skill, key: &Value, masker: &Masker) -> PathBuf {
-    dir.join(skill.name())
-        .join(format!("{}.json", question_id(skill, key, masker)))
+/// Why a question is not cached when [`question_id`] has no name for it.
+const UNNAMED: &str = "the question holds a value made of a secret in which runner cannot tell which secret it is, so it is never cached (a cache entry could not tell it from the same question with another secret)";
+
+/// The file an answer to `key` is cached in (named after the question with its secrets named
+/// by `masker`); none when the question is never cached ([`question_id`]).
+pub(crate) fn cache_file(
+    dir: &Path,
+    skill: Skill,
+    key: &Value,
+    masker: &Masker,
+) -> Option<PathBuf> {
+    let id = question_id(skill, key, masker)?;
+    Some(dir.join(skill.name()).join(format!("{id}.json")))
 }
 
 /// The most runner reads of one cached answer.
@@ -259,10 +277,10 @@ fn entry(env: &SkillEnv<'_>, skill: Skill, key: &Value) -> Result<Option<Value>,
     if env.cache == CacheMode::Off {
         return Ok(None);
     }
-    match cache_tree(env).read_text(
-        &cache_file(&env.cache_dir, skill, key, &env.masker),
-        MAX_ENTRY,
-    ) {
+    let Some(file) = cache_file(&env.cache_dir, skill, key, &env.masker) else {
+        return Ok(None);
+    };
+    match cache_tree(env).read_text(&file, MAX_ENTRY) {
         Ok(text) => Ok(serde_json::from_str(&text).ok()),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e),
@@ -318,7 +336,13 @@ fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Answer) {
     } else {
         json!({ "skill": skill.name(), "key": key, "answer": answer.value, "dropped": answer.dropped })
     };
-    let file = cache_file(&env.cache_dir, skill, key, &env.masker);
+    let Some(file) = cache_file(&env.cache_dir, skill, key, &env.masker) else {
+        (env.relay)(&format!(
+            "the `{}` answer is not cached: {UNNAMED}",
+            skill.name()
+        ));
+        return;
+    };
     let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
     if let Err(e) = cache_tree(env).write(&file, env.masker.mask(&text).as_bytes()) {
         (env.relay)(&format!("the `{}` answer is not cached: {e}", skill.name()));
@@ -327,8 +351,20 @@ fn store(env: &SkillEnv<'_>, skill: Skill, key: &Value, answer: &Answer) {
 
 /// The error of a read-only run that has no answer to give (`entry`: what the cache holds for
 /// the question).
-fn read_only_miss(c: &SkillCall<'_>, entry: &Result<Option<Value>, TreeError>) -> StepError {
+fn read_only_miss(
+    c: &SkillCall<'_>,
+    entry: &Result<Option<Value>, TreeError>,
+    masker: &Masker,
+) -> StepError {
     let skill = c.skill.name();
+    if question_id(c.skill, &c.key, masker).is_none() {
+        return StepError::new(
+            ErrorKind::Skill,
+            format!(
+                "no cached `{skill}` answer for this question: {UNNAMED}, and the agent cache is read-only (--agent-cache read-only): this question needs its agent on every run"
+            ),
+        );
+    }
     // Why the cache holds no answer, when its entry says (an answer that held a secret).
     let not_cached = |v: &Value| v.get("not_cached")?.as_str().map(str::to_string);
     let message = match entry.as_ref().map(|e| e.as_ref().and_then(not_cached)) {
@@ -371,12 +407,12 @@ pub(crate) async fn call(c: &SkillCall<'_>, env: &SkillEnv<'_>) -> Result<Answer
         && let Ok(Some(v)) = &entry
         && let Some(mut answer) = answer_of(c.skill, v)
     {
-        answer.cached = Some(cache_file(&env.cache_dir, c.skill, &c.key, &env.masker));
+        answer.cached = cache_file(&env.cache_dir, c.skill, &c.key, &env.masker);
         return Ok(answer);
     }
     let fail = |m: String| StepError::new(ErrorKind::Skill, m);
     if env.cache == CacheMode::ReadOnly {
-        return Err(read_only_miss(c, &entry));
+        return Err(read_only_miss(c, &entry, &env.masker));
     }
     if let Err(e) = &entry {
         (env.relay)(&format!("the cached answer is not read: {e}"));
@@ -464,7 +500,9 @@ fn log_file(env: &SkillEnv<'_>, skill: Skill, key: &Value, attempt: u32) -> Path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let id = question_id(skill, key, &env.masker);
+    // A question never cached is named by its text masked (no secret's value in it either).
+    let id = question_id(skill, key, &env.masker)
+        .unwrap_or_else(|| hex_hash(skill, &env.masker.mask(&key.to_string())));
     env.log_path.with_file_name(format!(
         "{stem}-{}-{}.{attempt}.agent.log",
         skill.name(),
@@ -534,7 +572,9 @@ async fn ask(
                 .map_or("none (killed by a signal)".to_string(), |c| c.to_string()),
             log: log.display().to_string(),
         },
-        Ended::Exited => AgentError::Reported(finished.state.answer().unwrap_or_default()),
+        Ended::Exited => {
+            AgentError::Reported(finished.state.kept_answer(&env.masker).unwrap_or_default())
+        }
     };
     // What the agent wrote before it failed is worth reading (an exit's message names the log
     // already; a stop is runner's own doing).

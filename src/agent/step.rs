@@ -66,7 +66,7 @@ pub(crate) async fn run_step(a: AgentAction, c: AgentCtx<'_>) -> Result<Value, A
         .await
         .map_err(|e| AgentError::Task(e.to_string()));
     registry::remove(&provisional);
-    outputs(result?, &a.profile, log, timeout)
+    outputs(result?, &a.profile, log, timeout, &c.masker)
 }
 
 /// What starts the step's agent: the profile's command (its variant's), where it runs, what
@@ -143,11 +143,12 @@ fn outputs(
     profile: &str,
     log: String,
     timeout: Duration,
+    masker: &Masker,
 ) -> Result<Value, AgentError> {
     if let Some(bad) = finished.invalid_session_id {
         return Err(AgentError::InvalidSessionId(bad));
     }
-    let answer = finished.state.answer();
+    let answer = finished.state.kept_answer(masker);
     let outputs = json!({
         "session_id": finished.session_id,
         "result": answer,

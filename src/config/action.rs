@@ -496,6 +496,7 @@ mod outputs {
         "confidence",
         "screenshot_before",
         "screenshot_after",
+        "screenshot_left_out",
         "matched",
     ];
     pub(super) const INSPECT: &[&str] = &[

@@ -313,19 +313,11 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
 
 /// Adds `text` (a piece of a stream that ends inside no secret) to `kept` up to
 /// [`MAX_CAPTURE`] bytes; true when it did not all fit. A cut leaves out any secret it would
-/// split ([`Masker::settled`]): the kept start, masked where it is shown, shows none's head.
+/// split ([`Masker::kept_start`]): the kept start, masked where it is shown, shows none's head.
 fn keep(kept: &mut String, text: &str, masker: &Masker) -> bool {
     let room = MAX_CAPTURE.saturating_sub(kept.len());
-    if text.len() <= room {
-        kept.push_str(text);
-        return false;
-    }
-    let mut end = room;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    kept.push_str(&text[..masker.settled(&text[..end])]);
-    true
+    kept.push_str(masker.kept_start(text, room, false));
+    text.len() > room
 }
 
 /// The last `n` non-empty lines, joined with ` | `.

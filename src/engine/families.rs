@@ -11,6 +11,7 @@ use super::context::Scope;
 use super::runtime::StepCtx;
 use crate::agent::{AgentCtx, CacheMode, Skill, SkillCall, SkillEnv};
 use crate::atlas::RecordTarget;
+use crate::browser::driver::pictures;
 use crate::browser::page::intent;
 use crate::browser::{Session, StepFiles};
 use crate::config::model::Action;
@@ -343,8 +344,11 @@ async fn perform(
     });
     let files = step_files(cx, "act");
     // Inside the artifacts, as every screenshot: no symlink in their place is written through.
+    // None of a page that shows a secret (pixels no masker reads): the output says why.
+    let mut left_out = None;
     if let Some((before, _)) = &shots {
-        intent::screenshot(session, &files.ready(before.clone())?, page_timeout).await?;
+        let before = files.ready(before.clone())?;
+        left_out = pictures::shoot_page(session, &files.masker, &before, page_timeout).await?;
     }
     let done = Box::pin(crate::browser::run_step(
         session,
@@ -355,8 +359,10 @@ async fn perform(
     .await?;
     if let Some((_, after)) = &shots
         && let Ok(after) = files.ready(after.clone())
+        && let Ok(Some(why)) =
+            pictures::shoot_page(session, &files.masker, &after, page_timeout).await
     {
-        let _ = intent::screenshot(session, &after, page_timeout).await;
+        left_out = left_out.or(Some(why));
     }
     let shown = |p: Option<&std::path::PathBuf>| {
         p.filter(|p| p.exists())
@@ -370,6 +376,7 @@ async fn perform(
         "confidence": answer["confidence"],
         "screenshot_before": shown(shots.as_ref().map(|s| &s.0)),
         "screenshot_after": shown(shots.as_ref().map(|s| &s.1)),
+        "screenshot_left_out": left_out,
         "matched": done.get("matched").cloned().unwrap_or(Value::Null),
     }))
 }

@@ -74,18 +74,11 @@ pub(super) const MAX_KEPT: usize = 1024 * 1024;
 /// The step's outputs: `status`, `headers`, `body` (as the server sent it, its first
 /// [`MAX_KEPT`] bytes: data, masked where it is shown, not here), `json` (null when the body
 /// is not JSON or is longer than that), `url` (after redirects), `duration_ms`, `truncated`
-/// (the body was cut). A cut leaves out any secret it would split ([`Masker::settled`]), so
+/// (the body was cut). A cut leaves out any secret it would split ([`Masker::kept_start`]), so
 /// the kept start, masked where it is shown, shows none's head.
 fn outputs(r: &Response, masker: &Masker) -> Value {
-    let (body, cut) = if r.body.len() > MAX_KEPT {
-        let mut end = MAX_KEPT;
-        while !r.body.is_char_boundary(end) {
-            end -= 1;
-        }
-        (&r.body[..masker.settled(&r.body[..end])], true)
-    } else {
-        (r.body.as_str(), false)
-    };
+    let cut = r.body.len() > MAX_KEPT;
+    let body = masker.kept_start(&r.body, MAX_KEPT, false);
     json!({
         "status": r.status,
         "headers": r.headers,

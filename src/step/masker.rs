@@ -81,8 +81,9 @@ struct Inner {
     secrets: String,
     /// Whether a shape is masked: then a whole list or map whose JSON shows one is.
     shapes: bool,
-    /// The names of the secrets added by name (an atlas keeps them: see [`Masker::names`]).
-    names: Vec<String>,
+    /// Each secret added, with its name when added by name (an atlas keeps the names:
+    /// [`Masker::names`]; an agent's cache key names the secrets: [`Masker::mask_named`]).
+    added: Vec<(Option<String>, String)>,
     longest: usize,
     /// The bytes of the forms of values made of a secret learned so far.
     learned: usize,
@@ -280,7 +281,9 @@ impl Masker {
 
     /// Adds secrets (a sub-flow's); every clone masks them.
     pub(crate) fn add_all(&self, values: impl IntoIterator<Item = String>) {
-        self.learn(values, Kind::Secret);
+        let values: Vec<String> = values.into_iter().collect();
+        self.learn(values.clone(), Kind::Secret);
+        self.note_added(None, values);
     }
 
     /// Adds one secret.
@@ -298,21 +301,22 @@ impl Masker {
     /// Adds the secret `name`, whose value is `value`: masked as [`Masker::add`] masks it, its
     /// name kept.
     pub(crate) fn add_named(&self, name: &str, value: &str) {
-        self.add(value);
-        if let Ok(mut inner) = self.inner.write()
-            && !inner.names.iter().any(|n| n == name)
-        {
-            inner.names.push(name.to_string());
-        }
+        self.learn([value.to_string()], Kind::Secret);
+        self.note_added(Some(name), [value.to_string()]);
     }
 
     /// The names of the secrets added by name, in the order added: what an atlas recorded
     /// with this masker keeps, to mask its replays with (never the values).
     pub(crate) fn names(&self) -> Vec<String> {
-        self.inner
-            .read()
-            .map(|i| i.names.clone())
-            .unwrap_or_default()
+        let mut names: Vec<String> = Vec::new();
+        if let Ok(i) = self.inner.read() {
+            for name in i.added.iter().filter_map(|(n, _)| n.as_ref()) {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        names
     }
 
     /// Whether there is nothing to mask (no secrets): derived values need not be looked for.
@@ -394,11 +398,7 @@ impl Masker {
     /// above any secret): then it is masked only as far as no secret the rest would complete
     /// can begin ([`Masker::settled`]), and shown cut.
     pub(crate) fn mask_cut_held(&self, text: &str, more: bool, line: bool, max: usize) -> String {
-        let held = if more {
-            &text[..self.settled(text)]
-        } else {
-            text
-        };
+        let held = self.kept_start(text, text.len(), more);
         let masked = self.mask(held);
         let shown = if line {
             masked.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -581,6 +581,7 @@ fn mask_value_with(
 
 mod made;
 mod markup;
+mod named;
 mod spans;
 mod spread;
 #[cfg(test)]

@@ -132,7 +132,7 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
         normalize: &keep,
         fit_item: &crate::agent::sift::keep_item,
     };
-    let miss = read_only_miss(&call, &entry(&env, call.skill, &call.key)).to_string();
+    let miss = read_only_miss(&call, &entry(&env, call.skill, &call.key), &env.masker).to_string();
     assert!(
         miss.contains("holds a secret, so it is never cached"),
         "{miss}"
@@ -144,7 +144,7 @@ fn an_answer_holding_a_secret_is_not_cached_and_the_miss_says_why() {
     store(&env, Skill::Intent, &key, &answer(&plain));
     assert_eq!(cached(&env, Skill::Intent, &key), Some(plain));
     assert!(
-        read_only_miss(&call, &entry(&env, call.skill, &call.key))
+        read_only_miss(&call, &entry(&env, call.skill, &call.key), &env.masker)
             .to_string()
             .contains("record it")
     );
@@ -160,7 +160,7 @@ fn cache_keys_differ_by_skill_and_question() {
         a,
         cache_file(d, Skill::PageAnalysis, &json!({"intent": "a"}), &m)
     );
-    assert!(a.starts_with("/c/intent"));
+    assert!(a.unwrap().starts_with("/c/intent"));
 }
 
 /// The cache file's name and the agent logs' are no function of a secret's value (attack 26
@@ -209,4 +209,71 @@ fn the_names_of_a_question_that_reads_a_secret_do_not_depend_on_its_value() {
     );
     let log = log_file(&one, Skill::Intent, &key("482193"), 1);
     assert!(!log.to_string_lossy().contains(&raw[..12]), "{log:?}");
+}
+
+/// Two questions that differ only in which secret they read are two questions (attack 27 D6:
+/// both masked to `***`, so customer B's `act` replayed the click on customer A and passed);
+/// one secret's values share one entry, and a question holding a value made of a secret whose
+/// name cannot be told is never cached.
+#[test]
+fn questions_that_read_different_secrets_have_different_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = Registry::default();
+    let env_of = |secrets: &[(&str, &str)]| {
+        let masker = Masker::default();
+        for (name, value) in secrets {
+            masker.add_named(name, value);
+        }
+        SkillEnv {
+            profiles: &profiles,
+            cache: CacheMode::ReadWrite,
+            cache_dir: dir.path().join("cache"),
+            workspace: dir.path().to_path_buf(),
+            env: IndexMap::new(),
+            masker,
+            relay: std::sync::Arc::new(|_: &str| {}),
+            cancel: CancellationToken::new(),
+            log_path: dir.path().join("002-act"),
+            timeout: Duration::from_secs(1),
+        }
+    };
+    let key = |id: &str| json!({"intent": format!("open the customer whose id is {id}")});
+    let env = env_of(&[("CUST_A", "cust-1001-acme"), ("CUST_B", "cust-2002-globex")]);
+    let click_a = json!({"action_type": "click", "selector": {"css": "#c1"}, "confidence": 1});
+    let answer = Answer {
+        value: click_a.clone(),
+        dropped: Vec::new(),
+        cached: None,
+    };
+    store(&env, Skill::Intent, &key("cust-1001-acme"), &answer);
+    assert_eq!(cached(&env, Skill::Intent, &key("cust-2002-globex")), None);
+    assert_ne!(
+        cache_file(d(&env), Skill::Intent, &key("cust-1001-acme"), &env.masker),
+        cache_file(
+            d(&env),
+            Skill::Intent,
+            &key("cust-2002-globex"),
+            &env.masker
+        )
+    );
+    // The same secret with another value: the same question.
+    let later = env_of(&[
+        ("CUST_A", "cust-9009-other"),
+        ("CUST_B", "cust-2002-globex"),
+    ]);
+    assert_eq!(
+        cached(&later, Skill::Intent, &key("cust-9009-other")),
+        Some(click_a.clone())
+    );
+    // A value made of a secret in which no secret's name can be told: not cached.
+    let made = env_of(&[("PIN", "9312346")]);
+    made.masker.add_derived(["77-31-23".to_string()]);
+    store(&made, Skill::Intent, &key("77-31-23"), &answer);
+    assert_eq!(cached(&made, Skill::Intent, &key("77-31-23")), None);
+    let files = std::fs::read_dir(dir.path().join("cache/intent")).unwrap();
+    assert_eq!(files.count(), 1);
+}
+
+fn d<'a>(env: &'a SkillEnv<'_>) -> &'a Path {
+    &env.cache_dir
 }

@@ -12,6 +12,7 @@ pub(crate) mod dialog;
 pub(crate) mod dialog_watch;
 pub(crate) mod downloads;
 pub(crate) mod new_tabs;
+pub(crate) mod pictures;
 pub(crate) mod recorder;
 pub(crate) mod ref_table;
 pub(crate) mod reply;

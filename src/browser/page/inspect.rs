@@ -114,7 +114,7 @@ fn cut_masked(masker: &Masker, list: &mut [Value]) {
         let cut = o.remove("cut") == Some(Value::Bool(true));
         if let Some(Value::String(html)) = o.get_mut("html") {
             if cut {
-                html.truncate(masker.settled(html));
+                html.truncate(masker.kept_start(html, html.len(), true).len());
             }
             masker.learn_markup(html);
         }
@@ -133,18 +133,14 @@ fn cut_masked(masker: &Masker, list: &mut [Value]) {
 /// space inside it) would no longer be found where the text is shown: such a text is kept as
 /// [`Masker::mask_cut_held`] makes it, masked before it is joined.
 fn one_line(masker: &Masker, text: &str, more: bool) -> String {
-    let held = if more {
-        &text[..masker.settled(text)]
-    } else {
-        text
-    };
+    let held = masker.kept_start(text, text.len(), more);
     let join = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let line = join(held);
     if masker.mask(&line) != join(&masker.mask(held)) {
         return masker.mask_cut_held(text, more, true, MAX_TEXT);
     }
     match line.char_indices().nth(MAX_TEXT) {
-        Some((i, _)) => format!("{}…", &line[..masker.settled(&line[..i])]),
+        Some((i, _)) => format!("{}…", masker.kept_start(&line, i, true)),
         None if more => format!("{line}…"),
         None => line,
     }

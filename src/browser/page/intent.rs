@@ -9,7 +9,6 @@
 //! agent is asked, when the step names one).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::selector::resolve_now;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
-use crate::browser::driver::command::{Command, SnapshotOptions};
+use crate::browser::driver::command::SnapshotOptions;
 use crate::browser::driver::session::Session;
 use crate::config::model::{
     Action, FillAction, OneOrMany, OpenAction, Scalar, SelectAction, Selector, SelectorObject,
@@ -65,19 +64,6 @@ pub(crate) async fn current_url(
     timeout: Duration,
 ) -> Result<String, StepError> {
     session.url(timeout).await
-}
-
-/// Saves a screenshot of the page at `path` (made ready by the caller: its folders there, no
-/// symlink in its place).
-pub(crate) async fn screenshot(
-    session: &mut Session,
-    path: &Path,
-    timeout: Duration,
-) -> Result<(), StepError> {
-    session
-        .send(Command::screenshot(path), timeout)
-        .await
-        .map(|_| ())
 }
 
 /// Whether an answer still fits the page: its element is there, and only one (an answer

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::driver::command::Command;
+use crate::browser::driver::pictures;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_action::element;
 use crate::browser::page::selector::resolve_one;
@@ -120,7 +121,8 @@ pub(crate) async fn upload(
 }
 
 /// `screenshot`: the page (or its full length, or one element, strict) to a file inside the
-/// run's artifacts.
+/// run's artifacts; an error, and no file, when the page shows a secret (or cannot be read to
+/// tell): the one rule of every picture runner writes ([`pictures::withheld`]).
 pub(crate) async fn screenshot(
     session: &mut Session,
     t: Toggle<ScreenshotOptions>,
@@ -150,6 +152,15 @@ pub(crate) async fn screenshot(
             *selector = Some(resolve_one(session, &t, deadline).await?.target);
         }
     }
-    session.send(shot, timeout).await?;
+    // None of a page that shows a secret: no masker reads pixels (the trace and a failure's
+    // screenshot leave such a picture out; a step asked for it, so it fails).
+    if let Some(why) = pictures::shoot(session, &files.masker, shot, timeout).await? {
+        return Err(StepError::new(
+            ErrorKind::Assertion,
+            format!(
+                "no screenshot taken: {why}, which a picture would show as it is (no masker reads pixels); take it where the page shows no declared secret"
+            ),
+        ));
+    }
     Ok(json!({ "path": path.display().to_string() }))
 }

@@ -1,4 +1,26 @@
-//! Where a stream's text may be cut: never inside a form found.
+//! Where a text may be cut: never inside a form found. [`Masker::kept_start`] is the one way
+//! runner keeps the start of a text that may hold a secret (a command's output, a response's
+//! body, an agent's answer, a page's HTML): what it keeps, masked where it is shown, shows no
+//! head of a secret the cut split.
+
+use super::Masker;
+
+impl Masker {
+    /// The start of `text` runner keeps of it when it keeps at most `max` bytes (`more`: `text`
+    /// is itself only the start of a longer text, which was cut): all of it when it fits and
+    /// there is no more; else cut at a character's boundary, then before any secret the cut
+    /// could split, as a stream's piece is ([`Masker::settled`]).
+    pub(crate) fn kept_start<'a>(&self, text: &'a str, max: usize, more: bool) -> &'a str {
+        if text.len() <= max && !more {
+            return text;
+        }
+        let mut end = max.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..self.settled(&text[..end])]
+    }
+}
 
 /// `cut`, or the start of the run of overlapping `spans` it falls strictly inside (a form found
 /// is never cut): the spans merged once, in order, so that many overlapping ones (a secret of
