@@ -322,6 +322,10 @@ fn server_issue(
         ))
     };
     let Some(key) = key else {
+        // `web_server['port']`, `web_server | attr('port')`: read as `web_server` alone.
+        if servers.own && servers.no_port && super::tags::reads_key(src, "web_server", "port") {
+            return server_issue(src, name, Some("port"), None, servers);
+        }
         return (!servers.own && servers.shared.is_empty())
             .then(none)
             .flatten();
