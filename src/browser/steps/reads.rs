@@ -75,10 +75,9 @@ pub(crate) async fn snapshot(
 /// The most of an `eval`'s value runner keeps: as of an `exec`'s output.
 const MAX_VALUE: usize = 1024 * 1024;
 
-/// What the page does with the value of an expression `v` before sending it: a string longer
-/// than `C` characters, or a value whose JSON text is, is sent as its first `C` (`c`) and its
-/// length (`n`); any other as it is (`v`), as `returnByValue` sends it.
-const MEASURE: &str = "const C = 1048576; if (typeof v === 'string') return v.length > C ? { c: v.slice(0, C), n: v.length } : { v }; let t; try { t = JSON.stringify(v); } catch (e) { return { v }; } return typeof t === 'string' && t.length > C ? { c: t.slice(0, C), n: t.length } : { v };";
+/// What the page does with an `eval`'s value before sending it: cuts a big one (a function
+/// expression, called with the value).
+const MEASURE: &str = include_str!("scripts/eval_value.js");
 
 /// `eval`: a JavaScript expression's value, as JSON, kept up to [`MAX_VALUE`] bytes (past it,
 /// `value` is its start, a string's or its JSON text's, and `truncated` is true: a check that
@@ -92,7 +91,7 @@ pub(crate) async fn eval(
     timeout: Duration,
 ) -> Result<Value, StepError> {
     let expression = js.trim_end().trim_end_matches(';');
-    let measured = format!("(async () => {{ const v = await (\n{expression}\n); {MEASURE} }})()");
+    let measured = format!("({MEASURE}\n)((\n{expression}\n))");
     let (v, cut_in_page) = if session.compiles(&measured, timeout).await {
         let mut sent = session.eval(&measured, timeout).await?;
         match sent.get_mut("c").map(Value::take) {
