@@ -471,6 +471,53 @@ fn explore_stops_at_max_nodes_and_resumes_from_its_todos() {
     node_by_title(d.path(), "Contact");
 }
 
+/// `explore --atlas DIR` writes an atlas only into a folder that is one (it holds
+/// `atlas.json`), is empty, or is not there: a user's folder with a `status.json` and a
+/// `nodes/readme.txt` is refused before the browser starts (exit 2), naming it, and left as it
+/// was; explore replaced the status.json with its progress and added its nodes, edges and
+/// atlas.json around the user's files (attack 27, D5). An explore into a new folder, and again
+/// into it, works.
+#[test]
+fn explore_never_writes_an_atlas_into_a_folder_that_is_not_one() {
+    let d = tempfile::tempdir().unwrap();
+    let site = site_copy(d.path());
+    let server = Server::serve(&site);
+    let url = format!("{}/index.html", server.url);
+    let user = d.path().join("atlas");
+    std::fs::create_dir_all(user.join("nodes")).unwrap();
+    std::fs::write(
+        user.join("status.json"),
+        "{\"my\":\"config\",\"keep\":true}\n",
+    )
+    .unwrap();
+    std::fs::write(user.join("nodes/readme.txt"), "mine\n").unwrap();
+    let (code, stdout, stderr) = explore_cmd(d.path(), &url, &["--max-nodes", "2"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("is not an atlas") && stderr.contains("atlas"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(user.join("status.json")).unwrap(),
+        "{\"my\":\"config\",\"keep\":true}\n"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&user)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["nodes", "status.json"]);
+    assert_eq!(std::fs::read_dir(user.join("nodes")).unwrap().count(), 1);
+    std::fs::remove_dir_all(&user).unwrap();
+    for _ in 0..2 {
+        assert_eq!(
+            crawl(d.path(), &url, &["--max-nodes", "1"])["total_nodes"],
+            1
+        );
+    }
+    assert!(user.join("atlas.json").is_file());
+}
+
 /// The todos left on the atlas's nodes, counted on disk.
 fn todos_left(dir: &Path) -> usize {
     std::fs::read_dir(dir.join("atlas/nodes"))

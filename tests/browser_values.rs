@@ -131,3 +131,43 @@ fn a_rendered_locale_or_time_zone_is_checked_with_the_same_words() {
         assert!(!stderr.contains("Emulation."), "{stderr}");
     }
 }
+
+/// A literal `browser.device` agent-browser does not know is refused by `validate` at its
+/// line, naming the devices it knows; it passed validate and failed the flow at run time
+/// (attack 27, L4). The names agent-browser takes pass, in any case; `ipadpro`, which it
+/// refuses (it takes `iphone16pro`), is refused.
+#[test]
+fn validate_refuses_a_device_agent_browser_does_not_know() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "d.yaml",
+        "name: dev\nbrowser: { device: \"iPhone 99 Ultra\" }\nsteps:\n  - log: x\n",
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "d.yaml"]);
+    let (code, _, stderr) = output(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("d.yaml:2:20: error: `browser.device`: `iPhone 99 Ultra` is not a device agent-browser knows")
+            && stderr.contains("iPhone 15"),
+        "{stderr}"
+    );
+    for ok in [
+        "iPhone 14",
+        "iphone 16 pro",
+        "Pixel 7",
+        "iPad Pro",
+        "Galaxy S25",
+    ] {
+        write(
+            d.path(),
+            "d.yaml",
+            &format!("name: dev\nbrowser: {{ device: \"{ok}\" }}\nsteps:\n  - log: x\n"),
+        );
+        let mut c = runner(d.path());
+        c.args(["validate", "d.yaml"]);
+        let (code, _, stderr) = output(c);
+        assert_eq!(code, 0, "{ok}: {stderr}");
+    }
+}

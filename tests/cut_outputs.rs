@@ -392,4 +392,61 @@ steps:
             && message.contains("steps.build.stdout"),
         "{message}"
     );
+
+/// An `eval`'s value is kept up to 1 MiB, as an `exec`'s output: past it, `value` is its start
+/// (a string's; the JSON text of any other value), `truncated: true`, and a check on it fails
+/// naming the cut; one that reads `truncated` passes. A string of 50 MB was kept whole (a 50 MB
+/// report.json); one of 70 MB, past the DevTools message cap, ended the run as the browser's
+/// failure (exit 3) (attack 27, D9): the page cuts it before it is sent. A small value is whole,
+/// `truncated: false`; a script of statements (`let`) still gives its last value.
+#[test]
+fn an_eval_value_over_1_mib_is_cut_and_never_fails_the_browser() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "e.yaml",
+        r#"name: big eval
+steps:
+  - open: "data:text/html,<p>x</p>"
+  - id: small
+    eval: "1 + 1;"
+  - id: stmts
+    eval: "let n = 20; n + 1"
+  - id: big
+    eval: "'a'.repeat(70000000) + 'END'"
+  - id: obj
+    eval: "Promise.resolve({ big: 'b'.repeat(3000000) })"
+  - expect: { that: "{{ steps.small.value == 2 and not steps.small.truncated and steps.stmts.value == 21 }}" }
+  - expect: { that: "{{ steps.big.truncated and steps.obj.truncated }}" }
+  - continue_on_error: true
+    expect: { that: "{{ 'END' not in steps.big.value }}" }
+"#,
+    );
+    let Ran {
+        code,
+        report,
+        stderr,
+        ..
+    } = flow_run(d.path()).arg("e.yaml").run();
+    // (The last step's failure is let through: `continue_on_error`.)
+    assert_eq!(code, 0, "{stderr}\n{report:#}");
+    let steps = &report["flows"][0]["steps"];
+    for i in 1..=6 {
+        assert_eq!(steps[i]["outcome"], "passed", "{i}: {:#}", steps[i]);
+    }
+    let message = failed_step(&report, "big eval", 7);
+    assert!(
+        message.contains("steps.big.value") && message.contains("was cut"),
+        "{message}"
+    );
+    let big = steps[3]["outputs"]["value"].as_str().unwrap();
+    assert!(
+        big.len() <= 1024 * 1024 && big.len() > 1000 * 1000,
+        "{}",
+        big.len()
+    );
+    let obj = steps[4]["outputs"]["value"].as_str().unwrap();
+    assert!(obj.starts_with("{\"big\":\"bbb"), "{}", &obj[..20]);
+    let size = std::fs::metadata(d.path().join("art/report.json")).map_or(0, |m| m.len());
+    assert!(size < 4 * 1024 * 1024, "report.json is {size} bytes");
 }

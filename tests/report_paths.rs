@@ -318,3 +318,54 @@ fn an_html_reports_assets_go_only_into_a_folder_runner_made() {
         );
     }
 }
+
+/// A JUnit report or an HTML page is runner's only when it opens as runner writes it (its
+/// generator mark at the head), not when `<testsuite` or the mark is anywhere in its first
+/// 4 KiB: another tool's JUnit report (pytest's), a Markdown note that talks of JUnit or of
+/// runner's mark, are refused before the run (exit 2) and kept; `junit=` replaced both with
+/// runner's JUnit (attack 27, D4). Runner's own is replaced, run after run, and so is a JUnit
+/// report written before the mark (`<testsuites name="runner"` after the XML declaration).
+#[test]
+fn a_junit_report_or_page_is_written_only_over_one_that_opens_as_runners() {
+    let d = tempfile::tempdir().unwrap();
+    ok_flow(d.path());
+    let pytest = "<?xml version=\"1.0\" encoding=\"utf-8\"?><testsuites><testsuite name=\"pytest\" errors=\"0\" failures=\"0\" skipped=\"0\" tests=\"412\" time=\"88.1\"><testcase classname=\"tests.test_api\" name=\"test_login\" time=\"0.2\"/></testsuite></testsuites>\n";
+    write(d.path(), "results.xml", pytest);
+    write(
+        d.path(),
+        "notes.md",
+        "# How we write JUnit\nOur CI merges every `<testsuite>` element of the reports into one.\n",
+    );
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/index.html",
+        "<!doctype html><title>runner report notes</title>\n<p>runner marks its pages with <code><meta name=\"generator\" content=\"runner\"></code></p>\n",
+    );
+    for (report, file) in [
+        ("junit=results.xml", "results.xml"),
+        ("junit=notes.md", "notes.md"),
+        ("html=site", "site/index.html"),
+    ] {
+        let before = std::fs::read_to_string(d.path().join(file)).unwrap();
+        let (code, _, stderr) = run_with(d.path(), &[report]);
+        assert_eq!(code, 2, "{report}: {stderr}");
+        assert!(
+            stderr.contains("is not a report") && stderr.contains(file),
+            "{report}: {stderr}"
+        );
+        assert!(!stderr.contains("▶"), "{report}: the run started: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join(file)).unwrap(),
+            before
+        );
+    }
+    let old = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"runner\" tests=\"1\" skipped=\"0\" failures=\"0\" errors=\"0\" time=\"0.011\">\n</testsuites>\n";
+    write(d.path(), "old.xml", old);
+    for _ in 0..2 {
+        let (code, _, stderr) = run_with(d.path(), &["junit=j.xml", "junit=old.xml"]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let ours = std::fs::read_to_string(d.path().join("old.xml")).unwrap();
+    assert!(ours.contains("<testcase name=\"ok\""), "{ours}");
+}

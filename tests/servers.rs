@@ -445,6 +445,27 @@ fn validate_checks_web_server_references_and_fields() {
     let (code, out) = validate(d.path());
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("`web_server.port` is not set"), "{out}");
+    // However it is spelled (attack 27, L1: these two passed validate and rendered `None`).
+    for spelling in [
+        "{{ web_server['port'] }}",
+        "{{ web_server | attr('port') }}",
+        "{{ (web_server)['port'] }}",
+        "x {{ web_server | attr('port') }} y",
+    ] {
+        write(d.path(), "f.yaml", &flow(spelling, no_port));
+        let (code, out) = validate(d.path());
+        assert_eq!(code, 2, "{spelling}: {out}");
+        assert!(
+            out.contains("`web_server.port` is not set"),
+            "{spelling}: {out}"
+        );
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("{{ web_server['url'] }}", no_port),
+    );
+    assert_eq!(validate(d.path()).0, 0);
     write(d.path(), "f.yaml", &flow("{{ web_server.url }}", no_port));
     assert_eq!(validate(d.path()).0, 0);
     let statik = "web_server:\n  static: .\n";

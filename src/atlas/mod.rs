@@ -33,7 +33,9 @@ pub(crate) use replay::{Bounds, Driver, Replayed, Start, replay};
 pub(crate) use secrets::unset_secrets;
 pub(crate) use server::{server_of, url_origin};
 pub(crate) use status::{mark as mark_status, status};
-pub(crate) use store::{Atlas, AtlasError, Reach, off_origin, referenced_secrets};
+pub(crate) use store::{
+    Atlas, AtlasError, Reach, off_origin, referenced_secrets, refusal as atlas_refusal,
+};
 pub(crate) use testing::{Tested, test, test_ideas};
 pub(crate) use verify::{Checks, verify_until};
 pub(crate) use view::{GraphFormat, graph, path, show};

@@ -56,7 +56,7 @@ fn refuse_url(url: &str) -> Result<(), CliError> {
 
 /// How a new atlas of `explore` tells states apart: `--fingerprint`, else runner.toml's
 /// `[atlas] fingerprint`, else as the atlas was made (`None`). An existing atlas made the other
-/// way is refused here, before the app is started.
+/// way is refused here, before the app is started, and so is a folder that is not an atlas.
 fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, CliError> {
     let wanted = match flag {
         Some("text") => Some(Fingerprint::Text),
@@ -71,6 +71,9 @@ fn fingerprint(flag: Option<&str>, dir: &Path) -> Result<Option<Fingerprint>, Cl
                 .and_then(|a| a.fingerprint)
         }
     };
+    if let Some(why) = atlas::atlas_refusal(dir) {
+        return Err(atlas::AtlasError::Refused(why).into());
+    }
     if dir.join("nodes").is_dir() {
         Atlas {
             root: dir.to_path_buf(),

@@ -342,7 +342,7 @@ impl Action {
             Action::Download(_) => outputs::DOWNLOAD,
             Action::Act(_) => outputs::ACT,
             Action::Screenshot(_) => &["path"],
-            Action::Eval(_) => &["value"],
+            Action::Eval(_) => &["value", "truncated"],
             Action::Inspect(_) => outputs::INSPECT,
             Action::Agent(_) => outputs::AGENT,
             Action::StopAgent(_) => &["stopped", "session_id"],

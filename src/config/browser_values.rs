@@ -1,5 +1,6 @@
-//! `browser.locale` and `browser.timezone` (a flow's and runner.toml's `[browser]`): the values
-//! the browser refuses, found before it is asked. Chromium parses a locale as a BCP 47 tag with
+//! `browser.locale`, `browser.timezone` and `browser.device` (a flow's and runner.toml's
+//! `[browser]`): the values the browser (or agent-browser, for a device) refuses, found before
+//! it is asked. Chromium parses a locale as a BCP 47 tag with
 //! ICU4X (after turning an ICU-style `en_US@calendar=…` into one), and takes a time zone ICU
 //! knows: an IANA name or link (`Europe/Paris`, `UTC`, `US/Eastern`), an old ICU id (`PST`,
 //! `SystemV/EST5`), or an offset (`GMT+05:30`); anything else fails the flow at its first
@@ -146,7 +147,55 @@ fn is_locale(locale: &str) -> bool {
     icu_locale_core::Locale::try_from_str(&tag).is_ok()
 }
 
-/// The problems of `locale` and `timezone` in the `browser` map at `ptr` of a document (a
+/// The devices agent-browser 0.41.2 knows (`set device`), as it names them in its error.
+const DEVICES: &str = "iPhone 12, iPhone 14, iPhone 15, iPhone 16, iPhone 16 Pro, iPhone 17, iPad, iPad Air, iPad Pro, Pixel 5, Pixel 7, Pixel 9, Galaxy S21, Galaxy S25";
+
+/// The names agent-browser 0.41.2 takes for them, in any case: read from its binary (the
+/// names of its `Unknown device` error, the older ones it still takes, `iPhone 14`, `Pixel 7`,
+/// and its names without spaces, which only some have: `ipadpro` and `ipadair` are refused).
+const DEVICE_NAMES: [&str; 25] = [
+    "iphone 12",
+    "iphone12",
+    "iphone 14",
+    "iphone14",
+    "iphone 15",
+    "iphone15",
+    "iphone 16",
+    "iphone16",
+    "iphone 16 pro",
+    "iphone16pro",
+    "iphone 17",
+    "iphone17",
+    "ipad",
+    "ipad air",
+    "ipad pro",
+    "pixel 5",
+    "pixel5",
+    "pixel 7",
+    "pixel7",
+    "pixel 9",
+    "pixel9",
+    "galaxy s21",
+    "galaxys21",
+    "galaxy s25",
+    "galaxys25",
+];
+
+/// What is wrong with a device, if agent-browser would not know it: the problem and a help.
+pub(crate) fn device_problem(device: &str) -> Option<(String, String)> {
+    if DEVICE_NAMES.contains(&device.to_lowercase().as_str()) {
+        return None;
+    }
+    Some((
+        format!(
+            "`{}` is not a device agent-browser knows",
+            device.escape_debug()
+        ),
+        format!("one of: {DEVICES} (or set `viewport` for a size alone)"),
+    ))
+}
+
+/// The problems of `locale`, `timezone` and `device` in the `browser` map at `ptr` of a document (a
 /// flow's `/browser`, runner.toml's), where they are written without a template.
 pub(crate) fn problems(
     file: &SourceFile,
@@ -161,6 +210,7 @@ pub(crate) fn problems(
             locale_problem as fn(&str) -> Option<(String, String)>,
         ),
         ("timezone", timezone_problem),
+        ("device", device_problem),
     ] {
         let at = format!("{ptr}/{key}");
         let Some(v) = doc.pointer(&at).and_then(Value::as_str) else {

@@ -22,8 +22,8 @@ tr.added,tr.new{background:#e6f6ea} tr.removed{background:#f3f3f3} tr.broken{bac
 pub(crate) fn atlas_diff_html(d: &AtlasDiff) -> String {
     let s = &d.summary;
     let mut out = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{mark}\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>atlas diff {a} → {b}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>atlas diff</h1>\n<p>A: <code>{a}</code> → B: <code>{b}</code> (states told apart by {mode})</p>\n",
-        mark = super::ours::PAGE_MARK,
+        "{head}\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>atlas diff {a} → {b}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>atlas diff</h1>\n<p>A: <code>{a}</code> → B: <code>{b}</code> (states told apart by {mode})</p>\n",
+        head = super::ours::PAGE_HEAD,
         a = esc(&d.a),
         b = esc(&d.b),
         mode = d.fingerprint.as_str(),

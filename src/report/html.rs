@@ -446,8 +446,8 @@ pub(crate) fn report(r: &Report) -> Page {
     let s = &r.summary;
     let mut w = Writer {
         out: format!(
-            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{mark}<title>runner report {run}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n<p class=\"counts\"><span>{total} flows</span><span>{passed} passed</span><span>{failed} failed</span><span>{errors} errors</span><span>{flaky} flaky</span><span>{skipped} skipped</span>{interrupted}</p></header>\n<div class=\"bar\"><button data-want=\"all\" class=\"on\">all</button><button data-want=\"failed\">failed</button><button data-want=\"flaky\">flaky</button><button data-want=\"passed\">passed</button><input id=\"q\" type=\"search\" placeholder=\"filter by text\"></div>\n",
-            mark = super::ours::PAGE_MARK,
+            "{head}<title>runner report {run}</title>\n<style>\n{STYLE}\n</style></head><body>\n<header><h1>runner report</h1>\n<p>run {run}: {passed} of {total} flows passed in {secs:.2} s</p>\n<p class=\"counts\"><span>{total} flows</span><span>{passed} passed</span><span>{failed} failed</span><span>{errors} errors</span><span>{flaky} flaky</span><span>{skipped} skipped</span>{interrupted}</p></header>\n<div class=\"bar\"><button data-want=\"all\" class=\"on\">all</button><button data-want=\"failed\">failed</button><button data-want=\"flaky\">flaky</button><button data-want=\"passed\">passed</button><input id=\"q\" type=\"search\" placeholder=\"filter by text\"></div>\n",
+            head = super::ours::PAGE_HEAD,
             run = esc(&r.run_id),
             passed = s.passed,
             total = s.total,

@@ -1,5 +1,6 @@
 //! The JUnit XML report: a test suite per run, a test case per flow; failures name the step,
-//! flaky flows carry their failed attempts as `flakyFailure`.
+//! flaky flows carry their failed attempts as `flakyFailure`. It opens with runner's mark
+//! ([`super::ours::JUNIT_HEAD`]), by which runner knows it as its own to write over.
 
 use quick_junit::{
     NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestRerun, TestSuite,
@@ -18,7 +19,11 @@ pub(crate) fn report(r: &Report) -> String {
     suite.set_time(elapsed);
     report.add_test_suite(suite);
     report.set_time(elapsed);
-    xml_chars(report.to_string().unwrap_or_default())
+    let text = report.to_string().unwrap_or_default();
+    let body = text
+        .strip_prefix(super::ours::XML_DECLARATION)
+        .unwrap_or(&text);
+    xml_chars(format!("{}{body}", super::ours::JUNIT_HEAD))
 }
 
 /// The text without the characters XML 1.0 does not allow anywhere (`U+FFFE`, `U+FFFF`, C0

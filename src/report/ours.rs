@@ -4,10 +4,13 @@
 //! is written over only when it is runner's own of that kind; anything else (a flow, a server's
 //! script, an upload, another tool's file, an export edited by hand) is refused, naming it, and
 //! left as it was. Runner's own is told by what runner writes in it: a JSON report by its shape
-//! ([`is_runner_report`]), a JUnit report by its `<testsuite`, an HTML page by the
-//! [`PAGE_MARK`] meta tag (or, for pages written before it, their title), an export by its
-//! [`stamp`] header, which holds a hash of what follows it (an edited export is no longer
-//! runner's), an HTML report's `assets/` by the [`ASSETS_MARK`] file runner writes in it.
+//! ([`is_runner_report`]), a JUnit report by the [`JUNIT_HEAD`] it opens with, an HTML page by
+//! the [`PAGE_HEAD`] it opens with (the mark must open the file: `<testsuite`, or the mark,
+//! anywhere in a file's head is in every JUnit report of every tool and in a note that talks
+//! of them), a file runner wrote before these marks by the exact head it wrote then, an export
+//! by its [`stamp`] header, which holds a hash of what follows it (an edited export is no
+//! longer runner's), an HTML report's `assets/` by the [`ASSETS_MARK`] file runner writes in
+//! it.
 //! What a path may be (a FIFO, `/dev/stdout`, no directory) is [`crate::fs::write_named`]'s.
 
 use std::io::Read;
@@ -40,8 +43,25 @@ impl Kind {
     }
 }
 
-/// The meta tag runner writes in the head of each HTML page it makes.
-pub(crate) const PAGE_MARK: &str = "<meta name=\"generator\" content=\"runner\">";
+/// How each HTML page runner makes opens (a run's report, an atlas diff): its generator mark.
+pub(crate) const PAGE_HEAD: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"generator\" content=\"runner\">";
+
+/// How runner's pages opened before [`PAGE_HEAD`]: a run's report, an atlas diff.
+const OLD_PAGE_HEADS: [&str; 2] = [
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>runner report ",
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>atlas diff ",
+];
+
+/// The XML declaration a JUnit report opens with.
+pub(crate) const XML_DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+
+/// How each JUnit report runner writes opens: the declaration, then its generator mark.
+pub(crate) const JUNIT_HEAD: &str =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- generator: runner -->\n";
+
+/// How runner's JUnit reports opened before [`JUNIT_HEAD`].
+const OLD_JUNIT_HEAD: &str =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"runner\" tests=\"";
 
 /// The file runner writes into an HTML report's `assets/` when it makes it.
 pub(crate) const ASSETS_MARK: &str = ".runner-assets";
@@ -54,7 +74,7 @@ const ASSETS_MARK_TEXT: &str =
 const EXPORT_HEAD: &str = "# Written by `runner atlas export`; runner writes over this file only while it is unchanged. sha256:";
 
 /// How much of a file's head is read to tell a JUnit report or an HTML page.
-const HEAD: u64 = 4096;
+const HEAD: u64 = 512;
 
 /// `text` (an export) with runner's header: a comment (in YAML and in Python) that holds the
 /// hash of `text`.
@@ -83,11 +103,8 @@ pub(crate) fn refusal(file: &Path, kind: Kind) -> Option<String> {
     let shown = file.display();
     let ours = match kind {
         Kind::JsonReport => std::fs::File::open(file).is_ok_and(is_runner_report),
-        Kind::Junit => head_holds(file, &["<testsuite"]),
-        Kind::Page => head_holds(
-            file,
-            &[PAGE_MARK, "<title>runner report", "<title>atlas diff"],
-        ),
+        Kind::Junit => opens_with(file, &[JUNIT_HEAD, OLD_JUNIT_HEAD]),
+        Kind::Page => opens_with(file, &[PAGE_HEAD, OLD_PAGE_HEADS[0], OLD_PAGE_HEADS[1]]),
         Kind::Export => match export_unchanged(file) {
             Some(true) => true,
             Some(false) => {
@@ -180,18 +197,37 @@ fn export_unchanged(file: &Path) -> Option<bool> {
     Some(sum == hash(rest))
 }
 
-/// Whether the head of `file` ([`HEAD`] bytes) holds one of `marks` (no, when it cannot be
+/// Whether `file` opens with one of `heads` (its first [`HEAD`] bytes; no, when it cannot be
 /// read).
-fn head_holds(file: &Path, marks: &[&str]) -> bool {
+fn opens_with(file: &Path, heads: &[&str]) -> bool {
     let mut head = Vec::new();
     let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
-    let head = String::from_utf8_lossy(&head);
-    read.is_ok() && marks.iter().any(|m| head.contains(m))
+    read.is_ok() && heads.iter().any(|h| head.starts_with(h.as_bytes()))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Kind, is_runner_report, refusal, stamp};
+    use super::{JUNIT_HEAD, Kind, PAGE_HEAD, is_runner_report, refusal, stamp};
+
+    /// A JUnit report or a page is runner's when it opens with runner's head; the same text,
+    /// or the mark, further in (a note that quotes it, another tool's file) is not.
+    #[test]
+    fn a_junit_report_or_a_page_is_runners_only_when_it_opens_with_the_mark() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x");
+        for (kind, head) in [(Kind::Junit, JUNIT_HEAD), (Kind::Page, PAGE_HEAD)] {
+            std::fs::write(&f, format!("{head}rest\n")).unwrap();
+            assert_eq!(refusal(&f, kind), None);
+            std::fs::write(&f, format!("# notes\n{head}rest\n")).unwrap();
+            assert!(refusal(&f, kind).unwrap().contains("is not a report"));
+        }
+        std::fs::write(
+            &f,
+            "<?xml version=\"1.0\"?><testsuites><testsuite name=\"pytest\">",
+        )
+        .unwrap();
+        assert!(refusal(&f, Kind::Junit).is_some());
+    }
 
     /// A stamped export is runner's until a byte of it changes; one without the header never is.
     #[test]

@@ -261,7 +261,11 @@ fn name_issue(t: &Templates, src: &str, name: &str, scope: &Scope<'_>) -> Option
         ));
     }
     if root == "web_server" && !scope.web_server.any && !guarded(src, name) {
-        return server_issue(src, name, key, field, scope.web_server);
+        // `web_server['port']`, `web_server | attr('port')`: read as `web_server` alone.
+        let servers = scope.web_server;
+        let port = || servers.own && servers.no_port && super::tags::reads_key(src, root, "port");
+        let key = key.or_else(|| port().then_some("port"));
+        return server_issue(src, name, key, field, servers);
     }
     let key = key?;
     // `vars.get('K')` may read a var that is not there (it gives none, or its default), as a

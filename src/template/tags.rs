@@ -156,6 +156,52 @@ fn top_level_names<'a>(tokens: &[Token<'a>]) -> Vec<(usize, &'a str)> {
     out
 }
 
+/// Whether `src` (a template, or a bare expression: one with no tag) reads `key` of the name
+/// `root`, however it is spelled, as minijinja's lexer reads it: `root.key`, `root['key']`,
+/// `(root)["key"]`, `root | attr('key')`. (A key that is computed,
+/// `root['po' ~ 'rt']`, or a name set to `root` first, is not seen.)
+pub(crate) fn reads_key(src: &str, root: &str, key: &str) -> bool {
+    let bare = !src.contains("{{") && !src.contains("{%");
+    #[allow(clippy::default_constructed_unit_structs)]
+    let tokens: Vec<Token<'_>> = tokenize(
+        src,
+        bare,
+        SyntaxConfig::default(),
+        WhitespaceConfig::default(),
+    )
+    .filter_map(|t| t.ok().map(|(token, _)| token))
+    .collect();
+    let is_key = |t: Option<&Token<'_>>| match t {
+        Some(Token::Str(s)) => *s == key,
+        Some(Token::String(s)) => &**s == key,
+        _ => false,
+    };
+    let ident =
+        |t: Option<&Token<'_>>, name: &str| matches!(t, Some(Token::Ident(n)) if *n == name);
+    tokens.iter().enumerate().any(|(i, t)| {
+        let after_dot = matches!(i.checked_sub(1).map(|j| &tokens[j]), Some(Token::Dot));
+        if !ident(Some(t), root) || after_dot {
+            return false;
+        }
+        let mut at = i + 1;
+        while matches!(tokens.get(at), Some(Token::ParenClose)) {
+            at += 1;
+        }
+        let next = |n: usize| tokens.get(at + n);
+        let call = |name: &str| {
+            ident(next(1), name) && matches!(next(2), Some(Token::ParenOpen)) && is_key(next(3))
+        };
+        match next(0) {
+            Some(Token::Dot) => ident(next(1), key),
+            Some(Token::BracketOpen) => {
+                is_key(next(1)) && matches!(next(2), Some(Token::BracketClose))
+            }
+            Some(Token::Pipe) => call("attr"),
+            _ => false,
+        }
+    })
+}
+
 /// The code of the one `{{ expression }}` that `src` is, with only whitespace around it and no
 /// other tag (`{{ x }}` -> `x`); `None` for anything else, a template minijinja cannot read
 /// included.

@@ -37,6 +37,9 @@ pub(crate) async fn explore(
     })?;
     let mut atlas = Atlas::open(&opts.atlas)?;
     atlas.reach = opts.reach.clone();
+    // Its atlas.json, written now, before the status: a folder that holds runner's status.json
+    // is one runner writes into again (`store::refusal`), even when no state was recorded.
+    atlas.settle_fingerprint(opts.fingerprint)?;
     if let Some(name) = &opts.server
         && let Some(before) =
             atlas.settle_server(name, opts.server_url.as_deref(), opts.fingerprint)?

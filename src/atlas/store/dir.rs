@@ -26,8 +26,12 @@ pub(crate) struct Atlas {
 
 impl Atlas {
     /// Opens (and creates) an atlas directory: the directory as named (a link or not), its
-    /// `nodes` and `edges` real directories in it.
+    /// `nodes` and `edges` real directories in it; a folder that is not an atlas is refused
+    /// ([`refusal`]).
     pub(crate) fn open(root: &Path) -> Result<Atlas, AtlasError> {
+        if let Some(why) = refusal(root) {
+            return Err(AtlasError::Refused(why));
+        }
         let atlas = Atlas {
             root: root.to_path_buf(),
             reach: super::Reach::default(),
@@ -36,6 +40,12 @@ impl Atlas {
             atlas.tree().make_dir(&root.join(d))?;
         }
         Ok(atlas)
+    }
+
+    /// Whether `atlas.json` is there, or (an atlas recorded before runner wrote it) a node.
+    fn is_atlas(&self) -> bool {
+        std::fs::symlink_metadata(self.root.join("atlas.json")).is_ok_and(|m| m.is_file())
+            || self.node_ids().is_ok_and(|ids| !ids.is_empty())
     }
 
     /// `nodes/<id>`.
@@ -79,4 +89,40 @@ impl Atlas {
             }
         }
     }
+}
+
+/// Why runner does not write an atlas into `root`, a folder it was given (`explore --atlas`, a
+/// flow's `atlas:`); `None` when it does: nothing is there, an empty folder, an atlas (it holds
+/// `atlas.json`, or nodes runner recorded before it wrote that file), or only what runner makes
+/// first in one (empty `nodes` and `edges` folders, its `.lock`). Anything else is a folder of
+/// the user's, whose files (a `status.json`) runner would write over and fill: the one rule for
+/// files runner writes by a name it was given (`report::ours`) holds for an atlas too.
+pub(crate) fn refusal(root: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(root).ok()?;
+    let atlas = Atlas {
+        root: root.to_path_buf(),
+        reach: super::Reach::default(),
+    };
+    if atlas.is_atlas() {
+        return None;
+    }
+    let runners_start = |e: &std::fs::DirEntry| {
+        let name = e.file_name();
+        let Ok(meta) = e.metadata() else {
+            return false;
+        };
+        match name.to_str() {
+            Some("nodes" | "edges") => {
+                meta.is_dir() && std::fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_none())
+            }
+            Some(".lock") => meta.is_file() && meta.len() == 0,
+            _ => false,
+        }
+    };
+    let foreign = entries.flatten().find(|e| !runners_start(e))?.file_name();
+    Some(format!(
+        "{} is not an atlas (it holds no atlas.json, and holds {}): runner does not write an atlas into it (name another folder, or an empty one)",
+        root.display(),
+        foreign.to_string_lossy()
+    ))
 }

@@ -17,7 +17,7 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use dir::Atlas;
+pub(crate) use dir::{Atlas, refusal};
 pub(crate) use error::AtlasError;
 pub(crate) use links::{EdgeLabel, Link};
 pub(crate) use nodes::{Ensured, SHOWED_A_SECRET, State};

@@ -72,15 +72,61 @@ pub(crate) async fn snapshot(
     }))
 }
 
-/// `eval`: a JavaScript expression's value, as JSON.
+/// The most of an `eval`'s value runner keeps: as of an `exec`'s output.
+const MAX_VALUE: usize = 1024 * 1024;
+
+/// What the page does with an `eval`'s value before sending it: cuts a big one (a function
+/// expression, called with the value).
+const MEASURE: &str = include_str!("scripts/eval_value.js");
+
+/// `eval`: a JavaScript expression's value, as JSON, kept up to [`MAX_VALUE`] bytes (past it,
+/// `value` is its start, a string's or its JSON text's, and `truncated` is true: a check that
+/// reads it fails, see `engine::cut`). A script that is one expression is measured and cut in
+/// the page, so a value of any size costs runner no more than the part kept, and never goes
+/// past the DevTools connection's message cap (which would break the connection: the browser's
+/// failure); a script of statements (`let x = ...; x`) is sent as written and cut here.
 pub(crate) async fn eval(
     session: &mut Session,
     js: &str,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let v = session.eval(js, timeout).await?;
+    let expression = js.trim_end().trim_end_matches(';');
+    let measured = format!("({MEASURE}\n)((\n{expression}\n))");
+    let (v, cut_in_page) = if session.compiles(&measured, timeout).await {
+        let mut sent = session.eval(&measured, timeout).await?;
+        match sent.get_mut("c").map(Value::take) {
+            Some(start) => (start, true),
+            None => (sent.get_mut("v").map_or(Value::Null, Value::take), false),
+        }
+    } else {
+        (session.eval(js, timeout).await?, false)
+    };
+    let (v, cut) = cut_value(v, &session.masker);
     // A page's HTML (`outerHTML`) may show a secret split by markup: that markup is learned,
     // to be `***` wherever the value is shown, as `inspect`'s html is.
     session.masker.learn_markup_in(&v);
-    Ok(json!({ "value": v }))
+    Ok(json!({ "value": v, "truncated": cut || cut_in_page }))
+}
+
+/// `v` kept up to [`MAX_VALUE`] bytes of its JSON text: past it, the start of the string, or
+/// of any other value's JSON text, leaving out a secret the cut would split (as an `exec`'s
+/// output is cut), and true.
+fn cut_value(v: Value, masker: &crate::step::Masker) -> (Value, bool) {
+    let text = match v {
+        Value::String(s) if s.len() > MAX_VALUE => s,
+        Value::String(_) => return (v, false),
+        other => {
+            let text = serde_json::to_string(&other).unwrap_or_default();
+            if text.len() <= MAX_VALUE {
+                return (other, false);
+            }
+            text
+        }
+    };
+    let mut end = MAX_VALUE;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = masker.settled(&text[..end]);
+    (Value::String(text[..end].to_string()), true)
 }

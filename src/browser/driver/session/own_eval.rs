@@ -72,6 +72,16 @@ impl Session {
         Some(r.and_then(|v| value(v).map_err(refused)))
     }
 
+    /// Whether `script` compiles in the flow's page (`Runtime.compileScript`: nothing of it
+    /// runs); false when runner has no session of its own on the tab, and then it is not asked.
+    pub(crate) async fn compiles(&mut self, script: &str, timeout: Duration) -> bool {
+        let params = json!({ "expression": script, "sourceURL": "", "persistScript": false });
+        matches!(
+            self.call_own("Runtime.compileScript", params, timeout).await,
+            Some(Ok(v)) if v.get("exceptionDetails").is_none()
+        )
+    }
+
     /// Text for the element with the focus, as typing it gives it to the page (one `input`
     /// event; a selection is replaced): `Input.insertText` over runner's own session on the
     /// flow's tab, else agent-browser's `keyboard inserttext`, which makes the same call.
