@@ -392,6 +392,7 @@ steps:
             && message.contains("steps.build.stdout"),
         "{message}"
     );
+}
 
 /// An `eval`'s value is kept up to 1 MiB, as an `exec`'s output: past it, `value` is its start
 /// (a string's; the JSON text of any other value), `truncated: true`, and a check on it fails
