@@ -451,3 +451,47 @@ steps:
     let size = std::fs::metadata(d.path().join("art/report.json")).map_or(0, |m| m.len());
     assert!(size < 4 * 1024 * 1024, "report.json is {size} bytes");
 }
+
+/// An `inspect` whose size budget ran out (`truncated: true`) cut its `html`, `text` and
+/// `elements`: a check on them fails naming the cut, as on any cut output (review of session
+/// 24, F2: `'ERROR' not in steps.page.html` passed with the error past the 50 KB budget).
+#[test]
+fn a_check_on_an_inspect_cut_by_its_budget_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let lines = "<p>compiling ok</p>\n".repeat(4000);
+    std::fs::write(
+        site.join("index.html"),
+        format!("<div id=log>{lines}<p>ERROR: 3 tests failed</p></div>"),
+    )
+    .unwrap();
+    write(
+        d.path(),
+        "i.yaml",
+        r##"name: inspect cut
+web_server: { static: site }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - id: page
+    inspect: { target: "#log" }
+  - expect: { that: "{{ steps.page.truncated }}" }
+  - continue_on_error: true
+    expect: { that: "{{ 'ERROR' not in steps.page.html }}" }
+  - expect: { that: "{{ 'ERROR' not in steps.page.text }}" }
+"##,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("i.yaml").run();
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        report["flows"][0]["steps"][2]["outcome"], "passed",
+        "{report:#}"
+    );
+    for (i, field) in [(3, "html"), (4, "text")] {
+        let message = failed_step(&report, "inspect cut", i);
+        assert!(
+            message.contains(&format!("steps.page.{field}")) && message.contains("was cut"),
+            "{message}"
+        );
+    }
+}

@@ -13,10 +13,13 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
-/// The outputs that are cut text when a step says `truncated: true` and does not say which
-/// (a `request`'s `body` and `json`, an agent's `result`, an `eval`'s `value`); an `exec` says which of its
-/// streams was cut (`stdout_truncated`, `stderr_truncated`).
-const CUT_FIELDS: &[&str] = &["stdout", "stderr", "body", "json", "result", "value"];
+/// The outputs that are cut text when a step says `truncated: true` and does not say which (a
+/// `request`'s `body` and `json`, an agent's `result`, an `eval`'s `value`, an `inspect`'s
+/// `html`, `text` and `elements`, which its size budget cuts: review of session 24, F2); an
+/// `exec` says which of its streams was cut (`stdout_truncated`, `stderr_truncated`).
+const CUT_FIELDS: &[&str] = &[
+    "stdout", "stderr", "body", "json", "result", "value", "html", "text", "elements",
+];
 
 /// The cut outputs a value was made from, each named as a check's message names it
 /// (`steps.build.stdout`, `steps.build.stdout of _build.yaml` once it left its flow).
@@ -81,7 +84,7 @@ pub(crate) fn message(reads: &Reads) -> String {
         })
         .collect();
     format!(
-        "this check reads an output that was cut ({}: truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body, an agent the first 1 MiB of its answer, an `eval` the first 1 MiB of its value), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
+        "this check reads an output that was cut ({}: truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body, an agent the first 1 MiB of its answer, an `eval` the first 1 MiB of its value, an `inspect` what its size budget holds), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
         named.join("; ")
     )
 }
