@@ -130,7 +130,8 @@ pub(super) fn formatted(text: &str, start: usize, end: usize) -> bool {
             continue;
         }
         let space = matches!(c, ' ' | '\u{a0}' | '\t');
-        if groups.last() < Some(&GROUP_MIN) {
+        // A first group of one is checked at the end (a phone number's country code).
+        if groups.len() > 1 && groups.last() < Some(&GROUP_MIN) {
             return false;
         }
         if space && !run.ends_with(' ') {
@@ -146,6 +147,11 @@ pub(super) fn formatted(text: &str, start: usize, end: usize) -> bool {
     let ends = !text[end..].starts_with(char::is_alphanumeric);
     let last = groups.last().is_some_and(|&n| n >= WIDE || ends);
     let wide = groups.iter().any(|&n| n >= WIDE);
+    // One character first only before groups of [`WIDE`] or more each (`1 800 555 1234`, not a
+    // pagination's `1 2 3 4`): review of session 24, F1.
+    if groups[0] < GROUP_MIN && (groups.len() < 3 || groups[1..].iter().any(|&n| n < WIDE)) {
+        return false;
+    }
     match groups.len() {
         1 => true,
         2 => last && wide && chars >= PAIR_MIN,
@@ -205,6 +211,25 @@ mod tests {
         }
         assert_eq!(m.mask("receipt-4929-1736-5021-8342.txt"), "receipt-***.txt");
         assert_eq!(m.mask("a 4929 1736 5021 8342 b"), "a *** b");
+    }
+
+    #[test]
+    fn a_phone_number_with_its_country_code_apart_is_masked() {
+        let m = Masker::new(["18005551234".to_string()]);
+        for text in [
+            "call 1-800-555-1234 now",
+            "call +1 800 555 1234 now",
+            "call 1 800 555 1234",
+            "call 1.800.555.1234",
+        ] {
+            let masked = m.mask(text);
+            assert!(!masked.contains("555"), "{text} → {masked}");
+            assert!(m.holds_secret(text), "{text}");
+        }
+        assert_eq!(
+            m.mask("pages 1 8 0 0 5 5 5 1 2 3 4"),
+            "pages 1 8 0 0 5 5 5 1 2 3 4"
+        );
     }
 
     #[test]
