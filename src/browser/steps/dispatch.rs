@@ -117,10 +117,9 @@ async fn run_action(
 /// Whether a step acts on the page as a user would, so that a dialog answered before it began
 /// (the settle above has taken those runner's watch answered) is not the dialog an
 /// `expect: { dialog }` after it checks (attack 26, C7: a second "delete" that no longer asked
-/// passed on the first one's confirm). Checks, waits, reads, tabs, routes and `dialog` steps do
-/// not: `click`, `expect: { text }`, `expect: { dialog }` checks the click's dialog, and so does
-/// `click`, `dialog: accept`, `expect: { dialog }`. An `eval` does: its script may click
-/// (fifteenth attack L5).
+/// passed on the first one's confirm). Checks, waits, reads (`eval` among them), tabs, routes
+/// and `dialog` steps do not: `click`, `expect: { text }`, `expect: { dialog }` checks the
+/// click's dialog, and so does `click`, `dialog: accept`, `expect: { dialog }`.
 fn acts_on_the_page(action: &Action) -> bool {
     !matches!(
         action,
@@ -130,6 +129,7 @@ fn acts_on_the_page(action: &Action) -> bool {
             | Action::Snapshot(_)
             | Action::Screenshot(_)
             | Action::Inspect(_)
+            | Action::Eval(_)
             | Action::Tab(_)
             | Action::Route(_)
             | Action::State(_)
