@@ -141,10 +141,13 @@ fn the_atlas_writes_nothing_through_a_symlink() {
     let outside = d.path().join("outside");
     std::fs::create_dir(&outside).unwrap();
     let atl = d.path().join("atl");
+    // An atlas (its atlas.json kept): a folder that is none is refused before anything is read.
+    let manifest = std::fs::read(atl.join("atlas.json")).unwrap();
     let fresh = |link: &str| {
         std::fs::remove_dir_all(&atl).unwrap();
         std::fs::create_dir_all(atl.join("nodes")).unwrap();
         std::fs::create_dir_all(atl.join("edges")).unwrap();
+        std::fs::write(atl.join("atlas.json"), &manifest).unwrap();
         let at = atl.join(link);
         let _ = std::fs::remove_dir(&at);
         std::os::unix::fs::symlink(&outside, &at).unwrap();
