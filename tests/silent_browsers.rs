@@ -337,19 +337,26 @@ fn sigterm_while_waiting_for_a_silent_browser_ends_the_run_at_once() {
     );
 }
 
+/// The atlas fixture site served from a copy in `dir`, crawled into `dir/atlas` (two nodes);
+/// the server, kept up while it lives.
+fn crawled(dir: &Path) -> crate::atlas::Server {
+    let site = crate::atlas::site_copy(dir);
+    let server = crate::atlas::Server::serve(&site);
+    crate::atlas::crawl(
+        dir,
+        &format!("{}/index.html", server.url),
+        &["--max-nodes", "2"],
+    );
+    server
+}
+
 /// `atlas verify` and `atlas replay` on a browser endpoint that never answers: the browser is
 /// the failure (exit 3, "did not answer"), not the app (twelfth attack A16: every node "no
 /// longer arrives", exit 1, "step timed out": a dead browser tunnel reported as the app changed).
 #[test]
 fn atlas_verify_and_replay_on_a_silent_browser_blame_the_browser() {
     let d = tempfile::tempdir().unwrap();
-    let site = crate::atlas::site_copy(d.path());
-    let server = crate::atlas::Server::serve(&site);
-    crate::atlas::crawl(
-        d.path(),
-        &format!("{}/index.html", server.url),
-        &["--max-nodes", "2"],
-    );
+    let _server = crawled(d.path());
     let node = std::fs::read_dir(d.path().join("atlas/nodes"))
         .unwrap()
         .flatten()
@@ -449,13 +456,7 @@ fn doctor_checks_the_remote_browser_of_the_project_file_and_of_each_flow() {
 #[test]
 fn explore_and_verify_take_the_project_files_browser_timeout() {
     let d = tempfile::tempdir().unwrap();
-    let site = crate::atlas::site_copy(d.path());
-    let server = crate::atlas::Server::serve(&site);
-    crate::atlas::crawl(
-        d.path(),
-        &format!("{}/index.html", server.url),
-        &["--max-nodes", "2"],
-    );
+    let server = crawled(d.path());
     let silent = SilentBrowser::start("silent");
     let url = format!("http://127.0.0.1:{}", silent.port);
     write(
