@@ -123,10 +123,8 @@ fn cut_value(v: Value, masker: &crate::step::Masker) -> (Value, bool) {
             text
         }
     };
-    let mut end = MAX_VALUE;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let end = masker.settled(&text[..end]);
-    (Value::String(text[..end].to_string()), true)
+    (
+        Value::String(masker.kept_start(&text, MAX_VALUE, true).to_string()),
+        true,
+    )
 }
