@@ -11,15 +11,20 @@ use crate::source::pointer_escape;
 use crate::step::Masker;
 use crate::template::json_size::MAX_VALUES;
 
-/// Why a check of the body is not made on a body runner cut.
-const CUT: &str = "the body is longer than 16 MiB and was cut at 16 MiB (truncated: true): runner does not check a part of it (check the status and headers, or ask for a smaller answer)";
+/// Why a check of the body is not made on a body runner cut (at [`MAX_BODY`]).
+fn cut() -> String {
+    let mib = super::send::MAX_BODY / (1024 * 1024);
+    format!(
+        "the body is longer than {mib} MiB and was cut at {mib} MiB (truncated: true): runner does not check a part of it (check the status and headers, or ask for a smaller answer)"
+    )
+}
 
 /// The check of the body, which fails on a body runner cut: whatever a check finds in a part,
 /// a negative one above all, is no answer about the whole (attack 26, C15: `matches: "^a+$"`
 /// held on the part kept).
 fn body(c: &Check, r: &Response, m: &Masker) -> Option<Failure> {
     let why = if r.truncated {
-        Some(CUT.to_string())
+        Some(cut())
     } else {
         let text = Queried::of(Some(Value::String(r.body.clone())));
         failed(&c.predicates(), &text, kind_of("expect/body"), m)
@@ -82,7 +87,7 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             }),
             (Ok(_), _) if r.truncated => out.push(Failure {
                 part,
-                message: format!("{label}: {CUT}"),
+                message: format!("{label}: {}", cut()),
             }),
             (Ok(_), None) if r.too_many => out.push(Failure {
                 part,
