@@ -2,8 +2,7 @@
 //! expression that makes the same text from the environment (`os.environ["PW"] + "-2fa"`), for
 //! `atlas export --format playwright-python`: the script reads the secret where the flow does.
 
-use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
-use minijinja::syntax::SyntaxConfig;
+use minijinja::machinery::Token;
 
 /// `src` as a Python expression: its text as string literals, each `{{ secrets.NAME }}` (or
 /// `secrets['NAME']`) as `os.environ["NAME"]`, with a slice of literal integers and the
@@ -11,16 +10,7 @@ use minijinja::syntax::SyntaxConfig;
 /// text. `None` for any other template: the export cannot write it, and must not write it as
 /// text.
 pub(crate) fn as_python(src: &str) -> Option<String> {
-    #[allow(clippy::default_constructed_unit_structs)]
-    let tokens: Vec<Token<'_>> = tokenize(
-        src,
-        false,
-        SyntaxConfig::default(),
-        WhitespaceConfig::default(),
-    )
-    .map(|t| t.map(|(token, _)| token))
-    .collect::<Result<_, _>>()
-    .ok()?;
+    let tokens: Vec<Token<'_>> = super::tags::tokens_of(src).ok()?;
     let mut parts = Vec::new();
     let mut i = 0;
     while i < tokens.len() {

@@ -118,7 +118,7 @@ pub(crate) fn secrets_read(src: &str) -> Result<Vec<Option<String>>, minijinja::
 }
 
 /// The tokens of `src`, as minijinja's lexer reads them.
-fn tokens_of(src: &str) -> Result<Vec<Token<'_>>, minijinja::Error> {
+pub(super) fn tokens_of(src: &str) -> Result<Vec<Token<'_>>, minijinja::Error> {
     #[allow(clippy::default_constructed_unit_structs)]
     tokenize(
         src,
