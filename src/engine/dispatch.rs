@@ -145,16 +145,17 @@ fn checks_made_from_cut(cx: &StepCtx<'_>, scope: &mut Scope) -> Result<(), StepE
     let Some(raw) = super::render::raw_action(cx.frame.loaded, cx.ptr, key) else {
         return Ok(());
     };
+    // A `request`'s checks are read on their own; an `expect` is all checks, read once.
     let (check, at) = match key {
-        "expect" => (Some(raw), key.to_string()),
         "request" => (raw.get("expect"), format!("{key}/expect")),
-        _ => (None, String::new()),
+        _ => (None, key.to_string()),
     };
     let raws: Vec<&Value> = std::iter::once(raw).chain(check).collect();
     let mut reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
     let from = super::cut::made_from(&reads[0]);
     scope.cut.pending = Some(super::cut::StepCut::All(from));
-    match reads.pop().filter(|r| check.is_some() && !r.is_empty()) {
+    let checked = key == "expect" || check.is_some();
+    match reads.pop().filter(|r| checked && !r.is_empty()) {
         Some(r) => Err(
             StepError::new(crate::step::ErrorKind::Assertion, super::cut::message(&r)).located(
                 &super::render::location(cx.frame.loaded, &format!("{}/{at}", cx.ptr)),
