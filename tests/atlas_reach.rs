@@ -269,6 +269,17 @@ fn a_recorded_secret_the_project_does_not_name_is_a_configuration_error() {
     assert!(statuses.contains(&"error"), "{report}");
     assert!(!statuses.contains(&"failed"), "{report}");
     assert_eq!(recorded.matches(fix).count(), 1, "warned once: {recorded}");
+    // A fill inside a `group` is kept in the atlas one step at a time: warned about too.
+    write(
+        p,
+        "g.yaml",
+        "name: atlg\nsecrets: [PASSWORD]\nweb_server: { static: ./site }\natlas: ./atlg\nsteps:\n  - open: \"{{ web_server.url }}/index.html\"\n  - link_state: home\n  - group:\n      name: sign in\n      steps:\n        - fill: { target: \"#pw\", value: \"{{ secrets.PASSWORD }}\" }\n  - click: { text: go b }\n  - link_state: to b\n",
+    );
+    let mut c = runner(p);
+    c.args(["run", "g.yaml"]).env("PASSWORD", "hunter22hunter");
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(format!("{out}{err}").matches(fix).count(), 1, "{out}{err}");
     // Named, it verifies, and a recording warns no more.
     write(p, "runner.toml", "[atlas]\nsecrets = [\"PASSWORD\"]\n");
     let (code, out, err) = verify();

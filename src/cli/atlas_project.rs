@@ -7,8 +7,6 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::error::CliError;
 use crate::atlas::{Reach, referenced_secrets};
 use crate::config::flows::LoadedFlow;
@@ -79,22 +77,20 @@ impl AtlasProject {
 /// The warning, once for a run, of the secrets that `flows` recording an atlas (`atlas:`) read
 /// in steps the atlas keeps and that runner.toml's `[atlas] secrets` (`named`) does not name:
 /// the atlas commands refuse the edges holding them (a configuration error, exit 2) until it
-/// does (review of session 23, F6). Steps inside groups and sub-flows are not looked at.
+/// does (review of session 23, F6). Steps inside `group` and `each` are kept one by one, so
+/// they are looked at too, each by its pointer into the file (as the recording reads them).
 pub(super) fn unnamed_atlas_secrets(flows: &[Arc<LoadedFlow>], named: &[String]) -> Option<String> {
     let mut names = BTreeSet::new();
     let mut files = BTreeSet::new();
     for f in flows.iter().filter(|f| f.flow.atlas.is_some()) {
-        let raw = f.doc.value.get("steps").and_then(Value::as_array);
-        for (i, step) in f.flow.steps.iter().enumerate() {
-            let Some(raw) = raw
-                .and_then(|r| r.get(i))
-                .filter(|r| r.get(step.action.key()).is_some())
-            else {
-                continue;
-            };
+        for (ptr, step) in f.flow.pointed_steps() {
             if !step.action.recorded_in_atlas() {
                 continue;
             }
+            let key = step.action.key();
+            let Some(raw) = f.doc.value.pointer(&format!("{ptr}/{key}")) else {
+                continue;
+            };
             for name in referenced_secrets(raw) {
                 if !named.contains(&name) {
                     files.insert(f.doc.file.name().to_string());

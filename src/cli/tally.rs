@@ -98,10 +98,13 @@ impl Verified {
             .map(|r| r.into_result(&labels))
             .collect();
         if let Some(e) = broke {
-            let left = atlas
-                .node_ids()
-                .map_or(0, |ids| ids.len())
-                .saturating_sub(results.len());
+            // The atlas that cannot be read to count its nodes says so, not "0 not verified".
+            let left = match atlas.node_ids() {
+                Ok(ids) => format!("{} node(s)", ids.len().saturating_sub(results.len())),
+                Err(_) => {
+                    "the atlas's other nodes (it could not be read to count them)".to_string()
+                }
+            };
             // The browser or the disk failed: the environment's; else the project's
             // configuration (a secret `[atlas] secrets` does not name): errored either way.
             let kind = match e {
@@ -111,7 +114,7 @@ impl Verified {
                 _ => ErrorKind::CommandFailed,
             };
             results.push(FlowResult::not_run(
-                format!("{left} node(s) not verified"),
+                format!("{left} not verified"),
                 atlas.root.clone(),
                 FlowStatus::Error,
                 StepError::new(kind, e.to_string()),
@@ -152,4 +155,29 @@ pub(super) fn write_reports(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verify cut short by a disk error on an atlas that can no longer be read said "0
+    /// node(s) not verified" (read-through of session 24): it says why it cannot count.
+    #[test]
+    fn a_verify_cut_short_on_an_unreadable_atlas_does_not_say_none_were_left() {
+        let d = tempfile::tempdir().unwrap();
+        let atlas = Atlas {
+            root: d.path().join("gone"),
+            reach: atlas::Reach::default(),
+        };
+        let e = atlas::AtlasError::Io {
+            path: "x".to_string(),
+            message: "disk full".to_string(),
+        };
+        let v = Verified::of(Vec::new(), &atlas, Some(&e));
+        let name = &v.results[0].name;
+        assert!(!name.starts_with("0 "), "{name}");
+        assert!(name.contains("could not be read"), "{name}");
+        assert_eq!(v.failed, 1);
+    }
 }
