@@ -133,8 +133,7 @@ async fn flow_for(
     file: &std::path::Path,
 ) -> Result<Value, StepError> {
     // What its steps may read and open (see `atlas::reach`): the root's origin is the atlas's.
-    let root = &atlas.path_to_node(node)?[0].node_id;
-    let home = origin(&atlas.meta(root)?.url);
+    let home = atlas.home_origin(node)?;
     let reached = |steps: &Value, from: &str| atlas.reach.admits(steps, home.as_deref(), from);
     let Some(agent) = agent else {
         let flow = saved_test(atlas, file)?;

@@ -100,16 +100,21 @@ impl Atlas {
         node: &str,
         base_url: Option<&str>,
     ) -> Result<Vec<String>, AtlasError> {
-        let home = if let Some(o) = base_url.and_then(super::reach::origin_of) {
-            Some(o)
-        } else {
-            let root = self.path_to_node(node)?[0].node_id.clone();
-            super::reach::origin_of(&self.meta(&root)?.url)
+        let home = match base_url.and_then(super::reach::origin_of) {
+            Some(o) => Some(o),
+            None => self.home_origin(node)?,
         };
         Ok(home
             .into_iter()
             .chain(self.reach.origins.iter().cloned())
             .collect())
+    }
+
+    /// The origin of the root `node` is reached from (`scheme://host[:port]`, as
+    /// `reach::origin_of` writes it): the atlas's own, what its stored steps may reach.
+    pub(crate) fn home_origin(&self, node: &str) -> Result<Option<String>, AtlasError> {
+        let root = self.path_to_node(node)?[0].node_id.clone();
+        Ok(super::reach::origin_of(&self.meta(&root)?.url))
     }
 
     /// The steps from a root to `node`, state by state: each state on the path with the steps
@@ -121,7 +126,7 @@ impl Atlas {
         let path = self.path_to_node(node)?;
         let root = path[0].node_id.clone();
         let meta = self.meta(&root)?;
-        let home = super::super::fingerprint::origin(&meta.url);
+        let home = self.home_origin(node)?;
         let entry = meta.entry.unwrap_or_default();
         let meta_file = self.node_dir(&root).join("meta.json");
         admitted(&entry, &meta_file)?;
