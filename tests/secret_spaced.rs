@@ -88,6 +88,13 @@ fn a_secret_ending_in_a_line_break_or_holding_runs_of_white_space_is_masked() {
     let printed = flows.iter().find(|f| f["name"] == "printed").unwrap();
     let stdout = printed["steps"][0]["outputs"]["stdout"].as_str().unwrap();
     assert_eq!(stdout.matches("***").count(), 4, "{stdout:?}");
+    let artifact = walkdir::WalkDir::new(d.path().join("art"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with("-exec.stdout"))
+        .expect("the command's .stdout artifact");
+    let kept = std::fs::read_to_string(artifact.path()).unwrap();
+    assert_eq!(kept.matches("***").count(), 4, "{kept:?}");
     let parts: Vec<(&str, String)> = SECRETS
         .iter()
         .map(|(n, _, part)| (*n, (*part).to_string()))
