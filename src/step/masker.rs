@@ -30,7 +30,7 @@ use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 use super::secret_forms::{MIN_PART, forms, plain_forms, transforms};
-use super::shown::{has_hidden, views};
+use super::shown::{has_hidden, secret_shown, views};
 use spread::{Forms, spread_forms};
 
 /// The most text [`Masker::settled`] holds back to look at as it is shown: past it, an escape
@@ -138,7 +138,8 @@ enum Kind {
 }
 
 impl Masker {
-    /// A masker for these secrets (empty ones are ignored: they would match everywhere).
+    /// A masker for these secrets (empty ones, or only white space, are ignored: they would
+    /// match everywhere).
     #[cfg(test)]
     pub(crate) fn new(values: impl IntoIterator<Item = String>) -> Masker {
         let m = Masker::default();
@@ -148,12 +149,19 @@ impl Masker {
 
     /// Adds values of `kind` with their forms; the matcher is built again when next needed
     /// (many values are added at once, between two uses).
-    /// A secret comes with its transforms (its cases and reverses) as they show, as values made
-    /// of it.
+    /// A secret comes as each value it is shown as ([`secret_shown`]) that may be a secret's,
+    /// each with its transforms (its cases and reverses) as they show, as values made of it.
     fn learn(&self, values: impl IntoIterator<Item = String>, kind: Kind) {
         let mut new: Vec<(String, Kind)> = Vec::new();
         let mut spread = Vec::new();
-        for v in values.into_iter().filter(|v| !v.is_empty()) {
+        let values = values.into_iter().flat_map(|v| match kind {
+            Kind::Secret => secret_shown(&v)
+                .into_iter()
+                .filter(|f| Masker::is_secret_value(f))
+                .collect(),
+            _ => vec![v],
+        });
+        for v in values.filter(|v| !v.is_empty()) {
             let all = if matches!(kind, Kind::Plain | Kind::Untold) {
                 plain_forms
             } else {

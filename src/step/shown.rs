@@ -41,6 +41,37 @@ pub(crate) fn one_line(text: &str) -> String {
     clean(&text.replace("\r\n", "\n").replace(breaks, " ")).replace(bidi, "")
 }
 
+/// A text or name as runner compares it, as Playwright does (the look-ups, the suggestions,
+/// `expect: text` and the other checks of a page's text, which say what they got so): zero-width
+/// spaces and soft hyphens dropped, every run of whitespace (NBSP and newlines included) one
+/// space, trimmed. The page scripts (`css_elements.js`, `text_elements.js`) do the same.
+pub(crate) fn normalize(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '\u{200b}' | '\u{ad}'))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a secret's value is shown as besides itself, each once: without the line breaks
+/// around it (`token\n` read from a file, `token\r\n` pasted into a CI settings page, printed
+/// by `$(cat f)` or `printf %s | tr -d '\n'`, typed into an `<input>`, which drops them, as
+/// GitHub Actions masks a secret trimmed of them too), and as runner and agent-browser's
+/// snapshot show a page's text ([`normalize`]: `pass  word` and `pass\tword` as `pass word`).
+pub(crate) fn secret_shown(value: &str) -> Vec<String> {
+    let mut out = vec![value.to_string()];
+    for form in [
+        value.trim_matches(['\r', '\n']).to_string(),
+        normalize(value),
+    ] {
+        if !out.contains(&form) {
+            out.push(form);
+        }
+    }
+    out
+}
+
 /// Whether some character of `text` is taken out of one of its [`views`] (most text has none:
 /// then it has no views to look in): a character not shown, or a line break that wraps base64.
 pub(crate) fn has_hidden(text: &str) -> bool {

@@ -409,3 +409,60 @@ fn a_span_learned_whole_before_is_hidden_as_what_a_secret_became() {
     assert!(h.starts_with("user=") && !h.contains("Kestrel"), "{h:?}");
     assert!(!h.contains("Vault"), "{h:?}");
 }
+
+/// A secret read from a file or pasted into a CI settings page ends in a line break (attack 28's
+/// E8): a command printing it without the break (`printf %s "$T" | tr -d '\n'`, `$(cat f)`) and
+/// an `<input>` filled with it (which drops the break) show it without one. Before the fix the
+/// masker looked only for the value with its break.
+#[test]
+fn a_secret_ending_in_a_line_break_is_masked_without_it() {
+    let m = Masker::new([
+        "trailing-Secret-4242\n".to_string(),
+        "crlf-Secret-88\r\n".to_string(),
+        "\r\nleading-Secret-51".to_string(),
+    ]);
+    for (text, shown) in [
+        ("token: trailing-Secret-4242", "token: ***"),
+        ("[crlf-Secret-88]", "[***]"),
+        (r#"{"stdout":"crlf-Secret-88\r"}"#, r#"{"stdout":"***\r"}"#),
+        ("x leading-Secret-51 y", "x *** y"),
+        ("TRAILING-SECRET-4242", "***"),
+        ("?t=trailing-Secret-4242&x", "?t=***&x"),
+    ] {
+        assert_eq!(m.mask(text), shown, "{text:?}");
+    }
+    // With its break, as before.
+    assert_eq!(m.mask("trailing-Secret-4242\nnext"), "***next");
+    // A secret of only line breaks is no secret (`is_secret_value`): nothing to mask.
+    let m = Masker::new(["\r\n".to_string(), "abc".to_string()]);
+    assert_eq!(m.mask("a\r\nb abc"), "a\r\nb ***");
+}
+
+/// A secret with a run of white space inside (`pass  word`, a tab: a passphrase) is shown with
+/// one space where runner compares a page's text (`expect: text` says what it got
+/// whitespace-normalised) and in agent-browser's snapshot (attack 28's E9). Before the fix only
+/// the value as set was looked for.
+#[test]
+fn a_secret_with_runs_of_white_space_is_masked_normalised() {
+    let m = Masker::new([
+        "pass  word-Secret-77".to_string(),
+        "pass\tword-Secret-78".to_string(),
+        " nb\u{a0}\u{a0}sp-Secret-79\u{200b}x ".to_string(),
+    ]);
+    for (text, shown) in [
+        (r#"got "token: pass word-Secret-77""#, r#"got "token: ***""#),
+        (
+            "- StaticText \"pass word-Secret-78\"",
+            "- StaticText \"***\"",
+        ),
+        ("nb sp-Secret-79x!", "***!"),
+        ("PASS WORD-SECRET-77", "***"),
+        ("pass%20word-Secret-78", "***"),
+    ] {
+        assert_eq!(m.mask(text), shown, "{text:?}");
+    }
+    // As set, as before.
+    assert_eq!(m.mask("pass\tword-Secret-78"), "***");
+    // One space that is no run of the secret's is not masked as one.
+    assert_eq!(m.mask("pass word"), "pass word");
+}

@@ -60,7 +60,7 @@ impl Alt {
             Find::Attr { value, .. } => Some(value.as_str()),
             Find::Ref(_) => None,
         };
-        text.is_some_and(|t| super::text::normalize(t).is_empty())
+        text.is_some_and(|t| super::normalize(t).is_empty())
             || self.within.as_ref().is_some_and(|w| w.has_empty_text())
     }
 

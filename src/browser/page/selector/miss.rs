@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::alternative::{Alt, Find};
-use super::text::normalize;
+use super::normalize;
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;

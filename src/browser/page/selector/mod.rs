@@ -21,8 +21,10 @@ mod poll;
 mod refs;
 mod resolve;
 mod scope;
-mod text;
 
+/// How the look-ups, the suggestions and the checks compare a text or name (the masker looks
+/// for each secret so too).
+pub(crate) use crate::step::shown::normalize;
 pub(crate) use alternative::{Alt, alternatives, describe_selector};
 pub(crate) use found::Read;
 pub(crate) use handle::{element_args, element_eval, is_visible, on_element, read_now};
@@ -36,4 +38,3 @@ pub(crate) use resolve::{
     resolve_now_reading, resolve_one,
 };
 pub(crate) use scope::within_handle;
-pub(crate) use text::normalize;

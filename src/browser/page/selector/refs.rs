@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::alternative::{Alt, Find};
 use super::found::Found;
 use super::lookup::{foreign_frame, frame_is_foreign};
-use super::text::normalize;
+use super::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::ref_table::{RefScope, RefTable};
