@@ -306,3 +306,51 @@ fn a_replaced_element_that_stays_visible_is_never_taken_for_hidden() {
     }
     assert!(!messages(&report).contains("data-runner-sel"), "{report}");
 }
+
+/// Attack 28, E5: `expect: { request: { url: "" } }` is refused by `validate`, but a `url` that
+/// rendered to nothing (an empty var) matched every request: `count: 2` held on the page and its
+/// fetch. A template that renders to nothing where the literal must not be empty fails its
+/// step, naming the field; the same check with a url passes, and a matcher that takes `""`
+/// written out (`text contains`) takes it rendered.
+#[test]
+fn a_url_that_renders_to_nothing_is_refused_as_written_out() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<!doctype html><title>t</title><h1 id=g>Hello</h1><script>fetch('/x')</script>",
+    )
+    .unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: empty
+web_server: { static: ./site }
+vars: { e: "", x: "/x" }
+defaults: { timeout: 2s }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - continue_on_error: true
+    expect: { request: { url: "{{ vars.e }}", count: 2 } }
+  - continue_on_error: true
+    expect: { request: { url: "{{ vars.e }}" } }
+  - expect: { request: { url: "**{{ vars.x }}", count: 1 } }
+  - expect: { text: { target: "#g", contains: "{{ vars.e }}" } }
+"##,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{report:#}");
+    let steps = &report["flows"][0]["steps"];
+    for i in [1, 2] {
+        assert_eq!(steps[i]["outcome"], "failed", "{i}: {report:#}");
+        let message = steps[i]["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("`expect/request/url` rendered to nothing"),
+            "{i}: {message}"
+        );
+    }
+    for i in [3, 4] {
+        assert_eq!(steps[i]["outcome"], "passed", "{i}: {report:#}");
+    }
+}

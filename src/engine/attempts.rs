@@ -115,7 +115,7 @@ pub(crate) async fn run_step(
         steps: Vec::new(),
         trace: crate::step::StepTrace::starting(started),
     };
-    match holds(rt, frame, scope, step, ptr) {
+    match may_run(rt, frame, scope, step, ptr) {
         Ok(true) => {}
         Ok(false) => {
             result.outcome = Outcome::Skipped;
@@ -138,7 +138,6 @@ pub(crate) async fn run_step(
     if step.action.family() == Family::Control {
         rt.listener.group_started(frame.info, frame.depth, &name);
     }
-    scope.cut.pending = None;
     let outcome = attempts(&cx, scope, &mut result).await;
     // A server that exited is why the step failed: its block and every report say so first.
     let outcome = match outcome {
@@ -160,6 +159,22 @@ pub(crate) async fn run_step(
     // After the step's time: what the trace keeps of it is not the step's doing.
     super::trace::record(rt, frame, (step, index, passed), &mut result).await;
     result
+}
+
+/// Whether the step runs: its `if` holds, and then its inputs read no cut output (else it fails
+/// before it runs: [`cut_inputs`]).
+fn may_run(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> Result<bool, StepError> {
+    if !holds(rt, frame, scope, step, ptr)? {
+        return Ok(false);
+    }
+    cut_inputs(rt, frame, scope, step, ptr)?;
+    Ok(true)
 }
 
 /// Whether the step's `if` holds (true when it has none); an `if` that does not render is the
@@ -194,6 +209,37 @@ fn holds(
         err.message = frame.masker.mask(&err.message);
         err
     })
+}
+
+/// Records what the step's inputs were made from of cut outputs (`engine::cut`): its outputs
+/// are. A step that would act on a cut value, or check one, fails here, before it runs
+/// ([`super::cut::refusal`]): nothing sent, no command started, no attempt retried.
+fn cut_inputs(
+    rt: &Runtime,
+    frame: &Frame<'_>,
+    scope: &mut Scope,
+    step: &Step,
+    ptr: &str,
+) -> Result<(), StepError> {
+    let key = step.action.key();
+    let parts = super::cut::inputs(key, super::render::raw_action(frame.loaded, ptr, key));
+    let raws: Vec<&Value> = parts.iter().map(|(_, v)| *v).collect();
+    let reads = scope.cut_reads_each(&rt.templates, &raws, false);
+    let from = reads.iter().flat_map(super::cut::made_from).collect();
+    scope.cut.pending = Some(super::cut::StepCut::All(from));
+    let fields: Vec<(&str, super::cut::Reads)> = parts.iter().map(|(f, _)| *f).zip(reads).collect();
+    let Some((field, message)) = super::cut::refusal(key, &fields) else {
+        return Ok(());
+    };
+    let at = if field.is_empty() {
+        format!("{ptr}/{key}")
+    } else {
+        format!("{ptr}/{key}/{}", crate::source::pointer_escape(&field))
+    };
+    Err(
+        StepError::new(ErrorKind::Assertion, frame.masker.mask(&message))
+            .located(&location(frame.loaded, &at)),
+    )
 }
 
 /// Keeps what the step produced, for the steps after it (by its `id`) and, masked, in its

@@ -19,12 +19,7 @@ pub(crate) async fn run(
     children: &mut Vec<StepResult>,
 ) -> Result<Value, StepError> {
     match action {
-        Action::Log(msg) => {
-            let text = cx.frame.masker.mask(&log_text(&msg));
-            cx.rt.listener.message(cx.frame.info, cx.frame.depth, &text);
-            // Kept for the reports: the label says `log`, the message is here.
-            Ok(json!({ "message": text }))
-        }
+        Action::Log(msg) => Ok(log(cx, &msg, scope)),
         Action::Set(map) => {
             // Each var is made from the cut outputs its own template read (all read first: the
             // values were rendered before any was set).
@@ -88,6 +83,21 @@ pub(crate) async fn run(
             format!("internal error: `{}` is not a core step", other.key()),
         )),
     }
+}
+
+/// `log`: shows the text, and keeps it for the reports (the label says `log`, the message is
+/// in its outputs). A text made from a cut output is shown saying it is a part (attack 28, E7:
+/// every other step that reads one fails before it runs; a `log` decides nothing).
+fn log(cx: &StepCtx<'_>, msg: &Value, scope: &Scope) -> Value {
+    let mut text = log_text(msg);
+    let raw = raw_action(cx.frame.loaded, cx.ptr, "log").unwrap_or(&Value::Null);
+    let cut = scope.cut_reads(&cx.rt.templates, raw, false);
+    if !cut.is_empty() {
+        text = format!("{text}\n{}", super::cut::log_note(&cut));
+    }
+    let text = cx.frame.masker.mask(&text);
+    cx.rt.listener.message(cx.frame.info, cx.frame.depth, &text);
+    json!({ "message": text })
 }
 
 /// A message as printed: text as it is, anything else (a list, a map) as JSON.

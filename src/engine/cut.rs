@@ -1,9 +1,11 @@
 //! What of a flow's data runner cut, or was made from a cut (docs/steps.md, "A cut output"): an
 //! output kept in part (an `exec`'s stream past 1 MiB, a `request`'s body, an agent's answer),
-//! and every value made from one — a var `set` from it, the item of an `each` over it, the
-//! outputs of a step whose inputs read it, a sub-flow's `outputs`, the vars a sub-flow is given.
+//! and every value made from one — a var `set` from it, a sub-flow's `outputs`. (The item of an
+//! `each` over it, the vars a `run_flow` gives of it, the outputs of an action that read it are
+//! cut too, but those steps no longer run: see below.)
 //! As what is made of a secret is a secret (GitHub's `add-mask` model, `template::derived`),
-//! what is made of a cut is cut: a check that reads it fails, naming the cut it came from.
+//! what is made of a cut is cut: a check that reads it fails, naming the cut it came from, and so
+//! does a step that would act on it ([`refusal`]), before it runs.
 //!
 //! What a template reads is found by evaluating it again in a context that records each read of
 //! a cut value ([`Cuts::watching`]): templates are pure, so that does nothing twice.
@@ -68,10 +70,8 @@ pub(crate) fn made_from(reads: &Reads) -> MadeFrom {
     reads.values().flatten().cloned().collect()
 }
 
-/// Why a check that made `reads` is no check (attack 26, C15: `'ERROR' not in
-/// steps.build.stdout` held on the first MiB kept, the error printed after it; review of
-/// session 23, F2: the same through `set: { out: "{{ steps.build.stdout }}" }`).
-pub(crate) fn message(reads: &Reads) -> String {
+/// What `reads` read, each with what it was made from, and how runner cuts each kind of output.
+fn named(reads: &Reads) -> String {
     let named: Vec<String> = reads
         .iter()
         .map(|(at, from)| {
@@ -83,9 +83,87 @@ pub(crate) fn message(reads: &Reads) -> String {
             }
         })
         .collect();
+    named.join("; ")
+}
+
+/// How runner cuts each kind of output (what a message about a cut says after its names).
+const HOW_CUT: &str = "truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body, an agent the first 1 MiB of its answer, an `eval` the first 1 MiB of its value, an `inspect` what its size budget holds";
+
+/// Why a check that made `reads` is no check (attack 26, C15: `'ERROR' not in
+/// steps.build.stdout` held on the first MiB kept, the error printed after it; review of
+/// session 23, F2: the same through `set: { out: "{{ steps.build.stdout }}" }`).
+pub(crate) fn message(reads: &Reads) -> String {
     format!(
-        "this check reads an output that was cut ({}: truncated: true; an `exec` keeps the first 1 MiB of its stdout and of its stderr, a `request` the first 1 MiB of its body, an agent the first 1 MiB of its answer, an `eval` the first 1 MiB of its value, an `inspect` what its size budget holds), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
-        named.join("; ")
+        "this check reads an output that was cut ({}: {HOW_CUT}), so whatever it finds is about a part of it: check the whole in the command itself (`grep`), or read `exit_code`, `status` or `truncated`",
+        named(reads)
+    )
+}
+
+/// The parts of a step's action `raw` (its key `key`) that are its inputs, each with the field
+/// it is (`""`: the whole action, written as one value): every field but what a step that holds
+/// steps holds (an `each`'s `in` only; a `group` has none).
+pub(crate) fn inputs<'a>(key: &str, raw: Option<&'a Value>) -> Vec<(&'a str, &'a Value)> {
+    match (key, raw) {
+        (_, None) | ("group", _) => Vec::new(),
+        ("each", Some(v)) => v
+            .as_object()
+            .and_then(|m| m.get_key_value("in"))
+            .map(|(k, v)| (k.as_str(), v))
+            .into_iter()
+            .collect(),
+        (_, Some(Value::Object(m))) => m.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        (_, Some(v)) => vec![("", v)],
+    }
+}
+
+/// Why a step (its key `key`) whose inputs made `reads` (each of a field of [`inputs`]) does
+/// not run, with the field to point at; `None` when it runs. An action that reads a cut value
+/// acts on a part of it (attack 28, E7: an `exec` whose `stdin` was the cut build log found no
+/// `FATAL` in it and passed; a `request` sent the first MiB, its server found nothing and
+/// answered 200): it fails before it runs, nothing sent, no command started. A check made from
+/// one (an `expect`, a `request`'s `expect`) is no check: it fails the same. A `set` makes a cut
+/// var of it, and a `log` shows it saying it was cut (`builtins`): neither decides anything.
+pub(crate) fn refusal(key: &str, reads: &[(&str, Reads)]) -> Option<(String, String)> {
+    if matches!(key, "set" | "log") {
+        return None;
+    }
+    let checks = |field: &str| key == "expect" || (key == "request" && field == "expect");
+    let merged = |checked: bool| {
+        let mut all = Reads::new();
+        let mut first = None;
+        for (field, r) in reads
+            .iter()
+            .filter(|(f, r)| checks(f) == checked && !r.is_empty())
+        {
+            if first.is_none() {
+                first = Some((*field).to_string());
+            }
+            for (at, from) in r {
+                all.entry(at.clone())
+                    .or_default()
+                    .extend(from.iter().cloned());
+            }
+        }
+        first.map(|f| (f, all))
+    };
+    if let Some((field, all)) = merged(false) {
+        let not = if key == "request" { "sent" } else { "run" };
+        return Some((
+            field,
+            format!(
+                "this `{key}` reads an output that was cut ({}: {HOW_CUT}), so it would act on a part of it: it was not {not}. Give it what is whole (have the command that made the output write all of it to a file, and read the file), or read `exit_code`, `status` or `truncated`",
+                named(&all)
+            ),
+        ));
+    }
+    merged(true).map(|(field, all)| (field, message(&all)))
+}
+
+/// What `log` says after a text made from `reads` of cut outputs: that it shows a part.
+pub(crate) fn log_note(reads: &Reads) -> String {
+    format!(
+        "(this text reads an output that was cut, and shows a part of it: {})",
+        named(reads)
     )
 }
 

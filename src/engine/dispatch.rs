@@ -123,7 +123,6 @@ impl Dispatch for Families {
                 return super::control::run(cx, scope, children).await;
             }
             let action = render_action(cx, &scope.context())?;
-            checks_made_from_cut(cx, scope)?;
             run_family(cx, action, scope, children).await
         })
     }
@@ -134,34 +133,6 @@ impl Dispatch for Families {
         host: &'a BrowserHost,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
         Box::pin(browser.prepare(host))
-    }
-}
-
-/// Records what the step's inputs were made from of cut outputs (`engine::cut`): its outputs
-/// are. A check made from one (an `expect`, a `request`'s `expect`) is no check: it fails,
-/// naming the cut, whatever it would find.
-fn checks_made_from_cut(cx: &StepCtx<'_>, scope: &mut Scope) -> Result<(), StepError> {
-    let key = cx.step.action.key();
-    let Some(raw) = super::render::raw_action(cx.frame.loaded, cx.ptr, key) else {
-        return Ok(());
-    };
-    // A `request`'s checks are read on their own; an `expect` is all checks, read once.
-    let (check, at) = match key {
-        "request" => (raw.get("expect"), format!("{key}/expect")),
-        _ => (None, key.to_string()),
-    };
-    let raws: Vec<&Value> = std::iter::once(raw).chain(check).collect();
-    let mut reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
-    let from = super::cut::made_from(&reads[0]);
-    scope.cut.pending = Some(super::cut::StepCut::All(from));
-    let checked = key == "expect" || check.is_some();
-    match reads.pop().filter(|r| checked && !r.is_empty()) {
-        Some(r) => Err(
-            StepError::new(crate::step::ErrorKind::Assertion, super::cut::message(&r)).located(
-                &super::render::location(cx.frame.loaded, &format!("{}/{at}", cx.ptr)),
-            ),
-        ),
-        None => Ok(()),
     }
 }
 

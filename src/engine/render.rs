@@ -128,6 +128,76 @@ fn none_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Vec<St
     }
 }
 
+/// Where a template in `raw` rendered to an empty value (`""`, `[]`, `{}`) at a place whose
+/// schema refuses one written out (`validate`: "`url` must not be empty"): the paths, below
+/// `at`. Taken, it would mean something the flow could not have written (attack 28, E5: an
+/// `expect: { request: { url: "{{ vars.e }}" } }` with `e` empty matched every request).
+fn empty_from_templates(key: &str, raw: &Value, rendered: &Value, at: &str, out: &mut Vec<String>) {
+    match (raw, rendered) {
+        (Value::String(s), r)
+            if crate::template::is_template(s)
+                && crate::config::schema::refuses_empty(key, at, r) =>
+        {
+            out.push(at.to_string());
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (r, v)) in a.iter().zip(b).enumerate() {
+                empty_from_templates(key, r, v, &format!("{at}/{i}"), out);
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, r) in a {
+                if let Some(v) = b.get(k) {
+                    let at = format!("{at}/{}", crate::source::pointer_escape(k));
+                    empty_from_templates(key, r, v, &at, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A template of the action `key` (at `ptr`) that rendered to none, or to nothing where the
+/// schema refuses an empty value: the step's error, never a setting left out or a check of
+/// nothing.
+fn nothing_from_templates(
+    loaded: &LoadedFlow,
+    ptr: &str,
+    key: &str,
+    raw: &Value,
+    rendered: &Value,
+) -> Result<(), StepError> {
+    let mut nulls = Vec::new();
+    none_from_templates(raw, rendered, key, &mut nulls);
+    if let Some(at) = nulls.first() {
+        let src = raw
+            .pointer(at.strip_prefix(key).unwrap_or(""))
+            .and_then(Value::as_str);
+        return Err(StepError::new(
+            ErrorKind::Template,
+            format!(
+                "`{at}` renders to none (`{}`), which would leave it out: give it a value (`| default(...)`) or remove it",
+                src.unwrap_or_default().trim()
+            ),
+        )
+        .located(&location(loaded, &format!("{ptr}/{at}"))));
+    }
+    let mut empties = Vec::new();
+    empty_from_templates(key, raw, rendered, "", &mut empties);
+    if let Some(at) = empties.first() {
+        let src = raw.pointer(at).and_then(Value::as_str);
+        return Err(StepError::new(
+            ErrorKind::Template,
+            format!(
+                "`{key}{at}` rendered to nothing (`{}`), which `validate` refuses written out: it must not be empty",
+                src.unwrap_or_default().trim()
+            ),
+        )
+        .located(&location(loaded, &format!("{ptr}/{key}{at}"))));
+    }
+    Ok(())
+}
+
 /// Where a template in `raw` rendered to a number or a boolean at a place the schema takes only
 /// text (an `exec` argument `"{{ port }}"`), the rendered value becomes that text: the typed
 /// action then reads it as the string it would have been inside a longer template.
@@ -173,22 +243,8 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     })?;
     // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
     learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
-    let mut nulls = Vec::new();
     if !matches!(key, "set" | "log") {
-        none_from_templates(&raw, &rendered, key, &mut nulls);
-    }
-    if let Some(at) = nulls.first() {
-        let src = raw
-            .pointer(at.strip_prefix(key).unwrap_or(""))
-            .and_then(Value::as_str);
-        return Err(StepError::new(
-            ErrorKind::Template,
-            format!(
-                "`{at}` renders to none (`{}`), which would leave it out: give it a value (`| default(...)`) or remove it",
-                src.unwrap_or_default().trim()
-            ),
-        )
-        .located(&location(loaded, &format!("{}/{at}", cx.ptr))));
+        nothing_from_templates(loaded, cx.ptr, key, &raw, &rendered)?;
     }
     text_from_templates(key, &raw, &mut rendered, "");
     let mut m = Map::new();

@@ -1,7 +1,8 @@
 //! Which kinds of value the flow schema takes at a place inside a step's action: a template
 //! that renders to a number or a boolean where only text is taken (`exec: [app, --port,
 //! "{{ port }}"]`) becomes that text, in every field at once, rather than each field's type
-//! accepting numbers on its own.
+//! accepting numbers on its own; and where it refuses an empty value, which a template that
+//! renders to one must not slip past.
 
 use serde_json::Value;
 
@@ -13,23 +14,9 @@ use super::walk::{deref, type_name};
 /// to `value` stands for its text. `false` where the schema takes the value as it is, or where
 /// the place is unknown.
 pub(crate) fn wants_text(key: &str, path: &str, value: &Value) -> bool {
-    let root = &compiled(SchemaKind::Flow).schema;
-    let Some(start) = root.pointer(&format!("/$defs/step/properties/{key}")) else {
+    let Some(leaves) = leaves(key, path) else {
         return false;
     };
-    let mut nodes = vec![start];
-    for seg in path.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
-        let mut next = Vec::new();
-        for n in branches(root, nodes) {
-            next.extend(child(n, &seg));
-        }
-        if next.is_empty() {
-            return false;
-        }
-        nodes = next;
-    }
-    let leaves = branches(root, nodes);
     let takes = |kind: &str| leaves.iter().any(|n| accepts(n, kind));
     let kind = match value {
         Value::Bool(_) => "boolean",
@@ -38,6 +25,53 @@ pub(crate) fn wants_text(key: &str, path: &str, value: &Value) -> bool {
         _ => return false,
     };
     takes("string") && !takes(kind)
+}
+
+/// Whether the flow schema, at `path` below a step's action key `key`, refuses `value` for being
+/// empty (`""`, `[]`, `{}` where each form it takes of that kind has a `minLength`, `minItems`
+/// or `minProperties`: `validate` says "must not be empty"). A template that rendered to it
+/// there is refused as the value written out would be (attack 28, E5: `expect: { request: {
+/// url: "{{ vars.e }}" } }` with `e` empty matched every request). `false` where the place is
+/// unknown.
+pub(crate) fn refuses_empty(key: &str, path: &str, value: &Value) -> bool {
+    let (kind, min) = match value {
+        Value::String(s) if s.is_empty() => ("string", "minLength"),
+        Value::Array(a) if a.is_empty() => ("array", "minItems"),
+        Value::Object(o) if o.is_empty() => ("object", "minProperties"),
+        _ => return false,
+    };
+    let Some(leaves) = leaves(key, path) else {
+        return false;
+    };
+    // (A branch that only requires keys constrains an object: it takes no text.)
+    let taking: Vec<&&Value> = leaves
+        .iter()
+        .filter(|n| accepts(n, kind) && (n.get("type").is_some() || n.get("required").is_none()))
+        .collect();
+    !taking.is_empty()
+        && taking
+            .iter()
+            .all(|n| n.get(min).and_then(Value::as_u64).is_some_and(|m| m >= 1))
+}
+
+/// The schema nodes a value at `path` below a step's action key `key` must fit; `None` where
+/// the place is unknown.
+fn leaves(key: &str, path: &str) -> Option<Vec<&'static Value>> {
+    let root = &compiled(SchemaKind::Flow).schema;
+    let start = root.pointer(&format!("/$defs/step/properties/{key}"))?;
+    let mut nodes = vec![start];
+    for seg in path.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let mut next = Vec::new();
+        for n in branches(root, nodes) {
+            next.extend(child(n, &seg));
+        }
+        if next.is_empty() {
+            return None;
+        }
+        nodes = next;
+    }
+    Some(branches(root, nodes))
 }
 
 /// The nodes a value at `nodes` must fit: `$ref`s followed, `anyOf`/`oneOf`/`allOf` opened.
@@ -123,5 +157,23 @@ mod tests {
         assert!(!wants_text("exec", "/shell", &json!(true)));
         assert!(!wants_text("exec", "/nope/deeper", &json!(1)));
         assert!(!wants_text("exec", "/2", &json!("text")));
+    }
+
+    #[test]
+    fn the_places_that_refuse_an_empty_value_are_the_schemas() {
+        // A request check's url, an `open` url, a command, a selector: never empty.
+        assert!(refuses_empty("expect", "/request/url", &json!("")));
+        assert!(refuses_empty("open", "", &json!("")));
+        assert!(refuses_empty("exec", "", &json!("")));
+        assert!(refuses_empty("exec", "", &json!([])));
+        assert!(refuses_empty("click", "", &json!("")));
+        // A matcher that takes "" written out, a body, stdin: taken.
+        assert!(!refuses_empty("expect", "/text/contains", &json!("")));
+        assert!(!refuses_empty("request", "/body", &json!("")));
+        assert!(!refuses_empty("exec", "/stdin", &json!("")));
+        assert!(!refuses_empty("fill", "/value", &json!("")));
+        // Not empty, or an unknown place.
+        assert!(!refuses_empty("expect", "/request/url", &json!("/x")));
+        assert!(!refuses_empty("expect", "/nope/deeper", &json!("")));
     }
 }
