@@ -45,6 +45,20 @@ pub(crate) fn watch_problem(reporter: &Reporter, why: &str) {
     reporter.warn(&format!("watching files: {why}"));
 }
 
+/// A file's name as a run shows it: on one line, without escape sequences, control or
+/// bidirectional characters (`shown::one_line`), as the run's own lines show the same names.
 fn shown(path: &Path, cwd: &Path) -> String {
-    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
+    crate::step::shown::one_line(&path.strip_prefix(cwd).unwrap_or(path).display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A saved file's name holding escape sequences (a window title, a screen clear, colour)
+    /// reached the terminal raw in the watch's header (attack 29, A13).
+    #[test]
+    fn a_saved_files_name_is_shown_without_escapes() {
+        let cwd = std::path::Path::new("/w");
+        let name = std::path::Path::new("/w/flows/x\u{1b}]0;PWNED\u{7}\u{1b}[2Jy\u{202e}.yaml");
+        assert_eq!(super::shown(name, cwd), "flows/xy.yaml");
+    }
 }

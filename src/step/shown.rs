@@ -14,8 +14,8 @@ use super::secret_forms::wrapped::{has_wraps, wraps};
 const ESC: char = '\u{1b}';
 const BEL: char = '\u{7}';
 
-/// `text` without terminal escape sequences and control characters (line breaks and tabs
-/// stay): an escape sequence in a page's text or a command's output must not recolour, move or
+/// `text` without terminal escape sequences, control characters (line breaks and tabs
+/// stay) and bidirectional overrides: an escape sequence in a page's text or a command's output must not recolour, move or
 /// clear the terminal it is printed on, set its title, or reach an annotation. A sequence goes
 /// whole: CSI (`ESC [` … a final byte), OSC and the other string sequences (`ESC ]` … BEL or
 /// `ESC \`, ended too by a line break or the next escape, as a terminal drops them), and
@@ -200,10 +200,13 @@ pub(crate) fn without(text: &str, drop: impl Fn(char) -> bool) -> Option<View> {
     })
 }
 
-/// Whether `c` is taken out: a control character but a line break or a tab, or (with
-/// `invisible`) a character that shows as nothing.
+/// Whether `c` is taken out: a control character but a line break or a tab, a bidirectional
+/// override, embedding or isolate (U+202A–U+202E, U+2066–U+2069: from outside, they would make
+/// what follows, runner's own words too, read in another order, as Trojan Source does), or
+/// (with `invisible`) a character that shows as nothing.
 fn dropped(c: char, invisible: bool) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
         || (invisible
             && matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
 }
@@ -290,6 +293,8 @@ mod tests {
         assert_eq!(clean("\u{9b}31m 日本 ✓ \u{1b}"), "31m 日本 ✓ ");
         // What shows as nothing stays on a terminal (an emoji's joiner); only views drop it.
         assert_eq!(clean("a\u{200d}b"), "a\u{200d}b");
+        // Bidirectional overrides, embeddings and isolates go (attack 29, A11).
+        assert_eq!(clean("x\u{202e}rtl\u{202a}y\u{2066}z\u{2069}"), "xrtlyz");
     }
 
     #[test]
