@@ -321,28 +321,6 @@ impl Session {
         }
     }
 
-    /// The requests of agent-browser's log made at or after `since_ms` (ms since the epoch; the
-    /// worker's log holds earlier flows' requests too, see `since_ms`).
-    pub(crate) async fn requests_since(&mut self, since_ms: u128) -> Result<Vec<Value>, StepError> {
-        let data = self
-            .send(Command::Requests { clear: false }, Duration::from_secs(5))
-            .await?;
-        Ok(data
-            .get("requests")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter(|r| {
-                        r.get("timestamp")
-                            .and_then(Value::as_u64)
-                            .is_some_and(|t| u128::from(t) >= since_ms)
-                    })
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default())
-    }
-
     /// Makes the session act on tab `target` of its context (refs and frame start afresh).
     ///
     /// agent-browser learns of a tab from its own DevTools connection's events, which may come
@@ -587,6 +565,7 @@ mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
+mod requests;
 mod shown;
 mod tabs;
 pub(crate) use busy::Busy;
