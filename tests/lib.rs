@@ -60,6 +60,7 @@ mod project_file;
 mod readme;
 mod refs;
 mod report_paths;
+mod request_log;
 mod run;
 mod secret_controls;
 mod secret_cuts;

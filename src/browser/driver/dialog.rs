@@ -141,6 +141,28 @@ pub(crate) fn unused_armed(session: &Session) -> Option<StepError> {
     ))
 }
 
+/// The message of a step that timed out because agent-browser is still busy with `command`
+/// (its CLI name), an earlier step's command that did not finish: named, with what may keep
+/// such a command going.
+fn still_busy(timeout: Duration, command: &str) -> String {
+    let why = match command {
+        "eval" => " (an `eval` whose promise never settles?)",
+        "snapshot" => {
+            " (a snapshot of a very large page, which runner reads for a failure's artifacts and, when the flow has secrets, before a picture)"
+        }
+        _ => "",
+    };
+    let what = if command.is_empty() {
+        "the command".to_string()
+    } else {
+        format!("the `{command}` command")
+    };
+    format!(
+        "timed out after {}: the browser is still busy with {what} of an earlier step that did not finish{why}",
+        humantime::format_duration(timeout)
+    )
+}
+
 /// Before a step: a dialog left open (by the previous step, or opened since) gets the flow's
 /// default answer (`browser.dialogs`); without one, a confirm or prompt fails the step at once
 /// rather than every read of the page waiting on it. Alerts and beforeunload dialogs are
@@ -177,10 +199,7 @@ pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(
         Err(e) if busy && e.kind == ErrorKind::Timeout => {
             return Err(StepError::new(
                 ErrorKind::Timeout,
-                format!(
-                    "timed out after {}: the browser is still busy with the command of an earlier step that did not finish (an `eval` whose promise never settles?)",
-                    humantime::format_duration(timeout)
-                ),
+                still_busy(timeout, session.last_command),
             ));
         }
         r => r?,
@@ -208,4 +227,32 @@ pub(crate) async fn settle(session: &mut Session, timeout: Duration) -> Result<(
         }
     };
     answer(session, open, accept, None).await.map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    /// The message names the command still running, and blames an `eval` only for an `eval`
+    /// (attack 28, E4: a flow without one was told of "an `eval` whose promise never settles").
+    #[test]
+    fn a_busy_browser_is_told_by_the_command_it_is_busy_with() {
+        let t = Duration::from_secs(1);
+        let snapshot = super::still_busy(t, "snapshot");
+        assert!(
+            snapshot.contains("busy with the `snapshot` command"),
+            "{snapshot}"
+        );
+        assert!(!snapshot.contains("eval"), "{snapshot}");
+        let eval = super::still_busy(t, "eval");
+        assert!(
+            eval.contains("the `eval` command") && eval.contains("never settles"),
+            "{eval}"
+        );
+        let click = super::still_busy(t, "click");
+        assert!(
+            click.ends_with("busy with the `click` command of an earlier step that did not finish"),
+            "{click}"
+        );
+    }
 }

@@ -26,7 +26,10 @@ use tokio::sync::Notify;
 
 use super::cdp::Link;
 use super::recorder::{Recorder, Recording};
+use super::request_log::RequestLog;
 
+mod attach;
+use attach::attach;
 mod tab_state;
 pub(crate) use tab_state::Open;
 
@@ -40,6 +43,9 @@ pub(crate) struct Watch {
     flows: Mutex<HashMap<String, Arc<FlowDialogs>>>,
     /// runner's DevTools sessions on watched tabs: session id -> (context, tab).
     sessions: Mutex<HashMap<String, (String, String)>>,
+    /// The sessions whose requests go into their flow's record (see `request_log`): session
+    /// id -> context.
+    logs: Mutex<HashMap<String, String>>,
     /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
     /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
     own_eval: bool,
@@ -64,6 +70,8 @@ pub(crate) struct FlowDialogs {
     own_eval: bool,
     /// What the flow's tabs record for its trace, when it keeps one (see `recorder`).
     pub(crate) recorder: Option<Recorder>,
+    /// runner's own record of the requests the flow's tabs make (see `request_log`).
+    pub(crate) requests: RequestLog,
 }
 
 /// The answer a `dialog` step armed for the next dialog of the flow's tab.
@@ -138,6 +146,7 @@ impl Watch {
             dialog_opened: Notify::new(),
             own_eval: self.own_eval,
             recorder: record.map(Recorder::new),
+            requests: RequestLog::default(),
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
@@ -146,7 +155,7 @@ impl Watch {
             link.clone(),
             self.clone(),
             context.to_string(),
-            first.to_string(),
+            (first.to_string(), true),
         ));
         flow
     }
@@ -160,6 +169,9 @@ impl Watch {
         if let Ok(mut s) = self.sessions.lock() {
             s.retain(|_, (c, _)| c != context);
         }
+        if let Ok(mut s) = self.logs.lock() {
+            s.retain(|_, c| c != context);
+        }
     }
 
     fn flow(&self, context: &str) -> Option<Arc<FlowDialogs>> {
@@ -170,6 +182,19 @@ impl Watch {
     fn new_tab(&self, link: &Arc<Link>, msg: &Value) {
         let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
         let flow = context.and_then(|c| self.flow(c));
+        // A tab of a flow held until it has the flow's settings: its requests are recorded
+        // over this session, turned on before it runs (see `request_log`).
+        let held = &msg["params"];
+        if let (Some(c), Some(s), None, true, true) = (
+            context.filter(|_| flow.is_some()),
+            held["sessionId"].as_str(),
+            msg.get("sessionId"),
+            held["waitingForDebugger"] == Value::Bool(true),
+            held["targetInfo"]["type"] == "page",
+        ) && let Ok(mut logs) = self.logs.lock()
+        {
+            logs.insert(s.to_string(), c.to_string());
+        }
         let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
         self.new_tabs.attached(link, msg, fails);
     }
@@ -197,6 +222,9 @@ impl Watch {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;
                 };
+                if let Ok(mut logs) = self.logs.lock() {
+                    logs.remove(s);
+                }
                 let gone = self.sessions.lock().ok().and_then(|mut m| m.remove(s));
                 if let Some((context, target)) = gone
                     && let Some(flow) = self.flow(&context)
@@ -232,6 +260,9 @@ impl Watch {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
                 };
+                if m == "Network.requestWillBeSent" {
+                    self.logged(session, params);
+                }
                 let known = self
                     .sessions
                     .lock()
@@ -262,7 +293,7 @@ impl FlowDialogs {
                 link,
                 watch,
                 self.context.clone(),
-                target.to_string(),
+                (target.to_string(), false),
             ));
         }
     }
@@ -334,7 +365,7 @@ impl FlowDialogs {
                 link.clone(),
                 watch,
                 self.context.clone(),
-                target.to_string(),
+                (target.to_string(), false),
             ));
         }
     }
@@ -551,41 +582,4 @@ async fn answer_armed(
         s.answering -= 1;
     }
     flow.came_back.notify_waiters();
-}
-
-/// Attaches runner's connection to tab `target` of `context` and turns on its page events (the
-/// dialogs among them).
-async fn attach(link: Arc<Link>, watch: Arc<Watch>, context: String, target: String) {
-    let session = link.attach(&target, CALL_TIMEOUT).await.ok();
-    let flow = watch.flow(&context);
-    let recorder = flow.as_ref().and_then(|f| f.recorder.as_ref());
-    let Some(session) = session else {
-        // Nothing to wait for: the tab's trace goes without what it would have recorded.
-        if let Some(r) = recorder {
-            r.settle(&target);
-        }
-        return;
-    };
-    if let Ok(mut s) = watch.sessions.lock() {
-        s.insert(session.clone(), (context.clone(), target.clone()));
-    }
-    let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
-    // The trace's recording starts beside it (one round trip, not two, before the flow's
-    // first step: see `FlowBrowser::lease`).
-    let record = async {
-        if let Some(r) = recorder {
-            r.start(&link, &session).await;
-        }
-    };
-    let (enabled, ()) = tokio::join!(page, record);
-    if enabled.is_ok()
-        && let Some(flow) = &flow
-    {
-        flow.listening(&target, &session);
-    }
-    // Recording, and its session known to the flow (a snapshot after the first step goes over
-    // it: see `recorder`).
-    if let Some(r) = recorder {
-        r.settle(&target);
-    }
 }

@@ -16,5 +16,6 @@ pub(crate) mod pictures;
 pub(crate) mod recorder;
 pub(crate) mod ref_table;
 pub(crate) mod reply;
+pub(crate) mod request_log;
 pub(crate) mod script;
 pub(crate) mod session;

@@ -13,6 +13,13 @@ use crate::step::{Masker, StepError};
 
 /// Why no picture of the page may be written now, if none may: its snapshot or its rendered
 /// text shows a secret of `masker`, or cannot be read within `t` to tell (`page_left_out`).
+///
+/// Its rendered text first, read by a page script that stops itself at `t` (so nothing is left
+/// running in the browser for the next step to wait on): one that shows a secret, or cannot be
+/// read in that time, is the answer, and the snapshot (agent-browser's: seconds on a page of a
+/// hundred thousand nodes, and left running when cut) is not read. Only a page whose rendered
+/// text shows no secret has its snapshot read too (it holds what the rendered text does not: a
+/// closed shadow root's text, an image's alternative text).
 pub(crate) async fn withheld(
     s: &mut Session,
     masker: &Masker,
@@ -21,8 +28,14 @@ pub(crate) async fn withheld(
     if masker.is_empty() {
         return None;
     }
+    let shown = s.shown_texts(t, t).await;
+    match &shown {
+        Some(texts) if masker.learn_shown(texts) => return Some("the page showed a secret"),
+        Some(_) => {}
+        None => return shot_left_out(masker, None),
+    }
     let raw = snapshot_text(s, t).await;
-    page_left_out(s, masker, raw.as_deref(), (t, t)).await
+    shot_left_out(masker, raw.as_deref())
 }
 
 /// Writes a picture of the page (`shot`, a screenshot command to `path`) unless [`withheld`]

@@ -43,6 +43,9 @@ pub(crate) struct Session {
     cdp: Option<String>,
     /// Whether the daemon may still be busy with a command of the session's.
     busy: Busy,
+    /// The CLI name of the last command sent (`eval` for a page script runner's session ran):
+    /// while `busy`, the one that did not finish, as the next step's message names it.
+    pub(crate) last_command: &'static str,
     /// How many commands of the last `send_all` batch were answered (see `answered`).
     answered: usize,
     /// The refs of the user's last `snapshot` step.
@@ -117,6 +120,7 @@ impl Session {
             link: None,
             cdp: None,
             busy: Busy::No,
+            last_command: "",
             answered: 0,
             user_refs: None,
             latest_refs: None,
@@ -218,6 +222,7 @@ impl Session {
         };
         self.opened = true;
         self.busy = Busy::Unsettled;
+        self.last_command = commands.last().map_or("", Command::name);
         // A command naming an element inside an iframe runs in that frame; every other one (an
         // `eval` too: agent-browser evaluates in the main frame) in the page's main frame.
         let wanted = commands
@@ -319,28 +324,6 @@ impl Session {
             }
             _ => (asked, false),
         }
-    }
-
-    /// The requests of agent-browser's log made at or after `since_ms` (ms since the epoch; the
-    /// worker's log holds earlier flows' requests too, see `since_ms`).
-    pub(crate) async fn requests_since(&mut self, since_ms: u128) -> Result<Vec<Value>, StepError> {
-        let data = self
-            .send(Command::Requests { clear: false }, Duration::from_secs(5))
-            .await?;
-        Ok(data
-            .get("requests")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter(|r| {
-                        r.get("timestamp")
-                            .and_then(Value::as_u64)
-                            .is_some_and(|t| u128::from(t) >= since_ms)
-                    })
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default())
     }
 
     /// Makes the session act on tab `target` of its context (refs and frame start afresh).
@@ -587,6 +570,7 @@ mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
+mod requests;
 mod shown;
 mod tabs;
 pub(crate) use busy::Busy;

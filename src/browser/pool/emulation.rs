@@ -95,9 +95,12 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
     if let Some(tz) = &e.timezone {
         calls.push(("Emulation.setTimezoneOverride", json!({ "timezoneId": tz })));
     }
-    if e.offline || e.headers.is_some() {
-        calls.push(("Network.enable", json!({})));
-    }
+    // Always: the tab's requests are recorded over this session from its first one on (see
+    // `driver::request_log`).
+    calls.push((
+        "Network.enable",
+        crate::browser::driver::request_log::network_enable(),
+    ));
     if let Some(h) = &e.headers {
         calls.push(("Network.setExtraHTTPHeaders", json!({ "headers": h })));
     }
@@ -128,7 +131,8 @@ mod tests {
     use super::{Emulation, new_tab_calls};
 
     /// A new tab gets each setting the flow has, as DevTools calls; a device does not follow
-    /// (agent-browser's own list), nor a user agent without a locale.
+    /// (agent-browser's own list), nor a user agent without a locale. Every new tab turns on
+    /// its requests' events.
     #[test]
     fn a_new_tab_gets_the_flows_settings() {
         let e = Emulation {
@@ -162,6 +166,9 @@ mod tests {
         );
         assert_eq!(calls[4].1["filter"][0]["type"], "worker");
         assert_eq!(calls[7].1, json!({ "headers": { "X-Team": "blue" } }));
-        assert!(new_tab_calls(&Emulation::default(), None).is_empty());
+        // Without settings, a new tab still records its requests (see `driver::request_log`).
+        let bare = new_tab_calls(&Emulation::default(), None);
+        assert_eq!(bare.len(), 1);
+        assert_eq!(bare[0].0, "Network.enable");
     }
 }

@@ -160,9 +160,11 @@ impl FlowBrowser {
                 .await;
             match opened {
                 Ok((context, saved)) => {
-                    // The flow's first step is recorded from its start.
+                    // The flow's first step is recorded from its start (its trace, and the
+                    // requests its pages make: see `request_log`).
                     if let Some(w) = &session.watched {
-                        w.recording(Duration::from_secs(2)).await;
+                        let requests = w.requests.recording(Duration::from_secs(2));
+                        tokio::join!(w.recording(Duration::from_secs(2)), requests);
                     }
                     session.tabs = Some(worker.tabs(&context));
                     let set_up = async {

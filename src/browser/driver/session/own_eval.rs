@@ -134,6 +134,11 @@ impl Session {
                 // The page may be stuck in a script (an endless loop): the browser is not
                 // handed to the next flow.
                 self.busy = super::Busy::Unsettled;
+                self.last_command = if method == "Runtime.evaluate" {
+                    "eval"
+                } else {
+                    "page call"
+                };
                 Err(timed_out(method, timeout, capped))
             }
             Err(Failed::Refused(message) | Failed::Blocked(message)) => Err(refused(message)),

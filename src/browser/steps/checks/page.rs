@@ -168,8 +168,9 @@ fn none_since(session: &Session) -> String {
     }
 }
 
-/// `request`: the requests the flow's pages made (agent-browser's request log since the flow's
-/// context opened) whose URL matches, and method when given: exactly `count`, else at least one.
+/// `request`: the requests the flow's pages made (runner's own record of them since the flow's
+/// context opened, see `driver::request_log`) whose URL matches, and method when given: exactly
+/// `count`, else at least one.
 pub(crate) async fn request_outcome(
     session: &mut Session,
     rm: &RequestMatcher,

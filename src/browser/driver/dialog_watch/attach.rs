@@ -1,0 +1,93 @@
+//! runner's session on each tab of a flow: attached, its page events on (the dialogs among
+//! them), and on the flow's first tab, its requests recorded (see `request_log`).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::super::cdp::Link;
+use super::super::request_log::network_enable;
+use super::{CALL_TIMEOUT, Watch};
+
+impl Watch {
+    /// A request a tab is about to make, heard on runner's session `session`: into its flow's
+    /// record when the session is one the record is kept over (one per tab).
+    pub(super) fn logged(&self, session: &str, params: &Value) {
+        let context = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
+        if let Some(flow) = context.and_then(|c| self.flow(&c)) {
+            flow.requests.heard(params);
+        }
+    }
+}
+
+/// Attaches runner's connection to tab `target` of `context` and turns on its page events (the
+/// dialogs among them); on the flow's `first` tab, its requests too (the tabs its pages open
+/// are recorded over the session that holds them: see `new_tabs`).
+pub(super) async fn attach(
+    link: Arc<Link>,
+    watch: Arc<Watch>,
+    context: String,
+    (target, first): (String, bool),
+) {
+    let session = link.attach(&target, CALL_TIMEOUT).await;
+    let flow = watch.flow(&context);
+    let recorder = flow.as_ref().and_then(|f| f.recorder.as_ref());
+    let session = match session {
+        Ok(s) => s,
+        Err(e) => {
+            // Nothing to wait for: the tab's trace goes without what it would have recorded.
+            if let Some(r) = recorder {
+                r.settle(&target);
+            }
+            if let Some(f) = flow.as_ref().filter(|_| first) {
+                f.requests.started(Err(format!(
+                    "runner could not attach to the flow's tab: {e}"
+                )));
+            }
+            return;
+        }
+    };
+    if let Ok(mut s) = watch.sessions.lock() {
+        s.insert(session.clone(), (context.clone(), target.clone()));
+    }
+    if first && let Ok(mut l) = watch.logs.lock() {
+        l.insert(session.clone(), context.clone());
+    }
+    let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
+    let network = async {
+        if first {
+            let on = link.call_in(
+                Some(&session),
+                "Network.enable",
+                network_enable(),
+                CALL_TIMEOUT,
+            );
+            Some(on.await.map(|_| ()).map_err(|e| e.to_string()))
+        } else {
+            None
+        }
+    };
+    // The trace's recording starts beside it (one round trip, not two, before the flow's
+    // first step: see `FlowBrowser::lease`).
+    let record = async {
+        if let Some(r) = recorder {
+            r.start(&link, &session).await;
+        }
+    };
+    let (enabled, network, ()) = tokio::join!(page, network, record);
+    if let (Some(f), Some(on)) = (&flow, network) {
+        f.requests.started(
+            on.map_err(|e| format!("runner could not record the requests of the flow's tab: {e}")),
+        );
+    }
+    if enabled.is_ok()
+        && let Some(flow) = &flow
+    {
+        flow.listening(&target, &session);
+    }
+    // Recording, and its session known to the flow (a snapshot after the first step goes over
+    // it: see `recorder`).
+    if let Some(r) = recorder {
+        r.settle(&target);
+    }
+}

@@ -1,0 +1,142 @@
+//! runner's own record of the requests a flow's pages make, which `expect: { request }` counts
+//! (and a `download` step reads for a download's redirects).
+//!
+//! agent-browser's request log is not a whole record: its daemon reads the browser's events
+//! from a bounded queue only while it runs a command, and lets the oldest go when the queue
+//! fills (a page making a few thousand requests between two commands), so its log can lack any
+//! request, the first ones too (attack 28, E2: `count: 0` held on a page that made the request).
+//! So runner records them over its own DevTools connection, whose reader reads every event:
+//! `Network.requestWillBeSent` on runner's session on the flow's first tab (turned on before
+//! the flow's first step, see `FlowBrowser::lease`) and on the session runner holds each tab the
+//! flow's pages open in until it has the flow's settings (`new_tabs`: turned on before the tab
+//! runs). One session per tab, so no request is heard twice.
+//!
+//! A record that may lack requests is never read as whole: when the first tab's recording could
+//! not be turned on, or the record outgrew its bound (`MAX_URL_BYTES` of URLs), reading it is an
+//! error that says so.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// The most URL text a flow's record holds (bytes); past it the record is cut, and a check
+/// that reads it fails saying so rather than count what is left.
+const MAX_URL_BYTES: usize = 64 * 1024 * 1024;
+
+/// `Network.enable`'s parameters for runner's sessions: no bodies kept (runner reads none).
+pub(crate) fn network_enable() -> Value {
+    json!({ "maxTotalBufferSize": 1024, "maxResourceBufferSize": 0, "maxPostDataSize": 0 })
+}
+
+/// One flow's record.
+#[derive(Default)]
+pub(crate) struct RequestLog {
+    state: Mutex<Recorded>,
+    /// Told when the first tab's recording is on (or is found not to be).
+    told: Notify,
+}
+
+#[derive(Default)]
+struct Recorded {
+    /// Each request: when runner heard of it (ms since the epoch), its method, URL and
+    /// DevTools request id (kept across its redirects), oldest first.
+    list: Vec<(u128, String, String, String)>,
+    bytes: usize,
+    /// Whether the first tab records: None until known.
+    on: Option<Result<(), String>>,
+    /// Why the record lacks requests, once it does.
+    cut: Option<String>,
+}
+
+impl RequestLog {
+    /// A request a tab of the flow is about to make (`Network.requestWillBeSent`'s `params`).
+    pub(crate) fn heard(&self, params: &Value) {
+        let request = &params["request"];
+        let url = request["url"].as_str().unwrap_or_default();
+        let Ok(mut s) = self.state.lock() else { return };
+        if s.cut.is_some() {
+            return;
+        }
+        if s.bytes + url.len() > MAX_URL_BYTES {
+            s.cut = Some(format!(
+                "the flow's pages made more requests than runner records (their URLs past {} MiB)",
+                MAX_URL_BYTES / (1024 * 1024)
+            ));
+            s.list = Vec::new();
+            return;
+        }
+        s.bytes += url.len();
+        let method = request["method"].as_str().unwrap_or("GET").to_string();
+        let id = params["requestId"].as_str().unwrap_or_default().to_string();
+        s.list.push((now_ms(), method, url.to_string(), id));
+    }
+
+    /// The first tab's recording is on (`Ok`), or could not be turned on (why).
+    pub(crate) fn started(&self, outcome: Result<(), String>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.on.get_or_insert(outcome);
+        }
+        self.told.notify_waiters();
+    }
+
+    /// Waits (at most `timeout`) until the first tab records; past it, the record is known
+    /// not to hold the flow's first requests.
+    pub(crate) async fn recording(&self, timeout: Duration) {
+        let wait = async {
+            loop {
+                let told = self.told.notified();
+                if self.state.lock().map_or(true, |s| s.on.is_some()) {
+                    return;
+                }
+                told.await;
+            }
+        };
+        if tokio::time::timeout(timeout, wait).await.is_err() {
+            self.started(Err(format!(
+                "runner's DevTools session on the flow's tab did not start recording in {}s",
+                timeout.as_secs()
+            )));
+        }
+    }
+
+    /// The requests heard at or after `since_ms` (ms since the epoch), each as
+    /// `{url, method, requestId, timestamp}`, oldest first; `Err` (why) when the record may
+    /// lack some.
+    pub(crate) fn since(&self, since_ms: u128) -> Result<Vec<Value>, String> {
+        let s = self
+            .state
+            .lock()
+            .map_err(|_| "runner's record of the flow's requests is unreadable".to_string())?;
+        let lacks = |why: &str| {
+            format!(
+                "runner cannot tell which requests the flow's pages made, so no count of them is given: {why}"
+            )
+        };
+        match &s.on {
+            Some(Ok(())) => {}
+            Some(Err(why)) => return Err(lacks(why)),
+            None => return Err(lacks("its recording on the flow's tab has not started")),
+        }
+        if let Some(why) = &s.cut {
+            return Err(lacks(why));
+        }
+        Ok(s.list
+            .iter()
+            .filter(|(at, ..)| *at >= since_ms)
+            .map(|(at, method, url, id)| {
+                json!({ "url": url, "method": method, "requestId": id, "timestamp": at })
+            })
+            .collect())
+    }
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+#[cfg(test)]
+mod tests;

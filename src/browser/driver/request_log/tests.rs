@@ -1,0 +1,54 @@
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::RequestLog;
+
+fn sent(url: &str, id: &str) -> serde_json::Value {
+    json!({ "requestId": id, "request": { "url": url, "method": "POST" } })
+}
+
+#[test]
+fn a_record_whose_recording_never_started_is_not_read_as_empty() {
+    let log = RequestLog::default();
+    let e = log.since(0).unwrap_err();
+    assert!(e.contains("has not started"), "{e}");
+    log.started(Err("no session".into()));
+    log.heard(&sent("http://a/x", "1"));
+    let e = log.since(0).unwrap_err();
+    assert!(e.contains("no session"), "{e}");
+}
+
+#[test]
+fn every_request_heard_is_read_back_in_order() {
+    let log = RequestLog::default();
+    log.started(Ok(()));
+    for i in 0..5000 {
+        log.heard(&sent(&format!("http://a/{i}"), &i.to_string()));
+    }
+    let all = log.since(0).unwrap();
+    assert_eq!(all.len(), 5000);
+    assert_eq!(all[0]["url"], "http://a/0");
+    assert_eq!(all[0]["method"], "POST");
+    assert_eq!(all[4999]["requestId"], "4999");
+}
+
+#[test]
+fn a_record_past_its_bound_says_it_is_cut() {
+    let log = RequestLog::default();
+    log.started(Ok(()));
+    let big = format!("data:text/plain,{}", "x".repeat(1024 * 1024));
+    for i in 0..70 {
+        log.heard(&sent(&big, &i.to_string()));
+    }
+    let e = log.since(0).unwrap_err();
+    assert!(e.contains("more requests than runner records"), "{e}");
+}
+
+#[tokio::test]
+async fn a_recording_that_does_not_start_in_time_is_known_not_to() {
+    let log = RequestLog::default();
+    log.recording(Duration::from_millis(20)).await;
+    let e = log.since(0).unwrap_err();
+    assert!(e.contains("did not start recording"), "{e}");
+}
