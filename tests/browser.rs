@@ -209,6 +209,84 @@ fn killall_or_pkill_f_of_runner_leaves_no_browser_behind() {
     );
 }
 
+/// The state letter of process `pid` (`Z`: a zombie, dead and not reaped), if it exists.
+fn state_of(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(") ")?.1.chars().next()
+}
+
+/// runner's guardian, which ends the browsers once runner is gone, may itself be killed first
+/// (the OOM killer, a stray `kill`): runner reaps it and is not left unguarded, and a later
+/// `kill -9` of runner leaves no browser (Chromium, the agent-browser daemon) under init
+/// (attack 28, E1: both lived on).
+#[test]
+fn kill_9_of_runner_after_its_guardian_was_killed_leaves_no_browser_behind() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "guardian killed",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - exec: [sleep, "30"]
+"#,
+        ),
+    );
+    let child = runner(d.path())
+        .args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut browser = browser_pids(child.id());
+    while browser.len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no browser ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        browser = browser_pids(child.id());
+    }
+    let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    let guardians: Vec<i32> = crate::common::children_of(pid)
+        .into_iter()
+        .filter(|p| comm(*p).trim() == "rnr-guardian")
+        .collect();
+    assert_eq!(guardians.len(), 1, "runner's guardian: {guardians:?}");
+    let guardian = guardians[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(guardian),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    // Time for runner to notice; the killed guardian is then reaped, not left a zombie.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let guardian_state = state_of(guardian);
+    crate::common::kill_9(child);
+    let gone = crate::common::all_gone(&browser);
+    let left: Vec<i32> = browser
+        .iter()
+        .copied()
+        .filter(|p| crate::common::pid_alive(*p))
+        .collect();
+    // What this test started ends with it, whatever the outcome.
+    for p in &left {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(
+        gone,
+        "after the guardian {guardian} and then runner were killed, these live on: {left:?}"
+    );
+    assert_ne!(
+        guardian_state,
+        Some('Z'),
+        "the killed guardian {guardian} was left a zombie: runner did not notice"
+    );
+}
+
 #[test]
 fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
     use std::os::unix::fs::PermissionsExt;
