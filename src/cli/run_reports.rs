@@ -271,10 +271,12 @@ pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
 
 /// Why `artifacts`, a folder that is there, is not one runner writes into: it holds files
 /// (but for a `.gitkeep` or `.gitignore`, which an empty folder in a repository holds) and no
-/// marker. None for a new folder, an empty one, or runner's.
+/// marker. None for a new folder, an empty one, or runner's: one holding the marker, also a
+/// marker something replaced with a symlink since (the run writes its own in its place, and no
+/// artifact through a link).
 fn not_runners(artifacts: &Path) -> Option<String> {
     let entries = std::fs::read_dir(artifacts).ok()?;
-    if crate::engine::is_marked(artifacts) {
+    if std::fs::symlink_metadata(artifacts.join(crate::engine::MARKER)).is_ok() {
         return None;
     }
     let mut held: Vec<String> = entries

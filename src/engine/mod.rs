@@ -28,7 +28,7 @@ mod subflow;
 mod trace;
 mod trail;
 
-pub(crate) use artifacts::{MARKER, MARKER_TEXT, Output, is_marked, is_replay_file, output_kind};
+pub(crate) use artifacts::{MARKER, MARKER_TEXT, Output, is_replay_file, output_kind};
 pub(crate) use attempts::{BROWSER_TIMEOUT, browser_timeout};
 pub(crate) use browser_settings::project_setup;
 pub(crate) use dispatch::RuntimeSettings;
