@@ -227,3 +227,39 @@ pub(crate) fn run(cleanup: &dyn Fn()) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Known;
+
+    /// What runner tells a guardian that replaces a killed one is what the killed one held:
+    /// the groups still registered (not those said gone) and the adopted orphans still alive.
+    #[test]
+    fn a_new_guardian_is_told_what_the_old_one_held() {
+        let me = std::process::id().cast_signed();
+        let start = crate::process::start_time(me).expect("this process's start time");
+        let mut runner = Known::default();
+        for line in [
+            "+11",
+            "+12",
+            "-11",
+            "+13",
+            &format!("={me}:{start}"),
+            "x",
+            "+",
+        ] {
+            runner.learn(line);
+        }
+        let mut guardian = Known::default();
+        for line in runner.lines() {
+            guardian.learn(&line);
+        }
+        let mut groups: Vec<i32> = guardian.groups.into_iter().collect();
+        groups.sort_unstable();
+        assert_eq!(groups, [12, 13]);
+        assert_eq!(
+            guardian.adopted.into_iter().collect::<Vec<_>>(),
+            [(me, start)]
+        );
+    }
+}
