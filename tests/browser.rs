@@ -209,6 +209,149 @@ fn killall_or_pkill_f_of_runner_leaves_no_browser_behind() {
     );
 }
 
+/// The state letter of process `pid` (`Z`: a zombie, dead and not reaped), if it exists.
+fn state_of(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(") ")?.1.chars().next()
+}
+
+/// runner's guardian, which ends the browsers once runner is gone, may itself be killed first
+/// (the OOM killer, a stray `kill`): runner reaps it and is not left unguarded, and a later
+/// `kill -9` of runner leaves no browser (Chromium, the agent-browser daemon) under init
+/// (attack 28, E1: both lived on).
+#[test]
+fn kill_9_of_runner_after_its_guardian_was_killed_leaves_no_browser_behind() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "guardian killed",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - exec: [sh, -c, "echo x > started && sleep 30"]
+"#,
+        ),
+    );
+    let child = runner(d.path())
+        .args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    // The page is open: the browser (Chromium, the agent-browser daemon) runs.
+    crate::common::wait_for_file(&d.path().join("started"));
+    let browser = browser_pids(child.id());
+    assert!(browser.len() >= 2, "no browser ran: {browser:?}");
+    let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    let guardians: Vec<i32> = crate::common::children_of(pid)
+        .into_iter()
+        .filter(|p| comm(*p).trim() == "rnr-guardian")
+        .collect();
+    assert_eq!(guardians.len(), 1, "runner's guardian: {guardians:?}");
+    let guardian = guardians[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(guardian),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    // Time for runner to notice; the killed guardian is then reaped, not left a zombie.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let guardian_state = state_of(guardian);
+    crate::common::kill_9(child);
+    let gone = crate::common::all_gone(&browser);
+    let left: Vec<i32> = browser
+        .iter()
+        .copied()
+        .filter(|p| crate::common::pid_alive(*p))
+        .collect();
+    // What this test started ends with it, whatever the outcome.
+    for p in &left {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(
+        gone,
+        "after the guardian {guardian} and then runner were killed, these live on: {left:?}"
+    );
+    assert_ne!(
+        guardian_state,
+        Some('Z'),
+        "the killed guardian {guardian} was left a zombie: runner did not notice"
+    );
+}
+
+/// The Chromium runner launches dies with runner by itself, not only by the guardian: with the
+/// guardian stopped (it can neither end anything nor die to be replaced), a `kill -9` of runner
+/// still ends Chromium. (The agent-browser daemon, which agent-browser's CLI starts, is left to
+/// the guardian: the test ends it, and the guardian, itself.)
+#[test]
+fn chromium_dies_with_runner_even_when_its_guardian_cannot_act() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "guardian stopped",
+            r#"
+  - open: "{{ vars.base }}/index.html"
+  - exec: [sh, -c, "echo x > started && sleep 30"]
+"#,
+        ),
+    );
+    let child = runner(d.path())
+        .args(["run", "f.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    crate::common::wait_for_file(&d.path().join("started"));
+    let browser = leftover_browser_processes(child.id());
+    let pid_of = |l: &String| l.split(':').next()?.parse::<i32>().ok();
+    let chromium: Vec<i32> = browser
+        .iter()
+        .filter(|l| !l.contains("agent-browser"))
+        .filter_map(pid_of)
+        .collect();
+    let daemons: Vec<i32> = browser
+        .iter()
+        .filter(|l| l.contains("agent-browser"))
+        .filter_map(pid_of)
+        .collect();
+    assert!(!chromium.is_empty() && !daemons.is_empty(), "{browser:?}");
+    let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    let guardian = crate::common::children_of(pid)
+        .into_iter()
+        .find(|p| comm(*p).trim() == "rnr-guardian")
+        .expect("runner's guardian");
+    let signal = |p: i32, s: nix::sys::signal::Signal| {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), s);
+    };
+    signal(guardian, nix::sys::signal::Signal::SIGSTOP);
+    crate::common::kill_9(child);
+    let gone = crate::common::all_gone(&chromium);
+    let left: Vec<i32> = chromium
+        .iter()
+        .copied()
+        .filter(|p| crate::common::pid_alive(*p))
+        .collect();
+    for p in left.iter().chain(&daemons).chain([&guardian]) {
+        signal(*p, nix::sys::signal::Signal::SIGKILL);
+    }
+    // And the run's socket directory, which the guardian would have removed.
+    for dir in crate::common::socket_dirs(pid.unsigned_abs()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert!(
+        gone,
+        "with the guardian stopped, after kill -9 of runner Chromium lives on: {left:?}"
+    );
+}
+
 #[test]
 fn fill_values_and_scripts_never_reach_agent_browsers_argv() {
     use std::os::unix::fs::PermissionsExt;

@@ -233,6 +233,8 @@ fn nothing_a_run_writes_goes_through_a_symlink_planted_in_its_place() {
     for (i, folder) in folders.iter().enumerate() {
         let _ = std::fs::remove_dir_all(&art);
         std::fs::create_dir_all(&flow_dir).unwrap();
+        // A run's artifacts, reused (runner takes no folder of the user's holding files).
+        std::fs::write(art.join(".runner-artifacts"), "").unwrap();
         let outside = victims.join(format!("folder-{i}"));
         std::fs::create_dir(&outside).unwrap();
         std::os::unix::fs::symlink(&outside, flow_dir.join(folder)).unwrap();

@@ -554,8 +554,10 @@ fn a_flow_that_fails_before_its_first_step_is_torn_down_and_timed() {
             "name: blocked\nweb_server:\n  command: [python3, -m, http.server, --bind, 127.0.0.1, \"{port}\"]\n  url: http://127.0.0.1:{port}/\nsteps:\n  - log: never\n"
         ),
     );
-    // A file where the flow's artifacts directory must go: the flow fails after its server is up.
+    // A file where the flow's artifacts directory must go (in a run's artifacts, reused): the
+    // flow fails after its server is up.
     std::fs::create_dir_all(d.path().join("art")).unwrap();
+    std::fs::write(d.path().join("art/.runner-artifacts"), "").unwrap();
     std::fs::write(d.path().join("art/001-blocked"), "in the way").unwrap();
     let Ran {
         code,

@@ -179,6 +179,31 @@ fn an_endpoint_that_floods_its_version_answer_is_refused_at_once() {
     );
 }
 
+/// An http:// endpoint (`--browser-cdp`) that accepts and never answers: runner's read of its
+/// /json/version and the connection share one deadline, the flow's `browser.timeout`, which
+/// the message names (attack 28, E3: 3 s cost 6 s, two timeouts, while the message said 3s).
+#[test]
+fn a_silent_http_endpoint_costs_one_browser_timeout_not_two() {
+    let silent = SilentBrowser::start("silent");
+    let url = format!("http://127.0.0.1:{}", silent.port);
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "1.yaml", &flow("f1", "timeout: 3s", ""));
+    let started = Instant::now();
+    let ran = flow_run(d.path())
+        .args(["1.yaml", "--browser-cdp", &url])
+        .run();
+    let took = started.elapsed();
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("the browser at {url} did not answer in 3s")),
+        "{}",
+        ran.stderr
+    );
+    // One timeout (3 s) and runner's start; two would be 6 s.
+    assert!(took < Duration::from_secs(5), "the run took {took:?}");
+}
+
 /// Three flows on the running browser `remote`; the first does `to_the_browser` (an exec step
 /// given the browser's pid) after its first page, then opens another unless `last`.
 fn three_on(

@@ -23,6 +23,13 @@ fn fails_saying(dir: &Path, code: i32, said: &str) {
     assert!(r.stderr.contains(said), "wanted {said:?} in:\n{}", r.stderr);
 }
 
+/// Makes `art` a run's artifacts directory, reused (marked as runner's): runner takes no folder
+/// of the user's that holds files.
+fn reused(art: &Path) {
+    std::fs::create_dir_all(art).unwrap();
+    std::fs::write(art.join(".runner-artifacts"), "").unwrap();
+}
+
 /// Fails unless [`outside`] holds its `passwd` alone, as it was.
 fn nothing_written(outside: &Path) {
     let names: Vec<_> = std::fs::read_dir(outside)
@@ -52,6 +59,7 @@ fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     };
     write(d.path(), "f.yaml", &flow("{ path: shots/x.png }"));
     let art = d.path().join("art");
+    reused(&art);
     let link = |from: &Path, to: &Path| {
         std::fs::create_dir_all(from.parent().unwrap()).unwrap();
         let _ = std::fs::remove_file(from);
@@ -77,6 +85,7 @@ fn artifact_writes_never_follow_a_symlink_out_of_the_artifacts() {
     fails_saying(d.path(), 1, "x.png is a symbolic link");
     // 3. The flow's own artifacts folder is a symlink out (a default screenshot).
     std::fs::remove_dir_all(&art).unwrap();
+    reused(&art);
     write(d.path(), "f.yaml", &flow("true"));
     link(&art.join("001-shots"), &outside);
     fails_saying(d.path(), 3, "001-shots is a symbolic link");
@@ -104,6 +113,7 @@ fn downloads_never_follow_a_symlink_and_long_names_are_cut() {
         ),
     );
     let downloads = d.path().join("art/001-odd-downloads/downloads");
+    reused(&d.path().join("art"));
     std::fs::create_dir_all(&downloads).unwrap();
     std::os::unix::fs::symlink(outside.join("passwd"), downloads.join("report.csv")).unwrap();
     std::os::unix::fs::symlink(outside.join("new.csv"), downloads.join("dangling.csv")).unwrap();

@@ -286,6 +286,44 @@ fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_flow_silently
     assert!(said.contains("checkout") && said.contains("c2"), "{said}");
 }
 
+/// E6 (attack 28): `--artifacts notes`, a user's folder holding files of theirs and no marker,
+/// was written into (`001-a/001-exec.stdout` beside `001-a/important.txt`) and marked
+/// `.runner-artifacts` for good, which made all of it runner's output for later walks. Now it
+/// is refused before anything runs (exit 2), left as it was; a new folder, an empty one (a
+/// `.gitkeep` in it) and a run's own artifacts (marked) are taken, the same one again too.
+#[test]
+fn artifacts_on_a_users_folder_is_refused_and_left_as_it_was() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "a.yaml", "name: a\nsteps:\n  - exec: [echo, hi]\n");
+    std::fs::create_dir_all(p.join("notes/001-a")).unwrap();
+    write(&p.join("notes/001-a"), "important.txt", "mine");
+    write(&p.join("notes"), "index.html", "<p>mine</p>");
+    let (code, said) = within(p, &["run", "a.yaml", "--artifacts", "notes"]);
+    assert_eq!(code, 2, "{said}");
+    assert!(
+        said.contains("notes\" is a folder that is not runner's")
+            && said.contains("\"001-a\", \"index.html\""),
+        "{said}"
+    );
+    assert!(!said.contains("passed"), "{said}");
+    assert!(!p.join("notes/.runner-artifacts").exists());
+    let kept: Vec<_> = std::fs::read_dir(p.join("notes/001-a"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(kept, ["important.txt"]);
+    std::fs::create_dir_all(p.join("empty")).unwrap();
+    write(&p.join("empty"), ".gitkeep", "");
+    for dir in ["new", "new", "empty", "empty"] {
+        let (code, said) = within(p, &["run", "a.yaml", "--artifacts", dir]);
+        assert_eq!(code, 0, "{dir}: {said}");
+        assert!(said.contains("1 passed"), "{dir}: {said}");
+        assert!(p.join(dir).join(".runner-artifacts").is_file(), "{dir}");
+    }
+}
+
 /// F3 (review of session 23): a flow that saves a file with a flow's extension at the top of
 /// its run's artifacts (`kubectl get -o yaml > {{ run.artifacts }}/cluster-state.yaml`) made the
 /// next run into the same `--artifacts` refused ("holds flow files", exit 2) and `validate .`

@@ -21,6 +21,13 @@ pub fn main() -> i32 {
     {
         return crate::process::supervisor::run(&args[1..]);
     }
+    // A program bound to die with runner (the Chromium runner launches): the same.
+    if args
+        .first()
+        .is_some_and(|a| a == crate::process::bound::ARG)
+    {
+        return crate::process::bound::run(&args[1..]);
+    }
     let reporter = Reporter::from_env();
     let end = match Cli::try_parse() {
         Ok(cli) => dispatch(cli.command, &reporter),

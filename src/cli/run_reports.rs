@@ -244,12 +244,17 @@ pub(super) fn artifacts_dir(args: &RunArgs, run_id: &str) -> PathBuf {
 }
 
 /// Creates the artifacts directory, marked as runner's (`engine::MARKER`: flow discovery
-/// leaves it out); an environment error when it cannot be. A `report.json` already there that
-/// is not runner's JSON report (`--artifacts userdir`, another tool's file) is refused (exit 2):
-/// the run writes its report there at the end.
+/// leaves it out); an environment error when it cannot be. A folder that is there already is
+/// taken when it is empty or runner's (marked: a run's artifacts); one that holds anything else
+/// (`--artifacts notes`, a user's files) is refused (exit 2), left as it was: runner's files
+/// would go among the user's (over those with runner's names) and the marker would make the
+/// whole folder runner's output for good. A `report.json` already there that is not runner's
+/// JSON report is refused too: the run writes its report there at the end.
 pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
     let report = artifacts.join("report.json");
-    if let Some(why) = crate::report::own_refusal(&report, crate::report::OwnKind::JsonReport) {
+    if let Some(why) = crate::report::own_refusal(&report, crate::report::OwnKind::JsonReport)
+        .or_else(|| not_runners(artifacts))
+    {
         return Err(CliError::Usage(why));
     }
     let cannot = |why: String| {
@@ -262,6 +267,37 @@ pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
     let marker = artifacts.join(crate::engine::MARKER);
     crate::fs::write_artifact(artifacts, &marker, crate::engine::MARKER_TEXT.as_bytes())
         .map_err(cannot)
+}
+
+/// Why `artifacts`, a folder that is there, is not one runner writes into: it holds files
+/// (but for a `.gitkeep` or `.gitignore`, which an empty folder in a repository holds) and no
+/// marker. None for a new folder, an empty one, or runner's: one holding the marker, also a
+/// marker something replaced with a symlink since (the run writes its own in its place, and no
+/// artifact through a link).
+fn not_runners(artifacts: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(artifacts).ok()?;
+    if std::fs::symlink_metadata(artifacts.join(crate::engine::MARKER)).is_ok() {
+        return None;
+    }
+    let mut held: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".gitkeep" && n != ".gitignore")
+        .collect();
+    if held.is_empty() {
+        return None;
+    }
+    held.sort();
+    let mut shown: Vec<String> = held.iter().take(3).map(|n| format!("{n:?}")).collect();
+    if held.len() > 3 {
+        shown.push(format!("and {} more", held.len() - 3));
+    }
+    Some(format!(
+        "--artifacts {:?} is a folder that is not runner's: it holds {} and no {} marker; runner would write among those files and mark the folder as its output. Give --artifacts a new or empty folder, or one a run of runner made (by default a run's goes to .runner/runs/<run-id>)",
+        artifacts.display().to_string(),
+        shown.join(", "),
+        crate::engine::MARKER
+    ))
 }
 
 #[cfg(test)]

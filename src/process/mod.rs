@@ -3,6 +3,7 @@
 //! commands of flows run under a supervisor (`supervisor`) that also keeps what leaves the
 //! group (`setsid`), and runner itself is a child subreaper, so nothing it started outlives it.
 
+pub(crate) mod bound;
 mod commands;
 mod group;
 pub(crate) mod guardian;

@@ -5,16 +5,18 @@
 //! thrown away anyway needs no graceful exit. So for headless runs with a known Chromium, runner
 //! starts it with the flags agent-browser would use, in its own process group, with a profile
 //! inside the run's private socket directory (removed with it, by the run or by the guardian
-//! after a `kill -9`), and ends it with SIGKILL when done. Headed runs (which may need Xvfb)
-//! and machines where agent-browser brings its own Chrome keep agent-browser's launch.
+//! after a `kill -9`), and ends it with SIGKILL when done; it dies with runner by itself too
+//! (`process::bound`). Headed runs (which may need Xvfb) and machines where agent-browser
+//! brings its own Chrome keep agent-browser's launch.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
+use crate::process::bound::bound;
 use crate::process::{signal_group, spawn_group, unregister};
 
 /// The flags agent-browser 0.41 launches Chromium with (headless), besides runner's own
@@ -119,7 +121,8 @@ impl Chromium {
             path: log.clone(),
             source,
         })?;
-        let mut cmd = Command::new(exe);
+        // Bound to die with runner by itself (`process::bound`), not only by the guardian.
+        let mut cmd = bound(exe);
         cmd.args(FLAGS)
             .args(split_args(extra_args))
             .arg(format!("--user-data-dir={}", profile.display()))

@@ -40,34 +40,56 @@ pub(super) async fn remote(
     url: &str,
     timeout: Duration,
 ) -> Result<(Cdp, Option<String>), StepError> {
-    if let Some(why) = version_refused(url, timeout).await {
-        return Err(StepError::new(
-            ErrorKind::Environment,
-            format!("the browser at {} {why}", shown_url(url)),
-        ));
+    // One deadline for all of it: the read of /json/version, the connection, the first call.
+    let deadline = tokio::time::Instant::now() + timeout;
+    let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
+    match version_read(url, timeout).await {
+        Version::Refused(why) => {
+            return Err(StepError::new(
+                ErrorKind::Environment,
+                format!("the browser at {} {why}", shown_url(url)),
+            ));
+        }
+        Version::Unanswered => {
+            let e = StepError::new(ErrorKind::Timeout, "");
+            return Err(unconnected(url, timeout, &e));
+        }
+        Version::Taken => {}
     }
-    let cdp = tokio::time::timeout(timeout, connect(session, watch, timeout, false))
+    let cdp = tokio::time::timeout_at(deadline, connect(session, watch, left(), false))
         .await
         .unwrap_or_else(|_| Err(StepError::new(ErrorKind::Timeout, "")))
         .map_err(|e| unconnected(url, timeout, &e))?;
     cdp.remote(&shown_url(url));
-    let page = own_page(session, timeout.min(CDP_TIMEOUT)).await;
+    let page = own_page(session, left().min(CDP_TIMEOUT)).await;
     Ok((cdp, page))
+}
+
+/// What runner's own read of a browser address's `/json/version` found.
+enum Version {
+    /// Not read (a ws:// address), or answered, or refused at once (no one listens): the
+    /// connection goes on, and says why it fails if it does.
+    Taken,
+    /// Its answer is refused: why.
+    Refused(String),
+    /// No whole answer within the browser's timeout (a silent or trickling endpoint): the
+    /// timeout is spent, and waiting for the connection would spend another.
+    Unanswered,
 }
 
 /// The most of an http(s) browser address's `/json/version` answer runner reads: a browser's is
 /// a few hundred bytes.
 const MAX_VERSION_ANSWER: usize = 64 * 1024;
 
-/// Why the `/json/version` answer of `url` (an http(s) address, which agent-browser resolves
-/// so) is refused, if it is: more than [`MAX_VERSION_ANSWER`] (agent-browser reads it without
-/// a cap: an endpoint that never ends its answer grew it to ~1 GB within the browser's
-/// timeout). Read by runner first, within `timeout`; an address that does not answer is left
-/// to the connection, which says so.
-async fn version_refused(url: &str, timeout: Duration) -> Option<String> {
+/// Reads the `/json/version` answer of `url` (an http(s) address, which agent-browser resolves
+/// so) within `timeout`: refused when more than [`MAX_VERSION_ANSWER`] (agent-browser reads it
+/// without a cap: an endpoint that never ends its answer grew it to ~1 GB within the browser's
+/// timeout); an address that refuses the connection or answers no HTTP is left to the
+/// connection, which says why; one that does not answer in time is [`Version::Unanswered`].
+async fn version_read(url: &str, timeout: Duration) -> Version {
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return None;
+        return Version::Taken;
     }
     let version = format!("{}/json/version", url.trim_end_matches('/'));
     let read = async {
@@ -84,7 +106,11 @@ async fn version_refused(url: &str, timeout: Duration) -> Option<String> {
         }
         None
     };
-    tokio::time::timeout(timeout, read).await.ok().flatten()
+    match tokio::time::timeout(timeout, read).await {
+        Ok(Some(why)) => Version::Refused(why),
+        Ok(None) => Version::Taken,
+        Err(_) => Version::Unanswered,
+    }
 }
 
 /// The page agent-browser opened for the session as it connected to a running browser. With the
