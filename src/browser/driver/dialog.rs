@@ -94,6 +94,10 @@ pub(crate) async fn take_watched(session: &mut Session) -> Result<(), StepError>
     };
     watched.settled().await;
     let taken = watched.take();
+    if !taken.answered.is_empty() {
+        // Answered over runner's connection: the daemon is to hear them closed.
+        session.dialog_answered();
+    }
     session.dialogs.extend(taken.answered);
     match taken.unanswered {
         Some(why) => Err(StepError::new(ErrorKind::CommandFailed, why)),

@@ -198,6 +198,9 @@ impl Session {
         if let Some(gone) = self.browser_gone() {
             return Err(gone);
         }
+        if self.busy == Busy::ClosedBeside {
+            self.hear_dialog_closed().await;
+        }
         self.exchange(commands, timeout).await
     }
 
@@ -393,7 +396,7 @@ impl Session {
 
     /// Whether the daemon may still be busy with a command (see `Busy`).
     pub(crate) fn unsettled(&self) -> bool {
-        self.busy != Busy::No
+        matches!(self.busy, Busy::Unsettled | Busy::HeldByDialog)
     }
 
     /// Whether a dialog holds the daemon's command (see `Busy::HeldByDialog`).
@@ -401,10 +404,11 @@ impl Session {
         self.busy == Busy::HeldByDialog
     }
 
-    /// runner answered the dialog that held the daemon's command: that command finishes now.
+    /// runner answered a dialog over its own connection (one that held the daemon's command:
+    /// that command finishes now): the daemon is to hear it closed before its next command.
     pub(crate) fn dialog_answered(&mut self) {
-        if self.busy == Busy::HeldByDialog {
-            self.busy = Busy::No;
+        if matches!(self.busy, Busy::HeldByDialog | Busy::No) {
+            self.busy = Busy::ClosedBeside;
         }
     }
 
@@ -565,6 +569,7 @@ fn answered<E>(
 }
 
 mod busy;
+mod dialog_close;
 #[cfg(test)]
 mod fake;
 mod fresh;

@@ -13,4 +13,10 @@ pub(crate) enum Busy {
     /// command until the dialog is answered, which runner then does over its own connection
     /// (see `dialog::answer`).
     HeldByDialog,
+    /// Every command was answered, but runner closed a dialog over its own connection
+    /// (`dialog::answer` of one that held a command, or its watch's armed answer) and the daemon
+    /// may not have heard it close yet: it reads the browser's events only while it handles a
+    /// command, and would refuse the next one as "blocked by a dialog" that is gone. Before the
+    /// next command runner asks it until it says so (see `session::dialog_close`).
+    ClosedBeside,
 }
