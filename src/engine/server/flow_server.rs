@@ -17,8 +17,27 @@ use crate::step::{Masker, StepError};
 
 /// Starts the flow's `web_server`, if it has one; `flow_dir` is the flow's artifacts directory
 /// (its log goes to `web_server/<name>.log` there). `shared` is what `web_server` holds before
-/// (the run's servers).
+/// (the run's servers). An error is masked with `masker`, which has learned what the server's
+/// templates made of a secret: each names the rendered field it is about (the command that
+/// cannot start, the `ready_url` that answered 404, the `cwd`, `static`), which may hold one.
 pub(crate) async fn start_for_flow(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &Scope,
+    shared: &Value,
+    flow_dir: &Path,
+    masker: &Masker,
+) -> Result<Option<Server>, StepError> {
+    start(rt, loaded, scope, shared, flow_dir, masker)
+        .await
+        .map_err(|mut e| {
+            e.message = masker.mask(&e.message);
+            e
+        })
+}
+
+/// [`start_for_flow`], its errors as they are made.
+async fn start(
     rt: &Runtime,
     loaded: &LoadedFlow,
     scope: &Scope,

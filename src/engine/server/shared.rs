@@ -27,6 +27,8 @@ pub(crate) struct RunServers {
     /// Each template the servers rendered, with its context: what a flow's masker learns of
     /// them ([`RunServers::teach`]).
     rendered: Vec<(minijinja::Value, String)>,
+    /// What masks what reports show of them (see [`RunContext::masker`]).
+    masker: Masker,
 }
 
 /// What starting the run's servers reads from the run.
@@ -45,7 +47,10 @@ impl RunServers {
     /// Starts every server of `spec` in order; stops at the first that fails (the ones started
     /// stay up until [`RunServers::stop`]).
     pub(crate) async fn start(spec: Option<&ServersSpec>, cx: &RunContext<'_>) -> RunServers {
-        let mut out = RunServers::default();
+        let mut out = RunServers {
+            masker: cx.masker.clone(),
+            ..RunServers::default()
+        };
         let Some(spec) = spec else { return out };
         for (i, ws) in spec.servers.iter().enumerate() {
             let name = name_of(ws);
@@ -56,7 +61,10 @@ impl RunServers {
                     out.info.push(info_of(&s));
                     out.servers.push(s);
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    // Each error names the rendered field it is about (a `ready_url` with a
+                    // token from `env`): masked with what the templates made of a secret.
+                    e.message = cx.masker.mask(&e.message);
                     out.info.push(ServerInfo {
                         name: name.clone(),
                         url: String::new(),
@@ -119,7 +127,7 @@ impl RunServers {
     pub(crate) async fn stop(&mut self) -> Vec<ServerInfo> {
         for (s, info) in self.servers.iter().zip(self.info.iter_mut()) {
             if let Some(why) = s.died().await {
-                info.error = Some(why);
+                info.error = Some(self.masker.mask(&why));
             }
             s.stop().await;
         }
