@@ -54,7 +54,8 @@ impl RunServers {
         let Some(spec) = spec else { return out };
         for (i, ws) in spec.servers.iter().enumerate() {
             let name = name_of(ws);
-            match start_one(spec, i, cx, &mut out.rendered).await {
+            let mut log = None;
+            match start_one(spec, i, cx, &mut out.rendered, &mut log).await {
                 Ok(s) => {
                     out.values
                         .insert(name, json!({ "url": s.url, "port": s.port }));
@@ -68,7 +69,8 @@ impl RunServers {
                     out.info.push(ServerInfo {
                         name: name.clone(),
                         url: String::new(),
-                        log: Some(cx.artifacts.join(log_rel(&name)).display().to_string()),
+                        // The log of a command that started (none was made when it could not).
+                        log: log.map(|l| l.display().to_string()),
                         log_not_kept: None,
                         start_ms: 0,
                         reused: false,
@@ -173,6 +175,7 @@ async fn start_one(
     i: usize,
     cx: &RunContext<'_>,
     rendered: &mut Vec<(minijinja::Value, String)>,
+    log: &mut Option<std::path::PathBuf>,
 ) -> Result<Server, StepError> {
     let ws = &spec.servers[i];
     let name = name_of(ws);
@@ -219,5 +222,10 @@ async fn start_one(
         masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
-    Server::start(&mut || launch(ws, place.clone(), &mut render), cx.cancel).await
+    Server::start(
+        &mut || launch(ws, place.clone(), &mut render),
+        cx.cancel,
+        log,
+    )
+    .await
 }
