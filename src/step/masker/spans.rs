@@ -118,6 +118,32 @@ pub(super) fn outside(mut spans: Vec<(usize, usize)>, cut: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::outside;
+    use crate::step::Masker;
+
+    /// One search for the cut and the mask gives what the two did: the part before the cut
+    /// masked as it is masked alone, for texts with the secret as it is, spread, wrapped,
+    /// split by escapes and cut anywhere.
+    #[test]
+    fn a_piece_masked_with_its_cut_is_masked_as_alone() {
+        let m = Masker::new([
+            "Kx7Wq2Rn8Lp5Vb3M".to_string(),
+            "4929173650218342".to_string(),
+        ]);
+        let texts = [
+            "log Kx7Wq2Rn8Lp5Vb3M and 4929 1736 5021 8342 end\n",
+            "a Kx7Wq2Rn\u{1b}[1m8Lp5Vb3M b \u{1b}]0;title\u{7} 4929-1736-5021-8342 c",
+            "S3g3V3EyUm44THA1VmIzTQ==\nS3g3V3EyUm44\nTHA1VmIzTQ== kx7wq2rn8lp5vb3m x\n",
+            "12-34-56 4929 1736 5021 834",
+        ];
+        for text in texts {
+            for end in (0..=text.len()).filter(|&e| text.is_char_boundary(e)) {
+                let piece = &text[..end];
+                let (cut, masked) = m.mask_settled(piece);
+                assert_eq!(cut, m.settled(piece), "{piece:?}");
+                assert_eq!(masked, m.mask(&piece[..cut]), "{piece:?}");
+            }
+        }
+    }
 
     /// What moving the cut to the start of a span it is inside, again while one is, gives.
     fn naive(spans: &[(usize, usize)], mut cut: usize) -> usize {
