@@ -76,6 +76,7 @@ mod secret_numbers;
 mod secret_pixels;
 mod secret_run_wide;
 mod secret_search;
+mod secret_servers;
 mod secret_shown;
 mod secret_spaced;
 mod secrets;

@@ -299,3 +299,39 @@ fn a_runs_server_that_fails_to_start_errors_every_flow_and_leaves_no_browser() {
         leftover_browser_processes(pid)
     );
 }
+
+/// A flow's server that starts but never gets ready (attack 29's A5, issue 25): report.json
+/// links its log (`web_server_log`) and the HTML report shows the link, as for a server that
+/// served; and the error's last lines are its last whole lines, none cut where the output was
+/// still being read (a secret's length of each stream was held back until the rest came), and
+/// in the order printed (the stdout line first, before every stderr line). Before: no
+/// `web_server_log`, and the stdout line last.
+#[test]
+fn a_server_that_never_gets_ready_links_its_log_and_shows_its_last_whole_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let script = "echo serving on stdout; sleep 0.5; i=1; while [ $i -le 30 ]; do echo \"err line $i of 30, still starting\" >&2; i=$((i+1)); done; exec sleep 30";
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: f\nsecrets: [T]\nweb_server: {{ command: [sh, -c, {script:?}], port: auto, ready_timeout: 2s }}\nsteps:\n  - exec: [\"true\"]\n"
+        ),
+    );
+    let ran = flow_run(d.path())
+        .env("T", "a-rather-long-secret-value-of-forty-chars")
+        .args(["f.yaml", "--report", "html=html"])
+        .run();
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    let flow = &ran.report["flows"][0];
+    let log = flow["web_server_log"].as_str().unwrap_or_default();
+    assert!(log.ends_with("001-f/web_server/server.log"), "{flow}");
+    assert!(Path::new(log).is_file(), "{log}");
+    let html = std::fs::read_to_string(d.path().join("html/index.html")).unwrap();
+    assert!(html.contains(">web server log</a>"), "no link to the log");
+    let message = flow_error(&ran.report);
+    let shown: Vec<&str> = message.lines().skip(1).collect();
+    let last: Vec<String> = (11..=30)
+        .map(|i| format!("  | err line {i} of 30, still starting"))
+        .collect();
+    assert_eq!(shown, last, "{message}");
+}

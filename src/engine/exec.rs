@@ -293,9 +293,9 @@ async fn capture<R: tokio::io::AsyncRead + Unpin>(
         let n = stream.read(&mut buf).await.unwrap_or(0);
         pending.push(&buf[..n]);
         if n == 0 || pending.waiting() >= CHUNK {
-            let text = pending.take_raw(n == 0);
+            let (text, masked) = pending.take_both(n == 0);
             if let Some(f) = file.as_mut() {
-                let _ = f.write_all(masker.mask(&text).as_bytes()).await;
+                let _ = f.write_all(masked.as_bytes()).await;
             }
             if !truncated {
                 truncated = keep(&mut kept, &text, &masker);

@@ -94,6 +94,7 @@ pub(crate) async fn run_in(
     let mut setup = Setup {
         started,
         server: None,
+        failed_log: None,
         until: None,
         budget: bounds.and_then(|b| b.budget),
         origins: bounds.and_then(|b| b.origins.as_deref()),
@@ -129,6 +130,7 @@ pub(crate) async fn run_in(
             .server
             .as_ref()
             .and_then(|s| s.log())
+            .or(setup.failed_log.as_deref())
             .map(|l| l.display().to_string()),
         trace: None,
         server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
@@ -220,6 +222,8 @@ fn say_unkept_log(rt: &Runtime, info: &FlowInfo, server: &Server) {
 struct Setup<'o> {
     started: Instant,
     server: Option<Server>,
+    /// The log of its web server's command when it started but did not get ready.
+    failed_log: Option<std::path::PathBuf>,
     until: Option<std::time::Duration>,
     /// What the steps may take, all together (a replay's bound), from the first.
     budget: Option<std::time::Duration>,
@@ -258,7 +262,9 @@ async fn body(
     // Boxed: the server's start is a large future, and the flow's must stay small.
     let mut scope = Box::pin(start_scope(rt, loaded, servers, &masker)).await?;
     let shared = serde_json::Value::Object(servers.values().clone());
-    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, &shared, &dir, &masker)).await?;
+    let at = (&shared, dir.as_path());
+    let log = &mut setup.failed_log;
+    setup.server = Box::pin(start_for_flow(rt, loaded, &scope, at, &masker, log)).await?;
     if let Some(s) = &setup.server {
         say_unkept_log(rt, info, s);
         let mut ws = shared.clone();

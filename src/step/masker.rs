@@ -30,7 +30,7 @@ use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 use super::secret_forms::{MIN_PART, forms, plain_forms, transforms};
-use super::shown::{has_hidden, secret_shown, views};
+use super::shown::{View, has_hidden, secret_shown, views};
 use spread::{Forms, spread_forms};
 
 /// The most text [`Masker::settled`] holds back to look at as it is shown: past it, an escape
@@ -345,33 +345,6 @@ impl Masker {
         }
     }
 
-    /// How much of `text`, a stream's text so far with more to come, can be masked and passed
-    /// on now: not the last `longest - 1` bytes (as written, and as shown: a secret the rest
-    /// of the stream completes may begin there), and never part of a form found. The rest waits
-    /// for the next piece. A char boundary of `text`.
-    pub(crate) fn settled(&self, text: &str) -> usize {
-        let keep = self.longest().saturating_sub(1);
-        let mut cut = text.len().saturating_sub(keep);
-        if text.len() <= MAX_HELD && has_hidden(text) {
-            for v in views(text) {
-                cut = cut.min(v.original_at(v.text.len().saturating_sub(keep), text.len()));
-            }
-        }
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        if let Some(Matcher::Forms(m)) = self.matcher() {
-            if text.len() <= MAX_HELD {
-                cut = cut.min(spread::settled(&m, text));
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-            }
-            cut = spans::outside(matches(&m, text), cut);
-        }
-        cut
-    }
-
     /// The length of the longest form masked (0 with no secrets): a stream cut into pieces
     /// keeps this much minus one back, so no secret is split between two pieces.
     pub(crate) fn longest(&self) -> usize {
@@ -464,19 +437,27 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 /// of `text` it was made of: the characters taken out between its parts included), and spread
 /// with separators between its characters ([`spread`]).
 fn matches(m: &Forms, text: &str) -> Vec<(usize, usize)> {
+    let views = if has_hidden(text) {
+        views(text)
+    } else {
+        Vec::new()
+    };
+    matches_in(m, text, &views)
+}
+
+/// [`matches`], given the [`views`] of `text` (none when it has nothing hidden).
+fn matches_in(m: &Forms, text: &str, views: &[View]) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = m
         .all
         .find_overlapping_iter(text)
         .map(|f| (f.start(), f.end()))
         .collect();
-    if has_hidden(text) {
-        for v in views(text) {
-            spans.extend(
-                m.all
-                    .find_overlapping_iter(&v.text)
-                    .map(|f| v.original(f.start(), f.end())),
-            );
-        }
+    for v in views {
+        spans.extend(
+            m.all
+                .find_overlapping_iter(&v.text)
+                .map(|f| v.original(f.start(), f.end())),
+        );
     }
     spans.extend(m.spread_matches(text));
     spans

@@ -2,7 +2,7 @@
 //! the first one that reads `web_server`, its secrets, `env` with the flow's `env:`), its log in
 //! the flow's artifacts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -17,14 +17,34 @@ use crate::step::{Masker, StepError};
 
 /// Starts the flow's `web_server`, if it has one; `flow_dir` is the flow's artifacts directory
 /// (its log goes to `web_server/<name>.log` there). `shared` is what `web_server` holds before
-/// (the run's servers).
+/// (the run's servers). An error is masked with `masker`, which has learned what the server's
+/// templates made of a secret: each names the rendered field it is about (the command that
+/// cannot start, the `ready_url` that answered 404, the `cwd`, `static`), which may hold one.
+/// `log` is set to the log of a command that started but did not get ready.
 pub(crate) async fn start_for_flow(
     rt: &Runtime,
     loaded: &LoadedFlow,
     scope: &Scope,
-    shared: &Value,
-    flow_dir: &Path,
+    (shared, flow_dir): (&Value, &Path),
     masker: &Masker,
+    log: &mut Option<PathBuf>,
+) -> Result<Option<Server>, StepError> {
+    start(rt, loaded, scope, (shared, flow_dir), masker, log)
+        .await
+        .map_err(|mut e| {
+            e.message = masker.mask(&e.message);
+            e
+        })
+}
+
+/// [`start_for_flow`], its errors as they are made.
+async fn start(
+    rt: &Runtime,
+    loaded: &LoadedFlow,
+    scope: &Scope,
+    (shared, flow_dir): (&Value, &Path),
+    masker: &Masker,
+    log: &mut Option<PathBuf>,
 ) -> Result<Option<Server>, StepError> {
     let Some(ws) = &loaded.flow.web_server else {
         return Ok(None);
@@ -82,7 +102,11 @@ pub(crate) async fn start_for_flow(
         masker: masker.clone(),
         reuse_by_default: false,
     };
-    Server::start(&mut || launch(ws, place.clone(), &mut render), &rt.cancel)
-        .await
-        .map(Some)
+    Server::start(
+        &mut || launch(ws, place.clone(), &mut render),
+        &rt.cancel,
+        log,
+    )
+    .await
+    .map(Some)
 }

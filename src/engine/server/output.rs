@@ -37,6 +37,8 @@ const CHUNK: usize = 64 * 1024;
 /// The output of one server process.
 pub(crate) struct Output {
     tail: Arc<Mutex<Tail>>,
+    /// What masks the tail when it is shown.
+    masker: Masker,
     /// The log file (absolute).
     pub(crate) log: PathBuf,
     /// Why the log could not be made (a symlink in its place): the output is then only in the
@@ -46,9 +48,9 @@ pub(crate) struct Output {
 }
 
 impl Output {
-    /// Reads `child`'s stdout and stderr, masked with `masker`, into `log` (created with its
-    /// directory) and the tail. (Inside `artifacts`, no symlink followed: a log that cannot be
-    /// made there is not kept, and `not_kept` says why.)
+    /// Reads `child`'s stdout and stderr into `log` (created with its directory), masked with
+    /// `masker`, and into the tail as read (masked when shown). (Inside `artifacts`, no symlink
+    /// followed: a log that cannot be made there is not kept, and `not_kept` says why.)
     pub(crate) fn capture(
         child: &mut tokio::process::Child,
         log: &Path,
@@ -86,6 +88,7 @@ impl Output {
         }
         Output {
             tail,
+            masker: masker.clone(),
             log: log.to_path_buf(),
             not_kept,
             readers: Mutex::new(readers),
@@ -105,10 +108,14 @@ impl Output {
         }
     }
 
-    /// The last lines (a line still being printed too), indented, after a line saying where
-    /// the whole log is (or why none is kept).
+    /// The last lines (a line still being printed too), masked and indented, after a line
+    /// saying where the whole log is (or why none is kept).
     pub(crate) fn tail(&self, artifacts: &Path) -> String {
-        let lines = self.tail.lock().map(|t| t.shown()).unwrap_or_default();
+        let lines = self
+            .tail
+            .lock()
+            .map(|t| t.shown(&self.masker))
+            .unwrap_or_default();
         let shown = match &self.not_kept {
             None => format!(
                 "log: {}",
@@ -147,41 +154,57 @@ impl To {
             log.write(text);
         }
     }
+
+    /// Whether the log takes more text: not once it is full (or when none is kept).
+    fn logging(&self) -> bool {
+        self.log
+            .as_ref()
+            .is_some_and(|l| l.lock().is_ok_and(|l| !l.full))
+    }
 }
 
-/// Reads a stream to its end in pieces: masked, into the tail and (whole lines, or pieces of a
-/// line longer than [`CHUNK`]) into the log.
+/// Reads a stream to its end in pieces: into the tail as read, and, while the log takes more,
+/// masked into it (whole lines, or pieces of a line longer than [`CHUNK`]). Past the log's cap
+/// nothing is masked as it is read (only the tail is kept, masked when shown): a server that
+/// prints hundreds of megabytes is read at the pace of finding its line breaks, and never held
+/// back by a full pipe.
 async fn read<R: AsyncRead + Unpin>(mut stream: R, to: To, masker: Masker) {
+    let mut decoded = MaskedStream::new(Masker::default());
     let mut masked = MaskedStream::new(masker);
     let mut buf = vec![0u8; CHUNK];
     // This stream's text not in the log yet, and whether what it wrote there ends a line.
     let mut held = String::new();
     let mut ended = true;
+    let mut logging = to.logging();
     loop {
         let n = stream.read(&mut buf).await.unwrap_or(0);
-        masked.push(&buf[..n]);
-        let text = masked.take(n == 0);
+        decoded.push(&buf[..n]);
+        let text = decoded.take_read(n == 0);
         if let Ok(mut t) = to.tail.lock() {
             t.add(to.stream, &text);
             if n == 0 {
                 t.close(to.stream);
             }
         }
-        held.push_str(&text);
-        let upto = if n == 0 || held.len() >= CHUNK {
-            held.len()
-        } else {
-            held.rfind('\n').map_or(0, |i| i + 1)
-        };
-        if upto > 0 {
-            ended = held[..upto].ends_with('\n');
-            to.write(&held[..upto]);
-            held.drain(..upto);
-        }
-        if n == 0 {
-            if !ended {
+        if logging {
+            masked.push(text.as_bytes());
+            held.push_str(&masked.take(n == 0));
+            let upto = if n == 0 || held.len() >= CHUNK {
+                held.len()
+            } else {
+                held.rfind('\n').map_or(0, |i| i + 1)
+            };
+            if upto > 0 {
+                ended = held[..upto].ends_with('\n');
+                to.write(&held[..upto]);
+                held.drain(..upto);
+                logging = to.logging();
+            }
+            if n == 0 && !ended {
                 to.write("\n");
             }
+        }
+        if n == 0 {
             break;
         }
     }
@@ -210,16 +233,27 @@ impl Log {
     }
 }
 
-/// The last lines of a server's output, and the line each stream is printing.
+/// The last lines of a server's output as it printed them, and the line each stream is
+/// printing.
 #[derive(Default)]
 struct Tail {
-    lines: VecDeque<String>,
+    lines: VecDeque<Line>,
     open: [Line; 2],
 }
 
 impl Tail {
-    /// Text of `stream`: its lines end, the rest goes on its open line.
+    /// Text of `stream`: its lines end, the rest goes on its open line. Of a piece with more
+    /// than [`TAIL_LINES`] line breaks, only what follows its last [`TAIL_LINES`] + 1 is looked
+    /// at: the lines before would all be pushed out.
     fn add(&mut self, stream: usize, text: &str) {
+        let text = match text.rmatch_indices('\n').nth(TAIL_LINES) {
+            Some((at, _)) => {
+                self.lines.clear();
+                self.open[stream] = Line::default();
+                &text[at + 1..]
+            }
+            None => text,
+        };
         for piece in text.split_inclusive('\n') {
             self.open[stream].push(piece);
             if piece.ends_with('\n') {
@@ -235,41 +269,82 @@ impl Tail {
             if self.lines.len() == TAIL_LINES {
                 self.lines.pop_front();
             }
-            self.lines.push_back(line.text(false));
+            self.lines.push_back(line);
         }
     }
 
-    /// The last [`TAIL_LINES`] lines, the open ones after those ended.
-    fn shown(&self) -> Vec<String> {
-        let open = self.open.iter().filter(|l| l.len > 0).map(|l| l.text(true));
-        let all: Vec<String> = self.lines.iter().cloned().chain(open).collect();
-        all[all.len().saturating_sub(TAIL_LINES)..].to_vec()
+    /// The last [`TAIL_LINES`] lines, the open ones after those ended, masked with `masker`
+    /// together (a secret wrapped over two lines is one form) and each cut at [`MAX_LINE`].
+    fn shown(&self, masker: &Masker) -> Vec<String> {
+        let open = self.open.iter().filter(|l| l.len > 0).map(|l| (l, true));
+        let all: Vec<(&Line, bool)> = self.lines.iter().map(|l| (l, false)).chain(open).collect();
+        let all = &all[all.len().saturating_sub(TAIL_LINES)..];
+        let raw: Vec<&str> = all.iter().map(|(l, _)| l.settled(masker)).collect();
+        let masked = masker.mask(&raw.join("\n"));
+        let parts: Vec<&str> = masked.split('\n').collect();
+        if parts.len() != all.len() {
+            // A form masked across a line break made two lines one.
+            return parts.iter().map(|p| Line::cut(p, None)).collect();
+        }
+        parts
+            .iter()
+            .zip(all)
+            .map(|(p, (l, open))| Line::cut(p, l.cut_note(*open)))
+            .collect()
     }
 }
 
-/// A line of output: its first [`MAX_LINE`] bytes, and how long it is.
+/// A line of output as printed: its first [`KEPT_LINE`] bytes, and how long it is.
 #[derive(Default)]
 struct Line {
-    shown: String,
+    kept: String,
     len: usize,
 }
+
+/// The most of a line kept (bytes): the [`MAX_LINE`] shown, and room after them for a secret
+/// that begins there, so that it is masked whole before the line is cut.
+const KEPT_LINE: usize = 4 * MAX_LINE;
 
 impl Line {
     fn push(&mut self, piece: &str) {
         self.len += piece.len();
-        let room = MAX_LINE.saturating_sub(self.shown.len());
-        self.shown.push_str(&piece[..floor_boundary(piece, room)]);
+        let room = KEPT_LINE.saturating_sub(self.kept.len());
+        self.kept.push_str(&piece[..floor_boundary(piece, room)]);
     }
 
-    /// The line as a failure shows it; `open`: it is still being printed.
-    fn text(&self, open: bool) -> String {
-        let mut s = self.shown.trim_end().to_string();
-        if self.len > self.shown.len() {
-            s.push_str(&format!(
+    /// What of the line can be masked: all of it when it is all kept, else up to where no
+    /// secret the rest of it would complete can begin ([`Masker::settled`]).
+    fn settled(&self, masker: &Masker) -> &str {
+        let text = self.kept.trim_end_matches(['\n', '\r']);
+        if self.len > self.kept.len() {
+            &text[..masker.settled(text)]
+        } else {
+            text
+        }
+    }
+
+    /// What a line cut says after it: a line not all kept, or longer than [`MAX_LINE`].
+    fn cut_note(&self, open: bool) -> Option<String> {
+        (self.len > MAX_LINE).then(|| {
+            format!(
                 "… (truncated: a line of {}{})",
                 size(self.len),
                 if open { " so far" } else { "" }
-            ));
+            )
+        })
+    }
+
+    /// A masked line as a failure shows it: its first [`MAX_LINE`] bytes, and `note` when it
+    /// was cut.
+    fn cut(masked: &str, note: Option<String>) -> String {
+        let cut = masked.len() > MAX_LINE;
+        let mut s = masked[..floor_boundary(masked, MAX_LINE)]
+            .trim_end()
+            .to_string();
+        match note {
+            Some(note) => s.push_str(&note),
+            None if cut => s.push('…'),
+            None => {}
         }
         s
     }
@@ -300,28 +375,57 @@ mod tests {
 
     #[test]
     fn long_lines_are_cut_with_their_length_and_the_tail_keeps_the_last_ones() {
+        let m = Masker::default();
         let mut t = Tail::default();
         t.add(0, "one\ntw");
         t.add(1, "err\r\n");
-        assert_eq!(t.shown(), ["one", "err", "tw"]);
+        assert_eq!(t.shown(&m), ["one", "err", "tw"]);
         t.add(0, &"o".repeat(2 * 1024 * 1024));
         let open = format!(
             "tw{}… (truncated: a line of 2.0 MiB so far)",
             "o".repeat(998)
         );
-        assert_eq!(t.shown(), ["one", "err", open.as_str()]);
+        assert_eq!(t.shown(&m), ["one", "err", open.as_str()]);
         t.close(0);
-        assert_eq!(t.shown()[2], open.replace(" so far", ""));
+        assert_eq!(t.shown(&m)[2], open.replace(" so far", ""));
         for i in 0..30 {
             t.add(1, &format!("{i}\n"));
         }
-        assert_eq!(t.shown().len(), TAIL_LINES);
-        assert_eq!(t.shown()[TAIL_LINES - 1], "29");
+        assert_eq!(t.shown(&m).len(), TAIL_LINES);
+        assert_eq!(t.shown(&m)[TAIL_LINES - 1], "29");
+        // One piece of many lines: its last ones, the other stream's open line after them.
+        t.add(0, "open");
+        let many: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        t.add(1, &many);
+        let shown = t.shown(&m);
+        assert_eq!(shown[0], "line 81");
+        assert_eq!(shown[TAIL_LINES - 2], "line 99");
+        assert_eq!(shown[TAIL_LINES - 1], "open");
         // A cut inside a character keeps it out whole.
-        let mut l = Line::default();
-        l.push(&format!("{}é", "a".repeat(MAX_LINE - 1)));
-        assert_eq!(l.shown.len(), MAX_LINE - 1);
+        let cut = Line::cut(&format!("{}é", "a".repeat(MAX_LINE - 1)), None);
+        assert_eq!(cut, format!("{}…", "a".repeat(MAX_LINE - 1)));
         assert_eq!(size(999), "999 bytes");
         assert_eq!(size(50_000_000), "47.7 MiB");
+    }
+
+    /// The tail is kept as printed and masked when shown: a secret across the cut of a long
+    /// line, and one wrapped over two lines, show as `***`, never a piece.
+    #[test]
+    fn the_tail_is_masked_when_shown_also_across_a_cut() {
+        let secret = "Zebra-Kestrel-4471";
+        let m = Masker::new([secret.to_string()]);
+        let mut t = Tail::default();
+        t.add(
+            1,
+            &format!("{}{secret} and more\n", "a".repeat(MAX_LINE - 5)),
+        );
+        t.add(1, &format!("{}{secret}", "b".repeat(KEPT_LINE - 5)));
+        t.add(1, &"c".repeat(100));
+        let shown = t.shown(&m).join("\n");
+        assert!(
+            !shown.contains("Zebra") && !shown.contains("Kest"),
+            "{shown}"
+        );
+        assert!(shown.starts_with(&"a".repeat(MAX_LINE - 5)), "{shown}");
     }
 }

@@ -87,15 +87,18 @@ impl Server {
     /// each time, and a start whose port another program took before the command could bind
     /// it (one that picks ports at random too: a parallel run's server) is tried again on a
     /// new port, `PICKS` ports in all.
+    /// `log` is set to the log of the last try whose command started and whose log was made:
+    /// the log of a start that failed, which reports link as they link a running server's.
     pub(crate) async fn start(
         launch: &mut (dyn FnMut() -> Result<Launch, StepError> + Send),
         cancel: &CancellationToken,
+        log: &mut Option<PathBuf>,
     ) -> Result<Server, StepError> {
         let mut picked = Vec::new();
         loop {
             let l = launch()?;
             let port = l.port;
-            match Self::start_once(l, cancel).await {
+            match Self::start_once(l, cancel, log).await {
                 Ok(s) => return Ok(s),
                 Err(Failed::Taken(_)) if picked.len() + 1 < PICKS => picked.extend(port),
                 Err(Failed::Taken(e)) if !picked.is_empty() => {
@@ -118,7 +121,11 @@ impl Server {
     /// name it, reused (`reuse_existing`, when what answers is ready) or an error at once; when
     /// runner picked it, another program took it since: `Failed::Taken`, as is a command that
     /// exits before it is ready while another program answers on the port runner picked.
-    async fn start_once(l: Launch, cancel: &CancellationToken) -> Result<Server, Failed> {
+    async fn start_once(
+        l: Launch,
+        cancel: &CancellationToken,
+        log: &mut Option<PathBuf>,
+    ) -> Result<Server, Failed> {
         let started = Instant::now();
         let at = ports::host_port(&l.url);
         if let Some((host, port)) = &at
@@ -138,6 +145,11 @@ impl Server {
                 .map_err(Failed::Other);
         }
         let server = spawn(&l).map_err(Failed::Other)?;
+        *log = server
+            .output
+            .not_kept
+            .is_none()
+            .then(|| server.output.log.clone());
         let ready = server.wait_ready(&l, cancel).await;
         match ready {
             Ok(()) => Ok(Server {
@@ -148,9 +160,14 @@ impl Server {
                 started_in: started.elapsed(),
                 kind: Kind::Command(Box::new(server)),
             }),
-            Err(e) => {
+            Err(mut e) => {
                 let exited = server.exit.borrow().is_some();
                 server.end().await;
+                // Its output read to the end once its tree is gone: the last lines are whole,
+                // none held back while it still printed.
+                if e.kind != ErrorKind::Interrupted {
+                    e.message = format!("{}; {}", e.message, server.output.tail(&server.artifacts));
+                }
                 // Its tree is gone: what answers on the port now is another program's.
                 let taken = match &at {
                     Some((host, port)) if l.picked && exited => ports::in_use(host, *port).await,
@@ -401,8 +418,8 @@ impl CommandServer {
         }
     }
 
-    /// The command exited before it was ready: its status and last lines, and the other
-    /// program that answered meanwhile, if one did.
+    /// The command exited before it was ready: its status, and the other program that
+    /// answered meanwhile, if one did (`start_once` adds its last lines).
     fn exited_before(&self, l: &Launch, status: &str, other: Option<&Other>) -> StepError {
         let answered = other.map_or(String::new(), |o| {
             format!(
@@ -413,17 +430,16 @@ impl CommandServer {
         StepError::new(
             ErrorKind::Environment,
             format!(
-                "web server `{}` exited ({status}) before {} answered{answered}; {}",
+                "web server `{}` exited ({status}) before {} answered{answered}",
                 l.name,
                 l.probe.as_deref().unwrap_or(&l.url),
-                self.output.tail(&self.artifacts)
             ),
         )
     }
 
     /// The command was not ready in time: what its readiness URL last answered (a status that
-    /// is not ready) or that it did not answer, its pid and last lines, or the other program
-    /// that answers in its place.
+    /// is not ready) or that it did not answer, its pid, or the other program that answers in
+    /// its place (`start_once` adds its last lines, once it is stopped).
     fn not_ready(&self, l: &Launch, other: Option<&Other>, status: Option<u16>) -> StepError {
         let pgid = self.pgid;
         let why = other.map_or_else(
@@ -446,11 +462,7 @@ impl CommandServer {
         };
         StepError::new(
             ErrorKind::Environment,
-            format!(
-                "web server `{}` {what}{why}; {}",
-                l.name,
-                self.output.tail(&self.artifacts)
-            ),
+            format!("web server `{}` {what}{why}", l.name),
         )
     }
 
@@ -514,16 +526,24 @@ mod tests {
         // The first port picked is held by another program: the second is started.
         let free = ports::pick_free().unwrap();
         let mut picks = [taken[0], free].into_iter();
-        let server = Server::start(&mut || Ok(app(picks.next().unwrap(), dir.path())), &cancel)
-            .await
-            .unwrap();
+        let server = Server::start(
+            &mut || Ok(app(picks.next().unwrap(), dir.path())),
+            &cancel,
+            &mut None,
+        )
+        .await
+        .unwrap();
         assert_eq!((server.port, server.reused), (Some(free), false));
         server.stop().await;
         // Three held in a row: the start fails naming them, and never calls a port runner
         // picked the user's to change ("use port: auto").
         let mut picks = taken.clone().into_iter();
-        let Err(e) =
-            Server::start(&mut || Ok(app(picks.next().unwrap(), dir.path())), &cancel).await
+        let Err(e) = Server::start(
+            &mut || Ok(app(picks.next().unwrap(), dir.path())),
+            &cancel,
+            &mut None,
+        )
+        .await
         else {
             panic!("started on a port another program holds");
         };

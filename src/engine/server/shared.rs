@@ -27,6 +27,8 @@ pub(crate) struct RunServers {
     /// Each template the servers rendered, with its context: what a flow's masker learns of
     /// them ([`RunServers::teach`]).
     rendered: Vec<(minijinja::Value, String)>,
+    /// What masks what reports show of them (see [`RunContext::masker`]).
+    masker: Masker,
 }
 
 /// What starting the run's servers reads from the run.
@@ -45,22 +47,30 @@ impl RunServers {
     /// Starts every server of `spec` in order; stops at the first that fails (the ones started
     /// stay up until [`RunServers::stop`]).
     pub(crate) async fn start(spec: Option<&ServersSpec>, cx: &RunContext<'_>) -> RunServers {
-        let mut out = RunServers::default();
+        let mut out = RunServers {
+            masker: cx.masker.clone(),
+            ..RunServers::default()
+        };
         let Some(spec) = spec else { return out };
         for (i, ws) in spec.servers.iter().enumerate() {
             let name = name_of(ws);
-            match start_one(spec, i, cx, &mut out.rendered).await {
+            let mut log = None;
+            match start_one(spec, i, cx, &mut out.rendered, &mut log).await {
                 Ok(s) => {
                     out.values
                         .insert(name, json!({ "url": s.url, "port": s.port }));
                     out.info.push(info_of(&s));
                     out.servers.push(s);
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    // Each error names the rendered field it is about (a `ready_url` with a
+                    // token from `env`): masked with what the templates made of a secret.
+                    e.message = cx.masker.mask(&e.message);
                     out.info.push(ServerInfo {
                         name: name.clone(),
                         url: String::new(),
-                        log: Some(cx.artifacts.join(log_rel(&name)).display().to_string()),
+                        // The log of a command that started (none was made when it could not).
+                        log: log.map(|l| l.display().to_string()),
                         log_not_kept: None,
                         start_ms: 0,
                         reused: false,
@@ -119,7 +129,7 @@ impl RunServers {
     pub(crate) async fn stop(&mut self) -> Vec<ServerInfo> {
         for (s, info) in self.servers.iter().zip(self.info.iter_mut()) {
             if let Some(why) = s.died().await {
-                info.error = Some(why);
+                info.error = Some(self.masker.mask(&why));
             }
             s.stop().await;
         }
@@ -165,6 +175,7 @@ async fn start_one(
     i: usize,
     cx: &RunContext<'_>,
     rendered: &mut Vec<(minijinja::Value, String)>,
+    log: &mut Option<std::path::PathBuf>,
 ) -> Result<Server, StepError> {
     let ws = &spec.servers[i];
     let name = name_of(ws);
@@ -211,5 +222,10 @@ async fn start_one(
         masker: cx.masker.clone(),
         reuse_by_default: !in_ci(),
     };
-    Server::start(&mut || launch(ws, place.clone(), &mut render), cx.cancel).await
+    Server::start(
+        &mut || launch(ws, place.clone(), &mut render),
+        cx.cancel,
+        log,
+    )
+    .await
 }
