@@ -125,3 +125,32 @@ fn a_run_server_that_does_not_start_shows_no_secret_of_its_settings() {
         &forms(),
     );
 }
+
+/// The run's server whose `url` carries a credential read from `env` (a staging server behind
+/// basic auth: `http://admin:{{ env.T }}@host`), on a passing run: report.json's
+/// `web_servers[].url` and the HTML report's table of servers showed it raw (attack 29's A10)
+/// while the flow's own uses of the same URL were masked.
+#[test]
+fn a_run_servers_url_with_a_credential_is_shown_masked() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    write(
+        dir,
+        "runner.toml",
+        "[[web_server]]\nname = \"api\"\ncommand = \"python3 -m http.server {{ web_server.port }} --bind 127.0.0.1\"\nport = \"auto\"\nurl = \"http://admin:{{ env.T }}@127.0.0.1:{{ web_server.port }}\"\nready_url = \"http://127.0.0.1:{{ web_server.port }}/\"\n",
+    );
+    write(
+        dir,
+        "f.yaml",
+        "name: f\nsecrets: [T]\nsteps:\n  - log: \"{{ web_server.api.url }}\"\n",
+    );
+    let ran = run_everywhere_with(dir, &["f.yaml"], &[("T", VALUE)]);
+    assert_eq!(ran.code, 0, "{}\n{}", ran.stdout, ran.stderr);
+    let url = ran.report["web_servers"][0]["url"].as_str().unwrap();
+    assert!(url.starts_with("http://admin:***@127.0.0.1:"), "{url}");
+    nowhere_shown(
+        dir,
+        &[("stdout", &ran.stdout), ("stderr", &ran.stderr)],
+        &forms(),
+    );
+}

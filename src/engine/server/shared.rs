@@ -59,7 +59,7 @@ impl RunServers {
                 Ok(s) => {
                     out.values
                         .insert(name, json!({ "url": s.url, "port": s.port }));
-                    out.info.push(info_of(&s));
+                    out.info.push(info_of(&s, &cx.masker));
                     out.servers.push(s);
                 }
                 Err(mut e) => {
@@ -155,11 +155,12 @@ fn log_rel(name: &str) -> String {
     format!("web_server/{name}.log")
 }
 
-/// What reports show of a server that started (its log's path absolute).
-fn info_of(s: &Server) -> ServerInfo {
+/// What reports show of a server that started (its log's path absolute; its URL masked: a
+/// credential in it, `http://admin:{{ env.T }}@host`, is a secret's).
+fn info_of(s: &Server, masker: &Masker) -> ServerInfo {
     ServerInfo {
         name: s.name.clone(),
-        url: s.url.clone(),
+        url: masker.mask(&s.url),
         log: s.log().map(|l| l.display().to_string()),
         log_not_kept: s.log_not_kept(),
         start_ms: u64::try_from(s.started_in.as_millis()).unwrap_or(u64::MAX),
