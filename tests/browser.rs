@@ -1965,8 +1965,9 @@ browser: {{ device: "iPhone 14" }}
 steps:
   - open: "{{{{ web_server.url }}}}"
   - id: page
-    eval: "({{ ua: navigator.userAgent, ratio: devicePixelRatio, width: screen.width }})"
+    eval: "({{ ua: navigator.userAgent, ratio: devicePixelRatio, width: screen.width, touch: navigator.maxTouchPoints, coarse: matchMedia('(pointer: coarse)').matches, hover: matchMedia('(hover: hover)').matches }})"
   - expect: {{ that: "{{{{ 'iPhone' in steps.page.value.ua and steps.page.value.ratio == 3 and steps.page.value.width < 500 }}}}" }}
+  - expect: {{ that: "{{{{ steps.page.value.touch > 0 and steps.page.value.coarse and not steps.page.value.hover }}}}" }}
 "##
         ),
     );
@@ -1980,8 +1981,8 @@ steps:
   - open: "http://127.0.0.1:{port}/headers"
   - expect: {{ not: {{ text: {{ target: "#headers", contains: X-Runner-Test }} }} }}
   - id: page
-    eval: "({{ size: innerWidth + 'x' + innerHeight, dark: matchMedia('(prefers-color-scheme: dark)').matches, lang: navigator.language, tz: Intl.DateTimeFormat().resolvedOptions().timeZone, ua: navigator.userAgent }})"
-  - expect: {{ that: "{{{{ steps.page.value.size.startswith('1280x') and not steps.page.value.dark and steps.page.value.lang != 'de-DE' }}}}" }}
+    eval: "({{ size: innerWidth + 'x' + innerHeight, dark: matchMedia('(prefers-color-scheme: dark)').matches, lang: navigator.language, tz: Intl.DateTimeFormat().resolvedOptions().timeZone, ua: navigator.userAgent, touch: navigator.maxTouchPoints }})"
+  - expect: {{ that: "{{{{ steps.page.value.size.startswith('1280x') and not steps.page.value.dark and steps.page.value.lang != 'de-DE' and steps.page.value.touch == 0 }}}}" }}
   - expect: {{ that: "{{{{ steps.page.value.tz != 'Asia/Tokyo' and 'iPhone' not in steps.page.value.ua }}}}" }}
 "##
         ),

@@ -280,6 +280,20 @@ impl Cdp {
         self.link.attach(target, timeout).await
     }
 
+    /// Calls `method` on tab `target` over a session of runner's on it (kept: what an
+    /// `Emulation` call sets holds while the session does).
+    pub(crate) async fn call_on_tab(
+        &self,
+        target: &str,
+        (method, params): (&str, Value),
+        timeout: Duration,
+    ) -> Result<(), CdpError> {
+        let session = self.attach(target, timeout).await?;
+        self.call_in(Some(&session), method, params, timeout)
+            .await
+            .map(|_| ())
+    }
+
     /// Grants permissions (`geolocation`, ...) to every origin in context `ctx`.
     pub(crate) async fn grant(
         &self,

@@ -58,13 +58,26 @@ pub(super) fn settings(e: &Emulation) -> Vec<Command> {
     commands
 }
 
+/// The DevTools call that gives a tab a touch screen with five touch points: every `device`
+/// runner takes is a phone or a tablet (`config::browser_values`), as Playwright's devices of
+/// them have `hasTouch`.
+pub(super) fn touch() -> (&'static str, Value) {
+    (
+        "Emulation.setTouchEmulationEnabled",
+        json!({ "enabled": true, "maxTouchPoints": 5 }),
+    )
+}
+
 /// The DevTools calls (method, parameters) that give a tab the flow's pages open (a popup, a
 /// new tab) the flow's settings, as its first tab has them (see `driver::new_tabs`);
 /// `user_agent` is the one the first tab keeps with its locale. A `device` is agent-browser's
 /// to apply, by its own list, to the flow's first tab only: a new tab gets the flow's
-/// `viewport`, not the device's.
+/// `viewport`, not the device's, but the device's touch screen.
 pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
     let mut calls: Vec<(&str, Value)> = Vec::new();
+    if e.device.is_some() {
+        calls.push(touch());
+    }
     if let Some((w, h)) = e.viewport {
         let metrics = json!({ "width": w, "height": h, "deviceScaleFactor": 0, "mobile": false });
         calls.push(("Emulation.setDeviceMetricsOverride", metrics));
@@ -131,7 +144,7 @@ mod tests {
     use super::{Emulation, new_tab_calls};
 
     /// A new tab gets each setting the flow has, as DevTools calls; a device does not follow
-    /// (agent-browser's own list), nor a user agent without a locale. Every new tab turns on
+    /// (agent-browser's own list) but for its touch screen, nor a user agent without a locale. Every new tab turns on
     /// its requests' events.
     #[test]
     fn a_new_tab_gets_the_flows_settings() {
@@ -149,6 +162,7 @@ mod tests {
         assert_eq!(
             methods,
             [
+                "Emulation.setTouchEmulationEnabled",
                 "Emulation.setDeviceMetricsOverride",
                 "Emulation.setEmulatedMedia",
                 "Emulation.setLocaleOverride",
@@ -159,13 +173,14 @@ mod tests {
                 "Network.setExtraHTTPHeaders",
             ]
         );
-        assert_eq!(calls[0].1["width"], 500);
+        assert_eq!(calls[0].1["maxTouchPoints"], 5);
+        assert_eq!(calls[1].1["width"], 500);
         assert_eq!(
-            calls[3].1,
+            calls[4].1,
             json!({ "userAgent": "UA", "acceptLanguage": "de-DE" })
         );
-        assert_eq!(calls[4].1["filter"][0]["type"], "worker");
-        assert_eq!(calls[7].1, json!({ "headers": { "X-Team": "blue" } }));
+        assert_eq!(calls[5].1["filter"][0]["type"], "worker");
+        assert_eq!(calls[8].1, json!({ "headers": { "X-Team": "blue" } }));
         // Without settings, a new tab still records its requests (see `driver::request_log`).
         let bare = new_tab_calls(&Emulation::default(), None);
         assert_eq!(bare.len(), 1);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::super::connect::CDP_TIMEOUT;
-use super::super::emulation::{new_tab_calls, settings, worker_calls};
+use super::super::emulation::{new_tab_calls, settings, touch, worker_calls};
 use super::{Context, Emulation, Worker};
 use crate::browser::driver::session::Session;
 use crate::step::{ErrorKind, StepError};
@@ -101,6 +101,13 @@ impl Worker {
                     e.timezone.as_deref(),
                     CDP_TIMEOUT,
                 )
+                .await
+                .map_err(|e| fail(e.to_string()))?;
+        }
+        if e.device.is_some() {
+            // A phone's or tablet's touch screen, which agent-browser's `set device` leaves out.
+            self.cdp
+                .call_on_tab(&context.target, touch(), CDP_TIMEOUT)
                 .await
                 .map_err(|e| fail(e.to_string()))?;
         }
