@@ -479,3 +479,30 @@ steps:
         &text[..text.len().min(3000)]
     );
 }
+
+/// A flaky flow (failed, passed on its retry) under the default `retain-on-failure`: the failed
+/// attempt's trace was kept in its artifacts but named nowhere (report.json had no `trace`, the
+/// HTML report no row): attack 29's A9. The flow's result now names it, as Playwright's report
+/// shows a flaky test's failed attempt.
+#[test]
+fn a_flaky_flows_failed_attempt_keeps_its_trace_in_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: flaky\nsteps:\n  - exec: { command: \"test -f flag || { touch flag; exit 1; }\", shell: true }\n",
+    );
+    let Ran {
+        code,
+        stderr,
+        report,
+        ..
+    } = flow_run(d.path()).args(["f.yaml", "--retries", "1"]).run();
+    assert_eq!(code, 0, "{stderr}");
+    let flow = &report["flows"][0];
+    assert_eq!(flow["flaky"], true, "{flow:#}");
+    let trace = flow["trace"].as_str().unwrap_or_else(|| panic!("{flow:#}"));
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(kept["status"], "failed", "{kept:#}");
+}

@@ -84,6 +84,9 @@ impl Job {
     /// passes after failing is flaky.
     async fn with_retries(&self) -> FlowResult {
         let mut failures = Vec::new();
+        // The trace a failed attempt kept (`retain-on-failure`): the flow's, when the attempt
+        // that passed keeps none, as Playwright's report shows a flaky test's failed attempt.
+        let mut failed_trace = None;
         let mut r = loop {
             let r = run_flow(
                 &self.rt,
@@ -99,6 +102,7 @@ impl Job {
                 && !self.rt.cancel.is_cancelled()
             {
                 failures.push(failure_of(&r));
+                failed_trace = r.trace.or(failed_trace);
                 continue;
             }
             break r;
@@ -108,6 +112,9 @@ impl Job {
             r.flaky = true;
         }
         r.retry_errors = failures;
+        if r.trace.is_none() {
+            r.trace = failed_trace;
+        }
         r
     }
 }
