@@ -8,6 +8,7 @@
 )]
 
 mod act;
+mod act_names;
 mod actions;
 mod agent_lines;
 mod agents;
