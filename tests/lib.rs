@@ -30,6 +30,7 @@ mod browser_values;
 mod checks;
 mod cli;
 mod common;
+mod condition_text;
 mod config_fields;
 mod confined;
 mod contexts;
