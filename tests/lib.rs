@@ -106,4 +106,5 @@ mod untrusted_stores;
 mod vars_before_run;
 mod walks;
 mod watch;
+mod wide_numbers;
 mod workers;

@@ -249,6 +249,16 @@ fn fromjson(text: &str) -> Result<minijinja::Value, minijinja::Error> {
             ),
         ));
     }
+    match super::wide_json::parse(text) {
+        Ok(Some(exact)) => return Ok(exact),
+        Ok(None) => {}
+        Err(why) => {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!("`fromjson`: {why}"),
+            ));
+        }
+    }
     let v: Value = serde_json::from_str(text).map_err(|e| {
         minijinja::Error::new(
             minijinja::ErrorKind::InvalidOperation,
