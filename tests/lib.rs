@@ -8,6 +8,7 @@
 )]
 
 mod act;
+mod act_names;
 mod actions;
 mod agent_lines;
 mod agents;
@@ -29,6 +30,7 @@ mod browser_values;
 mod checks;
 mod cli;
 mod common;
+mod condition_text;
 mod config_fields;
 mod confined;
 mod contexts;
@@ -106,4 +108,5 @@ mod untrusted_stores;
 mod vars_before_run;
 mod walks;
 mod watch;
+mod wide_numbers;
 mod workers;

@@ -118,16 +118,19 @@ async fn expect(
     if e.has_browser_checks() {
         families::browser(cx, Action::Expect(e)).await?;
     }
-    let Some(cond) = that else {
+    let Some(rendered) = that else {
         return Ok(json!({}));
     };
     let loaded = cx.frame.loaded;
     let ctx = scope.context();
-    let holds = cx.rt.templates.condition(&cond, &ctx).map_err(|err| {
-        let err = super::render::quoting_no_secret(&ctx, &cond, &cx.frame.masker, err);
+    // The condition as written, read as `if` reads one: what its template renders is a value,
+    // never code read again (`that: "{{ vars.s }}"` with `s: x` was the undefined name `x`).
+    let raw = raw_action(loaded, cx.ptr, "expect").and_then(|v| v.get("that"));
+    let cond = raw.unwrap_or(&rendered);
+    let holds = cx.rt.templates.condition(cond, &ctx).map_err(|err| {
+        let err = super::render::quoting_no_secret(&ctx, cond, &cx.frame.masker, err);
         template_error(loaded, &format!("{}/expect/that", cx.ptr), err)
     })?;
-    let raw = raw_action(loaded, cx.ptr, "expect").and_then(|v| v.get("that"));
     if let Some(why) = raw.and_then(|raw| reads_cut_output(cx, raw, scope)) {
         return Err(StepError::new(ErrorKind::Assertion, why)
             .located(&location(loaded, &format!("{}/expect/that", cx.ptr))));

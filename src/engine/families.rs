@@ -276,16 +276,22 @@ async fn answer(
     }
     // The page's interactive snapshot, for the resolver and the agent (not needed on a hit).
     let page = intent::observe(session, url, q.page_timeout).await?;
-    if let Some(answer) = intent::resolve_local(q.intent, &page.refs) {
-        return Ok((answer, "local"));
-    }
+    let why = match intent::resolve_local(q.intent, &page.refs) {
+        Ok(answer) => return Ok((answer, "local")),
+        Err(why) => why,
+    };
     let no_agent = q.profile.is_none() && cache != CacheMode::ReadOnly;
     if no_agent {
         return Err(StepError::new(
             ErrorKind::Skill,
             format!(
-                "cannot tell what to do for \"{}\" on this page{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
+                "cannot tell what to do for \"{}\" on this page{}{}: give it an agent profile (`act: {{ intent: ..., profile: ... }}`, the flow's `agent:`, or `runner run --agent`) or name the element as the page does",
                 q.intent,
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {why}")
+                },
                 if cached_broke {
                     " (the cached answer no longer fits)"
                 } else {

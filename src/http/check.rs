@@ -46,15 +46,9 @@ pub(super) struct Failure {
 /// they show masked with `m` before it is cut.
 pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Failure> {
     let mut out = Vec::new();
-    let one =
-        |out: &mut Vec<Failure>, part: String, label: String, check: &Check, actual: Queried| {
-            if let Some(why) = failed(&check.predicates(), &actual, kind_of(&part), m) {
-                out.push(Failure {
-                    part,
-                    message: format!("{label}: {why}"),
-                });
-            }
-        };
+    let one = |out: &mut Vec<Failure>, part: String, label: String, c: &Check, q: Queried| {
+        one_check(out, part, label, c, q, m);
+    };
     if let Some(c) = &checks.status {
         one(
             &mut out,
@@ -77,6 +71,32 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
             Queried::of(actual),
         );
     }
+    json(checks, r, m, &mut out);
+    if let Some(c) = &checks.body {
+        out.extend(body(c, r, m));
+    }
+    if let Some(c) = &checks.duration_ms {
+        one(
+            &mut out,
+            "expect/duration_ms".into(),
+            "duration_ms".into(),
+            c,
+            Queried::of(Some(r.duration_ms.into())),
+        );
+    }
+    out
+}
+
+/// The `json` checks of `checks` on `r`, each failure into `out`.
+fn json(checks: &ResponseChecks, r: &Response, m: &Masker, out: &mut Vec<Failure>) {
+    // The body's integers that JSON parsing rounded (a check on them may not be told).
+    let wide: Vec<String> = match (&r.json, checks.json.is_empty()) {
+        (Some(_), false) => crate::template::json_size::wide_integers(&r.body)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
     for (path, c) in &checks.json {
         let part = format!("expect/json/{}", pointer_escape(path));
         let label = format!("json `{path}`");
@@ -103,22 +123,30 @@ pub(super) fn run(checks: &ResponseChecks, r: &Response, m: &Masker) -> Vec<Fail
                     shown(&Value::String(r.body.clone()), m)
                 ),
             }),
-            (Ok(p), Some(doc)) => one(&mut out, part, label, c, query(&p, path, doc)),
+            (Ok(p), Some(doc)) => {
+                let mut q = query(&p, path, doc);
+                q.wide.clone_from(&wide);
+                one_check(out, part, label, c, q, m);
+            }
         }
     }
-    if let Some(c) = &checks.body {
-        out.extend(body(c, r, m));
+}
+
+/// The failure of `check` on what a query found, if it failed, into `out`.
+fn one_check(
+    out: &mut Vec<Failure>,
+    part: String,
+    label: String,
+    check: &Check,
+    actual: Queried,
+    m: &Masker,
+) {
+    if let Some(why) = failed(&check.predicates(), &actual, kind_of(&part), m) {
+        out.push(Failure {
+            part,
+            message: format!("{label}: {why}"),
+        });
     }
-    if let Some(c) = &checks.duration_ms {
-        one(
-            &mut out,
-            "expect/duration_ms".into(),
-            "duration_ms".into(),
-            c,
-            Queried::of(Some(r.duration_ms.into())),
-        );
-    }
-    out
 }
 
 /// How the value of the check at `part` compares: headers and the body are text; the status,
@@ -140,6 +168,8 @@ pub(super) struct Queried {
     pub(super) found: bool,
     /// Whether it is the list of the nodes a path that can select several selected.
     pub(super) many: bool,
+    /// The integers of the body wider than 64 bits, as written: JSON parsing rounded them.
+    pub(super) wide: Vec<String>,
 }
 
 impl Queried {
@@ -149,6 +179,7 @@ impl Queried {
             found: value.is_some(),
             value,
             many: false,
+            wide: Vec::new(),
         }
     }
 }
@@ -162,6 +193,7 @@ pub(super) fn query(p: &JsonPath, text: &str, doc: &Value) -> Queried {
             found: !nodes.is_empty(),
             value: Some(Value::Array(nodes.into_iter().cloned().collect())),
             many: true,
+            wide: Vec::new(),
         };
     }
     Queried::of(nodes.first().map(|v| (*v).clone()))
@@ -188,9 +220,8 @@ fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String>
     let Some(a) = q.value.as_ref() else {
         return has_value_checks(p).then(|| format!("found nothing (expected {})", expected(p, m)));
     };
-    if q.many
-        && let Some(why) = one_value_on_many(p, a, m)
-    {
+    let many = || q.many.then(|| one_value_on_many(p, a, m)).flatten();
+    if let Some(why) = many().or_else(|| inexact(p, a, kind, &q.wide, m)) {
         return Some(why);
     }
     let mut why = Vec::new();
@@ -272,6 +303,70 @@ fn one_value_on_many(p: &Predicates, a: &Value, m: &Masker) -> Option<String> {
         shown(a, m),
         shown(e, m)
     ))
+}
+
+/// Why the predicates cannot be told on `a` exactly: a number of the check and one found meet
+/// past 64 bits, where runner holds integers only as rounded floats — a flow's integer wider
+/// than 64 bits, or one of the body's (`wide`), would equal its neighbours (attack 29, A15:
+/// `$.amount: 100000000000000000000` held on 100000000000000000001).
+fn inexact(p: &Predicates, a: &Value, kind: Kind, wide: &[String], m: &Masker) -> Option<String> {
+    let mut given = Vec::new();
+    for v in [&p.equals, &p.not_equals, &p.contains]
+        .into_iter()
+        .flatten()
+    {
+        numbers(v, Kind::Typed, &mut given);
+    }
+    given.extend(p.min.iter().chain(&p.max).map(Num::of));
+    let mut found = Vec::new();
+    numbers(a, kind, &mut found);
+    let body_wide = !wide.is_empty();
+    let big = |i: i128| i.unsigned_abs() >= 1 << 53;
+    let clash = found.iter().any(|f| {
+        given.iter().any(|g| match (*f, *g) {
+            (Num::Wide(_), Num::Wide(_)) => body_wide,
+            (Num::Wide(_), Num::Int(i)) => body_wide && big(i),
+            (Num::Int(i), Num::Wide(_)) => big(i),
+            _ => false,
+        })
+    });
+    if !clash {
+        return None;
+    }
+    // The body's integers that read as a number found (else the first few).
+    let rounded_to = |t: &&String| {
+        t.parse::<f64>().is_ok_and(|x| {
+            found
+                .iter()
+                .any(|n| matches!(n, Num::Wide(w) if w.to_bits() == x.to_bits()))
+        })
+    };
+    let mut named: Vec<&str> = wide.iter().filter(rounded_to).map(String::as_str).collect();
+    if named.is_empty() {
+        named = wide.iter().map(String::as_str).collect();
+    }
+    named.truncate(3);
+    let body = if named.is_empty() {
+        String::new()
+    } else {
+        format!(" (the body's {})", m.mask(&named.join(", ")))
+    };
+    Some(format!(
+        "cannot be compared exactly: it meets an integer wider than 64 bits{body}, which a JSON check reads as the nearest float, where different integers are equal (actual {}, expected {}); `fromjson` keeps them exact: compare in a `that` (`{{{{ (steps.ID.body | fromjson).amount == 100000000000000000001 }}}}`)",
+        shown(a, m),
+        expected(p, m)
+    ))
+}
+
+/// The numbers in `v`, at any depth (in a header's or the body's text, the number it reads as).
+fn numbers(v: &Value, kind: Kind, out: &mut Vec<Num>) {
+    match v {
+        Value::Number(n) => out.push(Num::of(n)),
+        Value::String(s) if kind == Kind::Text => out.extend(Num::parse(s)),
+        Value::Array(items) => items.iter().for_each(|i| numbers(i, kind, out)),
+        Value::Object(map) => map.values().for_each(|i| numbers(i, kind, out)),
+        _ => {}
+    }
 }
 
 /// Whether the predicates check a value (beyond `exists`).
@@ -379,11 +474,13 @@ fn number(a: &Value) -> Option<Num> {
 
 /// A number as checks compare it: an integer exactly (past 2^53 too: 64-bit ids, snowflakes,
 /// nanosecond times, which an `f64` would make equal to their neighbours), else a float; `12`
-/// equals `12.0`.
+/// equals `12.0`. A whole float past 64 bits may be an integer JSON parsing rounded: `Wide`
+/// (compared as the float it is, once [`inexact`] found it need not be told exactly).
 #[derive(Debug, Clone, Copy)]
 enum Num {
     Int(i128),
     Float(f64),
+    Wide(f64),
 }
 
 impl Num {
@@ -405,12 +502,24 @@ impl Num {
         }
     }
 
-    /// A float that is a whole number (within `i128`) as the integer it is, exactly.
+    /// A float that is a whole number within 64 bits as the integer it is, exactly; one past
+    /// them as `Wide`.
     fn exact(self) -> Num {
+        const TWO_63: f64 = 9_223_372_036_854_775_808.0;
         match self {
             #[allow(clippy::cast_possible_truncation)]
-            Num::Float(f) if f.fract() == 0.0 && f.abs() < 1e38 => Num::Int(f as i128),
+            Num::Float(f) if f.fract() == 0.0 && f.abs() < TWO_63 => Num::Int(f as i128),
+            Num::Float(f) if f.fract() == 0.0 && f.is_finite() => Num::Wide(f),
             n => n,
+        }
+    }
+
+    /// The value as a float (an integer past 2^53 rounded).
+    #[allow(clippy::cast_precision_loss)]
+    fn float(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) | Num::Wide(f) => f,
         }
     }
 }
@@ -425,11 +534,7 @@ impl PartialOrd for Num {
     fn partial_cmp(&self, o: &Num) -> Option<std::cmp::Ordering> {
         match (*self, *o) {
             (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
-            #[allow(clippy::cast_precision_loss)]
-            (Num::Int(a), Num::Float(b)) => (a as f64).partial_cmp(&b),
-            #[allow(clippy::cast_precision_loss)]
-            (Num::Float(a), Num::Int(b)) => a.partial_cmp(&(b as f64)),
-            (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b),
+            (a, b) => a.float().partial_cmp(&b.float()),
         }
     }
 }

@@ -21,26 +21,30 @@ pub(crate) fn explain(
     mask: &dyn Fn(&str, &str) -> String,
 ) -> Option<String> {
     let expr = single_expression(cond).unwrap_or(cond).trim();
+    // An operand in braces of its own (`{{ a }} and {{ b }}`, which validate refuses) is its code.
+    let code = |src: &str| single_expression(src).unwrap_or(src).trim().to_string();
     let value = |src: &str| -> String {
-        super::compile::eval(t.env(), src, ctx).ok().map_or_else(
-            || "(cannot be evaluated)".to_string(),
-            |v| {
-                if v.is_undefined() {
-                    "undefined".to_string()
-                } else {
-                    let mask = |text: &str| mask(src, text);
-                    serde_json::to_value(&v)
-                        .map_or_else(|_| mask(&v.to_string()), |j| show(&j, &mask))
-                }
-            },
-        )
+        super::compile::eval(t.env(), &code(src), ctx)
+            .ok()
+            .map_or_else(
+                || "an error (it cannot be evaluated)".to_string(),
+                |v| {
+                    if v.is_undefined() {
+                        "undefined".to_string()
+                    } else {
+                        let mask = |text: &str| mask(src, text);
+                        serde_json::to_value(&v)
+                            .map_or_else(|_| mask(&v.to_string()), |j| show(&j, &mask))
+                    }
+                },
+            )
     };
     for joiner in [" and ", " or "] {
         let parts = split_top(expr, joiner);
         if parts.len() > 1 {
             let shown: Vec<String> = parts
                 .iter()
-                .map(|p| format!("`{}` is {}", p.trim(), value(p)))
+                .map(|p| format!("`{}` is {}", code(p), value(p)))
                 .collect();
             return Some(shown.join(", "));
         }
@@ -50,9 +54,9 @@ pub(crate) fn explain(
         if parts.len() == 2 {
             return Some(format!(
                 "the left side `{}` is {} and the right side `{}` is {}",
-                parts[0].trim(),
+                code(parts[0]),
                 value(parts[0]),
-                parts[1].trim(),
+                code(parts[1]),
                 value(parts[1])
             ));
         }
@@ -143,6 +147,24 @@ mod tests {
         assert_eq!(
             explain(&t, "steps.b.ok", &ctx, &|_, s| s.to_string()).unwrap(),
             "it is false"
+        );
+        // Operands in braces of their own are their code, with their values (attack 29, A6:
+        // "`{{ vars.a == 5 }}` is (cannot be evaluated)" for a comparison that is false).
+        assert_eq!(
+            explain(
+                &t,
+                "{{ steps.a.ok }} and {{ steps.b.ok == true }}",
+                &ctx,
+                &|_, s| s.to_string()
+            )
+            .unwrap(),
+            "`steps.a.ok` is true, `steps.b.ok == true` is false"
+        );
+        assert_eq!(
+            explain(&t, "steps.a.ok and steps.a.ok.x.y", &ctx, &|_, s| s
+                .to_string())
+            .unwrap(),
+            "`steps.a.ok` is true, `steps.a.ok.x.y` is an error (it cannot be evaluated)"
         );
         assert_eq!(
             split_top("f(a == b) == [1, 2]", "=="),

@@ -34,9 +34,70 @@ pub(crate) fn more_values_than(text: &[u8], max: usize) -> bool {
     false
 }
 
+/// The integers of the JSON text `text` (outside strings) that fit neither `i64` nor `u64`, as
+/// written: JSON parsing rounds them to the nearest float, where two different ones meet.
+pub(crate) fn wide_integers(text: &str) -> Vec<&str> {
+    wide_integer_spans(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect()
+}
+
+/// Where [`wide_integers`] are in `text`.
+pub(crate) fn wide_integer_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let (mut out, mut in_string, mut escaped) = (Vec::new(), false, false);
+    let mut start: Option<usize> = None;
+    let wide = |r: std::ops::Range<usize>| {
+        let token = &text[r.clone()];
+        let digits = token.strip_prefix('-').unwrap_or(token);
+        let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err()).then_some(r)
+    };
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        let numeric = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+        match (start, numeric) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                out.extend(wide(s..i));
+                start = None;
+            }
+            _ => {}
+        }
+        in_string = b == b'"';
+    }
+    if let Some(s) = start {
+        out.extend(wide(s..text.len()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::more_values_than;
+    use super::{more_values_than, wide_integers};
+
+    #[test]
+    fn wide_integers_are_found_outside_strings() {
+        assert_eq!(
+            wide_integers(
+                r#"{"a": 100000000000000000001, "b": [18446744073709551615, -9223372036854775809], "c": "100000000000000000002", "d": 1e400, "e": 1.00000000000000000000001}"#
+            ),
+            vec!["100000000000000000001", "-9223372036854775809"]
+        );
+        assert!(wide_integers("[1, 2, -3, 18446744073709551615]").is_empty());
+        assert_eq!(
+            wide_integers("123456789012345678901234567890"),
+            vec!["123456789012345678901234567890"]
+        );
+    }
 
     #[test]
     fn values_are_counted_outside_strings() {

@@ -17,6 +17,7 @@ mod python;
 mod render;
 mod tags;
 pub(crate) mod var_reads;
+mod wide_json;
 
 pub(crate) use check::{TemplateIssue, check_expression, check_template};
 pub(crate) use explain::explain;

@@ -176,7 +176,9 @@ impl Templates {
         }
     }
 
-    /// Evaluates a condition: a boolean, a `{{ template }}`, or a bare expression.
+    /// Evaluates a condition: a boolean, one `{{ expression }}`, or a bare expression. A
+    /// template with text around or between its expressions is refused ([`not_one_expression`]):
+    /// it renders to a text, which would always be true.
     pub(crate) fn condition(
         &self,
         cond: &Value,
@@ -185,6 +187,14 @@ impl Templates {
         match cond {
             Value::Bool(b) => Ok(*b),
             Value::String(s) => {
+                if let Some(why) = self.not_one_expression(s) {
+                    return Err(RenderError {
+                        pointer: String::new(),
+                        offset: None,
+                        message: why.0,
+                        without_values: None,
+                    });
+                }
                 let v = if is_template(s) {
                     self.render_string_value(s, ctx)?
                 } else {
@@ -200,6 +210,33 @@ impl Templates {
     }
 }
 
+impl Templates {
+    /// Why the condition `src` is not one expression, bare or in one `{{ }}` with only spaces
+    /// around it — `"{{ a }} and {{ b }}"`, `"{{ x }}{{ y }}"`, `"x {{ false }}"` render to a
+    /// text, which any reader takes as true (GitHub Actions' `${{ a }} && ${{ b }}` trap) —
+    /// and, when the text without its braces is one expression, that expression in one `{{ }}`
+    /// (for a help line); `None` for a condition that is one. A template with `{% %}`
+    /// statements is the flow's own logic (`{% if a %}true{% endif %}` renders to `true` or
+    /// nothing), as is one minijinja cannot read (its syntax error is reported on its own).
+    pub(crate) fn not_one_expression(&self, src: &str) -> Option<(String, Option<String>)> {
+        if !is_template(src) || single_expression(src).is_some() {
+            return None;
+        }
+        let tags = super::tags::tags(src).ok()?;
+        if tags.iter().any(|t| t.kind == super::tags::Kind::Block) {
+            return None;
+        }
+        let unbraced = src.replace("{{", " ").replace("}}", " ");
+        let joined = unbraced.split_whitespace().collect::<Vec<_>>().join(" ");
+        let one = (!is_template(&joined) && self.env.compile_expression(&joined).is_ok())
+            .then(|| format!("{{{{ {joined} }}}}"));
+        Some((
+            "this condition is not one expression (bare, or in one `{{ }}` with only spaces around it): the text around or between its templates makes it render to a text, which would always be true".to_string(),
+            one,
+        ))
+    }
+}
+
 /// `fromjson`: JSON text (a `request`'s body, an `exec`'s stdout) as the value it holds, the
 /// inverse of `tojson`.
 fn fromjson(text: &str) -> Result<minijinja::Value, minijinja::Error> {
@@ -211,6 +248,16 @@ fn fromjson(text: &str) -> Result<minijinja::Value, minijinja::Error> {
                 "`fromjson`: the text holds more than {MAX_VALUES} JSON values: runner does not parse it"
             ),
         ));
+    }
+    match super::wide_json::parse(text) {
+        Ok(Some(exact)) => return Ok(exact),
+        Ok(None) => {}
+        Err(why) => {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!("`fromjson`: {why}"),
+            ));
+        }
     }
     let v: Value = serde_json::from_str(text).map_err(|e| {
         minijinja::Error::new(
@@ -431,5 +478,33 @@ mod tests {
         assert!(t.condition(&json!("vars.n == 3"), &ctx()).unwrap());
         assert!(!t.condition(&json!("{{ vars.n > 5 }}"), &ctx()).unwrap());
         assert!(t.condition(&json!(true), &ctx()).unwrap());
+        assert!(t.condition(&json!(" {{ vars.n == 3 }} "), &ctx()).unwrap());
+        // Text around or between its expressions: it would render to a text, always true.
+        for text in [
+            "{{ vars.n > 5 }} and {{ vars.n > 6 }}",
+            "{{ false }}{{ false }}",
+            "x {{ false }}",
+        ] {
+            let e = t.condition(&json!(text), &ctx()).unwrap_err();
+            assert!(e.message.contains("not one expression"), "{text}: {e}");
+        }
+        assert_eq!(
+            t.not_one_expression("{{ vars.n > 5 }} and {{ vars.n > 6 }}")
+                .and_then(|w| w.1),
+            Some("{{ vars.n > 5 and vars.n > 6 }}".to_string())
+        );
+        assert_eq!(
+            t.not_one_expression("x {{ false }}").and_then(|w| w.1),
+            None
+        );
+        // Statements are the flow's own logic: `true` or nothing.
+        assert_eq!(
+            t.not_one_expression("{% if vars.n > 5 %}true{% endif %}"),
+            None
+        );
+        assert!(
+            !t.condition(&json!("{% if vars.n > 5 %}true{% endif %}"), &ctx())
+                .unwrap()
+        );
     }
 }

@@ -5,8 +5,9 @@
 //!
 //! An answer has the `intent` skill's shape (`runner schema skill/intent`): `action_type`,
 //! `selector` (an ElementSelector), `value`, `confidence`. The resolver never guesses: an
-//! instruction it cannot read, or a name that two elements share, gives no answer (then the
-//! agent is asked, when the step names one).
+//! instruction it cannot read, a name no element has as a whole (one that only holds it is not
+//! it), or a name that two elements share, gives no answer (then the agent is asked, when the
+//! step names one).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -404,9 +405,19 @@ fn target_words(phrase: &str) -> (String, Option<&'static [&'static str]>) {
     (p, roles)
 }
 
-/// The built-in resolver: an answer for a simple instruction on this page, or `None` when it
-/// cannot tell (unknown phrasing, no element of that name, or two that share it).
-pub(crate) fn resolve_local(intent: &str, refs: &BTreeMap<String, RefInfo>) -> Option<Value> {
+/// The built-in resolver: an answer for a simple instruction on this page, or why it has none
+/// (empty when it cannot read the instruction; else no element of that name, or two that
+/// share it, said in a phrase that names the elements that came close).
+///
+/// An element is the instruction's when its accessible name IS the name the instruction gives,
+/// compared without case, spaces and punctuation ("delete ACCOUNT" is "Delete account"). A name
+/// that only holds the instruction's words is not it: "Subscribe" is not "Unsubscribe from all
+/// emails", "Agree" not "I disagree with the terms", 登录 not 退出登录 — acting on such a part
+/// is a guess, and often the opposite of what was asked.
+pub(crate) fn resolve_local(
+    intent: &str,
+    refs: &BTreeMap<String, RefInfo>,
+) -> Result<Value, String> {
     let intent = intent.trim();
     for (re, kind) in patterns() {
         let Some(c) = re.captures(intent) else {
@@ -414,22 +425,15 @@ pub(crate) fn resolve_local(intent: &str, refs: &BTreeMap<String, RefInfo>) -> O
         };
         match *kind {
             "press" => {
-                let key = c.name("key")?.as_str();
-                let known = KEYS
-                    .iter()
-                    .find(|k| k.eq_ignore_ascii_case(key))
-                    .map(|k| (*k).to_string())
-                    .or_else(|| (key.contains('+') || key.len() == 1).then(|| key.to_string()));
-                // "press Sign in" is a click: only a key name is a key.
-                let Some(key) = known else { continue };
-                return Some(json!({ "action_type": "press", "value": key, "confidence": 1.0 }));
+                let Some(key) = c.name("key").and_then(|k| key_name(k.as_str())) else {
+                    // "press Sign in" is a click: only a key name is a key.
+                    continue;
+                };
+                return Ok(json!({ "action_type": "press", "value": key, "confidence": 1.0 }));
             }
             "open" => {
-                return Some(json!({
-                    "action_type": "open",
-                    "value": c.name("url")?.as_str(),
-                    "confidence": 1.0,
-                }));
+                let url = c.name("url").map_or("", |u| u.as_str());
+                return Ok(json!({ "action_type": "open", "value": url, "confidence": 1.0 }));
             }
             _ => {}
         }
@@ -440,49 +444,77 @@ pub(crate) fn resolve_local(intent: &str, refs: &BTreeMap<String, RefInfo>) -> O
             "uncheck" => Verb::Uncheck,
             _ => Verb::Click,
         };
-        let (name, roles) = target_words(c.name("target")?.as_str());
-        let want = norm(&name);
-        if want.is_empty() {
-            return None;
-        }
-        let fits = |r: &RefInfo| {
-            verb.fits(&r.role) && roles.is_none_or(|rs| rs.contains(&r.role.as_str()))
-        };
-        // In tenths: the name as written, or one name containing the other.
-        let score = |r: &RefInfo| -> u8 {
-            let have = norm(&r.name);
-            if have == want {
-                10
-            } else if !have.is_empty() && (have.contains(&want) || want.contains(&have)) {
-                8
-            } else {
-                0
-            }
-        };
-        let mut scored: Vec<(u8, &String)> = refs
-            .iter()
-            .filter(|(_, r)| fits(r))
-            .map(|(k, r)| (score(r), k))
-            .filter(|(s, _)| *s > 0)
-            .collect();
-        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let (best, key) = *scored.first()?;
-        // Two elements as good as each other: the resolver does not pick one.
-        if scored.iter().filter(|(s, _)| *s == best).count() > 1 {
-            return None;
-        }
-        let selector = stable_selector(key, refs)?;
+        let target = c.name("target").map_or("", |t| t.as_str());
+        let key = named(verb, target, refs)?;
+        let selector = stable_selector(&key, refs).ok_or_else(String::new)?;
         let mut answer = json!({
             "action_type": verb.name(),
             "selector": selector,
-            "confidence": f64::from(best) / 10.0,
+            "confidence": 1.0,
         });
         if let Some(v) = c.name("value") {
             answer["value"] = json!(unquote(v.as_str()));
         }
-        return Some(answer);
+        return Ok(answer);
     }
-    None
+    Err(String::new())
+}
+
+/// A key `press` knows by name (chords are recognised by `+`, one character is itself).
+fn key_name(key: &str) -> Option<String> {
+    KEYS.iter()
+        .find(|k| k.eq_ignore_ascii_case(key))
+        .map(|k| (*k).to_string())
+        .or_else(|| (key.contains('+') || key.chars().count() == 1).then(|| key.to_string()))
+}
+
+/// The ref of the one element `verb` can act on whose name is the one `target` gives; else why
+/// there is none, naming the elements whose names only hold it (or are held in it).
+fn named(verb: Verb, target: &str, refs: &BTreeMap<String, RefInfo>) -> Result<String, String> {
+    let (name, roles) = target_words(target);
+    let want = norm(&name);
+    if want.is_empty() {
+        return Err(String::new());
+    }
+    // In the page's order (the snapshot numbers its refs as it reads the page).
+    let mut fitting: Vec<(&String, &RefInfo)> = refs
+        .iter()
+        .filter(|(_, r)| verb.fits(&r.role) && roles.is_none_or(|rs| rs.contains(&r.role.as_str())))
+        .collect();
+    fitting.sort_by_key(|(k, _)| ref_number(k));
+    let same: Vec<&String> = fitting
+        .iter()
+        .filter(|(_, r)| norm(&r.name) == want)
+        .map(|(k, _)| *k)
+        .collect();
+    match same.as_slice() {
+        [one] => return Ok((*one).clone()),
+        [] => {}
+        many => {
+            return Err(format!(
+                "{} elements it can {} are named \"{name}\"",
+                many.len(),
+                verb.name()
+            ));
+        }
+    }
+    let mut near: Vec<String> = Vec::new();
+    for (_, r) in &fitting {
+        let have = norm(&r.name);
+        let close = !have.is_empty() && (have.contains(&want) || want.contains(&have));
+        if close && !near.contains(&r.name) {
+            near.push(r.name.clone());
+        }
+    }
+    let mut why = format!("no element it can {} is named \"{name}\"", verb.name());
+    if !near.is_empty() {
+        let shown: Vec<String> = near.iter().take(5).map(|n| format!("\"{n}\"")).collect();
+        why.push_str(&format!(
+            " (close: {}; a name that only holds it, or is only a part of it, is not it)",
+            shown.join(", ")
+        ));
+    }
+    Err(why)
 }
 
 #[cfg(test)]

@@ -160,6 +160,7 @@ impl<'a> TemplateNames<'a> {
         for (k, v) in raw {
             let p = pointer_push(ptr, k);
             match (k.as_str(), v) {
+                ("if", Value::String(s)) if not_one_expression(c, &p, s, out) => {}
                 ("if", Value::String(s)) if !is_template(s) => {
                     expression(c, &p, s, &scope, out);
                 }
@@ -178,10 +179,11 @@ impl<'a> TemplateNames<'a> {
                 _ => strings(c, &p, v, &scope, out),
             }
         }
-        if let Some(Value::String(s)) = raw.get("expect").and_then(|e| e.get("that"))
-            && !is_template(s)
-        {
-            expression(c, &format!("{ptr}/expect/that"), s, &scope, out);
+        if let Some(Value::String(s)) = raw.get("expect").and_then(|e| e.get("that")) {
+            let p = format!("{ptr}/expect/that");
+            if !not_one_expression(c, &p, s, out) && !is_template(s) {
+                expression(c, &p, s, &scope, out);
+            }
         }
     }
 
@@ -200,6 +202,29 @@ impl<'a> TemplateNames<'a> {
         };
         strings(c, "/outputs", flow_outputs, &scope, out);
     }
+}
+
+/// Whether the condition `src` (an `if`, an `expect.that`) at `ptr` is a template that is not
+/// one expression, which is then an error in `out`: it renders to a text, always true.
+fn not_one_expression(c: &Ctx<'_>, ptr: &str, src: &str, out: &mut Vec<Diagnostic>) -> bool {
+    let Some((why, one)) = c.templates.not_one_expression(src) else {
+        return false;
+    };
+    let help = match one {
+        Some(one) => format!("write it as one expression: `{one}`"),
+        None => "write the whole condition inside one `{{ }}` (`{{ vars.a == 5 and vars.b == 7 }}`), or bare (`vars.a == 5 and vars.b == 7`)".to_string(),
+    };
+    out.push(located(
+        c,
+        ptr,
+        TemplateIssue {
+            offset: 0,
+            len: src.len(),
+            message: why,
+            help: Some(help),
+        },
+    ));
+    true
 }
 
 fn expression(c: &Ctx<'_>, ptr: &str, src: &str, scope: &Scope<'_>, out: &mut Vec<Diagnostic>) {

@@ -115,7 +115,7 @@ fn simple_instructions_resolve_in_english_and_cjk() {
         ),
     ];
     for (intent, kind, selector, value) in cases {
-        let a = resolve_local(intent, &p).unwrap_or_else(|| panic!("{intent}: no answer"));
+        let a = resolve_local(intent, &p).unwrap_or_else(|e| panic!("{intent}: no answer: {e}"));
         assert_eq!(a["action_type"], kind, "{intent}: {a}");
         assert_eq!(a["selector"], selector, "{intent}: {a}");
         assert_eq!(
@@ -147,13 +147,38 @@ fn keys_and_urls() {
 fn it_never_guesses() {
     let p = page();
     // Two buttons share the name.
-    assert_eq!(resolve_local("click Delete", &p), None);
+    assert_eq!(
+        resolve_local("click Delete", &p),
+        Err("2 elements it can click are named \"Delete\"".to_string())
+    );
     // Nothing of that name.
-    assert_eq!(resolve_local("click Checkout", &p), None);
+    assert_eq!(
+        resolve_local("click Checkout", &p),
+        Err("no element it can click is named \"Checkout\"".to_string())
+    );
     // Not a phrasing it reads.
-    assert_eq!(resolve_local("sign me in please", &p), None);
+    assert_eq!(resolve_local("sign me in please", &p), Err(String::new()));
     // A checkbox verb on a button.
-    assert_eq!(resolve_local("check Sign in", &p), None);
+    assert!(resolve_local("check Sign in", &p).is_err());
+    // A part of a name is not the name, at its start, end or inside a word (attack 29, A12).
+    for (intent, near) in [
+        ("click help", "\"Sign in help\""),
+        ("click Sign", "\"Sign in\", \"Sign in help\""),
+        ("click about", "\"About us\""),
+        (
+            "click the Sign in help page",
+            "\"Sign in\", \"Sign in help\"",
+        ),
+        ("点击录", "\"登录\""),
+        ("fill mail with x", "\"Email\""),
+        ("check Remember", "\"Remember me\""),
+    ] {
+        let why = resolve_local(intent, &p).expect_err(intent);
+        assert!(
+            why.starts_with("no element it can") && why.contains(&format!("(close: {near};")),
+            "{intent}: {why}"
+        );
+    }
     // "Sign in" matches the button exactly and the link only in part: the exact one wins.
     assert_eq!(
         resolve_local("click Sign in", &p).unwrap()["selector"],

@@ -1,0 +1,100 @@
+//! Integers wider than 64 bits in a `request`'s JSON checks and in `fromjson`: JSON parsing
+//! rounds them to a float, so two different ones read as equal (`$.amount:
+//! 100000000000000000000` held on 100000000000000000001, two 30-digit ids were "equal"; attack
+//! 29, A15). A check that cannot tell fails saying so; `fromjson` keeps them exact.
+
+use crate::common::{Ran, flow_run, step, write};
+
+const BODY: &str = r#"{"amount": 100000000000000000001, "ids": [123456789012345678901234567890, 123456789012345678901234567891], "small": 18446744073709551617, "count": 7, "big": 18446744073709551615, "f": 1.5}"#;
+
+#[test]
+fn request_checks_never_round_wide_integers_into_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(&d.path().join("site"), "n.json", BODY);
+    // Each check is false (or cannot be told): each must fail.
+    let wrong = [
+        r#""$.amount": 100000000000000000000"#,
+        r#""$.small": 18446744073709551618"#,
+        r#""$.ids[0]": 123456789012345678901234567891"#,
+        r#""$.amount": { max: 100000000000000000000 }"#,
+        r#""$.big": 18446744073709551616"#,
+        r#""$.ids": [123456789012345678901234567891, 123456789012345678901234567891]"#,
+    ];
+    // Each check holds, and can be told exactly: each must pass.
+    let right = [
+        r#""$.count": 7"#,
+        r#""$.amount": { min: 5 }"#,
+        r#""$.amount": { not_equals: 5 }"#,
+        r#""$.big": 18446744073709551615"#,
+        r#""$.f": 1.5"#,
+    ];
+    let mut steps = String::new();
+    for (i, c) in wrong.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: w{i}, request: {{ url: \"{{{{ web_server.url }}}}/n.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    for (i, c) in right.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: r{i}, request: {{ url: \"{{{{ web_server.url }}}}/n.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &format!("name: wide\nweb_server: {{ static: ./site }}\nsteps:\n{steps}"),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, c) in wrong.iter().enumerate() {
+        let s = step(&report, &format!("w{i}"));
+        assert_eq!(s["outcome"], "failed", "{c}: {s}\n{stderr}");
+    }
+    for (i, c) in right.iter().enumerate() {
+        let s = step(&report, &format!("r{i}"));
+        assert_eq!(s["outcome"], "passed", "{c}: {s}\n{stderr}");
+    }
+    // A check that cannot be told says why.
+    let m = step(&report, "w1")["error"]["message"].to_string();
+    assert!(m.contains("wider than 64 bits"), "{m}");
+}
+
+#[test]
+fn fromjson_keeps_wide_integers_exact() {
+    let d = tempfile::tempdir().unwrap();
+    let conditions = [
+        (
+            r#"('{\"a\": 100000000000000000001}' | fromjson).a == 100000000000000000000"#,
+            false,
+        ),
+        (
+            r#"('{\"a\": 100000000000000000001}' | fromjson).a == 100000000000000000001"#,
+            true,
+        ),
+        (
+            r#"('[123456789012345678901234567890, 123456789012345678901234567891]' | fromjson) | unique | list | length == 2"#,
+            true,
+        ),
+        (
+            r#"('{\"a\": 100000000000000000001}' | fromjson).a > 100000000000000000000"#,
+            true,
+        ),
+        (
+            r#"('{\"a\": 9007199254740993, \"b\": 1.5}' | fromjson).a == 9007199254740993"#,
+            true,
+        ),
+    ];
+    let mut steps = String::new();
+    for (i, (c, _)) in conditions.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: c{i}, expect: {{ that: \"{{{{ {c} }}}}\" }}, continue_on_error: true }}\n"
+        ));
+    }
+    write(d.path(), "f.yaml", &format!("name: fj\nsteps:\n{steps}"));
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, (c, holds)) in conditions.iter().enumerate() {
+        let s = step(&report, &format!("c{i}"));
+        let want = if *holds { "passed" } else { "failed" };
+        assert_eq!(s["outcome"], want, "{c}: {s}\n{stderr}");
+    }
+}
