@@ -354,3 +354,30 @@ steps:
         assert_eq!(steps[i]["outcome"], "passed", "{i}: {report:#}");
     }
 }
+
+/// An `expect` whose later round is cut by the step's end (the page's main thread busy for
+/// seconds, as a heavy render or a slow machine makes it) failed as `timeout: ... the browser
+/// was still answering its `eval`` instead of saying what it last saw: the same check was an
+/// assertion or a timeout by how a round fell against the deadline (a CI flake of
+/// `dialogs::an_expect_dialog_is_not_met_by_a_dialog_of_an_earlier_step`). The step's verdict is
+/// now the last whole round's, as Playwright reports what it last received.
+#[test]
+fn an_expect_cut_by_its_timeout_says_what_it_last_saw() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: busy\nsteps:\n  - open: \"data:text/html,<p id=r>here</p><script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 6000) {} }, 400)</script>\"\n  - expect:\n      text: { target: \"#r\", equals: elsewhere }\n    timeout: 2s\n",
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 1, "{report:#}");
+    let error = &report["flows"][0]["steps"][1]["error"];
+    assert_eq!(error["kind"], "assertion", "{error:#}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("to equal \"elsewhere\", got \"here\""),
+        "{error:#}"
+    );
+}

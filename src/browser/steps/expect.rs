@@ -25,7 +25,18 @@ pub(crate) async fn expect(
     let mut poll = Poll::new();
     let mut failures = Vec::new();
     loop {
-        match poll.settle(failed(session, e, deadline).await)? {
+        let round = failed(session, e, deadline).await;
+        // A round the step's end cut short (a read still under way when its time ran out, on a
+        // busy machine): the step's verdict is what the last whole round found, as Playwright
+        // reports what it last saw, not the cut read's timeout.
+        if let Err(err) = &round
+            && err.kind == ErrorKind::Timeout
+            && !failures.is_empty()
+            && Instant::now() >= deadline
+        {
+            return Err(assertion(&failures));
+        }
+        match poll.settle(round)? {
             Some(f) if f.is_empty() => return Ok(json!({})),
             Some(f) => failures = f,
             None => {}
@@ -33,17 +44,19 @@ pub(crate) async fn expect(
         if !poll.wait(deadline).await {
             return Err(match poll.still_navigating() {
                 Some(e) if failures.is_empty() => e,
-                // Located at the first failing check's own line.
-                _ => {
-                    let messages: Vec<&str> = failures.iter().map(|(_, m)| m.as_str()).collect();
-                    let error = StepError::new(ErrorKind::Assertion, messages.join("; "));
-                    match failures.first().and_then(|(k, _)| k.clone()) {
-                        Some(part) => error.in_part(part),
-                        None => error,
-                    }
-                }
+                _ => assertion(&failures),
             });
         }
+    }
+}
+
+/// The assertion error of a round's `failures`, located at the first failing check's own line.
+fn assertion(failures: &[(Option<String>, String)]) -> StepError {
+    let messages: Vec<&str> = failures.iter().map(|(_, m)| m.as_str()).collect();
+    let error = StepError::new(ErrorKind::Assertion, messages.join("; "));
+    match failures.first().and_then(|(k, _)| k.clone()) {
+        Some(part) => error.in_part(part),
+        None => error,
     }
 }
 
