@@ -53,6 +53,7 @@ mod keyboard;
 mod lists;
 mod mistakes;
 mod model;
+mod open_status;
 mod orphans;
 mod page_scripts;
 mod planted;

@@ -44,8 +44,8 @@ pub(crate) struct Watch {
     /// runner's DevTools sessions on watched tabs: session id -> (context, tab).
     sessions: Mutex<HashMap<String, (String, String)>>,
     /// The sessions whose requests go into their flow's record (see `request_log`): session
-    /// id -> context.
-    logs: Mutex<HashMap<String, String>>,
+    /// id -> (context, tab).
+    logs: Mutex<HashMap<String, (String, String)>>,
     /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
     /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
     own_eval: bool,
@@ -170,7 +170,7 @@ impl Watch {
             s.retain(|_, (c, _)| c != context);
         }
         if let Ok(mut s) = self.logs.lock() {
-            s.retain(|_, c| c != context);
+            s.retain(|_, (c, _)| c != context);
         }
     }
 
@@ -185,15 +185,16 @@ impl Watch {
         // A tab of a flow held until it has the flow's settings: its requests are recorded
         // over this session, turned on before it runs (see `request_log`).
         let held = &msg["params"];
-        if let (Some(c), Some(s), None, true, true) = (
+        if let (Some(c), Some(s), Some(t), None, true, true) = (
             context.filter(|_| flow.is_some()),
             held["sessionId"].as_str(),
+            held["targetInfo"]["targetId"].as_str(),
             msg.get("sessionId"),
             held["waitingForDebugger"] == Value::Bool(true),
             held["targetInfo"]["type"] == "page",
         ) && let Ok(mut logs) = self.logs.lock()
         {
-            logs.insert(s.to_string(), c.to_string());
+            logs.insert(s.to_string(), (c.to_string(), t.to_string()));
         }
         let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
         self.new_tabs.attached(link, msg, fails);
@@ -260,8 +261,8 @@ impl Watch {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
                 };
-                if m == "Network.requestWillBeSent" {
-                    self.logged(session, params);
+                if m.starts_with("Network.") {
+                    self.logged(session, m, params);
                 }
                 let known = self
                     .sessions
