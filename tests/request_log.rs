@@ -39,3 +39,65 @@ steps:
     assert_eq!(ran.code, 0, "{}\n{steps}", ran.stderr);
     assert_eq!(ran.report["flows"][0]["status"], "passed", "{steps}");
 }
+
+/// A dedicated Web Worker's requests are the flow's pages' too (attack 29, A3): its `fetch` is
+/// counted, in the first tab and in a popup, and `count: 0` of it fails. Before, runner's
+/// record held the tabs' own requests only: `got 0` for both, and `count: 0` passed.
+#[test]
+fn a_workers_requests_are_counted() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "workers.yaml",
+        &format!(
+            r##"name: workers
+web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - wait: {{ text: "started worker" }}
+  - expect: {{ request: {{ url: "**/api/from-worker?page", count: 1 }} }}
+    timeout: 2s
+  - id: none
+    continue_on_error: true
+    expect: {{ request: {{ url: "**/api/from-worker?page", count: 0 }} }}
+    timeout: 1s
+  - click: "#pop"
+  - tab: {{ switch: last }}
+  - wait: {{ text: "popup worker" }}
+  - expect: {{ request: {{ url: "**/api/from-worker?popup", count: 1 }} }}
+    timeout: 2s
+"##,
+            fixture("request-workers").display()
+        ),
+    );
+    let ran = flow_run(d.path()).args(["workers.yaml"]).run();
+    let steps = &ran.report["flows"][0]["steps"];
+    let none = steps
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == "none"))
+        .unwrap_or_else(|| panic!("{steps}\n{}", ran.stderr));
+    assert_eq!(none["outcome"], "failed", "{none}");
+    assert!(
+        none["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("got 1"),
+        "{none}"
+    );
+    assert_eq!(
+        ran.report["flows"][0]["steps"].as_array().map(Vec::len),
+        Some(8),
+        "{steps}"
+    );
+    assert_eq!(
+        steps
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["outcome"] == "failed")
+            .count(),
+        1,
+        "{steps}\n{}",
+        ran.stderr
+    );
+}

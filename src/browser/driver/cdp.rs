@@ -248,14 +248,8 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
-            // The workers the tab starts are held for their language (`new_tabs`).
-            let workers = worker_auto_attach();
-            self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
-                .await
-                .map_err(|e| CdpError::Locale {
-                    locale: l.to_string(),
-                    source: Box::new(e),
-                })?;
+            // The workers the tab starts are held for their language by runner's watch on the
+            // tab (`dialog_watch::attach`, `new_tabs`).
             kept = Some(ua);
         }
         if let Some(tz) = timezone {

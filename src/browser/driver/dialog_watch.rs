@@ -185,13 +185,17 @@ impl Watch {
         // A tab of a flow held until it has the flow's settings: its requests are recorded
         // over this session, turned on before it runs (see `request_log`).
         let held = &msg["params"];
-        if let (Some(c), Some(s), Some(t), None, true, true) = (
+        // So are a worker's, which a tab's session was told of (`new_tabs`).
+        let kind = match msg.get("sessionId") {
+            None => "page",
+            Some(_) => "worker",
+        };
+        if let (Some(c), Some(s), Some(t), true, true) = (
             context.filter(|_| flow.is_some()),
             held["sessionId"].as_str(),
             held["targetInfo"]["targetId"].as_str(),
-            msg.get("sessionId"),
             held["waitingForDebugger"] == Value::Bool(true),
-            held["targetInfo"]["type"] == "page",
+            held["targetInfo"]["type"] == kind,
         ) && let Ok(mut logs) = self.logs.lock()
         {
             logs.insert(s.to_string(), (c.to_string(), t.to_string()));

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::super::cdp::Link;
+use super::super::cdp::{Link, worker_auto_attach};
 use super::super::request_log::network_enable;
 use super::{CALL_TIMEOUT, Watch};
 
@@ -71,7 +71,16 @@ pub(super) async fn attach(
                 network_enable(),
                 CALL_TIMEOUT,
             );
-            Some(on.await.map(|_| ()).map_err(|e| e.to_string()))
+            // The workers the tab starts are held until they have the flow's settings, their
+            // requests recorded among them (see `new_tabs`).
+            let workers = link.call_in(
+                Some(&session),
+                "Target.setAutoAttach",
+                worker_auto_attach(),
+                CALL_TIMEOUT,
+            );
+            let (on, workers) = tokio::join!(on, workers);
+            Some(on.and(workers).map(|_| ()).map_err(|e| e.to_string()))
         } else {
             None
         }
