@@ -62,6 +62,7 @@ mod readme;
 mod refs;
 mod report_paths;
 mod request_log;
+mod routed_popups;
 mod run;
 mod secret_controls;
 mod secret_cuts;

@@ -15,7 +15,7 @@ impl Watch {
     /// over (one per tab).
     pub(super) fn logged(&self, session: &str, method: &str, params: &Value) {
         let known = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
-        let Some((context, target)) = known else {
+        let Some((context, target, _)) = known else {
             return;
         };
         let Some(flow) = self.flow(&context) else {
@@ -60,7 +60,7 @@ pub(super) async fn attach(
         s.insert(session.clone(), (context.clone(), target.clone()));
     }
     if first && let Ok(mut l) = watch.logs.lock() {
-        l.insert(session.clone(), (context.clone(), target.clone()));
+        l.insert(session.clone(), (context.clone(), target.clone(), true));
     }
     let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
     let network = async {
