@@ -189,7 +189,7 @@ impl Watch {
         // A tab of a flow held until it has the flow's settings: its requests are recorded
         // over this session, turned on before it runs (see `request_log`).
         let held = &msg["params"];
-        // So are a worker's, which a tab's session was told of (`new_tabs`).
+        // So are a worker's, which a tab's session was told of (`new_tabs`), over one session.
         let kind = match msg.get("sessionId") {
             None => "page",
             Some(_) => "worker",
@@ -200,12 +200,8 @@ impl Watch {
             held["targetInfo"]["targetId"].as_str(),
             held["waitingForDebugger"] == Value::Bool(true),
             held["targetInfo"]["type"] == kind,
-        ) && let Ok(mut logs) = self.logs.lock()
-        {
-            logs.insert(
-                s.to_string(),
-                (c.to_string(), t.to_string(), kind == "page"),
-            );
+        ) {
+            self.keep_log(s, (c, t, kind == "page"));
         }
         // A new tab gets the flow's routes before it runs (see `routes`).
         let routes = flow.as_ref().filter(|_| kind == "page");

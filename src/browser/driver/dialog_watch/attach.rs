@@ -10,6 +10,18 @@ use super::super::request_log::network_enable;
 use super::{CALL_TIMEOUT, Watch};
 
 impl Watch {
+    /// The flow's record is kept over session `session` on tab or worker `target` of `context`
+    /// (`page`: a tab), unless it is kept over another session on it already (a worker held by
+    /// two of runner's sessions on its tab, the locale's and the watch's: see `new_tabs`).
+    pub(super) fn keep_log(&self, session: &str, (context, target, page): (&str, &str, bool)) {
+        if let Ok(mut logs) = self.logs.lock()
+            && !logs.values().any(|(_, known, _)| known == target)
+        {
+            let kept = (context.to_string(), target.to_string(), page);
+            logs.insert(session.to_string(), kept);
+        }
+    }
+
     /// A request a tab is about to make, or a response it got (`method`), heard on runner's
     /// session `session`: into its flow's record when the session is one the record is kept
     /// over (one per tab).
