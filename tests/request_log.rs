@@ -43,15 +43,22 @@ steps:
 /// A dedicated Web Worker's requests are the flow's pages' too (attack 29, A3): its `fetch` is
 /// counted, in the first tab and in a popup, and `count: 0` of it fails. Before, runner's
 /// record held the tabs' own requests only: `got 0` for both, and `count: 0` passed.
+/// With a locale too, where two of runner's sessions hold each worker: still counted once.
 #[test]
 fn a_workers_requests_are_counted() {
+    for browser in ["", "browser: { locale: de-DE }\n"] {
+        workers_requests_counted(browser);
+    }
+}
+
+fn workers_requests_counted(browser: &str) {
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
         "workers.yaml",
         &format!(
             r##"name: workers
-web_server: {{ static: "{}" }}
+{browser}web_server: {{ static: "{}" }}
 steps:
   - open: "{{{{ web_server.url }}}}/index.html"
   - wait: {{ text: "started worker" }}
