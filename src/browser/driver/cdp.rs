@@ -248,9 +248,7 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
-            // The workers the tab starts are held for their language (`new_tabs`), from the
-            // flow's first step on. (runner's watch on the tab holds them too, for their
-            // requests: a worker's are recorded over one session only, see `dialog_watch`.)
+            // The workers the tab starts are held for their language (`new_tabs`).
             let workers = worker_auto_attach();
             self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
                 .await

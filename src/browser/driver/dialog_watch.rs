@@ -189,7 +189,7 @@ impl Watch {
         // A tab of a flow held until it has the flow's settings: its requests are recorded
         // over this session, turned on before it runs (see `request_log`).
         let held = &msg["params"];
-        // So are a worker's, which a tab's session was told of (`new_tabs`), over one session.
+        // (A dedicated worker's are not: see `request_log`.)
         let kind = match msg.get("sessionId") {
             None => "page",
             Some(_) => "worker",
@@ -199,7 +199,7 @@ impl Watch {
             held["sessionId"].as_str(),
             held["targetInfo"]["targetId"].as_str(),
             held["waitingForDebugger"] == Value::Bool(true),
-            held["targetInfo"]["type"] == kind,
+            held["targetInfo"]["type"] == "page" && kind == "page",
         ) {
             self.keep_log(s, (c, t, kind == "page"));
         }

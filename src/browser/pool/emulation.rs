@@ -85,21 +85,21 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
         if let Some(ua) = user_agent {
             let ua = json!({ "userAgent": ua, "acceptLanguage": l });
             calls.push(("Emulation.setUserAgentOverride", ua));
+            // Its workers get the language too (`driver::new_tabs`).
+            calls.push((
+                "Target.setAutoAttach",
+                crate::browser::driver::cdp::worker_auto_attach(),
+            ));
         }
     }
     if let Some(tz) = &e.timezone {
         calls.push(("Emulation.setTimezoneOverride", json!({ "timezoneId": tz })));
     }
     // Always: the tab's requests are recorded over this session from its first one on (see
-    // `driver::request_log`), and so are those of the workers it starts, which are held for
-    // the flow's settings (`driver::new_tabs`).
+    // `driver::request_log`).
     calls.push((
         "Network.enable",
         crate::browser::driver::request_log::network_enable(),
-    ));
-    calls.push((
-        "Target.setAutoAttach",
-        crate::browser::driver::cdp::worker_auto_attach(),
     ));
     if let Some(h) = &e.headers {
         calls.push(("Network.setExtraHTTPHeaders", json!({ "headers": h })));
@@ -111,24 +111,17 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
     calls.into_iter().map(|(m, p)| (m.to_string(), p)).collect()
 }
 
-/// The DevTools calls for a dedicated worker a flow's page starts: its requests recorded, and
-/// with a locale, the flow's language (`navigator.language`, and its requests'
-/// Accept-Language), with `user_agent` the one its tab keeps.
+/// The DevTools calls that give a dedicated worker a flow's page starts the flow's language
+/// (`navigator.language`, and its requests' Accept-Language), with `user_agent` the one its tab
+/// keeps: none without a locale.
 pub(crate) fn worker_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
-    let mut calls = Vec::new();
-    if let (Some(l), Some(ua)) = (&e.locale, user_agent) {
-        calls.push((
+    match (&e.locale, user_agent) {
+        (Some(l), Some(ua)) => vec![(
             "Network.setUserAgentOverride".to_string(),
             json!({ "userAgent": ua, "acceptLanguage": l }),
-        ));
+        )],
+        _ => Vec::new(),
     }
-    // Always: the worker's requests are its page's, recorded over this session (see
-    // `driver::request_log`).
-    calls.push((
-        "Network.enable".to_string(),
-        crate::browser::driver::request_log::network_enable(),
-    ));
-    calls
 }
 
 #[cfg(test)]
@@ -160,9 +153,9 @@ mod tests {
                 "Emulation.setEmulatedMedia",
                 "Emulation.setLocaleOverride",
                 "Emulation.setUserAgentOverride",
+                "Target.setAutoAttach",
                 "Emulation.setTimezoneOverride",
                 "Network.enable",
-                "Target.setAutoAttach",
                 "Network.setExtraHTTPHeaders",
             ]
         );
@@ -171,12 +164,11 @@ mod tests {
             calls[3].1,
             json!({ "userAgent": "UA", "acceptLanguage": "de-DE" })
         );
-        assert_eq!(calls[6].1["filter"][0]["type"], "worker");
+        assert_eq!(calls[4].1["filter"][0]["type"], "worker");
         assert_eq!(calls[7].1, json!({ "headers": { "X-Team": "blue" } }));
-        // Without settings, a new tab still records its requests and its workers' (see
-        // `driver::request_log`).
+        // Without settings, a new tab still records its requests (see `driver::request_log`).
         let bare = new_tab_calls(&Emulation::default(), None);
-        let bare: Vec<&str> = bare.iter().map(|(m, _)| m.as_str()).collect();
-        assert_eq!(bare, ["Network.enable", "Target.setAutoAttach"]);
+        assert_eq!(bare.len(), 1);
+        assert_eq!(bare[0].0, "Network.enable");
     }
 }

@@ -5,18 +5,15 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::super::cdp::{Link, worker_auto_attach};
+use super::super::cdp::Link;
 use super::super::request_log::network_enable;
 use super::{CALL_TIMEOUT, Watch};
 
 impl Watch {
-    /// The flow's record is kept over session `session` on tab or worker `target` of `context`
-    /// (`page`: a tab), unless it is kept over another session on it already (a worker held by
-    /// two of runner's sessions on its tab, the locale's and the watch's: see `new_tabs`).
+    /// The flow's record is kept over session `session` on tab `target` of `context` (`page`:
+    /// a tab; so far only tabs are).
     pub(super) fn keep_log(&self, session: &str, (context, target, page): (&str, &str, bool)) {
-        if let Ok(mut logs) = self.logs.lock()
-            && !logs.values().any(|(_, known, _)| known == target)
-        {
+        if let Ok(mut logs) = self.logs.lock() {
             let kept = (context.to_string(), target.to_string(), page);
             logs.insert(session.to_string(), kept);
         }
@@ -83,16 +80,7 @@ pub(super) async fn attach(
                 network_enable(),
                 CALL_TIMEOUT,
             );
-            // The workers the tab starts are held until they have the flow's settings, their
-            // requests recorded among them (see `new_tabs`).
-            let workers = link.call_in(
-                Some(&session),
-                "Target.setAutoAttach",
-                worker_auto_attach(),
-                CALL_TIMEOUT,
-            );
-            let (on, workers) = tokio::join!(on, workers);
-            Some(on.and(workers).map(|_| ()).map_err(|e| e.to_string()))
+            Some(on.await.map(|_| ()).map_err(|e| e.to_string()))
         } else {
             None
         }
