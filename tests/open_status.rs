@@ -46,6 +46,11 @@ fn open_reports_the_status_of_its_own_navigation() {
         let s = step(report, id);
         assert_eq!(s["outcome"], "failed", "{id}: {s}\n{}", ran.stderr);
         assert!(s["error"].to_string().contains("HTTP 500 for"), "{id}: {s}");
+        if id == "meta" {
+            // The URL opened is named (not only the page the tab went on to).
+            let opened = format!("HTTP 500 for http://127.0.0.1:{port}/e500meta");
+            assert!(s["error"].to_string().contains(&opened), "{s}");
+        }
         assert_eq!(s["outputs"]["status"], 500, "{id}: {s}");
     }
     for id in ["missing", "popup_missing"] {

@@ -55,7 +55,11 @@ pub(crate) async fn open(
         .get("url")
         .cloned()
         .unwrap_or(Value::String(url.to_string()));
-    let shown_url = final_url.as_str().unwrap_or(url).to_string();
+    // The URL opened; and where the tab is now, when the page went on from it.
+    let shown_url = match final_url.as_str() {
+        Some(now) if now != url => format!("{url} (the tab is now at {now})"),
+        _ => url.to_string(),
+    };
     let mut outputs = json!({
         "url": final_url,
         "title": data.get("title").cloned().unwrap_or(Value::String(String::new())),
