@@ -30,6 +30,7 @@ use super::request_log::RequestLog;
 
 mod attach;
 use attach::attach;
+mod routes;
 mod tab_state;
 pub(crate) use tab_state::Open;
 
@@ -44,8 +45,8 @@ pub(crate) struct Watch {
     /// runner's DevTools sessions on watched tabs: session id -> (context, tab).
     sessions: Mutex<HashMap<String, (String, String)>>,
     /// The sessions whose requests go into their flow's record (see `request_log`): session
-    /// id -> context.
-    logs: Mutex<HashMap<String, String>>,
+    /// id -> (context, tab or worker, whether a tab).
+    logs: Mutex<HashMap<String, (String, String, bool)>>,
     /// Whether the flows' page scripts are evaluated over runner's sessions on their tabs
     /// (`RUNNER_OWN_EVAL`, see `session::own_eval`).
     own_eval: bool,
@@ -72,6 +73,8 @@ pub(crate) struct FlowDialogs {
     pub(crate) recorder: Option<Recorder>,
     /// runner's own record of the requests the flow's tabs make (see `request_log`).
     pub(crate) requests: RequestLog,
+    /// The flow's routes, for all its tabs (see `routes`).
+    routes: routes::Routes,
 }
 
 /// The answer a `dialog` step armed for the next dialog of the flow's tab.
@@ -147,6 +150,7 @@ impl Watch {
             own_eval: self.own_eval,
             recorder: record.map(Recorder::new),
             requests: RequestLog::default(),
+            routes: routes::Routes::default(),
         });
         if let Ok(mut f) = self.flows.lock() {
             f.insert(context.to_string(), flow.clone());
@@ -170,7 +174,7 @@ impl Watch {
             s.retain(|_, (c, _)| c != context);
         }
         if let Ok(mut s) = self.logs.lock() {
-            s.retain(|_, c| c != context);
+            s.retain(|_, (c, ..)| c != context);
         }
     }
 
@@ -185,18 +189,25 @@ impl Watch {
         // A tab of a flow held until it has the flow's settings: its requests are recorded
         // over this session, turned on before it runs (see `request_log`).
         let held = &msg["params"];
-        if let (Some(c), Some(s), None, true, true) = (
+        // (A dedicated worker's are not: see `request_log`.)
+        let kind = match msg.get("sessionId") {
+            None => "page",
+            Some(_) => "worker",
+        };
+        if let (Some(c), Some(s), Some(t), true, true) = (
             context.filter(|_| flow.is_some()),
             held["sessionId"].as_str(),
-            msg.get("sessionId"),
+            held["targetInfo"]["targetId"].as_str(),
             held["waitingForDebugger"] == Value::Bool(true),
-            held["targetInfo"]["type"] == "page",
-        ) && let Ok(mut logs) = self.logs.lock()
-        {
-            logs.insert(s.to_string(), c.to_string());
+            held["targetInfo"]["type"] == "page" && kind == "page",
+        ) {
+            self.keep_log(s, (c, t, kind == "page"));
         }
+        // A new tab gets the flow's routes before it runs (see `routes`).
+        let routes = flow.as_ref().filter(|_| kind == "page");
+        let routes = routes.and_then(|f| f.routes.new_tab_call());
         let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
-        self.new_tabs.attached(link, msg, fails);
+        self.new_tabs.attached(link, msg, routes, fails);
     }
 
     /// An event the browser sent (read by the connection's reader: nothing here waits).
@@ -254,14 +265,14 @@ impl Watch {
                     flow.opened(link, session, &target, params);
                 }
             }
-            // Only the tabs runner draws a trace's snapshots in, offline (see `recorder`).
-            "Fetch.requestPaused" => Recorder::refuse(link, msg),
+            // A route may answer it (see `routes`).
+            "Fetch.requestPaused" => self.paused(link, msg),
             m if Recorder::hears(m) => {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
                 };
-                if m == "Network.requestWillBeSent" {
-                    self.logged(session, params);
+                if m.starts_with("Network.") {
+                    self.logged(session, m, params);
                 }
                 let known = self
                     .sessions

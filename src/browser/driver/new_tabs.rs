@@ -71,6 +71,7 @@ impl NewTabs {
         &self,
         link: &Arc<Link>,
         msg: &Value,
+        extra: Option<(String, Value)>,
         fails: impl FnOnce(String) + Send + 'static,
     ) {
         let params = &msg["params"];
@@ -92,6 +93,11 @@ impl NewTabs {
             .as_str()
             .and_then(|c| map.lock().ok()?.get(c).cloned())
             .filter(|_| info["type"] == kind);
+        // And `extra` (the flow's routes), before the tab runs.
+        let calls = match (calls, extra) {
+            (Some(c), Some(x)) => Some(Arc::new(c.iter().cloned().chain([x]).collect())),
+            (c, _) => c,
+        };
         let tab = Tab {
             what,
             session: session.to_string(),

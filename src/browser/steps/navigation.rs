@@ -18,6 +18,8 @@ use crate::config::duration::parse_duration;
 use crate::config::model::{OpenAction, VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
 
+mod status;
+
 /// `() => status`: the HTTP status of the page's document.
 pub(crate) const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");
 
@@ -34,6 +36,7 @@ pub(crate) async fn open(
     timeout: Duration,
 ) -> Result<Value, StepError> {
     let url = o.url();
+    let since = crate::browser::driver::request_log::now_ms();
     let data = session.send(Command::Navigate { url: url.to_string() }, timeout).await.map_err(|mut e| {
         if e.message.contains("ERR_HTTP_RESPONSE_CODE_FAILURE") {
             // Chromium shows no page for an error status with an empty body, so no status can
@@ -45,23 +48,46 @@ pub(crate) async fn open(
         }
         e.with_outputs(json!({ "url": url, "title": "", "status": null }))
     })?;
-    // agent-browser reports success for a 404 page: ask the page for its HTTP status.
-    let status = session
-        .eval(&call(HTTP_STATUS_JS, &[]), timeout)
-        .await
-        .ok()
-        .and_then(|v| v.as_i64())
-        .unwrap_or(0);
+    // agent-browser reports success for a 404 page: the status is the answer to this
+    // navigation, as runner heard it (see `status`).
+    let status = status::navigation_status(session, url, since, timeout).await;
     let final_url = data
         .get("url")
         .cloned()
         .unwrap_or(Value::String(url.to_string()));
-    let shown_url = final_url.as_str().unwrap_or(url).to_string();
-    let outputs = json!({
+    // The URL opened; and where the tab is now, when the page went on from it.
+    let shown_url = match final_url.as_str() {
+        Some(now) if now != url => format!("{url} (the tab is now at {now})"),
+        _ => url.to_string(),
+    };
+    let mut outputs = json!({
         "url": final_url,
         "title": data.get("title").cloned().unwrap_or(Value::String(String::new())),
-        "status": status,
+        "status": null,
     });
+    let status = match status {
+        Ok(Some(s)) => s,
+        // No HTTP answer (`about:blank`): nothing to fail on, nothing to confirm.
+        Ok(None) => {
+            return match o.status() {
+                Some(want) => Err(StepError::new(
+                    ErrorKind::Assertion,
+                    format!("expected HTTP status {want} for {shown_url}, but it is no HTTP page"),
+                )
+                .in_part("status")
+                .with_outputs(outputs)),
+                None => Ok(outputs),
+            };
+        }
+        Err(why) => {
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot tell the HTTP status of {shown_url}: {why}"),
+            )
+            .with_outputs(outputs));
+        }
+    };
+    outputs["status"] = json!(status);
     match o.status() {
         Some(want) if i64::from(want) != status => Err(StepError::new(
             ErrorKind::Assertion,

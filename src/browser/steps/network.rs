@@ -88,7 +88,7 @@ pub(crate) async fn route(
     let route = Command::Route {
         url: r.url.clone(),
         abort: r.abort,
-        response,
+        response: response.clone(),
     };
     // agent-browser answers a URL from the first route that matches it: an earlier route of
     // the same pattern goes first, so this one takes its place.
@@ -104,5 +104,12 @@ pub(crate) async fn route(
     }
     session.send(route, timeout).await?;
     session.routes.push(r.url.clone());
+    // agent-browser routes the tab it acts on; runner routes every tab of the flow, those its
+    // pages open later too (see `dialog_watch::routes`).
+    if let Some(w) = session.watched.clone() {
+        w.route(&r.url, response)
+            .await
+            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+    }
     Ok(json!({ "url": r.url }))
 }

@@ -10,12 +10,30 @@ use super::super::request_log::network_enable;
 use super::{CALL_TIMEOUT, Watch};
 
 impl Watch {
-    /// A request a tab is about to make, heard on runner's session `session`: into its flow's
-    /// record when the session is one the record is kept over (one per tab).
-    pub(super) fn logged(&self, session: &str, params: &Value) {
-        let context = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
-        if let Some(flow) = context.and_then(|c| self.flow(&c)) {
-            flow.requests.heard(params);
+    /// The flow's record is kept over session `session` on tab `target` of `context` (`page`:
+    /// a tab; so far only tabs are).
+    pub(super) fn keep_log(&self, session: &str, (context, target, page): (&str, &str, bool)) {
+        if let Ok(mut logs) = self.logs.lock() {
+            let kept = (context.to_string(), target.to_string(), page);
+            logs.insert(session.to_string(), kept);
+        }
+    }
+
+    /// A request a tab is about to make, or a response it got (`method`), heard on runner's
+    /// session `session`: into its flow's record when the session is one the record is kept
+    /// over (one per tab).
+    pub(super) fn logged(&self, session: &str, method: &str, params: &Value) {
+        let known = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
+        let Some((context, target, _)) = known else {
+            return;
+        };
+        let Some(flow) = self.flow(&context) else {
+            return;
+        };
+        match method {
+            "Network.requestWillBeSent" => flow.requests.heard(&target, params),
+            "Network.responseReceived" => flow.requests.answered(&target, params),
+            _ => {}
         }
     }
 }
@@ -51,7 +69,7 @@ pub(super) async fn attach(
         s.insert(session.clone(), (context.clone(), target.clone()));
     }
     if first && let Ok(mut l) = watch.logs.lock() {
-        l.insert(session.clone(), context.clone());
+        l.insert(session.clone(), (context.clone(), target.clone(), true));
     }
     let page = link.call_in(Some(&session), "Page.enable", json!({}), CALL_TIMEOUT);
     let network = async {

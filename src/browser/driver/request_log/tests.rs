@@ -14,7 +14,7 @@ fn a_record_whose_recording_never_started_is_not_read_as_empty() {
     let e = log.since(0).unwrap_err();
     assert!(e.contains("has not started"), "{e}");
     log.started(Err("no session".into()));
-    log.heard(&sent("http://a/x", "1"));
+    log.heard("T", &sent("http://a/x", "1"));
     let e = log.since(0).unwrap_err();
     assert!(e.contains("no session"), "{e}");
 }
@@ -24,7 +24,7 @@ fn every_request_heard_is_read_back_in_order() {
     let log = RequestLog::default();
     log.started(Ok(()));
     for i in 0..5000 {
-        log.heard(&sent(&format!("http://a/{i}"), &i.to_string()));
+        log.heard("T", &sent(&format!("http://a/{i}"), &i.to_string()));
     }
     let all = log.since(0).unwrap();
     assert_eq!(all.len(), 5000);
@@ -39,7 +39,7 @@ fn a_record_past_its_bound_says_it_is_cut() {
     log.started(Ok(()));
     let big = format!("data:text/plain,{}", "x".repeat(1024 * 1024));
     for i in 0..70 {
-        log.heard(&sent(&big, &i.to_string()));
+        log.heard("T", &sent(&big, &i.to_string()));
     }
     let e = log.since(0).unwrap_err();
     assert!(e.contains("more requests than runner records"), "{e}");
@@ -51,4 +51,28 @@ async fn a_recording_that_does_not_start_in_time_is_known_not_to() {
     log.recording(Duration::from_millis(20)).await;
     let e = log.since(0).unwrap_err();
     assert!(e.contains("did not start recording"), "{e}");
+}
+
+/// A tab's main-frame documents: one per navigation (an HTTP redirect's hops are the same
+/// request), its final status, an iframe's left out.
+#[test]
+fn a_navigation_is_one_document_with_its_final_status() {
+    let log = RequestLog::default();
+    let doc = |id: &str, frame: &str, url: &str| json!({ "requestId": id, "type": "Document", "frameId": frame, "request": { "url": url } });
+    log.heard("T", &doc("1", "T", "http://a/old"));
+    let mut hop = doc("1", "T", "http://a/new");
+    hop["redirectResponse"] = json!({ "status": 302 });
+    log.heard("T", &hop);
+    log.heard("T", &doc("2", "F", "http://a/frame"));
+    let answer = |id: &str, frame: &str, status: i64| json!({ "requestId": id, "type": "Document", "frameId": frame, "response": { "status": status } });
+    log.answered("T", &answer("2", "F", 200));
+    log.answered("T", &answer("1", "T", 500));
+    let (after, before) = log.documents("T", 0);
+    assert!(before.is_none());
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_eq!(
+        (after[0].url.as_str(), after[0].status),
+        ("http://a/old", Some(500))
+    );
+    assert!(log.documents("U", 0).0.is_empty());
 }

@@ -1,0 +1,155 @@
+//! The flow's `route`s in every tab of its context (attack 29, A8): agent-browser's `network
+//! route` answers the requests of the tab it acts on only, so a popup or a `target=_blank` tab
+//! reached the real server. runner intercepts the requests of the flow's tabs over its own
+//! sessions on them (those its request record is kept over: a new tab's from before it runs,
+//! see `new_tabs`) with the DevTools Fetch domain, and answers those a route matches as the
+//! route says; any other goes on.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use super::super::cdp::Link;
+use super::super::recorder::Recorder;
+use super::{FlowDialogs, Watch};
+
+const CALL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One route: its glob, and the stub (`{status, body, contentType, headers}`) or none (abort).
+struct Rule {
+    url: String,
+    glob: globset::GlobMatcher,
+    stub: Option<Value>,
+}
+
+/// A flow's routes, newest first.
+#[derive(Default)]
+pub(crate) struct Routes(Mutex<Vec<Rule>>);
+
+impl Routes {
+    /// `Fetch.enable`'s parameters for the routes there are, or None when there are none.
+    fn fetch_enable(&self) -> Option<Value> {
+        let rules = self.0.lock().ok()?;
+        if rules.is_empty() {
+            return None;
+        }
+        // The browser's own wildcards (`*` any text) take in at least what each glob matches;
+        // the glob decides (`answer`).
+        let patterns: Vec<Value> = rules
+            .iter()
+            .map(|r| json!({ "urlPattern": r.url.replace("**", "*"), "requestStage": "Request" }))
+            .collect();
+        Some(json!({ "patterns": patterns }))
+    }
+
+    /// The call that gives a new tab of the flow its routes before it runs, if it has any.
+    pub(crate) fn new_tab_call(&self) -> Option<(String, Value)> {
+        self.fetch_enable().map(|p| ("Fetch.enable".to_string(), p))
+    }
+}
+
+impl FlowDialogs {
+    /// A `route` step: `url` (a glob) gets `stub`, or fails when `stub` is None, in every tab of
+    /// the flow from now on (a newer route of the same glob replaces it). Err (why) when a tab
+    /// of the flow could not be told.
+    pub(crate) async fn route(&self, url: &str, stub: Option<Value>) -> Result<(), String> {
+        let glob = globset::GlobBuilder::new(url)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("route `{url}`: {e}"))?
+            .compile_matcher();
+        if let Ok(mut rules) = self.routes.0.lock() {
+            rules.retain(|r| r.url != url);
+            rules.insert(
+                0,
+                Rule {
+                    url: url.to_string(),
+                    glob,
+                    stub,
+                },
+            );
+        }
+        let (Some(link), Some(watch), Some(params)) = (
+            self.link.upgrade(),
+            self.watch.upgrade(),
+            self.routes.fetch_enable(),
+        ) else {
+            return Ok(());
+        };
+        for session in watch.page_sessions(&self.context) {
+            let on = link.call_in(Some(&session), "Fetch.enable", params.clone(), CALL_TIMEOUT);
+            if let Err(e) = on.await {
+                return Err(format!(
+                    "the route could not be set in a tab of the flow: {e}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Watch {
+    /// The sessions the record of `context`'s tabs is kept over (one per tab).
+    fn page_sessions(&self, context: &str) -> Vec<String> {
+        self.logs.lock().map_or_else(
+            |_| Vec::new(),
+            |l| {
+                l.iter()
+                    .filter(|(_, (c, _, page))| c == context && *page)
+                    .map(|(s, _)| s.clone())
+                    .collect()
+            },
+        )
+    }
+
+    /// `Fetch.requestPaused` (`msg`): in runner's session on a flow's tab, answered as the
+    /// newest route that matches says, else let go on; in another, a tab runner draws a trace's
+    /// snapshots in (see `recorder`).
+    pub(super) fn paused(&self, link: &Arc<Link>, msg: &Value) {
+        let (session, params) = (
+            msg["sessionId"].as_str().unwrap_or_default(),
+            &msg["params"],
+        );
+        let known = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
+        let Some(flow) = known.and_then(|(c, ..)| self.flow(&c)) else {
+            return Recorder::refuse(link, msg);
+        };
+        let id = params["requestId"].as_str().unwrap_or_default().to_string();
+        let url = params["request"]["url"].as_str().unwrap_or_default();
+        let answer = flow.routes.0.lock().ok().and_then(|rules| {
+            rules
+                .iter()
+                .find(|r| r.glob.is_match(url))
+                .map(|r| r.stub.clone())
+        });
+        let (method, p) = match answer {
+            None => ("Fetch.continueRequest", json!({ "requestId": id })),
+            Some(None) => (
+                "Fetch.failRequest",
+                json!({ "requestId": id, "errorReason": "Failed" }),
+            ),
+            Some(Some(stub)) => ("Fetch.fulfillRequest", fulfill(&id, &stub)),
+        };
+        let (link, session) = (link.clone(), session.to_string());
+        tokio::spawn(async move {
+            let _ = link.call_in(Some(&session), method, p, CALL_TIMEOUT).await;
+        });
+    }
+}
+
+/// `Fetch.fulfillRequest`'s parameters for request `id` answered with `stub`.
+fn fulfill(id: &str, stub: &Value) -> Value {
+    let mut headers = vec![json!({ "name": "Content-Type", "value": stub["contentType"] })];
+    if let Some(h) = stub["headers"].as_object() {
+        headers.extend(h.iter().map(|(k, v)| json!({ "name": k, "value": v })));
+    }
+    let body = stub["body"].as_str().unwrap_or_default();
+    json!({
+        "requestId": id,
+        "responseCode": stub["status"].as_u64().unwrap_or(200),
+        "responseHeaders": headers,
+        "body": base64::engine::general_purpose::STANDARD.encode(body),
+    })
+}
