@@ -228,8 +228,22 @@ impl Templates {
         }
         let unbraced = src.replace("{{", " ").replace("}}", " ");
         let joined = unbraced.split_whitespace().collect::<Vec<_>>().join(" ");
-        let one = (!is_template(&joined) && self.env.compile_expression(&joined).is_ok())
-            .then(|| format!("{{{{ {joined} }}}}"));
+        // A quote outside the braces puts a template inside a string (`'{{ vars.a }}' != 'y'`):
+        // unbraced, it would compare two fixed texts, a check that cannot fail; no help line.
+        let quoted = src
+            .split("{{")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part
+                } else {
+                    part.split_once("}}").map_or("", |p| p.1)
+                }
+            })
+            .any(|outside| outside.contains(['\'', '"']));
+        let one =
+            (!quoted && !is_template(&joined) && self.env.compile_expression(&joined).is_ok())
+                .then(|| format!("{{{{ {joined} }}}}"));
         Some((
             "this condition is not one expression (bare, or in one `{{ }}` with only spaces around it): the text around or between its templates makes it render to a text, which would always be true".to_string(),
             one,
@@ -497,6 +511,13 @@ mod tests {
             t.not_one_expression("x {{ false }}").and_then(|w| w.1),
             None
         );
+        // A template inside quotes has no one-expression rewrite: unbraced, it would compare
+        // two fixed texts (review of session 25).
+        for quoted in ["'{{ vars.a }}' != 'y'", "\"{{ vars.a }}\" == \"x\""] {
+            let w = t.not_one_expression(quoted);
+            assert!(w.is_some(), "{quoted}");
+            assert_eq!(w.and_then(|w| w.1), None, "{quoted}");
+        }
         // Statements are the flow's own logic: `true` or nothing.
         assert_eq!(
             t.not_one_expression("{% if vars.n > 5 %}true{% endif %}"),
