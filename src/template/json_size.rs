@@ -9,8 +9,23 @@ pub(crate) const MAX_VALUES: usize = 1_000_000;
 /// Whether the JSON text `text` holds more than `max` values (counted by the commas and
 /// brackets outside strings: an upper bound for valid JSON).
 pub(crate) fn more_values_than(text: &[u8], max: usize) -> bool {
-    let (mut values, mut in_string, mut escaped) = (1usize, false, false);
-    for &b in text {
+    let mut values = 1usize;
+    for (_, b) in outside_strings(text) {
+        if matches!(b, b',' | b'[' | b'{') {
+            values += 1;
+            if values > max {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The bytes of the JSON text `text` (with their offsets) outside its strings: each string's
+/// opening quote is one, what follows up to its closing quote (that included) is not.
+fn outside_strings(text: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    text.iter().copied().enumerate().filter(move |&(_, b)| {
         if in_string {
             match b {
                 _ if escaped => escaped = false,
@@ -18,20 +33,11 @@ pub(crate) fn more_values_than(text: &[u8], max: usize) -> bool {
                 b'"' => in_string = false,
                 _ => {}
             }
-            continue;
+            return false;
         }
-        match b {
-            b'"' => in_string = true,
-            b',' | b'[' | b'{' => {
-                values += 1;
-                if values > max {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
+        in_string = b == b'"';
+        true
+    })
 }
 
 /// The integers of the JSON text `text` (outside strings) that fit neither `i64` nor `u64`, as
@@ -45,7 +51,7 @@ pub(crate) fn wide_integers(text: &str) -> Vec<&str> {
 
 /// Where [`wide_integers`] are in `text`.
 pub(crate) fn wide_integer_spans(text: &str) -> Vec<std::ops::Range<usize>> {
-    let (mut out, mut in_string, mut escaped) = (Vec::new(), false, false);
+    let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let wide = |r: std::ops::Range<usize>| {
         let token = &text[r.clone()];
@@ -53,16 +59,7 @@ pub(crate) fn wide_integer_spans(text: &str) -> Vec<std::ops::Range<usize>> {
         let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
         (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err()).then_some(r)
     };
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, b) in outside_strings(text.as_bytes()) {
         let numeric = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
         match (start, numeric) {
             (None, true) => start = Some(i),
@@ -72,7 +69,6 @@ pub(crate) fn wide_integer_spans(text: &str) -> Vec<std::ops::Range<usize>> {
             }
             _ => {}
         }
-        in_string = b == b'"';
     }
     if let Some(s) = start {
         out.extend(wide(s..text.len()));
