@@ -284,12 +284,15 @@ fn kill_9_of_runner_after_its_guardian_was_killed_leaves_no_browser_behind() {
     );
 }
 
-/// The Chromium runner launches dies with runner by itself, not only by the guardian: with the
-/// guardian stopped (it can neither end anything nor die to be replaced), a `kill -9` of runner
-/// still ends Chromium. (The agent-browser daemon, which agent-browser's CLI starts, is left to
-/// the guardian: the test ends it, and the guardian, itself.)
+/// A guardian that is stopped (SIGSTOP, a debugger) when runner is killed still ends what
+/// runner left: its group, orphaned with a stopped member, gets SIGHUP then SIGCONT from the
+/// kernel, and the hangup must not end it before it cleans: the agent-browser daemon, which
+/// agent-browser's CLI forks, and a step's command that left its session (`setsid`) have no one
+/// else to end them. (Chromium also dies with runner by itself:
+/// `cli::a_bound_program_dies_with_its_parent`.) The old guardian died of the hangup: the
+/// daemon lived on.
 #[test]
-fn chromium_dies_with_runner_even_when_its_guardian_cannot_act() {
+fn a_stopped_guardian_still_ends_the_browser_once_runner_is_killed() {
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
@@ -298,7 +301,7 @@ fn chromium_dies_with_runner_even_when_its_guardian_cannot_act() {
             "guardian stopped",
             r#"
   - open: "{{ vars.base }}/index.html"
-  - exec: [sh, -c, "echo x > started && sleep 30"]
+  - exec: [sh, -c, "setsid sh -c 'echo $$ > started.tmp && mv started.tmp started && exec sleep 30' & sleep 30"]
 "#,
         ),
     );
@@ -310,19 +313,15 @@ fn chromium_dies_with_runner_even_when_its_guardian_cannot_act() {
         .unwrap();
     let pid = i32::try_from(child.id()).unwrap();
     crate::common::wait_for_file(&d.path().join("started"));
-    let browser = leftover_browser_processes(child.id());
-    let pid_of = |l: &String| l.split(':').next()?.parse::<i32>().ok();
-    let chromium: Vec<i32> = browser
-        .iter()
-        .filter(|l| !l.contains("agent-browser"))
-        .filter_map(pid_of)
-        .collect();
-    let daemons: Vec<i32> = browser
+    // The browser and the step's command.
+    let mut browser = browser_pids(child.id());
+    browser.push(crate::common::read_pid(&d.path().join("started")));
+    let daemons: Vec<i32> = leftover_browser_processes(child.id())
         .iter()
         .filter(|l| l.contains("agent-browser"))
-        .filter_map(pid_of)
+        .filter_map(|l| l.split(':').next()?.parse::<i32>().ok())
         .collect();
-    assert!(!chromium.is_empty() && !daemons.is_empty(), "{browser:?}");
+    assert!(browser.len() >= 3 && !daemons.is_empty(), "{browser:?}");
     let comm = |p: i32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
     let guardian = crate::common::children_of(pid)
         .into_iter()
@@ -333,22 +332,22 @@ fn chromium_dies_with_runner_even_when_its_guardian_cannot_act() {
     };
     signal(guardian, nix::sys::signal::Signal::SIGSTOP);
     crate::common::kill_9(child);
-    let gone = crate::common::all_gone(&chromium);
-    let left: Vec<i32> = chromium
+    let gone = crate::common::all_gone(&browser) && crate::common::all_gone(&[guardian]);
+    let left: Vec<i32> = browser
         .iter()
+        .chain([&guardian])
         .copied()
         .filter(|p| crate::common::pid_alive(*p))
         .collect();
-    for p in left.iter().chain(&daemons).chain([&guardian]) {
+    for p in &left {
         signal(*p, nix::sys::signal::Signal::SIGKILL);
     }
-    // And the run's socket directory, which the guardian would have removed.
     for dir in crate::common::socket_dirs(pid.unsigned_abs()) {
         let _ = std::fs::remove_dir_all(dir);
     }
     assert!(
         gone,
-        "with the guardian stopped, after kill -9 of runner Chromium lives on: {left:?}"
+        "with the guardian stopped, after kill -9 of runner these live on: {left:?} (daemons {daemons:?})"
     );
 }
 

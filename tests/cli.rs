@@ -217,6 +217,42 @@ fn kill_9_of_runner_leaves_no_process_behind() {
     );
 }
 
+/// `runner __bound PID -- PROGRAM` (how runner starts Chromium) becomes PROGRAM and dies with its
+/// parent by itself, with no guardian: here its parent, a shell, is killed with SIGKILL.
+#[test]
+fn a_bound_program_dies_with_its_parent() {
+    let d = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_runner");
+    let shell = std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#""$0" __bound $$ -- sleep 60 & echo $! > bound.pid; wait"#,
+            bin,
+        ])
+        .current_dir(d.path())
+        .spawn()
+        .unwrap();
+    crate::common::wait_for_file(&d.path().join("bound.pid"));
+    let bound = crate::common::read_pid(&d.path().join("bound.pid"));
+    let comm = || std::fs::read_to_string(format!("/proc/{bound}/comm")).unwrap_or_default();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while comm().trim() != "sleep" && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        comm().trim(),
+        "sleep",
+        "`__bound` did not become its program"
+    );
+    crate::common::kill_9(shell);
+    let gone = all_gone(&[bound]);
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(bound),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    assert!(gone, "the bound program {bound} outlived its parent");
+}
+
 #[test]
 fn sighup_is_an_interrupt_like_sigterm() {
     let d = tempfile::tempdir().unwrap();

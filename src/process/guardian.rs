@@ -205,7 +205,14 @@ pub(crate) fn run(cleanup: &dyn Fn()) {
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_name(NAME);
     // It runs in a process group of its own: a Ctrl-C or a terminal hangup goes to runner's
-    // group, not to the guardian, which must outlive runner.
+    // group, not to the guardian, which must outlive runner. But a guardian that was stopped
+    // (SIGSTOP, a debugger) when runner dies is in a group just orphaned with a stopped member:
+    // the kernel sends it SIGHUP, then SIGCONT. It takes the hangup as nothing (a handler that
+    // only sets a flag no one reads), wakes, and ends what runner left, as it would have.
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGHUP,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
     let mut known = Known::default();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
