@@ -1,5 +1,5 @@
 //! `act`'s own resolver acts only on an element whose name is the one the instruction gives
-//! (case, spaces and punctuation aside): a name that merely holds the instruction's words —
+//! (case and spaces aside, and what decorates a name's ends): a name that merely holds the instruction's words —
 //! "Unsubscribe from all emails" for "click Subscribe", "I disagree with the terms" for "check
 //! Agree", 退出登录 for 点击“登录” — is not it, and the step fails naming what came close
 //! instead of acting on the opposite of what was asked (attack 29, A12).

@@ -360,8 +360,10 @@ fn ctrl_c_leaves_no_agent_process() {
     crate::common::wait_for_file(&pidfile);
     let gc: i32 = crate::common::read_pid(&pidfile);
     crate::common::interrupt(child);
+    // Killed as runner ends (a SIGKILL is delivered, not waited for: a loaded machine may take
+    // a moment to end it).
     assert!(
-        !crate::common::pid_alive(gc),
+        crate::common::all_gone(&[gc]),
         "grandchild {gc} outlived runner"
     );
 }

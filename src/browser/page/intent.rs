@@ -362,10 +362,36 @@ fn unquote(s: &str) -> String {
     s.to_string()
 }
 
+/// A name as written, for comparing: in lower case, without spaces ("delete ACCOUNT" is
+/// "Delete account"). Punctuation stays: it tells "C++" from "C", and is all an icon button's
+/// name ("+") may hold.
 fn norm(s: &str) -> String {
     s.to_lowercase()
         .chars()
-        .filter(|c| c.is_alphanumeric())
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// What decorates a name at its ends ("Email:", "Next →", "Name *", "More…").
+const DECOR: &[char] = &[
+    ':', '：', '*', '.', '。', '!', '！', '?', '？', '…', '·', '•', '|', '"', '\'', '“', '”', '→',
+    '←', '➜', '➔', '▶', '▸', '►', '›', '‹', '»', '«', '>', '<',
+];
+
+/// The marks that join a name's words ("Sign-in", "Don't", "first_name").
+const JOINERS: &[char] = &['-', '‐', '–', '_', '\'', '’', '.'];
+
+/// A name compared loosely: as `norm`, without what decorates it at its ends and the marks that
+/// join its words. Only when no name is the instruction's as written (see `named`).
+fn loose(s: &str) -> String {
+    let s = norm(s);
+    let chars: Vec<char> = s.trim_matches(|c| DECOR.contains(&c)).chars().collect();
+    let word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    chars
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| !(JOINERS.contains(c) && *i > 0 && word(i - 1) && word(i + 1)))
+        .map(|(_, c)| *c)
         .collect()
 }
 
@@ -410,7 +436,9 @@ fn target_words(phrase: &str) -> (String, Option<&'static [&'static str]>) {
 /// share it, said in a phrase that names the elements that came close).
 ///
 /// An element is the instruction's when its accessible name IS the name the instruction gives,
-/// compared without case, spaces and punctuation ("delete ACCOUNT" is "Delete account"). A name
+/// compared without case and spaces ("delete ACCOUNT" is "Delete account"); when none is, without
+/// what decorates a name at its ends or joins its words ("Email:", "Next →", "Sign-in"), but
+/// never without punctuation that names ("C++" is not "C", "+" is an icon button's name). A name
 /// that only holds the instruction's words is not it: "Subscribe" is not "Unsubscribe from all
 /// emails", "Agree" not "I disagree with the terms", 登录 not 退出登录 — acting on such a part
 /// is a guess, and often the opposite of what was asked.
@@ -482,26 +510,32 @@ fn named(verb: Verb, target: &str, refs: &BTreeMap<String, RefInfo>) -> Result<S
         .filter(|(_, r)| verb.fits(&r.role) && roles.is_none_or(|rs| rs.contains(&r.role.as_str())))
         .collect();
     fitting.sort_by_key(|(k, _)| ref_number(k));
-    let same: Vec<&String> = fitting
-        .iter()
-        .filter(|(_, r)| norm(&r.name) == want)
-        .map(|(k, _)| *k)
-        .collect();
-    match same.as_slice() {
-        [one] => return Ok((*one).clone()),
-        [] => {}
-        many => {
-            return Err(format!(
-                "{} elements it can {} are named \"{name}\"",
-                many.len(),
-                verb.name()
-            ));
+    // The name as written first; loosely only when none is.
+    for key in [norm, loose] {
+        let want = key(&name);
+        let same: Vec<&String> = fitting
+            .iter()
+            .filter(|(_, r)| !want.is_empty() && key(&r.name) == want)
+            .map(|(k, _)| *k)
+            .collect();
+        match same.as_slice() {
+            [one] => return Ok((*one).clone()),
+            [] => {}
+            many => {
+                return Err(format!(
+                    "{} elements it can {} are named \"{name}\"",
+                    many.len(),
+                    verb.name()
+                ));
+            }
         }
     }
+    let want = loose(&name);
     let mut near: Vec<String> = Vec::new();
     for (_, r) in &fitting {
-        let have = norm(&r.name);
-        let close = !have.is_empty() && (have.contains(&want) || want.contains(&have));
+        let have = loose(&r.name);
+        let close =
+            !have.is_empty() && !want.is_empty() && (have.contains(&want) || want.contains(&have));
         if close && !near.contains(&r.name) {
             near.push(r.name.clone());
         }

@@ -266,3 +266,47 @@ fn role_words_are_cut_at_characters_whatever_the_case() {
     assert_eq!(super::target_words("İİ").0, "İİ");
     assert_eq!(super::target_words("Link to İ").0, "to İ");
 }
+
+/// Punctuation that is part of a name tells names apart: "C++" is not "C", "+" is a name (an
+/// icon button's); only what decorates a name at its ends ("Email:", "Next →", "Name *") or
+/// joins its words ("Sign-in") is set aside, and only when no name is the instruction's as
+/// written.
+#[test]
+fn punctuation_that_names_an_element_is_kept() {
+    let mut p = BTreeMap::new();
+    for (k, role, name) in [
+        ("e1", "button", "C"),
+        ("e2", "button", "C++"),
+        ("e3", "button", "C#"),
+        ("e4", "button", "+"),
+        ("e5", "button", "-"),
+        ("e6", "button", "Next →"),
+        ("e7", "textbox", "Email:"),
+        ("e8", "button", "Sign-in"),
+        ("e9", "textbox", "Name *"),
+    ] {
+        let info = RefInfo {
+            role: role.to_string(),
+            name: name.to_string(),
+        };
+        p.insert(k.to_string(), info);
+    }
+    for (intent, role, name) in [
+        ("click C", "button", "C"),
+        ("click C++", "button", "C++"),
+        ("click c#", "button", "C#"),
+        ("click +", "button", "+"),
+        ("click the - button", "button", "-"),
+        ("click Next", "button", "Next →"),
+        ("fill Email with a@b.c", "textbox", "Email:"),
+        ("click sign in", "button", "Sign-in"),
+        ("fill Name with Ada", "textbox", "Name *"),
+    ] {
+        let answer = resolve_local(intent, &p).unwrap_or_else(|e| panic!("{intent}: {e}"));
+        assert_eq!(answer["selector"], sel(role, name), "{intent}");
+    }
+    // With "C" gone, "click C" is not "C++" or "C#".
+    p.remove("e1");
+    let why = resolve_local("click C", &p).expect_err("click C");
+    assert!(why.starts_with("no element it can click"), "{why}");
+}
