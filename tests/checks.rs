@@ -381,3 +381,63 @@ fn an_expect_cut_by_its_timeout_says_what_it_last_saw() {
         "{error:#}"
     );
 }
+
+/// Attack 30, F1: `enabled`/`disabled` read `aria-disabled` (on the element or an ancestor) as
+/// docs/steps.md's table and Playwright's toBeEnabled do — the rule actions use. Before, they
+/// read native `:disabled` only: `enabled` held on a button disabled with `aria-disabled`, and
+/// `disabled` failed on it.
+#[test]
+fn enabled_and_disabled_read_aria_disabled() {
+    let d = tempfile::tempdir().unwrap();
+    let mut steps = String::from("  - open: \"{{ web_server.url }}/aria-disabled.html\"\n");
+    let cases = [
+        ("sold_disabled", "disabled: \"#sold\"", true),
+        ("inside_disabled", "disabled: \"#inside\"", true),
+        ("native_disabled", "disabled: \"#native\"", true),
+        (
+            "role_disabled",
+            "disabled: { role: button, text: Sold out }",
+            true,
+        ),
+        ("buy_enabled", "enabled: \"#buy\"", true),
+        ("undone_enabled", "enabled: \"#undone\"", true),
+        ("sold_enabled", "enabled: \"#sold\"", false),
+        ("inside_enabled", "enabled: \"#inside\"", false),
+        (
+            "role_enabled",
+            "enabled: { role: button, text: Sold out }",
+            false,
+        ),
+        ("not_disabled", "not: { disabled: \"#sold\" }", false),
+        ("buy_disabled", "disabled: \"#buy\"", false),
+    ];
+    for (id, check, _) in cases {
+        steps.push_str(&format!(
+            "  - id: {id}\n    expect: {{ {check} }}\n    timeout: 500ms\n    continue_on_error: true\n"
+        ));
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &format!(
+            "name: aria-disabled\nweb_server: {{ static: \"{}\" }}\nsteps:\n{steps}",
+            fixture("checks").display()
+        ),
+    );
+    let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (id, _, passes) in cases {
+        let want = if passes { "passed" } else { "failed" };
+        assert_eq!(
+            step(&report, id)["outcome"],
+            want,
+            "{id}: {}",
+            step(&report, id)
+        );
+    }
+    assert!(
+        step(&report, "sold_enabled")["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("to be enabled, but it is not")),
+        "{report}"
+    );
+}

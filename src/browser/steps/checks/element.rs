@@ -48,7 +48,8 @@ pub(crate) async fn visibility_outcomes(
     Ok(out)
 }
 
-/// `checked`, `unchecked`, `enabled` and `disabled`: what agent-browser's `is` says.
+/// `checked` and `unchecked` (what agent-browser's `is` says), `enabled` and `disabled` (the
+/// actions' rule).
 pub(crate) async fn state_outcomes(
     session: &mut Session,
     e: &ExpectAction,
@@ -74,11 +75,27 @@ pub(crate) async fn state_outcomes(
                     ),
                 )
             }
-            Some(r) => {
+            Some(r) if query == "checked" => {
                 let failure = (session.is(query, &r.target).await? != want)
                     .then(|| format!("expected {what}, but it is not"));
                 Outcome::new(what, failure)
             }
+            // Enabled: by the rule actions wait on (`scripts::DISABLED`: native `:disabled`, a
+            // disabled fieldset, `aria-disabled` on it or an ancestor: Playwright's), not
+            // agent-browser's `is enabled`, which reads the native state alone.
+            Some(r) => match element_eval(session, &r, scripts::DISABLED, &[]).await? {
+                Some(Value::Bool(disabled)) => {
+                    let enabled = !disabled;
+                    Outcome::new(
+                        what.clone(),
+                        (enabled != want).then(|| format!("expected {what}, but it is not")),
+                    )
+                }
+                _ => Outcome::new(
+                    what.clone(),
+                    Some(format!("expected {what}, but it is gone from the page")),
+                ),
+            },
         });
     }
     Ok(out)
