@@ -337,21 +337,53 @@ steps:
     expect: { request: { url: "{{ vars.e }}" } }
   - expect: { request: { url: "**{{ vars.x }}", count: 1 } }
   - expect: { text: { target: "#g", contains: "{{ vars.e }}" } }
+  - continue_on_error: true
+    wait: { url: "{{ vars.e }}" }
+  - continue_on_error: true
+    wait: { text: "{{ vars.e }}" }
 "##,
     );
     let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
     assert_eq!(code, 0, "{report:#}");
     let steps = &report["flows"][0]["steps"];
-    for i in [1, 2] {
+    // A `wait` for an empty url or text held at once on any page (attack 30, F5).
+    for (i, field) in [
+        (1, "expect/request/url"),
+        (2, "expect/request/url"),
+        (5, "wait/url"),
+        (6, "wait/text"),
+    ] {
         assert_eq!(steps[i]["outcome"], "failed", "{i}: {report:#}");
         let message = steps[i]["error"]["message"].as_str().unwrap_or("");
         assert!(
-            message.contains("`expect/request/url` rendered to nothing"),
+            message.contains(&format!("`{field}` rendered to nothing")),
             "{i}: {message}"
         );
     }
     for i in [3, 4] {
         assert_eq!(steps[i]["outcome"], "passed", "{i}: {report:#}");
+    }
+    // Written out, `validate` refuses them.
+    write(
+        d.path(),
+        "g.yaml",
+        "name: empty waits
+steps:
+  - wait: { url: \"\" }
+  - wait: { text: \"\" }
+",
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "g.yaml"]);
+    let (code, out, err) = output(c);
+    let out = format!("{out}{err}");
+    assert_eq!(code, 2, "{out}");
+    for (line, field) in [(3, "url"), (4, "text")] {
+        assert!(
+            out.contains(&format!("g.yaml:{line}:"))
+                && out.contains(&format!("`{field}` must not be empty")),
+            "{out}"
+        );
     }
 }
 
