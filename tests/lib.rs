@@ -97,6 +97,7 @@ mod state_origins;
 mod sub_flow_keys;
 mod sub_flow_vars;
 mod suites;
+mod tab_downloads;
 mod template_kinds;
 mod template_strict;
 mod todomvc_react;
