@@ -47,6 +47,7 @@ mod group_finally;
 mod groups;
 mod held_tabs;
 mod history;
+mod history_status;
 mod http;
 mod http_redirects;
 mod inputs;
