@@ -23,6 +23,8 @@ pub(crate) struct Download {
     pub(crate) state: String,
     /// Moved by a `download` step.
     pub(crate) taken: bool,
+    /// The frame whose navigation or link started it (a tab's main frame has the tab's id).
+    pub(crate) frame: String,
 }
 
 /// How long the end of a flow waits for the downloads still under way (see
@@ -75,6 +77,7 @@ impl Downloads {
                     suggested: text("suggestedFilename"),
                     state: "inProgress".into(),
                     taken: false,
+                    frame: text("frameId"),
                 }),
                 Some("Browser.downloadProgress") => {
                     if let Some(d) = self.seen.iter_mut().find(|d| d.guid == guid) {

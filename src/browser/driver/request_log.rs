@@ -133,6 +133,16 @@ impl RequestLog {
         (tab.filter(|d| d.at >= since_ms).cloned().collect(), before)
     }
 
+    /// The document tab `target`'s main frame asked for as request `id` (a document's loader id
+    /// is its request's id), if the record still holds it.
+    pub(crate) fn document(&self, target: &str, id: &str) -> Option<Document> {
+        let s = self.state.lock().ok()?;
+        s.documents
+            .iter()
+            .rfind(|d| d.id == id && d.target == target)
+            .cloned()
+    }
+
     /// The first tab's recording is on (`Ok`), or could not be turned on (why).
     pub(crate) fn started(&self, outcome: Result<(), String>) {
         if let Ok(mut s) = self.state.lock() {

@@ -12,7 +12,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::navigation::HTTP_STATUS_JS;
+use super::navigation::moved_status;
+use crate::browser::driver::request_log::now_ms;
 use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::selector::{Poll, left};
@@ -47,17 +48,36 @@ pub(crate) async fn history(
     deadline: Instant,
 ) -> Result<Value, StepError> {
     let before = page_state(session, deadline).await?.0;
+    let since = now_ms();
     let tab = Tab::attach(session, m, left(deadline)).await?;
-    let moved = tab.go(m, left(deadline)).await;
+    let moved = match tab.go(m, left(deadline)).await {
+        Ok(to) => arrive(session, m, &before, deadline).await.map(|()| to),
+        Err(e) => Err(e),
+    };
+    // The loader id of the document the tab shows now (see `moved_status`).
+    let loader = match &moved {
+        Ok(_) => tab.loader(left(deadline)).await,
+        Err(_) => None,
+    };
     tab.detach().await;
-    moved?;
+    let to = moved?;
+    outputs(session, (to.as_deref(), loader.as_deref()), since, deadline).await
+}
+
+/// Waits until the page is another document or history entry than `before`, loaded.
+async fn arrive(
+    session: &mut Session,
+    m: Move,
+    before: &str,
+    deadline: Instant,
+) -> Result<(), StepError> {
     let mut poll = Poll::new();
     loop {
         if let Some((id, ready)) = poll.settle(page_state(session, deadline).await)?
             && id != before
             && ready
         {
-            break;
+            return Ok(());
         }
         if !poll.wait(deadline).await {
             let still = poll.still_navigating().map(|e| format!(" ({})", e.message));
@@ -71,7 +91,6 @@ pub(crate) async fn history(
             ));
         }
     }
-    outputs(session, deadline).await
 }
 
 /// Which document and entry the page shows (`id`), and whether it has loaded.
@@ -84,17 +103,27 @@ async fn page_state(session: &mut Session, deadline: Instant) -> Result<(String,
     Ok((id.to_string(), ready))
 }
 
-/// The page's `url`, `title` and `status` (0 when the browser does not say).
-async fn outputs(session: &mut Session, deadline: Instant) -> Result<Value, StepError> {
+/// The page's `url`, `title` and `status`: the status of the move's own navigation (see
+/// `moved_status`; null for a page that is not HTTP). `to` is the history entry moved to, and
+/// `loader` the loader id of the document the tab shows.
+async fn outputs(
+    session: &mut Session,
+    (to, loader): (Option<&str>, Option<&str>),
+    since: u128,
+    deadline: Instant,
+) -> Result<Value, StepError> {
     let t = left(deadline);
     let url = session.url(t).await?;
     let title = session.title(t).await?;
-    let status = session
-        .eval(&call(HTTP_STATUS_JS, &[]), t)
+    let status = moved_status(session, (to, loader, &url), since, t)
         .await
-        .ok()
-        .and_then(|v| v.as_i64())
-        .unwrap_or(0);
+        .map_err(|why| {
+            StepError::new(
+                ErrorKind::CommandFailed,
+                format!("cannot tell the HTTP status of {url}: {why}"),
+            )
+            .with_outputs(json!({ "url": url, "title": title, "status": null }))
+        })?;
     Ok(json!({ "url": url, "title": title, "status": status }))
 }
 
@@ -125,11 +154,11 @@ impl Tab {
     }
 
     /// Starts the move: a reload, or the history entry before (after) the current one; none
-    /// there is the step's failure.
-    async fn go(&self, m: Move, t: Duration) -> Result<(), StepError> {
+    /// there is the step's failure. The URL of the entry moved to (none for a reload).
+    async fn go(&self, m: Move, t: Duration) -> Result<Option<String>, StepError> {
         if m == Move::Reload {
             self.call("Page.reload", json!({}), t).await?;
-            return Ok(());
+            return Ok(None);
         }
         let h = self.call("Page.getNavigationHistory", json!({}), t).await?;
         let entries = h.get("entries").and_then(Value::as_array);
@@ -165,7 +194,14 @@ impl Tab {
         let id = entry.get("id").cloned().unwrap_or(Value::Null);
         self.call("Page.navigateToHistoryEntry", json!({ "entryId": id }), t)
             .await?;
-        Ok(())
+        Ok(entry.get("url").and_then(Value::as_str).map(str::to_string))
+    }
+
+    /// The loader id of the document the tab's main frame shows (none when it cannot be read).
+    async fn loader(&self, t: Duration) -> Option<String> {
+        let tree = self.call("Page.getFrameTree", json!({}), t).await.ok()?;
+        let id = tree["frameTree"]["frame"]["loaderId"].as_str()?;
+        Some(id.to_string())
     }
 
     /// Ends the DevTools session (the tab stays); a failure to is of no consequence to the step.

@@ -19,6 +19,7 @@ use crate::config::model::{OpenAction, VisibleState, WaitAction, WaitOptions};
 use crate::step::{ErrorKind, StepError};
 
 mod status;
+pub(crate) use status::moved_status;
 
 /// `() => status`: the HTTP status of the page's document.
 pub(crate) const HTTP_STATUS_JS: &str = include_str!("scripts/http_status.js");

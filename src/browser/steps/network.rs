@@ -68,27 +68,25 @@ pub(crate) async fn route(
     r: &crate::config::model::RouteAction,
     timeout: Duration,
 ) -> Result<Value, StepError> {
-    let mut response = None;
-    if !r.abort {
-        let (body, kind) = match &r.body {
-            None => (String::new(), "text/plain; charset=utf-8"),
-            Some(Value::String(s)) => (s.clone(), "text/plain; charset=utf-8"),
-            Some(v) => (v.to_string(), "application/json"),
-        };
-        let mut stub = json!({
-            "status": r.status.unwrap_or(200),
-            "body": body,
-            "contentType": r.content_type.as_deref().unwrap_or(kind),
-        });
-        if let Some(h) = &r.headers {
-            stub["headers"] = json!(h);
+    let response = (!r.abort).then(|| stub(r));
+    // runner routes every tab of the flow itself, those its pages open later too (see
+    // `dialog_watch::routes`), the flow's own included: one interceptor, so a request is
+    // answered once, and alike in every tab.
+    if let Some(w) = session.watched.clone() {
+        let routed = w
+            .route(&r.url, response.clone())
+            .await
+            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
+        if routed {
+            return Ok(json!({ "url": r.url }));
         }
-        response = Some(stub);
     }
+    // Where runner has no session on the flow's tab (a browser outside its pool, or a tab it
+    // could not attach to), agent-browser routes the tab it acts on.
     let route = Command::Route {
         url: r.url.clone(),
         abort: r.abort,
-        response: response.clone(),
+        response,
     };
     // agent-browser answers a URL from the first route that matches it: an earlier route of
     // the same pattern goes first, so this one takes its place.
@@ -104,12 +102,37 @@ pub(crate) async fn route(
     }
     session.send(route, timeout).await?;
     session.routes.push(r.url.clone());
-    // agent-browser routes the tab it acts on; runner routes every tab of the flow, those its
-    // pages open later too (see `dialog_watch::routes`).
-    if let Some(w) = session.watched.clone() {
-        w.route(&r.url, response)
-            .await
-            .map_err(|e| StepError::new(ErrorKind::CommandFailed, e))?;
-    }
     Ok(json!({ "url": r.url }))
+}
+
+/// The stub a `route` answers with: `{status, body, contentType, headers}`, with one Content-Type
+/// (a response with two is read as both, `text/plain, application/xml`): `content_type`, else
+/// the one `headers` give (in any case), else text for a string body and JSON for any other.
+fn stub(r: &crate::config::model::RouteAction) -> Value {
+    let (body, kind) = match &r.body {
+        None => (String::new(), "text/plain; charset=utf-8"),
+        Some(Value::String(s)) => (s.clone(), "text/plain; charset=utf-8"),
+        Some(v) => (v.to_string(), "application/json"),
+    };
+    let is_type = |k: &String| k.eq_ignore_ascii_case("content-type");
+    let given = r.headers.iter().flatten().find(|(k, _)| is_type(k));
+    let kind = r
+        .content_type
+        .as_deref()
+        .or(given.map(|(_, v)| v.as_str()))
+        .unwrap_or(kind);
+    let mut stub = json!({
+        "status": r.status.unwrap_or(200),
+        "body": body,
+        "contentType": kind,
+    });
+    if let Some(h) = &r.headers {
+        let rest: serde_json::Map<String, Value> = h
+            .iter()
+            .filter(|(k, _)| !is_type(k))
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        stub["headers"] = Value::Object(rest);
+    }
+    stub
 }

@@ -3,7 +3,10 @@
 //! reached the real server. runner intercepts the requests of the flow's tabs over its own
 //! sessions on them (those its request record is kept over: a new tab's from before it runs,
 //! see `new_tabs`) with the DevTools Fetch domain, and answers those a route matches as the
-//! route says; any other goes on.
+//! route says; any other goes on. runner's interception is the only one in a flow's tabs, its
+//! first tab included (agent-browser's route is sent only where runner has no session on the
+//! flow's tab): two interceptors in one tab each read the glob their own way (agent-browser's
+//! `*` crosses `/`), so a tab answered a request another tab let through.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -52,9 +55,10 @@ impl Routes {
 
 impl FlowDialogs {
     /// A `route` step: `url` (a glob) gets `stub`, or fails when `stub` is None, in every tab of
-    /// the flow from now on (a newer route of the same glob replaces it). Err (why) when a tab
-    /// of the flow could not be told.
-    pub(crate) async fn route(&self, url: &str, stub: Option<Value>) -> Result<(), String> {
+    /// the flow from now on (a newer route of the same glob replaces it), those open now
+    /// included. Whether runner routes the tab the flow acts on (it has a session there); Err
+    /// (why) when a tab of the flow could not be told.
+    pub(crate) async fn route(&self, url: &str, stub: Option<Value>) -> Result<bool, String> {
         let glob = globset::GlobBuilder::new(url)
             .literal_separator(true)
             .build()
@@ -76,29 +80,32 @@ impl FlowDialogs {
             self.watch.upgrade(),
             self.routes.fetch_enable(),
         ) else {
-            return Ok(());
+            return Ok(false);
         };
-        for session in watch.page_sessions(&self.context) {
+        let current = self.current().unwrap_or_default();
+        let mut routed = false;
+        for (session, target) in watch.page_sessions(&self.context) {
             let on = link.call_in(Some(&session), "Fetch.enable", params.clone(), CALL_TIMEOUT);
             if let Err(e) = on.await {
                 return Err(format!(
                     "the route could not be set in a tab of the flow: {e}"
                 ));
             }
+            routed |= target == current;
         }
-        Ok(())
+        Ok(routed)
     }
 }
 
 impl Watch {
-    /// The sessions the record of `context`'s tabs is kept over (one per tab).
-    fn page_sessions(&self, context: &str) -> Vec<String> {
+    /// The sessions the record of `context`'s tabs is kept over (one per tab), and their tabs.
+    fn page_sessions(&self, context: &str) -> Vec<(String, String)> {
         self.logs.lock().map_or_else(
             |_| Vec::new(),
             |l| {
                 l.iter()
                     .filter(|(_, (c, _, page))| c == context && *page)
-                    .map(|(s, _)| s.clone())
+                    .map(|(s, (_, t, _))| (s.clone(), t.clone()))
                     .collect()
             },
         )

@@ -64,6 +64,45 @@ pub(crate) async fn navigation_status(
     }
 }
 
+/// The status of the document a history move (`back`, `forward`, `reload`) begun at `since_ms`
+/// (ms since the epoch) brought into the flow's tab, read as `open`'s is: the first main-frame
+/// document the tab asked for since (the one for `to`, the history entry's URL, when several
+/// were). When it asked for none — an entry of the same document (`pushState`, a `#hash`), a
+/// page the back-forward cache kept — the tab shows a document it had: the one whose loader id
+/// the tab's main frame has now (`loader`). `Ok(None)` for a page that is not HTTP(S) and made
+/// no request; `Err` (why) when it cannot be told.
+pub(crate) async fn moved_status(
+    session: &mut Session,
+    (to, loader, now): (Option<&str>, Option<&str>, &str),
+    since_ms: u128,
+    timeout: Duration,
+) -> Result<Option<i64>, String> {
+    let Some(w) = session.watched.clone() else {
+        // Only sessions outside a flow's browser pool go unwatched: the page is asked.
+        let v = session.eval(&call(HTTP_STATUS_JS, &[]), timeout).await;
+        return Ok(v.ok().and_then(|v| v.as_i64()));
+    };
+    w.caught_up(Duration::from_secs(2)).await;
+    w.requests.since(since_ms)?;
+    let target = w.current().unwrap_or_default();
+    let (after, _) = w.requests.documents(&target, since_ms);
+    let asked = after
+        .iter()
+        .find(|d| to.is_some_and(|to| same_page(&d.url, to)))
+        .or(after.first());
+    let had = || loader.and_then(|id| w.requests.document(&target, id));
+    match asked.cloned().or_else(had) {
+        Some(d) => d
+            .status
+            .map(Some)
+            .ok_or_else(|| format!("runner heard no response to the request for {}", d.url)),
+        None if !now.starts_with("http:") && !now.starts_with("https:") => Ok(None),
+        None => Err(format!(
+            "runner heard no request for the document the tab shows ({now})"
+        )),
+    }
+}
+
 /// Whether two URLs name the same page (equal but for their fragments).
 fn same_page(a: &str, b: &str) -> bool {
     let page = |u: &str| {
