@@ -107,7 +107,25 @@ fn code(s: &str) -> String {
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
-/// The job summary: counts, then a row per flow (failed ones first) with its failing step.
+/// The most characters of a failure message a row of the job summary shows (the reports hold
+/// the whole).
+const MESSAGE_CHARS: usize = 300;
+
+/// The most bytes of the job summary runner writes: GitHub drops a step's summary over 1 MiB
+/// whole, and a run where every flow fails with a long message (a server down) is the one
+/// whose summary matters. Rows past it are counted, not shown.
+const SUMMARY_BYTES: usize = 256 * 1024;
+
+/// `s` cut at `MESSAGE_CHARS` characters, with `…` where it was cut.
+fn cut_message(s: &str) -> String {
+    match s.char_indices().nth(MESSAGE_CHARS) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The job summary: counts, then a row per flow (failed ones first) with its failing step, each
+/// message cut at `MESSAGE_CHARS`, the whole at most `SUMMARY_BYTES` (the rows left out said).
 pub(crate) fn step_summary(r: &Report) -> String {
     let s = &r.summary;
     let mut out = format!(
@@ -122,7 +140,15 @@ pub(crate) fn step_summary(r: &Report) -> String {
     );
     let mut flows: Vec<_> = r.flows.iter().collect();
     flows.sort_by_key(|f| f.status == "passed");
-    for f in flows {
+    let total = flows.len();
+    for (shown_rows, f) in flows.into_iter().enumerate() {
+        if out.len() > SUMMARY_BYTES {
+            out.push_str(&format!(
+                "\n{} more flow(s) not shown here (the summary's size is bounded): see the run's reports.\n",
+                total - shown_rows
+            ));
+            break;
+        }
         let failed = f.failed_step().map_or_else(String::new, |st| {
             format!(
                 "{} at {}: {}",
@@ -133,7 +159,9 @@ pub(crate) fn step_summary(r: &Report) -> String {
                         .and_then(|e| e.location.as_deref())
                         .unwrap_or(&st.location)
                 ),
-                cell(st.error.as_ref().map_or("", |e| e.message.as_str()))
+                cell(&cut_message(
+                    st.error.as_ref().map_or("", |e| e.message.as_str())
+                ))
             )
         });
         let status = if f.flaky && f.status == "passed" {
@@ -165,6 +193,35 @@ mod tests {
         );
         assert_eq!(super::property("\u{1b}[1mf,1:2\u{1b}[0m"), "f%2C1%3A2");
         assert_eq!(super::cell("a|b\u{1b}[2J\nc\td"), "a\\|b c d");
+    }
+
+    /// Attack 30, F9: 400 failing flows with a 4 KB message wrote 1.7 MB, which GitHub drops
+    /// whole (over 1 MiB). Each message is cut, the whole bounded, the rows left out counted.
+    #[test]
+    fn the_job_summary_stays_under_githubs_limit() {
+        let mut flows = Vec::new();
+        for i in 0..3000 {
+            flows.push(serde_json::json!({
+                "name": format!("flow {i}"), "file": "f.yaml", "status": "failed",
+                "duration_ms": 1, "error": null, "flaky": false, "steps": [{
+                    "index": 1, "id": "s", "name": "exec", "action": "exec", "outcome": "failed",
+                    "conclusion": "failed", "attempts": 1, "flaky": false, "finally": false,
+                    "duration_ms": 1, "location": "f.yaml:3:5",
+                    "error": { "kind": "command_failed", "message": "é".repeat(4000) },
+                }],
+            }));
+        }
+        let r: super::Report = serde_json::from_value(serde_json::json!({
+            "run_id": "r", "flows": flows,
+            "summary": { "total": 3000, "passed": 0, "failed": 3000, "errors": 0,
+                "interrupted": 0, "flaky": 0, "skipped": 0, "duration_ms": 1 },
+        }))
+        .unwrap();
+        let md = super::step_summary(&r);
+        assert!(md.len() <= super::SUMMARY_BYTES + 4096, "{}", md.len());
+        assert!(md.contains("more flow(s) not shown here"), "{md}");
+        let row = md.lines().find(|l| l.starts_with("| flow 0 ")).unwrap();
+        assert!(row.chars().count() < 400 && row.contains('…'), "{row}");
     }
 
     /// Text from outside is shown as text in the job summary: no HTML, link, image, emphasis,
