@@ -361,3 +361,56 @@ steps:
     let pngs = pngs_under(d.path());
     assert!(pngs.is_empty(), "{pngs:?}");
 }
+
+/// Attack 30, F6: with `trace: on`, the picture after each step of a very large page that shows
+/// a secret is left out without asking agent-browser for the page's snapshot (seconds on a page
+/// of 100,000 elements, and left running when cut, so the flow's NEXT step waited behind it and
+/// failed as "still busy with the `dialog` command of an earlier step"). The page's rendered
+/// text, read by a script that stops itself in time, tells first.
+#[test]
+fn a_trace_picture_of_a_huge_page_showing_a_secret_delays_no_later_step() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        &d.path().join("site"),
+        "big.html",
+        r#"<!doctype html><meta charset="utf-8"><title>big</title>
+<input id="tok"><button id="go" onclick="document.getElementById('done').textContent='clicked'">go</button>
+<p id="done"></p><div id="many"></div>
+<script>
+document.getElementById('tok').value = decodeURIComponent(location.hash.slice(1));
+const many = document.getElementById('many');
+const html = [];
+for (let i = 0; i < 100000; i++) html.push('<span>item ' + i + '</span>');
+many.innerHTML = html.join('');
+</script>"#,
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: big
+secrets: [T]
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/big.html#{{ secrets.T }}"
+  - click: "#go"
+    timeout: 4s
+  - expect: { text: { target: "#done", equals: clicked } }
+    timeout: 4s
+  - click: "#tok"
+    timeout: 4s
+"##,
+    );
+    let ran = flow_run(d.path())
+        .env("T", SECRET)
+        .args(["f.yaml", "--trace", "on"])
+        .run();
+    assert_eq!(ran.code, 0, "{}\n{}", ran.stdout, ran.stderr);
+    let text = std::fs::read_to_string(d.path().join("art/001-big/trace/trace.json")).unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for s in trace["steps"].as_array().unwrap() {
+        assert!(s["picture"].is_null(), "{s}");
+        assert!(s["picture_left_out"].is_string(), "{s}");
+    }
+    assert!(!text.contains(SECRET));
+}

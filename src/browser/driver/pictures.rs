@@ -20,15 +20,17 @@ use crate::step::{Masker, StepError};
 /// hundred thousand nodes, and left running when cut) is not read. Only a page whose rendered
 /// text shows no secret has its snapshot read too (it holds what the rendered text does not: a
 /// closed shadow root's text, an image's alternative text).
+/// The script reading the rendered text stops itself at `budget` (at most `t`); the snapshot
+/// is read within `t`.
 pub(crate) async fn withheld(
     s: &mut Session,
     masker: &Masker,
-    t: Duration,
+    (t, budget): (Duration, Duration),
 ) -> Option<&'static str> {
     if masker.is_empty() {
         return None;
     }
-    let shown = s.shown_texts(t, t).await;
+    let shown = s.shown_texts(t, budget).await;
     match &shown {
         Some(texts) if masker.learn_shown(texts) => return Some("the page showed a secret"),
         Some(_) => {}
@@ -46,7 +48,7 @@ pub(crate) async fn shoot(
     shot: Command,
     timeout: Duration,
 ) -> Result<Option<&'static str>, StepError> {
-    if let Some(why) = withheld(s, masker, timeout).await {
+    if let Some(why) = withheld(s, masker, (timeout, timeout)).await {
         return Ok(Some(why));
     }
     s.send(shot, timeout).await?;

@@ -12,7 +12,9 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 use super::host::BrowserHost;
 use super::worker::{BrowserSpec, Context, Worker};
 use crate::browser::driver::command::Command;
-use crate::browser::driver::pictures::{PICTURE_READ, page_left_out, shot_left_out, snapshot_text};
+use crate::browser::driver::pictures::{
+    PICTURE_READ, page_left_out, shot_left_out, snapshot_text, withheld,
+};
 use crate::browser::driver::session::Session;
 use crate::step::{Masker, StepError};
 
@@ -287,8 +289,10 @@ impl FlowBrowser {
     }
 
     /// Why the page's picture after a step is not kept with `trace: on`, if it is not: its
-    /// snapshot or its rendered text shows a secret of `masker`, or cannot be read to tell
-    /// (see `page_left_out`).
+    /// rendered text or its snapshot shows a secret of `masker`, or cannot be read to tell (see
+    /// `withheld`: the rendered text first, by a script that stops itself at `PICTURE_READ`;
+    /// the snapshot only when that shows none, so a huge page showing a secret leaves no
+    /// snapshot running for the flow's next step to wait behind: attack 30, F6).
     pub(crate) async fn picture_left_out(&self, masker: &Masker) -> Option<&'static str> {
         if masker.is_empty() {
             return None;
@@ -301,8 +305,7 @@ impl FlowBrowser {
             return shot_left_out(masker, None);
         }
         let t = Duration::from_millis(1500);
-        let raw = snapshot_text(&mut l.session, t).await;
-        page_left_out(&mut l.session, masker, raw.as_deref(), (t, PICTURE_READ)).await
+        withheld(&mut l.session, masker, (t, PICTURE_READ)).await
     }
 
     /// Waits (up to `grace`) for the downloads under way that no step took, when the flow's
