@@ -232,12 +232,17 @@ fn atlas_test_stops_when_the_browser_dies_in_a_test() {
         r#"[{"name": "visits about"}]"#,
     )
     .unwrap();
-    // The test an agent would have saved: the path to home, then a link to a page past it.
+    // The test an agent would have saved: the path to home, a link to a page past it, and a
+    // check that the page past it is shown. The About page is the marker: the tripwire kills the
+    // browser before it serves that page, so the test cannot end before the kill. With the click
+    // as its last step, a click that returned before its navigation asked for the page ended
+    // the test green first, under load (the kill then landed after the test: exit 0).
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(node.join("meta.json")).unwrap()).unwrap();
     let test = serde_json::json!({"name": "visits about", "steps": [
         {"open": meta["url"]},
         {"click": {"role": "link", "text": "About us"}},
+        {"expect": {"title": "About"}},
     ]});
     let saved = d.path().join(format!("atlas/tests/{home}"));
     std::fs::create_dir_all(&saved).unwrap();
@@ -259,10 +264,19 @@ fn atlas_test_stops_when_the_browser_dies_in_a_test() {
     let text = format!("{out}{err}");
     assert_eq!(trip.tripped().as_deref(), Some("/about.html"), "{text}");
     assert_eq!(code, 3, "{text}");
-    let said = format!(
-        "the browser failed while running the test `visits about ({home})`: step `click link \"About us\"` failed: the browser at {} exited",
-        remote.url
+    // The kill lands in the click (its navigation under way) or in the check after it (the
+    // click returned first): either way inside the test, and said as the browser's failure.
+    let said = |step: &str| {
+        format!(
+            "the browser failed while running the test `visits about ({home})`: step `{step}` failed: the browser at {} exited",
+            remote.url
+        )
+    };
+    let steps = ["click link \"About us\"", "expect title"];
+    assert!(
+        steps.iter().any(|s| text.contains(&said(s))),
+        "no `{}` (or the check's) in: {text}",
+        said(steps[0])
     );
-    assert!(text.contains(&said), "no `{said}` in: {text}");
     assert!(!text.contains("FAIL"), "{text}");
 }

@@ -290,7 +290,9 @@ fn artifacts_on_a_folder_of_flows_is_refused_and_a_marker_hides_no_flow_silently
 /// was written into (`001-a/001-exec.stdout` beside `001-a/important.txt`) and marked
 /// `.runner-artifacts` for good, which made all of it runner's output for later walks. Now it
 /// is refused before anything runs (exit 2), left as it was; a new folder, an empty one (a
-/// `.gitkeep` in it) and a run's own artifacts (marked) are taken, the same one again too.
+/// `.gitkeep` in it; or only what a file manager leaves in a folder it showed: macOS Finder's
+/// `.DS_Store`, Windows Explorer's `Thumbs.db` and `desktop.ini`, refused before: review R5 of
+/// session 25) and a run's own artifacts (marked) are taken, the same one again too.
 #[test]
 fn artifacts_on_a_users_folder_is_refused_and_left_as_it_was() {
     let d = tempfile::tempdir().unwrap();
@@ -316,7 +318,11 @@ fn artifacts_on_a_users_folder_is_refused_and_left_as_it_was() {
     assert_eq!(kept, ["important.txt"]);
     std::fs::create_dir_all(p.join("empty")).unwrap();
     write(&p.join("empty"), ".gitkeep", "");
-    for dir in ["new", "new", "empty", "empty"] {
+    std::fs::create_dir_all(p.join("shown")).unwrap();
+    for name in [".DS_Store", "Thumbs.db", "desktop.ini"] {
+        write(&p.join("shown"), name, "x");
+    }
+    for dir in ["new", "new", "empty", "empty", "shown", "shown"] {
         let (code, said) = within(p, &["run", "a.yaml", "--artifacts", dir]);
         assert_eq!(code, 0, "{dir}: {said}");
         assert!(said.contains("1 passed"), "{dir}: {said}");

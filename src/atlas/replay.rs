@@ -387,6 +387,33 @@ async fn arrive(
     })
 }
 
+/// Waits, up to `within`, for the page to be node `node` (as a replay's arrival check reads it,
+/// masked with `masker` as it was recorded): a path whose last step started a navigation the
+/// browser began late (a loaded machine) has not arrived yet when its steps are done, and the
+/// page it was leaving is still shown, settled. `Ok(None)` once it is the node; else the URL
+/// the page settled at instead.
+pub(crate) async fn await_arrival(
+    session: &mut Session,
+    atlas: &Atlas,
+    node: &str,
+    masker: &Masker,
+    within: Duration,
+) -> Result<Option<String>, StepError> {
+    let expected = Expected::of(atlas, node, masker)?;
+    let awaited = |url: &str, text: &str| expected.is(url, text);
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let seen = arrived_state(session, masker, within, &awaited).await?;
+        if expected.is(&seen.url, &seen.text) {
+            return Ok(None);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(Some(seen.url));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Whether a flow that did not pass was ended by its browser (or what else it needed): an
 /// error of kind `Environment`, the flow's own or its failed step's, which `runner run` exits 3
 /// for.

@@ -242,6 +242,7 @@ pub(super) fn write_own(
     if let Some(why) = crate::report::own_refusal(file, kind) {
         return Err(CliError::Usage(why));
     }
-    crate::report::write_ours(file, kind, |w| w.write_all(text.as_bytes()))
+    // Refused above already: written as `report::write_ours` writes once it has checked.
+    crate::fs::write_named(file, |w| w.write_all(text.as_bytes()))
         .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", file.display())))
 }

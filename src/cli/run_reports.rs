@@ -269,9 +269,20 @@ pub(super) fn create_artifacts(artifacts: &Path) -> Result<(), CliError> {
         .map_err(cannot)
 }
 
+/// What an empty folder may hold all the same: a `.gitkeep` or `.gitignore` (an empty folder
+/// in a repository), and what a file manager leaves in a folder it showed (macOS Finder's
+/// `.DS_Store`, Windows Explorer's `Thumbs.db` and `desktop.ini`; any case, as Windows names
+/// them).
+const LEFT_IN_EMPTY: [&str; 5] = [
+    ".gitkeep",
+    ".gitignore",
+    ".DS_Store",
+    "Thumbs.db",
+    "desktop.ini",
+];
+
 /// Why `artifacts`, a folder that is there, is not one runner writes into: it holds files
-/// (but for a `.gitkeep` or `.gitignore`, which an empty folder in a repository holds) and no
-/// marker. None for a new folder, an empty one, or runner's: one holding the marker, also a
+/// (but for those of `LEFT_IN_EMPTY`) and no marker. None for a new folder, an empty one, or runner's: one holding the marker, also a
 /// marker something replaced with a symlink since (the run writes its own in its place, and no
 /// artifact through a link).
 fn not_runners(artifacts: &Path) -> Option<String> {
@@ -282,7 +293,7 @@ fn not_runners(artifacts: &Path) -> Option<String> {
     let mut held: Vec<String> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != ".gitkeep" && n != ".gitignore")
+        .filter(|n| !LEFT_IN_EMPTY.iter().any(|e| n.eq_ignore_ascii_case(e)))
         .collect();
     if held.is_empty() {
         return None;

@@ -175,9 +175,9 @@ async fn each(
     iterations: &mut Vec<StepResult>,
     deadline: Option<Instant>,
 ) -> Result<Value, StepError> {
+    // Every item is whole: an `each` whose `in` reads a cut output does not run
+    // (`engine::cut::refusal`).
     let items = items(cx, e, scope)?;
-    // Each item is made from what `in` read of cut outputs (`engine::cut`).
-    let from = super::cut::made_from(&scope.cut_reads(&cx.rt.templates, &e.items, false));
     let (var, index_var) = (e.var.clone(), e.index_var());
     let saved = (scope.saved_var(&var), scope.saved_var(&index_var));
     let mut failure = None;
@@ -186,7 +186,7 @@ async fn each(
             failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
             break;
         }
-        scope.set_var(var.clone(), item.clone(), from.clone());
+        scope.set_var(var.clone(), item.clone(), MadeFrom::new());
         scope.set_var(index_var.clone(), json!(i), MadeFrom::new());
         let r = Box::pin(iteration(cx, e, scope, (i, item), deadline)).await;
         let failed = r.conclusion == Outcome::Failed;
@@ -198,8 +198,8 @@ async fn each(
     }
     scope.restore_var(var, saved.0);
     scope.restore_var(index_var, saved.1);
-    // Its `count` too (its steps took what theirs were made from).
-    scope.cut.pending = Some(super::cut::StepCut::All(from));
+    // Its `count` is made from nothing cut either (its steps took what theirs were made from).
+    scope.cut.pending = None;
     match failure {
         Some(e) => Err(e),
         None => Ok(json!({ "count": items.len() })),

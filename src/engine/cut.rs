@@ -1,8 +1,8 @@
 //! What of a flow's data runner cut, or was made from a cut (docs/steps.md, "A cut output"): an
 //! output kept in part (an `exec`'s stream past 1 MiB, a `request`'s body, an agent's answer),
-//! and every value made from one — a var `set` from it, a sub-flow's `outputs`. (The item of an
-//! `each` over it, the vars a `run_flow` gives of it, the outputs of an action that read it are
-//! cut too, but those steps no longer run: see below.)
+//! and every value made from one — a var `set` from it, a sub-flow's `outputs`. (An `each`
+//! over it, a `run_flow` given it as a var, an action that reads it: those steps do not run,
+//! see below; so an `each`'s item and a sub-flow's vars are never made from a cut.)
 //! As what is made of a secret is a secret (GitHub's `add-mask` model, `template::derived`),
 //! what is made of a cut is cut: a check that reads it fails, naming the cut it came from, and so
 //! does a step that would act on it ([`refusal`]), before it runs.

@@ -12,7 +12,7 @@ use super::browser_settings::{browser_spec, context_setup, render_settings, wait
 use super::context::Scope;
 use super::runtime::{Frame, Runtime};
 use super::server::{RunServers, Server, Watch, start_for_flow};
-use super::start::{Given, Part, flow_scope, prepare_late, render_env};
+use super::start::{Part, flow_scope, prepare_late, render_env};
 use crate::browser::FlowBrowser;
 use crate::config::flows::LoadedFlow;
 use crate::step::{
@@ -367,7 +367,7 @@ async fn start_scope(
     let web_server =
         (!servers.values().is_empty()).then(|| serde_json::Value::Object(servers.values().clone()));
     // Layered as a sub-flow's are (no caller: the run's overrides only).
-    let given = (Given::whole(&rt.overrides), web_server);
+    let given = (&rt.overrides, web_server);
     let scope = flow_scope(rt, loaded, given, masker, Part::Early)?;
     // Once it knows the flow's secrets: what the run's servers made of them.
     servers.teach(&rt.templates, masker);

@@ -1,8 +1,6 @@
 //! How a flow's scope starts: `flow`, `run` and `env`, its secrets read from the environment
 //! and its vars rendered in order (a sub-flow's from the vars its parent passes).
 
-use std::collections::BTreeMap;
-
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -67,7 +65,7 @@ pub(crate) fn render_env(
 pub(crate) fn flow_scope(
     rt: &Runtime,
     loaded: &LoadedFlow,
-    (given, web_server): (Given<'_>, Option<Value>),
+    (given, web_server): (&Map<String, Value>, Option<Value>),
     masker: &Masker,
     part: Part,
 ) -> Result<Scope, StepError> {
@@ -81,26 +79,6 @@ pub(crate) fn flow_scope(
         e
     })?;
     Ok(scope)
-}
-
-/// The vars given to a flow, each with the cut outputs it was made from (`engine::cut`; a
-/// caller's `run_flow.vars` may be made from one).
-#[derive(Clone, Copy)]
-pub(crate) struct Given<'a> {
-    pub(crate) vars: &'a Map<String, Value>,
-    pub(crate) cut: &'a BTreeMap<String, MadeFrom>,
-}
-
-impl<'a> Given<'a> {
-    /// Vars made from nothing cut (the run's).
-    pub(crate) fn whole(vars: &'a Map<String, Value>) -> Given<'a> {
-        static NONE: BTreeMap<String, MadeFrom> = BTreeMap::new();
-        Given { vars, cut: &NONE }
-    }
-
-    fn cut(&self, k: &str) -> MadeFrom {
-        self.cut.get(k).cloned().unwrap_or_default()
-    }
 }
 
 /// The vars given to a flow over its own: the run's (`--var`, the var files), and the
@@ -130,8 +108,7 @@ pub(crate) fn prepare_late(
     loaded: &LoadedFlow,
     masker: &Masker,
 ) -> Result<(), StepError> {
-    let given = Given::whole(&rt.overrides);
-    prepare(scope, rt, loaded, given, masker, Part::Late).map_err(|mut e| {
+    prepare(scope, rt, loaded, &rt.overrides, masker, Part::Late).map_err(|mut e| {
         e.message = masker.mask(&e.message);
         e
     })
@@ -144,11 +121,10 @@ pub(crate) fn prepare(
     scope: &mut Scope,
     rt: &Runtime,
     loaded: &LoadedFlow,
-    given: Given<'_>,
+    overrides: &Map<String, Value>,
     masker: &Masker,
     part: Part,
 ) -> Result<(), StepError> {
-    let overrides = given.vars;
     let early = loaded.flow.early_vars().count();
     let range = match part {
         Part::Early => 0..early,
@@ -161,7 +137,7 @@ pub(crate) fn prepare(
         // (Typed as runner.toml's `[vars]` types them, as the flow declares none.)
         for (k, v) in overrides {
             if !loaded.flow.vars.contains_key(k) {
-                scope.set_var(k.clone(), typed_for(rt, loaded, k, v)?, given.cut(k));
+                scope.set_var(k.clone(), typed_for(rt, loaded, k, v)?, MadeFrom::new());
             }
         }
     }
@@ -170,7 +146,7 @@ pub(crate) fn prepare(
         let (value, from) =
             if let Some(v) = overrides.get(k).filter(|_| !loaded.matrix.contains_key(k)) {
                 // The type this flow declares (never another flow's).
-                (typed_for(rt, loaded, k, v)?, given.cut(k))
+                (typed_for(rt, loaded, k, v)?, MadeFrom::new())
             } else {
                 let ctx = scope.context();
                 let v = rt.templates.render_value(raw, &ctx).map_err(|e| {
@@ -332,7 +308,7 @@ mod tests {
 
     use serde_json::{Map, Value, json};
 
-    use super::{Given, Part, flow_scope};
+    use super::{Part, flow_scope};
     use crate::config::flows::Loader;
     use crate::config::profiles::Registry;
     use crate::engine::dispatch::RuntimeSettings;
@@ -368,7 +344,7 @@ mod tests {
             agent_cache: crate::agent::CacheMode::default(),
             default_agent: None,
         });
-        let given = (Given::whole(&rt.overrides), None);
+        let given = (&rt.overrides, None);
         flow_scope(&rt, &loaded, given, &Masker::default(), Part::All)
     }
 

@@ -13,7 +13,7 @@ use super::cut::MadeFrom;
 use super::lifecycle::run_steps;
 use super::render::{raw_action, template_error};
 use super::runtime::{Frame, StepCtx};
-use super::start::{Given, Part, flow_scope, render_env};
+use super::start::{Part, flow_scope, render_env};
 use crate::config::flows::LoadedFlow;
 use crate::config::model::RunFlow;
 use crate::config::overrides::typed;
@@ -49,32 +49,15 @@ pub(crate) async fn step(
         ));
     };
     let vars = typed_vars(&sub, vars.into_iter().collect())?;
-    // Each var given is made from the cut outputs its template read here.
-    let file = loaded.doc.file.name();
-    let given_raw = raw.and_then(|r| r.get("vars"));
-    let raws: Vec<&Value> = vars
-        .keys()
-        .map(|k| given_raw.and_then(|v| v.get(k)).unwrap_or(&Value::Null))
-        .collect();
-    let reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
-    let cut = vars
-        .keys()
-        .zip(&reads)
-        .map(|(k, r)| {
-            (
-                k.clone(),
-                super::cut::of_file(super::cut::made_from(r), file),
-            )
-        })
-        .collect();
-    let given = (vars, cut);
-    run(cx, sub, given, scope.web_server.clone(), children).await
+    // Every var given is whole: a `run_flow` whose vars read a cut output does not run
+    // (`engine::cut::refusal`).
+    run(cx, sub, vars, scope.web_server.clone(), children).await
 }
 
 async fn run(
     cx: &StepCtx<'_>,
     sub: Arc<LoadedFlow>,
-    (vars, cut): (Map<String, Value>, BTreeMap<String, MadeFrom>),
+    vars: Map<String, Value>,
     web_server: Option<Value>,
     children: &mut Vec<StepResult>,
 ) -> Result<(Value, BTreeMap<String, MadeFrom>), StepError> {
@@ -83,11 +66,7 @@ async fn run(
     // `cli::var_warnings` says); its `web_server` is the caller's (its vars may read it). Its
     // secrets join the caller's masker: its outputs are masked in the caller too.
     let given = super::start::given(rt, vars);
-    let given = Given {
-        vars: &given,
-        cut: &cut,
-    };
-    let mut scope = flow_scope(rt, &sub, (given, web_server), &frame.masker, Part::All)?;
+    let mut scope = flow_scope(rt, &sub, (&given, web_server), &frame.masker, Part::All)?;
     let env = render_env(&mut scope, rt, &sub, &frame.masker)?;
     let deadline = super::control::deadline(cx);
     let sub_frame = Frame {

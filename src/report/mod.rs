@@ -27,7 +27,7 @@ pub(crate) use files::{ReportTarget, write_json};
 pub(crate) use github::{annotations as github_annotations, step_summary as github_step_summary};
 pub(crate) use model::{Counts, Flow, Report, Selection, Shard, Step};
 pub(crate) use ours::{
-    Kind as OwnKind, is_runner_report, refusal as own_refusal, stamp as stamp_export, write_ours,
+    Kind as OwnKind, is_runner_report, refusal as own_refusal, stamp as stamp_export,
 };
 pub(crate) use reads::Reads;
 pub(crate) use reporter::{DiagnosticFormat, Known, Reporter, known_secrets};

@@ -11,7 +11,7 @@ use super::summary::Summary;
 use super::todos::FORMS_JS;
 use crate::atlas::fingerprint::origin;
 use crate::atlas::record::{RecordTarget, read_state, record};
-use crate::atlas::replay::Driver;
+use crate::atlas::replay::{Driver, await_arrival};
 use crate::atlas::settle::Reading;
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
@@ -20,6 +20,10 @@ use crate::browser::driver::script;
 use crate::browser::{Command, Poll, Session};
 use crate::step::result::failed_among;
 use crate::step::{ErrorKind, FlowStatus, Masker, StepError};
+
+/// How long a teleport waits for the page to be the state its path leads to (see
+/// `Crawler::teleport`): as long as a settled read of a page may take.
+const ARRIVAL: Duration = Duration::from_secs(5);
 
 /// A crawl under way: the browser, the atlas, the settings and what was found so far.
 pub(super) struct Crawler<'a> {
@@ -173,13 +177,36 @@ impl Crawler<'_> {
     /// reaches from scratch, as `atlas verify` and `replay` do. A browser whose fresh context
     /// has run exactly that path (and nothing since but reads: the todo that found the state,
     /// or the crawl's entry) is already there.
+    ///
+    /// The todo then acts once the page is that state: a path's last click may return before
+    /// the browser has begun the navigation it started (a loaded machine), and a todo acting
+    /// at once acted on the page being left (its element of the same name, another edge; or a
+    /// read that met the navigation, a failed todo).
     pub(super) async fn teleport(&mut self, node: &str) -> Result<(), StepError> {
         let steps = self.atlas.steps_to(node)?;
         if self.ran.as_ref() == Some(&steps) {
             return Ok(());
         }
         self.fresh().await?;
-        self.run_steps(&steps).await
+        self.run_steps(&steps).await?;
+        let arrival = {
+            let mut session = self.driver.session().await?;
+            match await_arrival(&mut session, &self.atlas, node, &self.masker, ARRIVAL).await {
+                Err(e) => Err(session.why_failed(e).await),
+                ok => ok,
+            }
+        };
+        let elsewhere = match arrival {
+            Ok(None) => return Ok(()),
+            Ok(Some(url)) => StepError::new(
+                ErrorKind::CommandFailed,
+                format!("it arrived at another state ({})", self.masker.mask(&url)),
+            ),
+            Err(e) => e,
+        };
+        // Not there: the next todo of the state replays its path again.
+        self.ran = None;
+        Err(elsewhere)
     }
 
     /// The state the browser is in by that state's own path from a fresh context (the crawl's
@@ -325,13 +352,19 @@ mod tests {
         c.arrived = Some(HOME.into());
         assert_eq!(c.here(), None, "the browser went on from home");
         c.arrived = Some(ABOUT.into());
-        // Home again: a fresh context and home's path (the browser went on from home).
-        c.teleport(HOME).await.unwrap();
+        // Home again: a fresh context and home's path (the browser went on from home), then
+        // the read of where it arrived (this driver has no page to read).
+        let arrival = c.teleport(HOME).await.unwrap_err();
+        assert_eq!(arrival.message, "no browser");
         assert_eq!(taken(&told), [json!("reset"), json!(entry)]);
         assert_eq!(c.here(), None, "the browser is at home, not about");
-        // A todo that failed leaves the browser somewhere unknown: the next teleport replays.
-        assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
+        // A todo that failed leaves the browser somewhere unknown: the next teleport replays
+        // (from home reached by its path, as if the read had found it there).
+        c.ran = Some(entry.to_vec());
         c.teleport(HOME).await.unwrap();
+        assert!(taken(&told).is_empty());
+        assert!(c.run_steps(&[json!({"click": "#broken"})]).await.is_err());
+        let _ = c.teleport(HOME).await;
         assert_eq!(taken(&told)[1..], [json!("reset"), json!(entry)]);
     }
 
