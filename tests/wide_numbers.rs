@@ -98,3 +98,70 @@ fn fromjson_keeps_wide_integers_exact() {
         assert_eq!(s["outcome"], want, "{c}: {s}\n{stderr}");
     }
 }
+
+/// A `request`'s `json` output holds the body's wide integers as they are (review of session
+/// 25, F2: `that: steps.r.json.id != 123456789012345678901234` passed while the id was that,
+/// and `tojson` passed `1.2345678901234569e+23` on); what cannot hold them exactly (`set`,
+/// `each`) fails saying so.
+#[test]
+fn a_requests_json_output_keeps_wide_integers_exact() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        &d.path().join("site"),
+        "n.json",
+        r#"{"id": 123456789012345678901234, "items": [{"id": 123456789012345678901234}, {"id": 123456789012345678901235}], "neg": -123456789012345678901234, "s": "\u0000runner-wide-integer:5"}"#,
+    );
+    let conditions = [
+        ("steps.r.json.id != 123456789012345678901234", false),
+        ("steps.r.json.id == 123456789012345678901235", false),
+        ("steps.r.json.id == 123456789012345678901234", true),
+        ("steps.r.json.items[1].id > steps.r.json.items[0].id", true),
+        ("steps.r.json.neg == -123456789012345678901234", true),
+        ("steps.r.json.s is string", true),
+    ];
+    let mut steps = String::from(
+        "  - { id: r, request: \"{{ web_server.url }}/n.json\" }\n  - { id: e, exec: [echo, \"{{ steps.r.json | tojson }}\"] }\n",
+    );
+    for (i, (c, _)) in conditions.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: c{i}, expect: {{ that: \"{c}\" }}, continue_on_error: true }}\n"
+        ));
+    }
+    steps.push_str(
+        "  - { id: s, set: { n: \"{{ steps.r.json.id }}\" }, continue_on_error: true }\n",
+    );
+    steps.push_str("  - { id: each, each: { in: \"{{ steps.r.json.items }}\", as: x, steps: [ { log: \"{{ vars.x }}\" } ] }, continue_on_error: true }\n");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!("name: wide\nweb_server: {{ static: ./site }}\nsteps:\n{steps}"),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, (c, holds)) in conditions.iter().enumerate() {
+        let s = step(&report, &format!("c{i}"));
+        let want = if *holds { "passed" } else { "failed" };
+        assert_eq!(s["outcome"], want, "{c}: {s}\n{stderr}");
+    }
+    let out = step(&report, "e")["outputs"]["stdout"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    for exact in [
+        "123456789012345678901234",
+        "123456789012345678901235",
+        "-123456789012345678901234",
+    ] {
+        assert!(out.contains(exact), "{exact}: {out}");
+    }
+    assert!(!out.contains("e+23"), "{out}");
+    for id in ["s", "each"] {
+        let s = step(&report, id);
+        assert_eq!(s["outcome"], "failed", "{id}: {s}");
+        let m = s["error"]["message"].to_string();
+        assert!(
+            m.contains("123456789012345678901234") && m.contains("wider than 64 bits"),
+            "{id}: {m}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! The data templates see (docs/flows.md, "Vars and templates") for one flow run, and its
 //! conversion to a minijinja value.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -26,6 +27,10 @@ pub(crate) struct Scope {
     pub(crate) unrecordable: Option<String>,
     /// What of its vars and step outputs was made from an output runner cut.
     pub(crate) cut: Cuts,
+    /// The `json` output of the `request` steps whose body holds integers wider than 64 bits,
+    /// read exactly (`template::exact_json`): what templates see in place of the parsed one,
+    /// which holds them as the nearest floats.
+    exact_json: BTreeMap<String, minijinja::Value>,
     cached: Option<minijinja::Value>,
 }
 
@@ -43,6 +48,7 @@ impl Scope {
             trail: Trail::default(),
             unrecordable: None,
             cut: Cuts::default(),
+            exact_json: BTreeMap::new(),
             cached: None,
         }
     }
@@ -71,9 +77,21 @@ impl Scope {
         }
     }
 
-    /// Records a step's outputs under `steps.<id>`, made from the cut outputs `cut` says.
-    pub(crate) fn set_outputs(&mut self, id: String, outputs: Value, cut: Option<StepCut>) {
+    /// Records a step's outputs under `steps.<id>`, made from the cut outputs `cut` says;
+    /// `exact_json`, what templates read as its `json` output instead of the one in `outputs`
+    /// (a `request`'s, read with its wide integers exact).
+    pub(crate) fn set_outputs(
+        &mut self,
+        id: String,
+        outputs: Value,
+        cut: Option<StepCut>,
+        exact_json: Option<minijinja::Value>,
+    ) {
         self.cut.set_outputs(&id, cut);
+        match exact_json {
+            Some(v) => self.exact_json.insert(id.clone(), v),
+            None => self.exact_json.remove(&id),
+        };
         self.steps.insert(id, outputs);
         self.cached = None;
     }
@@ -105,14 +123,36 @@ impl Scope {
             "vars": self.vars,
             "env": &*self.env,
             "secrets": self.secrets,
-            "steps": self.steps,
             "flow": self.flow,
             "run": self.run,
         });
         if let (Some(ws), Some(obj)) = (&self.web_server, root.as_object_mut()) {
             obj.insert("web_server".into(), ws.clone());
         }
-        minijinja::Value::from_serialize(&root)
+        let Some(root) = root.as_object() else {
+            return minijinja::Value::from(());
+        };
+        let steps = self.steps.iter().map(|(id, out)| {
+            let v = match (self.exact_json.get(id), out.as_object()) {
+                (Some(exact), Some(map)) => {
+                    minijinja::Value::from_iter(map.iter().map(|(k, v)| {
+                        let v = if k == "json" {
+                            exact.clone()
+                        } else {
+                            minijinja::Value::from_serialize(v)
+                        };
+                        (k.clone(), v)
+                    }))
+                }
+                _ => minijinja::Value::from_serialize(out),
+            };
+            (id.clone(), v)
+        });
+        let steps = ("steps".to_string(), minijinja::Value::from_iter(steps));
+        let rest = root
+            .iter()
+            .map(|(k, v)| (k.clone(), minijinja::Value::from_serialize(v)));
+        minijinja::Value::from_iter(rest.chain([steps]))
     }
 
     /// What the templates in `raw` read that is cut or made from a cut (`engine::cut`): each

@@ -135,7 +135,9 @@ impl Templates {
             return serde_json::to_value(&v).map_err(|e| RenderError {
                 pointer: String::new(),
                 offset: None,
-                message: e.to_string(),
+                message: wide_integer_in(&v).map_or_else(|| e.to_string(), |n| {
+                    format!("the value holds the integer {n}, wider than 64 bits, which runner holds exactly only inside a template (a var, a list to loop over, an output hold numbers of 64 bits): compare it where it is read (`{{{{ steps.ID.json.id == {n} }}}}`), or pass it on as text (`| string`)")
+                }),
                 without_values: None,
             });
         }
@@ -248,6 +250,28 @@ impl Templates {
             "this condition is not one expression (bare, or in one `{{ }}` with only spaces around it): the text around or between its templates makes it render to a text, which would always be true".to_string(),
             one,
         ))
+    }
+}
+
+/// The first integer in `v` (at any depth) wider than 64 bits, as its digits.
+fn wide_integer_in(v: &minijinja::Value) -> Option<String> {
+    use minijinja::value::ValueKind;
+    match v.kind() {
+        ValueKind::Number => {
+            let digits = v.to_string();
+            let integer = digits.strip_prefix('-').unwrap_or(&digits);
+            let wide = !integer.is_empty()
+                && integer.bytes().all(|b| b.is_ascii_digit())
+                && digits.parse::<i64>().is_err()
+                && digits.parse::<u64>().is_err();
+            wide.then_some(digits)
+        }
+        ValueKind::Seq => v.try_iter().ok()?.find_map(|i| wide_integer_in(&i)),
+        ValueKind::Map => v
+            .try_iter()
+            .ok()?
+            .find_map(|k| v.get_item(&k).ok().and_then(|i| wide_integer_in(&i))),
+        _ => None,
     }
 }
 

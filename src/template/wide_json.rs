@@ -44,6 +44,21 @@ pub(crate) fn parse(text: &str) -> Result<Option<Value>, String> {
     Ok(Some(v))
 }
 
+/// The `json` output of a `request` step (`outputs`) as its `body` output spells it, when the
+/// body holds integers wider than 64 bits, which the parsed `json` holds as the nearest floats;
+/// none when it holds none (or no JSON). One wider than 128 bits cannot be held exactly: `json`
+/// is none then, so a template that reads it fails instead of comparing a rounded number.
+pub(crate) fn exact_json(outputs: &serde_json::Value) -> Option<Value> {
+    if outputs.get("json").is_none_or(serde_json::Value::is_null) {
+        return None;
+    }
+    let body = outputs.get("body")?.as_str()?;
+    match parse(body) {
+        Ok(exact) => exact,
+        Err(_) => Some(Value::from(())),
+    }
+}
+
 /// The integer `token` spells, in 128 bits, if it fits.
 fn integer(token: &str) -> Option<Value> {
     token
