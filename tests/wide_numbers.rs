@@ -165,3 +165,66 @@ fn a_requests_json_output_keeps_wide_integers_exact() {
         );
     }
 }
+
+/// An integer literal wider than 64 bits where a flow passes a value on (a var, a `set`, an
+/// argument) was read as the nearest float and passed on rounded (`vars: { n:
+/// 123456789012345678901234 }` logged 123456789012345690000000.0); `validate` refuses it,
+/// saying so. A float written as one (`1e30`) is what it says; a `request`'s JSON check says at
+/// run time that it cannot compare one exactly (above).
+#[test]
+fn a_flows_wide_integer_literal_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: w\nvars: { n: 123456789012345678901234, f: 1e30, ok: 18446744073709551615 }\nsteps:\n  - set: { m: -123456789012345678901235 }\n  - request: { url: \"http://127.0.0.1:9/\", json: { id: 0x7fffffffffffffffffff } }\n  - request: { url: \"http://127.0.0.1:9/\", expect: { json: { \"$.a\": 100000000000000000000 } } }\n",
+    );
+    let (code, out) = crate::common::validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    for (at, literal) in [
+        ("f.yaml:2:12", "123456789012345678901234"),
+        ("f.yaml:4:15", "-123456789012345678901235"),
+        ("f.yaml:5:56", "0x7fffffffffffffffffff"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(at))
+            .unwrap_or_else(|| panic!("{at}: {out}"));
+        assert!(
+            line.contains(literal) && line.contains("wider than 64 bits"),
+            "{line}"
+        );
+    }
+    assert_eq!(out.matches("wider than 64 bits").count(), 3, "{out}");
+    write(
+        d.path(),
+        "t.toml",
+        "name = \"t\"\n[vars]\nn = 123_456_789_012_345_678_901_234\n[[steps]]\nlog = \"{{ vars.n }}\"\n",
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(["validate", "t.toml"]);
+    let (code, stdout, stderr) = crate::common::output(c);
+    let out = format!("{stdout}{stderr}");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("t.toml:3:5") && out.contains("wider than 64 bits"),
+        "{out}"
+    );
+    // runner.toml's vars too.
+    let p = tempfile::tempdir().unwrap();
+    write(p.path(), "ok.yaml", "name: ok\nsteps:\n  - log: x\n");
+    write(
+        p.path(),
+        "runner.toml",
+        "[vars]\nn = 123456789012345678901234\n",
+    );
+    let mut c = crate::common::runner(p.path());
+    c.args(["validate", "ok.yaml"]);
+    let (code, stdout, stderr) = crate::common::output(c);
+    let out = format!("{stdout}{stderr}");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("runner.toml:2:5") && out.contains("wider than 64 bits"),
+        "{out}"
+    );
+}
