@@ -228,3 +228,56 @@ fn a_flows_wide_integer_literal_is_refused() {
         "{out}"
     );
 }
+
+/// A JSONPath filter compares numbers as 64-bit floats, where integers past 2^53 meet their
+/// neighbours: `$.items[?(@.id == 123456789012345678901236)]` found both items of ids ...234
+/// and ...235, so `exists: true` passed. A filter that would compare such numbers fails saying
+/// it cannot; one that compares text, or a small number, is told as ever.
+#[test]
+fn json_path_filters_never_round_into_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        &d.path().join("site"),
+        "f.json",
+        r#"{"items": [{"id": 123456789012345678901234, "n": "a"}, {"id": 123456789012345678901235, "n": "b"}], "u": [{"id": 18446744073709551615}], "big": [{"a": 9007199254740993, "b": 9007199254740992}]}"#,
+    );
+    let wrong = [
+        r#""$.items[?(@.id == 123456789012345678901236)]": { exists: true }"#,
+        r#""$.u[?(@.id == 18446744073709551616)]": { count: 1 }"#,
+        r#""$.big[?(@.a == @.b)]": { count: 1 }"#,
+        r#""$.big[?(@.a == 9007199254740992)]": { count: 1 }"#,
+    ];
+    let right = [
+        r#""$.items[?(@.n == 'b')].n": ["b"]"#,
+        r#""$.items[?(@.id > 5)]": { count: 2 }"#,
+        r#""$.items[?(@.n == '9007199254740993')]": { count: 0 }"#,
+    ];
+    let mut steps = String::new();
+    for (i, c) in wrong.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: w{i}, request: {{ url: \"{{{{ web_server.url }}}}/f.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    for (i, c) in right.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: r{i}, request: {{ url: \"{{{{ web_server.url }}}}/f.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &format!("name: filters\nweb_server: {{ static: ./site }}\nsteps:\n{steps}"),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, c) in wrong.iter().enumerate() {
+        let s = step(&report, &format!("w{i}"));
+        assert_eq!(s["outcome"], "failed", "{c}: {s}\n{stderr}");
+        let m = s["error"]["message"].to_string();
+        assert!(m.contains("cannot be compared exactly"), "{c}: {m}");
+    }
+    for (i, c) in right.iter().enumerate() {
+        let s = step(&report, &format!("r{i}"));
+        assert_eq!(s["outcome"], "passed", "{c}: {s}\n{stderr}");
+    }
+}
