@@ -121,7 +121,7 @@ fn a_requests_json_output_keeps_wide_integers_exact() {
         ("steps.r.json.s is string", true),
     ];
     let mut steps = String::from(
-        "  - { id: r, request: \"{{ web_server.url }}/n.json\" }\n  - { id: e, exec: [echo, \"{{ steps.r.json | tojson }}\"] }\n",
+        "  - { id: r, request: \"{{ web_server.url }}/n.json\" }\n  - { id: e, exec: [echo, \"{{ steps.r.json | tojson }}\"] }\n  - { id: arg, exec: [echo, \"{{ steps.r.json.id }}\"] }\n",
     );
     for (i, (c, _)) in conditions.iter().enumerate() {
         steps.push_str(&format!(
@@ -155,6 +155,9 @@ fn a_requests_json_output_keeps_wide_integers_exact() {
         assert!(out.contains(exact), "{exact}: {out}");
     }
     assert!(!out.contains("e+23"), "{out}");
+    // Where only text goes (an argument), the integer is its digits.
+    let arg = &step(&report, "arg")["outputs"]["stdout"];
+    assert_eq!(arg, "123456789012345678901234", "{stderr}");
     for id in ["s", "each"] {
         let s = step(&report, id);
         assert_eq!(s["outcome"], "failed", "{id}: {s}");

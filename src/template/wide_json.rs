@@ -59,6 +59,28 @@ pub(crate) fn exact_json(outputs: &serde_json::Value) -> Option<Value> {
     }
 }
 
+/// The first integer in `v` (at any depth) wider than 64 bits, as its digits.
+pub(crate) fn wide_integer_in(v: &minijinja::Value) -> Option<String> {
+    use minijinja::value::ValueKind;
+    match v.kind() {
+        ValueKind::Number => {
+            let digits = v.to_string();
+            let integer = digits.strip_prefix('-').unwrap_or(&digits);
+            let wide = !integer.is_empty()
+                && integer.bytes().all(|b| b.is_ascii_digit())
+                && digits.parse::<i64>().is_err()
+                && digits.parse::<u64>().is_err();
+            wide.then_some(digits)
+        }
+        ValueKind::Seq => v.try_iter().ok()?.find_map(|i| wide_integer_in(&i)),
+        ValueKind::Map => v
+            .try_iter()
+            .ok()?
+            .find_map(|k| v.get_item(&k).ok().and_then(|i| wide_integer_in(&i))),
+        _ => None,
+    }
+}
+
 /// The integer `token` spells, in 128 bits, if it fits.
 fn integer(token: &str) -> Option<Value> {
     token
