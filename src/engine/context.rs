@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::cut::{Cuts, MadeFrom, Reads, StepCut};
 use crate::atlas::Trail;
@@ -119,40 +119,42 @@ impl Scope {
     }
 
     fn root(&self) -> minijinja::Value {
-        let mut root = json!({
-            "vars": self.vars,
-            "env": &*self.env,
-            "secrets": self.secrets,
-            "flow": self.flow,
-            "run": self.run,
-        });
-        if let (Some(ws), Some(obj)) = (&self.web_server, root.as_object_mut()) {
-            obj.insert("web_server".into(), ws.clone());
+        use minijinja::Value as V;
+        let mut root = vec![
+            ("vars", V::from_serialize(&self.vars)),
+            ("env", V::from_serialize(&*self.env)),
+            ("secrets", V::from_serialize(&self.secrets)),
+            (
+                "steps",
+                self.steps
+                    .iter()
+                    .map(|(id, out)| (id.clone(), self.outputs(id, out)))
+                    .collect(),
+            ),
+            ("flow", V::from_serialize(&self.flow)),
+            ("run", V::from_serialize(&self.run)),
+        ];
+        if let Some(ws) = &self.web_server {
+            root.push(("web_server", V::from_serialize(ws)));
         }
-        let Some(root) = root.as_object() else {
-            return minijinja::Value::from(());
+        root.into_iter().collect()
+    }
+
+    /// The outputs `out` of the step `id` as templates read them: its exact `json`, if it has one.
+    fn outputs(&self, id: &str, out: &Value) -> minijinja::Value {
+        let (Some(exact), Some(map)) = (self.exact_json.get(id), out.as_object()) else {
+            return minijinja::Value::from_serialize(out);
         };
-        let steps = self.steps.iter().map(|(id, out)| {
-            let v = match (self.exact_json.get(id), out.as_object()) {
-                (Some(exact), Some(map)) => {
-                    minijinja::Value::from_iter(map.iter().map(|(k, v)| {
-                        let v = if k == "json" {
-                            exact.clone()
-                        } else {
-                            minijinja::Value::from_serialize(v)
-                        };
-                        (k.clone(), v)
-                    }))
-                }
-                _ => minijinja::Value::from_serialize(out),
-            };
-            (id.clone(), v)
-        });
-        let steps = ("steps".to_string(), minijinja::Value::from_iter(steps));
-        let rest = root
-            .iter()
-            .map(|(k, v)| (k.clone(), minijinja::Value::from_serialize(v)));
-        minijinja::Value::from_iter(rest.chain([steps]))
+        map.iter()
+            .map(|(k, v)| {
+                let v = if k == "json" {
+                    exact.clone()
+                } else {
+                    minijinja::Value::from_serialize(v)
+                };
+                (k.clone(), v)
+            })
+            .collect()
     }
 
     /// What the templates in `raw` read that is cut or made from a cut (`engine::cut`): each
