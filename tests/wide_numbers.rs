@@ -98,3 +98,189 @@ fn fromjson_keeps_wide_integers_exact() {
         assert_eq!(s["outcome"], want, "{c}: {s}\n{stderr}");
     }
 }
+
+/// A `request`'s `json` output holds the body's wide integers as they are (review of session
+/// 25, F2: `that: steps.r.json.id != 123456789012345678901234` passed while the id was that,
+/// and `tojson` passed `1.2345678901234569e+23` on); what cannot hold them exactly (`set`,
+/// `each`) fails saying so.
+#[test]
+fn a_requests_json_output_keeps_wide_integers_exact() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        &d.path().join("site"),
+        "n.json",
+        r#"{"id": 123456789012345678901234, "items": [{"id": 123456789012345678901234}, {"id": 123456789012345678901235}], "neg": -123456789012345678901234, "s": "\u0000runner-wide-integer:5"}"#,
+    );
+    let conditions = [
+        ("steps.r.json.id != 123456789012345678901234", false),
+        ("steps.r.json.id == 123456789012345678901235", false),
+        ("steps.r.json.id == 123456789012345678901234", true),
+        ("steps.r.json.items[1].id > steps.r.json.items[0].id", true),
+        ("steps.r.json.neg == -123456789012345678901234", true),
+        ("steps.r.json.s is string", true),
+    ];
+    let mut steps = String::from(
+        "  - { id: r, request: \"{{ web_server.url }}/n.json\" }\n  - { id: e, exec: [echo, \"{{ steps.r.json | tojson }}\"] }\n  - { id: arg, exec: [echo, \"{{ steps.r.json.id }}\"] }\n",
+    );
+    for (i, (c, _)) in conditions.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: c{i}, expect: {{ that: \"{c}\" }}, continue_on_error: true }}\n"
+        ));
+    }
+    steps.push_str(
+        "  - { id: s, set: { n: \"{{ steps.r.json.id }}\" }, continue_on_error: true }\n",
+    );
+    steps.push_str("  - { id: each, each: { in: \"{{ steps.r.json.items }}\", as: x, steps: [ { log: \"{{ vars.x }}\" } ] }, continue_on_error: true }\n");
+    write(
+        d.path(),
+        "f.yaml",
+        &format!("name: wide\nweb_server: {{ static: ./site }}\nsteps:\n{steps}"),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, (c, holds)) in conditions.iter().enumerate() {
+        let s = step(&report, &format!("c{i}"));
+        let want = if *holds { "passed" } else { "failed" };
+        assert_eq!(s["outcome"], want, "{c}: {s}\n{stderr}");
+    }
+    let out = step(&report, "e")["outputs"]["stdout"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    for exact in [
+        "123456789012345678901234",
+        "123456789012345678901235",
+        "-123456789012345678901234",
+    ] {
+        assert!(out.contains(exact), "{exact}: {out}");
+    }
+    assert!(!out.contains("e+23"), "{out}");
+    // Where only text goes (an argument), the integer is its digits.
+    let arg = &step(&report, "arg")["outputs"]["stdout"];
+    assert_eq!(arg, "123456789012345678901234", "{stderr}");
+    for id in ["s", "each"] {
+        let s = step(&report, id);
+        assert_eq!(s["outcome"], "failed", "{id}: {s}");
+        let m = s["error"]["message"].to_string();
+        assert!(
+            m.contains("123456789012345678901234") && m.contains("wider than 64 bits"),
+            "{id}: {m}"
+        );
+    }
+}
+
+/// An integer literal wider than 64 bits where a flow passes a value on (a var, a `set`, an
+/// argument) was read as the nearest float and passed on rounded (`vars: { n:
+/// 123456789012345678901234 }` logged 123456789012345690000000.0); `validate` refuses it,
+/// saying so. A float written as one (`1e30`) is what it says; a `request`'s JSON check says at
+/// run time that it cannot compare one exactly (above).
+#[test]
+fn a_flows_wide_integer_literal_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: w\nvars: { n: 123456789012345678901234, f: 1e30, ok: 18446744073709551615 }\nsteps:\n  - set: { m: -123456789012345678901235 }\n  - request: { url: \"http://127.0.0.1:9/\", json: { id: 0x7fffffffffffffffffff } }\n  - request: { url: \"http://127.0.0.1:9/\", expect: { json: { \"$.a\": 100000000000000000000 } } }\n",
+    );
+    let (code, out) = crate::common::validate(d.path());
+    assert_eq!(code, 2, "{out}");
+    for (at, literal) in [
+        ("f.yaml:2:12", "123456789012345678901234"),
+        ("f.yaml:4:15", "-123456789012345678901235"),
+        ("f.yaml:5:56", "0x7fffffffffffffffffff"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(at))
+            .unwrap_or_else(|| panic!("{at}: {out}"));
+        assert!(
+            line.contains(literal) && line.contains("wider than 64 bits"),
+            "{line}"
+        );
+    }
+    assert_eq!(out.matches("wider than 64 bits").count(), 3, "{out}");
+    write(
+        d.path(),
+        "t.toml",
+        "name = \"t\"\n[vars]\nn = 123_456_789_012_345_678_901_234\n[[steps]]\nlog = \"{{ vars.n }}\"\n",
+    );
+    let mut c = crate::common::runner(d.path());
+    c.args(["validate", "t.toml"]);
+    let (code, stdout, stderr) = crate::common::output(c);
+    let out = format!("{stdout}{stderr}");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("t.toml:3:5") && out.contains("wider than 64 bits"),
+        "{out}"
+    );
+    // runner.toml's vars too.
+    let p = tempfile::tempdir().unwrap();
+    write(p.path(), "ok.yaml", "name: ok\nsteps:\n  - log: x\n");
+    write(
+        p.path(),
+        "runner.toml",
+        "[vars]\nn = 123456789012345678901234\n",
+    );
+    let mut c = crate::common::runner(p.path());
+    c.args(["validate", "ok.yaml"]);
+    let (code, stdout, stderr) = crate::common::output(c);
+    let out = format!("{stdout}{stderr}");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("runner.toml:2:5") && out.contains("wider than 64 bits"),
+        "{out}"
+    );
+}
+
+/// A JSONPath filter compares numbers as 64-bit floats, where integers past 2^53 meet their
+/// neighbours: `$.items[?(@.id == 123456789012345678901236)]` found both items of ids ...234
+/// and ...235, so `exists: true` passed. A filter that would compare such numbers fails saying
+/// it cannot; one that compares text, or a small number, is told as ever.
+#[test]
+fn json_path_filters_never_round_into_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(
+        &d.path().join("site"),
+        "f.json",
+        r#"{"items": [{"id": 123456789012345678901234, "n": "a"}, {"id": 123456789012345678901235, "n": "b"}], "u": [{"id": 18446744073709551615}], "big": [{"a": 9007199254740993, "b": 9007199254740992}]}"#,
+    );
+    let wrong = [
+        r#""$.items[?(@.id == 123456789012345678901236)]": { exists: true }"#,
+        r#""$.u[?(@.id == 18446744073709551616)]": { count: 1 }"#,
+        r#""$.big[?(@.a == @.b)]": { count: 1 }"#,
+        r#""$.big[?(@.a == 9007199254740992)]": { count: 1 }"#,
+    ];
+    let right = [
+        r#""$.items[?(@.n == 'b')].n": ["b"]"#,
+        r#""$.items[?(@.id > 5)]": { count: 2 }"#,
+        r#""$.items[?(@.n == '9007199254740993')]": { count: 0 }"#,
+    ];
+    let mut steps = String::new();
+    for (i, c) in wrong.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: w{i}, request: {{ url: \"{{{{ web_server.url }}}}/f.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    for (i, c) in right.iter().enumerate() {
+        steps.push_str(&format!(
+            "  - {{ id: r{i}, request: {{ url: \"{{{{ web_server.url }}}}/f.json\", expect: {{ json: {{ {c} }} }} }}, continue_on_error: true }}\n"
+        ));
+    }
+    write(
+        d.path(),
+        "f.yaml",
+        &format!("name: filters\nweb_server: {{ static: ./site }}\nsteps:\n{steps}"),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for (i, c) in wrong.iter().enumerate() {
+        let s = step(&report, &format!("w{i}"));
+        assert_eq!(s["outcome"], "failed", "{c}: {s}\n{stderr}");
+        let m = s["error"]["message"].to_string();
+        assert!(m.contains("cannot be compared exactly"), "{c}: {m}");
+    }
+    for (i, c) in right.iter().enumerate() {
+        let s = step(&report, &format!("r{i}"));
+        assert_eq!(s["outcome"], "passed", "{c}: {s}\n{stderr}");
+    }
+}

@@ -347,6 +347,7 @@ fn check_fields(doc: &document::Document) -> Vec<Diagnostic> {
         &mut out,
     );
     super::browser_values::problems(&doc.file, &doc.spans, &doc.value, "/browser", &mut out);
+    super::check::wide_literals(&doc.file, &doc.spans, &doc.value, &mut out);
     out
 }
 

@@ -259,7 +259,12 @@ fn keep_outputs(
     let cut = scope.cut.pending.take();
     if let Some(outputs) = produced {
         if let Some(id) = &step.id {
-            scope.set_outputs(id.clone(), outputs.clone(), cut);
+            // A `request`'s `json` as its body spells it: JSON parsing rounds integers wider
+            // than 64 bits to floats, where different ones are equal.
+            let exact = matches!(step.action, crate::config::model::Action::Request(_))
+                .then(|| crate::template::exact_json(outputs))
+                .flatten();
+            scope.set_outputs(id.clone(), outputs.clone(), cut, exact);
         }
         result.outputs = frame.masker.mask_value(outputs);
     }

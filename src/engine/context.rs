@@ -1,9 +1,10 @@
 //! The data templates see (docs/flows.md, "Vars and templates") for one flow run, and its
 //! conversion to a minijinja value.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::cut::{Cuts, MadeFrom, Reads, StepCut};
 use crate::atlas::Trail;
@@ -26,6 +27,10 @@ pub(crate) struct Scope {
     pub(crate) unrecordable: Option<String>,
     /// What of its vars and step outputs was made from an output runner cut.
     pub(crate) cut: Cuts,
+    /// The `json` output of the `request` steps whose body holds integers wider than 64 bits,
+    /// read exactly (`template::exact_json`): what templates see in place of the parsed one,
+    /// which holds them as the nearest floats.
+    exact_json: BTreeMap<String, minijinja::Value>,
     cached: Option<minijinja::Value>,
 }
 
@@ -43,6 +48,7 @@ impl Scope {
             trail: Trail::default(),
             unrecordable: None,
             cut: Cuts::default(),
+            exact_json: BTreeMap::new(),
             cached: None,
         }
     }
@@ -71,9 +77,21 @@ impl Scope {
         }
     }
 
-    /// Records a step's outputs under `steps.<id>`, made from the cut outputs `cut` says.
-    pub(crate) fn set_outputs(&mut self, id: String, outputs: Value, cut: Option<StepCut>) {
+    /// Records a step's outputs under `steps.<id>`, made from the cut outputs `cut` says;
+    /// `exact_json`, what templates read as its `json` output instead of the one in `outputs`
+    /// (a `request`'s, read with its wide integers exact).
+    pub(crate) fn set_outputs(
+        &mut self,
+        id: String,
+        outputs: Value,
+        cut: Option<StepCut>,
+        exact_json: Option<minijinja::Value>,
+    ) {
         self.cut.set_outputs(&id, cut);
+        match exact_json {
+            Some(v) => self.exact_json.insert(id.clone(), v),
+            None => self.exact_json.remove(&id),
+        };
         self.steps.insert(id, outputs);
         self.cached = None;
     }
@@ -101,18 +119,42 @@ impl Scope {
     }
 
     fn root(&self) -> minijinja::Value {
-        let mut root = json!({
-            "vars": self.vars,
-            "env": &*self.env,
-            "secrets": self.secrets,
-            "steps": self.steps,
-            "flow": self.flow,
-            "run": self.run,
-        });
-        if let (Some(ws), Some(obj)) = (&self.web_server, root.as_object_mut()) {
-            obj.insert("web_server".into(), ws.clone());
+        use minijinja::Value as V;
+        let mut root = vec![
+            ("vars", V::from_serialize(&self.vars)),
+            ("env", V::from_serialize(&*self.env)),
+            ("secrets", V::from_serialize(&self.secrets)),
+            (
+                "steps",
+                self.steps
+                    .iter()
+                    .map(|(id, out)| (id.clone(), self.outputs(id, out)))
+                    .collect(),
+            ),
+            ("flow", V::from_serialize(&self.flow)),
+            ("run", V::from_serialize(&self.run)),
+        ];
+        if let Some(ws) = &self.web_server {
+            root.push(("web_server", V::from_serialize(ws)));
         }
-        minijinja::Value::from_serialize(&root)
+        root.into_iter().collect()
+    }
+
+    /// The outputs `out` of the step `id` as templates read them: its exact `json`, if it has one.
+    fn outputs(&self, id: &str, out: &Value) -> minijinja::Value {
+        let (Some(exact), Some(map)) = (self.exact_json.get(id), out.as_object()) else {
+            return minijinja::Value::from_serialize(out);
+        };
+        map.iter()
+            .map(|(k, v)| {
+                let v = if k == "json" {
+                    exact.clone()
+                } else {
+                    minijinja::Value::from_serialize(v)
+                };
+                (k.clone(), v)
+            })
+            .collect()
     }
 
     /// What the templates in `raw` read that is cut or made from a cut (`engine::cut`): each

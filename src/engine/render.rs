@@ -237,10 +237,16 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     let raw = raw_action(loaded, cx.ptr, key)
         .cloned()
         .unwrap_or(Value::Null);
-    let mut rendered = cx.rt.templates.render_value(&raw, ctx).map_err(|e| {
-        let e = quoting_no_secret(ctx, &raw, &cx.frame.masker, e);
-        template_error(loaded, &format!("{}/{key}", cx.ptr), e)
-    })?;
+    // An integer wider than 64 bits where the schema takes only text is its digits.
+    let text = |at: &str| crate::config::schema::wants_text(key, at, &Value::from(0));
+    let mut rendered = cx
+        .rt
+        .templates
+        .render_value_as(&raw, ctx, &text, "")
+        .map_err(|e| {
+            let e = quoting_no_secret(ctx, &raw, &cx.frame.masker, e);
+            template_error(loaded, &format!("{}/{key}", cx.ptr), e)
+        })?;
     // What a template made of a secret (`| upper`, a URL with it) is masked from now on.
     learn_secrets(&cx.rt.templates, ctx, &raw, &cx.frame.masker);
     if !matches!(key, "set" | "log") {

@@ -123,6 +123,12 @@ fn json(checks: &ResponseChecks, r: &Response, m: &Masker, out: &mut Vec<Failure
                     shown(&Value::String(r.body.clone()), m)
                 ),
             }),
+            (Ok(_), Some(_)) if let Some(why) = filter::inexact(path, &r.body) => {
+                out.push(Failure {
+                    part,
+                    message: format!("{label}: {why}"),
+                });
+            }
             (Ok(p), Some(doc)) => {
                 let mut q = query(&p, path, doc);
                 q.wide.clone_from(&wide);
@@ -553,5 +559,6 @@ fn shown(v: &Value, m: &Masker) -> String {
     }
 }
 
+mod filter;
 #[cfg(test)]
 mod tests;

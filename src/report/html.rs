@@ -13,9 +13,12 @@ mod trace;
 
 pub(crate) use taken::{COPY_BUDGET, TEXT_BUDGET};
 
-/// Text for the page: escaped, and without control characters but line breaks and tabs (a
-/// merged shard's names and paths may hold a NUL or an escape sequence).
+/// Text for the page: escaped, and as the console shows it (`shown::clean`): without escape
+/// sequences, control characters but line breaks and tabs (a merged shard's names and paths may
+/// hold a NUL or an escape sequence), and bidirectional overrides and isolates, which would
+/// show a command's output, and the page around it, reordered.
 pub(super) fn esc(s: &str) -> String {
+    let s = crate::step::shown::clean(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

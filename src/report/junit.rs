@@ -23,7 +23,13 @@ pub(crate) fn report(r: &Report) -> String {
     let body = text
         .strip_prefix(super::ours::XML_DECLARATION)
         .unwrap_or(&text);
-    xml_chars(format!("{}{body}", super::ours::JUNIT_HEAD))
+    // Text from outside (a command's output, a page's, a failure quoting them) as the console
+    // shows it: a CI page that renders the JUnit XML must not show it reordered by a
+    // bidirectional override, nor receive an escape sequence.
+    xml_chars(crate::step::shown::clean(&format!(
+        "{}{body}",
+        super::ours::JUNIT_HEAD
+    )))
 }
 
 /// The text without the characters XML 1.0 does not allow anywhere (`U+FFFE`, `U+FFFF`, C0

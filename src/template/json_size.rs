@@ -51,27 +51,38 @@ pub(crate) fn wide_integers(text: &str) -> Vec<&str> {
 
 /// Where [`wide_integers`] are in `text`.
 pub(crate) fn wide_integer_spans(text: &str) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    let wide = |r: std::ops::Range<usize>| {
+    let wide = |r: &std::ops::Range<usize>| {
         let token = &text[r.clone()];
         let digits = token.strip_prefix('-').unwrap_or(token);
         let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-        (integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err()).then_some(r)
+        integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err()
+    };
+    number_spans(text).into_iter().filter(wide).collect()
+}
+
+/// Where the numbers of the JSON text `text` are (outside its strings), in order: each value
+/// a JSON parser reads as a number is one.
+pub(crate) fn number_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    // A run of number characters that starts as a number does (not the `e` of `true`).
+    let number = |r: std::ops::Range<usize>| {
+        let first = text.as_bytes()[r.start];
+        (first.is_ascii_digit() || first == b'-').then_some(r)
     };
     for (i, b) in outside_strings(text.as_bytes()) {
         let numeric = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
         match (start, numeric) {
             (None, true) => start = Some(i),
             (Some(s), false) => {
-                out.extend(wide(s..i));
+                out.extend(number(s..i));
                 start = None;
             }
             _ => {}
         }
     }
     if let Some(s) = start {
-        out.extend(wide(s..text.len()));
+        out.extend(number(s..text.len()));
     }
     out
 }

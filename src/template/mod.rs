@@ -26,6 +26,7 @@ pub(crate) use order::read_number;
 pub(crate) use python::as_python;
 pub(crate) use render::{RenderError, Templates, is_template};
 pub(crate) use tags::{names_read, secrets_read};
+pub(crate) use wide_json::exact_json;
 
 /// The names a template's context holds at its top level.
 pub(crate) const ROOTS: &[&str] = &[

@@ -1,5 +1,6 @@
 //! Rendering strings and whole values against a context.
 
+use minijinja::value::ValueKind;
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 
@@ -110,6 +111,17 @@ impl Templates {
         src: &str,
         ctx: &minijinja::Value,
     ) -> Result<Value, RenderError> {
+        self.render_string_as(src, ctx, false)
+    }
+
+    /// [`Templates::render_string_value`]; with `text` (the place takes only text), an integer
+    /// wider than 64 bits the expression gives is its digits, which a value cannot hold.
+    fn render_string_as(
+        &self,
+        src: &str,
+        ctx: &minijinja::Value,
+        text: bool,
+    ) -> Result<Value, RenderError> {
         if !is_template(src) {
             return Ok(Value::String(src.to_string()));
         }
@@ -132,10 +144,16 @@ impl Templates {
             }
             // Bounded first: `to_value` takes a lazily repeated list whole (`[x] * 10**13`).
             super::compile::bounded(&v).map_err(at_src)?;
+            let wide = super::wide_json::wide_integer_in(&v);
+            if let (true, Some(n), ValueKind::Number) = (text, &wide, v.kind()) {
+                return Ok(Value::String(n.clone()));
+            }
             return serde_json::to_value(&v).map_err(|e| RenderError {
                 pointer: String::new(),
                 offset: None,
-                message: e.to_string(),
+                message: wide.map_or_else(|| e.to_string(), |n| {
+                    format!("the value holds the integer {n}, wider than 64 bits, which runner holds exactly only inside a template (a var, a list to loop over, an output hold numbers of 64 bits): compare it where it is read (`{{{{ steps.ID.json.id == {n} }}}}`), or pass it on as text (`| string`)")
+                }),
                 without_values: None,
             });
         }
@@ -148,13 +166,27 @@ impl Templates {
         value: &Value,
         ctx: &minijinja::Value,
     ) -> Result<Value, RenderError> {
+        self.render_value_as(value, ctx, &|_| false, "")
+    }
+
+    /// [`Templates::render_value`], where `text` says which places (JSON pointers below `value`,
+    /// `at` the one of `value`) take only text: there an integer wider than 64 bits is its
+    /// digits (an `exec` argument `"{{ steps.r.json.id }}"`).
+    pub(crate) fn render_value_as(
+        &self,
+        value: &Value,
+        ctx: &minijinja::Value,
+        text: &dyn Fn(&str) -> bool,
+        at: &str,
+    ) -> Result<Value, RenderError> {
         match value {
-            Value::String(s) => self.render_string_value(s, ctx),
+            Value::String(s) => self.render_string_as(s, ctx, text(at)),
             Value::Array(items) => items
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    self.render_value(v, ctx).map_err(|mut e| {
+                    let at = format!("{at}/{i}");
+                    self.render_value_as(v, ctx, text, &at).map_err(|mut e| {
                         e.pointer = format!("/{i}{}", e.pointer);
                         e
                     })
@@ -164,7 +196,8 @@ impl Templates {
             Value::Object(map) => {
                 let mut out = serde_json::Map::with_capacity(map.len());
                 for (k, v) in map {
-                    let r = self.render_value(v, ctx).map_err(|mut e| {
+                    let at = format!("{at}/{}", crate::source::pointer_escape(k));
+                    let r = self.render_value_as(v, ctx, text, &at).map_err(|mut e| {
                         e.pointer = format!("/{}{}", crate::source::pointer_escape(k), e.pointer);
                         e
                     })?;

@@ -2,71 +2,168 @@
 //! to the nearest float, where two different ones are equal (attack 29, A15: `fromjson` of
 //! 100000000000000000001 equalled 100000000000000000000). They are read as the 128-bit integers
 //! they are, which minijinja compares exactly with the integers a template writes.
+//!
+//! The text is read straight into template values: each number the parser meets is the next
+//! number token of the text (outside its strings), so a wide one is taken from its digits, and
+//! nothing the data holds (a string that spells anything) can pass for one.
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::Value;
+use std::cell::Cell;
+use std::fmt;
+use std::ops::Range;
 
-use super::json_size::wide_integer_spans;
+use minijinja::Value;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-/// What marks, in the text parsed, a wide integer put in a string (a NUL starts it: JSON text
-/// holds one only escaped, and this one is written escaped too).
-const MARK: &str = "\u{0}runner-wide-integer:";
+use super::json_size::{number_spans, wide_integer_spans};
 
 /// The value of the JSON text `text`, its integers wider than 64 bits exact; `Ok(None)` when it
 /// holds none (parse it as usual); `Err` for one wider than 128 bits, or text that is no JSON.
-pub(crate) fn parse(text: &str) -> Result<Option<minijinja::Value>, String> {
-    let spans = wide_integer_spans(text);
-    if spans.is_empty() {
+pub(crate) fn parse(text: &str) -> Result<Option<Value>, String> {
+    let wide = wide_integer_spans(text);
+    if wide.is_empty() {
         return Ok(None);
     }
-    let mut marked = String::with_capacity(text.len() + spans.len() * 32);
-    let mut at = 0;
-    for r in spans {
-        let token = &text[r.clone()];
-        if token.parse::<i128>().is_err() && token.parse::<u128>().is_err() {
-            return Err(format!(
-                "the text holds the integer {token}, wider than 128 bits: runner would round it (compare its digits as text)"
-            ));
-        }
-        marked.push_str(&text[at..r.start]);
-        marked.push_str(&format!("\"\\u0000runner-wide-integer:{token}\""));
-        at = r.end;
+    if let Some(token) = wide
+        .into_iter()
+        .map(|r| &text[r])
+        .find(|t| integer(t).is_none())
+    {
+        return Err(format!(
+            "the text holds the integer {token}, wider than 128 bits: runner would round it (compare its digits as text)"
+        ));
     }
-    marked.push_str(&text[at..]);
-    let v: Value =
-        serde_json::from_str(&marked).map_err(|e| format!("the text is not JSON ({e})"))?;
-    Ok(Some(minijinja::Value::from_serialize(Exact(&v))))
+    let reader = Reader {
+        text,
+        numbers: number_spans(text),
+        next: Cell::new(0),
+    };
+    let not_json = |e: serde_json::Error| format!("the text is not JSON ({e})");
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = (&reader).deserialize(&mut de).map_err(not_json)?;
+    de.end().map_err(not_json)?;
+    Ok(Some(v))
 }
 
-/// A parsed value, serialized with its marked integers as the integers they are.
-struct Exact<'a>(&'a Value);
+/// The `json` output of a `request` step (`outputs`) as its `body` output spells it, when the
+/// body holds integers wider than 64 bits, which the parsed `json` holds as the nearest floats;
+/// none when it holds none (or no JSON). One wider than 128 bits cannot be held exactly: `json`
+/// is none then, so a template that reads it fails instead of comparing a rounded number.
+pub(crate) fn exact_json(outputs: &serde_json::Value) -> Option<Value> {
+    if outputs.get("json").is_none_or(serde_json::Value::is_null) {
+        return None;
+    }
+    let body = outputs.get("body")?.as_str()?;
+    match parse(body) {
+        Ok(exact) => exact,
+        Err(_) => Some(Value::from(())),
+    }
+}
 
-impl Serialize for Exact<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::String(text) => match text.strip_prefix(MARK) {
-                Some(token) => match token.parse::<i128>() {
-                    Ok(i) => s.serialize_i128(i),
-                    Err(_) => s.serialize_u128(token.parse::<u128>().unwrap_or(u128::MAX)),
-                },
-                None => s.serialize_str(text),
-            },
-            Value::Array(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for i in items {
-                    seq.serialize_element(&Exact(i))?;
-                }
-                seq.end()
-            }
-            Value::Object(m) => {
-                let mut map = s.serialize_map(Some(m.len()))?;
-                for (k, v) in m {
-                    map.serialize_entry(k, &Exact(v))?;
-                }
-                map.end()
-            }
-            other => other.serialize(s),
+/// The first integer in `v` (at any depth) wider than 64 bits, as its digits.
+pub(crate) fn wide_integer_in(v: &minijinja::Value) -> Option<String> {
+    use minijinja::value::ValueKind;
+    match v.kind() {
+        ValueKind::Number => {
+            let digits = v.to_string();
+            let integer = digits.strip_prefix('-').unwrap_or(&digits);
+            let wide = !integer.is_empty()
+                && integer.bytes().all(|b| b.is_ascii_digit())
+                && digits.parse::<i64>().is_err()
+                && digits.parse::<u64>().is_err();
+            wide.then_some(digits)
         }
+        ValueKind::Seq => v.try_iter().ok()?.find_map(|i| wide_integer_in(&i)),
+        ValueKind::Map => v
+            .try_iter()
+            .ok()?
+            .find_map(|k| v.get_item(&k).ok().and_then(|i| wide_integer_in(&i))),
+        _ => None,
+    }
+}
+
+/// The integer `token` spells, in 128 bits, if it fits.
+fn integer(token: &str) -> Option<Value> {
+    token
+        .parse::<i128>()
+        .map(Value::from)
+        .or_else(|_| token.parse::<u128>().map(Value::from))
+        .ok()
+}
+
+/// Reads a JSON text into template values, taking each number's token from the text.
+struct Reader<'t> {
+    text: &'t str,
+    /// The text's number tokens, in order.
+    numbers: Vec<Range<usize>>,
+    /// How many of them the parser has met.
+    next: Cell<usize>,
+}
+
+impl Reader<'_> {
+    /// The token of the number the parser meets now.
+    fn token(&self) -> &str {
+        let i = self.next.get();
+        self.next.set(i + 1);
+        self.numbers.get(i).map_or("", |r| &self.text[r.clone()])
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &Reader<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &Reader<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::from(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        self.token();
+        Ok(Value::from(n))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        self.token();
+        Ok(Value::from(n))
+    }
+
+    /// A float, or an integer too wide for 64 bits, which the parser rounded: its digits.
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(integer(self.token()).unwrap_or(Value::from(n)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::from(s))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::from(()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(self)? {
+            items.push(v);
+        }
+        Ok(Value::from(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(k) = map.next_key::<String>()? {
+            entries.push((k, map.next_value_seed(self)?));
+        }
+        Ok(Value::from_iter(entries))
     }
 }
 
@@ -98,5 +195,40 @@ mod tests {
         );
         let e = parse(&format!("[{}]", "9".repeat(50))).unwrap_err();
         assert!(e.contains("wider than 128 bits"), "{e}");
+    }
+
+    #[test]
+    fn a_string_is_never_read_as_a_wide_integer() {
+        // A string that spells what once marked a wide integer stays the string it is.
+        let text = r#"{"a": 100000000000000000001, "s": "\u0000runner-wide-integer:5", "t": "\u0000runner-wide-integer:100000000000000000001"}"#;
+        let v = parse(text).unwrap().unwrap();
+        for (k, want) in [
+            ("s", "\u{0}runner-wide-integer:5"),
+            ("t", "\u{0}runner-wide-integer:100000000000000000001"),
+        ] {
+            let got = v.get_attr(k).unwrap();
+            assert_eq!(
+                got.kind(),
+                minijinja::value::ValueKind::String,
+                "{k}: {got:?}"
+            );
+            assert_eq!(got.as_str(), Some(want), "{k}");
+        }
+        assert_eq!(
+            v.get_attr("a").unwrap().kind(),
+            minijinja::value::ValueKind::Number
+        );
+        // Numbers of every form beside the wide one keep their values and order.
+        let v = parse(
+            r#"[1.5, -0, 7, 100000000000000000001, true, 2e3, {"k": -18446744073709551617}, null]"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            v.to_string(),
+            "[1.5, 0, 7, 100000000000000000001, True, 2000.0, {\"k\": -18446744073709551617}, None]"
+        );
+        let e = parse(r#"[100000000000000000001, "#).unwrap_err();
+        assert!(e.contains("not JSON"), "{e}");
     }
 }

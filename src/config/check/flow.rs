@@ -32,6 +32,7 @@ pub(crate) fn check_flow(c: &Ctx<'_>) -> Vec<Diagnostic> {
     server_urls(c.file, c.spans, c.value, "/web_server", &mut out);
     artifact_paths(c, &d.steps, &mut out);
     literal_strings(c, &d.steps, &mut out);
+    super::wide::wide_literals(c.file, c.spans, c.value, &mut out);
 
     // Templates, in the order things are rendered; each step's own checks beside its templates.
     let names = TemplateNames::new(c, &d);

@@ -8,7 +8,9 @@ mod control;
 mod flow;
 mod request;
 mod templates;
+mod wide;
 
 pub(crate) use context::Ctx;
 pub(crate) use flow::{check_flow, server_urls};
 pub(crate) use templates::server_templates;
+pub(crate) use wide::wide_literals;
