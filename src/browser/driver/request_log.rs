@@ -14,9 +14,10 @@
 //! and recorded over runner's session on each, turned on before it runs (`new_tabs`; attack 29,
 //! A3). Only that session of runner's holds them (Chromium runs a worker once every session
 //! that holds it has let it go; two of runner's, the locale's and the record's, tried before,
-//! left a worker unrecorded or without the flow's language in some runs). agent-browser's
-//! session on the tab holds each worker too, and in about 1 run in 10 to 20 under load a
-//! worker's first task still ran before runner's set-up reached it (docs/browser.md).
+//! left a worker unrecorded or without the flow's language in some runs). Still, in about 1
+//! run in 10 to 20 under load the browser tells runner of a worker only once it has run (its
+//! `Inspector.workerScriptLoaded` comes with runner's `Target.attachedToTarget`), and what its
+//! first task requested is not in the record (docs/browser.md).
 //!
 //! A record that may lack requests is never read as whole: when the first tab's recording could
 //! not be turned on, or the record outgrew its bound (`MAX_URL_BYTES` of URLs), reading it is an
