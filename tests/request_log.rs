@@ -39,3 +39,60 @@ steps:
     assert_eq!(ran.code, 0, "{}\n{steps}", ran.stderr);
     assert_eq!(ran.report["flows"][0]["status"], "passed", "{steps}");
 }
+
+/// A dedicated Web Worker's requests are its page's (attack 29, A3; Playwright counts them on
+/// the page): the worker's `fetch`, made as its first task, is counted, in the flow's first tab
+/// and in a popup, and so is that of a worker the worker starts; `count: 0` of it fails. Before, runner's record held the tabs' own
+/// requests only: `got 0`, and `count: 0` passed. With a locale too, whose setting of each
+/// worker's language shares the one hold of the worker (the worker sees the flow's language,
+/// its fetch is counted once).
+#[test]
+fn a_workers_requests_are_counted() {
+    for (browser, language) in [("", "en-US"), ("browser: { locale: de-DE }\n", "de-DE")] {
+        workers_requests_counted(browser, language);
+    }
+}
+
+fn workers_requests_counted(browser: &str, language: &str) {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "workers.yaml",
+        &format!(
+            r##"name: workers
+{browser}web_server: {{ static: "{}" }}
+steps:
+  - open: "{{{{ web_server.url }}}}/index.html"
+  - wait: {{ text: "started worker {language}" }}
+  - expect: {{ request: {{ url: "**/api/from-worker?page", count: 1 }} }}
+    timeout: 2s
+  - id: none
+    continue_on_error: true
+    expect: {{ request: {{ url: "**/api/from-worker?page", count: 0 }} }}
+    timeout: 1s
+  - expect: {{ request: {{ url: "**/api/from-nested", count: 1 }} }}
+    timeout: 2s
+  - click: "#pop"
+  - tab: {{ switch: last }}
+  - wait: {{ text: "popup worker {language}" }}
+  - expect: {{ request: {{ url: "**/api/from-worker?popup", count: 1 }} }}
+    timeout: 2s
+"##,
+            fixture("request-workers").display()
+        ),
+    );
+    let ran = flow_run(d.path()).args(["workers.yaml"]).run();
+    let steps = ran.report["flows"][0]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let shown = || format!("{browser}{steps:#?}\n{}", ran.stderr);
+    let none = steps.iter().find(|s| s["id"] == "none");
+    let none = none.unwrap_or_else(|| panic!("{}", shown()));
+    assert_eq!(none["outcome"], "failed", "{}", shown());
+    let message = none["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("got 1"), "{}", shown());
+    assert_eq!(steps.len(), 9, "{}", shown());
+    let failed = steps.iter().filter(|s| s["outcome"] == "failed").count();
+    assert_eq!(failed, 1, "{}", shown());
+}

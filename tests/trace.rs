@@ -497,7 +497,9 @@ fn a_flaky_flows_failed_attempt_keeps_its_trace_in_the_report() {
         stderr,
         report,
         ..
-    } = flow_run(d.path()).args(["f.yaml", "--retries", "1"]).run();
+    } = flow_run(d.path())
+        .args(["f.yaml", "--retries", "1", "--report", "html=h"])
+        .run();
     assert_eq!(code, 0, "{stderr}");
     let flow = &report["flows"][0];
     assert_eq!(flow["flaky"], true, "{flow:#}");
@@ -505,4 +507,30 @@ fn a_flaky_flows_failed_attempt_keeps_its_trace_in_the_report() {
     let kept: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
     assert_eq!(kept["status"], "failed", "{kept:#}");
+    // Which run's it is (review of session 25, F4): the report's flow passed, its trace is of
+    // run 1, which failed; said in report.json and on the HTML report's filmstrip and details.
+    assert_eq!(flow["trace_attempt"], 1, "{flow:#}");
+    let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
+    assert!(html.contains("the trace of run 1, which failed"), "{html}");
+    assert!(
+        html.contains("<p class=\"when\">run 1: started at"),
+        "{html}"
+    );
+}
+
+/// A flow that passed at once keeps no `trace_attempt`: its trace (`--trace on`) is its run's.
+#[test]
+fn a_flow_that_passes_at_once_names_no_other_run_for_its_trace() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        "name: once\nsteps:\n  - exec: [\"true\"]\n",
+    );
+    let report = flow_run(d.path())
+        .args(["f.yaml", "--retries", "1", "--trace", "on"])
+        .passes();
+    let flow = &report["flows"][0];
+    assert!(flow["trace"].is_string(), "{flow:#}");
+    assert!(flow.get("trace_attempt").is_none(), "{flow:#}");
 }

@@ -102,7 +102,9 @@ impl Job {
                 && !self.rt.cancel.is_cancelled()
             {
                 failures.push(failure_of(&r));
-                failed_trace = r.trace.or(failed_trace);
+                // Its run's number (1 the first), for the reports to say whose trace it is.
+                let run = u32::try_from(failures.len()).unwrap_or(u32::MAX);
+                failed_trace = r.trace.map(|t| (t, run)).or(failed_trace);
                 continue;
             }
             break r;
@@ -112,8 +114,11 @@ impl Job {
             r.flaky = true;
         }
         r.retry_errors = failures;
-        if r.trace.is_none() {
-            r.trace = failed_trace;
+        if r.trace.is_none()
+            && let Some((trace, run)) = failed_trace
+        {
+            r.trace = Some(trace);
+            r.trace_attempt = Some(run);
         }
         r
     }

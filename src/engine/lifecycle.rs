@@ -133,6 +133,7 @@ pub(crate) async fn run_in(
             .or(setup.failed_log.as_deref())
             .map(|l| l.display().to_string()),
         trace: None,
+        trace_attempt: None,
         server_log_not_kept: setup.server.as_ref().and_then(Server::log_not_kept),
         downloads_not_kept,
         state: None,

@@ -420,7 +420,7 @@ img.shot{max-width:100%;border:1px solid #ccc;margin:.4em 0;display:block}
 .filmstrip .frame{flex:none;border:2px solid #ddd;background:#fff;padding:2px;cursor:pointer;font-size:.75em;color:#555}
 .filmstrip .frame img{display:block;height:60px} .filmstrip .frame.failed{border-color:#c33} .filmstrip .frame.sel{border-color:#36c}
 .filmstrip .frame.later{border-style:dashed} p.later{color:#666;font-style:italic}
-.filmstrip .nopic{display:block;height:60px;width:60px;line-height:60px}
+.filmstrip .nopic{display:block;height:60px;width:60px;line-height:60px} .filmstrip .run{flex:none;align-self:center;color:#a33;font-size:.85em}
 tr[data-trace]{cursor:pointer} tr.trace-detail{background:#f3f6ff} tr.trace-detail img.shot{max-width:480px}
 .console ul,.network ul{font-family:monospace;margin:.2em 0;padding-left:1.5em;white-space:pre-wrap}";
 

@@ -129,6 +129,10 @@ pub(crate) struct Flow {
     /// Its trace file (absolute), when one was kept (`--trace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// The run (1 the first) whose trace `trace` is, when not the run the flow's result tells
+    /// of (a flaky flow's failed run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace_attempt: Option<u32>,
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) web_server_log_not_kept: Option<String>,
@@ -330,6 +334,7 @@ impl Report {
             setup_ms: 0,
             web_server_log: None,
             trace: None,
+            trace_attempt: None,
             web_server_log_not_kept: None,
             downloads_not_kept: None,
             state: None,

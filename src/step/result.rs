@@ -174,6 +174,10 @@ pub(crate) struct FlowResult {
     /// Its trace file (absolute), when one was kept (`--trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<String>,
+    /// The run (1 the first) whose trace `trace` is, when it is not the run the result tells
+    /// of: a flaky flow's failed run (`--retries`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trace_attempt: Option<u32>,
     /// Why its web server's command has no log (a symlink stood in its place).
     #[serde(
         skip_serializing_if = "Option::is_none",
@@ -206,6 +210,7 @@ impl FlowResult {
             setup: Duration::ZERO,
             server_log: None,
             trace: None,
+            trace_attempt: None,
             server_log_not_kept: None,
             downloads_not_kept: None,
             state: None,

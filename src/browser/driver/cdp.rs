@@ -49,7 +49,9 @@ enum Unanswered {
 const USER_AGENT_JS: &str = include_str!("scripts/user_agent.js");
 
 /// The parameters of `Target.setAutoAttach` in a tab's session that hold each dedicated worker
-/// the tab starts until runner lets it run (see `new_tabs`).
+/// the tab starts until runner lets it run (see `new_tabs`). Set on one of runner's sessions on
+/// each tab only, the one that records the tab's requests, which gives the worker all runner
+/// sets up in it before it runs (see `request_log`).
 pub(crate) fn worker_auto_attach() -> Value {
     json!({
         "autoAttach": true,
@@ -248,14 +250,9 @@ impl Cdp {
                 locale: l.to_string(),
                 source: Box::new(e),
             })?;
-            // The workers the tab starts are held for their language (`new_tabs`).
-            let workers = worker_auto_attach();
-            self.call_in(Some(&session), "Target.setAutoAttach", workers, timeout)
-                .await
-                .map_err(|e| CdpError::Locale {
-                    locale: l.to_string(),
-                    source: Box::new(e),
-                })?;
+            // The workers the tab starts get the language over the one session of runner's
+            // that holds them, the one that records the tab's requests (`dialog_watch::attach`,
+            // `new_tabs`): not this one.
             kept = Some(ua);
         }
         if let Some(tz) = timezone {

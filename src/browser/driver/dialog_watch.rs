@@ -187,9 +187,9 @@ impl Watch {
         let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
         let flow = context.and_then(|c| self.flow(c));
         // A tab of a flow held until it has the flow's settings: its requests are recorded
-        // over this session, turned on before it runs (see `request_log`).
+        // over this session, turned on before it runs (see `request_log`). So are a dedicated
+        // worker's, held by runner's one session on its tab (or worker) that holds workers.
         let held = &msg["params"];
-        // (A dedicated worker's are not: see `request_log`.)
         let kind = match msg.get("sessionId") {
             None => "page",
             Some(_) => "worker",
@@ -199,7 +199,7 @@ impl Watch {
             held["sessionId"].as_str(),
             held["targetInfo"]["targetId"].as_str(),
             held["waitingForDebugger"] == Value::Bool(true),
-            held["targetInfo"]["type"] == "page" && kind == "page",
+            held["targetInfo"]["type"] == kind,
         ) {
             self.keep_log(s, (c, t, kind == "page"));
         }

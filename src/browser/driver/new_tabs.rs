@@ -9,10 +9,12 @@
 //! then runs, so its first document is loaded with them. Any other tab runs at once.
 //!
 //! A dedicated Web Worker's `navigator.language` is the worker's own (Chromium's locale
-//! override reaches a worker's `Intl` and time zone, not its language): a tab that has the
-//! flow's locale asks the browser to attach runner to each worker it starts and to hold it
-//! (`cdp::worker_auto_attach`), and a worker of a flow's context gets the flow's language over
-//! that session before it runs (`Network.setUserAgentOverride`).
+//! override reaches a worker's `Intl` and time zone, not its language), and its requests are
+//! its page's (`request_log`): runner's session that records each tab's requests asks the
+//! browser to attach runner to each dedicated worker the tab starts and to hold it
+//! (`cdp::worker_auto_attach`), and a worker of a flow's context gets, over that session and
+//! before it runs, the flow's language (`Network.setUserAgentOverride`), its requests recorded
+//! (`Network.enable`) and the same hold of the workers it starts.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -98,21 +98,21 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
         if let Some(ua) = user_agent {
             let ua = json!({ "userAgent": ua, "acceptLanguage": l });
             calls.push(("Emulation.setUserAgentOverride", ua));
-            // Its workers get the language too (`driver::new_tabs`).
-            calls.push((
-                "Target.setAutoAttach",
-                crate::browser::driver::cdp::worker_auto_attach(),
-            ));
         }
     }
     if let Some(tz) = &e.timezone {
         calls.push(("Emulation.setTimezoneOverride", json!({ "timezoneId": tz })));
     }
     // Always: the tab's requests are recorded over this session from its first one on (see
-    // `driver::request_log`).
+    // `driver::request_log`), and so are those of the dedicated workers it starts, held by this
+    // session alone until they are recorded and have the flow's language (`driver::new_tabs`).
     calls.push((
         "Network.enable",
         crate::browser::driver::request_log::network_enable(),
+    ));
+    calls.push((
+        "Target.setAutoAttach",
+        crate::browser::driver::cdp::worker_auto_attach(),
     ));
     if let Some(h) = &e.headers {
         calls.push(("Network.setExtraHTTPHeaders", json!({ "headers": h })));
@@ -124,24 +124,35 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
     calls.into_iter().map(|(m, p)| (m.to_string(), p)).collect()
 }
 
-/// The DevTools calls that give a dedicated worker a flow's page starts the flow's language
+/// The DevTools calls for a dedicated worker a flow's page starts, in the one session of
+/// runner's that holds it, before it runs: with a locale, the flow's language
 /// (`navigator.language`, and its requests' Accept-Language), with `user_agent` the one its tab
-/// keeps: none without a locale.
+/// keeps; always, its requests recorded (they are its page's, see `driver::request_log`), and
+/// the workers it starts in turn held the same way.
 pub(crate) fn worker_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
-    match (&e.locale, user_agent) {
-        (Some(l), Some(ua)) => vec![(
+    let mut calls = Vec::new();
+    if let (Some(l), Some(ua)) = (&e.locale, user_agent) {
+        calls.push((
             "Network.setUserAgentOverride".to_string(),
             json!({ "userAgent": ua, "acceptLanguage": l }),
-        )],
-        _ => Vec::new(),
+        ));
     }
+    calls.push((
+        "Network.enable".to_string(),
+        crate::browser::driver::request_log::network_enable(),
+    ));
+    calls.push((
+        "Target.setAutoAttach".to_string(),
+        crate::browser::driver::cdp::worker_auto_attach(),
+    ));
+    calls
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::{Emulation, new_tab_calls};
+    use super::{Emulation, new_tab_calls, worker_calls};
 
     /// A new tab gets each setting the flow has, as DevTools calls; a device does not follow
     /// (agent-browser's own list) but for its touch screen, nor a user agent without a locale. Every new tab turns on
@@ -167,9 +178,9 @@ mod tests {
                 "Emulation.setEmulatedMedia",
                 "Emulation.setLocaleOverride",
                 "Emulation.setUserAgentOverride",
-                "Target.setAutoAttach",
                 "Emulation.setTimezoneOverride",
                 "Network.enable",
+                "Target.setAutoAttach",
                 "Network.setExtraHTTPHeaders",
             ]
         );
@@ -179,11 +190,22 @@ mod tests {
             calls[4].1,
             json!({ "userAgent": "UA", "acceptLanguage": "de-DE" })
         );
-        assert_eq!(calls[5].1["filter"][0]["type"], "worker");
+        assert_eq!(calls[7].1["filter"][0]["type"], "worker");
+        assert_eq!(calls[7].1["waitForDebuggerOnStart"], true);
         assert_eq!(calls[8].1, json!({ "headers": { "X-Team": "blue" } }));
-        // Without settings, a new tab still records its requests (see `driver::request_log`).
+        // Without settings, a new tab still records its requests and its workers' (see
+        // `driver::request_log`).
         let bare = new_tab_calls(&Emulation::default(), None);
-        assert_eq!(bare.len(), 1);
-        assert_eq!(bare[0].0, "Network.enable");
+        let bare: Vec<&str> = bare.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(bare, ["Network.enable", "Target.setAutoAttach"]);
+        // A worker's: its requests recorded and its own workers held, with or without a locale.
+        let methods = |e: &Emulation, ua| -> Vec<String> {
+            worker_calls(e, ua).into_iter().map(|(m, _)| m).collect()
+        };
+        let held = ["Network.enable", "Target.setAutoAttach"];
+        assert_eq!(methods(&Emulation::default(), None), held);
+        let with_language = methods(&e, Some("UA"));
+        assert_eq!(with_language[0], "Network.setUserAgentOverride");
+        assert_eq!(with_language[1..], held);
     }
 }

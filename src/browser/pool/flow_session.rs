@@ -164,8 +164,14 @@ impl FlowBrowser {
                 Ok((context, saved)) => {
                     // The flow's first step is recorded from its start (its trace, and the
                     // requests its pages make: see `request_log`).
+                    // A locale waits longer: the session that records the first tab's requests
+                    // holds its workers for the language too (see `Worker::set_up`).
+                    let wait = match setup.emulation.locale {
+                        Some(_) => Duration::from_secs(5),
+                        None => Duration::from_secs(2),
+                    };
                     if let Some(w) = &session.watched {
-                        let requests = w.requests.recording(Duration::from_secs(2));
+                        let requests = w.requests.recording(wait);
                         tokio::join!(w.recording(Duration::from_secs(2)), requests);
                     }
                     session.tabs = Some(worker.tabs(&context));

@@ -17,6 +17,9 @@ pub(super) struct Entry {
     value: Value,
     /// Its picture, under `assets/`.
     picture: Option<String>,
+    /// What it says of the run it is from: `run 1: ` for a flaky flow's failed run, whose
+    /// trace the flow keeps (`--retries`), not the run its steps' rows tell of; else nothing.
+    run: String,
 }
 
 impl Entry {
@@ -48,6 +51,9 @@ impl Writer {
             let why = format!("it has {} entries, for {rows} steps", steps.len());
             self.left_out("trace entries past the steps", path, &why);
         }
+        let run = f
+            .trace_attempt
+            .map_or(String::new(), |k| format!("run {k}: "));
         let mut entries = Vec::new();
         for (i, s) in steps.iter().take(rows).enumerate() {
             let picture = s["picture"].as_str().and_then(|p| self.picture(p));
@@ -55,9 +61,15 @@ impl Writer {
                 id: format!("trace-{n}-{i}"),
                 value: s.clone(),
                 picture,
+                run: run.clone(),
             });
         }
         self.out.push_str("<div class=\"filmstrip\">");
+        if let Some(k) = f.trace_attempt {
+            self.out.push_str(&format!(
+                "<span class=\"run\">the trace of run {k}, which failed (the flow passed on a later run)</span>"
+            ));
+        }
         for e in &entries {
             let mut class = e.value["outcome"].as_str().unwrap_or("passed").to_string();
             let later = e.value["picture_later"].as_str();
@@ -69,7 +81,7 @@ impl Writer {
                 |p| format!("<img src=\"assets/{p}\" alt=\"\">"),
             );
             let count = |k: &str| e.value[k].as_array().map_or(0, Vec::len);
-            let mut title = e.value["name"].as_str().unwrap_or("").to_string();
+            let mut title = format!("{}{}", e.run, e.value["name"].as_str().unwrap_or(""));
             if let Some(why) = later {
                 title.push_str(&format!(" (picture {why})"));
             }
@@ -116,8 +128,9 @@ impl Writer {
     pub(super) fn trace_details(&mut self, e: &Entry) {
         let v = &e.value;
         self.out.push_str(&format!(
-            "<tr class=\"trace-detail\" id=\"{}\" hidden><td colspan=\"6\"><p class=\"when\">started at {} ms, took {} ms: {}</p>",
+            "<tr class=\"trace-detail\" id=\"{}\" hidden><td colspan=\"6\"><p class=\"when\">{}started at {} ms, took {} ms: {}</p>",
             e.id,
+            esc(&e.run),
             v["start_ms"].as_u64().unwrap_or(0),
             v["duration_ms"].as_u64().unwrap_or(0),
             esc(v["outcome"].as_str().unwrap_or(""))

@@ -1,17 +1,18 @@
 //! runner's session on each tab of a flow: attached, its page events on (the dialogs among
-//! them), and on the flow's first tab, its requests recorded (see `request_log`).
+//! them), and on the flow's first tab, its requests and its dedicated workers' recorded (see
+//! `request_log`).
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::super::cdp::Link;
+use super::super::cdp::{Link, worker_auto_attach};
 use super::super::request_log::network_enable;
 use super::{CALL_TIMEOUT, Watch};
 
 impl Watch {
-    /// The flow's record is kept over session `session` on tab `target` of `context` (`page`:
-    /// a tab; so far only tabs are).
+    /// The flow's record is kept over session `session` on tab or worker `target` of
+    /// `context` (`page`: a tab).
     pub(super) fn keep_log(&self, session: &str, (context, target, page): (&str, &str, bool)) {
         if let Ok(mut logs) = self.logs.lock() {
             let kept = (context.to_string(), target.to_string(), page);
@@ -80,7 +81,16 @@ pub(super) async fn attach(
                 network_enable(),
                 CALL_TIMEOUT,
             );
-            Some(on.await.map(|_| ()).map_err(|e| e.to_string()))
+            // The dedicated workers the tab starts are held until their requests are recorded
+            // (and they have the flow's language: see `new_tabs`), over this session alone.
+            let workers = link.call_in(
+                Some(&session),
+                "Target.setAutoAttach",
+                worker_auto_attach(),
+                CALL_TIMEOUT,
+            );
+            let (on, workers) = tokio::join!(on, workers);
+            Some(on.and(workers).map(|_| ()).map_err(|e| e.to_string()))
         } else {
             None
         }

@@ -91,6 +91,17 @@ impl Worker {
                     _ => fail(e.message),
                 })?;
         }
+        // The workers of the flow's first tab get the language over runner's session that
+        // records the tab's requests (`driver::new_tabs`): a flow whose workers would run
+        // under the browser's language does not start.
+        let held = session.watched.as_ref().and_then(|w| w.requests.outcome());
+        if e.locale.is_some()
+            && let Some(Err(why)) = held
+        {
+            return Err(fail(format!(
+                "the Web Workers of the flow's pages would not get its locale: {why}"
+            )));
+        }
         let mut user_agent = None;
         if e.locale.is_some() || e.timezone.is_some() {
             user_agent = self
@@ -116,10 +127,9 @@ impl Worker {
         if !calls.is_empty() {
             self.watch.new_tabs.set(&context.id, calls);
         }
+        // And the dedicated workers its pages start (their requests are recorded: never none).
         let workers = worker_calls(e, user_agent.as_deref());
-        if !workers.is_empty() {
-            self.watch.new_tabs.set_workers(&context.id, workers);
-        }
+        self.watch.new_tabs.set_workers(&context.id, workers);
         Ok(())
     }
 
