@@ -46,14 +46,28 @@ steps:
 /// requests only: `got 0`, and `count: 0` passed. With a locale too, whose setting of each
 /// worker's language shares the one hold of the worker (the worker sees the flow's language,
 /// its fetch is counted once).
+///
+/// The workers fetch once their page has loaded (as analytics moved to a worker do).
 #[test]
 fn a_workers_requests_are_counted() {
     for (browser, language) in [("", "en-US"), ("browser: { locale: de-DE }\n", "de-DE")] {
-        workers_requests_counted(browser, language);
+        workers_requests_counted(browser, language, "");
     }
 }
 
-fn workers_requests_counted(browser: &str, language: &str) {
+/// The known gap (docs/browser.md): a worker whose FIRST task is the request, in the flow's
+/// first tab, is in about 1 run of 10-20 let run before runner's session holds it (the browser
+/// tells runner of it late), and that request is not counted. Ignored until it is closed: run
+/// it with `--ignored` to see it.
+#[test]
+#[ignore = "known gap: a worker's first-task request is missed in about 1 run of 10-20"]
+fn a_workers_first_task_requests_are_counted() {
+    for _ in 0..20 {
+        workers_requests_counted("", "en-US", "?first=1");
+    }
+}
+
+fn workers_requests_counted(browser: &str, language: &str, query: &str) {
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
@@ -62,7 +76,7 @@ fn workers_requests_counted(browser: &str, language: &str) {
             r##"name: workers
 {browser}web_server: {{ static: "{}" }}
 steps:
-  - open: "{{{{ web_server.url }}}}/index.html"
+  - open: "{{{{ web_server.url }}}}/index.html{query}"
   - wait: {{ text: "started worker {language}" }}
   - expect: {{ request: {{ url: "**/api/from-worker?page", count: 1 }} }}
     timeout: 2s
