@@ -853,3 +853,41 @@ fn the_last_flow_tried_again_still_gets_a_browser() {
         "one browser for both flows and the retry"
     );
 }
+
+/// Attack 30, F2: a `kill -9` of runner leaves none of its flows' contexts (their tabs,
+/// cookies, storage) in a running browser it connected to — other clients of a shared browser
+/// (Browserless, a Grid) could list and attach to them. The context runner makes for a flow
+/// is disposed by the browser when runner's DevTools connection goes (`disposeOnDetach`), as
+/// a normal end disposes it.
+#[test]
+fn a_kill_9_of_runner_leaves_no_context_in_a_running_browser() {
+    let remote = RemoteBrowser::start();
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        &flow(
+            "killed",
+            "  - eval: \"document.cookie = 'flow=left; path=/'; 'set'\"\n  - exec: [sh, -c, \"echo x > started && sleep 30\"]\n",
+        ),
+    );
+    let child = crate::common::runner(d.path())
+        .env("AGENT_BROWSER_NO_VERSION_CHECK", "1")
+        .args(["run", "f.yaml", "--browser-cdp", &remote.url])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::common::wait_for_file(&d.path().join("started"));
+    assert_ne!(remote.contexts(), serde_json::json!([]), "no flow context");
+    crate::common::kill_9(child);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut left = remote.contexts();
+    while left != serde_json::json!([]) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = remote.contexts();
+    }
+    assert_eq!(left, serde_json::json!([]), "contexts left after kill -9");
+    let pages = remote.pages();
+    assert!(!pages.iter().any(|u| u.contains("index.html")), "{pages:?}");
+}

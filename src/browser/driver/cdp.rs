@@ -167,12 +167,15 @@ impl Cdp {
         self.link.call_in(session, method, params, timeout).await
     }
 
-    /// A new browser context (its own cookies, storage, cache), with no tab yet.
+    /// A new browser context (its own cookies, storage, cache), with no tab yet. The browser
+    /// disposes it when runner's connection goes (`disposeOnDetach`): a `kill -9` of runner
+    /// leaves no flow's tabs, cookies or storage in a running browser it connected to, which
+    /// other clients of a shared browser could list and attach to (attack 30, F2).
     pub(crate) async fn create_context(&self, timeout: Duration) -> Result<String, CdpError> {
         let ctx = self
             .call(
                 "Target.createBrowserContext",
-                json!({ "disposeOnDetach": false }),
+                json!({ "disposeOnDetach": true }),
                 timeout,
             )
             .await?;
