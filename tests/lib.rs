@@ -85,6 +85,7 @@ mod secret_shown;
 mod secret_spaced;
 mod secrets;
 mod selectors;
+mod shadow_dom;
 mod server_checks;
 mod server_commands;
 mod server_ownership;

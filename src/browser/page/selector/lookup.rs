@@ -53,7 +53,7 @@ pub(super) async fn in_document(
         &[
             scripts::FRAME_DOCUMENT,
             &scripts::elements(),
-            scripts::MARK_PICKED,
+            &scripts::mark_picked(),
         ],
     );
     let read = read.map(Read::arg);
