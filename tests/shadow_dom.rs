@@ -30,19 +30,49 @@ fn a_negative_check_fails_on_what_a_web_component_shows() {
     let checks: &[(&str, &str)] = &[
         ("css", r#"expect: { hidden: ".toast" }"#),
         ("css_across", r#"expect: { hidden: "pay-toast .toast" }"#),
-        ("css_two_deep", r#"expect: { hidden: "pay-form section > pay-field input.card" }"#),
-        ("text", r#"expect: { hidden: { text: "Payment declined" } }"#),
+        (
+            "css_two_deep",
+            r#"expect: { hidden: "pay-form section > pay-field input.card" }"#,
+        ),
+        (
+            "text",
+            r#"expect: { hidden: { text: "Payment declined" } }"#,
+        ),
         ("testid", "expect: { hidden: { testid: toast } }"),
         ("label", r#"expect: { hidden: { label: "Card number" } }"#),
-        ("placeholder", r#"expect: { hidden: { placeholder: "4242" } }"#),
-        ("title", r#"expect: { hidden: { title: "Retry the payment" } }"#),
-        ("count", r#"expect: { count: { target: ".toast", equals: 0 } }"#),
-        ("not_visible", r#"expect: { not: { visible: { text: "Payment declined" } } }"#),
+        (
+            "placeholder",
+            r#"expect: { hidden: { placeholder: "4242" } }"#,
+        ),
+        (
+            "title",
+            r#"expect: { hidden: { title: "Retry the payment" } }"#,
+        ),
+        (
+            "count",
+            r#"expect: { count: { target: ".toast", equals: 0 } }"#,
+        ),
+        (
+            "not_visible",
+            r#"expect: { not: { visible: { text: "Payment declined" } } }"#,
+        ),
         ("wait_hidden", r#"wait: { for: ".toast", state: hidden }"#),
-        ("svg_text", r#"expect: { hidden: { text: "Session timeout" } }"#),
-        ("svg_tag", r#"expect: { hidden: { text: "Session timeout", tag: text } }"#),
-        ("submit_value", r#"expect: { hidden: { text: "Place order" } }"#),
-        ("button_value", r#"expect: { hidden: { text: "Cancel order", exact: true } }"#),
+        (
+            "svg_text",
+            r#"expect: { hidden: { text: "Session timeout" } }"#,
+        ),
+        (
+            "svg_tag",
+            r#"expect: { hidden: { text: "Session timeout", tag: text } }"#,
+        ),
+        (
+            "submit_value",
+            r#"expect: { hidden: { text: "Place order" } }"#,
+        ),
+        (
+            "button_value",
+            r#"expect: { hidden: { text: "Cancel order", exact: true } }"#,
+        ),
     ];
     let mut steps = String::new();
     for (id, body) in checks {
@@ -57,7 +87,9 @@ fn a_negative_check_fails_on_what_a_web_component_shows() {
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
     let ids: Vec<&str> = checks.iter().map(|(id, _)| *id).collect();
     passed_but(&report, &ids);
-    let text = step(&report, "text")["error"]["message"].as_str().unwrap_or_default();
+    let text = step(&report, "text")["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("Payment declined"), "{text}");
 }
 
@@ -92,8 +124,27 @@ fn actions_and_reads_reach_inside_web_components() {
   - expect: { text: { target: "#out", equals: "cancel" } }
   - click: { css: button, within: { css: "pay-toast" } }
   - expect: { text: { target: "#out", equals: "retried" } }
+  - dblclick: ".retry"
+  - expect: { text: { target: "#out", equals: "double" } }
+  - hover: { text: info, tag: span }
+  - expect: { text: { target: "#out", equals: "hover" } }
+  - select: { target: "select.brand", value: Amex }
+  - expect: { text: { target: "#out", equals: "brand=Amex" } }
+  - type: { target: ".note", value: ab }
+  - expect: { text: { target: "#out", equals: "note=ab" } }
+  - press: { key: Enter, target: ".note" }
+  - expect: { text: { target: "#out", equals: "enter" } }
+  - upload: { target: "input.doc", files: [a.txt] }
+  - expect: { text: { target: "#out", equals: "files=1" } }
+  - expect:
+      enabled: ".retry"
+      visible: "pay-toast .toast + .retry"
+      count: { target: "pay-toast :is(.toast, .retry)", equals: 2 }
+  - expect: { count: { target: "body > pay-toast .toast, #out", equals: 2 } }
+  - expect: { count: { target: "pay-toast [data-testid~=\"toast\"]", equals: 1 } }
 "##;
     write(d.path(), "f.yaml", &flow("positive", steps));
+    write(d.path(), "a.txt", "a file");
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
     passed_but(&report, &[]);
 }

@@ -10,8 +10,8 @@ use tokio::time::Instant;
 use super::checks::js;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
-use crate::browser::page::scripts;
 use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
 use crate::browser::page::selector::{
     Alt, Poll, Read, alternatives, is_visible, resolve_now_one_reading,
 };

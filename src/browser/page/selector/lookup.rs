@@ -163,7 +163,9 @@ const button = (id, text) => ({ tagName: 'BUTTON', id, classList: [], innerText:
   isContentEditable: false, offsetParent: {}, dataset: { runnerSel: id }, getAttribute: () => null,
   contains: (o) => false });
 const els = [button('a', 'Save'), button('b', 'Save as')];
+els[0].nextElementSibling = els[1];
 const doc = {
+  nodeType: 9, body: { nodeType: 1, firstElementChild: els[0] },
   querySelectorAll: (css) => {
     if (css === '!') throw new SyntaxError('not a selector');
     return css === 'button' || css === 'body *' ? els : [];
