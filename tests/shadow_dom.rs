@@ -73,6 +73,10 @@ fn a_negative_check_fails_on_what_a_web_component_shows() {
             "button_value",
             r#"expect: { hidden: { text: "Cancel order", exact: true } }"#,
         ),
+        (
+            "role_within",
+            r#"expect: { hidden: { role: button, text: "Try again", within: { css: pay-toast } } }"#,
+        ),
     ];
     let mut steps = String::new();
     for (id, body) in checks {
@@ -128,6 +132,8 @@ fn actions_and_reads_reach_inside_web_components() {
   - expect: { text: { target: "#out", equals: "double" } }
   - hover: { text: info, tag: span }
   - expect: { text: { target: "#out", equals: "hover" } }
+  - click: { role: button, text: "Try again", within: { css: pay-toast } }
+  - expect: { text: { target: "#out", equals: "retried" } }
   - select: { target: "select.brand", value: Amex }
   - expect: { text: { target: "#out", equals: "brand=Amex" } }
   - type: { target: ".note", value: ab }

@@ -70,9 +70,14 @@ pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js"
 /// could name there, for suggestions.
 pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
-/// `(frameDocument) => (frame, scope, boxes) => [bool] | null`: which boxes are of elements
-/// inside the element a handle names.
+/// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
+/// elements inside the element a handle names.
 pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
+
+/// `IN_SCOPE` given its helpers: `(frame, scope, boxes) => [bool] | null`.
+pub(crate) fn in_scope() -> String {
+    bind(IN_SCOPE, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
 
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
 /// handle on the match `nth` picks.
