@@ -17,8 +17,8 @@
   const rendered = (el) => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
   const own = (el) => {
     if (el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((el.type || '').toLowerCase())) return el.value || '';
-    if (el.innerText === undefined || el.innerText === null) return el.textContent || '';
-    return el.innerText;
+    const t = el.innerText;
+    return t === undefined || t === null ? el.textContent || '' : t;
   };
   const of = (nodes) => {
     let t = '';
