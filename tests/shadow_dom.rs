@@ -77,6 +77,9 @@ fn a_negative_check_fails_on_what_a_web_component_shows() {
             "role_within",
             r#"expect: { hidden: { role: button, text: "Try again", within: { css: pay-toast } } }"#,
         ),
+        // A miss suggests what the components hold, where the selectors look.
+        ("label_miss", r#"click: { label: "Card numbr" }"#),
+        ("css_miss", r#"click: ".retyr""#),
     ];
     let mut steps = String::new();
     for (id, body) in checks {
@@ -91,6 +94,10 @@ fn a_negative_check_fails_on_what_a_web_component_shows() {
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
     let ids: Vec<&str> = checks.iter().map(|(id, _)| *id).collect();
     passed_but(&report, &ids);
+    let miss = step(&report, "label_miss")["error"]["message"].to_string();
+    assert!(miss.contains(r#"{ label: \"Card number\" }"#), "{miss}");
+    let miss = step(&report, "css_miss")["error"]["message"].to_string();
+    assert!(miss.contains(r#"css: \".retry\""#), "{miss}");
     let text = step(&report, "text")["error"]["message"]
         .as_str()
         .unwrap_or_default();

@@ -66,8 +66,8 @@ pub(crate) const ATTR_ELEMENTS: &str = include_str!("scripts/attr_elements.js");
 /// `(deep) => (root, want, exact) => elements`: the elements labelled so (getByLabel).
 pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js");
 
-/// `(frameDocument) => (frame, key, testid) => values`: what a label or attribute selector
-/// could name there, for suggestions.
+/// `(frameDocument, deep) => (frame, key, testid) => values`: what a label or attribute
+/// selector could name there (open shadow roots included), for suggestions.
 pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
 /// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
@@ -100,7 +100,8 @@ pub(crate) fn mark_box() -> String {
 /// `(frameDocument) => (frame) => bool`: whether an iframe shows a page of another origin.
 pub(crate) const FRAME_IS_FOREIGN: &str = include_str!("scripts/frame_is_foreign.js");
 
-/// `(frameDocument) => (frame) => names`: what CSS could name there, for suggestions.
+/// `(frameDocument, deep) => (frame) => names`: what CSS could name there (open shadow roots
+/// included), for suggestions.
 pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
 
 /// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one

@@ -145,7 +145,10 @@ async fn similar(
         }
         Find::Css { css, .. } => {
             let js = call(
-                &bind(scripts::CSS_NAMES, &[scripts::FRAME_DOCUMENT]),
+                &bind(
+                    scripts::CSS_NAMES,
+                    &[scripts::FRAME_DOCUMENT, scripts::DEEP_ELEMENTS],
+                ),
                 &[json!(frame)],
             );
             if let Ok(Value::Array(cands)) = session.eval(&js, t).await {
@@ -174,7 +177,10 @@ async fn similar_attr(
     let frame = alt.frame();
     let testid = session.testid().to_string();
     let js = call(
-        &bind(scripts::ATTR_VALUES, &[scripts::FRAME_DOCUMENT]),
+        &bind(
+            scripts::ATTR_VALUES,
+            &[scripts::FRAME_DOCUMENT, scripts::DEEP_ELEMENTS],
+        ),
         &[json!(frame), json!(key), json!(testid)],
     );
     let Ok(Value::Array(cands)) = session.eval(&js, t).await else {
