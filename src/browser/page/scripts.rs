@@ -70,6 +70,11 @@ pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js"
 /// selector could name there (open shadow roots included), for suggestions.
 pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
+/// `ATTR_VALUES` given its helpers: `(frame, key, testid) => values`.
+pub(crate) fn attr_values() -> String {
+    bind(ATTR_VALUES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
+
 /// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
 /// elements inside the element a handle names.
 pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
@@ -103,6 +108,11 @@ pub(crate) const FRAME_IS_FOREIGN: &str = include_str!("scripts/frame_is_foreign
 /// `(frameDocument, deep) => (frame) => names`: what CSS could name there (open shadow roots
 /// included), for suggestions.
 pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
+
+/// `CSS_NAMES` given its helpers: `(frame) => names`.
+pub(crate) fn css_names() -> String {
+    bind(CSS_NAMES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
 
 /// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one
 /// element, run on the element runner's handle names.
