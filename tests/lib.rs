@@ -91,6 +91,7 @@ mod server_commands;
 mod server_ownership;
 mod server_readiness;
 mod servers;
+mod shadow_dom;
 mod shard_sets;
 mod shards;
 mod silent_browsers;

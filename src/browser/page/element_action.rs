@@ -118,7 +118,7 @@ async fn pin(session: &mut Session, r: Resolved, deadline: Instant) -> Result<Re
         target: handle,
         ..r.clone()
     };
-    let script = bind(scripts::KIND_OF, &[scripts::MARK_PICKED]);
+    let script = bind(scripts::KIND_OF, &[&scripts::mark_picked()]);
     let Some(kind) = element_eval(session, &pinned, &script, &[]).await? else {
         return Ok(r);
     };

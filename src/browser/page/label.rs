@@ -23,7 +23,7 @@ pub(crate) async fn control_of(
     if !ON_CONTROL.contains(&command) || r.kind.tag != "label" || !r.kind.role.is_empty() {
         return Ok(r);
     }
-    let script = bind(scripts::LABEL_CONTROL, &[scripts::MARK_PICKED]);
+    let script = bind(scripts::LABEL_CONTROL, &[&scripts::mark_picked()]);
     let Some(v) = element_eval(session, &r, &script, &[]).await? else {
         return Ok(r);
     };

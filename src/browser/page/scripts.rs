@@ -3,6 +3,8 @@
 //! `READ_ONLY`, `HAS_FOCUS`) and the frame-document helper are shared: scripts that use them
 //! take them as their first arguments (`script::bind`).
 
+use crate::browser::driver::script::bind;
+
 /// `(frame) => document | null`: the page's document (`frame` null) or iframe `frame`'s; null
 /// when that iframe is missing or shows a page of another origin. The one copy of that rule.
 pub(crate) const FRAME_DOCUMENT: &str = include_str!("scripts/frame_document.js");
@@ -16,47 +18,101 @@ pub(crate) const FIND: &str = include_str!("scripts/find.js");
 /// null`: what one level of a selector finds under a document or an element.
 pub(crate) const ELEMENTS: &str = include_str!("scripts/elements.js");
 
-/// `ELEMENTS` given its finders: `(root, level) => elements | null`.
+/// `ELEMENTS` given its finders, each looking inside open shadow roots:
+/// `(root, level) => elements | null`.
 pub(crate) fn elements() -> String {
-    crate::browser::driver::script::bind(
+    let deep = [DEEP_ELEMENTS];
+    let texts = [DEEP_ELEMENTS, &element_text()];
+    bind(
         ELEMENTS,
-        &[CSS_ELEMENTS, TEXT_ELEMENTS, ATTR_ELEMENTS, LABEL_ELEMENTS],
+        &[
+            &bind(CSS_ELEMENTS, &texts),
+            &bind(TEXT_ELEMENTS, &texts),
+            &bind(ATTR_ELEMENTS, &deep),
+            &bind(LABEL_ELEMENTS, &deep),
+        ],
     )
 }
 
-/// `(root, css, text, exact) => elements | null`: what CSS matches; null for CSS the page
-/// cannot parse.
+/// `(root) => elements`: every element under a document, an element or a shadow root, open
+/// shadow roots included (Playwright's order).
+pub(crate) const DEEP_ELEMENTS: &str = include_str!("scripts/deep_elements.js");
+
+/// `(deep) => (scope) => (el) => text`: an element's text as the look-ups read it (an SVG
+/// element's, an input button's value, what an open shadow root shows).
+pub(crate) const ELEMENT_TEXT: &str = include_str!("scripts/element_text.js");
+
+/// `ELEMENT_TEXT` given `DEEP_ELEMENTS`: `(scope) => (el) => text`.
+pub(crate) fn element_text() -> String {
+    bind(ELEMENT_TEXT, &[DEEP_ELEMENTS])
+}
+
+/// `(el) => undefined`: runner's handle on an element inside a shadow root made reachable by
+/// CSS (its document's `querySelector` then looks through open shadow roots for a handle).
+pub(crate) const REACH: &str = include_str!("scripts/reach.js");
+
+/// `(deep, elementText) => (root, css, text, exact) => elements | null`: what CSS matches,
+/// inside open shadow roots too; null for CSS the page cannot parse.
 pub(crate) const CSS_ELEMENTS: &str = include_str!("scripts/css_elements.js");
 
-/// `(root, want, tag, exact) => elements`: the innermost rendered elements with that text.
+/// `(deep, elementText) => (root, want, tag, exact) => elements`: the innermost rendered
+/// elements with that text.
 pub(crate) const TEXT_ELEMENTS: &str = include_str!("scripts/text_elements.js");
 
-/// `(root, name, want, exact) => elements`: the elements whose attribute `name` has that text.
+/// `(deep) => (root, name, want, exact) => elements`: the elements whose attribute `name` has
+/// that text.
 pub(crate) const ATTR_ELEMENTS: &str = include_str!("scripts/attr_elements.js");
 
-/// `(root, want, exact) => elements`: the elements labelled so (getByLabel).
+/// `(deep) => (root, want, exact) => elements`: the elements labelled so (getByLabel).
 pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js");
 
-/// `(frameDocument) => (frame, key, testid) => values`: what a label or attribute selector
-/// could name there, for suggestions.
+/// `(frameDocument, deep) => (frame, key, testid) => values`: what a label or attribute
+/// selector could name there (open shadow roots included), for suggestions.
 pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
-/// `(frameDocument) => (frame, scope, boxes) => [bool] | null`: which boxes are of elements
-/// inside the element a handle names.
+/// `ATTR_VALUES` given its helpers: `(frame, key, testid) => values`.
+pub(crate) fn attr_values() -> String {
+    bind(ATTR_VALUES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
+
+/// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
+/// elements inside the element a handle names.
 pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
 
-/// `(els, nth) => { count, matches, id, kind }`: runner's handle on the match `nth` picks.
+/// `IN_SCOPE` given its helpers: `(frame, scope, boxes) => [bool] | null`.
+pub(crate) fn in_scope() -> String {
+    bind(IN_SCOPE, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
+
+/// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
+/// handle on the match `nth` picks.
 pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
 
-/// `(frameDocument) => (frame, x, y, width, height) => id | null`: runner's handle on the
-/// element with that box.
+/// `MARK_PICKED` given its helpers: `(els, nth, read) => { count, matches, id, kind, read }`.
+pub(crate) fn mark_picked() -> String {
+    bind(MARK_PICKED, &[REACH, &element_text()])
+}
+
+/// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
+/// on the element with that box.
 pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
+
+/// `MARK_BOX` given its helpers: `(frame, x, y, width, height) => id | null`.
+pub(crate) fn mark_box() -> String {
+    bind(MARK_BOX, &[FRAME_DOCUMENT, DEEP_ELEMENTS, REACH])
+}
 
 /// `(frameDocument) => (frame) => bool`: whether an iframe shows a page of another origin.
 pub(crate) const FRAME_IS_FOREIGN: &str = include_str!("scripts/frame_is_foreign.js");
 
-/// `(frameDocument) => (frame) => names`: what CSS could name there, for suggestions.
+/// `(frameDocument, deep) => (frame) => names`: what CSS could name there (open shadow roots
+/// included), for suggestions.
 pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
+
+/// `CSS_NAMES` given its helpers: `(frame) => names`.
+pub(crate) fn css_names() -> String {
+    bind(CSS_NAMES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+}
 
 /// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one
 /// element, run on the element runner's handle names.
@@ -84,7 +140,7 @@ pub(crate) const ACTIONABLE: &str = include_str!("scripts/actionable.js");
 /// `ACTIONABLE` given the element-state checks `expect` uses too: `(el, enabled, typing,
 /// focus, hit, visible) => true | why not`, as the element actions and the pointer actions check it.
 pub(crate) fn actionable() -> String {
-    crate::browser::driver::script::bind(ACTIONABLE, &[DISABLED, READ_ONLY, HAS_FOCUS])
+    bind(ACTIONABLE, &[DISABLED, READ_ONLY, HAS_FOCUS])
 }
 
 /// `(el, value) => true | 'refused'`: sets the value of a date, colour or range input.
@@ -129,7 +185,7 @@ pub(crate) const FIELD_TEXT: &str = include_str!("scripts/field_text.js");
 
 /// `FIELD_TEXT` given `EDITOR_OF`: `(el) => text | { editor, text }`.
 pub(crate) fn field_text() -> String {
-    crate::browser::driver::script::bind(FIELD_TEXT, &[EDITOR_OF])
+    bind(FIELD_TEXT, &[EDITOR_OF])
 }
 
 /// `(el) => { name, text() } | null`: the code editor `el` is the input of, when that editor
@@ -145,7 +201,7 @@ pub(crate) const SELECT_OPTIONS: &str = include_str!("scripts/select_options.js"
 
 /// `SELECT_OPTIONS` given the element-state check `expect: enabled` uses.
 pub(crate) fn select_options() -> String {
-    crate::browser::driver::script::bind(SELECT_OPTIONS, &[DISABLED])
+    bind(SELECT_OPTIONS, &[DISABLED])
 }
 
 /// `(el) => [{ value, label }]`: the options a `<select>` holds selected.

@@ -9,8 +9,9 @@ use tokio::time::Instant;
 
 use super::checks::js;
 use crate::browser::driver::command::Command;
-use crate::browser::driver::script::call;
+use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
 use crate::browser::page::selector::{
     Alt, Poll, Read, alternatives, is_visible, resolve_now_one_reading,
 };
@@ -162,7 +163,8 @@ async fn unmet(
     if let Some(text) = &o.text {
         // Seen, as `expect: { visible }` reads it: text in a 0x0 box is in the page's
         // `innerText` but shows nothing.
-        let js = call(PAGE_SHOWS_TEXT_JS, &[json!(text)]);
+        let shows = bind(PAGE_SHOWS_TEXT_JS, &[&scripts::element_text()]);
+        let js = call(&shows, &[json!(text)]);
         match session.eval(&js, t).await?.as_str() {
             Some("shown") => {}
             Some("hidden") => {

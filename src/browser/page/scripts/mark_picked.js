@@ -6,8 +6,10 @@
 // `visibility: visible`; `display: contents` by its children) or an attribute
 // (`{ attribute: name }`: its text, null when absent), in the same call as the look-up; or
 // for the list checks, the texts (`'texts'`) or class attributes (`'classes'`, '' when absent)
-// of every match in document order (of the one `nth` picks, when it says).
-(els, nth, read) => {
+// of every match in document order (of the one `nth` picks, when it says). Texts are read as
+// the look-ups read them (`elementText`: an SVG element's, what a shadow root shows); a handle
+// inside a shadow root is made reachable by CSS (`reach`).
+(reach, elementText) => (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
   // A match as runner's messages describe it: [its tag, id and first two classes, its text
@@ -27,7 +29,9 @@
   if (el) {
     if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
     out.id = el.dataset.runnerSel;
-    if (read === 'text') out.read = el.innerText || el.textContent || '';
+    reach(el);
+    const text = (e) => elementText(e)(e) || e.textContent || '';
+    if (read === 'text') out.read = text(el);
     if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
     if (read === 'visible') {
       const visible = e => {
@@ -42,7 +46,7 @@
     if (read && typeof read === 'object') out.read = el.getAttribute(read.attribute);
     if (read === 'texts' || read === 'classes') {
       const each = nth === null ? els : [el];
-      out.read = each.map(e => read === 'texts' ? (e.innerText || e.textContent || '') : (e.getAttribute('class') || ''));
+      out.read = each.map(e => read === 'texts' ? text(e) : (e.getAttribute('class') || ''));
     }
     out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }

@@ -1,12 +1,21 @@
 // The rendered elements under `root` (a document, or an element: its descendants), of tag `tag`
-// when given, whose text is `want` (`exact`) or contains it, ignoring case; of nested ones, the
-// innermost.
-(root, want, tag, exact) => {
+// when given, whose text (`elementText`: an SVG `<text>`'s, an input button's value, what a
+// web component's open shadow root shows) is `want` (`exact`) or contains it, ignoring case; of
+// nested ones, the innermost. Inside open shadow roots too (`deep`), as Playwright's getByText.
+(deep, elementText) => (root, want, tag, exact) => {
   // Whitespace-normalised as Playwright does (NBSP and newlines are spaces, runs are one).
   const normt = s => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
   want = normt(want);
-  const hit = el => { const t = normt(el.innerText); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); };
-  const all = [...root.querySelectorAll(tag || 'body *')].filter(el => el.offsetParent !== null || el.getClientRects().length);
+  const start = root.nodeType === 9 ? root.body : root;
+  if (!start) return [];
+  const read = elementText(start);
+  const hit = el => { const t = normt(read(el)); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); };
+  const all = deep(start).filter(el => (!tag || el.matches(tag)) && (el.offsetParent || el.getClientRects().length > 0));
   const found = all.filter(hit);
-  return found.filter(el => !found.some(o => o !== el && el.contains(o)));
+  // An element with a match inside it (through shadow roots) is not the innermost.
+  const outer = new Set();
+  for (const el of found) {
+    for (let n = el.parentElement || (el.parentNode && el.parentNode.host); n && !outer.has(n); n = n.parentElement || (n.parentNode && n.parentNode.host)) outer.add(n);
+  }
+  return found.filter(el => !outer.has(el));
 }

@@ -53,7 +53,7 @@ pub(super) async fn in_document(
         &[
             scripts::FRAME_DOCUMENT,
             &scripts::elements(),
-            scripts::MARK_PICKED,
+            &scripts::mark_picked(),
         ],
     );
     let read = read.map(Read::arg);
@@ -161,9 +161,11 @@ mod tests {
     const PAGE: &str = r#"
 const button = (id, text) => ({ tagName: 'BUTTON', id, classList: [], innerText: text, type: 'submit',
   isContentEditable: false, offsetParent: {}, dataset: { runnerSel: id }, getAttribute: () => null,
-  contains: (o) => false });
+  contains: (o) => false, querySelectorAll: () => [] });
 const els = [button('a', 'Save'), button('b', 'Save as')];
+els[0].nextElementSibling = els[1];
 const doc = {
+  nodeType: 9, body: { nodeType: 1, firstElementChild: els[0], querySelectorAll: () => els },
   querySelectorAll: (css) => {
     if (css === '!') throw new SyntaxError('not a selector');
     return css === 'button' || css === 'body *' ? els : [];

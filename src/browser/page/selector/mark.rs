@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::browser::driver::command::Command;
-use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::step::StepError;
@@ -39,7 +39,7 @@ pub(crate) async fn mark(
     // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
     // elements measure themselves.
     let js = call(
-        &bind(scripts::MARK_BOX, &[scripts::FRAME_DOCUMENT]),
+        &scripts::mark_box(),
         &[json!(frame), json!(x), json!(y), json!(w), json!(h)],
     );
     let v = session.eval(&js, t).await?;

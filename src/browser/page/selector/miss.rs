@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::alternative::{Alt, Find};
 use super::normalize;
 use crate::browser::driver::adapter::RefInfo;
-use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::scripts;
 use crate::step::{ErrorKind, StepError};
@@ -144,10 +144,7 @@ async fn similar(
             suggestions = similar_attr(session, alt, (key, value, *exact), t).await;
         }
         Find::Css { css, .. } => {
-            let js = call(
-                &bind(scripts::CSS_NAMES, &[scripts::FRAME_DOCUMENT]),
-                &[json!(frame)],
-            );
+            let js = call(&scripts::css_names(), &[json!(frame)]);
             if let Ok(Value::Array(cands)) = session.eval(&js, t).await {
                 for c in cands.iter().filter_map(Value::as_str) {
                     let sim = strsim::normalized_levenshtein(c, css);
@@ -174,7 +171,7 @@ async fn similar_attr(
     let frame = alt.frame();
     let testid = session.testid().to_string();
     let js = call(
-        &bind(scripts::ATTR_VALUES, &[scripts::FRAME_DOCUMENT]),
+        &scripts::attr_values(),
         &[json!(frame), json!(key), json!(testid)],
     );
     let Ok(Value::Array(cands)) = session.eval(&js, t).await else {

@@ -15,7 +15,7 @@ use super::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::Command;
 use crate::browser::driver::ref_table::{RefScope, RefTable};
-use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::element_kind::ElementKind;
 use crate::browser::page::scripts;
@@ -244,7 +244,7 @@ async fn inside(
         .map(|b| b.get("box").unwrap_or(b).clone())
         .collect();
     let js = call(
-        &bind(scripts::IN_SCOPE, &[scripts::FRAME_DOCUMENT]),
+        &scripts::in_scope(),
         &[json!(frame), json!(scope), Value::Array(boxes)],
     );
     let v = session.eval(&js, t).await?;

@@ -32,6 +32,11 @@ const el = (tag, attrs = {}, kids = [], text = '') => {
   e.contains = o => o === e || e.all().includes(o);
   e.querySelectorAll = sel => e.all().filter(x => matches(x, sel));
   e.querySelector = sel => e.querySelectorAll(sel)[0] || null;
+  e.matches = sel => matches(e, sel);
+  e.nodeType = 1;
+  e.firstElementChild = kids[0] || null;
+  kids.forEach((k, i) => { k.nextElementSibling = kids[i + 1] || null; k.parentElement = e; });
+  e.getRootNode = () => document;
   return e;
 };
 const item = (i, title) => el('li', { id: 'li' + i }, [
@@ -48,7 +53,8 @@ const body = el('body', {}, [
   el('img', { id: 'logo', alt: 'Company logo' }),
   el('button', { id: 'go', 'data-testid': 'go' }, [], 'Go'),
 ]);
-globalThis.document = { querySelectorAll: body.querySelectorAll, querySelector: body.querySelector,
+globalThis.document = { nodeType: 9, body, firstElementChild: body, getRootNode: () => document,
+  querySelectorAll: body.querySelectorAll, querySelector: body.querySelector,
   getElementById: id => body.all().find(x => x.id === id) || null };
 "#;
 
