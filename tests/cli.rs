@@ -58,7 +58,8 @@ fn flows_never_started_are_reported_as_skipped() {
         "json=merged.json",
     ]);
     let (code, _, stderr) = output(c);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let merged: Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("merged.json")).unwrap())
             .unwrap();
@@ -383,7 +384,8 @@ fn merged_shard_reports_equal_the_unsharded_run() {
         ])
         .args(["--report", "html=merged-html"]);
     let (code, _, stderr) = output(c);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("merged 3 report(s): 7 flows"), "{stderr}");
     let (all, all_counts) = flows_and_counts(&whole.path().join("all.json"));
     let (merged, merged_counts) = flows_and_counts(&sharded.path().join("merged.json"));
@@ -478,7 +480,8 @@ fn merge_reports_refuses_a_status_runner_never_writes() {
     let mut c = runner(d.path());
     c.args(["merge-reports", "good.json", "--report", "html=out"]);
     let (code, _, stderr) = output(c);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let html = std::fs::read_to_string(d.path().join("out/index.html")).unwrap();
     assert!(html.contains("data-status=\"failed\""), "{html}");
 }

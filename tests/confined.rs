@@ -130,7 +130,8 @@ fn merge_reports_takes_the_layout_a_run_writes() {
         output(c)
     };
     let (code, _, stderr) = merge();
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("merged 2 report(s): 2 flows"), "{stderr}");
     // A JSON file that is not a report, where a run keeps its downloads, is passed over.
     std::fs::create_dir_all(d.path().join("shard2/art/downloads")).unwrap();
@@ -140,7 +141,8 @@ fn merge_reports_takes_the_layout_a_run_writes() {
         "[{\"title\": \"a\"}]",
     );
     let (code, _, stderr) = merge();
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("merged 2 report(s): 2 flows"), "{stderr}");
     assert!(
         stderr.contains("todos.json\" is passed over: not a runner JSON report"),
@@ -289,7 +291,8 @@ fn merge_reports_reads_only_regular_files_inside_the_shard() {
             "json=merged.json",
         ],
     );
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     for why in [
         "\"/etc/passwd\" left out of the report: it is not inside the shard's directory",
         "\"../outside.png\" left out of the report: it is not inside",

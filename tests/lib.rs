@@ -16,6 +16,7 @@ mod architecture;
 mod atlas;
 mod atlas_diff;
 mod atlas_drift;
+mod atlas_explore_secrets;
 mod atlas_export;
 mod atlas_identity;
 mod atlas_masks;

@@ -63,6 +63,37 @@ fn names(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The merged run's verdict is merge-reports' exit code, as README's table says (0: every flow
+/// passed, 1: a flow failed), once its reports are written: a merge job that gates a PR while
+/// its shard jobs go on past a failure (so that every shard uploads) was green (exit 0) with
+/// a failed flow (attack 30, F12). A set whose flows all pass merges with 0.
+#[test]
+fn merge_reports_exits_1_when_the_merged_run_has_a_flow_that_did_not_pass() {
+    let d = tempfile::tempdir().unwrap();
+    suite(d.path());
+    assert_eq!(run_shard(d.path(), 1, 2), 0);
+    assert_eq!(run_shard(d.path(), 2, 2), 1);
+    let (code, stderr) = merge(d.path(), &["s1", "s2"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("4 flows, 3 passed, 1 failed"), "{stderr}");
+    let m = read(&d.path().join("m.json"));
+    assert_eq!(m["summary"]["failed"], 1, "{m}");
+
+    let green = tempfile::tempdir().unwrap();
+    for name in ["g1", "g2"] {
+        write(
+            green.path(),
+            &format!("{name}.yaml"),
+            &format!("name: {name}\nsteps:\n  - exec: [\"true\"]\n"),
+        );
+    }
+    assert_eq!(run_shard(green.path(), 1, 2), 0);
+    assert_eq!(run_shard(green.path(), 2, 2), 0);
+    let (code, stderr) = merge(green.path(), &["s1", "s2"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("2 flows, 2 passed, 0 failed"), "{stderr}");
+}
+
 /// Each shard's report says which shard it is; merging the shards that arrived, one missing
 /// (its job died before it uploaded), is refused, naming the missing one, and nothing is
 /// written: it used to be green (exit 0) without the missing shard's failure. A shard given
@@ -98,7 +129,8 @@ fn merge_reports_refuses_a_set_of_shards_with_one_missing_or_twice() {
     assert!(!d.path().join("m.json").exists());
 
     let (code, stderr) = merge(d.path(), &["s1", "s2"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let m = read(&d.path().join("m.json"));
     assert_eq!(m["summary"]["total"], 4, "{m}");
     assert_eq!(m["summary"]["failed"], 1, "{m}");
@@ -126,7 +158,8 @@ fn merge_reports_refuses_a_set_of_shards_with_one_missing_or_twice() {
         "{stderr}"
     );
     let (code, stderr) = merge(s, &["s1", "s2", "s3", "s4", "s5"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(read(&s.join("m.json"))["summary"]["total"], 4);
 }
 
@@ -180,7 +213,8 @@ fn merge_reports_takes_no_report_from_a_flows_folder() {
     std::fs::write(sub.join("report.json"), &text).unwrap();
 
     let (code, stderr) = merge(d.path(), &["s1", "s2"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let m = read(&d.path().join("m.json"));
     assert_eq!(names(&m), ["f1", "f2", "f3", "f4"], "{m}");
     assert_eq!(m["summary"]["total"], 4, "{m}");
@@ -224,7 +258,8 @@ fn merge_reports_takes_reports_in_folders_named_like_a_flows_folder() {
     let fails = ["f4.yaml", "--artifacts", "reports/123-linux/art"];
     assert_eq!(run(&fails), 1);
     let (code, stderr) = merge(d.path(), &["reports"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let m = read(&d.path().join("m.json"));
     assert_eq!(names(&m), ["f1", "f2", "f4"], "{m}");
     assert_eq!(m["summary"]["failed"], 1, "{m}");
@@ -246,7 +281,8 @@ fn merge_reports_takes_reports_in_folders_named_like_a_flows_folder() {
     std::fs::create_dir_all(&downloads).unwrap();
     std::fs::write(downloads.join("report.json"), injected.to_string()).unwrap();
     let (code, stderr) = merge(d.path(), &["reports"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let m = read(&d.path().join("m.json"));
     assert_eq!(names(&m), ["f1", "f2", "f3", "f4"], "{m}");
     assert_eq!(m["summary"]["failed"], 1, "{m}");
@@ -336,7 +372,8 @@ fn merge_reports_refuses_shards_of_different_selections() {
     // One selection: the merge is the unsharded run's.
     assert_eq!(run_shard_with(s, "2/2", &grep, "x2"), 1);
     let (code, stderr) = merge(s, &["x1", "x2"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let mut c = runner(s);
     c.args(["run", ".", "--grep", "f[1-4]", "--report", "json=u/r.json"])
         .args(["--artifacts", "u/art"]);

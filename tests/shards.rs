@@ -185,7 +185,8 @@ fn merge_reports_counts_the_flows_and_refuses_a_shard_that_contradicts_them() {
     }
     std::fs::write(d.path().join("s.json"), good.to_string()).unwrap();
     let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("merged 1 report(s): 2 flows, 1 passed, 1 failed"),
         "{stderr}"
@@ -266,7 +267,8 @@ fn merge_reports_notes_show_no_local_path_and_no_control_character() {
     r["flows"][1]["web_server_log"] = json!("log\u{0}\u{1b}]0;title\u{7}.log");
     std::fs::write(d.path().join("shard/report.json"), r.to_string()).unwrap();
     let (code, stderr) = merge(d.path(), &["shard", "--report", "html=h"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let real = std::fs::canonicalize(d.path()).unwrap();
     for local in [real.display().to_string(), d.path().display().to_string()] {
         assert!(!stderr.contains(&local), "{local} in: {stderr}");
@@ -331,7 +333,8 @@ fn merge_reports_reads_no_dot_directory_of_a_shard() {
     r["summary"]["failed"] = json!(2);
     std::fs::write(d.path().join("report.json"), r.to_string()).unwrap();
     let (code, stderr) = merge(d.path(), &["report.json", "--report", "html=h"]);
-    assert_eq!(code, 0, "{stderr}");
+    // The merged run has a flow that did not pass: exit 1, its reports written.
+    assert_eq!(code, 1, "{stderr}");
     let html = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
     for secret in ["GIT-SECRET", "FLOW-FILE-SECRET"] {
         assert!(!html.contains(secret), "{secret} in the page");
@@ -449,15 +452,22 @@ fn merge_reports_refuses_a_flow_whose_status_contradicts_its_steps() {
     flaky["flows"][0]["retry_errors"] = json!([{"kind": "assertion", "message": "m"}]);
     flaky["flows"][0]["flaky"] = json!(true);
     flaky["summary"]["flaky"] = json!(1);
-    for r in [failed_step("assertion"), interrupted, tolerated, flaky] {
+    // A failed or interrupted flow is the merged run's failure (exit 1); a tolerated step and a
+    // flaky flow pass.
+    for (r, exit) in [
+        (failed_step("assertion"), 1),
+        (interrupted, 1),
+        (tolerated, 0),
+        (flaky, 0),
+    ] {
         std::fs::write(d.path().join("s.json"), r.to_string()).unwrap();
         let (code, stderr) = merge(d.path(), &["s.json", "--report", "json=out.json"]);
-        assert_eq!(code, 0, "{r}: {stderr}");
+        assert_eq!(code, exit, "{r}: {stderr}");
         // An interrupted flow is counted where the others are: the summary line, the page.
         if r["flows"][0]["status"] == "interrupted" {
             assert!(stderr.contains("0 skipped, 1 interrupted"), "{stderr}");
             let (code, stderr) = merge(d.path(), &["s.json", "--report", "html=h"]);
-            assert_eq!(code, 0, "{stderr}");
+            assert_eq!(code, 1, "{stderr}");
             let page = std::fs::read_to_string(d.path().join("h/index.html")).unwrap();
             assert!(page.contains("<span>1 interrupted</span>"), "{page}");
         }

@@ -30,7 +30,7 @@ pub(crate) use identity::{Element, StateDiff};
 pub(crate) use label::Labels;
 pub(crate) use record::{RecordTarget, Trail, atlas_dir, record_state};
 pub(crate) use replay::{Bounds, Driver, Replayed, Start, replay};
-pub(crate) use secrets::unset_secrets;
+pub(crate) use secrets::{servers_masker, unset_secrets};
 pub(crate) use server::{server_of, url_origin};
 pub(crate) use status::{mark as mark_status, status};
 pub(crate) use store::{

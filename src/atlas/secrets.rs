@@ -15,6 +15,20 @@ pub(crate) fn atlas_masker(atlas: &Atlas) -> Result<Masker, AtlasError> {
     Ok(masker)
 }
 
+/// What masks the logs of the web servers an atlas command starts: the secrets `atlas.json`
+/// names and those runner.toml's `[atlas] secrets` names (the project's for its atlases; what
+/// a stored step may read), those set (see [`atlas_masker`]). An app may log what its pages
+/// show, or a URL a page links to.
+pub(crate) fn servers_masker(atlas: &Atlas) -> Result<Masker, AtlasError> {
+    let masker = atlas_masker(atlas)?;
+    for name in &atlas.reach.secrets {
+        if let Some(v) = secret_value(name) {
+            masker.add_named(name, &v);
+        }
+    }
+    Ok(masker)
+}
+
 /// Adds to `masker` the secrets `atlas.json` names that are set now (see [`atlas_masker`]).
 pub(crate) fn add_atlas_secrets(atlas: &Atlas, masker: &Masker) -> Result<(), AtlasError> {
     for name in atlas.secrets()? {

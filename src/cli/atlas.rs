@@ -310,7 +310,7 @@ fn replay(
     let r = tokio_rt.block_on(super::servers::around(
         &rt.clone(),
         spec.as_ref(),
-        &run_id,
+        (&run_id, &atlas::servers_masker(atlas)?),
         reporter,
         |served| async move {
             let base_url = base_url(check, &served, atlas, reporter)?;
@@ -391,7 +391,7 @@ fn verify(
     let out = tokio_rt.block_on(super::servers::around_reported(
         &rt.clone(),
         spec.as_ref(),
-        &run_id,
+        (&run_id, &atlas::servers_masker(atlas)?),
         reporter,
         |served| async move {
             let base_url = base_url(args.check, &served, atlas, reporter)?;
@@ -547,7 +547,7 @@ fn run_tests(
     let out = tokio_rt.block_on(super::servers::around_reported(
         &skills_rt,
         spec.as_ref(),
-        run_id,
+        (run_id, &atlas::servers_masker(atlas)?),
         reporter,
         |served| {
             let (agent, status) = (agent.as_ref(), &status);

@@ -12,7 +12,7 @@ use crate::config::flows::absolute;
 use crate::config::project::Fingerprint;
 use crate::engine::InProcess;
 use crate::report::{Reporter, Status};
-use crate::step::{ErrorKind, StepError};
+use crate::step::{ErrorKind, Masker, StepError};
 
 /// `runner explore` settings.
 pub(crate) struct ExploreArgs {
@@ -95,6 +95,11 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
     let cancel = rt.cancel.clone();
     let agent = super::skills::skill_env(&skills_rt, &args.agent, &run_id)?;
     let scratch = rt.artifacts.clone();
+    // One masker for the crawl, its agent and its web servers' logs: the crawl adds the
+    // atlas's secrets to it before it opens a page.
+    let masker = agent
+        .as_ref()
+        .map_or_else(Masker::default, |a| a.env.masker.clone());
     let mut opts = atlas::ExploreOptions {
         url: args.url.clone(),
         max_depth: args.max_depth,
@@ -108,12 +113,13 @@ pub(crate) fn explore(args: &ExploreArgs, reporter: &Reporter) -> Result<Outcome
         server: None,
         server_url: None,
         reach: super::atlas_project::atlas_project()?.reach,
+        masker: masker.clone(),
     };
     let status = Status::new(*reporter);
     let result = tokio_rt.block_on(super::servers::around(
         &skills_rt,
         spec.as_ref(),
-        &opts.run_id.clone(),
+        (&opts.run_id.clone(), &masker),
         reporter,
         |served| {
             let (opts, agent, status) = (&mut opts, agent.as_ref(), &status);

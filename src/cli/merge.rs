@@ -345,7 +345,14 @@ pub(crate) fn run(
         "merged {} report(s): {} flows, {} passed, {} failed, {} errors, {} flaky, {} skipped{interrupted}\n",
         count, s.total, s.passed, s.failed, s.errors, s.flaky, s.skipped
     ));
-    Ok(Outcome::Passed)
+    // The merged run's verdict, once its reports are written: a job that merges the shards
+    // (their own jobs let go on failure, so that every shard uploads) and gates on it must not
+    // be green with a flow that did not pass. (Playwright's merge-reports exits 0.)
+    Ok(if s.failed + s.errors + s.interrupted > 0 {
+        Outcome::FlowsFailed
+    } else {
+        Outcome::Passed
+    })
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::atlas::url_origin as origin;
 use crate::config::project::ServersSpec;
 use crate::engine::{Runtime, start_servers};
 use crate::report::Reporter;
+use crate::step::Masker;
 use crate::step::ServerInfo;
 use crate::template::{Templates, is_template};
 
@@ -159,11 +160,11 @@ pub(crate) fn check_url(given: &str, spec: Option<&ServersSpec>) -> Result<(), C
 /// Starts the servers, runs `work` with what they are ([`Served`]), stops them (each command's
 /// whole process group). A server that does not start is the command's environment error, and
 /// nothing runs; an interrupt during the start ends the command as interrupted; one that exited
-/// while `work` ran is reported.
+/// while `work` ran is reported. Their logs are masked with `masker`.
 pub(crate) async fn around<T, F, Fut>(
     rt: &Runtime,
     spec: Option<&ServersSpec>,
-    run_id: &str,
+    (run_id, masker): (&str, &Masker),
     reporter: &Reporter,
     work: F,
 ) -> Result<T, CliError>
@@ -171,7 +172,9 @@ where
     F: FnOnce(Served) -> Fut,
     Fut: Future<Output = T>,
 {
-    Ok(around_reported(rt, spec, run_id, reporter, work).await?.0)
+    Ok(around_reported(rt, spec, (run_id, masker), reporter, work)
+        .await?
+        .0)
 }
 
 /// As [`around`], with the servers as a run's report lists them (`web_servers`: URL, start
@@ -179,7 +182,7 @@ where
 pub(crate) async fn around_reported<T, F, Fut>(
     rt: &Runtime,
     spec: Option<&ServersSpec>,
-    run_id: &str,
+    (run_id, masker): (&str, &Masker),
     reporter: &Reporter,
     work: F,
 ) -> Result<(T, Vec<ServerInfo>), CliError>
@@ -193,7 +196,7 @@ where
     // signal then cancels the run (`rt.cancel`), `work` ends, and the servers are still
     // stopped below; without it a signal during the work would end runner before it stops them.
     let watcher = tokio::spawn(super::signals::watch(rt.cancel.clone()));
-    let mut servers = start_servers(rt, spec, &logs).await;
+    let mut servers = start_servers(rt, spec, &logs, masker.clone()).await;
     let out = if rt.cancel.is_cancelled() {
         Err(CliError::Interrupted(
             "interrupted while the web servers started".to_string(),

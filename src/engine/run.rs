@@ -320,13 +320,15 @@ fn run_context<'a>(
 }
 
 /// Starts `spec`'s servers for a command that is not `run` (`explore`, `atlas verify`), the
-/// way `run` starts them, their logs under `logs`; stop them with [`RunServers::stop`].
+/// way `run` starts them, their logs under `logs`, masked with `masker` (explore's: the
+/// secrets of its atlas); stop them with [`RunServers::stop`].
 pub(crate) async fn start_servers(
     rt: &Runtime,
     spec: Option<&ServersSpec>,
     logs: &std::path::Path,
+    masker: Masker,
 ) -> RunServers {
-    RunServers::start(spec, &run_context(rt, logs, Masker::default())).await
+    RunServers::start(spec, &run_context(rt, logs, masker)).await
 }
 
 /// One browser per worker, launched at once, while the first flows load and start their web

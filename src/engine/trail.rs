@@ -151,41 +151,9 @@ impl Stored<'_> {
         ))
     }
 
-    /// `s` as a template that renders it: each secret's value in it as `{{ secrets.NAME }}`,
-    /// the text between as text. None when some text between still holds a secret (or what
-    /// was made of one).
+    /// `s` as a template that renders it (see [`Masker::as_template`]).
     fn named(&self, s: &str) -> Option<String> {
-        let mut out = String::new();
-        let (mut rest, mut text) = (s, String::new());
-        let mut named_one = false;
-        while let Some(c) = rest.chars().next() {
-            if let Some((name, value)) = self.secrets.iter().find(|(_, v)| rest.starts_with(v)) {
-                if self.masker.mask(&text) != text {
-                    return None;
-                }
-                // A `{` of the text just before the tag would open it early (`{{{`): it goes
-                // inside, as a string the tag prints first.
-                let before = literal(&text);
-                if let Some(b) = before.strip_suffix('{') {
-                    out.push_str(b);
-                    out.push_str(&format!("{{{{ '{{' ~ secrets.{name} }}}}"));
-                } else {
-                    out.push_str(&before);
-                    out.push_str(&format!("{{{{ secrets.{name} }}}}"));
-                }
-                text.clear();
-                rest = &rest[value.len()..];
-                named_one = true;
-            } else {
-                text.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-        if !named_one || self.masker.mask(&text) != text {
-            return None;
-        }
-        out.push_str(&literal(&text));
-        Some(out)
+        self.masker.as_template(&self.secrets, s)
     }
 }
 

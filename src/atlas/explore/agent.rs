@@ -167,16 +167,22 @@ impl Crawler<'_> {
                 .push(format!("{node}: {}", task.name));
             return Ok(false);
         }
+        // The agent's words name the edge: masked as the task's name is (see `task::kept_todo`).
         let label = EdgeLabel {
-            script_name: l["script_name"].as_str().unwrap_or_default().to_string(),
+            script_name: script_name(
+                &self
+                    .masker
+                    .mask(l["script_name"].as_str().unwrap_or_default()),
+            ),
             confidence: l["confidence"].as_f64().unwrap_or_default(),
             performed: task.name.clone(),
         };
         let name = l["semantic_label"]
             .as_str()
-            .map(str::trim)
+            .map(|n| self.masker.mask(n.trim()))
             .filter(|n| !n.is_empty())
-            .unwrap_or(&task.name);
+            .unwrap_or_else(|| task.name.clone());
+        let name = name.as_str();
         match self
             .atlas
             .link_labelled(node, name, &to.node, &task.steps, Some(label.clone()))

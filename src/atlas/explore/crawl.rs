@@ -10,13 +10,13 @@ use serde_json::{Value, json};
 use super::crawler::Crawler;
 use super::options::{ExploreAgent, Options};
 use super::summary::Summary;
-use super::task::{Task, is_destructive, task_of};
+use super::task::{Task, is_destructive, kept_todo, task_of};
 use crate::atlas::fingerprint::origin;
 use crate::atlas::replay::Driver;
-use crate::atlas::secrets::add_atlas_secrets;
+use crate::atlas::secrets::{add_atlas_secrets, secret_value};
 use crate::atlas::status::StatusFile;
 use crate::atlas::store::Atlas;
-use crate::step::{ErrorKind, Masker, StepError};
+use crate::step::{ErrorKind, StepError};
 
 /// Crawls from `opts.url` with `driver` (one browser session for the whole crawl), with the
 /// agent's skills when there is one; `progress` gets a status line after each todo, `warn`
@@ -51,8 +51,19 @@ pub(crate) async fn explore(
     }
     // Pages are masked as the atlas's recording runs masked theirs (its `secrets`): in what is
     // stored and in what the agent is asked (its masker is the crawl's).
-    let masker = agent.map_or_else(Masker::default, |a| a.env.masker.clone());
+    let masker = opts.masker.clone();
     add_atlas_secrets(&atlas, &masker)?;
+    // The secrets runner.toml's `[atlas] secrets` names (those set) are the atlas's too: the
+    // project says its atlases' steps may read them, so they are what its pages may show. The
+    // pages are masked with them, and the atlas names them, so its replays mask as it did.
+    let mut declared = Vec::new();
+    for name in &opts.reach.secrets {
+        if let Some(v) = secret_value(name) {
+            masker.add_named(name, &v);
+            declared.push(name.clone());
+        }
+    }
+    atlas.note_secrets(&declared)?;
     let status = StatusFile::start(&atlas);
     let mut c = Crawler {
         driver,
@@ -178,7 +189,10 @@ async fn enter(c: &mut Crawler<'_>) -> Result<String, StepError> {
     })?;
     if root.is_new {
         match c.todos_of(&root).await {
-            Ok(todos) => c.atlas.manage_todos(&root.node, Some(&todos))?,
+            Ok(todos) => {
+                let todos = kept_todos(c, &root.node, todos);
+                c.atlas.manage_todos(&root.node, Some(&todos))?
+            }
             Err(e) => {
                 // Not kept half done: the next crawl sees the state anew and asks again.
                 c.atlas.forget_new_node(&root.node)?;
@@ -263,6 +277,7 @@ async fn visit(
     };
     if to.is_new && frontier.seen.insert(to.node.clone()) {
         if let Some(todos) = todos {
+            let todos = kept_todos(c, &to.node, todos);
             c.atlas.manage_todos(&to.node, Some(&todos))?;
         }
         frontier.queue.push_back((to.node.clone(), depth + 1));
@@ -282,15 +297,48 @@ fn stopped_at(mut e: StepError, node: &str, task: &str) -> StepError {
     e
 }
 
+/// `todos` of `node` as the atlas keeps them (see `task::kept_todo`): one that cannot be kept
+/// without a secret is not, and is a failed todo of the summary, saying why.
+fn kept_todos(c: &mut Crawler<'_>, node: &str, todos: Vec<Value>) -> Vec<Value> {
+    let mut kept = Vec::new();
+    for todo in todos {
+        match kept_todo(todo, &c.masker, &c.atlas.reach) {
+            Ok(t) => kept.push(t),
+            Err((name, why)) => c
+                .summary
+                .failed_todos
+                .push(format!("{node}: {name}: {why}")),
+        }
+    }
+    kept
+}
+
 /// The task a todo is, if explore can do it and may: what it cannot do is a failed todo, what
-/// looks destructive is skipped (both noted in the summary).
+/// looks destructive is skipped (both noted in the summary). A todo an earlier crawl left with
+/// a secret in it is kept as this one keeps its own first (see `kept_todos`); one kept with its
+/// steps (`todos.json` is anyone's to edit) is admitted as an edge's are.
 fn allowed(c: &mut Crawler<'_>, node: &str, todo: &Value) -> Option<Task> {
-    let Some(task) = task_of(todo) else {
+    let todo = kept_todos(c, node, vec![todo.clone()]).pop()?;
+    let Some(task) = task_of(&todo) else {
+        let shown = c.masker.mask(&todo.to_string());
         c.summary
             .failed_todos
-            .push(format!("{node}: {todo}: not a todo explore can do"));
+            .push(format!("{node}: {shown}: not a todo explore can do"));
         return None;
     };
+    if todo.get("stored").is_some() {
+        let steps = Value::from(task.steps.clone());
+        let from = format!("{}", c.atlas.node_dir(node).join("todos.json").display());
+        let home = c.atlas.home_origin(node).ok().flatten();
+        let admitted = crate::config::stored::admit_steps(&task.steps, &from)
+            .and_then(|()| c.atlas.reach.admits(&steps, home.as_deref(), &from));
+        if let Err(why) = admitted {
+            c.summary
+                .failed_todos
+                .push(format!("{node}: {}: {}", task.name, c.masker.mask(&why)));
+            return None;
+        }
+    }
     // An agent's word can add to the guard, never lift it: only --allow-destructive does.
     if (task.destructive || is_destructive(&task.target_name) || is_destructive(&task.name))
         && !c.opts.allow_destructive

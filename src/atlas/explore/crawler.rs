@@ -89,7 +89,13 @@ impl Crawler<'_> {
     /// Runs recorded steps as a flow; the error is the failed step's (what it did and why it
     /// failed: `cannot open http://...: net::ERR_CONNECTION_REFUSED`).
     pub(super) async fn run_steps(&mut self, steps: &[Value]) -> Result<(), StepError> {
-        let flow = json!({ "name": "explore", "steps": steps });
+        let mut flow = json!({ "name": "explore", "steps": steps });
+        // A step kept with a secret (`{{ secrets.T }}`: see `task::kept_todo`) reads it as an
+        // edge's flow does, declared.
+        let secrets = crate::atlas::referenced_secrets(&Value::from(steps.to_vec()));
+        if !secrets.is_empty() {
+            flow["secrets"] = json!(secrets);
+        }
         let ran = self.ran.take();
         let bounds = super::super::replay::Bounds {
             masker: self.masker.clone(),
@@ -316,6 +322,7 @@ mod tests {
             server: None,
             server_url: None,
             reach: crate::atlas::Reach::default(),
+            masker: Masker::default(),
         };
         let status = StatusFile::start(&atlas);
         let mut c = Crawler {

@@ -25,6 +25,9 @@ pub(crate) struct Options {
     pub(crate) server_url: Option<String>,
     /// What the atlas's stored steps may reach (runner.toml's `[atlas]`).
     pub(crate) reach: crate::atlas::Reach,
+    /// What masks the crawl (the agent's masker, when there is one, and the web servers'
+    /// logs'): the crawl adds the atlas's secrets to it before it opens a page.
+    pub(crate) masker: crate::step::Masker,
 }
 
 /// The agent behind `explore --agent`: where and how its skills are asked.

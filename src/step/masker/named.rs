@@ -1,9 +1,12 @@
 //! A text with each secret named instead of masked: what tells two questions to an agent's
-//! cache apart by the secrets they read, never by their values.
+//! cache apart by the secrets they read, never by their values; and what an atlas stores of a
+//! text that holds a secret (`{{ secrets.NAME }}` where the value was, the text around as
+//! text), which a replay renders with its own secrets.
 
 use std::cell::Cell;
 
 use super::{Kind, Masker, Matcher, matches, replaced_by};
+use crate::template::literal;
 
 impl Masker {
     /// Keeps the secrets `values` (named `name`, when added by name) for
@@ -18,6 +21,64 @@ impl Masker {
                 inner.added.push(entry);
             }
         }
+    }
+
+    /// The secrets added by name, with their values, the longest first (where one secret's value
+    /// holds another's, the longer is the one a text holds): those [`Masker::as_template`] may
+    /// name.
+    pub(crate) fn named_values(&self) -> Vec<(String, String)> {
+        let mut named: Vec<(String, String)> = self
+            .inner
+            .read()
+            .map(|i| {
+                i.added
+                    .iter()
+                    .filter_map(|(n, v)| n.clone().map(|n| (n, v.clone())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        named.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        named
+    }
+
+    /// `s` as a template that renders it: each value of `secrets` (name, value; the longest
+    /// first) in it as `{{ secrets.NAME }}`, the text between as text
+    /// ([`crate::template::literal`]). None when no secret of `secrets` is in it, or when some
+    /// text between still holds a secret this masker masks (another form of one: its case, its
+    /// reverse, its base64; or a secret not in `secrets`): that cannot be stored without it.
+    pub(crate) fn as_template(&self, secrets: &[(String, String)], s: &str) -> Option<String> {
+        let mut out = String::new();
+        let (mut rest, mut text) = (s, String::new());
+        let mut named_one = false;
+        while let Some(c) = rest.chars().next() {
+            if let Some((name, value)) = secrets.iter().find(|(_, v)| rest.starts_with(v.as_str()))
+            {
+                if self.mask(&text) != text {
+                    return None;
+                }
+                // A `{` of the text just before the tag would open it early (`{{{`): it goes
+                // inside, as a string the tag prints first.
+                let before = literal(&text);
+                if let Some(b) = before.strip_suffix('{') {
+                    out.push_str(b);
+                    out.push_str(&format!("{{{{ '{{' ~ secrets.{name} }}}}"));
+                } else {
+                    out.push_str(&before);
+                    out.push_str(&format!("{{{{ secrets.{name} }}}}"));
+                }
+                text.clear();
+                rest = &rest[value.len()..];
+                named_one = true;
+            } else {
+                text.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        if !named_one || self.mask(&text) != text {
+            return None;
+        }
+        out.push_str(&literal(&text));
+        Some(out)
     }
 
     /// `text` with what [`Masker::mask`] would mask replaced by the names of the secrets it
