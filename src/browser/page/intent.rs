@@ -372,27 +372,42 @@ fn norm(s: &str) -> String {
         .collect()
 }
 
-/// What decorates a name at its ends ("Email:", "Next →", "Name *", "More…").
+/// What punctuates a word of a name at its ends: a sentence's marks, brackets, quotes, arrows
+/// ("Email:", "Yes, delete it", "Save (draft)", "Next»"). Not the signs that are part of a name
+/// ("C++", "C#", "-1", "$5", "50%").
 const DECOR: &[char] = &[
-    ':', '：', '*', '.', '。', '!', '！', '?', '？', '…', '·', '•', '|', '"', '\'', '“', '”', '→',
-    '←', '➜', '➔', '▶', '▸', '►', '›', '‹', '»', '«', '>', '<',
+    ':', '：', '*', '.', '。', ',', '，', '、', ';', '!', '！', '?', '？', '…', '·', '•', '|', '"',
+    '\'', '“', '”', '‘', '’', '(', ')', '（', '）', '[', ']', '{', '}', '「', '」', '→', '←', '➜',
+    '➔', '▶', '▸', '►', '›', '‹', '»', '«', '>', '<',
 ];
 
 /// The marks that join a name's words ("Sign-in", "Don't", "first_name").
 const JOINERS: &[char] = &['-', '‐', '–', '_', '\'', '’', '.'];
 
-/// A name compared loosely: as `norm`, without what decorates it at its ends and the marks that
-/// join its words. Only when no name is the instruction's as written (see `named`).
+/// A name compared loosely, word by word (split at spaces): a word with no letter or digit is an
+/// icon or a mark set beside the name ("🛒 Cart", "Close ×", "Continue ->", "+ Add item") and is
+/// left out; each other word loses what punctuates it at its ends (`DECOR`) and the marks that
+/// join its parts (`JOINERS`); the rest, in lower case, is joined. Signs that are part of a word
+/// stay ("C++" is not "C", "-1" is not "1"). Only when no name is the instruction's as written
+/// (see `named`); a name of marks alone ("+", "×") is compared as written only.
 fn loose(s: &str) -> String {
-    let s = norm(s);
-    let chars: Vec<char> = s.trim_matches(|c| DECOR.contains(&c)).chars().collect();
-    let word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
-    chars
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| !(JOINERS.contains(c) && *i > 0 && word(i - 1) && word(i + 1)))
-        .map(|(_, c)| *c)
-        .collect()
+    let mut out = String::new();
+    for word in s.split_whitespace() {
+        if !word.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let word = word.to_lowercase();
+        let chars: Vec<char> = word.trim_matches(|c| DECOR.contains(&c)).chars().collect();
+        let inner = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+        out.extend(
+            chars
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| !(JOINERS.contains(c) && *i > 0 && inner(i - 1) && inner(i + 1)))
+                .map(|(_, c)| *c),
+        );
+    }
+    out
 }
 
 /// `s` without `word` (lower case) at its start (`front`) or its end, in any case; `None` when

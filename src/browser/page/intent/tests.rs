@@ -284,6 +284,14 @@ fn punctuation_that_names_an_element_is_kept() {
         ("e7", "textbox", "Email:"),
         ("e8", "button", "Sign-in"),
         ("e9", "textbox", "Name *"),
+        ("e10", "button", "🛒 Cart"),
+        ("e11", "button", "✓ Done"),
+        ("e12", "button", "+ Add item"),
+        ("e13", "button", "Close ×"),
+        ("e14", "button", "Continue ->"),
+        ("e15", "button", "Yes, delete it"),
+        ("e16", "button", "Save (draft)"),
+        ("e17", "button", "-1"),
     ] {
         let info = RefInfo {
             role: role.to_string(),
@@ -301,12 +309,25 @@ fn punctuation_that_names_an_element_is_kept() {
         ("fill Email with a@b.c", "textbox", "Email:"),
         ("click sign in", "button", "Sign-in"),
         ("fill Name with Ada", "textbox", "Name *"),
+        ("click Cart", "button", "🛒 Cart"),
+        ("click Done", "button", "✓ Done"),
+        ("click Add item", "button", "+ Add item"),
+        ("click Close", "button", "Close ×"),
+        ("click Continue", "button", "Continue ->"),
+        ("click Yes delete it", "button", "Yes, delete it"),
+        ("click Save draft", "button", "Save (draft)"),
+        ("click -1", "button", "-1"),
     ] {
         let answer = resolve_local(intent, &p).unwrap_or_else(|e| panic!("{intent}: {e}"));
         assert_eq!(answer["selector"], sel(role, name), "{intent}");
     }
-    // With "C" gone, "click C" is not "C++" or "C#".
+    // With "C" gone, "click C" is not "C++" or "C#"; "click 1" is not "-1".
     p.remove("e1");
-    let why = resolve_local("click C", &p).expect_err("click C");
-    assert!(why.starts_with("no element it can click"), "{why}");
+    for intent in ["click C", "click 1"] {
+        let why = resolve_local(intent, &p).expect_err(intent);
+        assert!(
+            why.starts_with("no element it can click"),
+            "{intent}: {why}"
+        );
+    }
 }
