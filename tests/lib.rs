@@ -66,6 +66,7 @@ mod readme;
 mod refs;
 mod report_paths;
 mod request_log;
+mod roles;
 mod routed_popups;
 mod run;
 mod secret_controls;

@@ -93,6 +93,15 @@ pub(crate) fn mark_picked() -> String {
     bind(MARK_PICKED, &[REACH, &element_text()])
 }
 
+/// `(frameDocument) => (frame, scope) => document | element | null`: where a role selector
+/// looks in the accessibility tree (`selector::ax_roles`).
+pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
+
+/// `(markPicked) => (scope, want, exact, named, nth, read, ...els) => { ..., kept }`: the
+/// elements the accessibility tree gave for a role, kept when their name (or, nameless, their
+/// text) matches, the one `nth` picks marked with runner's handle.
+pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
+
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
 /// on the element with that box.
 pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");

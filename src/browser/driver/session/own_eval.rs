@@ -102,8 +102,9 @@ impl Session {
     }
 
     /// `method` called over runner's own session on the flow's tab, within the step's time;
-    /// `None` when there is none (or it is gone): agent-browser is to be asked instead.
-    async fn call_own(
+    /// `None` when there is none (or it is gone): agent-browser is to be asked instead (the
+    /// role look-up asks the tab's accessibility tree through it: `selector::ax_roles`).
+    pub(crate) async fn call_own(
         &mut self,
         method: &str,
         params: Value,

@@ -1,16 +1,18 @@
 //! ElementSelector resolution (SPEC §3.2): a selector becomes something agent-browser accepts
-//! (`@e5` or CSS). Role and name mean what the accessibility snapshot shows; refs from before a
-//! navigation are refused; a miss lists up to 5 similar things that do exist.
+//! (`@e5` or CSS). Role and name mean what the browser's accessibility tree says; refs from
+//! before a navigation are refused; a miss lists up to 5 similar things that do exist.
 //!
 //! `alternative` is the selector model; `resolve` tries the alternatives (re-checked as `poll`
 //! paces it, strict about one element); `scope` finds one alternative level by level (its
-//! `within`s, strict at each); `refs` answers refs and roles from the snapshot, `lookup` CSS,
+//! `within`s, strict at each); `ax_roles` answers roles from the browser's accessibility tree,
+//! `refs` refs from the snapshot, `lookup` CSS,
 //! text, labels and attributes from the DOM; `handle` runs scripts and commands on exactly the
 //! elements runner's handle marks (`mark`: the handle put on a ref's element by its box;
 //! `handle_messages`: what an error naming a handle means, and the scrub that keeps handles out
 //! of messages); `miss` is the error with suggestions.
 
 mod alternative;
+mod ax_roles;
 mod found;
 mod handle;
 mod handle_messages;

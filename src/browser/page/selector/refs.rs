@@ -2,7 +2,9 @@
 //! snapshot, refused when it is from an earlier page, found inside its snapshot's scope when
 //! the snapshot had one, followed to its like in its place when its element was replaced; and
 //! a role with an accessible name, looked up in a snapshot taken now (the page's or an
-//! iframe's), in document order, inside the element a `within` found when it has one.
+//! iframe's), in document order, inside the element a `within` found when it has one: what a
+//! ref follows, and a role level when runner has no session of its own on the tab (see
+//! `ax_roles`, which answers role levels from the browser's accessibility tree).
 
 use std::time::Duration;
 
@@ -269,11 +271,17 @@ pub(crate) fn role_matches(info: &RefInfo, role: &str, name: Option<&str>, exact
     if !info.role.eq_ignore_ascii_case(role) {
         return false;
     }
-    let (have, want) = (normalize(&info.name), name.map(normalize));
-    match want {
-        None => true,
-        Some(n) if exact => have == n,
-        Some(n) => have.to_lowercase().contains(&n.to_lowercase()),
+    name.is_none_or(|n| name_matches(&info.name, n, exact))
+}
+
+/// Whether accessible name `have` is the name asked (`want`): a case-insensitive substring of
+/// it, or equal with `exact`, both whitespace-normalised (`normalize`).
+pub(super) fn name_matches(have: &str, want: &str, exact: bool) -> bool {
+    let (have, want) = (normalize(have), normalize(want));
+    if exact {
+        have == want
+    } else {
+        have.to_lowercase().contains(&want.to_lowercase())
     }
 }
 

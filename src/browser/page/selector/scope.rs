@@ -1,8 +1,9 @@
 //! One look for an alternative with all its levels (`within`, as deep as it goes): each level
 //! looked for inside the one element the level around it found, strict at every level but the
 //! last (one element, or its `nth` says which). Consecutive levels found in the DOM are looked
-//! up in one page call (`lookup`); a role (or a ref) is found in the accessibility snapshot
-//! (`refs`) and, to scope the levels inside it, marked with runner's handle by its box.
+//! up in one page call (`lookup`); a role in the browser's accessibility tree (`ax_roles`, which
+//! marks it with runner's handle as `lookup` does); a ref in the accessibility snapshot (`refs`)
+//! and, to scope the levels inside it, marked with runner's handle by its box.
 
 use std::time::Duration;
 
@@ -46,7 +47,8 @@ pub(super) async fn find(
                 } => return Err(ambiguous(alt, run[level], count, &matches)),
             }
         } else {
-            by_snapshot(session, levels[i], scope.as_deref(), t).await?
+            let read = if i == last { read } else { None };
+            by_snapshot(session, levels[i], scope.as_deref(), read, t).await?
         };
         let Some(found) = found else {
             return Ok(None);
@@ -63,11 +65,13 @@ pub(super) async fn find(
     Ok(None)
 }
 
-/// A level the accessibility snapshot answers (a role, a ref), inside `scope` when given.
+/// A level the accessibility tree answers (a ref from the snapshot; a role from the browser's
+/// tree, reading what `read` asks of its element), inside `scope` when given.
 async fn by_snapshot(
     session: &mut Session,
     level: &Alt,
     scope: Option<&str>,
+    read: Option<&Read>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
     match &level.find {
@@ -76,7 +80,7 @@ async fn by_snapshot(
             ErrorKind::CommandFailed,
             format!("a ref names one element: @{r} takes no `within`"),
         )),
-        _ => super::refs::by_role(session, level, scope, t).await,
+        _ => super::ax_roles::by_role(session, level, scope, read, t).await,
     }
 }
 

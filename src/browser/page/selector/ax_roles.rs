@@ -1,0 +1,350 @@
+//! A role level (`role`, with `text` its accessible name) answered from the browser's own
+//! accessibility tree, as Playwright's `getByRole` answers it from its role computation: every
+//! role, implicit (`<li>`, `<dialog open>`, `<img alt>`) or written (`role=alert`), not only the
+//! roles agent-browser's snapshot gives a ref to. DevTools' `Accessibility.queryAXTree` over
+//! runner's own session on the flow's tab, below the page's document (an iframe's, or the
+//! element a `within` found), crossing shadow roots; an element hidden from the tree
+//! (`display: none`, `visibility: hidden`, `aria-hidden`, a closed `<dialog>`) is not in it, so
+//! it matches nothing. Each element found is resolved (`DOM.resolveNode`) and handed to one page
+//! call that keeps those whose name matches (a nameless one by its text), puts runner's handle
+//! on the one `nth` picks and reads what the check asks of it (`mark_picked.js`), as a CSS or
+//! text look-up does: from there on the element is acted on and checked as one found by CSS.
+//!
+//! Without a session of runner's own on the tab (`RUNNER_OWN_EVAL=off`), the role is looked up
+//! in a snapshot's refs (`refs::by_role`), which agent-browser gives to some roles only: a role
+//! it gives none to cannot be told absent there, and that is an error, never "not on the page".
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::alternative::{Alt, Find};
+use super::found::{Found, Read};
+use super::lookup::{foreign_frame, frame_is_foreign};
+use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::session::Session;
+use crate::browser::page::described;
+use crate::browser::page::element_kind::ElementKind;
+use crate::browser::page::scripts;
+use crate::step::{ErrorKind, StepError};
+
+/// The DevTools object group the look-up's remote objects live in, released when it is done.
+const GROUP: &str = "runner-roles";
+
+/// The roles agent-browser's snapshot gives a ref to (its interactive roles, and headings,
+/// cells and some landmarks): the ones a snapshot's refs can tell absent.
+const REF_ROLES: [&str; 24] = [
+    "button",
+    "link",
+    "textbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "treeitem",
+    "heading",
+    "cell",
+    "gridcell",
+    "columnheader",
+    "rowheader",
+    "region",
+    "navigation",
+];
+
+/// A role level's elements (inside the element runner's handle `scope` names, when given): the
+/// one its `nth` picks, marked, with what `read` asks of it; `None` when none matches now.
+pub(super) async fn by_role(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    read: Option<&Read>,
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    if !session.own_page() {
+        return by_refs(session, level, scope, t).await;
+    }
+    if let Some(f) = level.frame()
+        && frame_is_foreign(session, f, t).await?
+    {
+        return Err(foreign_frame(f));
+    }
+    let found = in_tree(session, level, scope, read, t).await;
+    // Whatever the look-up came to, its remote objects are let go.
+    let release = json!({ "objectGroup": GROUP });
+    let _ = session
+        .call_own("Runtime.releaseObjectGroup", release, t)
+        .await;
+    let found = match found {
+        // A page the browser does not render (a tab in the background of a browser
+        // agent-browser launched) may leave the tree unanswered: the snapshot's refs instead.
+        Err(e) if e.kind == ErrorKind::Timeout && e.message.contains(QUERY) => {
+            return by_refs(session, level, scope, t).await;
+        }
+        Err(e) => return Err(e),
+        Ok(None) => return Ok(None),
+        Ok(Some(f)) => f,
+    };
+    // An action's element (nothing read with it) is given by the snapshot's ref when the
+    // snapshot shows as many of its role and name, as before the tree was asked: agent-browser
+    // finds a ref again by role and name when the page re-renders it between the look-up and
+    // the action (a list rebuilt on every change), and reaches one inside a shadow root, where
+    // runner's handle is out of reach of the page scripts an action runs.
+    if read.is_none() {
+        let by_ref = super::refs::by_role(session, level, scope, t).await?;
+        if let Some(r) = by_ref.filter(|r| r.count == found.count) {
+            return Ok(Some(r));
+        }
+    }
+    Ok(Some(found))
+}
+
+/// The method that reads the tree.
+const QUERY: &str = "Accessibility.queryAXTree";
+
+/// How long the tree is given to answer before the snapshot's refs are asked instead.
+const TREE_TIME: Duration = Duration::from_secs(3);
+
+/// A role level looked up in the snapshot's refs: a role they cannot show (none of its
+/// elements gets a ref) is an error when none is found, never "not on the page".
+async fn by_refs(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    let Find::Role { role, .. } = &level.find else {
+        return Ok(None);
+    };
+    let found = super::refs::by_role(session, level, scope, t).await?;
+    if found.is_none() && !REF_ROLES.contains(&role.to_ascii_lowercase().as_str()) {
+        return Err(unseen(level));
+    }
+    Ok(found)
+}
+
+/// The error for a role that runner cannot look up without the browser's tree.
+fn unseen(level: &Alt) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "{}: the browser's accessibility tree cannot be read here (RUNNER_OWN_EVAL=off, or the tab did not answer), and agent-browser's snapshot gives no ref to this role, so whether it is on the page cannot be told; select it by css, text or test id",
+            level.describe_level()
+        ),
+    )
+}
+
+/// One element of the tree with the role asked: its DOM node, its role and accessible name as
+/// the browser computes them, and whether that name matches the one asked.
+struct Node {
+    backend: u64,
+    role: String,
+    name: String,
+    named: Value,
+}
+
+/// The look-up itself (see the module's notes).
+async fn in_tree(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    read: Option<&Read>,
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    let Find::Role { role, name, exact } = &level.find else {
+        return Ok(None);
+    };
+    let frame = level.frame();
+    let Some(root) = root(session, frame, scope, t).await? else {
+        return Ok(None);
+    };
+    let query = json!({ "objectId": root, "role": tree_role(role) });
+    let tree = own(session, QUERY, query, t.min(TREE_TIME)).await?;
+    let nodes = nodes(&tree, name.as_deref(), *exact);
+    let mut els = Vec::new();
+    let mut kept = Vec::new();
+    for node in nodes {
+        let params = json!({ "backendNodeId": node.backend, "objectGroup": GROUP });
+        let v = match own(session, "DOM.resolveNode", params, t).await {
+            Ok(v) => v,
+            // An element the browser let go of since the tree was read is not on the page; any
+            // other failure (the step's time ran out) is the look-up's, never "not there".
+            Err(e) if e.message.contains("No node with given id found") => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(id) = v.pointer("/object/objectId").and_then(Value::as_str) {
+            els.push(json!({ "objectId": id }));
+            kept.push(node);
+        }
+    }
+    let Some(first) = els.first().cloned() else {
+        return Ok(None);
+    };
+    let named: Vec<Value> = kept.iter().map(|n| n.named.clone()).collect();
+    let mut args = vec![
+        json!({ "value": scope }),
+        json!({ "value": name }),
+        json!({ "value": exact }),
+        json!({ "value": named }),
+        json!({ "value": level.nth }),
+        json!({ "value": read.map(Read::arg) }),
+    ];
+    args.extend(els);
+    let pick = json!({
+        "functionDeclaration": bind(scripts::AX_PICK, &[&scripts::mark_picked()]),
+        "objectId": first["objectId"],
+        "arguments": args,
+        "returnByValue": true,
+    });
+    let v = own(session, "Runtime.callFunctionOn", pick, t).await?;
+    let v = value(&v)?;
+    Ok(picked(session, frame, &kept, &v))
+}
+
+/// The role as the browser's tree names it: ARIA's `img` is its `image` (the snapshot's word).
+fn tree_role(role: &str) -> String {
+    let role = role.trim().to_ascii_lowercase();
+    match role.as_str() {
+        "img" => "image".to_string(),
+        _ => role,
+    }
+}
+
+/// The elements of the tree's answer, in its order (the page's, as the snapshot shows it): not
+/// those it ignores (hidden from it), and not those whose name is another than the one asked
+/// (`named`: true, or "empty" for a nameless one whose text the page call compares).
+fn nodes(tree: &Value, name: Option<&str>, exact: bool) -> Vec<Node> {
+    let text = |n: &Value, k: &str| {
+        n.pointer(&format!("/{k}/value"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let all = tree.get("nodes").and_then(Value::as_array);
+    all.into_iter()
+        .flatten()
+        .filter(|n| n.get("ignored").and_then(Value::as_bool) != Some(true))
+        .filter_map(|n| {
+            let backend = n.get("backendDOMNodeId").and_then(Value::as_u64)?;
+            let (role, have) = (text(n, "role"), text(n, "name"));
+            let named = match name {
+                None => json!(true),
+                Some(_) if super::normalize(&have).is_empty() => json!("empty"),
+                Some(want) => json!(super::refs::name_matches(&have, want, exact)),
+            };
+            (named != json!(false)).then_some(Node {
+                backend,
+                role,
+                name: have,
+                named,
+            })
+        })
+        .collect()
+}
+
+/// The remote object of where the look-up looks (`ax_root.js`); `None` when the frame or the
+/// scope element is not there now.
+async fn root(
+    session: &mut Session,
+    frame: Option<&str>,
+    scope: Option<&str>,
+    t: Duration,
+) -> Result<Option<String>, StepError> {
+    let js = call(
+        &bind(scripts::AX_ROOT, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(scope)],
+    );
+    let params = json!({ "expression": js, "objectGroup": GROUP });
+    let v = own(session, "Runtime.evaluate", params, t).await?;
+    value(&v)?;
+    Ok(v.pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .map(str::to_string))
+}
+
+/// `method` over runner's own session on the tab; an error when that session is gone meanwhile.
+async fn own(
+    session: &mut Session,
+    method: &str,
+    params: Value,
+    t: Duration,
+) -> Result<Value, StepError> {
+    session
+        .call_own(method, params, t)
+        .await
+        .unwrap_or_else(|| {
+            Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!("{method}: runner's session on the tab is gone"),
+            ))
+        })
+}
+
+/// The value a page call returned, or the exception it threw as the page's error.
+fn value(v: &Value) -> Result<Value, StepError> {
+    if let Some(details) = v.get("exceptionDetails") {
+        let why = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("error");
+        return Err(StepError::new(
+            ErrorKind::CommandFailed,
+            format!("Evaluation error: {why}"),
+        ));
+    }
+    Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
+}
+
+/// What the page call answered: the element it marked (`None`: no match, or none where `nth`
+/// says), described by role and name (a nameless one by its element and text).
+fn picked(session: &mut Session, frame: Option<&str>, nodes: &[Node], v: &Value) -> Option<Found> {
+    let id = v.get("id").and_then(Value::as_str)?;
+    let kept: Vec<&Node> = v
+        .get("kept")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| nodes.get(usize::try_from(i.as_u64()?).ok()?))
+        .collect();
+    let shown = described::elements(&session.masker, v.get("matches"));
+    let matches = kept
+        .iter()
+        .zip(shown)
+        .map(|(n, d)| {
+            if n.name.is_empty() {
+                format!("{} ({d})", n.role)
+            } else {
+                format!("{} \"{}\"", n.role, n.name)
+            }
+        })
+        .collect();
+    let count = v
+        .get("count")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    let target = format!("[data-runner-sel=\"{id}\"]");
+    if let Some(f) = frame {
+        session.frame_of.insert(target.clone(), f.to_string());
+    }
+    let mut kind = ElementKind::from_page(v.get("kind").unwrap_or(&Value::Null));
+    if let Some(n) = kept.first() {
+        kind.role.clone_from(&n.role);
+    }
+    Some(Found {
+        target,
+        count,
+        matches,
+        kind,
+        read: v.get("read").cloned(),
+    })
+}

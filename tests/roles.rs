@@ -1,0 +1,279 @@
+//! A `role` selector finds every element of that role the browser's accessibility tree shows,
+//! as Playwright's `getByRole` does: not only the roles agent-browser's snapshot gives a ref to
+//! (attack 30, F4: `hidden: { role: dialog }` held on a page showing the dialog). Each check
+//! that the element is gone fails while it is shown and holds once it is hidden or removed
+//! (`tests/fixtures/roles/index.html`, its "Close all" button), and the positive forms pass.
+
+use serde_json::Value;
+
+use crate::common::{Ran, fixture, flow_run, step, write};
+
+/// A flow serving `tests/fixtures` that opens `page`, with `steps` appended (YAML, indented by
+/// 2).
+fn flow(name: &str, page: &str, steps: &str) -> String {
+    format!(
+        "name: {name}\nweb_server: {{ static: \"{}\" }}\nsteps:\n  - open: \"{{{{ web_server.url }}}}/{page}\"\n{steps}",
+        fixture("").display()
+    )
+}
+
+/// Checks that hold only once the page shows none of the elements, by role: (id, check).
+const GONE: [(&str, &str); 23] = [
+    (
+        "dialog",
+        "expect: { hidden: { role: dialog, text: Confirm delete } }",
+    ),
+    (
+        "native_dialog",
+        "expect: { hidden: { role: dialog, text: Native open } }",
+    ),
+    ("alertdialog", "expect: { hidden: { role: alertdialog } }"),
+    ("alert", "expect: { hidden: { role: alert } }"),
+    (
+        "alert_named",
+        "expect: { hidden: { role: alert, text: Payment declined } }",
+    ),
+    ("status", "expect: { hidden: { role: status } }"),
+    ("tooltip", "expect: { hidden: { role: tooltip } }"),
+    ("progressbar", "expect: { hidden: { role: progressbar } }"),
+    ("img", "expect: { hidden: { role: img, text: Logo } }"),
+    ("image", "expect: { hidden: { role: image, text: Logo } }"),
+    ("table", "expect: { hidden: { role: table } }"),
+    ("row", "expect: { hidden: { role: row, text: Ada } }"),
+    ("list", "expect: { hidden: { role: list } }"),
+    (
+        "listitem",
+        "expect: { hidden: { role: listitem, text: buy milk } }",
+    ),
+    ("article", "expect: { hidden: { role: article } }"),
+    ("paragraph", "expect: { hidden: { role: paragraph } }"),
+    ("log", "expect: { hidden: { role: log } }"),
+    ("banner", "expect: { hidden: { role: banner } }"),
+    (
+        "not_visible",
+        "expect: { not: { visible: { role: alert, text: Payment declined } } }",
+    ),
+    (
+        "count_zero",
+        "expect: { count: { target: { role: listitem }, equals: 0 } }",
+    ),
+    (
+        "count_dialogs_zero",
+        "expect: { count: { target: { role: dialog }, equals: 0 } }",
+    ),
+    (
+        "wait_hidden",
+        "wait: { for: { role: dialog, text: Confirm delete }, state: hidden }",
+    ),
+    (
+        "within_dialog",
+        "expect: { hidden: { role: button, text: Delete forever, within: { role: dialog, text: Confirm delete } } }",
+    ),
+];
+
+/// The `GONE` checks as steps with ids `<prefix>_<id>`, each allowed to fail, in 300 ms.
+fn gone_steps(prefix: &str) -> String {
+    GONE.iter()
+        .map(|(id, check)| {
+            format!(
+                "  - {{ id: {prefix}_{id}, {check}, continue_on_error: true, timeout: 300ms }}\n"
+            )
+        })
+        .collect()
+}
+
+/// Every role, implicit (`<li>`, `<dialog open>`, `<img alt>`, `<table>`, `<p>`) or written
+/// (`role=alert`): while shown, each check that it is gone fails (it is there, and visible); the
+/// positive forms pass (named by the accessible name, or a nameless one by its text), `count`
+/// counts, `within: { role: dialog }` looks inside the dialog; an element hidden from the tree
+/// (`display: none`, `aria-hidden`, a closed `<dialog>`) is not counted. Once "Close all"
+/// hides or removes them, every such check holds.
+#[test]
+fn every_role_is_found_while_shown_and_gone_once_hidden() {
+    let d = tempfile::tempdir().unwrap();
+    let mut steps = String::from(
+        r##"  - expect:
+      visible: { role: dialog, text: Confirm delete }
+      count: { target: { role: listitem }, equals: 2 }
+      text: { target: { role: alert }, equals: Payment declined }
+  - expect: { visible: { role: img, text: logo } }
+  - expect: { visible: { role: dialog, text: Native open dialog, exact: true } }
+  - expect: { count: { target: { role: dialog }, equals: 2 } }
+  - expect: { count: { target: { role: dialog, text: Closed dialog }, equals: 0 } }
+  - expect: { hidden: { role: dialog, text: Display none } }
+  - expect: { hidden: { role: dialog, text: Aria hidden } }
+  - expect: { texts: { target: { role: listitem }, equals: [buy milk, feed the cat] } }
+  - wait: { for: { role: status }, state: visible }
+  - click: { role: button, text: Delete forever, within: { role: dialog, text: Confirm delete } }
+  - expect: { text: { target: "#out", equals: deleted } }
+"##,
+    );
+    steps.push_str(&gone_steps("shown"));
+    steps.push_str("  - click: { role: button, text: Close all }\n");
+    steps.push_str("  - expect: { text: { target: \"#out\", equals: closed } }\n");
+    steps.push_str(&gone_steps("closed"));
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("roles", "roles/index.html", &steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    for s in all {
+        let id = s["id"].as_str().unwrap_or_default();
+        let want = if id.starts_with("shown_") {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(s["outcome"], want, "{s}");
+    }
+    for (id, _) in GONE {
+        let message = step(&report, &format!("shown_{id}"))["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            !message.contains("not on the page"),
+            "shown_{id}: {message}"
+        );
+    }
+}
+
+/// An element of opacity 0 is visible (Playwright's rule) whichever selector finds it: by CSS,
+/// by text and by role alike, never hidden by one and visible by another.
+#[test]
+fn one_element_is_visible_or_hidden_by_every_selector_alike() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect:
+      visible: "#opa"
+  - expect: { visible: { text: Opacity zero } }
+  - expect: { visible: { role: button, text: Opacity zero } }
+  - { id: by_role, expect: { hidden: { role: button, text: Opacity zero } }, continue_on_error: true, timeout: 300ms }
+  - { id: by_css, expect: { hidden: "#opa" }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("opacity", "roles/index.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    for s in all {
+        let failing = matches!(s["id"].as_str(), Some("by_role" | "by_css"));
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+}
+
+/// The React TodoMVC: "no todo items left" by role `listitem` fails while one is there (with
+/// the footer's filter links, also list items), and holds once it is deleted.
+#[test]
+fn todo_items_are_counted_by_role() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - fill: { target: { placeholder: What needs to be done? }, value: buy milk }
+  - press: { key: Enter, target: { placeholder: What needs to be done? } }
+  - expect: { count: { target: { role: listitem, within: .todo-list }, equals: 1 } }
+  - { id: one_left, expect: { count: { target: { role: listitem }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+  - { id: still_there, expect: { hidden: { role: listitem, text: buy milk } }, continue_on_error: true, timeout: 300ms }
+  - click: { css: .destroy, within: { role: listitem, text: buy milk } }
+  - expect: { count: { target: { role: listitem }, equals: 0 } }
+  - expect: { hidden: { role: listitem, text: buy milk } }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("todo", "todomvc-react/index.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all: &Vec<Value> = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    for s in all {
+        let failing = matches!(s["id"].as_str(), Some("one_left" | "still_there"));
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+}
+
+/// The accessibility tree crosses open shadow roots (a web component's dialog): a check that
+/// the dialog is gone fails while it shows, the button inside it is clicked (by role, and by
+/// role `within` the dialog), and the check holds once the dialog is removed.
+#[test]
+fn a_role_inside_a_shadow_root_is_found_and_acted_on() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: { role: dialog, text: Shadow dialog } }
+  - expect: { visible: { role: button, text: Delete in shadow, within: { role: dialog } } }
+  - { id: shown, expect: { hidden: { role: dialog } }, continue_on_error: true, timeout: 300ms }
+  - { id: shown_within, expect: { hidden: { role: button, within: { role: dialog } } }, continue_on_error: true, timeout: 300ms }
+  - click: { role: button, text: Delete in shadow }
+  - expect: { text: { target: "#out", equals: deleted }, hidden: { role: dialog } }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("shadow", "roles/shadow.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    for s in all {
+        let failing = matches!(s["id"].as_str(), Some("shown" | "shown_within"));
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+}
+
+/// Without runner's own session on the tab (`RUNNER_OWN_EVAL=off`) a role is looked up in the
+/// snapshot's refs: a role with refs still works, and one the snapshot gives no ref to is an
+/// error saying why, never "not on the page".
+#[test]
+fn a_role_the_snapshot_cannot_show_is_never_absent_without_the_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: { role: button, text: Delete forever } }
+  - click: { role: button, text: Close all }
+  - expect: { hidden: { role: button, text: Delete forever } }
+  - { id: unseen, expect: { hidden: { role: dialog } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("no tree", "roles/index.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path())
+        .env("RUNNER_OWN_EVAL", "off")
+        .arg("f.yaml")
+        .run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    for s in all {
+        let failing = s["id"] == "unseen";
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+    let message = step(&report, "unseen")["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("gives no ref to this role, so whether it is on the page cannot be told"),
+        "{message}"
+    );
+}
