@@ -112,3 +112,32 @@ fn explore_acts_on_a_state_only_once_its_path_has_arrived_there() {
         serde_json::from_str(&std::fs::read_to_string(&edge).unwrap()).unwrap();
     assert_eq!(meta["target"], c.as_str(), "B's Next led to {meta}");
 }
+
+/// A state whose page shows something else when its path is replayed (server-side state: a
+/// first-visit banner gone on the second request) still has its todos done from the page at its
+/// URL: explore waits a moment for the recorded state, then acts on the page its path reached
+/// at the same address, as before. Waiting for the exact state dropped every further todo of
+/// such a state, and the states only they lead to (review of session 26, F8: page D never
+/// recorded).
+#[test]
+fn a_state_that_replays_with_other_content_keeps_its_todos() {
+    let d = tempfile::tempdir().unwrap();
+    let server = fixture("servers/first_visit.py");
+    let command = format!("python3 {} {{{{ web_server.port }}}}", server.display());
+    let summary = crawl(
+        d.path(),
+        "/",
+        &[
+            "--max-depth",
+            "3",
+            "--web-server",
+            &command,
+            "--web-server-port",
+            "auto",
+        ],
+    );
+    let failed = summary["failed_todos"].to_string();
+    assert!(!failed.contains("Go D"), "{summary}");
+    node_by_title(d.path(), "/d");
+    node_by_title(d.path(), "/c");
+}

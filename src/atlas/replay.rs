@@ -390,8 +390,11 @@ async fn arrive(
 /// Waits, up to `within`, for the page to be node `node` (as a replay's arrival check reads it,
 /// masked with `masker` as it was recorded): a path whose last step started a navigation the
 /// browser began late (a loaded machine) has not arrived yet when its steps are done, and the
-/// page it was leaving is still shown, settled. `Ok(None)` once it is the node; else the URL
-/// the page settled at instead.
+/// page it was leaving is still shown, settled. `Ok(None)` once it is the node, or once the
+/// page has stayed at the node's address for `SAME_ADDRESS` (the state shows other content when
+/// replayed — server-side state, a first-visit banner gone — and its todos are done from the
+/// page the path reached, as recorded, rather than dropped); else the URL the page settled at
+/// instead.
 pub(crate) async fn await_arrival(
     session: &mut Session,
     atlas: &Atlas,
@@ -402,17 +405,30 @@ pub(crate) async fn await_arrival(
     let expected = Expected::of(atlas, node, masker)?;
     let awaited = |url: &str, text: &str| expected.is(url, text);
     let deadline = tokio::time::Instant::now() + within;
+    let mut at_address_since = None;
     loop {
         let seen = arrived_state(session, masker, within, &awaited).await?;
         if expected.is(&seen.url, &seen.text) {
             return Ok(None);
         }
-        if tokio::time::Instant::now() >= deadline {
+        let now = tokio::time::Instant::now();
+        if without_origin(&seen.url) == without_origin(&expected.url) {
+            if now - *at_address_since.get_or_insert(now) >= SAME_ADDRESS {
+                return Ok(None);
+            }
+        } else {
+            at_address_since = None;
+        }
+        if now >= deadline {
             return Ok(Some(seen.url));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// How long a replayed path's page stays at its state's address, showing other content, before
+/// it is taken as arrived (see `await_arrival`).
+const SAME_ADDRESS: Duration = Duration::from_millis(1000);
 
 /// Whether a flow that did not pass was ended by its browser (or what else it needed): an
 /// error of kind `Environment`, the flow's own or its failed step's, which `runner run` exits 3
