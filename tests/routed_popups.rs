@@ -88,3 +88,58 @@ steps:
     assert!(failed.is_empty(), "{failed:#?}\n{}", ran.stderr);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
 }
+
+/// A route's glob without a `?` of its own is matched against the URL without its query, so
+/// `*` stays within a path segment of the path and a query holding `/` (`next=/home`) does not
+/// stop it; and `[`, `]`, `?` are the URL's own characters (`filter[name]=x`), not a character
+/// class and a one-character wildcard; `expect: { request }` reads its glob the same way.
+/// Before, the glob was matched against the whole URL as globset reads it: neither route
+/// answered (the real server's 404), though the steps said ok.
+#[test]
+fn a_routes_glob_reads_the_path_without_its_query_and_brackets_as_they_are() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/q.html",
+        r#"<!doctype html><title>q</title><p id="a">waiting</p><p id="b">waiting</p>
+<script>
+const show = (id, r) => r.text().then(t => document.getElementById(id).textContent = id + ' ' + r.status + ' ' + t);
+fetch('/api/orders/1?next=/home').then(r => show('a', r));
+fetch('/api/items?filter[name]=x').then(r => show('b', r));
+</script>"#,
+    );
+    write(
+        d.path(),
+        "glob.yaml",
+        r##"name: glob
+web_server: { static: "site" }
+steps:
+  - route: { url: "**/api/orders/*", body: ORDER }
+  - route: { url: "**/api/items?filter[name]=x", body: ITEMS }
+  - open: "{{ web_server.url }}/q.html"
+  - expect: { text: { target: "#a", equals: "a 200 ORDER" } }
+    timeout: 4s
+    continue_on_error: true
+  - expect: { text: { target: "#b", equals: "b 200 ITEMS" } }
+    timeout: 4s
+    continue_on_error: true
+  - expect: { request: { url: "**/api/orders/*", count: 1 } }
+    timeout: 2s
+    continue_on_error: true
+  - expect: { request: { url: "**/api/items?filter[name]=x", count: 1 } }
+    timeout: 2s
+"##,
+    );
+    let ran = flow_run(d.path()).args(["glob.yaml"]).run();
+    let steps = &ran.report["flows"][0]["steps"];
+    let failed: Vec<String> = steps
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["outcome"] != "passed")
+        .map(|s| format!("{}: {}", s["index"], s["error"]["message"]))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}\n{}", ran.stderr);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}

@@ -19,3 +19,4 @@ pub(crate) mod reply;
 pub(crate) mod request_log;
 pub(crate) mod script;
 pub(crate) mod session;
+pub(crate) mod url_glob;

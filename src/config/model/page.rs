@@ -91,7 +91,9 @@ pub(crate) struct DownloadAction {
 }
 
 /// `route`: for the rest of the flow, answer the requests whose URL matches `url` (a glob:
-/// `*` within a path segment, `**` across) with a stub, or fail them (`abort`).
+/// `*` within a path segment, `**` across, other characters the URL's own; without a `?` it is
+/// matched against the URL without its query, see `driver::url_glob`) with a stub, or fail
+/// them (`abort`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RouteAction {

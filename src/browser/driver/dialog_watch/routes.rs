@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::super::cdp::Link;
 use super::super::recorder::Recorder;
+use super::super::url_glob::{UrlGlob, browser_pattern};
 use super::{FlowDialogs, Watch};
 
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -23,7 +24,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// One route: its glob, and the stub (`{status, body, contentType, headers}`) or none (abort).
 struct Rule {
     url: String,
-    glob: globset::GlobMatcher,
+    glob: UrlGlob,
     stub: Option<Value>,
 }
 
@@ -38,11 +39,11 @@ impl Routes {
         if rules.is_empty() {
             return None;
         }
-        // The browser's own wildcards (`*` any text) take in at least what each glob matches;
-        // the glob decides (`answer`).
+        // The browser's own wildcards take in at least what each glob matches; the glob decides
+        // (`answer`).
         let patterns: Vec<Value> = rules
             .iter()
-            .map(|r| json!({ "urlPattern": r.url.replace("**", "*"), "requestStage": "Request" }))
+            .map(|r| json!({ "urlPattern": browser_pattern(&r.url), "requestStage": "Request" }))
             .collect();
         Some(json!({ "patterns": patterns }))
     }
@@ -59,11 +60,7 @@ impl FlowDialogs {
     /// included. Whether runner routes the tab the flow acts on (it has a session there); Err
     /// (why) when a tab of the flow could not be told.
     pub(crate) async fn route(&self, url: &str, stub: Option<Value>) -> Result<bool, String> {
-        let glob = globset::GlobBuilder::new(url)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| format!("route `{url}`: {e}"))?
-            .compile_matcher();
+        let glob = UrlGlob::new(url).map_err(|e| format!("route `{url}`: {e}"))?;
         if let Ok(mut rules) = self.routes.0.lock() {
             rules.retain(|r| r.url != url);
             rules.insert(

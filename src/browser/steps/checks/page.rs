@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::outcome::{Outcome, int};
 use crate::browser::driver::session::Session;
+use crate::browser::driver::url_glob::UrlGlob;
 use crate::browser::steps::matcher::{Match, matcher};
 use crate::config::model::{DialogMatcher, ExpectAction, RequestMatcher, TabsMatcher};
 use crate::step::{ErrorKind, StepError};
@@ -177,11 +178,8 @@ pub(crate) async fn request_outcome(
 ) -> Result<Outcome, StepError> {
     let bad = |e: String| StepError::new(ErrorKind::Assertion, e);
     let matches: Box<dyn Fn(&str) -> bool + Send + Sync> = if rm.url.contains('*') {
-        let glob = globset::GlobBuilder::new(&rm.url)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| bad(format!("`request.url` `{}`: {e}", rm.url)))?
-            .compile_matcher();
+        let glob =
+            UrlGlob::new(&rm.url).map_err(|e| bad(format!("`request.url` `{}`: {e}", rm.url)))?;
         Box::new(move |u: &str| glob.is_match(u))
     } else {
         let part = rm.url.clone();

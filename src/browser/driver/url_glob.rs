@@ -1,0 +1,107 @@
+//! The URL glob of `route` and of `expect: { request: { url } }`, one rule for both: `*` any
+//! text within a path segment, `**` across segments; every other character is the URL's own
+//! (`[`, `]`, `{`, `}` and `?` too: `filter[name]=x`, a query's `?`). A glob without a `?` of
+//! its own is matched against the URL without its query and fragment, as `wait: { url }` reads
+//! a URL (`url_has`): `**/api/orders/*` is `/api/orders/1?next=/home`, whose query's `/` would
+//! otherwise stop the `*`. A glob with a `?` (it is written for the query) matches the whole URL.
+
+/// A compiled URL glob.
+pub(crate) struct UrlGlob {
+    matcher: globset::GlobMatcher,
+    whole: bool,
+}
+
+impl UrlGlob {
+    /// The glob `glob` as above; Err (why) when globset refuses it.
+    pub(crate) fn new(glob: &str) -> Result<Self, String> {
+        let mut text = String::with_capacity(glob.len() + 8);
+        for c in glob.chars() {
+            match c {
+                '[' | ']' | '{' | '}' | '?' => {
+                    text.push('[');
+                    text.push(c);
+                    text.push(']');
+                }
+                _ => text.push(c),
+            }
+        }
+        let matcher = globset::GlobBuilder::new(&text)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| e.to_string())?
+            .compile_matcher();
+        Ok(Self {
+            matcher,
+            whole: glob.contains('?'),
+        })
+    }
+
+    /// Whether `url` matches.
+    pub(crate) fn is_match(&self, url: &str) -> bool {
+        if self.whole {
+            return self.matcher.is_match(url);
+        }
+        let end = url.find(['?', '#']).unwrap_or(url.len());
+        self.matcher.is_match(&url[..end])
+    }
+}
+
+/// The Fetch domain's `urlPattern` (`*` any text, `?` one character) that takes in at least
+/// every URL `glob` matches: a glob without a `?` matches a URL whatever its query.
+pub(crate) fn browser_pattern(glob: &str) -> String {
+    let pattern = glob.replace("**", "*");
+    if glob.contains('?') || pattern.ends_with('*') {
+        pattern
+    } else {
+        format!("{pattern}*")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{UrlGlob, browser_pattern};
+
+    fn matches(glob: &str, url: &str) -> bool {
+        UrlGlob::new(glob).unwrap().is_match(url)
+    }
+
+    #[test]
+    fn a_star_stays_in_a_path_segment_and_a_query_does_not_stop_it() {
+        let g = "**/api/orders/*";
+        assert!(matches(g, "http://h:1/api/orders/1?next=/home"));
+        assert!(matches(g, "http://h:1/api/orders/1#/a/b"));
+        assert!(matches(g, "http://h:1/api/orders/1"));
+        assert!(!matches(g, "http://h:1/api/orders/1/lines"));
+        assert!(!matches(g, "http://h:1/api/orders"));
+        assert!(matches("**/api/orders", "http://h:1/api/orders?page=2"));
+        assert!(!matches("*/api/wide*", "http://h:1/api/wide"));
+        assert!(matches(
+            "http://127.0.0.1:*/api/users/*",
+            "http://127.0.0.1:80/api/users/7"
+        ));
+    }
+
+    #[test]
+    fn brackets_braces_and_question_marks_are_the_urls_own() {
+        let g = "**/api/items?filter[name]=x";
+        assert!(matches(g, "http://h/api/items?filter[name]=x"));
+        assert!(!matches(g, "http://h/api/items?filtern=x"));
+        assert!(!matches(g, "http://h/api/itemsXfilter[name]=x"));
+        assert!(!matches(g, "http://h/api/items?filter[name]=x&y=1"));
+        assert!(matches(
+            "**/api/items?*",
+            "http://h/api/items?filter[name]=x&y=1"
+        ));
+        assert!(matches("**/t/{a,b}", "http://h/t/{a,b}"));
+        assert!(!matches("**/t/{a,b}", "http://h/t/a"));
+        assert!(matches("**/t/[]/x", "http://h/t/[]/x"));
+        assert!(matches("**/t/]/x", "http://h/t/]/x"));
+    }
+
+    #[test]
+    fn the_browsers_pattern_takes_in_what_the_glob_matches() {
+        assert_eq!(browser_pattern("**/api/orders"), "*/api/orders*");
+        assert_eq!(browser_pattern("**/api/orders/*"), "*/api/orders/*");
+        assert_eq!(browser_pattern("**/a?b=[1]"), "*/a?b=[1]");
+    }
+}
