@@ -428,7 +428,7 @@ pub(crate) async fn await_arrival(
 
 /// How long a replayed path's page stays at its state's address, showing other content, before
 /// it is taken as arrived (see `await_arrival`).
-const SAME_ADDRESS: Duration = Duration::from_millis(1000);
+const SAME_ADDRESS: Duration = Duration::from_secs(1);
 
 /// Whether a flow that did not pass was ended by its browser (or what else it needed): an
 /// error of kind `Environment`, the flow's own or its failed step's, which `runner run` exits 3
