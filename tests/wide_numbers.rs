@@ -353,6 +353,8 @@ fn json_path_filters_never_round_into_a_pass() {
         r#""$.u[?(@.id == 18446744073709551616)]": { count: 1 }"#,
         r#""$.big[?(@.a == @.b)]": { count: 1 }"#,
         r#""$.big[?(@.a == 9007199254740992)]": { count: 1 }"#,
+        // Review of session 26, F9: a comparison of two `value()` calls was let through.
+        r#""$.big[?value(@.a) == value(@.b)]": { count: 1 }"#,
     ];
     let right = [
         r#""$.items[?(@.n == 'b')].n": ["b"]"#,
