@@ -30,8 +30,14 @@ pub(crate) async fn run(
                 .collect();
             let reads = scope.cut_reads_each(&cx.rt.templates, &raws, false);
             let from = reads.iter().map(super::cut::made_from);
-            for ((k, v), from) in map.into_iter().zip(from) {
-                scope.set_var(k, v, from);
+            // A value holding an integer wider than 64 bits is kept exact for templates.
+            let ctx = scope.context();
+            let exact: Vec<_> = raws
+                .iter()
+                .map(|r| r.as_str().and_then(|s| cx.rt.templates.wide_value(s, &ctx)))
+                .collect();
+            for (((k, v), from), exact) in map.into_iter().zip(from).zip(exact) {
+                scope.set_exact_var(k, v, exact, from);
             }
             Ok(json!({}))
         }

@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 use super::cut::{Cuts, MadeFrom, Reads, StepCut};
 use crate::atlas::Trail;
 
+/// A var as [`Scope::saved_var`] keeps it: its value, what it was made from, its exact value.
+pub(crate) type SavedVar = (Value, MadeFrom, Option<minijinja::Value>);
+
 /// The scope of one flow (a sub-flow has its own).
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {
@@ -31,6 +34,9 @@ pub(crate) struct Scope {
     /// read exactly (`template::exact_json`): what templates see in place of the parsed one,
     /// which holds them as the nearest floats.
     exact_json: BTreeMap<String, minijinja::Value>,
+    /// The vars holding integers wider than 64 bits, exact, as templates read them: `vars`
+    /// holds them as the nearest floats (review of session 26, F6).
+    exact_vars: BTreeMap<String, minijinja::Value>,
     cached: Option<minijinja::Value>,
 }
 
@@ -49,30 +55,49 @@ impl Scope {
             unrecordable: None,
             cut: Cuts::default(),
             exact_json: BTreeMap::new(),
+            exact_vars: BTreeMap::new(),
             cached: None,
         }
     }
 
     /// Sets a var, made from the cut outputs `from` (none: from nothing cut; see `engine::cut`).
     pub(crate) fn set_var(&mut self, name: String, value: Value, from: MadeFrom) {
+        self.set_exact_var(name, value, None, from);
+    }
+
+    /// [`Scope::set_var`]; `exact`, the template value templates read in place of `value`
+    /// (which holds its integers wider than 64 bits as the nearest floats).
+    pub(crate) fn set_exact_var(
+        &mut self,
+        name: String,
+        value: Value,
+        exact: Option<minijinja::Value>,
+        from: MadeFrom,
+    ) {
         self.cut.set_var(&name, from);
+        match exact {
+            Some(v) => self.exact_vars.insert(name.clone(), v),
+            None => self.exact_vars.remove(&name),
+        };
         self.vars.insert(name, value);
         self.cached = None;
     }
 
     /// A var as it is, to set it back with [`Scope::restore_var`].
-    pub(crate) fn saved_var(&self, name: &str) -> Option<(Value, MadeFrom)> {
+    pub(crate) fn saved_var(&self, name: &str) -> Option<SavedVar> {
         let from = self.cut.vars.get(name).cloned().unwrap_or_default();
-        self.vars.get(name).map(|v| (v.clone(), from))
+        let exact = self.exact_vars.get(name).cloned();
+        self.vars.get(name).map(|v| (v.clone(), from, exact))
     }
 
     /// Sets a var back to what it was: `None` removes it.
-    pub(crate) fn restore_var(&mut self, name: String, saved: Option<(Value, MadeFrom)>) {
-        if let Some((v, from)) = saved {
-            self.set_var(name, v, from);
+    pub(crate) fn restore_var(&mut self, name: String, saved: Option<SavedVar>) {
+        if let Some((v, from, exact)) = saved {
+            self.set_exact_var(name, v, exact, from);
         } else {
             self.cut.set_var(&name, MadeFrom::new());
             self.vars.remove(&name);
+            self.exact_vars.remove(&name);
             self.cached = None;
         }
     }
@@ -121,7 +146,7 @@ impl Scope {
     fn root(&self) -> minijinja::Value {
         use minijinja::Value as V;
         let mut root = vec![
-            ("vars", V::from_serialize(&self.vars)),
+            ("vars", self.vars_value()),
             ("env", V::from_serialize(&*self.env)),
             ("secrets", V::from_serialize(&self.secrets)),
             (
@@ -138,6 +163,24 @@ impl Scope {
             root.push(("web_server", V::from_serialize(ws)));
         }
         root.into_iter().collect()
+    }
+
+    /// The vars as templates read them: each exact, if it has an exact value.
+    fn vars_value(&self) -> minijinja::Value {
+        if self.exact_vars.is_empty() {
+            return minijinja::Value::from_serialize(&self.vars);
+        }
+        self.vars
+            .iter()
+            .map(|(k, v)| {
+                let v = self
+                    .exact_vars
+                    .get(k)
+                    .cloned()
+                    .unwrap_or_else(|| minijinja::Value::from_serialize(v));
+                (k.clone(), v)
+            })
+            .collect()
     }
 
     /// The outputs `out` of the step `id` as templates read them: its exact `json`, if it has one.

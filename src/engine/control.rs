@@ -181,12 +181,12 @@ async fn each(
     let (var, index_var) = (e.var.clone(), e.index_var());
     let saved = (scope.saved_var(&var), scope.saved_var(&index_var));
     let mut failure = None;
-    for (i, item) in items.iter().enumerate() {
+    for (i, (item, exact)) in items.iter().enumerate() {
         if cx.frame.cancel.is_cancelled() {
             failure = Some(StepError::new(ErrorKind::Interrupted, "interrupted"));
             break;
         }
-        scope.set_var(var.clone(), item.clone(), MadeFrom::new());
+        scope.set_exact_var(var.clone(), item.clone(), exact.clone(), MadeFrom::new());
         scope.set_var(index_var.clone(), json!(i), MadeFrom::new());
         let r = Box::pin(iteration(cx, e, scope, (i, item), deadline)).await;
         let failed = r.conclusion == Outcome::Failed;
@@ -206,10 +206,34 @@ async fn each(
     }
 }
 
+/// An item of an `each`, and its exact value when it holds an integer wider than 64 bits (the
+/// item holds the nearest float).
+type Item = (Value, Option<minijinja::Value>);
+
 /// The items of an `each`: its `in`, rendered, which must be a list.
-fn items(cx: &StepCtx<'_>, e: &EachAction, scope: &mut Scope) -> Result<Vec<Value>, StepError> {
+fn items(cx: &StepCtx<'_>, e: &EachAction, scope: &mut Scope) -> Result<Vec<Item>, StepError> {
     let at = format!("{}/each/in", cx.ptr);
     let ctx = scope.context();
+    // A list holding integers wider than 64 bits: each item exact for templates (review of
+    // session 26, F6: the loop failed when any item held one, read or not).
+    let wide = e
+        .items
+        .as_str()
+        .and_then(|s| cx.rt.templates.wide_value(s, &ctx));
+    if let Some(list) = wide.filter(|v| v.kind() == minijinja::value::ValueKind::Seq) {
+        learn_secrets(&cx.rt.templates, &ctx, &e.items, &cx.frame.masker);
+        let items = list
+            .try_iter()
+            .map(Iterator::collect::<Vec<_>>)
+            .unwrap_or_default();
+        return Ok(items
+            .into_iter()
+            .map(|v| {
+                let exact = crate::template::wide_integer_in(&v).map(|_| v.clone());
+                (crate::template::nearest_json(&v), exact)
+            })
+            .collect());
+    }
     let rendered = cx
         .rt
         .templates
@@ -220,7 +244,7 @@ fn items(cx: &StepCtx<'_>, e: &EachAction, scope: &mut Scope) -> Result<Vec<Valu
         })?;
     learn_secrets(&cx.rt.templates, &ctx, &e.items, &cx.frame.masker);
     match rendered {
-        Value::Array(items) => Ok(items),
+        Value::Array(items) => Ok(items.into_iter().map(|v| (v, None)).collect()),
         other => {
             let written = e
                 .items

@@ -237,8 +237,21 @@ pub(crate) fn render_action(cx: &StepCtx<'_>, ctx: &minijinja::Value) -> Result<
     let raw = raw_action(loaded, cx.ptr, key)
         .cloned()
         .unwrap_or(Value::Null);
-    // An integer wider than 64 bits where the schema takes only text is its digits.
-    let text = |at: &str| crate::config::schema::wants_text(key, at, &Value::from(0));
+    // An integer wider than 64 bits where the schema takes only text (or a log message, which
+    // prints a list or map as JSON) is its digits; in a var a
+    // `set` makes, the nearest float, the exact value kept beside it (`builtins`).
+    let text = |at: &str| {
+        use crate::template::Wide;
+        if key == "set" && at.matches('/').count() == 1 {
+            Wide::Nearest
+        } else if (key == "log" && at.is_empty())
+            || crate::config::schema::wants_text(key, at, &Value::from(0))
+        {
+            Wide::Text
+        } else {
+            Wide::Fail
+        }
+    };
     let mut rendered = cx
         .rt
         .templates

@@ -24,9 +24,9 @@ pub(crate) use explain::explain;
 pub(crate) use literal::{foreign_template, literal, literal_value, text_value, unbraced};
 pub(crate) use order::read_number;
 pub(crate) use python::as_python;
-pub(crate) use render::{RenderError, Templates, is_template};
+pub(crate) use render::{RenderError, Templates, Wide, is_template};
 pub(crate) use tags::{names_read, secrets_read};
-pub(crate) use wide_json::exact_json;
+pub(crate) use wide_json::{exact_json, nearest_json, wide_integer_in};
 
 /// The names a template's context holds at its top level.
 pub(crate) const ROOTS: &[&str] = &[

@@ -111,16 +111,25 @@ impl Templates {
         src: &str,
         ctx: &minijinja::Value,
     ) -> Result<Value, RenderError> {
-        self.render_string_as(src, ctx, false)
+        self.render_string_as(src, ctx, Wide::Fail)
     }
 
-    /// [`Templates::render_string_value`]; with `text` (the place takes only text), an integer
-    /// wider than 64 bits the expression gives is its digits, which a value cannot hold.
+    /// The value of `src` when it is one `{{ expression }}` whose value holds an integer wider
+    /// than 64 bits (which a JSON value cannot hold exactly).
+    pub(crate) fn wide_value(&self, src: &str, ctx: &minijinja::Value) -> Option<minijinja::Value> {
+        let expr = single_expression(src)?;
+        let v = super::compile::eval(&self.env, expr, ctx).ok()?;
+        super::compile::bounded(&v).ok()?;
+        super::wide_json::wide_integer_in(&v).map(|_| v)
+    }
+
+    /// [`Templates::render_string_value`]; `wide` says what an integer wider than 64 bits the
+    /// expression gives becomes, which a value cannot hold.
     fn render_string_as(
         &self,
         src: &str,
         ctx: &minijinja::Value,
-        text: bool,
+        wide: Wide,
     ) -> Result<Value, RenderError> {
         if !is_template(src) {
             return Ok(Value::String(src.to_string()));
@@ -144,9 +153,18 @@ impl Templates {
             }
             // Bounded first: `to_value` takes a lazily repeated list whole (`[x] * 10**13`).
             super::compile::bounded(&v).map_err(at_src)?;
+            let place = wide;
             let wide = super::wide_json::wide_integer_in(&v);
-            if let (true, Some(n), ValueKind::Number) = (text, &wide, v.kind()) {
-                return Ok(Value::String(n.clone()));
+            if let (Wide::Text, Some(n)) = (place, &wide) {
+                // A list or map as JSON text, its integers exact (as `tojson` writes them).
+                return Ok(Value::String(if v.kind() == ValueKind::Number {
+                    n.clone()
+                } else {
+                    serde_json::to_string(&v).unwrap_or_default()
+                }));
+            }
+            if let (Wide::Nearest, Some(_)) = (place, &wide) {
+                return Ok(super::wide_json::nearest_json(&v));
             }
             return serde_json::to_value(&v).map_err(|e| RenderError {
                 pointer: String::new(),
@@ -166,17 +184,17 @@ impl Templates {
         value: &Value,
         ctx: &minijinja::Value,
     ) -> Result<Value, RenderError> {
-        self.render_value_as(value, ctx, &|_| false, "")
+        self.render_value_as(value, ctx, &|_| Wide::Fail, "")
     }
 
-    /// [`Templates::render_value`], where `text` says which places (JSON pointers below `value`,
-    /// `at` the one of `value`) take only text: there an integer wider than 64 bits is its
-    /// digits (an `exec` argument `"{{ steps.r.json.id }}"`).
+    /// [`Templates::render_value`], where `text` says what an integer wider than 64 bits
+    /// becomes at each place (JSON pointers below `value`, `at` the one of `value`): its digits
+    /// where only text goes (an `exec` argument `"{{ steps.r.json.id }}"`).
     pub(crate) fn render_value_as(
         &self,
         value: &Value,
         ctx: &minijinja::Value,
-        text: &dyn Fn(&str) -> bool,
+        text: &dyn Fn(&str) -> Wide,
         at: &str,
     ) -> Result<Value, RenderError> {
         match value {
@@ -282,6 +300,17 @@ impl Templates {
             one,
         ))
     }
+}
+
+/// What an integer wider than 64 bits that a template gives becomes where a value is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wide {
+    /// The template fails, saying so.
+    Fail,
+    /// Its digits (the place takes only text); a list or map holding it, its JSON text.
+    Text,
+    /// The nearest float: the caller keeps the exact value beside it ([`Templates::wide_value`]).
+    Nearest,
 }
 
 /// `fromjson`: JSON text (a `request`'s body, an `exec`'s stdout) as the value it holds, the
