@@ -77,6 +77,17 @@ pub(super) async fn by_role(
     {
         return Err(foreign_frame(f));
     }
+    // An action's element of a role the snapshot gives refs to (a button, a link, a field) is
+    // the snapshot's, as before the tree was asked, when the snapshot shows one: the tree's
+    // look-up on top of it cost each such click ~15 ms (TodoMVC's 50 flows: 7.6 s -> 8.4 s).
+    // A check reads the tree: the snapshot shows no element of most roles (a dialog, an alert).
+    if read.is_none()
+        && let Find::Role { role, .. } = &level.find
+        && REF_ROLES.contains(&role.to_ascii_lowercase().as_str())
+        && let Some(r) = super::refs::by_role(session, level, scope, t).await?
+    {
+        return Ok(Some(r));
+    }
     let found = in_tree(session, level, scope, read, t).await;
     // Whatever the look-up came to, its remote objects are let go.
     let release = json!({ "objectGroup": GROUP });
