@@ -235,6 +235,8 @@ steps:
   - click: { text: " ", tag: button }
   - click: { css: button, text: "\u00a0" }
   - click: { css: button, text: "{{ vars.who }}" }
+  - expect: { hidden: { role: buton } }
+  - expect: { hidden: { role: Dialog, text: Sure } }
 vars: { who: "" }
 "#,
     );
@@ -243,6 +245,12 @@ vars: { who: "" }
     let (code, stdout, stderr) = output(c);
     let all = format!("{stdout}{stderr}");
     assert_eq!(code, 2, "{all}");
+    // A role no element has (a typo) would make `hidden` hold on any page (attack 30, F4).
+    assert!(
+        all.contains("f.yaml:12") && all.contains("did you mean `button`"),
+        "{all}"
+    );
+    assert!(!all.contains("f.yaml:13"), "{all}");
     // An empty text (whitespace only) is in every element's: it would match anything.
     for line in (3..=7).chain(9..=10) {
         assert!(

@@ -4,6 +4,7 @@
 
 mod action;
 mod agent;
+mod aria_roles;
 mod browser;
 mod checks;
 mod control;

@@ -184,6 +184,9 @@ impl SelectorObject {
         if nested && given("frame") {
             return Some("`frame` goes on the outermost selector: a `within` looks in the frame of the selector it scopes".into());
         }
+        if let Some(why) = self.role.as_deref().and_then(super::aria_roles::unknown) {
+            return Some(why);
+        }
         if given("css") && given("role") {
             return Some("`css` and `role` together mean nothing: use one (`{ role, text }` finds by role and name, `{ css, text }` the CSS matches with that text)".into());
         }
