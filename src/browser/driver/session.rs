@@ -575,6 +575,7 @@ mod fake;
 mod fresh;
 mod gone;
 mod own_eval;
+pub(crate) use own_eval::value as page_value;
 mod requests;
 mod shown;
 mod tabs;

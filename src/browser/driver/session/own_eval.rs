@@ -222,9 +222,9 @@ async fn call(
     }
 }
 
-/// The value of `Runtime.evaluate`'s result, or the exception the script threw in
-/// agent-browser's words.
-fn value(v: Value) -> Result<Value, String> {
+/// The value of `Runtime.evaluate`'s (or `Runtime.callFunctionOn`'s) result, or the exception
+/// the script threw in agent-browser's words.
+pub(crate) fn value(v: Value) -> Result<Value, String> {
     if let Some(details) = v.get("exceptionDetails") {
         let why = details
             .pointer("/exception/description")

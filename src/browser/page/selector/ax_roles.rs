@@ -299,20 +299,11 @@ async fn own(
         })
 }
 
-/// The value a page call returned, or the exception it threw as the page's error.
+/// The value a page call returned, or the exception it threw as the page's error (the one
+/// reading of own page calls: `session::page_value`).
 fn value(v: &Value) -> Result<Value, StepError> {
-    if let Some(details) = v.get("exceptionDetails") {
-        let why = details
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .or_else(|| details.get("text").and_then(Value::as_str))
-            .unwrap_or("error");
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!("Evaluation error: {why}"),
-        ));
-    }
-    Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    crate::browser::driver::session::page_value(v.clone())
+        .map_err(|why| StepError::new(ErrorKind::CommandFailed, why))
 }
 
 /// What the page call answered: the element it marked (`None`: no match, or none where `nth`
