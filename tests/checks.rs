@@ -395,6 +395,77 @@ steps:
     }
 }
 
+/// A `wait: { text }` of only whitespace (or a template that renders to it: a command that
+/// printed a newline) held at once on any page, as `""` did before c01d13f: the page's text is
+/// compared whitespace-normalised, so a blank text is in every page's (review 26, F5). It is
+/// refused as the empty one is, written out at its line and rendered naming the field, as are the
+/// other fields that must hold more than whitespace (`js`).
+#[test]
+fn a_text_of_only_whitespace_is_refused_as_the_empty_one() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html><p>hello world</p>").unwrap();
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: blank
+web_server: { static: ./site }
+vars: { sp: " ", nl: "\n", zw: "\u200b " }
+defaults: { timeout: 2s }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - continue_on_error: true
+    wait: { text: "{{ vars.sp }}" }
+  - continue_on_error: true
+    wait: { text: "{{ vars.nl }}" }
+  - continue_on_error: true
+    wait: { text: "{{ vars.zw }}" }
+  - continue_on_error: true
+    expect: { js: "{{ vars.sp }}" }
+  - wait: { text: "hello {{ vars.sp }}world" }
+"##,
+    );
+    let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{report:#}");
+    let steps = &report["flows"][0]["steps"];
+    for (i, field) in [
+        (1, "wait/text"),
+        (2, "wait/text"),
+        (3, "wait/text"),
+        (4, "expect/js"),
+    ] {
+        assert_eq!(steps[i]["outcome"], "failed", "{i}: {report:#}");
+        let message = steps[i]["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains(&format!("`{field}` rendered to only whitespace")),
+            "{i}: {message}"
+        );
+    }
+    assert_eq!(steps[5]["outcome"], "passed", "{report:#}");
+    write(
+        d.path(),
+        "g.yaml",
+        "name: blank waits
+steps:
+  - wait: { text: \" \" }
+  - wait: { text: \"\\t\\n\" }
+  - wait: { text: \"\\u200b\" }
+  - wait: { text: \" a \" }
+",
+    );
+    let mut c = runner(d.path());
+    c.args(["validate", "g.yaml"]);
+    let (code, out, err) = output(c);
+    let out = format!("{out}{err}");
+    assert_eq!(code, 2, "{out}");
+    for line in [3, 4, 5] {
+        assert!(out.contains(&format!("g.yaml:{line}:")), "{line}: {out}");
+    }
+    assert!(!out.contains("g.yaml:6:"), "{out}");
+    assert!(out.contains("`text` must not be blank"), "{out}");
+}
+
 /// An `expect` whose later round is cut by the step's end (the page's main thread busy for
 /// seconds, as a heavy render or a slow machine makes it) failed as `timeout: ... the browser
 /// was still answering its `eval`` instead of saying what it last saw: the same check was an

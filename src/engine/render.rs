@@ -186,10 +186,14 @@ fn nothing_from_templates(
     empty_from_templates(key, raw, rendered, "", &mut empties);
     if let Some(at) = empties.first() {
         let src = raw.pointer(at).and_then(Value::as_str);
+        let (what, must) = match rendered.pointer(at).and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => ("only whitespace", "blank"),
+            _ => ("nothing", "empty"),
+        };
         return Err(StepError::new(
             ErrorKind::Template,
             format!(
-                "`{key}{at}` rendered to nothing (`{}`), which `validate` refuses written out: it must not be empty",
+                "`{key}{at}` rendered to {what} (`{}`), which `validate` refuses written out: it must not be {must}",
                 src.unwrap_or_default().trim()
             ),
         )

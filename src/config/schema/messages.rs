@@ -297,6 +297,11 @@ impl Site<'_> {
             self.at_value(what).with_help(
                 "the item is read as `vars.<as>`: letters, digits and `_`, not starting with a digit",
             )
+        } else if super::text::NOT_BLANK.contains(&pattern) {
+            self.at_value(format!("`{}` must not be blank", self.name))
+                .with_help(
+                    "only whitespace is no text to look for or run: write what it should hold",
+                )
         } else if self.name == "id" {
             self.at_value(format!("invalid step id `{s}`"))
                 .with_help("ids are lowercase letters, digits and `_`, not starting with a digit")

@@ -27,17 +27,27 @@ pub(crate) fn wants_text(key: &str, path: &str, value: &Value) -> bool {
     takes("string") && !takes(kind)
 }
 
+/// The schema's patterns for text that must hold more than whitespace (`wait: { text }`, `js`,
+/// a class): `validate` says "must not be blank".
+pub(crate) const NOT_BLANK: [&str; 2] = ["\\S", "[^\\s\\u200b\\u00ad]"];
+
 /// Whether the flow schema, at `path` below a step's action key `key`, refuses `value` for being
 /// empty (`""`, `[]`, `{}` where each form it takes of that kind has a `minLength`, `minItems`
-/// or `minProperties`: `validate` says "must not be empty"). A template that rendered to it
-/// there is refused as the value written out would be (attack 28, E5: `expect: { request: {
-/// url: "{{ vars.e }}" } }` with `e` empty matched every request). `false` where the place is
-/// unknown.
+/// or `minProperties`: `validate` says "must not be empty"), or text for being blank (only
+/// whitespace, where each form it takes has a [`NOT_BLANK`] pattern: "must not be blank"). A
+/// template that rendered to it there is refused as the value written out would be (attack 28,
+/// E5: `expect: { request: { url: "{{ vars.e }}" } }` with `e` empty matched every request;
+/// review 26, F5: `wait: { text: "{{ vars.sp }}" }` with `sp` a space held on any page). `false`
+/// where the place is unknown.
 pub(crate) fn refuses_empty(key: &str, path: &str, value: &Value) -> bool {
     let (kind, min) = match value {
-        Value::String(s) if s.is_empty() => ("string", "minLength"),
-        Value::Array(a) if a.is_empty() => ("array", "minItems"),
-        Value::Object(o) if o.is_empty() => ("object", "minProperties"),
+        Value::String(s) if s.is_empty() => ("string", Some("minLength")),
+        // (Most text is not blank: the schema is not walked for it.)
+        Value::String(s) if s.chars().all(|c| c.is_whitespace() || is_invisible(c)) => {
+            ("string", None)
+        }
+        Value::Array(a) if a.is_empty() => ("array", Some("minItems")),
+        Value::Object(o) if o.is_empty() => ("object", Some("minProperties")),
         _ => return false,
     };
     let Some(leaves) = leaves(key, path) else {
@@ -48,10 +58,27 @@ pub(crate) fn refuses_empty(key: &str, path: &str, value: &Value) -> bool {
         .iter()
         .filter(|n| accepts(n, kind) && (n.get("type").is_some() || n.get("required").is_none()))
         .collect();
-    !taking.is_empty()
-        && taking
-            .iter()
-            .all(|n| n.get(min).and_then(Value::as_u64).is_some_and(|m| m >= 1))
+    let refuses = |n: &Value| {
+        min.and_then(|m| n.get(m))
+            .and_then(Value::as_u64)
+            .is_some_and(|m| m >= 1)
+            || value.as_str().is_some_and(|s| refuses_blank(n, s))
+    };
+    !taking.is_empty() && taking.iter().all(|n| refuses(n))
+}
+
+/// A character the page's text comparison drops (a zero-width space, a soft hyphen).
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}' | '\u{ad}')
+}
+
+/// Whether schema node `n` refuses the blank text `s` by a [`NOT_BLANK`] pattern.
+fn refuses_blank(n: &Value, s: &str) -> bool {
+    n.get("pattern")
+        .and_then(Value::as_str)
+        .filter(|p| NOT_BLANK.contains(p))
+        .and_then(|p| regex::Regex::new(p).ok())
+        .is_some_and(|r| !r.is_match(s))
 }
 
 /// The schema nodes a value at `path` below a step's action key `key` must fit; `None` where
@@ -172,6 +199,16 @@ mod tests {
         assert!(!refuses_empty("request", "/body", &json!("")));
         assert!(!refuses_empty("exec", "/stdin", &json!("")));
         assert!(!refuses_empty("fill", "/value", &json!("")));
+        // Blank where the schema wants more than whitespace; taken where it takes it.
+        assert!(refuses_empty("wait", "/text", &json!(" \n\t")));
+        assert!(refuses_empty("wait", "/text", &json!("\u{200b} ")));
+        assert!(refuses_empty("expect", "/js", &json!(" ")));
+        assert!(refuses_empty("dispatch", "/event", &json!(" ")));
+        assert!(!refuses_empty("wait", "/text", &json!(" a ")));
+        assert!(!refuses_empty("expect", "/js", &json!("\u{200b}")));
+        assert!(!refuses_empty("expect", "/request/url", &json!(" ")));
+        assert!(!refuses_empty("fill", "/value", &json!(" ")));
+        assert!(!refuses_empty("keyboard", "/type", &json!(" ")));
         // Not empty, or an unknown place.
         assert!(!refuses_empty("expect", "/request/url", &json!("/x")));
         assert!(!refuses_empty("expect", "/nope/deeper", &json!("")));

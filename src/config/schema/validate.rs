@@ -107,6 +107,11 @@ impl Document<'_> {
             ValidationErrorKind::MinProperties { .. } | ValidationErrorKind::MinLength { .. } => {
                 out.push(site.at_value(format!("`{name}` must not be empty")));
             }
+            // Empty text where it must not be blank either: "must not be empty" says it.
+            ValidationErrorKind::Pattern { pattern }
+                if super::text::NOT_BLANK.contains(&pattern.as_str())
+                    && site.value.as_str() == Some("")
+                    && site.node.and_then(|n| n.get("minLength")).is_some() => {}
             ValidationErrorKind::Pattern { pattern } => out.push(site.pattern(pattern)),
             ValidationErrorKind::PropertyNames { error } => {
                 out.push(site.bad_name(error.instance().as_str().unwrap_or_default()));
