@@ -51,8 +51,9 @@ pub(crate) fn expect_steps(id: &Identity, origin: &str, under: &str) -> Vec<Valu
     if let Some(heading) = id.heading.as_ref().and_then(heading_selector) {
         first.insert("visible".into(), heading);
     }
-    // A landmark is looked for in the DOM (runner finds a role by the snapshot's refs, which
-    // an unnamed landmark has none of): present, as many pages hold a hidden copy of a `nav`.
+    // A landmark is looked for in the DOM by CSS (its element or explicit role): present,
+    // shown or not, as many pages hold a hidden copy of a `nav` (a `role` selector reads the
+    // accessibility tree, which leaves hidden elements out).
     let mut landmarks = id
         .landmarks
         .iter()
