@@ -143,3 +143,55 @@ steps:
     assert!(failed.is_empty(), "{failed:#?}\n{}", ran.stderr);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
 }
+
+/// A stub answers a cross-origin `fetch` as Playwright's `route.fulfill` does (its
+/// `_maybeAddCorsHeaders`, and the Chromium interceptor's answer to a preflight): the page on
+/// one origin reads a stubbed API on another (the usual app + API setup), a GET as a JSON POST
+/// that the browser asks leave for first. A stub whose `headers` give their own
+/// `Access-Control-Allow-Origin` keeps it (here one that lets no page read it). Before, the stub
+/// had no CORS headers and every such fetch failed in the page ("Failed to fetch", review 26,
+/// F2).
+#[test]
+fn a_stub_answers_a_cross_origin_fetch_as_playwrights_fulfill_does() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        r#"<!doctype html><title>cors</title><p id=get>-</p><p id=post>-</p><p id=own>-</p>
+<script>
+const api = location.origin.replace('127.0.0.1', 'localhost');
+const show = (id, p) => p.then(r => r.json()).then(j => j[0].item, e => 'failed')
+  .then(t => document.getElementById(id).textContent = id + ' ' + t);
+show('get', fetch(api + '/api/orders'));
+show('post', fetch(api + '/api/orders', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
+show('own', fetch(api + '/api/own'));
+</script>"#,
+    )
+    .unwrap();
+    write(
+        d.path(),
+        "cors.yaml",
+        r##"name: cors
+web_server: { static: ./site }
+defaults: { timeout: 3s }
+steps:
+  - route: { url: "**/api/orders", body: [{ item: Tea }] }
+  - route: { url: "**/api/own", body: [{ item: Own }], headers: { access-control-allow-origin: "http://elsewhere.example" } }
+  - open: "{{ web_server.url }}/index.html"
+  - expect: { url: { contains: "127.0.0.1" } }
+  - expect: { text: { target: "#get", equals: "get Tea" } }
+    continue_on_error: true
+  - expect: { text: { target: "#post", equals: "post Tea" } }
+    continue_on_error: true
+  - expect: { text: { target: "#own", equals: "own failed" } }
+    continue_on_error: true
+"##,
+    );
+    let ran = flow_run(d.path()).args(["cors.yaml"]).run();
+    let steps = &ran.report["flows"][0]["steps"];
+    assert_eq!(ran.code, 0, "{}\n{steps}", ran.stderr);
+    for i in 1..=5 {
+        assert_eq!(steps[i]["outcome"], "passed", "{i}: {steps}");
+    }
+}

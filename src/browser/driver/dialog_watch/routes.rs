@@ -128,13 +128,17 @@ impl Watch {
                 .find(|r| r.glob.is_match(url))
                 .map(|r| r.stub.clone())
         });
+        let request = &params["request"];
         let (method, p) = match answer {
             None => ("Fetch.continueRequest", json!({ "requestId": id })),
+            // The browser asks leave for a cross-origin request to a routed URL: granted, as
+            // Playwright's interceptor grants it, whatever the route then answers.
+            Some(_) if is_preflight(request) => ("Fetch.fulfillRequest", preflight(&id, request)),
             Some(None) => (
                 "Fetch.failRequest",
                 json!({ "requestId": id, "errorReason": "Failed" }),
             ),
-            Some(Some(stub)) => ("Fetch.fulfillRequest", fulfill(&id, &stub)),
+            Some(Some(stub)) => ("Fetch.fulfillRequest", fulfill(&id, &stub, request)),
         };
         let (link, session) = (link.clone(), session.to_string());
         tokio::spawn(async move {
@@ -143,11 +147,28 @@ impl Watch {
     }
 }
 
-/// `Fetch.fulfillRequest`'s parameters for request `id` answered with `stub`.
-fn fulfill(id: &str, stub: &Value) -> Value {
+/// `Fetch.fulfillRequest`'s parameters for request `id` (`request`, as paused) answered with
+/// `stub`. A cross-origin request is let read it, as Playwright's `route.fulfill` does
+/// (`_maybeAddCorsHeaders`): the request's origin allowed, with credentials, unless the stub
+/// says its own `Access-Control-Allow-Origin`.
+fn fulfill(id: &str, stub: &Value, request: &Value) -> Value {
     let mut headers = vec![json!({ "name": "Content-Type", "value": stub["contentType"] })];
-    if let Some(h) = stub["headers"].as_object() {
+    let own = stub["headers"].as_object();
+    if let Some(h) = own {
         headers.extend(h.iter().map(|(k, v)| json!({ "name": k, "value": v })));
+    }
+    let says_origin = own.is_some_and(|h| {
+        h.keys()
+            .any(|k| k.eq_ignore_ascii_case("access-control-allow-origin"))
+    });
+    if let Some(origin) = cross_origin(request)
+        && !says_origin
+    {
+        headers.extend([
+            json!({ "name": "Access-Control-Allow-Origin", "value": origin }),
+            json!({ "name": "Access-Control-Allow-Credentials", "value": "true" }),
+            json!({ "name": "Vary", "value": "Origin" }),
+        ]);
     }
     let body = stub["body"].as_str().unwrap_or_default();
     json!({
@@ -155,5 +176,52 @@ fn fulfill(id: &str, stub: &Value) -> Value {
         "responseCode": stub["status"].as_u64().unwrap_or(200),
         "responseHeaders": headers,
         "body": base64::engine::general_purpose::STANDARD.encode(body),
+    })
+}
+
+/// A request header's value (names compared without case).
+fn header<'a>(request: &'a Value, name: &str) -> Option<&'a str> {
+    request["headers"]
+        .as_object()?
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .and_then(|(_, v)| v.as_str())
+}
+
+/// The `Origin` of a request to an http(s) URL of another origin (a page's cross-origin
+/// `fetch`), else None.
+fn cross_origin(request: &Value) -> Option<String> {
+    let origin = header(request, "Origin")?.trim();
+    let url = request["url"].as_str()?;
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return None;
+    }
+    let rest = &url[url.find("://")? + 3..];
+    let own = &url[..url.len() - rest.len() + rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    (!own.eq_ignore_ascii_case(origin)).then(|| origin.to_string())
+}
+
+/// Whether `request` is the browser's CORS preflight (an `OPTIONS` that asks for a method: a
+/// page cannot set that header itself).
+fn is_preflight(request: &Value) -> bool {
+    request["method"] == "OPTIONS" && header(request, "Access-Control-Request-Method").is_some()
+}
+
+/// The answer to a preflight (`request`, paused as `id`): 204, the method and headers it asks
+/// for allowed to its origin, with credentials (Playwright's `crNetworkManager`).
+fn preflight(id: &str, request: &Value) -> Value {
+    let mut headers = vec![
+        json!({ "name": "Access-Control-Allow-Origin", "value": header(request, "Origin").unwrap_or("*") }),
+        json!({ "name": "Access-Control-Allow-Methods", "value": header(request, "Access-Control-Request-Method").unwrap_or("GET, POST, OPTIONS, DELETE") }),
+        json!({ "name": "Access-Control-Allow-Credentials", "value": "true" }),
+    ];
+    if let Some(h) = header(request, "Access-Control-Request-Headers") {
+        headers.push(json!({ "name": "Access-Control-Allow-Headers", "value": h }));
+    }
+    json!({
+        "requestId": id,
+        "responseCode": 204,
+        "responseHeaders": headers,
+        "body": "",
     })
 }
