@@ -29,6 +29,7 @@ mod atlas_verify;
 mod browser;
 mod browser_values;
 mod checks;
+mod checks_disabled;
 mod cli;
 mod common;
 mod condition_text;

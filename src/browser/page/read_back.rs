@@ -361,12 +361,14 @@ const window = {};";
     /// value or its label.
     #[test]
     fn the_options_check_refuses_what_a_user_cannot_choose() {
-        // `:disabled` holds for an option in a disabled <optgroup> too (as in a browser).
-        let page = "const opt = (value, label, disabled, aria) => ({ value, label,
-  matches: (s) => s === ':disabled' && disabled,
-  closest: (s) => (aria && s === '[aria-disabled=\"true\"]' ? {} : null) });
+        // An <option>: `disabled` itself, in an <optgroup disabled>, or `aria-disabled`.
+        let page = "const opt = (value, label, disabled, group, aria) => ({ value, label,
+  tagName: 'OPTION', isContentEditable: false, parentElement: null, matches: () => false,
+  closest: (s) => (group && s === 'optgroup[disabled]' ? {} : null),
+  hasAttribute: (a) => a === 'disabled' && disabled,
+  getAttribute: (a) => (aria && a === 'aria-disabled' ? 'TRUE' : null) });
 const el = { options: [opt('M', 'M', false), opt('XL', 'XL (sold out)', true),
-  opt('K4', 'K4', true), opt('l', 'Large', false), opt('S', 'S', false, true)] };";
+  opt('K4', 'K4', false, true), opt('l', 'Large', false), opt('S', 'S', false, false, true)] };";
         let run = |v: &str| {
             let script = format!("({})(el, [{}])", scripts::select_options(), json!(v));
             node_run(page, &script)

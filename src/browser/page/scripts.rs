@@ -133,7 +133,8 @@ pub(crate) const THROWING: &str = include_str!("scripts/throwing.js");
 /// `(el) => bool`: the element is still in its document.
 pub(crate) const ATTACHED: &str = include_str!("scripts/attached.js");
 
-/// `(el) => bool`: disabled, natively or by `aria-disabled` on it or an ancestor.
+/// `(el) => bool`: disabled, natively or by `aria-disabled`, as Playwright's `getAriaDisabled`
+/// reads it (see the script).
 pub(crate) const DISABLED: &str = include_str!("scripts/disabled.js");
 
 /// `(el) => bool`: read-only, natively or by `aria-readonly`.

@@ -80,8 +80,8 @@ pub(crate) async fn state_outcomes(
                     .then(|| format!("expected {what}, but it is not"));
                 Outcome::new(what, failure)
             }
-            // Enabled: by the rule actions wait on (`scripts::DISABLED`: native `:disabled`, a
-            // disabled fieldset, `aria-disabled` on it or an ancestor: Playwright's), not
+            // Enabled: by the rule actions wait on (`scripts::DISABLED`: Playwright's
+            // `getAriaDisabled`, natively or by the nearest `aria-disabled`), not
             // agent-browser's `is enabled`, which reads the native state alone.
             Some(r) => match element_eval(session, &r, scripts::DISABLED, &[]).await? {
                 Some(Value::Bool(disabled)) => {
