@@ -68,3 +68,45 @@ fn new_tab_downloads_follow_redirects_and_leave_no_tab() {
     }
     assert_eq!(ran.code, 0, "{}", ran.stderr);
 }
+
+/// A plain `click` (not a `download` step) on `target=_blank` links and a `window.open` whose
+/// response is a download: the tabs they emptied are closed as the `download` step closes its
+/// own, the flow staying on its tab. Before, each click left an empty tab (`tabs: { count: 1 }` got 4, and
+/// `tab: { switch: last }` went to an empty one).
+#[test]
+fn a_plain_click_that_downloads_in_a_new_tab_leaves_no_tab() {
+    let d = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let steps = r##"  - open: "{{ web_server.url }}"
+  - click: "#redirected"
+  - click: "#direct"
+  - click: "#opened"
+  - id: one_tab
+    expect: { tabs: { count: 1 } }
+    continue_on_error: true
+  - id: still_home
+    expect: { title: exports, visible: "#home" }
+    continue_on_error: true
+  - click: "#popup"
+  - id: popup
+    tab: { switch: last }
+  - id: on_popup
+    expect: { title: popup, tabs: { count: 2 } }
+    continue_on_error: true
+"##;
+    write(
+        d.path(),
+        "clicks.yaml",
+        &format!(
+            "name: clicks\ndefaults: {{ timeout: 5s }}\nweb_server:\n  command: [\"python3\", \"{srv}\", \"{port}\"]\n  url: \"http://127.0.0.1:{port}/\"\n  ready_timeout: 20s\nsteps:\n{steps}",
+            srv = fixture("download_redirects.py").display(),
+        ),
+    );
+    let ran = flow_run(d.path()).arg("clicks.yaml").run();
+    let report = &ran.report;
+    for id in ["one_tab", "still_home", "popup", "on_popup"] {
+        let s = step(report, id);
+        assert_eq!(s["outcome"], "passed", "{id}: {s}\n{}", ran.stderr);
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}

@@ -25,6 +25,9 @@ pub(crate) struct Download {
     pub(crate) taken: bool,
     /// The frame whose navigation or link started it (a tab's main frame has the tab's id).
     pub(crate) frame: String,
+    /// Whether the tab it may have emptied was looked at, once it ended (see
+    /// `Session::close_emptied_tabs`).
+    pub(crate) looked: bool,
 }
 
 /// How long the end of a flow waits for the downloads still under way (see
@@ -78,6 +81,7 @@ impl Downloads {
                     state: "inProgress".into(),
                     taken: false,
                     frame: text("frameId"),
+                    looked: false,
                 }),
                 Some("Browser.downloadProgress") => {
                     if let Some(d) = self.seen.iter_mut().find(|d| d.guid == guid) {

@@ -570,6 +570,7 @@ fn answered<E>(
 
 mod busy;
 mod dialog_close;
+mod emptied;
 #[cfg(test)]
 mod fake;
 mod fresh;

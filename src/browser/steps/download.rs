@@ -40,7 +40,11 @@ pub(crate) async fn download(
     };
     let r = run(session, &mut downloads, d, dest, files, deadline).await;
     session.downloads = Some(downloads);
-    r
+    let out = r?;
+    // The tab the download emptied (a `target=_blank` link's) is closed, as a user's browser
+    // closes it; the flow stays on the tab it was on.
+    session.close_emptied_tabs(deadline).await?;
+    Ok(out)
 }
 
 async fn run(
@@ -60,8 +64,6 @@ async fn run(
     // A link's download is the one of its URL: a download a step before this one started may
     // begin only now, and must not pass for this one.
     let href = link_url(session, &r.target, t).await?;
-    // The tabs open before the click: a tab it opens that only holds the download is closed.
-    let tabs_before = open_tabs(session).await?;
     let clicked_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -112,7 +114,6 @@ async fn run(
         }
     };
     let dest = keep(downloads, &done, dest, files)?;
-    close_emptied(session, &done, &tabs_before, deadline).await?;
     let size = std::fs::metadata(&dest).map_or(0, |m| m.len());
     Ok(json!({
         "path": dest.display().to_string(),
@@ -148,70 +149,6 @@ fn keep(
         ))
     })?;
     Ok(dest)
-}
-
-/// The ids of the flow's open tabs (none without the flow's own context).
-async fn open_tabs(session: &mut Session) -> Result<Vec<String>, StepError> {
-    let Some(tabs) = session.tabs.as_mut() else {
-        return Ok(Vec::new());
-    };
-    Ok(tabs.list().await?.into_iter().map(|(id, _)| id).collect())
-}
-
-/// Closes the tab download `done` emptied, as a user's browser does: a tab the click opened (a
-/// `target=_blank` link, `window.open`) whose first page turned into the download, so it shows
-/// nothing. The flow's own tab, a tab open before the click and a tab that went on to a page
-/// are left; the flow stays on the tab it was on (runner closes the tab over DevTools, and
-/// agent-browser acts on the tab the flow switched to last).
-async fn close_emptied(
-    session: &mut Session,
-    done: &Download,
-    before: &[String],
-    deadline: Instant,
-) -> Result<(), StepError> {
-    let Some(tabs) = session.tabs.as_mut() else {
-        return Ok(());
-    };
-    if done.frame.is_empty() || done.frame == tabs.current || before.contains(&done.frame) {
-        return Ok(());
-    }
-    // (An iframe's download names a frame that is no tab: it is not found here.)
-    let emptied = tabs
-        .list()
-        .await?
-        .iter()
-        .any(|(id, url)| *id == done.frame && (url.is_empty() || url == "about:blank"));
-    if !emptied {
-        return Ok(());
-    }
-    let target = json!({ "targetId": done.frame });
-    let t = left(deadline);
-    if let Err(e) = tabs.cdp.call("Target.closeTarget", target, t).await {
-        return Err(StepError::new(
-            ErrorKind::CommandFailed,
-            format!(
-                "cannot close the empty tab the download of {} left: {e}",
-                done.url
-            ),
-        ));
-    }
-    // Gone from the browser's list before the next step (a `tab: { switch: last }` must not
-    // find it).
-    let mut poll = Poll::new();
-    loop {
-        if !tabs.list().await?.iter().any(|(id, _)| *id == done.frame) {
-            return Ok(());
-        }
-        if !poll.wait(deadline).await {
-            return Err(StepError::new(
-                ErrorKind::CommandFailed,
-                format!(
-                    "the empty tab the download of {} left is still open",
-                    done.url
-                ),
-            ));
-        }
-    }
 }
 
 /// The error of a step whose download went past the flow's bound (and was cancelled).

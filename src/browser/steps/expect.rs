@@ -168,7 +168,7 @@ async fn check_all(
         out.push(request_outcome(session, rm).await?);
     }
     if let Some(tm) = &e.tabs {
-        out.push(tabs_outcome(session, tm).await?);
+        out.push(tabs_outcome(session, tm, deadline).await?);
     }
     if let Some(c) = &e.count {
         out.push(count_outcome(session, c).await?);

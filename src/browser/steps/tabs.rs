@@ -140,8 +140,8 @@ async fn close(
     t_left: Duration,
     deadline: Instant,
 ) -> Result<(String, TabList), StepError> {
+    let list = session.tab_list(deadline).await?;
     let tabs = session.tabs.as_mut().ok_or_else(no_tabs)?;
-    let list = tabs.list().await?;
     let current = tabs.current.clone();
     let at = list.iter().position(|(id, _)| *id == current).unwrap_or(0);
     if list.len() < 2 {
@@ -187,8 +187,8 @@ async fn find(
     use crate::config::model::TabWhich;
     let mut poll = Poll::new();
     loop {
+        let list = session.tab_list(deadline).await?;
         let tabs = session.tabs.as_mut().ok_or_else(no_tabs)?;
-        let list = tabs.list().await?;
         let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
         let found = match which {
             TabWhich::Word(w) if w == "first" => list.first(),

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::outcome::{Outcome, int};
 use crate::browser::driver::session::Session;
@@ -39,19 +40,20 @@ pub(crate) async fn page_outcomes(
 pub(crate) async fn tabs_outcome(
     session: &mut Session,
     tm: &TabsMatcher,
+    deadline: Instant,
 ) -> Result<Outcome, StepError> {
     let want = int(&tm.count)?;
     let what = format!("{want} tab(s) open");
-    let failure = match session.tabs.as_mut() {
-        None => Some("`tabs` needs the flow's own browser context".to_string()),
-        Some(tabs) => {
-            let list = tabs.list().await?;
-            let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
-            (n != want).then(|| {
-                let urls: Vec<&str> = list.iter().map(|(_, u)| u.as_str()).collect();
-                format!("expected {what}, got {n}: {}", urls.join(", "))
-            })
-        }
+    let failure = if session.tabs.is_none() {
+        Some("`tabs` needs the flow's own browser context".to_string())
+    } else {
+        // (The tabs downloads emptied are closed first: they show nothing.)
+        let list = session.tab_list(deadline).await?;
+        let n = i64::try_from(list.len()).unwrap_or(i64::MAX);
+        (n != want).then(|| {
+            let urls: Vec<&str> = list.iter().map(|(_, u)| u.as_str()).collect();
+            format!("expected {what}, got {n}: {}", urls.join(", "))
+        })
     };
     Ok(Outcome::new(what, failure))
 }
