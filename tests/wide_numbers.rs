@@ -389,3 +389,40 @@ fn json_path_filters_never_round_into_a_pass() {
         assert_eq!(s["outcome"], "passed", "{c}: {s}\n{stderr}");
     }
 }
+
+/// The reports show a request's `json` with its integers wider than 64 bits as the body spells
+/// them, the numbers templates compare: before, report.json had `1.2345678901234569e23` for
+/// 123456789012345678901234 (review 26, F10), so a user reading why a comparison failed saw
+/// another number. The other numbers and outputs are as before.
+#[test]
+fn the_report_shows_wide_integers_as_the_body_spells_them() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("site")).unwrap();
+    write(&d.path().join("site"), "n.json", BODY);
+    write(
+        d.path(),
+        "f.yaml",
+        "name: shown\nweb_server: { static: ./site }\nsteps:\n  - { id: r, request: \"{{ web_server.url }}/n.json\" }\n",
+    );
+    let Ran {
+        code,
+        report,
+        stderr,
+        ..
+    } = flow_run(d.path()).arg("f.yaml").run();
+    assert_eq!(code, 0, "{stderr}");
+    let json = &step(&report, "r")["outputs"]["json"];
+    assert_eq!(json["count"], 7, "{json}");
+    assert_eq!(json["f"], 1.5, "{json}");
+    let text = std::fs::read_to_string(d.path().join("report.json")).unwrap();
+    for digits in [
+        "100000000000000000001",
+        "123456789012345678901234567890",
+        "123456789012345678901234567891",
+        "18446744073709551617",
+    ] {
+        // Once in the body (a string), once as the number.
+        assert_eq!(text.matches(digits).count(), 2, "{digits}: {text}");
+    }
+    assert!(!text.contains("e+"), "{text}");
+}

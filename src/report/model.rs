@@ -193,9 +193,14 @@ impl Default for Outputs {
     }
 }
 
-/// Written through (not as one string of text), so a pretty report stays pretty inside them.
+/// Written through (not as one string of text), so a pretty report stays pretty inside them;
+/// outputs that hold integers wider than 64 bits (a `request`'s `json`) are written as their
+/// text is, which reading them through would round to floats.
 impl Serialize for Outputs {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !crate::template::json_size::wide_integer_spans(self.0.get()).is_empty() {
+            return self.0.serialize(s);
+        }
         let mut de = serde_json::Deserializer::from_str(self.0.get());
         serde_transcode::Transcoder::new(&mut de).serialize(s)
     }

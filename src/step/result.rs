@@ -36,6 +36,7 @@ pub(crate) struct StepResult {
     /// a step that failed is `error`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) attempt_errors: Vec<StepError>,
+    #[serde(serialize_with = "exact_outputs")]
     pub(crate) outputs: Value,
     /// What the browser showed when the step failed (`screenshot`, `snapshot`: files runner
     /// wrote; or the `dialog` that blocked the page): runner's own record, apart from the
@@ -253,4 +254,30 @@ pub(crate) struct ServerInfo {
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A step's outputs as the reports write them: a `request`'s `json` whose body holds integers
+/// wider than 64 bits is written as the body spells it, the numbers templates compare (the
+/// parsed one holds them as the nearest floats: a user reading why `steps.r.json.id != ...`
+/// failed saw another number; review 26, F10). Any other outputs are written as they are.
+fn exact_outputs<S: serde::Serializer>(outputs: &Value, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let map = outputs.as_object();
+    let exact = map
+        .filter(|o| o.get("json").is_some_and(|j| !j.is_null()))
+        .and_then(|o| o.get("body")?.as_str())
+        .filter(|b| !crate::template::json_size::wide_integer_spans(b).is_empty())
+        .and_then(|b| serde_json::value::RawValue::from_string(b.trim().to_string()).ok());
+    let (Some(exact), Some(map)) = (exact, map) else {
+        return outputs.serialize(s);
+    };
+    let mut m = s.serialize_map(Some(map.len()))?;
+    for (k, v) in map {
+        if k == "json" {
+            m.serialize_entry(k, &exact)?;
+        } else {
+            m.serialize_entry(k, v)?;
+        }
+    }
+    m.end()
 }
