@@ -277,3 +277,49 @@ fn a_role_the_snapshot_cannot_show_is_never_absent_without_the_tree() {
         "{message}"
     );
 }
+
+/// An element with `display: contents` has no box of its own: it is visible when one of its
+/// child nodes is (a child element, or text, as a web component whose host is `display:
+/// contents` shows slotted text), as Playwright's isVisible reads it, whichever selector finds
+/// it (attack 31, G3: each such element was "hidden", so `hidden`, `not: visible` and
+/// `wait: { state: hidden }` held while its text was on screen). One whose children show
+/// nothing is hidden.
+#[test]
+fn an_element_with_display_contents_is_visible_by_what_it_shows() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: .wrap }
+  - expect: { visible: .bare }
+  - expect: { visible: x-toast }
+  - expect: { visible: { text: Payment failed } }
+  - expect: { visible: { role: status } }
+  - expect: { visible: "[role=status]" }
+  - expect: { hidden: .empty }
+  - { id: wrap, expect: { hidden: .wrap }, continue_on_error: true, timeout: 300ms }
+  - { id: bare, expect: { hidden: .bare }, continue_on_error: true, timeout: 300ms }
+  - { id: toast, expect: { hidden: x-toast }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_text, expect: { hidden: { text: Payment failed } }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_not, expect: { not: { visible: { text: Payment failed } } }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_wait, wait: { for: { text: Payment failed }, state: hidden }, continue_on_error: true, timeout: 300ms }
+  - { id: status_role, expect: { hidden: { role: status } }, continue_on_error: true, timeout: 300ms }
+  - { id: status_css, expect: { hidden: "[role=status]" }, continue_on_error: true, timeout: 300ms }
+  - { id: status_text, expect: { hidden: { text: Contents status } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("contents", "roles/contents.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 17, "{stderr}");
+    for s in all {
+        let want = if s["id"].is_string() {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(s["outcome"], want, "{s}");
+    }
+}

@@ -90,8 +90,12 @@ pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
 
 /// `MARK_PICKED` given its helpers: `(els, nth, read) => { count, matches, id, kind, read }`.
 pub(crate) fn mark_picked() -> String {
-    bind(MARK_PICKED, &[REACH, &element_text()])
+    bind(MARK_PICKED, &[REACH, &element_text(), IS_VISIBLE])
 }
+
+/// `(el) => bool`: whether an element is visible, as Playwright's isVisible reads it
+/// (`display: contents` by its child elements and text nodes).
+pub(crate) const IS_VISIBLE: &str = include_str!("scripts/is_visible.js");
 
 /// `(frameDocument) => (frame, scope) => document | element | null`: where a role selector
 /// looks in the accessibility tree (`selector::ax_roles`).
