@@ -106,6 +106,10 @@ pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
 /// text) matches, the one `nth` picks marked with runner's handle.
 pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
 
+/// `(frameDocument) => (frame, scope) => bool`: whether an open modal dialog or an `inert`
+/// subtree may hide elements of a role look-up's reach from the accessibility tree.
+pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
+
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
 /// on the element with that box.
 pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
