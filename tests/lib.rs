@@ -40,6 +40,7 @@ mod cut_outputs;
 mod datasette;
 mod dialogs;
 mod dying_browsers;
+mod element_handles;
 mod exit_codes;
 mod explore_answers;
 mod filters;

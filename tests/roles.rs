@@ -277,3 +277,105 @@ fn a_role_the_snapshot_cannot_show_is_never_absent_without_the_tree() {
         "{message}"
     );
 }
+
+/// An element with `display: contents` has no box of its own: it is visible when one of its
+/// child nodes is (a child element, or text, as a web component whose host is `display:
+/// contents` shows slotted text), as Playwright's isVisible reads it, whichever selector finds
+/// it (attack 31, G3: each such element was "hidden", so `hidden`, `not: visible` and
+/// `wait: { state: hidden }` held while its text was on screen). One whose children show
+/// nothing is hidden.
+#[test]
+fn an_element_with_display_contents_is_visible_by_what_it_shows() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: .wrap }
+  - expect: { visible: .bare }
+  - expect: { visible: x-toast }
+  - expect: { visible: { text: Payment failed } }
+  - expect: { visible: { role: status } }
+  - expect: { visible: "[role=status]" }
+  - expect: { hidden: .empty }
+  - { id: wrap, expect: { hidden: .wrap }, continue_on_error: true, timeout: 300ms }
+  - { id: bare, expect: { hidden: .bare }, continue_on_error: true, timeout: 300ms }
+  - { id: toast, expect: { hidden: x-toast }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_text, expect: { hidden: { text: Payment failed } }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_not, expect: { not: { visible: { text: Payment failed } } }, continue_on_error: true, timeout: 300ms }
+  - { id: toast_wait, wait: { for: { text: Payment failed }, state: hidden }, continue_on_error: true, timeout: 300ms }
+  - { id: status_role, expect: { hidden: { role: status } }, continue_on_error: true, timeout: 300ms }
+  - { id: status_css, expect: { hidden: "[role=status]" }, continue_on_error: true, timeout: 300ms }
+  - { id: status_text, expect: { hidden: { text: Contents status } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("contents", "roles/contents.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 17, "{stderr}");
+    for s in all {
+        let want = if s["id"].is_string() {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(s["outcome"], want, "{s}");
+    }
+}
+
+/// While a modal dialog is open (`showModal()`), the browser's accessibility tree leaves out
+/// everything outside it, and it always leaves out an `inert` subtree; Playwright's getByRole
+/// finds those elements (attack 31, G11: `hidden`, `count: 0` and `not visible` by role held on
+/// the page behind a cookie dialog). A role check whose answer could be short of them fails
+/// saying why; the dialog's own elements are found, counted and clicked as ever; once it is
+/// closed, the page behind is checked by role again (only the `inert` section stays out).
+#[test]
+fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - { id: alert, expect: { hidden: { role: alert, text: Payment failed } }, continue_on_error: true, timeout: 300ms }
+  - { id: alerts, expect: { count: { target: { role: alert }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+  - { id: heading, expect: { hidden: { role: heading, text: Checkout } }, continue_on_error: true, timeout: 300ms }
+  - { id: link, expect: { not: { visible: { role: link, text: Home link } } }, continue_on_error: true, timeout: 300ms }
+  - { id: gone, wait: { for: { role: alert }, state: hidden }, continue_on_error: true, timeout: 300ms }
+  - { id: within, expect: { hidden: { css: p, within: { role: navigation } } }, continue_on_error: true, timeout: 300ms }
+  - expect: { count: { target: { role: button, within: { role: dialog } }, equals: 2 } }
+  - expect: { visible: { role: dialog } }
+  - expect: { hidden: { role: button, text: Maybe later, within: { role: dialog } } }
+  - click: { role: button, text: Accept }
+  - expect: { text: { target: "#out", equals: accepted } }
+  - expect: { visible: { role: alert, text: Payment failed } }
+  - expect: { count: { target: { role: link, within: nav }, equals: 1 } }
+  - { id: after, expect: { hidden: { role: alert } }, continue_on_error: true, timeout: 300ms }
+  - { id: inert, expect: { hidden: { role: heading, text: Order summary } }, continue_on_error: true, timeout: 300ms }
+  - { id: inert_count, expect: { count: { target: { role: button, text: Edit order }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("modal", "roles/modal.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 17, "{stderr}");
+    for s in all {
+        let want = if s["id"].is_string() {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(s["outcome"], want, "{s}");
+    }
+    for id in ["alert", "alerts", "heading", "gone", "inert", "inert_count"] {
+        let message = step(&report, id)["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            message.contains("cannot be told by role"),
+            "{id}: {message}"
+        );
+    }
+}

@@ -90,8 +90,12 @@ pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
 
 /// `MARK_PICKED` given its helpers: `(els, nth, read) => { count, matches, id, kind, read }`.
 pub(crate) fn mark_picked() -> String {
-    bind(MARK_PICKED, &[REACH, &element_text()])
+    bind(MARK_PICKED, &[REACH, &element_text(), IS_VISIBLE])
 }
+
+/// `(el) => bool`: whether an element is visible, as Playwright's isVisible reads it
+/// (`display: contents` by its child elements and text nodes).
+pub(crate) const IS_VISIBLE: &str = include_str!("scripts/is_visible.js");
 
 /// `(frameDocument) => (frame, scope) => document | element | null`: where a role selector
 /// looks in the accessibility tree (`selector::ax_roles`).
@@ -101,6 +105,10 @@ pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
 /// elements the accessibility tree gave for a role, kept when their name (or, nameless, their
 /// text) matches, the one `nth` picks marked with runner's handle.
 pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
+
+/// `(frameDocument) => (frame, scope) => bool`: whether an open modal dialog or an `inert`
+/// subtree may hide elements of a role look-up's reach from the accessibility tree.
+pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
 
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
 /// on the element with that box.

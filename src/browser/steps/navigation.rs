@@ -163,7 +163,10 @@ async fn unmet(
     if let Some(text) = &o.text {
         // Seen, as `expect: { visible }` reads it: text in a 0x0 box is in the page's
         // `innerText` but shows nothing.
-        let shows = bind(PAGE_SHOWS_TEXT_JS, &[&scripts::element_text()]);
+        let shows = bind(
+            PAGE_SHOWS_TEXT_JS,
+            &[&scripts::element_text(), scripts::IS_VISIBLE],
+        );
         let js = call(&shows, &[json!(text)]);
         match session.eval(&js, t).await?.as_str() {
             Some("shown") => {}

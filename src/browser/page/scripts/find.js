@@ -22,6 +22,8 @@
     if (last) return picked;
     if (els.length > 1 && levels[i].nth === null) return { strict: i, count: picked.count, matches: picked.matches };
     if (!picked.id) return { missed: i };
-    root = els.find(el => el.dataset.runnerSel === picked.id);
+    // The element `nth` picked (a copy of it may carry the same handle: not the handle).
+    const nth = levels[i].nth;
+    root = els[nth === null ? 0 : (nth < 0 ? els.length + nth : nth)];
   }
 }

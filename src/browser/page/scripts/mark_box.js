@@ -9,7 +9,11 @@
   if (!doc.body) return null;
   const el = [doc.body, ...deep(doc.body)].filter(e => near(e.getBoundingClientRect())).pop();
   if (!el) return null;
-  if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
   reach(el);
+  // A handle kept only while it names this element (a copy of a marked element carries it).
+  const had = el.dataset.runnerSel;
+  if (!had || doc.querySelector(`[data-runner-sel="${had}"]`) !== el) {
+    el.dataset.runnerSel = Math.random().toString(36).slice(2);
+  }
   return el.dataset.runnerSel;
 }

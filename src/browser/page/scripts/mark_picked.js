@@ -3,13 +3,13 @@
 // (`desc`) and its kind;
 // with `read`, also its text (`'text'`: innerText, else textContent), value (`'value'`),
 // whether it is visible (`'visible'`, as Playwright's isVisible: rendered, a non-empty box,
-// `visibility: visible`; `display: contents` by its children) or an attribute
+// `visibility: visible`; `display: contents` by its child elements and text: `isVisible`) or an attribute
 // (`{ attribute: name }`: its text, null when absent), in the same call as the look-up; or
 // for the list checks, the texts (`'texts'`) or class attributes (`'classes'`, '' when absent)
 // of every match in document order (of the one `nth` picks, when it says). Texts are read as
 // the look-ups read them (`elementText`: an SVG element's, what a shadow root shows); a handle
 // inside a shadow root is made reachable by CSS (`reach`).
-(reach, elementText) => (els, nth, read) => {
+(reach, elementText, isVisible) => (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
   // A match as runner's messages describe it: [its tag, id and first two classes, its text
@@ -27,22 +27,19 @@
   const out = { count: n, matches: els.slice(0, 5).map(desc) };
   const el = els[i];
   if (el) {
-    if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
-    out.id = el.dataset.runnerSel;
     reach(el);
+    // A handle the element already has is kept only while it names this element: a copy of an
+    // element runner marked (`cloneNode`, an "add another" row) carries the same handle, which
+    // names the first of them; the copy gets its own.
+    const had = el.dataset.runnerSel;
+    if (!had || (el.ownerDocument || document).querySelector(`[data-runner-sel="${had}"]`) !== el) {
+      el.dataset.runnerSel = Math.random().toString(36).slice(2);
+    }
+    out.id = el.dataset.runnerSel;
     const text = (e) => elementText(e)(e) || e.textContent || '';
     if (read === 'text') out.read = text(el);
     if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
-    if (read === 'visible') {
-      const visible = e => {
-        if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
-        const st = getComputedStyle(e);
-        if (st.display === 'contents') return [...e.children].some(visible);
-        const box = e.getBoundingClientRect();
-        return box.width > 0 && box.height > 0 && st.visibility === 'visible';
-      };
-      out.read = visible(el);
-    }
+    if (read === 'visible') out.read = isVisible(el);
     if (read && typeof read === 'object') out.read = el.getAttribute(read.attribute);
     if (read === 'texts' || read === 'classes') {
       const each = nth === null ? els : [el];

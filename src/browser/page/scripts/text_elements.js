@@ -1,4 +1,4 @@
-// The rendered elements under `root` (a document, or an element: its descendants), of tag `tag`
+// The rendered elements (a box, or `display: contents`) under `root` (a document, or an element: its descendants), of tag `tag`
 // when given, whose text (`elementText`: an SVG `<text>`'s, an input button's value, what a
 // web component's open shadow root shows) is `want` (`exact`) or contains it, ignoring case; of
 // nested ones, the innermost. Inside open shadow roots too (`deep`), as Playwright's getByText.
@@ -10,7 +10,9 @@
   if (!start) return [];
   const read = elementText(start);
   const hit = el => { const t = normt(read(el)); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); };
-  const all = deep(start).filter(el => (!tag || el.matches(tag)) && (el.offsetParent || el.getClientRects().length > 0));
+  // Rendered: with a box, or `display: contents` (no box of its own: it shows its children's).
+  const rendered = el => el.offsetParent || el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
+  const all = deep(start).filter(el => (!tag || el.matches(tag)) && rendered(el));
   const found = all.filter(hit);
   // An element with a match inside it (through shadow roots) is not the innermost.
   const outer = new Set();

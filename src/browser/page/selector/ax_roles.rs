@@ -62,7 +62,60 @@ const REF_ROLES: [&str; 24] = [
 
 /// A role level's elements (inside the element runner's handle `scope` names, when given): the
 /// one its `nth` picks, marked, with what `read` asks of it; `None` when none matches now.
+///
+/// The tree leaves out what an open modal dialog or an `inert` subtree makes inert (Playwright's
+/// getByRole finds it): a check (`read`) whose answer could be short of such elements — none
+/// found, or a count or list of them — is an error there, never "not on the page" (attack 31,
+/// G11: every `hidden` by role held behind a `showModal()` dialog). An action's element found
+/// is taken (an inert one cannot take input).
 pub(super) async fn by_role(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    read: Option<&Read>,
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    let found = looked_up(session, level, scope, read, t).await?;
+    let Some(read) = read else {
+        return Ok(found);
+    };
+    let short = found.is_none() || matches!(read, Read::Count | Read::Texts | Read::Classes);
+    if short && session.own_page() && inert_hides(session, level.frame(), scope, t).await? {
+        return Err(inert(level));
+    }
+    Ok(found)
+}
+
+/// Whether an open modal dialog or an `inert` subtree may hide elements of the look-up's reach
+/// from the tree (`ax_inert.js`).
+async fn inert_hides(
+    session: &mut Session,
+    frame: Option<&str>,
+    scope: Option<&str>,
+    t: Duration,
+) -> Result<bool, StepError> {
+    let js = call(
+        &bind(scripts::AX_INERT, &[scripts::FRAME_DOCUMENT]),
+        &[json!(frame), json!(scope)],
+    );
+    let params = json!({ "expression": js, "returnByValue": true });
+    let v = own(session, "Runtime.evaluate", params, t).await?;
+    Ok(value(&v)? == json!(true))
+}
+
+/// The error for a role check the tree cannot answer while part of the page is inert.
+fn inert(level: &Alt) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!(
+            "{}: a modal dialog is open (or an `inert` part of the page is in reach), and the browser's accessibility tree leaves out what it makes inert, so whether and how often it is on the page cannot be told by role; look inside the dialog (`within: {{ role: dialog }}`), or select it by css, text or test id",
+            level.describe_level()
+        ),
+    )
+}
+
+/// `by_role`'s look-up itself.
+async fn looked_up(
     session: &mut Session,
     level: &Alt,
     scope: Option<&str>,

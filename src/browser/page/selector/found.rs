@@ -29,6 +29,12 @@ pub(crate) enum Read {
     Attribute(String),
     Texts,
     Classes,
+    /// Nothing of the elements: how many match, for `count`, which must not take a number
+    /// from a look-up that cannot see everything.
+    Count,
+    /// Nothing of the element: whether one is there, for a `within` level of a check, which
+    /// must not take "not found" from a look-up that cannot see everything.
+    Present,
 }
 
 impl Read {
@@ -41,6 +47,7 @@ impl Read {
             Read::Attribute(name) => json!({ "attribute": name }),
             Read::Texts => json!("texts"),
             Read::Classes => json!("classes"),
+            Read::Count | Read::Present => Value::Null,
         }
     }
 }

@@ -47,7 +47,12 @@ pub(super) async fn find(
                 } => return Err(ambiguous(alt, run[level], count, &matches)),
             }
         } else {
-            let read = if i == last { read } else { None };
+            // A `within` level of a check reads nothing, but is a check's (`Read::Present`).
+            let read = if i == last {
+                read
+            } else {
+                read.map(|_| &Read::Present)
+            };
             by_snapshot(session, levels[i], scope.as_deref(), read, t).await?
         };
         let Some(found) = found else {

@@ -6,21 +6,14 @@
 // elements that have it are the innermost rendered ones whose text holds it (the body itself
 // for text right in it), as `{ text }` selectors find them; visible is what `expect: { visible }`
 // reads (Playwright's isVisible: a non-empty box, `visibility: visible`; `display: contents` by
-// its children): text in a 0x0 box is in `innerText`, not seen.
-(elementText) => (text) => {
+// its child elements and text): text in a 0x0 box is in `innerText`, not seen.
+(elementText, visible) => (text) => {
   const norm = s => (s || '').replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
   const want = norm(text);
   const body = document.body;
   if (!body) return 'absent';
   const read = elementText(body);
   if (!norm(read(body)).includes(want)) return 'absent';
-  const visible = e => {
-    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
-    const st = getComputedStyle(e);
-    if (st.display === 'contents') return [...e.children].some(visible);
-    const box = e.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && st.visibility === 'visible';
-  };
   // Rendered: an element under `display: none` has no box, and its innerText is its whole
   // textContent (it would seem to hold text the page does not show).
   const rendered = el => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
