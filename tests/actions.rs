@@ -407,3 +407,29 @@ fn a_select_that_navigates_passes_and_one_removed_fails() {
         .collect();
     assert_eq!(steps, ["passed", "passed", "passed", "failed"], "{stderr}");
 }
+
+/// `select` chooses the first option whose value or label is the value, in the options' order,
+/// as Playwright's `selectOption` does (`1` names the option labelled 1 before the one whose
+/// value is 1; of a multiple select, an option takes every value it names), on React 18 (attack 31, G17: agent-browser's select
+/// chose the option LABELLED "10" over an earlier option whose value is "10": the order went
+/// out for another size, and the step was ok). React's state holds each choice.
+#[test]
+fn select_takes_the_first_option_a_value_names_on_react() {
+    let steps = r##"  - select: { target: "#size", value: "10" }
+  - expect: { text: { target: "#state", contains: size=10 } }
+  - select: { target: "#size", value: US 8 }
+  - expect: { text: { target: "#state", contains: size=10 } }
+  - select: { target: "#qty", value: "1" }
+  - expect: { text: { target: "#state", contains: qty=2 } }
+  - select: { target: "#tags", value: [a, c] }
+  - expect: { text: { target: "#state", contains: "tags=a,b" } }
+  - id: values
+    eval: "[...document.querySelectorAll('select')].map((s) => [...s.selectedOptions].map((o) => o.value).join('+'))"
+"##;
+    let Ran { report, stderr, .. } = run(&flow("react-select.html", steps));
+    assert_eq!(
+        value(&report, "values"),
+        serde_json::json!(["10", "2", "a+b"]),
+        "{stderr}"
+    );
+}

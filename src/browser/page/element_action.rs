@@ -296,6 +296,9 @@ async fn act(
     let action = match command {
         "fill" if r.kind.takes_value() => Some(on(scripts::SET_VALUE, &[json!(value_of(r, text))])),
         "fill" if editable => Some(on(scripts::FILL_EDITABLE, &[json!(text)])),
+        // agent-browser's select prefers an option labelled with a value to an earlier option
+        // with that value: the options are chosen as Playwright's selectOption chooses them.
+        "select" => Some(on(scripts::SELECT_SET, &[json!(extra)])),
         _ => Command::on_element(command, r.target.clone(), extra),
     };
     let action = action.ok_or_else(|| {

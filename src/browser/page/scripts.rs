@@ -164,6 +164,10 @@ pub(crate) fn actionable() -> String {
 /// `(el, value) => true | 'refused'`: sets the value of a date, colour or range input.
 pub(crate) const SET_VALUE: &str = include_str!("scripts/set_value.js");
 
+/// `(el, values) => values chosen`: chooses a <select>'s options as Playwright's selectOption
+/// does (options in order, by value or label; a single-choice select takes the first).
+pub(crate) const SELECT_SET: &str = include_str!("scripts/select_set.js");
+
 /// `(el) => bool`: a `<select>` that takes several values.
 pub(crate) const MULTIPLE: &str = include_str!("scripts/multiple.js");
 
