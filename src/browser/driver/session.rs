@@ -574,6 +574,7 @@ mod dialog_close;
 mod fake;
 mod fresh;
 mod gone;
+mod navigation;
 mod own_eval;
 pub(crate) use own_eval::value as page_value;
 mod requests;
