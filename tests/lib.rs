@@ -59,6 +59,7 @@ mod keyboard;
 mod lists;
 mod mistakes;
 mod model;
+mod nav_wait;
 mod open_status;
 mod orphans;
 mod page_scripts;

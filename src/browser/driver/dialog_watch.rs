@@ -30,6 +30,8 @@ use super::request_log::RequestLog;
 
 mod attach;
 use attach::attach;
+mod navigations;
+pub(crate) use navigations::TabNavigations;
 mod routes;
 mod tab_state;
 pub(crate) use tab_state::Open;
@@ -109,6 +111,8 @@ struct State {
     sessions: HashMap<String, String>,
     /// The dialog open in each tab (from its opening to its closing): tab -> dialog.
     open: HashMap<String, Open>,
+    /// The navigations of each tab's main frame (see `navigations`): tab -> them.
+    navigations: HashMap<String, TabNavigations>,
 }
 
 /// What a flow takes from its watch before a step.
@@ -248,15 +252,7 @@ impl Watch {
                 let Some(session) = msg["sessionId"].as_str() else {
                     return;
                 };
-                let Some((context, target)) = self
-                    .sessions
-                    .lock()
-                    .ok()
-                    .and_then(|s| s.get(session).cloned())
-                else {
-                    return;
-                };
-                let Some(flow) = self.flow(&context) else {
+                let Some((flow, target)) = self.flow_of_session(session) else {
                     return;
                 };
                 if msg["method"] == "Page.javascriptDialogClosed" {
@@ -265,6 +261,7 @@ impl Watch {
                     flow.opened(link, session, &target, params);
                 }
             }
+            m if navigations::hears(m) => self.navigation_event(msg),
             // A route may answer it (see `routes`).
             "Fetch.requestPaused" => self.paused(link, msg),
             m if Recorder::hears(m) => {

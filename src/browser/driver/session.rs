@@ -575,6 +575,7 @@ mod emptied;
 mod fake;
 mod fresh;
 mod gone;
+mod navigation;
 mod own_eval;
 pub(crate) use own_eval::value as page_value;
 mod requests;

@@ -31,7 +31,7 @@ use super::described;
 use super::fits::fits;
 use super::label::control_of;
 use super::scripts;
-use super::selector::{Poll, Resolved, element_args, left, resolve_one};
+use super::selector::{Poll, Resolved, describe_selector, element_args, left, resolve_one};
 use crate::browser::driver::adapter::Cause;
 use crate::browser::driver::command::Command;
 use crate::browser::driver::script::{bind, call};
@@ -59,6 +59,31 @@ pub(crate) const POINTER: [&str; 5] = ["click", "dblclick", "hover", "check", "u
 /// skips the checks. Returns the element and what was read back after the action (`check`'s
 /// state).
 pub(crate) async fn pointer(
+    session: &mut Session,
+    command: &str,
+    sel: &Selector,
+    force: bool,
+    deadline: Instant,
+) -> Result<(Resolved, Vec<Value>), StepError> {
+    // A click that starts a navigation of the tab resolves once it commits, as Playwright's
+    // (which does not wait after a dblclick, a hover or a check: neither does runner).
+    let mark = (command == "click")
+        .then(|| session.navigation_mark())
+        .flatten();
+    let (r, read) = match give(session, command, sel, force, deadline).await {
+        Ok(given) => given,
+        Err(e) => {
+            let what = format!("`{command}` on {}", describe_selector(sel));
+            return Err(session.navigation_timeout(mark.as_ref(), &what, e));
+        }
+    };
+    let what = format!("`{command}` on {}", r.matched);
+    session.await_navigation(mark, &what, deadline).await?;
+    Ok((r, read))
+}
+
+/// `pointer` up to the input: resolves `sel` and gives it the input, retried until `deadline`.
+async fn give(
     session: &mut Session,
     command: &str,
     sel: &Selector,

@@ -36,13 +36,20 @@ pub(crate) async fn press(
 ) -> Result<Value, StepError> {
     let key = p.key().to_string();
     pressable(&key)?;
+    let what = format!("press {key}");
+    // A key that starts a navigation (Enter in a form's field) resolves once it commits, as
+    // Playwright's `press` (see `Session::await_navigation`).
     let Some(sel) = p.target() else {
+        let mark = session.navigation_mark();
         session.send(Command::Press { key }, left(deadline)).await?;
+        session.await_navigation(mark, &what, deadline).await?;
         return Ok(json!({}));
     };
     let r = resolve_one(session, sel, deadline).await?;
     focus_for_keys(session, &r, &key, deadline).await?;
+    let mark = session.navigation_mark();
     session.send(Command::Press { key }, left(deadline)).await?;
+    session.await_navigation(mark, &what, deadline).await?;
     Ok(json!({ "matched": r.matched, "matched_index": r.index }))
 }
 
@@ -119,7 +126,10 @@ pub(crate) async fn keyboard(
             let keys = k.keys().into_iter().map(|key| Command::Press {
                 key: key.to_string(),
             });
+            let mark = session.navigation_mark();
             session.send_all(keys.collect(), left(deadline)).await?;
+            let what = format!("`keyboard: {{ press }}` of {}", k.keys().join(", "));
+            session.await_navigation(mark, &what, deadline).await?;
             return Ok(json!({}));
         }
     };
