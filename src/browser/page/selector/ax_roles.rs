@@ -174,7 +174,8 @@ async fn looked_up(
 /// The method that reads the tree.
 const QUERY: &str = "Accessibility.queryAXTree";
 
-/// How long the tree is given to answer before the snapshot's refs are asked instead.
+/// How long the tree is given to answer before the snapshot's refs are asked instead (at
+/// least: half of a longer step's time).
 const TREE_TIME: Duration = Duration::from_secs(3);
 
 /// A role level looked up in the snapshot's refs: a role they cannot show (none of its
@@ -231,13 +232,33 @@ async fn in_tree(
         return Ok(None);
     };
     let query = json!({ "objectId": root, "role": tree_role(role) });
-    let tree = own(session, QUERY, query, t.min(TREE_TIME)).await?;
+    // A big page's tree takes its time: half of a long step's time is the tree's.
+    let tree = own(session, QUERY, query, t.min(TREE_TIME.max(t / 2))).await?;
     let nodes = nodes(&tree, name.as_deref(), *exact);
+    // A count of the whole page's elements whose names the tree matched (or no name asked)
+    // is the tree's answer: nothing is to be read of them, and resolving each costs the
+    // browser most of a millisecond (a list of 20,000 items: seconds).
+    if read == Some(&Read::Count)
+        && scope.is_none()
+        && level.nth.is_none()
+        && nodes.iter().all(|n| n.named == json!(true))
+    {
+        return Ok((!nodes.is_empty()).then(|| counted(&nodes)));
+    }
     let mut els = Vec::new();
     let mut kept = Vec::new();
-    for node in nodes {
-        let params = json!({ "backendNodeId": node.backend, "objectGroup": GROUP });
-        let v = match own(session, "DOM.resolveNode", params, t).await {
+    // Each element resolved, all asked at once (one round trip each made a list of 2,000 items
+    // take seconds).
+    let params = nodes
+        .iter()
+        .map(|n| json!({ "backendNodeId": n.backend, "objectGroup": GROUP }))
+        .collect();
+    let answers = session
+        .call_own_all("DOM.resolveNode", params, t)
+        .await
+        .ok_or_else(|| gone("DOM.resolveNode"))?;
+    for (node, answer) in nodes.into_iter().zip(answers) {
+        let v = match answer {
             Ok(v) => v,
             // An element the browser let go of since the tree was read is not on the page; any
             // other failure (the step's time ran out) is the look-up's, never "not there".
@@ -271,6 +292,22 @@ async fn in_tree(
     let v = own(session, "Runtime.callFunctionOn", pick, t).await?;
     let v = value(&v)?;
     Ok(picked(session, frame, &kept, &v))
+}
+
+/// What a count read from the tree alone found: how many, described by role and name (no
+/// element is marked: a count reads nothing else).
+fn counted(nodes: &[Node]) -> Found {
+    Found {
+        target: String::new(),
+        count: nodes.len(),
+        matches: nodes
+            .iter()
+            .take(5)
+            .map(|n| format!("{} \"{}\"", n.role, n.name))
+            .collect(),
+        kind: ElementKind::default(),
+        read: None,
+    }
 }
 
 /// The role as the browser's tree names it: ARIA's `img` is its `image` (the snapshot's word).
@@ -344,12 +381,15 @@ async fn own(
     session
         .call_own(method, params, t)
         .await
-        .unwrap_or_else(|| {
-            Err(StepError::new(
-                ErrorKind::CommandFailed,
-                format!("{method}: runner's session on the tab is gone"),
-            ))
-        })
+        .unwrap_or_else(|| Err(gone(method)))
+}
+
+/// The error of a call whose session (runner's own, on the tab) went away meanwhile.
+fn gone(method: &str) -> StepError {
+    StepError::new(
+        ErrorKind::CommandFailed,
+        format!("{method}: runner's session on the tab is gone"),
+    )
 }
 
 /// The value a page call returned, or the exception it threw as the page's error (the one

@@ -150,7 +150,8 @@ pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize
     let Some(alt) = alternatives(sel).into_iter().next() else {
         return Ok(0);
     };
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // As a reading look-up's (`resolve_now_reading`): a long list's tree takes seconds.
+    let deadline = Instant::now() + Duration::from_secs(10);
     Ok(
         match try_once(session, &alt, Some(&Read::Count), deadline).await? {
             None => 0,
