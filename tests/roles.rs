@@ -283,7 +283,8 @@ fn a_role_the_snapshot_cannot_show_is_never_absent_without_the_tree() {
 /// contents` shows slotted text), as Playwright's isVisible reads it, whichever selector finds
 /// it (attack 31, G3: each such element was "hidden", so `hidden`, `not: visible` and
 /// `wait: { state: hidden }` held while its text was on screen). One whose children show
-/// nothing is hidden.
+/// nothing is hidden. A click by text on a button whose label is in a `display: contents` span
+/// is the button's (review 27, F9: the span, without a box, was not clickable).
 #[test]
 fn an_element_with_display_contents_is_visible_by_what_it_shows() {
     let d = tempfile::tempdir().unwrap();
@@ -294,6 +295,8 @@ fn an_element_with_display_contents_is_visible_by_what_it_shows() {
   - expect: { visible: { role: status } }
   - expect: { visible: "[role=status]" }
   - expect: { hidden: .empty }
+  - click: { text: Save draft }
+  - expect: { text: { target: "#dcout", equals: saved } }
   - { id: wrap, expect: { hidden: .wrap }, continue_on_error: true, timeout: 300ms }
   - { id: bare, expect: { hidden: .bare }, continue_on_error: true, timeout: 300ms }
   - { id: toast, expect: { hidden: x-toast }, continue_on_error: true, timeout: 300ms }
@@ -313,7 +316,7 @@ fn an_element_with_display_contents_is_visible_by_what_it_shows() {
     let all = report["flows"][0]["steps"]
         .as_array()
         .unwrap_or_else(|| panic!("no report:\n{stderr}"));
-    assert_eq!(all.len(), 17, "{stderr}");
+    assert_eq!(all.len(), 19, "{stderr}");
     for s in all {
         let want = if s["id"].is_string() {
             "failed"
@@ -328,8 +331,9 @@ fn an_element_with_display_contents_is_visible_by_what_it_shows() {
 /// everything outside it, and it always leaves out an `inert` subtree; Playwright's getByRole
 /// finds those elements (attack 31, G11: `hidden`, `count: 0` and `not visible` by role held on
 /// the page behind a cookie dialog). A role check whose answer could be short of them fails
-/// saying why; the dialog's own elements are found, counted and clicked as ever; once it is
-/// closed, the page behind is checked by role again (only the `inert` section stays out).
+/// saying why at its timeout; the dialog's own elements are found, counted and clicked as ever;
+/// a check waits while the dialog closes (it is asked again until then, review 27 F1), and once
+/// it is closed the page behind is checked by role again (only the `inert` section stays out).
 #[test]
 fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent() {
     let d = tempfile::tempdir().unwrap();
@@ -339,11 +343,12 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
   - { id: link, expect: { not: { visible: { role: link, text: Home link } } }, continue_on_error: true, timeout: 300ms }
   - { id: gone, wait: { for: { role: alert }, state: hidden }, continue_on_error: true, timeout: 300ms }
   - { id: within, expect: { hidden: { css: p, within: { role: navigation } } }, continue_on_error: true, timeout: 300ms }
-  - expect: { count: { target: { role: button, within: { role: dialog } }, equals: 2 } }
+  - expect: { count: { target: { role: button, within: { role: dialog } }, equals: 3 } }
   - expect: { visible: { role: dialog } }
   - expect: { hidden: { role: button, text: Maybe later, within: { role: dialog } } }
-  - click: { role: button, text: Accept }
-  - expect: { text: { target: "#out", equals: accepted } }
+  - click: { role: button, text: Soon }
+  - expect: { visible: { role: alert, text: Payment failed } }
+  - expect: { text: { target: "#out", equals: closed later } }
   - expect: { visible: { role: alert, text: Payment failed } }
   - expect: { count: { target: { role: link, within: nav }, equals: 1 } }
   - { id: after, expect: { hidden: { role: alert } }, continue_on_error: true, timeout: 300ms }
@@ -359,7 +364,7 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
     let all = report["flows"][0]["steps"]
         .as_array()
         .unwrap_or_else(|| panic!("no report:\n{stderr}"));
-    assert_eq!(all.len(), 17, "{stderr}");
+    assert_eq!(all.len(), 18, "{stderr}");
     for s in all {
         let want = if s["id"].is_string() {
             "failed"
@@ -376,6 +381,34 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
         assert!(
             message.contains("cannot be told by role"),
             "{id}: {message}"
+        );
+    }
+}
+
+/// A modal dialog inside a web component's open shadow root makes the page behind it inert too
+/// (review 27, F4: the check looked in the document's own tree only, and `hidden` by role of a
+/// button on screen held).
+#[test]
+fn a_modal_dialog_in_a_shadow_root_keeps_role_checks_from_passing_as_absent() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: "#save" }
+  - { id: save, expect: { hidden: { role: button, text: Save } }, continue_on_error: true, timeout: 300ms }
+  - { id: alert, expect: { count: { target: { role: alert }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("modal in shadow", "roles/modal-shadow.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    for id in ["save", "alert"] {
+        let message = step(&report, id)["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            message.contains("cannot be told by role"),
+            "{id}: {message}\n{stderr}"
         );
     }
 }

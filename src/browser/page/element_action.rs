@@ -231,6 +231,32 @@ fn state_changed(command: &str, r: &Resolved, read: &[Value]) -> Result<(), Step
     Ok(())
 }
 
+/// The command that does `command` to the element (`on`: a page script run on it).
+fn action_of(
+    command: &str,
+    r: &Resolved,
+    extra: &[String],
+    on: &dyn Fn(&str, &[Value]) -> Command,
+) -> Result<Command, StepError> {
+    let text = extra.first().map_or("", String::as_str);
+    // agent-browser's fill of a contenteditable element puts the text before what it holds:
+    // runner replaces it through the editing commands, as typing would. A date, a colour, a
+    // range takes its value as Playwright's fill sets it.
+    let editable = r.kind.editable && !matches!(r.kind.tag.as_str(), "input" | "textarea");
+    let action = match command {
+        "fill" if r.kind.takes_value() => Some(on(scripts::SET_VALUE, &[json!(value_of(r, text))])),
+        "fill" if editable => Some(on(scripts::FILL_EDITABLE, &[json!(text)])),
+        // agent-browser's select prefers an option labelled with a value to an earlier option
+        // with that value: the options are chosen as Playwright's selectOption chooses them.
+        "select" => Some(on(scripts::SELECT_SET, &[json!(extra)])),
+        _ => Command::on_element(command, r.target.clone(), extra),
+    };
+    action.ok_or_else(|| {
+        let why = format!("internal error: `{command}` is not known to runner's daemon link");
+        StepError::new(ErrorKind::CommandFailed, why)
+    })
+}
+
 /// runner's checks before `command` on the element, in its call: that the element can take it,
 /// and (`select`) that each option asked for is there and enabled.
 fn checks(session: &Session, command: &str, r: &Resolved, extra: &[String]) -> Vec<Command> {
@@ -289,22 +315,7 @@ async fn act(
             &element_args(session, &r.target, args),
         ))
     };
-    // agent-browser's fill of a contenteditable element puts the text before what it holds:
-    // runner replaces it through the editing commands, as typing would. A date, a colour, a
-    // range takes its value as Playwright's fill sets it.
-    let editable = r.kind.editable && !matches!(r.kind.tag.as_str(), "input" | "textarea");
-    let action = match command {
-        "fill" if r.kind.takes_value() => Some(on(scripts::SET_VALUE, &[json!(value_of(r, text))])),
-        "fill" if editable => Some(on(scripts::FILL_EDITABLE, &[json!(text)])),
-        // agent-browser's select prefers an option labelled with a value to an earlier option
-        // with that value: the options are chosen as Playwright's selectOption chooses them.
-        "select" => Some(on(scripts::SELECT_SET, &[json!(extra)])),
-        _ => Command::on_element(command, r.target.clone(), extra),
-    };
-    let action = action.ok_or_else(|| {
-        let why = format!("internal error: `{command}` is not known to runner's daemon link");
-        StepError::new(ErrorKind::CommandFailed, why)
-    })?;
+    let action = action_of(command, r, extra, &on)?;
     if before {
         check.push(on(&scripts::field_text(), &[]));
     }

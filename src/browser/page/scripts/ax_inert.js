@@ -7,16 +7,27 @@
 (frameDocument) => (frame, scope) => {
   const doc = frameDocument(frame);
   if (!doc) return false;
-  const top = frame === null ? [] : [...document.querySelectorAll('dialog:modal')];
-  const hiders = [...top, ...doc.querySelectorAll('dialog:modal, [inert]')];
+  // In open shadow roots too (a web component's modal dialog makes the page behind it inert).
+  const find = (root, css) => {
+    const out = [...root.querySelectorAll(css)];
+    for (const host of root.querySelectorAll('*')) if (host.shadowRoot) out.push(...find(host.shadowRoot, css));
+    return out;
+  };
+  const top = frame === null ? [] : find(document, 'dialog:modal');
+  const hiders = [...top, ...find(doc, 'dialog:modal, [inert]')];
   if (!hiders.length) return false;
   const el = scope === null ? doc.documentElement : doc.querySelector(scope);
+  // Whether `a` holds `b`, across shadow roots.
+  const holds = (a, b) => {
+    for (let n = b; n; n = n.parentNode || n.host) if (n === a) return true;
+    return false;
+  };
   if (!el) return true;
   const frameEl = frame === null ? null : document.querySelector(frame);
   return hiders.some((h) => {
     const at = h.ownerDocument === doc ? el : frameEl;
     if (!at) return true;
-    if (h.matches('dialog:modal')) return !h.contains(at);
-    return h.contains(at) || at.contains(h);
+    if (h.matches('dialog:modal')) return !holds(h, at);
+    return holds(h, at) || holds(at, h);
   });
 }

@@ -19,5 +19,12 @@
   for (const el of found) {
     for (let n = el.parentElement || (el.parentNode && el.parentNode.host); n && !outer.has(n); n = n.parentElement || (n.parentNode && n.parentNode.host)) outer.add(n);
   }
-  return found.filter(el => !outer.has(el));
+  // A `display: contents` element has no box to act on: where its parent holds the text too
+  // (`<button><span style="display: contents">Save</span></button>`), the parent is the match.
+  const up = el => el.parentElement || (el.parentNode && el.parentNode.host);
+  const boxed = el => {
+    while (getComputedStyle(el).display === 'contents' && up(el) && up(el) !== start && hit(up(el))) el = up(el);
+    return el;
+  };
+  return [...new Set(found.filter(el => !outer.has(el)).map(boxed))];
 }

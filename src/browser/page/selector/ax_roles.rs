@@ -103,12 +103,22 @@ async fn inert_hides(
     Ok(value(&v)? == json!(true))
 }
 
+/// What the error of a role check the tree cannot answer while part of the page is inert says
+/// (checks poll on past it: `Poll::settle`).
+const INERT: &str = "cannot be told by role";
+
+/// Whether `e` is a role check's that the tree could not answer while part of the page was
+/// inert (see `inert`).
+pub(super) fn is_inert(e: &StepError) -> bool {
+    e.kind == ErrorKind::CommandFailed && e.message.contains(INERT)
+}
+
 /// The error for a role check the tree cannot answer while part of the page is inert.
 fn inert(level: &Alt) -> StepError {
     StepError::new(
         ErrorKind::CommandFailed,
         format!(
-            "{}: a modal dialog is open (or an `inert` part of the page is in reach), and the browser's accessibility tree leaves out what it makes inert, so whether and how often it is on the page cannot be told by role; look inside the dialog (`within: {{ role: dialog }}`), or select it by css, text or test id",
+            "{}: a modal dialog is open (or an `inert` part of the page is in reach), and the browser's accessibility tree leaves out what it makes inert, so whether and how often it is on the page {INERT}; look inside the dialog (`within: {{ role: dialog }}`), or select it by css, text or test id",
             level.describe_level()
         ),
     )

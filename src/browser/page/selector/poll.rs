@@ -30,13 +30,16 @@ impl Poll {
     /// What one check of the page gave. A check that met a navigation committing while it read
     /// the page (`Cause::navigated`), or found its element gone or replaced between resolving
     /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
-    /// after a navigation), has no answer yet: `None`, and the next check resolves the user's
-    /// selector again on the page as it is then. Any other failure is the check's.
+    /// after a navigation), or a role look-up's tree that left out an inert part of the page
+    /// (`ax_roles::is_inert`: a modal dialog about to close), has no answer yet: `None`, and the
+    /// next check resolves the user's selector again on the page as it is then. Any other
+    /// failure is the check's.
     pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
         match r {
             Err(e)
                 if Cause::of(&e.message).navigated
-                    || super::handle_messages::is_gone(&e.message) =>
+                    || super::handle_messages::is_gone(&e.message)
+                    || super::ax_roles::is_inert(&e) =>
             {
                 self.navigated = Some(e);
                 Ok(None)
@@ -53,6 +56,10 @@ impl Poll {
     /// element gone).
     pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
         self.navigated.take().map(|e| {
+            // A role check the tree could not answer while part of the page was inert says so.
+            if super::ax_roles::is_inert(&e) {
+                return e;
+            }
             let what = if super::handle_messages::is_gone(&e.message) {
                 "the element found was gone (replaced or removed) when read"
             } else {
