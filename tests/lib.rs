@@ -97,6 +97,7 @@ mod server_ownership;
 mod server_readiness;
 mod servers;
 mod shadow_dom;
+mod shadow_frames;
 mod shard_sets;
 mod shards;
 mod silent_browsers;

@@ -56,6 +56,28 @@ const CASES: &[(&str, &str)] = &[
         "`text=` is Playwright's syntax",
     ),
     ("- wait: { for: \"#a >> #b\" }", "`>>` chains"),
+    // A selector's `frame` is CSS too, checked as element CSS is (attack 31, G7): before, these
+    // passed validate and failed at run time with the browser's SyntaxError.
+    (
+        "- expect: { hidden: { text: x, frame: \"iframe[\" } }",
+        "unclosed `[` in CSS `iframe[` `frame` is the CSS of one iframe",
+    ),
+    (
+        "- expect: { hidden: { text: x, frame: \"iframe:visible\" } }",
+        "`:visible` is Playwright's syntax; write a selector without `:visible` (actions wait for visible elements) `frame` is the CSS of one iframe",
+    ),
+    (
+        "- click: { text: x, frame: \"body >> iframe\" }",
+        "`>>` chains are Playwright's syntax",
+    ),
+    (
+        "- click: [\"#a\", { css: \"#b\", frame: \"iframe:text('x')\" }]",
+        "`:text` is Playwright's syntax",
+    ),
+    (
+        "- frame: \"iframe:visible\"\n  click: \"#pay\"",
+        "`frame` is the CSS of one iframe",
+    ),
     (
         "- click: [\"#ok\", \"text=OK\"]",
         "`text=` is Playwright's syntax",

@@ -226,6 +226,10 @@ pub(crate) fn css_strings(sel: &Selector) -> Vec<(String, &str)> {
         {
             out.push((format!("{ptr}/within"), s.as_str()));
         }
+        // The iframe's CSS, found as element CSS is (attack 31, G7).
+        if let Some(f) = &o.frame {
+            out.push((format!("{ptr}/frame"), f.as_str()));
+        }
     }
     out
 }

@@ -255,6 +255,7 @@ impl Session {
         };
         self.tell_first_done();
         self.answered = answered(self.link.as_ref(), first, &r, switch);
+        let switched = if switch { wanted.clone() } else { None };
         if switch {
             // Where agent-browser is now: the switch is the batch's first command; after a
             // failure, the switch or a later command failed, and it is in either frame.
@@ -278,7 +279,7 @@ impl Session {
                     "timed out: the step's time ran out while the browser was still answering its `{command}`"
                 ),
             ),
-            e => e.into_step_error(first),
+            e => frame_switch::explained(e.into_step_error(first), switched.as_deref()),
         })
     }
 
@@ -573,6 +574,7 @@ mod dialog_close;
 mod emptied;
 #[cfg(test)]
 mod fake;
+mod frame_switch;
 mod fresh;
 mod gone;
 mod navigation;

@@ -41,7 +41,7 @@ pub(crate) async fn inspect(
     let read = call(
         &bind(
             scripts::INSPECT,
-            &[scripts::FRAME_DOCUMENT, &scripts::elements()],
+            &[&scripts::frame_document(), &scripts::elements()],
         ),
         &[
             Value::Array(targets),

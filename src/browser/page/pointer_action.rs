@@ -138,7 +138,7 @@ async fn attempt(
     let guard = Guard::of(session, r);
     let arm_fn = bind(
         scripts::HIT_ARM,
-        &[scripts::FRAME_DOCUMENT, &scripts::actionable()],
+        &[&scripts::frame_document(), &scripts::actionable()],
     );
     let arm = call(
         &arm_fn,
@@ -322,7 +322,7 @@ fn dialog_blocks(message: &str) -> bool {
 
 /// `hit_verify`, with its helper.
 fn verify_fn() -> String {
-    bind(scripts::HIT_VERIFY, &[scripts::FRAME_DOCUMENT])
+    bind(scripts::HIT_VERIFY, &[&scripts::frame_document()])
 }
 
 /// A pointer action whose element still could not take it, or did not get it, at the step's

@@ -5,11 +5,38 @@
 
 use crate::browser::driver::script::bind;
 
-/// `(frame) => document | null`: the page's document (`frame` null) or iframe `frame`'s; null
-/// when that iframe is missing or shows a page of another origin. The one copy of that rule.
-pub(crate) const FRAME_DOCUMENT: &str = include_str!("scripts/frame_document.js");
+/// `(frames) => (frame) => document | null`: the page's document (`frame` null) or that of the
+/// one iframe `frame` names; null when none or several match or it shows a page of another
+/// origin. The one copy of that rule (`FRAME_STATE` says which).
+const FRAME_DOCUMENT: &str = include_str!("scripts/frame_document.js");
 
-/// `(frameDocument, elements, markPicked) => (frame, scope, levels, read) => answer`: the
+/// `(cssElements) => (frame) => elements | null`: what iframe CSS `frame` names, open shadow
+/// roots included, as an element selector's CSS.
+const FRAMES: &str = include_str!("scripts/frames.js");
+
+/// `(frames) => (frame) => null | { missing } | { strict, matches } | ...`: what keeps a
+/// selector out of iframe `frame`.
+const FRAME_STATE: &str = include_str!("scripts/frame_state.js");
+
+/// `FRAMES` given the CSS look-up element selectors use: `(frame) => elements | null`.
+fn frames() -> String {
+    bind(
+        FRAMES,
+        &[&bind(CSS_ELEMENTS, &[DEEP_ELEMENTS, &element_text()])],
+    )
+}
+
+/// `FRAME_DOCUMENT` given `FRAMES`: `(frame) => document | null`.
+pub(crate) fn frame_document() -> String {
+    bind(FRAME_DOCUMENT, &[&frames()])
+}
+
+/// `FRAME_STATE` given `FRAMES`: `(frame) => null | why the frame cannot be looked in`.
+pub(crate) fn frame_state() -> String {
+    bind(FRAME_STATE, &[&frames()])
+}
+
+/// `(frameState, frameDocument, elements, markPicked) => (frame, scope, levels, read) => answer`: the
 /// look-up of a selector's levels found in the page's DOM (`elements`: see `elements()`), each
 /// inside the one element the level before picked.
 pub(crate) const FIND: &str = include_str!("scripts/find.js");
@@ -38,11 +65,12 @@ pub(crate) fn elements() -> String {
 /// shadow roots included (Playwright's order).
 pub(crate) const DEEP_ELEMENTS: &str = include_str!("scripts/deep_elements.js");
 
-/// `(deep) => (scope) => (el) => text`: an element's text as the look-ups read it (an SVG
-/// element's, an input button's value, what an open shadow root shows).
+/// `(deep) => (scope, caseless) => (el) => text`: an element's text as the look-ups read it (an
+/// SVG element's, an input button's value, what an open shadow root shows; without CSS
+/// `text-transform`, unless `caseless`).
 pub(crate) const ELEMENT_TEXT: &str = include_str!("scripts/element_text.js");
 
-/// `ELEMENT_TEXT` given `DEEP_ELEMENTS`: `(scope) => (el) => text`.
+/// `ELEMENT_TEXT` given `DEEP_ELEMENTS`: `(scope, caseless) => (el) => text`.
 pub(crate) fn element_text() -> String {
     bind(ELEMENT_TEXT, &[DEEP_ELEMENTS])
 }
@@ -72,7 +100,7 @@ pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
 /// `ATTR_VALUES` given its helpers: `(frame, key, testid) => values`.
 pub(crate) fn attr_values() -> String {
-    bind(ATTR_VALUES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+    bind(ATTR_VALUES, &[&frame_document(), DEEP_ELEMENTS])
 }
 
 /// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
@@ -81,7 +109,7 @@ pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
 
 /// `IN_SCOPE` given its helpers: `(frame, scope, boxes) => [bool] | null`.
 pub(crate) fn in_scope() -> String {
-    bind(IN_SCOPE, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+    bind(IN_SCOPE, &[&frame_document(), DEEP_ELEMENTS])
 }
 
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
@@ -116,11 +144,8 @@ pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
 
 /// `MARK_BOX` given its helpers: `(frame, x, y, width, height) => id | null`.
 pub(crate) fn mark_box() -> String {
-    bind(MARK_BOX, &[FRAME_DOCUMENT, DEEP_ELEMENTS, REACH])
+    bind(MARK_BOX, &[&frame_document(), DEEP_ELEMENTS, REACH])
 }
-
-/// `(frameDocument) => (frame) => bool`: whether an iframe shows a page of another origin.
-pub(crate) const FRAME_IS_FOREIGN: &str = include_str!("scripts/frame_is_foreign.js");
 
 /// `(frameDocument, deep) => (frame) => names`: what CSS could name there (open shadow roots
 /// included), for suggestions.
@@ -128,7 +153,7 @@ pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
 
 /// `CSS_NAMES` given its helpers: `(frame) => names`.
 pub(crate) fn css_names() -> String {
-    bind(CSS_NAMES, &[FRAME_DOCUMENT, DEEP_ELEMENTS])
+    bind(CSS_NAMES, &[&frame_document(), DEEP_ELEMENTS])
 }
 
 /// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one

@@ -67,7 +67,11 @@ fn keys(c: &Ctx<'_>, ptr: &str, action: &Action, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A step's `frame` scopes its selectors: refused on a step without any, and taken as written.
+/// What a selector's `frame` takes.
+const FRAME_HELP: &str = "`frame` is the CSS of one iframe in the page (open shadow roots included), as `iframe#pay` or `iframe[title=\"Payment\"]`";
+
+/// A step's `frame` scopes its selectors: refused on a step without any, and taken as written;
+/// its CSS is checked as a selector's `frame` is.
 fn frame(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(f) = &step.frame else { return };
     let key = step.action.key();
@@ -88,6 +92,8 @@ fn frame(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
                 "write the iframe's CSS selector (a selector's own `frame` takes templates)",
             ),
         );
+    } else if let Some(problem) = css_problem(f) {
+        out.push(at_value(c.file, c.spans, &p, problem).with_help(FRAME_HELP));
     }
 }
 
@@ -120,10 +126,14 @@ fn step_selectors(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>
                 continue;
             }
             if let Some(problem) = css_problem(css) {
+                let help = if sub.ends_with("/frame") {
+                    FRAME_HELP
+                } else {
+                    "a string selector is CSS; other kinds: `@e5` (a ref), { role, text }, { text, tag }, { css, nth }"
+                };
                 out.push(
-                    at_value(c.file, c.spans, &format!("{ptr}/{key}{at}{sub}"), problem).with_help(
-                        "a string selector is CSS; other kinds: `@e5` (a ref), { role, text }, { text, tag }, { css, nth }",
-                    ),
+                    at_value(c.file, c.spans, &format!("{ptr}/{key}{at}{sub}"), problem)
+                        .with_help(help),
                 );
             }
         }

@@ -1,36 +1,90 @@
 // The text of an element as the look-ups read it, given the scope they look in (`scope`: a
-// document or an element): a reader `(el) => text`. An HTML element's `innerText`; an SVG
+// document or an element) and whether they compare it ignoring case (`caseless`): a reader
+// `(el) => text`. An HTML element's `innerText`; an SVG
 // element's `textContent` (SVG has no `innerText`: a chart's `<text>`); an `<input>` button's
 // value (`type=submit|button|reset`, as Playwright's getByText reads it). An element holding an
 // open shadow root, or holding one that does, reads what its shadow root shows too (`innerText`
 // stops at a shadow root; Playwright's text engine goes in): its rendered children's texts and
 // its shadow root's, joined. Scripts, styles and what is not rendered add nothing.
-(deep) => (scope) => {
+//
+// The text is the DOM's, as Playwright's elementText reads it: CSS `text-transform` is left out
+// (a button Material UI upper-cases shows "SUBMIT ORDER" and is "Submit order"). `innerText`
+// applies it, so an element holding text the page's CSS transforms (`transformed`: found once
+// per reader, by computed style) has innerText's words put back in the DOM's case: its
+// rendered text nodes are walked in order alongside the innerText, each word found at the next
+// place it reads the same ignoring case, a transformed node's word written as the DOM has it.
+// No style or layout of the page changes. What else innerText does is kept: hidden children
+// add nothing, `<br>` and blocks separate words (Playwright joins those).
+(deep) => {
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  const holders = new Set();
-  const start = scope.nodeType === 9 ? [] : [scope];
-  for (const el of start.concat(deep(scope))) {
-    if (!el.shadowRoot) continue;
-    for (let n = el; n && !holders.has(n); n = up(n)) holders.add(n);
-  }
-  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
-  const rendered = (el) => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
-  const own = (el) => {
-    if (el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((el.type || '').toLowerCase())) return el.value || '';
-    const t = el.innerText;
-    return t === undefined || t === null ? el.textContent || '' : t;
-  };
-  const of = (nodes) => {
-    let t = '';
-    for (const n of nodes) {
-      if (n.nodeType === 3) t += n.nodeValue || '';
-      else if (n.nodeType === 1 && !SKIP.has(n.tagName) && rendered(n)) t += ' ' + text(n) + ' ';
+  // The elements under `scope` (itself included) whose text the page's CSS transforms (their
+  // computed style: inherited from outside too), and those holding one.
+  const transformed = (scope) => {
+    const found = { own: new Set(), holding: new Set() };
+    const doc = scope.nodeType === 9 ? scope : scope.ownerDocument;
+    const win = doc && doc.defaultView;
+    const top = scope.nodeType === 9 ? scope.body : scope;
+    if (!win || !top) return found;
+    for (const el of [top, ...deep(top)]) {
+      const tt = win.getComputedStyle(el).textTransform;
+      if (!tt || tt === 'none') continue;
+      found.own.add(el);
+      for (let n = el; n && !found.holding.has(n); n = up(n)) found.holding.add(n);
     }
-    return t;
+    return found;
   };
-  const text = (el) => {
-    if (!holders.has(el)) return own(el);
-    return of(el.childNodes) + (el.shadowRoot ? of(el.shadowRoot.childNodes) : '');
+  // `t`, the innerText of `el`, with the words of its transformed text nodes in the DOM's case.
+  const untransformed = (el, t, own) => {
+    const low = t.toLowerCase();
+    if (low.length !== t.length) return t;
+    const win = el.ownerDocument.defaultView;
+    const walk = el.ownerDocument.createTreeWalker(el, 4);
+    let out = '', at = 0;
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const p = n.parentElement;
+      if (!p || p.getClientRects().length === 0 || win.getComputedStyle(p).visibility !== 'visible') continue;
+      for (const word of n.data.split(/\s+/)) {
+        if (!word || word.toLowerCase().length !== word.length) continue;
+        const i = low.indexOf(word.toLowerCase(), at);
+        if (i < 0) continue;
+        out += t.slice(at, i) + (own.has(p) ? word : t.slice(i, i + word.length));
+        at = i + word.length;
+      }
+    }
+    return out + t.slice(at);
   };
-  return text;
+  // `caseless`: the reader's texts are compared ignoring case (a text look-up without
+  // `exact`), so innerText's are taken as they are, at no cost.
+  return (scope, caseless) => {
+    let found = null;
+    const holders = new Set();
+    const start = scope.nodeType === 9 ? [] : [scope];
+    for (const el of start.concat(deep(scope))) {
+      if (!el.shadowRoot) continue;
+      for (let n = el; n && !holders.has(n); n = up(n)) holders.add(n);
+    }
+    const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+    const rendered = (el) => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
+    const own = (el) => {
+      if (el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((el.type || '').toLowerCase())) return el.value || '';
+      const t = el.innerText;
+      if (t === undefined || t === null) return el.textContent || '';
+      if (caseless) return t;
+      if (!found) found = transformed(scope);
+      return found.holding.has(el) ? untransformed(el, t, found.own) : t;
+    };
+    const of = (nodes) => {
+      let t = '';
+      for (const n of nodes) {
+        if (n.nodeType === 3) t += n.nodeValue || '';
+        else if (n.nodeType === 1 && !SKIP.has(n.tagName) && rendered(n)) t += ' ' + text(n) + ' ';
+      }
+      return t;
+    };
+    const text = (el) => {
+      if (!holders.has(el)) return own(el);
+      return of(el.childNodes) + (el.shadowRoot ? of(el.shadowRoot.childNodes) : '');
+    };
+    return text;
+  };
 }

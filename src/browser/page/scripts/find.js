@@ -4,11 +4,14 @@
 // `markPicked` answers them, with what it reads when `read` says. A level before the last is
 // strict: it must match one element, or its `nth` say which (else `{ strict: i, count,
 // matches }`); `{ missed: i }` when one matches nothing. `{ gone: true }`: the scope element is
-// gone (a re-render), `{ invalid: i }`: CSS the page cannot parse.
-(frameDocument, elements, markPicked) => (frame, scope, levels, read) => {
-  if (frame !== null && !document.querySelector(frame)) return { count: 0, matches: [] };
+// gone (a re-render), `{ invalid: i }`: CSS the page cannot parse. `{ frame: state }`: what
+// keeps the look-up out of iframe `frame` (`frameState`: it is missing, ambiguous, of another
+// origin, ...): never "no element", so a negative check on a frame that is not there fails.
+(frameState, frameDocument, elements, markPicked) => (frame, scope, levels, read) => {
+  const state = frameState(frame);
+  if (state) return { frame: state };
   const doc = frameDocument(frame);
-  if (!doc) return { foreign: true };
+  if (!doc) return { frame: { missing: true } };
   let root = doc;
   if (scope !== null) {
     root = doc.querySelector(scope);

@@ -1,8 +1,10 @@
-// The document a selector looks in: the page's (`frame` null), or that of the iframe `frame`
-// (CSS in the page); null when that iframe is missing or shows a page of another origin.
-(frame) => {
+// The document a selector looks in: the page's (`frame` null), or that of the one iframe
+// `frame` names (`frames`: CSS in the page, open shadow roots included); null when no iframe
+// or several match, or it shows a page of another origin (see frame_state.js for which).
+(frames) => (frame) => {
   if (frame === null) return document;
-  const f = document.querySelector(frame);
-  let doc; try { doc = f && f.contentDocument } catch (e) {}
+  const found = frames(frame);
+  if (!found || found.length !== 1) return null;
+  let doc; try { doc = found[0].contentDocument } catch (e) {}
   return doc || null;
 }

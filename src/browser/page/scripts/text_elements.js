@@ -8,7 +8,7 @@
   want = normt(want);
   const start = root.nodeType === 9 ? root.body : root;
   if (!start) return [];
-  const read = elementText(start);
+  const read = elementText(start, !exact);
   const hit = el => { const t = normt(read(el)); return exact ? t === want : t.toLowerCase().includes(want.toLowerCase()); };
   // Rendered: with a box, or `display: contents` (no box of its own: it shows its children's).
   const rendered = el => el.offsetParent || el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::alternative::{Alt, Find};
 use super::found::{Found, Read};
-use super::lookup::{foreign_frame, frame_is_foreign};
+use super::lookup::frame_ready;
 use crate::browser::driver::script::{bind, call};
 use crate::browser::driver::session::Session;
 use crate::browser::page::described;
@@ -135,10 +135,8 @@ async fn looked_up(
     if !session.own_page() {
         return by_refs(session, level, scope, t).await;
     }
-    if let Some(f) = level.frame()
-        && frame_is_foreign(session, f, t).await?
-    {
-        return Err(foreign_frame(f));
+    if let Some(f) = level.frame() {
+        frame_ready(session, f, t).await?;
     }
     // An action's element of a role the snapshot gives refs to (a button, a link, a field) is
     // the snapshot's, as before the tree was asked, when the snapshot shows one: the tree's
@@ -370,7 +368,7 @@ async fn root(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let js = call(
-        &bind(scripts::AX_ROOT, &[scripts::FRAME_DOCUMENT]),
+        &bind(scripts::AX_ROOT, &[&scripts::frame_document()]),
         &[json!(frame), json!(scope)],
     );
     let params = json!({ "expression": js, "objectGroup": GROUP });

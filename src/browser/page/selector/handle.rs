@@ -74,7 +74,7 @@ pub(crate) async fn is_visible(session: &mut Session, r: &Resolved) -> Result<bo
 /// `script` (`(el, ...args) => …`) as a function of an element's handle, `(frame, handle,
 /// args) => …` (see `element_args`): null when the element is gone.
 pub(crate) fn on_element(script: &str) -> String {
-    bind(scripts::ON_ELEMENT, &[scripts::FRAME_DOCUMENT, script])
+    bind(scripts::ON_ELEMENT, &[&scripts::frame_document(), script])
 }
 
 /// The arguments of an `on_element` function for the element runner's handle `handle` names:

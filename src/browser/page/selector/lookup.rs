@@ -51,7 +51,8 @@ pub(super) async fn in_document(
     let find = bind(
         scripts::FIND,
         &[
-            scripts::FRAME_DOCUMENT,
+            &scripts::frame_state(),
+            &scripts::frame_document(),
             &scripts::elements(),
             &scripts::mark_picked(),
         ],
@@ -62,8 +63,8 @@ pub(super) async fn in_document(
         &[json!(frame), json!(scope), Value::Array(query), json!(read)],
     );
     let v = session.eval(&js, t).await?;
-    if v.get("foreign").and_then(Value::as_bool) == Some(true) {
-        return Err(foreign_frame(frame.unwrap_or_default()));
+    if let Some(state) = v.get("frame") {
+        return Err(frame_error(session, frame.unwrap_or_default(), state));
     }
     let level = |k: &str| {
         v.get(k)
@@ -113,21 +114,71 @@ fn marked(session: &mut Session, frame: Option<&str>, v: &Value) -> Option<Found
     })
 }
 
-/// Whether iframe `frame` shows a page of another origin (its document cannot be read).
-pub(super) async fn frame_is_foreign(
+/// Whether a selector can look in iframe `frame`: an error when it is missing, several match it,
+/// it shows no page or a page of another origin, or its CSS cannot be parsed.
+pub(super) async fn frame_ready(
     session: &mut Session,
     frame: &str,
     t: Duration,
-) -> Result<bool, StepError> {
-    let js = call(
-        &bind(scripts::FRAME_IS_FOREIGN, &[scripts::FRAME_DOCUMENT]),
-        &[json!(frame)],
-    );
-    Ok(session.eval(&js, t).await? == Value::Bool(true))
+) -> Result<(), StepError> {
+    let js = call(&scripts::frame_state(), &[json!(frame)]);
+    match session.eval(&js, t).await? {
+        Value::Null => Ok(()),
+        state => Err(frame_error(session, frame, &state)),
+    }
+}
+
+/// What a selector's frame is short of says this about it: a frame that matches nothing is
+/// "not on the page" (retried by a check's re-checks, as an element selector is: see
+/// [`is_missing_frame`]), never "no element" (a negative check on a mistyped frame held).
+const MISSING_FRAME: &str = "is not on the page: no element matches its CSS";
+
+/// The error of a look-up kept out of iframe `frame` by `state` (`frame_state.js`).
+fn frame_error(session: &Session, frame: &str, state: &Value) -> StepError {
+    let has = |k: &str| state.get(k).is_some();
+    let listed = |k: &str| {
+        described::elements(&session.masker, state.get(k))
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("[{i}] {m}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let message = if has("foreign") {
+        return foreign_frame(frame);
+    } else if has("invalid") {
+        let mut msg = format!("invalid CSS selector in `frame`: `{frame}`");
+        if let Some(hint) = crate::config::selector_hint(frame) {
+            msg.push_str(&format!("; {hint}"));
+        }
+        msg
+    } else if let Some(n) = state.get("strict").and_then(Value::as_u64) {
+        format!(
+            "strict mode: frame `{frame}` matches {n} elements; make its CSS name one iframe (by its id, `name`, `title` or `src`, as `iframe[title=\"...\"]`): {}",
+            listed("matches")
+        )
+    } else if has("not_frame") {
+        let named = described::elements(&session.masker, state.get("not_frame"));
+        format!(
+            "frame `{frame}` names {}, which shows no page: name the iframe",
+            named.join(", ")
+        )
+    } else {
+        format!(
+            "frame `{frame}` {MISSING_FRAME} (open shadow roots included), so nothing inside it can be told present or absent; check the frame's CSS"
+        )
+    };
+    StepError::new(ErrorKind::NotFound, message)
+}
+
+/// Whether `message` says a selector's frame is not on the page (yet): a check re-checks, as
+/// for an element that is not there yet, and fails with it when its time runs out.
+pub(crate) fn is_missing_frame(message: &str) -> bool {
+    message.starts_with("frame `") && message.contains(MISSING_FRAME)
 }
 
 /// The error for a selector inside a frame of another origin.
-pub(super) fn foreign_frame(frame: &str) -> StepError {
+fn foreign_frame(frame: &str) -> StepError {
     StepError::new(
         ErrorKind::NotFound,
         format!(
@@ -172,8 +223,9 @@ const doc = {
   },
   querySelector: (css) => els.find(e => css === `[data-runner-sel="${e.dataset.runnerSel}"]`) || null,
 };
-const frame = { contentDocument: doc };
-globalThis.document = { ...doc, querySelector: (css) => (css === '#f' ? frame : doc.querySelector(css)) };
+const frame = { tagName: 'IFRAME', id: 'f', classList: [], contentWindow: {}, contentDocument: doc,
+  getAttribute: () => null };
+globalThis.document = { ...doc, querySelectorAll: (css) => (css === '#f' || css === 'iframe' ? [frame, frame].slice(css === '#f') : doc.querySelectorAll(css)) };
 "#;
 
     /// A session whose page scripts run in node, on `PAGE`.
@@ -237,8 +289,25 @@ globalThis.document = { ...doc, querySelector: (css) => (css === '#f' ? frame : 
         let id = element_eval(&mut s, &r, "(el) => el.id", &[]).await;
         assert_eq!(id.unwrap(), Some(json!("b")));
 
+        // A frame that is not there is an error, never "no element" (attack 31, G2), and one
+        // its CSS does not single out is refused, as an element selector in strict mode.
         let missing = sel(json!({ "css": "button", "frame": "#gone" }));
-        assert!(resolve_now(&mut s, &missing).await.unwrap().is_none());
+        let err = resolve_now(&mut s, &missing).await.unwrap_err();
+        assert!(
+            err.message.starts_with("frame `#gone` is not on the page"),
+            "{}",
+            err.message
+        );
+        assert!(super::is_missing_frame(&err.message));
+        let two = sel(json!({ "css": "button", "frame": "iframe" }));
+        let err = resolve_now(&mut s, &two).await.unwrap_err();
+        assert!(
+            err.message
+                .starts_with("strict mode: frame `iframe` matches 2 elements"),
+            "{}",
+            err.message
+        );
+        assert!(err.message.contains("[1] iframe#f"), "{}", err.message);
 
         let err = resolve_now(&mut s, &sel(json!("!"))).await.unwrap_err();
         assert!(

@@ -30,15 +30,18 @@ impl Poll {
     /// What one check of the page gave. A check that met a navigation committing while it read
     /// the page (`Cause::navigated`), or found its element gone or replaced between resolving
     /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
-    /// after a navigation), or a role look-up's tree that left out an inert part of the page
-    /// (`ax_roles::is_inert`: a modal dialog about to close), has no answer yet: `None`, and the
-    /// next check resolves the user's selector again on the page as it is then. Any other
-    /// failure is the check's.
+    /// after a navigation), or found the iframe its selector names not (yet) on the page
+    /// (`lookup::is_missing_frame`: a widget inserts its iframe late), or a role look-up's tree
+    /// that left out an inert part of the page (`ax_roles::is_inert`: a modal dialog about to
+    /// close), has no answer yet: `None`, and the next check resolves the user's selector again
+    /// on the page as it is then; when the time runs out, the missing frame or the inert part
+    /// is the error. Any other failure is the check's.
     pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
         match r {
             Err(e)
                 if Cause::of(&e.message).navigated
                     || super::handle_messages::is_gone(&e.message)
+                    || super::lookup::is_missing_frame(&e.message)
                     || super::ax_roles::is_inert(&e) =>
             {
                 self.navigated = Some(e);
@@ -53,11 +56,12 @@ impl Poll {
     }
 
     /// The error of a wait that ran out while the last check still met a navigation (or its
-    /// element gone).
+    /// element gone, or its frame missing or part of the page inert: then that error as it is).
     pub(crate) fn still_navigating(&mut self) -> Option<StepError> {
         self.navigated.take().map(|e| {
-            // A role check the tree could not answer while part of the page was inert says so.
-            if super::ax_roles::is_inert(&e) {
+            // A missing frame, or a role check the tree could not answer while part of the
+            // page was inert, says so.
+            if super::lookup::is_missing_frame(&e.message) || super::ax_roles::is_inert(&e) {
                 return e;
             }
             let what = if super::handle_messages::is_gone(&e.message) {

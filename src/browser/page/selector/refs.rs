@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::alternative::{Alt, Find};
 use super::found::Found;
-use super::lookup::{foreign_frame, frame_is_foreign};
+use super::lookup::frame_ready;
 use super::normalize;
 use crate::browser::driver::adapter::{RefInfo, ref_number};
 use crate::browser::driver::command::Command;
@@ -193,8 +193,10 @@ async fn role_hits(
         // Asked before the frame's tree is read: a browser that renders a frame of
         // another origin in the page's own process (the headless shell) lets
         // agent-browser read its tree, but not act on it (a click misses it).
-        Some(f) if frame_is_foreign(session, f, t).await? => return Err(foreign_frame(f)),
-        Some(f) => session.frame_refs(f, t).await?,
+        Some(f) => {
+            frame_ready(session, f, t).await?;
+            session.frame_refs(f, t).await?
+        }
     };
     let mut hits: Vec<(String, RefInfo)> = table
         .refs
