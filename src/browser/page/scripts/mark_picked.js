@@ -8,7 +8,8 @@
 // for the list checks, the texts (`'texts'`) or class attributes (`'classes'`, '' when absent)
 // of every match in document order (of the one `nth` picks, when it says). Texts are read as
 // the look-ups read them (`elementText`: an SVG element's, what a shadow root shows); a handle
-// inside a shadow root is made reachable by CSS (`reach`).
+// inside a shadow root is made reachable by CSS (`reach`) when nothing is read (`read` null):
+// `'count'` reads nothing and needs no handle.
 (reach, elementText) => (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
@@ -29,7 +30,6 @@
   if (el) {
     if (!el.dataset.runnerSel) el.dataset.runnerSel = Math.random().toString(36).slice(2);
     out.id = el.dataset.runnerSel;
-    reach(el);
     const text = (e) => elementText(e)(e) || e.textContent || '';
     if (read === 'text') out.read = text(el);
     if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
@@ -48,6 +48,9 @@
       const each = nth === null ? els : [el];
       out.read = each.map(e => read === 'texts' ? text(e) : (e.getAttribute('class') || ''));
     }
+    // A handle runner or agent-browser finds the element by later: not for what is read here,
+    // nor for a count (`'count'`).
+    if (read === null || read === undefined) reach(el);
     out.kind = { tag: el.tagName.toLowerCase(), input_type: (el.type || '').toLowerCase(), editable: !!el.isContentEditable, role: (r => ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', 'listbox'].includes(r) ? r : '')(((el.getAttribute('role') || '').trim().split(/\s+/)[0] || '').toLowerCase()) };
   }
   return out;

@@ -72,6 +72,8 @@ pub(super) async fn by_role(
     if !session.own_page() {
         return by_refs(session, level, scope, t).await;
     }
+    // A count reads nothing: it is looked up as an action's element is (as before `Count`).
+    let read = read.filter(|r| **r != Read::Count);
     if let Some(f) = level.frame()
         && frame_is_foreign(session, f, t).await?
     {

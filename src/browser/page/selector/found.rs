@@ -29,6 +29,8 @@ pub(crate) enum Read {
     Attribute(String),
     Texts,
     Classes,
+    /// Nothing: only how many match (`count`), so no handle is made reachable for later.
+    Count,
 }
 
 impl Read {
@@ -41,6 +43,7 @@ impl Read {
             Read::Attribute(name) => json!({ "attribute": name }),
             Read::Texts => json!("texts"),
             Read::Classes => json!("classes"),
+            Read::Count => json!("count"),
         }
     }
 }

@@ -102,7 +102,7 @@ pub(crate) async fn read_now(
     let (get, field) = match read {
         Read::Text => (Command::GetText { selector }, "text"),
         Read::Value => (Command::GetValue { selector }, "value"),
-        Read::Visible | Read::Attribute(_) | Read::Texts | Read::Classes => {
+        Read::Visible | Read::Attribute(_) | Read::Texts | Read::Classes | Read::Count => {
             return Err(StepError::new(
                 ErrorKind::CommandFailed,
                 "internal error: `read_now` reads a text or a value".to_string(),

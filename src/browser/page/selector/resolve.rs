@@ -151,7 +151,7 @@ pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize
         return Ok(0);
     };
     let deadline = Instant::now() + Duration::from_secs(5);
-    Ok(match try_once(session, &alt, None, deadline).await? {
+    Ok(match try_once(session, &alt, Some(&Read::Count), deadline).await? {
         None => 0,
         Some(_) if alt.nth().is_some() => 1,
         Some(found) => found.count,
