@@ -207,8 +207,15 @@ steps:
     let ran = flow_run(d.path()).arg("fz.yaml").run();
     passed_but(&ran.report, &["hidden", "click"]);
     let message = |id: &str| step(&ran.report, id)["error"]["message"].to_string();
-    assert!(message("hidden").contains("but it is visible"), "{}", message("hidden"));
+    assert!(
+        message("hidden").contains("but it is visible"),
+        "{}",
+        message("hidden")
+    );
     let click = message("click");
-    assert!(click.contains("made `document.querySelector` unchangeable"), "{click}");
+    assert!(
+        click.contains("made `document.querySelector` unchangeable"),
+        "{click}"
+    );
     assert!(!click.contains("Cannot redefine"), "{click}");
 }

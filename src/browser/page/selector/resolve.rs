@@ -151,11 +151,13 @@ pub(crate) async fn count(session: &mut Session, sel: &Selector) -> Result<usize
         return Ok(0);
     };
     let deadline = Instant::now() + Duration::from_secs(5);
-    Ok(match try_once(session, &alt, Some(&Read::Count), deadline).await? {
-        None => 0,
-        Some(_) if alt.nth().is_some() => 1,
-        Some(found) => found.count,
-    })
+    Ok(
+        match try_once(session, &alt, Some(&Read::Count), deadline).await? {
+            None => 0,
+            Some(_) if alt.nth().is_some() => 1,
+            Some(found) => found.count,
+        },
+    )
 }
 
 /// The time a look-up of the page may take: what is left of the step, at least 2 s.
