@@ -71,6 +71,21 @@ fn site(dir: &Path, key: &str) {
         )
     };
     page("foreign", &framed("aria-hidden=\"true\""));
+    page(
+        "foreign_modal",
+        &format!(
+            "{}<dialog id=\"d\"><p>Session expires soon</p></dialog>\
+             <script>document.getElementById('d').showModal();</script>",
+            framed("")
+        ),
+    );
+    page(
+        "closed_inert",
+        &format!(
+            "<div inert><x-inert></x-inert></div><script>customElements.define('x-inert', class extends HTMLElement {{ \
+             constructor() {{ super(); this.attachShadow({{ mode: 'closed' }}).innerHTML = '<p>{key}</p>'; }} }});</script>"
+        ),
+    );
     page("frame", &framed(""));
     page("inner", &format!("<p>{key}</p>"));
     write(dir, "site/sec.txt", key);
@@ -95,15 +110,27 @@ steps:
     );
 }
 
-const PAGES: [&str; 9] = [
-    "alt", "modal", "list", "multi", "object", "embed", "closed", "foreign", "frame",
+const PAGES: [&str; 11] = [
+    "alt",
+    "modal",
+    "list",
+    "multi",
+    "object",
+    "embed",
+    "closed",
+    "closed_inert",
+    "foreign",
+    "foreign_modal",
+    "frame",
 ];
 
 /// What a screenshot step of `page` says when the page shows the secret (`shown`) and when it
 /// shows another text: a failure with these words, or none (a picture).
 fn expected(page: &str, shown: bool) -> Option<&'static str> {
     match (page, shown) {
-        ("foreign", _) => Some("it shows a frame of another origin, which runner cannot read"),
+        ("foreign" | "foreign_modal", _) => {
+            Some("it shows a frame of another origin, which runner cannot read")
+        }
         (_, true) => Some("the page showed a secret"),
         (_, false) => None,
     }
