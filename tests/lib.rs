@@ -84,6 +84,7 @@ mod secret_learning;
 mod secret_made;
 mod secret_numbers;
 mod secret_pixels;
+mod secret_pixels_drawn;
 mod secret_run_wide;
 mod secret_search;
 mod secret_servers;

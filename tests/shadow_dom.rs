@@ -169,3 +169,53 @@ fn flow(name: &str, steps: &str) -> String {
         fixture("shadow").display()
     )
 }
+
+/// Attack 31 G12: a page that makes `document.querySelector` unchangeable (an anti-tamper
+/// script's `Object.defineProperty(document, 'querySelector', { configurable: false })`). The
+/// reads of an element inside a shadow root (visible, hidden, count, text) answer as on any page
+/// (before, each failed with the browser's raw "Cannot redefine property: querySelector");
+/// an action on one, which needs that property, fails saying what the page did.
+#[test]
+fn a_page_that_freezes_query_selector_still_has_its_shadow_roots_read() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/frozen.html",
+        r#"<!doctype html><html><body><div id="out">none</div><x-toast></x-toast><script>
+const orig = Document.prototype.querySelector;
+Object.defineProperty(document, 'querySelector', { value: function (s) { return orig.call(this, s); }, writable: false, configurable: false });
+customElements.define('x-toast', class extends HTMLElement { constructor() { super();
+  const r = this.attachShadow({ mode: 'open' });
+  r.innerHTML = '<p class="msg">Card declined</p><button class="retry">Retry</button>'; } });
+</script></body></html>"#,
+    );
+    write(
+        d.path(),
+        "fz.yaml",
+        r#"name: frozen
+web_server: { static: "site" }
+steps:
+  - open: "{{ web_server.url }}/frozen.html"
+  - { id: visible, expect: { visible: ".msg" } }
+  - { id: hidden, expect: { hidden: { text: "Card declined" } }, continue_on_error: true, timeout: 500ms }
+  - { id: count, expect: { count: { target: ".msg", equals: 1 } } }
+  - { id: text, expect: { text: { target: ".msg", contains: "declined" } } }
+  - { id: click, click: ".retry", continue_on_error: true, timeout: 1s }
+"#,
+    );
+    let ran = flow_run(d.path()).arg("fz.yaml").run();
+    passed_but(&ran.report, &["hidden", "click"]);
+    let message = |id: &str| step(&ran.report, id)["error"]["message"].to_string();
+    assert!(
+        message("hidden").contains("but it is visible"),
+        "{}",
+        message("hidden")
+    );
+    let click = message("click");
+    assert!(
+        click.contains("made `document.querySelector` unchangeable"),
+        "{click}"
+    );
+    assert!(!click.contains("Cannot redefine"), "{click}");
+}

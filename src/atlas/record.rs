@@ -318,12 +318,16 @@ async fn record_as(
     // or cannot be read to tell when there are secrets.
     let mut left_out = seen.shows_secret.then_some(SHOWED_A_SECRET);
     if left_out.is_none() && masks.iter().any(|m| !m.is_empty()) {
-        let shown = session
-            .shown_texts(timeout, timeout)
-            .await
-            .map(|t| t.concat());
-        let shows = shown.is_none_or(|text| masks.iter().any(|m| m.holds_secret(&text)));
-        left_out = shows.then_some(SHOWED_A_SECRET);
+        left_out = match session.shown_texts(timeout, timeout).await {
+            Ok(texts) => {
+                let text = texts.concat();
+                masks
+                    .iter()
+                    .any(|m| m.holds_secret(&text))
+                    .then_some(SHOWED_A_SECRET)
+            }
+            Err(why) => Some(why),
+        };
     }
     let unshot = (!to.screenshot_known && known) || left_out.is_some();
     let screenshot = if unshot {

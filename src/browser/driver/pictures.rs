@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::browser::driver::command::Command;
-use crate::browser::driver::session::Session;
+use crate::browser::driver::session::{Session, UNREAD};
 use crate::step::{Masker, StepError};
 
 /// Why no picture of the page may be written now, if none may: its snapshot or its rendered
@@ -19,7 +19,9 @@ use crate::step::{Masker, StepError};
 /// read in that time, is the answer, and the snapshot (agent-browser's: seconds on a page of a
 /// hundred thousand nodes, and left running when cut) is not read. Only a page whose rendered
 /// text shows no secret has its snapshot read too (it holds what the rendered text does not: a
-/// closed shadow root's text, an image's alternative text).
+/// frame of another origin's text, an `aria-label`). A part of the page neither reads (a frame
+/// of another origin the accessibility tree leaves out) cannot be read to tell
+/// (`Session::shown_texts`).
 /// The script reading the rendered text stops itself at `budget` (at most `t`); the snapshot
 /// is read within `t`.
 pub(crate) async fn withheld(
@@ -30,11 +32,10 @@ pub(crate) async fn withheld(
     if masker.is_empty() {
         return None;
     }
-    let shown = s.shown_texts(t, budget).await;
-    match &shown {
-        Some(texts) if masker.learn_shown(texts) => return Some("the page showed a secret"),
-        Some(_) => {}
-        None => return shot_left_out(masker, None),
+    match s.shown_texts(t, budget).await {
+        Ok(texts) if masker.learn_shown(&texts) => return Some("the page showed a secret"),
+        Ok(_) => {}
+        Err(why) => return Some(why),
     }
     let raw = snapshot_text(s, t).await;
     shot_left_out(masker, raw.as_deref())
@@ -73,7 +74,7 @@ pub(crate) fn shot_left_out(masker: &Masker, snapshot: Option<&str>) -> Option<&
         _ if masker.is_empty() => None,
         Some(text) if masker.holds_secret(text) => Some("the page showed a secret"),
         Some(_) => None,
-        None => Some("the page could not be read to tell whether it showed a secret"),
+        None => Some(UNREAD),
     }
 }
 
@@ -101,16 +102,14 @@ pub(crate) async fn page_left_out(
         return None;
     }
     let shown = s.shown_texts(t, budget).await;
-    let in_pixels = shown
-        .as_ref()
-        .is_some_and(|texts| masker.learn_shown(texts));
+    let in_pixels = shown.as_ref().is_ok_and(|texts| masker.learn_shown(texts));
     if let Some(why) = shot_left_out(masker, snapshot) {
         return Some(why);
     }
     match shown {
-        Some(_) if in_pixels => Some("the page showed a secret"),
-        Some(_) => None,
-        None => shot_left_out(masker, None),
+        Ok(_) if in_pixels => Some("the page showed a secret"),
+        Ok(_) => None,
+        Err(why) => Some(why),
     }
 }
 

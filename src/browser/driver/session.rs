@@ -582,6 +582,7 @@ mod own_eval;
 pub(crate) use own_eval::value as page_value;
 mod requests;
 mod shown;
+pub(crate) use shown::UNREAD;
 mod tabs;
 pub(crate) use busy::Busy;
 #[cfg(test)]

@@ -8,7 +8,8 @@
 // for the list checks, the texts (`'texts'`) or class attributes (`'classes'`, '' when absent)
 // of every match in document order (of the one `nth` picks, when it says). Texts are read as
 // the look-ups read them (`elementText`: an SVG element's, what a shadow root shows); a handle
-// inside a shadow root is made reachable by CSS (`reach`).
+// inside a shadow root is made reachable by CSS (`reach`) when nothing is read (`read` null):
+// `'count'` reads nothing and needs no handle.
 (reach, elementText, isVisible) => (els, nth, read) => {
   const n = els.length;
   const i = nth === null ? 0 : (nth < 0 ? n + nth : nth);
@@ -27,7 +28,9 @@
   const out = { count: n, matches: els.slice(0, 5).map(desc) };
   const el = els[i];
   if (el) {
-    reach(el);
+    // A handle runner or agent-browser finds the element by later: not for what is read here,
+    // nor for a count (`'count'`).
+    if (read === null || read === undefined) reach(el);
     // A handle the element already has is kept only while it names this element: a copy of an
     // element runner marked (`cloneNode`, an "add another" row) carries the same handle, which
     // names the first of them; the copy gets its own.

@@ -4,10 +4,20 @@
 // element's document, that document's own `querySelector` and `querySelectorAll` look through
 // open shadow roots for a handle (and only for one: every other selector, and a handle in the
 // document's own tree, is answered as before). The document goes with its page, and a handle
-// with its document. A no-op for an element in the document's own tree.
+// with its document. A no-op for an element in the document's own tree. On a page that made
+// those properties of its document unchangeable (an anti-tamper script's `configurable:
+// false`, a frozen document) it throws saying so: a look-up that reads what it asks in its own
+// call does not ask for it (`markPicked`).
 (el) => {
   const doc = el.ownerDocument;
   if (!doc || el.getRootNode() === doc || Object.prototype.hasOwnProperty.call(doc, '__runnerReach')) return;
+  const fixed = ['querySelector', 'querySelectorAll'].find((name) => {
+    const d = Object.getOwnPropertyDescriptor(doc, name);
+    return d ? !d.configurable : !Object.isExtensible(doc);
+  });
+  if (fixed) {
+    throw new Error(`runner cannot act on an element inside a shadow root on this page: the page made \`document.${fixed}\` unchangeable (a property of the document defined with \`configurable: false\`, or a frozen document), which runner's handle on such an element needs; its reads (visible, hidden, text, count) work, an action does not`);
+  }
   const one = doc.querySelector;
   const all = doc.querySelectorAll;
   const handle = /^\[data-runner-sel="[a-z0-9]+"\]$/;

@@ -30,10 +30,11 @@ pub(crate) enum Read {
     Texts,
     Classes,
     /// Nothing of the elements: how many match, for `count`, which must not take a number
-    /// from a look-up that cannot see everything.
+    /// from a look-up that cannot see everything; no handle is made reachable for later.
     Count,
     /// Nothing of the element: whether one is there, for a `within` level of a check, which
-    /// must not take "not found" from a look-up that cannot see everything.
+    /// must not take "not found" from a look-up that cannot see everything (its handle is
+    /// made reachable: the levels inside look below it).
     Present,
 }
 
@@ -47,7 +48,8 @@ impl Read {
             Read::Attribute(name) => json!({ "attribute": name }),
             Read::Texts => json!("texts"),
             Read::Classes => json!("classes"),
-            Read::Count | Read::Present => Value::Null,
+            Read::Count => json!("count"),
+            Read::Present => Value::Null,
         }
     }
 }
