@@ -95,7 +95,7 @@ async fn inert_hides(
     t: Duration,
 ) -> Result<bool, StepError> {
     let js = call(
-        &bind(scripts::AX_INERT, &[scripts::FRAME_DOCUMENT]),
+        &bind(scripts::AX_INERT, &[&scripts::frame_document()]),
         &[json!(frame), json!(scope)],
     );
     let params = json!({ "expression": js, "returnByValue": true });
