@@ -186,34 +186,6 @@ impl Watch {
         self.flows.lock().ok()?.get(context).cloned()
     }
 
-    /// A new tab, held (see `new_tabs`): one its flow's settings do not reach fails the flow.
-    fn new_tab(&self, link: &Arc<Link>, msg: &Value) {
-        let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
-        let flow = context.and_then(|c| self.flow(c));
-        // A tab of a flow held until it has the flow's settings: its requests are recorded
-        // over this session, turned on before it runs (see `request_log`). So are a dedicated
-        // worker's, held by runner's one session on its tab (or worker) that holds workers.
-        let held = &msg["params"];
-        let kind = match msg.get("sessionId") {
-            None => "page",
-            Some(_) => "worker",
-        };
-        if let (Some(c), Some(s), Some(t), true, true) = (
-            context.filter(|_| flow.is_some()),
-            held["sessionId"].as_str(),
-            held["targetInfo"]["targetId"].as_str(),
-            held["waitingForDebugger"] == Value::Bool(true),
-            held["targetInfo"]["type"] == kind,
-        ) {
-            self.keep_log(s, (c, t, kind == "page"));
-        }
-        // A new tab gets the flow's routes before it runs (see `routes`).
-        let routes = flow.as_ref().filter(|_| kind == "page");
-        let routes = routes.and_then(|f| f.routes.new_tab_call());
-        let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
-        self.new_tabs.attached(link, msg, routes, fails);
-    }
-
     /// An event the browser sent (read by the connection's reader: nothing here waits).
     pub(crate) fn on_event(self: &Arc<Self>, link: &Arc<Link>, msg: &Value) {
         let params = &msg["params"];
@@ -233,6 +205,7 @@ impl Watch {
                 }
             }
             "Target.attachedToTarget" => self.new_tab(link, msg),
+            "Inspector.workerScriptLoaded" => self.worker_ran(msg),
             "Target.detachedFromTarget" => {
                 let Some(s) = params["sessionId"].as_str() else {
                     return;

@@ -68,13 +68,16 @@ impl NewTabs {
     /// runs; runner leaves a tab of no flow with settings. When the tab does not get them (and
     /// is still open), `fails` is told why (the watch on the tab's context fails its flow at
     /// its next browser step: a popup without the flow's settings would test the page under
-    /// others).
+    /// others). `going` is told just before runner sends its calls and the go-ahead.
     pub(crate) fn attached(
         &self,
         link: &Arc<Link>,
         msg: &Value,
         extra: Option<(String, Value)>,
-        fails: impl FnOnce(String) + Send + 'static,
+        (going, fails): (
+            impl FnOnce() + Send + 'static,
+            impl FnOnce(String) + Send + 'static,
+        ),
     ) {
         let params = &msg["params"];
         // runner's own `Target.attachToTarget` (the dialog watch's) is told the same way, of a
@@ -108,6 +111,7 @@ impl NewTabs {
         };
         let link = link.clone();
         tokio::spawn(async move {
+            going();
             if let Some(why) = prepare(&link, &tab, calls).await {
                 fails(why);
             }

@@ -19,6 +19,10 @@
 //! `Inspector.workerScriptLoaded` comes with runner's `Target.attachedToTarget`), and what its
 //! first task requested is not in the record (docs/browser.md).
 //!
+//! So `expect: { request }` does not count on such a record: runner tells, from its session on
+//! each worker alone, when the worker ran before runner let it go (`workers`), and a count the
+//! worker's missing requests could change says it cannot tell.
+//!
 //! A record that may lack requests is never read as whole: when the first tab's recording could
 //! not be turned on, or the record outgrew its bound (`MAX_URL_BYTES` of URLs), reading it is an
 //! error that says so.
@@ -59,6 +63,11 @@ struct Recorded {
     /// The documents the tabs' main frames asked for, oldest first (at most `MAX_DOCUMENTS`):
     /// what `open` reads its status from.
     documents: Vec<Document>,
+    /// The dedicated workers runner holds, by target id (see `workers`).
+    workers: std::collections::HashMap<String, workers::Held>,
+    /// The last worker found to have run before runner held it: when found (ms since the
+    /// epoch), its URL.
+    unheld: Option<(u128, String)>,
 }
 
 /// The most main-frame documents a flow's record keeps (the oldest go first).
@@ -252,6 +261,8 @@ pub(crate) fn now_ms() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis())
 }
+
+mod workers;
 
 #[cfg(test)]
 mod tests;

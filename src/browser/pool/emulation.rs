@@ -127,14 +127,21 @@ pub(crate) fn new_tab_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(Str
 /// The DevTools calls for a dedicated worker a flow's page starts, in the one session of
 /// runner's that holds it, before it runs: with a locale, the flow's language
 /// (`navigator.language`, and its requests' Accept-Language), with `user_agent` the one its tab
-/// keeps; always, its requests recorded (they are its page's, see `driver::request_log`), and
-/// the workers it starts in turn held the same way.
+/// keeps; with `headers`, those on its requests, as on its page's (the same rendered values,
+/// to every origin); always, its requests recorded (they are its page's, see
+/// `driver::request_log`), and the workers it starts in turn held the same way.
 pub(crate) fn worker_calls(e: &Emulation, user_agent: Option<&str>) -> Vec<(String, Value)> {
     let mut calls = Vec::new();
     if let (Some(l), Some(ua)) = (&e.locale, user_agent) {
         calls.push((
             "Network.setUserAgentOverride".to_string(),
             json!({ "userAgent": ua, "acceptLanguage": l }),
+        ));
+    }
+    if let Some(h) = &e.headers {
+        calls.push((
+            "Network.setExtraHTTPHeaders".to_string(),
+            json!({ "headers": h }),
         ));
     }
     calls.push((
@@ -204,8 +211,20 @@ mod tests {
         };
         let held = ["Network.enable", "Target.setAutoAttach"];
         assert_eq!(methods(&Emulation::default(), None), held);
-        let with_language = methods(&e, Some("UA"));
-        assert_eq!(with_language[0], "Network.setUserAgentOverride");
-        assert_eq!(with_language[1..], held);
+        let with_settings = worker_calls(&e, Some("UA"));
+        let names: Vec<&str> = with_settings.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Network.setUserAgentOverride",
+                "Network.setExtraHTTPHeaders",
+                "Network.enable",
+                "Target.setAutoAttach",
+            ]
+        );
+        assert_eq!(
+            with_settings[1].1,
+            json!({ "headers": { "X-Team": "blue" } })
+        );
     }
 }

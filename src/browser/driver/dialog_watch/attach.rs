@@ -22,10 +22,11 @@ impl Watch {
 
     /// A request a tab is about to make, or a response it got (`method`), heard on runner's
     /// session `session`: into its flow's record when the session is one the record is kept
-    /// over (one per tab).
+    /// over (one per tab). On a worker's, its events also tell whether runner held it before
+    /// it ran (`request_log::workers`).
     pub(super) fn logged(&self, session: &str, method: &str, params: &Value) {
         let known = self.logs.lock().ok().and_then(|l| l.get(session).cloned());
-        let Some((context, target, _)) = known else {
+        let Some((context, target, page)) = known else {
             return;
         };
         let Some(flow) = self.flow(&context) else {
@@ -36,6 +37,59 @@ impl Watch {
             "Network.responseReceived" => flow.requests.answered(&target, params),
             _ => {}
         }
+        if !page {
+            flow.requests.worker_event(&target, method, params);
+        }
+    }
+
+    /// A worker's script ran (`Inspector.workerScriptLoaded` of runner's session on it): for its
+    /// flow's record to tell whether runner held it (see `request_log::workers`).
+    pub(super) fn worker_ran(&self, msg: &Value) {
+        if let Some(session) = msg["sessionId"].as_str() {
+            self.logged(session, "Inspector.workerScriptLoaded", &msg["params"]);
+        }
+    }
+
+    /// A new tab, held (see `new_tabs`): one its flow's settings do not reach fails the flow.
+    pub(super) fn new_tab(&self, link: &Arc<Link>, msg: &Value) {
+        let context = msg["params"]["targetInfo"]["browserContextId"].as_str();
+        let flow = context.and_then(|c| self.flow(c));
+        // A tab of a flow held until it has the flow's settings: its requests are recorded
+        // over this session, turned on before it runs (see `request_log`). So are a dedicated
+        // worker's, held by runner's one session on its tab (or worker) that holds workers.
+        let held = &msg["params"];
+        let kind = match msg.get("sessionId") {
+            None => "page",
+            Some(_) => "worker",
+        };
+        let mut worker = None;
+        if let (Some(c), Some(s), Some(t), true, true) = (
+            context.filter(|_| flow.is_some()),
+            held["sessionId"].as_str(),
+            held["targetInfo"]["targetId"].as_str(),
+            held["waitingForDebugger"] == Value::Bool(true),
+            held["targetInfo"]["type"] == kind,
+        ) {
+            self.keep_log(s, (c, t, kind == "page"));
+            if kind == "worker"
+                && let Some(f) = &flow
+            {
+                let url = held["targetInfo"]["url"].as_str().unwrap_or_default();
+                f.requests.worker_held(t, url);
+                worker = Some((f.clone(), t.to_string()));
+            }
+        }
+        // Told just before runner lets the worker go (see `request_log::workers`).
+        let going = move || {
+            if let Some((f, t)) = worker {
+                f.requests.worker_going(&t);
+            }
+        };
+        // A new tab gets the flow's routes before it runs (see `routes`).
+        let routes = flow.as_ref().filter(|_| kind == "page");
+        let routes = routes.and_then(|f| f.routes.new_tab_call());
+        let fails = move |why: String| flow.iter().for_each(|f| f.fails(why.clone()));
+        self.new_tabs.attached(link, msg, routes, (going, fails));
     }
 }
 

@@ -76,3 +76,54 @@ fn a_navigation_is_one_document_with_its_final_status() {
     );
     assert!(log.documents("U", 0).0.is_empty());
 }
+
+/// A worker runner holds: its script runs once runner has begun to let it go, its requests
+/// are announced before their answers, and its own script's answer (the page's request, with
+/// the worker's target id) is no sign of a missing one: nothing says it ran unheld.
+#[test]
+fn a_held_worker_is_not_taken_for_one_that_ran_before_runner_held_it() {
+    let log = RequestLog::default();
+    log.started(Ok(()));
+    log.worker_held("W", "http://a/w.js");
+    log.worker_going("W");
+    log.worker_event(
+        "W",
+        "Network.responseReceived",
+        &json!({ "requestId": "W" }),
+    );
+    log.worker_event("W", "Inspector.workerScriptLoaded", &json!({}));
+    log.worker_event(
+        "W",
+        "Network.requestWillBeSent",
+        &sent("http://a/api", "7.1"),
+    );
+    for end in ["Network.responseReceived", "Network.loadingFinished"] {
+        log.worker_event("W", end, &json!({ "requestId": "7.1" }));
+    }
+    log.worker_event("W", "Network.loadingFinished", &json!({ "requestId": "W" }));
+    // A worker runner does not hold (its session is not one the record is kept over).
+    log.worker_event("X", "Inspector.workerScriptLoaded", &json!({}));
+    log.worker_event("X", "Network.loadingFailed", &json!({ "requestId": "8.1" }));
+    assert_eq!(log.unheld_since(0), None);
+}
+
+/// A worker whose script ran before runner let it go, or one a request's end is heard of
+/// whose start never was (it ran before runner's `Network.enable` reached it), is known to
+/// have run before runner held it: from then on, not before.
+#[test]
+fn a_worker_that_ran_before_runner_held_it_is_known() {
+    let log = RequestLog::default();
+    log.started(Ok(()));
+    log.worker_held("W", "http://a/w.js");
+    log.worker_event("W", "Inspector.workerScriptLoaded", &json!({}));
+    assert_eq!(log.unheld_since(0).as_deref(), Some("http://a/w.js"));
+    let later = super::now_ms() + 60_000;
+    assert_eq!(log.unheld_since(later), None);
+    let log = RequestLog::default();
+    log.worker_held("V", "http://a/v.js");
+    log.worker_going("V");
+    log.worker_event("V", "Inspector.workerScriptLoaded", &json!({}));
+    assert_eq!(log.unheld_since(0), None);
+    log.worker_event("V", "Network.loadingFailed", &json!({ "requestId": "9.3" }));
+    assert_eq!(log.unheld_since(0).as_deref(), Some("http://a/v.js"));
+}

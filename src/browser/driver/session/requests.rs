@@ -44,4 +44,11 @@ impl Session {
             .cloned()
             .collect())
     }
+
+    /// A dedicated worker of the flow's pages (its URL) that ran before runner held it, since
+    /// the flow began: runner's record may lack what it requested as it started (see
+    /// `request_log::workers`). Read after [`Session::requests_since`].
+    pub(crate) fn unheld_worker(&self) -> Option<String> {
+        self.watched.as_ref()?.requests.unheld_since(self.since_ms)
+    }
 }
