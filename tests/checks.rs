@@ -411,7 +411,7 @@ fn a_text_of_only_whitespace_is_refused_as_the_empty_one() {
         "f.yaml",
         r##"name: blank
 web_server: { static: ./site }
-vars: { sp: " ", nl: "\n", zw: "\u200b " }
+vars: { sp: " ", nl: "\n", zw: "\u200b ", bom: "\ufeff " }
 defaults: { timeout: 2s }
 steps:
   - open: "{{ web_server.url }}/index.html"
@@ -424,6 +424,8 @@ steps:
   - continue_on_error: true
     expect: { js: "{{ vars.sp }}" }
   - wait: { text: "hello {{ vars.sp }}world" }
+  - continue_on_error: true
+    wait: { text: "{{ vars.bom }}" }
 "##,
     );
     let Ran { code, report, .. } = flow_run(d.path()).arg("f.yaml").run();
@@ -434,6 +436,8 @@ steps:
         (2, "wait/text"),
         (3, "wait/text"),
         (4, "expect/js"),
+        // A byte-order mark is whitespace to the page's comparison (review 27, F5).
+        (6, "wait/text"),
     ] {
         assert_eq!(steps[i]["outcome"], "failed", "{i}: {report:#}");
         let message = steps[i]["error"]["message"].as_str().unwrap_or("");

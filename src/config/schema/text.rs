@@ -29,7 +29,7 @@ pub(crate) fn wants_text(key: &str, path: &str, value: &Value) -> bool {
 
 /// The schema's patterns for text that must hold more than whitespace (`wait: { text }`, `js`,
 /// a class): `validate` says "must not be blank".
-pub(crate) const NOT_BLANK: [&str; 2] = ["\\S", "[^\\s\\u200b\\u00ad]"];
+pub(crate) const NOT_BLANK: [&str; 2] = ["\\S", "[^\\s\\u200b\\u00ad\\ufeff]"];
 
 /// Whether the flow schema, at `path` below a step's action key `key`, refuses `value` for being
 /// empty (`""`, `[]`, `{}` where each form it takes of that kind has a `minLength`, `minItems`
@@ -67,9 +67,10 @@ pub(crate) fn refuses_empty(key: &str, path: &str, value: &Value) -> bool {
     !taking.is_empty() && taking.iter().all(|n| refuses(n))
 }
 
-/// A character the page's text comparison drops (a zero-width space, a soft hyphen).
+/// A character the page's text comparison drops (a zero-width space, a soft hyphen) or takes
+/// for a space (a byte-order mark: JavaScript's `\s` holds it, Rust's does not).
 fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}' | '\u{ad}')
+    matches!(c, '\u{200b}' | '\u{ad}' | '\u{feff}')
 }
 
 /// Whether schema node `n` refuses the blank text `s` by a [`NOT_BLANK`] pattern.
