@@ -4,7 +4,11 @@ use crate::common::{fixture, flow_run, write};
 
 /// A page's dedicated worker sees the flow's locale in `navigator.language` and
 /// `navigator.languages` as the page does, with the flow's time zone and `Intl` locale; so does
-/// the worker of a tab the page opens. (The worker had `en-US`, the browser's default.)
+/// the worker of a tab the page opens. (The worker had `en-US`, the browser's default.) The
+/// worker starts on a click: one started while the flow's first page loads is, about once in
+/// 20-30 runs, let run by agent-browser's session before runner's holds it (the known gap:
+/// docs/browser.md; `request_log::a_workers_first_task_requests_are_counted`, ignored), which
+/// made this test fail as often.
 #[test]
 fn a_pages_worker_sees_the_flows_locale() {
     let d = tempfile::tempdir().unwrap();
@@ -15,10 +19,13 @@ fn a_pages_worker_sees_the_flows_locale() {
         r#"<!doctype html><title>Worker</title>
 <p id="wk">none</p>
 <a href="worker.html" target="_blank">Open a copy</a>
+<button id="start">Start worker</button>
 <script>
 const report = "postMessage([navigator.language, navigator.languages.join('+'), Intl.DateTimeFormat().resolvedOptions().locale, Intl.DateTimeFormat().resolvedOptions().timeZone].join(','))";
-const w = new Worker(URL.createObjectURL(new Blob([report])));
-w.onmessage = (e) => { document.getElementById('wk').textContent = 'worker:' + e.data; };
+document.getElementById('start').addEventListener('click', () => {
+  const w = new Worker(URL.createObjectURL(new Blob([report])));
+  w.onmessage = (e) => { document.getElementById('wk').textContent = 'worker:' + e.data; };
+});
 </script>
 "#,
     );
@@ -33,9 +40,11 @@ browser:
   timezone: Asia/Tokyo
 steps:
   - open: "{{ web_server.url }}/worker.html"
+  - click: "#start"
   - expect: { text: { target: "#wk", equals: "worker:de-DE,de-DE,de-DE,Asia/Tokyo" } }
   - click: { role: link, text: Open a copy }
   - tab: { switch: last }
+  - click: "#start"
   - expect: { text: { target: "#wk", equals: "worker:de-DE,de-DE,de-DE,Asia/Tokyo" } }
 "##,
     );
