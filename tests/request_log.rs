@@ -190,3 +190,52 @@ steps:
     let failed = steps.iter().filter(|s| s["outcome"] == "failed").count();
     assert_eq!(failed, 1, "{}", shown());
 }
+
+/// A URL glob is read as the browser requests the URL: a space or a non-ASCII letter in it is
+/// percent-encoded first (attack 31, G10: `**/files/my report.pdf` matched nothing, so `count: 0`
+/// held while the page made the request, and a route on `**/café/menu` never stubbed).
+#[test]
+fn a_glob_written_with_a_space_or_an_accent_matches_what_the_page_requests() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("site")).unwrap();
+    write(
+        d.path(),
+        "site/index.html",
+        r#"<!doctype html><meta charset="utf-8"><title>Globs</title><p id="out">none</p>
+<button id="go">Go</button>
+<script>
+document.getElementById('go').addEventListener('click', async () => {
+  await fetch('/files/my report.pdf');
+  const menu = await (await fetch('/café/menu')).text();
+  document.getElementById('out').textContent = 'menu:' + menu;
+});
+</script>"#,
+    );
+    write(
+        d.path(),
+        "f.yaml",
+        r##"name: globs
+web_server: { static: ./site }
+steps:
+  - open: "{{ web_server.url }}/index.html"
+  - route: { url: "**/café/menu", body: STUB }
+  - click: "#go"
+  - expect: { text: { target: "#out", equals: "menu:STUB" } }
+  - expect: { request: { url: "**/files/my report.pdf", count: 1 } }
+  - id: none
+    expect: { request: { url: "**/files/my report.pdf", count: 0 } }
+    continue_on_error: true
+    timeout: 1s
+"##,
+    );
+    let ran = flow_run(d.path()).arg("f.yaml").run();
+    let steps = ran.report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{}", ran.stderr))
+        .clone();
+    assert_eq!(steps.len(), 6, "{}", ran.stderr);
+    for s in &steps[..5] {
+        assert_eq!(s["outcome"], "passed", "{s}\n{}", ran.stderr);
+    }
+    assert_eq!(steps[5]["outcome"], "failed", "{}", steps[5]);
+}

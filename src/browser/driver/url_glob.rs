@@ -4,6 +4,11 @@
 //! its own is matched against the URL without its query and fragment, as `wait: { url }` reads
 //! a URL (`url_has`): `**/api/orders/*` is `/api/orders/1?next=/home`, whose query's `/` would
 //! otherwise stop the `*`. A glob with a `?` (it is written for the query) matches the whole URL.
+//! A glob is written as a person reads a URL: a space, a non-ASCII letter, `"`, `<`, `>` and a
+//! backtick are percent-encoded as the browser encodes them in the URLs it requests (UTF-8,
+//! `%20`), before matching: `**/files/my report.pdf` is `/files/my%20report.pdf`, `**/café` is
+//! `/caf%C3%A9` (attack 31, G10: such a glob matched nothing, so `count: 0` held and the route
+//! never stubbed).
 
 /// A compiled URL glob.
 pub(crate) struct UrlGlob {
@@ -14,6 +19,7 @@ pub(crate) struct UrlGlob {
 impl UrlGlob {
     /// The glob `glob` as above; Err (why) when globset refuses it.
     pub(crate) fn new(glob: &str) -> Result<Self, String> {
+        let glob = &as_requested(glob);
         let mut text = String::with_capacity(glob.len() + 8);
         for c in glob.chars() {
             match c {
@@ -49,6 +55,7 @@ impl UrlGlob {
 /// The Fetch domain's `urlPattern` (`*` any text, `?` one character) that takes in at least
 /// every URL `glob` matches: a glob without a `?` matches a URL whatever its query.
 pub(crate) fn browser_pattern(glob: &str) -> String {
+    let glob = &as_requested(glob);
     let pattern = glob.replace("**", "*");
     if glob.contains('?') || pattern.ends_with('*') {
         pattern
@@ -57,9 +64,45 @@ pub(crate) fn browser_pattern(glob: &str) -> String {
     }
 }
 
+/// `glob` with the characters a browser percent-encodes in every URL it requests (a space,
+/// `"`, `<`, `>`, a backtick, and every non-ASCII character, as its UTF-8 bytes) encoded so.
+fn as_requested(glob: &str) -> String {
+    let mut out = String::with_capacity(glob.len());
+    for c in glob.chars() {
+        if c.is_ascii() && !matches!(c, ' ' | '"' | '<' | '>' | '`') {
+            out.push(c);
+            continue;
+        }
+        let mut buf = [0u8; 4];
+        for b in c.encode_utf8(&mut buf).bytes() {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::{UrlGlob, browser_pattern};
+
+    #[test]
+    fn a_glob_is_read_as_the_browser_requests_its_url() {
+        assert!(matches(
+            "**/files/my report.pdf",
+            "http://h/files/my%20report.pdf"
+        ));
+        assert!(matches("**/café/menu", "http://h/caf%C3%A9/menu"));
+        assert!(matches(
+            "**/search?q=hello world&x=[1]",
+            "http://h/search?q=hello%20world&x=[1]"
+        ));
+        assert!(matches(
+            "**/files/my%20report.pdf",
+            "http://h/files/my%20report.pdf"
+        ));
+        assert!(!matches("**/café/menu", "http://h/cafe/menu"));
+        assert_eq!(browser_pattern("**/café"), "*/caf%C3%A9*");
+    }
 
     fn matches(glob: &str, url: &str) -> bool {
         UrlGlob::new(glob).unwrap().is_match(url)
