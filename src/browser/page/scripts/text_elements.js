@@ -22,8 +22,9 @@
   // A `display: contents` element has no box to act on: where its parent holds the text too
   // (`<button><span style="display: contents">Save</span></button>`), the parent is the match.
   const up = el => el.parentElement || (el.parentNode && el.parentNode.host);
+  const contents = el => !el.offsetParent && el.getClientRects().length === 0 && getComputedStyle(el).display === 'contents';
   const boxed = el => {
-    while (getComputedStyle(el).display === 'contents' && up(el) && up(el) !== start && hit(up(el))) el = up(el);
+    while (contents(el) && up(el) && up(el) !== start && hit(up(el))) el = up(el);
     return el;
   };
   return [...new Set(found.filter(el => !outer.has(el)).map(boxed))];
