@@ -8,8 +8,8 @@ use super::MIN_PART;
 /// but a `+` kept, the leading zeros of its whole part and the trailing zeros of its fraction
 /// dropped; a fraction of zeros gone (`9931`) or one `0` (`9931.0`). Only those unlike `v` and
 /// of at least `MIN_PART` characters: a shorter one (`42` of `0042`) would mask the same digits
-/// wherever they are. Worked out on the text, not through a float, so a number of more than
-/// 15 significant digits, which a float parser rounds, is masked only as its digits are.
+/// wherever they are. Worked out on the text, not through a float; an integer of more than 15
+/// digits, which a float parser rounds, also as its float is written back.
 pub(super) fn number_forms(v: &str) -> Vec<String> {
     let (sign, unsigned) = match v.strip_prefix(['+', '-']) {
         Some(rest) => (if v.starts_with('-') { "-" } else { "" }, rest),
@@ -37,6 +37,20 @@ pub(super) fn number_forms(v: &str) -> Vec<String> {
     } else {
         vec![format!("{sign}{whole}.{fraction}")]
     };
+    // An integer past a float's 15-16 significant digits, as a JSON reader that makes it a
+    // float writes it back (serde's, JavaScript's and Python's `9.876543210987654e+23`, ryu's
+    // `e23`, Rust's digits): 16 of its digits (review 27, F8: report.json showed them).
+    if fraction.is_empty()
+        && whole.len() > 15
+        && let Ok(f) = whole.parse::<f64>()
+    {
+        let serde = serde_json::to_string(&f).unwrap_or_default();
+        let bare = serde.replacen("e+", "e", 1);
+        for form in [serde, bare, format!("{f}")] {
+            out.push(format!("{sign}{form}"));
+        }
+    }
     out.retain(|f| f != v && f.chars().count() >= MIN_PART);
+    out.dedup();
     out
 }

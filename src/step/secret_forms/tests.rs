@@ -238,6 +238,15 @@ fn a_number_secret_in_its_canonical_forms() {
         assert_eq!(numbers::number_forms(v), canonical, "{v}");
     }
     assert!(forms("9931.50").contains(&"9931.5".to_string()));
+    // An integer a float parser rounds, as the float is written back (review 27, F8).
+    assert_eq!(
+        numbers::number_forms("987654321098765432109876"),
+        [
+            "9.876543210987654e+23",
+            "9.876543210987654e23",
+            "987654321098765400000000"
+        ]
+    );
 }
 
 /// base64 wrapped at 76 columns (GNU `base64`, Python's `encodebytes`), at 64 with `\r\n`
