@@ -19,6 +19,7 @@ mod atlas_drift;
 mod atlas_explore_secrets;
 mod atlas_export;
 mod atlas_identity;
+mod atlas_learned_secrets;
 mod atlas_masks;
 mod atlas_reach;
 mod atlas_secrets;
