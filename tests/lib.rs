@@ -115,6 +115,7 @@ mod untrusted;
 mod untrusted_atlas;
 mod untrusted_steps;
 mod untrusted_stores;
+mod vacuous;
 mod vars_before_run;
 mod walks;
 mod watch;
