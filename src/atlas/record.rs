@@ -308,6 +308,16 @@ async fn record_as(
     masks: &[&Masker],
     timeout: Duration,
 ) -> Result<Observed, StepError> {
+    // The snapshot written is masked with the run's masker too: it knows what the flow made of
+    // a secret with a template and typed into the page (a slice, a `replace`), which `masks`
+    // (the atlas's secrets) do not (attack 31, G18). Not the URL, title and fingerprint: what
+    // a node is (its route, its names) must not depend on the flow that recorded it, and a
+    // replay finds it again by them (see `read_state`). Field values and text nodes are data to
+    // a structure fingerprint (the default): masking them there changes no node.
+    let seen = Seen {
+        text: masked(&[to.masker], &seen.text),
+        ..seen
+    };
     let known = atlas.has_node(&node_id);
     if known {
         atlas.mask_node(&node_id, &|text| masked(masks, text))?;

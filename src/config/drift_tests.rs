@@ -168,6 +168,8 @@ pub(super) fn valid_steps() -> Vec<Value> {
             "class": {"target": "li", "has": "done"}, "js": "window.ok",
             "not": {"texts": {"target": "li", "contains": "{{ vars.items }}"}, "classes": {"target": "li", "has": ["a b"]},
                 "class": {"target": "li", "equals": "", "matches": "^a"}, "js": {"expr": "args", "args": false}}}}),
+        json!({"expect": {"texts": {"target": "li", "contains": ["a"]},
+            "not": {"texts": {"target": "li", "equals": "{{ vars.items }}"}}}}),
     ]
 }
 

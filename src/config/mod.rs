@@ -2,6 +2,7 @@
 //! model, the semantic checks, and agent profiles.
 
 pub(crate) mod action;
+pub(crate) mod any_text;
 pub(crate) mod browser_values;
 mod check;
 pub(crate) mod declared_secrets;

@@ -116,6 +116,48 @@ pub(crate) fn css_problem(css: &str) -> Option<String> {
             "CSS `{css}` has a combinator with nothing on one side"
         ));
     }
+    pseudo_element(s).map(|(p, at)| {
+        let of = match s[..at].trim() {
+            "" => String::new(),
+            base => format!(" (`{base}`)"),
+        };
+        format!(
+            "CSS `{css}` selects no element: `{p}` is a pseudo-element, which is not an element (`hidden` and `count: 0` on it always hold); check the element it belongs to{of}"
+        )
+    })
+}
+
+/// The first pseudo-element of CSS `s` (`::before`, `::part(`, the CSS 2 `:before`), outside
+/// quotes and attribute values, and where it starts: no element matches a selector with one
+/// (attack 31, G20).
+fn pseudo_element(s: &str) -> Option<(String, usize)> {
+    const LEGACY: [&str; 4] = ["before", "after", "first-line", "first-letter"];
+    let (mut quote, mut brackets, mut escaped) = (None, 0usize, false);
+    for (i, c) in s.char_indices() {
+        match (escaped, quote, c) {
+            (true, ..) => escaped = false,
+            (_, _, '\\') => escaped = true,
+            (_, Some(q), c) if c == q => quote = None,
+            (_, None, '"' | '\'') => quote = Some(c),
+            (_, None, '[') => brackets += 1,
+            (_, None, ']') => brackets = brackets.saturating_sub(1),
+            (_, None, ':') if brackets == 0 && !s[..i].ends_with(':') => {
+                let rest = &s[i + 1..];
+                let double = rest.strip_prefix(':');
+                let name: String = double
+                    .unwrap_or(rest)
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                    .collect();
+                let legacy = LEGACY.contains(&name.to_ascii_lowercase().as_str());
+                if double.is_some() || legacy {
+                    let colons = if double.is_some() { "::" } else { ":" };
+                    return Some((format!("{colons}{name}"), i));
+                }
+            }
+            _ => {}
+        }
+    }
     None
 }
 
@@ -262,6 +304,27 @@ mod tests {
         );
         assert!(selector_hint("//div[@id='x']").unwrap().contains("XPath"));
         assert!(selector_hint("#login > button").is_none());
+        for (css, p) in [
+            (".msg::before", "::before"),
+            ("x-toast::part(msg)", "::part"),
+            ("p:after", ":after"),
+            ("a[x=']'] ::slotted(b)", "::slotted"),
+        ] {
+            assert_eq!(
+                pseudo_element(css).map(|p| p.0).as_deref(),
+                Some(p),
+                "{css}"
+            );
+        }
+        for css in [
+            "[title='a::b']",
+            "[x=\"p:after\"]",
+            "a\\:\\:b",
+            "li:first-child",
+            "a:hover",
+        ] {
+            assert_eq!(pseudo_element(css), None, "{css}");
+        }
     }
 
     #[test]

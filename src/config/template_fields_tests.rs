@@ -157,6 +157,8 @@ const ACTION: &[&str] = &[
     "flow step:/wait/url",
     "flow strings:",
     "flow strings:/*",
+    "flow contained_strings:",
+    "flow contained_strings:/*",
 ];
 
 const RENDERED: &[Rendered] = &[

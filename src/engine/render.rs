@@ -199,7 +199,53 @@ fn nothing_from_templates(
         )
         .located(&location(loaded, &format!("{ptr}/{key}{at}"))));
     }
+    let mut anything = Vec::new();
+    any_text_from_templates(raw, rendered, "", &mut anything);
+    if let Some(at) = anything.first() {
+        let src = raw.pointer(at).and_then(Value::as_str).unwrap_or_default();
+        let re = rendered
+            .pointer(at)
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        return Err(StepError::new(
+            ErrorKind::Template,
+            format!(
+                "`{key}{at}` rendered to `{re}` (`{}`), a regular expression that matches any text, which `validate` refuses written out: the check cannot fail",
+                src.trim()
+            ),
+        )
+        .located(&location(loaded, &format!("{ptr}/{key}{at}"))));
+    }
     Ok(())
+}
+
+/// Where a template in `raw` rendered, as a `matches`, to a regular expression that matches any
+/// text (`""` from an empty var, `.*`): the paths, below `at` (attack 31, G9).
+fn any_text_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Vec<String>) {
+    match (raw, rendered) {
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (r, v)) in a.iter().zip(b).enumerate() {
+                any_text_from_templates(r, v, &format!("{at}/{i}"), out);
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, r) in a {
+                let Some(v) = b.get(k) else { continue };
+                let here = format!("{at}/{}", crate::source::pointer_escape(k));
+                match (r, v) {
+                    (Value::String(s), Value::String(re))
+                        if k == "matches"
+                            && crate::template::is_template(s)
+                            && crate::config::any_text::matches_any_text(re) =>
+                    {
+                        out.push(here);
+                    }
+                    _ => any_text_from_templates(r, v, &here, out),
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Where a template in `raw` rendered to a number or a boolean at a place the schema takes only

@@ -245,27 +245,7 @@ fn failed(p: &Predicates, q: &Queried, kind: Kind, m: &Masker) -> Option<String>
             shown(a, m)
         ));
     }
-    if let Some(e) = &p.contains
-        && !contains(a, e)
-    {
-        why.push(format!(
-            "expected it to contain {}, actual {}",
-            shown(e, m),
-            shown(a, m)
-        ));
-    }
-    if let Some(re) = &p.matches {
-        match regex::Regex::new(re) {
-            Err(e) => why.push(format!("`{re}` is not a regular expression: {e}")),
-            Ok(r) if !r.is_match(&text(a)) => {
-                why.push(format!(
-                    "expected it to match `{re}`, actual {}",
-                    shown(a, m)
-                ));
-            }
-            Ok(_) => {}
-        }
-    }
+    why.extend(text_failures(p, a, m));
     if let Some(n) = p.count {
         match count(a) {
             Some(c) if c == n => {}
@@ -449,6 +429,42 @@ fn typed_eq(a: &Value, e: &Value) -> bool {
         }
         _ => a == e,
     }
+}
+
+/// Why `contains` and `matches` do not hold on `a`; a `contains: ""` on text and a `matches`
+/// that matches any text are checks of nothing (attack 31, G9), never a pass.
+fn text_failures(p: &Predicates, a: &Value, m: &Masker) -> Vec<String> {
+    let mut why = Vec::new();
+    // Every text contains the empty one (a template that rendered to nothing; attack 31, G9).
+    if let (Some(e), Value::String(_)) = (&p.contains, a)
+        && text(e).is_empty()
+    {
+        why.push("`contains` is empty, which every text contains: the check cannot fail".into());
+    } else if let Some(e) = &p.contains
+        && !contains(a, e)
+    {
+        why.push(format!(
+            "expected it to contain {}, actual {}",
+            shown(e, m),
+            shown(a, m)
+        ));
+    }
+    if let Some(re) = &p.matches {
+        match regex::Regex::new(re) {
+            Err(e) => why.push(format!("`{re}` is not a regular expression: {e}")),
+            Ok(_) if crate::config::any_text::matches_any_text(re) => {
+                why.push(crate::config::any_text::any_text_message(re).0);
+            }
+            Ok(r) if !r.is_match(&text(a)) => {
+                why.push(format!(
+                    "expected it to match `{re}`, actual {}",
+                    shown(a, m)
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    why
 }
 
 /// A string holds the text; a list holds an item equal to it (of its type); a map has it as a

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use super::agents::{check_agent_step, check_profile, check_stop_agent};
 use super::context::{Ctx, Declared};
+use crate::config::any_text::{any_text_message, matches_any_text};
 use crate::config::model::{
     Action, ExpectAction, KeyboardAction, Matcher, OneOrMany, PressAction, Step, check_key,
 };
@@ -140,18 +141,22 @@ fn step_selectors(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>
     }
 }
 
-/// The `matches` regexes of an `expect` (and of its `not`) compile.
+/// The `matches` regexes of an `expect` (and of its `not`) compile, and each can fail (one that
+/// matches any text, `.*`, is a check of nothing).
 fn expect_regexes(c: &Ctx<'_>, ptr: &str, e: &ExpectAction, out: &mut Vec<Diagnostic>) {
     let mut matchers = regexes(e, "");
     if let Some(n) = &e.not {
         matchers.extend(regexes(n, "not/"));
     }
     for (key, re) in matchers {
-        if let Some(re) = re
-            && !is_template(&re)
-            && let Err(err) = regex::Regex::new(&re)
-        {
-            let p = format!("{ptr}/expect/{key}/matches");
+        let Some(re) = re.filter(|re| !is_template(re)) else {
+            continue;
+        };
+        let p = format!("{ptr}/expect/{key}/matches");
+        if matches_any_text(&re) {
+            let (message, help) = any_text_message(&re);
+            out.push(at_value(c.file, c.spans, &p, message).with_help(help));
+        } else if let Err(err) = regex::Regex::new(&re) {
             let msg = err.to_string();
             let last = msg.lines().last().unwrap_or("invalid regex").trim();
             let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
@@ -187,6 +192,17 @@ fn regexes(e: &ExpectAction, at: &str) -> Vec<(String, Option<String>)> {
         (
             format!("{at}attribute"),
             e.attribute.as_ref().and_then(|t| t.matches.clone()),
+        ),
+        (
+            format!("{at}class"),
+            e.class.as_ref().and_then(|t| t.matches.clone()),
+        ),
+        (
+            format!("{at}dialog/message"),
+            e.dialog
+                .as_ref()
+                .and_then(|d| d.message.as_ref())
+                .and_then(matcher_regex),
         ),
     ]
 }

@@ -4,6 +4,7 @@
 //! several nodes (it finds their list, which is never that value: `not_equals: 0` always held).
 
 use super::context::Ctx;
+use crate::config::any_text::{CONTAINS_HELP, any_text_message, matches_any_text};
 use crate::config::model::{Check, MANY_HELP, RequestAction, selects_many};
 use crate::config::schema::{at_key, at_value};
 use crate::source::{Diagnostic, pointer_escape};
@@ -54,12 +55,12 @@ pub(super) fn check_request(c: &Ctx<'_>, ptr: &str, r: &RequestAction, out: &mut
         }
     }
     for (name, check) in &checks.headers {
-        regex(
-            c,
-            &format!("{base}/headers/{}", pointer_escape(name)),
-            check,
-            out,
-        );
+        let at = format!("{base}/headers/{}", pointer_escape(name));
+        regex(c, &at, check, out);
+        empty_contains(c, &at, check, out);
+    }
+    if let Some(check) = &checks.body {
+        empty_contains(c, &format!("{base}/body"), check, out);
     }
     for (key, check) in [
         ("status", &checks.status),
@@ -111,14 +112,35 @@ fn one_value_on_many(c: &Ctx<'_>, at: &str, path: &str, check: &Check, out: &mut
     );
 }
 
-/// A `matches` that is no regular expression.
+/// A `contains: ""` on text (a header, the body), which every text contains: a check of
+/// nothing (attack 31, G9). On a JSONPath it is kept: a list may hold `""`, a map that key.
+fn empty_contains(c: &Ctx<'_>, at: &str, check: &Check, out: &mut Vec<Diagnostic>) {
+    let Check::Predicates(p) = check else { return };
+    if p.contains.as_ref().and_then(|v| v.as_str()) == Some("") {
+        out.push(
+            at_value(
+                c.file,
+                c.spans,
+                &format!("{at}/contains"),
+                "`contains` must not be empty: every text contains the empty one",
+            )
+            .with_help(CONTAINS_HELP),
+        );
+    }
+}
+
+/// A `matches` that is no regular expression, or one that matches any text.
 fn regex(c: &Ctx<'_>, at: &str, check: &Check, out: &mut Vec<Diagnostic>) {
     let Check::Predicates(p) = check else { return };
     let Some(re) = &p.matches else { return };
     if is_template(re) {
         return;
     }
-    if let Err(err) = regex::Regex::new(re) {
+    if matches_any_text(re) {
+        let (message, help) = any_text_message(re);
+        let p = format!("{at}/matches");
+        out.push(at_value(c.file, c.spans, &p, message).with_help(help));
+    } else if let Err(err) = regex::Regex::new(re) {
         let msg = err.to_string();
         let last = msg.lines().last().unwrap_or("invalid regex").trim();
         let last = last.strip_prefix("error: ").unwrap_or(last);

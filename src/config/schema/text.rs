@@ -196,7 +196,12 @@ mod tests {
         assert!(refuses_empty("exec", "", &json!([])));
         assert!(refuses_empty("click", "", &json!("")));
         // A matcher that takes "" written out, a body, stdin: taken.
-        assert!(!refuses_empty("expect", "/text/contains", &json!("")));
+        assert!(!refuses_empty("expect", "/text/equals", &json!("")));
+        // A `contains`, which every text holds when empty (attack 31, G9): refused.
+        assert!(refuses_empty("expect", "/text/contains", &json!("")));
+        assert!(refuses_empty("expect", "/not/url/contains", &json!("")));
+        assert!(refuses_empty("expect", "/texts/contains/0", &json!("")));
+        assert!(!refuses_empty("expect", "/texts/equals/0", &json!("")));
         assert!(!refuses_empty("request", "/body", &json!("")));
         assert!(!refuses_empty("exec", "/stdin", &json!("")));
         assert!(!refuses_empty("fill", "/value", &json!("")));

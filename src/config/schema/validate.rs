@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::embedded::{Compiled, SchemaKind, WHOLE_NUMBER, compile, compiled};
 use super::messages::{Site, key_name, step_action_error};
 use super::walk::{branch_for, is_step, is_web_server, resolve};
+use crate::config::any_text::CONTAINS_HELP;
 use crate::source::{Diagnostic, SourceFile, SpanMap};
 
 /// Validates `doc` against the schema; every error becomes a diagnostic at the node it is about.
@@ -103,6 +104,15 @@ impl Document<'_> {
                 if site.value.as_object().is_some_and(|o| !o.is_empty()) =>
             {
                 out.push(site.needs_more_keys());
+            }
+            // Every text contains the empty one: a check that cannot fail (attack 31, G9).
+            ValidationErrorKind::MinLength { .. } if name.starts_with("contains") => {
+                out.push(
+                    site.at_value(format!(
+                        "`{name}` must not be empty: every text contains the empty one"
+                    ))
+                    .with_help(CONTAINS_HELP),
+                );
             }
             ValidationErrorKind::MinProperties { .. } | ValidationErrorKind::MinLength { .. } => {
                 out.push(site.at_value(format!("`{name}` must not be empty")));
