@@ -343,6 +343,7 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
   - { id: link, expect: { not: { visible: { role: link, text: Home link } } }, continue_on_error: true, timeout: 300ms }
   - { id: gone, wait: { for: { role: alert }, state: hidden }, continue_on_error: true, timeout: 300ms }
   - { id: within, expect: { hidden: { css: p, within: { role: navigation } } }, continue_on_error: true, timeout: 300ms }
+  - { id: nth, expect: { visible: { role: button, nth: 0 } }, continue_on_error: true, timeout: 300ms }
   - expect: { count: { target: { role: button, within: { role: dialog } }, equals: 3 } }
   - expect: { visible: { role: dialog } }
   - expect: { hidden: { role: button, text: Maybe later, within: { role: dialog } } }
@@ -364,7 +365,7 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
     let all = report["flows"][0]["steps"]
         .as_array()
         .unwrap_or_else(|| panic!("no report:\n{stderr}"));
-    assert_eq!(all.len(), 18, "{stderr}");
+    assert_eq!(all.len(), 19, "{stderr}");
     for s in all {
         let want = if s["id"].is_string() {
             "failed"
@@ -373,7 +374,15 @@ fn a_role_check_behind_a_modal_dialog_or_in_an_inert_part_cannot_pass_as_absent(
         };
         assert_eq!(s["outcome"], want, "{s}");
     }
-    for id in ["alert", "alerts", "heading", "gone", "inert", "inert_count"] {
+    for id in [
+        "alert",
+        "alerts",
+        "heading",
+        "gone",
+        "inert",
+        "inert_count",
+        "nth",
+    ] {
         let message = step(&report, id)["error"]["message"]
             .as_str()
             .unwrap_or_default()

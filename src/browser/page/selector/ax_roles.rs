@@ -65,7 +65,8 @@ const REF_ROLES: [&str; 24] = [
 ///
 /// The tree leaves out what an open modal dialog or an `inert` subtree makes inert (Playwright's
 /// getByRole finds it): a check (`read`) whose answer could be short of such elements — none
-/// found, or a count or list of them — is an error there, never "not on the page" (attack 31,
+/// found, a count or list of them, or the one `nth` picks — is an error there, never "not on
+/// the page" (attack 31,
 /// G11: every `hidden` by role held behind a `showModal()` dialog). An action's element found
 /// is taken (an inert one cannot take input).
 pub(super) async fn by_role(
@@ -79,7 +80,10 @@ pub(super) async fn by_role(
     let Some(read) = read else {
         return Ok(found);
     };
-    let short = found.is_none() || matches!(read, Read::Count | Read::Texts | Read::Classes);
+    // (`nth` counts the elements the tree left out too, as Playwright's does: review 27, F6.)
+    let short = found.is_none()
+        || level.nth.is_some()
+        || matches!(read, Read::Count | Read::Texts | Read::Classes);
     if short && session.own_page() && inert_hides(session, level.frame(), scope, t).await? {
         return Err(inert(level));
     }
