@@ -187,3 +187,41 @@ fn a_roles_nth_counts_in_document_order() {
     let Ran { code, stderr, .. } = run(&flow("scoped.html", steps));
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Of elements that share one box, a ref names the one its snapshot's role and name say
+/// (attack 31, G22: the last element with the box was taken, so `disabled` held on the enabled
+/// button stacked over its disabled twin, `enabled` held on a styled switch whose checkbox is
+/// disabled, and `inspect` showed the other element).
+#[test]
+fn a_ref_names_its_element_among_those_sharing_its_box() {
+    let steps = r##"  - snapshot: {}
+  - expect: { enabled: "@e1" }
+  - expect: { disabled: "@e2" }
+  - expect: { disabled: "@e3" }
+  - { id: approve_disabled, expect: { disabled: "@e1" }, continue_on_error: true, timeout: 300ms }
+  - { id: switch_enabled, expect: { enabled: "@e3" }, continue_on_error: true, timeout: 300ms }
+  - id: approve
+    inspect: { target: "@e1" }
+"##;
+    let Ran { report, stderr, .. } = run(&flow("stacked.html", steps));
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 8, "{stderr}");
+    for s in all {
+        let failing = matches!(
+            s["id"].as_str(),
+            Some("approve_disabled" | "switch_enabled")
+        );
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+    let html = step(&report, "approve")["outputs"].to_string();
+    assert!(
+        html.contains("Approve") && !html.contains("Reject"),
+        "{html}"
+    );
+}

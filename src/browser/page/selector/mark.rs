@@ -13,8 +13,8 @@ use crate::browser::page::scripts;
 use crate::step::StepError;
 
 /// The element a ref (`@e5`) stands for, marked with runner's handle (`[data-runner-sel]`):
-/// the innermost element whose box is the box agent-browser gives for the ref (viewport
-/// coordinates, within a pixel). `None` when the ref has no size or no element has that box:
+/// of the elements whose box is the box agent-browser gives for the ref (viewport coordinates,
+/// within a pixel), the one whose role and name are the snapshot's for it, else the innermost. `None` when the ref has no size or no element has that box:
 /// never another element in its place.
 pub(crate) async fn mark(
     session: &mut Session,
@@ -38,9 +38,24 @@ pub(crate) async fn mark(
     }
     // Inside an iframe, agent-browser's box is in the frame's own viewport, as the frame's
     // elements measure themselves.
+    // What the snapshot says the ref is: of elements sharing its box, the one it names.
+    let key = target.trim_start_matches('@');
+    let info = [&session.latest_refs, &session.user_refs]
+        .into_iter()
+        .flatten()
+        .find_map(|t| t.refs.get(key).cloned());
+    let (role, name) = info.map_or((None, None), |i| (Some(i.role), Some(i.name)));
     let js = call(
         &scripts::mark_box(),
-        &[json!(frame), json!(x), json!(y), json!(w), json!(h)],
+        &[
+            json!(frame),
+            json!(x),
+            json!(y),
+            json!(w),
+            json!(h),
+            json!(role),
+            json!(name),
+        ],
     );
     let v = session.eval(&js, t).await?;
     let handle = v.as_str().map(|id| format!("[data-runner-sel=\"{id}\"]"));
