@@ -97,12 +97,30 @@ impl Atlas {
 /// first in one (empty `nodes` and `edges` folders, its `.lock`). Anything else is a folder of
 /// the user's, whose files (a `status.json`) runner would write over and fill: the one rule for
 /// files runner writes by a name it was given (`report::ours`) holds for an atlas too.
+///
+/// Another run may be writing the atlas's first file (a temporary file, then a rename, under
+/// the lock): a folder that looks foreign while it holds runner's `.lock` is judged again
+/// holding that lock, when every write has finished.
 pub(crate) fn refusal(root: &Path) -> Option<String> {
-    let entries = std::fs::read_dir(root).ok()?;
     let atlas = Atlas {
         root: root.to_path_buf(),
         reach: super::Reach::default(),
     };
+    let why = judge(&atlas)?;
+    let lock = std::fs::symlink_metadata(root.join(".lock"));
+    if !lock.is_ok_and(|m| m.is_file() && m.len() == 0) {
+        return Some(why);
+    }
+    match atlas.lock() {
+        Ok(_held) => judge(&atlas),
+        Err(_) => Some(why),
+    }
+}
+
+/// [`refusal`]'s judgement of the folder as it is now.
+fn judge(atlas: &Atlas) -> Option<String> {
+    let root = atlas.root.as_path();
+    let entries = std::fs::read_dir(root).ok()?;
     if atlas.is_atlas() {
         return None;
     }
@@ -125,4 +143,36 @@ pub(crate) fn refusal(root: &Path) -> Option<String> {
         root.display(),
         foreign.to_string_lossy()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Another run writing the atlas's first file holds the lock while its temporary file is
+    /// there: a run opening the atlas then waits for the write, and finds an atlas, not a
+    /// folder of the user's (CI: `two_concurrent_runs_share_one_atlas` was refused so).
+    #[test]
+    fn a_write_in_progress_by_another_run_is_not_a_foreign_file() {
+        let d = tempfile::tempdir().unwrap();
+        let atlas = Atlas::open(d.path()).unwrap();
+        let held = atlas.lock().unwrap();
+        let tmp = d.path().join(".atlas.json.4242.1.tmp");
+        std::fs::write(&tmp, "{}").unwrap();
+        let root = d.path().to_path_buf();
+        let other = std::thread::spawn(move || refusal(&root));
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::rename(&tmp, d.path().join("atlas.json")).unwrap();
+        drop(held);
+        assert_eq!(other.join().unwrap(), None);
+    }
+
+    #[test]
+    fn a_users_folder_is_refused_with_or_without_a_lock_file() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("status.json"), "{}").unwrap();
+        assert!(refusal(d.path()).unwrap().contains("status.json"));
+        std::fs::write(d.path().join(".lock"), "").unwrap();
+        assert!(refusal(d.path()).unwrap().contains("status.json"));
+    }
 }
