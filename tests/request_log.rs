@@ -2,6 +2,8 @@
 //! thousands of them between two steps (attack 28, E2): agent-browser's own request log drops
 //! events under such a flood, so runner keeps its own record (see `driver::request_log`).
 
+use serde_json::Value;
+
 use crate::common::{fixture, flow_run, write};
 
 /// A page that fetches `/api/secret` once, then 4000 `/noise<i>` at once: the request made
@@ -169,17 +171,36 @@ steps:
   - click: "#pop"
   - tab: {{ switch: last }}
   - wait: {{ text: "popup worker {language}" }}
+    timeout: 5s
   - expect: {{ request: {{ url: "**/api/from-worker?popup", count: 1 }} }}
     timeout: 2s
 "##,
             fixture("request-workers").display()
         ),
     );
-    let ran = flow_run(d.path()).args(["workers.yaml"]).run();
-    let steps = ran.report["flows"][0]["steps"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    // A worker a popup starts stays unstarted, now and then, on a loaded machine (about 1 run
+    // in 25 with two flows at once: its target is created, its script never fetched, no
+    // session attached to it). That is the browser's: it happens with runner's hold of new
+    // tabs and of their workers both turned off. Such a run is run again.
+    let stalled = |steps: &[Value]| {
+        steps.iter().any(|s| {
+            s["outcome"] == "failed"
+                && s["name"] == format!("wait text popup worker {language}")
+                && s["error"]["kind"] == "timeout"
+        })
+    };
+    let mut tries = 0;
+    let (ran, steps) = loop {
+        tries += 1;
+        let ran = flow_run(d.path()).args(["workers.yaml"]).run();
+        let steps = ran.report["flows"][0]["steps"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if tries == 3 || !stalled(&steps) {
+            break (ran, steps);
+        }
+    };
     let shown = || format!("{browser}{steps:#?}\n{}", ran.stderr);
     let none = steps.iter().find(|s| s["id"] == "none");
     let none = none.unwrap_or_else(|| panic!("{}", shown()));
