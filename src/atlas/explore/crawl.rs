@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::crawler::Crawler;
+use super::destructive::is_destructive;
 use super::options::{ExploreAgent, Options};
 use super::summary::Summary;
-use super::task::{Task, is_destructive, kept_todo, task_of};
+use super::task::{Task, kept_todo, task_of};
 use crate::atlas::fingerprint::origin;
 use crate::atlas::replay::Driver;
 use crate::atlas::secrets::{add_atlas_secrets, secret_value};

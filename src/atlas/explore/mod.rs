@@ -12,6 +12,7 @@
 mod agent;
 mod crawl;
 mod crawler;
+mod destructive;
 mod options;
 mod summary;
 mod task;

@@ -1,5 +1,5 @@
 //! What a todo does: the steps of explore's own todos and of an agent's, their names in the
-//! atlas, and the guard against actions that look destructive.
+//! atlas.
 
 use std::collections::BTreeMap;
 
@@ -9,34 +9,9 @@ use crate::agent::{answer_selector, answer_verb};
 use crate::atlas::store::Reach;
 use crate::browser::driver::adapter::RefInfo;
 use crate::browser::page::intent::stable_selector;
+
 use crate::step::Masker;
 use crate::template::{literal, literal_value};
-
-/// Words that make an action look destructive.
-const DESTRUCTIVE: &[&str] = &[
-    "delete",
-    "remove",
-    "logout",
-    "log out",
-    "sign out",
-    "signout",
-    "pay",
-    "purchase",
-    "buy",
-    "unsubscribe",
-    "destroy",
-    "erase",
-    "deactivate",
-    "close account",
-    "reset",
-    "drop",
-];
-
-/// Whether an element's name looks destructive.
-pub(crate) fn is_destructive(name: &str) -> bool {
-    let n = name.to_lowercase();
-    DESTRUCTIVE.iter().any(|w| n.contains(w))
-}
 
 /// What a todo does.
 #[derive(Debug, Clone, PartialEq)]
@@ -421,12 +396,5 @@ mod tests {
         let mut forged = json!({"selector": "#a", "action": "click", "stored": {"name": "x", "steps": [], "destructive": false}});
         fit_task(&mut forged, &BTreeMap::new()).unwrap();
         assert!(forged.get("stored").is_none(), "{forged}");
-    }
-
-    #[test]
-    fn destructive_names() {
-        assert!(is_destructive("Delete account"));
-        assert!(is_destructive("Sign out"));
-        assert!(!is_destructive("About us"));
     }
 }
