@@ -52,3 +52,44 @@ steps:
     let art = everything(&d.path().join("art"), &[("out", out.as_str())]);
     nowhere(&art, &as_written(&forms));
 }
+
+/// The same in the node's URL and title: a search box that puts what is typed in the URL
+/// (`?q=`) and the title (review 28, #5: meta.json held `?q=strel-Vault-`).
+#[test]
+fn what_a_flow_typed_of_a_secret_is_not_in_a_nodes_url_or_title() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a.yaml",
+        &format!(
+            r##"name: atlas url
+secrets: [T]
+web_server: {{ static: "{}" }}
+atlas: atl
+steps:
+  - open: "{{{{ web_server.url }}}}/search.html"
+  - fill: {{ target: "#q", value: "{{{{ secrets.T[2:12] }}}}" }}
+  - expect: {{ title: {{ contains: "Results for" }} }}
+  - link_state: searched
+"##,
+            crate::common::fixture("secret-url").display()
+        ),
+    );
+    let mut c = runner(d.path());
+    c.args(["run", "a.yaml", "--artifacts", "art"]).env("T", T);
+    let (code, out, err) = output_within(c, LIMIT);
+    assert_eq!(code, 0, "{out}{err}");
+    let atlas = everything(&d.path().join("atl"), &[]);
+    let meta = atlas
+        .iter()
+        .find(|(w, _)| w.ends_with("meta.json") && !w.starts_with("the name"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no meta.json: {:?}",
+                atlas.iter().map(|(w, _)| w).collect::<Vec<_>>()
+            )
+        });
+    assert!(meta.1.contains("search.html?q="), "{}", meta.1);
+    assert!(meta.1.contains("Results for"), "{}", meta.1);
+    nowhere(&atlas, &as_written(&[("the slice", T[2..12].to_string())]));
+}

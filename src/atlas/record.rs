@@ -169,6 +169,14 @@ fn unset_named(atlas: &Atlas, e: StepError) -> StepError {
     StepError { message, ..e }
 }
 
+/// `url` with its query and fragment (the data it carries, not its route) masked with `masker`.
+fn masked_data_of_url(masker: &Masker, url: &str) -> String {
+    match url.find(['?', '#']) {
+        Some(i) => format!("{}{}", &url[..i], masker.mask(&url[i..])),
+        None => url.to_string(),
+    }
+}
+
 /// `text` masked with each of `masks` in turn.
 fn masked(masks: &[&Masker], text: &str) -> String {
     masks.iter().fold(text.to_string(), |text, m| m.mask(&text))
@@ -308,12 +316,19 @@ async fn record_as(
     masks: &[&Masker],
     timeout: Duration,
 ) -> Result<Observed, StepError> {
-    // The snapshot written is masked with the run's masker too: it knows what the flow made of
-    // a secret with a template and typed into the page (a slice, a `replace`), which `masks`
-    // (the atlas's secrets) do not (attack 31, G18). Not the URL, title and fingerprint: what
-    // a node is (its route, its names) must not depend on the flow that recorded it, and a
-    // replay finds it again by them (see `read_state`). Field values and text nodes are data to
-    // a structure fingerprint (the default): masking them there changes no node.
+    // What is written is masked with the run's masker too: it knows what the flow made of a
+    // secret with a template and typed into the page (a slice, a `replace`), which `masks` (the
+    // atlas's secrets) do not (attack 31, G18), and a page may put it in its title and its
+    // URL's query (a search box's `?q=`: review 28, #5). Not the URL's path, nor the
+    // fingerprint: they are what a node is (its route), which must not depend on the flow that
+    // recorded it (a flow that logs `admin`, a piece of a secret, still records
+    // `/admin/index.html`), and a replay finds the node by them. Field values, text nodes and
+    // query values are data to a structure fingerprint (the default): masking them in the
+    // stored recording changes no node.
+    let stored = (
+        masked_data_of_url(to.masker, &seen.url),
+        masked(&[to.masker], &seen.title),
+    );
     let seen = Seen {
         text: masked(&[to.masker], &seen.text),
         ..seen
@@ -347,8 +362,8 @@ async fn record_as(
     };
     let ensured = atlas.ensure_state(&State {
         node_id: &node_id,
-        url: &seen.url,
-        title: &seen.title,
+        url: &stored.0,
+        title: &stored.1,
         fingerprint: &fp,
         snapshot: &seen.text,
         screenshot,
