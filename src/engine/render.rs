@@ -200,7 +200,7 @@ fn nothing_from_templates(
         .located(&location(loaded, &format!("{ptr}/{key}{at}"))));
     }
     let mut anything = Vec::new();
-    any_text_from_templates(raw, rendered, "", &mut anything);
+    any_text_from_templates(key, raw, rendered, "", &mut anything);
     if let Some(at) = anything.first() {
         let src = raw.pointer(at).and_then(Value::as_str).unwrap_or_default();
         let re = rendered
@@ -219,13 +219,20 @@ fn nothing_from_templates(
     Ok(())
 }
 
-/// Where a template in `raw` rendered, as a `matches`, to a regular expression that matches any
-/// text (`""` from an empty var, `.*`): the paths, below `at` (attack 31, G9).
-fn any_text_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Vec<String>) {
+/// Where a template in `raw` rendered, as a check's `matches` (one the schema names: not a key
+/// of a request's body, review 28, #7), to a regular expression that matches any text (`""`
+/// from an empty var, `.*`): the paths, below `at` (attack 31, G9).
+fn any_text_from_templates(
+    key: &str,
+    raw: &Value,
+    rendered: &Value,
+    at: &str,
+    out: &mut Vec<String>,
+) {
     match (raw, rendered) {
         (Value::Array(a), Value::Array(b)) => {
             for (i, (r, v)) in a.iter().zip(b).enumerate() {
-                any_text_from_templates(r, v, &format!("{at}/{i}"), out);
+                any_text_from_templates(key, r, v, &format!("{at}/{i}"), out);
             }
         }
         (Value::Object(a), Value::Object(b)) => {
@@ -236,11 +243,12 @@ fn any_text_from_templates(raw: &Value, rendered: &Value, at: &str, out: &mut Ve
                     (Value::String(s), Value::String(re))
                         if k == "matches"
                             && crate::template::is_template(s)
-                            && crate::config::any_text::matches_any_text(re) =>
+                            && crate::config::any_text::matches_any_text(re)
+                            && crate::config::schema::names_property(key, &here) =>
                     {
                         out.push(here);
                     }
-                    _ => any_text_from_templates(r, v, &here, out),
+                    _ => any_text_from_templates(key, r, v, &here, out),
                 }
             }
         }

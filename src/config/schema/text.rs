@@ -67,6 +67,21 @@ pub(crate) fn refuses_empty(key: &str, path: &str, value: &Value) -> bool {
     !taking.is_empty() && taking.iter().all(|n| refuses(n))
 }
 
+/// Whether `path` below a step's action key `key` is a property the flow schema names (`matches`
+/// of a check: `expect`'s `/text/matches`, a request check's), not a key of data the step
+/// carries (a request body's `{ "matches": ... }`).
+pub(crate) fn names_property(key: &str, path: &str) -> bool {
+    let Some((parent, last)) = path.rsplit_once('/') else {
+        return false;
+    };
+    let last = last.replace("~1", "/").replace("~0", "~");
+    leaves(key, parent).is_some_and(|nodes| {
+        nodes
+            .iter()
+            .any(|n| n.get("properties").is_some_and(|p| p.get(&last).is_some()))
+    })
+}
+
 /// A character the page's text comparison drops (a zero-width space, a soft hyphen) or takes
 /// for a space (a byte-order mark: JavaScript's `\s` holds it, Rust's does not).
 fn is_invisible(c: char) -> bool {
@@ -167,6 +182,15 @@ fn accepts(n: &Value, kind: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_checks_matches_is_a_property_a_bodys_is_data() {
+        assert!(names_property("expect", "/text/matches"));
+        assert!(names_property("expect", "/not/text/matches"));
+        assert!(names_property("request", "/expect/body/matches"));
+        assert!(!names_property("request", "/json/query/matches"));
+        assert!(!names_property("request", "/json/matches"));
+    }
 
     #[test]
     fn text_fields_take_a_rendered_number_as_text() {
