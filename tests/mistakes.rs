@@ -120,6 +120,15 @@ const CASES: &[(&str, &str)] = &[
     ("- exec: [\"true\"]\n  timeout: 30", "did you mean `30s`?"),
     ("- exec: [\"true\"]\n  retries: 3", "did you mean `retry`?"),
     ("- wait: 10", "did you mean `10s`?"),
+    // A URL glob's host as the browser requests it (review 28, #4).
+    (
+        "- route: { url: \"https://café.example/api/*\", body: x }",
+        "requests its punycode form",
+    ),
+    (
+        "- expect: { request: { url: \"http://bücher.example/**\", count: 0 } }",
+        "requests its punycode form",
+    ),
     (
         "- expect: { that: \"{{ steps.nope.exit_code == 0 }}\" }",
         "unknown step id `nope`",

@@ -227,6 +227,8 @@ fn a_glob_written_with_a_space_or_an_accent_matches_what_the_page_requests() {
 <script>
 document.getElementById('go').addEventListener('click', async () => {
   await fetch('/files/my report.pdf');
+  await fetch("/api/search?q=it's");
+  await fetch('/api/pipe|caret^x{y}');
   const menu = await (await fetch('/café/menu')).text();
   document.getElementById('out').textContent = 'menu:' + menu;
 });
@@ -243,8 +245,14 @@ steps:
   - click: "#go"
   - expect: { text: { target: "#out", equals: "menu:STUB" } }
   - expect: { request: { url: "**/files/my report.pdf", count: 1 } }
+  - expect: { request: { url: "**/api/search?q=it's", count: 1 } }
+  - expect: { request: { url: "**/api/pipe|caret^x{y}", count: 1 } }
   - id: none
     expect: { request: { url: "**/files/my report.pdf", count: 0 } }
+    continue_on_error: true
+    timeout: 1s
+  - id: none2
+    expect: { request: { url: "**/api/search?q=it's", count: 0 } }
     continue_on_error: true
     timeout: 1s
 "##,
@@ -254,9 +262,10 @@ steps:
         .as_array()
         .unwrap_or_else(|| panic!("no report:\n{}", ran.stderr))
         .clone();
-    assert_eq!(steps.len(), 6, "{}", ran.stderr);
-    for s in &steps[..5] {
+    assert_eq!(steps.len(), 9, "{}", ran.stderr);
+    for s in &steps[..7] {
         assert_eq!(s["outcome"], "passed", "{s}\n{}", ran.stderr);
     }
-    assert_eq!(steps[5]["outcome"], "failed", "{}", steps[5]);
+    assert_eq!(steps[7]["outcome"], "failed", "{}", steps[7]);
+    assert_eq!(steps[8]["outcome"], "failed", "{}", steps[8]);
 }

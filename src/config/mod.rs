@@ -29,6 +29,7 @@ pub(crate) mod stored;
 mod suite;
 mod toml;
 pub(crate) mod trace_mode;
+pub(crate) mod url_host;
 pub(crate) mod var_file;
 mod yaml;
 

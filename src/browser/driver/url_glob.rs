@@ -4,11 +4,13 @@
 //! its own is matched against the URL without its query and fragment, as `wait: { url }` reads
 //! a URL (`url_has`): `**/api/orders/*` is `/api/orders/1?next=/home`, whose query's `/` would
 //! otherwise stop the `*`. A glob with a `?` (it is written for the query) matches the whole URL.
-//! A glob is written as a person reads a URL: a space, a non-ASCII letter, `"`, `<`, `>` and a
-//! backtick are percent-encoded as the browser encodes them in the URLs it requests (UTF-8,
-//! `%20`), before matching: `**/files/my report.pdf` is `/files/my%20report.pdf`, `**/café` is
-//! `/caf%C3%A9` (attack 31, G10: such a glob matched nothing, so `count: 0` held and the route
-//! never stubbed).
+//! A glob is written as a person reads a URL: the characters the browser percent-encodes in the
+//! URLs it requests (a space, a non-ASCII letter, `"`, `<`, `>`; in the path `^`, a backtick,
+//! `{`, `|`, `}`; in the query `'`: see [`as_requested`]) are encoded so (UTF-8, `%20`) before
+//! matching: `**/files/my report.pdf` is `/files/my%20report.pdf`, `**/café` is `/caf%C3%A9`,
+//! `?q=it's` is `?q=it%27s` (attack 31, G10, review 28, #4: such a glob matched nothing, so
+//! `count: 0` held and the route never stubbed). A host with a non-ASCII letter is refused: the
+//! browser requests its punycode form.
 
 /// A compiled URL glob.
 pub(crate) struct UrlGlob {
@@ -19,6 +21,9 @@ pub(crate) struct UrlGlob {
 impl UrlGlob {
     /// The glob `glob` as above; Err (why) when globset refuses it.
     pub(crate) fn new(glob: &str) -> Result<Self, String> {
+        if let Some(why) = crate::config::url_host::host_problem(glob) {
+            return Err(why);
+        }
         let glob = &as_requested(glob);
         let mut text = String::with_capacity(glob.len() + 8);
         for c in glob.chars() {
@@ -64,12 +69,35 @@ pub(crate) fn browser_pattern(glob: &str) -> String {
     }
 }
 
-/// `glob` with the characters a browser percent-encodes in every URL it requests (a space,
-/// `"`, `<`, `>`, a backtick, and every non-ASCII character, as its UTF-8 bytes) encoded so.
+/// `glob` with the characters a browser percent-encodes in the URLs it requests encoded so, as
+/// Chromium's URL parser does, part by part (seen with `new URL()` in the browser): in the path
+/// a space, `"`, `<`, `>`, `^`, a backtick, `{`, `|` and `}`; in the query (after the first `?`)
+/// a space, `"`, `'`, `<` and `>`; in the fragment (after `#`) a space, `"`, `<`, `>` and a
+/// backtick; everywhere a control character and every non-ASCII character, as its UTF-8 bytes.
 fn as_requested(glob: &str) -> String {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Part {
+        Path,
+        Query,
+        Fragment,
+    }
+    let mut part = Part::Path;
     let mut out = String::with_capacity(glob.len());
     for c in glob.chars() {
-        if c.is_ascii() && !matches!(c, ' ' | '"' | '<' | '>' | '`') {
+        match c {
+            '?' if part == Part::Path => part = Part::Query,
+            '#' if part != Part::Fragment => part = Part::Fragment,
+            _ => {}
+        }
+        let encoded = !c.is_ascii()
+            || c.is_ascii_control()
+            || matches!(c, ' ' | '"' | '<' | '>')
+            || match part {
+                Part::Path => matches!(c, '^' | '`' | '{' | '|' | '}'),
+                Part::Query => c == '\'',
+                Part::Fragment => c == '`',
+            };
+        if !encoded {
             out.push(c);
             continue;
         }
@@ -102,6 +130,21 @@ mod tests {
         ));
         assert!(!matches("**/café/menu", "http://h/cafe/menu"));
         assert_eq!(browser_pattern("**/café"), "*/caf%C3%A9*");
+        // Part by part, as Chromium's `new URL()` encodes (review 28, #4).
+        assert!(matches(
+            "**/api/search?q=it's",
+            "http://h/api/search?q=it%27s"
+        ));
+        assert!(matches(
+            "**/api/pipe|caret^x",
+            "http://h/api/pipe%7Ccaret%5Ex"
+        ));
+        assert!(matches("**/api/brace{x}", "http://h/api/brace%7Bx%7D"));
+        assert!(matches("**/it's/a`b", "http://h/it's/a%60b"));
+        assert!(matches("**/a?q={|}^`", "http://h/a?q={|}^`"));
+        assert!(matches("**/a?q=1#x `'", "http://h/a?q=1#x%20%60'"));
+        assert!(UrlGlob::new("http://café.example/**").is_err());
+        assert!(UrlGlob::new("http://xn--caf-dma.example/**").is_ok());
     }
 
     fn matches(glob: &str, url: &str) -> bool {
@@ -135,7 +178,8 @@ mod tests {
             "**/api/items?*",
             "http://h/api/items?filter[name]=x&y=1"
         ));
-        assert!(matches("**/t/{a,b}", "http://h/t/{a,b}"));
+        // The browser requests a path's braces encoded.
+        assert!(matches("**/t/{a,b}", "http://h/t/%7Ba,b%7D"));
         assert!(!matches("**/t/{a,b}", "http://h/t/a"));
         assert!(matches("**/t/[]/x", "http://h/t/[]/x"));
         assert!(matches("**/t/]/x", "http://h/t/]/x"));

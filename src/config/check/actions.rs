@@ -27,6 +27,7 @@ pub(super) fn check_action(
 ) {
     frame(c, ptr, step, out);
     step_selectors(c, ptr, step, out);
+    url_globs(c, ptr, step, out);
     match &step.action {
         Action::Expect(e) => expect_regexes(c, ptr, e, out),
         Action::Act(a) => {
@@ -42,6 +43,25 @@ pub(super) fn check_action(
         Action::Request(r) => super::request::check_request(c, ptr, r, out),
         Action::Each(_) | Action::Group(_) => super::control::check_holder(c, ptr, step, out),
         _ => {}
+    }
+}
+
+/// The URL globs of `route` and `expect: { request }` name hosts as the browser requests them
+/// (`config::url_host`).
+fn url_globs(c: &Ctx<'_>, ptr: &str, step: &Step, out: &mut Vec<Diagnostic>) {
+    let (glob, p) = match &step.action {
+        Action::Route(r) => (&r.url, format!("{ptr}/route/url")),
+        Action::Expect(e) => match &e.request {
+            Some(r) => (&r.url, format!("{ptr}/expect/request/url")),
+            None => return,
+        },
+        _ => return,
+    };
+    if is_template(glob) {
+        return;
+    }
+    if let Some(why) = crate::config::url_host::host_problem(glob) {
+        out.push(at_value(c.file, c.spans, &p, why));
     }
 }
 
