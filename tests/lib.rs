@@ -36,6 +36,7 @@ mod common;
 mod condition_text;
 mod config_fields;
 mod confined;
+mod content_visibility;
 mod contexts;
 mod cut_outputs;
 mod datasette;

@@ -134,8 +134,9 @@ pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
 /// text) matches, the one `nth` picks marked with runner's handle.
 pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
 
-/// `(frameDocument) => (frame, scope) => bool`: whether an open modal dialog or an `inert`
-/// subtree may hide elements of a role look-up's reach from the accessibility tree.
+/// `(frameDocument) => (frame, scope) => 'inert' | 'skipped' | null`: whether an open modal
+/// dialog or an `inert` subtree, or the off-screen contents of a `content-visibility: auto`
+/// element, may hide elements of a role look-up's reach from the accessibility tree.
 pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
 
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle

@@ -15,6 +15,15 @@
 // place it reads the same ignoring case, a transformed node's word written as the DOM has it.
 // No style or layout of the page changes. What else innerText does is kept: hidden children
 // add nothing, `<br>` and blocks separate words (Playwright joins those).
+//
+// Chromium skips the contents of a `content-visibility: auto` element while it is off screen
+// (a long list, a docs page's later sections: rendered once they near the viewport), and their
+// `innerText` is empty, where Playwright reads their text (the DOM's) and a user scrolling sees
+// it. Skipped elements (`checkVisibility()` but not with `contentVisibilityAuto`), and those
+// holding one, are read from their child nodes, as a shadow root's holder is: text nodes as
+// the DOM has them (under `visibility: visible`), children that are rendered (a box: Chromium
+// lays a skipped element out when asked), an inline child joined without a space, `<br>` and
+// other children separated by one.
 (deep) => {
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
   // The elements under `scope` (itself included) whose text the page's CSS transforms (their
@@ -58,13 +67,19 @@
   return (scope, caseless) => {
     let found = null;
     const holders = new Set();
+    const skipped = new Set();
     const start = scope.nodeType === 9 ? [] : [scope];
     for (const el of start.concat(deep(scope))) {
-      if (!el.shadowRoot) continue;
+      if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ contentVisibilityAuto: true }) && el.checkVisibility()) skipped.add(el);
+      else if (!el.shadowRoot) continue;
       for (let n = el; n && !holders.has(n); n = up(n)) holders.add(n);
     }
     const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
     const rendered = (el) => el.getClientRects().length > 0 || getComputedStyle(el).display === 'contents';
+    // What separates a child's text from its neighbours': nothing for an inline skipped element
+    // (`Hel<b>lo</b>` is one word, as innerText reads it once shown).
+    const gap = (el) => skipped.has(el) && el.tagName !== 'BR' && getComputedStyle(el).display.startsWith('inline') ? '' : ' ';
+    const shows = (n) => !skipped.has(n.parentElement) || getComputedStyle(n.parentElement).visibility === 'visible';
     const own = (el) => {
       if (el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((el.type || '').toLowerCase())) return el.value || '';
       const t = el.innerText;
@@ -76,8 +91,8 @@
     const of = (nodes) => {
       let t = '';
       for (const n of nodes) {
-        if (n.nodeType === 3) t += n.nodeValue || '';
-        else if (n.nodeType === 1 && !SKIP.has(n.tagName) && rendered(n)) t += ' ' + text(n) + ' ';
+        if (n.nodeType === 3) t += shows(n) ? n.nodeValue || '' : '';
+        else if (n.nodeType === 1 && !SKIP.has(n.tagName) && rendered(n)) t += gap(n) + text(n) + gap(n);
       }
       return t;
     };

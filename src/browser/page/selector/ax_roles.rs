@@ -63,12 +63,14 @@ const REF_ROLES: [&str; 24] = [
 /// A role level's elements (inside the element runner's handle `scope` names, when given): the
 /// one its `nth` picks, marked, with what `read` asks of it; `None` when none matches now.
 ///
-/// The tree leaves out what an open modal dialog or an `inert` subtree makes inert (Playwright's
-/// getByRole finds it): a check (`read`) whose answer could be short of such elements — none
+/// The tree leaves out what an open modal dialog or an `inert` subtree makes inert, and the
+/// skipped contents of a `content-visibility: auto` element while it is off screen (Playwright's
+/// getByRole finds both): a check (`read`) whose answer could be short of such elements — none
 /// found, a count or list of them, or the one `nth` picks — is an error there, never "not on
-/// the page" (attack 31,
-/// G11: every `hidden` by role held behind a `showModal()` dialog). An action's element found
-/// is taken (an inert one cannot take input).
+/// the page" (attack 31, G11: every `hidden` by role held behind a `showModal()` dialog; G15:
+/// `count: 0` by role held on a button in a section below the fold). The same holds where the
+/// snapshot's refs answer (`RUNNER_OWN_EVAL=off`): they come from the same tree. An action's
+/// element found is taken (an inert one cannot take input).
 pub(super) async fn by_role(
     session: &mut Session,
     level: &Alt,
@@ -84,48 +86,54 @@ pub(super) async fn by_role(
     let short = found.is_none()
         || level.nth.is_some()
         || matches!(read, Read::Count | Read::Texts | Read::Classes);
-    if short && session.own_page() && inert_hides(session, level.frame(), scope, t).await? {
-        return Err(inert(level));
+    if short && let Some(why) = tree_short(session, level.frame(), scope, t).await? {
+        return Err(inert(level, &why));
     }
     Ok(found)
 }
 
-/// Whether an open modal dialog or an `inert` subtree may hide elements of the look-up's reach
-/// from the tree (`ax_inert.js`).
-async fn inert_hides(
+/// Why the tree may leave out elements of the look-up's reach (`ax_inert.js`): `inert` (an open
+/// modal dialog or an `inert` subtree), `skipped` (`content-visibility: auto` contents off
+/// screen); `None` when it shows them all.
+async fn tree_short(
     session: &mut Session,
     frame: Option<&str>,
     scope: Option<&str>,
     t: Duration,
-) -> Result<bool, StepError> {
+) -> Result<Option<String>, StepError> {
     let js = call(
         &bind(scripts::AX_INERT, &[&scripts::frame_document()]),
         &[json!(frame), json!(scope)],
     );
-    let params = json!({ "expression": js, "returnByValue": true });
-    let v = own(session, "Runtime.evaluate", params, t).await?;
-    Ok(value(&v)? == json!(true))
+    let v = session.eval(&js, t).await?;
+    Ok(v.as_str().map(str::to_string))
 }
 
-/// What the error of a role check the tree cannot answer while part of the page is inert says
-/// (checks poll on past it: `Poll::settle`).
+/// What the error of a role check the tree cannot answer while part of the page is inert or
+/// skipped says (checks poll on past it: `Poll::settle`).
 const INERT: &str = "cannot be told by role";
 
 /// Whether `e` is a role check's that the tree could not answer while part of the page was
-/// inert (see `inert`).
+/// inert or skipped (see `inert`).
 pub(super) fn is_inert(e: &StepError) -> bool {
     e.kind == ErrorKind::CommandFailed && e.message.contains(INERT)
 }
 
-/// The error for a role check the tree cannot answer while part of the page is inert.
-fn inert(level: &Alt) -> StepError {
-    StepError::new(
-        ErrorKind::CommandFailed,
+/// The error for a role check the tree cannot answer while part of the page is inert (`why`:
+/// `inert`) or skipped (`skipped`).
+fn inert(level: &Alt, why: &str) -> StepError {
+    let message = if why == "skipped" {
+        format!(
+            "{}: part of the page in reach is styled `content-visibility: auto` and off screen, and the browser renders it only once it nears the viewport: its accessibility tree leaves out what it holds until then, so whether and how often it is on the page {INERT}; select it by css, text or test id, or scroll to it first",
+            level.describe_level()
+        )
+    } else {
         format!(
             "{}: a modal dialog is open (or an `inert` part of the page is in reach), and the browser's accessibility tree leaves out what it makes inert, so whether and how often it is on the page {INERT}; look inside the dialog (`within: {{ role: dialog }}`), or select it by css, text or test id",
             level.describe_level()
-        ),
-    )
+        )
+    };
+    StepError::new(ErrorKind::CommandFailed, message)
 }
 
 /// `by_role`'s look-up itself.

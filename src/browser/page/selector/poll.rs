@@ -32,8 +32,8 @@ impl Poll {
     /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
     /// after a navigation), or found the iframe its selector names not (yet) on the page
     /// (`lookup::is_missing_frame`: a widget inserts its iframe late), or a role look-up's tree
-    /// that left out an inert part of the page (`ax_roles::is_inert`: a modal dialog about to
-    /// close), has no answer yet: `None`, and the next check resolves the user's selector again
+    /// that left out an inert or skipped part of the page (`ax_roles::is_inert`: a modal
+    /// dialog about to close, a `content-visibility: auto` section scrolled to), has no answer yet: `None`, and the next check resolves the user's selector again
     /// on the page as it is then; when the time runs out, the missing frame or the inert part
     /// is the error. Any other failure is the check's.
     pub(crate) fn settle<T>(&mut self, r: Result<T, StepError>) -> Result<Option<T>, StepError> {
