@@ -225,3 +225,62 @@ fn a_ref_names_its_element_among_those_sharing_its_box() {
         "{html}"
     );
 }
+
+/// Of twins that share one box and their role and name (two stacked "Save" buttons, one
+/// disabled), a ref names the one at its place among the snapshot's elements of that role and
+/// name, counted in the page's document order (review 28, #3: the last of the tied twins was
+/// taken, so `enabled` failed on the enabled @e2, `disabled` held on it, and `inspect` showed its
+/// disabled twin). Where the page's side cannot tell which twin is the ref's (a name it does not
+/// read: CSS generated content), the step fails saying so, never guessing.
+#[test]
+fn a_ref_names_its_twin_by_its_place_or_says_it_cannot_tell() {
+    let steps = r##"  - snapshot: {}
+  - expect: { enabled: "@e2" }
+  - expect: { disabled: "@e3" }
+  - expect: { disabled: "@e4" }
+  - expect: { enabled: "@e5" }
+  - { id: e2_disabled, expect: { disabled: "@e2" }, continue_on_error: true, timeout: 300ms }
+  - { id: e5_disabled, expect: { disabled: "@e5" }, continue_on_error: true, timeout: 300ms }
+  - { id: e2, inspect: { target: "@e2" } }
+  - { id: e4, inspect: { target: "@e4" } }
+  - { id: print, expect: { enabled: "@e6" }, continue_on_error: true, timeout: 300ms }
+  - { id: copy, expect: { disabled: "@e9" }, continue_on_error: true, timeout: 300ms }
+"##;
+    let Ran { report, stderr, .. } = run(&flow("twins.html", steps));
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 12, "{stderr}");
+    let snap = all[1]["outputs"]["text"].as_str().unwrap_or("");
+    for line in [
+        "button \"Save\" [ref=e2]\n  - button \"Save\" [disabled, ref=e3]",
+        "button \"Save\" [disabled, ref=e4]\n  - button \"Save\" [ref=e5]",
+        "button \"Print\" [ref=e6]\n  - button \"Print\" [disabled, ref=e7]",
+        "button \"Copy\" [disabled, ref=e9]",
+    ] {
+        assert!(
+            snap.contains(line),
+            "the refs are not the ones the test means: {snap}"
+        );
+    }
+    for s in &all[..10] {
+        let failing = matches!(s["id"].as_str(), Some("e2_disabled" | "e5_disabled"));
+        assert_eq!(
+            s["outcome"],
+            if failing { "failed" } else { "passed" },
+            "{s}"
+        );
+    }
+    let html = |id: &str| {
+        step(&report, id)["outputs"]["html"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(html("e2"), "<button id=\"a\">Save</button>");
+    assert_eq!(html("e4"), "<button id=\"c\" disabled=\"\">Save</button>");
+    for (id, r) in [("print", "@e6"), ("copy", "@e9")] {
+        let m = failure(&report, id);
+        assert!(m.contains(r) && m.contains("cannot be told"), "{id}: {m}");
+    }
+}

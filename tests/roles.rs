@@ -421,3 +421,61 @@ fn a_modal_dialog_in_a_shadow_root_keeps_role_checks_from_passing_as_absent() {
         );
     }
 }
+
+/// The text of a nameless role's element (an alert, a list item), a label's, and what a list
+/// check reads of a ref are the DOM's, as a text look-up reads them (G13), not as CSS
+/// `text-transform` shows them (review 28, #8: `hidden: { role: alert, text: "Payment
+/// failed", exact: true }` held on an upper-cased alert that showed, and `count: 0` of a
+/// capitalized list item). So is an accessible name matched `exact`: the browser's tree gives
+/// "SUBMIT ORDER" to an upper-cased button, and `hidden` by its DOM name held while it showed.
+/// Each step without an id passes; each with one fails.
+#[test]
+fn role_label_and_ref_texts_are_read_without_css_text_transform() {
+    let d = tempfile::tempdir().unwrap();
+    let steps = r##"  - expect: { visible: { role: alert, text: Payment failed, exact: true } }
+  - expect: { visible: { role: alert, text: payment } }
+  - expect: { hidden: { role: alert, text: PAYMENT FAILED, exact: true } }
+  - expect: { count: { target: { role: listitem, text: first item, exact: true }, equals: 1 } }
+  - expect: { visible: { label: Card number, exact: true } }
+  - expect: { hidden: { label: CARD NUMBER, exact: true } }
+  - expect: { visible: { label: card number } }
+  - snapshot: {}
+  - expect: { texts: { target: "@e2", equals: [Submit order] } }
+  - expect: { visible: { role: button, text: Submit order, exact: true } }
+  - expect: { hidden: { role: button, text: SUBMIT ORDER, exact: true } }
+  - expect: { visible: { role: button, text: submit } }
+  - expect: { visible: { role: textbox, text: Card number, exact: true } }
+  - expect: { count: { target: { role: button, text: Submit order, exact: true }, equals: 1 } }
+  - { id: alert_hidden, expect: { hidden: { role: alert, text: Payment failed, exact: true } }, continue_on_error: true, timeout: 300ms }
+  - { id: alert_shown_case, expect: { visible: { role: alert, text: PAYMENT FAILED, exact: true } }, continue_on_error: true, timeout: 300ms }
+  - { id: li_count0, expect: { count: { target: { role: listitem, text: first item, exact: true }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+  - { id: label_hidden, expect: { hidden: { label: Card number, exact: true } }, continue_on_error: true, timeout: 300ms }
+  - { id: button_hidden, expect: { hidden: { role: button, text: Submit order, exact: true } }, continue_on_error: true, timeout: 300ms }
+  - { id: button_count0, expect: { count: { target: { role: button, text: Submit order, exact: true }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+  - { id: textbox_hidden, expect: { hidden: { role: textbox, text: Card number, exact: true } }, continue_on_error: true, timeout: 300ms }
+  - { id: ref_texts_shown_case, expect: { texts: { target: "@e2", equals: [SUBMIT ORDER] } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("cased", "roles/cased.html", steps),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let all = report["flows"][0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(all.len(), 23, "{stderr}");
+    let snap = all[8]["outputs"]["text"].as_str().unwrap_or("");
+    assert!(
+        snap.contains("button \"SUBMIT ORDER\" [ref=e2]"),
+        "the ref is not the one the test means: {snap}"
+    );
+    for s in all {
+        let want = if s["id"].is_string() {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(s["outcome"], want, "{s}");
+    }
+}

@@ -56,7 +56,7 @@ pub(crate) fn elements() -> String {
             &bind(CSS_ELEMENTS, &texts),
             &bind(TEXT_ELEMENTS, &texts),
             &bind(ATTR_ELEMENTS, &deep),
-            &bind(LABEL_ELEMENTS, &deep),
+            &bind(LABEL_ELEMENTS, &texts),
         ],
     )
 }
@@ -91,7 +91,8 @@ pub(crate) const TEXT_ELEMENTS: &str = include_str!("scripts/text_elements.js");
 /// that text.
 pub(crate) const ATTR_ELEMENTS: &str = include_str!("scripts/attr_elements.js");
 
-/// `(deep) => (root, want, exact) => elements`: the elements labelled so (getByLabel).
+/// `(deep, elementText) => (root, want, exact) => elements`: the elements labelled so
+/// (getByLabel), labels' texts read as the look-ups read them.
 pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js");
 
 /// `(frameDocument, deep) => (frame, key, testid) => values`: what a label or attribute
@@ -129,21 +130,30 @@ pub(crate) const IS_VISIBLE: &str = include_str!("scripts/is_visible.js");
 /// looks in the accessibility tree (`selector::ax_roles`).
 pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
 
-/// `(markPicked) => (scope, want, exact, named, nth, read, ...els) => { ..., kept }`: the
-/// elements the accessibility tree gave for a role, kept when their name (or, nameless, their
-/// text) matches, the one `nth` picks marked with runner's handle.
+/// `(pickedWith, reach, elementText, isVisible) => (scope, want, exact, named, nth, read,
+/// ...els) => { ..., kept }`: the elements the accessibility tree gave for a role, kept when
+/// their name (or, nameless, their text as the look-ups read it) matches, the one `nth` picks
+/// marked with runner's handle (`pickedWith`: `MARK_PICKED`, given its helpers there, so the
+/// reader of texts is sent once).
 pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
+
+/// `AX_PICK` given its helpers: `(scope, want, exact, named, nth, read, ...els) => { ..., kept }`.
+pub(crate) fn ax_pick() -> String {
+    bind(AX_PICK, &[MARK_PICKED, REACH, &element_text(), IS_VISIBLE])
+}
 
 /// `(frameDocument) => (frame, scope) => 'inert' | 'skipped' | null`: whether an open modal
 /// dialog or an `inert` subtree, or the off-screen contents of a `content-visibility: auto`
 /// element, may hide elements of a role look-up's reach from the accessibility tree.
 pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
 
-/// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
-/// on the element with that box.
+/// `(frameDocument, deep, reach) => (frame, x, y, width, height, role, name, place, scope) =>
+/// id | null | { twins, likes, of }`: runner's handle on the element with that box (of twins,
+/// the one at the ref's place), or why its twins cannot be told apart.
 pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
 
-/// `MARK_BOX` given its helpers: `(frame, x, y, width, height) => id | null`.
+/// `MARK_BOX` given its helpers: `(frame, x, y, width, height, role, name, place, scope) => id
+/// | null | { twins, likes, of }`.
 pub(crate) fn mark_box() -> String {
     bind(MARK_BOX, &[&frame_document(), DEEP_ELEMENTS, REACH])
 }

@@ -304,7 +304,7 @@ async fn in_tree(
     ];
     args.extend(els);
     let pick = json!({
-        "functionDeclaration": bind(scripts::AX_PICK, &[&scripts::mark_picked()]),
+        "functionDeclaration": scripts::ax_pick(),
         "objectId": first["objectId"],
         "arguments": args,
         "returnByValue": true,
@@ -341,7 +341,9 @@ fn tree_role(role: &str) -> String {
 
 /// The elements of the tree's answer, in its order (the page's, as the snapshot shows it): not
 /// those it ignores (hidden from it), and not those whose name is another than the one asked
-/// (`named`: true, or "empty" for a nameless one whose text the page call compares).
+/// (`named`: true, "empty" for a nameless one whose text the page call compares, or with
+/// `exact` "same" / "case" for a name equal to the one asked (but for case) whose DOM form the
+/// page call compares: the tree's carries CSS `text-transform`).
 fn nodes(tree: &Value, name: Option<&str>, exact: bool) -> Vec<Node> {
     let text = |n: &Value, k: &str| {
         n.pointer(&format!("/{k}/value"))
@@ -359,6 +361,17 @@ fn nodes(tree: &Value, name: Option<&str>, exact: bool) -> Vec<Node> {
             let named = match name {
                 None => json!(true),
                 Some(_) if super::normalize(&have).is_empty() => json!("empty"),
+                // Equal but for case: the page call reads the name as the DOM has it (the
+                // tree's carries CSS `text-transform`).
+                Some(want) if exact && super::refs::name_matches(&have, want, false) => {
+                    let same = super::refs::name_matches(&have, want, true);
+                    let caseless = |s: &str| super::normalize(s).to_lowercase();
+                    if caseless(&have) == caseless(want) {
+                        json!(if same { "same" } else { "case" })
+                    } else {
+                        json!(same)
+                    }
+                }
                 Some(want) => json!(super::refs::name_matches(&have, want, exact)),
             };
             (named != json!(false)).then_some(Node {

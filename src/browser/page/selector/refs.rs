@@ -76,15 +76,7 @@ async fn follow(
     (table, info): (&RefTable, &RefInfo),
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
-    let like = |i: &RefInfo| role_matches(i, &info.role, Some(&info.name), true);
-    let mut then: Vec<&String> = table
-        .refs
-        .iter()
-        .filter(|(_, i)| like(i))
-        .map(|(k, _)| k)
-        .collect();
-    then.sort_by_cached_key(|k| table.place(k));
-    let Some(place) = then.iter().position(|k| *k == r) else {
+    let Some((place, then)) = place_among_likes(table, r, info) else {
         return Ok(None);
     };
     let level = Alt {
@@ -102,7 +94,7 @@ async fn follow(
         Some(now) if !now.is_empty() => now,
         _ => return Ok(None),
     };
-    if now.len() != then.len() {
+    if now.len() != then {
         let place = table.scope.as_ref().map_or("the page".to_string(), |s| {
             format!("{} (the snapshot's scope)", s.described)
         });
@@ -113,11 +105,30 @@ async fn follow(
                 info.role,
                 info.name,
                 now.len(),
-                then.len()
+                then
             ),
         ));
     }
     Ok(Some(found(format!("@{}", now[place].0), info)))
+}
+
+/// Where ref `r` (`info`: what `table` says it is) is among `table`'s refs of its role and name,
+/// in document order, and how many those are; `None` when it is not one of them.
+pub(super) fn place_among_likes(
+    table: &RefTable,
+    r: &str,
+    info: &RefInfo,
+) -> Option<(usize, usize)> {
+    let like = |i: &RefInfo| role_matches(i, &info.role, Some(&info.name), true);
+    let mut likes: Vec<&String> = table
+        .refs
+        .iter()
+        .filter(|(_, i)| like(i))
+        .map(|(k, _)| k)
+        .collect();
+    likes.sort_by_cached_key(|k| table.place(k));
+    let at = likes.iter().position(|k| *k == r)?;
+    Some((at, likes.len()))
 }
 
 /// What a ref found: one element, of the ref's role.

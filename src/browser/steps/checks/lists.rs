@@ -8,7 +8,9 @@
 use serde_json::Value;
 
 use super::outcome::{Outcome, describe};
+use crate::browser::driver::script::bind;
 use crate::browser::driver::session::Session;
+use crate::browser::page::scripts;
 use crate::browser::page::selector::{
     Read, Resolved, element_eval, normalize, resolve_now, resolve_now_reading,
 };
@@ -195,8 +197,13 @@ async fn read_each(
     Ok(Some(out))
 }
 
-/// `(el, what) => text | class attribute`.
+/// `(elementText) => (el, what) => text | class attribute`.
 const READ_EACH_JS: &str = include_str!("../scripts/read_each.js");
+
+/// `READ_EACH_JS` given the reader of texts the look-ups use: `(el, what) => text | class`.
+fn read_each_js() -> String {
+    bind(READ_EACH_JS, &[&scripts::element_text()])
+}
 
 /// What one element reads; `None` when it is gone.
 async fn read_one(
@@ -204,7 +211,7 @@ async fn read_one(
     r: &Resolved,
     read: &Read,
 ) -> Result<Option<String>, StepError> {
-    let v = element_eval(session, r, READ_EACH_JS, &[read.arg()]).await?;
+    let v = element_eval(session, r, &read_each_js(), &[read.arg()]).await?;
     Ok(v.map(|v| v.as_str().unwrap_or_default().to_string()))
 }
 

@@ -1,3 +1,4 @@
-// What a list check reads of one element: its text (`'texts'`: innerText, else textContent)
-// or its class attribute (`'classes'`: '' when it has none).
-(el, what) => what === 'texts' ? (el.innerText || el.textContent || '') : (el.getAttribute('class') || '')
+// What a list check reads of one element: its text (`'texts'`: as the look-ups read it,
+// `elementText`: the DOM's text, not CSS `text-transform`'s; else its textContent) or its class
+// attribute (`'classes'`: '' when it has none).
+(elementText) => (el, what) => what === 'texts' ? (elementText(el)(el) || el.textContent || '') : (el.getAttribute('class') || '')
