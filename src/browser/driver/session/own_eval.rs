@@ -110,28 +110,18 @@ impl Session {
         params: Value,
         timeout: Duration,
     ) -> Option<Result<Value, StepError>> {
-        let flow = self.watched.clone()?;
-        let (link, session, target) = flow.own_page()?;
-        self.tab_use = super::TabUse::Used;
-        let (timeout, capped) = self.limit(timeout, false);
-        self.answered = 0;
-        let on = (session.as_str(), target.as_str());
-        let mut r = call(&link, &flow, on, (method, params.clone()), timeout).await;
-        if matches!(r, Err(Failed::Blocked(_)))
-            && !self.dialog_seen_by_agent_browser(&flow, &target).await
-        {
-            // Closed, unheard of: runner's record of it was stale.
-            flow.closed(&target);
-            r = call(&link, &flow, on, (method, params), timeout).await;
-        }
-        self.tell_first_done();
-        self.settled(method, r, (timeout, capped))
+        self.call_own_all(method, vec![params], timeout)
+            .await?
+            .into_iter()
+            .next()
     }
 
     /// `method` called once for each of `params` over runner's own session on the flow's tab,
     /// all sent at once (the browser answers them in turn, without a round trip each: resolving
     /// the 2,000 elements a role look-up found took one round trip each), within the step's
-    /// time; their answers in order. `None` when there is no such session (or it is gone).
+    /// time; their answers in order. `None` when there is no such session (or it is gone). A
+    /// call a dialog blocked that agent-browser never sees open is sent again: runner's record
+    /// of the dialog was stale (review 28, #9: the batch did not, and failed its look-up).
     pub(crate) async fn call_own_all(
         &mut self,
         method: &str,
@@ -144,10 +134,24 @@ impl Session {
         let (timeout, capped) = self.limit(timeout, false);
         self.answered = 0;
         let on = (session.as_str(), target.as_str());
-        let calls = params
-            .into_iter()
-            .map(|p| call(&link, &flow, on, (method, p), timeout));
-        let answers = futures_util::future::join_all(calls).await;
+        let send = |params: Vec<Value>| {
+            let calls = params
+                .into_iter()
+                .map(|p| call(&link, &flow, on, (method, p), timeout));
+            futures_util::future::join_all(calls)
+        };
+        let mut answers = send(params.clone()).await;
+        let blocked: Vec<usize> = (0..answers.len())
+            .filter(|&i| matches!(answers[i], Err(Failed::Blocked(_))))
+            .collect();
+        if !blocked.is_empty() && !self.dialog_seen_by_agent_browser(&flow, &target).await {
+            // Closed, unheard of: runner's record of it was stale.
+            flow.closed(&target);
+            let again = send(blocked.iter().map(|&i| params[i].clone()).collect()).await;
+            for (i, r) in blocked.into_iter().zip(again) {
+                answers[i] = r;
+            }
+        }
         self.tell_first_done();
         answers
             .into_iter()
