@@ -98,7 +98,10 @@ impl RequestLog {
         if is_main_document(target, params) {
             s.document_asked(target, params, url);
         }
-        if s.cut.is_some() {
+        // A CORS preflight is the browser's, not the page's: not counted, as Playwright's
+        // requests do not hold it (review 27, F3).
+        let preflight = params["type"] == "Preflight" || params["initiator"]["type"] == "preflight";
+        if s.cut.is_some() || preflight {
             return;
         }
         if s.bytes + url.len() > MAX_URL_BYTES {
