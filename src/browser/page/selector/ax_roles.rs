@@ -99,7 +99,7 @@ async fn inert_hides(
     t: Duration,
 ) -> Result<bool, StepError> {
     let js = call(
-        &bind(scripts::AX_INERT, &[&scripts::frame_document()]),
+        &bind(scripts::AX_INERT, &[&scripts::frame_document(frame)]),
         &[json!(frame), json!(scope)],
     );
     let params = json!({ "expression": js, "returnByValue": true });
@@ -372,7 +372,7 @@ async fn root(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let js = call(
-        &bind(scripts::AX_ROOT, &[&scripts::frame_document()]),
+        &bind(scripts::AX_ROOT, &[&scripts::frame_document(frame)]),
         &[json!(frame), json!(scope)],
     );
     let params = json!({ "expression": js, "objectGroup": GROUP });

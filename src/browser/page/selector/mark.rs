@@ -46,7 +46,7 @@ pub(crate) async fn mark(
         .find_map(|t| t.refs.get(key).cloned());
     let (role, name) = info.map_or((None, None), |i| (Some(i.role), Some(i.name)));
     let js = call(
-        &scripts::mark_box(),
+        &scripts::mark_box(frame),
         &[
             json!(frame),
             json!(x),
