@@ -275,7 +275,7 @@ fn checks(session: &Session, command: &str, r: &Resolved, extra: &[String]) -> V
     // The files the input's events carry, for the read-back (see `scripts::FILE_COUNT`).
     if command == "upload" {
         check.push(Command::eval(call(
-            &on_element(scripts::FILE_WATCH),
+            &on_element(session, &r.target, scripts::FILE_WATCH),
             &element_args(session, &r.target, &[]),
         )));
     }
@@ -311,7 +311,7 @@ async fn act(
     let before = command == "type" && !r.kind.takes_value();
     let on = |script: &str, args: &[Value]| {
         Command::eval(call(
-            &on_element(script),
+            &on_element(session, &r.target, script),
             &element_args(session, &r.target, args),
         ))
     };
@@ -468,7 +468,7 @@ impl Guard {
     /// with runner's CSS handle `handle` cannot take the action. The element-state checks it
     /// uses are the ones `expect` uses.
     fn throwing(&self, session: &Session, handle: &str) -> String {
-        let check = on_element(&scripts::actionable());
+        let check = on_element(session, handle, &scripts::actionable());
         let mut args = vec![json!(NOT_ACTIONABLE)];
         args.extend(element_args(session, handle, &self.args()));
         call(&bind(scripts::THROWING, &[&check]), &args)

@@ -38,10 +38,12 @@ pub(crate) async fn inspect(
     };
     let format = i.format.unwrap_or(InspectFormat::Html);
     let (targets, mut suggestions) = css_targets(session, &i.target, t).await?;
+    // The frames rule goes with the script only when a target is in an iframe.
+    let frame = targets.iter().find_map(|t| t["frame"].as_str());
     let read = call(
         &bind(
             scripts::INSPECT,
-            &[&scripts::frame_document(), &scripts::elements()],
+            &[&scripts::frame_document(frame), &scripts::elements()],
         ),
         &[
             Value::Array(targets),

@@ -46,7 +46,11 @@ pub(super) async fn fill(
     // A field in a frame, or no own session: agent-browser's fill, unless it is a code editor's.
     let ours = !session.frame_of.contains_key(&r.target) && session.own_page();
     let (check, args) = check;
-    let select = on_element(&bind(scripts::SELECT_FIELD, &[check, scripts::EDITOR_OF]));
+    let select = on_element(
+        session,
+        &r.target,
+        &bind(scripts::SELECT_FIELD, &[check, scripts::EDITOR_OF]),
+    );
     let js = call(&select, &element_args(session, &r.target, args));
     // A field replaced or removed since it was resolved, or a page that navigated meanwhile:
     // nothing was typed; resolve again.
@@ -72,7 +76,7 @@ pub(super) async fn fill(
         session.insert_text(text, left(deadline)).await?;
     }
     let read = call(
-        &on_element(&scripts::field_text()),
+        &on_element(session, &r.target, &scripts::field_text()),
         &element_args(session, &r.target, &[]),
     );
     let read = session.eval(&read, left(deadline)).await?;

@@ -138,7 +138,10 @@ async fn attempt(
     let guard = Guard::of(session, r);
     let arm_fn = bind(
         scripts::HIT_ARM,
-        &[&scripts::frame_document(), &scripts::actionable()],
+        &[
+            &scripts::frame_document(guard.frame.as_str()),
+            &scripts::actionable(),
+        ],
     );
     let arm = call(
         &arm_fn,
@@ -166,7 +169,7 @@ async fn attempt(
         _ => "click",
     };
     let verify = call(
-        &verify_fn(),
+        &verify_fn(&guard),
         &[
             json!(MISSED),
             guard.frame.clone(),
@@ -301,7 +304,7 @@ async fn send(
 /// action (armed as agent-browser named it).
 async fn disarm(session: &mut Session, guard: &Guard) -> Option<String> {
     let js = call(
-        &verify_fn(),
+        &verify_fn(guard),
         &[
             json!(""),
             guard.frame.clone(),
@@ -320,9 +323,12 @@ fn dialog_blocks(message: &str) -> bool {
     message.contains("dialog") && message.contains("is blocking the page")
 }
 
-/// `hit_verify`, with its helper.
-fn verify_fn() -> String {
-    bind(scripts::HIT_VERIFY, &[&scripts::frame_document()])
+/// `hit_verify`, with its helper, for `guard`'s element.
+fn verify_fn(guard: &Guard) -> String {
+    bind(
+        scripts::HIT_VERIFY,
+        &[&scripts::frame_document(guard.frame.as_str())],
+    )
 }
 
 /// A pointer action whose element still could not take it, or did not get it, at the step's

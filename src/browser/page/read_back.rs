@@ -24,7 +24,7 @@ pub(super) fn options_check(
     values: &[String],
     prefix: &str,
 ) -> Command {
-    let check = on_element(&scripts::select_options());
+    let check = on_element(session, handle, &scripts::select_options());
     let mut args = vec![json!(prefix)];
     args.extend(element_args(session, handle, &[json!(values)]));
     Command::eval(call(&bind(scripts::THROWING, &[&check]), &args))

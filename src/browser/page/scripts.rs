@@ -26,9 +26,26 @@ fn frames() -> String {
     )
 }
 
-/// `FRAME_DOCUMENT` given `FRAMES`: `(frame) => document | null`.
-pub(crate) fn frame_document() -> String {
-    bind(FRAME_DOCUMENT, &[&frames()])
+/// `(frame) => throws`: stands for `FRAMES` in a script composed for the page's own document
+/// (`frame` null), which never asks it. A script composed so and then called with a frame fails
+/// loudly, never answers as if that frame were missing.
+const NO_FRAMES: &str = include_str!("scripts/no_frames.js");
+
+/// `FRAMES` when a script will be called with iframe CSS `frame`; else (the page's document, as
+/// nearly every step looks) `NO_FRAMES`. The frames rule carries the whole CSS engine (`:has`,
+/// open shadow roots): sent with every script, it made each step's scripts several times larger
+/// and slower to send and compile (s28: a click 20 -> 29 ms).
+fn frames_for(frame: Option<&str>) -> String {
+    match frame {
+        Some(_) => frames(),
+        None => NO_FRAMES.to_string(),
+    }
+}
+
+/// `FRAME_DOCUMENT` given `FRAMES`, for a script to be called with `frame` (the page's
+/// document when `None`; see `frames_for`): `(frame) => document | null`.
+pub(crate) fn frame_document(frame: Option<&str>) -> String {
+    bind(FRAME_DOCUMENT, &[&frames_for(frame)])
 }
 
 /// `FRAME_STATE` given `FRAMES`: `(frame) => null | why the frame cannot be looked in`.
@@ -36,10 +53,27 @@ pub(crate) fn frame_state() -> String {
     bind(FRAME_STATE, &[&frames()])
 }
 
-/// `(frameState, frameDocument, elements, markPicked) => (frame, scope, levels, read) => answer`: the
-/// look-up of a selector's levels found in the page's DOM (`elements`: see `elements()`), each
-/// inside the one element the level before picked.
-pub(crate) const FIND: &str = include_str!("scripts/find.js");
+/// `FIND` given its helpers, for a look-up in `frame` (the page's document when `None`): the
+/// frames rule bound once, shared by `FRAME_STATE` and `FRAME_DOCUMENT`, and only when there is
+/// a frame. `(frame, scope, levels, read) => answer`.
+pub(crate) fn find(frame: Option<&str>) -> String {
+    bind(
+        FIND,
+        &[
+            FRAME_STATE,
+            FRAME_DOCUMENT,
+            &frames_for(frame),
+            &elements(),
+            &mark_picked(),
+        ],
+    )
+}
+
+/// `(frameState, frameDocument, frames, elements, markPicked) => (frame, scope, levels, read) =>
+/// answer`: the look-up of a selector's levels found in the page's DOM (`elements`: see
+/// `elements()`), each inside the one element the level before picked; `frameState` and
+/// `frameDocument` unbound (`(frames) => ...`), given `frames` in the page.
+const FIND: &str = include_str!("scripts/find.js");
 
 /// `(cssElements, textElements, attrElements, labelElements) => (root, level) => elements |
 /// null`: what one level of a selector finds under a document or an element.
@@ -100,8 +134,8 @@ pub(crate) const LABEL_ELEMENTS: &str = include_str!("scripts/label_elements.js"
 pub(crate) const ATTR_VALUES: &str = include_str!("scripts/attr_values.js");
 
 /// `ATTR_VALUES` given its helpers: `(frame, key, testid) => values`.
-pub(crate) fn attr_values() -> String {
-    bind(ATTR_VALUES, &[&frame_document(), DEEP_ELEMENTS])
+pub(crate) fn attr_values(frame: Option<&str>) -> String {
+    bind(ATTR_VALUES, &[&frame_document(frame), DEEP_ELEMENTS])
 }
 
 /// `(frameDocument, deep) => (frame, scope, boxes) => [bool] | null`: which boxes are of
@@ -109,8 +143,8 @@ pub(crate) fn attr_values() -> String {
 pub(crate) const IN_SCOPE: &str = include_str!("scripts/in_scope.js");
 
 /// `IN_SCOPE` given its helpers: `(frame, scope, boxes) => [bool] | null`.
-pub(crate) fn in_scope() -> String {
-    bind(IN_SCOPE, &[&frame_document(), DEEP_ELEMENTS])
+pub(crate) fn in_scope(frame: Option<&str>) -> String {
+    bind(IN_SCOPE, &[&frame_document(frame), DEEP_ELEMENTS])
 }
 
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
@@ -154,8 +188,8 @@ pub(crate) const MARK_BOX: &str = include_str!("scripts/mark_box.js");
 
 /// `MARK_BOX` given its helpers: `(frame, x, y, width, height, role, name, place, scope) => id
 /// | null | { twins, likes, of }`.
-pub(crate) fn mark_box() -> String {
-    bind(MARK_BOX, &[&frame_document(), DEEP_ELEMENTS, REACH])
+pub(crate) fn mark_box(frame: Option<&str>) -> String {
+    bind(MARK_BOX, &[&frame_document(frame), DEEP_ELEMENTS, REACH])
 }
 
 /// `(frameDocument, deep) => (frame) => names`: what CSS could name there (open shadow roots
@@ -163,8 +197,8 @@ pub(crate) fn mark_box() -> String {
 pub(crate) const CSS_NAMES: &str = include_str!("scripts/css_names.js");
 
 /// `CSS_NAMES` given its helpers: `(frame) => names`.
-pub(crate) fn css_names() -> String {
-    bind(CSS_NAMES, &[&frame_document(), DEEP_ELEMENTS])
+pub(crate) fn css_names(frame: Option<&str>) -> String {
+    bind(CSS_NAMES, &[&frame_document(frame), DEEP_ELEMENTS])
 }
 
 /// `(frameDocument, fn) => (frame, handle, args) => fn(el, ...args) | null`: a script about one
@@ -273,7 +307,63 @@ pub(crate) const FILE_WATCH: &str = include_str!("scripts/file_watch.js");
 
 #[cfg(test)]
 mod tests {
-    use crate::browser::driver::script::node_run;
+    use crate::browser::driver::script::{call, node_run};
+    use serde_json::json;
+
+    /// How many times `part` (a script file) is in `script`.
+    fn copies(script: &str, part: &str) -> usize {
+        script.matches(part.trim().trim_end_matches(';')).count()
+    }
+
+    /// The scripts a step sends for an element of the page's own document carry no frames rule
+    /// (its CSS engine made every click's scripts several times larger: s28, a click 20 -> 29
+    /// ms), and a look-up in an iframe carries it once, shared by the frame's state and its
+    /// document (it was bound twice).
+    #[test]
+    fn the_frames_rule_goes_only_with_scripts_for_a_frame_and_once() {
+        let page = [
+            super::frame_document(None),
+            super::find(None),
+            super::mark_box(None),
+            super::in_scope(None),
+            super::attr_values(None),
+            super::css_names(None),
+        ];
+        for script in &page {
+            assert_eq!(copies(script, super::FRAMES), 0, "{}", &script[..200]);
+        }
+        // The look-up's own CSS finder is the one copy of the CSS engine it carries.
+        assert_eq!(copies(&super::find(None), super::CSS_ELEMENTS), 1);
+        let framed = super::find(Some("iframe"));
+        assert_eq!(copies(&framed, super::FRAMES), 1);
+        assert_eq!(copies(&framed, super::FRAME_STATE), 1);
+        assert_eq!(copies(&framed, super::FRAME_DOCUMENT), 1);
+        assert_eq!(
+            copies(&super::frame_document(Some("iframe")), super::FRAMES),
+            1
+        );
+    }
+
+    /// A stand-in page: a document with one iframe (`#f`), whose document is `inner`.
+    const FRAMED: &str = "const inner = { name: 'inner' };
+const frame = { tagName: 'IFRAME', id: 'f', classList: [], contentWindow: {}, contentDocument: inner,
+  getAttribute: () => null };
+const document = { name: 'page', querySelectorAll: (css) => css === '#f' ? [frame] : [] };";
+
+    /// The document helper composed for the page's document answers it without the frames
+    /// rule, and fails loudly (never "no such frame") when called with a frame after all; the
+    /// one composed for a frame finds it.
+    #[test]
+    fn a_script_composed_for_the_page_refuses_a_frame() {
+        let page = super::frame_document(None);
+        let out = node_run(FRAMED, &format!("{}.name", call(&page, &[json!(null)]))).unwrap();
+        assert_eq!(out, "\"page\"");
+        let err = node_run(FRAMED, &call(&page, &[json!("#f")])).unwrap_err();
+        assert!(err.contains("composed for the page's document"), "{err}");
+        let framed = super::frame_document(Some("#f"));
+        let out = node_run(FRAMED, &format!("{}.name", call(&framed, &[json!("#f")]))).unwrap();
+        assert_eq!(out, "\"inner\"");
+    }
 
     /// A stand-in window that keeps the listeners it is given, a file input in it, and `fire`
     /// (an event carrying `n` files, after which the page empties the input).

@@ -7,10 +7,12 @@
 // gone (a re-render), `{ invalid: i }`: CSS the page cannot parse. `{ frame: state }`: what
 // keeps the look-up out of iframe `frame` (`frameState`: it is missing, ambiguous, of another
 // origin, ...): never "no element", so a negative check on a frame that is not there fails.
-(frameState, frameDocument, elements, markPicked) => (frame, scope, levels, read) => {
-  const state = frameState(frame);
+// `frameState` and `frameDocument` come unbound, to share the one copy of the frames rule
+// (`frames`) the look-up carries.
+(frameState, frameDocument, frames, elements, markPicked) => (frame, scope, levels, read) => {
+  const state = frameState(frames)(frame);
   if (state) return { frame: state };
-  const doc = frameDocument(frame);
+  const doc = frameDocument(frames)(frame);
   if (!doc) return { frame: { missing: true } };
   let root = doc;
   if (scope !== null) {

@@ -102,7 +102,7 @@ async fn tree_short(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let js = call(
-        &bind(scripts::AX_INERT, &[&scripts::frame_document()]),
+        &bind(scripts::AX_INERT, &[&scripts::frame_document(frame)]),
         &[json!(frame), json!(scope)],
     );
     let v = session.eval(&js, t).await?;
@@ -393,7 +393,7 @@ async fn root(
     t: Duration,
 ) -> Result<Option<String>, StepError> {
     let js = call(
-        &bind(scripts::AX_ROOT, &[&scripts::frame_document()]),
+        &bind(scripts::AX_ROOT, &[&scripts::frame_document(frame)]),
         &[json!(frame), json!(scope)],
     );
     let params = json!({ "expression": js, "objectGroup": GROUP });

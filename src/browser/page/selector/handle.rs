@@ -41,7 +41,10 @@ pub(crate) async fn element_eval(
     } else {
         r.target.clone()
     };
-    let js = call(&on_element(script), &element_args(session, &handle, args));
+    let js = call(
+        &on_element(session, &handle, script),
+        &element_args(session, &handle, args),
+    );
     let v = session.eval(&js, t).await?;
     Ok((!v.is_null()).then_some(v))
 }
@@ -71,10 +74,15 @@ pub(crate) async fn is_visible(session: &mut Session, r: &Resolved) -> Result<bo
     }
 }
 
-/// `script` (`(el, ...args) => …`) as a function of an element's handle, `(frame, handle,
-/// args) => …` (see `element_args`): null when the element is gone.
-pub(crate) fn on_element(script: &str) -> String {
-    bind(scripts::ON_ELEMENT, &[&scripts::frame_document(), script])
+/// `script` (`(el, ...args) => …`) as a function of the element runner's handle `handle`
+/// names, `(frame, handle, args) => …` (its arguments: `element_args`): null when the element
+/// is gone. Composed for that element's iframe, as `element_args` names it.
+pub(crate) fn on_element(session: &Session, handle: &str, script: &str) -> String {
+    let frame = session.frame_of.get(handle).map(String::as_str);
+    bind(
+        scripts::ON_ELEMENT,
+        &[&scripts::frame_document(frame), script],
+    )
 }
 
 /// The arguments of an `on_element` function for the element runner's handle `handle` names:

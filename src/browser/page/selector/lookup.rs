@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::alternative::{Alt, Find};
 use super::found::{Found, Read};
-use crate::browser::driver::script::{bind, call};
+use crate::browser::driver::script::call;
 use crate::browser::driver::session::Session;
 use crate::browser::page::described;
 use crate::browser::page::element_kind::ElementKind;
@@ -48,15 +48,7 @@ pub(super) async fn in_document(
         .iter()
         .filter_map(|l| l.level_json(&testid))
         .collect();
-    let find = bind(
-        scripts::FIND,
-        &[
-            &scripts::frame_state(),
-            &scripts::frame_document(),
-            &scripts::elements(),
-            &scripts::mark_picked(),
-        ],
-    );
+    let find = scripts::find(frame);
     let read = read.map(Read::arg);
     let js = call(
         &find,

@@ -61,7 +61,7 @@ pub(crate) async fn mark(
         None => (None, None, None, None),
     };
     let js = call(
-        &scripts::mark_box(),
+        &scripts::mark_box(frame),
         &[
             json!(frame),
             json!(x),

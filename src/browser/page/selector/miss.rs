@@ -144,7 +144,7 @@ async fn similar(
             suggestions = similar_attr(session, alt, (key, value, *exact), t).await;
         }
         Find::Css { css, .. } => {
-            let js = call(&scripts::css_names(), &[json!(frame)]);
+            let js = call(&scripts::css_names(frame), &[json!(frame)]);
             if let Ok(Value::Array(cands)) = session.eval(&js, t).await {
                 for c in cands.iter().filter_map(Value::as_str) {
                     let sim = strsim::normalized_levenshtein(c, css);
@@ -171,7 +171,7 @@ async fn similar_attr(
     let frame = alt.frame();
     let testid = session.testid().to_string();
     let js = call(
-        &scripts::attr_values(),
+        &scripts::attr_values(frame),
         &[json!(frame), json!(key), json!(testid)],
     );
     let Ok(Value::Array(cands)) = session.eval(&js, t).await else {

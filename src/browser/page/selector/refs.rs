@@ -259,7 +259,7 @@ async fn inside(
         .map(|b| b.get("box").unwrap_or(b).clone())
         .collect();
     let js = call(
-        &scripts::in_scope(),
+        &scripts::in_scope(frame),
         &[json!(frame), json!(scope), Value::Array(boxes)],
     );
     let v = session.eval(&js, t).await?;
