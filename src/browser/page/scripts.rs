@@ -134,8 +134,9 @@ pub(crate) const AX_ROOT: &str = include_str!("scripts/ax_root.js");
 /// text) matches, the one `nth` picks marked with runner's handle.
 pub(crate) const AX_PICK: &str = include_str!("scripts/ax_pick.js");
 
-/// `(frameDocument) => (frame, scope) => bool`: whether an open modal dialog or an `inert`
-/// subtree may hide elements of a role look-up's reach from the accessibility tree.
+/// `(frameDocument, axRoot) => (frame, scope) => bool | element`: true when an `inert` subtree
+/// in a role look-up's reach may hide elements of it from the accessibility tree, else the
+/// element to ask the tree about (`selector::ax_roles`).
 pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
 
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height) => id | null`: runner's handle
