@@ -479,3 +479,59 @@ fn role_label_and_ref_texts_are_read_without_css_text_transform() {
         assert_eq!(s["outcome"], want, "{s}");
     }
 }
+
+/// A modal dialog inside a web component's *closed* shadow root, and an `inert` part of the
+/// page holding the frame a check looks in, make what the check looks for inert too, and the
+/// browser's accessibility tree leaves it out (review 28, #2: no page script sees the closed
+/// root's dialog, and the frame's check never looked at the page around the frame, so `hidden`
+/// and `count: 0` by role held while the button was on screen). The same page in a frame of no
+/// inert part is checked by role as ever.
+#[test]
+fn a_modal_dialog_in_a_closed_shadow_root_or_an_inert_frame_keeps_role_checks_from_passing() {
+    let d = tempfile::tempdir().unwrap();
+    let closed = r##"  - expect: { visible: "#save" }
+  - { id: save, expect: { hidden: { role: button, text: Save } }, continue_on_error: true, timeout: 300ms }
+  - { id: alert, expect: { count: { target: { role: alert }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+"##;
+    let framed = r##"  - expect: { visible: { css: "#go", frame: "#f" } }
+  - { id: pay, expect: { hidden: { role: button, text: Pay now, frame: "#f" } }, continue_on_error: true, timeout: 300ms }
+  - { id: card, expect: { count: { target: { role: alert, frame: "#f" }, equals: 0 } }, continue_on_error: true, timeout: 300ms }
+  - expect: { visible: { role: button, text: Pay now, frame: "#g" } }
+  - expect: { count: { target: { role: alert, frame: "#g" }, equals: 1 } }
+  - { id: shown, expect: { hidden: { role: button, text: Pay now, frame: "#g" } }, continue_on_error: true, timeout: 300ms }
+"##;
+    write(
+        d.path(),
+        "closed.yaml",
+        &flow("closed", "roles/modal-closed.html", closed),
+    );
+    write(
+        d.path(),
+        "framed.yaml",
+        &flow("framed", "roles/inert-frame.html", framed),
+    );
+    let Ran { report, stderr, .. } = flow_run(d.path())
+        .args(["closed.yaml", "framed.yaml"])
+        .run();
+    let flows = report["flows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no report:\n{stderr}"));
+    assert_eq!(flows.len(), 2, "{stderr}");
+    for f in flows {
+        for s in f["steps"].as_array().unwrap() {
+            let message = s["error"]["message"].as_str().unwrap_or_default();
+            match s["id"].as_str() {
+                // On screen, in no inert part: plainly not hidden.
+                Some("shown") => assert!(
+                    s["outcome"] == "failed" && !message.contains("cannot be told by role"),
+                    "{s}"
+                ),
+                Some(id) => assert!(
+                    s["outcome"] == "failed" && message.contains("cannot be told by role"),
+                    "{id}: {s}\n{stderr}"
+                ),
+                None => assert_eq!(s["outcome"], "passed", "{s}"),
+            }
+        }
+    }
+}

@@ -86,6 +86,48 @@ fn site(dir: &Path, key: &str) {
              constructor() {{ super(); this.attachShadow({{ mode: 'closed' }}).innerHTML = '<p>{key}</p>'; }} }});</script>"
         ),
     );
+    // (Review 28, #1: each of these but `div_closed_shown` passed and wrote the secret.)
+    // A web component's modal dialog in its open or closed shadow root, in front of a frame of
+    // another origin or of a closed shadow root showing the secret.
+    let modal_in = |mode: &str| {
+        format!(
+            "<x-modal></x-modal><script>customElements.define('x-modal', class extends HTMLElement {{ \
+             connectedCallback() {{ const r = this.attachShadow({{ mode: '{mode}' }}); \
+             r.innerHTML = '<dialog><p>Session expires soon</p></dialog>'; r.querySelector('dialog').showModal(); }} }});</script>"
+        )
+    };
+    let closed_key = |attrs: &str| {
+        format!(
+            "<x-key {attrs}></x-key><script>customElements.define('x-key', class extends HTMLElement {{ \
+             constructor() {{ super(); this.attachShadow({{ mode: 'closed' }}).innerHTML = '<p>{key}</p>'; }} }});</script>"
+        )
+    };
+    page(
+        "shadow_modal",
+        &format!("{}{}", framed(""), modal_in("open")),
+    );
+    page(
+        "closed_modal",
+        &format!("{}{}", closed_key(""), modal_in("open")),
+    );
+    page(
+        "closed_closed_modal",
+        &format!("{}{}", closed_key(""), modal_in("closed")),
+    );
+    page(
+        "contents_closed",
+        &closed_key("aria-hidden=\"true\" style=\"display:contents\""),
+    );
+    // A plain `<div>` holding a closed shadow root, under `aria-hidden` or not (the snapshot
+    // reads the one not).
+    let div_closed = |attrs: &str| {
+        format!(
+            "<div id=\"h\" {attrs}></div><script>document.getElementById('h')\
+             .attachShadow({{ mode: 'closed' }}).innerHTML = '<p>{key}</p>';</script>"
+        )
+    };
+    page("div_closed", &div_closed("aria-hidden=\"true\""));
+    page("div_closed_shown", &div_closed(""));
     page("frame", &framed(""));
     page("inner", &format!("<p>{key}</p>"));
     write(dir, "site/sec.txt", key);
@@ -110,8 +152,14 @@ steps:
     );
 }
 
-const PAGES: [&str; 11] = [
+const PAGES: [&str; 17] = [
     "alt",
+    "shadow_modal",
+    "closed_modal",
+    "closed_closed_modal",
+    "contents_closed",
+    "div_closed",
+    "div_closed_shown",
     "modal",
     "list",
     "multi",
@@ -128,7 +176,7 @@ const PAGES: [&str; 11] = [
 /// shows another text: a failure with these words, or none (a picture).
 fn expected(page: &str, shown: bool) -> Option<&'static str> {
     match (page, shown) {
-        ("foreign" | "foreign_modal", _) => {
+        ("foreign" | "foreign_modal" | "shadow_modal", _) => {
             Some("it shows a frame of another origin, which runner cannot read")
         }
         (_, true) => Some("the page showed a secret"),

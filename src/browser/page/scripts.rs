@@ -176,9 +176,11 @@ pub(crate) fn ax_pick() -> String {
     bind(AX_PICK, &[MARK_PICKED, REACH, &element_text(), IS_VISIBLE])
 }
 
-/// `(frameDocument) => (frame, scope) => 'inert' | 'skipped' | null`: whether an open modal
-/// dialog or an `inert` subtree, or the off-screen contents of a `content-visibility: auto`
-/// element, may hide elements of a role look-up's reach from the accessibility tree.
+/// `(frameDocument, axRoot) => (frame, scope) => 'inert' | 'skipped' | false | element`:
+/// 'inert' when an `inert` subtree in a role look-up's reach may hide elements of it from the
+/// accessibility tree, 'skipped' when the off-screen contents of a `content-visibility: auto`
+/// element meet it, false when its frame is not there, else the element to ask the tree about
+/// (`selector::ax_roles`).
 pub(crate) const AX_INERT: &str = include_str!("scripts/ax_inert.js");
 
 /// `(frameDocument, deep, reach) => (frame, x, y, width, height, role, name, place, scope) =>

@@ -13,14 +13,20 @@
 // roots and the documents of same-origin frames (an iframe's, an `<object>`'s or `<embed>`'s
 // showing a page or a text) are read too; `<template>` content, `display: none`,
 // `hidden`, closed `<details>` and scripts and stylesheets have no boxes. What no page script
-// reads is counted where the accessibility tree (runner's second look) leaves it out too (under
-// `aria-hidden="true"`, `inert`, behind a modal dialog): `foreign`, the shown frames of another
-// origin; `closed`, the shown elements of a defined custom element with no open shadow root
-// (it may have a closed one, which runner reads over DevTools). Returns { texts, foreign,
-// closed } (each shown piece's text, to be joined), or { tooLarge: N } past `cap` characters
-// (N so far), or { tooSlow: MS } past `budget` ms (a page of hundreds of thousands of nodes:
-// the page's thread is not held from the flow's next steps for seconds); with `hosts`, the
-// elements `closed` counts instead.
+// reads (the shown frames of another origin, closed shadow roots) runner reads over DevTools
+// or asks the browser's accessibility tree about (`session/shown.rs`); counted for it: `docs`,
+// the documents read; `foreign`, the shown frames of another origin; `tops`, the outermost
+// elements under `aria-hidden="true"` or `inert` holding an element that may hold a closed
+// shadow root; `modal`, whether a modal dialog a page script sees is open; for a run without
+// DevTools, `foreignHidden`, those frames under `aria-hidden` or `inert`, and `customLeft`, the
+// defined custom elements with no open shadow root there or while a modal dialog is open;
+// `weight`, about how many bytes DevTools' description of the page takes. Returns { texts,
+// docs, foreign, tops, modal, foreignHidden, customLeft, weight } (each shown piece's text, to
+// be joined), or { tooLarge: N } past `cap` characters (N so far), or { tooSlow: MS } past
+// `budget` ms (a page of hundreds of thousands of nodes: the page's thread is not held from
+// the flow's next steps for seconds); with `hosts`, the root elements of the documents read,
+// the shown frames of another origin and the `tops`, a string before each of the last two
+// (`'docs'`: the root elements only, and the two strings).
 (cap, budget, hosts) => {
   const until = performance.now() + budget;
   let looked = 0;
@@ -140,42 +146,37 @@
     }
   };
   frames(window);
-  // Whether the accessibility tree leaves `el` out (so agent-browser's snapshot, runner's second
-  // look, has none of it): under `aria-hidden="true"` or `inert`, or behind a modal dialog
-  // (`showModal()`) of its document, in a frame that is.
-  const modalOf = (doc) => {
-    try { return Document.prototype.querySelector.call(doc, ':modal'); } catch (e) { return null; }
+  // The root element of each document read (the page's, then its frames'), which the browser is
+  // asked whether a modal dialog makes inert.
+  const docs = [document.documentElement, ...Array.from(framed.values(), (d) => d.documentElement)];
+  if (hosts === 'docs') return [...docs, 'foreign', 'tops'];
+  // What may keep text of the page from the accessibility tree (runner's second look), which
+  // the browser is asked about or reads (see the header). `topOf`: the outermost element under
+  // `aria-hidden="true"` or `inert` that holds an element (across shadow roots and frames), if
+  // any; `tops`, those holding an element that may hold a closed shadow root (one of a custom
+  // element's name, or of the tags that may: `attachShadow`), whose text is read over DevTools.
+  const HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
+  const tops = new Set();
+  const top = new Map();
+  const topOf = (el) => {
+    if (!el || el.nodeType !== 1) return null;
+    if (top.has(el)) return top.get(el);
+    const up = el.parentNode;
+    let owner = null;
+    if (up && up.nodeType === 11) owner = up.host;
+    else if (up && up.nodeType === 9) owner = up.defaultView && up.defaultView.frameElement;
+    else owner = up;
+    let t = null;
+    try { t = topOf(owner); } catch (e) {}
+    if (!t && (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert'))) t = el;
+    top.set(el, t);
+    return t;
   };
-  const leftOut = (el) => {
-    let e = el;
-    const path = new Set();
-    while (e) {
-      if (e.nodeType === 1) {
-        if (e.getAttribute('aria-hidden') === 'true' || e.hasAttribute('inert')) return true;
-        path.add(e);
-      }
-      const up = e.parentNode;
-      if (up && up.nodeType === 11 && up.host) {
-        e = up.host;
-      } else if (up && up.nodeType === 9) {
-        const m = modalOf(up);
-        if (m && !path.has(m)) return true;
-        path.clear();
-        try { e = up.defaultView && up.defaultView.frameElement; } catch (x) { e = null; }
-      } else {
-        e = up;
-      }
-    }
-    return false;
-  };
-  // An element of a defined custom element with no open shadow root may have a closed one,
-  // which no page script reads.
-  const maybeClosed = (el) => {
-    if (el.shadowRoot || !el.localName.includes('-')) return false;
-    const registry = el.ownerDocument.defaultView.customElements;
-    return !!(registry && registry.get(el.localName));
-  };
-  const closed = [];
+  let modal = false;
+  let foreignHidden = 0;
+  let customLeft = 0;
+  let weight = 0;
   const ranges = new Map();
   const text = (n) => {
     const doc = n.ownerDocument;
@@ -210,8 +211,18 @@
       if (n.shadowRoot) kids.push(n.shadowRoot);
       const inner = framed.get(n);
       if (inner) kids.push(inner.documentElement);
-      else if (n.contentWindow && n.getClientRects().length && !unseen(n) && leftOut(n)) foreign.add(n);
-      if (maybeClosed(n) && n.getClientRects().length && leftOut(n)) closed.push(n);
+      else if (n.contentWindow && n.getClientRects().length && !unseen(n)) {
+        foreign.add(n);
+        if (topOf(n)) foreignHidden++;
+      }
+      if (n.localName === 'dialog' && n.matches(':modal')) modal = true;
+      if (!n.shadowRoot && (HOSTS.has(n.localName) || n.localName.includes('-'))) {
+        const t = topOf(n);
+        if (t) tops.add(t);
+        const registry = n.ownerDocument.defaultView.customElements;
+        if ((t || modal) && registry && registry.get(n.localName)) customLeft++;
+      }
+      for (const a of n.attributes) weight += a.value.length;
       // (A list item's marker only: resolving `::marker` for every element is slow.)
       first = (n.localName === 'li' ? marker(n) : '') + generated(n, '::before') + fieldText(n);
       last = generated(n, '::after');
@@ -225,6 +236,10 @@
     stack.push(first);
   }
   if (size > cap) return { tooLarge: size };
-  if (hosts) return closed;
-  return { texts: out, foreign: foreign.size, closed: closed.length };
+  if (hosts) return [...docs, 'foreign', ...foreign, 'tops', ...tops];
+  weight += size + 200 * looked;
+  return {
+    texts: out, docs: docs.length, foreign: foreign.size, tops: tops.size, modal, foreignHidden,
+    customLeft, weight,
+  };
 }

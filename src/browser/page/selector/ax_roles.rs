@@ -22,7 +22,7 @@ use super::alternative::{Alt, Find};
 use super::found::{Found, Read};
 use super::lookup::frame_ready;
 use crate::browser::driver::script::{bind, call};
-use crate::browser::driver::session::Session;
+use crate::browser::driver::session::{LeftOut, Session};
 use crate::browser::page::described;
 use crate::browser::page::element_kind::ElementKind;
 use crate::browser::page::scripts;
@@ -78,10 +78,32 @@ pub(super) async fn by_role(
     read: Option<&Read>,
     t: Duration,
 ) -> Result<Option<Found>, StepError> {
-    let found = looked_up(session, level, scope, read, t).await?;
+    let found = looked_up(session, level, scope, read, t).await;
     let Some(read) = read else {
-        return Ok(found);
+        return found;
     };
+    let checked = not_short(session, level, scope, read, found, t).await;
+    // The look-up's remote objects and the inert check's are let go together.
+    if session.own_page() {
+        let release = json!({ "objectGroup": GROUP });
+        let _ = session
+            .call_own("Runtime.releaseObjectGroup", release, t)
+            .await;
+    }
+    checked
+}
+
+/// What a check's look-up `found`, or an error when the tree's answer could be short of
+/// elements it leaves out as inert (see `by_role`).
+async fn not_short(
+    session: &mut Session,
+    level: &Alt,
+    scope: Option<&str>,
+    read: &Read,
+    found: Result<Option<Found>, StepError>,
+    t: Duration,
+) -> Result<Option<Found>, StepError> {
+    let found = found?;
     // (`nth` counts the elements the tree left out too, as Playwright's does: review 27, F6.)
     let short = found.is_none()
         || level.nth.is_some()
@@ -92,21 +114,43 @@ pub(super) async fn by_role(
     Ok(found)
 }
 
-/// Why the tree may leave out elements of the look-up's reach (`ax_inert.js`): `inert` (an open
-/// modal dialog or an `inert` subtree), `skipped` (`content-visibility: auto` contents off
-/// screen); `None` when it shows them all.
+/// Why the tree may leave out elements of the look-up's reach: `inert` (an open modal dialog
+/// or an `inert` subtree), `skipped` (`content-visibility: auto` contents off screen); `None`
+/// when it shows them all. A page script (`ax_inert.js`) sees an `inert` element and skipped
+/// contents in reach; the tree itself says whether the reach's root element is inert
+/// (`Session::left_out`: a modal dialog open anywhere in its document, a closed shadow root's
+/// too, or an `inert` part around it or around its frame, which no page script of the frame
+/// sees): one call more than the look-up's own, the tree asked of the one root element. Without
+/// runner's own session on the tab, the page script alone tells.
 async fn tree_short(
     session: &mut Session,
     frame: Option<&str>,
     scope: Option<&str>,
     t: Duration,
 ) -> Result<Option<String>, StepError> {
+    let frame_document = scripts::frame_document(frame);
+    let ax_root = bind(scripts::AX_ROOT, &[&frame_document]);
     let js = call(
-        &bind(scripts::AX_INERT, &[&scripts::frame_document(frame)]),
+        &bind(scripts::AX_INERT, &[&frame_document, &ax_root]),
         &[json!(frame), json!(scope)],
     );
-    let v = session.eval(&js, t).await?;
-    Ok(v.as_str().map(str::to_string))
+    if !session.own_page() {
+        let v = session.eval(&js, t).await?;
+        return Ok(v.as_str().map(str::to_string));
+    }
+    let params = json!({ "expression": js, "objectGroup": GROUP });
+    let v = own(session, "Runtime.evaluate", params, t).await?;
+    if let Some(why) = value(&v)?.as_str() {
+        return Ok(Some(why.to_string()));
+    }
+    let Some(root) = v.pointer("/result/objectId").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let left = session
+        .left_out(&[root.to_string()], t)
+        .await
+        .unwrap_or_else(|| Err(gone("Accessibility.getPartialAXTree")))?;
+    Ok((left.first() == Some(&Some(LeftOut::Inert))).then(|| "inert".to_string()))
 }
 
 /// What the error of a role check the tree cannot answer while part of the page is inert or
@@ -162,11 +206,14 @@ async fn looked_up(
         return Ok(Some(r));
     }
     let found = in_tree(session, level, scope, read, t).await;
-    // Whatever the look-up came to, its remote objects are let go.
-    let release = json!({ "objectGroup": GROUP });
-    let _ = session
-        .call_own("Runtime.releaseObjectGroup", release, t)
-        .await;
+    // Whatever the look-up came to, its remote objects are let go (a check's after its inert
+    // check: `by_role`).
+    if read.is_none() {
+        let release = json!({ "objectGroup": GROUP });
+        let _ = session
+            .call_own("Runtime.releaseObjectGroup", release, t)
+            .await;
+    }
     let found = match found {
         // A page the browser does not render (a tab in the background of a browser
         // agent-browser launched) may leave the tree unanswered: the snapshot's refs instead.
