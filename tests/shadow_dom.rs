@@ -219,3 +219,94 @@ steps:
     );
     assert!(!click.contains("Cannot redefine"), "{click}");
 }
+
+/// Attack 32, finding 1: a shadow host renders its shadow tree only; its light DOM children
+/// show only where a `<slot>` assigns them (GitHub's `<relative-time>` keeps a fallback text
+/// there and shows another). Each claim about the unslotted text fails (before, the host read
+/// "in 30 days" and "Pending Paid", and these passed while the page showed "expired"); what
+/// the shadow root shows, and slotted text (open and closed roots, named slots, a slot's
+/// fallback content) reads as shown.
+#[test]
+fn text_a_web_component_does_not_slot_is_not_shown() {
+    let d = tempfile::tempdir().unwrap();
+    let wrong: &[(&str, &str)] = &[
+        (
+            "exp_text",
+            r##"expect: { text: { target: "#exp", contains: "in 30 days" } }"##,
+        ),
+        (
+            "exp_visible",
+            r##"expect: { visible: { text: "in 30 days" } }"##,
+        ),
+        ("exp_wait", r##"wait: { text: "in 30 days" }"##),
+        ("st_wait", r##"wait: { text: "Paid" }"##),
+        (
+            "st_text",
+            r##"expect: { text: { target: "#st", contains: "Paid" } }"##,
+        ),
+        (
+            "st_texts",
+            r##"expect: { texts: { target: "order-status", equals: [Paid] } }"##,
+        ),
+        (
+            "closed_text",
+            r##"expect: { text: { target: "#cl", contains: "in 40 days" } }"##,
+        ),
+        (
+            "closed_visible",
+            r##"expect: { visible: { text: "in 40 days" } }"##,
+        ),
+        ("ghost_visible", r##"expect: { visible: "#ghost" }"##),
+        (
+            "ghost_text",
+            r##"expect: { visible: { text: "Renews soon" } }"##,
+        ),
+        (
+            "unnamed_visible",
+            r##"expect: { visible: { text: "Unnamed text" } }"##,
+        ),
+        (
+            "unnamed_text",
+            r##"expect: { text: { target: "#nc", contains: "Unnamed" } }"##,
+        ),
+        (
+            "fallback_text",
+            r##"expect: { text: { target: "#fb2", contains: "Nobody" } }"##,
+        ),
+    ];
+    let mut steps = String::new();
+    for (id, body) in wrong {
+        steps.push_str(&format!(
+            "  - {{ id: {id}, {body}, continue_on_error: true, timeout: 400ms }}\n"
+        ));
+    }
+    steps.push_str(
+        r##"  - expect:
+      text: { target: "#exp", equals: "expired" }
+      visible: { text: "expired" }
+  - expect: { hidden: { text: "in 30 days" } }
+  - expect: { hidden: "#ghost" }
+  - expect: { hidden: { text: "Unnamed text" } }
+  - expect: { text: { target: "#st", equals: "Payment failed" } }
+  - wait: { text: "Payment failed" }
+  - expect: { texts: { target: "order-status", equals: [Payment failed] } }
+  - expect: { text: { target: "#mb", equals: "Save changes" } }
+  - expect: { visible: { text: "Save changes" } }
+  - expect: { visible: { text: "Closed label" } }
+  - expect: { text: { target: "#cb", equals: "Closed label" } }
+  - expect: { text: { target: "#nc", equals: "Ada Lovelace" } }
+  - expect: { visible: { text: "Ada Lovelace" } }
+  - expect: { text: { target: "#fb", equals: "Nobody yet" } }
+  - expect: { text: { target: "#fb2", equals: "Given name" } }
+"##,
+    );
+    let page = "{{ web_server.url }}/slots.html";
+    write(
+        d.path(),
+        "f.yaml",
+        &flow("slots", &steps).replace("{{ web_server.url }}/index.html", page),
+    );
+    let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
+    let ids: Vec<&str> = wrong.iter().map(|(id, _)| *id).collect();
+    passed_but(&report, &ids);
+}

@@ -5,7 +5,8 @@
 // value (`type=submit|button|reset`, as Playwright's getByText reads it). An element holding an
 // open shadow root, or holding one that does, reads what its shadow root shows too (`innerText`
 // stops at a shadow root; Playwright's text engine goes in): its rendered children's texts and
-// its shadow root's, joined. Scripts, styles and what is not rendered add nothing.
+// its shadow root's, joined. Scripts, styles and what is not rendered add nothing; nor does a
+// host's light DOM child no `<slot>` assigns (not drawn: Playwright's elementText reads it).
 //
 // The text is the DOM's, as Playwright's elementText reads it: CSS `text-transform` is left out
 // (a button Material UI upper-cases shows "SUBMIT ORDER" and is "Submit order"). `innerText`
@@ -88,9 +89,15 @@
       if (!found) found = transformed(scope);
       return found.holding.has(el) ? untransformed(el, t, found.own) : t;
     };
+    // A light DOM child of an element with a shadow root is drawn only where a `<slot>` of
+    // that root assigns it: else it is not on the page (GitHub's `<relative-time>` keeps a
+    // fallback text there and shows another). A closed root's host reads its `innerText`,
+    // which leaves unassigned children out too.
+    const unslotted = (n) => !!(n.parentNode && n.parentNode.shadowRoot) && !n.assignedSlot;
     const of = (nodes) => {
       let t = '';
       for (const n of nodes) {
+        if (unslotted(n)) continue;
         if (n.nodeType === 3) t += shows(n) ? n.nodeValue || '' : '';
         else if (n.nodeType === 1 && !SKIP.has(n.tagName) && rendered(n)) t += gap(n) + text(n) + gap(n);
       }
@@ -100,6 +107,18 @@
       if (!holders.has(el)) return own(el);
       return of(el.childNodes) + (el.shadowRoot ? of(el.shadowRoot.childNodes) : '');
     };
+    // What a check reads of `el` (`text`, `texts`): its text, else the DOM's (`textContent`,
+    // as agent-browser's `get text` falls back to it: an element under `visibility: hidden`),
+    // but not text with no box at all: the light DOM text of a shadow host that no `<slot>`
+    // assigns (a closed root's host, whose `innerText` leaves it out) is not on the page.
+    const boxless = (c) => {
+      const r = c.ownerDocument.createRange();
+      r.selectNodeContents(c);
+      return r.getClientRects().length === 0;
+    };
+    const undrawn = (el) => el.getClientRects().length > 0
+      && [...el.childNodes].some((c) => c.nodeType === 3 && c.data.trim() && boxless(c));
+    text.checked = (el) => text(el) || (undrawn(el) ? '' : el.textContent || '');
     return text;
   };
 }

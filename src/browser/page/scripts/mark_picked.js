@@ -39,7 +39,7 @@
       el.dataset.runnerSel = Math.random().toString(36).slice(2);
     }
     out.id = el.dataset.runnerSel;
-    const text = (e) => elementText(e)(e) || e.textContent || '';
+    const text = (e) => elementText(e).checked(e);
     if (read === 'text') out.read = text(el);
     if (read === 'value') out.read = typeof el.value === 'string' ? el.value : '';
     if (read === 'visible') out.read = isVisible(el);
