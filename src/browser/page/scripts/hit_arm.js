@@ -86,7 +86,14 @@
     // send it again. An action that meets a moving element, or whose first event reaches
     // another one, has all its events stopped, and is retried.
     let verdict = null;
-    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    // A page that is not shown (a tab behind another, as a popup leaves it) renders no
+    // frames: nothing there moves between them. A frame that does not come within 100 ms
+    // (a busy page) is not waited for longer.
+    const frame = () => new Promise((resolve) => {
+      if (doc.hidden) return resolve();
+      requestAnimationFrame(() => resolve());
+      setTimeout(resolve, 100);
+    });
     rec.settle = async () => {
       await frame();
       const a = el.getBoundingClientRect();
