@@ -53,6 +53,7 @@ mod groups;
 mod held_tabs;
 mod history;
 mod history_status;
+mod hit_targets;
 mod http;
 mod http_redirects;
 mod inputs;

@@ -11,10 +11,11 @@
 //! trip): the input stays agent-browser's own click, which computes the same point (the centre
 //! of the box, after `scrollIntoViewIfNeeded`). Dispatching the input over runner's own
 //! DevTools connection would need the point first (a second round trip) and a tab session
-//! runner does not hold. Stability is checked without waiting a frame before the input (a
-//! click already takes one frame, Chromium's floor): the guard compares the element's box at
-//! the check, at the next animation frame and when the input arrives, and stops an input that
-//! meets a moved element. So a click stays one frame, where Playwright waits two or three.
+//! runner does not hold. Stability is checked before the input, as Playwright's: the element
+//! keeps its box at the check and over the next two animation frames (the batch awaits it).
+//! The hit target is judged at the input's first event, and the rest of the input follows that
+//! verdict: what the press itself does to the element (a `:active` look, a label that changes
+//! on pointerdown) never stops it halfway or sends it twice.
 //!
 //! An element found through the snapshot (a ref, `@e5`, as role selectors give) has no handle
 //! of runner's: the batch names it to the arm with an event agent-browser dispatches on it
@@ -163,6 +164,13 @@ async fn attempt(
             event_init: json!({ "bubbles": true, "composed": true }),
         });
     }
+    // Stable before the input, as Playwright's: the armed element keeps its box over two
+    // animation frames (else the guard stops the whole action: it is moving).
+    let settle = call(
+        &bind(scripts::HIT_SETTLE, &[&scripts::frame_document()]),
+        &[guard.frame.clone(), json!(guard.handle)],
+    );
+    before.push(Command::eval(settle));
     let want = match command {
         "dblclick" => "dblclick",
         "hover" => "hover",

@@ -248,9 +248,13 @@ pub(crate) const MULTIPLE: &str = include_str!("scripts/multiple.js");
 pub(crate) const INSPECT: &str = include_str!("scripts/inspect.js");
 
 /// `(frameDocument, actionable) => async (prefix, frame, handle, command) => true`, else
-/// throws: a pointer action's element able to take it, stable and hit at its click point; arms
-/// the guard `HIT_VERIFY` reads.
+/// throws: a pointer action's element able to take it and hit at its click point; arms the
+/// guard `HIT_SETTLE` and `HIT_VERIFY` read.
 pub(crate) const HIT_ARM: &str = include_str!("scripts/hit_arm.js");
+
+/// `(frameDocument) => (frame, handle) => Promise<true>`: the element `HIT_ARM` armed kept its
+/// box over two animation frames, or its guard stops the action (it is moving).
+pub(crate) const HIT_SETTLE: &str = include_str!("scripts/hit_settle.js");
 
 /// `(frameDocument) => (prefix, frame, handle, want) => true`, else throws: the pointer action
 /// reached its element and no other.

@@ -1,10 +1,11 @@
 // Before a pointer action (Playwright's actionability and hit-target check): the element
 // must be able to take it (`actionable`) and get the event at its click point (the centre of
 // its box, scrolled into view as agent-browser scrolls it, which then clicks there). Then a
-// one-shot guard is armed on the element's window, in the capture phase: an event of the
-// action that reaches another element, or meets the element moved (not stable over two
-// animation frames), is stopped (so a misdirected click does nothing) and noted, and
-// `hit_verify` reads what happened (the guard's `handle` names it).
+// one-shot guard is armed on the element's window, in the capture phase: when the element
+// moved before the input (`rec.settle`: not stable over two animation frames), or the action's
+// first event reaches another element, the whole action is stopped (so a misdirected click
+// does nothing) and noted, and `hit_verify` reads what happened (the guard's `handle` names
+// it).
 //
 // The element: the one runner's handle `handle` names (`via` null); the arm throws `prefix` +
 // why when it cannot take the action now. Or, for an element runner reaches only through
@@ -25,7 +26,13 @@
   const noun = { dblclick: 'double click', hover: 'pointer' }[command] || 'click';
   const last = command === 'dblclick' ? 'dblclick' : 'click';
   const same = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
-  const up = (n) => n.parentNode || n.host || null;
+  // Up the composed tree, where the browser hit-tests: a slotted node's parent is its slot
+  // (as Playwright's `expectHitTarget` climbs), then a shadow root's is its host.
+  const up = (n) => n.assignedSlot || n.parentNode || n.host || null;
+  // HTML's interactive content: a click on it inside a label does not reach the label's
+  // control (the label's activation skips it).
+  const interactive = 'a[href], area[href], button, details, embed, iframe, img[usemap], '
+    + 'input:not([type=hidden]), label, select, textarea, audio[controls], video[controls]';
   // An element a message names, for runner to describe (`page::described`): between \u0001
   // and \u0002, the JSON of [its tag, id and first two classes, its text (a field's value,
   // never a password's; else its label) as it is up to 4096 characters, whether there is
@@ -50,8 +57,16 @@
     if (el.scrollIntoViewIfNeeded) el.scrollIntoViewIfNeeded(true);
     const box = el.getBoundingClientRect();
     const inside = (n) => { for (let m = n; m; m = up(m)) if (m === el) return true; return false; };
-    // A click on a label reaches its control: the label is a fine receiver for it.
-    const takes = (n) => inside(n) || (n && n.closest && (l => l && l.control === el)(n.closest('label')));
+    // A click on a label reaches its control: the label is a fine receiver for it, and so is
+    // what it holds, but for interactive content (a button in the label takes its own click).
+    const viaLabel = (n) => {
+      for (let m = n; m && m.nodeType === 1; m = m.parentElement) {
+        if (m.tagName === 'LABEL') return m.control === el;
+        if (m.matches(interactive)) return false;
+      }
+      return false;
+    };
+    const takes = (n) => inside(n) || (n && n.nodeType === 1 && viaLabel(n));
     const x = box.x + box.width / 2;
     const y = box.y + box.height / 2;
     let hit = doc.elementFromPoint(x, y);
@@ -63,15 +78,39 @@
     if (!hit) fail('its click point is outside the page');
     if (!takes(hit)) fail(describe(hit) + ' would receive the ' + noun + ' instead');
     rec.el = el;
-    // Stable: the same box now, at the next animation frame and when the input arrives. The
-    // input itself takes a frame, so checking then (rather than waiting a frame before it)
-    // adds no frame to a click; an input that meets a moving element is stopped and retried.
-    const moved = () => { if (!rec.moved && !same(box, el.getBoundingClientRect())) rec.moved = true; return rec.moved; };
-    requestAnimationFrame(moved);
+    // Stable, as Playwright's: the same box now and over the next two animation frames,
+    // before the input (`settle`, which the batch awaits right before it). The hit target is
+    // judged at the action's first event, and the rest of the action follows that verdict,
+    // as Playwright's: what the press itself does to the element (a :active look, a label
+    // that changes on pointerdown) is the page's answer to it, never a reason to stop it or
+    // send it again. An action that meets a moving element, or whose first event reaches
+    // another one, has all its events stopped, and is retried.
+    let verdict = null;
+    // A page that is not shown (a tab behind another, as a popup leaves it) renders no
+    // frames: nothing there moves between them. A frame that does not come within 100 ms
+    // (a busy page) is not waited for longer.
+    const frame = () => new Promise((resolve) => {
+      if (doc.hidden) return resolve();
+      requestAnimationFrame(() => resolve());
+      setTimeout(resolve, 100);
+    });
+    rec.settle = async () => {
+      await frame();
+      const a = el.getBoundingClientRect();
+      await frame();
+      if (verdict === null && !(same(box, a) && same(a, el.getBoundingClientRect()))) {
+        rec.moved = true;
+        verdict = false;
+      }
+      return true;
+    };
     listen((e) => {
       const t = (e.composedPath && e.composedPath()[0]) || e.target;
-      const on = t && t.nodeType === 1 && takes(t);
-      if (on && !moved()) {
+      if (verdict === null) {
+        verdict = Boolean(t && t.nodeType === 1 && takes(t));
+        if (!verdict) rec.missed = t && t.nodeType === 1 ? describe(t) : String(t);
+      }
+      if (verdict) {
         rec.got.push(e.type);
         // The action's last event reached the element: the guard stops listening (`hit_verify`
         // still reads `rec`), so nothing after it — a key press on a button, when the action
@@ -79,7 +118,6 @@
         if (command === 'hover' || e.type === last) unlisten();
         return;
       }
-      if (!on && !rec.missed) rec.missed = t && t.nodeType === 1 ? describe(t) : String(t);
       e.preventDefault();
       e.stopImmediatePropagation();
     });
