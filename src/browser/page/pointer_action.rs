@@ -167,7 +167,10 @@ async fn attempt(
     // Stable before the input, as Playwright's: the armed element keeps its box over two
     // animation frames (else the guard stops the whole action: it is moving).
     let settle = call(
-        &bind(scripts::HIT_SETTLE, &[&scripts::frame_document()]),
+        &bind(
+            scripts::HIT_SETTLE,
+            &[&scripts::frame_document(guard.frame.as_str())],
+        ),
         &[guard.frame.clone(), json!(guard.handle)],
     );
     before.push(Command::eval(settle));
