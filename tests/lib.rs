@@ -31,6 +31,7 @@ mod browser;
 mod browser_values;
 mod checks;
 mod checks_disabled;
+mod checks_mixed;
 mod cli;
 mod common;
 mod condition_text;

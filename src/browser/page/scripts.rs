@@ -181,6 +181,10 @@ pub(crate) const ATTACHED: &str = include_str!("scripts/attached.js");
 /// reads it (see the script).
 pub(crate) const DISABLED: &str = include_str!("scripts/disabled.js");
 
+/// `(el) => 'checked' | 'unchecked' | 'mixed' | null`: a box's state, as Playwright's
+/// `getChecked` reads it: an indeterminate box or `aria-checked="mixed"` is neither (see the script).
+pub(crate) const CHECKED: &str = include_str!("scripts/checked.js");
+
 /// `(el) => bool`: read-only, natively or by `aria-readonly`.
 pub(crate) const READ_ONLY: &str = include_str!("scripts/read_only.js");
 
