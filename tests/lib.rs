@@ -125,4 +125,5 @@ mod vars_before_run;
 mod walks;
 mod watch;
 mod wide_numbers;
+mod within_missing;
 mod workers;
