@@ -14,7 +14,11 @@ fn a_mixed_box_is_neither_checked_nor_unchecked() {
         ("native_not_checked", "checked: \"#all\"", false),
         ("aria_not_unchecked", "unchecked: \"#aria\"", false),
         ("aria_not_checked", "checked: \"#aria\"", false),
-        ("role_not_unchecked", "unchecked: { role: checkbox, text: \"All files\" }", false),
+        (
+            "role_not_unchecked",
+            "unchecked: { role: checkbox, text: \"All files\" }",
+            false,
+        ),
         ("row_checked", "checked: { label: \"row 0\" }", true),
         ("row_unchecked", "unchecked: { label: \"row 1\" }", true),
     ];
@@ -51,14 +55,11 @@ fn a_mixed_box_is_neither_checked_nor_unchecked() {
         ),
     );
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
-    let all = cases
-        .iter()
-        .map(|(id, _, pass)| (*id, *pass))
-        .chain([
-            ("indeterminate_and_checked", false),
-            ("all_checked", true),
-            ("aria_all_checked", true),
-        ]);
+    let all = cases.iter().map(|(id, _, pass)| (*id, *pass)).chain([
+        ("indeterminate_and_checked", false),
+        ("all_checked", true),
+        ("aria_all_checked", true),
+    ]);
     let mut wrong = Vec::new();
     for (id, pass) in all {
         let s = step(&report, id);

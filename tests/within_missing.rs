@@ -10,22 +10,58 @@ use crate::common::{Ran, fixture, flow_run, step, write};
 fn a_within_that_matches_nothing_fails_every_check() {
     let d = tempfile::tempdir().unwrap();
     let typo = [
-        ("hidden", "expect: { hidden: { css: \".error\", within: \"#pannel\" } }"),
-        ("count", "expect: { count: { target: { css: \".error\", within: \"#pannel\" }, equals: 0 } }"),
-        ("not_visible", "expect: { not: { visible: { text: \"declined\", within: \"#pannel\" } } }"),
-        ("texts", "expect: { texts: { target: { css: \".error\", within: \"#pannel\" }, equals: [] } }"),
-        ("wait_hidden", "wait: { for: { css: \".spinner\", within: \"#pannel\" }, state: hidden }"),
-        ("role_hidden", "expect: { hidden: { role: paragraph, within: \"#pannel\" } }"),
-        ("role_within", "expect: { hidden: { css: \".error\", within: { role: region, text: Pay } } }"),
-        ("deep", "expect: { hidden: { css: \".error\", within: { css: \".box\", within: \"#panel\" } } }"),
-        ("visible", "expect: { visible: { css: \".error\", within: \"#pannel\" } }"),
+        (
+            "hidden",
+            "expect: { hidden: { css: \".error\", within: \"#pannel\" } }",
+        ),
+        (
+            "count",
+            "expect: { count: { target: { css: \".error\", within: \"#pannel\" }, equals: 0 } }",
+        ),
+        (
+            "not_visible",
+            "expect: { not: { visible: { text: \"declined\", within: \"#pannel\" } } }",
+        ),
+        (
+            "texts",
+            "expect: { texts: { target: { css: \".error\", within: \"#pannel\" }, equals: [] } }",
+        ),
+        (
+            "wait_hidden",
+            "wait: { for: { css: \".spinner\", within: \"#pannel\" }, state: hidden }",
+        ),
+        (
+            "role_hidden",
+            "expect: { hidden: { role: paragraph, within: \"#pannel\" } }",
+        ),
+        (
+            "role_within",
+            "expect: { hidden: { css: \".error\", within: { role: region, text: Pay } } }",
+        ),
+        (
+            "deep",
+            "expect: { hidden: { css: \".error\", within: { css: \".box\", within: \"#panel\" } } }",
+        ),
+        (
+            "visible",
+            "expect: { visible: { css: \".error\", within: \"#pannel\" } }",
+        ),
         ("click", "click: { css: \".error\", within: \"#pannel\" }"),
     ];
     let fine = [
         // A `within` rendered late is waited for; a right one answers as ever.
-        ("late", "expect: { visible: { css: \".note\", within: \"#late\" } }"),
-        ("right_hidden", "expect: { hidden: { css: \".nothing\", within: \"#panel\" } }"),
-        ("right_count", "expect: { count: { target: { css: \".error\", within: \"#panel\" }, equals: 1 } }"),
+        (
+            "late",
+            "expect: { visible: { css: \".note\", within: \"#late\" } }",
+        ),
+        (
+            "right_hidden",
+            "expect: { hidden: { css: \".nothing\", within: \"#panel\" } }",
+        ),
+        (
+            "right_count",
+            "expect: { count: { target: { css: \".error\", within: \"#panel\" }, equals: 1 } }",
+        ),
     ];
     let mut steps = String::new();
     for (id, body) in fine.iter().chain(typo.iter()) {
