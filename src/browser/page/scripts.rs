@@ -113,6 +113,15 @@ pub(crate) fn in_scope() -> String {
     bind(IN_SCOPE, &[&frame_document(), DEEP_ELEMENTS])
 }
 
+/// `(frameDocument, deep) => (frame, boxes) => [row text | '' | null]`: the row each ref'd
+/// element (by its box) sits in, to tell a re-render from a replacement (see the script).
+pub(crate) const REF_CONTEXT: &str = include_str!("scripts/ref_context.js");
+
+/// `REF_CONTEXT` given its helpers: `(frame, boxes) => [string | null]`.
+pub(crate) fn ref_context() -> String {
+    bind(REF_CONTEXT, &[&frame_document(), DEEP_ELEMENTS])
+}
+
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
 /// handle on the match `nth` picks.
 pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
