@@ -41,7 +41,7 @@ pub(super) async fn find(
                 }
                 // A `within` level that matches nothing is an error (re-checked until the
                 // check's time runs out), never "no element": see `missing_within`.
-                Looked::Missed(Some(k)) => return Err(missing_within(&levels[..i + k + 1])),
+                Looked::Missed(Some(k)) => return Err(missing_within(&levels[..=(i + k)])),
                 Looked::Missed(None) => return Ok(None),
                 Looked::Ambiguous {
                     level,
