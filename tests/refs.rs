@@ -284,3 +284,42 @@ fn a_ref_names_its_twin_by_its_place_or_says_it_cannot_tell() {
         assert!(m.contains(r) && m.contains("cannot be told"), "{id}: {m}");
     }
 }
+
+/// A ref whose element is gone while another took its place (alpha's row removed, delta's
+/// added: as many "Delete" buttons as the snapshot showed) names no element now: the click
+/// fails saying so and deletes nothing (attack 32, finding 3: it clicked beta's Delete, the
+/// one at alpha's place). Rows rendered anew with the same content (a re-render that replaces
+/// the elements) are still followed, each to its own row.
+#[test]
+fn a_ref_whose_row_was_replaced_names_no_other_row() {
+    let steps = r##"  - snapshot: { interactive: true }
+  - eval: "window.swap('alpha', 'delta')"
+  - expect: { text: { target: "#left", equals: "left: beta,gamma,delta" } }
+  - id: stale
+    click: "@e2"
+    continue_on_error: true
+    timeout: 1s
+  - wait: 200ms
+  - id: left
+    expect: { text: { target: "#left", equals: "left: beta,gamma,delta" } }
+    continue_on_error: true
+  - snapshot: { interactive: true }   # now e3, e4, e5: beta's, gamma's and delta's Delete
+  - eval: "window.remount()"
+  - wait: 100ms
+  - id: followed
+    click: "@e4"
+    continue_on_error: true
+  - id: gamma_gone
+    expect: { text: { target: "#left", equals: "left: beta,delta" } }
+    continue_on_error: true
+"##;
+    let Ran { report, .. } = run(&flow("rows.html", steps));
+    let e = failure(&report, "stale");
+    assert!(
+        e.contains("@e2") && e.contains("alpha") && e.contains("take a new snapshot"),
+        "{e}"
+    );
+    for id in ["left", "followed", "gamma_gone"] {
+        assert_eq!(step(&report, id)["outcome"], "passed", "{id}: {report}");
+    }
+}

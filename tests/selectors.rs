@@ -173,7 +173,11 @@ fn within_scopes_a_look_up_level_by_level() {
   - expect: { text: { target: "#out", equals: "south beta" } }
   - expect:
       count: { target: { role: button, within: "#south" }, equals: 2 }
-      hidden: { css: button, within: { css: .card, nth: 9 } }
+  # A `within` that matches nothing is an error, never "hidden" (attack 32, F5).
+  - id: within_nth_miss
+    expect: { hidden: { css: button, within: { css: .card, nth: 9 } } }
+    continue_on_error: true
+    timeout: 300ms
   - id: inspect
     inspect: { target: { label: Toggle, within: .todo-list }, format: text }
   - id: outer_strict
@@ -203,6 +207,7 @@ fn within_scopes_a_look_up_level_by_level() {
     write(d.path(), "f.yaml", &text);
     let Ran { report, .. } = flow_run(d.path()).arg("f.yaml").run();
     let failing = [
+        "within_nth_miss",
         "outer_strict",
         "inner_strict",
         "outer_miss",
@@ -220,6 +225,11 @@ fn within_scopes_a_look_up_level_by_level() {
     let e = error(&report, "inner_strict");
     assert!(
         e.contains("strict mode: button \"Open\" within css `#south` matches 2 elements"),
+        "{e}"
+    );
+    let e = error(&report, "within_nth_miss");
+    assert!(
+        e.contains("the `within` css `.card` (nth 9) matches nothing on the page"),
         "{e}"
     );
     let e = error(&report, "outer_miss");

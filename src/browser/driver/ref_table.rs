@@ -18,6 +18,10 @@ pub(crate) struct RefTable {
     pub(crate) order: Vec<String>,
     /// The element whose subtree the snapshot showed, when it showed one.
     pub(crate) scope: Option<RefScope>,
+    /// The row each ref's element sat in when the snapshot was taken (its nearest ancestor's
+    /// text, `scripts::REF_CONTEXT`), for the refs that had one: a ref whose element is gone
+    /// follows its like in its place only when that like is in the same row.
+    pub(crate) contexts: BTreeMap<String, String>,
 }
 
 /// The element a scoped snapshot showed the subtree of.
@@ -40,6 +44,7 @@ impl RefTable {
             document,
             order: text_order(text),
             scope: None,
+            contexts: BTreeMap::new(),
         }
     }
 

@@ -147,6 +147,15 @@ pub(crate) fn in_scope(frame: Option<&str>) -> String {
     bind(IN_SCOPE, &[&frame_document(frame), DEEP_ELEMENTS])
 }
 
+/// `(frameDocument, deep) => (frame, boxes) => [row text | '' | null]`: the row each ref'd
+/// element (by its box) sits in, to tell a re-render from a replacement (see the script).
+pub(crate) const REF_CONTEXT: &str = include_str!("scripts/ref_context.js");
+
+/// `REF_CONTEXT` given its helpers: `(frame, boxes) => [string | null]`.
+pub(crate) fn ref_context() -> String {
+    bind(REF_CONTEXT, &[&frame_document(), DEEP_ELEMENTS])
+}
+
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's
 /// handle on the match `nth` picks.
 pub(crate) const MARK_PICKED: &str = include_str!("scripts/mark_picked.js");
@@ -216,6 +225,10 @@ pub(crate) const ATTACHED: &str = include_str!("scripts/attached.js");
 /// `(el) => bool`: disabled, natively or by `aria-disabled`, as Playwright's `getAriaDisabled`
 /// reads it (see the script).
 pub(crate) const DISABLED: &str = include_str!("scripts/disabled.js");
+
+/// `(el) => 'checked' | 'unchecked' | 'mixed' | null`: a box's state, as Playwright's
+/// `getChecked` reads it: an indeterminate box or `aria-checked="mixed"` is neither (see the script).
+pub(crate) const CHECKED: &str = include_str!("scripts/checked.js");
 
 /// `(el) => bool`: read-only, natively or by `aria-readonly`.
 pub(crate) const READ_ONLY: &str = include_str!("scripts/read_only.js");

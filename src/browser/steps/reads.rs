@@ -58,6 +58,20 @@ pub(crate) async fn snapshot(
         table.keep_shown();
         table.scope = scope;
     }
+    // The row of each ref's element, for telling a re-render from a replacement later
+    // (`refs::follow`); none kept when they cannot be read (a ref then follows as before).
+    let keys: Vec<String> = table.refs.keys().cloned().collect();
+    let frame = table.scope.as_ref().and_then(|s| s.frame.clone());
+    if let Ok(Some(rows)) =
+        crate::browser::page::selector::ref_contexts(session, &keys, frame.as_deref(), timeout)
+            .await
+    {
+        table.contexts = keys
+            .into_iter()
+            .zip(rows)
+            .filter_map(|(k, c)| c.filter(|c| !c.is_empty()).map(|c| (k, c)))
+            .collect();
+    }
     session.user_refs = Some(table.clone());
     let url = session
         .document(timeout)

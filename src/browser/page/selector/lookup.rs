@@ -21,9 +21,9 @@ use crate::step::{ErrorKind, StepError};
 pub(super) enum Looked {
     /// The last level's element (`None` when it matched nothing).
     Found(Option<Found>),
-    /// A level before the last matched nothing, or the element the look-up was to look inside
-    /// is gone (a re-render): nothing matches now.
-    Missed,
+    /// A level before the last (its index in `levels`) matched nothing, or (`None`) the element
+    /// the look-up was to look inside is gone (a re-render): nothing matches now.
+    Missed(Option<usize>),
     /// A level before the last (its index in `levels`) matched several and says not which.
     Ambiguous {
         level: usize,
@@ -77,8 +77,11 @@ pub(super) async fn in_document(
             matches: described::elements(&session.masker, v.get("matches")),
         });
     }
-    if level("missed").is_some() || v.get("gone").is_some() {
-        return Ok(Looked::Missed);
+    if let Some(i) = level("missed") {
+        return Ok(Looked::Missed(Some(i)));
+    }
+    if v.get("gone").is_some() {
+        return Ok(Looked::Missed(None));
     }
     Ok(Looked::Found(marked(session, frame, &v)))
 }

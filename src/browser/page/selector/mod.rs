@@ -33,6 +33,7 @@ pub(crate) use handle::{element_args, element_eval, is_visible, on_element, read
 pub(crate) use handle_messages::scrub;
 pub(crate) use mark::mark;
 pub(crate) use poll::Poll;
+pub(crate) use refs::contexts as ref_contexts;
 #[cfg(test)]
 pub(crate) use resolve::resolve;
 pub(crate) use resolve::{

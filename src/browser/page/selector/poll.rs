@@ -31,7 +31,8 @@ impl Poll {
     /// the page (`Cause::navigated`), or found its element gone or replaced between resolving
     /// it and reading it (`handle_messages::is_gone`: a re-render, or the old page's element
     /// after a navigation), or found the iframe its selector names not (yet) on the page
-    /// (`lookup::is_missing_frame`: a widget inserts its iframe late), or a role look-up's tree
+    /// (`lookup::is_missing_frame`: a widget inserts its iframe late), or a `within` that
+    /// matches nothing (`scope::is_missing_within`, likewise), or a role look-up's tree
     /// that left out an inert or skipped part of the page (`ax_roles::is_inert`: a modal
     /// dialog about to close, a `content-visibility: auto` section scrolled to), has no answer yet: `None`, and the next check resolves the user's selector again
     /// on the page as it is then; when the time runs out, the missing frame or the inert part
@@ -42,6 +43,7 @@ impl Poll {
                 if Cause::of(&e.message).navigated
                     || super::handle_messages::is_gone(&e.message)
                     || super::lookup::is_missing_frame(&e.message)
+                    || super::scope::is_missing_within(&e.message)
                     || super::ax_roles::is_inert(&e) =>
             {
                 self.navigated = Some(e);
@@ -61,7 +63,10 @@ impl Poll {
         self.navigated.take().map(|e| {
             // A missing frame, or a role check the tree could not answer while part of the
             // page was inert, says so.
-            if super::lookup::is_missing_frame(&e.message) || super::ax_roles::is_inert(&e) {
+            if super::lookup::is_missing_frame(&e.message)
+                || super::scope::is_missing_within(&e.message)
+                || super::ax_roles::is_inert(&e)
+            {
                 return e;
             }
             let what = if super::handle_messages::is_gone(&e.message) {

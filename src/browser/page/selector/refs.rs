@@ -109,7 +109,66 @@ async fn follow(
             ),
         ));
     }
-    Ok(Some(found(format!("@{}", now[place].0), info)))
+    // The like in its place must be in the row the ref's element was in (a re-render keeps
+    // it; a row removed and another added, as many likes as before, does not): else it is
+    // another element, and the ref names none.
+    let key = &now[place].0;
+    if let Some(was) = table.contexts.get(r) {
+        let frame = table.scope.as_ref().and_then(|s| s.frame.as_deref());
+        let is = contexts(session, std::slice::from_ref(key), frame, t)
+            .await?
+            .and_then(|v| v.into_iter().next().flatten());
+        if is.as_deref() != Some(was.as_str()) {
+            let mask = |c: &str| session.masker.mask(c);
+            let is = is.map_or("no row".to_string(), |c| format!("\"{}\"", mask(&c)));
+            return Err(StepError::new(
+                ErrorKind::CommandFailed,
+                format!(
+                    "ref @{r} ({} \"{}\"): the element it named is gone from the page (it was in \"{}\"), and the one in its place now is in {is}: another element; take a new snapshot",
+                    info.role,
+                    info.name,
+                    mask(was)
+                ),
+            ));
+        }
+    }
+    Ok(Some(found(format!("@{key}"), info)))
+}
+
+/// The row each of the refs `keys` (of `frame`'s snapshot) sits in now, by its box
+/// (`scripts::REF_CONTEXT`): its nearest ancestor's text, `''` for none; `None` when the
+/// page changed meanwhile (an element gone).
+pub(crate) async fn contexts(
+    session: &mut Session,
+    keys: &[String],
+    frame: Option<&str>,
+    t: Duration,
+) -> Result<Option<Vec<Option<String>>>, StepError> {
+    if keys.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let boxes = keys
+        .iter()
+        .map(|k| Command::GetBox {
+            selector: format!("@{k}"),
+        })
+        .collect();
+    let boxes = match session.send_all(boxes, t).await {
+        Ok(b) => b,
+        Err(e) if lost(&e.message) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let boxes: Vec<Value> = boxes
+        .iter()
+        .map(|b| b.get("box").unwrap_or(b).clone())
+        .collect();
+    let js = call(
+        &scripts::ref_context(),
+        &[json!(frame), Value::Array(boxes)],
+    );
+    let v = session.eval(&js, t).await?;
+    Ok(v.as_array()
+        .map(|a| a.iter().map(|c| c.as_str().map(str::to_string)).collect()))
 }
 
 /// Where ref `r` (`info`: what `table` says it is) is among `table`'s refs of its role and name,

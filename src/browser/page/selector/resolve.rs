@@ -61,9 +61,10 @@ pub(crate) async fn resolve(
             break;
         }
     }
+    // A `within` that matches nothing: the miss names it (and suggests what is there).
     match poll.still_navigating() {
-        Some(e) => Err(e),
-        None => Err(super::miss::miss(session, &alts).await),
+        Some(e) if !super::scope::is_missing_within(&e.message) => Err(e),
+        _ => Err(super::miss::miss(session, &alts).await),
     }
 }
 

@@ -39,7 +39,10 @@ pub(super) async fn find(
                     i = end - 1;
                     f
                 }
-                Looked::Missed => return Ok(None),
+                // A `within` level that matches nothing is an error (re-checked until the
+                // check's time runs out), never "no element": see `missing_within`.
+                Looked::Missed(Some(k)) => return Err(missing_within(&levels[..=(i + k)])),
+                Looked::Missed(None) => return Ok(None),
                 Looked::Ambiguous {
                     level,
                     count,
@@ -56,6 +59,9 @@ pub(super) async fn find(
             by_snapshot(session, levels[i], scope.as_deref(), read, t).await?
         };
         let Some(found) = found else {
+            if i < last {
+                return Err(missing_within(&levels[..=i]));
+            }
             return Ok(None);
         };
         if i == last {
@@ -113,6 +119,34 @@ async fn handle_of(
     }
 }
 
+/// What a `within` that matches nothing says (as a missing `frame`, `lookup::MISSING_FRAME`):
+/// nothing inside it can be told present or absent, so a negative check (`hidden`, `count: 0`,
+/// `texts: []`, a `wait` for hidden) does not hold on a mistyped `within`; a check re-checks
+/// while it is missing (it may be rendered late) and fails with this when its time runs out.
+const MISSING_WITHIN: &str =
+    "so nothing inside it can be told present or absent; check the `within`'s selector";
+
+/// The error for the last of `levels` (a `within`, the levels around it first) matching nothing.
+fn missing_within(levels: &[&Alt]) -> StepError {
+    let (level, around) = levels.split_last().expect("a level");
+    let inside = around
+        .last()
+        .map(|a| format!(" inside {}", a.describe_level()))
+        .unwrap_or_default();
+    StepError::new(
+        ErrorKind::NotFound,
+        format!(
+            "the `within` {} matches nothing{inside} on the page, {MISSING_WITHIN}",
+            level.describe_level()
+        ),
+    )
+}
+
+/// Whether `message` says a selector's `within` matches nothing (see [`missing_within`]).
+pub(crate) fn is_missing_within(message: &str) -> bool {
+    message.starts_with("the `within` ") && message.contains(MISSING_WITHIN)
+}
+
 /// Strict mode at a `within`: `level` (of `alt`) matches `count` elements and says not which.
 fn ambiguous(alt: &Alt, level: &Alt, count: usize, matches: &[String]) -> StepError {
     StepError::new(
@@ -165,8 +199,9 @@ pub(super) async fn missing_level(session: &mut Session, alt: &Alt, t: Duration)
 }
 
 /// Runner's handle on the one element `alt`'s `within` finds now (strict, as when `alt` is
-/// looked for), for a read of every match of `alt` inside it: `Ok(None)` when that `within`
-/// matches nothing now, `Ok(Some(None))` for an alternative without a `within`.
+/// looked for), for a read of every match of `alt` inside it: an error when that `within`
+/// matches nothing now (see [`missing_within`]), `Ok(Some(None))` for an alternative without a
+/// `within`.
 pub(crate) async fn within_handle(
     session: &mut Session,
     alt: &Alt,
@@ -176,7 +211,7 @@ pub(crate) async fn within_handle(
         return Ok(Some(None));
     };
     let Some(found) = find(session, w, None, t).await? else {
-        return Ok(None);
+        return Err(missing_within(&w.levels()));
     };
     if found.count > 1 && w.nth.is_none() {
         return Err(ambiguous(alt, w, found.count, &found.matches));

@@ -48,7 +48,7 @@ pub(crate) async fn visibility_outcomes(
     Ok(out)
 }
 
-/// `checked` and `unchecked` (what agent-browser's `is` says), `enabled` and `disabled` (the
+/// `checked` and `unchecked` (runner's `scripts::CHECKED`: a mixed box is neither), `enabled` and `disabled` (the
 /// actions' rule).
 pub(crate) async fn state_outcomes(
     session: &mut Session,
@@ -75,10 +75,26 @@ pub(crate) async fn state_outcomes(
                     ),
                 )
             }
+            // As Playwright's getChecked, read by runner's page script (agent-browser's `is
+            // checked` is yes or no): an indeterminate or `aria-checked="mixed"` box is neither.
             Some(r) if query == "checked" => {
-                let failure = (session.is(query, &r.target).await? != want)
-                    .then(|| format!("expected {what}, but it is not"));
-                Outcome::new(what, failure)
+                match element_eval(session, &r, scripts::CHECKED, &[]).await? {
+                    Some(Value::String(got)) => {
+                        let failure = match (got.as_str(), want) {
+                            ("checked", true) | ("unchecked", false) => None,
+                            ("mixed", _) => Some(format!(
+                                "expected {what}, but it is mixed (indeterminate: neither checked nor unchecked)"
+                            )),
+                            _ => Some(format!("expected {what}, but it is {got}")),
+                        };
+                        Outcome::new(what, failure)
+                    }
+                    Some(_) => Outcome::unfit(what, "it is not a checkbox or radio button".into()),
+                    None => Outcome::new(
+                        what.clone(),
+                        Some(format!("expected {what}, but it is gone from the page")),
+                    ),
+                }
             }
             // Enabled: by the rule actions wait on (`scripts::DISABLED`: Playwright's
             // `getAriaDisabled`, natively or by the nearest `aria-disabled`), not

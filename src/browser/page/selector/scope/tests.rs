@@ -127,8 +127,18 @@ async fn within_looks_inside_one_element_strictly() {
     let deep =
         json!({ "label": "toggle", "within": { "text": "table", "tag": "li", "within": ".list" } });
     assert_eq!(found(&mut s, deep).await, f("toggle2", 1));
-    let past = json!({ "css": ".toggle", "within": { "css": "li", "nth": 3 } });
-    assert_eq!(found(&mut s, past).await, None);
+    // A `within` that matches nothing is an error, never "no element" (attack 32, F5).
+    let past: Selector =
+        serde_json::from_value(json!({ "css": ".toggle", "within": { "css": "li", "nth": 3 } }))
+            .unwrap();
+    let e = resolve_now(&mut s, &past).await.unwrap_err();
+    assert!(super::is_missing_within(&e.message), "{}", e.message);
+    assert!(
+        e.message
+            .contains("the `within` css `li` (nth 3) matches nothing on the page"),
+        "{}",
+        e.message
+    );
     let outside = json!({ "css": "#email", "within": { "css": "li", "nth": 0 } });
     assert_eq!(found(&mut s, outside).await, None);
     // Several matches of a `within` without `nth`: an error naming them, at once.
