@@ -152,8 +152,8 @@ pub(crate) fn in_scope(frame: Option<&str>) -> String {
 pub(crate) const REF_CONTEXT: &str = include_str!("scripts/ref_context.js");
 
 /// `REF_CONTEXT` given its helpers: `(frame, boxes) => [string | null]`.
-pub(crate) fn ref_context() -> String {
-    bind(REF_CONTEXT, &[&frame_document(), DEEP_ELEMENTS])
+pub(crate) fn ref_context(frame: Option<&str>) -> String {
+    bind(REF_CONTEXT, &[&frame_document(frame), DEEP_ELEMENTS])
 }
 
 /// `(reach, elementText) => (els, nth, read) => { count, matches, id, kind, read }`: runner's

@@ -163,7 +163,7 @@ pub(crate) async fn contexts(
         .map(|b| b.get("box").unwrap_or(b).clone())
         .collect();
     let js = call(
-        &scripts::ref_context(),
+        &scripts::ref_context(frame),
         &[json!(frame), Value::Array(boxes)],
     );
     let v = session.eval(&js, t).await?;
