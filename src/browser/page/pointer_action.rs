@@ -166,14 +166,7 @@ async fn attempt(
     }
     // Stable before the input, as Playwright's: the armed element keeps its box over two
     // animation frames (else the guard stops the whole action: it is moving).
-    let settle = call(
-        &bind(
-            scripts::HIT_SETTLE,
-            &[&scripts::frame_document(guard.frame.as_str())],
-        ),
-        &[guard.frame.clone(), json!(guard.handle)],
-    );
-    before.push(Command::eval(settle));
+    before.push(Command::eval(settle(&guard)));
     let want = match command {
         "dblclick" => "dblclick",
         "hover" => "hover",
@@ -332,6 +325,17 @@ async fn disarm(session: &mut Session, guard: &Guard) -> Option<String> {
 /// Whether agent-browser (or runner, for it) refused a command because a dialog blocks the page.
 fn dialog_blocks(message: &str) -> bool {
     message.contains("dialog") && message.contains("is blocking the page")
+}
+
+/// The guard's wait until its element keeps its box over two animation frames (`HIT_SETTLE`).
+fn settle(guard: &Guard) -> String {
+    call(
+        &bind(
+            scripts::HIT_SETTLE,
+            &[&scripts::frame_document(guard.frame.as_str())],
+        ),
+        &[guard.frame.clone(), json!(guard.handle)],
+    )
 }
 
 /// `hit_verify`, with its helper, for `guard`'s element.
