@@ -147,21 +147,9 @@ pub(crate) async fn contexts(
     if keys.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let boxes = keys
-        .iter()
-        .map(|k| Command::GetBox {
-            selector: format!("@{k}"),
-        })
-        .collect();
-    let boxes = match session.send_all(boxes, t).await {
-        Ok(b) => b,
-        Err(e) if lost(&e.message) => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(boxes) = ref_boxes(session, keys, t).await? else {
+        return Ok(None);
     };
-    let boxes: Vec<Value> = boxes
-        .iter()
-        .map(|b| b.get("box").unwrap_or(b).clone())
-        .collect();
     let js = call(
         &scripts::ref_context(frame),
         &[json!(frame), Value::Array(boxes)],
@@ -287,6 +275,32 @@ async fn role_hits(
     Ok(Some(hits))
 }
 
+/// The boxes of the refs `keys`, in one batch to agent-browser; `None` when the page changed
+/// meanwhile (an element gone).
+async fn ref_boxes(
+    session: &mut Session,
+    keys: &[String],
+    t: Duration,
+) -> Result<Option<Vec<Value>>, StepError> {
+    let boxes = keys
+        .iter()
+        .map(|k| Command::GetBox {
+            selector: format!("@{k}"),
+        })
+        .collect();
+    let boxes = match session.send_all(boxes, t).await {
+        Ok(b) => b,
+        Err(e) if lost(&e.message) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(Some(
+        boxes
+            .iter()
+            .map(|b| b.get("box").unwrap_or(b).clone())
+            .collect(),
+    ))
+}
+
 /// Which of the refs `keys` stand for elements inside the element runner's handle `scope`
 /// names: their boxes (one batch to agent-browser), then one page call that finds the element
 /// of each box and asks whether the scope holds it. A scoped snapshot would not do: its refs
@@ -302,21 +316,9 @@ async fn inside(
     if keys.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let boxes = keys
-        .iter()
-        .map(|k| Command::GetBox {
-            selector: format!("@{k}"),
-        })
-        .collect();
-    let boxes = match session.send_all(boxes, t).await {
-        Ok(b) => b,
-        Err(e) if lost(&e.message) => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(boxes) = ref_boxes(session, keys, t).await? else {
+        return Ok(None);
     };
-    let boxes: Vec<Value> = boxes
-        .iter()
-        .map(|b| b.get("box").unwrap_or(b).clone())
-        .collect();
     let js = call(
         &scripts::in_scope(frame),
         &[json!(frame), json!(scope), Value::Array(boxes)],
