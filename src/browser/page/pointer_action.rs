@@ -12,7 +12,7 @@
 //! of the box, after `scrollIntoViewIfNeeded`). Dispatching the input over runner's own
 //! DevTools connection would need the point first (a second round trip) and a tab session
 //! runner does not hold. Stability is checked before the input, as Playwright's: the element
-//! keeps its box at the check and over the next two animation frames (the batch awaits it).
+//! keeps its box from the check to the next animation frame (the batch awaits it).
 //! The hit target is judged at the input's first event, and the rest of the input follows that
 //! verdict: what the press itself does to the element (a `:active` look, a label that changes
 //! on pointerdown) never stops it halfway or sends it twice.
@@ -164,8 +164,8 @@ async fn attempt(
             event_init: json!({ "bubbles": true, "composed": true }),
         });
     }
-    // Stable before the input, as Playwright's: the armed element keeps its box over two
-    // animation frames (else the guard stops the whole action: it is moving).
+    // Stable before the input, as Playwright's: the armed element keeps its box over an
+    // animation frame (else the guard stops the whole action: it is moving).
     before.push(Command::eval(settle(&guard)));
     let want = match command {
         "dblclick" => "dblclick",
@@ -327,7 +327,7 @@ fn dialog_blocks(message: &str) -> bool {
     message.contains("dialog") && message.contains("is blocking the page")
 }
 
-/// The guard's wait until its element keeps its box over two animation frames (`HIT_SETTLE`).
+/// The guard's wait until its element keeps its box over an animation frame (`HIT_SETTLE`).
 fn settle(guard: &Guard) -> String {
     call(
         &bind(

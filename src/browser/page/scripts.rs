@@ -266,7 +266,7 @@ pub(crate) const INSPECT: &str = include_str!("scripts/inspect.js");
 pub(crate) const HIT_ARM: &str = include_str!("scripts/hit_arm.js");
 
 /// `(frameDocument) => (frame, handle) => Promise<true>`: the element `HIT_ARM` armed kept its
-/// box over two animation frames, or its guard stops the action (it is moving).
+/// box over an animation frame, or its guard stops the action (it is moving).
 pub(crate) const HIT_SETTLE: &str = include_str!("scripts/hit_settle.js");
 
 /// `(frameDocument) => (prefix, frame, handle, want) => true`, else throws: the pointer action

@@ -2,7 +2,7 @@
 // must be able to take it (`actionable`) and get the event at its click point (the centre of
 // its box, scrolled into view as agent-browser scrolls it, which then clicks there). Then a
 // one-shot guard is armed on the element's window, in the capture phase: when the element
-// moved before the input (`rec.settle`: not stable over two animation frames), or the action's
+// moved before the input (`rec.settle`: its box not the same a frame later), or the action's
 // first event reaches another element, the whole action is stopped (so a misdirected click
 // does nothing) and noted, and `hit_verify` reads what happened (the guard's `handle` names
 // it).
@@ -78,7 +78,7 @@
     if (!hit) fail('its click point is outside the page');
     if (!takes(hit)) fail(describe(hit) + ' would receive the ' + noun + ' instead');
     rec.el = el;
-    // Stable, as Playwright's: the same box now and over the next two animation frames,
+    // Stable, as Playwright's: the same box now and a frame later,
     // before the input (`settle`, which the batch awaits right before it). The hit target is
     // judged at the action's first event, and the rest of the action follows that verdict,
     // as Playwright's: what the press itself does to the element (a :active look, a label
@@ -94,11 +94,11 @@
       requestAnimationFrame(() => resolve());
       setTimeout(resolve, 100);
     });
+    // The box read as the guard armed, in this batch, against the box a frame later: the
+    // same over that frame is Playwright's "stable" (two rAF samples, one frame apart).
     rec.settle = async () => {
       await frame();
-      const a = el.getBoundingClientRect();
-      await frame();
-      if (verdict === null && !(same(box, a) && same(a, el.getBoundingClientRect()))) {
+      if (verdict === null && !same(box, el.getBoundingClientRect())) {
         rec.moved = true;
         verdict = false;
       }

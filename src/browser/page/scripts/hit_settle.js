@@ -1,5 +1,5 @@
-// Between `hit_arm` and the input: waits until the armed element has kept its box over two
-// animation frames, or notes it moving (the guard then stops the whole action, and
+// Between `hit_arm` and the input: waits until the armed element has kept its box over an
+// animation frame, or notes it moving (the guard then stops the whole action, and
 // `hit_verify` says so). Nothing to wait for when no guard of `handle` is armed on an element.
 (frameDocument) => (frame, handle) => {
   const doc = frameDocument(frame);
